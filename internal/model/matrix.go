@@ -1,0 +1,266 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// RowMeanLatency is the latency seen by a thread on node i when its
+// accesses go evenly to the nodes in set (indices into the matrix): the
+// mean of row i over set. An empty set means every node.
+func RowMeanLatency(m [][]float64, i int, set []int) float64 {
+	set = all(m, set)
+	var sum float64
+	for _, j := range set {
+		sum += m[i][j]
+	}
+	return sum / float64(len(set))
+}
+
+// LocalityRowLatency is the latency seen by a thread on node i when a
+// fraction p of its accesses are local (m[i][i]) and the rest spread evenly
+// over the other nodes in set: p·m[i][i] + (1 − p)·mean(m[i][j], j ≠ i).
+// With p = 1/len(set) it equals RowMeanLatency. i must be in set.
+func LocalityRowLatency(m [][]float64, i int, set []int, p float64) float64 {
+	set = all(m, set)
+	if len(set) == 1 {
+		return m[i][i]
+	}
+	var sum float64
+	for _, j := range set {
+		if j != i {
+			sum += m[i][j]
+		}
+	}
+	return p*m[i][i] + (1-p)*sum/float64(len(set)-1)
+}
+
+// SetLatency is the average latency of threads spread evenly over the
+// nodes in set: the mean over i in set of the row latency (the row mean, or
+// the locality-weighted mean when p ≥ 0).
+func SetLatency(m [][]float64, set []int, p float64) float64 {
+	set = all(m, set)
+	var sum float64
+	for _, i := range set {
+		if p >= 0 {
+			sum += LocalityRowLatency(m, i, set, p)
+		} else {
+			sum += RowMeanLatency(m, i, set)
+		}
+	}
+	return sum / float64(len(set))
+}
+
+func all(m [][]float64, set []int) []int {
+	if len(set) > 0 {
+		return set
+	}
+	set = make([]int, len(m))
+	for i := range set {
+		set[i] = i
+	}
+	return set
+}
+
+// DistanceMatrix turns firmware NUMA distances (ACPI SLIT, 10 = local) into
+// latencies scaled to a measured local latency: Lij = local·dij/10.
+func DistanceMatrix(d [][]int, localNS float64) [][]float64 {
+	m := make([][]float64, len(d))
+	for i, row := range d {
+		m[i] = make([]float64, len(row))
+		for j, v := range row {
+			m[i][j] = localNS * float64(v) / 10
+		}
+	}
+	return m
+}
+
+// CheckMatrix reports a latency matrix that is not square or holds a
+// latency that is not positive.
+func CheckMatrix(m [][]float64) error {
+	if len(m) == 0 {
+		return fmt.Errorf("latency matrix is empty: %w", ErrInput)
+	}
+	for i, row := range m {
+		if len(row) != len(m) {
+			return fmt.Errorf("latency matrix row %d has %d entries, want %d (a square matrix): %w", i, len(row), len(m), ErrInput)
+		}
+		for j, v := range row {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("latency matrix [%d][%d] = %v ns: want a positive latency: %w", i, j, v, ErrInput)
+			}
+		}
+	}
+	return nil
+}
+
+// Machine is where latencies and core counts come from: either DESIGN's
+// uniform local/remote model, or a node-to-node matrix grouped by socket.
+type Machine struct {
+	// Source says where the numbers came from, for the output.
+	Source string `json:"source"`
+	// LocalNS and RemoteNS are the uniform model's latencies (used when
+	// Matrix is nil).
+	LocalNS  float64 `json:"local_ns,omitempty"`
+	RemoteNS float64 `json:"remote_ns,omitempty"`
+	// Matrix is a node-to-node latency matrix in ns, and Sockets the
+	// matrix indices of each socket's nodes, in order: S sockets use the
+	// first S groups.
+	Matrix  [][]float64 `json:"matrix_ns,omitempty"`
+	Sockets [][]int     `json:"sockets,omitempty"`
+	// BufferNS is added to every access on configurations of at least
+	// BufferMinSockets sockets.
+	BufferNS         float64 `json:"buffer_ns,omitempty"`
+	BufferMinSockets int     `json:"buffer_min_sockets,omitempty"`
+	// Locality, when ≥ 0, is the fraction of accesses that are local;
+	// < 0 means none (every node equally likely).
+	Locality float64 `json:"locality"`
+	// CoresPerSocket is the number of physical cores on each socket.
+	CoresPerSocket int `json:"cores_per_socket"`
+}
+
+// MaxSockets is the largest socket count the machine can model: unlimited
+// (0) for the uniform model, the number of socket groups for a matrix.
+func (mc Machine) MaxSockets() int {
+	if mc.Matrix == nil {
+		return 0
+	}
+	return len(mc.Sockets)
+}
+
+// Latency is the average memory latency (ns) of a system of S sockets.
+func (mc Machine) Latency(sockets int) (float64, error) {
+	if sockets < 1 {
+		return 0, fmt.Errorf("%d sockets: want at least 1: %w", sockets, ErrInput)
+	}
+	b := 0.0
+	if mc.BufferMinSockets > 0 && sockets >= mc.BufferMinSockets {
+		b = mc.BufferNS
+	}
+	if mc.Matrix == nil {
+		if mc.Locality >= 0 {
+			return LocalityLatency(mc.LocalNS, mc.RemoteNS, b, sockets, mc.Locality), nil
+		}
+		if sockets == 1 {
+			// No remote latency is needed (or may be known) for one socket.
+			return mc.LocalNS + b, nil
+		}
+		return AverageLatency(mc.LocalNS, mc.RemoteNS, b, sockets), nil
+	}
+	if sockets > len(mc.Sockets) {
+		return 0, fmt.Errorf("%d sockets do not fit a topology of %d: %w", sockets, len(mc.Sockets), ErrInput)
+	}
+	var set []int
+	for _, g := range mc.Sockets[:sockets] {
+		set = append(set, g...)
+	}
+	return SetLatency(mc.Matrix, set, mc.Locality) + b, nil
+}
+
+// TopologyMachine groups a topology's NUMA nodes by socket and takes its
+// latency matrix: the measured LatencyNS when present, else the firmware
+// distances scaled to localNS (remote = local·d/10), else — a topology
+// that records neither — localNS on the diagonal and remoteNS elsewhere.
+// Nodes without CPUs (memory-only nodes) are left out: threads cannot run
+// there and the uniform-access assumption does not hold for them. A
+// topology without packages is grouped by NUMA node. Cores per socket is
+// the smallest number of cores on any socket.
+func TopologyMachine(t *result.Topology, localNS, remoteNS float64) (Machine, error) {
+	var m [][]float64
+	var src string
+	n := max(len(t.Nodes), 1)
+	switch {
+	case len(t.LatencyNS) > 0:
+		m, src = t.LatencyNS, "measured node latency matrix"
+	case len(t.Distances) > 0:
+		if !(localNS > 0) {
+			return Machine{}, fmt.Errorf("scaling node distances needs a measured local latency, got %v ns: %w", localNS, ErrInput)
+		}
+		m, src = DistanceMatrix(t.Distances, localNS), fmt.Sprintf("node distances × %s ns / 10", strconv.FormatFloat(localNS, 'f', -1, 64))
+	case localNS > 0 && (n == 1 || remoteNS > 0):
+		m = make([][]float64, n)
+		for i := range m {
+			m[i] = make([]float64, n)
+			for j := range m[i] {
+				m[i][j] = remoteNS
+			}
+			m[i][i] = localNS
+		}
+		src = fmt.Sprintf("no node distances; local %s ns, remote %s ns", strconv.FormatFloat(localNS, 'f', -1, 64), strconv.FormatFloat(remoteNS, 'f', -1, 64))
+	default:
+		return Machine{}, fmt.Errorf("topology %s has neither a latency matrix nor node distances, and no local and remote latency were given: %w", t.Source, ErrInput)
+	}
+	if err := CheckMatrix(m); err != nil {
+		return Machine{}, err
+	}
+	if len(m) != n {
+		return Machine{}, fmt.Errorf("topology %s: latency matrix of %d nodes for %d NUMA nodes: %w", t.Source, len(m), len(t.Nodes), ErrInput)
+	}
+	// node index → package, and package → cores.
+	cpuPkg := map[int]int{}
+	for _, c := range t.CPUs {
+		cpuPkg[c.ID] = c.Package
+	}
+	coresOf := map[int]int{}
+	for _, c := range t.Cores {
+		coresOf[c.Package]++
+	}
+	byPkg := len(t.Packages) > 0
+	groupOf := map[int][]int{} // package (or node) ID → matrix indices
+	var keys []int
+	for i, n := range t.Nodes {
+		if len(n.CPUs) == 0 {
+			continue
+		}
+		k := n.ID
+		if byPkg {
+			k = cpuPkg[n.CPUs[0]]
+		}
+		if _, ok := groupOf[k]; !ok {
+			keys = append(keys, k)
+		}
+		groupOf[k] = append(groupOf[k], i)
+	}
+	if len(t.Nodes) == 0 {
+		keys, groupOf[0] = []int{0}, []int{0}
+	}
+	if len(keys) == 0 {
+		return Machine{}, fmt.Errorf("topology %s: no NUMA node has CPUs: %w", t.Source, ErrInput)
+	}
+	slices.Sort(keys)
+	mc := Machine{Source: src, Matrix: m, Locality: -1}
+	cores := 0
+	for _, k := range keys {
+		mc.Sockets = append(mc.Sockets, groupOf[k])
+		n := coresOf[k]
+		if !byPkg {
+			n = nodeCores(t, groupOf[k])
+		}
+		if cores == 0 || n < cores {
+			cores = n
+		}
+	}
+	mc.CoresPerSocket = max(cores, 1)
+	return mc, nil
+}
+
+// nodeCores counts the physical cores with a CPU on the given nodes.
+func nodeCores(t *result.Topology, idx []int) int {
+	on := map[int]bool{}
+	for _, i := range idx {
+		for _, c := range t.Nodes[i].CPUs {
+			on[c] = true
+		}
+	}
+	n := 0
+	for _, c := range t.Cores {
+		if slices.ContainsFunc(c.CPUs, func(id int) bool { return on[id] }) {
+			n++
+		}
+	}
+	return n
+}

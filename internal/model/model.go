@@ -1,0 +1,171 @@
+// Package model is numalab's memory-latency transaction model: how many
+// transactions per second a core, a socket and a multi-socket system deliver
+// when a fixed fraction of a transaction's instructions must wait for a
+// round trip to memory (pointer chasing: B-tree navigation).
+//
+// The formulas are DESIGN.md's, implemented exactly as pure functions:
+//
+//	cycles per transaction  C = (1 − m)·I + m·I·(L·f)
+//	tps per core            = f·10⁹ / C
+//	total tps               = tps per core × cores per socket × sockets
+//	S-socket latency        L = (Lloc + (S − 1)·Lrem) / S + B
+//	k-way SMT, per core     = min(k / C, 1 / I) · f·10⁹
+//
+// with I instructions per transaction, m the fraction that waits, L the
+// memory latency in ns and f the core clock in GHz. On top of these the
+// package derives scaling ratios, the single-socket latency that matches an
+// S-socket system, the two-tier memory break-even, DRAM timing, a DOP rule of
+// thumb, per-core-licence sizing and a least-squares calibration of I and m
+// from measured points.
+//
+// The model does no I/O and measures nothing: it is arithmetic on numbers
+// the caller supplies (from flags, a topology or a stored probe). It models
+// neither bandwidth, nor queueing under load, nor caches: a "latency" is the
+// average round trip of a dependent miss.
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrInput is wrapped by every error about a parameter out of range.
+var ErrInput = errors.New("invalid model input")
+
+// ErrUnreachable is wrapped when a target cannot be met at any positive
+// latency (the cycles that do not wait for memory already cost too much).
+var ErrUnreachable = errors.New("unreachable")
+
+// Defaults from DESIGN.md.
+const (
+	DefaultInstructions = 10_000_000 // instructions per transaction
+	DefaultMiss         = 0.05       // fraction of instructions that wait for memory
+)
+
+// Workload is what one transaction asks of a core.
+type Workload struct {
+	Instructions float64 `json:"instructions"` // I: instructions per transaction
+	Miss         float64 `json:"miss"`         // m: fraction of them that wait for a memory round trip
+}
+
+// Default is DESIGN.md's workload: 10,000,000 instructions, 5% waiting.
+func Default() Workload {
+	return Workload{Instructions: DefaultInstructions, Miss: DefaultMiss}
+}
+
+// Validate reports the first parameter out of range.
+func (w Workload) Validate() error {
+	if !(w.Instructions > 0) || math.IsInf(w.Instructions, 0) {
+		return fmt.Errorf("instructions per transaction %v: want a positive number: %w", w.Instructions, ErrInput)
+	}
+	if !(w.Miss >= 0 && w.Miss <= 1) {
+		return fmt.Errorf("miss fraction %v: want a fraction in [0, 1]: %w", w.Miss, ErrInput)
+	}
+	return nil
+}
+
+// LatencyCycles is a latency in ns expressed in cycles of an f GHz clock.
+func LatencyCycles(latencyNS, ghz float64) float64 {
+	return latencyNS * ghz
+}
+
+// CyclesPerTxn is C = (1 − m)·I + m·I·(L·f): every instruction that does
+// not wait takes one cycle, every one that waits takes the whole latency.
+func CyclesPerTxn(w Workload, latencyNS, ghz float64) float64 {
+	I, m := w.Instructions, w.Miss
+	return (1-m)*I + m*I*LatencyCycles(latencyNS, ghz)
+}
+
+// TPSPerCore is f·10⁹ / C, transactions per second on one core with one
+// hardware thread.
+func TPSPerCore(w Workload, latencyNS, ghz float64) float64 {
+	return ghz * 1e9 / CyclesPerTxn(w, latencyNS, ghz)
+}
+
+// SMTTPSPerCore is min(k / C, 1 / I_busy)·f·10⁹ with I_busy = I: k threads
+// overlap each other's memory waits until the core is executing all the
+// time, at one instruction per cycle.
+func SMTTPSPerCore(w Workload, latencyNS, ghz float64, k int) float64 {
+	c := CyclesPerTxn(w, latencyNS, ghz)
+	return math.Min(float64(k)/c, 1/w.Instructions) * ghz * 1e9
+}
+
+// threadTPS is the per-core throughput the tables use: TPSPerCore for one
+// thread (DESIGN's base formula, exactly) and SMTTPSPerCore for k > 1.
+func threadTPS(w Workload, latencyNS, ghz float64, k int) float64 {
+	if k <= 1 {
+		return TPSPerCore(w, latencyNS, ghz)
+	}
+	return SMTTPSPerCore(w, latencyNS, ghz, k)
+}
+
+// TotalTPS is per-core throughput × cores per socket × sockets.
+func TotalTPS(perCore float64, coresPerSocket, sockets int) float64 {
+	return perCore * float64(coresPerSocket) * float64(sockets)
+}
+
+// AverageLatency is the mean latency of S sockets with no memory locality
+// (every node equally likely): (Lloc + (S − 1)·Lrem) / S + B, where B is an
+// extra latency on every access (a memory buffer chip in the path).
+func AverageLatency(localNS, remoteNS, bufferNS float64, sockets int) float64 {
+	s := float64(sockets)
+	return (localNS+(s-1)*remoteNS)/s + bufferNS
+}
+
+// LocalityLatency is the latency with a fraction p of accesses on the local
+// node and the rest spread evenly over the other S − 1:
+// p·Lloc + (1 − p)·Lrem + B. With p = 1/S it equals AverageLatency; with
+// one socket every access is local.
+func LocalityLatency(localNS, remoteNS, bufferNS float64, sockets int, p float64) float64 {
+	if sockets <= 1 {
+		return localNS + bufferNS
+	}
+	return p*localNS + (1-p)*remoteNS + bufferNS
+}
+
+// Ratio is b relative to a (b / a): the scaling from configuration a to b.
+func Ratio(a, b float64) float64 {
+	return b / a
+}
+
+// LatencyForTPS solves the model backwards: the memory latency (ns) at
+// which one core with k hardware threads at f GHz delivers perCoreTPS.
+// With one thread C = f·10⁹/tps, and L = (C − (1 − m)·I) / (m·I·f); with
+// k threads C = k·f·10⁹/tps, provided tps is below the busy-core ceiling
+// f·10⁹/I. It fails (wrapping ErrUnreachable) when no positive latency
+// gives that throughput, and (wrapping ErrInput) when m = 0, since latency
+// then does not matter.
+func LatencyForTPS(w Workload, ghz float64, k int, perCoreTPS float64) (float64, error) {
+	if err := w.Validate(); err != nil {
+		return 0, err
+	}
+	if !(ghz > 0) {
+		return 0, fmt.Errorf("clock %v GHz: want a positive frequency: %w", ghz, ErrInput)
+	}
+	if !(perCoreTPS > 0) {
+		return 0, fmt.Errorf("target %v tps per core: want a positive throughput: %w", perCoreTPS, ErrInput)
+	}
+	if w.Miss == 0 {
+		return 0, fmt.Errorf("solving for latency with miss fraction 0: throughput does not depend on latency: %w", ErrInput)
+	}
+	hz := ghz * 1e9
+	kk := float64(max(k, 1))
+	if k > 1 && perCoreTPS >= hz/w.Instructions {
+		return 0, fmt.Errorf("%.4g tps per core needs more than the busy-core ceiling of %.4g tps (f·10⁹/I): %w", perCoreTPS, hz/w.Instructions, ErrUnreachable)
+	}
+	c := kk * hz / perCoreTPS
+	l := (c - (1-w.Miss)*w.Instructions) / (w.Miss * w.Instructions * ghz)
+	if !(l > 0) {
+		return 0, fmt.Errorf("%.4g tps per core needs %.4g cycles per transaction, fewer than the %.4g that do not wait for memory: %w", perCoreTPS, c/kk, (1-w.Miss)*w.Instructions, ErrUnreachable)
+	}
+	return l, nil
+}
+
+// MatchingSingleSocketLatency is the latency a single-socket system needs
+// to deliver the same total throughput as an S-socket system with the same
+// cores per socket, clock and SMT: its cores must each do S times the
+// S-socket system's per-core throughput.
+func MatchingSingleSocketLatency(w Workload, ghz float64, k, sockets int, perCoreTPSAtS float64) (float64, error) {
+	return LatencyForTPS(w, ghz, k, float64(sockets)*perCoreTPSAtS)
+}
