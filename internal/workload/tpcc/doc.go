@@ -1,0 +1,54 @@
+// Package tpcc is numalab's tpcc-ro workload: a TPC-C database loaded with
+// the specification's row counts and value distributions, checked with its
+// consistency conditions, and driven with only its two read-only
+// transactions, Order-Status and Stock-Level, 50/50 (DESIGN.md).
+//
+// Clause numbers in comments refer to the TPC-C Standard Specification,
+// revision 5.11.
+//
+// # Loading
+//
+// Load creates a new SQLite file and fills it: ITEM (100,000 rows) and, per
+// warehouse, STOCK 100,000, DISTRICT 10, CUSTOMER 30,000, HISTORY 30,000,
+// ORDER 30,000, NEW-ORDER 9,000 and ORDER-LINE about 300,000 (Clause
+// 4.3.3.1), with NURand and its C constants (2.1.6), last names from
+// syllables (4.3.2.3), a-strings and n-strings (4.3.2.2), zip codes
+// (4.3.2.7) and "ORIGINAL" in exactly 10% of I_DATA and S_DATA. One
+// goroutine generates rows while another inserts them, a write transaction
+// per chunk, with prepared multi-row INSERTs and no journal; the secondary
+// indexes are built after the data. The same seed and load time give the
+// same rows. After the load, Check runs the consistency conditions; only
+// then is a load_complete row written to the numalab_meta table. Open
+// refuses a file without it, and a failed or cancelled load (a full disk
+// included) removes the file it created.
+//
+// # Running
+//
+// Open checks the file; each stream (Workload.NewStream) owns a read-only
+// connection, its prepared statements and its random numbers, and runs
+// transactions with Next, each in one read transaction (BEGIN ... COMMIT),
+// on the driver's own API rather than database/sql, whose per-call cost is
+// several times SQLite's own for these short transactions. The warehouse
+// and district of each call are drawn uniformly. With Options.Augmented,
+// every transaction also computes avg(i_price) over the items with
+// i_id < 15000, which adds a 15,000-row range scan.
+//
+// What the package does not do: it runs none of the three read-write
+// transactions, keeps no terminal-to-warehouse binding, and has no think or
+// keying times.
+//
+// # Memory placement
+//
+// Streams share one copy of the data: every connection memory-maps the file
+// (mmap_size covers it, up to SQLite's 2 GiB limit), so all of them read
+// the kernel's page cache pages rather than private copies. On a NUMA
+// machine those pages live on the node where they first entered the page
+// cache, "first touch": the node of the thread whose read (or, right after
+// a load, whose write) brought them in, not the node of the threads that
+// later map or read them. Prewarm, called with evict from a thread pinned to
+// node N before streams open the file, drops the file's cached pages and
+// reads them back from that thread, which places the data on node N; pages
+// still mapped by open connections cannot be dropped and stay where they
+// were. Driving that data from threads on another node is the remote half
+// of the local-versus-remote experiment.
+package tpcc
