@@ -1,0 +1,449 @@
+// Package drive runs streams in a closed loop for timed cells and measures
+// them: per-type latency histograms, a per-second throughput series, an
+// optional per-call trace and, through a monitor, what the machine did.
+//
+// A stream is a goroutine locked to its own OS thread, pinned to the
+// cell's CPUs, that owns its connection (opened on that thread, so the
+// connection's memory is allocated there), its RNG and its histograms.
+// Nothing in the hot path takes a shared lock or allocates: each stream
+// counts into its own histograms and per-second slots, and the results are
+// merged once when the cell ends. Stop is a context cancel.
+//
+// A cell's clock starts when every stream is open. A call counts in the
+// phase in which it completes: warm-up (run, not counted), the measured
+// window (counted, into the second of the window it completed in), or
+// after (discarded; the stream stops). Latency is the call's duration on
+// the monotonic clock, two clock reads per call (about 50 ns each on these
+// guests). Calls still running when the window closes are cancelled
+// through their context and not counted.
+//
+// drive knows no SQL and no engine: a workload hands it an Opener and the
+// names of its transaction types. It refuses to run think time, pacing or
+// open-loop arrivals: every stream calls Next again as soon as it returns.
+package drive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// Stream is one worker's connection and workload state. Next runs one
+// transaction and says which type it was (an index into Config.Types).
+// A Stream is used by one goroutine only.
+type Stream interface {
+	Next(ctx context.Context) (txType int, err error)
+	Close() error
+}
+
+// Opener opens stream number stream (from 0). Run calls it on the stream's
+// own locked and pinned OS thread.
+type Opener func(ctx context.Context, stream int) (Stream, error)
+
+// StartMonitor starts watching the machine when the measured window
+// begins; the stop it returns ends the watch and says what happened.
+type StartMonitor func() (stop func() (*result.Usage, error), err error)
+
+// DefaultMaxConsecutiveErrors is how many failed calls in a row stop a
+// stream when Config.MaxConsecutiveErrors is 0.
+const DefaultMaxConsecutiveErrors = 1000
+
+// Config describes one cell.
+type Config struct {
+	Types   []string // transaction type names; Next returns indexes into it
+	Streams int      // concurrent streams, ≥ 1
+	// CPUs are the logical CPUs of the placement; empty means not pinned.
+	// Every stream may run on all of them, unless Spread pins stream i to
+	// CPUs[i mod len(CPUs)] alone.
+	CPUs   []int
+	Spread bool
+	// Cores is the number of distinct physical cores in the placement,
+	// the divisor of tps per core (the caller knows the topology).
+	Cores    int
+	Warmup   time.Duration // run but not counted; may be 0
+	Duration time.Duration // measured window, > 0
+	// TraceLimit is how many calls each stream records in the trace
+	// (memory is reserved up front, 40 bytes a call); 0 = no trace.
+	TraceLimit int
+	// MaxConsecutiveErrors stops a stream after that many failed calls in
+	// a row; 0 means DefaultMaxConsecutiveErrors.
+	MaxConsecutiveErrors int
+	Monitor              StartMonitor // optional
+	// Point labels the cell with its place in a sweep (optional).
+	Point Point
+}
+
+func (c *Config) validate() error {
+	switch {
+	case len(c.Types) == 0:
+		return errors.New("checking cell: no transaction types (a workload names at least one)")
+	case c.Streams < 1:
+		return fmt.Errorf("checking cell: %d streams is not a positive count", c.Streams)
+	case c.Duration <= 0:
+		return fmt.Errorf("checking cell: duration %v is not positive (try 30s)", c.Duration)
+	case c.Warmup < 0:
+		return fmt.Errorf("checking cell: warm-up %v is negative (try 5s, or 0)", c.Warmup)
+	case c.TraceLimit < 0:
+		return fmt.Errorf("checking cell: trace limit %d is negative", c.TraceLimit)
+	case c.Cores < 0:
+		return fmt.Errorf("checking cell: %d cores is negative", c.Cores)
+	}
+	return nil
+}
+
+// streamState is everything one stream measures. Only its own goroutine
+// touches it until the cell ends.
+type streamState struct {
+	id       int
+	hists    []*Histogram // per type
+	errs     []int64      // per type
+	firstErr []string     // per type
+	perSec   []int64
+	trace    []result.TraceEvent
+	dropped  int64
+	stop     *result.StreamStop
+	closeErr error
+}
+
+// Run runs one cell: it opens every stream on its pinned thread, runs the
+// warm-up and the measured window, and merges what the streams measured.
+//
+// When ctx is cancelled (Ctrl-C) Run ends the cell at once, discards calls
+// in flight and returns the cell marked Interrupted with everything
+// measured so far. It returns a nil cell and an error when the cell could
+// not start (bad config, a stream that failed to pin or open); a non-nil
+// cell with an error when streams failed to close.
+func Run(ctx context.Context, cfg Config, open Opener) (*result.Cell, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	maxErrs := cfg.MaxConsecutiveErrors
+	if maxErrs <= 0 {
+		maxErrs = DefaultMaxConsecutiveErrors
+	}
+	nslots := slotCount(cfg.Duration)
+
+	// Calls get a context that only Run cancels, after it has raised
+	// interrupted, so that a stream never counts a call cut short by Ctrl-C
+	// as a failure.
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRun()
+	var interrupted atomic.Bool
+
+	states := make([]*streamState, cfg.Streams)
+	ready := make(chan error, cfg.Streams)
+	start := make(chan struct{})
+	var abort bool   // written before close(start)
+	var t0 time.Time // written before close(start)
+	var wg sync.WaitGroup
+	for i := range states {
+		st := &streamState{id: i}
+		states[i] = st
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runStream(runCtx, &cfg, i, st, open, nslots, maxErrs, &interrupted, ready, start, &abort, &t0)
+		}()
+	}
+
+	// Wait until every stream is open, or one failed, or Ctrl-C.
+	var setupErr error
+	for range cfg.Streams {
+		var err error
+		select {
+		case err = <-ready:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			setupErr = err
+			break
+		}
+	}
+	if setupErr != nil {
+		abort = true
+		close(start)
+		cancelRun()
+		wg.Wait()
+		if ctx.Err() != nil && errors.Is(setupErr, ctx.Err()) {
+			return nil, fmt.Errorf("opening %d streams: %w", cfg.Streams, setupErr)
+		}
+		return nil, setupErr
+	}
+
+	cell := &result.Cell{
+		Index:      cfg.Point.Index,
+		Streams:    cfg.Streams,
+		Placement:  cfg.Point.Placement,
+		CPUs:       slices.Clone(cfg.CPUs),
+		SpreadCPUs: cfg.Spread,
+		Cores:      cfg.Cores,
+		DataNode:   -1,
+		Repeat:     cfg.Point.Repeat,
+		Warmup:     cfg.Warmup,
+		Duration:   cfg.Duration,
+		Started:    time.Now(),
+	}
+	t0 = time.Now()
+	close(start)
+
+	// The controller: start the monitor when the window opens, stop it and
+	// the streams when it closes or on Ctrl-C.
+	cut := cfg.Warmup + cfg.Duration
+	var stopMonitor func() (*result.Usage, error)
+	if wait(ctx, t0, cfg.Warmup) && cfg.Monitor != nil {
+		stop, err := cfg.Monitor()
+		if err != nil {
+			cell.UsageError = err.Error()
+		} else {
+			stopMonitor = stop
+		}
+	}
+	if !wait(ctx, t0, cfg.Warmup+cfg.Duration) {
+		cut = time.Since(t0)
+		interrupted.Store(true)
+		cell.Interrupted = true
+	}
+	if stopMonitor != nil {
+		u, err := stopMonitor()
+		if err != nil {
+			cell.UsageError = err.Error()
+		} else {
+			cell.Usage = u
+		}
+	}
+	cancelRun()
+	wg.Wait()
+
+	cell.Measured = measuredAt(cut, cfg.Warmup, cfg.Duration)
+	var closeErrs []error
+	for _, st := range states {
+		if st.closeErr != nil {
+			closeErrs = append(closeErrs, st.closeErr)
+		}
+	}
+	merge(cell, &cfg, states)
+	return cell, errors.Join(closeErrs...)
+}
+
+// wait sleeps until elapsed d since t0; false if ctx was cancelled first.
+func wait(ctx context.Context, t0 time.Time, d time.Duration) bool {
+	left := time.Until(t0.Add(d))
+	if left <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// runStream is one stream's goroutine, from pinning to closing.
+func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open Opener, nslots, maxErrs int,
+	interrupted *atomic.Bool, ready chan<- error, start <-chan struct{}, abort *bool, t0p *time.Time) {
+	runtime.LockOSThread()
+	pinned := len(cfg.CPUs) > 0
+	// A pinned thread is never handed back to the runtime: the goroutine
+	// exits locked and the thread ends with it, affinity and all.
+	if !pinned {
+		defer runtime.UnlockOSThread()
+	}
+	if pinned {
+		cpus := cfg.CPUs
+		if cfg.Spread {
+			cpus = cfg.CPUs[id%len(cfg.CPUs) : id%len(cfg.CPUs)+1]
+		}
+		if err := place.Pin(cpus); err != nil {
+			ready <- fmt.Errorf("starting stream %d: %w", id, err)
+			return
+		}
+	}
+	s, err := open(ctx, id)
+	if err != nil {
+		ready <- fmt.Errorf("opening stream %d: %w", id, err)
+		return
+	}
+	if s == nil {
+		ready <- fmt.Errorf("opening stream %d: opener returned no stream", id)
+		return
+	}
+	defer func() {
+		if err := s.Close(); err != nil {
+			st.closeErr = fmt.Errorf("closing stream %d: %w", id, err)
+		}
+	}()
+
+	ntypes := len(cfg.Types)
+	st.hists = make([]*Histogram, ntypes)
+	for i := range st.hists {
+		st.hists[i] = NewHistogram()
+	}
+	st.errs = make([]int64, ntypes)
+	st.firstErr = make([]string, ntypes)
+	st.perSec = make([]int64, nslots)
+	if cfg.TraceLimit > 0 {
+		st.trace = make([]result.TraceEvent, 0, cfg.TraceLimit)
+	}
+	ready <- nil
+	<-start
+	if *abort {
+		return
+	}
+	t0 := *t0p
+	warmup, dur := cfg.Warmup, cfg.Duration
+	consecutive := 0
+	// The clock is elapsed time since t0: time.Since reads only the
+	// monotonic clock, half the cost of time.Now.
+	for {
+		begin := time.Since(t0)
+		typ, err := s.Next(ctx)
+		e := time.Since(t0)
+		if interrupted.Load() {
+			return // Ctrl-C: the call in flight is not counted
+		}
+		ph := phaseAt(e, warmup, dur)
+		if ph == finished {
+			return
+		}
+		if typ < 0 || typ >= ntypes {
+			st.stop = &result.StreamStop{Stream: id, At: e,
+				Reason: fmt.Sprintf("transaction type %d out of range: the workload has %d types", typ, ntypes)}
+			return
+		}
+		if err != nil {
+			consecutive++
+			if ph == measuring {
+				st.errs[typ]++
+				if st.firstErr[typ] == "" {
+					st.firstErr[typ] = err.Error()
+				}
+				st.addTrace(begin, e, warmup, typ, false)
+			}
+			if consecutive >= maxErrs {
+				st.stop = &result.StreamStop{Stream: id, At: e,
+					Reason: fmt.Sprintf("%d consecutive errors, the last: %v", consecutive, err)}
+				return
+			}
+			continue
+		}
+		consecutive = 0
+		if ph == measuring {
+			st.hists[typ].Record(int64(e - begin))
+			st.perSec[secondOf(e, warmup, nslots)]++
+			if st.trace != nil {
+				st.addTrace(begin, e, warmup, typ, true)
+			}
+		}
+	}
+}
+
+// addTrace records a call that ran from begin to end (elapsed since t0).
+func (st *streamState) addTrace(begin, end, warmup time.Duration, typ int, ok bool) {
+	if cap(st.trace) == 0 {
+		return
+	}
+	if len(st.trace) == cap(st.trace) {
+		st.dropped++
+		return
+	}
+	st.trace = append(st.trace, result.TraceEvent{
+		StartNS: int64(begin - warmup), EndNS: int64(end - warmup), Type: typ, Stream: st.id, OK: ok})
+}
+
+// merge folds the streams' measurements into cell.
+func merge(cell *result.Cell, cfg *Config, states []*streamState) {
+	ntypes := len(cfg.Types)
+	total := NewHistogram()
+	var totalErrs int64
+	var firstErr string
+	cell.PerSecond = make([]int64, slotCount(cfg.Duration))
+	for typ := range ntypes {
+		h := NewHistogram()
+		var errs int64
+		var first string
+		for _, st := range states {
+			if st.hists == nil {
+				continue
+			}
+			h.Merge(st.hists[typ])
+			errs += st.errs[typ]
+			if first == "" {
+				first = st.firstErr[typ]
+			}
+		}
+		total.Merge(h)
+		totalErrs += errs
+		if firstErr == "" {
+			firstErr = first
+		}
+		cell.Types = append(cell.Types, stats(cfg.Types[typ], h, errs, first))
+	}
+	cell.Total = stats("total", total, totalErrs, firstErr)
+	for _, st := range states {
+		for i, n := range st.perSec {
+			cell.PerSecond[i] += n
+		}
+		cell.Trace = append(cell.Trace, st.trace...)
+		cell.TraceDropped += st.dropped
+		if st.stop != nil {
+			cell.Stopped = append(cell.Stopped, *st.stop)
+		}
+	}
+	if cell.Interrupted {
+		cell.PerSecond = cell.PerSecond[:min(len(cell.PerSecond), slotCount(cell.Measured))]
+	}
+	slices.SortFunc(cell.Trace, func(a, b result.TraceEvent) int {
+		if a.StartNS != b.StartNS {
+			return cmpInt64(a.StartNS, b.StartNS)
+		}
+		return a.Stream - b.Stream
+	})
+	if s := cell.Measured.Seconds(); s > 0 {
+		cell.TPS = float64(cell.Total.Count) / s
+	}
+	cell.TPM = cell.TPS * 60
+	if cell.Cores > 0 {
+		cell.TPSPerCore = cell.TPS / float64(cell.Cores)
+	}
+	if u := cell.Usage; u != nil && u.Perf.Available && cell.Total.Count > 0 {
+		n := float64(cell.Total.Count)
+		cell.CyclesPerTx = float64(u.Perf.Cycles) / n
+		cell.InstructionsPerTx = float64(u.Perf.Instructions) / n
+		cell.LLCMissesPerTx = float64(u.Perf.LLCMisses) / n
+	}
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// stats turns a histogram (ns) into a TxStats (µs).
+func stats(name string, h *Histogram, errs int64, firstErr string) result.TxStats {
+	q := h.Quantiles(0.5, 0.9, 0.95, 0.99, 0.999)
+	const us = 1e3
+	return result.TxStats{
+		Name: name, Count: h.Count(), Errors: errs,
+		MeanUS: h.Mean() / us, StdevUS: h.Stdev() / us,
+		P50US: q[0] / us, P90US: q[1] / us, P95US: q[2] / us, P99US: q[3] / us, P999US: q[4] / us,
+		MaxUS:      float64(h.Max()) / us,
+		FirstError: firstErr,
+	}
+}

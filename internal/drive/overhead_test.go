@@ -1,0 +1,101 @@
+package drive
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// overheadConfig is one spin stream pinned to the last CPU the process may
+// use, with histograms and the per-second series on.
+func overheadConfig(t testing.TB, d time.Duration) Config {
+	cpus := allCPUs(t)
+	return Config{Types: spinTypes, Streams: 1, CPUs: cpus[len(cpus)-1:], Cores: 1, Warmup: d / 5, Duration: d}
+}
+
+func TestMeasureOverhead(t *testing.T) {
+	// A stream that does nothing: the difference in time per call between
+	// the bare loop and the driver is the driver's own cost per call.
+	o, err := MeasureOverhead(context.Background(), overheadConfig(t, 200*time.Millisecond), noopOpener, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Ratios) != 5 || o.BareTPS[0] <= 0 || o.DriverTPS[0] <= 0 {
+		t.Fatalf("overhead: %+v", o)
+	}
+	added := make([]float64, len(o.Ratios))
+	for i := range added {
+		added[i] = 1e9/o.DriverPerCPUSec[i] - 1e9/o.BarePerCPUSec[i]
+	}
+	// Generous: two clock reads and a histogram update cost ~60-120 ns
+	// here; a lock or an allocation per call on a busy machine would not
+	// reach 1 µs either, but a syscall per call or a contended lock would.
+	if m := median(added); m > 1000 {
+		t.Errorf("the driver adds %.0f ns a call (median of %.0f); want < 1000 ns", m, added)
+	}
+	t.Logf("driver adds %.0f ns of CPU a call (median of %.0f); bare loop %.1f ns a call; wall-clock ratios %.3f", median(added), added, 1e9/median(o.BarePerCPUSec), o.Ratios)
+	if _, err := MeasureOverhead(context.Background(), overheadConfig(t, time.Second), spinOpener(nil), 0); err == nil {
+		t.Error("0 rounds accepted")
+	}
+}
+
+// BenchmarkDriverOverhead measures the driver's cost against a bare loop
+// for a synthetic ~10 µs call (5 and 15 µs, 50/50), pinned to one CPU:
+// interleaved rounds of 1 s each, median ratio. Run it with
+//
+//	go test -run '^$' -bench DriverOverhead -benchtime 1x ./internal/drive
+func BenchmarkDriverOverhead(b *testing.B) {
+	for b.Loop() {
+		o, err := MeasureOverhead(context.Background(), overheadConfig(b, time.Second), spinOpener(nil), 7)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(o.Median, "driver/bare")
+		b.ReportMetric(o.CPUMedian, "driver/bare-per-CPU-s")
+		b.ReportMetric(median(o.BareTPS), "bare-tps")
+		b.Logf("wall ratios %.4f; bare %s tps; driver %s tps", o.Ratios, round(o.BareTPS), round(o.DriverTPS))
+		b.Logf("per CPU-second ratios %.4f; bare %s; driver %s", o.CPURatios, round(o.BarePerCPUSec), round(o.DriverPerCPUSec))
+	}
+}
+
+// noopStream does nothing, so what a cell measures is the driver's own
+// per-call cost.
+type noopStream struct{ i int }
+
+func (n *noopStream) Next(context.Context) (int, error) { n.i++; return n.i & 1, nil }
+func (*noopStream) Close() error                        { return nil }
+
+func noopOpener(context.Context, int) (Stream, error) { return &noopStream{}, nil }
+
+// BenchmarkDriverPerCall is the driver's added cost per call in ns, from
+// interleaved bare and driven runs of a stream that does nothing.
+func BenchmarkDriverPerCall(b *testing.B) {
+	for b.Loop() {
+		o, err := MeasureOverhead(context.Background(), overheadConfig(b, 500*time.Millisecond), noopOpener, 5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		added := make([]float64, len(o.Ratios))
+		for i := range added {
+			added[i] = 1e9/o.DriverPerCPUSec[i] - 1e9/o.BarePerCPUSec[i]
+		}
+		b.ReportMetric(median(added), "CPU-ns-added/call")
+		b.ReportMetric(1e9/median(o.BarePerCPUSec), "bare-CPU-ns/call")
+	}
+}
+
+func TestRunHotPathDoesNotAllocate(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cell, err := Run(context.Background(), Config{Types: spinTypes, Streams: 1, Duration: 300 * time.Millisecond}, noopOpener)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	mallocs := after.Mallocs - before.Mallocs
+	if cell.Total.Count < 100_000 || mallocs > uint64(cell.Total.Count/1000) {
+		t.Errorf("%d allocations for %d calls", mallocs, cell.Total.Count)
+	}
+	t.Logf("%d allocations for %d calls (%.0f ns a call)", mallocs, cell.Total.Count, 1e9/cell.TPS)
+}

@@ -1,0 +1,307 @@
+package sysmon
+
+import (
+	"errors"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+const statText = `cpu  12104 0 4773 81231 424 0 73 16 0 0
+cpu0 3864 0 1836 43554 55 0 15 5 0 0
+cpu1 8239 0 2937 37677 368 0 57 10 0 0
+intr 409092 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+ctxt 694423
+btime 1795240935
+processes 15231
+procs_running 1
+procs_blocked 0
+softirq 170761 0 16968 5 3352 70558 0 207 37060 0 42611
+`
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		cpus    int
+		cpu1    cpuTimes
+		ctxt    uint64
+		wantErr bool
+	}{
+		{name: "kvm 2 vCPU", text: statText, cpus: 2,
+			cpu1: cpuTimes{User: 8239, System: 2937, Idle: 37677, IOWait: 368, SoftIRQ: 57, Steal: 10}, ctxt: 694423},
+		{name: "old kernel, 8 fields, offline cpu0 missing",
+			text: "cpu 1 2 3 4 5 6 7 8\ncpu1 1 2 3 4 5 6 7 8\nctxt 5\n", cpus: 1,
+			cpu1: cpuTimes{1, 2, 3, 4, 5, 6, 7, 8}, ctxt: 5},
+		{name: "no ctxt", text: "cpu0 1 2 3 4 5 6 7 8\n", wantErr: true},
+		{name: "no cpus", text: "ctxt 5\n", wantErr: true},
+		{name: "short cpu line", text: "cpu0 1 2 3\nctxt 5\n", wantErr: true},
+		{name: "bad number", text: "cpu0 1 2 x 4 5 6 7 8\nctxt 5\n", wantErr: true},
+		{name: "bad cpu name", text: "cpuX 1 2 3 4 5 6 7 8\nctxt 5\n", wantErr: true},
+		{name: "empty", text: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := parseStat(strings.NewReader(tt.text))
+			if tt.wantErr {
+				if !errors.Is(err, ErrFormat) {
+					t.Fatalf("err = %v, want ErrFormat", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.CPUs) != tt.cpus || st.CPUs[1] != tt.cpu1 || st.Ctxt != tt.ctxt {
+				t.Errorf("got %d CPUs, cpu1 %+v, ctxt %d; want %d, %+v, %d", len(st.CPUs), st.CPUs[1], st.Ctxt, tt.cpus, tt.cpu1, tt.ctxt)
+			}
+		})
+	}
+}
+
+func TestParseIO(t *testing.T) {
+	tests := []struct {
+		text    string
+		want    int64
+		wantErr bool
+	}{
+		{"rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 8192\nwrite_bytes: 0\ncancelled_write_bytes: 0\n", 8192, false},
+		{"read_bytes: 0\n", 0, false},
+		{"rchar: 1\n", 0, true},
+		{"read_bytes: lots\n", 0, true},
+		{"read_bytes: -4\n", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseIO(strings.NewReader(tt.text))
+		if tt.wantErr != (err != nil) || got != tt.want {
+			t.Errorf("parseIO(%q) = %d, %v; want %d, error %v", tt.text, got, err, tt.want, tt.wantErr)
+		}
+		if tt.wantErr && !errors.Is(err, ErrFormat) {
+			t.Errorf("parseIO(%q): error %v does not wrap ErrFormat", tt.text, err)
+		}
+	}
+}
+
+func TestParseDiskstats(t *testing.T) {
+	text := `   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+ 254       0 vda 69531 8398 2660226 26553 11345 72560 1945840 6437 0 8496 33468 7757 57 560080 442 980 34
+ 254       1 vda1 100 0 800 26 0 0 0 0 0 8 26
+`
+	got, err := parseDiskstats(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["vda"] != (disk{Reads: 69531, SectorsRead: 2660226}) || got["vda1"] != (disk{100, 800}) || len(got) != 3 {
+		t.Errorf("got %+v", got)
+	}
+	for _, bad := range []string{" 254 0 vda 1 2 3\n", " 254 0 vda x 0 5 0 0 0 0 0 0 0 0\n"} {
+		if _, err := parseDiskstats(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
+			t.Errorf("parseDiskstats(%q): err = %v, want ErrFormat", bad, err)
+		}
+	}
+}
+
+func TestPhysicalDisks(t *testing.T) {
+	disks, err := parseFile("testdata/kvm2", "proc/diskstats", parseDiskstats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := physicalDisks("testdata/kvm2", disks)
+	if len(got) != 1 || !got["vda"] {
+		t.Errorf("from sys/block: %v, want only vda", got)
+	}
+	// Without sys/block: names decide.
+	got = physicalDisks(t.TempDir(), map[string]disk{"vda": {}, "loop3": {}, "zram0": {}, "dm-0": {}, "nvme0n1": {}})
+	if len(got) != 2 || !got["vda"] || !got["nvme0n1"] {
+		t.Errorf("from names: %v, want vda and nvme0n1", got)
+	}
+}
+
+func TestTakeFixture(t *testing.T) {
+	s, err := take("testdata/kvm2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.stat.CPUs) != 2 || s.disks["vda"].Reads == 0 {
+		t.Errorf("fixture read: %d CPUs, vda %+v", len(s.stat.CPUs), s.disks["vda"])
+	}
+	if _, err := take(t.TempDir()); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("empty root: err = %v, want a not-exist error", err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	a := snapshot{at: t0,
+		stat: stat{CPUs: map[int]cpuTimes{
+			0: {User: 100, Idle: 900},
+			1: {User: 100, System: 50, Idle: 800, Steal: 10},
+		}, Ctxt: 1000},
+		readBytes: 4096,
+		disks:     map[string]disk{"vda": {Reads: 10, SectorsRead: 80}, "loop0": {Reads: 1, SectorsRead: 8}},
+	}
+	a.ru.Nvcsw, a.ru.Nivcsw = 5, 1
+	b := snapshot{at: t0.Add(2 * time.Second),
+		stat: stat{CPUs: map[int]cpuTimes{
+			0: {User: 150, Nice: 10, System: 20, IRQ: 5, SoftIRQ: 5, Idle: 1010}, // +200: 60 user, 30 sys
+			1: {User: 100, System: 50, Idle: 980, Steal: 30},                     // +200: 20 steal
+			2: {User: 1, Idle: 1},                                                // came online: skipped
+		}, Ctxt: 5000},
+		readBytes: 4096 + 8192,
+		disks:     map[string]disk{"vda": {Reads: 12, SectorsRead: 96}, "loop0": {Reads: 5, SectorsRead: 800}},
+	}
+	b.ru.Nvcsw, b.ru.Nivcsw = 25, 4
+	b.ru.Utime = unix.Timeval{Sec: 1, Usec: 500}
+	u := usage(a, b, map[string]bool{"vda": true})
+	if u.Elapsed != 2*time.Second || len(u.CPUs) != 2 {
+		t.Fatalf("elapsed %v, %d CPUs; want 2s, 2", u.Elapsed, len(u.CPUs))
+	}
+	c0, c1 := u.CPUs[0], u.CPUs[1]
+	if !near(c0.UserPct, 30) || !near(c0.SystemPct, 15) || !near(c0.BusyPct, 45) || c0.StealPct != 0 {
+		t.Errorf("cpu0 = %+v, want user 30%%, system 15%%, busy 45%%", c0)
+	}
+	if c1.BusyPct != 0 || !near(c1.StealPct, 10) {
+		t.Errorf("cpu1 = %+v, want busy 0%%, steal 10%%", c1)
+	}
+	if !near(u.CtxSwitchesPerSec, 2000) {
+		t.Errorf("ctx switches/s = %v, want 2000", u.CtxSwitchesPerSec)
+	}
+	if u.ProcVoluntarySwitches != 20 || u.ProcInvoluntarySwitches != 3 || u.ProcUserCPU != time.Second+500*time.Microsecond {
+		t.Errorf("process: %d voluntary, %d involuntary, user %v", u.ProcVoluntarySwitches, u.ProcInvoluntarySwitches, u.ProcUserCPU)
+	}
+	if u.ProcReadBytes != 8192 || !u.ReadFromDisk {
+		t.Errorf("process read %d bytes, read from disk %v; want 8192, true", u.ProcReadBytes, u.ReadFromDisk)
+	}
+	if u.DeviceReadBytes != 16*512 || len(u.Devices) != 1 || u.Devices[0].Reads != 2 {
+		t.Errorf("devices: %d bytes, %+v; want 8192 bytes from vda only (loop0 is virtual)", u.DeviceReadBytes, u.Devices)
+	}
+	if got := u.BusyPct([]int{0}); !near(got, 45) {
+		t.Errorf("BusyPct(cpu0) = %v, want 45", got)
+	}
+	if got := u.BusyPct(nil); !near(got, 22.5) {
+		t.Errorf("BusyPct(all) = %v, want 22.5", got)
+	}
+	// Nothing read: not flagged.
+	b.readBytes = a.readBytes
+	if u := usage(a, b, nil); u.ReadFromDisk || u.DeviceReadBytes != 0 {
+		t.Errorf("no reads: flagged %v, device bytes %d", u.ReadFromDisk, u.DeviceReadBytes)
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestScaleCount(t *testing.T) {
+	tests := []struct {
+		v, enabled, running uint64
+		want                float64
+	}{
+		{100, 10, 10, 100},
+		{100, 10, 5, 200},
+		{100, 10, 0, 100}, // never ran: report what there is
+		{0, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := scaleCount(tt.v, tt.enabled, tt.running); got != tt.want {
+			t.Errorf("scaleCount(%d, %d, %d) = %v, want %v", tt.v, tt.enabled, tt.running, got, tt.want)
+		}
+	}
+}
+
+// burn spins on a new, locked OS thread until that thread has had d of
+// CPU time (not wall time: the machine may be shared), so that per-thread
+// counting must follow threads created after the counters opened.
+func burn(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // exits locked: the thread ends with it
+		x := uint64(1)
+		for threadCPU() < d {
+			for range 10000 {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+			}
+		}
+		sink = x
+		close(done)
+	}()
+	<-done
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		panic(err)
+	}
+	return time.Duration(ts.Nano())
+}
+
+var sink uint64
+
+// TestPerfTaskClockOnHost checks the per-thread, inherited counting with a
+// software event that every Linux kernel offers: a busy thread created
+// after the counters opened, and since ended, must be counted.
+func TestPerfTaskClockOnHost(t *testing.T) {
+	p, err := openPerf([]perfEvent{{"task-clock", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK}})
+	if err != nil {
+		t.Skipf("software perf events not allowed here: %v", err)
+	}
+	defer p.close()
+	before, err := p.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	burn(200 * time.Millisecond)
+	after, err := p.read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := time.Duration(after[0] - before[0])
+	if got < 100*time.Millisecond {
+		t.Errorf("task clock counted %v for a thread that spun for 200ms of CPU time", got)
+	}
+	t.Logf("task clock over a 200ms spin on a new thread: %v (user only: %v)", got, p.userOnly)
+}
+
+func TestSamplerOnHost(t *testing.T) {
+	s, err := Start("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	burn(150 * time.Millisecond)
+	u, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Stop(); err == nil {
+		t.Error("second Stop did not fail")
+	}
+	if len(u.CPUs) == 0 {
+		t.Errorf("no CPUs sampled")
+	}
+	if u.ProcUserCPU+u.ProcSystemCPU < 50*time.Millisecond {
+		t.Errorf("process CPU time %v after a 150ms spin", u.ProcUserCPU+u.ProcSystemCPU)
+	}
+	if u.Elapsed < u.ProcUserCPU+u.ProcSystemCPU-50*time.Millisecond {
+		t.Errorf("elapsed %v, less than the process's CPU time on one thread", u.Elapsed)
+	}
+	switch {
+	case u.Perf.Available:
+		if u.Perf.Cycles == 0 || u.Perf.Instructions == 0 {
+			t.Errorf("perf available but counted %d cycles, %d instructions", u.Perf.Cycles, u.Perf.Instructions)
+		}
+		t.Logf("perf: %d cycles, %d instructions, %d LLC misses (user only %v)", u.Perf.Cycles, u.Perf.Instructions, u.Perf.LLCMisses, u.Perf.UserOnly)
+	default:
+		if !strings.HasPrefix(u.Perf.Reason, "not available: ") || u.Perf.Cycles != 0 {
+			t.Errorf("perf not available but reason %q, cycles %d", u.Perf.Reason, u.Perf.Cycles)
+		}
+		t.Logf("perf: %s", u.Perf.Reason)
+	}
+	t.Logf("busy %.1f%%, %.0f ctx switches/s, process %d vol %d invol switches, read %d B", u.BusyPct(nil), u.CtxSwitchesPerSec, u.ProcVoluntarySwitches, u.ProcInvoluntarySwitches, u.ProcReadBytes)
+}
