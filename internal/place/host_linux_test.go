@@ -3,6 +3,7 @@ package place
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -254,5 +255,22 @@ func TestMbindHost(t *testing.T) {
 	err = Mbind(addr, len(b), Policy{Mode: Interleave, Nodes: []int{node, missing}}, true)
 	if err == nil || !strings.Contains(err.Error(), "interleave") || !strings.Contains(err.Error(), "node "+FormatCPUs([]int{missing})) {
 		t.Errorf("Mbind to missing node %d: %v", missing, err)
+	}
+}
+
+func TestFilePageNodesHost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 10*4096+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := FilePageNodes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Pages != 11 || s.Absent != 0 || len(s.PerNode) == 0 {
+		t.Errorf("FilePageNodes = %+v, want 11 pages all on some node", s)
+	}
+	if _, err := FilePageNodes(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("a missing file gave no error")
 	}
 }

@@ -39,3 +39,6 @@ func Mbind(addr uintptr, length int, p Policy, move bool) error { return errNotL
 
 // PageNodes needs Linux.
 func PageNodes(addr uintptr, length int) ([]int, error) { return nil, errNotLinux }
+
+// FilePageNodes needs Linux.
+func FilePageNodes(path string) (PageSummary, error) { return PageSummary{}, errNotLinux }

@@ -2,6 +2,8 @@ package place
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -36,4 +38,42 @@ func PageNodes(addr uintptr, length int) ([]int, error) {
 		out[i] = int(s)
 	}
 	return out, nil
+}
+
+// FilePageNodes reports on which NUMA node the page-cache pages of a file
+// lie. It maps the file read-only and reads one byte of each page, which
+// maps cached pages without moving them; a page that was not cached is read
+// in by this thread (and so placed by its policy): call it after the file
+// was prewarmed.
+func FilePageNodes(path string) (PageSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return PageSummary{}, fmt.Errorf("locating the pages of %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return PageSummary{}, fmt.Errorf("locating the pages of %s: %w", path, err)
+	}
+	total := SummarizePages(nil)
+	const chunk = 64 << 20
+	for off := int64(0); off < st.Size(); off += chunk {
+		n := int(min(chunk, st.Size()-off))
+		m, err := unix.Mmap(int(f.Fd()), off, n, unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			return total, fmt.Errorf("locating the pages of %s: mapping %d bytes at %d: %w", path, n, off, err)
+		}
+		var sink byte
+		for i := 0; i < n; i += unix.Getpagesize() {
+			sink += m[i]
+		}
+		status, err := PageNodes(uintptr(unsafe.Pointer(&m[0])), n)
+		unix.Munmap(m)
+		if err != nil {
+			return total, fmt.Errorf("locating the pages of %s: %w", path, err)
+		}
+		total.add(SummarizePages(status))
+		runtime.KeepAlive(sink)
+	}
+	return total, nil
 }

@@ -35,6 +35,21 @@ func SummarizePages(status []int) PageSummary {
 	return s
 }
 
+// add counts o's pages into s.
+func (s *PageSummary) add(o PageSummary) {
+	s.Pages += o.Pages
+	s.Absent += o.Absent
+	for n, c := range o.PerNode {
+		s.PerNode[n] += c
+	}
+	for e, c := range o.Errors {
+		if s.Errors == nil {
+			s.Errors = map[int]int{}
+		}
+		s.Errors[e] += c
+	}
+}
+
 // Nodes returns the nodes holding at least one page, sorted.
 func (s PageSummary) Nodes() []int {
 	var ids []int

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/version"
+)
+
+// errUsage reports bad command-line input whose message was already printed.
+var errUsage = errors.New("usage")
+
+// exitCode is 2 for bad usage, 130 for an interrupt, 1 otherwise.
+func exitCode(err error) int {
+	switch {
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, context.Canceled):
+		return 130
+	}
+	return 1
+}
+
+// env is what every command gets: its output streams and the process's
+// context (cancelled by Ctrl-C).
+type env struct {
+	stdout, stderr io.Writer
+	args           []string // the command line after "numalab", for the run record
+}
+
+// command is one entry of the flat subcommand table.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// commands is the whole CLI, in the order --help lists it.
+var commands = []command{
+	{"topo", "show the machine: packages, nodes, cores, SMT siblings, caches, distances", cmdTopo},
+	{"runs", "list stored runs, or show one (runs show ID)", cmdRuns},
+	{"run", "run a workload sweep: run oltp (tpcc-ro: streams x placement)", cmdRun},
+	{"check", "check a numalab TPC-C database against the specification's consistency conditions", cmdCheck},
+	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth)", cmdProbe},
+	{"model", "model throughput from memory latency: sockets, SMT, clocks, DRAM, tiers, sizing, DOP, fit", cmdModel},
+	{"inspect", "where the space goes in a database (SQLite, DuckDB, PostgreSQL): tables, indexes, usage", cmdInspect},
+	{"version", "print numalab's version, the Go version and the engine libraries'", cmdVersion},
+}
+
+const mainUsage = `numalab tells a database engineer what the hardware does to the database.
+
+Usage:
+  numalab <command> [flags]
+
+Commands:
+%s
+Examples:
+  numalab topo                         # this machine at a glance
+  numalab topo --select 'node=0,smt=off'   # which CPUs a placement selector yields
+  numalab runs                         # what is in ./numalab.db
+
+Run 'numalab <command> --help' for a command's flags and examples.
+`
+
+func usage(w io.Writer) {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, mainUsage, b.String())
+}
+
+// run is the whole program: main only adds the process's streams and exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e := &env{stdout: stdout, stderr: stderr, args: args}
+	if len(args) == 0 {
+		usage(stderr)
+		return errUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return nil
+	case "-version", "--version":
+		return cmdVersion(ctx, e, nil)
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "numalab: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return errUsage
+}
+
+// newFlags makes a command's flag set. help is printed by --help, before
+// the flag list: a synopsis line, what the command does, and examples.
+func newFlags(e *env, name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "%s\nFlags:\n", strings.TrimSpace(help)+"\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; --help prints the usage to stdout and returns
+// errHelp, which callers return as nil through done.
+func parseFlags(e *env, fs *flag.FlagSet, args []string) (done bool, err error) {
+	err = fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return true, nil
+	}
+	if err != nil {
+		return true, errUsage
+	}
+	return false, nil
+}
+
+// badFlag is the error for a flag value that parsed but makes no sense.
+func badFlag(name, value, want string) error {
+	return fmt.Errorf("-%s: %q %s", name, value, want)
+}
+
+// noArgs refuses stray positional arguments.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q (flags go before arguments; see 'numalab %s --help')", fs.Name(), fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a terminal, for progress lines that
+// rewrite themselves.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func cmdVersion(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "version", `Usage: numalab version
+
+Prints numalab's version, the Go version it was built with and the versions
+of the engine libraries (SQLite, DuckDB, PostgreSQL drivers) compiled in,
+so that a figure can be traced to the code that measured it.
+
+Example:
+  numalab version`)
+	if done, err := parseFlags(e, fs, args); done {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	version.Write(e.stdout)
+	return nil
+}

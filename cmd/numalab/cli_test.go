@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs numalab in-process and returns stdout, stderr and the error.
+func runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	out, _, err := runCLI(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		if !strings.Contains(out, "  "+c.name+" ") {
+			t.Errorf("--help does not list %q", c.name)
+		}
+		cout, _, err := runCLI(t, c.name, "--help")
+		if err != nil {
+			t.Errorf("%s --help: %v", c.name, err)
+		}
+		if !strings.Contains(cout, "Usage") || !strings.Contains(cout, "Example") {
+			t.Errorf("%s --help teaches no usage or examples:\n%s", c.name, cout)
+		}
+	}
+}
+
+func TestUnknownCommandAndFlag(t *testing.T) {
+	_, stderr, err := runCLI(t, "frobnicate")
+	if !errors.Is(err, errUsage) || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: err=%v stderr=%q", err, stderr)
+	}
+	_, stderr, err = runCLI(t, "runs", "--bogus")
+	if !errors.Is(err, errUsage) || !strings.Contains(stderr, "bogus") {
+		t.Errorf("unknown flag: err=%v stderr=%q", err, stderr)
+	}
+	if _, _, err := runCLI(t); !errors.Is(err, errUsage) {
+		t.Errorf("no command: err=%v", err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := runCLI(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"numalab ", "go ", "github.com/mattn/go-sqlite3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("version output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunsOnEmptyAndBadStore(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := runCLI(t, "runs", "--store", filepath.Join(dir, "new.db"))
+	if err != nil || !strings.Contains(out, "no runs") {
+		t.Errorf("empty store: %v %q", err, out)
+	}
+	_, _, err = runCLI(t, "runs", "show", "--store", filepath.Join(dir, "new.db"), "7")
+	if err == nil || !strings.Contains(err.Error(), "no such run") {
+		t.Errorf("missing run: %v", err)
+	}
+	_, _, err = runCLI(t, "runs", "show", "--store", filepath.Join(dir, "new.db"), "x")
+	if err == nil || !strings.Contains(err.Error(), "not a run ID") {
+		t.Errorf("bad id: %v", err)
+	}
+}

@@ -1,0 +1,528 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+const modelHelp = `Usage:
+  numalab model [flags]                  throughput by sockets, SMT and clock
+  numalab model dram|tier|size|dop|fit [flags]   (each has --help)
+
+The memory-latency transaction model (DESIGN.md): a transaction runs I
+instructions (--instructions); a fraction m of them (--miss) waits for a
+whole memory round trip of L ns, i.e. L·f cycles at f GHz; every other
+instruction takes one cycle:
+
+  cycles per transaction  C = (1 − m)·I + m·I·L·f
+  tps per core            = f·10⁹ / C        (k-way SMT: min(k/C, 1/I)·f·10⁹)
+  total tps               = tps per core × cores per socket × sockets
+  S-socket latency        L = (local + (S − 1)·remote)/S + buffer
+
+One row per configuration (clock × SMT × sockets): average latency in ns
+and core cycles, cycles per transaction (millions), tps per core, total
+tps, per-core and total throughput relative to one socket at the same clock
+and SMT, and the latency a single socket with the same cores would need to
+match that configuration's total throughput ("1S match"). Then the scaling
+between every pair of socket counts.
+
+--buffer-ns is an extra latency on every access (a memory buffer chip in the
+path, as on some 4-socket platforms); it applies to configurations of at
+least --buffer-min-sockets sockets (default 4). --locality is the fraction
+of accesses to the local node (default: none, every node equally likely).
+
+Latencies and core counts can come from a machine instead of flags:
+  --topology FILE   hwloc XML ('lstopo --of xml') or numalab topology JSON;
+                    its node latency matrix if it has one, else its node
+                    distances scaled to --local-ns (remote = local·d/10)
+  --from-run ID     a stored run (--store): the machine it recorded and, for
+                    a 'numalab probe mem' run, its measured core clock, local
+                    and remote latency and node matrix. A one-node probe
+                    gives the local latency; other socket counts then take
+                    --remote-ns. Flags given override what the run measured.
+Sockets are the topology's packages (NUMA nodes if it has none); memory-only
+nodes are left out; cores per socket is the smallest package's.
+
+Examples:
+  # the literature's worked example: 3 GHz, 67 ns local, 125 ns remote,
+  # 1, 2 and 4 sockets, 15 ns buffer on 4 sockets
+  numalab model --ghz 3 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --buffer-ns 15
+  # the same at 2 GHz and 1 GHz
+  numalab model --ghz-list 2,1 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --buffer-ns 15
+  # 20 cores per socket, SMT 1 and 2, as CSV
+  numalab model --ghz 2.2 --local-ns 67 --remote-ns 125 --cores 20 --smt 1,2 --csv
+  # a machine you do not have, from its hwloc export and a measured local latency
+  numalab model --topology server.xml --local-ns 90 --ghz 2.5
+  # this machine, from a memory probe, as 1, 2 and 4 sockets
+  numalab probe mem --quick && numalab model --from-run 1 --remote-ns 140 --sockets 1,2,4
+`
+
+func cmdModel(_ context.Context, e *env, args []string) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, rest := args[0], args[1:]
+		switch sub {
+		case "dram":
+			return cmdModelDRAM(e, rest)
+		case "tier":
+			return cmdModelTier(e, rest)
+		case "size":
+			return cmdModelSize(e, rest)
+		case "dop":
+			return cmdModelDOP(e, rest)
+		case "fit":
+			return cmdModelFit(e, rest)
+		}
+		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop or fit; see 'numalab model --help')", sub)
+	}
+	fs := newFlags(e, "model", modelHelp)
+	wf := addWorkloadFlags(fs)
+	mf := addMachineFlags(fs)
+	ghz := fs.Float64("ghz", 0, "core clock in `GHz` (default: the topology's highest, if it has one)")
+	ghzList := fs.String("ghz-list", "", "several core clocks in GHz, e.g. 3,2,1: one table each (overrides --ghz)")
+	sockets := fs.String("sockets", "", "socket counts to model (default 1,2,4,8; with a topology, 1 up to its sockets)")
+	smt := fs.String("smt", "1", "hardware threads per core to model, e.g. 1,2,4")
+	asJSON := fs.Bool("json", false, "print JSON")
+	asCSV := fs.Bool("csv", false, "print CSV (one row per configuration)")
+	if done, err := parseFlags(e, fs, args); done {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	var errs []error
+	w, err := wf.workload()
+	errs = append(errs, err, mf.check())
+	ks, err := modelInts("smt", *smt, 1)
+	errs = append(errs, err)
+	var ss []int
+	if *sockets != "" {
+		ss, err = modelInts("sockets", *sockets, 1)
+		errs = append(errs, err)
+	}
+	var gs []float64
+	if *ghzList != "" {
+		gs, err = modelFloats("ghz-list", *ghzList)
+		errs = append(errs, err)
+	} else if *ghz != 0 || modelFlagGiven(fs, "ghz") {
+		if !(*ghz > 0) {
+			errs = append(errs, badFlag("ghz", fmt.Sprint(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
+		}
+		gs = []float64{*ghz}
+	}
+	if *asJSON && *asCSV {
+		errs = append(errs, errors.New("-json and -csv: choose one output format"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	mc, t, machineGHz, err := mf.machine(modelMaxOr(ss, 8))
+	if err != nil {
+		return err
+	}
+	if len(ss) == 0 {
+		ss = []int{1, 2, 4, 8}
+		if n := mc.MaxSockets(); n > 0 {
+			ss = ss[:0]
+			for s := 1; s <= n; s++ {
+				ss = append(ss, s)
+			}
+		}
+	}
+	if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
+		return err
+	}
+	if len(gs) == 0 {
+		if machineGHz > 0 {
+			gs = []float64{machineGHz}
+		} else {
+			return errors.New("-ghz: missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
+		}
+	}
+	tab, err := model.Evaluate(w, mc, model.Grid{GHz: gs, SMT: ks, Sockets: ss})
+	if err != nil {
+		return fmt.Errorf("evaluating the model: %w", err)
+	}
+	switch {
+	case *asJSON:
+		return writeJSON(e.stdout, tab)
+	case *asCSV:
+		return writeModelCSV(e.stdout, tab)
+	}
+	return writeModelTable(e.stdout, tab)
+}
+
+// workloadFlags are --instructions and --miss.
+type workloadFlags struct {
+	instructions *float64
+	miss         *float64
+}
+
+func addWorkloadFlags(fs *flag.FlagSet) *workloadFlags {
+	return &workloadFlags{
+		instructions: fs.Float64("instructions", model.DefaultInstructions, "instructions per transaction (I)"),
+		miss:         fs.Float64("miss", model.DefaultMiss, "fraction of instructions that wait for a memory round trip (m), 0 to 1"),
+	}
+}
+
+func (f *workloadFlags) workload() (model.Workload, error) {
+	w := model.Workload{Instructions: *f.instructions, Miss: *f.miss}
+	var errs []error
+	if !(w.Instructions > 0) || math.IsInf(w.Instructions, 0) {
+		errs = append(errs, badFlag("instructions", fmt.Sprint(w.Instructions), "is not a count of instructions: want a number above 0, e.g. 10000000"))
+	}
+	if !(w.Miss >= 0 && w.Miss <= 1) {
+		errs = append(errs, badFlag("miss", fmt.Sprint(w.Miss), "is not a fraction: want a number from 0 to 1, e.g. 0.05"))
+	}
+	return w, errors.Join(errs...)
+}
+
+// machineFlags say where latencies and core counts come from.
+type machineFlags struct {
+	fs        *flag.FlagSet
+	local     *float64
+	remote    *float64
+	buffer    *float64
+	bufferMin *int
+	locality  float64
+	cores     *int
+	topology  *string
+	fromRun   *int64
+	store     *string
+}
+
+func addMachineFlags(fs *flag.FlagSet) *machineFlags {
+	m := &machineFlags{fs: fs, locality: -1}
+	m.local = fs.Float64("local-ns", 0, "memory latency to the local node, `ns`")
+	m.remote = fs.Float64("remote-ns", 0, "memory latency to a remote node, `ns` (needed for more than one socket)")
+	m.buffer = fs.Float64("buffer-ns", 0, "extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
+	m.bufferMin = fs.Int("buffer-min-sockets", 4, "smallest socket count that has the --buffer-ns memory buffer")
+	fs.Func("locality", "`fraction` of accesses to the local node, 0 to 1 (default: none, every node equally likely)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0 && v <= 1) {
+			return fmt.Errorf("%q is not a fraction: want a number from 0 to 1, e.g. 0.8", s)
+		}
+		m.locality = v
+		return nil
+	})
+	m.cores = fs.Int("cores", 0, "physical cores per socket (default: the topology's, else 1)")
+	m.topology = fs.String("topology", "", "hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
+	m.fromRun = fs.Int64("from-run", 0, "stored run `ID` whose machine and memory probe give latencies, clock and cores")
+	m.store = storeFlag(fs)
+	return m
+}
+
+// check validates the machine flags; machine assumes they passed.
+func (m *machineFlags) check() error {
+	var errs []error
+	if modelFlagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)) {
+		errs = append(errs, badFlag("local-ns", modelNum(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67"))
+	}
+	if modelFlagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)) {
+		errs = append(errs, badFlag("remote-ns", modelNum(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125"))
+	}
+	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
+		errs = append(errs, badFlag("buffer-ns", modelNum(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
+	}
+	if *m.bufferMin < 1 {
+		errs = append(errs, badFlag("buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more"))
+	}
+	if modelFlagGiven(m.fs, "cores") && *m.cores < 1 {
+		errs = append(errs, badFlag("cores", strconv.Itoa(*m.cores), "is not a core count: want 1 or more cores per socket"))
+	}
+	if *m.topology != "" && *m.fromRun != 0 {
+		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
+	}
+	if modelFlagGiven(m.fs, "from-run") && *m.fromRun <= 0 {
+		errs = append(errs, badFlag("from-run", strconv.FormatInt(*m.fromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')"))
+	}
+	return errors.Join(errs...)
+}
+
+// machine builds the latency source. maxSockets is the largest socket
+// count asked for (remote latency is needed only above one). It returns the
+// topology that limits socket counts (nil: none) and the core clock
+// measured or recorded with the machine (0: unknown).
+func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology, float64, error) {
+	var t *result.Topology
+	var sum *memlat.Summary
+	var err error
+	switch {
+	case *m.topology != "":
+		t, err = readModelTopology(*m.topology)
+	case *m.fromRun != 0:
+		t, sum, err = readModelRun(*m.store, *m.fromRun)
+	}
+	if err != nil {
+		return model.Machine{}, nil, 0, err
+	}
+	local, remote := *m.local, *m.remote
+	localSet, remoteSet := modelFlagGiven(m.fs, "local-ns"), modelFlagGiven(m.fs, "remote-ns")
+	ghz := modelTopologyGHz(t)
+	src := "flags"
+	runCores := 0 // cores per socket of a one-node run's machine
+	if sum != nil {
+		// A stored memory probe: its measured latencies stand in for
+		// flags not given, and its measured clock for --ghz.
+		if sum.GHz > 0 {
+			ghz = sum.GHz
+		}
+		if !localSet && sum.LocalNS > 0 {
+			local, localSet = sum.LocalNS, true
+		}
+		if !remoteSet && sum.RemoteNS > 0 {
+			remote, remoteSet = sum.RemoteNS, true
+		}
+		if t != nil && !modelFlagGiven(m.fs, "local-ns") && !modelFlagGiven(m.fs, "remote-ns") && len(t.Nodes) > 1 {
+			if mat := modelSummaryMatrix(sum, t); mat != nil {
+				t.LatencyNS = mat
+			}
+		}
+		if t == nil || len(t.Nodes) <= 1 {
+			// One measured node says nothing about sockets this machine
+			// lacks: model them with the local latency and --remote-ns.
+			src = fmt.Sprintf("run %d: measured local latency (memlat.Summary)", *m.fromRun)
+			runCores = modelCoresPerPackage(t)
+			t = nil
+		}
+	}
+	var mc model.Machine
+	if t != nil {
+		switch {
+		case len(t.LatencyNS) > 0:
+		case len(t.Distances) > 0 && !localSet:
+			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
+		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
+			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
+		}
+		mc, err = model.TopologyMachine(t, local, remote)
+		if err != nil {
+			return model.Machine{}, nil, 0, fmt.Errorf("reading latencies from %s: %w", t.Source, err)
+		}
+		mc.Source = t.Source + ": " + mc.Source
+	} else {
+		if !localSet {
+			return model.Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
+		}
+		if maxSockets > 1 && !remoteSet {
+			return model.Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
+		}
+		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, CoresPerSocket: max(runCores, 1)}
+	}
+	if *m.cores > 0 {
+		mc.CoresPerSocket = *m.cores
+	}
+	mc.BufferNS, mc.BufferMinSockets, mc.Locality = *m.buffer, *m.bufferMin, m.locality
+	return mc, t, ghz, nil
+}
+
+// readModelTopology reads hwloc XML, or the JSON numalab prints for a
+// topology (a result.Topology, or a stored run with its machine).
+func readModelTopology(path string) (*result.Topology, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading topology: %w", err)
+	}
+	if trimmed := bytes.TrimSpace(b); len(trimmed) > 0 && trimmed[0] == '{' {
+		var probe struct {
+			Machine *result.Topology `json:"machine"`
+			result.Topology
+		}
+		if err := json.Unmarshal(b, &probe); err != nil {
+			return nil, fmt.Errorf("reading topology %q: not numalab topology JSON: %w", path, err)
+		}
+		t := &probe.Topology
+		if probe.Machine != nil {
+			t = probe.Machine
+		}
+		if len(t.CPUs) == 0 && len(t.Nodes) == 0 {
+			return nil, fmt.Errorf("reading topology %q: JSON without cpus or nodes (want 'numalab topo --json' output or hwloc XML)", path)
+		}
+		if t.Source == "" {
+			t.Source = path
+		}
+		return t, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading topology: %w", err)
+	}
+	defer f.Close()
+	t, err := topo.FromHwlocXML(f)
+	if err != nil {
+		return nil, fmt.Errorf("reading topology %q: %w (want hwloc XML from 'lstopo --of xml', or numalab topology JSON)", path, err)
+	}
+	if !strings.Contains(t.Source, filepath.Base(path)) {
+		t.Source = "hwloc:" + path
+	}
+	return t, nil
+}
+
+// readModelRun reads what a stored run offers the model: the machine it
+// ran on and, for a memory probe, its summary (item kind "memlat.Summary",
+// the last one if several).
+func readModelRun(storePath string, id int64) (*result.Topology, *memlat.Summary, error) {
+	st, err := store.Open(storePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	r, err := st.Get(id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-from-run: %w", err)
+	}
+	var sum *memlat.Summary
+	for _, it := range r.Results {
+		if it.Kind != "memlat.Summary" {
+			continue
+		}
+		var s memlat.Summary
+		if err := json.Unmarshal(it.Body, &s); err != nil {
+			return nil, nil, fmt.Errorf("-from-run: run %d: reading its memlat.Summary: %w", id, err)
+		}
+		sum = &s
+	}
+	if r.Machine == nil && sum == nil {
+		return nil, nil, fmt.Errorf("-from-run: run %d was stored without its machine's topology or a memory probe summary (try --topology FILE, or a 'numalab probe mem' run)", id)
+	}
+	var t *result.Topology
+	if r.Machine != nil {
+		c := *r.Machine
+		c.Source = fmt.Sprintf("run %d (%s)", id, r.Machine.Source)
+		t = &c
+	}
+	return t, sum, nil
+}
+
+// modelSummaryMatrix is a probe's node latency matrix reordered to the
+// topology's nodes, or nil unless it covers exactly the nodes with CPUs
+// and the topology has no memory-only nodes.
+func modelSummaryMatrix(sum *memlat.Summary, t *result.Topology) [][]float64 {
+	if len(sum.Nodes) != len(t.Nodes) || len(sum.MatrixNS) != len(sum.Nodes) {
+		return nil
+	}
+	pos := map[int]int{}
+	for i, id := range sum.Nodes {
+		pos[id] = i
+	}
+	m := make([][]float64, len(t.Nodes))
+	for i, a := range t.Nodes {
+		pa, ok := pos[a.ID]
+		if !ok || len(sum.MatrixNS[pa]) != len(sum.Nodes) {
+			return nil
+		}
+		m[i] = make([]float64, len(t.Nodes))
+		for j, b := range t.Nodes {
+			pb, ok := pos[b.ID]
+			if !ok {
+				return nil
+			}
+			m[i][j] = sum.MatrixNS[pa][pb]
+		}
+	}
+	return m
+}
+
+// modelCoresPerPackage is the topology's physical cores per package (0 unknown).
+func modelCoresPerPackage(t *result.Topology) int {
+	if t == nil || len(t.Cores) == 0 {
+		return 0
+	}
+	return len(t.Cores) / max(len(t.Packages), 1)
+}
+
+// modelTopologyGHz is the highest maximum CPU frequency a topology records, in
+// GHz, or 0.
+func modelTopologyGHz(t *result.Topology) float64 {
+	if t == nil {
+		return 0
+	}
+	var mhz float64
+	for _, c := range t.CPUs {
+		mhz = max(mhz, c.MaxMHz)
+	}
+	return mhz / 1000
+}
+
+// modelFlagGiven reports whether the flag was given on the command line.
+func modelFlagGiven(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// modelInts parses a comma-separated list of integers of at least least.
+func modelInts(name, s string, least int) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < least {
+			return nil, badFlag(name, s, fmt.Sprintf("is not a list of whole numbers of at least %d: want e.g. 1,2,4", least))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// modelFloats parses a comma-separated list of positive numbers.
+func modelFloats(name, s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, badFlag(name, s, "is not a list of numbers above 0: want e.g. 3,2.2,1")
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// modelSocketsFit refuses socket counts a topology does not have.
+func modelSocketsFit(flagValue string, ss []int, mc model.Machine, t *result.Topology) error {
+	n := mc.MaxSockets()
+	if n == 0 || t == nil || len(ss) == 0 || slices.Max(ss) <= n {
+		return nil
+	}
+	if flagValue == "" {
+		flagValue = fmt.Sprint(slices.Max(ss))
+	}
+	return badFlag("sockets", flagValue, fmt.Sprintf("does not fit topology %s: it has %d socket(s) (try --sockets %s)", t.Source, n, modelRange(n)))
+}
+
+func modelMaxOr(s []int, def int) int {
+	if len(s) == 0 {
+		return def
+	}
+	return slices.Max(s)
+}
+
+// modelRange is "1,2,...,n".
+func modelRange(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()
+}

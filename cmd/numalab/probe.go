@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+const probeHelp = `Usage:
+  numalab probe mem [flags]   what a dependent memory access costs, from L1 to DRAM
+  numalab probe io [flags]    what the storage delivers (see 'numalab probe io --help')
+
+Probes measure the machine, not a database. 'probe mem' chases pointers
+through random cycles of cache lines (mmap'd outside the Go heap, on one
+pinned thread) and reports:
+
+  - a latency ladder from --min to --max (4 sizes per doubling), in ns and
+    in core cycles, for a TLB-local chain (inside 256 KiB windows, like
+    multichase) and a fully random one (every access may miss the TLB), with
+    4 KiB and/or 2 MiB transparent huge pages (--pages); the page size
+    actually obtained is read back from /proc/self/smaps;
+  - the plateaus L1, L2, L3 and DRAM found in the ladder, with their knees
+    against the cache sizes the topology reports;
+  - the core clock, measured with a dependent chain of one-cycle adds;
+  - memory-level parallelism: 1..16 interleaved chains, misses in flight;
+  - sequential-read bandwidth on 1..all cores, and latency while the other
+    cores stream;
+  - the NUMA latency matrix: a thread on each node to memory bound to each
+    node (1x1 on a one-node machine).
+
+Every point is the median of short windows (--window, default 50 ms) in
+which the thread was not preempted, with min-max. The run is stored
+(--store) with a "memlat.Summary" item that 'numalab model --from-run' reads.
+The default probe takes about a minute; --quick about 10 s (2 sizes per
+doubling, the random chain only at --max).
+
+Examples:
+  numalab probe mem                       # full probe, stored in ./numalab.db
+  numalab probe mem --quick               # the short probe eval uses
+  numalab probe mem --pages 2m --max 256m # huge pages only, smaller ladder
+  numalab probe mem --nodes 0,1 --json    # matrix over nodes 0 and 1, JSON out
+`
+
+func cmdProbe(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			fmt.Fprint(e.stdout, probeHelp)
+			return nil
+		}
+		fmt.Fprint(e.stderr, probeHelp)
+		return errUsage
+	}
+	switch args[0] {
+	case "mem":
+		return cmdProbeMem(ctx, e, args[1:])
+	case "io":
+		return cmdProbeIO(ctx, e, args[1:])
+	}
+	fmt.Fprintf(e.stderr, "numalab probe: unknown probe %q (want mem or io)\n\n", args[0])
+	fmt.Fprint(e.stderr, probeHelp)
+	return errUsage
+}
+
+const probeMemHelp = probeHelp + `
+Usage of probe mem:
+  numalab probe mem [--quick] [--max SIZE] [--pages 4k|2m|both] [--nodes LIST] [--json] [--store PATH]
+`
+
+func cmdProbeMem(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "probe mem", probeMemHelp)
+	quick := fs.Bool("quick", false, "short probe (about 10 s): 2 sizes per doubling, fewer extras")
+	maxS := fs.String("max", "1g", "largest working set; must pass 4x the last-level cache to reach DRAM")
+	minS := fs.String("min", "4k", "smallest working set")
+	pages := fs.String("pages", "both", "page size: 4k, 2m (transparent huge pages via madvise) or both")
+	nodes := fs.String("nodes", "", "NUMA nodes for the matrix, e.g. 0,1 (default all)")
+	samples := fs.Int("samples", 3, "clean windows per point")
+	window := fs.Int("window", 50, "length of one timed window in ms")
+	perDoubling := fs.Int("per-doubling", 0, "ladder sizes per doubling (default 4, 2 with --quick)")
+	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
+	storePath := storeFlag(fs)
+	noStore := fs.Bool("no-store", false, "do not store the run")
+	if done, err := parseFlags(e, fs, args); done {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	cfg := memlat.DefaultConfig(*quick)
+	var errs []error
+	if v, err := memlat.ParseBytes(*maxS); err != nil {
+		errs = append(errs, badFlag("max", *maxS, "is not a size (want e.g. 256m or 1g)"))
+	} else {
+		cfg.MaxBytes = v
+	}
+	if v, err := memlat.ParseBytes(*minS); err != nil {
+		errs = append(errs, badFlag("min", *minS, "is not a size (want e.g. 4k)"))
+	} else {
+		cfg.MinBytes = v
+	}
+	switch *pages {
+	case "4k", "2m":
+		cfg.Pages = []string{*pages}
+	case "both":
+	default:
+		errs = append(errs, badFlag("pages", *pages, "is not a page size (want 4k, 2m or both)"))
+	}
+	if *nodes != "" {
+		for _, f := range strings.Split(*nodes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 {
+				errs = append(errs, badFlag("nodes", *nodes, "is not a list of node numbers (want e.g. 0,1)"))
+				break
+			}
+			cfg.Nodes = append(cfg.Nodes, n)
+		}
+	}
+	if *samples < 1 {
+		errs = append(errs, badFlag("samples", strconv.Itoa(*samples), "is not a positive count"))
+	}
+	cfg.Tries += *samples - cfg.Samples // keep the same number of spare windows
+	cfg.Samples = *samples
+	if *window < 1 {
+		errs = append(errs, badFlag("window", strconv.Itoa(*window), "is not a positive number of ms"))
+	}
+	cfg.WindowMS = *window
+	if *perDoubling < 0 {
+		errs = append(errs, badFlag("per-doubling", strconv.Itoa(*perDoubling), "is not a positive count"))
+	} else if *perDoubling > 0 {
+		cfg.PerDoubling = *perDoubling
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+
+	t, err := topo.FromSysfs("/")
+	if err != nil {
+		return fmt.Errorf("probing memory: %w", err)
+	}
+	mi, err := memlat.ReadMeminfo("/")
+	if err != nil {
+		return fmt.Errorf("probing memory: %w", err)
+	}
+	if err := cfg.Validate(t, mi); err != nil {
+		return fmt.Errorf("probing memory: %w", err)
+	}
+
+	var rec *recorder
+	emit := func(string, any) error { return nil }
+	if !*noStore {
+		rec, err = startRun(ctx, e, *storePath, "probe-mem", cfg)
+		if err != nil {
+			return err
+		}
+		emit = rec.Add
+	}
+	prog := newProgress(e.stderr)
+	rep, perr := memlat.Probe(ctx, cfg, t, prog.Say, emit)
+	prog.Done()
+	if rec != nil {
+		if ferr := rec.Finish(perr, probeMemHeadline(rep)); ferr != nil && perr == nil {
+			perr = ferr
+		}
+	}
+	if rep != nil && (perr == nil || len(rep.Ladders) > 0) {
+		var werr error
+		if *jsonOut {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			werr = enc.Encode(rep)
+		} else {
+			werr = memlat.WriteText(e.stdout, rep)
+		}
+		if perr == nil {
+			perr = werr
+		}
+	}
+	if perr != nil {
+		return fmt.Errorf("probing memory: %w", perr)
+	}
+	return nil
+}
+
+// probeMemHeadline is the one-line figure of a memory probe for run listings.
+func probeMemHeadline(rep *memlat.Report) string {
+	if rep == nil {
+		return ""
+	}
+	s := rep.Summary
+	var parts []string
+	if s.DRAMNS4K > 0 {
+		parts = append(parts, fmt.Sprintf("DRAM %.0f ns (4k pages)", s.DRAMNS4K))
+	}
+	if s.DRAMNS2M > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f ns (2m pages)", s.DRAMNS2M))
+	}
+	if s.WorkingSetBytes > 0 {
+		parts = append(parts, "random chain at "+memlat.FormatBytes(s.WorkingSetBytes))
+	}
+	if s.GHz > 0 {
+		parts = append(parts, fmt.Sprintf("%.2f GHz", s.GHz))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/iobench"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+)
+
+func probeIO(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, args: append([]string{"probe", "io"}, args...)}
+	err := cmdProbeIO(context.Background(), e, args)
+	return out.String(), errb.String(), err
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"4096": 4096, "8KiB": 8192, "8k": 8192, "512MiB": 512 << 20, "1 GiB": 1 << 30, "1.5G": 1536 << 20, "2TB": 2 << 40} {
+		got, err := parseByteSize(in)
+		if err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "abc", "1XB", "-5M", "0.3"} {
+		if got, err := parseByteSize(in); err == nil {
+			t.Errorf("parseByteSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestProbeIOHelp(t *testing.T) {
+	out, _, err := probeIO(t, "--help")
+	if err != nil || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--path") || !strings.Contains(out, "4.2") {
+		t.Errorf("--help: %v\n%s", err, out)
+	}
+}
+
+func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
+	_, _, err := probeIO(t, "--size", "lots", "--qd", "0,4", "--duration", "1ms", "--seq", "3000", "--mix-read", "120")
+	if err == nil {
+		t.Fatal("bad flags accepted")
+	}
+	for _, want := range []string{"-size", "-qd", "-duration", "-seq", "-mix-read"} {
+		if !strings.Contains(err.Error(), want+": ") {
+			t.Errorf("error does not name %s:\n%v", want, err)
+		}
+	}
+}
+
+func TestProbeIOBadPathStoresNothing(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "runs.db")
+	_, _, err := probeIO(t, "--path", filepath.Join(dir, "nope"), "--store", db)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing --path: %v", err)
+	}
+	_, _, err = probeIO(t, "--path", dir, "--size", "1TiB", "--store", db)
+	if !errors.Is(err, iobench.ErrNoSpace) {
+		t.Errorf("--size 1TiB: %v, want a free-space error", err)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("bad input created the store (stat: %v)", err)
+	}
+}
+
+func TestProbeIOStoresRunOnHost(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "runs.db")
+	out, stderr, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1,2",
+		"--seq", "1MiB", "--mix-qd", "2", "--store", db, "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var r result.IOProbe
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if len(r.Patterns) != 4 || r.Ratio == nil {
+		t.Errorf("%d patterns, ratio %v; want 4 and a ratio", len(r.Patterns), r.Ratio)
+	}
+	if _, err := os.Stat(r.File); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("test file %s left behind", r.File)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.List()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("stored runs: %v, %v", runs, err)
+	}
+	run, err := st.Get(runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Kind != "probe-io" || run.Status != result.StatusComplete || !strings.Contains(run.Headline, "IOPS") {
+		t.Errorf("stored run: kind %q status %q headline %q", run.Kind, run.Status, run.Headline)
+	}
+	var kinds []string
+	for _, it := range run.Results {
+		kinds = append(kinds, it.Kind)
+	}
+	if strings.Join(kinds, ",") != "result.IOPattern,result.IOPattern,result.IOPattern,result.IOPattern,result.IOProbe" {
+		t.Errorf("stored items %v", kinds)
+	}
+	text, _, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1", "--seq", "1MiB", "--mix-qd", "0", "--store", db)
+	if err != nil || !strings.Contains(text, "random read") || !strings.Contains(text, "sequential pages per random read") {
+		t.Errorf("text output: %v\n%s", err, text)
+	}
+}

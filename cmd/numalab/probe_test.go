@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/store"
+)
+
+func TestProbeMemBadInput(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "runs.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max", "100t"}, "try a smaller --max"},
+		{[]string{"--max", "lots"}, `-max: "lots" is not a size`},
+		{[]string{"--pages", "1g"}, `-pages: "1g" is not a page size (want 4k, 2m or both)`},
+		{[]string{"--nodes", "63"}, "NUMA node 63 does not exist"},
+		{[]string{"--nodes", "x"}, "is not a list of node numbers"},
+		{[]string{"--samples", "0", "--window", "0"}, `-window: "0"`},
+		{[]string{"stray"}, `unexpected argument "stray"`},
+	} {
+		_, _, err := runCLI(t, append([]string{"probe", "mem", "--store", db}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("probe mem %v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, stderr, err := runCLI(t, "probe", "disk"); !errors.Is(err, errUsage) || !strings.Contains(stderr, `unknown probe "disk"`) {
+		t.Errorf("probe disk: %v %q", err, stderr)
+	}
+	if _, _, err := runCLI(t, "probe"); !errors.Is(err, errUsage) {
+		t.Errorf("probe without a probe: %v", err)
+	}
+}
+
+// TestProbeMemStoresRunHost runs a tiny probe on this machine and reads
+// the stored summary back as 'numalab model --from-run' does.
+func TestProbeMemStoresRunHost(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "runs.db")
+	out, stderr, err := runCLI(t, "probe", "mem", "--store", db, "--max", "16m", "--per-doubling", "1",
+		"--samples", "1", "--window", "5", "--pages", "4k")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"Latency ladder, 4k pages asked", "Core clock:", "NUMA latency matrix", "Sequential read bandwidth"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.List()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%d runs stored, %v", len(runs), err)
+	}
+	run, err := st.Get(runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Kind != "probe-mem" || run.Status != "complete" || !strings.Contains(run.Headline, "DRAM") {
+		t.Errorf("run %+v", run)
+	}
+	var sum *memlat.Summary
+	for _, it := range run.Results {
+		if it.Kind == "memlat.Summary" {
+			sum = new(memlat.Summary)
+			if err := json.Unmarshal(it.Body, sum); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if sum == nil || sum.GHz <= 0 || sum.DRAMNS4K <= 0 || sum.LocalNS <= 0 || len(sum.MatrixNS) == 0 {
+		t.Errorf("stored summary %+v", sum)
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// readmeCommands returns the two commands the README opens with, without
+// their comments: the main job and the test suite.
+func readmeCommands(t *testing.T) (mainJob, tests string) {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md does not open with a ```sh block")
+	}
+	var cmds []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(line, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("README opens with %d commands, want 2 (main job, test suite)", len(cmds))
+	}
+	return cmds[0], cmds[1]
+}
+
+// TestReadmeTestCommandIsCI keeps .ci/run and the README's test command the same.
+func TestReadmeTestCommandIsCI(t *testing.T) {
+	_, tests := readmeCommands(t)
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != tests {
+		t.Errorf(".ci/run ends with %q, README's test command is %q", last, tests)
+	}
+}
+
+// TestReadmeMainJob runs the README's main-job command in-process.
+func TestReadmeMainJob(t *testing.T) {
+	mainJob, _ := readmeCommands(t)
+	args, ok := strings.CutPrefix(mainJob, "go run ./cmd/numalab ")
+	if !ok {
+		t.Fatalf("main job %q does not start with 'go run ./cmd/numalab '", mainJob)
+	}
+	if testing.Short() && strings.HasPrefix(args, "eval") {
+		t.Skip("-short: the main job takes minutes")
+	}
+	t.Chdir(t.TempDir()) // the store it writes goes there
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), strings.Fields(args), &out, &errb); err != nil {
+		t.Fatalf("%s: %v\n%s", mainJob, err, errb.String())
+	}
+	if out.Len() == 0 {
+		t.Errorf("%s printed nothing", mainJob)
+	}
+}

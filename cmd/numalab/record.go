@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/version"
+)
+
+// storeFlag adds --store to a command that reads or writes runs.
+func storeFlag(fs *flag.FlagSet) *string {
+	return fs.String("store", "numalab.db", "results `store`: an SQLite file, created if missing")
+}
+
+// recorder stores one run as it is measured: Begin at start, each item as
+// soon as it exists, the outcome at the end. What was measured before a
+// failure or Ctrl-C stays in the store.
+type recorder struct {
+	ctx context.Context
+	e   *env
+	st  *store.Store
+	run *result.Run
+}
+
+// startRun opens the store and records a new run of the given kind with
+// this machine's topology and the command's configuration.
+func startRun(ctx context.Context, e *env, storePath, kind string, config any) (*recorder, error) {
+	cfg, err := json.Marshal(config)
+	if err != nil {
+		return nil, fmt.Errorf("recording configuration: %w", err)
+	}
+	machine, err := topo.FromSysfs("/")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "numalab: warning: run stored without topology: %v\n", err)
+		machine = nil
+	}
+	host, _ := os.Hostname()
+	st, err := store.Open(storePath)
+	if err != nil {
+		return nil, err
+	}
+	run := &result.Run{
+		Kind:    kind,
+		Command: result.Redact("numalab " + strings.Join(e.args, " ")),
+		Config:  cfg,
+		Version: version.Version,
+		Host:    host,
+		Machine: machine,
+		Started: time.Now(),
+	}
+	if err := st.Begin(run); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &recorder{ctx: ctx, e: e, st: st, run: run}, nil
+}
+
+// ID is the run's id in the store.
+func (r *recorder) ID() int64 { return r.run.ID }
+
+// Add stores one measured item of the run.
+func (r *recorder) Add(kind string, v any) error {
+	_, err := r.st.Add(r.run.ID, kind, v)
+	return err
+}
+
+// Finish records how the run ended (complete, interrupted by Ctrl-C, or
+// failed with err), closes the store and says where the run went.
+func (r *recorder) Finish(err error, headline string) error {
+	status, msg := result.StatusComplete, ""
+	switch {
+	case errors.Is(err, context.Canceled) || r.ctx.Err() != nil:
+		status = result.StatusInterrupted
+	case err != nil:
+		status, msg = result.StatusFailed, result.Redact(err.Error())
+	}
+	ferr := r.st.Finish(r.run.ID, time.Now(), status, headline, msg)
+	cerr := r.st.Close()
+	if ferr == nil && cerr == nil {
+		fmt.Fprintf(r.e.stderr, "numalab: stored as run %d (%s) in %s\n", r.run.ID, status, r.st.Path())
+	}
+	return errors.Join(ferr, cerr)
+}

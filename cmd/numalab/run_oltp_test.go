@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+)
+
+var (
+	tpccOnce sync.Once
+	tpccDir  string
+	tpccErr  error
+)
+
+// tpccDB returns the path of a W=1 database loaded once per test binary by
+// the command itself (which also exercises the load path).
+func tpccDB(t *testing.T) string {
+	t.Helper()
+	tpccOnce.Do(func() {
+		tpccDir, tpccErr = os.MkdirTemp("", "numalab-oltp-test-")
+		if tpccErr != nil {
+			return
+		}
+		_, stderr, err := runCLI(t, "run", "oltp", "--db", filepath.Join(tpccDir, "w1.db"), "--store", filepath.Join(tpccDir, "s.db"),
+			"--streams", "1", "--duration", "200ms", "--warmup", "0s")
+		if err != nil {
+			tpccErr = err
+			t.Log(stderr)
+		}
+	})
+	if tpccErr != nil {
+		t.Fatalf("loading the shared TPC-C database: %v", tpccErr)
+	}
+	return filepath.Join(tpccDir, "w1.db")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tpccDir != "" {
+		os.RemoveAll(tpccDir)
+	}
+	os.Exit(code)
+}
+
+func TestRunOLTPStoresEveryCell(t *testing.T) {
+	db := tpccDB(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1,2",
+		"--placement", "cpus=0;", "--duration", "300ms", "--warmup", "100ms", "--trace", "50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 {
+		t.Errorf("want a header and 4 rows, got:\n%s", out)
+	}
+	s, err := store.Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != "oltp" || r.Status != result.StatusComplete || r.Machine == nil || !strings.Contains(r.Headline, "tps") {
+		t.Errorf("run = %s %s %q", r.Kind, r.Status, r.Headline)
+	}
+	var cells []result.Cell
+	for _, it := range r.Results {
+		if it.Kind != "drive.Cell" {
+			continue
+		}
+		var c result.Cell
+		if err := json.Unmarshal(it.Body, &c); err != nil {
+			t.Fatal(err)
+		}
+		cells = append(cells, c)
+	}
+	if len(cells) != 4 {
+		t.Fatalf("%d cells stored, want 4", len(cells))
+	}
+	for _, c := range cells {
+		if c.Total.Count == 0 || c.Total.Errors != 0 || c.TPS <= 0 || len(c.Types) != 2 || c.Usage == nil {
+			t.Errorf("cell %d: count %d errors %d tps %.0f", c.Index, c.Total.Count, c.Total.Errors, c.TPS)
+		}
+		if c.Usage != nil && c.Usage.ReadFromDisk {
+			t.Errorf("cell %d read from disk after prewarm", c.Index)
+		}
+		if len(c.Trace) == 0 {
+			t.Errorf("cell %d: no trace", c.Index)
+		}
+	}
+	if got := cells[0].CPUs; len(got) != 1 || got[0] != 0 {
+		t.Errorf("cell 0 CPUs = %v, want [0]", got)
+	}
+}
+
+func TestRunOLTPSweepFile(t *testing.T) {
+	db := tpccDB(t)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(f, []byte(`streams = [1]
+duration = "200ms"
+warmup = "0s"
+repeat = 2
+`), 0o644)
+	out, _, err := runCLI(t, "run", "oltp", "-f", f, "--db", db, "--store", filepath.Join(dir, "s.db"), "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []result.Cell
+	if err := json.Unmarshal([]byte(out), &cells); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	if len(cells) != 2 || cells[1].Repeat != 1 {
+		t.Errorf("want 2 repeats, got %d cells", len(cells))
+	}
+	os.WriteFile(f, []byte("streamz = [1]\n"), 0o644)
+	if _, _, err := runCLI(t, "run", "oltp", "-f", f, "--db", db, "--store", filepath.Join(dir, "s.db")); err == nil || !strings.Contains(err.Error(), "streamz") {
+		t.Errorf("unknown setting: %v", err)
+	}
+}
+
+func TestRunOLTPInterrupted(t *testing.T) {
+	db := tpccDB(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	var out, errb strings.Builder
+	err := run(ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1,2", "--duration", "1s", "--warmup", "0s"}, &out, &errb)
+	if err == nil {
+		t.Fatal("an interrupted run returned no error")
+	}
+	s, err := store.Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != result.StatusInterrupted {
+		t.Errorf("status %s, want interrupted", r.Status)
+	}
+	var cut, full int
+	for _, it := range r.Results {
+		if it.Kind == "drive.Cell" {
+			var c result.Cell
+			json.Unmarshal(it.Body, &c)
+			if c.Interrupted {
+				cut++
+			} else {
+				full++
+			}
+		}
+	}
+	if full != 1 || cut != 1 {
+		t.Errorf("%d full and %d cut-short cells kept, want 1 and 1\n%s", full, cut, errb.String())
+	}
+}
+
+func TestRunOLTPBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("keep me\n"), 0o644)
+	st := filepath.Join(dir, "s.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--warehouses", "0"}, "-warehouses: \"0\" is not a positive count"},
+		{[]string{"--streams", "1,0"}, "at least 1"},
+		{[]string{"--streams", "100000"}, "per logical CPU"},
+		{[]string{"--placement", "node=3"}, "no NUMA node 3"},
+		{[]string{"--placement", "cores=64"}, "only"},
+		{[]string{"--data-node", "7"}, "is not a NUMA node"},
+		{[]string{"--engine", "oracle"}, "-engine"},
+		{[]string{"--db", notes}, "not a numalab TPC-C database"},
+		{[]string{"--db", st}, "not a numalab TPC-C database"},
+		{[]string{"--duration", "0s"}, "-duration"},
+	} {
+		args := append([]string{"run", "oltp", "--store", st, "--duration", "100ms"}, c.args...)
+		_, _, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want it to say %q", c.args, err, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "keep me\n" {
+		t.Error("a file that is not a TPC-C database was changed")
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	db := tpccDB(t)
+	out, _, err := runCLI(t, "check", "--db", db)
+	if err != nil || !strings.Contains(out, "consistent") {
+		t.Errorf("check: %v %q", err, out)
+	}
+	if _, _, err := runCLI(t, "check", "--db", filepath.Join(t.TempDir(), "none.db")); err == nil {
+		t.Error("check of a missing file succeeded")
+	}
+}

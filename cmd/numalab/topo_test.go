@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+const topoFixtures = "../../testdata/topology/"
+
+// -update rewrites the golden files; registered once for the package by
+// whichever test file's init runs first.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files under testdata/golden")
+	}
+}
+
+// topoGolden compares got with testdata/golden/name, or rewrites it with
+// -update, and shows the first differing line.
+func topoGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run 'go test ./cmd/numalab -run Topo -update' to create it)", err)
+	}
+	if got == string(want) {
+		return
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(gl), len(wl)) {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("%s differs from %s at line %d:\n got: %q\nwant: %q\n(run with -update if the change is intended)", name, path, i+1, g, w)
+			return
+		}
+	}
+}
+
+// The text and JSON views of captured machines: this 2-vCPU guest, a
+// hybrid laptop, a cgroup-restricted box with memory-only nodes, and two
+// hwloc XML machines (384 CPUs; DRAM+HBM nodes).
+var topoExamples = []struct{ golden, args string }{
+	{"topo-kvm-2vcpu.txt", "--sysfs " + topoFixtures + "kvm-2vcpu-zen.tar.gz"},
+	{"topo-kvm-2vcpu.json", "--json --sysfs " + topoFixtures + "kvm-2vcpu-zen.tar.gz"},
+	{"topo-hybrid.txt", "--sysfs " + topoFixtures + "20em64t-hybrid-1p6c2t+2ca4co1t.tar.bz2"},
+	{"topo-cgroup.txt", "--sysfs " + topoFixtures + "16amd64-4n4c-cgroup-distance-merge.tar.bz2"},
+	{"topo-cgroup.json", "--json --sysfs " + topoFixtures + "16amd64-4n4c-cgroup-distance-merge.tar.bz2"},
+	{"topo-192em64t.txt", "--hwloc " + topoFixtures + "192em64t-24n8c2t.xml"},
+	{"topo-heteromem.txt", "--hwloc " + topoFixtures + "64intel64-heteromem.xml"},
+}
+
+func TestTopoGolden(t *testing.T) {
+	for _, ex := range topoExamples {
+		t.Run(ex.golden, func(t *testing.T) {
+			out, stderr, err := runCLI(t, append([]string{"topo"}, strings.Fields(ex.args)...)...)
+			if err != nil {
+				t.Fatalf("numalab topo %s: %v\n%s", ex.args, err, stderr)
+			}
+			if strings.HasSuffix(ex.golden, ".json") {
+				var top result.Topology
+				if err := json.Unmarshal([]byte(out), &top); err != nil || len(top.CPUs) == 0 {
+					t.Errorf("--json output does not read back as a topology: %v", err)
+				}
+			}
+			topoGolden(t, ex.golden, out)
+		})
+	}
+}
+
+func TestTopoSelect(t *testing.T) {
+	capture := topoFixtures + "16em64t-4s2c2t.tar.bz2" // 4 sockets x 2 cores x 2 threads
+	out, _, err := runCLI(t, "topo", "--sysfs", capture, "--select", "smt=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "smt=off: cpus 0-7 (8 cores, node 0)\n"; out != want {
+		t.Errorf("--select smt=off printed %q, want %q", out, want)
+	}
+	out, _, err = runCLI(t, "topo", "--sysfs", capture, "--select", "cores=2", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct{ CPUs []int }
+	if err := json.Unmarshal([]byte(out), &p); err != nil || len(p.CPUs) != 4 {
+		t.Errorf("--select cores=2 --json: %q, %v", out, err)
+	}
+	if _, _, err := runCLI(t, "topo", "--sysfs", capture, "--select", "node=3"); err == nil || !strings.Contains(err.Error(), "node 0") {
+		t.Errorf("an impossible selector should say what exists: %v", err)
+	}
+}
+
+func TestTopoBadFlags(t *testing.T) {
+	for args, want := range map[string]string{
+		"--sysfs a --hwloc b":                       "give one source",
+		"--capture x.tar.bz2":                       "must end in .tar.gz",
+		"--capture x.tar.gz --hwloc b":              "not an XML file",
+		"--sysfs /nonexistent/numalab":              "want a directory holding sys/ and proc/",
+		"--hwloc " + topoFixtures + "COPYING.hwloc": "want the output of lstopo --of xml",
+		"--sysfs " + topoFixtures + "COPYING.hwloc": "numalab topo --capture",
+	} {
+		_, _, err := runCLI(t, append([]string{"topo"}, strings.Fields(args)...)...)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("topo %s: err = %v, want one saying %q", args, err, want)
+		}
+	}
+}
+
+// TestTopoHostCaptureAndRead reads this machine: it captures it, shows the
+// capture, and checks that the capture reads as the machine does. Any
+// Linux machine will do.
+func TestTopoHostCaptureAndRead(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/cpu"); err != nil {
+		t.Skip("no /sys/devices/system/cpu: not Linux")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "this-host.tar.gz")
+	out, _, err := runCLI(t, "topo", "--capture", file)
+	if err != nil || !strings.Contains(out, "wrote "+file) {
+		t.Fatalf("--capture: %q, %v", out, err)
+	}
+	live, _, err := runCLI(t, "topo", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	captured, _, err := runCLI(t, "topo", "--json", "--sysfs", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b result.Topology
+	if err := json.Unmarshal([]byte(live), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(captured), &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.CPUs) != len(b.CPUs) || len(a.Cores) != len(b.Cores) || len(a.Caches) != len(b.Caches) ||
+		a.Host != b.Host || b.Source != "capture:"+file {
+		t.Errorf("the capture reads differently from the machine:\nlive     %s\ncaptured %s", live, captured)
+	}
+	text, _, err := runCLI(t, "topo")
+	if err != nil || !strings.Contains(text, "cores ") || !strings.Contains(text, "NUMA nodes") {
+		t.Errorf("numalab topo on this machine: %v\n%s", err, text)
+	}
+}
+
+// BenchmarkTopoThisHost is `numalab topo` on this machine, start to finish
+// (read /sys and /proc, render the map).
+func BenchmarkTopoThisHost(b *testing.B) {
+	if _, err := os.Stat("/sys/devices/system/cpu"); err != nil {
+		b.Skip("no /sys/devices/system/cpu: not Linux")
+	}
+	for b.Loop() {
+		if err := run(context.Background(), []string{"topo"}, io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

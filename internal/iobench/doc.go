@@ -1,0 +1,46 @@
+// Package iobench measures storage as a database sees it: 8 KiB random
+// reads at queue depths 1 to 64 (IOPS, mean, p50 and p99 latency),
+// sequential reads at 64 KiB, 256 KiB and 1 MiB (MB/s), and a 70/30 random
+// read/write mix, on a test file it creates, fills with incompressible data
+// and removes, and it sets the random-to-sequential page-rate ratio beside
+// a classic optimizer IO cost model's.
+//
+// Queue depth is made with threads, not an asynchronous interface: QD
+// goroutines, each locked to its own OS thread with its own aligned buffer
+// and RNG, each with one pread or pwrite in flight (what fio calls
+// ioengine=psync with numjobs=QD). While a pattern runs, GOMAXPROCS is
+// raised to QD+1 so that a thread returning from pread never queues for a
+// Go P; without that, QD16 on 2 CPUs read about a third fewer IOPS than
+// fio's threads. Every operation uses O_DIRECT so the page
+// cache is not what gets measured. Where the filesystem refuses O_DIRECT
+// (EINVAL on open, e.g. ramfs), or when asked, it falls back to buffered I/O,
+// evicts the file from the page cache (posix_fadvise DONTNEED) before each
+// pattern, and labels the result, e.g. "buffered: O_DIRECT refused by ramfs".
+//
+// What it refuses: a directory that does not exist or is not a directory,
+// a read-only filesystem, and a test file that would not leave 5% of the
+// filesystem (at least 4 MiB, at most 1 GiB) free. It only ever removes the
+// file it created (numalab-iobench-<pid>.dat, made with O_EXCL), on success,
+// on error and on Ctrl-C; a process killed with SIGKILL leaves it behind.
+//
+// # Accuracy against fio
+//
+// fio_test.go runs the same patterns on the same file with numalab and with
+// fio (the Debian package), interleaved (numalab then fio, then fio then
+// numalab, ...), and wants the medians of IOPS within 10%:
+//
+//	go test ./internal/iobench -run TestFio -fio -fio.dir /var/tmp -v
+//
+// It skips unless -fio is given (it takes about 3 minutes: 7 rounds of 2 s
+// windows per pattern) and when fio is not installed; -fio.rounds,
+// -fio.duration, -fio.size and -fio.only change it. It logs every fio
+// command line; they are of this form, on the test file numalab made:
+//
+//	fio --name=numalab --filename=FILE --size=SIZE --direct=1 --ioengine=psync \
+//	    --rw=randread --bs=8192 --numjobs=QD --thread --group_reporting \
+//	    --time_based --runtime=2 --norandommap --randrepeat=0 --output-format=json
+//
+// with --rw=read --bs=1048576 --numjobs=1 for sequential reads and
+// --rw=randrw --rwmixread=70 for the mix. On a shared virtual disk single
+// rounds differ by ±20%; only medians of several rounds are comparable.
+package iobench

@@ -1,0 +1,276 @@
+package iobench
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestHeadroom(t *testing.T) {
+	for _, tt := range []struct{ total, want int64 }{
+		{0, 4 << 20},
+		{8 << 20, 4 << 20},
+		{1 << 30, (1 << 30) / 20},
+		{100 << 30, 1 << 30},
+	} {
+		if got := headroom(tt.total); got != tt.want {
+			t.Errorf("headroom(%d) = %d, want %d", tt.total, got, tt.want)
+		}
+	}
+}
+
+func TestDefaultSize(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		s     space
+		limit int64
+		want  int64
+	}{
+		{"plenty", space{avail: 80 << 30, total: 250 << 30}, DefaultSize, DefaultSize},
+		{"quick", space{avail: 80 << 30, total: 250 << 30}, 256 << 20, 256 << 20},
+		// 1 GiB free of 2 GiB: 102.4 MiB headroom, half the rest, whole MiB.
+		{"short", space{avail: 1 << 30, total: 2 << 30}, DefaultSize, 460 << 20},
+		{"too little", space{avail: 10 << 20, total: 2 << 30}, DefaultSize, 0},
+		{"not reported", space{fsType: "ramfs"}, 256 << 20, 256 << 20},
+	} {
+		if got := defaultSize(tt.s, tt.limit); got != tt.want {
+			t.Errorf("%s: defaultSize = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCheckSize(t *testing.T) {
+	s := space{avail: 100 << 20, total: 1 << 30} // headroom 51.2 MiB
+	for _, tt := range []struct {
+		size    int64
+		wantErr string
+		noSpace bool
+	}{
+		{32 << 20, "", false},
+		{48 << 20, "", false},
+		{49 << 20, "bigger than the free space in /d (100 MiB free, of which 51.2 MiB is kept free; try --size 24MiB", true},
+		{1 << 20, "too small", false},
+	} {
+		err := checkSize("/d", tt.size, s)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("checkSize(%d) = %v, want nil", tt.size, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("checkSize(%d) = %v, want an error containing %q", tt.size, err, tt.wantErr)
+		case tt.noSpace != errors.Is(err, ErrNoSpace):
+			t.Errorf("checkSize(%d) = %v: errors.Is(ErrNoSpace) = %v, want %v", tt.size, err, !tt.noSpace, tt.noSpace)
+		}
+	}
+	if err := checkSize("/r", 1<<40, space{fsType: "ramfs"}); err != nil {
+		t.Errorf("a filesystem that reports no capacity: checkSize = %v, want nil", err)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 8192: "8 KiB", 1 << 20: "1 MiB", 1536 << 20: "1.5 GiB", 1000: "1000 B"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestFsName(t *testing.T) {
+	if got := fsName(unix.EXT4_SUPER_MAGIC); got != "ext4" {
+		t.Errorf("ext4 magic: %q", got)
+	}
+	if got := fsName(unix.TMPFS_MAGIC); got != "tmpfs" {
+		t.Errorf("tmpfs magic: %q", got)
+	}
+	if got := fsName(0x12345678); got != "0x12345678" {
+		t.Errorf("unknown magic: %q", got)
+	}
+}
+
+// testFile is where Create puts the test file in dir.
+func testFile(dir string) string { return filepath.Join(dir, FileName(os.Getpid())) }
+
+func assertGone(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(testFile(dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("test file %s left behind (stat: %v)", testFile(dir), err)
+	}
+}
+
+func TestCreateFillsIncompressibleAndRemoves(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(context.Background(), dir, 8<<20, DefaultSize, false, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Path() != testFile(dir) || f.Size() != 8<<20 {
+		t.Errorf("file %s of %d bytes, want %s of %d", f.Path(), f.Size(), testFile(dir), 8<<20)
+	}
+	b, err := os.ReadFile(f.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) != 8<<20 {
+		t.Fatalf("file holds %d bytes, want %d", len(b), 8<<20)
+	}
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	w.Write(b[:1<<20])
+	w.Close()
+	if z.Len() < 1<<20 {
+		t.Errorf("the first MiB compresses to %d bytes: the data is not incompressible", z.Len())
+	}
+	if bytes.Equal(b[:1<<20], b[1<<20:2<<20]) {
+		t.Error("the first two MiB are equal: the PRNG repeats per chunk")
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, dir)
+	if err := f.Close(); err != nil {
+		t.Errorf("second Close: %v, want nil", err)
+	}
+}
+
+func TestCreateBadPath(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ dir, want string }{
+		{filepath.Join(dir, "missing"), "does not exist"},
+		{plain, "is not a directory"},
+	} {
+		f, err := Create(context.Background(), tt.dir, 0, DefaultSize, false, 1, nil)
+		if err == nil {
+			f.Close()
+			t.Fatalf("Create(%s) succeeded, want an error", tt.dir)
+		}
+		if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "--path") {
+			t.Errorf("Create(%s) = %v, want an error containing %q and naming --path", tt.dir, err, tt.want)
+		}
+	}
+}
+
+func TestCreateSizeBiggerThanFree(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := statDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sp.known() {
+		t.Skipf("%s (%s) reports no capacity", dir, sp.fsType)
+	}
+	size := (sp.avail/sizeUnit + 1) * sizeUnit
+	f, err := Create(context.Background(), dir, size, DefaultSize, false, 1, nil)
+	if err == nil {
+		f.Close()
+		t.Fatal("Create succeeded with a size bigger than the free space")
+	}
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "try --size") {
+		t.Errorf("Create = %v, want ErrNoSpace with a suggestion", err)
+	}
+	assertGone(t, dir)
+}
+
+func TestCreateNeverTouchesOthersFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(testFile(dir), []byte("not numalab's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(context.Background(), dir, MinSize, DefaultSize, false, 1, nil)
+	if err == nil {
+		f.Close()
+		t.Fatal("Create succeeded over an existing file")
+	}
+	if !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("Create = %v, want an 'already exists' error", err)
+	}
+	if b, err := os.ReadFile(testFile(dir)); err != nil || string(b) != "not numalab's" {
+		t.Errorf("the existing file was changed or removed: %q, %v", b, err)
+	}
+}
+
+func TestCreateCancelledRemoves(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, err := Create(ctx, dir, 16<<20, DefaultSize, false, 1, func(string) {
+		if calls++; calls == 2 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Create cancelled while filling = %v, want context.Canceled", err)
+	}
+	assertGone(t, dir)
+}
+
+// mountTmpfs mounts a tmpfs (or ramfs) with opts on a new directory, or
+// skips the test with the reason it cannot.
+func mountTmpfs(t *testing.T, fstype, opts string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := unix.Mount(fstype, dir, fstype, 0, opts); err != nil {
+		t.Skipf("cannot mount a %s here (needs root in a mount namespace that allows it): %v", fstype, err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, 0); err != nil {
+			t.Errorf("unmounting %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+func TestCreateReadOnlyFilesystem(t *testing.T) {
+	dir := mountTmpfs(t, "tmpfs", "ro,size=16m")
+	f, err := Create(context.Background(), dir, MinSize, DefaultSize, false, 1, nil)
+	if err == nil {
+		f.Close()
+		t.Fatal("Create succeeded on a read-only filesystem")
+	}
+	if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("Create = %v, want ErrReadOnly", err)
+	}
+	// Past the statfs check, open itself must say the same.
+	sp, _ := statDir(dir)
+	if _, err := create(context.Background(), dir, MinSize, false, 1, sp, func(string) {}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("create on a read-only filesystem = %v, want ErrReadOnly", err)
+	}
+	assertGone(t, dir)
+}
+
+func TestCreateFullFilesystem(t *testing.T) {
+	dir := mountTmpfs(t, "tmpfs", "size=12m")
+	// A size the statfs check refuses.
+	if _, err := Create(context.Background(), dir, 16<<20, DefaultSize, false, 1, nil); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("Create(16 MiB on 12 MiB) = %v, want ErrNoSpace", err)
+	}
+	assertGone(t, dir)
+	// Past the check, the filesystem fills while the file is made.
+	sp, _ := statDir(dir)
+	_, err := create(context.Background(), dir, 16<<20, false, 1, sp, func(string) {})
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "filesystem is full") {
+		t.Errorf("create(16 MiB on 12 MiB) = %v, want a 'filesystem is full' ErrNoSpace", err)
+	}
+	assertGone(t, dir)
+	// A filesystem that is already full: no default size fits.
+	filler := filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 10<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(context.Background(), dir, 0, DefaultSize, false, 1, nil); !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "too little") {
+		t.Errorf("Create on a full filesystem = %v, want a 'too little' ErrNoSpace", err)
+	}
+	assertGone(t, dir)
+	if _, err := os.Stat(filler); err != nil {
+		t.Errorf("the filler file is gone: %v", err)
+	}
+}

@@ -1,0 +1,258 @@
+package iobench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// Pattern names.
+const (
+	RandRead = "randread" // uniform random aligned blocks, reads only
+	SeqRead  = "seqread"  // one sequence through the file, wrapping at its end
+	RandRW   = "randrw"   // uniform random aligned blocks, ReadPct% reads, the rest writes
+)
+
+// Spec is one access pattern to measure.
+type Spec struct {
+	Name      string // RandRead, SeqRead or RandRW
+	BlockSize int    // bytes, a multiple of 4 KiB that divides 1 MiB
+	QD        int    // operations in flight: one worker thread each
+	ReadPct   int    // RandRW only: percentage of reads
+}
+
+// String is how progress lines and errors name the pattern.
+func (s Spec) String() string {
+	name := map[string]string{RandRead: "random read", SeqRead: "sequential read", RandRW: "random read/write"}[s.Name]
+	if s.Name == RandRW {
+		name += fmt.Sprintf(" %d/%d", s.ReadPct, 100-s.ReadPct)
+	}
+	return fmt.Sprintf("%s %s QD%d", name, FormatBytes(int64(s.BlockSize)), s.QD)
+}
+
+func (s Spec) check() error {
+	switch {
+	case s.Name != RandRead && s.Name != SeqRead && s.Name != RandRW:
+		return fmt.Errorf("unknown pattern %q (want %s, %s or %s)", s.Name, RandRead, SeqRead, RandRW)
+	case s.BlockSize < align || s.BlockSize%align != 0 || sizeUnit%s.BlockSize != 0:
+		return fmt.Errorf("block size %d is not a multiple of 4 KiB that divides 1 MiB", s.BlockSize)
+	case s.QD < 1 || s.QD > 1024:
+		return fmt.Errorf("queue depth %d is not between 1 and 1024", s.QD)
+	case s.Name == RandRW && (s.ReadPct < 0 || s.ReadPct > 100):
+		return fmt.Errorf("read percentage %d is not between 0 and 100", s.ReadPct)
+	}
+	return nil
+}
+
+// worker is one thread's share of a pattern: its own buffer, RNG and
+// latencies; nothing is shared in the hot path except, for sequential
+// reads, the next offset.
+type worker struct {
+	buf       []byte
+	rng       *rand.PCG
+	reads     []int64 // latencies in ns of reads completed inside the window
+	writes    []int64
+	err       error
+	stoppedAt time.Duration // when the worker saw a stop, from the window's start
+}
+
+// Measure runs spec on the file for window and summarises it. Each of
+// spec.QD workers is a goroutine locked to its own OS thread issuing one
+// pread or pwrite at a time, so QD operations are in flight. Only
+// operations that complete inside the window count. Ctrl-C (ctx) cuts the
+// window short: the result then covers the time measured and the error is
+// ctx.Err().
+func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, seed uint64) (result.IOPattern, error) {
+	p := result.IOPattern{Name: spec.Name, BlockSize: spec.BlockSize, QD: spec.QD, ReadPct: 100, Direct: f.direct}
+	if spec.Name == RandRW {
+		p.ReadPct = spec.ReadPct
+	}
+	if err := spec.check(); err != nil {
+		return p, fmt.Errorf("measuring %s: %w", spec, err)
+	}
+	if f.closed {
+		return p, fmt.Errorf("measuring %s: test file is closed", spec)
+	}
+	if err := f.dropCache(); err != nil {
+		return p, err
+	}
+	// Every worker gets its own P: with fewer Ps than threads, a thread
+	// returning from pread must queue for a P (a futex sleep and wake-up)
+	// before it can issue the next one, which at QD16 on 2 CPUs costs a
+	// third of the IOPS fio's plain threads get. An idle P is not taken
+	// from a thread in a system call, so each returns straight to its own.
+	if prev := runtime.GOMAXPROCS(0); prev < spec.QD+1 {
+		runtime.GOMAXPROCS(spec.QD + 1)
+		defer runtime.GOMAXPROCS(prev)
+	}
+	var stop atomic.Bool
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+
+	workers := make([]*worker, spec.QD)
+	for i := range workers {
+		buf, err := alignedBuf(spec.BlockSize)
+		if err != nil {
+			for _, w := range workers[:i] {
+				unix.Munmap(w.buf)
+			}
+			return p, fmt.Errorf("measuring %s: %w", spec, err)
+		}
+		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize))}
+		fillRandom(buf, w.rng) // what the mix writes before its first read
+		workers[i] = w
+	}
+	defer func() {
+		for _, w := range workers {
+			unix.Munmap(w.buf)
+		}
+	}()
+
+	var (
+		next  atomic.Int64 // SeqRead: the next offset, before wrapping
+		ready sync.WaitGroup
+		done  sync.WaitGroup
+		start time.Time
+		begin = make(chan struct{})
+	)
+	blocks := uint64(f.size / int64(spec.BlockSize))
+	ready.Add(len(workers))
+	done.Add(len(workers))
+	for _, w := range workers {
+		go func() {
+			defer done.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ready.Done()
+			<-begin
+			w.run(f.fd, spec, blocks, &next, start, window, &stop)
+		}()
+	}
+	ready.Wait()
+	start = time.Now()
+	close(begin)
+	done.Wait()
+
+	measured := window
+	var reads, writes []int64
+	var errs []error
+	for _, w := range workers {
+		reads = append(reads, w.reads...)
+		writes = append(writes, w.writes...)
+		if w.err != nil {
+			errs = append(errs, w.err)
+		}
+		if w.stoppedAt > 0 && w.stoppedAt < measured {
+			measured = w.stoppedAt
+		}
+	}
+	p.Measured = measured
+	p.Read = summarize(reads, spec.BlockSize, measured)
+	if spec.Name == RandRW {
+		ws := summarize(writes, spec.BlockSize, measured)
+		p.Write = &ws
+	}
+	if len(errs) > 0 {
+		return p, fmt.Errorf("measuring %s on %s: %w", spec, f.path, errors.Join(errs...))
+	}
+	if err := ctx.Err(); err != nil && measured < window {
+		return p, err
+	}
+	return p, nil
+}
+
+// run is one worker's closed loop until the window ends or stop is set.
+func (w *worker) run(fd int, spec Spec, blocks uint64, next *atomic.Int64, start time.Time, window time.Duration, stop *atomic.Bool) {
+	bs := int64(spec.BlockSize)
+	size := int64(blocks) * bs
+	for {
+		if stop.Load() {
+			w.stoppedAt = max(time.Since(start), 1)
+			return
+		}
+		var off int64
+		write := false
+		switch spec.Name {
+		case SeqRead:
+			off = (next.Add(bs) - bs) % size
+		case RandRW:
+			write = w.rng.Uint64()%100 >= uint64(spec.ReadPct)
+			fallthrough
+		default:
+			off = int64(w.rng.Uint64()%blocks) * bs
+		}
+		t0 := time.Now()
+		var n int
+		var err error
+		for {
+			if write {
+				n, err = unix.Pwrite(fd, w.buf, off)
+			} else {
+				n, err = unix.Pread(fd, w.buf, off)
+			}
+			if err != unix.EINTR {
+				break
+			}
+		}
+		t1 := time.Now()
+		if err == nil && int64(n) != bs {
+			err = fmt.Errorf("short transfer: %d of %d bytes", n, bs)
+		}
+		if err != nil {
+			op := "reading"
+			if write {
+				op = "writing"
+			}
+			w.err = fmt.Errorf("%s %d bytes at offset %d: %w", op, bs, off, err)
+			return
+		}
+		if t1.Sub(start) > window {
+			return
+		}
+		if write {
+			w.writes = append(w.writes, t1.Sub(t0).Nanoseconds())
+		} else {
+			w.reads = append(w.reads, t1.Sub(t0).Nanoseconds())
+		}
+	}
+}
+
+// summarize turns the latencies (ns) of one direction into rates and exact
+// nearest-rank percentiles. It sorts lat.
+func summarize(lat []int64, blockSize int, measured time.Duration) result.IOStats {
+	s := result.IOStats{Ops: int64(len(lat)), Bytes: int64(len(lat)) * int64(blockSize)}
+	if len(lat) == 0 || measured <= 0 {
+		return s
+	}
+	secs := measured.Seconds()
+	s.IOPS = float64(s.Ops) / secs
+	s.MBps = float64(s.Bytes) / secs / 1e6
+	slices.Sort(lat)
+	var sum float64
+	for _, v := range lat {
+		sum += float64(v)
+	}
+	s.MeanUs = sum / float64(len(lat)) / 1e3
+	s.P50Us = float64(nearestRank(lat, 50)) / 1e3
+	s.P99Us = float64(nearestRank(lat, 99)) / 1e3
+	s.MaxUs = float64(lat[len(lat)-1]) / 1e3
+	return s
+}
+
+// nearestRank is the pct-th percentile of sorted by nearest rank: the
+// smallest value with at least ⌈pct·n/100⌉ values at or below it.
+func nearestRank(sorted []int64, pct int) int64 {
+	n := len(sorted)
+	r := (pct*n + 99) / 100
+	r = min(max(r, 1), n)
+	return sorted[r-1]
+}

@@ -1,0 +1,65 @@
+package iobench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// WriteText renders a probe as a terminal table with units.
+func WriteText(w io.Writer, r *result.IOProbe) error {
+	var b strings.Builder
+	mode := "O_DIRECT"
+	if !r.Direct {
+		mode = r.Buffered
+	}
+	fmt.Fprintf(&b, "storage probe of %s (%s): test file %s, %s, %s per pattern, %s\n",
+		r.Dir, r.FSType, FormatBytes(r.FileSize), mode, r.Duration, engineText(r.Engine))
+	if r.Fill.Elapsed > 0 {
+		fmt.Fprintf(&b, "filled with incompressible data in %.2f s (%.0f MB/s, write + fsync)\n", r.Fill.Elapsed.Seconds(), r.Fill.MBps)
+	}
+	if r.Interrupted {
+		b.WriteString("interrupted: only the patterns below finished\n")
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-18s\tblock\tQD\tIOPS\tMB/s\tmean µs\tp50 µs\tp99 µs\tmax µs\t\n", "pattern")
+	row := func(name string, p result.IOPattern, s result.IOStats) {
+		fmt.Fprintf(tw, "%-18s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
+			name, FormatBytes(int64(p.BlockSize)), p.QD, s.IOPS, s.MBps, s.MeanUs, s.P50Us, s.P99Us, s.MaxUs)
+	}
+	for _, p := range r.Patterns {
+		switch p.Name {
+		case RandRead:
+			row("random read", p, p.Read)
+		case SeqRead:
+			row("sequential read", p, p.Read)
+		case RandRW:
+			row(fmt.Sprintf("mix %d/%d: read", p.ReadPct, 100-p.ReadPct), p, p.Read)
+			if p.Write != nil {
+				row(fmt.Sprintf("mix %d/%d: write", p.ReadPct, 100-p.ReadPct), p, *p.Write)
+			}
+		}
+	}
+	tw.Flush()
+	b.WriteString("MB = 10^6 bytes; latency from system call to return; p50/p99 exact over every operation\n")
+	if q := r.Ratio; q != nil {
+		fmt.Fprintf(&b, "\nrandom vs sequential 8 KiB pages:\n")
+		fmt.Fprintf(&b, "  measured:  %.0f random reads/s (QD1) vs %.0f sequential pages/s (%s reads): %.1f sequential pages per random read\n",
+			q.RandomIOPS, q.SeqPagesPerSec, FormatBytes(int64(q.SeqBlockSize)), q.Ratio)
+		fmt.Fprintf(&b, "  model:     %.0f random reads/s vs %.0f sequential pages/s: %.1f, the %s\n",
+			q.ModelRandom, q.ModelSeqPages, q.ModelRatio, q.ModelName)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func engineText(e string) string {
+	if e == Engine {
+		return "QD = threads each with one pread/pwrite in flight"
+	}
+	return e
+}

@@ -1,0 +1,173 @@
+package memlat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// These tests measure this machine: they check only what holds on any
+// machine (an L1 hit is faster than DRAM), not figures.
+
+func TestLadderHost(t *testing.T) {
+	mi, err := ReadMeminfo("/")
+	if err != nil {
+		t.Skipf("no /proc/meminfo: %v", err)
+	}
+	const size = 512 << 20
+	if CheckFits(size, mi) != nil {
+		t.Skip("not enough free memory for a 512 MiB chain")
+	}
+	s := sampling{Samples: 3, MinWindow: 20 * time.Millisecond}
+	cpu := hostTopology(t).CPUs[0].ID
+	err = onCPU(cpu, func() error {
+		b, err := mapBuffer("/", size, Pages4K, -1)
+		if err != nil {
+			return err
+		}
+		defer b.free()
+		var lat []float64
+		for _, sz := range []int64{16 << 10, size} {
+			c, err := buildChain(b.mem, sz, DefaultSlotBytes, int(sz), 9)
+			if err != nil {
+				return err
+			}
+			st, err := chaseLatency(context.Background(), c, 1, s)
+			if err != nil {
+				return err
+			}
+			t.Logf("%s: %.2f ns [%.2f-%.2f], %d samples, %d dropped", FormatBytes(sz), st.Median, st.Min, st.Max, st.Samples, st.Dropped)
+			lat = append(lat, st.Median)
+		}
+		if !(lat[0] > 0 && lat[0] < lat[1]) {
+			t.Errorf("L1-sized chain %.2f ns is not faster than a 512 MiB chain %.2f ns", lat[0], lat[1])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClockHost(t *testing.T) {
+	var st Stat
+	err := onCPU(hostTopology(t).CPUs[0].ID, func() (err error) {
+		st, err = measureGHz(context.Background(), sampling{Samples: 3, MinWindow: 10 * time.Millisecond})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("core clock %.2f GHz [%.2f-%.2f]", st.Median, st.Min, st.Max)
+	if st.Median < 0.3 || st.Median > 7 {
+		t.Errorf("core clock %.2f GHz is not a plausible CPU clock", st.Median)
+	}
+}
+
+func TestHugePagesHost(t *testing.T) {
+	thp, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || strings.Contains(string(thp), "[never]") {
+		t.Skip("transparent huge pages unavailable here")
+	}
+	b, err := mapBuffer("/", 8<<20, Pages2M, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.free()
+	if b.PageBytes != 2<<20 {
+		t.Logf("asked for 2 MiB pages, got %s (memory fragmented?)", PageLabel(b.PageBytes, b.HugeFraction))
+	}
+	s, err := mapBuffer("/", 8<<20, Pages4K, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.free()
+	if s.PageBytes != 4<<10 || s.HugeFraction != 0 {
+		t.Errorf("MADV_NOHUGEPAGE mapping reports %s", PageLabel(s.PageBytes, s.HugeFraction))
+	}
+}
+
+func TestMbindMissingNodeHost(t *testing.T) {
+	b, err := mapBuffer("/", 2<<20, Pages4K, 63)
+	if err == nil {
+		b.free()
+		t.Skip("this machine has a node 63")
+	}
+	if !errors.Is(err, ErrCannotBind) {
+		t.Errorf("binding to node 63: %v, want ErrCannotBind", err)
+	}
+}
+
+// TestProbeHost runs a miniature probe end to end: every part measured,
+// emitted in order and summarised.
+func TestProbeHost(t *testing.T) {
+	cfg := DefaultConfig(false)
+	cfg.MaxBytes, cfg.PerDoubling, cfg.Samples, cfg.WindowMS, cfg.BWWindowMS = 16<<20, 1, 1, 5, 20
+	cfg.MLP = []int{1, 2}
+	tp := hostTopology(t)
+	mi, err := ReadMeminfo("/")
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := cfg.Validate(tp, mi); err != nil {
+		t.Skip(err)
+	}
+	var kinds []string
+	emit := func(kind string, v any) error {
+		if _, err := json.Marshal(v); err != nil {
+			return err
+		}
+		kinds = append(kinds, kind)
+		return nil
+	}
+	rep, err := Probe(context.Background(), cfg, tp, func(string) {}, emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "memlat.Clock memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth memlat.Matrix memlat.Clock memlat.Summary"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("emitted %s\nwant    %s", got, want)
+	}
+	s := rep.Summary
+	if s.DRAMNS4K <= 0 || s.DRAMNS2M <= 0 || s.TLBLocalDRAMNS4K <= 0 || s.GHz <= 0 || len(s.MatrixNS) != len(tp.Nodes) || s.LocalNS <= 0 {
+		t.Errorf("summary incomplete: %+v", s)
+	}
+	if len(rep.MLP.Points) != 2 || len(rep.Bandwidth.Read) != 2 || len(rep.Bandwidth.Loaded) != 2 {
+		t.Errorf("MLP %d points, bandwidth %d, loaded %d", len(rep.MLP.Points), len(rep.Bandwidth.Read), len(rep.Bandwidth.Loaded))
+	}
+	var b strings.Builder
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(tp.Nodes) == 1 && !strings.Contains(b.String(), "one NUMA node") {
+		t.Errorf("text output does not say the matrix is 1x1:\n%s", b.String())
+	}
+}
+
+func TestProbeCancelledHost(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := DefaultConfig(true)
+	cfg.MaxBytes = 8 << 20
+	_, err := Probe(ctx, cfg, hostTopology(t), func(string) {}, func(string, any) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled probe: %v", err)
+	}
+}
+
+// hostTopology is this machine's topology, or a skip.
+func hostTopology(t *testing.T) *result.Topology {
+	t.Helper()
+	tp, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Skipf("reading this machine's topology: %v", err)
+	}
+	return tp
+}

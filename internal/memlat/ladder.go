@@ -1,0 +1,115 @@
+package memlat
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Point is one working-set size of a latency ladder.
+type Point struct {
+	// Bytes is the working set: the memory the chain spreads over (as
+	// lmbench and multichase count it). TouchedBytes is what the caches
+	// hold of it: one 64-byte line per slot.
+	Bytes        int64   `json:"bytes"`
+	TouchedBytes int64   `json:"touched_bytes"`
+	NS           Stat    `json:"ns"`     // ns per dependent load
+	Cycles       float64 `json:"cycles"` // NS.Median times the measured clock
+}
+
+// Ladder is dependent-load latency against working-set size for one chain
+// variant and page size.
+type Ladder struct {
+	Chain        string  `json:"chain"`        // TLBLocal or Random
+	Pages        string  `json:"pages"`        // asked for: "4k" or "2m"
+	PageBytes    int64   `json:"page_bytes"`   // obtained (see buffer)
+	HugeFraction float64 `json:"huge_frac"`    // fraction of the mapping in 2 MiB pages (smaps AnonHugePages)
+	SlotBytes    int     `json:"slot_bytes"`   // one pointer per slot, at a random line
+	WindowBytes  int64   `json:"window_bytes"` // TLB-local window; the whole set for Random
+	CPU          int     `json:"cpu"`          // where the chasing thread ran
+	GHz          float64 `json:"ghz"`          // clock used for Cycles
+	Points       []Point `json:"points"`
+	Levels       []Level `json:"levels,omitempty"`
+	LabelError   string  `json:"label_error,omitempty"`
+}
+
+// Last returns the ladder's largest point.
+func (l *Ladder) Last() Point {
+	if len(l.Points) == 0 {
+		return Point{}
+	}
+	return l.Points[len(l.Points)-1]
+}
+
+// Sizes returns working-set sizes from lo to hi, perDoubling per doubling
+// (geometric), each rounded down to a multiple of slot, without repeats; hi
+// is always the last.
+func Sizes(lo, hi int64, perDoubling, slot int) []int64 {
+	var out []int64
+	if lo < int64(2*slot) {
+		lo = int64(2 * slot)
+	}
+	for k := 0; ; k++ {
+		v := float64(lo) * math.Pow(2, float64(k)/float64(perDoubling))
+		s := int64(v) / int64(slot) * int64(slot)
+		if s >= hi {
+			break
+		}
+		if len(out) == 0 || s > out[len(out)-1] {
+			out = append(out, s)
+		}
+	}
+	hi = hi / int64(slot) * int64(slot)
+	if len(out) == 0 || hi > out[len(out)-1] {
+		out = append(out, hi)
+	}
+	return out
+}
+
+// runLadder measures a ladder over sizes on b, on the calling pinned
+// thread. It also returns the chain of the largest size, still in b.
+func runLadder(ctx context.Context, b *buffer, cfg *Config, variant string, sizes []int64, ghz float64, cpu int, say func(string)) (Ladder, *chain, error) {
+	l := Ladder{Chain: variant, Pages: cfg.pagesOf(b), PageBytes: b.PageBytes, HugeFraction: b.HugeFraction,
+		SlotBytes: cfg.SlotBytes, CPU: cpu, GHz: ghz}
+	var c *chain
+	for i, size := range sizes {
+		window := int64(cfg.WindowBytes)
+		if variant == Random {
+			window = size
+		}
+		l.WindowBytes = min(window, size)
+		say(fmt.Sprintf("latency %s %s pages: %s (%d/%d)", variant, l.Pages, FormatBytes(size), i+1, len(sizes)))
+		var err error
+		c, err = buildChain(b.mem, size, cfg.SlotBytes, int(window), cfg.Seed+uint64(i))
+		if err != nil {
+			return l, nil, err
+		}
+		st, err := chaseLatency(ctx, c, 1, cfg.sampling())
+		if err != nil {
+			return l, nil, err
+		}
+		l.Points = append(l.Points, Point{Bytes: size, TouchedBytes: int64(c.slots) * lineBytes, NS: st, Cycles: st.Median * ghz})
+	}
+	if variant == Random {
+		l.WindowBytes = sizes[len(sizes)-1]
+	}
+	return l, c, nil
+}
+
+// label fills l.Levels from its points and the data cache sizes.
+func (l *Ladder) label(cacheBytes []int64) {
+	bytes := make([]int64, len(l.Points))
+	ns := make([]float64, len(l.Points))
+	for i, p := range l.Points {
+		bytes[i], ns[i] = p.TouchedBytes, p.NS.Median
+	}
+	lv, err := LabelPlateaus(bytes, ns, cacheBytes)
+	if err != nil {
+		l.LabelError = err.Error()
+		return
+	}
+	for i := range lv {
+		lv[i].Cycles = lv[i].NS * l.GHz
+	}
+	l.Levels = lv
+}

@@ -1,0 +1,217 @@
+package memlat
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText renders a report as terminal tables. Every number carries its
+// unit; each table says the working set, page size and sampling behind it.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	cfg := r.Config
+	fmt.Fprintf(&b, "Memory probe: %d clean windows of >= %d ms thread CPU time per point, median [min-max]; ", cfg.Samples, cfg.WindowMS)
+	fmt.Fprintf(&b, "chains of one pointer per %d B slot at a random line; TLB-local windows of %s.\n", cfg.SlotBytes, FormatBytes(int64(cfg.WindowBytes)))
+	var cl []string
+	for _, c := range r.Clocks {
+		cl = append(cl, fmt.Sprintf("%s %.2f", c.When, c.GHz.Median))
+	}
+	fmt.Fprintf(&b, "Core clock: %.2f GHz (dependent add chain on CPU %d; %s GHz); cycles = ns x %.2f.\n", r.GHz, firstCPU(r), strings.Join(cl, ", "), r.GHz)
+
+	for _, pages := range cfg.Pages {
+		writeLadders(&b, r, pages)
+	}
+	writeLevels(&b, r)
+	writeSummary(&b, r)
+	if m := r.MLP; m != nil && len(m.Points) > 0 {
+		fmt.Fprintf(&b, "\nMemory-level parallelism: k independent random chains in one thread, %s working set, %s pages, CPU %d\n",
+			FormatBytes(m.Bytes), PageLabel(m.PageBytes, 1), m.CPU)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "chains\tthreads\tns/load\tspread ns\tmisses in flight\t")
+		for _, p := range m.Points {
+			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%s\t%.1f\t\n", p.Chains, p.Threads, p.NSPerLoad.Median, spread(p.NSPerLoad), p.InFlight)
+		}
+		tw.Flush()
+		if m.Note != "" {
+			fmt.Fprintf(&b, "(%s)\n", m.Note)
+		}
+	}
+	if bw := r.Bandwidth; bw != nil {
+		if len(bw.Read) > 0 {
+			fmt.Fprintf(&b, "\nSequential read bandwidth (each thread streams its own %s region)\n", FormatBytes(bw.Read[0].RegionBytes))
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "threads\tCPUs\tGB/s\tpreempted\t")
+			for _, p := range bw.Read {
+				fmt.Fprintf(tw, "%d\t%s\t%.1f\t%d\t\n", p.Threads, ints(p.CPUs), p.GBps, p.Preempted)
+			}
+			tw.Flush()
+		}
+		if len(bw.Loaded) > 0 {
+			fmt.Fprintf(&b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n", FormatBytes(bw.Bytes), bw.CPU)
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "streamers\tns\tspread ns\tstream GB/s\t")
+			for _, p := range bw.Loaded {
+				fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.1f\t\n", p.Streamers, p.NS.Median, spread(p.NS), p.GBps)
+			}
+			tw.Flush()
+		}
+	}
+	if m := r.Matrix; m != nil && len(m.NS) > 0 {
+		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s pages, ns (relative to the fastest)\n", FormatBytes(m.Bytes), PageLabel(m.PageBytes, 1))
+		if m.SingleNode {
+			b.WriteString("(this machine has one NUMA node: the matrix is 1x1")
+			if m.Reused {
+				b.WriteString("; the quick probe reuses the ladder's random-chain point")
+			}
+			b.WriteString(")\n")
+		}
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "thread on \\ memory on\t")
+		for _, n := range m.MemNodes {
+			fmt.Fprintf(tw, "node %d\t", n)
+		}
+		fmt.Fprintln(tw)
+		for i, row := range m.NS {
+			fmt.Fprintf(tw, "node %d (CPU %d)\t", m.CPUNodes[i], m.CPUs[i])
+			for j, s := range row {
+				fmt.Fprintf(tw, "%.1f (%.2f)\t", s.Median, m.Relative[i][j])
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if r.Elapsed > 0 {
+		fmt.Fprintf(&b, "\nProbe took %.1f s.\n", r.Elapsed)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func firstCPU(r *Report) int {
+	if len(r.Clocks) > 0 {
+		return r.Clocks[0].CPU
+	}
+	return 0
+}
+
+func spread(s Stat) string {
+	mark := ""
+	if s.Noisy {
+		mark = " noisy"
+	}
+	return fmt.Sprintf("%.1f-%.1f%s", s.Min, s.Max, mark)
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// writeLadders prints the ladders of one page size side by side.
+func writeLadders(b *strings.Builder, r *Report, pages string) {
+	var ls []*Ladder
+	for i := range r.Ladders {
+		if r.Ladders[i].Pages == pages {
+			ls = append(ls, &r.Ladders[i])
+		}
+	}
+	if len(ls) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nLatency ladder, %s pages asked, %s obtained (smaps AnonHugePages), CPU %d\n", pages, PageLabel(ls[0].PageBytes, ls[0].HugeFraction), ls[0].CPU)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "working set\tlines touched\t")
+	for _, l := range ls {
+		fmt.Fprintf(tw, "%s ns\tcycles\tspread ns\t", l.Chain)
+	}
+	fmt.Fprintln(tw)
+	// Rows are the union of sizes, in order.
+	idx := make([]int, len(ls))
+	for {
+		var next int64 = -1
+		for k, l := range ls {
+			if idx[k] < len(l.Points) && (next < 0 || l.Points[idx[k]].Bytes < next) {
+				next = l.Points[idx[k]].Bytes
+			}
+		}
+		if next < 0 {
+			break
+		}
+		touched := ""
+		row := ""
+		for k, l := range ls {
+			if idx[k] < len(l.Points) && l.Points[idx[k]].Bytes == next {
+				p := l.Points[idx[k]]
+				touched = FormatBytes(p.TouchedBytes)
+				row += fmt.Sprintf("%.2f\t%.1f\t%s\t", p.NS.Median, p.Cycles, spread(p.NS))
+				idx[k]++
+			} else {
+				row += "\t\t\t"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", FormatBytes(next), touched, row)
+	}
+	tw.Flush()
+}
+
+// writeLevels prints the labelled plateaus of every full ladder.
+func writeLevels(b *strings.Builder, r *Report) {
+	any := false
+	for _, l := range r.Ladders {
+		any = any || len(l.Levels) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(b, "\nPlateaus found in the ladders (sizes in lines touched) against the caches the topology reports\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ladder\tlevel\tns\tcycles\tplateau\tknee\ttopology\tknee/topology\t")
+	for _, l := range r.Ladders {
+		for _, lv := range l.Levels {
+			knee, topo, ratio := "-", "-", "-"
+			if lv.KneeBytes > 0 {
+				knee = FormatBytes(lv.KneeBytes)
+			}
+			if lv.CacheBytes > 0 {
+				topo = FormatBytes(lv.CacheBytes)
+			}
+			if lv.KneeRatio > 0 {
+				ratio = fmt.Sprintf("%.2f", lv.KneeRatio)
+			}
+			fmt.Fprintf(tw, "%s %s\t%s\t%.2f\t%.1f\t%s-%s\t%s\t%s\t%s\t\n", l.Chain, l.Pages, lv.Name, lv.NS, lv.Cycles,
+				FormatBytes(lv.FromBytes), FormatBytes(lv.ToBytes), knee, topo, ratio)
+		}
+		if l.LabelError != "" {
+			fmt.Fprintf(tw, "%s %s\t%s\t\t\t\t\t\t\t\n", l.Chain, l.Pages, l.LabelError)
+		}
+	}
+	tw.Flush()
+}
+
+// writeSummary prints the DRAM latencies at the largest working set.
+func writeSummary(b *strings.Builder, r *Report) {
+	var rows []string
+	for _, l := range r.Ladders {
+		p := l.Last()
+		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%.1f\t%.0f\t%s\t%d x %.0f ms\t", l.Chain, l.Pages, PageLabel(l.PageBytes, l.HugeFraction),
+			p.NS.Median, p.Cycles, spread(p.NS), p.NS.Samples, p.NS.Window))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nLatency at the largest working set (%s)\n", FormatBytes(r.Ladders[0].Last().Bytes))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "chain\tpages asked\tobtained\tns\tcycles\tspread ns\tsamples\t")
+	for _, row := range rows {
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+}

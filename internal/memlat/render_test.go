@@ -1,0 +1,65 @@
+package memlat
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenReport is a small report with every section, built from synthetic
+// numbers so the rendering can be compared byte for byte.
+func goldenReport() *Report {
+	cfg := DefaultConfig(false)
+	cfg.Pages = []string{Pages2M}
+	st := func(v float64) Stat { return Stat{Median: v, Min: v * 0.98, Max: v * 1.05, Samples: 3, Window: 52} }
+	bytes, ns := synthetic(1<<30/4, zenCaches, zenLat)
+	l := Ladder{Chain: TLBLocal, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256, WindowBytes: 256 << 10, GHz: 3.6}
+	for i := 0; i < len(bytes); i += 2 {
+		l.Points = append(l.Points, Point{Bytes: bytes[i] * 4, TouchedBytes: bytes[i], NS: st(ns[i]), Cycles: ns[i] * 3.6})
+	}
+	l.label(zenCaches)
+	r := Ladder{Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256, WindowBytes: 1 << 30, GHz: 3.6,
+		Points: []Point{{Bytes: 1 << 30, TouchedBytes: 1 << 28, NS: st(160), Cycles: 576}}}
+	noisy := st(30)
+	noisy.Noisy = true
+	return &Report{
+		Config:  cfg,
+		Clocks:  []Clock{{When: "start", GHz: st(3.6)}, {When: "end", GHz: st(3.62)}},
+		GHz:     3.61,
+		Ladders: []Ladder{l, r},
+		MLP: &MLP{Bytes: 1 << 30, PageBytes: 2 << 20, Points: []MLPPoint{
+			{Chains: 1, Threads: 1, NSPerLoad: st(160), InFlight: 1}, {Chains: 8, Threads: 1, NSPerLoad: noisy, InFlight: 5.33}},
+			Note: "no SMT: each core runs one hardware thread, so chains cannot be split across siblings"},
+		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0,
+			Read:   []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
+			Loaded: []LoadedPoint{{Streamers: 0, NS: st(160)}, {Streamers: 1, NS: st(190), GBps: 30.5}}},
+		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, PageBytes: 2 << 20,
+			NS:       [][]Stat{{st(100), st(150)}, {st(152), st(101)}},
+			Relative: [][]float64{{1, 1.5}, {1.52, 1.01}}},
+		Notes:   []string{"a note"},
+		Elapsed: 61.2,
+	}
+}
+
+func TestWriteTextGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteText(&b, goldenReport()); err != nil {
+		t.Fatal(err)
+	}
+	const path = "testdata/report.golden"
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("text report differs from %s (run with -update to accept):\n%s", path, b.String())
+	}
+}
