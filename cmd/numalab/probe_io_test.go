@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/result"
@@ -116,5 +117,32 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	text, _, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1", "--seq", "1MiB", "--mix-qd", "0", "--store", db)
 	if err != nil || !strings.Contains(text, "random read") || !strings.Contains(text, "sequential pages per random read") {
 		t.Errorf("text output: %v\n%s", err, text)
+	}
+}
+
+func TestProbeIOInterruptedOnHost(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "runs.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb bytes.Buffer
+	args := []string{"--path", dir, "--size", "8MiB", "--duration", "2s", "--qd", "1,2", "--store", db}
+	e := &env{stdout: &out, stderr: &errb, args: append([]string{"probe", "io"}, args...)}
+	time.AfterFunc(300*time.Millisecond, cancel)
+	err := cmdProbeIO(ctx, e, args)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 6 patterns") {
+		t.Fatalf("cmdProbeIO after Ctrl-C = %v", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "numalab-iobench-*")); len(m) > 0 {
+		t.Errorf("test file left behind: %v", m)
+	}
+	st, err := store.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.List()
+	if err != nil || len(runs) != 1 || runs[0].Status != result.StatusInterrupted {
+		t.Errorf("stored runs %+v, %v; want one interrupted run", runs, err)
 	}
 }
