@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mattn/go-sqlite3"
 	"golang.org/x/sys/unix"
@@ -207,3 +208,304 @@ func PrewarmSQLiteFile(path string, evict bool) (int64, error) {
 		}
 	}
 }
+
+// sqliteEngine is SQLite as an Engine: a file, written by one load
+// connection (Options.Create) and read by read-only, immutable stream
+// connections.
+type sqliteEngine struct {
+	path    string
+	created bool
+	db      *sql.DB
+}
+
+var _ Engine = (*sqliteEngine)(nil)
+
+func openSQLite(opt Options) (*sqliteEngine, error) {
+	if opt.Path == "" {
+		return nil, errors.New("opening sqlite: no database file given (name one, e.g. numalab.sqlite)")
+	}
+	e := &sqliteEngine{path: opt.Path, created: opt.Create}
+	var err error
+	if opt.Create {
+		e.db, err = CreateSQLite(opt.Path)
+	} else {
+		e.db, err = OpenSQLiteDB(opt.Path)
+		if err == nil {
+			e.db.SetMaxIdleConns(2)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening sqlite: %w", err)
+	}
+	return e, nil
+}
+
+func (e *sqliteEngine) Name() string { return "sqlite" }
+func (e *sqliteEngine) DB() *sql.DB  { return e.db }
+
+// Path is the database file.
+func (e *sqliteEngine) Path() string { return e.path }
+
+// Bulk loads with prepared multi-row INSERTs, in one write transaction per
+// Flush (and per sqliteBulkTxRows rows).
+func (e *sqliteEngine) Bulk(ctx context.Context, table string, columns []string) (Bulk, error) {
+	if !e.created {
+		return nil, fmt.Errorf("loading %s into %s: the file is open read-only (load into a new file)", table, e.path)
+	}
+	if len(columns) == 0 {
+		return nil, fmt.Errorf("loading %s into %s: no columns", table, e.path)
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s into %s: %w", table, e.path, err)
+	}
+	per := max(1, sqliteBulkParams/len(columns))
+	b := &sqliteBulk{ctx: ctx, conn: conn, table: table, cols: columns, per: per,
+		stmts: map[int]*sql.Stmt{}, buf: make([]any, 0, per*len(columns))}
+	return b, nil
+}
+
+// sqliteBulkParams bounds the parameters of one INSERT; sqliteBulkTxRows
+// the rows of one write transaction.
+const (
+	sqliteBulkParams = 4096
+	sqliteBulkTxRows = 65536
+)
+
+type sqliteBulk struct {
+	ctx   context.Context
+	conn  *sql.Conn
+	table string
+	cols  []string
+	per   int // rows per INSERT
+	stmts map[int]*sql.Stmt
+	buf   []any
+	inTx  int // rows written in the open transaction; -1 none open
+	rows  int64
+	open  bool
+}
+
+func (b *sqliteBulk) stmt(n int) (*sql.Stmt, error) {
+	if s, ok := b.stmts[n]; ok {
+		return s, nil
+	}
+	var q strings.Builder
+	fmt.Fprintf(&q, "INSERT INTO %s (%s) VALUES ", b.table, strings.Join(b.cols, ", "))
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", len(b.cols)), ",") + ")"
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		q.WriteString(row)
+	}
+	s, err := b.conn.PrepareContext(b.ctx, q.String())
+	if err != nil {
+		return nil, err
+	}
+	b.stmts[n] = s
+	return s, nil
+}
+
+func (b *sqliteBulk) Append(vals ...any) error {
+	if len(vals) != len(b.cols) {
+		return fmt.Errorf("loading %s: %d values for %d columns", b.table, len(vals), len(b.cols))
+	}
+	b.buf = append(b.buf, vals...)
+	if len(b.buf) == b.per*len(b.cols) {
+		return b.write()
+	}
+	return nil
+}
+
+// write inserts the buffered rows inside the open write transaction.
+func (b *sqliteBulk) write() error {
+	n := len(b.buf) / len(b.cols)
+	if n == 0 {
+		return nil
+	}
+	if !b.open {
+		if _, err := b.conn.ExecContext(b.ctx, "BEGIN"); err != nil {
+			return fmt.Errorf("loading %s: %w", b.table, SQLiteError(err))
+		}
+		b.open, b.inTx = true, 0
+	}
+	s, err := b.stmt(n)
+	if err == nil {
+		_, err = s.ExecContext(b.ctx, b.buf...)
+	}
+	if err != nil {
+		return fmt.Errorf("loading %s: %w", b.table, SQLiteError(err))
+	}
+	b.buf = b.buf[:0]
+	b.rows += int64(n)
+	b.inTx += n
+	if b.inTx >= sqliteBulkTxRows {
+		return b.commit()
+	}
+	return nil
+}
+
+func (b *sqliteBulk) commit() error {
+	if !b.open {
+		return nil
+	}
+	b.open = false
+	if _, err := b.conn.ExecContext(b.ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("loading %s: %w", b.table, SQLiteError(err))
+	}
+	return nil
+}
+
+func (b *sqliteBulk) Flush() error {
+	if err := b.write(); err != nil {
+		return err
+	}
+	return b.commit()
+}
+
+func (b *sqliteBulk) Close() error {
+	err := b.Flush()
+	for _, s := range b.stmts {
+		s.Close()
+	}
+	if b.open {
+		b.conn.ExecContext(context.Background(), "ROLLBACK")
+	}
+	if cerr := b.conn.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (b *sqliteBulk) Rows() int64 { return b.rows }
+
+// Connect opens a read-only, immutable connection with mmap over the file.
+func (e *sqliteEngine) Connect(ctx context.Context) (Conn, error) {
+	c, err := OpenSQLiteConn(e.path)
+	if err != nil {
+		return nil, err
+	}
+	return &sqliteConn{c: c}, nil
+}
+
+// SetDOP accepts only 1: SQLite runs each query on the one thread that
+// calls it.
+func (e *sqliteEngine) SetDOP(ctx context.Context, dop int) error {
+	if dop != 1 {
+		return fmt.Errorf("setting sqlite DOP: %d is not possible: SQLite runs each query on one thread, the caller's (use DOP 1, or more streams)", dop)
+	}
+	return nil
+}
+
+func (e *sqliteEngine) Describe(ctx context.Context) (Info, error) {
+	v, _, _ := sqlite3.Version()
+	in := Info{Engine: "sqlite", Version: v, Where: e.path, Settings: map[string]string{}}
+	if e.created {
+		in.Settings["mode"] = "load: journal_mode=OFF, synchronous=OFF, locking_mode=EXCLUSIVE"
+	} else {
+		in.Settings["mode"] = "read-only, immutable=1, one connection per stream, no connection mutex"
+	}
+	for _, p := range []string{"page_size", "cache_size", "mmap_size", "journal_mode", "page_count"} {
+		var s string
+		if err := e.db.QueryRowContext(ctx, "PRAGMA "+p).Scan(&s); err != nil {
+			return in, fmt.Errorf("describing sqlite: PRAGMA %s: %w", p, err)
+		}
+		in.Settings[p] = s
+	}
+	in.Settings["dop"] = "1"
+	return in, nil
+}
+
+// Explain renders EXPLAIN QUERY PLAN as an indented tree.
+func (e *sqliteEngine) Explain(ctx context.Context, query string, args ...any) (string, error) {
+	rows, err := e.db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		return "", fmt.Errorf("explaining on sqlite: %w", err)
+	}
+	defer rows.Close()
+	depth := map[int64]int{0: -1}
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int64
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			return "", fmt.Errorf("explaining on sqlite: %w", err)
+		}
+		d := depth[parent] + 1
+		depth[id] = d
+		lines = append(lines, strings.Repeat("  ", d)+detail)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("explaining on sqlite: %w", err)
+	}
+	return normalisePlan(lines), nil
+}
+
+// Prewarm drops the file's clean, unmapped cached pages and reads the file
+// from the calling thread, so that its pages come to the caller's node.
+func (e *sqliteEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
+	n, err := PrewarmSQLiteFile(e.path, true)
+	return PrewarmStats{Bytes: n, Objects: 1, Method: "read file"}, err
+}
+
+func (e *sqliteEngine) Close() error { return e.db.Close() }
+
+func (e *sqliteEngine) Discard() error {
+	err := e.db.Close()
+	if e.created {
+		for _, p := range []string{e.path, e.path + "-journal", e.path + "-wal", e.path + "-shm"} {
+			if rerr := os.Remove(p); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+				err = rerr
+			}
+		}
+	}
+	return err
+}
+
+// sqliteConn is a stream's connection on go-sqlite3's own API.
+type sqliteConn struct{ c *sqlite3.SQLiteConn }
+
+func namedValues(args []any) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		if x, ok := a.(int); ok {
+			a = int64(x)
+		}
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return nv
+}
+
+func (c *sqliteConn) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := c.c.ExecContext(ctx, query, namedValues(args))
+	return err
+}
+
+func (c *sqliteConn) Query(ctx context.Context, query string, args []any, row func([]any) error) error {
+	rows, err := c.c.QueryContext(ctx, query, namedValues(args))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	dv := make([]driver.Value, len(rows.Columns()))
+	vals := make([]any, len(dv))
+	for {
+		err := rows.Next(dv)
+		if err == io.EOF {
+			return rows.Close()
+		}
+		if err != nil {
+			return err
+		}
+		for i, v := range dv {
+			vals[i] = normalise(v)
+		}
+		if err := row(vals); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *sqliteConn) Native() any     { return c.c }
+func (c *sqliteConn) BackendPID() int { return 0 }
+func (c *sqliteConn) Close() error    { return c.c.Close() }

@@ -24,23 +24,27 @@ type condition struct {
 	describe func(v []sql.NullInt64) string
 }
 
-func cents(x string) string { return "CAST(round((" + x + ")*100) AS INTEGER)" }
+func cents(x string) string { return "CAST(round((" + x + ")*100) AS BIGINT)" }
+
+// The conditions are written once for all three engines: no output
+// aliases in WHERE (PostgreSQL has none), sums cast to BIGINT (DuckDB's
+// sum of integers is HUGEINT).
 
 // conditions are the consistency conditions of Clause 3.3.2 that hold for
 // a database as loaded (Clause 3.3.2.11 holds only before any New-Order,
 // which numalab never runs), and the cardinalities of Clause 4.3.3.1.
 var conditions = []condition{
 	{"clause 3.3.2.1: W_YTD = sum(D_YTD)",
-		`SELECT w_id, ` + cents("w_ytd") + `, (SELECT ` + cents("sum(d_ytd)") + ` FROM district WHERE d_w_id = w_id) AS s
-		FROM warehouse WHERE s IS NULL OR s != ` + cents("w_ytd"),
+		`SELECT * FROM (SELECT w_id, ` + cents("w_ytd") + ` AS y, (SELECT ` + cents("sum(d_ytd)") + ` FROM district WHERE d_w_id = w_id) AS s
+		FROM warehouse) x WHERE s IS NULL OR s != y`,
 		func(v []sql.NullInt64) string {
 			return fmt.Sprintf("warehouse %s: w_ytd %s, sum(d_ytd) %s", n(v[0]), money(v[1]), money(v[2]))
 		}},
 	{"clause 3.3.2.2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID)",
-		`SELECT d_w_id, d_id, d_next_o_id - 1,
+		`SELECT * FROM (SELECT d_w_id, d_id, d_next_o_id - 1 AS dn,
 			(SELECT max(o_id) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS mo,
 			(SELECT max(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS mn
-		FROM district WHERE mo IS NULL OR mn IS NULL OR d_next_o_id - 1 != mo OR mo != mn`,
+		FROM district) x WHERE mo IS NULL OR mn IS NULL OR dn != mo OR mo != mn`,
 		func(v []sql.NullInt64) string {
 			return fmt.Sprintf("warehouse %s district %s: d_next_o_id-1 %s, max(o_id) %s, max(no_o_id) %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]), n(v[4]))
 		}},
@@ -51,10 +55,10 @@ var conditions = []condition{
 			return fmt.Sprintf("warehouse %s district %s: max-min+1 %s, rows %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
 		}},
 	{"clause 3.3.2.4: sum(O_OL_CNT) = rows in ORDER-LINE",
-		`SELECT d_w_id, d_id,
-			(SELECT sum(o_ol_cnt) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS s,
+		`SELECT * FROM (SELECT d_w_id, d_id,
+			(SELECT CAST(sum(o_ol_cnt) AS BIGINT) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS s,
 			(SELECT count(*) FROM order_line WHERE ol_w_id = d_w_id AND ol_d_id = d_id) AS c
-		FROM district WHERE s IS NULL OR s != c`,
+		FROM district) x WHERE s IS NULL OR s != c`,
 		func(v []sql.NullInt64) string {
 			return fmt.Sprintf("warehouse %s district %s: sum(o_ol_cnt) %s, order lines %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
 		}},
@@ -71,9 +75,9 @@ var conditions = []condition{
 			return fmt.Sprintf("warehouse %s district %s order %s: o_carrier_id %s disagrees with NEW-ORDER", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
 		}},
 	{"clause 3.3.2.6: O_OL_CNT = the order's rows in ORDER-LINE",
-		`SELECT o_w_id, o_d_id, o_id, o_ol_cnt,
+		`SELECT * FROM (SELECT o_w_id, o_d_id, o_id, o_ol_cnt,
 			(SELECT count(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id) AS c
-		FROM orders WHERE o_ol_cnt IS NULL OR o_ol_cnt != c`,
+		FROM orders) x WHERE o_ol_cnt IS NULL OR o_ol_cnt != c`,
 		func(v []sql.NullInt64) string {
 			return fmt.Sprintf("warehouse %s district %s order %s: o_ol_cnt %s, order lines %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]), n(v[4]))
 		}},
@@ -114,10 +118,10 @@ var conditions = []condition{
 				n(v[0]), n(v[1]), n(v[2]), money(v[3]), money(v[4]), money(v[5]), money(v[6]))
 		}},
 	{"clause 3.3.2.11: rows in ORDER - rows in NEW-ORDER = 2100",
-		`SELECT d_w_id, d_id,
+		`SELECT * FROM (SELECT d_w_id, d_id,
 			(SELECT count(*) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id) AS o,
 			(SELECT count(*) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS nn
-		FROM district WHERE o - nn != 2100`,
+		FROM district) x WHERE o - nn != 2100`,
 		func(v []sql.NullInt64) string {
 			return fmt.Sprintf("warehouse %s district %s: orders %s, new orders %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
 		}},
@@ -163,13 +167,20 @@ func money(v sql.NullInt64) string {
 // for the warehouses in the file, and returns every violation found (at
 // most 10 listed per condition), each wrapping ErrInconsistent; nil if
 // there are none.
-func Check(ctx context.Context, db *sql.DB) error {
+func Check(ctx context.Context, db *sql.DB) error { return check(ctx, db, dialectSQLite) }
+
+// CheckEngine runs Check on a TPC-C database in eng.
+func CheckEngine(ctx context.Context, eng engine.Engine) error {
+	return check(ctx, eng.DB(), eng.Name())
+}
+
+func check(ctx context.Context, db *sql.DB, dialect string) error {
 	var errs []error
 	var w int64
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM warehouse").Scan(&w); err != nil {
 		return fmt.Errorf("checking consistency: counting warehouses: %w", err)
 	}
-	if err := db.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM numalab_meta WHERE key = 'warehouses'").Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := db.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM "+metaTable(dialect)+" WHERE key = 'warehouses'").Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("checking consistency: reading the loaded warehouses: %w", err)
 	}
 	for _, c := range cardinality {

@@ -33,6 +33,28 @@
 // every transaction also computes avg(i_price) over the items with
 // i_id < 15000, which adds a 15,000-row range scan.
 //
+// # Engines
+//
+// The same workload runs on SQLite, DuckDB and PostgreSQL through
+// internal/engine; the package knows each dialect's SQL and nothing about
+// how the engine was opened:
+//
+//	eng, err := engine.Open(ctx, "postgres", engine.Options{DataBytes: tpcc.EstimatedBytes(w)})
+//	st, err := tpcc.LoadEngine(ctx, eng, tpcc.LoadConfig{Warehouses: w})
+//	wl, err := tpcc.OpenEngine(ctx, eng, tpcc.Options{})
+//	s, err := wl.OpenStream(ctx, rng) // per stream, on its pinned thread
+//
+// Load and Open (a path) remain the SQLite file API. The generator is the
+// same for all engines, so the same seed and load time give the same rows
+// everywhere (money is double precision, dates text), and the same inputs
+// give the same answers. Bulk paths: SQLite its prepared multi-row INSERTs,
+// DuckDB the Appender (no indexes: rows in key order and zone maps),
+// PostgreSQL COPY, then primary keys, the two indexes and VACUUM ANALYZE,
+// inside numalab's schema. There, each transaction is one call of a
+// PL/pgSQL function (order_status, stock_level, and the _aug variants),
+// and PgbenchScripts writes pgbench scripts that make the same calls.
+// DuckDB streams share one database, each with its own connection.
+//
 // What the package does not do: it runs none of the three read-write
 // transactions, keeps no terminal-to-warehouse binding, and has no think or
 // keying times.

@@ -47,8 +47,11 @@ func loaded(t testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if sharedDir != "" {
-		os.RemoveAll(sharedDir)
+	closeEngines()
+	for _, d := range append(engineDirs, sharedDir) {
+		if d != "" {
+			os.RemoveAll(d)
+		}
 	}
 	os.Exit(code)
 }

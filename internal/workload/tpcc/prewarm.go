@@ -7,13 +7,18 @@ import (
 	"io"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
 )
 
 // PrewarmStats say what Prewarm read.
 type PrewarmStats struct {
-	FileBytes int64 `json:"file_bytes"` // read from the file
-	Objects   int   `json:"objects"`    // tables and indexes scanned
-	Entries   int64 `json:"entries"`    // rows and index entries visited
+	FileBytes int64 `json:"file_bytes"` // read from the file (SQLite); relation or database bytes (others)
+	Objects   int   `json:"objects"`    // tables and indexes scanned (DuckDB: columns)
+	Entries   int64 `json:"entries"`    // rows and index entries visited (SQLite)
+	// Method and Placement are the engine's (engine.PrewarmStats), on
+	// DuckDB and PostgreSQL.
+	Method    string           `json:"method,omitempty"`
+	Placement *place.NumaUsage `json:"placement,omitempty"`
 }
 
 // Prewarm brings the whole database into memory from the calling thread:
@@ -29,8 +34,20 @@ type PrewarmStats struct {
 // by anyone, so pages mapped by open connections, or still dirty from the
 // load (Prewarm syncs the file first), stay where they are. Verify the
 // result from the pages' locations.
+//
+// On DuckDB and PostgreSQL it calls the engine's Prewarm (evict does not
+// apply): DuckDB reads every column; PostgreSQL loads every table and index
+// of numalab's schema into shared buffers, and reports where the shared
+// memory lies. A managed PostgreSQL server started with a memory policy
+// bound to node N (engine.PGConfig.MemPolicy) allocates its buffers there
+// whichever thread prewarms.
 func (w *Workload) Prewarm(ctx context.Context, evict bool) (PrewarmStats, error) {
 	var st PrewarmStats
+	if w.dialect != dialectSQLite {
+		es, err := w.eng.Prewarm(ctx)
+		st = PrewarmStats{FileBytes: es.Bytes, Objects: es.Objects, Method: es.Method, Placement: es.Placement}
+		return st, err
+	}
 	n, err := engine.PrewarmSQLiteFile(w.path, evict)
 	st.FileBytes = n
 	if err != nil {

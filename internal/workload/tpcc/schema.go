@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,4 +157,65 @@ func insertSQL(t *table, n int) string {
 		b.WriteByte(')')
 	}
 	return b.String()
+}
+
+// Dialects: the engines' names (engine.Engine.Name).
+const (
+	dialectSQLite   = "sqlite"
+	dialectDuckDB   = "duckdb"
+	dialectPostgres = "postgres"
+)
+
+// metaTable is numalab's marker table in a dialect: numalab_meta in a file
+// of its own (SQLite, DuckDB), tpcc_meta in numalab's PostgreSQL schema,
+// which other workloads share.
+func metaTable(dialect string) string {
+	if dialect == dialectPostgres {
+		return "tpcc_meta"
+	}
+	return "numalab_meta"
+}
+
+// colRE finds a column's type in the SQLite DDL; pkRE the primary key.
+var (
+	colRE = regexp.MustCompile(`(?m)\b([a-z_0-9]+) (INTEGER|TEXT|REAL)\b`)
+	pkRE  = regexp.MustCompile(`PRIMARY KEY \(([^)]*)\)`)
+)
+
+// ddlFor is t's CREATE TABLE in dialect, without its primary key, which
+// primaryKeyFor adds after the load (PostgreSQL) or which is left out
+// (DuckDB: see LoadEngine). Types map INTEGER to integer, TEXT to text
+// (VARCHAR) and REAL to double precision, so that every engine holds the
+// same values.
+func ddlFor(t *table, dialect string) string {
+	if dialect == dialectSQLite {
+		return t.ddl
+	}
+	types := map[string]string{}
+	for _, m := range colRE.FindAllStringSubmatch(t.ddl, -1) {
+		types[m[1]] = m[2]
+	}
+	names := map[string]string{"INTEGER": "integer", "TEXT": "text", "REAL": "double precision"}
+	if dialect == dialectDuckDB {
+		names = map[string]string{"INTEGER": "INTEGER", "TEXT": "VARCHAR", "REAL": "DOUBLE"}
+	}
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + t.name + " (")
+	for i, c := range t.cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c + " " + names[types[c]])
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// primaryKey is t's primary key columns, "" for HISTORY.
+func primaryKey(t *table) string {
+	m := pkRE.FindStringSubmatch(t.ddl)
+	if m == nil {
+		return ""
+	}
+	return m[1]
 }

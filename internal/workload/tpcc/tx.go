@@ -6,11 +6,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/mattn/go-sqlite3"
 	"github.com/numalab/numalab/internal/engine"
 )
 
@@ -39,42 +37,56 @@ type Meta struct {
 // ReadMeta reads numalab's marker table and refuses a file that is not a
 // numalab TPC-C database, was made by another schema version, or whose load
 // did not finish.
-func ReadMeta(ctx context.Context, db *sql.DB) (Meta, error) {
+func ReadMeta(ctx context.Context, db *sql.DB) (Meta, error) { return readMeta(ctx, db, dialectSQLite) }
+
+// tableExistsSQL finds a table by name ($1 or ?) in a dialect.
+func tableExistsSQL(dialect string) string {
+	switch dialect {
+	case dialectSQLite:
+		return "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ?"
+	case dialectPostgres:
+		return "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
+	}
+	return "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = current_schema() AND table_name = ?"
+}
+
+func readMeta(ctx context.Context, db *sql.DB, dialect string) (Meta, error) {
 	var m Meta
 	var name string
-	err := db.QueryRowContext(ctx, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = 'numalab_meta'").Scan(&name)
+	meta := metaTable(dialect)
+	err := db.QueryRowContext(ctx, tableExistsSQL(dialect), meta).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
-		return m, fmt.Errorf("%w: it has no numalab_meta table (load one with %s)", ErrNotTPCC, reloadHint)
+		return m, fmt.Errorf("%w: it has no %s table (load one with %s)", ErrNotTPCC, meta, reloadHint)
 	}
 	if err != nil {
 		return m, fmt.Errorf("%w: %w (load one with %s)", ErrNotTPCC, err, reloadHint)
 	}
 	kv := map[string]string{}
-	rows, err := db.QueryContext(ctx, "SELECT key, value FROM numalab_meta")
+	rows, err := db.QueryContext(ctx, "SELECT key, value FROM "+meta)
 	if err != nil {
-		return m, fmt.Errorf("reading numalab_meta: %w", err)
+		return m, fmt.Errorf("reading %s: %w", meta, err)
 	}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
 			rows.Close()
-			return m, fmt.Errorf("reading numalab_meta: %w", err)
+			return m, fmt.Errorf("reading %s: %w", meta, err)
 		}
 		kv[k] = v
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return m, fmt.Errorf("reading numalab_meta: %w", err)
+		return m, fmt.Errorf("reading %s: %w", meta, err)
 	}
 	if kv["kind"] != metaKind {
-		return m, fmt.Errorf("%w: numalab_meta says kind %q (load one with %s)", ErrNotTPCC, kv["kind"], reloadHint)
+		return m, fmt.Errorf("%w: %s says kind %q (load one with %s)", ErrNotTPCC, meta, kv["kind"], reloadHint)
 	}
 	ints := map[string]*int{"schema_version": &m.SchemaVersion, "warehouses": &m.Warehouses,
 		"c_last": &m.Load.CLast, "c_id": &m.Load.CID, "ol_i_id": &m.Load.CIID}
 	for k, p := range ints {
 		v, err := strconv.Atoi(kv[k])
 		if err != nil {
-			return m, fmt.Errorf("%w: numalab_meta %s: %q is not an integer", ErrNotTPCC, k, kv[k])
+			return m, fmt.Errorf("%w: %s %s: %q is not an integer", ErrNotTPCC, meta, k, kv[k])
 		}
 		*p = v
 	}
@@ -98,13 +110,15 @@ type Options struct {
 	Seed int64
 }
 
-// Workload is an opened, complete TPC-C file. It is read-only and shared by
-// all streams.
+// Workload is an opened, complete TPC-C database. It is read-only and
+// shared by all streams.
 type Workload struct {
-	path string
-	meta Meta
-	run  Constants
-	opt  Options
+	path    string        // SQLite: the file
+	eng     engine.Engine // nil for a file opened with Open
+	dialect string
+	meta    Meta
+	run     Constants
+	opt     Options
 }
 
 // Open opens path for a run, refusing a file that is not a complete numalab
@@ -119,8 +133,33 @@ func Open(ctx context.Context, path string, opt Options) (*Workload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening tpcc %s: %w", path, err)
 	}
-	return &Workload{path: path, meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}, nil
+	return &Workload{path: path, dialect: dialectSQLite, meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}, nil
 }
+
+// OpenEngine opens the TPC-C database in eng (loaded by LoadEngine) for a
+// run, refusing one that is not complete. The workload uses eng until the
+// streams are closed; the caller closes eng.
+func OpenEngine(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error) {
+	m, err := readMeta(ctx, eng.DB(), eng.Name())
+	if err != nil {
+		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
+	}
+	w := &Workload{eng: eng, dialect: eng.Name(), meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
+	if p, ok := eng.(interface{ Path() string }); ok && w.dialect == dialectSQLite {
+		w.path = p.Path()
+	}
+	if w.dialect == dialectPostgres {
+		// The functions of this numalab version, whatever loaded the data.
+		if _, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(pgSchema(w))); err != nil {
+			return nil, fmt.Errorf("opening tpcc on postgres: creating the transaction functions: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// Engine is the engine the workload runs on (nil for a file opened with
+// Open).
+func (w *Workload) Engine() engine.Engine { return w.eng }
 
 // Meta describes the opened file.
 func (w *Workload) Meta() Meta { return w.meta }
@@ -128,8 +167,11 @@ func (w *Workload) Meta() Meta { return w.meta }
 // RunConstants are the NURand constants the streams use.
 func (w *Workload) RunConstants() Constants { return w.run }
 
-// Path is the file's path.
+// Path is the SQLite file's path ("" on other engines).
 func (w *Workload) Path() string { return w.path }
+
+// Dialect is the engine's name: sqlite, duckdb or postgres.
+func (w *Workload) Dialect() string { return w.dialect }
 
 // Transaction types, indexes into TxNames.
 const (
@@ -140,7 +182,9 @@ const (
 // TxNames names the transaction types Next returns.
 var TxNames = []string{"order-status", "stock-level"}
 
-// The statements of Clause 2.6.2.2 (Order-Status) and 2.8.2.2 (Stock-Level).
+// The statements of Clause 2.6.2.2 (Order-Status) and 2.8.2.2 (Stock-Level),
+// as SQLite and DuckDB run them (PostgreSQL runs them inside its
+// functions, tx_pg.go).
 const (
 	sqlCustomerByID = `SELECT c_balance, c_first, c_middle, c_last FROM customer
 		WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?`
@@ -185,65 +229,56 @@ type OrderStatusResult struct {
 }
 
 // Stream runs the workload on its own connection, prepared statements and
-// random numbers; streams share nothing but the file's pages.
+// random numbers; streams share nothing but the database.
 type Stream struct {
-	w    *Workload
-	conn *sqlite3.SQLiteConn
-	rng  *rand.Rand
-
-	begin, commit, rollback                                  driver.Stmt
-	byID, byName, lastOrder, lines, nextOrder, lowStock, avg driver.Stmt
-
-	args  [6]driver.NamedValue
-	dest  [5]driver.Value
-	names []nameRow
-	os    OrderStatusResult
+	w   *Workload
+	rng *rand.Rand
+	x   runner
+	os  OrderStatusResult
 }
 
-type nameRow struct {
-	id            int
-	balance       float64
-	first, middle string
+// runner is one engine's way to run the two transactions on one
+// connection.
+type runner interface {
+	// orderStatus fills r (whose Lines it may reuse). SQLite and DuckDB
+	// ignore ctx: a cancellable context costs their drivers a goroutine
+	// per call; Next checks ctx between transactions instead.
+	orderStatus(ctx context.Context, in OrderStatusInput, r *OrderStatusResult) error
+	stockLevel(ctx context.Context, w, d, threshold int) (int, error)
+	close() error
 }
 
 // NewStream opens a stream's connection and prepares its statements. Call
 // it on the goroutine (and OS thread) that will run the stream.
 func (w *Workload) NewStream(rng *rand.Rand) (*Stream, error) {
-	c, err := engine.OpenSQLiteConn(w.path)
+	return w.OpenStream(context.Background(), rng)
+}
+
+// OpenStream is NewStream with a context for connecting. On PostgreSQL
+// the stream's backend is pinned to the calling thread's CPUs when the
+// engine pins backends (engine.Options.PinBackends; always with a managed
+// server).
+func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, error) {
+	s := &Stream{w: w, rng: rng}
+	var err error
+	switch w.dialect {
+	case dialectSQLite:
+		s.x, err = newSQLiteRunner(ctx, w)
+	case dialectDuckDB:
+		s.x, err = newDuckRunner(ctx, w)
+	case dialectPostgres:
+		s.x, err = newPGRunner(ctx, w)
+	default:
+		err = fmt.Errorf("no tpcc transactions for engine %q", w.dialect)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening a tpcc stream: %w", err)
-	}
-	s := &Stream{w: w, conn: c, rng: rng}
-	for i := range s.args {
-		s.args[i].Ordinal = i + 1
-	}
-	for _, p := range []struct {
-		st *driver.Stmt
-		q  string
-	}{
-		{&s.begin, "BEGIN"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
-		{&s.byID, sqlCustomerByID}, {&s.byName, sqlCustomerByName}, {&s.lastOrder, sqlLastOrder},
-		{&s.lines, sqlOrderLines}, {&s.nextOrder, sqlNextOrder}, {&s.lowStock, sqlLowStock}, {&s.avg, sqlAvgPrice},
-	} {
-		st, err := c.Prepare(p.q)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("opening a tpcc stream: preparing %q: %w", p.q, err)
-		}
-		*p.st = st
 	}
 	return s, nil
 }
 
 // Close releases the stream's statements and connection.
-func (s *Stream) Close() error {
-	for _, st := range []driver.Stmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines, s.nextOrder, s.lowStock, s.avg} {
-		if st != nil {
-			st.Close()
-		}
-	}
-	return s.conn.Close()
-}
+func (s *Stream) Close() error { return s.x.close() }
 
 // Next runs one transaction, Order-Status or Stock-Level with equal
 // probability, and returns its type (an index into TxNames). Inputs follow
@@ -254,11 +289,11 @@ func (s *Stream) Next(ctx context.Context) (int, error) {
 		return -1, err
 	}
 	if s.rng.IntN(2) == 0 {
-		_, err := s.OrderStatus(s.orderStatusInput())
+		_, err := s.orderStatus(ctx, s.orderStatusInput())
 		return TxOrderStatus, err
 	}
 	w, d := uniform(s.rng, 1, s.w.meta.Warehouses), uniform(s.rng, 1, DistrictsPerWH)
-	_, err := s.StockLevel(w, d, uniform(s.rng, 10, 20))
+	_, err := s.stockLevel(ctx, w, d, uniform(s.rng, 10, 20))
 	return TxStockLevel, err
 }
 
@@ -274,151 +309,30 @@ func (s *Stream) orderStatusInput() OrderStatusInput {
 	return in
 }
 
-// query runs st with the first n of s.args and calls row for each row in
-// s.dest. The context is Background: a cancellable one costs the driver a
-// goroutine per call; Next checks ctx between transactions instead.
-func (s *Stream) query(st driver.Stmt, n int, row func() error) error {
-	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), s.args[:n])
-	if err != nil {
-		return err
-	}
-	nc := len(rows.Columns())
-	for {
-		err := rows.Next(s.dest[:nc])
-		if err == io.EOF {
-			break
-		}
-		if err == nil {
-			err = row()
-		}
-		if err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	return rows.Close()
-}
-
-func (s *Stream) set(vals ...int) int {
-	for i, v := range vals {
-		s.args[i].Value = int64(v)
-	}
-	return len(vals)
-}
-
-func (s *Stream) exec(st driver.Stmt) error {
-	_, err := st.(driver.StmtExecContext).ExecContext(context.Background(), nil)
-	return err
-}
-
-// tx runs f in one read transaction.
-func (s *Stream) tx(f func() error) error {
-	if err := s.exec(s.begin); err != nil {
-		return err
-	}
-	if err := f(); err != nil {
-		s.exec(s.rollback)
-		return err
-	}
-	return s.exec(s.commit)
-}
-
-func (s *Stream) avgPrice(p *float64) error {
-	return s.query(s.avg, 0, func() error {
-		*p = asFloat(s.dest[0])
-		return nil
-	})
-}
-
-// OrderStatus runs Order-Status (Clause 2.6.2.2) as one read transaction.
-// The result is reused by the next call.
+// OrderStatus runs Order-Status (Clause 2.6.2.2) as one read transaction
+// (on PostgreSQL one function call). The result is reused by the next call.
 func (s *Stream) OrderStatus(in OrderStatusInput) (*OrderStatusResult, error) {
+	return s.orderStatus(context.Background(), in)
+}
+
+func (s *Stream) orderStatus(ctx context.Context, in OrderStatusInput) (*OrderStatusResult, error) {
 	r := &s.os
 	*r = OrderStatusResult{Lines: r.Lines[:0]}
-	err := s.tx(func() error {
-		if in.Last != "" {
-			// All customers of the name sorted by C_FIRST; take the one at
-			// position n/2 rounded up.
-			s.names = s.names[:0]
-			s.set(in.W, in.D)
-			s.args[2].Value = in.Last
-			err := s.query(s.byName, 3, func() error {
-				s.names = append(s.names, nameRow{id: int(asInt(s.dest[0])), balance: asFloat(s.dest[1]),
-					first: asString(s.dest[2]), middle: asString(s.dest[3])})
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if len(s.names) == 0 {
-				return fmt.Errorf("order-status: no customer named %s in warehouse %d district %d", in.Last, in.W, in.D)
-			}
-			c := s.names[(len(s.names)+1)/2-1]
-			r.CID, r.Balance, r.First, r.Middle, r.Last = c.id, c.balance, c.first, c.middle, in.Last
-		} else {
-			found := false
-			err := s.query(s.byID, s.set(in.W, in.D, in.CID), func() error {
-				found = true
-				r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, asFloat(s.dest[0]), asString(s.dest[1]), asString(s.dest[2]), asString(s.dest[3])
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if !found {
-				return fmt.Errorf("order-status: no customer %d in warehouse %d district %d", in.CID, in.W, in.D)
-			}
-		}
-		err := s.query(s.lastOrder, s.set(in.W, in.D, r.CID), func() error {
-			r.OID, r.EntryD, r.CarrierID = int(asInt(s.dest[0])), asString(s.dest[1]), int(asInt(s.dest[2]))
-			return nil
-		})
-		if err != nil || r.OID == 0 {
-			return err
-		}
-		err = s.query(s.lines, s.set(in.W, in.D, r.OID), func() error {
-			r.Lines = append(r.Lines, OrderLine{IID: int(asInt(s.dest[0])), SupplyWID: int(asInt(s.dest[1])),
-				Quantity: int(asInt(s.dest[2])), Amount: asFloat(s.dest[3]), DeliveryD: asString(s.dest[4])})
-			return nil
-		})
-		if err != nil || !s.w.opt.Augmented {
-			return err
-		}
-		return s.avgPrice(&r.AvgPrice)
-	})
-	if err != nil {
+	if err := s.x.orderStatus(ctx, in, r); err != nil {
 		return nil, fmt.Errorf("order-status: %w", err)
 	}
 	return r, nil
 }
 
-// StockLevel runs Stock-Level (Clause 2.8.2.2) as one read transaction: the
-// number of distinct items in the district's last 20 orders whose stock is
-// below threshold.
+// StockLevel runs Stock-Level (Clause 2.8.2.2) as one read transaction (on
+// PostgreSQL one function call): the number of distinct items in the
+// district's last 20 orders whose stock is below threshold.
 func (s *Stream) StockLevel(w, d, threshold int) (int, error) {
-	var low int
-	var avg float64
-	err := s.tx(func() error {
-		next := 0
-		err := s.query(s.nextOrder, s.set(w, d), func() error {
-			next = int(asInt(s.dest[0]))
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if next == 0 {
-			return fmt.Errorf("no district %d in warehouse %d", d, w)
-		}
-		err = s.query(s.lowStock, s.set(w, d, next, next-stockLevelOrders, w, threshold), func() error {
-			low = int(asInt(s.dest[0]))
-			return nil
-		})
-		if err != nil || !s.w.opt.Augmented {
-			return err
-		}
-		return s.avgPrice(&avg)
-	})
+	return s.stockLevel(context.Background(), w, d, threshold)
+}
+
+func (s *Stream) stockLevel(ctx context.Context, w, d, threshold int) (int, error) {
+	low, err := s.x.stockLevel(ctx, w, d, threshold)
 	if err != nil {
 		return 0, fmt.Errorf("stock-level: %w", err)
 	}

@@ -1,0 +1,390 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/place"
+)
+
+// loadNumbers creates t(id, grp, name, price) in eng and bulk-loads n rows.
+func loadNumbers(t *testing.T, eng Engine, n int) {
+	t.Helper()
+	ctx := context.Background()
+	ddl := "CREATE TABLE t (id INTEGER, grp INTEGER, name TEXT, price DOUBLE PRECISION)"
+	if eng.Name() == "sqlite" {
+		ddl = "CREATE TABLE t (id INTEGER, grp INTEGER, name TEXT, price REAL)"
+	}
+	if _, err := eng.DB().ExecContext(ctx, ddl); err != nil {
+		t.Fatal(err)
+	}
+	b, err := eng.Bulk(ctx, "t", []string{"id", "grp", "name", "price"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		var name any = fmt.Sprintf("n%d", i)
+		if i%10 == 0 {
+			name = nil
+		}
+		if err := b.Append(int64(i), i%7, name, float64(i)/4); err != nil {
+			t.Fatal(err)
+		}
+		if i%5000 == 0 {
+			if err := b.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b.Rows() != int64(n) {
+		t.Errorf("%s bulk: %d rows written, want %d", eng.Name(), b.Rows(), n)
+	}
+}
+
+// checkNumbers reads the loaded rows back through a stream connection.
+func checkNumbers(t *testing.T, eng Engine, n int) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	q := "SELECT count(*), count(name), sum(id), sum(price), min(name) FROM t WHERE grp >= ?"
+	if eng.Name() == "postgres" {
+		q = strings.Replace(q, "?", "$1", 1)
+	}
+	var got []any
+	err = c.Query(ctx, q, []any{0}, func(v []any) error {
+		got = slices.Clone(v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := int64(n) * int64(n+1) / 2
+	want := []any{int64(n), int64(n - n/10), sum, float64(sum) / 4, "n1"}
+	if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+		t.Errorf("%s: read back %#v, want %#v", eng.Name(), got, want)
+	}
+}
+
+func TestSQLiteEngine(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "e.sqlite")
+	eng, err := Open(ctx, "sqlite", Options{Path: path, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadNumbers(t, eng, 20000)
+	if _, err := eng.DB().ExecContext(ctx, "CREATE INDEX t_grp ON t (grp)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, "sqlite", Options{Path: path, Create: true}); err == nil || !strings.Contains(err.Error(), "file exists") {
+		t.Errorf("creating over an existing file: %v, want a refusal", err)
+	}
+
+	eng, err = Open(ctx, "sqlite", Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	checkNumbers(t, eng, 20000)
+	if _, err := eng.Bulk(ctx, "t", []string{"id"}); err == nil {
+		t.Error("bulk load into a file opened for running succeeded")
+	}
+	if err := eng.SetDOP(ctx, 1); err != nil {
+		t.Error(err)
+	}
+	err = eng.SetDOP(ctx, 2)
+	if err == nil || !strings.Contains(err.Error(), "SQLite runs each query on one thread") {
+		t.Errorf("SetDOP(2) = %v, want a refusal saying SQLite runs each query on one thread", err)
+	}
+	plan, err := eng.Explain(ctx, "SELECT count(*) FROM t WHERE grp = ? AND id > ?", 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "USING INDEX t_grp") {
+		t.Errorf("plan %q does not use index t_grp", plan)
+	}
+	in, err := eng.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Engine != "sqlite" || in.Version == "" || in.Settings["mmap_size"] == "0" || in.Settings["dop"] != "1" {
+		t.Errorf("Describe = %+v", in)
+	}
+	st, err := eng.Prewarm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); st.Bytes != fi.Size() {
+		t.Errorf("Prewarm read %d bytes of a %d-byte file", st.Bytes, fi.Size())
+	}
+}
+
+func TestSQLiteDiscardRemovesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gone.sqlite")
+	eng, err := Open(context.Background(), "sqlite", Options{Path: path, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadNumbers(t, eng, 10)
+	if err := eng.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after Discard: %v, want the file gone", err)
+	}
+}
+
+func TestDuckDBEngine(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "e.duckdb")
+	eng, err := Open(ctx, "duckdb", Options{Path: path, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadNumbers(t, eng, 200000)
+	if _, err := eng.Bulk(ctx, "t", []string{"id"}); err == nil || !strings.Contains(err.Error(), "all 4 columns") {
+		t.Errorf("bulk with too few columns: %v, want a refusal", err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	eng, err = Open(ctx, "duckdb", Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	checkNumbers(t, eng, 200000)
+	q := "SELECT grp, count(*) FROM t WHERE id > ? GROUP BY grp"
+	var plans []string
+	for _, dop := range []int{1, runtime.NumCPU()} {
+		if err := eng.SetDOP(ctx, dop); err != nil {
+			t.Fatal(err)
+		}
+		in, err := eng.Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Settings["threads"] != fmt.Sprint(dop) {
+			t.Errorf("after SetDOP(%d): threads = %q", dop, in.Settings["threads"])
+		}
+		plan, err := eng.Explain(ctx, q, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "SEQ_SCAN") || strings.Contains(plan, "Estimated") || strings.Contains(plan, "~") {
+			t.Errorf("plan at DOP %d:\n%s\nwant a SEQ_SCAN and no estimates", dop, plan)
+		}
+		plans = append(plans, plan)
+	}
+	if plans[0] != plans[len(plans)-1] {
+		t.Errorf("the normalised plan changed with DOP:\n%s\n---\n%s", plans[0], plans[len(plans)-1])
+	}
+	if err := eng.SetDOP(ctx, runtime.NumCPU()+1); err == nil || !strings.Contains(err.Error(), "CPUs") {
+		t.Errorf("SetDOP(CPUs+1) = %v, want a refusal naming the CPUs", err)
+	}
+	if err := eng.SetDOP(ctx, 0); err == nil {
+		t.Error("SetDOP(0) succeeded")
+	}
+	st, err := eng.Prewarm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Objects != 4 || st.Bytes <= 0 {
+		t.Errorf("Prewarm = %+v, want 4 columns read", st)
+	}
+}
+
+func TestDuckDBRefusesMissingFile(t *testing.T) {
+	_, err := Open(context.Background(), "duckdb", Options{Path: filepath.Join(t.TempDir(), "none.duckdb")})
+	if err == nil || !strings.Contains(err.Error(), "load it first") {
+		t.Errorf("opening a missing DuckDB file: %v, want a refusal", err)
+	}
+}
+
+func TestOpenUnknownEngine(t *testing.T) {
+	_, err := Open(context.Background(), "oracle", Options{})
+	if err == nil || !strings.Contains(err.Error(), "sqlite, duckdb, postgres") {
+		t.Errorf("Open(oracle) = %v, want the known engines listed", err)
+	}
+}
+
+func TestPostgresEngine(t *testing.T) {
+	s := testPGServer(t)
+	ctx := context.Background()
+	eng, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: "numalab_engine_test", PinBackends: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	const n = 1000000
+	loadNumbers(t, eng, n)
+	if _, err := eng.DB().ExecContext(ctx, "VACUUM ANALYZE t"); err != nil {
+		t.Fatal(err)
+	}
+	checkNumbers(t, eng, n)
+
+	// Objects live in numalab's schema, which carries the marker.
+	var schema, comment string
+	if err := eng.DB().QueryRowContext(ctx, `SELECT n.nspname, obj_description(n.oid, 'pg_namespace') FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 't'`).Scan(&schema, &comment); err != nil {
+		t.Fatal(err)
+	}
+	if schema != "numalab_engine_test" || comment != schemaMarker {
+		t.Errorf("table t is in schema %q with comment %q", schema, comment)
+	}
+
+	q := "SELECT grp, count(*) FROM t WHERE price > $1 GROUP BY grp"
+	plans := map[int]string{}
+	for _, dop := range []int{1, 2} {
+		if dop > runtime.NumCPU() {
+			t.Skipf("DOP %d needs %d CPUs", dop, dop)
+		}
+		if err := eng.SetDOP(ctx, dop); err != nil {
+			t.Fatal(err)
+		}
+		plan, err := eng.Explain(ctx, q, 1.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(plan, "cost=") || strings.Contains(plan, "rows=") {
+			t.Errorf("plan has costs or estimates:\n%s", plan)
+		}
+		plans[dop] = plan
+		in, err := eng.Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Settings["max_parallel_workers_per_gather"] != fmt.Sprint(dop-1) {
+			t.Errorf("DOP %d: max_parallel_workers_per_gather = %q", dop, in.Settings["max_parallel_workers_per_gather"])
+		}
+		// Stream connections opened afterwards get the DOP too.
+		c, err := eng.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got any
+		c.Query(ctx, "SELECT current_setting('max_parallel_workers_per_gather')::int", nil, func(v []any) error { got = v[0]; return nil })
+		c.Close()
+		if got != int64(dop-1) {
+			t.Errorf("DOP %d: a new connection has max_parallel_workers_per_gather %v", dop, got)
+		}
+	}
+	t.Logf("DOP 1:\n%s\nDOP 2:\n%s", plans[1], plans[2])
+	if strings.Contains(plans[1], "Gather") {
+		t.Errorf("DOP 1 plan has a Gather:\n%s", plans[1])
+	}
+	if len(plans) == 2 && !strings.Contains(plans[2], "Workers Planned: 1") {
+		t.Errorf("DOP 2 plan plans no worker:\n%s", plans[2])
+	}
+	if err := eng.SetDOP(ctx, runtime.NumCPU()+1); err == nil || !strings.Contains(err.Error(), "CPUs") {
+		t.Errorf("SetDOP(CPUs+1) = %v, want a refusal naming the CPUs", err)
+	}
+
+	st, err := eng.Prewarm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Objects != 1 || st.Bytes < n*20 || st.Method != "pg_prewarm, scans" {
+		t.Errorf("Prewarm = %+v, want table t read by pg_prewarm", st)
+	}
+	if st.Placement == nil || len(st.Placement.Nodes()) == 0 {
+		t.Errorf("Prewarm placement = %+v, want the shared memory's nodes", st.Placement)
+	}
+}
+
+// TestPostgresPinsBackend pins a stream's thread to one CPU and checks that
+// the backend of the connection it opens follows.
+func TestPostgresPinsBackend(t *testing.T) {
+	s := testPGServer(t)
+	ctx := context.Background()
+	eng, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: "numalab_engine_test", PinBackends: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	all, err := place.Affinity()
+	if err != nil {
+		t.Skip(err)
+	}
+	cpu := all[len(all)-1]
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // exits with the goroutine: the thread is discarded
+		if err := place.Pin([]int{cpu}); err != nil {
+			done <- err
+			return
+		}
+		c, err := eng.Connect(ctx)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer c.Close()
+		got, err := place.AffinityPID(c.BackendPID())
+		if err == nil && !slices.Equal(got, []int{cpu}) {
+			err = fmt.Errorf("backend %d runs on CPUs %v, want [%d]", c.BackendPID(), got, cpu)
+		}
+		done <- err
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPostgresRefusesForeignSchema(t *testing.T) {
+	s := testPGServer(t)
+	ctx := context.Background()
+	c, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, stmt := range []string{
+		"CREATE SCHEMA theirs_plain",
+		"CREATE TABLE theirs_plain.precious (x int)",
+		"CREATE SCHEMA theirs_commented",
+		"COMMENT ON SCHEMA theirs_commented IS 'payroll'",
+	} {
+		if _, err := c.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, schema := range []string{"theirs_plain", "theirs_commented"} {
+		_, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: schema})
+		if !errors.Is(err, ErrNotOurSchema) || !strings.Contains(err.Error(), "neither use nor drop") {
+			t.Errorf("opening with schema %s: %v, want ErrNotOurSchema", schema, err)
+		}
+	}
+	var n int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM theirs_plain.precious").Scan(&n); err != nil {
+		t.Errorf("the foreign schema's table is gone: %v", err)
+	}
+}
+
+func TestPostgresBadDSNHidesPassword(t *testing.T) {
+	_, err := Open(context.Background(), "postgres", Options{DSN: "postgres://u:sekrit-pw@127.0.0.1:1/db?connect_timeout=2"})
+	if err == nil {
+		t.Fatal("connecting to port 1 succeeded")
+	}
+	if strings.Contains(err.Error(), "sekrit-pw") {
+		t.Errorf("error shows the password: %v", err)
+	}
+}

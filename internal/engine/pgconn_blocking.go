@@ -1,0 +1,207 @@
+package engine
+
+// A stream's PostgreSQL connection waits for the server's answer in the
+// kernel, on the stream's own thread, as libpq (and so pgbench) does.
+//
+// Go's network connections wait in its netpoller instead: when the answer
+// arrives, the kernel wakes whichever thread polls, which then wakes the
+// stream's thread, which drive has locked to its goroutine (and pinned).
+// And a blocking system call made the usual way (syscall.Syscall) tells
+// the scheduler, which hands the thread's P on and wakes other threads
+// about it. On these virtual machines each of those wake-ups costs
+// microseconds of CPU, and at one round trip per transaction they
+// doubled the client's CPU per call against pgbench's (measured: 45 µs
+// through Syscall, 24–27 µs raw, per tpcc-ro call; pgbench 12–20 µs).
+//
+// blockingConn therefore reads and writes its socket in blocking mode
+// with raw system calls: the thread keeps its P and sleeps in the kernel,
+// which wakes it directly. The socket has a 20 ms receive and send
+// timeout: a wait longer than that (a slow query, a hung server) continues
+// with ordinary blocking calls, which release the P, so a garbage
+// collection or another goroutine never waits more than 20 ms for a
+// stream. (Raising GOMAXPROCS above the streams, so that waiting streams
+// never hold every P, was measured and made things worse on 2 vCPUs: more
+// idle Ps, more threads spinning to find work.)
+//
+// Deadlines, which pgx uses only to interrupt a call whose context was
+// cancelled (and tpcc's PostgreSQL stream for the same purpose), are
+// emulated: when one passes, the socket is shut down, which ends any
+// blocked read or write with an error; the connection is then unusable,
+// as pgx treats it after such an interruption anyway.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawWait is how long a raw read or write may keep its P.
+const rawWait = 20 * time.Millisecond
+
+// dialBlocking dials like net.Dialer (honouring ctx), then keeps only a
+// blocking duplicate of the socket.
+func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{KeepAlive: 5 * time.Minute}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	fc, ok := c.(interface{ File() (*os.File, error) })
+	if !ok {
+		return nil, fmt.Errorf("dialing %s %s: %T has no file descriptor", network, addr, c)
+	}
+	f, err := fc.File()
+	if err != nil {
+		return nil, fmt.Errorf("dialing %s %s: %w", network, addr, err)
+	}
+	fd := int(f.Fd()) // Fd puts the descriptor in blocking mode, for good
+	tv := unix.NsecToTimeval(rawWait.Nanoseconds())
+	for _, opt := range []int{unix.SO_RCVTIMEO, unix.SO_SNDTIMEO} {
+		if err == nil {
+			err = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, opt, &tv)
+		}
+	}
+	if err == nil {
+		err = unix.SetNonblock(fd, false)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("dialing %s %s: %w", network, addr, err)
+	}
+	return &blockingConn{f: f, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+}
+
+type blockingConn struct {
+	f             *os.File
+	fd            int
+	local, remote net.Addr
+
+	mu     sync.Mutex
+	timer  *time.Timer
+	shut   atomic.Bool
+	closed bool
+}
+
+var _ net.Conn = (*blockingConn)(nil)
+
+// errDeadline is returned after a deadline shut the socket down.
+var errDeadline = fmt.Errorf("connection interrupted: %w", os.ErrDeadlineExceeded)
+
+// io runs a read or write: raw first, then, after rawWait, with ordinary
+// system calls that release the P, until it is done or fails.
+func (c *blockingConn) io(sysno uintptr, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	raw := true
+	for {
+		var n uintptr
+		var e unix.Errno
+		if raw {
+			n, _, e = unix.RawSyscall(sysno, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		} else {
+			n, _, e = unix.Syscall(sysno, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		}
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e == unix.EAGAIN: // the socket's timeout: wait on, politely
+			if c.shut.Load() {
+				return 0, errDeadline
+			}
+			raw = false
+			continue
+		case e != 0:
+			if c.shut.Load() {
+				return 0, errDeadline
+			}
+			return 0, &net.OpError{Op: opName(sysno), Net: c.remote.Network(), Addr: c.remote, Err: e}
+		case n == 0 && sysno == unix.SYS_READ:
+			if c.shut.Load() {
+				return 0, errDeadline
+			}
+			return 0, errEOF
+		}
+		return int(n), nil
+	}
+}
+
+func opName(sysno uintptr) string {
+	if sysno == unix.SYS_READ {
+		return "read"
+	}
+	return "write"
+}
+
+var errEOF = errors.New("EOF: the server closed the connection")
+
+func (c *blockingConn) Read(b []byte) (int, error) { return c.io(unix.SYS_READ, b) }
+
+func (c *blockingConn) Write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := c.io(unix.SYS_WRITE, b[done:])
+		if err != nil {
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (c *blockingConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	return c.f.Close()
+}
+
+func (c *blockingConn) LocalAddr() net.Addr  { return c.local }
+func (c *blockingConn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline arms (or, with the zero time, disarms) a timer that shuts the
+// socket down when t passes.
+func (c *blockingConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	if t.IsZero() || c.shut.Load() || c.closed {
+		return nil
+	}
+	if d := time.Until(t); d > 0 {
+		c.timer = time.AfterFunc(d, c.shutdown)
+		return nil
+	}
+	c.shut.Store(true)
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	return nil
+}
+
+func (c *blockingConn) shutdown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.shut.Store(true)
+		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	}
+}
+
+func (c *blockingConn) SetReadDeadline(t time.Time) error  { return c.SetDeadline(t) }
+func (c *blockingConn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// blockingPair returns a blockingConn dialed to a unix socket and the
+// server side of it.
+func blockingPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		acc <- c
+	}()
+	c, err := dialBlocking(context.Background(), "unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := <-acc
+	t.Cleanup(func() { c.Close(); s.Close() })
+	return c, s
+}
+
+func TestBlockingConnReadsWritesAndWaitsLong(t *testing.T) {
+	c, s := blockingPair(t)
+	go func() {
+		time.Sleep(100 * time.Millisecond) // longer than rawWait: the polite path
+		s.Write([]byte("hello"))
+	}()
+	buf := make([]byte, 16)
+	n, err := c.Read(buf)
+	if err != nil || string(buf[:n]) != "hello" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if _, err := c.Write([]byte("back")); err != nil {
+		t.Fatal(err)
+	}
+	n, _ = s.Read(buf)
+	if string(buf[:n]) != "back" {
+		t.Errorf("server read %q", buf[:n])
+	}
+	s.Close()
+	if _, err := c.Read(buf); err == nil {
+		t.Error("Read after the peer closed succeeded")
+	}
+}
+
+func TestBlockingConnDeadlineInterrupts(t *testing.T) {
+	c, _ := blockingPair(t)
+	c.SetDeadline(time.Now().Add(150 * time.Millisecond))
+	t0 := time.Now()
+	_, err := c.Read(make([]byte, 8))
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("Read past the deadline: %v, want a deadline error", err)
+	}
+	if d := time.Since(t0); d < 100*time.Millisecond || d > 2*time.Second {
+		t.Errorf("the read ended after %v, want about 150ms", d)
+	}
+}
+
+// TestPostgresStreamCancel: a stream connection's long query ends soon
+// after its context does.
+func TestPostgresStreamCancel(t *testing.T) {
+	s := testPGServer(t)
+	eng, err := Open(context.Background(), "postgres", Options{DSN: s.DSN(), Schema: "numalab_engine_test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	c, err := eng.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	err = c.Exec(ctx, "SELECT pg_sleep(10)")
+	if err == nil {
+		t.Fatal("pg_sleep(10) with a 200ms context succeeded")
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("cancelled after %v, want well under 10s", d)
+	}
+}

@@ -1,0 +1,385 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
+)
+
+// engineDB is a W=1 database (seed 42, loadTime, as loaded(t)) in another
+// engine, loaded once per test binary.
+type engineDB struct {
+	once  sync.Once
+	eng   engine.Engine
+	stats LoadStats
+	err   error
+}
+
+var (
+	duckDB, pgDB engineDB
+	// pgDataNode is the node the managed server's memory is bound to, -1
+	// when memory policies are not available here.
+	pgDataNode = -1
+)
+
+// closeEngines stops what the tests started (from TestMain).
+func closeEngines() {
+	for _, e := range []*engineDB{&duckDB, &pgDB} {
+		if e.eng != nil {
+			e.eng.Close()
+		}
+	}
+}
+
+// loadedEngine returns the shared database of the named engine.
+func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
+	t.Helper()
+	e := &duckDB
+	if name == "postgres" {
+		e = &pgDB
+	}
+	e.once.Do(func() {
+		ctx := context.Background()
+		opt := engine.Options{DataBytes: EstimatedBytes(1)}
+		switch name {
+		case "duckdb":
+			dir, err := os.MkdirTemp("", "tpcc-duckdb")
+			if err != nil {
+				e.err = err
+				return
+			}
+			engineDirs = append(engineDirs, dir)
+			opt.Path, opt.Create = filepath.Join(dir, "w1.duckdb"), true
+		case "postgres":
+			// --data-node: bind the server's memory to node 0 when the
+			// machine lets us set memory policies.
+			if memPolicyAllowed() {
+				pgDataNode = 0
+				opt.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{0}}
+			}
+		}
+		e.eng, e.err = engine.Open(ctx, name, opt)
+		if e.err != nil {
+			return
+		}
+		e.stats, e.err = LoadEngine(ctx, e.eng, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
+	})
+	if e.err != nil {
+		t.Fatal(e.err)
+	}
+	return e.eng, e.stats
+}
+
+var engineDirs []string
+
+func memPolicyAllowed() bool {
+	if _, err := os.Stat("/sys/devices/system/node/node0"); err != nil {
+		return false
+	}
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // the thread (and its policy) ends with the goroutine
+		done <- place.SetMemPolicy(place.Policy{Mode: place.Bind, Nodes: []int{0}})
+	}()
+	return <-done == nil
+}
+
+var otherEngines = []string{"duckdb", "postgres"}
+
+func TestLoadEngines(t *testing.T) {
+	for _, name := range otherEngines {
+		t.Run(name, func(t *testing.T) {
+			eng, st := loadedEngine(t, name)
+			if st.Rows != sharedStatsRows(t) {
+				t.Errorf("loaded %d rows, SQLite %d", st.Rows, sharedStatsRows(t))
+			}
+			t.Logf("%s: %d rows, %d bytes (%.0f MiB); insert %v (%.0f rows/s), index %v, check %v",
+				name, st.Rows, st.Bytes, float64(st.Bytes)/(1<<20), st.Insert, st.RowsPerSecond(), st.Index, st.Check)
+			if name == "postgres" && st.Bytes > pgBytesPerWarehouse {
+				t.Errorf("one warehouse takes %d bytes on PostgreSQL, more than pgBytesPerWarehouse %d: raise it", st.Bytes, pgBytesPerWarehouse)
+			}
+			if err := CheckEngine(context.Background(), eng); err != nil {
+				t.Error(err)
+			}
+			w, err := OpenEngine(context.Background(), eng, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := w.Meta(); m.Warehouses != 1 || m.Seed != 42 || m.LoadTime != loadTime.Format(dateFormat) {
+				t.Errorf("meta %+v", m)
+			}
+		})
+	}
+}
+
+func sharedStatsRows(t testing.TB) int64 {
+	loaded(t)
+	return sharedStats.Rows
+}
+
+// TestEnginesAgree runs the same inputs on SQLite, DuckDB and PostgreSQL
+// (the same rows: same seed and load time) and wants the same answers.
+func TestEnginesAgree(t *testing.T) {
+	ctx := context.Background()
+	for _, aug := range []bool{false, true} {
+		ref, err := Open(ctx, loaded(t), Options{Augmented: aug})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := makeInputs(ref, 200)
+		want := runInputs(t, ref, in)
+		for _, name := range otherEngines {
+			eng, _ := loadedEngine(t, name)
+			w, err := OpenEngine(ctx, eng, Options{Augmented: aug})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runInputs(t, w, in)
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("%s augmented=%v call %d:\n got %s\nwant %s", name, aug, i, got[i], want[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+// runInputs runs every input once on a new stream and describes the results.
+func runInputs(t *testing.T, w *Workload, in inputs) []string {
+	t.Helper()
+	s, err := w.NewStream(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out []string
+	for i := range in.os {
+		r, err := s.OrderStatus(in.os[i])
+		if err != nil {
+			t.Fatalf("%s: %v", w.Dialect(), err)
+		}
+		// avg(i_price) sums in each engine's order: the last bits differ.
+		rr := *r
+		rr.AvgPrice = math.Round(rr.AvgPrice*1e9) / 1e9
+		out = append(out, fmt.Sprintf("%+v", rr))
+		x := in.sl[i]
+		low, err := s.StockLevel(x[0], x[1], x[2])
+		if err != nil {
+			t.Fatalf("%s: %v", w.Dialect(), err)
+		}
+		out = append(out, fmt.Sprint("stock-level ", x, " ", low))
+	}
+	return out
+}
+
+func TestNextOnEngines(t *testing.T) {
+	for _, name := range otherEngines {
+		eng, _ := loadedEngine(t, name)
+		w, err := OpenEngine(context.Background(), eng, Options{Seed: 9, Augmented: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := trace(t, w, 5, 100), trace(t, w, 5, 100)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: two streams with the same seed differ", name)
+		}
+	}
+}
+
+func TestStreamsConcurrentOnEngines(t *testing.T) {
+	for _, name := range otherEngines {
+		eng, _ := loadedEngine(t, name)
+		w, err := OpenEngine(context.Background(), eng, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := w.NewStream(rand.New(rand.NewPCG(uint64(i), 1)))
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer s.Close()
+				for j := 0; j < 50; j++ {
+					if _, err := s.Next(context.Background()); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestPostgresDataNodeHost: the managed server's memory is bound to node 0
+// (when this machine allows memory policies), prewarmed, and its shared
+// buffers found on that node.
+func TestPostgresDataNodeHost(t *testing.T) {
+	eng, _ := loadedEngine(t, "postgres")
+	if pgDataNode < 0 {
+		t.Skip("memory policies are not available here")
+	}
+	w, err := OpenEngine(context.Background(), eng, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := w.Prewarm(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("prewarm: %+v, placement %+v", st, st.Placement)
+	if st.Method != "pg_prewarm, scans" && st.Method != "scans" {
+		t.Errorf("prewarm method %q", st.Method)
+	}
+	if st.Objects < 9 {
+		t.Errorf("prewarmed %d relations, want the 9 tables and their indexes", st.Objects)
+	}
+	if st.Placement == nil {
+		t.Fatal("no placement reported")
+	}
+	if f := st.Placement.Local(pgDataNode); f != 1 {
+		t.Errorf("%.3f of the shared memory is on node %d, want all: %+v", f, pgDataNode, st.Placement)
+	}
+	// The buffers hold at least the data just prewarmed.
+	var b int64
+	for _, x := range st.Placement.Bytes {
+		b += x
+	}
+	if b < st.FileBytes*9/10 {
+		t.Errorf("the prewarming backend maps %d bytes of shared memory for %d bytes of data", b, st.FileBytes)
+	}
+}
+
+// TestPostgresLoadCancelDropsTables cancels a load into a second schema
+// and wants nothing of it left.
+func TestPostgresLoadCancelDropsTables(t *testing.T) {
+	eng, _ := loadedEngine(t, "postgres")
+	srv := eng.(interface{ Server() *engine.PGServer }).Server()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	other, err := engine.Open(ctx, "postgres", engine.Options{DSN: srv.DSN(), Schema: "tpcc_cancel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, err = LoadEngine(ctx, other, LoadConfig{Warehouses: 1, Progress: func(done, total int64) {
+		if done > 150000 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled load: %v, want context.Canceled", err)
+	}
+	var n int
+	if err := other.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'tpcc_cancel'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d relations left in the schema after a cancelled load", n)
+	}
+}
+
+// TestSQLiteThroughEngine loads and runs SQLite through the engine
+// interface, as `numalab run oltp --engine sqlite` does.
+func TestSQLiteThroughEngine(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "e.sqlite")
+	eng, err := engine.Open(ctx, "sqlite", engine.Options{Path: path, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadEngine(ctx, eng, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
+	if err != nil {
+		eng.Discard()
+		t.Fatal(err)
+	}
+	eng.Close()
+	if fi, _ := os.Stat(path); st.Bytes != fi.Size() || st.Rows != sharedStatsRows(t) {
+		t.Errorf("stats %+v for a %d-byte file", st, fi.Size())
+	}
+	eng, err = engine.Open(ctx, "sqlite", engine.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	w, err := OpenEngine(ctx, eng, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := Open(ctx, loaded(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := makeInputs(ref, 50)
+	if got, want := runInputs(t, w, in), runInputs(t, ref, in); !reflect.DeepEqual(got, want) {
+		t.Error("the engine's SQLite answers differ from the file's")
+	}
+	if err := eng.SetDOP(ctx, 2); err == nil || !strings.Contains(err.Error(), "one thread") {
+		t.Errorf("SetDOP(2) on SQLite: %v", err)
+	}
+}
+
+func TestLoadEngineRefusesBadInput(t *testing.T) {
+	eng, err := engine.Open(context.Background(), "duckdb", engine.Options{Path: filepath.Join(t.TempDir(), "x.duckdb"), Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Discard()
+	if _, err := LoadEngine(context.Background(), eng, LoadConfig{Warehouses: 0}); err == nil || !strings.Contains(err.Error(), "not a positive count") {
+		t.Errorf("W=0: %v", err)
+	}
+	if _, err := OpenEngine(context.Background(), eng, Options{}); !errors.Is(err, ErrNotTPCC) {
+		t.Errorf("opening an empty DuckDB database: %v, want ErrNotTPCC", err)
+	}
+}
+
+// BenchmarkEngineNext is the 50/50 mix on DuckDB and PostgreSQL, one
+// stream, with the client process's CPU per call (on PostgreSQL the
+// server's is not counted).
+func BenchmarkEngineNext(b *testing.B) {
+	for _, name := range otherEngines {
+		b.Run(name, func(b *testing.B) {
+			eng, _ := loadedEngine(b, name)
+			w, err := OpenEngine(context.Background(), eng, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := w.NewStream(rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			defer reportCPU(b, cpuSeconds())
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Next(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,312 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/numalab/numalab/internal/engine"
+)
+
+// EstimatedBytes is about how much space w warehouses take loaded, the
+// largest of the three engines (PostgreSQL, with its indexes), to size a
+// managed server's shared_buffers before the load.
+func EstimatedBytes(w int) int64 { return 16<<20 + int64(w)*pgBytesPerWarehouse }
+
+// pgBytesPerWarehouse is PostgreSQL's size of one warehouse with indexes,
+// rounded up (measured: see TestLoadEngines).
+const pgBytesPerWarehouse = 120 << 20
+
+// LoadEngine loads a TPC-C database of cfg.Warehouses warehouses into eng,
+// checks it and marks it complete, as Load does for a file. eng is a new
+// file (SQLite or DuckDB opened with engine.Options.Create) or a
+// PostgreSQL database, where the tables, indexes and functions go into
+// numalab's schema: a previous TPC-C load there is dropped first (numalab
+// made it), and a failed load drops what it created. With a file engine
+// the caller calls eng.Discard after an error, which removes the file.
+//
+// Rows go in by each engine's bulk path (engine.Bulk): prepared multi-row
+// INSERTs on SQLite (this package's own, binding shared columns once),
+// COPY on PostgreSQL, the Appender on DuckDB. PostgreSQL gets its primary
+// keys and indexes after the data, then VACUUM ANALYZE, then the
+// Order-Status and Stock-Level functions (tx_pg.go). DuckDB gets no
+// indexes: rows arrive in primary-key order, so its zone maps prune the
+// lookups to a row group or two, and an ART index would not serve the
+// multi-column keys' range and ORDER BY lookups anyway.
+func LoadEngine(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
+	var st LoadStats
+	if cfg.Warehouses <= 0 {
+		return st, fmt.Errorf("loading tpcc: warehouses: %d is not a positive count (try 1)", cfg.Warehouses)
+	}
+	if cfg.Now.IsZero() {
+		cfg.Now = time.Now()
+	}
+	dialect := eng.Name()
+	var err error
+	switch dialect {
+	case dialectSQLite:
+		st, err = load(ctx, eng.DB(), cfg)
+		if err != nil {
+			err = engine.SQLiteError(err)
+		}
+	case dialectDuckDB, dialectPostgres:
+		st, err = loadBulk(ctx, eng, cfg)
+		if err != nil && dialect == dialectPostgres {
+			if derr := dropPG(context.WithoutCancel(ctx), eng); derr != nil {
+				err = fmt.Errorf("%w; and removing the partial load: %w", err, derr)
+			}
+		}
+	default:
+		return st, fmt.Errorf("loading tpcc: no loader for engine %q", dialect)
+	}
+	if err != nil {
+		return st, fmt.Errorf("loading tpcc into %s: %w", dialect, err)
+	}
+	st.Bytes, err = loadedBytes(ctx, eng)
+	if err != nil {
+		return st, fmt.Errorf("loading tpcc into %s: measuring its size: %w", dialect, err)
+	}
+	return st, nil
+}
+
+// loadedBytes is the database's size: the file (SQLite, DuckDB), or the
+// TPC-C tables with their indexes (PostgreSQL).
+func loadedBytes(ctx context.Context, eng engine.Engine) (int64, error) {
+	switch eng.Name() {
+	case dialectPostgres:
+		var n int64
+		names := make([]string, 0, len(tables)+1)
+		for _, t := range tables {
+			names = append(names, t.name)
+		}
+		names = append(names, metaTable(dialectPostgres))
+		err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, names).Scan(&n)
+		return n, err
+	case dialectDuckDB:
+		if _, err := eng.DB().ExecContext(ctx, "CHECKPOINT"); err != nil {
+			return 0, err
+		}
+	}
+	p, ok := eng.(interface{ Path() string })
+	if !ok {
+		return 0, nil
+	}
+	fi, err := os.Stat(p.Path())
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// placeholders returns n parameter markers for dialect.
+func placeholders(dialect string, n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		if dialect == dialectPostgres {
+			ps[i] = "$" + strconv.Itoa(i+1)
+		} else {
+			ps[i] = "?"
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+// metaRows are the marker table's rows for a load.
+func metaRows(cfg LoadConfig, k Constants) [][2]string {
+	return [][2]string{
+		{"kind", metaKind},
+		{"schema_version", strconv.Itoa(SchemaVersion)},
+		{"warehouses", strconv.Itoa(cfg.Warehouses)},
+		{"seed", strconv.FormatInt(cfg.Seed, 10)},
+		{"c_last", strconv.Itoa(k.CLast)},
+		{"c_id", strconv.Itoa(k.CID)},
+		{"ol_i_id", strconv.Itoa(k.CIID)},
+		{"load_time", cfg.Now.UTC().Format(dateFormat)},
+	}
+}
+
+// dropPG drops the functions and tables a TPC-C load makes in numalab's
+// PostgreSQL schema, if they exist; never with CASCADE, so that nothing
+// else that depends on them goes.
+func dropPG(ctx context.Context, eng engine.Engine) error {
+	q := pgx.Identifier{pgSchema(&Workload{eng: eng})}.Sanitize()
+	stmts := []string{
+		"DROP FUNCTION IF EXISTS " + q + ".order_status(integer, integer, integer, integer), " +
+			q + ".order_status_aug(integer, integer, integer, integer), " +
+			q + ".stock_level(integer, integer, integer), " + q + ".stock_level_aug(integer, integer, integer)",
+		"DROP TABLE IF EXISTS " + q + "." + metaTable(dialectPostgres),
+	}
+	for _, t := range tables {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+q+"."+t.name)
+	}
+	for _, s := range stmts {
+		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// loadBulk loads DuckDB or PostgreSQL through the engine's bulk path.
+func loadBulk(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
+	var st LoadStats
+	dialect := eng.Name()
+	db := eng.DB()
+	g := newGen(cfg.Seed, labelConstants)
+	k := newConstants(g)
+	if dialect == dialectPostgres {
+		if err := dropPG(ctx, eng); err != nil {
+			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
+		}
+	}
+	meta := metaTable(dialect)
+	ddl := []string{"CREATE TABLE " + meta + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"}
+	for _, t := range tables {
+		ddl = append(ddl, ddlFor(t, dialect))
+	}
+	for _, s := range ddl {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return st, fmt.Errorf("creating the schema: %s: %w", s, err)
+		}
+	}
+	ins := "INSERT INTO " + meta + " VALUES (" + placeholders(dialect, 2) + ")"
+	for _, kv := range metaRows(cfg, k) {
+		if _, err := db.ExecContext(ctx, ins, kv[0], kv[1]); err != nil {
+			return st, fmt.Errorf("creating the schema: %w", err)
+		}
+	}
+
+	t0 := time.Now()
+	rows, err := insertBulk(ctx, eng, cfg, k)
+	st.Rows = rows
+	st.Insert = time.Since(t0)
+	if err != nil {
+		return st, err
+	}
+
+	t0 = time.Now()
+	if dialect == dialectPostgres {
+		var post []string
+		for _, t := range tables {
+			if pk := primaryKey(t); pk != "" {
+				post = append(post, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+pk+")")
+			}
+		}
+		post = append(post, indexes...)
+		post = append(post, "VACUUM ANALYZE")
+		for _, s := range post {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				return st, fmt.Errorf("building indexes: %s: %w", s, err)
+			}
+		}
+		if _, err := db.ExecContext(ctx, pgFunctionsSQL(pgSchema(&Workload{eng: eng}))); err != nil {
+			return st, fmt.Errorf("creating the transaction functions: %w", err)
+		}
+	}
+	st.Index = time.Since(t0)
+
+	t0 = time.Now()
+	if err := check(ctx, db, dialect); err != nil {
+		return st, fmt.Errorf("checking the loaded database: %w", err)
+	}
+	st.Check = time.Since(t0)
+	if _, err := db.ExecContext(ctx, "INSERT INTO "+meta+" VALUES ('load_complete', '1')"); err != nil {
+		return st, fmt.Errorf("marking the load complete: %w", err)
+	}
+	return st, nil
+}
+
+// insertBulk generates every row in one goroutine and appends them in this
+// one, each chunk through its table's engine.Bulk, flushed before the
+// chunk's memory is reused.
+func insertBulk(ctx context.Context, eng engine.Engine, cfg LoadConfig, k Constants) (int64, error) {
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &pipe{ctx: gctx, full: make(chan *chunk, 3), free: make(chan *chunk, 4)}
+	for i := 0; i < cap(p.free); i++ {
+		p.free <- &chunk{vals: make([]driver.NamedValue, 0, chunkRows*len(tStock.cols)), buf: make([]byte, 0, chunkRows*320)}
+	}
+	genErr := make(chan error, 1)
+	go func() {
+		err := generate(p, cfg, k)
+		if err == nil {
+			err = p.flush()
+		}
+		close(p.full)
+		genErr <- err
+	}()
+	bulks := map[*table]engine.Bulk{}
+	var done int64
+	total := ExpectedRows(cfg.Warehouses)
+	err := func() error {
+		var row []any
+		for _, t := range tables {
+			row = make([]any, max(len(row), len(t.cols)))
+		}
+		for c := range p.full {
+			b, ok := bulks[c.t]
+			if !ok {
+				var err error
+				if b, err = eng.Bulk(ctx, c.t.name, c.t.cols); err != nil {
+					return err
+				}
+				bulks[c.t] = b
+			}
+			own := len(c.t.cols) - c.t.nShare
+			for r := 0; r < c.rows; r++ {
+				sk, j := 0, r*own
+				for i := range c.t.cols {
+					if c.t.shared[i] {
+						row[i] = c.shared[sk].Value
+						sk++
+					} else {
+						row[i] = c.vals[j].Value
+						j++
+					}
+				}
+				if err := b.Append(row[:len(c.t.cols)]...); err != nil {
+					return err
+				}
+			}
+			if err := b.Flush(); err != nil {
+				return err
+			}
+			done += int64(c.rows)
+			p.free <- c
+			if cfg.Progress != nil {
+				cfg.Progress(done, max(total, done))
+			}
+		}
+		return nil
+	}()
+	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+		cancel()
+		for range p.full { // let the generator finish
+		}
+	}
+	for _, b := range bulks {
+		if cerr := b.Close(); cerr != nil && err == nil {
+			errs = append(errs, cerr)
+		}
+	}
+	if gerr := <-genErr; gerr != nil && err == nil {
+		errs = append(errs, fmt.Errorf("generating rows: %w", gerr))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return done, err
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(done, done)
+	}
+	return done, nil
+}

@@ -1,0 +1,221 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/numalab/numalab/internal/engine"
+)
+
+// sqliteRunner runs the transactions on go-sqlite3's own API rather than
+// database/sql, whose per-call cost is several times SQLite's own for these
+// short transactions: prepared driver statements, arguments and results in
+// fixed arrays, one read transaction (BEGIN ... COMMIT) per call.
+type sqliteRunner struct {
+	conn      *sqlite3.SQLiteConn
+	closeConn func() error
+	augmented bool
+
+	begin, commit, rollback                                  driver.Stmt
+	byID, byName, lastOrder, lines, nextOrder, lowStock, avg driver.Stmt
+
+	args  [6]driver.NamedValue
+	dest  [5]driver.Value
+	names []nameRow
+}
+
+type nameRow struct {
+	id            int
+	balance       float64
+	first, middle string
+}
+
+// newSQLiteRunner opens a read-only connection (the engine's, or the
+// file's with Open) and prepares the statements.
+func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
+	s := &sqliteRunner{augmented: w.opt.Augmented}
+	if w.eng != nil {
+		c, err := w.eng.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.conn, s.closeConn = c.Native().(*sqlite3.SQLiteConn), c.Close
+	} else {
+		c, err := engine.OpenSQLiteConn(w.path)
+		if err != nil {
+			return nil, err
+		}
+		s.conn, s.closeConn = c, c.Close
+	}
+	for i := range s.args {
+		s.args[i].Ordinal = i + 1
+	}
+	for _, p := range []struct {
+		st *driver.Stmt
+		q  string
+	}{
+		{&s.begin, "BEGIN"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
+		{&s.byID, sqlCustomerByID}, {&s.byName, sqlCustomerByName}, {&s.lastOrder, sqlLastOrder},
+		{&s.lines, sqlOrderLines}, {&s.nextOrder, sqlNextOrder}, {&s.lowStock, sqlLowStock}, {&s.avg, sqlAvgPrice},
+	} {
+		st, err := s.conn.Prepare(p.q)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("preparing %q: %w", p.q, err)
+		}
+		*p.st = st
+	}
+	return s, nil
+}
+
+func (s *sqliteRunner) close() error {
+	for _, st := range []driver.Stmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines, s.nextOrder, s.lowStock, s.avg} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return s.closeConn()
+}
+
+// query runs st with the first n of s.args and calls row for each row in
+// s.dest. The context is Background: a cancellable one costs the driver a
+// goroutine per call; Next checks ctx between transactions instead.
+func (s *sqliteRunner) query(st driver.Stmt, n int, row func() error) error {
+	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), s.args[:n])
+	if err != nil {
+		return err
+	}
+	nc := len(rows.Columns())
+	for {
+		err := rows.Next(s.dest[:nc])
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			err = row()
+		}
+		if err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	return rows.Close()
+}
+
+func (s *sqliteRunner) set(vals ...int) int {
+	for i, v := range vals {
+		s.args[i].Value = int64(v)
+	}
+	return len(vals)
+}
+
+func (s *sqliteRunner) exec(st driver.Stmt) error {
+	_, err := st.(driver.StmtExecContext).ExecContext(context.Background(), nil)
+	return err
+}
+
+// tx runs f in one read transaction.
+func (s *sqliteRunner) tx(f func() error) error {
+	if err := s.exec(s.begin); err != nil {
+		return err
+	}
+	if err := f(); err != nil {
+		s.exec(s.rollback)
+		return err
+	}
+	return s.exec(s.commit)
+}
+
+func (s *sqliteRunner) avgPrice(p *float64) error {
+	return s.query(s.avg, 0, func() error {
+		*p = asFloat(s.dest[0])
+		return nil
+	})
+}
+
+// orderStatus runs Order-Status in one read transaction.
+func (s *sqliteRunner) orderStatus(_ context.Context, in OrderStatusInput, r *OrderStatusResult) error {
+	return s.tx(func() error {
+		if in.Last != "" {
+			// All customers of the name sorted by C_FIRST; take the one at
+			// position n/2 rounded up.
+			s.names = s.names[:0]
+			s.set(in.W, in.D)
+			s.args[2].Value = in.Last
+			err := s.query(s.byName, 3, func() error {
+				s.names = append(s.names, nameRow{id: int(asInt(s.dest[0])), balance: asFloat(s.dest[1]),
+					first: asString(s.dest[2]), middle: asString(s.dest[3])})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if len(s.names) == 0 {
+				return fmt.Errorf("no customer named %s in warehouse %d district %d", in.Last, in.W, in.D)
+			}
+			c := s.names[(len(s.names)+1)/2-1]
+			r.CID, r.Balance, r.First, r.Middle, r.Last = c.id, c.balance, c.first, c.middle, in.Last
+		} else {
+			found := false
+			err := s.query(s.byID, s.set(in.W, in.D, in.CID), func() error {
+				found = true
+				r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, asFloat(s.dest[0]), asString(s.dest[1]), asString(s.dest[2]), asString(s.dest[3])
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if !found {
+				return fmt.Errorf("no customer %d in warehouse %d district %d", in.CID, in.W, in.D)
+			}
+		}
+		err := s.query(s.lastOrder, s.set(in.W, in.D, r.CID), func() error {
+			r.OID, r.EntryD, r.CarrierID = int(asInt(s.dest[0])), asString(s.dest[1]), int(asInt(s.dest[2]))
+			return nil
+		})
+		if err != nil || r.OID == 0 {
+			return err
+		}
+		err = s.query(s.lines, s.set(in.W, in.D, r.OID), func() error {
+			r.Lines = append(r.Lines, OrderLine{IID: int(asInt(s.dest[0])), SupplyWID: int(asInt(s.dest[1])),
+				Quantity: int(asInt(s.dest[2])), Amount: asFloat(s.dest[3]), DeliveryD: asString(s.dest[4])})
+			return nil
+		})
+		if err != nil || !s.augmented {
+			return err
+		}
+		return s.avgPrice(&r.AvgPrice)
+	})
+}
+
+// stockLevel runs Stock-Level in one read transaction.
+func (s *sqliteRunner) stockLevel(_ context.Context, w, d, threshold int) (int, error) {
+	var low int
+	var avg float64
+	err := s.tx(func() error {
+		next := 0
+		err := s.query(s.nextOrder, s.set(w, d), func() error {
+			next = int(asInt(s.dest[0]))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if next == 0 {
+			return fmt.Errorf("no district %d in warehouse %d", d, w)
+		}
+		err = s.query(s.lowStock, s.set(w, d, next, next-stockLevelOrders, w, threshold), func() error {
+			low = int(asInt(s.dest[0]))
+			return nil
+		})
+		if err != nil || !s.augmented {
+			return err
+		}
+		return s.avgPrice(&avg)
+	})
+	return low, err
+}
