@@ -17,7 +17,9 @@ keeps everything measured.
 
 Examples:
   numalab run oltp --warehouses 2 --streams 1,2,4 --duration 10s
+  numalab run report --engine duckdb --rows 1000000 --streams 1,2 --dop 1,2
   numalab run oltp --help
+  numalab run report --help
 `
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
@@ -32,6 +34,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	switch args[0] {
 	case "oltp":
 		return runOLTP(ctx, e, args[1:])
+	case "report":
+		return runReport(ctx, e, args[1:])
 	}
 	fmt.Fprintf(e.stderr, "numalab run: unknown workload %q (want oltp or report)\n\n", args[0])
 	fmt.Fprint(e.stderr, runHelp)

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+)
+
+func TestRunReportHelp(t *testing.T) {
+	out, _, err := runCLI(t, "run", "report", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Usage: numalab run report", "Examples:", "--dop 1,2,4", "max_parallel_workers_per_", "Flags:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run report --help lacks %q", want)
+		}
+	}
+}
+
+func TestRunReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	tooMany := strconv.Itoa(runtime.NumCPU() + 1)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "sqlite", "--dop", "1,2"}, "SQLite runs each query on one thread: use --dop 1"},
+		{[]string{"--engine", "duckdb", "--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
+		{[]string{"--engine", "postgres", "--dop", tooMany}, "more than this machine's"},
+		{[]string{"--query", "P3"}, `-query: unknown query "P3" (expected P1, P2 or P1,P2)`},
+		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine: want sqlite, duckdb or postgres`},
+		{[]string{"--engine", "sqlite", "--dsn", "postgres://x@h/db"}, "-dsn: a DSN is for --engine postgres"},
+		{[]string{"--rows", "0"}, "-rows/-rate: 0 rows is not between 1 and 200000000"},
+		{[]string{"--streams", "0"}, `-streams: "0" is not a list of whole numbers of at least 1`},
+		{[]string{"--duration", "0s"}, `-duration: "0s" is not positive`},
+	} {
+		args := append([]string{"run", "report", "--store", st}, c.args...)
+		_, _, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestRunReportUnreachableDSN: a server that does not answer is a clear
+// error, and the password appears nowhere: not in the error, the output or
+// the store.
+func TestRunReportUnreachableDSN(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "s.db")
+	const pw = "s3cretPW"
+	for _, dsn := range []string{
+		"postgres://bob:" + pw + "@127.0.0.1:1/lab?connect_timeout=5",
+		"host=127.0.0.1 port=1 user=bob password=" + pw + " dbname=lab connect_timeout=5",
+	} {
+		out, errOut, err := runCLI(t, "run", "report", "--engine", "postgres", "--dsn", dsn, "--rows", "1000",
+			"--duration", "1s", "--warmup", "0s", "--store", st)
+		if err == nil {
+			t.Fatalf("an unreachable DSN was accepted")
+		}
+		if !strings.Contains(err.Error(), "connecting to PostgreSQL") {
+			t.Errorf("err = %v, want it to say it was connecting to PostgreSQL", err)
+		}
+		for what, s := range map[string]string{"error": err.Error(), "stdout": out, "stderr": errOut} {
+			if strings.Contains(s, pw) {
+				t.Errorf("the password appears in the %s: %s", what, s)
+			}
+		}
+	}
+	s, err := store.Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for id := int64(1); id <= 2; id++ {
+		r, err := s.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(r)
+		if strings.Contains(string(b), pw) {
+			t.Errorf("the password appears in stored run %d: %s", id, b)
+		}
+		if r.Status != result.StatusFailed {
+			t.Errorf("run %d status %s, want failed", id, r.Status)
+		}
+	}
+}
+
+// reportItems returns a stored run and its query cells.
+func reportItems(t *testing.T, st string, id int64) (*result.Run, []result.QueryCell, *result.BulkLoad) {
+	t.Helper()
+	s, err := store.Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []result.QueryCell
+	var load *result.BulkLoad
+	for _, it := range r.Results {
+		switch it.Kind {
+		case "transtats.QueryCell":
+			var c result.QueryCell
+			if err := json.Unmarshal(it.Body, &c); err != nil {
+				t.Fatal(err)
+			}
+			cells = append(cells, c)
+		case "transtats.Load":
+			load = &result.BulkLoad{}
+			if err := json.Unmarshal(it.Body, load); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return r, cells, load
+}
+
+func TestRunReportDuckDB(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "t.duckdb")
+	st := filepath.Join(dir, "s.db")
+	dops := "1"
+	if runtime.NumCPU() >= 2 {
+		dops = "1,2"
+	}
+	ndop := len(strings.Split(dops, ","))
+	args := []string{"run", "report", "--engine", "duckdb", "--db", db, "--rows", "20000", "--warmup", "0s", "--store", st}
+	out, errOut, err := runCLI(t, append(args[:len(args):len(args)], "--query", "P2", "--streams", "1,2", "--dop", dops, "--duration", "500ms")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	t.Logf("%s%s", out, errOut)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1+2*ndop {
+		t.Errorf("want a header and %d rows, got:\n%s", 2*ndop, out)
+	}
+	r, cells, load := reportItems(t, st, 1)
+	if r.Kind != "report" || r.Status != result.StatusComplete || !strings.Contains(r.Headline, "queries/h") {
+		t.Errorf("run = %s %s %q", r.Kind, r.Status, r.Headline)
+	}
+	if load == nil || load.Reused || load.Rows != 20000 || load.RowsPerSecond <= 0 || load.Method != "appender" {
+		t.Errorf("load = %+v, want a fresh appender load of 20000 rows with a rate", load)
+	}
+	if len(cells) != 2*ndop {
+		t.Fatalf("stored %d cells, want %d", len(cells), 2*ndop)
+	}
+	for _, c := range cells {
+		if c.Cell == nil || c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.QueriesPerHour <= 0 {
+			t.Errorf("cell %+v: want successful queries", c)
+			continue
+		}
+		if c.Cell.Engine != "duckdb" || c.Cell.Workload != "transtats" || c.PlanBefore == "" || c.PlanAfter == "" {
+			t.Errorf("cell %d: engine %q workload %q, plans %d and %d bytes", c.Cell.Index, c.Cell.Engine, c.Cell.Workload, len(c.PlanBefore), len(c.PlanAfter))
+		}
+		if c.Cell.DOP == 1 && c.SpeedupVsDOP1 != 1 {
+			t.Errorf("cell %d at DOP 1: speedup %v, want 1", c.Cell.Index, c.SpeedupVsDOP1)
+		}
+		if c.Settings["threads"] != strconv.Itoa(c.Cell.DOP) {
+			t.Errorf("cell %d at DOP %d: threads = %q", c.Cell.Index, c.Cell.DOP, c.Settings["threads"])
+		}
+	}
+	// The second run reuses the file. P1 takes far longer than P2 (it
+	// builds a hash table of dimension's 1,440,000 rows): a longer window.
+	if _, errOut, err := runCLI(t, append(args[:len(args):len(args)], "--query", "P1", "--streams", "1", "--dop", "1", "--duration", "3s")...); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	_, cells, load = reportItems(t, st, 2)
+	if load == nil || !load.Reused || load.Rows != 20000 || load.RowsPerSecond <= 0 {
+		t.Errorf("second load = %+v, want the file reused with the first load's rate", load)
+	}
+	if len(cells) != 1 || cells[0].Query != "P1" || cells[0].Cell == nil || cells[0].Cell.Total.Count == 0 || cells[0].Cell.Total.Errors != 0 {
+		t.Errorf("second run: %+v, want one P1 cell with successful queries", cells)
+	}
+}
+
+func TestRunReportSQLiteJSON(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite", "--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
+		"--query", "P2", "--duration", "300ms", "--warmup", "0s", "--store", filepath.Join(dir, "s.db"), "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var o reportOutput
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	if o.Load == nil || o.Load.Engine != "sqlite" || len(o.Cells) != 1 || o.Cells[0].Cell == nil || o.Cells[0].Cell.Total.Count == 0 {
+		t.Errorf("--json: %s", out)
+	}
+	if !strings.Contains(errOut, "queries/h") {
+		t.Errorf("the table did not go to stderr with --json:\n%s", errOut)
+	}
+}
+
+// killWriter kills a PostgreSQL postmaster a while after the first cell's
+// row is printed, in the middle of the second cell.
+type killWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	pid   int
+	after time.Duration
+	once  sync.Once
+}
+
+func (w *killWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.HasPrefix(string(p), "   0 ") {
+		w.once.Do(func() {
+			time.AfterFunc(w.after, func() { syscall.Kill(w.pid, syscall.SIGKILL) })
+		})
+	}
+	return len(p), nil
+}
+
+func (w *killWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestRunReportServerKilled kills the PostgreSQL server in the middle of
+// the second cell: that cell is stored with its errors, the run stops with
+// a clear error and is marked failed, and the first cell is kept.
+func TestRunReportServerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	ctx := context.Background()
+	s, err := engine.StartPG(ctx, engine.PGConfig{SharedBuffers: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	st := filepath.Join(t.TempDir(), "s.db")
+	out := &killWriter{pid: s.PID(), after: 1500 * time.Millisecond}
+	var errOut bytes.Buffer
+	err = run(ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
+		"--streams", "1,2,1", "--duration", "3s", "--warmup", "0s", "--store", st}, out, &errOut)
+	t.Logf("%s%s", out, errOut.String())
+	if err == nil || !strings.Contains(err.Error(), "running cell 1 (P2, 2 streams, DOP 1): postgres stopped answering") ||
+		!strings.Contains(err.Error(), "(1 earlier cells stored)") {
+		t.Fatalf("err = %v, want the run to stop at cell 1 saying the server stopped answering", err)
+	}
+	r, cells, load := reportItems(t, st, 1)
+	if r.Status != result.StatusFailed || !strings.Contains(r.Error, "stopped answering") {
+		t.Errorf("run status %s, error %q, want failed with the reason", r.Status, r.Error)
+	}
+	if load == nil || load.Method != "COPY" || load.RowsPerSecond <= 0 {
+		t.Errorf("load = %+v, want a COPY load with a rate", load)
+	}
+	if len(cells) != 2 {
+		t.Fatalf("stored %d cells, want the first and the failed second", len(cells))
+	}
+	if c := cells[0].Cell; c == nil || c.Total.Count == 0 || c.Total.Errors != 0 {
+		t.Errorf("first cell = %+v, want successes and no errors", c)
+	}
+	if c := cells[1].Cell; c == nil || c.Total.Errors == 0 || c.Total.FirstError == "" {
+		t.Errorf("second cell = %+v, want its errors recorded", cells[1])
+	} else {
+		t.Logf("second cell: %d queries, %d errors, first: %s", c.Total.Count, c.Total.Errors, c.Total.FirstError)
+	}
+}

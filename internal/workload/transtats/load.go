@@ -1,0 +1,327 @@
+package transtats
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// metaTable marks numalab's transtats data: the workload's name is written
+// first, the size and load figures as the load goes, and load_complete
+// last. A database without load_complete is an interrupted load.
+const metaTable = "transtats_meta"
+
+// tables are the tables a load creates, dropped (PostgreSQL, inside
+// numalab's own schema) before a new load.
+var tables = func() []string {
+	t := []string{metaTable, "tran_stats", "dimension"}
+	for _, d := range Dims() {
+		t = append(t, d.Table)
+	}
+	return t
+}()
+
+// tranStatsColumns in the order RowAt's fields are appended.
+var tranStatsColumns = []string{"server_config", "users", "cpus", "thread_name", "tran_count",
+	"tran_type", "tran_status", "tran_begin", "tran_end", "resultset_size", "filler"}
+
+// loadMethod names each engine's bulk path, for the record.
+var loadMethod = map[Dialect]string{
+	SQLite:   "prepared multi-row INSERT in large transactions",
+	DuckDB:   "appender",
+	Postgres: "COPY",
+}
+
+// Open makes sure the database holds a complete transtats data set of
+// cfg.Rows rows at cfg.Rate, loading it when it does not, and opens it for
+// running.
+//
+// A file that exists but is not numalab's transtats data is an error:
+// nothing is overwritten that numalab did not create. A numalab file of
+// another size, or an incomplete one (a load that was killed), is removed
+// and loaded again. On PostgreSQL the tables live in numalab's own schema
+// (the engine refuses a schema it did not create); tables of an earlier,
+// different or incomplete load there are dropped and loaded again.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, fmt.Errorf("opening transtats: %w", err)
+	}
+	if cfg.Dialect == Postgres {
+		return openServer(ctx, cfg)
+	}
+	return openFile(ctx, cfg)
+}
+
+// openFile opens or loads an SQLite or DuckDB file.
+func openFile(ctx context.Context, cfg Config) (*DB, error) {
+	name := string(cfg.Dialect)
+	path := cfg.Engine.Path
+	fail := func(err error) (*DB, error) {
+		return nil, fmt.Errorf("opening transtats in %s: %w", path, err)
+	}
+	opt := cfg.Engine
+	opt.Create = false
+	opt.DataBytes = cfg.Rows * BytesPerRow
+	if _, err := os.Stat(path); err == nil {
+		eng, err := engine.Open(ctx, name, opt)
+		if err != nil {
+			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", name, err))
+		}
+		m, merr := readMeta(ctx, eng.DB())
+		switch judgeMeta(m, cfg.Rows, cfg.Rate) {
+		case metaReady:
+			st := statsFromMeta(cfg.Dialect, m)
+			st.Where = path
+			return &DB{cfg: cfg, eng: eng, Load: st}, nil
+		case metaForeign:
+			eng.Close()
+			why := "it has no " + metaTable + " table"
+			if merr != nil {
+				why = merr.Error()
+			}
+			return fail(fmt.Errorf("the file exists and is not numalab transtats data (%s): refusing to overwrite it (remove it or choose another --db)", why))
+		}
+		eng.Close()
+		cfg.progress(fmt.Sprintf("%s holds an incomplete load or %s rows, not %d: loading again", path, m[metaRows], cfg.Rows), 0)
+		for _, p := range []string{path, path + ".wal"} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(err)
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
+	}
+
+	opt.Create = true
+	eng, err := engine.Open(ctx, name, opt)
+	if err != nil {
+		return fail(err)
+	}
+	st, err := load(ctx, eng, cfg)
+	if err != nil {
+		if derr := eng.Discard(); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return fail(err)
+	}
+	st.Where = path
+	if err := eng.Close(); err != nil {
+		return fail(err)
+	}
+	opt.Create = false
+	if eng, err = engine.Open(ctx, name, opt); err != nil {
+		return fail(err)
+	}
+	return &DB{cfg: cfg, eng: eng, Load: st}, nil
+}
+
+// openServer opens PostgreSQL (a DSN, or a managed server) and loads the
+// data unless numalab's schema already holds it complete.
+func openServer(ctx context.Context, cfg Config) (*DB, error) {
+	opt := cfg.Engine
+	opt.DataBytes = cfg.Rows * BytesPerRow
+	eng, err := engine.Open(ctx, string(Postgres), opt)
+	if err != nil {
+		return nil, fmt.Errorf("opening transtats on PostgreSQL: %w", err)
+	}
+	where := "managed PostgreSQL server"
+	if opt.DSN != "" {
+		where = result.Redact(opt.DSN)
+	} else if inf, err := eng.Describe(ctx); err == nil && inf.Where != "" {
+		where = result.Redact(inf.Where)
+	}
+	fail := func(err error) (*DB, error) {
+		eng.Close()
+		return nil, fmt.Errorf("opening transtats on PostgreSQL (%s): %w", where, err)
+	}
+	if m, err := readMeta(ctx, eng.DB()); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
+		st := statsFromMeta(cfg.Dialect, m)
+		st.Where = where
+		return &DB{cfg: cfg, eng: eng, Load: st}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	for _, t := range tables {
+		if _, err := eng.DB().ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fail(fmt.Errorf("dropping %s of an earlier load: %w", t, err))
+		}
+	}
+	st, err := load(ctx, eng, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	st.Where = where
+	return &DB{cfg: cfg, eng: eng, Load: st}, nil
+}
+
+// readMeta reads the marker table.
+func readMeta(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT key, value FROM "+metaTable)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// load creates and fills every table in a new database.
+func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
+	d := Dialect(eng.Name())
+	st := LoadStats{Engine: string(d), Workload: "transtats", Method: loadMethod[d], Rows: cfg.Rows, Rate: cfg.Rate}
+	db := eng.DB()
+	t0 := time.Now()
+	exec := func(q string) error {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("loading: %w\n(statement: %.200s)", err, q)
+		}
+		return nil
+	}
+	setMeta := func(k, v string) error {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" (key, value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+			return fmt.Errorf("loading: recording %s: %w", k, err)
+		}
+		return nil
+	}
+	if err := exec("CREATE TABLE " + metaTable + " (key VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
+		return st, err
+	}
+	for _, kv := range [][2]string{
+		{metaWorkload, "transtats"},
+		{metaRows, strconv.FormatInt(cfg.Rows, 10)},
+		{metaRate, strconv.FormatInt(cfg.Rate, 10)},
+		{metaMethod, st.Method},
+	} {
+		if err := setMeta(kv[0], kv[1]); err != nil {
+			return st, err
+		}
+	}
+	if err := exec(createTranStats(d)); err != nil {
+		return st, err
+	}
+
+	cfg.progress("loading tran_stats", 0)
+	t1 := time.Now()
+	if err := insertRows(ctx, eng, cfg); err != nil {
+		return st, err
+	}
+	st.Insert = time.Since(t1)
+	st.RowsPerSecond = float64(cfg.Rows) / st.Insert.Seconds()
+
+	if d == Postgres {
+		cfg.progress("building tran_stats' primary key (tran_begin, tran_count)", cfg.Rows)
+		if err := exec("ALTER TABLE tran_stats ADD PRIMARY KEY (tran_begin, tran_count)"); err != nil {
+			return st, err
+		}
+		// The heap is already in key order (rows were copied so): mark the
+		// key as the clustering index without rewriting the table.
+		if err := exec("ALTER TABLE tran_stats CLUSTER ON tran_stats_pkey"); err != nil {
+			return st, err
+		}
+	}
+	cfg.progress("building the dimension tables and dimension", cfg.Rows)
+	for _, q := range dimSQL(d) {
+		if err := exec(q); err != nil {
+			return st, err
+		}
+	}
+	if err := checkCounts(ctx, db, cfg.Rows); err != nil {
+		return st, err
+	}
+	cfg.progress("gathering statistics", cfg.Rows)
+	analyze := map[Dialect]string{SQLite: "ANALYZE", DuckDB: "ANALYZE", Postgres: "VACUUM ANALYZE"}[d]
+	if err := exec(analyze); err != nil {
+		return st, err
+	}
+	st.Total = time.Since(t0)
+	for _, kv := range [][2]string{
+		{metaInsertNS, strconv.FormatInt(int64(st.Insert), 10)},
+		{metaTotalNS, strconv.FormatInt(int64(st.Total), 10)},
+		{metaComplete, time.Now().UTC().Format(time.RFC3339)},
+	} {
+		if err := setMeta(kv[0], kv[1]); err != nil {
+			return st, err
+		}
+	}
+	if d == DuckDB {
+		if err := exec("CHECKPOINT"); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// insertRows writes tran_stats' rows through the engine's bulk path, in
+// tran_begin order.
+func insertRows(ctx context.Context, eng engine.Engine, cfg Config) error {
+	b, err := eng.Bulk(ctx, "tran_stats", tranStatsColumns)
+	if err != nil {
+		return fmt.Errorf("loading tran_stats: %w", err)
+	}
+	text := Dialect(eng.Name()) == SQLite
+	tt := newTimeText()
+	const every = 1 << 16
+	for i := int64(1); i <= cfg.Rows; i++ {
+		r := RowAt(i, cfg.Rate)
+		var begin, end any
+		if text {
+			begin, end = tt.at(r.Begin), tt.at(r.End)
+		} else {
+			begin, end = TimeAt(r.Begin), TimeAt(r.End)
+		}
+		if err := b.Append(r.ServerConfig, r.Users, r.CPUs, r.ThreadName, r.TranCount,
+			r.TranType, r.TranStatus, begin, end, r.ResultsetSize, r.Filler); err != nil {
+			b.Close()
+			return fmt.Errorf("loading tran_stats row %d: %w", i, err)
+		}
+		if i%every == 0 {
+			if err := ctx.Err(); err != nil {
+				b.Close()
+				return fmt.Errorf("loading tran_stats: %w", err)
+			}
+			cfg.progress("loading tran_stats", i)
+		}
+	}
+	if err := b.Close(); err != nil {
+		return fmt.Errorf("loading tran_stats: %w", err)
+	}
+	if b.Rows() != cfg.Rows {
+		return fmt.Errorf("loading tran_stats: wrote %d rows, want %d", b.Rows(), cfg.Rows)
+	}
+	cfg.progress("loading tran_stats", cfg.Rows)
+	return nil
+}
+
+// checkCounts checks the row counts of what was loaded.
+func checkCounts(ctx context.Context, db *sql.DB, rows int64) error {
+	want := map[string]int64{"tran_stats": rows, "dimension": DimensionRows}
+	for _, d := range Dims() {
+		want[d.Table] = int64(d.Len())
+	}
+	for _, t := range tables[1:] {
+		var n int64
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+			return fmt.Errorf("checking the load: counting %s: %w", t, err)
+		}
+		if n != want[t] {
+			return fmt.Errorf("checking the load: %s has %d rows, want %d", t, n, want[t])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package transtats
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Dialect is the SQL flavour of an engine.
+type Dialect string
+
+// The engines transtats runs on.
+const (
+	SQLite   Dialect = "sqlite"
+	DuckDB   Dialect = "duckdb"
+	Postgres Dialect = "postgres"
+)
+
+// ParseDialect checks an engine name.
+func ParseDialect(s string) (Dialect, error) {
+	switch d := Dialect(s); d {
+	case SQLite, DuckDB, Postgres:
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown engine %q (expected sqlite, duckdb or postgres)", s)
+}
+
+// createTranStats is the fact table. SQLite keeps it in tran_begin order as
+// a WITHOUT ROWID table whose primary key starts with tran_begin;
+// PostgreSQL gets the same key after the load (rows are copied in
+// tran_begin order, so the heap is in that order too); DuckDB relies on the
+// load order, which its zone maps use to skip row groups outside a window.
+func createTranStats(d Dialect) string {
+	text, ts := "VARCHAR(20)", "TIMESTAMP"
+	key := ""
+	tail := ""
+	if d == SQLite {
+		text, ts = "TEXT", "TEXT"
+		key = ",\n  PRIMARY KEY (tran_begin, tran_count)"
+		tail = " WITHOUT ROWID"
+	}
+	return fmt.Sprintf(`CREATE TABLE tran_stats (
+  server_config %[1]s NOT NULL,
+  users INTEGER NOT NULL,
+  cpus INTEGER NOT NULL,
+  thread_name %[1]s NOT NULL,
+  tran_count BIGINT NOT NULL,
+  tran_type %[1]s NOT NULL,
+  tran_status %[1]s NOT NULL,
+  tran_begin %[2]s NOT NULL,
+  tran_end %[2]s NOT NULL,
+  resultset_size INTEGER NOT NULL,
+  filler %[3]s NOT NULL%[4]s
+)%[5]s`, text, ts, map[bool]string{true: "TEXT", false: "VARCHAR(100)"}[d == SQLite], key, tail)
+}
+
+// dimSQL creates and fills the six dimension tables and dimension, their
+// cross join with every id and value. On SQLite dimension's primary key is
+// the six value columns, so that P1 can look rows up instead of building
+// an automatic index on every run; the other engines hash-join.
+func dimSQL(d Dialect) []string {
+	var out []string
+	var cols, joins, key []string
+	for k, dim := range Dims() {
+		typ := "INTEGER"
+		var vals []string
+		for j := range dim.Len() {
+			if dim.Text != nil {
+				vals = append(vals, fmt.Sprintf("(%d, '%s')", j+1, dim.Text[j]))
+			} else {
+				vals = append(vals, fmt.Sprintf("(%d, %d)", j+1, dim.Ints[j]))
+			}
+		}
+		if dim.Text != nil {
+			typ = "VARCHAR(20)"
+			if d == SQLite {
+				typ = "TEXT"
+			}
+		}
+		out = append(out,
+			fmt.Sprintf("CREATE TABLE %s (%s INTEGER PRIMARY KEY, %s %s NOT NULL)", dim.Table, dim.IDColumn, dim.Column, typ),
+			fmt.Sprintf("INSERT INTO %s VALUES %s", dim.Table, strings.Join(vals, ", ")))
+		alias := fmt.Sprintf("d%d", k)
+		cols = append(cols, alias+"."+dim.IDColumn, alias+"."+dim.Column)
+		joins = append(joins, dim.Table+" "+alias)
+		key = append(key, dim.Column)
+	}
+	var ids []string
+	for _, dim := range Dims() {
+		ids = append(ids, dim.IDColumn)
+	}
+	sel := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(ids, ", "))
+	if d == SQLite {
+		var defs []string
+		for _, dim := range Dims() {
+			typ := "INTEGER"
+			if dim.Text != nil {
+				typ = "TEXT"
+			}
+			defs = append(defs, dim.IDColumn+" INTEGER NOT NULL", dim.Column+" "+typ+" NOT NULL")
+		}
+		out = append(out,
+			fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s)) WITHOUT ROWID", strings.Join(defs, ", "), strings.Join(key, ", ")),
+			"INSERT INTO dimension "+sel)
+	} else {
+		out = append(out, "CREATE TABLE dimension AS "+sel)
+	}
+	return out
+}
+
+// Query names.
+const (
+	P1 = "P1"
+	P2 = "P2"
+)
+
+// Queries lists the queries a run may ask for.
+var Queries = []string{P1, P2}
+
+// ParseQueries reads a comma-separated list of query names.
+func ParseQueries(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		q := strings.ToUpper(strings.TrimSpace(f))
+		if q != P1 && q != P2 {
+			return nil, fmt.Errorf("unknown query %q (expected P1, P2 or P1,P2)", f)
+		}
+		for _, have := range out {
+			if have == q {
+				return nil, fmt.Errorf("query %s listed twice", q)
+			}
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// Both queries return two numbers, groups and rows, so that a test can
+// compare engines on more than one figure.
+//
+// P1: join tran_stats to dimension on the six value columns, group by the
+// six ids and count the groups. Every row of tran_stats matches exactly one
+// row of dimension, so groups is the number of distinct combinations
+// present (600 once N ≥ 600: lcm(40, 100, 3, 5, 8)) and rows is N.
+const p1SQL = `SELECT count(*) AS groups, CAST(sum(n) AS BIGINT) AS rows_counted FROM (
+  SELECT d.server_config_id, d.thread_name_id, d.tran_type_id, d.tran_status_id, d.users_id, d.cpus_id, count(*) AS n
+  FROM tran_stats t
+  JOIN dimension d
+    ON d.server_config = t.server_config AND d.thread_name = t.thread_name
+   AND d.tran_type = t.tran_type AND d.tran_status = t.tran_status
+   AND d.users = t.users AND d.cpus = t.cpus
+  GROUP BY d.server_config_id, d.thread_name_id, d.tran_type_id, d.tran_status_id, d.users_id, d.cpus_id
+) g`
+
+// P2(t): the rows of the one-second window [t, t + 1 s) whose
+// resultset_size is at most the average resultset_size of their
+// server_config, where the average is over the whole table (not just the
+// window), counted per combination of the six value columns and summed:
+// rows is the number of such rows, groups the combinations they fall in.
+//
+// The average is a derived table over all of tran_stats (one scan and a
+// 40-group aggregate per query: the part DOP can speed up), joined rather
+// than correlated, so no engine runs a subquery per window row.
+// "resultset_size ≤ avg" is written as resultset_size · count ≤ sum, in
+// integers, which is the same condition without a floating-point or
+// numeric average, so every engine decides ties alike.
+const p2SQL = `SELECT count(*) AS groups, CAST(coalesce(sum(n), 0) AS BIGINT) AS rows_counted FROM (
+  SELECT t.server_config, t.users, t.cpus, t.thread_name, t.tran_type, t.tran_status, count(*) AS n
+  FROM tran_stats t
+  JOIN (SELECT server_config, sum(resultset_size) AS total, count(*) AS cnt
+        FROM tran_stats GROUP BY server_config) a
+    ON a.server_config = t.server_config
+  WHERE t.tran_begin >= %[1]s AND t.tran_begin < %[2]s
+    AND t.resultset_size * a.cnt <= a.total
+  GROUP BY t.server_config, t.users, t.cpus, t.thread_name, t.tran_type, t.tran_status
+) g`
+
+// QueryText is the SQL of query q for engine d; sec (seconds after Start)
+// is P2's t and is ignored for P1. The window's bounds are literals
+// (timestamps numalab makes, never user text), so that EXPLAIN shows the
+// very statement that runs.
+func QueryText(d Dialect, q string, sec int64) (string, error) {
+	switch q {
+	case P1:
+		return p1SQL, nil
+	case P2:
+		lo := TimeAt(sec).Format(TimeFormat)
+		hi := TimeAt(sec + 1).Format(TimeFormat)
+		if d == SQLite {
+			return fmt.Sprintf(p2SQL, "'"+lo+"'", "'"+hi+"'"), nil
+		}
+		return fmt.Sprintf(p2SQL, "TIMESTAMP '"+lo+"'", "TIMESTAMP '"+hi+"'"), nil
+	}
+	return "", fmt.Errorf("unknown query %q (expected P1 or P2)", q)
+}
+
+// Result is what a query returns.
+type Result struct {
+	Groups int64 `json:"groups"`
+	Rows   int64 `json:"rows"`
+}
