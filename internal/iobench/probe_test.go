@@ -5,18 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/golden"
 	"github.com/numalab/numalab/internal/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 func TestNearestRank(t *testing.T) {
 	v := make([]int64, 100)
@@ -265,24 +262,9 @@ func sample() *result.IOProbe {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestWriteTextGolden(t *testing.T) {
@@ -290,7 +272,7 @@ func TestWriteTextGolden(t *testing.T) {
 	if err := WriteText(&b, sample()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "probe.txt", b.Bytes())
+	checkGolden(t, "probe.txt", b.Bytes())
 
 	r := sample()
 	r.Direct, r.Buffered, r.FSType, r.Interrupted = false, "buffered: O_DIRECT refused by ramfs", "ramfs", true
@@ -299,7 +281,7 @@ func TestWriteTextGolden(t *testing.T) {
 	if err := WriteText(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "probe-buffered.txt", b.Bytes())
+	checkGolden(t, "probe-buffered.txt", b.Bytes())
 }
 
 func TestJSONGolden(t *testing.T) {
@@ -307,7 +289,7 @@ func TestJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "probe.json", append(b, '\n'))
+	checkGolden(t, "probe.json", append(b, '\n'))
 	var back result.IOProbe
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)

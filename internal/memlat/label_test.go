@@ -171,3 +171,26 @@ func TestLabelPlateausSmallEffectiveL3(t *testing.T) {
 		t.Errorf("L3 knee/topology %.2f, want about 4 MiB / 32 MiB", r)
 	}
 }
+
+// The random ladder starts past one TLB window; its labels use the
+// TLB-local ladder's smaller sizes as a prefix, so its first level is L1.
+func TestLadderLabelWithPrefix(t *testing.T) {
+	bytes, ns := synthetic(256<<20, zenCaches, zenLat)
+	var local, random Ladder
+	for i, b := range bytes {
+		p := Point{Bytes: b * 4, TouchedBytes: b, NS: Stat{Median: ns[i]}}
+		local.Points = append(local.Points, p)
+		if p.Bytes > DefaultWindowBytes {
+			random.Points = append(random.Points, p)
+		}
+	}
+	random.label(zenCaches, nil)
+	if len(random.Levels) == 0 || random.Levels[0].Name != "L1" || random.Levels[0].NS < 2 {
+		// Without the prefix the first plateau seen is L2, misnamed L1.
+		t.Logf("without prefix: %+v", random.Levels)
+	}
+	random.label(zenCaches, local.Points)
+	if len(random.Levels) != 4 || random.Levels[0].Name != "L1" || random.Levels[0].NS > 1.5 || random.Levels[3].Name != "DRAM" {
+		t.Fatalf("with prefix: %+v", random.Levels)
+	}
+}

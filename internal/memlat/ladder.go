@@ -96,12 +96,20 @@ func runLadder(ctx context.Context, b *buffer, cfg *Config, variant string, size
 	return l, c, nil
 }
 
-// label fills l.Levels from its points and the data cache sizes.
-func (l *Ladder) label(cacheBytes []int64) {
-	bytes := make([]int64, len(l.Points))
-	ns := make([]float64, len(l.Points))
-	for i, p := range l.Points {
-		bytes[i], ns[i] = p.TouchedBytes, p.NS.Median
+// label fills l.Levels from its points and the data cache sizes. prefix
+// are points of smaller working sets measured on another ladder (the
+// random chain starts past one TLB window, where it stops being the
+// TLB-local chain), put before l's own.
+func (l *Ladder) label(cacheBytes []int64, prefix []Point) {
+	var bytes []int64
+	var ns []float64
+	for _, p := range prefix {
+		if len(l.Points) > 0 && p.Bytes < l.Points[0].Bytes {
+			bytes, ns = append(bytes, p.TouchedBytes), append(ns, p.NS.Median)
+		}
+	}
+	for _, p := range l.Points {
+		bytes, ns = append(bytes, p.TouchedBytes), append(ns, p.NS.Median)
 	}
 	lv, err := LabelPlateaus(bytes, ns, cacheBytes)
 	if err != nil {

@@ -89,7 +89,7 @@ func timeWindows(ctx context.Context, s sampling, step func(n int), per func(n i
 		n *= 8
 	}
 	scale := func(n int, d time.Duration) int {
-		m := int(float64(n) * 1.1 * float64(s.MinWindow) / float64(max(d, time.Microsecond)))
+		m := int(float64(n) * 1.04 * float64(s.MinWindow) / float64(max(d, time.Microsecond)))
 		return max((m+15)&^15, 16)
 	}
 	n = scale(n, d)
@@ -108,13 +108,14 @@ func timeWindows(ctx context.Context, s sampling, step func(n int), per func(n i
 		step(n)
 		d := threadTime() - t0
 		c1 := involuntarySwitches()
-		if d < s.MinWindow*9/10 { // the first estimate was off (cold caches)
+		if d < s.MinWindow { // too short to count: the estimate was off
 			n = scale(n, d)
 			try--
 			continue
 		}
 		windows += d
 		v := per(n, d)
+		n = scale(n, d) // keep windows just above MinWindow
 		if c1 != c0 {
 			preempted = append(preempted, v)
 		} else {
@@ -144,10 +145,10 @@ func chaseLatency(ctx context.Context, c *chain, k int, s sampling) (Stat, error
 }
 
 // measureGHz measures the core clock with a dependent chain of one-cycle
-// adds, after 100 ms of the same work so an idle core has ramped up.
+// adds, after 50 ms of the same work so an idle core has ramped up.
 func measureGHz(ctx context.Context, s sampling) (Stat, error) {
 	sink := 0
-	for t0 := time.Now(); time.Since(t0) < 100*time.Millisecond; {
+	for t0 := time.Now(); time.Since(t0) < 50*time.Millisecond; {
 		sink += addChain(1 << 14)
 	}
 	st, err := timeWindows(ctx, s, func(n int) { sink += addChain(n / 16) },

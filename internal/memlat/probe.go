@@ -40,10 +40,12 @@ type Config struct {
 	// all; when none of Pages is listed, the last of Pages is).
 	FullPages []string `json:"full_pages,omitempty"`
 	Samples   int      `json:"samples"` // clean windows per point
-	// Tries is the most windows per point, when some were preempted.
+	// Tries is the most windows per point (at least Samples). Preempted
+	// windows are left out of the median when at least half the samples
+	// were clean; otherwise all are used and the point is marked noisy.
 	// Windows are timed in thread CPU time, so a preempted one is only
-	// slightly slow (the intruder's cache and TLB footprint); with fewer
-	// than half the samples clean, all windows are used and marked noisy.
+	// slightly slow (the intruder's cache and TLB footprint): on a busy
+	// machine, spare windows cost time and buy little.
 	Tries       int    `json:"tries"`
 	WindowMS    int    `json:"window_ms"` // length of one window
 	SlotBytes   int    `json:"slot_bytes"`
@@ -63,17 +65,19 @@ func DefaultConfig(quick bool) Config {
 	c := Config{
 		MaxBytes: 1 << 30, MinBytes: 4 << 10, PerDoubling: 4,
 		Pages: []string{Pages4K, Pages2M}, FullChains: []string{TLBLocal, Random},
-		Samples: 3, Tries: 4, WindowMS: 50, SlotBytes: DefaultSlotBytes, WindowBytes: DefaultWindowBytes,
+		Samples: 3, Tries: 3, WindowMS: 50, SlotBytes: DefaultSlotBytes, WindowBytes: DefaultWindowBytes,
 		Seed: 1, MLP: []int{1, 2, 4, 8, 16}, BWWindowMS: 300, ProcRoot: "/",
 	}
 	if quick {
 		c.Quick = true
+		// 512 MiB still touches 128 MiB of lines, 4x a 32 MiB L3.
+		c.MaxBytes, c.MinBytes = 512<<20, 8<<10
 		c.PerDoubling = 2
 		c.FullChains = []string{TLBLocal}
 		c.FullPages = []string{Pages2M}
 		c.MLP = []int{1, 4, 16}
 		c.Tries = 3
-		c.BWWindowMS = 150
+		c.BWWindowMS = 100
 	}
 	return c
 }
@@ -332,7 +336,7 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	}()
 	for pi, pages := range cfg.Pages {
 		ghz := rep.Clocks[len(rep.Clocks)-1].GHz.Median
-		if pi > 0 {
+		if pi > 0 && !cfg.Quick {
 			var err error
 			if ghz, err = clock("before " + pages + " ladders"); err != nil {
 				return rep, err
@@ -368,7 +372,11 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 				random = c // the last chain written into b, at MaxBytes
 			}
 			if len(l.Points) > 2 {
-				l.label(caches)
+				var prefix []Point
+				if variant == Random && len(rep.Ladders) > 0 && rep.Ladders[len(rep.Ladders)-1].Pages == l.Pages {
+					prefix = rep.Ladders[len(rep.Ladders)-1].Points
+				}
+				l.label(caches, prefix)
 			}
 			if len(l.Points) > 0 {
 				rep.Ladders = append(rep.Ladders, l)
@@ -635,7 +643,7 @@ func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *cha
 	regionOf := func(i int) []byte { return rb.mem[int64(i)*region : int64(i+1)*region] }
 	window := time.Duration(cfg.BWWindowMS) * time.Millisecond
 
-	for n := 1; n <= len(cpus); n++ {
+	for _, n := range steps(1, len(cpus)) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -670,7 +678,7 @@ func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *cha
 		bw.Read = append(bw.Read, pt)
 	}
 
-	for k := 0; k < len(cpus); k++ {
+	for _, k := range append([]int{0}, steps(1, len(cpus)-1)...) {
 		say(fmt.Sprintf("loaded latency: %d streaming CPUs", k))
 		var ready, wg sync.WaitGroup
 		gate, stop := make(chan struct{}), make(chan struct{})
@@ -704,6 +712,19 @@ func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *cha
 		bw.Loaded = append(bw.Loaded, lp)
 	}
 	return nil
+}
+
+// steps returns lo, 2·lo, 4·lo, ... up to hi, and hi itself: thread counts
+// for bandwidth sweeps that stay short on machines with many CPUs.
+func steps(lo, hi int) []int {
+	var out []int
+	for n := lo; n > 0 && n < hi; n *= 2 {
+		out = append(out, n)
+	}
+	if hi >= lo && hi > 0 {
+		out = append(out, hi)
+	}
+	return out
 }
 
 // probeMatrix measures latency from each node's CPUs to memory bound to

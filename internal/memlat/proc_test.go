@@ -2,6 +2,7 @@ package memlat
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -141,5 +142,16 @@ func TestSummarise(t *testing.T) {
 	s = summarise([]float64{1}, []float64{5, 9, 7}, 4, 50)
 	if !s.Noisy || s.Samples != 4 || s.Median != 6 {
 		t.Errorf("mostly preempted: %+v", s)
+	}
+}
+
+func TestSteps(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi int
+		want   string
+	}{{1, 2, "[1 2]"}, {1, 1, "[1]"}, {1, 0, "[]"}, {1, 12, "[1 2 4 8 12]"}, {1, 16, "[1 2 4 8 16]"}} {
+		if got := fmt.Sprint(steps(tc.lo, tc.hi)); got != tc.want {
+			t.Errorf("steps(%d, %d) = %s, want %s", tc.lo, tc.hi, got, tc.want)
+		}
 	}
 }

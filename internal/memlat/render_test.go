@@ -2,12 +2,10 @@ package memlat
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/numalab/numalab/internal/golden"
+)
 
 // goldenReport is a small report with every section, built from synthetic
 // numbers so the rendering can be compared byte for byte.
@@ -20,7 +18,7 @@ func goldenReport() *Report {
 	for i := 0; i < len(bytes); i += 2 {
 		l.Points = append(l.Points, Point{Bytes: bytes[i] * 4, TouchedBytes: bytes[i], NS: st(ns[i]), Cycles: ns[i] * 3.6})
 	}
-	l.label(zenCaches)
+	l.label(zenCaches, nil)
 	r := Ladder{Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256, WindowBytes: 1 << 30, GHz: 3.6,
 		Points: []Point{{Bytes: 1 << 30, TouchedBytes: 1 << 28, NS: st(160), Cycles: 576}}}
 	noisy := st(30)
@@ -49,17 +47,5 @@ func TestWriteTextGolden(t *testing.T) {
 	if err := WriteText(&b, goldenReport()); err != nil {
 		t.Fatal(err)
 	}
-	const path = "testdata/report.golden"
-	if *update {
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("text report differs from %s (run with -update to accept):\n%s", path, b.String())
-	}
+	golden.Check(t, "testdata/report.golden", b.Bytes())
 }
