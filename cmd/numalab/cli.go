@@ -32,6 +32,8 @@ func exitCode(err error) int {
 type env struct {
 	stdout, stderr io.Writer
 	args           []string // the command line after "numalab", for the run record
+	// stored, if set, hears of every run a command stores (eval uses it).
+	stored func(kind string, id int64)
 }
 
 // command is one entry of the flat subcommand table.
@@ -43,12 +45,15 @@ type command struct {
 
 // commands is the whole CLI, in the order --help lists it.
 var commands = []command{
+	{"eval", "the main job: topology, memory probe, OLTP and reporting sweeps, model and report, within a budget", cmdEval},
 	{"topo", "show the machine: packages, nodes, cores, SMT siblings, caches, distances", cmdTopo},
 	{"runs", "list stored runs, or show one (runs show ID)", cmdRuns},
-	{"run", "run a workload sweep: run oltp (tpcc-ro: streams x placement)", cmdRun},
+	{"run", "run a workload sweep: run oltp (tpcc-ro: streams x placement), run report (transtats: streams x DOP)", cmdRun},
 	{"check", "check a numalab TPC-C database against the specification's consistency conditions", cmdCheck},
 	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth)", cmdProbe},
 	{"model", "model throughput from memory latency: sockets, SMT, clocks, DRAM, tiers, sizing, DOP, fit", cmdModel},
+	{"report", "write the HTML report (or text, JSON, CSV) from stored runs: machine, latency, OLTP, queries, model", cmdReport},
+	{"compare", "compare two stored runs of the same kind: each figure, its ratio, and whether it exceeds the noise", cmdCompare},
 	{"inspect", "where the space goes in a database (SQLite, DuckDB, PostgreSQL): tables, indexes, usage", cmdInspect},
 	{"version", "print numalab's version, the Go version and the engine libraries'", cmdVersion},
 }
@@ -61,6 +66,7 @@ Usage:
 Commands:
 %s
 Examples:
+  numalab eval                         # everything, about 5 minutes, ending in a report
   numalab topo                         # this machine at a glance
   numalab topo --select 'node=0,smt=off'   # which CPUs a placement selector yields
   numalab runs                         # what is in ./numalab.db

@@ -7,10 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/numalab/numalab/internal/golden"
 )
 
+// checkGolden compares got with testdata/golden/name; -update rewrites it.
+func checkGolden(t testing.TB, name, got string) {
+	t.Helper()
+	golden.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
+}
+
 // runCLI runs numalab in-process and returns stdout, stderr and the error.
-func runCLI(t *testing.T, args ...string) (string, string, error) {
+func runCLI(t testing.TB, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)

@@ -66,7 +66,7 @@ func TestInspectSQLiteGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		topoGolden(t, tc.golden, strings.ReplaceAll(out, dir, "$DIR"))
+		checkGolden(t, tc.golden, strings.ReplaceAll(out, dir, "$DIR"))
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/report"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
 )
 
 const modelDRAMHelp = `Usage:
@@ -441,6 +444,7 @@ func cmdModelDOP(e *env, args []string) error {
 
 const modelFitHelp = `Usage:
   numalab model fit --points 'L:TPS,...' --ghz F [prediction flags of 'numalab model']
+  numalab model fit --run ID [--probe-run ID] [--store FILE]
 
 Calibration: fits the workload's instructions per transaction I and miss
 fraction m to measured per-core throughput at two or more effective memory
@@ -458,6 +462,17 @@ does not have.
 Each point is L_ns:tps_per_core, or L_ns:tps_per_core:GHz for a point at
 another clock than --ghz.
 
+With --run, the points come from a stored OLTP run ('numalab run oltp') and
+a memory probe ('numalab probe mem'; the latest one stored before the OLTP
+run unless --probe-run says which): one stream keeps one core busy, so a
+one-stream cell's tps is the per-core rate, at the probe's local latency;
+a one-stream cell on remote data gives a second point at the remote
+latency. With both, I and m are fitted; with one point (a one-node
+machine), m is kept at its default and I is fitted. The model then
+predicts 1, 2, 4 and 8 sockets of this CPU, as 'numalab report' shows it.
+Hardware counters (misses per transaction) would give a second equation,
+but these guests expose none; the fit says which points it used.
+
 Examples:
   numalab model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17
   numalab model fit --ghz 2.5 --points 90:31.2,140:21.8,140:21.5 \
@@ -473,11 +488,19 @@ func cmdModelFit(e *env, args []string) error {
 	sockets := fs.String("sockets", "1,2,4", "socket counts to predict")
 	smt := fs.String("smt", "1", "hardware threads per core to predict")
 	asJSON := fs.Bool("json", false, "print JSON")
+	runID := fs.Int64("run", 0, "stored OLTP run `ID` to fit (instead of --points)")
+	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
 	if done, err := parseFlags(e, fs, args); done {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
 		return err
+	}
+	if *runID != 0 {
+		if *points != "" {
+			return errors.New("model fit: give --run or --points, not both")
+		}
+		return modelFitRun(e, *mf.store, *runID, *probeID, *asJSON)
 	}
 	var errs []error
 	if modelFlagGiven(fs, "ghz") && !(*ghz > 0) {
@@ -586,4 +609,68 @@ func parseModelPoints(s string, ghz float64) ([]model.Point, error) {
 		pts = append(pts, model.Point{LatencyNS: v[0], TPSPerCore: v[1], GHz: v[2]})
 	}
 	return pts, nil
+}
+
+// modelFitRun fits the workload to a stored OLTP run and its memory probe,
+// as the report does, and prints the fit and the predictions.
+func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) error {
+	st, err := store.Open(storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	oltp, err := st.Get(runID)
+	if err != nil {
+		return err
+	}
+	if oltp.Kind != "oltp" {
+		return fmt.Errorf("-run: run %d is a %s run, not an OLTP run (try 'numalab runs')", runID, oltp.Kind)
+	}
+	if probeID == 0 {
+		runs, err := st.List()
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if r.Kind == "probe-mem" && r.ID < runID && r.Status != result.StatusFailed {
+				probeID = r.ID
+			}
+		}
+		if probeID == 0 {
+			return fmt.Errorf("-run: no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
+		}
+	}
+	probe, err := st.Get(probeID)
+	if err != nil {
+		return err
+	}
+	if probe.Kind != "probe-mem" {
+		return fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
+	}
+	rep, err := report.Build([]*result.Run{probe, oltp})
+	if err != nil {
+		return err
+	}
+	md := rep.Model
+	if md == nil || len(md.Points) == 0 {
+		notes := ""
+		if md != nil {
+			notes = ": " + strings.Join(md.Notes, "; ")
+		}
+		return fmt.Errorf("fitting run %d with probe %d: nothing to fit%s", runID, probeID, notes)
+	}
+	if asJSON {
+		return writeJSON(e.stdout, md)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Fit of OLTP run %d with memory probe run %d:\n  %s\n", runID, probeID, md.Method)
+	fmt.Fprintf(w, "  I = %.0f instructions per transaction, m = %.5f\n", md.Workload.Instructions, md.Workload.Miss)
+	if md.Fit != nil {
+		fmt.Fprintf(w, "  R² of cycles per transaction: %.6f over %d points\n", md.Fit.R2, md.Fit.Points)
+	}
+	for _, n := range md.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintln(w, "\nPredictions for the fitted workload:")
+	return writeModelTable(w, md.Table)
 }

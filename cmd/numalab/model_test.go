@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,55 +15,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
-
-// -update rewrites the golden files. It is registered here only if no
-// other test file of the package has registered it.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/golden")
-	}
-}
-
-func modelUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-// modelGolden compares got with testdata/golden/name, or rewrites it with -update.
-func modelGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if modelUpdating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./cmd/numalab -run Model -update' to create it)", err)
-	}
-	if got == string(want) {
-		return
-	}
-	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(gl), len(wl)); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Errorf("%s differs from %s at line %d:\n got: %q\nwant: %q\n(run with -update if the change is intended)", name, path, i+1, g, w)
-			return
-		}
-	}
-}
 
 // modelExamples are the commands of the README's model section: the
 // literature's worked examples, then one of each subcommand.
@@ -87,7 +37,7 @@ func TestModelGolden(t *testing.T) {
 			t.Errorf("numalab %s: %v\n%s", ex.args, err, stderr)
 			continue
 		}
-		modelGolden(t, ex.golden, out)
+		checkGolden(t, ex.golden, out)
 	}
 }
 
@@ -362,5 +312,49 @@ func TestModelHwlocXML(t *testing.T) {
 	_, _, err = runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "9")
 	if err == nil || !strings.Contains(err.Error(), "-sockets") {
 		t.Errorf("9 sockets on 8: %v", err)
+	}
+}
+
+// TestModelFitRun fits the real runs of this VM kept as the report's
+// fixture: a quick memory probe and an OLTP run.
+func TestModelFitRun(t *testing.T) {
+	b, err := os.ReadFile("../../internal/report/testdata/kvm-2vcpu-runs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []*result.Run
+	if err := json.Unmarshal(b, &runs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for _, r := range runs {
+		if err := st.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		ids[r.Kind] = r.ID
+		for _, it := range r.Results {
+			if _, err := st.Add(r.ID, it.Kind, it.Body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	out, _, err := runCLI(t, "model", "fit", "--store", path, "--run", strconv.FormatInt(ids["oltp"], 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Fit of OLTP run", "m is kept at the default 0.05", "Predictions for the fitted workload", "  8  "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("model fit --run output lacks %q:\n%s", want, out)
+		}
+	}
+	_, _, err = runCLI(t, "model", "fit", "--store", path, "--run", strconv.FormatInt(ids["probe-mem"], 10))
+	if err == nil || !strings.Contains(err.Error(), "not an OLTP run") {
+		t.Errorf("fitting a probe run: %v", err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readmeCommands returns the two commands the README opens with, without
@@ -55,12 +57,48 @@ func TestReadmeMainJob(t *testing.T) {
 	if testing.Short() && strings.HasPrefix(args, "eval") {
 		t.Skip("-short: the main job takes minutes")
 	}
-	t.Chdir(t.TempDir()) // the store it writes goes there
+	dir := t.TempDir()
+	t.Chdir(dir) // the store, databases and report it writes go there
 	var out, errb bytes.Buffer
+	start := time.Now()
 	if err := run(context.Background(), strings.Fields(args), &out, &errb); err != nil {
-		t.Fatalf("%s: %v\n%s", mainJob, err, errb.String())
+		t.Fatalf("%s: %v\n%s\n%s", mainJob, err, out.String(), errb.String())
 	}
-	if out.Len() == 0 {
-		t.Errorf("%s printed nothing", mainJob)
+	t.Logf("%s took %v", mainJob, time.Since(start).Round(time.Second))
+	if !strings.Contains(out.String(), "report: numalab-report.html") {
+		t.Errorf("%s did not say where its report is:\n%s", mainJob, out.String())
+	}
+	if st, err := os.Stat(filepath.Join(dir, "numalab-report.html")); err != nil || st.Size() == 0 {
+		t.Errorf("no report written: %v", err)
+	}
+}
+
+// TestReadmeExamples runs every console example in the README ("$ numalab
+// ..." followed by its output) and compares the output.
+func TestReadmeExamples(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(b), "```console\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("README has no console examples")
+	}
+	for _, blk := range blocks {
+		blk, _, _ = strings.Cut(blk, "```")
+		cmdline, want, _ := strings.Cut(blk, "\n")
+		args, ok := strings.CutPrefix(cmdline, "$ numalab ")
+		if !ok {
+			t.Errorf("console block does not start with '$ numalab ': %q", cmdline)
+			continue
+		}
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), strings.Fields(args), &out, &errb); err != nil {
+			t.Errorf("%s: %v\n%s", cmdline, err, errb.String())
+			continue
+		}
+		if out.String() != want {
+			t.Errorf("%s: output differs from the README\n got:\n%s\nwant:\n%s", cmdline, out.String(), want)
+		}
 	}
 }

@@ -85,6 +85,9 @@ func (r *recorder) Finish(err error, headline string) error {
 	}
 	ferr := r.st.Finish(r.run.ID, time.Now(), status, headline, msg)
 	cerr := r.st.Close()
+	if r.e.stored != nil {
+		r.e.stored(r.run.Kind, r.run.ID)
+	}
 	if ferr == nil && cerr == nil {
 		fmt.Fprintf(r.e.stderr, "numalab: stored as run %d (%s) in %s\n", r.run.ID, status, r.st.Path())
 	}

@@ -22,7 +22,7 @@ var (
 
 // tpccDB returns the path of a W=1 database loaded once per test binary by
 // the command itself (which also exercises the load path).
-func tpccDB(t *testing.T) string {
+func tpccDB(t testing.TB) string {
 	t.Helper()
 	tpccOnce.Do(func() {
 		tpccDir, tpccErr = os.MkdirTemp("", "numalab-oltp-test-")

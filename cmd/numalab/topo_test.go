@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,51 +13,6 @@ import (
 )
 
 const topoFixtures = "../../testdata/topology/"
-
-// -update rewrites the golden files; registered once for the package by
-// whichever test file's init runs first.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files under testdata/golden")
-	}
-}
-
-// topoGolden compares got with testdata/golden/name, or rewrites it with
-// -update, and shows the first differing line.
-func topoGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./cmd/numalab -run Topo -update' to create it)", err)
-	}
-	if got == string(want) {
-		return
-	}
-	gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(gl), len(wl)) {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Errorf("%s differs from %s at line %d:\n got: %q\nwant: %q\n(run with -update if the change is intended)", name, path, i+1, g, w)
-			return
-		}
-	}
-}
 
 // The text and JSON views of captured machines: this 2-vCPU guest, a
 // hybrid laptop, a cgroup-restricted box with memory-only nodes, and two
@@ -86,7 +40,7 @@ func TestTopoGolden(t *testing.T) {
 					t.Errorf("--json output does not read back as a topology: %v", err)
 				}
 			}
-			topoGolden(t, ex.golden, out)
+			checkGolden(t, ex.golden, out)
 		})
 	}
 }

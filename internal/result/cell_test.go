@@ -3,14 +3,13 @@ package result
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-)
 
-var updateCell = flag.Bool("update-cell", false, "rewrite testdata/cell.golden.json")
+	"github.com/numalab/numalab/internal/golden"
+)
 
 // sampleCell is a small cell with every field set, as drive and sysmon
 // produce it.
@@ -54,20 +53,10 @@ func TestCellJSONGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "cell.golden.json")
-	if *updateCell {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	golden.Check(t, path, got)
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run CellJSONGolden -update-cell ./internal/result)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("cell JSON differs from %s (rerun with -update-cell if intended):\n%s", path, got)
+		t.Fatal(err)
 	}
 	var back Cell
 	if err := json.Unmarshal(want, &back); err != nil {

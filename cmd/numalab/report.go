@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/numalab/numalab/internal/report"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+)
+
+const reportCmdHelp = `Usage: numalab report [--store FILE] [--out FILE.html] [--format html|text|json|csv] [RUN...]
+
+Turns stored runs into one report: the machine (sockets, NUMA nodes,
+cores, logical CPUs and caches), the memory latency ladder (ns and cycles
+against working set, both page sizes, plateaus), the NUMA matrix as a heat
+map, OLTP throughput and tps per core against streams per placement with
+p95 latency, reporting queries per hour against streams per DOP and the
+speedup against DOP, the model's prediction for 1, 2, 4 and 8 sockets with
+the workload fitted to the OLTP run, and plain-language findings, each
+linked to the numbers behind it.
+
+With no RUN it takes the latest complete run of each kind in the store
+(probe-mem, oltp, report, probe-io); give run ids (see 'numalab runs') to
+choose, at most one of each kind. A kind with no run leaves its section
+saying how to measure it.
+
+--format html (the default) writes one self-contained file to --out and
+prints its path: inline CSS and SVG, no script, no network; the same runs
+give the same bytes. text, json and csv go to stdout (or to --out when it
+is given): csv is one long table, one number a row, with its run, unit and
+spread.
+
+Examples:
+  numalab report                              # latest runs -> numalab-report.html
+  numalab report --out /tmp/box1.html 3 4     # runs 3 and 4
+  numalab report --format text                # findings and tables in the terminal
+  numalab report --format csv > figures.csv
+  numalab report --store fleet.db --format json 12 | jq '.findings[].text'
+`
+
+func cmdReport(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "report", reportCmdHelp)
+	storePath := storeFlag(fs)
+	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
+	format := fs.String("format", "html", "output format: html, text, json or csv")
+	if done, err := parseFlags(e, fs, args); done {
+		return err
+	}
+	var errs []error
+	switch *format {
+	case "html", "text", "json", "csv":
+	default:
+		errs = append(errs, badFlag("format", *format, "is not a format: want html, text, json or csv"))
+	}
+	ids, err := runIDs("report", fs.Args())
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	runs, err := loadRuns(*storePath, ids)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r, err := report.Build(runs)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	write := map[string]func(io.Writer, *report.Report) error{
+		"html": report.WriteHTML, "text": report.WriteText, "json": report.WriteJSON, "csv": report.WriteCSV,
+	}[*format]
+	outGiven := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "out" {
+			outGiven = true
+		}
+	})
+	if *format != "html" && !outGiven {
+		return write(e.stdout, r)
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return write(w, r) }); err != nil {
+		return fmt.Errorf("report: writing %s: %w", *out, err)
+	}
+	fmt.Fprintln(e.stdout, *out)
+	return nil
+}
+
+// runIDs parses run ids given as arguments.
+func runIDs(cmd string, args []string) ([]int64, error) {
+	var ids []int64
+	for _, a := range args {
+		id, err := strconv.ParseInt(a, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("%s: %q is not a run id (want a positive number; 'numalab runs' lists them; flags go before run ids)", cmd, a)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// openExistingStore opens a store that must already exist: reading runs
+// from a file that is not there should not create it.
+func openExistingStore(path string) (*store.Store, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no store at %s (give --store FILE, or measure first: numalab probe mem --quick)", path)
+	}
+	return store.Open(path)
+}
+
+// loadRuns reads the given runs, or with none the latest run of each kind
+// the report shows (complete or interrupted ones first).
+func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
+	st, err := openExistingStore(storePath)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if len(ids) == 0 {
+		list, err := st.List()
+		if err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, fmt.Errorf("store %s has no runs yet (measure first: numalab probe mem --quick, numalab run oltp, or numalab eval)", storePath)
+		}
+		latest := map[string]result.Run{}
+		for _, r := range list {
+			if !slices.Contains(report.Kinds, r.Kind) {
+				continue
+			}
+			prev, seen := latest[r.Kind]
+			usable := r.Status == result.StatusComplete || r.Status == result.StatusInterrupted
+			prevUsable := seen && (prev.Status == result.StatusComplete || prev.Status == result.StatusInterrupted)
+			if !seen || usable || !prevUsable {
+				latest[r.Kind] = r
+			}
+		}
+		for _, k := range report.Kinds {
+			if r, ok := latest[k]; ok {
+				ids = append(ids, r.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("store %s has no run of a kind the report shows (%v); 'numalab runs' lists what it has", storePath, report.Kinds)
+		}
+	}
+	var runs []*result.Run
+	for _, id := range ids {
+		r, err := st.Get(id)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, so that a failure never leaves half a report.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}

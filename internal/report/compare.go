@@ -1,0 +1,358 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// ErrKindMismatch is wrapped when two runs of different kinds are compared.
+var ErrKindMismatch = errors.New("runs of different kinds")
+
+// Comparison is two runs of the same kind, figure by figure.
+type Comparison struct {
+	Kind    string   `json:"kind"`
+	A       RunRef   `json:"a"`
+	B       RunRef   `json:"b"`
+	Figures []Figure `json:"figures"`
+	Notes   []string `json:"notes,omitempty"`
+	Summary []string `json:"summary"` // the differences beyond noise, in words
+}
+
+// Figure is one number measured by both runs.
+type Figure struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	A     float64 `json:"a"`
+	B     float64 `json:"b"`
+	Ratio float64 `json:"ratio"` // B / A; 0 when A is 0
+	// ALo..AHi and BLo..BHi are each run's own spread of the figure (its
+	// repeats' min–max, its slowest and fastest second, or a probe point's
+	// window min–max); Spread says which. Equal bounds mean none stored.
+	ALo    float64 `json:"a_lo"`
+	AHi    float64 `json:"a_hi"`
+	BLo    float64 `json:"b_lo"`
+	BHi    float64 `json:"b_hi"`
+	Spread string  `json:"spread"`
+	// Verdict is "B higher" or "B lower" when the two spreads do not
+	// overlap, "within noise" when they do, "no spread stored" when a run
+	// has no spread for this figure.
+	Verdict string `json:"verdict"`
+}
+
+// Verdicts.
+const (
+	VerdictHigher   = "B higher"
+	VerdictLower    = "B lower"
+	VerdictNoise    = "within noise"
+	VerdictNoSpread = "no spread stored"
+	VerdictSame     = "equal"
+)
+
+func verdict(f *Figure) {
+	if f.A != 0 {
+		f.Ratio = f.B / f.A
+	}
+	switch {
+	case f.A == f.B:
+		f.Verdict = VerdictSame
+	case f.ALo == f.AHi && f.BLo == f.BHi:
+		f.Verdict = VerdictNoSpread
+	case f.BLo > f.AHi:
+		f.Verdict = VerdictHigher
+	case f.BHi < f.ALo:
+		f.Verdict = VerdictLower
+	default:
+		f.Verdict = VerdictNoise
+	}
+}
+
+// Compare puts two runs of the same kind side by side.
+func Compare(a, b *result.Run) (*Comparison, error) {
+	if a.Kind != b.Kind {
+		return nil, fmt.Errorf("comparing runs %d and %d: run %d is %s and run %d is %s: %w (compare two runs of one kind; 'numalab runs' lists them)",
+			a.ID, b.ID, a.ID, a.Kind, b.ID, b.Kind, ErrKindMismatch)
+	}
+	c := &Comparison{Kind: a.Kind, A: runRef(a), B: runRef(b), Figures: []Figure{}, Summary: []string{}}
+	var fa, fb []Figure
+	var err error
+	switch a.Kind {
+	case KindProbeMem:
+		fa, fb, err = compareMemory(a, b)
+	case KindOLTP:
+		fa, fb, err = compareOLTP(a, b, c)
+	case KindQueries:
+		fa, fb, err = compareQueries(a, b)
+	case KindProbeIO:
+		fa, fb, err = compareIO(a, b)
+	default:
+		return nil, fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",
+			a.ID, b.ID, a.Kind, strings.Join(Kinds, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("comparing runs %d and %d: %w", a.ID, b.ID, err)
+	}
+	// Pair by name; a figure only one run has is noted once.
+	index := map[string]int{}
+	for i, f := range fb {
+		index[f.Name+"\x00"+f.Unit] = i
+	}
+	used := map[int]bool{}
+	var onlyA, onlyB int
+	for _, f := range fa {
+		i, ok := index[f.Name+"\x00"+f.Unit]
+		if !ok {
+			onlyA++
+			continue
+		}
+		used[i] = true
+		g := fb[i]
+		f.B, f.BLo, f.BHi = g.A, g.ALo, g.AHi
+		verdict(&f)
+		c.Figures = append(c.Figures, f)
+	}
+	onlyB = len(fb) - len(used)
+	if onlyA > 0 || onlyB > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d figures only in run %d and %d only in run %d are left out (different sweeps or probe settings)",
+			onlyA, a.ID, onlyB, b.ID))
+	}
+	if len(c.Figures) == 0 {
+		c.Notes = append(c.Notes, "the two runs measured no figure in common")
+	}
+	if a.Host != b.Host {
+		c.Notes = append(c.Notes, fmt.Sprintf("the runs come from different hosts: %s and %s", a.Host, b.Host))
+	}
+	for _, f := range c.Figures {
+		if f.Verdict == VerdictHigher || f.Verdict == VerdictLower {
+			c.Summary = append(c.Summary, fmt.Sprintf("%s: %s %s against %s (%s×), beyond both runs' spread",
+				f.Name, fmtSig(f.B), f.Unit, fmtSig(f.A), fmtF(f.Ratio, 3)))
+		}
+	}
+	return c, nil
+}
+
+// fig is a one-run figure (the A side) with its spread.
+func fig(name, unit, spread string, v, lo, hi float64) Figure {
+	return Figure{Name: name, Unit: unit, A: v, ALo: lo, AHi: hi, Spread: spread}
+}
+
+func compareMemory(a, b *result.Run) ([]Figure, []Figure, error) {
+	one := func(in *result.Run) ([]Figure, error) {
+		m, err := buildMemory(in)
+		if err != nil {
+			return nil, err
+		}
+		var out []Figure
+		out = append(out, fig("core clock", "GHz", "none", m.GHz, m.GHz, m.GHz))
+		for _, l := range m.Ladders {
+			for _, p := range l.Points {
+				out = append(out, fig(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, memlat.FormatBytes(p.Bytes)), "ns",
+					"window min–max", p.NS.Median, p.NS.Min, p.NS.Max))
+			}
+		}
+		if mx := m.Matrix; mx != nil {
+			for i, row := range mx.NS {
+				for j, st := range row {
+					out = append(out, fig(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", "window min–max", st.Median, st.Min, st.Max))
+				}
+			}
+		}
+		if ml := m.MLP; ml != nil {
+			for _, p := range ml.Points {
+				out = append(out, fig(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", "window min–max", p.NSPerLoad.Median, p.NSPerLoad.Min, p.NSPerLoad.Max))
+			}
+		}
+		if bw := m.Bandwidth; bw != nil {
+			for _, p := range bw.Read {
+				out = append(out, fig(fmt.Sprintf("read bandwidth %d threads", p.Threads), "GB/s", "none", p.GBps, p.GBps, p.GBps))
+			}
+		}
+		return out, nil
+	}
+	fa, err := one(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	fb, err := one(b)
+	return fa, fb, err
+}
+
+func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
+	oa, err := buildOLTP(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	ob, err := buildOLTP(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Series pair by label; those left over pair in order (SMT on in one
+	// run against SMT off in the other), named by both labels.
+	names := func(o *OLTP) []string {
+		var s []string
+		for _, sr := range o.Series {
+			s = append(s, sr.Label)
+		}
+		return s
+	}
+	la, lb := names(oa), names(ob)
+	nameA, nameB := map[string]string{}, map[string]string{}
+	var restA, restB []string
+	for _, l := range la {
+		if contains(lb, l) {
+			nameA[l], nameB[l] = l, l
+		} else {
+			restA = append(restA, l)
+		}
+	}
+	for _, l := range lb {
+		if !contains(la, l) {
+			restB = append(restB, l)
+		}
+	}
+	for i := 0; i < len(restA) && i < len(restB); i++ {
+		n := restA[i] + " | " + restB[i]
+		nameA[restA[i]], nameB[restB[i]] = n, n
+		c.Notes = append(c.Notes, fmt.Sprintf("placement %q of run %d is compared with %q of run %d", restA[i], a.ID, restB[i], b.ID))
+	}
+	one := func(o *OLTP, name map[string]string) []Figure {
+		var out []Figure
+		for _, sr := range o.Series {
+			n, ok := name[sr.Label]
+			if !ok {
+				n = sr.Label
+			}
+			for _, p := range sr.Points {
+				key := fmt.Sprintf("%s, %s", n, plural(p.Streams, "stream"))
+				lo, hi, sp := p.TPSMin, p.TPSMax, "repeats min–max"
+				if p.Repeats < 2 {
+					lo, hi, sp = p.SecMin, p.SecMax, "slowest–fastest second"
+				}
+				out = append(out, fig(key+": throughput", "tps", sp, p.TPS, lo, hi))
+				if p.Repeats < 2 {
+					out = append(out, fig(key+": p95 latency", "ms", "none", p.P95MS, p.P95MS, p.P95MS))
+				} else {
+					out = append(out, fig(key+": p95 latency", "ms", "repeats min–max", p.P95MS, p.P95MSMin, p.P95MSMax))
+				}
+			}
+		}
+		return out
+	}
+	fa, fb := one(oa, nameA), one(ob, nameB)
+	return fa, fb, nil
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func compareQueries(a, b *result.Run) ([]Figure, []Figure, error) {
+	one := func(in *result.Run) ([]Figure, error) {
+		q, err := buildReporting(in)
+		if err != nil {
+			return nil, err
+		}
+		var out []Figure
+		for _, sr := range q.ByDOP {
+			for _, p := range sr.Points {
+				key := fmt.Sprintf("%s DOP %d, %s", sr.Query, p.DOP, plural(p.Streams, "stream"))
+				sp := "repeats min–max"
+				if p.Repeats < 2 {
+					sp = "none"
+				}
+				out = append(out, fig(key+": queries per hour", "queries/h", sp, p.QPH, p.QPHMin, p.QPHMax))
+				out = append(out, fig(key+": mean response", "ms", "none", p.MeanMS, p.MeanMS, p.MeanMS))
+			}
+		}
+		return out, nil
+	}
+	fa, err := one(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	fb, err := one(b)
+	return fa, fb, err
+}
+
+func compareIO(a, b *result.Run) ([]Figure, []Figure, error) {
+	one := func(in *result.Run) ([]Figure, error) {
+		x, err := buildIO(in)
+		if err != nil {
+			return nil, err
+		}
+		var out []Figure
+		for _, p := range x.Probe.Patterns {
+			key := fmt.Sprintf("%s %s QD %d", p.Name, memlat.FormatBytes(int64(p.BlockSize)), p.QD)
+			out = append(out, fig(key+": IOPS", "IOPS", "none", p.Read.IOPS, p.Read.IOPS, p.Read.IOPS))
+			out = append(out, fig(key+": MB/s", "MB/s", "none", p.Read.MBps, p.Read.MBps, p.Read.MBps))
+			out = append(out, fig(key+": p99 latency", "µs", "none", p.Read.P99Us, p.Read.P99Us, p.Read.P99Us))
+		}
+		return out, nil
+	}
+	fa, err := one(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	fb, err := one(b)
+	return fa, fb, err
+}
+
+// WriteCompareText writes a comparison as a table.
+func WriteCompareText(w io.Writer, c *Comparison) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Comparing %s runs: A = run %d (%s, %s), B = run %d (%s, %s)\n", c.Kind, c.A.ID, c.A.Host, c.A.Started, c.B.ID, c.B.Host, c.B.Started)
+	fmt.Fprintf(&b, "  A: %s\n  B: %s\n", c.A.Command, c.B.Command)
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "figure\tunit\tA\tB\tB/A\tA spread\tB spread\tverdict")
+	for _, f := range c.Figures {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Unit, fmtSig(f.A), fmtSig(f.B), ratioText(f), spreadText(f.ALo, f.AHi), spreadText(f.BLo, f.BHi), f.Verdict)
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	if len(c.Summary) == 0 {
+		b.WriteString("No figure differs by more than the runs' own spread.\n")
+	} else {
+		fmt.Fprintf(&b, "%d of %d figures differ beyond the runs' own spread:\n", len(c.Summary), len(c.Figures))
+		for _, s := range c.Summary {
+			fmt.Fprintf(&b, "  - %s\n", s)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteCompareJSON writes a comparison as indented JSON.
+func WriteCompareJSON(w io.Writer, c *Comparison) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+func ratioText(f Figure) string {
+	if f.A == 0 {
+		return "–"
+	}
+	return fmtF(f.Ratio, 3)
+}
+
+func spreadText(lo, hi float64) string {
+	if lo == hi {
+		return "–"
+	}
+	return fmtSig(lo) + "–" + fmtSig(hi)
+}

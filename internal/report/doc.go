@@ -1,0 +1,16 @@
+// Package report turns stored runs into what a person reads: one
+// self-contained HTML file (inline CSS and inline SVG charts drawn here, no
+// script, no network), terminal tables, JSON and CSV, and a comparison of
+// two runs of the same kind.
+//
+// Build computes every figure and the plain-language findings from the
+// runs alone; the writers only render a Report. The same runs give the same
+// bytes: map keys are sorted, floats have fixed formats, and the only times
+// shown are the runs' own.
+//
+// It measures nothing, opens no files and prints nothing: callers pass
+// runs they read from the store and an io.Writer. It refuses to guess: a
+// figure that needs a run kind that is absent is reported as absent, and
+// every assumption (a remote latency on a one-node machine, a miss fraction
+// kept at its default) is written next to the figure it shapes.
+package report

@@ -1,0 +1,336 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/memlat"
+)
+
+// Anchors of the report's sections, tables and charts; findings link to them.
+const (
+	AnchorMachine   = "machine"
+	AnchorLadder    = "memory-ladder"
+	AnchorMatrix    = "numa-matrix"
+	AnchorMLP       = "memory-parallelism"
+	AnchorOLTP      = "oltp"
+	AnchorOLTPTable = "oltp-table"
+	AnchorQueries   = "reporting"
+	AnchorSpeedup   = "reporting-speedup"
+	AnchorIO        = "io"
+	AnchorModel     = "model"
+	AnchorRuns      = "runs"
+)
+
+// findings writes the plain-language sentences, most telling first.
+func findings(r *Report) []Finding {
+	// The first findings answer DESIGN.md's questions (what memory costs,
+	// what remote data and SMT do, how throughput scales, what more
+	// sockets would give); the details follow.
+	out, more := []Finding{}, []Finding{}
+	add := func(anchor, format string, a ...any) {
+		out = append(out, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...)})
+	}
+	detail := func(anchor, format string, a ...any) {
+		more = append(more, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...)})
+	}
+	if m := r.Memory; m != nil && m.Summary != nil {
+		s := m.Summary
+		pages, ns := "4 KiB", s.DRAMNS4K
+		if !(ns > 0) {
+			pages, ns = pageWords(s.PageBytes2M), s.DRAMNS2M
+		}
+		if ns > 0 && m.GHz > 0 {
+			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz (fully random chain over %s, %s pages, run %d).",
+				fmtF(ns, 1), fmtF(ns*m.GHz, 0), fmtF(m.GHz, 2), memlat.FormatBytes(s.WorkingSetBytes), pages, m.Run)
+		}
+		if s.DRAMNS4K > 0 && s.DRAMNS2M > 0 && s.PageBytes2M >= 2<<20 {
+			if d := s.DRAMNS2M/s.DRAMNS4K - 1; d < -0.02 {
+				detail(AnchorLadder, "Huge pages (2 MiB) cut DRAM latency from %s to %s ns (%s): the difference is TLB misses.",
+					fmtF(s.DRAMNS4K, 1), fmtF(s.DRAMNS2M, 1), pctAbs(-d))
+			} else {
+				detail(AnchorLadder, "Huge pages (2 MiB) did not lower DRAM latency: %s ns against %s ns with 4 KiB pages (%s).",
+					fmtF(s.DRAMNS2M, 1), fmtF(s.DRAMNS4K, 1), pct(d))
+			}
+		}
+		if len(s.Levels) > 0 {
+			var parts []string
+			for _, l := range s.Levels {
+				parts = append(parts, fmt.Sprintf("%s %s ns (%s cycles)", l.Name, fmtF(l.NS, 1), fmtF(l.NS*m.GHz, 0)))
+			}
+			detail(AnchorLadder, "Latency plateaus: %s.", strings.Join(parts, ", "))
+		}
+		if mx := m.Matrix; mx != nil {
+			if mx.SingleNode || len(mx.MemNodes) < 2 {
+				add(AnchorMatrix, "One NUMA node: all memory is local; remote latency cannot be measured on this machine.")
+			} else if s.LocalNS > 0 && s.RemoteNS > 0 {
+				add(AnchorMatrix, "Remote memory costs %s ns against %s ns local: %s× (%s nodes, run %d).",
+					fmtF(s.RemoteNS, 1), fmtF(s.LocalNS, 1), fmtF(s.RemoteNS/s.LocalNS, 2), strconv.Itoa(len(mx.MemNodes)), m.Run)
+			}
+		}
+		if p := mlpPeak(m.MLP); p != nil && p.InFlight > 1.5 {
+			detail(AnchorMLP, "One core keeps %s misses in flight with %d independent chains (%s ns per load against %s ns for one chain).",
+				fmtF(p.InFlight, 1), p.Chains, fmtF(p.NSPerLoad.Median, 1), fmtF(m.MLP.Points[0].NSPerLoad.Median, 1))
+		}
+	}
+	if o := r.OLTP; o != nil {
+		oltpFindings(o, r.Machine, add, detail)
+	}
+	if q := r.Reporting; q != nil {
+		queryFindings(q, add, detail)
+	}
+	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
+		x := io.Probe.Ratio
+		detail(AnchorIO, "Storage: %s random 8 KiB reads per second at queue depth 1; sequential reads deliver %s× that page rate, against %s× in the optimizer's cost model (%s).",
+			fmtN(x.RandomIOPS), fmtF(x.Ratio, 1), fmtF(x.ModelRatio, 1), x.ModelName)
+	}
+	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
+		var one, two, four float64
+		for _, row := range md.Table.Rows {
+			if row.SMT != 1 {
+				continue
+			}
+			switch row.Sockets {
+			case 1:
+				one = row.TotalTPS
+			case 2:
+				two = row.TotalTPS
+			case 4:
+				four = row.TotalTPS
+			}
+		}
+		assumed := ""
+		if md.RemoteAssumed {
+			assumed = ", with an assumed remote latency"
+		}
+		if one > 0 && two > 0 && four > 0 {
+			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's%s).",
+				fmtF(two/one, 2), fmtF(four/one, 2), pct(two/one/2-1), pct(four/one/4-1), assumed)
+		}
+	}
+	out = append(out, more...)
+	for _, a := range r.Absent {
+		if a.Section == "model" {
+			continue
+		}
+		out = append(out, Finding{Anchor: a.Section, Text: fmt.Sprintf("No %s run: its section is empty (try '%s').", a.Kind, a.Hint)})
+	}
+	return out
+}
+
+func mlpPeak(m *memlat.MLP) *memlat.MLPPoint {
+	if m == nil || len(m.Points) == 0 {
+		return nil
+	}
+	var best *memlat.MLPPoint
+	for i := range m.Points {
+		p := &m.Points[i]
+		if p.Threads == 1 && (best == nil || p.InFlight > best.InFlight) {
+			best = p
+		}
+	}
+	return best
+}
+
+func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string, a ...any)) {
+	// Peak.
+	var best *OLTPPoint
+	var bestLabel string
+	for i := range o.Series {
+		for j := range o.Series[i].Points {
+			p := &o.Series[i].Points[j]
+			if best == nil || p.TPS > best.TPS {
+				best, bestLabel = p, o.Series[i].Label
+			}
+		}
+	}
+	if best == nil {
+		return
+	}
+	add(AnchorOLTP, "OLTP (%s, %s): peak %s tps at %d streams on %s, %s tps per core (run %d).",
+		o.Workload, plural(o.Warehouses, "warehouse"), fmtN(best.TPS), best.Streams, bestLabel, fmtN(best.TPSPerCore), o.Run)
+	// Scaling from one stream, per series.
+	for _, s := range o.Series {
+		one := pointAt(s.Points, 1)
+		if one == nil || !(one.TPS > 0) {
+			continue
+		}
+		for _, n := range []int{2} {
+			if p := pointAt(s.Points, n); p != nil {
+				add(AnchorOLTPTable, "%d streams gave %s× one stream (%s).", n, fmtF(p.TPS/one.TPS, 2), s.Label)
+			}
+		}
+		break
+	}
+	// Local against remote data at the same streams: the largest gap.
+	gapAt, gap := 0, 0.0
+	for _, loc := range o.Series {
+		if loc.Data != "local" {
+			continue
+		}
+		for _, rem := range o.Series {
+			if rem.Data != "remote" || rem.SMT != loc.SMT {
+				continue
+			}
+			for _, p := range loc.Points {
+				q := pointAt(rem.Points, p.Streams)
+				if q == nil || !(p.TPS > 0) {
+					continue
+				}
+				if c := 1 - q.TPS/p.TPS; gapAt == 0 || c > gap {
+					gapAt, gap = p.Streams, c
+				}
+			}
+		}
+	}
+	if gapAt > 0 {
+		if gap >= 0 {
+			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams (the largest gap between local and remote data).", pctAbs(gap), gapAt)
+		} else {
+			add(AnchorOLTPTable, "Remote data did not cost throughput: at %d streams it ran %s faster than local data.", gapAt, pctAbs(-gap))
+		}
+	}
+	// SMT: the best of placements with siblings against the best without.
+	if mach != nil && mach.Threads > 1 {
+		var on, off *OLTPPoint
+		for i := range o.Series {
+			for j := range o.Series[i].Points {
+				p := &o.Series[i].Points[j]
+				if o.Series[i].Data == "remote" {
+					continue
+				}
+				if o.Series[i].SMT {
+					if on == nil || p.TPS > on.TPS {
+						on = p
+					}
+				} else if off == nil || p.TPS > off.TPS {
+					off = p
+				}
+			}
+		}
+		if on != nil && off != nil && off.TPS > 0 {
+			verb, g := "added", on.TPS/off.TPS-1
+			if g < 0 {
+				verb, g = "cost", -g
+			}
+			add(AnchorOLTPTable, "SMT %s %s: %s tps at best with siblings (%d streams) against %s tps with one thread per core (%d streams).",
+				verb, pctAbs(g), fmtN(on.TPS), on.Streams, fmtN(off.TPS), off.Streams)
+		}
+	} else if mach != nil {
+		detail(AnchorMachine, "No SMT on this machine (one hardware thread per core): SMT on against off cannot be measured here.")
+	}
+	for _, n := range o.Notes {
+		detail(AnchorOLTPTable, "Note: %s.", n)
+	}
+}
+
+func pointAt(ps []OLTPPoint, streams int) *OLTPPoint {
+	for i := range ps {
+		if ps[i].Streams == streams {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...any)) {
+	for _, s := range q.ByStreams {
+		if s.Streams != 1 || len(s.Points) < 2 {
+			continue
+		}
+		best := s.Points[0]
+		for _, p := range s.Points {
+			if p.Speedup > best.Speedup {
+				best = p
+			}
+		}
+		top := s.Points[len(s.Points)-1]
+		switch {
+		case best.Speedup > 0 && best.DOP > 1:
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×).",
+				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), best.DOP)
+		case top.Speedup > 0 && top.DOP > 1:
+			add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× the queries per hour of DOP 1 (one stream).",
+				s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2))
+		}
+	}
+	for _, s := range q.ByDOP {
+		if s.DOP != 1 || len(s.Points) < 2 || s.Points[0].Streams != 1 || !(s.Points[0].QPH > 0) {
+			continue
+		}
+		last := s.Points[len(s.Points)-1]
+		detail(AnchorQueries, "%s at DOP 1: %d streams gave %s× the queries per hour of one stream.",
+			s.Query, last.Streams, fmtF(last.QPH/s.Points[0].QPH, 2))
+	}
+	if n := len(q.Plans); n > 0 {
+		detail(AnchorQueries, "%d plan change(s) found, e.g. %s.", n, q.Plans[0].Detail)
+	}
+	if len(q.Errors) > 0 {
+		add(AnchorQueries, "Some reporting cells failed: %s.", q.Errors[0])
+	}
+}
+
+// fmtF formats v with prec digits after the point.
+func fmtF(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "" {
+		s = s[1:]
+	}
+	return s
+}
+
+// fmtN formats a large count rounded, with thousands separators: 12,345.
+func fmtN(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	if math.Abs(v) < 100 {
+		return fmtF(v, 1)
+	}
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// pct formats a fraction as a signed percentage: +12.3%.
+func pct(f float64) string {
+	s := fmtF(100*f, 1) + "%"
+	if f > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// pctAbs formats a fraction as a percentage without sign: 12.3%.
+func pctAbs(f float64) string { return fmtF(100*f, 1) + "%" }
+
+func pageWords(b int64) string {
+	if b >= 2<<20 {
+		return "2 MiB"
+	}
+	if b > 0 {
+		return memlat.FormatBytes(b)
+	}
+	return "2 MiB (asked)"
+}
+
+// pagesLabel names a ladder's pages as obtained.
+func pagesLabel(l memlat.Ladder) string {
+	return memlat.PageLabel(l.PageBytes, l.HugeFraction)
+}

@@ -1,0 +1,434 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/memlat"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+//go:embed style.css
+var styleCSS string
+
+var tmpl = template.Must(template.New("report").Parse(htmlTemplate))
+
+// table is a rendered table: a caption with the provenance, a header and
+// rows of formatted cells.
+type table struct {
+	ID      string
+	Caption string
+	Head    []string
+	Rows    [][]string
+}
+
+// figure is an SVG chart with its anchor.
+type figure struct {
+	ID  string
+	SVG template.HTML
+}
+
+type section struct {
+	ID, Title string
+	Absent    string // why the section is empty; "" when present
+	Intro     string // provenance and method, one paragraph
+	Figures   []figure
+	Tables    []table
+	Notes     []string
+	Drawing   template.HTML // the machine only
+}
+
+type htmlView struct {
+	Title    string
+	CSS      template.CSS
+	Subtitle string
+	Findings []Finding
+	Notes    []string
+	Sections []section
+	Runs     table
+}
+
+// WriteHTML writes the report as one self-contained HTML file: inline CSS
+// and SVG, no script, no external reference.
+func WriteHTML(w io.Writer, r *Report) error {
+	v := htmlView{Title: "numalab report", CSS: template.CSS(styleCSS), Findings: r.Findings, Notes: r.Notes}
+	var hosts []string
+	for _, ref := range r.Runs {
+		if len(hosts) == 0 || hosts[len(hosts)-1] != ref.Host {
+			hosts = append(hosts, ref.Host)
+		}
+	}
+	var ids []int64
+	for _, ref := range r.Runs {
+		ids = append(ids, ref.ID)
+	}
+	v.Subtitle = fmt.Sprintf("host %s · runs %s", strings.Join(hosts, ", "), joinIDs(ids))
+	if r.Machine != nil && r.Machine.Topology.CPUModel != "" {
+		v.Title = "numalab report: " + r.Machine.Topology.CPUModel
+	}
+	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r), querySection(r), ioSection(r), modelSection(r))
+	v.Runs = table{ID: AnchorRuns, Caption: "Every figure above names the run it comes from.",
+		Head: []string{"run", "kind", "host", "started", "finished", "status", "numalab", "command", "headline"}}
+	for _, ref := range r.Runs {
+		v.Runs.Rows = append(v.Runs.Rows, []string{strconv.FormatInt(ref.ID, 10), ref.Kind, ref.Host, ref.Started, orDash(ref.Finished),
+			ref.Status + errSuffix(ref.Error), ref.Version, ref.Command, ref.Headline})
+	}
+	return tmpl.Execute(w, v)
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
+}
+
+func absentText(r *Report, sec string) string {
+	for _, a := range r.Absent {
+		if a.Section == sec {
+			return fmt.Sprintf("No %s run was given, so this section is empty. To measure it: %s", a.Kind, a.Hint)
+		}
+	}
+	return "Not measured."
+}
+
+func machineSection(r *Report) section {
+	s := section{ID: AnchorMachine, Title: "The machine"}
+	m := r.Machine
+	if m == nil {
+		s.Absent = "None of the runs recorded its machine."
+		return s
+	}
+	s.Intro = fmt.Sprintf("%s: %s. Recorded with run %d (%s).", orDash(m.Topology.CPUModel), machineShape(m), m.Run, m.Topology.Source)
+	s.Drawing = template.HTML(machineHTML(m.Topology))
+	if t := m.Topology; len(t.Distances) > 1 {
+		tb := table{ID: "node-distances", Caption: "NUMA distances as the firmware reports them (10 = local)", Head: []string{"node"}}
+		for _, n := range t.Nodes {
+			tb.Head = append(tb.Head, fmt.Sprintf("node %d", n.ID))
+		}
+		for i, row := range t.Distances {
+			cells := []string{fmt.Sprintf("node %d", t.Nodes[i].ID)}
+			for _, d := range row {
+				cells = append(cells, strconv.Itoa(d))
+			}
+			tb.Rows = append(tb.Rows, cells)
+		}
+		s.Tables = append(s.Tables, tb)
+	}
+	return s
+}
+
+func memorySection(r *Report) section {
+	s := section{ID: "memory", Title: "Memory latency"}
+	m := r.Memory
+	if m == nil {
+		s.Absent = absentText(r, "memory")
+		return s
+	}
+	s.Intro = fmt.Sprintf("Run %d: one dependent load at a time through a random cycle of cache lines, on one pinned thread. Each point is the median of %d clean windows of at least %d ms, with the min–max as a bar. Cycles are ns × the measured core clock, %s GHz.",
+		m.Run, m.Samples, m.WindowMS, fmtF(m.GHz, 2))
+	if len(m.Ladders) > 0 {
+		c := chart{ID: AnchorLadder, Title: "Latency of a dependent load against working set",
+			X:       scale{Label: "working set (bytes, log 2 scale)", Log: 2, Format: fmtBytesTick},
+			Y:       scale{Label: "ns per load (log scale)", Log: 10, Format: fmtSig},
+			Y2Label: fmt.Sprintf("core cycles at %s GHz", fmtF(m.GHz, 2)), Y2Factor: m.GHz}
+		tb := table{ID: AnchorLadder + "-table", Caption: fmt.Sprintf("Ladder points (run %d): median ns [min–max] over %d windows; cycles at %s GHz", m.Run, m.Samples, fmtF(m.GHz, 2)),
+			Head: []string{"chain", "pages (obtained)", "working set", "ns", "min–max ns", "cycles", "samples"}}
+		for _, l := range m.Ladders {
+			sr := series{Name: fmt.Sprintf("%s chain, %s pages", l.Chain, pagesLabel(l)), Marks: len(l.Points) == 1}
+			for _, p := range l.Points {
+				sr.Points = append(sr.Points, point{X: float64(p.Bytes), Y: p.NS.Median, Lo: p.NS.Min, Hi: p.NS.Max})
+				tb.Rows = append(tb.Rows, []string{l.Chain, pagesLabel(l), memlat.FormatBytes(p.Bytes), fmtF(p.NS.Median, 1),
+					fmtF(p.NS.Min, 1) + "–" + fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0), strconv.Itoa(p.NS.Samples)})
+			}
+			c.Series = append(c.Series, sr)
+			if len(l.Levels) > 0 && len(c.HLines) == 0 {
+				for _, lv := range l.Levels {
+					from, to := float64(lv.FromBytes), float64(lv.ToBytes)
+					if to <= from {
+						to = from * 2
+					}
+					c.HLines = append(c.HLines, hline{Y: lv.NS, X0: from, X1: to,
+						Text: fmt.Sprintf("%s %s ns = %s cycles", lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0))})
+				}
+			}
+		}
+		s.Figures = append(s.Figures, figure{ID: AnchorLadder, SVG: template.HTML(c.svg())})
+		if m.Summary != nil && len(m.Summary.Levels) > 0 {
+			lt := table{ID: "memory-levels", Caption: "Plateaus found in the ladder, with the knee against the cache size the topology reports",
+				Head: []string{"level", "ns", "cycles", "from", "to", "knee", "cache", "knee/cache"}}
+			for _, lv := range m.Summary.Levels {
+				lt.Rows = append(lt.Rows, []string{lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), memlat.FormatBytes(lv.FromBytes), memlat.FormatBytes(lv.ToBytes),
+					bytesOrDash(lv.KneeBytes), bytesOrDash(lv.CacheBytes), ratioOrDash(lv.KneeRatio)})
+			}
+			s.Tables = append(s.Tables, lt)
+		}
+		s.Tables = append(s.Tables, tb)
+	}
+	if mx := m.Matrix; mx != nil && len(mx.NS) > 0 {
+		ns := make([][]float64, len(mx.NS))
+		for i, row := range mx.NS {
+			for _, st := range row {
+				ns[i] = append(ns[i], st.Median)
+			}
+		}
+		title := fmt.Sprintf("NUMA latency matrix: %s chain over %s, %s pages", mx.Chain, memlat.FormatBytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
+		if mx.SingleNode || len(mx.MemNodes) == 1 {
+			title = "NUMA latency matrix (1×1: this machine has one NUMA node)"
+		}
+		s.Figures = append(s.Figures, figure{ID: AnchorMatrix, SVG: template.HTML(heatmap(AnchorMatrix, mx.CPUNodes, mx.MemNodes, ns, mx.Relative, title))})
+		if mx.Reused {
+			s.Notes = append(s.Notes, "The quick probe's 1×1 matrix is the random chain's largest ladder point, not a separate run.")
+		}
+	}
+	if ml := m.MLP; ml != nil && len(ml.Points) > 0 {
+		tb := table{ID: AnchorMLP, Caption: fmt.Sprintf("Memory-level parallelism: k independent random chains over %s, %s pages, CPU %d", memlat.FormatBytes(ml.Bytes), memlat.PageLabel(ml.PageBytes, 1), ml.CPU),
+			Head: []string{"chains", "threads", "ns per load", "min–max ns", "misses in flight"}}
+		for _, p := range ml.Points {
+			tb.Rows = append(tb.Rows, []string{strconv.Itoa(p.Chains), strconv.Itoa(p.Threads), fmtF(p.NSPerLoad.Median, 1),
+				fmtF(p.NSPerLoad.Min, 1) + "–" + fmtF(p.NSPerLoad.Max, 1), fmtF(p.InFlight, 1)})
+		}
+		s.Tables = append(s.Tables, tb)
+	}
+	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
+		tb := table{ID: "memory-bandwidth", Caption: fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", memlat.FormatBytes(bw.Read[0].RegionBytes)),
+			Head: []string{"threads", "CPUs", "GB/s (10⁹ B/s)", "threads preempted"}}
+		for _, p := range bw.Read {
+			tb.Rows = append(tb.Rows, []string{strconv.Itoa(p.Threads), cpuList(p.CPUs), fmtF(p.GBps, 1), strconv.Itoa(p.Preempted)})
+		}
+		s.Tables = append(s.Tables, tb)
+	}
+	return s
+}
+
+func bytesOrDash(b int64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return memlat.FormatBytes(b)
+}
+
+func ratioOrDash(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return fmtF(v, 2)
+}
+
+// streamsScale is a log-2 axis when the counts span 8× or more, else a
+// linear one with a tick at each count measured.
+func streamsScale(label string, vals []float64) scale {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vals {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if lo > 0 && hi/lo >= 8 {
+		return scale{Label: label + " (log 2 scale)", Log: 2, Format: fmtSig}
+	}
+	ticks := slices.Clone(vals)
+	slices.Sort(ticks)
+	return scale{Label: label, Format: fmtSig, Ticks: slices.Compact(ticks)}
+}
+
+func oltpSection(r *Report) section {
+	s := section{ID: AnchorOLTP, Title: "OLTP throughput"}
+	o := r.OLTP
+	if o == nil {
+		s.Absent = absentText(r, "oltp")
+		return s
+	}
+	s.Intro = fmt.Sprintf("Run %d: %s on %s, %s, streams in closed loops with no think time; each cell %s s measured after %s s warm-up. Points are the median over repeats; bars are the repeats' min–max, or for a cell run once its slowest and fastest whole second. tps per core divides by the physical cores of the placement.",
+		o.Run, o.Workload, o.Engine, plural(o.Warehouses, "warehouse"), fmtF(o.DurationS, 1), fmtF(o.WarmupS, 1))
+	var xs []float64
+	for _, sr := range o.Series {
+		for _, p := range sr.Points {
+			xs = append(xs, float64(p.Streams))
+		}
+	}
+	tps := chart{ID: AnchorOLTP + "-tps", Title: "Transactions per second against streams", X: streamsScale("streams", xs), Y: scale{Label: "tps (all streams)", Zero: true, Format: fmtCompact}}
+	per := chart{ID: AnchorOLTP + "-per-core", Title: "Transactions per second per core", X: streamsScale("streams", xs), Y: scale{Label: "tps per physical core", Zero: true, Format: fmtCompact}}
+	lat := chart{ID: AnchorOLTP + "-p95", Title: "95th percentile latency", X: streamsScale("streams", xs), Y: scale{Label: "p95 latency (ms)", Zero: true, Format: fmtSig}}
+	tb := table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", o.Run),
+		Head: []string{"placement", "streams", "CPUs", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk"}}
+	for _, sr := range o.Series {
+		a, b, c := series{Name: sr.Label}, series{Name: sr.Label}, series{Name: sr.Label}
+		for _, p := range sr.Points {
+			lo, hi := p.TPSMin, p.TPSMax
+			if p.Repeats < 2 {
+				lo, hi = p.SecMin, p.SecMax
+			}
+			a.Points = append(a.Points, point{X: float64(p.Streams), Y: p.TPS, Lo: lo, Hi: hi})
+			pl, ph := 0.0, 0.0
+			if p.Cores > 0 {
+				pl, ph = lo/float64(p.Cores), hi/float64(p.Cores)
+			}
+			b.Points = append(b.Points, point{X: float64(p.Streams), Y: p.TPSPerCore, Lo: pl, Hi: ph})
+			c.Points = append(c.Points, point{X: float64(p.Streams), Y: p.P95MS, Lo: p.P95MS, Hi: p.P95MS})
+			disk := "cached"
+			if p.ReadFromDisk {
+				disk = "read from disk"
+			}
+			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), cpuList(p.CPUs), strconv.Itoa(p.Cores), strconv.Itoa(p.Repeats),
+				fmtN(p.TPS), fmtN(p.TPSMin) + "–" + fmtN(p.TPSMax), fmtN(p.SecMin) + "–" + fmtN(p.SecMax), fmtN(p.TPSPerCore),
+				fmtF(p.P95MS, 3), fmtF(p.BusyPct, 0), disk})
+		}
+		tps.Series, per.Series, lat.Series = append(tps.Series, a), append(per.Series, b), append(lat.Series, c)
+	}
+	s.Figures = append(s.Figures, figure{ID: tps.ID, SVG: template.HTML(tps.svg())}, figure{ID: per.ID, SVG: template.HTML(per.svg())},
+		figure{ID: lat.ID, SVG: template.HTML(lat.svg())})
+	s.Tables = append(s.Tables, tb)
+	s.Notes = o.Notes
+	return s
+}
+
+func querySection(r *Report) section {
+	s := section{ID: AnchorQueries, Title: "Reporting queries"}
+	q := r.Reporting
+	if q == nil {
+		s.Absent = absentText(r, "reporting")
+		return s
+	}
+	s.Intro = fmt.Sprintf("Run %d: transtats P1 and P2 on %s %s, %s rows of tran_stats; each cell %s s measured after %s s warm-up. Queries per hour count all streams together; speedup is against DOP 1 at the same streams.",
+		q.Run, q.Engine, q.Version, fmtN(float64(q.Rows)), fmtF(q.DurationS, 1), fmtF(q.WarmupS, 1))
+	if q.Load != nil {
+		how := "loaded"
+		if q.Load.Reused {
+			how = "reused from an earlier load"
+		}
+		s.Intro += fmt.Sprintf(" Data %s by %s at %s rows/s.", how, q.Load.Method, fmtN(q.Load.RowsPerSecond))
+	}
+	var xs, ds []float64
+	for _, sr := range q.ByDOP {
+		for _, p := range sr.Points {
+			xs = append(xs, float64(p.Streams))
+			ds = append(ds, float64(p.DOP))
+		}
+	}
+	// One chart per query: their rates differ by orders of magnitude.
+	var qphs []*chart
+	for _, sr := range q.ByDOP {
+		if len(qphs) == 0 || qphs[len(qphs)-1].Title != sr.Query+": queries per hour against streams, per DOP" {
+			qphs = append(qphs, &chart{ID: AnchorQueries + "-qph-" + strings.ToLower(sr.Query), Title: sr.Query + ": queries per hour against streams, per DOP",
+				X: streamsScale("streams", xs), Y: scale{Label: "queries per hour (all streams)", Zero: true, Format: fmtCompact}})
+		}
+		c := series{Name: fmt.Sprintf("%s, DOP %d", sr.Query, sr.DOP)}
+		for _, p := range sr.Points {
+			c.Points = append(c.Points, point{X: float64(p.Streams), Y: p.QPH, Lo: p.QPHMin, Hi: p.QPHMax})
+		}
+		qphs[len(qphs)-1].Series = append(qphs[len(qphs)-1].Series, c)
+	}
+	sp := chart{ID: AnchorSpeedup, Title: "Speedup against DOP, per streams", X: streamsScale("DOP", ds), Y: scale{Label: "queries per hour ÷ DOP 1's", Zero: true, Format: fmtSig}, Ideal: true}
+	for _, sr := range q.ByStreams {
+		c := series{Name: fmt.Sprintf("%s, %s", sr.Query, plural(sr.Streams, "stream"))}
+		for _, p := range sr.Points {
+			if p.Speedup > 0 {
+				c.Points = append(c.Points, point{X: float64(p.DOP), Y: p.Speedup, Lo: p.Speedup, Hi: p.Speedup})
+			}
+		}
+		if len(c.Points) > 0 {
+			sp.Series = append(sp.Series, c)
+		}
+	}
+	for _, c := range qphs {
+		s.Figures = append(s.Figures, figure{ID: c.ID, SVG: template.HTML(c.svg())})
+	}
+	if len(sp.Series) > 0 {
+		s.Figures = append(s.Figures, figure{ID: sp.ID, SVG: template.HTML(sp.svg())})
+	}
+	tb := table{ID: AnchorQueries + "-table", Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", q.Run),
+		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour", "min–max", "mean ms", "p95 ms", "speedup vs DOP 1", "errors"}}
+	for _, sr := range q.ByDOP {
+		for _, p := range sr.Points {
+			tb.Rows = append(tb.Rows, []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.QPH),
+				fmtN(p.QPHMin) + "–" + fmtN(p.QPHMax), fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)})
+		}
+	}
+	s.Tables = append(s.Tables, tb)
+	for _, f := range q.Plans {
+		s.Notes = append(s.Notes, "Plan: "+f.Detail)
+	}
+	for _, e := range q.Errors {
+		s.Notes = append(s.Notes, "Error: "+e)
+	}
+	return s
+}
+
+func ioSection(r *Report) section {
+	s := section{ID: AnchorIO, Title: "Storage"}
+	x := r.IO
+	if x == nil || x.Probe == nil {
+		s.Absent = absentText(r, "io")
+		return s
+	}
+	p := x.Probe
+	s.Intro = fmt.Sprintf("Run %d: %s (%s), a %s test file, %s; %s queue depth.", x.Run, orDash(p.Dir), orDash(p.FSType), memlat.FormatBytes(p.FileSize), ioMode(p), orDash(p.Engine))
+	tb := table{ID: AnchorIO + "-table", Caption: "Each pattern's measured window: operations per second and latency per operation",
+		Head: []string{"pattern", "block", "QD", "read %", "IOPS", "MB/s (10⁶ B/s)", "mean µs", "p50 µs", "p99 µs", "max µs"}}
+	for _, pt := range p.Patterns {
+		tb.Rows = append(tb.Rows, []string{pt.Name, memlat.FormatBytes(int64(pt.BlockSize)), strconv.Itoa(pt.QD), strconv.Itoa(pt.ReadPct),
+			fmtN(pt.Read.IOPS), fmtF(pt.Read.MBps, 1), fmtF(pt.Read.MeanUs, 1), fmtF(pt.Read.P50Us, 1), fmtF(pt.Read.P99Us, 1), fmtF(pt.Read.MaxUs, 1)})
+	}
+	s.Tables = append(s.Tables, tb)
+	if rt := p.Ratio; rt != nil {
+		s.Notes = append(s.Notes, fmt.Sprintf("Sequential reads deliver %s pages of %s per second against %s random reads per second: %s×; %s assumes %s×.",
+			fmtN(rt.SeqPagesPerSec), memlat.FormatBytes(int64(rt.PageSize)), fmtN(rt.RandomIOPS), fmtF(rt.Ratio, 1), rt.ModelName, fmtF(rt.ModelRatio, 1)))
+	}
+	if p.Interrupted {
+		s.Notes = append(s.Notes, "The probe was cut short: only the patterns that finished are shown.")
+	}
+	return s
+}
+
+func modelSection(r *Report) section {
+	s := section{ID: AnchorModel, Title: "Model: 1, 2, 4 and 8 sockets of this CPU"}
+	md := r.Model
+	if md == nil {
+		s.Absent = absentText(r, "model")
+		return s
+	}
+	s.Intro = "The memory-latency transaction model (DESIGN.md): cycles per transaction C = (1 − m)·I + m·I·(L·f); tps per core = f·10⁹ / C; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
+	s.Notes = append(s.Notes, md.Notes...)
+	if len(md.Table.Rows) == 0 {
+		return s
+	}
+	s.Notes = append(s.Notes, fmt.Sprintf("Workload: I = %s instructions per transaction, m = %s: %s.", fmtN(md.Workload.Instructions), fmtF(md.Workload.Miss, 4), md.Method))
+	if md.Fit != nil {
+		s.Notes = append(s.Notes, fmt.Sprintf("Fit quality: R² = %s over %d points.", fmtF(md.Fit.R2, 4), md.Fit.Points))
+	}
+	var labels, notes []string
+	var vals []float64
+	tb := table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (local %s ns, remote %s ns%s)",
+		fmtF(md.GHz, 2), md.CoresPerSocket, fmtF(md.LocalNS, 1), fmtF(md.RemoteNS, 1), assumedWord(md.RemoteAssumed)),
+		Head: []string{"sockets", "cores per socket", "threads per core", "average latency ns", "latency cycles", "cycles per transaction", "tps per core", "total tps", "total vs 1 socket", "per core vs 1 socket", "1-socket latency to match"}}
+	for _, row := range md.Table.Rows {
+		match := row.Match1SNote
+		if row.Match1SNS != nil {
+			match = fmtF(*row.Match1SNS, 1) + " ns"
+		}
+		tb.Rows = append(tb.Rows, []string{strconv.Itoa(row.Sockets), strconv.Itoa(row.CoresPerSocket), strconv.Itoa(row.SMT), fmtF(row.LatencyNS, 1),
+			fmtF(row.LatencyCycles, 0), fmtN(row.CyclesPerTxn), fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtF(row.TotalVs1S, 2) + "×", fmtF(row.PerCoreVs1S, 2) + "×", orDash(match)})
+		if row.SMT == 1 {
+			labels = append(labels, plural(row.Sockets, "socket"))
+			vals = append(vals, row.TotalTPS)
+			notes = append(notes, fmtN(row.TPSPerCore)+" per core")
+		}
+	}
+	s.Figures = append(s.Figures, figure{ID: AnchorModel + "-bars", SVG: template.HTML(bars(AnchorModel+"-bars", "Predicted total transactions per second (one thread per core)", "tps (model)", labels, vals, notes))})
+	s.Tables = append(s.Tables, tb)
+	return s
+}
+
+func assumedWord(b bool) string {
+	if b {
+		return ", assumed"
+	}
+	return ""
+}

@@ -1,0 +1,285 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/golden"
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// checkGolden compares got with testdata/golden/name; -update rewrites it.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
+}
+
+type scenario struct {
+	name string
+	runs func(t *testing.T) []*result.Run
+}
+
+var scenarios = []scenario{
+	{"two-socket", func(t *testing.T) []*result.Run { return stored(t, syntheticRuns()) }},
+	{"kvm-2vcpu", func(t *testing.T) []*result.Run { return stored(t, vmRuns(t)) }},
+}
+
+func build(t *testing.T, runs []*result.Run) *Report {
+	t.Helper()
+	r, err := Build(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestGolden(t *testing.T) {
+	writers := []struct {
+		ext   string
+		write func(*bytes.Buffer, *Report) error
+	}{
+		{"html", func(b *bytes.Buffer, r *Report) error { return WriteHTML(b, r) }},
+		{"txt", func(b *bytes.Buffer, r *Report) error { return WriteText(b, r) }},
+		{"json", func(b *bytes.Buffer, r *Report) error { return WriteJSON(b, r) }},
+		{"csv", func(b *bytes.Buffer, r *Report) error { return WriteCSV(b, r) }},
+	}
+	for _, sc := range scenarios {
+		r := build(t, sc.runs(t))
+		for _, w := range writers {
+			t.Run(sc.name+"."+w.ext, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := w.write(&b, r); err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, sc.name+"."+w.ext, b.Bytes())
+			})
+		}
+	}
+}
+
+// The same runs give the same bytes, whatever the map order of the run.
+func TestHTMLDeterministic(t *testing.T) {
+	var first []byte
+	for i := range 5 {
+		var b bytes.Buffer
+		if err := WriteHTML(&b, build(t, stored(t, syntheticRuns()))); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b.Bytes()
+		} else if !bytes.Equal(first, b.Bytes()) {
+			t.Fatalf("rendering %d differs from the first", i)
+		}
+	}
+}
+
+func renderHTML(t *testing.T, runs []*result.Run) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, build(t, runs)); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// The report refers to nothing outside itself and needs no script.
+func TestHTMLSelfContained(t *testing.T) {
+	for _, sc := range scenarios {
+		html := renderHTML(t, sc.runs(t))
+		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", "src=", "url(", "@import", "javascript:"} {
+			if strings.Contains(strings.ToLower(html), bad) {
+				t.Errorf("%s: report contains %q", sc.name, bad)
+			}
+		}
+		// The only absolute URL allowed is the SVG namespace (a name,
+		// never fetched).
+		rest := strings.ReplaceAll(html, `xmlns="http://www.w3.org/2000/svg"`, "")
+		if m := regexp.MustCompile(`(?i)(https?:|ftp:|file:)//`).FindString(rest); m != "" {
+			t.Errorf("%s: report contains an external reference %q", sc.name, m)
+		}
+		for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(html, -1) {
+			if !strings.HasPrefix(m[1], "#") {
+				t.Errorf("%s: link %q leaves the report", sc.name, m[1])
+			}
+		}
+	}
+}
+
+// Every finding and every link points at an element that exists.
+func TestAnchorsResolve(t *testing.T) {
+	for _, sc := range scenarios {
+		runs := sc.runs(t)
+		r := build(t, runs)
+		html := renderHTML(t, runs)
+		ids := map[string]bool{}
+		for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(html, -1) {
+			if ids[m[1]] {
+				t.Errorf("%s: id %q used twice", sc.name, m[1])
+			}
+			ids[m[1]] = true
+		}
+		if len(r.Findings) < 5 {
+			t.Errorf("%s: only %d findings", sc.name, len(r.Findings))
+		}
+		for _, f := range r.Findings {
+			if !ids[f.Anchor] {
+				t.Errorf("%s: finding %q links to #%s, which is not in the report", sc.name, f.Text, f.Anchor)
+			}
+		}
+		for _, m := range regexp.MustCompile(`href="#([^"]*)"`).FindAllStringSubmatch(html, -1) {
+			if !ids[m[1]] {
+				t.Errorf("%s: link to #%s, which is not in the report", sc.name, m[1])
+			}
+		}
+	}
+}
+
+func findingWith(r *Report, substr string) *Finding {
+	for i := range r.Findings {
+		if strings.Contains(r.Findings[i].Text, substr) {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+// The findings say what the fixture was built to show.
+func TestFindings(t *testing.T) {
+	r := build(t, stored(t, syntheticRuns()))
+	for _, want := range []struct{ text, anchor string }{
+		{"DRAM latency", AnchorLadder},
+		{"Remote memory costs 169.5 ns against 103.0 ns local: 1.65×", AnchorMatrix},
+		{"Remote data cost 2", AnchorOLTPTable}, // remote data: 7,200 against 10,000 tps per core
+		{"SMT added 2", AnchorOLTPTable},        // 25% from siblings at 4 streams, within the fixture's ±2% noise
+		{"2 streams gave", AnchorOLTPTable},
+		{"P1 on duckdb: DOP 4 ran", AnchorSpeedup},
+		{"Storage: 11,000 random 8 KiB reads", AnchorIO},
+		{"Model: 2 sockets", AnchorModel},
+	} {
+		f := findingWith(r, want.text)
+		if f == nil {
+			t.Errorf("no finding with %q in %q", want.text, r.Findings)
+			continue
+		}
+		if f.Anchor != want.anchor {
+			t.Errorf("finding %q links to #%s, want #%s", f.Text, f.Anchor, want.anchor)
+		}
+	}
+	if f := findingWith(r, "Remote data cost"); f != nil && !regexp.MustCompile(`cost 2[6-9]\.\d% of throughput`).MatchString(f.Text) {
+		t.Errorf("remote data finding %q: want a cost near 28%%", f.Text)
+	}
+	// A one-node, no-SMT machine says so instead of inventing numbers.
+	vm := build(t, stored(t, vmRuns(t)))
+	for _, want := range []string{"One NUMA node", "No SMT on this machine"} {
+		if findingWith(vm, want) == nil {
+			t.Errorf("kvm-2vcpu: no finding with %q in %q", want, vm.Findings)
+		}
+	}
+}
+
+// With two latency points (local and remote data) the model fits I and m
+// and reproduces both; with one it keeps m at its default and reproduces
+// the one.
+func TestModelFit(t *testing.T) {
+	r := build(t, stored(t, syntheticRuns()))
+	md := r.Model
+	if md == nil || md.Fit == nil || len(md.Points) != 2 {
+		t.Fatalf("two-socket: want a two-point fit, got %+v", md)
+	}
+	for _, p := range md.Points {
+		got := model.TPSPerCore(md.Workload, p.LatencyNS, p.GHz)
+		if math.Abs(got-p.TPSPerCore)/p.TPSPerCore > 1e-9 {
+			t.Errorf("fitted model gives %v tps at %v ns, measured %v", got, p.LatencyNS, p.TPSPerCore)
+		}
+	}
+	if md.RemoteAssumed || md.RemoteNS != 169.5 || md.CoresPerSocket != 2 {
+		t.Errorf("two-socket: remote %v (assumed %v), %d cores per socket; want measured 169.5 ns and 2", md.RemoteNS, md.RemoteAssumed, md.CoresPerSocket)
+	}
+	if len(md.Table.Rows) != 2*len(ModelSockets) { // SMT 1 and 2
+		t.Errorf("two-socket: %d model rows, want %d", len(md.Table.Rows), 2*len(ModelSockets))
+	}
+
+	vm := build(t, stored(t, vmRuns(t))).Model
+	if vm == nil || vm.Fit != nil || len(vm.Points) != 1 || !vm.RemoteAssumed {
+		t.Fatalf("kvm-2vcpu: want a one-point fit with an assumed remote latency, got %+v", vm)
+	}
+	if vm.Workload.Miss != model.DefaultMiss || !strings.Contains(vm.Method, "m is kept at the default") {
+		t.Errorf("kvm-2vcpu: m = %v, method %q", vm.Workload.Miss, vm.Method)
+	}
+	p := vm.Points[0]
+	if got := model.TPSPerCore(vm.Workload, p.LatencyNS, p.GHz); math.Abs(got-p.TPSPerCore)/p.TPSPerCore > 1e-9 {
+		t.Errorf("kvm-2vcpu: fitted model gives %v tps, measured %v", got, p.TPSPerCore)
+	}
+	if len(vm.Table.Rows) != len(ModelSockets) || vm.Table.Rows[3].Sockets != 8 {
+		t.Errorf("kvm-2vcpu: model rows %+v, want 1, 2, 4, 8 sockets", vm.Table.Rows)
+	}
+}
+
+func TestBuildBadInput(t *testing.T) {
+	if _, err := Build(nil); !errors.Is(err, ErrNoRuns) {
+		t.Errorf("Build(nil) = %v, want ErrNoRuns", err)
+	}
+	runs := stored(t, syntheticRuns())
+	_, err := Build([]*result.Run{runs[1], runs[1]})
+	if err == nil || !strings.Contains(err.Error(), "both oltp") || !strings.Contains(err.Error(), "numalab compare") {
+		t.Errorf("two oltp runs: %v, want an error that suggests compare", err)
+	}
+	// One run alone: the other sections say they are absent.
+	r := build(t, runs[1:2])
+	if r.Memory != nil || r.Model != nil || len(r.Absent) != 4 {
+		t.Errorf("oltp alone: memory %v, model %v, absent %+v", r.Memory, r.Model, r.Absent)
+	}
+	html := renderHTML(t, runs[1:2])
+	for _, want := range []string{"No probe-mem run was given", "numalab probe mem --quick", "No report run was given", "No probe-io run was given"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("oltp alone: HTML lacks %q", want)
+		}
+	}
+}
+
+// An interrupted or failed run is shown with its status.
+func TestIncompleteRun(t *testing.T) {
+	runs := syntheticRuns()
+	runs[1].Status = result.StatusInterrupted
+	runs[1].Results = runs[1].Results[:4]
+	r := build(t, stored(t, runs[:2]))
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "is interrupted") {
+		t.Errorf("notes %q do not say the oltp run was interrupted", r.Notes)
+	}
+}
+
+// A big captured machine (hwloc XML, 24 nodes, 384 CPUs) draws every CPU
+// once, and its text lists every node.
+func TestMachineDrawingBig(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "topology", "192em64t-24n8c2t.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := topo.FromHwlocXML(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := machineHTML(m)
+	if got := strings.Count(html, `<div class="pu">`); got != len(m.CPUs) {
+		t.Errorf("drawing has %d CPU boxes, the machine %d CPUs", got, len(m.CPUs))
+	}
+	if got := strings.Count(html, `<div class="node">`); got != len(m.Nodes) {
+		t.Errorf("drawing has %d node boxes, the machine %d nodes", got, len(m.Nodes))
+	}
+	lines := strings.Join(machineText(m), "\n")
+	for _, n := range m.Nodes {
+		if !strings.Contains(lines, fmt.Sprintf("node %d,", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d:", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d\n", n.ID)) {
+			t.Errorf("text lacks node %d:\n%s", n.ID, lines)
+		}
+	}
+}

@@ -1,0 +1,440 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// palette is Okabe and Ito's colour-blind-safe set (without yellow, which
+// does not read on white).
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#882255"}
+
+// dashes tell series apart without colour.
+var dashes = []string{"", "6 3", "2 3", "8 3 2 3"}
+
+// scale is one axis: linear, or logarithmic in base 2 or 10.
+type scale struct {
+	Label    string
+	Log      float64 // 0: linear; else the log base of the ticks
+	Min, Max float64
+	Format   func(float64) string // tick labels
+	Zero     bool                 // linear: start at 0
+	// Ticks, when set, are the only ticks of a linear axis, which then
+	// spans them with a little room (stream counts, DOPs).
+	Ticks []float64
+}
+
+func (s *scale) f(v float64) float64 {
+	if s.Log > 0 {
+		return math.Log(v)
+	}
+	return v
+}
+
+// pos maps v onto [0, 1].
+func (s *scale) pos(v float64) float64 {
+	lo, hi := s.f(s.Min), s.f(s.Max)
+	if hi == lo {
+		return 0.5
+	}
+	return (s.f(v) - lo) / (hi - lo)
+}
+
+// fit widens the scale to hold vs and rounds it to ticks.
+func (s *scale) fit(vs []float64) {
+	first := true
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) || (s.Log > 0 && v <= 0) {
+			continue
+		}
+		if first {
+			s.Min, s.Max, first = v, v, false
+			continue
+		}
+		s.Min, s.Max = math.Min(s.Min, v), math.Max(s.Max, v)
+	}
+	if first {
+		s.Min, s.Max = 0, 1
+	}
+	if len(s.Ticks) > 0 && s.Log == 0 {
+		lo, hi := math.Min(s.Min, s.Ticks[0]), math.Max(s.Max, s.Ticks[len(s.Ticks)-1])
+		pad := (hi - lo) * 0.06
+		if pad == 0 {
+			pad = 0.5
+		}
+		s.Min, s.Max = lo-pad, hi+pad
+		return
+	}
+	if s.Log > 0 {
+		lo := math.Floor(math.Log(s.Min) / math.Log(s.Log))
+		hi := math.Ceil(math.Log(s.Max) / math.Log(s.Log))
+		if hi == lo {
+			hi++
+		}
+		s.Min, s.Max = math.Pow(s.Log, lo), math.Pow(s.Log, hi)
+		return
+	}
+	if s.Zero {
+		s.Min = math.Min(0, s.Min)
+	}
+	if s.Max == s.Min {
+		s.Max = s.Min + 1
+	}
+	step := niceStep((s.Max - s.Min) / 5)
+	s.Min = math.Floor(s.Min/step) * step
+	s.Max = math.Ceil(s.Max/step) * step
+}
+
+func niceStep(raw float64) float64 {
+	if raw <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// ticks returns the axis's tick values.
+func (s *scale) ticks() []float64 {
+	var out []float64
+	if len(s.Ticks) > 0 && s.Log == 0 {
+		return s.Ticks
+	}
+	if s.Log > 0 {
+		lo := math.Round(math.Log(s.Min) / math.Log(s.Log))
+		hi := math.Round(math.Log(s.Max) / math.Log(s.Log))
+		step := math.Max(1, math.Ceil((hi-lo)/10))
+		for k := lo; k <= hi+1e-9; k += step {
+			out = append(out, math.Pow(s.Log, k))
+		}
+		if s.Log == 10 && hi-lo <= 2 {
+			var more []float64
+			for _, t := range out {
+				more = append(more, t)
+				if t < s.Max {
+					more = append(more, 2*t, 5*t)
+				}
+			}
+			out = more
+		}
+		return out
+	}
+	step := niceStep((s.Max - s.Min) / 5)
+	for v := s.Min; v <= s.Max+step*1e-9; v += step {
+		out = append(out, math.Round(v/step)*step)
+	}
+	return out
+}
+
+// point is one value of a series; Lo and Hi draw a spread bar when they differ.
+type point struct {
+	X, Y, Lo, Hi float64
+}
+
+type series struct {
+	Name   string
+	Points []point
+	Marks  bool // markers only, no line
+}
+
+// hline is a labelled horizontal segment (a latency plateau).
+type hline struct {
+	Y, X0, X1 float64
+	Text      string
+}
+
+// chart is a line chart with optional spread bars, a second y axis that is
+// a constant multiple of the first, and labelled horizontal segments.
+type chart struct {
+	ID, Title string
+	X, Y      scale
+	Y2Label   string  // right axis label; "" for none
+	Y2Factor  float64 // right value = left value × factor
+	Series    []series
+	HLines    []hline
+	Ideal     bool // draw y = x (speedup charts)
+}
+
+const (
+	chartW, chartH = 660.0, 330.0
+	padL, padR     = 64.0, 64.0
+	padT, padB     = 34.0, 92.0
+)
+
+func (c *chart) px(x float64) float64 { return padL + c.X.pos(x)*(chartW-padL-padR) }
+func (c *chart) py(y float64) float64 { return chartH - padB - c.Y.pos(y)*(chartH-padT-padB) }
+
+func xy(v float64) string { return trimZeros(fmtF(v, 1)) }
+
+// px is an integer length for width and height attributes.
+func px(v float64) string { return fmtF(math.Ceil(v), 0) }
+
+// svg renders the chart; it fits the scales to the data first.
+func (c *chart) svg() string {
+	var xs, ys []float64
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			xs = append(xs, p.X)
+			ys = append(ys, p.Y)
+			if p.Lo != p.Hi {
+				ys = append(ys, p.Lo, p.Hi)
+			}
+		}
+	}
+	for _, h := range c.HLines {
+		ys = append(ys, h.Y)
+	}
+	if c.Ideal {
+		ys = append(ys, xs...)
+	}
+	c.X.fit(xs)
+	c.Y.fit(ys)
+	esc := html.EscapeString
+	var b strings.Builder
+	h := chartH + math.Max(0, float64((len(c.Series)+1)/2-2))*16
+	fmt.Fprintf(&b, `<svg class="chart" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
+		esc(c.ID), xy(chartW), xy(h), px(chartW), px(h), esc(c.Title))
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
+	fmt.Fprintf(&b, `<text class="ctitle" x="%s" y="20">%s</text>`, xy(padL), esc(c.Title))
+	x0, x1 := padL, chartW-padR
+	y0, y1 := chartH-padB, padT
+	// Grid and ticks.
+	for _, t := range c.Y.ticks() {
+		y := c.py(t)
+		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(y), xy(x1), xy(y))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-6), xy(y+4), esc(c.Y.Format(t)))
+	}
+	if c.Y2Label != "" && c.Y2Factor > 0 {
+		// The right axis has its own round ticks, at value / factor.
+		r := scale{Log: c.Y.Log, Min: c.Y.Min * c.Y2Factor, Max: c.Y.Max * c.Y2Factor, Format: fmtSig}
+		r.fit([]float64{r.Min, r.Max})
+		for _, t := range r.ticks() {
+			v := t / c.Y2Factor
+			if v < c.Y.Min*0.999 || v > c.Y.Max*1.001 {
+				continue
+			}
+			y := c.py(v)
+			fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x1), xy(y), xy(x1+4), xy(y))
+			fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x1+6), xy(y+4), esc(fmtSig(t)))
+		}
+	}
+	for _, t := range c.X.ticks() {
+		x := c.px(t)
+		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x), xy(y0), xy(x), xy(y1))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x), xy(y0+16), esc(c.X.Format(t)))
+	}
+	fmt.Fprintf(&b, `<rect class="frame" x="%s" y="%s" width="%s" height="%s"/>`, xy(x0), xy(y1), xy(x1-x0), xy(y0-y1))
+	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy((x0+x1)/2), xy(y0+34), esc(c.X.Label))
+	fmt.Fprintf(&b, `<text class="axis" transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`, xy((y0+y1)/2), esc(c.Y.Label))
+	if c.Y2Label != "" {
+		fmt.Fprintf(&b, `<text class="axis" transform="translate(%s %s) rotate(90)" text-anchor="middle">%s</text>`, xy(chartW-12), xy((y0+y1)/2), esc(c.Y2Label))
+	}
+	if c.Ideal {
+		lo, hi := math.Max(c.X.Min, c.Y.Min), math.Min(c.X.Max, c.Y.Max)
+		if hi > lo {
+			fmt.Fprintf(&b, `<line class="ideal" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(lo)), xy(c.py(lo)), xy(c.px(hi)), xy(c.py(hi)))
+			fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">ideal</text>`, xy(c.px(hi)-30), xy(c.py(hi)+14))
+		}
+	}
+	for _, h := range c.HLines {
+		y := c.py(h.Y)
+		fmt.Fprintf(&b, `<line class="plateau" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(h.X0)), xy(y), xy(c.px(h.X1)), xy(y))
+		fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">%s</text>`, xy(c.px(h.X0)), xy(y-5), esc(h.Text))
+	}
+	for i, s := range c.Series {
+		col := palette[i%len(palette)]
+		dash := dashes[i%len(dashes)]
+		if !s.Marks && len(s.Points) > 1 {
+			var pts []string
+			for _, p := range s.Points {
+				pts = append(pts, xy(c.px(p.X))+","+xy(c.py(p.Y)))
+			}
+			da := ""
+			if dash != "" {
+				da = fmt.Sprintf(` stroke-dasharray="%s"`, dash)
+			}
+			fmt.Fprintf(&b, `<polyline class="line" stroke="%s"%s points="%s"/>`, col, da, strings.Join(pts, " "))
+		}
+		for _, p := range s.Points {
+			x, y := c.px(p.X), c.py(p.Y)
+			if p.Lo != p.Hi {
+				fmt.Fprintf(&b, `<line class="spread" stroke="%s" x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, xy(x), xy(c.py(p.Lo)), xy(x), xy(c.py(p.Hi)))
+			}
+			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"><title>%s: %s</title></circle>`, xy(x), xy(y), col,
+				esc(s.Name), esc(c.X.Format(p.X)+", "+fmtSig(p.Y)))
+		}
+	}
+	// Legend, below the axis label, in rows of up to three.
+	cols := 3
+	for _, s := range c.Series {
+		if len([]rune(s.Name)) > 24 {
+			cols = 2
+		}
+	}
+	for i, s := range c.Series {
+		lx := padL + float64(i%cols)*((chartW-padL-padR)/float64(cols))
+		ly := y0 + 54 + float64(i/cols)*16
+		col := palette[i%len(palette)]
+		da := ""
+		if d := dashes[i%len(dashes)]; d != "" {
+			da = fmt.Sprintf(` stroke-dasharray="%s"`, d)
+		}
+		fmt.Fprintf(&b, `<line class="line" stroke="%s"%s x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, da, xy(lx), xy(ly-4), xy(lx+18), xy(ly-4))
+		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"/>`, xy(lx+9), xy(ly-4), col)
+		fmt.Fprintf(&b, `<text class="legend" x="%s" y="%s">%s</text>`, xy(lx+24), xy(ly), esc(s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// fmtSig formats with about three significant digits.
+func fmtSig(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1000:
+		return fmtN(v)
+	case a >= 100:
+		return fmtF(v, 0)
+	case a >= 10:
+		return trimZeros(fmtF(v, 1))
+	case a >= 1:
+		return trimZeros(fmtF(v, 2))
+	}
+	return trimZeros(fmtF(v, 3))
+}
+
+// fmtCompact labels ticks briefly: 1.25M, 250k, 12.5.
+func fmtCompact(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return trimZeros(fmtF(v/1e6, 2)) + "M"
+	case a >= 1e4:
+		return trimZeros(fmtF(v/1e3, 1)) + "k"
+	}
+	return fmtSig(v)
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// fmtBytesTick labels a power-of-two byte count: 4K, 1M, 1G.
+func fmtBytesTick(v float64) string {
+	units := []string{"B", "K", "M", "G", "T"}
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmtSig(v) + " B"
+	}
+	return fmtSig(v) + units[i]
+}
+
+// heatmap draws a node-to-node latency matrix: colour by the cell's
+// latency relative to the fastest, labelled in ns.
+func heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title string) string {
+	const cell, left, top = 84.0, 124.0, 58.0
+	w := left + cell*float64(len(cols)) + 24
+	h := top + cell*float64(len(rows)) + 24
+	w = math.Max(w, 24+8.6*float64(len([]rune(title))))
+	esc := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart heat" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
+		esc(id), xy(w), xy(h), px(w), px(h), esc(title))
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
+	fmt.Fprintf(&b, `<text class="ctitle" x="8" y="20">%s</text>`, esc(title))
+	fmt.Fprintf(&b, `<text class="axis" x="%s" y="38" text-anchor="middle">memory on</text>`, xy(left+cell*float64(len(cols))/2))
+	worst := 1.0
+	for _, r := range rel {
+		for _, v := range r {
+			worst = math.Max(worst, v)
+		}
+	}
+	for j, n := range cols {
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">node %d</text>`, xy(left+cell*(float64(j)+0.5)), xy(top-6), n)
+	}
+	for i, n := range rows {
+		y := top + cell*float64(i)
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">thread on node %d</text>`, xy(left-6), xy(y+cell/2+4), n)
+		for j := range cols {
+			x := left + cell*float64(j)
+			v, r := 0.0, 1.0
+			if j < len(ns[i]) {
+				v = ns[i][j]
+			}
+			if i < len(rel) && j < len(rel[i]) {
+				r = rel[i][j]
+			}
+			t := 0.0
+			if worst > 1 {
+				t = (r - 1) / (worst - 1)
+			}
+			fill := heatColour(t)
+			txt := "#000"
+			if t > 0.6 {
+				txt = "#fff"
+			}
+			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#fff"><title>node %d to node %d: %s ns (%s× the fastest)</title></rect>`,
+				xy(x), xy(y), xy(cell), xy(cell), fill, n, cols[j], fmtF(v, 1), fmtF(r, 2))
+			fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s ns</text>`, xy(x+cell/2), xy(y+cell/2), txt, fmtF(v, 1))
+			fmt.Fprintf(&b, `<text class="cellr" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s×</text>`, xy(x+cell/2), xy(y+cell/2+16), txt, fmtF(r, 2))
+		}
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// heatColour runs from pale blue (t = 0, the fastest) to dark red (t = 1).
+func heatColour(t float64) string {
+	t = math.Max(0, math.Min(1, t))
+	lerp := func(a, b float64) int { return int(math.Round(a + (b-a)*t)) }
+	return fmt.Sprintf("#%02x%02x%02x", lerp(0xde, 0xb2), lerp(0xeb, 0x18), lerp(0xf7, 0x2b))
+}
+
+// bars draws one bar per label with its value on top.
+func bars(id, title, ylabel string, labels []string, values []float64, notes []string) string {
+	s := scale{Label: ylabel, Zero: true, Format: fmtSig}
+	s.fit(values)
+	esc := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
+		esc(id), xy(chartW), xy(chartH-40), px(chartW), px(chartH-40), esc(title))
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
+	fmt.Fprintf(&b, `<text class="ctitle" x="%s" y="20">%s</text>`, xy(padL), esc(title))
+	y0, y1 := chartH-40-56, padT
+	py := func(v float64) float64 { return y0 - s.pos(v)*(y0-y1) }
+	x0, x1 := padL, chartW-padR
+	for _, t := range s.ticks() {
+		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(py(t)), xy(x1), xy(py(t)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-6), xy(py(t)+4), esc(fmtSig(t)))
+	}
+	fmt.Fprintf(&b, `<text class="axis" transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`, xy((y0+y1)/2), esc(ylabel))
+	slot := (x1 - x0) / float64(max(len(values), 1))
+	for i, v := range values {
+		x := x0 + slot*float64(i) + slot*0.2
+		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s</title></rect>`,
+			xy(x), xy(py(v)), xy(slot*0.6), xy(y0-py(v)), esc(labels[i]), esc(fmtN(v)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(py(v)-5), esc(fmtN(v)))
+		fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(y0+18), esc(labels[i]))
+		if i < len(notes) && notes[i] != "" {
+			fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(y0+34), esc(notes[i]))
+		}
+	}
+	fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(y0), xy(x1), xy(y0))
+	b.WriteString(`</svg>`)
+	return b.String()
+}

@@ -1,0 +1,284 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteFindings writes up to n findings (all when n ≤ 0), one a line.
+func WriteFindings(w io.Writer, r *Report, n int) error {
+	var b strings.Builder
+	for i, f := range r.Findings {
+		if n > 0 && i >= n {
+			break
+		}
+		fmt.Fprintf(&b, "  - %s\n", f.Text)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteText writes the report as terminal tables: findings first, then
+// each section with its provenance.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("numalab report\n\nFindings\n")
+	WriteFindings(&b, r, 0)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+
+	b.WriteString("\nRuns\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  id\tkind\thost\tstarted\tstatus\tnumalab\tcommand")
+	for _, ref := range r.Runs {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", ref.ID, ref.Kind, ref.Host, ref.Started, ref.Status, ref.Version, ref.Command)
+	}
+	tw.Flush()
+
+	if m := r.Machine; m != nil {
+		t := m.Topology
+		fmt.Fprintf(&b, "\nMachine (run %d): %s\n", m.Run, orDash(t.CPUModel))
+		fmt.Fprintf(&b, "  %s\n", machineShape(m))
+		for _, line := range machineText(t) {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+
+	absent := func(section string) {
+		for _, a := range r.Absent {
+			if a.Section == section {
+				fmt.Fprintf(&b, "  no %s run given (try '%s')\n", a.Kind, a.Hint)
+			}
+		}
+	}
+	b.WriteString("\nMemory latency\n")
+	if m := r.Memory; m != nil {
+		textMemory(&b, m)
+	} else {
+		absent("memory")
+	}
+	b.WriteString("\nOLTP throughput\n")
+	if o := r.OLTP; o != nil {
+		textOLTP(&b, o)
+	} else {
+		absent("oltp")
+	}
+	b.WriteString("\nReporting queries\n")
+	if q := r.Reporting; q != nil {
+		textQueries(&b, q)
+	} else {
+		absent("reporting")
+	}
+	b.WriteString("\nStorage\n")
+	if x := r.IO; x != nil {
+		textIO(&b, x)
+	} else {
+		absent("io")
+	}
+	b.WriteString("\nModel: 1, 2, 4 and 8 sockets of this CPU\n")
+	if md := r.Model; md != nil {
+		textModel(&b, md)
+	} else {
+		absent("model")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// machineShape is "1 package, 1 node, 2 cores, 2 logical CPUs (1 per core)".
+func machineShape(m *Machine) string {
+	t := m.Topology
+	s := fmt.Sprintf("%s, %s, %s, %s (%d per core)", plural(len(t.Packages), "package"), plural(len(t.Nodes), "NUMA node"),
+		plural(len(t.Cores), "core"), plural(len(t.CPUs), "logical CPU"), m.Threads)
+	var extra []string
+	if t.Hypervisor != "" {
+		extra = append(extra, "hypervisor "+t.Hypervisor)
+	}
+	if t.SMT != "" {
+		extra = append(extra, "SMT "+t.SMT)
+	}
+	if t.THP != "" {
+		extra = append(extra, "THP "+t.THP)
+	}
+	if t.Kernel != "" {
+		extra = append(extra, t.Kernel)
+	}
+	if m.GHz > 0 {
+		extra = append(extra, "core clock "+fmtF(m.GHz, 2)+" GHz (measured)")
+	}
+	if len(extra) > 0 {
+		s += "; " + strings.Join(extra, ", ")
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func textMemory(b *strings.Builder, m *Memory) {
+	fmt.Fprintf(b, "  run %d: median of %d clean windows of >= %d ms per point, [min-max]; core clock %s GHz (cycles = ns × clock)\n",
+		m.Run, m.Samples, m.WindowMS, fmtF(m.GHz, 2))
+	for _, l := range m.Ladders {
+		fmt.Fprintf(b, "  %s chain, %s pages, CPU %d:\n", l.Chain, pagesLabel(l), l.CPU)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "    working set\tns\tmin-max ns\tcycles\t")
+		for _, p := range l.Points {
+			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", memlat.FormatBytes(p.Bytes), fmtF(p.NS.Median, 1), fmtF(p.NS.Min, 1), fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0))
+		}
+		tw.Flush()
+		if len(l.Levels) > 0 {
+			var parts []string
+			for _, lv := range l.Levels {
+				parts = append(parts, fmt.Sprintf("%s %s ns", lv.Name, fmtF(lv.NS, 1)))
+			}
+			fmt.Fprintf(b, "    plateaus: %s\n", strings.Join(parts, ", "))
+		}
+	}
+	if mx := m.Matrix; mx != nil && len(mx.NS) > 0 {
+		fmt.Fprintf(b, "  NUMA matrix (ns; thread's node down, memory's node across; %s chain over %s, %s pages)",
+			mx.Chain, memlat.FormatBytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
+		if mx.SingleNode {
+			b.WriteString(": 1×1, this machine has one NUMA node")
+		}
+		b.WriteString("\n")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "    \t")
+		for _, n := range mx.MemNodes {
+			fmt.Fprintf(tw, "node %d\t", n)
+		}
+		fmt.Fprintln(tw)
+		for i, row := range mx.NS {
+			fmt.Fprintf(tw, "    node %d\t", mx.CPUNodes[i])
+			for _, s := range row {
+				fmt.Fprintf(tw, "%s\t", fmtF(s.Median, 1))
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	if ml := m.MLP; ml != nil && len(ml.Points) > 0 {
+		fmt.Fprintf(b, "  memory-level parallelism (%s, CPU %d):", memlat.FormatBytes(ml.Bytes), ml.CPU)
+		for _, p := range ml.Points {
+			fmt.Fprintf(b, " %d chains/%d thr %s ns/load (%s in flight);", p.Chains, p.Threads, fmtF(p.NSPerLoad.Median, 1), fmtF(p.InFlight, 1))
+		}
+		b.WriteString("\n")
+	}
+	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
+		b.WriteString("  sequential read bandwidth:")
+		for _, p := range bw.Read {
+			fmt.Fprintf(b, " %d threads %s GB/s;", p.Threads, fmtF(p.GBps, 1))
+		}
+		b.WriteString("\n")
+	}
+}
+
+func textOLTP(b *strings.Builder, o *OLTP) {
+	fmt.Fprintf(b, "  run %d: %s on %s, %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]\n",
+		o.Run, o.Workload, o.Engine, plural(o.Warehouses, "warehouse"), fmtF(o.DurationS, 1), fmtF(o.WarmupS, 1))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "    placement\tstreams\trepeats\ttps\tmin-max tps\tseconds min-max\ttps/core\tp95 ms\tCPU %\t")
+	for _, s := range o.Series {
+		for _, p := range s.Points {
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s-%s\t%s\t%s\t%s\t\n", s.Label, p.Streams, p.Repeats, fmtN(p.TPS),
+				fmtN(p.TPSMin), fmtN(p.TPSMax), fmtN(p.SecMin), fmtN(p.SecMax), fmtN(p.TPSPerCore), fmtF(p.P95MS, 3), fmtF(p.BusyPct, 0))
+		}
+	}
+	tw.Flush()
+	for _, n := range o.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
+}
+
+func textQueries(b *strings.Builder, q *Reporting) {
+	fmt.Fprintf(b, "  run %d: transtats on %s %s, %s rows, %s s measured after %s s warm-up per cell\n",
+		q.Run, q.Engine, q.Version, fmtN(float64(q.Rows)), fmtF(q.DurationS, 1), fmtF(q.WarmupS, 1))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "    query\tDOP\tstreams\tqueries/h\tmin-max\tmean ms\tp95 ms\tspeedup vs DOP 1\t")
+	for _, s := range q.ByDOP {
+		for _, p := range s.Points {
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t\n", s.Query, p.DOP, p.Streams, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax),
+				fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p))
+		}
+	}
+	tw.Flush()
+	for _, f := range q.Plans {
+		fmt.Fprintf(b, "  plan: %s\n", f.Detail)
+	}
+	for _, e := range q.Errors {
+		fmt.Fprintf(b, "  error: %s\n", e)
+	}
+}
+
+func speedup(p QueryPoint) string {
+	if p.Speedup == 0 {
+		return "–"
+	}
+	return fmtF(p.Speedup, 2) + "×"
+}
+
+func textIO(b *strings.Builder, x *IO) {
+	p := x.Probe
+	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, orDash(p.Dir), orDash(p.FSType), memlat.FormatBytes(p.FileSize), ioMode(p))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "    pattern\tblock\tQD\tIOPS\tMB/s\tp50 µs\tp99 µs\t")
+	for _, pt := range p.Patterns {
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", pt.Name, memlat.FormatBytes(int64(pt.BlockSize)), pt.QD, fmtN(pt.Read.IOPS),
+			fmtF(pt.Read.MBps, 1), fmtF(pt.Read.P50Us, 1), fmtF(pt.Read.P99Us, 1))
+	}
+	tw.Flush()
+	if r := p.Ratio; r != nil {
+		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", fmtF(r.Ratio, 1), r.ModelName, fmtF(r.ModelRatio, 1))
+	}
+}
+
+func ioMode(p *result.IOProbe) string {
+	if p.Direct {
+		return "O_DIRECT"
+	}
+	if p.Buffered != "" {
+		return p.Buffered
+	}
+	return "buffered"
+}
+
+func textModel(b *strings.Builder, md *Model) {
+	for _, n := range md.Notes {
+		fmt.Fprintf(b, "  %s\n", n)
+	}
+	if len(md.Table.Rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  workload: I = %s instructions per transaction, m = %s; %s\n", fmtN(md.Workload.Instructions), fmtF(md.Workload.Miss, 4), md.Method)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "    sockets\tcores/socket\tSMT\tGHz\tlatency ns\tcycles\ttps/core\ttotal tps\tvs 1 socket\t")
+	for _, row := range md.Table.Rows {
+		fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s×\t\n", row.Sockets, row.CoresPerSocket, row.SMT, fmtF(row.GHz, 2),
+			fmtF(row.LatencyNS, 1), fmtF(row.LatencyCycles, 0), fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtF(row.TotalVs1S, 2))
+	}
+	tw.Flush()
+}
