@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
@@ -27,16 +28,21 @@ const runOLTPHelp = `Usage:
   numalab run oltp [flags]
   numalab run oltp -f sweep.toml [flags]
 
-Runs tpcc-ro, the read-only TPC-C hardware evaluation (DESIGN.md): a TPC-C
-database of --warehouses W, loaded with the specification's row counts and
+Runs tpcc-ro, the read-only TPC-C hardware evaluation (DESIGN.md), on
+SQLite (the default), DuckDB or PostgreSQL (--engine): a TPC-C database of
+--warehouses W, loaded with the specification's row counts and
 checked with its consistency conditions, driven by streams that each run
 Order-Status and Stock-Level 50/50 in a closed loop, with no think time, on
 fully cached data.
 
-The database is --db (default numalab-tpcc-wW.db in the working
-directory): loaded if the file does not exist, reused if it is a complete
-numalab TPC-C database of W warehouses, refused otherwise (numalab never
-overwrites a file it did not make). Before the sweep every table and index
+The database is --db (default numalab-tpcc-wW.db, or .duckdb, in the
+working directory): loaded if the file does not exist, reused if it is a
+complete numalab TPC-C database of W warehouses, refused otherwise (numalab
+never overwrites a file it did not make). On PostgreSQL it lives in schema
+numalab of --dsn, or of a throwaway server numalab starts (as an
+unprivileged account when run as root) and always stops; each transaction
+is one round trip to a PL/pgSQL function, and each stream's backend is
+pinned to the stream's CPUs. Before the sweep every table and index
 is read (prewarmed); each cell records disk reads and is flagged if it read
 from disk.
 
@@ -78,6 +84,8 @@ Examples:
   numalab run oltp --warehouses 1 --streams 1,2 --duration 5s --warmup 1s
   numalab run oltp --warehouses 4 --streams 1,2,4,8 --placement 'smt=on;smt=off' --repeat 3
   numalab run oltp --placement 'node=1' --data-node 0     # remote data
+  numalab run oltp --engine postgres --streams 1,2,4       # managed server
+  numalab run oltp --engine postgres --dsn 'postgres://me@db1/bench'
   numalab run oltp -f sweep.toml --json > cells.json
 `
 
@@ -85,6 +93,7 @@ Examples:
 type oltpConfig struct {
 	Engine     string        `toml:"engine" json:"engine"`
 	DB         string        `toml:"db" json:"db"`
+	DSN        string        `toml:"dsn" json:"-"` // may hold a password: never stored
 	Warehouses int           `toml:"warehouses" json:"warehouses"`
 	Streams    []int         `toml:"streams" json:"streams"`
 	Placements []string      `toml:"placements" json:"placements"`
@@ -122,8 +131,9 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 	cfg = defaultOLTPConfig()
 	fs := newFlags(e, "run oltp", runOLTPHelp)
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: sqlite")
-	fs.String("db", "", "database `file` (default numalab-tpcc-wW.db)")
+	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
+	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
+	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
 	fs.Int("warehouses", cfg.Warehouses, "TPC-C warehouses W (about 500,000 rows and 80 MB each)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
@@ -161,6 +171,8 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 			cfg.Engine = v
 		case "db":
 			cfg.DB = v
+		case "dsn":
+			cfg.DSN = v
 		case "warehouses":
 			cfg.Warehouses, err = strconv.Atoi(v)
 		case "streams":
@@ -191,8 +203,11 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 	if ferr != nil {
 		return cfg, "", false, true, ferr
 	}
-	if cfg.DB == "" {
+	if cfg.DB == "" && cfg.Engine != "postgres" {
 		cfg.DB = fmt.Sprintf("numalab-tpcc-w%d.db", cfg.Warehouses)
+		if cfg.Engine == "duckdb" {
+			cfg.DB = fmt.Sprintf("numalab-tpcc-w%d.duckdb", cfg.Warehouses)
+		}
 	}
 	return cfg, *sp, *js, false, cfg.check()
 }
@@ -200,8 +215,11 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 // check validates everything that does not need the machine.
 func (c *oltpConfig) check() error {
 	var errs []error
-	if c.Engine != "sqlite" {
-		errs = append(errs, badFlag("engine", c.Engine, "is not an engine tpcc-ro runs on yet: want sqlite"))
+	if !slices.Contains(engine.Engines, c.Engine) {
+		errs = append(errs, badFlag("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+	}
+	if c.DSN != "" && c.Engine != "postgres" {
+		errs = append(errs, badFlag("dsn", result.Redact(c.DSN), "is for --engine postgres"))
 	}
 	if c.Warehouses <= 0 {
 		errs = append(errs, badFlag("warehouses", strconv.Itoa(c.Warehouses), "is not a positive count: want 1 or more"))
@@ -270,6 +288,9 @@ func planOLTP(cfg oltpConfig, t *result.Topology) ([]oltpCell, []string, error) 
 			dn = p.DataNode
 		}
 		cells[i] = oltpCell{point: pt, place: p, dataNode: dn}
+		if cfg.Engine == "postgres" && dn != cells[0].dataNode {
+			return nil, nil, fmt.Errorf("-placement: the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].dataNode, dn)
+		}
 	}
 	var notes []string
 	if len(t.Nodes) < 2 {
@@ -329,32 +350,39 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 
 // oltpLoad is what the run stores about the database it used.
 type oltpLoad struct {
-	Path       string          `json:"path"`
-	Loaded     bool            `json:"loaded"` // false: an existing file was reused
+	Engine     string          `json:"engine"`
+	Where      string          `json:"where"`  // file, or server (password hidden)
+	Loaded     bool            `json:"loaded"` // false: an existing database was reused
 	Stats      *tpcc.LoadStats `json:"stats,omitempty"`
 	RowsPerSec float64         `json:"rows_per_s,omitempty"`
 	Meta       tpcc.Meta       `json:"meta"`
 	Prewarm    []oltpPrewarm   `json:"prewarm"`
 }
 
-// oltpPrewarm says where the data pages were put and where they were found.
+// oltpPrewarm says where the data was put and where it was found.
 type oltpPrewarm struct {
 	DataNode int               `json:"data_node"` // -1: read from wherever numalab ran
 	Stats    tpcc.PrewarmStats `json:"stats"`
-	Pages    place.PageSummary `json:"pages"` // page-cache pages of the file, by node
-	Seconds  float64           `json:"seconds"`
+	// Pages are the SQLite file's page-cache pages by node; PostgreSQL's
+	// shared memory is in Stats.Placement; DuckDB's cannot be located.
+	Pages   *place.PageSummary `json:"pages,omitempty"`
+	Seconds float64            `json:"seconds"`
 }
 
 func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cfg oltpConfig, cells []oltpCell, asJSON bool) ([]*result.Cell, error) {
-	ld, err := openOrLoadTPCC(ctx, prog, cfg)
+	w, closeDB, ld, err := openTPCC(ctx, prog, cfg, cells[0].dataNode)
 	if err != nil {
 		return nil, err
 	}
-	w, err := tpcc.Open(ctx, cfg.DB, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
-	if err != nil {
-		return nil, err
-	}
+	defer closeDB()
 	ld.Meta = w.Meta()
+	if eng := w.Engine(); eng != nil {
+		if info, err := eng.Describe(ctx); err == nil {
+			if err := rec.Add("engine.Info", info); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	table := e.stdout
 	if asJSON {
@@ -370,8 +398,8 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 	warmNode := -2 // no prewarm yet
 	for i, c := range cells {
 		if c.dataNode != warmNode {
-			prog.Say(fmt.Sprintf("prewarming %s%s", cfg.DB, nodePhrase(c.dataNode)))
-			pw, err := prewarmOn(ctx, w, c.dataNode)
+			prog.Say(fmt.Sprintf("prewarming %s%s", ld.Where, nodePhrase(c.dataNode)))
+			pw, err := prewarmOn(ctx, w, cfg.Engine, c.dataNode)
 			if err != nil {
 				return out, err
 			}
@@ -397,8 +425,8 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 			TraceLimit: cfg.Trace,
 			Monitor:    drive.SysMonitor("/"),
 			Point:      c.point,
-		}, func(_ context.Context, stream int) (drive.Stream, error) {
-			return w.NewStream(rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(stream)+uint64(c.point.Index)<<32)))
+		}, func(ctx context.Context, stream int) (drive.Stream, error) {
+			return w.OpenStream(ctx, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(stream)+uint64(c.point.Index)<<32)))
 		})
 		if cell == nil {
 			return out, err
@@ -427,44 +455,121 @@ func nodePhrase(n int) string {
 	return fmt.Sprintf(" onto node %d", n)
 }
 
-// openOrLoadTPCC reuses cfg.DB when it is a complete database of the right
-// size and loads it when the file does not exist; anything else is refused.
-func openOrLoadTPCC(ctx context.Context, prog *progress, cfg oltpConfig) (*oltpLoad, error) {
-	ld := &oltpLoad{Path: cfg.DB}
-	if _, err := os.Stat(cfg.DB); err == nil {
-		w, err := tpcc.Open(ctx, cfg.DB, tpcc.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
-		}
-		if got := w.Meta().Warehouses; got != cfg.Warehouses {
-			return nil, fmt.Errorf("%s holds %d warehouses, not %d (use --warehouses %d, or another --db)", cfg.DB, got, cfg.Warehouses, got)
-		}
-		return ld, nil
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("opening %s: %w", cfg.DB, err)
-	}
+// openTPCC opens the run's TPC-C database, loading it first where needed:
+// a file that does not exist, or a PostgreSQL schema without a complete
+// load of W warehouses. An existing file that is not a complete numalab
+// TPC-C database of W warehouses is refused, never overwritten. dataNode
+// binds a managed PostgreSQL server's memory. The returned func closes
+// what was opened (and stops a managed server).
+func openTPCC(ctx context.Context, prog *progress, cfg oltpConfig, dataNode int) (*tpcc.Workload, func() error, *oltpLoad, error) {
+	ld := &oltpLoad{Engine: cfg.Engine, Where: cfg.DB}
+	nothing := func() error { return nil }
 	start := time.Now()
-	st, err := tpcc.Load(ctx, cfg.DB, tpcc.LoadConfig{
+	lc := tpcc.LoadConfig{
 		Warehouses: cfg.Warehouses,
 		Seed:       cfg.Seed,
 		Progress: func(done, total int64) {
 			el := time.Since(start).Seconds()
 			prog.Say(fmt.Sprintf("loading %d warehouses into %s: %d/%d rows (%.0f%%), %.0f rows/s",
-				cfg.Warehouses, cfg.DB, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
+				cfg.Warehouses, ld.Where, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
 		},
-	})
-	prog.Done()
-	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
 	}
-	ld.Loaded, ld.Stats, ld.RowsPerSec = true, &st, st.RowsPerSecond()
-	return ld, nil
+	loaded := func(st tpcc.LoadStats) {
+		prog.Done()
+		ld.Loaded, ld.Stats, ld.RowsPerSec = true, &st, st.RowsPerSecond()
+	}
+	checkW := func(w *tpcc.Workload) error {
+		if got := w.Meta().Warehouses; got != cfg.Warehouses {
+			return fmt.Errorf("%s holds %d warehouses, not %d (use --warehouses %d, or another --db)", ld.Where, got, cfg.Warehouses, got)
+		}
+		return nil
+	}
+	_, statErr := os.Stat(cfg.DB)
+	if cfg.Engine != "postgres" && statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("opening %s: %w", cfg.DB, statErr)
+	}
+	exists := statErr == nil
+
+	switch cfg.Engine {
+	case "sqlite":
+		if !exists {
+			st, err := tpcc.Load(ctx, cfg.DB, lc)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
+			}
+			loaded(st)
+		}
+		w, err := tpcc.Open(ctx, cfg.DB, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
+		}
+		return w, nothing, ld, checkW(w)
+
+	case "duckdb":
+		if !exists {
+			eng, err := engine.Open(ctx, "duckdb", engine.Options{Path: cfg.DB, Create: true})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			st, err := tpcc.LoadEngine(ctx, eng, lc)
+			if err != nil {
+				eng.Discard()
+				return nil, nil, nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
+			}
+			if err := eng.Close(); err != nil {
+				return nil, nil, nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
+			}
+			loaded(st)
+		}
+		eng, err := engine.Open(ctx, "duckdb", engine.Options{Path: cfg.DB})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		w, err := tpcc.OpenEngine(ctx, eng, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
+		if err == nil {
+			err = checkW(w)
+		}
+		if err != nil {
+			eng.Close()
+			return nil, nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
+		}
+		return w, eng.Close, ld, nil
+
+	default: // postgres
+		opt := engine.Options{DSN: cfg.DSN, DataBytes: tpcc.EstimatedBytes(cfg.Warehouses)}
+		if dataNode >= 0 {
+			opt.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{dataNode}}
+		}
+		prog.Say("opening PostgreSQL")
+		eng, err := engine.Open(ctx, "postgres", opt)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if info, err := eng.Describe(ctx); err == nil {
+			ld.Where = info.Where
+		}
+		w, err := tpcc.OpenEngine(ctx, eng, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
+		if err != nil || checkW(w) != nil {
+			st, lerr := tpcc.LoadEngine(ctx, eng, lc)
+			if lerr != nil {
+				eng.Close()
+				return nil, nil, nil, fmt.Errorf("loading tpcc into %s: %w", ld.Where, lerr)
+			}
+			loaded(st)
+			if w, err = tpcc.OpenEngine(ctx, eng, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed}); err != nil {
+				eng.Close()
+				return nil, nil, nil, err
+			}
+		}
+		return w, eng.Close, ld, nil
+	}
 }
 
 // prewarmOn reads the whole database from a thread pinned to node's CPUs
 // and bound to its memory (node < 0: from any thread, keeping pages where
-// they are), then finds where the file's pages are.
-func prewarmOn(ctx context.Context, w *tpcc.Workload, node int) (oltpPrewarm, error) {
+// they are), then finds where the data is: the SQLite file's page-cache
+// pages, or PostgreSQL's shared memory. DuckDB's buffers cannot be located.
+func prewarmOn(ctx context.Context, w *tpcc.Workload, engineName string, node int) (oltpPrewarm, error) {
 	pw := oltpPrewarm{DataNode: node}
 	start := time.Now()
 	errc := make(chan error, 1)
@@ -481,18 +586,23 @@ func prewarmOn(ctx context.Context, w *tpcc.Workload, node int) (oltpPrewarm, er
 		errc <- err
 	}()
 	if err := <-errc; err != nil {
-		return pw, fmt.Errorf("prewarming %s: %w", w.Path(), err)
+		return pw, fmt.Errorf("prewarming tpcc on %s: %w", engineName, err)
 	}
 	pw.Seconds = time.Since(start).Seconds()
-	pages, err := place.FilePageNodes(w.Path())
-	if err != nil {
-		return pw, err
-	}
-	pw.Pages = pages
-	if node >= 0 {
-		if on := pages.PerNode[node]; on < pages.Pages {
+	switch {
+	case engineName == "sqlite":
+		pages, err := place.FilePageNodes(w.Path())
+		if err != nil {
+			return pw, err
+		}
+		pw.Pages = &pages
+		if on := pages.PerNode[node]; node >= 0 && on < pages.Pages {
 			return pw, fmt.Errorf("placing %s on node %d: only %d of %d pages landed there (%s); pages still mapped elsewhere cannot move: stop other users of the file and retry",
 				w.Path(), node, on, pages.Pages, pages)
+		}
+	case node >= 0 && pw.Stats.Placement != nil:
+		if f := pw.Stats.Placement.Local(node); f < 0.99 {
+			return pw, fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)
 		}
 	}
 	return pw, nil

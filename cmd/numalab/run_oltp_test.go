@@ -209,3 +209,42 @@ func TestCheckCommand(t *testing.T) {
 		t.Error("check of a missing file succeeded")
 	}
 }
+
+// TestRunOLTPEngines runs tpcc-ro through the same driver on DuckDB and on
+// a managed PostgreSQL server (which it starts and stops), loading W=1 into
+// each, and checks the cells measured transactions without errors.
+func TestRunOLTPEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: loads TPC-C into DuckDB and PostgreSQL (about a minute)")
+	}
+	for _, eng := range []string{"duckdb", "postgres"} {
+		t.Run(eng, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"run", "oltp", "--engine", eng, "--store", filepath.Join(dir, "s.db"),
+				"--streams", "1,2", "--duration", "500ms", "--warmup", "100ms", "--json"}
+			if eng == "duckdb" {
+				args = append(args, "--db", filepath.Join(dir, "w1.duckdb"))
+			}
+			out, stderr, err := runCLI(t, args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			var cells []result.Cell
+			if err := json.Unmarshal([]byte(out), &cells); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(cells) != 2 {
+				t.Fatalf("%d cells, want 2", len(cells))
+			}
+			for _, c := range cells {
+				if c.Engine != eng || c.Total.Count == 0 || c.Total.Errors != 0 {
+					t.Errorf("cell %d on %s: %d calls, %d errors (%s)", c.Index, c.Engine, c.Total.Count, c.Total.Errors, c.Total.FirstError)
+				}
+			}
+		})
+	}
+	_, _, err := runCLI(t, "run", "oltp", "--engine", "sqlite", "--dsn", "postgres://u:s3cret@h/db", "--store", filepath.Join(t.TempDir(), "s.db"))
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("--dsn with sqlite: %v", err)
+	}
+}
