@@ -425,6 +425,7 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 			TraceLimit: cfg.Trace,
 			Monitor:    drive.SysMonitor("/"),
 			Point:      c.point,
+			SpareProcs: cfg.Engine != "postgres", // cgo engines: see drive.Config
 		}, func(ctx context.Context, stream int) (drive.Stream, error) {
 			return w.OpenStream(ctx, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(stream)+uint64(c.point.Index)<<32)))
 		})
