@@ -296,25 +296,33 @@ func (p *pipe) flush() error {
 	}
 }
 
-// insertAll generates every row in one goroutine and inserts them in this
-// one, a chunk per write transaction, with prepared multi-row INSERTs on
-// the driver's own connection (no database/sql conversions).
-func insertAll(ctx context.Context, db *sql.DB, cfg LoadConfig, k Constants) (int64, error) {
+// startGenerator generates every row in a goroutine of its own, into
+// chunks the caller takes from p.full and gives back to p.free; genErr says
+// how generation ended once p.full is closed. cancel stops it.
+func startGenerator(ctx context.Context, cfg LoadConfig, k Constants) (p *pipe, genErr <-chan error, cancel func()) {
 	gctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	p := &pipe{ctx: gctx, full: make(chan *chunk, 3), free: make(chan *chunk, 4)}
+	p = &pipe{ctx: gctx, full: make(chan *chunk, 3), free: make(chan *chunk, 4)}
 	for i := 0; i < cap(p.free); i++ {
 		p.free <- &chunk{vals: make([]driver.NamedValue, 0, chunkRows*len(tStock.cols)), buf: make([]byte, 0, chunkRows*320)}
 	}
-	genErr := make(chan error, 1)
+	errc := make(chan error, 1)
 	go func() {
 		err := generate(p, cfg, k)
 		if err == nil {
 			err = p.flush()
 		}
 		close(p.full)
-		genErr <- err
+		errc <- err
 	}()
+	return p, errc, cancel
+}
+
+// insertAll generates every row in one goroutine and inserts them in this
+// one, a chunk per write transaction, with prepared multi-row INSERTs on
+// the driver's own connection (no database/sql conversions).
+func insertAll(ctx context.Context, db *sql.DB, cfg LoadConfig, k Constants) (int64, error) {
+	p, genErr, cancel := startGenerator(ctx, cfg, k)
+	defer cancel()
 
 	conn, err := db.Conn(ctx)
 	if err != nil {

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -228,21 +227,8 @@ func loadBulk(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats
 // one, each chunk through its table's engine.Bulk, flushed before the
 // chunk's memory is reused.
 func insertBulk(ctx context.Context, eng engine.Engine, cfg LoadConfig, k Constants) (int64, error) {
-	gctx, cancel := context.WithCancel(ctx)
+	p, genErr, cancel := startGenerator(ctx, cfg, k)
 	defer cancel()
-	p := &pipe{ctx: gctx, full: make(chan *chunk, 3), free: make(chan *chunk, 4)}
-	for i := 0; i < cap(p.free); i++ {
-		p.free <- &chunk{vals: make([]driver.NamedValue, 0, chunkRows*len(tStock.cols)), buf: make([]byte, 0, chunkRows*320)}
-	}
-	genErr := make(chan error, 1)
-	go func() {
-		err := generate(p, cfg, k)
-		if err == nil {
-			err = p.flush()
-		}
-		close(p.full)
-		genErr <- err
-	}()
 	bulks := map[*table]engine.Bulk{}
 	var done int64
 	total := ExpectedRows(cfg.Warehouses)
