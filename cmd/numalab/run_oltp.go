@@ -425,7 +425,7 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 			TraceLimit: cfg.Trace,
 			Monitor:    drive.SysMonitor("/"),
 			Point:      c.point,
-			SpareProcs: cfg.Engine != "postgres", // cgo engines: see drive.Config
+			Procs:      cellProcs(cfg.Engine, c.point.Streams),
 		}, func(ctx context.Context, stream int) (drive.Stream, error) {
 			return w.OpenStream(ctx, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(stream)+uint64(c.point.Index)<<32)))
 		})
@@ -447,6 +447,16 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 		}
 	}
 	return out, nil
+}
+
+// cellProcs is GOMAXPROCS for a cell of run oltp or run report: spare Ps
+// for the embedded engines, whose streams wait in cgo; the default for
+// PostgreSQL's, which wait in socket reads (see drive.Config.Procs).
+func cellProcs(engineName string, streams int) int {
+	if engineName == "postgres" {
+		return 0
+	}
+	return drive.ProcsForCgo(streams)
 }
 
 func nodePhrase(n int) string {

@@ -34,7 +34,7 @@ func BenchmarkOLTPDriverOverhead(b *testing.B) {
 	for b.Loop() {
 		o, err := drive.MeasureOverhead(context.Background(), drive.Config{
 			Types: tpcc.TxNames, Streams: 1, CPUs: []int{0}, Spread: true, Cores: 1,
-			Duration: time.Second, Monitor: drive.SysMonitor("/"), SpareProcs: true,
+			Duration: time.Second, Monitor: drive.SysMonitor("/"), Procs: drive.ProcsForCgo(1),
 		}, open, 7)
 		if err != nil {
 			b.Fatal(err)
@@ -53,7 +53,7 @@ func BenchmarkOLTPScaling(b *testing.B) {
 	cell := func(streams int) float64 {
 		c, err := drive.Run(context.Background(), drive.Config{
 			Types: tpcc.TxNames, Streams: streams, CPUs: []int{0, 1}, Spread: true, Cores: 2,
-			Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, SpareProcs: true,
+			Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Procs: drive.ProcsForCgo(streams),
 		}, open)
 		if err != nil {
 			b.Fatal(err)

@@ -312,7 +312,7 @@ func runReportSweep(ctx context.Context, e *env, prog *progress, rec *recorder, 
 			MaxConsecutiveErrors: reportMaxErrors,
 			Monitor:              drive.SysMonitor("/"),
 			Point:                drive.Point{Index: c.index, Streams: c.streams, Placement: cfg.Placement},
-			SpareProcs:           cfg.Engine != "postgres", // cgo engines: see drive.Config
+			Procs:                cellProcs(cfg.Engine, c.streams),
 		}, func(ctx context.Context, stream int) (drive.Stream, error) {
 			return db.NewStream(ctx, c.query, cfg.Seed*1_000_003+uint64(c.index)<<16+uint64(stream))
 		})

@@ -79,17 +79,18 @@ type Config struct {
 	Monitor              StartMonitor // optional
 	// Point labels the cell with its place in a sweep (optional).
 	Point Point
-	// SpareProcs raises GOMAXPROCS during the cell to Streams + 2 (one P
-	// for every stream, one for the driver, one for the monitor and the
-	// garbage collector), restoring it afterwards. Set it for streams that
-	// spend their calls in cgo (SQLite, DuckDB): when the runtime takes a P
-	// from a thread in a long cgo call and hands it to other work, the
-	// thread waits for a P when the call returns; with a P to spare it
-	// never does. On this 2-vCPU guest, 2 SQLite streams gave 1.69x one
-	// stream without spare Ps and 1.85x with them (two processes: 2.0x).
-	// Leave it off for streams that block in system calls (PostgreSQL's
-	// socket reads), where idle Ps only add spinning threads.
-	SpareProcs bool
+	// Procs sets GOMAXPROCS during the cell (0 leaves it), restoring it
+	// afterwards. Streams are locked threads, and how many Ps suit them
+	// depends on where their calls wait:
+	//   - in cgo (SQLite, DuckDB), ProcsForCgo: when the runtime takes a P
+	//     from a thread in a long cgo call and hands it to other work, the
+	//     thread waits for a P when the call returns; with a P to spare it
+	//     never does. On this 2-vCPU guest 2 SQLite streams gave 1.69x one
+	//     stream without spare Ps, 1.92x with them (two processes: 2.0x);
+	//   - in system calls (PostgreSQL's socket reads): leave it. Against
+	//     pgbench, one P per stream gave 1.01 and 0.92 in two runs, the
+	//     default 0.95: within this machine's noise.
+	Procs int
 }
 
 func (c *Config) validate() error {
@@ -124,6 +125,11 @@ type streamState struct {
 	closeErr error
 }
 
+// ProcsForCgo is Config.Procs for streams whose calls wait in cgo: a P
+// for every stream, one for the driver, one for the monitor and the
+// garbage collector.
+func ProcsForCgo(streams int) int { return streams + 2 }
+
 // Run runs one cell: it opens every stream on its pinned thread, runs the
 // warm-up and the measured window, and merges what the streams measured.
 //
@@ -136,10 +142,8 @@ func Run(ctx context.Context, cfg Config, open Opener) (*result.Cell, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.SpareProcs {
-		if want := cfg.Streams + 2; runtime.GOMAXPROCS(0) < want {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
-		}
+	if cfg.Procs > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Procs))
 	}
 	maxErrs := cfg.MaxConsecutiveErrors
 	if maxErrs <= 0 {
