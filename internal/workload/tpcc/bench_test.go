@@ -133,8 +133,8 @@ func BenchmarkNext(b *testing.B) {
 // sqlStream is the same two transactions through database/sql, to measure
 // what that layer costs (DESIGN.md: ~5 µs per lookup).
 type sqlStream struct {
-	conn                                                           *sql.Conn
-	byID, byName, lastOrder, lines, nextOrder, lowStock, beginStmt *sql.Stmt
+	conn                                                *sql.Conn
+	byID, byName, lastOrder, lines, nextOrder, lowStock *sql.Stmt
 }
 
 func newSQLStream(b *testing.B) (*sqlStream, inputs) {
