@@ -50,7 +50,7 @@ var commands = []command{
 	{"runs", "list stored runs, or show one (runs show ID)", cmdRuns},
 	{"run", "run a workload sweep: run oltp (tpcc-ro: streams x placement), run report (transtats: streams x DOP)", cmdRun},
 	{"check", "check a numalab TPC-C database against the specification's consistency conditions", cmdCheck},
-	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth)", cmdProbe},
+	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth), probe io (storage)", cmdProbe},
 	{"model", "model throughput from memory latency: sockets, SMT, clocks, DRAM, tiers, sizing, DOP, fit", cmdModel},
 	{"report", "write the HTML report (or text, JSON, CSV) from stored runs: machine, latency, OLTP, queries, model", cmdReport},
 	{"compare", "compare two stored runs of the same kind: each figure, its ratio, and whether it exceeds the noise", cmdCompare},
