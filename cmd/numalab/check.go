@@ -25,10 +25,7 @@ Examples:
 func cmdCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "check", checkHelp)
 	db := fs.String("db", "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	if err := tpcc.CheckFile(ctx, *db); err != nil {

@@ -141,6 +141,16 @@ func badFlag(name, value, want string) error {
 	return fmt.Errorf("-%s: %q %s", name, value, want)
 }
 
+// parseNoArgs is parseFlags for a command that takes no arguments: a
+// stray one is an error too.
+func parseNoArgs(e *env, fs *flag.FlagSet, args []string) (done bool, err error) {
+	if done, err := parseFlags(e, fs, args); done {
+		return true, err
+	}
+	err = noArgs(fs)
+	return err != nil, err
+}
+
 // noArgs refuses stray positional arguments.
 func noArgs(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
@@ -169,10 +179,7 @@ so that a figure can be traced to the code that measured it.
 
 Example:
   numalab version`)
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	version.Write(e.stdout)

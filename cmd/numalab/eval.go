@@ -142,10 +142,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	storePath := storeFlag(fs)
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to")
 	dir := fs.String("dir", ".", "`directory` for the databases eval loads (kept and reused)")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {

@@ -55,10 +55,7 @@ func cmdInspect(ctx context.Context, e *env, args []string) error {
 	exact := fs.Bool("exact-rows", false, "count rows with count(*) where the engine would give an estimate")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV: one row per table and one per index")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var bad []string

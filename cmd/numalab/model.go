@@ -99,10 +99,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	smt := fs.String("smt", "1", "hardware threads per core to model, e.g. 1,2,4")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per configuration)")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var errs []error

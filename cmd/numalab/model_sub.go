@@ -35,10 +35,7 @@ func cmdModelDRAM(e *env, args []string) error {
 	timings := fs.String("timings", "", "module timings `CL-tRCD-tRP` in memory clocks, e.g. 19-19-19")
 	ghz := fs.Float64("ghz", 0, "core clock in `GHz` to express the access time in core cycles too")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var errs []error
@@ -99,10 +96,7 @@ func cmdModelTier(e *env, args []string) error {
 	slow := fs.Float64("slow-ns", 0, "slow tier's latency, `ns` (I)")
 	dram := fs.Float64("dram-ns", 0, "conventional memory's latency, `ns` (D)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var errs []error
@@ -206,10 +200,7 @@ func cmdModelSize(e *env, args []string) error {
 	sockets := fs.String("sockets", "1,2,4", "socket counts to consider")
 	smt := fs.Int("smt", 1, "hardware threads per core")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var errs []error
@@ -371,10 +362,7 @@ func cmdModelDOP(e *env, args []string) error {
 	span := fs.Float64("span-threshold", 0, "`cost` from which a plan may span sockets (default: never)")
 	sockets := fs.Int("sockets", 1, "sockets a spanning plan may use")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var errs []error
@@ -490,10 +478,7 @@ func cmdModelFit(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to fit (instead of --points)")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	if *runID != 0 {

@@ -88,10 +88,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
 	storePath := storeFlag(fs)
 	noStore := fs.Bool("no-store", false, "do not store the run")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	cfg := memlat.DefaultConfig(*quick)

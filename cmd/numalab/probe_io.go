@@ -76,10 +76,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
 	storePath := storeFlag(fs)
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 

@@ -49,10 +49,7 @@ func cmdTopo(_ context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of the map")
 	selector := fs.String("select", "", "print the CPUs a placement selector yields (cpus=LIST, node=N, cores=N, smt=on|off)")
 	capture := fs.String("capture", "", "write the files topo reads into this .tar.gz, for 'numalab topo --sysfs FILE' elsewhere")
-	if done, err := parseFlags(e, fs, args); done {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	var bad []string
