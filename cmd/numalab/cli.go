@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -149,6 +150,19 @@ func parseNoArgs(e *env, fs *flag.FlagSet, args []string) (done bool, err error)
 	}
 	err = noArgs(fs)
 	return err != nil, err
+}
+
+// intList parses a comma-separated list of integers of at least least.
+func intList(name, s string, least int) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < least {
+			return nil, badFlag(name, s, fmt.Sprintf("is not a list of whole numbers of at least %d: want e.g. 1,2,4", least))
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // noArgs refuses stray positional arguments.

@@ -105,11 +105,11 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	var errs []error
 	w, err := wf.workload()
 	errs = append(errs, err, mf.check())
-	ks, err := modelInts("smt", *smt, 1)
+	ks, err := intList("smt", *smt, 1)
 	errs = append(errs, err)
 	var ss []int
 	if *sockets != "" {
-		ss, err = modelInts("sockets", *sockets, 1)
+		ss, err = intList("sockets", *sockets, 1)
 		errs = append(errs, err)
 	}
 	var gs []float64
@@ -465,19 +465,6 @@ func modelFlagGiven(fs *flag.FlagSet, name string) bool {
 		}
 	})
 	return set
-}
-
-// modelInts parses a comma-separated list of integers of at least least.
-func modelInts(name, s string, least int) ([]int, error) {
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || v < least {
-			return nil, badFlag(name, s, fmt.Sprintf("is not a list of whole numbers of at least %d: want e.g. 1,2,4", least))
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // modelFloats parses a comma-separated list of positive numbers.

@@ -225,7 +225,7 @@ func cmdModelSize(e *env, args []string) error {
 			cpus[i].Name = modelCPUName(cpus[i])
 		}
 	}
-	ss, err := modelInts("sockets", *sockets, 1)
+	ss, err := intList("sockets", *sockets, 1)
 	errs = append(errs, err)
 	if *smt < 1 {
 		errs = append(errs, badFlag("smt", strconv.Itoa(*smt), "is not a thread count: want 1 or more"))
@@ -493,9 +493,9 @@ func cmdModelFit(e *env, args []string) error {
 	}
 	pts, err := parseModelPoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
-	ks, err := modelInts("smt", *smt, 1)
+	ks, err := intList("smt", *smt, 1)
 	errs = append(errs, err)
-	ss, err := modelInts("sockets", *sockets, 1)
+	ss, err := intList("sockets", *sockets, 1)
 	errs = append(errs, err)
 	gs := []float64{*ghz}
 	if *ghzList != "" {

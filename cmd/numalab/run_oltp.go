@@ -176,7 +176,7 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 		case "warehouses":
 			cfg.Warehouses, err = strconv.Atoi(v)
 		case "streams":
-			cfg.Streams, err = modelInts("streams", v, 1)
+			cfg.Streams, err = intList("streams", v, 1)
 		case "placement":
 			cfg.Placements = strings.Split(v, ";")
 		case "spread":

@@ -119,12 +119,12 @@ func reportFlags(e *env, args []string) (cfg reportConfig, dsn, storePath string
 	if err := transtats.CheckSize(*rows, *rate); err != nil {
 		errs = append(errs, fmt.Errorf("-rows/-rate: %w", err))
 	}
-	if cfg.Streams, err = modelInts("streams", *streams, 1); err != nil {
+	if cfg.Streams, err = intList("streams", *streams, 1); err != nil {
 		errs = append(errs, err)
 	} else if maxS := maxStreamsPerCPU * runtime.NumCPU(); slices.Max(cfg.Streams) > maxS {
 		errs = append(errs, badFlag("streams", *streams, fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, maxStreamsPerCPU)))
 	}
-	if cfg.DOP, err = modelInts("dop", *dop, 1); err != nil {
+	if cfg.DOP, err = intList("dop", *dop, 1); err != nil {
 		errs = append(errs, err)
 	} else if err := checkReportDOP(d, cfg.DOP, *dop, runtime.NumCPU()); err != nil {
 		errs = append(errs, err)
