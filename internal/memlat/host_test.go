@@ -131,13 +131,23 @@ func TestProbeHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "memlat.Clock memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth memlat.Matrix memlat.Clock memlat.Summary"
+	// Repeats 3: the four largest points again after the bandwidth probe
+	// and at the end.
+	again := strings.Repeat("memlat.Repeat ", 4)
+	want := "memlat.Clock memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth " +
+		again + "memlat.Matrix " + again + "memlat.Clock memlat.Summary"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("emitted %s\nwant    %s", got, want)
 	}
 	s := rep.Summary
 	if s.DRAMNS4K <= 0 || s.DRAMNS2M <= 0 || s.TLBLocalDRAMNS4K <= 0 || s.GHz <= 0 || len(s.MatrixNS) != len(tp.Nodes) || s.LocalNS <= 0 {
 		t.Errorf("summary incomplete: %+v", s)
+	}
+	for _, l := range rep.Ladders {
+		p := l.Last()
+		if len(p.Repeats) != 2 || p.BestNS <= 0 || p.BestNS > p.NS.Median || p.BestNS > p.Repeats[0].Median || p.BestNS > p.Repeats[1].Median {
+			t.Errorf("%s %s: largest point's repeats %+v, best %.1f, ladder's median %.1f", l.Chain, l.Pages, p.Repeats, p.BestNS, p.NS.Median)
+		}
 	}
 	if len(rep.MLP.Points) != 2 || len(rep.Bandwidth.Read) != 2 || len(rep.Bandwidth.Loaded) != 2 {
 		t.Errorf("MLP %d points, bandwidth %d, loaded %d", len(rep.MLP.Points), len(rep.Bandwidth.Read), len(rep.Bandwidth.Loaded))

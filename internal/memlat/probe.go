@@ -40,6 +40,13 @@ type Config struct {
 	// all; when none of Pages is listed, the last of Pages is).
 	FullPages []string `json:"full_pages,omitempty"`
 	Samples   int      `json:"samples"` // clean windows per point
+	// DRAMSamples are the clean windows at the largest working set and in
+	// the NUMA matrix, where neighbours' contention varies most.
+	DRAMSamples int `json:"dram_samples"`
+	// Repeats is how many times the largest working set is measured: in
+	// the ladder, then in fresh mappings later in the probe. The DRAM
+	// latency is the lowest clean window of all of them.
+	Repeats int `json:"repeats"`
 	// Tries is the most windows per point (at least Samples). Preempted
 	// windows are left out of the median when at least half the samples
 	// were clean; otherwise all are used and the point is marked noisy.
@@ -65,7 +72,7 @@ func DefaultConfig(quick bool) Config {
 	c := Config{
 		MaxBytes: 1 << 30, MinBytes: 4 << 10, PerDoubling: 4,
 		Pages: []string{Pages4K, Pages2M}, FullChains: []string{TLBLocal, Random},
-		Samples: 3, Tries: 3, WindowMS: 50, SlotBytes: DefaultSlotBytes, WindowBytes: DefaultWindowBytes,
+		Samples: 3, Tries: 3, DRAMSamples: 10, Repeats: 3, WindowMS: 50, SlotBytes: DefaultSlotBytes, WindowBytes: DefaultWindowBytes,
 		Seed: 1, MLP: []int{1, 2, 4, 8, 16}, BWWindowMS: 300, ProcRoot: "/",
 	}
 	if quick {
@@ -77,6 +84,7 @@ func DefaultConfig(quick bool) Config {
 		c.FullPages = []string{Pages2M}
 		c.MLP = []int{1, 4, 16}
 		c.Tries = 3
+		c.DRAMSamples, c.Repeats = 6, 1
 		c.BWWindowMS = 100
 	}
 	return c
@@ -84,6 +92,12 @@ func DefaultConfig(quick bool) Config {
 
 func (c *Config) sampling() sampling {
 	return sampling{Samples: c.Samples, MinWindow: time.Duration(c.WindowMS) * time.Millisecond, Tries: c.Tries}
+}
+
+// dramSampling is sampling at the largest working set: more windows, and
+// as many spare ones as the other points get.
+func (c *Config) dramSampling() sampling {
+	return sampling{Samples: c.DRAMSamples, MinWindow: time.Duration(c.WindowMS) * time.Millisecond, Tries: c.DRAMSamples + c.Tries - c.Samples}
 }
 
 func (c *Config) pagesOf(b *buffer) string {
@@ -119,8 +133,8 @@ func (c *Config) Validate(t *result.Topology, m Meminfo) error {
 	if c.MinBytes >= c.MaxBytes {
 		return fmt.Errorf("ladder from %s to %s: want min below max: %w", FormatBytes(c.MinBytes), FormatBytes(c.MaxBytes), ErrBadConfig)
 	}
-	if c.PerDoubling < 1 || c.Samples < 1 || c.WindowMS < 1 {
-		return fmt.Errorf("ladder density, samples and window must be positive: %w", ErrBadConfig)
+	if c.PerDoubling < 1 || c.Samples < 1 || c.DRAMSamples < 1 || c.Repeats < 1 || c.WindowMS < 1 {
+		return fmt.Errorf("ladder density, samples, repeats and window must be positive: %w", ErrBadConfig)
 	}
 	if len(c.Pages) == 0 {
 		return fmt.Errorf("no page size: want 4k, 2m or both: %w", ErrBadConfig)
@@ -170,7 +184,7 @@ type Matrix struct {
 	Chain      string      `json:"chain"`
 	PageBytes  int64       `json:"page_bytes"`
 	NS         [][]Stat    `json:"ns"`
-	Relative   [][]float64 `json:"relative"` // NS median / the fastest cell
+	Relative   [][]float64 `json:"relative"` // each cell's lowest clean window / the fastest cell's
 	SingleNode bool        `json:"single_node,omitempty"`
 	// OnNode is, per memory node, the fraction of the buffer's pages found
 	// on that node (move_pages), checked before measuring.
@@ -411,10 +425,29 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	keep.free()
 	keep = nil
 
+	// The largest working set again in fresh mappings, half of the
+	// repeats now and the rest at the end, so that a busy spell of the
+	// neighbours does not decide every one of them.
+	round := 2
+	repeat := func(n int) error {
+		for ; n > 0; n-- {
+			if err := repeatLargest(ctx, &cfg, rep, round, say, emit); err != nil {
+				return err
+			}
+			round++
+		}
+		return nil
+	}
+	if err := repeat((cfg.Repeats - 1) / 2); err != nil {
+		return rep, err
+	}
 	if err := probeMatrix(ctx, &cfg, t, rep, say); err != nil {
 		return rep, err
 	}
 	if err := emit("memlat.Matrix", rep.Matrix); err != nil {
+		return rep, err
+	}
+	if err := repeat(cfg.Repeats + 1 - round); err != nil {
 		return rep, err
 	}
 	if _, err := clock("end"); err != nil {
@@ -430,6 +463,74 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	return rep, emit("memlat.Summary", rep.Summary)
 }
 
+// Repeat is the largest working set of one ladder measured again in a
+// fresh mapping.
+type Repeat struct {
+	Round        int     `json:"round"` // 2, 3, ...: the ladder's own measurement is round 1
+	Chain        string  `json:"chain"`
+	Pages        string  `json:"pages"`
+	PageBytes    int64   `json:"page_bytes"`
+	HugeFraction float64 `json:"huge_frac"`
+	Bytes        int64   `json:"bytes"`
+	NS           Stat    `json:"ns"`
+}
+
+// repeatLargest measures the largest point of every ladder again, one
+// fresh mapping per page size, adds it to the point's Repeats and emits it
+// as "memlat.Repeat".
+func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say func(string), emit Emit) error {
+	for _, pages := range cfg.Pages {
+		var ls []*Ladder
+		for i := range rep.Ladders {
+			if l := &rep.Ladders[i]; l.Pages == pages && len(l.Points) > 0 {
+				ls = append(ls, l)
+			}
+		}
+		if len(ls) == 0 {
+			continue
+		}
+		say(fmt.Sprintf("largest working set again (%d/%d): mapping %s with %s pages", round, cfg.Repeats, FormatBytes(cfg.MaxBytes), pages))
+		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, -1)
+		if err != nil {
+			return err
+		}
+		for i, l := range ls {
+			p := &l.Points[len(l.Points)-1]
+			window := cfg.WindowBytes
+			if l.Chain == Random {
+				window = int(p.Bytes)
+			}
+			say(fmt.Sprintf("largest working set again (%d/%d): %s %s pages", round, cfg.Repeats, l.Chain, pages))
+			var st Stat
+			err := onCPU(l.CPU, func() error {
+				c, err := buildChain(b.mem, p.Bytes, cfg.SlotBytes, window, cfg.Seed+uint64(1000*round+i))
+				if err != nil {
+					return err
+				}
+				st, err = chaseLatency(ctx, c, 1, cfg.dramSampling())
+				return err
+			})
+			if err != nil {
+				b.free()
+				return err
+			}
+			p.Repeats = append(p.Repeats, st)
+			p.setBest(l.GHz)
+			r := Repeat{Round: round, Chain: l.Chain, Pages: pages, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction, Bytes: p.Bytes, NS: st}
+			if err := emit("memlat.Repeat", r); err != nil {
+				b.free()
+				return err
+			}
+		}
+		if b.PageBytes != ls[0].PageBytes {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("round %d of the largest working set with %s pages asked got %s, the ladder %s",
+				round, pages, PageLabel(b.PageBytes, b.HugeFraction), PageLabel(ls[0].PageBytes, ls[0].HugeFraction)))
+		}
+		b.free()
+	}
+	return nil
+}
+
 // summarize fills the Summary from the report's parts.
 func summarize(rep *Report) Summary {
 	s := Summary{GHz: rep.GHz}
@@ -438,17 +539,17 @@ func summarize(rep *Report) Summary {
 		s.WorkingSetBytes = last.Bytes
 		switch {
 		case l.Chain == Random && l.Pages == Pages4K:
-			s.DRAMNS4K = last.NS.Median
+			s.DRAMNS4K = last.BestNS
 		case l.Chain == Random && l.Pages == Pages2M:
-			s.DRAMNS2M = last.NS.Median
+			s.DRAMNS2M = last.BestNS
 			s.PageBytes2M = l.PageBytes
 		case l.Chain == TLBLocal && l.Pages == Pages4K:
-			s.TLBLocalDRAMNS4K = last.NS.Median
+			s.TLBLocalDRAMNS4K = last.BestNS
 			if s.Levels == nil {
 				s.Levels = l.Levels
 			}
 		case l.Chain == TLBLocal && l.Pages == Pages2M:
-			s.TLBLocalDRAMNS2M = last.NS.Median
+			s.TLBLocalDRAMNS2M = last.BestNS
 			if len(l.Levels) > 0 {
 				s.Levels = l.Levels
 			}
@@ -460,11 +561,11 @@ func summarize(rep *Report) Summary {
 		for i, row := range m.NS {
 			r := make([]float64, len(row))
 			for j, st := range row {
-				r[j] = st.Median
+				r[j] = best(st)
 				if m.CPUNodes[i] == m.MemNodes[j] {
-					loc = append(loc, st.Median)
+					loc = append(loc, r[j])
 				} else {
-					rem = append(rem, st.Median)
+					rem = append(rem, r[j])
 				}
 			}
 			s.MatrixNS = append(s.MatrixNS, r)
@@ -793,7 +894,7 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 			say(fmt.Sprintf("NUMA matrix: node %d to node %d", m.CPUNodes[i], mn))
 			var st Stat
 			err := onCPU(cpu, func() (err error) {
-				st, err = chaseLatency(ctx, c, 1, cfg.sampling())
+				st, err = chaseLatency(ctx, c, 1, cfg.dramSampling())
 				return err
 			})
 			if err != nil {
@@ -804,18 +905,18 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		}
 		b.free()
 	}
-	best := 0.0
+	fastest := 0.0
 	for _, row := range m.NS {
 		for _, s := range row {
-			if best == 0 || s.Median < best {
-				best = s.Median
+			if b := best(s); fastest == 0 || b < fastest {
+				fastest = b
 			}
 		}
 	}
 	for _, row := range m.NS {
 		r := make([]float64, len(row))
 		for j, s := range row {
-			r[j] = ratio(s.Median, best)
+			r[j] = ratio(best(s), fastest)
 		}
 		m.Relative = append(m.Relative, r)
 	}

@@ -155,3 +155,24 @@ func TestSteps(t *testing.T) {
 		}
 	}
 }
+
+func TestBest(t *testing.T) {
+	clean := Stat{Median: 200, Min: 190, Max: 230, Samples: 10}
+	low := Stat{Median: 185, Min: 180, Max: 190, Samples: 10}
+	noisy := Stat{Median: 170, Min: 150, Max: 300, Samples: 10, Noisy: true}
+	for _, c := range []struct {
+		stats []Stat
+		want  float64
+	}{
+		{[]Stat{clean}, 190},
+		{[]Stat{clean, low}, 180},
+		{[]Stat{clean, noisy}, 190}, // a noisy point's windows are not trusted
+		{[]Stat{noisy}, 150},        // unless there is nothing else
+		{[]Stat{{}, clean}, 190},    // an unmeasured repeat is skipped
+		{nil, 0},
+	} {
+		if got := best(c.stats...); got != c.want {
+			t.Errorf("best(%+v) = %v, want %v", c.stats, got, c.want)
+		}
+	}
+}

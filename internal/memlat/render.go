@@ -13,6 +13,7 @@ func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	cfg := r.Config
 	fmt.Fprintf(&b, "Memory probe: %d clean windows of >= %d ms thread CPU time per point, median [min-max]; ", cfg.Samples, cfg.WindowMS)
+	fmt.Fprintf(&b, "%d at the largest working set, measured %s, where DRAM latency is the lowest clean window; ", cfg.DRAMSamples, times(cfg.Repeats))
 	fmt.Fprintf(&b, "chains of one pointer per %d B slot at a random line; TLB-local windows of %s.\n", cfg.SlotBytes, FormatBytes(int64(cfg.WindowBytes)))
 	var cl []string
 	for _, c := range r.Clocks {
@@ -59,7 +60,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 	if m := r.Matrix; m != nil && len(m.NS) > 0 {
-		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s pages, ns (relative to the fastest)\n", FormatBytes(m.Bytes), PageLabel(m.PageBytes, 1))
+		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s pages, lowest clean window in ns (relative to the fastest)\n", FormatBytes(m.Bytes), PageLabel(m.PageBytes, 1))
 		if m.SingleNode {
 			b.WriteString("(this machine has one NUMA node: the matrix is 1x1")
 			if m.Reused {
@@ -76,7 +77,7 @@ func WriteText(w io.Writer, r *Report) error {
 		for i, row := range m.NS {
 			fmt.Fprintf(tw, "node %d (CPU %d)\t", m.CPUNodes[i], m.CPUs[i])
 			for j, s := range row {
-				fmt.Fprintf(tw, "%.1f (%.2f)\t", s.Median, m.Relative[i][j])
+				fmt.Fprintf(tw, "%.1f (%.2f)\t", best(s), m.Relative[i][j])
 			}
 			fmt.Fprintln(tw)
 		}
@@ -201,17 +202,34 @@ func writeSummary(b *strings.Builder, r *Report) {
 	var rows []string
 	for _, l := range r.Ladders {
 		p := l.Last()
+		med := []string{fmt.Sprintf("%.1f", p.NS.Median)}
+		n := p.NS.Samples
+		for _, s := range p.Repeats {
+			med = append(med, fmt.Sprintf("%.1f", s.Median))
+			n += s.Samples
+		}
 		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%.1f\t%.0f\t%s\t%d x %.0f ms\t", l.Chain, l.Pages, PageLabel(l.PageBytes, l.HugeFraction),
-			p.NS.Median, p.Cycles, spread(p.NS), p.NS.Samples, p.NS.Window))
+			p.BestNS, p.BestCycles, strings.Join(med, " "), n, p.NS.Window))
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nLatency at the largest working set (%s)\n", FormatBytes(r.Ladders[0].Last().Bytes))
+	fmt.Fprintf(b, "\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n", FormatBytes(r.Ladders[0].Last().Bytes))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "chain\tpages asked\tobtained\tns\tcycles\tspread ns\tsamples\t")
+	fmt.Fprintln(tw, "chain\tpages asked\tobtained\tns\tcycles\tmedians ns\twindows\t")
 	for _, row := range rows {
 		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
+}
+
+// times says how often: "once", "twice", "3 times, in fresh mappings".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice, the second time in a fresh mapping"
+	}
+	return fmt.Sprintf("%d times, in fresh mappings after the first", n)
 }
