@@ -86,11 +86,9 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 	if err := f.dropCache(); err != nil {
 		return p, err
 	}
-	// Every worker gets its own P: with fewer Ps than threads, a thread
-	// returning from pread must queue for a P (a futex sleep and wake-up)
-	// before it can issue the next one, which at QD16 on 2 CPUs costs a
-	// third of the IOPS fio's plain threads get. An idle P is not taken
-	// from a thread in a system call, so each returns straight to its own.
+	// Every worker holds its own P through each read and write (see
+	// pread), and one more is left for the rest of the process: Ctrl-C's
+	// watcher and the garbage collector.
 	if prev := runtime.GOMAXPROCS(0); prev < spec.QD+1 {
 		runtime.GOMAXPROCS(spec.QD + 1)
 		defer runtime.GOMAXPROCS(prev)
@@ -195,9 +193,9 @@ func (w *worker) run(fd int, spec Spec, blocks uint64, next *atomic.Int64, start
 		var err error
 		for {
 			if write {
-				n, err = unix.Pwrite(fd, w.buf, off)
+				n, err = pwrite(fd, w.buf, off)
 			} else {
-				n, err = unix.Pread(fd, w.buf, off)
+				n, err = pread(fd, w.buf, off)
 			}
 			if err != unix.EINTR {
 				break
