@@ -243,15 +243,16 @@ type Summary struct {
 	GHz             float64 `json:"ghz"`               // median measured core clock
 	WorkingSetBytes int64   `json:"working_set_bytes"` // where the DRAM numbers were measured
 	// DRAM latency of a fully random chain (every access may miss the
-	// TLB) and of a TLB-local one, with 4 KiB and 2 MiB pages; 0 when not
-	// measured.
+	// TLB) and of a TLB-local one, with 4 KiB and 2 MiB pages: the largest
+	// point's BestNS, its lowest clean window; 0 when not measured.
 	DRAMNS4K         float64 `json:"dram_ns_4k,omitempty"`
 	DRAMNS2M         float64 `json:"dram_ns_2m,omitempty"`
 	TLBLocalDRAMNS4K float64 `json:"tlb_local_dram_ns_4k,omitempty"`
 	TLBLocalDRAMNS2M float64 `json:"tlb_local_dram_ns_2m,omitempty"`
 	PageBytes2M      int64   `json:"page_bytes_2m,omitempty"` // page size obtained when 2m was asked
 	// Nodes and MatrixNS: the NUMA matrix (rows: the thread's node in
-	// CPUNodes order, columns: the memory's node in Nodes order), ns; LocalNS is the mean of its diagonal, RemoteNS of
+	// CPUNodes order, columns: the memory's node in Nodes order), each
+	// cell's lowest clean window in ns; LocalNS is the mean of its diagonal, RemoteNS of
 	// the rest (0 on one node).
 	Nodes    []int       `json:"nodes"`
 	CPUNodes []int       `json:"cpu_nodes"` // the matrix's rows; equal to Nodes unless a node lacks CPUs or memory
