@@ -36,8 +36,9 @@ pinned thread) and reports:
 
 Every point is the median of short windows (--window, default 50 ms) in
 which the thread was not preempted, with min-max. The largest working set
-is measured with 10 windows, and again in fresh mappings later in the probe
-(--repeats, default 3): its DRAM latency is the lowest clean window of all,
+gets 10 windows (6 with --quick) and is measured again in fresh mappings
+later in the probe (--repeats, default 3, 1 with --quick): its DRAM latency
+is the lowest clean window of all,
 as multichase reports its best sample, since busy neighbours only ever add
 latency; the median of each mapping is printed beside it. The run is stored
 (--store) with a "memlat.Summary" item that 'numalab model --from-run' reads.

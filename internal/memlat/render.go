@@ -223,7 +223,8 @@ func writeSummary(b *strings.Builder, r *Report) {
 	tw.Flush()
 }
 
-// times says how often: "once", "twice", "3 times, in fresh mappings".
+// times says how often the largest working set was measured, for the
+// header line: "once", "twice, ...", "3 times, in fresh mappings after the first".
 func times(n int) string {
 	switch n {
 	case 1:
