@@ -497,14 +497,10 @@ func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say
 		}
 		for i, l := range ls {
 			p := &l.Points[len(l.Points)-1]
-			window := cfg.WindowBytes
-			if l.Chain == Random {
-				window = int(p.Bytes)
-			}
 			say(fmt.Sprintf("largest working set again (%d/%d): %s %s pages", round, cfg.Repeats, l.Chain, pages))
 			var st Stat
 			err := onCPU(l.CPU, func() error {
-				c, err := buildChain(b.mem, p.Bytes, cfg.SlotBytes, window, cfg.Seed+uint64(1000*round+i))
+				c, err := buildChain(b.mem, p.Bytes, cfg.SlotBytes, int(l.WindowBytes), cfg.Seed+uint64(1000*round+i))
 				if err != nil {
 					return err
 				}
