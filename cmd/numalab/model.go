@@ -25,7 +25,7 @@ const modelHelp = `Usage:
   numalab model [flags]                  throughput by sockets, SMT and clock
   numalab model dram|tier|size|dop|fit [flags]   (each has --help)
 
-The memory-latency transaction model (DESIGN.md): a transaction runs I
+The memory-latency transaction model (docs/model.md): a transaction runs I
 instructions (--instructions); a fraction m of them (--miss) waits for a
 whole memory round trip of L ns, i.e. L·f cycles at f GHz; every other
 instruction takes one cycle:

@@ -28,12 +28,12 @@ const runOLTPHelp = `Usage:
   numalab run oltp [flags]
   numalab run oltp -f sweep.toml [flags]
 
-Runs tpcc-ro, the read-only TPC-C hardware evaluation (DESIGN.md), on
-SQLite (the default), DuckDB or PostgreSQL (--engine): a TPC-C database of
---warehouses W, loaded with the specification's row counts and
-checked with its consistency conditions, driven by streams that each run
-Order-Status and Stock-Level 50/50 in a closed loop, with no think time, on
-fully cached data.
+Runs tpcc-ro, the read-only TPC-C hardware evaluation
+(docs/workloads/tpcc-ro.md), on SQLite (the default), DuckDB or
+PostgreSQL (--engine): a TPC-C database of --warehouses W, loaded with the
+specification's row counts and checked with its consistency conditions,
+driven by streams that each run Order-Status and Stock-Level 50/50 in a
+closed loop, with no think time, on fully cached data.
 
 The database is --db (default numalab-tpcc-wW.db, or .duckdb, in the
 working directory): loaded if the file does not exist, reused if it is a

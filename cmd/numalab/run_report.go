@@ -23,13 +23,13 @@ const runReportHelp = `Usage: numalab run report --engine sqlite|duckdb|postgres
          [--streams 1,2,4,8] [--dop 1,2,4] [--query P1|P2|P1,P2] [--duration 30s] [--warmup 5s]
          [--placement SEL] [--json] [--store FILE]
 
-Runs the transtats reporting workload (DESIGN.md) over every query ×
-streams × DOP cell: each stream runs the query in a closed loop on its own
-connection for --duration after --warmup. A row is printed per cell as it
-finishes: queries per hour (all streams), response time mean, stdev, p50,
-p95 and p99, and the speedup against DOP 1 at the same streams. The run is
-stored (kind "report") with the load's rows/s, the engine's settings, and
-every cell as soon as it is measured.
+Runs the transtats reporting workload (docs/workloads/transtats.md) over
+every query × streams × DOP cell: each stream runs the query in a closed
+loop on its own connection for --duration after --warmup. A row is printed
+per cell as it finishes: queries per hour (all streams), response time
+mean, stdev, p50, p95 and p99, and the speedup against DOP 1 at the same
+streams. The run is stored (kind "report") with the load's rows/s, the
+engine's settings, and every cell as soon as it is measured.
 
 Data: tran_stats of --rows rows (default 5,000,000; up to 200,000,000), its
 six dimension tables and dimension, their cross join (1,440,000 rows).

@@ -98,8 +98,9 @@ func CheckMatrix(m [][]float64) error {
 	return nil
 }
 
-// Machine is where latencies and core counts come from: either DESIGN's
-// uniform local/remote model, or a node-to-node matrix grouped by socket.
+// Machine is where latencies and core counts come from: either
+// docs/model.md's uniform local/remote model, or a node-to-node matrix
+// grouped by socket.
 type Machine struct {
 	// Source says where the numbers came from, for the output.
 	Source string `json:"source"`

@@ -3,7 +3,7 @@
 // when a fixed fraction of a transaction's instructions must wait for a
 // round trip to memory (pointer chasing: B-tree navigation).
 //
-// The formulas are DESIGN.md's, implemented exactly as pure functions:
+// The formulas are docs/model.md's, implemented exactly as pure functions:
 //
 //	cycles per transaction  C = (1 − m)·I + m·I·(L·f)
 //	tps per core            = f·10⁹ / C
@@ -37,7 +37,7 @@ var ErrInput = errors.New("invalid model input")
 // latency (the cycles that do not wait for memory already cost too much).
 var ErrUnreachable = errors.New("unreachable")
 
-// Defaults from DESIGN.md.
+// Defaults from docs/model.md.
 const (
 	DefaultInstructions = 10_000_000 // instructions per transaction
 	DefaultMiss         = 0.05       // fraction of instructions that wait for memory
@@ -49,7 +49,7 @@ type Workload struct {
 	Miss         float64 `json:"miss"`         // m: fraction of them that wait for a memory round trip
 }
 
-// Default is DESIGN.md's workload: 10,000,000 instructions, 5% waiting.
+// Default is docs/model.md's workload: 10,000,000 instructions, 5% waiting.
 func Default() Workload {
 	return Workload{Instructions: DefaultInstructions, Miss: DefaultMiss}
 }
@@ -92,7 +92,7 @@ func SMTTPSPerCore(w Workload, latencyNS, ghz float64, k int) float64 {
 }
 
 // threadTPS is the per-core throughput the tables use: TPSPerCore for one
-// thread (DESIGN's base formula, exactly) and SMTTPSPerCore for k > 1.
+// thread (docs/model.md's base formula, exactly) and SMTTPSPerCore for k > 1.
 func threadTPS(w Workload, latencyNS, ghz float64, k int) float64 {
 	if k <= 1 {
 		return TPSPerCore(w, latencyNS, ghz)

@@ -2,7 +2,7 @@
 // the calling OS thread: which logical CPUs a stream may run on, where its
 // memory is allocated, and where the pages of a memory range actually lie.
 //
-// Selectors are DESIGN.md's placement vocabulary, comma-separated:
+// Selectors are docs/placement.md's placement vocabulary, comma-separated:
 //
 //	cpus=0-3,8        these logical CPUs (OS numbers)
 //	node=1            the CPUs of NUMA node 1 (node=0,1 or node=0-1: several)

@@ -12,8 +12,8 @@ import (
 // One CPU per stream, rather than the whole set for every stream, is the
 // choice because it makes a cell reproducible: which streams share a core
 // or a node is decided by the selector, not by the scheduler, and with no
-// more streams than CPUs no two streams share a CPU. (DESIGN.md: each
-// stream locks its goroutine to an OS thread and sets that thread's
+// more streams than CPUs no two streams share a CPU. (docs/placement.md:
+// each stream locks its goroutine to an OS thread and sets that thread's
 // affinity.) A driver that wants the scheduler to balance streams passes the
 // whole placement to [Pin] instead. Order cpus with [CoresFirst] so that
 // streams fill distinct physical cores before they double up on siblings.

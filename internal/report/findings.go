@@ -26,7 +26,7 @@ const (
 
 // findings writes the plain-language sentences, most telling first.
 func findings(r *Report) []Finding {
-	// The first findings answer DESIGN.md's questions (what memory costs,
+	// The first findings answer docs/questions.md (what memory costs,
 	// what remote data and SMT do, how throughput scales, what more
 	// sockets would give); the details follow.
 	out, more := []Finding{}, []Finding{}

@@ -394,7 +394,7 @@ func modelSection(r *Report) section {
 		s.Absent = absentText(r, "model")
 		return s
 	}
-	s.Intro = "The memory-latency transaction model (DESIGN.md): cycles per transaction C = (1 − m)·I + m·I·(L·f); tps per core = f·10⁹ / C; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
+	s.Intro = "The memory-latency transaction model (docs/model.md): cycles per transaction C = (1 − m)·I + m·I·(L·f); tps per core = f·10⁹ / C; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
 	s.Notes = append(s.Notes, md.Notes...)
 	if len(md.Table.Rows) == 0 {
 		return s

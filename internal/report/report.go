@@ -206,7 +206,7 @@ type Model struct {
 }
 
 // assumedRemoteRatio is remote/local latency on a one-node machine:
-// DESIGN.md's example 2-socket server (67 ns local, 125 ns remote).
+// docs/model.md's example 2-socket server (67 ns local, 125 ns remote).
 const assumedRemoteRatio = 125.0 / 67.0
 
 // ModelSockets are the socket counts the model predicts.
@@ -745,7 +745,7 @@ func buildModel(mem *Memory, o *OLTP, mach *Machine) *Model {
 		m.Notes = append(m.Notes, fmt.Sprintf("remote latency %s ns is the mean of the matrix's off-diagonal cells", fmtF(m.RemoteNS, 1)))
 	} else {
 		m.RemoteNS, m.RemoteAssumed = m.LocalNS*assumedRemoteRatio, true
-		m.Notes = append(m.Notes, fmt.Sprintf("this machine has one NUMA node, so remote latency cannot be measured: it is assumed to be %s× local = %s ns (DESIGN.md's 2-socket example, 67 ns local, 125 ns remote); 'numalab model --from-run %d --remote-ns N' models another",
+		m.Notes = append(m.Notes, fmt.Sprintf("this machine has one NUMA node, so remote latency cannot be measured: it is assumed to be %s× local = %s ns (docs/model.md's 2-socket example, 67 ns local, 125 ns remote); 'numalab model --from-run %d --remote-ns N' models another",
 			fmtF(assumedRemoteRatio, 2), fmtF(m.RemoteNS, 1), mem.Run))
 	}
 	m.CoresPerSocket = 1
@@ -763,7 +763,7 @@ func buildModel(mem *Memory, o *OLTP, mach *Machine) *Model {
 		m.CoresPerSocket = max(least, 1)
 	}
 	m.Workload = model.Default()
-	m.Method = fmt.Sprintf("DESIGN.md's default workload (I = %s instructions, m = %s): no OLTP run to fit", fmtF(model.DefaultInstructions, 0), fmtF(model.DefaultMiss, 2))
+	m.Method = fmt.Sprintf("docs/model.md's default workload (I = %s instructions, m = %s): no OLTP run to fit", fmtF(model.DefaultInstructions, 0), fmtF(model.DefaultMiss, 2))
 	if o != nil {
 		fitOLTP(m, o)
 	}

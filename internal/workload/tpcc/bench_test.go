@@ -131,7 +131,7 @@ func BenchmarkNext(b *testing.B) {
 }
 
 // sqlStream is the same two transactions through database/sql, to measure
-// what that layer costs (DESIGN.md: ~5 µs per lookup).
+// what that layer costs (docs/workloads/tpcc-ro.md: ~5 µs per lookup).
 type sqlStream struct {
 	conn                                                *sql.Conn
 	byID, byName, lastOrder, lines, nextOrder, lowStock *sql.Stmt

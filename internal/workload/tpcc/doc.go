@@ -1,7 +1,8 @@
 // Package tpcc is numalab's tpcc-ro workload: a TPC-C database loaded with
 // the specification's row counts and value distributions, checked with its
 // consistency conditions, and driven with only its two read-only
-// transactions, Order-Status and Stock-Level, 50/50 (DESIGN.md).
+// transactions, Order-Status and Stock-Level, 50/50
+// (docs/workloads/tpcc-ro.md).
 //
 // Clause numbers in comments refer to the TPC-C Standard Specification,
 // revision 5.11.

@@ -104,7 +104,7 @@ func readMeta(ctx context.Context, db *sql.DB, dialect string) (Meta, error) {
 // Options choose a variant of the workload.
 type Options struct {
 	// Augmented adds avg(i_price) over items with i_id < 15000 to every
-	// transaction (DESIGN.md, tpcc-ro).
+	// transaction (docs/workloads/tpcc-ro.md).
 	Augmented bool
 	// Seed draws the run's NURand constants (Clause 2.1.6.1).
 	Seed int64

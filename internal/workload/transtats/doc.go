@@ -1,7 +1,7 @@
-// Package transtats is numalab's reporting workload (DESIGN.md,
-// "Workloads"): a tran_stats table of N rows, six small dimension tables
-// and their cross join, dimension, and two queries, P1 and P2, run in closed
-// loops by streams at a chosen degree of parallelism (DOP).
+// Package transtats is numalab's reporting workload
+// (docs/workloads/transtats.md): a tran_stats table of N rows, six small
+// dimension tables and their cross join, dimension, and two queries, P1 and
+// P2, run in closed loops by streams at a chosen degree of parallelism (DOP).
 //
 // # Data
 //
