@@ -13,6 +13,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -144,7 +145,7 @@ func TestInspectTellsEngineFromFile(t *testing.T) {
 
 func TestInspectPostgresText(t *testing.T) {
 	ctx := context.Background()
-	s, err := engine.StartPG(ctx, engine.PGConfig{SharedBuffers: 32 << 20})
+	s, err := pgserver.Start(ctx, pgserver.Config{SharedBuffers: 32 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

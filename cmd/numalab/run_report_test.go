@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -245,7 +245,7 @@ func TestRunReportServerKilled(t *testing.T) {
 		t.Skip("starts a PostgreSQL server")
 	}
 	ctx := context.Background()
-	s, err := engine.StartPG(ctx, engine.PGConfig{SharedBuffers: 64 << 20})
+	s, err := pgserver.Start(ctx, pgserver.Config{SharedBuffers: 64 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 )
 
@@ -155,11 +156,11 @@ type Options struct {
 	Create bool
 
 	// DSN is a PostgreSQL server to use (URL or keyword/value). Empty
-	// means a managed throwaway server (StartPG with PG).
+	// means a managed throwaway server (pgserver.Start with PG).
 	DSN string
 	// PG configures the managed server; when PG.SharedBuffers is 0 it is
-	// SharedBuffersFor(DataBytes).
-	PG PGConfig
+	// pgserver.SharedBuffersFor(DataBytes).
+	PG pgserver.Config
 	// DataBytes is about how large the data to load is, to size caches.
 	DataBytes int64
 	// Schema is numalab's PostgreSQL schema (default "numalab").

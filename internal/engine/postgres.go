@@ -1,7 +1,7 @@
 package engine
 
 // PostgreSQL as an Engine: a server given by a DSN, or a managed throwaway
-// one (StartPG) with shared_buffers sized to the data.
+// one (pgserver.Start) with shared_buffers sized to the data.
 //
 // Schema. Everything numalab creates lives in one schema (Options.Schema,
 // default "numalab"), which every connection has as its search_path. Open
@@ -42,6 +42,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 )
@@ -57,7 +58,7 @@ const DefaultSchema = "numalab"
 var ErrNotOurSchema = errors.New("schema not created by numalab")
 
 type pgEngine struct {
-	server *PGServer // nil with a user's DSN
+	server *pgserver.Server // nil with a user's DSN
 	cfg    *pgx.ConnConfig
 	where  string // the DSN with the password hidden, or the managed server
 	schema string
@@ -81,9 +82,9 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	if dsn == "" {
 		cfg := opt.PG
 		if cfg.SharedBuffers <= 0 {
-			cfg.SharedBuffers = SharedBuffersFor(opt.DataBytes)
+			cfg.SharedBuffers = pgserver.SharedBuffersFor(opt.DataBytes)
 		}
-		s, err := StartPG(ctx, cfg)
+		s, err := pgserver.Start(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("opening postgres: %w", err)
 		}
@@ -153,7 +154,7 @@ func (e *pgEngine) Name() string { return "postgres" }
 func (e *pgEngine) DB() *sql.DB  { return e.db }
 
 // Server is the managed server, nil with a user's DSN.
-func (e *pgEngine) Server() *PGServer { return e.server }
+func (e *pgEngine) Server() *pgserver.Server { return e.server }
 
 // Schema is numalab's schema.
 func (e *pgEngine) Schema() string { return e.schema }

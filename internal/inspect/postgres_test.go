@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -19,7 +20,7 @@ import (
 // first use and TestMain stops it.
 var testPG struct {
 	once sync.Once
-	s    *engine.PGServer
+	s    *pgserver.Server
 	err  error
 }
 
@@ -34,10 +35,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func pgServer(t *testing.T) *engine.PGServer {
+func pgServer(t *testing.T) *pgserver.Server {
 	t.Helper()
 	testPG.once.Do(func() {
-		testPG.s, testPG.err = engine.StartPG(context.Background(), engine.PGConfig{SharedBuffers: 32 << 20})
+		testPG.s, testPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 32 << 20})
 	})
 	if testPG.err != nil {
 		t.Fatal(testPG.err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 )
 
@@ -277,7 +278,7 @@ func TestPostgresDataNodeHost(t *testing.T) {
 // and wants nothing of it left.
 func TestPostgresLoadCancelDropsTables(t *testing.T) {
 	eng, _ := loadedEngine(t, "postgres")
-	srv := eng.(interface{ Server() *engine.PGServer }).Server()
+	srv := eng.(interface{ Server() *pgserver.Server }).Server()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	other, err := engine.Open(ctx, "postgres", engine.Options{DSN: srv.DSN(), Schema: "tpcc_cancel"})

@@ -18,12 +18,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/drive"
-	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 )
 
 // pgbenchPath finds pgbench next to the managed server's binaries, on
 // PATH, or in the Debian and RPM places.
-func pgbenchPath(srv *engine.PGServer) string {
+func pgbenchPath(srv *pgserver.Server) string {
 	cands := []string{}
 	if srv != nil {
 		cands = append(cands, filepath.Join(srv.BinDir, "pgbench"))
@@ -98,7 +98,7 @@ func median(x []float64) float64 {
 // NUMALAB_PGBENCH_SECONDS sets each run's length (default 5).
 func BenchmarkPgbenchRatio(b *testing.B) {
 	eng, _ := loadedEngine(b, "postgres")
-	srv := eng.(interface{ Server() *engine.PGServer }).Server()
+	srv := eng.(interface{ Server() *pgserver.Server }).Server()
 	bin := pgbenchPath(srv)
 	if bin == "" {
 		b.Skip("no pgbench found (install postgresql-contrib or the postgresql-NN package that has it)")
@@ -186,7 +186,7 @@ func TestPgbenchScripts(t *testing.T) {
 		t.Errorf("stream calls %q, %q differ from the scripts'", osCall, slCall)
 	}
 	// pgbench runs them without error, when it is here.
-	srv := eng.(interface{ Server() *engine.PGServer }).Server()
+	srv := eng.(interface{ Server() *pgserver.Server }).Server()
 	bin := pgbenchPath(srv)
 	if bin == "" {
 		t.Skip("no pgbench found")

@@ -39,7 +39,7 @@ type PrewarmStats struct {
 // apply): DuckDB reads every column; PostgreSQL loads every table and index
 // of numalab's schema into shared buffers, and reports where the shared
 // memory lies. A managed PostgreSQL server started with a memory policy
-// bound to node N (engine.PGConfig.MemPolicy) allocates its buffers there
+// bound to node N (pgserver.Config.MemPolicy) allocates its buffers there
 // whichever thread prewarms.
 func (w *Workload) Prewarm(ctx context.Context, evict bool) (PrewarmStats, error) {
 	var st PrewarmStats

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 )
 
 // One managed PostgreSQL server serves every test that needs one: it
 // starts on first use and TestMain stops it.
 var sharedPG struct {
 	once sync.Once
-	s    *engine.PGServer
+	s    *pgserver.Server
 	err  error
 }
 
@@ -31,10 +32,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testPG(t *testing.T) *engine.PGServer {
+func testPG(t *testing.T) *pgserver.Server {
 	t.Helper()
 	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = engine.StartPG(context.Background(), engine.PGConfig{SharedBuffers: 128 << 20})
+		sharedPG.s, sharedPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 128 << 20})
 	})
 	if sharedPG.err != nil {
 		t.Fatal(sharedPG.err)

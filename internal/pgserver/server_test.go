@@ -1,4 +1,4 @@
-package engine
+package pgserver
 
 import (
 	"context"
@@ -17,17 +17,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/place"
 )
 
 // One managed server serves every test of this package that needs one; it
 // starts on first use and TestMain stops it. (Only one TestMain may exist
-// in package engine: this one.)
+// in package pgserver: this one.)
 var sharedPG struct {
 	once sync.Once
-	s    *PGServer
+	s    *Server
 	err  error
 }
 
@@ -42,11 +42,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testPGServer returns the package's shared managed server.
-func testPGServer(t *testing.T) *PGServer {
+// testServer returns the package's shared managed server.
+func testServer(t *testing.T) *Server {
 	t.Helper()
 	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = StartPG(context.Background(), PGConfig{SharedBuffers: 64 << 20})
+		sharedPG.s, sharedPG.err = Start(context.Background(), Config{SharedBuffers: 64 << 20})
 	})
 	if sharedPG.err != nil {
 		t.Fatal(sharedPG.err)
@@ -55,10 +55,10 @@ func testPGServer(t *testing.T) *PGServer {
 }
 
 func TestPGServerQueries(t *testing.T) {
-	s := testPGServer(t)
+	s := testServer(t)
 	t.Logf("%s; initdb %v, start %v, fetch %v", s.Describe(), s.InitTime, s.BootTime, s.FetchTime)
 	ctx := context.Background()
-	conn, err := ConnectPG(ctx, s.DSN())
+	conn, err := pgx.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,12 +194,12 @@ func procStat(pid int) (state string, pgrp int, ok bool) {
 
 func TestPGServerStopRemovesEverything(t *testing.T) {
 	ctx := context.Background()
-	s, err := StartPG(ctx, PGConfig{})
+	s, err := Start(ctx, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("initdb %v, start %v", s.InitTime, s.BootTime)
-	conn, err := ConnectPG(ctx, s.DSN())
+	conn, err := pgx.Connect(ctx, s.DSN())
 	if err != nil {
 		s.Stop()
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestPGServerStopRemovesEverything(t *testing.T) {
 // TestPGServerStopEscalates gives a fast shutdown no time: Stop must say
 // so, and still leave nothing behind.
 func TestPGServerStopEscalates(t *testing.T) {
-	s, err := StartPG(context.Background(), PGConfig{StopTimeout: time.Nanosecond})
+	s, err := Start(context.Background(), Config{StopTimeout: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,11 +252,11 @@ func TestPGServerStopEscalates(t *testing.T) {
 // and ends the backends it left behind.
 func TestPGServerKilled(t *testing.T) {
 	ctx := context.Background()
-	s, err := StartPG(ctx, PGConfig{})
+	s, err := Start(ctx, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := ConnectPG(ctx, s.DSN())
+	conn, err := pgx.Connect(ctx, s.DSN())
 	if err != nil {
 		s.Stop()
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestPGServerKilled(t *testing.T) {
 // left behind.
 func TestPGServerStartFailure(t *testing.T) {
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "numalab-pg-*"))
-	s, err := StartPG(context.Background(), PGConfig{SharedBuffers: 4 << 40})
+	s, err := Start(context.Background(), Config{SharedBuffers: 4 << 40})
 	if err == nil {
 		s.Stop()
 		t.Skip("this machine started a server with 4 TiB of shared_buffers")
@@ -313,7 +313,7 @@ func TestPGServerStartFailure(t *testing.T) {
 // goes too (parent-death signal).
 func TestPGServerDiesWithParent(t *testing.T) {
 	if os.Getenv("NUMALAB_PG_CHILD") == "1" {
-		s, err := StartPG(context.Background(), PGConfig{})
+		s, err := Start(context.Background(), Config{})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
@@ -352,7 +352,7 @@ func TestPGServerDiesWithParent(t *testing.T) {
 
 func TestPGServerStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := StartPG(ctx, PGConfig{})
+	s, err := Start(ctx, Config{})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -388,7 +388,7 @@ func TestPGServerEmbedded(t *testing.T) {
 	t0 := time.Now()
 	// As root, run it as nobody, as on a fresh machine with no postgres
 	// account.
-	s, err := StartPG(ctx, PGConfig{Binaries: "embedded", User: "nobody"})
+	s, err := Start(ctx, Config{Binaries: "embedded", User: "nobody"})
 	if err != nil {
 		if strings.Contains(err.Error(), "unable to connect to") || strings.Contains(err.Error(), "no version found") {
 			t.Skipf("cannot download from Maven Central here: %v", err)
@@ -401,10 +401,10 @@ func TestPGServerEmbedded(t *testing.T) {
 		}
 	}()
 	t.Logf("%s; total %v: download+unpack %v, initdb %v, start %v", s.Describe(), time.Since(t0), s.FetchTime, s.InitTime, s.BootTime)
-	if s.Source != "embedded" || !strings.HasPrefix(DefaultEmbeddedPGVersion, s.Version()+".") && !strings.HasPrefix(DefaultEmbeddedPGVersion, s.Version()) {
-		t.Errorf("source %s version %s, want embedded %s", s.Source, s.Version(), DefaultEmbeddedPGVersion)
+	if s.Source != "embedded" || !strings.HasPrefix(DefaultEmbeddedVersion, s.Version()+".") && !strings.HasPrefix(DefaultEmbeddedVersion, s.Version()) {
+		t.Errorf("source %s version %s, want embedded %s", s.Source, s.Version(), DefaultEmbeddedVersion)
 	}
-	conn, err := ConnectPG(ctx, s.DSN())
+	conn, err := pgx.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,12 +434,12 @@ func TestPGServerMemPolicyHost(t *testing.T) {
 		t.Skipf("memory policies not available here: %v", err)
 	}
 	ctx := context.Background()
-	s, err := StartPG(ctx, PGConfig{MemPolicy: place.Policy{Mode: place.Bind, Nodes: []int{0}}})
+	s, err := Start(ctx, Config{MemPolicy: place.Policy{Mode: place.Bind, Nodes: []int{0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	conn, err := ConnectPG(ctx, s.DSN())
+	conn, err := pgx.Connect(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,101 +486,17 @@ func policies(ms []place.NumaMapping) []string {
 	}
 	return ps
 }
-
-func TestConnectPGErrorsHidePassword(t *testing.T) {
-	const secret = "s3cret-pw"
-	ctx := context.Background()
-	for _, tc := range []struct {
-		dsn, want string
-	}{
-		{"postgres://u:" + secret + "@localhost:notaport/db", "reading PostgreSQL DSN"},
-		{"host=/nonexistent-numalab-dir port=5432 user=u password=" + secret + " dbname=x connect_timeout=2", "is the server running"},
-		{"postgres://u:" + secret + "@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", "is the server running"},
-	} {
-		conn, err := ConnectPG(ctx, tc.dsn)
-		if err == nil {
-			conn.Close(ctx)
-			t.Errorf("ConnectPG(%s): no error", tc.dsn)
-			continue
-		}
-		msg := err.Error()
-		if strings.Contains(msg, secret) {
-			t.Errorf("error shows the password: %s", msg)
-		}
-		if !strings.Contains(msg, tc.want) {
-			t.Errorf("error %q: want it to contain %q", msg, tc.want)
-		}
-	}
-}
-
-func TestConnectPGWrongPassword(t *testing.T) {
-	s := testPGServer(t)
-	ctx := context.Background()
-	admin, err := ConnectPG(ctx, s.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE ROLE pwtest LOGIN PASSWORD 'right-pw'"); err != nil {
-		t.Fatal(err)
-	}
-	// Ask for a password from this role only (pg_hba: first match wins).
-	hba := filepath.Join(s.DataDir(), "pg_hba.conf")
-	old, err := os.ReadFile(hba)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(hba, append([]byte("local all pwtest scram-sha-256\n"), old...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
-		t.Fatal(err)
-	}
-	dsn := func(pw string) string {
-		return fmt.Sprintf("host=%s port=5432 user=pwtest password=%s dbname=postgres sslmode=disable", s.Dir, pw)
-	}
-	var err2 error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		c, err := ConnectPG(ctx, dsn("wrong-s3cret"))
-		if err == nil {
-			c.Close(ctx) // reload not yet seen: trust still applies
-			continue
-		}
-		err2 = err
-		break
-	}
-	if err2 == nil {
-		t.Fatal("a wrong password was accepted for 10 s after pg_hba.conf asked for one")
-	}
-	msg := err2.Error()
-	var pgErr *pgconn.PgError
-	if !errors.As(err2, &pgErr) || pgErr.Code != "28P01" {
-		t.Errorf("error %q: want SQLSTATE 28P01 reachable with errors.As", msg)
-	}
-	if strings.Contains(msg, "wrong-s3cret") {
-		t.Errorf("error shows the password: %s", msg)
-	}
-	if !strings.Contains(msg, "password authentication failed") || !strings.Contains(msg, "check the user name and password") {
-		t.Errorf("error %q: want the server's reason and a hint", msg)
-	}
-	conn, err := ConnectPG(ctx, dsn("right-pw"))
-	if err != nil {
-		t.Fatalf("right password: %v", err)
-	}
-	conn.Close(ctx)
-}
-
 func TestPGConfigErrors(t *testing.T) {
-	_, err := StartPG(context.Background(), PGConfig{Binaries: "homebrew"})
+	_, err := Start(context.Background(), Config{Binaries: "homebrew"})
 	if err == nil || !strings.Contains(err.Error(), "expected auto, system or embedded") {
 		t.Errorf("Binaries homebrew: %v", err)
 	}
-	_, err = StartPG(context.Background(), PGConfig{BinDir: t.TempDir()})
+	_, err = Start(context.Background(), Config{BinDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "no postgres program") {
 		t.Errorf("empty BinDir: %v", err)
 	}
 	if os.Geteuid() == 0 {
-		_, err = StartPG(context.Background(), PGConfig{User: "no-such-user-numalab"})
+		_, err = Start(context.Background(), Config{User: "no-such-user-numalab"})
 		if err == nil || !strings.Contains(err.Error(), "refuses to run as root") {
 			t.Errorf("User no-such-user-numalab: %v", err)
 		}

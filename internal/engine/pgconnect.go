@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// password masked, say what failed, and suggest what to check; the pgx error
+// stays reachable through errors.As (for *pgconn.PgError and the like).
+func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, &pgConnectError{
+			msg: fmt.Sprintf("reading PostgreSQL DSN %q: %v (expected postgres://user:password@host:port/dbname or \"host=... port=... user=... dbname=...\")", dsn, err),
+			err: err,
+		}
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err)), err: err}
+	}
+	return conn, nil
+}
+
+// pgConnectError is a connection error whose text is redacted.
+type pgConnectError struct {
+	msg string
+	err error
+}
+
+func (e *pgConnectError) Error() string { return result.Redact(e.msg) }
+func (e *pgConnectError) Unwrap() error { return e.err }
+
+// pgConnectHint suggests what to check for common connection failures.
+func pgConnectHint(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "28P01", "28000": // invalid_password, invalid_authorization_specification
+			return " (check the user name and password in the DSN)"
+		case "3D000": // invalid_catalog_name
+			return " (the database does not exist: check dbname in the DSN)"
+		}
+		return ""
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
+		return " (is the server running and listening at that host and port? omit the DSN to let numalab start its own server)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return " (no answer in time: check the host name, port and firewall)"
+	}
+	return ""
+}
