@@ -76,11 +76,10 @@ func openDuckDB(ctx context.Context, opt Options) (*duckEngine, error) {
 	return e, nil
 }
 
-func (e *duckEngine) Name() string { return "duckdb" }
-
-// Path is the database file.
-func (e *duckEngine) Path() string { return e.path }
-func (e *duckEngine) DB() *sql.DB  { return e.db }
+func (e *duckEngine) Name() string   { return "duckdb" }
+func (e *duckEngine) DB() *sql.DB    { return e.db }
+func (e *duckEngine) Path() string   { return e.path }
+func (e *duckEngine) Schema() string { return "" }
 
 // Bulk appends through DuckDB's Appender on a connection of its own; columns
 // must be all the table's columns, in order.
@@ -376,7 +375,7 @@ func (c *duckConn) Query(ctx context.Context, query string, args []any, row func
 	return scanSQLRows(c.c.QueryContext(ctx, query, args...))(row)
 }
 
-func (c *duckConn) Native() any     { return c.c }
+func (c *duckConn) Native() Native  { return Native{DuckDB: c.c} }
 func (c *duckConn) BackendPID() int { return 0 }
 func (c *duckConn) Close() error    { return c.c.Close() }
 

@@ -13,8 +13,8 @@ package engine
 //
 // An Engine knows no workload: a workload writes its own SQL for each
 // dialect (Engine.Name) and, where speed matters, uses the connection's
-// native handle (Conn.Native): *sqlite3.SQLiteConn for SQLite, *pgx.Conn for
-// PostgreSQL, *sql.Conn for DuckDB. The engine gives every engine the same
+// driver handle (Conn.Native, typed: go-sqlite3's connection for SQLite,
+// pgx's for PostgreSQL, a database/sql connection for DuckDB). The engine gives every engine the same
 // five things: a setup handle (DB) for schema statements and checks, a bulk
 // loader, stream connections, the degree of parallelism of one query, and a
 // description (version, settings) and query plans for the record.
@@ -37,6 +37,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 )
@@ -52,6 +55,10 @@ type Engine interface {
 	// checks and reports, not for the measured hot path. On PostgreSQL its
 	// connections use numalab's schema (search_path) and the current DOP.
 	DB() *sql.DB
+	// Path is the database file (SQLite, DuckDB); "" on PostgreSQL.
+	Path() string
+	// Schema is numalab's PostgreSQL schema; "" on SQLite and DuckDB.
+	Schema() string
 	// Bulk starts a bulk load into table (which must exist) of the given
 	// columns, by the engine's fastest path: COPY on PostgreSQL, the
 	// Appender on DuckDB, prepared multi-row INSERTs in large transactions
@@ -98,14 +105,27 @@ type Conn interface {
 	// NULL nil, dates and times time.Time. The slice is reused by the next
 	// row.
 	Query(ctx context.Context, query string, args []any, row func(vals []any) error) error
-	// Native is the driver's own connection, for a workload's hot path:
-	// *sqlite3.SQLiteConn (SQLite), *sql.Conn (DuckDB), *pgx.Conn
-	// (PostgreSQL).
-	Native() any
+	// Native is the driver's own connection, for a workload's hot path.
+	Native() Native
 	// BackendPID is the server process serving this connection
 	// (PostgreSQL), 0 for an in-process engine.
 	BackendPID() int
 	Close() error
+}
+
+// Native is a stream connection's driver handle, for a workload's hot path
+// where the engine interface's per-call cost matters: the field of the
+// connection's engine is set, the others are nil.
+type Native struct {
+	// SQLite is go-sqlite3's connection: prepared driver statements and
+	// fixed argument and result arrays, without database/sql.
+	SQLite *sqlite3.SQLiteConn
+	// DuckDB is a database/sql connection held for the stream (DuckDB's
+	// own per-query cost dwarfs database/sql's).
+	DuckDB *sql.Conn
+	// Postgres is pgx's connection: prepare named statements, then take
+	// over the protocol (pgconn's Hijack) for one round trip per call.
+	Postgres *pgx.Conn
 }
 
 // Bulk is a bulk load into one table. Values are int64 (or int), float64,

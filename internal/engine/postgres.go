@@ -150,14 +150,13 @@ func claimSchema(ctx context.Context, c *pgx.Conn, schema string) error {
 	return nil
 }
 
-func (e *pgEngine) Name() string { return "postgres" }
-func (e *pgEngine) DB() *sql.DB  { return e.db }
+func (e *pgEngine) Name() string   { return "postgres" }
+func (e *pgEngine) DB() *sql.DB    { return e.db }
+func (e *pgEngine) Path() string   { return "" }
+func (e *pgEngine) Schema() string { return e.schema }
 
 // Server is the managed server, nil with a user's DSN.
 func (e *pgEngine) Server() *pgserver.Server { return e.server }
-
-// Schema is numalab's schema.
-func (e *pgEngine) Schema() string { return e.schema }
 
 // connConfig is the configuration of a new connection: the DSN's, with the
 // current runtime parameters.
@@ -580,6 +579,6 @@ func normalisePG(v any) any {
 	return normalise(v)
 }
 
-func (c *pgConn) Native() any     { return c.c }
+func (c *pgConn) Native() Native  { return Native{Postgres: c.c} }
 func (c *pgConn) BackendPID() int { return c.pid }
 func (c *pgConn) Close() error    { return c.c.Close(context.Background()) }

@@ -243,8 +243,8 @@ func openSQLite(opt Options) (*sqliteEngine, error) {
 func (e *sqliteEngine) Name() string { return "sqlite" }
 func (e *sqliteEngine) DB() *sql.DB  { return e.db }
 
-// Path is the database file.
-func (e *sqliteEngine) Path() string { return e.path }
+func (e *sqliteEngine) Path() string   { return e.path }
+func (e *sqliteEngine) Schema() string { return "" }
 
 // Bulk loads with prepared multi-row INSERTs, in one write transaction per
 // Flush (and per sqliteBulkTxRows rows).
@@ -506,6 +506,6 @@ func (c *sqliteConn) Query(ctx context.Context, query string, args []any, row fu
 	}
 }
 
-func (c *sqliteConn) Native() any     { return c.c }
+func (c *sqliteConn) Native() Native  { return Native{SQLite: c.c} }
 func (c *sqliteConn) BackendPID() int { return 0 }
 func (c *sqliteConn) Close() error    { return c.c.Close() }

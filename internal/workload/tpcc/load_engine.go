@@ -94,11 +94,7 @@ func loadedBytes(ctx context.Context, eng engine.Engine) (int64, error) {
 			return 0, err
 		}
 	}
-	p, ok := eng.(interface{ Path() string })
-	if !ok {
-		return 0, nil
-	}
-	fi, err := os.Stat(p.Path())
+	fi, err := os.Stat(eng.Path())
 	if err != nil {
 		return 0, err
 	}
@@ -136,7 +132,7 @@ func metaRows(cfg LoadConfig, k Constants) [][2]string {
 // PostgreSQL schema, if they exist; never with CASCADE, so that nothing
 // else that depends on them goes.
 func dropPG(ctx context.Context, eng engine.Engine) error {
-	q := pgx.Identifier{pgSchema(&Workload{eng: eng})}.Sanitize()
+	q := pgx.Identifier{eng.Schema()}.Sanitize()
 	stmts := []string{
 		"DROP FUNCTION IF EXISTS " + q + ".order_status(integer, integer, integer, integer), " +
 			q + ".order_status_aug(integer, integer, integer, integer), " +
@@ -206,7 +202,7 @@ func loadBulk(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats
 				return st, fmt.Errorf("building indexes: %s: %w", s, err)
 			}
 		}
-		if _, err := db.ExecContext(ctx, pgFunctionsSQL(pgSchema(&Workload{eng: eng}))); err != nil {
+		if _, err := db.ExecContext(ctx, pgFunctionsSQL(eng.Schema())); err != nil {
 			return st, fmt.Errorf("creating the transaction functions: %w", err)
 		}
 	}

@@ -24,7 +24,7 @@ import (
 // from its number in both cases.
 func (w *Workload) PgbenchScripts(schema string) (orderStatus, stockLevel string) {
 	if schema == "" {
-		schema = pgSchema(w)
+		schema = w.eng.Schema()
 	}
 	q := pgx.Identifier{schema}.Sanitize()
 	suffix := ""

@@ -145,12 +145,12 @@ func OpenEngine(ctx context.Context, eng engine.Engine, opt Options) (*Workload,
 		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
 	}
 	w := &Workload{eng: eng, dialect: eng.Name(), meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
-	if p, ok := eng.(interface{ Path() string }); ok && w.dialect == dialectSQLite {
-		w.path = p.Path()
+	if w.dialect == dialectSQLite {
+		w.path = eng.Path()
 	}
 	if w.dialect == dialectPostgres {
 		// The functions of this numalab version, whatever loaded the data.
-		if _, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(pgSchema(w))); err != nil {
+		if _, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(w.eng.Schema())); err != nil {
 			return nil, fmt.Errorf("opening tpcc on postgres: creating the transaction functions: %w", err)
 		}
 	}

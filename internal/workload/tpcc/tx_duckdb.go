@@ -24,7 +24,7 @@ func newDuckRunner(ctx context.Context, w *Workload) (*duckRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &duckRunner{conn: c.Native().(*sql.Conn), closeConn: c.Close, augmented: w.opt.Augmented}
+	s := &duckRunner{conn: c.Native().DuckDB, closeConn: c.Close, augmented: w.opt.Augmented}
 	for _, p := range []struct {
 		st **sql.Stmt
 		q  string

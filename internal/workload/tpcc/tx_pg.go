@@ -172,12 +172,12 @@ func newPGRunner(ctx context.Context, w *Workload) (*pgRunner, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := c.Native().(*pgx.Conn)
+	pc := c.Native().Postgres
 	s := &pgRunner{closeConn: c.Close, augmented: w.opt.Augmented, cols: 13}
 	if s.augmented {
 		s.cols++
 	}
-	osSQL, slSQL := pgCalls(pgSchema(w), w.opt.Augmented)
+	osSQL, slSQL := pgCalls(w.eng.Schema(), w.opt.Augmented)
 	for _, p := range [][2]string{{pgStmtOrderStatus, osSQL}, {pgStmtStockLevel, slSQL}} {
 		if _, err := pc.Prepare(ctx, p[0], p[1]); err != nil {
 			c.Close()
@@ -324,12 +324,4 @@ func (s *pgRunner) stockLevel(ctx context.Context, w, d, threshold int) (int, er
 		return 0, fmt.Errorf("stock-level: no row: %w", errPGResult)
 	}
 	return s.low, nil
-}
-
-// pgSchema is the schema the engine keeps numalab's objects in.
-func pgSchema(w *Workload) string {
-	if s, ok := w.eng.(interface{ Schema() string }); ok {
-		return s.Schema()
-	}
-	return "numalab"
 }

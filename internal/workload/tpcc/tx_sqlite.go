@@ -43,7 +43,7 @@ func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.conn, s.closeConn = c.Native().(*sqlite3.SQLiteConn), c.Close
+		s.conn, s.closeConn = c.Native().SQLite, c.Close
 	} else {
 		c, err := engine.OpenSQLiteConn(w.path)
 		if err != nil {
