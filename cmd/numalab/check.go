@@ -3,34 +3,69 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
 const checkHelp = `Usage:
-  numalab check [--db FILE]
+  numalab check [--engine sqlite|duckdb|postgres] [--db FILE | --dsn DSN]
 
 Checks a numalab TPC-C database against the specification's consistency
 conditions (TPC-C clauses 3.3.2.1 to 3.3.2.12) and its row counts
 (4.3.3.1), read-only. Every load is checked already; this is the check on
-demand, for a file that was copied, kept for a long time or suspected.
+demand, for a database that was copied, kept for a long time or suspected.
 It lists every violation found (up to 10 per condition) and exits non-zero
-if there is any.
+if there is any. Without --engine, a --db file's engine is told by its
+first bytes and a --dsn means PostgreSQL (numalab's schema in it).
 
 Examples:
   numalab check                          # numalab-tpcc-w1.db
   numalab check --db numalab-tpcc-w4.db
+  numalab check --db w1.duckdb
+  numalab check --dsn 'postgres://me@localhost/bench'
 `
 
 func cmdCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "check", checkHelp)
-	db := fs.String("db", "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp")
+	name := fs.String("engine", "", "sqlite, duckdb or postgres (default: from the --db file's first bytes; postgres with --dsn)")
+	db := fs.String("db", "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp (SQLite or DuckDB)")
+	dsn := fs.String("dsn", "", "PostgreSQL `DSN` holding a numalab TPC-C load in numalab's schema")
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	if err := tpcc.CheckFile(ctx, *db); err != nil {
-		return fmt.Errorf("checking %s: %w", *db, err)
+	where := *db
+	opt := engine.Options{Path: *db}
+	if *dsn != "" {
+		where, opt = "the --dsn database", engine.Options{DSN: *dsn}
 	}
-	fmt.Fprintf(e.stdout, "%s: consistent (TPC-C 3.3.2.1-3.3.2.12 and 4.3.3.1 row counts)\n", *db)
+	var bad []string
+	switch {
+	case *name == "" && *dsn != "":
+		*name = "postgres"
+	case *name == "":
+		n, err := engine.FileEngine(*db)
+		if err != nil {
+			return fmt.Errorf("checking %s: %w (give --engine)", *db, err)
+		}
+		*name = n
+	case *name == "postgres" && *dsn == "":
+		bad = append(bad, "-engine postgres checks a server: give --dsn DSN")
+	case *name != "postgres" && *dsn != "":
+		bad = append(bad, fmt.Sprintf("-engine %s checks a file: give --db FILE, not --dsn", *name))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("check: %s", strings.Join(bad, "; "))
+	}
+	eng, err := engine.Open(ctx, *name, opt)
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", where, err)
+	}
+	defer eng.Close()
+	if err := tpcc.Check(ctx, eng); err != nil {
+		return fmt.Errorf("checking %s: %w", where, err)
+	}
+	fmt.Fprintf(e.stdout, "%s: consistent (TPC-C 3.3.2.1-3.3.2.12 and 4.3.3.1 row counts)\n", where)
 	return nil
 }

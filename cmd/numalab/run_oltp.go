@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -466,114 +465,46 @@ func nodePhrase(n int) string {
 	return fmt.Sprintf(" onto node %d", n)
 }
 
-// openTPCC opens the run's TPC-C database, loading it first where needed:
-// a file that does not exist, or a PostgreSQL schema without a complete
-// load of W warehouses. An existing file that is not a complete numalab
-// TPC-C database of W warehouses is refused, never overwritten. dataNode
-// binds a managed PostgreSQL server's memory. The returned func closes
-// what was opened (and stops a managed server).
+// openTPCC opens the run's TPC-C database, loading it first where needed
+// (tpcc.Prepare). dataNode binds a managed PostgreSQL server's memory. The
+// returned func closes what was opened (and stops a managed server).
 func openTPCC(ctx context.Context, prog *progress, cfg oltpConfig, dataNode int) (*tpcc.Workload, func() error, *oltpLoad, error) {
 	ld := &oltpLoad{Engine: cfg.Engine, Where: cfg.DB}
-	nothing := func() error { return nil }
 	start := time.Now()
-	lc := tpcc.LoadConfig{
-		Warehouses: cfg.Warehouses,
-		Seed:       cfg.Seed,
-		Progress: func(done, total int64) {
-			el := time.Since(start).Seconds()
-			prog.Say(fmt.Sprintf("loading %d warehouses into %s: %d/%d rows (%.0f%%), %.0f rows/s",
-				cfg.Warehouses, ld.Where, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
+	src := tpcc.Source{
+		Engine: cfg.Engine,
+		Where:  engine.Options{Path: cfg.DB, DSN: cfg.DSN},
+		Load: tpcc.LoadConfig{
+			Warehouses: cfg.Warehouses,
+			Seed:       cfg.Seed,
+			Progress: func(done, total int64) {
+				el := time.Since(start).Seconds()
+				prog.Say(fmt.Sprintf("loading %d warehouses into %s: %d/%d rows (%.0f%%), %.0f rows/s",
+					cfg.Warehouses, ld.Where, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
+			},
 		},
+		Run:    tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed},
+		Opened: func(info engine.Info) { ld.Where = info.Where },
 	}
-	loaded := func(st tpcc.LoadStats) {
+	if dataNode >= 0 {
+		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{dataNode}}
+	}
+	prog.Say("opening " + cfg.Engine)
+	w, st, err := tpcc.Prepare(ctx, src)
+	var we *tpcc.WarehousesError
+	switch {
+	case errors.As(err, &we):
+		return nil, nil, nil, fmt.Errorf("%w (use --warehouses %d, or another --db)", err, we.Have)
+	case errors.Is(err, tpcc.ErrNotTPCC):
+		return nil, nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
+	case err != nil:
+		return nil, nil, nil, err
+	}
+	if st != nil {
 		prog.Done()
-		ld.Loaded, ld.Stats, ld.RowsPerSec = true, &st, st.RowsPerSecond()
+		ld.Loaded, ld.Stats, ld.RowsPerSec = true, st, st.RowsPerSecond()
 	}
-	checkW := func(w *tpcc.Workload) error {
-		if got := w.Meta().Warehouses; got != cfg.Warehouses {
-			return fmt.Errorf("%s holds %d warehouses, not %d (use --warehouses %d, or another --db)", ld.Where, got, cfg.Warehouses, got)
-		}
-		return nil
-	}
-	_, statErr := os.Stat(cfg.DB)
-	if cfg.Engine != "postgres" && statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
-		return nil, nil, nil, fmt.Errorf("opening %s: %w", cfg.DB, statErr)
-	}
-	exists := statErr == nil
-
-	switch cfg.Engine {
-	case "sqlite":
-		if !exists {
-			st, err := tpcc.Load(ctx, cfg.DB, lc)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
-			}
-			loaded(st)
-		}
-		w, err := tpcc.Open(ctx, cfg.DB, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
-		}
-		return w, nothing, ld, checkW(w)
-
-	case "duckdb":
-		if !exists {
-			eng, err := engine.Open(ctx, "duckdb", engine.Options{Path: cfg.DB, Create: true})
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			st, err := tpcc.LoadEngine(ctx, eng, lc)
-			if err != nil {
-				eng.Discard()
-				return nil, nil, nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
-			}
-			if err := eng.Close(); err != nil {
-				return nil, nil, nil, fmt.Errorf("loading %s: %w", cfg.DB, err)
-			}
-			loaded(st)
-		}
-		eng, err := engine.Open(ctx, "duckdb", engine.Options{Path: cfg.DB})
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		w, err := tpcc.OpenEngine(ctx, eng, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
-		if err == nil {
-			err = checkW(w)
-		}
-		if err != nil {
-			eng.Close()
-			return nil, nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
-		}
-		return w, eng.Close, ld, nil
-
-	default: // postgres
-		opt := engine.Options{DSN: cfg.DSN, DataBytes: tpcc.EstimatedBytes(cfg.Warehouses)}
-		if dataNode >= 0 {
-			opt.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{dataNode}}
-		}
-		prog.Say("opening PostgreSQL")
-		eng, err := engine.Open(ctx, "postgres", opt)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if info, err := eng.Describe(ctx); err == nil {
-			ld.Where = info.Where
-		}
-		w, err := tpcc.OpenEngine(ctx, eng, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed})
-		if err != nil || checkW(w) != nil {
-			st, lerr := tpcc.LoadEngine(ctx, eng, lc)
-			if lerr != nil {
-				eng.Close()
-				return nil, nil, nil, fmt.Errorf("loading tpcc into %s: %w", ld.Where, lerr)
-			}
-			loaded(st)
-			if w, err = tpcc.OpenEngine(ctx, eng, tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed}); err != nil {
-				eng.Close()
-				return nil, nil, nil, err
-			}
-		}
-		return w, eng.Close, ld, nil
-	}
+	return w, w.Engine().Close, ld, nil
 }
 
 // prewarmOn reads the whole database from a thread pinned to node's CPUs

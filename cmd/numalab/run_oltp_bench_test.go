@@ -8,15 +8,18 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
 // oltpOpener opens real tpcc-ro streams on the shared W=1 database.
 func oltpOpener(b *testing.B) drive.Opener {
-	w, err := tpcc.Open(context.Background(), tpccDB(b), tpcc.Options{Seed: 1})
+	w, _, err := tpcc.Prepare(context.Background(), tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: tpccDB(b)},
+		Load: tpcc.LoadConfig{Warehouses: 1}, Run: tpcc.Options{Seed: 1}})
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { w.Engine().Close() })
 	if _, err := w.Prewarm(context.Background(), false); err != nil {
 		b.Fatal(err)
 	}

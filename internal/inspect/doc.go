@@ -25,3 +25,14 @@ type Options struct {
 	// SQLite's rows are always exact.
 	ExactRows bool
 }
+
+// Target is the database to inspect.
+type Target struct {
+	// Engine is "sqlite", "duckdb" or "postgres"; "" means postgres with a
+	// DSN, else what Path's first bytes say (engine.FileEngine).
+	Engine string
+	// Path is the SQLite or DuckDB file.
+	Path string
+	// DSN is the PostgreSQL database.
+	DSN string
+}

@@ -23,7 +23,7 @@ func BenchmarkLoadW1(b *testing.B) {
 		path := filepath.Join(dir, "w1.db")
 		c0 := cpuSeconds()
 		b.StartTimer()
-		st, err := Load(context.Background(), path, LoadConfig{Warehouses: 1, Seed: int64(i)})
+		st, err := loadSQLite(context.Background(), path, LoadConfig{Warehouses: 1, Seed: int64(i)})
 		b.StopTimer()
 		cpu += cpuSeconds() - c0
 		if err != nil {
@@ -72,7 +72,7 @@ func makeInputs(w *Workload, n int) inputs {
 }
 
 func benchStream(b *testing.B, augmented bool) (*Stream, inputs) {
-	w, err := Open(context.Background(), loaded(b), Options{Augmented: augmented})
+	w, err := openFile(b, loaded(b), Options{Augmented: augmented})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -138,7 +138,7 @@ type sqlStream struct {
 }
 
 func newSQLStream(b *testing.B) (*sqlStream, inputs) {
-	w, err := Open(context.Background(), loaded(b), Options{})
+	w, err := openFile(b, loaded(b), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

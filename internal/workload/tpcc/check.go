@@ -164,16 +164,20 @@ func money(v sql.NullInt64) string {
 
 // Check runs the consistency conditions of Clause 3.3.2 that apply to a
 // freshly loaded database (1 to 12) and the row counts of Clause 4.3.3.1
-// for the warehouses in the file, and returns every violation found (at
-// most 10 listed per condition), each wrapping ErrInconsistent; nil if
-// there are none.
-func Check(ctx context.Context, db *sql.DB) error { return check(ctx, db, dialectSQLite) }
-
-// CheckEngine runs Check on a TPC-C database in eng.
-func CheckEngine(ctx context.Context, eng engine.Engine) error {
+// for the warehouses loaded, on the TPC-C database in eng, and returns
+// every violation found (at most 10 listed per condition), each wrapping
+// ErrInconsistent; nil if there are none. It accepts a database whose load
+// did not finish, to say what is wrong with it, but not one that is not a
+// numalab TPC-C database (ErrNotTPCC).
+func Check(ctx context.Context, eng engine.Engine) error {
+	if _, err := readMeta(ctx, eng.DB(), eng.Name()); err != nil && !errors.Is(err, ErrUnfinished) {
+		return err
+	}
 	return check(ctx, eng.DB(), eng.Name())
 }
 
+// check runs Check's conditions without looking at the marker table: a
+// load checks what it loaded before it marks it complete.
 func check(ctx context.Context, db *sql.DB, dialect string) error {
 	var errs []error
 	var w int64
@@ -224,22 +228,4 @@ func check(ctx context.Context, db *sql.DB, dialect string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// CheckFile opens a TPC-C file read-only and runs Check on it. It accepts
-// files whose load did not finish, to say what is wrong with them, but not
-// files that are not numalab TPC-C databases.
-func CheckFile(ctx context.Context, path string) error {
-	db, err := engine.OpenSQLiteDB(path)
-	if err != nil {
-		return fmt.Errorf("checking %s: %w", path, err)
-	}
-	defer db.Close()
-	if _, err := ReadMeta(ctx, db); err != nil && !errors.Is(err, ErrUnfinished) {
-		return fmt.Errorf("checking %s: %w", path, err)
-	}
-	if err := Check(ctx, db); err != nil {
-		return fmt.Errorf("checking %s: %w", path, err)
-	}
-	return nil
 }

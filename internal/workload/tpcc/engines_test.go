@@ -75,7 +75,7 @@ func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 		if e.err != nil {
 			return
 		}
-		e.stats, e.err = LoadEngine(ctx, e.eng, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
+		e.stats, e.err = Load(ctx, e.eng, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
 	})
 	if e.err != nil {
 		t.Fatal(e.err)
@@ -111,10 +111,10 @@ func TestLoadEngines(t *testing.T) {
 			if name == "postgres" && st.Bytes > pgBytesPerWarehouse {
 				t.Errorf("one warehouse takes %d bytes on PostgreSQL, more than pgBytesPerWarehouse %d: raise it", st.Bytes, pgBytesPerWarehouse)
 			}
-			if err := CheckEngine(context.Background(), eng); err != nil {
+			if err := Check(context.Background(), eng); err != nil {
 				t.Error(err)
 			}
-			w, err := OpenEngine(context.Background(), eng, Options{})
+			w, err := Open(context.Background(), eng, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func sharedStatsRows(t testing.TB) int64 {
 func TestEnginesAgree(t *testing.T) {
 	ctx := context.Background()
 	for _, aug := range []bool{false, true} {
-		ref, err := Open(ctx, loaded(t), Options{Augmented: aug})
+		ref, err := openFile(t, loaded(t), Options{Augmented: aug})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestEnginesAgree(t *testing.T) {
 		want := runInputs(t, ref, in)
 		for _, name := range otherEngines {
 			eng, _ := loadedEngine(t, name)
-			w, err := OpenEngine(ctx, eng, Options{Augmented: aug})
+			w, err := Open(ctx, eng, Options{Augmented: aug})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func runInputs(t *testing.T, w *Workload, in inputs) []string {
 func TestNextOnEngines(t *testing.T) {
 	for _, name := range otherEngines {
 		eng, _ := loadedEngine(t, name)
-		w, err := OpenEngine(context.Background(), eng, Options{Seed: 9, Augmented: true})
+		w, err := Open(context.Background(), eng, Options{Seed: 9, Augmented: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestNextOnEngines(t *testing.T) {
 func TestStreamsConcurrentOnEngines(t *testing.T) {
 	for _, name := range otherEngines {
 		eng, _ := loadedEngine(t, name)
-		w, err := OpenEngine(context.Background(), eng, Options{})
+		w, err := Open(context.Background(), eng, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestPostgresDataNodeHost(t *testing.T) {
 	if pgDataNode < 0 {
 		t.Skip("memory policies are not available here")
 	}
-	w, err := OpenEngine(context.Background(), eng, Options{})
+	w, err := Open(context.Background(), eng, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestPostgresLoadCancelDropsTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	_, err = LoadEngine(ctx, other, LoadConfig{Warehouses: 1, Progress: func(done, total int64) {
+	_, err = Load(ctx, other, LoadConfig{Warehouses: 1, Progress: func(done, total int64) {
 		if done > 150000 {
 			cancel()
 		}
@@ -313,7 +313,7 @@ func TestSQLiteThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := LoadEngine(ctx, eng, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
+	st, err := Load(ctx, eng, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
 	if err != nil {
 		eng.Discard()
 		t.Fatal(err)
@@ -327,11 +327,11 @@ func TestSQLiteThroughEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	w, err := OpenEngine(ctx, eng, Options{})
+	w, err := Open(ctx, eng, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := Open(ctx, loaded(t), Options{})
+	ref, err := openFile(t, loaded(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,10 +350,10 @@ func TestLoadEngineRefusesBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Discard()
-	if _, err := LoadEngine(context.Background(), eng, LoadConfig{Warehouses: 0}); err == nil || !strings.Contains(err.Error(), "not a positive count") {
+	if _, err := Load(context.Background(), eng, LoadConfig{Warehouses: 0}); err == nil || !strings.Contains(err.Error(), "not a positive count") {
 		t.Errorf("W=0: %v", err)
 	}
-	if _, err := OpenEngine(context.Background(), eng, Options{}); !errors.Is(err, ErrNotTPCC) {
+	if _, err := Open(context.Background(), eng, Options{}); !errors.Is(err, ErrNotTPCC) {
 		t.Errorf("opening an empty DuckDB database: %v, want ErrNotTPCC", err)
 	}
 }
@@ -365,7 +365,7 @@ func BenchmarkEngineNext(b *testing.B) {
 	for _, name := range otherEngines {
 		b.Run(name, func(b *testing.B) {
 			eng, _ := loadedEngine(b, name)
-			w, err := OpenEngine(context.Background(), eng, Options{})
+			w, err := Open(context.Background(), eng, Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -2,16 +2,15 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
-	"unsafe"
 
-	"github.com/mattn/go-sqlite3"
+	"github.com/jackc/pgx/v5"
+
 	"github.com/numalab/numalab/internal/engine"
 )
 
@@ -26,14 +25,12 @@ type LoadConfig struct {
 	// Progress, if not nil, is called from the loading goroutine after each
 	// chunk with the rows inserted so far and the rows expected in all.
 	Progress func(done, total int64)
-
-	pragmas []string // extra pragmas on the load connection (tests)
 }
 
 // LoadStats describe a finished load.
 type LoadStats struct {
 	Rows   int64         `json:"rows"`
-	Bytes  int64         `json:"bytes"`  // the file's size
+	Bytes  int64         `json:"bytes"`  // the file's size, or PostgreSQL's tables with their indexes
 	Insert time.Duration `json:"insert"` // generating and inserting the rows
 	Index  time.Duration `json:"index"`  // building secondary indexes and statistics
 	Check  time.Duration `json:"check"`  // the consistency checks
@@ -52,12 +49,36 @@ func ExpectedRows(w int) int64 {
 // dateFormat is how dates are stored.
 const dateFormat = "2006-01-02 15:04:05"
 
-// Load creates path and loads a TPC-C database of cfg.Warehouses warehouses
-// into it with the specification's row counts and value distributions
-// (Clause 4.3.3.1), builds the indexes, runs Check, and only then marks the
-// file complete. On any error, including a full disk or a cancelled ctx, it
-// removes the file it created: a file is either complete or absent.
-func Load(ctx context.Context, path string, cfg LoadConfig) (LoadStats, error) {
+// EstimatedBytes is about how much space w warehouses take loaded, the
+// largest of the three engines (PostgreSQL, with its indexes), to size a
+// managed server's shared_buffers before the load.
+func EstimatedBytes(w int) int64 { return 16<<20 + int64(w)*pgBytesPerWarehouse }
+
+// pgBytesPerWarehouse is PostgreSQL's size of one warehouse with indexes,
+// rounded up (measured: see TestLoadEngines).
+const pgBytesPerWarehouse = 120 << 20
+
+// Load loads a TPC-C database of cfg.Warehouses warehouses into eng with
+// the specification's row counts and value distributions (Clause
+// 4.3.3.1), builds the indexes, runs the consistency checks, and only then
+// marks it complete. eng is a new file (SQLite or DuckDB opened with
+// engine.Options.Create) or a PostgreSQL database, where the tables,
+// indexes and functions go into numalab's schema: a previous TPC-C load
+// there is dropped first (numalab made it), and a failed load drops what
+// it created. With a file engine the caller calls eng.Discard after an
+// error, which removes the file (Prepare does): a file is either complete
+// or absent.
+//
+// Rows go in by each engine's fastest path: this package's prepared
+// multi-row INSERTs on SQLite (binding shared columns once, a write
+// transaction per chunk; the secondary indexes after the data), COPY on
+// PostgreSQL, the Appender on DuckDB (engine.Bulk). PostgreSQL gets its
+// primary keys and indexes after the data, then VACUUM ANALYZE, then the
+// Order-Status and Stock-Level functions (tx_pg.go). DuckDB gets no
+// indexes: rows arrive in primary-key order, so its zone maps prune the
+// lookups to a row group or two, and an ART index would not serve the
+// multi-column keys' range and ORDER BY lookups anyway.
+func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
 	var st LoadStats
 	if cfg.Warehouses <= 0 {
 		return st, fmt.Errorf("loading tpcc: warehouses: %d is not a positive count (try 1)", cfg.Warehouses)
@@ -65,39 +86,73 @@ func Load(ctx context.Context, path string, cfg LoadConfig) (LoadStats, error) {
 	if cfg.Now.IsZero() {
 		cfg.Now = time.Now()
 	}
-	db, err := engine.CreateSQLite(path, cfg.pragmas...)
-	if err != nil {
-		return st, fmt.Errorf("loading tpcc: %w", err)
+	dialect := eng.Name()
+	switch dialect {
+	case dialectSQLite, dialectDuckDB, dialectPostgres:
+	default:
+		return st, fmt.Errorf("loading tpcc: no loader for engine %q", dialect)
 	}
-	st, err = load(ctx, db, cfg)
-	if err == nil {
-		var fi os.FileInfo
-		fi, err = os.Stat(path)
-		if err == nil {
-			st.Bytes = fi.Size()
-		}
-	}
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		for _, p := range []string{path, path + "-journal", path + "-wal", path + "-shm"} {
-			os.Remove(p)
-		}
+	st, err := load(ctx, eng, cfg)
+	switch {
+	case err != nil && dialect == dialectSQLite:
 		err = engine.SQLiteError(err)
-		if errors.Is(err, engine.ErrDiskFull) {
-			return st, fmt.Errorf("loading tpcc into %s: %w (free space or load elsewhere; the partial file was removed)", path, err)
+	case err != nil && dialect == dialectPostgres:
+		if derr := dropPG(context.WithoutCancel(ctx), eng); derr != nil {
+			err = fmt.Errorf("%w; and removing the partial load: %w", err, derr)
 		}
-		return st, fmt.Errorf("loading tpcc into %s: %w (the partial file was removed)", path, err)
+	}
+	if err != nil {
+		return st, fmt.Errorf("loading tpcc into %s: %w", dialect, err)
+	}
+	st.Bytes, err = loadedBytes(ctx, eng)
+	if err != nil {
+		return st, fmt.Errorf("loading tpcc into %s: measuring its size: %w", dialect, err)
 	}
 	return st, nil
 }
 
-func load(ctx context.Context, db *sql.DB, cfg LoadConfig) (LoadStats, error) {
-	var st LoadStats
-	g := newGen(cfg.Seed, labelConstants)
-	k := newConstants(g)
-	meta := [][2]string{
+// loadedBytes is the database's size: the file (SQLite, DuckDB), or the
+// TPC-C tables with their indexes (PostgreSQL).
+func loadedBytes(ctx context.Context, eng engine.Engine) (int64, error) {
+	switch eng.Name() {
+	case dialectPostgres:
+		var n int64
+		names := make([]string, 0, len(tables)+1)
+		for _, t := range tables {
+			names = append(names, t.name)
+		}
+		names = append(names, metaTable(dialectPostgres))
+		err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, names).Scan(&n)
+		return n, err
+	case dialectDuckDB:
+		if _, err := eng.DB().ExecContext(ctx, "CHECKPOINT"); err != nil {
+			return 0, err
+		}
+	}
+	fi, err := os.Stat(eng.Path())
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// placeholders returns n parameter markers for dialect.
+func placeholders(dialect string, n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		if dialect == dialectPostgres {
+			ps[i] = "$" + strconv.Itoa(i+1)
+		} else {
+			ps[i] = "?"
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+// metaRows are the marker table's rows for a load.
+func metaRows(cfg LoadConfig, k Constants) [][2]string {
+	return [][2]string{
 		{"kind", metaKind},
 		{"schema_version", strconv.Itoa(SchemaVersion)},
 		{"warehouses", strconv.Itoa(cfg.Warehouses)},
@@ -107,23 +162,68 @@ func load(ctx context.Context, db *sql.DB, cfg LoadConfig) (LoadStats, error) {
 		{"ol_i_id", strconv.Itoa(k.CIID)},
 		{"load_time", cfg.Now.UTC().Format(dateFormat)},
 	}
-	ddl := []string{metaDDL}
+}
+
+// dropPG drops the functions and tables a TPC-C load makes in numalab's
+// PostgreSQL schema, if they exist; never with CASCADE, so that nothing
+// else that depends on them goes.
+func dropPG(ctx context.Context, eng engine.Engine) error {
+	q := pgx.Identifier{eng.Schema()}.Sanitize()
+	stmts := []string{
+		"DROP FUNCTION IF EXISTS " + q + ".order_status(integer, integer, integer, integer), " +
+			q + ".order_status_aug(integer, integer, integer, integer), " +
+			q + ".stock_level(integer, integer, integer), " + q + ".stock_level_aug(integer, integer, integer)",
+		"DROP TABLE IF EXISTS " + q + "." + metaTable(dialectPostgres),
+	}
 	for _, t := range tables {
-		ddl = append(ddl, t.ddl)
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+q+"."+t.name)
+	}
+	for _, s := range stmts {
+		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// load creates the schema, inserts the rows, builds what comes after the
+// data, checks and marks the load complete.
+func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
+	var st LoadStats
+	dialect := eng.Name()
+	db := eng.DB()
+	g := newGen(cfg.Seed, labelConstants)
+	k := newConstants(g)
+	if dialect == dialectPostgres {
+		if err := dropPG(ctx, eng); err != nil {
+			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
+		}
+	}
+	meta := metaTable(dialect)
+	// The marker table's load_complete row is written last, so a database
+	// without it was never finished.
+	ddl := []string{"CREATE TABLE " + meta + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"}
+	for _, t := range tables {
+		ddl = append(ddl, ddlFor(t, dialect))
 	}
 	for _, s := range ddl {
 		if _, err := db.ExecContext(ctx, s); err != nil {
-			return st, fmt.Errorf("creating the schema: %w", err)
+			return st, fmt.Errorf("creating the schema: %s: %w", s, err)
 		}
 	}
-	for _, kv := range meta {
-		if _, err := db.ExecContext(ctx, "INSERT INTO numalab_meta VALUES (?, ?)", kv[0], kv[1]); err != nil {
+	ins := "INSERT INTO " + meta + " VALUES (" + placeholders(dialect, 2) + ")"
+	for _, kv := range metaRows(cfg, k) {
+		if _, err := db.ExecContext(ctx, ins, kv[0], kv[1]); err != nil {
 			return st, fmt.Errorf("creating the schema: %w", err)
 		}
 	}
 
 	t0 := time.Now()
-	rows, err := insertAll(ctx, db, cfg, k)
+	insert := insertBulk
+	if dialect == dialectSQLite {
+		insert = insertAll
+	}
+	rows, err := insert(ctx, eng, cfg, k)
 	st.Rows = rows
 	st.Insert = time.Since(t0)
 	if err != nil {
@@ -131,214 +231,89 @@ func load(ctx context.Context, db *sql.DB, cfg LoadConfig) (LoadStats, error) {
 	}
 
 	t0 = time.Now()
-	for _, s := range append(indexes, "ANALYZE") {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			return st, fmt.Errorf("building indexes: %s: %w", s, err)
+	for _, q := range afterData(eng) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return st, fmt.Errorf("building indexes: %s: %w", q, err)
+		}
+	}
+	if dialect == dialectPostgres {
+		if _, err := db.ExecContext(ctx, pgFunctionsSQL(eng.Schema())); err != nil {
+			return st, fmt.Errorf("creating the transaction functions: %w", err)
 		}
 	}
 	st.Index = time.Since(t0)
 
 	t0 = time.Now()
-	if err := Check(ctx, db); err != nil {
+	if err := check(ctx, db, dialect); err != nil {
 		return st, fmt.Errorf("checking the loaded database: %w", err)
 	}
 	st.Check = time.Since(t0)
-	if _, err := db.ExecContext(ctx, "INSERT INTO numalab_meta VALUES ('load_complete', '1')"); err != nil {
+	if _, err := db.ExecContext(ctx, "INSERT INTO "+meta+" VALUES ('load_complete', '1')"); err != nil {
 		return st, fmt.Errorf("marking the load complete: %w", err)
 	}
 	return st, nil
 }
 
-// Labels that seed a generator per table.
-const (
-	labelConstants = iota + 1
-	labelItem
-	labelWarehouse
-	labelStock
-	labelDistrict
-	labelCustomer
-	labelHistory
-	labelOrders
-	labelOrderLine
-)
-
-// chunkRows is the most rows in one chunk, one write transaction.
-const chunkRows = 8192
-
-// maxBatchParams bounds the parameters of one INSERT, far below SQLite's
-// limit (SQLITE_MAX_VARIABLE_NUMBER, 32766 since 3.32).
-const maxBatchParams = 4096
-
-// batchRows is how many rows of t one INSERT takes.
-func batchRows(t *table) int { return maxBatchParams / (len(t.cols) - t.nShare) }
-
-// chunk is rows of one table on their way from the generator to SQLite:
-// the shared columns' values once (taken from the first row, checked on the
-// others), the rows' own values in row order, numbered for a multi-row
-// INSERT of batchRows(t) rows, and the strings' bytes in buf.
-type chunk struct {
-	t      *table
-	key    int // the warehouse and district the rows belong to
-	rows   int
-	col    int // the next column of the current row
-	sk     int // the next shared column of the current row
-	per    int // own parameters per full batch
-	shared []driver.NamedValue
-	vals   []driver.NamedValue
-	buf    []byte
-	err    error
-}
-
-func (c *chunk) add(v driver.Value) {
-	i := c.col
-	c.col++
-	if !c.t.shared[i] {
-		c.vals = append(c.vals, driver.NamedValue{Ordinal: c.t.nShare + len(c.vals)%c.per + 1, Value: v})
-		return
-	}
-	k := c.sk
-	c.sk++
-	if c.rows == 1 {
-		c.shared = append(c.shared, driver.NamedValue{Ordinal: k + 1, Value: v})
-	} else if c.shared[k].Value != v && c.err == nil {
-		c.err = fmt.Errorf("generating %s: shared column %s changed within a chunk", c.t.name, c.t.cols[i])
-	}
-}
-
-func (c *chunk) int(v int)         { c.add(int64(v)) }
-func (c *chunk) null()             { c.add(nil) }
-func (c *chunk) str(s string)      { c.add(s) }
-func (c *chunk) money(cents int)   { c.add(float64(cents) / 100) }
-func (c *chunk) fraction(tenk int) { c.add(float64(tenk) / 10000) }
-func (c *chunk) aString(g *gen, lo, hi int) {
-	s := len(c.buf)
-	c.buf = g.appendAString(c.buf, lo, hi)
-	c.bytes(s)
-}
-func (c *chunk) nString(g *gen, n int) {
-	s := len(c.buf)
-	c.buf = g.appendNString(c.buf, n)
-	c.bytes(s)
-}
-func (c *chunk) letters(g *gen, n int) {
-	s := len(c.buf)
-	c.buf = g.appendLetters(c.buf, n)
-	c.bytes(s)
-}
-func (c *chunk) zip(g *gen) { s := len(c.buf); c.buf = g.appendZip(c.buf); c.bytes(s) }
-func (c *chunk) data(g *gen, orig bool) {
-	s := len(c.buf)
-	c.buf = g.appendData(c.buf, orig)
-	c.bytes(s)
-}
-func (c *chunk) lastName(n int) { s := len(c.buf); c.buf = appendLastName(c.buf, n); c.bytes(s) }
-
-// bytes adds buf[s:] as a string without copying. SQLite copies bound text
-// (SQLITE_TRANSIENT), and a chunk's buf is rewritten only after SQLite is
-// done with it.
-func (c *chunk) bytes(s int) {
-	if s == len(c.buf) {
-		c.add("")
-		return
-	}
-	c.add(unsafe.String(&c.buf[s], len(c.buf)-s))
-}
-
-// pipe carries chunks from the generator goroutine to the inserter.
-type pipe struct {
-	ctx        context.Context
-	full, free chan *chunk
-	cur        *chunk
-}
-
-// row starts a row of t for warehouse w and district d (0 when the table
-// has no district), returning the chunk to add its values to.
-func (p *pipe) row(t *table, w, d int) (*chunk, error) {
-	key := w*100 + d
-	if c := p.cur; c != nil {
-		if c.err != nil {
-			return nil, c.err
-		}
-		if c.t != t || c.key != key || c.rows >= chunkRows {
-			if err := p.flush(); err != nil {
-				return nil, err
+// afterData is what a load runs after the rows are in: SQLite's secondary
+// indexes and ANALYZE; PostgreSQL's primary keys, indexes, VACUUM ANALYZE
+// (then load makes the transaction functions); nothing on DuckDB.
+func afterData(eng engine.Engine) []string {
+	var out []string
+	switch eng.Name() {
+	case dialectSQLite:
+		out = append(append(out, indexes...), "ANALYZE")
+	case dialectPostgres:
+		for _, t := range tables {
+			if pk := primaryKey(t); pk != "" {
+				out = append(out, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+pk+")")
 			}
 		}
+		out = append(append(out, indexes...), "VACUUM ANALYZE")
 	}
-	if p.cur == nil {
-		select {
-		case c := <-p.free:
-			c.t, c.key, c.rows, c.vals, c.shared, c.buf = t, key, 0, c.vals[:0], c.shared[:0], c.buf[:0]
-			c.per = batchRows(t) * (len(t.cols) - t.nShare)
-			p.cur = c
-		case <-p.ctx.Done():
-			return nil, p.ctx.Err()
-		}
-	}
-	p.cur.rows++
-	p.cur.col, p.cur.sk = 0, 0
-	return p.cur, nil
+	return out
 }
 
-func (p *pipe) flush() error {
-	if p.cur == nil {
-		return nil
-	}
-	if p.cur.err != nil {
-		return p.cur.err
-	}
-	select {
-	case p.full <- p.cur:
-		p.cur = nil
-		return nil
-	case <-p.ctx.Done():
-		return p.ctx.Err()
-	}
-}
-
-// startGenerator generates every row in a goroutine of its own, into
-// chunks the caller takes from p.full and gives back to p.free; genErr says
-// how generation ended once p.full is closed. cancel stops it.
-func startGenerator(ctx context.Context, cfg LoadConfig, k Constants) (p *pipe, genErr <-chan error, cancel func()) {
-	gctx, cancel := context.WithCancel(ctx)
-	p = &pipe{ctx: gctx, full: make(chan *chunk, 3), free: make(chan *chunk, 4)}
-	for i := 0; i < cap(p.free); i++ {
-		p.free <- &chunk{vals: make([]driver.NamedValue, 0, chunkRows*len(tStock.cols)), buf: make([]byte, 0, chunkRows*320)}
-	}
-	errc := make(chan error, 1)
-	go func() {
-		err := generate(p, cfg, k)
-		if err == nil {
-			err = p.flush()
-		}
-		close(p.full)
-		errc <- err
-	}()
-	return p, errc, cancel
-}
-
-// insertAll generates every row in one goroutine and inserts them in this
-// one, a chunk per write transaction, with prepared multi-row INSERTs on
-// the driver's own connection (no database/sql conversions).
-func insertAll(ctx context.Context, db *sql.DB, cfg LoadConfig, k Constants) (int64, error) {
+// insertBulk generates every row in one goroutine and appends them in this
+// one, each chunk through its table's engine.Bulk, flushed before the
+// chunk's memory is reused.
+func insertBulk(ctx context.Context, eng engine.Engine, cfg LoadConfig, k Constants) (int64, error) {
 	p, genErr, cancel := startGenerator(ctx, cfg, k)
 	defer cancel()
-
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		cancel()
-		<-genErr
-		return 0, err
-	}
-	defer conn.Close()
+	bulks := map[*table]engine.Bulk{}
 	var done int64
 	total := ExpectedRows(cfg.Warehouses)
-	err = conn.Raw(func(dc any) error {
-		ins := &inserter{c: dc.(*sqlite3.SQLiteConn), stmts: map[stmtKey]driver.Stmt{}}
-		defer ins.close()
+	err := func() error {
+		var row []any
+		for _, t := range tables {
+			row = make([]any, max(len(row), len(t.cols)))
+		}
 		for c := range p.full {
-			if err := ins.insert(c); err != nil {
-				return fmt.Errorf("inserting into %s: %w", c.t.name, err)
+			b, ok := bulks[c.t]
+			if !ok {
+				var err error
+				if b, err = eng.Bulk(ctx, c.t.name, c.t.cols); err != nil {
+					return err
+				}
+				bulks[c.t] = b
+			}
+			own := len(c.t.cols) - c.t.nShare
+			for r := 0; r < c.rows; r++ {
+				sk, j := 0, r*own
+				for i := range c.t.cols {
+					if c.t.shared[i] {
+						row[i] = c.shared[sk].Value
+						sk++
+					} else {
+						row[i] = c.vals[j].Value
+						j++
+					}
+				}
+				if err := b.Append(row[:len(c.t.cols)]...); err != nil {
+					return err
+				}
+			}
+			if err := b.Flush(); err != nil {
+				return err
 			}
 			done += int64(c.rows)
 			p.free <- c
@@ -347,328 +322,27 @@ func insertAll(ctx context.Context, db *sql.DB, cfg LoadConfig, k Constants) (in
 			}
 		}
 		return nil
-	})
+	}()
+	var errs []error
 	if err != nil {
+		errs = append(errs, err)
 		cancel()
 		for range p.full { // let the generator finish
 		}
-		<-genErr
-		return done, err
 	}
-	if err := <-genErr; err != nil {
-		return done, fmt.Errorf("generating rows: %w", err)
+	for _, b := range bulks {
+		if cerr := b.Close(); cerr != nil && err == nil {
+			errs = append(errs, cerr)
+		}
+	}
+	if gerr := <-genErr; gerr != nil && err == nil {
+		errs = append(errs, fmt.Errorf("generating rows: %w", gerr))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return done, err
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(done, done)
 	}
 	return done, nil
-}
-
-type stmtKey struct {
-	t    *table
-	rows int
-}
-
-// inserter holds the load connection's prepared statements.
-type inserter struct {
-	c             *sqlite3.SQLiteConn
-	stmts         map[stmtKey]driver.Stmt
-	begin, commit driver.Stmt
-	args          []driver.NamedValue // one INSERT's arguments
-}
-
-func (ins *inserter) stmt(t *table, n int) (driver.Stmt, error) {
-	k := stmtKey{t, n}
-	if s, ok := ins.stmts[k]; ok {
-		return s, nil
-	}
-	s, err := ins.c.Prepare(insertSQL(t, n))
-	if err != nil {
-		return nil, err
-	}
-	ins.stmts[k] = s
-	return s, nil
-}
-
-func (ins *inserter) exec(s *driver.Stmt, q string) error {
-	if *s == nil {
-		p, err := ins.c.Prepare(q)
-		if err != nil {
-			return err
-		}
-		*s = p
-	}
-	_, err := (*s).(driver.StmtExecContext).ExecContext(context.Background(), nil)
-	return err
-}
-
-func (ins *inserter) insert(c *chunk) error {
-	if err := ins.exec(&ins.begin, "BEGIN"); err != nil {
-		return err
-	}
-	own := len(c.t.cols) - c.t.nShare
-	per := batchRows(c.t)
-	for off := 0; off < c.rows; off += per {
-		n := min(per, c.rows-off)
-		s, err := ins.stmt(c.t, n)
-		if err != nil {
-			return err
-		}
-		args := append(append(ins.args[:0], c.shared...), c.vals[off*own:(off+n)*own]...)
-		ins.args = args
-		// Background: a cancellable context costs a goroutine per call in
-		// the driver; the caller stops between chunks instead.
-		if _, err := s.(driver.StmtExecContext).ExecContext(context.Background(), args); err != nil {
-			return err
-		}
-	}
-	return ins.exec(&ins.commit, "COMMIT")
-}
-
-func (ins *inserter) close() {
-	for _, s := range ins.stmts {
-		s.Close()
-	}
-	for _, s := range []driver.Stmt{ins.begin, ins.commit} {
-		if s != nil {
-			s.Close()
-		}
-	}
-}
-
-// generate makes every row of Clause 4.3.3.1, table by table in primary-key
-// order, so that inserts append to each B-tree.
-func generate(p *pipe, cfg LoadConfig, k Constants) error {
-	now := cfg.Now.UTC().Format(dateFormat)
-	if err := genItems(p, cfg.Seed); err != nil {
-		return err
-	}
-	for w := 1; w <= cfg.Warehouses; w++ {
-		steps := []func() error{
-			func() error { return genWarehouse(p, cfg.Seed, w) },
-			func() error { return genStock(p, cfg.Seed, w) },
-			func() error { return genDistricts(p, cfg.Seed, w) },
-		}
-		for d := 1; d <= DistrictsPerWH; d++ {
-			steps = append(steps,
-				func() error { return genCustomers(p, cfg.Seed, w, d, k, now) },
-				func() error { return genOrders(p, cfg.Seed, w, d, now) })
-		}
-		for _, f := range steps {
-			if err := f(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// genItems: ITEM, 100,000 rows (Clause 4.3.3.1).
-func genItems(p *pipe, seed int64) error {
-	g := newGen(seed, labelItem)
-	orig := selector{k: Items / 10, n: Items}
-	for i := 1; i <= Items; i++ {
-		c, err := p.row(tItem, 0, 0)
-		if err != nil {
-			return err
-		}
-		c.int(i)                        // I_ID
-		c.int(uniform(g, 1, 10000))     // I_IM_ID
-		c.aString(g, 14, 24)            // I_NAME
-		c.money(uniform(g, 100, 10000)) // I_PRICE [1.00 .. 100.00]
-		c.data(g, orig.take(g))         // I_DATA, ORIGINAL in 10%
-	}
-	return nil
-}
-
-// address adds street 1, street 2, city, state and zip (Clause 4.3.3.1).
-func address(c *chunk, g *gen) {
-	c.aString(g, 10, 20)
-	c.aString(g, 10, 20)
-	c.aString(g, 10, 20)
-	c.letters(g, 2)
-	c.zip(g)
-}
-
-// genWarehouse: one WAREHOUSE row.
-func genWarehouse(p *pipe, seed int64, w int) error {
-	g := newGen(seed, labelWarehouse, uint64(w))
-	c, err := p.row(tWarehouse, w, 0)
-	if err != nil {
-		return err
-	}
-	c.int(w)
-	c.aString(g, 6, 10)
-	address(c, g)
-	c.fraction(uniform(g, 0, 2000)) // W_TAX [0.0000 .. 0.2000]
-	c.money(30000000)               // W_YTD 300,000.00
-	return nil
-}
-
-// genStock: STOCK, 100,000 rows per warehouse.
-func genStock(p *pipe, seed int64, w int) error {
-	g := newGen(seed, labelStock, uint64(w))
-	orig := selector{k: StockPerWarehouse / 10, n: StockPerWarehouse}
-	for i := 1; i <= StockPerWarehouse; i++ {
-		c, err := p.row(tStock, w, 0)
-		if err != nil {
-			return err
-		}
-		c.int(i)
-		c.int(w)
-		c.int(uniform(g, 10, 100)) // S_QUANTITY
-		for d := 0; d < 10; d++ {
-			c.aString(g, 24, 24) // S_DIST_01 .. S_DIST_10
-		}
-		c.int(0) // S_YTD
-		c.int(0) // S_ORDER_CNT
-		c.int(0) // S_REMOTE_CNT
-		c.data(g, orig.take(g))
-	}
-	return nil
-}
-
-// genDistricts: DISTRICT, 10 rows per warehouse.
-func genDistricts(p *pipe, seed int64, w int) error {
-	g := newGen(seed, labelDistrict, uint64(w))
-	for d := 1; d <= DistrictsPerWH; d++ {
-		c, err := p.row(tDistrict, w, 0)
-		if err != nil {
-			return err
-		}
-		c.int(d)
-		c.int(w)
-		c.aString(g, 6, 10)
-		address(c, g)
-		c.fraction(uniform(g, 0, 2000)) // D_TAX
-		c.money(3000000)                // D_YTD 30,000.00
-		c.int(OrdersPerDist + 1)        // D_NEXT_O_ID 3,001
-	}
-	return nil
-}
-
-// genCustomers: CUSTOMER, 3,000 rows per district, and HISTORY, one row per
-// customer.
-func genCustomers(p *pipe, seed int64, w, d int, k Constants, now string) error {
-	g := newGen(seed, labelCustomer, uint64(w), uint64(d))
-	bad := selector{k: CustomersPerDist / 10, n: CustomersPerDist}
-	for id := 1; id <= CustomersPerDist; id++ {
-		c, err := p.row(tCustomer, w, d)
-		if err != nil {
-			return err
-		}
-		c.int(id)
-		c.int(d)
-		c.int(w)
-		c.aString(g, 8, 16) // C_FIRST
-		c.str("OE")         // C_MIDDLE
-		if id <= customersNamedSeq {
-			c.lastName(id - 1)
-		} else {
-			c.lastName(NURand(g, aLast, 0, 999, k.CLast))
-		}
-		address(c, g)
-		c.nString(g, 16) // C_PHONE
-		c.str(now)       // C_SINCE
-		if bad.take(g) {
-			c.str("BC")
-		} else {
-			c.str("GC")
-		}
-		c.money(5000000)                // C_CREDIT_LIM 50,000.00
-		c.fraction(uniform(g, 0, 5000)) // C_DISCOUNT [0.0000 .. 0.5000]
-		c.money(-1000)                  // C_BALANCE -10.00
-		c.money(1000)                   // C_YTD_PAYMENT 10.00
-		c.int(1)                        // C_PAYMENT_CNT
-		c.int(0)                        // C_DELIVERY_CNT
-		c.aString(g, 300, 500)          // C_DATA
-	}
-	g = newGen(seed, labelHistory, uint64(w), uint64(d))
-	for id := 1; id <= CustomersPerDist; id++ {
-		c, err := p.row(tHistory, w, d)
-		if err != nil {
-			return err
-		}
-		c.int(id)
-		c.int(d)
-		c.int(w)
-		c.int(d)
-		c.int(w)
-		c.str(now)           // H_DATE
-		c.money(1000)        // H_AMOUNT 10.00
-		c.aString(g, 12, 24) // H_DATA
-	}
-	return nil
-}
-
-// genOrders: ORDER, 3,000 rows per district, their ORDER-LINE rows, and
-// NEW-ORDER for the last 900.
-func genOrders(p *pipe, seed int64, w, d int, now string) error {
-	g := newGen(seed, labelOrders, uint64(w), uint64(d))
-	// O_C_ID: sequentially from a random permutation of [1 .. 3,000].
-	perm := make([]int, OrdersPerDist)
-	for i := range perm {
-		perm[i] = i + 1
-	}
-	for i := len(perm) - 1; i > 0; i-- {
-		j := g.IntN(i + 1)
-		perm[i], perm[j] = perm[j], perm[i]
-	}
-	olCnt := make([]int, OrdersPerDist+1)
-	for o := 1; o <= OrdersPerDist; o++ {
-		c, err := p.row(tOrders, w, d)
-		if err != nil {
-			return err
-		}
-		olCnt[o] = uniform(g, 5, 15)
-		c.int(o)
-		c.int(d)
-		c.int(w)
-		c.int(perm[o-1])
-		c.str(now) // O_ENTRY_D
-		if o < firstNewOrder {
-			c.int(uniform(g, 1, 10)) // O_CARRIER_ID
-		} else {
-			c.null()
-		}
-		c.int(olCnt[o])
-		c.int(1) // O_ALL_LOCAL
-	}
-	g = newGen(seed, labelOrderLine, uint64(w), uint64(d))
-	for o := 1; o <= OrdersPerDist; o++ {
-		for n := 1; n <= olCnt[o]; n++ {
-			c, err := p.row(tOrderLine, w, d)
-			if err != nil {
-				return err
-			}
-			c.int(o)
-			c.int(d)
-			c.int(w)
-			c.int(n)
-			c.int(uniform(g, 1, Items)) // OL_I_ID
-			c.int(w)                    // OL_SUPPLY_W_ID
-			if o < firstNewOrder {
-				c.str(now) // OL_DELIVERY_D = O_ENTRY_D
-			} else {
-				c.null()
-			}
-			c.int(5) // OL_QUANTITY
-			if o < firstNewOrder {
-				c.money(0)
-			} else {
-				c.money(uniform(g, 1, 999999)) // [0.01 .. 9,999.99]
-			}
-			c.aString(g, 24, 24) // OL_DIST_INFO
-		}
-	}
-	for o := firstNewOrder; o <= OrdersPerDist; o++ {
-		c, err := p.row(tNewOrder, w, d)
-		if err != nil {
-			return err
-		}
-		c.int(o)
-		c.int(d)
-		c.int(w)
-	}
-	return nil
 }

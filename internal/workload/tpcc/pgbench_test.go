@@ -108,7 +108,7 @@ func BenchmarkPgbenchRatio(b *testing.B) {
 		secs = s
 	}
 	d := time.Duration(secs) * time.Second
-	w, err := OpenEngine(context.Background(), eng, Options{Seed: 1})
+	w, err := Open(context.Background(), eng, Options{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func fmtTPS(x []float64) string {
 // functions, and inputs in the same ranges with the run's constants.
 func TestPgbenchScripts(t *testing.T) {
 	eng, _ := loadedEngine(t, "postgres")
-	w, err := OpenEngine(context.Background(), eng, Options{Seed: 3, Augmented: true})
+	w, err := Open(context.Background(), eng, Options{Seed: 3, Augmented: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestPrewarm(t *testing.T) {
 	path := loaded(t)
-	w, err := Open(context.Background(), path, Options{})
+	w, err := openFile(t, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

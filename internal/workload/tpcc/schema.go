@@ -120,10 +120,6 @@ var indexes = []string{
 	`CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)`,
 }
 
-// metaDDL is numalab's marker table. Its load_complete row is written last,
-// so a file without it was never finished.
-const metaDDL = `CREATE TABLE numalab_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
-
 func cols(s string) []string { return strings.Fields(s) }
 
 // insertSQL is a multi-row INSERT of n rows into t with numbered

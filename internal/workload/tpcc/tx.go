@@ -34,11 +34,6 @@ type Meta struct {
 	LoadTime      string    `json:"load_time"`
 }
 
-// ReadMeta reads numalab's marker table and refuses a file that is not a
-// numalab TPC-C database, was made by another schema version, or whose load
-// did not finish.
-func ReadMeta(ctx context.Context, db *sql.DB) (Meta, error) { return readMeta(ctx, db, dialectSQLite) }
-
 // tableExistsSQL finds a table by name ($1 or ?) in a dialect.
 func tableExistsSQL(dialect string) string {
 	switch dialect {
@@ -50,6 +45,9 @@ func tableExistsSQL(dialect string) string {
 	return "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = current_schema() AND table_name = ?"
 }
 
+// readMeta reads numalab's marker table and refuses a database that is not
+// a numalab TPC-C database, was made by another schema version, or whose
+// load did not finish.
 func readMeta(ctx context.Context, db *sql.DB, dialect string) (Meta, error) {
 	var m Meta
 	var name string
@@ -113,33 +111,18 @@ type Options struct {
 // Workload is an opened, complete TPC-C database. It is read-only and
 // shared by all streams.
 type Workload struct {
-	path    string        // SQLite: the file
-	eng     engine.Engine // nil for a file opened with Open
+	path    string // SQLite: the file
+	eng     engine.Engine
 	dialect string
 	meta    Meta
 	run     Constants
 	opt     Options
 }
 
-// Open opens path for a run, refusing a file that is not a complete numalab
-// TPC-C database.
-func Open(ctx context.Context, path string, opt Options) (*Workload, error) {
-	db, err := engine.OpenSQLiteDB(path)
-	if err != nil {
-		return nil, fmt.Errorf("opening tpcc: %w", err)
-	}
-	defer db.Close()
-	m, err := ReadMeta(ctx, db)
-	if err != nil {
-		return nil, fmt.Errorf("opening tpcc %s: %w", path, err)
-	}
-	return &Workload{path: path, dialect: dialectSQLite, meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}, nil
-}
-
-// OpenEngine opens the TPC-C database in eng (loaded by LoadEngine) for a
-// run, refusing one that is not complete. The workload uses eng until the
-// streams are closed; the caller closes eng.
-func OpenEngine(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error) {
+// Open opens the TPC-C database in eng (loaded by Load) for a run, refusing
+// one that is not complete. The workload uses eng until the streams are
+// closed; the caller closes eng (or the Workload, with Prepare).
+func Open(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error) {
 	m, err := readMeta(ctx, eng.DB(), eng.Name())
 	if err != nil {
 		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
@@ -157,8 +140,7 @@ func OpenEngine(ctx context.Context, eng engine.Engine, opt Options) (*Workload,
 	return w, nil
 }
 
-// Engine is the engine the workload runs on (nil for a file opened with
-// Open).
+// Engine is the engine the workload runs on.
 func (w *Workload) Engine() engine.Engine { return w.eng }
 
 // Meta describes the opened file.

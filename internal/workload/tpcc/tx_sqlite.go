@@ -7,8 +7,6 @@ import (
 	"io"
 
 	"github.com/mattn/go-sqlite3"
-
-	"github.com/numalab/numalab/internal/engine"
 )
 
 // sqliteRunner runs the transactions on go-sqlite3's own API rather than
@@ -34,23 +32,14 @@ type nameRow struct {
 	first, middle string
 }
 
-// newSQLiteRunner opens a read-only connection (the engine's, or the
-// file's with Open) and prepares the statements.
+// newSQLiteRunner opens a read-only connection and prepares the
+// statements.
 func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
-	s := &sqliteRunner{augmented: w.opt.Augmented}
-	if w.eng != nil {
-		c, err := w.eng.Connect(ctx)
-		if err != nil {
-			return nil, err
-		}
-		s.conn, s.closeConn = c.Native().SQLite, c.Close
-	} else {
-		c, err := engine.OpenSQLiteConn(w.path)
-		if err != nil {
-			return nil, err
-		}
-		s.conn, s.closeConn = c, c.Close
+	c, err := w.eng.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
+	s := &sqliteRunner{conn: c.Native().SQLite, closeConn: c.Close, augmented: w.opt.Augmented}
 	for i := range s.args {
 		s.args[i].Ordinal = i + 1
 	}

@@ -140,7 +140,7 @@ func TestCheckCatchesCorruption(t *testing.T) {
 		"UPDATE customer SET c_balance = 5 WHERE c_w_id = 1 AND c_d_id = 4 AND c_id = 99",
 		"DELETE FROM new_order WHERE no_w_id = 1 AND no_d_id = 5 AND no_o_id = 2500",
 	)
-	err := CheckFile(context.Background(), path)
+	err := checkFile(context.Background(), path)
 	if err == nil {
 		t.Fatal("check passed a corrupted database")
 	}
@@ -182,16 +182,16 @@ func TestOpenRefuses(t *testing.T) {
 		unfinished:                    "load did not finish: reload with numalab load --warehouses 1 --seed 42",
 		filepath.Join(dir, "none.db"): "no such file",
 	} {
-		_, err := Open(ctx, path, Options{})
+		_, err := openFile(t, path, Options{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(%s) = %v, want an error saying %q", filepath.Base(path), err, want)
 		}
 	}
 	// check looks into an unfinished file, not into a foreign one.
-	if err := CheckFile(ctx, unfinished); err != nil {
+	if err := checkFile(ctx, unfinished); err != nil {
 		t.Errorf("checking an unfinished but consistent file: %v", err)
 	}
-	if err := CheckFile(ctx, empty); !errors.Is(err, ErrNotTPCC) {
+	if err := checkFile(ctx, empty); !errors.Is(err, ErrNotTPCC) {
 		t.Errorf("checking a foreign file: %v, want ErrNotTPCC", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none.db")); err == nil {
@@ -214,7 +214,7 @@ func (r sqlRef) int(t *testing.T, q string, args ...any) int {
 
 func TestOrderStatus(t *testing.T) {
 	path := loaded(t)
-	w, err := Open(context.Background(), path, Options{Seed: 1})
+	w, err := openFile(t, path, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestOrderStatus(t *testing.T) {
 
 func TestStockLevel(t *testing.T) {
 	path := loaded(t)
-	w, err := Open(context.Background(), path, Options{})
+	w, err := openFile(t, path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func trace(t *testing.T, w *Workload, seed uint64, n int) []string {
 }
 
 func TestNextDeterministic(t *testing.T) {
-	w, err := Open(context.Background(), loaded(t), Options{Seed: 9, Augmented: true})
+	w, err := openFile(t, loaded(t), Options{Seed: 9, Augmented: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +395,7 @@ func TestPlans(t *testing.T) {
 // TestStreamsConcurrent runs streams side by side, each on its own
 // connection, as the driver does.
 func TestStreamsConcurrent(t *testing.T) {
-	w, err := Open(context.Background(), loaded(t), Options{Seed: 3})
+	w, err := openFile(t, loaded(t), Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
