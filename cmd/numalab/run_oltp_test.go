@@ -208,6 +208,14 @@ func TestCheckCommand(t *testing.T) {
 	if _, _, err := runCLI(t, "check", "--db", filepath.Join(t.TempDir(), "none.db")); err == nil {
 		t.Error("check of a missing file succeeded")
 	}
+	junk := filepath.Join(t.TempDir(), "junk.db")
+	os.WriteFile(junk, []byte("neither engine's file"), 0o644)
+	if _, _, err := runCLI(t, "check", "--db", junk); err == nil || !strings.Contains(err.Error(), "give --engine") {
+		t.Errorf("check of a file of no engine: %v, want it to ask for --engine", err)
+	}
+	if _, _, err := runCLI(t, "check", "--engine", "postgres", "--db", db); err == nil || !strings.Contains(err.Error(), "give --dsn") {
+		t.Errorf("check --engine postgres without --dsn: %v", err)
+	}
 }
 
 // TestRunOLTPEngines runs tpcc-ro through the same driver on DuckDB and on
@@ -228,6 +236,12 @@ func TestRunOLTPEngines(t *testing.T) {
 			out, stderr, err := runCLI(t, args...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
+			}
+			if eng == "duckdb" {
+				// check tells the file's engine and finds the load consistent.
+				if out, _, err := runCLI(t, "check", "--db", filepath.Join(dir, "w1.duckdb")); err != nil || !strings.Contains(out, "consistent") {
+					t.Errorf("check of the DuckDB load: %v %q", err, out)
+				}
 			}
 			var cells []result.Cell
 			if err := json.Unmarshal([]byte(out), &cells); err != nil {
