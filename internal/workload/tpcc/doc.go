@@ -9,52 +9,48 @@
 //
 // # Loading
 //
-// Load creates a new SQLite file and fills it: ITEM (100,000 rows) and, per
-// warehouse, STOCK 100,000, DISTRICT 10, CUSTOMER 30,000, HISTORY 30,000,
-// ORDER 30,000, NEW-ORDER 9,000 and ORDER-LINE about 300,000 (Clause
-// 4.3.3.1), with NURand and its C constants (2.1.6), last names from
-// syllables (4.3.2.3), a-strings and n-strings (4.3.2.2), zip codes
-// (4.3.2.7) and "ORIGINAL" in exactly 10% of I_DATA and S_DATA. One
-// goroutine generates rows while another inserts them, a write transaction
-// per chunk, with prepared multi-row INSERTs and no journal; the secondary
-// indexes are built after the data. The same seed and load time give the
-// same rows. After the load, Check runs the consistency conditions; only
-// then is a load_complete row written to the numalab_meta table. Open
-// refuses a file without it, and a failed or cancelled load (a full disk
-// included) removes the file it created.
+// Load fills a new database (a file made with engine.Options.Create, or
+// numalab's PostgreSQL schema): ITEM (100,000 rows) and, per warehouse,
+// STOCK 100,000, DISTRICT 10, CUSTOMER 30,000, HISTORY 30,000, ORDER
+// 30,000, NEW-ORDER 9,000 and ORDER-LINE about 300,000 (Clause 4.3.3.1),
+// with NURand and its C constants (2.1.6), last names from syllables
+// (4.3.2.3), a-strings and n-strings (4.3.2.2), zip codes (4.3.2.7) and
+// "ORIGINAL" in exactly 10% of I_DATA and S_DATA. One goroutine generates
+// rows while another inserts them by the engine's fastest path: on SQLite
+// prepared multi-row INSERTs, a write transaction per chunk, no journal;
+// COPY on PostgreSQL; the Appender on DuckDB. Indexes come after the data.
+// The generator is the same for all engines, so the same seed and load
+// time give the same rows everywhere (money is double precision, dates
+// text). After the load, the consistency conditions run (Check); only then
+// is a load_complete row written to the marker table. Open refuses a
+// database without it, and a failed or cancelled load removes what it
+// created (the file, through Prepare; its tables in PostgreSQL).
 //
 // # Running
 //
-// Open checks the file; each stream (Workload.NewStream) owns a read-only
-// connection, its prepared statements and its random numbers, and runs
-// transactions with Next, each in one read transaction (BEGIN ... COMMIT),
-// on the driver's own API rather than database/sql, whose per-call cost is
-// several times SQLite's own for these short transactions. The warehouse
-// and district of each call are drawn uniformly. With Options.Augmented,
-// every transaction also computes avg(i_price) over the items with
-// i_id < 15000, which adds a 15,000-row range scan.
+//	w, loaded, err := tpcc.Prepare(ctx, tpcc.Source{Engine: "postgres", Load: tpcc.LoadConfig{Warehouses: 4}})
+//	defer w.Engine().Close()
+//	s, err := w.OpenStream(ctx, rng) // per stream, on its pinned thread
+//
+// Prepare opens a database, loading it first where it is missing; Open
+// alone opens an engine that holds a load. Each stream owns its connection,
+// its prepared statements and its random numbers, and runs transactions
+// with Next, each in one read transaction, on the driver's own API where
+// database/sql's per-call cost would show (engine.Conn.Native): SQLite's
+// several times its own for these short transactions. The warehouse and
+// district of each call are drawn uniformly. With Options.Augmented, every
+// transaction also computes avg(i_price) over the items with i_id < 15000,
+// which adds a 15,000-row range scan.
 //
 // # Engines
 //
-// The same workload runs on SQLite, DuckDB and PostgreSQL through
-// internal/engine; the package knows each dialect's SQL and nothing about
-// how the engine was opened:
-//
-//	eng, err := engine.Open(ctx, "postgres", engine.Options{DataBytes: tpcc.EstimatedBytes(w)})
-//	st, err := tpcc.LoadEngine(ctx, eng, tpcc.LoadConfig{Warehouses: w})
-//	wl, err := tpcc.OpenEngine(ctx, eng, tpcc.Options{})
-//	s, err := wl.OpenStream(ctx, rng) // per stream, on its pinned thread
-//
-// Load and Open (a path) remain the SQLite file API. The generator is the
-// same for all engines, so the same seed and load time give the same rows
-// everywhere (money is double precision, dates text), and the same inputs
-// give the same answers. Bulk paths: SQLite its prepared multi-row INSERTs,
-// DuckDB the Appender (no indexes: rows in key order and zone maps),
-// PostgreSQL COPY, then primary keys, the two indexes and VACUUM ANALYZE,
-// inside numalab's schema. There, each transaction is one call of a
-// PL/pgSQL function (order_status, stock_level, and the _aug variants),
-// and PgbenchScripts writes pgbench scripts that make the same calls.
-// DuckDB streams share one database, each with its own connection.
+// The package knows each dialect's SQL and nothing about how the engine
+// was opened. DuckDB gets no indexes (rows in key order and zone maps);
+// its streams share one database, each with its own connection.
+// PostgreSQL gets primary keys, the two indexes and VACUUM ANALYZE inside
+// numalab's schema; there each transaction is one call of a PL/pgSQL
+// function (order_status, stock_level, and the _aug variants), and
+// PgbenchScripts writes pgbench scripts that make the same calls.
 //
 // What the package does not do: it runs none of the three read-write
 // transactions, keeps no terminal-to-warehouse binding, and has no think or

@@ -180,7 +180,7 @@ var (
 
 // ddlFor is t's CREATE TABLE in dialect, without its primary key, which
 // primaryKeyFor adds after the load (PostgreSQL) or which is left out
-// (DuckDB: see LoadEngine). Types map INTEGER to integer, TEXT to text
+// (DuckDB: see Load). Types map INTEGER to integer, TEXT to text
 // (VARCHAR) and REAL to double precision, so that every engine holds the
 // same values.
 func ddlFor(t *table, dialect string) string {
