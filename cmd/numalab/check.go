@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -46,8 +47,11 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		*name = "postgres"
 	case *name == "":
 		n, err := engine.FileEngine(*db)
-		if err != nil {
+		if errors.Is(err, engine.ErrUnknownFile) {
 			return fmt.Errorf("checking %s: %w (give --engine)", *db, err)
+		}
+		if err != nil {
+			return fmt.Errorf("checking %s: %w", *db, err)
 		}
 		*name = n
 	case *name == "postgres" && *dsn == "":
