@@ -15,8 +15,9 @@ import (
 // metaKind marks a numalab TPC-C file in numalab_meta.
 const metaKind = "numalab tpcc"
 
-// reloadHint tells a user how to make a usable file.
-const reloadHint = "numalab load --warehouses N FILE"
+// reloadHint tells a user how to make a usable file: run oltp loads one
+// that does not exist.
+const reloadHint = "numalab run oltp --warehouses N --db FILE, with a FILE that does not exist"
 
 // ErrNotTPCC is wrapped when a file is not a finished numalab TPC-C database.
 var ErrNotTPCC = errors.New("not a numalab TPC-C database")
@@ -94,7 +95,7 @@ func readMeta(ctx context.Context, db *sql.DB, dialect string) (Meta, error) {
 		return m, fmt.Errorf("%w: schema version %d, this numalab needs %d: reload it (%s)", ErrNotTPCC, m.SchemaVersion, SchemaVersion, reloadHint)
 	}
 	if kv["load_complete"] != "1" {
-		return m, fmt.Errorf("%w: %w: reload with numalab load --warehouses %d --seed %d", ErrNotTPCC, ErrUnfinished, m.Warehouses, m.Seed)
+		return m, fmt.Errorf("%w: %w: remove it and load again (numalab run oltp --warehouses %d --seed %d --db FILE)", ErrNotTPCC, ErrUnfinished, m.Warehouses, m.Seed)
 	}
 	return m, nil
 }

@@ -179,7 +179,7 @@ func TestOpenRefuses(t *testing.T) {
 	for path, want := range map[string]string{
 		junk:                          "not a numalab TPC-C database",
 		empty:                         "not a numalab TPC-C database: it has no numalab_meta table",
-		unfinished:                    "load did not finish: reload with numalab load --warehouses 1 --seed 42",
+		unfinished:                    "load did not finish: remove it and load again (numalab run oltp --warehouses 1 --seed 42 --db FILE)",
 		filepath.Join(dir, "none.db"): "no such file",
 	} {
 		_, err := openFile(t, path, Options{})
