@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Point is one working-set size of a latency ladder.
@@ -165,4 +166,76 @@ func (l *Ladder) label(cacheBytes []int64, prefix []Point) {
 		lv[i].Cycles = lv[i].NS * l.GHz
 	}
 	l.Levels = lv
+}
+
+// probeLadders measures the ladders of every page size on cpu, each page
+// size in a mapping of its own, labels their plateaus against caches and
+// emits each as "memlat.Ladder"; clock measures the core clock before the
+// second page size's ladders. It returns the last page size's mapping,
+// which the caller frees, and the random chain over all of it, for MLP and
+// loaded latency.
+func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, rep *Report, clock func(when string) (float64, error), say func(string), emit Emit) (keep *buffer, random *chain, err error) {
+	sizes := Sizes(cfg.MinBytes, cfg.MaxBytes, cfg.PerDoubling, cfg.SlotBytes)
+	for pi, pages := range cfg.Pages {
+		ghz := rep.Clocks[len(rep.Clocks)-1].GHz.Median
+		if pi > 0 && !cfg.Quick {
+			var err error
+			if ghz, err = clock("before " + pages + " ladders"); err != nil {
+				return nil, nil, err
+			}
+		}
+		say(fmt.Sprintf("mapping %s with %s pages", FormatBytes(cfg.MaxBytes), pages))
+		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, -1)
+		if err != nil {
+			return nil, nil, err
+		}
+		if pages == Pages2M && b.PageBytes != hugeBytes {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("asked for 2 MiB pages, got %s", PageLabel(b.PageBytes, b.HugeFraction)))
+		}
+		fullPages := len(cfg.FullPages) == 0 || slices.Contains(cfg.FullPages, pages) ||
+			(pi == len(cfg.Pages)-1 && !slices.ContainsFunc(cfg.Pages, func(p string) bool { return slices.Contains(cfg.FullPages, p) }))
+		for _, variant := range []string{TLBLocal, Random} {
+			sz := sizes
+			if variant == Random {
+				// Up to one TLB window the random chain is the TLB-local one.
+				i, _ := slices.BinarySearch(sizes, int64(cfg.WindowBytes)+1)
+				sz = sizes[min(i, len(sizes)-1):]
+			}
+			if !fullPages || !slices.Contains(cfg.FullChains, variant) {
+				sz = sizes[len(sizes)-1:]
+			}
+			var l Ladder
+			var c *chain
+			err := onCPU(cpu0, func() (err error) {
+				l, c, err = runLadder(ctx, b, cfg, variant, sz, ghz, cpu0, say)
+				return err
+			})
+			if variant == Random {
+				random = c // the last chain written into b, at MaxBytes
+			}
+			if len(l.Points) > 2 {
+				var prefix []Point
+				if variant == Random && len(rep.Ladders) > 0 && rep.Ladders[len(rep.Ladders)-1].Pages == l.Pages {
+					prefix = rep.Ladders[len(rep.Ladders)-1].Points
+				}
+				l.label(caches, prefix)
+			}
+			if len(l.Points) > 0 {
+				rep.Ladders = append(rep.Ladders, l)
+				if eerr := emit("memlat.Ladder", l); eerr != nil && err == nil {
+					err = eerr
+				}
+			}
+			if err != nil {
+				b.free()
+				return nil, nil, err
+			}
+		}
+		if pi == len(cfg.Pages)-1 {
+			return b, random, nil
+		}
+		b.free()
+	}
+	return nil, nil, fmt.Errorf("measuring latency ladders: no page size: %w", ErrBadConfig)
+
 }

@@ -144,19 +144,6 @@ func chaseLatency(ctx context.Context, c *chain, k int, s sampling) (Stat, error
 	return st, err
 }
 
-// measureGHz measures the core clock with a dependent chain of one-cycle
-// adds, after 50 ms of the same work so an idle core has ramped up.
-func measureGHz(ctx context.Context, s sampling) (Stat, error) {
-	sink := 0
-	for t0 := time.Now(); time.Since(t0) < 50*time.Millisecond; {
-		sink += addChain(1 << 14)
-	}
-	st, err := timeWindows(ctx, s, func(n int) { sink += addChain(n / 16) },
-		func(n int, d time.Duration) float64 { return float64(n/16*16) / float64(d.Nanoseconds()) })
-	_ = sink
-	return st, err
-}
-
 // onCPU runs fn on a fresh OS thread pinned to cpu, and waits for it. The
 // thread is locked and never unlocked, so it exits with the goroutine and
 // its affinity never reaches other goroutines.

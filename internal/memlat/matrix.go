@@ -1,0 +1,124 @@
+package memlat
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// Matrix is latency from a thread on each node (rows) to memory bound to
+// each node (columns), at one DRAM-sized working set.
+type Matrix struct {
+	CPUNodes   []int       `json:"cpu_nodes"`
+	MemNodes   []int       `json:"mem_nodes"`
+	CPUs       []int       `json:"cpus"` // the CPU each row ran on
+	Bytes      int64       `json:"bytes"`
+	Chain      string      `json:"chain"`
+	PageBytes  int64       `json:"page_bytes"`
+	NS         [][]Stat    `json:"ns"`
+	Relative   [][]float64 `json:"relative"` // each cell's lowest clean window / the fastest cell's
+	SingleNode bool        `json:"single_node,omitempty"`
+	// OnNode is, per memory node, the fraction of the buffer's pages found
+	// on that node (move_pages), checked before measuring.
+	OnNode []float64 `json:"on_node"`
+	// Reused is set when the 1x1 matrix of a one-node machine is the
+	// random-chain ladder's largest point rather than a separate bound run.
+	Reused bool `json:"reused,omitempty"`
+}
+
+// probeMatrix measures latency from each node's CPUs to memory bound to
+// each node.
+func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Report, say func(string)) error {
+	pages := cfg.Pages[len(cfg.Pages)-1]
+	m := &Matrix{Bytes: cfg.MaxBytes, Chain: Random}
+	rep.Matrix = m
+	if cfg.Quick && len(t.Nodes) == 1 && len(t.Nodes[0].CPUs) > 0 && len(rep.Ladders) > 0 {
+		// One node: the matrix is the random chain's DRAM point just
+		// measured on node 0's CPU; the quick probe does not repeat it.
+		l := rep.Ladders[len(rep.Ladders)-1]
+		m.CPUNodes, m.MemNodes, m.CPUs = []int{t.Nodes[0].ID}, []int{t.Nodes[0].ID}, []int{l.CPU}
+		m.PageBytes, m.SingleNode = l.PageBytes, true
+		m.NS = [][]Stat{{l.Last().NS}}
+		m.Relative = [][]float64{{1}}
+		m.Reused = true
+		return nil
+	}
+	want := func(id int) bool { return len(cfg.Nodes) == 0 || slices.Contains(cfg.Nodes, id) }
+	for _, n := range t.Nodes {
+		if !want(n.ID) {
+			continue
+		}
+		if len(n.CPUs) > 0 {
+			m.CPUNodes = append(m.CPUNodes, n.ID)
+			m.CPUs = append(m.CPUs, n.CPUs[0])
+		}
+		if n.MemBytes > 0 {
+			m.MemNodes = append(m.MemNodes, n.ID)
+		}
+	}
+	if len(m.CPUNodes) == 0 || len(m.MemNodes) == 0 {
+		return fmt.Errorf("measuring the NUMA matrix: nodes %v have no CPUs or no memory (try without --nodes)", cfg.Nodes)
+	}
+	m.SingleNode = len(t.Nodes) == 1
+	m.NS = make([][]Stat, len(m.CPUNodes))
+	for j, mn := range m.MemNodes {
+		nd := t.Nodes[t.NodeIndex(mn)]
+		if nd.MemBytes < cfg.MaxBytes+cfg.MaxBytes/4 {
+			return fmt.Errorf("binding %s to node %d: the node has %s of memory: %w (try a smaller --max)",
+				FormatBytes(cfg.MaxBytes), mn, FormatBytes(nd.MemBytes), ErrCannotBind)
+		}
+		say(fmt.Sprintf("NUMA matrix: memory on node %d", mn))
+		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, mn)
+		if err != nil {
+			return err
+		}
+		m.PageBytes = b.PageBytes
+		frac, err := onNode(b.mem, mn)
+		if err != nil {
+			b.free()
+			return fmt.Errorf("checking where the pages bound to node %d are: %w", mn, err)
+		}
+		if frac < 0.99 {
+			b.free()
+			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w", FormatBytes(cfg.MaxBytes), mn, 100*frac, ErrCannotBind)
+		}
+		m.OnNode = append(m.OnNode, frac)
+		c, err := buildChain(b.mem, cfg.MaxBytes, cfg.SlotBytes, int(cfg.MaxBytes), cfg.Seed+3000+uint64(j))
+		if err != nil {
+			b.free()
+			return err
+		}
+		for i, cpu := range m.CPUs {
+			say(fmt.Sprintf("NUMA matrix: node %d to node %d", m.CPUNodes[i], mn))
+			var st Stat
+			err := onCPU(cpu, func() (err error) {
+				st, err = chaseLatency(ctx, c, 1, cfg.dramSampling())
+				return err
+			})
+			if err != nil {
+				b.free()
+				return err
+			}
+			m.NS[i] = append(m.NS[i], st)
+		}
+		b.free()
+	}
+	fastest := 0.0
+	for _, row := range m.NS {
+		for _, s := range row {
+			if b := best(s); fastest == 0 || b < fastest {
+				fastest = b
+			}
+		}
+	}
+	for _, row := range m.NS {
+		r := make([]float64, len(row))
+		for j, s := range row {
+			r[j] = ratio(best(s), fastest)
+		}
+		m.Relative = append(m.Relative, r)
+	}
+	return nil
+}
