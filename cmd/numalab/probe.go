@@ -178,7 +178,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	rep, perr := memlat.Probe(ctx, cfg, t, prog.Say, emit)
 	prog.Done()
 	if rec != nil {
-		if ferr := rec.Finish(perr, probeMemHeadline(rep)); ferr != nil && perr == nil {
+		if ferr := rec.Finish(perr, rep.Headline()); ferr != nil && perr == nil {
 			perr = ferr
 		}
 	}
@@ -199,26 +199,4 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("probing memory: %w", perr)
 	}
 	return nil
-}
-
-// probeMemHeadline is the one-line figure of a memory probe for run listings.
-func probeMemHeadline(rep *memlat.Report) string {
-	if rep == nil {
-		return ""
-	}
-	s := rep.Summary
-	var parts []string
-	if s.DRAMNS4K > 0 {
-		parts = append(parts, fmt.Sprintf("DRAM %.0f ns (4k pages)", s.DRAMNS4K))
-	}
-	if s.DRAMNS2M > 0 {
-		parts = append(parts, fmt.Sprintf("%.0f ns (2m pages)", s.DRAMNS2M))
-	}
-	if s.WorkingSetBytes > 0 {
-		parts = append(parts, "random chain at "+memlat.FormatBytes(s.WorkingSetBytes))
-	}
-	if s.GHz > 0 {
-		parts = append(parts, fmt.Sprintf("%.2f GHz", s.GHz))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -81,13 +81,6 @@ func (c *Config) dramSampling() sampling {
 	return sampling{Samples: c.DRAMSamples, MinWindow: time.Duration(c.WindowMS) * time.Millisecond, Tries: c.DRAMSamples + c.Tries - c.Samples}
 }
 
-func (c *Config) pagesOf(b *buffer) string {
-	if b.PageBytes == hugeBytes || b.HugeFraction > 0.5 {
-		return Pages2M
-	}
-	return Pages4K
-}
-
 // Need is the memory the probe maps at most at one time, in bytes.
 func (c *Config) Need(t *result.Topology) int64 {
 	chainMeta := c.MaxBytes / int64(c.SlotBytes) * 8 // order and cycle arrays on the Go heap

@@ -140,8 +140,24 @@ func TestProbeHost(t *testing.T) {
 		t.Errorf("emitted %s\nwant    %s", got, want)
 	}
 	s := rep.Summary
-	if s.DRAMNS4K <= 0 || s.DRAMNS2M <= 0 || s.TLBLocalDRAMNS4K <= 0 || s.GHz <= 0 || len(s.MatrixNS) != len(tp.Nodes) || s.LocalNS <= 0 {
-		t.Errorf("summary incomplete: %+v", s)
+	// The matrix has a row per node with CPUs and a column per node with
+	// memory, however many this machine has.
+	var cpuNodes, memNodes int
+	for _, n := range tp.Nodes {
+		if len(n.CPUs) > 0 {
+			cpuNodes++
+		}
+		if n.MemBytes > 0 {
+			memNodes++
+		}
+	}
+	if s.DRAMNS4K <= 0 || s.DRAMNS2M <= 0 || s.TLBLocalDRAMNS4K <= 0 || s.GHz <= 0 || len(s.MatrixNS) != cpuNodes || s.LocalNS <= 0 {
+		t.Errorf("summary incomplete (want %d matrix rows): %+v", cpuNodes, s)
+	}
+	for i, row := range s.MatrixNS {
+		if len(row) != memNodes {
+			t.Errorf("matrix row %d has %d cells, want %d (nodes with memory)", i, len(row), memNodes)
+		}
 	}
 	for _, l := range rep.Ladders {
 		p := l.Last()
@@ -157,8 +173,21 @@ func TestProbeHost(t *testing.T) {
 			}
 		}
 	}
-	if len(rep.MLP.Points) != 2 || len(rep.Bandwidth.Read) != 2 || len(rep.Bandwidth.Loaded) != 2 {
-		t.Errorf("MLP %d points, bandwidth %d, loaded %d", len(rep.MLP.Points), len(rep.Bandwidth.Read), len(rep.Bandwidth.Loaded))
+	// MLP: 1 and 2 chains, and 2 split across SMT siblings where CPU 0
+	// has one. Bandwidth: 1, 2, 4, ... threads up to every CPU; loaded
+	// latency: 0, 1, 2, ... streamers up to every other CPU.
+	cpus := len(streamCPUs(tp))
+	wantMLP := 2
+	if sibling(tp, tp.CPUs[0].ID) >= 0 {
+		wantMLP++
+	}
+	wantRead, wantLoaded := len(steps(1, cpus)), 1+len(steps(1, cpus-1))
+	if len(rep.MLP.Points) != wantMLP || len(rep.Bandwidth.Read) != wantRead || len(rep.Bandwidth.Loaded) != wantLoaded {
+		t.Errorf("on %d CPUs: MLP %d points, bandwidth %d, loaded %d; want %d, %d, %d", cpus,
+			len(rep.MLP.Points), len(rep.Bandwidth.Read), len(rep.Bandwidth.Loaded), wantMLP, wantRead, wantLoaded)
+	}
+	if n := len(rep.Bandwidth.Read); n > 0 && rep.Bandwidth.Read[n-1].Threads != cpus {
+		t.Errorf("bandwidth's last point ran %d threads, want one per CPU (%d)", rep.Bandwidth.Read[n-1].Threads, cpus)
 	}
 	var b strings.Builder
 	if err := WriteText(&b, rep); err != nil {

@@ -103,11 +103,19 @@ func Sizes(lo, hi int64, perDoubling, slot int) []int64 {
 	return out
 }
 
-// runLadder measures a ladder over sizes on b, on the calling pinned
-// thread. It also returns the chain of the largest size, still in b.
-func runLadder(ctx context.Context, b *buffer, cfg *Config, variant string, sizes []int64, ghz float64, cpu int, say func(string)) (Ladder, *chain, error) {
-	l := Ladder{Chain: variant, Pages: cfg.pagesOf(b), PageBytes: b.PageBytes, HugeFraction: b.HugeFraction,
-		SlotBytes: cfg.SlotBytes, CPU: cpu, GHz: ghz}
+// newLadder is an empty ladder of variant on b, a mapping that asked for
+// pages: Pages is what was asked, whatever b obtained, so a mapping that
+// asked for 2 MiB pages and got few is never taken for a 4 KiB one.
+func newLadder(b *buffer, pages, variant string, slotBytes, cpu int, ghz float64) Ladder {
+	return Ladder{Chain: variant, Pages: pages, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction,
+		SlotBytes: slotBytes, CPU: cpu, GHz: ghz}
+}
+
+// runLadder measures a ladder over sizes on b, a mapping that asked for
+// pages, on the calling pinned thread. It also returns the chain of the
+// largest size, still in b.
+func runLadder(ctx context.Context, b *buffer, pages string, cfg *Config, variant string, sizes []int64, ghz float64, cpu int, say func(string)) (Ladder, *chain, error) {
+	l := newLadder(b, pages, variant, cfg.SlotBytes, cpu, ghz)
 	var c *chain
 	for i, size := range sizes {
 		window := int64(cfg.WindowBytes)
@@ -207,7 +215,7 @@ func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, re
 			var l Ladder
 			var c *chain
 			err := onCPU(cpu0, func() (err error) {
-				l, c, err = runLadder(ctx, b, cfg, variant, sz, ghz, cpu0, say)
+				l, c, err = runLadder(ctx, b, pages, cfg, variant, sz, ghz, cpu0, say)
 				return err
 			})
 			if variant == Random {

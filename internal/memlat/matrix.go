@@ -11,35 +11,85 @@ import (
 // Matrix is latency from a thread on each node (rows) to memory bound to
 // each node (columns), at one DRAM-sized working set.
 type Matrix struct {
-	CPUNodes   []int       `json:"cpu_nodes"`
-	MemNodes   []int       `json:"mem_nodes"`
-	CPUs       []int       `json:"cpus"` // the CPU each row ran on
-	Bytes      int64       `json:"bytes"`
-	Chain      string      `json:"chain"`
-	PageBytes  int64       `json:"page_bytes"`
-	NS         [][]Stat    `json:"ns"`
-	Relative   [][]float64 `json:"relative"` // each cell's lowest clean window / the fastest cell's
-	SingleNode bool        `json:"single_node,omitempty"`
+	CPUNodes  []int  `json:"cpu_nodes"`
+	MemNodes  []int  `json:"mem_nodes"`
+	CPUs      []int  `json:"cpus"` // the CPU each row ran on
+	Bytes     int64  `json:"bytes"`
+	Chain     string `json:"chain"`
+	Pages     string `json:"pages"`      // asked for: "4k" or "2m"
+	PageBytes int64  `json:"page_bytes"` // obtained, in the mapping with the fewest huge pages
+	// HugeFraction is the fraction of that mapping in 2 MiB pages.
+	HugeFraction float64     `json:"huge_frac"`
+	NS           [][]Stat    `json:"ns"`
+	Relative     [][]float64 `json:"relative"` // each cell's lowest clean window / the fastest cell's
+	SingleNode   bool        `json:"single_node,omitempty"`
 	// OnNode is, per memory node, the fraction of the buffer's pages found
 	// on that node (move_pages), checked before measuring.
 	OnNode []float64 `json:"on_node"`
 	// Reused is set when the 1x1 matrix of a one-node machine is the
 	// random-chain ladder's largest point rather than a separate bound run.
 	Reused bool `json:"reused,omitempty"`
+	// RemoteRatio is the mean of the remote cells (thread and memory on
+	// different nodes) over the mean of the local ones, each cell its
+	// lowest clean window; 0 when the matrix has no remote or no local cell.
+	RemoteRatio float64 `json:"remote_ratio,omitempty"`
+	// NoNUMAEffect is set when remote memory read no slower than local:
+	// RemoteRatio below NUMAEffectRatio. Such a matrix measured no cost
+	// of remote memory (emulated nodes, interleaved memory, or nodes that
+	// share one memory controller) and must not be used as a latency
+	// ratio: see Caveat.
+	NoNUMAEffect bool `json:"no_numa_effect,omitempty"`
+}
+
+// NUMAEffectRatio is the remote-to-local latency ratio below which a
+// matrix shows no NUMA effect. The lowest clean windows of one working set
+// measured in fresh mappings agree within about 2% here, and a real remote
+// access costs at least 1.2x a local one on multi-socket hardware (a SLIT
+// distance of 20 or more against 10), so 1.05 tells noise from NUMA with
+// room on both sides.
+const NUMAEffectRatio = 1.05
+
+// assess fills RemoteRatio and NoNUMAEffect from NS.
+func (m *Matrix) assess() {
+	var loc, rem []float64
+	for i, row := range m.NS {
+		for j, st := range row {
+			if m.CPUNodes[i] == m.MemNodes[j] {
+				loc = append(loc, best(st))
+			} else {
+				rem = append(rem, best(st))
+			}
+		}
+	}
+	m.RemoteRatio, m.NoNUMAEffect = 0, false
+	if len(loc) == 0 || len(rem) == 0 || mean(loc) <= 0 {
+		return
+	}
+	m.RemoteRatio = mean(rem) / mean(loc)
+	m.NoNUMAEffect = m.RemoteRatio < NUMAEffectRatio
+}
+
+// Caveat is what a reader must know before using the matrix, or "".
+func (m *Matrix) Caveat() string {
+	if !m.NoNUMAEffect {
+		return ""
+	}
+	return fmt.Sprintf("no NUMA effect measured (emulated or interleaved memory?): remote reads took %.2fx local, under %.2fx; "+
+		"this matrix is not a remote-to-local latency ratio and must not be used as one", m.RemoteRatio, NUMAEffectRatio)
 }
 
 // probeMatrix measures latency from each node's CPUs to memory bound to
 // each node.
 func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Report, say func(string)) error {
 	pages := cfg.Pages[len(cfg.Pages)-1]
-	m := &Matrix{Bytes: cfg.MaxBytes, Chain: Random}
+	m := &Matrix{Bytes: cfg.MaxBytes, Chain: Random, Pages: pages}
 	rep.Matrix = m
 	if cfg.Quick && len(t.Nodes) == 1 && len(t.Nodes[0].CPUs) > 0 && len(rep.Ladders) > 0 {
 		// One node: the matrix is the random chain's DRAM point just
 		// measured on node 0's CPU; the quick probe does not repeat it.
 		l := rep.Ladders[len(rep.Ladders)-1]
 		m.CPUNodes, m.MemNodes, m.CPUs = []int{t.Nodes[0].ID}, []int{t.Nodes[0].ID}, []int{l.CPU}
-		m.PageBytes, m.SingleNode = l.PageBytes, true
+		m.Pages, m.PageBytes, m.HugeFraction, m.SingleNode = l.Pages, l.PageBytes, l.HugeFraction, true
 		m.NS = [][]Stat{{l.Last().NS}}
 		m.Relative = [][]float64{{1}}
 		m.Reused = true
@@ -74,7 +124,9 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		if err != nil {
 			return err
 		}
-		m.PageBytes = b.PageBytes
+		if j == 0 || b.HugeFraction < m.HugeFraction {
+			m.PageBytes, m.HugeFraction = b.PageBytes, b.HugeFraction
+		}
 		frac, err := onNode(b.mem, mn)
 		if err != nil {
 			b.free()
@@ -120,5 +172,6 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		}
 		m.Relative = append(m.Relative, r)
 	}
+	m.assess()
 	return nil
 }

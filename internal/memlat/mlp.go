@@ -20,12 +20,14 @@ type MLPPoint struct {
 
 // MLP is memory-level parallelism at a DRAM-sized working set.
 type MLP struct {
-	Bytes     int64      `json:"bytes"`
-	PageBytes int64      `json:"page_bytes"`
-	CPU       int        `json:"cpu"`
-	Points    []MLPPoint `json:"points"`
-	SMT       bool       `json:"smt"` // whether sibling-split points were measured
-	Note      string     `json:"note,omitempty"`
+	Bytes        int64      `json:"bytes"`
+	Pages        string     `json:"pages"`      // asked for: "4k" or "2m"
+	PageBytes    int64      `json:"page_bytes"` // obtained (see buffer)
+	HugeFraction float64    `json:"huge_frac"`  // fraction of the mapping in 2 MiB pages
+	CPU          int        `json:"cpu"`
+	Points       []MLPPoint `json:"points"`
+	SMT          bool       `json:"smt"` // whether sibling-split points were measured
+	Note         string     `json:"note,omitempty"`
 }
 
 // sibling returns another logical CPU on cpu's core, or -1.
@@ -42,10 +44,16 @@ func sibling(t *result.Topology, cpu int) int {
 	return -1
 }
 
-// probeMLP interleaves independent chases on c, a random chain over b.
+// newMLP is an empty MLP result on b, a mapping that asked for pages.
+func newMLP(bytes int64, pages string, b *buffer, cpu int) *MLP {
+	return &MLP{Bytes: bytes, Pages: pages, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction, CPU: cpu}
+}
+
+// probeMLP interleaves independent chases on c, a random chain over b,
+// the mapping of the last page size asked for.
 func probeMLP(ctx context.Context, cfg *Config, t *result.Topology, c *chain, b *buffer, rep *Report, say func(string)) error {
 	cpu0 := t.CPUs[0].ID
-	m := &MLP{Bytes: cfg.MaxBytes, PageBytes: b.PageBytes, CPU: cpu0}
+	m := newMLP(cfg.MaxBytes, cfg.Pages[len(cfg.Pages)-1], b, cpu0)
 	rep.MLP = m
 	var one float64
 	for _, k := range cfg.MLP {

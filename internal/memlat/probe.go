@@ -38,6 +38,15 @@ type Report struct {
 	Elapsed   float64    `json:"elapsed_s"`
 }
 
+// Headline is the probe's one-line figure for run listings ("" for a nil
+// report or before the summary).
+func (r *Report) Headline() string {
+	if r == nil {
+		return ""
+	}
+	return r.Summary.Headline()
+}
+
 // Emit receives each result as soon as it is measured, with its kind
 // ("memlat.Ladder", "memlat.MLP", "memlat.Bandwidth", "memlat.Matrix",
 // "memlat.Clock", "memlat.Summary").

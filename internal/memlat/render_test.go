@@ -31,13 +31,13 @@ func goldenReport() *Report {
 		Clocks:  []Clock{{When: "start", GHz: st(3.6)}, {When: "end", GHz: st(3.62)}},
 		GHz:     3.61,
 		Ladders: []Ladder{l, r},
-		MLP: &MLP{Bytes: 1 << 30, PageBytes: 2 << 20, Points: []MLPPoint{
+		MLP: &MLP{Bytes: 1 << 30, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, Points: []MLPPoint{
 			{Chains: 1, Threads: 1, NSPerLoad: st(160), InFlight: 1}, {Chains: 8, Threads: 1, NSPerLoad: noisy, InFlight: 5.33}},
 			Note: "no SMT: each core runs one hardware thread, so chains cannot be split across siblings"},
 		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0,
 			Read:   []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
 			Loaded: []LoadedPoint{{Streamers: 0, NS: st(160)}, {Streamers: 1, NS: st(190), GBps: 30.5}}},
-		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, PageBytes: 2 << 20,
+		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
 			NS:       [][]Stat{{st(100), st(150)}, {st(152), st(101)}},
 			Relative: [][]float64{{1, 1.5}, {1.52, 1.01}}},
 		Notes:   []string{"a note"},

@@ -1,5 +1,10 @@
 package memlat
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Summary is what other commands (numalab model --from-run) read from a
 // probe: stored as item kind "memlat.Summary".
 type Summary struct {
@@ -7,12 +12,16 @@ type Summary struct {
 	WorkingSetBytes int64   `json:"working_set_bytes"` // where the DRAM numbers were measured
 	// DRAM latency of a fully random chain (every access may miss the
 	// TLB) and of a TLB-local one, with 4 KiB and 2 MiB pages: the largest
-	// point's BestNS, its lowest clean window; 0 when not measured.
+	// point's BestNS, its lowest clean window; 0 when not measured. The 4
+	// KiB figures come only from mappings that asked for 4 KiB pages, the 2
+	// MiB ones from mappings that asked for 2 MiB, whatever share of them
+	// was huge (PageBytes2M, HugeFraction2M).
 	DRAMNS4K         float64 `json:"dram_ns_4k,omitempty"`
 	DRAMNS2M         float64 `json:"dram_ns_2m,omitempty"`
 	TLBLocalDRAMNS4K float64 `json:"tlb_local_dram_ns_4k,omitempty"`
 	TLBLocalDRAMNS2M float64 `json:"tlb_local_dram_ns_2m,omitempty"`
 	PageBytes2M      int64   `json:"page_bytes_2m,omitempty"` // page size obtained when 2m was asked
+	HugeFraction2M   float64 `json:"huge_frac_2m,omitempty"`  // fraction of that mapping in 2 MiB pages
 	// Nodes and MatrixNS: the NUMA matrix (rows: the thread's node in
 	// CPUNodes order, columns: the memory's node in Nodes order), each
 	// cell's lowest clean window in ns; LocalNS is the mean of its diagonal, RemoteNS of
@@ -22,6 +31,10 @@ type Summary struct {
 	MatrixNS [][]float64 `json:"matrix_ns"`
 	LocalNS  float64     `json:"local_ns"`
 	RemoteNS float64     `json:"remote_ns,omitempty"`
+	// NoNUMAEffect is the matrix's flag (Matrix.NoNUMAEffect): remote
+	// reads were no slower than local, so RemoteNS/LocalNS is not the cost
+	// of remote memory and must not be used as a latency ratio.
+	NoNUMAEffect bool `json:"no_numa_effect,omitempty"`
 	// Levels are the labelled plateaus of the TLB-local ladder (2 MiB pages
 	// when measured, else 4 KiB).
 	Levels []Level `json:"levels,omitempty"`
@@ -38,7 +51,7 @@ func summarize(rep *Report) Summary {
 			s.DRAMNS4K = last.BestNS
 		case l.Chain == Random && l.Pages == Pages2M:
 			s.DRAMNS2M = last.BestNS
-			s.PageBytes2M = l.PageBytes
+			s.PageBytes2M, s.HugeFraction2M = l.PageBytes, l.HugeFraction
 		case l.Chain == TLBLocal && l.Pages == Pages4K:
 			s.TLBLocalDRAMNS4K = last.BestNS
 			if s.Levels == nil {
@@ -67,8 +80,33 @@ func summarize(rep *Report) Summary {
 			s.MatrixNS = append(s.MatrixNS, r)
 		}
 		s.LocalNS, s.RemoteNS = mean(loc), mean(rem)
+		s.NoNUMAEffect = m.NoNUMAEffect
 	}
 	return s
+}
+
+// Headline is the probe's one-line figure for run listings: the DRAM
+// latencies with the pages each mapping asked for, and what a 2 MiB one
+// obtained when it was not all huge.
+func (s Summary) Headline() string {
+	var parts []string
+	if s.DRAMNS4K > 0 {
+		parts = append(parts, fmt.Sprintf("DRAM %.0f ns (4k pages)", s.DRAMNS4K))
+	}
+	if s.DRAMNS2M > 0 {
+		pages := "2m pages"
+		if s.PageBytes2M != hugeBytes {
+			pages = "2m pages asked, " + PageLabel(s.PageBytes2M, s.HugeFraction2M) + " obtained"
+		}
+		parts = append(parts, fmt.Sprintf("%.0f ns (%s)", s.DRAMNS2M, pages))
+	}
+	if s.WorkingSetBytes > 0 {
+		parts = append(parts, "random chain at "+FormatBytes(s.WorkingSetBytes))
+	}
+	if s.GHz > 0 {
+		parts = append(parts, fmt.Sprintf("%.2f GHz", s.GHz))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func mean(v []float64) float64 {
