@@ -132,7 +132,10 @@ func TestDMIHypervisor(t *testing.T) {
 		{"Microsoft Corporation", "Surface Laptop", false, false, ""},
 		{"Xen", "HVM domU", false, true, "Xen"},
 		{"QEMU", "Standard PC (i440FX + PIIX, 1996)", false, false, "QEMU"},
-		{"QEMU", "Standard PC (Q35 + ICH9, 2009)", false, true, "KVM"},
+		{"QEMU", "Standard PC (Q35 + ICH9, 2009)", true, true, "KVM"},
+		// QEMU's TCG emulation sets the hypervisor flag too: without the
+		// KVM clock, the flag does not make it KVM.
+		{"QEMU", "Standard PC (Q35 + ICH9, 2009)", false, true, "QEMU"},
 		{"Google", "Google Compute Engine", false, true, "KVM"},
 		{"innotek GmbH", "VirtualBox", false, true, "VirtualBox"},
 		{"Dell Inc.", "PowerEdge R630", false, false, ""},

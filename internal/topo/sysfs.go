@@ -284,65 +284,16 @@ func readIdentity(f sysfs.FS, t *result.Topology, info []sysfs.CPUInfo, usable [
 			}
 		}
 	}
-	t.Hypervisor = hypervisor(f, flagged)
+	var sigs []string
+	if f.Root() == "/" {
+		// CPUID describes the machine numalab runs on, never a captured tree.
+		sigs = hypervisorSignatures()
+	}
+	t.Hypervisor = hypervisor(f, flagged, sigs)
 	t.SMT, _ = f.String("sys/devices/system/cpu/smt/control")
 	if b, err := f.Bytes("sys/kernel/mm/transparent_hugepage/enabled"); err == nil {
 		t.THP = sysfs.Bracketed(b)
 	}
-}
-
-// hypervisor names the hypervisor from the most specific evidence there
-// is: /sys/hypervisor/type, the DMI vendor and product, a paravirtual
-// clock source, and last the CPU's hypervisor flag alone ("yes").
-func hypervisor(f sysfs.FS, flagged bool) string {
-	if s, err := f.String("sys/hypervisor/type"); err == nil && s != "" {
-		if s == "xen" {
-			return "Xen"
-		}
-		return s
-	}
-	vendor, _ := f.String("sys/class/dmi/id/sys_vendor")
-	product, _ := f.String("sys/class/dmi/id/product_name")
-	clocks, _ := f.String("sys/devices/system/clocksource/clocksource0/available_clocksource")
-	if h := dmiHypervisor(vendor, product, strings.Contains(clocks, "kvm-clock"), flagged); h != "" {
-		return h
-	}
-	switch {
-	case strings.Contains(clocks, "hyperv"):
-		return "Microsoft"
-	case strings.Contains(clocks, "xen"):
-		return "Xen"
-	case flagged:
-		return "yes"
-	}
-	return ""
-}
-
-// dmiHypervisor names a hypervisor from the DMI system vendor and product
-// name; kvmClock and flagged (the CPU's hypervisor flag) tell KVM from
-// plain QEMU emulation and confirm the paravirtual clock alone.
-func dmiHypervisor(vendor, product string, kvmClock, flagged bool) string {
-	dmi := strings.ToLower(vendor + " " + product)
-	switch {
-	case strings.Contains(dmi, "vmware"):
-		return "VMware"
-	case strings.Contains(dmi, "virtualbox") || strings.Contains(dmi, "innotek"):
-		return "VirtualBox"
-	case strings.Contains(dmi, "microsoft") && strings.Contains(dmi, "virtual"):
-		return "Microsoft"
-	case strings.Contains(dmi, "xen"):
-		return "Xen"
-	case strings.Contains(dmi, "kvm") || strings.Contains(dmi, "google compute engine"):
-		return "KVM"
-	case strings.Contains(dmi, "qemu"):
-		if kvmClock || flagged {
-			return "KVM"
-		}
-		return "QEMU"
-	case kvmClock:
-		return "KVM"
-	}
-	return ""
 }
 
 // buildCores finds the physical cores among the usable CPUs. A core is a
