@@ -3,13 +3,13 @@ package memlat
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // Page sizes as --pages spells them.
@@ -74,12 +74,8 @@ func mapBuffer(procRoot string, size int64, pages string, node int) (*buffer, er
 	for i := 0; i < len(b.mem); i += smallBytes {
 		b.mem[i] = 0
 	}
-	f, err := os.Open(filepath.Join(procRoot, "proc/self/smaps"))
-	if err != nil {
-		return nil, fmt.Errorf("checking page size: %w", err)
-	}
-	m, err := ParseSmaps(f, uintptr(unsafe.Pointer(unsafe.SliceData(b.mem))))
-	f.Close()
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(b.mem)))
+	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps", func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
 	if err != nil {
 		return nil, fmt.Errorf("checking page size: %w", err)
 	}

@@ -16,8 +16,6 @@ package memlat
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -51,16 +49,6 @@ func (r *Report) Headline() string {
 // ("memlat.Ladder", "memlat.MLP", "memlat.Bandwidth", "memlat.Matrix",
 // "memlat.Clock", "memlat.Summary").
 type Emit func(kind string, v any) error
-
-// ReadMeminfo reads root/proc/meminfo.
-func ReadMeminfo(root string) (Meminfo, error) {
-	f, err := os.Open(filepath.Join(root, "proc/meminfo"))
-	if err != nil {
-		return Meminfo{}, fmt.Errorf("reading memory available: %w", err)
-	}
-	defer f.Close()
-	return ParseMeminfo(f)
-}
 
 // dataCaches returns the data/unified cache size one CPU sees per level.
 func dataCaches(t *result.Topology, cpu int) []int64 {

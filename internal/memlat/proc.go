@@ -1,118 +1,30 @@
 package memlat
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
-
-// ErrNoMapping is returned by ParseSmaps when no mapping contains the address.
-var ErrNoMapping = errors.New("no mapping contains the address")
-
-// ErrBadProc is wrapped by the parsers for text that is not what the kernel writes.
-var ErrBadProc = errors.New("unexpected /proc format")
-
-// Mapping is one entry of /proc/<pid>/smaps, sizes in bytes.
-type Mapping struct {
-	Start, End    uintptr
-	Rss           int64
-	AnonHugePages int64
-}
-
-// ParseSmaps reads smaps text and returns the mapping that contains addr.
-func ParseSmaps(r io.Reader, addr uintptr) (Mapping, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var cur Mapping
-	in := false
-	for sc.Scan() {
-		line := sc.Text()
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if lo, hi, ok := strings.Cut(f[0], "-"); ok && !strings.HasSuffix(f[0], ":") {
-			if in {
-				return cur, nil
-			}
-			s, err1 := strconv.ParseUint(lo, 16, 64)
-			e, err2 := strconv.ParseUint(hi, 16, 64)
-			if err1 != nil || err2 != nil {
-				return Mapping{}, fmt.Errorf("parsing smaps line %q: %w", line, ErrBadProc)
-			}
-			if uintptr(s) <= addr && addr < uintptr(e) {
-				in = true
-				cur = Mapping{Start: uintptr(s), End: uintptr(e)}
-			}
-			continue
-		}
-		if !in || len(f) < 2 {
-			continue
-		}
-		var dst *int64
-		switch f[0] {
-		case "Rss:":
-			dst = &cur.Rss
-		case "AnonHugePages:":
-			dst = &cur.AnonHugePages
-		default:
-			continue
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil || len(f) < 3 || f[2] != "kB" {
-			return Mapping{}, fmt.Errorf("parsing smaps line %q: %w", line, ErrBadProc)
-		}
-		*dst = v << 10
-	}
-	if err := sc.Err(); err != nil {
-		return Mapping{}, fmt.Errorf("reading smaps: %w", err)
-	}
-	if in {
-		return cur, nil
-	}
-	return Mapping{}, fmt.Errorf("finding mapping of %#x in smaps: %w", addr, ErrNoMapping)
-}
 
 // Meminfo is what the probe needs from /proc/meminfo, in bytes.
 type Meminfo struct {
 	Total, Available int64
 }
 
-// ParseMeminfo reads /proc/meminfo text.
-func ParseMeminfo(r io.Reader) (Meminfo, error) {
-	var m Meminfo
-	var seenT, seenA bool
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
-			continue
-		}
-		var dst *int64
-		switch f[0] {
-		case "MemTotal:":
-			dst, seenT = &m.Total, true
-		case "MemAvailable:":
-			dst, seenA = &m.Available, true
-		default:
-			continue
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil || len(f) < 3 || f[2] != "kB" {
-			return Meminfo{}, fmt.Errorf("parsing meminfo line %q: %w", sc.Text(), ErrBadProc)
-		}
-		*dst = v << 10
+// ReadMeminfo reads root/proc/meminfo.
+func ReadMeminfo(root string) (Meminfo, error) {
+	m, err := sysfs.Parse(sysfs.New(root), "proc/meminfo", sysfs.ParseMeminfo)
+	if err != nil {
+		return Meminfo{}, fmt.Errorf("reading memory available: %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		return Meminfo{}, fmt.Errorf("reading meminfo: %w", err)
+	total, okT := m["MemTotal"]
+	avail, okA := m["MemAvailable"]
+	if !okT || !okA {
+		return Meminfo{}, fmt.Errorf("reading memory available: MemTotal or MemAvailable missing from %s/proc/meminfo: %w", strings.TrimSuffix(root, "/"), sysfs.ErrFormat)
 	}
-	if !seenT || !seenA {
-		return Meminfo{}, fmt.Errorf("parsing meminfo: MemTotal or MemAvailable missing: %w", ErrBadProc)
-	}
-	return m, nil
+	return Meminfo{Total: total, Available: avail}, nil
 }
 
 // Headroom is the memory the probe leaves free: a quarter of MemTotal, at

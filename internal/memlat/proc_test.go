@@ -4,72 +4,37 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
-// testdata/smaps-thp.txt is /proc/self/smaps of a test process that had
-// mapped 8 MiB with MADV_HUGEPAGE at 0x7f6062800000 and 4 MiB with
-// MADV_NOHUGEPAGE at 0x7f6062200000 (kernel with THP "madvise").
-func TestParseSmapsCaptured(t *testing.T) {
-	for _, tc := range []struct {
-		addr       uintptr
-		start, end uintptr
-		rss, huge  int64
-	}{
-		{0x7f6062800000, 0x7f6062800000, 0x7f6063000000, 8 << 20, 8 << 20},
-		{0x7f6062abcdef, 0x7f6062800000, 0x7f6063000000, 8 << 20, 8 << 20},
-		{0x7f6062200000, 0x7f6062200000, 0x7f6062600000, 4 << 20, 0},
-	} {
-		f, err := os.Open("testdata/smaps-thp.txt")
-		if err != nil {
+func TestReadMeminfo(t *testing.T) {
+	root := t.TempDir()
+	write := func(text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, "proc"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		m, err := ParseSmaps(f, tc.addr)
-		f.Close()
-		if err != nil {
+		if err := os.WriteFile(filepath.Join(root, "proc/meminfo"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want := Mapping{Start: tc.start, End: tc.end, Rss: tc.rss, AnonHugePages: tc.huge}
-		if m != want {
-			t.Errorf("ParseSmaps(%#x) = %+v, want %+v", tc.addr, m, want)
-		}
 	}
-}
-
-func TestParseSmapsErrors(t *testing.T) {
-	const ok = "00400000-00500000 r-xp 00000000 08:01 1 /bin/x\nRss: 12 kB\nAnonHugePages: 0 kB\n"
-	if _, err := ParseSmaps(strings.NewReader(ok), 0x600000); !errors.Is(err, ErrNoMapping) {
-		t.Errorf("address outside every mapping: %v, want ErrNoMapping", err)
-	}
-	for _, bad := range []string{
-		"0040zz00-00500000 r-xp 00000000 08:01 1 /bin/x\n",
-		"00400000-00500000 r-xp 00000000 08:01 1 /bin/x\nAnonHugePages: many kB\n",
-		"00400000-00500000 r-xp 00000000 08:01 1 /bin/x\nRss: 12 MB\n",
-	} {
-		if _, err := ParseSmaps(strings.NewReader(bad), 0x400000); !errors.Is(err, ErrBadProc) {
-			t.Errorf("ParseSmaps(%q): %v, want ErrBadProc", bad, err)
-		}
-	}
-	m, err := ParseSmaps(strings.NewReader(ok), 0x400000)
-	if err != nil || m.Rss != 12<<10 {
-		t.Errorf("ParseSmaps(ok) = %+v, %v", m, err)
-	}
-}
-
-func TestParseMeminfo(t *testing.T) {
-	m, err := ParseMeminfo(strings.NewReader("MemTotal:       24684004 kB\nMemFree:        24129112 kB\nMemAvailable:   24259636 kB\nHugePages_Total:       0\n"))
+	write("MemTotal:       24684004 kB\nMemFree:        24129112 kB\nMemAvailable:   24259636 kB\nHugePages_Total:       0\n")
+	m, err := ReadMeminfo(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Total != 24684004<<10 || m.Available != 24259636<<10 {
-		t.Fatalf("ParseMeminfo = %+v", m)
+		t.Fatalf("ReadMeminfo = %+v", m)
 	}
-	for _, bad := range []string{"MemTotal: 1 kB\n", "MemTotal: x kB\nMemAvailable: 1 kB\n", "MemTotal: 1 kB\nMemAvailable: 1 pages\n"} {
-		if _, err := ParseMeminfo(strings.NewReader(bad)); !errors.Is(err, ErrBadProc) {
-			t.Errorf("ParseMeminfo(%q): %v, want ErrBadProc", bad, err)
+	for _, bad := range []string{"MemTotal: 1 kB\n", "MemTotal: x kB\nMemAvailable: 1 kB\n"} {
+		write(bad)
+		if _, err := ReadMeminfo(root); !errors.Is(err, sysfs.ErrFormat) {
+			t.Errorf("ReadMeminfo of %q: %v, want sysfs.ErrFormat", bad, err)
 		}
 	}
 }

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// ErrNumaMaps is wrapped by errors from [ParseNumaMaps].
-var ErrNumaMaps = errors.New("malformed numa_maps")
+	"github.com/numalab/numalab/internal/sysfs"
+)
 
 // NumaMapping is one line of /proc/<pid>/numa_maps: one mapping of a
 // process and how many of its pages lie on each node.
@@ -61,7 +58,7 @@ func ParseNumaMaps(r io.Reader) ([]NumaMapping, error) {
 		}
 		m, err := parseNumaLine(text)
 		if err != nil {
-			return nil, fmt.Errorf("parsing numa_maps line %d %q: %w: %w", line, text, ErrNumaMaps, err)
+			return nil, fmt.Errorf("parsing numa_maps line %d %q: %w: %w", line, text, sysfs.ErrFormat, err)
 		}
 		out = append(out, m)
 	}
@@ -185,13 +182,7 @@ func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 // ReadNumaMaps reads /proc/<pid>/numa_maps under root ("/" on a live
 // machine). Reading another user's process needs the right to ptrace it.
 func ReadNumaMaps(root string, pid int) ([]NumaMapping, error) {
-	path := filepath.Join(root, "proc", strconv.Itoa(pid), "numa_maps")
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading the page placement of pid %d: %w", pid, err)
-	}
-	defer f.Close()
-	ms, err := ParseNumaMaps(f)
+	ms, err := sysfs.Parse(sysfs.New(root), "proc/"+strconv.Itoa(pid)+"/numa_maps", ParseNumaMaps)
 	if err != nil {
 		return nil, fmt.Errorf("reading the page placement of pid %d: %w", pid, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // A PostgreSQL-like process on a two-node machine, written in the format of
@@ -114,8 +116,8 @@ func TestParseNumaMapsErrors(t *testing.T) {
 		"7f00 default anon=-1",
 	} {
 		_, err := ParseNumaMaps(strings.NewReader("00400000 default\n" + bad + "\n"))
-		if !errors.Is(err, ErrNumaMaps) || !strings.Contains(err.Error(), "line 2") {
-			t.Errorf("ParseNumaMaps(%q) error = %v, want ErrNumaMaps at line 2", bad, err)
+		if !errors.Is(err, sysfs.ErrFormat) || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("ParseNumaMaps(%q) error = %v, want sysfs.ErrFormat at line 2", bad, err)
 		}
 	}
 }

@@ -2,17 +2,22 @@
 // a root directory: "/" on the machine itself, or a captured machine's tree
 // in tests and for `numalab topo --sysfs DIR`.
 //
-// It knows the file formats (CPU lists, hex CPU masks, cache sizes,
-// meminfo, mounts) and nothing about what the files mean together; package
-// topo assembles them. Readers take a path relative to the root; parsers
+// Every read of /sys or /proc in numalab goes through it. It knows the
+// file formats (CPU lists, hex CPU masks, cache sizes, meminfo, mounts,
+// cgroup, cpuinfo, stat, diskstats, a process's io and smaps) and nothing
+// about what the files mean together; packages topo, sysmon, memlat and
+// place use them. Readers take a path relative to the root; parsers
 // take bytes or an io.Reader and are tested without files. A missing file
 // is an error that satisfies errors.Is(err, fs.ErrNotExist), so callers
 // can treat optional files as optional.
 package sysfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -56,6 +61,44 @@ func (f FS) Bytes(rel string) ([]byte, error) {
 		f.rec.file(rel, b)
 	}
 	return b, err
+}
+
+// Parse reads rel below f's root and parses it with parse; errors name
+// the file.
+func Parse[T any](f FS, rel string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	b, err := f.Bytes(rel)
+	if err != nil {
+		return zero, fmt.Errorf("reading %s: %w", rel, err)
+	}
+	v, err := parse(bytes.NewReader(b))
+	if err != nil {
+		return zero, fmt.Errorf("reading %s under %s: %w", rel, f.root, err)
+	}
+	return v, nil
+}
+
+// ReadDir lists directory rel.
+func (f FS) ReadDir(rel string) ([]fs.DirEntry, error) {
+	return os.ReadDir(f.Path(rel))
+}
+
+// Glob returns the paths below the root, relative to it, that match
+// pattern (path.Match syntax, relative to the root).
+func (f FS) Glob(pattern string) ([]string, error) {
+	full, err := filepath.Glob(f.Path(pattern))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(full))
+	for _, p := range full {
+		rel, err := filepath.Rel(f.root, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out, nil
 }
 
 // Recording returns an FS that reads like f and also notes in r every file

@@ -4,12 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // perfEvent is one counter to open for every thread.
@@ -106,7 +105,7 @@ func (p *perfCounters) read() ([]uint64, error) {
 				return nil, fmt.Errorf("reading perf counter %s: %w", p.events[i].name, err)
 			}
 			if n != len(buf) {
-				return nil, fmt.Errorf("reading perf counter %s: got %d bytes, want %d: %w", p.events[i].name, n, len(buf), ErrFormat)
+				return nil, fmt.Errorf("reading perf counter %s: got %d bytes, want %d", p.events[i].name, n, len(buf))
 			}
 			v := binary.NativeEndian.Uint64(buf[0:])
 			enabled := binary.NativeEndian.Uint64(buf[8:])
@@ -139,29 +138,23 @@ func (p *perfCounters) close() {
 // threads lists this process's thread IDs (always the live process: perf
 // counters cannot be opened on a captured tree).
 func threads() ([]int, error) {
-	entries, err := os.ReadDir("/proc/self/task")
+	tids, err := sysfs.New("/").Numbered("proc/self/task", "")
 	if err != nil {
 		return nil, fmt.Errorf("listing this process's threads: %w", err)
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
 	}
 	return tids, nil
 }
 
 // perfReason explains why perf_event_open failed, for a Usage's Perf.Reason.
-func perfReason(root string, err error) string {
+func perfReason(f sysfs.FS, err error) string {
 	hint := ""
 	switch {
 	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENODEV):
 		hint = "the CPU or hypervisor exposes no hardware counters, as in most virtual machines"
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		hint = "not permitted"
-		if b, rerr := os.ReadFile(root + "/proc/sys/kernel/perf_event_paranoid"); rerr == nil {
-			hint += " with kernel.perf_event_paranoid=" + strings.TrimSpace(string(b))
+		if v, rerr := f.String("proc/sys/kernel/perf_event_paranoid"); rerr == nil {
+			hint += " with kernel.perf_event_paranoid=" + v
 		}
 		hint += " (run with CAP_PERFMON or lower kernel.perf_event_paranoid)"
 	case errors.Is(err, unix.ENOSYS):

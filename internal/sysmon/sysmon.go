@@ -23,27 +23,28 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // snapshot is every counter at one moment.
 type snapshot struct {
 	at        time.Time
-	stat      stat
+	stat      sysfs.Stat
 	readBytes int64
-	disks     map[string]disk
+	disks     map[string]sysfs.DiskStat
 	ru        unix.Rusage
 }
 
-func take(root string) (snapshot, error) {
+func take(f sysfs.FS) (snapshot, error) {
 	s := snapshot{at: time.Now()}
 	var err error
-	if s.stat, err = parseFile(root, "proc/stat", parseStat); err != nil {
+	if s.stat, err = sysfs.Parse(f, "proc/stat", sysfs.ParseStat); err != nil {
 		return s, err
 	}
-	if s.readBytes, err = parseFile(root, "proc/self/io", parseIO); err != nil {
+	if s.readBytes, err = sysfs.Parse(f, "proc/self/io", sysfs.ParseIO); err != nil {
 		return s, err
 	}
-	if s.disks, err = parseFile(root, "proc/diskstats", parseDiskstats); err != nil {
+	if s.disks, err = sysfs.Parse(f, "proc/diskstats", sysfs.ParseDiskstats); err != nil {
 		return s, err
 	}
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &s.ru); err != nil {
@@ -54,7 +55,7 @@ func take(root string) (snapshot, error) {
 
 // Sampler holds the first sample of a window.
 type Sampler struct {
-	root       string
+	fs         sysfs.FS
 	first      snapshot
 	perf       *perfCounters
 	perfStart  []uint64
@@ -65,13 +66,10 @@ type Sampler struct {
 // Start takes the first sample below root ("/" for this machine) and opens
 // hardware counters for this process if it may.
 func Start(root string) (*Sampler, error) {
-	if root == "" {
-		root = "/"
-	}
-	s := &Sampler{root: root}
+	s := &Sampler{fs: sysfs.New(root)}
 	p, err := openPerf(hardwareEvents)
 	if err != nil {
-		s.perfReason = perfReason(root, err)
+		s.perfReason = perfReason(s.fs, err)
 	} else {
 		s.perf = p
 		if s.perfStart, err = p.read(); err != nil {
@@ -79,7 +77,7 @@ func Start(root string) (*Sampler, error) {
 			s.perf, s.perfReason = nil, "not available: "+err.Error()
 		}
 	}
-	if s.first, err = take(root); err != nil {
+	if s.first, err = take(s.fs); err != nil {
 		s.close()
 		return nil, fmt.Errorf("starting system monitor: %w", err)
 	}
@@ -104,11 +102,11 @@ func (s *Sampler) Stop() (result.Usage, error) {
 	if s.perf != nil {
 		perfEnd, perfErr = s.perf.read()
 	}
-	last, err := take(s.root)
+	last, err := take(s.fs)
 	if err != nil {
 		return result.Usage{}, fmt.Errorf("stopping system monitor: %w", err)
 	}
-	u := usage(s.first, last, physicalDisks(s.root, last.disks))
+	u := usage(s.first, last, physicalDisks(s.fs, last.disks))
 	switch {
 	case s.perf == nil:
 		u.Perf.Reason = s.perfReason
@@ -174,9 +172,9 @@ func delta(a, b uint64) uint64 {
 }
 
 // cpuUsage is one CPU's time between two samples, in percent.
-func cpuUsage(id int, a, b cpuTimes) result.CPUUsage {
+func cpuUsage(id int, a, b sysfs.CPUTimes) result.CPUUsage {
 	c := result.CPUUsage{CPU: id}
-	total := float64(delta(a.total(), b.total()))
+	total := float64(delta(a.Total(), b.Total()))
 	if total == 0 {
 		return c
 	}

@@ -10,127 +10,35 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
-const statText = `cpu  12104 0 4773 81231 424 0 73 16 0 0
-cpu0 3864 0 1836 43554 55 0 15 5 0 0
-cpu1 8239 0 2937 37677 368 0 57 10 0 0
-intr 409092 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
-ctxt 694423
-btime 1795240935
-processes 15231
-procs_running 1
-procs_blocked 0
-softirq 170761 0 16968 5 3352 70558 0 207 37060 0 42611
-`
-
-func TestParseStat(t *testing.T) {
-	tests := []struct {
-		name    string
-		text    string
-		cpus    int
-		cpu1    cpuTimes
-		ctxt    uint64
-		wantErr bool
-	}{
-		{name: "kvm 2 vCPU", text: statText, cpus: 2,
-			cpu1: cpuTimes{User: 8239, System: 2937, Idle: 37677, IOWait: 368, SoftIRQ: 57, Steal: 10}, ctxt: 694423},
-		{name: "old kernel, 8 fields, offline cpu0 missing",
-			text: "cpu 1 2 3 4 5 6 7 8\ncpu1 1 2 3 4 5 6 7 8\nctxt 5\n", cpus: 1,
-			cpu1: cpuTimes{1, 2, 3, 4, 5, 6, 7, 8}, ctxt: 5},
-		{name: "no ctxt", text: "cpu0 1 2 3 4 5 6 7 8\n", wantErr: true},
-		{name: "no cpus", text: "ctxt 5\n", wantErr: true},
-		{name: "short cpu line", text: "cpu0 1 2 3\nctxt 5\n", wantErr: true},
-		{name: "bad number", text: "cpu0 1 2 x 4 5 6 7 8\nctxt 5\n", wantErr: true},
-		{name: "bad cpu name", text: "cpuX 1 2 3 4 5 6 7 8\nctxt 5\n", wantErr: true},
-		{name: "empty", text: "", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			st, err := parseStat(strings.NewReader(tt.text))
-			if tt.wantErr {
-				if !errors.Is(err, ErrFormat) {
-					t.Fatalf("err = %v, want ErrFormat", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(st.CPUs) != tt.cpus || st.CPUs[1] != tt.cpu1 || st.Ctxt != tt.ctxt {
-				t.Errorf("got %d CPUs, cpu1 %+v, ctxt %d; want %d, %+v, %d", len(st.CPUs), st.CPUs[1], st.Ctxt, tt.cpus, tt.cpu1, tt.ctxt)
-			}
-		})
-	}
-}
-
-func TestParseIO(t *testing.T) {
-	tests := []struct {
-		text    string
-		want    int64
-		wantErr bool
-	}{
-		{"rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 8192\nwrite_bytes: 0\ncancelled_write_bytes: 0\n", 8192, false},
-		{"read_bytes: 0\n", 0, false},
-		{"rchar: 1\n", 0, true},
-		{"read_bytes: lots\n", 0, true},
-		{"read_bytes: -4\n", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parseIO(strings.NewReader(tt.text))
-		if tt.wantErr != (err != nil) || got != tt.want {
-			t.Errorf("parseIO(%q) = %d, %v; want %d, error %v", tt.text, got, err, tt.want, tt.wantErr)
-		}
-		if tt.wantErr && !errors.Is(err, ErrFormat) {
-			t.Errorf("parseIO(%q): error %v does not wrap ErrFormat", tt.text, err)
-		}
-	}
-}
-
-func TestParseDiskstats(t *testing.T) {
-	text := `   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
- 254       0 vda 69531 8398 2660226 26553 11345 72560 1945840 6437 0 8496 33468 7757 57 560080 442 980 34
- 254       1 vda1 100 0 800 26 0 0 0 0 0 8 26
-`
-	got, err := parseDiskstats(strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got["vda"] != (disk{Reads: 69531, SectorsRead: 2660226}) || got["vda1"] != (disk{100, 800}) || len(got) != 3 {
-		t.Errorf("got %+v", got)
-	}
-	for _, bad := range []string{" 254 0 vda 1 2 3\n", " 254 0 vda x 0 5 0 0 0 0 0 0 0 0\n"} {
-		if _, err := parseDiskstats(strings.NewReader(bad)); !errors.Is(err, ErrFormat) {
-			t.Errorf("parseDiskstats(%q): err = %v, want ErrFormat", bad, err)
-		}
-	}
-}
-
 func TestPhysicalDisks(t *testing.T) {
-	disks, err := parseFile("testdata/kvm2", "proc/diskstats", parseDiskstats)
+	disks, err := sysfs.Parse(sysfs.New("testdata/kvm2"), "proc/diskstats", sysfs.ParseDiskstats)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := physicalDisks("testdata/kvm2", disks)
+	got := physicalDisks(sysfs.New("testdata/kvm2"), disks)
 	if len(got) != 1 || !got["vda"] {
 		t.Errorf("from sys/block: %v, want only vda", got)
 	}
 	// Without sys/block: names decide.
-	got = physicalDisks(t.TempDir(), map[string]disk{"vda": {}, "loop3": {}, "zram0": {}, "dm-0": {}, "nvme0n1": {}})
+	got = physicalDisks(sysfs.New(t.TempDir()), map[string]sysfs.DiskStat{"vda": {}, "loop3": {}, "zram0": {}, "dm-0": {}, "nvme0n1": {}})
 	if len(got) != 2 || !got["vda"] || !got["nvme0n1"] {
 		t.Errorf("from names: %v, want vda and nvme0n1", got)
 	}
 }
 
 func TestTakeFixture(t *testing.T) {
-	s, err := take("testdata/kvm2")
+	s, err := take(sysfs.New("testdata/kvm2"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.stat.CPUs) != 2 || s.disks["vda"].Reads == 0 {
 		t.Errorf("fixture read: %d CPUs, vda %+v", len(s.stat.CPUs), s.disks["vda"])
 	}
-	if _, err := take(t.TempDir()); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, err := take(sysfs.New(t.TempDir())); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("empty root: err = %v, want a not-exist error", err)
 	}
 }
@@ -138,22 +46,22 @@ func TestTakeFixture(t *testing.T) {
 func TestUsage(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	a := snapshot{at: t0,
-		stat: stat{CPUs: map[int]cpuTimes{
+		stat: sysfs.Stat{CPUs: map[int]sysfs.CPUTimes{
 			0: {User: 100, Idle: 900},
 			1: {User: 100, System: 50, Idle: 800, Steal: 10},
 		}, Ctxt: 1000},
 		readBytes: 4096,
-		disks:     map[string]disk{"vda": {Reads: 10, SectorsRead: 80}, "loop0": {Reads: 1, SectorsRead: 8}},
+		disks:     map[string]sysfs.DiskStat{"vda": {Reads: 10, SectorsRead: 80}, "loop0": {Reads: 1, SectorsRead: 8}},
 	}
 	a.ru.Nvcsw, a.ru.Nivcsw = 5, 1
 	b := snapshot{at: t0.Add(2 * time.Second),
-		stat: stat{CPUs: map[int]cpuTimes{
+		stat: sysfs.Stat{CPUs: map[int]sysfs.CPUTimes{
 			0: {User: 150, Nice: 10, System: 20, IRQ: 5, SoftIRQ: 5, Idle: 1010}, // +200: 60 user, 30 sys
 			1: {User: 100, System: 50, Idle: 980, Steal: 30},                     // +200: 20 steal
 			2: {User: 1, Idle: 1},                                                // came online: skipped
 		}, Ctxt: 5000},
 		readBytes: 4096 + 8192,
-		disks:     map[string]disk{"vda": {Reads: 12, SectorsRead: 96}, "loop0": {Reads: 5, SectorsRead: 800}},
+		disks:     map[string]sysfs.DiskStat{"vda": {Reads: 12, SectorsRead: 96}, "loop0": {Reads: 5, SectorsRead: 800}},
 	}
 	b.ru.Nvcsw, b.ru.Nivcsw = 25, 4
 	b.ru.Utime = unix.Timeval{Sec: 1, Usec: 500}

@@ -139,16 +139,12 @@ func addNeighbours(f sysfs.FS, dirs []string) {
 		switch {
 		case strings.HasPrefix(base, "cpu"):
 			for _, pat := range cpuDirFiles {
-				subs, _ := filepath.Glob(f.Path(d + "/" + pat))
+				subs, _ := f.Glob(d + "/" + pat)
 				for _, sub := range subs {
-					ents, _ := os.ReadDir(sub)
-					rel, err := filepath.Rel(f.Root(), sub)
-					if err != nil {
-						continue
-					}
+					ents, _ := f.ReadDir(sub)
 					for _, e := range ents {
 						if e.Type().IsRegular() {
-							f.Bytes(filepath.ToSlash(rel) + "/" + e.Name())
+							f.Bytes(sub + "/" + e.Name())
 						}
 					}
 				}
