@@ -157,7 +157,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "numalab eval: %s, budget %v\n", topoShape(t), *budget)
+	fmt.Fprintf(e.stdout, "numalab eval: %s, budget %v\n", topo.Shape(t), *budget)
 	fmt.Fprintf(e.stdout, "plan: tpcc-ro W=%d, streams %s, placements %q, %v+%v per cell x%d; transtats %d rows on DuckDB, DOP %s, %v+%v per cell\n\n",
 		plan.Warehouses, intsArg(plan.Streams), plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat,
 		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell)
