@@ -32,7 +32,9 @@ pinned thread) and reports:
   - sequential-read bandwidth on 1..all cores, and latency while the other
     cores stream;
   - the NUMA latency matrix: a thread on each node to memory bound to each
-    node (1x1 on a one-node machine).
+    node (1x1 on a one-node machine); when remote reads are no slower than
+    local (under 1.05x, as on emulated or interleaved nodes) it is flagged
+    "no NUMA effect measured" and is no latency ratio.
 
 Every point is the median of short windows (--window, default 50 ms) in
 which the thread was not preempted, with min-max. The largest working set

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,12 @@ func TestProbeMemStoresRunHost(t *testing.T) {
 	}
 	if sum == nil || sum.GHz <= 0 || sum.DRAMNS4K <= 0 || sum.LocalNS <= 0 || len(sum.MatrixNS) == 0 {
 		t.Errorf("stored summary %+v", sum)
+	}
+}
+
+// The help names the threshold the matrix is flagged under.
+func TestProbeHelpNUMAThreshold(t *testing.T) {
+	if want := fmt.Sprintf("under %.2fx", memlat.NUMAEffectRatio); !strings.Contains(probeHelp, want) {
+		t.Errorf("probe --help does not say %q", want)
 	}
 }

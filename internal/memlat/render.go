@@ -28,7 +28,7 @@ func WriteText(w io.Writer, r *Report) error {
 	writeSummary(&b, r)
 	if m := r.MLP; m != nil && len(m.Points) > 0 {
 		fmt.Fprintf(&b, "\nMemory-level parallelism: k independent random chains in one thread, %s working set, %s, CPU %d\n",
-			FormatBytes(m.Bytes), pagesAsked(m.Pages, m.PageBytes, m.HugeFraction), m.CPU)
+			FormatBytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction), m.CPU)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "chains\tthreads\tns/load\tspread ns\tmisses in flight\t")
 		for _, p := range m.Points {
@@ -61,7 +61,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	if m := r.Matrix; m != nil && len(m.NS) > 0 {
 		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s, lowest clean window in ns (relative to the fastest)\n",
-			FormatBytes(m.Bytes), pagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
+			FormatBytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
 		if m.SingleNode {
 			b.WriteString("(this machine has one NUMA node: the matrix is 1x1")
 			if m.Reused {
@@ -97,9 +97,9 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-// pagesAsked says what a mapping asked for and what it obtained:
+// PagesAsked says what a mapping asked for and what it obtained:
 // "2m pages asked, 4KiB (30% huge) obtained".
-func pagesAsked(pages string, pageBytes int64, hugeFraction float64) string {
+func PagesAsked(pages string, pageBytes int64, hugeFraction float64) string {
 	return fmt.Sprintf("%s pages asked, %s obtained", pages, PageLabel(pageBytes, hugeFraction))
 }
 
@@ -137,7 +137,7 @@ func writeLadders(b *strings.Builder, r *Report, pages string) {
 	if len(ls) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nLatency ladder, %s (smaps AnonHugePages), CPU %d\n", pagesAsked(pages, ls[0].PageBytes, ls[0].HugeFraction), ls[0].CPU)
+	fmt.Fprintf(b, "\nLatency ladder, %s (smaps AnonHugePages), CPU %d\n", PagesAsked(pages, ls[0].PageBytes, ls[0].HugeFraction), ls[0].CPU)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "working set\tlines touched\t")
 	for _, l := range ls {
