@@ -16,10 +16,10 @@ type Matrix struct {
 	CPUs      []int  `json:"cpus"` // the CPU each row ran on
 	Bytes     int64  `json:"bytes"`
 	Chain     string `json:"chain"`
-	Pages     string `json:"pages"`      // asked for: "4k" or "2m"
-	PageBytes int64  `json:"page_bytes"` // obtained, in the mapping with the fewest huge pages
+	Pages     string `json:"pages,omitempty"` // asked for: "4k" or "2m"
+	PageBytes int64  `json:"page_bytes"`      // obtained, in the mapping with the fewest huge pages
 	// HugeFraction is the fraction of that mapping in 2 MiB pages.
-	HugeFraction float64     `json:"huge_frac"`
+	HugeFraction float64     `json:"huge_frac,omitempty"`
 	NS           [][]Stat    `json:"ns"`
 	Relative     [][]float64 `json:"relative"` // each cell's lowest clean window / the fastest cell's
 	SingleNode   bool        `json:"single_node,omitempty"`

@@ -21,9 +21,9 @@ type MLPPoint struct {
 // MLP is memory-level parallelism at a DRAM-sized working set.
 type MLP struct {
 	Bytes        int64      `json:"bytes"`
-	Pages        string     `json:"pages"`      // asked for: "4k" or "2m"
-	PageBytes    int64      `json:"page_bytes"` // obtained (see buffer)
-	HugeFraction float64    `json:"huge_frac"`  // fraction of the mapping in 2 MiB pages
+	Pages        string     `json:"pages,omitempty"`     // asked for: "4k" or "2m"
+	PageBytes    int64      `json:"page_bytes"`          // obtained (see buffer)
+	HugeFraction float64    `json:"huge_frac,omitempty"` // fraction of the mapping in 2 MiB pages
 	CPU          int        `json:"cpu"`
 	Points       []MLPPoint `json:"points"`
 	SMT          bool       `json:"smt"` // whether sibling-split points were measured
