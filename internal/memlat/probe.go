@@ -8,6 +8,17 @@
 // locked OS thread pinned to one CPU. Each number is the median of short
 // timed windows in which the thread was not preempted, with the spread.
 //
+// Each result says the pages its mapping asked for and the share it got
+// huge; a figure labelled 4 KiB comes only from a mapping that asked for 4
+// KiB pages. A NUMA matrix whose remote reads are no slower than local is
+// flagged (Matrix.NoNUMAEffect, Summary.NoNUMAEffect) as no NUMA effect
+// measured, not a latency ratio.
+//
+// Files by measurement: config.go (the configuration), clock.go (the core
+// clock), ladder.go and repeat.go (the latency ladders and their largest
+// point again), mlp.go, bandwidth.go (bandwidth and loaded latency),
+// matrix.go, summary.go, render.go (text); probe.go runs them in order.
+//
 // It refuses to use more memory than MemAvailable less a headroom, always
 // unmaps what it mapped, and never prints: progress goes to a callback and
 // results to the caller.
