@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -16,7 +18,7 @@ import (
 )
 
 const evalHelp = `Usage:
-  numalab eval [--budget 5m] [--store FILE] [--out FILE.html] [--dir DIR]
+  numalab eval [--budget 5m] [--store FILE] [--out FILE.html] [--force] [--dir DIR]
 
 The main job: everything numalab knows how to measure on the embedded
 engines, within a wall-clock budget, ending in one report. In order:
@@ -30,7 +32,9 @@ engines, within a wall-clock budget, ending in one report. In order:
   4. transtats P1 and P2 on DuckDB (numalab run report), DOP from 1 to the
      logical CPUs;
   5. the model, calibrated to the OLTP run, and the report: an HTML file
-     (--out) and a summary of the findings on stdout.
+     (--out) and a summary of the findings on stdout. --out is checked
+     before anything runs: it replaces an existing file only if numalab
+     wrote it (or with --force), and never the store or a database.
 
 --budget sets the data sizes and the cell durations: a larger budget means
 more warehouses and rows, longer cells and, from 15m, repeated cells. Each
@@ -141,12 +145,17 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	budget := fs.Duration("budget", 5*time.Minute, "wall-clock budget; sets data sizes and cell durations")
 	storePath := storeFlag(fs)
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to")
+	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
 	dir := fs.String("dir", ".", "`directory` for the databases eval loads (kept and reused)")
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
 		return badFlag("dir", *dir, "is not a directory")
+	}
+	outOpt := outfile.Options{Flag: "out", Force: *force, Keep: []string{*storePath}}
+	if err := outfile.Check(*out, outfile.HTMLReport, outOpt); err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
 	start := time.Now()
 	t, err := topo.FromSysfs("/")
@@ -205,16 +214,8 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return errors.Join(append(stepErrs, err)...)
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	if err := report.WriteHTML(f, r); err != nil {
-		f.Close()
-		return fmt.Errorf("writing the report %s: %w", *out, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing the report %s: %w", *out, err)
+	if err := outfile.Write(*out, outfile.HTMLReport, outOpt, func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
+		return errors.Join(append(stepErrs, fmt.Errorf("eval: %w", err))...)
 	}
 	fmt.Fprintf(e.stdout, "== findings (%v in all)\n", time.Since(start).Round(time.Second))
 	if err := report.WriteFindings(e.stdout, r, 10); err != nil {

@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 
+	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
 
-const reportCmdHelp = `Usage: numalab report [--store FILE] [--out FILE.html] [--format html|text|json|csv] [RUN...]
+const reportCmdHelp = `Usage: numalab report [--store FILE] [--out FILE.html] [--force] [--format html|text|json|csv] [RUN...]
 
 Turns stored runs into one report: the machine (sockets, NUMA nodes,
 cores, logical CPUs and caches), the memory latency ladder (ns and cycles
@@ -36,7 +36,9 @@ saying how to measure it.
 prints its path: inline CSS and SVG, no script, no network; the same runs
 give the same bytes. text, json and csv go to stdout (or to --out when it
 is given): csv is one long table, one number a row, with its run, unit and
-spread.
+spread. --out writes through a temporary file and replaces an existing
+file only if numalab wrote it (or with --force); it never writes over the
+store or a database.
 
 Examples:
   numalab report                              # latest runs -> numalab-report.html
@@ -51,6 +53,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	storePath := storeFlag(fs)
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
 	format := fs.String("format", "html", "output format: html, text, json or csv")
+	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
 	if done, err := parseFlags(e, fs, args); done {
 		return err
 	}
@@ -87,8 +90,12 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if *format != "html" && !outGiven {
 		return write(e.stdout, r)
 	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return write(w, r) }); err != nil {
-		return fmt.Errorf("report: writing %s: %w", *out, err)
+	kind := map[string]outfile.Kind{
+		"html": outfile.HTMLReport, "text": outfile.TextReport, "json": outfile.JSONReport, "csv": outfile.CSVReport,
+	}[*format]
+	opt := outfile.Options{Flag: "out", Force: *force, Keep: []string{*storePath}}
+	if err := outfile.Write(*out, kind, opt, func(w io.Writer) error { return write(w, r) }); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintln(e.stdout, *out)
 	return nil
@@ -162,28 +169,4 @@ func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
 		runs = append(runs, r)
 	}
 	return runs, nil
-}
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory, so that a failure never leaves half a report.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/topo"
 )
 
-const topoHelp = `Usage: numalab topo [--sysfs DIR|FILE | --hwloc FILE.xml] [--json] [--select SELECTOR] [--capture FILE.tar.gz]
+const topoHelp = `Usage: numalab topo [--sysfs DIR|FILE | --hwloc FILE.xml] [--json] [--select SELECTOR] [--capture FILE.tar.gz [--force]]
 
 Shows the machine as a database engineer needs to see it: packages
 (sockets), NUMA nodes with their memory and distances, physical cores and
@@ -40,6 +41,7 @@ func cmdTopo(_ context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of the map")
 	selector := fs.String("select", "", "print the CPUs a placement selector yields (cpus=LIST, node=N, cores=N, smt=on|off)")
 	capture := fs.String("capture", "", "write the files topo reads into this .tar.gz, for 'numalab topo --sysfs FILE' elsewhere")
+	force := fs.Bool("force", false, "let --capture replace a file numalab did not write (never a database)")
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
@@ -60,7 +62,7 @@ func cmdTopo(_ context.Context, e *env, args []string) error {
 	}
 
 	if *capture != "" {
-		t, top, err := topo.CaptureFile(*sysfsRoot, *capture)
+		t, top, err := topo.CaptureFile(*sysfsRoot, *capture, outfile.Options{Flag: "capture", Force: *force})
 		if err != nil {
 			return fmt.Errorf("topo --capture: %w", err)
 		}

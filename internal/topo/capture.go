@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
 )
@@ -64,6 +65,7 @@ func Capture(w io.Writer, root, top string) (*result.Topology, error) {
 		addParents(d)
 	}
 	gz := gzip.NewWriter(w)
+	gz.Comment = outfile.CaptureComment // the mark that lets a later capture replace this one
 	tw := tar.NewWriter(gz)
 	mtime := time.Unix(0, 0)
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {

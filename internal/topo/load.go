@@ -2,11 +2,13 @@ package topo
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -62,10 +64,11 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // CaptureFile captures the machine below root ("" for this one) into the
 // archive path, named after the file as hwloc names its captures, and
-// returns the topology read and the archive's top directory. It writes a
-// temporary file beside path and renames it into place, so a failed
-// capture leaves no half archive.
-func CaptureFile(root, path string) (*result.Topology, string, error) {
+// returns the topology read and the archive's top directory. It writes
+// through outfile (opt says what it may replace), so a failed capture
+// leaves no half archive and an existing file is replaced only if it is a
+// capture.
+func CaptureFile(root, path string, opt outfile.Options) (*result.Topology, string, error) {
 	if root == "" {
 		root = "/"
 	}
@@ -76,25 +79,13 @@ func CaptureFile(root, path string) (*result.Topology, string, error) {
 	if top == "" {
 		top = "machine"
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".numalab-capture-*")
+	var t *result.Topology
+	err := outfile.Write(path, outfile.Capture, opt, func(w io.Writer) (err error) {
+		t, err = Capture(w, root, top)
+		return err
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("capturing the topology: %w", err)
-	}
-	defer os.Remove(f.Name())
-	t, err := Capture(f, root, top)
-	if err == nil {
-		err = f.Chmod(0o644) // a capture is meant to be passed around
-	}
-	if err == nil {
-		err = f.Close()
-	} else {
-		f.Close()
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("capturing the topology into %s: %w", path, err)
+		return nil, "", err
 	}
 	return t, top, nil
 }
