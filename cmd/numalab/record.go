@@ -51,7 +51,7 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 	run := &result.Run{
 		Kind:    kind,
 		Command: result.Redact("numalab " + strings.Join(e.args, " ")),
-		Config:  cfg,
+		Config:  result.RedactJSON(cfg),
 		Version: version.Version,
 		Host:    host,
 		Machine: machine,

@@ -166,6 +166,7 @@ func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		result.RedactRun(r) // a store from an older numalab may hold a password
 		runs = append(runs, r)
 	}
 	return runs, nil

@@ -66,6 +66,7 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		result.RedactRun(r) // a store from an older numalab may hold a password
 		if *asJSON {
 			return writeJSON(e.stdout, r)
 		}
@@ -74,6 +75,9 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 	runs, err := st.List()
 	if err != nil {
 		return err
+	}
+	for i := range runs {
+		result.RedactRun(&runs[i])
 	}
 	if *asJSON {
 		if runs == nil {

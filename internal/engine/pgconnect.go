@@ -19,12 +19,13 @@ func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, &pgConnectError{
 			msg: fmt.Sprintf("reading PostgreSQL DSN %q: %v (expected postgres://user:password@host:port/dbname or \"host=... port=... user=... dbname=...\")", dsn, err),
+			dsn: dsn,
 			err: err,
 		}
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err)), err: err}
+		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err)), dsn: dsn, err: err}
 	}
 	return conn, nil
 }
@@ -32,10 +33,11 @@ func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
 // pgConnectError is a connection error whose text is redacted.
 type pgConnectError struct {
 	msg string
+	dsn string // whose password, read however pgx read it, the text must not show
 	err error
 }
 
-func (e *pgConnectError) Error() string { return result.Redact(e.msg) }
+func (e *pgConnectError) Error() string { return result.RedactWithDSN(e.msg, e.dsn) }
 func (e *pgConnectError) Unwrap() error { return e.err }
 
 // pgConnectHint suggests what to check for common connection failures.
