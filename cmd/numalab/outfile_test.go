@@ -32,14 +32,15 @@ func dirList(t *testing.T, dir string) []string {
 	return names
 }
 
-// report --out never writes over the store, another store (a SQLite file),
-// a file it did not write, or a directory; it replaces its own reports in
+// report --out never writes over the store, another store, a TPC-C
+// database, a file it did not write, or a directory; it replaces its own reports in
 // every format; --force replaces a foreign file but never the store.
 func TestReportOutNeverOverwrites(t *testing.T) {
 	db := reportStore(t, 1)
 	dir := filepath.Dir(db)
-	other := reportStore(t, 1) // another SQLite database
-	otherBytes := fileState(t, other)
+	other := reportStore(t, 1)
+	tpcc := tpccDB(t)
+	otherBytes, tpccBytes := fileState(t, other), fileState(t, tpcc)
 	for _, format := range []string{"html", "text", "json", "csv"} {
 		for _, c := range []struct {
 			out, want string
@@ -49,6 +50,7 @@ func TestReportOutNeverOverwrites(t *testing.T) {
 			{db, "is the results store", true},
 			{filepath.Join(dir, ".", "runs.db"), "is the results store", true},
 			{other, "is a SQLite database", true},
+			{tpcc, "is a SQLite database", true},
 			{dir, "is a directory", false},
 		} {
 			args := []string{"report", "--store", db, "--format", format, "--out", c.out}
@@ -63,7 +65,7 @@ func TestReportOutNeverOverwrites(t *testing.T) {
 	}
 	// Opening the store to read runs may touch it; only the other database
 	// is bytewise the same, and the store still holds its runs.
-	if fileState(t, other) != otherBytes || !strings.HasPrefix(fileState(t, db), "SQLite format 3\x00") {
+	if fileState(t, other) != otherBytes || fileState(t, tpcc) != tpccBytes || !strings.HasPrefix(fileState(t, db), "SQLite format 3\x00") {
 		t.Fatal("a refused --out changed a database")
 	}
 	if got := dirList(t, dir); !slices.Equal(got, []string{"runs.db"}) {
