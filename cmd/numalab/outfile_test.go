@@ -116,6 +116,7 @@ func TestEvalRefusesOutAtOnce(t *testing.T) {
 		{db, "is the results store"},
 		{notes, "exists and was not written by numalab"},
 		{dir, "is a directory"},
+		{filepath.Join(dir, "no", "r.html"), "does not exist"},
 	} {
 		stdout, _, err := runCLI(t, "eval", "--store", db, "--dir", dir, "--out", c.out)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -60,6 +60,9 @@ func Check(path string, k Kind, opt Options) error {
 			return refuse("%s is the results store (--store %s) or one of its files; choose another --%s", path, keep, opt.Flag)
 		}
 	}
+	if dir, err := os.Stat(filepath.Dir(path)); err != nil || !dir.IsDir() {
+		return refuse("%s: directory %s does not exist; create it or choose another --%s", path, filepath.Dir(path), opt.Flag)
+	}
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

@@ -272,9 +272,9 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 	if got := dirNames(t, dir); !slices.Equal(got, []string{"r.txt"}) {
 		t.Errorf("directory holds %q, want r.txt only", got)
 	}
-	// A missing directory fails before any file is made.
-	if err := Write(filepath.Join(dir, "no", "r.txt"), TextReport, Options{Flag: "out"}, writeString("x")); err == nil {
-		t.Error("writing into a missing directory succeeded")
+	// A missing directory is refused before any file is made.
+	if err := Write(filepath.Join(dir, "no", "r.txt"), TextReport, Options{Flag: "out"}, writeString("x")); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("writing into a missing directory: err = %v, want a refusal", err)
 	}
 }
 
@@ -291,7 +291,7 @@ func TestCheck(t *testing.T) {
 	if err := Check(filepath.Join(dir, "new.html"), HTMLReport, opt); err != nil {
 		t.Errorf("a new file: %v", err)
 	}
-	for _, p := range []string{store, notes, dir, ""} {
+	for _, p := range []string{store, notes, dir, "", filepath.Join(dir, "no", "r.html"), filepath.Join(notes, "r.html")} {
 		if err := Check(p, HTMLReport, opt); !errors.Is(err, ErrRefused) {
 			t.Errorf("Check(%q) = %v, want a refusal", p, err)
 		}
