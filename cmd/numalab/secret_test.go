@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The DSNs that leaked their password (issue 18, item 2), through every
+// The DSN shapes once found to leak their password, through every
 // command that takes --dsn: the password must not reach the error, stdout,
 // stderr, the store's bytes, 'runs show' or 'runs --json'. Nothing listens
 // on port 1, so each command fails fast.
