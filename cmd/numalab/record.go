@@ -67,9 +67,14 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 // ID is the run's id in the store.
 func (r *recorder) ID() int64 { return r.run.ID }
 
-// Add stores one measured item of the run.
+// Add stores one measured item of the run, with any password an error or
+// a DSN in it carried hidden.
 func (r *recorder) Add(kind string, v any) error {
-	_, err := r.st.Add(r.run.ID, kind, v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("recording %s: %w", kind, err)
+	}
+	_, err = r.st.Add(r.run.ID, kind, json.RawMessage(result.RedactJSON(b)))
 	return err
 }
 
