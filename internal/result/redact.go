@@ -56,8 +56,9 @@ func Redact(s string) string {
 type span struct{ lo, hi int }
 
 // RedactJSON applies Redact to every string in a JSON document (a stored
-// configuration), leaving the document valid and everything else as it
-// was. Text that is not JSON is redacted as text.
+// configuration or item), and hides the whole string value of every member
+// whose name holds "password", leaving the document valid and everything
+// else as it was. Text that is not JSON is redacted as text.
 func RedactJSON(b []byte) []byte {
 	if len(b) == 0 {
 		return b
@@ -66,9 +67,13 @@ func RedactJSON(b []byte) []byte {
 		return []byte(Redact(string(b)))
 	}
 	var out []byte
-	i := 0 // b[:i] is copied to out
+	i := 0          // b[:i] is copied to out
+	secret := false // the string at hand is a password member's value
 	for j := 0; j < len(b); j++ {
 		if b[j] != '"' {
+			if b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' && b[j] != ':' {
+				secret = false
+			}
 			continue
 		}
 		end := j + 1
@@ -81,11 +86,20 @@ func RedactJSON(b []byte) []byte {
 		end++ // past the closing quote
 		var str string
 		if json.Unmarshal(b[j:end], &str) == nil {
-			if r := Redact(str); r != str {
+			r := Redact(str)
+			if secret && str != "" {
+				r = hidden
+			}
+			if r != str {
 				q, _ := json.Marshal(r)
 				out = append(append(out, b[i:j]...), q...)
 				i = end
 			}
+			k := end
+			for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+				k++
+			}
+			secret = k < len(b) && b[k] == ':' && strings.Contains(asciiLower(str), "password")
 		}
 		j = end - 1
 	}

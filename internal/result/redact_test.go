@@ -74,8 +74,10 @@ func TestRedact(t *testing.T) {
 }
 
 func TestRedactJSON(t *testing.T) {
-	in := `{"engine":"postgres","dsn":"host=h password='a \"b' dbname=x","rows":10,"list":["postgres://u:pw@h/d"]}`
-	want := `{"engine":"postgres","dsn":"host=h password=xxxxx dbname=x","rows":10,"list":["postgres://u:xxxxx@h/d"]}`
+	in := `{"engine":"postgres","dsn":"host=h password='a \"b' dbname=x","rows":10,"list":["postgres://u:pw@h/d"],` +
+		`"PGPassword" : "pw2","password_file":"","passwords":["not a value"],"user":"password"}`
+	want := `{"engine":"postgres","dsn":"host=h password=xxxxx dbname=x","rows":10,"list":["postgres://u:xxxxx@h/d"],` +
+		`"PGPassword" : "xxxxx","password_file":"","passwords":["not a value"],"user":"password"}`
 	if got := string(RedactJSON([]byte(in))); got != want {
 		t.Errorf("RedactJSON\n = %s\nwant %s", got, want)
 	}
