@@ -32,6 +32,7 @@ func TestDSNPasswordNeverLeaks(t *testing.T) {
 			{"run", "report", "--engine", "postgres", "--rows", "1000", "--duration", "1s", "--warmup", "0s"},
 			{"run", "oltp", "--engine", "postgres", "--streams", "1", "--duration", "1s", "--warmup", "0s"},
 			{"inspect", "--engine", "postgres"},
+			{"check", "--engine", "postgres"},
 		} {
 			args := append(cmd, "--dsn", dsn, "--store", st)
 			out, errOut, err := runCLI(t, args...)
