@@ -34,6 +34,7 @@ import (
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // Stream is one worker's connection and workload state. Next runs one
@@ -115,9 +116,9 @@ func (c *Config) validate() error {
 // touches it until the cell ends.
 type streamState struct {
 	id       int
-	hists    []*Histogram // per type
-	errs     []int64      // per type
-	firstErr []string     // per type
+	hists    []*stats.Histogram // per type
+	errs     []int64            // per type
+	firstErr []string           // per type
 	perSec   []int64
 	trace    []result.TraceEvent
 	dropped  int64
@@ -306,9 +307,9 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 	}()
 
 	ntypes := len(cfg.Types)
-	st.hists = make([]*Histogram, ntypes)
+	st.hists = make([]*stats.Histogram, ntypes)
 	for i := range st.hists {
-		st.hists[i] = NewHistogram()
+		st.hists[i] = stats.NewHistogram()
 	}
 	st.errs = make([]int64, ntypes)
 	st.firstErr = make([]string, ntypes)
@@ -385,12 +386,12 @@ func (st *streamState) addTrace(begin, end, warmup time.Duration, typ int, ok bo
 // merge folds the streams' measurements into cell.
 func merge(cell *result.Cell, cfg *Config, states []*streamState) {
 	ntypes := len(cfg.Types)
-	total := NewHistogram()
+	total := stats.NewHistogram()
 	var totalErrs int64
 	var firstErr string
 	cell.PerSecond = make([]int64, slotCount(cfg.Duration))
 	for typ := range ntypes {
-		h := NewHistogram()
+		h := stats.NewHistogram()
 		var errs int64
 		var first string
 		for _, st := range states {
@@ -408,9 +409,9 @@ func merge(cell *result.Cell, cfg *Config, states []*streamState) {
 		if firstErr == "" {
 			firstErr = first
 		}
-		cell.Types = append(cell.Types, stats(cfg.Types[typ], h, errs, first))
+		cell.Types = append(cell.Types, txStats(cfg.Types[typ], h, errs, first))
 	}
-	cell.Total = stats("total", total, totalErrs, firstErr)
+	cell.Total = txStats("total", total, totalErrs, firstErr)
 	for _, st := range states {
 		for i, n := range st.perSec {
 			cell.PerSecond[i] += n
@@ -455,8 +456,8 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// stats turns a histogram (ns) into a TxStats (µs).
-func stats(name string, h *Histogram, errs int64, firstErr string) result.TxStats {
+// txStats turns a histogram (ns) into a TxStats (µs).
+func txStats(name string, h *stats.Histogram, errs int64, firstErr string) result.TxStats {
 	q := h.Quantiles(0.5, 0.9, 0.95, 0.99, 0.999)
 	const us = 1e3
 	return result.TxStats{

@@ -17,6 +17,7 @@ import (
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // spinsPerUS is how many spin iterations take a microsecond of this
@@ -479,7 +480,7 @@ func TestScalingTwoStreams(t *testing.T) {
 		tps1, tps2 = append(tps1, one), append(tps2, two)
 		ratios = append(ratios, two/one)
 	}
-	m := median(ratios)
+	m := stats.Median(ratios)
 	t.Logf("1 stream %v tps, 2 streams %v tps, ratios %.3f, median %.3f; other processes used up to %.2f CPUs", round(tps1), round(tps2), ratios, m, others)
 	if m < 1.2 {
 		if others > 0.2 {

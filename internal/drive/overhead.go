@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // Overhead compares the same streams run in a bare loop and through Run.
@@ -86,8 +86,8 @@ func MeasureOverhead(ctx context.Context, cfg Config, open Opener, rounds int) (
 		o.DriverPerCPUSec = append(o.DriverPerCPUSec, drivenCPU)
 		o.CPURatios = append(o.CPURatios, drivenCPU/bareCPU)
 	}
-	o.Median = median(o.Ratios)
-	o.CPUMedian = median(o.CPURatios)
+	o.Median = stats.Median(o.Ratios)
+	o.CPUMedian = stats.Median(o.CPURatios)
 	return o, nil
 }
 
@@ -108,19 +108,6 @@ func cpuMonitor() (func() (*result.Usage, error), error) {
 	return func() (*result.Usage, error) {
 		return &result.Usage{Elapsed: time.Since(start), ProcUserCPU: processCPU() - c0}, nil
 	}, nil
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // bareLoop runs cfg.Streams streams calling Next as fast as they can for

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // overheadConfig is one spin stream pinned to the last CPU the process may
@@ -31,10 +33,10 @@ func TestMeasureOverhead(t *testing.T) {
 	// Generous: two clock reads and a histogram update cost ~60-120 ns
 	// here; a lock or an allocation per call on a busy machine would not
 	// reach 1 µs either, but a syscall per call or a contended lock would.
-	if m := median(added); m > 1000 {
+	if m := stats.Median(added); m > 1000 {
 		t.Errorf("the driver adds %.0f ns a call (median of %.0f); want < 1000 ns", m, added)
 	}
-	t.Logf("driver adds %.0f ns of CPU a call (median of %.0f); bare loop %.1f ns a call; wall-clock ratios %.3f", median(added), added, 1e9/median(o.BarePerCPUSec), o.Ratios)
+	t.Logf("driver adds %.0f ns of CPU a call (median of %.0f); bare loop %.1f ns a call; wall-clock ratios %.3f", stats.Median(added), added, 1e9/stats.Median(o.BarePerCPUSec), o.Ratios)
 	if _, err := MeasureOverhead(context.Background(), overheadConfig(t, time.Second), spinOpener(nil), 0); err == nil {
 		t.Error("0 rounds accepted")
 	}
@@ -53,7 +55,7 @@ func BenchmarkDriverOverhead(b *testing.B) {
 		}
 		b.ReportMetric(o.Median, "driver/bare")
 		b.ReportMetric(o.CPUMedian, "driver/bare-per-CPU-s")
-		b.ReportMetric(median(o.BareTPS), "bare-tps")
+		b.ReportMetric(stats.Median(o.BareTPS), "bare-tps")
 		b.Logf("wall ratios %.4f; bare %s tps; driver %s tps", o.Ratios, round(o.BareTPS), round(o.DriverTPS))
 		b.Logf("per CPU-second ratios %.4f; bare %s; driver %s", o.CPURatios, round(o.BarePerCPUSec), round(o.DriverPerCPUSec))
 	}
@@ -80,8 +82,8 @@ func BenchmarkDriverPerCall(b *testing.B) {
 		for i := range added {
 			added[i] = 1e9/o.DriverPerCPUSec[i] - 1e9/o.BarePerCPUSec[i]
 		}
-		b.ReportMetric(median(added), "CPU-ns-added/call")
-		b.ReportMetric(1e9/median(o.BarePerCPUSec), "bare-CPU-ns/call")
+		b.ReportMetric(stats.Median(added), "CPU-ns-added/call")
+		b.ReportMetric(1e9/stats.Median(o.BarePerCPUSec), "bare-CPU-ns/call")
 	}
 }
 

@@ -9,13 +9,13 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 var (
@@ -73,16 +73,6 @@ func runFio(ctx context.Context, args []string) (fioSide, fioSide, error) {
 		return fioSide{}, fioSide{}, fmt.Errorf("reading fio's JSON (%d jobs): %v", len(o.Jobs), err)
 	}
 	return o.Jobs[0].Read, o.Jobs[0].Write, nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // TestFioAgreement runs numalab and fio interleaved on the same file and
@@ -160,7 +150,7 @@ func TestFioAgreement(t *testing.T) {
 			t.Logf("  round %d: numalab read %.0f IOPS, fio read %.0f IOPS (%.3f)", round, p.Read.IOPS, r.IOPS, p.Read.IOPS/r.IOPS)
 		}
 		check := func(side string, nl, fio, nlLat, fLat []float64) {
-			a, b := median(nl), median(fio)
+			a, b := stats.Median(nl), stats.Median(fio)
 			ratio := a / b
 			var paired []float64
 			for k := range nl {
@@ -170,7 +160,7 @@ func TestFioAgreement(t *testing.T) {
 			if s.Name == SeqRead {
 				unit = fmt.Sprintf("%.0f MB/s", a*float64(s.BlockSize)/1e6)
 			}
-			t.Logf("%-36s %-6s %12.0f %12.0f %8.3f %8.3f %10.1f %10.1f  (numalab %s)", s, side, a, b, ratio, median(paired), median(nlLat), median(fLat), unit)
+			t.Logf("%-36s %-6s %12.0f %12.0f %8.3f %8.3f %10.1f %10.1f  (numalab %s)", s, side, a, b, ratio, stats.Median(paired), stats.Median(nlLat), stats.Median(fLat), unit)
 			if math.Abs(ratio-1) > 0.10 {
 				t.Errorf("%s %s: numalab %.0f IOPS vs fio %.0f: off by %.1f%%, want within 10%%", s, side, a, b, 100*(ratio-1))
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // Run kinds the report understands, as the commands store them.
@@ -404,7 +405,7 @@ func buildMemory(run *result.Run) (*Memory, error) {
 		for _, c := range clocks {
 			g = append(g, c.GHz.Median)
 		}
-		m.GHz = median(g)
+		m.GHz = stats.Median(g)
 	}
 	return m, nil
 }
@@ -563,12 +564,12 @@ func oltpPoint(cells []result.Cell) OLTPPoint {
 	if p.SecMin < 0 {
 		p.SecMin = 0
 	}
-	p.TPS, p.TPSMin, p.TPSMax = median(tps), slices.Min(tps), slices.Max(tps)
+	p.TPS, p.TPSMin, p.TPSMax = stats.Median(tps), slices.Min(tps), slices.Max(tps)
 	if p.Cores > 0 {
 		p.TPSPerCore = p.TPS / float64(p.Cores)
 	}
-	p.P95MS, p.P95MSMin, p.P95MSMax = median(p95), slices.Min(p95), slices.Max(p95)
-	p.BusyPct = median(busy)
+	p.P95MS, p.P95MSMin, p.P95MSMax = stats.Median(p95), slices.Min(p95), slices.Max(p95)
+	p.BusyPct = stats.Median(busy)
 	return p
 }
 
@@ -658,8 +659,8 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 			p95 = append(p95, qc.Cell.Total.P95US/1000)
 			p.Errors += qc.Cell.Total.Errors
 		}
-		p.QPH, p.QPHMin, p.QPHMax = median(qph), slices.Min(qph), slices.Max(qph)
-		p.MeanMS, p.P95MS = median(mean), median(p95)
+		p.QPH, p.QPHMin, p.QPHMax = stats.Median(qph), slices.Min(qph), slices.Max(qph)
+		p.MeanMS, p.P95MS = stats.Median(mean), stats.Median(p95)
 		points[k] = p
 	}
 	// Speedup against DOP 1 at the same query and streams, from medians.
@@ -835,19 +836,6 @@ func fitOLTP(m *Model, o *OLTP) {
 	m.Workload = w
 	m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on %s gave %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point I and m cannot both be fitted, so m is kept at the default %s and I = %s instructions is fitted",
 		o.Run, localLabel, fmtF(local.TPS, 0), fmtF(m.LocalNS, 1), fmtF(m.GHz, 2), fmtF(c, 0), fmtF(w.Miss, 2), fmtF(w.Instructions, 0))
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func sortedKeys[V any](m map[string]V) []string {

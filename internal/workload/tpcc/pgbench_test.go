@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // pgbenchPath finds pgbench next to the managed server's binaries, on
@@ -81,11 +81,6 @@ func runNumalab(b *testing.B, w *Workload, n int, d time.Duration) float64 {
 	return cell.TPS
 }
 
-func median(x []float64) float64 {
-	s := slices.Sorted(slices.Values(x))
-	return s[len(s)/2]
-}
-
 // BenchmarkPgbenchRatio is issue 6's driver-overhead check: tpcc-ro on the
 // managed PostgreSQL through numalab (drive.Run, one pgx connection per
 // stream, one function call per transaction) against pgbench running the
@@ -137,12 +132,12 @@ func BenchmarkPgbenchRatio(b *testing.B) {
 					nl = append(nl, runNumalab(b, w, clients, d))
 				}
 			}
-			ratio := median(nl) / median(pb)
+			ratio := stats.Median(nl) / stats.Median(pb)
 			b.Logf("%d client(s), %ds runs: numalab tps %s (median %.0f); pgbench tps %s (median %.0f); ratio %.3f",
-				clients, secs, fmtTPS(nl), median(nl), fmtTPS(pb), median(pb), ratio)
+				clients, secs, fmtTPS(nl), stats.Median(nl), fmtTPS(pb), stats.Median(pb), ratio)
 			b.ReportMetric(ratio, fmt.Sprintf("ratio-%dc", clients))
-			b.ReportMetric(median(nl), fmt.Sprintf("numalab-tps-%dc", clients))
-			b.ReportMetric(median(pb), fmt.Sprintf("pgbench-tps-%dc", clients))
+			b.ReportMetric(stats.Median(nl), fmt.Sprintf("numalab-tps-%dc", clients))
+			b.ReportMetric(stats.Median(pb), fmt.Sprintf("pgbench-tps-%dc", clients))
 			if ratio < 0.95 {
 				b.Errorf("%d client(s): numalab/pgbench = %.3f, want ≥ 0.95", clients, ratio)
 			}
