@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 const probeIOHelp = `Usage: numalab probe io [--path DIR] [--size SIZE] [--duration D] [--quick] [--json]
@@ -64,11 +64,13 @@ type probeIOConfig struct {
 func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "probe io", probeIOHelp)
 	path := fs.String("path", ".", "`directory` on the storage to test; the test file is made and removed here")
-	sizeArg := fs.String("size", "", "test file `size`, e.g. 512MiB, 4GiB (default: 1GiB, 256MiB with --quick, less when space is short)")
+	var size units.Bytes
+	fs.Var(&size, "size", "test file `size`, e.g. 512MiB, 4GiB (default: 1GiB, 256MiB with --quick, less when space is short)")
 	duration := fs.Duration("duration", 0, "measured `window` of each pattern (default 3s, 1s with --quick)")
 	quick := fs.Bool("quick", false, "a short probe: 256 MiB file, 1 s per pattern, QD 1, 4, 16, 64")
 	qdArg := fs.String("qd", "", "`depths` of the 8 KiB random reads, comma-separated (default 1,2,4,8,16,32,64; 1,4,16,64 with --quick)")
-	seqArg := fs.String("seq", "64KiB,256KiB,1MiB", "block `sizes` of the sequential reads, comma-separated")
+	seq := units.List{64 << 10, 256 << 10, 1 << 20}
+	fs.Var(&seq, "seq", "block `sizes` of the sequential reads, comma-separated")
 	seqQD := fs.Int("seq-qd", 1, "queue `depth` of the sequential reads")
 	mixQD := fs.Int("mix-qd", 16, "queue `depth` of the 70/30 read/write mix; 0 skips it")
 	mixRead := fs.Int("mix-read", 70, "`percent` of reads in the mix")
@@ -76,7 +78,8 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
 	storePath := storeFlag(fs)
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
 
@@ -84,53 +87,28 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	if *quick {
 		c = iobench.QuickConfig(*path)
 	}
-	c.Seed = *seed
-	c.Buffered = *buffered
+	c.Size, c.Seed, c.Buffered = int64(size), *seed, *buffered
 	c.SeqQD, c.MixQD, c.MixRead = *seqQD, *mixQD, *mixRead
-	var errs []error
-	if *path == "" {
-		errs = append(errs, badFlag("path", *path, "is empty (want a directory on the storage to test)"))
-	}
-	if *sizeArg != "" {
-		n, err := parseByteSize(*sizeArg)
-		switch {
-		case err != nil:
-			errs = append(errs, badFlag("size", *sizeArg, "is not a size (want e.g. 512MiB, 4GiB or a byte count)"))
-		case n < iobench.MinSize || n%(1<<20) != 0:
-			errs = append(errs, badFlag("size", *sizeArg, fmt.Sprintf("is not a whole number of MiB of at least %s (try 256MiB)", strings.ReplaceAll(iobench.FormatBytes(iobench.MinSize), " ", ""))))
-		default:
-			c.Size = n
-		}
-	}
 	if *duration != 0 {
-		if *duration < 100*time.Millisecond {
-			errs = append(errs, badFlag("duration", duration.String(), "is too short (want at least 100ms; try 3s)"))
-		}
 		c.Duration = *duration
 	}
 	if *qdArg != "" {
-		d, err := parseList(*qdArg, strconv.Atoi)
-		if err != nil || !allIn(d, 1, 1024) {
-			errs = append(errs, badFlag("qd", *qdArg, "is not a list of queue depths from 1 to 1024 (try 1,4,16,64)"))
+		d, err := intList("qd", *qdArg, 1)
+		if err == nil && slices.ContainsFunc(d, func(q int) bool { return q > 1024 }) {
+			err = badFlag("qd", *qdArg, "is not a list of queue depths from 1 to 1024 (try 1,4,16,64)")
 		}
+		errs = append(errs, err)
 		c.Depths = d
 	}
-	sizes, err := parseList(*seqArg, func(s string) (int, error) { n, err := parseByteSize(s); return int(n), err })
-	if err != nil || !allIn(sizes, 4096, 1<<20) || !allDivide(sizes, 4096, 1<<20) {
-		errs = append(errs, badFlag("seq", *seqArg, "is not a list of block sizes from 4KiB to 1MiB, powers of two (try 64KiB,1MiB)"))
+	c.SeqSizes = nil
+	for _, b := range seq {
+		if b < 4096 || b > 1<<20 || b%4096 != 0 || (1<<20)%b != 0 {
+			errs = append(errs, fmt.Errorf("-seq: %s (%d bytes) is not a block size from 4KiB to 1MiB that divides 1MiB (try 64KiB,1MiB)", b, int64(b)))
+		}
+		c.SeqSizes = append(c.SeqSizes, int(b))
 	}
-	c.SeqSizes = sizes
-	if *seqQD < 1 || *seqQD > 1024 {
-		errs = append(errs, badFlag("seq-qd", strconv.Itoa(*seqQD), "is not a queue depth from 1 to 1024"))
-	}
-	if *mixQD < 0 || *mixQD > 1024 {
-		errs = append(errs, badFlag("mix-qd", strconv.Itoa(*mixQD), "is not a queue depth from 0 (no mix) to 1024"))
-	}
-	if *mixRead < 0 || *mixRead > 100 {
-		errs = append(errs, badFlag("mix-read", strconv.Itoa(*mixRead), "is not a percentage from 0 to 100"))
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if err := errors.Join(append(errs, checkProbeIO(c)...)...); err != nil {
+		return err
 	}
 	if err := c.Check(); err != nil {
 		return err
@@ -155,7 +133,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 			err = aerr
 		}
 	}
-	if ferr := rec.Finish(err, ioHeadline(r)); ferr != nil && err == nil {
+	if ferr := rec.Finish(err, iobench.Headline(r)); ferr != nil && err == nil {
 		err = ferr
 	}
 	if r != nil {
@@ -176,93 +154,27 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// ioHeadline is the run's one-line figure for listings.
-func ioHeadline(r *result.IOProbe) string {
-	if r == nil {
-		return ""
+// checkProbeIO names the flag of every value in c that parsed but that the
+// probe cannot run.
+func checkProbeIO(c iobench.Config) []error {
+	var errs []error
+	if c.Dir == "" {
+		errs = append(errs, badFlag("path", c.Dir, "is empty (want a directory on the storage to test)"))
 	}
-	var parts []string
-	for _, p := range r.Patterns {
-		if p.Name == iobench.RandRead && p.QD == 1 {
-			parts = append(parts, fmt.Sprintf("8 KiB random read QD1 %.0f IOPS", p.Read.IOPS))
-		}
+	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
+		errs = append(errs, badFlag("size", units.Bytes(c.Size).String(), fmt.Sprintf("is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(iobench.MinSize))))
 	}
-	best := 0.0
-	for _, p := range r.Patterns {
-		if p.Name == iobench.RandRead {
-			best = math.Max(best, p.Read.IOPS)
-		}
+	if c.Duration < 100*time.Millisecond {
+		errs = append(errs, badFlag("duration", c.Duration.String(), "is too short (want at least 100ms; try 3s)"))
 	}
-	if best > 0 {
-		parts = append(parts, fmt.Sprintf("best %.0f IOPS", best))
+	if c.SeqQD < 1 || c.SeqQD > 1024 {
+		errs = append(errs, badFlag("seq-qd", strconv.Itoa(c.SeqQD), "is not a queue depth from 1 to 1024"))
 	}
-	for _, p := range r.Patterns {
-		if p.Name == iobench.SeqRead && p.BlockSize == 1<<20 {
-			parts = append(parts, fmt.Sprintf("1 MiB sequential %.0f MB/s", p.Read.MBps))
-		}
+	if c.MixQD < 0 || c.MixQD > 1024 {
+		errs = append(errs, badFlag("mix-qd", strconv.Itoa(c.MixQD), "is not a queue depth from 0 (no mix) to 1024"))
 	}
-	if r.Ratio != nil {
-		parts = append(parts, fmt.Sprintf("page-rate ratio %.1f (model 4.2)", r.Ratio.Ratio))
+	if c.MixRead < 0 || c.MixRead > 100 {
+		errs = append(errs, badFlag("mix-read", strconv.Itoa(c.MixRead), "is not a percentage from 0 to 100"))
 	}
-	if !r.Direct {
-		parts = append(parts, r.Buffered)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// parseByteSize reads a byte count: a number with an optional unit, B, K/KiB,
-// M/MiB, G/GiB, T/TiB (all binary), as in 512MiB, 4G or 1048576.
-func parseByteSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := t, ""
-	if i >= 0 {
-		num, unit = t[:i], strings.TrimSpace(t[i:])
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("parsing size %q: want a number and a unit such as 512MiB", s)
-	}
-	mult := map[string]float64{"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-		"g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}[strings.ToLower(unit)]
-	if mult == 0 {
-		return 0, fmt.Errorf("parsing size %q: unknown unit %q (want B, KiB, MiB, GiB or TiB)", s, unit)
-	}
-	n := v * mult
-	if n != math.Trunc(n) || n > math.MaxInt64/2 {
-		return 0, fmt.Errorf("parsing size %q: not a whole number of bytes", s)
-	}
-	return int64(n), nil
-}
-
-// parseList reads a comma-separated list.
-func parseList(s string, parse func(string) (int, error)) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func allIn(v []int, lo, hi int) bool {
-	for _, x := range v {
-		if x < lo || x > hi {
-			return false
-		}
-	}
-	return len(v) > 0
-}
-
-// allDivide reports whether every v is a multiple of unit that divides whole.
-func allDivide(v []int, unit, whole int) bool {
-	for _, x := range v {
-		if x <= 0 || x%unit != 0 || whole%x != 0 {
-			return false
-		}
-	}
-	return true
+	return errs
 }

@@ -24,33 +24,29 @@ func probeIO(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-func TestParseByteSize(t *testing.T) {
-	for in, want := range map[string]int64{"4096": 4096, "8KiB": 8192, "8k": 8192, "512MiB": 512 << 20, "1 GiB": 1 << 30, "1.5G": 1536 << 20, "2TB": 2 << 40} {
-		got, err := parseByteSize(in)
-		if err != nil || got != want {
-			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "abc", "1XB", "-5M", "0.3"} {
-		if got, err := parseByteSize(in); err == nil {
-			t.Errorf("parseByteSize(%q) = %d, want an error", in, got)
-		}
-	}
-}
-
 func TestProbeIOHelp(t *testing.T) {
 	out, _, err := probeIO(t, "--help")
 	if err != nil || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--path") || !strings.Contains(out, "4.2") {
 		t.Errorf("--help: %v\n%s", err, out)
 	}
+	// The flag list shows each value's own type and default, not the
+	// wrappers parseChecked parses with.
+	for _, want := range []string{"-seq sizes", "(default 64KiB,256KiB,1MiB)", "-size size", "-duration window", "-quick\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "panic") || strings.Contains(out, "-size size\n    \ttest file size, e.g. 512MiB, 4GiB (default 0B)") {
+		t.Errorf("--help shows a zero default or a panic:\n%s", out)
+	}
 }
 
 func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
-	_, _, err := probeIO(t, "--size", "lots", "--qd", "0,4", "--duration", "1ms", "--seq", "3000", "--mix-read", "120")
+	_, _, err := probeIO(t, "--size", "lots", "--qd", "0,4", "--duration", "1ms", "--seq", "3000", "--mix-read", "120", "--seq-qd", "x", "--buffered", "--json=maybe")
 	if err == nil {
 		t.Fatal("bad flags accepted")
 	}
-	for _, want := range []string{"-size", "-qd", "-duration", "-seq", "-mix-read"} {
+	for _, want := range []string{"-size", "-qd", "-duration", "-seq", "-mix-read", "-seq-qd", "-json"} {
 		if !strings.Contains(err.Error(), want+": ") {
 			t.Errorf("error does not name %s:\n%v", want, err)
 		}

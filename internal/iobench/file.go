@@ -7,10 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 const (
@@ -76,11 +77,11 @@ func defaultSize(s space, limit int64) int64 {
 // checkSize refuses a size that is too small or does not fit.
 func checkSize(dir string, size int64, s space) error {
 	if size < MinSize {
-		return fmt.Errorf("test file size %s is too small (want at least %s; try --size 256MiB)", FormatBytes(size), FormatBytes(MinSize))
+		return fmt.Errorf("test file size %s is too small (want at least %s; try --size 256MiB)", units.Bytes(size), units.Bytes(MinSize))
 	}
 	if s.known() && size > s.usable() {
 		return fmt.Errorf("test file size %s is bigger than the free space in %s (%s free, of which %s is kept free; try --size %s or another --path): %w",
-			FormatBytes(size), dir, FormatBytes(s.avail), FormatBytes(headroom(s.total)), suggest(s.usable()), ErrNoSpace)
+			units.Bytes(size), dir, units.Bytes(s.avail), units.Bytes(headroom(s.total)), suggest(s.usable()), ErrNoSpace)
 	}
 	return nil
 }
@@ -91,11 +92,11 @@ func suggest(n int64) string {
 	n /= 2
 	switch {
 	case n >= 1<<30:
-		return fmt.Sprintf("%dGiB", n>>30)
+		return units.Bytes(n >> 30 << 30).String()
 	case n >= MinSize:
-		return fmt.Sprintf("%dMiB", n>>20)
+		return units.Bytes(n >> 20 << 20).String()
 	}
-	return strings.ReplaceAll(FormatBytes(MinSize), " ", "") + " on a filesystem with more room"
+	return units.Bytes(MinSize).String() + " on a filesystem with more room"
 }
 
 func statDir(dir string) (space, error) {
@@ -210,7 +211,7 @@ func preflight(dir string, size, limit int64) (int64, space, error) {
 	if size == 0 {
 		if size = defaultSize(sp, limit); size == 0 {
 			return 0, sp, fmt.Errorf("probing storage: only %s free in %s, too little for a %s test file with %s kept free (free some space or give another --path): %w",
-				FormatBytes(sp.avail), dir, FormatBytes(MinSize), FormatBytes(headroom(sp.total)), ErrNoSpace)
+				units.Bytes(sp.avail), dir, units.Bytes(MinSize), units.Bytes(headroom(sp.total)), ErrNoSpace)
 		}
 	}
 	if err := checkSize(dir, size, sp); err != nil {
@@ -276,7 +277,7 @@ func create(ctx context.Context, dir string, size int64, buffered bool, seed uin
 func (f *File) writeErr(what string, err error) error {
 	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
 		return fmt.Errorf("probing storage: %s test file %s: the filesystem is full (%s was free before; try a smaller --size or another --path): %w",
-			what, f.path, FormatBytes(f.space.avail), ErrNoSpace)
+			what, f.path, units.Bytes(f.space.avail), ErrNoSpace)
 	}
 	return fmt.Errorf("probing storage: %s test file %s: %w", what, f.path, err)
 }
@@ -302,7 +303,7 @@ func (f *File) fillData(ctx context.Context, seed uint64, progress func(string))
 		if err != nil {
 			return f.writeErr("filling", err)
 		}
-		progress(fmt.Sprintf("io: filling test file %s: %d%% of %s", f.path, (off+int64(n))*100/f.size, FormatBytes(f.size)))
+		progress(fmt.Sprintf("io: filling test file %s: %d%% of %s", f.path, (off+int64(n))*100/f.size, units.Bytes(f.size)))
 	}
 	return nil
 }
@@ -366,19 +367,4 @@ func (f *File) Close() error {
 		cerr = fmt.Errorf("closing test file %s: %w", f.path, cerr)
 	}
 	return errors.Join(cerr, rerr)
-}
-
-// FormatBytes writes a byte count with a binary unit: "1 GiB", "8 KiB",
-// "1.5 GiB".
-func FormatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	v, u := float64(n), 0
-	for (v >= 1024 || v <= -1024) && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if v == float64(int64(v)) {
-		return fmt.Sprintf("%d %s", int64(v), units[u])
-	}
-	return fmt.Sprintf("%.1f %s", v, units[u])
 }

@@ -55,7 +55,7 @@ func TestCheckSize(t *testing.T) {
 	}{
 		{32 << 20, "", false},
 		{48 << 20, "", false},
-		{49 << 20, "bigger than the free space in /d (100 MiB free, of which 51.2 MiB is kept free; try --size 24MiB", true},
+		{49 << 20, "bigger than the free space in /d (100MiB free, of which 51.2MiB is kept free; try --size 24MiB", true},
 		{1 << 20, "too small", false},
 	} {
 		err := checkSize("/d", tt.size, s)
@@ -70,14 +70,6 @@ func TestCheckSize(t *testing.T) {
 	}
 	if err := checkSize("/r", 1<<40, space{fsType: "ramfs"}); err != nil {
 		t.Errorf("a filesystem that reports no capacity: checkSize = %v, want nil", err)
-	}
-}
-
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 8192: "8 KiB", 1 << 20: "1 MiB", 1536 << 20: "1.5 GiB", 1000: "1000 B"} {
-		if got := FormatBytes(n); got != want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
-		}
 	}
 }
 

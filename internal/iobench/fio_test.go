@@ -16,6 +16,7 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/units"
 )
 
 var (
@@ -103,7 +104,7 @@ func TestFioAgreement(t *testing.T) {
 		{Name: SeqRead, BlockSize: 1 << 20, QD: 1},
 		{Name: RandRW, BlockSize: PageSize, QD: 16, ReadPct: 70},
 	}
-	t.Logf("file %s, %s, %s windows, %d rounds, fio %s", f.Path(), FormatBytes(f.Size()), *fioDuration, *fioRounds, fioVersion())
+	t.Logf("file %s, %s, %s windows, %d rounds, fio %s", f.Path(), units.Bytes(f.Size()), *fioDuration, *fioRounds, fioVersion())
 	t.Logf("%-36s %-6s %12s %12s %8s %8s %10s %10s", "pattern", "side", "numalab", "fio", "ratio", "paired", "nl mean µs", "fio mean µs")
 	t.Logf("numalab and fio are medians of IOPS over the rounds; ratio = numalab/fio of the medians (must be within 10%%); paired = median of the per-round ratios")
 	for i, s := range specs {

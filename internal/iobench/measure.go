@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Pattern names.
@@ -37,7 +38,7 @@ func (s Spec) String() string {
 	if s.Name == RandRW {
 		name += fmt.Sprintf(" %d/%d", s.ReadPct, 100-s.ReadPct)
 	}
-	return fmt.Sprintf("%s %s QD%d", name, FormatBytes(int64(s.BlockSize)), s.QD)
+	return fmt.Sprintf("%s %s QD%d", name, units.Bytes(s.BlockSize), s.QD)
 }
 
 func (s Spec) check() error {
@@ -55,13 +56,13 @@ func (s Spec) check() error {
 }
 
 // worker is one thread's share of a pattern: its own buffer, RNG and
-// latencies; nothing is shared in the hot path except, for sequential
-// reads, the next offset.
+// latency histograms; nothing is shared in the hot path except, for
+// sequential reads, the next offset.
 type worker struct {
 	buf       []byte
 	rng       *rand.PCG
-	reads     []int64 // latencies in ns of reads completed inside the window
-	writes    []int64
+	reads     *stats.Histogram // latencies in ns of reads completed inside the window
+	writes    *stats.Histogram
 	err       error
 	stoppedAt time.Duration // when the worker saw a stop, from the window's start
 }
@@ -105,7 +106,10 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 			}
 			return p, fmt.Errorf("measuring %s: %w", spec, err)
 		}
-		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize))}
+		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize)), reads: stats.NewHistogram()}
+		if spec.Name == RandRW {
+			w.writes = stats.NewHistogram()
+		}
 		fillRandom(buf, w.rng) // what the mix writes before its first read
 		workers[i] = w
 	}
@@ -141,11 +145,13 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 	done.Wait()
 
 	measured := window
-	var reads, writes []int64
+	reads, writes := stats.NewHistogram(), stats.NewHistogram()
 	var errs []error
 	for _, w := range workers {
-		reads = append(reads, w.reads...)
-		writes = append(writes, w.writes...)
+		reads.Merge(w.reads)
+		if w.writes != nil {
+			writes.Merge(w.writes)
+		}
 		if w.err != nil {
 			errs = append(errs, w.err)
 		}
@@ -217,40 +223,27 @@ func (w *worker) run(fd int, spec Spec, blocks uint64, next *atomic.Int64, start
 			return
 		}
 		if write {
-			w.writes = append(w.writes, t1.Sub(t0).Nanoseconds())
+			w.writes.Record(t1.Sub(t0).Nanoseconds())
 		} else {
-			w.reads = append(w.reads, t1.Sub(t0).Nanoseconds())
+			w.reads.Record(t1.Sub(t0).Nanoseconds())
 		}
 	}
 }
 
-// summarize turns the latencies (ns) of one direction into rates and exact
-// nearest-rank percentiles. It sorts lat.
-func summarize(lat []int64, blockSize int, measured time.Duration) result.IOStats {
-	s := result.IOStats{Ops: int64(len(lat)), Bytes: int64(len(lat)) * int64(blockSize)}
-	if len(lat) == 0 || measured <= 0 {
+// summarize turns the latencies (ns) of one direction into rates, the
+// exact mean and maximum, and p50 and p99 within 0.05% (stats.Histogram).
+func summarize(h *stats.Histogram, blockSize int, measured time.Duration) result.IOStats {
+	s := result.IOStats{Ops: h.Count(), Bytes: h.Count() * int64(blockSize)}
+	if s.Ops == 0 || measured <= 0 {
 		return s
 	}
 	secs := measured.Seconds()
 	s.IOPS = float64(s.Ops) / secs
 	s.MBps = float64(s.Bytes) / secs / 1e6
-	slices.Sort(lat)
-	var sum float64
-	for _, v := range lat {
-		sum += float64(v)
-	}
-	s.MeanUs = sum / float64(len(lat)) / 1e3
-	s.P50Us = float64(nearestRank(lat, 50)) / 1e3
-	s.P99Us = float64(nearestRank(lat, 99)) / 1e3
-	s.MaxUs = float64(lat[len(lat)-1]) / 1e3
+	q := h.Quantiles(0.5, 0.99)
+	s.MeanUs = h.Mean() / 1e3
+	s.P50Us = q[0] / 1e3
+	s.P99Us = q[1] / 1e3
+	s.MaxUs = float64(h.Max()) / 1e3
 	return s
-}
-
-// nearestRank is the pct-th percentile of sorted by nearest rank: the
-// smallest value with at least ⌈pct·n/100⌉ values at or below it.
-func nearestRank(sorted []int64, pct int) int64 {
-	n := len(sorted)
-	r := (pct*n + 99) / 100
-	r = min(max(r, 1), n)
-	return sorted[r-1]
 }

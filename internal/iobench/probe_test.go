@@ -13,34 +13,21 @@ import (
 
 	"github.com/numalab/numalab/internal/golden"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
-func TestNearestRank(t *testing.T) {
-	v := make([]int64, 100)
-	for i := range v {
-		v[i] = int64(i + 1)
-	}
-	for _, tt := range []struct {
-		n, pct int
-		want   int64
-	}{
-		{100, 50, 50}, {100, 99, 99}, {100, 100, 100}, {1, 99, 1}, {10, 99, 10}, {200 / 2, 1, 1},
-	} {
-		if got := nearestRank(v[:tt.n], tt.pct); got != tt.want {
-			t.Errorf("nearestRank(1..%d, %d) = %d, want %d", tt.n, tt.pct, got, tt.want)
-		}
-	}
-}
-
 func TestSummarize(t *testing.T) {
-	lat := []int64{3000, 1000, 2000, 4000} // ns
-	s := summarize(lat, 8192, 2*time.Second)
+	h := stats.NewHistogram()
+	for _, ns := range []int64{3000, 1000, 2000, 4000} {
+		h.Record(ns)
+	}
+	s := summarize(h, 8192, 2*time.Second)
 	want := result.IOStats{Ops: 4, Bytes: 4 * 8192, IOPS: 2, MBps: 4 * 8192 / 2 / 1e6, MeanUs: 2.5, P50Us: 2, P99Us: 4, MaxUs: 4}
 	if s != want {
 		t.Errorf("summarize = %+v, want %+v", s, want)
 	}
-	if z := summarize(nil, 8192, time.Second); z != (result.IOStats{}) {
-		t.Errorf("summarize(nil) = %+v, want zero", z)
+	if z := summarize(stats.NewHistogram(), 8192, time.Second); z != (result.IOStats{}) {
+		t.Errorf("summarize(empty) = %+v, want zero", z)
 	}
 }
 
@@ -51,10 +38,10 @@ func TestPlan(t *testing.T) {
 		names = append(names, s.String())
 	}
 	want := []string{
-		"random read 8 KiB QD1", "random read 8 KiB QD2", "random read 8 KiB QD4", "random read 8 KiB QD8",
-		"random read 8 KiB QD16", "random read 8 KiB QD32", "random read 8 KiB QD64",
-		"sequential read 64 KiB QD1", "sequential read 256 KiB QD1", "sequential read 1 MiB QD1",
-		"random read/write 70/30 8 KiB QD16",
+		"random read 8KiB QD1", "random read 8KiB QD2", "random read 8KiB QD4", "random read 8KiB QD8",
+		"random read 8KiB QD16", "random read 8KiB QD32", "random read 8KiB QD64",
+		"sequential read 64KiB QD1", "sequential read 256KiB QD1", "sequential read 1MiB QD1",
+		"random read/write 70/30 8KiB QD16",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("Plan(DefaultConfig) =\n%q\nwant\n%q", names, want)
@@ -282,6 +269,21 @@ func TestWriteTextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "probe-buffered.txt", b.Bytes())
+}
+
+func TestHeadline(t *testing.T) {
+	want := "8 KiB random read QD1 9500 IOPS, best 120000 IOPS, 1 MiB sequential 1573 MB/s, page-rate ratio 20.2 (model 4.2)"
+	if got := Headline(sample()); got != want {
+		t.Errorf("Headline =\n%s\nwant\n%s", got, want)
+	}
+	r := sample()
+	r.Direct, r.Buffered, r.Patterns, r.Ratio = false, "buffered: O_DIRECT refused by ramfs", r.Patterns[2:3], nil
+	if got, want := Headline(r), "1 MiB sequential 1573 MB/s, buffered: O_DIRECT refused by ramfs"; got != want {
+		t.Errorf("Headline of a buffered sequential-only probe = %q, want %q", got, want)
+	}
+	if got := Headline(nil); got != "" {
+		t.Errorf("Headline(nil) = %q", got)
+	}
 }
 
 func TestJSONGolden(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // WriteText renders a probe as a terminal table with units.
@@ -17,7 +18,7 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 		mode = r.Buffered
 	}
 	fmt.Fprintf(&b, "storage probe of %s (%s): test file %s, %s, %s per pattern, %s\n",
-		r.Dir, r.FSType, FormatBytes(r.FileSize), mode, r.Duration, engineText(r.Engine))
+		r.Dir, r.FSType, units.Bytes(r.FileSize), mode, r.Duration, engineText(r.Engine))
 	if r.Fill.Elapsed > 0 {
 		fmt.Fprintf(&b, "filled with incompressible data in %.2f s (%.0f MB/s, write + fsync)\n", r.Fill.Elapsed.Seconds(), r.Fill.MBps)
 	}
@@ -29,7 +30,7 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 	fmt.Fprintf(tw, "%-18s\tblock\tQD\tIOPS\tMB/s\tmean µs\tp50 µs\tp99 µs\tmax µs\t\n", "pattern")
 	row := func(name string, p result.IOPattern, s result.IOStats) {
 		fmt.Fprintf(tw, "%-18s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
-			name, FormatBytes(int64(p.BlockSize)), p.QD, s.IOPS, s.MBps, s.MeanUs, s.P50Us, s.P99Us, s.MaxUs)
+			name, units.Bytes(p.BlockSize), p.QD, s.IOPS, s.MBps, s.MeanUs, s.P50Us, s.P99Us, s.MaxUs)
 	}
 	for _, p := range r.Patterns {
 		switch p.Name {
@@ -45,11 +46,11 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 		}
 	}
 	tw.Flush()
-	b.WriteString("MB = 10^6 bytes; latency from system call to return; p50/p99 exact over every operation\n")
+	b.WriteString("MB = 10^6 bytes; latency from system call to return; p50/p99 over every operation, within 0.05%\n")
 	if q := r.Ratio; q != nil {
 		fmt.Fprintf(&b, "\nrandom vs sequential 8 KiB pages:\n")
 		fmt.Fprintf(&b, "  measured:  %.0f random reads/s (QD1) vs %.0f sequential pages/s (%s reads): %.1f sequential pages per random read\n",
-			q.RandomIOPS, q.SeqPagesPerSec, FormatBytes(int64(q.SeqBlockSize)), q.Ratio)
+			q.RandomIOPS, q.SeqPagesPerSec, units.Bytes(q.SeqBlockSize), q.Ratio)
 		fmt.Fprintf(&b, "  model:     %.0f random reads/s vs %.0f sequential pages/s: %.1f, the %s\n",
 			q.ModelRandom, q.ModelSeqPages, q.ModelRatio, q.ModelName)
 	}
@@ -62,4 +63,38 @@ func engineText(e string) string {
 		return "QD = threads each with one pread/pwrite in flight"
 	}
 	return e
+}
+
+// Headline is a probe's one-line figure for run listings: 8 KiB random
+// reads at QD1, the best IOPS, 1 MiB sequential MB/s, the page-rate ratio,
+// and the buffered label when O_DIRECT was not used. Empty for nil.
+func Headline(r *result.IOProbe) string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	best := 0.0
+	for _, p := range r.Patterns {
+		if p.Name == RandRead && p.QD == 1 && p.BlockSize == PageSize {
+			parts = append(parts, fmt.Sprintf("8 KiB random read QD1 %.0f IOPS", p.Read.IOPS))
+		}
+		if p.Name == RandRead {
+			best = max(best, p.Read.IOPS)
+		}
+	}
+	if best > 0 {
+		parts = append(parts, fmt.Sprintf("best %.0f IOPS", best))
+	}
+	for _, p := range r.Patterns {
+		if p.Name == SeqRead && p.BlockSize == 1<<20 {
+			parts = append(parts, fmt.Sprintf("1 MiB sequential %.0f MB/s", p.Read.MBps))
+		}
+	}
+	if r.Ratio != nil {
+		parts = append(parts, fmt.Sprintf("page-rate ratio %.1f (model %.1f)", r.Ratio.Ratio, r.Ratio.ModelRatio))
+	}
+	if !r.Direct {
+		parts = append(parts, r.Buffered)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -54,8 +54,9 @@ type IOPattern struct {
 }
 
 // IOStats summarises the operations of one direction. Latency is from the
-// system call's start to its return, in microseconds; percentiles are exact
-// (nearest rank over every operation).
+// system call's start to its return, in microseconds; mean and max are
+// exact, percentiles within 0.05% (nearest rank over every operation, read
+// from a histogram).
 type IOStats struct {
 	Ops    int64   `json:"ops"`
 	Bytes  int64   `json:"bytes"`
