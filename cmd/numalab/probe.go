@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/units"
 )
 
 const probeHelp = `Usage:
@@ -102,17 +103,17 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	cfg := memlat.DefaultConfig(*quick)
 	var errs []error
 	if *maxS != "" {
-		if v, err := memlat.ParseBytes(*maxS); err != nil {
+		if v, err := units.Parse(*maxS); err != nil || v <= 0 {
 			errs = append(errs, badFlag("max", *maxS, "is not a size (want e.g. 256m or 1g)"))
 		} else {
-			cfg.MaxBytes = v
+			cfg.MaxBytes = int64(v)
 		}
 	}
 	if *minS != "" {
-		if v, err := memlat.ParseBytes(*minS); err != nil {
+		if v, err := units.Parse(*minS); err != nil || v <= 0 {
 			errs = append(errs, badFlag("min", *minS, "is not a size (want e.g. 4k)"))
 		} else {
-			cfg.MinBytes = v
+			cfg.MinBytes = int64(v)
 		}
 	}
 	switch *pages {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // WriteJSON writes the inspection as indented JSON.
@@ -20,21 +21,12 @@ func WriteJSON(w io.Writer, in *result.Inspection) error {
 	return enc.Encode(in)
 }
 
-// sizeText prints bytes with one decimal in binary units, "-" if unknown.
+// sizeText prints bytes as units.Bytes does, "-" if unknown.
 func sizeText(b *int64) string {
 	if b == nil {
 		return "-"
 	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
-	v, i := float64(*b), 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%d B", *b)
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
+	return units.Bytes(*b).String()
 }
 
 // tableName is schema.table, or the table alone for SQLite's main.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/sysfs"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Page sizes as --pages spells them.
@@ -47,7 +48,7 @@ func mapBuffer(procRoot string, size int64, pages string, node int) (*buffer, er
 	size = (size + hugeBytes - 1) &^ (hugeBytes - 1)
 	raw, err := unix.Mmap(-1, 0, int(size+hugeBytes), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("mapping %s: %w", FormatBytes(size), err)
+		return nil, fmt.Errorf("mapping %s: %w", units.Bytes(size), err)
 	}
 	b := &buffer{raw: raw}
 	ok := false
@@ -85,7 +86,7 @@ func mapBuffer(procRoot string, size int64, pages string, node int) (*buffer, er
 		b.PageBytes = hugeBytes
 	}
 	if pages == Pages2M && m.AnonHugePages == 0 {
-		return nil, fmt.Errorf("mapping %s with 2 MiB pages: %w (is /sys/kernel/mm/transparent_hugepage/enabled \"never\"? try --pages 4k)", FormatBytes(size), ErrNoHugePages)
+		return nil, fmt.Errorf("mapping %s with 2 MiB pages: %w (is /sys/kernel/mm/transparent_hugepage/enabled \"never\"? try --pages 4k)", units.Bytes(size), ErrNoHugePages)
 	}
 	ok = true
 	return b, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Config is a probe's full configuration; it is stored with the run.
@@ -97,10 +98,10 @@ func (c *Config) Validate(t *result.Topology, m Meminfo) error {
 		return fmt.Errorf("slot of %d bytes: want a multiple of 64: %w", c.SlotBytes, ErrBadConfig)
 	}
 	if c.MaxBytes < 1<<20 {
-		return fmt.Errorf("--max %s: want at least 1MiB (try --max 1g): %w", FormatBytes(c.MaxBytes), ErrBadConfig)
+		return fmt.Errorf("--max %s: want at least 1MiB (try --max 1g): %w", units.Bytes(c.MaxBytes), ErrBadConfig)
 	}
 	if c.MinBytes >= c.MaxBytes {
-		return fmt.Errorf("ladder from %s to %s: want min below max: %w", FormatBytes(c.MinBytes), FormatBytes(c.MaxBytes), ErrBadConfig)
+		return fmt.Errorf("ladder from %s to %s: want min below max: %w", units.Bytes(c.MinBytes), units.Bytes(c.MaxBytes), ErrBadConfig)
 	}
 	if c.PerDoubling < 1 || c.Samples < 1 || c.DRAMSamples < 1 || c.Repeats < 1 || c.WindowMS < 1 {
 		return fmt.Errorf("ladder density, samples, repeats and window must be positive: %w", ErrBadConfig)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // These tests measure this machine: they check only what holds on any
@@ -43,7 +44,7 @@ func TestLadderHost(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			t.Logf("%s: %.2f ns [%.2f-%.2f], %d samples, %d dropped", FormatBytes(sz), st.Median, st.Min, st.Max, st.Samples, st.Dropped)
+			t.Logf("%s: %.2f ns [%.2f-%.2f], %d samples, %d dropped", units.Bytes(sz), st.Median, st.Min, st.Max, st.Samples, st.Dropped)
 			lat = append(lat, st.Median)
 		}
 		if !(lat[0] > 0 && lat[0] < lat[1]) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Point is one working-set size of a latency ladder.
@@ -123,7 +125,7 @@ func runLadder(ctx context.Context, b *buffer, pages string, cfg *Config, varian
 			window = size
 		}
 		l.WindowBytes = min(window, size)
-		say(fmt.Sprintf("latency %s %s pages: %s (%d/%d)", variant, l.Pages, FormatBytes(size), i+1, len(sizes)))
+		say(fmt.Sprintf("latency %s %s pages: %s (%d/%d)", variant, l.Pages, units.Bytes(size), i+1, len(sizes)))
 		var err error
 		c, err = buildChain(b.mem, size, cfg.SlotBytes, int(window), cfg.Seed+uint64(i))
 		if err != nil {
@@ -192,7 +194,7 @@ func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, re
 				return nil, nil, err
 			}
 		}
-		say(fmt.Sprintf("mapping %s with %s pages", FormatBytes(cfg.MaxBytes), pages))
+		say(fmt.Sprintf("mapping %s with %s pages", units.Bytes(cfg.MaxBytes), pages))
 		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, -1)
 		if err != nil {
 			return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Matrix is latency from a thread on each node (rows) to memory bound to
@@ -120,7 +121,7 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		nd := t.Nodes[t.NodeIndex(mn)]
 		if nd.MemBytes < cfg.MaxBytes+cfg.MaxBytes/4 {
 			return fmt.Errorf("binding %s to node %d: the node has %s of memory: %w (try a smaller --max)",
-				FormatBytes(cfg.MaxBytes), mn, FormatBytes(nd.MemBytes), ErrCannotBind)
+				units.Bytes(cfg.MaxBytes), mn, units.Bytes(nd.MemBytes), ErrCannotBind)
 		}
 		say(fmt.Sprintf("NUMA matrix: memory on node %d", mn))
 		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, mn)
@@ -137,7 +138,7 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		}
 		if frac < 0.99 {
 			b.free()
-			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w", FormatBytes(cfg.MaxBytes), mn, 100*frac, ErrCannotBind)
+			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w", units.Bytes(cfg.MaxBytes), mn, 100*frac, ErrCannotBind)
 		}
 		m.OnNode = append(m.OnNode, frac)
 		c, err := buildChain(b.mem, cfg.MaxBytes, cfg.SlotBytes, int(cfg.MaxBytes), cfg.Seed+3000+uint64(j))

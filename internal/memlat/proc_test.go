@@ -39,24 +39,6 @@ func TestReadMeminfo(t *testing.T) {
 	}
 }
 
-func TestParseBytes(t *testing.T) {
-	for in, want := range map[string]int64{"4096": 4096, "64k": 64 << 10, "32KiB": 32 << 10, "1m": 1 << 20, "1g": 1 << 30, "1GiB": 1 << 30, "1.5m": 3 << 19, "2MB": 2 << 20} {
-		if got, err := ParseBytes(in); err != nil || got != want {
-			t.Errorf("ParseBytes(%q) = %d, %v, want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "x", "-1g", "0", "1q", "1e30"} {
-		if _, err := ParseBytes(bad); err == nil {
-			t.Errorf("ParseBytes(%q): no error", bad)
-		}
-	}
-	for in, want := range map[int64]string{4096: "4KiB", 1 << 30: "1GiB", 3 << 19: "1.5MiB", 100: "100B"} {
-		if got := FormatBytes(in); got != want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func oneNode() *result.Topology {
 	return &result.Topology{
 		THP:    "madvise",

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 // WriteText renders a report as terminal tables. Every number carries its
@@ -14,7 +16,7 @@ func WriteText(w io.Writer, r *Report) error {
 	cfg := r.Config
 	fmt.Fprintf(&b, "Memory probe: %d clean windows of >= %d ms thread CPU time per point, median [min-max]; ", cfg.Samples, cfg.WindowMS)
 	fmt.Fprintf(&b, "%d at the largest working set, measured %s, where DRAM latency is the lowest clean window; ", cfg.DRAMSamples, times(cfg.Repeats))
-	fmt.Fprintf(&b, "chains of one pointer per %d B slot at a random line; TLB-local windows of %s.\n", cfg.SlotBytes, FormatBytes(int64(cfg.WindowBytes)))
+	fmt.Fprintf(&b, "chains of one pointer per %d B slot at a random line; TLB-local windows of %s.\n", cfg.SlotBytes, units.Bytes(cfg.WindowBytes))
 	var cl []string
 	for _, c := range r.Clocks {
 		cl = append(cl, fmt.Sprintf("%s %.2f", c.When, c.GHz.Median))
@@ -28,7 +30,7 @@ func WriteText(w io.Writer, r *Report) error {
 	writeSummary(&b, r)
 	if m := r.MLP; m != nil && len(m.Points) > 0 {
 		fmt.Fprintf(&b, "\nMemory-level parallelism: k independent random chains in one thread, %s working set, %s, CPU %d\n",
-			FormatBytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction), m.CPU)
+			units.Bytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction), m.CPU)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "chains\tthreads\tns/load\tspread ns\tmisses in flight\t")
 		for _, p := range m.Points {
@@ -41,7 +43,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	if bw := r.Bandwidth; bw != nil {
 		if len(bw.Read) > 0 {
-			fmt.Fprintf(&b, "\nSequential read bandwidth (each thread streams its own %s region)\n", FormatBytes(bw.Read[0].RegionBytes))
+			fmt.Fprintf(&b, "\nSequential read bandwidth (each thread streams its own %s region)\n", units.Bytes(bw.Read[0].RegionBytes))
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "threads\tCPUs\tGB/s\tpreempted\t")
 			for _, p := range bw.Read {
@@ -50,7 +52,7 @@ func WriteText(w io.Writer, r *Report) error {
 			tw.Flush()
 		}
 		if len(bw.Loaded) > 0 {
-			fmt.Fprintf(&b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n", FormatBytes(bw.Bytes), bw.CPU)
+			fmt.Fprintf(&b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n", units.Bytes(bw.Bytes), bw.CPU)
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintln(tw, "streamers\tns\tspread ns\tstream GB/s\t")
 			for _, p := range bw.Loaded {
@@ -61,7 +63,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	if m := r.Matrix; m != nil && len(m.NS) > 0 {
 		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s, lowest clean window in ns (relative to the fastest)\n",
-			FormatBytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
+			units.Bytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
 		if m.SingleNode {
 			b.WriteString("(this machine has one NUMA node: the matrix is 1x1")
 			if m.Reused {
@@ -161,14 +163,14 @@ func writeLadders(b *strings.Builder, r *Report, pages string) {
 		for k, l := range ls {
 			if idx[k] < len(l.Points) && l.Points[idx[k]].Bytes == next {
 				p := l.Points[idx[k]]
-				touched = FormatBytes(p.TouchedBytes)
+				touched = units.Bytes(p.TouchedBytes).String()
 				row += fmt.Sprintf("%.2f\t%.1f\t%s\t", p.NS.Median, p.Cycles, spread(p.NS))
 				idx[k]++
 			} else {
 				row += "\t\t\t"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", FormatBytes(next), touched, row)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", units.Bytes(next), touched, row)
 	}
 	tw.Flush()
 }
@@ -189,16 +191,16 @@ func writeLevels(b *strings.Builder, r *Report) {
 		for _, lv := range l.Levels {
 			knee, topo, ratio := "-", "-", "-"
 			if lv.KneeBytes > 0 {
-				knee = FormatBytes(lv.KneeBytes)
+				knee = units.Bytes(lv.KneeBytes).String()
 			}
 			if lv.CacheBytes > 0 {
-				topo = FormatBytes(lv.CacheBytes)
+				topo = units.Bytes(lv.CacheBytes).String()
 			}
 			if lv.KneeRatio > 0 {
 				ratio = fmt.Sprintf("%.2f", lv.KneeRatio)
 			}
 			fmt.Fprintf(tw, "%s %s\t%s\t%.2f\t%.1f\t%s-%s\t%s\t%s\t%s\t\n", l.Chain, l.Pages, lv.Name, lv.NS, lv.Cycles,
-				FormatBytes(lv.FromBytes), FormatBytes(lv.ToBytes), knee, topo, ratio)
+				units.Bytes(lv.FromBytes), units.Bytes(lv.ToBytes), knee, topo, ratio)
 		}
 		if l.LabelError != "" {
 			fmt.Fprintf(tw, "%s %s\t%s\t\t\t\t\t\t\t\n", l.Chain, l.Pages, l.LabelError)
@@ -224,7 +226,7 @@ func writeSummary(b *strings.Builder, r *Report) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n", FormatBytes(r.Ladders[0].Last().Bytes))
+	fmt.Fprintf(b, "\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n", units.Bytes(r.Ladders[0].Last().Bytes))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "chain\tpages asked\tobtained\tns\tcycles\tmedians ns\twindows\t")
 	for _, row := range rows {

@@ -3,6 +3,8 @@ package memlat
 import (
 	"context"
 	"fmt"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Repeat is the largest working set of one ladder measured again in a
@@ -31,7 +33,7 @@ func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say
 		if len(ls) == 0 {
 			continue
 		}
-		say(fmt.Sprintf("largest working set again (%d/%d): mapping %s with %s pages", round, cfg.Repeats, FormatBytes(cfg.MaxBytes), pages))
+		say(fmt.Sprintf("largest working set again (%d/%d): mapping %s with %s pages", round, cfg.Repeats, units.Bytes(cfg.MaxBytes), pages))
 		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, -1)
 		if err != nil {
 			return err

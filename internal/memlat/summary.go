@@ -3,6 +3,8 @@ package memlat
 import (
 	"fmt"
 	"strings"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Summary is what other commands (numalab model --from-run) read from a
@@ -101,7 +103,7 @@ func (s Summary) Headline() string {
 		parts = append(parts, fmt.Sprintf("%.0f ns (%s)", s.DRAMNS2M, pages))
 	}
 	if s.WorkingSetBytes > 0 {
-		parts = append(parts, "random chain at "+FormatBytes(s.WorkingSetBytes))
+		parts = append(parts, "random chain at "+units.Bytes(s.WorkingSetBytes).String())
 	}
 	if s.GHz > 0 {
 		parts = append(parts, fmt.Sprintf("%.2f GHz", s.GHz))

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // ErrKindMismatch is wrapped when two runs of different kinds are compared.
@@ -152,7 +152,7 @@ func compareMemory(a, b *result.Run) ([]Figure, []Figure, error) {
 		out = append(out, fig("core clock", "GHz", "none", m.GHz, m.GHz, m.GHz))
 		for _, l := range m.Ladders {
 			for _, p := range l.Points {
-				out = append(out, fig(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, memlat.FormatBytes(p.Bytes)), "ns",
+				out = append(out, fig(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns",
 					"window min–max", p.NS.Median, p.NS.Min, p.NS.Max))
 			}
 		}
@@ -293,7 +293,7 @@ func compareIO(a, b *result.Run) ([]Figure, []Figure, error) {
 		}
 		var out []Figure
 		for _, p := range x.Probe.Patterns {
-			key := fmt.Sprintf("%s %s QD %d", p.Name, memlat.FormatBytes(int64(p.BlockSize)), p.QD)
+			key := fmt.Sprintf("%s %s QD %d", p.Name, units.Bytes(p.BlockSize), p.QD)
 			out = append(out, fig(key+": IOPS", "IOPS", "none", p.Read.IOPS, p.Read.IOPS, p.Read.IOPS))
 			out = append(out, fig(key+": MB/s", "MB/s", "none", p.Read.MBps, p.Read.MBps, p.Read.MBps))
 			out = append(out, fig(key+": p99 latency", "µs", "none", p.Read.P99Us, p.Read.P99Us, p.Read.P99Us))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Anchors of the report's sections, tables and charts; findings link to them.
@@ -44,7 +45,7 @@ func findings(r *Report) []Finding {
 		}
 		if ns > 0 && m.GHz > 0 {
 			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz (fully random chain over %s, %s pages, run %d).",
-				fmtF(ns, 1), fmtF(ns*m.GHz, 0), fmtF(m.GHz, 2), memlat.FormatBytes(s.WorkingSetBytes), pages, m.Run)
+				fmtF(ns, 1), fmtF(ns*m.GHz, 0), fmtF(m.GHz, 2), units.Bytes(s.WorkingSetBytes), pages, m.Run)
 		}
 		if s.DRAMNS4K > 0 && s.DRAMNS2M > 0 && s.PageBytes2M >= 2<<20 {
 			if d := s.DRAMNS2M/s.DRAMNS4K - 1; d < -0.02 {
@@ -325,7 +326,7 @@ func pageWords(b int64) string {
 		return "2 MiB"
 	}
 	if b > 0 {
-		return memlat.FormatBytes(b)
+		return units.Bytes(b).String()
 	}
 	return "2 MiB (asked)"
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/units"
 )
 
 //go:embed report.html.tmpl
@@ -137,7 +138,7 @@ func memorySection(r *Report) section {
 		m.Run, m.Samples, m.WindowMS, fmtF(m.GHz, 2))
 	if len(m.Ladders) > 0 {
 		c := chart{ID: AnchorLadder, Title: "Latency of a dependent load against working set",
-			X:       scale{Label: "working set (bytes, log 2 scale)", Log: 2, Format: fmtBytesTick},
+			X:       scale{Label: "working set (bytes, log 2 scale)", Log: 2, Format: func(v float64) string { return units.Bytes(v).String() }},
 			Y:       scale{Label: "ns per load (log scale)", Log: 10, Format: fmtSig},
 			Y2Label: fmt.Sprintf("core cycles at %s GHz", fmtF(m.GHz, 2)), Y2Factor: m.GHz}
 		tb := table{ID: AnchorLadder + "-table", Caption: fmt.Sprintf("Ladder points (run %d): median ns [min–max] over %d windows; cycles at %s GHz", m.Run, m.Samples, fmtF(m.GHz, 2)),
@@ -146,7 +147,7 @@ func memorySection(r *Report) section {
 			sr := series{Name: fmt.Sprintf("%s chain, %s pages", l.Chain, pagesLabel(l)), Marks: len(l.Points) == 1}
 			for _, p := range l.Points {
 				sr.Points = append(sr.Points, point{X: float64(p.Bytes), Y: p.NS.Median, Lo: p.NS.Min, Hi: p.NS.Max})
-				tb.Rows = append(tb.Rows, []string{l.Chain, pagesLabel(l), memlat.FormatBytes(p.Bytes), fmtF(p.NS.Median, 1),
+				tb.Rows = append(tb.Rows, []string{l.Chain, pagesLabel(l), units.Bytes(p.Bytes).String(), fmtF(p.NS.Median, 1),
 					fmtF(p.NS.Min, 1) + "–" + fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0), strconv.Itoa(p.NS.Samples)})
 			}
 			c.Series = append(c.Series, sr)
@@ -166,7 +167,7 @@ func memorySection(r *Report) section {
 			lt := table{ID: "memory-levels", Caption: "Plateaus found in the ladder, with the knee against the cache size the topology reports",
 				Head: []string{"level", "ns", "cycles", "from", "to", "knee", "cache", "knee/cache"}}
 			for _, lv := range m.Summary.Levels {
-				lt.Rows = append(lt.Rows, []string{lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), memlat.FormatBytes(lv.FromBytes), memlat.FormatBytes(lv.ToBytes),
+				lt.Rows = append(lt.Rows, []string{lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), units.Bytes(lv.FromBytes).String(), units.Bytes(lv.ToBytes).String(),
 					bytesOrDash(lv.KneeBytes), bytesOrDash(lv.CacheBytes), ratioOrDash(lv.KneeRatio)})
 			}
 			s.Tables = append(s.Tables, lt)
@@ -180,7 +181,7 @@ func memorySection(r *Report) section {
 				ns[i] = append(ns[i], st.Median)
 			}
 		}
-		title := fmt.Sprintf("NUMA latency matrix: %s chain over %s, %s pages", mx.Chain, memlat.FormatBytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
+		title := fmt.Sprintf("NUMA latency matrix: %s chain over %s, %s pages", mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
 		if mx.SingleNode || len(mx.MemNodes) == 1 {
 			title = "NUMA latency matrix (1×1: this machine has one NUMA node)"
 		}
@@ -190,7 +191,7 @@ func memorySection(r *Report) section {
 		}
 	}
 	if ml := m.MLP; ml != nil && len(ml.Points) > 0 {
-		tb := table{ID: AnchorMLP, Caption: fmt.Sprintf("Memory-level parallelism: k independent random chains over %s, %s pages, CPU %d", memlat.FormatBytes(ml.Bytes), memlat.PageLabel(ml.PageBytes, 1), ml.CPU),
+		tb := table{ID: AnchorMLP, Caption: fmt.Sprintf("Memory-level parallelism: k independent random chains over %s, %s pages, CPU %d", units.Bytes(ml.Bytes), memlat.PageLabel(ml.PageBytes, 1), ml.CPU),
 			Head: []string{"chains", "threads", "ns per load", "min–max ns", "misses in flight"}}
 		for _, p := range ml.Points {
 			tb.Rows = append(tb.Rows, []string{strconv.Itoa(p.Chains), strconv.Itoa(p.Threads), fmtF(p.NSPerLoad.Median, 1),
@@ -199,7 +200,7 @@ func memorySection(r *Report) section {
 		s.Tables = append(s.Tables, tb)
 	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
-		tb := table{ID: "memory-bandwidth", Caption: fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", memlat.FormatBytes(bw.Read[0].RegionBytes)),
+		tb := table{ID: "memory-bandwidth", Caption: fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", units.Bytes(bw.Read[0].RegionBytes)),
 			Head: []string{"threads", "CPUs", "GB/s (10⁹ B/s)", "threads preempted"}}
 		for _, p := range bw.Read {
 			tb.Rows = append(tb.Rows, []string{strconv.Itoa(p.Threads), cpuList(p.CPUs), fmtF(p.GBps, 1), strconv.Itoa(p.Preempted)})
@@ -213,7 +214,7 @@ func bytesOrDash(b int64) string {
 	if b <= 0 {
 		return "–"
 	}
-	return memlat.FormatBytes(b)
+	return units.Bytes(b).String()
 }
 
 func ratioOrDash(v float64) string {
@@ -369,17 +370,17 @@ func ioSection(r *Report) section {
 		return s
 	}
 	p := x.Probe
-	s.Intro = fmt.Sprintf("Run %d: %s (%s), a %s test file, %s; %s queue depth.", x.Run, orDash(p.Dir), orDash(p.FSType), memlat.FormatBytes(p.FileSize), ioMode(p), orDash(p.Engine))
+	s.Intro = fmt.Sprintf("Run %d: %s (%s), a %s test file, %s; %s queue depth.", x.Run, orDash(p.Dir), orDash(p.FSType), units.Bytes(p.FileSize), ioMode(p), orDash(p.Engine))
 	tb := table{ID: AnchorIO + "-table", Caption: "Each pattern's measured window: operations per second and latency per operation",
 		Head: []string{"pattern", "block", "QD", "read %", "IOPS", "MB/s (10⁶ B/s)", "mean µs", "p50 µs", "p99 µs", "max µs"}}
 	for _, pt := range p.Patterns {
-		tb.Rows = append(tb.Rows, []string{pt.Name, memlat.FormatBytes(int64(pt.BlockSize)), strconv.Itoa(pt.QD), strconv.Itoa(pt.ReadPct),
+		tb.Rows = append(tb.Rows, []string{pt.Name, units.Bytes(pt.BlockSize).String(), strconv.Itoa(pt.QD), strconv.Itoa(pt.ReadPct),
 			fmtN(pt.Read.IOPS), fmtF(pt.Read.MBps, 1), fmtF(pt.Read.MeanUs, 1), fmtF(pt.Read.P50Us, 1), fmtF(pt.Read.P99Us, 1), fmtF(pt.Read.MaxUs, 1)})
 	}
 	s.Tables = append(s.Tables, tb)
 	if rt := p.Ratio; rt != nil {
 		s.Notes = append(s.Notes, fmt.Sprintf("Sequential reads deliver %s pages of %s per second against %s random reads per second: %s×; %s assumes %s×.",
-			fmtN(rt.SeqPagesPerSec), memlat.FormatBytes(int64(rt.PageSize)), fmtN(rt.RandomIOPS), fmtF(rt.Ratio, 1), rt.ModelName, fmtF(rt.ModelRatio, 1)))
+			fmtN(rt.SeqPagesPerSec), units.Bytes(rt.PageSize), fmtN(rt.RandomIOPS), fmtF(rt.Ratio, 1), rt.ModelName, fmtF(rt.ModelRatio, 1)))
 	}
 	if p.Interrupted {
 		s.Notes = append(s.Notes, "The probe was cut short: only the patterns that finished are shown.")

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // The machine as a tree: packages → NUMA nodes → cores → logical CPUs,
@@ -41,7 +41,7 @@ func cacheLabel(c result.Cache) string {
 	case "Instruction":
 		kind = "i"
 	}
-	return fmt.Sprintf("L%d%s %s", c.Level, kind, memlat.FormatBytes(c.SizeBytes))
+	return fmt.Sprintf("L%d%s %s", c.Level, kind, units.Bytes(c.SizeBytes))
 }
 
 func subset(a, b []int) bool {
@@ -156,7 +156,7 @@ func machineText(t *result.Topology) []string {
 		for _, n := range p.Nodes {
 			line := "  " + nodeName(n.ID)
 			if n.MemBytes > 0 {
-				line += ", " + memlat.FormatBytes(n.MemBytes)
+				line += ", " + units.Bytes(n.MemBytes).String()
 			}
 			if len(n.Caches) > 0 {
 				line += ": " + strings.Join(n.Caches, ", ")
@@ -210,7 +210,7 @@ func machineHTML(t *result.Topology) string {
 		for _, n := range p.Nodes {
 			fmt.Fprintf(&b, `<div class="node"><div class="lbl">NUMA %s`, esc(nodeName(n.ID)))
 			if n.MemBytes > 0 {
-				fmt.Fprintf(&b, ` <span class="dim">%s</span>`, esc(memlat.FormatBytes(n.MemBytes)))
+				fmt.Fprintf(&b, ` <span class="dim">%s</span>`, esc(units.Bytes(n.MemBytes).String()))
 			}
 			b.WriteString(`</div>`)
 			for _, c := range n.Caches {

@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // Run kinds the report understands, as the commands store them.
@@ -740,7 +741,7 @@ func buildModel(mem *Memory, o *OLTP, mach *Machine) *Model {
 		return m
 	}
 	m.Notes = append(m.Notes, fmt.Sprintf("local latency %s ns is %s (run %d, %s working set); clock %s GHz measured by the same probe",
-		fmtF(m.LocalNS, 1), what, mem.Run, memlat.FormatBytes(s.WorkingSetBytes), fmtF(mem.GHz, 2)))
+		fmtF(m.LocalNS, 1), what, mem.Run, units.Bytes(s.WorkingSetBytes), fmtF(mem.GHz, 2)))
 	if s.RemoteNS > 0 {
 		m.RemoteNS = s.RemoteNS
 		m.Notes = append(m.Notes, fmt.Sprintf("remote latency %s ns is the mean of the matrix's off-diagonal cells", fmtF(m.RemoteNS, 1)))

@@ -330,20 +330,6 @@ func trimZeros(s string) string {
 	return s
 }
 
-// fmtBytesTick labels a power-of-two byte count: 4K, 1M, 1G.
-func fmtBytesTick(v float64) string {
-	units := []string{"B", "K", "M", "G", "T"}
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	if i == 0 {
-		return fmtSig(v) + " B"
-	}
-	return fmtSig(v) + units[i]
-}
-
 // heatmap draws a node-to-node latency matrix: colour by the cell's
 // latency relative to the fastest, labelled in ns.
 func heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title string) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // WriteJSON writes the report as indented JSON.
@@ -148,7 +149,7 @@ func textMemory(b *strings.Builder, m *Memory) {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    working set\tns\tmin-max ns\tcycles\t")
 		for _, p := range l.Points {
-			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", memlat.FormatBytes(p.Bytes), fmtF(p.NS.Median, 1), fmtF(p.NS.Min, 1), fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0))
+			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), fmtF(p.NS.Median, 1), fmtF(p.NS.Min, 1), fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0))
 		}
 		tw.Flush()
 		if len(l.Levels) > 0 {
@@ -161,7 +162,7 @@ func textMemory(b *strings.Builder, m *Memory) {
 	}
 	if mx := m.Matrix; mx != nil && len(mx.NS) > 0 {
 		fmt.Fprintf(b, "  NUMA matrix (ns; thread's node down, memory's node across; %s chain over %s, %s pages)",
-			mx.Chain, memlat.FormatBytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
+			mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
 		if mx.SingleNode {
 			b.WriteString(": 1×1, this machine has one NUMA node")
 		}
@@ -182,7 +183,7 @@ func textMemory(b *strings.Builder, m *Memory) {
 		tw.Flush()
 	}
 	if ml := m.MLP; ml != nil && len(ml.Points) > 0 {
-		fmt.Fprintf(b, "  memory-level parallelism (%s, CPU %d):", memlat.FormatBytes(ml.Bytes), ml.CPU)
+		fmt.Fprintf(b, "  memory-level parallelism (%s, CPU %d):", units.Bytes(ml.Bytes), ml.CPU)
 		for _, p := range ml.Points {
 			fmt.Fprintf(b, " %d chains/%d thr %s ns/load (%s in flight);", p.Chains, p.Threads, fmtF(p.NSPerLoad.Median, 1), fmtF(p.InFlight, 1))
 		}
@@ -243,11 +244,11 @@ func speedup(p QueryPoint) string {
 
 func textIO(b *strings.Builder, x *IO) {
 	p := x.Probe
-	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, orDash(p.Dir), orDash(p.FSType), memlat.FormatBytes(p.FileSize), ioMode(p))
+	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, orDash(p.Dir), orDash(p.FSType), units.Bytes(p.FileSize), ioMode(p))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    pattern\tblock\tQD\tIOPS\tMB/s\tp50 µs\tp99 µs\t")
 	for _, pt := range p.Patterns {
-		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", pt.Name, memlat.FormatBytes(int64(pt.BlockSize)), pt.QD, fmtN(pt.Read.IOPS),
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", pt.Name, units.Bytes(pt.BlockSize), pt.QD, fmtN(pt.Read.IOPS),
 			fmtF(pt.Read.MBps, 1), fmtF(pt.Read.P50Us, 1), fmtF(pt.Read.P99Us, 1))
 	}
 	tw.Flush()

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 // maxCPU bounds CPU numbers read from lists, so a corrupt file cannot make
@@ -101,26 +103,14 @@ func ParseCPUMask(b []byte) ([]int, error) {
 	return normalize(cpus), nil
 }
 
-// ParseSize parses a size as sysfs writes cache sizes: a decimal number
-// with an optional K, M or G suffix (binary units), "32K", "30720K", "2M".
+// ParseSize parses a size as sysfs writes cache sizes, "32K", "30720K",
+// "2M", in units.Bytes's grammar (K, M and G are binary).
 func ParseSize(b []byte) (int64, error) {
-	s := strings.TrimSpace(string(b))
-	mult := int64(1)
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'K', 'k':
-			mult, s = 1<<10, s[:n-1]
-		case 'M', 'm':
-			mult, s = 1<<20, s[:n-1]
-		case 'G', 'g':
-			mult, s = 1<<30, s[:n-1]
-		}
+	v, err := units.Parse(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", err, ErrFormat)
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("size %q: want a number with an optional K, M or G suffix: %w", string(b), ErrFormat)
-	}
-	return v * mult, nil
+	return int64(v), nil
 }
 
 // ParseMeminfo parses /proc/meminfo or a node's meminfo ("Node 0 MemTotal:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // WriteText prints the human view: a header, the map (packages, dies,
@@ -121,20 +122,6 @@ func frequency(t *result.Topology) string {
 	return strings.Join(parts, ", ")
 }
 
-// sizeText prints bytes in binary units with up to two decimals: "32 KiB",
-// "1.25 MiB", "4.84 GiB".
-func sizeText(b int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	v := float64(b)
-	i := 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
-	return s + " " + units[i]
-}
-
 func cacheName(c result.Cache) string {
 	return fmt.Sprintf("L%d%s", c.Level, map[string]string{"Data": "d", "Instruction": "i"}[c.Type])
 }
@@ -198,7 +185,7 @@ func writeMap(w io.Writer, t *result.Topology) {
 		if len(n.CPUs) == 0 {
 			continue
 		}
-		desc := fmt.Sprintf("%d  %s", n.ID, sizeText(n.MemBytes))
+		desc := fmt.Sprintf("%d  %s", n.ID, units.Bytes(n.MemBytes).String())
 		if i := slices.IndexFunc(nodeBoxes, func(o *mapObj) bool { return slices.Equal(o.cpus, n.CPUs) }); i >= 0 {
 			nodeBoxes[i].label = strings.Replace(nodeBoxes[i].label, "node ", "nodes ", 1) + ", " + desc
 			continue
@@ -216,7 +203,7 @@ func writeMap(w io.Writer, t *result.Topology) {
 			private[i] = append(private[i], c)
 			continue
 		}
-		objs = append(objs, &mapObj{label: cacheName(c) + " " + sizeText(c.SizeBytes), rank: 3 + maxLevel - c.Level, cpus: c.CPUs})
+		objs = append(objs, &mapObj{label: cacheName(c) + " " + units.Bytes(c.SizeBytes).String(), rank: 3 + maxLevel - c.Level, cpus: c.CPUs})
 	}
 	slices.SortStableFunc(objs, func(a, b *mapObj) int {
 		if len(a.cpus) != len(b.cpus) {
@@ -249,7 +236,7 @@ func writeMap(w io.Writer, t *result.Topology) {
 		cs := slices.Clone(private[idx])
 		slices.SortStableFunc(cs, func(a, b result.Cache) int { return b.Level - a.Level })
 		for _, pc := range cs {
-			s := cacheName(pc) + " " + sizeText(pc.SizeBytes)
+			s := cacheName(pc) + " " + units.Bytes(pc.SizeBytes).String()
 			if len(pc.CPUs) < len(c.CPUs) {
 				s += " per CPU"
 			}
@@ -380,7 +367,7 @@ func writeNodes(w io.Writer, t *result.Topology) {
 		if cpus == "" {
 			cpus = "none (memory only)"
 		}
-		line := fmt.Sprintf("%d\t%s\t%s\t", n.ID, sizeText(n.MemBytes), cpus)
+		line := fmt.Sprintf("%d\t%s\t%s\t", n.ID, units.Bytes(n.MemBytes).String(), cpus)
 		if hasDist {
 			for _, d := range t.Distances[i] {
 				line += fmt.Sprintf("%d\t", d)
