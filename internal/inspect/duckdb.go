@@ -11,6 +11,7 @@ import (
 	"github.com/marcboeker/go-duckdb/v2"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // DuckDB inspects the DuckDB file at path, opened with
@@ -108,9 +109,10 @@ func DuckDB(ctx context.Context, path string, opt Options) (*result.Inspection, 
 	}
 	sortTables(in.Tables)
 
+	meta := used*in.PageSize - segBytes
 	in.Notes = append(in.Notes,
 		"duckdb: data is the span of each table's column segments in the file's blocks (a block's unfilled tail counts to its last segment); reserved is data alone",
-		fmt.Sprintf("duckdb: keeps no size per index or for unused space inside blocks; indexes (ART) and catalog metadata together occupy %s in blocks no table segment uses", humanNote(used*in.PageSize-segBytes)),
+		fmt.Sprintf("duckdb: keeps no size per index or for unused space inside blocks; indexes (ART) and catalog metadata together occupy %d bytes (%s) in blocks no table segment uses", meta, units.Bytes(meta)),
 		"duckdb: indexes keep no sort direction and cannot be partial")
 	if !opt.ExactRows {
 		in.Notes = append(in.Notes, "duckdb: rows are estimated_size from duckdb_tables(); --exact-rows counts them")
@@ -121,11 +123,6 @@ func DuckDB(ctx context.Context, path string, opt Options) (*result.Inspection, 
 		in.Notes = append(in.Notes, fmt.Sprintf("%d tables have segments not yet written to the file", unpersisted))
 	}
 	return in, nil
-}
-
-// humanNote writes bytes for a note: exact, and in MiB.
-func humanNote(b int64) string {
-	return fmt.Sprintf("%d bytes (%.1f MiB)", b, float64(b)/(1<<20))
 }
 
 // duckIdent quotes an identifier.
