@@ -86,8 +86,9 @@ Usage of probe mem:
 func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "probe mem", probeMemHelp)
 	quick := fs.Bool("quick", false, "short probe (about 10 s): 2 sizes per doubling up to 512m, fewer extras")
-	maxS := fs.String("max", "", "largest working set, e.g. 256m; must pass 4x the last-level cache to reach DRAM (default 1g, 512m with --quick)")
-	minS := fs.String("min", "", "smallest working set (default 4k, 8k with --quick)")
+	var maxB, minB units.Bytes
+	fs.Var(&maxB, "max", "largest working set `size`, e.g. 256m; must pass 4x the last-level cache to reach DRAM (default 1g, 512m with --quick)")
+	fs.Var(&minB, "min", "smallest working set `size` (default 4k, 8k with --quick)")
 	pages := fs.String("pages", "both", "page size: 4k, 2m (transparent huge pages via madvise) or both")
 	nodes := fs.String("nodes", "", "NUMA nodes for the matrix, e.g. 0,1 (default all)")
 	samples := fs.Int("samples", 3, "clean windows per point")
@@ -97,24 +98,16 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
 	storePath := storeFlag(fs)
 	noStore := fs.Bool("no-store", false, "do not store the run")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
 	cfg := memlat.DefaultConfig(*quick)
-	var errs []error
-	if *maxS != "" {
-		if v, err := units.Parse(*maxS); err != nil || v <= 0 {
-			errs = append(errs, badFlag("max", *maxS, "is not a size (want e.g. 256m or 1g)"))
-		} else {
-			cfg.MaxBytes = int64(v)
-		}
+	if maxB != 0 {
+		cfg.MaxBytes = int64(maxB)
 	}
-	if *minS != "" {
-		if v, err := units.Parse(*minS); err != nil || v <= 0 {
-			errs = append(errs, badFlag("min", *minS, "is not a size (want e.g. 4k)"))
-		} else {
-			cfg.MinBytes = int64(v)
-		}
+	if minB != 0 {
+		cfg.MinBytes = int64(minB)
 	}
 	switch *pages {
 	case "4k", "2m":

@@ -19,7 +19,8 @@ func TestProbeMemBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--max", "100t"}, "try a smaller --max"},
-		{[]string{"--max", "lots"}, `-max: "lots" is not a size`},
+		{[]string{"--max", "lots", "--window", "0"}, `-max: "lots" is not valid: parsing size "lots": not a size`},
+		{[]string{"--min", "4q", "--pages", "1g"}, `-min: "4q" is not valid`},
 		{[]string{"--pages", "1g"}, `-pages: "1g" is not a page size (want 4k, 2m or both)`},
 		{[]string{"--nodes", "63"}, "NUMA node 63 does not exist"},
 		{[]string{"--nodes", "x"}, "is not a list of node numbers"},
