@@ -162,7 +162,7 @@ func checkProbeIO(c iobench.Config) []error {
 		errs = append(errs, badFlag("path", c.Dir, "is empty (want a directory on the storage to test)"))
 	}
 	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
-		errs = append(errs, badFlag("size", units.Bytes(c.Size).String(), fmt.Sprintf("is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(iobench.MinSize))))
+		errs = append(errs, fmt.Errorf("-size: %s (%d bytes) is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(c.Size), c.Size, units.Bytes(iobench.MinSize)))
 	}
 	if c.Duration < 100*time.Millisecond {
 		errs = append(errs, badFlag("duration", c.Duration.String(), "is too short (want at least 100ms; try 3s)"))

@@ -53,6 +53,15 @@ func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
 	}
 }
 
+func TestProbeIOSizeNotWholeMiB(t *testing.T) {
+	_, _, err := probeIO(t, "--size", "5000000", "--seq", "64KiB,1.5MiB")
+	for _, want := range []string{"-size: 4.77MiB (5000000 bytes) is not a whole number of MiB", "-seq: 1.5MiB (1572864 bytes) is not a block size"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--size 5000000 --seq 64KiB,1.5MiB: %v, want %q", err, want)
+		}
+	}
+}
+
 func TestProbeIOBadPathStoresNothing(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "runs.db")
