@@ -51,6 +51,9 @@ func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
 			t.Errorf("error does not name %s:\n%v", want, err)
 		}
 	}
+	if _, stderr, err := probeIO(t, "--bogus", "--size", "lots"); !errors.Is(err, errUsage) || !strings.Contains(stderr, "-bogus") {
+		t.Errorf("an unknown flag: %v, stderr %q; want a usage error naming it", err, stderr)
+	}
 }
 
 func TestProbeIOSizeNotWholeMiB(t *testing.T) {
