@@ -123,15 +123,22 @@ func newFlags(e *env, name, help string) *flag.FlagSet {
 }
 
 // parseFlags parses args; --help prints the usage to stdout and returns
-// errHelp, which callers return as nil through done.
+// done with a nil error. The flag package would print the usage itself on
+// --help and on a bad flag; it is held back during the parse so that the
+// usage prints once: on stdout for --help, on stderr after the flag
+// package's error line otherwise.
 func parseFlags(e *env, fs *flag.FlagSet, args []string) (done bool, err error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err = fs.Parse(args)
+	fs.Usage = usage
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(e.stdout)
 		fs.Usage()
 		return true, nil
 	}
 	if err != nil {
+		fs.Usage()
 		return true, errUsage
 	}
 	return false, nil

@@ -34,9 +34,13 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		if !strings.Contains(out, "  "+c.name+" ") {
 			t.Errorf("--help does not list %q", c.name)
 		}
-		cout, _, err := runCLI(t, c.name, "--help")
+		cout, cerr, err := runCLI(t, c.name, "--help")
 		if err != nil {
 			t.Errorf("%s --help: %v", c.name, err)
+		}
+		if cerr != "" || strings.Count(cout, "Usage") != 1 {
+			t.Errorf("%s --help must print once, to stdout; stdout has %d usages, stderr:\n%s",
+				c.name, strings.Count(cout, "Usage"), cerr)
 		}
 		if !strings.Contains(cout, "Usage") || !strings.Contains(cout, "Example") {
 			t.Errorf("%s --help teaches no usage or examples:\n%s", c.name, cout)
@@ -50,8 +54,8 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 		t.Errorf("unknown command: err=%v stderr=%q", err, stderr)
 	}
 	_, stderr, err = runCLI(t, "runs", "--bogus")
-	if !errors.Is(err, errUsage) || !strings.Contains(stderr, "bogus") {
-		t.Errorf("unknown flag: err=%v stderr=%q", err, stderr)
+	if !errors.Is(err, errUsage) || !strings.Contains(stderr, "bogus") || strings.Count(stderr, "Flags:") != 1 {
+		t.Errorf("unknown flag: want the error and the usage once on stderr; err=%v stderr=%q", err, stderr)
 	}
 	if _, _, err := runCLI(t); !errors.Is(err, errUsage) {
 		t.Errorf("no command: err=%v", err)
