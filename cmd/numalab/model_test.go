@@ -225,7 +225,7 @@ func TestModelFromRun(t *testing.T) {
 }
 
 // storeModelRun stores a complete run with a machine and items, returning its ID.
-func storeModelRun(t *testing.T, db string, machine *result.Topology, items map[string]any) string {
+func storeModelRun(t *testing.T, db string, machine *result.Topology, items ...result.Entry) string {
 	t.Helper()
 	st, err := store.Open(db)
 	if err != nil {
@@ -236,8 +236,8 @@ func storeModelRun(t *testing.T, db string, machine *result.Topology, items map[
 	if err := st.Begin(run); err != nil {
 		t.Fatal(err)
 	}
-	for kind, v := range items {
-		if _, err := st.Add(run.ID, kind, v); err != nil {
+	for _, it := range items {
+		if _, err := st.Add(run.ID, it); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -254,7 +254,7 @@ func TestModelFromProbeRun(t *testing.T) {
 		Packages: []result.Package{{ID: 0, CPUs: []int{0, 1}}},
 		Nodes:    []result.Node{{ID: 0, CPUs: []int{0, 1}}},
 	}
-	id := storeModelRun(t, db, &one, map[string]any{"memlat.Summary": memlat.Summary{GHz: 4.2, Nodes: []int{0}, MatrixNS: [][]float64{{120}}, LocalNS: 120}})
+	id := storeModelRun(t, db, &one, memlat.KindSummary.Of(memlat.Summary{GHz: 4.2, Nodes: []int{0}, MatrixNS: [][]float64{{120}}, LocalNS: 120}))
 	out, stderr, err := runCLI(t, "model", "--store", db, "--from-run", id, "--remote-ns", "200", "--sockets", "1,2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -278,7 +278,7 @@ func TestModelFromProbeRun(t *testing.T) {
 		{200, 200, 90, 140},
 		{200, 200, 140, 90},
 	}
-	id = storeModelRun(t, db, &two, map[string]any{"memlat.Summary": memlat.Summary{GHz: 3, Nodes: []int{3, 2, 1, 0}, MatrixNS: m, LocalNS: 90, RemoteNS: 180}})
+	id = storeModelRun(t, db, &two, memlat.KindSummary.Of(memlat.Summary{GHz: 3, Nodes: []int{3, 2, 1, 0}, MatrixNS: m, LocalNS: 90, RemoteNS: 180}))
 	out, stderr, err = runCLI(t, "model", "--store", db, "--from-run", id)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -338,7 +338,7 @@ func TestModelFitRun(t *testing.T) {
 		}
 		ids[r.Kind] = r.ID
 		for _, it := range r.Results {
-			if _, err := st.Add(r.ID, it.Kind, it.Body); err != nil {
+			if _, err := st.Add(r.ID, it.Entry()); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/units"
 )
@@ -162,7 +163,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	}
 
 	var rec *recorder
-	emit := func(string, any) error { return nil }
+	emit := func(result.Entry) error { return nil }
 	if !*noStore {
 		rec, err = startRun(ctx, e, *storePath, "probe-mem", cfg)
 		if err != nil {

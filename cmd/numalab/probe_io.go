@@ -126,10 +126,10 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	}
 	pr := newProgress(e.stderr)
 	c.Progress = pr.Say
-	r, err := iobench.Probe(ctx, c, func(p result.IOPattern) error { return rec.Add("result.IOPattern", p) })
+	r, err := iobench.Probe(ctx, c, func(p result.IOPattern) error { return rec.Add(result.KindIOPattern.Of(p)) })
 	pr.Done()
 	if r != nil {
-		if aerr := rec.Add("result.IOProbe", r); aerr != nil && err == nil {
+		if aerr := rec.Add(result.KindIOProbe.Of(*r)); aerr != nil && err == nil {
 			err = aerr
 		}
 	}

@@ -51,7 +51,7 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 	run := &result.Run{
 		Kind:    kind,
 		Command: result.Redact("numalab " + strings.Join(e.args, " ")),
-		Config:  result.RedactJSON(cfg),
+		Config:  cfg,
 		Version: version.Version,
 		Host:    host,
 		Machine: machine,
@@ -67,14 +67,10 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 // ID is the run's id in the store.
 func (r *recorder) ID() int64 { return r.run.ID }
 
-// Add stores one measured item of the run, with any password an error or
-// a DSN in it carried hidden.
-func (r *recorder) Add(kind string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("recording %s: %w", kind, err)
-	}
-	_, err = r.st.Add(r.run.ID, kind, json.RawMessage(result.RedactJSON(b)))
+// Add stores one measured item of the run, made by its kind's Of
+// (result.KindCell.Of(cell)); the store hides any password in it.
+func (r *recorder) Add(e result.Entry) error {
+	_, err := r.st.Add(r.run.ID, e)
 	return err
 }
 

@@ -38,7 +38,7 @@ func reportStore(t *testing.T, copies int) string {
 				t.Fatal(err)
 			}
 			for _, it := range r.Results {
-				if _, err := st.Add(c.ID, it.Kind, it.Body); err != nil {
+				if _, err := st.Add(c.ID, it.Entry()); err != nil {
 					t.Fatal(err)
 				}
 			}

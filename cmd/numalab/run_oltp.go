@@ -347,27 +347,6 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// oltpLoad is what the run stores about the database it used.
-type oltpLoad struct {
-	Engine     string          `json:"engine"`
-	Where      string          `json:"where"`  // file, or server (password hidden)
-	Loaded     bool            `json:"loaded"` // false: an existing database was reused
-	Stats      *tpcc.LoadStats `json:"stats,omitempty"`
-	RowsPerSec float64         `json:"rows_per_s,omitempty"`
-	Meta       tpcc.Meta       `json:"meta"`
-	Prewarm    []oltpPrewarm   `json:"prewarm"`
-}
-
-// oltpPrewarm says where the data was put and where it was found.
-type oltpPrewarm struct {
-	DataNode int               `json:"data_node"` // -1: read from wherever numalab ran
-	Stats    tpcc.PrewarmStats `json:"stats"`
-	// Pages are the SQLite file's page-cache pages by node; PostgreSQL's
-	// shared memory is in Stats.Placement; DuckDB's cannot be located.
-	Pages   *place.PageSummary `json:"pages,omitempty"`
-	Seconds float64            `json:"seconds"`
-}
-
 func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cfg oltpConfig, cells []oltpCell, asJSON bool) ([]*result.Cell, error) {
 	w, closeDB, ld, err := openTPCC(ctx, prog, cfg, cells[0].dataNode)
 	if err != nil {
@@ -377,7 +356,7 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 	ld.Meta = w.Meta()
 	if eng := w.Engine(); eng != nil {
 		if info, err := eng.Describe(ctx); err == nil {
-			if err := rec.Add("engine.Info", info); err != nil {
+			if err := rec.Add(engine.KindInfo.Of(info)); err != nil {
 				return nil, err
 			}
 		}
@@ -404,7 +383,7 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 			}
 			ld.Prewarm = append(ld.Prewarm, pw)
 			warmNode = c.dataNode
-			if err := rec.Add("tpcc.Load", ld); err != nil {
+			if err := rec.Add(tpcc.KindLoad.Of(*ld)); err != nil {
 				return out, err
 			}
 		}
@@ -433,7 +412,7 @@ func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cf
 		}
 		cell.Engine, cell.Workload, cell.DOP, cell.DataNode = cfg.Engine, workloadName, 1, c.dataNode
 		out = append(out, cell)
-		if aerr := rec.Add("drive.Cell", cell); aerr != nil {
+		if aerr := rec.Add(result.KindCell.Of(*cell)); aerr != nil {
 			return out, errors.Join(err, aerr)
 		}
 		prog.Done()
@@ -468,8 +447,8 @@ func nodePhrase(n int) string {
 // openTPCC opens the run's TPC-C database, loading it first where needed
 // (tpcc.Prepare). dataNode binds a managed PostgreSQL server's memory. The
 // returned func closes what was opened (and stops a managed server).
-func openTPCC(ctx context.Context, prog *progress, cfg oltpConfig, dataNode int) (*tpcc.Workload, func() error, *oltpLoad, error) {
-	ld := &oltpLoad{Engine: cfg.Engine, Where: cfg.DB}
+func openTPCC(ctx context.Context, prog *progress, cfg oltpConfig, dataNode int) (*tpcc.Workload, func() error, *tpcc.LoadRecord, error) {
+	ld := &tpcc.LoadRecord{Engine: cfg.Engine, Where: cfg.DB}
 	start := time.Now()
 	src := tpcc.Source{
 		Engine: cfg.Engine,
@@ -511,8 +490,8 @@ func openTPCC(ctx context.Context, prog *progress, cfg oltpConfig, dataNode int)
 // and bound to its memory (node < 0: from any thread, keeping pages where
 // they are), then finds where the data is: the SQLite file's page-cache
 // pages, or PostgreSQL's shared memory. DuckDB's buffers cannot be located.
-func prewarmOn(ctx context.Context, w *tpcc.Workload, engineName string, node int) (oltpPrewarm, error) {
-	pw := oltpPrewarm{DataNode: node}
+func prewarmOn(ctx context.Context, w *tpcc.Workload, engineName string, node int) (tpcc.PrewarmRecord, error) {
+	pw := tpcc.PrewarmRecord{DataNode: node}
 	start := time.Now()
 	errc := make(chan error, 1)
 	go func() {

@@ -251,7 +251,7 @@ func runReportSweep(ctx context.Context, e *env, prog *progress, rec *recorder, 
 	defer db.Close()
 	prog.Done()
 	out.Load = &db.Load
-	if err := rec.Add("transtats.Load", db.Load); err != nil {
+	if err := rec.Add(result.KindBulkLoad.Of(db.Load)); err != nil {
 		return err
 	}
 	how := "loaded"
@@ -264,7 +264,7 @@ func runReportSweep(ctx context.Context, e *env, prog *progress, rec *recorder, 
 		return err
 	}
 	out.Engine = &info
-	if err := rec.Add("engine.Info", info); err != nil {
+	if err := rec.Add(engine.KindInfo.Of(info)); err != nil {
 		return err
 	}
 
@@ -343,7 +343,7 @@ func runReportSweep(ctx context.Context, e *env, prog *progress, rec *recorder, 
 			lastPlan[k], lastDOP[k] = before, c.dop
 		}
 		out.Cells = append(out.Cells, qc)
-		if aerr := rec.Add("transtats.QueryCell", qc); aerr != nil {
+		if aerr := rec.Add(result.KindQueryCell.Of(*qc)); aerr != nil {
 			return errors.Join(err, aerr)
 		}
 		writeReportRow(table, c, qc)
@@ -353,7 +353,7 @@ func runReportSweep(ctx context.Context, e *env, prog *progress, rec *recorder, 
 		}
 		for _, f := range found {
 			out.Findings = append(out.Findings, f)
-			if aerr := rec.Add("transtats.PlanFinding", f); aerr != nil {
+			if aerr := rec.Add(result.KindPlanFinding.Of(*f)); aerr != nil {
 				return aerr
 			}
 			fmt.Fprintf(e.stderr, "finding: %s\n", f.Detail)

@@ -121,11 +121,11 @@ func TestProbeHost(t *testing.T) {
 		t.Skip(err)
 	}
 	var kinds []string
-	emit := func(kind string, v any) error {
-		if _, err := json.Marshal(v); err != nil {
+	emit := func(e result.Entry) error {
+		if _, err := json.Marshal(e.Body()); err != nil {
 			return err
 		}
-		kinds = append(kinds, kind)
+		kinds = append(kinds, e.Kind())
 		return nil
 	}
 	rep, err := Probe(context.Background(), cfg, tp, func(string) {}, emit)
@@ -204,7 +204,7 @@ func TestProbeCancelledHost(t *testing.T) {
 	cancel()
 	cfg := DefaultConfig(true)
 	cfg.MaxBytes = 8 << 20
-	_, err := Probe(ctx, cfg, hostTopology(t), func(string) {}, func(string, any) error { return nil })
+	_, err := Probe(ctx, cfg, hostTopology(t), func(string) {}, func(result.Entry) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled probe: %v", err)
 	}

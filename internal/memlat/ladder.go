@@ -180,7 +180,7 @@ func (l *Ladder) label(cacheBytes []int64, prefix []Point) {
 
 // probeLadders measures the ladders of every page size on cpu, each page
 // size in a mapping of its own, labels their plateaus against caches and
-// emits each as "memlat.Ladder"; clock measures the core clock before the
+// emits each as KindLadder; clock measures the core clock before the
 // second page size's ladders. It returns the last page size's mapping,
 // which the caller frees, and the random chain over all of it, for MLP and
 // loaded latency.
@@ -232,7 +232,7 @@ func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, re
 			}
 			if len(l.Points) > 0 {
 				rep.Ladders = append(rep.Ladders, l)
-				if eerr := emit("memlat.Ladder", l); eerr != nil && err == nil {
+				if eerr := emit(KindLadder.Of(l)); eerr != nil && err == nil {
 					err = eerr
 				}
 			}

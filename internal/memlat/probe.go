@@ -57,10 +57,10 @@ func (r *Report) Headline() string {
 	return r.Summary.Headline()
 }
 
-// Emit receives each result as soon as it is measured, with its kind
-// ("memlat.Ladder", "memlat.MLP", "memlat.Bandwidth", "memlat.Matrix",
-// "memlat.Clock", "memlat.Summary").
-type Emit func(kind string, v any) error
+// Emit receives each result as soon as it is measured, as an entry of its
+// kind (KindLadder, KindMLP, KindBandwidth, KindMatrix, KindClock,
+// KindRepeat, KindSummary).
+type Emit func(result.Entry) error
 
 // dataCaches returns the data/unified cache size one CPU sees per level.
 func dataCaches(t *result.Topology, cpu int) []int64 {
@@ -94,7 +94,7 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 			return 0, err
 		}
 		rep.Clocks = append(rep.Clocks, c)
-		return c.GHz.Median, emit("memlat.Clock", c)
+		return c.GHz.Median, emit(KindClock.Of(c))
 	}
 	if _, err := clock("start"); err != nil {
 		return rep, err
@@ -112,13 +112,13 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	if err := probeMLP(ctx, &cfg, t, random, keep, rep, say); err != nil {
 		return rep, err
 	}
-	if err := emit("memlat.MLP", rep.MLP); err != nil {
+	if err := emit(KindMLP.Of(*rep.MLP)); err != nil {
 		return rep, err
 	}
 	if err := probeBandwidth(ctx, &cfg, t, random, rep, say); err != nil {
 		return rep, err
 	}
-	if err := emit("memlat.Bandwidth", rep.Bandwidth); err != nil {
+	if err := emit(KindBandwidth.Of(*rep.Bandwidth)); err != nil {
 		return rep, err
 	}
 	keep.free()
@@ -142,7 +142,7 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	if err := probeMatrix(ctx, &cfg, t, rep, say); err != nil {
 		return rep, err
 	}
-	if err := emit("memlat.Matrix", rep.Matrix); err != nil {
+	if err := emit(KindMatrix.Of(*rep.Matrix)); err != nil {
 		return rep, err
 	}
 	if err := repeat(cfg.Repeats + 1 - round); err != nil {
@@ -158,5 +158,5 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	rep.GHz = summarise(g, nil, len(g), 0).Median
 	rep.Summary = summarize(rep)
 	rep.Elapsed = time.Since(start).Seconds()
-	return rep, emit("memlat.Summary", rep.Summary)
+	return rep, emit(KindSummary.Of(rep.Summary))
 }

@@ -57,7 +57,7 @@ func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say
 			p.Repeats = append(p.Repeats, st)
 			p.setBest(l.GHz)
 			r := Repeat{Round: round, Chain: l.Chain, Pages: pages, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction, Bytes: p.Bytes, NS: st}
-			if err := emit("memlat.Repeat", r); err != nil {
+			if err := emit(KindRepeat.Of(r)); err != nil {
 				b.free()
 				return err
 			}

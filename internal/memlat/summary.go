@@ -8,7 +8,7 @@ import (
 )
 
 // Summary is what other commands (numalab model --from-run) read from a
-// probe: stored as item kind "memlat.Summary".
+// probe: stored as item kind KindSummary.
 type Summary struct {
 	GHz             float64 `json:"ghz"`               // median measured core clock
 	WorkingSetBytes int64   `json:"working_set_bytes"` // where the DRAM numbers were measured

@@ -267,7 +267,7 @@ func stored(t *testing.T, runs []*result.Run) []*result.Run {
 			t.Fatal(err)
 		}
 		for _, it := range r.Results {
-			if _, err := st.Add(c.ID, it.Kind, it.Body); err != nil {
+			if _, err := st.Add(c.ID, it.Entry()); err != nil {
 				t.Fatal(err)
 			}
 		}

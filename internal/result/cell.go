@@ -1,6 +1,9 @@
 package result
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Cell is one measured point of a sweep: one engine and workload run by a
 // number of streams on a placement for a fixed duration after a warm-up.
@@ -183,4 +186,49 @@ func containsInt(xs []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// PlacementLabel names the cell's placement for people: the selector, or
+// "all CPUs" when pinned without one, or "not pinned".
+func (c Cell) PlacementLabel() string {
+	switch {
+	case c.Placement != "":
+		return c.Placement
+	case len(c.CPUs) > 0:
+		return "all CPUs"
+	}
+	return "not pinned"
+}
+
+// DataLocation says whether the cell's data node is the node of all its
+// CPUs in t ("local"), another ("remote"), placed where it cannot be told
+// ("placed": no topology or no CPUs), or was not placed ("").
+func (c Cell) DataLocation(t *Topology) string {
+	if c.DataNode < 0 {
+		return ""
+	}
+	if t == nil || len(c.CPUs) == 0 {
+		return "placed"
+	}
+	for _, id := range c.CPUs {
+		cpu, ok := t.CPU(id)
+		if !ok || cpu.Node != c.DataNode {
+			return "remote"
+		}
+	}
+	return "local"
+}
+
+// Series is the series of a sweep the cell belongs to: its placement and
+// data location, as label ("smt=off, local data (node 0)") and location
+// (as DataLocation).
+func (c Cell) Series(t *Topology) (label, data string) {
+	data, label = c.DataLocation(t), c.PlacementLabel()
+	switch data {
+	case "local":
+		label += fmt.Sprintf(", local data (node %d)", c.DataNode)
+	case "remote":
+		label += fmt.Sprintf(", remote data (node %d)", c.DataNode)
+	}
+	return label, data
 }

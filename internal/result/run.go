@@ -40,3 +40,22 @@ type Item struct {
 	Kind string          `json:"kind"`
 	Body json.RawMessage `json:"body"`
 }
+
+// MachineRun is the run whose recorded topology stands for the machine of
+// runs: the memory probe's, else the earliest run that recorded one; nil
+// when none did.
+func MachineRun(runs []*Run) *Run {
+	var pick *Run
+	for _, r := range runs {
+		if r.Machine == nil {
+			continue
+		}
+		if r.Kind == RunProbeMem {
+			return r
+		}
+		if pick == nil || r.ID < pick.ID {
+			pick = r
+		}
+	}
+	return pick
+}

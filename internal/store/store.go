@@ -219,11 +219,14 @@ func nullString(b []byte) any {
 }
 
 // Add appends one measured item to run id and returns its sequence number.
-func (s *Store) Add(id int64, kind string, v any) (int, error) {
-	body, err := json.Marshal(v)
+// The body is stored with every password in it hidden (result.RedactJSON).
+func (s *Store) Add(id int64, e result.Entry) (int, error) {
+	kind := e.Kind()
+	body, err := json.Marshal(e.Body())
 	if err != nil {
 		return 0, fmt.Errorf("storing %s of run %d: %w", kind, id, err)
 	}
+	body = result.RedactJSON(body)
 	var seq int
 	err = s.db.QueryRow(`INSERT INTO items (run_id, seq, kind, body)
 		VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE run_id = ?), ?, ?)

@@ -17,6 +17,12 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
+// Item kinds of the tests' runs.
+const (
+	pointKind result.Kind[map[string]int] = "point"
+	cellKind  result.Kind[int]            = "cell"
+)
+
 func newRun(kind string) *result.Run {
 	return &result.Run{
 		Kind:    kind,
@@ -40,7 +46,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		seq, err := s.Add(r.ID, "point", map[string]int{"i": i})
+		seq, err := s.Add(r.ID, pointKind.Of(map[string]int{"i": i}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +159,7 @@ func TestHelperWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 5 {
-			if _, err := s.Add(r.ID, "cell", i); err != nil {
+			if _, err := s.Add(r.ID, cellKind.Of(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
