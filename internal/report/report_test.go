@@ -204,8 +204,8 @@ func TestModelFit(t *testing.T) {
 	if md.RemoteAssumed || md.RemoteNS != 169.5 || md.CoresPerSocket != 2 {
 		t.Errorf("two-socket: remote %v (assumed %v), %d cores per socket; want measured 169.5 ns and 2", md.RemoteNS, md.RemoteAssumed, md.CoresPerSocket)
 	}
-	if len(md.Table.Rows) != 2*len(ModelSockets) { // SMT 1 and 2
-		t.Errorf("two-socket: %d model rows, want %d", len(md.Table.Rows), 2*len(ModelSockets))
+	if len(md.Table.Rows) != 2*len(model.PredictSockets) { // SMT 1 and 2
+		t.Errorf("two-socket: %d model rows, want %d", len(md.Table.Rows), 2*len(model.PredictSockets))
 	}
 
 	vm := build(t, stored(t, vmRuns(t))).Model
@@ -219,7 +219,7 @@ func TestModelFit(t *testing.T) {
 	if got := model.TPSPerCore(vm.Workload, p.LatencyNS, p.GHz); math.Abs(got-p.TPSPerCore)/p.TPSPerCore > 1e-9 {
 		t.Errorf("kvm-2vcpu: fitted model gives %v tps, measured %v", got, p.TPSPerCore)
 	}
-	if len(vm.Table.Rows) != len(ModelSockets) || vm.Table.Rows[3].Sockets != 8 {
+	if len(vm.Table.Rows) != len(model.PredictSockets) || vm.Table.Rows[3].Sockets != 8 {
 		t.Errorf("kvm-2vcpu: model rows %+v, want 1, 2, 4, 8 sockets", vm.Table.Rows)
 	}
 }

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+)
+
+// oltpRunConfig is the part of run oltp's stored configuration the report
+// reads.
+type oltpRunConfig struct {
+	Engine     string        `json:"engine"`
+	Warehouses int           `json:"warehouses"`
+	Duration   time.Duration `json:"duration_ns"`
+	Warmup     time.Duration `json:"warmup_ns"`
+}
+
+func buildOLTP(run *result.Run) (*OLTP, error) {
+	var cfg oltpRunConfig
+	if len(run.Config) > 0 {
+		if err := json.Unmarshal(run.Config, &cfg); err != nil {
+			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
+		}
+	}
+	o := &OLTP{Run: run.ID, Engine: cfg.Engine, Warehouses: cfg.Warehouses,
+		DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
+	load, err := tpcc.KindLoad.Last(run)
+	if err != nil {
+		return nil, err
+	}
+	if load != nil && load.Meta.Warehouses > 0 {
+		o.Warehouses = load.Meta.Warehouses
+	}
+	cells, err := result.KindCell.All(run)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		label   string
+		streams int
+	}
+	groups := map[key][]result.Cell{}
+	var order []string
+	series := map[string]*OLTPSeries{}
+	var disk, cut []string
+	for _, c := range cells {
+		if o.Engine == "" {
+			o.Engine = c.Engine
+		}
+		if o.Workload == "" {
+			o.Workload = c.Workload
+		}
+		label, data := c.Series(run.Machine)
+		if _, ok := series[label]; !ok {
+			series[label] = &OLTPSeries{Label: label, Placement: c.Placement, Data: data, DataNode: c.DataNode,
+				SMT: c.Cores > 0 && len(c.CPUs) > c.Cores}
+			order = append(order, label)
+		}
+		k := key{label, c.Streams}
+		groups[k] = append(groups[k], c)
+		if c.Usage != nil && c.Usage.ReadFromDisk {
+			disk = append(disk, fmt.Sprintf("%d", c.Index))
+		}
+		if c.Interrupted {
+			cut = append(cut, fmt.Sprintf("%d", c.Index))
+		}
+	}
+	for _, label := range order {
+		s := series[label]
+		var streams []int
+		for k := range groups {
+			if k.label == label {
+				streams = append(streams, k.streams)
+			}
+		}
+		slices.Sort(streams)
+		for _, n := range streams {
+			s.Points = append(s.Points, oltpPoint(groups[key{label, n}]))
+		}
+		o.Series = append(o.Series, *s)
+	}
+	if len(disk) > 0 {
+		o.Notes = append(o.Notes, "cells "+strings.Join(disk, ", ")+" read from disk during the measured window: the data was not fully cached, so they measure storage too")
+	}
+	if len(cut) > 0 {
+		o.Notes = append(o.Notes, "cells "+strings.Join(cut, ", ")+" were cut short (Ctrl-C): their figures cover the time measured")
+	}
+	if len(cells) == 0 {
+		o.Notes = append(o.Notes, "the run stored no cells")
+	}
+	return o, nil
+}
+
+func oltpPoint(cells []result.Cell) OLTPPoint {
+	c0 := cells[0]
+	p := OLTPPoint{Streams: c0.Streams, Repeats: len(cells), Cores: c0.Cores, CPUs: c0.CPUs}
+	var tps, p95, busy []float64
+	p.SecMin = -1
+	for _, c := range cells {
+		tps = append(tps, c.TPS)
+		p95 = append(p95, c.Total.P95US/1000)
+		if c.Usage != nil {
+			busy = append(busy, c.Usage.BusyPct(c.CPUs))
+			p.ReadFromDisk = p.ReadFromDisk || c.Usage.ReadFromDisk
+		}
+		p.Interrupted = p.Interrupted || c.Interrupted
+		// Whole seconds only: the last one may be partial.
+		whole := int(c.Measured / time.Second)
+		for i, n := range c.PerSecond {
+			if i >= whole {
+				break
+			}
+			v := float64(n)
+			if p.SecMin < 0 || v < p.SecMin {
+				p.SecMin = v
+			}
+			p.SecMax = max(p.SecMax, v)
+		}
+	}
+	if p.SecMin < 0 {
+		p.SecMin = 0
+	}
+	p.TPS, p.TPSMin, p.TPSMax = stats.Median(tps), slices.Min(tps), slices.Max(tps)
+	if p.Cores > 0 {
+		p.TPSPerCore = p.TPS / float64(p.Cores)
+	}
+	p.P95MS, p.P95MSMin, p.P95MSMax = stats.Median(p95), slices.Min(p95), slices.Max(p95)
+	p.BusyPct = stats.Median(busy)
+	return p
+}
