@@ -2,8 +2,10 @@
 // the machine it ran on, its full configuration, numalab's version, and the
 // items it measured, in order.
 //
-// The schema is versioned (PRAGMA user_version) and migrated forward on
-// open. A file is recognised as a store by its SQLite application_id; any
+// The schema is versioned (PRAGMA user_version) and migrated forward when
+// a command that writes opens it; commands that only read (OpenReadOnly)
+// never create, migrate or write a store. A store from a newer numalab is
+// refused. A file is recognised as a store by its SQLite application_id; any
 // other file, SQLite or not, is refused and never written. Several numalab
 // processes may write one store at once: the file is in WAL mode, writers
 // wait for each other (busy timeout) and every write is one short
@@ -21,6 +23,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver
@@ -36,6 +39,13 @@ var ErrNotStore = errors.New("file is not a numalab store")
 
 // ErrNoRun is returned by Get for an id that is not in the store.
 var ErrNoRun = errors.New("no such run")
+
+// ErrNoStore is returned by OpenReadOnly for a file that does not exist
+// or is empty: nothing has been stored there yet.
+var ErrNoStore = errors.New("no store yet")
+
+// ErrNewer is returned for a store written by a newer numalab.
+var ErrNewer = errors.New("stored by a newer numalab")
 
 // migrations[i] takes the schema from version i to i+1. Append only.
 var migrations = []string{
@@ -60,6 +70,9 @@ var migrations = []string{
 		body   TEXT NOT NULL,
 		PRIMARY KEY (run_id, seq)
 	);`,
+	// 2: the latest run of a kind (Latest) without reading every run, for
+	// stores that many machines write.
+	`CREATE INDEX runs_kind ON runs (kind, id);`,
 }
 
 // SchemaVersion is the schema version this numalab writes.
@@ -164,7 +177,7 @@ func (s *Store) migrate() error {
 	case app != applicationID:
 		return fmt.Errorf("%w: an SQLite database of another program (try --store new.db)", ErrNotStore)
 	case ver > len(migrations):
-		return fmt.Errorf("store schema version %d is newer than this numalab's (%d): upgrade numalab", ver, len(migrations))
+		return newerError(ver)
 	}
 	for v := ver; v < len(migrations); v++ {
 		if _, err := tx.Exec(migrations[v]); err != nil {
@@ -175,6 +188,48 @@ func (s *Store) migrate() error {
 		return err
 	}
 	return tx.Commit()
+}
+
+func newerError(ver int) error {
+	return fmt.Errorf("%w (schema version %d; this numalab knows up to %d): upgrade numalab, or give another --store", ErrNewer, ver, len(migrations))
+}
+
+// OpenReadOnly opens the store at path for reading: it creates nothing,
+// migrates nothing and writes nothing. A missing or empty file is
+// ErrNoStore; a store from a newer numalab is refused. It reads every
+// older schema as it is, since the migrations after version 1 only add
+// indexes: one that changes a table must make OpenReadOnly refuse the
+// versions before it, saying to open the store once with a command that
+// stores a run.
+func OpenReadOnly(path string) (*Store, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return nil, fmt.Errorf("opening store %q: %w", path, ErrNoStore)
+	}
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=30000")
+	if err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	var app, ver int
+	err = db.QueryRow(`PRAGMA application_id`).Scan(&app)
+	if err == nil {
+		err = db.QueryRow(`PRAGMA user_version`).Scan(&ver)
+	}
+	switch {
+	case err != nil:
+	case app != applicationID || ver == 0:
+		err = fmt.Errorf("%w: an empty SQLite database (try --store new.db)", ErrNotStore)
+	case ver > len(migrations):
+		err = newerError(ver)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
 }
 
 // Path is the store's file name.
@@ -264,6 +319,25 @@ func (s *Store) List() ([]result.Run, error) {
 		runs = append(runs, *r)
 	}
 	return runs, rows.Err()
+}
+
+// Latest returns the id of the latest run of kind whose status is one of
+// statuses (any status when none is given), below id before (0: no
+// bound); 0 when there is none.
+func (s *Store) Latest(kind string, before int64, statuses ...string) (int64, error) {
+	q := `SELECT COALESCE(MAX(id), 0) FROM runs WHERE kind = ? AND (? = 0 OR id < ?)`
+	args := []any{kind, before, before}
+	if len(statuses) > 0 {
+		q += ` AND status IN (?` + strings.Repeat(`, ?`, len(statuses)-1) + `)`
+		for _, st := range statuses {
+			args = append(args, st)
+		}
+	}
+	var id int64
+	if err := s.db.QueryRow(q, args...).Scan(&id); err != nil {
+		return 0, fmt.Errorf("finding the latest %s run in %s: %w", kind, s.path, err)
+	}
+	return id, nil
 }
 
 // Get returns run id with its machine and items.

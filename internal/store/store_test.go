@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -135,8 +136,127 @@ func TestRefusesNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if _, err := Open(path); err == nil {
-		t.Fatal("opened a store from a newer numalab")
+	for name, open := range map[string]func(string) (*Store, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+		_, err := open(path)
+		if !errors.Is(err, ErrNewer) || !strings.Contains(err.Error(), "stored by a newer numalab") {
+			t.Errorf("%s of a store from a newer numalab: %v", name, err)
+		}
+	}
+}
+
+// TestVersion1 opens a store as the first schema left it: read-only it is
+// read as it is and left alone; a writer migrates it and keeps its runs.
+func TestVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.db")
+	db, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{migrations[0], fmt.Sprintf(`PRAGMA application_id = %d`, applicationID), `PRAGMA user_version = 1`,
+		`INSERT INTO runs (kind, command, config, version, host, started, status) VALUES ('probe-mem', 'numalab probe mem', '{}', 'v1', 'h', '2026-11-21T06:00:00Z', 'complete')`,
+		`INSERT INTO items (run_id, seq, kind, body) VALUES (1, 1, 'memlat.Summary', '{"ghz": 3}')`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ro.Get(1)
+	if err != nil || r.Kind != "probe-mem" || len(r.Results) != 1 {
+		t.Fatalf("read-only Get(1) of a version 1 store = %+v, %v", r, err)
+	}
+	if id, err := ro.Latest("probe-mem", 0); err != nil || id != 1 {
+		t.Errorf("Latest on a version 1 store = %d, %v, want 1", id, err)
+	}
+	if err := ro.Begin(newRun("probe-mem")); err == nil {
+		t.Error("a read-only store recorded a run")
+	}
+	ro.Close()
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("reading a version 1 store changed it")
+	}
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ver, idx int
+	s.db.QueryRow(`PRAGMA user_version`).Scan(&ver)
+	s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'runs_kind'`).Scan(&idx)
+	if ver != SchemaVersion || idx != 1 {
+		t.Errorf("after Open: schema version %d with %d runs_kind index, want %d with 1", ver, idx, SchemaVersion)
+	}
+	if r, err := s.Get(1); err != nil || r.Version != "v1" {
+		t.Errorf("run 1 after migrating: %+v, %v", r, err)
+	}
+}
+
+func TestOpenReadOnlyCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "numalab.db")
+	if _, err := OpenReadOnly(missing); !errors.Is(err, ErrNoStore) {
+		t.Errorf("OpenReadOnly(missing) = %v, want ErrNoStore", err)
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("OpenReadOnly created %s", missing)
+	}
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(empty); !errors.Is(err, ErrNoStore) {
+		t.Errorf("OpenReadOnly(empty file) = %v, want ErrNoStore", err)
+	}
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Errorf("OpenReadOnly wrote to an empty file: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("OpenReadOnly left files behind: %v", entries)
+	}
+}
+
+func TestLatest(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, st := range []string{result.StatusComplete, result.StatusFailed, result.StatusComplete, result.StatusRunning} {
+		r := newRun("oltp")
+		r.Status = st
+		if err := s.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Begin(newRun("probe-mem")); err != nil { // run 5
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		kind     string
+		before   int64
+		statuses []string
+		want     int64
+	}{
+		{"oltp", 0, nil, 4},
+		{"oltp", 0, []string{result.StatusComplete, result.StatusInterrupted}, 3},
+		{"oltp", 3, []string{result.StatusComplete}, 1},
+		{"oltp", 3, nil, 2},
+		{"oltp", 1, nil, 0},
+		{"probe-io", 0, nil, 0},
+		{"probe-mem", 0, []string{result.StatusRunning}, 5},
+	} {
+		if got, err := s.Latest(c.kind, c.before, c.statuses...); err != nil || got != c.want {
+			t.Errorf("Latest(%s, %d, %v) = %d, %v, want %d", c.kind, c.before, c.statuses, got, err, c.want)
+		}
 	}
 }
 
