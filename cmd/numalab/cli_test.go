@@ -73,19 +73,3 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
-
-func TestRunsOnEmptyAndBadStore(t *testing.T) {
-	dir := t.TempDir()
-	out, _, err := runCLI(t, "runs", "--store", filepath.Join(dir, "new.db"))
-	if err != nil || !strings.Contains(out, "no runs") {
-		t.Errorf("empty store: %v %q", err, out)
-	}
-	_, _, err = runCLI(t, "runs", "show", "--store", filepath.Join(dir, "new.db"), "7")
-	if err == nil || !strings.Contains(err.Error(), "no such run") {
-		t.Errorf("missing run: %v", err)
-	}
-	_, _, err = runCLI(t, "runs", "show", "--store", filepath.Join(dir, "new.db"), "x")
-	if err == nil || !strings.Contains(err.Error(), "not a run ID") {
-		t.Errorf("bad id: %v", err)
-	}
-}

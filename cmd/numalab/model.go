@@ -1,24 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
-	"github.com/numalab/numalab/internal/topo"
 )
 
 const modelHelp = `Usage:
@@ -159,9 +152,9 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	case *asJSON:
 		return writeJSON(e.stdout, tab)
 	case *asCSV:
-		return writeModelCSV(e.stdout, tab)
+		return model.WriteCSV(e.stdout, tab)
 	}
-	return writeModelTable(e.stdout, tab)
+	return model.WriteTable(e.stdout, tab)
 }
 
 // workloadFlags are --instructions and --miss.
@@ -228,13 +221,13 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 func (m *machineFlags) check() error {
 	var errs []error
 	if modelFlagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)) {
-		errs = append(errs, badFlag("local-ns", modelNum(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67"))
+		errs = append(errs, badFlag("local-ns", model.Num(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67"))
 	}
 	if modelFlagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)) {
-		errs = append(errs, badFlag("remote-ns", modelNum(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125"))
+		errs = append(errs, badFlag("remote-ns", model.Num(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125"))
 	}
 	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
-		errs = append(errs, badFlag("buffer-ns", modelNum(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
+		errs = append(errs, badFlag("buffer-ns", model.Num(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
 	}
 	if *m.bufferMin < 1 {
 		errs = append(errs, badFlag("buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more"))
@@ -257,11 +250,11 @@ func (m *machineFlags) check() error {
 // measured or recorded with the machine (0: unknown).
 func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology, float64, error) {
 	var t *result.Topology
-	var sum *memlat.Summary
+	var sum *model.ProbeLatency
 	var err error
 	switch {
 	case *m.topology != "":
-		t, err = readModelTopology(*m.topology)
+		t, err = model.ReadTopology(*m.topology)
 	case *m.fromRun != 0:
 		t, sum, err = readModelRun(*m.store, *m.fromRun)
 	}
@@ -270,7 +263,7 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 	}
 	local, remote := *m.local, *m.remote
 	localSet, remoteSet := modelFlagGiven(m.fs, "local-ns"), modelFlagGiven(m.fs, "remote-ns")
-	ghz := modelTopologyGHz(t)
+	ghz := model.TopologyGHz(t)
 	src := "flags"
 	runCores := 0 // cores per socket of a one-node run's machine
 	if sum != nil {
@@ -286,7 +279,7 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 			remote, remoteSet = sum.RemoteNS, true
 		}
 		if t != nil && !modelFlagGiven(m.fs, "local-ns") && !modelFlagGiven(m.fs, "remote-ns") && len(t.Nodes) > 1 {
-			if mat := modelSummaryMatrix(sum, t); mat != nil {
+			if mat := sum.NodeMatrix(t); mat != nil {
 				t.LatencyNS = mat
 			}
 		}
@@ -294,7 +287,7 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 			// One measured node says nothing about sockets this machine
 			// lacks: model them with the local latency and --remote-ns.
 			src = fmt.Sprintf("run %d: measured local latency (memlat.Summary)", *m.fromRun)
-			runCores = modelCoresPerPackage(t)
+			runCores = model.CoresPerPackage(t)
 			t = nil
 		}
 	}
@@ -328,53 +321,10 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 	return mc, t, ghz, nil
 }
 
-// readModelTopology reads hwloc XML, or the JSON numalab prints for a
-// topology (a result.Topology, or a stored run with its machine).
-func readModelTopology(path string) (*result.Topology, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading topology: %w", err)
-	}
-	if trimmed := bytes.TrimSpace(b); len(trimmed) > 0 && trimmed[0] == '{' {
-		var probe struct {
-			Machine *result.Topology `json:"machine"`
-			result.Topology
-		}
-		if err := json.Unmarshal(b, &probe); err != nil {
-			return nil, fmt.Errorf("reading topology %q: not numalab topology JSON: %w", path, err)
-		}
-		t := &probe.Topology
-		if probe.Machine != nil {
-			t = probe.Machine
-		}
-		if len(t.CPUs) == 0 && len(t.Nodes) == 0 {
-			return nil, fmt.Errorf("reading topology %q: JSON without cpus or nodes (want 'numalab topo --json' output or hwloc XML)", path)
-		}
-		if t.Source == "" {
-			t.Source = path
-		}
-		return t, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading topology: %w", err)
-	}
-	defer f.Close()
-	t, err := topo.FromHwlocXML(f)
-	if err != nil {
-		return nil, fmt.Errorf("reading topology %q: %w (want hwloc XML from 'lstopo --of xml', or numalab topology JSON)", path, err)
-	}
-	if !strings.Contains(t.Source, filepath.Base(path)) {
-		t.Source = "hwloc:" + path
-	}
-	return t, nil
-}
-
 // readModelRun reads what a stored run offers the model: the machine it
-// ran on and, for a memory probe, its summary (item kind "memlat.Summary",
-// the last one if several).
-func readModelRun(storePath string, id int64) (*result.Topology, *memlat.Summary, error) {
-	st, err := store.Open(storePath)
+// ran on and, for a memory probe, its clock and latencies (model.ReadProbe).
+func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLatency, error) {
+	st, err := openStoreToRead(storePath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -383,18 +333,11 @@ func readModelRun(storePath string, id int64) (*result.Topology, *memlat.Summary
 	if err != nil {
 		return nil, nil, fmt.Errorf("-from-run: %w", err)
 	}
-	var sum *memlat.Summary
-	for _, it := range r.Results {
-		if it.Kind != "memlat.Summary" {
-			continue
-		}
-		var s memlat.Summary
-		if err := json.Unmarshal(it.Body, &s); err != nil {
-			return nil, nil, fmt.Errorf("-from-run: run %d: reading its memlat.Summary: %w", id, err)
-		}
-		sum = &s
+	p, err := model.ReadProbe(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-from-run: %w", err)
 	}
-	if r.Machine == nil && sum == nil {
+	if r.Machine == nil && p.Summary == nil {
 		return nil, nil, fmt.Errorf("-from-run: run %d was stored without its machine's topology or a memory probe summary (try --topology FILE, or a 'numalab probe mem' run)", id)
 	}
 	var t *result.Topology
@@ -403,57 +346,10 @@ func readModelRun(storePath string, id int64) (*result.Topology, *memlat.Summary
 		c.Source = fmt.Sprintf("run %d (%s)", id, r.Machine.Source)
 		t = &c
 	}
-	return t, sum, nil
-}
-
-// modelSummaryMatrix is a probe's node latency matrix reordered to the
-// topology's nodes, or nil unless it covers exactly the nodes with CPUs
-// and the topology has no memory-only nodes.
-func modelSummaryMatrix(sum *memlat.Summary, t *result.Topology) [][]float64 {
-	if len(sum.Nodes) != len(t.Nodes) || len(sum.MatrixNS) != len(sum.Nodes) {
-		return nil
+	if p.Summary == nil {
+		return t, nil, nil
 	}
-	pos := map[int]int{}
-	for i, id := range sum.Nodes {
-		pos[id] = i
-	}
-	m := make([][]float64, len(t.Nodes))
-	for i, a := range t.Nodes {
-		pa, ok := pos[a.ID]
-		if !ok || len(sum.MatrixNS[pa]) != len(sum.Nodes) {
-			return nil
-		}
-		m[i] = make([]float64, len(t.Nodes))
-		for j, b := range t.Nodes {
-			pb, ok := pos[b.ID]
-			if !ok {
-				return nil
-			}
-			m[i][j] = sum.MatrixNS[pa][pb]
-		}
-	}
-	return m
-}
-
-// modelCoresPerPackage is the topology's physical cores per package (0 unknown).
-func modelCoresPerPackage(t *result.Topology) int {
-	if t == nil || len(t.Cores) == 0 {
-		return 0
-	}
-	return len(t.Cores) / max(len(t.Packages), 1)
-}
-
-// modelTopologyGHz is the highest maximum CPU frequency a topology records, in
-// GHz, or 0.
-func modelTopologyGHz(t *result.Topology) float64 {
-	if t == nil {
-		return 0
-	}
-	var mhz float64
-	for _, c := range t.CPUs {
-		mhz = max(mhz, c.MaxMHz)
-	}
-	return mhz / 1000
+	return t, &p, nil
 }
 
 // modelFlagGiven reports whether the flag was given on the command line.

@@ -6,12 +6,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
 )
 
 const modelDRAMHelp = `Usage:
@@ -40,40 +37,23 @@ func cmdModelDRAM(e *env, args []string) error {
 	}
 	var errs []error
 	if !(*mts > 0) || math.IsInf(*mts, 0) {
-		errs = append(errs, badFlag("mts", modelNum(*mts), "is not a transfer rate: want MT/s above 0, e.g. --mts 2666"))
+		errs = append(errs, badFlag("mts", model.Num(*mts), "is not a transfer rate: want MT/s above 0, e.g. --mts 2666"))
 	}
 	t, err := model.ParseTimings(*timings)
 	if err != nil {
 		errs = append(errs, badFlag("timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19"))
 	}
 	if *ghz < 0 || math.IsNaN(*ghz) {
-		errs = append(errs, badFlag("ghz", modelNum(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
+		errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	clock, access := model.DRAMClockNS(*mts), model.DRAMAccessNS(*mts, t)
+	a := model.DRAM(*mts, t, *ghz)
 	if *asJSON {
-		out := struct {
-			MTs        float64       `json:"mts"`
-			Timings    model.Timings `json:"timings"`
-			ClockNS    float64       `json:"clock_ns"`
-			CASNS      float64       `json:"cas_ns"`
-			AccessNS   float64       `json:"random_row_access_ns"`
-			CoreGHz    float64       `json:"core_ghz,omitempty"`
-			CoreCycles float64       `json:"core_cycles,omitempty"`
-		}{*mts, t, clock, float64(t.CL) * clock, access, *ghz, access * *ghz}
-		return writeJSON(e.stdout, out)
+		return writeJSON(e.stdout, a)
 	}
-	fmt.Fprintf(e.stdout, "DDR at %s MT/s, CL-tRCD-tRP %d-%d-%d\n", modelNum(*mts), t.CL, t.RCD, t.RP)
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  memory clock period\t%.3f ns\t2000 / %s MT/s\n", clock, modelNum(*mts))
-	fmt.Fprintf(tw, "  CAS latency\t%.3f ns\tCL %d × %.3f ns\n", float64(t.CL)*clock, t.CL, clock)
-	fmt.Fprintf(tw, "  random-row access at the DRAM\t%.3f ns\t(tRP %d + tRCD %d + CL %d) × %.3f ns\n", access, t.RP, t.RCD, t.CL, clock)
-	if *ghz > 0 {
-		fmt.Fprintf(tw, "  the same in core cycles\t%.1f cycles\tat %s GHz\n", access**ghz, modelNum(*ghz))
-	}
-	return tw.Flush()
+	return model.WriteDRAM(e.stdout, a)
 }
 
 const modelTierHelp = `Usage:
@@ -105,56 +85,23 @@ func cmdModelTier(e *env, args []string) error {
 		v    float64
 	}{{"fast-ns", *fast}, {"slow-ns", *slow}, {"dram-ns", *dram}} {
 		if !(f.v > 0) || math.IsInf(f.v, 0) {
-			errs = append(errs, badFlag(f.name, modelNum(f.v), "is not a latency: want ns above 0"))
+			errs = append(errs, badFlag(f.name, model.Num(f.v), "is not a latency: want ns above 0"))
 		}
 	}
 	if len(errs) == 0 && !(*slow > *fast) {
-		errs = append(errs, badFlag("slow-ns", modelNum(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", modelNum(*fast))))
+		errs = append(errs, badFlag("slow-ns", model.Num(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", model.Num(*fast))))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	x, err := model.TierBreakEven(*fast, *slow, *dram)
+	tiers, err := model.TwoTiers(*fast, *slow, *dram)
 	if err != nil {
 		return err
 	}
-	type level struct {
-		Miss      float64 `json:"miss_fraction"`
-		LatencyNS float64 `json:"latency_ns"`
-		VsDRAM    float64 `json:"vs_dram"`
-	}
-	var levels []level
-	for _, m := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5} {
-		l := model.TierLatency(*fast, *slow, m)
-		levels = append(levels, level{m, l, l / *dram})
-	}
 	if *asJSON {
-		return writeJSON(e.stdout, struct {
-			FastNS    float64 `json:"fast_ns"`
-			SlowNS    float64 `json:"slow_ns"`
-			DRAMNS    float64 `json:"dram_ns"`
-			BreakEven float64 `json:"break_even_miss_fraction"`
-			Levels    []level `json:"levels"`
-		}{*fast, *slow, *dram, x, levels})
+		return writeJSON(e.stdout, tiers)
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "Fast tier %s ns, slow tier %s ns, conventional DRAM %s ns.\n", modelNum(*fast), modelNum(*slow), modelNum(*dram))
-	fmt.Fprintf(w, "Break-even: x < (D − S)/(I − S) = (%s − %s)/(%s − %s) = %.4f\n", modelNum(*dram), modelNum(*fast), modelNum(*slow), modelNum(*fast), x)
-	switch {
-	case x <= 0:
-		fmt.Fprintln(w, "The fast tier is no faster than DRAM: two tiers never win.")
-	case x >= 1:
-		fmt.Fprintln(w, "The slow tier is no slower than DRAM: two tiers always win.")
-	default:
-		fmt.Fprintf(w, "Two tiers beat DRAM while fewer than %s of accesses miss the fast tier.\n", modelPercent(x))
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "miss fast tier\taverage ns\tvs DRAM\t")
-	for _, l := range levels {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t\n", modelPercent(l.Miss), l.LatencyNS, l.VsDRAM)
-	}
-	return tw.Flush()
+	return model.WriteTiers(e.stdout, tiers)
 }
 
 const modelSizeHelp = `Usage:
@@ -189,7 +136,7 @@ func cmdModelSize(e *env, args []string) error {
 	license := fs.Float64("core-license-cost", 0, "software licence `cost` per physical core")
 	var cpus []model.CPUOption
 	fs.Func("cpu-cost", "a processor option `cores=N,price=P[,ghz=F][,name=TEXT]` (repeat for each)", func(s string) error {
-		c, err := parseModelCPU(s)
+		c, err := model.ParseCPUOption(s)
 		if err == nil {
 			cpus = append(cpus, c)
 		}
@@ -207,10 +154,10 @@ func cmdModelSize(e *env, args []string) error {
 	w, err := wf.workload()
 	errs = append(errs, err, mf.check())
 	if !(*target > 0) || math.IsInf(*target, 0) {
-		errs = append(errs, badFlag("target-tps", modelNum(*target), "is not a throughput: want tps above 0, e.g. --target-tps 1000"))
+		errs = append(errs, badFlag("target-tps", model.Num(*target), "is not a throughput: want tps above 0, e.g. --target-tps 1000"))
 	}
 	if *license < 0 || math.IsNaN(*license) {
-		errs = append(errs, badFlag("core-license-cost", modelNum(*license), "is negative: want 0 or more per core"))
+		errs = append(errs, badFlag("core-license-cost", model.Num(*license), "is negative: want 0 or more per core"))
 	}
 	if len(cpus) == 0 {
 		errs = append(errs, errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'"))
@@ -222,7 +169,7 @@ func cmdModelSize(e *env, args []string) error {
 				continue
 			}
 			cpus[i].GHz = *ghz
-			cpus[i].Name = modelCPUName(cpus[i])
+			cpus[i].Name = cpus[i].DefaultName()
 		}
 	}
 	ss, err := intList("sockets", *sockets, 1)
@@ -230,8 +177,10 @@ func cmdModelSize(e *env, args []string) error {
 	if *smt < 1 {
 		errs = append(errs, badFlag("smt", strconv.Itoa(*smt), "is not a thread count: want 1 or more"))
 	}
-	prices, err := parseModelSystemCost(*systemCost)
-	errs = append(errs, err)
+	prices, err := model.ParseSystemPrices(*systemCost)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("-system-cost: %w", err))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -242,100 +191,16 @@ func cmdModelSize(e *env, args []string) error {
 	if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
 		return err
 	}
-	rows, err := model.Size(model.Sizing{Workload: w, Machine: mc, TargetTPS: *target, LicensePerCore: *license,
-		CPUs: cpus, SystemPrice: prices, Sockets: ss, SMT: *smt})
+	z := model.Sizing{Workload: w, Machine: mc, TargetTPS: *target, LicensePerCore: *license,
+		CPUs: cpus, SystemPrice: prices, Sockets: ss, SMT: *smt}
+	rows, err := model.Size(z)
 	if err != nil {
 		return fmt.Errorf("sizing: %w", err)
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, rows)
 	}
-	out := e.stdout
-	describeModel(out, w, mc)
-	fmt.Fprintf(out, "Target: %s tps; licence %s per physical core, all cores licensed; SMT %d\n\n", modelNum(*target), modelNum(*license), *smt)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sockets\tprocessor\tcores\tlatency ns\ttps/core\ttotal tps\tcores needed\tmeets target\tlicences\thardware\ttotal cost\tcost per 1000 tps\t")
-	for _, r := range rows {
-		meets := "no"
-		if r.Meets {
-			meets = "yes"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f\t%.2f\t%.1f\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t\n", r.Sockets, r.CPU.Name, r.Cores,
-			r.LatencyNS, r.TPSPerCore, r.TotalTPS, r.CoresNeeded, meets, r.LicenseCost, r.HardwareCost, r.TotalCost, r.CostPerKTPS)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if !rows[0].Meets {
-		fmt.Fprintf(out, "\nNo configuration reaches %s tps: add sockets, cores or a faster clock.\n", modelNum(*target))
-	}
-	return nil
-}
-
-// parseModelCPU reads 'cores=N,price=P[,ghz=F][,name=TEXT]'.
-func parseModelCPU(s string) (model.CPUOption, error) {
-	var c model.CPUOption
-	seen := map[string]bool{}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		var err error
-		switch k = strings.TrimSpace(k); {
-		case !ok:
-			err = fmt.Errorf("%q is not key=value", kv)
-		case k == "cores":
-			c.Cores, err = strconv.Atoi(v)
-			if err == nil && c.Cores < 1 {
-				err = fmt.Errorf("cores=%s: want 1 or more", v)
-			}
-		case k == "price":
-			c.Price, err = strconv.ParseFloat(v, 64)
-			if err == nil && (c.Price < 0 || math.IsInf(c.Price, 0)) {
-				err = fmt.Errorf("price=%s: want 0 or more", v)
-			}
-		case k == "ghz":
-			c.GHz, err = strconv.ParseFloat(v, 64)
-			if err == nil && !(c.GHz > 0) {
-				err = fmt.Errorf("ghz=%s: want a clock above 0", v)
-			}
-		case k == "name":
-			c.Name = v
-		default:
-			err = fmt.Errorf("unknown key %q", k)
-		}
-		if err != nil {
-			return c, fmt.Errorf("%v (want cores=N,price=P[,ghz=F][,name=TEXT], e.g. 'cores=16,ghz=3,price=3000')", err)
-		}
-		seen[k] = true
-	}
-	if !seen["cores"] || !seen["price"] {
-		return c, errors.New("needs cores= and price= (want cores=N,price=P[,ghz=F][,name=TEXT], e.g. 'cores=16,ghz=3,price=3000')")
-	}
-	if c.Name == "" && c.GHz > 0 {
-		c.Name = modelCPUName(c)
-	}
-	return c, nil
-}
-
-func modelCPUName(c model.CPUOption) string {
-	return fmt.Sprintf("%dc %sGHz", c.Cores, modelNum(c.GHz))
-}
-
-// parseModelSystemCost reads 'S:PRICE,...'.
-func parseModelSystemCost(s string) (map[int]float64, error) {
-	m := map[int]float64{}
-	if strings.TrimSpace(s) == "" {
-		return m, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), ":")
-		n, err1 := strconv.Atoi(k)
-		p, err2 := strconv.ParseFloat(v, 64)
-		if !ok || err1 != nil || err2 != nil || n < 1 || p < 0 || math.IsInf(p, 0) {
-			return nil, badFlag("system-cost", s, "is not a list of SOCKETS:PRICE: want e.g. 1:4000,2:9000,4:40000")
-		}
-		m[n] = p
-	}
-	return m, nil
+	return model.WriteSize(e.stdout, z, rows)
 }
 
 const modelDOPHelp = `Usage:
@@ -367,7 +232,7 @@ func cmdModelDOP(e *env, args []string) error {
 	}
 	var errs []error
 	if !(*threshold > 0) || math.IsInf(*threshold, 0) {
-		errs = append(errs, badFlag("threshold", modelNum(*threshold), "is not a cost threshold: want a cost above 0, e.g. --threshold 5"))
+		errs = append(errs, badFlag("threshold", model.Num(*threshold), "is not a cost threshold: want a cost above 0, e.g. --threshold 5"))
 	}
 	if *cores < 1 {
 		errs = append(errs, badFlag("cores-per-socket", strconv.Itoa(*cores), "is not a core count: want 1 or more, e.g. --cores-per-socket 16"))
@@ -376,7 +241,7 @@ func cmdModelDOP(e *env, args []string) error {
 		errs = append(errs, badFlag("sockets", strconv.Itoa(*sockets), "is not a socket count: want 1 or more"))
 	}
 	if *span < 0 || (*span > 0 && *span < *threshold) {
-		errs = append(errs, badFlag("span-threshold", modelNum(*span), "is below --threshold: want a higher cost (or 0: never span)"))
+		errs = append(errs, badFlag("span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)"))
 	}
 	if *span > 0 && *sockets < 2 {
 		errs = append(errs, badFlag("sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more"))
@@ -394,40 +259,11 @@ func cmdModelDOP(e *env, args []string) error {
 	if err := rule.Validate(); err != nil {
 		return err
 	}
-	if len(cs) == 0 {
-		for f := 0.5; f <= 1024; f *= 2 {
-			cs = append(cs, f**threshold)
-		}
-	}
-	var advice []model.DOPAdvice
-	for _, c := range cs {
-		advice = append(advice, rule.DOP(c))
-	}
+	l := rule.Ladder(cs)
 	if *asJSON {
-		return writeJSON(e.stdout, struct {
-			Rule   model.DOPRule     `json:"rule"`
-			Advice []model.DOPAdvice `json:"advice"`
-		}{rule, advice})
+		return writeJSON(e.stdout, l)
 	}
-	fmt.Fprintf(e.stdout, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)", modelNum(*threshold), modelNum(*threshold), *cores)
-	if *span > 0 {
-		fmt.Fprintf(e.stdout, "; from cost %s up to %d over %d sockets", modelNum(*span), *cores**sockets, *sockets)
-	}
-	fmt.Fprint(e.stdout, "\n\n")
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "cost\tcost/T\tDOP\tspans sockets\twhy")
-	for _, a := range advice {
-		spans := "no"
-		if a.Spans {
-			spans = "yes"
-		}
-		why := a.Reason
-		if a.Raw != a.DOP {
-			why += fmt.Sprintf(" (rule says %d)", a.Raw)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", modelNum(a.Cost), modelNum(a.Cost / *threshold), a.DOP, spans, why)
-	}
-	return tw.Flush()
+	return model.WriteDOP(e.stdout, l)
 }
 
 const modelFitHelp = `Usage:
@@ -489,7 +325,7 @@ func cmdModelFit(e *env, args []string) error {
 	}
 	var errs []error
 	if modelFlagGiven(fs, "ghz") && !(*ghz > 0) {
-		errs = append(errs, badFlag("ghz", modelNum(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
+		errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
 	}
 	pts, err := parseModelPoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
@@ -536,33 +372,12 @@ func cmdModelFit(e *env, args []string) error {
 			Predictions *model.Table `json:"predictions,omitempty"`
 		}{fit, pred})
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "Fit of %d points (least squares on cycles per transaction against latency in cycles):\n", fit.Points)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  instructions per transaction (I)\t%.0f\n", fit.Workload.Instructions)
-	fmt.Fprintf(tw, "  fraction waiting for memory (m)\t%.5f\n", fit.Workload.Miss)
-	fmt.Fprintf(tw, "  memory waits per transaction (m·I)\t%.0f\n", fit.MissesPerTxn)
-	fmt.Fprintf(tw, "  cycles not waiting ((1 − m)·I)\t%.0f\n", fit.NonMemCycles)
-	r2 := fmt.Sprintf("%.6f", fit.R2)
-	if fit.Points == 2 {
-		r2 += " (two points always fit exactly: add a third to test the model)"
-	}
-	fmt.Fprintf(tw, "  R² of cycles per transaction\t%s\n", r2)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "latency ns\tGHz\tMcycles/txn\ttps/core\tfit tps/core\terror\t")
-	for _, r := range fit.Residuals {
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%+.2f%%\t\n", modelNum(r.LatencyNS), modelNum(r.GHz), r.CyclesPerTxn/1e6, modelNum(r.TPSPerCore), r.FitTPSPerCore, 100*r.RelativeErrorTPS)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := model.WriteFit(e.stdout, fit); err != nil {
 		return err
 	}
 	if pred != nil {
-		fmt.Fprintln(w, "\nPredictions for the fitted workload:")
-		return writeModelTable(w, *pred)
+		fmt.Fprintln(e.stdout, "\nPredictions for the fitted workload:")
+		return model.WriteTable(e.stdout, *pred)
 	}
 	return nil
 }
@@ -596,10 +411,10 @@ func parseModelPoints(s string, ghz float64) ([]model.Point, error) {
 	return pts, nil
 }
 
-// modelFitRun fits the workload to a stored OLTP run and its memory probe,
-// as the report does, and prints the fit and the predictions.
+// modelFitRun calibrates the model to a stored OLTP run and its memory
+// probe, as the report does, and prints the fit and the predictions.
 func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) error {
-	st, err := store.Open(storePath)
+	st, err := openStoreToRead(storePath)
 	if err != nil {
 		return err
 	}
@@ -608,18 +423,13 @@ func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	if oltp.Kind != "oltp" {
+	if oltp.Kind != result.RunOLTP {
 		return fmt.Errorf("-run: run %d is a %s run, not an OLTP run (try 'numalab runs')", runID, oltp.Kind)
 	}
 	if probeID == 0 {
-		runs, err := st.List()
+		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
 		if err != nil {
 			return err
-		}
-		for _, r := range runs {
-			if r.Kind == "probe-mem" && r.ID < runID && r.Status != result.StatusFailed {
-				probeID = r.ID
-			}
 		}
 		if probeID == 0 {
 			return fmt.Errorf("-run: no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
@@ -629,33 +439,18 @@ func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	if probe.Kind != "probe-mem" {
+	if probe.Kind != result.RunProbeMem {
 		return fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
 	}
-	rep, err := report.Build([]*result.Run{probe, oltp})
+	c, err := model.Calibrate(probe, oltp)
 	if err != nil {
 		return err
 	}
-	md := rep.Model
-	if md == nil || len(md.Points) == 0 {
-		notes := ""
-		if md != nil {
-			notes = ": " + strings.Join(md.Notes, "; ")
-		}
-		return fmt.Errorf("fitting run %d with probe %d: nothing to fit%s", runID, probeID, notes)
+	if len(c.Points) == 0 {
+		return fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
 	}
 	if asJSON {
-		return writeJSON(e.stdout, md)
+		return writeJSON(e.stdout, c)
 	}
-	w := e.stdout
-	fmt.Fprintf(w, "Fit of OLTP run %d with memory probe run %d:\n  %s\n", runID, probeID, md.Method)
-	fmt.Fprintf(w, "  I = %.0f instructions per transaction, m = %.5f\n", md.Workload.Instructions, md.Workload.Miss)
-	if md.Fit != nil {
-		fmt.Fprintf(w, "  R² of cycles per transaction: %.6f over %d points\n", md.Fit.R2, md.Fit.Points)
-	}
-	for _, n := range md.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-	fmt.Fprintln(w, "\nPredictions for the fitted workload:")
-	return writeModelTable(w, md.Table)
+	return model.WriteCalibration(e.stdout, c)
 }

@@ -6,9 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
@@ -114,50 +113,40 @@ func runIDs(cmd string, args []string) ([]int64, error) {
 	return ids, nil
 }
 
-// openExistingStore opens a store that must already exist: reading runs
-// from a file that is not there should not create it.
-func openExistingStore(path string) (*store.Store, error) {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no store at %s (give --store FILE, or measure first: numalab probe mem --quick)", path)
+// openStoreToRead opens a store for a command that only reads it: nothing
+// is created, migrated or written.
+func openStoreToRead(path string) (*store.Store, error) {
+	st, err := store.OpenReadOnly(path)
+	if errors.Is(err, store.ErrNoStore) {
+		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)", path)
 	}
-	return store.Open(path)
+	return st, err
 }
 
 // loadRuns reads the given runs, or with none the latest run of each kind
 // the report shows (complete or interrupted ones first).
 func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
-	st, err := openExistingStore(storePath)
+	st, err := openStoreToRead(storePath)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
 	if len(ids) == 0 {
-		list, err := st.List()
-		if err != nil {
-			return nil, err
-		}
-		if len(list) == 0 {
-			return nil, fmt.Errorf("store %s has no runs yet (measure first: numalab probe mem --quick, numalab run oltp, or numalab eval)", storePath)
-		}
-		latest := map[string]result.Run{}
-		for _, r := range list {
-			if !slices.Contains(report.Kinds, r.Kind) {
-				continue
-			}
-			prev, seen := latest[r.Kind]
-			usable := r.Status == result.StatusComplete || r.Status == result.StatusInterrupted
-			prevUsable := seen && (prev.Status == result.StatusComplete || prev.Status == result.StatusInterrupted)
-			if !seen || usable || !prevUsable {
-				latest[r.Kind] = r
-			}
-		}
 		for _, k := range report.Kinds {
-			if r, ok := latest[k]; ok {
-				ids = append(ids, r.ID)
+			id, err := st.Latest(k, 0, result.StatusComplete, result.StatusInterrupted)
+			if err == nil && id == 0 {
+				id, err = st.Latest(k, 0)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if id > 0 {
+				ids = append(ids, id)
 			}
 		}
 		if len(ids) == 0 {
-			return nil, fmt.Errorf("store %s has no run of a kind the report shows (%v); 'numalab runs' lists what it has", storePath, report.Kinds)
+			return nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
+				storePath, strings.Join(report.Kinds, ", "))
 		}
 	}
 	var runs []*result.Run

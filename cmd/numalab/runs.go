@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -56,8 +56,18 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 	} else if err := noArgs(fs); err != nil {
 		return err
 	}
-	st, err := store.Open(*storePath)
-	if err != nil {
+	st, err := store.OpenReadOnly(*storePath)
+	switch {
+	case errors.Is(err, store.ErrNoStore) && !show:
+		// Nothing stored yet: say so, and create nothing.
+		if *asJSON {
+			return writeJSON(e.stdout, []result.Run{})
+		}
+		fmt.Fprintf(e.stdout, "no runs: there is no store at %s yet (try 'numalab probe mem' or 'numalab eval')\n", *storePath)
+		return nil
+	case errors.Is(err, store.ErrNoStore):
+		return fmt.Errorf("runs show: run %d: no store at %s yet (try 'numalab runs --store FILE')", id, *storePath)
+	case err != nil:
 		return err
 	}
 	defer st.Close()
@@ -70,7 +80,7 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 		if *asJSON {
 			return writeJSON(e.stdout, r)
 		}
-		return writeRun(e.stdout, r)
+		return report.WriteRun(e.stdout, r)
 	}
 	runs, err := st.List()
 	if err != nil {
@@ -89,63 +99,11 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "no runs in %s yet (try 'numalab probe mem' or 'numalab eval')\n", *storePath)
 		return nil
 	}
-	return writeRunList(e.stdout, runs)
+	return report.WriteRuns(e.stdout, runs)
 }
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-func writeRunList(w io.Writer, runs []result.Run) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED (UTC)\tHOST\tKIND\tSTATUS\tHEADLINE")
-	for _, r := range runs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.UTC().Format("2006-01-02 15:04:05"),
-			r.Host, r.Kind, r.Status, r.Headline)
-	}
-	return tw.Flush()
-}
-
-func writeRun(w io.Writer, r *result.Run) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "run\t%d (%s)\n", r.ID, r.Kind)
-	fmt.Fprintf(tw, "command\t%s\n", r.Command)
-	fmt.Fprintf(tw, "numalab\t%s\n", r.Version)
-	fmt.Fprintf(tw, "host\t%s\n", r.Host)
-	fmt.Fprintf(tw, "started\t%s UTC\n", r.Started.UTC().Format("2006-01-02 15:04:05.000"))
-	if !r.Finished.IsZero() {
-		fmt.Fprintf(tw, "finished\t%s UTC (%.1f s)\n", r.Finished.UTC().Format("2006-01-02 15:04:05.000"),
-			r.Finished.Sub(r.Started).Seconds())
-	}
-	fmt.Fprintf(tw, "status\t%s\n", r.Status)
-	if r.Error != "" {
-		fmt.Fprintf(tw, "error\t%s\n", r.Error)
-	}
-	if r.Headline != "" {
-		fmt.Fprintf(tw, "headline\t%s\n", r.Headline)
-	}
-	if m := r.Machine; m != nil {
-		fmt.Fprintf(tw, "machine\t%s; %d packages, %d nodes, %d cores, %d logical CPUs\n",
-			m.CPUModel, len(m.Packages), len(m.Nodes), len(m.Cores), len(m.CPUs))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "config:\n  %s\n", compact(r.Config))
-	fmt.Fprintf(w, "items (%d):\n", len(r.Results))
-	for _, it := range r.Results {
-		fmt.Fprintf(w, "  %d %s %s\n", it.Seq, it.Kind, compact(it.Body))
-	}
-	return nil
-}
-
-// compact prints stored JSON on one line.
-func compact(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
 }

@@ -1,0 +1,318 @@
+package model
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Num prints a number to 6 significant digits without exponent or
+// trailing zeros: 3, 2.2, 0.05, 317.375.
+func Num(v float64) string { return sig(v, 6) }
+
+// sig prints v rounded to n significant digits, without exponent or
+// trailing zeros.
+func sig(v float64, n int) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
+	if err != nil {
+		return strconv.FormatFloat(v, 'g', n, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// Describe prints the provenance header every model table starts with.
+func Describe(w io.Writer, wl Workload, mc Machine) {
+	fmt.Fprintf(w, "Workload: I = %.0f instructions per transaction, m = %.4g of them wait for memory (%.0f waits per transaction)\n",
+		wl.Instructions, wl.Miss, wl.Instructions*wl.Miss)
+	if mc.Matrix == nil {
+		fmt.Fprintf(w, "Latency: %s: local %s ns", mc.Source, Num(mc.LocalNS))
+		if mc.RemoteNS > 0 {
+			fmt.Fprintf(w, ", remote %s ns", Num(mc.RemoteNS))
+		}
+	} else {
+		fmt.Fprintf(w, "Latency: %s, %d socket(s)", mc.Source, len(mc.Sockets))
+	}
+	if mc.BufferNS > 0 {
+		fmt.Fprintf(w, ", +%s ns buffer on %d or more sockets", Num(mc.BufferNS), mc.BufferMinSockets)
+	}
+	if mc.Locality >= 0 {
+		fmt.Fprintf(w, ", %s%% of accesses local\n", Num(100*mc.Locality))
+	} else {
+		fmt.Fprintf(w, ", no locality (every node equally likely)\n")
+	}
+}
+
+// WriteTable prints the capacity planner's table and the scaling
+// between socket counts.
+func WriteTable(w io.Writer, t Table) error {
+	Describe(w, t.Workload, t.Machine)
+	fmt.Fprintf(w, "Cores per socket: %d\n", t.Machine.CoresPerSocket)
+	smt := false
+	for _, r := range t.Rows {
+		smt = smt || r.SMT > 1
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "sockets\tSMT\tGHz\tlatency ns\tlatency cycles\tMcycles/txn\ttps/core\ttotal tps\tper-core vs 1S\ttotal vs 1S\t"
+	if smt {
+		head += "SMT gain\t"
+	}
+	fmt.Fprintln(tw, head+"1S match ns\t")
+	unmatched := ""
+	for _, r := range t.Rows {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t", r.Sockets, r.SMT, sig(r.GHz, 4),
+			r.LatencyNS, r.LatencyCycles, r.CyclesPerTxn/1e6, r.TPSPerCore, r.TotalTPS, r.PerCoreVs1S, r.TotalVs1S)
+		if smt {
+			fmt.Fprintf(tw, "%.3f\t", r.SMTGain)
+		}
+		if r.Match1SNS != nil {
+			fmt.Fprintf(tw, "%.1f\t\n", *r.Match1SNS)
+		} else {
+			fmt.Fprintf(tw, "-\t\n")
+			unmatched = r.Match1SNote
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\n1S match: the latency one socket with the same cores per socket, clock and SMT needs for the same total tps.")
+	if unmatched != "" {
+		fmt.Fprintf(w, "-: %s.\n", unmatched)
+	}
+	if len(t.Scaling) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nScaling between socket counts (ratios of throughput):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "GHz\tSMT\tfrom\tto\ttotal ×\tper core ×\t")
+	for _, s := range t.Scaling {
+		fmt.Fprintf(tw, "%s\t%d\t%dS\t%dS\t%.3f\t%.3f\t\n", sig(s.GHz, 4), s.SMT, s.From, s.To, s.TotalRatio, s.PerCoreRatio)
+	}
+	return tw.Flush()
+}
+
+// g12 prints a number to 12 significant digits, enough for any use and
+// free of floating-point noise.
+func g12(v float64) string { return strconv.FormatFloat(v, 'g', 12, 64) }
+
+// WriteCSV prints one row per configuration.
+func WriteCSV(w io.Writer, t Table) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"sockets", "cores_per_socket", "smt", "ghz", "latency_ns", "latency_cycles", "cycles_per_txn",
+		"tps_per_core", "total_tps", "per_core_vs_1s", "total_vs_1s", "smt_gain", "match_1s_latency_ns"})
+	for _, r := range t.Rows {
+		m := ""
+		if r.Match1SNS != nil {
+			m = g12(*r.Match1SNS)
+		}
+		cw.Write([]string{strconv.Itoa(r.Sockets), strconv.Itoa(r.CoresPerSocket), strconv.Itoa(r.SMT), g12(r.GHz),
+			g12(r.LatencyNS), g12(r.LatencyCycles), g12(r.CyclesPerTxn), g12(r.TPSPerCore), g12(r.TotalTPS),
+			g12(r.PerCoreVs1S), g12(r.TotalVs1S), g12(r.SMTGain), m})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// percent prints a fraction as a percentage.
+func percent(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*x), "0"), ".") + "%"
+}
+
+// DRAMAccess is the timing arithmetic of one DDR module, and the access in
+// core cycles when a core clock is given.
+type DRAMAccess struct {
+	MTs        float64 `json:"mts"`
+	Timings    Timings `json:"timings"`
+	ClockNS    float64 `json:"clock_ns"`
+	CASNS      float64 `json:"cas_ns"`
+	AccessNS   float64 `json:"random_row_access_ns"`
+	CoreGHz    float64 `json:"core_ghz,omitempty"`
+	CoreCycles float64 `json:"core_cycles,omitempty"`
+}
+
+// DRAM is the timing arithmetic of a module at mts MT/s with timings t; ghz
+// (0: none) expresses the access in core cycles too.
+func DRAM(mts float64, t Timings, ghz float64) DRAMAccess {
+	clock, access := DRAMClockNS(mts), DRAMAccessNS(mts, t)
+	return DRAMAccess{mts, t, clock, float64(t.CL) * clock, access, ghz, access * ghz}
+}
+
+// WriteDRAM prints a module's timing arithmetic, each figure with how it
+// is computed.
+func WriteDRAM(w io.Writer, a DRAMAccess) error {
+	t := a.Timings
+	fmt.Fprintf(w, "DDR at %s MT/s, CL-tRCD-tRP %d-%d-%d\n", Num(a.MTs), t.CL, t.RCD, t.RP)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  memory clock period\t%.3f ns\t2000 / %s MT/s\n", a.ClockNS, Num(a.MTs))
+	fmt.Fprintf(tw, "  CAS latency\t%.3f ns\tCL %d × %.3f ns\n", a.CASNS, t.CL, a.ClockNS)
+	fmt.Fprintf(tw, "  random-row access at the DRAM\t%.3f ns\t(tRP %d + tRCD %d + CL %d) × %.3f ns\n", a.AccessNS, t.RP, t.RCD, t.CL, a.ClockNS)
+	if a.CoreGHz > 0 {
+		fmt.Fprintf(tw, "  the same in core cycles\t%.1f cycles\tat %s GHz\n", a.CoreCycles, Num(a.CoreGHz))
+	}
+	return tw.Flush()
+}
+
+// TierLevel is the average latency of two tiers at one miss fraction.
+type TierLevel struct {
+	Miss      float64 `json:"miss_fraction"`
+	LatencyNS float64 `json:"latency_ns"`
+	VsDRAM    float64 `json:"vs_dram"`
+}
+
+// Tiers is a fast tier in front of a slow one against conventional DRAM.
+type Tiers struct {
+	FastNS    float64     `json:"fast_ns"`
+	SlowNS    float64     `json:"slow_ns"`
+	DRAMNS    float64     `json:"dram_ns"`
+	BreakEven float64     `json:"break_even_miss_fraction"` // TierBreakEven
+	Levels    []TierLevel `json:"levels"`
+}
+
+// TwoTiers computes the break-even and the average latency at miss
+// fractions from 1% to 50%.
+func TwoTiers(fastNS, slowNS, dramNS float64) (Tiers, error) {
+	x, err := TierBreakEven(fastNS, slowNS, dramNS)
+	if err != nil {
+		return Tiers{}, err
+	}
+	t := Tiers{FastNS: fastNS, SlowNS: slowNS, DRAMNS: dramNS, BreakEven: x}
+	for _, m := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5} {
+		l := TierLatency(fastNS, slowNS, m)
+		t.Levels = append(t.Levels, TierLevel{m, l, l / dramNS})
+	}
+	return t, nil
+}
+
+// WriteTiers prints the break-even and the table of miss fractions.
+func WriteTiers(w io.Writer, t Tiers) error {
+	fast, slow, dram := Num(t.FastNS), Num(t.SlowNS), Num(t.DRAMNS)
+	fmt.Fprintf(w, "Fast tier %s ns, slow tier %s ns, conventional DRAM %s ns.\n", fast, slow, dram)
+	fmt.Fprintf(w, "Break-even: x < (D − S)/(I − S) = (%s − %s)/(%s − %s) = %.4f\n", dram, fast, slow, fast, t.BreakEven)
+	switch x := t.BreakEven; {
+	case x <= 0:
+		fmt.Fprintln(w, "The fast tier is no faster than DRAM: two tiers never win.")
+	case x >= 1:
+		fmt.Fprintln(w, "The slow tier is no slower than DRAM: two tiers always win.")
+	default:
+		fmt.Fprintf(w, "Two tiers beat DRAM while fewer than %s of accesses miss the fast tier.\n", percent(x))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "miss fast tier\taverage ns\tvs DRAM\t")
+	for _, l := range t.Levels {
+		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t\n", percent(l.Miss), l.LatencyNS, l.VsDRAM)
+	}
+	return tw.Flush()
+}
+
+// WriteSize prints the sizing's provenance and its rows, cheapest first.
+func WriteSize(w io.Writer, z Sizing, rows []SizeRow) error {
+	Describe(w, z.Workload, z.Machine)
+	fmt.Fprintf(w, "Target: %s tps; licence %s per physical core, all cores licensed; SMT %d\n\n", Num(z.TargetTPS), Num(z.LicensePerCore), z.SMT)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "sockets\tprocessor\tcores\tlatency ns\ttps/core\ttotal tps\tcores needed\tmeets target\tlicences\thardware\ttotal cost\tcost per 1000 tps\t")
+	for _, r := range rows {
+		meets := "no"
+		if r.Meets {
+			meets = "yes"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f\t%.2f\t%.1f\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t\n", r.Sockets, r.CPU.Name, r.Cores,
+			r.LatencyNS, r.TPSPerCore, r.TotalTPS, r.CoresNeeded, meets, r.LicenseCost, r.HardwareCost, r.TotalCost, r.CostPerKTPS)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rows) > 0 && !rows[0].Meets {
+		fmt.Fprintf(w, "\nNo configuration reaches %s tps: add sockets, cores or a faster clock.\n", Num(z.TargetTPS))
+	}
+	return nil
+}
+
+// DOPLadder is the DOP rule applied to plan costs.
+type DOPLadder struct {
+	Rule   DOPRule     `json:"rule"`
+	Advice []DOPAdvice `json:"advice"`
+}
+
+// Ladder applies the rule to costs; with none, to a ladder of multiples of
+// the threshold from T/2 to 1024T. Call Validate first.
+func (r DOPRule) Ladder(costs []float64) DOPLadder {
+	if len(costs) == 0 {
+		for f := 0.5; f <= 1024; f *= 2 {
+			costs = append(costs, f*r.Threshold)
+		}
+	}
+	l := DOPLadder{Rule: r}
+	for _, c := range costs {
+		l.Advice = append(l.Advice, r.DOP(c))
+	}
+	return l
+}
+
+// WriteDOP prints the rule in words and the DOP of each cost.
+func WriteDOP(w io.Writer, l DOPLadder) error {
+	r := l.Rule
+	fmt.Fprintf(w, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)", Num(r.Threshold), Num(r.Threshold), r.CoresPerSocket)
+	if r.SpanThreshold > 0 {
+		fmt.Fprintf(w, "; from cost %s up to %d over %d sockets", Num(r.SpanThreshold), r.CoresPerSocket*r.Sockets, r.Sockets)
+	}
+	fmt.Fprint(w, "\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cost\tcost/T\tDOP\tspans sockets\twhy")
+	for _, a := range l.Advice {
+		spans := "no"
+		if a.Spans {
+			spans = "yes"
+		}
+		why := a.Reason
+		if a.Raw != a.DOP {
+			why += fmt.Sprintf(" (rule says %d)", a.Raw)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", Num(a.Cost), Num(a.Cost/r.Threshold), a.DOP, spans, why)
+	}
+	return tw.Flush()
+}
+
+// WriteFit prints a fit: the workload it implies, its R² and each point's
+// residual.
+func WriteFit(w io.Writer, fit Fit) error {
+	fmt.Fprintf(w, "Fit of %d points (least squares on cycles per transaction against latency in cycles):\n", fit.Points)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  instructions per transaction (I)\t%.0f\n", fit.Workload.Instructions)
+	fmt.Fprintf(tw, "  fraction waiting for memory (m)\t%.5f\n", fit.Workload.Miss)
+	fmt.Fprintf(tw, "  memory waits per transaction (m·I)\t%.0f\n", fit.MissesPerTxn)
+	fmt.Fprintf(tw, "  cycles not waiting ((1 − m)·I)\t%.0f\n", fit.NonMemCycles)
+	r2 := fmt.Sprintf("%.6f", fit.R2)
+	if fit.Points == 2 {
+		r2 += " (two points always fit exactly: add a third to test the model)"
+	}
+	fmt.Fprintf(tw, "  R² of cycles per transaction\t%s\n", r2)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "latency ns\tGHz\tMcycles/txn\ttps/core\tfit tps/core\terror\t")
+	for _, r := range fit.Residuals {
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%+.2f%%\t\n", Num(r.LatencyNS), Num(r.GHz), r.CyclesPerTxn/1e6, Num(r.TPSPerCore), r.FitTPSPerCore, 100*r.RelativeErrorTPS)
+	}
+	return tw.Flush()
+}
+
+// WriteCalibration prints how the model was calibrated to stored runs and
+// its predictions.
+func WriteCalibration(w io.Writer, c *Calibration) error {
+	fmt.Fprintf(w, "Fit of OLTP run %d with memory probe run %d:\n  %s\n", c.OLTPRun, c.ProbeRun, c.Method)
+	fmt.Fprintf(w, "  I = %.0f instructions per transaction, m = %.5f\n", c.Workload.Instructions, c.Workload.Miss)
+	if c.Fit != nil {
+		fmt.Fprintf(w, "  R² of cycles per transaction: %.6f over %d points\n", c.Fit.R2, c.Fit.Points)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintln(w, "\nPredictions for the fitted workload:")
+	return WriteTable(w, c.Table)
+}
