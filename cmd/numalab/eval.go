@@ -239,7 +239,7 @@ func evalReport(storePath string, ids map[string]int64) (*report.Report, error) 
 	}
 	defer st.Close()
 	var runs []*result.Run
-	for _, kind := range []string{"probe-mem", "oltp", "report"} {
+	for _, kind := range []string{result.RunProbeMem, result.RunOLTP, result.RunQueries} {
 		if id, ok := ids[kind]; ok {
 			r, err := st.Get(id)
 			if err != nil {

@@ -165,7 +165,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	var rec *recorder
 	emit := func(result.Entry) error { return nil }
 	if !*noStore {
-		rec, err = startRun(ctx, e, *storePath, "probe-mem", cfg)
+		rec, err = startRun(ctx, e, *storePath, result.RunProbeMem, cfg)
 		if err != nil {
 			return err
 		}

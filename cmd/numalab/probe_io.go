@@ -117,7 +117,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	rec, err := startRun(ctx, e, *storePath, "probe-io", probeIOConfig{
+	rec, err := startRun(ctx, e, *storePath, result.RunProbeIO, probeIOConfig{
 		Dir: c.Dir, Size: c.Size, Duration: c.Duration.String(), Quick: *quick, Depths: c.Depths,
 		SeqSizes: c.SeqSizes, SeqQD: c.SeqQD, MixQD: c.MixQD, MixRead: c.MixRead, Buffered: c.Buffered, Seed: c.Seed,
 	})

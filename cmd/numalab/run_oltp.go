@@ -327,7 +327,7 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
 
-	rec, err := startRun(ctx, e, storePath, "oltp", cfg)
+	rec, err := startRun(ctx, e, storePath, result.RunOLTP, cfg)
 	if err != nil {
 		return err
 	}

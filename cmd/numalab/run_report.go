@@ -213,7 +213,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	}
 	prog := newProgress(e.stderr)
 	defer prog.Done()
-	rec, err := startRun(ctx, e, storePath, "report", cfg)
+	rec, err := startRun(ctx, e, storePath, result.RunQueries, cfg)
 	if err != nil {
 		return err
 	}

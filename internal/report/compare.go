@@ -83,13 +83,13 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 	var fa, fb []Figure
 	var err error
 	switch a.Kind {
-	case KindProbeMem:
+	case result.RunProbeMem:
 		fa, fb, err = compareMemory(a, b)
-	case KindOLTP:
+	case result.RunOLTP:
 		fa, fb, err = compareOLTP(a, b, c)
-	case KindQueries:
+	case result.RunQueries:
 		fa, fb, err = compareQueries(a, b)
-	case KindProbeIO:
+	case result.RunProbeIO:
 		fa, fb, err = compareIO(a, b)
 	default:
 		return nil, fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",

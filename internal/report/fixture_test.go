@@ -80,7 +80,7 @@ func syntheticRuns() []*result.Run {
 	noise := func() float64 { return 1 + (rng.Float64()-0.5)*0.04 }
 
 	probeCfg := memlat.DefaultConfig(false)
-	probe := &result.Run{Kind: KindProbeMem, Command: "numalab probe mem", Version: "v0.1.0-test", Host: "lab2s", Machine: m,
+	probe := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "v0.1.0-test", Host: "lab2s", Machine: m,
 		Started: t0, Finished: t0.Add(70 * time.Second), Status: result.StatusComplete, Headline: "DRAM 120 ns (4k pages)"}
 	probe.Config, _ = json.Marshal(probeCfg)
 	sizes := memlat.Sizes(4<<10, 1<<30, 2, 256)
@@ -143,7 +143,7 @@ func syntheticRuns() []*result.Run {
 			LocalNS: 103, RemoteNS: 169.5, Levels: ladders[0].Levels}),
 	)
 
-	oltp := &result.Run{Kind: KindOLTP, Command: "numalab run oltp --warehouses 4 --streams 1,2,4 --placement 'node=0,smt=off;node=1,smt=off;node=0' --data-node 0 --repeat 2",
+	oltp := &result.Run{Kind: result.RunOLTP, Command: "numalab run oltp --warehouses 4 --streams 1,2,4 --placement 'node=0,smt=off;node=1,smt=off;node=0' --data-node 0 --repeat 2",
 		Version: "v0.1.0-test", Host: "lab2s", Machine: m, Started: t0.Add(2 * time.Minute), Finished: t0.Add(6 * time.Minute),
 		Status: result.StatusComplete, Headline: "40000 tps"}
 	oltp.Config = json.RawMessage(`{"engine":"sqlite","warehouses":4,"streams":[1,2,4],"duration_ns":10000000000,"warmup_ns":2000000000,"repeat":2}`)
@@ -187,7 +187,7 @@ func syntheticRuns() []*result.Run {
 		}
 	}
 
-	rep := &result.Run{Kind: KindQueries, Command: "numalab run report --engine duckdb --streams 1,2 --dop 1,2,4", Version: "v0.1.0-test",
+	rep := &result.Run{Kind: result.RunQueries, Command: "numalab run report --engine duckdb --streams 1,2 --dop 1,2,4", Version: "v0.1.0-test",
 		Host: "lab2s", Machine: m, Started: t0.Add(7 * time.Minute), Finished: t0.Add(9 * time.Minute), Status: result.StatusComplete}
 	rep.Config = json.RawMessage(`{"engine":"duckdb","rows":5000000,"duration_ns":30000000000,"warmup_ns":5000000000}`)
 	rep.Results = append(rep.Results,
@@ -219,7 +219,7 @@ func syntheticRuns() []*result.Run {
 	rep.Results = append(rep.Results, item("transtats.PlanFinding", result.PlanFinding{Kind: "across-dop", Query: "P1", Streams: 1, DOP: 2, FromDOP: 1,
 		Detail: "P1 at 1 streams: the plan at DOP 2 differs from DOP 1's", Before: "HASH_JOIN", After: "PARALLEL HASH_JOIN"}))
 
-	io := &result.Run{Kind: KindProbeIO, Command: "numalab probe io --path /data", Version: "v0.1.0-test", Host: "lab2s", Machine: m,
+	io := &result.Run{Kind: result.RunProbeIO, Command: "numalab probe io --path /data", Version: "v0.1.0-test", Host: "lab2s", Machine: m,
 		Started: t0.Add(10 * time.Minute), Finished: t0.Add(11 * time.Minute), Status: result.StatusComplete}
 	io.Config = json.RawMessage(`{}`)
 	pats := []result.IOPattern{

@@ -13,16 +13,8 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-// Run kinds the report understands, as the commands store them.
-const (
-	KindProbeMem = result.RunProbeMem
-	KindProbeIO  = result.RunProbeIO
-	KindOLTP     = result.RunOLTP
-	KindQueries  = result.RunQueries
-)
-
 // Kinds lists the run kinds a report shows, in the order of its sections.
-var Kinds = []string{KindProbeMem, KindOLTP, KindQueries, KindProbeIO}
+var Kinds = []string{result.RunProbeMem, result.RunOLTP, result.RunQueries, result.RunProbeIO}
 
 // ErrNoRuns is returned by Build when it is given no run.
 var ErrNoRuns = errors.New("no runs to report")
@@ -230,22 +222,22 @@ func Build(runs []*result.Run) (*Report, error) {
 	}
 
 	var err error
-	if run := byKind[KindProbeMem]; run != nil {
+	if run := byKind[result.RunProbeMem]; run != nil {
 		if r.Memory, err = buildMemory(run); err != nil {
 			return nil, err
 		}
 	}
-	if run := byKind[KindOLTP]; run != nil {
+	if run := byKind[result.RunOLTP]; run != nil {
 		if r.OLTP, err = buildOLTP(run); err != nil {
 			return nil, err
 		}
 	}
-	if run := byKind[KindQueries]; run != nil {
+	if run := byKind[result.RunQueries]; run != nil {
 		if r.Reporting, err = buildReporting(run); err != nil {
 			return nil, err
 		}
 	}
-	if run := byKind[KindProbeIO]; run != nil {
+	if run := byKind[result.RunProbeIO]; run != nil {
 		if r.IO, err = buildIO(run); err != nil {
 			return nil, err
 		}
@@ -264,8 +256,8 @@ func Build(runs []*result.Run) (*Report, error) {
 			r.Absent = append(r.Absent, absentFor(k))
 		}
 	}
-	if byKind[KindProbeMem] == nil {
-		r.Absent = append(r.Absent, Absent{Section: "model", Kind: KindProbeMem,
+	if byKind[result.RunProbeMem] == nil {
+		r.Absent = append(r.Absent, Absent{Section: "model", Kind: result.RunProbeMem,
 			Hint: "the model needs a memory probe for the local latency and clock: numalab probe mem --quick"})
 	}
 	r.Findings = findings(r)
@@ -274,13 +266,13 @@ func Build(runs []*result.Run) (*Report, error) {
 
 func absentFor(kind string) Absent {
 	switch kind {
-	case KindProbeMem:
+	case result.RunProbeMem:
 		return Absent{Section: "memory", Kind: kind, Hint: "numalab probe mem --quick"}
-	case KindOLTP:
+	case result.RunOLTP:
 		return Absent{Section: "oltp", Kind: kind, Hint: "numalab run oltp --streams 1,2,4"}
-	case KindQueries:
+	case result.RunQueries:
 		return Absent{Section: "reporting", Kind: kind, Hint: "numalab run report --engine duckdb --streams 1,2 --dop 1,2"}
-	case KindProbeIO:
+	case result.RunProbeIO:
 		return Absent{Section: "io", Kind: kind, Hint: "numalab probe io"}
 	}
 	return Absent{Section: kind, Kind: kind}
