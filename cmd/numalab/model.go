@@ -244,81 +244,22 @@ func (m *machineFlags) check() error {
 	return errors.Join(errs...)
 }
 
-// machine builds the latency source. maxSockets is the largest socket
-// count asked for (remote latency is needed only above one). It returns the
-// topology that limits socket counts (nil: none) and the core clock
-// measured or recorded with the machine (0: unknown).
+// machine builds the latency source (model.MachineSpec.Build) from the
+// flags, the topology file or the stored run they name.
 func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology, float64, error) {
-	var t *result.Topology
-	var sum *model.ProbeLatency
+	spec := model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+		Locality: m.locality, CoresPerSocket: *m.cores}
 	var err error
 	switch {
 	case *m.topology != "":
-		t, err = model.ReadTopology(*m.topology)
+		spec.Topology, err = model.ReadTopology(*m.topology)
 	case *m.fromRun != 0:
-		t, sum, err = readModelRun(*m.store, *m.fromRun)
+		spec.Topology, spec.Probe, err = readModelRun(*m.store, *m.fromRun)
 	}
 	if err != nil {
 		return model.Machine{}, nil, 0, err
 	}
-	local, remote := *m.local, *m.remote
-	localSet, remoteSet := modelFlagGiven(m.fs, "local-ns"), modelFlagGiven(m.fs, "remote-ns")
-	ghz := model.TopologyGHz(t)
-	src := "flags"
-	runCores := 0 // cores per socket of a one-node run's machine
-	if sum != nil {
-		// A stored memory probe: its measured latencies stand in for
-		// flags not given, and its measured clock for --ghz.
-		if sum.GHz > 0 {
-			ghz = sum.GHz
-		}
-		if !localSet && sum.LocalNS > 0 {
-			local, localSet = sum.LocalNS, true
-		}
-		if !remoteSet && sum.RemoteNS > 0 {
-			remote, remoteSet = sum.RemoteNS, true
-		}
-		if t != nil && !modelFlagGiven(m.fs, "local-ns") && !modelFlagGiven(m.fs, "remote-ns") && len(t.Nodes) > 1 {
-			if mat := sum.NodeMatrix(t); mat != nil {
-				t.LatencyNS = mat
-			}
-		}
-		if t == nil || len(t.Nodes) <= 1 {
-			// One measured node says nothing about sockets this machine
-			// lacks: model them with the local latency and --remote-ns.
-			src = fmt.Sprintf("run %d: measured local latency (memlat.Summary)", *m.fromRun)
-			runCores = model.CoresPerPackage(t)
-			t = nil
-		}
-	}
-	var mc model.Machine
-	if t != nil {
-		switch {
-		case len(t.LatencyNS) > 0:
-		case len(t.Distances) > 0 && !localSet:
-			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
-		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
-			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
-		}
-		mc, err = model.TopologyMachine(t, local, remote)
-		if err != nil {
-			return model.Machine{}, nil, 0, fmt.Errorf("reading latencies from %s: %w", t.Source, err)
-		}
-		mc.Source = t.Source + ": " + mc.Source
-	} else {
-		if !localSet {
-			return model.Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
-		}
-		if maxSockets > 1 && !remoteSet {
-			return model.Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
-		}
-		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, CoresPerSocket: max(runCores, 1)}
-	}
-	if *m.cores > 0 {
-		mc.CoresPerSocket = *m.cores
-	}
-	mc.BufferNS, mc.BufferMinSockets, mc.Locality = *m.buffer, *m.bufferMin, m.locality
-	return mc, t, ghz, nil
+	return spec.Build(maxSockets)
 }
 
 // readModelRun reads what a stored run offers the model: the machine it

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,4 +107,86 @@ func TopologyGHz(t *result.Topology) float64 {
 		mhz = max(mhz, c.MaxMHz)
 	}
 	return mhz / 1000
+}
+
+// MachineSpec says where a Machine's latencies and cores come from: given
+// latencies, a topology (its node latencies, or its distances scaled to
+// the local latency), or a stored memory probe with the machine it ran on.
+// Given figures override what a probe measured.
+type MachineSpec struct {
+	LocalNS, RemoteNS float64 // 0: not given
+	BufferNS          float64
+	BufferMinSockets  int
+	Locality          float64 // -1: none (every node equally likely)
+	CoresPerSocket    int     // 0: the topology's, else 1
+	Topology          *result.Topology
+	Probe             *ProbeLatency // with Topology the probed machine's (nil: none)
+}
+
+// Build makes the Machine for up to maxSockets sockets (the remote latency
+// is needed only above one). It returns the topology that limits socket
+// counts (nil: none) and the core clock measured or recorded with the
+// machine (0: unknown). Its errors name the flags of 'numalab model' that
+// would supply what is missing.
+func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, error) {
+	t := s.Topology
+	local, remote := s.LocalNS, s.RemoteNS
+	localSet, remoteSet := local > 0, remote > 0
+	ghz := TopologyGHz(t)
+	src := "flags"
+	runCores := 0 // cores per socket of a one-node probe's machine
+	if p := s.Probe; p != nil {
+		// A stored memory probe: its measured latencies stand in for
+		// latencies not given, and its measured clock for the clock.
+		if p.GHz > 0 {
+			ghz = p.GHz
+		}
+		if !localSet && p.LocalNS > 0 {
+			local, localSet = p.LocalNS, true
+		}
+		if !remoteSet && p.RemoteNS > 0 {
+			remote, remoteSet = p.RemoteNS, true
+		}
+		if t != nil && s.LocalNS == 0 && s.RemoteNS == 0 && len(t.Nodes) > 1 {
+			if mat := p.NodeMatrix(t); mat != nil {
+				t.LatencyNS = mat
+			}
+		}
+		if t == nil || len(t.Nodes) <= 1 {
+			// One measured node says nothing about sockets this machine
+			// lacks: model them with the local latency and --remote-ns.
+			src = fmt.Sprintf("run %d: measured local latency (memlat.Summary)", p.Run)
+			runCores = CoresPerPackage(t)
+			t = nil
+		}
+	}
+	var mc Machine
+	if t != nil {
+		switch {
+		case len(t.LatencyNS) > 0:
+		case len(t.Distances) > 0 && !localSet:
+			return Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
+		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
+			return Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
+		}
+		var err error
+		mc, err = TopologyMachine(t, local, remote)
+		if err != nil {
+			return Machine{}, nil, 0, fmt.Errorf("reading latencies from %s: %w", t.Source, err)
+		}
+		mc.Source = t.Source + ": " + mc.Source
+	} else {
+		if !localSet {
+			return Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
+		}
+		if maxSockets > 1 && !remoteSet {
+			return Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
+		}
+		mc = Machine{Source: src, LocalNS: local, RemoteNS: remote, CoresPerSocket: max(runCores, 1)}
+	}
+	if s.CoresPerSocket > 0 {
+		mc.CoresPerSocket = s.CoresPerSocket
+	}
+	mc.BufferNS, mc.BufferMinSockets, mc.Locality = s.BufferNS, s.BufferMinSockets, s.Locality
+	return mc, t, ghz, nil
 }
