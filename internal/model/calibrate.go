@@ -152,17 +152,7 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	m.CoresPerSocket, m.Workload = 1, Default()
 	smt := []int{1}
 	if mr := result.MachineRun(runs); mr != nil {
-		per := map[int]int{}
-		for _, c := range mr.Machine.Cores {
-			per[c.Package]++
-		}
-		least := 0
-		for _, n := range per {
-			if least == 0 || n < least {
-				least = n
-			}
-		}
-		m.CoresPerSocket = max(least, 1)
+		m.CoresPerSocket = max(coresPerPackage(mr.Machine), 1)
 		if k := mr.Machine.ThreadsPerCore(); k > 1 {
 			smt = append(smt, k)
 		}

@@ -55,10 +55,10 @@ func ReadTopology(path string) (*result.Topology, error) {
 	return t, nil
 }
 
-// NodeMatrix is the probe's node latency matrix reordered to t's nodes, or
+// nodeMatrix is the probe's node latency matrix reordered to t's nodes, or
 // nil unless it covers exactly the nodes with CPUs and t has no
 // memory-only nodes.
-func (p ProbeLatency) NodeMatrix(t *result.Topology) [][]float64 {
+func (p ProbeLatency) nodeMatrix(t *result.Topology) [][]float64 {
 	sum := p.Summary
 	if sum == nil {
 		return nil
@@ -88,17 +88,28 @@ func (p ProbeLatency) NodeMatrix(t *result.Topology) [][]float64 {
 	return m
 }
 
-// CoresPerPackage is the topology's physical cores per package (0 unknown).
-func CoresPerPackage(t *result.Topology) int {
-	if t == nil || len(t.Cores) == 0 {
+// coresPerPackage is the physical cores of the topology's smallest
+// package (0 unknown).
+func coresPerPackage(t *result.Topology) int {
+	if t == nil {
 		return 0
 	}
-	return len(t.Cores) / max(len(t.Packages), 1)
+	per := map[int]int{}
+	for _, c := range t.Cores {
+		per[c.Package]++
+	}
+	least := 0
+	for _, n := range per {
+		if least == 0 || n < least {
+			least = n
+		}
+	}
+	return least
 }
 
-// TopologyGHz is the highest maximum CPU frequency a topology records, in
+// topologyGHz is the highest maximum CPU frequency a topology records, in
 // GHz, or 0.
-func TopologyGHz(t *result.Topology) float64 {
+func topologyGHz(t *result.Topology) float64 {
 	if t == nil {
 		return 0
 	}
@@ -132,7 +143,7 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 	t := s.Topology
 	local, remote := s.LocalNS, s.RemoteNS
 	localSet, remoteSet := local > 0, remote > 0
-	ghz := TopologyGHz(t)
+	ghz := topologyGHz(t)
 	src := "flags"
 	runCores := 0 // cores per socket of a one-node probe's machine
 	if p := s.Probe; p != nil {
@@ -148,7 +159,7 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 			remote, remoteSet = p.RemoteNS, true
 		}
 		if t != nil && s.LocalNS == 0 && s.RemoteNS == 0 && len(t.Nodes) > 1 {
-			if mat := p.NodeMatrix(t); mat != nil {
+			if mat := p.nodeMatrix(t); mat != nil {
 				t.LatencyNS = mat
 			}
 		}
@@ -156,7 +167,7 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 			// One measured node says nothing about sockets this machine
 			// lacks: model them with the local latency and --remote-ns.
 			src = fmt.Sprintf("run %d: measured local latency (memlat.Summary)", p.Run)
-			runCores = CoresPerPackage(t)
+			runCores = coresPerPackage(t)
 			t = nil
 		}
 	}
