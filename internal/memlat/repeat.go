@@ -21,7 +21,7 @@ type Repeat struct {
 
 // repeatLargest measures the largest point of every ladder again, one
 // fresh mapping per page size, adds it to the point's Repeats and emits it
-// as "memlat.Repeat".
+// as KindRepeat.
 func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say func(string), emit Emit) error {
 	for _, pages := range cfg.Pages {
 		var ls []*Ladder
