@@ -195,8 +195,8 @@ func newerError(ver int) error {
 }
 
 // OpenReadOnly opens the store at path for reading: it creates nothing,
-// migrates nothing and writes nothing. A missing or empty file is
-// ErrNoStore; a store from a newer numalab is refused. It reads every
+// migrates nothing and writes nothing. A missing or empty file (or an
+// SQLite database without tables, which Open would adopt) is ErrNoStore; a store from a newer numalab is refused. It reads every
 // older schema as it is, since the migrations after version 1 only add
 // indexes: one that changes a table must make OpenReadOnly refuse the
 // versions before it, saying to open the store once with a command that
@@ -221,7 +221,7 @@ func OpenReadOnly(path string) (*Store, error) {
 	switch {
 	case err != nil:
 	case app != applicationID || ver == 0:
-		err = fmt.Errorf("%w: an empty SQLite database (try --store new.db)", ErrNotStore)
+		err = ErrNoStore // an empty SQLite database: a writer would make it a store
 	case ver > len(migrations):
 		err = newerError(ver)
 	}

@@ -219,7 +219,19 @@ func TestOpenReadOnlyCreatesNothing(t *testing.T) {
 	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
 		t.Errorf("OpenReadOnly wrote to an empty file: %v", err)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+	bare := filepath.Join(dir, "bare.db") // SQLite, no tables: Open would adopt it
+	db, err := sql.Open("sqlite3", "file:"+bare)
+	if err == nil {
+		_, err = db.Exec(`CREATE TABLE t (x); DROP TABLE t`)
+		db.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(bare); !errors.Is(err, ErrNoStore) {
+		t.Errorf("OpenReadOnly(SQLite without tables) = %v, want ErrNoStore", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("OpenReadOnly left files behind: %v", entries)
 	}
 }
