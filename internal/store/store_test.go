@@ -236,6 +236,31 @@ func TestOpenReadOnlyCreatesNothing(t *testing.T) {
 	}
 }
 
+// TestAddHidesPasswords: whoever stores an item, a password in it (an
+// error text, a DSN) is hidden in the store.
+func TestAddHidesPasswords(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := newRun("report")
+	if err := s.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	load := result.BulkLoad{Where: "postgres://u:hunter2@db/x", Method: "COPY"}
+	if _, err := s.Add(r.ID, result.KindBulkLoad.Of(load)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := string(got.Results[0].Body); strings.Contains(b, "hunter2") || !strings.Contains(b, "COPY") {
+		t.Errorf("stored body %s: want the password hidden and the rest kept", b)
+	}
+}
+
 func TestLatest(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
