@@ -209,7 +209,13 @@ func OpenReadOnly(path string) (*Store, error) {
 	if err := checkFile(path); err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=30000")
+	// Query-only on a writable file, so that closing it checkpoints and
+	// removes the WAL files as a writer's close does; mode=ro where the
+	// file cannot be written.
+	db, err := openQuery(path, "mode=rw&_query_only=1")
+	if err != nil {
+		db, err = openQuery(path, "mode=ro")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
@@ -230,6 +236,20 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// openQuery opens path with the given SQLite URI parameters and checks
+// that it can be read.
+func openQuery(path, params string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+params+"&_busy_timeout=30000")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Path is the store's file name.

@@ -261,6 +261,32 @@ func TestAddHidesPasswords(t *testing.T) {
 	}
 }
 
+// TestReadOnlyLeavesNoFiles: reading a store leaves its directory as it
+// found it (no -wal or -shm files), as a writer's close does.
+func TestReadOnlyLeavesNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Begin(newRun("oltp")); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := ro.List(); err != nil || len(runs) != 1 {
+		t.Errorf("List = %d runs, %v; want 1", len(runs), err)
+	}
+	ro.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("after reading, the store's directory holds %v, want s.db only", entries)
+	}
+}
+
 func TestLatest(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
 	if err != nil {
