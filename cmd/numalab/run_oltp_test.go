@@ -132,8 +132,19 @@ repeat = 2
 func TestRunOLTPInterrupted(t *testing.T) {
 	db := tpccDB(t)
 	st := filepath.Join(t.TempDir(), "s.db")
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	// Ctrl-C comes 300 ms after the first cell is stored, so the second
+	// (1 s long) is cut short however slow the machine is.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+			if storedCells(st) > 0 {
+				time.Sleep(300 * time.Millisecond)
+				cancel()
+			}
+		}
+	}()
 	var out, errb strings.Builder
 	err := run(ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1,2", "--duration", "1s", "--warmup", "0s"}, &out, &errb)
 	if err == nil {
@@ -166,6 +177,21 @@ func TestRunOLTPInterrupted(t *testing.T) {
 	if full != 1 || cut != 1 {
 		t.Errorf("%d full and %d cut-short cells kept, want 1 and 1\n%s", full, cut, errb.String())
 	}
+}
+
+// storedCells counts the cells run 1 of the store at path holds so far.
+func storedCells(path string) int {
+	s, err := store.OpenReadOnly(path)
+	if err != nil {
+		return 0
+	}
+	defer s.Close()
+	r, err := s.Get(1)
+	if err != nil {
+		return 0
+	}
+	cells, _ := result.KindCell.All(r)
+	return len(cells)
 }
 
 func TestRunOLTPBadInput(t *testing.T) {
