@@ -1,0 +1,321 @@
+package tpch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+)
+
+// Config says what to load.
+type Config struct {
+	// SF is the scale factor: SF 1 is about 1 GB of flat data.
+	SF float64
+	// Seed makes the data: the same SF and seed give the same rows.
+	Seed int64
+	// Workers generate and append in parallel, each its own key ranges
+	// through its own connection (default: the CPUs). SQLite, one writer
+	// at a time, always loads with one.
+	Workers int
+}
+
+// LoadStats say what a load did.
+type LoadStats struct {
+	Rows    map[string]int64 `json:"rows"`    // per table
+	Total   int64            `json:"total"`   // all tables
+	Workers int              `json:"workers"` // that generated and appended
+	Insert  time.Duration    `json:"insert"`  // generating and appending
+	Keys    time.Duration    `json:"keys"`    // primary keys and statistics after
+}
+
+// RowsPerSec is the insert rate: rows over generating and appending time.
+func (s LoadStats) RowsPerSec() float64 {
+	if s.Insert <= 0 {
+		return 0
+	}
+	return float64(s.Total) / s.Insert.Seconds()
+}
+
+// A sink appends one table's rows for one worker: rows holds n rows of the
+// table's columns, flat. Each engine has its own (load_*.go).
+type sink interface {
+	write(rows []val, n int) error
+	close() error
+}
+
+// worker is one worker's connection to the engine: it opens a sink per
+// table, and is closed after them.
+type worker interface {
+	sink(ctx context.Context, t *table) (sink, error)
+	close() error
+}
+
+// newWorker opens a worker on eng.
+func newWorker(ctx context.Context, eng engine.Engine) (worker, error) {
+	switch eng.Name() {
+	case dialectPostgres:
+		return newPGWorker(ctx, eng)
+	case dialectDuckDB:
+		return &bulkWorker{eng: eng, conv: duckValue}, nil
+	case dialectSQLite:
+		return &bulkWorker{eng: eng, conv: sqliteValue, perWrite: true}, nil
+	}
+	return nil, fmt.Errorf("no loader for engine %q", eng.Name())
+}
+
+// chunk is a unit of work: keys [lo, hi) of one table group.
+type chunk struct {
+	group  int // groupSupplier, ...
+	lo, hi int64
+}
+
+const (
+	groupFixed    = iota // region and nation
+	groupSupplier        // supplier
+	groupPart            // part and partsupp
+	groupCustomer        // customer
+	groupOrders          // orders and lineitem
+)
+
+// chunkRows is the keys of one chunk (orders: about 4 lineitems each).
+const chunkRows = 8192
+
+// chunks splits a load into chunks, the largest tables first so that the
+// workers finish together.
+func chunks(n Counts) []chunk {
+	var cs []chunk
+	add := func(group int, total int64) {
+		for lo := int64(0); lo < total; lo += chunkRows {
+			cs = append(cs, chunk{group, lo, min(lo+chunkRows, total)})
+		}
+	}
+	add(groupOrders, n.Orders)
+	add(groupPart, n.Part)
+	add(groupCustomer, n.Customer)
+	add(groupSupplier, n.Supplier)
+	cs = append(cs, chunk{groupFixed, 0, 1})
+	return cs
+}
+
+// Load creates the eight tables in eng and loads them for cfg: eng is a new
+// file (SQLite or DuckDB opened with engine.Options.Create) or a
+// PostgreSQL database, where the tables go into numalab's schema. A table
+// that exists already is refused, untouched. Afterwards PostgreSQL gets
+// its primary keys and ANALYZE, SQLite ANALYZE.
+func Load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
+	st := LoadStats{Rows: map[string]int64{}}
+	g, err := newGen(cfg.Seed, cfg.SF)
+	if err != nil {
+		return st, fmt.Errorf("loading tpch: %w", err)
+	}
+	dialect := eng.Name()
+	st.Workers = cfg.Workers
+	if st.Workers <= 0 {
+		st.Workers = runtime.NumCPU()
+	}
+	if dialect == dialectSQLite {
+		st.Workers = 1
+	}
+	for _, t := range tables {
+		if _, err := eng.DB().ExecContext(ctx, createTable(t, dialect)); err != nil {
+			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", dialect, t.name, err)
+		}
+	}
+	t0 := time.Now()
+	rows, err := generate(ctx, eng, g, st.Workers)
+	st.Insert = time.Since(t0)
+	for i, t := range tables {
+		st.Rows[t.name] = rows[i]
+		st.Total += rows[i]
+	}
+	if err != nil {
+		return st, fmt.Errorf("loading tpch into %s: %w", dialect, err)
+	}
+	t0 = time.Now()
+	var post []string
+	switch dialect {
+	case dialectPostgres:
+		for _, t := range tables {
+			post = append(post, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+t.pkey+")")
+		}
+		post = append(post, "ANALYZE")
+	case dialectSQLite:
+		post = append(post, "ANALYZE")
+	}
+	for _, s := range post {
+		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
+			return st, fmt.Errorf("loading tpch into %s: %s: %w", dialect, s, err)
+		}
+	}
+	st.Keys = time.Since(t0)
+	return st, nil
+}
+
+// generate runs the workers over every chunk and returns the rows appended
+// per table (in tables' order).
+func generate(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
+	cs := chunks(g.n)
+	var next atomic.Int64
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	counts := make([][]int64, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		counts[w] = make([]int64, len(tables))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = work(ctx, eng, g, cs, &next, counts[w])
+			if errs[w] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	rows := make([]int64, len(tables))
+	for _, c := range counts {
+		for i, n := range c {
+			rows[i] += n
+		}
+	}
+	// A worker's own failure matters more than the cancellation it
+	// caused in the others.
+	var own, canceled []error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled):
+			canceled = append(canceled, err)
+		default:
+			own = append(own, err)
+		}
+	}
+	if len(own) > 0 {
+		return rows, errors.Join(own...)
+	}
+	if len(canceled) > 0 {
+		return rows, canceled[0]
+	}
+	return rows, nil
+}
+
+// work is one worker: it takes chunks until none are left, generates their
+// rows into batches and writes them to its sinks.
+func work(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, next *atomic.Int64, rows []int64) (err error) {
+	wk, err := newWorker(ctx, eng)
+	if err != nil {
+		return err
+	}
+	sinks := make([]sink, len(tables))
+	defer func() {
+		for _, s := range sinks {
+			if s != nil {
+				if cerr := s.close(); err == nil {
+					err = cerr
+				}
+			}
+		}
+		if cerr := wk.close(); err == nil {
+			err = cerr
+		}
+	}()
+	bufs := make([][]val, len(tables))
+	ns := make([]int, len(tables))
+	flush := func(ti int) error {
+		if ns[ti] == 0 {
+			return nil
+		}
+		if sinks[ti] == nil {
+			s, err := wk.sink(ctx, tables[ti])
+			if err != nil {
+				return fmt.Errorf("loading %s: %w", tables[ti].name, err)
+			}
+			sinks[ti] = s
+		}
+		if err := sinks[ti].write(bufs[ti][:ns[ti]*len(tables[ti].cols)], ns[ti]); err != nil {
+			return fmt.Errorf("loading %s: %w", tables[ti].name, err)
+		}
+		rows[ti] += int64(ns[ti])
+		ns[ti] = 0
+		return nil
+	}
+	// rowsOf returns the next k rows' slots in table ti's batch; they
+	// stay valid until the next call for ti.
+	rowsOf := func(ti, k int) []val {
+		nc := len(tables[ti].cols)
+		need := (ns[ti] + k) * nc
+		if need > len(bufs[ti]) {
+			bufs[ti] = append(bufs[ti], make([]val, need-len(bufs[ti]))...)
+		}
+		ns[ti] += k
+		return bufs[ti][need-k*nc : need]
+	}
+	row := func(ti int) []val { return rowsOf(ti, 1) }
+	const (
+		iRegion = iota
+		iNation
+		iSupplier
+		iPart
+		iPartSupp
+		iCustomer
+		iOrders
+		iLineitem
+	)
+	var lines [7][16]val
+	for {
+		i := next.Add(1) - 1
+		if i >= int64(len(cs)) {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := cs[i]
+		switch c.group {
+		case groupFixed:
+			for k := range g.n.Region {
+				g.region(k, row(iRegion))
+			}
+			for k := range g.n.Nation {
+				g.nation(k, row(iNation))
+			}
+		case groupSupplier:
+			for k := c.lo; k < c.hi; k++ {
+				g.supplier(k+1, row(iSupplier))
+			}
+		case groupCustomer:
+			for k := c.lo; k < c.hi; k++ {
+				g.customer(k+1, row(iCustomer))
+			}
+		case groupPart:
+			for k := c.lo; k < c.hi; k++ {
+				all := rowsOf(iPartSupp, 4)
+				nc := len(tPartSupp.cols)
+				var ps [4][]val
+				for j := range ps {
+					ps[j] = all[j*nc : (j+1)*nc]
+				}
+				g.part(k+1, row(iPart), ps)
+			}
+		case groupOrders:
+			for k := c.lo; k < c.hi; k++ {
+				n := g.order(k, row(iOrders), &lines)
+				for l := range n {
+					copy(row(iLineitem), lines[l][:])
+				}
+			}
+		}
+		for ti := range tables {
+			if err := flush(ti); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
