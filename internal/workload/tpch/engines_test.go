@@ -139,6 +139,7 @@ func TestQueriesAgreeAcrossEngines(t *testing.T) {
 		if _, err := Load(ctx, eng, Config{SF: sf, Seed: seed, Workers: 2}); err != nil {
 			t.Fatal(err)
 		}
+		checkSizeEstimate(t, eng, sf)
 		engs[name] = eng
 	}
 	nonEmpty := 0
@@ -163,6 +164,40 @@ func TestQueriesAgreeAcrossEngines(t *testing.T) {
 	// most must, or the comparison proves little.
 	if nonEmpty < 18 {
 		t.Errorf("%d of 22 queries returned rows; want at least 18", nonEmpty)
+	}
+}
+
+// checkSizeEstimate checks EstimatedBytes against the size of a load: at
+// least it, at most twice.
+func checkSizeEstimate(t *testing.T, eng engine.Engine, sf float64) {
+	t.Helper()
+	ctx := context.Background()
+	var size int64
+	switch eng.Name() {
+	case dialectPostgres:
+		err := eng.DB().QueryRowContext(ctx, `SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`).Scan(&size)
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+		if eng.Name() == dialectDuckDB {
+			if _, err := eng.DB().ExecContext(ctx, "CHECKPOINT"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fi, err := os.Stat(eng.(interface{ Path() string }).Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		size = fi.Size()
+	}
+	est, err := EstimatedBytes(sf, eng.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size > est || est > 2*size {
+		t.Errorf("%s at SF %g: %d bytes loaded, estimated %d", eng.Name(), sf, size, est)
 	}
 }
 

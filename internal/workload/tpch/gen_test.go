@@ -32,7 +32,7 @@ func TestCountsFor(t *testing.T) {
 	}
 }
 
-func TestQueryForBadInput(t *testing.T) {
+func TestBadInput(t *testing.T) {
 	for _, n := range []int{0, -1, 23} {
 		_, err := QueryFor(n, dialectDuckDB, 1, 1)
 		if !errors.Is(err, ErrQuery) || !strings.Contains(err.Error(), "expected 1 to 22") {
@@ -44,6 +44,12 @@ func TestQueryForBadInput(t *testing.T) {
 	}
 	if _, err := QueryFor(11, dialectDuckDB, 1, 0); !errors.Is(err, ErrScale) {
 		t.Errorf("QueryFor at SF 0: %v, want ErrScale", err)
+	}
+	if _, err := EstimatedBytes(-1, dialectDuckDB); !errors.Is(err, ErrScale) {
+		t.Errorf("EstimatedBytes at SF -1: %v, want ErrScale", err)
+	}
+	if _, err := EstimatedBytes(1, "oracle"); err == nil {
+		t.Error("EstimatedBytes for oracle: no error")
 	}
 }
 
