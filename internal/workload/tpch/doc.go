@@ -18,7 +18,7 @@
 // comment text follow the specification's clause 4.2; docs/workloads/tpch.md
 // lists what is simplified.
 //
-// Each engine loads by its bulk path: COPY in text format on PostgreSQL
+// Each engine loads by its bulk path: COPY in binary format on PostgreSQL
 // (load_postgres.go), the Appender on DuckDB (load_duckdb.go), prepared
 // multi-row INSERTs on SQLite (load_sqlite.go). Decimals are DECIMAL(15,2)
 // on PostgreSQL and DuckDB and doubles on SQLite; dates are text on SQLite.

@@ -389,3 +389,11 @@ func equalVals(a, b []val) bool {
 	}
 	return len(a) == len(b)
 }
+
+func TestCents(t *testing.T) {
+	for c, want := range map[int64]string{0: "0.00", 6: "0.06", 106: "1.06", -99999: "-999.99", 100000: "1000.00"} {
+		if got := cents(c); got != want {
+			t.Errorf("cents(%d) = %q, want %q", c, got, want)
+		}
+	}
+}

@@ -136,3 +136,12 @@ func nationNames() []string {
 
 // quoteList is 'a', 'b', ...
 func quoteList(ws []string) string { return "'" + strings.Join(ws, "', '") + "'" }
+
+// cents writes hundredths c as a decimal: 6 is "0.06".
+func cents(c int64) string {
+	s := ""
+	if c < 0 {
+		s, c = "-", -c
+	}
+	return s + strconv.FormatInt(c/100, 10) + "." + string(rune('0'+c%100/10)) + string(rune('0'+c%10))
+}

@@ -84,12 +84,12 @@ order by revenue desc`
 	func(q *qb) string {
 		d := q.jan1("DATE")
 		disc := q.r.between(2, 9)
-		q.param("DISCOUNT", string(appendCents(nil, disc)))
+		q.param("DISCOUNT", cents(disc))
 		qty := q.int("QUANTITY", 24, 25)
 		return `select sum(l_extendedprice * l_discount) as revenue
 from lineitem
 where l_shipdate >= ` + q.date(d) + ` and l_shipdate < ` + q.date(d.AddDate(1, 0, 0)) + `
-	and l_discount between ` + string(appendCents(nil, disc-1)) + ` and ` + string(appendCents(nil, disc+1)) + `
+	and l_discount between ` + cents(disc-1) + ` and ` + cents(disc+1) + `
 	and l_quantity < ` + qty
 	},
 	// Q7: volume shipping.
