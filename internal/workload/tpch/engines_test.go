@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
 )
 
 // One managed PostgreSQL server serves every test that needs one: it
 // starts on first use and TestMain stops it.
 var sharedPG struct {
 	once sync.Once
-	s    *engine.PGServer
+	s    *pgserver.Server
 	err  error
 }
 
@@ -34,10 +35,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testPG(tb testing.TB) *engine.PGServer {
+func testPG(tb testing.TB) *pgserver.Server {
 	tb.Helper()
 	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = engine.StartPG(context.Background(), engine.PGConfig{SharedBuffers: 256 << 20})
+		sharedPG.s, sharedPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 256 << 20})
 	})
 	if sharedPG.err != nil {
 		tb.Fatal(sharedPG.err)
@@ -186,7 +187,7 @@ func checkSizeEstimate(t *testing.T, eng engine.Engine, sf float64) {
 				t.Fatal(err)
 			}
 		}
-		fi, err := os.Stat(eng.(interface{ Path() string }).Path())
+		fi, err := os.Stat(eng.Path())
 		if err != nil {
 			t.Fatal(err)
 		}

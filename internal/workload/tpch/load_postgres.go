@@ -33,11 +33,7 @@ func newPGWorker(ctx context.Context, eng engine.Engine) (*pgWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema := "numalab"
-	if s, ok := eng.(interface{ Schema() string }); ok {
-		schema = s.Schema()
-	}
-	return &pgWorker{conn: conn, schema: schema}, nil
+	return &pgWorker{conn: conn, schema: eng.Schema()}, nil
 }
 
 // copyFrom runs one COPY of data on the worker's connection.
