@@ -105,10 +105,11 @@ func chunks(n Counts) []chunk {
 // Load creates the eight tables in eng and loads them for cfg: eng is a new
 // file (SQLite or DuckDB opened with engine.Options.Create) or a
 // PostgreSQL database, where the tables go into numalab's schema. A table
-// that exists already is refused, untouched. Afterwards PostgreSQL gets
+// that exists already is refused, untouched; a load that fails on
+// PostgreSQL drops the tables it created. Afterwards PostgreSQL gets
 // its primary keys and ANALYZE, SQLite ANALYZE.
-func Load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
-	st := LoadStats{Rows: map[string]int64{}}
+func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err error) {
+	st = LoadStats{Rows: map[string]int64{}}
 	g, err := newGen(cfg.Seed, cfg.SF)
 	if err != nil {
 		return st, fmt.Errorf("loading tpch: %w", err)
@@ -121,10 +122,24 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 	if dialect == dialectSQLite {
 		st.Workers = 1
 	}
+	var created []string
+	defer func() {
+		// A failed load into PostgreSQL drops the tables it created; a
+		// file's caller discards the file (engine.Engine.Discard).
+		if err == nil || dialect != dialectPostgres {
+			return
+		}
+		for _, name := range created {
+			if _, derr := eng.DB().ExecContext(context.WithoutCancel(ctx), "DROP TABLE "+name); derr != nil {
+				err = fmt.Errorf("%w; and dropping %s: %w", err, name, derr)
+			}
+		}
+	}()
 	for _, t := range tables {
 		if _, err := eng.DB().ExecContext(ctx, createTable(t, dialect)); err != nil {
 			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", dialect, t.name, err)
 		}
+		created = append(created, t.name)
 	}
 	t0 := time.Now()
 	rows, err := generate(ctx, eng, g, st.Workers)

@@ -78,3 +78,25 @@ func TestLoadRefuses(t *testing.T) {
 		t.Errorf("the existing table changed: %d, %v", x, err)
 	}
 }
+
+// TestLoadRefusesPostgres checks that a load into a schema holding a
+// lineitem table of someone else's fails, leaves that table as it was,
+// and drops the tables it had created before.
+func TestLoadRefusesPostgres(t *testing.T) {
+	ctx := context.Background()
+	eng := openNew(t, dialectPostgres, "tpch_refuse")
+	if _, err := eng.DB().ExecContext(ctx, "CREATE TABLE lineitem (x INTEGER); INSERT INTO lineitem VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(ctx, eng, Config{SF: 0.01}); err == nil || !strings.Contains(err.Error(), "creating lineitem") {
+		t.Errorf("Load over an existing lineitem table: %v", err)
+	}
+	var x int
+	if err := eng.DB().QueryRowContext(ctx, "SELECT x FROM lineitem").Scan(&x); err != nil || x != 42 {
+		t.Errorf("the existing table changed: %d, %v", x, err)
+	}
+	var n int
+	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&n); err != nil || n != 1 {
+		t.Errorf("%d tables left in the schema (%v), want only lineitem", n, err)
+	}
+}

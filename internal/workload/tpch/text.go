@@ -101,8 +101,8 @@ var (
 	terminators = newWeighted(".", 50, ";", 1, ":", 1, "?", 1, "!", 1, "--", 1)
 )
 
-// grammar's sentence, noun phrase and verb phrase forms, as in clause
-// 4.2.2.13: N noun phrase, V verb phrase, P prepositional phrase, T
+// The grammar's sentence, noun phrase and verb phrase forms (clause
+// 4.2.2.13; the weights are numalab's approximation): N noun phrase, V verb phrase, P prepositional phrase, T
 // terminator; J adjective, D adverb, X auxiliary, n noun, v verb, ','
 // a comma after the previous word.
 var (
