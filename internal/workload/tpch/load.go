@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,10 +156,12 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	var post []string
 	switch dialect {
 	case dialectPostgres:
-		for _, t := range tables {
+		names := make([]string, len(tables))
+		for i, t := range tables {
 			post = append(post, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+t.pkey+")")
+			names[i] = t.name
 		}
-		post = append(post, "ANALYZE")
+		post = append(post, "ANALYZE "+strings.Join(names, ", "))
 	case dialectSQLite:
 		post = append(post, "ANALYZE")
 	}
