@@ -128,15 +128,21 @@ func (g *gen) nation(k int64, row []val) {
 	row[3] = val{s: text(&r, g.pool, 31, 114)}
 }
 
-func (g *gen) supplier(k int64, row []val) {
-	r := newRNG(g.seed, streamSupplier, k)
+// party fills the columns suppliers and customers share: key, name
+// (prefix and the key), address, nation, phone and account balance.
+func party(r *rng, prefix string, k int64, row []val) {
 	nk := r.between(0, 24)
 	row[0] = val{i: k}
-	row[1] = val{s: keyName("Supplier#", k)}
-	row[2] = val{s: vstring(&r, 10, 40)}
+	row[1] = val{s: keyName(prefix, k)}
+	row[2] = val{s: vstring(r, 10, 40)}
 	row[3] = val{i: nk}
-	row[4] = val{s: phone(&r, nk)}
+	row[4] = val{s: phone(r, nk)}
 	row[5] = val{i: r.between(-99999, 999999)}
+}
+
+func (g *gen) supplier(k int64, row []val) {
+	r := newRNG(g.seed, streamSupplier, k)
+	party(&r, "Supplier#", k, row)
 	switch p := (k*g.mul + g.add) % g.n.Supplier; {
 	case p < g.special:
 		row[6] = val{s: g.customerSays(&r, "Complaints")}
@@ -181,13 +187,7 @@ func (g *gen) part(k int64, row []val, ps [4][]val) {
 
 func (g *gen) customer(k int64, row []val) {
 	r := newRNG(g.seed, streamCustomer, k)
-	nk := r.between(0, 24)
-	row[0] = val{i: k}
-	row[1] = val{s: keyName("Customer#", k)}
-	row[2] = val{s: vstring(&r, 10, 40)}
-	row[3] = val{i: nk}
-	row[4] = val{s: phone(&r, nk)}
-	row[5] = val{i: r.between(-99999, 999999)}
+	party(&r, "Customer#", k, row)
 	row[6] = val{s: pick(&r, segments)}
 	row[7] = val{s: text(&r, g.pool, 29, 116)}
 }

@@ -111,6 +111,13 @@ var (
 	verbForms     = newWeighted("v", 30, "Xv", 1, "vD", 40, "XvD", 1)
 )
 
+// nounWords and verbWords are the words of a noun and a verb phrase's
+// form letters.
+var (
+	nounWords = map[rune]weighted{'n': nouns, 'J': adjectives, 'D': adverbs}
+	verbWords = map[rune]weighted{'v': verbs, 'X': auxiliaries, 'D': adverbs}
+)
+
 // textPool writes sentences from r until the pool holds n bytes.
 func textPool(r *rng, n int) string {
 	var b strings.Builder
@@ -119,13 +126,13 @@ func textPool(r *rng, n int) string {
 		for _, c := range sentenceForms.pick(r) {
 			switch c {
 			case 'N':
-				nounPhrase(&b, r)
+				phrase(&b, r, nounForms, nounWords)
 			case 'V':
-				verbPhrase(&b, r)
+				phrase(&b, r, verbForms, verbWords)
 			case 'P':
 				word(&b, prepositions.pick(r))
 				word(&b, "the")
-				nounPhrase(&b, r)
+				phrase(&b, r, nounForms, nounWords)
 			case 'T':
 				b.WriteString(terminators.pick(r))
 			}
@@ -142,31 +149,15 @@ func word(b *strings.Builder, s string) {
 	b.WriteString(s)
 }
 
-func nounPhrase(b *strings.Builder, r *rng) {
-	for _, c := range nounForms.pick(r) {
-		switch c {
-		case 'n':
-			word(b, nouns.pick(r))
-		case 'J':
-			word(b, adjectives.pick(r))
-		case 'D':
-			word(b, adverbs.pick(r))
-		case ',':
+// phrase writes a phrase of one of forms, each letter a word of its list
+// in words, a comma after the previous word.
+func phrase(b *strings.Builder, r *rng, forms weighted, words map[rune]weighted) {
+	for _, c := range forms.pick(r) {
+		if c == ',' {
 			b.WriteByte(',')
+			continue
 		}
-	}
-}
-
-func verbPhrase(b *strings.Builder, r *rng) {
-	for _, c := range verbForms.pick(r) {
-		switch c {
-		case 'v':
-			word(b, verbs.pick(r))
-		case 'X':
-			word(b, auxiliaries.pick(r))
-		case 'D':
-			word(b, adverbs.pick(r))
-		}
+		word(b, words[c].pick(r))
 	}
 }
 
