@@ -159,7 +159,7 @@ type Info struct {
 type PrewarmStats struct {
 	Bytes   int64  `json:"bytes"`   // data read (file bytes, or relation sizes)
 	Objects int    `json:"objects"` // tables, indexes or columns read
-	Method  string `json:"method"`  // how: "read file", "pg_prewarm", "scans"
+	Method  string `json:"method"`  // how: "read file", "pg_prewarm, scans", "scans (pg_prewarm not used: why)"
 	// Placement is where the data's memory is, per NUMA node, when the
 	// engine can tell: PostgreSQL's shared memory as the prewarming
 	// backend maps it (numa_maps).

@@ -388,3 +388,55 @@ func TestPostgresBadDSNHidesPassword(t *testing.T) {
 		t.Errorf("error shows the password: %v", err)
 	}
 }
+
+// TestPostgresPrewarmElsewhere installs pg_prewarm in a schema of its own,
+// as a DBA might: Prewarm must call it there, and a role that may not use
+// that schema must still prewarm, with plain reads, saying why.
+func TestPostgresPrewarmElsewhere(t *testing.T) {
+	s := testPGServer(t)
+	ctx := context.Background()
+	admin, err := ConnectPG(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	const db = "numalab_prewarm_elsewhere"
+	for _, q := range []string{
+		"DROP DATABASE IF EXISTS " + db, "CREATE DATABASE " + db,
+		"DROP ROLE IF EXISTS numalab_plain", "CREATE ROLE numalab_plain LOGIN", "GRANT CREATE ON DATABASE " + db + " TO numalab_plain",
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	dsn := strings.Replace(s.DSN(), "dbname=postgres", "dbname="+db, 1)
+	other, err := ConnectPG(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	if _, err := other.Exec(ctx, "CREATE SCHEMA elsewhere; CREATE EXTENSION pg_prewarm SCHEMA elsewhere"); err != nil {
+		t.Skipf("pg_prewarm is not available on this server: %v", err)
+	}
+
+	for _, tc := range []struct {
+		user, schema, method string
+	}{
+		{"numalab", "numalab_prewarm_owner", "pg_prewarm, scans"},
+		{"numalab_plain", "numalab_prewarm_plain", `scans (pg_prewarm not used: "elsewhere"."pg_prewarm" failed on t: ERROR: permission denied for schema elsewhere`},
+	} {
+		eng, err := Open(ctx, "postgres", Options{DSN: strings.Replace(dsn, "user=numalab", "user="+tc.user, 1), Schema: tc.schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		loadNumbers(t, eng, 1000)
+		st, err := eng.Prewarm(ctx)
+		eng.Close()
+		if err != nil {
+			t.Fatalf("%s: Prewarm: %v", tc.user, err)
+		}
+		if st.Objects != 1 || !strings.HasPrefix(st.Method, tc.method) {
+			t.Errorf("%s: Prewarm = %+v, want table t read, method %q", tc.user, st, tc.method)
+		}
+	}
+}

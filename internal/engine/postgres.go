@@ -382,8 +382,9 @@ func (e *pgEngine) Explain(ctx context.Context, query string, args ...any) (stri
 }
 
 // Prewarm loads every table and index of numalab's schema into shared
-// buffers: with pg_prewarm when the server has it and the user may create
-// it (in numalab's schema), then by a sequential scan of each table and a
+// buffers: with pg_prewarm when it can (in whatever schema its extension
+// is installed in, else created in numalab's schema), then by a sequential
+// scan of each table and a
 // full index scan of each index, which touches every buffer's page from
 // this one backend. The prewarming backend runs on the calling thread's
 // CPUs when backends are pinned. It then reads that backend's numa_maps
@@ -393,7 +394,8 @@ func (e *pgEngine) Explain(ctx context.Context, query string, args ...any) (stri
 // buffered. Without pg_prewarm, a table larger than a quarter of
 // shared_buffers is read through a small ring of buffers by its
 // sequential scan and so is not fully cached: install the server's contrib
-// package.
+// package. pg_prewarm never fails a prewarm: when it is missing, cannot be
+// created or fails, the scans alone read the data, and Method says why.
 func (e *pgEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 	var st PrewarmStats
 	cn, err := e.Connect(ctx)
@@ -431,17 +433,14 @@ func (e *pgEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 	if _, err := c.Exec(ctx, "SET max_parallel_workers_per_gather = 0"); err != nil {
 		return st, fmt.Errorf("prewarming postgres: %w", err)
 	}
-	st.Method = "scans"
-	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_prewarm SCHEMA "+pgx.Identifier{e.schema}.Sanitize()); err == nil {
-		st.Method = "pg_prewarm, scans"
-	}
+	prewarm, why := e.findPrewarm(ctx, c)
 	for _, r := range rels {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if st.Method != "scans" {
-			if _, err := c.Exec(ctx, "SELECT "+pgx.Identifier{e.schema}.Sanitize()+".pg_prewarm($1::oid)", r.oid); err != nil {
-				return st, fmt.Errorf("prewarming postgres: %s: %w", r.name, err)
+		if prewarm != "" {
+			if _, err := c.Exec(ctx, "SELECT "+prewarm+"($1::oid)", r.oid); err != nil {
+				prewarm, why = "", fmt.Sprintf("%s failed on %s: %v", prewarm, r.name, err)
 			}
 		}
 		if err := scanRelation(ctx, c, e.schema, r.oid, r.name, r.kind, r.on); err != nil {
@@ -450,6 +449,10 @@ func (e *pgEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 		st.Objects++
 		st.Bytes += r.bytes
 	}
+	st.Method = "pg_prewarm, scans"
+	if prewarm == "" {
+		st.Method = "scans (pg_prewarm not used: " + why + ")"
+	}
 	if e.server != nil || e.pin {
 		if ms, err := place.ReadNumaMaps("/", cn.BackendPID()); err == nil {
 			u := place.SumNumaMaps(sharedMappings(ms))
@@ -457,6 +460,25 @@ func (e *pgEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// findPrewarm returns the qualified name of pg_prewarm's function, in the
+// schema its extension is installed in (pg_extension), creating the
+// extension in numalab's schema when the server has it and it is not
+// installed; or "" and why it cannot be used.
+func (e *pgEngine) findPrewarm(ctx context.Context, c *pgx.Conn) (fn, why string) {
+	_, createErr := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_prewarm SCHEMA "+pgx.Identifier{e.schema}.Sanitize())
+	var schema string
+	err := c.QueryRow(ctx, `SELECT n.nspname FROM pg_extension x JOIN pg_namespace n ON n.oid = x.extnamespace
+		WHERE x.extname = 'pg_prewarm'`).Scan(&schema)
+	switch {
+	case err == nil:
+		return pgx.Identifier{schema, "pg_prewarm"}.Sanitize(), ""
+	case errors.Is(err, pgx.ErrNoRows) && createErr != nil:
+		return "", fmt.Sprintf("not installed, and creating it failed: %v", createErr)
+	default:
+		return "", fmt.Sprintf("finding its schema: %v", err)
+	}
 }
 
 // sharedMappings keeps the mappings of PostgreSQL's main shared memory:

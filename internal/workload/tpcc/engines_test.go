@@ -252,7 +252,7 @@ func TestPostgresDataNodeHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("prewarm: %+v, placement %+v", st, st.Placement)
-	if st.Method != "pg_prewarm, scans" && st.Method != "scans" {
+	if st.Method != "pg_prewarm, scans" && !strings.HasPrefix(st.Method, "scans (pg_prewarm not used: ") {
 		t.Errorf("prewarm method %q", st.Method)
 	}
 	if st.Objects < 9 {
