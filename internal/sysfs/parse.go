@@ -322,3 +322,32 @@ func normalize(cpus []int) []int {
 }
 
 func sortInts(s []int) { slices.Sort(s) }
+
+// ProcStat is what numalab reads of a /proc/PID/stat line.
+type ProcStat struct {
+	// State is the process state letter: R, S, D, Z (zombie), ...
+	State byte
+	// Start is when the process started, in clock ticks after boot (field
+	// 22): with the PID it names one process, even after the PID is reused.
+	Start uint64
+}
+
+// ParseProcStat parses a /proc/PID/stat line. The command name (field 2)
+// is in parentheses and may itself hold spaces and parentheses, so the
+// fields are counted from the last ')'.
+func ParseProcStat(b []byte) (ProcStat, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: no command name in %q: %w", FirstLine(b), ErrFormat)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state), so field 22 (starttime) is f[19].
+	if len(f) < 20 || len(f[0]) != 1 {
+		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: %d fields after the command name, want at least 20: %w", len(f), ErrFormat)
+	}
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: start time %q: %w", f[19], ErrFormat)
+	}
+	return ProcStat{State: f[0][0], Start: start}, nil
+}

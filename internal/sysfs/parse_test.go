@@ -273,3 +273,39 @@ func TestFS(t *testing.T) {
 		t.Errorf("Numbered of a missing directory: err = %v", err)
 	}
 }
+
+func TestParseProcStat(t *testing.T) {
+	// A real line (a postgres backend); the second has a command name with
+	// spaces and a ')' in it.
+	real := "4242 (postgres) S 4200 4200 4200 0 -1 4194560 1391 0 0 0 0 0 0 0 20 0 1 0 86528137 226942976 5123 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
+	for _, tc := range []struct {
+		in   string
+		want ProcStat
+		err  bool
+	}{
+		{real, ProcStat{State: 'S', Start: 86528137}, false},
+		{"77 (a b) c)) Z 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0", ProcStat{State: 'Z', Start: 123}, false},
+		{"77 a S 1", ProcStat{}, true},
+		{"77 (x) S 1 2 3", ProcStat{}, true},
+		{"77 (x) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 later 0", ProcStat{}, true},
+	} {
+		got, err := ParseProcStat([]byte(tc.in))
+		if tc.err {
+			if !errors.Is(err, ErrFormat) {
+				t.Errorf("ParseProcStat(%q) = %+v, %v; want ErrFormat", tc.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseProcStat(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+	}
+	// This process, read the production way: running, started after boot.
+	st, err := New("/").ProcStat(os.Getpid())
+	if err != nil || st.State != 'R' && st.State != 'S' || st.Start == 0 {
+		t.Errorf("ProcStat(self) = %+v, %v", st, err)
+	}
+	if _, err := New(t.TempDir()).ProcStat(1); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ProcStat of a missing process: %v, want ErrNotExist", err)
+	}
+}

@@ -160,6 +160,17 @@ func (f FS) String(rel string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
+// ProcStat returns the state and start time of process pid
+// (proc/PID/stat). A process that does not exist is an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func (f FS) ProcStat(pid int) (ProcStat, error) {
+	b, err := f.Bytes(fmt.Sprintf("proc/%d/stat", pid))
+	if err != nil {
+		return ProcStat{}, err
+	}
+	return ParseProcStat(b)
+}
+
 // Int returns the decimal integer in rel.
 func (f FS) Int(rel string) (int, error) {
 	s, err := f.String(rel)
