@@ -49,7 +49,18 @@
 // temporary directory. Cancelling the context given to Start (Ctrl-C)
 // stops the server the same way. The postmaster also gets SIGQUIT (immediate
 // shutdown) if numalab itself dies (PR_SET_PDEATHSIG); only the temporary
-// directory is then left behind.
+// directory is then left behind, with the /dev/shm segments of a server
+// killed mid-query.
+//
+// Leftovers. The temporary directory holds numalab-owner.json: the owning
+// numalab process and the postmaster, each by PID and start time (package
+// owner), and the server's dynamic shared memory control segment. Start
+// first reclaims (Reclaim) every numalab-pg-* directory under $TMPDIR
+// whose owner and postmaster are both gone (a reused PID has another start
+// time), with the /dev/shm segments its control segment lists and its
+// SysV segment; a directory whose owner lives, or without the file, is
+// never touched. Stop does the same for the shared memory of a server
+// that was killed or would not shut down.
 //
 // Memory placement. Config.MemPolicy, when set, becomes the postmaster's
 // NUMA memory policy, and so that of every backend it forks and of the

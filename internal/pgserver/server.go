@@ -15,7 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/numalab/numalab/internal/owner"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // in the function that started it.
@@ -32,6 +34,11 @@ type Server struct {
 	// FetchTime how long downloading and unpacking the binaries took (0
 	// when they were already there).
 	InitTime, BootTime, FetchTime time.Duration
+	// Reclaimed are the directories that servers of killed numalab
+	// processes left, which Start removed (Reclaim); ReclaimErr says what
+	// it could not remove.
+	Reclaimed  []string
+	ReclaimErr error
 
 	version     string
 	fullVersion string
@@ -58,6 +65,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.StopTimeout = 30 * time.Second
 	}
 	s := &Server{stopTimeout: cfg.StopTimeout, exited: make(chan struct{}), stopped: make(chan struct{})}
+	s.Reclaimed, s.ReclaimErr = Reclaim(sysfs.New("/"), os.TempDir())
 
 	fetchStart := time.Now()
 	bin, err := findPGBinaries(ctx, cfg)
@@ -99,6 +107,14 @@ func (s *Server) setup(ctx context.Context, cfg Config, acct account, major int)
 		return fmt.Errorf("creating the temporary directory: %w", err)
 	}
 	s.Dir = dir
+	proc := sysfs.New("/")
+	self, err := owner.Self(proc)
+	if err != nil {
+		return err
+	}
+	if err := writeMarker(dir, marker{Owner: self}); err != nil {
+		return err
+	}
 	sock := filepath.Join(dir, fmt.Sprintf(".s.PGSQL.%d", managedPGPort))
 	if len(sock) >= 108 {
 		return fmt.Errorf("socket path %s is longer than unix sockets allow (107 bytes; try TMPDIR=/tmp)", sock)
@@ -165,6 +181,14 @@ func (s *Server) setup(ctx context.Context, cfg Config, acct account, major int)
 		return err
 	}
 	s.BootTime = time.Since(t1)
+	m := marker{Owner: self, Postmaster: owner.Process{Host: self.Host, PID: s.pid}, DSMControl: dsmControl(proc, s.pid)}
+	if st, err := proc.ProcStat(s.pid); err == nil {
+		m.Postmaster.Start = st.Start
+	}
+	if err := writeMarker(dir, m); err != nil {
+		s.kill()
+		return err
+	}
 	return nil
 }
 
@@ -245,17 +269,28 @@ func (s *Server) Stop() error {
 
 func (s *Server) stop() error {
 	var errs []error
+	clean := true
 	select {
 	case <-s.exited:
 		// Killed or crashed before Stop: its backends may outlive it.
 		syscall.Kill(-s.pid, syscall.SIGKILL)
 		errs = append(errs, fmt.Errorf("the server had already exited (%v)", s.waitErr))
+		clean = false
 	default:
 	}
 	if !s.signalAndWait(syscall.SIGINT, s.stopTimeout) {
 		errs = append(errs, fmt.Errorf("fast shutdown did not finish within %v; killed the server", s.stopTimeout))
 		if !s.signalAndWait(syscall.SIGQUIT, 5*time.Second) {
 			s.kill()
+		}
+		clean = false
+	}
+	if !clean {
+		// A server that did not shut down itself leaves its shared memory.
+		if m, err := readMarker(s.Dir); err == nil {
+			if err := removeSegments(sysfs.New("/"), s.Dir, m); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if err := os.RemoveAll(s.Dir); err != nil {
@@ -328,10 +363,18 @@ func (s *Server) Settings() map[string]string {
 	return m
 }
 
-// Describe says in one line which server this is, for a progress line.
+// Describe says in one line which server this is, for a progress line,
+// and what Start reclaimed.
 func (s *Server) Describe() string {
-	return fmt.Sprintf("managed PostgreSQL %s from %s (%s binaries), running as user %s, socket %s, shared_buffers %s",
+	d := fmt.Sprintf("managed PostgreSQL %s from %s (%s binaries), running as user %s, socket %s, shared_buffers %s",
 		s.version, s.BinDir, s.Source, s.User, s.Dir, s.settings["shared_buffers"])
+	if len(s.Reclaimed) > 0 {
+		d += fmt.Sprintf("; removed %s, left by killed numalab processes", strings.Join(s.Reclaimed, ", "))
+	}
+	if s.ReclaimErr != nil {
+		d += fmt.Sprintf("; could not reclaim: %v", s.ReclaimErr)
+	}
+	return d
 }
 
 // logTail returns the last lines of the server log, to explain a failure.

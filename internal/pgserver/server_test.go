@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // One managed server serves every test of this package that needs one; it
@@ -310,7 +311,8 @@ func TestServerStartFailure(t *testing.T) {
 
 // TestServerDiesWithParent starts a server in a child process, kills that
 // process with SIGKILL (no chance to clean up), and checks the postmaster
-// goes too (parent-death signal).
+// goes too (parent-death signal), and that the next Start's Reclaim
+// removes the directory it left.
 func TestServerDiesWithParent(t *testing.T) {
 	if os.Getenv("NUMALAB_PG_CHILD") == "1" {
 		s, err := Start(context.Background(), Config{})
@@ -322,8 +324,17 @@ func TestServerDiesWithParent(t *testing.T) {
 		time.Sleep(time.Minute)
 		os.Exit(1)
 	}
+	// Its own TMPDIR, which the server's account can enter when run as root.
+	tmp, err := os.MkdirTemp("", "numalab-reclaim-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServerDiesWithParent$")
-	cmd.Env = append(os.Environ(), "NUMALAB_PG_CHILD=1")
+	cmd.Env = append(os.Environ(), "NUMALAB_PG_CHILD=1", "TMPDIR="+tmp)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -347,6 +358,14 @@ func TestServerDiesWithParent(t *testing.T) {
 			t.Fatalf("postmaster %d still running 20 s after its parent was killed", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if !exists(filepath.Join(dir, "data")) {
+		t.Fatalf("%s: the killed process left no data directory to reclaim", dir)
+	}
+	cmd.Wait()
+	removed, err := Reclaim(sysfs.New("/"), tmp)
+	if err != nil || !slices.Equal(removed, []string{dir}) || exists(dir) {
+		t.Errorf("Reclaim = %v, %v; %s exists %v; want it removed", removed, err, dir, exists(dir))
 	}
 }
 

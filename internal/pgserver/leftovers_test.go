@@ -1,0 +1,182 @@
+package pgserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/numalab/numalab/internal/owner"
+	"github.com/numalab/numalab/internal/sysfs"
+)
+
+// deadProcess returns a process that ran on this host and is gone: a
+// child named while it ran, then killed and reaped.
+func deadProcess(t *testing.T) owner.Process {
+	t.Helper()
+	proc := sysfs.New("/")
+	self, err := owner.Self(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Skip(err)
+	}
+	st, err := proc.ProcStat(child.Process.Pid)
+	child.Process.Kill()
+	child.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return owner.Process{Host: self.Host, PID: child.Process.Pid, Start: st.Start}
+}
+
+// TestReclaimOnlyTheDead removes a directory whose owner is gone, or whose
+// PID another process now has, and keeps one whose owner or postmaster
+// lives, one without a marker, and what does not look like a server's.
+func TestReclaimOnlyTheDead(t *testing.T) {
+	proc := sysfs.New("/")
+	self, err := owner.Self(proc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := deadProcess(t)
+	reused := self
+	reused.Start++
+	tmp := t.TempDir()
+	mk := func(name string, m *marker) string {
+		dir := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Join(dir, "data", "base", "pgsql_tmp"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if m != nil {
+			if err := writeMarker(dir, *m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	gone := mk("numalab-pg-dead", &marker{Owner: dead, Postmaster: dead})
+	reusedDir := mk("numalab-pg-reused", &marker{Owner: reused})
+	live := mk("numalab-pg-live", &marker{Owner: self})
+	pmLive := mk("numalab-pg-pmlive", &marker{Owner: dead, Postmaster: self})
+	unmarked := mk("numalab-pg-unmarked", nil)
+	other := mk("other-dead", &marker{Owner: dead})
+
+	removed, err := Reclaim(proc, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	if want := []string{gone, reusedDir}; !slices.Equal(removed, want) {
+		t.Errorf("Reclaim removed %v, want %v", removed, want)
+	}
+	for _, d := range []string{live, pmLive, unmarked, other} {
+		if !exists(d) {
+			t.Errorf("%s removed", d)
+		}
+	}
+	for _, d := range []string{gone, reusedDir} {
+		if exists(d) {
+			t.Errorf("%s left", d)
+		}
+	}
+}
+
+// TestServerKilledLeavesNoSharedMemory kills a server's whole process
+// group in the middle of a parallel query, as a crash would: Stop must
+// remove the /dev/shm segments its processes had mapped, which PostgreSQL
+// itself would only remove on its next start.
+func TestServerKilledLeavesNoSharedMemory(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{Settings: map[string]string{"dynamic_shared_memory_type": "posix"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	m, err := readMarker(s.Dir)
+	if err != nil || m.Postmaster.PID != s.PID() || m.DSMControl == "" {
+		t.Fatalf("marker %+v, %v: want the postmaster and its DSM control segment", m, err)
+	}
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE big AS SELECT generate_series(1, 100000) x",
+		"SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0", "SET parallel_tuple_cost = 0",
+		"SET min_parallel_table_scan_size = 0",
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	go conn.Exec(ctx, "SELECT count(*) FROM big WHERE pg_sleep(0.01) IS NOT NULL")
+	var segs []string
+	for deadline := time.Now().Add(20 * time.Second); len(segs) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no parallel query's segment appeared; mapped: %v", segs)
+		}
+		segs = mappedSegments(s.PID())
+	}
+	t.Logf("segments mapped: %v", segs)
+	killTree(s.PID())
+	for alive(s.PID()) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Stop()
+	for _, seg := range segs {
+		if exists(seg) {
+			t.Errorf("%s left after Stop", seg)
+		}
+	}
+}
+
+// killTree SIGKILLs the postmaster pm and its children at once, as the
+// kernel's OOM killer or a kill -9 of each would.
+func killTree(pm int) {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pm, pm))
+	for _, c := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(c); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	syscall.Kill(pm, syscall.SIGKILL)
+}
+
+// mappedSegments lists the /dev/shm/PostgreSQL.* files that the
+// postmaster pm and its children map (each child has its own session).
+func mappedSegments(pm int) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join(d, "stat"))
+		i := strings.LastIndexByte(string(b), ')')
+		if f := strings.Fields(string(b[i+1:])); pid != pm && (len(f) < 2 || f[1] != strconv.Itoa(pm)) {
+			continue
+		}
+		b, _ = os.ReadFile(filepath.Join(d, "maps"))
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) >= 6 && strings.HasPrefix(f[5], "/dev/shm/PostgreSQL.") && !slices.Contains(out, f[5]) {
+				out = append(out, f[5])
+			}
+		}
+	}
+	return out
+}
