@@ -23,8 +23,9 @@ configuration, numalab's version, the machine it ran on and every item it
 measured, in order.
 
 A run's status is "complete", "interrupted" (Ctrl-C: what was measured
-before is kept), "failed" (the error is kept) or "running" (still running,
-or the process was killed).
+before is kept), "failed" (the error is kept), "running" (its process is
+still running, or ran on another host) or "abandoned" (its process was
+killed or crashed: what it stored before is kept; see it with runs show).
 
 Examples:
   numalab runs

@@ -18,7 +18,8 @@ type Run struct {
 	Started  time.Time       `json:"started"`
 	Finished time.Time       `json:"finished,omitzero"`
 	// Status is "running" while the command runs, then "complete",
-	// "interrupted" (Ctrl-C: what was measured is kept) or "failed".
+	// "interrupted" (Ctrl-C: what was measured is kept) or "failed"; a
+	// running run whose process is gone reads back as "abandoned".
 	Status   string `json:"status"`
 	Headline string `json:"headline,omitempty"` // one-line figure for listings, with units
 	Error    string `json:"error,omitempty"`
@@ -31,6 +32,7 @@ const (
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
 	StatusFailed      = "failed"
+	StatusAbandoned   = "abandoned"
 )
 
 // Item is one stored result of a run, in the order it was measured: a

@@ -11,6 +11,10 @@
 // wait for each other (busy timeout) and every write is one short
 // transaction, so nothing is lost.
 //
+// A run records the process that writes it (PID and start time, with the
+// host): a run still "running" whose process is gone (killed, crashed) is
+// read back as "abandoned", with everything it stored.
+//
 // The store never deletes a run.
 package store
 
@@ -24,11 +28,14 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver
 
+	"github.com/numalab/numalab/internal/owner"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // applicationID marks a SQLite file as a numalab store ("NUMA").
@@ -73,6 +80,9 @@ var migrations = []string{
 	// 2: the latest run of a kind (Latest) without reading every run, for
 	// stores that many machines write.
 	`CREATE INDEX runs_kind ON runs (kind, id);`,
+	// 3: the process writing a run, to tell a killed run from a running one.
+	`ALTER TABLE runs ADD COLUMN pid INTEGER;
+	ALTER TABLE runs ADD COLUMN pid_start INTEGER;`,
 }
 
 // SchemaVersion is the schema version this numalab writes.
@@ -82,6 +92,9 @@ var SchemaVersion = len(migrations)
 type Store struct {
 	db   *sql.DB
 	path string
+
+	ownerOnce sync.Once
+	ownerCols string // "pid, pid_start", or NULLs for a store without them
 }
 
 // Open opens the store at path, creating it if the file does not exist or
@@ -197,10 +210,11 @@ func newerError(ver int) error {
 // OpenReadOnly opens the store at path for reading: it creates nothing,
 // migrates nothing and writes nothing. A missing or empty file (or an
 // SQLite database without tables, which Open would adopt) is ErrNoStore; a store from a newer numalab is refused. It reads every
-// older schema as it is, since the migrations after version 1 only add
-// indexes: one that changes a table must make OpenReadOnly refuse the
-// versions before it, saying to open the store once with a command that
-// stores a run.
+// older schema as it is: the migrations after version 1 add indexes, and
+// the run's process columns (version 3), which a store without them reads
+// as NULL (owners). A migration that changes a table otherwise must make
+// OpenReadOnly refuse the versions before it, saying to open the store
+// once with a command that stores a run.
 func OpenReadOnly(path string) (*Store, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) || err == nil && st.Mode().IsRegular() && st.Size() == 0 {
@@ -276,9 +290,14 @@ func (s *Store) Begin(r *result.Run) error {
 	if r.Status == "" {
 		r.Status = result.StatusRunning
 	}
-	res, err := s.db.Exec(`INSERT INTO runs (kind, command, config, version, host, machine, started, status, headline)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Kind, r.Command, string(cfg), r.Version, r.Host, nullString(machine), r.Started.UTC().Format(timeFormat), r.Status, r.Headline)
+	var pid, start any // NULL: a process numalab cannot name is never judged gone
+	if self, err := owner.Self(sysfs.New("/")); err == nil {
+		pid, start = self.PID, int64(self.Start)
+	}
+	res, err := s.db.Exec(`INSERT INTO runs (kind, command, config, version, host, machine, started, status, headline, pid, pid_start)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.Kind, r.Command, string(cfg), r.Version, r.Host, nullString(machine), r.Started.UTC().Format(timeFormat), r.Status, r.Headline,
+		pid, start)
 	if err != nil {
 		return fmt.Errorf("recording run in %s: %w", s.path, err)
 	}
@@ -324,8 +343,8 @@ func (s *Store) Finish(id int64, finished time.Time, status, headline, errText s
 
 // List returns every run, oldest first, without machines or items.
 func (s *Store) List() ([]result.Run, error) {
-	rows, err := s.db.Query(`SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error
-		FROM runs ORDER BY id`)
+	rows, err := s.db.Query(`SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` +
+		s.owners() + ` FROM runs ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("listing runs in %s: %w", s.path, err)
 	}
@@ -362,8 +381,8 @@ func (s *Store) Latest(kind string, before int64, statuses ...string) (int64, er
 
 // Get returns run id with its machine and items.
 func (s *Store) Get(id int64) (*result.Run, error) {
-	row := s.db.QueryRow(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error
-		FROM runs WHERE id = ?`, id)
+	row := s.db.QueryRow(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error, `+
+		s.owners()+` FROM runs WHERE id = ?`, id)
 	r, err := scanRun(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %d: %w in %s (try 'numalab runs')", id, ErrNoRun, s.path)
@@ -388,15 +407,35 @@ func (s *Store) Get(id int64) (*result.Run, error) {
 	return r, rows.Err()
 }
 
+// owners is the select list of a run's process: its columns, or NULLs in
+// a store written before they existed (opened without migrating).
+func (s *Store) owners() string {
+	s.ownerOnce.Do(func() {
+		s.ownerCols = "NULL, NULL"
+		var n int
+		if err := s.db.QueryRow(`SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('pid', 'pid_start')`).Scan(&n); err == nil && n == 2 {
+			s.ownerCols = "pid, pid_start"
+		}
+	})
+	return s.ownerCols
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRun(sc scanner) (*result.Run, error) {
 	var r result.Run
 	var config, started string
 	var machine, finished sql.NullString
+	var pid, pidStart sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.Kind, &r.Command, &config, &r.Version, &r.Host, &machine, &started, &finished,
-		&r.Status, &r.Headline, &r.Error); err != nil {
+		&r.Status, &r.Headline, &r.Error, &pid, &pidStart); err != nil {
 		return nil, err
+	}
+	if r.Status == result.StatusRunning && pid.Valid && pidStart.Valid {
+		p := owner.Process{Host: r.Host, PID: int(pid.Int64), Start: uint64(pidStart.Int64)}
+		if p.Gone(sysfs.New("/")) {
+			r.Status = result.StatusAbandoned
+		}
 	}
 	r.Config = json.RawMessage(config)
 	var err error

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // Item kinds of the tests' runs.
@@ -172,6 +173,9 @@ func TestVersion1(t *testing.T) {
 	r, err := ro.Get(1)
 	if err != nil || r.Kind != "probe-mem" || len(r.Results) != 1 {
 		t.Fatalf("read-only Get(1) of a version 1 store = %+v, %v", r, err)
+	}
+	if runs, err := ro.List(); err != nil || len(runs) != 1 || runs[0].Status != result.StatusComplete {
+		t.Errorf("read-only List of a version 1 store (no process columns) = %+v, %v", runs, err)
 	}
 	if id, err := ro.Latest("probe-mem", 0); err != nil || id != 1 {
 		t.Errorf("Latest on a version 1 store = %d, %v, want 1", id, err)
@@ -394,5 +398,88 @@ func TestConcurrentProcesses(t *testing.T) {
 		if len(got.Results) != 5 || got.Status != result.StatusComplete {
 			t.Errorf("run %d: %d items, status %s", r.ID, len(got.Results), got.Status)
 		}
+	}
+}
+
+// TestAbandoned: a running run whose process is gone (a child named while
+// it ran, then killed, or a PID now with another start time) reads back as
+// abandoned with its items; a live one, a finished one, one of another host
+// and one that names no process stay as stored.
+func TestAbandoned(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Skip(err)
+	}
+	st, err := sysfs.New("/").ProcStat(child.Process.Pid)
+	child.Process.Kill()
+	child.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := sysfs.New("/").ProcStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		host       string
+		pid        any
+		start      any
+		finish     bool
+		wantStatus string
+	}{
+		{host, child.Process.Pid, st.Start, false, result.StatusAbandoned},
+		{host, os.Getpid(), self.Start + 1, false, result.StatusAbandoned}, // the PID reused
+		{host, os.Getpid(), self.Start, false, result.StatusRunning},
+		{host, child.Process.Pid, st.Start, true, result.StatusComplete},
+		{host + ".elsewhere", child.Process.Pid, st.Start, false, result.StatusRunning},
+		{host, nil, nil, false, result.StatusRunning}, // stored before runs named their process
+	} {
+		r := newRun("oltp")
+		r.Host = tc.host
+		if err := s.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Add(r.ID, pointKind.Of(map[string]int{"i": 7})); err != nil {
+			t.Fatal(err)
+		}
+		if tc.finish {
+			if err := s.Finish(r.ID, r.Started.Add(time.Second), result.StatusComplete, "7 tps", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.db.Exec(`UPDATE runs SET pid = ?, pid_start = ? WHERE id = ?`, tc.pid, tc.start, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := s.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != tc.wantStatus || runs[len(runs)-1].Status != tc.wantStatus || len(got.Results) != 1 {
+			t.Errorf("host %s pid %v start %v: Get %s with %d items, List %s; want %s with its item",
+				tc.host, tc.pid, tc.start, got.Status, len(got.Results), runs[len(runs)-1].Status, tc.wantStatus)
+		}
+	}
+	// Begin names this process.
+	r := newRun("oltp")
+	if err := s.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	var start uint64
+	if err := s.db.QueryRow(`SELECT pid, pid_start FROM runs WHERE id = ?`, r.ID).Scan(&pid, &start); err != nil || pid != os.Getpid() || start != self.Start {
+		t.Errorf("Begin stored pid %d start %d (%v), want %d %d", pid, start, err, os.Getpid(), self.Start)
 	}
 }
