@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+)
+
+// TestKilledRunIsReclaimed starts numalab (this test binary, re-executed)
+// on a managed PostgreSQL server, kills it with SIGKILL once a cell is
+// stored, and checks that the server's temporary directory it left is gone
+// after the next numalab start of a managed server, and that the run is
+// listed as abandoned with the cell it stored.
+func TestKilledRunIsReclaimed(t *testing.T) {
+	if args := os.Getenv("NUMALAB_TEST_CHILD_ARGS"); args != "" {
+		var argv []string
+		if err := json.Unmarshal([]byte(args), &argv); err != nil {
+			panic(err)
+		}
+		if err := run(context.Background(), argv, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "numalab:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if testing.Short() {
+		t.Skip("-short: starts two managed PostgreSQL servers")
+	}
+	// The servers' TMPDIR, which their account can enter when run as root.
+	tmp, err := os.MkdirTemp("", "numalab-reclaim-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st := filepath.Join(t.TempDir(), "s.db")
+	argv, _ := json.Marshal([]string{"run", "report", "--engine", "postgres", "--store", st, "--rows", "20000",
+		"--query", "P1", "--streams", "1,2", "--duration", "4s", "--warmup", "0s"})
+	child := exec.Command(os.Args[0], "-test.run=^TestKilledRunIsReclaimed$")
+	child.Env = append(os.Environ(), "NUMALAB_TEST_CHILD_ARGS="+string(argv), "TMPDIR="+tmp)
+	var stderr strings.Builder
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+
+	// Kill it once the first cell is stored (the second is running).
+	cells := func() int {
+		s, err := store.Open(st)
+		if err != nil {
+			return 0
+		}
+		defer s.Close()
+		r, err := s.Get(1)
+		if err != nil {
+			return 0
+		}
+		n := 0
+		for _, it := range r.Results {
+			if strings.HasSuffix(it.Kind, "Cell") {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(3 * time.Minute); cells() == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) || child.ProcessState != nil {
+			t.Fatalf("no cell stored within 3 minutes; numalab said:\n%s", stderr.String())
+		}
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	left, _ := filepath.Glob(filepath.Join(tmp, "numalab-pg-*"))
+	if len(left) != 1 {
+		t.Fatalf("the killed numalab left %v, want its server's directory", left)
+	}
+	// Its postmaster goes on its own (parent-death signal); the next start
+	// reclaims only once it has.
+	var m struct{ Postmaster struct{ PID int } }
+	b, _ := os.ReadFile(filepath.Join(left[0], "numalab-owner.json"))
+	if err := json.Unmarshal(b, &m); err != nil || m.Postmaster.PID == 0 {
+		t.Fatalf("owner marker %q: %v", b, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", m.Postmaster.PID)); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("postmaster %d still running 30 s after numalab was killed", m.Postmaster.PID)
+		}
+	}
+
+	out, _, err := runCLI(t, "runs", "--store", st, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []result.Run
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 || runs[0].Status != result.StatusAbandoned {
+		t.Errorf("runs --json: %v %s, want one abandoned run", err, out)
+	}
+	if out, _, err := runCLI(t, "runs", "--store", st); err != nil || !strings.Contains(out, " abandoned ") {
+		t.Errorf("runs: %v\n%s\nwant the run listed as abandoned", err, out)
+	}
+	if n := cells(); n < 1 {
+		t.Errorf("the abandoned run keeps %d cells, want the one stored", n)
+	}
+
+	// The next start of a managed server, in this process.
+	t.Setenv("TMPDIR", tmp)
+	if _, stderr, err := runCLI(t, "run", "report", "--engine", "postgres", "--store", filepath.Join(t.TempDir(), "s2.db"),
+		"--rows", "20000", "--query", "P1", "--streams", "1", "--duration", "100ms", "--warmup", "0s"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if after, _ := filepath.Glob(filepath.Join(tmp, "numalab-pg-*")); len(after) != 0 {
+		t.Errorf("after the next start, %v left", after)
+	}
+}
