@@ -222,6 +222,8 @@ func (c *oltpConfig) check() error {
 	}
 	if c.Warehouses <= 0 {
 		errs = append(errs, badFlag("warehouses", strconv.Itoa(c.Warehouses), "is not a positive count: want 1 or more"))
+	} else if err := tpcc.CheckFits(c.Engine, engine.Options{Path: c.DB, DSN: c.DSN}, c.Warehouses); err != nil {
+		errs = append(errs, badFlag("warehouses", strconv.Itoa(c.Warehouses), "could never be loaded here: "+err.Error()))
 	}
 	if len(c.Streams) == 0 {
 		errs = append(errs, badFlag("streams", "", "is empty: want e.g. 1,2,4"))

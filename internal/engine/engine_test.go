@@ -440,3 +440,45 @@ func TestPostgresPrewarmElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestRoomCheck: a load may use the free space down to 5% of the
+// filesystem, and never more than the filesystem holds.
+func TestRoomCheck(t *testing.T) {
+	r := Room{Dir: "/data", Total: 100e9, Free: 20e9}
+	for _, tc := range []struct {
+		need  int64
+		want  string // "" for accepted
+		holds bool
+	}{
+		{15e9, "", true},
+		{15e9 + 1, "about 15.0 GB to write in /data, which has 20.0 GB free of 100.0 GB: that would leave less than 5% free", true},
+		{90e9, "less than 5% free", true},
+		{100e9 + 1, "about 100.0 GB, more than the whole filesystem of /data holds (100.0 GB)", false},
+	} {
+		err := r.Check(tc.need)
+		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrNoRoom) || !strings.Contains(fmt.Sprint(err), tc.want)) {
+			t.Errorf("Check(%d) = %v, want %q", tc.need, err, tc.want)
+		}
+		if herr := r.Holds(tc.need); tc.holds != (herr == nil) {
+			t.Errorf("Holds(%d) = %v, want held %v", tc.need, herr, tc.holds)
+		}
+	}
+	// A real filesystem: this test's directory, whose file's directory
+	// StorageDir names.
+	dir := t.TempDir()
+	real, err := RoomAt(dir)
+	if err != nil || real.Total <= 0 || real.Free < 0 || real.Free > real.Total {
+		t.Errorf("RoomAt(%s) = %+v, %v", dir, real, err)
+	}
+	eng, err := Open(context.Background(), "sqlite", Options{Path: filepath.Join(dir, "x.db"), Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if got := StorageDir(eng); got != dir {
+		t.Errorf("StorageDir = %q, want %q", got, dir)
+	}
+	if err := CheckRoom(eng, real.Total+1); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("CheckRoom(more than the filesystem) = %v", err)
+	}
+}

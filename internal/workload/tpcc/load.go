@@ -49,19 +49,12 @@ func ExpectedRows(w int) int64 {
 // dateFormat is how dates are stored.
 const dateFormat = "2006-01-02 15:04:05"
 
-// EstimatedBytes is about how much space w warehouses take loaded, the
-// largest of the three engines (PostgreSQL, with its indexes), to size a
-// managed server's shared_buffers before the load.
-func EstimatedBytes(w int) int64 { return 16<<20 + int64(w)*pgBytesPerWarehouse }
-
-// pgBytesPerWarehouse is PostgreSQL's size of one warehouse with indexes,
-// rounded up (measured: see TestLoadEngines).
-const pgBytesPerWarehouse = 120 << 20
-
 // Load loads a TPC-C database of cfg.Warehouses warehouses into eng with
 // the specification's row counts and value distributions (Clause
 // 4.3.3.1), builds the indexes, runs the consistency checks, and only then
-// marks it complete. eng is a new file (SQLite or DuckDB opened with
+// marks it complete. It first refuses a load that would leave its
+// filesystem less than 5% free (engine.CheckRoom), saying the estimate
+// (LoadBytes) and the free space. eng is a new file (SQLite or DuckDB opened with
 // engine.Options.Create) or a PostgreSQL database, where the tables,
 // indexes and functions go into numalab's schema: a previous TPC-C load
 // there is dropped first (numalab made it), and a failed load drops what
@@ -91,6 +84,9 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 	case dialectSQLite, dialectDuckDB, dialectPostgres:
 	default:
 		return st, fmt.Errorf("loading tpcc: no loader for engine %q", dialect)
+	}
+	if err := engine.CheckRoom(eng, LoadBytes(dialect, cfg.Warehouses)); err != nil {
+		return st, fmt.Errorf("loading %d tpcc warehouses into %s: %w", cfg.Warehouses, dialect, err)
 	}
 	st, err := load(ctx, eng, cfg)
 	switch {

@@ -47,6 +47,9 @@ func (e *WarehousesError) Error() string {
 // loaded. The caller closes w.Engine() when done (which stops a managed
 // server).
 func Prepare(ctx context.Context, src Source) (w *Workload, loaded *LoadStats, err error) {
+	if err := CheckFits(src.Engine, src.Where, src.Load.Warehouses); err != nil {
+		return nil, nil, err
+	}
 	opt := src.Where
 	opt.Create = false
 	if opt.DataBytes == 0 {
