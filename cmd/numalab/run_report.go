@@ -144,6 +144,9 @@ func reportFlags(e *env, args []string) (cfg reportConfig, dsn, storePath string
 	if cfg.DB == "" && d != transtats.Postgres {
 		cfg.DB = transtats.DefaultPath(d, *rows)
 	}
+	if err := transtats.CheckFits(d, engine.Options{Path: cfg.DB, DSN: *dsnF}, *rows); err != nil {
+		return cfg, "", "", false, true, badFlag("rows", strconv.FormatInt(*rows, 10), "could never be loaded here: "+err.Error())
+	}
 	return cfg, *dsnF, *sp, *js, false, nil
 }
 

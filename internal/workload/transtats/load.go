@@ -54,6 +54,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
 	}
+	if err := CheckFits(cfg.Dialect, cfg.Engine, cfg.Rows); err != nil {
+		return nil, fmt.Errorf("opening transtats: %w", err)
+	}
 	if cfg.Dialect == Postgres {
 		return openServer(ctx, cfg)
 	}
@@ -181,10 +184,15 @@ func readMeta(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	return m, rows.Err()
 }
 
-// load creates and fills every table in a new database.
+// load creates and fills every table in a new database, after refusing a
+// load that would leave its filesystem less than 5% free
+// (engine.CheckRoom), with the estimate (LoadBytes) and the free space.
 func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
 	d := Dialect(eng.Name())
 	st := LoadStats{Engine: string(d), Workload: "transtats", Method: loadMethod[d], Rows: cfg.Rows, Rate: cfg.Rate}
+	if err := engine.CheckRoom(eng, LoadBytes(d, cfg.Rows)); err != nil {
+		return st, fmt.Errorf("loading %d rows: %w", cfg.Rows, err)
+	}
 	db := eng.DB()
 	t0 := time.Now()
 	exec := func(q string) error {

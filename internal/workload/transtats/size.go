@@ -1,0 +1,54 @@
+package transtats
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/numalab/numalab/internal/engine"
+)
+
+// Bytes a row of tran_stats takes loaded, per engine, with its indexes and
+// its share of the dimension tables: measured on loads of 500,000 rows
+// (SQLite's file 192,004,096 bytes, DuckDB's 16,789,504, PostgreSQL's
+// tables with their indexes 275,832,832) and rounded up.
+var loadBytesPerRow = map[Dialect]int64{SQLite: 400, DuckDB: 40, Postgres: 560}
+
+// pgMaxWAL is the WAL a managed server may keep during a load
+// (max_wal_size).
+const pgMaxWAL = 4 << 30
+
+// LoadBytes is about how much a load of rows rows writes on d: the file
+// (SQLite, DuckDB), or PostgreSQL's tables and indexes plus up to
+// max_wal_size of WAL. rows is at most MaxRows, so it cannot overflow.
+func LoadBytes(d Dialect, rows int64) int64 {
+	b := max(rows, 0) * loadBytesPerRow[d]
+	if d == Postgres {
+		b += min(b, pgMaxWAL)
+	}
+	return b
+}
+
+// CheckFits refuses, before any work, a number of rows that could never
+// be loaded where it would go: more than the whole filesystem holds (the
+// file's directory; a managed server's $TMPDIR). A server reached by DSN,
+// or a directory that cannot be read, is not judged here.
+func CheckFits(d Dialect, where engine.Options, rows int64) error {
+	var dir string
+	switch {
+	case d == Postgres && where.DSN == "":
+		dir = os.TempDir()
+	case d != Postgres && where.Path != "":
+		dir = filepath.Dir(where.Path)
+	default:
+		return nil
+	}
+	r, err := engine.RoomAt(dir)
+	if err != nil {
+		return nil
+	}
+	if err := r.Holds(LoadBytes(d, rows)); err != nil {
+		return fmt.Errorf("%d rows on %s: %w", rows, d, err)
+	}
+	return nil
+}
