@@ -293,7 +293,17 @@ func TestServerKilled(t *testing.T) {
 // here has: the error must carry the server's reason, and nothing may be
 // left behind.
 func TestServerStartFailure(t *testing.T) {
-	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "numalab-pg-*"))
+	// A TMPDIR of its own (that the server's account can enter when run as
+	// root), so that other numalab processes' servers do not count.
+	tmp, err := os.MkdirTemp("", "numalab-startfail-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
 	s, err := Start(context.Background(), Config{SharedBuffers: 4 << 40})
 	if err == nil {
 		s.Stop()
@@ -303,9 +313,8 @@ func TestServerStartFailure(t *testing.T) {
 	if !strings.Contains(err.Error(), "postgres.log says") || !strings.Contains(err.Error(), "shared memory") {
 		t.Errorf("error %q: want the server log's reason", err)
 	}
-	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "numalab-pg-*"))
-	if len(after) > len(before) {
-		t.Errorf("temporary directories left behind: before %v, after %v", before, after)
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
 	}
 }
 
