@@ -444,16 +444,16 @@ func TestPostgresPrewarmElsewhere(t *testing.T) {
 // TestRoomCheck: a load may use the free space down to 5% of the
 // filesystem, and never more than the filesystem holds.
 func TestRoomCheck(t *testing.T) {
-	r := Room{Dir: "/data", Total: 100e9, Free: 20e9}
+	r := Room{Dir: "/data", Total: 100 << 30, Free: 20 << 30}
 	for _, tc := range []struct {
 		need  int64
 		want  string // "" for accepted
 		holds bool
 	}{
-		{15e9, "", true},
-		{15e9 + 1, "about 15.0 GB to write in /data, which has 20.0 GB free of 100.0 GB: that would leave less than 5% free", true},
-		{90e9, "less than 5% free", true},
-		{100e9 + 1, "about 100.0 GB, more than the whole filesystem of /data holds (100.0 GB)", false},
+		{15 << 30, "", true},
+		{15<<30 + 1, "about 15GiB to write in /data, which has 20GiB free of 100GiB: that would leave less than 5% free", true},
+		{90 << 30, "less than 5% free", true},
+		{100<<30 + 1, "about 100GiB, more than the whole filesystem of /data holds (100GiB)", false},
 	} {
 		err := r.Check(tc.need)
 		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrNoRoom) || !strings.Contains(fmt.Sprint(err), tc.want)) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/units"
 )
 
 // ErrNoRoom is wrapped by a refusal to load what the target filesystem
@@ -36,7 +38,7 @@ func RoomAt(dir string) (Room, error) {
 // count no machine with this filesystem could hold.
 func (r Room) Holds(need int64) error {
 	if need > r.Total {
-		return fmt.Errorf("%w: about %s, more than the whole filesystem of %s holds (%s)", ErrNoRoom, gb(need), r.Dir, gb(r.Total))
+		return fmt.Errorf("%w: about %s, more than the whole filesystem of %s holds (%s)", ErrNoRoom, units.Bytes(need), r.Dir, units.Bytes(r.Total))
 	}
 	return nil
 }
@@ -49,14 +51,10 @@ func (r Room) Check(need int64) error {
 	}
 	if r.Free-need < r.Total*MinFreePercent/100 {
 		return fmt.Errorf("%w: about %s to write in %s, which has %s free of %s: that would leave less than %d%% free (free some space, load less, or load elsewhere)",
-			ErrNoRoom, gb(need), r.Dir, gb(r.Free), gb(r.Total), MinFreePercent)
+			ErrNoRoom, units.Bytes(need), r.Dir, units.Bytes(r.Free), units.Bytes(r.Total), MinFreePercent)
 	}
 	return nil
 }
-
-// gb writes a byte count in decimal gigabytes, the unit df -H and disk
-// vendors use for filesystems.
-func gb(n int64) string { return fmt.Sprintf("%.1f GB", float64(n)/1e9) }
 
 // StorageDir is the directory whose filesystem e writes to: the file's
 // directory (SQLite, DuckDB), the managed server's data directory, or ""
