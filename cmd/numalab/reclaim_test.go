@@ -20,7 +20,8 @@ import (
 // on a managed PostgreSQL server, kills it with SIGKILL once a cell is
 // stored, and checks that the server's temporary directory it left is gone
 // after the next numalab start of a managed server, and that the run is
-// listed as abandoned with the cell it stored.
+// listed (runs, runs --json) and reported as abandoned with the cell it
+// stored.
 func TestKilledRunIsReclaimed(t *testing.T) {
 	if args := os.Getenv("NUMALAB_TEST_CHILD_ARGS"); args != "" {
 		var argv []string
@@ -115,6 +116,9 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 	}
 	if out, _, err := runCLI(t, "runs", "--store", st); err != nil || !strings.Contains(out, " abandoned ") {
 		t.Errorf("runs: %v\n%s\nwant the run listed as abandoned", err, out)
+	}
+	if out, _, err := runCLI(t, "report", "--store", st, "--format", "text"); err != nil || !strings.Contains(out, "abandoned") {
+		t.Errorf("report: %v\n%s\nwant the run named abandoned", err, out)
 	}
 	if n := cells(); n < 1 {
 		t.Errorf("the abandoned run keeps %d cells, want the one stored", n)
