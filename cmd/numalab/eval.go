@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,11 +15,14 @@ import (
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 const evalHelp = `Usage:
-  numalab eval [--budget 5m] [--store FILE] [--out FILE.html] [--force] [--dir DIR]
+  numalab eval [--budget 5m] [--dir DIR] [--store FILE] [--out FILE.html] [--force]
 
 The main job: everything numalab knows how to measure on the embedded
 engines, within a wall-clock budget, ending in one report. In order:
@@ -27,8 +31,10 @@ engines, within a wall-clock budget, ending in one report. In order:
   2. a quick memory probe (numalab probe mem --quick; the full probe from a
      15m budget on);
   3. tpcc-ro on SQLite (numalab run oltp), streams from 1 to 2x the
-     logical CPUs, SMT on and off where the machine has SMT, local and
-     remote data where it has more than one NUMA node;
+     logical CPUs of each placement, SMT on and off where the machine has
+     SMT, and where it has more than one NUMA node, data on the first node
+     with streams on it (local) and on the node farthest from it by the
+     firmware's distances (remote);
   4. transtats P1 and P2 on DuckDB (numalab run report), DOP from 1 to the
      logical CPUs;
   5. the model, calibrated to the OLTP run, and the report: an HTML file
@@ -38,120 +44,38 @@ engines, within a wall-clock budget, ending in one report. In order:
 
 --budget sets the data sizes and the cell durations: a larger budget means
 more warehouses and rows, longer cells and, from 15m, repeated cells. Each
-step is stored as its own run (see 'numalab runs'); the databases are kept
-in --dir and reused by the next eval. Ctrl-C stops the current step, keeps
-what was measured and still writes the report from it.
+step is stored as its own run (see 'numalab runs'), with the command line
+that runs it again. Everything eval writes goes in --dir (default
+numalab-eval, created if missing): the store (numalab.db, unless --store
+says otherwise), the databases, kept and reused by the next eval, and the
+report (numalab-report.html, unless --out says otherwise). Ctrl-C stops
+the current step, keeps what was measured and still writes the report
+from it.
 
 Examples:
   numalab eval                      # about 5 minutes
   numalab eval --budget 30m --out big.html
-  numalab report                    # the report again, from the store
+  numalab report --store numalab-eval/numalab.db   # the report again
 `
-
-// evalPlan is what a budget buys on a machine: a pure function of both.
-type evalPlan struct {
-	ProbeQuick bool
-	Warehouses int
-	Streams    []int
-	Placements []string
-	OLTPWarmup time.Duration
-	OLTPCell   time.Duration
-	Repeat     int
-	Rows       int64
-	DOPs       []int
-	QueryWarm  time.Duration
-	QueryCell  time.Duration
-}
-
-// Estimated fixed costs on a 2-vCPU guest, from measured runs: the quick
-// probe, loading one warehouse, loading a million transtats rows on DuckDB
-// (the 1.44M-row dimension included), and per-cell setup.
-const (
-	evalProbeQuick = 15 * time.Second
-	evalProbeFull  = 90 * time.Second
-	evalLoadWH     = 4 * time.Second
-	evalLoadMRows  = 8 * time.Second
-	evalCellSetup  = 500 * time.Millisecond
-	evalMinBudget  = 2 * time.Minute
-)
-
-func planEval(budget time.Duration, t *result.Topology) (evalPlan, error) {
-	if budget < evalMinBudget {
-		return evalPlan{}, badFlag("budget", budget.String(), fmt.Sprintf("is too short: eval needs at least %v (try --budget 5m)", evalMinBudget))
-	}
-	n := len(t.CPUs)
-	p := evalPlan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Repeat: 1, Rows: 1_000_000}
-	switch {
-	case budget >= time.Hour:
-		p.Warehouses, p.Rows, p.Repeat = 8, 20_000_000, 3
-	case budget >= 15*time.Minute:
-		p.Warehouses, p.Rows, p.Repeat = 2, 5_000_000, 3
-	}
-	for s := 1; s <= 2*n; s *= 2 {
-		p.Streams = append(p.Streams, s)
-	}
-	for d := 1; d <= n; d *= 2 {
-		p.DOPs = append(p.DOPs, d)
-	}
-	if p.DOPs[len(p.DOPs)-1] != n {
-		p.DOPs = append(p.DOPs, n)
-	}
-	smt := []string{""}
-	if t.ThreadsPerCore() > 1 {
-		smt = []string{"smt=on", "smt=off"}
-	}
-	data := []string{""}
-	if len(t.Nodes) > 1 {
-		// Data on the first node; streams on it (local) and on the next (remote).
-		a, b := t.Nodes[0].ID, t.Nodes[1].ID
-		data = []string{fmt.Sprintf("node=%d,data=node%d", a, a), fmt.Sprintf("node=%d,data=node%d", b, a)}
-	}
-	for _, d := range data {
-		for _, s := range smt {
-			p.Placements = append(p.Placements, strings.Trim(d+","+s, ","))
-		}
-	}
-
-	// Split what is left after the fixed costs: 55% OLTP, 45% reporting.
-	left := budget*85/100 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows
-	if !p.ProbeQuick {
-		left -= evalProbeFull - evalProbeQuick
-	}
-	oltpCells := len(p.Streams) * len(p.Placements) * p.Repeat
-	queryCells := 2 * len(p.DOPs)
-	perOLTP := left*55/100/time.Duration(oltpCells) - evalCellSetup
-	perQuery := left*45/100/time.Duration(queryCells) - evalCellSetup
-	if perOLTP < 3*time.Second || perQuery < 3*time.Second {
-		return evalPlan{}, badFlag("budget", budget.String(), fmt.Sprintf("leaves %v per OLTP cell and %v per query cell on this machine (%d and %d cells): give a larger budget",
-			perOLTP.Round(time.Second), perQuery.Round(time.Second), oltpCells, queryCells))
-	}
-	p.OLTPWarmup = min(max(perOLTP/6, time.Second), 10*time.Second).Round(time.Second)
-	p.OLTPCell = min(perOLTP-p.OLTPWarmup, 2*time.Minute).Round(time.Second)
-	p.QueryWarm = min(max(perQuery/6, time.Second), 10*time.Second).Round(time.Second)
-	p.QueryCell = min(perQuery-p.QueryWarm, 2*time.Minute).Round(time.Second)
-	return p, nil
-}
-
-func intsArg(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "eval", evalHelp)
 	budget := fs.Duration("budget", 5*time.Minute, "wall-clock budget; sets data sizes and cell durations")
-	storePath := storeFlag(fs)
-	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to")
+	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
+	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
+	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
-	dir := fs.String("dir", ".", "`directory` for the databases eval loads (kept and reused)")
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		return badFlag("dir", *dir, "is not a directory")
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return badFlag("dir", *dir, fmt.Sprintf("cannot be made a directory: %v", err))
+	}
+	if *storePath == "" {
+		*storePath = filepath.Join(*dir, "numalab.db")
+	}
+	if *out == "" {
+		*out = filepath.Join(*dir, "numalab-report.html")
 	}
 	outOpt := outfile.Options{Flag: "out", Force: *force, Keep: []string{*storePath}}
 	if err := outfile.Check(*out, outfile.HTMLReport, outOpt); err != nil {
@@ -162,39 +86,32 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
-	plan, err := planEval(*budget, t)
+	plan, err := sweep.PlanEval(*budget, t)
 	if err != nil {
 		return err
 	}
+	oltp, rep := evalConfigs(plan, *dir)
 	fmt.Fprintf(e.stdout, "numalab eval: %s, budget %v\n", topo.Shape(t), *budget)
-	fmt.Fprintf(e.stdout, "plan: tpcc-ro W=%d, streams %s, placements %q, %v+%v per cell x%d; transtats %d rows on DuckDB, DOP %s, %v+%v per cell\n\n",
-		plan.Warehouses, intsArg(plan.Streams), plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat,
+	fmt.Fprintf(e.stdout, "plan: tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d; transtats %d rows on DuckDB, DOP %s, %v+%v per cell\n\n",
+		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat,
 		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell)
 
-	// Each step is a numalab command run in-process; eval notes the run it stored.
+	// Each step is a numalab command run in-process on a typed
+	// configuration; eval notes the run it stored.
 	ids := map[string]int64{}
 	sub := *e
 	sub.stored = func(kind string, id int64) { ids[kind] = id }
-	probe := []string{"--store", *storePath}
+	probe := []string{"probe", "mem", "--store", *storePath}
 	if plan.ProbeQuick {
 		probe = append(probe, "--quick")
 	}
-	oltp := []string{"--store", *storePath, "--db", fmt.Sprintf("%s/numalab-tpcc-w%d.db", *dir, plan.Warehouses),
-		"--warehouses", strconv.Itoa(plan.Warehouses), "--streams", intsArg(plan.Streams),
-		"--placement", strings.Join(plan.Placements, ";"), "--warmup", plan.OLTPWarmup.String(),
-		"--duration", plan.OLTPCell.String(), "--repeat", strconv.Itoa(plan.Repeat)}
-	rep := []string{"--store", *storePath, "--engine", "duckdb", "--db", fmt.Sprintf("%s/numalab-transtats-%d.duckdb", *dir, plan.Rows),
-		"--rows", strconv.FormatInt(plan.Rows, 10), "--streams", "1", "--dop", intsArg(plan.DOPs), "--query", "P1,P2",
-		"--warmup", plan.QueryWarm.String(), "--duration", plan.QueryCell.String()}
 	steps := []struct {
 		title string
-		cmd   []string // the equivalent command line, for the run record
-		run   func(context.Context, *env, []string) error
-		args  []string
+		run   func() error
 	}{
-		{"memory probe", []string{"probe", "mem"}, cmdProbeMem, probe},
-		{"tpcc-ro on SQLite", []string{"run", "oltp"}, runOLTP, oltp},
-		{"transtats on DuckDB", []string{"run", "report"}, runReport, rep},
+		{"memory probe", func() error { return cmdProbeMem(ctx, sub.withArgs(probe), probe[2:]) }},
+		{"tpcc-ro on SQLite", func() error { return runOLTPConfig(ctx, &sub, oltp, *storePath, false) }},
+		{"transtats on DuckDB", func() error { return runReportConfig(ctx, &sub, rep, "", *storePath, false) }},
 	}
 	var stepErrs []error
 	for i, s := range steps {
@@ -202,8 +119,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			break
 		}
 		fmt.Fprintf(e.stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.title, time.Since(start).Round(time.Second))
-		sub.args = append(s.cmd, s.args...)
-		if err := s.run(ctx, &sub, s.args); err != nil {
+		if err := s.run(); err != nil {
 			fmt.Fprintf(e.stderr, "numalab eval: %s: %v\n", s.title, err)
 			stepErrs = append(stepErrs, fmt.Errorf("%s: %w", s.title, err))
 		}
@@ -226,6 +142,27 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return ctx.Err()
 	}
 	return errors.Join(stepErrs...)
+}
+
+// evalConfigs are eval's OLTP and reporting steps, their databases in dir.
+func evalConfigs(plan sweep.EvalPlan, dir string) (tpcc.RunConfig, transtats.RunConfig) {
+	oltp := tpcc.DefaultRunConfig()
+	oltp.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
+	oltp.Warehouses, oltp.Streams, oltp.Placements = plan.Warehouses, plan.Streams, plan.Placements
+	oltp.StreamsPerCPU, oltp.Repeat = plan.StreamsPerCPU, plan.Repeat
+	oltp.Warmup, oltp.Duration = plan.OLTPWarmup, plan.OLTPCell
+	rep := transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
+		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
+		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1}
+	return oltp, rep
+}
+
+func intsArg(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 // evalReport builds the report from the runs eval stored.

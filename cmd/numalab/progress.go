@@ -41,6 +41,14 @@ func (p *progress) Say(msg string) {
 	fmt.Fprintln(p.w, msg)
 }
 
+// Note prints a line worth keeping, ending the progress line first.
+func (p *progress) Note(line string) {
+	p.Done()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(p.w, line)
+}
+
 // Done ends the progress line so that the next output starts clean.
 func (p *progress) Done() {
 	p.mu.Lock()

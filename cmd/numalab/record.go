@@ -50,7 +50,7 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 	}
 	run := &result.Run{
 		Kind:    kind,
-		Command: result.Redact("numalab " + strings.Join(e.args, " ")),
+		Command: result.Redact("numalab " + shellJoin(e.args)),
 		Config:  cfg,
 		Version: version.Version,
 		Host:    host,
@@ -64,8 +64,27 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 	return &recorder{ctx: ctx, e: e, st: st, run: run}, nil
 }
 
-// ID is the run's id in the store.
-func (r *recorder) ID() int64 { return r.run.ID }
+// withArgs is e with the command line a run stores replaced by args.
+func (e *env) withArgs(args []string) *env {
+	sub := *e
+	sub.args = args
+	return &sub
+}
+
+// shellJoin quotes each argument for a POSIX shell where it needs it, so
+// that a stored command can be pasted back.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+		}) {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
 
 // Add stores one measured item of the run, made by its kind's Of
 // (result.KindCell.Of(cell)); the store hides any password in it.

@@ -6,19 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/numalab/numalab/internal/drive"
-	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -47,7 +42,8 @@ from disk.
 
 Every cell of streams x placements x repeats runs --warmup, then
 --duration. A row per cell is printed as it goes: streams, placement, tps,
-tps per physical core, p95 latency, CPU busy % of the placement's CPUs,
+tps per physical core the streams ran on, p95 latency, CPU busy % of the
+placement's CPUs,
 and whether it read from disk. The run is stored (--store) with each cell
 as it is measured: per-type count, errors, mean, stdev, p50..p99.9, max,
 the per-second series, CPU per logical CPU and context switches.
@@ -65,6 +61,12 @@ first read it. --data-node N (or data=nodeN in a placement) drops the
 file's cached pages and reads them back from a thread pinned to node N and
 bound to its memory, then verifies where the pages are. Driving node-N
 data from streams on another node is the local-versus-remote experiment.
+
+--streams-per-cpu N leaves out the cells with more than N streams per
+logical CPU of their placement (eval uses 2).
+
+The run stores its command line with every setting spelled out: pasted
+into a shell, it runs the same cells again.
 
 A sweep file (TOML) holds the same settings; flags given on the command
 line override it:
@@ -88,46 +90,10 @@ Examples:
   numalab run oltp -f sweep.toml --json > cells.json
 `
 
-// oltpConfig is everything a tpcc-ro sweep needs; it is stored with the run.
-type oltpConfig struct {
-	Engine     string        `toml:"engine" json:"engine"`
-	DB         string        `toml:"db" json:"db"`
-	DSN        string        `toml:"dsn" json:"-"` // may hold a password: never stored
-	Warehouses int           `toml:"warehouses" json:"warehouses"`
-	Streams    []int         `toml:"streams" json:"streams"`
-	Placements []string      `toml:"placements" json:"placements"`
-	Spread     bool          `toml:"spread" json:"spread"`
-	DataNode   int           `toml:"data_node" json:"data_node"` // -1: not controlled
-	Duration   time.Duration `toml:"duration" json:"duration_ns"`
-	Warmup     time.Duration `toml:"warmup" json:"warmup_ns"`
-	Repeat     int           `toml:"repeat" json:"repeat"`
-	Augmented  bool          `toml:"augmented" json:"augmented"`
-	Trace      int           `toml:"trace" json:"trace"` // calls recorded per stream; 0 = none
-	Seed       int64         `toml:"seed" json:"seed"`
-}
-
-// maxStreamsPerCPU bounds streams: beyond it a cell measures the scheduler.
-const maxStreamsPerCPU = 64
-
-func defaultOLTPConfig() oltpConfig {
-	return oltpConfig{
-		Engine:     "sqlite",
-		Warehouses: 1,
-		Streams:    []int{1, 2, 4},
-		Placements: []string{""},
-		Spread:     true,
-		DataNode:   -1,
-		Duration:   10 * time.Second,
-		Warmup:     2 * time.Second,
-		Repeat:     1,
-		Seed:       1,
-	}
-}
-
 // oltpFlags parses run oltp's command line into a configuration: defaults,
 // then the sweep file, then the flags given.
-func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON, done bool, err error) {
-	cfg = defaultOLTPConfig()
+func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJSON, done bool, err error) {
+	cfg = tpcc.DefaultRunConfig()
 	fs := newFlags(e, "run oltp", runOLTPHelp)
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
@@ -141,6 +107,7 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 	fs.Duration("duration", cfg.Duration, "measured window of each cell")
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
+	fs.Int("streams-per-cpu", 0, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
 	fs.Bool("augmented", false, "the augmented variant: each transaction also computes avg(i_price) over i_id < 15000")
 	fs.Int("trace", 0, "record up to N calls per stream (start, end, type, stream, ok) in the store")
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
@@ -188,6 +155,8 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 			cfg.Warmup, err = time.ParseDuration(v)
 		case "repeat":
 			cfg.Repeat, err = strconv.Atoi(v)
+		case "streams-per-cpu":
+			cfg.StreamsPerCPU, err = strconv.Atoi(v)
 		case "augmented":
 			cfg.Augmented = v == "true"
 		case "trace":
@@ -202,112 +171,31 @@ func oltpFlags(e *env, args []string) (cfg oltpConfig, storePath string, asJSON,
 	if ferr != nil {
 		return cfg, "", false, true, ferr
 	}
-	if cfg.DB == "" && cfg.Engine != "postgres" {
-		cfg.DB = fmt.Sprintf("numalab-tpcc-w%d.db", cfg.Warehouses)
-		if cfg.Engine == "duckdb" {
-			cfg.DB = fmt.Sprintf("numalab-tpcc-w%d.duckdb", cfg.Warehouses)
-		}
-	}
-	return cfg, *sp, *js, false, cfg.check()
+	return cfg, *sp, *js, false, cfg.Check()
 }
 
-// check validates everything that does not need the machine.
-func (c *oltpConfig) check() error {
-	var errs []error
-	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, badFlag("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+// oltpArgv is the one command line that gives cfg: every setting spelled
+// out, so that the stored command re-runs the same cells whatever the
+// defaults become (the password of a DSN is hidden).
+func oltpArgv(cfg tpcc.RunConfig) []string {
+	a := []string{"run", "oltp", "--engine", cfg.Engine}
+	if cfg.DB != "" {
+		a = append(a, "--db", cfg.DB)
 	}
-	if c.DSN != "" && c.Engine != "postgres" {
-		errs = append(errs, badFlag("dsn", result.Redact(c.DSN), "is for --engine postgres"))
+	if cfg.DSN != "" {
+		a = append(a, "--dsn", result.Redact(cfg.DSN))
 	}
-	if c.Warehouses <= 0 {
-		errs = append(errs, badFlag("warehouses", strconv.Itoa(c.Warehouses), "is not a positive count: want 1 or more"))
-	} else if err := tpcc.CheckFits(c.Engine, engine.Options{Path: c.DB, DSN: c.DSN}, c.Warehouses); err != nil {
-		errs = append(errs, badFlag("warehouses", strconv.Itoa(c.Warehouses), "could never be loaded here: "+err.Error()))
+	a = append(a, "--warehouses", strconv.Itoa(cfg.Warehouses), "--streams", intsArg(cfg.Streams),
+		"--placement", strings.Join(cfg.Placements, ";"), "--spread="+strconv.FormatBool(cfg.Spread),
+		"--data-node", strconv.Itoa(cfg.DataNode), "--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String(),
+		"--repeat", strconv.Itoa(cfg.Repeat))
+	if cfg.StreamsPerCPU > 0 {
+		a = append(a, "--streams-per-cpu", strconv.Itoa(cfg.StreamsPerCPU))
 	}
-	if len(c.Streams) == 0 {
-		errs = append(errs, badFlag("streams", "", "is empty: want e.g. 1,2,4"))
+	if cfg.Augmented {
+		a = append(a, "--augmented")
 	}
-	if maxS := maxStreamsPerCPU * runtime.NumCPU(); slices.Max(append([]int{0}, c.Streams...)) > maxS {
-		errs = append(errs, badFlag("streams", fmt.Sprint(c.Streams), fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, maxStreamsPerCPU)))
-	}
-	if slices.Min(append([]int{1}, c.Streams...)) < 1 {
-		errs = append(errs, badFlag("streams", fmt.Sprint(c.Streams), "has a count below 1: want e.g. 1,2,4"))
-	}
-	if c.Duration <= 0 {
-		errs = append(errs, badFlag("duration", c.Duration.String(), "is not positive: want e.g. 30s"))
-	}
-	if c.Warmup < 0 {
-		errs = append(errs, badFlag("warmup", c.Warmup.String(), "is negative: want e.g. 5s or 0s"))
-	}
-	if c.Repeat < 1 {
-		errs = append(errs, badFlag("repeat", strconv.Itoa(c.Repeat), "is not a positive count"))
-	}
-	if c.Trace < 0 {
-		errs = append(errs, badFlag("trace", strconv.Itoa(c.Trace), "is negative: want a number of calls per stream, or 0"))
-	}
-	if len(c.Placements) == 0 {
-		c.Placements = []string{""}
-	}
-	return errors.Join(errs...)
-}
-
-// oltpCell is one planned cell with its placement resolved.
-type oltpCell struct {
-	point    drive.Point
-	place    place.Placement
-	dataNode int
-}
-
-// planOLTP resolves every placement on the machine before anything runs,
-// so a selector the machine cannot satisfy fails at once.
-func planOLTP(cfg oltpConfig, t *result.Topology) ([]oltpCell, []string, error) {
-	points, err := drive.Sweep(cfg.Streams, cfg.Placements, cfg.Repeat)
-	if err != nil {
-		return nil, nil, err
-	}
-	resolved := map[string]place.Placement{}
-	for _, sel := range cfg.Placements {
-		p, err := place.Resolve(t, sel)
-		if err != nil {
-			return nil, nil, fmt.Errorf("-placement: %w", err)
-		}
-		resolved[sel] = p
-	}
-	if cfg.DataNode >= 0 && t.NodeIndex(cfg.DataNode) < 0 {
-		var ids []string
-		for _, n := range t.Nodes {
-			ids = append(ids, strconv.Itoa(n.ID))
-		}
-		return nil, nil, badFlag("data-node", strconv.Itoa(cfg.DataNode), fmt.Sprintf("is not a NUMA node of this machine (it has node %s)", strings.Join(ids, ", ")))
-	}
-	cells := make([]oltpCell, len(points))
-	for i, pt := range points {
-		p := resolved[pt.Placement]
-		dn := cfg.DataNode
-		if p.DataNode >= 0 {
-			dn = p.DataNode
-		}
-		cells[i] = oltpCell{point: pt, place: p, dataNode: dn}
-		if cfg.Engine == "postgres" && dn != cells[0].dataNode {
-			return nil, nil, fmt.Errorf("-placement: the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].dataNode, dn)
-		}
-	}
-	var notes []string
-	if len(t.Nodes) < 2 {
-		notes = append(notes, "one NUMA node: local and remote data cannot be compared here; data stays on node "+strconv.Itoa(firstNode(t)))
-	}
-	if t.ThreadsPerCore() < 2 {
-		notes = append(notes, "no SMT (one logical CPU per core): smt=off selects the same CPUs as smt=on")
-	}
-	return cells, notes, nil
-}
-
-func firstNode(t *result.Topology) int {
-	if len(t.Nodes) == 0 {
-		return 0
-	}
-	return t.Nodes[0].ID
+	return append(a, "--trace", strconv.Itoa(cfg.Trace), "--seed", strconv.FormatInt(cfg.Seed, 10))
 }
 
 func runOLTP(ctx context.Context, e *env, args []string) error {
@@ -315,243 +203,59 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
+	return runOLTPConfig(ctx, e, cfg, storePath, asJSON)
+}
+
+// runOLTPConfig runs a checked configuration: plan, store, sweep, render.
+func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
-	cells, notes, err := planOLTP(cfg, machine)
+	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), cfg.Spread)
 	if err != nil {
 		return err
 	}
-	prog := newProgress(e.stderr)
+	prog := &oltpRows{progress: newProgress(e.stderr), table: e.stdout}
+	if asJSON {
+		prog.table = e.stderr
+	}
 	defer prog.Done()
-	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "note: %s\n", n)
+	for _, n := range append(sweep.MachineNotes(machine), notes...) {
+		prog.Note("note: " + n)
 	}
-
-	rec, err := startRun(ctx, e, storePath, result.RunOLTP, cfg)
+	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, result.RunOLTP, cfg)
 	if err != nil {
 		return err
 	}
-	cellsDone, err := runOLTPSweep(ctx, e, prog, rec, cfg, cells, asJSON)
-	headline := oltpHeadline(cellsDone)
-	if ferr := rec.Finish(err, headline); ferr != nil {
+	fmt.Fprintf(prog.table, oltpRowFormat, "cell", "streams", "placement", "data", "tps", "tps/core", "p95 ms", "CPU %", "disk")
+	measured, err := sweep.Run(ctx, cfg.Plan(cells), tpcc.NewSweep(cfg, cells[0].DataNode), rec, prog)
+	if ferr := rec.Finish(err, oltpHeadline(measured)); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	if asJSON {
-		if cellsDone == nil {
-			cellsDone = []*result.Cell{}
+		if measured == nil {
+			measured = []*result.Cell{}
 		}
-		if jerr := writeJSON(e.stdout, cellsDone); jerr != nil {
+		if jerr := writeJSON(e.stdout, measured); jerr != nil {
 			return errors.Join(err, jerr)
 		}
 	}
 	return err
 }
 
-func runOLTPSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cfg oltpConfig, cells []oltpCell, asJSON bool) ([]*result.Cell, error) {
-	w, closeDB, ld, err := openTPCC(ctx, prog, cfg, cells[0].dataNode)
-	if err != nil {
-		return nil, err
-	}
-	defer closeDB()
-	ld.Meta = w.Meta()
-	if eng := w.Engine(); eng != nil {
-		if info, err := eng.Describe(ctx); err == nil {
-			if err := rec.Add(engine.KindInfo.Of(info)); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	table := e.stdout
-	if asJSON {
-		table = e.stderr
-	}
-	fmt.Fprintf(table, oltpRowFormat, "cell", "streams", "placement", "data", "tps", "tps/core", "p95 ms", "CPU %", "disk")
-
-	workloadName := "tpcc-ro"
-	if cfg.Augmented {
-		workloadName = "tpcc-ro-augmented"
-	}
-	var out []*result.Cell
-	warmNode := -2 // no prewarm yet
-	for i, c := range cells {
-		if c.dataNode != warmNode {
-			prog.Say(fmt.Sprintf("prewarming %s%s", ld.Where, nodePhrase(c.dataNode)))
-			pw, err := prewarmOn(ctx, w, cfg.Engine, c.dataNode)
-			if err != nil {
-				return out, err
-			}
-			ld.Prewarm = append(ld.Prewarm, pw)
-			warmNode = c.dataNode
-			if err := rec.Add(tpcc.KindLoad.Of(*ld)); err != nil {
-				return out, err
-			}
-		}
-		if ctx.Err() != nil {
-			return out, ctx.Err()
-		}
-		prog.Say(fmt.Sprintf("cell %d/%d: %d streams on %s, %v warm-up + %v", i+1, len(cells), c.point.Streams,
-			c.place.String(), cfg.Warmup, cfg.Duration))
-		cell, err := drive.Run(ctx, drive.Config{
-			Types:      tpcc.TxNames,
-			Streams:    c.point.Streams,
-			CPUs:       c.place.CPUs,
-			Spread:     cfg.Spread,
-			Cores:      c.place.Cores,
-			Warmup:     cfg.Warmup,
-			Duration:   cfg.Duration,
-			TraceLimit: cfg.Trace,
-			Monitor:    drive.SysMonitor("/"),
-			Point:      c.point,
-			Procs:      cellProcs(cfg.Engine, c.point.Streams),
-		}, func(ctx context.Context, stream int) (drive.Stream, error) {
-			return w.OpenStream(ctx, rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(stream)+uint64(c.point.Index)<<32)))
-		})
-		if cell == nil {
-			return out, err
-		}
-		cell.Engine, cell.Workload, cell.DOP, cell.DataNode = cfg.Engine, workloadName, 1, c.dataNode
-		out = append(out, cell)
-		if aerr := rec.Add(result.KindCell.Of(*cell)); aerr != nil {
-			return out, errors.Join(err, aerr)
-		}
-		prog.Done()
-		writeOLTPRow(table, cell)
-		if err != nil {
-			return out, err
-		}
-		if cell.Interrupted {
-			return out, ctx.Err()
-		}
-	}
-	return out, nil
-}
-
-// cellProcs is GOMAXPROCS for a cell of run oltp or run report: spare Ps
-// for the embedded engines, whose streams wait in cgo; the default for
-// PostgreSQL's, which wait in socket reads (see drive.Config.Procs).
-func cellProcs(engineName string, streams int) int {
-	if engineName == "postgres" {
-		return 0
-	}
-	return drive.ProcsForCgo(streams)
-}
-
-func nodePhrase(n int) string {
-	if n < 0 {
-		return ""
-	}
-	return fmt.Sprintf(" onto node %d", n)
-}
-
-// openTPCC opens the run's TPC-C database, loading it first where needed
-// (tpcc.Prepare). dataNode binds a managed PostgreSQL server's memory. The
-// returned func closes what was opened (and stops a managed server).
-func openTPCC(ctx context.Context, prog *progress, cfg oltpConfig, dataNode int) (*tpcc.Workload, func() error, *tpcc.LoadRecord, error) {
-	ld := &tpcc.LoadRecord{Engine: cfg.Engine, Where: cfg.DB}
-	start := time.Now()
-	src := tpcc.Source{
-		Engine: cfg.Engine,
-		Where:  engine.Options{Path: cfg.DB, DSN: cfg.DSN},
-		Load: tpcc.LoadConfig{
-			Warehouses: cfg.Warehouses,
-			Seed:       cfg.Seed,
-			Progress: func(done, total int64) {
-				el := time.Since(start).Seconds()
-				prog.Say(fmt.Sprintf("loading %d warehouses into %s: %d/%d rows (%.0f%%), %.0f rows/s",
-					cfg.Warehouses, ld.Where, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
-			},
-		},
-		Run:    tpcc.Options{Augmented: cfg.Augmented, Seed: cfg.Seed},
-		Opened: func(info engine.Info) { ld.Where = info.Where },
-	}
-	if dataNode >= 0 {
-		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{dataNode}}
-	}
-	prog.Say("opening " + cfg.Engine)
-	w, st, err := tpcc.Prepare(ctx, src)
-	var we *tpcc.WarehousesError
-	switch {
-	case errors.As(err, &we):
-		return nil, nil, nil, fmt.Errorf("%w (use --warehouses %d, or another --db)", err, we.Have)
-	case errors.Is(err, tpcc.ErrNotTPCC):
-		return nil, nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
-	case err != nil:
-		return nil, nil, nil, err
-	}
-	if st != nil {
-		prog.Done()
-		ld.Loaded, ld.Stats, ld.RowsPerSec = true, st, st.RowsPerSecond()
-	}
-	return w, w.Engine().Close, ld, nil
-}
-
-// prewarmOn reads the whole database from a thread pinned to node's CPUs
-// and bound to its memory (node < 0: from any thread, keeping pages where
-// they are), then finds where the data is: the SQLite file's page-cache
-// pages, or PostgreSQL's shared memory. DuckDB's buffers cannot be located.
-func prewarmOn(ctx context.Context, w *tpcc.Workload, engineName string, node int) (tpcc.PrewarmRecord, error) {
-	pw := tpcc.PrewarmRecord{DataNode: node}
-	start := time.Now()
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with its pinning and policy
-		if node >= 0 {
-			if err := placeOnNode(node); err != nil {
-				errc <- err
-				return
-			}
-		}
-		var err error
-		pw.Stats, err = w.Prewarm(ctx, node >= 0)
-		errc <- err
-	}()
-	if err := <-errc; err != nil {
-		return pw, fmt.Errorf("prewarming tpcc on %s: %w", engineName, err)
-	}
-	pw.Seconds = time.Since(start).Seconds()
-	switch {
-	case engineName == "sqlite":
-		pages, err := place.FilePageNodes(w.Path())
-		if err != nil {
-			return pw, err
-		}
-		pw.Pages = &pages
-		if on := pages.PerNode[node]; node >= 0 && on < pages.Pages {
-			return pw, fmt.Errorf("placing %s on node %d: only %d of %d pages landed there (%s); pages still mapped elsewhere cannot move: stop other users of the file and retry",
-				w.Path(), node, on, pages.Pages, pages)
-		}
-	case node >= 0 && pw.Stats.Placement != nil:
-		if f := pw.Stats.Placement.Local(node); f < 0.99 {
-			return pw, fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)
-		}
-	}
-	return pw, nil
-}
-
-// placeOnNode pins the calling thread to node's CPUs (if it has any) and
-// binds its memory to the node.
-func placeOnNode(node int) error {
-	t, err := topo.FromSysfs("/")
-	if err != nil {
-		return err
-	}
-	p, err := place.Resolve(t, "node="+strconv.Itoa(node))
-	if err == nil {
-		if err := place.Pin(p.CPUs); err != nil {
-			return err
-		}
-	}
-	return place.SetMemPolicy(place.Policy{Mode: place.Bind, Nodes: []int{node}})
+// oltpRows prints a row per cell as it is stored.
+type oltpRows struct {
+	*progress
+	table io.Writer
 }
 
 // oltpRowFormat lays out the table printed as cells finish (rows are
 // printed one at a time, so widths are fixed).
 const oltpRowFormat = "%4v %7v  %-16v %-7v %9v %9v %8v %5v  %v\n"
 
-func writeOLTPRow(w io.Writer, c *result.Cell) {
+func (r *oltpRows) Measured(_ sweep.Cell, c *result.Cell) {
+	r.Done()
 	sel := c.Placement
 	if sel == "" {
 		sel = "all"
@@ -572,7 +276,7 @@ func writeOLTPRow(w io.Writer, c *result.Cell) {
 	if c.Interrupted {
 		cut = " (cut short)"
 	}
-	fmt.Fprintf(w, oltpRowFormat, c.Index, c.Streams, sel, data, fmt.Sprintf("%.0f", c.TPS), fmt.Sprintf("%.0f", c.TPSPerCore),
+	fmt.Fprintf(r.table, oltpRowFormat, c.Index, c.Streams, sel, data, fmt.Sprintf("%.0f", c.TPS), fmt.Sprintf("%.0f", c.TPSPerCore),
 		fmt.Sprintf("%.3f", c.Total.P95US/1000), cpu, disk+cut)
 }
 
@@ -587,5 +291,5 @@ func oltpHeadline(cells []*result.Cell) string {
 	if best == nil {
 		return ""
 	}
-	return fmt.Sprintf("%.0f tps (%.0f tpm) at %d streams, %.0f tps/core", best.TPS, best.TPM, best.Streams, best.TPSPerCore)
+	return fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", best.TPS, best.TPM, sweep.Count(best.Streams, "stream"), best.TPSPerCore)
 }

@@ -73,6 +73,7 @@ func TestRunOLTPStoresEveryCell(t *testing.T) {
 	if r.Kind != "oltp" || r.Status != result.StatusComplete || r.Machine == nil || !strings.Contains(r.Headline, "tps") {
 		t.Errorf("run = %s %s %q", r.Kind, r.Status, r.Headline)
 	}
+	checkStored(t, r)
 	var cells []result.Cell
 	for _, it := range r.Results {
 		if it.Kind != "drive.Cell" {

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
@@ -65,23 +65,7 @@ Examples:
   numalab run report --engine duckdb --placement 'node=0,smt=off' --json > report.json
 `
 
-// reportConfig is run report's configuration, stored with the run.
-type reportConfig struct {
-	Engine    string        `json:"engine"`
-	DSN       string        `json:"dsn,omitempty"` // password hidden
-	DB        string        `json:"db,omitempty"`
-	Rows      int64         `json:"rows"`
-	Rate      int64         `json:"rate"`
-	Streams   []int         `json:"streams"`
-	DOP       []int         `json:"dop"`
-	Queries   []string      `json:"queries"`
-	Duration  time.Duration `json:"duration_ns"`
-	Warmup    time.Duration `json:"warmup_ns"`
-	Placement string        `json:"placement,omitempty"`
-	Seed      uint64        `json:"seed"`
-}
-
-func reportFlags(e *env, args []string) (cfg reportConfig, dsn, storePath string, asJSON, done bool, err error) {
+func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	fs := newFlags(e, "run report", runReportHelp)
 	eng := fs.String("engine", "sqlite", "engine: sqlite, duckdb or postgres")
 	dsnF := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
@@ -103,7 +87,7 @@ func reportFlags(e *env, args []string) (cfg reportConfig, dsn, storePath string
 	if err = noArgs(fs); err != nil {
 		return cfg, "", "", false, true, err
 	}
-	cfg = reportConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, Rows: *rows, Rate: *rate,
+	cfg = transtats.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, Rows: *rows, Rate: *rate,
 		Duration: *dur, Warmup: *warm, Placement: *sel, Seed: *seed}
 	var errs []error
 	d, derr := transtats.ParseDialect(*eng)
@@ -121,13 +105,13 @@ func reportFlags(e *env, args []string) (cfg reportConfig, dsn, storePath string
 	}
 	if cfg.Streams, err = intList("streams", *streams, 1); err != nil {
 		errs = append(errs, err)
-	} else if maxS := maxStreamsPerCPU * runtime.NumCPU(); slices.Max(cfg.Streams) > maxS {
-		errs = append(errs, badFlag("streams", *streams, fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, maxStreamsPerCPU)))
+	} else if maxS := tpcc.MaxStreamsPerCPU * runtime.NumCPU(); slices.Max(cfg.Streams) > maxS {
+		errs = append(errs, badFlag("streams", *streams, fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, tpcc.MaxStreamsPerCPU)))
 	}
 	if cfg.DOP, err = intList("dop", *dop, 1); err != nil {
 		errs = append(errs, err)
-	} else if err := checkReportDOP(d, cfg.DOP, *dop, runtime.NumCPU()); err != nil {
-		errs = append(errs, err)
+	} else if err := transtats.CheckDOP(d, cfg.DOP, runtime.NumCPU()); err != nil {
+		errs = append(errs, badFlag("dop", *dop, err.Error()))
 	}
 	if cfg.Queries, err = transtats.ParseQueries(*query); err != nil {
 		errs = append(errs, fmt.Errorf("-query: %w", err))
@@ -150,39 +134,23 @@ func reportFlags(e *env, args []string) (cfg reportConfig, dsn, storePath string
 	return cfg, *dsnF, *sp, *js, false, nil
 }
 
-// checkReportDOP refuses DOPs the engine or the machine cannot give.
-func checkReportDOP(d transtats.Dialect, dops []int, given string, cpus int) error {
-	for _, p := range dops {
-		if d == transtats.SQLite && p != 1 {
-			return badFlag("dop", given, "asks SQLite for parallelism, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)")
-		}
-		if p > cpus {
-			return badFlag("dop", given, fmt.Sprintf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus))
-		}
+// reportArgv is the one command line that gives cfg, every setting
+// spelled out (the password of a DSN is hidden).
+func reportArgv(cfg transtats.RunConfig) []string {
+	a := []string{"run", "report", "--engine", cfg.Engine}
+	if cfg.DSN != "" {
+		a = append(a, "--dsn", cfg.DSN)
 	}
-	return nil
-}
-
-// reportCellPlan is one cell to run.
-type reportCellPlan struct {
-	index   int
-	query   string
-	streams int
-	dop     int
-}
-
-// planReport lists the cells: per query, per stream count, DOPs in the
-// order given (so DOP 1 comes before the speedups that need it).
-func planReport(cfg reportConfig) []reportCellPlan {
-	var out []reportCellPlan
-	for _, q := range cfg.Queries {
-		for _, s := range cfg.Streams {
-			for _, d := range cfg.DOP {
-				out = append(out, reportCellPlan{index: len(out), query: q, streams: s, dop: d})
-			}
-		}
+	if cfg.DB != "" {
+		a = append(a, "--db", cfg.DB)
 	}
-	return out
+	a = append(a, "--rows", strconv.FormatInt(cfg.Rows, 10), "--rate", strconv.FormatInt(cfg.Rate, 10),
+		"--streams", intsArg(cfg.Streams), "--dop", intsArg(cfg.DOP), "--query", strings.Join(cfg.Queries, ","),
+		"--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String())
+	if cfg.Placement != "" {
+		a = append(a, "--placement", cfg.Placement)
+	}
+	return append(a, "--seed", strconv.FormatUint(cfg.Seed, 10))
 }
 
 // reportOutput is what --json prints.
@@ -198,34 +166,46 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
-	var pl place.Placement
-	if cfg.Placement != "" {
-		machine, err := topo.FromSysfs("/")
-		if err != nil {
-			return fmt.Errorf("reading this machine's topology: %w", err)
-		}
-		if pl, err = place.Resolve(machine, cfg.Placement); err != nil {
-			return fmt.Errorf("-placement: %w", err)
-		}
-		for _, d := range cfg.DOP {
-			if d > len(pl.CPUs) {
-				fmt.Fprintf(e.stderr, "note: DOP %d is more than the placement's %d CPUs; parallel workers are not pinned by the placement\n", d, len(pl.CPUs))
-				break
-			}
-		}
+	return runReportConfig(ctx, e, cfg, dsn, storePath, asJSON)
+}
+
+// runReportConfig runs a checked configuration: plan, store, sweep, render.
+func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
+	machine, err := topo.FromSysfs("/")
+	if err != nil {
+		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
-	prog := newProgress(e.stderr)
-	defer prog.Done()
-	rec, err := startRun(ctx, e, storePath, result.RunQueries, cfg)
+	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), false)
 	if err != nil {
 		return err
 	}
-	out := &reportOutput{Cells: []*result.QueryCell{}, Findings: []*result.PlanFinding{}}
-	err = runReportSweep(ctx, e, prog, rec, cfg, dsn, pl, asJSON, out)
-	if ferr := rec.Finish(err, reportHeadline(cfg, out.Cells)); ferr != nil {
+	prog := &reportRows{progress: newProgress(e.stderr), table: e.stdout}
+	if asJSON {
+		prog.table = e.stderr
+	}
+	defer prog.Done()
+	for _, n := range notes {
+		prog.Note("note: " + n)
+	}
+	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, result.RunQueries, cfg)
+	if err != nil {
+		return err
+	}
+	w := transtats.NewSweep(cfg, dsn)
+	fmt.Fprintf(prog.table, reportRowFormat, "cell", "query", "streams", "dop", "queries/h", "mean ms", "stdev ms", "p50 ms", "p95 ms", "p99 ms", "speedup", "errors")
+	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
+	if ferr := rec.Finish(err, reportHeadline(cfg, measured)); ferr != nil {
 		err = errors.Join(err, ferr)
 	}
 	if asJSON {
+		out := reportOutput{Cells: measured, Findings: w.Findings()}
+		if out.Cells == nil {
+			out.Cells = []*result.QueryCell{}
+		}
+		if out.Findings == nil {
+			out.Findings = []*result.PlanFinding{}
+		}
+		out.Load, out.Engine = w.Load(), w.Info()
 		if jerr := writeJSON(e.stdout, out); jerr != nil {
 			err = errors.Join(err, jerr)
 		}
@@ -233,220 +213,20 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-func runReportSweep(ctx context.Context, e *env, prog *progress, rec *recorder, cfg reportConfig, dsn string,
-	pl place.Placement, asJSON bool, out *reportOutput) error {
-	table := e.stdout
-	if asJSON {
-		table = e.stderr
-	}
-	d := transtats.Dialect(cfg.Engine)
-	opt := engine.Options{Path: cfg.DB, DSN: dsn}
-	if dsn == "" && d == transtats.Postgres {
-		prog.Say("starting a throwaway PostgreSQL server")
-	}
-	db, err := transtats.Open(ctx, transtats.Config{Dialect: d, Engine: opt, Rows: cfg.Rows, Rate: cfg.Rate,
-		Progress: func(step string, n, total int64) {
-			prog.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
-		}})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	prog.Done()
-	out.Load = &db.Load
-	if err := rec.Add(result.KindBulkLoad.Of(db.Load)); err != nil {
-		return err
-	}
-	how := "loaded"
-	if db.Load.Reused {
-		how = "reused (loaded earlier)"
-	}
-	fmt.Fprintf(e.stderr, "transtats: %d rows %s in %s: %s, %.0f rows/s\n", db.Load.Rows, how, db.Load.Where, db.Load.Method, db.Load.RowsPerSecond)
-	info, err := db.Engine().Describe(ctx)
-	if err != nil {
-		return err
-	}
-	out.Engine = &info
-	if err := rec.Add(engine.KindInfo.Of(info)); err != nil {
-		return err
-	}
-
-	fmt.Fprintf(table, reportRowFormat, "cell", "query", "streams", "dop", "queries/h", "mean ms", "stdev ms", "p50 ms", "p95 ms", "p99 ms", "speedup", "errors")
-	cells := planReport(cfg)
-	type key struct {
-		query   string
-		streams int
-	}
-	dop1 := map[key]float64{} // queries per hour at DOP 1
-	lastPlan := map[key]string{}
-	lastDOP := map[key]int{}
-	first, last := db.Seconds()
-	planT := (first + last) / 2                 // P2's t for the plans compared
-	otherT := min(first+(last-first)/4+1, last) // another t, after the cell
-	for _, c := range cells {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		k := key{c.query, c.streams}
-		if err := db.SetDOP(ctx, c.dop); err != nil {
-			if gone := engineGone(ctx, db); gone != nil {
-				return fmt.Errorf("starting cell %d (%s, %d streams, DOP %d): %s stopped answering: %w (%d earlier cells stored)",
-					c.index, c.query, c.streams, c.dop, cfg.Engine, gone, c.index)
-			}
-			return err
-		}
-		qc := &result.QueryCell{Query: c.query}
-		if inf, err := db.Engine().Describe(ctx); err == nil {
-			qc.Settings = inf.Settings
-		}
-		before, perr := db.Explain(ctx, c.query, planT)
-		if perr != nil {
-			qc.PlanError = perr.Error()
-		}
-		qc.PlanBefore = before
-		prog.Say(fmt.Sprintf("cell %d/%d: %s, %d streams, DOP %d: %v warm-up + %v", c.index+1, len(cells), c.query, c.streams, c.dop, cfg.Warmup, cfg.Duration))
-		cell, err := drive.Run(ctx, drive.Config{
-			Types:                []string{c.query},
-			Streams:              c.streams,
-			CPUs:                 pl.CPUs,
-			Cores:                pl.Cores,
-			Warmup:               cfg.Warmup,
-			Duration:             cfg.Duration,
-			MaxConsecutiveErrors: reportMaxErrors,
-			Monitor:              drive.SysMonitor("/"),
-			Point:                drive.Point{Index: c.index, Streams: c.streams, Placement: cfg.Placement},
-			Procs:                cellProcs(cfg.Engine, c.streams),
-		}, func(ctx context.Context, stream int) (drive.Stream, error) {
-			return db.NewStream(ctx, c.query, cfg.Seed*1_000_003+uint64(c.index)<<16+uint64(stream))
-		})
-		prog.Done()
-		if err != nil {
-			qc.Error = result.Redact(err.Error())
-		}
-		if cell != nil {
-			cell.Engine, cell.Workload, cell.DOP = cfg.Engine, "transtats", c.dop
-			qc.Cell = cell
-			qc.QueriesPerHour = cell.TPS * 3600
-			if c.dop == 1 {
-				dop1[k] = qc.QueriesPerHour
-			}
-			if base := dop1[k]; base > 0 {
-				qc.SpeedupVsDOP1 = qc.QueriesPerHour / base
-			}
-		}
-		// Is the engine still there? A cell with errors may mean a dead
-		// server: then stop, keeping what was measured.
-		var gone error
-		if cell == nil || cell.Total.Errors > 0 || cell.Total.Count == 0 || err != nil {
-			gone = engineGone(ctx, db)
-		}
-		var found []*result.PlanFinding
-		if gone == nil && ctx.Err() == nil && perr == nil {
-			found = comparePlans(ctx, db, qc, c, planT, otherT, lastPlan[k], lastDOP[k])
-			lastPlan[k], lastDOP[k] = before, c.dop
-		}
-		out.Cells = append(out.Cells, qc)
-		if aerr := rec.Add(result.KindQueryCell.Of(*qc)); aerr != nil {
-			return errors.Join(err, aerr)
-		}
-		writeReportRow(table, c, qc)
-		if cell != nil && !cell.Interrupted && gone == nil && cell.Total.Count < int64(fewQueries*c.streams) {
-			fmt.Fprintf(e.stderr, "note: cell %d: only %d queries finished in the %v window (queries still running when it closes are not counted): lengthen --duration for a steadier figure\n",
-				c.index, cell.Total.Count, cfg.Duration)
-		}
-		for _, f := range found {
-			out.Findings = append(out.Findings, f)
-			if aerr := rec.Add(result.KindPlanFinding.Of(*f)); aerr != nil {
-				return aerr
-			}
-			fmt.Fprintf(e.stderr, "finding: %s\n", f.Detail)
-		}
-		switch {
-		case gone != nil:
-			return fmt.Errorf("running cell %d (%s, %d streams, DOP %d): %s stopped answering: %w (%d earlier cells stored)",
-				c.index, c.query, c.streams, c.dop, cfg.Engine, gone, c.index)
-		case cell == nil:
-			return fmt.Errorf("running cell %d (%s, %d streams, DOP %d): %w", c.index, c.query, c.streams, c.dop, err)
-		case cell.Interrupted:
-			return ctx.Err()
-		case cell.Total.Count == 0 && cell.Total.Errors > 0:
-			return fmt.Errorf("running cell %d (%s, %d streams, DOP %d): every query failed: %s", c.index, c.query, c.streams, c.dop, cell.Total.FirstError)
-		}
-	}
-	return nil
-}
-
-// fewQueries per stream in a window is too few for a steady figure.
-const fewQueries = 5
-
-// reportMaxErrors stops a stream after that many failed queries in a row.
-const reportMaxErrors = 20
-
-// engineGone checks, within 10 seconds, that the engine still answers.
-func engineGone(ctx context.Context, db *transtats.DB) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c, err := db.Engine().Connect(pctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return c.Exec(pctx, "SELECT 1")
-}
-
-// comparePlans captures the plans after a cell and lists what changed:
-// within the cell (before against after, same t; and against another t),
-// and against the previous DOP at the same query and streams.
-func comparePlans(ctx context.Context, db *transtats.DB, qc *result.QueryCell, c reportCellPlan, planT, otherT int64, prev string, prevDOP int) []*result.PlanFinding {
-	var out []*result.PlanFinding
-	after, err := db.Explain(ctx, c.query, planT)
-	if err != nil {
-		qc.PlanError = err.Error()
-		return nil
-	}
-	qc.PlanAfter = after
-	if transtats.PlanShape(after) != transtats.PlanShape(qc.PlanBefore) {
-		out = append(out, &result.PlanFinding{Kind: "within-cell", Query: c.query, Streams: c.streams, DOP: c.dop,
-			Detail: fmt.Sprintf("%s at %d streams, DOP %d: the plan changed during the cell", c.query, c.streams, c.dop),
-			Before: qc.PlanBefore, After: after})
-	}
-	if c.query == transtats.P2 {
-		other, err := db.Explain(ctx, c.query, otherT)
-		if err == nil {
-			qc.PlanAfterOther = other
-			if transtats.PlanShape(other) != transtats.PlanShape(timeless(after, planT, otherT)) {
-				out = append(out, &result.PlanFinding{Kind: "within-cell", Query: c.query, Streams: c.streams, DOP: c.dop,
-					Detail: fmt.Sprintf("%s at %d streams, DOP %d: the plan depends on t (t = %d s and %d s differ)", c.query, c.streams, c.dop, planT, otherT),
-					Before: after, After: other})
-			}
-		}
-	}
-	if prev != "" && prevDOP != c.dop && transtats.PlanShape(prev) != transtats.PlanShape(qc.PlanBefore) {
-		out = append(out, &result.PlanFinding{Kind: "across-dop", Query: c.query, Streams: c.streams, DOP: c.dop, FromDOP: prevDOP,
-			Detail: fmt.Sprintf("%s at %d streams: the plan at DOP %d differs from DOP %d's", c.query, c.streams, c.dop, prevDOP),
-			Before: prev, After: qc.PlanBefore})
-	}
-	return out
-}
-
-// timeless rewrites the window bounds of t in a plan into those of other,
-// so that two P2 plans compare by their operators only.
-func timeless(plan string, t, other int64) string {
-	r := strings.NewReplacer(
-		transtats.TimeAt(t).Format(transtats.TimeFormat), transtats.TimeAt(other).Format(transtats.TimeFormat),
-		transtats.TimeAt(t+1).Format(transtats.TimeFormat), transtats.TimeAt(other+1).Format(transtats.TimeFormat))
-	return r.Replace(plan)
+// reportRows prints a row per cell as it is stored.
+type reportRows struct {
+	*progress
+	table io.Writer
 }
 
 // reportRowFormat lays out the rows printed as cells finish.
 const reportRowFormat = "%4v %-5v %7v %4v %11v %9v %9v %9v %9v %9v %8v %7v\n"
 
-func writeReportRow(w io.Writer, c reportCellPlan, qc *result.QueryCell) {
+func (r *reportRows) Measured(c sweep.Cell, qc *result.QueryCell) {
+	r.Done()
+	w := r.table
 	if qc.Cell == nil {
-		fmt.Fprintf(w, reportRowFormat, c.index, c.query, c.streams, c.dop, "-", "-", "-", "-", "-", "-", "-", "failed: "+qc.Error)
+		fmt.Fprintf(w, reportRowFormat, c.Index, c.Type, c.Streams, c.DOP, "-", "-", "-", "-", "-", "-", "-", "failed: "+qc.Error)
 		return
 	}
 	t := qc.Cell.Total
@@ -460,15 +240,15 @@ func writeReportRow(w io.Writer, c reportCellPlan, qc *result.QueryCell) {
 		errs += " (cut short)"
 	}
 	if t.Count == 0 {
-		fmt.Fprintf(w, reportRowFormat, c.index, c.query, c.streams, c.dop, "0", "-", "-", "-", "-", "-", speed, errs)
+		fmt.Fprintf(w, reportRowFormat, c.Index, c.Type, c.Streams, c.DOP, "0", "-", "-", "-", "-", "-", speed, errs)
 		return
 	}
-	fmt.Fprintf(w, reportRowFormat, c.index, c.query, c.streams, c.dop, fmt.Sprintf("%.0f", qc.QueriesPerHour),
+	fmt.Fprintf(w, reportRowFormat, c.Index, c.Type, c.Streams, c.DOP, fmt.Sprintf("%.0f", qc.QueriesPerHour),
 		ms(t.MeanUS), ms(t.StdevUS), ms(t.P50US), ms(t.P95US), ms(t.P99US), speed, errs)
 }
 
 // reportHeadline is each query's best cell, for 'numalab runs'.
-func reportHeadline(cfg reportConfig, cells []*result.QueryCell) string {
+func reportHeadline(cfg transtats.RunConfig, cells []*result.QueryCell) string {
 	var parts []string
 	for _, q := range cfg.Queries {
 		var best *result.QueryCell

@@ -155,6 +155,7 @@ func TestRunReportDuckDB(t *testing.T) {
 	if r.Kind != "report" || r.Status != result.StatusComplete || !strings.Contains(r.Headline, "queries/h") {
 		t.Errorf("run = %s %s %q", r.Kind, r.Status, r.Headline)
 	}
+	checkStored(t, r)
 	if load == nil || load.Reused || load.Rows != 20000 || load.RowsPerSecond <= 0 || load.Method != "appender" {
 		t.Errorf("load = %+v, want a fresh appender load of 20000 rows with a rate", load)
 	}

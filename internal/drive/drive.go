@@ -112,6 +112,15 @@ func (c *Config) validate() error {
 	return nil
 }
 
+// Point is one cell of a sweep before it runs: how many streams, on which
+// placement selector, which repetition.
+type Point struct {
+	Index     int    // position in the sweep, from 0
+	Streams   int    // concurrent streams
+	Placement string // selector as the user wrote it; "" = not pinned
+	Repeat    int    // repetition, from 0
+}
+
 // streamState is everything one stream measures. Only its own goroutine
 // touches it until the cell ends.
 type streamState struct {

@@ -15,16 +15,12 @@ type counter struct{ n int }
 func (c *counter) Next(ctx context.Context) (int, error) { c.n++; return 0, nil }
 func (c *counter) Close() error                          { return nil }
 
-// A sweep of cells, each run by drive.Run. The command labels each cell
-// with what only it knows (engine, workload, DOP, data node), prints a row
-// and stores it as soon as it is measured.
+// Two cells, each run by drive.Run (package sweep runs whole sweeps). The
+// caller labels each cell with what only it knows (engine, workload, DOP,
+// data node).
 func Example() {
-	points, err := drive.Sweep([]int{1, 2}, []string{""}, 1)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, p := range points {
+	for i, streams := range []int{1, 2} {
+		p := drive.Point{Index: i, Streams: streams}
 		cell, err := drive.Run(context.Background(), drive.Config{
 			Types:    []string{"noop"},
 			Streams:  p.Streams,

@@ -1,0 +1,152 @@
+package sweep
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// EvalPlan is what eval's budget buys on a machine: a pure function of
+// both.
+type EvalPlan struct {
+	ProbeQuick bool
+	Warehouses int
+	Streams    []int    // up to 2× the largest placement's logical CPUs
+	Placements []string // SMT on and off, local and remote data, where the machine has them
+	// StreamsPerCPU caps the streams of each placement (see Spec).
+	StreamsPerCPU int
+	OLTPWarmup    time.Duration
+	OLTPCell      time.Duration
+	Repeat        int
+	Rows          int64
+	DOPs          []int
+	QueryWarm     time.Duration
+	QueryCell     time.Duration
+}
+
+// Estimated fixed costs on a 2-vCPU guest, from measured runs: the quick
+// probe, loading one warehouse, loading a million transtats rows on DuckDB
+// (the 1.44M-row dimension included), and per-cell setup.
+const (
+	evalProbeQuick = 15 * time.Second
+	evalProbeFull  = 90 * time.Second
+	evalLoadWH     = 4 * time.Second
+	evalLoadMRows  = 8 * time.Second
+	evalCellSetup  = 500 * time.Millisecond
+	// EvalMinBudget is the least budget eval accepts.
+	EvalMinBudget = 2 * time.Minute
+)
+
+// evalStreamsPerCPU: beyond two streams per logical CPU a cell measures
+// queueing, not the hardware.
+const evalStreamsPerCPU = 2
+
+// PlanEval plans eval for budget on machine t. Where t has several NUMA
+// nodes with CPUs the data lives on the first, and streams run on it
+// (local) and on the node farthest from it (remote, see FarNode).
+func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
+	if budget < EvalMinBudget {
+		return EvalPlan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, EvalMinBudget)
+	}
+	n := len(t.CPUs)
+	p := EvalPlan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Repeat: 1, Rows: 1_000_000, StreamsPerCPU: evalStreamsPerCPU}
+	switch {
+	case budget >= time.Hour:
+		p.Warehouses, p.Rows, p.Repeat = 8, 20_000_000, 3
+	case budget >= 15*time.Minute:
+		p.Warehouses, p.Rows, p.Repeat = 2, 5_000_000, 3
+	}
+	for d := 1; d <= n; d *= 2 {
+		p.DOPs = append(p.DOPs, d)
+	}
+	if p.DOPs[len(p.DOPs)-1] != n {
+		p.DOPs = append(p.DOPs, n)
+	}
+	smt := []string{""}
+	if t.ThreadsPerCore() > 1 {
+		smt = []string{"smt=on", "smt=off"}
+	}
+	data := []string{""}
+	if local, ok := firstNodeWithCPUs(t); ok {
+		if remote := FarNode(t, local); remote != local {
+			data = []string{fmt.Sprintf("node=%d,data=node%d", local, local), fmt.Sprintf("node=%d,data=node%d", remote, local)}
+		}
+	}
+	widest := 0
+	for _, d := range data {
+		for _, s := range smt {
+			sel := strings.Trim(d+","+s, ",")
+			pl, err := place.Resolve(t, sel)
+			if err != nil {
+				return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
+			}
+			widest = max(widest, len(pl.CPUs))
+			p.Placements = append(p.Placements, sel)
+		}
+	}
+	for s := 1; s <= evalStreamsPerCPU*widest; s *= 2 {
+		p.Streams = append(p.Streams, s)
+	}
+	cells, _, err := Resolve(t, p.OLTPSpec(), true)
+	if err != nil {
+		return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
+	}
+
+	// Split what is left after the fixed costs: 55% OLTP, 45% reporting.
+	left := budget*85/100 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows
+	if !p.ProbeQuick {
+		left -= evalProbeFull - evalProbeQuick
+	}
+	oltpCells := len(cells)
+	queryCells := 2 * len(p.DOPs)
+	perOLTP := left*55/100/time.Duration(oltpCells) - evalCellSetup
+	perQuery := left*45/100/time.Duration(queryCells) - evalCellSetup
+	if perOLTP < 3*time.Second || perQuery < 3*time.Second {
+		return EvalPlan{}, fmt.Errorf("-budget: %q leaves %v per OLTP cell and %v per query cell on this machine (%d and %d cells): give a larger budget",
+			budget, perOLTP.Round(time.Second), perQuery.Round(time.Second), oltpCells, queryCells)
+	}
+	p.OLTPWarmup = min(max(perOLTP/6, time.Second), 10*time.Second).Round(time.Second)
+	p.OLTPCell = min(perOLTP-p.OLTPWarmup, 2*time.Minute).Round(time.Second)
+	p.QueryWarm = min(max(perQuery/6, time.Second), 10*time.Second).Round(time.Second)
+	p.QueryCell = min(perQuery-p.QueryWarm, 2*time.Minute).Round(time.Second)
+	return p, nil
+}
+
+// OLTPSpec is the OLTP step's sweep.
+func (p EvalPlan) OLTPSpec() Spec {
+	return Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU}
+}
+
+func firstNodeWithCPUs(t *result.Topology) (int, bool) {
+	for _, n := range t.Nodes {
+		if len(n.CPUs) > 0 {
+			return n.ID, true
+		}
+	}
+	return 0, false
+}
+
+// FarNode is the node with CPUs farthest from node by the firmware's
+// distances (the first of equals, in t.Nodes order): on 2 sockets of 2
+// nodes each, a node on the other socket, not the near neighbour. Without
+// distances it is the first other node with CPUs; with none, node itself.
+func FarNode(t *result.Topology, node int) int {
+	from := t.NodeIndex(node)
+	far, farDist := node, -1
+	for j, n := range t.Nodes {
+		if n.ID == node || len(n.CPUs) == 0 {
+			continue
+		}
+		d := 0
+		if from >= 0 && from < len(t.Distances) && j < len(t.Distances[from]) {
+			d = t.Distances[from][j]
+		}
+		if d > farDist {
+			far, farDist = n.ID, d
+		}
+	}
+	return far
+}

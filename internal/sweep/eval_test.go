@@ -1,0 +1,78 @@
+package sweep
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPlanEvalMultiNode: on a multi-node machine the remote node is the
+// farthest from the local one, and no placement gets more than 2 streams
+// per logical CPU (issue: 8 streams ran on 2 CPUs).
+func TestPlanEvalMultiNode(t *testing.T) {
+	for _, c := range []struct {
+		fixture    string
+		placements []string
+		maxStreams int
+	}{
+		// 4 sockets x 2 nodes, 8 CPUs a node; node 0's distances are
+		// 10 16 16 22 16 22 16 22: node 1 is a near neighbour, node 3 the
+		// first of the farthest.
+		{"64amd64-4s2n4ca2co.tar.bz2", []string{"node=0,data=node0", "node=3,data=node0"}, 16},
+		// 16 nodes of 2 cores x 2 threads, all at distance 20.
+		{"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", []string{"node=0,data=node0,smt=on", "node=0,data=node0,smt=off", "node=1,data=node0,smt=on", "node=1,data=node0,smt=off"}, 8},
+		// one node with SMT: no data placement, streams up to 2x all CPUs.
+		{"16em64t-4s2c2t.tar.bz2", []string{"smt=on", "smt=off"}, 32},
+	} {
+		m := fixture(t, c.fixture)
+		p, err := PlanEval(time.Hour, m)
+		if err != nil {
+			t.Fatalf("%s: %v", c.fixture, err)
+		}
+		if !slices.Equal(p.Placements, c.placements) {
+			t.Errorf("%s: placements %q; want %q", c.fixture, p.Placements, c.placements)
+		}
+		if got := slices.Max(p.Streams); got != c.maxStreams {
+			t.Errorf("%s: streams %v; want up to %d", c.fixture, p.Streams, c.maxStreams)
+		}
+		cells, _, err := Resolve(m, p.OLTPSpec(), true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.fixture, err)
+		}
+		for _, cell := range cells {
+			if cell.Streams > 2*len(cell.Place.CPUs) {
+				t.Errorf("%s: cell %d runs %d streams on %s (%d CPUs)", c.fixture, cell.Index, cell.Streams, cell.Placement, len(cell.Place.CPUs))
+			}
+		}
+	}
+}
+
+func TestFarNode(t *testing.T) {
+	m := fixture(t, "64amd64-4s2n4ca2co.tar.bz2")
+	for from, want := range map[int]int{0: 3, 1: 2, 2: 1} {
+		if got := FarNode(m, from); got != want {
+			t.Errorf("FarNode(%d) = %d; want %d", from, got, want)
+		}
+	}
+	one := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	if got := FarNode(one, 0); got != 0 {
+		t.Errorf("one node: FarNode(0) = %d; want 0 itself", got)
+	}
+}
+
+func TestPlanEvalBudget(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	for _, b := range []time.Duration{time.Minute, 2 * time.Minute} {
+		if _, err := PlanEval(b, m); err == nil || !strings.Contains(err.Error(), "-budget") {
+			t.Errorf("PlanEval(%v) = %v; want a budget error", b, err)
+		}
+	}
+	p, err := PlanEval(5*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ProbeQuick || p.Repeat != 1 || p.OLTPCell < 3*time.Second-p.OLTPWarmup {
+		t.Errorf("5m plan %+v: want a quick probe, one repeat and cells of a few seconds", p)
+	}
+}

@@ -1,0 +1,153 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// fixture reads a captured machine from the repository's topology fixtures.
+func fixture(t *testing.T, name string) *result.Topology {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "topology", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	root, err := topo.Extract(f, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := topo.FromSysfs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+type cellKey struct {
+	index, streams, repeat, dop int
+	placement, typ              string
+}
+
+func keys(cells []Cell) []cellKey {
+	var out []cellKey
+	for _, c := range cells {
+		out = append(out, cellKey{c.Index, c.Streams, c.Repeat, c.DOP, c.Placement, c.Type})
+	}
+	return out
+}
+
+func TestResolveOrder(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2") // 4 sockets x 2 cores x 2 threads
+	cells, _, err := Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=on", "smt=off"}, Repeat: 2, DataNode: -1}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []cellKey{
+		{0, 1, 0, 1, "smt=on", ""}, {1, 2, 0, 1, "smt=on", ""}, {2, 1, 0, 1, "smt=off", ""}, {3, 2, 0, 1, "smt=off", ""},
+		{4, 1, 1, 1, "smt=on", ""}, {5, 2, 1, 1, "smt=on", ""}, {6, 1, 1, 1, "smt=off", ""}, {7, 2, 1, 1, "smt=off", ""},
+	}
+	if got := keys(cells); !equal(got, want) {
+		t.Errorf("cells = %v\nwant %v", got, want)
+	}
+	cells, _, err = Resolve(m, Spec{Streams: []int{1}, DOPs: []int{1, 2}, Types: []string{"P1", "P2"}, Repeat: 1, DataNode: -1, Unpinned: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []cellKey{{0, 1, 0, 1, "", "P1"}, {1, 1, 0, 2, "", "P1"}, {2, 1, 0, 1, "", "P2"}, {3, 1, 0, 2, "", "P2"}}
+	if got := keys(cells); !equal(got, want) {
+		t.Errorf("types x DOP cells = %v\nwant %v", got, want)
+	}
+	if cells[0].Place.CPUs != nil || cells[0].Cores != 0 {
+		t.Errorf("unpinned cell has CPUs %v, %d cores; want none", cells[0].Place.CPUs, cells[0].Cores)
+	}
+}
+
+func equal(a, b []cellKey) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestResolveBadInput(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	for _, c := range []struct {
+		spec Spec
+		msg  string
+	}{
+		{Spec{Repeat: 1, DataNode: -1}, "no stream counts"},
+		{Spec{Streams: []int{0}, Repeat: 1, DataNode: -1}, "not a positive count"},
+		{Spec{Streams: []int{1}, Repeat: 0, DataNode: -1}, "repeats"},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: 5}, "is not a NUMA node"},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"node=3"}}, "-placement"},
+		{Spec{Streams: []int{64}, Repeat: 1, DataNode: -1, StreamsPerCPU: 2}, "exceeds 2 per logical CPU"},
+	} {
+		if _, _, err := Resolve(m, c.spec, true); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("Resolve(%+v) = %v; want an error with %q", c.spec, err, c.msg)
+		}
+	}
+}
+
+// TestCoresUsed: tps per core divides by the cores the streams ran on.
+// On 4 sockets x 2 cores x 2 threads, CPUs 0 and 8 are siblings.
+func TestCoresUsed(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	all := []int{}
+	for _, c := range m.CPUs {
+		all = append(all, c.ID)
+	}
+	c0 := m.CPUs[0]
+	sib := -1
+	for _, id := range m.Cores[c0.Core].CPUs {
+		if id != c0.ID {
+			sib = id
+		}
+	}
+	if sib < 0 {
+		t.Fatal("fixture has no SMT sibling of the first CPU")
+	}
+	for _, c := range []struct {
+		cpus    []int
+		spread  bool
+		streams int
+		want    int
+	}{
+		{all, true, 1, 1},               // one stream on one CPU of a 16-CPU placement: one core, not 8
+		{all, false, 1, 1},              // not spread, but one stream runs on one core at a time
+		{all, false, 32, 8},             // every core of the placement
+		{[]int{c0.ID, sib}, true, 2, 1}, // two siblings: one physical core
+		{[]int{c0.ID, sib}, true, 8, 1}, // more streams than CPUs wrap onto them
+		{nil, true, 4, 0},               // not pinned: unknown
+	} {
+		if got := CoresUsed(m, c.cpus, c.spread, c.streams); got != c.want {
+			t.Errorf("CoresUsed(%v, spread %v, %d streams) = %d; want %d", c.cpus, c.spread, c.streams, got, c.want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 streams", 1: "1 stream", 2: "2 streams"} {
+		if got := Count(n, "stream"); got != want {
+			t.Errorf("Count(%d) = %q; want %q", n, got, want)
+		}
+	}
+	c := Cell{Cores: 1, Place: resultPlacement([]int{3}), DataNode: -1}
+	c.Streams = 1
+	if got := c.String(); got != "1 stream on cpus 3 (1 core)" {
+		t.Errorf("Cell.String() = %q; want singular nouns", got)
+	}
+}
+
+func resultPlacement(cpus []int) place.Placement { return place.Placement{CPUs: cpus, DataNode: -1} }

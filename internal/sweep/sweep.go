@@ -1,0 +1,218 @@
+// Package sweep runs a workload's cells: streams × DOP × placement ×
+// repeats, each a timed drive cell, with the data prewarmed on the node a
+// cell asks for, each cell stored as soon as it is measured, and Ctrl-C
+// keeping what was measured.
+//
+// A workload (tpcc-ro, transtats) implements Workload: it loads or opens
+// its data, prewarms it, names its transaction or query types, opens a
+// stream, and says what to store about itself and about each cell. Run
+// knows no SQL and no engine; the command that calls it knows no cells:
+// it parses flags into a configuration, calls the workload's package and
+// renders what Run reports through Progress.
+//
+// sweep refuses to run anything but closed-loop cells (that is drive's
+// rule), and never prints: progress, notes and rows go through Progress.
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// Recorder stores a run's items as they are measured (the results store
+// implements it); an entry is made by its kind's Of (result.KindCell.Of).
+type Recorder interface {
+	Add(e result.Entry) error
+}
+
+// Teller hears what a sweep does: the current step (a line that may be
+// overwritten) and notes worth keeping.
+type Teller interface {
+	Say(step string)
+	Note(line string)
+}
+
+// Progress is a Teller that also hears of each cell when it is stored.
+type Progress[T any] interface {
+	Teller
+	Measured(c Cell, item T)
+}
+
+// Description is what a workload says about itself for each cell.
+type Description struct {
+	Workload string // e.g. "tpcc-ro"
+	Engine   string // e.g. "sqlite"
+	// InCgo says the streams' calls wait in cgo (SQLite, DuckDB): cells
+	// then run with a P to spare per stream (see drive.Config.Procs).
+	InCgo bool
+}
+
+// Outcome is what a workload makes of one measured cell.
+type Outcome[T any] struct {
+	Item  T      // what Progress.Measured and Run's result get
+	Store []result.Entry // stored in order; none: the cell was not measured
+	Notes []string
+	Stop  error // ends the sweep after the cell is stored
+}
+
+// Workload is one workload on one engine, opened for a sweep. Run calls
+// Open first and Close last; the other methods between, from one
+// goroutine, except Stream, which Run calls on each stream's own pinned
+// thread.
+type Workload[T any] interface {
+	Describe() Description
+	Types() []string // transaction or query types; a cell runs them all or one
+	// Open loads the data where it is missing, or opens it, and returns
+	// what to store about the load and the engine.
+	Open(ctx context.Context, tell Teller) ([]result.Entry, error)
+	// Prewarm reads the data from a thread on node (-1: any thread,
+	// leaving pages where they are) and checks where it landed.
+	Prewarm(ctx context.Context, node int, tell Teller) ([]result.Entry, error)
+	// Begin prepares a cell (its DOP, say) before its streams open.
+	Begin(ctx context.Context, c Cell) error
+	Stream(ctx context.Context, c Cell, stream int) (drive.Stream, error)
+	// End judges a cell: m is nil when it could not start (err says why).
+	End(ctx context.Context, c Cell, m *result.Cell, err error) Outcome[T]
+	Close() error
+}
+
+// Plan is a sweep's cells and how each runs.
+type Plan struct {
+	Cells    []Cell
+	Warmup   time.Duration
+	Duration time.Duration
+	// Trace is how many calls each stream records; 0 = none.
+	Trace int
+	// MaxConsecutiveErrors stops a stream (0: drive's default).
+	MaxConsecutiveErrors int
+	Monitor              drive.StartMonitor // optional
+}
+
+// Run runs every cell of plan on w in order, storing each through rec as
+// soon as it is measured, and returns the cells' items. Ctrl-C (ctx) ends
+// the current cell early; it is stored, marked cut short, and Run returns
+// ctx's error with everything measured.
+func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, prog Progress[T]) ([]T, error) {
+	items, err := w.Open(ctx, prog)
+	if serr := store(rec, items); err != nil || serr != nil {
+		return nil, errors.Join(err, serr)
+	}
+	defer w.Close()
+	d := w.Describe()
+	var out []T
+	warm := -2 // no prewarm yet
+	for i, c := range plan.Cells {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if c.DataNode != warm {
+			items, err := w.Prewarm(ctx, c.DataNode, prog)
+			if serr := store(rec, items); err != nil || serr != nil {
+				return out, errors.Join(err, serr)
+			}
+			warm = c.DataNode
+		}
+		if err := w.Begin(ctx, c); err != nil {
+			return out, err
+		}
+		prog.Say(fmt.Sprintf("cell %d/%d: %s: %v warm-up + %v", i+1, len(plan.Cells), c, plan.Warmup, plan.Duration))
+		types := w.Types()
+		if c.Type != "" {
+			types = []string{c.Type}
+		}
+		procs := 0
+		if d.InCgo {
+			procs = drive.ProcsForCgo(c.Streams)
+		}
+		m, err := drive.Run(ctx, drive.Config{
+			Types:                types,
+			Streams:              c.Streams,
+			CPUs:                 c.Place.CPUs,
+			Spread:               c.Spread,
+			Cores:                c.Cores,
+			Warmup:               plan.Warmup,
+			Duration:             plan.Duration,
+			TraceLimit:           plan.Trace,
+			MaxConsecutiveErrors: plan.MaxConsecutiveErrors,
+			Monitor:              plan.Monitor,
+			Point:                c.Point,
+			Procs:                procs,
+		}, func(ctx context.Context, stream int) (drive.Stream, error) {
+			return w.Stream(ctx, c, stream)
+		})
+		if m != nil {
+			m.Engine, m.Workload, m.DOP, m.DataNode = d.Engine, d.Workload, c.DOP, c.DataNode
+		}
+		o := w.End(ctx, c, m, err)
+		if len(o.Store) > 0 {
+			out = append(out, o.Item)
+			if serr := store(rec, o.Store); serr != nil {
+				return out, errors.Join(o.Stop, serr)
+			}
+			prog.Measured(c, o.Item)
+		}
+		for _, n := range o.Notes {
+			prog.Note(n)
+		}
+		switch {
+		case o.Stop != nil:
+			return out, o.Stop
+		case m == nil:
+			return out, err
+		case m.Interrupted:
+			return out, ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+func store(rec Recorder, items []result.Entry) error {
+	for _, it := range items {
+		if err := rec.Add(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OnNode runs fn on a new OS thread pinned to node's CPUs (if it has
+// any) and bound to its memory, so that what fn touches first lands on
+// node; node < 0 runs fn on a thread of its own, unplaced. The thread is
+// never handed back to the runtime: it ends with its pinning and policy.
+func OnNode(node int, fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if node >= 0 {
+			if err := placeOnNode(node); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- fn()
+	}()
+	return <-errc
+}
+
+func placeOnNode(node int) error {
+	t, err := topo.FromSysfs("/")
+	if err != nil {
+		return err
+	}
+	p, err := place.Resolve(t, "node="+strconv.Itoa(node))
+	if err == nil {
+		if err := place.Pin(p.CPUs); err != nil {
+			return err
+		}
+	}
+	return place.SetMemPolicy(place.Policy{Mode: place.Bind, Nodes: []int{node}})
+}

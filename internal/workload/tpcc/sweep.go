@@ -1,0 +1,283 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// RunConfig is a tpcc-ro sweep ('numalab run oltp'); it is stored with
+// the run.
+type RunConfig struct {
+	Engine     string        `toml:"engine" json:"engine"`
+	DB         string        `toml:"db" json:"db"`
+	DSN        string        `toml:"dsn" json:"-"` // may hold a password: never stored
+	Warehouses int           `toml:"warehouses" json:"warehouses"`
+	Streams    []int         `toml:"streams" json:"streams"`
+	Placements []string      `toml:"placements" json:"placements"`
+	Spread     bool          `toml:"spread" json:"spread"`
+	DataNode   int           `toml:"data_node" json:"data_node"` // -1: not controlled
+	Duration   time.Duration `toml:"duration" json:"duration_ns"`
+	Warmup     time.Duration `toml:"warmup" json:"warmup_ns"`
+	Repeat     int           `toml:"repeat" json:"repeat"`
+	// StreamsPerCPU, when positive, leaves out cells with more streams
+	// than that per logical CPU of their placement.
+	StreamsPerCPU int   `toml:"streams_per_cpu" json:"streams_per_cpu,omitempty"`
+	Augmented     bool  `toml:"augmented" json:"augmented"`
+	Trace         int   `toml:"trace" json:"trace"` // calls recorded per stream; 0 = none
+	Seed          int64 `toml:"seed" json:"seed"`
+}
+
+// MaxStreamsPerCPU bounds streams: beyond it a cell measures the scheduler.
+const MaxStreamsPerCPU = 64
+
+// DefaultRunConfig is 'numalab run oltp' without flags.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{
+		Engine:     "sqlite",
+		Warehouses: 1,
+		Streams:    []int{1, 2, 4},
+		Placements: []string{""},
+		Spread:     true,
+		DataNode:   -1,
+		Duration:   10 * time.Second,
+		Warmup:     2 * time.Second,
+		Repeat:     1,
+		Seed:       1,
+	}
+}
+
+// DefaultPath is the database file of W warehouses on an embedded engine.
+func DefaultPath(engineName string, warehouses int) string {
+	if engineName == "duckdb" {
+		return fmt.Sprintf("numalab-tpcc-w%d.duckdb", warehouses)
+	}
+	return fmt.Sprintf("numalab-tpcc-w%d.db", warehouses)
+}
+
+func badSetting(name, value, want string) error {
+	return fmt.Errorf("-%s: %q %s", name, value, want)
+}
+
+// Check validates everything that does not need the machine beyond its
+// CPU count, and fills the defaults that depend on other settings.
+func (c *RunConfig) Check() error {
+	var errs []error
+	if !slices.Contains(engine.Engines, c.Engine) {
+		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+	}
+	if c.DSN != "" && c.Engine != "postgres" {
+		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres"))
+	}
+	if c.DB == "" && c.Engine != "postgres" {
+		c.DB = DefaultPath(c.Engine, c.Warehouses)
+	}
+	if c.Warehouses <= 0 {
+		errs = append(errs, badSetting("warehouses", strconv.Itoa(c.Warehouses), "is not a positive count: want 1 or more"))
+	} else if err := CheckFits(c.Engine, engine.Options{Path: c.DB, DSN: c.DSN}, c.Warehouses); err != nil {
+		errs = append(errs, badSetting("warehouses", strconv.Itoa(c.Warehouses), "could never be loaded here: "+err.Error()))
+	}
+	if len(c.Streams) == 0 {
+		errs = append(errs, badSetting("streams", "", "is empty: want e.g. 1,2,4"))
+	}
+	if maxS := MaxStreamsPerCPU * runtime.NumCPU(); slices.Max(append([]int{0}, c.Streams...)) > maxS {
+		errs = append(errs, badSetting("streams", fmt.Sprint(c.Streams), fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, MaxStreamsPerCPU)))
+	}
+	if slices.Min(append([]int{1}, c.Streams...)) < 1 {
+		errs = append(errs, badSetting("streams", fmt.Sprint(c.Streams), "has a count below 1: want e.g. 1,2,4"))
+	}
+	if c.Duration <= 0 {
+		errs = append(errs, badSetting("duration", c.Duration.String(), "is not positive: want e.g. 30s"))
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, badSetting("warmup", c.Warmup.String(), "is negative: want e.g. 5s or 0s"))
+	}
+	if c.Repeat < 1 {
+		errs = append(errs, badSetting("repeat", strconv.Itoa(c.Repeat), "is not a positive count"))
+	}
+	if c.StreamsPerCPU < 0 {
+		errs = append(errs, badSetting("streams-per-cpu", strconv.Itoa(c.StreamsPerCPU), "is negative: want a cap per logical CPU, or 0 for none"))
+	}
+	if c.Trace < 0 {
+		errs = append(errs, badSetting("trace", strconv.Itoa(c.Trace), "is negative: want a number of calls per stream, or 0"))
+	}
+	if len(c.Placements) == 0 {
+		c.Placements = []string{""}
+	}
+	return errors.Join(errs...)
+}
+
+// Spec is the configuration's sweep.
+func (c RunConfig) Spec() sweep.Spec {
+	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: c.DataNode,
+		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: c.Engine == "postgres"}
+}
+
+// Plan is the configuration's sweep plan with its cells.
+func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Trace: c.Trace, Monitor: drive.SysMonitor("/")}
+}
+
+// Sweep is tpcc-ro as a sweep.Workload: each measured cell is a
+// *result.Cell, stored as result.KindCell; the load record (KindLoad) is
+// stored again after each prewarm.
+type Sweep struct {
+	cfg      RunConfig
+	dataNode int // the first cell's: binds a managed PostgreSQL server's memory
+	w        *Workload
+	close    func() error
+	ld       LoadRecord
+}
+
+var _ sweep.Workload[*result.Cell] = (*Sweep)(nil)
+
+// NewSweep is tpcc-ro configured by cfg (checked); dataNode is the first
+// cell's data node.
+func NewSweep(cfg RunConfig, dataNode int) *Sweep {
+	return &Sweep{cfg: cfg, dataNode: dataNode, ld: LoadRecord{Engine: cfg.Engine, Where: cfg.DB}}
+}
+
+// Describe names the workload and engine.
+func (s *Sweep) Describe() sweep.Description {
+	name := "tpcc-ro"
+	if s.cfg.Augmented {
+		name = "tpcc-ro-augmented"
+	}
+	return sweep.Description{Workload: name, Engine: s.cfg.Engine, InCgo: s.cfg.Engine != "postgres"}
+}
+
+// Types are Order-Status and Stock-Level.
+func (s *Sweep) Types() []string { return TxNames }
+
+// Open opens the run's TPC-C database, loading it first where needed
+// (Prepare). A managed PostgreSQL server's memory is bound to the first
+// cell's data node.
+func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	w, closeDB, err := s.open(ctx, tell.Say)
+	if err != nil {
+		return nil, err
+	}
+	s.w, s.close = w, closeDB
+	s.ld.Meta = w.Meta()
+	var items []result.Entry
+	if eng := w.Engine(); eng != nil {
+		if info, err := eng.Describe(ctx); err == nil {
+			items = append(items, engine.KindInfo.Of(info))
+		}
+	}
+	return items, nil
+}
+
+func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() error, error) {
+	cfg := s.cfg
+	start := time.Now()
+	src := Source{
+		Engine: cfg.Engine,
+		Where:  engine.Options{Path: cfg.DB, DSN: cfg.DSN},
+		Load: LoadConfig{
+			Warehouses: cfg.Warehouses,
+			Seed:       cfg.Seed,
+			Progress: func(done, total int64) {
+				el := time.Since(start).Seconds()
+				say(fmt.Sprintf("loading %s into %s: %d/%d rows (%.0f%%), %.0f rows/s",
+					sweep.Count(cfg.Warehouses, "warehouse"), s.ld.Where, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
+			},
+		},
+		Run:    Options{Augmented: cfg.Augmented, Seed: cfg.Seed},
+		Opened: func(info engine.Info) { s.ld.Where = info.Where },
+	}
+	if s.dataNode >= 0 {
+		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{s.dataNode}}
+	}
+	say("opening " + cfg.Engine)
+	w, st, err := Prepare(ctx, src)
+	var we *WarehousesError
+	switch {
+	case errors.As(err, &we):
+		return nil, nil, fmt.Errorf("%w (use --warehouses %d, or another --db)", err, we.Have)
+	case errors.Is(err, ErrNotTPCC):
+		return nil, nil, fmt.Errorf("%w (choose another --db, or remove the file if numalab made it)", err)
+	case err != nil:
+		return nil, nil, err
+	}
+	if st != nil {
+		s.ld.Loaded, s.ld.Stats, s.ld.RowsPerSec = true, st, st.RowsPerSecond()
+	}
+	return w, w.Engine().Close, nil
+}
+
+// Prewarm reads the whole database from a thread on node (see
+// sweep.OnNode), then finds where the data is: the SQLite file's
+// page-cache pages, or PostgreSQL's shared memory. DuckDB's buffers cannot
+// be located. It stores the load record again, with this prewarm added.
+func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
+	where := ""
+	if node >= 0 {
+		where = fmt.Sprintf(" onto node %d", node)
+	}
+	tell.Say(fmt.Sprintf("prewarming %s%s", s.ld.Where, where))
+	pw := PrewarmRecord{DataNode: node}
+	start := time.Now()
+	err := sweep.OnNode(node, func() error {
+		var err error
+		pw.Stats, err = s.w.Prewarm(ctx, node >= 0)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("prewarming tpcc on %s: %w", s.cfg.Engine, err)
+	}
+	pw.Seconds = time.Since(start).Seconds()
+	switch {
+	case s.cfg.Engine == "sqlite":
+		pages, err := place.FilePageNodes(s.w.Path())
+		if err != nil {
+			return nil, err
+		}
+		pw.Pages = &pages
+		if on := pages.PerNode[node]; node >= 0 && on < pages.Pages {
+			return nil, fmt.Errorf("placing %s on node %d: only %d of %d pages landed there (%s); pages still mapped elsewhere cannot move: stop other users of the file and retry",
+				s.w.Path(), node, on, pages.Pages, pages)
+		}
+	case node >= 0 && pw.Stats.Placement != nil:
+		if f := pw.Stats.Placement.Local(node); f < 0.99 {
+			return nil, fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)
+		}
+	}
+	s.ld.Prewarm = append(s.ld.Prewarm, pw)
+	return []result.Entry{KindLoad.Of(s.ld)}, nil
+}
+
+// Begin has nothing to prepare: tpcc-ro has no DOP.
+func (s *Sweep) Begin(context.Context, sweep.Cell) error { return nil }
+
+// Stream opens a stream with its own seeded RNG.
+func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
+	return s.w.OpenStream(ctx, rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(stream)+uint64(c.Index)<<32)))
+}
+
+// End stores the cell; streams that failed to close end the sweep.
+func (s *Sweep) End(_ context.Context, _ sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.Cell] {
+	if m == nil {
+		return sweep.Outcome[*result.Cell]{Stop: err}
+	}
+	return sweep.Outcome[*result.Cell]{Item: m, Store: []result.Entry{result.KindCell.Of(*m)}, Stop: err}
+}
+
+// Close closes the database (and stops a managed server).
+func (s *Sweep) Close() error {
+	if s.close == nil {
+		return nil
+	}
+	return s.close()
+}

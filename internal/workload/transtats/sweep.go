@@ -1,0 +1,299 @@
+package transtats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// RunConfig is a transtats sweep ('numalab run report'); it is stored
+// with the run.
+type RunConfig struct {
+	Engine    string        `json:"engine"`
+	DSN       string        `json:"dsn,omitempty"` // password hidden
+	DB        string        `json:"db,omitempty"`
+	Rows      int64         `json:"rows"`
+	Rate      int64         `json:"rate"`
+	Streams   []int         `json:"streams"`
+	DOP       []int         `json:"dop"`
+	Queries   []string      `json:"queries"`
+	Duration  time.Duration `json:"duration_ns"`
+	Warmup    time.Duration `json:"warmup_ns"`
+	Placement string        `json:"placement,omitempty"`
+	Seed      uint64        `json:"seed"`
+}
+
+// Spec is the configuration's sweep: per query, per stream count, the
+// DOPs in the order given.
+func (c RunConfig) Spec() sweep.Spec {
+	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
+		Repeat: 1, DataNode: -1, Unpinned: true}
+}
+
+// Plan is the configuration's sweep plan with its cells.
+func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration,
+		MaxConsecutiveErrors: maxErrors, Monitor: drive.SysMonitor("/")}
+}
+
+// fewQueries per stream in a window is too few for a steady figure.
+const fewQueries = 5
+
+// maxErrors stops a stream after that many failed queries in a row.
+const maxErrors = 20
+
+// Sweep is transtats as a sweep.Workload: each measured cell is a
+// *result.QueryCell with its plans and its speedup against DOP 1 at the
+// same query and streams, stored as result.KindQueryCell; plan changes
+// are stored as result.KindPlanFinding. An engine that stops answering
+// (a PostgreSQL server that dies) ends the sweep, keeping the cells
+// before it.
+type Sweep struct {
+	cfg      RunConfig
+	dsn      string
+	db       *DB
+	info     engine.Info
+	findings []*result.PlanFinding
+
+	planT, otherT int64 // P2's t for the plans compared, and another
+	dop1          map[cellKey]float64
+	lastPlan      map[cellKey]string
+	lastDOP       map[cellKey]int
+	cur           *result.QueryCell // the cell between Begin and End
+	curPlanErr    error
+}
+
+type cellKey struct {
+	query   string
+	streams int
+}
+
+var _ sweep.Workload[*result.QueryCell] = (*Sweep)(nil)
+
+// NewSweep is transtats configured by cfg, on the PostgreSQL at dsn
+// (cfg.DSN is its redacted form) or a throwaway server when it is "".
+func NewSweep(cfg RunConfig, dsn string) *Sweep {
+	return &Sweep{cfg: cfg, dsn: dsn, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{}}
+}
+
+// Load is the load record; nil before Open loaded or opened the data.
+func (s *Sweep) Load() *result.BulkLoad {
+	if s.db == nil {
+		return nil
+	}
+	return &s.db.Load
+}
+
+// Info is the engine's description; nil before Open described it.
+func (s *Sweep) Info() *engine.Info {
+	if s.info.Engine == "" {
+		return nil
+	}
+	return &s.info
+}
+
+// Findings are the plan changes found so far.
+func (s *Sweep) Findings() []*result.PlanFinding { return s.findings }
+
+// Describe names the workload and engine.
+func (s *Sweep) Describe() sweep.Description {
+	return sweep.Description{Workload: "transtats", Engine: s.cfg.Engine, InCgo: Dialect(s.cfg.Engine) != Postgres}
+}
+
+// Types are the queries.
+func (s *Sweep) Types() []string { return s.cfg.Queries }
+
+// Open loads the data where it is missing or incomplete, or reuses it.
+func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	d := Dialect(s.cfg.Engine)
+	if s.dsn == "" && d == Postgres {
+		tell.Say("starting a throwaway PostgreSQL server")
+	}
+	db, err := Open(ctx, Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+		Progress: func(step string, n, total int64) {
+			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
+		}})
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	items := []result.Entry{result.KindBulkLoad.Of(db.Load)}
+	how := "loaded"
+	if db.Load.Reused {
+		how = "reused (loaded earlier)"
+	}
+	tell.Note(fmt.Sprintf("transtats: %d rows %s in %s: %s, %.0f rows/s", db.Load.Rows, how, db.Load.Where, db.Load.Method, db.Load.RowsPerSecond))
+	if s.info, err = db.Engine().Describe(ctx); err != nil {
+		return items, err
+	}
+	first, last := db.Seconds()
+	s.planT = (first + last) / 2
+	s.otherT = min(first+(last-first)/4+1, last)
+	return append(items, engine.KindInfo.Of(s.info)), nil
+}
+
+// Prewarm does nothing: the first cell's warm-up reads the data, and
+// transtats does not place it.
+func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
+
+// Begin sets the cell's DOP and captures the plan before it.
+func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
+	if err := s.db.SetDOP(ctx, c.DOP); err != nil {
+		if gone := s.gone(ctx); gone != nil {
+			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, c, s.cfg.Engine, gone, c.Index)
+		}
+		return err
+	}
+	qc := &result.QueryCell{Query: c.Type}
+	if inf, err := s.db.Engine().Describe(ctx); err == nil {
+		qc.Settings = inf.Settings
+	}
+	qc.PlanBefore, s.curPlanErr = s.db.Explain(ctx, c.Type, s.planT)
+	if s.curPlanErr != nil {
+		qc.PlanError = s.curPlanErr.Error()
+	}
+	s.cur = qc
+	return nil
+}
+
+// Stream opens a stream of the cell's query with its own seed.
+func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
+	return s.db.NewStream(ctx, c.Type, s.cfg.Seed*1_000_003+uint64(c.Index)<<16+uint64(stream))
+}
+
+// End computes the speedup, checks the engine still answers, compares
+// plans and says whether the sweep goes on.
+func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.QueryCell] {
+	qc := s.cur
+	k := cellKey{c.Type, c.Streams}
+	if err != nil {
+		qc.Error = result.Redact(err.Error())
+	}
+	if m != nil {
+		qc.Cell = m
+		qc.QueriesPerHour = m.TPS * 3600
+		if c.DOP == 1 {
+			s.dop1[k] = qc.QueriesPerHour
+		}
+		if base := s.dop1[k]; base > 0 {
+			qc.SpeedupVsDOP1 = qc.QueriesPerHour / base
+		}
+	}
+	// Is the engine still there? A cell with errors may mean a dead
+	// server: then stop, keeping what was measured.
+	var gone error
+	if m == nil || m.Total.Errors > 0 || m.Total.Count == 0 || err != nil {
+		gone = s.gone(ctx)
+	}
+	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
+	if gone == nil && ctx.Err() == nil && s.curPlanErr == nil {
+		found := s.comparePlans(ctx, qc, c, s.lastPlan[k], s.lastDOP[k])
+		s.lastPlan[k], s.lastDOP[k] = qc.PlanBefore, c.DOP
+		for _, f := range found {
+			s.findings = append(s.findings, f)
+			o.Store = append(o.Store, result.KindPlanFinding.Of(*f))
+			o.Notes = append(o.Notes, "finding: "+f.Detail)
+		}
+	}
+	if m != nil && !m.Interrupted && gone == nil && m.Total.Count < int64(fewQueries*c.Streams) {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d: only %d queries finished in the %v window (queries still running when it closes are not counted): lengthen --duration for a steadier figure",
+			c.Index, m.Total.Count, s.cfg.Duration))
+	}
+	switch {
+	case gone != nil:
+		o.Stop = fmt.Errorf("running cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, c, s.cfg.Engine, gone, c.Index)
+	case m == nil:
+		o.Stop = fmt.Errorf("running cell %d (%s): %w", c.Index, c, err)
+	case m.Total.Count == 0 && m.Total.Errors > 0:
+		o.Stop = fmt.Errorf("running cell %d (%s): every query failed: %s", c.Index, c, m.Total.FirstError)
+	}
+	return o
+}
+
+// Close closes the database (and stops a managed server).
+func (s *Sweep) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// gone checks, within 10 seconds, that the engine still answers.
+func (s *Sweep) gone(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := s.db.Engine().Connect(pctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Exec(pctx, "SELECT 1")
+}
+
+// comparePlans captures the plans after a cell and lists what changed:
+// within the cell (before against after, same t; and against another t),
+// and against the previous DOP at the same query and streams.
+func (s *Sweep) comparePlans(ctx context.Context, qc *result.QueryCell, c sweep.Cell, prev string, prevDOP int) []*result.PlanFinding {
+	var out []*result.PlanFinding
+	after, err := s.db.Explain(ctx, c.Type, s.planT)
+	if err != nil {
+		qc.PlanError = err.Error()
+		return nil
+	}
+	qc.PlanAfter = after
+	q, streams, dop := c.Type, c.Streams, c.DOP
+	if PlanShape(after) != PlanShape(qc.PlanBefore) {
+		out = append(out, &result.PlanFinding{Kind: "within-cell", Query: q, Streams: streams, DOP: dop,
+			Detail: fmt.Sprintf("%s at %d streams, DOP %d: the plan changed during the cell", q, streams, dop),
+			Before: qc.PlanBefore, After: after})
+	}
+	if q == P2 {
+		other, err := s.db.Explain(ctx, q, s.otherT)
+		if err == nil {
+			qc.PlanAfterOther = other
+			if PlanShape(other) != PlanShape(timeless(after, s.planT, s.otherT)) {
+				out = append(out, &result.PlanFinding{Kind: "within-cell", Query: q, Streams: streams, DOP: dop,
+					Detail: fmt.Sprintf("%s at %d streams, DOP %d: the plan depends on t (t = %d s and %d s differ)", q, streams, dop, s.planT, s.otherT),
+					Before: after, After: other})
+			}
+		}
+	}
+	if prev != "" && prevDOP != dop && PlanShape(prev) != PlanShape(qc.PlanBefore) {
+		out = append(out, &result.PlanFinding{Kind: "across-dop", Query: q, Streams: streams, DOP: dop, FromDOP: prevDOP,
+			Detail: fmt.Sprintf("%s at %d streams: the plan at DOP %d differs from DOP %d's", q, streams, dop, prevDOP),
+			Before: prev, After: qc.PlanBefore})
+	}
+	return out
+}
+
+// timeless rewrites the window bounds of t in a plan into those of other,
+// so that two P2 plans compare by their operators only.
+func timeless(plan string, t, other int64) string {
+	r := strings.NewReplacer(
+		TimeAt(t).Format(TimeFormat), TimeAt(other).Format(TimeFormat),
+		TimeAt(t+1).Format(TimeFormat), TimeAt(other+1).Format(TimeFormat))
+	return r.Replace(plan)
+}
+
+// CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
+func CheckDOP(d Dialect, dops []int, cpus int) error {
+	for _, p := range dops {
+		if d == SQLite && p != 1 {
+			return errors.New("asks SQLite for parallelism, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)")
+		}
+		if p > cpus {
+			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
+		}
+	}
+	return nil
+}
