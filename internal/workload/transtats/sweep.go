@@ -147,7 +147,7 @@ func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, err
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	if err := s.db.SetDOP(ctx, c.DOP); err != nil {
 		if gone := s.gone(ctx); gone != nil {
-			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, c, s.cfg.Engine, gone, c.Index)
+			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
 		}
 		return err
 	}
@@ -208,13 +208,18 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	}
 	switch {
 	case gone != nil:
-		o.Stop = fmt.Errorf("running cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, c, s.cfg.Engine, gone, c.Index)
+		o.Stop = fmt.Errorf("running cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
 	case m == nil:
-		o.Stop = fmt.Errorf("running cell %d (%s): %w", c.Index, c, err)
+		o.Stop = fmt.Errorf("running cell %d (%s): %w", c.Index, cellName(c), err)
 	case m.Total.Count == 0 && m.Total.Errors > 0:
-		o.Stop = fmt.Errorf("running cell %d (%s): every query failed: %s", c.Index, c, m.Total.FirstError)
+		o.Stop = fmt.Errorf("running cell %d (%s): every query failed: %s", c.Index, cellName(c), m.Total.FirstError)
 	}
 	return o
+}
+
+// cellName names a cell in errors: "P2, 2 streams, DOP 1".
+func cellName(c sweep.Cell) string {
+	return fmt.Sprintf("%s, %s, DOP %d", c.Type, sweep.Count(c.Streams, "stream"), c.DOP)
 }
 
 // Close closes the database (and stops a managed server).
