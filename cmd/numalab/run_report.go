@@ -260,7 +260,7 @@ func reportHeadline(cfg transtats.RunConfig, cells []*result.QueryCell) string {
 		if best == nil {
 			continue
 		}
-		p := fmt.Sprintf("%s %.0f queries/h at %d streams DOP %d", q, best.QueriesPerHour, best.Cell.Streams, best.Cell.DOP)
+		p := fmt.Sprintf("%s %.0f queries/h at %s DOP %d", q, best.QueriesPerHour, sweep.Count(best.Cell.Streams, "stream"), best.Cell.DOP)
 		if best.SpeedupVsDOP1 > 0 && best.Cell.DOP != 1 {
 			p += fmt.Sprintf(" (%.2fx DOP 1)", best.SpeedupVsDOP1)
 		}

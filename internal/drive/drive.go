@@ -66,8 +66,9 @@ type Config struct {
 	// CPUs[i mod len(CPUs)] alone.
 	CPUs   []int
 	Spread bool
-	// Cores is the number of distinct physical cores in the placement,
-	// the divisor of tps per core (the caller knows the topology).
+	// Cores is the number of physical cores the streams run on, the
+	// divisor of tps per core (the caller knows the topology: see
+	// sweep.CoresUsed).
 	Cores    int
 	Warmup   time.Duration // run but not counted; may be 0
 	Duration time.Duration // measured window, > 0

@@ -11,15 +11,27 @@ import (
 	"github.com/numalab/numalab/internal/topo"
 )
 
+// fixtures holds each captured machine read once per test binary (the
+// large ones take seconds to unpack).
+var fixtures = map[string]*result.Topology{}
+
 // fixture reads a captured machine from the repository's topology fixtures.
 func fixture(t *testing.T, name string) *result.Topology {
 	t.Helper()
+	if m, ok := fixtures[name]; ok {
+		return m
+	}
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "topology", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	root, err := topo.Extract(f, t.TempDir())
+	dir, err := os.MkdirTemp("", "numalab-sweep-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	root, err := topo.Extract(f, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,6 +39,7 @@ func fixture(t *testing.T, name string) *result.Topology {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fixtures[name] = m
 	return m
 }
 

@@ -58,7 +58,7 @@ type Description struct {
 
 // Outcome is what a workload makes of one measured cell.
 type Outcome[T any] struct {
-	Item  T      // what Progress.Measured and Run's result get
+	Item  T              // what Progress.Measured and Run's result get
 	Store []result.Entry // stored in order; none: the cell was not measured
 	Notes []string
 	Stop  error // ends the sweep after the cell is stored
@@ -74,8 +74,10 @@ type Workload[T any] interface {
 	// Open loads the data where it is missing, or opens it, and returns
 	// what to store about the load and the engine.
 	Open(ctx context.Context, tell Teller) ([]result.Entry, error)
-	// Prewarm reads the data from a thread on node (-1: any thread,
-	// leaving pages where they are) and checks where it landed.
+	// Prewarm reads the data and checks where it landed. Run calls it on
+	// a thread of its own, pinned to node and bound to its memory, so
+	// that first touch puts the pages there; node -1 leaves pages where
+	// they are.
 	Prewarm(ctx context.Context, node int, tell Teller) ([]result.Entry, error)
 	// Begin prepares a cell (its DOP, say) before its streams open.
 	Begin(ctx context.Context, c Cell) error
@@ -115,7 +117,11 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 			return out, err
 		}
 		if c.DataNode != warm {
-			items, err := w.Prewarm(ctx, c.DataNode, prog)
+			var items []result.Entry
+			err := onNode(c.DataNode, func() (err error) {
+				items, err = w.Prewarm(ctx, c.DataNode, prog)
+				return err
+			})
 			if serr := store(rec, items); err != nil || serr != nil {
 				return out, errors.Join(err, serr)
 			}
@@ -184,17 +190,17 @@ func store(rec Recorder, items []result.Entry) error {
 	return nil
 }
 
-// OnNode runs fn on a new OS thread pinned to node's CPUs (if it has
+// onNode runs fn on an OS thread of its own, pinned to node's CPUs (if it has
 // any) and bound to its memory, so that what fn touches first lands on
 // node; node < 0 runs fn on a thread of its own, unplaced. The thread is
 // never handed back to the runtime: it ends with its pinning and policy.
-func OnNode(node int, fn func() error) error {
+func onNode(node int, fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		if node >= 0 {
 			if err := placeOnNode(node); err != nil {
-				errc <- err
+				errc <- fmt.Errorf("placing a thread on node %d: %w", node, err)
 				return
 			}
 		}

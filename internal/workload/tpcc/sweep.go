@@ -217,8 +217,9 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 	return w, w.Engine().Close, nil
 }
 
-// Prewarm reads the whole database from a thread on node (see
-// sweep.OnNode), then finds where the data is: the SQLite file's
+// Prewarm reads the whole database from the calling thread, which the
+// sweep has placed on node (evicting the file's cached pages first when
+// node ≥ 0), then finds where the data is: the SQLite file's
 // page-cache pages, or PostgreSQL's shared memory. DuckDB's buffers cannot
 // be located. It stores the load record again, with this prewarm added.
 func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
@@ -229,12 +230,8 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 	tell.Say(fmt.Sprintf("prewarming %s%s", s.ld.Where, where))
 	pw := PrewarmRecord{DataNode: node}
 	start := time.Now()
-	err := sweep.OnNode(node, func() error {
-		var err error
-		pw.Stats, err = s.w.Prewarm(ctx, node >= 0)
-		return err
-	})
-	if err != nil {
+	var err error
+	if pw.Stats, err = s.w.Prewarm(ctx, node >= 0); err != nil {
 		return nil, fmt.Errorf("prewarming tpcc on %s: %w", s.cfg.Engine, err)
 	}
 	pw.Seconds = time.Since(start).Seconds()

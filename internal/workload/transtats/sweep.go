@@ -259,7 +259,7 @@ func (s *Sweep) comparePlans(ctx context.Context, qc *result.QueryCell, c sweep.
 	q, streams, dop := c.Type, c.Streams, c.DOP
 	if PlanShape(after) != PlanShape(qc.PlanBefore) {
 		out = append(out, &result.PlanFinding{Kind: "within-cell", Query: q, Streams: streams, DOP: dop,
-			Detail: fmt.Sprintf("%s at %d streams, DOP %d: the plan changed during the cell", q, streams, dop),
+			Detail: fmt.Sprintf("%s at %s, DOP %d: the plan changed during the cell", q, sweep.Count(streams, "stream"), dop),
 			Before: qc.PlanBefore, After: after})
 	}
 	if q == P2 {
@@ -268,14 +268,14 @@ func (s *Sweep) comparePlans(ctx context.Context, qc *result.QueryCell, c sweep.
 			qc.PlanAfterOther = other
 			if PlanShape(other) != PlanShape(timeless(after, s.planT, s.otherT)) {
 				out = append(out, &result.PlanFinding{Kind: "within-cell", Query: q, Streams: streams, DOP: dop,
-					Detail: fmt.Sprintf("%s at %d streams, DOP %d: the plan depends on t (t = %d s and %d s differ)", q, streams, dop, s.planT, s.otherT),
+					Detail: fmt.Sprintf("%s at %s, DOP %d: the plan depends on t (t = %d s and %d s differ)", q, sweep.Count(streams, "stream"), dop, s.planT, s.otherT),
 					Before: after, After: other})
 			}
 		}
 	}
 	if prev != "" && prevDOP != dop && PlanShape(prev) != PlanShape(qc.PlanBefore) {
 		out = append(out, &result.PlanFinding{Kind: "across-dop", Query: q, Streams: streams, DOP: dop, FromDOP: prevDOP,
-			Detail: fmt.Sprintf("%s at %d streams: the plan at DOP %d differs from DOP %d's", q, streams, dop, prevDOP),
+			Detail: fmt.Sprintf("%s at %s: the plan at DOP %d differs from DOP %d's", q, sweep.Count(streams, "stream"), dop, prevDOP),
 			Before: prev, After: qc.PlanBefore})
 	}
 	return out

@@ -1,0 +1,132 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// counter is a workload whose one transaction does nothing; it logs what
+// Run asks of it.
+type counter struct {
+	log     []string
+	stopAt  int // End returns Stop at this cell index (-1: never)
+	cancel  context.CancelFunc
+	cancelI int // cancel ctx once this cell is running (-1: never)
+}
+
+type noop struct{}
+
+func (noop) Next(ctx context.Context) (int, error) { return 0, nil }
+func (noop) Close() error                          { return nil }
+
+func (w *counter) Describe() Description { return Description{Workload: "noop", Engine: "none"} }
+func (w *counter) Types() []string       { return []string{"noop"} }
+func (w *counter) Open(ctx context.Context, tell Teller) ([]result.Entry, error) {
+	w.log = append(w.log, "open")
+	return []result.Entry{result.Kind[int]("noop.Load").Of(1)}, nil
+}
+func (w *counter) Prewarm(ctx context.Context, node int, tell Teller) ([]result.Entry, error) {
+	w.log = append(w.log, fmt.Sprintf("prewarm %d", node))
+	return []result.Entry{result.Kind[int]("noop.Prewarm").Of(node)}, nil
+}
+func (w *counter) Begin(ctx context.Context, c Cell) error {
+	w.log = append(w.log, fmt.Sprintf("begin %d", c.Index))
+	return nil
+}
+func (w *counter) Stream(ctx context.Context, c Cell, stream int) (drive.Stream, error) {
+	if c.Index == w.cancelI && stream == 0 {
+		go func() { time.Sleep(20 * time.Millisecond); w.cancel() }()
+	}
+	return noop{}, nil
+}
+func (w *counter) End(ctx context.Context, c Cell, m *result.Cell, err error) Outcome[*result.Cell] {
+	w.log = append(w.log, fmt.Sprintf("end %d", c.Index))
+	o := Outcome[*result.Cell]{Item: m, Store: []result.Entry{result.Kind[*result.Cell]("noop.Cell").Of(m)}}
+	if c.Index == w.stopAt {
+		o.Stop = errors.New("stop here")
+	}
+	return o
+}
+func (w *counter) Close() error { w.log = append(w.log, "close"); return nil }
+
+type memRecorder struct{ kinds []string }
+
+func (r *memRecorder) Add(e result.Entry) error { r.kinds = append(r.kinds, e.Kind()); return nil }
+
+type lines struct{ measured []int }
+
+func (l *lines) Say(string)                      {}
+func (l *lines) Note(string)                     {}
+func (l *lines) Measured(c Cell, _ *result.Cell) { l.measured = append(l.measured, c.Index) }
+
+func cells(dataNodes ...int) []Cell {
+	var out []Cell
+	for i, dn := range dataNodes {
+		out = append(out, Cell{Point: drive.Point{Index: i, Streams: 1 + i%2}, DataNode: dn, DOP: 1, Place: place.Placement{DataNode: -1}})
+	}
+	return out
+}
+
+// TestRun: open, a prewarm whenever the data node changes, each cell
+// stored and reported as it ends, close; a workload's Stop ends the sweep
+// after its cell is stored.
+func TestRun(t *testing.T) {
+	plan := Plan{Cells: cells(-1, -1, -1), Duration: 30 * time.Millisecond}
+	w := &counter{stopAt: -1, cancelI: -1}
+	rec, prog := &memRecorder{}, &lines{}
+	got, err := Run(context.Background(), plan, w, rec, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"open", "prewarm -1", "begin 0", "end 0", "begin 1", "end 1", "begin 2", "end 2", "close"}; !slices.Equal(w.log, want) {
+		t.Errorf("calls %q\nwant  %q", w.log, want)
+	}
+	if want := []string{"noop.Load", "noop.Prewarm", "noop.Cell", "noop.Cell", "noop.Cell"}; !slices.Equal(rec.kinds, want) {
+		t.Errorf("stored %q; want %q", rec.kinds, want)
+	}
+	if len(got) != 3 || !slices.Equal(prog.measured, []int{0, 1, 2}) {
+		t.Fatalf("%d cells returned, %v reported; want 3", len(got), prog.measured)
+	}
+	for i, m := range got {
+		if m.Workload != "noop" || m.Engine != "none" || m.DOP != 1 || m.DataNode != -1 || m.Total.Count == 0 || m.Streams != 1+i%2 {
+			t.Errorf("cell %d: %s on %s, DOP %d, data node %d, %d calls, %d streams", i, m.Workload, m.Engine, m.DOP, m.DataNode, m.Total.Count, m.Streams)
+		}
+	}
+
+	w = &counter{stopAt: 1, cancelI: -1}
+	rec = &memRecorder{}
+	got, err = Run(context.Background(), plan, w, rec, &lines{})
+	if err == nil || err.Error() != "stop here" || len(got) != 2 || len(rec.kinds) != 4 {
+		t.Errorf("Stop at cell 1: %d cells, %d items stored, err %v; want 2 cells stored and the workload's error", len(got), len(rec.kinds), err)
+	}
+}
+
+// TestRunInterrupted: Ctrl-C in a cell keeps it, marked cut short, and
+// ends the sweep with the context's error before the next cell.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &counter{stopAt: -1, cancelI: 0, cancel: cancel}
+	rec := &memRecorder{}
+	got, err := Run(ctx, Plan{Cells: cells(-1, -1, -1), Duration: 5 * time.Second}, w, rec, &lines{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want context.Canceled", err)
+	}
+	if len(got) != 1 || !got[0].Interrupted || len(rec.kinds) != 3 {
+		t.Fatalf("%d cells, %d items stored; want the first cell stored, cut short", len(got), len(rec.kinds))
+	}
+	if got[0].Measured >= 5*time.Second {
+		t.Errorf("cut cell measured %v; want less than its 5s window", got[0].Measured)
+	}
+	if !slices.Contains(w.log, "close") || slices.Contains(w.log, "begin 1") {
+		t.Errorf("calls %q: want the workload closed and cell 1 never begun", w.log)
+	}
+}
