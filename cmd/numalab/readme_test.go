@@ -58,18 +58,22 @@ func TestReadmeMainJob(t *testing.T) {
 		t.Skip("-short: the main job takes minutes")
 	}
 	dir := t.TempDir()
-	t.Chdir(dir) // the store, databases and report it writes go there
+	t.Chdir(dir) // eval writes its store, databases and report under it
 	var out, errb bytes.Buffer
 	start := time.Now()
 	if err := run(context.Background(), strings.Fields(args), &out, &errb); err != nil {
 		t.Fatalf("%s: %v\n%s\n%s", mainJob, err, out.String(), errb.String())
 	}
 	t.Logf("%s took %v", mainJob, time.Since(start).Round(time.Second))
-	if !strings.Contains(out.String(), "report: numalab-report.html") {
+	if !strings.Contains(out.String(), "report: numalab-eval/numalab-report.html") {
 		t.Errorf("%s did not say where its report is:\n%s", mainJob, out.String())
 	}
-	if st, err := os.Stat(filepath.Join(dir, "numalab-report.html")); err != nil || st.Size() == 0 {
+	if st, err := os.Stat(filepath.Join(dir, "numalab-eval", "numalab-report.html")); err != nil || st.Size() == 0 {
 		t.Errorf("no report written: %v", err)
+	}
+	// Everything else it wrote is in numalab-eval too.
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 1 {
+		t.Errorf("eval left %d entries in the working directory, want only numalab-eval (%v)", len(ents), err)
 	}
 }
 
