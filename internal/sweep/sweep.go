@@ -100,7 +100,9 @@ type Plan struct {
 }
 
 // Run runs every cell of plan on w in order, storing each through rec as
-// soon as it is measured, and returns the cells' items. Ctrl-C (ctx) ends
+// soon as it is measured, and returns the cells' items. A cell that read
+// from disk in its window (plan.Monitor says so) is stored, flagged in the
+// cell, and noted. Ctrl-C (ctx) ends
 // the current cell early; it is stored, marked cut short, and Run returns
 // ctx's error with everything measured.
 func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, prog Progress[T]) ([]T, error) {
@@ -165,6 +167,9 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 				return out, errors.Join(o.Stop, serr)
 			}
 			prog.Measured(c, o.Item)
+		}
+		if m != nil && m.Usage != nil && m.Usage.ReadFromDisk {
+			prog.Note(fmt.Sprintf("note: cell %d read from disk during its window: the data was not all in memory, so the cell measured the disk too", c.Index))
 		}
 		for _, n := range o.Notes {
 			prog.Note(n)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,10 +62,13 @@ type memRecorder struct{ kinds []string }
 
 func (r *memRecorder) Add(e result.Entry) error { r.kinds = append(r.kinds, e.Kind()); return nil }
 
-type lines struct{ measured []int }
+type lines struct {
+	measured []int
+	notes    []string
+}
 
 func (l *lines) Say(string)                      {}
-func (l *lines) Note(string)                     {}
+func (l *lines) Note(s string)                   { l.notes = append(l.notes, s) }
 func (l *lines) Measured(c Cell, _ *result.Cell) { l.measured = append(l.measured, c.Index) }
 
 func cells(dataNodes ...int) []Cell {
@@ -106,6 +110,22 @@ func TestRun(t *testing.T) {
 	got, err = Run(context.Background(), plan, w, rec, &lines{})
 	if err == nil || err.Error() != "stop here" || len(got) != 2 || len(rec.kinds) != 4 {
 		t.Errorf("Stop at cell 1: %d cells, %d items stored, err %v; want 2 cells stored and the workload's error", len(got), len(rec.kinds), err)
+	}
+}
+
+// TestRunDiskReads: a cell whose window read from disk is noted.
+func TestRunDiskReads(t *testing.T) {
+	disk := func() (func() (*result.Usage, error), error) {
+		return func() (*result.Usage, error) { return &result.Usage{ReadFromDisk: true}, nil }, nil
+	}
+	prog := &lines{}
+	got, err := Run(context.Background(), Plan{Cells: cells(-1), Duration: 20 * time.Millisecond, Monitor: disk},
+		&counter{stopAt: -1, cancelI: -1}, &memRecorder{}, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(prog.notes) != 1 || !strings.Contains(prog.notes[0], "cell 0 read from disk") {
+		t.Errorf("notes %q; want one saying cell 0 read from disk", prog.notes)
 	}
 }
 
