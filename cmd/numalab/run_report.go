@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
-	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
@@ -105,8 +103,8 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	}
 	if cfg.Streams, err = intList("streams", *streams, 1); err != nil {
 		errs = append(errs, err)
-	} else if maxS := tpcc.MaxStreamsPerCPU * runtime.NumCPU(); slices.Max(cfg.Streams) > maxS {
-		errs = append(errs, badFlag("streams", *streams, fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, tpcc.MaxStreamsPerCPU)))
+	} else if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, badFlag("streams", *streams, why))
 	}
 	if cfg.DOP, err = intList("dop", *dop, 1); err != nil {
 		errs = append(errs, err)

@@ -12,6 +12,20 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
+// MaxStreamsPerCPU bounds the streams a command accepts: beyond it a cell
+// measures the scheduler.
+const MaxStreamsPerCPU = 64
+
+// TooManyStreams says what is wrong with stream counts above
+// MaxStreamsPerCPU per logical CPU of a machine of cpus; "" when none is.
+func TooManyStreams(streams []int, cpus int) string {
+	maxS := MaxStreamsPerCPU * cpus
+	if slices.Max(append([]int{0}, streams...)) <= maxS {
+		return ""
+	}
+	return fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, MaxStreamsPerCPU)
+}
+
 // Spec is a sweep as a user asks for it, before it meets a machine.
 type Spec struct {
 	Streams    []int    // stream counts

@@ -164,3 +164,12 @@ func TestCount(t *testing.T) {
 }
 
 func resultPlacement(cpus []int) place.Placement { return place.Placement{CPUs: cpus, DataNode: -1} }
+
+func TestTooManyStreams(t *testing.T) {
+	if why := TooManyStreams([]int{1, 128}, 2); why != "" {
+		t.Errorf("128 streams on 2 CPUs: %q; want accepted", why)
+	}
+	if why := TooManyStreams([]int{1, 129}, 2); !strings.Contains(why, "more than 128 streams") {
+		t.Errorf("129 streams on 2 CPUs: %q; want refused", why)
+	}
+}

@@ -39,9 +39,6 @@ type RunConfig struct {
 	Seed          int64 `toml:"seed" json:"seed"`
 }
 
-// MaxStreamsPerCPU bounds streams: beyond it a cell measures the scheduler.
-const MaxStreamsPerCPU = 64
-
 // DefaultRunConfig is 'numalab run oltp' without flags.
 func DefaultRunConfig() RunConfig {
 	return RunConfig{
@@ -91,8 +88,8 @@ func (c *RunConfig) Check() error {
 	if len(c.Streams) == 0 {
 		errs = append(errs, badSetting("streams", "", "is empty: want e.g. 1,2,4"))
 	}
-	if maxS := MaxStreamsPerCPU * runtime.NumCPU(); slices.Max(append([]int{0}, c.Streams...)) > maxS {
-		errs = append(errs, badSetting("streams", fmt.Sprint(c.Streams), fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, MaxStreamsPerCPU)))
+	if why := sweep.TooManyStreams(c.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, badSetting("streams", fmt.Sprint(c.Streams), why))
 	}
 	if slices.Min(append([]int{1}, c.Streams...)) < 1 {
 		errs = append(errs, badSetting("streams", fmt.Sprint(c.Streams), "has a count below 1: want e.g. 1,2,4"))
