@@ -192,15 +192,17 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	if m == nil || m.Total.Errors > 0 || m.Total.Count == 0 || err != nil {
 		gone = s.gone(ctx)
 	}
-	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
+	var found []*result.PlanFinding
 	if gone == nil && ctx.Err() == nil && s.curPlanErr == nil {
-		found := s.comparePlans(ctx, qc, c, s.lastPlan[k], s.lastDOP[k])
+		found = s.comparePlans(ctx, qc, c, s.lastPlan[k], s.lastDOP[k])
 		s.lastPlan[k], s.lastDOP[k] = qc.PlanBefore, c.DOP
-		for _, f := range found {
-			s.findings = append(s.findings, f)
-			o.Store = append(o.Store, result.KindPlanFinding.Of(*f))
-			o.Notes = append(o.Notes, "finding: "+f.Detail)
-		}
+	}
+	// The cell is stored with its plans after, then the findings.
+	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
+	for _, f := range found {
+		s.findings = append(s.findings, f)
+		o.Store = append(o.Store, result.KindPlanFinding.Of(*f))
+		o.Notes = append(o.Notes, "finding: "+f.Detail)
 	}
 	if m != nil && !m.Interrupted && gone == nil && m.Total.Count < int64(fewQueries*c.Streams) {
 		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d: only %d queries finished in the %v window (queries still running when it closes are not counted): lengthen --duration for a steadier figure",
