@@ -187,3 +187,95 @@ func ParseSmaps(r io.Reader, addr uintptr) (Mapping, error) {
 	}
 	return Mapping{}, fmt.Errorf("finding mapping of %#x in smaps: %w", addr, ErrNoMapping)
 }
+
+// ParseInterrupts returns the action names /proc/interrupts lists for its
+// numbered interrupts, in order: the last field of each line, such as
+// "virtio0-reporting_vq" or "nvme0q1". Named lines (NMI, LOC, ...) are
+// skipped: their last field is prose.
+func ParseInterrupts(r io.Reader) ([]string, error) {
+	var names []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024) // a line per interrupt, a column per CPU
+	first := true
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if first { // the header: CPU0 CPU1 ...
+			first = false
+			if len(f) == 0 || !strings.HasPrefix(f[0], "CPU") {
+				return nil, fmt.Errorf("parsing /proc/interrupts: header %q does not list CPUs: %w", sc.Text(), ErrFormat)
+			}
+			continue
+		}
+		if len(f) < 2 {
+			continue
+		}
+		irq, ok := strings.CutSuffix(f[0], ":")
+		if !ok {
+			return nil, fmt.Errorf("parsing /proc/interrupts: line %q does not start with an interrupt: %w", sc.Text(), ErrFormat)
+		}
+		if _, err := strconv.Atoi(irq); err != nil {
+			continue
+		}
+		names = append(names, f[len(f)-1])
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("parsing /proc/interrupts: %w", err)
+	}
+	if first {
+		return nil, fmt.Errorf("parsing /proc/interrupts: empty: %w", ErrFormat)
+	}
+	return names, nil
+}
+
+// ParseLimit parses a cgroup limit file holding a number or "max"
+// (memory.max, memory.limit_in_bytes, cpu.cfs_quota_us): the number, or
+// -1 for "max". cgroup v1 writes -1 or a huge number for no limit; both
+// are returned as written.
+func ParseLimit(b []byte) (int64, error) {
+	s := strings.TrimSpace(string(b))
+	if s == "max" {
+		return -1, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup limit %q: want a number or max: %w", s, ErrFormat)
+	}
+	return v, nil
+}
+
+// CPUMax is a cgroup CPU bandwidth limit: QuotaUS microseconds of CPU time
+// every PeriodUS; QuotaUS < 0 is no limit.
+type CPUMax struct {
+	QuotaUS, PeriodUS int64
+}
+
+// ParseCPUMax parses cgroup v2's cpu.max: "max 100000" or "150000 100000".
+func ParseCPUMax(b []byte) (CPUMax, error) {
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return CPUMax{}, fmt.Errorf("cpu.max %q: want a quota (or max) and a period: %w", strings.TrimSpace(string(b)), ErrFormat)
+	}
+	q, err := ParseLimit([]byte(f[0]))
+	p, perr := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || perr != nil || p <= 0 {
+		return CPUMax{}, fmt.Errorf("cpu.max %q: want a quota (or max) and a positive period: %w", strings.TrimSpace(string(b)), ErrFormat)
+	}
+	return CPUMax{QuotaUS: q, PeriodUS: p}, nil
+}
+
+// ParseFeatures parses a virtio device's features file, one '0' or '1'
+// per feature bit, bit 0 first, into the set bits.
+func ParseFeatures(b []byte) ([]int, error) {
+	s := strings.TrimSpace(string(b))
+	var bits []int
+	for i, c := range s {
+		switch c {
+		case '1':
+			bits = append(bits, i)
+		case '0':
+		default:
+			return nil, fmt.Errorf("virtio features %q: want only 0 and 1: %w", s, ErrFormat)
+		}
+	}
+	return bits, nil
+}

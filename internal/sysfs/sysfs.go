@@ -4,9 +4,10 @@
 //
 // Every read of /sys or /proc in numalab goes through it. It knows the
 // file formats (CPU lists, hex CPU masks, cache sizes, meminfo, mounts,
-// cgroup, cpuinfo, stat, diskstats, a process's io and smaps) and nothing
-// about what the files mean together; packages topo, sysmon, memlat and
-// place use them. Readers take a path relative to the root; parsers
+// cgroup, cgroup limits, cpuinfo, stat, interrupts, diskstats, virtio
+// features, a process's io and smaps) and nothing about what the files
+// mean together; packages topo, preflight, sysmon, memlat and place use
+// them. Readers take a path relative to the root; parsers
 // take bytes or an io.Reader and are tested without files. A missing file
 // is an error that satisfies errors.Is(err, fs.ErrNotExist), so callers
 // can treat optional files as optional.
