@@ -7,6 +7,8 @@ import (
 
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/preflight"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
 )
 
@@ -18,6 +20,14 @@ their SMT siblings, which caches each CPU shares, offline CPUs, the CPU
 model, frequency and governor, SMT control, transparent huge pages, the
 kernel and the hypervisor. It only reads /sys and /proc (well under a
 second); nothing is measured.
+
+Then the preflight: the settings that distort measurements (frequency
+governor and driver, turbo, C-states, SMT, THP, NUMA balancing, memory
+interleaving, hypervisor and steal time, DAMON, free page reporting, the
+cgroup CPU, memory and cpuset limits), and a warning for each that does,
+with the figures it affects and how to change it. Every run stores the
+same preflight, and eval prints its warnings first. An hwloc XML file has
+no settings, so it has no preflight.
 
 In the map, "0+8" is one physical core whose logical CPUs (SMT siblings)
 are 0 and 8; a cache or node line holds everything indented below it.
@@ -70,7 +80,7 @@ func cmdTopo(_ context.Context, e *env, args []string) error {
 			*capture, top, len(t.CPUs), len(t.Nodes), *capture)
 		return nil
 	}
-	t, err := topo.Load(*sysfsRoot, *hwlocFile)
+	t, pf, err := topo.Load(*sysfsRoot, *hwlocFile)
 	if err != nil {
 		return err
 	}
@@ -86,8 +96,16 @@ func cmdTopo(_ context.Context, e *env, args []string) error {
 		return nil
 	}
 	if *asJSON {
-		return writeJSON(e.stdout, t)
+		// The topology's fields, and the preflight beside them.
+		return writeJSON(e.stdout, struct {
+			*result.Topology
+			Preflight *preflight.Report `json:"preflight,omitempty"`
+		}{t, pf})
 	}
 	topo.WriteText(e.stdout, t)
+	if pf != nil {
+		fmt.Fprintln(e.stdout)
+		preflight.WriteText(e.stdout, pf)
+	}
 	return nil
 }

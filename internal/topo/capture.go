@@ -18,20 +18,23 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/outfile"
+	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
 )
 
-// Capture reads the topology under root as FromSysfs does and writes every
-// file it read, every cpuN/nodeN directory it listed, and the few
+// Capture reads the topology under root as FromSysfs does, and the
+// settings as preflight.Read does, and writes every file they read, every cpuN/nodeN directory it listed, and the few
 // neighbouring files hwloc also reads (whole topology/ and cache/ directories,
 // node cpumaps, /proc/meminfo), into w as a gzip-compressed tar whose
 // entries sit below the directory top (e.g.
 // "myhost/sys/devices/system/cpu/online"). Extracting it and calling
 // FromSysfs on <dir>/<top> gives the same topology, so a user can send
 // numalab a machine; HWLOC_FSROOT=<dir>/<top> lstopo reads it too. Nothing
-// else is read: no serial numbers, no process list, and /proc/mounts and
-// /proc/self/cgroup keep only their cgroup and cpuset lines. Go's library writes
+// else is read: no serial numbers, no process list; /proc/mounts and
+// /proc/self/cgroup keep only their cgroup, cpuset, cpu and memory lines,
+// /proc/stat its CPU time and context switch lines, and /proc/interrupts
+// its header and free page reporting queues. Go's library writes
 // no bzip2, hence gzip; Extract reads both.
 func Capture(w io.Writer, root, top string) (*result.Topology, error) {
 	top = strings.Trim(path.Clean("/"+filepath.ToSlash(top)), "/")
@@ -44,6 +47,7 @@ func Capture(w io.Writer, root, top string) (*result.Topology, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capturing the topology: %w", err)
 	}
+	preflight.Read(f, t) // only for the files it reads
 	addNeighbours(f, rec.Dirs())
 	files := rec.Files()
 	for p, keep := range captureKeepLines {
@@ -107,8 +111,10 @@ var (
 )
 
 // captureKeepLines cuts files that say more about the system than a
-// topology needs down to the lines FromSysfs uses: cgroup mounts, and the
-// process's cpuset and cgroup v2 memberships.
+// topology and its preflight need down to the lines they use: cgroup
+// mounts; the process's cpuset, cpu, memory and cgroup v2 memberships;
+// CPU times and context switches; the interrupt header and the free page
+// reporting queue.
 var captureKeepLines = map[string]func(line string) bool{
 	"proc/mounts": func(l string) bool {
 		f := strings.Fields(l)
@@ -116,7 +122,15 @@ var captureKeepLines = map[string]func(line string) bool{
 	},
 	"proc/self/cgroup": func(l string) bool {
 		f := strings.SplitN(l, ":", 3)
-		return len(f) == 3 && (f[0] == "0" && f[1] == "" || slices.Contains(strings.Split(f[1], ","), "cpuset"))
+		return len(f) == 3 && (f[0] == "0" && f[1] == "" || slices.ContainsFunc(strings.Split(f[1], ","), func(c string) bool {
+			return c == "cpuset" || c == "cpu" || c == "memory"
+		}))
+	},
+	"proc/stat": func(l string) bool {
+		return strings.HasPrefix(l, "cpu") || strings.HasPrefix(l, "ctxt ")
+	},
+	"proc/interrupts": func(l string) bool {
+		return strings.HasPrefix(strings.TrimSpace(l), "CPU") || strings.HasSuffix(l, "-reporting_vq")
 	},
 }
 

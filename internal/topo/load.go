@@ -9,55 +9,68 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/outfile"
+	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // Load reads this machine (both arguments empty), a captured tree or
-// capture archive (sysfsRoot), or an hwloc XML file (hwlocFile).
-func Load(sysfsRoot, hwlocFile string) (*result.Topology, error) {
+// capture archive (sysfsRoot), or an hwloc XML file (hwlocFile), with the
+// preflight of the settings it holds (nil for an XML file, which has
+// none).
+func Load(sysfsRoot, hwlocFile string) (*result.Topology, *preflight.Report, error) {
 	switch {
 	case hwlocFile != "":
 		f, err := os.Open(hwlocFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading the topology: %w", err)
+			return nil, nil, fmt.Errorf("reading the topology: %w", err)
 		}
 		defer f.Close()
 		t, err := FromHwlocXML(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", hwlocFile, err)
+			return nil, nil, fmt.Errorf("%s: %w", hwlocFile, err)
 		}
 		t.Source = "hwloc:" + hwlocFile
-		return t, nil
+		return t, nil, nil
 	case sysfsRoot == "":
-		return FromSysfs("/")
+		return withPreflight("/")
 	}
 	st, err := os.Stat(sysfsRoot)
 	if err != nil {
-		return nil, fmt.Errorf("reading the topology: %w (want a directory holding sys/ and proc/, or a capture from 'numalab topo --capture')", err)
+		return nil, nil, fmt.Errorf("reading the topology: %w (want a directory holding sys/ and proc/, or a capture from 'numalab topo --capture')", err)
 	}
 	if st.IsDir() {
-		return FromSysfs(sysfsRoot)
+		return withPreflight(sysfsRoot)
 	}
 	f, err := os.Open(sysfsRoot)
 	if err != nil {
-		return nil, fmt.Errorf("reading the topology: %w", err)
+		return nil, nil, fmt.Errorf("reading the topology: %w", err)
 	}
 	defer f.Close()
 	dir, err := os.MkdirTemp("", "numalab-topo-")
 	if err != nil {
-		return nil, fmt.Errorf("reading the topology: %w", err)
+		return nil, nil, fmt.Errorf("reading the topology: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	root, err := Extract(f, dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sysfsRoot, err)
+		return nil, nil, fmt.Errorf("%s: %w", sysfsRoot, err)
 	}
-	t, err := FromSysfs(root)
+	t, pf, err := withPreflight(root)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sysfsRoot, err)
+		return nil, nil, fmt.Errorf("%s: %w", sysfsRoot, err)
 	}
 	t.Source = "capture:" + sysfsRoot
-	return t, nil
+	return t, pf, nil
+}
+
+// withPreflight reads the topology below root and judges its settings.
+func withPreflight(root string) (*result.Topology, *preflight.Report, error) {
+	t, err := FromSysfs(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, preflight.Read(sysfs.New(root), t), nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
