@@ -1,7 +1,6 @@
 package preflight
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"path"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // cgroupDirs returns the directories that hold controller's files for this
@@ -64,7 +64,7 @@ func cgroupDirs(f sysfs.FS, controller string) (dirs []string, v2 bool) {
 func checkCgroup(r *Report, f sysfs.FS, t *result.Topology) {
 	checkCgroupCPU(r, f, t)
 	checkCgroupMemory(r, f)
-	checkCpuset(r, f)
+	checkCpuset(r, f, t)
 }
 
 func checkCgroupCPU(r *Report, f sysfs.FS, t *result.Topology) {
@@ -136,39 +136,30 @@ func checkCgroupMemory(r *Report, f sysfs.FS) {
 		r.set("cgroup memory", "no limit")
 		return
 	}
-	r.set("cgroup memory", "%d MiB (/%s/%s)", limit>>20, where, file)
-	r.warn(fmt.Sprintf("cgroup memory limit %d MiB of %d MiB", limit>>20, total>>20),
+	r.set("cgroup memory", "%v (/%s/%s)", units.Bytes(limit), where, file)
+	r.warn(fmt.Sprintf("cgroup memory limit %v of %v", units.Bytes(limit), units.Bytes(total)),
 		"databases and page cache beyond the limit are reclaimed, so runs whose data does not fit read from storage and measure it, not memory",
 		fmt.Sprintf("raise or remove the limit in /%s/%s (or run numalab outside this cgroup)", where, file),
 		OLTP, Queries)
 }
 
-// checkCpuset reports the CPUs the cgroup cpuset allows. The topology
-// already leaves the others out, so this is no distortion.
-func checkCpuset(r *Report, f sysfs.FS) {
-	dirs, v2 := cgroupDirs(f, "cpuset")
-	names := []string{"cpuset.effective_cpus", "cpuset.cpus"}
-	if v2 {
-		names = []string{"cpuset.cpus.effective"}
+// checkCpuset reports the online CPUs this process may not use: the
+// cgroup cpuset (or affinity) the topology already honours, so this is no
+// distortion, only a record of it.
+func checkCpuset(r *Report, f sysfs.FS, t *result.Topology) {
+	online, err := f.CPUList(cpuDir + "/online")
+	if err != nil {
+		r.set("cgroup cpuset", "not exposed")
+		return
 	}
-	online, _ := f.CPUList(cpuDir + "/online")
-	for _, d := range dirs {
-		for _, n := range names {
-			b, err := f.Bytes(d + "/" + n)
-			if err != nil || len(bytes.TrimSpace(b)) == 0 {
-				continue
-			}
-			cpus, err := sysfs.ParseCPUList(b)
-			if err != nil {
-				continue
-			}
-			if slices.Equal(cpus, online) {
-				r.set("cgroup cpuset", "all online CPUs (%s)", sysfs.FormatCPUList(cpus))
-			} else {
-				r.set("cgroup cpuset", "CPUs %s of online %s", sysfs.FormatCPUList(cpus), sysfs.FormatCPUList(online))
-			}
-			return
-		}
+	usable := make([]int, len(t.CPUs))
+	for i, c := range t.CPUs {
+		usable[i] = c.ID
 	}
-	r.set("cgroup cpuset", "not exposed")
+	slices.Sort(usable)
+	if slices.Equal(usable, online) {
+		r.set("cgroup cpuset", "all online CPUs (%s)", sysfs.FormatCPUList(online))
+		return
+	}
+	r.set("cgroup cpuset", "CPUs %s of online %s", sysfs.FormatCPUList(usable), sysfs.FormatCPUList(online))
 }

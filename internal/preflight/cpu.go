@@ -196,19 +196,24 @@ func checkNUMABalancing(r *Report, f sysfs.FS, t *result.Topology) {
 	}
 }
 
-// checkInterleave flags a machine with more packages than NUMA nodes: its
-// memory is interleaved across sockets (node interleaving in the firmware,
-// or NUMA turned off), unless it is an old one-memory-controller machine.
-func checkInterleave(r *Report, _ sysfs.FS, t *result.Topology) {
-	pk, nodes := len(t.Packages), len(t.Nodes)
-	if pk < 2 || nodes >= pk || nodes == 0 {
+// checkInterleave flags a machine whose kernel sees one NUMA node for two
+// or more packages: the firmware interleaves memory across the sockets, or
+// (on old machines) one controller serves them all. Nodes are counted
+// machine-wide (node/online), not as the cpuset allows them.
+func checkInterleave(r *Report, f sysfs.FS, t *result.Topology) {
+	pk := len(t.Packages)
+	nodes := len(t.Nodes)
+	if online, err := f.CPUList("sys/devices/system/node/online"); err == nil && len(online) > 0 {
+		nodes = len(online)
+	}
+	if pk < 2 || nodes != 1 {
 		r.set("memory nodes", "%d for %d %s", nodes, pk, plural(pk, "package", "packages"))
 		return
 	}
-	r.set("memory nodes", "%d for %d packages (interleaved?)", nodes, pk)
-	r.warn(fmt.Sprintf("%d %s for %d packages", nodes, plural(nodes, "NUMA node", "NUMA nodes"), pk),
-		"memory looks interleaved across the sockets, so every figure averages local and remote memory: latency reads between the two and the local/remote comparison cannot run (a machine with one memory controller for all sockets is the exception)",
-		"turn node interleaving off in the firmware setup, and boot without numa=off",
+	r.set("memory nodes", "1 for %d packages (interleaved, or one shared controller)", pk)
+	r.warn(fmt.Sprintf("1 NUMA node for %d packages", pk),
+		"memory is interleaved across the sockets by the firmware, so every access averages local and remote and latency reads between the two, or one controller serves all sockets; either way there is no local/remote comparison",
+		"turn node interleaving off in the firmware setup (and boot without numa=off)",
 		Latency, NUMA, OLTP)
 }
 
