@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/outfile"
+	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -86,6 +88,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
+	preflight.WriteWarnings(e.stdout, preflight.Read(sysfs.New("/"), t))
 	plan, err := sweep.PlanEval(*budget, t)
 	if err != nil {
 		return err

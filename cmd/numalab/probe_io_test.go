@@ -119,7 +119,7 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	for _, it := range run.Results {
 		kinds = append(kinds, it.Kind)
 	}
-	if strings.Join(kinds, ",") != "result.IOPattern,result.IOPattern,result.IOPattern,result.IOPattern,result.IOProbe" {
+	if strings.Join(kinds, ",") != "preflight.Report,result.IOPattern,result.IOPattern,result.IOPattern,result.IOPattern,result.IOProbe" {
 		t.Errorf("stored items %v", kinds)
 	}
 	text, _, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1", "--seq", "1MiB", "--mix-qd", "0", "--store", db)

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/version"
 )
@@ -32,7 +34,8 @@ type recorder struct {
 }
 
 // startRun opens the store and records a new run of the given kind with
-// this machine's topology and the command's configuration.
+// this machine's topology, the command's configuration and, as its first
+// item, the preflight of this machine's settings.
 func startRun(ctx context.Context, e *env, storePath, kind string, config any) (*recorder, error) {
 	cfg, err := json.Marshal(config)
 	if err != nil {
@@ -61,7 +64,13 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 		st.Close()
 		return nil, err
 	}
-	return &recorder{ctx: ctx, e: e, st: st, run: run}, nil
+	rec := &recorder{ctx: ctx, e: e, st: st, run: run}
+	if machine != nil {
+		if err := rec.Add(preflight.Kind, preflight.Read(sysfs.New("/"), machine)); err != nil {
+			return nil, errors.Join(err, st.Close())
+		}
+	}
+	return rec, nil
 }
 
 // withArgs is e with the command line a run stores replaced by args.
