@@ -1,25 +1,31 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
 )
 
 const topoFixtures = "../../testdata/topology/"
 
-// The text and JSON views of captured machines: this 2-vCPU guest, a
-// hybrid laptop, a cgroup-restricted box with memory-only nodes, and two
-// hwloc XML machines (384 CPUs; DRAM+HBM nodes).
+// The text and JSON views of captured machines: this 2-vCPU guest, the
+// same under cgroup limits with steal, a hybrid laptop, a cgroup-restricted
+// box with memory-only nodes, and two hwloc XML machines (384 CPUs;
+// DRAM+HBM nodes), which have no preflight.
 var topoExamples = []struct{ golden, args string }{
 	{"topo-kvm-2vcpu.txt", "--sysfs " + topoFixtures + "kvm-2vcpu-zen.tar.gz"},
 	{"topo-kvm-2vcpu.json", "--json --sysfs " + topoFixtures + "kvm-2vcpu-zen.tar.gz"},
+	{"topo-guest-limits.txt", "--sysfs " + topoFixtures + "guest-cgroup-limits-steal.tar.gz"},
 	{"topo-hybrid.txt", "--sysfs " + topoFixtures + "20em64t-hybrid-1p6c2t+2ca4co1t.tar.bz2"},
 	{"topo-cgroup.txt", "--sysfs " + topoFixtures + "16amd64-4n4c-cgroup-distance-merge.tar.bz2"},
 	{"topo-cgroup.json", "--json --sysfs " + topoFixtures + "16amd64-4n4c-cgroup-distance-merge.tar.bz2"},
@@ -131,5 +137,74 @@ func BenchmarkTopoThisHost(b *testing.B) {
 		if err := run(context.Background(), []string{"topo"}, io.Discard, io.Discard); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRunStoresPreflightOnHost: every run's record starts with this
+// machine's preflight, the one topo shows. Any Linux machine will do.
+func TestRunStoresPreflightOnHost(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/cpu"); err != nil {
+		t.Skip("no /sys/devices/system/cpu: not Linux")
+	}
+	path := filepath.Join(t.TempDir(), "runs.db")
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, args: []string{"probe", "io"}}
+	rec, err := startRun(context.Background(), e, path, "probe-io", struct{}{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Finish(nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, err := st.Get(rec.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Results) != 1 || run.Results[0].Kind != preflight.Kind {
+		t.Fatalf("stored items %+v, want the preflight alone", run.Results)
+	}
+	var stored preflight.Report
+	if err := json.Unmarshal(run.Results[0].Body, &stored); err != nil {
+		t.Fatal(err)
+	}
+	live, _, err := runCLI(t, "topo", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown struct{ Preflight preflight.Report }
+	if err := json.Unmarshal([]byte(live), &shown); err != nil {
+		t.Fatal(err)
+	}
+	// Steal moves between the two reads; every other setting is the same.
+	names := func(r preflight.Report) (s []string) {
+		for _, x := range r.Settings {
+			s = append(s, x.Name)
+		}
+		return s
+	}
+	if len(stored.Settings) == 0 || !slices.Equal(names(stored), names(shown.Preflight)) || len(stored.Warnings) != len(shown.Preflight.Warnings) {
+		t.Errorf("stored preflight %+v, topo shows %+v", stored, shown.Preflight)
+	}
+}
+
+// TestEvalPrintsPreflightFirstOnHost: eval's first lines are the
+// preflight's verdict, before its plan (here refused: the budget is too
+// small to measure anything).
+func TestEvalPrintsPreflightFirstOnHost(t *testing.T) {
+	if _, err := os.Stat("/sys/devices/system/cpu"); err != nil {
+		t.Skip("no /sys/devices/system/cpu: not Linux")
+	}
+	dir := t.TempDir()
+	out, _, err := runCLI(t, "eval", "--budget", "1s", "--dir", dir, "--store", filepath.Join(dir, "numalab.db"))
+	if err == nil || !strings.Contains(err.Error(), "budget") {
+		t.Fatalf("eval --budget 1s: %v, want the budget refused", err)
+	}
+	if !strings.HasPrefix(out, "preflight: ") {
+		t.Errorf("eval does not start with the preflight:\n%s", out)
 	}
 }
