@@ -66,7 +66,7 @@ func startRun(ctx context.Context, e *env, storePath, kind string, config any) (
 	}
 	rec := &recorder{ctx: ctx, e: e, st: st, run: run}
 	if machine != nil {
-		if err := rec.Add(preflight.Kind, preflight.Read(sysfs.New("/"), machine)); err != nil {
+		if err := rec.Add(preflight.Kind.Of(*preflight.Read(sysfs.New("/"), machine))); err != nil {
 			return nil, errors.Join(err, st.Close())
 		}
 	}

@@ -165,13 +165,14 @@ func TestRunStoresPreflightOnHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Results) != 1 || run.Results[0].Kind != preflight.Kind {
-		t.Fatalf("stored items %+v, want the preflight alone", run.Results)
-	}
-	var stored preflight.Report
-	if err := json.Unmarshal(run.Results[0].Body, &stored); err != nil {
+	all, err := preflight.Kind.All(run)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if len(run.Results) != 1 || len(all) != 1 {
+		t.Fatalf("stored items %+v, want the preflight alone", run.Results)
+	}
+	stored := all[0]
 	live, _, err := runCLI(t, "topo", "--json")
 	if err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ import (
 	"github.com/numalab/numalab/internal/sysfs"
 )
 
-// Kind is the kind of the item every run stores its preflight under.
-const Kind = "preflight.Report"
+// Kind is the item every run stores its preflight as, first.
+const Kind result.Kind[Report] = "preflight.Report"
 
 // Figure names a group of figures numalab measures, so that a warning can
 // say which it distorts.
