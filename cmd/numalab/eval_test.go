@@ -129,7 +129,7 @@ func TestStoredCommandsParse(t *testing.T) {
 		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3}
 	reps = append(reps, rep)
 	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2"} {
-		m, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", fx), "")
+		m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", fx), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestStoredCommandsParse(t *testing.T) {
 
 // TestEvalConfigsInDir: eval's databases go in its directory.
 func TestEvalConfigsInDir(t *testing.T) {
-	m, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
+	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
