@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/numalab/numalab/internal/memlat"
@@ -19,14 +20,19 @@ import (
 //   - local latency: the NUMA matrix's local latency, else the fully random
 //     chain's DRAM latency with 4 KiB pages, else with 2 MiB pages;
 //   - remote latency: the mean of the matrix's off-diagonal cells; 0 on a
-//     machine with one node, where it cannot be measured.
+//     machine with one node, where it cannot be measured, and 0 when the
+//     matrix measured no NUMA effect (memlat.Summary.NoNUMAEffect): such a
+//     matrix is never a latency ratio, so the probe counts as one node.
 type ProbeLatency struct {
 	Run       int64
 	Summary   *memlat.Summary // nil: the probe stored none
 	GHz       float64         // 0: no clock measured
 	LocalNS   float64         // 0: no DRAM latency measured
 	LocalWhat string          // which measurement LocalNS is, in words
-	RemoteNS  float64         // 0: one node
+	RemoteNS  float64         // 0: one node, or no NUMA effect
+	// NoNUMAEffect is set when the matrix had remote cells but measured
+	// remote no slower than local; its remote latency is then dropped.
+	NoNUMAEffect bool
 }
 
 // ReadProbe chooses the clock and latencies of a stored memory probe.
@@ -38,6 +44,9 @@ func ReadProbe(probe *result.Run) (ProbeLatency, error) {
 	}
 	if s := p.Summary; s != nil {
 		p.GHz, p.RemoteNS = s.GHz, s.RemoteNS
+		if s.NoNUMAEffect {
+			p.RemoteNS, p.NoNUMAEffect = 0, true
+		}
 		p.LocalNS, p.LocalWhat = s.LocalNS, "the NUMA matrix's local latency"
 		if !(p.LocalNS > 0) {
 			p.LocalNS, p.LocalWhat = s.DRAMNS4K, "the fully random chain's DRAM latency with 4 KiB pages"
@@ -88,7 +97,15 @@ type Calibration struct {
 	Points   []Point  `json:"points,omitempty"` // the measurements fitted
 	Fit      *Fit     `json:"fit,omitempty"`    // two or more points: the fit and its quality (R², residuals)
 	Table    Table    `json:"table"`
-	Notes    []string `json:"notes,omitempty"`
+	// Assumptions are every input of the prediction with its value and
+	// source; Residuals each fitted cell's measured and predicted
+	// throughput; Flags fitted parameters outside their plausible range.
+	Assumptions []Assumption `json:"assumptions,omitempty"`
+	Residuals   []Residual   `json:"residuals,omitempty"`
+	Flags       []string     `json:"flags,omitempty"`
+	Notes       []string     `json:"notes,omitempty"`
+
+	cells []string // per point, the cells it came from
 }
 
 // ErrNoProbe is returned by Calibrate without a memory probe run.
@@ -139,16 +156,26 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d measured no DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
-	m.Notes = append(m.Notes, fmt.Sprintf("local latency %s ns is %s (run %d, %s working set); clock %s GHz measured by the same probe",
-		fmtF(m.LocalNS, 1), p.LocalWhat, probe.ID, units.Bytes(s.WorkingSetBytes), fmtF(p.GHz, 2)))
-	if p.RemoteNS > 0 {
+	m.Assumptions = append(m.Assumptions,
+		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured, Source: fmt.Sprintf("the core clock memory probe run %d measured", probe.ID)},
+		Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Measured, Source: fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, probe.ID, units.Bytes(s.WorkingSetBytes))})
+	switch {
+	case p.RemoteNS > 0:
 		m.RemoteNS = p.RemoteNS
-		m.Notes = append(m.Notes, fmt.Sprintf("remote latency %s ns is the mean of the matrix's off-diagonal cells", fmtF(m.RemoteNS, 1)))
-	} else {
+		m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Measured,
+			Source: fmt.Sprintf("the mean of the NUMA matrix's off-diagonal cells, memory probe run %d", probe.ID)})
+	default:
+		why := "this machine has one NUMA node, so remote latency cannot be measured"
+		if p.NoNUMAEffect {
+			why = fmt.Sprintf("memory probe run %d's NUMA matrix measured no NUMA effect (remote no slower than local: emulated or interleaved nodes), so it is not used as a latency ratio and only its local latency is taken, as on one node", probe.ID)
+		}
 		m.RemoteNS, m.RemoteAssumed = m.LocalNS*AssumedRemoteRatio, true
-		m.Notes = append(m.Notes, fmt.Sprintf("this machine has one NUMA node, so remote latency cannot be measured: it is assumed to be %s× local = %s ns (docs/model.md's 2-socket example, 67 ns local, 125 ns remote); 'numalab model --from-run %d --remote-ns N' models another",
-			fmtF(AssumedRemoteRatio, 2), fmtF(m.RemoteNS, 1), probe.ID))
+		m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Assumed,
+			Source: fmt.Sprintf("%s× the local %s ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote): %s; 'numalab model --from-run %d --remote-ns N' models another",
+				fmtF(AssumedRemoteRatio, 2), fmtF(m.LocalNS, 1), why, probe.ID)})
 	}
+	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeBuffer, Value: 0, Unit: "ns", Basis: Assumed,
+		Source: "no memory buffer chip in the path of any socket count (the model's literature example adds 15 ns on 4 sockets; 'numalab model --buffer-ns' models one)"})
 	m.CoresPerSocket, m.Workload = 1, Default()
 	smt := []int{1}
 	if mr := result.MachineRun(runs); mr != nil {
@@ -163,6 +190,8 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 			return nil, err
 		}
 	}
+	m.stateWorkload(smt)
+	m.plausibility()
 	mc := Machine{Source: fmt.Sprintf("run %d", probe.ID), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS,
 		CoresPerSocket: m.CoresPerSocket, Locality: -1}
 	t, err := Evaluate(m.Workload, mc, Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets})
@@ -229,9 +258,11 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 		return nil
 	}
 	m.OLTPRun = run.ID
+	m.cells = []string{fmt.Sprintf("run %d's one-stream cells of %s (median)", run.ID, local.label)}
 	lp := Point{LatencyNS: m.LocalNS, GHz: m.GHz, TPSPerCore: local.tps}
 	m.Points = []Point{lp}
 	if remote != nil && !m.RemoteAssumed {
+		m.cells = append(m.cells, fmt.Sprintf("run %d's one-stream cells of %s (median)", run.ID, remote.label))
 		rp := Point{LatencyNS: m.RemoteNS, GHz: m.GHz, TPSPerCore: remote.tps}
 		f, err := FitPoints([]Point{lp, rp})
 		if err == nil {
@@ -251,6 +282,37 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 	m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on %s gave %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point I and m cannot both be fitted, so m is kept at the default %s and I = %s instructions is fitted",
 		run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), fmtF(m.GHz, 2), fmtF(c, 0), fmtF(w.Miss, 2), fmtF(w.Instructions, 0))
 	return nil
+}
+
+// stateWorkload states the workload's and SMT's assumptions and the
+// residual of every fitted point.
+func (m *Calibration) stateWorkload(smt []int) {
+	iSrc, mSrc, iBasis, mBasis := m.Method, m.Method, Fitted, Fitted
+	if m.OLTPRun == 0 {
+		iBasis, mBasis = Assumed, Assumed
+		iSrc = "docs/model.md's default (the literature's example transaction): no OLTP run to fit"
+		mSrc = iSrc
+	} else if m.Fit == nil {
+		mBasis = Assumed
+		iSrc = fmt.Sprintf("fitted to OLTP run %d's one-stream cells at the local latency, with m assumed", m.OLTPRun)
+		mSrc = fmt.Sprintf("docs/model.md's default: one latency point (run %d) cannot fit both I and m", m.OLTPRun)
+	} else {
+		iSrc = fmt.Sprintf("fitted to OLTP run %d's one-stream cells on local and remote data", m.OLTPRun)
+		mSrc = iSrc
+	}
+	m.Assumptions = append(m.Assumptions,
+		Assumption{Name: AssumeInstructions, Value: math.Round(m.Workload.Instructions), Basis: iBasis, Source: iSrc},
+		Assumption{Name: AssumeMiss, Value: m.Workload.Miss, Basis: mBasis, Source: mSrc})
+	k := smt[len(smt)-1]
+	gain := SMTTPSPerCore(m.Workload, m.LocalNS, m.GHz, max(k, 2)) / TPSPerCore(m.Workload, m.LocalNS, m.GHz)
+	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeSMT, Value: gain, Unit: "×", Basis: Assumed,
+		Source: fmt.Sprintf("%d threads per core overlap each other's memory waits up to one instruction per cycle, min(k/C, 1/I)·f·10⁹, at the local latency; not measured", max(k, 2))})
+	for i, p := range m.Points {
+		fc := CyclesPerTxn(m.Workload, p.LatencyNS, p.GHz)
+		ft := p.GHz * 1e9 / fc
+		m.Residuals = append(m.Residuals, Residual{Point: p, CyclesPerTxn: p.GHz * 1e9 / p.TPSPerCore, FitCyclesPerTxn: fc,
+			FitTPSPerCore: ft, RelativeErrorTPS: (ft - p.TPSPerCore) / p.TPSPerCore, Cell: m.cells[i]})
+	}
 }
 
 // fmtF prints v with d decimals.

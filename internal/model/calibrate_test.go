@@ -108,3 +108,84 @@ func TestCalibrateWithoutProbe(t *testing.T) {
 		t.Errorf("Calibrate(probe without summary) = %+v, %v; want a note and no prediction", c, err)
 	}
 }
+
+// TestCalibrateNoNUMAEffect: a stored probe of two nodes whose matrix read
+// remote no slower than local (memlat flagged it) is used as one node: the
+// local latency only, the remote latency assumed and said to be.
+func TestCalibrateNoNUMAEffect(t *testing.T) {
+	s := memlat.Summary{GHz: 3, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{100, 98}, {99, 101}},
+		LocalNS: 100.5, RemoteNS: 98.5, NoNUMAEffect: true}
+	probe := stored(t, 1, result.RunProbeMem, nil, memlat.KindSummary.Of(s))
+	p, err := ReadProbe(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RemoteNS != 0 || !p.NoNUMAEffect || p.LocalNS != 100.5 {
+		t.Errorf("ReadProbe = remote %g, no NUMA effect %v, local %g; want 0, true, 100.5", p.RemoteNS, p.NoNUMAEffect, p.LocalNS)
+	}
+	c, err := Calibrate(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.RemoteAssumed || c.RemoteNS != 100.5*AssumedRemoteRatio {
+		t.Errorf("remote %g (assumed %v), want %g assumed", c.RemoteNS, c.RemoteAssumed, 100.5*AssumedRemoteRatio)
+	}
+	a, ok := c.Assumption(AssumeRemote)
+	if !ok || a.Basis != Assumed || !strings.Contains(a.Source, "no NUMA effect") || !strings.Contains(a.String(), "remote latency 187.5 ns (assumed: 1.87×") {
+		t.Errorf("remote assumption %q, want it assumed with its value and the matrix's flag as the reason", a.String())
+	}
+	// Unflagged, the same matrix's remote latency is measured.
+	s.NoNUMAEffect, s.RemoteNS = false, 140
+	c, err = Calibrate(stored(t, 1, result.RunProbeMem, nil, memlat.KindSummary.Of(s)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := c.Assumption(AssumeRemote); c.RemoteAssumed || a.Basis != Measured || a.Value != 140 {
+		t.Errorf("unflagged matrix: remote %+v, want 140 measured", a)
+	}
+}
+
+// TestCalibrateStatesAndFlags uses the numbers of a one-node guest: 9,566
+// tps on one stream at 207.5 ns and 3.61 GHz. C = 3.61e9/9566 = 377,378
+// cycles; L·f = 207.5·3.61 = 749.075 cycles; with m = 0.05,
+// I = 377,378/(0.95 + 0.05·749.075) = 377,378/38.404 = 9,827 instructions:
+// far below a tenth of the default 10,000,000, and the default itself needs
+// more cycles (one per instruction) than were measured.
+func TestCalibrateStatesAndFlags(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3.61, LocalNS: 207.5}))
+	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 9566}))
+	c, err := Calibrate(probe, oltp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := math.Round(c.Workload.Instructions); got != 9827 {
+		t.Fatalf("I = %g, want 9827", got)
+	}
+	if len(c.Flags) != 1 || !strings.Contains(c.Flags[0], "fitted I = 9,827 instructions is outside the plausible 1,000,000 to 100,000,000") ||
+		!strings.Contains(c.Flags[0], "allows I from C/(L·f) = 504 to C = 377,378") || !strings.Contains(c.Flags[0], "default 10,000,000 is impossible here") {
+		t.Errorf("flags %q", c.Flags)
+	}
+	var names []string
+	for _, a := range c.Assumptions {
+		names = append(names, a.Name)
+	}
+	want := []string{AssumeClock, AssumeLocal, AssumeRemote, AssumeBuffer, AssumeInstructions, AssumeMiss, AssumeSMT}
+	if strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("assumptions %q, want %q", names, want)
+	}
+	if a, _ := c.Assumption(AssumeMiss); a.Basis != Assumed || a.Value != DefaultMiss || !strings.Contains(a.Source, "cannot fit both") {
+		t.Errorf("m's assumption %+v, want the default, assumed, and why", a)
+	}
+	if len(c.Residuals) != 1 || math.Abs(c.Residuals[0].RelativeErrorTPS) > 1e-12 || !strings.Contains(c.Residuals[0].Cell, "run 2's one-stream cells of smt=off") {
+		t.Errorf("residuals %+v, want one exact, naming its cells", c.Residuals)
+	}
+	st := strings.Join(c.Statements(), "\n")
+	for _, w := range []string{"clock 3.61 GHz (measured: the core clock memory probe run 1 measured)", "remote latency 387.1 ns (assumed:",
+		"residual of run 2's one-stream cells of smt=off (median): measured 9566.0 tps per core, model 9566.0, error +0.00% (one point fits I exactly: it tests nothing)",
+		"flag: fitted I"} {
+		if !strings.Contains(st, w) {
+			t.Errorf("statements lack %q:\n%s", w, st)
+		}
+	}
+}

@@ -20,6 +20,7 @@ type Residual struct {
 	FitCyclesPerTxn  float64 `json:"fit_cycles_per_txn"` // model at the fitted I and m
 	FitTPSPerCore    float64 `json:"fit_tps_per_core"`   // model at the fitted I and m
 	RelativeErrorTPS float64 `json:"relative_error_tps"` // (fit − measured) / measured
+	Cell             string  `json:"cell,omitempty"`     // the measured cells the point came from, in words
 }
 
 // Fit is the workload the points imply.

@@ -310,8 +310,8 @@ func WriteCalibration(w io.Writer, c *Calibration) error {
 	if c.Fit != nil {
 		fmt.Fprintf(w, "  R² of cycles per transaction: %.6f over %d points\n", c.Fit.R2, c.Fit.Points)
 	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+	for _, n := range c.Statements() {
+		fmt.Fprintf(w, "  %s\n", n)
 	}
 	fmt.Fprintln(w, "\nPredictions for the fitted workload:")
 	return WriteTable(w, c.Table)

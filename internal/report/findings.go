@@ -102,13 +102,9 @@ func findings(r *Report) []Finding {
 				four = row.TotalTPS
 			}
 		}
-		assumed := ""
-		if md.RemoteAssumed {
-			assumed = ", with an assumed remote latency"
-		}
 		if one > 0 && two > 0 && four > 0 {
-			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's%s).",
-				fmtF(two/one, 2), fmtF(four/one, 2), pct(two/one/2-1), pct(four/one/4-1), assumed)
+			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's; %s).",
+				fmtF(two/one, 2), fmtF(four/one, 2), pct(two/one/2-1), pct(four/one/4-1), md.Brief())
 		}
 	}
 	out = append(out, more...)

@@ -396,7 +396,7 @@ func modelSection(r *Report) section {
 		return s
 	}
 	s.Intro = "The memory-latency transaction model (docs/model.md): cycles per transaction C = (1 − m)·I + m·I·(L·f); tps per core = f·10⁹ / C; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
-	s.Notes = append(s.Notes, md.Notes...)
+	s.Notes = append(s.Notes, md.Statements()...)
 	if len(md.Table.Rows) == 0 {
 		return s
 	}

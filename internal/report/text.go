@@ -268,7 +268,7 @@ func ioMode(p *result.IOProbe) string {
 }
 
 func textModel(b *strings.Builder, md *Model) {
-	for _, n := range md.Notes {
+	for _, n := range md.Statements() {
 		fmt.Fprintf(b, "  %s\n", n)
 	}
 	if len(md.Table.Rows) == 0 {
