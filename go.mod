@@ -3,6 +3,7 @@ module github.com/numalab/numalab
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/fergusstrange/embedded-postgres v1.34.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/marcboeker/go-duckdb/v2 v2.1.0
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/apache/arrow-go/v18 v18.1.0 // indirect
 	github.com/duckdb/duckdb-go-bindings v0.1.13 // indirect
 	github.com/duckdb/duckdb-go-bindings/darwin-amd64 v0.1.8 // indirect

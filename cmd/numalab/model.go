@@ -16,7 +16,7 @@ import (
 
 const modelHelp = `Usage:
   numalab model [flags]                  throughput by sockets, SMT and clock
-  numalab model dram|tier|size|dop|fit [flags]   (each has --help)
+  numalab model dram|tier|size|dop|fit|buy [flags]   (each has --help)
 
 The memory-latency transaction model (docs/model.md): a transaction runs I
 instructions (--instructions); a fraction m of them (--miss) waits for a
@@ -80,8 +80,10 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 			return cmdModelDOP(e, rest)
 		case "fit":
 			return cmdModelFit(e, rest)
+		case "buy":
+			return cmdModelBuy(e, rest)
 		}
-		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop or fit; see 'numalab model --help')", sub)
+		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", sub)
 	}
 	fs := newFlags(e, "model", modelHelp)
 	wf := addWorkloadFlags(fs)

@@ -414,43 +414,53 @@ func parseModelPoints(s string, ghz float64) ([]model.Point, error) {
 // modelFitRun calibrates the model to a stored OLTP run and its memory
 // probe, as the report does, and prints the fit and the predictions.
 func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) error {
-	st, err := openStoreToRead(storePath)
+	c, err := calibrateRun(storePath, runID, probeID)
 	if err != nil {
 		return err
-	}
-	defer st.Close()
-	oltp, err := st.Get(runID)
-	if err != nil {
-		return err
-	}
-	if oltp.Kind != result.RunOLTP {
-		return fmt.Errorf("-run: run %d is a %s run, not an OLTP run (try 'numalab runs')", runID, oltp.Kind)
-	}
-	if probeID == 0 {
-		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
-		if err != nil {
-			return err
-		}
-		if probeID == 0 {
-			return fmt.Errorf("-run: no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
-		}
-	}
-	probe, err := st.Get(probeID)
-	if err != nil {
-		return err
-	}
-	if probe.Kind != result.RunProbeMem {
-		return fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
-	}
-	c, err := model.Calibrate(probe, oltp)
-	if err != nil {
-		return err
-	}
-	if len(c.Points) == 0 {
-		return fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
 	}
 	if asJSON {
 		return writeJSON(e.stdout, c)
 	}
 	return model.WriteCalibration(e.stdout, c)
+}
+
+// calibrateRun calibrates the model to a stored OLTP run and its memory
+// probe (the latest stored before it unless probeID says which).
+func calibrateRun(storePath string, runID, probeID int64) (*model.Calibration, error) {
+	st, err := openStoreToRead(storePath)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	oltp, err := st.Get(runID)
+	if err != nil {
+		return nil, err
+	}
+	if oltp.Kind != result.RunOLTP {
+		return nil, fmt.Errorf("-run: run %d is a %s run, not an OLTP run (try 'numalab runs')", runID, oltp.Kind)
+	}
+	if probeID == 0 {
+		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
+		if err != nil {
+			return nil, err
+		}
+		if probeID == 0 {
+			return nil, fmt.Errorf("-run: no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
+		}
+	}
+	probe, err := st.Get(probeID)
+	if err != nil {
+		return nil, err
+	}
+	if probe.Kind != result.RunProbeMem {
+		return nil, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
+	}
+	c, err := model.Calibrate(probe, oltp)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Points) == 0 {
+		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
+	}
+	return c, nil
 }

@@ -317,3 +317,13 @@ func (m *Calibration) stateWorkload(smt []int) {
 
 // fmtF prints v with d decimals.
 func fmtF(v float64, d int) string { return strconv.FormatFloat(v, 'f', d, 64) }
+
+// ThreadsPerCore is the most hardware threads per core the prediction
+// covers: the machine's threads per core (1 without one).
+func (m *Calibration) ThreadsPerCore() int {
+	k := 1
+	for _, r := range m.Table.Rows {
+		k = max(k, r.SMT)
+	}
+	return k
+}

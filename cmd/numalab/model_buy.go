@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/numalab/numalab/internal/model"
+)
+
+const modelBuyHelp = `Usage:
+  numalab model buy --run ID [--probe-run ID] [--candidates FILE] [--json|--csv]
+  numalab model buy --ghz F --local-ns L [--remote-ns R] [--cores N] [--smt K]
+                    [--instructions I --miss M] [--candidates FILE] [--json|--csv]
+
+Which server should I buy? For each candidate server the model predicts the
+workload's throughput and what it costs under per-core licensing:
+
+  latency            L = (local + (S − 1)·remote)/S + buffer   (no locality)
+  tps per core       f·10⁹ / C,  C = (1 − m)·I + m·I·L·f   (k-way SMT: min(k/C, 1/I)·f·10⁹)
+  total tps          tps per core × cores per socket × sockets
+  total cost         price + all physical cores × licence per core
+  cost per 1000 tps  total cost / (total tps / 1000)
+
+and names the winner on total tps, tps per core, total cost and cost per
+1,000 tps, with one sentence of recommendation and the remote fraction
+below which the best multi-socket box would beat the best one-socket box.
+The formulas are those of Joe Chang's sizing articles "Memory Latency and
+NUMA" and "Memory Latency - Return to Single Processor" (docs/model.md).
+
+The workload: --run calibrates it to a stored OLTP run and its memory probe,
+as 'numalab model fit --run' does, and every assumption of that calibration
+(clock, latencies, buffer, SMT, I, m) is printed with its source. Without
+--run, --instructions and --miss give it (default docs/model.md's), and
+--ghz, --local-ns, --remote-ns, --cores and --smt describe this CPU.
+
+The band (low to high tps): a fit of three or more points bands by its
+largest residual; otherwise m is taken at both ends of its plausible range
+(0.005 to 0.5), I refitted to keep the measured cycles per transaction at
+the local latency, so the band shows what the one-point fit cannot tell.
+
+--candidates is a TOML file, one [[server]] table per candidate:
+
+  [[server]]
+  name = "2S 16-core 3.0 GHz"
+  sockets = 2
+  cores_per_socket = 16
+  ghz = 3.0
+  smt = 1                 # threads per core in use (default 1)
+  local_ns = 90           # or: ddr = "3200 22-22-22" and controller_ns = 50,
+  remote_ns = 140         #     local_ns = (tRP + tRCD + CL)·2000/(MT/s) + controller_ns
+  buffer_ns = 0           # optional: a memory buffer chip on every access
+  price = 25000           # the whole server
+  licence_per_core = 7000 # 0: no per-core licence
+  note = "quoted 2026-11"
+
+Unknown keys, missing or out-of-range fields are errors naming the file,
+line and field. Without --candidates the built-in candidates are derived
+from this CPU: 1, 2 and 4 sockets; half the cores at a 25% higher clock;
+SMT on and off; lower-latency DRAM. Their prices are assumed (the README's
+'model size' example) and said so: give a file with real quotes.
+
+Examples:
+  numalab model buy --run 2
+  numalab model buy --run 2 --candidates servers.toml --csv
+  numalab model buy --ghz 3 --local-ns 67 --remote-ns 125 --cores 16
+`
+
+func cmdModelBuy(e *env, args []string) error {
+	fs := newFlags(e, "model buy", modelBuyHelp)
+	wf := addWorkloadFlags(fs)
+	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
+	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
+	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
+	storePath := fs.String("store", "numalab.db", "results store `file` for --run")
+	ghz := fs.Float64("ghz", 0, "this CPU's clock, `GHz` (without --run)")
+	local := fs.Float64("local-ns", 0, "this CPU's local memory latency, `ns` (without --run)")
+	remote := fs.Float64("remote-ns", 0, "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
+	cores := fs.Int("cores", 1, "this CPU's physical cores per socket (without --run)")
+	smt := fs.Int("smt", 2, "hardware threads per core of the built-in SMT candidate")
+	asJSON := fs.Bool("json", false, "print JSON")
+	asCSV := fs.Bool("csv", false, "print CSV (one row per candidate)")
+	if done, err := parseNoArgs(e, fs, args); done {
+		return err
+	}
+	var errs []error
+	if *asJSON && *asCSV {
+		errs = append(errs, errors.New("-json and -csv: choose one output format"))
+	}
+	var servers []model.Server
+	if *candidates != "" {
+		data, err := os.ReadFile(*candidates)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-candidates: %w", err))
+		} else if servers, err = model.ParseCandidates(*candidates, data); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	var (
+		w           model.Workload
+		band        model.Band
+		assumptions []model.Assumption
+		this        thisCPU
+	)
+	if *runID != 0 {
+		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
+			if modelFlagGiven(fs, f) {
+				errs = append(errs, fmt.Errorf("-%s: --run measures it: give one or the other", f))
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		c, err := calibrateRun(*storePath, *runID, *probeID)
+		if err != nil {
+			return err
+		}
+		w, band, assumptions = c.Workload, model.CalibrationBand(c), c.Assumptions
+		this = thisCPU{c.GHz, c.CoresPerSocket, *smt, c.LocalNS, c.RemoteNS}
+		if k := c.ThreadsPerCore(); k > 1 && !modelFlagGiven(fs, "smt") {
+			this.smt = k
+		}
+	} else {
+		var err error
+		w, err = wf.workload()
+		errs = append(errs, err)
+		needCPU := *candidates == "" || modelFlagGiven(fs, "ghz") || modelFlagGiven(fs, "local-ns")
+		if needCPU {
+			if !(*ghz > 0 && *ghz <= 10) {
+				errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3 (or --run ID)"))
+			}
+			if !(*local > 0) || math.IsInf(*local, 0) {
+				errs = append(errs, badFlag("local-ns", model.Num(*local), "is not a latency: want ns above 0, e.g. --local-ns 90 (or --run ID)"))
+			}
+			if *remote != 0 && !(*remote >= *local) {
+				errs = append(errs, badFlag("remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one"))
+			}
+		}
+		if *cores < 1 {
+			errs = append(errs, badFlag("cores", strconv.Itoa(*cores), "is not a core count: want 1 or more"))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		src := "--instructions and --miss (default: docs/model.md's, the literature's example transaction); not fitted: give --run to fit them"
+		assumptions = append(assumptions,
+			model.Assumption{Name: model.AssumeInstructions, Value: w.Instructions, Basis: model.Assumed, Source: src},
+			model.Assumption{Name: model.AssumeMiss, Value: w.Miss, Basis: model.Assumed, Source: src})
+		anchorNS, anchorGHz := *local, *ghz
+		if !needCPU {
+			anchorNS, anchorGHz = servers[0].LocalNS, servers[0].GHz
+		} else {
+			r := *remote
+			if r == 0 {
+				r = *local * model.AssumedRemoteRatio
+			}
+			this = thisCPU{*ghz, *cores, *smt, *local, r}
+			assumptions = append(assumptions,
+				model.Assumption{Name: model.AssumeClock, Value: *ghz, Unit: "GHz", Basis: model.Assumed, Source: "--ghz"},
+				model.Assumption{Name: model.AssumeLocal, Value: *local, Unit: "ns", Basis: model.Assumed, Source: "--local-ns"},
+				model.Assumption{Name: model.AssumeRemote, Value: r, Unit: "ns", Basis: model.Assumed, Source: remoteSource(*remote)})
+		}
+		band = model.MissBand(w, anchorNS, anchorGHz)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if *candidates == "" {
+		servers = model.BuiltinCandidates(this.ghz, this.cores, this.smt, this.localNS, this.remoteNS)
+	}
+	p, err := model.Buy(w, band, servers)
+	if err != nil {
+		return err
+	}
+	p.Assumptions = assumptions
+	switch {
+	case *asJSON:
+		return writeJSON(e.stdout, p)
+	case *asCSV:
+		return model.WritePurchaseCSV(e.stdout, p)
+	}
+	return model.WritePurchase(e.stdout, p)
+}
+
+// thisCPU is what the built-in candidates are derived from.
+type thisCPU struct {
+	ghz      float64
+	cores    int
+	smt      int
+	localNS  float64
+	remoteNS float64
+}
+
+func remoteSource(flag float64) string {
+	if flag != 0 {
+		return "--remote-ns"
+	}
+	return "no --remote-ns: 1.87× --local-ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote)"
+}

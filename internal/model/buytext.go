@@ -1,0 +1,76 @@
+package model
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// BestOn lists the measures a candidate wins on, in words.
+func (p *Purchase) BestOn(name string) []string {
+	var on []string
+	for _, w := range []struct{ what, who string }{
+		{"total tps", p.Best.TotalTPS}, {"tps per core", p.Best.TPSPerCore},
+		{"total cost", p.Best.TotalCost}, {"cost per 1,000 tps", p.Best.CostPerKTPS},
+	} {
+		if w.who == name {
+			on = append(on, w.what)
+		}
+	}
+	return on
+}
+
+// WritePurchase prints the candidates, the winners and the recommendation,
+// with the assumptions and how the band was derived.
+func WritePurchase(w io.Writer, p *Purchase) error {
+	fmt.Fprintf(w, "Workload: I = %s instructions per transaction, m = %s\n", thousands(p.Workload.Instructions), strconv.FormatFloat(p.Workload.Miss, 'g', 4, 64))
+	if len(p.Assumptions) > 0 {
+		fmt.Fprintln(w, "Assumptions:")
+		for _, a := range p.Assumptions {
+			fmt.Fprintf(w, "  %s\n", a)
+		}
+	}
+	fmt.Fprintf(w, "Band (low to high tps): %s\n", p.Band)
+	fmt.Fprintln(w, "Cost: price + all physical cores × licence per core; latency: (local + (S − 1)·remote)/S + buffer, no locality.")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "server\tsockets\tcores\tGHz\tSMT\tlatency ns\ttps/core\ttotal tps\tlow\thigh\tprice\tlicences\ttotal cost\tper 1000 tps\t")
+	for _, r := range p.Rows {
+		s := r.Server
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Sockets, s.Cores(), Num(s.GHz), s.SMT, r.LatencyNS,
+			r.TPSPerCore, thousands(r.TotalTPS), thousands(r.TPSLow), thousands(r.TPSHigh), thousands(s.Price), thousands(r.LicenceCost), thousands(r.TotalCost), thousands(r.CostPerKTPS))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nBest: total tps %s; tps per core %s; total cost %s; cost per 1,000 tps %s.\n", p.Best.TotalTPS, p.Best.TPSPerCore, p.Best.TotalCost, p.Best.CostPerKTPS)
+	fmt.Fprintln(w, p.Recommendation)
+	var notes []string
+	for _, r := range p.Rows {
+		if r.Server.Note != "" {
+			notes = append(notes, fmt.Sprintf("  %s: %s", r.Server.Name, r.Server.Note))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\nCandidates:\n%s\n", strings.Join(notes, "\n"))
+	}
+	return nil
+}
+
+// WritePurchaseCSV prints one row per candidate.
+func WritePurchaseCSV(w io.Writer, p *Purchase) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"server", "sockets", "cores_per_socket", "cores", "ghz", "smt", "local_ns", "remote_ns", "buffer_ns", "latency_ns",
+		"tps_per_core", "total_tps", "total_tps_low", "total_tps_high", "price", "licence_per_core", "licence_cost", "total_cost", "cost_per_1000_tps", "best_on"})
+	for _, r := range p.Rows {
+		s := r.Server
+		cw.Write([]string{s.Name, strconv.Itoa(s.Sockets), strconv.Itoa(s.CoresPerSocket), strconv.Itoa(s.Cores()), g12(s.GHz), strconv.Itoa(s.SMT),
+			g12(s.LocalNS), g12(s.RemoteNS), g12(s.BufferNS), g12(r.LatencyNS), g12(r.TPSPerCore), g12(r.TotalTPS), g12(r.TPSLow), g12(r.TPSHigh),
+			g12(s.Price), g12(s.LicencePerCore), g12(r.LicenceCost), g12(r.TotalCost), g12(r.CostPerKTPS), strings.Join(p.BestOn(s.Name), "; ")})
+	}
+	cw.Flush()
+	return cw.Error()
+}
