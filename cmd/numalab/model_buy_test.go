@@ -133,7 +133,7 @@ func TestModelBuyHandComputed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"Buy A 1S 8c 3GHz: 7,500 per 1,000 tps (2,400 tps predicted, 2,400 to 2,400); a 2-socket box (B 2S 8c 3GHz) would win only if the workload's remote fraction were below 13.29% (the model assumes 50% with no locality).",
+		"Buy A 1S 8c 3GHz: 7,500 per 1,000 tps (2,400 tps predicted, band 2,400 to 2,400); a 2-socket box (B 2S 8c 3GHz) would win only if the workload's remote fraction were below 13.29% (the model assumes 50% with no locality).",
 		"Best: total tps B 2S 8c 3GHz; tps per core C 1S 4c 4GHz; total cost C 1S 4c 4GHz; cost per 1,000 tps A 1S 8c 3GHz.",
 		"remote latency 186.6 ns (assumed: 1.87× the local 100.0 ns",
 		"miss fraction m 0.05 (assumed:",

@@ -78,6 +78,8 @@ type BuyRow struct {
 	LicenceCost float64 `json:"licence_cost"` // cores × licence per core
 	TotalCost   float64 `json:"total_cost"`   // price + licence cost
 	CostPerKTPS float64 `json:"cost_per_1000_tps"`
+
+	singleThread float64 // total tps with one thread per core
 }
 
 // Winners names the best candidate on each measure.
@@ -160,6 +162,12 @@ func Buy(w Workload, band Band, servers []Server) (*Purchase, error) {
 		return nil, fmt.Errorf("choosing a server: no candidates: %w", ErrInput)
 	}
 	p := &Purchase{Workload: w, Band: band.Text, BandRel: band.Rel, Variants: band.Variants}
+	for _, s := range servers {
+		if s.SMT > 1 {
+			p.Band += "; with SMT the band runs down to no SMT gain, since the SMT factor is the model's formula, not measured"
+			break
+		}
+	}
 	var best [4]int
 	for i, s := range servers {
 		r := s.NoLocality()
@@ -169,6 +177,18 @@ func Buy(w Workload, band Band, servers []Server) (*Purchase, error) {
 		for _, v := range band.Variants {
 			_, t := serverTPS(v, s, r)
 			row.TPSLow, row.TPSHigh = math.Min(row.TPSLow, t), math.Max(row.TPSHigh, t)
+		}
+		one := s
+		one.SMT = 1
+		_, row.singleThread = serverTPS(w, one, r)
+		if s.SMT > 1 {
+			// The SMT factor is the formula's, never measured: the
+			// band runs down to no gain at all.
+			row.TPSLow = math.Min(row.TPSLow, row.singleThread*(1-band.Rel))
+			for _, v := range band.Variants {
+				_, t := serverTPS(v, one, r)
+				row.TPSLow = math.Min(row.TPSLow, t)
+			}
 		}
 		row.LicenceCost = float64(s.Cores()) * s.LicencePerCore
 		row.TotalCost = s.Price + row.LicenceCost
@@ -246,8 +266,12 @@ func breakEven(w Workload, servers []Server) *BreakEven {
 // when a one-socket or a multi-socket box would win instead.
 func (p *Purchase) recommend(win int) string {
 	r := p.Rows[win]
-	s := fmt.Sprintf("Buy %s: %s per 1,000 tps (%s tps predicted, %s to %s)", r.Server.Name, thousands(r.CostPerKTPS),
+	s := fmt.Sprintf("Buy %s: %s per 1,000 tps (%s tps predicted, band %s to %s", r.Server.Name, thousands(r.CostPerKTPS),
 		thousands(r.TotalTPS), thousands(r.TPSLow), thousands(r.TPSHigh))
+	if r.Server.SMT > 1 {
+		s += fmt.Sprintf("; its lead rests on the assumed %s× SMT gain: measure SMT on and off", fmtF(r.TotalTPS/r.singleThread, 2))
+	}
+	s += ")"
 	be := p.BreakEven
 	if be == nil {
 		return s + "."

@@ -258,6 +258,9 @@ func BuiltinCandidates(ghz float64, cores, smt int, localNS, remoteNS float64) [
 	on := base
 	on.Name, on.Sockets, on.SMT, on.Price = fmt.Sprintf("this CPU ×1, SMT %d", k), 1, k, price(1, cores)
 	on.Note = fmt.Sprintf("%d threads per core: the model's SMT formula, not measured; same price (a firmware setting)", k)
+	if smt == 1 {
+		on.Note = fmt.Sprintf("this CPU has one thread per core: a CPU like it with %d, by the model's SMT formula, not measured; same price (assumed)", k)
+	}
 	out = append(out, on)
 	fast := base
 	cut := DRAMAccessNS(3200, builtinDRAMSlow) - DRAMAccessNS(3200, builtinDRAMFast)

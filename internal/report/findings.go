@@ -106,6 +106,9 @@ func findings(r *Report) []Finding {
 			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's; %s).",
 				fmtF(two/one, 2), fmtF(four/one, 2), pct(two/one/2-1), pct(four/one/4-1), md.Brief())
 		}
+		if p := purchase(r); p != nil {
+			add(AnchorBuy, "Which server: %s", p.Recommendation)
+		}
 	}
 	out = append(out, more...)
 	for _, a := range r.Absent {

@@ -75,7 +75,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if r.Machine != nil && r.Machine.Topology.CPUModel != "" {
 		v.Title = "numalab report: " + r.Machine.Topology.CPUModel
 	}
-	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r), querySection(r), ioSection(r), modelSection(r))
+	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r), querySection(r), ioSection(r), modelSection(r), buySection(r))
 	v.Runs = table{ID: AnchorRuns, Caption: "Every figure above names the run it comes from.",
 		Head: []string{"run", "kind", "host", "started", "finished", "status", "numalab", "command", "headline"}}
 	for _, ref := range r.Runs {

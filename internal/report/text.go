@@ -96,6 +96,8 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		absent("model")
 	}
+	b.WriteString("\nWhich server\n")
+	textBuy(&b, r)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,0 +1,122 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/model"
+)
+
+// AnchorBuy is the "Which server" section.
+const AnchorBuy = "which-server"
+
+// purchase is the buy decision for the report's calibrated model: the
+// built-in candidates derived from the probed CPU (model.BuiltinCandidates),
+// with the band the calibration supports. nil without a prediction.
+func purchase(r *Report) *model.Purchase {
+	md := r.Model
+	if md == nil || len(md.Table.Rows) == 0 {
+		return nil
+	}
+	servers := model.BuiltinCandidates(md.GHz, md.CoresPerSocket, md.ThreadsPerCore(), md.LocalNS, md.RemoteNS)
+	p, err := model.Buy(md.Workload, model.CalibrationBand(md), servers)
+	if err != nil {
+		return nil
+	}
+	p.Assumptions = md.Assumptions
+	return p
+}
+
+func buySection(r *Report) section {
+	s := section{ID: AnchorBuy, Title: "Which server"}
+	p := purchase(r)
+	if p == nil {
+		s.Absent = "The model made no prediction (see its section), so there is nothing to choose between. To choose: 'numalab probe mem --quick' and 'numalab run oltp', then 'numalab model buy --run ID --candidates FILE'."
+		return s
+	}
+	s.Intro = p.Recommendation
+	s.Figures = append(s.Figures, figure{ID: AnchorBuy + "-cost", SVG: template.HTML(costBars(AnchorBuy+"-cost", p))})
+	tb := table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices assumed)",
+		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}
+	for _, row := range p.Rows {
+		v := row.Server
+		tb.Rows = append(tb.Rows, []string{v.Name, strconv.Itoa(v.Sockets), strconv.Itoa(v.Cores()), fmtF(v.GHz, 2), strconv.Itoa(v.SMT), fmtF(row.LatencyNS, 1),
+			fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtN(row.TPSLow) + " to " + fmtN(row.TPSHigh), fmtN(row.TotalCost), fmtN(row.CostPerKTPS), orDash(strings.Join(p.BestOn(v.Name), ", "))})
+	}
+	s.Tables = append(s.Tables, tb)
+	s.Notes = append(s.Notes,
+		"Total cost is the server's price plus every physical core's licence; cost per 1,000 tps divides it by the predicted total tps. The formulas are those of Joe Chang's sizing articles \"Memory Latency and NUMA\" and \"Memory Latency - Return to Single Processor\" (docs/model.md).",
+		"Band: "+p.Band+".",
+		"The prices are assumptions, not quotes: 'numalab model buy --run ID --candidates FILE' prices real servers.")
+	for _, row := range p.Rows {
+		s.Notes = append(s.Notes, row.Server.Name+": "+row.Server.Note+".")
+	}
+	return s
+}
+
+// costBars is a horizontal bar chart of cost per 1,000 tps, one bar per
+// candidate, with a whisker over the cost at the band's ends.
+func costBars(id string, p *model.Purchase) string {
+	const labelW, rowH, top = 210.0, 30.0, 40.0
+	var vals []float64
+	for _, r := range p.Rows {
+		vals = append(vals, r.CostPerKTPS, cost(r, r.TPSLow), cost(r, r.TPSHigh))
+	}
+	sc := scale{Label: "cost per 1,000 tps", Zero: true, Format: fmtSig}
+	sc.fit(vals)
+	h := top + rowH*float64(len(p.Rows)) + 44
+	x0, x1 := labelW, chartW-padR/2
+	x := func(v float64) float64 { return x0 + sc.pos(v)*(x1-x0) }
+	title := "Cost per 1,000 tps, lower is better (whisker: the band)"
+	esc := html.EscapeString
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
+		esc(id), xy(chartW), xy(h), px(chartW), px(h), esc(title))
+	fmt.Fprintf(&b, `<title>%s</title><text class="ctitle" x="8" y="20">%s</text>`, esc(title), esc(title))
+	yEnd := top + rowH*float64(len(p.Rows))
+	for _, t := range sc.ticks() {
+		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x(t)), xy(top-6), xy(x(t)), xy(yEnd))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x(t)), xy(yEnd+16), esc(fmtSig(t)))
+	}
+	for i, r := range p.Rows {
+		y := top + rowH*float64(i)
+		name := r.Server.Name
+		fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-8), xy(y+rowH/2+4), esc(name))
+		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s per 1,000 tps</title></rect>`,
+			xy(x0), xy(y+5), xy(x(r.CostPerKTPS)-x0), xy(rowH-10), esc(name), esc(fmtN(r.CostPerKTPS)))
+		lo, hi := cost(r, r.TPSHigh), cost(r, r.TPSLow)
+		if hi > lo {
+			fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x(lo)), xy(y+rowH/2), xy(x(hi)), xy(y+rowH/2))
+		}
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x(max(hi, r.CostPerKTPS))+4), xy(y+rowH/2+4), esc(fmtN(r.CostPerKTPS)))
+	}
+	fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(top-6), xy(x0), xy(yEnd))
+	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy((x0+x1)/2), xy(yEnd+34), esc(sc.Label))
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// cost is a candidate's cost per 1,000 tps at a throughput of its band.
+func cost(r model.BuyRow, tps float64) float64 {
+	if !(tps > 0) {
+		return r.CostPerKTPS
+	}
+	return r.TotalCost / (tps / 1000)
+}
+
+// textBuy is the section in the text report.
+func textBuy(b *strings.Builder, r *Report) {
+	p := purchase(r)
+	if p == nil {
+		b.WriteString("  no prediction: nothing to choose between\n")
+		return
+	}
+	fmt.Fprintf(b, "  %s\n", p.Recommendation)
+	for _, row := range p.Rows {
+		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Server.Name, fmtN(row.TotalTPS), fmtN(row.TPSLow), fmtN(row.TPSHigh), fmtN(row.CostPerKTPS))
+	}
+	fmt.Fprintf(b, "  band: %s; prices assumed: 'numalab model buy --candidates FILE' prices real servers\n", p.Band)
+}
