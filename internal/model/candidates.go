@@ -29,6 +29,10 @@ func ParseCandidates(name string, data []byte) ([]Server, error) {
 		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("%s:%d: %s: %w", name, pe.Position.Line, pe.Message, ErrInput)
 		}
+		// A value of the wrong type: "toml: line 7 (last key "server.x"): ...".
+		if m := tomlTypeError.FindStringSubmatch(err.Error()); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s: %s: %w", name, m[1], m[2], m[3], ErrInput)
+		}
 		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrInput)
 	}
 	lines := keyLines(data)
@@ -118,6 +122,8 @@ func (s *Server) resolve() []fieldError {
 	}
 	return errs
 }
+
+var tomlTypeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 var ddrSpec = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?)\s+(\S+)\s*$`)
 
