@@ -189,3 +189,32 @@ func TestCalibrateStatesAndFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineSpecNoNUMAEffect: 'numalab model --from-run' on a probe whose
+// two-node matrix showed no NUMA effect does not use the matrix: it models
+// one node's local latency and needs --remote-ns for more sockets.
+func TestMachineSpecNoNUMAEffect(t *testing.T) {
+	topo := &result.Topology{Source: "test"}
+	for i := range 2 {
+		topo.CPUs = append(topo.CPUs, result.CPU{ID: i, Core: i, Node: i})
+		topo.Cores = append(topo.Cores, result.Core{ID: i, CPUs: []int{i}})
+		topo.Nodes = append(topo.Nodes, result.Node{ID: i, CPUs: []int{i}})
+	}
+	topo.Packages = []result.Package{{ID: 0, CPUs: []int{0, 1}}}
+	s := memlat.Summary{GHz: 3, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{100, 98}, {99, 101}},
+		LocalNS: 100.5, RemoteNS: 98.5, NoNUMAEffect: true}
+	p, err := ReadProbe(stored(t, 1, result.RunProbeMem, topo, memlat.KindSummary.Of(s)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := (MachineSpec{Probe: &p, Topology: topo}).Build(2); err == nil || !strings.Contains(err.Error(), "-remote-ns: missing") {
+		t.Errorf("Build(2) without --remote-ns: %v, want it to ask for the remote latency", err)
+	}
+	mc, lim, _, err := MachineSpec{Probe: &p, Topology: topo, RemoteNS: 140}.Build(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim != nil || mc.LocalNS != 100.5 || mc.RemoteNS != 140 || mc.Matrix != nil || !strings.Contains(mc.Source, "no NUMA effect") {
+		t.Errorf("machine %+v (topology limit %v), want local 100.5, remote 140 from the flag, no matrix, the reason in its source", mc, lim)
+	}
+}

@@ -158,15 +158,20 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 		if !remoteSet && p.RemoteNS > 0 {
 			remote, remoteSet = p.RemoteNS, true
 		}
-		if t != nil && s.LocalNS == 0 && s.RemoteNS == 0 && len(t.Nodes) > 1 {
+		if t != nil && s.LocalNS == 0 && s.RemoteNS == 0 && len(t.Nodes) > 1 && !p.NoNUMAEffect {
 			if mat := p.nodeMatrix(t); mat != nil {
 				t.LatencyNS = mat
 			}
 		}
-		if t == nil || len(t.Nodes) <= 1 {
+		if t == nil || len(t.Nodes) <= 1 || p.NoNUMAEffect {
 			// One measured node says nothing about sockets this machine
 			// lacks: model them with the local latency and --remote-ns.
+			// A matrix with no NUMA effect counts as one node: it is
+			// never a latency ratio.
 			src = fmt.Sprintf("run %d: measured local latency (memlat.Summary)", p.Run)
+			if p.NoNUMAEffect {
+				src += ", its NUMA matrix unused: remote no slower than local (no NUMA effect)"
+			}
 			runCores = coresPerPackage(t)
 			t = nil
 		}
