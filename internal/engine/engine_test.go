@@ -227,7 +227,7 @@ func TestOpenUnknownEngine(t *testing.T) {
 }
 
 func TestPostgresEngine(t *testing.T) {
-	s := testPGServer(t)
+	s := pg.Server(t)
 	ctx := context.Background()
 	eng, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: "numalab_engine_test", PinBackends: true})
 	if err != nil {
@@ -313,7 +313,7 @@ func TestPostgresEngine(t *testing.T) {
 // TestPostgresPinsBackend pins a stream's thread to one CPU and checks that
 // the backend of the connection it opens follows.
 func TestPostgresPinsBackend(t *testing.T) {
-	s := testPGServer(t)
+	s := pg.Server(t)
 	ctx := context.Background()
 	eng, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: "numalab_engine_test", PinBackends: true})
 	if err != nil {
@@ -350,7 +350,7 @@ func TestPostgresPinsBackend(t *testing.T) {
 }
 
 func TestPostgresRefusesForeignSchema(t *testing.T) {
-	s := testPGServer(t)
+	s := pg.Server(t)
 	ctx := context.Background()
 	c, err := ConnectPG(ctx, s.DSN())
 	if err != nil {

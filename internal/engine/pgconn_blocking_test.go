@@ -74,7 +74,7 @@ func TestBlockingConnDeadlineInterrupts(t *testing.T) {
 // TestPostgresStreamCancel: a stream connection's long query ends soon
 // after its context does.
 func TestPostgresStreamCancel(t *testing.T) {
-	s := testPGServer(t)
+	s := pg.Server(t)
 	eng, err := Open(context.Background(), "postgres", Options{DSN: s.DSN(), Schema: "numalab_engine_test"})
 	if err != nil {
 		t.Fatal(err)

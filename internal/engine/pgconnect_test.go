@@ -7,46 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 )
 
-// One managed server serves every test of this package that needs one; it
-// starts on first use and TestMain stops it. (Only one TestMain may exist
-// in package engine: this one.)
-var sharedPG struct {
-	once sync.Once
-	s    *pgserver.Server
-	err  error
-}
+// pg is the managed PostgreSQL server the tests of this package share.
+var pg = pgtest.New(pgserver.Config{SharedBuffers: 64 << 20})
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedPG.s != nil {
-		if err := sharedPG.s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// testPGServer returns the package's shared managed server.
-func testPGServer(t *testing.T) *pgserver.Server {
-	t.Helper()
-	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 64 << 20})
-	})
-	if sharedPG.err != nil {
-		t.Fatal(sharedPG.err)
-	}
-	return sharedPG.s
-}
+func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
 
 func TestConnectPGErrorsHidePassword(t *testing.T) {
 	const secret = "s3cret-pw"
@@ -75,7 +48,7 @@ func TestConnectPGErrorsHidePassword(t *testing.T) {
 }
 
 func TestConnectPGWrongPassword(t *testing.T) {
-	s := testPGServer(t)
+	s := pg.Server(t)
 	ctx := context.Background()
 	admin, err := ConnectPG(ctx, s.DSN())
 	if err != nil {

@@ -4,47 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
 )
 
-// One managed PostgreSQL server serves this package's tests; it starts on
-// first use and TestMain stops it.
-var testPG struct {
-	once sync.Once
-	s    *pgserver.Server
-	err  error
-}
+// pg is the managed PostgreSQL server the tests of this package share.
+var pg = pgtest.New(pgserver.Config{SharedBuffers: 32 << 20})
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if testPG.s != nil {
-		if err := testPG.s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func pgServer(t *testing.T) *pgserver.Server {
-	t.Helper()
-	testPG.once.Do(func() {
-		testPG.s, testPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 32 << 20})
-	})
-	if testPG.err != nil {
-		t.Fatal(testPG.err)
-	}
-	return testPG.s
-}
+func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
 
 // pgExec runs statements on a new connection.
 func pgExec(t *testing.T, dsn string, stmts ...string) {
@@ -63,7 +37,7 @@ func pgExec(t *testing.T, dsn string, stmts ...string) {
 }
 
 func TestPostgres(t *testing.T) {
-	s := pgServer(t)
+	s := pg.Server(t)
 	dsn := s.DSN()
 	pgExec(t, dsn,
 		"create schema shop",
@@ -218,7 +192,7 @@ func findIndex(in *result.Inspection, table, name string) *result.IndexSpace {
 }
 
 func TestPostgresNoSuchSchema(t *testing.T) {
-	s := pgServer(t)
+	s := pg.Server(t)
 	_, err := Postgres(context.Background(), s.DSN(), Options{Schema: "nope"})
 	if err == nil || !strings.Contains(err.Error(), `no schema "nope"`) {
 		t.Fatalf("got %v, want no schema \"nope\"", err)

@@ -75,7 +75,7 @@ func serverCPU(b *testing.B, name string) float64 {
 	if name != dialectPostgres {
 		return 0
 	}
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(testPG(b).PID()) + "/stat")
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pg.Server(b).PID()) + "/stat")
 	if err != nil {
 		b.Fatal(err)
 	}

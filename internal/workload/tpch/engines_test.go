@@ -8,43 +8,18 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 )
 
-// One managed PostgreSQL server serves every test that needs one: it
-// starts on first use and TestMain stops it.
-var sharedPG struct {
-	once sync.Once
-	s    *pgserver.Server
-	err  error
-}
+// pg is the managed PostgreSQL server the tests of this package share.
+var pg = pgtest.New(pgserver.Config{SharedBuffers: 256 << 20})
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedPG.s != nil {
-		if err := sharedPG.s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func testPG(tb testing.TB) *pgserver.Server {
-	tb.Helper()
-	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 256 << 20})
-	})
-	if sharedPG.err != nil {
-		tb.Fatal(sharedPG.err)
-	}
-	return sharedPG.s
-}
+func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
 
 // openNew opens a new, empty database of engine name: a file in a
 // temporary directory, or the schema named schema on the shared server.
@@ -53,7 +28,7 @@ func openNew(tb testing.TB, name, schema string) engine.Engine {
 	opt := engine.Options{Create: true, Schema: schema}
 	switch name {
 	case dialectPostgres:
-		opt.DSN = testPG(tb).DSN()
+		opt.DSN = pg.Server(tb).DSN()
 	case dialectDuckDB:
 		opt.Path = filepath.Join(tb.TempDir(), "tpch.duckdb")
 	default:

@@ -6,42 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 )
 
-// One managed PostgreSQL server serves every test that needs one: it
-// starts on first use and TestMain stops it.
-var sharedPG struct {
-	once sync.Once
-	s    *pgserver.Server
-	err  error
-}
+// pg is the managed PostgreSQL server the tests of this package share.
+var pg = pgtest.New(pgserver.Config{SharedBuffers: 128 << 20})
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedPG.s != nil {
-		if err := sharedPG.s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func testPG(t *testing.T) *pgserver.Server {
-	t.Helper()
-	sharedPG.once.Do(func() {
-		sharedPG.s, sharedPG.err = pgserver.Start(context.Background(), pgserver.Config{SharedBuffers: 128 << 20})
-	})
-	if sharedPG.err != nil {
-		t.Fatal(sharedPG.err)
-	}
-	return sharedPG.s
-}
+func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
 
 // oracle computes P1 and P2 from RowAt alone, with no SQL.
 type oracle struct {
@@ -91,7 +66,7 @@ func openTest(t *testing.T, d Dialect, dir string, n int64) *DB {
 	cfg := Config{Dialect: d, Rows: n}
 	switch d {
 	case Postgres:
-		cfg.Engine.DSN = testPG(t).DSN()
+		cfg.Engine.DSN = pg.Server(t).DSN()
 	default:
 		cfg.Engine.Path = filepath.Join(dir, DefaultPath(d, n))
 	}
