@@ -12,7 +12,9 @@
 // PostgreSQL binaries can be had here (pgserver.ErrNoBinaries: none
 // installed and no download); any other failure to start fails it. A
 // server that failed to start is not tried again. pgtest keeps no server
-// of its own: each New is one server, for tests only.
+// of its own: each New is one server, for tests only. A test that needs a
+// server of its own (to kill it, say) calls New(cfg).Server(t) and stops
+// what it gets.
 package pgtest
 
 import (
@@ -62,10 +64,14 @@ func (p *Shared) Stop() error {
 	return p.s.Stop()
 }
 
-// Main runs the tests and then stops the server, and returns the exit code
-// for os.Exit: m.Run's, or 1 when stopping fails (said on stderr).
-func (p *Shared) Main(m *testing.M) int {
+// Main runs the tests, then each cleanup (say, closing the engines that
+// use the server), then stops the server, and returns the exit code for
+// os.Exit: m.Run's, or 1 when stopping fails (said on stderr).
+func (p *Shared) Main(m *testing.M, cleanup ...func()) int {
 	code := m.Run()
+	for _, f := range cleanup {
+		f()
+	}
 	if err := p.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		code = 1

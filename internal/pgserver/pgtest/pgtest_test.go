@@ -24,6 +24,41 @@ func (r *recorder) Helper()                          {}
 func (r *recorder) Skipf(format string, args ...any) { r.skipped = fmt.Sprintf(format, args...) }
 func (r *recorder) Fatal(args ...any)                { r.failed = fmt.Sprint(args...) }
 
+// viaMain is the server TestMain stops through Main; TestServerForMain
+// starts it.
+var viaMain = New(pgserver.Config{SharedBuffers: 16 << 20})
+
+// TestMain checks Main: the cleanups run after the tests, while the server
+// still runs, and the server is stopped (its directory gone) at the end.
+func TestMain(m *testing.M) {
+	cleanupSaw := "no cleanup"
+	code := viaMain.Main(m, func() {
+		cleanupSaw = ""
+		if viaMain.s != nil {
+			if _, err := os.Stat(viaMain.s.Dir); err != nil {
+				cleanupSaw = "server stopped before the cleanup: " + err.Error()
+			}
+		}
+	})
+	if cleanupSaw != "" {
+		fmt.Fprintln(os.Stderr, "Main:", cleanupSaw)
+		code = 1
+	}
+	if viaMain.s != nil {
+		if _, err := os.Stat(viaMain.s.Dir); !os.IsNotExist(err) {
+			fmt.Fprintf(os.Stderr, "Main: after Main, %s: %v, want it removed\n", viaMain.s.Dir, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func TestServerForMain(t *testing.T) {
+	if s := viaMain.Server(t); s.PID() <= 0 {
+		t.Errorf("server PID %d", s.PID())
+	}
+}
+
 func TestServerStartsOnceAndStops(t *testing.T) {
 	p := New(pgserver.Config{SharedBuffers: 32 << 20})
 	if err := p.Stop(); err != nil {
