@@ -16,6 +16,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/place"
 )
 
@@ -33,9 +34,12 @@ var (
 	// pgDataNode is the node the managed server's memory is bound to, -1
 	// when memory policies are not available here.
 	pgDataNode = -1
+	// pg is the managed server the PostgreSQL database is loaded into.
+	pg = pgtest.New(pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(EstimatedBytes(1)), MemPolicy: dataNodePolicy()})
 )
 
-// closeEngines stops what the tests started (from TestMain).
+// closeEngines closes the shared engines (from TestMain, before the
+// server stops).
 func closeEngines() {
 	for _, e := range []*engineDB{&duckDB, &pgDB} {
 		if e.eng != nil {
@@ -47,9 +51,10 @@ func closeEngines() {
 // loadedEngine returns the shared database of the named engine.
 func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 	t.Helper()
-	e := &duckDB
+	e, dsn := &duckDB, ""
 	if name == "postgres" {
-		e = &pgDB
+		// Outside the Once: Server may end the test (skip or fail).
+		e, dsn = &pgDB, pg.Server(t).DSN()
 	}
 	e.once.Do(func() {
 		ctx := context.Background()
@@ -64,12 +69,7 @@ func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 			engineDirs = append(engineDirs, dir)
 			opt.Path, opt.Create = filepath.Join(dir, "w1.duckdb"), true
 		case "postgres":
-			// --data-node: bind the server's memory to node 0 when the
-			// machine lets us set memory policies.
-			if memPolicyAllowed() {
-				pgDataNode = 0
-				opt.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{0}}
-			}
+			opt.DSN, opt.PinBackends = dsn, true
 		}
 		e.eng, e.err = engine.Open(ctx, name, opt)
 		if e.err != nil {
@@ -85,16 +85,24 @@ func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 
 var engineDirs []string
 
-func memPolicyAllowed() bool {
+// dataNodePolicy is the --data-node policy of the managed server: its
+// memory bound to node 0 when the machine lets us set memory policies (and
+// pgDataNode 0), none otherwise.
+func dataNodePolicy() place.Policy {
 	if _, err := os.Stat("/sys/devices/system/node/node0"); err != nil {
-		return false
+		return place.Policy{}
 	}
+	bind := place.Policy{Mode: place.Bind, Nodes: []int{0}}
 	done := make(chan error)
 	go func() {
 		runtime.LockOSThread() // the thread (and its policy) ends with the goroutine
-		done <- place.SetMemPolicy(place.Policy{Mode: place.Bind, Nodes: []int{0}})
+		done <- place.SetMemPolicy(bind)
 	}()
-	return <-done == nil
+	if <-done != nil {
+		return place.Policy{}
+	}
+	pgDataNode = 0
+	return bind
 }
 
 var otherEngines = []string{"duckdb", "postgres"}
@@ -277,8 +285,7 @@ func TestPostgresDataNodeHost(t *testing.T) {
 // TestPostgresLoadCancelDropsTables cancels a load into a second schema
 // and wants nothing of it left.
 func TestPostgresLoadCancelDropsTables(t *testing.T) {
-	eng, _ := loadedEngine(t, "postgres")
-	srv := eng.(interface{ Server() *pgserver.Server }).Server()
+	srv := pg.Server(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	other, err := engine.Open(ctx, "postgres", engine.Options{DSN: srv.DSN(), Schema: "tpcc_cancel"})

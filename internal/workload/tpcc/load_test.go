@@ -46,14 +46,13 @@ func loaded(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	closeEngines()
-	for _, d := range append(engineDirs, sharedDir) {
-		if d != "" {
-			os.RemoveAll(d)
+	os.Exit(pg.Main(m, closeEngines, func() {
+		for _, d := range append(engineDirs, sharedDir) {
+			if d != "" {
+				os.RemoveAll(d)
+			}
 		}
-	}
-	os.Exit(code)
+	}))
 }
 
 // loadSQLite loads a new SQLite file at path as Prepare does (removing it

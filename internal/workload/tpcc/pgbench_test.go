@@ -93,7 +93,7 @@ func runNumalab(b *testing.B, w *Workload, n int, d time.Duration) float64 {
 // NUMALAB_PGBENCH_SECONDS sets each run's length (default 5).
 func BenchmarkPgbenchRatio(b *testing.B) {
 	eng, _ := loadedEngine(b, "postgres")
-	srv := eng.(interface{ Server() *pgserver.Server }).Server()
+	srv := pg.Server(b)
 	bin := pgbenchPath(srv)
 	if bin == "" {
 		b.Skip("no pgbench found (install postgresql-contrib or the postgresql-NN package that has it)")
@@ -181,7 +181,7 @@ func TestPgbenchScripts(t *testing.T) {
 		t.Errorf("stream calls %q, %q differ from the scripts'", osCall, slCall)
 	}
 	// pgbench runs them without error, when it is here.
-	srv := eng.(interface{ Server() *pgserver.Server }).Server()
+	srv := pg.Server(t)
 	bin := pgbenchPath(srv)
 	if bin == "" {
 		t.Skip("no pgbench found")
