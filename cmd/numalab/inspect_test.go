@@ -13,7 +13,6 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -145,11 +144,7 @@ func TestInspectTellsEngineFromFile(t *testing.T) {
 
 func TestInspectPostgresText(t *testing.T) {
 	ctx := context.Background()
-	s, err := pgserver.Start(ctx, pgserver.Config{SharedBuffers: 32 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
+	s := pg.Server(t)
 	c, err := engine.ConnectPG(ctx, s.DSN())
 	if err != nil {
 		t.Fatal(err)

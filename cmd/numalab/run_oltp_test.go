@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -42,12 +44,16 @@ func tpccDB(t testing.TB) string {
 	return filepath.Join(tpccDir, "w1.db")
 }
 
+// pg is the managed PostgreSQL server the tests of this package share
+// (those that run against a server of their own start it themselves).
+var pg = pgtest.New(pgserver.Config{SharedBuffers: 32 << 20})
+
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if tpccDir != "" {
-		os.RemoveAll(tpccDir)
-	}
-	os.Exit(code)
+	os.Exit(pg.Main(m, func() {
+		if tpccDir != "" {
+			os.RemoveAll(tpccDir)
+		}
+	}))
 }
 
 func TestRunOLTPStoresEveryCell(t *testing.T) {

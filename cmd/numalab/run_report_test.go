@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -246,15 +247,13 @@ func TestRunReportServerKilled(t *testing.T) {
 		t.Skip("starts a PostgreSQL server")
 	}
 	ctx := context.Background()
-	s, err := pgserver.Start(ctx, pgserver.Config{SharedBuffers: 64 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A server of its own: the test kills it.
+	s := pgtest.New(pgserver.Config{SharedBuffers: 64 << 20}).Server(t)
 	defer s.Stop()
 	st := filepath.Join(t.TempDir(), "s.db")
 	out := &killWriter{pid: s.PID(), after: 1500 * time.Millisecond}
 	var errOut bytes.Buffer
-	err = run(ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
+	err := run(ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
 		"--streams", "1,2,1", "--duration", "3s", "--warmup", "0s", "--store", st}, out, &errOut)
 	t.Logf("%s%s", out, errOut.String())
 	if err == nil || !strings.Contains(err.Error(), "running cell 1 (P2, 2 streams, DOP 1): postgres stopped answering") ||
