@@ -108,7 +108,7 @@ func (w *Workload) Prewarm(ctx context.Context, evict bool) (PrewarmStats, error
 			return st, fmt.Errorf("prewarming: %s: %w", scan, err)
 		}
 		st.Objects++
-		st.Entries += asInt(res[0][0])
+		st.Entries += asNumber[int64](res[0][0])
 	}
 	return st, nil
 }

@@ -322,22 +322,33 @@ func (s *Stream) stockLevel(ctx context.Context, w, d, threshold int) (int, erro
 	return low, nil
 }
 
-func asInt(v driver.Value) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case float64:
-		return int64(x)
-	}
-	return 0
+// nameRow is one customer found by last name.
+type nameRow struct {
+	id            int
+	balance       float64
+	first, middle string
 }
 
-func asFloat(v driver.Value) float64 {
+// pickByName fills r with the customer at position n/2 rounded up of the
+// n customers named in.Last, sorted by first name, or says there is none.
+func pickByName(names []nameRow, in OrderStatusInput, r *OrderStatusResult) error {
+	if len(names) == 0 {
+		return fmt.Errorf("no customer named %s in warehouse %d district %d", in.Last, in.W, in.D)
+	}
+	c := names[(len(names)+1)/2-1]
+	r.CID, r.Balance, r.First, r.Middle, r.Last = c.id, c.balance, c.first, c.middle, in.Last
+	return nil
+}
+
+// asNumber converts a numeric column value, which the driver gives as
+// int64 or float64 whatever the column's declared type, to T; anything
+// else is 0.
+func asNumber[T int | int64 | float64](v driver.Value) T {
 	switch x := v.(type) {
-	case float64:
-		return x
 	case int64:
-		return float64(x)
+		return T(x)
+	case float64:
+		return T(x)
 	}
 	return 0
 }

@@ -86,11 +86,9 @@ func (s *duckRunner) orderStatus(_ context.Context, in OrderStatusInput, r *Orde
 			if err := rows.Err(); err != nil {
 				return err
 			}
-			if len(s.names) == 0 {
-				return fmt.Errorf("no customer named %s in warehouse %d district %d", in.Last, in.W, in.D)
+			if err := pickByName(s.names, in, r); err != nil {
+				return err
 			}
-			c := s.names[(len(s.names)+1)/2-1]
-			r.CID, r.Balance, r.First, r.Middle, r.Last = c.id, c.balance, c.first, c.middle, in.Last
 		} else {
 			err := s.byID.QueryRowContext(ctx, in.W, in.D, in.CID).Scan(&r.Balance, &r.First, &r.Middle, &r.Last)
 			if err == sql.ErrNoRows {

@@ -26,12 +26,6 @@ type sqliteRunner struct {
 	names []nameRow
 }
 
-type nameRow struct {
-	id            int
-	balance       float64
-	first, middle string
-}
-
 // newSQLiteRunner opens a read-only connection and prepares the
 // statements.
 func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
@@ -121,7 +115,7 @@ func (s *sqliteRunner) tx(f func() error) error {
 
 func (s *sqliteRunner) avgPrice(p *float64) error {
 	return s.query(s.avg, 0, func() error {
-		*p = asFloat(s.dest[0])
+		*p = asNumber[float64](s.dest[0])
 		return nil
 	})
 }
@@ -136,23 +130,21 @@ func (s *sqliteRunner) orderStatus(_ context.Context, in OrderStatusInput, r *Or
 			s.set(in.W, in.D)
 			s.args[2].Value = in.Last
 			err := s.query(s.byName, 3, func() error {
-				s.names = append(s.names, nameRow{id: int(asInt(s.dest[0])), balance: asFloat(s.dest[1]),
+				s.names = append(s.names, nameRow{id: asNumber[int](s.dest[0]), balance: asNumber[float64](s.dest[1]),
 					first: asString(s.dest[2]), middle: asString(s.dest[3])})
 				return nil
 			})
 			if err != nil {
 				return err
 			}
-			if len(s.names) == 0 {
-				return fmt.Errorf("no customer named %s in warehouse %d district %d", in.Last, in.W, in.D)
+			if err := pickByName(s.names, in, r); err != nil {
+				return err
 			}
-			c := s.names[(len(s.names)+1)/2-1]
-			r.CID, r.Balance, r.First, r.Middle, r.Last = c.id, c.balance, c.first, c.middle, in.Last
 		} else {
 			found := false
 			err := s.query(s.byID, s.set(in.W, in.D, in.CID), func() error {
 				found = true
-				r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, asFloat(s.dest[0]), asString(s.dest[1]), asString(s.dest[2]), asString(s.dest[3])
+				r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, asNumber[float64](s.dest[0]), asString(s.dest[1]), asString(s.dest[2]), asString(s.dest[3])
 				return nil
 			})
 			if err != nil {
@@ -163,15 +155,15 @@ func (s *sqliteRunner) orderStatus(_ context.Context, in OrderStatusInput, r *Or
 			}
 		}
 		err := s.query(s.lastOrder, s.set(in.W, in.D, r.CID), func() error {
-			r.OID, r.EntryD, r.CarrierID = int(asInt(s.dest[0])), asString(s.dest[1]), int(asInt(s.dest[2]))
+			r.OID, r.EntryD, r.CarrierID = asNumber[int](s.dest[0]), asString(s.dest[1]), asNumber[int](s.dest[2])
 			return nil
 		})
 		if err != nil || r.OID == 0 {
 			return err
 		}
 		err = s.query(s.lines, s.set(in.W, in.D, r.OID), func() error {
-			r.Lines = append(r.Lines, OrderLine{IID: int(asInt(s.dest[0])), SupplyWID: int(asInt(s.dest[1])),
-				Quantity: int(asInt(s.dest[2])), Amount: asFloat(s.dest[3]), DeliveryD: asString(s.dest[4])})
+			r.Lines = append(r.Lines, OrderLine{IID: asNumber[int](s.dest[0]), SupplyWID: asNumber[int](s.dest[1]),
+				Quantity: asNumber[int](s.dest[2]), Amount: asNumber[float64](s.dest[3]), DeliveryD: asString(s.dest[4])})
 			return nil
 		})
 		if err != nil || !s.augmented {
@@ -188,7 +180,7 @@ func (s *sqliteRunner) stockLevel(_ context.Context, w, d, threshold int) (int, 
 	err := s.tx(func() error {
 		next := 0
 		err := s.query(s.nextOrder, s.set(w, d), func() error {
-			next = int(asInt(s.dest[0]))
+			next = asNumber[int](s.dest[0])
 			return nil
 		})
 		if err != nil {
@@ -198,7 +190,7 @@ func (s *sqliteRunner) stockLevel(_ context.Context, w, d, threshold int) (int, 
 			return fmt.Errorf("no district %d in warehouse %d", d, w)
 		}
 		err = s.query(s.lowStock, s.set(w, d, next, next-stockLevelOrders, w, threshold), func() error {
-			low = int(asInt(s.dest[0]))
+			low = asNumber[int](s.dest[0])
 			return nil
 		})
 		if err != nil || !s.augmented {

@@ -433,3 +433,36 @@ func TestStreamsConcurrent(t *testing.T) {
 		t.Errorf("Next on a cancelled context: %v", err)
 	}
 }
+
+func TestAsNumber(t *testing.T) {
+	if got := asNumber[int](float64(7.9)); got != 7 {
+		t.Errorf("asNumber[int](7.9) = %d, want 7", got)
+	}
+	if got := asNumber[int64](int64(1) << 40); got != 1<<40 {
+		t.Errorf("asNumber[int64](1<<40) = %d", got)
+	}
+	if got := asNumber[float64](int64(3)); got != 3 {
+		t.Errorf("asNumber[float64](3) = %v", got)
+	}
+	if got := asNumber[float64]("3"); got != 0 {
+		t.Errorf("asNumber[float64](\"3\") = %v, want 0 for a string", got)
+	}
+}
+
+func TestPickByName(t *testing.T) {
+	in := OrderStatusInput{W: 1, D: 2, Last: "BARBARBAR"}
+	var r OrderStatusResult
+	if err := pickByName(nil, in, &r); err == nil || !strings.Contains(err.Error(), "no customer named BARBARBAR in warehouse 1 district 2") {
+		t.Errorf("no names: %v", err)
+	}
+	// Position n/2 rounded up (1-based) of n customers.
+	for n, want := range map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 3} {
+		var names []nameRow
+		for i := 1; i <= n; i++ {
+			names = append(names, nameRow{id: i, first: fmt.Sprint("F", i)})
+		}
+		if err := pickByName(names, in, &r); err != nil || r.CID != want || r.First != fmt.Sprint("F", want) || r.Last != in.Last {
+			t.Errorf("%d names: %+v, %v; want customer %d", n, r, err, want)
+		}
+	}
+}
