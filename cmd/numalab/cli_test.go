@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/golden"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
 )
 
 // checkGolden compares got with testdata/golden/name; -update rewrites it.
@@ -23,6 +25,37 @@ func runCLI(t testing.TB, args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), err
+}
+
+// storedRun reads run id, with its results, back from the store at path.
+func storedRun(t testing.TB, path string, id int64) *result.Run {
+	t.Helper()
+	s, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// onlyRun reads back, with its results, the one run of the store at path,
+// and fails the test when the store holds another number of runs.
+func onlyRun(t testing.TB, path string) *result.Run {
+	t.Helper()
+	s, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.List()
+	s.Close()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("stored runs %+v, %v; want one", runs, err)
+	}
+	return storedRun(t, path, runs[0].ID)
 }
 
 func TestHelpListsEveryCommand(t *testing.T) {

@@ -318,32 +318,11 @@ func TestModelHwlocXML(t *testing.T) {
 // TestModelFitRun fits the real runs of this VM kept as the report's
 // fixture: a quick memory probe and an OLTP run.
 func TestModelFitRun(t *testing.T) {
-	b, err := os.ReadFile("../../internal/report/testdata/kvm-2vcpu-runs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var runs []*result.Run
-	if err := json.Unmarshal(b, &runs); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "s.db")
-	st, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := reportStore(t, 1)
 	ids := map[string]int64{}
-	for _, r := range runs {
-		if err := st.Begin(r); err != nil {
-			t.Fatal(err)
-		}
-		ids[r.Kind] = r.ID
-		for _, it := range r.Results {
-			if _, err := st.Add(r.ID, it.Entry()); err != nil {
-				t.Fatal(err)
-			}
-		}
+	for id := int64(1); id <= 4; id++ {
+		ids[storedRun(t, path, id).Kind] = id
 	}
-	st.Close()
 	out, _, err := runCLI(t, "model", "fit", "--store", path, "--run", strconv.FormatInt(ids["oltp"], 10))
 	if err != nil {
 		t.Fatal(err)

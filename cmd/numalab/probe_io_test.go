@@ -13,7 +13,6 @@ import (
 
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
 )
 
 func probeIO(t *testing.T, args ...string) (string, string, error) {
@@ -99,19 +98,7 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	if _, err := os.Stat(r.File); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("test file %s left behind", r.File)
 	}
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.List()
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("stored runs: %v, %v", runs, err)
-	}
-	run, err := st.Get(runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := onlyRun(t, db)
 	if run.Kind != "probe-io" || run.Status != result.StatusComplete || !strings.Contains(run.Headline, "IOPS") {
 		t.Errorf("stored run: kind %q status %q headline %q", run.Kind, run.Status, run.Headline)
 	}
@@ -144,13 +131,7 @@ func TestProbeIOInterruptedOnHost(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "numalab-iobench-*")); len(m) > 0 {
 		t.Errorf("test file left behind: %v", m)
 	}
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.List()
-	if err != nil || len(runs) != 1 || runs[0].Status != result.StatusInterrupted {
-		t.Errorf("stored runs %+v, %v; want one interrupted run", runs, err)
+	if r := onlyRun(t, db); r.Status != result.StatusInterrupted {
+		t.Errorf("stored run %s, want interrupted", r.Status)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/store"
 )
 
 func TestProbeMemBadInput(t *testing.T) {
@@ -54,19 +53,7 @@ func TestProbeMemStoresRunHost(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.List()
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("%d runs stored, %v", len(runs), err)
-	}
-	run, err := st.Get(runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := onlyRun(t, db)
 	if run.Kind != "probe-mem" || run.Status != "complete" || !strings.Contains(run.Headline, "DRAM") {
 		t.Errorf("run %+v", run)
 	}

@@ -67,15 +67,7 @@ func TestRunOLTPStoresEveryCell(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 {
 		t.Errorf("want a header and 4 rows, got:\n%s", out)
 	}
-	s, err := store.Open(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r, err := s.Get(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := storedRun(t, st, 1)
 	if r.Kind != "oltp" || r.Status != result.StatusComplete || r.Machine == nil || !strings.Contains(r.Headline, "tps") {
 		t.Errorf("run = %s %s %q", r.Kind, r.Status, r.Headline)
 	}
@@ -157,15 +149,7 @@ func TestRunOLTPInterrupted(t *testing.T) {
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}
-	s, err := store.Open(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r, err := s.Get(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := storedRun(t, st, 1)
 	if r.Status != result.StatusInterrupted {
 		t.Errorf("status %s, want interrupted", r.Status)
 	}

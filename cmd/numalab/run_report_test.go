@@ -17,7 +17,6 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
 )
 
 func TestRunReportHelp(t *testing.T) {
@@ -82,16 +81,8 @@ func TestRunReportUnreachableDSN(t *testing.T) {
 			}
 		}
 	}
-	s, err := store.Open(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	for id := int64(1); id <= 2; id++ {
-		r, err := s.Get(id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := storedRun(t, st, id)
 		b, _ := json.Marshal(r)
 		if strings.Contains(string(b), pw) {
 			t.Errorf("the password appears in stored run %d: %s", id, b)
@@ -105,15 +96,7 @@ func TestRunReportUnreachableDSN(t *testing.T) {
 // reportItems returns a stored run and its query cells.
 func reportItems(t *testing.T, st string, id int64) (*result.Run, []result.QueryCell, *result.BulkLoad) {
 	t.Helper()
-	s, err := store.Open(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r, err := s.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := storedRun(t, st, id)
 	var cells []result.QueryCell
 	var load *result.BulkLoad
 	for _, it := range r.Results {
