@@ -72,15 +72,7 @@ func makeInputs(w *Workload, n int) inputs {
 }
 
 func benchStream(b *testing.B, augmented bool) (*Stream, inputs) {
-	w, err := openFile(b, loaded(b), Options{Augmented: augmented})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := w.NewStream(rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	w, s := fileStream(b, loaded(b), Options{Augmented: augmented})
 	return s, makeInputs(w, 4096)
 }
 

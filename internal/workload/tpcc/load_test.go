@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,22 @@ func openFile(t testing.TB, path string, opt Options) (*Workload, error) {
 	}
 	t.Cleanup(func() { eng.Close() })
 	return Open(context.Background(), eng, opt)
+}
+
+// fileStream opens the SQLite file at path for a run and one stream on it
+// (RNG seeded 1, 1); the test closes both.
+func fileStream(tb testing.TB, path string, opt Options) (*Workload, *Stream) {
+	tb.Helper()
+	w, err := openFile(tb, path, opt)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := w.NewStream(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return w, s
 }
 
 // checkFile runs Check on the SQLite file at path.

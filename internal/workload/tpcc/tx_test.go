@@ -214,15 +214,7 @@ func (r sqlRef) int(t *testing.T, q string, args ...any) int {
 
 func TestOrderStatus(t *testing.T) {
 	path := loaded(t)
-	w, err := openFile(t, path, Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := w.NewStream(rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	_, s := fileStream(t, path, Options{Seed: 1})
 	ref := sqlRef{openDB(t, path)}
 
 	for _, in := range []OrderStatusInput{
@@ -267,15 +259,7 @@ func TestOrderStatus(t *testing.T) {
 
 func TestStockLevel(t *testing.T) {
 	path := loaded(t)
-	w, err := openFile(t, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := w.NewStream(rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	_, s := fileStream(t, path, Options{})
 	db := openDB(t, path)
 	for d := 1; d <= 10; d++ {
 		for _, thr := range []int{10, 15, 20, 101} {
