@@ -393,7 +393,7 @@ func TestPostgresBadDSNHidesPassword(t *testing.T) {
 // as a DBA might: Prewarm must call it there, and a role that may not use
 // that schema must still prewarm, with plain reads, saying why.
 func TestPostgresPrewarmElsewhere(t *testing.T) {
-	s := testPGServer(t)
+	s := pg.Server(t)
 	ctx := context.Background()
 	admin, err := ConnectPG(ctx, s.DSN())
 	if err != nil {
