@@ -58,6 +58,28 @@ func onlyRun(t testing.TB, path string) *result.Run {
 	return storedRun(t, path, runs[0].ID)
 }
 
+// storedCells counts the cells, OLTP or reporting, that run 1 of the store
+// at path holds so far (0 while it cannot be read), to watch a run that
+// another process is making.
+func storedCells(path string) int {
+	s, err := store.OpenReadOnly(path)
+	if err != nil {
+		return 0
+	}
+	defer s.Close()
+	r, err := s.Get(1)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, it := range r.Results {
+		if k := it.Kind; k == string(result.KindCell) || k == string(result.KindQueryCell) {
+			n++
+		}
+	}
+	return n
+}
+
 func TestHelpListsEveryCommand(t *testing.T) {
 	out, _, err := runCLI(t, "--help")
 	if err != nil {

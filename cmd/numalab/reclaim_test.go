@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
 )
 
 // TestKilledRunIsReclaimed starts numalab (this test binary, re-executed)
@@ -59,25 +58,7 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 	defer child.Process.Kill()
 
 	// Kill it once the first cell is stored (the second is running).
-	cells := func() int {
-		s, err := store.Open(st)
-		if err != nil {
-			return 0
-		}
-		defer s.Close()
-		r, err := s.Get(1)
-		if err != nil {
-			return 0
-		}
-		n := 0
-		for _, it := range r.Results {
-			if strings.HasSuffix(it.Kind, "Cell") {
-				n++
-			}
-		}
-		return n
-	}
-	for deadline := time.Now().Add(3 * time.Minute); cells() == 0; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); storedCells(st) == 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) || child.ProcessState != nil {
 			t.Fatalf("no cell stored within 3 minutes; numalab said:\n%s", stderr.String())
 		}
@@ -120,7 +101,7 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 	if out, _, err := runCLI(t, "report", "--store", st, "--format", "text"); err != nil || !strings.Contains(out, "abandoned") {
 		t.Errorf("report: %v\n%s\nwant the run named abandoned", err, out)
 	}
-	if n := cells(); n < 1 {
+	if n := storedCells(st); n < 1 {
 		t.Errorf("the abandoned run keeps %d cells, want the one stored", n)
 	}
 

@@ -13,7 +13,6 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
 )
 
 var (
@@ -168,21 +167,6 @@ func TestRunOLTPInterrupted(t *testing.T) {
 	if full != 1 || cut != 1 {
 		t.Errorf("%d full and %d cut-short cells kept, want 1 and 1\n%s", full, cut, errb.String())
 	}
-}
-
-// storedCells counts the cells run 1 of the store at path holds so far.
-func storedCells(path string) int {
-	s, err := store.OpenReadOnly(path)
-	if err != nil {
-		return 0
-	}
-	defer s.Close()
-	r, err := s.Get(1)
-	if err != nil {
-		return 0
-	}
-	cells, _ := result.KindCell.All(r)
-	return len(cells)
 }
 
 func TestRunOLTPBadInput(t *testing.T) {
