@@ -21,12 +21,20 @@
 // The system-call side works on the calling OS thread only: [Pin] and
 // [Affinity] set and read its CPU affinity, [SetMemPolicy] and [MemPolicy]
 // its NUMA memory policy, [Mbind] the policy of a range of its process's
-// memory, [PageNodes] asks move_pages(2) in query mode where pages lie. The
-// caller must have called runtime.LockOSThread first, or the Go scheduler
-// may run the goroutine on another thread.
+// memory, [PageNodes] asks move_pages(2) in query mode where pages lie, and
+// [MoveFilePages] moves a file's page-cache pages to a node (the way to
+// place data on tmpfs, where dropping and re-reading the file does
+// nothing). The caller must have called runtime.LockOSThread first, or the
+// Go scheduler may run the goroutine on another thread.
+//
+// Streams take a placement's CPUs in [Placement.Streams] order: one
+// logical CPU of every physical core first, then a second sibling of every
+// core, and so on, so that "smt=on" with 2 streams means two cores whether
+// the machine numbers a core's siblings 0,1 or 0,N.
 //
 // What it refuses to do: it never moves another process's memory (no
-// migrate_pages, and move_pages only in query mode), and it changes nothing
+// migrate_pages; move_pages moves only pages this process maps, and pages
+// another process also maps stay), and it changes nothing
 // outside the calling thread except through the explicit PID functions
 // ([PinPID]), which the driver uses for PostgreSQL backends. Reading another
 // process's page placement goes through /proc/<pid>/numa_maps

@@ -24,9 +24,14 @@ func ExampleResolve() {
 	// selector "cores=9": only 8 physical cores (in node 0: 4, node 1: 4)
 }
 
-func ExampleSpread() {
-	// Five streams on two cores whose siblings are numbered next to each other.
-	cpus := CoresFirst(amdStyle(), []int{0, 1, 2, 3})
-	fmt.Println(cpus, Spread(cpus, 5))
-	// Output: [0 2 1 3] [[0] [2] [1] [3] [0]]
+// Stream order on cores whose siblings are numbered next to each other
+// (core k has CPUs 2k and 2k+1): one CPU of every core before any sibling.
+func ExamplePlacement_streams() {
+	p, err := Resolve(amdStyle(), "smt=on")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.CPUs, p.Streams)
+	// Output: [0 1 2 3 4 5 6 7] [0 2 4 6 1 3 5 7]
 }

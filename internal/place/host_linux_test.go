@@ -274,3 +274,38 @@ func TestFilePageNodesHost(t *testing.T) {
 		t.Error("a missing file gave no error")
 	}
 }
+
+// TestMoveFilePagesHost moves a cached file's pages to the last memory node
+// this process may use, on the test's temporary directory and on tmpfs
+// (/dev/shm), where dropping and re-reading the file would move nothing.
+func TestMoveFilePagesHost(t *testing.T) {
+	mems := numaOrSkip(t)
+	node := mems[len(mems)-1]
+	dirs := []string{t.TempDir()}
+	if shm, err := os.MkdirTemp("/dev/shm", "place-test-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(shm) })
+		dirs = append(dirs, shm)
+	} else {
+		t.Logf("no tmpfs case: %v", err)
+	}
+	for _, dir := range dirs {
+		path := filepath.Join(dir, "f")
+		if err := os.WriteFile(path, make([]byte, 64*4096), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := MoveFilePages(path, node)
+		if err != nil {
+			t.Fatalf("%s (tmpfs %v): %v", dir, isTmpfs(dir), err)
+		}
+		if s.Pages != 64 || s.PerNode[node] != 64 {
+			t.Errorf("%s (tmpfs %v): after moving to node %d: %v, want all 64 pages there", dir, isTmpfs(dir), node, s)
+		}
+		t.Logf("%s (tmpfs %v): %v", dir, isTmpfs(dir), s)
+	}
+	if _, err := MoveFilePages(filepath.Join(t.TempDir(), "missing"), node); err == nil {
+		t.Error("a missing file gave no error")
+	}
+	if _, err := MoveFilePages(filepath.Join(t.TempDir(), "missing"), -1); err == nil {
+		t.Error("node -1 gave no error")
+	}
+}

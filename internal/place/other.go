@@ -42,3 +42,6 @@ func PageNodes(addr uintptr, length int) ([]int, error) { return nil, errNotLinu
 
 // FilePageNodes needs Linux.
 func FilePageNodes(path string) (PageSummary, error) { return PageSummary{}, errNotLinux }
+
+// MoveFilePages needs Linux.
+func MoveFilePages(path string, node int) (PageSummary, error) { return PageSummary{}, errNotLinux }

@@ -11,19 +11,21 @@ import (
 type PageSummary struct {
 	Pages   int         `json:"pages"`
 	PerNode map[int]int `json:"per_node"`         // pages present on each node
-	Absent  int         `json:"absent"`           // -ENOENT: not faulted in
+	Absent  int         `json:"absent"`           // -ENOENT or -EFAULT: no page there yet
 	Errors  map[int]int `json:"errors,omitempty"` // other negated errnos, by errno
 }
 
 // SummarizePages counts pages per node, pages not present, and other
-// errors in a [PageNodes] answer.
+// errors in a [PageNodes] answer. A page not faulted in is -ENOENT on
+// recent kernels and -EFAULT on older ones (Debian 12's 6.1): both count
+// as absent, since PageNodes is only asked about mapped ranges.
 func SummarizePages(status []int) PageSummary {
 	s := PageSummary{Pages: len(status), PerNode: map[int]int{}}
 	for _, v := range status {
 		switch {
 		case v >= 0:
 			s.PerNode[v]++
-		case v == -int(syscall.ENOENT):
+		case v == -int(syscall.ENOENT) || v == -int(syscall.EFAULT):
 			s.Absent++
 		default:
 			if s.Errors == nil {

@@ -63,10 +63,13 @@ type Spec struct {
 // Placement is a selector resolved on one machine.
 type Placement struct {
 	Selector string `json:"selector"`
-	CPUs     []int  `json:"cpus"`  // sorted logical CPUs
-	Nodes    []int  `json:"nodes"` // NUMA nodes of those CPUs, sorted; -1 for CPUs with no node
-	Cores    int    `json:"cores"` // physical cores those CPUs cover
-	SMT      string `json:"smt,omitempty"`
+	CPUs     []int  `json:"cpus"` // sorted logical CPUs
+	// Streams are the same CPUs in the order streams take them (stream i
+	// on Streams[i mod len]): see [CoresFirst].
+	Streams []int  `json:"streams"`
+	Nodes   []int  `json:"nodes"` // NUMA nodes of those CPUs, sorted; -1 for CPUs with no node
+	Cores   int    `json:"cores"` // physical cores those CPUs cover
+	SMT     string `json:"smt,omitempty"`
 	// DataNode is the node the data pages should live on (data=nodeN),
 	// -1 when the selector does not say.
 	DataNode int `json:"data_node"`
@@ -350,6 +353,7 @@ func (sp Spec) Resolve(t *result.Topology) (Placement, error) {
 		nodes[byID[id].Node] = true
 	}
 	p.Nodes = sorted(nodes)
+	p.Streams = CoresFirst(t, p.CPUs)
 	if sp.SMT == SMTAny && sp.Cores == 0 {
 		// Count cores without demanding core information.
 		seen := map[int]bool{}

@@ -267,17 +267,6 @@ func TestPlacementString(t *testing.T) {
 	}
 }
 
-func TestSpread(t *testing.T) {
-	got := Spread([]int{4, 5, 6}, 5)
-	want := [][]int{{4}, {5}, {6}, {4}, {5}}
-	if !slices.EqualFunc(got, want, slices.Equal) {
-		t.Errorf("Spread = %v, want %v", got, want)
-	}
-	if Spread(nil, 3) != nil || Spread([]int{1}, 0) != nil {
-		t.Error("Spread with no CPUs or no streams should be nil")
-	}
-}
-
 func TestCoresFirst(t *testing.T) {
 	tests := []struct {
 		topo *result.Topology

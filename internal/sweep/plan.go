@@ -155,7 +155,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 							DOP:      d,
 							Type:     typ,
 							Spread:   spread,
-							Cores:    CoresUsed(t, p.CPUs, spread, s),
+							Cores:    CoresUsed(t, p.Streams, spread, s),
 						}
 						if spec.OneDataNode && len(cells) > 0 && dn != cells[0].DataNode {
 							return nil, nil, fmt.Errorf("-placement: the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)

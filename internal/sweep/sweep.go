@@ -144,7 +144,7 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		m, err := drive.Run(ctx, drive.Config{
 			Types:                types,
 			Streams:              c.Streams,
-			CPUs:                 c.Place.CPUs,
+			CPUs:                 c.Place.Streams, // stream i on Streams[i mod len]: cores first
 			Spread:               c.Spread,
 			Cores:                c.Cores,
 			Warmup:               plan.Warmup,

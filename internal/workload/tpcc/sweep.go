@@ -234,15 +234,16 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 	pw.Seconds = time.Since(start).Seconds()
 	switch {
 	case s.cfg.Engine == "sqlite":
-		pages, err := place.FilePageNodes(s.w.Path())
+		var pages place.PageSummary
+		if node >= 0 {
+			pages, err = place.MoveFilePages(s.w.Path(), node)
+		} else {
+			pages, err = place.FilePageNodes(s.w.Path())
+		}
 		if err != nil {
 			return nil, err
 		}
 		pw.Pages = &pages
-		if on := pages.PerNode[node]; node >= 0 && on < pages.Pages {
-			return nil, fmt.Errorf("placing %s on node %d: only %d of %d pages landed there (%s); pages still mapped elsewhere cannot move: stop other users of the file and retry",
-				s.w.Path(), node, on, pages.Pages, pages)
-		}
 	case node >= 0 && pw.Stats.Placement != nil:
 		if f := pw.Stats.Placement.Local(node); f < 0.99 {
 			return nil, fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)

@@ -6,33 +6,18 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-// Spread assigns streams to CPUs round-robin: stream i gets the single CPU
-// cpus[i % len(cpus)]. It returns nil when cpus is empty or streams < 1.
-//
-// One CPU per stream, rather than the whole set for every stream, is the
-// choice because it makes a cell reproducible: which streams share a core
-// or a node is decided by the selector, not by the scheduler, and with no
-// more streams than CPUs no two streams share a CPU. (docs/placement.md:
-// each stream locks its goroutine to an OS thread and sets that thread's
-// affinity.) A driver that wants the scheduler to balance streams passes the
-// whole placement to [Pin] instead. Order cpus with [CoresFirst] so that
-// streams fill distinct physical cores before they double up on siblings.
-func Spread(cpus []int, streams int) [][]int {
-	if len(cpus) == 0 || streams < 1 {
-		return nil
-	}
-	out := make([][]int, streams)
-	for i := range out {
-		out[i] = []int{cpus[i%len(cpus)]}
-	}
-	return out
-}
-
 // CoresFirst orders cpus so that round-robin assignment uses every physical
 // core once before using a second sibling: first the lowest chosen sibling
 // of each core, cores in node, package and core order; then the second
 // siblings in the same core order; and so on. CPUs t does not know keep
 // their relative order at the end.
+//
+// One CPU per stream, rather than the whole set for every stream, makes a
+// cell reproducible: which streams share a core or a node is decided by
+// the selector, not by the scheduler, and with no more streams than CPUs
+// no two streams share a CPU (docs/placement.md: each stream locks its
+// goroutine to an OS thread and sets that thread's affinity). The order
+// depends on the topology only, not on how the machine numbers its CPUs.
 func CoresFirst(t *result.Topology, cpus []int) []int {
 	chosen := map[int]bool{}
 	byID := map[int]result.CPU{}
