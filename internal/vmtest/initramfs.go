@@ -1,0 +1,181 @@
+package vmtest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"time"
+)
+
+// initScript is the guest's /init. It mounts what a command expects, puts
+// an ext2 RAM disk at /data when run.env asks, runs /run.sh with its
+// output on the second serial port and its status on the console, and
+// powers off.
+const initScript = `#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc p /proc; mount -t sysfs s /sys; mount -t devtmpfs d /dev
+mount -t tmpfs -o mode=1777 t /tmp; mkdir -p /dev/shm; mount -t tmpfs t /dev/shm; hostname numavm
+echo "@@BOOTED $(cut -d' ' -f1 /proc/uptime)" >/dev/ttyS0
+stty -F /dev/ttyS1 raw -echo
+export PATH=/opt/bin:/bin HOME=/tmp TMPDIR=/tmp LANG=C.UTF-8
+cd /tmp; . /run.env
+if [ "$RAMDISK_MIB" -gt 0 ]; then
+	insmod /lib/modules/brd.ko rd_nr=1 rd_size=$((RAMDISK_MIB*1024)) && mke2fs -q /dev/ram0 &&
+		mkdir /data && mount -t ext2 /dev/ram0 /data && cd /data || echo "@@NODISK" >/dev/ttyS0
+fi
+{ sh /run.sh </dev/null; echo $? >/rc; } 2>&1 | cat >/dev/ttyS1
+echo "@@EXIT $(cat /rc)" >/dev/ttyS0
+poweroff -f
+`
+
+// cached returns the path of cache/prefix-HASH.cpio, building it with build
+// when it does not exist. HASH is of key. A used file's time is renewed;
+// parts of the same prefix unused for a day are removed.
+func cached(cache, prefix string, key []byte, build func(w io.Writer) error) (string, error) {
+	sum := sha256.Sum256(key)
+	name := filepath.Join(cache, prefix+"-"+hex.EncodeToString(sum[:8])+".cpio")
+	if _, err := os.Stat(name); err == nil {
+		now := time.Now()
+		return name, os.Chtimes(name, now, now)
+	}
+	olds, _ := filepath.Glob(filepath.Join(cache, prefix+"-*.cpio"))
+	for _, old := range olds {
+		if fi, err := os.Stat(old); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+			os.Remove(old)
+		}
+	}
+	f, err := os.CreateTemp(cache, prefix+"-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("building the initramfs: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if err := build(f); err != nil {
+		f.Close()
+		return "", fmt.Errorf("building the initramfs: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("building the initramfs: %w", err)
+	}
+	return name, os.Rename(f.Name(), name)
+}
+
+// base is the cached archive of busybox, its libraries, /init and brd.ko.
+func (h *Host) base() (string, error) {
+	files := []string{h.Busybox}
+	if h.Brd != "" {
+		files = append(files, h.Brd)
+	}
+	libs, err := sharedLibs(h.Busybox)
+	if err != nil {
+		return "", err
+	}
+	key, err := contentKey(append(files, libs...))
+	if err != nil {
+		return "", err
+	}
+	key = append(key, initScript...)
+	return cached(h.Cache, "base", key, func(w io.Writer) error {
+		c := newCpio(w)
+		for _, d := range []string{"proc", "sys", "dev", "tmp", "etc", "opt/bin", "lib/modules"} {
+			c.Dir(d, 0o755)
+		}
+		c.File("init", 0o755, []byte(initScript))
+		c.File("etc/passwd", 0o644, []byte("root:x:0:0::/tmp:/bin/sh\n"))
+		c.File("etc/group", 0o644, []byte("root:x:0:\n"))
+		if err := addFile(c, "bin/busybox", h.Busybox, 0o755); err != nil {
+			return err
+		}
+		if h.Brd != "" {
+			if err := addFile(c, "lib/modules/brd.ko", h.Brd, 0o644); err != nil {
+				return err
+			}
+		}
+		for _, l := range libs {
+			if err := addFile(c, l, l, 0o755); err != nil {
+				return err
+			}
+		}
+		return c.Close()
+	})
+}
+
+// payload is the cached archive of files in /opt/bin and every shared
+// library they load, at the path the loader looks for it.
+func (h *Host) payload(files []string) (string, error) {
+	libs, err := sharedLibs(files...)
+	if err != nil {
+		return "", err
+	}
+	key, err := contentKey(append(slices.Clone(files), libs...))
+	if err != nil {
+		return "", err
+	}
+	return cached(h.Cache, "payload", key, func(w io.Writer) error {
+		c := newCpio(w)
+		for _, f := range files {
+			if err := addFile(c, "opt/bin/"+filepath.Base(f), f, 0o755); err != nil {
+				return err
+			}
+		}
+		for _, l := range libs {
+			if err := addFile(c, l, l, 0o755); err != nil {
+				return err
+			}
+		}
+		return c.Close()
+	})
+}
+
+// addFile adds the host file src (symbolic links followed) as name.
+func addFile(c *cpioWriter, name, src string, perm int) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	c.File(name, perm, b)
+	return nil
+}
+
+// contentKey hashes the names and contents of files.
+func contentKey(files []string) ([]byte, error) {
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("building the initramfs: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	return h.Sum(nil), nil
+}
+
+var libRE = regexp.MustCompile(`(/[^\s:]+\.so[^\s:]*)`)
+
+// sharedLibs lists the shared libraries and loader ldd names for files,
+// sorted; none for static binaries.
+func sharedLibs(files ...string) ([]string, error) {
+	var libs []string
+	for _, f := range files {
+		out, err := exec.Command("ldd", f).Output()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			continue // "not a dynamic executable": nothing to carry
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the libraries of %s: %w", f, err)
+		}
+		for _, m := range libRE.FindAllSubmatch(out, -1) {
+			libs = append(libs, string(m[1]))
+		}
+	}
+	slices.Sort(libs)
+	return slices.Compact(libs), nil
+}

@@ -1,0 +1,226 @@
+package vmtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Job is one command to run in a guest.
+type Job struct {
+	// Files are host files copied into the guest's /opt/bin, which is on
+	// PATH, with the shared libraries they need.
+	Files []string
+	// Args is the command; Args[0] is looked up on PATH. When Args is
+	// empty, Script is run by the guest's sh.
+	Args   []string
+	Script string
+	// Timeout bounds the whole run, boot included; 0 means 10 minutes.
+	Timeout time.Duration
+}
+
+// Result is what a guest's command did.
+type Result struct {
+	Output   []byte        // its standard output and error, interleaved
+	ExitCode int           // its exit status
+	Boot     time.Duration // from starting qemu to the guest's /init running
+	Wall     time.Duration // from starting qemu to its exit
+}
+
+// Run boots m, runs j and powers the guest off. The error is nil when the
+// command ran to its end, whatever its exit status; it is not nil when the
+// guest failed, the time ran out, ctx was cancelled or the process was
+// interrupted, and then qemu has been killed.
+func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
+	if err := m.check(); err != nil {
+		return Result{}, err
+	}
+	if len(j.Args) == 0 && j.Script == "" {
+		return Result{}, fmt.Errorf("running on %s: no command (set Job.Args or Job.Script)", m)
+	}
+	if m.RAMDiskMiB > 0 && h.Brd == "" {
+		return Result{}, fmt.Errorf("running on %s: the guest kernel %s has no brd.ko for a RAM disk", m, h.Kernel)
+	}
+	timeout := j.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	dir, err := os.MkdirTemp("", "vmtest-")
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(dir)
+	initrd := filepath.Join(dir, "initrd")
+	if err := h.initrd(initrd, m, j); err != nil {
+		return Result{}, fmt.Errorf("running on %s: %w", m, err)
+	}
+
+	unlock, err := h.lock()
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+
+	console, out := filepath.Join(dir, "console"), filepath.Join(dir, "out")
+	var stderr bytes.Buffer
+	cmd := exec.Command(h.Qemu, m.qemuArgs(h.Kernel, initrd, console, out)...)
+	cmd.Stderr = &stderr
+	// If this process dies without killing qemu, the kernel does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("running on %s: starting qemu: %w", m, err)
+	}
+	pid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	var stop error
+	var sig os.Signal
+	select {
+	case err = <-done:
+	case <-timer.C:
+		stop = fmt.Errorf("timed out after %v", timeout)
+	case <-ctx.Done():
+		stop = ctx.Err()
+	case sig = <-sigs:
+		stop = fmt.Errorf("interrupted by %v", sig)
+	}
+	if stop != nil {
+		unix.Kill(pid, unix.SIGKILL) // by its own PID: never by name
+		<-done
+	}
+	res := Result{Wall: time.Since(start)}
+	res.Output, _ = os.ReadFile(out)
+	con, _ := os.ReadFile(console)
+	if stop != nil {
+		err := fmt.Errorf("running on %s: %w: killed qemu (pid %d)%s", m, stop, pid, tail(con, stderr.Bytes()))
+		if sig != nil {
+			// Let the interrupt take its usual course now that qemu is gone.
+			signal.Stop(sigs)
+			unix.Kill(os.Getpid(), sig.(syscall.Signal))
+		}
+		return res, err
+	}
+	if booted := bootedRE.FindSubmatch(con); booted != nil {
+		s, _ := strconv.ParseFloat(string(booted[1]), 64)
+		res.Boot = time.Duration(s * float64(time.Second))
+	}
+	if bytes.Contains(con, []byte("@@NODISK")) {
+		return res, fmt.Errorf("running on %s: the guest could not make its ext2 RAM disk%s", m, tail(con, stderr.Bytes()))
+	}
+	exit := exitRE.FindSubmatch(con)
+	if exit == nil {
+		return res, fmt.Errorf("running on %s: the guest gave no exit status (qemu: %v)%s", m, err, tail(con, stderr.Bytes()))
+	}
+	res.ExitCode, _ = strconv.Atoi(string(exit[1]))
+	return res, nil
+}
+
+var (
+	bootedRE = regexp.MustCompile(`@@BOOTED ([0-9.]+)`)
+	exitRE   = regexp.MustCompile(`@@EXIT ([0-9]+)`)
+)
+
+// tail is the end of the guest's console and of qemu's stderr, for errors.
+func tail(console, stderr []byte) string {
+	last := func(b []byte, n int) string {
+		lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(string(b), "\r", "")), "\n")
+		return strings.Join(lines[max(0, len(lines)-n):], "\n")
+	}
+	s := ""
+	if c := last(console, 20); c != "" {
+		s += "\nguest console:\n" + c
+	}
+	if e := last(stderr, 10); e != "" {
+		s += "\nqemu:\n" + e
+	}
+	return s
+}
+
+// initrd writes the guest's initramfs: the cached base, the cached
+// payload of j's files, and j's command.
+func (h *Host) initrd(name string, m Machine, j Job) error {
+	parts := []string{}
+	b, err := h.base()
+	if err != nil {
+		return err
+	}
+	parts = append(parts, b)
+	if len(j.Files) > 0 {
+		p, err := h.payload(j.Files)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, p)
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, p := range parts {
+		src, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, src)
+		src.Close()
+		if err != nil {
+			return err
+		}
+	}
+	script := j.Script
+	if len(j.Args) > 0 {
+		q := make([]string, len(j.Args))
+		for i, a := range j.Args {
+			q[i] = shellQuote(a)
+		}
+		script = "exec " + strings.Join(q, " ")
+	}
+	c := newCpio(f)
+	c.File("run.sh", 0o755, []byte(script+"\n"))
+	c.File("run.env", 0o644, []byte(fmt.Sprintf("RAMDISK_MIB=%d\n", m.RAMDiskMiB)))
+	if err := c.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// lock takes the host-wide lock that lets one guest run at a time.
+func (h *Host) lock() (func(), error) {
+	f, err := os.OpenFile(filepath.Join(h.Cache, "qemu.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("taking the one-guest-at-a-time lock: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("taking the one-guest-at-a-time lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
