@@ -1,0 +1,151 @@
+package vmtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// prepared holds what every guest of this test binary carries: a numalab
+// binary and the databases eval and run oltp would otherwise load under
+// emulation (a TPC-C load takes over 2 minutes under TCG, 5 s natively).
+var prepared struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if prepared.dir != "" {
+		os.RemoveAll(prepared.dir)
+	}
+	os.Exit(code)
+}
+
+// Files carried into guests, by name in /opt/bin.
+const (
+	tpccDB      = "numalab-tpcc-w1.db"
+	transtatsDB = "numalab-transtats-1000000.duckdb"
+)
+
+// guestFiles builds numalab and loads tpcc (1 warehouse) and transtats
+// (1,000,000 rows, DuckDB) once per test binary, on the host.
+func guestFiles(t *testing.T) []string {
+	t.Helper()
+	prepared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "vmtest-files-")
+		if err != nil {
+			prepared.err = err
+			return
+		}
+		prepared.dir = dir
+		bin := filepath.Join(dir, "numalab")
+		steps := [][]string{
+			{"go", "build", "-o", bin, "github.com/numalab/numalab/cmd/numalab"},
+			{bin, "run", "oltp", "--warehouses", "1", "--streams", "1", "--duration", "100ms", "--warmup", "0s",
+				"--db", filepath.Join(dir, tpccDB), "--store", filepath.Join(dir, "load.db")},
+			{bin, "run", "report", "--engine", "duckdb", "--rows", "1000000", "--streams", "1", "--dop", "1",
+				"--duration", "100ms", "--warmup", "0s", "--db", filepath.Join(dir, transtatsDB), "--store", filepath.Join(dir, "load.db")},
+		}
+		for _, s := range steps {
+			cmd := exec.Command(s[0], s[1:]...)
+			if s[0] != "go" {
+				cmd.Dir = dir // numalab's store files; go builds in the module
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				prepared.err = fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
+				return
+			}
+		}
+	})
+	if prepared.err != nil {
+		t.Fatal(prepared.err)
+	}
+	return []string{filepath.Join(prepared.dir, "numalab"), filepath.Join(prepared.dir, tpccDB), filepath.Join(prepared.dir, transtatsDB)}
+}
+
+// section is the output of one command of a guest script.
+type section struct {
+	Out, Err []byte
+	Code     int
+}
+
+// script accumulates guest commands, each run as a named section.
+type script struct {
+	b     strings.Builder
+	names []string
+}
+
+func newScript() *script {
+	s := &script{}
+	s.b.WriteString(`sec() { n=$1; shift; echo "@@BEGIN $n"; "$@" 2>/tmp/sec.err; rc=$?; echo "@@STDERR"; cat /tmp/sec.err; echo "@@END $rc"; }` + "\n")
+	return s
+}
+
+// add runs the shell line as section name.
+func (s *script) add(name, line string) {
+	s.names = append(s.names, name)
+	fmt.Fprintf(&s.b, "sec %s sh -c %s\n", shellQuote(name), shellQuote(line))
+}
+
+// raw adds a shell line that is not a section.
+func (s *script) raw(line string) { s.b.WriteString(line + "\n") }
+
+var sectionRE = regexp.MustCompile(`^@@END (\d+)$`)
+
+// parseSections splits a guest's output into its sections.
+func parseSections(out []byte) map[string]section {
+	secs := map[string]section{}
+	var name string
+	var cur section
+	inErr := false
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "@@BEGIN "):
+			name, cur, inErr = strings.TrimPrefix(line, "@@BEGIN "), section{}, false
+		case line == "@@STDERR":
+			inErr = true
+		case sectionRE.MatchString(line) && name != "":
+			cur.Code, _ = strconv.Atoi(sectionRE.FindStringSubmatch(line)[1])
+			secs[name] = cur
+			name = ""
+		case name != "" && inErr:
+			cur.Err = append(append(cur.Err, line...), '\n')
+		case name != "":
+			cur.Out = append(append(cur.Out, line...), '\n')
+		}
+	}
+	return secs
+}
+
+// runScript boots m with files and runs s, failing the test when the guest
+// does not finish.
+func runScript(t *testing.T, h *Host, m Machine, files []string, s *script, timeout time.Duration) map[string]section {
+	t.Helper()
+	r, err := h.Run(context.Background(), m, Job{Files: files, Script: s.b.String(), Timeout: timeout})
+	t.Logf("%s: boot %v, wall %v, exit %d", m, r.Boot.Round(time.Millisecond), r.Wall.Round(time.Millisecond), r.ExitCode)
+	if err != nil {
+		t.Fatalf("%v\noutput:\n%s", err, r.Output)
+	}
+	secs := parseSections(r.Output)
+	for _, n := range s.names {
+		if _, ok := secs[n]; !ok {
+			t.Fatalf("section %s missing from the guest's output:\n%s", n, r.Output)
+		}
+	}
+	return secs
+}

@@ -1,0 +1,569 @@
+package vmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// machineCase is one machine of the matrix and what its guest runs beyond
+// the checks every machine gets (topology, selectors, --data-node on every
+// node on tmpfs and ext2, run oltp local against remote). The probe and
+// eval are the slow steps under TCG (about 1 and 4 minutes): they run
+// where they prove most, to keep the suite within its CI budget.
+type machineCase struct {
+	name  string
+	m     Machine
+	probe bool // probe mem --quick: the N×N matrix
+	eval  bool // eval --budget 3m
+}
+
+var matrix = []machineCase{
+	{"2nodes", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, true, false},
+	{"2sockets-4nodes", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemPerNodeMiB: 768, RAMDiskMiB: 256,
+		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, true, true},
+	{"smt", Machine{Nodes: 2, CPUsPerNode: 4, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false},
+	{"memory-only-node", Machine{Nodes: 2, CPUsPerNode: 1, MemOnlyMiB: 768, RAMDiskMiB: 256}, true, false},
+}
+
+// TestMachineMatrix boots each machine of the matrix once and checks what
+// numalab sees and does there against the guest's own sysfs. It asserts
+// structure and the truth of labels, never latency or throughput: QEMU
+// does not model NUMA distance.
+func TestMachineMatrix(t *testing.T) {
+	h := host(t)
+	files := guestFiles(t)
+	for _, mc := range matrix {
+		t.Run(mc.name, func(t *testing.T) {
+			start := time.Now()
+			s := machineScript(mc)
+			secs := runScript(t, h, mc.m, files, s, 12*time.Minute)
+			sys := parseSysfs(t, secs["sysfs"].Out)
+			t.Run("harness", func(t *testing.T) { checkHarness(t, mc.m, sys) })
+			t.Run("topo", func(t *testing.T) { checkTopo(t, secs["topo"], sys) })
+			t.Run("selectors", func(t *testing.T) { checkSelectors(t, mc.m, secs, sys) })
+			t.Run("data-node", func(t *testing.T) { checkDataNode(t, mc.m, secs) })
+			t.Run("oltp", func(t *testing.T) { checkOLTP(t, mc.m, secs, sys) })
+			if mc.probe {
+				t.Run("probe", func(t *testing.T) { checkProbe(t, secs["probe"], sys) })
+			}
+			if mc.eval {
+				t.Run("eval", func(t *testing.T) { checkEval(t, mc.m, secs, sys) })
+			}
+			t.Logf("%s: %v in all", mc.name, time.Since(start).Round(time.Second))
+		})
+	}
+}
+
+// farthest is the node with CPUs farthest from node from (the lowest such
+// ID on a tie), or from itself when it is the only one.
+func farthest(m Machine, from int) int {
+	best := from
+	for n := range m.Nodes {
+		if m.Distance(from, n) > m.Distance(from, best) {
+			best = n
+		}
+	}
+	return best
+}
+
+// otherCPUNode is a node with CPUs other than n, or n on a one-node machine.
+func otherCPUNode(m Machine, n int) int {
+	for c := range m.Nodes {
+		if c != n {
+			return c
+		}
+	}
+	return n
+}
+
+const oltpShort = "--warehouses 1 --streams 1 --duration 500ms --warmup 0s"
+
+func machineScript(mc machineCase) *script {
+	m := mc.m
+	s := newScript()
+	s.add("sysfs", `for d in /sys/devices/system/node/node[0-9]*; do
+	echo "node ${d##*node} cpus=$(cat $d/cpulist) dist=$(tr ' ' , <$d/distance) memkb=$(awk '/MemTotal/{print $4}' $d/meminfo)"
+done
+for d in /sys/devices/system/cpu/cpu[0-9]*; do
+	echo "cpu ${d##*cpu} pkg=$(cat $d/topology/physical_package_id) sib=$(cat $d/topology/thread_siblings_list)"
+done`)
+	s.add("topo", "numalab topo --json")
+	for n := range m.AllNodes() {
+		s.add(fmt.Sprintf("select-node%d", n), fmt.Sprintf("numalab topo --select node=%d --json", n))
+	}
+	s.add("select-smt-off", "numalab topo --select smt=off --json")
+	s.add("select-smt-on", "numalab topo --select smt=on --json")
+	dirs := map[string]string{"tmpfs": "/tmp/place"}
+	if m.RAMDiskMiB > 0 {
+		dirs["ext2"] = "/data/place"
+	}
+	for _, fs := range []string{"tmpfs", "ext2"} {
+		dir, ok := dirs[fs]
+		if !ok {
+			continue
+		}
+		s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", dir, tpccDB, dir))
+		for n := range m.AllNodes() {
+			store := fmt.Sprintf("%s/data%d.db", dir, n)
+			s.add(fmt.Sprintf("data-node-%s-%d", fs, n), fmt.Sprintf(
+				"numalab run oltp %s --db %s/%s --placement node=%d --data-node %d --store %s >&2 && numalab runs show --json --store %s 1",
+				oltpShort, dir, tpccDB, otherCPUNode(m, n), n, store, store))
+		}
+		s.raw("rm -rf " + dir)
+	}
+	s.raw("mkdir -p /tmp/oltp && cp /opt/bin/" + tpccDB + " /tmp/oltp/")
+	s.add("oltp", fmt.Sprintf(
+		"numalab run oltp --warehouses 1 --streams 1,2 --duration 500ms --warmup 0s --db /tmp/oltp/%s --placement 'node=0;node=%d' --data-node 0 --store /tmp/oltp/s.db >&2 && numalab runs show --json --store /tmp/oltp/s.db 1",
+		tpccDB, farthest(m, 0)))
+	if m.threads() > 1 {
+		s.add("oltp-smt", fmt.Sprintf(
+			"numalab run oltp --warehouses 1 --streams 2 --duration 500ms --warmup 0s --db /tmp/oltp/%s --placement 'node=0,smt=on;node=0,smt=off' --store /tmp/oltp/smt.db >&2 && numalab runs show --json --store /tmp/oltp/smt.db 1",
+			tpccDB))
+	}
+	s.raw("rm -rf /tmp/oltp")
+	if mc.probe {
+		s.add("probe", "numalab probe mem --quick --json --store /tmp/probe.db")
+	}
+	if mc.eval {
+		s.raw(fmt.Sprintf("mkdir -p /tmp/ev && cp /opt/bin/%s /opt/bin/%s /tmp/ev/", tpccDB, transtatsDB))
+		s.add("eval", "numalab eval --budget 3m --dir /tmp/ev --store /tmp/ev/s.db --out /tmp/ev/r.html && test -s /tmp/ev/r.html")
+		for id := 1; id <= 4; id++ {
+			s.add(fmt.Sprintf("eval-run%d", id), fmt.Sprintf("numalab runs show --json --store /tmp/ev/s.db %d", id))
+		}
+	}
+	return s
+}
+
+// guestSys is what the guest's sysfs says.
+type guestSys struct {
+	nodes map[int]sysNode
+	cpus  map[int]sysCPU
+}
+
+type sysNode struct {
+	cpus  []int
+	dist  []int
+	memKB int64
+}
+
+type sysCPU struct {
+	pkg  int
+	sibs []int
+}
+
+func parseSysfs(t *testing.T, out []byte) guestSys {
+	t.Helper()
+	g := guestSys{nodes: map[int]sysNode{}, cpus: map[int]sysCPU{}}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		id, err := strconv.Atoi(f[1])
+		if err != nil {
+			t.Fatalf("sysfs line %q", line)
+		}
+		kv := map[string]string{}
+		for _, p := range f[2:] {
+			k, v, _ := strings.Cut(p, "=")
+			kv[k] = v
+		}
+		list := func(s string) []int {
+			ids, err := place.ParseCPUList(s)
+			if err != nil {
+				t.Fatalf("sysfs line %q: %v", line, err)
+			}
+			return ids
+		}
+		switch f[0] {
+		case "node":
+			n := sysNode{cpus: list(kv["cpus"])}
+			for d := range strings.SplitSeq(kv["dist"], ",") {
+				v, _ := strconv.Atoi(d)
+				n.dist = append(n.dist, v)
+			}
+			n.memKB, _ = strconv.ParseInt(kv["memkb"], 10, 64)
+			g.nodes[id] = n
+		case "cpu":
+			pkg, _ := strconv.Atoi(kv["pkg"])
+			g.cpus[id] = sysCPU{pkg: pkg, sibs: list(kv["sib"])}
+		}
+	}
+	if len(g.nodes) == 0 || len(g.cpus) == 0 {
+		t.Fatalf("no nodes or CPUs in the guest's sysfs:\n%s", out)
+	}
+	return g
+}
+
+// checkHarness: the guest is the machine asked for.
+func checkHarness(t *testing.T, m Machine, g guestSys) {
+	if len(g.nodes) != m.AllNodes() || len(g.cpus) != m.CPUs() {
+		t.Fatalf("guest has %d nodes and %d CPUs, want %d and %d", len(g.nodes), len(g.cpus), m.AllNodes(), m.CPUs())
+	}
+	pkgs := map[int]bool{}
+	for id, c := range g.cpus {
+		pkgs[c.pkg] = true
+		if len(c.sibs) != m.threads() || !slices.Contains(c.sibs, id) {
+			t.Errorf("CPU %d: siblings %v, want %d threads per core", id, c.sibs, m.threads())
+		}
+	}
+	if len(pkgs) != m.sockets() {
+		t.Errorf("guest has %d packages, want %d", len(pkgs), m.sockets())
+	}
+	for i := range m.AllNodes() {
+		n := g.nodes[i]
+		want := []int(nil)
+		if i < m.Nodes {
+			for c := i * m.CPUsPerNode; c < (i+1)*m.CPUsPerNode; c++ {
+				want = append(want, c)
+			}
+		}
+		if !slices.Equal(n.cpus, want) {
+			t.Errorf("node %d: CPUs %v, want %v", i, n.cpus, want)
+		}
+		for j := range m.AllNodes() {
+			if j < len(n.dist) && n.dist[j] != m.Distance(i, j) {
+				t.Errorf("distance %d→%d = %d, want %d", i, j, n.dist[j], m.Distance(i, j))
+			}
+		}
+		if n.memKB == 0 {
+			t.Errorf("node %d has no memory", i)
+		}
+	}
+}
+
+// decode unmarshals a section's output, failing on a bad exit or JSON.
+func decode(t *testing.T, name string, sec section, v any) {
+	t.Helper()
+	if sec.Code != 0 {
+		t.Fatalf("%s: exit %d\nstderr:\n%s\nstdout:\n%s", name, sec.Code, sec.Err, sec.Out)
+	}
+	if err := json.Unmarshal(sec.Out, v); err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", name, err, sec.Out, sec.Err)
+	}
+}
+
+func checkTopo(t *testing.T, sec section, g guestSys) {
+	var tp result.Topology
+	decode(t, "topo --json", sec, &tp)
+	if len(tp.Nodes) != len(g.nodes) {
+		t.Fatalf("topo: %d nodes, sysfs %d", len(tp.Nodes), len(g.nodes))
+	}
+	for i, n := range tp.Nodes {
+		s, ok := g.nodes[n.ID]
+		if !ok {
+			t.Errorf("topo: node %d, not in sysfs", n.ID)
+			continue
+		}
+		if !slices.Equal(n.CPUs, s.cpus) {
+			t.Errorf("topo: node %d CPUs %v, sysfs %v", n.ID, n.CPUs, s.cpus)
+		}
+		if i < len(tp.Distances) && !slices.Equal(tp.Distances[i], s.dist) {
+			t.Errorf("topo: node %d distances %v, sysfs %v", n.ID, tp.Distances[i], s.dist)
+		}
+		if n.MemBytes <= 0 {
+			t.Errorf("topo: node %d has no memory, sysfs %d kB", n.ID, s.memKB)
+		}
+	}
+	if len(tp.CPUs) != len(g.cpus) {
+		t.Errorf("topo: %d CPUs, sysfs %d", len(tp.CPUs), len(g.cpus))
+	}
+	for _, c := range tp.CPUs {
+		s := g.cpus[c.ID]
+		if c.Package != s.pkg {
+			t.Errorf("topo: CPU %d in package %d, sysfs %d", c.ID, c.Package, s.pkg)
+		}
+		if c.Core < 0 || c.Core >= len(tp.Cores) || !slices.Equal(tp.Cores[c.Core].CPUs, s.sibs) {
+			t.Errorf("topo: CPU %d's core is %+v, sysfs siblings %v", c.ID, c.Core, s.sibs)
+		}
+	}
+	if len(tp.Packages) != len(distinctPkgs(g)) {
+		t.Errorf("topo: %d packages, sysfs %d", len(tp.Packages), len(distinctPkgs(g)))
+	}
+	// QEMU's TCG is not KVM, though it sets the CPUID hypervisor bit.
+	if tp.Hypervisor == "KVM" {
+		t.Errorf("topo: hypervisor %q under TCG", tp.Hypervisor)
+	}
+}
+
+func distinctPkgs(g guestSys) map[int]bool {
+	p := map[int]bool{}
+	for _, c := range g.cpus {
+		p[c.pkg] = true
+	}
+	return p
+}
+
+// distinctCores says whether cpus are on as many physical cores as CPUs.
+func distinctCores(g guestSys, cpus []int) bool {
+	seen := map[int]bool{}
+	for _, c := range cpus {
+		first := g.cpus[c].sibs[0]
+		if seen[first] {
+			return false
+		}
+		seen[first] = true
+	}
+	return true
+}
+
+func checkSelectors(t *testing.T, m Machine, secs map[string]section, g guestSys) {
+	for n := range m.AllNodes() {
+		name := fmt.Sprintf("select-node%d", n)
+		if n >= m.Nodes {
+			if sec := secs[name]; sec.Code == 0 || !strings.Contains(string(sec.Err), "memory but no CPUs") {
+				t.Errorf("node=%d (memory only): exit %d, stderr %q; want a refusal saying it has no CPUs", n, sec.Code, sec.Err)
+			}
+			continue
+		}
+		var p place.Placement
+		decode(t, name, secs[name], &p)
+		if !slices.Equal(p.CPUs, g.nodes[n].cpus) || !slices.Equal(p.Nodes, []int{n}) {
+			t.Errorf("node=%d: CPUs %v nodes %v, sysfs node CPUs %v", n, p.CPUs, p.Nodes, g.nodes[n].cpus)
+		}
+	}
+	cores := len(g.cpus) / m.threads()
+	var off, on place.Placement
+	decode(t, "select-smt-off", secs["select-smt-off"], &off)
+	decode(t, "select-smt-on", secs["select-smt-on"], &on)
+	if len(off.CPUs) != cores || !distinctCores(g, off.CPUs) || off.Cores != cores {
+		t.Errorf("smt=off: CPUs %v (%d cores), want one CPU on each of %d cores", off.CPUs, off.Cores, cores)
+	}
+	if len(on.CPUs) != len(g.cpus) || on.Cores != cores {
+		t.Errorf("smt=on: CPUs %v (%d cores), want all %d CPUs on %d cores", on.CPUs, on.Cores, len(g.cpus), cores)
+	}
+	if len(on.Streams) != len(on.CPUs) || !distinctCores(g, on.Streams[:cores]) {
+		t.Errorf("smt=on: streams take CPUs %v; the first %d are not one per core (siblings: %v)", on.Streams, cores, g.cpus)
+	}
+}
+
+// storedRun is the part of `numalab runs show --json` the checks read.
+type storedRun struct {
+	Kind    string `json:"kind"`
+	Results []struct {
+		Kind string          `json:"kind"`
+		Body json.RawMessage `json:"body"`
+	} `json:"results"`
+}
+
+type storedCell struct {
+	Placement string `json:"placement"`
+	Streams   int    `json:"streams"`
+	CPUs      []int  `json:"cpus"`
+	DataNode  int    `json:"data_node"`
+}
+
+type storedPrewarm struct {
+	Prewarm []struct {
+		DataNode int                `json:"data_node"`
+		Pages    *place.PageSummary `json:"pages"`
+	} `json:"prewarm"`
+}
+
+// cells are the stored cells of a run (items with streams and CPUs).
+func (r storedRun) cells() []storedCell {
+	var out []storedCell
+	for _, it := range r.Results {
+		var c storedCell
+		if json.Unmarshal(it.Body, &c) == nil && c.Streams > 0 && c.Placement != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func checkDataNode(t *testing.T, m Machine, secs map[string]section) {
+	for _, fs := range []string{"tmpfs", "ext2"} {
+		if fs == "ext2" && m.RAMDiskMiB == 0 {
+			continue
+		}
+		for n := range m.AllNodes() {
+			name := fmt.Sprintf("data-node-%s-%d", fs, n)
+			var r storedRun
+			decode(t, name, secs[name], &r)
+			found := false
+			for _, it := range r.Results {
+				var pw storedPrewarm
+				if json.Unmarshal(it.Body, &pw) != nil {
+					continue
+				}
+				for _, p := range pw.Prewarm {
+					if p.Pages == nil || p.DataNode != n {
+						continue
+					}
+					found = true
+					frac := float64(p.Pages.PerNode[n]) / float64(p.Pages.Pages)
+					t.Logf("%s: placement node=%d, data on node %d: %v (%.2f%% there)", fs, otherCPUNode(m, n), n, p.Pages, 100*frac)
+					if p.Pages.Pages < 20000 || frac < 0.99 {
+						t.Errorf("%s, --data-node %d: %v, want at least 99%% of the file's pages on node %d", fs, n, p.Pages, n)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s, --data-node %d: no page locations stored for node %d", fs, n, n)
+			}
+		}
+	}
+}
+
+func checkOLTP(t *testing.T, m Machine, secs map[string]section, g guestSys) {
+	var r storedRun
+	decode(t, "oltp", secs["oltp"], &r)
+	far := farthest(m, 0)
+	placements := map[string]int{}
+	for _, c := range r.cells() {
+		var node int
+		if _, err := fmt.Sscanf(c.Placement, "node=%d", &node); err != nil {
+			t.Errorf("cell placement %q", c.Placement)
+			continue
+		}
+		placements[c.Placement]++
+		if c.DataNode != 0 {
+			t.Errorf("cell %s: data node %d, want 0", c.Placement, c.DataNode)
+		}
+		if !slices.Equal(sortedCopy(c.CPUs), g.nodes[node].cpus) {
+			t.Errorf("cell %s: CPUs %v, sysfs node %d has %v", c.Placement, c.CPUs, node, g.nodes[node].cpus)
+		}
+		if k := min(c.Streams, len(c.CPUs)/m.threads()); !distinctCores(g, c.CPUs[:k]) {
+			t.Errorf("cell %s, %d streams: stream CPUs %v share a core", c.Placement, c.Streams, c.CPUs[:k])
+		}
+	}
+	want := map[string]int{"node=0": 2, fmt.Sprintf("node=%d", far): 2}
+	if m.Nodes == 1 {
+		want = map[string]int{"node=0": 4}
+	}
+	if fmt.Sprint(placements) != fmt.Sprint(want) {
+		t.Errorf("cells per placement %v, want %v (local node 0 against the farthest, node %d)", placements, want, far)
+	}
+	if m.threads() > 1 {
+		var s storedRun
+		decode(t, "oltp-smt", secs["oltp-smt"], &s)
+		cells := s.cells()
+		if len(cells) != 2 {
+			t.Fatalf("oltp-smt: %d cells, want 2", len(cells))
+		}
+		for _, c := range cells {
+			if len(c.CPUs) < 2 || !distinctCores(g, c.CPUs[:2]) {
+				t.Errorf("oltp-smt %s: 2 streams on CPUs %v: siblings, want two cores", c.Placement, c.CPUs)
+			}
+		}
+		if on, off := cells[0], cells[1]; len(on.CPUs) != 2*len(off.CPUs) {
+			t.Errorf("smt=on has CPUs %v, smt=off %v: want every sibling against one per core", on.CPUs, off.CPUs)
+		}
+	}
+}
+
+func sortedCopy(ids []int) []int {
+	s := slices.Clone(ids)
+	slices.Sort(s)
+	return s
+}
+
+func checkProbe(t *testing.T, sec section, g guestSys) {
+	var rep memlat.Report
+	decode(t, "probe mem --quick --json", sec, &rep)
+	mx := rep.Matrix
+	if mx == nil {
+		t.Fatal("probe: no NUMA matrix")
+	}
+	var cpuNodes, memNodes []int
+	for id, n := range g.nodes {
+		if len(n.cpus) > 0 {
+			cpuNodes = append(cpuNodes, id)
+		}
+		if n.memKB > 0 {
+			memNodes = append(memNodes, id)
+		}
+	}
+	slices.Sort(cpuNodes)
+	slices.Sort(memNodes)
+	if !slices.Equal(mx.CPUNodes, cpuNodes) || !slices.Equal(mx.MemNodes, memNodes) {
+		t.Errorf("matrix rows %v, columns %v; sysfs nodes with CPUs %v, with memory %v", mx.CPUNodes, mx.MemNodes, cpuNodes, memNodes)
+	}
+	if len(mx.NS) != len(mx.CPUNodes) || len(mx.CPUs) != len(mx.CPUNodes) {
+		t.Fatalf("matrix has %d rows and %d row CPUs for %d CPU nodes", len(mx.NS), len(mx.CPUs), len(mx.CPUNodes))
+	}
+	for i, row := range mx.NS {
+		if len(row) != len(mx.MemNodes) {
+			t.Errorf("matrix row %d has %d cells for %d memory nodes", i, len(row), len(mx.MemNodes))
+		}
+		if n := mx.CPUNodes[i]; !slices.Contains(g.nodes[n].cpus, mx.CPUs[i]) {
+			t.Errorf("matrix row for node %d ran on CPU %d, not one of the node's %v", n, mx.CPUs[i], g.nodes[n].cpus)
+		}
+	}
+	for j, f := range mx.OnNode {
+		if f < 0.99 {
+			t.Errorf("matrix column node %d: only %.1f%% of its buffer was on that node", mx.MemNodes[j], 100*f)
+		}
+	}
+	// Emulation does not model distance: a remote read no slower than a
+	// local one must be said, not taken for a NUMA ratio.
+	flat := false
+	for i, row := range mx.Relative {
+		local := slices.Index(mx.MemNodes, mx.CPUNodes[i])
+		for j, v := range row {
+			if local >= 0 && j != local && v <= row[local] {
+				flat = true
+			}
+		}
+	}
+	if flat && !strings.Contains(strings.Join(rep.Notes, " "), "no NUMA effect measured") {
+		t.Errorf("matrix %v has a remote cell no slower than local, and the notes %q do not say \"no NUMA effect measured\"", mx.Relative, rep.Notes)
+	}
+}
+
+func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
+	if sec := secs["eval"]; sec.Code != 0 {
+		t.Fatalf("eval: exit %d\nstdout:\n%s\nstderr:\n%s", sec.Code, sec.Out, sec.Err)
+	}
+	t.Logf("eval's summary:\n%s", secs["eval"].Out)
+	var oltp *storedRun
+	for id := 1; id <= 4; id++ {
+		var r storedRun
+		if sec := secs[fmt.Sprintf("eval-run%d", id)]; sec.Code == 0 && json.Unmarshal(sec.Out, &r) == nil && len(r.cells()) > 0 && strings.Contains(r.Kind, "oltp") {
+			oltp = &r
+		}
+	}
+	if oltp == nil {
+		t.Fatal("eval stored no OLTP run")
+	}
+	remote := false
+	for _, c := range oltp.cells() {
+		if c.Streams > 2*len(c.CPUs) {
+			t.Errorf("eval cell %s: %d streams on %d CPUs, want at most 2 per CPU", c.Placement, c.Streams, len(c.CPUs))
+		}
+		nodes := map[int]bool{}
+		for _, id := range c.CPUs {
+			for n, sn := range g.nodes {
+				if slices.Contains(sn.cpus, id) {
+					nodes[n] = true
+				}
+			}
+		}
+		if c.DataNode < 0 || len(nodes) != 1 {
+			continue
+		}
+		for n := range nodes {
+			if n == c.DataNode {
+				continue
+			}
+			remote = true
+			if d, want := m.Distance(n, c.DataNode), m.Distance(c.DataNode, farthest(m, c.DataNode)); d != want {
+				t.Errorf("eval cell %s: streams on node %d, data on node %d at distance %d; the farthest node is at %d",
+					c.Placement, n, c.DataNode, d, want)
+			}
+		}
+	}
+	if !remote {
+		t.Errorf("eval on %d nodes ran no remote-data cell", m.Nodes)
+	}
+}
