@@ -79,6 +79,7 @@ func guestFiles(t *testing.T) []string {
 type section struct {
 	Out, Err []byte
 	Code     int
+	Seconds  float64 // in the guest
 }
 
 // script accumulates guest commands, each run as a named section.
@@ -89,7 +90,9 @@ type script struct {
 
 func newScript() *script {
 	s := &script{}
-	s.b.WriteString(`sec() { n=$1; shift; echo "@@BEGIN $n"; "$@" 2>/tmp/sec.err; rc=$?; echo "@@STDERR"; cat /tmp/sec.err; echo "@@END $rc"; }` + "\n")
+	s.b.WriteString(`up() { cut -d' ' -f1 /proc/uptime; }
+sec() { n=$1; shift; t0=$(up); echo "@@BEGIN $n"; "$@" 2>/tmp/sec.err; rc=$?; echo "@@STDERR"; cat /tmp/sec.err; echo "@@END $rc $t0 $(up)"; }
+`)
 	return s
 }
 
@@ -102,7 +105,7 @@ func (s *script) add(name, line string) {
 // raw adds a shell line that is not a section.
 func (s *script) raw(line string) { s.b.WriteString(line + "\n") }
 
-var sectionRE = regexp.MustCompile(`^@@END (\d+)$`)
+var sectionRE = regexp.MustCompile(`^@@END (\d+) ([0-9.]+) ([0-9.]+)$`)
 
 // parseSections splits a guest's output into its sections.
 func parseSections(out []byte) map[string]section {
@@ -120,7 +123,11 @@ func parseSections(out []byte) map[string]section {
 		case line == "@@STDERR":
 			inErr = true
 		case sectionRE.MatchString(line) && name != "":
-			cur.Code, _ = strconv.Atoi(sectionRE.FindStringSubmatch(line)[1])
+			f := sectionRE.FindStringSubmatch(line)
+			cur.Code, _ = strconv.Atoi(f[1])
+			t0, _ := strconv.ParseFloat(f[2], 64)
+			t1, _ := strconv.ParseFloat(f[3], 64)
+			cur.Seconds = t1 - t0
 			secs[name] = cur
 			name = ""
 		case name != "" && inErr:
@@ -142,10 +149,14 @@ func runScript(t *testing.T, h *Host, m Machine, files []string, s *script, time
 		t.Fatalf("%v\noutput:\n%s", err, r.Output)
 	}
 	secs := parseSections(r.Output)
+	var times []string
 	for _, n := range s.names {
-		if _, ok := secs[n]; !ok {
+		sec, ok := secs[n]
+		if !ok {
 			t.Fatalf("section %s missing from the guest's output:\n%s", n, r.Output)
 		}
+		times = append(times, fmt.Sprintf("%s %.1fs", n, sec.Seconds))
 	}
+	t.Logf("time in the guest: %s", strings.Join(times, ", "))
 	return secs
 }
