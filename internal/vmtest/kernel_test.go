@@ -2,7 +2,6 @@ package vmtest
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -56,8 +55,5 @@ func TestHostTestsInGuest(t *testing.T) {
 	}
 	if strings.Contains(out, "--- SKIP") {
 		t.Errorf("a host test skipped in the guest:\n%s", out)
-	}
-	if testing.Verbose() {
-		os.Stdout.WriteString(out)
 	}
 }

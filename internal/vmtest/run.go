@@ -35,7 +35,7 @@ type Job struct {
 type Result struct {
 	Output   []byte        // its standard output and error, interleaved
 	ExitCode int           // its exit status
-	Boot     time.Duration // from starting qemu to the guest's /init running
+	Boot     time.Duration // the guest's uptime when its /init ran
 	Wall     time.Duration // from starting qemu to its exit
 }
 
