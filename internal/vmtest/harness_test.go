@@ -71,12 +71,12 @@ func TestQemuArgs(t *testing.T) {
 func TestRunTimeoutKillsQemu(t *testing.T) {
 	h := host(t)
 	start := time.Now()
-	r, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "echo started; sleep 600", Timeout: 20 * time.Second})
-	if err == nil || !strings.Contains(err.Error(), "timed out after 20s") {
+	r, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "echo started; sleep 600", Timeout: 10 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "timed out after 10s") {
 		t.Fatalf("Run = %v, want a time-out error", err)
 	}
 	if d := time.Since(start); d > 60*time.Second {
-		t.Errorf("Run took %v with a 20s time-out", d)
+		t.Errorf("Run took %v with a 10s time-out", d)
 	}
 	assertGone(t, killedPID(t, err))
 	t.Logf("%v; output %q", err, r.Output)

@@ -23,11 +23,34 @@ import (
 // 2-core host: eval (whose quick probe gives the 2×2 matrix) on the
 // cheapest machine, 2 nodes × 2 CPUs, and probe mem --quick on the machine
 // whose matrix is not square, 2 CPU nodes and a memory-only node.
+//
+// --data-node is checked for every node on tmpfs and on ext2 on the 2-node
+// machine; elsewhere every node once, on tmpfs and ext2 by turns.
 type machineCase struct {
 	name  string
 	m     Machine
 	probe bool // probe mem --quick: the NUMA matrix
-	eval  bool // eval --budget 2m (its minimum)
+	eval  bool // eval --budget 2m (its minimum) and --data-node on both filesystems
+}
+
+// placeCheck is one --data-node run: data on node, in a file on fs.
+type placeCheck struct {
+	fs   string // tmpfs or ext2
+	node int
+}
+
+func (p placeCheck) name() string { return fmt.Sprintf("data-node-%s-%d", p.fs, p.node) }
+
+func (mc machineCase) placeChecks() []placeCheck {
+	var out []placeCheck
+	for _, fs := range []string{"tmpfs", "ext2"} {
+		for n := range mc.m.AllNodes() {
+			if mc.eval || (n%2 == 0) == (fs == "tmpfs") {
+				out = append(out, placeCheck{fs, n})
+			}
+		}
+	}
+	return out
 }
 
 var matrix = []machineCase{
@@ -54,7 +77,7 @@ func TestMachineMatrix(t *testing.T) {
 			t.Run("harness", func(t *testing.T) { checkHarness(t, mc.m, sys) })
 			t.Run("topo", func(t *testing.T) { checkTopo(t, secs["topo"], sys) })
 			t.Run("selectors", func(t *testing.T) { checkSelectors(t, mc.m, secs, sys) })
-			t.Run("data-node", func(t *testing.T) { checkDataNode(t, mc.m, secs) })
+			t.Run("data-node", func(t *testing.T) { checkDataNode(t, mc, secs) })
 			t.Run("oltp", func(t *testing.T) { checkOLTP(t, mc.m, secs, sys) })
 			if mc.probe {
 				t.Run("probe", func(t *testing.T) {
@@ -110,21 +133,18 @@ done`)
 	}
 	s.add("select-smt-off", "numalab topo --select smt=off --json")
 	s.add("select-smt-on", "numalab topo --select smt=on --json")
-	dirs := map[string]string{"tmpfs": "/tmp/place"}
-	if m.RAMDiskMiB > 0 {
-		dirs["ext2"] = "/data/place"
-	}
+	dirs := map[string]string{"tmpfs": "/tmp/place", "ext2": "/data/place"}
 	for _, fs := range []string{"tmpfs", "ext2"} {
-		dir, ok := dirs[fs]
-		if !ok {
-			continue
-		}
+		dir := dirs[fs]
 		s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", dir, tpccDB, dir))
-		for n := range m.AllNodes() {
-			store := fmt.Sprintf("%s/data%d.db", dir, n)
-			s.add(fmt.Sprintf("data-node-%s-%d", fs, n), fmt.Sprintf(
+		for _, pc := range mc.placeChecks() {
+			if pc.fs != fs {
+				continue
+			}
+			store := fmt.Sprintf("%s/data%d.db", dir, pc.node)
+			s.add(pc.name(), fmt.Sprintf(
 				"numalab run oltp %s --db %s/%s --placement node=%d --data-node %d --store %s >&2 && numalab runs show --json --store %s 1",
-				oltpShort, dir, tpccDB, otherCPUNode(m, n), n, store, store))
+				oltpShort, dir, tpccDB, otherCPUNode(m, pc.node), pc.node, store, store))
 		}
 		s.raw("rm -rf " + dir)
 	}
@@ -389,36 +409,31 @@ func (r storedRun) cells() []storedCell {
 	return out
 }
 
-func checkDataNode(t *testing.T, m Machine, secs map[string]section) {
-	for _, fs := range []string{"tmpfs", "ext2"} {
-		if fs == "ext2" && m.RAMDiskMiB == 0 {
-			continue
-		}
-		for n := range m.AllNodes() {
-			name := fmt.Sprintf("data-node-%s-%d", fs, n)
-			var r storedRun
-			decode(t, name, secs[name], &r)
-			found := false
-			for _, it := range r.Results {
-				var pw storedPrewarm
-				if json.Unmarshal(it.Body, &pw) != nil {
+func checkDataNode(t *testing.T, mc machineCase, secs map[string]section) {
+	for _, pc := range mc.placeChecks() {
+		fs, n := pc.fs, pc.node
+		var r storedRun
+		decode(t, pc.name(), secs[pc.name()], &r)
+		found := false
+		for _, it := range r.Results {
+			var pw storedPrewarm
+			if json.Unmarshal(it.Body, &pw) != nil {
+				continue
+			}
+			for _, p := range pw.Prewarm {
+				if p.Pages == nil || p.DataNode != n {
 					continue
 				}
-				for _, p := range pw.Prewarm {
-					if p.Pages == nil || p.DataNode != n {
-						continue
-					}
-					found = true
-					frac := float64(p.Pages.PerNode[n]) / float64(p.Pages.Pages)
-					t.Logf("%s: placement node=%d, data on node %d: %v (%.2f%% there)", fs, otherCPUNode(m, n), n, p.Pages, 100*frac)
-					if p.Pages.Pages < 20000 || frac < 0.99 {
-						t.Errorf("%s, --data-node %d: %v, want at least 99%% of the file's pages on node %d", fs, n, p.Pages, n)
-					}
+				found = true
+				frac := float64(p.Pages.PerNode[n]) / float64(p.Pages.Pages)
+				t.Logf("%s: placement node=%d, data on node %d: %v (%.2f%% there)", fs, otherCPUNode(mc.m, n), n, p.Pages, 100*frac)
+				if p.Pages.Pages < 20000 || frac < 0.99 {
+					t.Errorf("%s, --data-node %d: %v, want at least 99%% of the file's pages on node %d", fs, n, p.Pages, n)
 				}
 			}
-			if !found {
-				t.Errorf("%s, --data-node %d: no page locations stored for node %d", fs, n, n)
-			}
+		}
+		if !found {
+			t.Errorf("%s, --data-node %d: no page locations stored for node %d", fs, n, n)
 		}
 	}
 }
@@ -552,7 +567,7 @@ func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 		}
 		for _, it := range r.Results {
 			var m memlat.Matrix
-			if json.Unmarshal(it.Body, &m) == nil && len(m.CPUNodes) > 0 {
+			if json.Unmarshal(it.Body, &m) == nil && len(m.NS) > 0 && mx == nil {
 				mx = &m
 			}
 		}
