@@ -57,7 +57,7 @@ var matrix = []machineCase{
 	{"2nodes", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, false, true},
 	{"2sockets-4nodes", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemPerNodeMiB: 768, RAMDiskMiB: 256,
 		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, false},
-	{"smt", Machine{Nodes: 2, CPUsPerNode: 4, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false},
+	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false},
 	{"memory-only-node", Machine{Nodes: 2, CPUsPerNode: 1, MemOnlyMiB: 768, RAMDiskMiB: 256}, true, false},
 }
 
@@ -154,7 +154,7 @@ done`)
 		tpccDB, farthest(m, 0)))
 	if m.threads() > 1 {
 		s.add("oltp-smt", fmt.Sprintf(
-			"numalab run oltp --warehouses 1 --streams 2 --duration 500ms --warmup 0s --db /tmp/oltp/%s --placement 'node=0,smt=on;node=0,smt=off' --store /tmp/oltp/smt.db >&2 && numalab runs show --json --store /tmp/oltp/smt.db 1",
+			"numalab run oltp --warehouses 1 --streams 2 --duration 500ms --warmup 0s --db /tmp/oltp/%s --placement 'smt=on;smt=off' --store /tmp/oltp/smt.db >&2 && numalab runs show --json --store /tmp/oltp/smt.db 1",
 			tpccDB))
 	}
 	s.raw("rm -rf /tmp/oltp")
