@@ -302,6 +302,44 @@ func TestMoveFilePagesHost(t *testing.T) {
 		}
 		t.Logf("%s (tmpfs %v): %v", dir, isTmpfs(dir), s)
 	}
+	// Pages this process maps a second time cannot move: a few are
+	// tolerated, more are an error naming them.
+	path := filepath.Join(t.TempDir(), "mapped")
+	if err := os.WriteFile(path, make([]byte, 200*4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ mapped, want int }{{1, 199}, {10, 190}} {
+		if _, err := MoveFilePages(path, mems[0]); err != nil { // every page away from node
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := unix.Mmap(int(f.Fd()), 0, c.mapped*4096, unix.PROT_READ, unix.MAP_SHARED)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sink byte
+		for i := 0; i < len(m); i += 4096 {
+			sink += m[i]
+		}
+		s, err := MoveFilePages(path, node)
+		unix.Munmap(m)
+		if len(mems) == 1 {
+			if err != nil || s.PerNode[node] != 200 {
+				t.Errorf("one node: %v, %v; want all 200 pages there", s, err)
+			}
+			continue
+		}
+		if s.PerNode[node] != c.want || s.Errors[int(unix.EACCES)] != c.mapped {
+			t.Errorf("%d pages mapped twice: %v, want %d on node %d and %d refused", c.mapped, s, c.want, node, c.mapped)
+		}
+		if tooFew := float64(c.want) < MinOnNode*200; (err != nil) != tooFew || (tooFew && !strings.Contains(err.Error(), "mapped more than once")) {
+			t.Errorf("%d pages mapped twice: error %v", c.mapped, err)
+		}
+	}
 	if _, err := MoveFilePages(filepath.Join(t.TempDir(), "missing"), node); err == nil {
 		t.Error("a missing file gave no error")
 	}

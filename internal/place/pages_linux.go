@@ -72,10 +72,13 @@ func FilePageNodes(path string) (PageSummary, error) {
 // where they lie afterwards. It is how a file's data is placed on a node
 // whatever its filesystem: dropping the cache and reading the file back
 // from the node (fadvise DONTNEED) does nothing on tmpfs, whose pages are
-// the file itself, and leaves pages that another process maps. Pages that
-// another process maps stay where they are (moving them needs
-// MPOL_MF_MOVE_ALL and CAP_SYS_NICE); the error then says how many did
-// not move and, on tmpfs, that the filesystem is tmpfs.
+// the file itself, and leaves pages that another process maps. Pages
+// mapped more than once stay where they are (moving them needs
+// MPOL_MF_MOVE_ALL and CAP_SYS_NICE): a few of the file's first pages that
+// an open SQLite connection of this process maps are the usual ones. It
+// fails when fewer than [MinOnNode] of the pages end up on node, saying how
+// many did not move and, on tmpfs, that the filesystem is tmpfs; the
+// summary says exactly where every page is.
 func MoveFilePages(path string, node int) (PageSummary, error) {
 	if node < 0 {
 		return PageSummary{}, fmt.Errorf("moving the pages of %s: expected a node ≥ 0, got %d", path, node)
@@ -84,13 +87,13 @@ func MoveFilePages(path string, node int) (PageSummary, error) {
 	if err != nil {
 		return s, err
 	}
-	if on := s.PerNode[node]; on < s.Pages {
-		why := "pages mapped by another process cannot move: stop other users of the file and retry"
+	if on := s.PerNode[node]; float64(on) < MinOnNode*float64(s.Pages) {
+		why := "pages mapped more than once (by another process, or twice by this one) cannot move: stop other users of the file and retry"
 		if isTmpfs(path) {
 			why = "the file is on tmpfs, where pages cannot be dropped and re-read, and " + why
 		}
-		return s, fmt.Errorf("placing %s on node %d: only %d of %d pages are there after moving them (%s); %s",
-			path, node, on, s.Pages, s, why)
+		return s, fmt.Errorf("placing %s on node %d: only %d of %d pages are there after moving them (%s), below %.0f%%; %s",
+			path, node, on, s.Pages, s, 100*MinOnNode, why)
 	}
 	return s, nil
 }

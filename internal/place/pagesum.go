@@ -7,6 +7,10 @@ import (
 	"syscall"
 )
 
+// MinOnNode is the fraction of a file's pages [MoveFilePages] must place
+// on the node.
+const MinOnNode = 0.99
+
 // PageSummary counts the entries of a [PageNodes] answer.
 type PageSummary struct {
 	Pages   int         `json:"pages"`
