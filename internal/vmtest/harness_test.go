@@ -53,6 +53,12 @@ func TestQemuArgs(t *testing.T) {
 	if args := strings.Join(Machine{Nodes: 1, CPUsPerNode: 1}.qemuArgs("K", "I", "C", "O"), " "); !strings.Contains(args, "-cpu max ") || strings.Contains(args, "dist") {
 		t.Errorf("one node, no SMT: %s", args)
 	}
+	if got, want := (Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, RAMDiskMiB: 8}).String(), "4 nodes × 1 CPU, 2 sockets, ext2"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if got, want := m.String(), "2 nodes × 4 CPUs, 2 sockets, SMT 2, memory-only node 2"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
 	for _, bad := range []Machine{
 		{Nodes: 0, CPUsPerNode: 1},
 		{Nodes: 2, CPUsPerNode: 1, ThreadsPerCore: 2},

@@ -51,9 +51,9 @@ func (m Machine) Distance(i, j int) int {
 }
 
 // String is a short description: "2 nodes × 2 CPUs, 2 sockets, SMT 2,
-// memory-only node 2, ext2".
+// memory-only node 2, ext2", or "4 nodes × 1 CPU".
 func (m Machine) String() string {
-	s := fmt.Sprintf("%d nodes × %d CPUs", m.Nodes, m.CPUsPerNode)
+	s := plural(m.Nodes, "node") + " × " + plural(m.CPUsPerNode, "CPU")
 	if m.sockets() > 1 {
 		s += fmt.Sprintf(", %d sockets", m.sockets())
 	}
@@ -67,6 +67,14 @@ func (m Machine) String() string {
 		s += ", ext2"
 	}
 	return s
+}
+
+// plural is "1 node", "2 nodes".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func (m Machine) sockets() int { return max(m.Sockets, 1) }
