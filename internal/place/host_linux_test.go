@@ -325,6 +325,7 @@ func TestMoveFilePagesHost(t *testing.T) {
 		for i := 0; i < len(m); i += 4096 {
 			sink += m[i]
 		}
+		runtime.KeepAlive(sink)
 		s, err := MoveFilePages(path, node)
 		unix.Munmap(m)
 		if len(mems) == 1 {
