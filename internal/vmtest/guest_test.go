@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // Files carried into guests, by name in /opt/bin.
 const (
 	tpccDB      = "numalab-tpcc-w1.db"
-	transtatsDB = "numalab-transtats-1000000.duckdb"
+	transtatsDB = "transtats-1000000.duckdb"
 )
 
 // guestFiles builds numalab and loads tpcc (1 warehouse) and transtats
