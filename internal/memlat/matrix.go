@@ -40,6 +40,10 @@ type Matrix struct {
 	// share one memory controller) and must not be used as a latency
 	// ratio: see Caveat.
 	NoNUMAEffect bool `json:"no_numa_effect,omitempty"`
+	// Inverted names the first remote cell that read faster than its
+	// row's local cell, which real NUMA hardware does not do; such a
+	// matrix is flagged NoNUMAEffect whatever its RemoteRatio.
+	Inverted string `json:"inverted,omitempty"`
 }
 
 // NUMAEffectRatio is the remote-to-local latency ratio below which a
@@ -53,24 +57,34 @@ type Matrix struct {
 // just above the threshold, and its relative column then shows why.
 const NUMAEffectRatio = 1.05
 
-// assess fills RemoteRatio and NoNUMAEffect from NS.
+// assess fills RemoteRatio, Inverted and NoNUMAEffect from NS.
 func (m *Matrix) assess() {
 	var loc, rem []float64
+	m.RemoteRatio, m.NoNUMAEffect, m.Inverted = 0, false, ""
 	for i, row := range m.NS {
+		local := -1.0
 		for j, st := range row {
 			if m.CPUNodes[i] == m.MemNodes[j] {
-				loc = append(loc, best(st))
-			} else {
-				rem = append(rem, best(st))
+				local = best(st)
+				loc = append(loc, local)
+			}
+		}
+		for j, st := range row {
+			if m.CPUNodes[i] == m.MemNodes[j] {
+				continue
+			}
+			rem = append(rem, best(st))
+			if local > 0 && best(st) < local && m.Inverted == "" {
+				m.Inverted = fmt.Sprintf("node %d's CPUs read node %d's memory in %.1f ns against %.1f ns local",
+					m.CPUNodes[i], m.MemNodes[j], best(st), local)
 			}
 		}
 	}
-	m.RemoteRatio, m.NoNUMAEffect = 0, false
 	if len(loc) == 0 || len(rem) == 0 || mean(loc) <= 0 {
 		return
 	}
 	m.RemoteRatio = mean(rem) / mean(loc)
-	m.NoNUMAEffect = m.RemoteRatio < NUMAEffectRatio
+	m.NoNUMAEffect = m.RemoteRatio < NUMAEffectRatio || m.Inverted != ""
 }
 
 // Caveat is what a reader must know before using the matrix, or "".
@@ -78,8 +92,12 @@ func (m *Matrix) Caveat() string {
 	if !m.NoNUMAEffect {
 		return ""
 	}
-	return fmt.Sprintf("no NUMA effect measured (emulated or interleaved memory?): remote reads took %.2fx local, under %.2fx; "+
-		"this matrix is not a remote-to-local latency ratio and must not be used as one", m.RemoteRatio, NUMAEffectRatio)
+	why := fmt.Sprintf("remote reads took %.2fx local, under %.2fx", m.RemoteRatio, NUMAEffectRatio)
+	if m.Inverted != "" {
+		why = m.Inverted
+	}
+	return "no NUMA effect measured (emulated or interleaved memory?): " + why +
+		"; this matrix is not a remote-to-local latency ratio and must not be used as one"
 }
 
 // probeMatrix measures latency from each node's CPUs to memory bound to
