@@ -1,286 +1,178 @@
-// Package store keeps numalab's results in one SQLite file: every run with
-// the machine it ran on, its full configuration, numalab's version, and the
-// items it measured, in order.
+// Package store keeps numalab's results: every run with the machine it ran
+// on, its full configuration, numalab's version, and the items it
+// measured, in order. A store is one SQLite file (sqlite.go) or the schema
+// numalab_results of a PostgreSQL database (postgres.go), which many hosts
+// may share; both hold the same tables at the same schema version.
 //
-// The schema is versioned (PRAGMA user_version) and migrated forward when
-// a command that writes opens it; commands that only read (OpenReadOnly)
-// never create, migrate or write a store. A store from a newer numalab is
-// refused. A file is recognised as a store by its SQLite application_id; any
-// other file, SQLite or not, is refused and never written. Several numalab
-// processes may write one store at once: the file is in WAL mode, writers
-// wait for each other (busy timeout) and every write is one short
-// transaction, so nothing is lost.
+// The schema is versioned and migrated forward when a command that writes
+// opens it; commands that only read (OpenReadOnly) never create, migrate or
+// write a store. A store from a newer numalab is refused, before anything
+// is written. A store is recognised by its mark (the SQLite file's
+// application_id; the PostgreSQL schema's comment and its version table):
+// anything else is refused and never written. Several numalab processes,
+// on one host or many, may write one store at once: every write is one
+// short transaction, so each run and each item is kept the moment it is
+// measured, and a writer that dies leaves its run unfinished with every
+// item it stored.
 //
 // A run records the process that writes it (PID and start time, with the
 // host): a run still "running" whose process is gone (killed, crashed) is
 // read back as "abandoned", with everything it stored.
 //
-// The store never deletes a run.
+// A run has two names: its ID, a small number given by the store it is in
+// (what users type), and its UID, a random UUID given when it is first
+// stored and kept by every copy (Copy), so runs from many hosts never
+// collide and copying twice adds nothing.
+//
+// The store never deletes a run, and never keeps a password: item bodies
+// are redacted here, and a PostgreSQL URL's password is never printed.
 package store
 
 import (
-	"bytes"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/url"
-	"os"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	_ "github.com/mattn/go-sqlite3" // the SQLite driver
 
 	"github.com/numalab/numalab/internal/owner"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
 )
 
-// applicationID marks a SQLite file as a numalab store ("NUMA").
-const applicationID = 0x4E554D41
-
-// ErrNotStore is returned for a file that is not a numalab store.
-var ErrNotStore = errors.New("file is not a numalab store")
+// ErrNotStore is returned for a file or schema that is not a numalab store.
+var ErrNotStore = errors.New("not a numalab store")
 
 // ErrNoRun is returned by Get for an id that is not in the store.
 var ErrNoRun = errors.New("no such run")
 
-// ErrNoStore is returned by OpenReadOnly for a file that does not exist
-// or is empty: nothing has been stored there yet.
+// ErrNoStore is returned by OpenReadOnly where nothing has been stored
+// yet: a missing or empty file, a database without the schema.
 var ErrNoStore = errors.New("no store yet")
 
 // ErrNewer is returned for a store written by a newer numalab.
 var ErrNewer = errors.New("stored by a newer numalab")
 
-// migrations[i] takes the schema from version i to i+1. Append only.
-var migrations = []string{
-	`CREATE TABLE runs (
-		id       INTEGER PRIMARY KEY,
-		kind     TEXT NOT NULL,
-		command  TEXT NOT NULL,
-		config   TEXT NOT NULL,
-		version  TEXT NOT NULL,
-		host     TEXT NOT NULL,
-		machine  TEXT,
-		started  TEXT NOT NULL,
-		finished TEXT,
-		status   TEXT NOT NULL,
-		headline TEXT NOT NULL DEFAULT '',
-		error    TEXT NOT NULL DEFAULT ''
-	);
-	CREATE TABLE items (
-		run_id INTEGER NOT NULL REFERENCES runs(id),
-		seq    INTEGER NOT NULL,
-		kind   TEXT NOT NULL,
-		body   TEXT NOT NULL,
-		PRIMARY KEY (run_id, seq)
-	);`,
-	// 2: the latest run of a kind (Latest) without reading every run, for
-	// stores that many machines write.
-	`CREATE INDEX runs_kind ON runs (kind, id);`,
-	// 3: the process writing a run, to tell a killed run from a running one.
-	`ALTER TABLE runs ADD COLUMN pid INTEGER;
-	ALTER TABLE runs ADD COLUMN pid_start INTEGER;`,
-}
-
-// SchemaVersion is the schema version this numalab writes.
+// SchemaVersion is the schema version this numalab writes, in either
+// backend.
 var SchemaVersion = len(migrations)
+
+// ownerVersion and uidVersion are the first schema versions whose runs
+// name their process, and have a UID.
+const (
+	ownerVersion = 3
+	uidVersion   = 4
+)
 
 // Store is an open results store.
 type Store struct {
 	db   *sql.DB
-	path string
-
-	ownerOnce sync.Once
-	ownerCols string // "pid, pid_start", or NULLs for a store without them
+	name string // the file, or the URL without its password
+	pg   bool
+	// The runs table has the process columns, the uid column (not in an
+	// older store read as it is).
+	owners, uids bool
 }
 
-// Open opens the store at path, creating it if the file does not exist or
-// is empty. It refuses a file that is not a numalab store, and a store
-// written by a newer numalab.
-func Open(path string) (*Store, error) {
-	if err := checkFile(path); err != nil {
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	q := url.Values{}
-	q.Set("_busy_timeout", "30000")
-	q.Set("_journal_mode", "WAL")
-	q.Set("_txlock", "immediate")
-	q.Set("_foreign_keys", "1")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	s := &Store{db: db, path: path}
-	if err := s.migrate(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	return s, nil
+// IsURL reports whether target names a PostgreSQL store rather than a file.
+func IsURL(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
-// checkFile refuses, without writing, a file that is not SQLite.
-func checkFile(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+// Open opens the store target (a file name or a postgres:// URL), creating
+// it if it does not exist and migrating it to SchemaVersion. It refuses a
+// file or schema that is not a numalab store, a store written by a newer
+// numalab and a server it cannot reach, writing nothing.
+func Open(target string) (*Store, error) {
+	if IsURL(target) {
+		return openPostgres(target, false)
 	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return fmt.Errorf("is a directory (try --store %s/numalab.db)", path)
-	}
-	head := make([]byte, 16)
-	n, err := io.ReadFull(f, head)
-	if n == 0 && (err == io.EOF || err == nil) {
-		return nil // empty file: a new store
-	}
-	if !bytes.Equal(head[:n], []byte("SQLite format 3\x00")) {
-		return fmt.Errorf("%w: not an SQLite database (try --store new.db)", ErrNotStore)
-	}
-	// Look read-only first: opening in WAL mode would rewrite the header of
-	// a database that is not ours.
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=30000")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	var app, tables int
-	if err := db.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
-		return fmt.Errorf("%w: %v (try --store new.db)", ErrNotStore, err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
-		return fmt.Errorf("%w: %v (try --store new.db)", ErrNotStore, err)
-	}
-	if app != applicationID && (app != 0 || tables != 0) {
-		return fmt.Errorf("%w: an SQLite database of another program (try --store new.db)", ErrNotStore)
-	}
-	return nil
+	return openSQLite(target)
 }
 
-func (s *Store) migrate() error {
-	tx, err := s.db.Begin() // immediate: one migrator at a time
-	if err != nil {
-		return err
+// OpenReadOnly opens the store target for reading: it creates nothing,
+// migrates nothing and writes nothing. Where nothing was stored yet it
+// returns ErrNoStore; a store from a newer numalab is refused. It reads
+// every older schema as it is.
+func OpenReadOnly(target string) (*Store, error) {
+	if IsURL(target) {
+		return openPostgres(target, true)
 	}
-	defer tx.Rollback()
-	var app, ver, tables int
-	if err := tx.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
-		return fmt.Errorf("%w: %v (try --store new.db)", ErrNotStore, err)
-	}
-	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&ver); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
-		return err
-	}
-	switch {
-	case app == 0 && tables == 0 && ver == 0:
-		if _, err := tx.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
-			return err
-		}
-	case app != applicationID:
-		return fmt.Errorf("%w: an SQLite database of another program (try --store new.db)", ErrNotStore)
-	case ver > len(migrations):
-		return newerError(ver)
-	}
-	for v := ver; v < len(migrations); v++ {
-		if _, err := tx.Exec(migrations[v]); err != nil {
-			return fmt.Errorf("migrating schema to version %d: %w", v+1, err)
-		}
-	}
-	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations))); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return openSQLiteReadOnly(target)
 }
 
-func newerError(ver int) error {
-	return fmt.Errorf("%w (schema version %d; this numalab knows up to %d): upgrade numalab, or give another --store", ErrNewer, ver, len(migrations))
-}
-
-// OpenReadOnly opens the store at path for reading: it creates nothing,
-// migrates nothing and writes nothing. A missing or empty file (or an
-// SQLite database without tables, which Open would adopt) is ErrNoStore; a store from a newer numalab is refused. It reads every
-// older schema as it is: the migrations after version 1 add indexes, and
-// the run's process columns (version 3), which a store without them reads
-// as NULL (owners). A migration that changes a table otherwise must make
-// OpenReadOnly refuse the versions before it, saying to open the store
-// once with a command that stores a run.
-func OpenReadOnly(path string) (*Store, error) {
-	st, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) || err == nil && st.Mode().IsRegular() && st.Size() == 0 {
-		return nil, fmt.Errorf("opening store %q: %w", path, ErrNoStore)
-	}
-	if err := checkFile(path); err != nil {
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	// Query-only on a writable file, so that closing it checkpoints and
-	// removes the WAL files as a writer's close does; mode=ro where the
-	// file cannot be written.
-	db, err := openQuery(path, "mode=rw&_query_only=1")
-	if err != nil {
-		db, err = openQuery(path, "mode=ro")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	var app, ver int
-	err = db.QueryRow(`PRAGMA application_id`).Scan(&app)
-	if err == nil {
-		err = db.QueryRow(`PRAGMA user_version`).Scan(&ver)
-	}
-	switch {
-	case err != nil:
-	case app != applicationID || ver == 0:
-		err = ErrNoStore // an empty SQLite database: a writer would make it a store
-	case ver > len(migrations):
-		err = newerError(ver)
-	}
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
-	}
-	return &Store{db: db, path: path}, nil
-}
-
-// openQuery opens path with the given SQLite URI parameters and checks
-// that it can be read.
-func openQuery(path, params string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+params+"&_busy_timeout=30000")
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Ping(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
-// Path is the store's file name.
-func (s *Store) Path() string { return s.path }
+// Path names the store in messages: its file, or its URL without the
+// password.
+func (s *Store) Path() string { return s.name }
 
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
 const timeFormat = time.RFC3339Nano
 
-// Begin records a new run with status "running" and sets r.ID.
+// q rewrites a query's ? placeholders as PostgreSQL's $1, $2, ...
+func (s *Store) q(query string) string {
+	if !s.pg {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// at is a time as the backend stores it: TIMESTAMPTZ, or RFC 3339 text.
+func (s *Store) at(t time.Time) any {
+	if s.pg {
+		return t.UTC()
+	}
+	return t.UTC().Format(timeFormat)
+}
+
+// NewUID returns a random (version 4) UUID.
+func NewUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Begin records a new run with status "running", naming this process and
+// with a new UID, and sets r.ID.
 func (s *Store) Begin(r *result.Run) error {
+	var self *owner.Process // nil: a process numalab cannot name is never judged gone
+	if p, err := owner.Self(sysfs.New("/")); err == nil {
+		self = &p
+	}
+	_, err := s.insertRun(s.db, r, NewUID(), self)
+	return err
+}
+
+// execer is a database or a transaction.
+type execer interface {
+	QueryRow(query string, args ...any) *sql.Row
+	Exec(query string, args ...any) (sql.Result, error)
+}
+
+// insertRun stores r with the given UID, written by process p (nil: none
+// named), and sets r.ID.
+func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process) (int64, error) {
 	var machine []byte
 	if r.Machine != nil {
 		var err error
 		if machine, err = json.Marshal(r.Machine); err != nil {
-			return fmt.Errorf("recording run: %w", err)
+			return 0, fmt.Errorf("recording run: %w", err)
 		}
 	}
 	cfg := r.Config
@@ -290,19 +182,22 @@ func (s *Store) Begin(r *result.Run) error {
 	if r.Status == "" {
 		r.Status = result.StatusRunning
 	}
-	var pid, start any // NULL: a process numalab cannot name is never judged gone
-	if self, err := owner.Self(sysfs.New("/")); err == nil {
-		pid, start = self.PID, int64(self.Start)
+	var finished any
+	if !r.Finished.IsZero() {
+		finished = s.at(r.Finished)
 	}
-	res, err := s.db.Exec(`INSERT INTO runs (kind, command, config, version, host, machine, started, status, headline, pid, pid_start)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.Kind, r.Command, string(cfg), r.Version, r.Host, nullString(machine), r.Started.UTC().Format(timeFormat), r.Status, r.Headline,
-		pid, start)
+	var pid, start any
+	if p != nil {
+		pid, start = p.PID, int64(p.Start)
+	}
+	err := x.QueryRow(s.q(`INSERT INTO runs (uid, kind, command, config, version, host, machine, started, finished, status, headline, error, pid, pid_start)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		uid, r.Kind, r.Command, string(cfg), r.Version, r.Host, nullString(machine), s.at(r.Started), finished,
+		r.Status, r.Headline, r.Error, pid, start).Scan(&r.ID)
 	if err != nil {
-		return fmt.Errorf("recording run in %s: %w", s.path, err)
+		return 0, fmt.Errorf("recording run in %s: %w", s.name, err)
 	}
-	r.ID, err = res.LastInsertId()
-	return err
+	return r.ID, nil
 }
 
 func nullString(b []byte) any {
@@ -322,40 +217,66 @@ func (s *Store) Add(id int64, e result.Entry) (int, error) {
 	}
 	body = result.RedactJSON(body)
 	var seq int
-	err = s.db.QueryRow(`INSERT INTO items (run_id, seq, kind, body)
+	err = s.db.QueryRow(s.q(`INSERT INTO items (run_id, seq, kind, body)
 		VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE run_id = ?), ?, ?)
-		RETURNING seq`, id, id, kind, string(body)).Scan(&seq)
+		RETURNING seq`), id, id, kind, string(body)).Scan(&seq)
 	if err != nil {
-		return 0, fmt.Errorf("storing %s of run %d in %s: %w", kind, id, s.path, err)
+		return 0, fmt.Errorf("storing %s of run %d in %s: %w", kind, id, s.name, err)
 	}
 	return seq, nil
 }
 
 // Finish records how run id ended.
 func (s *Store) Finish(id int64, finished time.Time, status, headline, errText string) error {
-	_, err := s.db.Exec(`UPDATE runs SET finished = ?, status = ?, headline = ?, error = ? WHERE id = ?`,
-		finished.UTC().Format(timeFormat), status, headline, errText, id)
+	_, err := s.db.Exec(s.q(`UPDATE runs SET finished = ?, status = ?, headline = ?, error = ? WHERE id = ?`),
+		s.at(finished), status, headline, errText, id)
 	if err != nil {
-		return fmt.Errorf("finishing run %d in %s: %w", id, s.path, err)
+		return fmt.Errorf("finishing run %d in %s: %w", id, s.name, err)
 	}
 	return nil
 }
 
+// Filter selects runs: of a host, of a kind, started in [Since, Until).
+// Zero fields select everything.
+type Filter struct {
+	Host, Kind   string
+	Since, Until time.Time
+}
+
+func (f Filter) keeps(r *result.Run) bool {
+	return (f.Since.IsZero() || !r.Started.Before(f.Since)) && (f.Until.IsZero() || r.Started.Before(f.Until))
+}
+
 // List returns every run, oldest first, without machines or items.
-func (s *Store) List() ([]result.Run, error) {
-	rows, err := s.db.Query(`SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` +
-		s.owners() + ` FROM runs ORDER BY id`)
+func (s *Store) List() ([]result.Run, error) { return s.Find(Filter{}) }
+
+// Find returns the runs f selects, oldest first, without machines or
+// items.
+func (s *Store) Find(f Filter) ([]result.Run, error) {
+	q := `SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` + s.ownerCols() + ` FROM runs WHERE 1 = 1`
+	var args []any
+	if f.Host != "" {
+		q += ` AND host = ?`
+		args = append(args, f.Host)
+	}
+	if f.Kind != "" {
+		q += ` AND kind = ?`
+		args = append(args, f.Kind)
+	}
+	rows, err := s.db.Query(s.q(q+` ORDER BY id`), args...)
 	if err != nil {
-		return nil, fmt.Errorf("listing runs in %s: %w", s.path, err)
+		return nil, fmt.Errorf("listing runs in %s: %w", s.name, err)
 	}
 	defer rows.Close()
 	var runs []result.Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, fmt.Errorf("listing runs in %s: %w", s.path, err)
+			return nil, fmt.Errorf("listing runs in %s: %w", s.name, err)
 		}
-		runs = append(runs, *r)
+		if f.keeps(r) {
+			runs = append(runs, *r)
+		}
 	}
 	return runs, rows.Err()
 }
@@ -373,33 +294,88 @@ func (s *Store) Latest(kind string, before int64, statuses ...string) (int64, er
 		}
 	}
 	var id int64
-	if err := s.db.QueryRow(q, args...).Scan(&id); err != nil {
-		return 0, fmt.Errorf("finding the latest %s run in %s: %w", kind, s.path, err)
+	if err := s.db.QueryRow(s.q(q), args...).Scan(&id); err != nil {
+		return 0, fmt.Errorf("finding the latest %s run in %s: %w", kind, s.name, err)
 	}
 	return id, nil
 }
 
+// Resolve turns what a user typed for a run into its ID: the ID itself
+// (a positive number), or the run's UID or a unique prefix of it (at least
+// 8 characters, as 'numalab runs show' prints it).
+func (s *Store) Resolve(text string) (int64, error) {
+	if id, err := strconv.ParseInt(text, 10, 64); err == nil && id > 0 {
+		return id, nil
+	}
+	bad := fmt.Errorf("%q is not a run ID (a positive number, or 8 or more characters of a run's UID; try 'numalab runs')", text)
+	if len(text) < 8 || strings.Trim(strings.ToLower(text), "0123456789abcdef-") != "" {
+		return 0, bad
+	}
+	if !s.uids {
+		return 0, fmt.Errorf("run %s: %w in %s, whose runs have no UIDs yet (give the run's number)", text, ErrNoRun, s.name)
+	}
+	rows, err := s.db.Query(s.q(`SELECT id FROM runs WHERE uid LIKE ? ORDER BY id LIMIT 2`), strings.ToLower(text)+"%")
+	if err != nil {
+		return 0, fmt.Errorf("finding run %s in %s: %w", text, s.name, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, fmt.Errorf("finding run %s in %s: %w", text, s.name, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("finding run %s in %s: %w", text, s.name, err)
+	}
+	switch len(ids) {
+	case 0:
+		return 0, fmt.Errorf("run %s: %w in %s (try 'numalab runs')", text, ErrNoRun, s.name)
+	case 1:
+		return ids[0], nil
+	}
+	return 0, fmt.Errorf("run %s: more than one run's UID starts so in %s (runs %d and %d; give more of it)", text, s.name, ids[0], ids[1])
+}
+
+// UID returns run id's UID ("" in an older store read as it is).
+func (s *Store) UID(id int64) (string, error) {
+	if !s.uids {
+		return "", nil
+	}
+	var uid string
+	err := s.db.QueryRow(s.q(`SELECT uid FROM runs WHERE id = ?`), id).Scan(&uid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("run %d: %w in %s (try 'numalab runs')", id, ErrNoRun, s.name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading run %d from %s: %w", id, s.name, err)
+	}
+	return uid, nil
+}
+
 // Get returns run id with its machine and items.
 func (s *Store) Get(id int64) (*result.Run, error) {
-	row := s.db.QueryRow(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error, `+
-		s.owners()+` FROM runs WHERE id = ?`, id)
+	row := s.db.QueryRow(s.q(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error, `+
+		s.ownerCols()+` FROM runs WHERE id = ?`), id)
 	r, err := scanRun(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("run %d: %w in %s (try 'numalab runs')", id, ErrNoRun, s.path)
+		return nil, fmt.Errorf("run %d: %w in %s (try 'numalab runs')", id, ErrNoRun, s.name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading run %d from %s: %w", id, s.path, err)
+		return nil, fmt.Errorf("reading run %d from %s: %w", id, s.name, err)
 	}
-	rows, err := s.db.Query(`SELECT seq, kind, body FROM items WHERE run_id = ? ORDER BY seq`, id)
+	rows, err := s.db.Query(s.q(`SELECT seq, kind, body FROM items WHERE run_id = ? ORDER BY seq`), id)
 	if err != nil {
-		return nil, fmt.Errorf("reading run %d from %s: %w", id, s.path, err)
+		return nil, fmt.Errorf("reading run %d from %s: %w", id, s.name, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var it result.Item
 		var body string
 		if err := rows.Scan(&it.Seq, &it.Kind, &body); err != nil {
-			return nil, fmt.Errorf("reading run %d from %s: %w", id, s.path, err)
+			return nil, fmt.Errorf("reading run %d from %s: %w", id, s.name, err)
 		}
 		it.Body = json.RawMessage(body)
 		r.Results = append(r.Results, it)
@@ -407,25 +383,22 @@ func (s *Store) Get(id int64) (*result.Run, error) {
 	return r, rows.Err()
 }
 
-// owners is the select list of a run's process: its columns, or NULLs in
-// a store written before they existed (opened without migrating).
-func (s *Store) owners() string {
-	s.ownerOnce.Do(func() {
-		s.ownerCols = "NULL, NULL"
-		var n int
-		if err := s.db.QueryRow(`SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('pid', 'pid_start')`).Scan(&n); err == nil && n == 2 {
-			s.ownerCols = "pid, pid_start"
-		}
-	})
-	return s.ownerCols
+// ownerCols is the select list of a run's process: its columns, or NULLs
+// in a store written before they existed (opened without migrating).
+func (s *Store) ownerCols() string {
+	if s.owners {
+		return "pid, pid_start"
+	}
+	return "NULL, NULL"
 }
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRun(sc scanner) (*result.Run, error) {
 	var r result.Run
-	var config, started string
-	var machine, finished sql.NullString
+	var config string
+	var started, finished any
+	var machine sql.NullString
 	var pid, pidStart sql.NullInt64
 	if err := sc.Scan(&r.ID, &r.Kind, &r.Command, &config, &r.Version, &r.Host, &machine, &started, &finished,
 		&r.Status, &r.Headline, &r.Error, &pid, &pidStart); err != nil {
@@ -439,12 +412,12 @@ func scanRun(sc scanner) (*result.Run, error) {
 	}
 	r.Config = json.RawMessage(config)
 	var err error
-	if r.Started, err = time.Parse(timeFormat, started); err != nil {
-		return nil, fmt.Errorf("run %d: bad start time %q: %w", r.ID, started, err)
+	if r.Started, err = timeOf(started); err != nil {
+		return nil, fmt.Errorf("run %d: bad start time: %w", r.ID, err)
 	}
-	if finished.Valid {
-		if r.Finished, err = time.Parse(timeFormat, finished.String); err != nil {
-			return nil, fmt.Errorf("run %d: bad finish time %q: %w", r.ID, finished.String, err)
+	if finished != nil {
+		if r.Finished, err = timeOf(finished); err != nil {
+			return nil, fmt.Errorf("run %d: bad finish time: %w", r.ID, err)
 		}
 	}
 	if machine.Valid {
@@ -454,4 +427,17 @@ func scanRun(sc scanner) (*result.Run, error) {
 		}
 	}
 	return &r, nil
+}
+
+// timeOf reads a stored time: PostgreSQL's TIMESTAMPTZ or SQLite's text.
+func timeOf(v any) (time.Time, error) {
+	switch t := v.(type) {
+	case time.Time:
+		return t.UTC(), nil
+	case string:
+		return time.Parse(timeFormat, t)
+	case []byte:
+		return time.Parse(timeFormat, string(t))
+	}
+	return time.Time{}, fmt.Errorf("%v (%T) is not a time", v, v)
 }

@@ -1,0 +1,222 @@
+package store
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver
+)
+
+// applicationID marks a SQLite file as a numalab store ("NUMA").
+const applicationID = 0x4E554D41
+
+// migrations[i] takes an SQLite store's schema from version i to i+1
+// (PRAGMA user_version); pgMigrations[i] does the same in PostgreSQL.
+// Append only, to both.
+var migrations = []string{
+	`CREATE TABLE runs (
+		id       INTEGER PRIMARY KEY,
+		kind     TEXT NOT NULL,
+		command  TEXT NOT NULL,
+		config   TEXT NOT NULL,
+		version  TEXT NOT NULL,
+		host     TEXT NOT NULL,
+		machine  TEXT,
+		started  TEXT NOT NULL,
+		finished TEXT,
+		status   TEXT NOT NULL,
+		headline TEXT NOT NULL DEFAULT '',
+		error    TEXT NOT NULL DEFAULT ''
+	);
+	CREATE TABLE items (
+		run_id INTEGER NOT NULL REFERENCES runs(id),
+		seq    INTEGER NOT NULL,
+		kind   TEXT NOT NULL,
+		body   TEXT NOT NULL,
+		PRIMARY KEY (run_id, seq)
+	);`,
+	// 2: the latest run of a kind (Latest) without reading every run, for
+	// stores that many machines write.
+	`CREATE INDEX runs_kind ON runs (kind, id);`,
+	// 3: the process writing a run, to tell a killed run from a running one.
+	`ALTER TABLE runs ADD COLUMN pid INTEGER;
+	ALTER TABLE runs ADD COLUMN pid_start INTEGER;`,
+	// 4: a UID for every run (a version 4 UUID), the same in every store
+	// the run is copied to; runs stored before get one now.
+	`ALTER TABLE runs ADD COLUMN uid TEXT;
+	UPDATE runs SET uid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
+		substr('89ab', 1 + abs(random() % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)));
+	CREATE UNIQUE INDEX runs_uid ON runs (uid);`,
+}
+
+// openSQLite opens (creating or migrating) the store in the file path.
+func openSQLite(path string) (*Store, error) {
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", "30000")
+	q.Set("_journal_mode", "WAL")
+	q.Set("_txlock", "immediate")
+	q.Set("_foreign_keys", "1")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	s := &Store{db: db, name: path, owners: true, uids: true}
+	if err := s.migrateSQLite(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	return s, nil
+}
+
+// checkFile refuses, without writing, a file that is not SQLite.
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("is a directory (try --store %s/numalab.db)", path)
+	}
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF || err == nil) {
+		return nil // empty file: a new store
+	}
+	if !bytes.Equal(head[:n], []byte("SQLite format 3\x00")) {
+		return fmt.Errorf("file is %w: not an SQLite database (try --store new.db)", ErrNotStore)
+	}
+	// Look read-only first: opening in WAL mode would rewrite the header of
+	// a database that is not ours.
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=30000")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var app, tables int
+	if err := db.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
+		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
+	}
+	if app != applicationID && (app != 0 || tables != 0) {
+		return fmt.Errorf("file is %w: an SQLite database of another program (try --store new.db)", ErrNotStore)
+	}
+	return nil
+}
+
+func (s *Store) migrateSQLite() error {
+	tx, err := s.db.Begin() // immediate: one migrator at a time
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var app, ver, tables int
+	if err := tx.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
+		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
+	}
+	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&ver); err != nil {
+		return err
+	}
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+		return err
+	}
+	switch {
+	case app == 0 && tables == 0 && ver == 0:
+		if _, err := tx.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+			return err
+		}
+	case app != applicationID:
+		return fmt.Errorf("file is %w: an SQLite database of another program (try --store new.db)", ErrNotStore)
+	case ver > len(migrations):
+		return newerError(ver)
+	}
+	for v := ver; v < len(migrations); v++ {
+		if _, err := tx.Exec(migrations[v]); err != nil {
+			return fmt.Errorf("migrating schema to version %d: %w", v+1, err)
+		}
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, len(migrations))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func newerError(ver int) error {
+	return fmt.Errorf("%w (schema version %d; this numalab knows up to %d): upgrade numalab, or give another --store", ErrNewer, ver, len(migrations))
+}
+
+// openSQLiteReadOnly opens the file path for reading. A missing or empty
+// file (or an SQLite database without tables, which Open would adopt) is
+// ErrNoStore. Every older schema is read as it is: the migrations after
+// version 1 add an index, the run's process columns (read as NULL where
+// they are missing: Store.owners) and the uid column (Store.uids). A
+// migration that changes a table otherwise must make this refuse the
+// versions before it, saying to open the store once with a command that
+// stores a run.
+func openSQLiteReadOnly(path string) (*Store, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return nil, fmt.Errorf("opening store %q: %w", path, ErrNoStore)
+	}
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	// Query-only on a writable file, so that closing it checkpoints and
+	// removes the WAL files as a writer's close does; mode=ro where the
+	// file cannot be written.
+	db, err := openQuery(path, "mode=rw&_query_only=1")
+	if err != nil {
+		db, err = openQuery(path, "mode=ro")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	var app, ver int
+	err = db.QueryRow(`PRAGMA application_id`).Scan(&app)
+	if err == nil {
+		err = db.QueryRow(`PRAGMA user_version`).Scan(&ver)
+	}
+	switch {
+	case err != nil:
+	case app != applicationID || ver == 0:
+		err = ErrNoStore // an empty SQLite database: a writer would make it a store
+	case ver > len(migrations):
+		err = newerError(ver)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening store %q: %w", path, err)
+	}
+	return &Store{db: db, name: path, owners: ver >= ownerVersion, uids: ver >= uidVersion}, nil
+}
+
+// openQuery opens path with the given SQLite URI parameters and checks
+// that it can be read.
+func openQuery(path, params string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+params+"&_busy_timeout=30000")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
