@@ -49,6 +49,7 @@ var commands = []command{
 	{"eval", "the main job: topology, memory probe, OLTP and reporting sweeps, model and report, within a budget", cmdEval},
 	{"topo", "show the machine: packages, nodes, cores, SMT siblings, caches, distances", cmdTopo},
 	{"runs", "list stored runs, or show one (runs show ID)", cmdRuns},
+	{"store", "copy runs between results stores, SQLite and PostgreSQL (store copy FROM TO)", cmdStore},
 	{"run", "run a workload sweep: run oltp (tpcc-ro: streams x placement), run report (transtats: streams x DOP)", cmdRun},
 	{"check", "check a numalab TPC-C database against the specification's consistency conditions", cmdCheck},
 	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth), probe io (storage)", cmdProbe},

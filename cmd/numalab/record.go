@@ -18,9 +18,31 @@ import (
 	"github.com/numalab/numalab/internal/version"
 )
 
-// storeFlag adds --store to a command that reads or writes runs.
+// storeFlag adds --store to a command that reads or writes runs. Its
+// default is $NUMALAB_STORE, else numalab.db; --help shows it without its
+// password.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", "numalab.db", "results `store`: an SQLite file, created if missing")
+	v := storeValue(os.Getenv("NUMALAB_STORE"))
+	if v == "" {
+		v = "numalab.db"
+	}
+	fs.Var(&v, "store", "results `store`: an SQLite file (created if missing) or a postgres:// URL that many hosts share (schema numalab_results); $NUMALAB_STORE sets the default")
+	return (*string)(&v)
+}
+
+// storeValue is a store flag's value, printed without its password.
+type storeValue string
+
+func (v *storeValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return result.Redact(string(*v))
+}
+
+func (v *storeValue) Set(s string) error {
+	*v = storeValue(s)
+	return nil
 }
 
 // recorder stores one run as it is measured: Begin at start, each item as

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"time"
 
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -14,13 +14,23 @@ import (
 )
 
 const runsHelp = `Usage:
-  numalab runs [--store FILE] [--json]
-  numalab runs show [--store FILE] [--json] ID
+  numalab runs [--store FILE|URL] [--json] [--host H] [--kind K] [--since T] [--until T]
+  numalab runs show [--store FILE|URL] [--json] ID
 
 Lists the runs kept in the results store (id, start time in UTC, host, kind,
 status, headline figure), or shows one run: the command line, its full
 configuration, numalab's version, the machine it ran on and every item it
 measured, in order.
+
+The store is an SQLite file or a PostgreSQL database that many hosts share
+(--store postgres://user@host/db, or NUMALAB_STORE). A run's ID is its
+number in that store; show also takes the run's UID (shown by show, kept
+when the run is copied to another store with 'numalab store copy'), or its
+first 8 or more characters.
+
+--since and --until take a date (2026-11-21), a time in UTC
+(2026-11-21T06:00, or RFC 3339 with a zone) or a duration back from now
+(24h, 90m): runs started at or after --since and before --until.
 
 A run's status is "complete", "interrupted" (Ctrl-C: what was measured
 before is kept), "failed" (the error is kept), "running" (its process is
@@ -29,8 +39,11 @@ killed or crashed: what it stored before is kept; see it with runs show).
 
 Examples:
   numalab runs
+  numalab runs --host db7 --kind oltp --since 168h
+  numalab runs --store postgres://numalab@results.example/lab --since 2026-11-01
   numalab runs --json | jq '.[].headline'
   numalab runs show 3
+  numalab runs show 5f0c2a9e
   numalab runs show --json 3 > run3.json
 `
 
@@ -42,20 +55,30 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "runs", runsHelp)
 	storePath := storeFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	host := fs.String("host", "", "only runs of this host (as runs lists it)")
+	kind := fs.String("kind", "", "only runs of this kind: "+result.RunProbeMem+", "+result.RunProbeIO+", "+result.RunOLTP+" or "+result.RunQueries)
+	since := fs.String("since", "", "only runs started at or after this `time` (a date, a UTC time or a duration ago: 24h)")
+	until := fs.String("until", "", "only runs started before this `time`")
 	if done, err := parseFlags(e, fs, args); done {
 		return err
 	}
-	var id int64
+	where := result.Redact(*storePath)
+	var filter store.Filter
 	if show {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("runs show: want one run ID (try 'numalab runs' to list them)")
 		}
-		var err error
-		if id, err = strconv.ParseInt(fs.Arg(0), 10, 64); err != nil || id <= 0 {
-			return fmt.Errorf("runs show: %q is not a run ID (a positive number; try 'numalab runs')", fs.Arg(0))
+		if *host != "" || *kind != "" || *since != "" || *until != "" {
+			return fmt.Errorf("runs show: --host, --kind, --since and --until filter the list, not one run (try 'numalab runs --help')")
 		}
-	} else if err := noArgs(fs); err != nil {
-		return err
+	} else {
+		if err := noArgs(fs); err != nil {
+			return err
+		}
+		var err error
+		if filter, err = runsFilter(*host, *kind, *since, *until, time.Now()); err != nil {
+			return err
+		}
 	}
 	st, err := store.OpenReadOnly(*storePath)
 	switch {
@@ -64,26 +87,18 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 		if *asJSON {
 			return writeJSON(e.stdout, []result.Run{})
 		}
-		fmt.Fprintf(e.stdout, "no runs: there is no store at %s yet (try 'numalab probe mem' or 'numalab eval')\n", *storePath)
+		fmt.Fprintf(e.stdout, "no runs: there is no store at %s yet (try 'numalab probe mem' or 'numalab eval')\n", where)
 		return nil
 	case errors.Is(err, store.ErrNoStore):
-		return fmt.Errorf("runs show: run %d: no store at %s yet (try 'numalab runs --store FILE')", id, *storePath)
+		return fmt.Errorf("runs show: run %s: no store at %s yet (try 'numalab runs --store FILE')", fs.Arg(0), where)
 	case err != nil:
 		return err
 	}
 	defer st.Close()
 	if show {
-		r, err := st.Get(id)
-		if err != nil {
-			return err
-		}
-		result.RedactRun(r) // a store from an older numalab may hold a password
-		if *asJSON {
-			return writeJSON(e.stdout, r)
-		}
-		return report.WriteRun(e.stdout, r)
+		return showRun(e, st, fs.Arg(0), *asJSON)
 	}
-	runs, err := st.List()
+	runs, err := st.Find(filter)
 	if err != nil {
 		return err
 	}
@@ -96,11 +111,79 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 		}
 		return writeJSON(e.stdout, runs)
 	}
+	if len(runs) == 0 && filter != (store.Filter{}) {
+		fmt.Fprintf(e.stdout, "no runs in %s match (try 'numalab runs' without --host, --kind, --since, --until)\n", where)
+		return nil
+	}
 	if len(runs) == 0 {
-		fmt.Fprintf(e.stdout, "no runs in %s yet (try 'numalab probe mem' or 'numalab eval')\n", *storePath)
+		fmt.Fprintf(e.stdout, "no runs in %s yet (try 'numalab probe mem' or 'numalab eval')\n", where)
 		return nil
 	}
 	return report.WriteRuns(e.stdout, runs)
+}
+
+// showRun prints the run the user named by ID or UID, with its UID.
+func showRun(e *env, st *store.Store, text string, asJSON bool) error {
+	id, err := st.Resolve(text)
+	if err != nil {
+		return fmt.Errorf("runs show: %w", err)
+	}
+	r, err := st.Get(id)
+	if err != nil {
+		return err
+	}
+	uid, err := st.UID(id)
+	if err != nil {
+		return err
+	}
+	result.RedactRun(r) // a store from an older numalab may hold a password
+	if asJSON {
+		return writeJSON(e.stdout, struct {
+			*result.Run
+			UID string `json:"uid,omitempty"`
+		}{r, uid})
+	}
+	if err := report.WriteRun(e.stdout, r); err != nil {
+		return err
+	}
+	if uid != "" {
+		fmt.Fprintf(e.stdout, "uid: %s (its name in every store it is copied to)\n", uid)
+	}
+	return nil
+}
+
+// runsFilter checks runs' filter flags, all at once.
+func runsFilter(host, kind, since, until string, now time.Time) (store.Filter, error) {
+	f := store.Filter{Host: host, Kind: kind}
+	var errs []error
+	var err error
+	if f.Since, err = parseWhen(since, now); err != nil {
+		errs = append(errs, badFlag("since", since, err.Error()))
+	}
+	if f.Until, err = parseWhen(until, now); err != nil {
+		errs = append(errs, badFlag("until", until, err.Error()))
+	}
+	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		errs = append(errs, fmt.Errorf("-since %s is not before -until %s: no run could match", since, until))
+	}
+	return f, errors.Join(errs...)
+}
+
+// parseWhen reads a --since or --until time: a date or time in UTC, RFC
+// 3339, or a duration before now. "" is the zero time (no bound).
+func parseWhen(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errors.New("is not a time: want a date (2026-11-21), a UTC time (2026-11-21T06:00), RFC 3339, or a duration ago (24h)")
 }
 
 func writeJSON(w io.Writer, v any) error {
