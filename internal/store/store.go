@@ -302,10 +302,18 @@ func (s *Store) Latest(kind string, before int64, statuses ...string) (int64, er
 
 // Resolve turns what a user typed for a run into its ID: the ID itself
 // (a positive number), or the run's UID or a unique prefix of it (at least
-// 8 characters, as 'numalab runs show' prints it).
+// 8 characters, as 'numalab runs show' prints it). A number of 8 digits or
+// more is an ID if a run has it, else a UID prefix.
 func (s *Store) Resolve(text string) (int64, error) {
 	if id, err := strconv.ParseInt(text, 10, 64); err == nil && id > 0 {
-		return id, nil
+		if len(text) < 8 {
+			return id, nil
+		}
+		// As long as a UID prefix: a UID's when no run has that number.
+		var n int
+		if err := s.db.QueryRow(s.q(`SELECT count(*) FROM runs WHERE id = ?`), id).Scan(&n); err != nil || n > 0 || !s.uids {
+			return id, err
+		}
 	}
 	bad := fmt.Errorf("%q is not a run ID (a positive number, or 8 or more characters of a run's UID; try 'numalab runs')", text)
 	if len(text) < 8 || strings.Trim(strings.ToLower(text), "0123456789abcdef-") != "" {

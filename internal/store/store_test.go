@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,6 +202,76 @@ func TestVersion1(t *testing.T) {
 	}
 	if r, err := s.Get(1); err != nil || r.Version != "v1" {
 		t.Errorf("run 1 after migrating: %+v, %v", r, err)
+	}
+	uid, err := s.UID(1)
+	if err != nil || !uuidRE.MatchString(uid) {
+		t.Errorf("run 1 after migrating has UID %q, %v; want a version 4 UUID", uid, err)
+	}
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// TestFindAndResolve: Find selects by host, kind and start time; Resolve
+// takes a run's number, its UID or a unique prefix of it, and refuses
+// anything else.
+func TestFindAndResolve(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+	for i, hk := range [][2]string{{"a", "oltp"}, {"b", "oltp"}, {"a", "probe-mem"}, {"a", "oltp"}} {
+		r := newRun(hk[1])
+		r.Host, r.Started = hk[0], t0.Add(time.Duration(i)*time.Hour)
+		if err := s.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		f    Filter
+		want []int64
+	}{
+		{Filter{}, []int64{1, 2, 3, 4}},
+		{Filter{Host: "a"}, []int64{1, 3, 4}},
+		{Filter{Host: "a", Kind: "oltp"}, []int64{1, 4}},
+		{Filter{Since: t0.Add(time.Hour)}, []int64{2, 3, 4}},
+		{Filter{Until: t0.Add(time.Hour)}, []int64{1}},
+		{Filter{Kind: "oltp", Since: t0.Add(30 * time.Minute), Until: t0.Add(3 * time.Hour)}, []int64{2}},
+		{Filter{Host: "c"}, nil},
+	} {
+		runs, err := s.Find(c.f)
+		var ids []int64
+		for _, r := range runs {
+			ids = append(ids, r.ID)
+		}
+		if err != nil || fmt.Sprint(ids) != fmt.Sprint(c.want) {
+			t.Errorf("Find(%+v) = %v, %v; want %v", c.f, ids, err, c.want)
+		}
+	}
+	uid, err := s.UID(3)
+	if err != nil || !uuidRE.MatchString(uid) {
+		t.Fatalf("UID(3) = %q, %v", uid, err)
+	}
+	// A UID whose first 8 characters are digits, as one in 40 are.
+	if _, err := s.db.Exec(`UPDATE runs SET uid = '12345678-' || substr(uid, 10) WHERE id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := s.Resolve("12345678"); err != nil || id != 2 {
+		t.Errorf("Resolve(12345678), a UID prefix no run's number is, = %d, %v; want 2", id, err)
+	}
+	for _, text := range []string{"3", "00000003", uid, uid[:8], strings.ToUpper(uid[:13])} {
+		if id, err := s.Resolve(text); err != nil || id != 3 {
+			t.Errorf("Resolve(%q) = %d, %v; want 3", text, id, err)
+		}
+	}
+	for _, text := range []string{"0", "-2", "x", uid[:7], "ffffffff-ffff"} {
+		if id, err := s.Resolve(text); err == nil {
+			t.Errorf("Resolve(%q) = %d, want an error", text, id)
+		}
+	}
+	if _, err := s.Resolve("ffffffff-ffff"); !errors.Is(err, ErrNoRun) {
+		t.Errorf("Resolve of an unknown UID = %v, want ErrNoRun", err)
 	}
 }
 
