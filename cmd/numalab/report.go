@@ -118,7 +118,7 @@ func runIDs(cmd string, args []string) ([]int64, error) {
 func openStoreToRead(path string) (*store.Store, error) {
 	st, err := store.OpenReadOnly(path)
 	if errors.Is(err, store.ErrNoStore) {
-		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)", path)
+		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)", result.Redact(path))
 	}
 	return st, err
 }
@@ -146,7 +146,7 @@ func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
 		}
 		if len(ids) == 0 {
 			return nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
-				storePath, strings.Join(report.Kinds, ", "))
+				result.Redact(storePath), strings.Join(report.Kinds, ", "))
 		}
 	}
 	var runs []*result.Run
