@@ -34,8 +34,9 @@ first 8 or more characters.
 
 A run's status is "complete", "interrupted" (Ctrl-C: what was measured
 before is kept), "failed" (the error is kept), "running" (its process is
-still running, or ran on another host) or "abandoned" (its process was
-killed or crashed: what it stored before is kept; see it with runs show).
+still running, or ran on another host of an SQLite store) or "abandoned"
+(its process, or its host, was killed or crashed: what it stored before is
+kept; see it with runs show).
 
 Examples:
   numalab runs

@@ -163,3 +163,57 @@ func (s *Store) migratePostgres(ctx context.Context, readOnly bool) error {
 	s.owners, s.uids = true, true
 	return tx.Commit()
 }
+
+// pgHeld is the select expression for whether a run's writer still holds
+// its lock (pg_advisory_lock(pgLockKey, id) on a session of its own, from
+// Begin to Finish): the server drops it when the session ends, by Close,
+// the process's death or, once TCP gives up on it, its host's.
+var pgHeld = fmt.Sprintf(`EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+	AND l.classid::bigint = %d AND l.objid::bigint = (runs.id & 2147483647) AND l.objsubid = 2)`, pgLockKey)
+
+// hold takes run id's lock on a session kept until Finish or Close.
+func (s *Store) hold(id int64) error {
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, $2)`, int32(pgLockKey), int32(id&0x7fffffff))
+		if err != nil {
+			conn.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("recording run %d in %s: locking it as running: %w", id, s.name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = map[int64]*sql.Conn{}
+	}
+	s.held[id] = conn
+	return nil
+}
+
+// release gives up run id's lock, if this store holds it.
+func (s *Store) release(id int64) {
+	s.mu.Lock()
+	conn := s.held[id]
+	delete(s.held, id)
+	s.mu.Unlock()
+	if conn != nil {
+		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1, $2)`, int32(pgLockKey), int32(id&0x7fffffff))
+		conn.Close()
+	}
+}
+
+// releaseAll gives up every lock this store holds.
+func (s *Store) releaseAll() {
+	s.mu.Lock()
+	ids := make([]int64, 0, len(s.held))
+	for id := range s.held {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.release(id)
+	}
+}

@@ -139,6 +139,22 @@ func TestPGRoundTrip(t *testing.T) {
 	if err := ro.Begin(newRun("probe-mem")); err == nil {
 		t.Error("a read-only store recorded a run")
 	}
+	// A store closed before its run finished gave the run up.
+	w, err := Open(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := newRun("oltp")
+	if err := w.Begin(left); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ro.Get(left.ID); err != nil || got.Status != result.StatusRunning {
+		t.Errorf("a run begun = %+v, %v; want running", got, err)
+	}
+	w.Close()
+	if got, err := ro.Get(left.ID); err != nil || got.Status != result.StatusAbandoned {
+		t.Errorf("a run whose store closed unfinished = %+v, %v; want abandoned", got, err)
+	}
 }
 
 // TestHelperPGWriter is not a test: the PostgreSQL tests run the test
@@ -254,10 +270,16 @@ func TestPGConcurrentWriters(t *testing.T) {
 	}
 }
 
-// TestPGKilledWriter: a writer killed (SIGKILL) mid-run leaves its run
-// incomplete (running, never finished) with every item it stored.
+// TestPGKilledWriter: a writer of another host, killed (SIGKILL) mid-run,
+// leaves its run unfinished with every item it stored: running while the
+// writer lives, abandoned once it is gone.
 func TestPGKilledWriter(t *testing.T) {
 	u, _ := testDB(t)
+	s, err := OpenReadOnly(u)
+	if err == nil {
+		s.Close()
+		t.Fatal("a new database is a store before anything was stored")
+	}
 	cmd := pgWriter(u, "doomed", "NUMALAB_PG_HANG=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -274,23 +296,33 @@ func TestPGKilledWriter(t *testing.T) {
 			break
 		}
 	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
 	if id == 0 {
-		t.Fatal("the writer stored no run before it was killed")
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the writer stored no run")
 	}
-	s, err := OpenReadOnly(u)
+	s, err = OpenReadOnly(u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	r, err := s.Get(id)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || r.Status != result.StatusRunning || len(r.Results) != 3 {
+		t.Errorf("the live writer's run = %+v, %v; want running with 3 items", r, err)
 	}
-	if r.Status != result.StatusRunning || !r.Finished.IsZero() || len(r.Results) != 3 || r.Host != "doomed" {
-		t.Errorf("killed writer's run: status %s, finished %v, %d items, host %s; want running, unfinished, 3 items, doomed",
-			r.Status, r.Finished, len(r.Results), r.Host)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	// The server ends the writer's session when it sees the socket close.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if r, err = s.Get(id); err != nil || r.Status != result.StatusRunning {
+			break
+		}
+	}
+	if err != nil || r.Status != result.StatusAbandoned || !r.Finished.IsZero() || len(r.Results) != 3 || r.Host != "doomed" {
+		t.Errorf("killed writer's run: %+v, %v; want abandoned, unfinished, with 3 items, of host doomed", r, err)
+	}
+	if list, err := s.Find(Filter{Host: "doomed"}); err != nil || len(list) != 1 || list[0].Status != result.StatusAbandoned {
+		t.Errorf("Find lists the killed writer's run as %+v, %v; want abandoned", list, err)
 	}
 }
 

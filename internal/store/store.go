@@ -17,7 +17,10 @@
 //
 // A run records the process that writes it (PID and start time, with the
 // host): a run still "running" whose process is gone (killed, crashed) is
-// read back as "abandoned", with everything it stored.
+// read back as "abandoned", with everything it stored. In PostgreSQL the
+// writer also holds a lock on its run for as long as its session lives, so
+// a run of any host reads back as abandoned once its writer, or its host,
+// is gone.
 //
 // A run has two names: its ID, a small number given by the store it is in
 // (what users type), and its UID, a random UUID given when it is first
@@ -36,6 +39,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/numalab/numalab/internal/owner"
@@ -75,6 +79,9 @@ type Store struct {
 	// The runs table has the process columns, the uid column (not in an
 	// older store read as it is).
 	owners, uids bool
+
+	mu   sync.Mutex
+	held map[int64]*sql.Conn // PostgreSQL: the sessions holding this process's running runs' locks
 }
 
 // IsURL reports whether target names a PostgreSQL store rather than a file.
@@ -109,7 +116,10 @@ func OpenReadOnly(target string) (*Store, error) {
 func (s *Store) Path() string { return s.name }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.releaseAll()
+	return s.db.Close()
+}
 
 const timeFormat = time.RFC3339Nano
 
@@ -155,8 +165,13 @@ func (s *Store) Begin(r *result.Run) error {
 	if p, err := owner.Self(sysfs.New("/")); err == nil {
 		self = &p
 	}
-	_, err := s.insertRun(s.db, r, NewUID(), self)
-	return err
+	if _, err := s.insertRun(s.db, r, NewUID(), self); err != nil {
+		return err
+	}
+	if s.pg {
+		return s.hold(r.ID)
+	}
+	return nil
 }
 
 // execer is a database or a transaction.
@@ -233,6 +248,7 @@ func (s *Store) Finish(id int64, finished time.Time, status, headline, errText s
 	if err != nil {
 		return fmt.Errorf("finishing run %d in %s: %w", id, s.name, err)
 	}
+	s.release(id)
 	return nil
 }
 
@@ -394,10 +410,13 @@ func (s *Store) Get(id int64) (*result.Run, error) {
 // ownerCols is the select list of a run's process: its columns, or NULLs
 // in a store written before they existed (opened without migrating).
 func (s *Store) ownerCols() string {
-	if s.owners {
-		return "pid, pid_start"
+	switch {
+	case s.pg:
+		return "pid, pid_start, " + pgHeld
+	case s.owners:
+		return "pid, pid_start, NULL"
 	}
-	return "NULL, NULL"
+	return "NULL, NULL, NULL"
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -408,11 +427,20 @@ func scanRun(sc scanner) (*result.Run, error) {
 	var started, finished any
 	var machine sql.NullString
 	var pid, pidStart sql.NullInt64
+	var held sql.NullBool
 	if err := sc.Scan(&r.ID, &r.Kind, &r.Command, &config, &r.Version, &r.Host, &machine, &started, &finished,
-		&r.Status, &r.Headline, &r.Error, &pid, &pidStart); err != nil {
+		&r.Status, &r.Headline, &r.Error, &pid, &pidStart, &held); err != nil {
 		return nil, err
 	}
-	if r.Status == result.StatusRunning && pid.Valid && pidStart.Valid {
+	switch {
+	case r.Status != result.StatusRunning:
+	case held.Valid && pid.Valid:
+		// PostgreSQL: a running run's writer holds its lock, whatever its
+		// host. (A copied run names no writer: it stays as copied.)
+		if !held.Bool {
+			r.Status = result.StatusAbandoned
+		}
+	case pid.Valid && pidStart.Valid:
 		p := owner.Process{Host: r.Host, PID: int(pid.Int64), Start: uint64(pidStart.Int64)}
 		if p.Gone(sysfs.New("/")) {
 			r.Status = result.StatusAbandoned
