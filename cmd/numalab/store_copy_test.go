@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -129,5 +135,71 @@ func TestStoreCopyBadInput(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "store", "copy", to); err == nil || !strings.Contains(err.Error(), "want two stores") {
 		t.Errorf("store copy with one store: %v", err)
+	}
+}
+
+// TestStoreOnPostgres: a measuring command, runs, runs show and store copy
+// (both ways) on a PostgreSQL store given as a URL with a password, which
+// no output shows; the stored command line hides it too.
+func TestStoreOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	s, err := pgserver.Start(ctx, pgserver.Config{SharedBuffers: 32 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	cfg, err := pgx.ParseConfig(s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "s3cret-pw"
+	pg := fmt.Sprintf("postgres://%s:%s@/%s?host=%s&port=%d", cfg.User, secret, cfg.Database, url.QueryEscape(cfg.Host), cfg.Port)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	hostsStore(t, a)
+
+	var seen strings.Builder
+	cli := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := runCLI(t, args...)
+		seen.WriteString(out + errOut)
+		if err != nil {
+			seen.WriteString(err.Error())
+			t.Fatalf("%v: %v\n%s", args, err, errOut)
+		}
+		return out
+	}
+	cli("probe", "mem", "--store", pg, "--max", "16m", "--per-doubling", "1", "--samples", "1", "--window", "5", "--pages", "4k")
+	for _, want := range []string{"copied 3 runs (3 items)", "copied 0 runs (0 items)"} {
+		if out := cli("store", "copy", a, pg); !strings.Contains(out, want) {
+			t.Errorf("store copy to PostgreSQL: %q, want %q", out, want)
+		}
+	}
+	if out := cli("runs", "--store", pg, "--kind", "probe-mem"); !strings.Contains(out, "db1 probe-mem") || !strings.Contains(out, "DRAM") {
+		t.Errorf("runs --kind probe-mem on PostgreSQL:\n%s", out)
+	}
+	out := cli("runs", "show", "--store", pg, "1")
+	_, uid, _ := strings.Cut(out, "uid: ")
+	if !strings.Contains(out, "status    complete") || len(uid) < 36 {
+		t.Fatalf("runs show 1 on PostgreSQL:\n%s", out)
+	}
+	if out := cli("runs", "show", "--store", pg, uid[:8]); !strings.Contains(out, "probe-mem") {
+		t.Errorf("runs show by UID on PostgreSQL:\n%s", out)
+	}
+	for _, want := range []string{"copied 4 runs", "copied 0 runs"} {
+		if out := cli("store", "copy", pg, b); !strings.Contains(out, want) {
+			t.Errorf("store copy from PostgreSQL: %q, want %q", out, want)
+		}
+	}
+	t.Setenv("NUMALAB_STORE", pg)
+	cli("runs", "--help")
+	if out := cli("runs", "--json", "--host", "db2"); !strings.Contains(out, `"host": "db2"`) || strings.Contains(out, `"host": "db1"`) {
+		t.Errorf("runs --json --host db2 with NUMALAB_STORE:\n%s", out)
+	}
+	if out := cli("runs", "show", "--json", "1"); !strings.Contains(out, "--store postgres://") {
+		t.Errorf("the stored command line does not name the store:\n%s", out)
+	}
+	if strings.Contains(seen.String(), secret) {
+		t.Errorf("the password shows:\n%s", seen.String())
 	}
 }
