@@ -81,6 +81,11 @@ func (s *Store) insertCopy(r *result.Run, uid string) (bool, error) {
 		return false, err
 	}
 	defer tx.Rollback()
+	if s.pg { // one copier of a UID at a time (SQLite's transactions are serial already)
+		if _, err := tx.Exec(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(pgCopyLockKey), uid); err != nil {
+			return false, err
+		}
+	}
 	var n int
 	if err := tx.QueryRow(s.q(`SELECT count(*) FROM runs WHERE uid = ?`), uid).Scan(&n); err != nil || n > 0 {
 		return false, err

@@ -20,8 +20,11 @@ const (
 	pgComment = "numalab results store"
 	pgMark    = "numalab_store"
 	// pgLockKey serialises creating and migrating the schema
-	// (pg_advisory_xact_lock), so many hosts may start at once.
+	// (pg_advisory_xact_lock), so many hosts may start at once; with a run's
+	// id it is the lock a running run's writer holds (pgHeld).
 	pgLockKey = 0x4E554D41
+	// pgCopyLockKey, with a hash of a UID, serialises copies of one run.
+	pgCopyLockKey = pgLockKey + 1
 )
 
 // pgMigrations[i] is migrations[i] in PostgreSQL: the same tables, with

@@ -417,6 +417,57 @@ func TestPGCopyBothWays(t *testing.T) {
 	}
 }
 
+// TestPGConcurrentCopies: four copies of one store into one PostgreSQL
+// store at once add each run once, and none fails.
+func TestPGConcurrentCopies(t *testing.T) {
+	u, _ := testDB(t)
+	lite, err := Open(t.TempDir() + "/a.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	for range 5 {
+		r := newRun("oltp")
+		if err := lite.Begin(r); err != nil {
+			t.Fatal(err)
+		}
+		lite.Add(r.ID, cellKind.Of(1))
+	}
+	var wg sync.WaitGroup
+	runs := make([]int, 4)
+	errs := make([]error, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pg, err := Open(u)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer pg.Close()
+			c, err := Copy(lite, pg)
+			runs[i], errs[i] = c.Runs, err
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for i := range 4 {
+		if errs[i] != nil {
+			t.Errorf("copy %d: %v", i, errs[i])
+		}
+		total += runs[i]
+	}
+	pg, err := OpenReadOnly(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	if list, err := pg.List(); err != nil || len(list) != 5 || total != 5 {
+		t.Errorf("after 4 concurrent copies: %d runs (%v), %d counted as copied; want 5 and 5", len(list), err, total)
+	}
+}
+
 // TestPGForeignSchema: a schema named numalab_results that numalab did
 // not make is refused, by writers and readers, and left as it was.
 func TestPGForeignSchema(t *testing.T) {
