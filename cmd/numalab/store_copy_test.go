@@ -196,7 +196,7 @@ func TestStoreOnPostgres(t *testing.T) {
 	if out := cli("runs", "--json", "--host", "db2"); !strings.Contains(out, `"host": "db2"`) || strings.Contains(out, `"host": "db1"`) {
 		t.Errorf("runs --json --host db2 with NUMALAB_STORE:\n%s", out)
 	}
-	if out := cli("runs", "show", "--json", "1"); !strings.Contains(out, "--store postgres://") {
+	if out := cli("runs", "show", "--json", "1"); !strings.Contains(out, "--store 'postgres://") {
 		t.Errorf("the stored command line does not name the store:\n%s", out)
 	}
 	if strings.Contains(seen.String(), secret) {
