@@ -265,7 +265,7 @@ func TestFindAndResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) = %d, %v; want 3", text, id, err)
 		}
 	}
-	for _, text := range []string{"0", "-2", "x", uid[:7], "ffffffff-ffff"} {
+	for _, text := range []string{"0", "-2", "x", "abcdef1", "ffffffff-ffff"} {
 		if id, err := s.Resolve(text); err == nil {
 			t.Errorf("Resolve(%q) = %d, want an error", text, id)
 		}
