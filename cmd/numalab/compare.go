@@ -11,22 +11,25 @@ const compareHelp = `Usage: numalab compare [--store FILE] [--json] A B
 
 Puts two stored runs of the same kind side by side (for example SMT on
 against SMT off, two machines, or two engine versions): every figure both
-runs measured, A's value, B's, the ratio B/A, each run's own spread and a
-verdict: "B higher" or "B lower" when the two spreads do not overlap,
-"within noise" when they do, "no spread stored" when a run kept none.
+runs measured, A's median, B's, the ratio B/A, each median's 95%
+confidence interval, the repeats n behind each, and a verdict from a
+Mann-Whitney U test of A's repeats against B's (p <= 0.05, the statistics
+of golang.org/x/perf/benchmath): "B higher", "B lower", "no difference
+shown", or "cannot tell".
 
-The spread is what the run itself measured: the min-max of its repeats
-(run oltp --repeat N), or for a cell run once its slowest and fastest whole
-second; for a memory probe point, the min-max of its timed windows. Pairs
-of OLTP placements with different names (smt=on in A, smt=off in B) are
-compared in the order the runs measured them, and the output says so.
+The repeats are the cells' (run oltp --repeat N, run report --repeat N). A
+cell run once, and every probe figure, is one value: its verdict is
+"cannot tell", whatever the ratio. The test needs 4 repeats a side to show
+a difference at all, and a confidence interval needs 6. Pairs of OLTP
+placements with different names (smt=on in A, smt=off in B) are compared
+in the order the runs measured them, and the output says so.
 
 Runs of different kinds cannot be compared.
 
 Examples:
   numalab compare 3 7
   numalab compare --store fleet.db 12 15
-  numalab compare --json 3 7 | jq '.figures[] | select(.verdict != "within noise")'
+  numalab compare --json 3 7 | jq '.figures[] | select(.verdict == "B higher" or .verdict == "B lower")'
 `
 
 func cmdCompare(_ context.Context, e *env, args []string) error {

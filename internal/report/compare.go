@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
 )
 
@@ -22,55 +23,33 @@ type Comparison struct {
 	B       RunRef   `json:"b"`
 	Figures []Figure `json:"figures"`
 	Notes   []string `json:"notes,omitempty"`
-	Summary []string `json:"summary"` // the differences beyond noise, in words
+	Summary []string `json:"summary"` // the differences the test shows, in words
 }
 
-// Figure is one number measured by both runs.
+// Figure is one number measured by both runs: the median of each run's
+// repeats and a test of whether they differ (stats.Compare).
 type Figure struct {
 	Name  string  `json:"name"`
 	Unit  string  `json:"unit"`
-	A     float64 `json:"a"`
-	B     float64 `json:"b"`
+	A     float64 `json:"a"`     // the median of ARepeats
+	B     float64 `json:"b"`     // the median of BRepeats
 	Ratio float64 `json:"ratio"` // B / A; 0 when A is 0
-	// ALo..AHi and BLo..BHi are each run's own spread of the figure (its
-	// repeats' min–max, its slowest and fastest second, or a probe point's
-	// window min–max); Spread says which. Equal bounds mean none stored.
-	ALo    float64 `json:"a_lo"`
-	AHi    float64 `json:"a_hi"`
-	BLo    float64 `json:"b_lo"`
-	BHi    float64 `json:"b_hi"`
-	Spread string  `json:"spread"`
-	// Verdict is "B higher" or "B lower" when the two spreads do not
-	// overlap, "within noise" when they do, "no spread stored" when a run
-	// has no spread for this figure.
-	Verdict string `json:"verdict"`
+	// ARepeats and BRepeats are the values tested: one per repeat of an
+	// OLTP or reporting cell (run oltp --repeat N); a probe's figure is
+	// one value, whatever windows its median was taken over.
+	ARepeats []float64        `json:"a_repeats"`
+	BRepeats []float64        `json:"b_repeats"`
+	Test     stats.Difference `json:"test"`
+	Verdict  stats.Verdict    `json:"verdict"`
 }
 
-// Verdicts.
-const (
-	VerdictHigher   = "B higher"
-	VerdictLower    = "B lower"
-	VerdictNoise    = "within noise"
-	VerdictNoSpread = "no spread stored"
-	VerdictSame     = "equal"
-)
-
 func verdict(f *Figure) {
+	f.A, f.B = stats.Median(f.ARepeats), stats.Median(f.BRepeats)
 	if f.A != 0 {
 		f.Ratio = f.B / f.A
 	}
-	switch {
-	case f.A == f.B:
-		f.Verdict = VerdictSame
-	case f.ALo == f.AHi && f.BLo == f.BHi:
-		f.Verdict = VerdictNoSpread
-	case f.BLo > f.AHi:
-		f.Verdict = VerdictHigher
-	case f.BHi < f.ALo:
-		f.Verdict = VerdictLower
-	default:
-		f.Verdict = VerdictNoise
-	}
+	f.Test = stats.Compare(f.ARepeats, f.BRepeats)
+	f.Verdict = f.Test.Verdict
 }
 
 // Compare puts two runs of the same kind side by side.
@@ -113,7 +92,7 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 		}
 		used[i] = true
 		g := fb[i]
-		f.B, f.BLo, f.BHi = g.A, g.ALo, g.AHi
+		f.BRepeats = g.ARepeats
 		verdict(&f)
 		c.Figures = append(c.Figures, f)
 	}
@@ -129,17 +108,17 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 		c.Notes = append(c.Notes, fmt.Sprintf("the runs come from different hosts: %s and %s", a.Host, b.Host))
 	}
 	for _, f := range c.Figures {
-		if f.Verdict == VerdictHigher || f.Verdict == VerdictLower {
-			c.Summary = append(c.Summary, fmt.Sprintf("%s: %s %s against %s (%s×), beyond both runs' spread",
-				f.Name, fmtSig(f.B), f.Unit, fmtSig(f.A), fmtF(f.Ratio, 3)))
+		if f.Verdict == stats.Higher || f.Verdict == stats.Lower {
+			c.Summary = append(c.Summary, fmt.Sprintf("%s: %s %s, 95%% CI %s, against %s, 95%% CI %s (%s×; p=%s, n=%d+%d)",
+				f.Name, fmtSig(f.B), f.Unit, ciText(f.Test.B), fmtSig(f.A), ciText(f.Test.A), fmtF(f.Ratio, 3), fmtF(f.Test.P, 3), f.Test.A.N, f.Test.B.N))
 		}
 	}
 	return c, nil
 }
 
-// fig is a one-run figure (the A side) with its spread.
-func fig(name, unit, spread string, v, lo, hi float64) Figure {
-	return Figure{Name: name, Unit: unit, A: v, ALo: lo, AHi: hi, Spread: spread}
+// fig is a one-run figure (the A side): its repeats.
+func fig(name, unit string, repeats ...float64) Figure {
+	return Figure{Name: name, Unit: unit, A: stats.Median(repeats), ARepeats: repeats}
 }
 
 func compareMemory(a, b *result.Run) ([]Figure, []Figure, error) {
@@ -149,28 +128,27 @@ func compareMemory(a, b *result.Run) ([]Figure, []Figure, error) {
 			return nil, err
 		}
 		var out []Figure
-		out = append(out, fig("core clock", "GHz", "none", m.GHz, m.GHz, m.GHz))
+		out = append(out, fig("core clock", "GHz", m.GHz))
 		for _, l := range m.Ladders {
 			for _, p := range l.Points {
-				out = append(out, fig(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns",
-					"window min–max", p.NS.Median, p.NS.Min, p.NS.Max))
+				out = append(out, fig(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns", p.NS.Median))
 			}
 		}
 		if mx := m.Matrix; mx != nil {
 			for i, row := range mx.NS {
 				for j, st := range row {
-					out = append(out, fig(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", "window min–max", st.Median, st.Min, st.Max))
+					out = append(out, fig(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", st.Median))
 				}
 			}
 		}
 		if ml := m.MLP; ml != nil {
 			for _, p := range ml.Points {
-				out = append(out, fig(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", "window min–max", p.NSPerLoad.Median, p.NSPerLoad.Min, p.NSPerLoad.Max))
+				out = append(out, fig(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", p.NSPerLoad.Median))
 			}
 		}
 		if bw := m.Bandwidth; bw != nil {
 			for _, p := range bw.Read {
-				out = append(out, fig(fmt.Sprintf("read bandwidth %d threads", p.Threads), "GB/s", "none", p.GBps, p.GBps, p.GBps))
+				out = append(out, fig(fmt.Sprintf("read bandwidth %d threads", p.Threads), "GB/s", p.GBps))
 			}
 		}
 		return out, nil
@@ -230,16 +208,8 @@ func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
 			}
 			for _, p := range sr.Points {
 				key := fmt.Sprintf("%s, %s", n, plural(p.Streams, "stream"))
-				lo, hi, sp := p.TPSMin, p.TPSMax, "repeats min–max"
-				if p.Repeats < 2 {
-					lo, hi, sp = p.SecMin, p.SecMax, "slowest–fastest second"
-				}
-				out = append(out, fig(key+": throughput", "tps", sp, p.TPS, lo, hi))
-				if p.Repeats < 2 {
-					out = append(out, fig(key+": p95 latency", "ms", "none", p.P95MS, p.P95MS, p.P95MS))
-				} else {
-					out = append(out, fig(key+": p95 latency", "ms", "repeats min–max", p.P95MS, p.P95MSMin, p.P95MSMax))
-				}
+				out = append(out, fig(key+": throughput", "tps", p.TPSRepeats...))
+				out = append(out, fig(key+": p95 latency", "ms", p.P95Repeats...))
 			}
 		}
 		return out
@@ -267,12 +237,8 @@ func compareQueries(a, b *result.Run) ([]Figure, []Figure, error) {
 		for _, sr := range q.ByDOP {
 			for _, p := range sr.Points {
 				key := fmt.Sprintf("%s DOP %d, %s", sr.Query, p.DOP, plural(p.Streams, "stream"))
-				sp := "repeats min–max"
-				if p.Repeats < 2 {
-					sp = "none"
-				}
-				out = append(out, fig(key+": queries per hour", "queries/h", sp, p.QPH, p.QPHMin, p.QPHMax))
-				out = append(out, fig(key+": mean response", "ms", "none", p.MeanMS, p.MeanMS, p.MeanMS))
+				out = append(out, fig(key+": queries per hour", "queries/h", p.QPHRepeats...))
+				out = append(out, fig(key+": mean response", "ms", p.MeanMS))
 			}
 		}
 		return out, nil
@@ -294,9 +260,9 @@ func compareIO(a, b *result.Run) ([]Figure, []Figure, error) {
 		var out []Figure
 		for _, p := range x.Probe.Patterns {
 			key := fmt.Sprintf("%s %s QD %d", p.Name, units.Bytes(p.BlockSize), p.QD)
-			out = append(out, fig(key+": IOPS", "IOPS", "none", p.Read.IOPS, p.Read.IOPS, p.Read.IOPS))
-			out = append(out, fig(key+": MB/s", "MB/s", "none", p.Read.MBps, p.Read.MBps, p.Read.MBps))
-			out = append(out, fig(key+": p99 latency", "µs", "none", p.Read.P99Us, p.Read.P99Us, p.Read.P99Us))
+			out = append(out, fig(key+": IOPS", "IOPS", p.Read.IOPS))
+			out = append(out, fig(key+": MB/s", "MB/s", p.Read.MBps))
+			out = append(out, fig(key+": p99 latency", "µs", p.Read.P99Us))
 		}
 		return out, nil
 	}
@@ -318,16 +284,30 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "figure\tunit\tA\tB\tB/A\tA spread\tB spread\tverdict")
+	fmt.Fprintln(tw, "figure\tunit\tA\tB\tB/A\tA 95% CI\tB 95% CI\tn\tp\tverdict")
+	cannot := 0
 	for _, f := range c.Figures {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Unit, fmtSig(f.A), fmtSig(f.B), ratioText(f), spreadText(f.ALo, f.AHi), spreadText(f.BLo, f.BHi), f.Verdict)
+		p := "–"
+		if f.Verdict != stats.CannotTell {
+			p = fmtF(f.Test.P, 3)
+		} else {
+			cannot++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\n", f.Name, f.Unit, fmtSig(f.A), fmtSig(f.B), ratioText(f),
+			ciText(f.Test.A), ciText(f.Test.B), f.Test.A.N, f.Test.B.N, p, f.Verdict)
 	}
 	tw.Flush()
 	b.WriteString("\n")
+	fmt.Fprintf(&b, "Each verdict is a Mann-Whitney U test of the two runs' repeats at p <= %s (golang.org/x/perf/benchmath); "+
+		"A and B are medians, n their repeats; a CI needs %s.\n", fmtF(stats.Alpha, 2), "6 or more repeats")
+	if cannot > 0 {
+		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on both (a difference needs 4 or more repeats each; try run oltp --repeat 5).\n",
+			cannot, len(c.Figures))
+	}
 	if len(c.Summary) == 0 {
-		b.WriteString("No figure differs by more than the runs' own spread.\n")
+		b.WriteString("No figure differs by the test.\n")
 	} else {
-		fmt.Fprintf(&b, "%d of %d figures differ beyond the runs' own spread:\n", len(c.Summary), len(c.Figures))
+		fmt.Fprintf(&b, "%d of %d figures differ by the test:\n", len(c.Summary), len(c.Figures))
 		for _, s := range c.Summary {
 			fmt.Fprintf(&b, "  - %s\n", s)
 		}
@@ -350,9 +330,11 @@ func ratioText(f Figure) string {
 	return fmtF(f.Ratio, 3)
 }
 
-func spreadText(lo, hi float64) string {
-	if lo == hi {
+// ciText is a median's confidence interval, "[9,812, 10,192]", or "–"
+// when there are too few repeats for one.
+func ciText(iv stats.Interval) string {
+	if !iv.HasCI {
 		return "–"
 	}
-	return fmtSig(lo) + "–" + fmtSig(hi)
+	return "[" + fmtSig(iv.Lo) + ", " + fmtSig(iv.Hi) + "]"
 }

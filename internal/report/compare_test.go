@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 // scaleOLTP multiplies the throughput of one placement's cells by f.
@@ -34,6 +35,39 @@ func scaleOLTP(t *testing.T, run *result.Run, placement string, f float64) *resu
 	return &c
 }
 
+// withRepeats gives every OLTP cell n repeats, each the cell's throughput
+// and latency times a factor a little off 1 (the same factors in every
+// cell, so two runs built alike differ only where scaled).
+func withRepeats(t *testing.T, run *result.Run, n int) *result.Run {
+	t.Helper()
+	c := *run
+	c.Results = nil
+	for _, it := range run.Results {
+		if it.Kind != "drive.Cell" {
+			c.Results = append(c.Results, it)
+			continue
+		}
+		var cell result.Cell
+		if err := json.Unmarshal(it.Body, &cell); err != nil {
+			t.Fatal(err)
+		}
+		if cell.Repeat != 0 {
+			continue
+		}
+		for r := range n {
+			k := cell
+			k.Repeat = r
+			f := 1 + 0.01*float64(r-n/2)
+			k.TPS *= f
+			k.Total.P95US /= f
+			c.Results = append(c.Results, item(it.Kind, k))
+		}
+	}
+	return &c
+}
+
+// With two repeats a side no test can tell; with five, a 1.5× change in one
+// placement is found and the others are not.
 func TestCompareOLTP(t *testing.T) {
 	base := syntheticRuns()[1]
 	runs := stored(t, []*result.Run{base, scaleOLTP(t, base, "node=1,smt=off", 1.5)})
@@ -45,16 +79,12 @@ func TestCompareOLTP(t *testing.T) {
 		t.Errorf("%d figures, want 18", len(c.Figures))
 	}
 	for _, f := range c.Figures {
-		if f.Unit != "tps" {
-			continue
+		if f.Verdict != stats.CannotTell || f.Test.A.N != 2 || f.Test.B.N != 2 {
+			t.Errorf("%s: %s with n=%d+%d, want cannot tell with 2+2 repeats", f.Name, f.Test, f.Test.A.N, f.Test.B.N)
 		}
-		want := VerdictSame
-		if strings.HasPrefix(f.Name, "node=1,smt=off") {
-			want = VerdictHigher
-		}
-		if f.Verdict != want {
-			t.Errorf("%s: %s (A %v [%v–%v], B %v [%v–%v]), want %s", f.Name, f.Verdict, f.A, f.ALo, f.AHi, f.B, f.BLo, f.BHi, want)
-		}
+	}
+	if len(c.Summary) != 0 {
+		t.Errorf("summary %q with two repeats a side, want none", c.Summary)
 	}
 	var b bytes.Buffer
 	if err := WriteCompareText(&b, c); err != nil {
@@ -66,25 +96,25 @@ func TestCompareOLTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "compare-oltp.json", b.Bytes())
-}
 
-// Overlapping spreads are noise; disjoint ones are not.
-func TestVerdict(t *testing.T) {
-	for _, tc := range []struct {
-		f    Figure
-		want string
-	}{
-		{Figure{A: 100, ALo: 95, AHi: 105, B: 103, BLo: 99, BHi: 107}, VerdictNoise},
-		{Figure{A: 100, ALo: 95, AHi: 105, B: 110, BLo: 106, BHi: 114}, VerdictHigher},
-		{Figure{A: 100, ALo: 95, AHi: 105, B: 90, BLo: 88, BHi: 94}, VerdictLower},
-		{Figure{A: 100, ALo: 100, AHi: 100, B: 90, BLo: 90, BHi: 90}, VerdictNoSpread},
-		{Figure{A: 100, ALo: 100, AHi: 100, B: 100, BLo: 100, BHi: 100}, VerdictSame},
-	} {
-		f := tc.f
-		verdict(&f)
-		if f.Verdict != tc.want {
-			t.Errorf("%+v: %s, want %s", tc.f, f.Verdict, tc.want)
+	five := withRepeats(t, base, 5)
+	runs = stored(t, []*result.Run{five, scaleOLTP(t, five, "node=1,smt=off", 1.5)})
+	if c, err = Compare(runs[0], runs[1]); err != nil {
+		t.Fatal(err)
+	}
+	higher := 0
+	for _, f := range c.Figures {
+		want := stats.NoDiff
+		if f.Unit == "tps" && strings.HasPrefix(f.Name, "node=1,smt=off") {
+			want = stats.Higher
+			higher++
 		}
+		if f.Verdict != want {
+			t.Errorf("%s: %s, want %s", f.Name, f.Test, want)
+		}
+	}
+	if higher != 3 || len(c.Summary) != 3 || !strings.Contains(c.Summary[0], "p=0.008, n=5+5") {
+		t.Errorf("summary %q, want the 3 scaled cells with p=0.008, n=5+5", c.Summary)
 	}
 }
 

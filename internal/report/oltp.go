@@ -103,6 +103,7 @@ func oltpPoint(cells []result.Cell) OLTPPoint {
 	var tps, p95, busy []float64
 	p.SecMin = -1
 	for _, c := range cells {
+		p.Unstable = p.Unstable || Unstable(c)
 		tps = append(tps, c.TPS)
 		p95 = append(p95, c.Total.P95US/1000)
 		if c.Usage != nil {
@@ -126,11 +127,30 @@ func oltpPoint(cells []result.Cell) OLTPPoint {
 	if p.SecMin < 0 {
 		p.SecMin = 0
 	}
-	p.TPS, p.TPSMin, p.TPSMax = stats.Median(tps), slices.Min(tps), slices.Max(tps)
+	p.TPS, p.TPSMin, p.TPSMax, p.TPSRepeats = stats.Median(tps), slices.Min(tps), slices.Max(tps), tps
 	if p.Cores > 0 {
 		p.TPSPerCore = p.TPS / float64(p.Cores)
 	}
-	p.P95MS, p.P95MSMin, p.P95MSMax = stats.Median(p95), slices.Min(p95), slices.Max(p95)
+	p.P95MS, p.P95MSMin, p.P95MSMax, p.P95Repeats = stats.Median(p95), slices.Min(p95), slices.Max(p95), p95
 	p.BusyPct = stats.Median(busy)
 	return p
+}
+
+// UnstableBelow is the fraction of its median second under which a cell's
+// slowest whole second marks the cell unstable.
+const UnstableBelow = 0.5
+
+// Unstable says whether a cell's per-second series is unstable: its
+// slowest whole second ran below UnstableBelow of its median second. A
+// series of fewer than two whole seconds cannot tell and is not flagged.
+func Unstable(c result.Cell) bool {
+	whole := min(int(c.Measured/time.Second), len(c.PerSecond))
+	if whole < 2 {
+		return false
+	}
+	secs := make([]float64, whole)
+	for i := range secs {
+		secs[i] = float64(c.PerSecond[i])
+	}
+	return slices.Min(secs) < UnstableBelow*stats.Median(secs)
 }

@@ -110,24 +110,32 @@ type OLTPSeries struct {
 }
 
 // OLTPPoint is one stream count of a series: the median over repeats,
-// with the repeats' min and max.
+// with the repeats' min and max and each repeat's value.
 type OLTPPoint struct {
-	Streams    int     `json:"streams"`
-	Repeats    int     `json:"repeats"`
-	Cores      int     `json:"cores"` // physical cores of the placement
-	CPUs       []int   `json:"cpus"`
-	TPS        float64 `json:"tps"`
-	TPSMin     float64 `json:"tps_min"`
-	TPSMax     float64 `json:"tps_max"`
-	TPSPerCore float64 `json:"tps_per_core"` // TPS / Cores
+	Streams    int       `json:"streams"`
+	Repeats    int       `json:"repeats"`
+	Cores      int       `json:"cores"` // physical cores the streams ran on (the cells' Cores)
+	CPUs       []int     `json:"cpus"`
+	TPS        float64   `json:"tps"`
+	TPSMin     float64   `json:"tps_min"`
+	TPSMax     float64   `json:"tps_max"`
+	TPSRepeats []float64 `json:"tps_repeats"`
+	// TPSPerCore is tps per core, defined once: TPS / Cores, the physical
+	// cores the streams ran on. The model's table uses the same
+	// definition (one stream keeps one core busy).
+	TPSPerCore float64 `json:"tps_per_core"`
 	// SecMin and SecMax are the slowest and fastest whole second of the
 	// measured windows (transactions per second): the spread of a cell
 	// run once.
-	SecMin       float64 `json:"second_min"`
-	SecMax       float64 `json:"second_max"`
-	P95MS        float64 `json:"p95_ms"` // median over repeats of the cells' p95 latency
-	P95MSMin     float64 `json:"p95_ms_min"`
-	P95MSMax     float64 `json:"p95_ms_max"`
+	SecMin     float64   `json:"second_min"`
+	SecMax     float64   `json:"second_max"`
+	P95MS      float64   `json:"p95_ms"` // median over repeats of the cells' p95 latency
+	P95MSMin   float64   `json:"p95_ms_min"`
+	P95MSMax   float64   `json:"p95_ms_max"`
+	P95Repeats []float64 `json:"p95_ms_repeats"`
+	// Unstable: some repeat's slowest whole second ran below half its
+	// median second (UnstableBelow).
+	Unstable     bool    `json:"unstable,omitempty"`
 	BusyPct      float64 `json:"busy_pct"`
 	ReadFromDisk bool    `json:"read_from_disk,omitempty"`
 	Interrupted  bool    `json:"interrupted,omitempty"`
@@ -158,16 +166,17 @@ type QuerySeries struct {
 
 // QueryPoint is one reporting cell (median over repeats).
 type QueryPoint struct {
-	Streams int     `json:"streams"`
-	DOP     int     `json:"dop"`
-	Repeats int     `json:"repeats"`
-	QPH     float64 `json:"queries_per_hour"`
-	QPHMin  float64 `json:"queries_per_hour_min"`
-	QPHMax  float64 `json:"queries_per_hour_max"`
-	MeanMS  float64 `json:"mean_ms"`
-	P95MS   float64 `json:"p95_ms"`
-	Speedup float64 `json:"speedup_vs_dop1,omitempty"`
-	Errors  int64   `json:"errors,omitempty"`
+	Streams    int       `json:"streams"`
+	DOP        int       `json:"dop"`
+	Repeats    int       `json:"repeats"`
+	QPH        float64   `json:"queries_per_hour"`
+	QPHMin     float64   `json:"queries_per_hour_min"`
+	QPHMax     float64   `json:"queries_per_hour_max"`
+	QPHRepeats []float64 `json:"queries_per_hour_repeats"`
+	MeanMS     float64   `json:"mean_ms"`
+	P95MS      float64   `json:"p95_ms"`
+	Speedup    float64   `json:"speedup_vs_dop1,omitempty"`
+	Errors     int64     `json:"errors,omitempty"`
 }
 
 // IO is a storage probe.

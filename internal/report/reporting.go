@@ -95,7 +95,7 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 			p95 = append(p95, qc.Cell.Total.P95US/1000)
 			p.Errors += qc.Cell.Total.Errors
 		}
-		p.QPH, p.QPHMin, p.QPHMax = stats.Median(qph), slices.Min(qph), slices.Max(qph)
+		p.QPH, p.QPHMin, p.QPHMax, p.QPHRepeats = stats.Median(qph), slices.Min(qph), slices.Max(qph), qph
 		p.MeanMS, p.P95MS = stats.Median(mean), stats.Median(p95)
 		points[k] = p
 	}

@@ -15,14 +15,15 @@ const (
 )
 
 // Interval is a set of repeats summarised: their median and a
-// distribution-free confidence interval for it at Confidence. Lo and Hi
-// are infinite when there are too few repeats for one (fewer than 6 at
-// 95%).
+// distribution-free confidence interval for it at Confidence, Lo to Hi.
+// With too few repeats for one (fewer than 6 at 95%) HasCI is false and
+// Lo and Hi are 0.
 type Interval struct {
 	N      int     `json:"n"`
 	Median float64 `json:"median"`
-	Lo     float64 `json:"ci_lo"`
-	Hi     float64 `json:"ci_hi"`
+	HasCI  bool    `json:"has_ci"`
+	Lo     float64 `json:"ci_lo,omitempty"`
+	Hi     float64 `json:"ci_hi,omitempty"`
 }
 
 // Summarize is the median of xs and its confidence interval.
@@ -31,7 +32,11 @@ func Summarize(xs []float64) Interval {
 		return Interval{}
 	}
 	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &benchmath.DefaultThresholds), Confidence)
-	return Interval{N: len(xs), Median: s.Center, Lo: s.Lo, Hi: s.Hi}
+	iv := Interval{N: len(xs), Median: s.Center}
+	if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
+		iv.HasCI, iv.Lo, iv.Hi = true, s.Lo, s.Hi
+	}
+	return iv
 }
 
 // String is "12.3 [11.9, 12.8] n=5", or "12.3 n=3 (too few for an interval)".
@@ -39,7 +44,7 @@ func (iv Interval) String() string {
 	if iv.N == 0 {
 		return "none"
 	}
-	if math.IsInf(iv.Lo, 0) || math.IsInf(iv.Hi, 0) {
+	if !iv.HasCI {
 		return fmt.Sprintf("%.4g n=%d (too few repeats for a %.0f%% interval)", iv.Median, iv.N, 100*Confidence)
 	}
 	return fmt.Sprintf("%.4g [%.4g, %.4g] n=%d", iv.Median, iv.Lo, iv.Hi, iv.N)
