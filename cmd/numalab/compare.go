@@ -17,7 +17,7 @@ Mann-Whitney U test of A's repeats against B's (p <= 0.05, the statistics
 of golang.org/x/perf/benchmath): "B higher", "B lower", "no difference
 shown", or "cannot tell".
 
-The repeats are the cells' (run oltp --repeat N, run report --repeat N). A
+The repeats are the cells' (run oltp --repeat N). A
 cell run once, and every probe figure, is one value: its verdict is
 "cannot tell", whatever the ratio. The test needs 4 repeats a side to show
 a difference at all, and a confidence interval needs 6. Pairs of OLTP
