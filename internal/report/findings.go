@@ -14,6 +14,7 @@ import (
 const (
 	AnchorMachine   = "machine"
 	AnchorLadder    = "memory-ladder"
+	AnchorLevels    = "memory-levels"
 	AnchorMatrix    = "numa-matrix"
 	AnchorMLP       = "memory-parallelism"
 	AnchorOLTP      = "oltp"
@@ -39,41 +40,51 @@ func findings(r *Report) []Finding {
 	}
 	if m := r.Memory; m != nil && m.Summary != nil {
 		s := m.Summary
-		pages, ns := "4 KiB", s.DRAMNS4K
-		if !(ns > 0) {
-			pages, ns = pageWords(s.PageBytes2M), s.DRAMNS2M
-		}
-		if ns > 0 && m.GHz > 0 {
-			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz (fully random chain over %s, %s pages, run %d).",
-				fmtF(ns, 1), fmtF(ns*m.GHz, 0), fmtF(m.GHz, 2), units.Bytes(s.WorkingSetBytes), pages, m.Run)
+		if d := m.DRAM; d != nil && d.GHz > 0 {
+			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz: %s (run %d); the model uses this figure.",
+				fmtF(d.NS, 1), fmtF(d.Cycles, 0), fmtF(d.GHz, 2), d.Label, m.Run)
+			if v := dramVariants(m); len(v) > 0 {
+				detail(AnchorLadder, "Other DRAM readings of run %d, variants the model does not use: %s.", m.Run, strings.Join(v, "; "))
+			}
 		}
 		if s.DRAMNS4K > 0 && s.DRAMNS2M > 0 && s.PageBytes2M >= 2<<20 {
 			if d := s.DRAMNS2M/s.DRAMNS4K - 1; d < -0.02 {
-				detail(AnchorLadder, "Huge pages (2 MiB) cut DRAM latency from %s to %s ns (%s): the difference is TLB misses.",
+				detail(AnchorLadder, "Huge pages (2 MiB) cut the fully random chain's latency from %s to %s ns (%s): the difference is TLB misses.",
 					fmtF(s.DRAMNS4K, 1), fmtF(s.DRAMNS2M, 1), pctAbs(-d))
 			} else {
-				detail(AnchorLadder, "Huge pages (2 MiB) did not lower DRAM latency: %s ns against %s ns with 4 KiB pages (%s).",
+				detail(AnchorLadder, "Huge pages (2 MiB) did not lower the fully random chain's latency: %s ns against %s ns with 4 KiB pages (%s).",
 					fmtF(s.DRAMNS2M, 1), fmtF(s.DRAMNS4K, 1), pct(d))
 			}
 		}
 		if len(s.Levels) > 0 {
 			var parts []string
 			for _, l := range s.Levels {
-				parts = append(parts, fmt.Sprintf("%s %s ns (%s cycles)", l.Name, fmtF(l.NS, 1), fmtF(l.NS*m.GHz, 0)))
+				name := l.Name
+				if name == "DRAM" {
+					name = "memory"
+				}
+				parts = append(parts, fmt.Sprintf("%s %s ns = %s cycles", name, fmtF(l.NS, 1), fmtF(l.NS*m.GHz, 0)))
 			}
-			detail(AnchorLadder, "Latency plateaus: %s.", strings.Join(parts, ", "))
+			detail(AnchorLadder, "Latency plateaus of the TLB-local chain (a variant that avoids TLB misses; cycles at %s GHz): %s.", fmtF(m.GHz, 2), strings.Join(parts, ", "))
+			cacheFindings(s.Levels, detail)
 		}
 		if mx := m.Matrix; mx != nil {
 			if mx.SingleNode || len(mx.MemNodes) < 2 {
 				add(AnchorMatrix, "One NUMA node: all memory is local; remote latency cannot be measured on this machine.")
 			} else if s.LocalNS > 0 && s.RemoteNS > 0 {
-				add(AnchorMatrix, "Remote memory costs %s ns against %s ns local: %s× (%s nodes, run %d).",
+				add(AnchorMatrix, "Remote memory costs %s ns against %s ns local: %s× (%s nodes, lowest clean windows of the NUMA matrix, run %d).",
 					fmtF(s.RemoteNS, 1), fmtF(s.LocalNS, 1), fmtF(s.RemoteNS/s.LocalNS, 2), strconv.Itoa(len(mx.MemNodes)), m.Run)
 			}
 		}
 		if p := mlpPeak(m.MLP); p != nil && p.InFlight > 1.5 {
-			detail(AnchorMLP, "One core keeps %s misses in flight with %d independent chains (%s ns per load against %s ns for one chain).",
-				fmtF(p.InFlight, 1), p.Chains, fmtF(p.NSPerLoad.Median, 1), fmtF(m.MLP.Points[0].NSPerLoad.Median, 1))
+			one := m.MLP.Points[0].NSPerLoad.Median
+			if p.InFlight <= float64(p.Chains) {
+				detail(AnchorMLP, "One core keeps %s misses in flight with %d independent chains: %s ns per load for one chain over %s ns per load for %d, each the median of its windows.",
+					fmtF(p.InFlight, 1), p.Chains, fmtF(one, 1), fmtF(p.NSPerLoad.Median, 1), p.Chains)
+			} else {
+				detail(AnchorMLP, "Memory-level parallelism cannot be read from this probe: %d chains ran %s× faster per load than one (medians %s and %s ns), more than their number, so not every load missed to memory.",
+					p.Chains, fmtF(p.InFlight, 1), fmtF(p.NSPerLoad.Median, 1), fmtF(one, 1))
+			}
 		}
 	}
 	if o := r.OLTP; o != nil {
@@ -118,6 +129,29 @@ func findings(r *Report) []Finding {
 		out = append(out, Finding{Anchor: a.Section, Text: fmt.Sprintf("No %s run: its section is empty (try '%s').", a.Kind, a.Hint)})
 	}
 	return out
+}
+
+// cacheFindings compares the capacity each cache plateau showed (its knee,
+// in bytes touched) with the size the topology reports.
+func cacheFindings(levels []memlat.Level, detail func(anchor, format string, a ...any)) {
+	var small, fit []string
+	for _, l := range levels {
+		if l.CacheBytes <= 0 || l.KneeBytes <= 0 {
+			continue
+		}
+		s := fmt.Sprintf("%s %s of %s advertised (%s)", l.Name, units.Bytes(l.KneeBytes), units.Bytes(l.CacheBytes), pctAbs(l.KneeRatio))
+		if l.KneeRatio < 0.5 {
+			small = append(small, s)
+		} else {
+			fit = append(fit, s)
+		}
+	}
+	if len(small) > 0 {
+		detail(AnchorLevels, "Effective cache smaller than advertised: %s; latency rose at that many bytes touched. In a virtual machine the rest is usually shared with neighbours.", strings.Join(small, ", "))
+	}
+	if len(fit) > 0 {
+		detail(AnchorLevels, "Effective cache sizes (the knee, in bytes touched, against the size the topology reports): %s.", strings.Join(fit, ", "))
+	}
 }
 
 func mlpPeak(m *memlat.MLP) *memlat.MLPPoint {

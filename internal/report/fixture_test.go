@@ -57,8 +57,9 @@ func stat(ns, spread float64) memlat.Stat {
 	return memlat.Stat{Median: ns, Min: ns * (1 - spread), Max: ns * (1 + spread), Samples: 3, Window: 50}
 }
 
-// ladderNS is a smooth latency curve with plateaus at 1.2, 4.5, 18 and
-// 95 ns (TLB-local) or 120 ns (random, 4 KiB pages) past 32 MiB.
+// ladderNS is a smooth latency curve over bytes touched with plateaus at
+// 1.2, 4.5, 18 and 95 ns (TLB-local) or 120 ns (random, 4 KiB pages) past
+// 32 MiB.
 func ladderNS(bytes int64, dram float64) float64 {
 	x := math.Log2(float64(bytes))
 	step := func(at, from, to float64) float64 { return from + (to-from)/(1+math.Exp(-3*(x-at))) }
@@ -105,15 +106,15 @@ func syntheticRuns() []*result.Run {
 			sz = sizes[len(sizes)-1:]
 		}
 		for _, b := range sz {
-			ns := ladderNS(b, v.dram) * noise()
+			ns := ladderNS(b/4, v.dram) * noise() // 256 B slots: a quarter of the working set is touched
 			l.Points = append(l.Points, memlat.Point{Bytes: b, TouchedBytes: b / 4, NS: stat(ns, 0.02), Cycles: ns * ghz})
 		}
 		if v.full {
 			l.Levels = []memlat.Level{
-				{Name: "L1", FromBytes: 1 << 10, ToBytes: 8 << 10, NS: 1.2, Cycles: 1.2 * ghz, KneeBytes: 12 << 10, CacheBytes: 48 << 10, KneeRatio: 0.25},
-				{Name: "L2", FromBytes: 16 << 10, ToBytes: 256 << 10, NS: 4.5, Cycles: 4.5 * ghz, KneeBytes: 600 << 10, CacheBytes: 2 << 20, KneeRatio: 0.29},
-				{Name: "L3", FromBytes: 1 << 20, ToBytes: 4 << 20, NS: 18, Cycles: 18 * ghz, KneeBytes: 8 << 20, CacheBytes: 32 << 20, KneeRatio: 0.25},
-				{Name: "DRAM", FromBytes: 32 << 20, ToBytes: 256 << 20, NS: 95, Cycles: 95 * ghz},
+				{Name: "L1", FromBytes: 1 << 10, ToBytes: 32 << 10, NS: 1.2, Cycles: 1.2 * ghz, KneeBytes: 44 << 10, CacheBytes: 48 << 10, KneeRatio: 44.0 / 48},
+				{Name: "L2", FromBytes: 64 << 10, ToBytes: 1 << 20, NS: 4.5, Cycles: 4.5 * ghz, KneeBytes: 1843 << 10, CacheBytes: 2 << 20, KneeRatio: 1843.0 / 2048},
+				{Name: "L3", FromBytes: 4 << 20, ToBytes: 16 << 20, NS: 18, Cycles: 18 * ghz, KneeBytes: 28 << 20, CacheBytes: 32 << 20, KneeRatio: 28.0 / 32},
+				{Name: "DRAM", FromBytes: 64 << 20, ToBytes: 256 << 20, NS: 95, Cycles: 95 * ghz},
 			}
 		}
 		ladders = append(ladders, l)

@@ -134,8 +134,11 @@ func memorySection(r *Report) section {
 		s.Absent = absentText(r, "memory")
 		return s
 	}
-	s.Intro = fmt.Sprintf("Run %d: one dependent load at a time through a random cycle of cache lines, on one pinned thread. Each point is the median of %d clean windows of at least %d ms, with the min–max as a bar. Cycles are ns × the measured core clock, %s GHz.",
+	s.Intro = fmt.Sprintf("Run %d: one dependent load at a time through a random cycle of cache lines, on one pinned thread. Each point is the median of %d clean windows of at least %d ms, with the min–max as a bar. Every cycle count is ns × the run's core clock, %s GHz.",
 		m.Run, m.Samples, m.WindowMS, fmtF(m.GHz, 2))
+	if d := m.DRAM; d != nil {
+		s.Intro += fmt.Sprintf(" DRAM latency, the figure the model uses: %s ns = %s cycles, %s.", fmtF(d.NS, 1), fmtF(d.Cycles, 0), d.Label)
+	}
 	if len(m.Ladders) > 0 {
 		c := chart{ID: AnchorLadder, Title: "Latency of a dependent load against working set",
 			X:       scale{Label: "working set (bytes, log 2 scale)", Log: 2, Format: func(v float64) string { return units.Bytes(v).String() }},
@@ -148,24 +151,31 @@ func memorySection(r *Report) section {
 			for _, p := range l.Points {
 				sr.Points = append(sr.Points, point{X: float64(p.Bytes), Y: p.NS.Median, Lo: p.NS.Min, Hi: p.NS.Max})
 				tb.Rows = append(tb.Rows, []string{l.Chain, pagesLabel(l), units.Bytes(p.Bytes).String(), fmtF(p.NS.Median, 1),
-					fmtF(p.NS.Min, 1) + "–" + fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0), strconv.Itoa(p.NS.Samples)})
+					fmtF(p.NS.Min, 1) + "–" + fmtF(p.NS.Max, 1), fmtF(p.NS.Median*m.GHz, 0), strconv.Itoa(p.NS.Samples)})
 			}
 			c.Series = append(c.Series, sr)
 			if len(l.Levels) > 0 && len(c.HLines) == 0 {
+				// Plateaus are found in bytes touched; the axis is the
+				// working set, so each is drawn where this ladder's points
+				// touched those bytes.
 				for _, lv := range l.Levels {
-					from, to := float64(lv.FromBytes), float64(lv.ToBytes)
+					from, to := workingSetAt(l, lv.FromBytes), workingSetAt(l, lv.ToBytes)
 					if to <= from {
 						to = from * 2
 					}
+					name := lv.Name
+					if name == "DRAM" {
+						name = "memory plateau"
+					}
 					c.HLines = append(c.HLines, hline{Y: lv.NS, X0: from, X1: to,
-						Text: fmt.Sprintf("%s %s ns = %s cycles", lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0))})
+						Text: fmt.Sprintf("%s %s ns = %s cycles (%s chain)", name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), l.Chain)})
 				}
 			}
 		}
 		s.Figures = append(s.Figures, figure{ID: AnchorLadder, SVG: template.HTML(c.svg())})
 		if m.Summary != nil && len(m.Summary.Levels) > 0 {
-			lt := table{ID: "memory-levels", Caption: "Plateaus found in the ladder, with the knee against the cache size the topology reports",
-				Head: []string{"level", "ns", "cycles", "from", "to", "knee", "cache", "knee/cache"}}
+			lt := table{ID: AnchorLevels, Caption: fmt.Sprintf("Plateaus of the TLB-local chain, in bytes touched (lines touched × 64 B), cycles at %s GHz. The knee is where latency crosses between two plateaus: the capacity the ladder saw; effective/advertised is the knee over the cache size the topology reports (below 1: less cache than advertised, as in a VM sharing its last-level cache)", fmtF(m.GHz, 2)),
+				Head: []string{"level", "ns", "cycles", "from (touched)", "to (touched)", "knee (touched)", "cache (advertised)", "effective/advertised"}}
 			for _, lv := range m.Summary.Levels {
 				lt.Rows = append(lt.Rows, []string{lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), units.Bytes(lv.FromBytes).String(), units.Bytes(lv.ToBytes).String(),
 					bytesOrDash(lv.KneeBytes), bytesOrDash(lv.CacheBytes), ratioOrDash(lv.KneeRatio)})
@@ -175,13 +185,8 @@ func memorySection(r *Report) section {
 		s.Tables = append(s.Tables, tb)
 	}
 	if mx := m.Matrix; mx != nil && len(mx.NS) > 0 {
-		ns := make([][]float64, len(mx.NS))
-		for i, row := range mx.NS {
-			for _, st := range row {
-				ns[i] = append(ns[i], st.Median)
-			}
-		}
-		title := fmt.Sprintf("NUMA latency matrix: %s chain over %s, %s pages", mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
+		ns, estimator := matrixNS(m)
+		title := fmt.Sprintf("NUMA latency matrix: %s chain over %s, %s pages, %s", mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1), estimator)
 		if mx.SingleNode || len(mx.MemNodes) == 1 {
 			title = "NUMA latency matrix (1×1: this machine has one NUMA node)"
 		}
@@ -406,7 +411,7 @@ func modelSection(r *Report) section {
 	}
 	var labels, notes []string
 	var vals []float64
-	tb := table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (local %s ns, remote %s ns%s)",
+	tb := table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (local: the DRAM latency, %s ns; remote %s ns%s); tps per core is per physical core",
 		fmtF(md.GHz, 2), md.CoresPerSocket, fmtF(md.LocalNS, 1), fmtF(md.RemoteNS, 1), assumedWord(md.RemoteAssumed)),
 		Head: []string{"sockets", "cores per socket", "threads per core", "average latency ns", "latency cycles", "cycles per transaction", "tps per core", "total tps", "total vs 1 socket", "per core vs 1 socket", "1-socket latency to match"}}
 	for _, row := range md.Table.Rows {

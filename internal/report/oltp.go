@@ -56,10 +56,16 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 		if o.Workload == "" {
 			o.Workload = c.Workload
 		}
+		// tps per core has one definition: per physical core the
+		// streams ran on. Runs stored before it divided by the
+		// placement's cores, so the divisor is worked out again here.
+		if used := coresUsed(run.Machine, c.CPUs, c.SpreadCPUs, c.Streams); used > 0 {
+			c.Cores = used
+		}
 		label, data := c.Series(run.Machine)
 		if _, ok := series[label]; !ok {
 			series[label] = &OLTPSeries{Label: label, Placement: c.Placement, Data: data, DataNode: c.DataNode,
-				SMT: c.Cores > 0 && len(c.CPUs) > c.Cores}
+				SMT: offersSMT(run.Machine, c.CPUs)}
 			order = append(order, label)
 		}
 		k := key{label, c.Streams}
@@ -153,4 +159,51 @@ func Unstable(c result.Cell) bool {
 		secs[i] = float64(c.PerSecond[i])
 	}
 	return slices.Min(secs) < UnstableBelow*stats.Median(secs)
+}
+
+// offersSMT says whether cpus include two hardware threads of one core.
+func offersSMT(t *result.Topology, cpus []int) bool {
+	if t == nil {
+		return false
+	}
+	seen := map[int]bool{}
+	for _, id := range cpus {
+		c, ok := t.CPU(id)
+		if !ok || c.Core < 0 {
+			continue
+		}
+		if seen[c.Core] {
+			return true
+		}
+		seen[c.Core] = true
+	}
+	return false
+}
+
+// coresUsed is the divisor of tps per core: the physical cores a cell's
+// streams ran on. Pinned with spread, stream i runs on cpus[i mod
+// len(cpus)] alone, so it counts the distinct cores of the CPUs the
+// streams were given; pinned without spread, a stream runs on one core at
+// a time, so it is the fewer of the streams and the cores of cpus. Not
+// pinned it is 0: unknown, and the cell keeps the divisor it stored.
+func coresUsed(t *result.Topology, cpus []int, spread bool, streams int) int {
+	if t == nil || len(cpus) == 0 || streams < 1 {
+		return 0
+	}
+	used := cpus
+	if spread {
+		used = cpus[:min(streams, len(cpus))]
+	}
+	cores := map[int]bool{}
+	for _, id := range used {
+		key := -1 - id // a CPU whose core is unknown counts as a core of its own
+		if c, ok := t.CPU(id); ok && c.Core >= 0 {
+			key = c.Core
+		}
+		cores[key] = true
+	}
+	if spread {
+		return len(cores)
+	}
+	return min(streams, len(cores))
 }

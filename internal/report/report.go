@@ -79,7 +79,8 @@ type Memory struct {
 	Samples   int               `json:"samples"`   // clean windows per point
 	WindowMS  int               `json:"window_ms"` // length of one window
 	Quick     bool              `json:"quick"`
-	GHz       float64           `json:"ghz"`
+	GHz       float64           `json:"ghz"` // the run's one clock: every cycle count is ns × GHz
+	DRAM      *DRAM             `json:"dram,omitempty"`
 	Ladders   []memlat.Ladder   `json:"ladders"`
 	Matrix    *memlat.Matrix    `json:"matrix,omitempty"`
 	Summary   *memlat.Summary   `json:"summary,omitempty"`

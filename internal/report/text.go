@@ -144,27 +144,39 @@ func plural(n int, word string) string {
 }
 
 func textMemory(b *strings.Builder, m *Memory) {
-	fmt.Fprintf(b, "  run %d: median of %d clean windows of >= %d ms per point, [min-max]; core clock %s GHz (cycles = ns × clock)\n",
+	fmt.Fprintf(b, "  run %d: median of %d clean windows of >= %d ms per point, [min-max]; every cycle count is ns × the run's clock, %s GHz\n",
 		m.Run, m.Samples, m.WindowMS, fmtF(m.GHz, 2))
+	if d := m.DRAM; d != nil {
+		fmt.Fprintf(b, "  DRAM latency (the model's): %s ns = %s cycles, %s\n", fmtF(d.NS, 1), fmtF(d.Cycles, 0), d.Label)
+	}
 	for _, l := range m.Ladders {
 		fmt.Fprintf(b, "  %s chain, %s pages, CPU %d:\n", l.Chain, pagesLabel(l), l.CPU)
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    working set\tns\tmin-max ns\tcycles\t")
 		for _, p := range l.Points {
-			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), fmtF(p.NS.Median, 1), fmtF(p.NS.Min, 1), fmtF(p.NS.Max, 1), fmtF(p.Cycles, 0))
+			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), fmtF(p.NS.Median, 1), fmtF(p.NS.Min, 1), fmtF(p.NS.Max, 1), fmtF(p.NS.Median*m.GHz, 0))
 		}
 		tw.Flush()
 		if len(l.Levels) > 0 {
 			var parts []string
 			for _, lv := range l.Levels {
-				parts = append(parts, fmt.Sprintf("%s %s ns", lv.Name, fmtF(lv.NS, 1)))
+				name := lv.Name
+				if name == "DRAM" {
+					name = "memory"
+				}
+				p := fmt.Sprintf("%s %s ns up to %s touched", name, fmtF(lv.NS, 1), units.Bytes(lv.ToBytes))
+				if lv.KneeRatio > 0 {
+					p += fmt.Sprintf(" (knee %s of %s advertised)", units.Bytes(lv.KneeBytes), units.Bytes(lv.CacheBytes))
+				}
+				parts = append(parts, p)
 			}
-			fmt.Fprintf(b, "    plateaus: %s\n", strings.Join(parts, ", "))
+			fmt.Fprintf(b, "    plateaus in bytes touched: %s\n", strings.Join(parts, ", "))
 		}
 	}
 	if mx := m.Matrix; mx != nil && len(mx.NS) > 0 {
-		fmt.Fprintf(b, "  NUMA matrix (ns; thread's node down, memory's node across; %s chain over %s, %s pages)",
-			mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
+		ns, estimator := matrixNS(m)
+		fmt.Fprintf(b, "  NUMA matrix (ns; thread's node down, memory's node across; %s chain over %s, %s pages, %s)",
+			mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1), estimator)
 		if mx.SingleNode {
 			b.WriteString(": 1×1, this machine has one NUMA node")
 		}
@@ -175,10 +187,10 @@ func textMemory(b *strings.Builder, m *Memory) {
 			fmt.Fprintf(tw, "node %d\t", n)
 		}
 		fmt.Fprintln(tw)
-		for i, row := range mx.NS {
+		for i, row := range ns {
 			fmt.Fprintf(tw, "    node %d\t", mx.CPUNodes[i])
-			for _, s := range row {
-				fmt.Fprintf(tw, "%s\t", fmtF(s.Median, 1))
+			for _, v := range row {
+				fmt.Fprintf(tw, "%s\t", fmtF(v, 1))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -277,6 +289,7 @@ func textModel(b *strings.Builder, md *Model) {
 		return
 	}
 	fmt.Fprintf(b, "  workload: I = %s instructions per transaction, m = %s; %s\n", fmtN(md.Workload.Instructions), fmtF(md.Workload.Miss, 4), md.Method)
+	fmt.Fprintf(b, "  local latency: the DRAM latency, %s ns; remote %s ns%s; tps/core is per physical core\n", fmtF(md.LocalNS, 1), fmtF(md.RemoteNS, 1), assumedWord(md.RemoteAssumed))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    sockets\tcores/socket\tSMT\tGHz\tlatency ns\tcycles\ttps/core\ttotal tps\tvs 1 socket\t")
 	for _, row := range md.Table.Rows {
