@@ -21,7 +21,7 @@ func WriteText(w io.Writer, r *Report) error {
 	for _, c := range r.Clocks {
 		cl = append(cl, fmt.Sprintf("%s %.2f", c.When, c.GHz.Median))
 	}
-	fmt.Fprintf(&b, "Core clock: %.2f GHz (dependent add chain on CPU %d; %s GHz); cycles = ns x %.2f.\n", r.GHz, firstCPU(r), strings.Join(cl, ", "), r.GHz)
+	fmt.Fprintf(&b, "Core clock: %.2f GHz (the median of dependent add chains on CPU %d: %s GHz); every cycle count is ns x %.2f.\n", r.GHz, firstCPU(r), strings.Join(cl, ", "), r.GHz)
 
 	for _, pages := range cfg.Pages {
 		writeLadders(&b, r, pages)
@@ -164,7 +164,7 @@ func writeLadders(b *strings.Builder, r *Report, pages string) {
 			if idx[k] < len(l.Points) && l.Points[idx[k]].Bytes == next {
 				p := l.Points[idx[k]]
 				touched = units.Bytes(p.TouchedBytes).String()
-				row += fmt.Sprintf("%.2f\t%.1f\t%s\t", p.NS.Median, p.Cycles, spread(p.NS))
+				row += fmt.Sprintf("%.2f\t%.1f\t%s\t", p.NS.Median, p.NS.Median*r.GHz, spread(p.NS))
 				idx[k]++
 			} else {
 				row += "\t\t\t"
@@ -184,9 +184,10 @@ func writeLevels(b *strings.Builder, r *Report) {
 	if !any {
 		return
 	}
-	fmt.Fprintf(b, "\nPlateaus found in the ladders (sizes in lines touched) against the caches the topology reports\n")
+	fmt.Fprintf(b, "\nPlateaus found in the ladders, sizes in bytes touched (lines touched x 64 B), against the caches the topology reports.\n")
+	fmt.Fprintf(b, "The knee is where latency crosses between two plateaus: the capacity the ladder saw. effective/advertised is knee / topology;\nbelow 1 the level holds less than advertised (in a VM, the rest of a shared cache is the neighbours').\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ladder\tlevel\tns\tcycles\tplateau\tknee\ttopology\tknee/topology\t")
+	fmt.Fprintln(tw, "ladder\tlevel\tns\tcycles\tplateau\tknee\ttopology\teffective/advertised\t")
 	for _, l := range r.Ladders {
 		for _, lv := range l.Levels {
 			knee, topo, ratio := "-", "-", "-"
@@ -199,7 +200,7 @@ func writeLevels(b *strings.Builder, r *Report) {
 			if lv.KneeRatio > 0 {
 				ratio = fmt.Sprintf("%.2f", lv.KneeRatio)
 			}
-			fmt.Fprintf(tw, "%s %s\t%s\t%.2f\t%.1f\t%s-%s\t%s\t%s\t%s\t\n", l.Chain, l.Pages, lv.Name, lv.NS, lv.Cycles,
+			fmt.Fprintf(tw, "%s %s\t%s\t%.2f\t%.1f\t%s-%s\t%s\t%s\t%s\t\n", l.Chain, l.Pages, lv.Name, lv.NS, lv.NS*r.GHz,
 				units.Bytes(lv.FromBytes), units.Bytes(lv.ToBytes), knee, topo, ratio)
 		}
 		if l.LabelError != "" {
@@ -221,7 +222,7 @@ func writeSummary(b *strings.Builder, r *Report) {
 			n += s.Samples
 		}
 		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%.1f\t%.0f\t%s\t%d x %.0f ms\t", l.Chain, l.Pages, PageLabel(l.PageBytes, l.HugeFraction),
-			p.BestNS, p.BestCycles, strings.Join(med, " "), n, p.NS.Window))
+			p.BestNS, p.BestNS*r.GHz, strings.Join(med, " "), n, p.NS.Window))
 	}
 	if len(rows) == 0 {
 		return
@@ -233,6 +234,9 @@ func writeSummary(b *strings.Builder, r *Report) {
 		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
+	if ns, what := summarize(r).DRAM(); ns > 0 {
+		fmt.Fprintf(b, "DRAM latency, the figure numalab model and report use: %.1f ns = %.0f cycles, %s (lowest clean window).\n", ns, ns*r.GHz, what)
+	}
 }
 
 // times says how often the largest working set was measured, for the

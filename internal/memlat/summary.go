@@ -87,6 +87,24 @@ func summarize(rep *Report) Summary {
 	return s
 }
 
+// DRAM is the DRAM latency, defined once for every command that shows or
+// uses it (the model's local latency, the report's "DRAM latency"): the
+// NUMA matrix's local latency (LocalNS), else the fully random chain's
+// DRAM latency with 4 KiB pages, else with 2 MiB pages; each is a lowest
+// clean window. what says which, in words; 0 and "" when none was
+// measured.
+func (s Summary) DRAM() (ns float64, what string) {
+	switch {
+	case s.LocalNS > 0:
+		return s.LocalNS, "the NUMA matrix's local latency"
+	case s.DRAMNS4K > 0:
+		return s.DRAMNS4K, "the fully random chain's DRAM latency with 4 KiB pages"
+	case s.DRAMNS2M > 0:
+		return s.DRAMNS2M, "the fully random chain's DRAM latency with 2 MiB pages"
+	}
+	return 0, ""
+}
+
 // Headline is the probe's one-line figure for run listings: the DRAM
 // latencies with the pages each mapping asked for, and what a 2 MiB one
 // obtained when it was not all huge.

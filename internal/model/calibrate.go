@@ -17,8 +17,9 @@ import (
 //
 //   - clock: the summary's measured clock, else the median of the stored
 //     clock measurements;
-//   - local latency: the NUMA matrix's local latency, else the fully random
-//     chain's DRAM latency with 4 KiB pages, else with 2 MiB pages;
+//   - local latency: the DRAM latency (memlat.Summary.DRAM): the NUMA
+//     matrix's local latency, else the fully random chain's DRAM latency
+//     with 4 KiB pages, else with 2 MiB pages;
 //   - remote latency: the mean of the matrix's off-diagonal cells; 0 on a
 //     machine with one node, where it cannot be measured, and 0 when the
 //     matrix measured no NUMA effect (memlat.Summary.NoNUMAEffect): such a
@@ -47,16 +48,7 @@ func ReadProbe(probe *result.Run) (ProbeLatency, error) {
 		if s.NoNUMAEffect {
 			p.RemoteNS, p.NoNUMAEffect = 0, true
 		}
-		p.LocalNS, p.LocalWhat = s.LocalNS, "the NUMA matrix's local latency"
-		if !(p.LocalNS > 0) {
-			p.LocalNS, p.LocalWhat = s.DRAMNS4K, "the fully random chain's DRAM latency with 4 KiB pages"
-		}
-		if !(p.LocalNS > 0) {
-			p.LocalNS, p.LocalWhat = s.DRAMNS2M, "the fully random chain's DRAM latency with 2 MiB pages"
-		}
-		if !(p.LocalNS > 0) {
-			p.LocalNS, p.LocalWhat = 0, ""
-		}
+		p.LocalNS, p.LocalWhat = s.DRAM()
 	}
 	if !(p.GHz > 0) {
 		clocks, err := memlat.KindClock.All(probe)
