@@ -15,7 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/store"
 )
 
-const reportCmdHelp = `Usage: numalab report [--store FILE] [--out FILE.html] [--force] [--format html|text|json|csv] [RUN...]
+const reportCmdHelp = `Usage: numalab report [--store FILE] [--out FILE.html] [--force] [--format html|text|json|csv] [--allow-mixed] [RUN...]
 
 Turns stored runs into one report: the machine (sockets, NUMA nodes,
 cores, logical CPUs and caches), the memory latency ladder (ns and cycles
@@ -29,7 +29,11 @@ linked to the numbers behind it.
 With no RUN it takes the latest complete run of each kind in the store
 (probe-mem, oltp, report, probe-io); give run ids (see 'numalab runs') to
 choose, at most one of each kind. A kind with no run leaves its section
-saying how to measure it.
+saying how to measure it. The report lists the runs it was built from and
+says which runs the model is calibrated to; when the store holds a newer
+complete run of a kind than the one used, it warns (on stderr and in the
+report). Runs from different machines or numalab versions are refused
+unless --allow-mixed is given.
 
 --format html (the default) writes one self-contained file to --out and
 prints its path: inline CSS and SVG, no script, no network; the same runs
@@ -53,6 +57,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
 	format := fs.String("format", "html", "output format: html, text, json or csv")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
+	allowMixed := fs.Bool("allow-mixed", false, "combine runs from different machines or numalab versions in one report")
 	if done, err := parseFlags(e, fs, args); done {
 		return err
 	}
@@ -73,9 +78,22 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	if !*allowMixed {
+		if err := report.CheckMixed(runs); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	newer, err := newerRuns(*storePath, runs)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	r, err := report.Build(runs)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	for _, w := range newer {
+		fmt.Fprintf(e.stderr, "numalab report: warning: %s\n", w)
+		r.Notes = append(r.Notes, w)
 	}
 	write := map[string]func(io.Writer, *report.Report) error{
 		"html": report.WriteHTML, "text": report.WriteText, "json": report.WriteJSON, "csv": report.WriteCSV,
@@ -121,6 +139,21 @@ func openStoreToRead(path string) (*store.Store, error) {
 		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)", result.Redact(path))
 	}
 	return st, err
+}
+
+// newerRuns lists the store's runs and says which used runs have newer
+// complete runs of their kind (report.NewerRuns).
+func newerRuns(storePath string, used []*result.Run) ([]string, error) {
+	st, err := openStoreToRead(storePath)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	all, err := st.List()
+	if err != nil {
+		return nil, err
+	}
+	return report.NewerRuns(used, all), nil
 }
 
 // loadRuns reads the given runs, or with none the latest run of each kind

@@ -160,3 +160,25 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 }
+
+// A report of older runs says which newer ones the store holds, and names
+// the runs the model is calibrated to.
+func TestReportNewerRuns(t *testing.T) {
+	db := reportStore(t, 2) // runs 1-4, then the same kinds again as 5-8
+	text, stderr, err := runCLI(t, "report", "--store", db, "--format", "text", "1", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"run 1 (probe-mem) is used, but the store holds newer complete probe-mem runs of vm: 5",
+		"run 2 (oltp) is used, but the store holds newer complete oltp runs of vm: 6"} {
+		if !strings.Contains(stderr, want) || !strings.Contains(text, want) {
+			t.Errorf("report 1 2: stderr and text should both say %q\nstderr: %s", want, stderr)
+		}
+	}
+	if !strings.Contains(text, "the model is calibrated to memory probe run 1 and fitted to OLTP run 2") {
+		t.Errorf("report 1 2 does not name the model's runs:\n%s", text)
+	}
+	if _, stderr, err := runCLI(t, "report", "--store", db, "--format", "text"); err != nil || stderr != "" {
+		t.Errorf("report of the latest runs: %v, stderr %q; want no warning", err, stderr)
+	}
+}

@@ -225,6 +225,9 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		r.Notes = append(r.Notes, "the runs come from different hosts: "+strings.Join(parts, ", ")+"; the model combines them as if one machine")
 	}
+	if err := CheckMixed(runs); err != nil && len(hosts) == 1 {
+		r.Notes = append(r.Notes, "mixed runs: "+strings.TrimPrefix(err.Error(), ErrMixed.Error()+": "))
+	}
 	for _, ref := range r.Runs {
 		if ref.Status != result.StatusComplete {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d (%s) is %s: it shows what was measured before it stopped", ref.ID, ref.Kind, ref.Status))
@@ -260,6 +263,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		if r.Model, err = model.Calibrate(runs...); err != nil {
 			return nil, err
 		}
+		r.Notes = append(r.Notes, modelNote(r.Model))
 	}
 	for _, k := range Kinds {
 		if byKind[k] == nil {

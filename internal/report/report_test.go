@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,5 +282,33 @@ func TestMachineDrawingBig(t *testing.T) {
 		if !strings.Contains(lines, fmt.Sprintf("node %d,", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d:", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d\n", n.ID)) {
 			t.Errorf("text lacks node %d:\n%s", n.ID, lines)
 		}
+	}
+}
+
+// Runs of two machines or two numalab versions are refused; Build, which
+// the command calls only with --allow-mixed for such runs, notes them.
+func TestCheckMixed(t *testing.T) {
+	runs := syntheticRuns()
+	if err := CheckMixed(runs); err != nil {
+		t.Fatalf("one machine and version: %v", err)
+	}
+	other := *runs[1]
+	other.Version = "v0.2.0"
+	mixed := stored(t, []*result.Run{runs[0], &other})
+	err := CheckMixed(mixed)
+	if !errors.Is(err, ErrMixed) || !strings.Contains(err.Error(), "v0.2.0 (runs 2)") || !strings.Contains(err.Error(), "--allow-mixed") {
+		t.Errorf("two versions: %v, want ErrMixed naming each version's runs and --allow-mixed", err)
+	}
+	host := *runs[1]
+	host.Host = "elsewhere"
+	if err := CheckMixed([]*result.Run{runs[0], &host}); !errors.Is(err, ErrMixed) || !strings.Contains(err.Error(), "elsewhere (Example Xeon 8000, 8 CPUs)") {
+		t.Errorf("two hosts: %v, want ErrMixed naming the other machine", err)
+	}
+	r, err := Build(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "mixed runs: numalab versions") }) {
+		t.Errorf("Build of mixed versions: notes %q, want a mixed-runs note", r.Notes)
 	}
 }
