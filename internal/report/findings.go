@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
 )
 
@@ -193,13 +194,14 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		}
 		for _, n := range []int{2} {
 			if p := pointAt(s.Points, n); p != nil {
-				add(AnchorOLTPTable, "%d streams gave %s× one stream (%s).", n, fmtF(p.TPS/one.TPS, 2), s.Label)
+				add(AnchorOLTPTable, "%d streams gave %s× one stream (%s); %s.", n, fmtF(p.TPS/one.TPS, 2), s.Label, evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
 			}
 		}
 		break
 	}
 	// Local against remote data at the same streams: the largest gap.
 	gapAt, gap := 0, 0.0
+	var gapLoc, gapRem OLTPPoint
 	for _, loc := range o.Series {
 		if loc.Data != "local" {
 			continue
@@ -214,18 +216,23 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 					continue
 				}
 				if c := 1 - q.TPS/p.TPS; gapAt == 0 || c > gap {
-					gapAt, gap = p.Streams, c
+					gapAt, gap, gapLoc, gapRem = p.Streams, c, p, *q
 				}
 			}
 		}
 	}
 	if gapAt > 0 {
-		if gap >= 0 {
-			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams (the largest gap between local and remote data).", pctAbs(gap), gapAt)
-		} else {
-			add(AnchorOLTPTable, "Remote data did not cost throughput: at %d streams it ran %s faster than local data.", gapAt, pctAbs(-gap))
+		d := stats.Compare(gapLoc.TPSRepeats, gapRem.TPSRepeats)
+		switch {
+		case d.Verdict == stats.Lower:
+			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams (the largest gap between local and remote data); %s.", pctAbs(gap), gapAt, evidence(d))
+		case d.Verdict == stats.NoDiff || d.Verdict == stats.Higher:
+			add(AnchorOLTPTable, "Remote data did not cost throughput: at %d streams, the largest gap, it measured %s %s local data's; %s.", gapAt, pctAbs(math.Abs(gap)), belowAbove(gap), evidence(d))
+		default:
+			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams (the largest gap); %s.", pctAbs(math.Abs(gap)), belowAbove(gap), gapAt, evidence(d))
 		}
 	}
+	streamFindings(o, add, detail)
 	// SMT: the best of placements with siblings against the best without.
 	if mach != nil && mach.Threads > 1 {
 		var on, off *OLTPPoint
@@ -245,18 +252,100 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 			}
 		}
 		if on != nil && off != nil && off.TPS > 0 {
-			verb, g := "added", on.TPS/off.TPS-1
+			verb, g := "added ", on.TPS/off.TPS-1
 			if g < 0 {
-				verb, g = "cost", -g
+				verb, g = "cost ", -g
 			}
-			add(AnchorOLTPTable, "SMT %s %s: %s tps at best with siblings (%d streams) against %s tps with one thread per core (%d streams).",
-				verb, pctAbs(g), fmtN(on.TPS), on.Streams, fmtN(off.TPS), off.Streams)
+			d := stats.Compare(off.TPSRepeats, on.TPSRepeats)
+			if d.Verdict == stats.CannotTell || d.Verdict == stats.NoDiff {
+				verb = "measured " + map[bool]string{true: "+", false: "-"}[on.TPS >= off.TPS]
+			}
+			add(AnchorOLTPTable, "SMT %s%s: %s tps at best with siblings (%d streams) against %s tps with one thread per core (%d streams); %s.",
+				verb, pctAbs(g), fmtN(on.TPS), on.Streams, fmtN(off.TPS), off.Streams, evidence(d))
 		}
 	} else if mach != nil {
 		detail(AnchorMachine, "No SMT on this machine (one hardware thread per core): SMT on against off cannot be measured here.")
 	}
 	for _, n := range o.Notes {
 		detail(AnchorOLTPTable, "Note: %s.", n)
+	}
+}
+
+// belowAbove words a cost: a positive one is below.
+func belowAbove(cost float64) string {
+	if cost >= 0 {
+		return "below"
+	}
+	return "above"
+}
+
+// evidence says what a test of repeats allows a finding to claim.
+func evidence(d stats.Difference) string {
+	switch d.Verdict {
+	case stats.CannotTell:
+		return fmt.Sprintf("n=%d+%d repeats, too few to tell this from noise", d.A.N, d.B.N)
+	case stats.NoDiff:
+		return fmt.Sprintf("no difference shown by a U test over repeats (p=%s, n=%d+%d)", fmtF(d.P, 3), d.A.N, d.B.N)
+	}
+	return fmt.Sprintf("a U test over repeats shows it (p=%s, n=%d+%d)", fmtF(d.P, 3), d.A.N, d.B.N)
+}
+
+// smallDrop is the fall in throughput under which, without a test that
+// shows it, more streams than CPUs are not reported as losing throughput.
+const smallDrop = 0.05
+
+// streamFindings says where throughput fell once streams outnumbered the
+// CPUs a series ran on, and which cells were unstable or read from disk.
+func streamFindings(o *OLTP, add, detail func(anchor, format string, a ...any)) {
+	for _, s := range o.Series {
+		var peak *OLTPPoint
+		for i := range s.Points {
+			p := &s.Points[i]
+			cpus := len(p.CPUs)
+			if cpus == 0 {
+				continue
+			}
+			if p.Streams <= cpus {
+				if peak == nil || p.TPS > peak.TPS {
+					peak = p
+				}
+				continue
+			}
+			if peak == nil || !(p.TPS < peak.TPS) {
+				continue
+			}
+			d := stats.Compare(peak.TPSRepeats, p.TPSRepeats)
+			if d.Verdict != stats.Lower && p.TPS > (1-smallDrop)*peak.TPS {
+				continue
+			}
+			verb := "fell"
+			if d.Verdict != stats.Lower {
+				verb = "measured lower"
+			}
+			add(AnchorOLTPTable, "Throughput %s when streams outnumbered the %d CPUs of %s: %s tps at %d streams to %s at %d (%s), p95 %s → %s ms; %s.",
+				verb, cpus, s.Label, fmtN(peak.TPS), peak.Streams, fmtN(p.TPS), p.Streams, pct(p.TPS/peak.TPS-1),
+				fmtF(peak.P95MS, 2), fmtF(p.P95MS, 2), evidence(d))
+			break
+		}
+	}
+	var unstable, disk []string
+	for _, s := range o.Series {
+		for _, p := range s.Points {
+			cell := fmt.Sprintf("%s at %s", s.Label, plural(p.Streams, "stream"))
+			if p.Unstable {
+				unstable = append(unstable, cell)
+			}
+			if p.ReadFromDisk {
+				disk = append(disk, cell)
+			}
+		}
+	}
+	if len(unstable) > 0 {
+		add(AnchorOLTPTable, "Unstable cells (a whole second below %s of the cell's median second; their throughput is not steady): %s.",
+			pctAbs(UnstableBelow), strings.Join(unstable, "; "))
+	}
+	if len(disk) > 0 {
+		add(AnchorOLTPTable, "Cells that read from disk in their measured window (they measure storage too, not only memory): %s.", strings.Join(disk, "; "))
 	}
 }
 
@@ -280,14 +369,25 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 				best = p
 			}
 		}
+		if best.Speedup <= 1 {
+			best = s.Points[0] // no DOP ran faster: said below as not helping
+		}
 		top := s.Points[len(s.Points)-1]
+		base := s.Points[0]
 		switch {
 		case best.Speedup > 0 && best.DOP > 1:
-			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×).",
-				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), best.DOP)
+			d := stats.Compare(base.QPHRepeats, best.QPHRepeats)
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×); %s.",
+				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), best.DOP, evidence(d))
 		case top.Speedup > 0 && top.DOP > 1:
-			add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× the queries per hour of DOP 1 (one stream).",
-				s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2))
+			d := stats.Compare(base.QPHRepeats, top.QPHRepeats)
+			if d.Verdict == stats.CannotTell {
+				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s, so whether parallelism helped is not known.",
+					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d))
+			} else {
+				add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s.",
+					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d))
+			}
 		}
 	}
 	for _, s := range q.ByDOP {

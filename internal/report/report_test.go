@@ -153,18 +153,20 @@ func findingWith(r *Report, substr string) *Finding {
 	return nil
 }
 
-// The findings say what the fixture was built to show.
+// The findings say what the fixture was built to show, no more strongly
+// than its repeats allow: two a cell cannot tell a difference, five can.
 func TestFindings(t *testing.T) {
 	r := build(t, stored(t, syntheticRuns()))
 	for _, want := range []struct{ text, anchor string }{
 		{"DRAM latency", AnchorLadder},
 		{"Remote memory costs 169.5 ns against 103.0 ns local: 1.65×", AnchorMatrix},
-		{"Remote data cost 2", AnchorOLTPTable}, // remote data: 7,200 against 10,000 tps per core
-		{"SMT added 2", AnchorOLTPTable},        // 25% from siblings at 4 streams, within the fixture's ±2% noise
+		{"Remote data measured 2", AnchorOLTPTable}, // remote data: 7,200 against 10,000 tps per core
+		{"SMT measured +2", AnchorOLTPTable},        // 25% from siblings at 4 streams, within the fixture's ±2% noise
 		{"2 streams gave", AnchorOLTPTable},
 		{"P1 on duckdb: DOP 4 ran", AnchorSpeedup},
 		{"Storage: 11,000 random 8 KiB reads", AnchorIO},
 		{"Model: 2 sockets", AnchorModel},
+		{"Effective cache sizes", AnchorLevels},
 	} {
 		f := findingWith(r, want.text)
 		if f == nil {
@@ -175,8 +177,17 @@ func TestFindings(t *testing.T) {
 			t.Errorf("finding %q links to #%s, want #%s", f.Text, f.Anchor, want.anchor)
 		}
 	}
-	if f := findingWith(r, "Remote data cost"); f != nil && !regexp.MustCompile(`cost 2[6-9]\.\d% of throughput`).MatchString(f.Text) {
-		t.Errorf("remote data finding %q: want a cost near 28%%", f.Text)
+	for _, text := range []string{"Remote data measured", "SMT measured", "P1 on duckdb: DOP 4 ran"} {
+		if f := findingWith(r, text); f != nil && !strings.Contains(f.Text, "too few to tell this from noise") {
+			t.Errorf("finding %q: want it to say the repeats cannot tell", f.Text)
+		}
+	}
+	five := build(t, stored(t, []*result.Run{syntheticRuns()[0], withRepeats(t, syntheticRuns()[1], 5)}))
+	if f := findingWith(five, "Remote data cost"); f == nil || !regexp.MustCompile(`cost 2[6-9]\.\d% of throughput .*p=0\.008, n=5\+5`).MatchString(f.Text) {
+		t.Errorf("five repeats: remote data finding %v: want a cost near 28%% with its test", f)
+	}
+	if f := findingWith(five, "SMT added 2"); f == nil || !strings.Contains(f.Text, "U test over repeats shows it") {
+		t.Errorf("five repeats: SMT finding %v: want the gain with its test", f)
 	}
 	// A one-node, no-SMT machine says so instead of inventing numbers.
 	vm := build(t, stored(t, vmRuns(t)))
