@@ -251,7 +251,7 @@ func oltpSection(r *Report) section {
 		s.Absent = absentText(r, "oltp")
 		return s
 	}
-	s.Intro = fmt.Sprintf("Run %d: %s on %s, %s, streams in closed loops with no think time; each cell %s s measured after %s s warm-up. Points are the median over repeats; bars are the repeats' min–max, or for a cell run once its slowest and fastest whole second. tps per core divides by the physical cores of the placement.",
+	s.Intro = fmt.Sprintf("Run %d: %s on %s, %s, streams in closed loops with no think time; each cell %s s measured after %s s warm-up. Points are the median over repeats; bars are the repeats' min–max, or for a cell run once its slowest and fastest whole second. tps per core divides by the physical cores the streams ran on (the model's definition too). A cell is unstable when a whole second ran below half its median second.",
 		o.Run, o.Workload, o.Engine, plural(o.Warehouses, "warehouse"), fmtF(o.DurationS, 1), fmtF(o.WarmupS, 1))
 	var xs []float64
 	for _, sr := range o.Series {
@@ -263,7 +263,7 @@ func oltpSection(r *Report) section {
 	per := chart{ID: AnchorOLTP + "-per-core", Title: "Transactions per second per core", X: streamsScale("streams", xs), Y: scale{Label: "tps per physical core", Zero: true, Format: fmtCompact}}
 	lat := chart{ID: AnchorOLTP + "-p95", Title: "95th percentile latency", X: streamsScale("streams", xs), Y: scale{Label: "p95 latency (ms)", Zero: true, Format: fmtSig}}
 	tb := table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", o.Run),
-		Head: []string{"placement", "streams", "CPUs", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk"}}
+		Head: []string{"placement", "streams", "CPUs", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
 	for _, sr := range o.Series {
 		a, b, c := series{Name: sr.Label}, series{Name: sr.Label}, series{Name: sr.Label}
 		for _, p := range sr.Points {
@@ -281,6 +281,9 @@ func oltpSection(r *Report) section {
 			disk := "cached"
 			if p.ReadFromDisk {
 				disk = "read from disk"
+			}
+			if p.Unstable {
+				disk += ", unstable"
 			}
 			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), cpuList(p.CPUs), strconv.Itoa(p.Cores), strconv.Itoa(p.Repeats),
 				fmtN(p.TPS), fmtN(p.TPSMin) + "–" + fmtN(p.TPSMax), fmtN(p.SecMin) + "–" + fmtN(p.SecMax), fmtN(p.TPSPerCore),

@@ -213,14 +213,21 @@ func textMemory(b *strings.Builder, m *Memory) {
 }
 
 func textOLTP(b *strings.Builder, o *OLTP) {
-	fmt.Fprintf(b, "  run %d: %s on %s, %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]\n",
+	fmt.Fprintf(b, "  run %d: %s on %s, %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; tps/core per physical core the streams ran on\n",
 		o.Run, o.Workload, o.Engine, plural(o.Warehouses, "warehouse"), fmtF(o.DurationS, 1), fmtF(o.WarmupS, 1))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    placement\tstreams\trepeats\ttps\tmin-max tps\tseconds min-max\ttps/core\tp95 ms\tCPU %\t")
+	fmt.Fprintln(tw, "    placement\tstreams\trepeats\ttps\tmin-max tps\tseconds min-max\ttps/core\tp95 ms\tCPU %\tflags\t")
 	for _, s := range o.Series {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s-%s\t%s\t%s\t%s\t\n", s.Label, p.Streams, p.Repeats, fmtN(p.TPS),
-				fmtN(p.TPSMin), fmtN(p.TPSMax), fmtN(p.SecMin), fmtN(p.SecMax), fmtN(p.TPSPerCore), fmtF(p.P95MS, 3), fmtF(p.BusyPct, 0))
+			var flags []string
+			if p.ReadFromDisk {
+				flags = append(flags, "disk")
+			}
+			if p.Unstable {
+				flags = append(flags, "unstable")
+			}
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s-%s\t%s\t%s\t%s\t%s\t\n", s.Label, p.Streams, p.Repeats, fmtN(p.TPS),
+				fmtN(p.TPSMin), fmtN(p.TPSMax), fmtN(p.SecMin), fmtN(p.SecMax), fmtN(p.TPSPerCore), fmtF(p.P95MS, 3), fmtF(p.BusyPct, 0), strings.Join(flags, ","))
 		}
 	}
 	tw.Flush()
