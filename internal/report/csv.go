@@ -32,7 +32,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 			name := fmt.Sprintf("%s chain, %s pages", l.Chain, pagesLabel(l))
 			for _, p := range l.Points {
 				row("memory", m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.NS.Median, "ns", &p.NS.Min, &p.NS.Max, p.NS.Samples)
-				row("memory", m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.Cycles, "cycles", nil, nil, p.NS.Samples)
+				row("memory", m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.NS.Median*m.GHz, "cycles", nil, nil, p.NS.Samples)
 			}
 		}
 		if mx := m.Matrix; mx != nil {
