@@ -9,6 +9,7 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -59,8 +60,10 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 		// tps per core has one definition: per physical core the
 		// streams ran on. Runs stored before it divided by the
 		// placement's cores, so the divisor is worked out again here.
-		if used := coresUsed(run.Machine, c.CPUs, c.SpreadCPUs, c.Streams); used > 0 {
-			c.Cores = used
+		if run.Machine != nil {
+			if used := sweep.CoresUsed(run.Machine, c.CPUs, c.SpreadCPUs, c.Streams); used > 0 {
+				c.Cores = used
+			}
 		}
 		label, data := c.Series(run.Machine)
 		if _, ok := series[label]; !ok {
@@ -178,32 +181,4 @@ func offersSMT(t *result.Topology, cpus []int) bool {
 		seen[c.Core] = true
 	}
 	return false
-}
-
-// coresUsed is the divisor of tps per core: the physical cores a cell's
-// streams ran on. Pinned with spread, stream i runs on cpus[i mod
-// len(cpus)] alone, so it counts the distinct cores of the CPUs the
-// streams were given; pinned without spread, a stream runs on one core at
-// a time, so it is the fewer of the streams and the cores of cpus. Not
-// pinned it is 0: unknown, and the cell keeps the divisor it stored.
-func coresUsed(t *result.Topology, cpus []int, spread bool, streams int) int {
-	if t == nil || len(cpus) == 0 || streams < 1 {
-		return 0
-	}
-	used := cpus
-	if spread {
-		used = cpus[:min(streams, len(cpus))]
-	}
-	cores := map[int]bool{}
-	for _, id := range used {
-		key := -1 - id // a CPU whose core is unknown counts as a core of its own
-		if c, ok := t.CPU(id); ok && c.Core >= 0 {
-			key = c.Core
-		}
-		cores[key] = true
-	}
-	if spread {
-		return len(cores)
-	}
-	return min(streams, len(cores))
 }
