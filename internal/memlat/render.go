@@ -33,10 +33,20 @@ func WriteText(w io.Writer, r *Report) error {
 			units.Bytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction), m.CPU)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "chains\tthreads\tns/load\tspread ns\tmisses in flight\t")
+		over := false
 		for _, p := range m.Points {
-			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%s\t%.1f\t\n", p.Chains, p.Threads, p.NSPerLoad.Median, spread(p.NSPerLoad), p.InFlight)
+			mark := ""
+			if p.InFlight > float64(p.Chains) {
+				mark, over = " *", true
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%s\t%.1f%s\t\n", p.Chains, p.Threads, p.NSPerLoad.Median, spread(p.NSPerLoad), p.InFlight, mark)
 		}
 		tw.Flush()
+		b.WriteString("(misses in flight: one chain's median ns per load over k chains' median")
+		if over {
+			b.WriteString("; * more than the chains: not every load missed to memory, so this is no count of misses")
+		}
+		b.WriteString(")\n")
 		if m.Note != "" {
 			fmt.Fprintf(&b, "(%s)\n", m.Note)
 		}

@@ -32,7 +32,8 @@ func goldenReport() *Report {
 		GHz:     3.61,
 		Ladders: []Ladder{l, r},
 		MLP: &MLP{Bytes: 1 << 30, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, Points: []MLPPoint{
-			{Chains: 1, Threads: 1, NSPerLoad: st(160), InFlight: 1}, {Chains: 8, Threads: 1, NSPerLoad: noisy, InFlight: 5.33}},
+			{Chains: 1, Threads: 1, NSPerLoad: st(160), InFlight: 1}, {Chains: 8, Threads: 1, NSPerLoad: noisy, InFlight: 5.33},
+			{Chains: 16, Threads: 1, NSPerLoad: st(8), InFlight: 20}}, // more than its chains: marked
 			Note: "no SMT: each core runs one hardware thread, so chains cannot be split across siblings"},
 		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0,
 			Read:   []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
