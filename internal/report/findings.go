@@ -271,6 +271,21 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 	}
 }
 
+// noisyCV is the response-time variation (stdev over mean) within a cell
+// from which a DOP finding says its cells are noisy.
+const noisyCV = 0.3
+
+// spreadWithin says, for a DOP finding, when the cells it compares vary a
+// lot within themselves: "; the cells' response times vary by 33% to 67%
+// of their mean".
+func spreadWithin(a, b QueryPoint) string {
+	lo, hi := min(a.ResponseCV, b.ResponseCV), max(a.ResponseCV, b.ResponseCV)
+	if hi < noisyCV {
+		return ""
+	}
+	return fmt.Sprintf("; the cells' response times vary by %s to %s of their mean (stdev over mean)", pctAbs(lo), pctAbs(hi))
+}
+
 // belowAbove words a cost: a positive one is below.
 func belowAbove(cost float64) string {
 	if cost >= 0 {
@@ -377,13 +392,13 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		switch {
 		case best.Speedup > 0 && best.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, best.QPHRepeats)
-			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×); %s.",
-				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), best.DOP, evidence(d))
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×); %s%s.",
+				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), best.DOP, evidence(d), spreadWithin(base, best))
 		case top.Speedup > 0 && top.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, top.QPHRepeats)
 			if d.Verdict == stats.CannotTell {
-				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s, so whether parallelism helped is not known.",
-					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d))
+				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s, so whether parallelism helped is not known%s.",
+					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d), spreadWithin(base, top))
 			} else {
 				add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s.",
 					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d))

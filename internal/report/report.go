@@ -174,10 +174,14 @@ type QueryPoint struct {
 	QPHMin     float64   `json:"queries_per_hour_min"`
 	QPHMax     float64   `json:"queries_per_hour_max"`
 	QPHRepeats []float64 `json:"queries_per_hour_repeats"`
-	MeanMS     float64   `json:"mean_ms"`
-	P95MS      float64   `json:"p95_ms"`
-	Speedup    float64   `json:"speedup_vs_dop1,omitempty"`
-	Errors     int64     `json:"errors,omitempty"`
+	// ResponseCV is the cell's response times' standard deviation over
+	// their mean (the median over repeats): how much one query's runs vary
+	// inside a cell.
+	ResponseCV float64 `json:"response_cv,omitempty"`
+	MeanMS     float64 `json:"mean_ms"`
+	P95MS      float64 `json:"p95_ms"`
+	Speedup    float64 `json:"speedup_vs_dop1,omitempty"`
+	Errors     int64   `json:"errors,omitempty"`
 }
 
 // IO is a storage probe.

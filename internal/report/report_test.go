@@ -191,6 +191,12 @@ func TestFindings(t *testing.T) {
 	}
 	// A one-node, no-SMT machine says so instead of inventing numbers.
 	vm := build(t, stored(t, vmRuns(t)))
+	// Its DOP cells ran once each, and P2's response times vary by more
+	// than half their mean inside each cell: the finding says both.
+	if f := findingWith(vm, "P2 on duckdb: DOP 2 ran"); f == nil || !strings.Contains(f.Text, "whether parallelism helped is not known") ||
+		!regexp.MustCompile(`vary by 5\d\.\d% to 5\d\.\d% of their mean`).MatchString(f.Text) {
+		t.Errorf("kvm-2vcpu: P2's DOP finding %v: want it unknown whether parallelism helped, and the cells' variation", f)
+	}
 	for _, want := range []string{"One NUMA node", "No SMT on this machine"} {
 		if findingWith(vm, want) == nil {
 			t.Errorf("kvm-2vcpu: no finding with %q in %q", want, vm.Findings)

@@ -88,15 +88,18 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 	for _, k := range keys {
 		g := groups[k]
 		p := QueryPoint{Streams: k.streams, DOP: k.dop, Repeats: len(g)}
-		var qph, mean, p95 []float64
+		var qph, mean, p95, cv []float64
 		for _, qc := range g {
 			qph = append(qph, qc.QueriesPerHour)
+			if t := qc.Cell.Total; t.MeanUS > 0 && t.Count > 1 {
+				cv = append(cv, t.StdevUS/t.MeanUS)
+			}
 			mean = append(mean, qc.Cell.Total.MeanUS/1000)
 			p95 = append(p95, qc.Cell.Total.P95US/1000)
 			p.Errors += qc.Cell.Total.Errors
 		}
 		p.QPH, p.QPHMin, p.QPHMax, p.QPHRepeats = stats.Median(qph), slices.Min(qph), slices.Max(qph), qph
-		p.MeanMS, p.P95MS = stats.Median(mean), stats.Median(p95)
+		p.MeanMS, p.P95MS, p.ResponseCV = stats.Median(mean), stats.Median(p95), stats.Median(cv)
 		points[k] = p
 	}
 	// Speedup against DOP 1 at the same query and streams, from medians.
