@@ -106,27 +106,35 @@ func (s Summary) DRAM() (ns float64, what string) {
 }
 
 // Headline is the probe's one-line figure for run listings: the DRAM
-// latencies with the pages each mapping asked for, and what a 2 MiB one
-// obtained when it was not all huge.
+// latency (DRAM) with what it is, then the fully random chain's readings
+// that differ from it, labelled with the pages each mapping asked for and
+// what a 2 MiB one obtained when it was not all huge, and the clock.
 func (s Summary) Headline() string {
-	var parts []string
-	if s.DRAMNS4K > 0 {
-		parts = append(parts, fmt.Sprintf("DRAM %.0f ns (4k pages)", s.DRAMNS4K))
+	var parts, variants []string
+	ns, what := s.DRAM()
+	if ns > 0 {
+		parts = append(parts, fmt.Sprintf("DRAM latency %.0f ns (%s)", ns, what))
 	}
-	if s.DRAMNS2M > 0 {
+	if s.DRAMNS4K > 0 && s.DRAMNS4K != ns {
+		variants = append(variants, fmt.Sprintf("%.0f ns (4k pages)", s.DRAMNS4K))
+	}
+	if s.DRAMNS2M > 0 && s.DRAMNS2M != ns {
 		pages := "2m pages"
 		if s.PageBytes2M != hugeBytes {
 			pages = "2m pages asked, " + PageLabel(s.PageBytes2M, s.HugeFraction2M) + " obtained"
 		}
-		parts = append(parts, fmt.Sprintf("%.0f ns (%s)", s.DRAMNS2M, pages))
+		variants = append(variants, fmt.Sprintf("%.0f ns (%s)", s.DRAMNS2M, pages))
+	}
+	if len(variants) > 0 {
+		parts = append(parts, "random chain "+strings.Join(variants, ", "))
 	}
 	if s.WorkingSetBytes > 0 {
-		parts = append(parts, "random chain at "+units.Bytes(s.WorkingSetBytes).String())
+		parts = append(parts, "at "+units.Bytes(s.WorkingSetBytes).String())
 	}
 	if s.GHz > 0 {
 		parts = append(parts, fmt.Sprintf("%.2f GHz", s.GHz))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
 }
 
 func mean(v []float64) float64 {
