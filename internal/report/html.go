@@ -177,7 +177,11 @@ func memorySection(r *Report) section {
 			lt := table{ID: AnchorLevels, Caption: fmt.Sprintf("Plateaus of the TLB-local chain, in bytes touched (lines touched × 64 B), cycles at %s GHz. The knee is where latency crosses between two plateaus: the capacity the ladder saw; effective/advertised is the knee over the cache size the topology reports (below 1: less cache than advertised, as in a VM sharing its last-level cache)", fmtF(m.GHz, 2)),
 				Head: []string{"level", "ns", "cycles", "from (touched)", "to (touched)", "knee (touched)", "cache (advertised)", "effective/advertised"}}
 			for _, lv := range m.Summary.Levels {
-				lt.Rows = append(lt.Rows, []string{lv.Name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), units.Bytes(lv.FromBytes).String(), units.Bytes(lv.ToBytes).String(),
+				name := lv.Name
+				if name == "DRAM" {
+					name = "memory (a plateau, not the DRAM latency)"
+				}
+				lt.Rows = append(lt.Rows, []string{name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), units.Bytes(lv.FromBytes).String(), units.Bytes(lv.ToBytes).String(),
 					bytesOrDash(lv.KneeBytes), bytesOrDash(lv.CacheBytes), ratioOrDash(lv.KneeRatio)})
 			}
 			s.Tables = append(s.Tables, lt)
