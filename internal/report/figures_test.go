@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
 )
 
 // number parses a printed figure: "1,077", "295.6".
@@ -202,4 +203,24 @@ func oltpPointOf(r *Report, label string, streams int) *OLTPPoint {
 		}
 	}
 	return nil
+}
+
+// Plateaus are found in bytes touched and drawn on the working-set axis:
+// with 256 B slots a ladder touches a quarter of its working set, so a
+// plateau ending at 2 MiB touched is drawn ending at 8 MiB.
+func TestWorkingSetAt(t *testing.T) {
+	l := syntheticRuns()[0]
+	m, err := buildMemory(stored(t, []*result.Run{l})[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ladder := m.Ladders[0]
+	for _, tc := range []struct {
+		touched int64
+		want    float64
+	}{{2 << 20, 8 << 20}, {12 << 10, 48 << 10}, {256 << 20, 1 << 30}} {
+		if got := workingSetAt(ladder, tc.touched); math.Abs(got-tc.want) > 1e-6*tc.want {
+			t.Errorf("workingSetAt(%d touched) = %v, want %v", tc.touched, got, tc.want)
+		}
+	}
 }
