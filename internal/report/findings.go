@@ -121,6 +121,7 @@ func findings(r *Report) []Finding {
 		if p := purchase(r); p != nil {
 			add(AnchorBuy, "Which server: %s", p.Recommendation)
 		}
+		modelErrorFinding(md, detail)
 	}
 	out = append(out, more...)
 	for _, a := range r.Absent {
@@ -284,6 +285,27 @@ func spreadWithin(a, b QueryPoint) string {
 		return ""
 	}
 	return fmt.Sprintf("; the cells' response times vary by %s to %s of their mean (stdev over mean)", pctAbs(lo), pctAbs(hi))
+}
+
+// modelErrorFinding says how well the model reproduces the cells it was
+// fitted to, and that no cell it did not see has measured its error.
+func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) {
+	if len(md.Residuals) == 0 {
+		return
+	}
+	var parts []string
+	worst := 0.0
+	for _, r := range md.Residuals {
+		worst = max(worst, math.Abs(r.RelativeErrorTPS))
+		parts = append(parts, fmt.Sprintf("%s tps per core measured, %s modelled (%s)", fmtN(r.TPSPerCore), fmtN(r.FitTPSPerCore), pct(r.RelativeErrorTPS)))
+	}
+	if len(md.Residuals) == 1 || worst < 1e-9 {
+		detail(AnchorModel, "Model error: it was fitted to %s, which it reproduces by construction (%s); no cell it did not see has measured its error, so the error of its predictions is not known.",
+			plural(len(md.Residuals), "point"), strings.Join(parts, "; "))
+		return
+	}
+	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s. No cell it did not see has measured its error.",
+		len(md.Residuals), strings.Join(parts, "; "), pctAbs(worst))
 }
 
 // belowAbove words a cost: a positive one is below.

@@ -167,6 +167,7 @@ func TestFindings(t *testing.T) {
 		{"Storage: 11,000 random 8 KiB reads", AnchorIO},
 		{"Model: 2 sockets", AnchorModel},
 		{"Effective cache sizes", AnchorLevels},
+		{"Model error: it was fitted to 2 points", AnchorModel},
 	} {
 		f := findingWith(r, want.text)
 		if f == nil {
