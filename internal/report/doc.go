@@ -12,5 +12,10 @@
 // runs they read from the store and an io.Writer. It refuses to guess: a
 // figure that needs a run kind that is absent is reported as absent, and
 // every assumption (a remote latency on a one-node machine, a miss fraction
-// kept at its default) is written next to the figure it shapes.
+// kept at its default) is written next to the figure it shapes. Each
+// quantity has one definition (docs/figures.md): the DRAM latency is the
+// model's (Memory.DRAM), cycles use the run's one clock, tps per core
+// divides by the cores the streams ran on. A finding or comparison that
+// says higher, lower, helped or did not help rests on a test over repeats
+// (stats.Compare) and says "cannot tell" when there are too few.
 package report
