@@ -1,0 +1,195 @@
+// Package insert is the concurrent-loading workload ('numalab run insert'):
+// S streams each bulk-load batches of B rows into one shared table, on
+// PostgreSQL (COPY or multi-row INSERT, into a heap table with or without
+// indexes), DuckDB (its Appender, one per batch) and SQLite (one writer at a
+// time). A cell reports rows/s and MB/s, and how the streams waited: on
+// SQLite the time spent waiting for the write lock, on PostgreSQL the
+// backends' wait events sampled from pg_stat_activity.
+//
+// It writes only its own table: a file it marked (SQLite, DuckDB) or a table
+// of numalab's schema carrying its comment (PostgreSQL). Anything else of
+// that name is refused and left untouched. It refuses a batch that does not
+// fit in memory and a cell that could fill the disk.
+package insert
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// RunKind is the kind of a stored 'numalab run insert' run.
+const RunKind = "insert"
+
+// Methods are the ways a stream hands a batch to PostgreSQL.
+var Methods = []string{"copy", "insert"}
+
+// RunConfig is an insert sweep; it is stored with the run.
+type RunConfig struct {
+	Engine string `toml:"engine" json:"engine"`
+	DB     string `toml:"db" json:"db"`
+	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
+	// Method is PostgreSQL's: "copy" (COPY FROM STDIN) or "insert"
+	// (multi-row INSERTs, one transaction per batch).
+	Method string `toml:"method" json:"method"`
+	// Indexes gives PostgreSQL's table a primary key and an index on k.
+	Indexes    bool          `toml:"indexes" json:"indexes"`
+	Batch      int           `toml:"batch" json:"batch"`       // rows per batch
+	MaxRows    int64         `toml:"max_rows" json:"max_rows"` // rows one cell may write, all streams together
+	Streams    []int         `toml:"streams" json:"streams"`
+	Placements []string      `toml:"placements" json:"placements"`
+	Spread     bool          `toml:"spread" json:"spread"`
+	Duration   time.Duration `toml:"duration" json:"duration_ns"`
+	Warmup     time.Duration `toml:"warmup" json:"warmup_ns"`
+	Repeat     int           `toml:"repeat" json:"repeat"`
+	// WaitEvery is the period of PostgreSQL's wait-event sampler.
+	WaitEvery time.Duration `toml:"wait_every" json:"wait_every_ns"`
+	Seed      int64         `toml:"seed" json:"seed"`
+}
+
+// DefaultRunConfig is 'numalab run insert' without flags.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{
+		Engine:     "sqlite",
+		Method:     "copy",
+		Batch:      1000,
+		MaxRows:    20_000_000,
+		Streams:    []int{1, 2, 4},
+		Placements: []string{""},
+		Spread:     true,
+		Duration:   10 * time.Second,
+		Warmup:     2 * time.Second,
+		Repeat:     1,
+		WaitEvery:  10 * time.Millisecond,
+		Seed:       1,
+	}
+}
+
+// DefaultPath is the database file on an embedded engine.
+func DefaultPath(engineName string) string {
+	if engineName == "duckdb" {
+		return "numalab-insert.duckdb"
+	}
+	return "numalab-insert.db"
+}
+
+// batchBytesPerRow bounds a batch's memory per row in a stream: the row's
+// values as Go interfaces and the encoded copy the driver sends.
+const batchBytesPerRow = 256
+
+// diskBytesPerRow is about what a row costs on disk: heap or B-tree
+// tuple overhead, plus an index entry for each index.
+func diskBytesPerRow(engineName string, indexes bool) int64 {
+	switch {
+	case engineName == "postgres" && indexes:
+		return 100 + 2*40
+	case engineName == "postgres":
+		return 100
+	case engineName == "duckdb":
+		return RowBytes // compressed columns: at most the raw row
+	}
+	return RowBytes + 16
+}
+
+// NeedBytes is how much disk one cell may fill: MaxRows rows.
+func (c RunConfig) NeedBytes() int64 { return c.MaxRows * diskBytesPerRow(c.Engine, c.Indexes) }
+
+func bad(name, value, want string) error { return fmt.Errorf("-%s: %q %s", name, value, want) }
+
+// Check validates the configuration against this machine's memory
+// (root/proc/meminfo) and CPU count, and fills the defaults that depend
+// on other settings.
+func (c *RunConfig) Check(root string) error {
+	var errs []error
+	if !slices.Contains(engine.Engines, c.Engine) {
+		errs = append(errs, bad("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+	}
+	if c.DSN != "" && c.Engine != "postgres" {
+		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine postgres"))
+	}
+	if c.DB == "" && c.Engine != "postgres" {
+		c.DB = DefaultPath(c.Engine)
+	}
+	if c.DB != "" && c.Engine == "postgres" {
+		errs = append(errs, bad("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL loads into schema numalab)"))
+	}
+	if !slices.Contains(Methods, c.Method) {
+		errs = append(errs, bad("method", c.Method, "is not a method: want copy or insert"))
+	} else if c.Method != "copy" && c.Engine != "postgres" {
+		errs = append(errs, bad("method", c.Method, "is for --engine postgres (DuckDB uses its Appender, SQLite prepared INSERTs)"))
+	}
+	if c.Indexes && c.Engine != "postgres" {
+		errs = append(errs, bad("indexes", "true", "is for --engine postgres"))
+	}
+	if len(c.Streams) == 0 {
+		errs = append(errs, bad("streams", "", "is empty: want e.g. 1,2,4"))
+	} else if slices.Min(c.Streams) < 1 {
+		errs = append(errs, bad("streams", fmt.Sprint(c.Streams), "has a count below 1: want e.g. 1,2,4"))
+	}
+	if why := sweep.TooManyStreams(c.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, bad("streams", fmt.Sprint(c.Streams), why))
+	}
+	switch {
+	case c.Batch < 1:
+		errs = append(errs, bad("batch", strconv.Itoa(c.Batch), "is not a positive row count: want e.g. 1000"))
+	case len(c.Streams) > 0:
+		if err := batchFits(root, c.Batch, slices.Max(c.Streams)); err != nil {
+			errs = append(errs, bad("batch", strconv.Itoa(c.Batch), err.Error()))
+		}
+	}
+	if c.MaxRows < 1 {
+		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "is not a positive row count: want e.g. 20000000"))
+	}
+	if c.Duration <= 0 {
+		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 30s"))
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, bad("warmup", c.Warmup.String(), "is negative: want e.g. 5s or 0s"))
+	}
+	if c.Repeat < 1 {
+		errs = append(errs, bad("repeat", strconv.Itoa(c.Repeat), "is not a positive count"))
+	}
+	if c.WaitEvery < time.Millisecond {
+		errs = append(errs, bad("wait-every", c.WaitEvery.String(), "is below 1ms: want e.g. 10ms"))
+	}
+	if len(c.Placements) == 0 {
+		c.Placements = []string{""}
+	}
+	return errors.Join(errs...)
+}
+
+// batchFits refuses batches whose memory, over every stream, would take
+// more than half of what the machine has available.
+func batchFits(root string, batch, streams int) error {
+	m, err := memlat.ReadMeminfo(root)
+	if err != nil {
+		return fmt.Errorf("cannot be checked against memory: %w", err)
+	}
+	need := int64(batch) * int64(streams) * batchBytesPerRow
+	if need > m.Available/2 {
+		most := m.Available / 2 / int64(streams) / batchBytesPerRow
+		return fmt.Errorf("is larger than memory allows: %d streams × %d rows × %d bytes is %d MiB, more than half of the %d MiB available (try at most %d)",
+			streams, batch, batchBytesPerRow, need>>20, m.Available>>20, most)
+	}
+	return nil
+}
+
+// Spec is the configuration's sweep. The data is written during the
+// cell, by the streams: there is no data node to choose.
+func (c RunConfig) Spec() sweep.Spec {
+	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: -1}
+}
+
+// Plan is the configuration's sweep plan with its cells.
+func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/")}
+}

@@ -1,0 +1,323 @@
+package insert
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// Measured is one stored cell: drive's measurement and the load's own
+// figures.
+type Measured struct {
+	Cell  *result.Cell
+	Stats CellStats
+}
+
+// Sweep is the insert workload as a sweep.Workload.
+type Sweep struct {
+	cfg  RunConfig
+	eng  engine.Engine // nil on SQLite once the file is made
+	sqdb *sql.DB       // SQLite: writable handle for emptying the table
+	cur  *cellState
+	seen []CellStats // measured cells, for findings
+}
+
+var _ sweep.Workload[*Measured] = (*Sweep)(nil)
+
+// NewSweep is the workload configured by cfg (checked).
+func NewSweep(cfg RunConfig) *Sweep { return &Sweep{cfg: cfg} }
+
+// Describe names the workload and engine.
+func (s *Sweep) Describe() sweep.Description {
+	return sweep.Description{Workload: "insert", Engine: s.cfg.Engine, InCgo: s.cfg.Engine != "postgres"}
+}
+
+// Types is one: a batch.
+func (s *Sweep) Types() []string { return []string{"batch"} }
+
+// Open makes the target table afresh, refusing one that is not
+// numalab's, and checks there is room for a cell's --max-rows.
+func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	cfg := s.cfg
+	tell.Say("opening " + cfg.Engine)
+	var eng engine.Engine
+	var err error
+	if cfg.Engine == "postgres" {
+		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN}); err != nil {
+			return nil, err
+		}
+		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes)
+	} else {
+		if err = claimFile(ctx, cfg.Engine, cfg.DB); err != nil {
+			return nil, err
+		}
+		if eng, err = engine.Open(ctx, cfg.Engine, engine.Options{Path: cfg.DB, Create: true}); err != nil {
+			return nil, err
+		}
+		err = createFile(ctx, eng)
+	}
+	if err == nil {
+		err = s.room(eng)
+	}
+	var info engine.Info
+	if err == nil {
+		info, err = eng.Describe(ctx)
+	}
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	s.eng = eng
+	if cfg.Engine == "sqlite" {
+		// The load connection holds the file's lock: the streams write
+		// through connections of their own.
+		s.eng = nil
+		if err := eng.Close(); err != nil {
+			return nil, err
+		}
+		dsn, err := sqliteDSN(cfg.DB)
+		if err != nil {
+			return nil, err
+		}
+		if s.sqdb, err = sql.Open("sqlite3", dsn); err != nil {
+			return nil, err
+		}
+	}
+	return []result.Entry{engine.KindInfo.Of(info)}, nil
+}
+
+// room refuses a cell that could leave the disk short: --max-rows rows.
+func (s *Sweep) room(eng engine.Engine) error {
+	var err error
+	if eng != nil {
+		err = engine.CheckRoom(eng, s.cfg.NeedBytes())
+	} else {
+		var r engine.Room
+		if r, err = engine.RoomAt(filepath.Dir(s.cfg.DB)); err == nil {
+			err = r.Check(s.cfg.NeedBytes())
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("checking room for %d rows (--max-rows): %w", s.cfg.MaxRows, err)
+	}
+	return nil
+}
+
+// Prewarm has nothing to read: a cell writes its data.
+func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
+
+// Begin empties the table, checks the room again and, on PostgreSQL,
+// starts sampling the loaders' wait events.
+func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
+	if err := s.room(s.eng); err != nil {
+		return err
+	}
+	var err error
+	switch s.cfg.Engine {
+	case "postgres":
+		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE "+pgx.Identifier{s.eng.Schema(), Table}.Sanitize())
+	case "duckdb":
+		if _, err = s.eng.DB().ExecContext(ctx, "DROP TABLE "+Table); err == nil {
+			_, err = s.eng.DB().ExecContext(ctx, createSQL(Table))
+		}
+	default:
+		_, err = s.sqdb.ExecContext(ctx, "DELETE FROM "+Table)
+	}
+	if err != nil {
+		return fmt.Errorf("emptying %s before cell %d: %w", Table, c.Index, err)
+	}
+	s.cur = &cellState{perStream: (s.cfg.MaxRows + int64(c.Streams) - 1) / int64(c.Streams)}
+	if s.cfg.Engine == "postgres" {
+		conn, err := s.eng.Connect(ctx)
+		if err != nil {
+			return fmt.Errorf("connecting the wait-event sampler: %w", err)
+		}
+		s.cur.waits = startSampler(conn, s.cur, s.cfg.WaitEvery)
+	}
+	return nil
+}
+
+// cellState is what one cell's streams leave behind for End.
+type cellState struct {
+	perStream int64 // rows a stream may write (--max-rows / streams)
+	mu        sync.Mutex
+	streams   []*stream // appended as streams open; read after they close
+	waits     *sampler
+}
+
+func (cs *cellState) pids() []int32 {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var p []int32
+	for _, st := range cs.streams {
+		if id := st.l.pid(); id > 0 {
+			p = append(p, int32(id))
+		}
+	}
+	return p
+}
+
+// Stream opens one stream's connection on its own thread.
+func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, error) {
+	var l loader
+	switch s.cfg.Engine {
+	case "sqlite":
+		sl, err := openSQLiteLoader(s.cfg.DB)
+		if err != nil {
+			return nil, err
+		}
+		l = sl
+	default:
+		conn, err := s.eng.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if s.cfg.Engine == "duckdb" {
+			l = &duckLoader{c: conn}
+		} else {
+			l = &pgLoader{c: conn, pc: conn.Native().Postgres, table: pgx.Identifier{s.eng.Schema(), Table}, method: s.cfg.Method}
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(i)+uint64(c.Index)<<32))
+	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), rng), limit: s.cur.perStream}
+	s.cur.mu.Lock()
+	s.cur.streams = append(s.cur.streams, st)
+	s.cur.mu.Unlock()
+	return st, nil
+}
+
+// errMaxRows stops a stream that wrote its share of --max-rows.
+var errMaxRows = errors.New("wrote its share of --max-rows: the cell stopped loading to spare the disk (raise --max-rows, or shorten --duration)")
+
+// stream loads batch after batch, logging when each ended and how long
+// it waited for the write lock.
+type stream struct {
+	l       loader
+	rows    *rows
+	limit   int64
+	written int64
+	log     []waited
+}
+
+type waited struct {
+	end  int64 // unix ns
+	wait time.Duration
+}
+
+func (st *stream) Next(ctx context.Context) (int, error) {
+	if st.written >= st.limit {
+		return 0, errMaxRows
+	}
+	st.rows.fill()
+	w, err := st.l.load(ctx, st.rows)
+	st.log = append(st.log, waited{end: time.Now().UnixNano(), wait: w})
+	if err == nil {
+		st.written += int64(st.rows.n())
+	}
+	return 0, err
+}
+
+func (st *stream) Close() error { return st.l.close() }
+
+// End stores the cell, its load figures, and a finding when it loaded
+// less than a cell of fewer streams on the same placement.
+func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Measured] {
+	cs := s.cur
+	var samples map[string]int
+	if cs != nil && cs.waits != nil {
+		samples = cs.waits.stop(m)
+	}
+	if m == nil {
+		return sweep.Outcome[*Measured]{Stop: err}
+	}
+	st := s.stats(c, m, cs, samples)
+	out := sweep.Outcome[*Measured]{Item: &Measured{Cell: m, Stats: st}, Stop: err,
+		Store: []result.Entry{result.KindCell.Of(*m), KindCellStats.Of(st)}}
+	if f, ok := findDrop(s.seen, st); ok {
+		out.Store = append(out.Store, KindFinding.Of(f))
+		out.Notes = append(out.Notes, "finding: "+f.Text)
+	}
+	s.seen = append(s.seen, st)
+	return out
+}
+
+func (s *Sweep) stats(c sweep.Cell, m *result.Cell, cs *cellState, samples map[string]int) CellStats {
+	st := CellStats{Index: m.Index, Engine: s.cfg.Engine, Method: s.method(), Indexes: s.cfg.Indexes,
+		Streams: m.Streams, Placement: m.Placement, Repeat: m.Repeat, Batch: s.cfg.Batch,
+		RowsPerSec: m.TPS * float64(s.cfg.Batch)}
+	st.MBPerSec = st.RowsPerSec * RowBytes / 1e6
+	st.Rows = int64(float64(m.Total.Count) * float64(s.cfg.Batch))
+	if m.Usage != nil {
+		st.CPUBusyPct = m.Usage.BusyPct(m.CPUs)
+		st.CtxSwitchesPerSec = m.Usage.CtxSwitchesPerSec
+	}
+	from := m.Started.Add(m.Warmup).UnixNano()
+	to := from + m.Measured.Nanoseconds()
+	if s.cfg.Engine == "sqlite" && m.Measured > 0 {
+		var w time.Duration
+		for _, str := range cs.streams {
+			for _, e := range str.log {
+				if e.end >= from && e.end < to {
+					w += e.wait
+				}
+			}
+		}
+		st.LockWaitPct = 100 * w.Seconds() / (m.Measured.Seconds() * float64(m.Streams))
+	}
+	st.Waits = waitShares(samples)
+	st.Dominant = s.dominant(st)
+	return st
+}
+
+func (s *Sweep) method() string {
+	switch s.cfg.Engine {
+	case "postgres":
+		return s.cfg.Method
+	case "duckdb":
+		return "appender"
+	}
+	return "insert"
+}
+
+// dominant names where the streams' time went, in the engine's terms.
+func (s *Sweep) dominant(st CellStats) string {
+	switch s.cfg.Engine {
+	case "sqlite":
+		return fmt.Sprintf("SQLite's write lock: streams waited %.0f%% of their time for it", st.LockWaitPct)
+	case "duckdb":
+		return fmt.Sprintf("not sampled (DuckDB runs in-process and has no wait events); CPU %.0f%% busy", st.CPUBusyPct)
+	}
+	for _, w := range st.Waits {
+		if w.Event != waitCPU {
+			return fmt.Sprintf("%s (%.0f%% of samples)", w.Event, w.Pct)
+		}
+	}
+	if len(st.Waits) > 0 {
+		return "none: the backends were running (" + waitCPU + ")"
+	}
+	return "no samples"
+}
+
+// Close closes the database (and stops a managed server).
+func (s *Sweep) Close() error {
+	var err error
+	if s.eng != nil {
+		err = s.eng.Close()
+	}
+	if s.sqdb != nil {
+		err = errors.Join(err, s.sqdb.Close())
+	}
+	return err
+}

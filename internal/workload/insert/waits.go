@@ -1,0 +1,88 @@
+package insert
+
+import (
+	"context"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// waitCPU names a sample of an active backend with no wait event.
+const waitCPU = "CPU"
+
+// waitQuery reads the loading backends' states.
+const waitQuery = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), coalesce(state, '')
+	FROM pg_stat_activity WHERE pid = ANY($1)`
+
+// sampler reads pg_stat_activity on a connection of its own every
+// period, for the backends the cell's streams opened, until stopped.
+type sampler struct {
+	cancel context.CancelFunc
+	done   chan []sample
+}
+
+type sample struct {
+	at    int64 // unix ns
+	event string
+}
+
+func startSampler(conn engine.Conn, cs *cellState, every time.Duration) *sampler {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &sampler{cancel: cancel, done: make(chan []sample, 1)}
+	go func() {
+		defer conn.Close()
+		var out []sample
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				s.done <- out
+				return
+			case now := <-t.C:
+				pids := cs.pids()
+				if len(pids) == 0 {
+					continue
+				}
+				at := now.UnixNano()
+				conn.Query(ctx, waitQuery, []any{pids}, func(v []any) error {
+					out = append(out, sample{at: at, event: waitEvent(v[0].(string), v[1].(string), v[2].(string))})
+					return nil
+				})
+			}
+		}
+	}()
+	return s
+}
+
+// waitEvent names one backend's sample: "type:event", or waitCPU when it
+// is active and waits for nothing.
+func waitEvent(typ, event, state string) string {
+	if typ == "" {
+		if state == "active" {
+			return waitCPU
+		}
+		return "none (" + state + ")"
+	}
+	return typ + ":" + event
+}
+
+// stop ends the sampling and counts the samples inside m's measured
+// window (none when m is nil).
+func (s *sampler) stop(m *result.Cell) map[string]int {
+	s.cancel()
+	all := <-s.done
+	if m == nil {
+		return nil
+	}
+	from := m.Started.Add(m.Warmup).UnixNano()
+	to := from + m.Measured.Nanoseconds()
+	counts := map[string]int{}
+	for _, x := range all {
+		if x.at >= from && x.at < to {
+			counts[x.event]++
+		}
+	}
+	return counts
+}
