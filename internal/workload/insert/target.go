@@ -34,7 +34,7 @@ const RowBytes = 4*8 + padLen
 
 // marker marks numalab's table: PostgreSQL's table comment, and the one
 // row of the embedded files' meta table.
-const marker = "numalab insert target: emptied and reloaded by 'numalab run insert'"
+const marker = "numalab insert target: emptied and reloaded by numalab run insert"
 
 // metaTable holds marker in a SQLite or DuckDB file numalab made.
 const metaTable = "numalab_insert_meta"

@@ -1,0 +1,305 @@
+package insert
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// entries is a Recorder and a Progress that keep everything.
+type entries struct {
+	items []result.Entry
+	notes []string
+}
+
+func (e *entries) Add(x result.Entry) error       { e.items = append(e.items, x); return nil }
+func (e *entries) Say(string)                     {}
+func (e *entries) Note(s string)                  { e.notes = append(e.notes, s) }
+func (e *entries) Measured(sweep.Cell, *Measured) {}
+
+func shortConfig(eng, db string) RunConfig {
+	cfg := DefaultRunConfig()
+	cfg.Engine, cfg.DB = eng, db
+	cfg.Batch, cfg.MaxRows = 200, 1_000_000
+	cfg.Streams = []int{1, 2}
+	cfg.Duration, cfg.Warmup = 600*time.Millisecond, 100*time.Millisecond
+	return cfg
+}
+
+// runSweep checks cfg, plans its cells on this machine and runs them.
+func runSweep(t *testing.T, cfg RunConfig) ([]*Measured, *entries) {
+	t.Helper()
+	if err := cfg.Check("/"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _, err := sweep.Resolve(m, cfg.Spec(), cfg.Spread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &entries{}
+	got, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg), rec, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(cells) {
+		t.Fatalf("%d cells measured, want %d", len(got), len(cells))
+	}
+	for _, g := range got {
+		st := g.Stats
+		if st.RowsPerSec <= 0 || st.Rows <= 0 || st.Rows%int64(cfg.Batch) != 0 {
+			t.Errorf("cell %d: %d rows, %.0f rows/s; want a positive count of whole batches", st.Index, st.Rows, st.RowsPerSec)
+		}
+		if want := st.RowsPerSec * RowBytes / 1e6; st.MBPerSec != want {
+			t.Errorf("cell %d: %.3f MB/s, want %.3f", st.Index, st.MBPerSec, want)
+		}
+		if g.Cell.Usage == nil || st.CtxSwitchesPerSec <= 0 {
+			t.Errorf("cell %d: no usage or context switches (%v)", st.Index, g.Cell.UsageError)
+		}
+		if len(g.Cell.Stopped) > 0 {
+			t.Errorf("cell %d: streams stopped: %+v", st.Index, g.Cell.Stopped)
+		}
+	}
+	kinds := map[string]int{}
+	for _, it := range rec.items {
+		kinds[it.Kind()]++
+	}
+	if kinds[string(result.KindCell)] != len(cells) || kinds[string(KindCellStats)] != len(cells) || kinds[string(engine.KindInfo)] != 1 {
+		t.Errorf("stored %v; want a cell and its stats per cell and one engine info", kinds)
+	}
+	return got, rec
+}
+
+// tableRows counts the rows left in an embedded file's table.
+func tableRows(t *testing.T, eng, path string) int64 {
+	t.Helper()
+	e, err := engine.Open(context.Background(), eng, engine.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var n int64
+	if err := e.DB().QueryRow("SELECT count(*) FROM " + Table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestSweepSQLiteShowsTheWriteLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ins.db")
+	got, _ := runSweep(t, shortConfig("sqlite", path))
+	two := got[1].Stats
+	if two.Streams != 2 || two.LockWaitPct <= 0 {
+		t.Errorf("2 SQLite writers waited %.1f%% of their time for the lock; want more than 0", two.LockWaitPct)
+	}
+	if !strings.Contains(two.Dominant, "write lock") {
+		t.Errorf("dominant %q; want SQLite's write lock", two.Dominant)
+	}
+	// The last cell's rows are left; at least those of its window.
+	if n := tableRows(t, "sqlite", path); n < two.Rows {
+		t.Errorf("%d rows in the table, fewer than the last cell's %d", n, two.Rows)
+	}
+	// A second run reuses (empties and remakes) numalab's own file.
+	runSweep(t, shortConfig("sqlite", path))
+}
+
+func TestSweepDuckDB(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ins.duckdb")
+	got, _ := runSweep(t, shortConfig("duckdb", path))
+	if n := tableRows(t, "duckdb", path); n < got[1].Stats.Rows {
+		t.Errorf("%d rows in the table, fewer than the last cell's %d", n, got[1].Stats.Rows)
+	}
+	if got[0].Stats.Method != "appender" || got[0].Stats.Waits != nil {
+		t.Errorf("duckdb cell: method %q, waits %v; want the appender and no wait samples", got[0].Stats.Method, got[0].Stats.Waits)
+	}
+}
+
+func TestPostgres(t *testing.T) {
+	ctx := context.Background()
+	srv, err := pgserver.Start(ctx, pgserver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	// A table of that name that numalab's insert workload did not make.
+	eng, err := engine.Open(ctx, "postgres", engine.Options{DSN: srv.DSN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := eng.DB()
+	mustExec(t, db, "CREATE TABLE numalab."+Table+" (x int)", "INSERT INTO numalab."+Table+" VALUES (42)")
+	cfg := shortConfig("postgres", "")
+	cfg.DSN = srv.DSN()
+	err = cfg.Check("/")
+	if err == nil {
+		_, err = NewSweep(cfg).Open(ctx, &entries{})
+	}
+	if !errors.Is(err, ErrNotOurs) {
+		t.Fatalf("foreign table: got %v, want ErrNotOurs", err)
+	}
+	var x int
+	if err := db.QueryRow("SELECT x FROM numalab." + Table).Scan(&x); err != nil || x != 42 {
+		t.Fatalf("foreign table changed: %v, %d", err, x)
+	}
+	mustExec(t, db, "DROP TABLE numalab."+Table)
+
+	for _, c := range []struct {
+		method  string
+		indexes bool
+	}{{"copy", true}, {"insert", false}} {
+		cfg.Method, cfg.Indexes = c.method, c.indexes
+		got, _ := runSweep(t, cfg)
+		for _, g := range got {
+			if len(g.Stats.Waits) == 0 || g.Stats.Method != c.method {
+				t.Errorf("%s cell %d: method %q, waits %v; want wait samples", c.method, g.Stats.Index, g.Stats.Method, g.Stats.Waits)
+			}
+		}
+		var n int64
+		if err := db.QueryRow("SELECT count(*) FROM numalab." + Table).Scan(&n); err != nil || n < got[1].Stats.Rows {
+			t.Errorf("%s: %d rows left (%v), want at least %d", c.method, n, err, got[1].Stats.Rows)
+		}
+		var idx int
+		db.QueryRow("SELECT count(*) FROM pg_indexes WHERE schemaname = 'numalab' AND tablename = $1", Table).Scan(&idx)
+		if want := map[bool]int{true: 2, false: 0}[c.indexes]; idx != want {
+			t.Errorf("%s: %d indexes, want %d", c.method, idx, want)
+		}
+	}
+	eng.Close()
+}
+
+func mustExec(t *testing.T, db *sql.DB, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func TestRefusesFilesNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ eng, name, content string }{
+		{"sqlite", "text.db", "not a database"},
+		{"duckdb", "text.duckdb", "not a database"},
+	} {
+		path := filepath.Join(dir, c.name)
+		os.WriteFile(path, []byte(c.content), 0o644)
+		cfg := shortConfig(c.eng, path)
+		_, err := NewSweep(cfg).Open(context.Background(), &entries{})
+		if !errors.Is(err, ErrNotOurs) {
+			t.Errorf("%s %s: got %v, want ErrNotOurs", c.eng, c.name, err)
+		}
+		if b, _ := os.ReadFile(path); !bytes.Equal(b, []byte(c.content)) {
+			t.Errorf("%s: file changed", path)
+		}
+	}
+	// An SQLite database that is not numalab's insert file.
+	path := filepath.Join(dir, "other.db")
+	db, err := engine.CreateSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, "CREATE TABLE "+Table+" (x)", "INSERT INTO "+Table+" VALUES (7)")
+	db.Close()
+	before, _ := os.ReadFile(path)
+	if _, err := NewSweep(shortConfig("sqlite", path)).Open(context.Background(), &entries{}); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("foreign SQLite file: got %v, want ErrNotOurs", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("foreign SQLite file changed")
+	}
+	// An SQLite file given as DuckDB's.
+	if _, err := NewSweep(shortConfig("duckdb", path)).Open(context.Background(), &entries{}); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("SQLite file as duckdb: got %v, want ErrNotOurs", err)
+	}
+}
+
+func TestCheckRefusesBadBatches(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "proc"), 0o755)
+	os.WriteFile(filepath.Join(root, "proc", "meminfo"), []byte("MemTotal: 8388608 kB\nMemAvailable: 4194304 kB\n"), 0o644)
+	for _, c := range []struct {
+		batch   int
+		streams []int
+		want    string
+	}{
+		{0, []int{1}, `-batch: "0" is not a positive row count`},
+		{-5, []int{1}, `-batch: "-5" is not a positive row count`},
+		// 4 GiB available: half of it over 4 streams of 256 bytes a row.
+		{2<<20 + 1, []int{1, 4}, "larger than memory allows: 4 streams × 2097153 rows × 256 bytes is 2048 MiB, more than half of the 4096 MiB available (try at most 2097152)"},
+	} {
+		cfg := shortConfig("sqlite", "")
+		cfg.Batch, cfg.Streams = c.batch, c.streams
+		if err := cfg.Check(root); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("batch %d: got %v, want %q", c.batch, err, c.want)
+		}
+	}
+	cfg := shortConfig("sqlite", "")
+	cfg.Batch, cfg.Streams = 2<<20, []int{4} // exactly half: allowed
+	if err := cfg.Check(root); err != nil {
+		t.Errorf("batch at the limit: %v", err)
+	}
+	cfg = shortConfig("duckdb", "")
+	cfg.Method, cfg.Indexes = "insert", true
+	err := cfg.Check(root)
+	for _, want := range []string{`-method: "insert" is for --engine postgres`, `-indexes: "true" is for --engine postgres`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}
+
+func TestFindDrop(t *testing.T) {
+	seen := []CellStats{
+		{Index: 0, Streams: 1, RowsPerSec: 1000},
+		{Index: 1, Streams: 2, RowsPerSec: 1800},
+		{Index: 2, Streams: 1, Placement: "node=1", RowsPerSec: 5000},
+		{Index: 3, Streams: 1, Repeat: 1, RowsPerSec: 9000},
+	}
+	for _, c := range []struct {
+		cell CellStats
+		want string
+	}{
+		{CellStats{Engine: "postgres", Index: 4, Streams: 4, RowsPerSec: 1700, Dominant: "LWLock:WALWrite (40% of samples)"},
+			"postgres on all CPUs: 4 streams load 1700 rows/s, 6% less than 2 streams (1800 rows/s); dominant wait: LWLock:WALWrite (40% of samples)"},
+		{CellStats{Engine: "postgres", Index: 4, Streams: 4, RowsPerSec: 1720}, ""},                  // within 5%
+		{CellStats{Engine: "sqlite", Index: 4, Streams: 2, Placement: "node=0", RowsPerSec: 10}, ""}, // no earlier cell there
+		{CellStats{Engine: "sqlite", Index: 4, Streams: 1, RowsPerSec: 10}, ""},                      // no fewer streams
+	} {
+		f, ok := findDrop(seen, c.cell)
+		if ok != (c.want != "") || f.Text != c.want {
+			t.Errorf("cell %+v: got %q (%v), want %q", c.cell, f.Text, ok, c.want)
+		}
+	}
+}
+
+func TestWaitShares(t *testing.T) {
+	got := waitShares(map[string]int{"CPU": 6, "LWLock:WALWrite": 3, "IO:DataFileExtend": 3})
+	want := []WaitShare{{"CPU", 6, 50}, {"IO:DataFileExtend", 3, 25}, {"LWLock:WALWrite", 3, 25}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("share %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if waitEvent("", "", "active") != "CPU" || waitEvent("Client", "ClientRead", "idle") != "Client:ClientRead" || waitEvent("", "", "idle") != "none (idle)" {
+		t.Error("waitEvent names")
+	}
+}
