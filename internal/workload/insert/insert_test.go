@@ -63,7 +63,7 @@ func runSweep(t *testing.T, cfg RunConfig) ([]*Measured, *entries) {
 	for _, g := range got {
 		st := g.Stats
 		if st.RowsPerSec <= 0 || st.Rows <= 0 || st.Rows%int64(cfg.Batch) != 0 {
-			t.Errorf("cell %d: %d rows, %.0f rows/s; want a positive count of whole batches", st.Index, st.Rows, st.RowsPerSec)
+			t.Errorf("cell %d: %d rows, %.0f rows/s (%d errors: %s); want a positive count of whole batches", st.Index, st.Rows, st.RowsPerSec, g.Cell.Total.Errors, g.Cell.Total.FirstError)
 		}
 		if want := st.RowsPerSec * RowBytes / 1e6; st.MBPerSec != want {
 			t.Errorf("cell %d: %.3f MB/s, want %.3f", st.Index, st.MBPerSec, want)

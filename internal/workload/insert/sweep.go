@@ -140,7 +140,10 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	}
 	s.cur = &cellState{perStream: (s.cfg.MaxRows + int64(c.Streams) - 1) / int64(c.Streams)}
 	if s.cfg.Engine == "postgres" {
-		conn, err := s.eng.Connect(ctx)
+		// The sampler's connection is the setup pool's: an ordinary Go
+		// network connection, which waits without holding a P the
+		// streams need.
+		conn, err := s.eng.DB().Conn(ctx)
 		if err != nil {
 			return fmt.Errorf("connecting the wait-event sampler: %w", err)
 		}
@@ -179,16 +182,18 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, 
 			return nil, err
 		}
 		l = sl
-	default:
+	case "duckdb":
 		conn, err := s.eng.Connect(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if s.cfg.Engine == "duckdb" {
-			l = &duckLoader{c: conn}
-		} else {
-			l = &pgLoader{c: conn, pc: conn.Native().Postgres, table: pgx.Identifier{s.eng.Schema(), Table}, method: s.cfg.Method}
+		l = &duckLoader{c: conn}
+	default:
+		pl, err := openPGLoader(ctx, s.eng, s.cfg.Method, s.cfg.Batch)
+		if err != nil {
+			return nil, err
 		}
+		l = pl
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(i)+uint64(c.Index)<<32))
 	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), rng), limit: s.cur.perStream}

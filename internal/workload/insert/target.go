@@ -120,40 +120,6 @@ func multiRowSQL(table string, n int, numbered bool) string {
 // within every engine's limit.
 const chunkRows = 100
 
-// pgLoader loads with COPY or with multi-row INSERTs in one transaction.
-type pgLoader struct {
-	c      engine.Conn
-	pc     *pgx.Conn
-	table  pgx.Identifier
-	method string
-}
-
-func (l *pgLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
-	nc := len(Columns)
-	if l.method == "copy" {
-		_, err := l.pc.CopyFrom(ctx, l.table, Columns, pgx.CopyFromSlice(r.n(), func(i int) ([]any, error) {
-			return r.vals[i*nc : (i+1)*nc], nil
-		}))
-		return 0, err
-	}
-	tx, err := l.pc.Begin(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback(ctx)
-	name := l.table.Sanitize()
-	for a := 0; a < r.n(); a += chunkRows {
-		b := min(a+chunkRows, r.n())
-		if _, err := tx.Exec(ctx, multiRowSQL(name, b-a, true), r.vals[a*nc:b*nc]...); err != nil {
-			return 0, err
-		}
-	}
-	return 0, tx.Commit(ctx)
-}
-
-func (l *pgLoader) pid() int     { return l.c.BackendPID() }
-func (l *pgLoader) close() error { return l.c.Close() }
-
 // duckLoader appends each batch through an Appender of its own, closed
 // (flushed into the table) at the end of the batch.
 type duckLoader struct{ c engine.Conn }

@@ -2,9 +2,9 @@ package insert
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -27,7 +27,7 @@ type sample struct {
 	event string
 }
 
-func startSampler(conn engine.Conn, cs *cellState, every time.Duration) *sampler {
+func startSampler(conn *sql.Conn, cs *cellState, every time.Duration) *sampler {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &sampler{cancel: cancel, done: make(chan []sample, 1)}
 	go func() {
@@ -46,14 +46,28 @@ func startSampler(conn engine.Conn, cs *cellState, every time.Duration) *sampler
 					continue
 				}
 				at := now.UnixNano()
-				conn.Query(ctx, waitQuery, []any{pids}, func(v []any) error {
-					out = append(out, sample{at: at, event: waitEvent(v[0].(string), v[1].(string), v[2].(string))})
-					return nil
-				})
+				out = sampleOnce(ctx, conn, pids, at, out)
 			}
 		}
 	}()
 	return s
+}
+
+// sampleOnce adds one sample of each backend in pids to out. A sample
+// that fails (the cell ending) is left out.
+func sampleOnce(ctx context.Context, conn *sql.Conn, pids []int32, at int64, out []sample) []sample {
+	rows, err := conn.QueryContext(ctx, waitQuery, pids)
+	if err != nil {
+		return out
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, event, state string
+		if rows.Scan(&typ, &event, &state) == nil {
+			out = append(out, sample{at: at, event: waitEvent(typ, event, state)})
+		}
+	}
+	return out
 }
 
 // waitEvent names one backend's sample: "type:event", or waitCPU when it
