@@ -9,6 +9,7 @@ import (
 const runHelp = `Usage:
   numalab run oltp [flags]     tpcc-ro: TPC-C's read-only transactions, streams x placement
   numalab run report [flags]   transtats reporting queries, streams x DOP
+  numalab run insert [flags]   concurrent bulk loading into one table, streams x placement
 
 Each 'run' loads its database if needed, runs every cell of its sweep for a
 fixed duration after a warm-up, prints a row per cell as it goes and stores
@@ -36,8 +37,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return runOLTP(ctx, e, args[1:])
 	case "report":
 		return runReport(ctx, e, args[1:])
+	case "insert":
+		return runInsert(ctx, e, args[1:])
 	}
-	fmt.Fprintf(e.stderr, "numalab run: unknown workload %q (want oltp or report)\n\n", args[0])
+	fmt.Fprintf(e.stderr, "numalab run: unknown workload %q (want oltp, report or insert)\n\n", args[0])
 	fmt.Fprint(e.stderr, runHelp)
 	return errUsage
 }
