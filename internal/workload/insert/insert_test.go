@@ -303,3 +303,31 @@ func TestWaitShares(t *testing.T) {
 		t.Error("waitEvent names")
 	}
 }
+
+func TestMaxRowsStopsStreams(t *testing.T) {
+	cfg := shortConfig("sqlite", filepath.Join(t.TempDir(), "ins.db"))
+	cfg.Streams, cfg.Batch, cfg.MaxRows = []int{2}, 100, 1000
+	cfg.Warmup = 0
+	if err := cfg.Check("/"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _, err := sweep.Resolve(m, cfg.Spec(), cfg.Spread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg), &entries{}, &entries{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := got[0].Cell
+	if len(c.Stopped) != 2 || !strings.Contains(c.Stopped[0].Reason, "--max-rows") {
+		t.Errorf("stopped %+v; want both streams stopped at their share of --max-rows", c.Stopped)
+	}
+	if n := tableRows(t, "sqlite", cfg.DB); n != 1000 {
+		t.Errorf("%d rows in the table; want --max-rows, 1000", n)
+	}
+}
