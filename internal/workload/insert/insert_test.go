@@ -32,7 +32,7 @@ func (e *entries) Measured(sweep.Cell, *Measured) {}
 func shortConfig(eng, db string) RunConfig {
 	cfg := DefaultRunConfig()
 	cfg.Engine, cfg.DB = eng, db
-	cfg.Batch, cfg.MaxRows = 200, 1_000_000
+	cfg.Batch = 200
 	cfg.Streams = []int{1, 2}
 	cfg.Duration, cfg.Warmup = 600*time.Millisecond, 100*time.Millisecond
 	return cfg
