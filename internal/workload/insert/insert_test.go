@@ -331,3 +331,21 @@ func TestMaxRowsStopsStreams(t *testing.T) {
 		t.Errorf("%d rows in the table; want --max-rows, 1000", n)
 	}
 }
+
+func TestDominant(t *testing.T) {
+	pg := &Sweep{cfg: RunConfig{Engine: "postgres"}}
+	for _, c := range []struct {
+		waits []WaitShare
+		want  string
+	}{
+		{[]WaitShare{{"CPU", 5, 50}, {"LWLock:WALWrite", 3, 30}, {"Client:ClientRead", 2, 20}}, "LWLock:WALWrite (30% of samples)"},
+		{[]WaitShare{{"Client:ClientRead", 6, 60}, {"CPU", 4, 40}}, "Client:ClientRead (60% of samples): the backends waited for the client"},
+		{[]WaitShare{{"none (idle)", 6, 60}, {"CPU", 4, 40}}, "none (idle) (60% of samples): the backends waited for the client"},
+		{[]WaitShare{{"CPU", 4, 100}}, "none: the backends were running (CPU)"},
+		{nil, "no samples"},
+	} {
+		if got := pg.dominant(CellStats{Waits: c.waits}); got != c.want {
+			t.Errorf("%v: got %q, want %q", c.waits, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -305,9 +306,14 @@ func (s *Sweep) dominant(st CellStats) string {
 		return fmt.Sprintf("not sampled (DuckDB runs in-process and has no wait events); CPU %.0f%% busy", st.CPUBusyPct)
 	}
 	for _, w := range st.Waits {
-		if w.Event != waitCPU {
-			return fmt.Sprintf("%s (%.0f%% of samples)", w.Event, w.Pct)
+		if w.Event == waitCPU {
+			continue
 		}
+		d := fmt.Sprintf("%s (%.0f%% of samples)", w.Event, w.Pct)
+		if w.Event == waitClient || strings.HasPrefix(w.Event, "none (") {
+			d += ": the backends waited for the client"
+		}
+		return d
 	}
 	if len(st.Waits) > 0 {
 		return "none: the backends were running (" + waitCPU + ")"

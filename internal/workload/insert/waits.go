@@ -11,6 +11,10 @@ import (
 // waitCPU names a sample of an active backend with no wait event.
 const waitCPU = "CPU"
 
+// waitClient is the wait of a backend reading the client's next message
+// (in a COPY, its next rows).
+const waitClient = "Client:ClientRead"
+
 // waitQuery reads the loading backends' states.
 const waitQuery = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), coalesce(state, '')
 	FROM pg_stat_activity WHERE pid = ANY($1)`
