@@ -93,17 +93,19 @@ func (l *pgLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
 	return 0, l.insert(r)
 }
 
-// appendText appends v as PostgreSQL's text form.
-func appendText(b []byte, v any) []byte {
-	switch x := v.(type) {
-	case int64:
-		return strconv.AppendInt(b, x, 10)
-	case float64:
-		return strconv.AppendFloat(b, x, 'g', -1, 64)
-	case string:
-		return append(b, x...)
+// appendText appends row i's value of column j in PostgreSQL's text form.
+func appendText(b []byte, r *rows, i, j int) []byte {
+	switch j {
+	case 0:
+		return strconv.AppendInt(b, r.id[i], 10)
+	case 1:
+		return strconv.AppendInt(b, r.stream, 10)
+	case 2:
+		return strconv.AppendInt(b, r.k[i], 10)
+	case 3:
+		return strconv.AppendFloat(b, r.v[i], 'g', -1, 64)
 	}
-	panic(fmt.Sprintf("insert: no text form for %T", v))
+	return append(b, r.pad[i]...)
 }
 
 func (l *pgLoader) copy(r *rows) error {
@@ -126,14 +128,14 @@ func (l *pgLoader) copy(r *rows) error {
 		break
 	}
 	b := l.buf[:0]
-	nc := len(Columns)
-	for i, v := range r.vals {
-		b = appendText(b, v)
-		if (i+1)%nc == 0 {
-			b = append(b, '\n')
-		} else {
-			b = append(b, '\t')
+	for i := range r.n() {
+		for j := range Columns {
+			if j > 0 {
+				b = append(b, '\t')
+			}
+			b = appendText(b, r, i, j)
 		}
+		b = append(b, '\n')
 	}
 	l.buf = b
 	for len(b) > 0 {
@@ -155,10 +157,12 @@ func (l *pgLoader) insert(r *rows) error {
 		end := min(a+chunkRows, r.n())
 		l.bind.PreparedStatement = l.stmts[end-a]
 		l.bind.Parameters = l.bind.Parameters[:0]
-		for _, v := range r.vals[a*nc : end*nc] {
-			start := len(b)
-			b = appendText(b, v)
-			l.bind.Parameters = append(l.bind.Parameters, b[start:len(b):len(b)])
+		for i := a; i < end; i++ {
+			for j := range nc {
+				start := len(b)
+				b = appendText(b, r, i, j)
+				l.bind.Parameters = append(l.bind.Parameters, b[start:len(b):len(b)])
+			}
 		}
 		l.fe.Send(&l.bind)
 		l.fe.Send(&l.exec)

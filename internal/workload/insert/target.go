@@ -43,10 +43,15 @@ const metaTable = "numalab_insert_meta"
 // insert workload did not make.
 var ErrNotOurs = errors.New("not made by numalab's insert workload")
 
-// rows is one stream's batch: values in Columns' order, row after row,
-// regenerated for each batch from the stream's own RNG.
+// rows is one stream's batch, a column each, regenerated for each batch
+// from the stream's own RNG. Typed columns, not a slice of interfaces:
+// boxing every value would make the garbage collector stop the streams
+// (on PostgreSQL's blocking socket a stream keeps its P while it waits,
+// so a collection waits for it).
 type rows struct {
-	vals   []any
+	id, k  []int64
+	v      []float64
+	pad    []string
 	pads   []string
 	rng    *rand.Rand
 	stream int64
@@ -63,23 +68,38 @@ func newRows(batch int, stream int64, rng *rand.Rand) *rows {
 		}
 		pads[i] = string(b)
 	}
-	return &rows{vals: make([]any, batch*len(Columns)), pads: pads, rng: rng, stream: stream}
+	return &rows{id: make([]int64, batch), k: make([]int64, batch), v: make([]float64, batch), pad: make([]string, batch),
+		pads: pads, rng: rng, stream: stream}
 }
 
 // fill makes the next batch: ids are unique across streams (the stream
 // in the top bits), k is uniform, so an index on it is written everywhere.
 func (r *rows) fill() {
-	for i := 0; i < len(r.vals); i += len(Columns) {
-		r.vals[i] = r.stream<<40 | r.next
-		r.vals[i+1] = r.stream
-		r.vals[i+2] = r.rng.Int64()
-		r.vals[i+3] = r.rng.Float64()
-		r.vals[i+4] = r.pads[r.rng.IntN(len(r.pads))]
+	for i := range r.id {
+		r.id[i] = r.stream<<40 | r.next
+		r.k[i] = r.rng.Int64()
+		r.v[i] = r.rng.Float64()
+		r.pad[i] = r.pads[r.rng.IntN(len(r.pads))]
 		r.next++
 	}
 }
 
-func (r *rows) n() int { return len(r.vals) / len(Columns) }
+func (r *rows) n() int { return len(r.id) }
+
+// value is row i's value of column j, as a driver takes it.
+func (r *rows) value(i, j int) any {
+	switch j {
+	case 0:
+		return r.id[i]
+	case 1:
+		return r.stream
+	case 2:
+		return r.k[i]
+	case 3:
+		return r.v[i]
+	}
+	return r.pad[i]
+}
 
 // loader is one stream's connection: load hands one batch to the engine
 // and says how long it waited for a lock it could not have at once.
@@ -131,9 +151,9 @@ func (l *duckLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
 		if err != nil {
 			return err
 		}
-		for i := 0; i < len(r.vals); i += len(Columns) {
+		for i := range r.n() {
 			for j := range row {
-				row[j] = r.vals[i+j]
+				row[j] = r.value(i, j)
 			}
 			if err := a.AppendRow(row...); err != nil {
 				a.Close()
@@ -205,8 +225,10 @@ func (l *sqliteLoader) load(ctx context.Context, r *rows) (time.Duration, error)
 		s, err := l.stmt(b - a)
 		if err == nil {
 			l.args = l.args[:0]
-			for i, v := range r.vals[a*nc : b*nc] {
-				l.args = append(l.args, driver.NamedValue{Ordinal: i + 1, Value: v})
+			for i := a; i < b; i++ {
+				for j := range nc {
+					l.args = append(l.args, driver.NamedValue{Ordinal: len(l.args) + 1, Value: r.value(i, j)})
+				}
 			}
 			_, err = s.ExecContext(ctx, l.args)
 		}
