@@ -56,6 +56,7 @@ var commands = []command{
 	{"model", "model throughput from memory latency: sockets, SMT, clocks, DRAM, tiers, sizing, DOP, fit", cmdModel},
 	{"report", "write the HTML report (or text, JSON, CSV) from stored runs: machine, latency, OLTP, queries, model", cmdReport},
 	{"compare", "compare two stored runs of the same kind: each figure, its ratio, and whether it exceeds the noise", cmdCompare},
+	{"fleet", "are these identical servers the same? each host's latest runs against the fleet: outliers and differing settings", cmdFleet},
 	{"inspect", "where the space goes in a database (SQLite, DuckDB, PostgreSQL): tables, indexes, usage", cmdInspect},
 	{"version", "print numalab's version, the Go version and the engine libraries'", cmdVersion},
 }
