@@ -45,6 +45,8 @@ with runs but none comparable is listed as such.
 Stores are only read: a missing store or one of a newer numalab is an
 error, and nothing is written to it. Run ids (with one --store) compare
 those runs instead, one per host; runs of different kinds are refused.
+The rule, its false-alarm rate and the fixture it is tested on are in
+docs/fleet.md.
 
 Examples:
   numalab fleet --store rack1.db
