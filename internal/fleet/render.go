@@ -145,6 +145,12 @@ var tmpl = template.Must(template.New("fleet").Funcs(template.FuncMap{
 	"causes":  causesText,
 	"group":   groupText,
 	"cell":    func(f Figure, i int) HostFigure { return f.Hosts[i] },
+	"class": func(verdict string) string {
+		if verdict == Outlier || verdict == Noisy {
+			return verdict
+		}
+		return ""
+	},
 }).Parse(htmlTemplate))
 
 // WriteHTML writes the fleet as one self-contained HTML page (inline CSS,
