@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -92,9 +93,10 @@ type Fleet struct {
 // Select reads, from every store, the runs to compare: with no ids, the
 // latest complete run of each of Kinds for every host (the latest by start
 // time when stores share a host); with ids (one store only), those runs,
-// which must be of one kind and of different hosts. It also returns every
-// host that has any run in the stores, sorted, so that a host without a
-// comparable run is listed rather than dropped.
+// which must be of one kind and of different hosts. It also returns the
+// hosts to show, sorted: with no ids every host that has any run in the
+// stores, so that a host without a comparable run is listed rather than
+// dropped; with ids, the hosts of those runs.
 func Select(stores []Store, ids []int64) ([]Source, []string, error) {
 	if len(ids) > 0 && len(stores) != 1 {
 		return nil, nil, fmt.Errorf("run ids name runs of one store: give one --store with them, or none to take each host's latest runs")
@@ -124,13 +126,7 @@ func Select(stores []Store, ids []int64) ([]Source, []string, error) {
 			}
 		}
 	}
-	hosts := slices.Sorted(func(yield func(string) bool) {
-		for h := range hostSet {
-			if !yield(h) {
-				return
-			}
-		}
-	})
+	hosts := slices.Sorted(maps.Keys(hostSet))
 	var out []Source
 	if len(ids) > 0 {
 		seen := map[string]int64{}
@@ -151,15 +147,10 @@ func Select(stores []Store, ids []int64) ([]Source, []string, error) {
 			seen[r.Host] = r.ID
 			out = append(out, Source{Store: stores[0].Path(), Run: r})
 		}
-		return out, hosts, nil
+		named := slices.Sorted(maps.Keys(seen))
+		return out, named, nil
 	}
-	keys := slices.SortedFunc(func(yield func(key) bool) {
-		for k := range latest {
-			if !yield(k) {
-				return
-			}
-		}
-	}, func(a, b key) int { return cmp.Or(cmp.Compare(a.host, b.host), cmp.Compare(a.kind, b.kind)) })
+	keys := slices.SortedFunc(maps.Keys(latest), func(a, b key) int { return cmp.Or(cmp.Compare(a.host, b.host), cmp.Compare(a.kind, b.kind)) })
 	for _, k := range keys {
 		l := latest[k]
 		r, err := l.store.Get(l.run.ID)

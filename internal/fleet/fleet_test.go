@@ -371,7 +371,7 @@ func TestRule(t *testing.T) {
 // TestSelectRefusesMixedKinds: runs named by id must be of one kind.
 func TestSelectRefusesMixedKinds(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.db")
-	writeStore(t, path, fixture(1)[:3]) // db01: old oltp (1), probe (2), oltp (3)
+	writeStore(t, path, fixture(1)[:6]) // db01: old oltp (1), probe (2), oltp (3); db02: 4, 5, 6
 	st, err := store.OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
@@ -386,8 +386,12 @@ func TestSelectRefusesMixedKinds(t *testing.T) {
 	if _, _, err := Select([]Store{st, st}, []int64{2}); err == nil {
 		t.Error("run ids with two stores: accepted")
 	}
-	srcs, hosts, err := Select([]Store{st}, []int64{3})
+	srcs, hosts, err := Select([]Store{st}, []int64{5, 2})
+	if err != nil || len(srcs) != 2 || srcs[0].Run.ID != 5 || !slices.Equal(hosts, []string{"db01", "db02"}) {
+		t.Errorf("runs 5 and 2: %v %v %v", srcs, hosts, err)
+	}
+	srcs, hosts, err = Select([]Store{st}, []int64{3})
 	if err != nil || len(srcs) != 1 || srcs[0].Run.ID != 3 || !slices.Equal(hosts, []string{"db01"}) {
-		t.Errorf("run 3: %v %v %v", srcs, hosts, err)
+		t.Errorf("run 3 only: %v %v %v (want db01 alone)", srcs, hosts, err)
 	}
 }
