@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/numalab/numalab/internal/fleet"
 	"github.com/numalab/numalab/internal/outfile"
 )
 
-const fleetHelp = `Usage: numalab fleet [--store FILE]... [--json | --html FILE [--force]] [RUN...]
+const fleetHelp = `Usage: numalab fleet [--store FILE|URL]... [--json | --html FILE [--force]] [RUN...]
 
 Are these identical servers really the same? Takes the latest complete
 memory probe (probe mem) and OLTP run (run oltp) of every host in the
@@ -81,6 +82,9 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 	}
 	if len(paths) == 0 {
 		paths = storeList{"numalab.db"}
+		if v := os.Getenv("NUMALAB_STORE"); v != "" {
+			paths = storeList{v}
+		}
 	}
 	var errs []error
 	if *asJSON && *html != "" {
@@ -103,6 +107,7 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	var stores []fleet.Store
+	var names []string // the stores as messages may show them: a URL without its password
 	for _, p := range paths {
 		st, err := openStoreToRead(p)
 		if err != nil {
@@ -110,15 +115,16 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 		}
 		defer st.Close()
 		stores = append(stores, st)
+		names = append(names, st.Path())
 	}
 	srcs, hosts, err := fleet.Select(stores, ids)
 	if err != nil {
 		return fmt.Errorf("fleet: %w", err)
 	}
 	if len(hosts) == 0 {
-		return fmt.Errorf("fleet: no runs in %s (measure each host first: numalab probe mem, numalab run oltp --repeat 3)", strings.Join(paths, ", "))
+		return fmt.Errorf("fleet: no runs in %s (measure each host first: numalab probe mem, numalab run oltp --repeat 3)", strings.Join(names, ", "))
 	}
-	f, err := fleet.Build(paths, hosts, srcs)
+	f, err := fleet.Build(names, hosts, srcs)
 	if err != nil {
 		return fmt.Errorf("fleet: %w", err)
 	}
