@@ -267,7 +267,7 @@ func oltpSection(r *Report) section {
 	per := chart{ID: AnchorOLTP + "-per-core", Title: "Transactions per second per core", X: streamsScale("streams", xs), Y: scale{Label: "tps per physical core", Zero: true, Format: fmtCompact}}
 	lat := chart{ID: AnchorOLTP + "-p95", Title: "95th percentile latency", X: streamsScale("streams", xs), Y: scale{Label: "p95 latency (ms)", Zero: true, Format: fmtSig}}
 	tb := table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", o.Run),
-		Head: []string{"placement", "streams", "CPUs", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
+		Head: []string{"placement", "streams", "CPUs of the streams", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
 	for _, sr := range o.Series {
 		a, b, c := series{Name: sr.Label}, series{Name: sr.Label}, series{Name: sr.Label}
 		for _, p := range sr.Points {
@@ -289,7 +289,7 @@ func oltpSection(r *Report) section {
 			if p.Unstable {
 				disk += ", unstable"
 			}
-			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), cpuList(p.CPUs), strconv.Itoa(p.Cores), strconv.Itoa(p.Repeats),
+			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), p.StreamCPUs, strconv.Itoa(p.Cores), strconv.Itoa(p.Repeats),
 				fmtN(p.TPS), fmtN(p.TPSMin) + "–" + fmtN(p.TPSMax), fmtN(p.SecMin) + "–" + fmtN(p.SecMax), fmtN(p.TPSPerCore),
 				fmtF(p.P95MS, 3), fmtF(p.BusyPct, 0), disk})
 		}

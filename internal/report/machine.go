@@ -123,6 +123,28 @@ func machineTree(t *result.Topology) (pkgs []pkgView, loose []string) {
 }
 
 // cpuList writes sorted CPU numbers as ranges: 0-3,8.
+// streamCPUs says which CPUs each stream of a cell ran on: with spread,
+// stream i was pinned to cpus[i mod len(cpus)] alone ("per stream 0,2,1,3",
+// the first 16 streams listed); otherwise every stream could run on all of
+// cpus ("all share 0-3"), or nothing was pinned ("not pinned").
+func streamCPUs(cpus []int, spread bool, streams int) string {
+	if len(cpus) == 0 {
+		return "not pinned"
+	}
+	if !spread {
+		return "all share " + cpuList(cpus)
+	}
+	var each []string
+	for i := 0; i < streams && i < 16; i++ {
+		each = append(each, strconv.Itoa(cpus[i%len(cpus)]))
+	}
+	more := ""
+	if streams > 16 {
+		more = ",…"
+	}
+	return "per stream " + strings.Join(each, ",") + more
+}
+
 func cpuList(cpus []int) string {
 	s := slices.Clone(cpus)
 	slices.Sort(s)

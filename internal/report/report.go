@@ -113,10 +113,14 @@ type OLTPSeries struct {
 // OLTPPoint is one stream count of a series: the median over repeats,
 // with the repeats' min and max and each repeat's value.
 type OLTPPoint struct {
-	Streams    int       `json:"streams"`
-	Repeats    int       `json:"repeats"`
-	Cores      int       `json:"cores"` // physical cores the streams ran on (the cells' Cores)
-	CPUs       []int     `json:"cpus"`
+	Streams int   `json:"streams"`
+	Repeats int   `json:"repeats"`
+	Cores   int   `json:"cores"` // physical cores the streams ran on (the cells' Cores)
+	CPUs    []int `json:"cpus"`
+	// StreamCPUs says which CPUs each stream ran on: "per stream 0,1,0,1"
+	// (stream i pinned to the i-th) or "all share 0-1" (every stream free
+	// to run on all of them); see streamCPUs.
+	StreamCPUs string    `json:"stream_cpus"`
 	TPS        float64   `json:"tps"`
 	TPSMin     float64   `json:"tps_min"`
 	TPSMax     float64   `json:"tps_max"`

@@ -330,3 +330,25 @@ func TestCheckMixed(t *testing.T) {
 		t.Errorf("Build of mixed versions: notes %q, want a mixed-runs note", r.Notes)
 	}
 }
+
+func TestStreamCPUs(t *testing.T) {
+	many := make([]int, 20)
+	for i := range many {
+		many[i] = i
+	}
+	for _, c := range []struct {
+		cpus    []int
+		spread  bool
+		streams int
+		want    string
+	}{
+		{nil, false, 2, "not pinned"},
+		{[]int{3, 1, 2}, false, 4, "all share 1-3"},
+		{[]int{0, 2, 1, 3}, true, 6, "per stream 0,2,1,3,0,2"},
+		{many, true, 20, "per stream 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,…"},
+	} {
+		if got := streamCPUs(c.cpus, c.spread, c.streams); got != c.want {
+			t.Errorf("streamCPUs(%v, %v, %d) = %q, want %q", c.cpus, c.spread, c.streams, got, c.want)
+		}
+	}
+}
