@@ -1,0 +1,317 @@
+package null
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// RunKind is the kind of a 'numalab run null' run in the store.
+const RunKind = "null"
+
+// Stored items of a run.
+const (
+	KindCell   result.Kind[Cell]      = "null.Cell"   // one measured cell
+	KindMatrix result.Kind[[]Pairing] = "null.Matrix" // every pairing, unavailable ones with the reason
+)
+
+// Transports.
+const (
+	Unix      = "unix"       // PostgreSQL over its unix socket
+	TCP       = "tcp"        // PostgreSQL over TCP loopback
+	InProcess = "in-process" // SQLite: no transport at all
+)
+
+// Protocols of the PostgreSQL call.
+const (
+	Prepared = "prepared" // Bind, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared)
+	Simple   = "simple"   // Query 'SELECT 1' (pgbench -M simple, its default)
+)
+
+// Cell is one measured cell: the drive cell with where its client and
+// backend ran and what its round trips cost.
+type Cell struct {
+	Cell      result.Cell `json:"cell"`
+	Transport string      `json:"transport"`
+	Protocol  string      `json:"protocol,omitempty"`
+	Pairing   Pairing     `json:"pairing"`
+	// PerStream is round trips per second of one stream (the mean of the
+	// streams); Cell.TPS is all streams together.
+	PerStream float64 `json:"per_stream_per_s"`
+	// CtxSwitchesPerSec is the machine's context switches per second in
+	// the window, CtxSwitchesPerCall that over the round trips per second.
+	CtxSwitchesPerSec  float64 `json:"ctx_switches_per_s"`
+	CtxSwitchesPerCall float64 `json:"ctx_switches_per_call"`
+}
+
+// RunConfig is a null sweep ('numalab run null'); it is stored with the
+// run.
+type RunConfig struct {
+	Engine     string        `json:"engine"`
+	DSN        string        `json:"-"` // may hold a password: never stored
+	Transports []string      `json:"transports"`
+	Pairings   []string      `json:"pairings"`
+	Protocol   string        `json:"protocol"`
+	Streams    []int         `json:"streams"`
+	Duration   time.Duration `json:"duration_ns"`
+	Warmup     time.Duration `json:"warmup_ns"`
+	Repeat     int           `json:"repeat"`
+}
+
+// DefaultRunConfig is 'numalab run null' without flags.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{Engine: "postgres", Transports: []string{Unix, TCP}, Pairings: Pairings, Protocol: Prepared,
+		Streams: []int{1}, Duration: 5 * time.Second, Warmup: time.Second, Repeat: 3}
+}
+
+// Check validates the configuration.
+func (c *RunConfig) Check() error {
+	var errs []error
+	bad := func(flag, v, want string) { errs = append(errs, fmt.Errorf("-%s: %q %s", flag, v, want)) }
+	switch c.Engine {
+	case "sqlite":
+		if c.DSN != "" {
+			bad("dsn", result.Redact(c.DSN), "is for --engine postgres")
+		}
+	case "postgres":
+		if len(c.Transports) == 0 {
+			bad("transport", "", "is empty: want unix, tcp or unix,tcp")
+		}
+		for _, t := range c.Transports {
+			if t != Unix && t != TCP {
+				bad("transport", t, "is not a transport: want unix or tcp")
+			}
+		}
+		if c.DSN != "" && len(c.Transports) > 1 {
+			bad("transport", fmt.Sprint(c.Transports), "names two transports, and a --dsn is one (its host says which)")
+		}
+	default:
+		bad("engine", c.Engine, "is not an engine of the null transaction: want sqlite or postgres")
+	}
+	for _, p := range c.Pairings {
+		if !slices.Contains(Pairings, p) {
+			bad("pairing", p, "is not a pairing: want same-cpu, smt-sibling, other-core or other-node")
+		}
+	}
+	if c.Protocol != Prepared && c.Protocol != Simple {
+		bad("protocol", c.Protocol, "is not a protocol: want prepared or simple")
+	}
+	if len(c.Streams) == 0 || slices.Min(c.Streams) < 1 {
+		bad("streams", fmt.Sprint(c.Streams), "needs counts of 1 or more: want e.g. 1,2,4")
+	}
+	if c.Duration <= 0 {
+		bad("duration", c.Duration.String(), "is not positive: want e.g. 5s")
+	}
+	if c.Warmup < 0 {
+		bad("warmup", c.Warmup.String(), "is negative: want e.g. 1s or 0s")
+	}
+	if c.Repeat < 1 {
+		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
+	}
+	return errors.Join(errs...)
+}
+
+// Layout is where one cell's client and backend run.
+type Layout struct {
+	Transport string
+	Pairing   Pairing
+}
+
+// Cells are the sweep's cells on machine t, repeats outermost so that
+// repeats interleave, then transport, pairing and streams; and each cell's
+// layout, by cell index. On SQLite every cell runs on the matrix's client
+// CPU. The matrix is returned whole, unavailable pairings included.
+func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing) {
+	m := Matrix(t)
+	transports, pairs := c.Transports, Select(m, c.Pairings)
+	if c.Engine == "sqlite" {
+		p := m[0]
+		p.Name, p.Backend = InProcess, -1
+		transports, pairs = []string{InProcess}, []Pairing{p}
+	}
+	var cells []sweep.Cell
+	var layout []Layout
+	for r := range c.Repeat {
+		for _, tr := range transports {
+			for _, p := range pairs {
+				if p.Unavailable != "" {
+					continue
+				}
+				sel := fmt.Sprintf("cpus=%d", p.Client)
+				for _, s := range c.Streams {
+					cells = append(cells, sweep.Cell{
+						Point:    drive.Point{Index: len(cells), Streams: s, Placement: sel, Repeat: r},
+						Place:    place.Placement{Selector: sel, CPUs: []int{p.Client}, Cores: 1, DataNode: -1},
+						DataNode: -1, DOP: 1, Cores: 1,
+					})
+					layout = append(layout, Layout{Transport: tr, Pairing: p})
+				}
+			}
+		}
+	}
+	return cells, layout, m
+}
+
+// Plan is the sweep plan of cells, monitored by sysmon.
+func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/")}
+}
+
+// Sweep is the null transaction as a sweep.Workload.
+type Sweep struct {
+	cfg    RunConfig
+	layout []Layout
+	matrix []Pairing
+	server *pgserver.Server
+	engs   map[string]engine.Engine // by transport
+}
+
+var _ sweep.Workload[*Cell] = (*Sweep)(nil)
+
+// NewSweep is the null transaction configured by cfg (checked), for the
+// cells and layout of cfg.Cells.
+func NewSweep(cfg RunConfig, layout []Layout, matrix []Pairing) *Sweep {
+	return &Sweep{cfg: cfg, layout: layout, matrix: matrix, engs: map[string]engine.Engine{}}
+}
+
+// Describe names the workload and engine.
+func (s *Sweep) Describe() sweep.Description {
+	return sweep.Description{Workload: "null", Engine: s.cfg.Engine, InCgo: s.cfg.Engine == "sqlite"}
+}
+
+// Types is the one call.
+func (s *Sweep) Types() []string { return []string{"select1"} }
+
+// loopback is an address of the loopback network for a managed server's
+// TCP socket, chosen from this process's id so that two numalab
+// processes' servers do not collide on one port.
+func loopback() string {
+	pid := os.Getpid()
+	return fmt.Sprintf("127.78.%d.%d", pid/254%256, pid%254+1)
+}
+
+// Open starts a managed PostgreSQL server (listening on a loopback address
+// too, for TCP) or uses the DSN, and opens the engine once per transport.
+// It stores the matrix and says which pairings are unavailable.
+func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	items := []result.Entry{KindMatrix.Of(s.matrix)}
+	for _, p := range s.matrix {
+		if p.Unavailable != "" && s.cfg.Engine == "postgres" && slices.Contains(s.cfg.Pairings, p.Name) {
+			tell.Note("note: " + p.String())
+		}
+	}
+	if s.cfg.Engine == "sqlite" {
+		return items, nil
+	}
+	dsns := map[string]string{}
+	if s.cfg.DSN != "" {
+		dsns[s.cfg.Transports[0]] = s.cfg.DSN
+	} else {
+		tell.Say("starting a PostgreSQL server")
+		var pc pgserver.Config
+		if slices.Contains(s.cfg.Transports, TCP) {
+			pc.Settings = map[string]string{"listen_addresses": loopback()}
+		}
+		srv, err := pgserver.Start(ctx, pc)
+		if err != nil {
+			return nil, err
+		}
+		s.server = srv
+		cc, err := pgx.ParseConfig(srv.DSN())
+		if err != nil {
+			return nil, errors.Join(err, s.Close())
+		}
+		dsns[Unix] = srv.DSN()
+		dsns[TCP] = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", loopback(), cc.Port, cc.User, cc.Database)
+	}
+	for _, tr := range s.cfg.Transports {
+		e, err := engine.Open(ctx, "postgres", engine.Options{DSN: dsns[tr], PinBackends: true})
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("opening postgres over %s: %w", tr, err), s.Close())
+		}
+		s.engs[tr] = e
+		if info, err := e.Describe(ctx); err == nil {
+			items = append(items, engine.KindInfo.Of(info))
+		}
+	}
+	return items, nil
+}
+
+// Prewarm has nothing to read: the null transaction touches no data.
+func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
+
+// Begin has nothing to prepare.
+func (s *Sweep) Begin(context.Context, sweep.Cell) error { return nil }
+
+// Stream opens one stream on the calling thread, which drive has pinned
+// to the client's CPU. On PostgreSQL the thread is pinned to the backend's
+// CPU while it connects (the engine pins the new backend to the
+// connecting thread's CPUs), then back to the client's.
+func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, error) {
+	if s.cfg.Engine == "sqlite" {
+		return openSQLite()
+	}
+	l := s.layout[c.Index]
+	if err := place.Pin([]int{l.Pairing.Backend}); err != nil {
+		return nil, fmt.Errorf("placing the backend on cpu %d: %w", l.Pairing.Backend, err)
+	}
+	conn, err := s.engs[l.Transport].Connect(ctx)
+	if perr := place.Pin(c.Place.CPUs); perr != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		return nil, errors.Join(err, fmt.Errorf("placing the client back on cpus %s: %w", place.FormatCPUs(c.Place.CPUs), perr))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return openPG(ctx, conn, s.cfg.Protocol)
+}
+
+// End makes the cell's item.
+func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
+	if m == nil {
+		return sweep.Outcome[*Cell]{Stop: err}
+	}
+	l := s.layout[c.Index]
+	it := &Cell{Cell: *m, Transport: l.Transport, Pairing: l.Pairing}
+	if s.cfg.Engine == "postgres" {
+		it.Protocol = s.cfg.Protocol
+	}
+	if m.Streams > 0 {
+		it.PerStream = m.TPS / float64(m.Streams)
+	}
+	if m.Usage != nil {
+		it.CtxSwitchesPerSec = m.Usage.CtxSwitchesPerSec
+		if m.TPS > 0 {
+			it.CtxSwitchesPerCall = m.Usage.CtxSwitchesPerSec / m.TPS
+		}
+	}
+	return sweep.Outcome[*Cell]{Item: it, Store: []result.Entry{KindCell.Of(*it)}, Stop: err}
+}
+
+// Close closes the engines and stops a managed server.
+func (s *Sweep) Close() error {
+	var errs []error
+	for tr, e := range s.engs {
+		errs = append(errs, e.Close())
+		delete(s.engs, tr)
+	}
+	if s.server != nil {
+		errs = append(errs, s.server.Stop())
+		s.server = nil
+	}
+	return errors.Join(errs...)
+}
