@@ -29,12 +29,13 @@ type pgStream struct {
 	conn      net.Conn
 	fe        *pgproto3.Frontend
 	closeConn func() error
+	pid       int // the backend's
 	msgs      []pgproto3.FrontendMessage
 }
 
 func openPG(ctx context.Context, c engine.Conn, protocol string) (*pgStream, error) {
 	pc := c.Native().Postgres
-	s := &pgStream{closeConn: c.Close}
+	s := &pgStream{closeConn: c.Close, pid: c.BackendPID()}
 	if protocol == Prepared {
 		const name = "numalab_null"
 		if _, err := pc.Prepare(ctx, name, selectOne); err != nil {

@@ -33,6 +33,9 @@ func (p Pairing) String() string {
 	if p.Unavailable != "" {
 		return p.Name + ": unavailable (" + p.Unavailable + ")"
 	}
+	if p.Backend < 0 {
+		return fmt.Sprintf("%s: on cpu %d", p.Name, p.Client)
+	}
 	return fmt.Sprintf("%s: client on cpu %d, backend on cpu %d", p.Name, p.Client, p.Backend)
 }
 
