@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -121,6 +122,17 @@ func (c *RunConfig) Check() error {
 		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
 	}
 	return errors.Join(errs...)
+}
+
+// DSNTransport is the transport a DSN's host names: a unix socket
+// directory, or TCP (an unreadable DSN is left for the connection to
+// refuse, with its reasons).
+func DSNTransport(dsn string) string {
+	cc, err := pgx.ParseConfig(dsn)
+	if err == nil && strings.HasPrefix(cc.Host, "/") {
+		return Unix
+	}
+	return TCP
 }
 
 // Layout is where one cell's client and backend run.

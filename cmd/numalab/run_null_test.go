@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/null"
+)
+
+func TestRunNullHelp(t *testing.T) {
+	out, _, err := runCLI(t, "run", "null", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Usage: numalab run null", "docs/workloads/null.md", "smt-sibling", "unavailable",
+		"with --dsn that works only when the server runs", "pgbench -M prepared", "Examples:", "Flags:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run null --help lacks %q", want)
+		}
+	}
+}
+
+func TestRunNullBadInput(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "s.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "duckdb"}, `-engine: "duckdb" is not an engine of the null transaction`},
+		{[]string{"--transport", "udp"}, `-transport: "udp" is not a transport`},
+		{[]string{"--pairing", "far"}, `-pairing: "far" is not a pairing`},
+		{[]string{"--protocol", "extended"}, `-protocol: "extended" is not a protocol`},
+		{[]string{"--streams", "0"}, `-streams: "0"`},
+		{[]string{"--dsn", "host=/tmp", "--transport", "unix,tcp"}, "names two transports"},
+		{[]string{"--engine", "sqlite", "--dsn", "host=/tmp"}, "-dsn"},
+		{[]string{"--duration", "0s"}, `-duration: "0s" is not positive`},
+	} {
+		_, _, err := runCLI(t, append([]string{"run", "null", "--store", st}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// storedRun reads the one run of a store.
+func storedRun(t *testing.T, path string) *result.Run {
+	t.Helper()
+	s, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRunNullSQLiteJSON(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration", "300ms", "--warmup", "0s",
+		"--repeat", "1", "--store", st, "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var cells []null.Cell
+	if err := json.Unmarshal([]byte(out), &cells); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	if len(cells) != 2 || cells[0].Transport != null.InProcess || cells[1].Cell.Streams != 2 || cells[0].Cell.TPS <= 0 {
+		t.Errorf("--json: %s", out)
+	}
+	if !strings.Contains(errOut, "calls/s") || !strings.Contains(errOut, "in-process") {
+		t.Errorf("the table did not go to stderr with --json:\n%s", errOut)
+	}
+	r := storedRun(t, st)
+	stored, err := null.KindCell.All(r)
+	if err != nil || len(stored) != 2 || r.Kind != null.RunKind {
+		t.Errorf("stored run %s: %d cells (%v)", r.Kind, len(stored), err)
+	}
+	if want := "numalab run null --engine sqlite --streams 1,2 --duration 300ms --warmup 0s --repeat 1"; r.Command != want {
+		t.Errorf("stored command %q; want %q", r.Command, want)
+	}
+}
+
+// TestRunNullPostgres runs a managed server's matrix over both
+// transports, once, and checks the table names every pairing: measured,
+// or unavailable with why.
+func TestRunNullPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, errOut, err := runCLI(t, "run", "null", "--duration", "300ms", "--warmup", "100ms", "--repeat", "1", "--store", st)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	t.Logf("\n%s%s", errOut, out)
+	r := storedRun(t, st)
+	m, err := null.KindMatrix.Last(r)
+	if err != nil || m == nil || len(*m) != len(null.Pairings) {
+		t.Fatalf("stored matrix %v (%v)", m, err)
+	}
+	cells, err := null.KindCell.All(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range *m {
+		if p.Unavailable != "" {
+			if !strings.Contains(errOut, p.String()) {
+				t.Errorf("stderr does not say %q", p)
+			}
+			continue
+		}
+		for _, tr := range []string{"unix", "tcp"} {
+			n++
+			if !strings.Contains(out, " "+tr+" ") || !strings.Contains(out, " "+p.Name+" ") {
+				t.Errorf("no %s %s row in\n%s", tr, p.Name, out)
+			}
+		}
+	}
+	if len(cells) != n {
+		t.Errorf("%d cells stored; want %d", len(cells), n)
+	}
+}
