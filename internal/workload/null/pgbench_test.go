@@ -103,15 +103,20 @@ func (b *bench) parity(t *testing.T, p Pairing, mode string) {
 	}
 }
 
-// pgbenchFind is pgbench's backend, 0 when there is none.
-const pgbenchFind = "SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE application_name = 'pgbench'"
+// pgbenchAny is any backend of pgbench, 0 when there is none; pgbenchClient
+// is its client's, which has run the script: pgbench first makes a
+// connection of its own, which it closes before the client connects.
+const (
+	pgbenchAny    = "SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE application_name = 'pgbench'"
+	pgbenchClient = pgbenchAny + " AND query LIKE 'SELECT 1%'"
+)
 
 func (b *bench) pgbench(t *testing.T, p Pairing, mode string) float64 {
 	ctx := context.Background()
 	// A finished pgbench's backend may linger in pg_stat_activity for a
 	// moment: wait until it has gone.
 	for old := -1; old != 0; time.Sleep(time.Millisecond) {
-		if err := b.watch.QueryRow(ctx, pgbenchFind).Scan(&old); err != nil {
+		if err := b.watch.QueryRow(ctx, pgbenchAny).Scan(&old); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +131,7 @@ func (b *bench) pgbench(t *testing.T, p Pairing, mode string) float64 {
 	go func() { out, err := cmd.CombinedOutput(); res <- done{out, err} }()
 	pid := 0
 	for deadline := time.Now().Add(parityRun); pid == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if err := b.watch.QueryRow(ctx, pgbenchFind).Scan(&pid); err != nil {
+		if err := b.watch.QueryRow(ctx, pgbenchClient).Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -135,6 +140,9 @@ func (b *bench) pgbench(t *testing.T, p Pairing, mode string) float64 {
 	}
 	if err := place.PinPID(pid, []int{p.Backend}); err != nil {
 		t.Fatal(err)
+	}
+	if got, err := place.AffinityPID(pid); err != nil || !slices.Equal(got, []int{p.Backend}) {
+		t.Fatalf("pgbench's backend %d is on cpus %v (%v); want %d", pid, got, err, p.Backend)
 	}
 	d := <-res
 	m := tpsRE.FindSubmatch(d.out)

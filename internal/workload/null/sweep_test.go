@@ -2,6 +2,7 @@ package null
 
 import (
 	"context"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -92,11 +93,18 @@ func TestSweepPostgres(t *testing.T) {
 	}
 	cfg.Duration, cfg.Warmup, cfg.Repeat = 500*time.Millisecond, 100*time.Millisecond, 1
 	cells, layout, m := cfg.Cells(host)
+	before, err := place.AffinityPID(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := NewSweep(cfg, layout, m)
 	rec := &recorder{}
 	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t}, rec, rec)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if after, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(after, before) {
+		t.Errorf("after the sweep the process is on cpus %v (%v); want %v as before", after, err, before)
 	}
 	avail := 0
 	for _, p := range m {
@@ -142,6 +150,9 @@ func (a *affinityCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.
 	}
 	if mine, err := place.Affinity(); err != nil || !slices.Equal(mine, c.Place.CPUs) {
 		a.t.Errorf("cell %d: client on cpus %v (%v); want %v", c.Index, mine, err, c.Place.CPUs)
+	}
+	if main, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(main, c.Place.CPUs) {
+		a.t.Errorf("cell %d: the process's main thread on cpus %v (%v); want the client's %v", c.Index, main, err, c.Place.CPUs)
 	}
 	return s, nil
 }
