@@ -273,9 +273,8 @@ func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, err
 // (PostgreSQL): the client is the whole process, as pgbench under taskset
 // is, not only the stream's thread. Go's own threads (the scheduler's,
 // the timers', the collector's) otherwise run wherever the kernel puts
-// them, the backend's CPU included, where they delay its wake-ups: on
-// this 2-vCPU guest, other-core cells ran 1.2 to 2.3x faster with them
-// kept off the backend's CPU. Close puts them back.
+// them, the backend's CPU included, where they would compete with the
+// backend. Close puts them back.
 func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
 	if s.cfg.Engine != "postgres" {
 		return nil
