@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/null"
 )
 
@@ -46,21 +44,6 @@ func TestRunNullBadInput(t *testing.T) {
 	}
 }
 
-// storedRun reads the one run of a store.
-func storedRun(t *testing.T, path string) *result.Run {
-	t.Helper()
-	s, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	r, err := s.Get(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 func TestRunNullSQLiteJSON(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration", "300ms", "--warmup", "0s",
@@ -78,7 +61,7 @@ func TestRunNullSQLiteJSON(t *testing.T) {
 	if !strings.Contains(errOut, "calls/s") || !strings.Contains(errOut, "in-process") {
 		t.Errorf("the table did not go to stderr with --json:\n%s", errOut)
 	}
-	r := storedRun(t, st)
+	r := onlyRun(t, st)
 	stored, err := null.KindCell.All(r)
 	if err != nil || len(stored) != 2 || r.Kind != null.RunKind {
 		t.Errorf("stored run %s: %d cells (%v)", r.Kind, len(stored), err)
@@ -101,7 +84,7 @@ func TestRunNullPostgres(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	t.Logf("\n%s%s", errOut, out)
-	r := storedRun(t, st)
+	r := onlyRun(t, st)
 	m, err := null.KindMatrix.Last(r)
 	if err != nil || m == nil || len(*m) != len(null.Pairings) {
 		t.Fatalf("stored matrix %v (%v)", m, err)

@@ -168,7 +168,7 @@ func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing)
 				for _, s := range c.Streams {
 					cells = append(cells, sweep.Cell{
 						Point:    drive.Point{Index: len(cells), Streams: s, Placement: sel, Repeat: r},
-						Place:    place.Placement{Selector: sel, CPUs: []int{p.Client}, Cores: 1, DataNode: -1},
+						Place:    place.Placement{Selector: sel, CPUs: []int{p.Client}, Streams: []int{p.Client}, Cores: 1, DataNode: -1},
 						DataNode: -1, DOP: 1, Cores: 1,
 					})
 					layout = append(layout, Layout{Transport: tr, Pairing: p})
