@@ -76,6 +76,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 		v.Title = "numalab report: " + r.Machine.Topology.CPUModel
 	}
 	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r), querySection(r), ioSection(r), modelSection(r), buySection(r))
+	for i, s := range v.Sections {
+		if s.Absent == "" {
+			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)
+		}
+	}
 	v.Runs = table{ID: AnchorRuns, Caption: "Every figure above names the run it comes from.",
 		Head: []string{"run", "kind", "host", "started", "finished", "status", "numalab", "command", "headline"}}
 	for _, ref := range r.Runs {

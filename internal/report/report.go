@@ -34,6 +34,9 @@ type Report struct {
 	// Absent says, per section without its run, what would fill it.
 	Absent []Absent `json:"absent,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
+	// Preflight lists the settings that distorted the runs' figures, as
+	// their preflights warned; each is shown beside the figures it affects.
+	Preflight []Caveat `json:"preflight,omitempty"`
 }
 
 // RunRef is the provenance of one run.
@@ -222,6 +225,11 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 	}
 	sort.Slice(r.Runs, func(i, j int) bool { return r.Runs[i].ID < r.Runs[j].ID })
+	cs, cerr := caveats(runs)
+	if cerr != nil {
+		return nil, fmt.Errorf("building report: %w", cerr)
+	}
+	r.Preflight = cs
 	hosts := map[string][]int64{}
 	for _, ref := range r.Runs {
 		hosts[ref.Host] = append(hosts[ref.Host], ref.ID)

@@ -59,6 +59,13 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 
+	if len(r.Preflight) > 0 {
+		b.WriteString("\nPreflight: settings that distort these figures\n")
+		for _, c := range r.Preflight {
+			fmt.Fprintf(&b, "  ! %s\n    affects: %s\n", c, c.affectsText())
+		}
+	}
+
 	absent := func(section string) {
 		for _, a := range r.Absent {
 			if a.Section == section {
