@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
+	"time"
 )
 
 // parseChecked is parseNoArgs for a command that reports every bad flag at
@@ -64,3 +66,97 @@ func (c checked) Set(s string) error {
 type checkedBool struct{ checked }
 
 func (checkedBool) IsBoolFlag() bool { return true }
+
+// intRange is an int flag that refuses, when it is set, a value outside
+// [min, max]: the flag's range is part of its definition.
+type intRange struct {
+	v        *int
+	min, max int
+}
+
+// rangedInt defines an int flag of fs that takes values from min to max.
+func rangedInt(fs *flag.FlagSet, name string, value, min, max int, usage string) *int {
+	p := new(int)
+	*p = value
+	fs.Var(intRange{p, min, max}, name, usage)
+	return p
+}
+
+func (r intRange) String() string {
+	if r.v == nil {
+		return "0"
+	}
+	return strconv.Itoa(*r.v)
+}
+
+func (r intRange) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < r.min || n > r.max {
+		return fmt.Errorf("want a whole number from %d to %d", r.min, r.max)
+	}
+	*r.v = n
+	return nil
+}
+
+// durationRange is a duration flag that refuses, when it is set, a value
+// outside [min, max].
+type durationRange struct {
+	v        *time.Duration
+	min, max time.Duration
+}
+
+// rangedDuration defines a duration flag of fs that takes values from min
+// to max.
+func rangedDuration(fs *flag.FlagSet, name string, value, min, max time.Duration, usage string) *time.Duration {
+	p := new(time.Duration)
+	*p = value
+	fs.Var(durationRange{p, min, max}, name, usage)
+	return p
+}
+
+func (r durationRange) String() string {
+	if r.v == nil {
+		return "0s"
+	}
+	return r.v.String()
+}
+
+func (r durationRange) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < r.min || d > r.max {
+		return fmt.Errorf("want a duration from %v to %v", r.min, r.max)
+	}
+	*r.v = d
+	return nil
+}
+
+// floatRange is a float flag that refuses, when it is set, a value outside
+// [min, max] (NaN and the infinities included).
+type floatRange struct {
+	v        *float64
+	min, max float64
+}
+
+// rangedFloat defines a float flag of fs that takes values from min to max.
+func rangedFloat(fs *flag.FlagSet, name string, value, min, max float64, usage string) *float64 {
+	p := new(float64)
+	*p = value
+	fs.Var(floatRange{p, min, max}, name, usage)
+	return p
+}
+
+func (r floatRange) String() string {
+	if r.v == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*r.v, 'g', -1, 64)
+}
+
+func (r floatRange) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= r.min && f <= r.max) {
+		return fmt.Errorf("want a number from %g to %g", r.min, r.max)
+	}
+	*r.v = f
+	return nil
+}

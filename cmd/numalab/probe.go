@@ -92,10 +92,10 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	fs.Var(&minB, "min", "smallest working set `size` (default 4k, 8k with --quick)")
 	pages := fs.String("pages", "both", "page size: 4k, 2m (transparent huge pages via madvise) or both")
 	nodes := fs.String("nodes", "", "NUMA nodes for the matrix, e.g. 0,1 (default all)")
-	samples := fs.Int("samples", 3, "clean windows per point")
-	window := fs.Int("window", 50, "length of one timed window in ms")
-	repeats := fs.Int("repeats", 0, "times the largest working set is measured, each after the first in a fresh mapping (default 3, 1 with --quick)")
-	perDoubling := fs.Int("per-doubling", 0, "ladder sizes per doubling (default 4, 2 with --quick)")
+	samples := rangedInt(fs, "samples", 3, 1, 100, "clean windows per point, 1 to 100")
+	window := rangedInt(fs, "window", 50, 1, 10000, "length of one timed window in ms, 1 to 10000")
+	repeats := rangedInt(fs, "repeats", 0, 1, 100, "times the largest working set is measured, each after the first in a fresh mapping, 1 to 100 (default 3, 1 with --quick)")
+	perDoubling := rangedInt(fs, "per-doubling", 0, 1, 16, "ladder sizes per doubling, 1 to 16 (default 4, 2 with --quick)")
 	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
 	storePath := storeFlag(fs)
 	noStore := fs.Bool("no-store", false, "do not store the run")
@@ -127,23 +127,13 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 			cfg.Nodes = append(cfg.Nodes, n)
 		}
 	}
-	if *samples < 1 {
-		errs = append(errs, badFlag("samples", strconv.Itoa(*samples), "is not a positive count"))
-	}
 	cfg.Tries += *samples - cfg.Samples // keep the same number of spare windows
 	cfg.Samples = *samples
-	if *window < 1 {
-		errs = append(errs, badFlag("window", strconv.Itoa(*window), "is not a positive number of ms"))
-	}
 	cfg.WindowMS = *window
-	if *repeats < 0 {
-		errs = append(errs, badFlag("repeats", strconv.Itoa(*repeats), "is not a positive count"))
-	} else if *repeats > 0 {
+	if *repeats > 0 { // 0: not given
 		cfg.Repeats = *repeats
 	}
-	if *perDoubling < 0 {
-		errs = append(errs, badFlag("per-doubling", strconv.Itoa(*perDoubling), "is not a positive count"))
-	} else if *perDoubling > 0 {
+	if *perDoubling > 0 { // 0: not given
 		cfg.PerDoubling = *perDoubling
 	}
 	if err := errors.Join(errs...); err != nil {

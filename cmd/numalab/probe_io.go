@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/numalab/numalab/internal/iobench"
@@ -66,14 +65,14 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	path := fs.String("path", ".", "`directory` on the storage to test; the test file is made and removed here")
 	var size units.Bytes
 	fs.Var(&size, "size", "test file `size`, e.g. 512MiB, 4GiB (default: 1GiB, 256MiB with --quick, less when space is short)")
-	duration := fs.Duration("duration", 0, "measured `window` of each pattern (default 3s, 1s with --quick)")
+	duration := rangedDuration(fs, "duration", 0, 100*time.Millisecond, time.Hour, "measured `window` of each pattern, 100ms to 1h (default 3s, 1s with --quick)")
 	quick := fs.Bool("quick", false, "a short probe: 256 MiB file, 1 s per pattern, QD 1, 4, 16, 64")
 	qdArg := fs.String("qd", "", "`depths` of the 8 KiB random reads, comma-separated (default 1,2,4,8,16,32,64; 1,4,16,64 with --quick)")
 	seq := units.List{64 << 10, 256 << 10, 1 << 20}
 	fs.Var(&seq, "seq", "block `sizes` of the sequential reads, comma-separated")
-	seqQD := fs.Int("seq-qd", 1, "queue `depth` of the sequential reads")
-	mixQD := fs.Int("mix-qd", 16, "queue `depth` of the 70/30 read/write mix; 0 skips it")
-	mixRead := fs.Int("mix-read", 70, "`percent` of reads in the mix")
+	seqQD := rangedInt(fs, "seq-qd", 1, 1, 1024, "queue `depth` of the sequential reads, 1 to 1024")
+	mixQD := rangedInt(fs, "mix-qd", 16, 0, 1024, "queue `depth` of the 70/30 read/write mix, up to 1024; 0 skips it")
+	mixRead := rangedInt(fs, "mix-read", 70, 0, 100, "`percent` of reads in the mix, 0 to 100")
 	buffered := fs.Bool("buffered", false, "use buffered I/O (page cache) even where O_DIRECT works")
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
@@ -89,7 +88,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	}
 	c.Size, c.Seed, c.Buffered = int64(size), *seed, *buffered
 	c.SeqQD, c.MixQD, c.MixRead = *seqQD, *mixQD, *mixRead
-	if *duration != 0 {
+	if *duration != 0 { // 0: not given
 		c.Duration = *duration
 	}
 	if *qdArg != "" {
@@ -163,18 +162,6 @@ func checkProbeIO(c iobench.Config) []error {
 	}
 	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
 		errs = append(errs, fmt.Errorf("-size: %s (%d bytes) is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(c.Size), c.Size, units.Bytes(iobench.MinSize)))
-	}
-	if c.Duration < 100*time.Millisecond {
-		errs = append(errs, badFlag("duration", c.Duration.String(), "is too short (want at least 100ms; try 3s)"))
-	}
-	if c.SeqQD < 1 || c.SeqQD > 1024 {
-		errs = append(errs, badFlag("seq-qd", strconv.Itoa(c.SeqQD), "is not a queue depth from 1 to 1024"))
-	}
-	if c.MixQD < 0 || c.MixQD > 1024 {
-		errs = append(errs, badFlag("mix-qd", strconv.Itoa(c.MixQD), "is not a queue depth from 0 (no mix) to 1024"))
-	}
-	if c.MixRead < 0 || c.MixRead > 100 {
-		errs = append(errs, badFlag("mix-read", strconv.Itoa(c.MixRead), "is not a percentage from 0 to 100"))
 	}
 	return errs
 }

@@ -55,6 +55,16 @@ func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
 	}
 }
 
+func TestProbeIODurationRange(t *testing.T) {
+	for _, d := range []string{"0s", "50ms", "2h", "-1s"} {
+		_, _, err := probeIO(t, "--path", t.TempDir(), "--duration", d, "--mix-qd", "2000")
+		want := `-duration: "` + d + `" is not valid: want a duration from 100ms to 1h0m0s`
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `-mix-qd: "2000" is not valid`) {
+			t.Errorf("--duration %s --mix-qd 2000: %v, want %q and the mix-qd refused too", d, err, want)
+		}
+	}
+}
+
 func TestProbeIOSizeNotWholeMiB(t *testing.T) {
 	_, _, err := probeIO(t, "--size", "5000000", "--seq", "64KiB,1.5MiB")
 	for _, want := range []string{"-size: 4.77MiB (5000000 bytes) is not a whole number of MiB", "-seq: 1.5MiB (1572864 bytes) is not a block size"} {

@@ -25,6 +25,10 @@ func TestProbeMemBadInput(t *testing.T) {
 		{[]string{"--nodes", "x"}, "is not a list of node numbers"},
 		{[]string{"--samples", "0", "--window", "0"}, `-window: "0"`},
 		{[]string{"stray"}, `unexpected argument "stray"`},
+		{[]string{"--repeats", "0"}, `-repeats: "0" is not valid: want a whole number from 1 to 100`},
+		{[]string{"--per-doubling", "0"}, `-per-doubling: "0" is not valid: want a whole number from 1 to 16`},
+		{[]string{"--repeats", "-3", "--per-doubling", "99"}, `-per-doubling: "99" is not valid`},
+		{[]string{"--window", "1e9"}, `-window: "1e9" is not valid`},
 	} {
 		_, _, err := runCLI(t, append([]string{"probe", "mem", "--store", db}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

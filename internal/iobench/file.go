@@ -167,8 +167,8 @@ func FileName(pid int) string { return fmt.Sprintf("numalab-iobench-%d.dat", pid
 // Create makes the test file in dir: size bytes (0 picks a size that fits,
 // at most limit), allocated, filled with incompressible data from a PRNG
 // seeded by seed, and fsynced. It opens the file with O_DIRECT; when the
-// filesystem refuses (EINVAL), or when buffered is true, it falls back to
-// buffered I/O and says why in the File. On any error the file, if it was
+// filesystem refuses (EINVAL) or lives in memory (tmpfs, ramfs), or when
+// buffered is true, it uses buffered I/O and says why in the File. On any error the file, if it was
 // made, is removed; after success the caller must Close the File, which
 // removes it. Create never touches a file it did not make: the name holds
 // the process id and is opened with O_EXCL.
@@ -244,9 +244,14 @@ func create(ctx context.Context, dir string, size int64, buffered bool, seed uin
 	if err := unix.Fallocate(fd, 0, 0, size); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
 		return nil, f.writeErr("allocating", err)
 	}
-	if buffered {
+	switch {
+	case buffered:
 		f.buffered = "buffered: asked for (--buffered)"
-	} else {
+	case sp.fsType == "tmpfs" || sp.fsType == "ramfs":
+		// The file is memory: whether or not the kernel accepts
+		// O_DIRECT on it, what gets measured is RAM, not storage.
+		f.buffered = "page cache / RAM (" + sp.fsType + ": O_DIRECT not supported)"
+	default:
 		dfd, err := unix.Open(path, unix.O_RDWR|unix.O_DIRECT|unix.O_CLOEXEC, 0)
 		switch {
 		case errors.Is(err, unix.EINVAL):

@@ -11,11 +11,11 @@ import (
 // PageSize is the database page the probe asks about: 8 KiB.
 const PageSize = 8192
 
-// The classic optimizer IO cost model the page-rate ratio is set beside, as
-// issue 8 gives it: a random page read costs 1/320 s and a sequential page
-// 1/1350 s, so one random read is worth about 4.2 sequential pages.
+// The classic optimizer IO cost model the page-rate ratio is set beside: a
+// random page read costs 1/320 s and a sequential page 1/1350 s, so one
+// random read is worth about 4.2 sequential pages.
 const (
-	ModelName        = "classic optimizer IO cost model, figures as given in issue 8"
+	ModelName        = "classic optimizer IO cost model"
 	ModelRandomIOPS  = 320.0
 	ModelSeqPagesSec = 1350.0
 )

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,8 +161,8 @@ func TestProbeBufferedFallbackOnRamfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertGone(t, dir)
-	if r.Direct || r.Buffered != "buffered: O_DIRECT refused by ramfs" {
-		t.Errorf("Direct %v, Buffered %q; want the ramfs fallback label", r.Direct, r.Buffered)
+	if r.Direct || r.Buffered != "page cache / RAM (ramfs: O_DIRECT not supported)" {
+		t.Errorf("Direct %v, Buffered %q; want the ramfs label", r.Direct, r.Buffered)
 	}
 	for _, p := range r.Patterns {
 		if p.Direct {
@@ -172,6 +173,31 @@ func TestProbeBufferedFallbackOnRamfs(t *testing.T) {
 		t.Errorf("FreeBefore %d on ramfs, want -1 (not reported)", r.FreeBefore)
 	}
 	checkPatterns(t, r, c)
+}
+
+// TestProbeTmpfsIsRAM: a kernel may accept O_DIRECT on tmpfs, but the
+// file is memory; the probe must not label RAM speed as O_DIRECT storage.
+func TestProbeTmpfsIsRAM(t *testing.T) {
+	dir := mountTmpfs(t, "tmpfs", "size=64m")
+	c := smallConfig(dir)
+	c.Depths, c.SeqSizes, c.MixQD = []int{1}, []int{1 << 20}, 0
+	r, err := Probe(context.Background(), c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, dir)
+	if r.Direct || r.Buffered != "page cache / RAM (tmpfs: O_DIRECT not supported)" {
+		t.Errorf("Direct %v, Buffered %q; want the tmpfs label", r.Direct, r.Buffered)
+	}
+	for _, p := range r.Patterns {
+		if p.Direct {
+			t.Errorf("%s marked O_DIRECT on tmpfs", p.Name)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil || strings.Contains(b.String(), "O_DIRECT,") || !strings.Contains(b.String(), "page cache / RAM") {
+		t.Errorf("text (%v) calls tmpfs O_DIRECT storage:\n%s", err, b.String())
+	}
 }
 
 func TestProbeBufferedAskedFor(t *testing.T) {
