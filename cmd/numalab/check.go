@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -42,6 +43,11 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		where, opt = "the --dsn database", engine.Options{DSN: *dsn}
 	}
 	var bad []string
+	dbGiven := false
+	fs.Visit(func(f *flag.Flag) { dbGiven = dbGiven || f.Name == "db" })
+	if dbGiven && (*dsn != "" || *name == "postgres") {
+		bad = append(bad, "-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)")
+	}
 	switch {
 	case *name == "" && *dsn != "":
 		*name = "postgres"
@@ -58,6 +64,10 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		bad = append(bad, "-engine postgres checks a server: give --dsn DSN")
 	case *name != "postgres" && *dsn != "":
 		bad = append(bad, fmt.Sprintf("-engine %s checks a file: give --db FILE, not --dsn", *name))
+	case *name == "sqlite" || *name == "duckdb":
+		if err := checkFileEngine(*name, *db); err != nil {
+			bad = append(bad, err.Error())
+		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("check: %s", strings.Join(bad, "; "))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/version"
 )
 
@@ -150,6 +151,25 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) (done bool, err error) 
 func badFlag(name, value, want string) error {
 	return fmt.Errorf("-%s: %q %s", name, value, want)
 }
+
+// checkFileEngine refuses a --db file whose first bytes say it belongs to
+// another engine than name: opened by the wrong engine it fails late and
+// obscurely (DuckDB tries to download its SQLite extension). A file that
+// is missing, or of neither engine, passes: the caller loads it or
+// refuses it with its own reason.
+func checkFileEngine(name, path string) error {
+	got, err := engine.FileEngine(path)
+	if err != nil || got == name {
+		return nil
+	}
+	return badFlag("db", path, fmt.Sprintf("is %s database, not %s: give --engine %s, or a --db file that does not exist to load a new %s one",
+		engineArticle[got], engineTitle[name], got, engineTitle[name]))
+}
+
+var (
+	engineTitle   = map[string]string{"sqlite": "SQLite", "duckdb": "DuckDB"}
+	engineArticle = map[string]string{"sqlite": "an SQLite", "duckdb": "a DuckDB"}
+)
 
 // parseNoArgs is parseFlags for a command that takes no arguments: a
 // stray one is an error too.

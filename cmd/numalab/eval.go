@@ -62,12 +62,16 @@ Examples:
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "eval", evalHelp)
-	budget := fs.Duration("budget", 5*time.Minute, "wall-clock budget; sets data sizes and cell durations")
+	budget := rangedDuration(fs, "budget", 5*time.Minute, sweep.EvalMinBudget, sweep.EvalMaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
 	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
 	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
 	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, bad, err := parseChecked(e, fs, args)
+	if done {
+		return err
+	}
+	if err := errors.Join(bad...); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {

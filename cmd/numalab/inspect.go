@@ -63,6 +63,9 @@ func cmdInspect(ctx context.Context, e *env, args []string) error {
 		if *dsn != "" {
 			bad = append(bad, fmt.Sprintf("-engine %s reads a file: give --db FILE, not --dsn", *eng))
 		}
+		if err := checkFileEngine(*eng, *dbPath); err != nil {
+			bad = append(bad, err.Error())
+		}
 	case "postgres":
 		if *dbPath != "" {
 			bad = append(bad, "-engine postgres reads a server: give --dsn DSN, not --db")

@@ -99,24 +99,22 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
-	fs.Int("warehouses", cfg.Warehouses, "TPC-C warehouses W (about 500,000 rows and 80 MB each)")
+	rangedInt(fs, "warehouses", cfg.Warehouses, 1, 100_000, "TPC-C warehouses W, 1 to 100000 (about 500,000 rows and 80 MB each)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
 	fs.Bool("spread", cfg.Spread, "pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)")
-	fs.Int("data-node", cfg.DataNode, "NUMA node to place the data pages on (-1: leave them where they are)")
-	fs.Duration("duration", cfg.Duration, "measured window of each cell")
-	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
-	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
-	fs.Int("streams-per-cpu", 0, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
+	rangedInt(fs, "data-node", cfg.DataNode, -1, 1023, "NUMA node to place the data pages on (-1: leave them where they are)")
+	rangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	rangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	rangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
+	rangedInt(fs, "streams-per-cpu", 0, 0, 1024, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
 	fs.Bool("augmented", false, "the augmented variant: each transaction also computes avg(i_price) over i_id < 15000")
-	fs.Int("trace", 0, "record up to N calls per stream (start, end, type, stream, ok) in the store")
+	rangedInt(fs, "trace", 0, 0, 1_000_000, "record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000")
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
-	if done, err = parseFlags(e, fs, args); done {
-		return cfg, "", false, true, err
-	}
-	if err = noArgs(fs); err != nil {
+	done, bad, err := parseChecked(e, fs, args)
+	if done {
 		return cfg, "", false, true, err
 	}
 	if *file != "" {
@@ -128,7 +126,6 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 			return cfg, "", false, true, fmt.Errorf("-f: %s: unknown setting %q (see 'numalab run oltp --help' for the names)", *file, un[0].String())
 		}
 	}
-	var ferr error
 	fs.Visit(func(f *flag.Flag) {
 		v := f.Value.String()
 		var err error
@@ -164,14 +161,14 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 		case "seed":
 			cfg.Seed, err = strconv.ParseInt(v, 10, 64)
 		}
-		if err != nil && ferr == nil {
-			ferr = err
+		if err != nil {
+			bad = append(bad, err)
 		}
 	})
-	if ferr != nil {
-		return cfg, "", false, true, ferr
+	if err := errors.Join(append(bad, cfg.Check())...); err != nil {
+		return cfg, "", false, true, err
 	}
-	return cfg, *sp, *js, false, cfg.Check()
+	return cfg, *sp, *js, false, checkFileEngine(cfg.Engine, cfg.DB)
 }
 
 // oltpArgv is the one command line that gives cfg: every setting spelled

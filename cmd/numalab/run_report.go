@@ -73,21 +73,18 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	streams := fs.String("streams", "1", "stream counts to sweep, e.g. 1,2,4,8")
 	dop := fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
 	query := fs.String("query", "P1,P2", "queries: P1, P2 or P1,P2")
-	dur := fs.Duration("duration", 30*time.Second, "measured window of each cell")
-	warm := fs.Duration("warmup", 5*time.Second, "warm-up before each cell's window, excluded from every figure")
+	dur := rangedDuration(fs, "duration", 30*time.Second, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	warm := rangedDuration(fs, "warmup", 5*time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
 	sel := fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	seed := fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
-	if done, err = parseFlags(e, fs, args); done {
-		return cfg, "", "", false, true, err
-	}
-	if err = noArgs(fs); err != nil {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return cfg, "", "", false, true, err
 	}
 	cfg = transtats.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, Rows: *rows, Rate: *rate,
 		Duration: *dur, Warmup: *warm, Placement: *sel, Seed: *seed}
-	var errs []error
 	d, derr := transtats.ParseDialect(*eng)
 	if derr != nil {
 		errs = append(errs, badFlag("engine", *eng, "is not an engine: want sqlite, duckdb or postgres"))
@@ -114,17 +111,14 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	if cfg.Queries, err = transtats.ParseQueries(*query); err != nil {
 		errs = append(errs, fmt.Errorf("-query: %w", err))
 	}
-	if *dur <= 0 {
-		errs = append(errs, badFlag("duration", dur.String(), "is not positive: want e.g. 30s"))
-	}
-	if *warm < 0 {
-		errs = append(errs, badFlag("warmup", warm.String(), "is negative: want e.g. 5s or 0s"))
-	}
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", false, true, err
 	}
 	if cfg.DB == "" && d != transtats.Postgres {
 		cfg.DB = transtats.DefaultPath(d, *rows)
+	}
+	if err := checkFileEngine(*eng, cfg.DB); err != nil {
+		return cfg, "", "", false, true, err
 	}
 	if err := transtats.CheckFits(d, engine.Options{Path: cfg.DB, DSN: *dsnF}, *rows); err != nil {
 		return cfg, "", "", false, true, badFlag("rows", strconv.FormatInt(*rows, 10), "could never be loaded here: "+err.Error())

@@ -36,8 +36,9 @@ const (
 	evalLoadWH     = 4 * time.Second
 	evalLoadMRows  = 8 * time.Second
 	evalCellSetup  = 500 * time.Millisecond
-	// EvalMinBudget is the least budget eval accepts.
+	// EvalMinBudget and EvalMaxBudget bound the budget eval accepts.
 	EvalMinBudget = 2 * time.Minute
+	EvalMaxBudget = 7 * 24 * time.Hour
 )
 
 // evalStreamsPerCPU: beyond two streams per logical CPU a cell measures
@@ -50,6 +51,9 @@ const evalStreamsPerCPU = 2
 func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	if budget < EvalMinBudget {
 		return EvalPlan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, EvalMinBudget)
+	}
+	if budget > EvalMaxBudget {
+		return EvalPlan{}, fmt.Errorf("-budget: %q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, EvalMaxBudget)
 	}
 	n := len(t.CPUs)
 	p := EvalPlan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Repeat: 1, Rows: 1_000_000, StreamsPerCPU: evalStreamsPerCPU}
@@ -96,14 +100,14 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	}
 
 	// Split what is left after the fixed costs: 55% OLTP, 45% reporting.
-	left := budget*85/100 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows
+	left := budget/100*85 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows
 	if !p.ProbeQuick {
 		left -= evalProbeFull - evalProbeQuick
 	}
 	oltpCells := len(cells)
 	queryCells := 2 * len(p.DOPs)
-	perOLTP := left*55/100/time.Duration(oltpCells) - evalCellSetup
-	perQuery := left*45/100/time.Duration(queryCells) - evalCellSetup
+	perOLTP := left/100*55/time.Duration(oltpCells) - evalCellSetup
+	perQuery := left/100*45/time.Duration(queryCells) - evalCellSetup
 	if perOLTP < 3*time.Second || perQuery < 3*time.Second {
 		return EvalPlan{}, fmt.Errorf("-budget: %q leaves %v per OLTP cell and %v per query cell on this machine (%d and %d cells): give a larger budget",
 			budget, perOLTP.Round(time.Second), perQuery.Round(time.Second), oltpCells, queryCells)

@@ -68,6 +68,14 @@ func TestPlanEvalBudget(t *testing.T) {
 			t.Errorf("PlanEval(%v) = %v; want a budget error", b, err)
 		}
 	}
+	// A budget whose nanoseconds overflow when scaled must be refused,
+	// not planned as negative cells.
+	if _, err := PlanEval(99999*time.Hour, m); err == nil || !strings.Contains(err.Error(), "-budget: \"99999h0m0s\" is more than eval can plan") {
+		t.Errorf("PlanEval(99999h) = %v; want a budget error", err)
+	}
+	if p, err := PlanEval(EvalMaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
+		t.Errorf("PlanEval(%v) = %+v, %v; want positive cells", EvalMaxBudget, p, err)
+	}
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)

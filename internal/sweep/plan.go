@@ -195,6 +195,21 @@ func (s Spec) check() error {
 	if s.Repeat < 1 {
 		errs = append(errs, fmt.Errorf("planning sweep: %d repeats is not a positive count (try --repeat 1)", s.Repeat))
 	}
+	if s.DataNode < -1 {
+		errs = append(errs, fmt.Errorf("-data-node: \"%d\" is not a NUMA node (want a node number, or -1 to leave the pages where they are)", s.DataNode))
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Placements {
+		if seen[p] {
+			name := strconv.Quote(p)
+			if p == "" {
+				name = "the empty selector (all CPUs)"
+			}
+			errs = append(errs, fmt.Errorf("-placement: %q names %s more than once (want selectors separated by ';', e.g. 'smt=on;smt=off')", strings.Join(s.Placements, ";"), name))
+			break
+		}
+		seen[p] = true
+	}
 	return errors.Join(errs...)
 }
 

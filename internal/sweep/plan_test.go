@@ -106,6 +106,9 @@ func TestResolveBadInput(t *testing.T) {
 		{Spec{Streams: []int{1}, Repeat: 1, DataNode: 5}, "is not a NUMA node"},
 		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"node=3"}}, "-placement"},
 		{Spec{Streams: []int{64}, Repeat: 1, DataNode: -1, StreamsPerCPU: 2}, "exceeds 2 per logical CPU"},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -5}, `-data-node: "-5" is not a NUMA node`},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"", "", ""}}, `-placement: ";;" names the empty selector (all CPUs) more than once`},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"smt=on", "node=0", "smt=on"}}, `names "smt=on" more than once`},
 	} {
 		if _, _, err := Resolve(m, c.spec, true); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("Resolve(%+v) = %v; want an error with %q", c.spec, err, c.msg)

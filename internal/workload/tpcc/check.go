@@ -166,11 +166,11 @@ func money(v sql.NullInt64) string {
 // freshly loaded database (1 to 12) and the row counts of Clause 4.3.3.1
 // for the warehouses loaded, on the TPC-C database in eng, and returns
 // every violation found (at most 10 listed per condition), each wrapping
-// ErrInconsistent; nil if there are none. It accepts a database whose load
-// did not finish, to say what is wrong with it, but not one that is not a
-// numalab TPC-C database (ErrNotTPCC).
+// ErrInconsistent; nil if there are none. It refuses, as Open does, a
+// database that is not a numalab TPC-C database (ErrNotTPCC) or whose load
+// did not finish (ErrUnfinished).
 func Check(ctx context.Context, eng engine.Engine) error {
-	if _, err := readMeta(ctx, eng.DB(), eng.Name()); err != nil && !errors.Is(err, ErrUnfinished) {
+	if _, err := readMeta(ctx, eng.DB(), eng.Name()); err != nil {
 		return err
 	}
 	return check(ctx, eng.DB(), eng.Name())

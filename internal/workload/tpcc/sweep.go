@@ -77,6 +77,9 @@ func (c *RunConfig) Check() error {
 	if c.DSN != "" && c.Engine != "postgres" {
 		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres"))
 	}
+	if c.DB != "" && c.Engine == "postgres" {
+		errs = append(errs, badSetting("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL takes --dsn, or none for a throwaway server)"))
+	}
 	if c.DB == "" && c.Engine != "postgres" {
 		c.DB = DefaultPath(c.Engine, c.Warehouses)
 	}

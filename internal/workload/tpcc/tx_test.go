@@ -187,9 +187,9 @@ func TestOpenRefuses(t *testing.T) {
 			t.Errorf("Open(%s) = %v, want an error saying %q", filepath.Base(path), err, want)
 		}
 	}
-	// check looks into an unfinished file, not into a foreign one.
-	if err := checkFile(ctx, unfinished); err != nil {
-		t.Errorf("checking an unfinished but consistent file: %v", err)
+	// Check refuses an unfinished file as Open does, and a foreign one.
+	if err := checkFile(ctx, unfinished); !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "remove it and load again (numalab run oltp") {
+		t.Errorf("checking an unfinished file: %v, want ErrUnfinished with the command that loads it", err)
 	}
 	if err := checkFile(ctx, empty); !errors.Is(err, ErrNotTPCC) {
 		t.Errorf("checking a foreign file: %v, want ErrNotTPCC", err)
