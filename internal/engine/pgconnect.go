@@ -15,6 +15,12 @@ import (
 // password masked, say what failed, and suggest what to check; the pgx error
 // stays reachable through errors.As (for *pgconn.PgError and the like).
 func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	return connectPG(ctx, dsn, false)
+}
+
+// connectPG is ConnectPG; managed says the server is numalab's own, whose
+// DSN the user did not give.
+func connectPG(ctx context.Context, dsn string, managed bool) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, &pgConnectError{
@@ -25,7 +31,7 @@ func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err)), dsn: dsn, err: err}
+		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err, managed)), dsn: dsn, err: err}
 	}
 	return conn, nil
 }
@@ -40,8 +46,9 @@ type pgConnectError struct {
 func (e *pgConnectError) Error() string { return result.RedactWithDSN(e.msg, e.dsn) }
 func (e *pgConnectError) Unwrap() error { return e.err }
 
-// pgConnectHint suggests what to check for common connection failures.
-func pgConnectHint(err error) string {
+// pgConnectHint suggests what to check for common connection failures;
+// managed says the server is numalab's own (no DSN was given).
+func pgConnectHint(err error, managed bool) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
@@ -53,6 +60,8 @@ func pgConnectHint(err error) string {
 		return ""
 	}
 	switch {
+	case managed && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
+		return " (numalab's own server is no longer running: it stopped or was killed; run again to start a fresh one)"
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
 		return " (is the server running and listening at that host and port? omit the DSN to let numalab start its own server)"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -47,6 +47,27 @@ func TestConnectPGErrorsHidePassword(t *testing.T) {
 	}
 }
 
+// TestConnectPGHintManaged: "omit the DSN" is a next step only for a
+// DSN the user gave; numalab's own server that is gone says so instead.
+func TestConnectPGHintManaged(t *testing.T) {
+	ctx := context.Background()
+	const dsn = "postgres://u@127.0.0.1:1/db?connect_timeout=2&sslmode=disable"
+	for _, managed := range []bool{false, true} {
+		conn, err := connectPG(ctx, dsn, managed)
+		if err == nil {
+			conn.Close(ctx)
+			t.Fatalf("connecting to port 1: no error")
+		}
+		msg := err.Error()
+		if got := strings.Contains(msg, "omit the DSN"); got == managed {
+			t.Errorf("managed %v: %q; want \"omit the DSN\" only for a user's DSN", managed, msg)
+		}
+		if got := strings.Contains(msg, "numalab's own server is no longer running"); got != managed {
+			t.Errorf("managed %v: %q; want the gone-server hint only for numalab's own server", managed, msg)
+		}
+	}
+}
+
 func TestConnectPGWrongPassword(t *testing.T) {
 	s := pg.Server(t)
 	ctx := context.Background()

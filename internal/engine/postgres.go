@@ -100,7 +100,7 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	}
 	// Connect once first: ConnectPG's errors hide the password and say
 	// what to check.
-	c, err := ConnectPG(ctx, dsn)
+	c, err := connectPG(ctx, dsn, e.server != nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening postgres: %w", err)
 	}
@@ -249,7 +249,7 @@ func (e *pgEngine) Connect(ctx context.Context) (Conn, error) {
 	cc.DialFunc = dialBlocking // see pgconn_blocking.go
 	c, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err))
+		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
 	}
 	pc := &pgConn{c: c, pid: int(c.PgConn().PID())}
 	if e.pin {

@@ -104,7 +104,9 @@ type Plan struct {
 // from disk in its window (plan.Monitor says so) is stored, flagged in the
 // cell, and noted. Ctrl-C (ctx) ends
 // the current cell early; it is stored, marked cut short, and Run returns
-// ctx's error with everything measured.
+// ctx's error with everything measured. A cell cut before any call
+// completed in its window (in its warm-up, say) measured nothing: it is
+// noted, not stored.
 func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, prog Progress[T]) ([]T, error) {
 	items, err := w.Open(ctx, prog)
 	if serr := store(rec, items); err != nil || serr != nil {
@@ -160,6 +162,14 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		if m != nil {
 			m.Engine, m.Workload, m.DOP, m.DataNode = d.Engine, d.Workload, c.DOP, c.DataNode
 		}
+		if m != nil && m.Interrupted && m.Total.Count == 0 && m.Total.Errors == 0 {
+			// Cut in its warm-up, or before a call completed in its
+			// window: the cell measured nothing, and a 0 would read as
+			// a figure.
+			prog.Note(fmt.Sprintf("note: cell %d (%s) was interrupted %s: nothing measured, not stored",
+				c.Index, c, cutWhen(m, plan.Warmup)))
+			return out, errors.Join(ctx.Err(), err)
+		}
 		o := w.End(ctx, c, m, err)
 		if len(o.Store) > 0 {
 			out = append(out, o.Item)
@@ -184,6 +194,15 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		}
 	}
 	return out, nil
+}
+
+// cutWhen says when an interrupted cell was cut: in its warm-up, or
+// after how much of its window.
+func cutWhen(m *result.Cell, warmup time.Duration) string {
+	if m.Measured == 0 {
+		return fmt.Sprintf("during its %v warm-up", warmup)
+	}
+	return fmt.Sprintf("%v into its window, before a call completed", m.Measured.Round(time.Millisecond))
 }
 
 func store(rec Recorder, items []result.Entry) error {

@@ -150,3 +150,26 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("calls %q: want the workload closed and cell 1 never begun", w.log)
 	}
 }
+
+// TestRunInterruptedInWarmup: Ctrl-C during a cell's warm-up stores no
+// cell (a 0 would read as a figure), notes why, and ends the sweep with
+// the context's error.
+func TestRunInterruptedInWarmup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &counter{stopAt: -1, cancelI: 0, cancel: cancel}
+	rec, prog := &memRecorder{}, &lines{}
+	got, err := Run(ctx, Plan{Cells: cells(-1, -1), Warmup: 5 * time.Second, Duration: time.Second}, w, rec, prog)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want context.Canceled", err)
+	}
+	if len(got) != 0 || slices.Contains(rec.kinds, "noop.Cell") || len(prog.measured) != 0 {
+		t.Errorf("%d cells returned, stored %q, reported %v; want no cell", len(got), rec.kinds, prog.measured)
+	}
+	if len(prog.notes) != 1 || !strings.Contains(prog.notes[0], "cell 0 (") || !strings.Contains(prog.notes[0], "interrupted during its 5s warm-up: nothing measured, not stored") {
+		t.Errorf("notes %q; want one saying cell 0 was cut in its warm-up and not stored", prog.notes)
+	}
+	if !slices.Contains(w.log, "close") || slices.Contains(w.log, "end 0") {
+		t.Errorf("calls %q: want the workload closed and no End for the unmeasured cell", w.log)
+	}
+}

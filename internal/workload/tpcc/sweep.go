@@ -264,12 +264,40 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 	return s.w.OpenStream(ctx, rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(stream)+uint64(c.Index)<<32)))
 }
 
-// End stores the cell; streams that failed to close end the sweep.
-func (s *Sweep) End(_ context.Context, _ sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.Cell] {
+// End stores the cell; streams that failed to close end the sweep. A cell
+// in whose window no transaction succeeded did not measure the hardware
+// (the server is gone, every call failed, every stream stopped): it is not
+// stored, and the sweep ends with the reason, so the run is stored as
+// failed. A cell every stream of which stopped early is stored with its
+// stops, and ends the sweep.
+func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.Cell] {
 	if m == nil {
 		return sweep.Outcome[*result.Cell]{Stop: err}
 	}
-	return sweep.Outcome[*result.Cell]{Item: m, Store: []result.Entry{result.KindCell.Of(*m)}, Stop: err}
+	if m.Total.Count == 0 {
+		return sweep.Outcome[*result.Cell]{Stop: errors.Join(fmt.Errorf("running cell %d (%s): no transaction succeeded in its %v window, so it was not stored: %s",
+			c.Index, c, m.Measured, noMeasure(m)), err)}
+	}
+	o := sweep.Outcome[*result.Cell]{Item: m, Store: []result.Entry{result.KindCell.Of(*m)}, Stop: err}
+	if len(m.Stopped) == m.Streams && !m.Interrupted {
+		o.Stop = errors.Join(fmt.Errorf("running cell %d (%s): every stream stopped before the window closed (stored with its stops): %s", c.Index, c, stopText(m.Stopped[0])), err)
+	}
+	return o
+}
+
+// noMeasure says why a cell counted no successful transaction.
+func noMeasure(m *result.Cell) string {
+	switch {
+	case m.Total.Errors > 0:
+		return fmt.Sprintf("all %s failed; the first: %s", sweep.Count(int(m.Total.Errors), "call"), m.Total.FirstError)
+	case len(m.Stopped) > 0:
+		return stopText(m.Stopped[0])
+	}
+	return "no call completed: each took longer than the window (try a longer --duration)"
+}
+
+func stopText(st result.StreamStop) string {
+	return fmt.Sprintf("stream %d stopped %v after the warm-up began: %s", st.Stream, st.At.Round(time.Millisecond), st.Reason)
 }
 
 // Close closes the database (and stops a managed server).
