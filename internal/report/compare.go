@@ -102,7 +102,13 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 			onlyA, a.ID, onlyB, b.ID))
 	}
 	if len(c.Figures) == 0 {
-		c.Notes = append(c.Notes, "the two runs measured no figure in common")
+		return nil, fmt.Errorf("comparing runs %d (%s, %d figures) and %d (%s, %d figures): nothing to compare, no figure was measured by both (choose runs of the same sweep; 'numalab runs' lists them)",
+			a.ID, a.Status, len(fa), b.ID, b.Status, len(fb))
+	}
+	for _, r := range []*result.Run{a, b} {
+		if r.Status != result.StatusComplete {
+			c.Notes = append(c.Notes, fmt.Sprintf("run %d is %s: its figures are what it measured before it stopped", r.ID, r.Status))
+		}
 	}
 	if a.Host != b.Host {
 		c.Notes = append(c.Notes, fmt.Sprintf("the runs come from different hosts: %s and %s", a.Host, b.Host))
@@ -208,6 +214,9 @@ func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
 			}
 			for _, p := range sr.Points {
 				key := fmt.Sprintf("%s, %s", n, plural(p.Streams, "stream"))
+				if p.Interrupted {
+					c.Notes = append(c.Notes, fmt.Sprintf("%s of run %d was cut short: its figures cover less than the planned window", key, o.Run))
+				}
 				out = append(out, fig(key+": throughput", "tps", p.TPSRepeats...))
 				out = append(out, fig(key+": p95 latency", "ms", p.P95Repeats...))
 			}

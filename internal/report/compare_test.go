@@ -138,3 +138,48 @@ func TestCompareKinds(t *testing.T) {
 		}
 	}
 }
+
+// cutShort marks run interrupted, and its first cell cut short; with keep
+// false it keeps none of its cells.
+func cutShort(t *testing.T, run *result.Run, keep bool) *result.Run {
+	t.Helper()
+	c := *run
+	c.Status, c.Results = result.StatusInterrupted, nil
+	first := true
+	for _, it := range run.Results {
+		if it.Kind == "drive.Cell" {
+			if !keep {
+				continue
+			}
+			var cell result.Cell
+			if err := json.Unmarshal(it.Body, &cell); err != nil {
+				t.Fatal(err)
+			}
+			cell.Interrupted, first = first, false
+			it = item(it.Kind, cell)
+		}
+		c.Results = append(c.Results, it)
+	}
+	return &c
+}
+
+// TestCompareInterrupted: compare names an interrupted run and its cut
+// cells, and refuses two runs with no figure in common instead of saying
+// that nothing differs.
+func TestCompareInterrupted(t *testing.T) {
+	base := syntheticRuns()[1]
+	runs := stored(t, []*result.Run{base, cutShort(t, base, true), cutShort(t, base, false)})
+	c, err := Compare(runs[0], runs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, want := range []string{"is interrupted: its figures are what it measured before it stopped", "was cut short: its figures cover less than the planned window"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if _, err := Compare(runs[0], runs[2]); err == nil || !strings.Contains(err.Error(), "nothing to compare") || !strings.Contains(err.Error(), "(interrupted, 0 figures)") {
+		t.Errorf("against an interrupted run with no cells: %v; want it refused", err)
+	}
+}
