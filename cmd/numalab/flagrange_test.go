@@ -23,6 +23,10 @@ func TestFlagRanges(t *testing.T) {
 				`-warmup: "-1s" is not valid`, `-warehouses: "0" is not valid`, `-trace: "-1" is not valid`, `-streams-per-cpu: "-2" is not valid`}},
 		{[]string{"run", "oltp", "--store", st, "--placement", ";;"}, []string{`-placement: ";;" names the empty selector (all CPUs) more than once`}},
 		{[]string{"run", "report", "--store", st, "--duration", "0s", "--warmup", "2h", "--streams", "0"}, []string{`-duration: "0s" is not valid`, `-warmup: "2h" is not valid`, `-streams: "0"`}},
+		{[]string{"model", "--local-ns", "1e308", "--remote-ns", "0.5", "--ghz", "1e300", "--sockets", "1,1000000", "--buffer-ns", "1e6"},
+			[]string{`-local-ns: "1e+308" is not a plausible memory latency: want 1 to 10000 ns (--unchecked accepts it)`, `-remote-ns: "0.5" is not a plausible memory latency`,
+				`-ghz: "1e+300" is not a plausible clock: want 0.1 to 10 GHz`, `-sockets: "1000000" is not a plausible socket count: want 1 to 64`, `-buffer-ns: "1e+06" is not a plausible extra latency`}},
+		{[]string{"model", "--local-ns", "67", "--ghz-list", "3,40"}, []string{`-ghz-list: "40" is not a plausible clock`}},
 	} {
 		_, _, err := runCLI(t, tc.args...)
 		for _, w := range tc.want {
@@ -33,6 +37,11 @@ func TestFlagRanges(t *testing.T) {
 	}
 	if _, err := os.Stat(st); err == nil {
 		t.Error("a refused command made the store")
+	}
+	// --unchecked lets an implausible machine through.
+	out, _, err := runCLI(t, "model", "--unchecked", "--local-ns", "20000", "--ghz", "12", "--sockets", "1")
+	if err != nil || !strings.Contains(out, "20000") {
+		t.Errorf("model --unchecked: %v\n%s", err, out)
 	}
 }
 

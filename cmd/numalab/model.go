@@ -105,15 +105,17 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	var ss []int
 	if *sockets != "" {
 		ss, err = intList("sockets", *sockets, 1)
-		errs = append(errs, err)
+		errs = append(errs, err, mf.plausible("sockets", nil, nil, ss))
 	}
 	var gs []float64
 	if *ghzList != "" {
 		gs, err = modelFloats("ghz-list", *ghzList)
-		errs = append(errs, err)
+		errs = append(errs, err, mf.plausible("ghz-list", nil, gs, nil))
 	} else if *ghz != 0 || modelFlagGiven(fs, "ghz") {
-		if !(*ghz > 0) {
+		if !(*ghz > 0) || math.IsInf(*ghz, 0) {
 			errs = append(errs, badFlag("ghz", fmt.Sprint(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
+		} else {
+			errs = append(errs, mf.plausible("ghz", nil, []float64{*ghz}, nil))
 		}
 		gs = []float64{*ghz}
 	}
@@ -196,6 +198,7 @@ type machineFlags struct {
 	topology  *string
 	fromRun   *int64
 	store     *string
+	unchecked *bool
 }
 
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
@@ -216,7 +219,39 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m.topology = fs.String("topology", "", "hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
 	m.fromRun = fs.Int64("from-run", 0, "stored run `ID` whose machine and memory probe give latencies, clock and cores")
 	m.store = storeFlag(fs)
+	m.unchecked = fs.Bool("unchecked", false, "accept model inputs outside the plausible ranges: latency 1 ns to 10 µs, clock 0.1 to 10 GHz, 1 to 64 sockets")
 	return m
+}
+
+// Plausible model inputs, refused outside these ranges unless --unchecked.
+const (
+	plausibleMinNS, plausibleMaxNS   = 1.0, 10000.0
+	plausibleMinGHz, plausibleMaxGHz = 0.1, 10.0
+	plausibleMaxSockets              = 64
+)
+
+// plausible refuses a latency, clock or socket count that no machine has,
+// unless --unchecked: name is the flag, what its value.
+func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) error {
+	if *m.unchecked {
+		return nil
+	}
+	for _, v := range ns {
+		if v < plausibleMinNS || v > plausibleMaxNS {
+			return badFlag(name, fmt.Sprint(v), fmt.Sprintf("is not a plausible memory latency: want %g to %g ns (--unchecked accepts it)", plausibleMinNS, plausibleMaxNS))
+		}
+	}
+	for _, v := range ghz {
+		if v < plausibleMinGHz || v > plausibleMaxGHz {
+			return badFlag(name, fmt.Sprint(v), fmt.Sprintf("is not a plausible clock: want %g to %g GHz (--unchecked accepts it)", plausibleMinGHz, plausibleMaxGHz))
+		}
+	}
+	for _, v := range sockets {
+		if v > plausibleMaxSockets {
+			return badFlag(name, strconv.Itoa(v), fmt.Sprintf("is not a plausible socket count: want 1 to %d (--unchecked accepts it)", plausibleMaxSockets))
+		}
+	}
+	return nil
 }
 
 // check validates the machine flags; machine assumes they passed.
@@ -230,6 +265,16 @@ func (m *machineFlags) check() error {
 	}
 	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
 		errs = append(errs, badFlag("buffer-ns", model.Num(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
+	} else if *m.buffer > plausibleMaxNS && !*m.unchecked {
+		errs = append(errs, badFlag("buffer-ns", fmt.Sprint(*m.buffer), fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", plausibleMaxNS)))
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"local-ns", *m.local}, {"remote-ns", *m.remote}} {
+		if modelFlagGiven(m.fs, f.name) && f.v > 0 && !math.IsInf(f.v, 0) {
+			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
+		}
 	}
 	if *m.bufferMin < 1 {
 		errs = append(errs, badFlag("buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more"))
