@@ -3,7 +3,9 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -75,5 +77,57 @@ func TestEndEveryStreamStopped(t *testing.T) {
 	}
 	if stop == nil || !strings.Contains(stop.Error(), "every stream stopped before the window closed") {
 		t.Errorf("Stop = %v; want the sweep ended", stop)
+	}
+}
+
+// sayings is a sweep.Teller that keeps what it is told.
+type sayings struct {
+	mu   sync.Mutex
+	said []string
+}
+
+func (s *sayings) Say(l string) {
+	s.mu.Lock()
+	s.said = append(s.said, l)
+	s.mu.Unlock()
+}
+func (s *sayings) Note(l string) { s.Say(l) }
+
+// TestOpenTwoLoaders: two sweeps that load the same new --db at once take
+// turns: one loads, the other waits, saying so, and opens the finished
+// load (not "database disk image is malformed").
+func TestOpenTwoLoaders(t *testing.T) {
+	cfg := DefaultRunConfig()
+	cfg.DB = filepath.Join(t.TempDir(), "w1.db")
+	sweeps := []*Sweep{NewSweep(cfg, -1), NewSweep(cfg, -1)}
+	tell := []*sayings{{}, {}}
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range sweeps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = sweeps[i].Open(context.Background(), tell[i])
+		}()
+	}
+	wg.Wait()
+	loaded, waited := 0, 0
+	for i, s := range sweeps {
+		if errs[i] != nil {
+			t.Fatalf("loader %d: %v", i, errs[i])
+		}
+		defer s.Close()
+		if s.ld.Loaded {
+			loaded++
+		}
+		for _, l := range tell[i].said {
+			if strings.HasPrefix(l, "waiting for another numalab process that is loading or opening a database in ") {
+				waited++
+				break
+			}
+		}
+	}
+	if loaded != 1 || waited != 1 {
+		t.Errorf("%d loaded and %d waited; want one of each", loaded, waited)
 	}
 }
