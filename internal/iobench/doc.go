@@ -18,9 +18,12 @@
 // fio's threads before the Ps were raised, and QD1 still 9-24% fewer
 // before the calls were raw. Every operation uses O_DIRECT so the page
 // cache is not what gets measured. Where the filesystem refuses O_DIRECT
-// (EINVAL on open, e.g. ramfs), or when asked, it falls back to buffered I/O,
-// evicts the file from the page cache (posix_fadvise DONTNEED) before each
-// pattern, and labels the result, e.g. "buffered: O_DIRECT refused by ramfs".
+// (EINVAL on open), or when asked, it falls back to buffered I/O, evicts
+// the file from the page cache (posix_fadvise DONTNEED) before each
+// pattern, and labels the result, e.g. "buffered: O_DIRECT refused by
+// fuse". On tmpfs and ramfs the file is memory whatever the kernel accepts:
+// the result is labelled "page cache / RAM (tmpfs: O_DIRECT not
+// supported)", never O_DIRECT storage.
 //
 // What it refuses: a directory that does not exist or is not a directory,
 // a read-only filesystem, and a test file that would not leave 5% of the
