@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -99,7 +100,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
-	rangedInt(fs, "warehouses", cfg.Warehouses, 1, 100_000, "TPC-C warehouses W, 1 to 100000 (about 500,000 rows and 80 MB each)")
+	rangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
 	fs.Bool("spread", cfg.Spread, "pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)")

@@ -178,7 +178,7 @@ func TestRunOLTPBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--warehouses", "0"}, "-warehouses: \"0\" is not a positive count"},
+		{[]string{"--warehouses", "0"}, "-warehouses: \"0\" is not valid: want a whole number from 1 to 2147483647"},
 		{[]string{"--streams", "1,0"}, "at least 1"},
 		{[]string{"--streams", "100000"}, "per logical CPU"},
 		{[]string{"--placement", "node=3"}, "no NUMA node 3"},

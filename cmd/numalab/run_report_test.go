@@ -47,7 +47,7 @@ func TestRunReportBadInput(t *testing.T) {
 		{[]string{"--engine", "sqlite", "--dsn", "postgres://x@h/db"}, "-dsn: a DSN is for --engine postgres"},
 		{[]string{"--rows", "0"}, "-rows/-rate: 0 rows is not between 1 and 200000000"},
 		{[]string{"--streams", "0"}, `-streams: "0" is not a list of whole numbers of at least 1`},
-		{[]string{"--duration", "0s"}, `-duration: "0s" is not positive`},
+		{[]string{"--duration", "0s"}, `-duration: "0s" is not valid: want a duration from 10ms to 24h0m0s`},
 	} {
 		args := append([]string{"run", "report", "--store", st}, c.args...)
 		_, _, err := runCLI(t, args...)
