@@ -62,7 +62,8 @@ Examples:
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "eval", evalHelp)
-	budget := rangedDuration(fs, "budget", 5*time.Minute, sweep.EvalMinBudget, sweep.EvalMaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
+	// Below the least budget the plan says why (after the preflight).
+	budget := rangedDuration(fs, "budget", 5*time.Minute, time.Second, sweep.EvalMaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
 	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
 	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
 	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")

@@ -16,8 +16,8 @@ func TestFlagRanges(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"eval", "--budget", "99999h", "--dir", t.TempDir()}, []string{`-budget: "99999h" is not valid: want a duration from 2m0s to 168h0m0s`}},
-		{[]string{"eval", "--budget", "1m", "--dir", t.TempDir()}, []string{`-budget: "1m" is not valid`}},
+		{[]string{"eval", "--budget", "99999h", "--dir", t.TempDir()}, []string{`-budget: "99999h" is not valid: want a duration from 1s to 168h0m0s`}},
+		{[]string{"eval", "--budget", "0s", "--dir", t.TempDir()}, []string{`-budget: "0s" is not valid`}},
 		{[]string{"run", "oltp", "--store", st, "--data-node", "-5", "--repeat", "0", "--duration", "0s", "--warmup", "-1s", "--warehouses", "0", "--trace", "-1", "--streams-per-cpu", "-2"},
 			[]string{`-data-node: "-5" is not valid: want a whole number from -1 to 1023`, `-repeat: "0" is not valid`, `-duration: "0s" is not valid`,
 				`-warmup: "-1s" is not valid`, `-warehouses: "0" is not valid`, `-trace: "-1" is not valid`, `-streams-per-cpu: "-2" is not valid`}},
