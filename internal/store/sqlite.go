@@ -8,8 +8,11 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 
-	_ "github.com/mattn/go-sqlite3" // the SQLite driver
+	"github.com/mattn/go-sqlite3" // the SQLite driver
+
+	"github.com/numalab/numalab/internal/result"
 )
 
 // applicationID marks a SQLite file as a numalab store ("NUMA").
@@ -71,9 +74,40 @@ func openSQLite(path string) (*Store, error) {
 	s := &Store{db: db, name: path, owners: true, uids: true}
 	if err := s.migrateSQLite(); err != nil {
 		db.Close()
+		if se := (sqlite3.Error{}); errors.As(err, &se) && se.Code == sqlite3.ErrBusy {
+			return nil, fmt.Errorf("opening store %q: %w: %s", path, err, lockHolders(path))
+		}
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
 	return s, nil
+}
+
+// lockHolders says who may hold the store's write lock: the runs stored
+// as in progress, with their process and command, read without a lock.
+func lockHolders(path string) string {
+	const next = "wait for them to finish, or give another --store"
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		return next
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT id, pid, command FROM runs WHERE status = ? AND pid IS NOT NULL ORDER BY id`, result.StatusRunning)
+	if err != nil {
+		return next
+	}
+	defer rows.Close()
+	var held []string
+	for rows.Next() {
+		var id, pid int64
+		var command string
+		if rows.Scan(&id, &pid, &command) == nil {
+			held = append(held, fmt.Sprintf("run %d (pid %d: %s)", id, pid, command))
+		}
+	}
+	if len(held) == 0 {
+		return "another program holds it, not a numalab run in progress (an sqlite3 shell in a transaction?): end it, or give another --store"
+	}
+	return "another writer held it for 30 s; in progress in this store: " + strings.Join(held, ", ") + "; " + next
 }
 
 // checkFile refuses, without writing, a file that is not SQLite.

@@ -554,3 +554,41 @@ func TestAbandoned(t *testing.T) {
 		t.Errorf("Begin stored pid %d start %d (%v), want %d %d", pid, start, err, os.Getpid(), self.Start)
 	}
 }
+
+// TestOpenLockedSaysWho: a store whose write lock another connection holds
+// past the busy timeout is refused naming the runs in progress there (PID
+// and command) and the next step. It waits out the 30 s timeout.
+func TestOpenLockedSaysWho(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out the store's 30 s busy timeout")
+	}
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun("run-oltp")
+	if err := s.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// An sqlite3 shell in a transaction: the write lock, held.
+	db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE runs SET headline = 'held'`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path)
+	want := fmt.Sprintf("in progress in this store: run %d (pid %d: numalab run-oltp); wait for them to finish, or give another --store", r.ID, os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), "database is locked") || !strings.Contains(err.Error(), want) {
+		t.Errorf("Open of a locked store: %v\nwant it to say %q", err, want)
+	}
+}
