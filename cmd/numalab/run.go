@@ -20,8 +20,9 @@ keeps everything measured.
 Examples:
   numalab run oltp --warehouses 2 --streams 1,2,4 --duration 10s
   numalab run report --engine duckdb --rows 1000000 --streams 1,2 --dop 1,2
-  numalab run oltp --help
-  numalab run report --help
+  numalab run insert --engine duckdb --streams 1,2 --batch 1000
+  numalab run null --engine sqlite --streams 1,2
+  numalab run oltp --help     (likewise report, insert, null)
 `
 
 func cmdRun(ctx context.Context, e *env, args []string) error {

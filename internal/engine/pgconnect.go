@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
+// ConnectPG connects to the PostgreSQL server dsn names. Its errors keep the
 // password masked, say what failed, and suggest what to check; the pgx error
 // stays reachable through errors.As (for *pgconn.PgError and the like).
 func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
