@@ -205,9 +205,9 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(prog.table, insertRowFormat, "cell", "streams", "placement", "rows/s", "MB/s", "p95 ms", "CPU %", "cs/s", "where the time went")
+	insert.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), insert.NewSweep(cfg), rec, prog)
-	if ferr := rec.Finish(err, insertHeadline(measured)); ferr != nil {
+	if ferr := rec.Finish(err, insert.Headline(measured)); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	if asJSON {
@@ -228,41 +228,7 @@ type insertRows struct {
 	table io.Writer
 }
 
-const insertRowFormat = "%4v %7v  %-16v %10v %8v %8v %5v %8v  %v\n"
-
 func (r *insertRows) Measured(_ sweep.Cell, m *insert.Measured) {
 	r.Done()
-	c, st := m.Cell, m.Stats
-	sel := c.Placement
-	if sel == "" {
-		sel = "all"
-	}
-	cpu, cs := "-", "-"
-	if c.Usage != nil {
-		cpu = fmt.Sprintf("%.0f", st.CPUBusyPct)
-		cs = fmt.Sprintf("%.0f", st.CtxSwitchesPerSec)
-	}
-	where := st.Dominant
-	if c.Interrupted {
-		where += " (cut short)"
-	}
-	if len(c.Stopped) > 0 {
-		where += fmt.Sprintf(" (%s stopped: %s)", sweep.Count(len(c.Stopped), "stream"), c.Stopped[0].Reason)
-	}
-	fmt.Fprintf(r.table, insertRowFormat, c.Index, c.Streams, sel, fmt.Sprintf("%.0f", st.RowsPerSec), fmt.Sprintf("%.1f", st.MBPerSec),
-		fmt.Sprintf("%.3f", c.Total.P95US/1000), cpu, cs, where)
-}
-
-// insertHeadline is the best cell, for 'numalab runs'.
-func insertHeadline(ms []*insert.Measured) string {
-	var best *insert.CellStats
-	for _, m := range ms {
-		if best == nil || m.Stats.RowsPerSec > best.RowsPerSec {
-			best = &m.Stats
-		}
-	}
-	if best == nil {
-		return ""
-	}
-	return fmt.Sprintf("%.0f rows/s (%.1f MB/s) at %s, %s %s", best.RowsPerSec, best.MBPerSec, sweep.Count(best.Streams, "stream"), best.Engine, best.Method)
+	insert.WriteRow(r.table, m)
 }
