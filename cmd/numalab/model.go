@@ -130,13 +130,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(ss) == 0 {
-		ss = []int{1, 2, 4, 8}
-		if n := mc.MaxSockets(); n > 0 {
-			ss = ss[:0]
-			for s := 1; s <= n; s++ {
-				ss = append(ss, s)
-			}
-		}
+		ss = mc.DefaultSockets()
 	}
 	if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
 		return err
@@ -309,8 +303,7 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 	return spec.Build(maxSockets)
 }
 
-// readModelRun reads what a stored run offers the model: the machine it
-// ran on and, for a memory probe, its clock and latencies (model.ReadProbe).
+// readModelRun reads what a stored run offers the model (model.RunMachine).
 func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLatency, error) {
 	st, err := openStoreToRead(storePath)
 	if err != nil {
@@ -321,23 +314,11 @@ func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLat
 	if err != nil {
 		return nil, nil, fmt.Errorf("-from-run: %w", err)
 	}
-	p, err := model.ReadProbe(r)
+	t, p, err := model.RunMachine(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-from-run: %w", err)
 	}
-	if r.Machine == nil && p.Summary == nil {
-		return nil, nil, fmt.Errorf("-from-run: run %d was stored without its machine's topology or a memory probe summary (try --topology FILE, or a 'numalab probe mem' run)", id)
-	}
-	var t *result.Topology
-	if r.Machine != nil {
-		c := *r.Machine
-		c.Source = fmt.Sprintf("run %d (%s)", id, r.Machine.Source)
-		t = &c
-	}
-	if p.Summary == nil {
-		return t, nil, nil
-	}
-	return t, &p, nil
+	return t, p, nil
 }
 
 // modelFlagGiven reports whether the flag was given on the command line.
@@ -353,15 +334,11 @@ func modelFlagGiven(fs *flag.FlagSet, name string) bool {
 
 // modelFloats parses a comma-separated list of positive numbers.
 func modelFloats(name, s string) ([]float64, error) {
-	var out []float64
-	for _, p := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, badFlag(name, s, "is not a list of numbers above 0: want e.g. 3,2.2,1")
-		}
-		out = append(out, v)
+	v, err := model.ParsePositives(s)
+	if err != nil {
+		return nil, badFlag(name, s, err.Error())
 	}
-	return out, nil
+	return v, nil
 }
 
 // modelSocketsFit refuses socket counts a topology does not have.

@@ -144,23 +144,14 @@ func cmdModelBuy(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		src := "--instructions and --miss (default: docs/model.md's, the literature's example transaction); not fitted: give --run to fit them"
-		assumptions = append(assumptions,
-			model.Assumption{Name: model.AssumeInstructions, Value: w.Instructions, Basis: model.Assumed, Source: src},
-			model.Assumption{Name: model.AssumeMiss, Value: w.Miss, Basis: model.Assumed, Source: src})
+		assumptions = model.GivenWorkload(w)
 		anchorNS, anchorGHz := *local, *ghz
 		if !needCPU {
 			anchorNS, anchorGHz = servers[0].LocalNS, servers[0].GHz
 		} else {
-			r := *remote
-			if r == 0 {
-				r = *local * model.AssumedRemoteRatio
-			}
+			r, given := model.GivenCPU(*ghz, *local, *remote)
 			this = thisCPU{*ghz, *cores, *smt, *local, r}
-			assumptions = append(assumptions,
-				model.Assumption{Name: model.AssumeClock, Value: *ghz, Unit: "GHz", Basis: model.Assumed, Source: "--ghz"},
-				model.Assumption{Name: model.AssumeLocal, Value: *local, Unit: "ns", Basis: model.Assumed, Source: "--local-ns"},
-				model.Assumption{Name: model.AssumeRemote, Value: r, Unit: "ns", Basis: model.Assumed, Source: remoteSource(*remote)})
+			assumptions = append(assumptions, given...)
 		}
 		band = model.MissBand(w, anchorNS, anchorGHz)
 	}
@@ -191,11 +182,4 @@ type thisCPU struct {
 	smt      int
 	localNS  float64
 	remoteNS float64
-}
-
-func remoteSource(flag float64) string {
-	if flag != 0 {
-		return "--remote-ns"
-	}
-	return "no --remote-ns: 1.87× --local-ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote)"
 }

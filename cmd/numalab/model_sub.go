@@ -389,30 +389,18 @@ func parseModelPoints(s string, ghz float64) ([]model.Point, error) {
 	}
 	var pts []model.Point
 	for _, p := range strings.Split(s, ",") {
-		f := strings.Split(strings.TrimSpace(p), ":")
-		var v [3]float64
-		ok := len(f) == 2 || len(f) == 3
-		for i := 0; ok && i < len(f); i++ {
-			var err error
-			v[i], err = strconv.ParseFloat(f[i], 64)
-			ok = err == nil && v[i] > 0 && !math.IsInf(v[i], 0)
+		pt, err := model.ParsePoint(p, ghz)
+		switch {
+		case errors.Is(err, model.ErrNoClock):
+			return nil, fmt.Errorf("-ghz: missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
+		case err != nil:
+			return nil, badFlag("points", p, err.Error())
 		}
-		if !ok {
-			return nil, badFlag("points", p, "is not a point: want L_ns:tps_per_core or L_ns:tps_per_core:GHz with positive numbers, e.g. 67:27.27")
-		}
-		if len(f) == 2 {
-			if !(ghz > 0) {
-				return nil, fmt.Errorf("-ghz: missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
-			}
-			v[2] = ghz
-		}
-		pts = append(pts, model.Point{LatencyNS: v[0], TPSPerCore: v[1], GHz: v[2]})
+		pts = append(pts, pt)
 	}
 	return pts, nil
 }
 
-// modelFitRun calibrates the model to a stored OLTP run and its memory
-// probe, as the report does, and prints the fit and the predictions.
 func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) error {
 	c, err := calibrateRun(storePath, runID, probeID)
 	if err != nil {

@@ -186,3 +186,29 @@ func (m *Calibration) Brief() string {
 	}
 	return s
 }
+
+// GivenWorkload is the assumptions of a workload given by --instructions
+// and --miss rather than fitted to a run.
+func GivenWorkload(w Workload) []Assumption {
+	src := "--instructions and --miss (default: docs/model.md's, the literature's example transaction); not fitted: give --run to fit them"
+	return []Assumption{
+		{Name: AssumeInstructions, Value: w.Instructions, Basis: Assumed, Source: src},
+		{Name: AssumeMiss, Value: w.Miss, Basis: Assumed, Source: src},
+	}
+}
+
+// GivenCPU is the assumptions of a CPU given by --ghz, --local-ns and
+// --remote-ns rather than measured, and its remote latency: remoteNS, or
+// when that is 0, localNS × AssumedRemoteRatio.
+func GivenCPU(ghz, localNS, remoteNS float64) (float64, []Assumption) {
+	r, src := remoteNS, "--remote-ns"
+	if r == 0 {
+		r = localNS * AssumedRemoteRatio
+		src = "no --remote-ns: 1.87× --local-ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote)"
+	}
+	return r, []Assumption{
+		{Name: AssumeClock, Value: ghz, Unit: "GHz", Basis: Assumed, Source: "--ghz"},
+		{Name: AssumeLocal, Value: localNS, Unit: "ns", Basis: Assumed, Source: "--local-ns"},
+		{Name: AssumeRemote, Value: r, Unit: "ns", Basis: Assumed, Source: src},
+	}
+}

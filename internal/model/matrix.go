@@ -133,6 +133,20 @@ func (mc Machine) MaxSockets() int {
 	return len(mc.Sockets)
 }
 
+// DefaultSockets are the socket counts to model when none are asked for:
+// 1 up to the machine's sockets, or 1, 2, 4 and 8 for the uniform model.
+func (mc Machine) DefaultSockets() []int {
+	n := mc.MaxSockets()
+	if n == 0 {
+		return []int{1, 2, 4, 8}
+	}
+	ss := make([]int, n)
+	for i := range ss {
+		ss[i] = i + 1
+	}
+	return ss
+}
+
 // Latency is the average memory latency (ns) of a system of S sockets.
 func (mc Machine) Latency(sockets int) (float64, error) {
 	if sockets < 1 {

@@ -76,3 +76,45 @@ func ParseSystemPrices(s string) (map[int]float64, error) {
 	}
 	return m, nil
 }
+
+// ErrNoClock is a measured point that gives no clock when no default
+// clock is known.
+var ErrNoClock = errors.New("point gives no clock")
+
+// ParsePoint reads one measured point, "L_ns:tps_per_core" or
+// "L_ns:tps_per_core:GHz"; a point without a clock takes ghz, and is
+// ErrNoClock when ghz is not above 0.
+func ParsePoint(s string, ghz float64) (Point, error) {
+	f := strings.Split(strings.TrimSpace(s), ":")
+	var v [3]float64
+	ok := len(f) == 2 || len(f) == 3
+	for i := 0; ok && i < len(f); i++ {
+		var err error
+		v[i], err = strconv.ParseFloat(f[i], 64)
+		ok = err == nil && v[i] > 0 && !math.IsInf(v[i], 0)
+	}
+	if !ok {
+		return Point{}, errors.New("is not a point: want L_ns:tps_per_core or L_ns:tps_per_core:GHz with positive numbers, e.g. 67:27.27")
+	}
+	if len(f) == 2 {
+		if !(ghz > 0) {
+			return Point{}, ErrNoClock
+		}
+		v[2] = ghz
+	}
+	return Point{LatencyNS: v[0], TPSPerCore: v[1], GHz: v[2]}, nil
+}
+
+// ParsePositives reads a comma-separated list of numbers above 0, e.g.
+// clocks "3,2.2,1" or plan costs.
+func ParsePositives(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, errors.New("is not a list of numbers above 0: want e.g. 3,2.2,1")
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

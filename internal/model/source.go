@@ -206,3 +206,26 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 	mc.BufferNS, mc.BufferMinSockets, mc.Locality = s.BufferNS, s.BufferMinSockets, s.Locality
 	return mc, t, ghz, nil
 }
+
+// RunMachine is what a stored run offers the model: the machine it ran on
+// (its source naming the run) and, for a memory probe, its clock and
+// latencies (ReadProbe); nil for what the run does not have.
+func RunMachine(r *result.Run) (*result.Topology, *ProbeLatency, error) {
+	p, err := ReadProbe(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Machine == nil && p.Summary == nil {
+		return nil, nil, fmt.Errorf("run %d was stored without its machine's topology or a memory probe summary (try --topology FILE, or a 'numalab probe mem' run)", r.ID)
+	}
+	var t *result.Topology
+	if r.Machine != nil {
+		c := *r.Machine
+		c.Source = fmt.Sprintf("run %d (%s)", r.ID, r.Machine.Source)
+		t = &c
+	}
+	if p.Summary == nil {
+		return t, nil, nil
+	}
+	return t, &p, nil
+}

@@ -1,0 +1,86 @@
+package model
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
+)
+
+func TestParsePoint(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		ghz  float64
+		want Point
+		err  string
+	}{
+		{"67:27.27", 3, Point{LatencyNS: 67, TPSPerCore: 27.27, GHz: 3}, ""},
+		{" 96:19.5:2.2", 0, Point{LatencyNS: 96, TPSPerCore: 19.5, GHz: 2.2}, ""},
+		{"67:27.27", 0, Point{}, ErrNoClock.Error()},
+		{"67", 3, Point{}, "is not a point"},
+		{"67:-1", 3, Point{}, "is not a point"},
+		{"67:1:2:3", 3, Point{}, "is not a point"},
+		{"x:1", 3, Point{}, "is not a point"},
+	} {
+		p, err := ParsePoint(c.in, c.ghz)
+		if c.err == "" && (err != nil || p != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("ParsePoint(%q, %g) = %+v, %v; want %+v, %q", c.in, c.ghz, p, err, c.want, c.err)
+		}
+	}
+	if _, err := ParsePoint("67:27", 0); !errors.Is(err, ErrNoClock) {
+		t.Errorf("no clock: %v, want ErrNoClock", err)
+	}
+}
+
+func TestParsePositives(t *testing.T) {
+	if v, err := ParsePositives("3, 2.2,1"); err != nil || !slices.Equal(v, []float64{3, 2.2, 1}) {
+		t.Errorf("ParsePositives = %v, %v", v, err)
+	}
+	for _, bad := range []string{"", "3,0", "3,-1", "3,x", "inf"} {
+		if _, err := ParsePositives(bad); err == nil {
+			t.Errorf("ParsePositives(%q) took it", bad)
+		}
+	}
+}
+
+func TestDefaultSockets(t *testing.T) {
+	if s := (Machine{}).DefaultSockets(); !slices.Equal(s, []int{1, 2, 4, 8}) {
+		t.Errorf("uniform: %v", s)
+	}
+	m := Machine{Matrix: [][]float64{{1}}, Sockets: [][]int{{0}, {1}, {2}}}
+	if s := m.DefaultSockets(); !slices.Equal(s, []int{1, 2, 3}) {
+		t.Errorf("three sockets: %v", s)
+	}
+}
+
+func TestRunMachine(t *testing.T) {
+	if _, _, err := RunMachine(stored(t, 4, result.RunOLTP, nil)); err == nil || !strings.Contains(err.Error(), "run 4 was stored without") {
+		t.Errorf("bare run: %v", err)
+	}
+	top, p, err := RunMachine(stored(t, 5, result.RunOLTP, oneNode()))
+	if err != nil || p != nil || top == nil || top.Source != "run 5 (test)" {
+		t.Fatalf("machine only: %+v, %+v, %v", top, p, err)
+	}
+	probe := stored(t, 6, result.RunProbeMem, nil, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90}))
+	top, p, err = RunMachine(probe)
+	if err != nil || top != nil || p == nil || p.LocalNS != 90 {
+		t.Errorf("probe only: %+v, %+v, %v", top, p, err)
+	}
+}
+
+func TestGivenCPU(t *testing.T) {
+	r, as := GivenCPU(3, 67, 0)
+	if r != 125 || len(as) != 3 || as[2].Value != 125 || !strings.HasPrefix(as[2].Source, "no --remote-ns") {
+		t.Errorf("no remote: %g, %+v", r, as)
+	}
+	r, as = GivenCPU(3, 67, 140)
+	if r != 140 || as[2].Source != "--remote-ns" {
+		t.Errorf("remote given: %g, %+v", r, as)
+	}
+	if w := GivenWorkload(Workload{Instructions: 1e7, Miss: 0.05}); len(w) != 2 || w[0].Basis != Assumed || w[1].Value != 0.05 {
+		t.Errorf("GivenWorkload = %+v", w)
+	}
+}
