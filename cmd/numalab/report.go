@@ -165,17 +165,8 @@ func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
 	}
 	defer st.Close()
 	if len(ids) == 0 {
-		for _, k := range report.Kinds {
-			id, err := st.Latest(k, 0, result.StatusComplete, result.StatusInterrupted)
-			if err == nil && id == 0 {
-				id, err = st.Latest(k, 0)
-			}
-			if err != nil {
-				return nil, err
-			}
-			if id > 0 {
-				ids = append(ids, id)
-			}
+		if ids, err = st.LatestOfEach(report.Kinds); err != nil {
+			return nil, err
 		}
 		if len(ids) == 0 {
 			return nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",

@@ -158,33 +158,16 @@ func runsFilter(host, kind, since, until string, now time.Time) (store.Filter, e
 	f := store.Filter{Host: host, Kind: kind}
 	var errs []error
 	var err error
-	if f.Since, err = parseWhen(since, now); err != nil {
+	if f.Since, err = store.ParseWhen(since, now); err != nil {
 		errs = append(errs, badFlag("since", since, err.Error()))
 	}
-	if f.Until, err = parseWhen(until, now); err != nil {
+	if f.Until, err = store.ParseWhen(until, now); err != nil {
 		errs = append(errs, badFlag("until", until, err.Error()))
 	}
 	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		errs = append(errs, fmt.Errorf("-since %s is not before -until %s: no run could match", since, until))
 	}
 	return f, errors.Join(errs...)
-}
-
-// parseWhen reads a --since or --until time: a date or time in UTC, RFC
-// 3339, or a duration before now. "" is the zero time (no bound).
-func parseWhen(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return now.Add(-d), nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, errors.New("is not a time: want a date (2026-11-21), a UTC time (2026-11-21T06:00), RFC 3339, or a duration ago (24h)")
 }
 
 func writeJSON(w io.Writer, v any) error {

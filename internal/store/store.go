@@ -316,6 +316,26 @@ func (s *Store) Latest(kind string, before int64, statuses ...string) (int64, er
 	return id, nil
 }
 
+// LatestOfEach returns, for each kind in turn, the id of its latest
+// complete or interrupted run, else of its latest run of any status;
+// kinds with no run give none.
+func (s *Store) LatestOfEach(kinds []string) ([]int64, error) {
+	var ids []int64
+	for _, k := range kinds {
+		id, err := s.Latest(k, 0, result.StatusComplete, result.StatusInterrupted)
+		if err == nil && id == 0 {
+			id, err = s.Latest(k, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if id > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
 // Resolve turns what a user typed for a run into its ID: the ID itself
 // (a positive number), or the run's UID or a unique prefix of it (at least
 // 8 characters, as 'numalab runs show' prints it). A number of 8 digits or

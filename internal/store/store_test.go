@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,6 +395,35 @@ func TestLatest(t *testing.T) {
 	} {
 		if got, err := s.Latest(c.kind, c.before, c.statuses...); err != nil || got != c.want {
 			t.Errorf("Latest(%s, %d, %v) = %d, %v, want %d", c.kind, c.before, c.statuses, got, err, c.want)
+		}
+	}
+	// oltp: the latest complete run, not the running one after it;
+	// probe-mem: running is all there is; probe-io: none.
+	if ids, err := s.LatestOfEach([]string{"probe-io", "oltp", "probe-mem"}); err != nil || !slices.Equal(ids, []int64{3, 5}) {
+		t.Errorf("LatestOfEach = %v, %v, want [3 5]", ids, err)
+	}
+}
+
+func TestParseWhen(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"", time.Time{}},
+		{"24h", now.Add(-24 * time.Hour)},
+		{"2026-11-20", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)},
+		{"2026-11-20T06:30", time.Date(2026, 11, 20, 6, 30, 0, 0, time.UTC)},
+		{"2026-11-20 06:30:15", time.Date(2026, 11, 20, 6, 30, 15, 0, time.UTC)},
+		{"2026-11-20T06:30:00+02:00", time.Date(2026, 11, 20, 4, 30, 0, 0, time.UTC)},
+	} {
+		if got, err := ParseWhen(c.in, now); err != nil || !got.Equal(c.want) {
+			t.Errorf("ParseWhen(%q) = %v, %v, want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"yesterday", "-24h", "2026-13-01"} {
+		if _, err := ParseWhen(bad, now); err == nil || !strings.Contains(err.Error(), "is not a time") {
+			t.Errorf("ParseWhen(%q) = %v, want refused", bad, err)
 		}
 	}
 }
