@@ -2,20 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/numalab/numalab/internal/preflight"
+	"github.com/numalab/numalab/internal/record"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/store"
-	"github.com/numalab/numalab/internal/sysfs"
-	"github.com/numalab/numalab/internal/topo"
-	"github.com/numalab/numalab/internal/version"
 )
 
 // storeFlag adds --store to a command that reads or writes runs. Its
@@ -45,54 +37,13 @@ func (v *storeValue) Set(s string) error {
 	return nil
 }
 
-// recorder stores one run as it is measured: Begin at start, each item as
-// soon as it exists, the outcome at the end. What was measured before a
-// failure or Ctrl-C stays in the store.
-type recorder struct {
-	ctx context.Context
-	e   *env
-	st  *store.Store
-	run *result.Run
-}
+// recorder is the run a command is storing (record.Run).
+type recorder = record.Run
 
-// startRun opens the store and records a new run of the given kind with
-// this machine's topology, the command's configuration and, as its first
-// item, the preflight of this machine's settings.
+// startRun records a new run of the given kind in the store (record.Start),
+// its command line e's arguments.
 func startRun(ctx context.Context, e *env, storePath, kind string, config any) (*recorder, error) {
-	cfg, err := json.Marshal(config)
-	if err != nil {
-		return nil, fmt.Errorf("recording configuration: %w", err)
-	}
-	machine, err := topo.FromSysfs("/")
-	if err != nil {
-		fmt.Fprintf(e.stderr, "numalab: warning: run stored without topology: %v\n", err)
-		machine = nil
-	}
-	host, _ := os.Hostname()
-	st, err := store.Open(storePath)
-	if err != nil {
-		return nil, err
-	}
-	run := &result.Run{
-		Kind:    kind,
-		Command: result.Redact("numalab " + shellJoin(e.args)),
-		Config:  cfg,
-		Version: version.Version,
-		Host:    host,
-		Machine: machine,
-		Started: time.Now(),
-	}
-	if err := st.Begin(run); err != nil {
-		st.Close()
-		return nil, err
-	}
-	rec := &recorder{ctx: ctx, e: e, st: st, run: run}
-	if machine != nil {
-		if err := rec.Add(preflight.Kind.Of(*preflight.Read(sysfs.New("/"), machine))); err != nil {
-			return nil, errors.Join(err, st.Close())
-		}
-	}
-	return rec, nil
+	return record.Start(ctx, storePath, kind, "numalab "+shellJoin(e.args), config, e.stderr, e.stored)
 }
 
 // withArgs is e with the command line a run stores replaced by args.
@@ -115,32 +66,4 @@ func shellJoin(args []string) string {
 		}
 	}
 	return strings.Join(q, " ")
-}
-
-// Add stores one measured item of the run, made by its kind's Of
-// (result.KindCell.Of(cell)); the store hides any password in it.
-func (r *recorder) Add(e result.Entry) error {
-	_, err := r.st.Add(r.run.ID, e)
-	return err
-}
-
-// Finish records how the run ended (complete, interrupted by Ctrl-C, or
-// failed with err), closes the store and says where the run went.
-func (r *recorder) Finish(err error, headline string) error {
-	status, msg := result.StatusComplete, ""
-	switch {
-	case errors.Is(err, context.Canceled) || r.ctx.Err() != nil:
-		status = result.StatusInterrupted
-	case err != nil:
-		status, msg = result.StatusFailed, result.Redact(err.Error())
-	}
-	ferr := r.st.Finish(r.run.ID, time.Now(), status, headline, msg)
-	cerr := r.st.Close()
-	if r.e.stored != nil {
-		r.e.stored(r.run.Kind, r.run.ID)
-	}
-	if ferr == nil && cerr == nil {
-		fmt.Fprintf(r.e.stderr, "numalab: stored as run %d (%s) in %s\n", r.run.ID, status, r.st.Path())
-	}
-	return errors.Join(ferr, cerr)
 }

@@ -161,7 +161,7 @@ func TestRunStoresPreflightOnHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	run, err := st.Get(rec.run.ID)
+	run, err := st.Get(rec.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
