@@ -350,7 +350,7 @@ func modelSocketsFit(flagValue string, ss []int, mc model.Machine, t *result.Top
 	if flagValue == "" {
 		flagValue = fmt.Sprint(slices.Max(ss))
 	}
-	return badFlag("sockets", flagValue, fmt.Sprintf("does not fit topology %s: it has %d socket(s) (try --sockets %s)", t.Source, n, modelRange(n)))
+	return badFlag("sockets", flagValue, fmt.Sprintf("does not fit topology %s: it has %d socket(s) (try --sockets %s)", t.Source, n, intsArg(mc.DefaultSockets())))
 }
 
 func modelMaxOr(s []int, def int) int {
@@ -358,16 +358,4 @@ func modelMaxOr(s []int, def int) int {
 		return def
 	}
 	return slices.Max(s)
-}
-
-// modelRange is "1,2,...,n".
-func modelRange(n int) string {
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		if i > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(i))
-	}
-	return b.String()
 }

@@ -310,7 +310,7 @@ func TestModelHwlocXML(t *testing.T) {
 		t.Errorf("hwloc table differs from the uniform model's:\n%s\n%s", out, uniform)
 	}
 	_, _, err = runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "9")
-	if err == nil || !strings.Contains(err.Error(), "-sockets") {
+	if err == nil || !strings.Contains(err.Error(), "-sockets") || !strings.Contains(err.Error(), "it has 8 socket(s) (try --sockets 1,2,3,4,5,6,7,8)") {
 		t.Errorf("9 sockets on 8: %v", err)
 	}
 }
