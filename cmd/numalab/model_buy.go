@@ -74,7 +74,7 @@ func cmdModelBuy(e *env, args []string) error {
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
-	storePath := fs.String("store", "numalab.db", "results store `file` for --run")
+	storePath := storeFlag(fs) // read with --run
 	ghz := fs.Float64("ghz", 0, "this CPU's clock, `GHz` (without --run)")
 	local := fs.Float64("local-ns", 0, "this CPU's local memory latency, `ns` (without --run)")
 	remote := fs.Float64("remote-ns", 0, "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
