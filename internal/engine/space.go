@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
@@ -87,4 +88,26 @@ func CheckRoom(e Engine, need int64) error {
 		return err
 	}
 	return r.Check(need)
+}
+
+// HoldsLoad refuses, before any work, a load of need bytes that could
+// never fit where it would go: more than the whole filesystem of the
+// file's directory (SQLite, DuckDB) or of a managed server's $TMPDIR
+// (postgres without a DSN). A server reached by DSN, or a directory that
+// cannot be read, is not judged here.
+func HoldsLoad(postgres bool, where Options, need int64) error {
+	var dir string
+	switch {
+	case postgres && where.DSN == "":
+		dir = os.TempDir()
+	case !postgres && where.Path != "":
+		dir = filepath.Dir(where.Path)
+	default:
+		return nil
+	}
+	r, err := RoomAt(dir)
+	if err != nil {
+		return nil
+	}
+	return r.Holds(need)
 }

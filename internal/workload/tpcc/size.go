@@ -3,8 +3,6 @@ package tpcc
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -65,20 +63,7 @@ func EstimatedBytes(w int) int64 {
 // (the file's directory; a managed server's $TMPDIR). A server reached by
 // DSN, or a directory that cannot be read, is not judged here.
 func CheckFits(engineName string, where engine.Options, w int) error {
-	var dir string
-	switch {
-	case engineName == dialectPostgres && where.DSN == "":
-		dir = os.TempDir()
-	case engineName != dialectPostgres && where.Path != "":
-		dir = filepath.Dir(where.Path)
-	default:
-		return nil
-	}
-	r, err := engine.RoomAt(dir)
-	if err != nil {
-		return nil
-	}
-	if err := r.Holds(LoadBytes(engineName, w)); err != nil {
+	if err := engine.HoldsLoad(engineName == dialectPostgres, where, LoadBytes(engineName, w)); err != nil {
 		return fmt.Errorf("%d warehouses on %s: %w", w, engineName, err)
 	}
 	return nil

@@ -2,8 +2,6 @@ package transtats
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -34,20 +32,7 @@ func LoadBytes(d Dialect, rows int64) int64 {
 // file's directory; a managed server's $TMPDIR). A server reached by DSN,
 // or a directory that cannot be read, is not judged here.
 func CheckFits(d Dialect, where engine.Options, rows int64) error {
-	var dir string
-	switch {
-	case d == Postgres && where.DSN == "":
-		dir = os.TempDir()
-	case d != Postgres && where.Path != "":
-		dir = filepath.Dir(where.Path)
-	default:
-		return nil
-	}
-	r, err := engine.RoomAt(dir)
-	if err != nil {
-		return nil
-	}
-	if err := r.Holds(LoadBytes(d, rows)); err != nil {
+	if err := engine.HoldsLoad(d == Postgres, where, LoadBytes(d, rows)); err != nil {
 		return fmt.Errorf("%d rows on %s: %w", rows, d, err)
 	}
 	return nil
