@@ -91,7 +91,7 @@ func TestSweepPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Duration, cfg.Warmup, cfg.Repeat = 500*time.Millisecond, 100*time.Millisecond, 1
+	cfg.Duration, cfg.Warmup, cfg.Repeat = time.Second, 300*time.Millisecond, 1
 	cells, layout, m := cfg.Cells(host)
 	before, err := place.AffinityPID(os.Getpid())
 	if err != nil {
