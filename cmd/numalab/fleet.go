@@ -15,7 +15,8 @@ import (
 const fleetHelp = `Usage: numalab fleet [--store FILE|URL]... [--json | --html FILE [--force]] [RUN...]
 
 Are these identical servers really the same? Takes the latest complete
-memory probe (probe mem) and OLTP run (run oltp) of every host in the
+memory probe (probe mem), OLTP run (run oltp) and null-transaction run
+(run null) of every host in the
 stores (--store may repeat: one store per host, or a shared one), and for
 each figure gives the fleet median, each host's value and deviation, and a
 verdict:
@@ -26,6 +27,8 @@ verdict:
   bandwidth          the probe's highest read bandwidth (measured once)
   tps per core       tpcc-ro per cell point (engine, streams, placement),
                      over the run's repeats (run oltp --repeat N)
+  null round trips   SELECT 1 round trips/s per cell point of run null
+                     (engine, transport, protocol, pairing, streams)
 
 The rule: a host's value is the median of its repeats;
 z = 0.6745 × (value − fleet median) / max(MAD, 1% of the fleet median),

@@ -11,6 +11,7 @@ import (
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/workload/null"
 )
 
 // Verdicts of a host on one figure.
@@ -95,6 +96,8 @@ func figures(hosts []string, sources []Source) ([]Figure, error) {
 			err = probeFigures(s.Run, add)
 		case result.RunOLTP:
 			err = oltpFigures(s.Run, add)
+		case null.RunKind:
+			err = nullFigures(s.Run, add)
 		}
 		if err != nil {
 			return nil, err
@@ -203,6 +206,38 @@ func oltpFigures(r *result.Run, add func(Figure, string, []float64)) error {
 	}
 	for _, p := range points {
 		add(p.fig, r.Host, p.reps)
+	}
+	return nil
+}
+
+// nullFigures are a null-transaction run's round trips per second, all
+// streams together, one figure per cell point (engine, transport,
+// protocol, client/backend pairing, streams), its repeats the point's
+// repeats. What distorts OLTP (clock, C-states, steal) distorts them too.
+func nullFigures(r *result.Run, add func(Figure, string, []float64)) error {
+	cells, err := null.KindCell.All(r)
+	if err != nil {
+		return err
+	}
+	var names []string
+	reps := map[string][]float64{}
+	for _, c := range cells {
+		if c.Cell.Interrupted || c.Cell.TPS <= 0 {
+			continue
+		}
+		name := fmt.Sprintf("null round trips/s (%s, %s", c.Cell.Engine, c.Transport)
+		if c.Protocol != "" {
+			name += ", " + c.Protocol
+		}
+		name += fmt.Sprintf(", %s, %d %s)", c.Pairing.Name, c.Cell.Streams, plural(c.Cell.Streams, "stream", "streams"))
+		if _, ok := reps[name]; !ok {
+			names = append(names, name)
+		}
+		reps[name] = append(reps[name], c.Cell.TPS)
+	}
+	for _, name := range names {
+		add(Figure{Name: name, Unit: "calls/s", Kind: r.Kind, Affects: preflight.OLTP,
+			Definition: "SELECT 1 round trips per second, all streams together, each repeat of the cell (numalab run null)"}, r.Host, reps[name])
 	}
 	return nil
 }

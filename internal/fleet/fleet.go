@@ -21,10 +21,11 @@ import (
 
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/null"
 )
 
 // Kinds are the run kinds a fleet compares, in the order of its figures.
-var Kinds = []string{result.RunProbeMem, result.RunOLTP}
+var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind}
 
 // ErrMixedKinds is returned when runs of different kinds are asked to be
 // compared.
