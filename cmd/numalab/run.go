@@ -11,6 +11,7 @@ const runHelp = `Usage:
   numalab run report [flags]   transtats reporting queries, streams x DOP
   numalab run insert [flags]   concurrent bulk loading into one table, streams x placement
   numalab run null [flags]     the null transaction: SELECT 1, client and backend placement
+  numalab run tpch [flags]     TPC-H-derived queries: speedup against DOP, plans, costs
 
 Each 'run' loads its database if needed, runs every cell of its sweep for a
 fixed duration after a warm-up, prints a row per cell as it goes and stores
@@ -43,8 +44,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return runInsert(ctx, e, args[1:])
 	case "null":
 		return runNull(ctx, e, args[1:])
+	case "tpch":
+		return runTPCH(ctx, e, args[1:])
 	}
-	fmt.Fprintf(e.stderr, "numalab run: unknown workload %q (want oltp, report, insert or null)\n\n", args[0])
+	fmt.Fprintf(e.stderr, "numalab run: unknown workload %q (want oltp, report, insert, null or tpch)\n\n", args[0])
 	fmt.Fprint(e.stderr, runHelp)
 	return errUsage
 }

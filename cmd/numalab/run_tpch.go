@@ -1,0 +1,419 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/tpch"
+)
+
+const runTPCHHelp = `Usage: numalab run tpch --engine postgres|duckdb|sqlite [--dsn DSN | --db FILE] [--sf 0.01]
+         [--dop 1,2] [--query 1,…,22] [--streams 2] [--repeats 1] [--duration 3s] [--warmup 1s]
+         [--placement SEL] [--data-node N] [--cost-threshold C] [--json] [--store FILE]
+
+Runs the TPC-H-derived decision-support workload (docs/workloads/tpch.md):
+the 22 queries on data generated for scale factor --sf. Results are
+TPC-H-derived, not audited TPC-H results, and no figure is a QphH.
+
+Power test: each query alone on one stream, in query order, at each DOP,
+for --duration after --warmup (its time is the mean over the runs that
+finished in the window), --repeats times. Its plan is captured at each DOP
+(PostgreSQL: EXPLAIN (ANALYZE, FORMAT JSON), with the workers launched;
+DuckDB: EXPLAIN (FORMAT JSON); SQLite: EXPLAIN QUERY PLAN) with the plan's
+estimated cost (PostgreSQL's total cost; DuckDB gives none, so its
+estimated cardinality summed over the operators stands in).
+
+Throughput test: for each --streams S (0: none) and DOP, S streams each run
+the queries in its own order, over and over; queries per hour count all
+streams.
+
+Afterwards: speedup against DOP per query with the best DOP and where it
+stops scaling, every plan change between consecutive DOPs with the
+operators that changed, the DOP rule of thumb ('numalab model dop',
+threshold --cost-threshold in the engine's cost units) beside it; the
+cost model against the clock (seconds per cost unit, the median ratio at
+the lowest DOP; the queries more than 2x off it and their common
+operators; PostgreSQL's random_page_cost/seq_page_cost against the latest
+stored 'probe io'); and the server-wide DOP that maximises queries per
+hour and the one that minimises the slowest query, per stream count.
+numalab suggests settings; it never changes a server's.
+
+DOP: PostgreSQL max_parallel_workers_per_gather = DOP-1 (the workers it
+launched are reported: it may use fewer); DuckDB threads = DOP; SQLite
+only DOP 1. A DOP above the machine's CPUs is refused.
+
+Data: SQLite and DuckDB in --db (default tpch-SF.sqlite or .duckdb),
+PostgreSQL in numalab's schema at --dsn or a throwaway server. A load is
+marked (tpch_meta) and reused when it has the same SF and seed; tables or
+a file without numalab's marker are refused and left untouched. The space
+a load needs is checked before it starts.
+
+Examples:
+  numalab run tpch --engine duckdb --sf 0.1 --dop 1,2
+  numalab run tpch --engine postgres --sf 0.1 --dop 1,2 --streams 2,4 --repeats 3
+  numalab run tpch --engine sqlite --sf 0.01 --query 1,6,14
+`
+
+// tpchFlags parses the flags into a checked configuration.
+func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold float64, asJSON, done bool, err error) {
+	fs := newFlags(e, "run tpch", runTPCHHelp)
+	eng := fs.String("engine", "duckdb", "engine: sqlite, duckdb or postgres")
+	dsnF := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
+	db := fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
+	sf := fs.Float64("sf", 0.01, "scale factor: 1 is about 1 GB of flat data")
+	seed := fs.Int64("seed", 1, "seed of the data and the queries' parameters")
+	dop := fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
+	query := fs.String("query", "1-22", "queries to run: 1-22, or a list such as 1,6,14")
+	streams := fs.String("streams", "2", "throughput test stream counts, e.g. 2,4; 0: no throughput test")
+	repeats := fs.Int("repeats", 1, "repetitions of every cell")
+	dur := fs.Duration("duration", 3*time.Second, "measured window of each cell")
+	warm := fs.Duration("warmup", time.Second, "warm-up before each cell's window, excluded from every figure")
+	sel := fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
+	node := fs.Int("data-node", -1, "NUMA node to place the data pages on (-1: leave them where they are)")
+	thr := fs.Float64("cost-threshold", 0, "cost from which the DOP rule of thumb parallelises (default: PostgreSQL's parallel_setup_cost, 1000; DuckDB 122880, a row group)")
+	sp := storeFlag(fs)
+	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
+	if done, err = parseFlags(e, fs, args); done {
+		return cfg, "", "", 0, false, true, err
+	}
+	if err = noArgs(fs); err != nil {
+		return cfg, "", "", 0, false, true, err
+	}
+	cfg = tpch.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, SF: *sf, Seed: *seed, Repeats: *repeats,
+		Duration: *dur, Warmup: *warm, Placement: *sel, DataNode: *node}
+	var errs []error
+	switch *eng {
+	case "sqlite", "duckdb", "postgres":
+	default:
+		errs = append(errs, badFlag("engine", *eng, "is not an engine: want sqlite, duckdb or postgres"))
+	}
+	if *dsnF != "" && *eng != "postgres" {
+		errs = append(errs, fmt.Errorf("-dsn: a DSN is for --engine postgres (the %s data is a file: use --db)", *eng))
+	}
+	if *db != "" && *eng == "postgres" {
+		errs = append(errs, errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)"))
+	}
+	if _, err := tpch.CountsFor(*sf); err != nil || !(*sf > 0) {
+		errs = append(errs, badFlag("sf", strconv.FormatFloat(*sf, 'g', -1, 64), "is not a scale factor numalab can load: want a positive SF such as 0.01 or 1"))
+	}
+	if cfg.DOP, err = intList("dop", *dop, 1); err != nil {
+		errs = append(errs, err)
+	} else if err := tpch.CheckDOP(*eng, cfg.DOP, runtime.NumCPU()); err != nil {
+		errs = append(errs, badFlag("dop", *dop, err.Error()))
+	}
+	if cfg.Queries, err = queryList(*query); err != nil {
+		errs = append(errs, err)
+	}
+	if *streams != "0" {
+		if cfg.Streams, err = intList("streams", *streams, 1); err != nil {
+			errs = append(errs, err)
+		} else if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
+			errs = append(errs, badFlag("streams", *streams, why))
+		}
+	}
+	if *repeats < 1 {
+		errs = append(errs, badFlag("repeats", strconv.Itoa(*repeats), "is not at least 1"))
+	}
+	if *dur <= 0 {
+		errs = append(errs, badFlag("duration", dur.String(), "is not positive: want e.g. 3s"))
+	}
+	if *warm < 0 {
+		errs = append(errs, badFlag("warmup", warm.String(), "is negative: want e.g. 1s or 0s"))
+	}
+	if *thr < 0 {
+		errs = append(errs, badFlag("cost-threshold", strconv.FormatFloat(*thr, 'g', -1, 64), "is negative"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return cfg, "", "", 0, false, true, err
+	}
+	if cfg.DB == "" && *eng != "postgres" {
+		cfg.DB = fmt.Sprintf("tpch-%g.%s", *sf, *eng)
+	}
+	threshold = *thr
+	if threshold == 0 {
+		threshold = map[string]float64{"postgres": 1000, "duckdb": 122880}[*eng]
+	}
+	return cfg, *dsnF, *sp, threshold, *js, false, nil
+}
+
+// queryList parses "1-22" or "1,6,14".
+func queryList(s string) ([]int, error) {
+	bad := badFlag("query", s, "is not a list of TPC-H query numbers 1 to 22: want e.g. 1-22 or 1,6,14")
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(p), "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if isRange {
+			b, err = strconv.Atoi(hi)
+			if err == nil {
+				a, _ = strconv.Atoi(lo)
+			}
+		}
+		if err != nil || a < 1 || b > tpch.Queries || a > b {
+			return nil, bad
+		}
+		for q := a; q <= b; q++ {
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+// tpchArgv is the one command line that gives cfg.
+func tpchArgv(cfg tpch.RunConfig, threshold float64) []string {
+	a := []string{"run", "tpch", "--engine", cfg.Engine}
+	if cfg.DSN != "" {
+		a = append(a, "--dsn", cfg.DSN)
+	}
+	if cfg.DB != "" {
+		a = append(a, "--db", cfg.DB)
+	}
+	var qs []string
+	for _, q := range cfg.Queries {
+		qs = append(qs, strconv.Itoa(q))
+	}
+	st := "0"
+	if len(cfg.Streams) > 0 {
+		st = intsArg(cfg.Streams)
+	}
+	a = append(a, "--sf", strconv.FormatFloat(cfg.SF, 'g', -1, 64), "--seed", strconv.FormatInt(cfg.Seed, 10),
+		"--dop", intsArg(cfg.DOP), "--query", strings.Join(qs, ","), "--streams", st, "--repeats", strconv.Itoa(cfg.Repeats),
+		"--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String())
+	if cfg.Placement != "" {
+		a = append(a, "--placement", cfg.Placement)
+	}
+	return append(a, "--data-node", strconv.Itoa(cfg.DataNode), "--cost-threshold", strconv.FormatFloat(threshold, 'g', -1, 64))
+}
+
+// tpchOutput is what --json prints.
+type tpchOutput struct {
+	Cells    []*tpch.Cell  `json:"cells"`
+	Analysis tpch.Analysis `json:"analysis"`
+	Storage  []string      `json:"storage,omitempty"`
+}
+
+func runTPCH(ctx context.Context, e *env, args []string) error {
+	cfg, dsn, storePath, threshold, asJSON, done, err := tpchFlags(e, args)
+	if done || err != nil {
+		return err
+	}
+	machine, err := topo.FromSysfs("/")
+	if err != nil {
+		return fmt.Errorf("reading this machine's topology: %w", err)
+	}
+	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), false)
+	if err != nil {
+		return err
+	}
+	if len(cfg.Streams) > 0 {
+		more, n2, err := sweep.Resolve(machine, cfg.ThroughputSpec(), false)
+		if err != nil {
+			return err
+		}
+		for _, c := range more {
+			c.Index = len(cells)
+			cells = append(cells, c)
+		}
+		notes = append(notes, n2...)
+	}
+	prog := &tpchRows{progress: newProgress(e.stderr), table: e.stdout}
+	if asJSON {
+		prog.table = e.stderr
+	}
+	defer prog.Done()
+	for _, n := range notes {
+		prog.Note("note: " + n)
+	}
+	probe := latestIORatio(storePath)
+	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, tpch.RunKind, cfg)
+	if err != nil {
+		return err
+	}
+	w := tpch.NewSweep(cfg, dsn)
+	fmt.Fprintf(prog.table, tpchRowFormat, "cell", "test", "query", "streams", "dop", "used", "seconds", "rows", "queries/h", "cost", "errors")
+	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
+	var all []tpch.Cell
+	for _, c := range measured {
+		all = append(all, *c)
+	}
+	rule := &model.DOPRule{Threshold: threshold, CoresPerSocket: max(1, len(machine.Cores)/max(1, len(machine.Packages))), Sockets: max(1, len(machine.Packages))}
+	an := tpch.Analyze(all, rule)
+	var storage []string
+	if inf := w.Info(); inf != nil && cfg.Engine == "postgres" {
+		storage = tpch.StorageAdvice(inf.Settings, probe, an.Cost)
+	}
+	if len(measured) > 0 {
+		if aerr := rec.Add(tpch.KindAnalysis.Of(an)); aerr != nil {
+			err = errors.Join(err, aerr)
+		}
+	}
+	if ferr := rec.Finish(err, tpchHeadline(cfg, an)); ferr != nil {
+		err = errors.Join(err, ferr)
+	}
+	if asJSON {
+		if measured == nil {
+			measured = []*tpch.Cell{}
+		}
+		if jerr := writeJSON(e.stdout, tpchOutput{Cells: measured, Analysis: an, Storage: storage}); jerr != nil {
+			err = errors.Join(err, jerr)
+		}
+		return err
+	}
+	writeTPCHAnalysis(prog.table, an, storage)
+	return err
+}
+
+// latestIORatio is the random/sequential ratio of the latest complete
+// 'probe io' run in the store; nil when there is none.
+func latestIORatio(path string) *result.IORatio {
+	st, err := store.OpenReadOnly(path)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	id, err := st.Latest(result.RunProbeIO, 0, result.StatusComplete)
+	if err != nil || id == 0 {
+		return nil
+	}
+	r, err := st.Get(id)
+	if err != nil {
+		return nil
+	}
+	p, err := result.KindIOProbe.Last(r)
+	if err != nil || p == nil {
+		return nil
+	}
+	return p.Ratio
+}
+
+// tpchRows prints a row per cell as it is stored.
+type tpchRows struct {
+	*progress
+	table io.Writer
+}
+
+const tpchRowFormat = "%4v %-10v %5v %7v %4v %4v %9v %7v %10v %12v %v\n"
+
+func (r *tpchRows) Measured(c sweep.Cell, tc *tpch.Cell) {
+	r.Done()
+	q, used, secs, rows, cost := "all", "-", "-", "-", "-"
+	if tc.Mode == tpch.ModePower {
+		q = tpch.QueryName(tc.Query)
+		rows = strconv.FormatInt(tc.Rows, 10)
+		if tc.Seconds > 0 {
+			secs = strconv.FormatFloat(tc.Seconds, 'f', 4, 64)
+		}
+	} else if tc.SlowestSeconds > 0 {
+		secs = fmt.Sprintf("%.4f (slowest %s)", tc.SlowestSeconds, tpch.QueryName(tc.Slowest))
+	}
+	if tc.Used > 0 {
+		used = strconv.Itoa(tc.Used)
+	}
+	if tc.Plan != nil && tc.Plan.Cost > 0 {
+		cost = strconv.FormatFloat(tc.Plan.Cost, 'f', 0, 64)
+	}
+	errs := "0"
+	switch {
+	case tc.Cell == nil:
+		errs = "failed: " + tc.Error
+	case tc.Cell.Interrupted:
+		errs = strconv.FormatInt(tc.Cell.Total.Errors, 10) + " (cut short)"
+	default:
+		errs = strconv.FormatInt(tc.Cell.Total.Errors, 10)
+	}
+	fmt.Fprintf(r.table, tpchRowFormat, c.Index, tc.Mode, q, c.Streams, c.DOP, used, secs, rows, fmt.Sprintf("%.0f", tc.QueriesPerHour), cost, errs)
+}
+
+// tpchHeadline is the best throughput, for 'numalab runs'.
+func tpchHeadline(cfg tpch.RunConfig, an tpch.Analysis) string {
+	h := fmt.Sprintf("%s SF %g: %d queries", cfg.Engine, cfg.SF, len(an.Queries))
+	if an.Advice != nil {
+		for _, s := range an.Advice.PerStreams {
+			h += fmt.Sprintf("; %s: DOP %d best for queries/h", sweep.Count(s.Streams, "stream"), s.BestQPH)
+		}
+	}
+	return h
+}
+
+// writeTPCHAnalysis prints the analysis after the cells.
+func writeTPCHAnalysis(w io.Writer, an tpch.Analysis, storage []string) {
+	fmt.Fprintf(w, "\nSpeedup against DOP (TPC-H-derived, not audited), median over repeats:\n")
+	fmt.Fprintf(w, "%-5s %-40s %8s %10s %10s %s\n", "query", "speedup at each DOP", "best DOP", "stops at", "rule DOP", "cost")
+	for _, q := range an.Queries {
+		var sp []string
+		for _, p := range q.Points {
+			s := fmt.Sprintf("%d:%.2fx", p.DOP, p.Speedup)
+			if p.Used > 0 && p.Used != p.DOP {
+				s += fmt.Sprintf("(ran %d)", p.Used)
+			}
+			sp = append(sp, s)
+		}
+		stops, rule := "-", "-"
+		if q.StopsAt > 0 {
+			stops = strconv.Itoa(q.StopsAt)
+		}
+		if q.Rule != nil {
+			rule = strconv.Itoa(q.Rule.DOP)
+		}
+		fmt.Fprintf(w, "%-5s %-40s %8d %10s %10s %.0f\n", tpch.QueryName(q.Query), strings.Join(sp, " "), q.BestDOP, stops, rule, q.Cost)
+	}
+	fmt.Fprintf(w, "\nPlan changes between consecutive DOPs: %d\n", len(an.Changes))
+	for _, c := range an.Changes {
+		fmt.Fprintf(w, "  %s\n", c)
+	}
+	if f := an.Cost; f != nil {
+		fmt.Fprintf(w, "\nCost model against the clock at DOP %d: %.3g s per unit of %s (median ratio)\n", f.DOP, f.SecondsPerUnit, f.Unit)
+		for _, p := range f.Largest(3) {
+			fmt.Fprintf(w, "  largest error: %s: cost %.0f, %.4f s, %.2fx the fitted time\n", tpch.QueryName(p.Query), p.Cost, p.Seconds, p.Error)
+		}
+		var off []string
+		for _, q := range f.Off {
+			off = append(off, tpch.QueryName(q))
+		}
+		fmt.Fprintf(w, "  more than 2x off the line: %s; operators they all have: %s\n", orNone(off), orNone(f.Common))
+	}
+	for _, s := range storage {
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	if a := an.Advice; a != nil {
+		fmt.Fprintf(w, "\nServer-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):\n")
+		for _, s := range a.PerStreams {
+			var ps []string
+			for _, p := range s.Points {
+				ps = append(ps, fmt.Sprintf("DOP %d: %.0f [%.0f–%.0f], slowest %.3f s (%s)", p.DOP, p.QPH, p.QPHMin, p.QPHMax, p.Slowest, tpch.QueryName(p.SlowestQuery)))
+			}
+			clear := "within the repeats' spread of the next best"
+			switch {
+			case s.Points[0].Repeats < 2:
+				clear = "one repeat: no spread measured, use --repeats 3 for one"
+			case s.Clear:
+				clear = "clear of the others' ranges over the repeats"
+			}
+			fmt.Fprintf(w, "  %s: %s\n    most queries per hour at DOP %d (%s); shortest slowest query at DOP %d\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "), s.BestQPH, clear, s.BestSlowest)
+		}
+		if a.Serial > 0 {
+			fmt.Fprintf(w, "  with %d or more concurrent streams, DOP 1 gives the most queries per hour\n", a.Serial)
+		} else {
+			fmt.Fprintf(w, "  at no stream count measured does DOP 1 give the most queries per hour\n")
+		}
+	}
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,328 @@
+package tpch
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// Analysis is what a tpch run's cells say: speedup against DOP per
+// query, plan changes, the cost model against the clock and a DOP
+// recommendation from the throughput test.
+type Analysis struct {
+	Queries []QueryScaling `json:"queries"`
+	Changes []PlanChange   `json:"plan_changes"`
+	Cost    *CostFit       `json:"cost_fit,omitempty"`
+	Advice  *DOPAdvice     `json:"dop_advice,omitempty"`
+}
+
+// QueryScaling is one query's times against DOP (medians over repeats).
+type QueryScaling struct {
+	Query   int              `json:"query"`
+	Points  []DOPPoint       `json:"points"`
+	BestDOP int              `json:"best_dop"`
+	StopsAt int              `json:"stops_at,omitempty"` // the DOP after which the next gains less than 10%; 0: scales to the last
+	Cost    float64          `json:"cost,omitempty"`     // plan cost at the lowest DOP
+	Rule    *model.DOPAdvice `json:"rule,omitempty"`     // the rule of thumb's DOP for that cost
+}
+
+// DOPPoint is a query at one DOP.
+type DOPPoint struct {
+	DOP      int     `json:"dop"`
+	Seconds  float64 `json:"seconds"` // median over repeats
+	Min, Max float64 `json:"-"`
+	Speedup  float64 `json:"speedup"` // against the lowest DOP
+	Used     int     `json:"dop_used,omitempty"`
+	Rows     int64   `json:"rows"`
+	Repeats  int     `json:"repeats"`
+}
+
+// PlanChange is a plan that differs between consecutive DOPs.
+type PlanChange struct {
+	Query   int      `json:"query"`
+	FromDOP int      `json:"from_dop"`
+	DOP     int      `json:"dop"`
+	Removed []string `json:"removed,omitempty"`
+	Added   []string `json:"added,omitempty"`
+}
+
+// String says what changed.
+func (p PlanChange) String() string {
+	what := "the operators' order or nesting changed"
+	if len(p.Removed)+len(p.Added) > 0 {
+		what = fmt.Sprintf("%s replaced by %s", orNone(p.Removed), orNone(p.Added))
+	}
+	return fmt.Sprintf("%s: DOP %d → %d: %s", QueryName(p.Query), p.FromDOP, p.DOP, what)
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "nothing"
+	}
+	return strings.Join(s, ", ")
+}
+
+// CostFit is seconds per cost unit fitted over the queries at the lowest
+// DOP by the median ratio, and the queries far off it.
+type CostFit struct {
+	Unit           string      `json:"unit"`
+	DOP            int         `json:"dop"`
+	SecondsPerUnit float64     `json:"seconds_per_unit"`
+	Points         []CostPoint `json:"points"`
+	// Off are the queries more than 2× off the fitted line, largest error
+	// first; Common the plan operators all of them have.
+	Off    []int    `json:"off"`
+	Common []string `json:"common_operators,omitempty"`
+}
+
+// CostPoint is one query's cost, time and error (measured / fitted).
+type CostPoint struct {
+	Query     int      `json:"query"`
+	Cost      float64  `json:"cost"`
+	Seconds   float64  `json:"seconds"`
+	Error     float64  `json:"error"`
+	Operators []string `json:"operators"`
+}
+
+// Largest are the n queries with the largest error either way.
+func (f *CostFit) Largest(n int) []CostPoint {
+	ps := slices.Clone(f.Points)
+	slices.SortStableFunc(ps, func(a, b CostPoint) int { return cmp.Compare(math.Abs(math.Log(b.Error)), math.Abs(math.Log(a.Error))) })
+	return ps[:min(n, len(ps))]
+}
+
+// DOPAdvice is the server-wide DOP the throughput test supports.
+type DOPAdvice struct {
+	// PerStreams is, per stream count, each DOP's queries per hour and
+	// slowest query.
+	PerStreams []StreamsAdvice `json:"per_streams"`
+	// Serial is the fewest concurrent streams from which DOP 1 gives the
+	// most queries per hour at every higher stream count measured; 0: never.
+	Serial int `json:"serial_from_streams,omitempty"`
+}
+
+// StreamsAdvice is the throughput test at one stream count.
+type StreamsAdvice struct {
+	Streams     int          `json:"streams"`
+	Points      []Throughput `json:"points"`
+	BestQPH     int          `json:"best_qph_dop"`
+	BestSlowest int          `json:"best_slowest_dop"`
+	// Clear says the best DOP's range over repeats does not overlap the
+	// runner-up's (for queries per hour).
+	Clear bool `json:"clear"`
+}
+
+// Throughput is one DOP at one stream count: medians and ranges over repeats.
+type Throughput struct {
+	DOP            int     `json:"dop"`
+	QPH            float64 `json:"queries_per_hour"`
+	QPHMin, QPHMax float64 `json:"-"`
+	Slowest        float64 `json:"slowest_seconds"`
+	SlowestQuery   int     `json:"slowest_query"`
+	Repeats        int     `json:"repeats"`
+}
+
+// Analyze reads a run's cells; rule, if not nil, is the DOP rule of thumb
+// set beside each query's measured best DOP.
+func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
+	var a Analysis
+	byQ := map[int]map[int][]Cell{}
+	byS := map[int]map[int][]Cell{}
+	for _, c := range cells {
+		if c.Cell == nil || c.Cell.Total.Count == 0 {
+			continue
+		}
+		m, key := byQ, c.Query
+		if c.Mode == ModeThroughput {
+			m, key = byS, c.Streams
+		}
+		if m[key] == nil {
+			m[key] = map[int][]Cell{}
+		}
+		m[key][c.DOP] = append(m[key][c.DOP], c)
+	}
+	fit := &CostFit{}
+	for _, q := range sortedKeys(byQ) {
+		qs := QueryScaling{Query: q}
+		var prev *Plan
+		prevDOP := 0
+		for _, d := range sortedKeys(byQ[q]) {
+			cs := byQ[q][d]
+			secs := make([]float64, len(cs))
+			p := DOPPoint{DOP: d, Repeats: len(cs)}
+			for i, c := range cs {
+				secs[i] = c.Seconds
+				p.Rows = max(p.Rows, c.Rows)
+				if c.Plan != nil {
+					p.Used = c.Used
+					if prev != nil && prev.Shape != c.Plan.Shape {
+						rm, ad := Changed(*prev, *c.Plan)
+						a.Changes = append(a.Changes, PlanChange{Query: q, FromDOP: prevDOP, DOP: d, Removed: rm, Added: ad})
+					}
+					if prev == nil {
+						qs.Cost = c.Plan.Cost
+						if c.Plan.Cost > 0 {
+							fit.Unit, fit.DOP = c.Plan.CostUnit, d
+							fit.Points = append(fit.Points, CostPoint{Query: q, Cost: c.Plan.Cost, Operators: c.Plan.Operators()})
+						}
+					}
+					prev, prevDOP = c.Plan, d
+				}
+			}
+			p.Seconds, p.Min, p.Max = median(secs), slices.Min(secs), slices.Max(secs)
+			qs.Points = append(qs.Points, p)
+		}
+		base := qs.Points[0].Seconds
+		best := 0
+		for i := range qs.Points {
+			qs.Points[i].Speedup = base / qs.Points[i].Seconds
+			if qs.Points[i].Seconds < qs.Points[best].Seconds {
+				best = i
+			}
+		}
+		qs.BestDOP = qs.Points[best].DOP
+		for i := 0; i+1 < len(qs.Points); i++ {
+			if qs.Points[i+1].Seconds > 0.9*qs.Points[i].Seconds {
+				qs.StopsAt = qs.Points[i].DOP
+				break
+			}
+		}
+		if n := len(fit.Points); n > 0 && fit.Points[n-1].Query == q {
+			fit.Points[n-1].Seconds = base
+		}
+		if rule != nil && qs.Cost > 0 {
+			adv := rule.DOP(qs.Cost)
+			qs.Rule = &adv
+		}
+		a.Queries = append(a.Queries, qs)
+	}
+	if len(fit.Points) >= 3 {
+		ratios := make([]float64, len(fit.Points))
+		for i, p := range fit.Points {
+			ratios[i] = p.Seconds / p.Cost
+		}
+		fit.SecondsPerUnit = median(ratios)
+		var off [][]string
+		for i := range fit.Points {
+			p := &fit.Points[i]
+			p.Error = p.Seconds / (p.Cost * fit.SecondsPerUnit)
+			if p.Error > 2 || p.Error < 0.5 {
+				off = append(off, p.Operators)
+			}
+		}
+		for _, p := range fit.Largest(len(fit.Points)) {
+			if p.Error > 2 || p.Error < 0.5 {
+				fit.Off = append(fit.Off, p.Query)
+			}
+		}
+		if len(off) > 0 {
+			common := off[0]
+			for _, ops := range off[1:] {
+				common = slices.DeleteFunc(slices.Clone(common), func(o string) bool { return !slices.Contains(ops, o) })
+			}
+			fit.Common = common
+		}
+		a.Cost = fit
+	}
+	if len(byS) > 0 {
+		adv := &DOPAdvice{}
+		for _, s := range sortedKeys(byS) {
+			sa := StreamsAdvice{Streams: s}
+			for _, d := range sortedKeys(byS[s]) {
+				cs := byS[s][d]
+				qph := make([]float64, len(cs))
+				slow := make([]float64, len(cs))
+				t := Throughput{DOP: d, Repeats: len(cs)}
+				for i, c := range cs {
+					qph[i], slow[i] = c.QueriesPerHour, c.SlowestSeconds
+					if c.SlowestSeconds >= slices.Max(slow[:i+1]) {
+						t.SlowestQuery = c.Slowest
+					}
+				}
+				t.QPH, t.QPHMin, t.QPHMax, t.Slowest = median(qph), slices.Min(qph), slices.Max(qph), median(slow)
+				sa.Points = append(sa.Points, t)
+			}
+			best, bestSlow := 0, 0
+			for i, p := range sa.Points {
+				if p.QPH > sa.Points[best].QPH {
+					best = i
+				}
+				if p.Slowest < sa.Points[bestSlow].Slowest {
+					bestSlow = i
+				}
+			}
+			sa.BestQPH, sa.BestSlowest = sa.Points[best].DOP, sa.Points[bestSlow].DOP
+			sa.Clear = true
+			for i, p := range sa.Points {
+				if i != best && p.QPHMax >= sa.Points[best].QPHMin {
+					sa.Clear = false
+				}
+			}
+			adv.PerStreams = append(adv.PerStreams, sa)
+		}
+		for i := len(adv.PerStreams) - 1; i >= 0 && adv.PerStreams[i].BestQPH == 1; i-- {
+			adv.Serial = adv.PerStreams[i].Streams
+		}
+		a.Advice = adv
+	}
+	return a
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	var ks []int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// RunKind is the kind of a stored 'numalab run tpch' run.
+const RunKind = "tpch"
+
+// StorageAdvice sets PostgreSQL's random_page_cost/seq_page_cost
+// (settings, as Describe records them) beside the random/sequential ratio
+// a storage probe measured (nil: none stored), and says which settings the
+// measurements support, with the evidence. It only suggests.
+func StorageAdvice(settings map[string]string, probe *result.IORatio, fit *CostFit) []string {
+	rnd, err1 := strconv.ParseFloat(settings["random_page_cost"], 64)
+	seq, err2 := strconv.ParseFloat(settings["seq_page_cost"], 64)
+	if err1 != nil || err2 != nil || seq <= 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("PostgreSQL assumes a random page costs %.2g sequential ones (random_page_cost %g / seq_page_cost %g).", rnd/seq, rnd, seq)}
+	if probe == nil {
+		return append(out, "No storage probe is stored: run 'numalab probe io --path DIR' on the database's disk to set the storage's measured ratio beside it.")
+	}
+	out = append(out, fmt.Sprintf("The storage probe measured %.1f: %.0f sequential 8 KiB pages/s against %.0f random reads/s at queue depth 1.", probe.Ratio, probe.SeqPagesPerSec, probe.RandomIOPS))
+	suggest := math.Max(1.1, probe.Ratio) * seq
+	why := "the measured ratio"
+	if fit != nil && slices.ContainsFunc(fit.Common, func(op string) bool { return strings.Contains(op, "Index Scan") }) {
+		why += "; the queries far off the cost line all have index scans, which random_page_cost prices"
+	}
+	if math.Abs(suggest-rnd)/rnd > 0.25 {
+		out = append(out, fmt.Sprintf("Suggested, not applied: random_page_cost = %.1f (%s), for data that does not fit in memory; data that is cached reads no disk, where 1.1 is the usual setting.", suggest, why))
+	} else {
+		out = append(out, "The setting is within 25% of the measured ratio: no change suggested.")
+	}
+	return out
+}
+
+// KindAnalysis is a run's analysis, stored after its cells.
+const KindAnalysis result.Kind[Analysis] = "tpch.Analysis"

@@ -1,0 +1,227 @@
+package tpch
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// metaTable marks numalab's tpch data: "workload" = "tpch", the scale
+// factor and seed are written before the load, "load_complete" after it.
+// Data without load_complete is an interrupted load.
+const metaTable = "tpch_meta"
+
+// ErrForeign is wrapped by the refusal of a file or schema that holds
+// tpch tables numalab did not make: it is left untouched.
+var ErrForeign = errors.New("not numalab's tpch data")
+
+// OpenConfig says which data a run wants.
+type OpenConfig struct {
+	Engine  string         // "sqlite", "duckdb" or "postgres"
+	Options engine.Options // Path (SQLite, DuckDB), DSN or a managed server (PostgreSQL)
+	SF      float64
+	Seed    int64
+	Say     func(step string) // progress; may be nil
+}
+
+// DB is a tpch data set opened for running.
+type DB struct {
+	Eng    engine.Engine
+	SF     float64
+	Seed   int64
+	Reused bool      // found complete from an earlier load
+	Stats  LoadStats // this load's (zero when Reused)
+	Where  string    // file, or server with the password hidden
+}
+
+// Close closes the engine (and stops a managed server).
+func (db *DB) Close() error { return db.Eng.Close() }
+
+// Open makes sure the engine holds a complete numalab tpch load of cfg.SF
+// and cfg.Seed, loading it when it does not, after checking the space
+// (EstimatedBytes, engine.CheckRoom) before anything is written.
+//
+// A file, or tables in numalab's PostgreSQL schema, that hold tpch tables
+// without numalab's tpch_meta marker are refused and left untouched
+// (ErrForeign). numalab's own load of another size or seed, or an
+// interrupted one, is removed and loaded again.
+func Open(ctx context.Context, cfg OpenConfig) (*DB, error) {
+	need, err := EstimatedBytes(cfg.SF, cfg.Engine)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Say == nil {
+		cfg.Say = func(string) {}
+	}
+	opt := cfg.Options
+	opt.DataBytes = need
+	if cfg.Engine == dialectPostgres {
+		return openServer(ctx, cfg, opt, need)
+	}
+	return openFile(ctx, cfg, opt, need)
+}
+
+func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int64) (*DB, error) {
+	path := opt.Path
+	fail := func(err error) (*DB, error) { return nil, fmt.Errorf("opening tpch in %s: %w", path, err) }
+	opt.Create = false
+	if _, err := os.Stat(path); err == nil {
+		eng, err := engine.Open(ctx, cfg.Engine, opt)
+		if err != nil {
+			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", cfg.Engine, err))
+		}
+		m, merr := readMeta(ctx, eng.DB())
+		switch {
+		case merr != nil || m["workload"] != "tpch":
+			eng.Close()
+			return fail(fmt.Errorf("%w: the file exists and has no %s marker: refusing to touch it (remove it or choose another --db)", ErrForeign, metaTable))
+		case ready(m, cfg):
+			return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: path}, nil
+		}
+		eng.Close()
+		cfg.Say(fmt.Sprintf("%s holds numalab's tpch at SF %s seed %s (complete: %v), not SF %g seed %d: loading again", path, m["sf"], m["seed"], m["load_complete"] != "", cfg.SF, cfg.Seed))
+		for _, p := range []string{path, path + ".wal"} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(err)
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
+	}
+	opt.Create = true
+	eng, err := engine.Open(ctx, cfg.Engine, opt)
+	if err != nil {
+		return fail(err)
+	}
+	st, err := loadMarked(ctx, eng, cfg, need)
+	if err != nil {
+		if derr := eng.Discard(); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return fail(err)
+	}
+	if err := eng.Close(); err != nil {
+		return fail(err)
+	}
+	opt.Create = false
+	if eng, err = engine.Open(ctx, cfg.Engine, opt); err != nil {
+		return fail(err)
+	}
+	return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Stats: st, Where: path}, nil
+}
+
+func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need int64) (*DB, error) {
+	if opt.DSN == "" {
+		cfg.Say("starting a throwaway PostgreSQL server")
+	}
+	eng, err := engine.Open(ctx, dialectPostgres, opt)
+	if err != nil {
+		return nil, fmt.Errorf("opening tpch on PostgreSQL: %w", err)
+	}
+	where := "managed PostgreSQL server"
+	if opt.DSN != "" {
+		where = result.Redact(opt.DSN)
+	}
+	fail := func(err error) (*DB, error) {
+		eng.Close()
+		return nil, fmt.Errorf("opening tpch on PostgreSQL (%s): %w", where, err)
+	}
+	m, merr := readMeta(ctx, eng.DB())
+	switch {
+	case merr == nil && ready(m, cfg):
+		return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: where}, nil
+	case merr == nil && m["workload"] == "tpch":
+		cfg.Say(fmt.Sprintf("numalab's tpch at SF %s seed %s (complete: %v) is there, not SF %g seed %d: loading again", m["sf"], m["seed"], m["load_complete"] != "", cfg.SF, cfg.Seed))
+		for _, t := range append(tableNames(), metaTable) {
+			if _, err := eng.DB().ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return fail(fmt.Errorf("dropping %s of numalab's earlier load: %w", t, err))
+			}
+		}
+	default:
+		for _, t := range append(tableNames(), metaTable) {
+			var n int
+			if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = $1", t).Scan(&n); err != nil {
+				return fail(err)
+			}
+			if n > 0 {
+				return fail(fmt.Errorf("%w: table %s exists without a complete %s marker: refusing to touch it", ErrForeign, t, metaTable))
+			}
+		}
+	}
+	st, err := loadMarked(ctx, eng, cfg, need)
+	if err != nil {
+		if _, derr := eng.DB().ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+metaTable); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return fail(err)
+	}
+	return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Stats: st, Where: where}, nil
+}
+
+// loadMarked checks the room, writes the marker, loads, and marks the
+// load complete.
+func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int64) (LoadStats, error) {
+	if err := engine.CheckRoom(eng, need); err != nil {
+		return LoadStats{}, fmt.Errorf("SF %g: %w", cfg.SF, err)
+	}
+	db := eng.DB()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+metaTable+" (key TEXT PRIMARY KEY, value TEXT NOT NULL)"); err != nil {
+		return LoadStats{}, fmt.Errorf("creating %s: %w", metaTable, err)
+	}
+	if err := putMeta(ctx, db, map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
+		return LoadStats{}, err
+	}
+	cfg.Say(fmt.Sprintf("loading tpch SF %g into %s", cfg.SF, cfg.Engine))
+	st, err := Load(ctx, eng, Config{SF: cfg.SF, Seed: cfg.Seed})
+	if err != nil {
+		return st, err
+	}
+	return st, putMeta(ctx, db, map[string]string{"load_complete": "1"})
+}
+
+func putMeta(ctx context.Context, db *sql.DB, kv map[string]string) error {
+	for k, v := range kv {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" (key, value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+			return fmt.Errorf("writing %s: %w", metaTable, err)
+		}
+	}
+	return nil
+}
+
+func readMeta(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT key, value FROM "+metaTable)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// ready says m marks a complete load of cfg's SF and seed.
+func ready(m map[string]string, cfg OpenConfig) bool {
+	sf, err := strconv.ParseFloat(m["sf"], 64)
+	return m["workload"] == "tpch" && m["load_complete"] != "" && err == nil && sf == cfg.SF && m["seed"] == strconv.FormatInt(cfg.Seed, 10)
+}
+
+func tableNames() []string {
+	var out []string
+	for _, t := range tables {
+		out = append(out, t.name)
+	}
+	return out
+}

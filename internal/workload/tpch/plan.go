@@ -1,0 +1,189 @@
+package tpch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/engine"
+)
+
+// Plan is a query's plan as captured for a cell.
+type Plan struct {
+	// Shape is the plan's operators, one per line, indented by depth,
+	// without costs, estimates or worker counts: two plans with the same
+	// Shape chose the same operators.
+	Shape string `json:"shape"`
+	// Cost is the plan's estimated cost in CostUnit; 0 when the engine
+	// gives none (SQLite).
+	Cost     float64 `json:"cost,omitempty"`
+	CostUnit string  `json:"cost_unit,omitempty"`
+	// WorkersPlanned and WorkersLaunched are PostgreSQL's, from EXPLAIN
+	// ANALYZE: the most any Gather of the plan planned and launched.
+	WorkersPlanned  int `json:"workers_planned,omitempty"`
+	WorkersLaunched int `json:"workers_launched,omitempty"`
+}
+
+// Cost units, for the record: what Plan.Cost counts on each engine.
+const (
+	CostPostgres = "PostgreSQL total cost (EXPLAIN (ANALYZE, FORMAT JSON))"
+	CostDuckDB   = "DuckDB estimated cardinality summed over operators (DuckDB's EXPLAIN gives no cost)"
+)
+
+// Operators are the distinct operator names of the plan, sorted.
+func (p Plan) Operators() []string {
+	var out []string
+	for _, l := range strings.Split(p.Shape, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Explain captures sql's plan on eng at its current DOP: on PostgreSQL
+// EXPLAIN (ANALYZE, FORMAT JSON), which runs the query once and says how
+// many workers it launched; on DuckDB EXPLAIN (FORMAT JSON); on SQLite
+// EXPLAIN QUERY PLAN, with no cost.
+func Explain(ctx context.Context, eng engine.Engine, sql string) (Plan, error) {
+	switch eng.Name() {
+	case dialectPostgres:
+		var raw []byte
+		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+sql).Scan(&raw); err != nil {
+			return Plan{}, fmt.Errorf("explaining on postgres: %w", err)
+		}
+		return pgPlan(raw)
+	case dialectDuckDB:
+		var key, raw string
+		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sql).Scan(&key, &raw); err != nil {
+			return Plan{}, fmt.Errorf("explaining on duckdb: %w", err)
+		}
+		return duckPlan([]byte(raw))
+	}
+	text, err := eng.Explain(ctx, sql)
+	if err != nil {
+		return Plan{}, err
+	}
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		// SQLite's lines carry names of indexes and tables: keep the verb.
+		t := strings.TrimSpace(l)
+		ind := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		if f := strings.Fields(t); len(f) > 0 {
+			lines = append(lines, ind+strings.Join(f[:min(len(f), 2)], " "))
+		}
+	}
+	return Plan{Shape: strings.Join(lines, "\n")}, nil
+}
+
+type pgNode struct {
+	Type     string   `json:"Node Type"`
+	Strategy string   `json:"Strategy"`
+	Join     string   `json:"Join Type"`
+	Parallel bool     `json:"Parallel Aware"`
+	Cost     float64  `json:"Total Cost"`
+	Planned  int      `json:"Workers Planned"`
+	Launched int      `json:"Workers Launched"`
+	Plans    []pgNode `json:"Plans"`
+}
+
+func pgPlan(raw []byte) (Plan, error) {
+	var top []struct {
+		Plan pgNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil || len(top) == 0 {
+		return Plan{}, fmt.Errorf("reading postgres's JSON plan: %v", err)
+	}
+	p := Plan{Cost: top[0].Plan.Cost, CostUnit: CostPostgres}
+	var lines []string
+	var walk func(n pgNode, depth int)
+	walk = func(n pgNode, depth int) {
+		name := n.Type
+		if n.Parallel {
+			name = "Parallel " + name
+		}
+		if n.Strategy != "" && n.Strategy != "Plain" {
+			name += " (" + n.Strategy + ")"
+		}
+		if n.Join != "" && n.Join != "Inner" {
+			name += " (" + n.Join + ")"
+		}
+		lines = append(lines, strings.Repeat("  ", depth)+name)
+		p.WorkersPlanned = max(p.WorkersPlanned, n.Planned)
+		p.WorkersLaunched = max(p.WorkersLaunched, n.Launched)
+		for _, c := range n.Plans {
+			walk(c, depth+1)
+		}
+	}
+	walk(top[0].Plan, 0)
+	p.Shape = strings.Join(lines, "\n")
+	return p, nil
+}
+
+type duckNode struct {
+	Name     string          `json:"name"`
+	Extra    json.RawMessage `json:"extra_info"`
+	Children []duckNode      `json:"children"`
+}
+
+func duckPlan(raw []byte) (Plan, error) {
+	var roots []duckNode
+	if err := json.Unmarshal(raw, &roots); err != nil {
+		return Plan{}, fmt.Errorf("reading duckdb's JSON plan: %w", err)
+	}
+	p := Plan{CostUnit: CostDuckDB}
+	var lines []string
+	var walk func(n duckNode, depth int)
+	walk = func(n duckNode, depth int) {
+		lines = append(lines, strings.Repeat("  ", depth)+strings.TrimSpace(n.Name))
+		var extra map[string]any
+		if json.Unmarshal(n.Extra, &extra) == nil {
+			if s, ok := extra["Estimated Cardinality"].(string); ok {
+				if v, err := strconv.ParseFloat(strings.TrimPrefix(s, "~"), 64); err == nil {
+					p.Cost += v
+				}
+			}
+		}
+		for _, c := range n.Children {
+			walk(c, depth+1)
+		}
+	}
+	for _, r := range roots {
+		walk(r, 0)
+	}
+	p.Shape = strings.Join(lines, "\n")
+	return p, nil
+}
+
+// Changed says which operators one plan has and the other not: removed
+// from before, added in after; both empty when the shapes differ only in
+// order or nesting.
+func Changed(before, after Plan) (removed, added []string) {
+	count := func(p Plan) map[string]int {
+		m := map[string]int{}
+		for _, l := range strings.Split(p.Shape, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				m[l]++
+			}
+		}
+		return m
+	}
+	b, a := count(before), count(after)
+	for op, n := range b {
+		for range max(0, n-a[op]) {
+			removed = append(removed, op)
+		}
+	}
+	for op, n := range a {
+		for range max(0, n-b[op]) {
+			added = append(added, op)
+		}
+	}
+	slices.Sort(removed)
+	slices.Sort(added)
+	return removed, added
+}

@@ -1,0 +1,315 @@
+package tpch
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// RunConfig is a tpch sweep ('numalab run tpch'); it is stored with the run.
+type RunConfig struct {
+	Engine    string        `json:"engine"`
+	DSN       string        `json:"dsn,omitempty"` // password hidden
+	DB        string        `json:"db,omitempty"`
+	SF        float64       `json:"sf"`
+	Seed      int64         `json:"seed"`
+	DOP       []int         `json:"dop"`
+	Queries   []int         `json:"queries"`
+	Streams   []int         `json:"streams,omitempty"` // throughput test stream counts; none: power test only
+	Repeats   int           `json:"repeats"`
+	Duration  time.Duration `json:"duration_ns"`
+	Warmup    time.Duration `json:"warmup_ns"`
+	Placement string        `json:"placement,omitempty"`
+	DataNode  int           `json:"data_node"`
+}
+
+// Cell kinds: the power test runs one query alone on one stream; the
+// throughput test runs S streams, each the queries in its own order.
+const (
+	ModePower      = "power"
+	ModeThroughput = "throughput"
+)
+
+// KindCell is a measured tpch cell.
+const KindCell result.Kind[Cell] = "tpch.Cell"
+
+// Cell is one measured tpch cell.
+type Cell struct {
+	Mode    string `json:"mode"`            // ModePower or ModeThroughput
+	Query   int    `json:"query,omitempty"` // Power: 1 to 22
+	DOP     int    `json:"dop"`
+	Streams int    `json:"streams"`
+	Repeat  int    `json:"repeat"`
+	// Cell is what package drive measured; nil when the cell could not
+	// start (Error says why).
+	Cell  *result.Cell `json:"cell,omitempty"`
+	Error string       `json:"error,omitempty"`
+	// Seconds is a query's mean time (Power), Rows its rows.
+	Seconds float64 `json:"seconds,omitempty"`
+	Rows    int64   `json:"rows,omitempty"`
+	// QueriesPerHour counts all streams; TPC-H-derived, not a QphH.
+	QueriesPerHour float64 `json:"queries_per_hour"`
+	// Slowest is the throughput test's query with the highest mean time,
+	// and that time.
+	Slowest        int     `json:"slowest,omitempty"`
+	SlowestSeconds float64 `json:"slowest_seconds,omitempty"`
+	// Plan is the plan at this DOP (Power, first repeat).
+	Plan      *Plan  `json:"plan,omitempty"`
+	PlanError string `json:"plan_error,omitempty"`
+	// Used is the parallelism the engine actually used, when it says
+	// (PostgreSQL: 1 + workers launched); Settings the engine's.
+	Used     int               `json:"dop_used,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// QueryName is "Q1" for 1.
+func QueryName(n int) string { return "Q" + strconv.Itoa(n) }
+
+// Spec is the power test's sweep: per query, per DOP, the repeats.
+func (c RunConfig) Spec() sweep.Spec {
+	var types []string
+	for _, q := range c.Queries {
+		types = append(types, QueryName(q))
+	}
+	return sweep.Spec{Streams: []int{1}, Placements: []string{c.Placement}, DOPs: c.DOP, Types: types,
+		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: c.Engine == dialectPostgres}
+}
+
+// ThroughputSpec is the throughput test's sweep: streams × DOP, every query.
+func (c RunConfig) ThroughputSpec() sweep.Spec {
+	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP,
+		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: c.Engine == dialectPostgres}
+}
+
+// Plan is the sweep plan with its cells.
+func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, MaxConsecutiveErrors: 3, Monitor: drive.SysMonitor("/")}
+}
+
+// CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
+func CheckDOP(eng string, dops []int, cpus int) error {
+	for _, p := range dops {
+		if eng == dialectSQLite && p != 1 {
+			return fmt.Errorf("asks SQLite for DOP %d, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)", p)
+		}
+		if p > cpus {
+			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
+		}
+	}
+	return nil
+}
+
+// Sweep is tpch as a sweep.Workload.
+type Sweep struct {
+	cfg  RunConfig
+	dsn  string
+	db   *DB
+	info engine.Info
+	sql  map[int]string // per query, the engine's SQL
+	rows []atomic.Int64 // per query, rows of its last run
+	cur  *Cell
+}
+
+var _ sweep.Workload[*Cell] = (*Sweep)(nil)
+
+// NewSweep is tpch configured by cfg on the PostgreSQL at dsn (cfg.DSN
+// is its redacted form) or a throwaway server when it is "".
+func NewSweep(cfg RunConfig, dsn string) *Sweep {
+	return &Sweep{cfg: cfg, dsn: dsn, rows: make([]atomic.Int64, Queries+1)}
+}
+
+// Info is the engine's description; nil before Open.
+func (s *Sweep) Info() *engine.Info {
+	if s.info.Engine == "" {
+		return nil
+	}
+	return &s.info
+}
+
+// Describe names the workload and engine.
+func (s *Sweep) Describe() sweep.Description {
+	return sweep.Description{Workload: "tpch", Engine: s.cfg.Engine, InCgo: s.cfg.Engine != dialectPostgres}
+}
+
+// Types are the queries, "Q1" to "Q22".
+func (s *Sweep) Types() []string { return s.cfg.Spec().Types }
+
+// Open loads the data where it is missing, or reuses numalab's load.
+func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn},
+		SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
+	if err != nil {
+		return nil, err
+	}
+	s.db = db
+	ld := result.BulkLoad{Engine: s.cfg.Engine, Workload: "tpch", Method: loadMethod[s.cfg.Engine], Rows: db.Stats.Total,
+		Insert: db.Stats.Insert, RowsPerSecond: db.Stats.RowsPerSec(), Total: db.Stats.Insert + db.Stats.Keys, Reused: db.Reused, Where: db.Where}
+	if db.Reused {
+		tell.Note(fmt.Sprintf("tpch SF %g: reused numalab's earlier load in %s", s.cfg.SF, db.Where))
+	} else {
+		tell.Note(fmt.Sprintf("tpch SF %g: %d rows loaded in %s by %s with %d workers, %.0f rows/s", s.cfg.SF, db.Stats.Total, db.Where, ld.Method, db.Stats.Workers, ld.RowsPerSecond))
+	}
+	s.sql = map[int]string{}
+	for _, q := range s.cfg.Queries {
+		qq, err := QueryFor(q, s.cfg.Engine, s.cfg.Seed, s.cfg.SF)
+		if err != nil {
+			return nil, err
+		}
+		s.sql[q] = qq.SQL
+	}
+	items := []result.Entry{KindLoad.Of(ld)}
+	if s.info, err = db.Eng.Describe(ctx); err != nil {
+		return items, err
+	}
+	return append(items, engine.KindInfo.Of(s.info)), nil
+}
+
+// KindLoad is how the tpch data got into the engine.
+const KindLoad result.Kind[result.BulkLoad] = "tpch.Load"
+
+var loadMethod = map[string]string{
+	dialectPostgres: "COPY (binary)",
+	dialectDuckDB:   "appender",
+	dialectSQLite:   "prepared multi-row INSERT",
+}
+
+// Prewarm reads the data on the calling (placed) thread.
+func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
+	tell.Say("prewarming the tpch data")
+	st, err := s.db.Eng.Prewarm(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.Placement != nil && node >= 0 {
+		tell.Note(fmt.Sprintf("tpch data prewarmed (%d bytes, %s) for node %d", st.Bytes, st.Method, node))
+	}
+	return nil, nil
+}
+
+// Begin sets the cell's DOP and, for a power cell's first repeat,
+// captures its plan and cost.
+func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
+	if err := s.db.Eng.SetDOP(ctx, c.DOP); err != nil {
+		return err
+	}
+	tc := &Cell{Mode: ModeThroughput, DOP: c.DOP, Streams: c.Streams, Repeat: c.Repeat}
+	if inf, err := s.db.Eng.Describe(ctx); err == nil {
+		tc.Settings = inf.Settings
+	}
+	if c.Type != "" {
+		tc.Mode = ModePower
+		tc.Query, _ = strconv.Atoi(strings.TrimPrefix(c.Type, "Q"))
+		if c.Repeat == 0 {
+			p, err := Explain(ctx, s.db.Eng, s.sql[tc.Query])
+			if err != nil {
+				tc.PlanError = result.Redact(err.Error())
+			} else {
+				tc.Plan = &p
+				if s.cfg.Engine == dialectPostgres {
+					tc.Used = 1 + p.WorkersLaunched
+				}
+			}
+		}
+	}
+	s.cur = tc
+	return nil
+}
+
+// Stream opens a stream: a power cell's runs its one query; a throughput
+// cell's runs every query in a permutation of its own, over and over.
+func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
+	conn, err := s.db.Eng.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &stream_{s: s, c: conn}
+	if c.Type != "" {
+		q, _ := strconv.Atoi(strings.TrimPrefix(c.Type, "Q"))
+		st.order = []int{q}
+		st.types = []int{0}
+		return st, nil
+	}
+	r := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(c.Index)<<16+uint64(stream)))
+	perm := r.Perm(len(s.cfg.Queries))
+	for _, i := range perm {
+		st.order = append(st.order, s.cfg.Queries[i])
+		st.types = append(st.types, i)
+	}
+	return st, nil
+}
+
+type stream_ struct {
+	s     *Sweep
+	c     engine.Conn
+	order []int // queries, in this stream's order
+	types []int // their type indexes in the cell
+	next  int
+}
+
+func (st *stream_) Next(ctx context.Context) (int, error) {
+	i := st.next
+	st.next = (st.next + 1) % len(st.order)
+	q := st.order[i]
+	var n int64
+	err := st.c.Query(ctx, st.s.sql[q], nil, func([]any) error { n++; return nil })
+	if err == nil {
+		st.s.rows[q].Store(n)
+	}
+	return st.types[i], err
+}
+
+func (st *stream_) Close() error { return st.c.Close() }
+
+// End fills the cell's figures.
+func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
+	tc := s.cur
+	if err != nil {
+		tc.Error = result.Redact(err.Error())
+	}
+	o := sweep.Outcome[*Cell]{Item: tc}
+	if m != nil {
+		tc.Cell = m
+		tc.QueriesPerHour = m.TPS * 3600
+		if tc.Mode == ModePower {
+			tc.Seconds = m.Total.MeanUS / 1e6
+			tc.Rows = s.rows[tc.Query].Load()
+		} else {
+			for i, t := range m.Types {
+				if t.Count > 0 && t.MeanUS/1e6 > tc.SlowestSeconds {
+					tc.Slowest, tc.SlowestSeconds = s.cfg.Queries[i], t.MeanUS/1e6
+				}
+			}
+		}
+		if m.Total.Count == 0 && !m.Interrupted {
+			o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): no query finished in the %v window: lengthen --duration", c.Index, c, s.cfg.Duration))
+		}
+		if m.Total.Count == 0 && m.Total.Errors > 0 {
+			o.Stop = fmt.Errorf("running cell %d (%s): every query failed: %s", c.Index, c, m.Total.FirstError)
+		}
+	} else {
+		o.Stop = fmt.Errorf("running cell %d (%s): %w", c.Index, c, err)
+	}
+	if tc.Plan != nil && tc.Used > 0 && tc.Used < c.DOP {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: %s at DOP %d: PostgreSQL launched %d of the %d workers asked for (planned %d): it ran at DOP %d",
+			QueryName(tc.Query), c.DOP, tc.Plan.WorkersLaunched, c.DOP-1, tc.Plan.WorkersPlanned, tc.Used))
+	}
+	o.Store = []result.Entry{KindCell.Of(*tc)}
+	return o
+}
+
+// Close closes the data (and stops a managed server).
+func (s *Sweep) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
