@@ -76,7 +76,8 @@ type CostFit struct {
 	SecondsPerUnit float64     `json:"seconds_per_unit"`
 	Points         []CostPoint `json:"points"`
 	// Off are the queries more than 2× off the fitted line, largest error
-	// first; Common the plan operators all of them have.
+	// first; Common the plan operators all of them have and at most half
+	// of the queries on the line have.
 	Off    []int    `json:"off"`
 	Common []string `json:"common_operators,omitempty"`
 }
@@ -135,7 +136,7 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 	byQ := map[int]map[int][]Cell{}
 	byS := map[int]map[int][]Cell{}
 	for _, c := range cells {
-		if c.Cell == nil || c.Cell.Total.Count == 0 {
+		if c.Cell == nil || (c.Cell.Total.Count == 0 && !c.TimedByExplain) {
 			continue
 		}
 		m, key := byQ, c.Query
@@ -209,13 +210,19 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 		}
 		fit.SecondsPerUnit = median(ratios)
 		var off [][]string
+		inLine := map[string]int{} // operator: queries on the line that have it
 		for i := range fit.Points {
 			p := &fit.Points[i]
 			p.Error = p.Seconds / (p.Cost * fit.SecondsPerUnit)
 			if p.Error > 2 || p.Error < 0.5 {
 				off = append(off, p.Operators)
+				continue
+			}
+			for _, op := range p.Operators {
+				inLine[op]++
 			}
 		}
+		onLine := len(fit.Points) - len(off)
 		for _, p := range fit.Largest(len(fit.Points)) {
 			if p.Error > 2 || p.Error < 0.5 {
 				fit.Off = append(fit.Off, p.Query)
@@ -226,7 +233,8 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 			for _, ops := range off[1:] {
 				common = slices.DeleteFunc(slices.Clone(common), func(o string) bool { return !slices.Contains(ops, o) })
 			}
-			fit.Common = common
+			// What most queries on the line have too explains nothing.
+			fit.Common = slices.DeleteFunc(common, func(o string) bool { return onLine > 0 && 2*inLine[o] > onLine })
 		}
 		a.Cost = fit
 	}

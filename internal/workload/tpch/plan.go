@@ -25,6 +25,8 @@ type Plan struct {
 	// ANALYZE: the most any Gather of the plan planned and launched.
 	WorkersPlanned  int `json:"workers_planned,omitempty"`
 	WorkersLaunched int `json:"workers_launched,omitempty"`
+	// Seconds is PostgreSQL's execution time of the EXPLAIN ANALYZE run.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Cost units, for the record: what Plan.Cost counts on each engine.
@@ -93,12 +95,13 @@ type pgNode struct {
 
 func pgPlan(raw []byte) (Plan, error) {
 	var top []struct {
-		Plan pgNode `json:"Plan"`
+		Plan pgNode  `json:"Plan"`
+		Exec float64 `json:"Execution Time"` // ms
 	}
 	if err := json.Unmarshal(raw, &top); err != nil || len(top) == 0 {
 		return Plan{}, fmt.Errorf("reading postgres's JSON plan: %v", err)
 	}
-	p := Plan{Cost: top[0].Plan.Cost, CostUnit: CostPostgres}
+	p := Plan{Cost: top[0].Plan.Cost, CostUnit: CostPostgres, Seconds: top[0].Exec / 1000}
 	var lines []string
 	var walk func(n pgNode, depth int)
 	walk = func(n pgNode, depth int) {

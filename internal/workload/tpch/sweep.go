@@ -56,6 +56,9 @@ type Cell struct {
 	// Seconds is a query's mean time (Power), Rows its rows.
 	Seconds float64 `json:"seconds,omitempty"`
 	Rows    int64   `json:"rows,omitempty"`
+	// TimedByExplain says no run finished in the window, so Seconds is
+	// the one run of PostgreSQL's EXPLAIN ANALYZE.
+	TimedByExplain bool `json:"timed_by_explain,omitempty"`
 	// QueriesPerHour counts all streams; TPC-H-derived, not a QphH.
 	QueriesPerHour float64 `json:"queries_per_hour"`
 	// Slowest is the throughput test's query with the highest mean time,
@@ -289,7 +292,11 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 				}
 			}
 		}
-		if m.Total.Count == 0 && !m.Interrupted {
+		switch {
+		case m.Total.Count == 0 && tc.Plan != nil && tc.Plan.Seconds > 0 && m.Total.Errors == 0:
+			tc.Seconds, tc.TimedByExplain = tc.Plan.Seconds, true
+			o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): no run finished in the %v window: its time, %.3f s, is EXPLAIN ANALYZE's one run", c.Index, c, s.cfg.Duration, tc.Seconds))
+		case m.Total.Count == 0 && !m.Interrupted:
 			o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): no query finished in the %v window: lengthen --duration", c.Index, c, s.cfg.Duration))
 		}
 		if m.Total.Count == 0 && m.Total.Errors > 0 {
