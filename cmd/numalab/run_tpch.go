@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -139,6 +141,16 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	}
 	if cfg.DB == "" && *eng != "postgres" {
 		cfg.DB = fmt.Sprintf("tpch-%g.%s", *sf, *eng)
+	}
+	if cfg.DB != "" {
+		need, _ := tpch.EstimatedBytes(*sf, *eng)
+		room, err := engine.RoomAt(filepath.Dir(cfg.DB))
+		if err == nil {
+			err = room.Check(need)
+		}
+		if err != nil {
+			return cfg, "", "", 0, false, true, badFlag("sf", strconv.FormatFloat(*sf, 'g', -1, 64), "could not be loaded here: "+err.Error())
+		}
 	}
 	threshold = *thr
 	if threshold == 0 {

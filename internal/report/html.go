@@ -76,6 +76,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 		v.Title = "numalab report: " + r.Machine.Topology.CPUModel
 	}
 	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r), querySection(r), ioSection(r), modelSection(r), buySection(r))
+	if r.TPCH != nil {
+		v.Sections = append(v.Sections, tpchSection(r))
+	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
 			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)

@@ -11,6 +11,7 @@ import (
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 // Kinds lists the run kinds a report shows, in the order of its sections.
@@ -28,6 +29,7 @@ type Report struct {
 	Reporting *Reporting `json:"reporting,omitempty"`
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
+	TPCH      *TPCH      `json:"tpch,omitempty"`
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -220,7 +222,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		byKind[run.Kind] = run
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != tpch.RunKind {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -263,6 +265,11 @@ func Build(runs []*result.Run) (*Report, error) {
 	}
 	if run := byKind[result.RunQueries]; run != nil {
 		if r.Reporting, err = buildReporting(run); err != nil {
+			return nil, err
+		}
+	}
+	if run := byKind[tpch.RunKind]; run != nil {
+		if r.TPCH, err = buildTPCH(run); err != nil {
 			return nil, err
 		}
 	}

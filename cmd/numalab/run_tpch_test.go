@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/tpch"
+)
+
+func TestRunTPCHBadInput(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	db := filepath.Join(dir, "t.duckdb")
+	tooMany := strconv.Itoa(runtime.NumCPU() + 1)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sf", "0"}, `-sf: "0" is not a scale factor numalab can load`},
+		{[]string{"--sf", "-1"}, `-sf: "-1" is not a scale factor`},
+		{[]string{"--sf", "1e9"}, `-sf: "1e+09" could not be loaded here: not enough room`},
+		{[]string{"--query", "23"}, `-query: "23" is not a list of TPC-H query numbers 1 to 22`},
+		{[]string{"--query", "0,1"}, `-query: "0,1" is not a list of TPC-H query numbers 1 to 22`},
+		{[]string{"--engine", "sqlite", "--dop", "1,2"}, "asks SQLite for DOP 2, but SQLite runs each query on one thread"},
+		{[]string{"--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
+		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine`},
+		{[]string{"--repeats", "0"}, `-repeats: "0" is not at least 1`},
+	} {
+		args := append([]string{"run", "tpch", "--store", st, "--db", db}, c.args...)
+		_, _, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("bad input created the database file")
+	}
+}
+
+func TestRunTPCHRefusesForeignFile(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "theirs.sqlite")
+	if err := os.WriteFile(db, []byte("not a database of numalab's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCLI(t, "run", "tpch", "--engine", "sqlite", "--db", db, "--store", filepath.Join(dir, "s.db"))
+	if err == nil || !strings.Contains(err.Error(), "remove it or choose another --db") {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(db); string(b) != "not a database of numalab's" {
+		t.Error("the refused file changed")
+	}
+}
+
+// TestRunTPCHDuckDB runs a small sweep, reads it back from the store and
+// makes the HTML report of it.
+func TestRunTPCHDuckDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads SF 0.01 into DuckDB")
+	}
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	dop := "1,2"
+	if runtime.NumCPU() < 2 {
+		dop = "1"
+	}
+	out, _, err := runCLI(t, "run", "tpch", "--engine", "duckdb", "--sf", "0.01", "--db", filepath.Join(dir, "t.duckdb"), "--query", "1,6,14",
+		"--dop", dop, "--streams", "2", "--duration", "300ms", "--warmup", "0s", "--store", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Speedup against DOP", "Q14", "Plan changes between consecutive DOPs:", "2 streams: DOP 1:", "most queries per hour at DOP",
+		"Cost model against the clock at DOP 1", "largest error: Q"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	s, err := store.OpenReadOnly(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id, err := s.Latest(tpch.RunKind, 0, result.StatusComplete)
+	if err != nil || id == 0 {
+		t.Fatalf("no complete tpch run stored: %v", err)
+	}
+	r, err := s.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := tpch.KindCell.All(r)
+	if n := 4 * len(strings.Split(dop, ",")); err != nil || len(cells) != n {
+		t.Fatalf("stored %d cells (%v), want %d: 3 power and 1 throughput per DOP", len(cells), err, n)
+	}
+	an, err := tpch.KindAnalysis.Last(r)
+	if err != nil || an == nil || len(an.Queries) != 3 {
+		t.Fatalf("stored analysis %+v (%v)", an, err)
+	}
+	if !strings.Contains(r.Command, "--query 1,6,14") || !strings.Contains(r.Command, "--streams 2") {
+		t.Errorf("stored command %q does not repeat the run", r.Command)
+	}
+	page := filepath.Join(dir, "r.html")
+	if _, _, err := runCLI(t, "report", "--store", st, "--out", page, strconv.FormatInt(id, 10)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="tpch"`, `id="tpch-speedup"`, `id="tpch-cost"`, `id="tpch-plans"`, `id="tpch-dop"`, "not audited"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+}

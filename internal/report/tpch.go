@@ -1,0 +1,173 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/tpch"
+)
+
+// AnchorTPCH is the TPC-H-derived section.
+const AnchorTPCH = "tpch"
+
+// TPCH is a 'numalab run tpch' run: its analysis, as stored with it.
+type TPCH struct {
+	Run      int64             `json:"run"`
+	Config   tpch.RunConfig    `json:"config"`
+	Version  string            `json:"engine_version,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	Analysis tpch.Analysis     `json:"analysis"`
+}
+
+// buildTPCH reads a tpch run: its stored analysis, or one made from its
+// cells when the run stopped before storing it (without the rule of thumb).
+func buildTPCH(run *result.Run) (*TPCH, error) {
+	t := &TPCH{Run: run.ID}
+	if len(run.Config) > 0 {
+		if err := json.Unmarshal(run.Config, &t.Config); err != nil {
+			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
+		}
+	}
+	if inf, err := engine.KindInfo.Last(run); err != nil {
+		return nil, err
+	} else if inf != nil {
+		t.Version, t.Settings = inf.Version, inf.Settings
+	}
+	an, err := tpch.KindAnalysis.Last(run)
+	if err != nil {
+		return nil, err
+	}
+	if an == nil {
+		cells, err := tpch.KindCell.All(run)
+		if err != nil {
+			return nil, err
+		}
+		a := tpch.Analyze(cells, nil)
+		an = &a
+	}
+	t.Analysis = *an
+	return t, nil
+}
+
+func tpchSection(r *Report) section {
+	t := r.TPCH
+	s := section{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
+	a := t.Analysis
+	s.Intro = fmt.Sprintf("Run %d: %d TPC-H-derived queries on %s %s at SF %g (TPC-H-derived, not audited: no figure here is a QphH). Power test: each query alone on one stream at each DOP; its time is the median over repeats of its mean in a %v window. Speedup is against the lowest DOP.",
+		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
+	var dops []float64
+	for _, d := range t.Config.DOP {
+		dops = append(dops, float64(d))
+	}
+	sp := &chart{ID: AnchorTPCH + "-speedup", Title: "Speedup against DOP, one line per query (dashed grey: ideal)",
+		X: scale{Label: "DOP", Ticks: dops, Format: fmtSig}, Y: scale{Label: "speedup against the lowest DOP", Zero: true, Format: fmtSig}, Ideal: true}
+	var ys []float64
+	best := table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
+		Head: []string{"query", "time at the lowest DOP, s", "best DOP", "speedup there", "stops scaling at", "rule-of-thumb DOP", "plan cost", "DOP the engine used"}}
+	for _, q := range a.Queries {
+		sr := series{Name: tpch.QueryName(q.Query)}
+		var used []string
+		bestSp := 1.0
+		for _, p := range q.Points {
+			sr.Points = append(sr.Points, point{X: float64(p.DOP), Y: p.Speedup})
+			ys = append(ys, p.Speedup, float64(p.DOP))
+			if p.DOP == q.BestDOP {
+				bestSp = p.Speedup
+			}
+			if p.Used > 0 {
+				used = append(used, fmt.Sprintf("%d→%d", p.DOP, p.Used))
+			}
+		}
+		sp.Series = append(sp.Series, sr)
+		stops, rule := "scales to the last DOP", "-"
+		if q.StopsAt > 0 {
+			stops = strconv.Itoa(q.StopsAt)
+		}
+		if q.Rule != nil {
+			rule = strconv.Itoa(q.Rule.DOP)
+		}
+		best.Rows = append(best.Rows, []string{tpch.QueryName(q.Query), fmtF(q.Points[0].Seconds, 4), strconv.Itoa(q.BestDOP), fmtF(bestSp, 2) + "×", stops, rule,
+			fmtN(q.Cost), orDash(strings.Join(used, ", "))})
+	}
+	sp.Y.fit(ys)
+	s.Figures = append(s.Figures, figure{ID: sp.ID, SVG: template.HTML(sp.svg())})
+	s.Tables = append(s.Tables, best)
+	changes := table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
+	for _, c := range a.Changes {
+		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), orDash(strings.Join(c.Removed, ", ")), orDash(strings.Join(c.Added, ", "))})
+	}
+	s.Tables = append(s.Tables, changes)
+	if f := a.Cost; f != nil {
+		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %s s per unit, the median ratio)", f.DOP, fmtSig(f.SecondsPerUnit)),
+			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
+		var xs, ys []float64
+		on, off := series{Name: "within 2× of the line", Marks: true}, series{Name: "more than 2× off", Marks: true}
+		for _, p := range f.Points {
+			xs, ys = append(xs, p.Cost), append(ys, p.Seconds)
+			if p.Error > 2 || p.Error < 0.5 {
+				off.Points = append(off.Points, point{X: p.Cost, Y: p.Seconds})
+			} else {
+				on.Points = append(on.Points, point{X: p.Cost, Y: p.Seconds})
+			}
+		}
+		cc.X.fit(xs)
+		cc.Y.fit(append(ys, cc.X.Min*f.SecondsPerUnit, cc.X.Max*f.SecondsPerUnit))
+		line := series{Name: "fitted", Points: []point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
+		cc.Series = append(cc.Series, line, on, off)
+		s.Figures = append(s.Figures, figure{ID: cc.ID, SVG: template.HTML(cc.svg())})
+		ct := table{ID: AnchorTPCH + "-cost-table", Caption: "The cost model's largest errors: measured time over the fitted line's",
+			Head: []string{"query", "cost", "seconds", "error", "operators"}}
+		for _, p := range f.Largest(len(f.Points)) {
+			ct.Rows = append(ct.Rows, []string{tpch.QueryName(p.Query), fmtN(p.Cost), fmtF(p.Seconds, 4), fmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
+		}
+		s.Tables = append(s.Tables, ct)
+		var offQ []string
+		for _, q := range f.Off {
+			offQ = append(offQ, tpch.QueryName(q))
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", orDash(strings.Join(offQ, ", ")), orDash(strings.Join(f.Common, ", "))))
+		if t.Config.Engine == "postgres" {
+			var probe *result.IORatio
+			if r.IO != nil && r.IO.Probe != nil {
+				probe = r.IO.Probe.Ratio
+			}
+			s.Notes = append(s.Notes, tpch.StorageAdvice(t.Settings, probe, f)...)
+		}
+	}
+	if adv := a.Advice; adv != nil {
+		dt := table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
+			Head: []string{"streams", "DOP", "queries per hour", "slowest query, s", "repeats", "verdict"}}
+		for _, ps := range adv.PerStreams {
+			for _, p := range ps.Points {
+				var v []string
+				if p.DOP == ps.BestQPH {
+					switch {
+					case p.Repeats < 2:
+						v = append(v, "most queries per hour (one repeat: no spread measured)")
+					case ps.Clear:
+						v = append(v, "most queries per hour, clear of the other DOPs' ranges")
+					default:
+						v = append(v, "most queries per hour, within another DOP's range")
+					}
+				}
+				if p.DOP == ps.BestSlowest {
+					v = append(v, "shortest slowest query")
+				}
+				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), fmt.Sprintf("%s [%s–%s]", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax)),
+					fmt.Sprintf("%s (%s)", fmtF(p.Slowest, 3), tpch.QueryName(p.SlowestQuery)), strconv.Itoa(p.Repeats), orDash(strings.Join(v, ", "))})
+			}
+		}
+		s.Tables = append(s.Tables, dt)
+		if adv.Serial > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("With %d or more concurrent streams, DOP 1 gives the most queries per hour.", adv.Serial))
+		} else {
+			s.Notes = append(s.Notes, "At no stream count measured does DOP 1 give the most queries per hour.")
+		}
+	}
+	return s
+}
