@@ -120,3 +120,19 @@ func TestRunTPCHDuckDB(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTPCHHelp(t *testing.T) {
+	out, _, err := runCLI(t, "run", "tpch", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Usage: numalab run tpch", "docs/workloads/tpch.md", "not audited", "max_parallel_workers_per_gather", "Examples:", "Flags:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run tpch --help lacks %q", want)
+		}
+	}
+	checkCitations(t, "numalab run tpch --help", out)
+	if runOut, _, err := runCLI(t, "run", "--help"); err != nil || !strings.Contains(runOut, "numalab run tpch [flags]") {
+		t.Errorf("run --help does not list tpch: %v", err)
+	}
+}

@@ -36,8 +36,17 @@
 // loads SF 0.01 into the three engines and checks that all 22 queries
 // return the same rows.
 //
+// # Running
+//
+// [Open] loads or reuses numalab's data, marked by a tpch_meta table.
+// [Sweep] is the workload for the sweep engine ('numalab run tpch'): power
+// cells (one query, one stream, per DOP) with the plan and its estimated
+// cost ([Explain]), and throughput cells (S streams, each a permutation of
+// the queries). [Analyze] turns the cells into speedup against DOP, plan
+// changes, the cost model against the clock and a DOP recommendation.
+//
 // What it refuses: a scale factor that is not positive (or below one
-// supplier), a query number outside 1–22, and loading over tables that
-// exist (left untouched). It does not run the queries, time them or choose
-// their DOP: that is the sweep's job.
+// supplier) or that the disk cannot hold, a query number outside 1–22,
+// SQLite at a DOP above 1, and a file or tables that hold tpch tables
+// without numalab's marker (left untouched).
 package tpch
