@@ -134,7 +134,7 @@ func TestSweepPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads SF 0.01 into PostgreSQL and runs a sweep")
 	}
-	dsn := testPG(t).DSN()
+	dsn := pg.Server(t).DSN()
 	t.Cleanup(func() { dropAll(t, dsn, "") })
 	cfg := RunConfig{Engine: dialectPostgres, SF: 0.01, Seed: 3, DOP: []int{1, 2},
 		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: 300 * time.Millisecond, DataNode: -1}
@@ -200,7 +200,7 @@ func TestOpenRefusesForeignFile(t *testing.T) {
 }
 
 func TestOpenRefusesForeignTables(t *testing.T) {
-	dsn := testPG(t).DSN()
+	dsn := pg.Server(t).DSN()
 	eng := openNew(t, dialectPostgres, "tpch_foreign")
 	if _, err := eng.DB().Exec("CREATE TABLE orders (x INTEGER); INSERT INTO orders VALUES (7)"); err != nil {
 		t.Fatal(err)
