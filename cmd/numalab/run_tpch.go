@@ -31,10 +31,11 @@ TPC-H-derived, not audited TPC-H results, and no figure is a QphH.
 Power test: each query alone on one stream, in query order, at each DOP,
 for --duration after --warmup (its time is the mean over the runs that
 finished in the window), --repeats times. Its plan is captured at each DOP
-(PostgreSQL: EXPLAIN (ANALYZE, FORMAT JSON), with the workers launched;
-DuckDB: EXPLAIN (FORMAT JSON); SQLite: EXPLAIN QUERY PLAN) with the plan's
-estimated cost (PostgreSQL's total cost; DuckDB gives none, so its
-estimated cardinality summed over the operators stands in).
+(PostgreSQL: EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON), with the workers
+launched, and its time when no run finished in the window; DuckDB: EXPLAIN
+(FORMAT JSON); SQLite: EXPLAIN QUERY PLAN) with the plan's estimated cost
+(PostgreSQL's total cost; DuckDB gives none, so its estimated cardinality
+summed over the operators stands in).
 
 Throughput test: for each --streams S (0: none) and DOP, S streams each run
 the queries in its own order, over and over; queries per hour count all
