@@ -136,7 +136,9 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 	byQ := map[int]map[int][]Cell{}
 	byS := map[int]map[int][]Cell{}
 	for _, c := range cells {
-		if c.Cell == nil || (c.Cell.Total.Count == 0 && !c.TimedByExplain) {
+		// A throughput cell in which no query finished measured 0 queries
+		// per hour; a power cell without a time measured nothing.
+		if c.Cell == nil || (c.Mode == ModePower && c.Cell.Total.Count == 0 && !c.TimedByExplain) {
 			continue
 		}
 		m, key := byQ, c.Query
@@ -261,7 +263,7 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 				if p.QPH > sa.Points[best].QPH {
 					best = i
 				}
-				if p.Slowest < sa.Points[bestSlow].Slowest {
+				if p.Slowest > 0 && (sa.Points[bestSlow].Slowest == 0 || p.Slowest < sa.Points[bestSlow].Slowest) {
 					bestSlow = i
 				}
 			}

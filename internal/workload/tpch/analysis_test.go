@@ -34,6 +34,9 @@ func TestAnalyze(t *testing.T) {
 		cells = append(cells, throughput(2, 1, 100, r), throughput(2, 2, 150+float64(r), r),
 			throughput(8, 1, 300, r), throughput(8, 2, 200, r), throughput(16, 1, 300, r), throughput(16, 2, 250, r))
 	}
+	// At 4 streams no query finished at DOP 1: 0 queries per hour, no
+	// slowest query.
+	cells = append(cells, Cell{Mode: ModeThroughput, DOP: 1, Streams: 4, QueriesPerHour: 0, Cell: &result.Cell{}}, throughput(4, 2, 10, 0))
 	an := Analyze(cells, nil)
 	q1, q2 := an.Queries[0], an.Queries[1]
 	if q1.BestDOP != 4 || q1.StopsAt != 0 || q1.Points[2].Speedup != 4 {
@@ -57,8 +60,11 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("largest error %+v, want Q5 at 5x", l)
 	}
 	a := an.Advice
-	if a == nil || len(a.PerStreams) != 3 || a.PerStreams[0].BestQPH != 2 || !a.PerStreams[0].Clear || a.PerStreams[1].BestQPH != 1 || a.Serial != 8 {
-		t.Errorf("advice %+v: want DOP 2 clearly best at 2 streams, DOP 1 from 8 streams on", a)
+	if a == nil || len(a.PerStreams) != 4 || a.PerStreams[0].BestQPH != 2 || !a.PerStreams[0].Clear || a.PerStreams[2].BestQPH != 1 || a.Serial != 8 {
+		t.Fatalf("advice %+v: want DOP 2 clearly best at 2 streams, DOP 1 from 8 streams on", a)
+	}
+	if four := a.PerStreams[1]; len(four.Points) != 2 || four.Points[0].QPH != 0 || four.BestQPH != 2 || four.BestSlowest != 2 {
+		t.Errorf("4 streams: %+v, want DOP 1 at 0 queries per hour and DOP 2 best on both counts", four)
 	}
 }
 

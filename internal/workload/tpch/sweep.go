@@ -241,7 +241,8 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 		st.types = []int{0}
 		return st, nil
 	}
-	r := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(c.Index)<<16+uint64(stream)))
+	// The same orders at every DOP of a repeat, so that DOPs compare.
+	r := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(c.Repeat)<<16+uint64(stream)))
 	perm := r.Perm(len(s.cfg.Queries))
 	for _, i := range perm {
 		st.order = append(st.order, s.cfg.Queries[i])
