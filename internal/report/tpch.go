@@ -103,7 +103,7 @@ func tpchSection(r *Report) section {
 	}
 	s.Tables = append(s.Tables, changes)
 	if f := a.Cost; f != nil {
-		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %s s per unit, the median ratio)", f.DOP, fmtSig(f.SecondsPerUnit)),
+		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
 			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
 		var xs, ys []float64
 		on, off := series{Name: "within 2× of the line", Marks: true}, series{Name: "more than 2× off", Marks: true}
