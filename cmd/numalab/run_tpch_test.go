@@ -72,7 +72,7 @@ func TestRunTPCHDuckDB(t *testing.T) {
 		dop = "1"
 	}
 	out, _, err := runCLI(t, "run", "tpch", "--engine", "duckdb", "--sf", "0.01", "--db", filepath.Join(dir, "t.duckdb"), "--query", "1,6,14",
-		"--dop", dop, "--streams", "2", "--duration", "300ms", "--warmup", "0s", "--store", st)
+		"--dop", dop, "--streams", "2", "--duration", "1s", "--warmup", "0s", "--store", st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func TestSweepDuckDB(t *testing.T) {
 		t.Skip("loads SF 0.01 into DuckDB and runs a sweep")
 	}
 	cfg := RunConfig{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), SF: 0.01, Seed: 3, DOP: []int{1, 2},
-		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: 300 * time.Millisecond, DataNode: -1}
+		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: time.Second, DataNode: -1}
 	cells, _ := runSweep(t, cfg, "")
 	checkSweep(t, cells, CostDuckDB)
 	// A second run reuses numalab's load.
@@ -137,7 +137,7 @@ func TestSweepPostgres(t *testing.T) {
 	dsn := pg.Server(t).DSN()
 	t.Cleanup(func() { dropAll(t, dsn, "") })
 	cfg := RunConfig{Engine: dialectPostgres, SF: 0.01, Seed: 3, DOP: []int{1, 2},
-		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: 300 * time.Millisecond, DataNode: -1}
+		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: time.Second, DataNode: -1}
 	cells, _ := runSweep(t, cfg, dsn)
 	an := checkSweep(t, cells, CostPostgres)
 	for _, c := range cells {
