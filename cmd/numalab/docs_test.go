@@ -113,8 +113,8 @@ func TestHelpCitesDocs(t *testing.T) {
 		helps = append(helps, []string{c.name, "--help"})
 	}
 	for _, sub := range [][]string{
-		{"run", "oltp"}, {"run", "report"}, {"probe", "mem"}, {"probe", "io"},
-		{"model", "dram"}, {"model", "tier"}, {"model", "size"}, {"model", "dop"}, {"model", "fit"},
+		{"run", "oltp"}, {"run", "report"}, {"run", "insert"}, {"run", "null"}, {"run", "tpch"}, {"probe", "mem"}, {"probe", "io"},
+		{"model", "dram"}, {"model", "tier"}, {"model", "size"}, {"model", "dop"}, {"model", "fit"}, {"model", "buy"}, {"store", "copy"},
 	} {
 		helps = append(helps, append(sub, "--help"))
 	}
