@@ -157,7 +157,7 @@ func evalConfigs(plan sweep.EvalPlan, dir string) (tpcc.RunConfig, transtats.Run
 	oltp := tpcc.DefaultRunConfig()
 	oltp.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
 	oltp.Warehouses, oltp.Streams, oltp.Placements = plan.Warehouses, plan.Streams, plan.Placements
-	oltp.StreamsPerCPU, oltp.Repeat = plan.StreamsPerCPU, plan.Repeat
+	oltp.StreamsPerCPU, oltp.Repeat, oltp.Neighbour = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour
 	oltp.Warmup, oltp.Duration = plan.OLTPWarmup, plan.OLTPCell
 	rep := transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},

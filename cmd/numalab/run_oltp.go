@@ -66,6 +66,14 @@ data from streams on another node is the local-versus-remote experiment.
 --streams-per-cpu N leaves out the cells with more than N streams per
 logical CPU of their placement (eval uses 2).
 
+--neighbour adds to each repeat one more cell: one stream on the first
+placement's first CPU while a memory-bandwidth neighbour (the streamers of
+'numalab probe mem's loaded latency) reads on every other CPU. Just before
+it, a DRAM chain on that CPU is timed alone and with the neighbour running.
+The cell is stored apart from the others (no table or finding mixes it in):
+it is the model's held-out point on a one-node machine (see 'numalab
+model').
+
 The run stores its command line with every setting spelled out: pasted
 into a shell, it runs the same cells again.
 
@@ -110,6 +118,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	rangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
 	rangedInt(fs, "streams-per-cpu", 0, 0, 1024, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
 	fs.Bool("augmented", false, "the augmented variant: each transaction also computes avg(i_price) over i_id < 15000")
+	fs.Bool("neighbour", false, "add, per repeat, one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU (the model's held-out cell)")
 	rangedInt(fs, "trace", 0, 0, 1_000_000, "record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000")
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
 	sp := storeFlag(fs)
@@ -157,6 +166,8 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 			cfg.StreamsPerCPU, err = strconv.Atoi(v)
 		case "augmented":
 			cfg.Augmented = v == "true"
+		case "neighbour":
+			cfg.Neighbour = v == "true"
 		case "trace":
 			cfg.Trace, err = strconv.Atoi(v)
 		case "seed":
@@ -192,6 +203,9 @@ func oltpArgv(cfg tpcc.RunConfig) []string {
 	}
 	if cfg.Augmented {
 		a = append(a, "--augmented")
+	}
+	if cfg.Neighbour {
+		a = append(a, "--neighbour")
 	}
 	return append(a, "--trace", strconv.Itoa(cfg.Trace), "--seed", strconv.FormatInt(cfg.Seed, 10))
 }

@@ -11,4 +11,6 @@ const (
 	KindMatrix    result.Kind[Matrix]    = "memlat.Matrix"
 	KindRepeat    result.Kind[Repeat]    = "memlat.Repeat"
 	KindSummary   result.Kind[Summary]   = "memlat.Summary"
+	// KindNeighbourCell is an OLTP run's cell measured with a neighbour.
+	KindNeighbourCell result.Kind[NeighbourCell] = "memlat.NeighbourCell"
 )

@@ -76,11 +76,50 @@ func TestPlanEvalBudget(t *testing.T) {
 	if p, err := PlanEval(EvalMaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
 		t.Errorf("PlanEval(%v) = %+v, %v; want positive cells", EvalMaxBudget, p, err)
 	}
+	// 16 CPUs: 11 cells and 3 neighbour cells a repeat; 3 repeats would
+	// leave under 3 s a cell, so eval repeats twice.
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.ProbeQuick || p.Repeat != 1 || p.OLTPCell < 3*time.Second-p.OLTPWarmup {
-		t.Errorf("5m plan %+v: want a quick probe, one repeat and cells of a few seconds", p)
+	if !p.ProbeQuick || p.Repeat != 2 || p.OLTPWarmup+p.OLTPCell < 3*time.Second {
+		t.Errorf("5m plan %+v: want a quick probe, two repeats and cells of at least 3 s", p)
+	}
+}
+
+// TestPlanEvalRepeatsAndNeighbour: on a 2-vCPU guest of one node the 5m
+// plan repeats every OLTP cell 3 times, and each repeat has one neighbour
+// cell: one stream on cpu 0, the neighbour on cpu 1.
+func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
+	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	p, err := PlanEval(5*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Repeat != 3 || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second {
+		t.Fatalf("5m plan %+v: want 3 repeats, neighbour cells and cells of at least 3 s", p)
+	}
+	cells, _, err := Resolve(m, p.OLTPSpec(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, c := range cells {
+		if len(c.Neighbour) > 0 {
+			got = append(got, c.String())
+			if c.Streams != 1 || c.Place.Streams[0] != 0 || !slices.Equal(c.Neighbour, []int{1}) || c.Cores != 1 {
+				t.Errorf("neighbour cell %+v: want 1 stream on cpu 0 (1 core), the neighbour on cpu 1", c)
+			}
+		}
+		if c.Index != i {
+			t.Errorf("cell %d at position %d", c.Index, i)
+		}
+	}
+	if len(got) != 3 || len(cells) != 3*(len(p.Streams)+1) {
+		t.Errorf("%d cells, neighbour cells %q; want 3 of %d", len(cells), got, 3*(len(p.Streams)+1))
+	}
+	multi, err := PlanEval(5*time.Minute, fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
+	if err != nil || multi.Neighbour {
+		t.Errorf("multi-node plan %+v, %v: want no neighbour cells (remote data is the held-out point there)", multi, err)
 	}
 }

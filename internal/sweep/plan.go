@@ -43,6 +43,11 @@ type Spec struct {
 	// OneDataNode refuses cells that ask for different data nodes (a
 	// server whose memory is bound when it starts).
 	OneDataNode bool
+	// Neighbour adds to each repeat a neighbour cell: one stream on the
+	// first placement's first CPU while a memory-bandwidth neighbour
+	// (memlat.StartNeighbour) reads on every other CPU; it is stored as a
+	// memlat.NeighbourCell, never as an ordinary cell.
+	Neighbour bool
 }
 
 // Cell is one planned cell with its placement resolved.
@@ -56,6 +61,9 @@ type Cell struct {
 	// Cores are the physical cores the streams run on: the divisor of
 	// tps per core (see CoresUsed).
 	Cores int
+	// Neighbour are the CPUs of a memory-bandwidth neighbour run during
+	// the cell; nil: none (see Spec.Neighbour).
+	Neighbour []int
 }
 
 // String says what the cell runs: "P1, 2 streams, DOP 2 on cpus 0-1".
@@ -74,6 +82,9 @@ func (c Cell) String() string {
 	}
 	if c.DataNode >= 0 {
 		s += fmt.Sprintf(", data on node %d", c.DataNode)
+	}
+	if len(c.Neighbour) > 0 {
+		s += fmt.Sprintf(", a bandwidth neighbour on cpus %s", place.FormatCPUs(c.Neighbour))
 	}
 	return s
 }
@@ -164,6 +175,13 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 					}
 				}
 			}
+		}
+		if spec.Neighbour {
+			first, dn := resolved[placements[0]], spec.DataNode
+			if first.DataNode >= 0 {
+				dn = first.DataNode
+			}
+			cells = append(cells, neighbourCells(t, Cell{Place: first, DataNode: dn, DOP: 1, Point: drive.Point{Placement: placements[0]}}, r, len(cells))...)
 		}
 	}
 	if skipped > 0 {

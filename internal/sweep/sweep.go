@@ -139,6 +139,10 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		if c.Type != "" {
 			types = []string{c.Type}
 		}
+		nb, err := startNeighbour(ctx, c)
+		if err != nil {
+			return out, err
+		}
 		procs := 0
 		if d.InCgo {
 			procs = drive.ProcsForCgo(c.Streams)
@@ -171,6 +175,9 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 			return out, errors.Join(ctx.Err(), err)
 		}
 		o := w.End(ctx, c, m, err)
+		if o.Store, err = nb.finish(m, o.Store); err != nil {
+			return out, errors.Join(o.Stop, err)
+		}
 		if len(o.Store) > 0 {
 			out = append(out, o.Item)
 			if serr := store(rec, o.Store); serr != nil {

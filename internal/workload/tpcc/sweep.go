@@ -36,10 +36,12 @@ type RunConfig struct {
 	Repeat     int           `toml:"repeat" json:"repeat"`
 	// StreamsPerCPU, when positive, leaves out cells with more streams
 	// than that per logical CPU of their placement.
-	StreamsPerCPU int   `toml:"streams_per_cpu" json:"streams_per_cpu,omitempty"`
-	Augmented     bool  `toml:"augmented" json:"augmented"`
-	Trace         int   `toml:"trace" json:"trace"` // calls recorded per stream; 0 = none
-	Seed          int64 `toml:"seed" json:"seed"`
+	StreamsPerCPU int  `toml:"streams_per_cpu" json:"streams_per_cpu,omitempty"`
+	Augmented     bool `toml:"augmented" json:"augmented"`
+	Trace         int  `toml:"trace" json:"trace"` // calls recorded per stream; 0 = none
+	// Neighbour adds the neighbour cells of sweep.Spec.Neighbour.
+	Neighbour bool  `toml:"neighbour" json:"neighbour,omitempty"`
+	Seed      int64 `toml:"seed" json:"seed"`
 }
 
 // DefaultRunConfig is 'numalab run oltp' without flags.
@@ -124,7 +126,7 @@ func (c *RunConfig) Check() error {
 // Spec is the configuration's sweep.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: c.DataNode,
-		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: c.Engine == "postgres"}
+		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: c.Engine == "postgres", Neighbour: c.Neighbour}
 }
 
 // Plan is the configuration's sweep plan with its cells.

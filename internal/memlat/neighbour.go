@@ -1,0 +1,128 @@
+package memlat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// Neighbour is a memory-bandwidth neighbour: one thread per CPU given,
+// each reading its own region sequentially (the streamers of the loaded
+// latency), until Stop.
+type Neighbour struct {
+	CPUs  []int
+	buf   *buffer
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	bytes []int64
+	took  []time.Duration
+	errs  []error
+}
+
+// StartNeighbour starts a bandwidth neighbour on cpus of machine t and
+// returns once every thread streams.
+func StartNeighbour(t *result.Topology, cpus []int) (*Neighbour, error) {
+	if len(cpus) == 0 {
+		return nil, errors.New("starting a bandwidth neighbour: no CPUs given")
+	}
+	region := bwRegionBytes(t)
+	b, err := mapBuffer("/", region*int64(len(cpus)), Pages4K, -1)
+	if err != nil {
+		return nil, fmt.Errorf("starting a bandwidth neighbour: %w", err)
+	}
+	k := len(cpus)
+	n := &Neighbour{CPUs: cpus, buf: b, stop: make(chan struct{}), bytes: make([]int64, k), took: make([]time.Duration, k), errs: make([]error, k)}
+	var ready sync.WaitGroup
+	gate := make(chan struct{})
+	failed := make(chan error, k)
+	ready.Add(k)
+	for i, cpu := range cpus {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.bytes[i], n.took[i], _, n.errs[i] = stream(cpu, b.mem[int64(i)*region:int64(i+1)*region], 0, &ready, gate, n.stop)
+			if n.errs[i] != nil { // pinning failed: the thread never got ready
+				failed <- n.errs[i]
+				ready.Done()
+			}
+		}()
+	}
+	ready.Wait()
+	close(gate)
+	select {
+	case err := <-failed:
+		n.Stop()
+		return nil, fmt.Errorf("starting a bandwidth neighbour on cpus %v: %w", cpus, err)
+	default:
+		return n, nil
+	}
+}
+
+// Stop stops the neighbour and returns the bandwidth it read, in 10^9
+// bytes per second over all its threads.
+func (n *Neighbour) Stop() (float64, error) {
+	close(n.stop)
+	n.wg.Wait()
+	n.buf.free()
+	var gbps float64
+	for i := range n.CPUs {
+		gbps += float64(n.bytes[i]) / float64(max(n.took[i].Nanoseconds(), 1))
+	}
+	return gbps, errors.Join(n.errs...)
+}
+
+// DRAMChase is a fully random dependent-load chain over a working set far
+// larger than the caches, for measuring DRAM latency again and again (with
+// and without a neighbour) on the same chain.
+type DRAMChase struct {
+	Bytes int64
+	buf   *buffer
+	c     *chain
+}
+
+// NewDRAMChase maps and links a chain over bytes (4 KiB pages).
+func NewDRAMChase(bytes int64) (*DRAMChase, error) {
+	b, err := mapBuffer("/", bytes, Pages4K, -1)
+	if err != nil {
+		return nil, err
+	}
+	c, err := buildChain(b.mem, bytes, DefaultSlotBytes, int(bytes), 7)
+	if err != nil {
+		b.free()
+		return nil, err
+	}
+	return &DRAMChase{Bytes: bytes, buf: b, c: c}, nil
+}
+
+// Measure is the chain's latency per load on cpu, in ns.
+func (d *DRAMChase) Measure(ctx context.Context, cpu int) (Stat, error) {
+	var st Stat
+	err := onCPU(cpu, func() (err error) {
+		st, err = chaseLatency(ctx, d.c, 1, sampling{Samples: 5, MinWindow: 50 * time.Millisecond, Tries: 5})
+		return err
+	})
+	return st, err
+}
+
+// Free unmaps the chain.
+func (d *DRAMChase) Free() { d.buf.free() }
+
+// NeighbourCell is a workload cell measured while a bandwidth neighbour
+// ran on other CPUs, with the DRAM latency the cell's first CPU saw just
+// before the cell, on one chain, alone and with the neighbour running.
+type NeighbourCell struct {
+	Cell       result.Cell `json:"cell"`
+	Neighbour  []int       `json:"neighbour_cpus"`
+	ChaseCPU   int         `json:"chase_cpu"`
+	ChaseBytes int64       `json:"chase_bytes"`
+	AloneNS    Stat        `json:"alone_ns"`
+	LoadedNS   Stat        `json:"loaded_ns"`
+	GBps       float64     `json:"gb_per_s"` // what the neighbour read during the cell and the loaded chase
+}
+
+// AddedNS is the latency the neighbour added: loaded minus alone, medians.
+func (n NeighbourCell) AddedNS() float64 { return n.LoadedNS.Median - n.AloneNS.Median }
