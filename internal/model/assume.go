@@ -126,6 +126,9 @@ func (m *Calibration) Statements() []string {
 		out = append(out, fmt.Sprintf("residual of %s: measured %s tps per core, model %s, error %+.2f%%%s",
 			orCell(r.Cell), strconv.FormatFloat(r.TPSPerCore, 'f', 1, 64), strconv.FormatFloat(r.FitTPSPerCore, 'f', 1, 64), 100*r.RelativeErrorTPS, residualNote(m)))
 	}
+	if m.HeldOut != nil {
+		out = append(out, m.HeldOut.String())
+	}
 	for _, f := range m.Flags {
 		out = append(out, "flag: "+f)
 	}

@@ -95,7 +95,10 @@ type Calibration struct {
 	Assumptions []Assumption `json:"assumptions,omitempty"`
 	Residuals   []Residual   `json:"residuals,omitempty"`
 	Flags       []string     `json:"flags,omitempty"`
-	Notes       []string     `json:"notes,omitempty"`
+	// HeldOut predicts cells the fit did not see (see holdOut); nil
+	// without such cells.
+	HeldOut *HeldOut `json:"held_out,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 
 	cells []string // per point, the cells it came from
 }
@@ -116,7 +119,9 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 // remote data is a point at the measured remote latency. Two points fit
 // both I and m; one point fits I with m kept at its default. A one-node
 // machine's remote latency is assumed (AssumedRemoteRatio × local) and
-// never fitted.
+// never fitted. The OLTP run's cells the fit did not see are predicted
+// and compared with what they measured (HeldOut, see holdOut): remote data
+// on several nodes, the neighbour cells on one.
 //
 // What cannot be predicted (no summary, no clock, no DRAM latency) is said
 // in Notes with an empty Table; an error is a run that cannot be read.
@@ -199,6 +204,7 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 type seriesTPS struct {
 	label string
 	tps   float64
+	cells int
 }
 
 // oneStream returns the OLTP run's one-stream series on local (or
@@ -232,7 +238,7 @@ func oneStream(run *result.Run) (local, remote *seriesTPS, err error) {
 			best = &remote
 		}
 		if *best == nil || v > (*best).tps {
-			*best = &seriesTPS{label, v}
+			*best = &seriesTPS{label, v, len(tps[label])}
 		}
 	}
 	return local, remote, nil
@@ -250,6 +256,13 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 		return nil
 	}
 	m.OLTPRun = run.ID
+	m.fitSeries(run, local, remote)
+	return m.holdOut(run, local, remote)
+}
+
+// fitSeries fits the workload to the one-stream series on local and, if
+// measured, remote data.
+func (m *Calibration) fitSeries(run *result.Run, local, remote *seriesTPS) {
 	m.cells = []string{fmt.Sprintf("run %d's one-stream cells of %s (median)", run.ID, local.label)}
 	lp := Point{LatencyNS: m.LocalNS, GHz: m.GHz, TPSPerCore: local.tps}
 	m.Points = []Point{lp}
@@ -262,18 +275,16 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 			m.Fit, m.Workload = &f, f.Workload
 			m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on local data (%s, %s tps) at %s ns and on remote data (%s, %s tps) at %s ns; both I and m fitted",
 				run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), remote.label, fmtF(remote.tps, 0), fmtF(m.RemoteNS, 1))
-			return nil
+			return
 		}
 		m.Notes = append(m.Notes, "fitting I and m to local and remote data failed, so m is kept at its default: "+err.Error())
 	}
 	// One point: C = f·10⁹/tps = I·((1 − m)·1 + m·L·f), m fixed.
-	w := Default()
 	c := m.GHz * 1e9 / local.tps
-	w.Instructions = c / ((1 - w.Miss) + w.Miss*LatencyCycles(m.LocalNS, m.GHz))
+	w := fitOne(local.tps, m.LocalNS, m.GHz)
 	m.Workload = w
 	m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on %s gave %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point I and m cannot both be fitted, so m is kept at the default %s and I = %s instructions is fitted",
 		run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), fmtF(m.GHz, 2), fmtF(c, 0), fmtF(w.Miss, 2), fmtF(w.Instructions, 0))
-	return nil
 }
 
 // stateWorkload states the workload's and SMT's assumptions and the
