@@ -45,7 +45,14 @@ engines, within a wall-clock budget, ending in one report. In order:
      wrote it (or with --force), and never the store or a database.
 
 --budget sets the data sizes and the cell durations: a larger budget means
-more warehouses and rows, longer cells and, from 15m, repeated cells. Each
+more warehouses and rows and longer cells. Every OLTP cell is repeated 3
+times where the budget leaves 3 s a cell (else fewer), so that findings
+rest on medians over repeats. On a machine of one NUMA node the OLTP step
+adds one cell a repeat with a memory-bandwidth neighbour (run oltp
+--neighbour): the model, calibrated on the other cells, predicts it from
+the latency the neighbour imposed, and eval prints that held-out error
+with the model's residuals; on several nodes the held-out cells are the
+remote-data ones, predicted from the local ones alone. Each
 step is stored as its own run (see 'numalab runs'), with the command line
 that runs it again. Everything eval writes goes in --dir (default
 numalab-eval, created if missing): the store (numalab.db, unless --store
@@ -100,8 +107,12 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	}
 	oltp, rep := evalConfigs(plan, *dir)
 	fmt.Fprintf(e.stdout, "numalab eval: %s, budget %v\n", topo.Shape(t), *budget)
-	fmt.Fprintf(e.stdout, "plan: tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d; transtats %d rows on DuckDB, DOP %s, %v+%v per cell\n\n",
-		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat,
+	nb := ""
+	if plan.Neighbour {
+		nb = " (and a cell with a memory-bandwidth neighbour)"
+	}
+	fmt.Fprintf(e.stdout, "plan: tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s; transtats %d rows on DuckDB, DOP %s, %v+%v per cell\n\n",
+		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb,
 		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell)
 
 	// Each step is a numalab command run in-process on a typed
@@ -144,6 +155,15 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "== findings (%v in all)\n", time.Since(start).Round(time.Second))
 	if err := report.WriteFindings(e.stdout, r, 10); err != nil {
 		return err
+	}
+	if md := r.Model; md != nil {
+		fmt.Fprintln(e.stdout, "\n== model fit (residuals and held-out prediction)")
+		for _, c := range md.Checks() {
+			fmt.Fprintln(e.stdout, "  "+c)
+		}
+		if md.HeldOut == nil {
+			fmt.Fprintln(e.stdout, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
+		}
 	}
 	fmt.Fprintf(e.stdout, "\nreport: %s\n", *out)
 	if ctx.Err() != nil {

@@ -219,3 +219,51 @@ func hostTopology(t *testing.T) *result.Topology {
 	}
 	return tp
 }
+
+// TestNeighbourHost: a bandwidth neighbour on every other CPU makes a DRAM
+// chain slower than it is alone, reads some bandwidth, and stops.
+func TestNeighbourHost(t *testing.T) {
+	m := hostTopology(t)
+	if len(m.CPUs) < 2 {
+		t.Skip("one CPU: no room for a neighbour")
+	}
+	mi, err := ReadMeminfo("/")
+	if err != nil {
+		t.Skipf("no /proc/meminfo: %v", err)
+	}
+	const size = 256 << 20
+	if CheckFits(size+bwRegionBytes(m)*int64(len(m.CPUs)), mi) != nil {
+		t.Skip("not enough free memory for the chain and the neighbour")
+	}
+	ch, err := NewDRAMChase(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Free()
+	cpu := m.CPUs[0].ID
+	var others []int
+	for _, c := range m.CPUs[1:] {
+		others = append(others, c.ID)
+	}
+	ctx := context.Background()
+	alone, err := ch.Measure(ctx, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := StartNeighbour(m, others)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := ch.Measure(ctx, cpu)
+	gbps, serr := n.Stop()
+	if err := errors.Join(err, serr); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("DRAM chain on cpu %d: %.1f ns alone, %.1f ns with a neighbour on cpus %v reading %.1f GB/s", cpu, alone.Median, loaded.Median, others, gbps)
+	if !(alone.Median > 0 && loaded.Median > alone.Median && gbps > 0) {
+		t.Errorf("alone %.1f ns, loaded %.1f ns, neighbour %.1f GB/s: want the neighbour to read and to slow the chain", alone.Median, loaded.Median, gbps)
+	}
+	if _, err := StartNeighbour(m, []int{1 << 20}); err == nil {
+		t.Error("a neighbour on a CPU that does not exist started")
+	}
+}

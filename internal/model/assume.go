@@ -122,6 +122,17 @@ func (m *Calibration) Statements() []string {
 	for _, a := range m.Assumptions {
 		out = append(out, a.String())
 	}
+	out = append(out, m.Checks()...)
+	for _, f := range m.Flags {
+		out = append(out, "flag: "+f)
+	}
+	return append(out, m.Notes...)
+}
+
+// Checks are how well the model fits: the residual of each measured cell
+// it was fitted to, and the held-out prediction with its error.
+func (m *Calibration) Checks() []string {
+	var out []string
 	for _, r := range m.Residuals {
 		out = append(out, fmt.Sprintf("residual of %s: measured %s tps per core, model %s, error %+.2f%%%s",
 			orCell(r.Cell), strconv.FormatFloat(r.TPSPerCore, 'f', 1, 64), strconv.FormatFloat(r.FitTPSPerCore, 'f', 1, 64), 100*r.RelativeErrorTPS, residualNote(m)))
@@ -129,10 +140,7 @@ func (m *Calibration) Statements() []string {
 	if m.HeldOut != nil {
 		out = append(out, m.HeldOut.String())
 	}
-	for _, f := range m.Flags {
-		out = append(out, "flag: "+f)
-	}
-	return append(out, m.Notes...)
+	return out
 }
 
 func orCell(s string) string {

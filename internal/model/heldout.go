@@ -54,7 +54,7 @@ func fitOne(tps, latencyNS, ghz float64) Workload {
 // bandwidth neighbour reads) are predicted by the calibrated workload at
 // the local latency plus what the neighbour added to a DRAM chain on the
 // cell's CPU (median over the cells); the cells' tps is their median.
-// Without either, HeldOut stays nil and a note says why.
+// Without either, HeldOut stays nil.
 func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	if remote != nil && !m.RemoteAssumed {
 		h := PredictHeldOut(fitOne(local.tps, m.LocalNS, m.GHz), m.RemoteNS, m.GHz, remote.tps)
@@ -76,7 +76,6 @@ func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 		}
 	}
 	if len(tps) == 0 {
-		m.Notes = append(m.Notes, fmt.Sprintf("OLTP run %d has neither remote-data nor neighbour cells ('numalab run oltp --neighbour'): no held-out prediction", run.ID))
 		return nil
 	}
 	gbps /= float64(len(tps))

@@ -126,6 +126,10 @@ func findings(r *Report) []Finding {
 			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's; %s).",
 				fmtF(two/one, 2), fmtF(four/one, 2), pct(two/one/2-1), pct(four/one/4-1), md.Brief())
 		}
+		if h := md.HeldOut; h != nil {
+			add(AnchorModel, "Model check: on cells it was not fitted to (%s) the model predicts %s tps per core at %s ns; they measured %s (median of %d): error %s.",
+				h.What, fmtN(h.PredictedTPS), fmtF(h.LatencyNS, 1), fmtN(h.MeasuredTPS), h.Cells, pct(h.Error))
+		}
 		if p := purchase(r); p != nil {
 			add(AnchorBuy, "Which server: %s", p.Recommendation)
 		}
