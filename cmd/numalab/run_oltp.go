@@ -266,11 +266,14 @@ type oltpRows struct {
 // printed one at a time, so widths are fixed).
 const oltpRowFormat = "%4v %7v  %-16v %-7v %9v %9v %8v %5v  %v\n"
 
-func (r *oltpRows) Measured(_ sweep.Cell, c *result.Cell) {
+func (r *oltpRows) Measured(sc sweep.Cell, c *result.Cell) {
 	r.Done()
 	sel := c.Placement
 	if sel == "" {
 		sel = "all"
+	}
+	if len(sc.Neighbour) > 0 {
+		sel += " +neighbour"
 	}
 	data := "-"
 	if c.DataNode >= 0 {
