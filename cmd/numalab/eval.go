@@ -143,6 +143,9 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			stepErrs = append(stepErrs, fmt.Errorf("%s: %w", s.title, err))
 		}
 		fmt.Fprintln(e.stdout)
+		if i == 0 {
+			oltp, rep = replanEval(e, plan, *budget, time.Since(start), t, *dir, oltp, rep)
+		}
 	}
 
 	r, err := evalReport(*storePath, ids)
@@ -170,6 +173,29 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return ctx.Err()
 	}
 	return errors.Join(stepErrs...)
+}
+
+// replanEval fits the steps after the probe into what is left of the
+// budget when the probe took more than the plan allowed (a loaded machine
+// stretches its timed windows): the plan is made again for the budget
+// less the overrun, and eval says so. A budget too small to plan again
+// keeps the first plan.
+func replanEval(e *env, plan sweep.EvalPlan, budget, took time.Duration, t *result.Topology, dir string,
+	oltp tpcc.RunConfig, rep transtats.RunConfig) (tpcc.RunConfig, transtats.RunConfig) {
+	over := took - plan.ProbeTime()
+	if over < 5*time.Second {
+		return oltp, rep
+	}
+	re, err := sweep.PlanEval(budget-over, t)
+	if err != nil {
+		fmt.Fprintf(e.stdout, "the probe took %v, %v more than planned; the budget left is too small to plan again, so eval may overrun it\n\n",
+			took.Round(time.Second), over.Round(time.Second))
+		return oltp, rep
+	}
+	re.ProbeQuick = plan.ProbeQuick
+	fmt.Fprintf(e.stdout, "the probe took %v, %v more than planned: tpcc-ro now %v+%v per cell x%d repeats, transtats %v+%v per cell\n\n",
+		took.Round(time.Second), over.Round(time.Second), re.OLTPWarmup, re.OLTPCell, re.Repeat, re.QueryWarm, re.QueryCell)
+	return evalConfigs(re, dir)
 }
 
 // evalConfigs are eval's OLTP and reporting steps, their databases in dir.

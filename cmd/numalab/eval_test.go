@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,32 @@ func TestEvalGitignore(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "/numalab-eval/") {
 		t.Errorf(".gitignore does not cover eval's default --dir numalab-eval")
+	}
+}
+
+// TestReplanEvalAfterSlowProbe: a probe that overran its allowance
+// shortens what follows, and says so; one on time changes nothing.
+func TestReplanEvalAfterSlowProbe(t *testing.T) {
+	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := sweep.PlanEval(5*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oltp, rep := evalConfigs(plan, "d")
+	var out strings.Builder
+	e := &env{stdout: &out, stderr: &out}
+	o2, r2 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", oltp, rep)
+	if !reflect.DeepEqual(o2, oltp) || !reflect.DeepEqual(r2, rep) || out.Len() != 0 {
+		t.Errorf("a probe on time changed the plan: %s", out.String())
+	}
+	o3, r3 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", oltp, rep)
+	spent := func(d time.Duration, n int) time.Duration { return d * time.Duration(n) }
+	if spent(o3.Duration, o3.Repeat) >= spent(oltp.Duration, oltp.Repeat) || r3.Duration > rep.Duration ||
+		!strings.Contains(out.String(), "1m0s more than planned") {
+		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v (was %v); said %q",
+			o3.Duration, o3.Repeat, oltp.Duration, oltp.Repeat, r3.Duration, rep.Duration, out.String())
 	}
 }

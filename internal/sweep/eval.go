@@ -30,6 +30,14 @@ type EvalPlan struct {
 	QueryCell time.Duration
 }
 
+// ProbeTime is what the plan allows the memory probe.
+func (p EvalPlan) ProbeTime() time.Duration {
+	if p.ProbeQuick {
+		return evalProbeQuick
+	}
+	return evalProbeFull
+}
+
 // Estimated fixed costs on a 2-vCPU guest, from measured runs: the quick
 // probe, loading one warehouse, loading a million transtats rows on DuckDB
 // (the 1.44M-row dimension included), and per-cell setup.
