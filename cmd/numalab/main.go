@@ -10,9 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/numalab/numalab/internal/store"
 )
 
 func main() {
+	// A writer waiting for another's lock on the store says so on stderr.
+	store.Waiting = func(l string) { fmt.Fprintln(os.Stderr, "numalab: "+l) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3" // the SQLite driver
 
@@ -63,7 +65,7 @@ func openSQLite(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
 	q := url.Values{}
-	q.Set("_busy_timeout", "30000")
+	q.Set("_busy_timeout", strconv.FormatInt(lockStep.Milliseconds(), 10))
 	q.Set("_journal_mode", "WAL")
 	q.Set("_txlock", "immediate")
 	q.Set("_foreign_keys", "1")
@@ -72,28 +74,62 @@ func openSQLite(path string) (*Store, error) {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
 	s := &Store{db: db, name: path, owners: true, uids: true}
-	if err := s.migrateSQLite(); err != nil {
+	if err := s.waitLock(s.migrateSQLite); err != nil {
 		db.Close()
-		if se := (sqlite3.Error{}); errors.As(err, &se) && se.Code == sqlite3.ErrBusy {
-			return nil, fmt.Errorf("opening store %q: %w: %s", path, err, lockHolders(path))
+		if isBusy(err) {
+			return nil, fmt.Errorf("opening store %q: %w", path, lockedError(path, err))
 		}
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
 	return s, nil
 }
 
+// Waiting, when set, hears a line at most every 5 s while a writer to an
+// SQLite store (Open, Begin, Add, Finish) waits for the write lock that
+// another holds: who holds it and how long this one has waited. The store
+// prints nothing itself; cmd/numalab sets Waiting to print on stderr.
+var Waiting func(line string)
+
+// lockStep is SQLite's busy timeout, one wait for a held lock, and so how
+// often Waiting hears; lockLimit is the whole wait before a writer is
+// refused. Tests shorten them.
+var lockStep, lockLimit = 5 * time.Second, 30 * time.Second
+
+// waitLock runs op (one SQLite statement or transaction, which changes
+// nothing when it fails on a held lock) again while another holds the
+// store's write lock, telling Waiting, until lockLimit has passed.
+func (s *Store) waitLock(op func() error) error {
+	start := time.Now()
+	for {
+		err := op()
+		if s.pg || !isBusy(err) || time.Since(start) >= lockLimit {
+			return err
+		}
+		if Waiting != nil {
+			Waiting(fmt.Sprintf("store %s is locked (%s): waited %v of %v for it",
+				s.name, lockHolders(s.name), time.Since(start).Round(time.Second), lockLimit))
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	se := sqlite3.Error{}
+	return errors.As(err, &se) && se.Code == sqlite3.ErrBusy
+}
+
 // lockHolders says who may hold the store's write lock: the runs stored
 // as in progress, with their process and command, read without a lock.
 func lockHolders(path string) string {
-	const next = "wait for them to finish, or give another --store"
+	const other = "by another program, not a numalab run in progress: an sqlite3 shell in a transaction?"
 	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
 	if err != nil {
-		return next
+		return other
 	}
 	defer db.Close()
 	rows, err := db.Query(`SELECT id, pid, command FROM runs WHERE status = ? AND pid IS NOT NULL ORDER BY id`, result.StatusRunning)
 	if err != nil {
-		return next
+		return other
 	}
 	defer rows.Close()
 	var held []string
@@ -105,9 +141,15 @@ func lockHolders(path string) string {
 		}
 	}
 	if len(held) == 0 {
-		return "another program holds it, not a numalab run in progress (an sqlite3 shell in a transaction?): end it, or give another --store"
+		return other
 	}
-	return "another writer held it for 30 s; in progress in this store: " + strings.Join(held, ", ") + "; " + next
+	return "in progress in this store: " + strings.Join(held, ", ")
+}
+
+// lockedError is err, a writer's refusal after lockLimit, with who holds
+// the lock and the next step.
+func lockedError(path string, err error) error {
+	return fmt.Errorf("%w: another writer held it for %v; %s; wait for it to end, or give another --store", err, lockLimit, lockHolders(path))
 }
 
 // checkFile refuses, without writing, a file that is not SQLite.

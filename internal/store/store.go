@@ -165,7 +165,11 @@ func (s *Store) Begin(r *result.Run) error {
 	if p, err := owner.Self(sysfs.New("/")); err == nil {
 		self = &p
 	}
-	if _, err := s.insertRun(s.db, r, NewUID(), self); err != nil {
+	err := s.waitLock(func() error {
+		_, err := s.insertRun(s.db, r, NewUID(), self)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if s.pg {
@@ -232,9 +236,11 @@ func (s *Store) Add(id int64, e result.Entry) (int, error) {
 	}
 	body = result.RedactJSON(body)
 	var seq int
-	err = s.db.QueryRow(s.q(`INSERT INTO items (run_id, seq, kind, body)
-		VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE run_id = ?), ?, ?)
-		RETURNING seq`), id, id, kind, string(body)).Scan(&seq)
+	err = s.waitLock(func() error {
+		return s.db.QueryRow(s.q(`INSERT INTO items (run_id, seq, kind, body)
+			VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE run_id = ?), ?, ?)
+			RETURNING seq`), id, id, kind, string(body)).Scan(&seq)
+	})
 	if err != nil {
 		return 0, fmt.Errorf("storing %s of run %d in %s: %w", kind, id, s.name, err)
 	}
@@ -243,8 +249,11 @@ func (s *Store) Add(id int64, e result.Entry) (int, error) {
 
 // Finish records how run id ended.
 func (s *Store) Finish(id int64, finished time.Time, status, headline, errText string) error {
-	_, err := s.db.Exec(s.q(`UPDATE runs SET finished = ?, status = ?, headline = ?, error = ? WHERE id = ?`),
-		s.at(finished), status, headline, errText, id)
+	err := s.waitLock(func() error {
+		_, err := s.db.Exec(s.q(`UPDATE runs SET finished = ?, status = ?, headline = ?, error = ? WHERE id = ?`),
+			s.at(finished), status, headline, errText, id)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("finishing run %d in %s: %w", id, s.name, err)
 	}

@@ -585,23 +585,32 @@ func TestAbandoned(t *testing.T) {
 	}
 }
 
-// TestOpenLockedSaysWho: a store whose write lock another connection holds
-// past the busy timeout is refused naming the runs in progress there (PID
-// and command) and the next step. It waits out the 30 s timeout.
+// TestOpenLockedSaysWho: a writer to a store whose write lock another
+// connection holds waits, saying every lockStep who holds it (the runs in
+// progress there, with PID and command) and for how long; past lockLimit
+// it is refused, naming them and the next step; a lock released within
+// the limit lets the writer go on.
 func TestOpenLockedSaysWho(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: waits out the store's 30 s busy timeout")
+	step, limit := lockStep, lockLimit
+	lockStep, lockLimit = 100*time.Millisecond, 500*time.Millisecond
+	defer func() { lockStep, lockLimit, Waiting = step, limit, nil }()
+	var mu sync.Mutex
+	var said []string
+	Waiting = func(l string) {
+		mu.Lock()
+		said = append(said, l)
+		mu.Unlock()
 	}
 	path := filepath.Join(t.TempDir(), "s.db")
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	r := newRun("run-oltp")
 	if err := s.Begin(r); err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
 	// An sqlite3 shell in a transaction: the write lock, held.
 	db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
 	if err != nil {
@@ -612,13 +621,38 @@ func TestOpenLockedSaysWho(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
 	if _, err := tx.Exec(`UPDATE runs SET headline = 'held'`); err != nil {
 		t.Fatal(err)
 	}
+	who := fmt.Sprintf("in progress in this store: run %d (pid %d: numalab run-oltp)", r.ID, os.Getpid())
 	_, err = Open(path)
-	want := fmt.Sprintf("in progress in this store: run %d (pid %d: numalab run-oltp); wait for them to finish, or give another --store", r.ID, os.Getpid())
+	want := who + "; wait for it to end, or give another --store"
 	if err == nil || !strings.Contains(err.Error(), "database is locked") || !strings.Contains(err.Error(), want) {
 		t.Errorf("Open of a locked store: %v\nwant it to say %q", err, want)
+	}
+	mu.Lock()
+	progress := said
+	said = nil
+	mu.Unlock()
+	if len(progress) < 3 {
+		t.Errorf("%d progress lines while waiting %v, %v at a time; want at least 3: %q", len(progress), lockLimit, lockStep, progress)
+	}
+	for _, l := range progress {
+		if !strings.HasPrefix(l, "store "+path+" is locked ("+who+"): waited ") {
+			t.Errorf("progress line %q does not say who holds the lock", l)
+		}
+	}
+	// Released within the limit: Add waits, then stores.
+	go func() {
+		time.Sleep(250 * time.Millisecond)
+		tx.Rollback()
+	}()
+	if _, err := s.Add(r.ID, cellKind.Of(1)); err != nil {
+		t.Errorf("Add after the lock was released: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(said) == 0 {
+		t.Error("Add waited for the lock without saying so")
 	}
 }
