@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
@@ -207,7 +205,7 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 	}
 	say("opening " + cfg.Engine)
 	if cfg.Engine != "postgres" {
-		unlock, err := lockDir(ctx, filepath.Dir(cfg.DB), say)
+		unlock, err := engine.LockDir(ctx, filepath.Dir(cfg.DB), say)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -318,34 +316,4 @@ func (s *Sweep) Close() error {
 		return nil
 	}
 	return s.close()
-}
-
-// lockDir takes an exclusive lock on dir (flock) until unlock: numalab
-// processes that load or open a database file in one directory take
-// turns, so the second finds the first's finished load, not a half-written
-// file. While another holds the lock it waits, saying so through say.
-func lockDir(ctx context.Context, dir string, say func(string)) (unlock func(), err error) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("locking %s against another numalab loading there: %w", dir, err)
-	}
-	start := time.Now()
-	for {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() { unix.Close(fd) }, nil // closing releases the lock
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
-			unix.Close(fd)
-			return nil, fmt.Errorf("locking %s against another numalab loading there: %w", dir, err)
-		}
-		say(fmt.Sprintf("waiting for another numalab process that is loading or opening a database in %s (%v so far; Ctrl-C stops)",
-			dir, time.Since(start).Round(time.Second)))
-		select {
-		case <-ctx.Done():
-			unix.Close(fd)
-			return nil, fmt.Errorf("waiting for another numalab process loading in %s: %w", dir, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }

@@ -25,6 +25,9 @@ type Config struct {
 	// Progress, if not nil, is called during a load with what is being
 	// done (a short phrase) and the rows of tran_stats loaded so far.
 	Progress func(step string, done, total int64)
+	// Waiting, if not nil, hears (every 5 s) that Open waits for another
+	// numalab loading or opening a file in the same directory.
+	Waiting func(line string)
 }
 
 func (c *Config) defaults() error {

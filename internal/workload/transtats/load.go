@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -70,6 +71,17 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 	fail := func(err error) (*DB, error) {
 		return nil, fmt.Errorf("opening transtats in %s: %w", path, err)
 	}
+	// Loaders and openers of files in one directory take turns: the
+	// second opens the first's finished load.
+	say := cfg.Waiting
+	if say == nil {
+		say = func(string) {}
+	}
+	unlock, err := engine.LockDir(ctx, filepath.Dir(path), say)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
 	opt := cfg.Engine
 	opt.Create = false
 	opt.DataBytes = cfg.Rows * BytesPerRow

@@ -119,7 +119,8 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	db, err := Open(ctx, Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
-		}})
+		},
+		Waiting: tell.Say})
 	if err != nil {
 		return nil, err
 	}
