@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 func TestRunReportHelp(t *testing.T) {
@@ -210,10 +212,28 @@ func (w *killWriter) Write(p []byte) (int, error) {
 	w.buf.Write(p)
 	if strings.HasPrefix(string(p), "   0 ") {
 		w.once.Do(func() {
-			time.AfterFunc(w.after, func() { syscall.Kill(w.pid, syscall.SIGKILL) })
+			time.AfterFunc(w.after, func() { killServer(w.pid) })
 		})
 	}
 	return len(p), nil
+}
+
+// killServer kills a postmaster and its backends with SIGKILL: a backend
+// outlives its postmaster while its client stays connected, so killing the
+// postmaster alone would let a running cell finish.
+func killServer(pid int) {
+	syscall.Kill(pid, syscall.SIGKILL)
+	dirs, _ := os.ReadDir("/proc")
+	fs := sysfs.New("/")
+	for _, d := range dirs {
+		child, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if st, err := fs.ProcStat(child); err == nil && st.PPID == pid {
+			syscall.Kill(child, syscall.SIGKILL)
+		}
+	}
 }
 
 func (w *killWriter) String() string {

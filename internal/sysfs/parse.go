@@ -327,6 +327,8 @@ func sortInts(s []int) { slices.Sort(s) }
 type ProcStat struct {
 	// State is the process state letter: R, S, D, Z (zombie), ...
 	State byte
+	// PPID is the parent's process id (field 4).
+	PPID int
 	// Start is when the process started, in clock ticks after boot (field
 	// 22): with the PID it names one process, even after the PID is reused.
 	Start uint64
@@ -349,5 +351,9 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 	if err != nil {
 		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: start time %q: %w", f[19], ErrFormat)
 	}
-	return ProcStat{State: f[0][0], Start: start}, nil
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: parent %q: %w", f[1], ErrFormat)
+	}
+	return ProcStat{State: f[0][0], PPID: ppid, Start: start}, nil
 }
