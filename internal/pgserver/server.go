@@ -269,13 +269,11 @@ func (s *Server) Stop() error {
 
 func (s *Server) stop() error {
 	var errs []error
-	clean := true
 	select {
 	case <-s.exited:
 		// Killed or crashed before Stop: its backends may outlive it.
 		syscall.Kill(-s.pid, syscall.SIGKILL)
 		errs = append(errs, fmt.Errorf("the server had already exited (%v)", s.waitErr))
-		clean = false
 	default:
 	}
 	if !s.signalAndWait(syscall.SIGINT, s.stopTimeout) {
@@ -283,14 +281,14 @@ func (s *Server) stop() error {
 		if !s.signalAndWait(syscall.SIGQUIT, 5*time.Second) {
 			s.kill()
 		}
-		clean = false
 	}
-	if !clean {
-		// A server that did not shut down itself leaves its shared memory.
-		if m, err := readMarker(s.Dir); err == nil {
-			if err := removeSegments(sysfs.New("/"), s.Dir, m); err != nil {
-				errs = append(errs, err)
-			}
+	// A server that did not shut down itself leaves its shared memory; one
+	// that did has removed it, and its control segment lists nothing. The
+	// segments are removed either way: a server killed just before Stop
+	// may not have been seen to exit yet.
+	if m, err := readMarker(s.Dir); err == nil {
+		if err := removeSegments(sysfs.New("/"), s.Dir, m); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := os.RemoveAll(s.Dir); err != nil {
