@@ -69,16 +69,9 @@ func openPGLoader(ctx context.Context, eng engine.Engine, method string, batch i
 			l.stmts[n] = st
 		}
 	}
-	if err := pc.PgConn().SyncConn(ctx); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("taking over the connection: %w", err)
+	if l.conn, l.fe, err = engine.TakeOver(ctx, c); err != nil {
+		return nil, err
 	}
-	hc, err := pc.PgConn().Hijack()
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("taking over the connection: %w", err)
-	}
-	l.conn, l.fe = hc.Conn, pgproto3.NewFrontend(hc.Conn, hc.Conn)
 	return l, nil
 }
 

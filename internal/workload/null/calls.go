@@ -46,16 +46,10 @@ func openPG(ctx context.Context, c engine.Conn, protocol string) (*pgStream, err
 	} else {
 		s.msgs = []pgproto3.FrontendMessage{&pgproto3.Query{String: selectOne}}
 	}
-	if err := pc.PgConn().SyncConn(ctx); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("taking over the connection: %w", err)
+	var err error
+	if s.conn, s.fe, err = engine.TakeOver(ctx, c); err != nil {
+		return nil, err
 	}
-	hc, err := pc.PgConn().Hijack()
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("taking over the connection: %w", err)
-	}
-	s.conn, s.fe = hc.Conn, pgproto3.NewFrontend(hc.Conn, hc.Conn)
 	return s, nil
 }
 

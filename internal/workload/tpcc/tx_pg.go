@@ -35,6 +35,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/numalab/numalab/internal/engine"
 )
 
 // pgFunctionsSQL creates (or replaces) the four functions in schema:
@@ -184,17 +186,9 @@ func newPGRunner(ctx context.Context, w *Workload) (*pgRunner, error) {
 			return nil, fmt.Errorf("preparing %q: %w", p[1], err)
 		}
 	}
-	if err := pc.PgConn().SyncConn(ctx); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("taking over the connection: %w", err)
+	if s.conn, s.fe, err = engine.TakeOver(ctx, c); err != nil {
+		return nil, err
 	}
-	hc, err := pc.PgConn().Hijack()
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("taking over the connection: %w", err)
-	}
-	s.conn = hc.Conn
-	s.fe = pgproto3.NewFrontend(hc.Conn, hc.Conn)
 	s.bind.ParameterFormatCodes = []int16{1}
 	s.bind.ResultFormatCodes = []int16{1}
 	return s, nil
