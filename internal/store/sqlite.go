@@ -184,11 +184,8 @@ func checkFile(path string) error {
 		return err
 	}
 	defer db.Close()
-	var app, tables int
-	if err := db.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
-		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+	app, _, tables, err := readMarks(db)
+	if err != nil {
 		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
 	}
 	if app != applicationID && (app != 0 || tables != 0) {
@@ -197,21 +194,29 @@ func checkFile(path string) error {
 	return nil
 }
 
+// readMarks reads what tells a numalab store from another file: the
+// application id, the schema version and the number of schema objects, in
+// one statement and so from one snapshot. Read one by one, they could
+// straddle another process's creation of the store: the id from before
+// it, the tables from after, which is "another program's database".
+func readMarks(q interface {
+	QueryRow(query string, args ...any) *sql.Row
+}) (app, ver, tables int, err error) {
+	err = q.QueryRow(`SELECT (SELECT application_id FROM pragma_application_id),
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT count(*) FROM sqlite_master)`).Scan(&app, &ver, &tables)
+	return app, ver, tables, err
+}
+
 func (s *Store) migrateSQLite() error {
 	tx, err := s.db.Begin() // immediate: one migrator at a time
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var app, ver, tables int
-	if err := tx.QueryRow(`PRAGMA application_id`).Scan(&app); err != nil {
+	app, ver, tables, err := readMarks(tx)
+	if err != nil {
 		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
-	}
-	if err := tx.QueryRow(`PRAGMA user_version`).Scan(&ver); err != nil {
-		return err
-	}
-	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
-		return err
 	}
 	switch {
 	case app == 0 && tables == 0 && ver == 0:
@@ -264,11 +269,7 @@ func openSQLiteReadOnly(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	var app, ver int
-	err = db.QueryRow(`PRAGMA application_id`).Scan(&app)
-	if err == nil {
-		err = db.QueryRow(`PRAGMA user_version`).Scan(&ver)
-	}
+	app, ver, _, err := readMarks(db)
 	switch {
 	case err != nil:
 	case app != applicationID || ver == 0:
