@@ -34,7 +34,7 @@ func shortConfig(eng, db string) RunConfig {
 	cfg.Engine, cfg.DB = eng, db
 	cfg.Batch = 200
 	cfg.Streams = []int{1, 2}
-	cfg.Duration, cfg.Warmup = 600*time.Millisecond, 100*time.Millisecond
+	cfg.Duration, cfg.Warmup = 1500*time.Millisecond, 300*time.Millisecond
 	return cfg
 }
 
