@@ -11,26 +11,8 @@ import (
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
-const checkHelp = `Usage:
-  numalab check [--engine sqlite|duckdb|postgres] [--db FILE | --dsn DSN]
-
-Checks a numalab TPC-C database against the specification's consistency
-conditions (TPC-C clauses 3.3.2.1 to 3.3.2.12) and its row counts
-(4.3.3.1), read-only. Every load is checked already; this is the check on
-demand, for a database that was copied, kept for a long time or suspected.
-It lists every violation found (up to 10 per condition) and exits non-zero
-if there is any. Without --engine, a --db file's engine is told by its
-first bytes and a --dsn means PostgreSQL (numalab's schema in it).
-
-Examples:
-  numalab check                          # numalab-tpcc-w1.db
-  numalab check --db numalab-tpcc-w4.db
-  numalab check --db w1.duckdb
-  numalab check --dsn 'postgres://me@localhost/bench'
-`
-
 func cmdCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", checkHelp)
+	fs := newFlags(e, "check", helpText("check"))
 	name := fs.String("engine", "", "sqlite, duckdb or postgres (default: from the --db file's first bytes; postgres with --dsn)")
 	db := fs.String("db", "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp (SQLite or DuckDB)")
 	dsn := fs.String("dsn", "", "PostgreSQL `DSN` holding a numalab TPC-C load in numalab's schema")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -62,21 +63,21 @@ var commands = []command{
 	{"version", "print numalab's version, the Go version and the engine libraries'", cmdVersion},
 }
 
-const mainUsage = `numalab tells a database engineer what the hardware does to the database.
+// helpFiles holds every command's --help text: help/<command>.txt, a
+// subcommand's words joined by "-" (help/model-fit.txt).
+//
+//go:embed help
+var helpFiles embed.FS
 
-Usage:
-  numalab <command> [flags]
-
-Commands:
-%s
-Examples:
-  numalab eval                         # everything, about 5 minutes, ending in a report
-  numalab topo                         # this machine at a glance
-  numalab topo --select 'node=0,smt=off'   # which CPUs a placement selector yields
-  numalab runs                         # what is in ./numalab.db
-
-Run 'numalab <command> --help' for a command's flags and examples.
-`
+// helpText is the help text of the named command. Every name is a
+// constant of this package, and TestHelpCitesDocs prints every help.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func usage(w io.Writer) {
 	var b strings.Builder
@@ -85,7 +86,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, mainUsage, b.String())
+	fmt.Fprintf(w, helpText("numalab"), b.String())
 }
 
 // run is the whole program: main only adds the process's streams and exit code.
@@ -214,14 +215,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func cmdVersion(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "version", `Usage: numalab version
-
-Prints numalab's version, the Go version it was built with and the versions
-of the engine libraries (SQLite, DuckDB, PostgreSQL drivers) compiled in,
-so that a figure can be traced to the code that measured it.
-
-Example:
-  numalab version`)
+	fs := newFlags(e, "version", helpText("version"))
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}

@@ -12,54 +12,6 @@ import (
 	"github.com/numalab/numalab/internal/outfile"
 )
 
-const fleetHelp = `Usage: numalab fleet [--store FILE|URL]... [--json | --html FILE [--force]] [RUN...]
-
-Are these identical servers really the same? Takes the latest complete
-memory probe (probe mem), OLTP run (run oltp) and null-transaction run
-(run null) of every host in the
-stores (--store may repeat: one store per host, or a shared one), and for
-each figure gives the fleet median, each host's value and deviation, and a
-verdict:
-
-  DRAM latency       the local DRAM latency the model reads from a probe
-                     (the NUMA matrix's local latency, else the random
-                     chain's), spread by the probe's own repeats
-  bandwidth          the probe's highest read bandwidth (measured once)
-  tps per core       tpcc-ro per cell point (engine, streams, placement),
-                     over the run's repeats (run oltp --repeat N)
-  null round trips   SELECT 1 round trips/s per cell point of run null
-                     (engine, transport, protocol, pairing, streams)
-
-The rule: a host's value is the median of its repeats;
-z = 0.6745 × (value − fleet median) / max(MAD, 1% of the fleet median),
-MAD being the median of the hosts' absolute deviations from the fleet
-median. |z| > 3.5 makes an outlier when the host has two or more repeats
-and the fleet median lies outside them (min to max); "noisy" when it lies
-inside them (one bad repeat does not make an outlier); "far, measured
-once" for a figure measured once (not an outlier: its noise is unknown).
-With the 1% floor, a deviation under about 5.2% is never an outlier. A
-figure that fewer than 3 hosts measured has no verdicts.
-
-Then the preflight settings that differ between hosts: an outlier host is
-listed with the settings in which it differs from most hosts and the
-preflight warnings most hosts do not carry, its likely causes; with none,
-suspect the hardware (a DIMM, a BIOS setting numalab cannot see). A host
-with runs but none comparable is listed as such.
-
-Stores are only read: a missing store or one of a newer numalab is an
-error, and nothing is written to it. Run ids (with one --store) compare
-those runs instead, one per host; runs of different kinds are refused.
-The rule, its false-alarm rate and the fixture it is tested on are in
-docs/fleet.md.
-
-Examples:
-  numalab fleet --store rack1.db
-  numalab fleet --store db01.db --store db02.db --store db03.db
-  numalab fleet --store rack1.db --html fleet.html
-  numalab fleet --store rack1.db --json | jq '.hosts[] | select(.outlier) | .name'
-  numalab fleet --store rack1.db 12 15 19
-`
-
 // storeList is a --store flag that may repeat.
 type storeList []string
 
@@ -74,7 +26,7 @@ func (s *storeList) Set(v string) error {
 }
 
 func cmdFleet(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "fleet", fleetHelp)
+	fs := newFlags(e, "fleet", helpText("fleet"))
 	var paths storeList
 	fs.Var(&paths, "store", "results `store` to read (repeat for several; default numalab.db)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")

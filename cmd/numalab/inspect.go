@@ -8,38 +8,8 @@ import (
 	"github.com/numalab/numalab/internal/inspect"
 )
 
-const inspectHelp = `Usage: numalab inspect [--engine sqlite|duckdb|postgres] (--db FILE | --dsn DSN) [--schema S] [--exact-rows] [--json | --csv]
-
-Shows where the space goes in a database, numalab's own or any other:
-per table its rows, reserved bytes (table and indexes), data, index and
-unused bytes, average data bytes per row and number of indexes, largest
-first; per index its key columns (DESC marked), included columns, whether
-it is unique or the primary key, its WHERE clause if partial, its size and
-entries, and on PostgreSQL its usage counters (scans, index entries read,
-table rows fetched) with how fresh they are.
-
-It never writes: SQLite files are opened read-only and immutable, DuckDB
-files with access_mode=READ_ONLY, PostgreSQL is read inside a READ ONLY
-transaction. A --db file that does not exist is refused, not created.
-Without --engine, a --db file's engine is told by its first bytes and a
---dsn means PostgreSQL.
-
-What each engine can tell differs, and the output says what is missing:
-SQLite's figures come from reading every page of the file (exact rows,
-exact free space inside pages); DuckDB keeps no size per index;
-PostgreSQL's rows are the planner's estimate unless --exact-rows, and its
-free space inside pages is not measured.
-
-Examples:
-  numalab inspect --db numalab-tpcc.db                 # an SQLite file
-  numalab inspect --engine duckdb --db tpch.duckdb --exact-rows
-  numalab inspect --dsn 'postgres://me@localhost/shop' --schema public
-  numalab inspect --db app.db --json > space.json      # machine-readable
-  numalab inspect --db app.db --csv                    # one row per table and per index
-`
-
 func cmdInspect(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "inspect", inspectHelp)
+	fs := newFlags(e, "inspect", helpText("inspect"))
 	eng := fs.String("engine", "", "sqlite, duckdb or postgres (default: from the --db file's first bytes; postgres with --dsn)")
 	dbPath := fs.String("db", "", "the database file (SQLite or DuckDB)")
 	dsn := fs.String("dsn", "", "the PostgreSQL database: postgres://user:password@host:port/dbname or \"host=... dbname=...\"")

@@ -14,58 +14,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-const modelHelp = `Usage:
-  numalab model [flags]                  throughput by sockets, SMT and clock
-  numalab model dram|tier|size|dop|fit|buy [flags]   (each has --help)
-
-The memory-latency transaction model (docs/model.md): a transaction runs I
-instructions (--instructions); a fraction m of them (--miss) waits for a
-whole memory round trip of L ns, i.e. L·f cycles at f GHz; every other
-instruction takes one cycle:
-
-  cycles per transaction  C = (1 − m)·I + m·I·L·f
-  tps per core            = f·10⁹ / C        (k-way SMT: min(k/C, 1/I)·f·10⁹)
-  total tps               = tps per core × cores per socket × sockets
-  S-socket latency        L = (local + (S − 1)·remote)/S + buffer
-
-One row per configuration (clock × SMT × sockets): average latency in ns
-and core cycles, cycles per transaction (millions), tps per core, total
-tps, per-core and total throughput relative to one socket at the same clock
-and SMT, and the latency a single socket with the same cores would need to
-match that configuration's total throughput ("1S match"). Then the scaling
-between every pair of socket counts.
-
---buffer-ns is an extra latency on every access (a memory buffer chip in the
-path, as on some 4-socket platforms); it applies to configurations of at
-least --buffer-min-sockets sockets (default 4). --locality is the fraction
-of accesses to the local node (default: none, every node equally likely).
-
-Latencies and core counts can come from a machine instead of flags:
-  --topology FILE   hwloc XML ('lstopo --of xml') or numalab topology JSON;
-                    its node latency matrix if it has one, else its node
-                    distances scaled to --local-ns (remote = local·d/10)
-  --from-run ID     a stored run (--store): the machine it recorded and, for
-                    a 'numalab probe mem' run, its measured core clock, local
-                    and remote latency and node matrix. A one-node probe
-                    gives the local latency; other socket counts then take
-                    --remote-ns. Flags given override what the run measured.
-Sockets are the topology's packages (NUMA nodes if it has none); memory-only
-nodes are left out; cores per socket is the smallest package's.
-
-Examples:
-  # the literature's worked example: 3 GHz, 67 ns local, 125 ns remote,
-  # 1, 2 and 4 sockets, 15 ns buffer on 4 sockets
-  numalab model --ghz 3 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --buffer-ns 15
-  # the same at 2 GHz and 1 GHz
-  numalab model --ghz-list 2,1 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --buffer-ns 15
-  # 20 cores per socket, SMT 1 and 2, as CSV
-  numalab model --ghz 2.2 --local-ns 67 --remote-ns 125 --cores 20 --smt 1,2 --csv
-  # a machine you do not have, from its hwloc export and a measured local latency
-  numalab model --topology server.xml --local-ns 90 --ghz 2.5
-  # this machine, from a memory probe, as 1, 2 and 4 sockets
-  numalab probe mem --quick && numalab model --from-run 1 --remote-ns 140 --sockets 1,2,4
-`
-
 func cmdModel(_ context.Context, e *env, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		sub, rest := args[0], args[1:]
@@ -85,7 +33,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", sub)
 	}
-	fs := newFlags(e, "model", modelHelp)
+	fs := newFlags(e, "model", helpText("model"))
 	wf := addWorkloadFlags(fs)
 	mf := addMachineFlags(fs)
 	ghz := fs.Float64("ghz", 0, "core clock in `GHz` (default: the topology's highest, if it has one)")

@@ -10,66 +10,8 @@ import (
 	"github.com/numalab/numalab/internal/model"
 )
 
-const modelBuyHelp = `Usage:
-  numalab model buy --run ID [--probe-run ID] [--candidates FILE] [--json|--csv]
-  numalab model buy --ghz F --local-ns L [--remote-ns R] [--cores N] [--smt K]
-                    [--instructions I --miss M] [--candidates FILE] [--json|--csv]
-
-Which server should I buy? For each candidate server the model predicts the
-workload's throughput and what it costs under per-core licensing:
-
-  latency            L = (local + (S − 1)·remote)/S + buffer   (no locality)
-  tps per core       f·10⁹ / C,  C = (1 − m)·I + m·I·L·f   (k-way SMT: min(k/C, 1/I)·f·10⁹)
-  total tps          tps per core × cores per socket × sockets
-  total cost         price + all physical cores × licence per core
-  cost per 1000 tps  total cost / (total tps / 1000)
-
-and names the winner on total tps, tps per core, total cost and cost per
-1,000 tps, with one sentence of recommendation and the remote fraction
-below which the best multi-socket box would beat the best one-socket box.
-The formulas are those of Joe Chang's sizing articles "Memory Latency and
-NUMA" and "Memory Latency - Return to Single Processor" (docs/model.md).
-
-The workload: --run calibrates it to a stored OLTP run and its memory probe,
-as 'numalab model fit --run' does, and every assumption of that calibration
-(clock, latencies, buffer, SMT, I, m) is printed with its source. Without
---run, --instructions and --miss give it (default docs/model.md's), and
---ghz, --local-ns, --remote-ns, --cores and --smt describe this CPU.
-
-The band (low to high tps): a fit of three or more points bands by its
-largest residual; otherwise m is taken at both ends of its plausible range
-(0.005 to 0.5), I refitted to keep the measured cycles per transaction at
-the local latency, so the band shows what the one-point fit cannot tell.
-
---candidates is a TOML file, one [[server]] table per candidate:
-
-  [[server]]
-  name = "2S 16-core 3.0 GHz"
-  sockets = 2
-  cores_per_socket = 16
-  ghz = 3.0
-  smt = 1                 # threads per core in use (default 1)
-  local_ns = 90           # or: ddr = "3200 22-22-22" and controller_ns = 50,
-  remote_ns = 140         #     local_ns = (tRP + tRCD + CL)·2000/(MT/s) + controller_ns
-  buffer_ns = 0           # optional: a memory buffer chip on every access
-  price = 25000           # the whole server
-  licence_per_core = 7000 # 0: no per-core licence
-  note = "quoted 2026-11"
-
-Unknown keys, missing or out-of-range fields are errors naming the file,
-line and field. Without --candidates the built-in candidates are derived
-from this CPU: 1, 2 and 4 sockets; half the cores at a 25% higher clock;
-SMT on and off; lower-latency DRAM. Their prices are assumed (the README's
-'model size' example) and said so: give a file with real quotes.
-
-Examples:
-  numalab model buy --run 2
-  numalab model buy --run 2 --candidates servers.toml --csv
-  numalab model buy --ghz 3 --local-ns 67 --remote-ns 125 --cores 16
-`
-
 func cmdModelBuy(e *env, args []string) error {
-	fs := newFlags(e, "model buy", modelBuyHelp)
+	fs := newFlags(e, "model buy", helpText("model-buy"))
 	wf := addWorkloadFlags(fs)
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")

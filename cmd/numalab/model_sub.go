@@ -11,23 +11,8 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-const modelDRAMHelp = `Usage:
-  numalab model dram --mts R --timings CL-tRCD-tRP [--ghz F] [--json]
-
-DDR timing arithmetic. A DDR module at R MT/s has a memory clock period of
-2000/R ns; its timings (CL, tRCD, tRP) are in those clocks. A random access
-that finds another row open must precharge it (tRP), activate the new row
-(tRCD) and read (CL): (tRP + tRCD + CL)·2000/R ns at the DRAM. What a core
-sees adds the caches, the memory controller and the path (typically another
-40–60 ns; --local-ns of 'numalab model' is the whole round trip).
-
-Examples:
-  numalab model dram --mts 2666 --timings 19-19-19
-  numalab model dram --mts 4800 --timings 40-39-39 --ghz 3   # also in core cycles
-`
-
 func cmdModelDRAM(e *env, args []string) error {
-	fs := newFlags(e, "model dram", modelDRAMHelp)
+	fs := newFlags(e, "model dram", helpText("model-dram"))
 	mts := fs.Float64("mts", 0, "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
 	timings := fs.String("timings", "", "module timings `CL-tRCD-tRP` in memory clocks, e.g. 19-19-19")
 	ghz := fs.Float64("ghz", 0, "core clock in `GHz` to express the access time in core cycles too")
@@ -56,22 +41,8 @@ func cmdModelDRAM(e *env, args []string) error {
 	return model.WriteDRAM(e.stdout, a)
 }
 
-const modelTierHelp = `Usage:
-  numalab model tier --fast-ns S --slow-ns I --dram-ns D [--json]
-
-Two-tier memory: a fast tier of latency S in front of a slow, large tier of
-latency I, against conventional memory of latency D. If a fraction x of
-accesses miss the fast tier, the average is (1 − x)·S + x·I, which beats D
-while x < (D − S)/(I − S). Prints that break-even and the average latency at
-a few miss fractions.
-
-Examples:
-  numalab model tier --fast-ns 40 --slow-ns 300 --dram-ns 90   # low-latency DRAM + far memory
-  numalab model tier --fast-ns 10 --slow-ns 90 --dram-ns 67 --json
-`
-
 func cmdModelTier(e *env, args []string) error {
-	fs := newFlags(e, "model tier", modelTierHelp)
+	fs := newFlags(e, "model tier", helpText("model-tier"))
 	fast := fs.Float64("fast-ns", 0, "fast tier's latency, `ns` (S)")
 	slow := fs.Float64("slow-ns", 0, "slow tier's latency, `ns` (I)")
 	dram := fs.Float64("dram-ns", 0, "conventional memory's latency, `ns` (D)")
@@ -104,32 +75,8 @@ func cmdModelTier(e *env, args []string) error {
 	return model.WriteTiers(e.stdout, tiers)
 }
 
-const modelSizeHelp = `Usage:
-  numalab model size --target-tps X --core-license-cost C --cpu-cost SPEC [--cpu-cost SPEC ...]
-                     --local-ns L --remote-ns R [--system-cost S:PRICE,...] [flags]
-
-Which server reaches a throughput at the lowest cost when software is
-licensed per physical core? Each --cpu-cost is one processor you could buy:
-
-  --cpu-cost 'cores=N,price=P[,ghz=F][,name=TEXT]'
-
-(cores per socket, price per processor, clock, default --ghz). Every
-processor is tried in every --sockets count, using the model for that
-socket count's memory latency. Licences are counted for all physical cores
-in the system (cores × --core-license-cost); hardware is sockets × price
-plus --system-cost for that socket count (chassis, board, memory), e.g.
-'1:4000,2:9000,4:40000'. Configurations that reach --target-tps come first,
-cheapest first; "cores needed" is target ÷ tps per core, rounded up.
-
-Examples:
-  numalab model size --target-tps 1000 --core-license-cost 7000 \
-    --local-ns 67 --remote-ns 125 --buffer-ns 15 --sockets 1,2,4 \
-    --cpu-cost 'cores=16,ghz=3.0,price=3000' --cpu-cost 'cores=28,ghz=2.2,price=9000' \
-    --system-cost 1:4000,2:9000,4:40000
-`
-
 func cmdModelSize(e *env, args []string) error {
-	fs := newFlags(e, "model size", modelSizeHelp)
+	fs := newFlags(e, "model size", helpText("model-size"))
 	wf := addWorkloadFlags(fs)
 	mf := addMachineFlags(fs)
 	target := fs.Float64("target-tps", 0, "throughput to reach, in `tps` (transactions per second)")
@@ -203,24 +150,8 @@ func cmdModelSize(e *env, args []string) error {
 	return model.WriteSize(e.stdout, z, rows)
 }
 
-const modelDOPHelp = `Usage:
-  numalab model dop --threshold T --cores-per-socket N [--cost X,...]
-                    [--span-threshold T2 --sockets S] [--json]
-
-The rule of thumb for a query's degree of parallelism, to hold measured
-speedups against: no parallelism below the cost threshold T; DOP 2 at T;
-double the DOP for every 4× of cost above T (4T → 4, 16T → 8, ...), capped at
-the physical cores of one socket. A plan spans sockets only from the higher
---span-threshold on; below it, rather a lower DOP than a split across sockets.
-Without --cost, prints the ladder from T/2 to 1024T.
-
-Examples:
-  numalab model dop --threshold 5 --cores-per-socket 16
-  numalab model dop --threshold 5 --cores-per-socket 16 --cost 30,300,3000 --span-threshold 1000 --sockets 2
-`
-
 func cmdModelDOP(e *env, args []string) error {
-	fs := newFlags(e, "model dop", modelDOPHelp)
+	fs := newFlags(e, "model dop", helpText("model-dop"))
 	costs := fs.String("cost", "", "plan costs, comma-separated (default: a ladder of multiples of --threshold)")
 	threshold := fs.Float64("threshold", 0, "`cost` from which a plan goes parallel (T)")
 	cores := fs.Int("cores-per-socket", 0, "physical `cores` of one socket")
@@ -266,45 +197,8 @@ func cmdModelDOP(e *env, args []string) error {
 	return model.WriteDOP(e.stdout, l)
 }
 
-const modelFitHelp = `Usage:
-  numalab model fit --points 'L:TPS,...' --ghz F [prediction flags of 'numalab model']
-  numalab model fit --run ID [--probe-run ID] [--store FILE]
-
-Calibration: fits the workload's instructions per transaction I and miss
-fraction m to measured per-core throughput at two or more effective memory
-latencies (another NUMA node, SMT, a memory-hogging neighbour, another
-clock). With x = L·f cycles the model is linear in x,
-
-  C = f·10⁹ / tps = (1 − m)·I + m·I·x
-
-so a least-squares line through the points gives m·I (slope) and (1 − m)·I
-(intercept). Prints the fit, its R² (exactly 1 with two points: check with a
-third), each point's residual, and, given --local-ns (and --remote-ns), the
-'numalab model' table for the fitted workload: configurations this machine
-does not have.
-
-Each point is L_ns:tps_per_core, or L_ns:tps_per_core:GHz for a point at
-another clock than --ghz.
-
-With --run, the points come from a stored OLTP run ('numalab run oltp') and
-a memory probe ('numalab probe mem'; the latest one stored before the OLTP
-run unless --probe-run says which): one stream keeps one core busy, so a
-one-stream cell's tps is the per-core rate, at the probe's local latency;
-a one-stream cell on remote data gives a second point at the remote
-latency. With both, I and m are fitted; with one point (a one-node
-machine), m is kept at its default and I is fitted. The model then
-predicts 1, 2, 4 and 8 sockets of this CPU, as 'numalab report' shows it.
-Hardware counters (misses per transaction) would give a second equation,
-but these guests expose none; the fit says which points it used.
-
-Examples:
-  numalab model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17
-  numalab model fit --ghz 2.5 --points 90:31.2,140:21.8,140:21.5 \
-    --local-ns 90 --remote-ns 140 --sockets 1,2,4 --cores 16
-`
-
 func cmdModelFit(e *env, args []string) error {
-	fs := newFlags(e, "model fit", modelFitHelp)
+	fs := newFlags(e, "model fit", helpText("model-fit"))
 	points := fs.String("points", "", "measured points `L_ns:tps_per_core[:GHz],...`")
 	ghz := fs.Float64("ghz", 0, "core clock of the points, `GHz`")
 	mf := addMachineFlags(fs)

@@ -14,58 +14,13 @@ import (
 	"github.com/numalab/numalab/internal/units"
 )
 
-const probeHelp = `Usage:
-  numalab probe mem [flags]   what a dependent memory access costs, from L1 to DRAM
-  numalab probe io [flags]    what the storage delivers (see 'numalab probe io --help')
-
-Probes measure the machine, not a database. 'probe mem' chases pointers
-through random cycles of cache lines (mmap'd outside the Go heap, on one
-pinned thread) and reports:
-
-  - a latency ladder from --min to --max (4 sizes per doubling), in ns and
-    in core cycles, for a TLB-local chain (inside 256 KiB windows, like
-    multichase) and a fully random one (every access may miss the TLB), with
-    4 KiB and/or 2 MiB transparent huge pages (--pages); the page size
-    actually obtained is read back from /proc/self/smaps;
-  - the plateaus L1, L2, L3 and DRAM found in the ladder, with their knees
-    against the cache sizes the topology reports;
-  - the core clock, measured with a dependent chain of one-cycle adds;
-  - memory-level parallelism: 1..16 interleaved chains, misses in flight;
-  - sequential-read bandwidth on 1..all cores, and latency while the other
-    cores stream;
-  - the NUMA latency matrix: a thread on each node to memory bound to each
-    node (1x1 on a one-node machine); when remote reads are no slower than
-    local (under 1.05x, as on emulated or interleaved nodes) it is flagged
-    "no NUMA effect measured" and is no latency ratio.
-
-Every point is the median of short windows (--window, default 50 ms) in
-which the thread was not preempted, with min-max. The largest working set
-gets 10 windows (6 with --quick) and is measured again in fresh mappings
-later in the probe (--repeats, default 3, 1 with --quick): its DRAM latency
-is the lowest clean window of all,
-as multichase reports its best sample, since busy neighbours only ever add
-latency; the median of each mapping is printed beside it. The run is stored
-(--store) with a "memlat.Summary" item that 'numalab model --from-run' reads.
-The default probe takes about 70 s here; --quick about 10 s (2 sizes per
-doubling from 8 KiB to 512 MiB, the 2 MiB-page TLB-local ladder only, the
-other chains at --max only). On a machine shared with busy neighbours the
-wall-clock time grows with their load: windows are timed in thread CPU time,
-so the numbers hold up better than the duration.
-
-Examples:
-  numalab probe mem                       # full probe, stored in ./numalab.db
-  numalab probe mem --quick               # the short probe eval uses
-  numalab probe mem --pages 2m --max 256m # huge pages only, smaller ladder
-  numalab probe mem --nodes 0,1 --json    # matrix over nodes 0 and 1, JSON out
-`
-
 func cmdProbe(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			fmt.Fprint(e.stdout, probeHelp)
+			fmt.Fprint(e.stdout, helpText("probe"))
 			return nil
 		}
-		fmt.Fprint(e.stderr, probeHelp)
+		fmt.Fprint(e.stderr, helpText("probe"))
 		return errUsage
 	}
 	switch args[0] {
@@ -75,17 +30,12 @@ func cmdProbe(ctx context.Context, e *env, args []string) error {
 		return cmdProbeIO(ctx, e, args[1:])
 	}
 	fmt.Fprintf(e.stderr, "numalab probe: unknown probe %q (want mem or io)\n\n", args[0])
-	fmt.Fprint(e.stderr, probeHelp)
+	fmt.Fprint(e.stderr, helpText("probe"))
 	return errUsage
 }
 
-const probeMemHelp = probeHelp + `
-Usage of probe mem:
-  numalab probe mem [--quick] [--max SIZE] [--pages 4k|2m|both] [--repeats N] [--nodes LIST] [--json] [--store PATH]
-`
-
 func cmdProbeMem(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "probe mem", probeMemHelp)
+	fs := newFlags(e, "probe mem", helpText("probe")+helpText("probe-mem"))
 	quick := fs.Bool("quick", false, "short probe (about 10 s): 2 sizes per doubling up to 512m, fewer extras")
 	var maxB, minB units.Bytes
 	fs.Var(&maxB, "max", "largest working set `size`, e.g. 256m; must pass 4x the last-level cache to reach DRAM (default 1g, 512m with --quick)")

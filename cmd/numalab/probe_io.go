@@ -12,39 +12,6 @@ import (
 	"github.com/numalab/numalab/internal/units"
 )
 
-const probeIOHelp = `Usage: numalab probe io [--path DIR] [--size SIZE] [--duration D] [--quick] [--json]
-
-Measures the storage under DIR as a database sees it, on a test file
-numalab-iobench-<pid>.dat that it creates in DIR, fills with incompressible
-data, fsyncs, and removes afterwards (also on error and Ctrl-C):
-
-  - 8 KiB random reads at queue depths 1, 2, 4, ..., 64: IOPS, mean, p50 and
-    p99 latency;
-  - sequential reads of 64 KiB, 256 KiB and 1 MiB: MB/s;
-  - a 70/30 random read/write mix of 8 KiB at queue depth 16: IOPS of each.
-
-Every operation uses O_DIRECT, so the page cache is not measured. Where the
-filesystem refuses O_DIRECT (e.g. ramfs) the probe falls back to buffered
-I/O, drops the file from the page cache before each pattern, and labels the
-result "buffered: O_DIRECT refused by <fs>". Queue depth N is N threads,
-each with one pread/pwrite in flight (fio: ioengine=psync, numjobs=N).
-
-It then sets the random-to-sequential page-rate ratio (sequential 8 KiB
-pages per second from the 1 MiB reads, divided by random 8 KiB reads per
-second at QD1) beside a classic optimizer IO cost model's: 320 random reads
-against 1,350 sequential pages per second, about 4.2.
-
-The test file is 1 GiB (256 MiB with --quick), or half the free space when
-that is less; it must leave 5% of the filesystem (at least 4 MiB, at most
-1 GiB) free. The run is stored (kind "probe-io") in --store.
-
-Examples:
-  numalab probe io --path /var/lib/postgresql          # the disk the database is on
-  numalab probe io --path /mnt/nvme --quick            # about 20 s
-  numalab probe io --path . --size 4GiB --duration 10s # a bigger file, longer windows
-  numalab probe io --path /data --qd 1,8,32 --mix-qd 0 --json > io.json
-`
-
 // probeIOConfig is the configuration stored with the run.
 type probeIOConfig struct {
 	Dir      string `json:"dir"`
@@ -61,7 +28,7 @@ type probeIOConfig struct {
 }
 
 func cmdProbeIO(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "probe io", probeIOHelp)
+	fs := newFlags(e, "probe io", helpText("probe-io"))
 	path := fs.String("path", ".", "`directory` on the storage to test; the test file is made and removed here")
 	var size units.Bytes
 	fs.Var(&size, "size", "test file `size`, e.g. 512MiB, 4GiB (default: 1GiB, 256MiB with --quick, less when space is short)")

@@ -77,7 +77,7 @@ func TestProbeMemStoresRunHost(t *testing.T) {
 
 // The help names the threshold the matrix is flagged under.
 func TestProbeHelpNUMAThreshold(t *testing.T) {
-	if want := fmt.Sprintf("under %.2fx", memlat.NUMAEffectRatio); !strings.Contains(probeHelp, want) {
+	if want := fmt.Sprintf("under %.2fx", memlat.NUMAEffectRatio); !strings.Contains(helpText("probe"), want) {
 		t.Errorf("probe --help does not say %q", want)
 	}
 }

@@ -15,44 +15,8 @@ import (
 	"github.com/numalab/numalab/internal/store"
 )
 
-const reportCmdHelp = `Usage: numalab report [--store FILE] [--out FILE.html] [--force] [--format html|text|json|csv] [--allow-mixed] [RUN...]
-
-Turns stored runs into one report: the machine (sockets, NUMA nodes,
-cores, logical CPUs and caches), the memory latency ladder (ns and cycles
-against working set, both page sizes, plateaus), the NUMA matrix as a heat
-map, OLTP throughput and tps per core against streams per placement with
-p95 latency, reporting queries per hour against streams per DOP and the
-speedup against DOP, the model's prediction for 1, 2, 4 and 8 sockets with
-the workload fitted to the OLTP run, and plain-language findings, each
-linked to the numbers behind it.
-
-With no RUN it takes the latest complete run of each kind in the store
-(probe-mem, oltp, report, probe-io); give run ids (see 'numalab runs') to
-choose, at most one of each kind. A kind with no run leaves its section
-saying how to measure it. The report lists the runs it was built from and
-says which runs the model is calibrated to; when the store holds a newer
-complete run of a kind than the one used, it warns (on stderr and in the
-report). Runs from different machines or numalab versions are refused
-unless --allow-mixed is given.
-
---format html (the default) writes one self-contained file to --out and
-prints its path: inline CSS and SVG, no script, no network; the same runs
-give the same bytes. text, json and csv go to stdout (or to --out when it
-is given): csv is one long table, one number a row, with its run, unit and
-spread. --out writes through a temporary file and replaces an existing
-file only if numalab wrote it (or with --force); it never writes over the
-store or a database.
-
-Examples:
-  numalab report                              # latest runs -> numalab-report.html
-  numalab report --out /tmp/box1.html 3 4     # runs 3 and 4
-  numalab report --format text                # findings and tables in the terminal
-  numalab report --format csv > figures.csv
-  numalab report --store fleet.db --format json 12 | jq '.findings[].text'
-`
-
 func cmdReport(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "report", reportCmdHelp)
+	fs := newFlags(e, "report", helpText("report"))
 	storePath := storeFlag(fs)
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
 	format := fs.String("format", "html", "output format: html, text, json or csv")

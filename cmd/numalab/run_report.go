@@ -17,54 +17,8 @@ import (
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
-const runReportHelp = `Usage: numalab run report --engine sqlite|duckdb|postgres [--dsn DSN | --db FILE] [--rows N]
-         [--streams 1,2,4,8] [--dop 1,2,4] [--query P1|P2|P1,P2] [--duration 30s] [--warmup 5s]
-         [--placement SEL] [--json] [--store FILE]
-
-Runs the transtats reporting workload (docs/workloads/transtats.md) over
-every query × streams × DOP cell: each stream runs the query in a closed
-loop on its own connection for --duration after --warmup. A row is printed
-per cell as it finishes: queries per hour (all streams), response time
-mean, stdev, p50, p95 and p99, and the speedup against DOP 1 at the same
-streams. The run is stored (kind "report") with the load's rows/s, the
-engine's settings, and every cell as soon as it is measured.
-
-Data: tran_stats of --rows rows (default 5,000,000; up to 200,000,000), its
-six dimension tables and dimension, their cross join (1,440,000 rows).
-SQLite and DuckDB keep it in a file (--db, default transtats-N.sqlite or
-transtats-N.duckdb in the working directory), reused when it is a complete
-numalab load of the same N and loaded otherwise; a file that is not
-numalab's is refused, never overwritten. PostgreSQL: --dsn, numalab's own
-schema there (reused when complete), or with no --dsn a throwaway server
-numalab starts, loads and stops. Loads use COPY (PostgreSQL), the appender
-(DuckDB) or prepared multi-row INSERTs (SQLite), and the rate is recorded.
-
-Queries: P1 joins tran_stats to dimension on the six value columns and
-counts the groups of the six ids; P2(t) counts, in the one-second window at
-a random t, the rows whose resultset_size is at most their server_config's
-average, grouped by the six value columns and summed.
-
-DOP is the parallelism of one query: PostgreSQL max_parallel_workers_per_
-gather = DOP-1; DuckDB threads = DOP (one pool shared by all streams);
-SQLite runs a query on one thread and accepts only --dop 1. A DOP above the
-machine's CPUs is refused. Each cell's plan is captured (EXPLAIN) before
-and after it; a plan that changes within a cell, or between one DOP and the
-next, is reported as a finding, not an error.
-
-If the engine fails in a cell (a PostgreSQL server that dies), the cell is
-stored with its errors, the run stops and is marked failed, and the cells
-before it are kept. Ctrl-C ends the current cell early and keeps it.
-
-Examples:
-  numalab run report --engine duckdb --rows 1000000 --streams 1,2 --dop 1,2 --duration 10s
-  numalab run report --engine postgres --streams 1,2,4,8 --dop 1,2,4 --query P1
-  numalab run report --engine postgres --dsn 'postgres://me@db1/lab' --query P2 --duration 60s
-  numalab run report --engine sqlite --db big.sqlite --rows 20000000 --query P2
-  numalab run report --engine duckdb --placement 'node=0,smt=off' --json > report.json
-`
-
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
-	fs := newFlags(e, "run report", runReportHelp)
+	fs := newFlags(e, "run report", helpText("run-report"))
 	eng := fs.String("engine", "sqlite", "engine: sqlite, duckdb or postgres")
 	dsnF := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	db := fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")

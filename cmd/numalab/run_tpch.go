@@ -20,57 +20,9 @@ import (
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
-const runTPCHHelp = `Usage: numalab run tpch --engine postgres|duckdb|sqlite [--dsn DSN | --db FILE] [--sf 0.01]
-         [--dop 1,2] [--query 1,…,22] [--streams 2] [--repeats 1] [--duration 3s] [--warmup 1s]
-         [--placement SEL] [--data-node N] [--cost-threshold C] [--json] [--store FILE]
-
-Runs the TPC-H-derived decision-support workload (docs/workloads/tpch.md):
-the 22 queries on data generated for scale factor --sf. Results are
-TPC-H-derived, not audited TPC-H results, and no figure is a QphH.
-
-Power test: each query alone on one stream, in query order, at each DOP,
-for --duration after --warmup (its time is the mean over the runs that
-finished in the window), --repeats times. Its plan is captured at each DOP
-(PostgreSQL: EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON), with the workers
-launched, and its time when no run finished in the window; DuckDB: EXPLAIN
-(FORMAT JSON); SQLite: EXPLAIN QUERY PLAN) with the plan's estimated cost
-(PostgreSQL's total cost; DuckDB gives none, so its estimated cardinality
-summed over the operators stands in).
-
-Throughput test: for each --streams S (0: none) and DOP, S streams each run
-the queries in its own order, over and over; queries per hour count all
-streams.
-
-Afterwards: speedup against DOP per query with the best DOP and where it
-stops scaling, every plan change between consecutive DOPs with the
-operators that changed, the DOP rule of thumb ('numalab model dop',
-threshold --cost-threshold in the engine's cost units) beside it; the
-cost model against the clock (seconds per cost unit, the median ratio at
-the lowest DOP; the queries more than 2x off it and their common
-operators; PostgreSQL's random_page_cost/seq_page_cost against the latest
-stored 'probe io'); and the server-wide DOP that maximises queries per
-hour and the one that minimises the slowest query, per stream count.
-numalab suggests settings; it never changes a server's.
-
-DOP: PostgreSQL max_parallel_workers_per_gather = DOP-1 (the workers it
-launched are reported: it may use fewer); DuckDB threads = DOP; SQLite
-only DOP 1. A DOP above the machine's CPUs is refused.
-
-Data: SQLite and DuckDB in --db (default tpch-SF.sqlite or .duckdb),
-PostgreSQL in numalab's schema at --dsn or a throwaway server. A load is
-marked (tpch_meta) and reused when it has the same SF and seed; tables or
-a file without numalab's marker are refused and left untouched. The space
-a load needs is checked before it starts.
-
-Examples:
-  numalab run tpch --engine duckdb --sf 0.1 --dop 1,2
-  numalab run tpch --engine postgres --sf 0.1 --dop 1,2 --streams 2,4 --repeats 3
-  numalab run tpch --engine sqlite --sf 0.01 --query 1,6,14
-`
-
 // tpchFlags parses the flags into a checked configuration.
 func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold float64, asJSON, done bool, err error) {
-	fs := newFlags(e, "run tpch", runTPCHHelp)
+	fs := newFlags(e, "run tpch", helpText("run-tpch"))
 	eng := fs.String("engine", "duckdb", "engine: sqlite, duckdb or postgres")
 	dsnF := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	db := fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")

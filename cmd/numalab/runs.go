@@ -13,47 +13,12 @@ import (
 	"github.com/numalab/numalab/internal/store"
 )
 
-const runsHelp = `Usage:
-  numalab runs [--store FILE|URL] [--json] [--host H] [--kind K] [--since T] [--until T]
-  numalab runs show [--store FILE|URL] [--json] ID
-
-Lists the runs kept in the results store (id, start time in UTC, host, kind,
-status, headline figure), or shows one run: the command line, its full
-configuration, numalab's version, the machine it ran on and every item it
-measured, in order.
-
-The store is an SQLite file or a PostgreSQL database that many hosts share
-(--store postgres://user@host/db, or NUMALAB_STORE). A run's ID is its
-number in that store; show also takes the run's UID (shown by show, kept
-when the run is copied to another store with 'numalab store copy'), or its
-first 8 or more characters.
-
---since and --until take a date (2026-11-21), a time in UTC
-(2026-11-21T06:00, or RFC 3339 with a zone) or a duration back from now
-(24h, 90m): runs started at or after --since and before --until.
-
-A run's status is "complete", "interrupted" (Ctrl-C: what was measured
-before is kept), "failed" (the error is kept), "running" (its process is
-still running, or ran on another host of an SQLite store) or "abandoned"
-(its process, or its host, was killed or crashed: what it stored before is
-kept; see it with runs show).
-
-Examples:
-  numalab runs
-  numalab runs --host db7 --kind oltp --since 168h
-  numalab runs --store postgres://numalab@results.example/lab --since 2026-11-01
-  numalab runs --json | jq '.[].headline'
-  numalab runs show 3
-  numalab runs show 5f0c2a9e
-  numalab runs show --json 3 > run3.json
-`
-
 func cmdRuns(_ context.Context, e *env, args []string) error {
 	show := len(args) > 0 && args[0] == "show"
 	if show {
 		args = args[1:]
 	}
-	fs := newFlags(e, "runs", runsHelp)
+	fs := newFlags(e, "runs", helpText("runs"))
 	storePath := storeFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	host := fs.String("host", "", "only runs of this host (as runs lists it)")

@@ -9,37 +9,15 @@ import (
 	"github.com/numalab/numalab/internal/store"
 )
 
-const storeHelp = `Usage:
-  numalab store copy FROM TO
-
-Copies every run of the store FROM that the store TO does not hold yet,
-with its machine, configuration and items, into TO. Each store is an
-SQLite file or a postgres:// URL (a PostgreSQL database, schema
-numalab_results), so copy moves runs between a host's numalab.db and a
-shared PostgreSQL store, either way. A run keeps its UID (runs show prints
-it), its times and its status; TO gives it a number of its own. Copying
-again adds nothing: runs already in TO (by UID) are left as they are. A
-run still running in FROM is copied as it is now.
-
-FROM must exist and is read, and migrated forward if an older numalab made
-it; TO is created if missing. A store of a newer numalab, a file or schema
-that is not a numalab store and a server that cannot be reached are
-refused before anything is written. Passwords in URLs are never printed.
-
-Examples:
-  numalab store copy numalab.db postgres://numalab@results.example/lab
-  numalab store copy postgres://numalab@results.example/lab fleet.db
-`
-
 func cmdStore(_ context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] != "copy" {
-		fs := newFlags(e, "store", storeHelp)
+		fs := newFlags(e, "store", helpText("store"))
 		if done, err := parseFlags(e, fs, args); done {
 			return err
 		}
 		return fmt.Errorf("store: want 'store copy FROM TO' (see 'numalab store --help')")
 	}
-	fs := newFlags(e, "store copy", storeHelp)
+	fs := newFlags(e, "store copy", helpText("store"))
 	if done, err := parseFlags(e, fs, args[1:]); done {
 		return err
 	}
