@@ -201,13 +201,13 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 	for _, n := range notes {
 		prog.Note("note: " + n)
 	}
-	probe := latestIORatio(storePath)
+	probe := store.LatestIORatio(storePath)
 	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, tpch.RunKind, cfg)
 	if err != nil {
 		return err
 	}
 	w := tpch.NewSweep(cfg, dsn)
-	fmt.Fprintf(prog.table, tpchRowFormat, "cell", "test", "query", "streams", "dop", "used", "seconds", "rows", "queries/h", "cost", "errors")
+	tpch.WriteRowHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
 	var all []tpch.Cell
 	for _, c := range measured {
@@ -224,7 +224,7 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 			err = errors.Join(err, aerr)
 		}
 	}
-	if ferr := rec.Finish(err, tpchHeadline(cfg, an)); ferr != nil {
+	if ferr := rec.Finish(err, tpch.Headline(cfg, an)); ferr != nil {
 		err = errors.Join(err, ferr)
 	}
 	if asJSON {
@@ -236,31 +236,8 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	writeTPCHAnalysis(prog.table, an, storage)
+	tpch.WriteAnalysis(prog.table, an, storage)
 	return err
-}
-
-// latestIORatio is the random/sequential ratio of the latest complete
-// 'probe io' run in the store; nil when there is none.
-func latestIORatio(path string) *result.IORatio {
-	st, err := store.OpenReadOnly(path)
-	if err != nil {
-		return nil
-	}
-	defer st.Close()
-	id, err := st.Latest(result.RunProbeIO, 0, result.StatusComplete)
-	if err != nil || id == 0 {
-		return nil
-	}
-	r, err := st.Get(id)
-	if err != nil {
-		return nil
-	}
-	p, err := result.KindIOProbe.Last(r)
-	if err != nil || p == nil {
-		return nil
-	}
-	return p.Ratio
 }
 
 // tpchRows prints a row per cell as it is stored.
@@ -269,116 +246,7 @@ type tpchRows struct {
 	table io.Writer
 }
 
-const tpchRowFormat = "%4v %-10v %5v %7v %4v %4v %9v %7v %10v %12v %v\n"
-
 func (r *tpchRows) Measured(c sweep.Cell, tc *tpch.Cell) {
 	r.Done()
-	q, used, secs, rows, cost := "all", "-", "-", "-", "-"
-	if tc.Mode == tpch.ModePower {
-		q = tpch.QueryName(tc.Query)
-		rows = strconv.FormatInt(tc.Rows, 10)
-		if tc.Seconds > 0 {
-			secs = strconv.FormatFloat(tc.Seconds, 'f', 4, 64)
-		}
-	} else if tc.SlowestSeconds > 0 {
-		secs = fmt.Sprintf("%.4f (slowest %s)", tc.SlowestSeconds, tpch.QueryName(tc.Slowest))
-	}
-	if tc.Used > 0 {
-		used = strconv.Itoa(tc.Used)
-	}
-	if tc.Plan != nil && tc.Plan.Cost > 0 {
-		cost = strconv.FormatFloat(tc.Plan.Cost, 'f', 0, 64)
-	}
-	errs := "0"
-	switch {
-	case tc.Cell == nil:
-		errs = "failed: " + tc.Error
-	case tc.Cell.Interrupted:
-		errs = strconv.FormatInt(tc.Cell.Total.Errors, 10) + " (cut short)"
-	default:
-		errs = strconv.FormatInt(tc.Cell.Total.Errors, 10)
-	}
-	fmt.Fprintf(r.table, tpchRowFormat, c.Index, tc.Mode, q, c.Streams, c.DOP, used, secs, rows, fmt.Sprintf("%.0f", tc.QueriesPerHour), cost, errs)
-}
-
-// tpchHeadline is the best throughput, for 'numalab runs'.
-func tpchHeadline(cfg tpch.RunConfig, an tpch.Analysis) string {
-	h := fmt.Sprintf("%s SF %g: %d queries", cfg.Engine, cfg.SF, len(an.Queries))
-	if an.Advice != nil {
-		for _, s := range an.Advice.PerStreams {
-			h += fmt.Sprintf("; %s: DOP %d best for queries/h", sweep.Count(s.Streams, "stream"), s.BestQPH)
-		}
-	}
-	return h
-}
-
-// writeTPCHAnalysis prints the analysis after the cells.
-func writeTPCHAnalysis(w io.Writer, an tpch.Analysis, storage []string) {
-	fmt.Fprintf(w, "\nSpeedup against DOP (TPC-H-derived, not audited), median over repeats:\n")
-	fmt.Fprintf(w, "%-5s %-40s %8s %10s %10s %s\n", "query", "speedup at each DOP", "best DOP", "stops at", "rule DOP", "cost")
-	for _, q := range an.Queries {
-		var sp []string
-		for _, p := range q.Points {
-			s := fmt.Sprintf("%d:%.2fx", p.DOP, p.Speedup)
-			if p.Used > 0 && p.Used != p.DOP {
-				s += fmt.Sprintf("(ran %d)", p.Used)
-			}
-			sp = append(sp, s)
-		}
-		stops, rule := "-", "-"
-		if q.StopsAt > 0 {
-			stops = strconv.Itoa(q.StopsAt)
-		}
-		if q.Rule != nil {
-			rule = strconv.Itoa(q.Rule.DOP)
-		}
-		fmt.Fprintf(w, "%-5s %-40s %8d %10s %10s %.0f\n", tpch.QueryName(q.Query), strings.Join(sp, " "), q.BestDOP, stops, rule, q.Cost)
-	}
-	fmt.Fprintf(w, "\nPlan changes between consecutive DOPs: %d\n", len(an.Changes))
-	for _, c := range an.Changes {
-		fmt.Fprintf(w, "  %s\n", c)
-	}
-	if f := an.Cost; f != nil {
-		fmt.Fprintf(w, "\nCost model against the clock at DOP %d: %.3g s per unit of %s (median ratio)\n", f.DOP, f.SecondsPerUnit, f.Unit)
-		for _, p := range f.Largest(3) {
-			fmt.Fprintf(w, "  largest error: %s: cost %.0f, %.4f s, %.2fx the fitted time\n", tpch.QueryName(p.Query), p.Cost, p.Seconds, p.Error)
-		}
-		var off []string
-		for _, q := range f.Off {
-			off = append(off, tpch.QueryName(q))
-		}
-		fmt.Fprintf(w, "  more than 2x off the line: %s; operators they all have: %s\n", orNone(off), orNone(f.Common))
-	}
-	for _, s := range storage {
-		fmt.Fprintf(w, "  %s\n", s)
-	}
-	if a := an.Advice; a != nil {
-		fmt.Fprintf(w, "\nServer-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):\n")
-		for _, s := range a.PerStreams {
-			var ps []string
-			for _, p := range s.Points {
-				ps = append(ps, fmt.Sprintf("DOP %d: %.0f [%.0f–%.0f], slowest %.3f s (%s)", p.DOP, p.QPH, p.QPHMin, p.QPHMax, p.Slowest, tpch.QueryName(p.SlowestQuery)))
-			}
-			clear := "within the repeats' spread of the next best"
-			switch {
-			case s.Points[0].Repeats < 2:
-				clear = "one repeat: no spread measured, use --repeats 3 for one"
-			case s.Clear:
-				clear = "clear of the others' ranges over the repeats"
-			}
-			fmt.Fprintf(w, "  %s: %s\n    most queries per hour at DOP %d (%s); shortest slowest query at DOP %d\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "), s.BestQPH, clear, s.BestSlowest)
-		}
-		if a.Serial > 0 {
-			fmt.Fprintf(w, "  with %d or more concurrent streams, DOP 1 gives the most queries per hour\n", a.Serial)
-		} else {
-			fmt.Fprintf(w, "  at no stream count measured does DOP 1 give the most queries per hour\n")
-		}
-	}
-}
-
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
+	tpch.WriteRow(r.table, c, tc)
 }
