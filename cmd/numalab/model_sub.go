@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/result"
 )
 
 func cmdModelDRAM(e *env, args []string) error {
@@ -307,42 +306,12 @@ func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) er
 }
 
 // calibrateRun calibrates the model to a stored OLTP run and its memory
-// probe (the latest stored before it unless probeID says which).
+// probe (model.CalibrateStored).
 func calibrateRun(storePath string, runID, probeID int64) (*model.Calibration, error) {
 	st, err := openStoreToRead(storePath)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	oltp, err := st.Get(runID)
-	if err != nil {
-		return nil, err
-	}
-	if oltp.Kind != result.RunOLTP {
-		return nil, fmt.Errorf("-run: run %d is a %s run, not an OLTP run (try 'numalab runs')", runID, oltp.Kind)
-	}
-	if probeID == 0 {
-		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
-		if err != nil {
-			return nil, err
-		}
-		if probeID == 0 {
-			return nil, fmt.Errorf("-run: no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
-		}
-	}
-	probe, err := st.Get(probeID)
-	if err != nil {
-		return nil, err
-	}
-	if probe.Kind != result.RunProbeMem {
-		return nil, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
-	}
-	c, err := model.Calibrate(probe, oltp)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.Points) == 0 {
-		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
-	}
-	return c, nil
+	return model.CalibrateStored(st, runID, probeID)
 }
