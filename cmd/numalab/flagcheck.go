@@ -67,96 +67,47 @@ type checkedBool struct{ checked }
 
 func (checkedBool) IsBoolFlag() bool { return true }
 
-// intRange is an int flag that refuses, when it is set, a value outside
-// [min, max]: the flag's range is part of its definition.
-type intRange struct {
-	v        *int
-	min, max int
+// ranged is a flag value that refuses, when it is set, a value outside
+// [min, max]: the flag's range is part of its definition. want is the
+// refusal, formatted with min and max.
+type ranged[T int | time.Duration] struct {
+	v        *T
+	min, max T
+	parse    func(string) (T, error)
+	want     string
 }
 
 // rangedInt defines an int flag of fs that takes values from min to max.
 func rangedInt(fs *flag.FlagSet, name string, value, min, max int, usage string) *int {
-	p := new(int)
-	*p = value
-	fs.Var(intRange{p, min, max}, name, usage)
-	return p
-}
-
-func (r intRange) String() string {
-	if r.v == nil {
-		return "0"
-	}
-	return strconv.Itoa(*r.v)
-}
-
-func (r intRange) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < r.min || n > r.max {
-		return fmt.Errorf("want a whole number from %d to %d", r.min, r.max)
-	}
-	*r.v = n
-	return nil
-}
-
-// durationRange is a duration flag that refuses, when it is set, a value
-// outside [min, max].
-type durationRange struct {
-	v        *time.Duration
-	min, max time.Duration
+	return defineRanged(fs, name, usage, ranged[int]{&value, min, max, strconv.Atoi, "want a whole number from %d to %d"})
 }
 
 // rangedDuration defines a duration flag of fs that takes values from min
 // to max.
 func rangedDuration(fs *flag.FlagSet, name string, value, min, max time.Duration, usage string) *time.Duration {
-	p := new(time.Duration)
-	*p = value
-	fs.Var(durationRange{p, min, max}, name, usage)
-	return p
+	return defineRanged(fs, name, usage, ranged[time.Duration]{&value, min, max, time.ParseDuration, "want a duration from %v to %v"})
 }
 
-func (r durationRange) String() string {
+func defineRanged[T int | time.Duration](fs *flag.FlagSet, name, usage string, r ranged[T]) *T {
+	fs.Var(r, name, usage)
+	return r.v
+}
+
+// String is the value as its parser reads it; the flag package calls it
+// on a zero ranged too, to tell a default worth printing.
+func (r ranged[T]) String() string {
 	if r.v == nil {
-		return "0s"
+		var zero T
+		return fmt.Sprint(zero)
 	}
-	return r.v.String()
+	return fmt.Sprint(*r.v)
 }
 
-func (r durationRange) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < r.min || d > r.max {
-		return fmt.Errorf("want a duration from %v to %v", r.min, r.max)
+func (r ranged[T]) Set(s string) error {
+	v, err := r.parse(s)
+	if err != nil || v < r.min || v > r.max {
+		return fmt.Errorf(r.want, r.min, r.max)
 	}
-	*r.v = d
-	return nil
-}
-
-// floatRange is a float flag that refuses, when it is set, a value outside
-// [min, max] (NaN and the infinities included).
-type floatRange struct {
-	v        *float64
-	min, max float64
-}
-
-// rangedFloat defines a float flag of fs that takes values from min to max.
-func rangedFloat(fs *flag.FlagSet, name string, value, min, max float64, usage string) *float64 {
-	p := new(float64)
-	*p = value
-	fs.Var(floatRange{p, min, max}, name, usage)
-	return p
-}
-
-func (r floatRange) String() string {
-	if r.v == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*r.v, 'g', -1, 64)
-}
-
-func (r floatRange) Set(s string) error {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f >= r.min && f <= r.max) {
-		return fmt.Errorf("want a number from %g to %g", r.min, r.max)
-	}
-	*r.v = f
+	*r.v = v
 	return nil
 }
