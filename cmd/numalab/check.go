@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -25,9 +24,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		where, opt = "the --dsn database", engine.Options{DSN: *dsn}
 	}
 	var bad []string
-	dbGiven := false
-	fs.Visit(func(f *flag.Flag) { dbGiven = dbGiven || f.Name == "db" })
-	if dbGiven && (*dsn != "" || *name == "postgres") {
+	if flagGiven(fs, "db") && (*dsn != "" || *name == "postgres") {
 		bad = append(bad, "-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)")
 	}
 	switch {

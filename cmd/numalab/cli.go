@@ -195,6 +195,13 @@ func intList(name, s string, least int) ([]int, error) {
 	return out, nil
 }
 
+// flagGiven reports whether the flag was given on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // noArgs refuses stray positional arguments.
 func noArgs(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {

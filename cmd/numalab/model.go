@@ -59,7 +59,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if *ghzList != "" {
 		gs, err = modelFloats("ghz-list", *ghzList)
 		errs = append(errs, err, mf.plausible("ghz-list", nil, gs, nil))
-	} else if *ghz != 0 || modelFlagGiven(fs, "ghz") {
+	} else if *ghz != 0 || flagGiven(fs, "ghz") {
 		if !(*ghz > 0) || math.IsInf(*ghz, 0) {
 			errs = append(errs, badFlag("ghz", fmt.Sprint(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
 		} else {
@@ -199,10 +199,10 @@ func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) 
 // check validates the machine flags; machine assumes they passed.
 func (m *machineFlags) check() error {
 	var errs []error
-	if modelFlagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)) {
+	if flagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)) {
 		errs = append(errs, badFlag("local-ns", model.Num(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67"))
 	}
-	if modelFlagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)) {
+	if flagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)) {
 		errs = append(errs, badFlag("remote-ns", model.Num(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125"))
 	}
 	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
@@ -214,20 +214,20 @@ func (m *machineFlags) check() error {
 		name string
 		v    float64
 	}{{"local-ns", *m.local}, {"remote-ns", *m.remote}} {
-		if modelFlagGiven(m.fs, f.name) && f.v > 0 && !math.IsInf(f.v, 0) {
+		if flagGiven(m.fs, f.name) && f.v > 0 && !math.IsInf(f.v, 0) {
 			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
 		}
 	}
 	if *m.bufferMin < 1 {
 		errs = append(errs, badFlag("buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more"))
 	}
-	if modelFlagGiven(m.fs, "cores") && *m.cores < 1 {
+	if flagGiven(m.fs, "cores") && *m.cores < 1 {
 		errs = append(errs, badFlag("cores", strconv.Itoa(*m.cores), "is not a core count: want 1 or more cores per socket"))
 	}
 	if *m.topology != "" && *m.fromRun != 0 {
 		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
 	}
-	if modelFlagGiven(m.fs, "from-run") && *m.fromRun <= 0 {
+	if flagGiven(m.fs, "from-run") && *m.fromRun <= 0 {
 		errs = append(errs, badFlag("from-run", strconv.FormatInt(*m.fromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')"))
 	}
 	return errors.Join(errs...)
@@ -267,17 +267,6 @@ func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLat
 		return nil, nil, fmt.Errorf("-from-run: %w", err)
 	}
 	return t, p, nil
-}
-
-// modelFlagGiven reports whether the flag was given on the command line.
-func modelFlagGiven(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			set = true
-		}
-	})
-	return set
 }
 
 // modelFloats parses a comma-separated list of positive numbers.

@@ -48,7 +48,7 @@ func cmdModelBuy(e *env, args []string) error {
 	)
 	if *runID != 0 {
 		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
-			if modelFlagGiven(fs, f) {
+			if flagGiven(fs, f) {
 				errs = append(errs, fmt.Errorf("-%s: --run measures it: give one or the other", f))
 			}
 		}
@@ -61,14 +61,14 @@ func cmdModelBuy(e *env, args []string) error {
 		}
 		w, band, assumptions = c.Workload, model.CalibrationBand(c), c.Assumptions
 		this = thisCPU{c.GHz, c.CoresPerSocket, *smt, c.LocalNS, c.RemoteNS}
-		if k := c.ThreadsPerCore(); k > 1 && !modelFlagGiven(fs, "smt") {
+		if k := c.ThreadsPerCore(); k > 1 && !flagGiven(fs, "smt") {
 			this.smt = k
 		}
 	} else {
 		var err error
 		w, err = wf.workload()
 		errs = append(errs, err)
-		needCPU := *candidates == "" || modelFlagGiven(fs, "ghz") || modelFlagGiven(fs, "local-ns")
+		needCPU := *candidates == "" || flagGiven(fs, "ghz") || flagGiven(fs, "local-ns")
 		if needCPU {
 			if !(*ghz > 0 && *ghz <= 10) {
 				errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3 (or --run ID)"))

@@ -217,7 +217,7 @@ func cmdModelFit(e *env, args []string) error {
 		return modelFitRun(e, *mf.store, *runID, *probeID, *asJSON)
 	}
 	var errs []error
-	if modelFlagGiven(fs, "ghz") && !(*ghz > 0) {
+	if flagGiven(fs, "ghz") && !(*ghz > 0) {
 		errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
 	}
 	pts, err := parseModelPoints(*points, *ghz)
@@ -239,7 +239,7 @@ func cmdModelFit(e *env, args []string) error {
 		return fmt.Errorf("fitting --points: %w", err)
 	}
 	var pred *model.Table
-	if modelFlagGiven(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
+	if flagGiven(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
 		mc, t, machineGHz, err := mf.machine(modelMaxOr(ss, 1))
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -62,13 +61,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	write := map[string]func(io.Writer, *report.Report) error{
 		"html": report.WriteHTML, "text": report.WriteText, "json": report.WriteJSON, "csv": report.WriteCSV,
 	}[*format]
-	outGiven := false
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "out" {
-			outGiven = true
-		}
-	})
-	if *format != "html" && !outGiven {
+	if *format != "html" && !flagGiven(fs, "out") {
 		return write(e.stdout, r)
 	}
 	kind := map[string]outfile.Kind{

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -96,12 +95,6 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 		return cfg, "", false, true, err
 	}
 	return cfg, *sp, *js, false, nil
-}
-
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
 }
 
 // nullArgv is the one command line that gives cfg, every setting spelled
