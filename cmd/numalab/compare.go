@@ -24,7 +24,7 @@ func cmdCompare(_ context.Context, e *env, args []string) error {
 	if ids[0] == ids[1] {
 		return fmt.Errorf("compare: A and B are both run %d: give two different runs", ids[0])
 	}
-	runs, err := loadRuns(*storePath, ids)
+	runs, _, err := loadRuns(*storePath, ids)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/fleet"
 	"github.com/numalab/numalab/internal/outfile"
+	"github.com/numalab/numalab/internal/store"
 )
 
 // storeList is a --store flag that may repeat.
@@ -64,7 +65,7 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 	var stores []fleet.Store
 	var names []string // the stores as messages may show them: a URL without its password
 	for _, p := range paths {
-		st, err := openStoreToRead(p)
+		st, err := store.OpenToRead(p)
 		if err != nil {
 			return fmt.Errorf("fleet: %w", err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
 )
 
 func cmdModel(_ context.Context, e *env, args []string) error {
@@ -253,7 +254,7 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 
 // readModelRun reads what a stored run offers the model (model.RunMachine).
 func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLatency, error) {
-	st, err := openStoreToRead(storePath)
+	st, err := store.OpenToRead(storePath)
 	if err != nil {
 		return nil, nil, err
 	}

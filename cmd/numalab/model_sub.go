@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/store"
 )
 
 func cmdModelDRAM(e *env, args []string) error {
@@ -308,7 +309,7 @@ func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) er
 // calibrateRun calibrates the model to a stored OLTP run and its memory
 // probe (model.CalibrateStored).
 func calibrateRun(storePath string, runID, probeID int64) (*model.Calibration, error) {
-	st, err := openStoreToRead(storePath)
+	st, err := store.OpenToRead(storePath)
 	if err != nil {
 		return nil, err
 	}

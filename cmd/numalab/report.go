@@ -37,7 +37,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	runs, err := loadRuns(*storePath, ids)
+	runs, newer, err := loadRuns(*storePath, ids)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -45,10 +45,6 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 		if err := report.CheckMixed(runs); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-	}
-	newer, err := newerRuns(*storePath, runs)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
 	}
 	r, err := report.Build(runs)
 	if err != nil {
@@ -88,56 +84,22 @@ func runIDs(cmd string, args []string) ([]int64, error) {
 	return ids, nil
 }
 
-// openStoreToRead opens a store for a command that only reads it: nothing
-// is created, migrated or written.
-func openStoreToRead(path string) (*store.Store, error) {
-	st, err := store.OpenReadOnly(path)
-	if errors.Is(err, store.ErrNoStore) {
-		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)", result.Redact(path))
-	}
-	return st, err
-}
-
-// newerRuns lists the store's runs and says which used runs have newer
-// complete runs of their kind (report.NewerRuns).
-func newerRuns(storePath string, used []*result.Run) ([]string, error) {
-	st, err := openStoreToRead(storePath)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	all, err := st.List()
-	if err != nil {
-		return nil, err
-	}
-	return report.NewerRuns(used, all), nil
-}
-
 // loadRuns reads the given runs, or with none the latest run of each kind
-// the report shows (complete or interrupted ones first).
-func loadRuns(storePath string, ids []int64) ([]*result.Run, error) {
-	st, err := openStoreToRead(storePath)
+// the report shows (complete or interrupted ones first), and says which of
+// them the store holds newer complete runs of (report.NewerRuns).
+func loadRuns(storePath string, ids []int64) (runs []*result.Run, newer []string, err error) {
+	st, err := store.OpenToRead(storePath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer st.Close()
-	if len(ids) == 0 {
-		if ids, err = st.LatestOfEach(report.Kinds); err != nil {
-			return nil, err
-		}
-		if len(ids) == 0 {
-			return nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
-				result.Redact(storePath), strings.Join(report.Kinds, ", "))
-		}
+	if runs, err = st.GetRuns(ids, report.Kinds); err != nil {
+		return nil, nil, err
 	}
-	var runs []*result.Run
-	for _, id := range ids {
-		r, err := st.Get(id)
-		if err != nil {
-			return nil, err
-		}
-		result.RedactRun(r) // a store from an older numalab may hold a password
-		runs = append(runs, r)
+	if len(runs) == 0 {
+		return nil, nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
+			result.Redact(storePath), strings.Join(report.Kinds, ", "))
 	}
-	return runs, nil
+	all, err := st.List()
+	return runs, report.NewerRuns(runs, all), err
 }
