@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -122,9 +121,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	if rep != nil && (perr == nil || len(rep.Ladders) > 0) {
 		var werr error
 		if *jsonOut {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			werr = enc.Encode(rep)
+			werr = writeJSON(e.stdout, rep)
 		} else {
 			werr = memlat.WriteText(e.stdout, rep)
 		}

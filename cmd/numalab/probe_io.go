@@ -12,21 +12,6 @@ import (
 	"github.com/numalab/numalab/internal/units"
 )
 
-// probeIOConfig is the configuration stored with the run.
-type probeIOConfig struct {
-	Dir      string `json:"dir"`
-	Size     int64  `json:"size"` // 0 = chosen from the free space
-	Duration string `json:"duration"`
-	Quick    bool   `json:"quick"`
-	Depths   []int  `json:"depths"`
-	SeqSizes []int  `json:"seq_sizes"`
-	SeqQD    int    `json:"seq_qd"`
-	MixQD    int    `json:"mix_qd"`
-	MixRead  int    `json:"mix_read_pct"`
-	Buffered bool   `json:"buffered"`
-	Seed     uint64 `json:"seed"`
-}
-
 func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "probe io", helpText("probe-io"))
 	path := fs.String("path", ".", "`directory` on the storage to test; the test file is made and removed here")
@@ -83,10 +68,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	rec, err := startRun(ctx, e, *storePath, result.RunProbeIO, probeIOConfig{
-		Dir: c.Dir, Size: c.Size, Duration: c.Duration.String(), Quick: *quick, Depths: c.Depths,
-		SeqSizes: c.SeqSizes, SeqQD: c.SeqQD, MixQD: c.MixQD, MixRead: c.MixRead, Buffered: c.Buffered, Seed: c.Seed,
-	})
+	rec, err := startRun(ctx, e, *storePath, result.RunProbeIO, c.Stored(*quick))
 	if err != nil {
 		return err
 	}
