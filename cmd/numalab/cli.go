@@ -229,3 +229,13 @@ func cmdVersion(_ context.Context, e *env, args []string) error {
 	version.Write(e.stdout)
 	return nil
 }
+
+// flagErrs collects a command's bad flags, to report them all at once.
+type flagErrs []error
+
+// badIf adds badFlag(name, value, want) when bad holds.
+func (f *flagErrs) badIf(bad bool, name, value, want string) {
+	if bad {
+		*f = append(*f, badFlag(name, value, want))
+	}
+}

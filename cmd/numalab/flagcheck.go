@@ -12,7 +12,7 @@ import (
 // not one) does not stop the parse; its error comes back in bad, named by
 // its flag, for the command to report with its own checks. done and err
 // are parseNoArgs's: --help, an unknown flag, a stray argument.
-func parseChecked(e *env, fs *flag.FlagSet, args []string) (done bool, bad []error, err error) {
+func parseChecked(e *env, fs *flag.FlagSet, args []string) (done bool, bad flagErrs, err error) {
 	orig := map[string]flag.Value{}
 	fs.VisitAll(func(f *flag.Flag) {
 		orig[f.Name] = f.Value
@@ -51,7 +51,7 @@ type boolValue interface {
 type checked struct {
 	flag.Value
 	name string
-	bad  *[]error
+	bad  *flagErrs
 }
 
 func (c checked) Set(s string) error {

@@ -46,7 +46,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	var errs []error
+	var errs flagErrs
 	w, err := wf.workload()
 	errs = append(errs, err, mf.check())
 	ks, err := intList("smt", *smt, 1)
@@ -119,13 +119,9 @@ func addWorkloadFlags(fs *flag.FlagSet) *workloadFlags {
 
 func (f *workloadFlags) workload() (model.Workload, error) {
 	w := model.Workload{Instructions: *f.instructions, Miss: *f.miss}
-	var errs []error
-	if !(w.Instructions > 0) || math.IsInf(w.Instructions, 0) {
-		errs = append(errs, badFlag("instructions", fmt.Sprint(w.Instructions), "is not a count of instructions: want a number above 0, e.g. 10000000"))
-	}
-	if !(w.Miss >= 0 && w.Miss <= 1) {
-		errs = append(errs, badFlag("miss", fmt.Sprint(w.Miss), "is not a fraction: want a number from 0 to 1, e.g. 0.05"))
-	}
+	var errs flagErrs
+	errs.badIf(!(w.Instructions > 0) || math.IsInf(w.Instructions, 0), "instructions", fmt.Sprint(w.Instructions), "is not a count of instructions: want a number above 0, e.g. 10000000")
+	errs.badIf(!(w.Miss >= 0 && w.Miss <= 1), "miss", fmt.Sprint(w.Miss), "is not a fraction: want a number from 0 to 1, e.g. 0.05")
 	return w, errors.Join(errs...)
 }
 
@@ -199,13 +195,9 @@ func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) 
 
 // check validates the machine flags; machine assumes they passed.
 func (m *machineFlags) check() error {
-	var errs []error
-	if flagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)) {
-		errs = append(errs, badFlag("local-ns", model.Num(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67"))
-	}
-	if flagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)) {
-		errs = append(errs, badFlag("remote-ns", model.Num(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125"))
-	}
+	var errs flagErrs
+	errs.badIf(flagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)), "local-ns", model.Num(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67")
+	errs.badIf(flagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)), "remote-ns", model.Num(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125")
 	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
 		errs = append(errs, badFlag("buffer-ns", model.Num(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
 	} else if *m.buffer > plausibleMaxNS && !*m.unchecked {
@@ -219,18 +211,12 @@ func (m *machineFlags) check() error {
 			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
 		}
 	}
-	if *m.bufferMin < 1 {
-		errs = append(errs, badFlag("buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more"))
-	}
-	if flagGiven(m.fs, "cores") && *m.cores < 1 {
-		errs = append(errs, badFlag("cores", strconv.Itoa(*m.cores), "is not a core count: want 1 or more cores per socket"))
-	}
+	errs.badIf(*m.bufferMin < 1, "buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more")
+	errs.badIf(flagGiven(m.fs, "cores") && *m.cores < 1, "cores", strconv.Itoa(*m.cores), "is not a core count: want 1 or more cores per socket")
 	if *m.topology != "" && *m.fromRun != 0 {
 		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
 	}
-	if flagGiven(m.fs, "from-run") && *m.fromRun <= 0 {
-		errs = append(errs, badFlag("from-run", strconv.FormatInt(*m.fromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')"))
-	}
+	errs.badIf(flagGiven(m.fs, "from-run") && *m.fromRun <= 0, "from-run", strconv.FormatInt(*m.fromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')")
 	return errors.Join(errs...)
 }
 

@@ -27,7 +27,7 @@ func cmdModelBuy(e *env, args []string) error {
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	var errs []error
+	var errs flagErrs
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
@@ -70,19 +70,11 @@ func cmdModelBuy(e *env, args []string) error {
 		errs = append(errs, err)
 		needCPU := *candidates == "" || flagGiven(fs, "ghz") || flagGiven(fs, "local-ns")
 		if needCPU {
-			if !(*ghz > 0 && *ghz <= 10) {
-				errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3 (or --run ID)"))
-			}
-			if !(*local > 0) || math.IsInf(*local, 0) {
-				errs = append(errs, badFlag("local-ns", model.Num(*local), "is not a latency: want ns above 0, e.g. --local-ns 90 (or --run ID)"))
-			}
-			if *remote != 0 && !(*remote >= *local) {
-				errs = append(errs, badFlag("remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one"))
-			}
+			errs.badIf(!(*ghz > 0 && *ghz <= 10), "ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3 (or --run ID)")
+			errs.badIf(!(*local > 0) || math.IsInf(*local, 0), "local-ns", model.Num(*local), "is not a latency: want ns above 0, e.g. --local-ns 90 (or --run ID)")
+			errs.badIf(*remote != 0 && !(*remote >= *local), "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
 		}
-		if *cores < 1 {
-			errs = append(errs, badFlag("cores", strconv.Itoa(*cores), "is not a core count: want 1 or more"))
-		}
+		errs.badIf(*cores < 1, "cores", strconv.Itoa(*cores), "is not a core count: want 1 or more")
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}

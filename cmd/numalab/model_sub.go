@@ -20,17 +20,11 @@ func cmdModelDRAM(e *env, args []string) error {
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	var errs []error
-	if !(*mts > 0) || math.IsInf(*mts, 0) {
-		errs = append(errs, badFlag("mts", model.Num(*mts), "is not a transfer rate: want MT/s above 0, e.g. --mts 2666"))
-	}
+	var errs flagErrs
+	errs.badIf(!(*mts > 0) || math.IsInf(*mts, 0), "mts", model.Num(*mts), "is not a transfer rate: want MT/s above 0, e.g. --mts 2666")
 	t, err := model.ParseTimings(*timings)
-	if err != nil {
-		errs = append(errs, badFlag("timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19"))
-	}
-	if *ghz < 0 || math.IsNaN(*ghz) {
-		errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
-	}
+	errs.badIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+	errs.badIf(*ghz < 0 || math.IsNaN(*ghz), "ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3")
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -50,18 +44,14 @@ func cmdModelTier(e *env, args []string) error {
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	var errs []error
+	var errs flagErrs
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"fast-ns", *fast}, {"slow-ns", *slow}, {"dram-ns", *dram}} {
-		if !(f.v > 0) || math.IsInf(f.v, 0) {
-			errs = append(errs, badFlag(f.name, model.Num(f.v), "is not a latency: want ns above 0"))
-		}
+		errs.badIf(!(f.v > 0) || math.IsInf(f.v, 0), f.name, model.Num(f.v), "is not a latency: want ns above 0")
 	}
-	if len(errs) == 0 && !(*slow > *fast) {
-		errs = append(errs, badFlag("slow-ns", model.Num(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", model.Num(*fast))))
-	}
+	errs.badIf(len(errs) == 0 && !(*slow > *fast), "slow-ns", model.Num(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", model.Num(*fast)))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -97,15 +87,11 @@ func cmdModelSize(e *env, args []string) error {
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	var errs []error
+	var errs flagErrs
 	w, err := wf.workload()
 	errs = append(errs, err, mf.check())
-	if !(*target > 0) || math.IsInf(*target, 0) {
-		errs = append(errs, badFlag("target-tps", model.Num(*target), "is not a throughput: want tps above 0, e.g. --target-tps 1000"))
-	}
-	if *license < 0 || math.IsNaN(*license) {
-		errs = append(errs, badFlag("core-license-cost", model.Num(*license), "is negative: want 0 or more per core"))
-	}
+	errs.badIf(!(*target > 0) || math.IsInf(*target, 0), "target-tps", model.Num(*target), "is not a throughput: want tps above 0, e.g. --target-tps 1000")
+	errs.badIf(*license < 0 || math.IsNaN(*license), "core-license-cost", model.Num(*license), "is negative: want 0 or more per core")
 	if len(cpus) == 0 {
 		errs = append(errs, errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'"))
 	}
@@ -121,9 +107,7 @@ func cmdModelSize(e *env, args []string) error {
 	}
 	ss, err := intList("sockets", *sockets, 1)
 	errs = append(errs, err)
-	if *smt < 1 {
-		errs = append(errs, badFlag("smt", strconv.Itoa(*smt), "is not a thread count: want 1 or more"))
-	}
+	errs.badIf(*smt < 1, "smt", strconv.Itoa(*smt), "is not a thread count: want 1 or more")
 	prices, err := model.ParseSystemPrices(*systemCost)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("-system-cost: %w", err))
@@ -161,22 +145,12 @@ func cmdModelDOP(e *env, args []string) error {
 	if done, err := parseNoArgs(e, fs, args); done {
 		return err
 	}
-	var errs []error
-	if !(*threshold > 0) || math.IsInf(*threshold, 0) {
-		errs = append(errs, badFlag("threshold", model.Num(*threshold), "is not a cost threshold: want a cost above 0, e.g. --threshold 5"))
-	}
-	if *cores < 1 {
-		errs = append(errs, badFlag("cores-per-socket", strconv.Itoa(*cores), "is not a core count: want 1 or more, e.g. --cores-per-socket 16"))
-	}
-	if *sockets < 1 {
-		errs = append(errs, badFlag("sockets", strconv.Itoa(*sockets), "is not a socket count: want 1 or more"))
-	}
-	if *span < 0 || (*span > 0 && *span < *threshold) {
-		errs = append(errs, badFlag("span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)"))
-	}
-	if *span > 0 && *sockets < 2 {
-		errs = append(errs, badFlag("sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more"))
-	}
+	var errs flagErrs
+	errs.badIf(!(*threshold > 0) || math.IsInf(*threshold, 0), "threshold", model.Num(*threshold), "is not a cost threshold: want a cost above 0, e.g. --threshold 5")
+	errs.badIf(*cores < 1, "cores-per-socket", strconv.Itoa(*cores), "is not a core count: want 1 or more, e.g. --cores-per-socket 16")
+	errs.badIf(*sockets < 1, "sockets", strconv.Itoa(*sockets), "is not a socket count: want 1 or more")
+	errs.badIf(*span < 0 || (*span > 0 && *span < *threshold), "span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)")
+	errs.badIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
 	var cs []float64
 	if *costs != "" {
 		var err error
@@ -217,10 +191,8 @@ func cmdModelFit(e *env, args []string) error {
 		}
 		return modelFitRun(e, *mf.store, *runID, *probeID, *asJSON)
 	}
-	var errs []error
-	if flagGiven(fs, "ghz") && !(*ghz > 0) {
-		errs = append(errs, badFlag("ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
-	}
+	var errs flagErrs
+	errs.badIf(flagGiven(fs, "ghz") && !(*ghz > 0), "ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3")
 	pts, err := parseModelPoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
 	ks, err := intList("smt", *smt, 1)

@@ -105,10 +105,8 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 // checkProbeIO names the flag of every value in c that parsed but that the
 // probe cannot run.
 func checkProbeIO(c iobench.Config) []error {
-	var errs []error
-	if c.Dir == "" {
-		errs = append(errs, badFlag("path", c.Dir, "is empty (want a directory on the storage to test)"))
-	}
+	var errs flagErrs
+	errs.badIf(c.Dir == "", "path", c.Dir, "is empty (want a directory on the storage to test)")
 	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
 		errs = append(errs, fmt.Errorf("-size: %s (%d bytes) is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(c.Size), c.Size, units.Bytes(iobench.MinSize)))
 	}

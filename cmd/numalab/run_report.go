@@ -40,9 +40,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	cfg = transtats.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, Rows: *rows, Rate: *rate,
 		Duration: *dur, Warmup: *warm, Placement: *sel, Seed: *seed}
 	d, derr := transtats.ParseDialect(*eng)
-	if derr != nil {
-		errs = append(errs, badFlag("engine", *eng, "is not an engine: want sqlite, duckdb or postgres"))
-	}
+	errs.badIf(derr != nil, "engine", *eng, "is not an engine: want sqlite, duckdb or postgres")
 	if *dsnF != "" && d != transtats.Postgres {
 		errs = append(errs, fmt.Errorf("-dsn: a DSN is for --engine postgres (the %s data is a file: use --db)", *eng))
 	}

@@ -47,7 +47,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	}
 	cfg = tpch.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, SF: *sf, Seed: *seed, Repeats: *repeats,
 		Duration: *dur, Warmup: *warm, Placement: *sel, DataNode: *node}
-	var errs []error
+	var errs flagErrs
 	switch *eng {
 	case "sqlite", "duckdb", "postgres":
 	default:
@@ -77,18 +77,10 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 			errs = append(errs, badFlag("streams", *streams, why))
 		}
 	}
-	if *repeats < 1 {
-		errs = append(errs, badFlag("repeats", strconv.Itoa(*repeats), "is not at least 1"))
-	}
-	if *dur <= 0 {
-		errs = append(errs, badFlag("duration", dur.String(), "is not positive: want e.g. 3s"))
-	}
-	if *warm < 0 {
-		errs = append(errs, badFlag("warmup", warm.String(), "is negative: want e.g. 1s or 0s"))
-	}
-	if *thr < 0 {
-		errs = append(errs, badFlag("cost-threshold", strconv.FormatFloat(*thr, 'g', -1, 64), "is negative"))
-	}
+	errs.badIf(*repeats < 1, "repeats", strconv.Itoa(*repeats), "is not at least 1")
+	errs.badIf(*dur <= 0, "duration", dur.String(), "is not positive: want e.g. 3s")
+	errs.badIf(*warm < 0, "warmup", warm.String(), "is negative: want e.g. 1s or 0s")
+	errs.badIf(*thr < 0, "cost-threshold", strconv.FormatFloat(*thr, 'g', -1, 64), "is negative")
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", 0, false, true, err
 	}

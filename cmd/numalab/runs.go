@@ -121,7 +121,7 @@ func showRun(e *env, st *store.Store, text string, asJSON bool) error {
 // runsFilter checks runs' filter flags, all at once.
 func runsFilter(host, kind, since, until string, now time.Time) (store.Filter, error) {
 	f := store.Filter{Host: host, Kind: kind}
-	var errs []error
+	var errs flagErrs
 	var err error
 	if f.Since, err = store.ParseWhen(since, now); err != nil {
 		errs = append(errs, badFlag("since", since, err.Error()))
