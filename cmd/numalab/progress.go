@@ -5,6 +5,10 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
 )
 
 // progress prints what a long command is doing to stderr: on a terminal one
@@ -57,4 +61,48 @@ func (p *progress) Done() {
 		fmt.Fprintf(p.w, "\r%*s\r", p.wide, "")
 		p.wide = 0
 	}
+}
+
+// rows prints a row per cell of a sweep as it is stored, with write.
+type rows[M any] struct {
+	*progress
+	table io.Writer
+	write func(io.Writer, sweep.Cell, M)
+}
+
+func (r *rows[M]) Measured(c sweep.Cell, m M) {
+	r.Done()
+	r.write(r.table, c, m)
+}
+
+// startSweep is how a sweep command starts: this machine's topology, the
+// cells of specs on it (numbered in order across them), and the printer of
+// a row per cell, on stdout or, when stdout is for --json, on stderr,
+// which has printed the planner's notes. The caller calls its Done.
+func startSweep[M any](e *env, asJSON bool, write func(io.Writer, sweep.Cell, M), specs ...sweep.Spec) (*result.Topology, []sweep.Cell, *rows[M], error) {
+	machine, err := topo.FromSysfs("/")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading this machine's topology: %w", err)
+	}
+	var cells []sweep.Cell
+	var notes []string
+	for _, spec := range specs {
+		more, n, err := sweep.Resolve(machine, spec, false)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for _, c := range more {
+			c.Index = len(cells)
+			cells = append(cells, c)
+		}
+		notes = append(notes, n...)
+	}
+	r := &rows[M]{progress: newProgress(e.stderr), table: e.stdout, write: write}
+	if asJSON {
+		r.table = e.stderr
+	}
+	for _, n := range notes {
+		r.Note("note: " + n)
+	}
+	return machine, cells, r, nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
@@ -115,22 +114,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.
 func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	machine, err := topo.FromSysfs("/")
-	if err != nil {
-		return fmt.Errorf("reading this machine's topology: %w", err)
-	}
-	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), false)
+	_, cells, prog, err := startSweep(e, asJSON, writeReportRow, cfg.Spec())
 	if err != nil {
 		return err
 	}
-	prog := &reportRows{progress: newProgress(e.stderr), table: e.stdout}
-	if asJSON {
-		prog.table = e.stderr
-	}
 	defer prog.Done()
-	for _, n := range notes {
-		prog.Note("note: " + n)
-	}
 	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, result.RunQueries, cfg)
 	if err != nil {
 		return err
@@ -157,18 +145,11 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 	return err
 }
 
-// reportRows prints a row per cell as it is stored.
-type reportRows struct {
-	*progress
-	table io.Writer
-}
-
 // reportRowFormat lays out the rows printed as cells finish.
 const reportRowFormat = "%4v %-5v %7v %4v %11v %9v %9v %9v %9v %9v %8v %7v\n"
 
-func (r *reportRows) Measured(c sweep.Cell, qc *result.QueryCell) {
-	r.Done()
-	w := r.table
+// writeReportRow prints qc, the measurement of cell c, as one row.
+func writeReportRow(w io.Writer, c sweep.Cell, qc *result.QueryCell) {
 	if qc.Cell == nil {
 		fmt.Fprintf(w, reportRowFormat, c.Index, c.Type, c.Streams, c.DOP, "-", "-", "-", "-", "-", "-", "-", "failed: "+qc.Error)
 		return

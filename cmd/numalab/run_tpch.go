@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
@@ -166,33 +164,15 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
-	machine, err := topo.FromSysfs("/")
-	if err != nil {
-		return fmt.Errorf("reading this machine's topology: %w", err)
+	specs := []sweep.Spec{cfg.Spec()}
+	if len(cfg.Streams) > 0 {
+		specs = append(specs, cfg.ThroughputSpec())
 	}
-	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), false)
+	machine, cells, prog, err := startSweep(e, asJSON, tpch.WriteRow, specs...)
 	if err != nil {
 		return err
 	}
-	if len(cfg.Streams) > 0 {
-		more, n2, err := sweep.Resolve(machine, cfg.ThroughputSpec(), false)
-		if err != nil {
-			return err
-		}
-		for _, c := range more {
-			c.Index = len(cells)
-			cells = append(cells, c)
-		}
-		notes = append(notes, n2...)
-	}
-	prog := &tpchRows{progress: newProgress(e.stderr), table: e.stdout}
-	if asJSON {
-		prog.table = e.stderr
-	}
 	defer prog.Done()
-	for _, n := range notes {
-		prog.Note("note: " + n)
-	}
 	probe := store.LatestIORatio(storePath)
 	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, tpch.RunKind, cfg)
 	if err != nil {
@@ -230,15 +210,4 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 	}
 	tpch.WriteAnalysis(prog.table, an, storage)
 	return err
-}
-
-// tpchRows prints a row per cell as it is stored.
-type tpchRows struct {
-	*progress
-	table io.Writer
-}
-
-func (r *tpchRows) Measured(c sweep.Cell, tc *tpch.Cell) {
-	r.Done()
-	tpch.WriteRow(r.table, c, tc)
 }
