@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/numalab/numalab/internal/fleet"
@@ -37,10 +36,7 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(paths) == 0 {
-		paths = storeList{"numalab.db"}
-		if v := os.Getenv("NUMALAB_STORE"); v != "" {
-			paths = storeList{v}
-		}
+		paths = storeList{defaultStore()}
 	}
 	var errs []error
 	if *asJSON && *html != "" {

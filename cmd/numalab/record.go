@@ -14,12 +14,17 @@ import (
 // default is $NUMALAB_STORE, else numalab.db; --help shows it without its
 // password.
 func storeFlag(fs *flag.FlagSet) *string {
-	v := storeValue(os.Getenv("NUMALAB_STORE"))
-	if v == "" {
-		v = "numalab.db"
-	}
+	v := storeValue(defaultStore())
 	fs.Var(&v, "store", "results `store`: an SQLite file (created if missing) or a postgres:// URL that many hosts share (schema numalab_results); $NUMALAB_STORE sets the default")
 	return (*string)(&v)
+}
+
+// defaultStore is $NUMALAB_STORE, else numalab.db.
+func defaultStore() string {
+	if v := os.Getenv("NUMALAB_STORE"); v != "" {
+		return v
+	}
+	return "numalab.db"
 }
 
 // storeValue is a store flag's value, printed without its password.
