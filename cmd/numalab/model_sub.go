@@ -211,7 +211,7 @@ func cmdModelFit(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("fitting --points: %w", err)
 	}
-	var pred *model.Table
+	out := model.FitResult{Fit: fit}
 	if flagGiven(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
 		mc, t, machineGHz, err := mf.machine(modelMaxOr(ss, 1))
 		if err != nil {
@@ -230,22 +230,12 @@ func cmdModelFit(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("predicting from the fit: %w", err)
 		}
-		pred = &tab
+		out.Predictions = &tab
 	}
 	if *asJSON {
-		return writeJSON(e.stdout, struct {
-			Fit         model.Fit    `json:"fit"`
-			Predictions *model.Table `json:"predictions,omitempty"`
-		}{fit, pred})
+		return writeJSON(e.stdout, out)
 	}
-	if err := model.WriteFit(e.stdout, fit); err != nil {
-		return err
-	}
-	if pred != nil {
-		fmt.Fprintln(e.stdout, "\nPredictions for the fitted workload:")
-		return model.WriteTable(e.stdout, *pred)
-	}
-	return nil
+	return model.WriteFitResult(e.stdout, out)
 }
 
 // parseModelPoints reads 'L_ns:tps_per_core[:GHz],...'.
