@@ -1,0 +1,58 @@
+package tpch
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/numalab/numalab/internal/model"
+)
+
+// TestWriteAnalysis prints a hand-made analysis: every section, a DOP the
+// engine did not honour, a query that stops scaling, one repeat and a
+// clear best, and the storage advice in the cost section.
+func TestWriteAnalysis(t *testing.T) {
+	an := Analysis{
+		Queries: []QueryScaling{
+			{Query: 1, Points: []DOPPoint{{DOP: 1, Speedup: 1}, {DOP: 2, Speedup: 1.8, Used: 1}}, BestDOP: 2, StopsAt: 2, Cost: 1234, Rule: &model.DOPAdvice{DOP: 2}},
+			{Query: 6, Points: []DOPPoint{{DOP: 1, Speedup: 1}}, BestDOP: 1},
+		},
+		Changes: []PlanChange{{Query: 1, FromDOP: 1, DOP: 2, Added: []string{"Gather"}}},
+		Cost: &CostFit{Unit: "cost", DOP: 1, SecondsPerUnit: 0.0001,
+			Points: []CostPoint{{Query: 1, Cost: 1234, Seconds: 0.5, Error: 4}, {Query: 6, Cost: 10, Seconds: 0.001, Error: 1}}, Off: []int{1}},
+		Advice: &DOPAdvice{PerStreams: []StreamsAdvice{
+			{Streams: 1, Points: []Throughput{{DOP: 1, QPH: 100, QPHMin: 100, QPHMax: 100, Slowest: 0.5, SlowestQuery: 1, Repeats: 1}}, BestQPH: 1, BestSlowest: 1},
+			{Streams: 2, Points: []Throughput{{DOP: 2, QPH: 300, QPHMin: 290, QPHMax: 310, Slowest: 0.4, SlowestQuery: 6, Repeats: 3}}, BestQPH: 2, BestSlowest: 2, Clear: true},
+		}, Serial: 4},
+	}
+	var b bytes.Buffer
+	WriteAnalysis(&b, an, []string{"random_page_cost 4 against a measured 1.1"})
+	want := `
+Speedup against DOP (TPC-H-derived, not audited), median over repeats:
+query speedup at each DOP                      best DOP   stops at   rule DOP cost
+Q1    1:1.00x 2:1.80x(ran 1)                          2          2          2 1234
+Q6    1:1.00x                                         1          -          - 0
+
+Plan changes between consecutive DOPs: 1
+  Q1: DOP 1 → 2: nothing replaced by Gather
+
+Cost model against the clock at DOP 1: 0.0001 s per unit of cost (median ratio)
+  largest error: Q1: cost 1234, 0.5000 s, 4.00x the fitted time
+  largest error: Q6: cost 10, 0.0010 s, 1.00x the fitted time
+  more than 2x off the line: Q1; operators they all have: none
+  random_page_cost 4 against a measured 1.1
+
+Server-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):
+  1 stream: DOP 1: 100 [100–100], slowest 0.500 s (Q1)
+    most queries per hour at DOP 1 (one repeat: no spread measured, use --repeats 3 for one); shortest slowest query at DOP 1
+  2 streams: DOP 2: 300 [290–310], slowest 0.400 s (Q6)
+    most queries per hour at DOP 2 (clear of the others' ranges over the repeats); shortest slowest query at DOP 2
+  with 4 or more concurrent streams, DOP 1 gives the most queries per hour
+`
+	if b.String() != want {
+		t.Errorf("WriteAnalysis printed\n%s\nwant\n%s", b.String(), want)
+	}
+	h := Headline(RunConfig{Engine: "duckdb", SF: 0.01}, an)
+	if want := "duckdb SF 0.01: 2 queries; 1 stream: DOP 1 best for queries/h; 2 streams: DOP 2 best for queries/h"; h != want {
+		t.Errorf("Headline = %q, want %q", h, want)
+	}
+}
