@@ -15,24 +15,17 @@ import (
 	"github.com/numalab/numalab/internal/store"
 )
 
+// modelSubcommands are the model's subcommands, each with its own flags.
+var modelSubcommands = map[string]func(e *env, args []string) error{
+	"dram": cmdModelDRAM, "tier": cmdModelTier, "size": cmdModelSize, "dop": cmdModelDOP, "fit": cmdModelFit, "buy": cmdModelBuy,
+}
+
 func cmdModel(_ context.Context, e *env, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, rest := args[0], args[1:]
-		switch sub {
-		case "dram":
-			return cmdModelDRAM(e, rest)
-		case "tier":
-			return cmdModelTier(e, rest)
-		case "size":
-			return cmdModelSize(e, rest)
-		case "dop":
-			return cmdModelDOP(e, rest)
-		case "fit":
-			return cmdModelFit(e, rest)
-		case "buy":
-			return cmdModelBuy(e, rest)
+		if sub, ok := modelSubcommands[args[0]]; ok {
+			return sub(e, args[1:])
 		}
-		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", sub)
+		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", args[0])
 	}
 	fs := newFlags(e, "model", helpText("model"))
 	wf := addWorkloadFlags(fs)
