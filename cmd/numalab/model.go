@@ -155,33 +155,11 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	return m
 }
 
-// Plausible model inputs, refused outside these ranges unless --unchecked.
-const (
-	plausibleMinNS, plausibleMaxNS   = 1.0, 10000.0
-	plausibleMinGHz, plausibleMaxGHz = 0.1, 10.0
-	plausibleMaxSockets              = 64
-)
-
-// plausible refuses a latency, clock or socket count that no machine has,
-// unless --unchecked: name is the flag, what its value.
+// plausible refuses a latency, clock or socket count that no machine has
+// (model.Implausible), unless --unchecked: name is the flag.
 func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) error {
-	if *m.unchecked {
-		return nil
-	}
-	for _, v := range ns {
-		if v < plausibleMinNS || v > plausibleMaxNS {
-			return badFlag(name, fmt.Sprint(v), fmt.Sprintf("is not a plausible memory latency: want %g to %g ns (--unchecked accepts it)", plausibleMinNS, plausibleMaxNS))
-		}
-	}
-	for _, v := range ghz {
-		if v < plausibleMinGHz || v > plausibleMaxGHz {
-			return badFlag(name, fmt.Sprint(v), fmt.Sprintf("is not a plausible clock: want %g to %g GHz (--unchecked accepts it)", plausibleMinGHz, plausibleMaxGHz))
-		}
-	}
-	for _, v := range sockets {
-		if v > plausibleMaxSockets {
-			return badFlag(name, strconv.Itoa(v), fmt.Sprintf("is not a plausible socket count: want 1 to %d (--unchecked accepts it)", plausibleMaxSockets))
-		}
+	if v, why := model.Implausible(ns, ghz, sockets); why != "" && !*m.unchecked {
+		return badFlag(name, v, "is not "+why+" (--unchecked accepts it)")
 	}
 	return nil
 }
@@ -193,8 +171,8 @@ func (m *machineFlags) check() error {
 	errs.badIf(flagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)), "remote-ns", model.Num(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125")
 	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
 		errs = append(errs, badFlag("buffer-ns", model.Num(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
-	} else if *m.buffer > plausibleMaxNS && !*m.unchecked {
-		errs = append(errs, badFlag("buffer-ns", fmt.Sprint(*m.buffer), fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", plausibleMaxNS)))
+	} else if *m.buffer > model.PlausibleMaxNS && !*m.unchecked {
+		errs = append(errs, badFlag("buffer-ns", fmt.Sprint(*m.buffer), fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", model.PlausibleMaxNS)))
 	}
 	for _, f := range []struct {
 		name string
