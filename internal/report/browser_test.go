@@ -15,10 +15,14 @@ import (
 	"time"
 )
 
-// writeReport renders the two-socket fixture into dir/report.html.
-func writeReport(t *testing.T, dir string) (path string, html string) {
+// browserScenarios are the fixtures the browser renders: every section
+// between them.
+var browserScenarios = []scenario{scenarios[0], workloadScenarios[0]}
+
+// writeReport renders a fixture into dir/report.html.
+func writeReport(t *testing.T, dir string, sc scenario) (path string, html string) {
 	t.Helper()
-	html = renderHTML(t, stored(t, syntheticRuns()))
+	html = renderHTML(t, sc.runs(t))
 	path = filepath.Join(dir, "report.html")
 	if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
 		t.Fatal(err)
@@ -32,7 +36,7 @@ func TestHTMLTidy(t *testing.T) {
 	if err != nil {
 		t.Skip("tidy is not installed (Debian package tidy): cannot validate the HTML")
 	}
-	for _, sc := range scenarios {
+	for _, sc := range allScenarios {
 		path := filepath.Join(t.TempDir(), sc.name+".html")
 		if err := os.WriteFile(path, []byte(renderHTML(t, sc.runs(t))), 0o644); err != nil {
 			t.Fatal(err)
@@ -99,39 +103,43 @@ const probeScript = `<script>
 // drawn: each SVG has a size on the page and marks with a size.
 func TestBrowserRendersCharts(t *testing.T) {
 	bin := chromium(t)
-	dir := t.TempDir()
-	_, html := writeReport(t, dir)
-	probe := filepath.Join(dir, "probe.html")
-	if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, logs := runChromium(t, bin, "--window-size=1400,2000", "--dump-dom", "file://"+probe)
-	for _, bad := range []string{"Uncaught", "Failed to load resource", "ERR_", "Refused to"} {
-		if strings.Contains(logs, bad) {
-			t.Errorf("chromium reported %q while loading the report:\n%s", bad, logs)
-		}
-	}
-	m := regexp.MustCompile(`(?s)<pre id="svgprobe">(.*?)</pre>`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatalf("the probe script did not run; DOM:\n%.2000s", dom)
-	}
-	want := strings.Count(html, "<svg ")
-	lines := strings.Split(strings.TrimSpace(m[1]), "\n")
-	if len(lines) != want || want < 8 {
-		t.Fatalf("browser saw %d SVGs, the report has %d (want at least 8):\n%s", len(lines), want, m[1])
-	}
-	for _, l := range lines {
-		f := strings.Fields(l)
-		if len(f) != 5 {
-			t.Fatalf("probe line %q", l)
-		}
-		w, _ := strconv.Atoi(f[1])
-		h, _ := strconv.Atoi(f[2])
-		marks, _ := strconv.Atoi(f[3])
-		drawn, _ := strconv.Atoi(f[4])
-		if w < 200 || h < 100 || marks < 4 || drawn < 4 {
-			t.Errorf("chart %s: %d×%d px with %d marks, %d of them drawn: want a visible chart", f[0], w, h, marks, drawn)
-		}
+	for _, sc := range browserScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, html := writeReport(t, dir, sc)
+			probe := filepath.Join(dir, "probe.html")
+			if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom, logs := runChromium(t, bin, "--window-size=1400,2000", "--dump-dom", "file://"+probe)
+			for _, bad := range []string{"Uncaught", "Failed to load resource", "ERR_", "Refused to"} {
+				if strings.Contains(logs, bad) {
+					t.Errorf("chromium reported %q while loading the report:\n%s", bad, logs)
+				}
+			}
+			m := regexp.MustCompile(`(?s)<pre id="svgprobe">(.*?)</pre>`).FindStringSubmatch(dom)
+			if m == nil {
+				t.Fatalf("the probe script did not run; DOM:\n%.2000s", dom)
+			}
+			want := strings.Count(html, "<svg ")
+			lines := strings.Split(strings.TrimSpace(m[1]), "\n")
+			if len(lines) != want || want < 6 {
+				t.Fatalf("browser saw %d SVGs, the report has %d (want at least 6):\n%s", len(lines), want, m[1])
+			}
+			for _, l := range lines {
+				f := strings.Fields(l)
+				if len(f) != 5 {
+					t.Fatalf("probe line %q", l)
+				}
+				w, _ := strconv.Atoi(f[1])
+				h, _ := strconv.Atoi(f[2])
+				marks, _ := strconv.Atoi(f[3])
+				drawn, _ := strconv.Atoi(f[4])
+				if w < 200 || h < 100 || marks < 4 || drawn < 4 {
+					t.Errorf("chart %s: %d×%d px with %d marks, %d of them drawn: want a visible chart", f[0], w, h, marks, drawn)
+				}
+			}
+		})
 	}
 }
 
@@ -140,7 +148,7 @@ func TestBrowserRendersCharts(t *testing.T) {
 func TestBrowserScreenshot(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
-	path, _ := writeReport(t, dir)
+	path, _ := writeReport(t, dir, scenarios[0])
 	shot := filepath.Join(dir, "shot.png")
 	runChromium(t, bin, "--window-size=1400,2000", "--hide-scrollbars", "--screenshot="+shot, "file://"+path)
 	f, err := os.Open(shot)

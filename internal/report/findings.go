@@ -99,9 +99,11 @@ func findings(r *Report) []Finding {
 	if o := r.OLTP; o != nil {
 		oltpFindings(o, r.Machine, add, detail)
 	}
+	nullFindings(r, add, detail)
 	if q := r.Reporting; q != nil {
 		queryFindings(q, add, detail)
 	}
+	insertFindings(r, add, detail)
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio
 		detail(AnchorIO, "Storage: %s random 8 KiB reads per second at queue depth 1; sequential reads deliver %s× that page rate, against %s× in the optimizer's cost model (%s).",

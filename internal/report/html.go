@@ -75,9 +75,16 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if r.Machine != nil && r.Machine.Topology.CPUModel != "" {
 		v.Title = "numalab report: " + r.Machine.Topology.CPUModel
 	}
-	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r), querySection(r), ioSection(r), modelSection(r), buySection(r))
+	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r))
+	if len(r.Null) > 0 || absent(r, AnchorNull) != nil {
+		v.Sections = append(v.Sections, nullSection(r))
+	}
+	v.Sections = append(v.Sections, querySection(r), ioSection(r), modelSection(r), buySection(r))
 	if r.TPCH != nil {
 		v.Sections = append(v.Sections, tpchSection(r))
+	}
+	if len(r.Insert) > 0 {
+		v.Sections = append(v.Sections, insertSection(r))
 	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
@@ -101,12 +108,21 @@ func errSuffix(e string) string {
 }
 
 func absentText(r *Report, sec string) string {
-	for _, a := range r.Absent {
-		if a.Section == sec {
-			return fmt.Sprintf("No %s run was given, so this section is empty. To measure it: %s", a.Kind, a.Hint)
-		}
+	if a := absent(r, sec); a != nil {
+		return fmt.Sprintf("No %s run was given, so this section is empty. To measure it: %s", a.Kind, a.Hint)
 	}
 	return "Not measured."
+}
+
+// absent is the section's entry in r.Absent; nil when the report does not
+// say it is absent.
+func absent(r *Report, sec string) *Absent {
+	for i := range r.Absent {
+		if r.Absent[i].Section == sec {
+			return &r.Absent[i]
+		}
+	}
+	return nil
 }
 
 func machineSection(r *Report) section {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,11 +13,19 @@ import (
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/insert"
+	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 // Kinds lists the run kinds a report shows, in the order of its sections.
-var Kinds = []string{result.RunProbeMem, result.RunOLTP, result.RunQueries, result.RunProbeIO}
+var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind}
+
+// optional are the kinds whose absence is not reported: experiments a
+// user runs on purpose, which eval does not (insert) or which have their
+// own command (tpch). A missing null run is reported only beside an OLTP
+// run, whose one-stream cell it explains.
+var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind}
 
 // ErrNoRuns is returned by Build when it is given no run.
 var ErrNoRuns = errors.New("no runs to report")
@@ -30,6 +40,11 @@ type Report struct {
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
 	TPCH      *TPCH      `json:"tpch,omitempty"`
+	// Null and Insert hold one entry per run: a report may show several
+	// (one per engine, or engine and method), as eval's null step stores
+	// SQLite's floor and PostgreSQL's matrix as two runs.
+	Null   []NullRun   `json:"null,omitempty"`
+	Insert []InsertRun `json:"insert,omitempty"`
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -211,18 +226,24 @@ func Build(runs []*result.Run) (*Report, error) {
 		return nil, ErrNoRuns
 	}
 	r := &Report{Findings: []Finding{}}
-	byKind := map[string]*result.Run{}
+	byKind := map[string]*result.Run{} // the first run of each kind
+	seen := map[string][]*result.Run{}
 	for _, run := range runs {
 		if run == nil {
 			return nil, errors.New("building report: nil run")
 		}
-		if prev, ok := byKind[run.Kind]; ok {
-			return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind (try 'numalab compare %d %d')",
-				prev.ID, run.ID, run.Kind, prev.ID, run.ID)
+		for _, prev := range seen[run.Kind] {
+			if variant(prev) == variant(run) {
+				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine and method (try 'numalab compare %d %d')",
+					prev.ID, run.ID, strings.TrimSpace(run.Kind+" "+variant(run)), prev.ID, run.ID)
+			}
 		}
-		byKind[run.Kind] = run
+		seen[run.Kind] = append(seen[run.Kind], run)
+		if byKind[run.Kind] == nil {
+			byKind[run.Kind] = run
+		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != tpch.RunKind {
+		if !slices.Contains(Kinds, run.Kind) {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -278,6 +299,24 @@ func Build(runs []*result.Run) (*Report, error) {
 			return nil, err
 		}
 	}
+	for _, run := range runs {
+		switch run.Kind {
+		case null.RunKind:
+			n, err := buildNull(run)
+			if err != nil {
+				return nil, err
+			}
+			r.Null = append(r.Null, *n)
+		case insert.RunKind:
+			in, err := buildInsert(run)
+			if err != nil {
+				return nil, err
+			}
+			r.Insert = append(r.Insert, *in)
+		}
+	}
+	slices.SortFunc(r.Null, func(a, b NullRun) int { return cmp.Compare(a.Run, b.Run) })
+	slices.SortFunc(r.Insert, func(a, b InsertRun) int { return cmp.Compare(a.Run, b.Run) })
 	r.Machine = buildMachine(runs)
 	if r.Machine != nil && r.Memory != nil {
 		r.Machine.GHz = r.Memory.GHz
@@ -289,7 +328,11 @@ func Build(runs []*result.Run) (*Report, error) {
 		r.Notes = append(r.Notes, modelNote(r.Model))
 	}
 	for _, k := range Kinds {
-		if byKind[k] == nil {
+		switch {
+		case byKind[k] != nil:
+		case k == null.RunKind && r.OLTP != nil:
+			r.Absent = append(r.Absent, Absent{Section: AnchorNull, Kind: k, Hint: "numalab run null --engine " + cmp.Or(r.OLTP.Engine, "sqlite")})
+		case !slices.Contains(optional, k):
 			r.Absent = append(r.Absent, absentFor(k))
 		}
 	}
@@ -299,6 +342,26 @@ func Build(runs []*result.Run) (*Report, error) {
 	}
 	r.Findings = findings(r)
 	return r, nil
+}
+
+// variant is what tells apart runs of a kind a report shows several of:
+// a null run's engine, an insert run's engine, method and indexes. Other
+// kinds have one variant.
+func variant(run *result.Run) string {
+	var c struct {
+		Engine  string `json:"engine"`
+		Method  string `json:"method"`
+		Indexes bool   `json:"indexes"`
+	}
+	switch run.Kind {
+	case null.RunKind:
+		json.Unmarshal(run.Config, &c)
+		return "on " + c.Engine
+	case insert.RunKind:
+		json.Unmarshal(run.Config, &c)
+		return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)
+	}
+	return ""
 }
 
 func absentFor(kind string) Absent {

@@ -53,7 +53,7 @@ func TestGolden(t *testing.T) {
 		{"json", func(b *bytes.Buffer, r *Report) error { return WriteJSON(b, r) }},
 		{"csv", func(b *bytes.Buffer, r *Report) error { return WriteCSV(b, r) }},
 	}
-	for _, sc := range scenarios {
+	for _, sc := range allScenarios {
 		r := build(t, sc.runs(t))
 		for _, w := range writers {
 			t.Run(sc.name+"."+w.ext, func(t *testing.T) {
@@ -94,7 +94,7 @@ func renderHTML(t *testing.T, runs []*result.Run) string {
 
 // The report refers to nothing outside itself and needs no script.
 func TestHTMLSelfContained(t *testing.T) {
-	for _, sc := range scenarios {
+	for _, sc := range allScenarios {
 		html := renderHTML(t, sc.runs(t))
 		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", "src=", "url(", "@import", "javascript:"} {
 			if strings.Contains(strings.ToLower(html), bad) {
@@ -117,7 +117,7 @@ func TestHTMLSelfContained(t *testing.T) {
 
 // Every finding and every link points at an element that exists.
 func TestAnchorsResolve(t *testing.T) {
-	for _, sc := range scenarios {
+	for _, sc := range allScenarios {
 		runs := sc.runs(t)
 		r := build(t, runs)
 		html := renderHTML(t, runs)
@@ -254,11 +254,11 @@ func TestBuildBadInput(t *testing.T) {
 	}
 	// One run alone: the other sections say they are absent.
 	r := build(t, runs[1:2])
-	if r.Memory != nil || r.Model != nil || len(r.Absent) != 4 {
+	if r.Memory != nil || r.Model != nil || len(r.Absent) != 5 {
 		t.Errorf("oltp alone: memory %v, model %v, absent %+v", r.Memory, r.Model, r.Absent)
 	}
 	html := renderHTML(t, runs[1:2])
-	for _, want := range []string{"No probe-mem run was given", "numalab probe mem --quick", "No report run was given", "No probe-io run was given"} {
+	for _, want := range []string{"No probe-mem run was given", "numalab probe mem --quick", "No report run was given", "No probe-io run was given", "No null run was given"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("oltp alone: HTML lacks %q", want)
 		}

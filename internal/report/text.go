@@ -66,7 +66,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 
-	absent := func(section string) {
+	absentNote := func(section string) {
 		for _, a := range r.Absent {
 			if a.Section == section {
 				fmt.Fprintf(&b, "  no %s run given (try '%s')\n", a.Kind, a.Hint)
@@ -77,31 +77,48 @@ func WriteText(w io.Writer, r *Report) error {
 	if m := r.Memory; m != nil {
 		textMemory(&b, m)
 	} else {
-		absent("memory")
+		absentNote("memory")
 	}
 	b.WriteString("\nOLTP throughput\n")
 	if o := r.OLTP; o != nil {
 		textOLTP(&b, o)
 	} else {
-		absent("oltp")
+		absentNote("oltp")
+	}
+	if len(r.Null) > 0 || absent(r, AnchorNull) != nil {
+		b.WriteString("\nNull transaction: the round-trip floor\n")
+		for _, n := range r.Null {
+			textNull(&b, n)
+		}
+		absentNote(AnchorNull)
 	}
 	b.WriteString("\nReporting queries\n")
 	if q := r.Reporting; q != nil {
 		textQueries(&b, q)
 	} else {
-		absent("reporting")
+		absentNote("reporting")
 	}
 	b.WriteString("\nStorage\n")
 	if x := r.IO; x != nil {
 		textIO(&b, x)
 	} else {
-		absent("io")
+		absentNote("io")
+	}
+	if t := r.TPCH; t != nil {
+		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
+		textTPCH(&b, t)
+	}
+	if len(r.Insert) > 0 {
+		b.WriteString("\nConcurrent loading into one table\n")
+		for _, in := range r.Insert {
+			textInsert(&b, in)
+		}
 	}
 	b.WriteString("\nModel: 1, 2, 4 and 8 sockets of this CPU\n")
 	if md := r.Model; md != nil {
 		textModel(&b, md)
 	} else {
-		absent("model")
+		absentNote("model")
 	}
 	b.WriteString("\nWhich server\n")
 	textBuy(&b, r)

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
@@ -170,4 +171,30 @@ func tpchSection(r *Report) section {
 		}
 	}
 	return s
+}
+
+func textTPCH(b *strings.Builder, t *TPCH) {
+	a := t.Analysis
+	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of repeats; speedup against the lowest DOP\n",
+		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "    query\tDOP\tseconds\tspeedup\tbest DOP\tstops scaling at\t")
+	for _, q := range a.Queries {
+		stops := "-"
+		if q.StopsAt > 0 {
+			stops = strconv.Itoa(q.StopsAt)
+		}
+		for _, p := range q.Points {
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, fmtF(p.Seconds, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(b, "  plan changes between consecutive DOPs: %d\n", len(a.Changes))
+	if adv := a.Advice; adv != nil {
+		for _, ps := range adv.PerStreams {
+			for _, p := range ps.Points {
+				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", plural(ps.Streams, "stream"), p.DOP, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.Repeats)
+			}
+		}
+	}
 }

@@ -1,0 +1,352 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/workload/insert"
+	"github.com/numalab/numalab/internal/workload/null"
+)
+
+// workloadRuns are real runs of this project's 2-vCPU KVM guest (one
+// node, no SMT), made for this test with the numalab binary and printed
+// by 'numalab runs show --json', by id:
+//
+//	1 numalab run null --engine sqlite --streams 1,2 --duration 1s --warmup 500ms --repeat 3
+//	2 numalab run null (postgres, unix and tcp, every pairing) --streams 1 --duration 1s --warmup 500ms --repeat 3
+//	3 numalab run insert --engine sqlite --streams 1,2 --batch 500 --duration 1s --warmup 500ms --repeat 3
+//	4 the same on duckdb
+//	5 the same on postgres (copy)
+//	6 numalab run oltp --engine sqlite --warehouses 1 --streams 1,2 --duration 2s --warmup 1s --repeat 3
+//	7 numalab run oltp --engine postgres --warehouses 1 --streams 1 --duration 2s --warmup 1s --repeat 3
+//
+// The machine was shared and loaded (load average about 11 on 2 CPUs):
+// the figures are noisy, some cells completed nothing, as real runs do.
+func workloadRuns(t *testing.T, ids ...int64) []*result.Run {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "vm-null-insert-runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []*result.Run
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	var runs []*result.Run
+	for _, r := range all {
+		if slices.Contains(ids, r.ID) {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) != len(ids) {
+		t.Fatalf("fixture has %d of runs %v", len(runs), ids)
+	}
+	return stored(t, runs)
+}
+
+// The scenarios of the null and insert sections: eval's set (SQLite's
+// OLTP run with both null runs) with every insert run, and PostgreSQL's
+// OLTP run with its null run.
+var workloadScenarios = []scenario{
+	{"vm-null-insert", func(t *testing.T) []*result.Run { return workloadRuns(t, 1, 2, 3, 4, 5, 6) }},
+	{"vm-null-postgres", func(t *testing.T) []*result.Run { return workloadRuns(t, 2, 7) }},
+}
+
+// allScenarios are every fixture the output tests render.
+var allScenarios = append(slices.Clone(scenarios), workloadScenarios...)
+
+func renderAll(t *testing.T, r *Report) (htm, txt, js string) {
+	t.Helper()
+	var h, x, j bytes.Buffer
+	if err := WriteHTML(&h, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&x, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&j, r); err != nil {
+		t.Fatal(err)
+	}
+	return html.UnescapeString(h.String()), x.String(), j.String()
+}
+
+// htmlRow finds the row of the HTML table id whose first cells are
+// lead, and returns its cells.
+func htmlRow(t *testing.T, page, id string, lead ...string) []string {
+	t.Helper()
+	i := strings.Index(page, `id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no table #%s in the HTML", id)
+	}
+	body := page[i:]
+	body = body[:strings.Index(body, "</table>")]
+	for _, tr := range regexp.MustCompile(`(?s)<tr>(.*?)</tr>`).FindAllStringSubmatch(body, -1) {
+		var cells []string
+		for _, m := range regexp.MustCompile(`(?s)<td>(.*?)</td>`).FindAllStringSubmatch(tr[1], -1) {
+			cells = append(cells, m[1])
+		}
+		if len(cells) >= len(lead) && slices.Equal(cells[:len(lead)], lead) {
+			return cells
+		}
+	}
+	t.Fatalf("table #%s has no row starting %q", id, lead)
+	return nil
+}
+
+// The null section's figures are the stored cells' own: the medians over
+// repeats computed here from the stored items, equal in JSON, and to the
+// printed precision in the HTML and text tables. Pairings the machine
+// cannot offer are labelled unavailable, with why.
+func TestNullFigures(t *testing.T) {
+	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6)
+	r := build(t, runs)
+	page, txt, js := renderAll(t, r)
+	var j struct {
+		Null []NullRun `json:"null"`
+	}
+	if err := json.Unmarshal([]byte(js), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Null) != 2 || j.Null[0].Engine != "sqlite" || j.Null[1].Engine != "postgres" {
+		t.Fatalf("json: null runs %+v, want SQLite's run 1 and PostgreSQL's run 2", j.Null)
+	}
+	points := 0
+	for ri, run := range runs[:2] {
+		cells, err := null.KindCell.All(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct {
+			tr, pair string
+			streams  int
+		}
+		calls, p50, csc := map[key][]float64{}, map[key][]float64{}, map[key][]float64{}
+		for _, c := range cells {
+			k := key{c.Transport, c.Pairing.Name, c.Cell.Streams}
+			calls[k] = append(calls[k], c.Cell.TPS)
+			if c.Cell.Total.Count > 0 {
+				p50[k] = append(p50[k], c.Cell.Total.P50US)
+			}
+			if c.Cell.TPS > 0 {
+				csc[k] = append(csc[k], c.CtxSwitchesPerSec/c.Cell.TPS)
+			}
+		}
+		if len(j.Null[ri].Points) != len(calls) {
+			t.Errorf("run %d: %d points, want %d (transport × pairing × streams)", run.ID, len(j.Null[ri].Points), len(calls))
+		}
+		for _, p := range j.Null[ri].Points {
+			points++
+			k := key{p.Transport, p.Pairing, p.Streams}
+			want, wantP50, wantCS := stats.Median(calls[k]), stats.Median(p50[k]), stats.Median(csc[k])
+			if p.Calls != want || p.P50US != wantP50 || !near(p.CtxPerCall, wantCS) || p.PerStream != want/float64(p.Streams) {
+				t.Errorf("json: run %d %v: %v calls/s, p50 %v µs, %v cs/call, %v per stream; want %v, %v, %v, %v",
+					run.ID, k, p.Calls, p.P50US, p.CtxPerCall, p.PerStream, want, wantP50, wantCS, want/float64(p.Streams))
+			}
+			row := htmlRow(t, page, nullTable(run.ID), p.Transport, p.Pairing, p.CPUs(), itoa(p.Streams))
+			if row[5] != fmtN(want) || row[7] != fmtN(want/float64(p.Streams)) || row[8] != fmtF(wantP50, 1) || row[12] != fmtF(wantCS, 2) {
+				t.Errorf("html: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, row, fmtN(want), fmtN(want/float64(p.Streams)), fmtF(wantP50, 1), fmtF(wantCS, 2))
+			}
+			line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.Transport) + `\s+` + regexp.QuoteMeta(p.Pairing) + `\s+` + regexp.QuoteMeta(p.CPUs()) + `\s+` + itoa(p.Streams) + `\s+\d+\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`).FindStringSubmatch(txt)
+			if line == nil {
+				t.Errorf("text: no row for run %d %v", run.ID, k)
+			} else if line[1] != fmtN(want) || line[2] != fmtN(want/float64(p.Streams)) || line[3] != fmtF(wantP50, 1) || line[4] != fmtF(wantCS, 2) {
+				t.Errorf("text: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, line[0], fmtN(want), fmtN(want/float64(p.Streams)), fmtF(wantP50, 1), fmtF(wantCS, 2))
+			}
+		}
+	}
+	if points < 5 {
+		t.Errorf("%d null points in all, want SQLite's 2 and PostgreSQL's 4", points)
+	}
+	// The matrix: both pairings this machine lacks are there, labelled.
+	for _, want := range [][]string{
+		{"smt-sibling", "–", "–", "unavailable: one thread per core", "unavailable: one thread per core"},
+		{"other-node", "–", "–", "unavailable: one NUMA node", "unavailable: one NUMA node"},
+	} {
+		if row := htmlRow(t, page, "null-2-matrix", want[0]); !slices.Equal(row, want) {
+			t.Errorf("html matrix row %q, want %q", row, want)
+		}
+	}
+	for _, want := range []string{"smt-sibling: unavailable (one thread per core)", "other-node: unavailable (one NUMA node)"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+}
+
+// The insert section's figures are the stored cells' own, and MB/s is
+// rows/s × the row's bytes, in JSON, HTML and text alike; the insert runs'
+// own findings are carried into the report's, with their repeats' test.
+func TestInsertFigures(t *testing.T) {
+	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6)
+	r := build(t, runs)
+	page, txt, js := renderAll(t, r)
+	var j struct {
+		Insert []InsertRun `json:"insert"`
+	}
+	if err := json.Unmarshal([]byte(js), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Insert) != 3 {
+		t.Fatalf("json: %d insert runs, want 3 (sqlite, duckdb, postgres)", len(j.Insert))
+	}
+	drops := 0
+	for i, run := range runs[2:5] {
+		in := j.Insert[i]
+		sts, err := insert.KindCellStats.All(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[int][]float64{}
+		for _, st := range sts {
+			rows[st.Streams] = append(rows[st.Streams], st.RowsPerSec)
+		}
+		if len(in.Series) != 1 || len(in.Series[0].Points) != len(rows) {
+			t.Fatalf("run %d: series %+v, want one placement with %d stream counts", run.ID, in.Series, len(rows))
+		}
+		for _, p := range in.Series[0].Points {
+			want := stats.Median(rows[p.Streams])
+			mb := want * insert.RowBytes / 1e6
+			if p.RowsPerSec != want || !near(p.MBPerSec, mb) || p.Repeats != 3 {
+				t.Errorf("json: run %d at %d streams: %v rows/s, %v MB/s, %d repeats; want %v, %v, 3", run.ID, p.Streams, p.RowsPerSec, p.MBPerSec, p.Repeats, want, mb)
+			}
+			row := htmlRow(t, page, AnchorInsertTable, itoa64(run.ID), in.Label, "all CPUs", itoa(p.Streams))
+			if row[6] != fmtN(want) || row[8] != fmtF(mb, 1) {
+				t.Errorf("html: run %d row %q: want %s rows/s and %s MB/s", run.ID, row, fmtN(want), fmtF(mb, 1))
+			}
+			if !regexp.MustCompile(`(?m)^\s+all CPUs\s+` + itoa(p.Streams) + `\s+3\s+` + regexp.QuoteMeta(fmtN(want)) + `\s+\S+\s+` + regexp.QuoteMeta(fmtF(mb, 1)) + `\s`).MatchString(txt) {
+				t.Errorf("text: no row of run %d at %d streams with %s rows/s and %s MB/s", run.ID, p.Streams, fmtN(want), fmtF(mb, 1))
+			}
+		}
+		stored, err := insert.KindFinding.All(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(stored) == 0 {
+			continue
+		}
+		drops++
+		f := findingWith(r, "on "+in.Label+" (all CPUs, run "+itoa64(run.ID)+")")
+		if f == nil {
+			t.Errorf("run %d stored %d findings, the report carries none: %q", run.ID, len(stored), r.Findings)
+			continue
+		}
+		if f.Anchor != AnchorInsertTable {
+			t.Errorf("finding %q links to #%s", f.Text, f.Anchor)
+		}
+		// Three repeats a side: the U test cannot reach p ≤ 0.05, so no
+		// finding may say more streams loaded less outright.
+		if strings.HasPrefix(f.Text, "More streams loaded less") || !strings.Contains(f.Text, "n=3+3") {
+			t.Errorf("finding %q: want it no stronger than 3 repeats a side allow, with n", f.Text)
+		}
+	}
+	if drops == 0 {
+		t.Error("no insert run stored a finding: the fixture should have some")
+	}
+}
+
+// The floor finding sets one-stream OLTP against the null floor on the
+// same engine, with the figures it rests on: on SQLite as how many calls
+// would fill a transaction, on PostgreSQL (one call a transaction) as the
+// round trip's share, no more firmly than the repeats' extremes allow.
+func TestFloorFinding(t *testing.T) {
+	r := build(t, workloadRuns(t, 1, 2, 3, 4, 5, 6))
+	one := pointAt(r.OLTP.Series[0].Points, 1)
+	_, floor := nullFloor(r.Null, "sqlite")
+	if floor == nil || floor.Transport != null.InProcess {
+		t.Fatalf("SQLite's floor %+v, want the in-process one-stream point", floor)
+	}
+	f := findingWith(r, "One-stream OLTP on sqlite")
+	if f == nil {
+		t.Fatalf("no floor finding in %q", r.Findings)
+	}
+	for _, want := range []string{fmtN(one.TPS) + " tps", fmtF(1e6/one.TPS, 1) + " µs a transaction", fmtN(floor.Calls) + "/s", "null run 1", "OLTP run 6",
+		"only if it made " + fmtN(floor.Calls/one.TPS) + " of them"} {
+		if !strings.Contains(f.Text, want) {
+			t.Errorf("floor finding %q lacks %q", f.Text, want)
+		}
+	}
+
+	pg := build(t, workloadRuns(t, 2, 7))
+	one = pointAt(pg.OLTP.Series[0].Points, 1)
+	_, floor = nullFloor(pg.Null, "postgres")
+	if floor == nil || floor.Transport != null.Unix || floor.Streams != 1 {
+		t.Fatalf("PostgreSQL's floor %+v, want a one-stream unix point", floor)
+	}
+	for _, p := range pg.Null[0].Points {
+		if p.Transport == null.Unix && p.Calls > floor.Calls {
+			t.Errorf("the floor %v calls/s is not the fastest unix point (%v)", floor.Calls, p.Calls)
+		}
+	}
+	f = findingWith(pg, "One-stream OLTP on postgres")
+	if f == nil {
+		t.Fatalf("no floor finding in %q", pg.Findings)
+	}
+	lo, hi := one.TPSMin/floor.CallsMax, one.TPSMax/floor.CallsMin
+	for _, want := range []string{"at least " + pctAbs(one.TPS/floor.Calls) + " of the transaction's time", pctAbs(lo) + " to " + pctAbs(hi), "(3 and 3 repeats)"} {
+		if !strings.Contains(f.Text, want) {
+			t.Errorf("floor finding %q lacks %q", f.Text, want)
+		}
+	}
+	switch {
+	case lo >= latencyBound && !strings.Contains(f.Text, "is latency-bound"),
+		hi <= notLatencyBound && !strings.Contains(f.Text, "not latency-bound"),
+		lo < latencyBound && hi > notLatencyBound && !strings.Contains(f.Text, "do not show"):
+		t.Errorf("floor finding %q: share %v–%v, verdict does not follow", f.Text, lo, hi)
+	}
+}
+
+// A null or insert run alone, as 'numalab report ID' gives it, shows its
+// section; two null runs of one engine are refused, as two runs of any
+// other kind are.
+func TestNullInsertAlone(t *testing.T) {
+	// Stored afresh, each run alone is run 1.
+	for _, c := range []struct {
+		id   int64
+		want []string
+	}{
+		{2, []string{`<section id="null">`, "null-1-matrix", "null-1-bars-svg", "unix", "tcp"}},
+		{1, []string{`<section id="null">`, "null-1-streams-svg", "in-process"}},
+		{5, []string{`<section id="insert">`, "insert-rows-svg", "Client:ClientRead"}},
+	} {
+		runs := workloadRuns(t, c.id)
+		page := renderHTML(t, runs)
+		for _, w := range c.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("run %d alone: HTML lacks %q", c.id, w)
+			}
+		}
+		r := build(t, runs)
+		for _, a := range r.Absent {
+			if a.Kind == null.RunKind || a.Kind == insert.RunKind {
+				t.Errorf("run %d alone: absent %+v; a null or insert run is missed only beside an OLTP run", c.id, a)
+			}
+		}
+	}
+	one := workloadRuns(t, 1)
+	_, err := Build([]*result.Run{one[0], one[0]})
+	if err == nil || !strings.Contains(err.Error(), "both null on sqlite") {
+		t.Errorf("two null runs on sqlite: %v, want refused", err)
+	}
+	// OLTP without a null run: the report says what would fill it.
+	r := build(t, workloadRuns(t, 6))
+	if a := absent(r, AnchorNull); a == nil || a.Hint != "numalab run null --engine sqlite" {
+		t.Errorf("OLTP alone: absent %+v, want a hint to run null on sqlite", r.Absent)
+	}
+}
+
+// near says whether a and b agree to rounding.
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
