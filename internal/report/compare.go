@@ -11,6 +11,8 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
+	"github.com/numalab/numalab/internal/workload/insert"
+	"github.com/numalab/numalab/internal/workload/null"
 )
 
 // ErrKindMismatch is wrapped when two runs of different kinds are compared.
@@ -70,9 +72,13 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 		fa, fb, err = compareQueries(a, b)
 	case result.RunProbeIO:
 		fa, fb, err = compareIO(a, b)
+	case null.RunKind:
+		fa, fb, err = compareWith(a, b, nullFigures)
+	case insert.RunKind:
+		fa, fb, err = compareWith(a, b, insertFigures)
 	default:
 		return nil, fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",
-			a.ID, b.ID, a.Kind, strings.Join(Kinds, ", "))
+			a.ID, b.ID, a.Kind, strings.Join(comparable, ", "))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("comparing runs %d and %d: %w", a.ID, b.ID, err)
@@ -123,6 +129,50 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 }
 
 // fig is a one-run figure (the A side): its repeats.
+// comparable are the kinds Compare knows.
+var comparable = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, result.RunProbeIO, insert.RunKind}
+
+// compareWith is each run's figures.
+func compareWith(a, b *result.Run, figures func(*result.Run) ([]Figure, error)) ([]Figure, []Figure, error) {
+	fa, err := figures(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	fb, err := figures(b)
+	return fa, fb, err
+}
+
+// nullFigures are a null run's round trips per second, per transport,
+// pairing and streams, a value a repeat, and their p50 latency.
+func nullFigures(in *result.Run) ([]Figure, error) {
+	n, err := buildNull(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []Figure
+	for _, p := range n.Points {
+		key := fmt.Sprintf("%s %s, %s", n.Engine, p.Label(), plural(p.Streams, "stream"))
+		out = append(out, fig(key+": round trips", "calls/s", p.CallsRepeats...), fig(key+": p50 latency", "µs", p.P50US))
+	}
+	return out, nil
+}
+
+// insertFigures are an insert run's rows per second, per placement and
+// streams, a value a repeat.
+func insertFigures(in *result.Run) ([]Figure, error) {
+	x, err := buildInsert(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []Figure
+	for _, s := range x.Series {
+		for _, p := range s.Points {
+			out = append(out, fig(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement, plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
+		}
+	}
+	return out, nil
+}
+
 func fig(name, unit string, repeats ...float64) Figure {
 	return Figure{Name: name, Unit: unit, A: stats.Median(repeats), ARepeats: repeats}
 }

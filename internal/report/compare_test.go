@@ -183,3 +183,39 @@ func TestCompareInterrupted(t *testing.T) {
 		t.Errorf("against an interrupted run with no cells: %v; want it refused", err)
 	}
 }
+
+// Null and insert runs compare figure by figure, each repeat a value:
+// the same real run against itself differs in nothing, and three repeats
+// a side cannot show a difference.
+func TestCompareNullInsert(t *testing.T) {
+	for _, c := range []struct {
+		id      int64
+		figures int
+		name    string
+	}{
+		{2, 8, "postgres unix, same-cpu, 1 stream: round trips"},
+		{3, 2, "sqlite insert, all CPUs, 2 streams: rows loaded"},
+	} {
+		runs := workloadRuns(t, c.id)
+		cmp, err := Compare(runs[0], runs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cmp.Figures) != c.figures {
+			t.Errorf("run %d: %d figures, want %d", c.id, len(cmp.Figures), c.figures)
+		}
+		found := false
+		for _, f := range cmp.Figures {
+			found = found || f.Name == c.name
+			if f.Ratio != 1 && f.A != 0 {
+				t.Errorf("run %d against itself: %s ratio %v", c.id, f.Name, f.Ratio)
+			}
+			if len(f.ARepeats) == 3 && f.Verdict != stats.CannotTell && f.Verdict != stats.NoDiff {
+				t.Errorf("run %d against itself: %s %s", c.id, f.Name, f.Verdict)
+			}
+		}
+		if !found {
+			t.Errorf("run %d: no figure %q in %+v", c.id, c.name, cmp.Figures)
+		}
+	}
+}

@@ -27,6 +27,10 @@ var sectionFigures = map[string][]preflight.Figure{
 	AnchorOLTP:    {preflight.OLTP, preflight.Scaling, preflight.NUMA},
 	AnchorQueries: {preflight.Queries, preflight.Scaling},
 	AnchorModel:   {preflight.Latency, preflight.OLTP},
+	// Where a client, its backend and loading streams run: what a guest's
+	// vCPUs sharing cores, or a governor, changes.
+	AnchorNull:   {preflight.Scaling},
+	AnchorInsert: {preflight.Scaling},
 }
 
 // caveats gathers the preflight warnings stored with runs, one per
