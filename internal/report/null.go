@@ -199,6 +199,13 @@ func nullFloor(runs []NullRun, engineName string) (*NullRun, *NullPoint) {
 	return nil, nil
 }
 
+// nullRuns says whether the null transaction runs on an engine.
+func nullRuns(engineName string) bool {
+	c := null.DefaultRunConfig()
+	c.Engine = engineName
+	return c.Check() == nil
+}
+
 // nullTable is the anchor of a null run's cells table.
 func nullTable(run int64) string { return fmt.Sprintf("%s-%d-cells", AnchorNull, run) }
 
@@ -285,8 +292,12 @@ func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a 
 		for _, n := range r.Null {
 			engines = append(engines, fmt.Sprintf("run %d on %s", n.Run, n.Engine))
 		}
-		detail(AnchorNull, "No one-stream null cell on %s, the OLTP run's engine (null %s): the report cannot say how much of its transactions the round trips take (try 'numalab run null --engine %s').",
-			o.Engine, strings.Join(engines, ", "), o.Engine)
+		try := "the null transaction does not run on it"
+		if nullRuns(o.Engine) {
+			try = "try 'numalab run null --engine " + o.Engine + "'"
+		}
+		detail(AnchorNull, "No one-stream null cell on %s, the OLTP run's engine (null %s): the report cannot say how much of its transactions the round trips take (%s).",
+			o.Engine, strings.Join(engines, ", "), try)
 		return
 	}
 	share := one.TPS / f.Calls

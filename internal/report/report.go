@@ -330,8 +330,8 @@ func Build(runs []*result.Run) (*Report, error) {
 	for _, k := range Kinds {
 		switch {
 		case byKind[k] != nil:
-		case k == null.RunKind && r.OLTP != nil:
-			r.Absent = append(r.Absent, Absent{Section: AnchorNull, Kind: k, Hint: "numalab run null --engine " + cmp.Or(r.OLTP.Engine, "sqlite")})
+		case k == null.RunKind && r.OLTP != nil && nullRuns(r.OLTP.Engine):
+			r.Absent = append(r.Absent, Absent{Section: AnchorNull, Kind: k, Hint: "numalab run null --engine " + r.OLTP.Engine})
 		case !slices.Contains(optional, k):
 			r.Absent = append(r.Absent, absentFor(k))
 		}
@@ -353,15 +353,18 @@ func variant(run *result.Run) string {
 		Method  string `json:"method"`
 		Indexes bool   `json:"indexes"`
 	}
-	switch run.Kind {
-	case null.RunKind:
-		json.Unmarshal(run.Config, &c)
-		return "on " + c.Engine
-	case insert.RunKind:
-		json.Unmarshal(run.Config, &c)
-		return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind {
+		return ""
 	}
-	return ""
+	// An unreadable configuration is reported when the run's section is
+	// built; here it is one more variant.
+	if err := json.Unmarshal(run.Config, &c); err != nil {
+		return "with an unreadable configuration"
+	}
+	if run.Kind == null.RunKind {
+		return "on " + c.Engine
+	}
+	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)
 }
 
 func absentFor(kind string) Absent {

@@ -350,3 +350,25 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// An OLTP run on an engine the null transaction does not run on (DuckDB)
+// gets no hint to run it there, and no floor from another engine.
+func TestFloorOtherEngine(t *testing.T) {
+	runs := workloadRuns(t, 1, 6)
+	runs[1].Config = json.RawMessage(regexp.MustCompile(`"engine":\s*"sqlite"`).ReplaceAllString(string(runs[1].Config), `"engine":"duckdb"`))
+	r := build(t, runs)
+	if r.OLTP.Engine != "duckdb" {
+		t.Fatalf("OLTP engine %q, want the edited duckdb", r.OLTP.Engine)
+	}
+	if findingWith(r, "One-stream OLTP") != nil {
+		t.Errorf("a floor finding across engines: %q", r.Findings)
+	}
+	f := findingWith(r, "No one-stream null cell on duckdb")
+	if f == nil || !strings.Contains(f.Text, "the null transaction does not run on it") || !strings.Contains(f.Text, "run 1 on sqlite") {
+		t.Errorf("finding %v: want it to say the null transaction does not run on duckdb, naming the null run it has", f)
+	}
+	alone := build(t, runs[1:])
+	if a := absent(alone, AnchorNull); a != nil {
+		t.Errorf("duckdb OLTP alone: absent %+v, want no hint to run null on duckdb", a)
+	}
+}
