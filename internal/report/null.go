@@ -169,7 +169,7 @@ func nullPoint(cells []null.Cell) NullPoint {
 	return p
 }
 
-// floor is the null run's fastest one-stream point on engine: the
+// nullFloor is the null run's fastest one-stream point on engine: the
 // round-trip floor an OLTP run on that engine stands on. PostgreSQL's
 // is taken over the unix socket when the run measured it.
 func nullFloor(runs []NullRun, engineName string) (*NullRun, *NullPoint) {
@@ -246,7 +246,7 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 			if !(slow.Calls > 0) {
 				continue
 			}
-			add(nullTable(n.Run), "Null transaction on %s over %s, one stream, by where the backend ran against the client: %s; %s gave %s× %s's round trips; %s (run %d).",
+			detail(nullTable(n.Run), "Null transaction on %s over %s, one stream, by where the backend ran against the client: %s; %s gave %s× %s's round trips; %s (run %d).",
 				n.Engine, tr, strings.Join(parts, ", "), fast.Pairing, fmtF(fast.Calls/slow.Calls, 2), slow.Pairing, evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
 		}
 		var un []string

@@ -177,6 +177,22 @@ func TestNullFigures(t *testing.T) {
 			t.Errorf("html matrix row %q, want %q", row, want)
 		}
 	}
+	// The pairings' finding, per transport, with its figures and test.
+	for _, tr := range []string{null.Unix, null.TCP} {
+		f := findingWith(r, "Null transaction on postgres over "+tr)
+		if f == nil || f.Anchor != nullTable(2) {
+			t.Errorf("%s: finding %v, want one linked to #%s", tr, f, nullTable(2))
+			continue
+		}
+		for _, p := range j.Null[1].Points {
+			if p.Transport == tr && !strings.Contains(f.Text, p.Pairing+" "+fmtN(p.Calls)+"/s (p50 "+fmtF(p.P50US, 1)+" µs") {
+				t.Errorf("%s: finding %q lacks %s's %s/s", tr, f.Text, p.Pairing, fmtN(p.Calls))
+			}
+		}
+		if !strings.Contains(f.Text, "n=3+3") {
+			t.Errorf("%s: finding %q does not give its repeats", tr, f.Text)
+		}
+	}
 	for _, want := range []string{"smt-sibling: unavailable (one thread per core)", "other-node: unavailable (one NUMA node)"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q", want)
