@@ -43,16 +43,54 @@ func buildTPCH(run *result.Run) (*TPCH, error) {
 	if err != nil {
 		return nil, err
 	}
+	cells, err := tpch.KindCell.All(run)
+	if err != nil {
+		return nil, err
+	}
+	fresh := tpch.Analyze(cells, nil)
 	if an == nil {
-		cells, err := tpch.KindCell.All(run)
-		if err != nil {
-			return nil, err
-		}
-		a := tpch.Analyze(cells, nil)
-		an = &a
+		an = &fresh
 	}
 	t.Analysis = *an
+	withRanges(&t.Analysis, fresh)
 	return t, nil
+}
+
+// withRanges puts back the ranges over repeats that a stored analysis
+// does not keep (tpch stores medians only), from one made again from the
+// run's cells.
+func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
+	for i := range a.Queries {
+		for _, q := range fresh.Queries {
+			if q.Query != a.Queries[i].Query {
+				continue
+			}
+			for j := range a.Queries[i].Points {
+				for _, p := range q.Points {
+					if p.DOP == a.Queries[i].Points[j].DOP {
+						a.Queries[i].Points[j].Min, a.Queries[i].Points[j].Max = p.Min, p.Max
+					}
+				}
+			}
+		}
+	}
+	if a.Advice == nil || fresh.Advice == nil {
+		return
+	}
+	for i := range a.Advice.PerStreams {
+		for _, s := range fresh.Advice.PerStreams {
+			if s.Streams != a.Advice.PerStreams[i].Streams {
+				continue
+			}
+			for j := range a.Advice.PerStreams[i].Points {
+				for _, p := range s.Points {
+					if p.DOP == a.Advice.PerStreams[i].Points[j].DOP {
+						a.Advice.PerStreams[i].Points[j].QPHMin, a.Advice.PerStreams[i].Points[j].QPHMax = p.QPHMin, p.QPHMax
+					}
+				}
+			}
+		}
+	}
 }
 
 func tpchSection(r *Report) section {
@@ -102,7 +140,11 @@ func tpchSection(r *Report) section {
 	for _, c := range a.Changes {
 		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), orDash(strings.Join(c.Removed, ", ")), orDash(strings.Join(c.Added, ", "))})
 	}
-	s.Tables = append(s.Tables, changes)
+	if len(changes.Rows) > 0 {
+		s.Tables = append(s.Tables, changes)
+	} else {
+		s.Notes = append(s.Notes, "Plan changes between consecutive DOPs: none.")
+	}
 	if f := a.Cost; f != nil {
 		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
 			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
@@ -178,14 +220,14 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of repeats; speedup against the lowest DOP\n",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    query\tDOP\tseconds\tspeedup\tbest DOP\tstops scaling at\t")
+	fmt.Fprintln(tw, "    query\tDOP\tseconds\tmin-max\tspeedup\tbest DOP\tstops scaling at\t")
 	for _, q := range a.Queries {
 		stops := "-"
 		if q.StopsAt > 0 {
 			stops = strconv.Itoa(q.StopsAt)
 		}
 		for _, p := range q.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, fmtF(p.Seconds, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, fmtF(p.Seconds, 4), fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
 		}
 	}
 	tw.Flush()

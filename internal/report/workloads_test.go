@@ -17,6 +17,7 @@ import (
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/workload/insert"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 // workloadRuns are real runs of this project's 2-vCPU KVM guest (one
@@ -30,6 +31,7 @@ import (
 //	5 the same on postgres (copy)
 //	6 numalab run oltp --engine sqlite --warehouses 1 --streams 1,2 --duration 2s --warmup 1s --repeat 3
 //	7 numalab run oltp --engine postgres --warehouses 1 --streams 1 --duration 2s --warmup 1s --repeat 3
+//	8 numalab run tpch --engine duckdb --sf 0.01 --dop 1,2 --query 1,3,6,9 --streams 2 --repeats 2 --duration 1s --warmup 300ms
 //
 // The machine was shared and loaded (load average about 11 on 2 CPUs):
 // the figures are noisy, some cells completed nothing, as real runs do.
@@ -55,11 +57,11 @@ func workloadRuns(t *testing.T, ids ...int64) []*result.Run {
 	return stored(t, runs)
 }
 
-// The scenarios of the null and insert sections: eval's set (SQLite's
-// OLTP run with both null runs) with every insert run, and PostgreSQL's
-// OLTP run with its null run.
+// The scenarios of the null, insert and TPC-H sections: eval's set
+// (SQLite's OLTP run with both null runs, a TPC-H run) with every insert
+// run, and PostgreSQL's OLTP run with its null run.
 var workloadScenarios = []scenario{
-	{"vm-null-insert", func(t *testing.T) []*result.Run { return workloadRuns(t, 1, 2, 3, 4, 5, 6) }},
+	{"vm-workloads", func(t *testing.T) []*result.Run { return workloadRuns(t, 1, 2, 3, 4, 5, 6, 8) }},
 	{"vm-null-postgres", func(t *testing.T) []*result.Run { return workloadRuns(t, 2, 7) }},
 }
 
@@ -109,7 +111,7 @@ func htmlRow(t *testing.T, page, id string, lead ...string) []string {
 // printed precision in the HTML and text tables. Pairings the machine
 // cannot offer are labelled unavailable, with why.
 func TestNullFigures(t *testing.T) {
-	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6)
+	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6, 8)
 	r := build(t, runs)
 	page, txt, js := renderAll(t, r)
 	var j struct {
@@ -204,7 +206,7 @@ func TestNullFigures(t *testing.T) {
 // rows/s × the row's bytes, in JSON, HTML and text alike; the insert runs'
 // own findings are carried into the report's, with their repeats' test.
 func TestInsertFigures(t *testing.T) {
-	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6)
+	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6, 8)
 	r := build(t, runs)
 	page, txt, js := renderAll(t, r)
 	var j struct {
@@ -276,7 +278,7 @@ func TestInsertFigures(t *testing.T) {
 // would fill a transaction, on PostgreSQL (one call a transaction) as the
 // round trip's share, no more firmly than the repeats' extremes allow.
 func TestFloorFinding(t *testing.T) {
-	r := build(t, workloadRuns(t, 1, 2, 3, 4, 5, 6))
+	r := build(t, workloadRuns(t, 1, 2, 3, 4, 5, 6, 8))
 	one := pointAt(r.OLTP.Series[0].Points, 1)
 	_, floor := nullFloor(r.Null, "sqlite")
 	if floor == nil || floor.Transport != null.InProcess {
@@ -386,5 +388,48 @@ func TestFloorOtherEngine(t *testing.T) {
 	alone := build(t, runs[1:])
 	if a := absent(alone, AnchorNull); a != nil {
 		t.Errorf("duckdb OLTP alone: absent %+v, want no hint to run null on duckdb", a)
+	}
+}
+
+// The TPC-H section shows each throughput cell's range over repeats, as
+// the stored cells give it (a stored analysis keeps only medians), in the
+// HTML and the text alike.
+func TestTPCHRanges(t *testing.T) {
+	runs := workloadRuns(t, 1, 2, 3, 4, 5, 6, 8)
+	r := build(t, runs)
+	page, txt, _ := renderAll(t, r)
+	cells, err := tpch.KindCell.All(runs[6])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TPCH == nil || r.TPCH.Analysis.Advice == nil {
+		t.Fatal("no TPC-H throughput test in the report")
+	}
+	checked := 0
+	for _, ps := range r.TPCH.Analysis.Advice.PerStreams {
+		for _, p := range ps.Points {
+			var qph []float64
+			for _, c := range cells {
+				if c.Mode == tpch.ModeThroughput && c.Streams == ps.Streams && c.DOP == p.DOP {
+					qph = append(qph, c.QueriesPerHour)
+				}
+			}
+			lo, hi := slices.Min(qph), slices.Max(qph)
+			if lo == hi {
+				t.Fatalf("%d streams, DOP %d: the fixture's repeats agree (%v): nothing to check", ps.Streams, p.DOP, qph)
+			}
+			want := fmtN(stats.Median(qph)) + " [" + fmtN(lo) + "–" + fmtN(hi) + "]"
+			row := htmlRow(t, page, AnchorTPCH+"-dop", itoa(ps.Streams), itoa(p.DOP))
+			if row[2] != want {
+				t.Errorf("html: %d streams, DOP %d: %q, want %q", ps.Streams, p.DOP, row[2], want)
+			}
+			if !strings.Contains(txt, "DOP "+itoa(p.DOP)+": "+fmtN(stats.Median(qph))+" queries per hour ["+fmtN(lo)+"-"+fmtN(hi)+"]") {
+				t.Errorf("text: %d streams, DOP %d: no %s [%s-%s]", ps.Streams, p.DOP, fmtN(stats.Median(qph)), fmtN(lo), fmtN(hi))
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no throughput point checked")
 	}
 }
