@@ -103,6 +103,9 @@ func findings(r *Report) []Finding {
 	if q := r.Reporting; q != nil {
 		queryFindings(q, add, detail)
 	}
+	if t := r.TPCH; t != nil {
+		tpchFindings(t, add)
+	}
 	insertFindings(r, add, detail)
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio

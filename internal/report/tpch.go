@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
@@ -23,6 +24,9 @@ type TPCH struct {
 	Version  string            `json:"engine_version,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
 	Analysis tpch.Analysis     `json:"analysis"`
+	// seconds are each power cell's time, by query and DOP: the repeats
+	// a finding's test compares.
+	seconds map[[2]int][]float64
 }
 
 // buildTPCH reads a tpch run: its stored analysis, or one made from its
@@ -46,6 +50,13 @@ func buildTPCH(run *result.Run) (*TPCH, error) {
 	cells, err := tpch.KindCell.All(run)
 	if err != nil {
 		return nil, err
+	}
+	t.seconds = map[[2]int][]float64{}
+	for _, c := range cells {
+		if c.Mode == tpch.ModePower && c.Cell != nil && (c.Cell.Total.Count > 0 || c.TimedByExplain) {
+			k := [2]int{c.Query, c.DOP}
+			t.seconds[k] = append(t.seconds[k], c.Seconds)
+		}
 	}
 	fresh := tpch.Analyze(cells, nil)
 	if an == nil {
@@ -237,6 +248,67 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			for _, p := range ps.Points {
 				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", plural(ps.Streams, "stream"), p.DOP, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.Repeats)
 			}
+		}
+	}
+}
+
+// tpchFindings say which queries scaled with DOP and which server-wide
+// DOP the throughput test supports, as firmly as its repeats' ranges.
+func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
+	a := t.Analysis
+	what := fmt.Sprintf("TPC-H-derived queries on %s at SF %g (run %d)", t.Config.Engine, t.Config.SF, t.Run)
+	var top, stop []string
+	shown, n := 0, 0
+	for _, q := range a.Queries {
+		if len(q.Points) < 2 {
+			continue
+		}
+		first, last := q.Points[0], q.Points[len(q.Points)-1]
+		if q.BestDOP == last.DOP && q.StopsAt == 0 {
+			d := stats.Compare(t.seconds[[2]int{q.Query, first.DOP}], t.seconds[[2]int{q.Query, last.DOP}])
+			if d.Verdict == stats.Lower {
+				shown++
+			}
+			n = max(n, d.A.N, d.B.N)
+			top = append(top, fmt.Sprintf("%s %s×", tpch.QueryName(q.Query), fmtF(last.Speedup, 2)))
+		} else {
+			stop = append(stop, fmt.Sprintf("%s at DOP %d", tpch.QueryName(q.Query), max(q.StopsAt, q.BestDOP)))
+		}
+	}
+	if len(top)+len(stop) > 0 {
+		test := fmt.Sprintf("a U test over repeats (lowest against highest DOP) shows the gain for %d of them", shown)
+		switch {
+		case len(top) == 0:
+			test = "none gained to the last"
+		case n < 4:
+			test = fmt.Sprintf("at most %d repeats a DOP, too few for a U test to show a gain", n)
+		}
+		add(AnchorTPCH+"-best", "%s: by the medians over repeats, %d of %d queries ran fastest at the highest DOP measured (%s); %s; stopped scaling (the next DOP gains less than 10%%): %s.",
+			what, len(top), len(top)+len(stop), orDash(strings.Join(top, ", ")), test, orDash(strings.Join(stop, ", ")))
+	}
+	if adv := a.Advice; adv != nil {
+		for _, ps := range adv.PerStreams {
+			var best *tpch.Throughput
+			var others []string
+			for i, p := range ps.Points {
+				if p.DOP == ps.BestQPH {
+					best = &ps.Points[i]
+					continue
+				}
+				others = append(others, fmt.Sprintf("%s [%s–%s] at DOP %d", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.DOP))
+			}
+			if best == nil || len(others) == 0 {
+				continue
+			}
+			how := "its range over repeats overlaps another DOP's, so the measurement does not settle it"
+			switch {
+			case best.Repeats < 2:
+				how = "one repeat: no spread measured, so the measurement does not settle it"
+			case ps.Clear:
+				how = "clear of the other DOPs' ranges over repeats"
+			}
+			add(AnchorTPCH+"-dop", "%s, throughput test with %s: DOP %d gave the most queries per hour, %s [%s–%s] (%d repeats), against %s; %s.",
+				what, plural(ps.Streams, "stream"), best.DOP, fmtN(best.QPH), fmtN(best.QPHMin), fmtN(best.QPHMax), best.Repeats, strings.Join(others, ", "), how)
 		}
 	}
 }

@@ -432,4 +432,14 @@ func TestTPCHRanges(t *testing.T) {
 	if checked == 0 {
 		t.Error("no throughput point checked")
 	}
+	// The findings: the DOP advice with its ranges, no firmer than they
+	// overlap; the speedups no firmer than two repeats a DOP allow.
+	f := findingWith(r, "throughput test with 2 streams: DOP 1 gave the most queries per hour, 552,600 [489,600–615,600] (2 repeats), against 435,600 [327,600–543,600] at DOP 2")
+	if f == nil || f.Anchor != AnchorTPCH+"-dop" || !strings.Contains(f.Text, "does not settle it") {
+		t.Errorf("DOP finding %v: want the ranges, linked to the table, and that they overlap", f)
+	}
+	f = findingWith(r, "3 of 4 queries ran fastest at the highest DOP")
+	if f == nil || !strings.Contains(f.Text, "too few for a U test") || !strings.Contains(f.Text, "Q9 at DOP 1") {
+		t.Errorf("speedup finding %v: want 3 of 4 with Q9 stopping at DOP 1, and the test too weak", f)
+	}
 }
