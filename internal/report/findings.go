@@ -99,14 +99,9 @@ func findings(r *Report) []Finding {
 	if o := r.OLTP; o != nil {
 		oltpFindings(o, r.Machine, add, detail)
 	}
-	nullFindings(r, add, detail)
 	if q := r.Reporting; q != nil {
 		queryFindings(q, add, detail)
 	}
-	if t := r.TPCH; t != nil {
-		tpchFindings(t, add)
-	}
-	insertFindings(r, add, detail)
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio
 		detail(AnchorIO, "Storage: %s random 8 KiB reads per second at queue depth 1; sequential reads deliver %s× that page rate, against %s× in the optimizer's cost model (%s).",
@@ -140,6 +135,13 @@ func findings(r *Report) []Finding {
 		}
 		modelErrorFinding(md, detail)
 	}
+	// The other workloads' findings follow those that answer questions 1
+	// to 5: the round-trip floor, TPC-H, concurrent loading.
+	nullFindings(r, add, detail)
+	if t := r.TPCH; t != nil {
+		tpchFindings(t, add)
+	}
+	insertFindings(r, add, detail)
 	out = append(out, more...)
 	for _, a := range r.Absent {
 		if a.Section == "model" {
