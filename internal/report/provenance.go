@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,16 +52,18 @@ func CheckMixed(runs []*result.Run) error {
 }
 
 // NewerRuns says, for each run used, which later complete run of the same
-// kind on the same host the store also holds: a report of the used runs
-// is not the machine's latest measurement, and one of the newer runs would
-// change its figures (and refit the model, for a probe or an OLTP run).
-// all is the store's listing.
+// kind (and for null and insert runs the same engine and method) on the
+// same host the store also holds, and the report does not use: a report
+// of the used runs is not the machine's latest measurement, and one of the
+// newer runs would change its figures (and refit the model, for a probe or
+// an OLTP run). all is the store's listing.
 func NewerRuns(used []*result.Run, all []result.Run) []string {
 	var out []string
 	for _, u := range used {
 		var newer []int64
 		for _, r := range all {
-			if r.Kind == u.Kind && r.Host == u.Host && r.ID > u.ID && r.Status == result.StatusComplete {
+			if r.Kind == u.Kind && r.Host == u.Host && r.ID > u.ID && r.Status == result.StatusComplete &&
+				variant(&r) == variant(u) && !slices.ContainsFunc(used, func(x *result.Run) bool { return x.ID == r.ID }) {
 				newer = append(newer, r.ID)
 			}
 		}

@@ -443,3 +443,19 @@ func TestTPCHRanges(t *testing.T) {
 		t.Errorf("speedup finding %v: want 3 of 4 with Q9 stopping at DOP 1, and the test too weak", f)
 	}
 }
+
+// A newer run is warned of only when it is of the same kind and variant
+// and the report does not use it: SQLite's null run is not made stale by
+// PostgreSQL's, which the report shows beside it.
+func TestNewerRunsVariant(t *testing.T) {
+	runs := append(workloadRuns(t, 1, 2), workloadRuns(t, 1)...)
+	runs[2].ID = 3 // stored apart, it is run 1 of its own store
+	var all []result.Run
+	for _, r := range runs {
+		all = append(all, *r)
+	}
+	got := NewerRuns(runs[:2], all)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "run 1 (null) is used") || !strings.Contains(got[0], "null runs of vm: 3 ") {
+		t.Errorf("NewerRuns = %q, want one warning: run 1 has the newer SQLite run 3", got)
+	}
+}
