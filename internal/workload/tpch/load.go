@@ -19,9 +19,10 @@ type Config struct {
 	SF float64
 	// Seed makes the data: the same SF and seed give the same rows.
 	Seed int64
-	// Workers generate and append in parallel, each its own key ranges
-	// through its own connection (default: the CPUs). SQLite, one writer
-	// at a time, always loads with one.
+	// Workers generate in parallel, each its own key ranges (default: the
+	// CPUs), and write them through a connection of their own
+	// (PostgreSQL) or a file of their own (DuckDB). SQLite, one writer at
+	// a time, always loads with one.
 	Workers int
 }
 
@@ -29,12 +30,12 @@ type Config struct {
 type LoadStats struct {
 	Rows    map[string]int64 `json:"rows"`    // per table
 	Total   int64            `json:"total"`   // all tables
-	Workers int              `json:"workers"` // that generated and appended
-	Insert  time.Duration    `json:"insert"`  // generating and appending
+	Workers int              `json:"workers"` // that generated and wrote
+	Insert  time.Duration    `json:"insert"`  // generating and writing (DuckDB: and reading the files)
 	Keys    time.Duration    `json:"keys"`    // primary keys and statistics after
 }
 
-// RowsPerSec is the insert rate: rows over generating and appending time.
+// RowsPerSec is the insert rate: rows over generating and writing time.
 func (s LoadStats) RowsPerSec() float64 {
 	if s.Insert <= 0 {
 		return 0
@@ -45,28 +46,15 @@ func (s LoadStats) RowsPerSec() float64 {
 // A sink appends one table's rows for one worker: rows holds n rows of the
 // table's columns, flat. Each engine has its own (load_*.go).
 type sink interface {
-	write(rows []val, n int) error
+	write(ctx context.Context, rows []val, n int) error
 	close() error
 }
 
-// worker is one worker's connection to the engine: it opens a sink per
-// table, and is closed after them.
+// worker is one worker's way into the engine (a connection, or files for
+// DuckDB to read): it opens a sink per table, and is closed after them.
 type worker interface {
-	sink(ctx context.Context, t *table) (sink, error)
+	sink(t *table) (sink, error)
 	close() error
-}
-
-// newWorker opens a worker on eng.
-func newWorker(ctx context.Context, eng engine.Engine) (worker, error) {
-	switch eng.Name() {
-	case dialectPostgres:
-		return newPGWorker(ctx, eng)
-	case dialectDuckDB:
-		return &bulkWorker{eng: eng, conv: duckValue}, nil
-	case dialectSQLite:
-		return &bulkWorker{eng: eng, conv: sqliteValue, perWrite: true}, nil
-	}
-	return nil, fmt.Errorf("no loader for engine %q", eng.Name())
 }
 
 // chunk is a unit of work: keys [lo, hi) of one table group.
@@ -143,7 +131,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		created = append(created, t.name)
 	}
 	t0 := time.Now()
-	rows, err := generate(ctx, eng, g, st.Workers)
+	rows, err := insert(ctx, eng, g, st.Workers)
 	st.Insert = time.Since(t0)
 	for i, t := range tables {
 		st.Rows[t.name] = rows[i]
@@ -174,10 +162,25 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	return st, nil
 }
 
-// generate runs the workers over every chunk and returns the rows appended
-// per table (in tables' order).
-func generate(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
+// insert generates every table's rows into eng's tables, which exist and
+// are empty, by the engine's bulk path, and returns the rows written per
+// table (in tables' order).
+func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
 	cs := chunks(g.n)
+	switch eng.Name() {
+	case dialectPostgres:
+		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return newPGWorker(ctx, eng) })
+	case dialectDuckDB:
+		return insertDuckDB(ctx, eng, g, cs, workers, duckSegmentBytes)
+	case dialectSQLite:
+		return generate(ctx, g, cs, 1, func(context.Context) (worker, error) { return &sqliteWorker{eng: eng}, nil })
+	}
+	return nil, fmt.Errorf("no loader for engine %q", eng.Name())
+}
+
+// generate runs workers, each opened by open, over the chunks cs and
+// returns the rows written per table (in tables' order).
+func generate(ctx context.Context, g *gen, cs []chunk, workers int, open func(context.Context) (worker, error)) ([]int64, error) {
 	var next atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -189,7 +192,7 @@ func generate(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]in
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = work(ctx, eng, g, cs, &next, counts[w])
+			errs[w] = work(ctx, open, g, cs, &next, counts[w])
 			if errs[w] != nil {
 				cancel()
 			}
@@ -225,8 +228,8 @@ func generate(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]in
 
 // work is one worker: it takes chunks until none are left, generates their
 // rows into batches and writes them to its sinks.
-func work(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, next *atomic.Int64, rows []int64) (err error) {
-	wk, err := newWorker(ctx, eng)
+func work(ctx context.Context, open func(context.Context) (worker, error), g *gen, cs []chunk, next *atomic.Int64, rows []int64) (err error) {
+	wk, err := open(ctx)
 	if err != nil {
 		return err
 	}
@@ -250,13 +253,13 @@ func work(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, next *atom
 			return nil
 		}
 		if sinks[ti] == nil {
-			s, err := wk.sink(ctx, tables[ti])
+			s, err := wk.sink(tables[ti])
 			if err != nil {
 				return fmt.Errorf("loading %s: %w", tables[ti].name, err)
 			}
 			sinks[ti] = s
 		}
-		if err := sinks[ti].write(bufs[ti][:ns[ti]*len(tables[ti].cols)], ns[ti]); err != nil {
+		if err := sinks[ti].write(ctx, bufs[ti][:ns[ti]*len(tables[ti].cols)], ns[ti]); err != nil {
 			return fmt.Errorf("loading %s: %w", tables[ti].name, err)
 		}
 		rows[ti] += int64(ns[ti])

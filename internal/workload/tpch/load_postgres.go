@@ -48,15 +48,14 @@ func (w *pgWorker) copyFrom(ctx context.Context, data []byte, stmt string) error
 	})
 }
 
-func (w *pgWorker) sink(ctx context.Context, t *table) (sink, error) {
-	return &pgSink{ctx: ctx, w: w, t: t,
+func (w *pgWorker) sink(t *table) (sink, error) {
+	return &pgSink{w: w, t: t,
 		copy: "COPY " + pgx.Identifier{w.schema, t.name}.Sanitize() + " FROM STDIN (FORMAT binary)"}, nil
 }
 
 func (w *pgWorker) close() error { return w.conn.Close() }
 
 type pgSink struct {
-	ctx  context.Context
 	w    *pgWorker
 	t    *table
 	copy string
@@ -72,12 +71,19 @@ var pgEpochDay = int64(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Sub(startDate
 
 // write sends n rows as one COPY in binary format: the server then parses
 // no numbers or dates, which is most of a text COPY's cost.
-func (s *pgSink) write(rows []val, n int) error {
-	b := append(s.buf[:0], pgCopyHeader...)
-	nc := len(s.t.cols)
+func (s *pgSink) write(ctx context.Context, rows []val, n int) error {
+	s.buf = appendBinary(s.buf[:0], s.t, rows, n)
+	return s.w.copyFrom(ctx, s.buf, s.copy)
+}
+
+// appendBinary appends n rows of t (rows holds them flat) as a whole COPY
+// in binary format: header, rows, trailer.
+func appendBinary(b []byte, t *table, rows []val, n int) []byte {
+	b = append(b, pgCopyHeader...)
+	nc := len(t.cols)
 	for r := range n {
 		b = binary.BigEndian.AppendUint16(b, uint16(nc))
-		for i, c := range s.t.cols {
+		for i, c := range t.cols {
 			v := rows[r*nc+i]
 			switch c.kind {
 			case kInt:
@@ -97,9 +103,7 @@ func (s *pgSink) write(rows []val, n int) error {
 			}
 		}
 	}
-	b = binary.BigEndian.AppendUint16(b, 0xffff)
-	s.buf = b
-	return s.w.copyFrom(s.ctx, b, s.copy)
+	return binary.BigEndian.AppendUint16(b, 0xffff)
 }
 
 func (s *pgSink) close() error { return nil }
