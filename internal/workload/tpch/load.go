@@ -71,8 +71,14 @@ const (
 	groupOrders          // orders and lineitem
 )
 
-// chunkRows is the keys of one chunk (orders: about 4 lineitems each).
-const chunkRows = 8192
+// chunkRows is the keys of one chunk (orders: about 4 lineitems each):
+// small enough that a chunk's rows, generated and then encoded, are still
+// in the CPU's caches when they are encoded.
+const chunkRows = 1024
+
+// rowsPerKey is how many rows of each table (in tables' order) a key of a
+// chunk makes, at most or (lineitem) a little more than on average.
+var rowsPerKey = [...]int{1, 1, 1, 1, 4, 1, 1, 5}
 
 // chunks splits a load into chunks, the largest tables first so that the
 // workers finish together.
@@ -246,6 +252,9 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 			err = cerr
 		}
 	}()
+	// bufs hold a chunk's rows per table, made at first use large enough
+	// for a chunk's (lineitem: for 5 lines an order, growing in the rare
+	// chunk that has more).
 	bufs := make([][]val, len(tables))
 	ns := make([]int, len(tables))
 	flush := func(ti int) error {
@@ -271,6 +280,9 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 	rowsOf := func(ti, k int) []val {
 		nc := len(tables[ti].cols)
 		need := (ns[ti] + k) * nc
+		if bufs[ti] == nil {
+			bufs[ti] = make([]val, max(need, chunkRows*rowsPerKey[ti]*nc))
+		}
 		if need > len(bufs[ti]) {
 			bufs[ti] = append(bufs[ti], make([]val, need-len(bufs[ti]))...)
 		}

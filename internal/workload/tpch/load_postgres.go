@@ -15,15 +15,17 @@ import (
 )
 
 // PostgreSQL loads by COPY in binary format on each worker's own
-// connection, one COPY per batch: the worker encodes the rows itself,
-// which is several times faster than encoding each value through the
-// driver. The
+// connection, a COPY per table every pgCopyBytes: the worker encodes the
+// rows itself, which is several times faster than encoding each value
+// through the driver, and the server then parses no numbers or dates,
+// which is most of a text COPY's cost. The
 // connection is one of the engine's setup handle (engine.Engine.DB), whose
 // driver connection is pgx's: a stream connection (Connect) waits for the
 // server on its own thread, which suits one round trip per call, not
 // bulk writes from a goroutine per worker.
 
 type pgWorker struct {
+	ctx    context.Context // the load's, for the COPY a sink sends when closed
 	conn   *sql.Conn
 	schema string
 }
@@ -33,7 +35,7 @@ func newPGWorker(ctx context.Context, eng engine.Engine) (*pgWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pgWorker{conn: conn, schema: eng.Schema()}, nil
+	return &pgWorker{ctx: ctx, conn: conn, schema: eng.Schema()}, nil
 }
 
 // copyFrom runs one COPY of data on the worker's connection.
@@ -55,12 +57,18 @@ func (w *pgWorker) sink(t *table) (sink, error) {
 
 func (w *pgWorker) close() error { return w.conn.Close() }
 
+// pgSink gathers one table's rows into a COPY and sends it when it holds
+// pgCopyBytes, and the rest when closed.
 type pgSink struct {
 	w    *pgWorker
 	t    *table
 	copy string
-	buf  []byte
+	buf  []byte // the COPY gathered so far: header and rows, or nothing
 }
+
+// pgCopyBytes is about how much one COPY sends: enough that a COPY's own
+// cost (a round trip, a transaction) is small beside its rows'.
+const pgCopyBytes = 4 << 20
 
 // pgCopyHeader starts a binary COPY: signature, flags, header extension
 // length.
@@ -69,17 +77,35 @@ const pgCopyHeader = "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"
 // pgEpochDay is 2000-01-01, PostgreSQL's day 0, as a day from startDate.
 var pgEpochDay = int64(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Sub(startDate).Hours() / 24)
 
-// write sends n rows as one COPY in binary format: the server then parses
-// no numbers or dates, which is most of a text COPY's cost.
 func (s *pgSink) write(ctx context.Context, rows []val, n int) error {
-	s.buf = appendBinary(s.buf[:0], s.t, rows, n)
-	return s.w.copyFrom(ctx, s.buf, s.copy)
+	if len(s.buf) == 0 {
+		s.buf = append(s.buf, pgCopyHeader...)
+	}
+	s.buf = appendBinary(s.buf, s.t, rows, n)
+	if len(s.buf) < pgCopyBytes {
+		return nil
+	}
+	return s.send(ctx)
 }
 
-// appendBinary appends n rows of t (rows holds them flat) as a whole COPY
-// in binary format: header, rows, trailer.
+// send ends the COPY gathered and runs it.
+func (s *pgSink) send(ctx context.Context) error {
+	s.buf = binary.BigEndian.AppendUint16(s.buf, 0xffff)
+	err := s.w.copyFrom(ctx, s.buf, s.copy)
+	s.buf = s.buf[:0]
+	return err
+}
+
+func (s *pgSink) close() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	return s.send(s.w.ctx)
+}
+
+// appendBinary appends n rows of t (rows holds them flat) in COPY's binary
+// format.
 func appendBinary(b []byte, t *table, rows []val, n int) []byte {
-	b = append(b, pgCopyHeader...)
 	nc := len(t.cols)
 	for r := range n {
 		b = binary.BigEndian.AppendUint16(b, uint16(nc))
@@ -103,10 +129,8 @@ func appendBinary(b []byte, t *table, rows []val, n int) []byte {
 			}
 		}
 	}
-	return binary.BigEndian.AppendUint16(b, 0xffff)
+	return b
 }
-
-func (s *pgSink) close() error { return nil }
 
 // appendNumeric appends hundredths c as a binary numeric field of scale 2:
 // its length, then digit count, weight, sign and display scale, then the
