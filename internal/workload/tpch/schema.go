@@ -39,7 +39,7 @@ func sqlType(k kind, dialect string) string {
 // createTable is t's CREATE TABLE in dialect. SQLite gets its primary key
 // here (rows arrive in key order, so the index grows at its end);
 // PostgreSQL gets it after the load (addKeys); DuckDB gets none: its scans
-// need no index, and an index would slow the Appender.
+// need no index, and an index would slow the load.
 func createTable(t *table, dialect string) string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE " + t.name + " (")
