@@ -69,6 +69,9 @@ func segmentBytes(segs [][]chunk) int64 {
 	return most
 }
 
+// insertDuckDB loads the chunks cs into eng's tables through text files in
+// segments of at most segBytes (duckSegmentBytes, smaller in tests) and
+// returns the rows loaded per table (in tables' order).
 func insertDuckDB(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int, segBytes int64) (rows []int64, err error) {
 	segs := duckSegments(cs, segBytes)
 	dir, err := os.MkdirTemp(filepath.Dir(eng.Path()), filepath.Base(eng.Path())+".load-")
