@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/numalab/numalab/internal/engine"
@@ -71,6 +72,18 @@ func Open(ctx context.Context, cfg OpenConfig) (*DB, error) {
 func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int64) (*DB, error) {
 	path := opt.Path
 	fail := func(err error) (*DB, error) { return nil, fmt.Errorf("opening tpch in %s: %w", path, err) }
+	// Loaders and openers of files in one directory take turns (as
+	// transtats' and tpcc-ro's do): the second opens the first's finished
+	// load, and no other load's text files are in use while this one holds
+	// the directory.
+	unlock, err := engine.LockDir(ctx, filepath.Dir(path), cfg.Say)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
+	if err := removeLeftLoads(path); err != nil {
+		return fail(err)
+	}
 	opt.Create = false
 	if _, err := os.Stat(path); err == nil {
 		eng, err := engine.Open(ctx, cfg.Engine, opt)
@@ -115,6 +128,25 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 		return fail(err)
 	}
 	return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Stats: st, Where: path}, nil
+}
+
+// removeLeftLoads removes the text-file directories (insertDuckDB's
+// "FILE.load-*") that a load of path killed before its cleanup left
+// beside it. The caller holds the directory's lock, so none is in use.
+func removeLeftLoads(path string) error {
+	left, err := filepath.Glob(path + ".load-*")
+	if err != nil {
+		return err
+	}
+	for _, dir := range left {
+		if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("removing %s, left by a killed load: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need int64) (*DB, error) {

@@ -230,6 +230,16 @@ func TestOpenReloadsInterruptedLoad(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// The text files of the killed load, and a user's file of a name near it.
+	left := path + ".load-1234"
+	if err := os.Mkdir(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(left, "lineitem-0.tsv"), path + ".loaded"} {
+		if err := os.WriteFile(f, []byte("1\t2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var says []string
 	db, err := Open(context.Background(), OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: path}, SF: 0.01, Seed: 1,
 		Say: func(s string) { says = append(says, s) }})
@@ -242,6 +252,12 @@ func TestOpenReloadsInterruptedLoad(t *testing.T) {
 	}
 	if len(says) == 0 || !strings.Contains(says[0], "complete: false") {
 		t.Errorf("the reload was not explained: %q", says)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the killed load's %s is still there (%v)", left, err)
+	}
+	if _, err := os.Stat(path + ".loaded"); err != nil {
+		t.Errorf("a file that is not a load's directory was touched: %v", err)
 	}
 }
 
