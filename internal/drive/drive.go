@@ -79,6 +79,9 @@ type Config struct {
 	// a row; 0 means DefaultMaxConsecutiveErrors.
 	MaxConsecutiveErrors int
 	Monitor              StartMonitor // optional
+	// NoSeries leaves out the per-second series (Cell.PerSecond is nil):
+	// to measure what counting it costs.
+	NoSeries bool
 	// Point labels the cell with its place in a sweep (optional).
 	Point Point
 	// Procs sets GOMAXPROCS during the cell (0 leaves it), restoring it
@@ -323,7 +326,9 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 	}
 	st.errs = make([]int64, ntypes)
 	st.firstErr = make([]string, ntypes)
-	st.perSec = make([]int64, nslots)
+	if !cfg.NoSeries {
+		st.perSec = make([]int64, nslots)
+	}
 	if cfg.TraceLimit > 0 {
 		st.trace = make([]result.TraceEvent, 0, cfg.TraceLimit)
 	}
@@ -372,7 +377,9 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		consecutive = 0
 		if ph == measuring {
 			st.hists[typ].Record(int64(e - begin))
-			st.perSec[secondOf(e, warmup, nslots)]++
+			if st.perSec != nil {
+				st.perSec[secondOf(e, warmup, nslots)]++
+			}
 			if st.trace != nil {
 				st.addTrace(begin, e, warmup, typ, true)
 			}
@@ -399,7 +406,9 @@ func merge(cell *result.Cell, cfg *Config, states []*streamState) {
 	total := stats.NewHistogram()
 	var totalErrs int64
 	var firstErr string
-	cell.PerSecond = make([]int64, slotCount(cfg.Duration))
+	if !cfg.NoSeries {
+		cell.PerSecond = make([]int64, slotCount(cfg.Duration))
+	}
 	for typ := range ntypes {
 		h := stats.NewHistogram()
 		var errs int64

@@ -500,3 +500,13 @@ func round(xs []float64) string {
 	}
 	return b.String()
 }
+
+func TestRunNoSeries(t *testing.T) {
+	cell, err := Run(context.Background(), Config{Types: spinTypes, Streams: 1, Duration: 300 * ms, NoSeries: true}, spinOpener(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell.PerSecond != nil || cell.Total.Count == 0 || cell.TPS == 0 {
+		t.Errorf("without the series: per second %v, %d calls, %.0f tps; want no series, calls counted", cell.PerSecond, cell.Total.Count, cell.TPS)
+	}
+}

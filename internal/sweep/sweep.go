@@ -97,6 +97,48 @@ type Plan struct {
 	// MaxConsecutiveErrors stops a stream (0: drive's default).
 	MaxConsecutiveErrors int
 	Monitor              drive.StartMonitor // optional
+	// Switch, when set, turns numalab's own instruments off for a cell,
+	// to measure what they cost (run oltp --monitor).
+	Switch func(c Cell) Switches
+}
+
+// Switches are numalab's own instruments a cell runs without; the zero
+// value runs it with every one the plan asks for.
+type Switches struct {
+	// NoSysmon runs the cell without Plan.Monitor: no CPU, context-switch
+	// or disk figures, hardware counters, or disk-read check.
+	NoSysmon bool
+	NoSeries bool // no per-second series (drive.Config.NoSeries)
+	NoTrace  bool // no per-call trace, whatever Plan.Trace says
+}
+
+// config is drive's configuration of cell c under plan.
+func (plan Plan) config(c Cell, types []string, procs int) drive.Config {
+	cfg := drive.Config{
+		Types:                types,
+		Streams:              c.Streams,
+		CPUs:                 c.Place.Streams, // stream i on Streams[i mod len]: cores first
+		Spread:               c.Spread,
+		Cores:                c.Cores,
+		Warmup:               plan.Warmup,
+		Duration:             plan.Duration,
+		TraceLimit:           plan.Trace,
+		MaxConsecutiveErrors: plan.MaxConsecutiveErrors,
+		Monitor:              plan.Monitor,
+		Point:                c.Point,
+		Procs:                procs,
+	}
+	if plan.Switch != nil {
+		sw := plan.Switch(c)
+		if sw.NoSysmon {
+			cfg.Monitor = nil
+		}
+		if sw.NoTrace {
+			cfg.TraceLimit = 0
+		}
+		cfg.NoSeries = sw.NoSeries
+	}
+	return cfg
 }
 
 // Run runs every cell of plan on w in order, storing each through rec as
@@ -147,20 +189,7 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		if d.InCgo {
 			procs = drive.ProcsForCgo(c.Streams)
 		}
-		m, err := drive.Run(ctx, drive.Config{
-			Types:                types,
-			Streams:              c.Streams,
-			CPUs:                 c.Place.Streams, // stream i on Streams[i mod len]: cores first
-			Spread:               c.Spread,
-			Cores:                c.Cores,
-			Warmup:               plan.Warmup,
-			Duration:             plan.Duration,
-			TraceLimit:           plan.Trace,
-			MaxConsecutiveErrors: plan.MaxConsecutiveErrors,
-			Monitor:              plan.Monitor,
-			Point:                c.Point,
-			Procs:                procs,
-		}, func(ctx context.Context, stream int) (drive.Stream, error) {
+		m, err := drive.Run(ctx, plan.config(c, types, procs), func(ctx context.Context, stream int) (drive.Stream, error) {
 			return w.Stream(ctx, c, stream)
 		})
 		if m != nil {

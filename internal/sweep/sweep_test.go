@@ -173,3 +173,25 @@ func TestRunInterruptedInWarmup(t *testing.T) {
 		t.Errorf("calls %q: want the workload closed and no End for the unmeasured cell", w.log)
 	}
 }
+
+// TestRunSwitches: a plan's Switch turns the monitor, the series and the
+// trace off for the cells it names, and only for those.
+func TestRunSwitches(t *testing.T) {
+	usage := func() (func() (*result.Usage, error), error) {
+		return func() (*result.Usage, error) { return &result.Usage{}, nil }, nil
+	}
+	plan := Plan{Cells: cells(-1, -1, -1, -1), Duration: 20 * time.Millisecond, Trace: 10, Monitor: usage,
+		Switch: func(c Cell) Switches {
+			return Switches{NoSysmon: c.Index == 1, NoSeries: c.Index == 2, NoTrace: c.Index == 3}
+		}}
+	got, err := Run(context.Background(), plan, &counter{stopAt: -1, cancelI: -1}, &memRecorder{}, &lines{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range got {
+		sysmon, series, trace := m.Usage != nil, m.PerSecond != nil, len(m.Trace) > 0
+		if sysmon != (i != 1) || series != (i != 2) || trace != (i != 3) {
+			t.Errorf("cell %d: sysmon %v, series %v, trace %v; want only cell 1 without sysmon, 2 without the series, 3 without the trace", i, sysmon, series, trace)
+		}
+	}
+}
