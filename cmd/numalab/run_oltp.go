@@ -13,7 +13,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -74,6 +76,45 @@ The cell is stored apart from the others (no table or finding mixes it in):
 it is the model's held-out point on a one-node machine (see 'numalab
 model').
 
+--monitor LIST measures what monitoring costs (docs/monitoring.md): for
+each facility named, --repeat pairs of cells (default 5 with --monitor)
+with it off and on, interleaved (off then on, then on then off, facility
+after facility, so that drift falls on both sides), at the first --streams
+count and the first --placement. Each facility's cost is the throughput
+ratio on/off with its 95% interval and n; "cannot tell" when the interval
+holds 1. The cells and the analysis are stored as an oltp-monitor run,
+never mixed with ordinary OLTP cells. The facilities, and what off means:
+
+  pg_stat_statements    on: pg_stat_statements.track = top. off: track =
+                        none (the library stays loaded; unloading it
+                        takes a restart). The library must be preloaded:
+                        the managed server starts with it (track = none
+                        between cells); on a --dsn server that lacks it
+                        numalab refuses and says how to enable it, and
+                        never restarts the server.
+  auto_explain          on: LOAD 'auto_explain', log_min_duration = 0,
+                        log_nested_statements = on (tpcc-ro's statements
+                        run inside PL/pgSQL functions). off: not loaded;
+                        auto_explain.log_min_duration = -1.
+  auto_explain_analyze  the same with log_analyze = on (per-node timing).
+  log_all               on: log_min_duration_statement = 0. off: -1.
+  track_io_timing       on: track_io_timing = on. off: off.
+  trace                 on: the per-call trace of --trace N calls per
+                        stream (default 100000). off: none.
+  sysmon                on: CPU, context switches, disk reads and hardware
+                        counters per cell. off: none (nor the disk check).
+  series                on: the per-second series. off: none.
+
+PostgreSQL facilities need --engine postgres and are switched per cell by
+SQL each stream's session runs when it connects (SET, and LOAD for
+auto_explain): the server's configuration is never changed, so there is
+nothing to restore, also after an error, Ctrl-C or a killed numalab. Each
+facility is switched alone; in other cells it is as the server has it. On
+a --dsn server numalab refuses without --allow-settings, checks every
+statement before measuring (the DSN's user needs the right to SET them:
+a superuser, or GRANT SET ON PARAMETER), and prints what it will set. The
+server's log keeps what log_all and auto_explain wrote.
+
 The run stores its command line with every setting spelled out: pasted
 into a shell, it runs the same cells again.
 
@@ -97,6 +138,7 @@ Examples:
   numalab run oltp --engine postgres --streams 1,2,4       # managed server
   numalab run oltp --engine postgres --dsn 'postgres://me@db1/bench'
   numalab run oltp -f sweep.toml --json > cells.json
+  numalab run oltp --engine postgres --streams 1 --duration 2s --monitor pg_stat_statements,log_all,sysmon,series
 `
 
 // oltpFlags parses run oltp's command line into a configuration: defaults,
@@ -121,14 +163,18 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	fs.Bool("neighbour", false, "add, per repeat, one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU (the model's held-out cell)")
 	rangedInt(fs, "trace", 0, 0, 1_000_000, "record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000")
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
+	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on, e.g. pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,trace,sysmon,series (see above)")
+	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL facilities in numalab's sessions on the --dsn server (never its configuration)")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
 	done, bad, err := parseChecked(e, fs, args)
 	if done {
 		return cfg, "", false, true, err
 	}
+	repeatGiven := false
 	if *file != "" {
 		md, err := toml.DecodeFile(*file, &cfg)
+		repeatGiven = md.IsDefined("repeat")
 		if err != nil {
 			return cfg, "", false, true, fmt.Errorf("-f: reading sweep file %s: %w", *file, err)
 		}
@@ -172,11 +218,29 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 			cfg.Trace, err = strconv.Atoi(v)
 		case "seed":
 			cfg.Seed, err = strconv.ParseInt(v, 10, 64)
+		case "monitor":
+			cfg.Monitor = strings.Split(v, ",")
+		case "allow-settings":
+			cfg.AllowSettings = v == "true"
 		}
+		repeatGiven = repeatGiven || f.Name == "repeat"
 		if err != nil {
 			bad = append(bad, err)
 		}
 	})
+	if len(cfg.Monitor) > 0 {
+		if !repeatGiven {
+			cfg.Repeat = monitor.MinRepeat
+		}
+		if _, err := monitor.Check(monitorRequest(cfg)); err != nil {
+			bad = append(bad, err)
+		}
+		if cfg.Neighbour {
+			bad = append(bad, errors.New("-neighbour: not with --monitor, whose cells are pairs of one stream count and placement"))
+		}
+	} else if cfg.AllowSettings {
+		bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
+	}
 	if err := errors.Join(append(bad, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
 	}
@@ -207,13 +271,23 @@ func oltpArgv(cfg tpcc.RunConfig) []string {
 	if cfg.Neighbour {
 		a = append(a, "--neighbour")
 	}
-	return append(a, "--trace", strconv.Itoa(cfg.Trace), "--seed", strconv.FormatInt(cfg.Seed, 10))
+	a = append(a, "--trace", strconv.Itoa(cfg.Trace), "--seed", strconv.FormatInt(cfg.Seed, 10))
+	if len(cfg.Monitor) > 0 {
+		a = append(a, "--monitor", strings.Join(cfg.Monitor, ","))
+	}
+	if cfg.AllowSettings {
+		a = append(a, "--allow-settings")
+	}
+	return a
 }
 
 func runOLTP(ctx context.Context, e *env, args []string) error {
 	cfg, storePath, asJSON, done, err := oltpFlags(e, args)
 	if done || err != nil {
 		return err
+	}
+	if len(cfg.Monitor) > 0 {
+		return runOLTPMonitor(ctx, e, cfg, storePath, asJSON)
 	}
 	return runOLTPConfig(ctx, e, cfg, storePath, asJSON)
 }
@@ -307,4 +381,119 @@ func oltpHeadline(cells []*result.Cell) string {
 		return ""
 	}
 	return fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", best.TPS, best.TPM, sweep.Count(best.Streams, "stream"), best.TPSPerCore)
+}
+
+// monitorRequest is cfg's --monitor request.
+func monitorRequest(cfg tpcc.RunConfig) monitor.Request {
+	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
+}
+
+// runOLTPMonitor runs --monitor: a user's server checked before anything
+// is measured, what will be set printed, then the facilities' pairs of
+// cells, each cell's row as it is stored, and the cost per facility.
+func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
+	fs, err := monitor.Check(monitorRequest(cfg))
+	if err != nil {
+		return err
+	}
+	machine, err := topo.FromSysfs("/")
+	if err != nil {
+		return fmt.Errorf("reading this machine's topology: %w", err)
+	}
+	spec := cfg.Spec()
+	spec.Streams, spec.Placements, spec.Repeat, spec.Neighbour = cfg.Streams[:1], cfg.Placements[:1], 1, false
+	one, notes, err := sweep.Resolve(machine, spec, cfg.Spread)
+	if err != nil {
+		return err
+	}
+	if cfg.DSN != "" {
+		if err := monitor.CheckServer(ctx, cfg.DSN, fs); err != nil {
+			return err
+		}
+	}
+	prog := &monitorRows{progress: newProgress(e.stderr), table: e.stdout}
+	if asJSON {
+		prog.table = e.stderr
+	}
+	defer prog.Done()
+	for _, n := range append(sweep.MachineNotes(machine), notes...) {
+		prog.Note("note: " + n)
+	}
+	for _, n := range monitor.Changes(fs, cfg.DSN != "") {
+		prog.Note("--monitor: " + n)
+	}
+	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, monitor.RunKind, cfg)
+	if err != nil {
+		return err
+	}
+	cells, slots := monitor.Plan(one[0], fs, cfg.Repeat)
+	plan := cfg.Plan(cells)
+	plan.Switch = monitor.Switch(slots)
+	if plan.Trace == 0 {
+		plan.Trace = monitor.DefaultTrace
+	}
+	w := tpcc.NewSweep(cfg, one[0].DataNode)
+	w.ServerSettings(monitor.ManagedSettings(fs))
+	fmt.Fprintf(prog.table, "%s: %s, %s per facility and side, %v windows\n", monitor.RunKind, one[0], sweep.Count(cfg.Repeat, "repeat"), cfg.Duration)
+	fmt.Fprintf(prog.table, monitorRowFormat, "cell", "facility", "state", "tps", "p95 ms")
+	measured, err := sweep.Run(ctx, plan, monitor.Wrap(w, w.Session, slots), rec, prog)
+	an := monitor.Analyze(measured)
+	if len(measured) > 0 {
+		err = errors.Join(err, rec.Add(monitor.KindAnalysis.Of(an)))
+	}
+	writeMonitorTable(prog.table, an)
+	if ferr := rec.Finish(err, monitorHeadline(an)); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	if asJSON {
+		if jerr := writeJSON(e.stdout, struct {
+			Cells    []monitor.Cell   `json:"cells"`
+			Analysis monitor.Analysis `json:"analysis"`
+		}{append([]monitor.Cell{}, measured...), an}); jerr != nil {
+			return errors.Join(err, jerr)
+		}
+	}
+	return err
+}
+
+// monitorRows prints a row per monitoring cell as it is stored.
+type monitorRows struct {
+	*progress
+	table io.Writer
+}
+
+const monitorRowFormat = "%4v  %-21v %-5v %9v %8v\n"
+
+func (r *monitorRows) Measured(_ sweep.Cell, c monitor.Cell) {
+	r.Done()
+	cut := ""
+	if c.Cell.Interrupted {
+		cut = " (cut short)"
+	}
+	fmt.Fprintf(r.table, monitorRowFormat, c.Cell.Index, c.Facility, c.State(), fmt.Sprintf("%.0f", c.Cell.TPS), fmt.Sprintf("%.3f%s", c.Cell.Total.P95US/1000, cut))
+}
+
+// writeMonitorTable prints the cost of each facility.
+func writeMonitorTable(w io.Writer, an monitor.Analysis) {
+	const f = "%-21v %16v %16v %-28v  %v\n"
+	fmt.Fprintf(w, "\nWhat each facility costs: tps on/off, Hodges-Lehmann estimate with its %.0f%% interval; cost = 1 - ratio\n", 100*stats.Confidence)
+	fmt.Fprintf(w, f, "facility", "tps off (median)", "tps on (median)", "ratio on/off [interval] n", "cost")
+	for _, o := range an.Overheads {
+		fmt.Fprintf(w, f, o.Facility, fmt.Sprintf("%.0f", o.Off.Median), fmt.Sprintf("%.0f", o.On.Median), o.Ratio, o.Cost())
+	}
+}
+
+// monitorHeadline names the costliest facility shown to cost, for
+// 'numalab runs'.
+func monitorHeadline(an monitor.Analysis) string {
+	var top *monitor.Overhead
+	for i, o := range an.Overheads {
+		if o.Verdict == monitor.Costs && (top == nil || o.Ratio.Estimate < top.Ratio.Estimate) {
+			top = &an.Overheads[i]
+		}
+	}
+	if top == nil {
+		return fmt.Sprintf("no cost shown in %d facilities", len(an.Overheads))
+	}
+	return fmt.Sprintf("%s %s", top.Facility, top.Cost())
 }

@@ -40,6 +40,11 @@ type RunConfig struct {
 	// Neighbour adds the neighbour cells of sweep.Spec.Neighbour.
 	Neighbour bool  `toml:"neighbour" json:"neighbour,omitempty"`
 	Seed      int64 `toml:"seed" json:"seed"`
+	// Monitor names the facilities whose cost 'run oltp --monitor'
+	// measures (package monitor); AllowSettings lets it set PostgreSQL
+	// facilities in its sessions on a --dsn server.
+	Monitor       []string `toml:"monitor" json:"monitor,omitempty"`
+	AllowSettings bool     `toml:"allow_settings" json:"allow_settings,omitempty"`
 }
 
 // DefaultRunConfig is 'numalab run oltp' without flags.
@@ -141,6 +146,7 @@ type Sweep struct {
 	w        *Workload
 	close    func() error
 	ld       LoadRecord
+	server   map[string]string // a managed server's extra settings
 }
 
 var _ sweep.Workload[*result.Cell] = (*Sweep)(nil)
@@ -199,6 +205,9 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 		},
 		Run:    Options{Augmented: cfg.Augmented, Seed: cfg.Seed},
 		Opened: func(info engine.Info) { s.ld.Where = info.Where },
+	}
+	if cfg.DSN == "" {
+		src.Where.PG.Settings = s.server
 	}
 	if s.dataNode >= 0 {
 		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{s.dataNode}}
@@ -265,6 +274,16 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 	s.ld.Prewarm = append(s.ld.Prewarm, pw)
 	return []result.Entry{KindLoad.Of(s.ld)}, nil
 }
+
+// ServerSettings are settings a managed PostgreSQL server starts with (a
+// library to preload, say), set before Open; a --dsn server is never
+// started, so they do not apply to it.
+func (s *Sweep) ServerSettings(m map[string]string) { s.server = m }
+
+// Session sets the statements each PostgreSQL stream opened from now on
+// runs first on its connection (Options.Session), between Open and the
+// next cell's streams: run oltp --monitor switches a facility per cell.
+func (s *Sweep) Session(stmts []string) { s.w.opt.Session = stmts }
 
 // Begin has nothing to prepare: tpcc-ro has no DOP.
 func (s *Sweep) Begin(context.Context, sweep.Cell) error { return nil }

@@ -179,6 +179,12 @@ func newPGRunner(ctx context.Context, w *Workload) (*pgRunner, error) {
 	if s.augmented {
 		s.cols++
 	}
+	for _, q := range w.opt.Session {
+		if _, err := pc.Exec(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("setting up the session with %q: %w", q, err)
+		}
+	}
 	osSQL, slSQL := pgCalls(w.eng.Schema(), w.opt.Augmented)
 	for _, p := range [][2]string{{pgStmtOrderStatus, osSQL}, {pgStmtStockLevel, slSQL}} {
 		if _, err := pc.Prepare(ctx, p[0], p[1]); err != nil {

@@ -1,0 +1,145 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// Slot is what one cell of the plan runs: a facility on or off, in a
+// repeat.
+type Slot struct {
+	Facility string `json:"facility"`
+	On       bool   `json:"on"`
+	Repeat   int    `json:"repeat"` // from 0
+}
+
+// State is "on" or "off".
+func (s Slot) State() string {
+	if s.On {
+		return "on"
+	}
+	return "off"
+}
+
+// Plan lays out repeat pairs of cells per facility, each a copy of
+// template (one stream count and placement) with its own index.
+// Repetitions are the outer loop and facilities the inner one, so that
+// slow drift spreads over every facility; each facility's pair runs off
+// then on, or on then off, in turn (off-on for the first facility in the
+// first repeat), so that drift within a pair falls on both sides alike.
+// Slot i says what cell i runs.
+func Plan(template sweep.Cell, fs []Facility, repeat int) ([]sweep.Cell, []Slot) {
+	var cells []sweep.Cell
+	var slots []Slot
+	for r := range repeat {
+		for i, f := range fs {
+			first := (r+i)%2 == 1 // on first
+			for _, on := range []bool{first, !first} {
+				c := template
+				c.Index, c.Repeat = len(cells), r
+				cells = append(cells, c)
+				slots = append(slots, Slot{Facility: f.Name, On: on, Repeat: r})
+			}
+		}
+	}
+	return cells, slots
+}
+
+// Switch is sweep.Plan.Switch for the slots of Plan.
+func Switch(slots []Slot) func(c sweep.Cell) sweep.Switches {
+	return func(c sweep.Cell) sweep.Switches {
+		s := slots[c.Index]
+		f, _ := Lookup(s.Facility)
+		return f.Switches(s.On)
+	}
+}
+
+// Cell is one measured cell of a monitoring run: what it ran and what it
+// measured.
+type Cell struct {
+	Slot
+	Cell result.Cell `json:"cell"`
+}
+
+// Kinds of a monitoring run's stored items, and the run's kind.
+const (
+	KindCell     result.Kind[Cell]     = "monitor.Cell"
+	KindAnalysis result.Kind[Analysis] = "monitor.Analysis"
+	RunKind                            = "oltp-monitor" // 'numalab run oltp --monitor'
+)
+
+// Workload runs a tpcc-ro sweep with each cell's facility switched: its
+// session SQL set before the cell's streams open, each cell stored as a
+// Cell (never as an ordinary OLTP cell, which no table may mix with
+// these).
+type Workload struct {
+	inner   sweep.Workload[*result.Cell]
+	session func(stmts []string)
+	slots   []Slot
+}
+
+var _ sweep.Workload[Cell] = (*Workload)(nil)
+
+// Wrap is inner with the facilities of slots switched per cell; session
+// sets the SQL each stream runs first (tpcc.Sweep.Session).
+func Wrap(inner sweep.Workload[*result.Cell], session func(stmts []string), slots []Slot) *Workload {
+	return &Workload{inner: inner, session: session, slots: slots}
+}
+
+// Describe is the inner workload's.
+func (w *Workload) Describe() sweep.Description { return w.inner.Describe() }
+
+// Types are the inner workload's.
+func (w *Workload) Types() []string { return w.inner.Types() }
+
+// Open opens the inner workload.
+func (w *Workload) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	return w.inner.Open(ctx, tell)
+}
+
+// Prewarm prewarms the inner workload.
+func (w *Workload) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
+	return w.inner.Prewarm(ctx, node, tell)
+}
+
+// Begin switches cell c's facility on or off for the streams it opens.
+func (w *Workload) Begin(ctx context.Context, c sweep.Cell) error {
+	if c.Index >= len(w.slots) {
+		return fmt.Errorf("monitoring: cell %d is not in the plan's %d", c.Index, len(w.slots))
+	}
+	s := w.slots[c.Index]
+	f, ok := Lookup(s.Facility)
+	if !ok {
+		return fmt.Errorf("monitoring: cell %d: no facility %q", c.Index, s.Facility)
+	}
+	w.session(f.Session(s.On))
+	return w.inner.Begin(ctx, c)
+}
+
+// Stream opens the inner workload's stream.
+func (w *Workload) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
+	return w.inner.Stream(ctx, c, stream)
+}
+
+// End judges the cell as the inner workload does and stores it as a
+// Cell.
+func (w *Workload) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[Cell] {
+	o := w.inner.End(ctx, c, m, err)
+	out := sweep.Outcome[Cell]{Notes: o.Notes, Stop: o.Stop}
+	for _, e := range o.Store {
+		if e.Kind() != string(result.KindCell) {
+			out.Store = append(out.Store, e)
+			continue
+		}
+		out.Item = Cell{Slot: w.slots[c.Index], Cell: *o.Item}
+		out.Store = append(out.Store, KindCell.Of(out.Item))
+	}
+	return out
+}
+
+// Close closes the inner workload.
+func (w *Workload) Close() error { return w.inner.Close() }
