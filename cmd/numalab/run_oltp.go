@@ -479,7 +479,11 @@ func writeMonitorTable(w io.Writer, an monitor.Analysis) {
 	fmt.Fprintf(w, "\nWhat each facility costs: tps on/off, Hodges-Lehmann estimate with its %.0f%% interval; cost = 1 - ratio\n", 100*stats.Confidence)
 	fmt.Fprintf(w, f, "facility", "tps off (median)", "tps on (median)", "ratio on/off [interval] n", "cost")
 	for _, o := range an.Overheads {
-		fmt.Fprintf(w, f, o.Facility, fmt.Sprintf("%.0f", o.Off.Median), fmt.Sprintf("%.0f", o.On.Median), o.Ratio, o.Cost())
+		r := fmt.Sprintf("%.3f n=%d+%d", o.Ratio.Estimate, o.Ratio.NA, o.Ratio.NB)
+		if o.Ratio.HasCI {
+			r = fmt.Sprintf("%.3f [%.3f, %.3f] n=%d+%d", o.Ratio.Estimate, o.Ratio.Lo, o.Ratio.Hi, o.Ratio.NA, o.Ratio.NB)
+		}
+		fmt.Fprintf(w, f, o.Facility, fmt.Sprintf("%.0f", o.Off.Median), fmt.Sprintf("%.0f", o.On.Median), r, o.Cost())
 	}
 }
 

@@ -24,6 +24,10 @@ type Overhead struct {
 	On       stats.Interval `json:"on_tps"`
 	Ratio    stats.Ratio    `json:"ratio"` // tps on / tps off
 	Verdict  string         `json:"verdict"`
+	// EmptyOff and EmptyOn count the cells that completed no call in
+	// their window, left out of the figures.
+	EmptyOff int `json:"empty_off,omitempty"`
+	EmptyOn  int `json:"empty_on,omitempty"`
 }
 
 // Verdicts.
@@ -37,6 +41,7 @@ const (
 func Analyze(cells []Cell) Analysis {
 	var a Analysis
 	sides := map[string]*[2][]float64{}
+	empty := map[string]*[2]int{}
 	var order []string
 	for _, c := range cells {
 		if c.Cell.Interrupted {
@@ -46,18 +51,23 @@ func Analyze(cells []Cell) Analysis {
 		s := sides[c.Facility]
 		if s == nil {
 			s = &[2][]float64{}
-			sides[c.Facility] = s
+			sides[c.Facility], empty[c.Facility] = s, &[2]int{}
 			order = append(order, c.Facility)
 		}
 		i := 0
 		if c.On {
 			i = 1
 		}
+		if c.Cell.Total.Count == 0 {
+			empty[c.Facility][i]++
+			continue
+		}
 		s[i] = append(s[i], c.Cell.TPS)
 	}
 	for _, f := range order {
 		s := sides[f]
-		o := Overhead{Facility: f, Off: stats.Summarize(s[0]), On: stats.Summarize(s[1]), Ratio: stats.RatioOf(s[0], s[1])}
+		o := Overhead{Facility: f, Off: stats.Summarize(s[0]), On: stats.Summarize(s[1]), Ratio: stats.RatioOf(s[0], s[1]),
+			EmptyOff: empty[f][0], EmptyOn: empty[f][1]}
 		switch {
 		case !o.Ratio.HasCI || o.Ratio.Contains(1):
 			o.Verdict = CannotTell
@@ -74,6 +84,14 @@ func Analyze(cells []Cell) Analysis {
 // Cost is the verdict in words: "costs 3.1% [1.2, 5.0]", "cannot tell
 // (-0.4% [-2.1, 1.5])", "cannot tell (too few repeats: n=3+3)".
 func (o Overhead) Cost() string {
+	s := o.cost()
+	if o.EmptyOff+o.EmptyOn > 0 {
+		s += fmt.Sprintf("; left out: cells that completed no call, %d off, %d on", o.EmptyOff, o.EmptyOn)
+	}
+	return s
+}
+
+func (o Overhead) cost() string {
 	r := o.Ratio
 	switch {
 	case r.Estimate == 0:

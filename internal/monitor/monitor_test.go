@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/result"
@@ -124,7 +125,8 @@ func TestSessions(t *testing.T) {
 func TestAnalyze(t *testing.T) {
 	var cells []Cell
 	add := func(f string, on, cut bool, tps float64) {
-		cells = append(cells, Cell{Slot: Slot{Facility: f, On: on}, Cell: result.Cell{Streams: 1, TPS: tps, Interrupted: cut}})
+		n := int64(tps)
+		cells = append(cells, Cell{Slot: Slot{Facility: f, On: on}, Cell: result.Cell{Streams: 1, TPS: tps, Total: result.TxStats{Count: n}, Interrupted: cut}})
 	}
 	for i, x := range []float64{1000, 1010, 1020, 1030, 1040} {
 		add("log_all", false, false, x)
@@ -133,6 +135,7 @@ func TestAnalyze(t *testing.T) {
 		add("series", true, false, []float64{1030, 1000, 1040, 1010, 1020}[i])
 	}
 	add("series", true, true, 10)
+	add("series", false, false, 0) // completed no call
 	a := Analyze(cells)
 	if len(a.Overheads) != 2 || a.Streams != 1 {
 		t.Fatalf("analysis %+v", a)
@@ -147,7 +150,10 @@ func TestAnalyze(t *testing.T) {
 	if se.Facility != "series" || se.Verdict != CannotTell || se.On.N != 5 || se.Ratio.Estimate != 1 {
 		t.Errorf("series: %+v (the cut cell must be left out)", se)
 	}
-	if !strings.HasPrefix(se.Cost(), "cannot tell (0.0% [") {
+	if se.EmptyOff != 1 || se.EmptyOn != 0 || se.Off.N != 5 {
+		t.Errorf("series: %d off and %d on cells without a call, %d off cells counted; want 1, 0, 5", se.EmptyOff, se.EmptyOn, se.Off.N)
+	}
+	if !strings.HasPrefix(se.Cost(), "cannot tell (0.0% [") || !strings.HasSuffix(se.Cost(), "; left out: cells that completed no call, 1 off, 0 on") {
 		t.Errorf("series cost %q", se.Cost())
 	}
 }
@@ -183,7 +189,7 @@ func TestWrap(t *testing.T) {
 		if err := w.Begin(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
-		o := w.End(context.Background(), c, &result.Cell{Index: c.Index, TPS: 1}, nil)
+		o := w.End(context.Background(), c, &result.Cell{Index: c.Index, TPS: 1, Total: result.TxStats{Count: 1}}, nil)
 		if len(o.Store) != 2 || o.Store[0].Kind() != string(KindCell) || o.Store[1].Kind() != "other" || o.Item.Slot != slots[c.Index] {
 			t.Errorf("cell %d: stored %v, item %+v", c.Index, o.Store, o.Item)
 		}
@@ -193,6 +199,12 @@ func TestWrap(t *testing.T) {
 		if strings.Join(s, ";") != want[i] {
 			t.Errorf("cell %d's session %q, want %q", i, s, want[i])
 		}
+	}
+	// A cell that completed no call is stored, noted, and does not end
+	// the run; one whose calls failed ends it as the inner workload says.
+	o := w.End(context.Background(), cells[0], &result.Cell{Measured: time.Second}, nil)
+	if len(o.Store) != 1 || o.Stop != nil || len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "cell 0 (track_io_timing off) completed no call in its 1s window") {
+		t.Errorf("empty cell: stored %v, stop %v, notes %q", o.Store, o.Stop, o.Notes)
 	}
 	if len(inner.begun) != 4 {
 		t.Errorf("inner Begin for %v", inner.begun)

@@ -126,8 +126,19 @@ func (w *Workload) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.
 }
 
 // End judges the cell as the inner workload does and stores it as a
-// Cell.
+// Cell. A cell that completed no call in its window, with no error and no
+// stream stopped, is stored all the same, with 0 tps, and the run goes on:
+// the inner workload would end the run there, but a stall of one cell
+// (seen now and then on PostgreSQL, on idle machines too), or a facility
+// whose calls outlast the window, is something to count, not a reason to
+// lose the other cells. Analyze leaves such cells out and says how many.
 func (w *Workload) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[Cell] {
+	s := w.slots[c.Index]
+	if m != nil && err == nil && m.Total.Count == 0 && m.Total.Errors == 0 && len(m.Stopped) == 0 && !m.Interrupted {
+		return sweep.Outcome[Cell]{Item: Cell{Slot: s, Cell: *m}, Store: []result.Entry{KindCell.Of(Cell{Slot: s, Cell: *m})},
+			Notes: []string{fmt.Sprintf("note: cell %d (%s %s) completed no call in its %v window: stored with 0 tps and left out of the analysis (if this is the facility's doing, try a longer --duration)",
+				c.Index, s.Facility, s.State(), m.Measured)}}
+	}
 	o := w.inner.End(ctx, c, m, err)
 	out := sweep.Outcome[Cell]{Notes: o.Notes, Stop: o.Stop}
 	for _, e := range o.Store {
@@ -135,7 +146,7 @@ func (w *Workload) End(ctx context.Context, c sweep.Cell, m *result.Cell, err er
 			out.Store = append(out.Store, e)
 			continue
 		}
-		out.Item = Cell{Slot: w.slots[c.Index], Cell: *o.Item}
+		out.Item = Cell{Slot: s, Cell: *o.Item}
 		out.Store = append(out.Store, KindCell.Of(out.Item))
 	}
 	return out
