@@ -86,6 +86,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if len(r.Insert) > 0 {
 		v.Sections = append(v.Sections, insertSection(r))
 	}
+	if r.Monitor != nil {
+		v.Sections = append(v.Sections, monitorSection(r))
+	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
 			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)

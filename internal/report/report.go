@@ -12,6 +12,7 @@ import (
 
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/insert"
 	"github.com/numalab/numalab/internal/workload/null"
@@ -43,8 +44,9 @@ type Report struct {
 	// Null and Insert hold one entry per run: a report may show several
 	// (one per engine, or engine and method), as eval's null step stores
 	// SQLite's floor and PostgreSQL's matrix as two runs.
-	Null   []NullRun   `json:"null,omitempty"`
-	Insert []InsertRun `json:"insert,omitempty"`
+	Null    []NullRun   `json:"null,omitempty"`
+	Insert  []InsertRun `json:"insert,omitempty"`
+	Monitor *Monitor    `json:"monitor,omitempty"`
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -243,7 +245,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -291,6 +293,11 @@ func Build(runs []*result.Run) (*Report, error) {
 	}
 	if run := byKind[tpch.RunKind]; run != nil {
 		if r.TPCH, err = buildTPCH(run); err != nil {
+			return nil, err
+		}
+	}
+	if run := byKind[monitor.RunKind]; run != nil {
+		if r.Monitor, err = buildMonitor(run); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,72 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+)
+
+// AnchorMonitor is the monitoring-cost section.
+const AnchorMonitor = "monitor"
+
+// Monitor is a 'numalab run oltp --monitor' run: what each facility cost.
+type Monitor struct {
+	Run      int64            `json:"run"`
+	Config   tpcc.RunConfig   `json:"config"`
+	Analysis monitor.Analysis `json:"analysis"`
+}
+
+// buildMonitor reads a monitoring run: its stored analysis, or one made
+// from its cells when the run stopped before storing it.
+func buildMonitor(run *result.Run) (*Monitor, error) {
+	m := &Monitor{Run: run.ID}
+	if len(run.Config) > 0 {
+		if err := json.Unmarshal(run.Config, &m.Config); err != nil {
+			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
+		}
+	}
+	an, err := monitor.KindAnalysis.Last(run)
+	if err != nil {
+		return nil, err
+	}
+	if an == nil {
+		cells, err := monitor.KindCell.All(run)
+		if err != nil {
+			return nil, err
+		}
+		a := monitor.Analyze(cells)
+		an = &a
+	}
+	m.Analysis = *an
+	return m, nil
+}
+
+// monitorSection is the table of what each facility cost.
+func monitorSection(r *Report) section {
+	m := r.Monitor
+	a := m.Analysis
+	where := a.Placement
+	if where == "" {
+		where = "all CPUs"
+	}
+	s := section{ID: AnchorMonitor, Title: "What monitoring costs",
+		Intro: fmt.Sprintf("Run %d: tpcc-ro on %s, %d streams on %s, each facility off and on in interleaved pairs of %v cells (after %v warm-up), %d repeats a side. "+
+			"The ratio is tps on over tps off: the Hodges-Lehmann estimate with its distribution-free 95%% interval; cost = 1 − ratio; \"cannot tell\" when the interval holds 1. "+
+			"What on and off mean for each facility: docs/monitoring.md.",
+			m.Run, m.Config.Engine, a.Streams, where, m.Config.Duration, m.Config.Warmup, m.Config.Repeat)}
+	t := table{ID: AnchorMonitor + "-cost", Caption: "Throughput with each facility off and on (median tps over repeats, with its interval where there are enough), and the cost",
+		Head: []string{"facility", "tps off", "tps on", "ratio on/off", "interval", "n off+on", "cost"}}
+	for _, o := range a.Overheads {
+		iv := "too few repeats"
+		if o.Ratio.HasCI {
+			iv = fmt.Sprintf("%.3f to %.3f", o.Ratio.Lo, o.Ratio.Hi)
+		}
+		t.Rows = append(t.Rows, []string{o.Facility, o.Off.String(), o.On.String(), fmt.Sprintf("%.3f", o.Ratio.Estimate), iv,
+			fmt.Sprintf("%d+%d", o.Ratio.NA, o.Ratio.NB), o.Cost()})
+	}
+	s.Tables = append(s.Tables, t)
+	return s
+}
