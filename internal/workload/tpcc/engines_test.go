@@ -391,3 +391,35 @@ func BenchmarkEngineNext(b *testing.B) {
 		})
 	}
 }
+
+// TestSessionStatements: a PostgreSQL stream runs its session statements
+// first, and a bad one stops it opening with the statement named; DuckDB
+// refuses them.
+func TestSessionStatements(t *testing.T) {
+	ctx := context.Background()
+	pgEng, _ := loadedEngine(t, "postgres")
+	w, err := Open(ctx, pgEng, Options{Seed: 9, Session: []string{"SET track_io_timing = on", "SET log_min_duration_statement = -1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(ctx); err != nil {
+		t.Error(err)
+	}
+	s.Close()
+	w.opt.Session = []string{"SET no_such_setting_here = 1"}
+	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), `setting up the session with "SET no_such_setting_here = 1"`) {
+		t.Errorf("a bad session statement: %v", err)
+	}
+	duck, _ := loadedEngine(t, "duckdb")
+	w, err = Open(ctx, duck, Options{Seed: 9, Session: []string{"SET threads = 1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "session statements are for PostgreSQL, not duckdb") {
+		t.Errorf("duckdb with session statements: %v", err)
+	}
+}
