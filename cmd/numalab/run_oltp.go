@@ -83,7 +83,8 @@ after facility, so that drift falls on both sides), at the first --streams
 count and the first --placement. Each facility's cost is the throughput
 ratio on/off with its 95% interval and n; "cannot tell" when the interval
 holds 1. The cells and the analysis are stored as an oltp-monitor run,
-never mixed with ordinary OLTP cells. The facilities, and what off means:
+never mixed with ordinary OLTP cells. The facilities, and what on and off
+mean:
 
   pg_stat_statements    on: pg_stat_statements.track = top. off: track =
                         none (the library stays loaded; unloading it

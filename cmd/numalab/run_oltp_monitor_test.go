@@ -139,7 +139,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 	}
 
 	// The log: an execute line per log_all on call, a plan per statement
-	// of auto_explain's on calls (two or more per call), nothing from
+	// of auto_explain's on calls (two to five per call), nothing from
 	// off cells: at most the on cells' measured calls plus their
 	// warm-ups', a quarter more.
 	logb, err := os.ReadFile(filepath.Join(srv.Dir, "postgres.log"))
@@ -151,7 +151,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 	if n := onCalls["log_all"]; durations < n || durations > n*3/2+50 {
 		t.Errorf("%d statements logged with their duration; log_all's on cells made %d calls", durations, n)
 	}
-	if n := onCalls["auto_explain"]; plans < 2*n || plans > 3*(n*3/2+50) {
+	if n := onCalls["auto_explain"]; plans < 2*n || plans > 5*(n*3/2+50) {
 		t.Errorf("%d plans logged; auto_explain's on cells made %d calls", plans, n)
 	}
 	ctx := context.Background()
