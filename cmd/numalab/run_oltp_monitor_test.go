@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
 )
 
 // serverSettings are the facilities' settings as a new session on dsn
@@ -219,5 +221,56 @@ func TestRunOLTPMonitorManaged(t *testing.T) {
 		if trace && len(c.Cell.Trace) > 20 {
 			t.Errorf("cell %d traced %d calls, want at most --trace 20", c.Cell.Index, len(c.Cell.Trace))
 		}
+	}
+}
+
+// TestRunOLTPMonitorInterrupted: Ctrl-C keeps the cells measured, the cut
+// one marked and left out of the analysis, which is stored all the same.
+func TestRunOLTPMonitorInterrupted(t *testing.T) {
+	db := tpccDB(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	stored := func() int {
+		s, err := store.OpenReadOnly(st)
+		if err != nil {
+			return 0
+		}
+		defer s.Close()
+		r, err := s.Get(1)
+		if err != nil {
+			return 0
+		}
+		cells, _ := monitor.KindCell.All(r)
+		return len(cells)
+	}
+	// Ctrl-C comes 300 ms after the second cell is stored, so the third
+	// (1 s long) is cut short however slow the machine is.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+			if stored() >= 2 {
+				time.Sleep(300 * time.Millisecond)
+				cancel()
+			}
+		}
+	}()
+	var out, errb strings.Builder
+	err := run(ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
+		"--monitor", "sysmon,series"}, &out, &errb)
+	if err == nil {
+		t.Fatal("an interrupted run returned no error")
+	}
+	r := storedRun(t, st, 1)
+	cells, _ := monitor.KindCell.All(r)
+	an, aerr := monitor.KindAnalysis.Last(r)
+	if r.Status != result.StatusInterrupted || len(cells) != 3 || !cells[2].Cell.Interrupted || cells[1].Cell.Interrupted {
+		t.Fatalf("status %s, %d cells; want interrupted, 2 full cells and a cut one\n%s", r.Status, len(cells), errb.String())
+	}
+	if aerr != nil || an == nil || len(an.Overheads) != 1 || an.Overheads[0].Off.N != 1 || an.Overheads[0].On.N != 1 {
+		t.Errorf("stored analysis %+v (%v); want sysmon's pair, the cut cell left out", an, aerr)
+	}
+	if !strings.Contains(out.String(), "sysmon") {
+		t.Errorf("the table was not printed:\n%s", out.String())
 	}
 }
