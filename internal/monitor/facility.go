@@ -30,8 +30,8 @@ type Facility struct {
 const DefaultTrace = 100_000
 
 // MinRepeat is the default number of repeats a side: the fewest whose
-// ratio has an interval with room to exclude 1 (stats.RatioOf has one from
-// 4 a side).
+// ratio's interval leaves out the most extreme ratios (with 4 a side,
+// stats.RatioOf's interval spans every ratio observed).
 const MinRepeat = 5
 
 // Facilities are the known facilities, in the order their cells run.

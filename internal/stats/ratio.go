@@ -13,8 +13,8 @@ import (
 // runs from the k-th smallest to the k-th largest of the n·m ratios, k
 // from U's exact distribution, or its normal approximation when n·m is
 // over 400). It assumes the two sides differ by a factor, nothing about
-// their distribution. With too few repeats for an interval (fewer than 4
-// a side at 95%) HasCI is false.
+// their distribution. With too few repeats for an interval (at 95%,
+// fewer than 4 a side when the sides are equal) HasCI is false.
 type Ratio struct {
 	NA       int     `json:"n_a"`
 	NB       int     `json:"n_b"`
