@@ -224,13 +224,12 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 		case "allow-settings":
 			cfg.AllowSettings = v == "true"
 		}
-		repeatGiven = repeatGiven || f.Name == "repeat"
 		if err != nil {
 			bad = append(bad, err)
 		}
 	})
 	if len(cfg.Monitor) > 0 {
-		if !repeatGiven {
+		if !repeatGiven && !flagGiven(fs, "repeat") {
 			cfg.Repeat = monitor.MinRepeat
 		}
 		if _, err := monitor.Check(monitorRequest(cfg)); err != nil {
