@@ -18,72 +18,11 @@ import (
 	"github.com/numalab/numalab/internal/workload/insert"
 )
 
-const runInsertHelp = `Usage:
-  numalab run insert [flags]
-  numalab run insert -f sweep.toml [flags]
-
-Runs insert, concurrent loading into one table (docs/workloads/insert.md):
-S streams each bulk-load batches of --batch rows into one shared table, in
-a closed loop, on SQLite (the default), DuckDB or PostgreSQL (--engine).
-
-  postgres  --method copy (COPY FROM STDIN) or insert (multi-row INSERTs,
-            one transaction per batch), into a heap table, with a primary
-            key and an index on a random column when --indexes is given;
-            each stream's backend is pinned to the stream's CPUs.
-  duckdb    its Appender (columnar), one per batch.
-  sqlite    prepared multi-row INSERTs, one transaction per batch; SQLite
-            has one writer at a time, and the time streams wait for its
-            write lock is measured and shown.
-
-The table is emptied before every cell. It is numalab's own: --db (default
-numalab-insert.db, or .duckdb) is made afresh, and refused when it exists
-and is not a file numalab's insert workload made; on PostgreSQL, table
-insert_target of schema numalab (of --dsn, or of a throwaway server) is
-refused when it exists without numalab's comment. Nothing refused is
-changed. A cell writes at most --max-rows rows (a stream that reaches its
-share stops, and the cell says so); there must be room on the disk for
-them before any cell starts. A batch that would not fit in half the
-memory available, over every stream, is refused.
-
-Each row is 64 bytes of values (four 8-byte numbers, 32 characters of
-text): MB/s counts those bytes. A row per cell is printed: streams,
-placement, rows/s, MB/s, p95 batch latency, CPU busy % of the placement's
-CPUs, the machine's context switches per second, and where the time went:
-SQLite's lock wait, or PostgreSQL's most frequent wait event, sampled from
-pg_stat_activity every --wait-every on a connection of its own. When a cell
-loads 5% less than a cell of fewer streams on the same placement, a finding
-naming its dominant wait is printed and stored.
-
-Placement: as for 'numalab run oltp' (see its --help): streams on one
-node (node=0), spread across nodes (the default, all CPUs), smt=off, ...,
-several separated by ';'.
-
-The run stores its command line with every setting spelled out: pasted
-into a shell, it runs the same cells again.
-
-A sweep file (TOML) holds the same settings; flags given override it:
-
-  # sweep.toml
-  engine     = "postgres"
-  method     = "copy"
-  indexes    = true
-  batch      = 1000
-  streams    = [1, 2, 4, 8]
-  placements = ["node=0", ""]
-  duration   = "10s"
-  repeat     = 3
-
-Examples:
-  numalab run insert --streams 1,2,4 --duration 5s
-  numalab run insert --engine duckdb --batch 10000 --streams 1,2,4
-  numalab run insert --engine postgres --method insert --indexes --placement 'node=0;'
-`
-
 // insertFlags parses run insert's command line into a configuration:
 // defaults, then the sweep file, then the flags given.
 func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = insert.DefaultRunConfig()
-	fs := newFlags(e, "run insert", runInsertHelp)
+	fs := newFlags(e, "run insert", helpText("run-insert"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-insert.db or .duckdb)")
