@@ -40,10 +40,11 @@ func checkCitations(t *testing.T, where, text string) {
 }
 
 // TestReadmeDocsLinks checks that the README, the pages under docs/ and
-// every source file and template cite only files a clone has: every
-// relative Markdown link resolves, every docs/ page named exists.
+// every source file, template and help text (help/*.txt) cite only files a
+// clone has: every relative Markdown link resolves, every docs/ page named
+// exists.
 func TestReadmeDocsLinks(t *testing.T) {
-	var pages int
+	var pages, helps int
 	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -55,7 +56,8 @@ func TestReadmeDocsLinks(t *testing.T) {
 			return nil
 		}
 		ext := filepath.Ext(path)
-		if ext != ".go" && ext != ".md" && ext != ".tmpl" {
+		helpText := ext == ".txt" && filepath.Base(filepath.Dir(path)) == "help"
+		if ext != ".go" && ext != ".md" && ext != ".tmpl" && !helpText {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -64,6 +66,9 @@ func TestReadmeDocsLinks(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(repoRoot, path)
 		checkCitations(t, rel, string(b))
+		if helpText {
+			helps++
+		}
 		if ext != ".md" {
 			return nil
 		}
@@ -84,6 +89,9 @@ func TestReadmeDocsLinks(t *testing.T) {
 	}
 	if pages < 2 {
 		t.Fatalf("found %d Markdown files: want the README and the pages under docs/", pages)
+	}
+	if helps == 0 {
+		t.Fatal("found no help/*.txt file: want the embedded --help texts checked too")
 	}
 	// Every page under docs/ is reachable from its index.
 	index, err := os.ReadFile(filepath.Join(repoRoot, "docs", "README.md"))
