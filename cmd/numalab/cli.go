@@ -172,6 +172,68 @@ var (
 	engineArticle = map[string]string{"sqlite": "an SQLite", "duckdb": "a DuckDB"}
 )
 
+// dbFlags are --engine, --db and --dsn: the database that check and
+// inspect read, a file (SQLite, DuckDB) or a PostgreSQL server.
+type dbFlags struct {
+	fs                *flag.FlagSet
+	engine, path, dsn *string
+}
+
+func addDBFlags(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *dbFlags {
+	return &dbFlags{fs: fs,
+		engine: fs.String("engine", "", "sqlite, duckdb or postgres (default: from the --db file's first bytes; postgres with --dsn)"),
+		path:   fs.String("db", path, pathUsage),
+		dsn:    fs.String("dsn", "", dsnUsage),
+	}
+}
+
+// resolve checks the three flags together and names the engine: --engine,
+// else postgres with --dsn, else the one the --db file's first bytes say
+// (engine.FileEngine). A --db file must exist.
+func (d *dbFlags) resolve() (string, flagErrs) {
+	var errs flagErrs
+	name, path, dsn := *d.engine, *d.path, *d.dsn
+	file := path != "" && (dsn == "" || flagGiven(d.fs, "db"))
+	switch {
+	case file && dsn != "":
+		errs = append(errs, errors.New("-db and -dsn: give one database, not both"))
+	case !file && dsn == "":
+		errs = append(errs, errors.New("give --db FILE (SQLite, DuckDB) or --dsn DSN (PostgreSQL)"))
+	}
+	switch name {
+	case "":
+		if dsn != "" {
+			return "postgres", errs
+		}
+	case "sqlite", "duckdb":
+		errs.badIf(dsn != "", "engine", name, "reads a file: give --db FILE, not --dsn")
+		if err := checkFileEngine(name, path); file && err != nil {
+			errs = append(errs, err)
+		}
+	case "postgres":
+		errs.badIf(dsn == "", "engine", name, "reads a server: give --dsn DSN, not --db FILE")
+		return name, errs
+	default:
+		errs.badIf(true, "engine", name, "is not an engine (want sqlite, duckdb or postgres)")
+		return name, errs
+	}
+	if !file {
+		return name, errs
+	}
+	got, err := engine.FileEngine(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		errs.badIf(true, "db", path, "is no such database file: check the path")
+	case errors.Is(err, engine.ErrUnknownFile):
+		errs.badIf(name == "", "db", path, "is neither SQLite nor DuckDB by its first bytes: give --engine if it is one")
+	case err != nil:
+		errs = append(errs, fmt.Errorf("-db: %w", err))
+	case name == "":
+		name = got
+	}
+	return name, errs
+}
+
 // parseNoArgs is parseFlags for a command that takes no arguments: a
 // stray one is an error too.
 func parseNoArgs(e *env, fs *flag.FlagSet, args []string) (done bool, err error) {

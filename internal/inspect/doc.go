@@ -28,8 +28,8 @@ type Options struct {
 
 // Target is the database to inspect.
 type Target struct {
-	// Engine is "sqlite", "duckdb" or "postgres"; "" means postgres with a
-	// DSN, else what Path's first bytes say (engine.FileEngine).
+	// Engine is "sqlite", "duckdb" or "postgres" (a file's engine is what
+	// its first bytes say: engine.FileEngine).
 	Engine string
 	// Path is the SQLite or DuckDB file.
 	Path string
