@@ -195,6 +195,8 @@ func (d *dbFlags) resolve() (string, flagErrs) {
 	name, path, dsn := *d.engine, *d.path, *d.dsn
 	file := path != "" && (dsn == "" || flagGiven(d.fs, "db"))
 	switch {
+	case name == "postgres" && flagGiven(d.fs, "db"):
+		errs = append(errs, errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)"))
 	case file && dsn != "":
 		errs = append(errs, errors.New("-db and -dsn: give one database, not both"))
 	case !file && dsn == "":
@@ -211,7 +213,7 @@ func (d *dbFlags) resolve() (string, flagErrs) {
 			errs = append(errs, err)
 		}
 	case "postgres":
-		errs.badIf(dsn == "", "engine", name, "reads a server: give --dsn DSN, not --db FILE")
+		errs.badIf(dsn == "", "engine", name, "reads a server: give --dsn DSN")
 		return name, errs
 	default:
 		errs.badIf(true, "engine", name, "is not an engine (want sqlite, duckdb or postgres)")

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -69,7 +71,7 @@ func (checkedBool) IsBoolFlag() bool { return true }
 
 // ranged is a flag value that refuses, when it is set, a value outside
 // [min, max]: the flag's range is part of its definition. want is the
-// refusal, formatted with min and max.
+// refusal.
 type ranged[T int | time.Duration] struct {
 	v        *T
 	min, max T
@@ -79,13 +81,18 @@ type ranged[T int | time.Duration] struct {
 
 // rangedInt defines an int flag of fs that takes values from min to max.
 func rangedInt(fs *flag.FlagSet, name string, value, min, max int, usage string) *int {
-	return defineRanged(fs, name, usage, ranged[int]{&value, min, max, strconv.Atoi, "want a whole number from %d to %d"})
+	return defineRanged(fs, name, usage, ranged[int]{&value, min, max, strconv.Atoi, fmt.Sprintf("want a whole number from %d to %d", min, max)})
+}
+
+// leastInt defines an int flag of fs that takes values of at least min.
+func leastInt(fs *flag.FlagSet, name string, value, min int, usage string) *int {
+	return defineRanged(fs, name, usage, ranged[int]{&value, min, math.MaxInt, strconv.Atoi, fmt.Sprintf("want a whole number, %d or more", min)})
 }
 
 // rangedDuration defines a duration flag of fs that takes values from min
 // to max.
 func rangedDuration(fs *flag.FlagSet, name string, value, min, max time.Duration, usage string) *time.Duration {
-	return defineRanged(fs, name, usage, ranged[time.Duration]{&value, min, max, time.ParseDuration, "want a duration from %v to %v"})
+	return defineRanged(fs, name, usage, ranged[time.Duration]{&value, min, max, time.ParseDuration, fmt.Sprintf("want a duration from %v to %v", min, max)})
 }
 
 func defineRanged[T int | time.Duration](fs *flag.FlagSet, name, usage string, r ranged[T]) *T {
@@ -106,8 +113,61 @@ func (r ranged[T]) String() string {
 func (r ranged[T]) Set(s string) error {
 	v, err := r.parse(s)
 	if err != nil || v < r.min || v > r.max {
-		return fmt.Errorf(r.want, r.min, r.max)
+		return errors.New(r.want)
 	}
 	*r.v = v
 	return nil
+}
+
+func (r ranged[T]) wanted() string { return r.want }
+
+// number is a float flag value that refuses, when it is set, anything but
+// a finite number that ok accepts: want is the refusal, which says what to
+// give ("want GHz above 0, e.g. --ghz 3").
+type number struct {
+	v    *float64
+	ok   func(float64) bool
+	want string
+}
+
+// numberFlag defines a float flag of fs that takes the finite numbers ok
+// accepts (above, atLeast, between).
+func numberFlag(fs *flag.FlagSet, name string, value float64, ok func(float64) bool, want, usage string) *float64 {
+	fs.Var(number{&value, ok, want}, name, usage)
+	return &value
+}
+
+func above(min float64) func(float64) bool   { return func(v float64) bool { return v > min } }
+func atLeast(min float64) func(float64) bool { return func(v float64) bool { return v >= min } }
+func between(min, max float64) func(float64) bool {
+	return func(v float64) bool { return v >= min && v <= max }
+}
+
+// String is the value as the flag package prints a float's.
+func (n number) String() string {
+	if n.v == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*n.v, 'g', -1, 64)
+}
+
+func (n number) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || !n.ok(v) {
+		return errors.New(n.want)
+	}
+	*n.v = v
+	return nil
+}
+
+func (n number) wanted() string { return n.want }
+
+// missing adds, for each named flag of fs that was not given, that it is
+// missing and what it wants (its numberFlag's or ranged's want).
+func (f *flagErrs) missing(fs *flag.FlagSet, names ...string) {
+	for _, name := range names {
+		if !flagGiven(fs, name) {
+			*f = append(*f, fmt.Errorf("-%s: missing: %s", name, fs.Lookup(name).Value.(interface{ wanted() string }).wanted()))
+		}
+	}
 }

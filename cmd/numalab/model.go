@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,18 +29,17 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "model", helpText("model"))
 	wf := addWorkloadFlags(fs)
 	mf := addMachineFlags(fs)
-	ghz := fs.Float64("ghz", 0, "core clock in `GHz` (default: the topology's highest, if it has one)")
+	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` (default: the topology's highest, if it has one)")
 	ghzList := fs.String("ghz-list", "", "several core clocks in GHz, e.g. 3,2,1: one table each (overrides --ghz)")
 	sockets := fs.String("sockets", "", "socket counts to model (default 1,2,4,8; with a topology, 1 up to its sockets)")
 	smt := fs.String("smt", "1", "hardware threads per core to model, e.g. 1,2,4")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per configuration)")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
-	var errs flagErrs
-	w, err := wf.workload()
-	errs = append(errs, err, mf.check())
+	errs = append(errs, mf.check())
 	ks, err := intList("smt", *smt, 1)
 	errs = append(errs, err)
 	var ss []int
@@ -53,13 +51,9 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if *ghzList != "" {
 		gs, err = modelFloats("ghz-list", *ghzList)
 		errs = append(errs, err, mf.plausible("ghz-list", nil, gs, nil))
-	} else if *ghz != 0 || flagGiven(fs, "ghz") {
-		if !(*ghz > 0) || math.IsInf(*ghz, 0) {
-			errs = append(errs, badFlag("ghz", fmt.Sprint(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3"))
-		} else {
-			errs = append(errs, mf.plausible("ghz", nil, []float64{*ghz}, nil))
-		}
+	} else if *ghz > 0 {
 		gs = []float64{*ghz}
+		errs = append(errs, mf.plausible("ghz", nil, gs, nil))
 	}
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
@@ -84,7 +78,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 			return errors.New("-ghz: missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
 		}
 	}
-	tab, err := model.Evaluate(w, mc, model.Grid{GHz: gs, SMT: ks, Sockets: ss})
+	tab, err := model.Evaluate(wf.workload(), mc, model.Grid{GHz: gs, SMT: ks, Sockets: ss})
 	if err != nil {
 		return fmt.Errorf("evaluating the model: %w", err)
 	}
@@ -105,17 +99,15 @@ type workloadFlags struct {
 
 func addWorkloadFlags(fs *flag.FlagSet) *workloadFlags {
 	return &workloadFlags{
-		instructions: fs.Float64("instructions", model.DefaultInstructions, "instructions per transaction (I)"),
-		miss:         fs.Float64("miss", model.DefaultMiss, "fraction of instructions that wait for a memory round trip (m), 0 to 1"),
+		instructions: numberFlag(fs, "instructions", model.DefaultInstructions, above(0), "want a count of instructions above 0, e.g. 10000000",
+			"`instructions` per transaction (I)"),
+		miss: numberFlag(fs, "miss", model.DefaultMiss, between(0, 1), "want a fraction from 0 to 1, e.g. 0.05",
+			"`fraction` of instructions that wait for a memory round trip (m), 0 to 1"),
 	}
 }
 
-func (f *workloadFlags) workload() (model.Workload, error) {
-	w := model.Workload{Instructions: *f.instructions, Miss: *f.miss}
-	var errs flagErrs
-	errs.badIf(!(w.Instructions > 0) || math.IsInf(w.Instructions, 0), "instructions", fmt.Sprint(w.Instructions), "is not a count of instructions: want a number above 0, e.g. 10000000")
-	errs.badIf(!(w.Miss >= 0 && w.Miss <= 1), "miss", fmt.Sprint(w.Miss), "is not a fraction: want a number from 0 to 1, e.g. 0.05")
-	return w, errors.Join(errs...)
+func (f *workloadFlags) workload() model.Workload {
+	return model.Workload{Instructions: *f.instructions, Miss: *f.miss}
 }
 
 // machineFlags say where latencies and core counts come from.
@@ -135,19 +127,20 @@ type machineFlags struct {
 
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m := &machineFlags{fs: fs, locality: -1}
-	m.local = fs.Float64("local-ns", 0, "memory latency to the local node, `ns`")
-	m.remote = fs.Float64("remote-ns", 0, "memory latency to a remote node, `ns` (needed for more than one socket)")
-	m.buffer = fs.Float64("buffer-ns", 0, "extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
-	m.bufferMin = fs.Int("buffer-min-sockets", 4, "smallest socket count that has the --buffer-ns memory buffer")
+	m.local = numberFlag(fs, "local-ns", 0, above(0), "want ns above 0, e.g. --local-ns 67", "memory latency to the local node, `ns`")
+	m.remote = numberFlag(fs, "remote-ns", 0, above(0), "want ns above 0, e.g. --remote-ns 125", "memory latency to a remote node, `ns` (needed for more than one socket)")
+	m.buffer = numberFlag(fs, "buffer-ns", 0, atLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
+		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
+	m.bufferMin = leastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
 	fs.Func("locality", "`fraction` of accesses to the local node, 0 to 1 (default: none, every node equally likely)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v >= 0 && v <= 1) {
-			return fmt.Errorf("%q is not a fraction: want a number from 0 to 1, e.g. 0.8", s)
+			return errors.New("want a fraction from 0 to 1, e.g. 0.8")
 		}
 		m.locality = v
 		return nil
 	})
-	m.cores = fs.Int("cores", 0, "physical cores per socket (default: the topology's, else 1)")
+	m.cores = leastInt(fs, "cores", 0, 1, "physical `cores` per socket (default: the topology's, else 1)")
 	m.topology = fs.String("topology", "", "hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
 	m.fromRun = fs.Int64("from-run", 0, "stored run `ID` whose machine and memory probe give latencies, clock and cores")
 	m.store = storeFlag(fs)
@@ -164,26 +157,17 @@ func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) 
 	return nil
 }
 
-// check validates the machine flags; machine assumes they passed.
+// check refuses what no machine has (unless --unchecked) and a source of
+// the machine given twice; machine assumes it passed.
 func (m *machineFlags) check() error {
 	var errs flagErrs
-	errs.badIf(flagGiven(m.fs, "local-ns") && (!(*m.local > 0) || math.IsInf(*m.local, 0)), "local-ns", model.Num(*m.local), "is not a latency: want ns above 0, e.g. --local-ns 67")
-	errs.badIf(flagGiven(m.fs, "remote-ns") && (!(*m.remote > 0) || math.IsInf(*m.remote, 0)), "remote-ns", model.Num(*m.remote), "is not a latency: want ns above 0, e.g. --remote-ns 125")
-	if *m.buffer < 0 || math.IsNaN(*m.buffer) || math.IsInf(*m.buffer, 0) {
-		errs = append(errs, badFlag("buffer-ns", model.Num(*m.buffer), "is not an extra latency: want 0 or more ns, e.g. --buffer-ns 15"))
-	} else if *m.buffer > model.PlausibleMaxNS && !*m.unchecked {
-		errs = append(errs, badFlag("buffer-ns", fmt.Sprint(*m.buffer), fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", model.PlausibleMaxNS)))
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"local-ns", *m.local}, {"remote-ns", *m.remote}} {
-		if flagGiven(m.fs, f.name) && f.v > 0 && !math.IsInf(f.v, 0) {
-			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
+	for _, name := range []string{"local-ns", "remote-ns"} {
+		if v := *m.fs.Lookup(name).Value.(number).v; v > 0 {
+			errs = append(errs, m.plausible(name, []float64{v}, nil, nil))
 		}
 	}
-	errs.badIf(*m.bufferMin < 1, "buffer-min-sockets", strconv.Itoa(*m.bufferMin), "is not a socket count: want 1 or more")
-	errs.badIf(flagGiven(m.fs, "cores") && *m.cores < 1, "cores", strconv.Itoa(*m.cores), "is not a core count: want 1 or more cores per socket")
+	errs.badIf(*m.buffer > model.PlausibleMaxNS && !*m.unchecked, "buffer-ns", fmt.Sprint(*m.buffer),
+		fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", model.PlausibleMaxNS))
 	if *m.topology != "" && *m.fromRun != 0 {
 		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
 	}

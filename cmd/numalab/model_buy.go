@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"strconv"
 
 	"github.com/numalab/numalab/internal/model"
 )
@@ -17,17 +15,18 @@ func cmdModelBuy(e *env, args []string) error {
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
 	storePath := storeFlag(fs) // read with --run
-	ghz := fs.Float64("ghz", 0, "this CPU's clock, `GHz` (without --run)")
-	local := fs.Float64("local-ns", 0, "this CPU's local memory latency, `ns` (without --run)")
-	remote := fs.Float64("remote-ns", 0, "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
-	cores := fs.Int("cores", 1, "this CPU's physical cores per socket (without --run)")
-	smt := fs.Int("smt", 2, "hardware threads per core of the built-in SMT candidate")
+	ghz := numberFlag(fs, "ghz", 0, func(v float64) bool { return v > 0 && v <= model.PlausibleMaxGHz },
+		fmt.Sprintf("want GHz above 0 and up to %g, e.g. --ghz 3 (or --run ID)", model.PlausibleMaxGHz), "this CPU's clock, `GHz` (without --run)")
+	local := numberFlag(fs, "local-ns", 0, above(0), "want ns above 0, e.g. --local-ns 90 (or --run ID)", "this CPU's local memory latency, `ns` (without --run)")
+	remote := numberFlag(fs, "remote-ns", 0, atLeast(0), "want 0 (local × 125/67) or more ns, e.g. --remote-ns 140", "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
+	cores := leastInt(fs, "cores", 1, 1, "this CPU's physical `cores` per socket (without --run)")
+	smt := leastInt(fs, "smt", 2, 1, "hardware `threads` per core of the built-in SMT candidate")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per candidate)")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
-	var errs flagErrs
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
@@ -44,7 +43,7 @@ func cmdModelBuy(e *env, args []string) error {
 		w           model.Workload
 		band        model.Band
 		assumptions []model.Assumption
-		this        thisCPU
+		this        model.CPU
 	)
 	if *runID != 0 {
 		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
@@ -60,21 +59,17 @@ func cmdModelBuy(e *env, args []string) error {
 			return err
 		}
 		w, band, assumptions = c.Workload, model.CalibrationBand(c), c.Assumptions
-		this = thisCPU{c.GHz, c.CoresPerSocket, *smt, c.LocalNS, c.RemoteNS}
-		if k := c.ThreadsPerCore(); k > 1 && !flagGiven(fs, "smt") {
-			this.smt = k
+		this = c.CPU(0)
+		if flagGiven(fs, "smt") {
+			this.SMT = *smt
 		}
 	} else {
-		var err error
-		w, err = wf.workload()
-		errs = append(errs, err)
+		w = wf.workload()
 		needCPU := *candidates == "" || flagGiven(fs, "ghz") || flagGiven(fs, "local-ns")
 		if needCPU {
-			errs.badIf(!(*ghz > 0 && *ghz <= 10), "ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3 (or --run ID)")
-			errs.badIf(!(*local > 0) || math.IsInf(*local, 0), "local-ns", model.Num(*local), "is not a latency: want ns above 0, e.g. --local-ns 90 (or --run ID)")
-			errs.badIf(*remote != 0 && !(*remote >= *local), "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
+			errs.missing(fs, "ghz", "local-ns")
+			errs.badIf(*remote != 0 && *remote < *local, "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
 		}
-		errs.badIf(*cores < 1, "cores", strconv.Itoa(*cores), "is not a core count: want 1 or more")
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
@@ -83,17 +78,14 @@ func cmdModelBuy(e *env, args []string) error {
 		if !needCPU {
 			anchorNS, anchorGHz = servers[0].LocalNS, servers[0].GHz
 		} else {
-			r, given := model.GivenCPU(*ghz, *local, *remote)
-			this = thisCPU{*ghz, *cores, *smt, *local, r}
+			var given []model.Assumption
+			this, given = model.GivenCPU(*ghz, *local, *remote, *cores, *smt)
 			assumptions = append(assumptions, given...)
 		}
 		band = model.MissBand(w, anchorNS, anchorGHz)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
 	if *candidates == "" {
-		servers = model.BuiltinCandidates(this.ghz, this.cores, this.smt, this.localNS, this.remoteNS)
+		servers = model.BuiltinCandidates(this)
 	}
 	p, err := model.Buy(w, band, servers)
 	if err != nil {
@@ -107,13 +99,4 @@ func cmdModelBuy(e *env, args []string) error {
 		return model.WritePurchaseCSV(e.stdout, p)
 	}
 	return model.WritePurchase(e.stdout, p)
-}
-
-// thisCPU is what the built-in candidates are derived from.
-type thisCPU struct {
-	ghz      float64
-	cores    int
-	smt      int
-	localNS  float64
-	remoteNS float64
 }

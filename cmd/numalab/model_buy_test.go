@@ -192,6 +192,8 @@ func TestModelBuyBadInput(t *testing.T) {
 		{[]string{"--candidates", file("price.toml", "[[server]]\nname = \"x\"\nsockets = 1\ncores_per_socket = 0\nghz = 300\nlocal_ns = 90\nprice = -5\n")},
 			[]string{`price.toml:4: server "x": cores_per_socket = 0 is not a core count`, `price.toml:5: server "x": ghz = 300 is not a core clock`, `price.toml:7: server "x": price = -5 is not a price`}},
 		{[]string{"--ghz", "0", "--local-ns", "90"}, []string{"-ghz:"}},
+		{[]string{"--ghz", "12", "--local-ns", "90"}, []string{`-ghz: "12" is not valid: want GHz above 0 and up to 10`}},
+		{[]string{"--local-ns", "90", "--smt", "0"}, []string{"-ghz: missing", `-smt: "0" is not valid`}},
 	} {
 		_, _, err := runCLI(t, append([]string{"model", "buy"}, c.args...)...)
 		for _, w := range c.want {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -13,18 +12,17 @@ import (
 
 func cmdModelDRAM(e *env, args []string) error {
 	fs := newFlags(e, "model dram", helpText("model-dram"))
-	mts := fs.Float64("mts", 0, "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
+	mts := numberFlag(fs, "mts", 0, above(0), "want MT/s above 0, e.g. --mts 2666", "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
 	timings := fs.String("timings", "", "module timings `CL-tRCD-tRP` in memory clocks, e.g. 19-19-19")
-	ghz := fs.Float64("ghz", 0, "core clock in `GHz` to express the access time in core cycles too")
+	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` to express the access time in core cycles too")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
-	var errs flagErrs
-	errs.badIf(!(*mts > 0) || math.IsInf(*mts, 0), "mts", model.Num(*mts), "is not a transfer rate: want MT/s above 0, e.g. --mts 2666")
+	errs.missing(fs, "mts")
 	t, err := model.ParseTimings(*timings)
 	errs.badIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
-	errs.badIf(*ghz < 0 || math.IsNaN(*ghz), "ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3")
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -37,20 +35,15 @@ func cmdModelDRAM(e *env, args []string) error {
 
 func cmdModelTier(e *env, args []string) error {
 	fs := newFlags(e, "model tier", helpText("model-tier"))
-	fast := fs.Float64("fast-ns", 0, "fast tier's latency, `ns` (S)")
-	slow := fs.Float64("slow-ns", 0, "slow tier's latency, `ns` (I)")
-	dram := fs.Float64("dram-ns", 0, "conventional memory's latency, `ns` (D)")
+	fast := numberFlag(fs, "fast-ns", 0, above(0), "want ns above 0, e.g. --fast-ns 40", "fast tier's latency, `ns` (S)")
+	slow := numberFlag(fs, "slow-ns", 0, above(0), "want ns above 0, e.g. --slow-ns 300", "slow tier's latency, `ns` (I)")
+	dram := numberFlag(fs, "dram-ns", 0, above(0), "want ns above 0, e.g. --dram-ns 90", "conventional memory's latency, `ns` (D)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
-	var errs flagErrs
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"fast-ns", *fast}, {"slow-ns", *slow}, {"dram-ns", *dram}} {
-		errs.badIf(!(f.v > 0) || math.IsInf(f.v, 0), f.name, model.Num(f.v), "is not a latency: want ns above 0")
-	}
+	errs.missing(fs, "fast-ns", "slow-ns", "dram-ns")
 	errs.badIf(len(errs) == 0 && !(*slow > *fast), "slow-ns", model.Num(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", model.Num(*fast)))
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -69,8 +62,8 @@ func cmdModelSize(e *env, args []string) error {
 	fs := newFlags(e, "model size", helpText("model-size"))
 	wf := addWorkloadFlags(fs)
 	mf := addMachineFlags(fs)
-	target := fs.Float64("target-tps", 0, "throughput to reach, in `tps` (transactions per second)")
-	license := fs.Float64("core-license-cost", 0, "software licence `cost` per physical core")
+	target := numberFlag(fs, "target-tps", 0, above(0), "want tps above 0, e.g. --target-tps 1000", "throughput to reach, in `tps` (transactions per second)")
+	license := numberFlag(fs, "core-license-cost", 0, atLeast(0), "want 0 or more per core", "software licence `cost` per physical core")
 	var cpus []model.CPUOption
 	fs.Func("cpu-cost", "a processor option `cores=N,price=P[,ghz=F][,name=TEXT]` (repeat for each)", func(s string) error {
 		c, err := model.ParseCPUOption(s)
@@ -80,24 +73,22 @@ func cmdModelSize(e *env, args []string) error {
 		return err
 	})
 	systemCost := fs.String("system-cost", "", "base system price by socket count, `S:PRICE,...`, e.g. 1:4000,2:9000")
-	ghz := fs.Float64("ghz", 0, "core `GHz` of processors whose --cpu-cost gives no ghz")
+	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core `GHz` of processors whose --cpu-cost gives no ghz")
 	sockets := fs.String("sockets", "1,2,4", "socket counts to consider")
-	smt := fs.Int("smt", 1, "hardware threads per core")
+	smt := leastInt(fs, "smt", 1, 1, "hardware `threads` per core")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
-	var errs flagErrs
-	w, err := wf.workload()
-	errs = append(errs, err, mf.check())
-	errs.badIf(!(*target > 0) || math.IsInf(*target, 0), "target-tps", model.Num(*target), "is not a throughput: want tps above 0, e.g. --target-tps 1000")
-	errs.badIf(*license < 0 || math.IsNaN(*license), "core-license-cost", model.Num(*license), "is negative: want 0 or more per core")
+	errs = append(errs, mf.check())
+	errs.missing(fs, "target-tps")
 	if len(cpus) == 0 {
 		errs = append(errs, errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'"))
 	}
 	for i := range cpus {
 		if cpus[i].GHz == 0 {
-			if !(*ghz > 0) {
+			if *ghz == 0 {
 				errs = append(errs, fmt.Errorf("-cpu-cost: %q has no ghz: add ghz=F to it or give --ghz", cpus[i].Name))
 				continue
 			}
@@ -107,7 +98,6 @@ func cmdModelSize(e *env, args []string) error {
 	}
 	ss, err := intList("sockets", *sockets, 1)
 	errs = append(errs, err)
-	errs.badIf(*smt < 1, "smt", strconv.Itoa(*smt), "is not a thread count: want 1 or more")
 	prices, err := model.ParseSystemPrices(*systemCost)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("-system-cost: %w", err))
@@ -122,7 +112,7 @@ func cmdModelSize(e *env, args []string) error {
 	if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
 		return err
 	}
-	z := model.Sizing{Workload: w, Machine: mc, TargetTPS: *target, LicensePerCore: *license,
+	z := model.Sizing{Workload: wf.workload(), Machine: mc, TargetTPS: *target, LicensePerCore: *license,
 		CPUs: cpus, SystemPrice: prices, Sockets: ss, SMT: *smt}
 	rows, err := model.Size(z)
 	if err != nil {
@@ -137,23 +127,20 @@ func cmdModelSize(e *env, args []string) error {
 func cmdModelDOP(e *env, args []string) error {
 	fs := newFlags(e, "model dop", helpText("model-dop"))
 	costs := fs.String("cost", "", "plan costs, comma-separated (default: a ladder of multiples of --threshold)")
-	threshold := fs.Float64("threshold", 0, "`cost` from which a plan goes parallel (T)")
-	cores := fs.Int("cores-per-socket", 0, "physical `cores` of one socket")
-	span := fs.Float64("span-threshold", 0, "`cost` from which a plan may span sockets (default: never)")
-	sockets := fs.Int("sockets", 1, "sockets a spanning plan may use")
+	threshold := numberFlag(fs, "threshold", 0, above(0), "want a cost above 0, e.g. --threshold 5", "`cost` from which a plan goes parallel (T)")
+	cores := leastInt(fs, "cores-per-socket", 0, 1, "physical `cores` of one socket")
+	span := numberFlag(fs, "span-threshold", 0, atLeast(0), "want a cost of 0 or more (0: never span)", "`cost` from which a plan may span sockets (default: never)")
+	sockets := leastInt(fs, "sockets", 1, 1, "`sockets` a spanning plan may use")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
-	var errs flagErrs
-	errs.badIf(!(*threshold > 0) || math.IsInf(*threshold, 0), "threshold", model.Num(*threshold), "is not a cost threshold: want a cost above 0, e.g. --threshold 5")
-	errs.badIf(*cores < 1, "cores-per-socket", strconv.Itoa(*cores), "is not a core count: want 1 or more, e.g. --cores-per-socket 16")
-	errs.badIf(*sockets < 1, "sockets", strconv.Itoa(*sockets), "is not a socket count: want 1 or more")
-	errs.badIf(*span < 0 || (*span > 0 && *span < *threshold), "span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)")
+	errs.missing(fs, "threshold", "cores-per-socket")
+	errs.badIf(*span > 0 && *span < *threshold, "span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)")
 	errs.badIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
 	var cs []float64
 	if *costs != "" {
-		var err error
 		cs, err = modelFloats("cost", *costs)
 		errs = append(errs, err)
 	}
@@ -174,7 +161,7 @@ func cmdModelDOP(e *env, args []string) error {
 func cmdModelFit(e *env, args []string) error {
 	fs := newFlags(e, "model fit", helpText("model-fit"))
 	points := fs.String("points", "", "measured points `L_ns:tps_per_core[:GHz],...`")
-	ghz := fs.Float64("ghz", 0, "core clock of the points, `GHz`")
+	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core clock of the points, `GHz`")
 	mf := addMachineFlags(fs)
 	ghzList := fs.String("ghz-list", "", "clocks to predict at, e.g. 3,2 (default --ghz)")
 	sockets := fs.String("sockets", "1,2,4", "socket counts to predict")
@@ -182,17 +169,19 @@ func cmdModelFit(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to fit (instead of --points)")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
-	if done, err := parseNoArgs(e, fs, args); done {
+	done, errs, err := parseChecked(e, fs, args)
+	if done {
 		return err
 	}
 	if *runID != 0 {
 		if *points != "" {
-			return errors.New("model fit: give --run or --points, not both")
+			errs = append(errs, errors.New("model fit: give --run or --points, not both"))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
 		}
 		return modelFitRun(e, *mf.store, *runID, *probeID, *asJSON)
 	}
-	var errs flagErrs
-	errs.badIf(flagGiven(fs, "ghz") && !(*ghz > 0), "ghz", model.Num(*ghz), "is not a clock: want GHz above 0, e.g. --ghz 3")
 	pts, err := parseModelPoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
 	ks, err := intList("smt", *smt, 1)

@@ -118,6 +118,10 @@ func TestModelBadInput(t *testing.T) {
 		{append([]string{"model", "--json", "--csv"}, base...), []string{"-json and -csv"}},
 		{[]string{"model", "frobnicate"}, []string{`unknown subcommand "frobnicate"`}},
 		{[]string{"model", "dram", "--mts", "0", "--timings", "19-19"}, []string{"-mts", "-timings"}},
+		{[]string{"model", "dram", "--timings", "19-19-19"}, []string{"-mts: missing: want MT/s above 0, e.g. --mts 2666"}},
+		{[]string{"model", "dram", "--mts", "NaN", "--timings", "19-19-19", "--ghz", "-3"}, []string{`-mts: "NaN" is not valid`, `-ghz: "-3" is not valid: want GHz above 0`}},
+		{[]string{"model", "tier", "--fast-ns", "40", "--slow-ns", "Inf"}, []string{`-slow-ns: "Inf" is not valid`, "-dram-ns: missing"}},
+		{[]string{"model", "dop", "--threshold", "5", "--cores-per-socket", "8", "--sockets", "0"}, []string{`-sockets: "0" is not valid: want a whole number, 1 or more`}},
 		{[]string{"model", "tier", "--fast-ns", "100", "--slow-ns", "50", "--dram-ns", "0"}, []string{"-dram-ns"}},
 		{[]string{"model", "tier", "--fast-ns", "100", "--slow-ns", "50", "--dram-ns", "80"}, []string{"-slow-ns", "slower"}},
 		{[]string{"model", "dop", "--threshold", "0", "--cores-per-socket", "0"}, []string{"-threshold", "-cores-per-socket"}},
@@ -142,10 +146,11 @@ func TestModelBadInput(t *testing.T) {
 			}
 		}
 	}
-	// A malformed --cpu-cost is refused by the flag parser itself.
-	_, stderr, err := runCLI(t, "model", "size", "--cpu-cost", "cores=8,price")
-	if err == nil || !strings.Contains(stderr, "cpu-cost") {
-		t.Errorf("bad --cpu-cost: %v %q", err, stderr)
+	// A malformed --cpu-cost is refused as it is parsed, with the other
+	// flags' errors.
+	_, _, err := runCLI(t, "model", "size", "--cpu-cost", "cores=8,price", "--target-tps", "-1")
+	if err == nil || !strings.Contains(err.Error(), `-cpu-cost: "cores=8,price" is not valid`) || !strings.Contains(err.Error(), `-target-tps: "-1" is not valid: want tps above 0`) {
+		t.Errorf("bad --cpu-cost and --target-tps: %v", err)
 	}
 }
 

@@ -208,16 +208,16 @@ func GivenWorkload(w Workload) []Assumption {
 	}
 }
 
-// GivenCPU is the assumptions of a CPU given by --ghz, --local-ns and
-// --remote-ns rather than measured, and its remote latency: remoteNS, or
-// when that is 0, localNS × AssumedRemoteRatio.
-func GivenCPU(ghz, localNS, remoteNS float64) (float64, []Assumption) {
+// GivenCPU is a CPU given by --ghz, --local-ns, --remote-ns, --cores and
+// --smt rather than measured, and the assumptions it rests on: its remote
+// latency is remoteNS, or when that is 0, localNS × AssumedRemoteRatio.
+func GivenCPU(ghz, localNS, remoteNS float64, cores, smt int) (CPU, []Assumption) {
 	r, src := remoteNS, "--remote-ns"
 	if r == 0 {
 		r = localNS * AssumedRemoteRatio
 		src = "no --remote-ns: 1.87× --local-ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote)"
 	}
-	return r, []Assumption{
+	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, LocalNS: localNS, RemoteNS: r}, []Assumption{
 		{Name: AssumeClock, Value: ghz, Unit: "GHz", Basis: Assumed, Source: "--ghz"},
 		{Name: AssumeLocal, Value: localNS, Unit: "ns", Basis: Assumed, Source: "--local-ns"},
 		{Name: AssumeRemote, Value: r, Unit: "ns", Basis: Assumed, Source: src},

@@ -87,7 +87,7 @@ func TestBreakEvenEdges(t *testing.T) {
 // TestBuiltinCandidates derives from a 3 GHz CPU of 16 cores, one thread
 // per core, 100 ns local and 150 remote.
 func TestBuiltinCandidates(t *testing.T) {
-	s := BuiltinCandidates(3, 16, 1, 100, 150)
+	s := BuiltinCandidates(CPU{GHz: 3, CoresPerSocket: 16, SMT: 1, LocalNS: 100, RemoteNS: 150})
 	if len(s) != 6 {
 		t.Fatalf("%d candidates, want 6", len(s))
 	}

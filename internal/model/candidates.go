@@ -235,12 +235,31 @@ var (
 	builtinDRAMFast = Timings{CL: 16, RCD: 18, RP: 18}
 )
 
-// BuiltinCandidates derives candidates from this CPU (clock, cores per
-// socket, threads per core, local and remote latency): 1, 2 and 4 sockets;
+// CPU is the processor the built-in candidates are derived from: its
+// clock, physical cores per socket, hardware threads per core and local and
+// remote memory latency.
+type CPU struct {
+	GHz               float64
+	CoresPerSocket    int
+	SMT               int
+	LocalNS, RemoteNS float64
+}
+
+// CPU is the processor c was calibrated on, with smt threads per core, or
+// when smt is 0 the threads per core its run measured.
+func (c *Calibration) CPU(smt int) CPU {
+	if smt == 0 {
+		smt = c.ThreadsPerCore()
+	}
+	return CPU{GHz: c.GHz, CoresPerSocket: c.CoresPerSocket, SMT: smt, LocalNS: c.LocalNS, RemoteNS: c.RemoteNS}
+}
+
+// BuiltinCandidates derives candidates from this CPU: 1, 2 and 4 sockets;
 // half the cores at a 25% higher clock; SMT on and off; lower-latency DRAM.
 // Prices are assumed (see the constants) and stated in each Note.
-func BuiltinCandidates(ghz float64, cores, smt int, localNS, remoteNS float64) []Server {
-	cores, smt = max(cores, 1), max(smt, 1)
+func BuiltinCandidates(this CPU) []Server {
+	ghz, localNS, remoteNS := this.GHz, this.LocalNS, this.RemoteNS
+	cores, smt := max(this.CoresPerSocket, 1), max(this.SMT, 1)
 	price := func(sockets, coresPer int) float64 {
 		return builtinSystem[sockets] + float64(sockets*coresPer)*builtinPricePerCore
 	}

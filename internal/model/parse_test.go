@@ -72,12 +72,15 @@ func TestRunMachine(t *testing.T) {
 }
 
 func TestGivenCPU(t *testing.T) {
-	r, as := GivenCPU(3, 67, 0)
-	if r != 125 || len(as) != 3 || as[2].Value != 125 || !strings.HasPrefix(as[2].Source, "no --remote-ns") {
+	c, as := GivenCPU(3, 67, 0, 16, 2)
+	if want := (CPU{GHz: 3, CoresPerSocket: 16, SMT: 2, LocalNS: 67, RemoteNS: 125}); c != want {
+		t.Errorf("CPU %+v, want %+v", c, want)
+	}
+	if r := c.RemoteNS; r != 125 || len(as) != 3 || as[2].Value != 125 || !strings.HasPrefix(as[2].Source, "no --remote-ns") {
 		t.Errorf("no remote: %g, %+v", r, as)
 	}
-	r, as = GivenCPU(3, 67, 140)
-	if r != 140 || as[2].Source != "--remote-ns" {
+	c, as = GivenCPU(3, 67, 140, 16, 2)
+	if r := c.RemoteNS; r != 140 || as[2].Source != "--remote-ns" {
 		t.Errorf("remote given: %g, %+v", r, as)
 	}
 	if w := GivenWorkload(Workload{Instructions: 1e7, Miss: 0.05}); len(w) != 2 || w[0].Basis != Assumed || w[1].Value != 0.05 {

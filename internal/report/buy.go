@@ -21,7 +21,7 @@ func purchase(r *Report) *model.Purchase {
 	if md == nil || len(md.Table.Rows) == 0 {
 		return nil
 	}
-	servers := model.BuiltinCandidates(md.GHz, md.CoresPerSocket, md.ThreadsPerCore(), md.LocalNS, md.RemoteNS)
+	servers := model.BuiltinCandidates(md.CPU(0))
 	p, err := model.Buy(md.Workload, model.CalibrationBand(md), servers)
 	if err != nil {
 		return nil
