@@ -22,8 +22,8 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	qdArg := fs.String("qd", "", "`depths` of the 8 KiB random reads, comma-separated (default 1,2,4,8,16,32,64; 1,4,16,64 with --quick)")
 	seq := units.List{64 << 10, 256 << 10, 1 << 20}
 	fs.Var(&seq, "seq", "block `sizes` of the sequential reads, comma-separated")
-	seqQD := rangedInt(fs, "seq-qd", 1, 1, 1024, "queue `depth` of the sequential reads, 1 to 1024")
-	mixQD := rangedInt(fs, "mix-qd", 16, 0, 1024, "queue `depth` of the 70/30 read/write mix, up to 1024; 0 skips it")
+	seqQD := rangedInt(fs, "seq-qd", 1, 1, iobench.MaxQD, "queue `depth` of the sequential reads, 1 to 1024")
+	mixQD := rangedInt(fs, "mix-qd", 16, 0, iobench.MaxQD, "queue `depth` of the 70/30 read/write mix, up to 1024; 0 skips it")
 	mixRead := rangedInt(fs, "mix-read", 70, 0, 100, "`percent` of reads in the mix, 0 to 100")
 	buffered := fs.Bool("buffered", false, "use buffered I/O (page cache) even where O_DIRECT works")
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
@@ -45,7 +45,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	}
 	if *qdArg != "" {
 		d, err := intList("qd", *qdArg, 1)
-		if err == nil && slices.ContainsFunc(d, func(q int) bool { return q > 1024 }) {
+		if err == nil && slices.ContainsFunc(d, func(q int) bool { return q > iobench.MaxQD }) {
 			err = badFlag("qd", *qdArg, "is not a list of queue depths from 1 to 1024 (try 1,4,16,64)")
 		}
 		errs = append(errs, err)
@@ -53,7 +53,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	}
 	c.SeqSizes = nil
 	for _, b := range seq {
-		if b < 4096 || b > 1<<20 || b%4096 != 0 || (1<<20)%b != 0 {
+		if !iobench.ValidBlockSize(int(b)) {
 			errs = append(errs, fmt.Errorf("-seq: %s (%d bytes) is not a block size from 4KiB to 1MiB that divides 1MiB (try 64KiB,1MiB)", b, int64(b)))
 		}
 		c.SeqSizes = append(c.SeqSizes, int(b))

@@ -45,14 +45,23 @@ func (s Spec) check() error {
 	switch {
 	case s.Name != RandRead && s.Name != SeqRead && s.Name != RandRW:
 		return fmt.Errorf("unknown pattern %q (want %s, %s or %s)", s.Name, RandRead, SeqRead, RandRW)
-	case s.BlockSize < align || s.BlockSize%align != 0 || sizeUnit%s.BlockSize != 0:
+	case !ValidBlockSize(s.BlockSize):
 		return fmt.Errorf("block size %d is not a multiple of 4 KiB that divides 1 MiB", s.BlockSize)
-	case s.QD < 1 || s.QD > 1024:
-		return fmt.Errorf("queue depth %d is not between 1 and 1024", s.QD)
+	case s.QD < 1 || s.QD > MaxQD:
+		return fmt.Errorf("queue depth %d is not between 1 and %d", s.QD, MaxQD)
 	case s.Name == RandRW && (s.ReadPct < 0 || s.ReadPct > 100):
 		return fmt.Errorf("read percentage %d is not between 0 and 100", s.ReadPct)
 	}
 	return nil
+}
+
+// MaxQD is the deepest queue a pattern may have.
+const MaxQD = 1024
+
+// ValidBlockSize reports whether a pattern may read blocks of n bytes: a
+// multiple of 4 KiB (O_DIRECT's alignment) that divides 1 MiB.
+func ValidBlockSize(n int) bool {
+	return n >= align && n%align == 0 && sizeUnit%n == 0
 }
 
 // worker is one thread's share of a pattern: its own buffer, RNG and

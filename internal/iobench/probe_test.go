@@ -326,3 +326,11 @@ func TestJSONGolden(t *testing.T) {
 		t.Errorf("JSON does not round-trip: %+v", back)
 	}
 }
+
+func TestValidBlockSize(t *testing.T) {
+	for n, want := range map[int]bool{4096: true, 65536: true, 1 << 20: true, 0: false, -4096: false, 3000: false, 12288: false, 2 << 20: false} {
+		if got := ValidBlockSize(n); got != want {
+			t.Errorf("ValidBlockSize(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
