@@ -76,8 +76,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 			cfg.Nodes = append(cfg.Nodes, n)
 		}
 	}
-	cfg.Tries += *samples - cfg.Samples // keep the same number of spare windows
-	cfg.Samples = *samples
+	cfg.SetSamples(*samples)
 	cfg.WindowMS = *window
 	if *repeats > 0 { // 0: not given
 		cfg.Repeats = *repeats

@@ -72,6 +72,13 @@ func DefaultConfig(quick bool) Config {
 	return c
 }
 
+// SetSamples sets the clean windows per point to n, keeping as many spare
+// windows (Tries − Samples) as before.
+func (c *Config) SetSamples(n int) {
+	c.Tries += n - c.Samples
+	c.Samples = n
+}
+
 func (c *Config) sampling() sampling {
 	return sampling{Samples: c.Samples, MinWindow: time.Duration(c.WindowMS) * time.Millisecond, Tries: c.Tries}
 }

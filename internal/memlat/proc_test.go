@@ -123,3 +123,16 @@ func TestBest(t *testing.T) {
 		}
 	}
 }
+
+// TestSetSamples: more clean windows per point keep the same number of
+// spare ones, in the full and the quick probe.
+func TestSetSamples(t *testing.T) {
+	for _, quick := range []bool{false, true} {
+		c := DefaultConfig(quick)
+		spare := c.Tries - c.Samples
+		c.SetSamples(7)
+		if c.Samples != 7 || c.Tries-c.Samples != spare {
+			t.Errorf("quick %v: Samples %d, Tries %d; want 7 and %d spare", quick, c.Samples, c.Tries, spare)
+		}
+	}
+}
