@@ -61,26 +61,9 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	mc, t, machineGHz, err := mf.machine(modelMaxOr(ss, 8))
+	tab, err := mf.predict(wf.workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 8)
 	if err != nil {
 		return err
-	}
-	if len(ss) == 0 {
-		ss = mc.DefaultSockets()
-	}
-	if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
-		return err
-	}
-	if len(gs) == 0 {
-		if machineGHz > 0 {
-			gs = []float64{machineGHz}
-		} else {
-			return errors.New("-ghz: missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
-		}
-	}
-	tab, err := model.Evaluate(wf.workload(), mc, model.Grid{GHz: gs, SMT: ks, Sockets: ss})
-	if err != nil {
-		return fmt.Errorf("evaluating the model: %w", err)
 	}
 	switch {
 	case *asJSON:
@@ -191,6 +174,33 @@ func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology,
 		return model.Machine{}, nil, 0, err
 	}
 	return spec.Build(maxSockets)
+}
+
+// predict evaluates w on the machine of the flags over g: its sockets
+// default to the machine's (built for up to defSockets), its clocks to the
+// machine's clock. socketsFlag is --sockets as given, for its error.
+func (m *machineFlags) predict(w model.Workload, g model.Grid, socketsFlag string, defSockets int) (model.Table, error) {
+	mc, t, machineGHz, err := m.machine(modelMaxOr(g.Sockets, defSockets))
+	if err != nil {
+		return model.Table{}, err
+	}
+	if len(g.Sockets) == 0 {
+		g.Sockets = mc.DefaultSockets()
+	}
+	if err := modelSocketsFit(socketsFlag, g.Sockets, mc, t); err != nil {
+		return model.Table{}, err
+	}
+	if len(g.GHz) == 0 && machineGHz > 0 {
+		g.GHz = []float64{machineGHz}
+	}
+	if len(g.GHz) == 0 {
+		return model.Table{}, errors.New("-ghz: missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
+	}
+	tab, err := model.Evaluate(w, mc, g)
+	if err != nil {
+		return model.Table{}, fmt.Errorf("evaluating the model: %w", err)
+	}
+	return tab, nil
 }
 
 // readModelRun reads what a stored run offers the model (model.RunMachine).

@@ -188,7 +188,10 @@ func cmdModelFit(e *env, args []string) error {
 	errs = append(errs, err)
 	ss, err := intList("sockets", *sockets, 1)
 	errs = append(errs, err)
-	gs := []float64{*ghz}
+	var gs []float64
+	if *ghz > 0 {
+		gs = []float64{*ghz}
+	}
 	if *ghzList != "" {
 		gs, err = modelFloats("ghz-list", *ghzList)
 		errs = append(errs, err)
@@ -202,22 +205,9 @@ func cmdModelFit(e *env, args []string) error {
 	}
 	out := model.FitResult{Fit: fit}
 	if flagGiven(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
-		mc, t, machineGHz, err := mf.machine(modelMaxOr(ss, 1))
+		tab, err := mf.predict(fit.Workload, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 1)
 		if err != nil {
 			return err
-		}
-		if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
-			return err
-		}
-		if !(gs[0] > 0) {
-			gs[0] = machineGHz
-		}
-		if !(gs[0] > 0) {
-			return errors.New("-ghz: missing: predictions need a clock, e.g. --ghz 3 or --ghz-list 3,2")
-		}
-		tab, err := model.Evaluate(fit.Workload, mc, model.Grid{GHz: gs, SMT: ks, Sockets: ss})
-		if err != nil {
-			return fmt.Errorf("predicting from the fit: %w", err)
 		}
 		out.Predictions = &tab
 	}
