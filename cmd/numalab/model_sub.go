@@ -27,10 +27,7 @@ func cmdModelDRAM(e *env, args []string) error {
 		return err
 	}
 	a := model.DRAM(*mts, t, *ghz)
-	if *asJSON {
-		return writeJSON(e.stdout, a)
-	}
-	return model.WriteDRAM(e.stdout, a)
+	return writeAs(e.stdout, *asJSON, a, model.WriteDRAM)
 }
 
 func cmdModelTier(e *env, args []string) error {
@@ -52,10 +49,7 @@ func cmdModelTier(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, tiers)
-	}
-	return model.WriteTiers(e.stdout, tiers)
+	return writeAs(e.stdout, *asJSON, tiers, model.WriteTiers)
 }
 
 func cmdModelSize(e *env, args []string) error {
@@ -152,10 +146,7 @@ func cmdModelDOP(e *env, args []string) error {
 		return err
 	}
 	l := rule.Ladder(cs)
-	if *asJSON {
-		return writeJSON(e.stdout, l)
-	}
-	return model.WriteDOP(e.stdout, l)
+	return writeAs(e.stdout, *asJSON, l, model.WriteDOP)
 }
 
 func cmdModelFit(e *env, args []string) error {
@@ -211,10 +202,7 @@ func cmdModelFit(e *env, args []string) error {
 		}
 		out.Predictions = &tab
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, out)
-	}
-	return model.WriteFitResult(e.stdout, out)
+	return writeAs(e.stdout, *asJSON, out, model.WriteFitResult)
 }
 
 // parseModelPoints reads 'L_ns:tps_per_core[:GHz],...'.
@@ -241,10 +229,7 @@ func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	if asJSON {
-		return writeJSON(e.stdout, c)
-	}
-	return model.WriteCalibration(e.stdout, c)
+	return writeAs(e.stdout, asJSON, c, model.WriteCalibration)
 }
 
 // calibrateRun calibrates the model to a stored OLTP run and its memory

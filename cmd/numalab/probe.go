@@ -118,12 +118,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if rep != nil && (perr == nil || len(rep.Ladders) > 0) {
-		var werr error
-		if *jsonOut {
-			werr = writeJSON(e.stdout, rep)
-		} else {
-			werr = memlat.WriteText(e.stdout, rep)
-		}
+		werr := writeAs(e.stdout, *jsonOut, rep, memlat.WriteText)
 		if perr == nil {
 			perr = werr
 		}

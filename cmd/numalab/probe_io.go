@@ -85,12 +85,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 		err = ferr
 	}
 	if r != nil {
-		var werr error
-		if *asJSON {
-			werr = writeJSON(e.stdout, r)
-		} else {
-			werr = iobench.WriteText(e.stdout, r)
-		}
+		werr := writeAs(e.stdout, *asJSON, r, iobench.WriteText)
 		if err == nil {
 			err = werr
 		}

@@ -135,6 +135,14 @@ func runsFilter(host, kind, since, until string, now time.Time) (store.Filter, e
 	return f, errors.Join(errs...)
 }
 
+// writeAs prints v as indented JSON or, without asJSON, with text.
+func writeAs[T any](w io.Writer, asJSON bool, v T, text func(io.Writer, T) error) error {
+	if asJSON {
+		return writeJSON(w, v)
+	}
+	return text(w, v)
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
