@@ -144,9 +144,12 @@ func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) 
 // the machine given twice; machine assumes it passed.
 func (m *machineFlags) check() error {
 	var errs flagErrs
-	for _, name := range []string{"local-ns", "remote-ns"} {
-		if v := *m.fs.Lookup(name).Value.(number).v; v > 0 {
-			errs = append(errs, m.plausible(name, []float64{v}, nil, nil))
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"local-ns", *m.local}, {"remote-ns", *m.remote}} {
+		if f.v > 0 {
+			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
 		}
 	}
 	errs.badIf(*m.buffer > model.PlausibleMaxNS && !*m.unchecked, "buffer-ns", fmt.Sprint(*m.buffer),
