@@ -75,19 +75,29 @@ func (r *rows[M]) Measured(c sweep.Cell, m M) {
 	r.write(r.table, c, m)
 }
 
+// sweepOut says how startSweep plans a sweep and where it prints.
+type sweepOut struct {
+	asJSON  bool // stdout is for --json: the rows go to stderr
+	spread  bool // stream i pinned to the i-th CPU of its placement alone
+	machine bool // print what this machine cannot compare (sweep.MachineNotes) first
+}
+
 // startSweep is how a sweep command starts: this machine's topology, the
 // cells of specs on it (numbered in order across them), and the printer of
 // a row per cell, on stdout or, when stdout is for --json, on stderr,
 // which has printed the planner's notes. The caller calls its Done.
-func startSweep[M any](e *env, asJSON bool, write func(io.Writer, sweep.Cell, M), specs ...sweep.Spec) (*result.Topology, []sweep.Cell, *rows[M], error) {
+func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M), specs ...sweep.Spec) (*result.Topology, []sweep.Cell, *rows[M], error) {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reading this machine's topology: %w", err)
 	}
 	var cells []sweep.Cell
 	var notes []string
+	if out.machine {
+		notes = sweep.MachineNotes(machine)
+	}
 	for _, spec := range specs {
-		more, n, err := sweep.Resolve(machine, spec, false)
+		more, n, err := sweep.Resolve(machine, spec, out.spread)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -98,7 +108,7 @@ func startSweep[M any](e *env, asJSON bool, write func(io.Writer, sweep.Cell, M)
 		notes = append(notes, n...)
 	}
 	r := &rows[M]{progress: newProgress(e.stderr), table: e.stdout, write: write}
-	if asJSON {
+	if out.asJSON {
 		r.table = e.stderr
 	}
 	for _, n := range notes {

@@ -3,18 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/BurntSushi/toml"
-
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/insert"
 )
 
@@ -48,75 +38,29 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 		return cfg, "", false, true, err
 	}
 	if *file != "" {
-		md, err := toml.DecodeFile(*file, &cfg)
-		if err != nil {
-			return cfg, "", false, true, fmt.Errorf("-f: reading sweep file %s: %w", *file, err)
-		}
-		if un := md.Undecoded(); len(un) > 0 {
-			return cfg, "", false, true, fmt.Errorf("-f: %s: unknown setting %q (see 'numalab run insert --help' for the names)", *file, un[0].String())
+		if _, err := sweepFile("run insert", *file, &cfg); err != nil {
+			return cfg, "", false, true, err
 		}
 	}
-	var ferr error
-	fs.Visit(func(f *flag.Flag) {
-		v := f.Value.String()
-		var err error
-		switch f.Name {
-		case "engine":
-			cfg.Engine = v
-		case "db":
-			cfg.DB = v
-		case "dsn":
-			cfg.DSN = v
-		case "method":
-			cfg.Method = v
-		case "indexes":
-			cfg.Indexes = v == "true"
-		case "batch":
-			cfg.Batch, err = strconv.Atoi(v)
-		case "max-rows":
-			cfg.MaxRows, err = strconv.ParseInt(v, 10, 64)
-		case "streams":
-			cfg.Streams, err = intList("streams", v, 1)
-		case "placement":
-			cfg.Placements = strings.Split(v, ";")
-		case "spread":
-			cfg.Spread = v == "true"
-		case "duration":
-			cfg.Duration, err = time.ParseDuration(v)
-		case "warmup":
-			cfg.Warmup, err = time.ParseDuration(v)
-		case "repeat":
-			cfg.Repeat, err = strconv.Atoi(v)
-		case "wait-every":
-			cfg.WaitEvery, err = time.ParseDuration(v)
-		case "seed":
-			cfg.Seed, err = strconv.ParseInt(v, 10, 64)
-		}
-		if err != nil && ferr == nil {
-			ferr = err
-		}
-	})
-	if ferr != nil {
-		return cfg, "", false, true, ferr
+	if bad := insertSettings(&cfg).apply(fs, false); len(bad) > 0 {
+		return cfg, "", false, true, bad[0]
 	}
 	return cfg, *sp, *js, false, cfg.Check("/")
+}
+
+// insertSettings are run insert's flags on the fields of cfg.
+func insertSettings(cfg *insert.RunConfig) settings {
+	return settings{strSetting("engine", &cfg.Engine), optional(strSetting("db", &cfg.DB)), dsnSetting(&cfg.DSN),
+		strSetting("method", &cfg.Method), boolSetting("indexes", &cfg.Indexes), intSetting("batch", &cfg.Batch),
+		int64Setting("max-rows", &cfg.MaxRows), intsSetting("streams", &cfg.Streams), listSetting("placement", ";", &cfg.Placements),
+		boolSetting("spread", &cfg.Spread), durationSetting("duration", &cfg.Duration), durationSetting("warmup", &cfg.Warmup),
+		intSetting("repeat", &cfg.Repeat), durationSetting("wait-every", &cfg.WaitEvery), int64Setting("seed", &cfg.Seed)}
 }
 
 // insertArgv is the one command line that gives cfg, every setting
 // spelled out (the password of a DSN hidden).
 func insertArgv(cfg insert.RunConfig) []string {
-	a := []string{"run", "insert", "--engine", cfg.Engine}
-	if cfg.DB != "" {
-		a = append(a, "--db", cfg.DB)
-	}
-	if cfg.DSN != "" {
-		a = append(a, "--dsn", result.Redact(cfg.DSN))
-	}
-	return append(a, "--method", cfg.Method, "--indexes="+strconv.FormatBool(cfg.Indexes),
-		"--batch", strconv.Itoa(cfg.Batch), "--max-rows", strconv.FormatInt(cfg.MaxRows, 10),
-		"--streams", intsArg(cfg.Streams), "--placement", strings.Join(cfg.Placements, ";"),
-		"--spread="+strconv.FormatBool(cfg.Spread), "--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String(),
-		"--repeat", strconv.Itoa(cfg.Repeat), "--wait-every", cfg.WaitEvery.String(), "--seed", strconv.FormatInt(cfg.Seed, 10))
+	return insertSettings(&cfg).argv("run", "insert")
 }
 
 func runInsert(ctx context.Context, e *env, args []string) error {
@@ -124,22 +68,11 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
-	machine, err := topo.FromSysfs("/")
-	if err != nil {
-		return fmt.Errorf("reading this machine's topology: %w", err)
-	}
-	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), cfg.Spread)
+	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread}, insert.WriteRow, cfg.Spec())
 	if err != nil {
 		return err
 	}
-	prog := &insertRows{progress: newProgress(e.stderr), table: e.stdout}
-	if asJSON {
-		prog.table = e.stderr
-	}
 	defer prog.Done()
-	for _, n := range notes {
-		prog.Note("note: " + n)
-	}
 	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, insert.RunKind, cfg)
 	if err != nil {
 		return err
@@ -159,15 +92,4 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return err
-}
-
-// insertRows prints a row per cell as it is stored.
-type insertRows struct {
-	*progress
-	table io.Writer
-}
-
-func (r *insertRows) Measured(_ sweep.Cell, m *insert.Measured) {
-	r.Done()
-	insert.WriteRow(r.table, m)
 }

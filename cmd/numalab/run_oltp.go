@@ -3,21 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"math"
-	"strconv"
-	"strings"
 	"time"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -53,60 +44,13 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	}
 	repeatGiven := false
 	if *file != "" {
-		md, err := toml.DecodeFile(*file, &cfg)
+		md, err := sweepFile("run oltp", *file, &cfg)
+		if err != nil {
+			return cfg, "", false, true, err
+		}
 		repeatGiven = md.IsDefined("repeat")
-		if err != nil {
-			return cfg, "", false, true, fmt.Errorf("-f: reading sweep file %s: %w", *file, err)
-		}
-		if un := md.Undecoded(); len(un) > 0 {
-			return cfg, "", false, true, fmt.Errorf("-f: %s: unknown setting %q (see 'numalab run oltp --help' for the names)", *file, un[0].String())
-		}
 	}
-	fs.Visit(func(f *flag.Flag) {
-		v := f.Value.String()
-		var err error
-		switch f.Name {
-		case "engine":
-			cfg.Engine = v
-		case "db":
-			cfg.DB = v
-		case "dsn":
-			cfg.DSN = v
-		case "warehouses":
-			cfg.Warehouses, err = strconv.Atoi(v)
-		case "streams":
-			cfg.Streams, err = intList("streams", v, 1)
-		case "placement":
-			cfg.Placements = strings.Split(v, ";")
-		case "spread":
-			cfg.Spread = v == "true"
-		case "data-node":
-			cfg.DataNode, err = strconv.Atoi(v)
-		case "duration":
-			cfg.Duration, err = time.ParseDuration(v)
-		case "warmup":
-			cfg.Warmup, err = time.ParseDuration(v)
-		case "repeat":
-			cfg.Repeat, err = strconv.Atoi(v)
-		case "streams-per-cpu":
-			cfg.StreamsPerCPU, err = strconv.Atoi(v)
-		case "augmented":
-			cfg.Augmented = v == "true"
-		case "neighbour":
-			cfg.Neighbour = v == "true"
-		case "trace":
-			cfg.Trace, err = strconv.Atoi(v)
-		case "seed":
-			cfg.Seed, err = strconv.ParseInt(v, 10, 64)
-		case "monitor":
-			cfg.Monitor = strings.Split(v, ",")
-		case "allow-settings":
-			cfg.AllowSettings = v == "true"
-		}
-		if err != nil {
-			bad = append(bad, err)
-		}
-	})
+	bad = append(bad, oltpSettings(&cfg).apply(fs, false)...)
 	if len(cfg.Monitor) > 0 {
 		if !repeatGiven && !flagGiven(fs, "repeat") {
 			cfg.Repeat = monitor.MinRepeat
@@ -126,38 +70,21 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	return cfg, *sp, *js, false, checkFileEngine(cfg.Engine, cfg.DB)
 }
 
+// oltpSettings are run oltp's flags on the fields of cfg.
+func oltpSettings(cfg *tpcc.RunConfig) settings {
+	return settings{strSetting("engine", &cfg.Engine), optional(strSetting("db", &cfg.DB)), dsnSetting(&cfg.DSN),
+		intSetting("warehouses", &cfg.Warehouses), intsSetting("streams", &cfg.Streams), listSetting("placement", ";", &cfg.Placements),
+		boolSetting("spread", &cfg.Spread), intSetting("data-node", &cfg.DataNode), durationSetting("duration", &cfg.Duration),
+		durationSetting("warmup", &cfg.Warmup), intSetting("repeat", &cfg.Repeat), optional(intSetting("streams-per-cpu", &cfg.StreamsPerCPU)),
+		optional(boolSetting("augmented", &cfg.Augmented)), optional(boolSetting("neighbour", &cfg.Neighbour)), intSetting("trace", &cfg.Trace),
+		int64Setting("seed", &cfg.Seed), optional(listSetting("monitor", ",", &cfg.Monitor)), optional(boolSetting("allow-settings", &cfg.AllowSettings))}
+}
+
 // oltpArgv is the one command line that gives cfg: every setting spelled
 // out, so that the stored command re-runs the same cells whatever the
 // defaults become (the password of a DSN is hidden).
 func oltpArgv(cfg tpcc.RunConfig) []string {
-	a := []string{"run", "oltp", "--engine", cfg.Engine}
-	if cfg.DB != "" {
-		a = append(a, "--db", cfg.DB)
-	}
-	if cfg.DSN != "" {
-		a = append(a, "--dsn", result.Redact(cfg.DSN))
-	}
-	a = append(a, "--warehouses", strconv.Itoa(cfg.Warehouses), "--streams", intsArg(cfg.Streams),
-		"--placement", strings.Join(cfg.Placements, ";"), "--spread="+strconv.FormatBool(cfg.Spread),
-		"--data-node", strconv.Itoa(cfg.DataNode), "--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String(),
-		"--repeat", strconv.Itoa(cfg.Repeat))
-	if cfg.StreamsPerCPU > 0 {
-		a = append(a, "--streams-per-cpu", strconv.Itoa(cfg.StreamsPerCPU))
-	}
-	if cfg.Augmented {
-		a = append(a, "--augmented")
-	}
-	if cfg.Neighbour {
-		a = append(a, "--neighbour")
-	}
-	a = append(a, "--trace", strconv.Itoa(cfg.Trace), "--seed", strconv.FormatInt(cfg.Seed, 10))
-	if len(cfg.Monitor) > 0 {
-		a = append(a, "--monitor", strings.Join(cfg.Monitor, ","))
-	}
-	if cfg.AllowSettings {
-		a = append(a, "--allow-settings")
-	}
-	return a
+	return oltpSettings(&cfg).argv("run", "oltp")
 }
 
 func runOLTP(ctx context.Context, e *env, args []string) error {
@@ -173,29 +100,18 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 
 // runOLTPConfig runs a checked configuration: plan, store, sweep, render.
 func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	machine, err := topo.FromSysfs("/")
-	if err != nil {
-		return fmt.Errorf("reading this machine's topology: %w", err)
-	}
-	cells, notes, err := sweep.Resolve(machine, cfg.Spec(), cfg.Spread)
+	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, tpcc.WriteRow, cfg.Spec())
 	if err != nil {
 		return err
 	}
-	prog := &oltpRows{progress: newProgress(e.stderr), table: e.stdout}
-	if asJSON {
-		prog.table = e.stderr
-	}
 	defer prog.Done()
-	for _, n := range append(sweep.MachineNotes(machine), notes...) {
-		prog.Note("note: " + n)
-	}
 	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, result.RunOLTP, cfg)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(prog.table, oltpRowFormat, "cell", "streams", "placement", "data", "tps", "tps/core", "p95 ms", "CPU %", "disk")
+	tpcc.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), tpcc.NewSweep(cfg, cells[0].DataNode), rec, prog)
-	if ferr := rec.Finish(err, oltpHeadline(measured)); ferr != nil {
+	if ferr := rec.Finish(err, tpcc.Headline(measured)); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	if asJSON {
@@ -207,59 +123,6 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 		}
 	}
 	return err
-}
-
-// oltpRows prints a row per cell as it is stored.
-type oltpRows struct {
-	*progress
-	table io.Writer
-}
-
-// oltpRowFormat lays out the table printed as cells finish (rows are
-// printed one at a time, so widths are fixed).
-const oltpRowFormat = "%4v %7v  %-16v %-7v %9v %9v %8v %5v  %v\n"
-
-func (r *oltpRows) Measured(sc sweep.Cell, c *result.Cell) {
-	r.Done()
-	sel := c.Placement
-	if sel == "" {
-		sel = "all"
-	}
-	if len(sc.Neighbour) > 0 {
-		sel += " +neighbour"
-	}
-	data := "-"
-	if c.DataNode >= 0 {
-		data = "node " + strconv.Itoa(c.DataNode)
-	}
-	cpu, disk := "-", "-"
-	if c.Usage != nil {
-		cpu = fmt.Sprintf("%.0f", c.Usage.BusyPct(c.CPUs))
-		disk = "cached"
-		if c.Usage.ReadFromDisk {
-			disk = "READ"
-		}
-	}
-	cut := ""
-	if c.Interrupted {
-		cut = " (cut short)"
-	}
-	fmt.Fprintf(r.table, oltpRowFormat, c.Index, c.Streams, sel, data, fmt.Sprintf("%.0f", c.TPS), fmt.Sprintf("%.0f", c.TPSPerCore),
-		fmt.Sprintf("%.3f", c.Total.P95US/1000), cpu, disk+cut)
-}
-
-// oltpHeadline is the best cell, for 'numalab runs'.
-func oltpHeadline(cells []*result.Cell) string {
-	var best *result.Cell
-	for _, c := range cells {
-		if best == nil || c.TPS > best.TPS {
-			best = c
-		}
-	}
-	if best == nil {
-		return ""
-	}
-	return fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", best.TPS, best.TPM, sweep.Count(best.Streams, "stream"), best.TPSPerCore)
 }
 
 // monitorRequest is cfg's --monitor request.
@@ -275,29 +138,18 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	if err != nil {
 		return err
 	}
-	machine, err := topo.FromSysfs("/")
-	if err != nil {
-		return fmt.Errorf("reading this machine's topology: %w", err)
-	}
-	spec := cfg.Spec()
-	spec.Streams, spec.Placements, spec.Repeat, spec.Neighbour = cfg.Streams[:1], cfg.Placements[:1], 1, false
-	one, notes, err := sweep.Resolve(machine, spec, cfg.Spread)
-	if err != nil {
-		return err
-	}
 	if cfg.DSN != "" {
 		if err := monitor.CheckServer(ctx, cfg.DSN, fs); err != nil {
 			return err
 		}
 	}
-	prog := &monitorRows{progress: newProgress(e.stderr), table: e.stdout}
-	if asJSON {
-		prog.table = e.stderr
+	spec := cfg.Spec()
+	spec.Streams, spec.Placements, spec.Repeat, spec.Neighbour = cfg.Streams[:1], cfg.Placements[:1], 1, false
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, monitor.WriteRow, spec)
+	if err != nil {
+		return err
 	}
 	defer prog.Done()
-	for _, n := range append(sweep.MachineNotes(machine), notes...) {
-		prog.Note("note: " + n)
-	}
 	for _, n := range monitor.Changes(fs, cfg.DSN != "") {
 		prog.Note("--monitor: " + n)
 	}
@@ -313,15 +165,14 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	}
 	w := tpcc.NewSweep(cfg, one[0].DataNode)
 	w.ServerSettings(monitor.ManagedSettings(fs))
-	fmt.Fprintf(prog.table, "%s: %s, %s per facility and side, %v windows\n", monitor.RunKind, one[0], sweep.Count(cfg.Repeat, "repeat"), cfg.Duration)
-	fmt.Fprintf(prog.table, monitorRowFormat, "cell", "facility", "state", "tps", "p95 ms")
+	monitor.WriteHeader(prog.table, one[0], cfg.Repeat, cfg.Duration)
 	measured, err := sweep.Run(ctx, plan, monitor.Wrap(w, w.Session, slots), rec, prog)
 	an := monitor.Analyze(measured)
 	if len(measured) > 0 {
 		err = errors.Join(err, rec.Add(monitor.KindAnalysis.Of(an)))
 	}
-	writeMonitorTable(prog.table, an)
-	if ferr := rec.Finish(err, monitorHeadline(an)); ferr != nil {
+	monitor.WriteAnalysis(prog.table, an)
+	if ferr := rec.Finish(err, monitor.Headline(an)); ferr != nil {
 		return errors.Join(err, ferr)
 	}
 	if asJSON {
@@ -333,50 +184,4 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 		}
 	}
 	return err
-}
-
-// monitorRows prints a row per monitoring cell as it is stored.
-type monitorRows struct {
-	*progress
-	table io.Writer
-}
-
-const monitorRowFormat = "%4v  %-21v %-5v %9v %8v\n"
-
-func (r *monitorRows) Measured(_ sweep.Cell, c monitor.Cell) {
-	r.Done()
-	cut := ""
-	if c.Cell.Interrupted {
-		cut = " (cut short)"
-	}
-	fmt.Fprintf(r.table, monitorRowFormat, c.Cell.Index, c.Facility, c.State(), fmt.Sprintf("%.0f", c.Cell.TPS), fmt.Sprintf("%.3f%s", c.Cell.Total.P95US/1000, cut))
-}
-
-// writeMonitorTable prints the cost of each facility.
-func writeMonitorTable(w io.Writer, an monitor.Analysis) {
-	const f = "%-21v %16v %16v %-28v  %v\n"
-	fmt.Fprintf(w, "\nWhat each facility costs: tps on/off, Hodges-Lehmann estimate with its %.0f%% interval; cost = 1 - ratio\n", 100*stats.Confidence)
-	fmt.Fprintf(w, f, "facility", "tps off (median)", "tps on (median)", "ratio on/off [interval] n", "cost")
-	for _, o := range an.Overheads {
-		r := fmt.Sprintf("%.3f n=%d+%d", o.Ratio.Estimate, o.Ratio.NA, o.Ratio.NB)
-		if o.Ratio.HasCI {
-			r = fmt.Sprintf("%.3f [%.3f, %.3f] n=%d+%d", o.Ratio.Estimate, o.Ratio.Lo, o.Ratio.Hi, o.Ratio.NA, o.Ratio.NB)
-		}
-		fmt.Fprintf(w, f, o.Facility, fmt.Sprintf("%.0f", o.Off.Median), fmt.Sprintf("%.0f", o.On.Median), r, o.Cost())
-	}
-}
-
-// monitorHeadline names the costliest facility shown to cost, for
-// 'numalab runs'.
-func monitorHeadline(an monitor.Analysis) string {
-	var top *monitor.Overhead
-	for i, o := range an.Overheads {
-		if o.Verdict == monitor.Costs && (top == nil || o.Ratio.Estimate < top.Ratio.Estimate) {
-			top = &an.Overheads[i]
-		}
-	}
-	if top == nil {
-		return fmt.Sprintf("no cost shown in %d facilities", len(an.Overheads))
-	}
-	return fmt.Sprintf("%s %s", top.Facility, top.Cost())
 }

@@ -114,7 +114,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.
 func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	_, cells, prog, err := startSweep(e, asJSON, writeReportRow, cfg.Spec())
+	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON}, writeReportRow, cfg.Spec())
 	if err != nil {
 		return err
 	}

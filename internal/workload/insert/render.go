@@ -17,7 +17,7 @@ func WriteHeader(w io.Writer) {
 // WriteRow prints one measured cell: streams, placement, rows/s, MB/s,
 // p95 batch latency, CPU busy %, context switches per second and where the
 // time went.
-func WriteRow(w io.Writer, m *Measured) {
+func WriteRow(w io.Writer, _ sweep.Cell, m *Measured) {
 	c, st := m.Cell, m.Stats
 	sel := c.Placement
 	if sel == "" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 )
 
 func TestWriteRowAndHeadline(t *testing.T) {
@@ -16,8 +17,8 @@ func TestWriteRowAndHeadline(t *testing.T) {
 		Stats: CellStats{Engine: "sqlite", Method: "insert", Streams: 2, RowsPerSec: 2500.4, MBPerSec: 0.16, Dominant: "cpu"}}
 	var b bytes.Buffer
 	WriteHeader(&b)
-	WriteRow(&b, slow)
-	WriteRow(&b, fast)
+	WriteRow(&b, sweep.Cell{}, slow)
+	WriteRow(&b, sweep.Cell{}, fast)
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "cell streams") {
 		t.Fatalf("table:\n%s", b.String())

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/numalab/numalab/internal/result"
+)
+
+// setting ties one flag of a run command to the field of its configuration
+// that the flag sets. A command's settings, in the order its stored command
+// line spells them, are the one place that says how a flag's value reaches
+// the configuration (settings.apply) and how the configuration is written
+// back as the command line that re-runs it (settings.argv).
+type setting struct {
+	name string
+	set  func(string) error // parse a flag's value into the field
+	get  func() string      // the field as the flag spells it
+	zero func() bool        // whether the field holds its type's zero
+	bool bool               // a bool: argv writes --name=v, or --name when optional
+	opt  bool               // argv leaves it out when zero
+}
+
+type settings []setting
+
+// field is the setting of name on *p, with parse and format.
+func field[T any](name string, p *T, parse func(string) (T, error), format func(T) string) setting {
+	_, isBool := any(p).(*bool)
+	return setting{
+		name: name,
+		set: func(s string) error {
+			v, err := parse(s)
+			if err == nil {
+				*p = v
+			}
+			return err
+		},
+		get:  func() string { return format(*p) },
+		zero: func() bool { var z T; return format(*p) == format(z) },
+		bool: isBool,
+	}
+}
+
+// optional is s left out of argv when zero.
+func optional(s setting) setting {
+	s.opt = true
+	return s
+}
+
+// validated is s with check of the value given run after each set.
+func validated(s setting, check func(v string) error) setting {
+	set := s.set
+	s.set = func(v string) error {
+		if err := set(v); err != nil {
+			return err
+		}
+		return check(v)
+	}
+	return s
+}
+
+func strSetting(name string, p *string) setting {
+	return field(name, p, func(s string) (string, error) { return s, nil }, func(s string) string { return s })
+}
+
+// dsnSetting is the DSN setting: optional, its password hidden in argv.
+func dsnSetting(p *string) setting {
+	s := optional(strSetting("dsn", p))
+	s.get = func() string { return result.Redact(*p) }
+	return s
+}
+
+func boolSetting(name string, p *bool) setting {
+	return field(name, p, strconv.ParseBool, strconv.FormatBool)
+}
+
+func intSetting(name string, p *int) setting {
+	return field(name, p, strconv.Atoi, strconv.Itoa)
+}
+
+func int64Setting(name string, p *int64) setting {
+	return field(name, p, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) },
+		func(v int64) string { return strconv.FormatInt(v, 10) })
+}
+
+func floatSetting(name string, p *float64) setting {
+	return field(name, p, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
+		func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+}
+
+func durationSetting(name string, p *time.Duration) setting {
+	return field(name, p, time.ParseDuration, time.Duration.String)
+}
+
+// intsSetting is a comma-separated list of whole numbers of at least 1.
+func intsSetting(name string, p *[]int) setting {
+	return field(name, p, func(s string) ([]int, error) { return intList(name, s, 1) }, intsArg)
+}
+
+// listSetting is a list of words separated by sep.
+func listSetting(name, sep string, p *[]string) setting {
+	return field(name, p, func(s string) ([]string, error) { return strings.Split(s, sep), nil },
+		func(v []string) string { return strings.Join(v, sep) })
+}
+
+// apply sets the field of every flag of fs given on the command line (all:
+// of every flag, given or default), in the settings' order, and returns
+// the values refused.
+func (ss settings) apply(fs *flag.FlagSet, all bool) flagErrs {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var bad flagErrs
+	for _, s := range ss {
+		if f := fs.Lookup(s.name); f != nil && (all || given[s.name]) {
+			if err := s.set(f.Value.String()); err != nil {
+				bad = append(bad, err)
+			}
+		}
+	}
+	return bad
+}
+
+// argv is the command line words... followed by every setting: the one
+// command line that gives the configuration, whatever the defaults become.
+func (ss settings) argv(words ...string) []string {
+	a := words
+	for _, s := range ss {
+		switch {
+		case s.opt && s.zero():
+		case s.opt && s.bool:
+			a = append(a, "--"+s.name)
+		case s.bool:
+			a = append(a, "--"+s.name+"="+s.get())
+		default:
+			a = append(a, "--"+s.name, s.get())
+		}
+	}
+	return a
+}
+
+// sweepFile decodes the sweep file of 'numalab cmd -f path' into cfg, a
+// pointer to the command's configuration, refusing a key it does not have.
+func sweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
+	md, err := toml.DecodeFile(path, cfg)
+	if err != nil {
+		return md, fmt.Errorf("-f: reading sweep file %s: %w", path, err)
+	}
+	if un := md.Undecoded(); len(un) > 0 {
+		return md, fmt.Errorf("-f: %s: unknown setting %q (see 'numalab %s --help' for the names)", path, un[0].String(), cmd)
+	}
+	return md, nil
+}
