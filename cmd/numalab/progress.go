@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -115,4 +116,19 @@ func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M
 		r.Note("note: " + n)
 	}
 	return machine, cells, r, nil
+}
+
+// finishRun ends a sweep command: the run stored as ended by err, with
+// its headline for 'numalab runs', then, for --json, out printed on
+// stdout. It returns err with whatever else failed.
+func finishRun(e *env, rec *recorder, err error, headline string, asJSON bool, out any) error {
+	if ferr := rec.Finish(err, headline); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	if asJSON {
+		if jerr := writeJSON(e.stdout, out); jerr != nil {
+			return errors.Join(err, jerr)
+		}
+	}
+	return err
 }

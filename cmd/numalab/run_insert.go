@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/insert"
@@ -79,17 +78,9 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 	}
 	insert.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), insert.NewSweep(cfg), rec, prog)
-	if ferr := rec.Finish(err, insert.Headline(measured)); ferr != nil {
-		return errors.Join(err, ferr)
+	stats := []insert.CellStats{}
+	for _, m := range measured {
+		stats = append(stats, m.Stats)
 	}
-	if asJSON {
-		stats := []insert.CellStats{}
-		for _, m := range measured {
-			stats = append(stats, m.Stats)
-		}
-		if jerr := writeJSON(e.stdout, stats); jerr != nil {
-			return errors.Join(err, jerr)
-		}
-	}
-	return err
+	return finishRun(e, rec, err, insert.Headline(measured), asJSON, stats)
 }

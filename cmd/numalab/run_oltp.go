@@ -111,18 +111,7 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 	}
 	tpcc.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), tpcc.NewSweep(cfg, cells[0].DataNode), rec, prog)
-	if ferr := rec.Finish(err, tpcc.Headline(measured)); ferr != nil {
-		return errors.Join(err, ferr)
-	}
-	if asJSON {
-		if measured == nil {
-			measured = []*result.Cell{}
-		}
-		if jerr := writeJSON(e.stdout, measured); jerr != nil {
-			return errors.Join(err, jerr)
-		}
-	}
-	return err
+	return finishRun(e, rec, err, tpcc.Headline(measured), asJSON, append([]*result.Cell{}, measured...))
 }
 
 // monitorRequest is cfg's --monitor request.
@@ -172,16 +161,8 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 		err = errors.Join(err, rec.Add(monitor.KindAnalysis.Of(an)))
 	}
 	monitor.WriteAnalysis(prog.table, an)
-	if ferr := rec.Finish(err, monitor.Headline(an)); ferr != nil {
-		return errors.Join(err, ferr)
-	}
-	if asJSON {
-		if jerr := writeJSON(e.stdout, struct {
-			Cells    []monitor.Cell   `json:"cells"`
-			Analysis monitor.Analysis `json:"analysis"`
-		}{append([]monitor.Cell{}, measured...), an}); jerr != nil {
-			return errors.Join(err, jerr)
-		}
-	}
-	return err
+	return finishRun(e, rec, err, monitor.Headline(an), asJSON, struct {
+		Cells    []monitor.Cell   `json:"cells"`
+		Analysis monitor.Analysis `json:"analysis"`
+	}{append([]monitor.Cell{}, measured...), an})
 }

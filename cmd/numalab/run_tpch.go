@@ -184,10 +184,9 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 	if len(measured) > 0 {
 		err = errors.Join(err, rec.Add(tpch.KindAnalysis.Of(out.Analysis)))
 	}
-	err = errors.Join(err, rec.Finish(err, tpch.Headline(cfg, out.Analysis)))
-	if asJSON {
-		return errors.Join(err, writeJSON(e.stdout, out))
+	err = finishRun(e, rec, err, tpch.Headline(cfg, out.Analysis), asJSON, out)
+	if !asJSON {
+		tpch.WriteAnalysis(prog.table, out.Analysis, out.Storage)
 	}
-	tpch.WriteAnalysis(prog.table, out.Analysis, out.Storage)
 	return err
 }
