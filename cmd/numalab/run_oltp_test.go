@@ -59,7 +59,7 @@ func TestRunOLTPStoresEveryCell(t *testing.T) {
 	db := tpccDB(t)
 	st := filepath.Join(t.TempDir(), "s.db")
 	out, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1,2",
-		"--placement", "cpus=0;", "--duration", "300ms", "--warmup", "100ms", "--trace", "50")
+		"--placement", "cpus=0;", "--duration", "1s", "--warmup", "300ms", "--trace", "50")
 	if err != nil {
 		t.Fatal(err)
 	}
