@@ -127,7 +127,7 @@ func TestStoredCommandsParse(t *testing.T) {
 	oltps := []tpcc.RunConfig{oltp, remote, pg}
 	var reps []transtats.RunConfig
 	rep := transtats.RunConfig{Engine: "sqlite", DB: "it's here.sqlite", Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
-		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3}
+		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3, Repeat: 2}
 	reps = append(reps, rep)
 	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2"} {
 		m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", fx), "")

@@ -22,7 +22,7 @@ func TestFlagRanges(t *testing.T) {
 			[]string{`-data-node: "-5" is not valid: want a whole number from -1 to 1023`, `-repeat: "0" is not valid`, `-duration: "0s" is not valid`,
 				`-warmup: "-1s" is not valid`, `-warehouses: "0" is not valid`, `-trace: "-1" is not valid`, `-streams-per-cpu: "-2" is not valid`}},
 		{[]string{"run", "oltp", "--store", st, "--placement", ";;"}, []string{`-placement: ";;" names the empty selector (all CPUs) more than once`}},
-		{[]string{"run", "report", "--store", st, "--duration", "0s", "--warmup", "2h", "--streams", "0"}, []string{`-duration: "0s" is not valid`, `-warmup: "2h" is not valid`, `-streams: "0"`}},
+		{[]string{"run", "report", "--store", st, "--duration", "0s", "--warmup", "2h", "--streams", "0", "--repeat", "0"}, []string{`-duration: "0s" is not valid`, `-warmup: "2h" is not valid`, `-streams: "0"`, `-repeat: "0" is not valid`}},
 		{[]string{"model", "--local-ns", "1e308", "--remote-ns", "0.5", "--ghz", "1e300", "--sockets", "1,1000000", "--buffer-ns", "1e6"},
 			[]string{`-local-ns: "1e+308" is not a plausible memory latency: want 1 to 10000 ns (--unchecked accepts it)`, `-remote-ns: "0.5" is not a plausible memory latency`,
 				`-ghz: "1e+300" is not a plausible clock: want 0.1 to 10 GHz`, `-sockets: "1000000" is not a plausible socket count: want 1 to 64`, `-buffer-ns: "1e+06" is not a plausible extra latency`}},

@@ -30,6 +30,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	warm := rangedDuration(fs, "warmup", 5*time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
 	sel := fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	seed := fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
+	repeat := rangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := parseChecked(e, fs, args)
@@ -37,7 +38,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	cfg = transtats.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, Rows: *rows, Rate: *rate,
-		Duration: *dur, Warmup: *warm, Placement: *sel, Seed: *seed}
+		Duration: *dur, Warmup: *warm, Placement: *sel, Seed: *seed, Repeat: *repeat}
 	d, derr := transtats.ParseDialect(*eng)
 	errs.badIf(derr != nil, "engine", *eng, "is not an engine: want sqlite, duckdb or postgres")
 	if *dsnF != "" && d != transtats.Postgres {
@@ -93,7 +94,7 @@ func reportArgv(cfg transtats.RunConfig) []string {
 	if cfg.Placement != "" {
 		a = append(a, "--placement", cfg.Placement)
 	}
-	return append(a, "--seed", strconv.FormatUint(cfg.Seed, 10))
+	return append(a, "--seed", strconv.FormatUint(cfg.Seed, 10), "--repeat", strconv.Itoa(max(cfg.Repeat, 1)))
 }
 
 // reportOutput is what --json prints.

@@ -28,13 +28,16 @@ type RunConfig struct {
 	Warmup    time.Duration `json:"warmup_ns"`
 	Placement string        `json:"placement,omitempty"`
 	Seed      uint64        `json:"seed"`
+	// Repeat runs every cell that many times, all cells once before any
+	// again; 0 (a run stored before repeats) is once.
+	Repeat int `json:"repeat,omitempty"`
 }
 
-// Spec is the configuration's sweep: per query, per stream count, the
-// DOPs in the order given.
+// Spec is the configuration's sweep: per repeat, per query, per stream
+// count, the DOPs in the order given.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
-		Repeat: 1, DataNode: -1, Unpinned: true}
+		Repeat: max(c.Repeat, 1), DataNode: -1, Unpinned: true}
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -66,13 +69,17 @@ type Sweep struct {
 	dop1          map[cellKey]float64
 	lastPlan      map[cellKey]string
 	lastDOP       map[cellKey]int
+	seen          map[string]bool // the plan findings stored, by findingKey
 	cur           *result.QueryCell // the cell between Begin and End
 	curPlanErr    error
 }
 
+// cellKey is a query at a stream count in one repeat: the speedup and
+// the plan at another DOP compare with the cells of the same repeat.
 type cellKey struct {
 	query   string
 	streams int
+	repeat  int
 }
 
 var _ sweep.Workload[*result.QueryCell] = (*Sweep)(nil)
@@ -80,7 +87,8 @@ var _ sweep.Workload[*result.QueryCell] = (*Sweep)(nil)
 // NewSweep is transtats configured by cfg, on the PostgreSQL at dsn
 // (cfg.DSN is its redacted form) or a throwaway server when it is "".
 func NewSweep(cfg RunConfig, dsn string) *Sweep {
-	return &Sweep{cfg: cfg, dsn: dsn, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{}}
+	return &Sweep{cfg: cfg, dsn: dsn, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{},
+		seen: map[string]bool{}}
 }
 
 // Load is the load record; nil before Open loaded or opened the data.
@@ -173,7 +181,7 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 // plans and says whether the sweep goes on.
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.QueryCell] {
 	qc := s.cur
-	k := cellKey{c.Type, c.Streams}
+	k := cellKey{c.Type, c.Streams, c.Repeat}
 	if err != nil {
 		qc.Error = result.Redact(err.Error())
 	}
@@ -201,6 +209,12 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	// The cell is stored with its plans after, then the findings.
 	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
 	for _, f := range found {
+		// A later repeat finding the same change adds nothing.
+		key := findingKey(f)
+		if s.seen[key] {
+			continue
+		}
+		s.seen[key] = true
 		s.findings = append(s.findings, f)
 		o.Store = append(o.Store, result.KindPlanFinding.Of(*f))
 		o.Notes = append(o.Notes, "finding: "+f.Detail)
@@ -218,6 +232,12 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 		o.Stop = fmt.Errorf("running cell %d (%s): every query failed: %s", c.Index, cellName(c), m.Total.FirstError)
 	}
 	return o
+}
+
+// findingKey is what makes two plan findings the same: what they say,
+// and the shapes of the plans they compare.
+func findingKey(f *result.PlanFinding) string {
+	return f.Detail + "\x00" + PlanShape(f.Before) + "\x00" + PlanShape(f.After)
 }
 
 // cellName names a cell in errors: "P2, 2 streams, DOP 1".

@@ -1,0 +1,88 @@
+package transtats
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// recorder keeps what a sweep stores.
+type recorder struct{ entries []result.Entry }
+
+func (r *recorder) Add(e result.Entry) error               { r.entries = append(r.entries, e); return nil }
+func (r *recorder) Say(string)                             {}
+func (r *recorder) Note(string)                            {}
+func (r *recorder) Measured(sweep.Cell, *result.QueryCell) {}
+
+// TestSweepRepeats: with Repeat 3 every cell runs three times, all cells
+// once before any again; each speedup is against DOP 1 of its own repeat,
+// plans are compared with the previous DOP of the same repeat (never
+// with the last DOP of the repeat before), and a plan change a later
+// repeat finds again is not stored twice.
+func TestSweepRepeats(t *testing.T) {
+	dops := []int{1}
+	if runtime.NumCPU() >= 2 {
+		dops = []int{1, 2}
+	}
+	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
+		Streams: []int{1}, DOP: dops, Queries: []string{P2}, Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3}
+	host, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	w := NewSweep(cfg, "")
+	out, err := sweep.Run(context.Background(), cfg.Plan(cells), w, rec, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3*len(dops) {
+		t.Fatalf("%d cells measured; want %d", len(out), 3*len(dops))
+	}
+	dop1 := map[int]float64{}
+	for i, qc := range out {
+		c := qc.Cell
+		if c == nil || c.Total.Count == 0 {
+			t.Fatalf("cell %d: %+v; want queries", i, qc)
+		}
+		if c.Repeat != i/len(dops) || c.DOP != dops[i%len(dops)] {
+			t.Errorf("cell %d is repeat %d at DOP %d; want repeat %d at DOP %d", i, c.Repeat, c.DOP, i/len(dops), dops[i%len(dops)])
+		}
+		if c.DOP == 1 {
+			dop1[c.Repeat] = qc.QueriesPerHour
+		}
+		if want := qc.QueriesPerHour / dop1[c.Repeat]; qc.SpeedupVsDOP1 != want {
+			t.Errorf("cell %d (repeat %d, DOP %d): speedup %v; want %v, against DOP 1 of its repeat", i, c.Repeat, c.DOP, qc.SpeedupVsDOP1, want)
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range w.Findings() {
+		t.Log(f.Detail)
+		if seen[findingKey(f)] {
+			t.Errorf("finding stored twice: %s", f.Detail)
+		}
+		seen[findingKey(f)] = true
+		if f.Kind == "across-dop" && f.FromDOP >= f.DOP {
+			t.Errorf("%s: compared with DOP %d, the repeat before's", f.Detail, f.FromDOP)
+		}
+	}
+	var stored int
+	for _, e := range rec.entries {
+		if e.Kind() == string(result.KindPlanFinding) {
+			stored++
+		}
+	}
+	if stored != len(w.Findings()) {
+		t.Errorf("%d plan findings stored; want the %d found", stored, len(w.Findings()))
+	}
+}
