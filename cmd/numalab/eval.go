@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/outfile"
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -19,7 +20,9 @@ import (
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpcc"
+	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
@@ -32,34 +35,52 @@ engines, within a wall-clock budget, ending in one report. In order:
   1. the topology (numalab topo);
   2. a quick memory probe (numalab probe mem --quick; the full probe from a
      15m budget on);
-  3. tpcc-ro on SQLite (numalab run oltp), streams from 1 to 2x the
+  3. the null transaction on SQLite, a prepared no-op in the process: the
+     floor under every engine (numalab run null --engine sqlite);
+  4. the null transaction on PostgreSQL, on a throwaway server, where
+     PostgreSQL's binaries can be had (numalab run null): client and
+     backend on the same CPU, an SMT sibling, another core and another
+     node, as the machine offers them, over the unix socket (and TCP
+     loopback from a 15m budget on); without binaries the step is skipped
+     and says so;
+  5. tpcc-ro on SQLite (numalab run oltp), streams from 1 to 2x the
      logical CPUs of each placement, SMT on and off where the machine has
      SMT, and where it has more than one NUMA node, data on the first node
      with streams on it (local) and on the node farthest from it by the
      firmware's distances (remote);
-  4. transtats P1 and P2 on DuckDB (numalab run report), DOP from 1 to the
+  6. transtats P1 and P2 on DuckDB (numalab run report), DOP from 1 to the
      logical CPUs;
-  5. the model, calibrated to the OLTP run, and the report: an HTML file
-     (--out) and a summary of the findings on stdout. --out is checked
-     before anything runs: it replaces an existing file only if numalab
-     wrote it (or with --force), and never the store or a database.
+  7. TPC-H-derived queries on DuckDB (numalab run tpch), the power test of
+     the longest queries (Q21, Q9, Q1; Q18 and Q13 too from a 15m budget
+     on) at DOP 1 to the logical CPUs, at SF 0.05 (0.1 from 15m, 1 from
+     1h);
+  8. the model, calibrated to the OLTP run, and the report: an HTML file
+     (--out) and a summary of the findings and of each run on stdout.
+     --out is checked before anything runs: it replaces an existing file
+     only if numalab wrote it (or with --force), and never the store or a
+     database. The report shows one run of each kind: of the two null
+     runs, PostgreSQL's, or SQLite's when PostgreSQL's did not complete.
 
 --budget sets the data sizes and the cell durations: a larger budget means
-more warehouses and rows and longer cells. Every OLTP cell is repeated 3
-times where the budget leaves 3 s a cell (else fewer), so that findings
-rest on medians over repeats. On a machine of one NUMA node the OLTP step
-adds one cell a repeat with a memory-bandwidth neighbour (run oltp
---neighbour): the model, calibrated on the other cells, predicts it from
-the latency the neighbour imposed, and eval prints that held-out error
-with the model's residuals; on several nodes the held-out cells are the
-remote-data ones, predicted from the local ones alone. Each
-step is stored as its own run (see 'numalab runs'), with the command line
-that runs it again. Everything eval writes goes in --dir (default
-numalab-eval, created if missing): the store (numalab.db, unless --store
-says otherwise), the databases, kept and reused by the next eval, and the
-report (numalab-report.html, unless --out says otherwise). Ctrl-C stops
-the current step, keeps what was measured and still writes the report
-from it.
+more warehouses, rows and scale, and longer cells; the plan printed first
+says what it chose. Every OLTP cell is repeated 3 times and every
+transtats cell 4 times where the budget leaves 3 s a cell (else fewer,
+transtats' fourth first), so that findings rest on medians over repeats:
+a DOP finding compares DOP 1 with another DOP by a U test, which with 3
+repeats a side cannot reach p <= 0.05 (its smallest p is 0.10) and so
+cannot tell; the plan says so when the budget allows fewer than 4. On a
+machine of one NUMA node the OLTP step adds one cell a repeat with a
+memory-bandwidth neighbour (run oltp --neighbour): the model, calibrated
+on the other cells, predicts it from the latency the neighbour imposed,
+and eval prints that held-out error with the model's residuals; on
+several nodes the held-out cells are the remote-data ones, predicted from
+the local ones alone. Each step is stored as its own run (see 'numalab
+runs'), with the command line that runs it again. Everything eval writes
+goes in --dir (default numalab-eval, created if missing): the store
+(numalab.db, unless --store says otherwise), the databases, kept and
+reused by the next eval, and the report (numalab-report.html, unless
+--out says otherwise). Ctrl-C stops the current step, keeps what was
+measured and still writes the report from it.
 
 Examples:
   numalab eval                      # about 5 minutes
@@ -105,32 +126,25 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	oltp, rep := evalConfigs(plan, *dir)
+	cfg := evalConfigs(plan, *dir)
 	fmt.Fprintf(e.stdout, "numalab eval: %s, budget %v\n", topo.Shape(t), *budget)
-	nb := ""
-	if plan.Neighbour {
-		nb = " (and a cell with a memory-bandwidth neighbour)"
-	}
-	fmt.Fprintf(e.stdout, "plan: tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s; transtats %d rows on DuckDB, DOP %s, %v+%v per cell\n\n",
-		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb,
-		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell)
+	writeEvalPlan(e.stdout, plan)
 
 	// Each step is a numalab command run in-process on a typed
 	// configuration; eval notes the run it stored.
-	ids := map[string]int64{}
-	sub := *e
-	sub.stored = func(kind string, id int64) { ids[kind] = id }
 	probe := []string{"probe", "mem", "--store", *storePath}
 	if plan.ProbeQuick {
 		probe = append(probe, "--quick")
 	}
-	steps := []struct {
-		title string
-		run   func() error
-	}{
-		{"memory probe", func() error { return cmdProbeMem(ctx, sub.withArgs(probe), probe[2:]) }},
-		{"tpcc-ro on SQLite", func() error { return runOLTPConfig(ctx, &sub, oltp, *storePath, false) }},
-		{"transtats on DuckDB", func() error { return runReportConfig(ctx, &sub, rep, "", *storePath, false) }},
+	steps := []*evalStep{
+		{title: "memory probe", run: func(sub *env) error { return cmdProbeMem(ctx, sub.withArgs(probe), probe[2:]) }},
+		{title: "null transaction on SQLite", run: func(sub *env) error { return runNullConfig(ctx, sub, cfg.nullSQLite, *storePath, false) }},
+		{title: "null transaction on PostgreSQL", run: func(sub *env) error { return runNullConfig(ctx, sub, cfg.nullPG, *storePath, false) }},
+		{title: "tpcc-ro on SQLite", run: func(sub *env) error { return runOLTPConfig(ctx, sub, cfg.oltp, *storePath, false) }},
+		{title: "transtats on DuckDB", run: func(sub *env) error { return runReportConfig(ctx, sub, cfg.rep, "", *storePath, false) }},
+		{title: "TPC-H-derived on DuckDB", run: func(sub *env) error {
+			return runTPCHConfig(ctx, sub, cfg.tpch, "", *storePath, defaultCostThreshold(cfg.tpch.Engine), false)
+		}},
 	}
 	var stepErrs []error
 	for i, s := range steps {
@@ -138,17 +152,24 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			break
 		}
 		fmt.Fprintf(e.stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.title, time.Since(start).Round(time.Second))
-		if err := s.run(); err != nil {
-			fmt.Fprintf(e.stderr, "numalab eval: %s: %v\n", s.title, err)
-			stepErrs = append(stepErrs, fmt.Errorf("%s: %w", s.title, err))
+		sub := *e
+		sub.stored = func(kind string, id int64) { s.kind, s.id = kind, id }
+		s.err = s.run(&sub)
+		switch {
+		case errors.Is(s.err, pgserver.ErrNoBinaries):
+			// Not a failure of eval: this machine has no PostgreSQL.
+			fmt.Fprintf(e.stdout, "skipped: %v\n", s.err)
+		case s.err != nil:
+			fmt.Fprintf(e.stderr, "numalab eval: %s: %v\n", s.title, s.err)
+			stepErrs = append(stepErrs, fmt.Errorf("%s: %w", s.title, s.err))
 		}
 		fmt.Fprintln(e.stdout)
 		if i == 0 {
-			oltp, rep = replanEval(e, plan, *budget, time.Since(start), t, *dir, oltp, rep)
+			cfg = replanEval(e, plan, *budget, time.Since(start), t, *dir, cfg)
 		}
 	}
 
-	r, err := evalReport(*storePath, ids)
+	r, runs, err := evalReport(*storePath, steps)
 	if err != nil {
 		return errors.Join(append(stepErrs, err)...)
 	}
@@ -168,6 +189,8 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintln(e.stdout, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
 		}
 	}
+	fmt.Fprintln(e.stdout, "\n== runs (numalab runs show ID: each with the command that runs it again)")
+	writeEvalRuns(e.stdout, steps, runs, r)
 	fmt.Fprintf(e.stdout, "\nreport: %s\n", *out)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -175,40 +198,102 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	return errors.Join(stepErrs...)
 }
 
+// evalStep is one step of eval and the run it stored.
+type evalStep struct {
+	title string
+	run   func(sub *env) error
+	kind  string // of the run it stored; "" none
+	id    int64
+	err   error
+}
+
+// writeEvalPlan says what the budget bought.
+func writeEvalPlan(w io.Writer, plan sweep.EvalPlan) {
+	nb := ""
+	if plan.Neighbour {
+		nb = " (and a cell with a memory-bandwidth neighbour)"
+	}
+	var qs []string
+	for _, q := range plan.TPCHQueries {
+		qs = append(qs, tpch.QueryName(q))
+	}
+	fmt.Fprintf(w, "plan: null transaction on SQLite and PostgreSQL (%s, every client/backend pairing), %v+%v per cell x%d repeats\n",
+		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat)
+	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s\n",
+		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb)
+	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
+		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, dopRepeatNote(plan.QueryRepeat))
+	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
+		plan.TPCHSF, strings.Join(qs, ","), intsArg(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
+}
+
+// dopRepeatNote says why fewer than sweep.EvalDOPRepeat repeats cannot
+// settle a DOP finding: the U test's smallest p with n a side is
+// 2/C(2n, n) (1.00 at 1, 0.33 at 2, 0.10 at 3), above 0.05.
+func dopRepeatNote(n int) string {
+	if n >= sweep.EvalDOPRepeat {
+		return ""
+	}
+	c := 1.0 // C(2n, n)
+	for i := 1; i <= n; i++ {
+		c = c * float64(n+i) / float64(i)
+	}
+	return fmt.Sprintf(" (the budget allows no more: with %d a side the U test's smallest p is %.2f, so the DOP findings cannot tell; %d a side need a larger --budget)",
+		n, min(2/c, 1), sweep.EvalDOPRepeat)
+}
+
 // replanEval fits the steps after the probe into what is left of the
 // budget when the probe took more than the plan allowed (a loaded machine
 // stretches its timed windows): the plan is made again for the budget
 // less the overrun, and eval says so. A budget too small to plan again
 // keeps the first plan.
-func replanEval(e *env, plan sweep.EvalPlan, budget, took time.Duration, t *result.Topology, dir string,
-	oltp tpcc.RunConfig, rep transtats.RunConfig) (tpcc.RunConfig, transtats.RunConfig) {
+func replanEval(e *env, plan sweep.EvalPlan, budget, took time.Duration, t *result.Topology, dir string, cfg evalConfig) evalConfig {
 	over := took - plan.ProbeTime()
 	if over < 5*time.Second {
-		return oltp, rep
+		return cfg
 	}
 	re, err := sweep.PlanEval(budget-over, t)
 	if err != nil {
 		fmt.Fprintf(e.stdout, "the probe took %v, %v more than planned; the budget left is too small to plan again, so eval may overrun it\n\n",
 			took.Round(time.Second), over.Round(time.Second))
-		return oltp, rep
+		return cfg
 	}
 	re.ProbeQuick = plan.ProbeQuick
-	fmt.Fprintf(e.stdout, "the probe took %v, %v more than planned: tpcc-ro now %v+%v per cell x%d repeats, transtats %v+%v per cell\n\n",
-		took.Round(time.Second), over.Round(time.Second), re.OLTPWarmup, re.OLTPCell, re.Repeat, re.QueryWarm, re.QueryCell)
+	fmt.Fprintf(e.stdout, "the probe took %v, %v more than planned: now\n", took.Round(time.Second), over.Round(time.Second))
+	writeEvalPlan(e.stdout, re)
 	return evalConfigs(re, dir)
 }
 
-// evalConfigs are eval's OLTP and reporting steps, their databases in dir.
-func evalConfigs(plan sweep.EvalPlan, dir string) (tpcc.RunConfig, transtats.RunConfig) {
-	oltp := tpcc.DefaultRunConfig()
-	oltp.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
-	oltp.Warehouses, oltp.Streams, oltp.Placements = plan.Warehouses, plan.Streams, plan.Placements
-	oltp.StreamsPerCPU, oltp.Repeat, oltp.Neighbour = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour
-	oltp.Warmup, oltp.Duration = plan.OLTPWarmup, plan.OLTPCell
-	rep := transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
+// evalConfig is the configuration of each of eval's steps after the
+// probe.
+type evalConfig struct {
+	nullSQLite, nullPG null.RunConfig
+	oltp               tpcc.RunConfig
+	rep                transtats.RunConfig
+	tpch               tpch.RunConfig
+}
+
+// evalConfigs are eval's steps, their databases in dir.
+func evalConfigs(plan sweep.EvalPlan, dir string) evalConfig {
+	var c evalConfig
+	c.nullSQLite = null.DefaultRunConfig()
+	c.nullSQLite.Engine, c.nullSQLite.Transports = "sqlite", nil
+	c.nullPG = null.DefaultRunConfig()
+	c.nullPG.Transports = plan.NullTransports
+	for _, n := range []*null.RunConfig{&c.nullSQLite, &c.nullPG} {
+		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
+	}
+	c.oltp = tpcc.DefaultRunConfig()
+	c.oltp.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
+	c.oltp.Warehouses, c.oltp.Streams, c.oltp.Placements = plan.Warehouses, plan.Streams, plan.Placements
+	c.oltp.StreamsPerCPU, c.oltp.Repeat, c.oltp.Neighbour = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour
+	c.oltp.Warmup, c.oltp.Duration = plan.OLTPWarmup, plan.OLTPCell
+	c.rep = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
-		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1}
-	return oltp, rep
+		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat}
+	c.tpch = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
+		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
+	return c
 }
 
 func intsArg(v []int) string {
@@ -219,25 +304,74 @@ func intsArg(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// evalReport builds the report from the runs eval stored.
-func evalReport(storePath string, ids map[string]int64) (*report.Report, error) {
-	if len(ids) == 0 {
-		return nil, errors.New("no step stored a run: nothing to report")
+// evalReport builds the report from the runs eval stored, and returns
+// them by id. A report shows one run of each kind: of the two null runs,
+// PostgreSQL's (the placement matrix) when its step completed, else
+// SQLite's.
+func evalReport(storePath string, steps []*evalStep) (*report.Report, map[int64]*result.Run, error) {
+	byKind := map[string]*evalStep{}
+	for _, s := range steps {
+		if prev := byKind[s.kind]; s.id == 0 || prev != nil && s.err != nil {
+			continue
+		}
+		byKind[s.kind] = s
+	}
+	if len(byKind) == 0 {
+		return nil, nil, errors.New("no step stored a run: nothing to report")
 	}
 	st, err := store.Open(storePath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer st.Close()
+	all := map[int64]*result.Run{}
+	for _, s := range steps {
+		if s.id == 0 {
+			continue
+		}
+		r, err := st.Get(s.id)
+		if err != nil {
+			return nil, nil, err
+		}
+		all[s.id] = r
+	}
 	var runs []*result.Run
-	for _, kind := range []string{result.RunProbeMem, result.RunOLTP, result.RunQueries} {
-		if id, ok := ids[kind]; ok {
-			r, err := st.Get(id)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, r)
+	for _, s := range steps {
+		if s.id != 0 && byKind[s.kind] == s {
+			runs = append(runs, all[s.id])
 		}
 	}
-	return report.Build(runs)
+	r, err := report.Build(runs)
+	return r, all, err
+}
+
+// writeEvalRuns lists each step's run with its headline, the TPC-H
+// step's speedups, and the steps that stored none.
+func writeEvalRuns(w io.Writer, steps []*evalStep, runs map[int64]*result.Run, r *report.Report) {
+	for _, s := range steps {
+		run := runs[s.id]
+		switch {
+		case errors.Is(s.err, pgserver.ErrNoBinaries):
+			fmt.Fprintf(w, "  %s: skipped, no PostgreSQL binaries here\n", s.title)
+		case run == nil:
+			fmt.Fprintf(w, "  %s: no run stored\n", s.title)
+		default:
+			fmt.Fprintf(w, "  %s: run %d (%s): %s\n", s.title, run.ID, run.Status, run.Headline)
+		}
+		if r.TPCH == nil || s.id != r.TPCH.Run {
+			continue
+		}
+		for _, q := range r.TPCH.Analysis.Queries {
+			if len(q.Points) == 0 {
+				continue
+			}
+			var sp []string
+			for _, p := range q.Points {
+				sp = append(sp, fmt.Sprintf("DOP %d %.2fx", p.DOP, p.Speedup))
+			}
+			fmt.Fprintf(w, "    %s: %.4f s at DOP %d; speedup %s (median of %d); best DOP %d\n",
+				tpch.QueryName(q.Query), q.Points[0].Seconds, q.Points[0].DOP, strings.Join(sp, ", "), q.Points[0].Repeats, q.BestDOP)
+		}
+		fmt.Fprintf(w, "    plan changes between DOPs: %d\n", len(r.TPCH.Analysis.Changes))
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
@@ -76,6 +77,10 @@ func reparse(t *testing.T, command string) string {
 		cfg, _, _, _, err = oltpFlags(e, words[3:])
 	case "report":
 		cfg, _, _, _, _, err = reportFlags(e, words[3:])
+	case "null":
+		cfg, _, _, _, err = nullFlags(e, words[3:])
+	case "tpch":
+		cfg, _, _, _, _, _, err = tpchFlags(e, words[3:])
 	default:
 		t.Fatalf("stored command %q: unknown workload", command)
 	}
@@ -108,8 +113,9 @@ func asJSON(t *testing.T, v any) string {
 }
 
 // TestStoredCommandsParse: the command line stored with every run oltp,
-// run report and eval step parses back to the same configuration (eval
-// once stored "--placement  --warmup 7s", which does not parse).
+// run report and eval step (null, tpch too) parses back to the same
+// configuration (eval once stored "--placement  --warmup 7s", which does
+// not parse).
 func TestStoredCommandsParse(t *testing.T) {
 	oltp := tpcc.DefaultRunConfig()
 	if err := oltp.Check(); err != nil {
@@ -126,6 +132,7 @@ func TestStoredCommandsParse(t *testing.T) {
 	}
 	oltps := []tpcc.RunConfig{oltp, remote, pg}
 	var reps []transtats.RunConfig
+	var others [][]string // eval's null and tpch steps' command lines
 	rep := transtats.RunConfig{Engine: "sqlite", DB: "it's here.sqlite", Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
 		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3, Repeat: 2}
 	reps = append(reps, rep)
@@ -138,10 +145,14 @@ func TestStoredCommandsParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, r := evalConfigs(plan, "numalab-eval")
-		oltps = append(oltps, o)
+		c := evalConfigs(plan, t.TempDir())
+		oltps = append(oltps, c.oltp)
 		if fx == "kvm-2vcpu-zen.tar.gz" { // DOPs a 2-CPU machine accepts
-			reps = append(reps, r)
+			reps = append(reps, c.rep)
+			others = append(others, nullArgv(c.nullSQLite), nullArgv(c.nullPG), tpchArgv(c.tpch, defaultCostThreshold(c.tpch.Engine)))
+			for _, v := range []any{c.nullSQLite, c.nullPG, c.tpch} {
+				others = append(others, []string{asJSON(t, v)})
+			}
 		}
 	}
 	for _, c := range oltps {
@@ -153,6 +164,15 @@ func TestStoredCommandsParse(t *testing.T) {
 	for _, c := range reps {
 		cmd := "numalab " + shellJoin(reportArgv(c))
 		if got, want := reparse(t, cmd), asJSON(t, c); got != want {
+			t.Errorf("%s\nparses to %s\nwant       %s", cmd, got, want)
+		}
+	}
+	if len(others) != 6 {
+		t.Fatalf("eval's null and tpch steps: %q", others)
+	}
+	for i := range 3 {
+		cmd := "numalab " + shellJoin(others[i])
+		if got, want := reparse(t, cmd), others[3+i][0]; got != want {
 			t.Errorf("%s\nparses to %s\nwant       %s", cmd, got, want)
 		}
 	}
@@ -169,14 +189,24 @@ func TestEvalConfigsInDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "ev")
-	o, r := evalConfigs(plan, dir)
-	for _, p := range []string{o.DB, r.DB} {
+	c := evalConfigs(plan, dir)
+	for _, p := range []string{c.oltp.DB, c.rep.DB, c.tpch.DB} {
 		if filepath.Dir(p) != dir {
 			t.Errorf("database %s is outside --dir %s", p, dir)
 		}
 	}
-	if o.StreamsPerCPU != 2 {
-		t.Errorf("eval's OLTP step caps streams at %d per CPU; want 2", o.StreamsPerCPU)
+	if c.oltp.StreamsPerCPU != 2 {
+		t.Errorf("eval's OLTP step caps streams at %d per CPU; want 2", c.oltp.StreamsPerCPU)
+	}
+	// The null steps: SQLite in the process, PostgreSQL on a throwaway
+	// server (no DSN), each checked as run null checks its flags.
+	for _, n := range []null.RunConfig{c.nullSQLite, c.nullPG} {
+		if err := n.Check(); err != nil || n.DSN != "" {
+			t.Errorf("null step %+v: %v", n, err)
+		}
+	}
+	if c.nullSQLite.Engine != "sqlite" || c.nullPG.Engine != "postgres" || c.rep.Repeat != plan.QueryRepeat || c.tpch.Engine != "duckdb" {
+		t.Errorf("steps %+v", c)
 	}
 }
 
@@ -202,18 +232,18 @@ func TestReplanEvalAfterSlowProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oltp, rep := evalConfigs(plan, "d")
+	cfg := evalConfigs(plan, "d")
 	var out strings.Builder
 	e := &env{stdout: &out, stderr: &out}
-	o2, r2 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", oltp, rep)
-	if !reflect.DeepEqual(o2, oltp) || !reflect.DeepEqual(r2, rep) || out.Len() != 0 {
+	if c2 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", cfg); !reflect.DeepEqual(c2, cfg) || out.Len() != 0 {
 		t.Errorf("a probe on time changed the plan: %s", out.String())
 	}
-	o3, r3 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", oltp, rep)
+	c3 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", cfg)
 	spent := func(d time.Duration, n int) time.Duration { return d * time.Duration(n) }
-	if spent(o3.Duration, o3.Repeat) >= spent(oltp.Duration, oltp.Repeat) || r3.Duration > rep.Duration ||
-		!strings.Contains(out.String(), "1m0s more than planned") {
-		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v (was %v); said %q",
-			o3.Duration, o3.Repeat, oltp.Duration, oltp.Repeat, r3.Duration, rep.Duration, out.String())
+	o, o3, r, r3 := cfg.oltp, c3.oltp, cfg.rep, c3.rep
+	if spent(o3.Duration, o3.Repeat) >= spent(o.Duration, o.Repeat) || spent(r3.Duration, r3.Repeat) >= spent(r.Duration, r.Repeat) ||
+		!strings.Contains(out.String(), "1m0s more than planned") || !strings.Contains(out.String(), "transtats") {
+		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v x%d (was %v x%d); said %q",
+			o3.Duration, o3.Repeat, o.Duration, o.Repeat, r3.Duration, r3.Repeat, r.Duration, r.Repeat, out.String())
 	}
 }

@@ -116,6 +116,11 @@ func runNull(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
+	return runNullConfig(ctx, e, cfg, storePath, asJSON)
+}
+
+// runNullConfig runs a checked configuration: cells, store, sweep, render.
+func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)

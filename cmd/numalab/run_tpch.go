@@ -59,9 +59,16 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 		}
 	}
 	if threshold == 0 {
-		threshold = map[string]float64{"postgres": 1000, "duckdb": 122880}[cfg.Engine]
+		threshold = defaultCostThreshold(cfg.Engine)
 	}
 	return cfg, dsn, *sp, threshold, *js, false, nil
+}
+
+// defaultCostThreshold is the cost from which the DOP rule of thumb
+// parallelises on eng: PostgreSQL's parallel_setup_cost, DuckDB's row
+// group (SQLite: none).
+func defaultCostThreshold(eng string) float64 {
+	return map[string]float64{"postgres": 1000, "duckdb": 122880}[eng]
 }
 
 // tpchSettings are run tpch's flags on the fields of cfg and on the cost
@@ -163,6 +170,12 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
+	return runTPCHConfig(ctx, e, cfg, dsn, storePath, threshold, asJSON)
+}
+
+// runTPCHConfig runs a checked configuration: cells, store, sweep,
+// analysis, render.
+func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold float64, asJSON bool) error {
 	specs := []sweep.Spec{cfg.Spec()}
 	if len(cfg.Streams) > 0 {
 		specs = append(specs, cfg.ThroughputSpec())

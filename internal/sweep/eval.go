@@ -25,9 +25,24 @@ type EvalPlan struct {
 	// of one node and several CPUs, the model's held-out point.
 	Neighbour bool
 	Rows      int64
-	DOPs      []int
+	DOPs      []int // transtats' and TPC-H's: 1, 2, 4, … and the logical CPUs
 	QueryWarm time.Duration
 	QueryCell time.Duration
+	// QueryRepeat repeats every transtats cell: the DOP findings compare
+	// DOP 1 with the best DOP over these repeats (see EvalDOPRepeat).
+	QueryRepeat int
+	// The null transaction: a prepared no-op on SQLite, and on PostgreSQL
+	// every pairing the machine offers over NullTransports.
+	NullTransports []string
+	NullRepeat     int
+	NullWarm       time.Duration
+	NullCell       time.Duration
+	// TPC-H on DuckDB: the power test of TPCHQueries at every DOP.
+	TPCHSF      float64
+	TPCHQueries []int
+	TPCHRepeat  int
+	TPCHWarm    time.Duration
+	TPCHCell    time.Duration
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -40,12 +55,16 @@ func (p EvalPlan) ProbeTime() time.Duration {
 
 // Estimated fixed costs on a 2-vCPU guest, from measured runs: the quick
 // probe, loading one warehouse, loading a million transtats rows on DuckDB
-// (the 1.44M-row dimension included), and per-cell setup.
+// (the 1.44M-row dimension included), loading TPC-H at SF 0.1 on DuckDB
+// (865,377 rows at 84,000 rows/s), starting a throwaway PostgreSQL server
+// (initdb and boot: 4 s idle, 15 s under a load of 13), and per-cell setup.
 const (
 	evalProbeQuick = 15 * time.Second
 	evalProbeFull  = 90 * time.Second
 	evalLoadWH     = 4 * time.Second
 	evalLoadMRows  = 8 * time.Second
+	evalLoadSF01   = 10 * time.Second
+	evalPGStart    = 10 * time.Second
 	evalCellSetup  = 500 * time.Millisecond
 	// evalNeighbourSetup is a neighbour cell's extra: linking its chain,
 	// timing it twice and starting the neighbour (4.5 to 6.7 s measured).
@@ -58,9 +77,32 @@ const (
 // evalRepeat is how often eval runs each OLTP cell when the budget allows.
 const evalRepeat = 3
 
+// EvalDOPRepeat is how often eval runs each transtats cell when the
+// budget allows: the DOP findings rest on a U test of DOP 1's repeats
+// against another DOP's, and with 3 a side its smallest p is 0.10, so it
+// could never show a difference at p ≤ 0.05; with 4 a side it is 0.029.
+const EvalDOPRepeat = 4
+
 // evalStreamsPerCPU: beyond two streams per logical CPU a cell measures
 // queueing, not the hardware.
 const evalStreamsPerCPU = 2
+
+// evalMinCell is the shortest OLTP or transtats cell, warm-up included,
+// that eval plans.
+const evalMinCell = 3 * time.Second
+
+// evalTPCHQueries are the TPC-H queries eval sweeps over DOP: the ones
+// that take longest, so that parallelism has work to split, most telling
+// first (a budget under 15 minutes takes the first three). Q21 reads
+// lineitem three times with EXISTS and NOT EXISTS; Q9 joins six tables
+// with a LIKE on part; Q1 scans and aggregates all of lineitem (the
+// query whose speedup is closest to ideal where any is); Q18 groups all
+// of lineitem for an IN subquery; Q13 is customer's outer join to orders
+// with a NOT LIKE and two levels of grouping. Q9, Q13, Q18 and Q21 were
+// among the six slowest of the 22 in both of two DOP-1 passes on DuckDB
+// at SF 0.1 on the 2-vCPU guest (30 to 210 ms each), and they and Q1 are
+// the long queries of published power tests.
+var evalTPCHQueries = []int{21, 9, 1, 18, 13}
 
 // PlanEval plans eval for budget on machine t. Where t has several NUMA
 // nodes with CPUs the data lives on the first, and streams run on it
@@ -74,13 +116,25 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	}
 	n := len(t.CPUs)
 	p := EvalPlan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Rows: 1_000_000, StreamsPerCPU: evalStreamsPerCPU,
-		Neighbour: len(t.Nodes) < 2 && n > 1}
+		Neighbour: len(t.Nodes) < 2 && n > 1,
+		// Below 15 minutes: the unix socket only, 1 s cells; TPC-H at
+		// SF 0.05 (three 122,880-row groups of lineitem, DuckDB's unit of
+		// parallel work: a smaller SF has one and cannot run in parallel).
+		NullTransports: []string{"unix"}, NullRepeat: 3, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
+		TPCHSF: 0.05, TPCHQueries: evalTPCHQueries[:3], TPCHRepeat: 1}
 	switch {
 	case budget >= time.Hour:
-		p.Warehouses, p.Rows = 8, 20_000_000
+		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 8, 20_000_000, 1, evalTPCHQueries, 3
+		p.NullTransports, p.NullWarm, p.NullCell = []string{"unix", "tcp"}, time.Second, 5*time.Second
 	case budget >= 15*time.Minute:
-		p.Warehouses, p.Rows = 2, 5_000_000
+		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 2, 5_000_000, 0.1, evalTPCHQueries, 3
+		p.NullTransports, p.NullWarm, p.NullCell = []string{"unix", "tcp"}, time.Second, 2*time.Second
 	}
+	// A TPC-H query of these at SF s takes up to about s × 2 s on one
+	// core (Q21 at SF 0.1: 0.1 to 0.2 s): a window of five of the
+	// slowest, at least a second.
+	p.TPCHCell = max(time.Second, time.Duration(p.TPCHSF*10*float64(time.Second)))
+	p.TPCHWarm = p.TPCHCell / 2
 	for d := 1; d <= n; d *= 2 {
 		p.DOPs = append(p.DOPs, d)
 	}
@@ -112,42 +166,81 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	for s := 1; s <= evalStreamsPerCPU*widest; s *= 2 {
 		p.Streams = append(p.Streams, s)
 	}
-	// Split what is left after the fixed costs: 55% OLTP, 45% reporting.
-	left := budget/100*85 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows
+	// The null and TPC-H steps have cells of fixed length; OLTP and
+	// reporting share what is left after them and the fixed costs.
+	left := budget/100*85 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows -
+		time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) - evalPGStart - p.nullTime(t) - p.tpchTime()
 	if !p.ProbeQuick {
 		left -= evalProbeFull - evalProbeQuick
 	}
-	// Every OLTP cell is repeated evalRepeat times, so that the findings
-	// compare medians over repeats with their spread; where the budget
-	// cannot give that many cells 3 s each, fewer repeats.
-	var oltpCells int
-	var perOLTP time.Duration
-	for p.Repeat = evalRepeat; p.Repeat >= 1; p.Repeat-- {
+	// Every OLTP cell is repeated evalRepeat times and every transtats
+	// cell EvalDOPRepeat times, so that the findings compare medians over
+	// repeats with their spread; where the budget cannot give that many
+	// cells evalMinCell each, fewer repeats: transtats' fourth first, then
+	// one each in turn.
+	p.Repeat, p.QueryRepeat = evalRepeat, EvalDOPRepeat
+	var oltpCells, queryCells int
+	var oltpNeed, queryNeed time.Duration
+	for {
 		cells, _, err := Resolve(t, p.OLTPSpec(), true)
 		if err != nil {
 			return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
 		}
-		oltpCells = len(cells)
-		setup := time.Duration(0)
+		oltpCells, queryCells = len(cells), 2*len(p.DOPs)*p.QueryRepeat
+		oltpNeed = time.Duration(oltpCells) * (evalMinCell + evalCellSetup)
 		if p.Neighbour {
-			setup = time.Duration(p.Repeat) * evalNeighbourSetup
+			oltpNeed += time.Duration(p.Repeat) * evalNeighbourSetup
 		}
-		perOLTP = (left/100*55-setup)/time.Duration(oltpCells) - evalCellSetup
-		if perOLTP >= 3*time.Second || p.Repeat == 1 {
+		queryNeed = time.Duration(queryCells) * (evalMinCell + evalCellSetup)
+		if oltpNeed+queryNeed <= left || p.Repeat+p.QueryRepeat == 2 {
 			break
 		}
+		if p.QueryRepeat > p.Repeat {
+			p.QueryRepeat--
+		} else {
+			p.Repeat--
+		}
 	}
-	queryCells := 2 * len(p.DOPs)
-	perQuery := left/100*45/time.Duration(queryCells) - evalCellSetup
-	if perOLTP < 3*time.Second || perQuery < 3*time.Second {
-		return EvalPlan{}, fmt.Errorf("-budget: %q leaves %v per OLTP cell and %v per query cell on this machine (%d and %d cells): give a larger budget",
-			budget, perOLTP.Round(time.Second), perQuery.Round(time.Second), oltpCells, queryCells)
+	if oltpNeed+queryNeed > left {
+		return EvalPlan{}, fmt.Errorf("-budget: %q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: give a larger budget",
+			budget, max(left, 0).Round(time.Second), oltpCells, queryCells, (oltpNeed + queryNeed).Round(time.Second))
 	}
-	p.OLTPWarmup = min(max(perOLTP/6, time.Second), 10*time.Second).Round(time.Second)
-	p.OLTPCell = min(perOLTP-p.OLTPWarmup, 2*time.Minute).Round(time.Second)
-	p.QueryWarm = min(max(perQuery/6, time.Second), 10*time.Second).Round(time.Second)
-	p.QueryCell = min(perQuery-p.QueryWarm, 2*time.Minute).Round(time.Second)
+	// What is left over lengthens the cells, half to each step.
+	spare := (left - oltpNeed - queryNeed) / 2
+	perOLTP := evalMinCell + spare/time.Duration(oltpCells)
+	perQuery := evalMinCell + spare/time.Duration(queryCells)
+	// Rounded down (a tenth of a second for the window), so that the
+	// cells never add up to more than was planned.
+	p.OLTPWarmup = min(max(perOLTP/6, time.Second), 10*time.Second).Truncate(time.Second)
+	p.OLTPCell = min(perOLTP-p.OLTPWarmup, 2*time.Minute).Truncate(100 * time.Millisecond)
+	p.QueryWarm = min(max(perQuery/6, time.Second), 10*time.Second).Truncate(time.Second)
+	p.QueryCell = min(perQuery-p.QueryWarm, 2*time.Minute).Truncate(100 * time.Millisecond)
 	return p, nil
+}
+
+// nullTime is what the null steps' cells take on t: SQLite's, and
+// PostgreSQL's for every pairing t offers over every transport (the
+// server's start is a fixed cost).
+func (p EvalPlan) nullTime(t *result.Topology) time.Duration {
+	pairs := 1 // same-cpu
+	if t.ThreadsPerCore() > 1 {
+		pairs++
+	}
+	if len(t.Cores) > 1 {
+		pairs++
+	}
+	if len(t.Nodes) > 1 {
+		pairs++
+	}
+	cells := p.NullRepeat * (1 + pairs*len(p.NullTransports))
+	return time.Duration(cells) * (p.NullWarm + p.NullCell + evalCellSetup)
+}
+
+// tpchTime is what the TPC-H step's cells take: each also captures its
+// plan, within the cell's setup.
+func (p EvalPlan) tpchTime() time.Duration {
+	cells := len(p.TPCHQueries) * len(p.DOPs) * p.TPCHRepeat
+	return time.Duration(cells) * (p.TPCHWarm + p.TPCHCell + evalCellSetup)
 }
 
 // OLTPSpec is the OLTP step's sweep.

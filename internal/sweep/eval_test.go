@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/result"
 )
 
 // TestPlanEvalMultiNode: on a multi-node machine the remote node is the
@@ -76,19 +78,90 @@ func TestPlanEvalBudget(t *testing.T) {
 	if p, err := PlanEval(EvalMaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
 		t.Errorf("PlanEval(%v) = %+v, %v; want positive cells", EvalMaxBudget, p, err)
 	}
-	// 16 CPUs: 11 cells and 3 neighbour cells a repeat; 3 repeats would
-	// leave under 3 s a cell, so eval repeats twice.
+	// 16 CPUs: 11 OLTP cells and a neighbour cell a repeat, 10 transtats
+	// cells (P1, P2 at 5 DOPs) a repeat; after the fixed costs and the
+	// null and TPC-H steps (12 and 15 cells of 2 s) 159 s are left: 3+4
+	// repeats need 36×3.5+18+140 s, too many, so transtats' fourth goes,
+	// then one each in turn until 12×3.5+6+70 = 118 s fit: one OLTP
+	// repeat and two transtats ones.
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.ProbeQuick || p.Repeat != 2 || p.OLTPWarmup+p.OLTPCell < 3*time.Second {
-		t.Errorf("5m plan %+v: want a quick probe, two repeats and cells of at least 3 s", p)
+	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 2 || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 3*time.Second {
+		t.Errorf("5m plan %+v: want a quick probe, one OLTP repeat, two transtats ones and cells of at least 3 s", p)
+	}
+}
+
+// plannedTime adds up what p plans on t: the fixed costs and every
+// cell of every step with its setup.
+func plannedTime(t *testing.T, p EvalPlan, m *result.Topology) time.Duration {
+	t.Helper()
+	cells, _, err := Resolve(m, p.OLTPSpec(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.ProbeTime() + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows +
+		time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) + evalPGStart
+	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + evalCellSetup)
+	if p.Neighbour {
+		d += time.Duration(p.Repeat) * evalNeighbourSetup
+	}
+	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + evalCellSetup)
+	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + evalCellSetup)
+	pairs := len(null4(m))
+	d += time.Duration(p.NullRepeat*(1+pairs*len(p.NullTransports))) * (p.NullWarm + p.NullCell + evalCellSetup)
+	return d
+}
+
+// null4 are the client/backend pairings m offers besides none: the same
+// CPU always, an SMT sibling, another core, another node.
+func null4(m *result.Topology) []string {
+	out := []string{"same-cpu"}
+	if m.ThreadsPerCore() > 1 {
+		out = append(out, "smt-sibling")
+	}
+	if len(m.Cores) > 1 {
+		out = append(out, "other-core")
+	}
+	if len(m.Nodes) > 1 {
+		out = append(out, "other-node")
+	}
+	return out
+}
+
+// TestPlanEvalFits: on every captured machine the 5m, 15m and 1h plans
+// exist, keep every step within the budget less 15% for what runs long,
+// and give OLTP and transtats cells of at least 3 s. The one under 15
+// minutes takes TPC-H's three longest queries at SF 0.05 over the unix
+// socket only; from 15 minutes, five at SF 0.1 and TCP too.
+func TestPlanEvalFits(t *testing.T) {
+	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2", "64amd64-4s2n4ca2co.tar.bz2",
+		"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", "offline-cpu0-node0.tar.bz2"} {
+		m := fixture(t, fx)
+		for _, b := range []time.Duration{5 * time.Minute, 15 * time.Minute, time.Hour} {
+			p, err := PlanEval(b, m)
+			if err != nil {
+				t.Errorf("%s %v: %v", fx, b, err)
+				continue
+			}
+			if got := plannedTime(t, p, m); got > b/100*85 {
+				t.Errorf("%s %v: plan %+v takes %v; want at most 85%% of the budget", fx, b, p, got)
+			}
+			if p.OLTPWarmup+p.OLTPCell < evalMinCell || p.QueryWarm+p.QueryCell < evalMinCell || p.Repeat < 1 || p.QueryRepeat < 1 {
+				t.Errorf("%s %v: plan %+v: cells under %v", fx, b, p, evalMinCell)
+			}
+			quick := b < 15*time.Minute
+			if quick != (len(p.TPCHQueries) == 3 && p.TPCHSF == 0.05 && slices.Equal(p.NullTransports, []string{"unix"})) {
+				t.Errorf("%s %v: TPC-H %v at SF %g, null over %v", fx, b, p.TPCHQueries, p.TPCHSF, p.NullTransports)
+			}
+		}
 	}
 }
 
 // TestPlanEvalRepeatsAndNeighbour: on a 2-vCPU guest of one node the 5m
-// plan repeats every OLTP cell 3 times, and each repeat has one neighbour
+// plan repeats every OLTP cell 3 times, every transtats cell 4 times (so
+// that a U test of DOP 1 against DOP 2 can reach p ≤ 0.05), and each repeat has one neighbour
 // cell: one stream on cpu 0, the neighbour on cpu 1.
 func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
@@ -96,8 +169,8 @@ func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repeat != 3 || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second {
-		t.Fatalf("5m plan %+v: want 3 repeats, neighbour cells and cells of at least 3 s", p)
+	if p.Repeat != 3 || p.QueryRepeat != EvalDOPRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 3*time.Second {
+		t.Fatalf("5m plan %+v: want 3 OLTP and %d transtats repeats, neighbour cells and cells of at least 3 s", p, EvalDOPRepeat)
 	}
 	cells, _, err := Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
