@@ -69,7 +69,7 @@ type Sweep struct {
 	dop1          map[cellKey]float64
 	lastPlan      map[cellKey]string
 	lastDOP       map[cellKey]int
-	seen          map[string]bool // the plan findings stored, by findingKey
+	seen          map[string]bool   // the plan findings stored, by findingKey
 	cur           *result.QueryCell // the cell between Begin and End
 	curPlanErr    error
 }
