@@ -63,12 +63,12 @@ engines, within a wall-clock budget, ending in one report. In order:
 
 --budget sets the data sizes and the cell durations: a larger budget means
 more warehouses, rows and scale, and longer cells; the plan printed first
-says what it chose. Every OLTP cell is repeated 3 times and every
-transtats cell 4 times where the budget leaves 3 s a cell (else fewer,
-transtats' fourth first), so that findings rest on medians over repeats:
-a DOP finding compares DOP 1 with another DOP by a U test, which with 3
-repeats a side cannot reach p <= 0.05 (its smallest p is 0.10) and so
-cannot tell; the plan says so when the budget allows fewer than 4. On a
+says what it chose. Every OLTP and transtats cell is repeated 4 times
+where the budget leaves 3 s a cell (else fewer, OLTP's first), so that
+findings rest on repeats: a finding compares two cells (2 streams against
+1, DOP 2 against DOP 1) by a U test over their repeats, which with 3 a
+side cannot reach p <= 0.05 (its smallest p is 0.10) and so cannot tell;
+the plan says so when the budget allows fewer than 4. On a
 machine of one NUMA node the OLTP step adds one cell a repeat with a
 memory-bandwidth neighbour (run oltp --neighbour): the model, calibrated
 on the other cells, predicts it from the latency the neighbour imposed,
@@ -219,27 +219,28 @@ func writeEvalPlan(w io.Writer, plan sweep.EvalPlan) {
 	}
 	fmt.Fprintf(w, "plan: null transaction on SQLite and PostgreSQL (%s, every client/backend pairing), %v+%v per cell x%d repeats\n",
 		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat)
-	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s\n",
-		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb)
+	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s%s\n",
+		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
-		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, dopRepeatNote(plan.QueryRepeat))
+		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
 	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
 		plan.TPCHSF, strings.Join(qs, ","), intsArg(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
 }
 
-// dopRepeatNote says why fewer than sweep.EvalDOPRepeat repeats cannot
-// settle a DOP finding: the U test's smallest p with n a side is
-// 2/C(2n, n) (1.00 at 1, 0.33 at 2, 0.10 at 3), above 0.05.
-func dopRepeatNote(n int) string {
-	if n >= sweep.EvalDOPRepeat {
+// repeatNote says, when the budget allowed fewer than sweep.EvalRepeat
+// repeats of a step's cells, why its findings cannot tell: the U test's
+// smallest p with n a side is 2/C(2n, n) (1.00 at 1, 0.33 at 2, 0.10 at
+// 3), above 0.05.
+func repeatNote(n int) string {
+	if n >= sweep.EvalRepeat {
 		return ""
 	}
 	c := 1.0 // C(2n, n)
 	for i := 1; i <= n; i++ {
 		c = c * float64(n+i) / float64(i)
 	}
-	return fmt.Sprintf(" (the budget allows no more: with %d a side the U test's smallest p is %.2f, so the DOP findings cannot tell; %d a side need a larger --budget)",
-		n, min(2/c, 1), sweep.EvalDOPRepeat)
+	return fmt.Sprintf(" (the budget allows no more: with %d a side a U test's smallest p is %.2f, so the findings comparing these cells cannot tell; %d a side need a larger --budget)",
+		n, min(2/c, 1), sweep.EvalRepeat)
 }
 
 // replanEval fits the steps after the probe into what is left of the

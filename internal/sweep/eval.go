@@ -29,7 +29,7 @@ type EvalPlan struct {
 	QueryWarm time.Duration
 	QueryCell time.Duration
 	// QueryRepeat repeats every transtats cell: the DOP findings compare
-	// DOP 1 with the best DOP over these repeats (see EvalDOPRepeat).
+	// DOP 1 with the best DOP over these repeats (see EvalRepeat).
 	QueryRepeat int
 	// The null transaction: a prepared no-op on SQLite, and on PostgreSQL
 	// every pairing the machine offers over NullTransports.
@@ -74,14 +74,12 @@ const (
 	EvalMaxBudget = 7 * 24 * time.Hour
 )
 
-// evalRepeat is how often eval runs each OLTP cell when the budget allows.
-const evalRepeat = 3
-
-// EvalDOPRepeat is how often eval runs each transtats cell when the
-// budget allows: the DOP findings rest on a U test of DOP 1's repeats
-// against another DOP's, and with 3 a side its smallest p is 0.10, so it
-// could never show a difference at p ≤ 0.05; with 4 a side it is 0.029.
-const EvalDOPRepeat = 4
+// EvalRepeat is how often eval runs each OLTP and transtats cell when
+// the budget allows. The findings compare cells by a U test over their
+// repeats (stream counts, DOP 1 against another DOP), and with 3 a side
+// its smallest p is 0.10: it could never show a difference at p ≤ 0.05.
+// With 4 a side it is 0.029.
+const EvalRepeat = 4
 
 // evalStreamsPerCPU: beyond two streams per logical CPU a cell measures
 // queueing, not the hardware.
@@ -173,12 +171,12 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	if !p.ProbeQuick {
 		left -= evalProbeFull - evalProbeQuick
 	}
-	// Every OLTP cell is repeated evalRepeat times and every transtats
-	// cell EvalDOPRepeat times, so that the findings compare medians over
-	// repeats with their spread; where the budget cannot give that many
-	// cells evalMinCell each, fewer repeats: transtats' fourth first, then
-	// one each in turn.
-	p.Repeat, p.QueryRepeat = evalRepeat, EvalDOPRepeat
+	// Every OLTP and transtats cell is repeated EvalRepeat times, so that
+	// the findings compare repeats by a test, with their spread; where the
+	// budget cannot give that many cells evalMinCell each, fewer repeats,
+	// OLTP's first and then one each in turn, down to 3 each (the least
+	// the findings rest on), then 2 and 1.
+	p.Repeat, p.QueryRepeat = EvalRepeat, EvalRepeat
 	var oltpCells, queryCells int
 	var oltpNeed, queryNeed time.Duration
 	for {
@@ -195,10 +193,10 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 		if oltpNeed+queryNeed <= left || p.Repeat+p.QueryRepeat == 2 {
 			break
 		}
-		if p.QueryRepeat > p.Repeat {
-			p.QueryRepeat--
-		} else {
+		if p.Repeat >= p.QueryRepeat {
 			p.Repeat--
+		} else {
+			p.QueryRepeat--
 		}
 	}
 	if oltpNeed+queryNeed > left {

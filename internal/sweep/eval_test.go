@@ -80,10 +80,10 @@ func TestPlanEvalBudget(t *testing.T) {
 	}
 	// 16 CPUs: 11 OLTP cells and a neighbour cell a repeat, 10 transtats
 	// cells (P1, P2 at 5 DOPs) a repeat; after the fixed costs and the
-	// null and TPC-H steps (12 and 15 cells of 2 s) 159 s are left: 3+4
-	// repeats need 36×3.5+18+140 s, too many, so transtats' fourth goes,
-	// then one each in turn until 12×3.5+6+70 = 118 s fit: one OLTP
-	// repeat and two transtats ones.
+	// null and TPC-H steps (12 and 15 cells of 2 s) 159 s are left: 4+4
+	// repeats need 48×3.5+24+140 s, too many, so one repeat goes from
+	// each in turn, OLTP's first, until 12×3.5+6+70 = 118 s fit: one
+	// OLTP repeat and two transtats ones.
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
@@ -160,17 +160,18 @@ func TestPlanEvalFits(t *testing.T) {
 }
 
 // TestPlanEvalRepeatsAndNeighbour: on a 2-vCPU guest of one node the 5m
-// plan repeats every OLTP cell 3 times, every transtats cell 4 times (so
-// that a U test of DOP 1 against DOP 2 can reach p ≤ 0.05), and each repeat has one neighbour
-// cell: one stream on cpu 0, the neighbour on cpu 1.
+// plan repeats every OLTP and transtats cell 4 times (so that a U test
+// of 2 streams against 1, or DOP 2 against DOP 1, can reach p ≤ 0.05),
+// and each repeat has one neighbour cell: one stream on cpu 0, the
+// neighbour on cpu 1.
 func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repeat != 3 || p.QueryRepeat != EvalDOPRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 3*time.Second {
-		t.Fatalf("5m plan %+v: want 3 OLTP and %d transtats repeats, neighbour cells and cells of at least 3 s", p, EvalDOPRepeat)
+	if p.Repeat != EvalRepeat || p.QueryRepeat != EvalRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 3*time.Second {
+		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 s", p, EvalRepeat)
 	}
 	cells, _, err := Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
@@ -188,8 +189,8 @@ func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 			t.Errorf("cell %d at position %d", c.Index, i)
 		}
 	}
-	if len(got) != 3 || len(cells) != 3*(len(p.Streams)+1) {
-		t.Errorf("%d cells, neighbour cells %q; want 3 of %d", len(cells), got, 3*(len(p.Streams)+1))
+	if len(got) != EvalRepeat || len(cells) != EvalRepeat*(len(p.Streams)+1) {
+		t.Errorf("%d cells, neighbour cells %q; want %d of %d", len(cells), got, EvalRepeat, EvalRepeat*(len(p.Streams)+1))
 	}
 	multi, err := PlanEval(5*time.Minute, fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
 	if err != nil || multi.Neighbour {
