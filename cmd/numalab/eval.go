@@ -64,7 +64,8 @@ engines, within a wall-clock budget, ending in one report. In order:
 --budget sets the data sizes and the cell durations: a larger budget means
 more warehouses, rows and scale, and longer cells; the plan printed first
 says what it chose. Every OLTP and transtats cell is repeated 4 times
-where the budget leaves 3 s a cell (else fewer, OLTP's first), so that
+where the budget leaves 3 s an OLTP cell and 5 s a transtats one (P1
+takes about a second; else fewer repeats, OLTP's first), so that
 findings rest on repeats: a finding compares two cells (2 streams against
 1, DOP 2 against DOP 1) by a U test over their repeats, which with 3 a
 side cannot reach p <= 0.05 (its smallest p is 0.10) and so cannot tell;

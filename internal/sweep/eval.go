@@ -85,9 +85,15 @@ const EvalRepeat = 4
 // queueing, not the hardware.
 const evalStreamsPerCPU = 2
 
-// evalMinCell is the shortest OLTP or transtats cell, warm-up included,
-// that eval plans.
-const evalMinCell = 3 * time.Second
+// evalMinCell is the shortest OLTP cell, warm-up included, that eval
+// plans; evalMinQueryCell the shortest transtats cell: P1 takes 0.75 s
+// on an idle 2-vCPU guest (and 2 to 3 s under a load of 10), and a cell's
+// queries per hour count the queries that finished in its window, so a
+// window of fewer than about five says little.
+const (
+	evalMinCell      = 3 * time.Second
+	evalMinQueryCell = 5 * time.Second
+)
 
 // evalTPCHQueries are the TPC-H queries eval sweeps over DOP: the ones
 // that take longest, so that parallelism has work to split, most telling
@@ -173,7 +179,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	}
 	// Every OLTP and transtats cell is repeated EvalRepeat times, so that
 	// the findings compare repeats by a test, with their spread; where the
-	// budget cannot give that many cells evalMinCell each, fewer repeats,
+	// budget cannot give that many cells their least length, fewer repeats,
 	// OLTP's first and then one each in turn, down to 3 each (the least
 	// the findings rest on), then 2 and 1.
 	p.Repeat, p.QueryRepeat = EvalRepeat, EvalRepeat
@@ -189,7 +195,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 		if p.Neighbour {
 			oltpNeed += time.Duration(p.Repeat) * evalNeighbourSetup
 		}
-		queryNeed = time.Duration(queryCells) * (evalMinCell + evalCellSetup)
+		queryNeed = time.Duration(queryCells) * (evalMinQueryCell + evalCellSetup)
 		if oltpNeed+queryNeed <= left || p.Repeat+p.QueryRepeat == 2 {
 			break
 		}
@@ -206,7 +212,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	// What is left over lengthens the cells, half to each step.
 	spare := (left - oltpNeed - queryNeed) / 2
 	perOLTP := evalMinCell + spare/time.Duration(oltpCells)
-	perQuery := evalMinCell + spare/time.Duration(queryCells)
+	perQuery := evalMinQueryCell + spare/time.Duration(queryCells)
 	// Rounded down (a tenth of a second for the window), so that the
 	// cells never add up to more than was planned.
 	p.OLTPWarmup = min(max(perOLTP/6, time.Second), 10*time.Second).Truncate(time.Second)

@@ -81,15 +81,15 @@ func TestPlanEvalBudget(t *testing.T) {
 	// 16 CPUs: 11 OLTP cells and a neighbour cell a repeat, 10 transtats
 	// cells (P1, P2 at 5 DOPs) a repeat; after the fixed costs and the
 	// null and TPC-H steps (12 and 15 cells of 2 s) 159 s are left: 4+4
-	// repeats need 48×3.5+24+140 s, too many, so one repeat goes from
-	// each in turn, OLTP's first, until 12×3.5+6+70 = 118 s fit: one
+	// repeats need 48×3.5+24+40×5.5 s, too many, so one repeat goes from
+	// each in turn, OLTP's first, until 12×3.5+6+20×5.5 = 158 s fit: one
 	// OLTP repeat and two transtats ones.
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 2 || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 3*time.Second {
-		t.Errorf("5m plan %+v: want a quick probe, one OLTP repeat, two transtats ones and cells of at least 3 s", p)
+	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 2 || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+		t.Errorf("5m plan %+v: want a quick probe, one OLTP repeat, two transtats ones and cells of at least 3 and 5 s", p)
 	}
 }
 
@@ -132,7 +132,7 @@ func null4(m *result.Topology) []string {
 
 // TestPlanEvalFits: on every captured machine the 5m, 15m and 1h plans
 // exist, keep every step within the budget less 15% for what runs long,
-// and give OLTP and transtats cells of at least 3 s. The one under 15
+// and give OLTP cells of at least 3 s and transtats cells of at least 5. The one under 15
 // minutes takes TPC-H's three longest queries at SF 0.05 over the unix
 // socket only; from 15 minutes, five at SF 0.1 and TCP too.
 func TestPlanEvalFits(t *testing.T) {
@@ -148,8 +148,8 @@ func TestPlanEvalFits(t *testing.T) {
 			if got := plannedTime(t, p, m); got > b/100*85 {
 				t.Errorf("%s %v: plan %+v takes %v; want at most 85%% of the budget", fx, b, p, got)
 			}
-			if p.OLTPWarmup+p.OLTPCell < evalMinCell || p.QueryWarm+p.QueryCell < evalMinCell || p.Repeat < 1 || p.QueryRepeat < 1 {
-				t.Errorf("%s %v: plan %+v: cells under %v", fx, b, p, evalMinCell)
+			if p.OLTPWarmup+p.OLTPCell < evalMinCell || p.QueryWarm+p.QueryCell < evalMinQueryCell || p.Repeat < 1 || p.QueryRepeat < 1 {
+				t.Errorf("%s %v: plan %+v: OLTP cells under %v or transtats cells under %v", fx, b, p, evalMinCell, evalMinQueryCell)
 			}
 			quick := b < 15*time.Minute
 			if quick != (len(p.TPCHQueries) == 3 && p.TPCHSF == 0.05 && slices.Equal(p.NullTransports, []string{"unix"})) {
@@ -170,8 +170,8 @@ func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repeat != EvalRepeat || p.QueryRepeat != EvalRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 3*time.Second {
-		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 s", p, EvalRepeat)
+	if p.Repeat != EvalRepeat || p.QueryRepeat != EvalRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, EvalRepeat)
 	}
 	cells, _, err := Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
