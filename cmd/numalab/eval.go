@@ -58,8 +58,8 @@ engines, within a wall-clock budget, ending in one report. In order:
      (--out) and a summary of the findings and of each run on stdout.
      --out is checked before anything runs: it replaces an existing file
      only if numalab wrote it (or with --force), and never the store or a
-     database. The report shows one run of each kind: of the two null
-     runs, PostgreSQL's, or SQLite's when PostgreSQL's did not complete.
+     database. The report shows every run eval stored, the null
+     transaction's on each engine.
 
 --budget sets the data sizes and the cell durations: a larger budget means
 more warehouses, rows and scale, and longer cells; the plan printed first
@@ -306,27 +306,18 @@ func intsArg(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// evalReport builds the report from the runs eval stored, and returns
-// them by id. A report shows one run of each kind: of the two null runs,
-// PostgreSQL's (the placement matrix) when its step completed, else
-// SQLite's.
+// evalReport builds the report from the runs eval stored (both null
+// runs: the report shows one per engine), and returns them by id. A
+// PostgreSQL step skipped for want of binaries stored a failed run with
+// nothing in it: it is left out.
 func evalReport(storePath string, steps []*evalStep) (*report.Report, map[int64]*result.Run, error) {
-	byKind := map[string]*evalStep{}
-	for _, s := range steps {
-		if prev := byKind[s.kind]; s.id == 0 || prev != nil && s.err != nil {
-			continue
-		}
-		byKind[s.kind] = s
-	}
-	if len(byKind) == 0 {
-		return nil, nil, errors.New("no step stored a run: nothing to report")
-	}
 	st, err := store.Open(storePath)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer st.Close()
 	all := map[int64]*result.Run{}
+	var runs []*result.Run
 	for _, s := range steps {
 		if s.id == 0 {
 			continue
@@ -336,12 +327,12 @@ func evalReport(storePath string, steps []*evalStep) (*report.Report, map[int64]
 			return nil, nil, err
 		}
 		all[s.id] = r
-	}
-	var runs []*result.Run
-	for _, s := range steps {
-		if s.id != 0 && byKind[s.kind] == s {
-			runs = append(runs, all[s.id])
+		if !errors.Is(s.err, pgserver.ErrNoBinaries) {
+			runs = append(runs, r)
 		}
+	}
+	if len(runs) == 0 {
+		return nil, nil, errors.New("no step stored a run: nothing to report")
 	}
 	r, err := report.Build(runs)
 	return r, all, err
