@@ -63,13 +63,14 @@ engines, within a wall-clock budget, ending in one report. In order:
 
 --budget sets the data sizes and the cell durations: a larger budget means
 more warehouses, rows and scale, and longer cells; the plan printed first
-says what it chose. Every OLTP and transtats cell is repeated 4 times
-where the budget leaves 3 s an OLTP cell and 5 s a transtats one (P1
-takes about a second; else fewer repeats, OLTP's first), so that
+says what it chose. Every OLTP, transtats and null cell is repeated 4
+times where the budget leaves 3 s an OLTP cell and 5 s a transtats one
+(P1 takes about a second; else fewer repeats, OLTP's first), so that
 findings rest on repeats: a finding compares two cells (2 streams against
-1, DOP 2 against DOP 1) by a U test over their repeats, which with 3 a
-side cannot reach p <= 0.05 (its smallest p is 0.10) and so cannot tell;
-the plan says so when the budget allows fewer than 4. On a
+1, DOP 2 against DOP 1, the backend on the client's CPU against another)
+by a U test over their repeats, which with 3 a side cannot reach p <=
+0.05 (its smallest p is 0.10) and so cannot tell; the plan says so when
+the budget allows fewer than 4. On a
 machine of one NUMA node the OLTP step adds one cell a repeat with a
 memory-bandwidth neighbour (run oltp --neighbour): the model, calibrated
 on the other cells, predicts it from the latency the neighbour imposed,
@@ -218,8 +219,8 @@ func writeEvalPlan(w io.Writer, plan sweep.EvalPlan) {
 	for _, q := range plan.TPCHQueries {
 		qs = append(qs, tpch.QueryName(q))
 	}
-	fmt.Fprintf(w, "plan: null transaction on SQLite and PostgreSQL (%s, every client/backend pairing), %v+%v per cell x%d repeats\n",
-		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat)
+	fmt.Fprintf(w, "plan: null transaction on SQLite and PostgreSQL (%s, every client/backend pairing), %v+%v per cell x%d repeats%s\n",
+		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat, repeatNote(plan.NullRepeat))
 	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s%s\n",
 		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",

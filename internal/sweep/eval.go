@@ -75,10 +75,11 @@ const (
 )
 
 // EvalRepeat is how often eval runs each OLTP and transtats cell when
-// the budget allows. The findings compare cells by a U test over their
-// repeats (stream counts, DOP 1 against another DOP), and with 3 a side
-// its smallest p is 0.10: it could never show a difference at p ≤ 0.05.
-// With 4 a side it is 0.029.
+// the budget allows, and each null cell always. The findings compare
+// cells by a U test over their repeats (stream counts, DOP 1 against
+// another DOP, one client/backend pairing against another), and with 3
+// a side its smallest p is 0.10: it could never show a difference at
+// p ≤ 0.05. With 4 a side it is 0.029.
 const EvalRepeat = 4
 
 // evalStreamsPerCPU: beyond two streams per logical CPU a cell measures
@@ -124,7 +125,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 		// Below 15 minutes: the unix socket only, 1 s cells; TPC-H at
 		// SF 0.05 (three 122,880-row groups of lineitem, DuckDB's unit of
 		// parallel work: a smaller SF has one and cannot run in parallel).
-		NullTransports: []string{"unix"}, NullRepeat: 3, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
+		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: evalTPCHQueries[:3], TPCHRepeat: 1}
 	switch {
 	case budget >= time.Hour:
@@ -172,20 +173,22 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	}
 	// The null and TPC-H steps have cells of fixed length; OLTP and
 	// reporting share what is left after them and the fixed costs.
-	left := budget/100*85 - evalProbeQuick - time.Duration(p.Warehouses)*evalLoadWH - time.Duration(p.Rows/1_000_000)*evalLoadMRows -
-		time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) - evalPGStart - p.nullTime(t) - p.tpchTime()
+	fixed := evalProbeQuick + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows +
+		time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) + evalPGStart + p.tpchTime()
 	if !p.ProbeQuick {
-		left -= evalProbeFull - evalProbeQuick
+		fixed += evalProbeFull - evalProbeQuick
 	}
-	// Every OLTP and transtats cell is repeated EvalRepeat times, so that
-	// the findings compare repeats by a test, with their spread; where the
-	// budget cannot give that many cells their least length, fewer repeats,
-	// OLTP's first and then one each in turn, down to 3 each (the least
-	// the findings rest on), then 2 and 1.
-	p.Repeat, p.QueryRepeat = EvalRepeat, EvalRepeat
+	// Every OLTP, transtats and null cell is repeated EvalRepeat times,
+	// so that the findings compare repeats by a test, with their spread;
+	// where the budget cannot give that many OLTP and transtats cells
+	// their least length, fewer repeats: OLTP's fourth, transtats', the
+	// null cells', then one of OLTP and transtats each in turn.
+	p.Repeat, p.QueryRepeat, p.NullRepeat = EvalRepeat, EvalRepeat, EvalRepeat
+	var left time.Duration
 	var oltpCells, queryCells int
 	var oltpNeed, queryNeed time.Duration
 	for {
+		left = budget/100*85 - fixed - p.nullTime(t)
 		cells, _, err := Resolve(t, p.OLTPSpec(), true)
 		if err != nil {
 			return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
@@ -196,13 +199,8 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 			oltpNeed += time.Duration(p.Repeat) * evalNeighbourSetup
 		}
 		queryNeed = time.Duration(queryCells) * (evalMinQueryCell + evalCellSetup)
-		if oltpNeed+queryNeed <= left || p.Repeat+p.QueryRepeat == 2 {
+		if oltpNeed+queryNeed <= left || !p.fewerRepeats() {
 			break
-		}
-		if p.Repeat >= p.QueryRepeat {
-			p.Repeat--
-		} else {
-			p.QueryRepeat--
 		}
 	}
 	if oltpNeed+queryNeed > left {
@@ -220,6 +218,26 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	p.QueryWarm = min(max(perQuery/6, time.Second), 10*time.Second).Truncate(time.Second)
 	p.QueryCell = min(perQuery-p.QueryWarm, 2*time.Minute).Truncate(100 * time.Millisecond)
 	return p, nil
+}
+
+// fewerRepeats drops one repeat, in the order PlanEval gives, and says
+// whether there was one to drop.
+func (p *EvalPlan) fewerRepeats() bool {
+	switch {
+	case p.Repeat > 3:
+		p.Repeat--
+	case p.QueryRepeat > 3:
+		p.QueryRepeat--
+	case p.NullRepeat > 3:
+		p.NullRepeat--
+	case p.Repeat >= p.QueryRepeat && p.Repeat > 1:
+		p.Repeat--
+	case p.QueryRepeat > 1:
+		p.QueryRepeat--
+	default:
+		return false
+	}
+	return true
 }
 
 // nullTime is what the null steps' cells take on t: SQLite's, and

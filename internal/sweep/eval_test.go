@@ -80,15 +80,16 @@ func TestPlanEvalBudget(t *testing.T) {
 	}
 	// 16 CPUs: 11 OLTP cells and a neighbour cell a repeat, 10 transtats
 	// cells (P1, P2 at 5 DOPs) a repeat; after the fixed costs and the
-	// null and TPC-H steps (12 and 15 cells of 2 s) 159 s are left: 4+4
-	// repeats need 48×3.5+24+40×5.5 s, too many, so one repeat goes from
-	// each in turn, OLTP's first, until 12×3.5+6+20×5.5 = 158 s fit: one
-	// OLTP repeat and two transtats ones.
+	// null and TPC-H steps (16 and 15 cells of 2 s) 151 s are left: 4+4
+	// repeats need 48×3.5+24+40×5.5 s, too many, so OLTP's, transtats'
+	// and the null cells' fourth go (159 s left), then one of OLTP and
+	// transtats each in turn until 12×3.5+6+20×5.5 = 158 s fit: one OLTP
+	// repeat and two transtats ones.
 	p, err := PlanEval(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 2 || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 2 || p.NullRepeat != 3 || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
 		t.Errorf("5m plan %+v: want a quick probe, one OLTP repeat, two transtats ones and cells of at least 3 and 5 s", p)
 	}
 }
@@ -170,7 +171,7 @@ func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repeat != EvalRepeat || p.QueryRepeat != EvalRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+	if p.Repeat != EvalRepeat || p.QueryRepeat != EvalRepeat || p.NullRepeat != EvalRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
 		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, EvalRepeat)
 	}
 	cells, _, err := Resolve(m, p.OLTPSpec(), true)
