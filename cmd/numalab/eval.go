@@ -26,72 +26,8 @@ import (
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
-const evalHelp = `Usage:
-  numalab eval [--budget 5m] [--dir DIR] [--store FILE] [--out FILE.html] [--force]
-
-The main job: everything numalab knows how to measure on the embedded
-engines, within a wall-clock budget, ending in one report. In order:
-
-  1. the topology (numalab topo);
-  2. a quick memory probe (numalab probe mem --quick; the full probe from a
-     15m budget on);
-  3. the null transaction on SQLite, a prepared no-op in the process: the
-     floor under every engine (numalab run null --engine sqlite);
-  4. the null transaction on PostgreSQL, on a throwaway server, where
-     PostgreSQL's binaries can be had (numalab run null): client and
-     backend on the same CPU, an SMT sibling, another core and another
-     node, as the machine offers them, over the unix socket (and TCP
-     loopback from a 15m budget on); without binaries the step is skipped
-     and says so;
-  5. tpcc-ro on SQLite (numalab run oltp), streams from 1 to 2x the
-     logical CPUs of each placement, SMT on and off where the machine has
-     SMT, and where it has more than one NUMA node, data on the first node
-     with streams on it (local) and on the node farthest from it by the
-     firmware's distances (remote);
-  6. transtats P1 and P2 on DuckDB (numalab run report), DOP from 1 to the
-     logical CPUs;
-  7. TPC-H-derived queries on DuckDB (numalab run tpch), the power test of
-     the longest queries (Q21, Q9, Q1; Q18 and Q13 too from a 15m budget
-     on) at DOP 1 to the logical CPUs, at SF 0.05 (0.1 from 15m, 1 from
-     1h);
-  8. the model, calibrated to the OLTP run, and the report: an HTML file
-     (--out) and a summary of the findings and of each run on stdout.
-     --out is checked before anything runs: it replaces an existing file
-     only if numalab wrote it (or with --force), and never the store or a
-     database. The report shows every run eval stored, the null
-     transaction's on each engine.
-
---budget sets the data sizes and the cell durations: a larger budget means
-more warehouses, rows and scale, and longer cells; the plan printed first
-says what it chose. Every OLTP, transtats and null cell is repeated 4
-times where the budget leaves 3 s an OLTP cell and 5 s a transtats one
-(P1 takes about a second; else fewer repeats, OLTP's first), so that
-findings rest on repeats: a finding compares two cells (2 streams against
-1, DOP 2 against DOP 1, the backend on the client's CPU against another)
-by a U test over their repeats, which with 3 a side cannot reach p <=
-0.05 (its smallest p is 0.10) and so cannot tell; the plan says so when
-the budget allows fewer than 4. On a
-machine of one NUMA node the OLTP step adds one cell a repeat with a
-memory-bandwidth neighbour (run oltp --neighbour): the model, calibrated
-on the other cells, predicts it from the latency the neighbour imposed,
-and eval prints that held-out error with the model's residuals; on
-several nodes the held-out cells are the remote-data ones, predicted from
-the local ones alone. Each step is stored as its own run (see 'numalab
-runs'), with the command line that runs it again. Everything eval writes
-goes in --dir (default numalab-eval, created if missing): the store
-(numalab.db, unless --store says otherwise), the databases, kept and
-reused by the next eval, and the report (numalab-report.html, unless
---out says otherwise). Ctrl-C stops the current step, keeps what was
-measured and still writes the report from it.
-
-Examples:
-  numalab eval                      # about 5 minutes
-  numalab eval --budget 30m --out big.html
-  numalab report --store numalab-eval/numalab.db   # the report again
-`
-
 func cmdEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", evalHelp)
+	fs := newFlags(e, "eval", helpText("eval"))
 	// Below the least budget the plan says why (after the preflight).
 	budget := rangedDuration(fs, "budget", 5*time.Minute, time.Second, sweep.EvalMaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
 	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
