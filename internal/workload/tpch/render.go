@@ -51,6 +51,19 @@ func WriteRow(w io.Writer, c sweep.Cell, tc *Cell) {
 // count, for 'numalab runs'.
 func Headline(cfg RunConfig, an Analysis) string {
 	h := fmt.Sprintf("%s SF %g: %d queries", cfg.Engine, cfg.SF, len(an.Queries))
+	swept, faster, lowest := 0, 0, 0
+	for _, q := range an.Queries {
+		if len(q.Points) > 1 {
+			swept++
+			lowest = q.Points[0].DOP
+			if q.BestDOP > lowest {
+				faster++
+			}
+		}
+	}
+	if swept > 0 {
+		h += fmt.Sprintf("; %d of %d fastest above DOP %d", faster, swept, lowest)
+	}
 	if an.Advice != nil {
 		for _, s := range an.Advice.PerStreams {
 			h += fmt.Sprintf("; %s: DOP %d best for queries/h", sweep.Count(s.Streams, "stream"), s.BestQPH)

@@ -52,7 +52,7 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 		t.Errorf("WriteAnalysis printed\n%s\nwant\n%s", b.String(), want)
 	}
 	h := Headline(RunConfig{Engine: "duckdb", SF: 0.01}, an)
-	if want := "duckdb SF 0.01: 2 queries; 1 stream: DOP 1 best for queries/h; 2 streams: DOP 2 best for queries/h"; h != want {
+	if want := "duckdb SF 0.01: 2 queries; 1 of 1 fastest above DOP 1; 1 stream: DOP 1 best for queries/h; 2 streams: DOP 2 best for queries/h"; h != want {
 		t.Errorf("Headline = %q, want %q", h, want)
 	}
 }
