@@ -269,18 +269,26 @@ func (s *Server) Stop() error {
 
 func (s *Server) stop() error {
 	var errs []error
+	crashed := false
 	select {
 	case <-s.exited:
+		crashed = true
+	default:
+		if !s.signalAndWait(syscall.SIGINT, s.stopTimeout) {
+			errs = append(errs, fmt.Errorf("fast shutdown did not finish within %v; killed the server", s.stopTimeout))
+			if !s.signalAndWait(syscall.SIGQUIT, 5*time.Second) {
+				s.kill()
+			}
+		} else {
+			// A fast shutdown exits 0: a failure is a kill or crash just
+			// before Stop that had not yet been seen.
+			crashed = s.waitErr != nil
+		}
+	}
+	if crashed {
 		// Killed or crashed before Stop: its backends may outlive it.
 		syscall.Kill(-s.pid, syscall.SIGKILL)
 		errs = append(errs, fmt.Errorf("the server had already exited (%v)", s.waitErr))
-	default:
-	}
-	if !s.signalAndWait(syscall.SIGINT, s.stopTimeout) {
-		errs = append(errs, fmt.Errorf("fast shutdown did not finish within %v; killed the server", s.stopTimeout))
-		if !s.signalAndWait(syscall.SIGQUIT, 5*time.Second) {
-			s.kill()
-		}
 	}
 	// A server that did not shut down itself leaves its shared memory; one
 	// that did has removed it, and its control segment lists nothing. The
