@@ -37,6 +37,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -47,22 +48,30 @@ import (
 const rawWait = 20 * time.Millisecond
 
 // dialBlocking dials like net.Dialer (honouring ctx), then keeps only a
-// blocking duplicate of the socket.
+// blocking duplicate of the socket, which Go's netpoller never sees:
+// net.Conn's File would register the duplicate with the netpoller, whose
+// epoll would then wake an idle thread of this process at every answer
+// (one wake-up and context switch per call that the stream's own read
+// makes needless).
 func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	c, err := (&net.Dialer{KeepAlive: 5 * time.Minute}).DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	fc, ok := c.(interface{ File() (*os.File, error) })
+	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil, fmt.Errorf("dialing %s %s: %T has no file descriptor", network, addr, c)
 	}
-	f, err := fc.File()
+	rc, err := sc.SyscallConn()
 	if err != nil {
 		return nil, fmt.Errorf("dialing %s %s: %w", network, addr, err)
 	}
-	fd := int(f.Fd()) // Fd puts the descriptor in blocking mode, for good
+	fd := -1
+	cerr := rc.Control(func(s uintptr) { fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) })
+	if err = errors.Join(cerr, err); err != nil {
+		return nil, fmt.Errorf("dialing %s %s: duplicating the socket: %w", network, addr, err)
+	}
 	tv := unix.NsecToTimeval(rawWait.Nanoseconds())
 	for _, opt := range []int{unix.SO_RCVTIMEO, unix.SO_SNDTIMEO} {
 		if err == nil {
@@ -70,17 +79,16 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 		}
 	}
 	if err == nil {
-		err = unix.SetNonblock(fd, false)
+		err = unix.SetNonblock(fd, false) // for both descriptors: c is closed next
 	}
 	if err != nil {
-		f.Close()
+		unix.Close(fd)
 		return nil, fmt.Errorf("dialing %s %s: %w", network, addr, err)
 	}
-	return &blockingConn{f: f, fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+	return &blockingConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
 }
 
 type blockingConn struct {
-	f             *os.File
 	fd            int
 	local, remote net.Addr
 
@@ -167,7 +175,7 @@ func (c *blockingConn) Close() error {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	return c.f.Close()
+	return unix.Close(c.fd)
 }
 
 func (c *blockingConn) LocalAddr() net.Addr  { return c.local }

@@ -6,8 +6,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // blockingPair returns a blockingConn dialed to a unix socket and the
@@ -94,5 +98,39 @@ func TestPostgresStreamCancel(t *testing.T) {
 	}
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("cancelled after %v, want well under 10s", d)
+	}
+}
+
+// TestBlockingConnNotInNetpoller: no epoll instance of this process
+// watches the blocking socket (the netpoller would wake a thread at every
+// answer), and the socket is in blocking mode.
+func TestBlockingConnNotInNetpoller(t *testing.T) {
+	c, _ := blockingPair(t)
+	fd := c.(*blockingConn).fd
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
+		t.Errorf("socket flags %#x (%v); want blocking", fl, err)
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	polls := 0
+	for _, e := range fds {
+		if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); l != "anon_inode:[eventpoll]" {
+			continue
+		}
+		polls++
+		info, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "tfd:" && f[1] == strconv.Itoa(fd) {
+				t.Errorf("epoll fd %s watches the blocking socket %d: %s", e.Name(), fd, line)
+			}
+		}
+	}
+	if polls == 0 {
+		t.Error("no epoll instance found: the netpoller should be running (the test dialed through it)")
 	}
 }
