@@ -16,10 +16,11 @@ package engine
 // blockingConn therefore reads and writes its socket in blocking mode
 // with raw system calls: the thread keeps its P and sleeps in the kernel,
 // which wakes it directly. The socket has a 20 ms receive and send
-// timeout: a wait longer than that (a slow query, a hung server) continues
-// with ordinary blocking calls, which release the P, so a garbage
-// collection or another goroutine never waits more than 20 ms for a
-// stream. (Raising GOMAXPROCS above the streams, so that waiting streams
+// timeout: a wait longer than that (a slow query, a hung server), or one a
+// signal interrupts (the runtime's preemption for a garbage collection),
+// continues with ordinary blocking calls, which release the P, so a
+// garbage collection or another goroutine never waits more than 20 ms for
+// a stream. (Raising GOMAXPROCS above the streams, so that waiting streams
 // never hold every P, was measured and made things worse on 2 vCPUs: more
 // idle Ps, more threads spinning to find work.)
 //
@@ -103,8 +104,9 @@ var _ net.Conn = (*blockingConn)(nil)
 // errDeadline is returned after a deadline shut the socket down.
 var errDeadline = fmt.Errorf("connection interrupted: %w", os.ErrDeadlineExceeded)
 
-// io runs a read or write: raw first, then, after rawWait, with ordinary
-// system calls that release the P, until it is done or fails.
+// io runs a read or write: raw first, then, after rawWait or a signal,
+// with ordinary system calls that release the P, until it is done or
+// fails.
 func (c *blockingConn) io(sysno uintptr, b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
@@ -120,6 +122,12 @@ func (c *blockingConn) io(sysno uintptr, b []byte) (int, error) {
 		}
 		switch {
 		case e == unix.EINTR:
+			// A signal, such as the runtime's preemption of this
+			// thread to stop the world for a garbage collection. A
+			// raw retry would be interrupted again, each time with a
+			// new socket timeout, and the collection would wait for
+			// the answer however long it takes: wait on politely.
+			raw = false
 			continue
 		case e == unix.EAGAIN: // the socket's timeout: wait on, politely
 			if c.shut.Load() {

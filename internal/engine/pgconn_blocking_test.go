@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,5 +134,44 @@ func TestBlockingConnNotInNetpoller(t *testing.T) {
 	}
 	if polls == 0 {
 		t.Error("no epoll instance found: the netpoller should be running (the test dialed through it)")
+	}
+}
+
+// TestBlockingConnLetsTheWorldStop: a garbage collection does not wait for
+// the answer of a stream's read in its raw system call. The collector's
+// preemption signals interrupt the read, which then waits on politely (a
+// raw retry would restart the socket's timeout at every signal, and the
+// collection would wait as long as the server: here the answer comes from
+// another process 2 s later).
+func TestBlockingConnLetsTheWorldStop(t *testing.T) {
+	c, s := blockingPair(t)
+	tv := unix.NsecToTimeval((10 * time.Second).Nanoseconds()) // a raw wait longer than the test
+	if err := unix.SetsockoptTimeval(c.(*blockingConn).fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.(*net.UnixConn).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	peer := exec.Command("sh", "-c", "sleep 2; printf x")
+	peer.Stdout = f
+	if err := peer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Wait()
+	read := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 8))
+		read <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the read is in its system call
+	t0 := time.Now()
+	runtime.GC()
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("a garbage collection took %v while a read waited; want it not to wait for the read", d)
+	}
+	if err := <-read; err != nil {
+		t.Errorf("the read: %v", err)
 	}
 }
