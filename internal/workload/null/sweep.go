@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +59,10 @@ type Cell struct {
 	// the window, CtxSwitchesPerCall that over the round trips per second.
 	CtxSwitchesPerSec  float64 `json:"ctx_switches_per_s"`
 	CtxSwitchesPerCall float64 `json:"ctx_switches_per_call"`
+	// NoCall says why a cell that ran its whole window completed no call
+	// and failed none (its rates are then 0, and not a figure); empty
+	// otherwise.
+	NoCall string `json:"no_call,omitempty"`
 }
 
 // RunConfig is a null sweep ('numalab run null'); it is stored with the
@@ -193,6 +198,7 @@ type Sweep struct {
 	engs   map[string]engine.Engine // by transport
 	root   string                   // of /proc
 	was    []int                    // the process's CPUs before a cell pinned it; nil: not pinned
+	procs  int                      // GOMAXPROCS before, held while the process is pinned
 }
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
@@ -275,6 +281,11 @@ func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, err
 // the timers', the collector's) otherwise run wherever the kernel puts
 // them, the backend's CPU included, where they would compete with the
 // backend. Close puts them back.
+//
+// GOMAXPROCS is held at its value before: the runtime otherwise lowers it
+// to the pinned process's one CPU within a second or two (each change a
+// stop-the-world), and the stream's thread, holding the only P while it
+// waits for an answer, would keep the timers and the monitor from running.
 func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
 	if s.cfg.Engine != "postgres" {
 		return nil
@@ -285,6 +296,8 @@ func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
 			return fmt.Errorf("reading this process's CPUs: %w", err)
 		}
 		s.was = was
+		s.procs = runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(s.procs) // set, so no longer the runtime's to change
 	}
 	return s.pinProcess(c.Place.CPUs)
 }
@@ -352,7 +365,12 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 			it.CtxSwitchesPerCall = m.Usage.CtxSwitchesPerSec / m.TPS
 		}
 	}
-	return sweep.Outcome[*Cell]{Item: it, Store: []result.Entry{KindCell.Of(*it)}, Stop: err}
+	var notes []string
+	if !m.Interrupted && m.Total.Count == 0 && m.Total.Errors == 0 {
+		it.NoCall = fmt.Sprintf("no call completed in the %v window: every stream's call was still waiting for its answer when the window closed (a backend not run for that long: is the machine overloaded?)", m.Duration)
+		notes = append(notes, fmt.Sprintf("note: cell %d (%s %s): %s", c.Index, l.Transport, l.Pairing.Name, it.NoCall))
+	}
+	return sweep.Outcome[*Cell]{Item: it, Store: []result.Entry{KindCell.Of(*it)}, Notes: notes, Stop: err}
 }
 
 // Close closes the engines and stops a managed server.
@@ -369,6 +387,11 @@ func (s *Sweep) Close() error {
 	if s.was != nil {
 		errs = append(errs, s.pinProcess(s.was))
 		s.was = nil
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.SetDefaultGOMAXPROCS() // the runtime's to change again
+		} else {
+			runtime.GOMAXPROCS(s.procs)
+		}
 	}
 	return errors.Join(errs...)
 }

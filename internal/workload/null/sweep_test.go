@@ -3,7 +3,9 @@ package null
 import (
 	"context"
 	"os"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,12 +101,20 @@ func TestSweepPostgres(t *testing.T) {
 	}
 	w := NewSweep(cfg, layout, m)
 	rec := &recorder{}
-	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t}, rec, rec)
+	// As in numalab, not as go test leaves it: GOMAXPROCS the runtime's
+	// to change.
+	procs := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	runtime.SetDefaultGOMAXPROCS()
+	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t, procs: procs}, rec, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(after, before) {
 		t.Errorf("after the sweep the process is on cpus %v (%v); want %v as before", after, err, before)
+	}
+	if p := runtime.GOMAXPROCS(0); p != procs {
+		t.Errorf("after the sweep GOMAXPROCS is %d; want %d as before", p, procs)
 	}
 	avail := 0
 	for _, p := range m {
@@ -117,20 +127,10 @@ func TestSweepPostgres(t *testing.T) {
 	if len(out) != 2*avail {
 		t.Fatalf("%d cells; want %d (2 transports x %d pairings)", len(out), 2*avail, avail)
 	}
-	// Known, not yet understood: now and then (2 of 7 suite runs) one
-	// PostgreSQL cell completes no call in its window, with no error,
-	// on an idle machine too; it is tolerated once here and logged, so
-	// the rest is still checked. Two such cells fail the test.
-	silent := 0
 	for _, c := range out {
 		t.Logf("%s %s %s: %.0f calls/s, p50 %.1f µs, %.2f context switches per call",
 			c.Transport, c.Protocol, c.Pairing, c.Cell.TPS, c.Cell.Total.P50US, c.CtxSwitchesPerCall)
-		if c.Cell.Total.Count == 0 && c.Cell.Total.Errors == 0 && silent == 0 {
-			silent++
-			t.Logf("KNOWN ISSUE: cell %d completed no call in its window", c.Cell.Index)
-			continue
-		}
-		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.Protocol != Simple || c.CtxSwitchesPerCall <= 0 {
+		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.NoCall != "" || c.Protocol != Simple || c.CtxSwitchesPerCall <= 0 {
 			t.Errorf("cell %d: %+v", c.Cell.Index, c)
 		}
 	}
@@ -140,11 +140,14 @@ func TestSweepPostgres(t *testing.T) {
 }
 
 // affinityCheck wraps the workload: each stream it opens must have its
-// backend on the pairing's backend CPU and its client back on the
-// client's.
+// backend on the pairing's backend CPU, its client back on the client's,
+// and GOMAXPROCS its value before the sweep (the runtime lowers it to
+// the pinned process's CPUs within a second or two unless it is held: by
+// the second cell here).
 type affinityCheck struct {
 	*Sweep
-	t *testing.T
+	t     *testing.T
+	procs int
 }
 
 func (a *affinityCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, error) {
@@ -164,5 +167,36 @@ func (a *affinityCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.
 	if main, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(main, c.Place.CPUs) {
 		a.t.Errorf("cell %d: the process's main thread on cpus %v (%v); want the client's %v", c.Index, main, err, c.Place.CPUs)
 	}
+	if p := runtime.GOMAXPROCS(0); p != a.procs {
+		a.t.Errorf("cell %d: GOMAXPROCS %d; want %d as before the sweep", c.Index, p, a.procs)
+	}
 	return s, nil
+}
+
+// TestEndFlagsACellWithNoCall: a cell that ran its whole window and
+// completed no call, failing none, is stored flagged and noted, never as
+// a bare zero; a cell with calls, or one cut short, is not flagged.
+func TestEndFlagsACellWithNoCall(t *testing.T) {
+	cfg := DefaultRunConfig()
+	p := Pairing{Name: OtherCore, Client: 0, Backend: 1}
+	w := NewSweep(cfg, []Layout{{Transport: Unix, Pairing: p}}, []Pairing{p})
+	c := sweep.Cell{Point: drive.Point{Index: 0, Streams: 1}}
+	for _, tc := range []struct {
+		m    result.Cell
+		flag bool
+	}{
+		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second}, true},
+		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second, TPS: 5, Total: result.TxStats{Count: 5}}, false},
+		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second, Total: result.TxStats{Errors: 3}}, false},
+		{result.Cell{Streams: 1, Duration: time.Second, Measured: 300 * time.Millisecond, Interrupted: true}, false},
+	} {
+		o := w.End(context.Background(), c, &tc.m, nil)
+		if got := o.Item.NoCall != ""; got != tc.flag || (len(o.Notes) > 0) != tc.flag || len(o.Store) != 1 {
+			t.Errorf("count %d, errors %d, interrupted %v: NoCall %q, notes %q, %d stored; want flagged %v",
+				tc.m.Total.Count, tc.m.Total.Errors, tc.m.Interrupted, o.Item.NoCall, o.Notes, len(o.Store), tc.flag)
+		}
+		if tc.flag && !strings.Contains(o.Notes[0], "no call completed in the 1s window") {
+			t.Errorf("note %q", o.Notes[0])
+		}
+	}
 }
