@@ -174,8 +174,11 @@ func (r *nullRows) Measured(_ sweep.Cell, c *null.Cell) {
 		cpus += "/" + strconv.Itoa(c.Pairing.Backend)
 	}
 	cut := ""
-	if m.Interrupted {
+	switch {
+	case m.Interrupted:
 		cut = " (cut short)"
+	case c.NoCall != "":
+		cut = " (no call completed)"
 	}
 	us := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	fmt.Fprintf(r.table, nullRowFormat, m.Index, c.Transport, c.Pairing.Name, cpus, m.Streams, fmt.Sprintf("%.0f", m.TPS), fmt.Sprintf("%.0f", c.PerStream),
