@@ -302,22 +302,49 @@ func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
 	return s.pinProcess(c.Place.CPUs)
 }
 
-// pinProcess sets the CPUs of every thread of this process; new threads
-// inherit them from the thread that makes them.
+// pinProcess sets the CPUs of every thread of this process. New threads
+// inherit them from the thread that makes them, so one made during a pass
+// by a thread not yet placed would keep the old CPUs: the threads are
+// gone over again until a pass finds none it has not placed.
 func (s *Sweep) pinProcess(cpus []int) error {
-	tasks, err := os.ReadDir(filepath.Join(s.root, "proc", "self", "task"))
-	if err != nil {
-		return fmt.Errorf("placing this process's threads: %w", err)
-	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
+	placed := map[int]bool{}
+	for {
+		tasks, err := os.ReadDir(filepath.Join(s.root, "proc", "self", "task"))
 		if err != nil {
-			continue
+			return fmt.Errorf("placing this process's threads: %w", err)
 		}
-		if err := place.PinPID(tid, cpus); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return fmt.Errorf("placing thread %d of this process on cpus %s: %w", tid, place.FormatCPUs(cpus), err)
+		fresh := false
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil || placed[tid] {
+				continue
+			}
+			placed[tid], fresh = true, true
+			if err := place.PinPID(tid, cpus); err != nil && !errors.Is(err, syscall.ESRCH) {
+				return fmt.Errorf("placing thread %d of this process on cpus %s: %w", tid, place.FormatCPUs(cpus), err)
+			}
+		}
+		if !fresh {
+			return nil
 		}
 	}
+}
+
+// releaseProcs gives GOMAXPROCS back to the runtime (unless the
+// environment sets it): the runtime's default counts the calling thread's
+// CPUs, so this thread is put on the process's CPUs first.
+func (s *Sweep) releaseProcs() error {
+	if os.Getenv("GOMAXPROCS") != "" {
+		runtime.GOMAXPROCS(s.procs)
+		return nil
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := place.Pin(s.was); err != nil {
+		runtime.GOMAXPROCS(s.procs)
+		return fmt.Errorf("placing a thread on cpus %s to give GOMAXPROCS back to the runtime: %w", place.FormatCPUs(s.was), err)
+	}
+	runtime.SetDefaultGOMAXPROCS()
 	return nil
 }
 
@@ -387,11 +414,7 @@ func (s *Sweep) Close() error {
 	if s.was != nil {
 		errs = append(errs, s.pinProcess(s.was))
 		s.was = nil
-		if os.Getenv("GOMAXPROCS") == "" {
-			runtime.SetDefaultGOMAXPROCS() // the runtime's to change again
-		} else {
-			runtime.GOMAXPROCS(s.procs)
-		}
+		errs = append(errs, s.releaseProcs())
 	}
 	return errors.Join(errs...)
 }

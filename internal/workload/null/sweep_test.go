@@ -102,10 +102,15 @@ func TestSweepPostgres(t *testing.T) {
 	w := NewSweep(cfg, layout, m)
 	rec := &recorder{}
 	// As in numalab, not as go test leaves it: GOMAXPROCS the runtime's
-	// to change.
-	procs := runtime.GOMAXPROCS(0)
-	t.Cleanup(func() { runtime.GOMAXPROCS(procs) })
+	// to change (its default counts the calling thread's CPUs).
+	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
+	runtime.LockOSThread()
+	if err := place.Pin(before); err != nil {
+		t.Fatal(err)
+	}
 	runtime.SetDefaultGOMAXPROCS()
+	runtime.UnlockOSThread()
+	procs := runtime.GOMAXPROCS(0)
 	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t, procs: procs}, rec, rec)
 	if err != nil {
 		t.Fatal(err)
