@@ -38,7 +38,7 @@ func (r *recorder) kinds() []string {
 // short runs cfg's sweep on this host, briefly.
 func short(t *testing.T, cfg RunConfig) ([]*Cell, *recorder) {
 	t.Helper()
-	cfg.Duration, cfg.Warmup, cfg.Repeat = 500*time.Millisecond, 100*time.Millisecond, 1
+	cfg.Duration, cfg.Warmup, cfg.Repeat = time.Second, 300*time.Millisecond, 1
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
