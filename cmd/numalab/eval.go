@@ -81,6 +81,9 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		{title: "tpcc-ro on SQLite", run: func(sub *env) error { return runOLTPConfig(ctx, sub, cfg.oltp, *storePath, false) }},
 		{title: "transtats on DuckDB", run: func(sub *env) error { return runReportConfig(ctx, sub, cfg.rep, "", *storePath, false) }},
 		{title: "TPC-H-derived on DuckDB", run: func(sub *env) error {
+			if len(cfg.tpch.Queries) == 0 {
+				return errNoRoom
+			}
 			return runTPCHConfig(ctx, sub, cfg.tpch, "", *storePath, defaultCostThreshold(cfg.tpch.Engine), false)
 		}},
 	}
@@ -94,8 +97,9 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		sub.stored = func(kind string, id int64) { s.kind, s.id = kind, id }
 		s.err = s.run(&sub)
 		switch {
-		case errors.Is(s.err, pgserver.ErrNoBinaries):
-			// Not a failure of eval: this machine has no PostgreSQL.
+		case skipped(s.err):
+			// Not a failure of eval: this machine has no PostgreSQL, or
+			// the budget no room for the step.
 			fmt.Fprintf(e.stdout, "skipped: %v\n", s.err)
 		case s.err != nil:
 			fmt.Fprintf(e.stderr, "numalab eval: %s: %v\n", s.title, s.err)
@@ -136,6 +140,15 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	return errors.Join(stepErrs...)
 }
 
+// errNoRoom skips a step the budget had no room for (sweep.EvalPlan's
+// shrink).
+var errNoRoom = errors.New("the budget has no room for this step on this machine (try --budget 5m)")
+
+// skipped says whether a step's error means it was left out, not failed.
+func skipped(err error) bool {
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, errNoRoom)
+}
+
 // evalStep is one step of eval and the run it stored.
 type evalStep struct {
 	title string
@@ -161,6 +174,10 @@ func writeEvalPlan(w io.Writer, plan sweep.EvalPlan) {
 		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
+	if len(qs) == 0 {
+		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine (try --budget 5m)\n\n")
+		return
+	}
 	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
 		plan.TPCHSF, strings.Join(qs, ","), intsArg(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
 }
@@ -281,8 +298,8 @@ func writeEvalRuns(w io.Writer, steps []*evalStep, runs map[int64]*result.Run, r
 	for _, s := range steps {
 		run := runs[s.id]
 		switch {
-		case errors.Is(s.err, pgserver.ErrNoBinaries):
-			fmt.Fprintf(w, "  %s: skipped, no PostgreSQL binaries here\n", s.title)
+		case skipped(s.err):
+			fmt.Fprintf(w, "  %s: skipped: %v\n", s.title, s.err)
 		case run == nil:
 			fmt.Fprintf(w, "  %s: no run stored\n", s.title)
 		default:

@@ -37,7 +37,8 @@ type EvalPlan struct {
 	NullRepeat     int
 	NullWarm       time.Duration
 	NullCell       time.Duration
-	// TPC-H on DuckDB: the power test of TPCHQueries at every DOP.
+	// TPC-H on DuckDB: the power test of TPCHQueries at every DOP; none
+	// when the budget left no room for it (shrink).
 	TPCHSF      float64
 	TPCHQueries []int
 	TPCHRepeat  int
@@ -173,22 +174,26 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	}
 	// The null and TPC-H steps have cells of fixed length; OLTP and
 	// reporting share what is left after them and the fixed costs.
-	fixed := evalProbeQuick + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows +
-		time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) + evalPGStart + p.tpchTime()
-	if !p.ProbeQuick {
-		fixed += evalProbeFull - evalProbeQuick
+	fixed := func() time.Duration {
+		f := evalProbeQuick + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows + evalPGStart
+		if !p.ProbeQuick {
+			f += evalProbeFull - evalProbeQuick
+		}
+		if len(p.TPCHQueries) > 0 {
+			f += time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) + p.tpchTime()
+		}
+		return f
 	}
 	// Every OLTP, transtats and null cell is repeated EvalRepeat times,
 	// so that the findings compare repeats by a test, with their spread;
 	// where the budget cannot give that many OLTP and transtats cells
-	// their least length, fewer repeats: OLTP's fourth, transtats', the
-	// null cells', then one of OLTP and transtats each in turn.
+	// their least length, less (shrink).
 	p.Repeat, p.QueryRepeat, p.NullRepeat = EvalRepeat, EvalRepeat, EvalRepeat
 	var left time.Duration
 	var oltpCells, queryCells int
 	var oltpNeed, queryNeed time.Duration
 	for {
-		left = budget/100*85 - fixed - p.nullTime(t)
+		left = budget/100*85 - fixed() - p.nullTime(t)
 		cells, _, err := Resolve(t, p.OLTPSpec(), true)
 		if err != nil {
 			return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
@@ -199,7 +204,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 			oltpNeed += time.Duration(p.Repeat) * evalNeighbourSetup
 		}
 		queryNeed = time.Duration(queryCells) * (evalMinQueryCell + evalCellSetup)
-		if oltpNeed+queryNeed <= left || !p.fewerRepeats() {
+		if oltpNeed+queryNeed <= left || !p.shrink() {
 			break
 		}
 	}
@@ -220,9 +225,12 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	return p, nil
 }
 
-// fewerRepeats drops one repeat, in the order PlanEval gives, and says
-// whether there was one to drop.
-func (p *EvalPlan) fewerRepeats() bool {
+// shrink makes the plan one step smaller and says whether it could: one
+// repeat fewer, OLTP's fourth, transtats', the null cells' down to 3, then
+// one of OLTP and transtats each in turn, then the null cells' down to 1;
+// last, at the smallest budgets on machines of many cells, the TPC-H step
+// is left out (TPCHQueries empty).
+func (p *EvalPlan) shrink() bool {
 	switch {
 	case p.Repeat > 3:
 		p.Repeat--
@@ -234,6 +242,10 @@ func (p *EvalPlan) fewerRepeats() bool {
 		p.Repeat--
 	case p.QueryRepeat > 1:
 		p.QueryRepeat--
+	case p.NullRepeat > 1:
+		p.NullRepeat--
+	case len(p.TPCHQueries) > 0:
+		p.TPCHQueries = nil
 	default:
 		return false
 	}

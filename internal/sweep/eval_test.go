@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -102,8 +103,10 @@ func plannedTime(t *testing.T, p EvalPlan, m *result.Topology) time.Duration {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := p.ProbeTime() + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows +
-		time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) + evalPGStart
+	d := p.ProbeTime() + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows + evalPGStart
+	if len(p.TPCHQueries) > 0 {
+		d += time.Duration(p.TPCHSF * 10 * float64(evalLoadSF01))
+	}
 	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + evalCellSetup)
 	if p.Neighbour {
 		d += time.Duration(p.Repeat) * evalNeighbourSetup
@@ -157,6 +160,51 @@ func TestPlanEvalFits(t *testing.T) {
 				t.Errorf("%s %v: TPC-H %v at SF %g, null over %v", fx, b, p.TPCHQueries, p.TPCHSF, p.NullTransports)
 			}
 		}
+	}
+}
+
+// TestPlanEvalMinBudget: the least budget eval accepts plans on the
+// smallest machines, one node of 2 vCPUs and internal/vmtest's guest of
+// two 1-CPU nodes and a memory-only one (refused at 2m once eval had its
+// null and TPC-H steps), within 85% of it: where the machine has too many
+// cells for every step, fewer repeats and then no TPC-H step.
+func TestPlanEvalMinBudget(t *testing.T) {
+	one := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	// The same CPUs on two nodes of one CPU each and a memory-only third.
+	two := *fixture(t, "kvm-2vcpu-zen.tar.gz")
+	two.CPUs = slices.Clone(two.CPUs)
+	for i := range two.CPUs {
+		two.CPUs[i].Node = i
+	}
+	two.Nodes = []result.Node{{ID: 0, CPUs: []int{two.CPUs[0].ID}, MemBytes: 1 << 30}, {ID: 1, CPUs: []int{two.CPUs[1].ID}, MemBytes: 1 << 30}, {ID: 2, MemBytes: 768 << 20}}
+	two.Distances = [][]int{{10, 20, 20}, {20, 10, 20}, {20, 20, 10}}
+	for _, c := range []struct {
+		name string
+		m    *result.Topology
+	}{{"one node", one}, {"two 1-CPU nodes and a memory-only one", &two}} {
+		p, err := PlanEval(EvalMinBudget, c.m)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := plannedTime(t, p, c.m); got > EvalMinBudget/100*85 {
+			t.Errorf("%s: plan %+v takes %v; want at most 85%% of %v", c.name, p, got, EvalMinBudget)
+		}
+		t.Logf("%s: repeats OLTP %d, transtats %d, null %d; TPC-H %v", c.name, p.Repeat, p.QueryRepeat, p.NullRepeat, p.TPCHQueries)
+	}
+}
+
+// TestShrinkOrder: repeats go in the documented order, the TPC-H step
+// last, and then nothing is left to give.
+func TestShrinkOrder(t *testing.T) {
+	p := EvalPlan{Repeat: 4, QueryRepeat: 4, NullRepeat: 4, TPCHQueries: []int{21}}
+	var got []string
+	for p.shrink() {
+		got = append(got, fmt.Sprintf("%d%d%d%d", p.Repeat, p.QueryRepeat, p.NullRepeat, len(p.TPCHQueries)))
+	}
+	want := []string{"3441", "3341", "3331", "2331", "2231", "1231", "1131", "1121", "1111", "1110"}
+	if !slices.Equal(got, want) {
+		t.Errorf("shrink steps (OLTP, transtats, null repeats, TPC-H queries) %v; want %v", got, want)
 	}
 }
 
