@@ -9,56 +9,15 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
 )
 
-const runNullHelp = `Usage: numalab run null [--engine postgres|sqlite] [--dsn DSN] [--transport unix,tcp]
-         [--pairing same-cpu,smt-sibling,other-core,other-node] [--protocol prepared|simple]
-         [--streams 1] [--duration 5s] [--warmup 1s] [--repeat 3] [--json] [--store FILE]
-
-Runs the null transaction (docs/workloads/null.md): SELECT 1 in a closed
-loop, the fixed cost of a round trip with no work on data: the client
-library, the unix socket or TCP loopback, the server's scheduler. A row is
-printed per cell: round trips per second in total and per stream, latency
-p50, p95 and p99, and the machine's context switches per second and per
-call. The run is stored (kind "null") with every cell and the matrix.
-
-PostgreSQL (the default): a throwaway server numalab starts, listening on
-its unix socket and on a loopback address (--transport unix,tcp), or a
-server given by --dsn (one transport: the DSN's host says which). Each cell
-places the client and its backend by a pairing of the matrix, the client
-on this machine's first usable CPU:
-  same-cpu      the backend on the client's logical CPU
-  smt-sibling   on the other hardware thread of the client's core
-  other-core    on another core of the client's NUMA node
-  other-node    on a CPU of the NUMA node farthest from the client's
-A pairing this machine cannot offer is printed as unavailable, with why,
-and stored so. The backend is pinned by its process id (pg_backend_pid)
-with sched_setaffinity: with --dsn that works only when the server runs
-on this machine and numalab may set its processes' affinity (the same
-user, or root or CAP_SYS_NICE); otherwise the cell fails and says so.
-
---protocol prepared sends Bind/Execute/Sync of a prepared SELECT 1
-(pgbench -M prepared); simple sends the query text (pgbench -M simple,
-pgbench's default).
-
-SQLite (--engine sqlite): a prepared SELECT 1 on an in-memory database in
-this process, on the first usable CPU: the floor under every engine.
-
-Repeats are interleaved: every cell once, then every cell again.
-
-Examples:
-  numalab run null
-  numalab run null --transport unix --pairing same-cpu,other-core --repeat 5
-  numalab run null --engine sqlite --streams 1,2
-  numalab run null --dsn 'host=/var/run/postgresql dbname=lab' --protocol simple
-`
-
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
-	fs := newFlags(e, "run null", runNullHelp)
+	fs := newFlags(e, "run null", helpText("run-null"))
 	eng := fs.String("engine", cfg.Engine, "engine: postgres or sqlite")
 	dsn := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	transport := fs.String("transport", strings.Join(cfg.Transports, ","), "PostgreSQL transports: unix, tcp or unix,tcp")
@@ -187,21 +146,47 @@ func (r *nullRows) Measured(_ sweep.Cell, c *null.Cell) {
 
 // nullHeadline is the fastest and slowest cell, for 'numalab runs'.
 func nullHeadline(cells []*null.Cell) string {
-	var lo, hi *null.Cell
-	for _, c := range cells {
-		if hi == nil || c.Cell.TPS > hi.Cell.TPS {
-			hi = c
-		}
-		if lo == nil || c.Cell.TPS < lo.Cell.TPS {
-			lo = c
-		}
+	// One figure a transport and pairing: the median over its repeats.
+	type group struct {
+		name string
+		tps  []float64
 	}
-	if hi == nil {
+	var groups []*group
+	byName := map[string]*group{}
+	for _, c := range cells {
+		name := c.Transport
+		if c.Pairing.Name != c.Transport {
+			name += " " + c.Pairing.Name
+		}
+		if c.Cell.Streams > 1 {
+			name += " " + sweep.Count(c.Cell.Streams, "stream")
+		}
+		g := byName[name]
+		if g == nil {
+			g = &group{name: name}
+			byName[name] = g
+			groups = append(groups, g)
+		}
+		g.tps = append(g.tps, c.Cell.TPS)
+	}
+	if len(groups) == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%s: %.0f round trips/s %s %s", hi.Cell.Engine, hi.Cell.TPS, hi.Transport, hi.Pairing.Name)
+	hi, lo := groups[0], groups[0]
+	for _, g := range groups {
+		if stats.Median(g.tps) > stats.Median(hi.tps) {
+			hi = g
+		}
+		if stats.Median(g.tps) < stats.Median(lo.tps) {
+			lo = g
+		}
+	}
+	s := fmt.Sprintf("%s: %.0f round trips/s %s", cells[0].Cell.Engine, stats.Median(hi.tps), hi.name)
 	if lo != hi {
-		s += fmt.Sprintf(", %.0f %s %s", lo.Cell.TPS, lo.Transport, lo.Pairing.Name)
+		s += fmt.Sprintf(", %.0f %s", stats.Median(lo.tps), lo.name)
+	}
+	if n := len(hi.tps); n > 1 {
+		s += fmt.Sprintf(" (medians of %d repeats)", n)
 	}
 	return s
 }
