@@ -81,6 +81,20 @@ func Affinity() ([]int, error) {
 	return setIDs(&set), nil
 }
 
+// startCPUs and startErr are the process's CPUs when it started, read
+// before anything could pin a thread (package initialisation runs on the
+// main thread, in the main goroutine).
+var startCPUs, startErr = Affinity()
+
+// ProcessCPUs returns the CPUs this process may run on, as they were when
+// it started: what a sweep puts the process's threads back on. The main
+// thread's affinity (AffinityPID(os.Getpid())) is not that: a goroutine
+// that pins its thread and exits locked ends the thread with its pinning,
+// except on the main thread, which Go keeps, pinned, for good.
+func ProcessCPUs() ([]int, error) {
+	return slices.Clone(startCPUs), startErr
+}
+
 // AffinityPID returns the CPUs the thread whose ID is pid may run on.
 func AffinityPID(pid int) ([]int, error) {
 	if pid <= 0 {

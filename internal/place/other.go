@@ -19,6 +19,9 @@ func PinPID(pid int, cpus []int) error { return errNotLinux }
 // Affinity needs Linux.
 func Affinity() ([]int, error) { return nil, errNotLinux }
 
+// ProcessCPUs needs Linux.
+func ProcessCPUs() ([]int, error) { return nil, errNotLinux }
+
 // AffinityPID needs Linux.
 func AffinityPID(pid int) ([]int, error) { return nil, errNotLinux }
 

@@ -291,7 +291,7 @@ func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
 		return nil
 	}
 	if s.was == nil {
-		was, err := place.AffinityPID(os.Getpid())
+		was, err := place.ProcessCPUs()
 		if err != nil {
 			return fmt.Errorf("reading this process's CPUs: %w", err)
 		}
