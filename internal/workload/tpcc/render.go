@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -48,16 +49,45 @@ func WriteRow(w io.Writer, sc sweep.Cell, c *result.Cell) {
 		fmt.Sprintf("%.3f", c.Total.P95US/1000), cpu, disk)
 }
 
-// Headline is the best cell, for 'numalab runs'.
+// Headline is the best point (placement, data node and streams) by its
+// median tps over repeats, for 'numalab runs'.
 func Headline(cells []*result.Cell) string {
-	var best *result.Cell
+	// The median over a point's repeats, the figure the report's peak
+	// is: the best single repeat would read higher than the report.
+	type point struct {
+		placement     string
+		data, streams int
+	}
+	var order []point
+	groups := map[point][]*result.Cell{}
 	for _, c := range cells {
-		if best == nil || c.TPS > best.TPS {
-			best = c
+		k := point{c.Placement, c.DataNode, c.Streams}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], c)
+	}
+	med := func(cs []*result.Cell, f func(*result.Cell) float64) float64 {
+		xs := make([]float64, len(cs))
+		for i, c := range cs {
+			xs[i] = f(c)
+		}
+		return stats.Median(xs)
+	}
+	tps := func(c *result.Cell) float64 { return c.TPS }
+	var best []*result.Cell
+	for _, k := range order {
+		if best == nil || med(groups[k], tps) > med(best, tps) {
+			best = groups[k]
 		}
 	}
 	if best == nil {
 		return ""
 	}
-	return fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", best.TPS, best.TPM, sweep.Count(best.Streams, "stream"), best.TPSPerCore)
+	h := fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", med(best, tps), med(best, func(c *result.Cell) float64 { return c.TPM }),
+		sweep.Count(best[0].Streams, "stream"), med(best, func(c *result.Cell) float64 { return c.TPSPerCore }))
+	if len(best) > 1 {
+		h += fmt.Sprintf(" (median of %d repeats)", len(best))
+	}
+	return h
 }

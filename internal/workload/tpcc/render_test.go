@@ -33,6 +33,14 @@ func TestWriteRows(t *testing.T) {
 	if got, want := Headline([]*result.Cell{plain, disk, cut}), "5000 tps (300000 tpm) at 4 streams, 2500 tps/core"; got != want {
 		t.Errorf("Headline = %q, want %q", got, want)
 	}
+	// Repeats of one point: their median, not the best repeat.
+	again := *disk
+	again.TPS, again.TPM, again.TPSPerCore = 4000, 240000, 2000
+	third := again
+	third.TPS, third.TPM, third.TPSPerCore = 4500, 270000, 2250
+	if got, want := Headline([]*result.Cell{plain, disk, &again, &third}), "4500 tps (270000 tpm) at 4 streams, 2250 tps/core (median of 3 repeats)"; got != want {
+		t.Errorf("Headline over repeats = %q, want %q", got, want)
+	}
 	if got := Headline(nil); got != "" {
 		t.Errorf("Headline(nil) = %q, want empty", got)
 	}
