@@ -147,13 +147,7 @@ func (r *nullRows) Measured(_ sweep.Cell, c *null.Cell) {
 // nullHeadline is the fastest and slowest cell, for 'numalab runs'.
 func nullHeadline(cells []*null.Cell) string {
 	// One figure a transport and pairing: the median over its repeats.
-	type group struct {
-		name string
-		tps  []float64
-	}
-	var groups []*group
-	byName := map[string]*group{}
-	for _, c := range cells {
+	order, groups := stats.Group(cells, func(c *null.Cell) string {
 		name := c.Transport
 		if c.Pairing.Name != c.Transport {
 			name += " " + c.Pairing.Name
@@ -161,31 +155,26 @@ func nullHeadline(cells []*null.Cell) string {
 		if c.Cell.Streams > 1 {
 			name += " " + sweep.Count(c.Cell.Streams, "stream")
 		}
-		g := byName[name]
-		if g == nil {
-			g = &group{name: name}
-			byName[name] = g
-			groups = append(groups, g)
-		}
-		g.tps = append(g.tps, c.Cell.TPS)
-	}
-	if len(groups) == 0 {
+		return name
+	})
+	if len(order) == 0 {
 		return ""
 	}
-	hi, lo := groups[0], groups[0]
-	for _, g := range groups {
-		if stats.Median(g.tps) > stats.Median(hi.tps) {
-			hi = g
+	tps := func(c *null.Cell) float64 { return c.Cell.TPS }
+	hi, lo := order[0], order[0]
+	for _, k := range order {
+		if stats.MedianOf(groups[k], tps) > stats.MedianOf(groups[hi], tps) {
+			hi = k
 		}
-		if stats.Median(g.tps) < stats.Median(lo.tps) {
-			lo = g
+		if stats.MedianOf(groups[k], tps) < stats.MedianOf(groups[lo], tps) {
+			lo = k
 		}
 	}
-	s := fmt.Sprintf("%s: %.0f round trips/s %s", cells[0].Cell.Engine, stats.Median(hi.tps), hi.name)
+	s := fmt.Sprintf("%s: %.0f round trips/s %s", cells[0].Cell.Engine, stats.MedianOf(groups[hi], tps), hi)
 	if lo != hi {
-		s += fmt.Sprintf(", %.0f %s", stats.Median(lo.tps), lo.name)
+		s += fmt.Sprintf(", %.0f %s", stats.MedianOf(groups[lo], tps), lo)
 	}
-	if n := len(hi.tps); n > 1 {
+	if n := len(groups[hi]); n > 1 {
 		s += fmt.Sprintf(" (medians of %d repeats)", n)
 	}
 	return s

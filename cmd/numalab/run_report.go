@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -182,35 +183,26 @@ func reportHeadline(cfg transtats.RunConfig, cells []*result.QueryCell) string {
 		query        string
 		streams, dop int
 	}
-	qph := map[point][]float64{}
-	var order []point
-	for _, c := range cells {
-		if c.Cell == nil {
-			continue
-		}
-		k := point{c.Query, c.Cell.Streams, c.Cell.DOP}
-		if qph[k] == nil {
-			order = append(order, k)
-		}
-		qph[k] = append(qph[k], c.QueriesPerHour)
-	}
+	started := slices.DeleteFunc(slices.Clone(cells), func(c *result.QueryCell) bool { return c.Cell == nil })
+	order, groups := stats.Group(started, func(c *result.QueryCell) point { return point{c.Query, c.Cell.Streams, c.Cell.DOP} })
+	qph := func(c *result.QueryCell) float64 { return c.QueriesPerHour }
 	var parts []string
 	for _, q := range cfg.Queries {
 		var best *point
 		for i, k := range order {
-			if k.query == q && (best == nil || stats.Median(qph[k]) > stats.Median(qph[*best])) {
+			if k.query == q && (best == nil || stats.MedianOf(groups[k], qph) > stats.MedianOf(groups[*best], qph)) {
 				best = &order[i]
 			}
 		}
 		if best == nil {
 			continue
 		}
-		m := stats.Median(qph[*best])
+		m := stats.MedianOf(groups[*best], qph)
 		p := fmt.Sprintf("%s %.0f queries/h at %s DOP %d", q, m, sweep.Count(best.streams, "stream"), best.dop)
-		if base := qph[point{q, best.streams, 1}]; best.dop != 1 && len(base) > 0 && stats.Median(base) > 0 {
-			p += fmt.Sprintf(" (%.2fx DOP 1)", m/stats.Median(base))
+		if base := groups[point{q, best.streams, 1}]; best.dop != 1 && len(base) > 0 && stats.MedianOf(base, qph) > 0 {
+			p += fmt.Sprintf(" (%.2fx DOP 1)", m/stats.MedianOf(base, qph))
 		}
-		if n := len(qph[*best]); n > 1 {
+		if n := len(groups[*best]); n > 1 {
 			p += fmt.Sprintf(", median of %d", n)
 		}
 		parts = append(parts, p)

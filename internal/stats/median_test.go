@@ -27,3 +27,22 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupAndMedianOf(t *testing.T) {
+	type cell struct {
+		point string
+		tps   float64
+	}
+	cells := []cell{{"b", 3}, {"a", 10}, {"b", 1}, {"a", 30}, {"b", 2}}
+	keys, groups := Group(cells, func(c cell) string { return c.point })
+	if !slices.Equal(keys, []string{"b", "a"}) || len(groups["b"]) != 3 || len(groups["a"]) != 2 {
+		t.Fatalf("Group: keys %v, groups %v", keys, groups)
+	}
+	tps := func(c cell) float64 { return c.tps }
+	if got := MedianOf(groups["b"], tps); got != 2 {
+		t.Errorf("MedianOf b = %v, want 2", got)
+	}
+	if got := MedianOf(groups["a"], tps); got != 20 {
+		t.Errorf("MedianOf a = %v, want 20", got)
+	}
+}

@@ -58,34 +58,19 @@ func Headline(cells []*result.Cell) string {
 		placement     string
 		data, streams int
 	}
-	var order []point
-	groups := map[point][]*result.Cell{}
-	for _, c := range cells {
-		k := point{c.Placement, c.DataNode, c.Streams}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], c)
-	}
-	med := func(cs []*result.Cell, f func(*result.Cell) float64) float64 {
-		xs := make([]float64, len(cs))
-		for i, c := range cs {
-			xs[i] = f(c)
-		}
-		return stats.Median(xs)
-	}
+	order, groups := stats.Group(cells, func(c *result.Cell) point { return point{c.Placement, c.DataNode, c.Streams} })
 	tps := func(c *result.Cell) float64 { return c.TPS }
 	var best []*result.Cell
 	for _, k := range order {
-		if best == nil || med(groups[k], tps) > med(best, tps) {
+		if best == nil || stats.MedianOf(groups[k], tps) > stats.MedianOf(best, tps) {
 			best = groups[k]
 		}
 	}
 	if best == nil {
 		return ""
 	}
-	h := fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", med(best, tps), med(best, func(c *result.Cell) float64 { return c.TPM }),
-		sweep.Count(best[0].Streams, "stream"), med(best, func(c *result.Cell) float64 { return c.TPSPerCore }))
+	h := fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", stats.MedianOf(best, tps), stats.MedianOf(best, func(c *result.Cell) float64 { return c.TPM }),
+		sweep.Count(best[0].Streams, "stream"), stats.MedianOf(best, func(c *result.Cell) float64 { return c.TPSPerCore }))
 	if len(best) > 1 {
 		h += fmt.Sprintf(" (median of %d repeats)", len(best))
 	}
