@@ -5,24 +5,25 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
 func cmdCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", helpText("check"))
-	db := addDBFlags(fs, "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp (SQLite or DuckDB)",
+	fs := cliflag.New(e.stderr, "check", helpText("check"))
+	db := cliflag.AddDB(fs, "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp (SQLite or DuckDB)",
 		"PostgreSQL `DSN` holding a numalab TPC-C load in numalab's schema")
-	if done, err := parseNoArgs(e, fs, args); done {
+	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err
 	}
-	name, bad := db.resolve()
+	name, bad := db.Resolve()
 	if err := errors.Join(bad...); err != nil {
 		return err
 	}
-	where, opt := *db.path, engine.Options{Path: *db.path}
+	where, opt := *db.Path, engine.Options{Path: *db.Path}
 	if name == "postgres" {
-		where, opt = "the --dsn database", engine.Options{DSN: *db.dsn}
+		where, opt = "the --dsn database", engine.Options{DSN: *db.DSN}
 	}
 	eng, err := engine.Open(ctx, name, opt)
 	if err != nil {

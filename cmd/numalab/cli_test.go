@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/golden"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -105,14 +106,14 @@ func TestHelpListsEveryCommand(t *testing.T) {
 
 func TestUnknownCommandAndFlag(t *testing.T) {
 	_, stderr, err := runCLI(t, "frobnicate")
-	if !errors.Is(err, errUsage) || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+	if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(stderr, `unknown command "frobnicate"`) {
 		t.Errorf("unknown command: err=%v stderr=%q", err, stderr)
 	}
 	_, stderr, err = runCLI(t, "runs", "--bogus")
-	if !errors.Is(err, errUsage) || !strings.Contains(stderr, "bogus") || strings.Count(stderr, "Flags:") != 1 {
+	if !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(stderr, "bogus") || strings.Count(stderr, "Flags:") != 1 {
 		t.Errorf("unknown flag: want the error and the usage once on stderr; err=%v stderr=%q", err, stderr)
 	}
-	if _, _, err := runCLI(t); !errors.Is(err, errUsage) {
+	if _, _, err := runCLI(t); !errors.Is(err, cliflag.ErrUsage) {
 		t.Errorf("no command: err=%v", err)
 	}
 }

@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/report"
 )
 
 func cmdCompare(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "compare", helpText("compare"))
+	fs := cliflag.New(e.stderr, "compare", helpText("compare"))
 	storePath := storeFlag(fs)
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
-	if done, err := parseFlags(e, fs, args); done {
+	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err
 	}
 	if fs.NArg() != 2 {

@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/preflight"
@@ -27,14 +27,14 @@ import (
 )
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "eval", helpText("eval"))
+	fs := cliflag.New(e.stderr, "eval", helpText("eval"))
 	// Below the least budget the plan says why (after the preflight).
-	budget := rangedDuration(fs, "budget", 5*time.Minute, time.Second, sweep.EvalMaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
+	budget := cliflag.RangedDuration(fs, "budget", 5*time.Minute, time.Second, sweep.EvalMaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
 	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
 	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
 	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
-	done, bad, err := parseChecked(e, fs, args)
+	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
@@ -42,7 +42,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		return badFlag("dir", *dir, fmt.Sprintf("cannot be made a directory: %v", err))
+		return cliflag.Bad("dir", *dir, fmt.Sprintf("cannot be made a directory: %v", err))
 	}
 	if *storePath == "" {
 		*storePath = filepath.Join(*dir, "numalab.db")
@@ -171,15 +171,15 @@ func writeEvalPlan(w io.Writer, plan sweep.EvalPlan) {
 	fmt.Fprintf(w, "plan: null transaction on SQLite and PostgreSQL (%s, every client/backend pairing), %v+%v per cell x%d repeats%s\n",
 		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat, repeatNote(plan.NullRepeat))
 	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s%s\n",
-		plan.Warehouses, intsArg(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
+		plan.Warehouses, cliflag.FormatInts(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
-		plan.Rows, intsArg(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
+		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
 	if len(qs) == 0 {
 		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine (try --budget 5m)\n\n")
 		return
 	}
 	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
-		plan.TPCHSF, strings.Join(qs, ","), intsArg(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
+		plan.TPCHSF, strings.Join(qs, ","), cliflag.FormatInts(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
 }
 
 // repeatNote says, when the budget allowed fewer than sweep.EvalRepeat
@@ -250,14 +250,6 @@ func evalConfigs(plan sweep.EvalPlan, dir string) evalConfig {
 	c.tpch = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
 	return c
-}
-
-func intsArg(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }
 
 // evalReport builds the report from the runs eval stored (both null

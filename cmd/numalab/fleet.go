@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/fleet"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/store"
@@ -26,13 +27,13 @@ func (s *storeList) Set(v string) error {
 }
 
 func cmdFleet(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "fleet", helpText("fleet"))
+	fs := cliflag.New(e.stderr, "fleet", helpText("fleet"))
 	var paths storeList
 	fs.Var(&paths, "store", "results `store` to read (repeat for several; default numalab.db)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	html := fs.String("html", "", "write the comparison as a self-contained HTML page to `file`")
 	force := fs.Bool("force", false, "let --html replace a file numalab did not write (never a database or a store)")
-	if done, err := parseFlags(e, fs, args); done {
+	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err
 	}
 	if len(paths) == 0 {

@@ -4,21 +4,22 @@ import (
 	"context"
 	"errors"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/inspect"
 )
 
 func cmdInspect(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "inspect", helpText("inspect"))
-	db := addDBFlags(fs, "", "the database file (SQLite or DuckDB)", "the PostgreSQL database: postgres://user:password@host:port/dbname or \"host=... dbname=...\"")
+	fs := cliflag.New(e.stderr, "inspect", helpText("inspect"))
+	db := cliflag.AddDB(fs, "", "the database file (SQLite or DuckDB)", "the PostgreSQL database: postgres://user:password@host:port/dbname or \"host=... dbname=...\"")
 	schema := fs.String("schema", "", "PostgreSQL: only this schema (default: every schema but the system's)")
 	exact := fs.Bool("exact-rows", false, "count rows with count(*) where the engine would give an estimate")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV: one row per table and one per index")
-	if done, err := parseNoArgs(e, fs, args); done {
+	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err
 	}
-	name, bad := db.resolve()
-	if *schema != "" && *db.path != "" {
+	name, bad := db.Resolve()
+	if *schema != "" && *db.Path != "" {
 		bad = append(bad, errors.New("-schema: only PostgreSQL has schemas to choose from"))
 	}
 	if *asJSON && *asCSV {
@@ -28,7 +29,7 @@ func cmdInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	in, err := inspect.Database(ctx, inspect.Target{Engine: name, Path: *db.path, DSN: *db.dsn}, inspect.Options{Schema: *schema, ExactRows: *exact})
+	in, err := inspect.Database(ctx, inspect.Target{Engine: name, Path: *db.Path, DSN: *db.DSN}, inspect.Options{Schema: *schema, ExactRows: *exact})
 	if err != nil {
 		return err
 	}

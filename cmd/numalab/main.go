@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/store"
 )
 
@@ -20,7 +21,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil && !errors.Is(err, errUsage) {
+	if err != nil && !errors.Is(err, cliflag.ErrUsage) {
 		fmt.Fprintf(os.Stderr, "numalab: %v\n", err)
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -26,25 +27,25 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 		}
 		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", args[0])
 	}
-	fs := newFlags(e, "model", helpText("model"))
+	fs := cliflag.New(e.stderr, "model", helpText("model"))
 	wf := addWorkloadFlags(fs)
 	mf := addMachineFlags(fs)
-	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` (default: the topology's highest, if it has one)")
+	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` (default: the topology's highest, if it has one)")
 	ghzList := fs.String("ghz-list", "", "several core clocks in GHz, e.g. 3,2,1: one table each (overrides --ghz)")
 	sockets := fs.String("sockets", "", "socket counts to model (default 1,2,4,8; with a topology, 1 up to its sockets)")
 	smt := fs.String("smt", "1", "hardware threads per core to model, e.g. 1,2,4")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per configuration)")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
 	errs = append(errs, mf.check())
-	ks, err := intList("smt", *smt, 1)
+	ks, err := cliflag.ParseInts("smt", *smt, 1)
 	errs = append(errs, err)
 	var ss []int
 	if *sockets != "" {
-		ss, err = intList("sockets", *sockets, 1)
+		ss, err = cliflag.ParseInts("sockets", *sockets, 1)
 		errs = append(errs, err, mf.plausible("sockets", nil, nil, ss))
 	}
 	var gs []float64
@@ -82,9 +83,9 @@ type workloadFlags struct {
 
 func addWorkloadFlags(fs *flag.FlagSet) *workloadFlags {
 	return &workloadFlags{
-		instructions: numberFlag(fs, "instructions", model.DefaultInstructions, above(0), "want a count of instructions above 0, e.g. 10000000",
+		instructions: cliflag.Number(fs, "instructions", model.DefaultInstructions, cliflag.Above(0), "want a count of instructions above 0, e.g. 10000000",
 			"`instructions` per transaction (I)"),
-		miss: numberFlag(fs, "miss", model.DefaultMiss, between(0, 1), "want a fraction from 0 to 1, e.g. 0.05",
+		miss: cliflag.Number(fs, "miss", model.DefaultMiss, cliflag.Between(0, 1), "want a fraction from 0 to 1, e.g. 0.05",
 			"`fraction` of instructions that wait for a memory round trip (m), 0 to 1"),
 	}
 }
@@ -110,11 +111,11 @@ type machineFlags struct {
 
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m := &machineFlags{fs: fs, locality: -1}
-	m.local = numberFlag(fs, "local-ns", 0, above(0), "want ns above 0, e.g. --local-ns 67", "memory latency to the local node, `ns`")
-	m.remote = numberFlag(fs, "remote-ns", 0, above(0), "want ns above 0, e.g. --remote-ns 125", "memory latency to a remote node, `ns` (needed for more than one socket)")
-	m.buffer = numberFlag(fs, "buffer-ns", 0, atLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
+	m.local = cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 67", "memory latency to the local node, `ns`")
+	m.remote = cliflag.Number(fs, "remote-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --remote-ns 125", "memory latency to a remote node, `ns` (needed for more than one socket)")
+	m.buffer = cliflag.Number(fs, "buffer-ns", 0, cliflag.AtLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
 		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
-	m.bufferMin = leastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
+	m.bufferMin = cliflag.LeastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
 	fs.Func("locality", "`fraction` of accesses to the local node, 0 to 1 (default: none, every node equally likely)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v >= 0 && v <= 1) {
@@ -123,7 +124,7 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 		m.locality = v
 		return nil
 	})
-	m.cores = leastInt(fs, "cores", 0, 1, "physical `cores` per socket (default: the topology's, else 1)")
+	m.cores = cliflag.LeastInt(fs, "cores", 0, 1, "physical `cores` per socket (default: the topology's, else 1)")
 	m.topology = fs.String("topology", "", "hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
 	m.fromRun = fs.Int64("from-run", 0, "stored run `ID` whose machine and memory probe give latencies, clock and cores")
 	m.store = storeFlag(fs)
@@ -135,7 +136,7 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 // (model.Implausible), unless --unchecked: name is the flag.
 func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) error {
 	if v, why := model.Implausible(ns, ghz, sockets); why != "" && !*m.unchecked {
-		return badFlag(name, v, "is not "+why+" (--unchecked accepts it)")
+		return cliflag.Bad(name, v, "is not "+why+" (--unchecked accepts it)")
 	}
 	return nil
 }
@@ -143,7 +144,7 @@ func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) 
 // check refuses what no machine has (unless --unchecked) and a source of
 // the machine given twice; machine assumes it passed.
 func (m *machineFlags) check() error {
-	var errs flagErrs
+	var errs cliflag.Errs
 	for _, f := range []struct {
 		name string
 		v    float64
@@ -152,12 +153,12 @@ func (m *machineFlags) check() error {
 			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
 		}
 	}
-	errs.badIf(*m.buffer > model.PlausibleMaxNS && !*m.unchecked, "buffer-ns", fmt.Sprint(*m.buffer),
+	errs.BadIf(*m.buffer > model.PlausibleMaxNS && !*m.unchecked, "buffer-ns", fmt.Sprint(*m.buffer),
 		fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", model.PlausibleMaxNS))
 	if *m.topology != "" && *m.fromRun != 0 {
 		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
 	}
-	errs.badIf(flagGiven(m.fs, "from-run") && *m.fromRun <= 0, "from-run", strconv.FormatInt(*m.fromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')")
+	errs.BadIf(cliflag.Given(m.fs, "from-run") && *m.fromRun <= 0, "from-run", strconv.FormatInt(*m.fromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')")
 	return errors.Join(errs...)
 }
 
@@ -228,7 +229,7 @@ func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLat
 func modelFloats(name, s string) ([]float64, error) {
 	v, err := model.ParsePositives(s)
 	if err != nil {
-		return nil, badFlag(name, s, err.Error())
+		return nil, cliflag.Bad(name, s, err.Error())
 	}
 	return v, nil
 }
@@ -242,7 +243,7 @@ func modelSocketsFit(flagValue string, ss []int, mc model.Machine, t *result.Top
 	if flagValue == "" {
 		flagValue = fmt.Sprint(slices.Max(ss))
 	}
-	return badFlag("sockets", flagValue, fmt.Sprintf("does not fit topology %s: it has %d socket(s) (try --sockets %s)", t.Source, n, intsArg(mc.DefaultSockets())))
+	return cliflag.Bad("sockets", flagValue, fmt.Sprintf("does not fit topology %s: it has %d socket(s) (try --sockets %s)", t.Source, n, cliflag.FormatInts(mc.DefaultSockets())))
 }
 
 func modelMaxOr(s []int, def int) int {

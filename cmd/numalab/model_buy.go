@@ -5,25 +5,26 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 )
 
 func cmdModelBuy(e *env, args []string) error {
-	fs := newFlags(e, "model buy", helpText("model-buy"))
+	fs := cliflag.New(e.stderr, "model buy", helpText("model-buy"))
 	wf := addWorkloadFlags(fs)
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
 	storePath := storeFlag(fs) // read with --run
-	ghz := numberFlag(fs, "ghz", 0, func(v float64) bool { return v > 0 && v <= model.PlausibleMaxGHz },
+	ghz := cliflag.Number(fs, "ghz", 0, func(v float64) bool { return v > 0 && v <= model.PlausibleMaxGHz },
 		fmt.Sprintf("want GHz above 0 and up to %g, e.g. --ghz 3 (or --run ID)", model.PlausibleMaxGHz), "this CPU's clock, `GHz` (without --run)")
-	local := numberFlag(fs, "local-ns", 0, above(0), "want ns above 0, e.g. --local-ns 90 (or --run ID)", "this CPU's local memory latency, `ns` (without --run)")
-	remote := numberFlag(fs, "remote-ns", 0, atLeast(0), "want 0 (local × 125/67) or more ns, e.g. --remote-ns 140", "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
-	cores := leastInt(fs, "cores", 1, 1, "this CPU's physical `cores` per socket (without --run)")
-	smt := leastInt(fs, "smt", 2, 1, "hardware `threads` per core of the built-in SMT candidate")
+	local := cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 90 (or --run ID)", "this CPU's local memory latency, `ns` (without --run)")
+	remote := cliflag.Number(fs, "remote-ns", 0, cliflag.AtLeast(0), "want 0 (local × 125/67) or more ns, e.g. --remote-ns 140", "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
+	cores := cliflag.LeastInt(fs, "cores", 1, 1, "this CPU's physical `cores` per socket (without --run)")
+	smt := cliflag.LeastInt(fs, "smt", 2, 1, "hardware `threads` per core of the built-in SMT candidate")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per candidate)")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
@@ -47,7 +48,7 @@ func cmdModelBuy(e *env, args []string) error {
 	)
 	if *runID != 0 {
 		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
-			if flagGiven(fs, f) {
+			if cliflag.Given(fs, f) {
 				errs = append(errs, fmt.Errorf("-%s: --run measures it: give one or the other", f))
 			}
 		}
@@ -60,15 +61,15 @@ func cmdModelBuy(e *env, args []string) error {
 		}
 		w, band, assumptions = c.Workload, model.CalibrationBand(c), c.Assumptions
 		this = c.CPU(0)
-		if flagGiven(fs, "smt") {
+		if cliflag.Given(fs, "smt") {
 			this.SMT = *smt
 		}
 	} else {
 		w = wf.workload()
-		needCPU := *candidates == "" || flagGiven(fs, "ghz") || flagGiven(fs, "local-ns")
+		needCPU := *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns")
 		if needCPU {
-			errs.missing(fs, "ghz", "local-ns")
-			errs.badIf(*remote != 0 && *remote < *local, "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
+			errs.Missing(fs, "ghz", "local-ns")
+			errs.BadIf(*remote != 0 && *remote < *local, "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
 		}
 		if err := errors.Join(errs...); err != nil {
 			return err

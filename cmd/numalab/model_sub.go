@@ -6,23 +6,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
 )
 
 func cmdModelDRAM(e *env, args []string) error {
-	fs := newFlags(e, "model dram", helpText("model-dram"))
-	mts := numberFlag(fs, "mts", 0, above(0), "want MT/s above 0, e.g. --mts 2666", "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
+	fs := cliflag.New(e.stderr, "model dram", helpText("model-dram"))
+	mts := cliflag.Number(fs, "mts", 0, cliflag.Above(0), "want MT/s above 0, e.g. --mts 2666", "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
 	timings := fs.String("timings", "", "module timings `CL-tRCD-tRP` in memory clocks, e.g. 19-19-19")
-	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` to express the access time in core cycles too")
+	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` to express the access time in core cycles too")
 	asJSON := fs.Bool("json", false, "print JSON")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
-	errs.missing(fs, "mts")
+	errs.Missing(fs, "mts")
 	t, err := model.ParseTimings(*timings)
-	errs.badIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+	errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -31,17 +32,17 @@ func cmdModelDRAM(e *env, args []string) error {
 }
 
 func cmdModelTier(e *env, args []string) error {
-	fs := newFlags(e, "model tier", helpText("model-tier"))
-	fast := numberFlag(fs, "fast-ns", 0, above(0), "want ns above 0, e.g. --fast-ns 40", "fast tier's latency, `ns` (S)")
-	slow := numberFlag(fs, "slow-ns", 0, above(0), "want ns above 0, e.g. --slow-ns 300", "slow tier's latency, `ns` (I)")
-	dram := numberFlag(fs, "dram-ns", 0, above(0), "want ns above 0, e.g. --dram-ns 90", "conventional memory's latency, `ns` (D)")
+	fs := cliflag.New(e.stderr, "model tier", helpText("model-tier"))
+	fast := cliflag.Number(fs, "fast-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --fast-ns 40", "fast tier's latency, `ns` (S)")
+	slow := cliflag.Number(fs, "slow-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --slow-ns 300", "slow tier's latency, `ns` (I)")
+	dram := cliflag.Number(fs, "dram-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --dram-ns 90", "conventional memory's latency, `ns` (D)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
-	errs.missing(fs, "fast-ns", "slow-ns", "dram-ns")
-	errs.badIf(len(errs) == 0 && !(*slow > *fast), "slow-ns", model.Num(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", model.Num(*fast)))
+	errs.Missing(fs, "fast-ns", "slow-ns", "dram-ns")
+	errs.BadIf(len(errs) == 0 && !(*slow > *fast), "slow-ns", model.Num(*slow), fmt.Sprintf("is not above --fast-ns %s: the slow tier must be slower", model.Num(*fast)))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -53,11 +54,11 @@ func cmdModelTier(e *env, args []string) error {
 }
 
 func cmdModelSize(e *env, args []string) error {
-	fs := newFlags(e, "model size", helpText("model-size"))
+	fs := cliflag.New(e.stderr, "model size", helpText("model-size"))
 	wf := addWorkloadFlags(fs)
 	mf := addMachineFlags(fs)
-	target := numberFlag(fs, "target-tps", 0, above(0), "want tps above 0, e.g. --target-tps 1000", "throughput to reach, in `tps` (transactions per second)")
-	license := numberFlag(fs, "core-license-cost", 0, atLeast(0), "want 0 or more per core", "software licence `cost` per physical core")
+	target := cliflag.Number(fs, "target-tps", 0, cliflag.Above(0), "want tps above 0, e.g. --target-tps 1000", "throughput to reach, in `tps` (transactions per second)")
+	license := cliflag.Number(fs, "core-license-cost", 0, cliflag.AtLeast(0), "want 0 or more per core", "software licence `cost` per physical core")
 	var cpus []model.CPUOption
 	fs.Func("cpu-cost", "a processor option `cores=N,price=P[,ghz=F][,name=TEXT]` (repeat for each)", func(s string) error {
 		c, err := model.ParseCPUOption(s)
@@ -67,16 +68,16 @@ func cmdModelSize(e *env, args []string) error {
 		return err
 	})
 	systemCost := fs.String("system-cost", "", "base system price by socket count, `S:PRICE,...`, e.g. 1:4000,2:9000")
-	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core `GHz` of processors whose --cpu-cost gives no ghz")
+	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core `GHz` of processors whose --cpu-cost gives no ghz")
 	sockets := fs.String("sockets", "1,2,4", "socket counts to consider")
-	smt := leastInt(fs, "smt", 1, 1, "hardware `threads` per core")
+	smt := cliflag.LeastInt(fs, "smt", 1, 1, "hardware `threads` per core")
 	asJSON := fs.Bool("json", false, "print JSON")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
 	errs = append(errs, mf.check())
-	errs.missing(fs, "target-tps")
+	errs.Missing(fs, "target-tps")
 	if len(cpus) == 0 {
 		errs = append(errs, errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'"))
 	}
@@ -90,7 +91,7 @@ func cmdModelSize(e *env, args []string) error {
 			cpus[i].Name = cpus[i].DefaultName()
 		}
 	}
-	ss, err := intList("sockets", *sockets, 1)
+	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
 	errs = append(errs, err)
 	prices, err := model.ParseSystemPrices(*systemCost)
 	if err != nil {
@@ -119,20 +120,20 @@ func cmdModelSize(e *env, args []string) error {
 }
 
 func cmdModelDOP(e *env, args []string) error {
-	fs := newFlags(e, "model dop", helpText("model-dop"))
+	fs := cliflag.New(e.stderr, "model dop", helpText("model-dop"))
 	costs := fs.String("cost", "", "plan costs, comma-separated (default: a ladder of multiples of --threshold)")
-	threshold := numberFlag(fs, "threshold", 0, above(0), "want a cost above 0, e.g. --threshold 5", "`cost` from which a plan goes parallel (T)")
-	cores := leastInt(fs, "cores-per-socket", 0, 1, "physical `cores` of one socket")
-	span := numberFlag(fs, "span-threshold", 0, atLeast(0), "want a cost of 0 or more (0: never span)", "`cost` from which a plan may span sockets (default: never)")
-	sockets := leastInt(fs, "sockets", 1, 1, "`sockets` a spanning plan may use")
+	threshold := cliflag.Number(fs, "threshold", 0, cliflag.Above(0), "want a cost above 0, e.g. --threshold 5", "`cost` from which a plan goes parallel (T)")
+	cores := cliflag.LeastInt(fs, "cores-per-socket", 0, 1, "physical `cores` of one socket")
+	span := cliflag.Number(fs, "span-threshold", 0, cliflag.AtLeast(0), "want a cost of 0 or more (0: never span)", "`cost` from which a plan may span sockets (default: never)")
+	sockets := cliflag.LeastInt(fs, "sockets", 1, 1, "`sockets` a spanning plan may use")
 	asJSON := fs.Bool("json", false, "print JSON")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
-	errs.missing(fs, "threshold", "cores-per-socket")
-	errs.badIf(*span > 0 && *span < *threshold, "span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)")
-	errs.badIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
+	errs.Missing(fs, "threshold", "cores-per-socket")
+	errs.BadIf(*span > 0 && *span < *threshold, "span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)")
+	errs.BadIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
 	var cs []float64
 	if *costs != "" {
 		cs, err = modelFloats("cost", *costs)
@@ -150,9 +151,9 @@ func cmdModelDOP(e *env, args []string) error {
 }
 
 func cmdModelFit(e *env, args []string) error {
-	fs := newFlags(e, "model fit", helpText("model-fit"))
+	fs := cliflag.New(e.stderr, "model fit", helpText("model-fit"))
 	points := fs.String("points", "", "measured points `L_ns:tps_per_core[:GHz],...`")
-	ghz := numberFlag(fs, "ghz", 0, above(0), "want GHz above 0, e.g. --ghz 3", "core clock of the points, `GHz`")
+	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock of the points, `GHz`")
 	mf := addMachineFlags(fs)
 	ghzList := fs.String("ghz-list", "", "clocks to predict at, e.g. 3,2 (default --ghz)")
 	sockets := fs.String("sockets", "1,2,4", "socket counts to predict")
@@ -160,7 +161,7 @@ func cmdModelFit(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to fit (instead of --points)")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
@@ -175,9 +176,9 @@ func cmdModelFit(e *env, args []string) error {
 	}
 	pts, err := parseModelPoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
-	ks, err := intList("smt", *smt, 1)
+	ks, err := cliflag.ParseInts("smt", *smt, 1)
 	errs = append(errs, err)
-	ss, err := intList("sockets", *sockets, 1)
+	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
 	errs = append(errs, err)
 	var gs []float64
 	if *ghz > 0 {
@@ -195,7 +196,7 @@ func cmdModelFit(e *env, args []string) error {
 		return fmt.Errorf("fitting --points: %w", err)
 	}
 	out := model.FitResult{Fit: fit}
-	if flagGiven(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
+	if cliflag.Given(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
 		tab, err := mf.predict(fit.Workload, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 1)
 		if err != nil {
 			return err
@@ -217,7 +218,7 @@ func parseModelPoints(s string, ghz float64) ([]model.Point, error) {
 		case errors.Is(err, model.ErrNoClock):
 			return nil, fmt.Errorf("-ghz: missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
 		case err != nil:
-			return nil, badFlag("points", p, err.Error())
+			return nil, cliflag.Bad("points", p, err.Error())
 		}
 		pts = append(pts, pt)
 	}

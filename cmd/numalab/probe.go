@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
@@ -20,7 +21,7 @@ func cmdProbe(ctx context.Context, e *env, args []string) error {
 			return nil
 		}
 		fmt.Fprint(e.stderr, helpText("probe"))
-		return errUsage
+		return cliflag.ErrUsage
 	}
 	switch args[0] {
 	case "mem":
@@ -30,25 +31,25 @@ func cmdProbe(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "numalab probe: unknown probe %q (want mem or io)\n\n", args[0])
 	fmt.Fprint(e.stderr, helpText("probe"))
-	return errUsage
+	return cliflag.ErrUsage
 }
 
 func cmdProbeMem(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "probe mem", helpText("probe")+helpText("probe-mem"))
+	fs := cliflag.New(e.stderr, "probe mem", helpText("probe")+helpText("probe-mem"))
 	quick := fs.Bool("quick", false, "short probe (about 10 s): 2 sizes per doubling up to 512m, fewer extras")
 	var maxB, minB units.Bytes
 	fs.Var(&maxB, "max", "largest working set `size`, e.g. 256m; must pass 4x the last-level cache to reach DRAM (default 1g, 512m with --quick)")
 	fs.Var(&minB, "min", "smallest working set `size` (default 4k, 8k with --quick)")
 	pages := fs.String("pages", "both", "page size: 4k, 2m (transparent huge pages via madvise) or both")
 	nodes := fs.String("nodes", "", "NUMA nodes for the matrix, e.g. 0,1 (default all)")
-	samples := rangedInt(fs, "samples", 3, 1, 100, "clean windows per point, 1 to 100")
-	window := rangedInt(fs, "window", 50, 1, 10000, "length of one timed window in ms, 1 to 10000")
-	repeats := rangedInt(fs, "repeats", 0, 1, 100, "times the largest working set is measured, each after the first in a fresh mapping, 1 to 100 (default 3, 1 with --quick)")
-	perDoubling := rangedInt(fs, "per-doubling", 0, 1, 16, "ladder sizes per doubling, 1 to 16 (default 4, 2 with --quick)")
+	samples := cliflag.RangedInt(fs, "samples", 3, 1, 100, "clean windows per point, 1 to 100")
+	window := cliflag.RangedInt(fs, "window", 50, 1, 10000, "length of one timed window in ms, 1 to 10000")
+	repeats := cliflag.RangedInt(fs, "repeats", 0, 1, 100, "times the largest working set is measured, each after the first in a fresh mapping, 1 to 100 (default 3, 1 with --quick)")
+	perDoubling := cliflag.RangedInt(fs, "per-doubling", 0, 1, 16, "ladder sizes per doubling, 1 to 16 (default 4, 2 with --quick)")
 	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
 	storePath := storeFlag(fs)
 	noStore := fs.Bool("no-store", false, "do not store the run")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
@@ -64,13 +65,13 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 		cfg.Pages = []string{*pages}
 	case "both":
 	default:
-		errs = append(errs, badFlag("pages", *pages, "is not a page size (want 4k, 2m or both)"))
+		errs = append(errs, cliflag.Bad("pages", *pages, "is not a page size (want 4k, 2m or both)"))
 	}
 	if *nodes != "" {
 		for _, f := range strings.Split(*nodes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 0 {
-				errs = append(errs, badFlag("nodes", *nodes, "is not a list of node numbers (want e.g. 0,1)"))
+				errs = append(errs, cliflag.Bad("nodes", *nodes, "is not a list of node numbers (want e.g. 0,1)"))
 				break
 			}
 			cfg.Nodes = append(cfg.Nodes, n)

@@ -7,29 +7,30 @@ import (
 	"slices"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 )
 
 func cmdProbeIO(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "probe io", helpText("probe-io"))
+	fs := cliflag.New(e.stderr, "probe io", helpText("probe-io"))
 	path := fs.String("path", ".", "`directory` on the storage to test; the test file is made and removed here")
 	var size units.Bytes
 	fs.Var(&size, "size", "test file `size`, e.g. 512MiB, 4GiB (default: 1GiB, 256MiB with --quick, less when space is short)")
-	duration := rangedDuration(fs, "duration", 0, 100*time.Millisecond, time.Hour, "measured `window` of each pattern, 100ms to 1h (default 3s, 1s with --quick)")
+	duration := cliflag.RangedDuration(fs, "duration", 0, 100*time.Millisecond, time.Hour, "measured `window` of each pattern, 100ms to 1h (default 3s, 1s with --quick)")
 	quick := fs.Bool("quick", false, "a short probe: 256 MiB file, 1 s per pattern, QD 1, 4, 16, 64")
 	qdArg := fs.String("qd", "", "`depths` of the 8 KiB random reads, comma-separated (default 1,2,4,8,16,32,64; 1,4,16,64 with --quick)")
 	seq := units.List{64 << 10, 256 << 10, 1 << 20}
 	fs.Var(&seq, "seq", "block `sizes` of the sequential reads, comma-separated")
-	seqQD := rangedInt(fs, "seq-qd", 1, 1, iobench.MaxQD, "queue `depth` of the sequential reads, 1 to 1024")
-	mixQD := rangedInt(fs, "mix-qd", 16, 0, iobench.MaxQD, "queue `depth` of the 70/30 read/write mix, up to 1024; 0 skips it")
-	mixRead := rangedInt(fs, "mix-read", 70, 0, 100, "`percent` of reads in the mix, 0 to 100")
+	seqQD := cliflag.RangedInt(fs, "seq-qd", 1, 1, iobench.MaxQD, "queue `depth` of the sequential reads, 1 to 1024")
+	mixQD := cliflag.RangedInt(fs, "mix-qd", 16, 0, iobench.MaxQD, "queue `depth` of the 70/30 read/write mix, up to 1024; 0 skips it")
+	mixRead := cliflag.RangedInt(fs, "mix-read", 70, 0, 100, "`percent` of reads in the mix, 0 to 100")
 	buffered := fs.Bool("buffered", false, "use buffered I/O (page cache) even where O_DIRECT works")
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
 	storePath := storeFlag(fs)
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
@@ -44,9 +45,9 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 		c.Duration = *duration
 	}
 	if *qdArg != "" {
-		d, err := intList("qd", *qdArg, 1)
+		d, err := cliflag.ParseInts("qd", *qdArg, 1)
 		if err == nil && slices.ContainsFunc(d, func(q int) bool { return q > iobench.MaxQD }) {
-			err = badFlag("qd", *qdArg, "is not a list of queue depths from 1 to 1024 (try 1,4,16,64)")
+			err = cliflag.Bad("qd", *qdArg, "is not a list of queue depths from 1 to 1024 (try 1,4,16,64)")
 		}
 		errs = append(errs, err)
 		c.Depths = d
@@ -100,8 +101,8 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 // checkProbeIO names the flag of every value in c that parsed but that the
 // probe cannot run.
 func checkProbeIO(c iobench.Config) []error {
-	var errs flagErrs
-	errs.badIf(c.Dir == "", "path", c.Dir, "is empty (want a directory on the storage to test)")
+	var errs cliflag.Errs
+	errs.BadIf(c.Dir == "", "path", c.Dir, "is empty (want a directory on the storage to test)")
 	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
 		errs = append(errs, fmt.Errorf("-size: %s (%d bytes) is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(c.Size), c.Size, units.Bytes(iobench.MinSize)))
 	}

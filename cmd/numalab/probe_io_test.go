@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/result"
 )
@@ -50,7 +51,7 @@ func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
 			t.Errorf("error does not name %s:\n%v", want, err)
 		}
 	}
-	if _, stderr, err := probeIO(t, "--bogus", "--size", "lots"); !errors.Is(err, errUsage) || !strings.Contains(stderr, "-bogus") {
+	if _, stderr, err := probeIO(t, "--bogus", "--size", "lots"); !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(stderr, "-bogus") {
 		t.Errorf("an unknown flag: %v, stderr %q; want a usage error naming it", err, stderr)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/memlat"
 )
 
@@ -35,10 +36,10 @@ func TestProbeMemBadInput(t *testing.T) {
 			t.Errorf("probe mem %v: %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if _, stderr, err := runCLI(t, "probe", "disk"); !errors.Is(err, errUsage) || !strings.Contains(stderr, `unknown probe "disk"`) {
+	if _, stderr, err := runCLI(t, "probe", "disk"); !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(stderr, `unknown probe "disk"`) {
 		t.Errorf("probe disk: %v %q", err, stderr)
 	}
-	if _, _, err := runCLI(t, "probe"); !errors.Is(err, errUsage) {
+	if _, _, err := runCLI(t, "probe"); !errors.Is(err, cliflag.ErrUsage) {
 		t.Errorf("probe without a probe: %v", err)
 	}
 }

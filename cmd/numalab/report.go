@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -15,20 +16,20 @@ import (
 )
 
 func cmdReport(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "report", helpText("report"))
+	fs := cliflag.New(e.stderr, "report", helpText("report"))
 	storePath := storeFlag(fs)
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
 	format := fs.String("format", "html", "output format: html, text, json or csv")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
 	allowMixed := fs.Bool("allow-mixed", false, "combine runs from different machines or numalab versions in one report")
-	if done, err := parseFlags(e, fs, args); done {
+	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err
 	}
 	var errs []error
 	switch *format {
 	case "html", "text", "json", "csv":
 	default:
-		errs = append(errs, badFlag("format", *format, "is not a format: want html, text, json or csv"))
+		errs = append(errs, cliflag.Bad("format", *format, "is not a format: want html, text, json or csv"))
 	}
 	ids, err := runIDs("report", fs.Args())
 	if err != nil {
@@ -57,7 +58,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	write := map[string]func(io.Writer, *report.Report) error{
 		"html": report.WriteHTML, "text": report.WriteText, "json": report.WriteJSON, "csv": report.WriteCSV,
 	}[*format]
-	if *format != "html" && !flagGiven(fs, "out") {
+	if *format != "html" && !cliflag.Given(fs, "out") {
 		return write(e.stdout, r)
 	}
 	kind := map[string]outfile.Kind{

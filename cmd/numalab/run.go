@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/numalab/numalab/internal/cliflag"
 )
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
@@ -13,7 +15,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			return nil
 		}
 		fmt.Fprint(e.stderr, helpText("run"))
-		return errUsage
+		return cliflag.ErrUsage
 	}
 	switch args[0] {
 	case "oltp":
@@ -29,5 +31,5 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "numalab run: unknown workload %q (want oltp, report, insert, null or tpch)\n\n", args[0])
 	fmt.Fprint(e.stderr, helpText("run"))
-	return errUsage
+	return cliflag.ErrUsage
 }

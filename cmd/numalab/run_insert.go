@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/insert"
 )
@@ -11,7 +12,7 @@ import (
 // defaults, then the sweep file, then the flags given.
 func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = insert.DefaultRunConfig()
-	fs := newFlags(e, "run insert", helpText("run-insert"))
+	fs := cliflag.New(e.stderr, "run insert", helpText("run-insert"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-insert.db or .duckdb)")
@@ -30,36 +31,36 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.Int64("seed", cfg.Seed, "seed for the streams' random numbers")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the cells' load figures as JSON on stdout (the table goes to stderr)")
-	if done, err = parseFlags(e, fs, args); done {
+	if done, err = cliflag.Parse(e.stdout, fs, args); done {
 		return cfg, "", false, true, err
 	}
-	if err = noArgs(fs); err != nil {
+	if err = cliflag.NoArgs(fs); err != nil {
 		return cfg, "", false, true, err
 	}
 	if *file != "" {
-		if _, err := sweepFile("run insert", *file, &cfg); err != nil {
+		if _, err := cliflag.SweepFile("run insert", *file, &cfg); err != nil {
 			return cfg, "", false, true, err
 		}
 	}
-	if bad := insertSettings(&cfg).apply(fs, false); len(bad) > 0 {
+	if bad := insertSettings(&cfg).Apply(fs, false); len(bad) > 0 {
 		return cfg, "", false, true, bad[0]
 	}
 	return cfg, *sp, *js, false, cfg.Check("/")
 }
 
 // insertSettings are run insert's flags on the fields of cfg.
-func insertSettings(cfg *insert.RunConfig) settings {
-	return settings{strSetting("engine", &cfg.Engine), optional(strSetting("db", &cfg.DB)), dsnSetting(&cfg.DSN),
-		strSetting("method", &cfg.Method), boolSetting("indexes", &cfg.Indexes), intSetting("batch", &cfg.Batch),
-		int64Setting("max-rows", &cfg.MaxRows), intsSetting("streams", &cfg.Streams), listSetting("placement", ";", &cfg.Placements),
-		boolSetting("spread", &cfg.Spread), durationSetting("duration", &cfg.Duration), durationSetting("warmup", &cfg.Warmup),
-		intSetting("repeat", &cfg.Repeat), durationSetting("wait-every", &cfg.WaitEvery), int64Setting("seed", &cfg.Seed)}
+func insertSettings(cfg *insert.RunConfig) cliflag.Settings {
+	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Int("batch", &cfg.Batch),
+		cliflag.Int64("max-rows", &cfg.MaxRows), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
+		cliflag.Bool("spread", &cfg.Spread), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup),
+		cliflag.Int("repeat", &cfg.Repeat), cliflag.Duration("wait-every", &cfg.WaitEvery), cliflag.Int64("seed", &cfg.Seed)}
 }
 
 // insertArgv is the one command line that gives cfg, every setting
 // spelled out (the password of a DSN hidden).
 func insertArgv(cfg insert.RunConfig) []string {
-	return insertSettings(&cfg).argv("run", "insert")
+	return insertSettings(&cfg).Argv("run", "insert")
 }
 
 func runInsert(ctx context.Context, e *env, args []string) error {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
@@ -17,34 +18,34 @@ import (
 
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
-	fs := newFlags(e, "run null", helpText("run-null"))
+	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
 	eng := fs.String("engine", cfg.Engine, "engine: postgres or sqlite")
 	dsn := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	transport := fs.String("transport", strings.Join(cfg.Transports, ","), "PostgreSQL transports: unix, tcp or unix,tcp")
 	pairing := fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
 	protocol := fs.String("protocol", cfg.Protocol, "PostgreSQL call: prepared or simple")
-	streams := fs.String("streams", intsArg(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
+	streams := fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
 	dur := fs.Duration("duration", cfg.Duration, "measured window of each cell")
 	warm := fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	repeat := fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
-	if done, err = parseFlags(e, fs, args); done {
+	if done, err = cliflag.Parse(e.stdout, fs, args); done {
 		return cfg, "", false, true, err
 	}
-	if err = noArgs(fs); err != nil {
+	if err = cliflag.NoArgs(fs); err != nil {
 		return cfg, "", false, true, err
 	}
 	var errs []error
 	cfg.Engine, cfg.DSN, cfg.Protocol, cfg.Duration, cfg.Warmup, cfg.Repeat = *eng, *dsn, *protocol, *dur, *warm, *repeat
 	cfg.Transports, cfg.Pairings = strings.Split(*transport, ","), strings.Split(*pairing, ",")
-	if cfg.DSN != "" && !flagGiven(fs, "transport") {
+	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
 		cfg.Transports = []string{null.DSNTransport(cfg.DSN)}
 	}
 	if cfg.Engine == "sqlite" {
 		cfg.Transports = nil
 	}
-	if cfg.Streams, err = intList("streams", *streams, 1); err != nil {
+	if cfg.Streams, err = cliflag.ParseInts("streams", *streams, 1); err != nil {
 		errs = append(errs, err)
 	}
 	if err := cfg.Check(); err != nil {
@@ -66,7 +67,7 @@ func nullArgv(cfg null.RunConfig) []string {
 	if cfg.Engine == "postgres" {
 		a = append(a, "--transport", strings.Join(cfg.Transports, ","), "--pairing", strings.Join(cfg.Pairings, ","), "--protocol", cfg.Protocol)
 	}
-	return append(a, "--streams", intsArg(cfg.Streams), "--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String(),
+	return append(a, "--streams", cliflag.FormatInts(cfg.Streams), "--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String(),
 		"--repeat", strconv.Itoa(cfg.Repeat))
 }
 

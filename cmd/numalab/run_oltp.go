@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -16,43 +17,43 @@ import (
 // then the sweep file, then the flags given.
 func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = tpcc.DefaultRunConfig()
-	fs := newFlags(e, "run oltp", helpText("run-oltp"))
+	fs := cliflag.New(e.stderr, "run oltp", helpText("run-oltp"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
-	rangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
+	cliflag.RangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
 	fs.Bool("spread", cfg.Spread, "pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)")
-	rangedInt(fs, "data-node", cfg.DataNode, -1, 1023, "NUMA node to place the data pages on (-1: leave them where they are)")
-	rangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
-	rangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
-	rangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
-	rangedInt(fs, "streams-per-cpu", 0, 0, 1024, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
+	cliflag.RangedInt(fs, "data-node", cfg.DataNode, -1, 1023, "NUMA node to place the data pages on (-1: leave them where they are)")
+	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
+	cliflag.RangedInt(fs, "streams-per-cpu", 0, 0, 1024, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
 	fs.Bool("augmented", false, "the augmented variant: each transaction also computes avg(i_price) over i_id < 15000")
 	fs.Bool("neighbour", false, "add, per repeat, one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU (the model's held-out cell)")
-	rangedInt(fs, "trace", 0, 0, 1_000_000, "record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000")
+	cliflag.RangedInt(fs, "trace", 0, 0, 1_000_000, "record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000")
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
 	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on, e.g. pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,trace,sysmon,series (see above)")
 	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL facilities in numalab's sessions on the --dsn server (never its configuration)")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
-	done, bad, err := parseChecked(e, fs, args)
+	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", false, true, err
 	}
 	repeatGiven := false
 	if *file != "" {
-		md, err := sweepFile("run oltp", *file, &cfg)
+		md, err := cliflag.SweepFile("run oltp", *file, &cfg)
 		if err != nil {
 			return cfg, "", false, true, err
 		}
 		repeatGiven = md.IsDefined("repeat")
 	}
-	bad = append(bad, oltpSettings(&cfg).apply(fs, false)...)
+	bad = append(bad, oltpSettings(&cfg).Apply(fs, false)...)
 	if len(cfg.Monitor) > 0 {
-		if !repeatGiven && !flagGiven(fs, "repeat") {
+		if !repeatGiven && !cliflag.Given(fs, "repeat") {
 			cfg.Repeat = monitor.MinRepeat
 		}
 		if _, err := monitor.Check(monitorRequest(cfg)); err != nil {
@@ -67,24 +68,24 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	if err := errors.Join(append(bad, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
 	}
-	return cfg, *sp, *js, false, checkFileEngine(cfg.Engine, cfg.DB)
+	return cfg, *sp, *js, false, cliflag.CheckFileEngine(cfg.Engine, cfg.DB)
 }
 
 // oltpSettings are run oltp's flags on the fields of cfg.
-func oltpSettings(cfg *tpcc.RunConfig) settings {
-	return settings{strSetting("engine", &cfg.Engine), optional(strSetting("db", &cfg.DB)), dsnSetting(&cfg.DSN),
-		intSetting("warehouses", &cfg.Warehouses), intsSetting("streams", &cfg.Streams), listSetting("placement", ";", &cfg.Placements),
-		boolSetting("spread", &cfg.Spread), intSetting("data-node", &cfg.DataNode), durationSetting("duration", &cfg.Duration),
-		durationSetting("warmup", &cfg.Warmup), intSetting("repeat", &cfg.Repeat), optional(intSetting("streams-per-cpu", &cfg.StreamsPerCPU)),
-		optional(boolSetting("augmented", &cfg.Augmented)), optional(boolSetting("neighbour", &cfg.Neighbour)), intSetting("trace", &cfg.Trace),
-		int64Setting("seed", &cfg.Seed), optional(listSetting("monitor", ",", &cfg.Monitor)), optional(boolSetting("allow-settings", &cfg.AllowSettings))}
+func oltpSettings(cfg *tpcc.RunConfig) cliflag.Settings {
+	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+		cliflag.Int("warehouses", &cfg.Warehouses), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
+		cliflag.Bool("spread", &cfg.Spread), cliflag.Int("data-node", &cfg.DataNode), cliflag.Duration("duration", &cfg.Duration),
+		cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat), cliflag.Optional(cliflag.Int("streams-per-cpu", &cfg.StreamsPerCPU)),
+		cliflag.Optional(cliflag.Bool("augmented", &cfg.Augmented)), cliflag.Optional(cliflag.Bool("neighbour", &cfg.Neighbour)), cliflag.Int("trace", &cfg.Trace),
+		cliflag.Int64("seed", &cfg.Seed), cliflag.Optional(cliflag.List("monitor", ",", &cfg.Monitor)), cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings))}
 }
 
 // oltpArgv is the one command line that gives cfg: every setting spelled
 // out, so that the stored command re-runs the same cells whatever the
 // defaults become (the password of a DSN is hidden).
 func oltpArgv(cfg tpcc.RunConfig) []string {
-	return oltpSettings(&cfg).argv("run", "oltp")
+	return oltpSettings(&cfg).Argv("run", "oltp")
 }
 
 func runOLTP(ctx context.Context, e *env, args []string) error {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
@@ -19,7 +20,7 @@ import (
 )
 
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
-	fs := newFlags(e, "run report", helpText("run-report"))
+	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
 	eng := fs.String("engine", "sqlite", "engine: sqlite, duckdb or postgres")
 	dsnF := fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	db := fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
@@ -28,39 +29,39 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	streams := fs.String("streams", "1", "stream counts to sweep, e.g. 1,2,4,8")
 	dop := fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
 	query := fs.String("query", "P1,P2", "queries: P1, P2 or P1,P2")
-	dur := rangedDuration(fs, "duration", 30*time.Second, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
-	warm := rangedDuration(fs, "warmup", 5*time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	dur := cliflag.RangedDuration(fs, "duration", 30*time.Second, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	warm := cliflag.RangedDuration(fs, "warmup", 5*time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
 	sel := fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	seed := fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
-	repeat := rangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
+	repeat := cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
-	done, errs, err := parseChecked(e, fs, args)
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", "", false, true, err
 	}
 	cfg = transtats.RunConfig{Engine: *eng, DSN: result.Redact(*dsnF), DB: *db, Rows: *rows, Rate: *rate,
 		Duration: *dur, Warmup: *warm, Placement: *sel, Seed: *seed, Repeat: *repeat}
 	d, derr := transtats.ParseDialect(*eng)
-	errs.badIf(derr != nil, "engine", *eng, "is not an engine: want sqlite, duckdb or postgres")
+	errs.BadIf(derr != nil, "engine", *eng, "is not an engine: want sqlite, duckdb or postgres")
 	if *dsnF != "" && d != transtats.Postgres {
 		errs = append(errs, fmt.Errorf("-dsn: a DSN is for --engine postgres (the %s data is a file: use --db)", *eng))
 	}
 	if *db != "" && d == transtats.Postgres {
-		errs = append(errs, errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)"))
+		errs = append(errs, cliflag.ErrPostgresFile)
 	}
 	if err := transtats.CheckSize(*rows, *rate); err != nil {
 		errs = append(errs, fmt.Errorf("-rows/-rate: %w", err))
 	}
-	if cfg.Streams, err = intList("streams", *streams, 1); err != nil {
+	if cfg.Streams, err = cliflag.ParseInts("streams", *streams, 1); err != nil {
 		errs = append(errs, err)
 	} else if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
-		errs = append(errs, badFlag("streams", *streams, why))
+		errs = append(errs, cliflag.Bad("streams", *streams, why))
 	}
-	if cfg.DOP, err = intList("dop", *dop, 1); err != nil {
+	if cfg.DOP, err = cliflag.ParseInts("dop", *dop, 1); err != nil {
 		errs = append(errs, err)
 	} else if err := transtats.CheckDOP(d, cfg.DOP, runtime.NumCPU()); err != nil {
-		errs = append(errs, badFlag("dop", *dop, err.Error()))
+		errs = append(errs, cliflag.Bad("dop", *dop, err.Error()))
 	}
 	if cfg.Queries, err = transtats.ParseQueries(*query); err != nil {
 		errs = append(errs, fmt.Errorf("-query: %w", err))
@@ -71,11 +72,11 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	if cfg.DB == "" && d != transtats.Postgres {
 		cfg.DB = transtats.DefaultPath(d, *rows)
 	}
-	if err := checkFileEngine(*eng, cfg.DB); err != nil {
+	if err := cliflag.CheckFileEngine(*eng, cfg.DB); err != nil {
 		return cfg, "", "", false, true, err
 	}
 	if err := transtats.CheckFits(d, engine.Options{Path: cfg.DB, DSN: *dsnF}, *rows); err != nil {
-		return cfg, "", "", false, true, badFlag("rows", strconv.FormatInt(*rows, 10), "could never be loaded here: "+err.Error())
+		return cfg, "", "", false, true, cliflag.Bad("rows", strconv.FormatInt(*rows, 10), "could never be loaded here: "+err.Error())
 	}
 	return cfg, *dsnF, *sp, *js, false, nil
 }
@@ -91,7 +92,7 @@ func reportArgv(cfg transtats.RunConfig) []string {
 		a = append(a, "--db", cfg.DB)
 	}
 	a = append(a, "--rows", strconv.FormatInt(cfg.Rows, 10), "--rate", strconv.FormatInt(cfg.Rate, 10),
-		"--streams", intsArg(cfg.Streams), "--dop", intsArg(cfg.DOP), "--query", strings.Join(cfg.Queries, ","),
+		"--streams", cliflag.FormatInts(cfg.Streams), "--dop", cliflag.FormatInts(cfg.DOP), "--query", strings.Join(cfg.Queries, ","),
 		"--duration", cfg.Duration.String(), "--warmup", cfg.Warmup.String())
 	if cfg.Placement != "" {
 		a = append(a, "--placement", cfg.Placement)

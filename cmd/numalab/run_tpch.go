@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -18,7 +19,7 @@ import (
 
 // tpchFlags parses the flags into a checked configuration.
 func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold float64, asJSON, done bool, err error) {
-	fs := newFlags(e, "run tpch", helpText("run-tpch"))
+	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
 	fs.String("engine", "duckdb", "engine: sqlite, duckdb or postgres")
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
@@ -35,13 +36,13 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs.Float64("cost-threshold", 0, "cost from which the DOP rule of thumb parallelises (default: PostgreSQL's parallel_setup_cost, 1000; DuckDB 122880, a row group)")
 	sp := storeFlag(fs)
 	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
-	if done, err = parseFlags(e, fs, args); done {
+	if done, err = cliflag.Parse(e.stdout, fs, args); done {
 		return cfg, "", "", 0, false, true, err
 	}
-	if err = noArgs(fs); err != nil {
+	if err = cliflag.NoArgs(fs); err != nil {
 		return cfg, "", "", 0, false, true, err
 	}
-	if err := errors.Join(tpchSettings(&cfg, &threshold).apply(fs, true)...); err != nil {
+	if err := errors.Join(tpchSettings(&cfg, &threshold).Apply(fs, true)...); err != nil {
 		return cfg, "", "", 0, false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
@@ -55,7 +56,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 			err = room.Check(need)
 		}
 		if err != nil {
-			return cfg, "", "", 0, false, true, badFlag("sf", strconv.FormatFloat(cfg.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
+			return cfg, "", "", 0, false, true, cliflag.Bad("sf", strconv.FormatFloat(cfg.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
 		}
 	}
 	if threshold == 0 {
@@ -74,86 +75,86 @@ func defaultCostThreshold(eng string) float64 {
 // tpchSettings are run tpch's flags on the fields of cfg and on the cost
 // threshold, each value checked as it is set (those of --dsn, --db and
 // --dop against the --engine set before them).
-func tpchSettings(cfg *tpch.RunConfig, threshold *float64) settings {
-	return settings{
-		validated(strSetting("engine", &cfg.Engine), func(v string) error {
+func tpchSettings(cfg *tpch.RunConfig, threshold *float64) cliflag.Settings {
+	return cliflag.Settings{
+		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
 			switch v {
 			case "sqlite", "duckdb", "postgres":
 				return nil
 			}
-			return badFlag("engine", v, "is not an engine: want sqlite, duckdb or postgres")
+			return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb or postgres")
 		}),
-		validated(dsnSetting(&cfg.DSN), func(v string) error {
+		cliflag.Validated(cliflag.DSN(&cfg.DSN), func(v string) error {
 			if v != "" && cfg.Engine != "postgres" {
 				return fmt.Errorf("-dsn: a DSN is for --engine postgres (the %s data is a file: use --db)", cfg.Engine)
 			}
 			return nil
 		}),
-		validated(optional(strSetting("db", &cfg.DB)), func(v string) error {
+		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
 			if v != "" && cfg.Engine == "postgres" {
-				return errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)")
+				return cliflag.ErrPostgresFile
 			}
 			return nil
 		}),
-		validated(floatSetting("sf", &cfg.SF), func(v string) error {
+		cliflag.Validated(cliflag.Float("sf", &cfg.SF), func(v string) error {
 			if _, err := tpch.CountsFor(cfg.SF); err != nil || !(cfg.SF > 0) {
-				return badFlag("sf", v, "is not a scale factor numalab can load: want a positive SF such as 0.01 or 1")
+				return cliflag.Bad("sf", v, "is not a scale factor numalab can load: want a positive SF such as 0.01 or 1")
 			}
 			return nil
 		}),
-		int64Setting("seed", &cfg.Seed),
-		validated(intsSetting("dop", &cfg.DOP), func(v string) error {
+		cliflag.Int64("seed", &cfg.Seed),
+		cliflag.Validated(cliflag.Ints("dop", &cfg.DOP), func(v string) error {
 			if err := tpch.CheckDOP(cfg.Engine, cfg.DOP, runtime.NumCPU()); err != nil {
-				return badFlag("dop", v, err.Error())
+				return cliflag.Bad("dop", v, err.Error())
 			}
 			return nil
 		}),
-		field("query", &cfg.Queries, func(s string) ([]int, error) {
+		cliflag.Field("query", &cfg.Queries, func(s string) ([]int, error) {
 			q, err := tpch.ParseQueries(s)
 			if err != nil {
-				return nil, badFlag("query", s, err.Error())
+				return nil, cliflag.Bad("query", s, err.Error())
 			}
 			return q, nil
-		}, intsArg),
-		validated(field("streams", &cfg.Streams, func(s string) ([]int, error) {
+		}, cliflag.FormatInts),
+		cliflag.Validated(cliflag.Field("streams", &cfg.Streams, func(s string) ([]int, error) {
 			if s == "0" {
 				return nil, nil
 			}
-			return intList("streams", s, 1)
+			return cliflag.ParseInts("streams", s, 1)
 		}, func(v []int) string {
 			if len(v) == 0 {
 				return "0"
 			}
-			return intsArg(v)
+			return cliflag.FormatInts(v)
 		}), func(v string) error {
 			if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); len(cfg.Streams) > 0 && why != "" {
-				return badFlag("streams", v, why)
+				return cliflag.Bad("streams", v, why)
 			}
 			return nil
 		}),
-		validated(intSetting("repeats", &cfg.Repeats), func(v string) error {
+		cliflag.Validated(cliflag.Int("repeats", &cfg.Repeats), func(v string) error {
 			if cfg.Repeats < 1 {
-				return badFlag("repeats", v, "is not at least 1")
+				return cliflag.Bad("repeats", v, "is not at least 1")
 			}
 			return nil
 		}),
-		validated(durationSetting("duration", &cfg.Duration), func(v string) error {
+		cliflag.Validated(cliflag.Duration("duration", &cfg.Duration), func(v string) error {
 			if cfg.Duration <= 0 {
-				return badFlag("duration", v, "is not positive: want e.g. 3s")
+				return cliflag.Bad("duration", v, "is not positive: want e.g. 3s")
 			}
 			return nil
 		}),
-		validated(durationSetting("warmup", &cfg.Warmup), func(v string) error {
+		cliflag.Validated(cliflag.Duration("warmup", &cfg.Warmup), func(v string) error {
 			if cfg.Warmup < 0 {
-				return badFlag("warmup", v, "is negative: want e.g. 1s or 0s")
+				return cliflag.Bad("warmup", v, "is negative: want e.g. 1s or 0s")
 			}
 			return nil
 		}),
-		optional(strSetting("placement", &cfg.Placement)),
-		intSetting("data-node", &cfg.DataNode),
-		validated(floatSetting("cost-threshold", threshold), func(v string) error {
+		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
+		cliflag.Int("data-node", &cfg.DataNode),
+		cliflag.Validated(cliflag.Float("cost-threshold", threshold), func(v string) error {
 			if *threshold < 0 {
-				return badFlag("cost-threshold", v, "is negative")
+				return cliflag.Bad("cost-threshold", v, "is negative")
 			}
 			return nil
 		}),
@@ -162,7 +163,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *float64) settings {
 
 // tpchArgv is the one command line that gives cfg.
 func tpchArgv(cfg tpch.RunConfig, threshold float64) []string {
-	return tpchSettings(&cfg, &threshold).argv("run", "tpch")
+	return tpchSettings(&cfg, &threshold).Argv("run", "tpch")
 }
 
 func runTPCH(ctx context.Context, e *env, args []string) error {

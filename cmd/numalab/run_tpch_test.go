@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -134,5 +136,23 @@ func TestRunTPCHHelp(t *testing.T) {
 	checkCitations(t, "numalab run tpch --help", out)
 	if runOut, _, err := runCLI(t, "run", "--help"); err != nil || !strings.Contains(runOut, "numalab run tpch [flags]") {
 		t.Errorf("run --help does not list tpch: %v", err)
+	}
+}
+
+// TestTPCHArgvReparses: the command line stored for a run tpch parses
+// back to the same configuration and threshold.
+func TestTPCHArgvReparses(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []tpch.RunConfig{
+		{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x", SF: 0.01, Seed: 3, DOP: []int{1, 2}, Queries: []int{1, 6}, Repeats: 2,
+			Duration: time.Second, Warmup: 0, Placement: "node=0", DataNode: 0},
+		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.001, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
+			Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1},
+	} {
+		argv := tpchArgv(c, 17)
+		got, _, _, thr, _, _, err := tpchFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
+		if err != nil || asJSON(t, got) != asJSON(t, c) || thr != 17 {
+			t.Errorf("%q parses to %s, threshold %v, %v\nwant %s, 17", argv, asJSON(t, got), thr, err, asJSON(t, c))
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -18,14 +19,14 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 	if show {
 		args = args[1:]
 	}
-	fs := newFlags(e, "runs", helpText("runs"))
+	fs := cliflag.New(e.stderr, "runs", helpText("runs"))
 	storePath := storeFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	host := fs.String("host", "", "only runs of this host (as runs lists it)")
 	kind := fs.String("kind", "", "only runs of this kind: "+result.RunProbeMem+", "+result.RunProbeIO+", "+result.RunOLTP+" or "+result.RunQueries)
 	since := fs.String("since", "", "only runs started at or after this `time` (a date, a UTC time or a duration ago: 24h)")
 	until := fs.String("until", "", "only runs started before this `time`")
-	if done, err := parseFlags(e, fs, args); done {
+	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err
 	}
 	where := result.Redact(*storePath)
@@ -38,7 +39,7 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 			return fmt.Errorf("runs show: --host, --kind, --since and --until filter the list, not one run (try 'numalab runs --help')")
 		}
 	} else {
-		if err := noArgs(fs); err != nil {
+		if err := cliflag.NoArgs(fs); err != nil {
 			return err
 		}
 		var err error
@@ -121,13 +122,13 @@ func showRun(e *env, st *store.Store, text string, asJSON bool) error {
 // runsFilter checks runs' filter flags, all at once.
 func runsFilter(host, kind, since, until string, now time.Time) (store.Filter, error) {
 	f := store.Filter{Host: host, Kind: kind}
-	var errs flagErrs
+	var errs cliflag.Errs
 	var err error
 	if f.Since, err = store.ParseWhen(since, now); err != nil {
-		errs = append(errs, badFlag("since", since, err.Error()))
+		errs = append(errs, cliflag.Bad("since", since, err.Error()))
 	}
 	if f.Until, err = store.ParseWhen(until, now); err != nil {
-		errs = append(errs, badFlag("until", until, err.Error()))
+		errs = append(errs, cliflag.Bad("until", until, err.Error()))
 	}
 	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		errs = append(errs, fmt.Errorf("-since %s is not before -until %s: no run could match", since, until))

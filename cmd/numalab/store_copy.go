@@ -5,20 +5,21 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
 
 func cmdStore(_ context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] != "copy" {
-		fs := newFlags(e, "store", helpText("store"))
-		if done, err := parseFlags(e, fs, args); done {
+		fs := cliflag.New(e.stderr, "store", helpText("store"))
+		if done, err := cliflag.Parse(e.stdout, fs, args); done {
 			return err
 		}
 		return fmt.Errorf("store: want 'store copy FROM TO' (see 'numalab store --help')")
 	}
-	fs := newFlags(e, "store copy", helpText("store"))
-	if done, err := parseFlags(e, fs, args[1:]); done {
+	fs := cliflag.New(e.stderr, "store copy", helpText("store"))
+	if done, err := cliflag.Parse(e.stdout, fs, args[1:]); done {
 		return err
 	}
 	if fs.NArg() != 2 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/preflight"
@@ -13,14 +14,14 @@ import (
 )
 
 func cmdTopo(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "topo", helpText("topo"))
+	fs := cliflag.New(e.stderr, "topo", helpText("topo"))
 	sysfsRoot := fs.String("sysfs", "", "read a captured machine: a directory holding sys/ and proc/, or a capture archive (.tar.gz, .tar.bz2)")
 	hwlocFile := fs.String("hwloc", "", "read an hwloc XML file (lstopo --of xml) instead of this machine")
 	asJSON := fs.Bool("json", false, "print JSON instead of the map")
 	selector := fs.String("select", "", "print the CPUs a placement selector yields (cpus=LIST, node=N, cores=N, smt=on|off)")
 	capture := fs.String("capture", "", "write the files topo reads into this .tar.gz, for 'numalab topo --sysfs FILE' elsewhere")
 	force := fs.Bool("force", false, "let --capture replace a file numalab did not write (never a database)")
-	if done, err := parseNoArgs(e, fs, args); done {
+	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err
 	}
 	var bad []string
@@ -32,7 +33,7 @@ func cmdTopo(_ context.Context, e *env, args []string) error {
 			bad = append(bad, "-capture: captures a Linux tree, not an XML file (drop -hwloc)")
 		}
 		if !strings.HasSuffix(*capture, ".tar.gz") && !strings.HasSuffix(*capture, ".tgz") {
-			bad = append(bad, badFlag("capture", *capture, "must end in .tar.gz or .tgz (numalab writes gzip)").Error())
+			bad = append(bad, cliflag.Bad("capture", *capture, "must end in .tar.gz or .tgz (numalab writes gzip)").Error())
 		}
 	}
 	if len(bad) > 0 {

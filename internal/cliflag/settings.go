@@ -1,4 +1,4 @@
-package main
+package cliflag
 
 import (
 	"flag"
@@ -12,12 +12,12 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-// setting ties one flag of a run command to the field of its configuration
+// Setting ties one flag of a run command to the field of its configuration
 // that the flag sets. A command's settings, in the order its stored command
 // line spells them, are the one place that says how a flag's value reaches
-// the configuration (settings.apply) and how the configuration is written
-// back as the command line that re-runs it (settings.argv).
-type setting struct {
+// the configuration (Settings.Apply) and how the configuration is written
+// back as the command line that re-runs it (Settings.Argv).
+type Setting struct {
 	name string
 	set  func(string) error // parse a flag's value into the field
 	get  func() string      // the field as the flag spells it
@@ -26,12 +26,13 @@ type setting struct {
 	opt  bool               // argv leaves it out when zero
 }
 
-type settings []setting
+// Settings are a command's settings, in the order of its command line.
+type Settings []Setting
 
-// field is the setting of name on *p, with parse and format.
-func field[T any](name string, p *T, parse func(string) (T, error), format func(T) string) setting {
+// Field is the setting of name on *p, with parse and format.
+func Field[T any](name string, p *T, parse func(string) (T, error), format func(T) string) Setting {
 	_, isBool := any(p).(*bool)
-	return setting{
+	return Setting{
 		name: name,
 		set: func(s string) error {
 			v, err := parse(s)
@@ -46,14 +47,14 @@ func field[T any](name string, p *T, parse func(string) (T, error), format func(
 	}
 }
 
-// optional is s left out of argv when zero.
-func optional(s setting) setting {
+// Optional is s left out of argv when zero.
+func Optional(s Setting) Setting {
 	s.opt = true
 	return s
 }
 
-// validated is s with check of the value given run after each set.
-func validated(s setting, check func(v string) error) setting {
+// Validated is s with check of the value given run after each set.
+func Validated(s Setting, check func(v string) error) Setting {
 	set := s.set
 	s.set = func(v string) error {
 		if err := set(v); err != nil {
@@ -64,57 +65,57 @@ func validated(s setting, check func(v string) error) setting {
 	return s
 }
 
-func strSetting(name string, p *string) setting {
-	return field(name, p, func(s string) (string, error) { return s, nil }, func(s string) string { return s })
+func Str(name string, p *string) Setting {
+	return Field(name, p, func(s string) (string, error) { return s, nil }, func(s string) string { return s })
 }
 
-// dsnSetting is the DSN setting: optional, its password hidden in argv.
-func dsnSetting(p *string) setting {
-	s := optional(strSetting("dsn", p))
+// DSN is the DSN setting: optional, its password hidden in argv.
+func DSN(p *string) Setting {
+	s := Optional(Str("dsn", p))
 	s.get = func() string { return result.Redact(*p) }
 	return s
 }
 
-func boolSetting(name string, p *bool) setting {
-	return field(name, p, strconv.ParseBool, strconv.FormatBool)
+func Bool(name string, p *bool) Setting {
+	return Field(name, p, strconv.ParseBool, strconv.FormatBool)
 }
 
-func intSetting(name string, p *int) setting {
-	return field(name, p, strconv.Atoi, strconv.Itoa)
+func Int(name string, p *int) Setting {
+	return Field(name, p, strconv.Atoi, strconv.Itoa)
 }
 
-func int64Setting(name string, p *int64) setting {
-	return field(name, p, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) },
+func Int64(name string, p *int64) Setting {
+	return Field(name, p, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) },
 		func(v int64) string { return strconv.FormatInt(v, 10) })
 }
 
-func floatSetting(name string, p *float64) setting {
-	return field(name, p, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
+func Float(name string, p *float64) Setting {
+	return Field(name, p, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
 		func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
 }
 
-func durationSetting(name string, p *time.Duration) setting {
-	return field(name, p, time.ParseDuration, time.Duration.String)
+func Duration(name string, p *time.Duration) Setting {
+	return Field(name, p, time.ParseDuration, time.Duration.String)
 }
 
-// intsSetting is a comma-separated list of whole numbers of at least 1.
-func intsSetting(name string, p *[]int) setting {
-	return field(name, p, func(s string) ([]int, error) { return intList(name, s, 1) }, intsArg)
+// Ints is a comma-separated list of whole numbers of at least 1.
+func Ints(name string, p *[]int) Setting {
+	return Field(name, p, func(s string) ([]int, error) { return ParseInts(name, s, 1) }, FormatInts)
 }
 
-// listSetting is a list of words separated by sep.
-func listSetting(name, sep string, p *[]string) setting {
-	return field(name, p, func(s string) ([]string, error) { return strings.Split(s, sep), nil },
+// List is a list of words separated by sep.
+func List(name, sep string, p *[]string) Setting {
+	return Field(name, p, func(s string) ([]string, error) { return strings.Split(s, sep), nil },
 		func(v []string) string { return strings.Join(v, sep) })
 }
 
-// apply sets the field of every flag of fs given on the command line (all:
+// Apply sets the field of every flag of fs given on the command line (all:
 // of every flag, given or default), in the settings' order, and returns
 // the values refused.
-func (ss settings) apply(fs *flag.FlagSet, all bool) flagErrs {
+func (ss Settings) Apply(fs *flag.FlagSet, all bool) Errs {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var bad flagErrs
+	var bad Errs
 	for _, s := range ss {
 		if f := fs.Lookup(s.name); f != nil && (all || given[s.name]) {
 			if err := s.set(f.Value.String()); err != nil {
@@ -125,9 +126,9 @@ func (ss settings) apply(fs *flag.FlagSet, all bool) flagErrs {
 	return bad
 }
 
-// argv is the command line words... followed by every setting: the one
+// Argv is the command line words... followed by every setting: the one
 // command line that gives the configuration, whatever the defaults become.
-func (ss settings) argv(words ...string) []string {
+func (ss Settings) Argv(words ...string) []string {
 	a := words
 	for _, s := range ss {
 		switch {
@@ -143,9 +144,9 @@ func (ss settings) argv(words ...string) []string {
 	return a
 }
 
-// sweepFile decodes the sweep file of 'numalab cmd -f path' into cfg, a
+// SweepFile decodes the sweep file of 'numalab cmd -f path' into cfg, a
 // pointer to the command's configuration, refusing a key it does not have.
-func sweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
+func SweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
 	md, err := toml.DecodeFile(path, cfg)
 	if err != nil {
 		return md, fmt.Errorf("-f: reading sweep file %s: %w", path, err)

@@ -1,20 +1,21 @@
-package main
+package cliflag
 
 import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
 )
 
-// parseChecked is parseNoArgs for a command that reports every bad flag at
+// ParseChecked is ParseNoArgs for a command that reports every bad flag at
 // once: a value that a flag refuses (a flag.Value's Set, a number that is
 // not one) does not stop the parse; its error comes back in bad, named by
 // its flag, for the command to report with its own checks. done and err
-// are parseNoArgs's: --help, an unknown flag, a stray argument.
-func parseChecked(e *env, fs *flag.FlagSet, args []string) (done bool, bad flagErrs, err error) {
+// are ParseNoArgs's: --help, an unknown flag, a stray argument.
+func ParseChecked(stdout io.Writer, fs *flag.FlagSet, args []string) (done bool, bad Errs, err error) {
 	orig := map[string]flag.Value{}
 	fs.VisitAll(func(f *flag.Flag) {
 		orig[f.Name] = f.Value
@@ -28,7 +29,7 @@ func parseChecked(e *env, fs *flag.FlagSet, args []string) (done bool, bad flagE
 	// looks at each value's own type.
 	restore := func() { fs.VisitAll(func(f *flag.Flag) { f.Value = orig[f.Name] }) }
 	fs.Usage = wrapUsage(fs.Usage, restore)
-	done, err = parseNoArgs(e, fs, args)
+	done, err = ParseNoArgs(stdout, fs, args)
 	restore()
 	return done, bad, err
 }
@@ -53,7 +54,7 @@ type boolValue interface {
 type checked struct {
 	flag.Value
 	name string
-	bad  *flagErrs
+	bad  *Errs
 }
 
 func (c checked) Set(s string) error {
@@ -79,19 +80,19 @@ type ranged[T int | time.Duration] struct {
 	want     string
 }
 
-// rangedInt defines an int flag of fs that takes values from min to max.
-func rangedInt(fs *flag.FlagSet, name string, value, min, max int, usage string) *int {
+// RangedInt defines an int flag of fs that takes values from min to max.
+func RangedInt(fs *flag.FlagSet, name string, value, min, max int, usage string) *int {
 	return defineRanged(fs, name, usage, ranged[int]{&value, min, max, strconv.Atoi, fmt.Sprintf("want a whole number from %d to %d", min, max)})
 }
 
-// leastInt defines an int flag of fs that takes values of at least min.
-func leastInt(fs *flag.FlagSet, name string, value, min int, usage string) *int {
+// LeastInt defines an int flag of fs that takes values of at least min.
+func LeastInt(fs *flag.FlagSet, name string, value, min int, usage string) *int {
 	return defineRanged(fs, name, usage, ranged[int]{&value, min, math.MaxInt, strconv.Atoi, fmt.Sprintf("want a whole number, %d or more", min)})
 }
 
-// rangedDuration defines a duration flag of fs that takes values from min
+// RangedDuration defines a duration flag of fs that takes values from min
 // to max.
-func rangedDuration(fs *flag.FlagSet, name string, value, min, max time.Duration, usage string) *time.Duration {
+func RangedDuration(fs *flag.FlagSet, name string, value, min, max time.Duration, usage string) *time.Duration {
 	return defineRanged(fs, name, usage, ranged[time.Duration]{&value, min, max, time.ParseDuration, fmt.Sprintf("want a duration from %v to %v", min, max)})
 }
 
@@ -130,16 +131,16 @@ type number struct {
 	want string
 }
 
-// numberFlag defines a float flag of fs that takes the finite numbers ok
-// accepts (above, atLeast, between).
-func numberFlag(fs *flag.FlagSet, name string, value float64, ok func(float64) bool, want, usage string) *float64 {
+// Number defines a float flag of fs that takes the finite numbers ok
+// accepts (Above, AtLeast, Between).
+func Number(fs *flag.FlagSet, name string, value float64, ok func(float64) bool, want, usage string) *float64 {
 	fs.Var(number{&value, ok, want}, name, usage)
 	return &value
 }
 
-func above(min float64) func(float64) bool   { return func(v float64) bool { return v > min } }
-func atLeast(min float64) func(float64) bool { return func(v float64) bool { return v >= min } }
-func between(min, max float64) func(float64) bool {
+func Above(min float64) func(float64) bool   { return func(v float64) bool { return v > min } }
+func AtLeast(min float64) func(float64) bool { return func(v float64) bool { return v >= min } }
+func Between(min, max float64) func(float64) bool {
 	return func(v float64) bool { return v >= min && v <= max }
 }
 
@@ -162,11 +163,11 @@ func (n number) Set(s string) error {
 
 func (n number) wanted() string { return n.want }
 
-// missing adds, for each named flag of fs that was not given, that it is
-// missing and what it wants (its numberFlag's or ranged's want).
-func (f *flagErrs) missing(fs *flag.FlagSet, names ...string) {
+// Missing adds, for each named flag of fs that was not given, that it is
+// missing and what it wants (its Number's or ranged flag's want).
+func (f *Errs) Missing(fs *flag.FlagSet, names ...string) {
 	for _, name := range names {
-		if !flagGiven(fs, name) {
+		if !Given(fs, name) {
 			*f = append(*f, fmt.Errorf("-%s: missing: %s", name, fs.Lookup(name).Value.(interface{ wanted() string }).wanted()))
 		}
 	}
