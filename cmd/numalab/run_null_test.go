@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/null"
 )
 
@@ -111,23 +110,5 @@ func TestRunNullPostgres(t *testing.T) {
 	}
 	if len(cells) != n {
 		t.Errorf("%d cells stored; want %d", len(cells), n)
-	}
-}
-
-// TestNullHeadline: one figure a transport and pairing, the median of its
-// repeats; SQLite's in-process named once.
-func TestNullHeadline(t *testing.T) {
-	cell := func(eng, transport, pairing string, streams int, tps float64) *null.Cell {
-		return &null.Cell{Cell: result.Cell{Engine: eng, Streams: streams, TPS: tps}, Transport: transport, Pairing: null.Pairing{Name: pairing}}
-	}
-	pg := []*null.Cell{cell("postgres", "unix", "same-cpu", 1, 30000), cell("postgres", "unix", "other-core", 1, 9000),
-		cell("postgres", "unix", "same-cpu", 1, 20000), cell("postgres", "unix", "other-core", 1, 11000),
-		cell("postgres", "unix", "same-cpu", 1, 25000), cell("postgres", "unix", "other-core", 1, 10000)}
-	if got, want := nullHeadline(pg), "postgres: 25000 round trips/s unix same-cpu, 10000 unix other-core (medians of 3 repeats)"; got != want {
-		t.Errorf("headline %q; want %q", got, want)
-	}
-	lite := []*null.Cell{cell("sqlite", "in-process", "in-process", 1, 1e6), cell("sqlite", "in-process", "in-process", 2, 8e5)}
-	if got, want := nullHeadline(lite), "sqlite: 1000000 round trips/s in-process, 800000 in-process 2 streams"; got != want {
-		t.Errorf("headline %q; want %q", got, want)
 	}
 }

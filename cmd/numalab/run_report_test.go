@@ -19,7 +19,6 @@ import (
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
-	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 func TestRunReportHelp(t *testing.T) {
@@ -281,19 +280,5 @@ func TestRunReportServerKilled(t *testing.T) {
 		t.Errorf("second cell = %+v, want its errors recorded", cells[1])
 	} else {
 		t.Logf("second cell: %d queries, %d errors, first: %s", c.Total.Count, c.Total.Errors, c.Total.FirstError)
-	}
-}
-
-// TestReportHeadline: each query's best point by its median over repeats,
-// its speedup that median over DOP 1's, as the report has them.
-func TestReportHeadline(t *testing.T) {
-	qc := func(q string, dop int, qph float64) *result.QueryCell {
-		return &result.QueryCell{Query: q, Cell: &result.Cell{Streams: 1, DOP: dop}, QueriesPerHour: qph}
-	}
-	cells := []*result.QueryCell{qc("P1", 1, 1000), qc("P1", 2, 2000), qc("P1", 1, 1200), qc("P1", 2, 1500),
-		qc("P1", 1, 1100), qc("P1", 2, 1800), {Query: "P2", Error: "did not start"}}
-	cfg := transtats.RunConfig{Engine: "duckdb", Rows: 1000, Queries: []string{"P1", "P2"}}
-	if got, want := reportHeadline(cfg, cells), "duckdb N=1000: P1 1800 queries/h at 1 stream DOP 2 (1.64x DOP 1), median of 3"; got != want {
-		t.Errorf("headline %q; want %q", got, want)
 	}
 }

@@ -24,6 +24,7 @@ type Setting struct {
 	zero func() bool        // whether the field holds its type's zero
 	bool bool               // a bool: argv writes --name=v, or --name when optional
 	opt  bool               // argv leaves it out when zero
+	when func() bool        // if set, argv leaves it out unless it holds
 }
 
 // Settings are a command's settings, in the order of its command line.
@@ -50,6 +51,13 @@ func Field[T any](name string, p *T, parse func(string) (T, error), format func(
 // Optional is s left out of argv when zero.
 func Optional(s Setting) Setting {
 	s.opt = true
+	return s
+}
+
+// When is s left out of argv unless cond holds: a setting that only some
+// configurations have (PostgreSQL's transport, say).
+func When(s Setting, cond func() bool) Setting {
+	s.when = cond
 	return s
 }
 
@@ -87,6 +95,11 @@ func Int(name string, p *int) Setting {
 func Int64(name string, p *int64) Setting {
 	return Field(name, p, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) },
 		func(v int64) string { return strconv.FormatInt(v, 10) })
+}
+
+func Uint64(name string, p *uint64) Setting {
+	return Field(name, p, func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) },
+		func(v uint64) string { return strconv.FormatUint(v, 10) })
 }
 
 func Float(name string, p *float64) Setting {
@@ -132,6 +145,7 @@ func (ss Settings) Argv(words ...string) []string {
 	a := words
 	for _, s := range ss {
 		switch {
+		case s.when != nil && !s.when():
 		case s.opt && s.zero():
 		case s.opt && s.bool:
 			a = append(a, "--"+s.name)

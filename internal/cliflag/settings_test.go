@@ -13,7 +13,7 @@ import (
 
 // TestSettings: Argv spells a zero optional setting not at all, an
 // optional bool bare, any other bool as --name=v, a DSN without its
-// password; Apply sets the flags given (or all), in the settings' order,
+// password, a When setting only while its condition holds; Apply sets the flags given (or all), in the settings' order,
 // and returns every refused value.
 func TestSettings(t *testing.T) {
 	var (
@@ -23,15 +23,23 @@ func TestSettings(t *testing.T) {
 		list         []int
 		words        []string
 		wait         time.Duration
+		big, pg      uint64
 	)
 	ss := Settings{Str("name", &name), DSN(&dsn), Bool("on", &on), Optional(Bool("off", &off)),
 		Optional(Bool("opt", &opt)), Int("n", &n), Optional(Int("zero", &zero)), Ints("list", &list),
-		Optional(List("words", ";", &words)), Duration("wait", &wait)}
-	name, dsn, opt, list, wait = "0", "postgres://me:secret@db/x", true, []int{1, 2}, 1500*time.Millisecond
-	want := []string{"cmd", "--name", "0", "--dsn", "postgres://me:xxxxx@db/x", "--on=false", "--opt", "--n", "0", "--list", "1,2", "--wait", "1.5s"}
+		Optional(List("words", ";", &words)), Duration("wait", &wait), Uint64("big", &big),
+		When(Uint64("pg", &pg), func() bool { return name == "postgres" })}
+	name, dsn, opt, list, wait, big = "0", "postgres://me:secret@db/x", true, []int{1, 2}, 1500*time.Millisecond, 1<<64-1
+	want := []string{"cmd", "--name", "0", "--dsn", "postgres://me:xxxxx@db/x", "--on=false", "--opt", "--n", "0", "--list", "1,2", "--wait", "1.5s",
+		"--big", "18446744073709551615"}
 	if got := ss.Argv("cmd"); !slices.Equal(got, want) {
 		t.Errorf("Argv:\n%q\nwant\n%q", got, want)
 	}
+	name = "postgres"
+	if got := ss.Argv("cmd"); !slices.Equal(got[len(got)-2:], []string{"--pg", "0"}) {
+		t.Errorf("Argv with its When holding: %q; want --pg 0 last", got)
+	}
+	name = "0"
 
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.String("name", "default", "")
