@@ -108,6 +108,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return cliflag.ErrUsage
 }
 
+// subcommands runs the one of subs that args[0] names, for the command
+// name (run, probe): with none, or a flag first, it prints name's help
+// (on stdout for --help); an unknown one is refused as a what (workload).
+func subcommands(ctx context.Context, e *env, args []string, name, what string, subs []command) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			fmt.Fprint(e.stdout, helpText(name))
+			return nil
+		}
+		fmt.Fprint(e.stderr, helpText(name))
+		return cliflag.ErrUsage
+	}
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		if s.name == args[0] {
+			return s.run(ctx, e, args[1:])
+		}
+		names[i] = s.name
+	}
+	last := len(names) - 1
+	fmt.Fprintf(e.stderr, "numalab %s: unknown %s %q (want %s or %s)\n\n", name, what, args[0], strings.Join(names[:last], ", "), names[last])
+	fmt.Fprint(e.stderr, helpText(name))
+	return cliflag.ErrUsage
+}
+
 // isTerminal reports whether w is a terminal, for progress lines that
 // rewrite themselves.
 func isTerminal(w io.Writer) bool {

@@ -116,6 +116,11 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 	if _, _, err := runCLI(t); !errors.Is(err, cliflag.ErrUsage) {
 		t.Errorf("no command: err=%v", err)
 	}
+	_, stderr, err = runCLI(t, "run", "bogus")
+	if !errors.Is(err, cliflag.ErrUsage) || !strings.HasPrefix(stderr, `numalab run: unknown workload "bogus" (want oltp, report, insert, null or tpch)`) ||
+		!strings.HasSuffix(stderr, helpText("run")) {
+		t.Errorf("unknown workload: want it named with the choices, then run's help; err=%v stderr=%q", err, stderr)
+	}
 }
 
 func TestVersion(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 func cmdCompare(_ context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "compare", helpText("compare"))
-	storePath := storeFlag(fs)
+	storePath := cliflag.Store(fs)
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err

@@ -14,30 +14,18 @@ import (
 )
 
 // storeList is a --store flag that may repeat.
-type storeList []string
-
-func (s *storeList) String() string { return strings.Join(*s, ",") }
-
-func (s *storeList) Set(v string) error {
-	if v == "" {
-		return errors.New("empty store")
-	}
-	*s = append(*s, v)
-	return nil
-}
-
 func cmdFleet(_ context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "fleet", helpText("fleet"))
-	var paths storeList
-	fs.Var(&paths, "store", "results `store` to read (repeat for several; default numalab.db)")
+	given := cliflag.Stores(fs, "results `store` to read (repeat for several; default numalab.db)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	html := fs.String("html", "", "write the comparison as a self-contained HTML page to `file`")
 	force := fs.Bool("force", false, "let --html replace a file numalab did not write (never a database or a store)")
 	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err
 	}
+	paths := *given
 	if len(paths) == 0 {
-		paths = storeList{defaultStore()}
+		paths = []string{cliflag.DefaultStore()}
 	}
 	var errs []error
 	if *asJSON && *html != "" {

@@ -127,7 +127,7 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m.cores = cliflag.LeastInt(fs, "cores", 0, 1, "physical `cores` per socket (default: the topology's, else 1)")
 	m.topology = fs.String("topology", "", "hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
 	m.fromRun = fs.Int64("from-run", 0, "stored run `ID` whose machine and memory probe give latencies, clock and cores")
-	m.store = storeFlag(fs)
+	m.store = cliflag.Store(fs)
 	m.unchecked = fs.Bool("unchecked", false, "accept model inputs outside the plausible ranges: latency 1 ns to 10 µs, clock 0.1 to 10 GHz, 1 to 64 sockets")
 	return m
 }

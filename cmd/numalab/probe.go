@@ -14,24 +14,9 @@ import (
 	"github.com/numalab/numalab/internal/units"
 )
 
+// cmdProbe measures the machine: probe mem, probe io.
 func cmdProbe(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			fmt.Fprint(e.stdout, helpText("probe"))
-			return nil
-		}
-		fmt.Fprint(e.stderr, helpText("probe"))
-		return cliflag.ErrUsage
-	}
-	switch args[0] {
-	case "mem":
-		return cmdProbeMem(ctx, e, args[1:])
-	case "io":
-		return cmdProbeIO(ctx, e, args[1:])
-	}
-	fmt.Fprintf(e.stderr, "numalab probe: unknown probe %q (want mem or io)\n\n", args[0])
-	fmt.Fprint(e.stderr, helpText("probe"))
-	return cliflag.ErrUsage
+	return subcommands(ctx, e, args, "probe", "probe", []command{{"mem", "", cmdProbeMem}, {"io", "", cmdProbeIO}})
 }
 
 func cmdProbeMem(ctx context.Context, e *env, args []string) error {
@@ -47,7 +32,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	repeats := cliflag.RangedInt(fs, "repeats", 0, 1, 100, "times the largest working set is measured, each after the first in a fresh mapping, 1 to 100 (default 3, 1 with --quick)")
 	perDoubling := cliflag.RangedInt(fs, "per-doubling", 0, 1, 16, "ladder sizes per doubling, 1 to 16 (default 4, 2 with --quick)")
 	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
-	storePath := storeFlag(fs)
+	storePath := cliflag.Store(fs)
 	noStore := fs.Bool("no-store", false, "do not store the run")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {

@@ -29,7 +29,7 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	buffered := fs.Bool("buffered", false, "use buffered I/O (page cache) even where O_DIRECT works")
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
-	storePath := storeFlag(fs)
+	storePath := cliflag.Store(fs)
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err

@@ -2,45 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
-	"os"
 	"strings"
 
 	"github.com/numalab/numalab/internal/record"
-	"github.com/numalab/numalab/internal/result"
 )
-
-// storeFlag adds --store to a command that reads or writes runs. Its
-// default is $NUMALAB_STORE, else numalab.db; --help shows it without its
-// password.
-func storeFlag(fs *flag.FlagSet) *string {
-	v := storeValue(defaultStore())
-	fs.Var(&v, "store", "results `store`: an SQLite file (created if missing) or a postgres:// URL that many hosts share (schema numalab_results); $NUMALAB_STORE sets the default")
-	return (*string)(&v)
-}
-
-// defaultStore is $NUMALAB_STORE, else numalab.db.
-func defaultStore() string {
-	if v := os.Getenv("NUMALAB_STORE"); v != "" {
-		return v
-	}
-	return "numalab.db"
-}
-
-// storeValue is a store flag's value, printed without its password.
-type storeValue string
-
-func (v *storeValue) String() string {
-	if v == nil {
-		return ""
-	}
-	return result.Redact(string(*v))
-}
-
-func (v *storeValue) Set(s string) error {
-	*v = storeValue(s)
-	return nil
-}
 
 // recorder is the run a command is storing (record.Run).
 type recorder = record.Run

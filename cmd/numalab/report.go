@@ -17,7 +17,7 @@ import (
 
 func cmdReport(_ context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "report", helpText("report"))
-	storePath := storeFlag(fs)
+	storePath := cliflag.Store(fs)
 	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
 	format := fs.String("format", "html", "output format: html, text, json or csv")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")

@@ -29,7 +29,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
 	fs.Duration("wait-every", cfg.WaitEvery, "PostgreSQL: how often to sample the loaders' wait events")
 	fs.Int64("seed", cfg.Seed, "seed for the streams' random numbers")
-	sp := storeFlag(fs)
+	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells' load figures as JSON on stdout (the table goes to stderr)")
 	if done, err = cliflag.Parse(e.stdout, fs, args); done {
 		return cfg, "", false, true, err

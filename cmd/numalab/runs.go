@@ -20,7 +20,7 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 		args = args[1:]
 	}
 	fs := cliflag.New(e.stderr, "runs", helpText("runs"))
-	storePath := storeFlag(fs)
+	storePath := cliflag.Store(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	host := fs.String("host", "", "only runs of this host (as runs lists it)")
 	kind := fs.String("kind", "", "only runs of this kind: "+result.RunProbeMem+", "+result.RunProbeIO+", "+result.RunOLTP+" or "+result.RunQueries)
@@ -43,7 +43,7 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 			return err
 		}
 		var err error
-		if filter, err = runsFilter(*host, *kind, *since, *until, time.Now()); err != nil {
+		if filter, err = store.ParseFilter(*host, *kind, *since, *until, time.Now()); err != nil {
 			return err
 		}
 	}
@@ -117,23 +117,6 @@ func showRun(e *env, st *store.Store, text string, asJSON bool) error {
 		fmt.Fprintf(e.stdout, "uid: %s (its name in every store it is copied to)\n", uid)
 	}
 	return nil
-}
-
-// runsFilter checks runs' filter flags, all at once.
-func runsFilter(host, kind, since, until string, now time.Time) (store.Filter, error) {
-	f := store.Filter{Host: host, Kind: kind}
-	var errs cliflag.Errs
-	var err error
-	if f.Since, err = store.ParseWhen(since, now); err != nil {
-		errs = append(errs, cliflag.Bad("since", since, err.Error()))
-	}
-	if f.Until, err = store.ParseWhen(until, now); err != nil {
-		errs = append(errs, cliflag.Bad("until", until, err.Error()))
-	}
-	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		errs = append(errs, fmt.Errorf("-since %s is not before -until %s: no run could match", since, until))
-	}
-	return f, errors.Join(errs...)
 }
 
 // writeAs prints v as indented JSON or, without asJSON, with text.
