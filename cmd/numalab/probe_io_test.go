@@ -30,7 +30,7 @@ func TestProbeIOHelp(t *testing.T) {
 		t.Errorf("--help: %v\n%s", err, out)
 	}
 	// The flag list shows each value's own type and default, not the
-	// wrappers parseChecked parses with.
+	// wrappers cliflag.ParseChecked parses with.
 	for _, want := range []string{"-seq sizes", "(default 64KiB,256KiB,1MiB)", "-size size", "-duration window", "-quick\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q:\n%s", want, out)
