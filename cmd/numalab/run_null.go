@@ -12,6 +12,8 @@ import (
 	"github.com/numalab/numalab/internal/workload/null"
 )
 
+// nullFlags parses run null's command line into a checked configuration:
+// the defaults, then the flags.
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))

@@ -16,6 +16,8 @@ import (
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
+// reportFlags parses run report's command line into a checked
+// configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
 	fs.String("engine", "sqlite", "engine: sqlite, duckdb or postgres")

@@ -138,6 +138,8 @@ func Number(fs *flag.FlagSet, name string, value float64, ok func(float64) bool,
 	return &value
 }
 
+// Above, AtLeast and Between are the tests of a Number: v > min, v ≥ min,
+// min ≤ v ≤ max.
 func Above(min float64) func(float64) bool   { return func(v float64) bool { return v > min } }
 func AtLeast(min float64) func(float64) bool { return func(v float64) bool { return v >= min } }
 func Between(min, max float64) func(float64) bool {

@@ -73,6 +73,8 @@ func Validated(s Setting, check func(v string) error) Setting {
 	return s
 }
 
+// Str, Bool, Int, Int64, Uint64, Float and Duration are the settings of a
+// field of that type, spelled in argv as strconv and time write it.
 func Str(name string, p *string) Setting {
 	return Field(name, p, func(s string) (string, error) { return s, nil }, func(s string) string { return s })
 }
