@@ -5,15 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/eval"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
-	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
@@ -141,16 +139,16 @@ func TestStoredCommandsParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := sweep.PlanEval(5*time.Minute, m)
+		plan, err := eval.NewPlan(5*time.Minute, m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := evalConfigs(plan, t.TempDir())
-		oltps = append(oltps, c.oltp)
+		c := eval.NewConfigs(plan, t.TempDir())
+		oltps = append(oltps, c.OLTP)
 		if fx == "kvm-2vcpu-zen.tar.gz" { // DOPs a 2-CPU machine accepts
-			reps = append(reps, c.rep)
-			others = append(others, nullArgv(c.nullSQLite), nullArgv(c.nullPG), tpchArgv(c.tpch, defaultCostThreshold(c.tpch.Engine)))
-			for _, v := range []any{c.nullSQLite, c.nullPG, c.tpch} {
+			reps = append(reps, c.Report)
+			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), tpchArgv(c.TPCH, defaultCostThreshold(c.TPCH.Engine)))
+			for _, v := range []any{c.NullSQLite, c.NullPG, c.TPCH} {
 				others = append(others, []string{asJSON(t, v)})
 			}
 		}
@@ -178,38 +176,6 @@ func TestStoredCommandsParse(t *testing.T) {
 	}
 }
 
-// TestEvalConfigsInDir: eval's databases go in its directory.
-func TestEvalConfigsInDir(t *testing.T) {
-	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := sweep.PlanEval(5*time.Minute, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "ev")
-	c := evalConfigs(plan, dir)
-	for _, p := range []string{c.oltp.DB, c.rep.DB, c.tpch.DB} {
-		if filepath.Dir(p) != dir {
-			t.Errorf("database %s is outside --dir %s", p, dir)
-		}
-	}
-	if c.oltp.StreamsPerCPU != 2 {
-		t.Errorf("eval's OLTP step caps streams at %d per CPU; want 2", c.oltp.StreamsPerCPU)
-	}
-	// The null steps: SQLite in the process, PostgreSQL on a throwaway
-	// server (no DSN), each checked as run null checks its flags.
-	for _, n := range []null.RunConfig{c.nullSQLite, c.nullPG} {
-		if err := n.Check(); err != nil || n.DSN != "" {
-			t.Errorf("null step %+v: %v", n, err)
-		}
-	}
-	if c.nullSQLite.Engine != "sqlite" || c.nullPG.Engine != "postgres" || c.rep.Repeat != plan.QueryRepeat || c.tpch.Engine != "duckdb" {
-		t.Errorf("steps %+v", c)
-	}
-}
-
 // TestEvalGitignore: the repository ignores eval's default directory.
 func TestEvalGitignore(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", ".gitignore"))
@@ -218,32 +184,5 @@ func TestEvalGitignore(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "/numalab-eval/") {
 		t.Errorf(".gitignore does not cover eval's default --dir numalab-eval")
-	}
-}
-
-// TestReplanEvalAfterSlowProbe: a probe that overran its allowance
-// shortens what follows, and says so; one on time changes nothing.
-func TestReplanEvalAfterSlowProbe(t *testing.T) {
-	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := sweep.PlanEval(5*time.Minute, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := evalConfigs(plan, "d")
-	var out strings.Builder
-	e := &env{stdout: &out, stderr: &out}
-	if c2 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", cfg); !reflect.DeepEqual(c2, cfg) || out.Len() != 0 {
-		t.Errorf("a probe on time changed the plan: %s", out.String())
-	}
-	c3 := replanEval(e, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", cfg)
-	spent := func(d time.Duration, n int) time.Duration { return d * time.Duration(n) }
-	o, o3, r, r3 := cfg.oltp, c3.oltp, cfg.rep, c3.rep
-	if spent(o3.Duration, o3.Repeat) >= spent(o.Duration, o.Repeat) || spent(r3.Duration, r3.Repeat) >= spent(r.Duration, r.Repeat) ||
-		!strings.Contains(out.String(), "1m0s more than planned") || !strings.Contains(out.String(), "transtats") {
-		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v x%d (was %v x%d); said %q",
-			o3.Duration, o3.Repeat, o.Duration, o.Repeat, r3.Duration, r3.Repeat, r.Duration, r.Repeat, out.String())
 	}
 }

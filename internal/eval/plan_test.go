@@ -1,19 +1,39 @@
-package sweep
+package eval
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
 )
 
-// TestPlanEvalMultiNode: on a multi-node machine the remote node is the
+// fixtures holds the captured machines the tests read, each read once.
+var fixtures = map[string]*result.Topology{}
+
+// fixture reads a captured machine of testdata/topology.
+func fixture(t *testing.T, name string) *result.Topology {
+	t.Helper()
+	if m, ok := fixtures[name]; ok {
+		return m
+	}
+	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", name), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures[name] = m
+	return m
+}
+
+// TestNewPlanMultiNode: on a multi-node machine the remote node is the
 // farthest from the local one, and no placement gets more than 2 streams
 // per logical CPU (issue: 8 streams ran on 2 CPUs).
-func TestPlanEvalMultiNode(t *testing.T) {
+func TestNewPlanMultiNode(t *testing.T) {
 	for _, c := range []struct {
 		fixture    string
 		placements []string
@@ -29,7 +49,7 @@ func TestPlanEvalMultiNode(t *testing.T) {
 		{"16em64t-4s2c2t.tar.bz2", []string{"smt=on", "smt=off"}, 32},
 	} {
 		m := fixture(t, c.fixture)
-		p, err := PlanEval(time.Hour, m)
+		p, err := NewPlan(time.Hour, m)
 		if err != nil {
 			t.Fatalf("%s: %v", c.fixture, err)
 		}
@@ -39,7 +59,7 @@ func TestPlanEvalMultiNode(t *testing.T) {
 		if got := slices.Max(p.Streams); got != c.maxStreams {
 			t.Errorf("%s: streams %v; want up to %d", c.fixture, p.Streams, c.maxStreams)
 		}
-		cells, _, err := Resolve(m, p.OLTPSpec(), true)
+		cells, _, err := sweep.Resolve(m, p.OLTPSpec(), true)
 		if err != nil {
 			t.Fatalf("%s: %v", c.fixture, err)
 		}
@@ -51,33 +71,20 @@ func TestPlanEvalMultiNode(t *testing.T) {
 	}
 }
 
-func TestFarNode(t *testing.T) {
-	m := fixture(t, "64amd64-4s2n4ca2co.tar.bz2")
-	for from, want := range map[int]int{0: 3, 1: 2, 2: 1} {
-		if got := FarNode(m, from); got != want {
-			t.Errorf("FarNode(%d) = %d; want %d", from, got, want)
-		}
-	}
-	one := fixture(t, "16em64t-4s2c2t.tar.bz2")
-	if got := FarNode(one, 0); got != 0 {
-		t.Errorf("one node: FarNode(0) = %d; want 0 itself", got)
-	}
-}
-
-func TestPlanEvalBudget(t *testing.T) {
+func TestNewPlanBudget(t *testing.T) {
 	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
 	for _, b := range []time.Duration{time.Minute, 2 * time.Minute} {
-		if _, err := PlanEval(b, m); err == nil || !strings.Contains(err.Error(), "-budget") {
-			t.Errorf("PlanEval(%v) = %v; want a budget error", b, err)
+		if _, err := NewPlan(b, m); err == nil || !strings.Contains(err.Error(), "-budget") {
+			t.Errorf("NewPlan(%v) = %v; want a budget error", b, err)
 		}
 	}
 	// A budget whose nanoseconds overflow when scaled must be refused,
 	// not planned as negative cells.
-	if _, err := PlanEval(99999*time.Hour, m); err == nil || !strings.Contains(err.Error(), "-budget: \"99999h0m0s\" is more than eval can plan") {
-		t.Errorf("PlanEval(99999h) = %v; want a budget error", err)
+	if _, err := NewPlan(99999*time.Hour, m); err == nil || !strings.Contains(err.Error(), "-budget: \"99999h0m0s\" is more than eval can plan") {
+		t.Errorf("NewPlan(99999h) = %v; want a budget error", err)
 	}
-	if p, err := PlanEval(EvalMaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
-		t.Errorf("PlanEval(%v) = %+v, %v; want positive cells", EvalMaxBudget, p, err)
+	if p, err := NewPlan(MaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
+		t.Errorf("NewPlan(%v) = %+v, %v; want positive cells", MaxBudget, p, err)
 	}
 	// 16 CPUs: 11 OLTP cells and a neighbour cell a repeat, 10 transtats
 	// cells (P1, P2 at 5 DOPs) a repeat; after the fixed costs and the
@@ -86,7 +93,7 @@ func TestPlanEvalBudget(t *testing.T) {
 	// and the null cells' fourth go (159 s left), then one of OLTP and
 	// transtats each in turn until 12×3.5+6+20×5.5 = 158 s fit: one OLTP
 	// repeat and two transtats ones.
-	p, err := PlanEval(5*time.Minute, m)
+	p, err := NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,24 +104,24 @@ func TestPlanEvalBudget(t *testing.T) {
 
 // plannedTime adds up what p plans on t: the fixed costs and every
 // cell of every step with its setup.
-func plannedTime(t *testing.T, p EvalPlan, m *result.Topology) time.Duration {
+func plannedTime(t *testing.T, p Plan, m *result.Topology) time.Duration {
 	t.Helper()
-	cells, _, err := Resolve(m, p.OLTPSpec(), true)
+	cells, _, err := sweep.Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := p.ProbeTime() + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows + evalPGStart
+	d := p.ProbeTime() + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart
 	if len(p.TPCHQueries) > 0 {
-		d += time.Duration(p.TPCHSF * 10 * float64(evalLoadSF01))
+		d += time.Duration(p.TPCHSF * 10 * float64(loadSF01))
 	}
-	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + evalCellSetup)
+	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + cellSetup)
 	if p.Neighbour {
-		d += time.Duration(p.Repeat) * evalNeighbourSetup
+		d += time.Duration(p.Repeat) * neighbourSetup
 	}
-	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + evalCellSetup)
-	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + evalCellSetup)
+	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + cellSetup)
+	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + cellSetup)
 	pairs := len(null4(m))
-	d += time.Duration(p.NullRepeat*(1+pairs*len(p.NullTransports))) * (p.NullWarm + p.NullCell + evalCellSetup)
+	d += time.Duration(p.NullRepeat*(1+pairs*len(p.NullTransports))) * (p.NullWarm + p.NullCell + cellSetup)
 	return d
 }
 
@@ -134,17 +141,17 @@ func null4(m *result.Topology) []string {
 	return out
 }
 
-// TestPlanEvalFits: on every captured machine the 5m, 15m and 1h plans
+// TestNewPlanFits: on every captured machine the 5m, 15m and 1h plans
 // exist, keep every step within the budget less 15% for what runs long,
 // and give OLTP cells of at least 3 s and transtats cells of at least 5. The one under 15
 // minutes takes TPC-H's three longest queries at SF 0.05 over the unix
 // socket only; from 15 minutes, five at SF 0.1 and TCP too.
-func TestPlanEvalFits(t *testing.T) {
+func TestNewPlanFits(t *testing.T) {
 	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2", "64amd64-4s2n4ca2co.tar.bz2",
 		"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", "offline-cpu0-node0.tar.bz2"} {
 		m := fixture(t, fx)
 		for _, b := range []time.Duration{5 * time.Minute, 15 * time.Minute, time.Hour} {
-			p, err := PlanEval(b, m)
+			p, err := NewPlan(b, m)
 			if err != nil {
 				t.Errorf("%s %v: %v", fx, b, err)
 				continue
@@ -152,8 +159,8 @@ func TestPlanEvalFits(t *testing.T) {
 			if got := plannedTime(t, p, m); got > b/100*85 {
 				t.Errorf("%s %v: plan %+v takes %v; want at most 85%% of the budget", fx, b, p, got)
 			}
-			if p.OLTPWarmup+p.OLTPCell < evalMinCell || p.QueryWarm+p.QueryCell < evalMinQueryCell || p.Repeat < 1 || p.QueryRepeat < 1 {
-				t.Errorf("%s %v: plan %+v: OLTP cells under %v or transtats cells under %v", fx, b, p, evalMinCell, evalMinQueryCell)
+			if p.OLTPWarmup+p.OLTPCell < minCell || p.QueryWarm+p.QueryCell < minQueryCell || p.Repeat < 1 || p.QueryRepeat < 1 {
+				t.Errorf("%s %v: plan %+v: OLTP cells under %v or transtats cells under %v", fx, b, p, minCell, minQueryCell)
 			}
 			quick := b < 15*time.Minute
 			if quick != (len(p.TPCHQueries) == 3 && p.TPCHSF == 0.05 && slices.Equal(p.NullTransports, []string{"unix"})) {
@@ -163,12 +170,12 @@ func TestPlanEvalFits(t *testing.T) {
 	}
 }
 
-// TestPlanEvalMinBudget: the least budget eval accepts plans on the
+// TestNewPlanMinBudget: the least budget eval accepts plans on the
 // smallest machines, one node of 2 vCPUs and internal/vmtest's guest of
 // two 1-CPU nodes and a memory-only one (refused at 2m once eval had its
 // null and TPC-H steps), within 85% of it: where the machine has too many
 // cells for every step, fewer repeats and then no TPC-H step.
-func TestPlanEvalMinBudget(t *testing.T) {
+func TestNewPlanMinBudget(t *testing.T) {
 	one := fixture(t, "kvm-2vcpu-zen.tar.gz")
 	// The same CPUs on two nodes of one CPU each and a memory-only third.
 	two := *fixture(t, "kvm-2vcpu-zen.tar.gz")
@@ -182,13 +189,13 @@ func TestPlanEvalMinBudget(t *testing.T) {
 		name string
 		m    *result.Topology
 	}{{"one node", one}, {"two 1-CPU nodes and a memory-only one", &two}} {
-		p, err := PlanEval(EvalMinBudget, c.m)
+		p, err := NewPlan(MinBudget, c.m)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if got := plannedTime(t, p, c.m); got > EvalMinBudget/100*85 {
-			t.Errorf("%s: plan %+v takes %v; want at most 85%% of %v", c.name, p, got, EvalMinBudget)
+		if got := plannedTime(t, p, c.m); got > MinBudget/100*85 {
+			t.Errorf("%s: plan %+v takes %v; want at most 85%% of %v", c.name, p, got, MinBudget)
 		}
 		t.Logf("%s: repeats OLTP %d, transtats %d, null %d; TPC-H %v", c.name, p.Repeat, p.QueryRepeat, p.NullRepeat, p.TPCHQueries)
 	}
@@ -197,7 +204,7 @@ func TestPlanEvalMinBudget(t *testing.T) {
 // TestShrinkOrder: repeats go in the documented order, the TPC-H step
 // last, and then nothing is left to give.
 func TestShrinkOrder(t *testing.T) {
-	p := EvalPlan{Repeat: 4, QueryRepeat: 4, NullRepeat: 4, TPCHQueries: []int{21}}
+	p := Plan{Repeat: 4, QueryRepeat: 4, NullRepeat: 4, TPCHQueries: []int{21}}
 	var got []string
 	for p.shrink() {
 		got = append(got, fmt.Sprintf("%d%d%d%d", p.Repeat, p.QueryRepeat, p.NullRepeat, len(p.TPCHQueries)))
@@ -208,21 +215,21 @@ func TestShrinkOrder(t *testing.T) {
 	}
 }
 
-// TestPlanEvalRepeatsAndNeighbour: on a 2-vCPU guest of one node the 5m
+// TestNewPlanRepeatsAndNeighbour: on a 2-vCPU guest of one node the 5m
 // plan repeats every OLTP and transtats cell 4 times (so that a U test
 // of 2 streams against 1, or DOP 2 against DOP 1, can reach p ≤ 0.05),
 // and each repeat has one neighbour cell: one stream on cpu 0, the
 // neighbour on cpu 1.
-func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
+func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
-	p, err := PlanEval(5*time.Minute, m)
+	p, err := NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repeat != EvalRepeat || p.QueryRepeat != EvalRepeat || p.NullRepeat != EvalRepeat || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
-		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, EvalRepeat)
+	if p.Repeat != Repeats || p.QueryRepeat != Repeats || p.NullRepeat != Repeats || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, Repeats)
 	}
-	cells, _, err := Resolve(m, p.OLTPSpec(), true)
+	cells, _, err := sweep.Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,10 +245,10 @@ func TestPlanEvalRepeatsAndNeighbour(t *testing.T) {
 			t.Errorf("cell %d at position %d", c.Index, i)
 		}
 	}
-	if len(got) != EvalRepeat || len(cells) != EvalRepeat*(len(p.Streams)+1) {
-		t.Errorf("%d cells, neighbour cells %q; want %d of %d", len(cells), got, EvalRepeat, EvalRepeat*(len(p.Streams)+1))
+	if len(got) != Repeats || len(cells) != Repeats*(len(p.Streams)+1) {
+		t.Errorf("%d cells, neighbour cells %q; want %d of %d", len(cells), got, Repeats, Repeats*(len(p.Streams)+1))
 	}
-	multi, err := PlanEval(5*time.Minute, fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
+	multi, err := NewPlan(5*time.Minute, fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
 	if err != nil || multi.Neighbour {
 		t.Errorf("multi-node plan %+v, %v: want no neighbour cells (remote data is the held-out point there)", multi, err)
 	}

@@ -1,4 +1,4 @@
-package sweep
+package eval
 
 import (
 	"fmt"
@@ -7,21 +7,22 @@ import (
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 )
 
-// EvalPlan is what eval's budget buys on a machine: a pure function of
+// Plan is what eval's budget buys on a machine: a pure function of
 // both.
-type EvalPlan struct {
+type Plan struct {
 	ProbeQuick bool
 	Warehouses int
 	Streams    []int    // up to 2× the largest placement's logical CPUs
 	Placements []string // SMT on and off, local and remote data, where the machine has them
-	// StreamsPerCPU caps the streams of each placement (see Spec).
+	// StreamsPerCPU caps the streams of each placement (see sweep.Spec).
 	StreamsPerCPU int
 	OLTPWarmup    time.Duration
 	OLTPCell      time.Duration
 	Repeat        int
-	// Neighbour runs the neighbour cells (Spec.Neighbour): on a machine
+	// Neighbour runs the neighbour cells (sweep.Spec.Neighbour): on a machine
 	// of one node and several CPUs, the model's held-out point.
 	Neighbour bool
 	Rows      int64
@@ -29,7 +30,7 @@ type EvalPlan struct {
 	QueryWarm time.Duration
 	QueryCell time.Duration
 	// QueryRepeat repeats every transtats cell: the DOP findings compare
-	// DOP 1 with the best DOP over these repeats (see EvalRepeat).
+	// DOP 1 with the best DOP over these repeats (see Repeats).
 	QueryRepeat int
 	// The null transaction: a prepared no-op on SQLite, and on PostgreSQL
 	// every pairing the machine offers over NullTransports.
@@ -47,11 +48,11 @@ type EvalPlan struct {
 }
 
 // ProbeTime is what the plan allows the memory probe.
-func (p EvalPlan) ProbeTime() time.Duration {
+func (p Plan) ProbeTime() time.Duration {
 	if p.ProbeQuick {
-		return evalProbeQuick
+		return probeQuick
 	}
-	return evalProbeFull
+	return probeFull
 }
 
 // Estimated fixed costs on a 2-vCPU guest, from measured runs: the quick
@@ -60,44 +61,44 @@ func (p EvalPlan) ProbeTime() time.Duration {
 // (865,377 rows at 84,000 rows/s), starting a throwaway PostgreSQL server
 // (initdb and boot: 4 s idle, 15 s under a load of 13), and per-cell setup.
 const (
-	evalProbeQuick = 15 * time.Second
-	evalProbeFull  = 90 * time.Second
-	evalLoadWH     = 4 * time.Second
-	evalLoadMRows  = 8 * time.Second
-	evalLoadSF01   = 10 * time.Second
-	evalPGStart    = 10 * time.Second
-	evalCellSetup  = 500 * time.Millisecond
-	// evalNeighbourSetup is a neighbour cell's extra: linking its chain,
+	probeQuick = 15 * time.Second
+	probeFull  = 90 * time.Second
+	loadWH     = 4 * time.Second
+	loadMRows  = 8 * time.Second
+	loadSF01   = 10 * time.Second
+	pgStart    = 10 * time.Second
+	cellSetup  = 500 * time.Millisecond
+	// neighbourSetup is a neighbour cell's extra: linking its chain,
 	// timing it twice and starting the neighbour (4.5 to 6.7 s measured).
-	evalNeighbourSetup = 6 * time.Second
-	// EvalMinBudget and EvalMaxBudget bound the budget eval accepts.
-	EvalMinBudget = 2 * time.Minute
-	EvalMaxBudget = 7 * 24 * time.Hour
+	neighbourSetup = 6 * time.Second
+	// MinBudget and MaxBudget bound the budget eval accepts.
+	MinBudget = 2 * time.Minute
+	MaxBudget = 7 * 24 * time.Hour
 )
 
-// EvalRepeat is how often eval runs each OLTP and transtats cell when
+// Repeats is how often eval runs each OLTP and transtats cell when
 // the budget allows, and each null cell always. The findings compare
 // cells by a U test over their repeats (stream counts, DOP 1 against
 // another DOP, one client/backend pairing against another), and with 3
 // a side its smallest p is 0.10: it could never show a difference at
 // p ≤ 0.05. With 4 a side it is 0.029.
-const EvalRepeat = 4
+const Repeats = 4
 
-// evalStreamsPerCPU: beyond two streams per logical CPU a cell measures
+// streamsPerCPU: beyond two streams per logical CPU a cell measures
 // queueing, not the hardware.
-const evalStreamsPerCPU = 2
+const streamsPerCPU = 2
 
-// evalMinCell is the shortest OLTP cell, warm-up included, that eval
-// plans; evalMinQueryCell the shortest transtats cell: P1 takes 0.75 s
+// minCell is the shortest OLTP cell, warm-up included, that eval
+// plans; minQueryCell the shortest transtats cell: P1 takes 0.75 s
 // on an idle 2-vCPU guest (and 2 to 3 s under a load of 10), and a cell's
 // queries per hour count the queries that finished in its window, so a
 // window of fewer than about five says little.
 const (
-	evalMinCell      = 3 * time.Second
-	evalMinQueryCell = 5 * time.Second
+	minCell      = 3 * time.Second
+	minQueryCell = 5 * time.Second
 )
 
-// evalTPCHQueries are the TPC-H queries eval sweeps over DOP: the ones
+// tpchQueries are the TPC-H queries eval sweeps over DOP: the ones
 // that take longest, so that parallelism has work to split, most telling
 // first (a budget under 15 minutes takes the first three). Q21 reads
 // lineitem three times with EXISTS and NOT EXISTS; Q9 joins six tables
@@ -108,32 +109,32 @@ const (
 // among the six slowest of the 22 in both of two DOP-1 passes on DuckDB
 // at SF 0.1 on the 2-vCPU guest (30 to 210 ms each), and they and Q1 are
 // the long queries of published power tests.
-var evalTPCHQueries = []int{21, 9, 1, 18, 13}
+var tpchQueries = []int{21, 9, 1, 18, 13}
 
-// PlanEval plans eval for budget on machine t. Where t has several NUMA
+// NewPlan plans eval for budget on machine t. Where t has several NUMA
 // nodes with CPUs the data lives on the first, and streams run on it
-// (local) and on the node farthest from it (remote, see FarNode).
-func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
-	if budget < EvalMinBudget {
-		return EvalPlan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, EvalMinBudget)
+// (local) and on the node farthest from it (remote, see sweep.FarNode).
+func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
+	if budget < MinBudget {
+		return Plan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)
 	}
-	if budget > EvalMaxBudget {
-		return EvalPlan{}, fmt.Errorf("-budget: %q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, EvalMaxBudget)
+	if budget > MaxBudget {
+		return Plan{}, fmt.Errorf("-budget: %q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, MaxBudget)
 	}
 	n := len(t.CPUs)
-	p := EvalPlan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Rows: 1_000_000, StreamsPerCPU: evalStreamsPerCPU,
+	p := Plan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Rows: 1_000_000, StreamsPerCPU: streamsPerCPU,
 		Neighbour: len(t.Nodes) < 2 && n > 1,
 		// Below 15 minutes: the unix socket only, 1 s cells; TPC-H at
 		// SF 0.05 (three 122,880-row groups of lineitem, DuckDB's unit of
 		// parallel work: a smaller SF has one and cannot run in parallel).
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
-		TPCHSF: 0.05, TPCHQueries: evalTPCHQueries[:3], TPCHRepeat: 1}
+		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1}
 	switch {
 	case budget >= time.Hour:
-		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 8, 20_000_000, 1, evalTPCHQueries, 3
+		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 8, 20_000_000, 1, tpchQueries, 3
 		p.NullTransports, p.NullWarm, p.NullCell = []string{"unix", "tcp"}, time.Second, 5*time.Second
 	case budget >= 15*time.Minute:
-		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 2, 5_000_000, 0.1, evalTPCHQueries, 3
+		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 2, 5_000_000, 0.1, tpchQueries, 3
 		p.NullTransports, p.NullWarm, p.NullCell = []string{"unix", "tcp"}, time.Second, 2*time.Second
 	}
 	// A TPC-H query of these at SF s takes up to about s × 2 s on one
@@ -153,7 +154,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 	}
 	data := []string{""}
 	if local, ok := firstNodeWithCPUs(t); ok {
-		if remote := FarNode(t, local); remote != local {
+		if remote := sweep.FarNode(t, local); remote != local {
 			data = []string{fmt.Sprintf("node=%d,data=node%d", local, local), fmt.Sprintf("node=%d,data=node%d", remote, local)}
 		}
 	}
@@ -163,59 +164,59 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 			sel := strings.Trim(d+","+s, ",")
 			pl, err := place.Resolve(t, sel)
 			if err != nil {
-				return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
+				return Plan{}, fmt.Errorf("planning eval: %w", err)
 			}
 			widest = max(widest, len(pl.CPUs))
 			p.Placements = append(p.Placements, sel)
 		}
 	}
-	for s := 1; s <= evalStreamsPerCPU*widest; s *= 2 {
+	for s := 1; s <= streamsPerCPU*widest; s *= 2 {
 		p.Streams = append(p.Streams, s)
 	}
 	// The null and TPC-H steps have cells of fixed length; OLTP and
 	// reporting share what is left after them and the fixed costs.
 	fixed := func() time.Duration {
-		f := evalProbeQuick + time.Duration(p.Warehouses)*evalLoadWH + time.Duration(p.Rows/1_000_000)*evalLoadMRows + evalPGStart
+		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart
 		if !p.ProbeQuick {
-			f += evalProbeFull - evalProbeQuick
+			f += probeFull - probeQuick
 		}
 		if len(p.TPCHQueries) > 0 {
-			f += time.Duration(p.TPCHSF*10*float64(evalLoadSF01)) + p.tpchTime()
+			f += time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 		}
 		return f
 	}
-	// Every OLTP, transtats and null cell is repeated EvalRepeat times,
+	// Every OLTP, transtats and null cell is repeated Repeats times,
 	// so that the findings compare repeats by a test, with their spread;
 	// where the budget cannot give that many OLTP and transtats cells
 	// their least length, less (shrink).
-	p.Repeat, p.QueryRepeat, p.NullRepeat = EvalRepeat, EvalRepeat, EvalRepeat
+	p.Repeat, p.QueryRepeat, p.NullRepeat = Repeats, Repeats, Repeats
 	var left time.Duration
 	var oltpCells, queryCells int
 	var oltpNeed, queryNeed time.Duration
 	for {
 		left = budget/100*85 - fixed() - p.nullTime(t)
-		cells, _, err := Resolve(t, p.OLTPSpec(), true)
+		cells, _, err := sweep.Resolve(t, p.OLTPSpec(), true)
 		if err != nil {
-			return EvalPlan{}, fmt.Errorf("planning eval: %w", err)
+			return Plan{}, fmt.Errorf("planning eval: %w", err)
 		}
 		oltpCells, queryCells = len(cells), 2*len(p.DOPs)*p.QueryRepeat
-		oltpNeed = time.Duration(oltpCells) * (evalMinCell + evalCellSetup)
+		oltpNeed = time.Duration(oltpCells) * (minCell + cellSetup)
 		if p.Neighbour {
-			oltpNeed += time.Duration(p.Repeat) * evalNeighbourSetup
+			oltpNeed += time.Duration(p.Repeat) * neighbourSetup
 		}
-		queryNeed = time.Duration(queryCells) * (evalMinQueryCell + evalCellSetup)
+		queryNeed = time.Duration(queryCells) * (minQueryCell + cellSetup)
 		if oltpNeed+queryNeed <= left || !p.shrink() {
 			break
 		}
 	}
 	if oltpNeed+queryNeed > left {
-		return EvalPlan{}, fmt.Errorf("-budget: %q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: give a larger budget",
+		return Plan{}, fmt.Errorf("-budget: %q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: give a larger budget",
 			budget, max(left, 0).Round(time.Second), oltpCells, queryCells, (oltpNeed + queryNeed).Round(time.Second))
 	}
 	// What is left over lengthens the cells, half to each step.
 	spare := (left - oltpNeed - queryNeed) / 2
-	perOLTP := evalMinCell + spare/time.Duration(oltpCells)
-	perQuery := evalMinQueryCell + spare/time.Duration(queryCells)
+	perOLTP := minCell + spare/time.Duration(oltpCells)
+	perQuery := minQueryCell + spare/time.Duration(queryCells)
 	// Rounded down (a tenth of a second for the window), so that the
 	// cells never add up to more than was planned.
 	p.OLTPWarmup = min(max(perOLTP/6, time.Second), 10*time.Second).Truncate(time.Second)
@@ -230,7 +231,7 @@ func PlanEval(budget time.Duration, t *result.Topology) (EvalPlan, error) {
 // one of OLTP and transtats each in turn, then the null cells' down to 1;
 // last, at the smallest budgets on machines of many cells, the TPC-H step
 // is left out (TPCHQueries empty).
-func (p *EvalPlan) shrink() bool {
+func (p *Plan) shrink() bool {
 	switch {
 	case p.Repeat > 3:
 		p.Repeat--
@@ -255,7 +256,7 @@ func (p *EvalPlan) shrink() bool {
 // nullTime is what the null steps' cells take on t: SQLite's, and
 // PostgreSQL's for every pairing t offers over every transport (the
 // server's start is a fixed cost).
-func (p EvalPlan) nullTime(t *result.Topology) time.Duration {
+func (p Plan) nullTime(t *result.Topology) time.Duration {
 	pairs := 1 // same-cpu
 	if t.ThreadsPerCore() > 1 {
 		pairs++
@@ -267,19 +268,19 @@ func (p EvalPlan) nullTime(t *result.Topology) time.Duration {
 		pairs++
 	}
 	cells := p.NullRepeat * (1 + pairs*len(p.NullTransports))
-	return time.Duration(cells) * (p.NullWarm + p.NullCell + evalCellSetup)
+	return time.Duration(cells) * (p.NullWarm + p.NullCell + cellSetup)
 }
 
 // tpchTime is what the TPC-H step's cells take: each also captures its
 // plan, within the cell's setup.
-func (p EvalPlan) tpchTime() time.Duration {
+func (p Plan) tpchTime() time.Duration {
 	cells := len(p.TPCHQueries) * len(p.DOPs) * p.TPCHRepeat
-	return time.Duration(cells) * (p.TPCHWarm + p.TPCHCell + evalCellSetup)
+	return time.Duration(cells) * (p.TPCHWarm + p.TPCHCell + cellSetup)
 }
 
 // OLTPSpec is the OLTP step's sweep.
-func (p EvalPlan) OLTPSpec() Spec {
-	return Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour}
+func (p Plan) OLTPSpec() sweep.Spec {
+	return sweep.Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour}
 }
 
 func firstNodeWithCPUs(t *result.Topology) (int, bool) {
@@ -289,26 +290,4 @@ func firstNodeWithCPUs(t *result.Topology) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// FarNode is the node with CPUs farthest from node by the firmware's
-// distances (the first of equals, in t.Nodes order): on 2 sockets of 2
-// nodes each, a node on the other socket, not the near neighbour. Without
-// distances it is the first other node with CPUs; with none, node itself.
-func FarNode(t *result.Topology, node int) int {
-	from := t.NodeIndex(node)
-	far, farDist := node, -1
-	for j, n := range t.Nodes {
-		if n.ID == node || len(n.CPUs) == 0 {
-			continue
-		}
-		d := 0
-		if from >= 0 && from < len(t.Distances) && j < len(t.Distances[from]) {
-			d = t.Distances[from][j]
-		}
-		if d > farDist {
-			far, farDist = n.ID, d
-		}
-	}
-	return far
 }

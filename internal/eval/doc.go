@@ -1,0 +1,10 @@
+// Package eval composes 'numalab eval': what its budget buys on a machine
+// (Plan, a pure function of both), the typed configuration of each step
+// after the memory probe (Configs), the plan made again when the probe
+// overran, the steps run in order with the run each stored, and the
+// report and summary built from those runs.
+//
+// eval runs no workload itself and parses no flags: each step is a
+// function the command gives it (a numalab command run in-process on a
+// typed configuration), and it writes only to the writers it is given.
+package eval

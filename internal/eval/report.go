@@ -1,0 +1,100 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/report"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/tpch"
+)
+
+// Report builds the report from the runs the steps stored in the store
+// at storePath (both null runs: the report shows one per engine), and
+// returns them by id. A PostgreSQL step skipped for want of binaries
+// stored a failed run with nothing in it: it is left out.
+func Report(storePath string, steps []*Step) (*report.Report, map[int64]*result.Run, error) {
+	st, err := store.Open(storePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	all := map[int64]*result.Run{}
+	var runs []*result.Run
+	for _, s := range steps {
+		if s.ID == 0 {
+			continue
+		}
+		r, err := st.Get(s.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		all[s.ID] = r
+		if !errors.Is(s.Err, pgserver.ErrNoBinaries) {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, nil, errors.New("no step stored a run: nothing to report")
+	}
+	r, err := report.Build(runs)
+	return r, all, err
+}
+
+// WriteSummary is what eval prints when its steps are done, took after
+// it started: the report's findings, the model's fit with its residuals
+// and held-out prediction, and each step's run (WriteRuns).
+func WriteSummary(w io.Writer, r *report.Report, steps []*Step, runs map[int64]*result.Run, took time.Duration) error {
+	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
+	if err := report.WriteFindings(w, r, 10); err != nil {
+		return err
+	}
+	if md := r.Model; md != nil {
+		fmt.Fprintln(w, "\n== model fit (residuals and held-out prediction)")
+		for _, c := range md.Checks() {
+			fmt.Fprintln(w, "  "+c)
+		}
+		if md.HeldOut == nil {
+			fmt.Fprintln(w, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
+		}
+	}
+	fmt.Fprintln(w, "\n== runs (numalab runs show ID: each with the command that runs it again)")
+	WriteRuns(w, steps, runs, r)
+	return nil
+}
+
+// WriteRuns lists each step's run with its headline, the TPC-H step's
+// speedups, and the steps that stored none.
+func WriteRuns(w io.Writer, steps []*Step, runs map[int64]*result.Run, r *report.Report) {
+	for _, s := range steps {
+		run := runs[s.ID]
+		switch {
+		case Skipped(s.Err):
+			fmt.Fprintf(w, "  %s: skipped: %v\n", s.Title, s.Err)
+		case run == nil:
+			fmt.Fprintf(w, "  %s: no run stored\n", s.Title)
+		default:
+			fmt.Fprintf(w, "  %s: run %d (%s): %s\n", s.Title, run.ID, run.Status, run.Headline)
+		}
+		if r.TPCH == nil || s.ID != r.TPCH.Run {
+			continue
+		}
+		for _, q := range r.TPCH.Analysis.Queries {
+			if len(q.Points) == 0 {
+				continue
+			}
+			var sp []string
+			for _, p := range q.Points {
+				sp = append(sp, fmt.Sprintf("DOP %d %.2fx", p.DOP, p.Speedup))
+			}
+			fmt.Fprintf(w, "    %s: %.4f s at DOP %d; speedup %s (median of %d); best DOP %d\n",
+				tpch.QueryName(q.Query), q.Points[0].Seconds, q.Points[0].DOP, strings.Join(sp, ", "), q.Points[0].Repeats, q.BestDOP)
+		}
+		fmt.Fprintf(w, "    plan changes between DOPs: %d\n", len(r.TPCH.Analysis.Changes))
+	}
+}

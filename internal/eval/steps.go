@@ -1,0 +1,116 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+	"github.com/numalab/numalab/internal/workload/tpch"
+	"github.com/numalab/numalab/internal/workload/transtats"
+)
+
+// Configs is the configuration of each of eval's steps after the probe.
+type Configs struct {
+	NullSQLite, NullPG null.RunConfig
+	OLTP               tpcc.RunConfig
+	Report             transtats.RunConfig
+	TPCH               tpch.RunConfig
+}
+
+// NewConfigs are eval's steps for plan, their databases in dir.
+func NewConfigs(plan Plan, dir string) Configs {
+	var c Configs
+	c.NullSQLite = null.DefaultRunConfig()
+	c.NullSQLite.Engine, c.NullSQLite.Transports = "sqlite", nil
+	c.NullPG = null.DefaultRunConfig()
+	c.NullPG.Transports = plan.NullTransports
+	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG} {
+		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
+	}
+	c.OLTP = tpcc.DefaultRunConfig()
+	c.OLTP.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
+	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
+	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour
+	c.OLTP.Warmup, c.OLTP.Duration = plan.OLTPWarmup, plan.OLTPCell
+	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
+		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
+		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat}
+	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
+		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
+	return c
+}
+
+// Replan fits the steps after the probe into what is left of the budget
+// when the probe took more than the plan allowed (a loaded machine
+// stretches its timed windows): the plan is made again for the budget
+// less the overrun, and w is told so. A budget too small to plan again
+// keeps the first plan.
+func Replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topology, dir string, cfg Configs) Configs {
+	over := took - plan.ProbeTime()
+	if over < 5*time.Second {
+		return cfg
+	}
+	re, err := NewPlan(budget-over, t)
+	if err != nil {
+		fmt.Fprintf(w, "the probe took %v, %v more than planned; the budget left is too small to plan again, so eval may overrun it\n\n",
+			took.Round(time.Second), over.Round(time.Second))
+		return cfg
+	}
+	re.ProbeQuick = plan.ProbeQuick
+	fmt.Fprintf(w, "the probe took %v, %v more than planned: now\n", took.Round(time.Second), over.Round(time.Second))
+	WritePlan(w, re)
+	return NewConfigs(re, dir)
+}
+
+// ErrNoRoom skips a step the budget had no room for (Plan's shrink).
+var ErrNoRoom = errors.New("the budget has no room for this step on this machine (try --budget 5m)")
+
+// Skipped says whether a step's error means it was left out, not failed.
+func Skipped(err error) bool {
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, ErrNoRoom)
+}
+
+// Step is one step of eval and the run it stored.
+type Step struct {
+	Title string
+	// Run runs the step; stored hears of every run it stores.
+	Run func(stored func(kind string, id int64)) error
+	ID  int64 // of the run it stored; 0 none
+	Err error
+}
+
+// RunSteps runs steps in order until ctx is cancelled, each under a
+// heading with the time since start, and calls afterFirst once the first
+// (the memory probe) is done. A step left out (Skipped) is said on
+// stdout, a failure on stderr; the failures come back joined.
+func RunSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, steps []*Step, afterFirst func()) error {
+	var errs []error
+	for i, s := range steps {
+		if ctx.Err() != nil {
+			break
+		}
+		fmt.Fprintf(stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.Title, time.Since(start).Round(time.Second))
+		s.Err = s.Run(func(_ string, id int64) { s.ID = id })
+		switch {
+		case Skipped(s.Err):
+			// Not a failure of eval: this machine has no PostgreSQL, or
+			// the budget no room for the step.
+			fmt.Fprintf(stdout, "skipped: %v\n", s.Err)
+		case s.Err != nil:
+			fmt.Fprintf(stderr, "numalab eval: %s: %v\n", s.Title, s.Err)
+			errs = append(errs, fmt.Errorf("%s: %w", s.Title, s.Err))
+		}
+		fmt.Fprintln(stdout)
+		if i == 0 {
+			afterFirst()
+		}
+	}
+	return errors.Join(errs...)
+}

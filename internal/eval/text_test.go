@@ -1,0 +1,46 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRepeatNote: below Repeats a side the note gives the U test's
+// smallest p, 2/C(2n, n); at Repeats there is none.
+func TestRepeatNote(t *testing.T) {
+	for n, p := range map[int]string{1: "1.00", 2: "0.33", 3: "0.10"} {
+		if got := repeatNote(n); !strings.Contains(got, "smallest p is "+p+",") {
+			t.Errorf("repeatNote(%d) = %q; want p %s", n, got, p)
+		}
+	}
+	if got := repeatNote(Repeats); got != "" {
+		t.Errorf("repeatNote(%d) = %q; want none", Repeats, got)
+	}
+}
+
+// TestWritePlan: the plan of a 2-CPU machine at 5m, and one whose TPC-H
+// step was left out.
+func TestWritePlan(t *testing.T) {
+	p, err := NewPlan(5*time.Minute, fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WritePlan(&b, p)
+	want := `plan: null transaction on SQLite and PostgreSQL (unix, every client/backend pairing), 500ms+1s per cell x4 repeats
+      tpcc-ro W=1, streams 1,2,4 (at most 2 per logical CPU of each placement), placements [""], 1s+2.2s per cell x4 repeats (and a cell with a memory-bandwidth neighbour)
+      transtats 1000000 rows on DuckDB, DOP 1,2, 1s+4.2s per cell x4 repeats
+      TPC-H-derived SF 0.05 on DuckDB, Q21,Q9,Q1 at DOP 1,2, 500ms+1s per cell x1 repeats
+
+`
+	if b.String() != want {
+		t.Errorf("plan:\n%s\nwant:\n%s", b.String(), want)
+	}
+	p.TPCHQueries = nil
+	b.Reset()
+	WritePlan(&b, p)
+	if !strings.HasSuffix(b.String(), "      TPC-H-derived: left out, the budget has no room for it on this machine (try --budget 5m)\n\n") {
+		t.Errorf("a plan without TPC-H says:\n%s", b.String())
+	}
+}
