@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
 
@@ -50,7 +48,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	}
 	var gs []float64
 	if *ghzList != "" {
-		gs, err = modelFloats("ghz-list", *ghzList)
+		gs, err = model.ParsePositives("ghz-list", *ghzList)
 		errs = append(errs, err, mf.plausible("ghz-list", nil, gs, nil))
 	} else if *ghz > 0 {
 		gs = []float64{*ghz}
@@ -132,29 +130,23 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	return m
 }
 
-// plausible refuses a latency, clock or socket count that no machine has
-// (model.Implausible), unless --unchecked: name is the flag.
-func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) error {
-	if v, why := model.Implausible(ns, ghz, sockets); why != "" && !*m.unchecked {
-		return cliflag.Bad(name, v, "is not "+why+" (--unchecked accepts it)")
-	}
-	return nil
+// figures are the machine's figures as given: model.MachineSpec without
+// the topology or probe that --topology or --from-run read.
+func (m *machineFlags) figures() model.MachineSpec {
+	return model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+		Locality: m.locality, CoresPerSocket: *m.cores}
 }
 
-// check refuses what no machine has (unless --unchecked) and a source of
-// the machine given twice; machine assumes it passed.
+// plausible refuses a latency, clock or socket count that no machine has
+// (model.Plausible), unless --unchecked: name is the flag.
+func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) error {
+	return model.Plausible(name, ns, ghz, sockets, *m.unchecked)
+}
+
+// check refuses figures no machine has (unless --unchecked) and a source
+// of the machine given twice; spec assumes it passed.
 func (m *machineFlags) check() error {
-	var errs cliflag.Errs
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"local-ns", *m.local}, {"remote-ns", *m.remote}} {
-		if f.v > 0 {
-			errs = append(errs, m.plausible(f.name, []float64{f.v}, nil, nil))
-		}
-	}
-	errs.BadIf(*m.buffer > model.PlausibleMaxNS && !*m.unchecked, "buffer-ns", fmt.Sprint(*m.buffer),
-		fmt.Sprintf("is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", model.PlausibleMaxNS))
+	errs := cliflag.Errs{m.figures().Check(*m.unchecked)}
 	if *m.topology != "" && *m.fromRun != 0 {
 		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
 	}
@@ -162,93 +154,32 @@ func (m *machineFlags) check() error {
 	return errors.Join(errs...)
 }
 
-// machine builds the latency source (model.MachineSpec.Build) from the
-// flags, the topology file or the stored run they name.
-func (m *machineFlags) machine(maxSockets int) (model.Machine, *result.Topology, float64, error) {
-	spec := model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
-		Locality: m.locality, CoresPerSocket: *m.cores}
-	var err error
+// spec is the machine of the flags (model.MachineSpec): the figures, and
+// the topology file or the stored run they name.
+func (m *machineFlags) spec() (model.MachineSpec, error) {
+	s := m.figures()
 	switch {
 	case *m.topology != "":
-		spec.Topology, err = model.ReadTopology(*m.topology)
+		t, err := model.ReadTopology(*m.topology)
+		s.Topology = t
+		return s, err
 	case *m.fromRun != 0:
-		spec.Topology, spec.Probe, err = readModelRun(*m.store, *m.fromRun)
+		st, err := store.OpenToRead(*m.store)
+		if err != nil {
+			return s, err
+		}
+		defer st.Close()
+		s.Topology, s.Probe, err = model.StoredMachine(st, *m.fromRun)
+		return s, err
 	}
-	if err != nil {
-		return model.Machine{}, nil, 0, err
-	}
-	return spec.Build(maxSockets)
+	return s, nil
 }
 
-// predict evaluates w on the machine of the flags over g: its sockets
-// default to the machine's (built for up to defSockets), its clocks to the
-// machine's clock. socketsFlag is --sockets as given, for its error.
+// predict is model.MachineSpec.Predict on the machine of the flags.
 func (m *machineFlags) predict(w model.Workload, g model.Grid, socketsFlag string, defSockets int) (model.Table, error) {
-	mc, t, machineGHz, err := m.machine(modelMaxOr(g.Sockets, defSockets))
+	s, err := m.spec()
 	if err != nil {
 		return model.Table{}, err
 	}
-	if len(g.Sockets) == 0 {
-		g.Sockets = mc.DefaultSockets()
-	}
-	if err := modelSocketsFit(socketsFlag, g.Sockets, mc, t); err != nil {
-		return model.Table{}, err
-	}
-	if len(g.GHz) == 0 && machineGHz > 0 {
-		g.GHz = []float64{machineGHz}
-	}
-	if len(g.GHz) == 0 {
-		return model.Table{}, errors.New("-ghz: missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
-	}
-	tab, err := model.Evaluate(w, mc, g)
-	if err != nil {
-		return model.Table{}, fmt.Errorf("evaluating the model: %w", err)
-	}
-	return tab, nil
-}
-
-// readModelRun reads what a stored run offers the model (model.RunMachine).
-func readModelRun(storePath string, id int64) (*result.Topology, *model.ProbeLatency, error) {
-	st, err := store.OpenToRead(storePath)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer st.Close()
-	r, err := st.Get(id)
-	if err != nil {
-		return nil, nil, fmt.Errorf("-from-run: %w", err)
-	}
-	t, p, err := model.RunMachine(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("-from-run: %w", err)
-	}
-	return t, p, nil
-}
-
-// modelFloats parses a comma-separated list of positive numbers.
-func modelFloats(name, s string) ([]float64, error) {
-	v, err := model.ParsePositives(s)
-	if err != nil {
-		return nil, cliflag.Bad(name, s, err.Error())
-	}
-	return v, nil
-}
-
-// modelSocketsFit refuses socket counts a topology does not have.
-func modelSocketsFit(flagValue string, ss []int, mc model.Machine, t *result.Topology) error {
-	n := mc.MaxSockets()
-	if n == 0 || t == nil || len(ss) == 0 || slices.Max(ss) <= n {
-		return nil
-	}
-	if flagValue == "" {
-		flagValue = fmt.Sprint(slices.Max(ss))
-	}
-	return cliflag.Bad("sockets", flagValue, fmt.Sprintf("does not fit topology %s: it has %d socket(s) (try --sockets %s)", t.Source, n, cliflag.FormatInts(mc.DefaultSockets())))
-}
-
-func modelMaxOr(s []int, def int) int {
-	if len(s) == 0 {
-		return def
-	}
-	return slices.Max(s)
+	return s.Predict(w, g, socketsFlag, defSockets)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
@@ -81,16 +80,7 @@ func cmdModelSize(e *env, args []string) error {
 	if len(cpus) == 0 {
 		errs = append(errs, errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'"))
 	}
-	for i := range cpus {
-		if cpus[i].GHz == 0 {
-			if *ghz == 0 {
-				errs = append(errs, fmt.Errorf("-cpu-cost: %q has no ghz: add ghz=F to it or give --ghz", cpus[i].Name))
-				continue
-			}
-			cpus[i].GHz = *ghz
-			cpus[i].Name = cpus[i].DefaultName()
-		}
-	}
+	errs = append(errs, model.ClockCPUs(cpus, *ghz))
 	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
 	errs = append(errs, err)
 	prices, err := model.ParseSystemPrices(*systemCost)
@@ -100,18 +90,14 @@ func cmdModelSize(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	mc, t, _, err := mf.machine(modelMaxOr(ss, 1))
+	spec, err := mf.spec()
 	if err != nil {
 		return err
 	}
-	if err := modelSocketsFit(*sockets, ss, mc, t); err != nil {
-		return err
-	}
-	z := model.Sizing{Workload: wf.workload(), Machine: mc, TargetTPS: *target, LicensePerCore: *license,
-		CPUs: cpus, SystemPrice: prices, Sockets: ss, SMT: *smt}
-	rows, err := model.Size(z)
+	z, rows, err := spec.Size(model.Sizing{Workload: wf.workload(), TargetTPS: *target, LicensePerCore: *license,
+		CPUs: cpus, SystemPrice: prices, Sockets: ss, SMT: *smt}, *sockets)
 	if err != nil {
-		return fmt.Errorf("sizing: %w", err)
+		return err
 	}
 	if *asJSON {
 		return writeJSON(e.stdout, rows)
@@ -136,7 +122,7 @@ func cmdModelDOP(e *env, args []string) error {
 	errs.BadIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
 	var cs []float64
 	if *costs != "" {
-		cs, err = modelFloats("cost", *costs)
+		cs, err = model.ParsePositives("cost", *costs)
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -172,9 +158,13 @@ func cmdModelFit(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		return modelFitRun(e, *mf.store, *runID, *probeID, *asJSON)
+		c, err := calibrateRun(*mf.store, *runID, *probeID)
+		if err != nil {
+			return err
+		}
+		return writeAs(e.stdout, *asJSON, c, model.WriteCalibration)
 	}
-	pts, err := parseModelPoints(*points, *ghz)
+	pts, err := model.ParsePoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
 	ks, err := cliflag.ParseInts("smt", *smt, 1)
 	errs = append(errs, err)
@@ -185,7 +175,7 @@ func cmdModelFit(e *env, args []string) error {
 		gs = []float64{*ghz}
 	}
 	if *ghzList != "" {
-		gs, err = modelFloats("ghz-list", *ghzList)
+		gs, err = model.ParsePositives("ghz-list", *ghzList)
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -204,33 +194,6 @@ func cmdModelFit(e *env, args []string) error {
 		out.Predictions = &tab
 	}
 	return writeAs(e.stdout, *asJSON, out, model.WriteFitResult)
-}
-
-// parseModelPoints reads 'L_ns:tps_per_core[:GHz],...'.
-func parseModelPoints(s string, ghz float64) ([]model.Point, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("-points: missing: give two or more measured points, e.g. --points 67:27.27,96:19.54")
-	}
-	var pts []model.Point
-	for _, p := range strings.Split(s, ",") {
-		pt, err := model.ParsePoint(p, ghz)
-		switch {
-		case errors.Is(err, model.ErrNoClock):
-			return nil, fmt.Errorf("-ghz: missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
-		case err != nil:
-			return nil, cliflag.Bad("points", p, err.Error())
-		}
-		pts = append(pts, pt)
-	}
-	return pts, nil
-}
-
-func modelFitRun(e *env, storePath string, runID, probeID int64, asJSON bool) error {
-	c, err := calibrateRun(storePath, runID, probeID)
-	if err != nil {
-		return err
-	}
-	return writeAs(e.stdout, asJSON, c, model.WriteCalibration)
 }
 
 // calibrateRun calibrates the model to a stored OLTP run and its memory

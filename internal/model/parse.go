@@ -105,16 +105,36 @@ func ParsePoint(s string, ghz float64) (Point, error) {
 	return Point{LatencyNS: v[0], TPSPerCore: v[1], GHz: v[2]}, nil
 }
 
-// ParsePositives reads a comma-separated list of numbers above 0, e.g.
-// clocks "3,2.2,1" or plan costs.
-func ParsePositives(s string) ([]float64, error) {
+// ParsePositives reads the comma-separated list of numbers above 0 that
+// flag gave, e.g. clocks "3,2.2,1" or plan costs.
+func ParsePositives(flag, s string) ([]float64, error) {
 	var out []float64
 	for _, p := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, errors.New("is not a list of numbers above 0: want e.g. 3,2.2,1")
+			return nil, fmt.Errorf("-%s: %q is not a list of numbers above 0: want e.g. 3,2.2,1", flag, s)
 		}
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// ParsePoints reads --points, 'L_ns:tps_per_core[:GHz],...' (ParsePoint,
+// each point without a clock at ghz, the --ghz given).
+func ParsePoints(s string, ghz float64) ([]Point, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("-points: missing: give two or more measured points, e.g. --points 67:27.27,96:19.54")
+	}
+	var pts []Point
+	for _, p := range strings.Split(s, ",") {
+		pt, err := ParsePoint(p, ghz)
+		switch {
+		case errors.Is(err, ErrNoClock):
+			return nil, fmt.Errorf("-ghz: missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
+		case err != nil:
+			return nil, fmt.Errorf("-points: %q %w", p, err)
+		}
+		pts = append(pts, pt)
+	}
+	return pts, nil
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -36,12 +37,35 @@ func TestParsePoint(t *testing.T) {
 }
 
 func TestParsePositives(t *testing.T) {
-	if v, err := ParsePositives("3, 2.2,1"); err != nil || !slices.Equal(v, []float64{3, 2.2, 1}) {
+	if v, err := ParsePositives("cost", "3, 2.2,1"); err != nil || !slices.Equal(v, []float64{3, 2.2, 1}) {
 		t.Errorf("ParsePositives = %v, %v", v, err)
 	}
 	for _, bad := range []string{"", "3,0", "3,-1", "3,x", "inf"} {
-		if _, err := ParsePositives(bad); err == nil {
-			t.Errorf("ParsePositives(%q) took it", bad)
+		_, err := ParsePositives("ghz-list", bad)
+		if want := fmt.Sprintf("-ghz-list: %q is not a list of numbers above 0", bad); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ParsePositives(%q) = %v; want %s", bad, err, want)
+		}
+	}
+}
+
+// TestParsePoints: points take --ghz where they give no clock; a bad
+// point, a missing clock and no points at all are refused by flag.
+func TestParsePoints(t *testing.T) {
+	pts, err := ParsePoints("67:27.27, 96:19.54:2.5", 3)
+	if want := []Point{{LatencyNS: 67, TPSPerCore: 27.27, GHz: 3}, {LatencyNS: 96, TPSPerCore: 19.54, GHz: 2.5}}; err != nil || !slices.Equal(pts, want) {
+		t.Errorf("ParsePoints = %v, %v; want %v", pts, err, want)
+	}
+	for _, c := range []struct {
+		in   string
+		ghz  float64
+		want string
+	}{
+		{" ", 3, "-points: missing: "},
+		{"67:27.27,96:19.54:2.5", 0, `-ghz: missing: point "67:27.27" gives no clock`},
+		{"67:27.27,96", 3, `-points: "96" is not a point: `},
+	} {
+		if _, err := ParsePoints(c.in, c.ghz); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("ParsePoints(%q, %g) = %v; want %s...", c.in, c.ghz, err, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -94,4 +95,42 @@ func Size(z Sizing) ([]SizeRow, error) {
 		return cmp.Or(cmp.Compare(a.TotalCost, b.TotalCost), cmp.Compare(a.Sockets, b.Sockets), cmp.Compare(a.Cores, b.Cores))
 	})
 	return rows, nil
+}
+
+// ClockCPUs gives each processor option without a clock the clock ghz
+// (--ghz, 0: not given) and names it again (DefaultName); without ghz each
+// such option is an error that names it.
+func ClockCPUs(cpus []CPUOption, ghz float64) error {
+	var errs []error
+	for i := range cpus {
+		if cpus[i].GHz != 0 {
+			continue
+		}
+		if ghz == 0 {
+			errs = append(errs, fmt.Errorf("-cpu-cost: %q has no ghz: add ghz=F to it or give --ghz", cpus[i].Name))
+			continue
+		}
+		cpus[i].GHz = ghz
+		cpus[i].Name = cpus[i].DefaultName()
+	}
+	return errors.Join(errs...)
+}
+
+// Size sizes z on the machine of s (z.Machine is built here), its socket
+// counts limited by the topology's; socketsFlag is --sockets as given,
+// for its error. It returns z with its machine, and Size's rows.
+func (s MachineSpec) Size(z Sizing, socketsFlag string) (Sizing, []SizeRow, error) {
+	mc, t, _, err := s.Build(maxOr(z.Sockets, 1))
+	if err != nil {
+		return z, nil, err
+	}
+	if err := socketsFit(socketsFlag, z.Sockets, mc, t); err != nil {
+		return z, nil, err
+	}
+	z.Machine = mc
+	rows, err := Size(z)
+	if err != nil {
+		return z, nil, fmt.Errorf("sizing: %w", err)
+	}
+	return z, rows, nil
 }

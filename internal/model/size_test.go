@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,35 @@ func TestSize(t *testing.T) {
 	bad.TargetTPS = 0
 	if _, err := Size(bad); !errors.Is(err, ErrInput) {
 		t.Errorf("0 target: %v", err)
+	}
+}
+
+// TestClockCPUs: options without a clock take --ghz and a name from it;
+// without --ghz each is refused by name.
+func TestClockCPUs(t *testing.T) {
+	opt := func() []CPUOption {
+		return []CPUOption{{Name: "fast", Cores: 8, GHz: 3.5, Price: 1}, {Name: "a", Cores: 16, Price: 2}, {Name: "b", Cores: 32, Price: 3}}
+	}
+	cpus := opt()
+	if err := ClockCPUs(cpus, 2.5); err != nil || cpus[0].GHz != 3.5 || cpus[1].GHz != 2.5 || cpus[1].Name != cpus[1].DefaultName() || cpus[1].Name == "a" {
+		t.Errorf("ClockCPUs(2.5) = %v: %+v", err, cpus)
+	}
+	err := ClockCPUs(opt(), 0)
+	if err == nil || err.Error() != "-cpu-cost: \"a\" has no ghz: add ghz=F to it or give --ghz\n-cpu-cost: \"b\" has no ghz: add ghz=F to it or give --ghz" {
+		t.Errorf("ClockCPUs(0) = %v", err)
+	}
+}
+
+// TestSizeOnSpec: the spec's machine sizes the question; socket counts a
+// topology lacks are refused.
+func TestSizeOnSpec(t *testing.T) {
+	q := Sizing{Workload: Default(), TargetTPS: 400, CPUs: []CPUOption{{Name: "8c", Cores: 8, GHz: 3, Price: 1000}}, Sockets: []int{1, 2}, SMT: 1}
+	z, rows, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Size(q, "1,2")
+	if err != nil || z.Machine.LocalNS != 67 || len(rows) != 2 {
+		t.Errorf("Size = %+v, %d rows, %v", z.Machine, len(rows), err)
+	}
+	q.Sockets = []int{8}
+	if _, _, err := (MachineSpec{LocalNS: 90, Locality: -1, Topology: fourSockets(t)}).Size(q, "8"); err == nil || !strings.HasPrefix(err.Error(), `-sockets: "8" does not fit`) {
+		t.Errorf("8 sockets on 4: %v", err)
 	}
 }

@@ -50,3 +50,17 @@ func CalibrateStored(st Stored, runID, probeID int64) (*Calibration, error) {
 	}
 	return c, nil
 }
+
+// StoredMachine is what the stored run id offers the model (RunMachine),
+// for --from-run.
+func StoredMachine(st Stored, id int64) (*result.Topology, *ProbeLatency, error) {
+	r, err := st.Get(id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-from-run: %w", err)
+	}
+	t, p, err := RunMachine(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-from-run: %w", err)
+	}
+	return t, p, nil
+}
