@@ -40,12 +40,7 @@ func cmdModelBuy(e *env, args []string) error {
 			errs = append(errs, err)
 		}
 	}
-	var (
-		w           model.Workload
-		band        model.Band
-		assumptions []model.Assumption
-		this        model.CPU
-	)
+	var p *model.Purchase
 	if *runID != 0 {
 		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
 			if cliflag.Given(fs, f) {
@@ -59,40 +54,26 @@ func cmdModelBuy(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		w, band, assumptions = c.Workload, model.CalibrationBand(c), c.Assumptions
-		this = c.CPU(0)
+		smtGiven := 0 // the threads per core the run measured
 		if cliflag.Given(fs, "smt") {
-			this.SMT = *smt
+			smtGiven = *smt
 		}
+		p, err = model.BuyCalibrated(c, smtGiven, servers)
 	} else {
-		w = wf.workload()
-		needCPU := *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns")
-		if needCPU {
+		var cpu *model.GivenCPUFigures // none: the candidates file anchors the band
+		if *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") {
 			errs.Missing(fs, "ghz", "local-ns")
 			errs.BadIf(*remote != 0 && *remote < *local, "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
+			cpu = &model.GivenCPUFigures{GHz: *ghz, LocalNS: *local, RemoteNS: *remote, Cores: *cores, SMT: *smt}
 		}
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		assumptions = model.GivenWorkload(w)
-		anchorNS, anchorGHz := *local, *ghz
-		if !needCPU {
-			anchorNS, anchorGHz = servers[0].LocalNS, servers[0].GHz
-		} else {
-			var given []model.Assumption
-			this, given = model.GivenCPU(*ghz, *local, *remote, *cores, *smt)
-			assumptions = append(assumptions, given...)
-		}
-		band = model.MissBand(w, anchorNS, anchorGHz)
+		p, err = model.BuyGiven(wf.workload(), cpu, servers)
 	}
-	if *candidates == "" {
-		servers = model.BuiltinCandidates(this)
-	}
-	p, err := model.Buy(w, band, servers)
 	if err != nil {
 		return err
 	}
-	p.Assumptions = assumptions
 	switch {
 	case *asJSON:
 		return writeJSON(e.stdout, p)

@@ -288,3 +288,44 @@ func (p *Purchase) recommend(win int) string {
 	}
 	return s + fmt.Sprintf("; %s would win only if the workload's remote fraction were below %s (%s).", box, percent(be.RemoteFraction), assumed)
 }
+
+// BuyCalibrated answers Buy for the workload calibrated in c, with its
+// band (CalibrationBand) and assumptions, among servers or, with none,
+// the built-in candidates of the CPU c ran on (Calibration.CPU(smt)).
+func BuyCalibrated(c *Calibration, smt int, servers []Server) (*Purchase, error) {
+	return buyAmong(c.Workload, CalibrationBand(c), c.Assumptions, c.CPU(smt), servers)
+}
+
+// GivenCPUFigures are this CPU's figures as 'model buy' is given them
+// (GivenCPU's).
+type GivenCPUFigures struct {
+	GHz, LocalNS, RemoteNS float64
+	Cores, SMT             int
+}
+
+// BuyGiven answers Buy for the given workload w (GivenWorkload's
+// assumptions) on this CPU (cpu, GivenCPU) among servers or, with none,
+// its built-in candidates. Without cpu the miss band is anchored at
+// servers[0].
+func BuyGiven(w Workload, cpu *GivenCPUFigures, servers []Server) (*Purchase, error) {
+	assumptions := GivenWorkload(w)
+	if cpu == nil {
+		return buyAmong(w, MissBand(w, servers[0].LocalNS, servers[0].GHz), assumptions, CPU{}, servers)
+	}
+	this, given := GivenCPU(cpu.GHz, cpu.LocalNS, cpu.RemoteNS, cpu.Cores, cpu.SMT)
+	return buyAmong(w, MissBand(w, cpu.LocalNS, cpu.GHz), append(assumptions, given...), this, servers)
+}
+
+// buyAmong is Buy among servers, or with none the built-in candidates of
+// this, with the assumptions it rests on.
+func buyAmong(w Workload, band Band, assumptions []Assumption, this CPU, servers []Server) (*Purchase, error) {
+	if len(servers) == 0 {
+		servers = BuiltinCandidates(this)
+	}
+	p, err := Buy(w, band, servers)
+	if err != nil {
+		return nil, err
+	}
+	p.Assumptions = assumptions
+	return p, nil
+}

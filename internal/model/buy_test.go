@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
 )
 
 // TestParseCandidatesDDR: DDR-4 3200 at 20-20-20 is (20+20+20)·2000/3200
@@ -114,5 +117,60 @@ func TestBuiltinCandidates(t *testing.T) {
 	}
 	if !strings.Contains(s[4].Note, "this CPU has one thread per core") {
 		t.Errorf("SMT note %q does not say this CPU has none", s[4].Note)
+	}
+}
+
+// TestBuyGiven: a given CPU gives the built-in candidates and its
+// assumptions (the remote latency assumed from the local); without one,
+// the candidates file's first server anchors the band.
+func TestBuyGiven(t *testing.T) {
+	w := Default()
+	p, err := BuyGiven(w, &GivenCPUFigures{GHz: 3, LocalNS: 100, Cores: 16, SMT: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 6 || len(p.Assumptions) != 5 || p.Assumptions[4].Name != AssumeRemote || p.Assumptions[4].Value != 100*AssumedRemoteRatio {
+		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 5 assumptions ending with remote %g", len(p.Rows), p.Assumptions, 100*AssumedRemoteRatio)
+	}
+	servers, err := ParseCandidates("c.toml", []byte("[[server]]\nname = \"a\"\nsockets = 1\ncores_per_socket = 8\nghz = 2\nlocal_ns = 120\nprice = 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = BuyGiven(w, nil, servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Buy(w, MissBand(w, 120, 2), servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Rows) != 1 || p.Rows[0].Server.Name != "a" || len(p.Assumptions) != 2 || p.Band != want.Band {
+		t.Errorf("candidates file: %d rows, assumptions %v, band %q; want server a, the workload's 2, band %q", len(p.Rows), p.Assumptions, p.Band, want.Band)
+	}
+}
+
+// TestBuyCalibrated: the calibration's CPU gives the built-in candidates,
+// its SMT candidate with the threads per core asked for, else those the
+// run measured (at least 2).
+func TestBuyCalibrated(t *testing.T) {
+	m := &result.Topology{Source: "test"}
+	for i := range 4 {
+		m.CPUs = append(m.CPUs, result.CPU{ID: i, Core: i / 2, Node: 0})
+	}
+	m.Cores = []result.Core{{ID: 0, CPUs: []int{0, 1}}, {ID: 1, CPUs: []int{2, 3}}}
+	m.Nodes = []result.Node{{ID: 0, CPUs: []int{0, 1, 2, 3}}}
+	m.Packages = []result.Package{{ID: 0, CPUs: []int{0, 1, 2, 3}}}
+	c, err := Calibrate(stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, DRAMNS4K: 95})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for smt, want := range map[int]int{0: max(c.ThreadsPerCore(), 2), 3: 3} {
+		p, err := BuyCalibrated(c, smt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want || len(p.Assumptions) != len(c.Assumptions) {
+			t.Errorf("smt %d: rows %+v, assumptions %v", smt, p.Rows, p.Assumptions)
+		}
 	}
 }
