@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,9 +12,12 @@ import (
 	"github.com/numalab/numalab/internal/eval"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/preflight"
-	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+	"github.com/numalab/numalab/internal/workload/tpch"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 func cmdEval(ctx context.Context, e *env, args []string) error {
@@ -52,57 +54,33 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
 	preflight.WriteWarnings(e.stdout, preflight.Read(sysfs.New("/"), t))
-	plan, err := eval.NewPlan(*budget, t)
-	if err != nil {
-		return err
-	}
-	cfg := eval.NewConfigs(plan, *dir)
-	fmt.Fprintf(e.stdout, "numalab eval: %s, budget %v\n", topo.Shape(t), *budget)
-	eval.WritePlan(e.stdout, plan)
-
+	o := eval.Options{Budget: *budget, Machine: t, Dir: *dir, Store: *storePath, Out: *out, OutOptions: outOpt, Start: start}
 	// Each step is a numalab command run in-process on a typed
 	// configuration; eval notes the run it stored.
-	probe := []string{"probe", "mem", "--store", *storePath}
-	if plan.ProbeQuick {
-		probe = append(probe, "--quick")
+	sub := func(stored eval.Stored) *env {
+		s := *e
+		s.stored = stored
+		return &s
 	}
-	step := func(title string, run func(sub *env) error) *eval.Step {
-		return &eval.Step{Title: title, Run: func(stored func(kind string, id int64)) error {
-			sub := *e
-			sub.stored = stored
-			return run(&sub)
-		}}
-	}
-	steps := []*eval.Step{
-		step("memory probe", func(sub *env) error { return cmdProbeMem(ctx, sub.withArgs(probe), probe[2:]) }),
-		step("null transaction on SQLite", func(sub *env) error { return runNullConfig(ctx, sub, cfg.NullSQLite, *storePath, false) }),
-		step("null transaction on PostgreSQL", func(sub *env) error { return runNullConfig(ctx, sub, cfg.NullPG, *storePath, false) }),
-		step("tpcc-ro on SQLite", func(sub *env) error { return runOLTPConfig(ctx, sub, cfg.OLTP, *storePath, false) }),
-		step("transtats on DuckDB", func(sub *env) error { return runReportConfig(ctx, sub, cfg.Report, "", *storePath, false) }),
-		step("TPC-H-derived on DuckDB", func(sub *env) error {
-			if len(cfg.TPCH.Queries) == 0 {
-				return eval.ErrNoRoom
+	return eval.Run(ctx, e.stdout, e.stderr, o, eval.Commands{
+		ProbeMem: func(stored eval.Stored, quick bool) error {
+			probe := []string{"probe", "mem", "--store", *storePath}
+			if quick {
+				probe = append(probe, "--quick")
 			}
-			return runTPCHConfig(ctx, sub, cfg.TPCH, "", *storePath, defaultCostThreshold(cfg.TPCH.Engine), false)
-		}),
-	}
-	stepErr := eval.RunSteps(ctx, e.stdout, e.stderr, start, steps, func() {
-		cfg = eval.Replan(e.stdout, plan, *budget, time.Since(start), t, *dir, cfg)
+			return cmdProbeMem(ctx, sub(stored).withArgs(probe), probe[2:])
+		},
+		Null: func(stored eval.Stored, c null.RunConfig) error {
+			return runNullConfig(ctx, sub(stored), c, *storePath, false)
+		},
+		OLTP: func(stored eval.Stored, c tpcc.RunConfig) error {
+			return runOLTPConfig(ctx, sub(stored), c, *storePath, false)
+		},
+		Report: func(stored eval.Stored, c transtats.RunConfig) error {
+			return runReportConfig(ctx, sub(stored), c, "", *storePath, false)
+		},
+		TPCH: func(stored eval.Stored, c tpch.RunConfig) error {
+			return runTPCHConfig(ctx, sub(stored), c, "", *storePath, defaultCostThreshold(c.Engine), false)
+		},
 	})
-
-	r, runs, err := eval.Report(*storePath, steps)
-	if err != nil {
-		return errors.Join(stepErr, err)
-	}
-	if err := outfile.Write(*out, outfile.HTMLReport, outOpt, func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
-		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
-	}
-	if err := eval.WriteSummary(e.stdout, r, steps, runs, time.Since(start)); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "\nreport: %s\n", *out)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return stepErr
 }

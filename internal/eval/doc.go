@@ -2,9 +2,10 @@
 // (Plan, a pure function of both), the typed configuration of each step
 // after the memory probe (Configs), the plan made again when the probe
 // overran, the steps run in order with the run each stored, and the
-// report and summary built from those runs.
+// HTML report and summary built from those runs (Run).
 //
 // eval runs no workload itself and parses no flags: each step is a
-// function the command gives it (a numalab command run in-process on a
-// typed configuration), and it writes only to the writers it is given.
+// function the command gives it (Commands: a numalab command run
+// in-process on a typed configuration). It prints only to the writers it
+// is given, and writes no file but the report, through outfile.
 package eval

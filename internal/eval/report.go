@@ -14,11 +14,11 @@ import (
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
-// Report builds the report from the runs the steps stored in the store
+// buildReport builds the report from the runs the steps stored in the store
 // at storePath (both null runs: the report shows one per engine), and
 // returns them by id. A PostgreSQL step skipped for want of binaries
 // stored a failed run with nothing in it: it is left out.
-func Report(storePath string, steps []*Step) (*report.Report, map[int64]*result.Run, error) {
+func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*result.Run, error) {
 	st, err := store.Open(storePath)
 	if err != nil {
 		return nil, nil, err
@@ -27,15 +27,15 @@ func Report(storePath string, steps []*Step) (*report.Report, map[int64]*result.
 	all := map[int64]*result.Run{}
 	var runs []*result.Run
 	for _, s := range steps {
-		if s.ID == 0 {
+		if s.id == 0 {
 			continue
 		}
-		r, err := st.Get(s.ID)
+		r, err := st.Get(s.id)
 		if err != nil {
 			return nil, nil, err
 		}
-		all[s.ID] = r
-		if !errors.Is(s.Err, pgserver.ErrNoBinaries) {
+		all[s.id] = r
+		if !errors.Is(s.err, pgserver.ErrNoBinaries) {
 			runs = append(runs, r)
 		}
 	}
@@ -46,10 +46,10 @@ func Report(storePath string, steps []*Step) (*report.Report, map[int64]*result.
 	return r, all, err
 }
 
-// WriteSummary is what eval prints when its steps are done, took after
+// writeSummary is what eval prints when its steps are done, took after
 // it started: the report's findings, the model's fit with its residuals
-// and held-out prediction, and each step's run (WriteRuns).
-func WriteSummary(w io.Writer, r *report.Report, steps []*Step, runs map[int64]*result.Run, took time.Duration) error {
+// and held-out prediction, and each step's run (writeRuns).
+func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, took time.Duration) error {
 	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
 	if err := report.WriteFindings(w, r, 10); err != nil {
 		return err
@@ -64,24 +64,24 @@ func WriteSummary(w io.Writer, r *report.Report, steps []*Step, runs map[int64]*
 		}
 	}
 	fmt.Fprintln(w, "\n== runs (numalab runs show ID: each with the command that runs it again)")
-	WriteRuns(w, steps, runs, r)
+	writeRuns(w, steps, runs, r)
 	return nil
 }
 
-// WriteRuns lists each step's run with its headline, the TPC-H step's
+// writeRuns lists each step's run with its headline, the TPC-H step's
 // speedups, and the steps that stored none.
-func WriteRuns(w io.Writer, steps []*Step, runs map[int64]*result.Run, r *report.Report) {
+func writeRuns(w io.Writer, steps []*step, runs map[int64]*result.Run, r *report.Report) {
 	for _, s := range steps {
-		run := runs[s.ID]
+		run := runs[s.id]
 		switch {
-		case Skipped(s.Err):
-			fmt.Fprintf(w, "  %s: skipped: %v\n", s.Title, s.Err)
+		case skipped(s.err):
+			fmt.Fprintf(w, "  %s: skipped: %v\n", s.title, s.err)
 		case run == nil:
-			fmt.Fprintf(w, "  %s: no run stored\n", s.Title)
+			fmt.Fprintf(w, "  %s: no run stored\n", s.title)
 		default:
-			fmt.Fprintf(w, "  %s: run %d (%s): %s\n", s.Title, run.ID, run.Status, run.Headline)
+			fmt.Fprintf(w, "  %s: run %d (%s): %s\n", s.title, run.ID, run.Status, run.Headline)
 		}
-		if r.TPCH == nil || s.ID != r.TPCH.Run {
+		if r.TPCH == nil || s.id != r.TPCH.Run {
 			continue
 		}
 		for _, q := range r.TPCH.Analysis.Queries {

@@ -36,9 +36,9 @@ func TestReportAndRuns(t *testing.T) {
 	}
 	st.Close()
 	noPG := fmt.Errorf("starting: %w", pgserver.ErrNoBinaries)
-	steps := []*Step{{Title: "memory probe", ID: ids[0]}, {Title: "null transaction on PostgreSQL", ID: ids[1], Err: noPG},
-		{Title: "tpcc-ro on SQLite"}}
-	r, runs, err := Report(db, steps)
+	steps := []*step{{title: "memory probe", id: ids[0]}, {title: "null transaction on PostgreSQL", id: ids[1], err: noPG},
+		{title: "tpcc-ro on SQLite"}}
+	r, runs, err := buildReport(db, steps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func TestReportAndRuns(t *testing.T) {
 		t.Errorf("report of runs %v; stored %d; want the probe's only, both stored", r.Runs, len(runs))
 	}
 	var b strings.Builder
-	WriteRuns(&b, steps, runs, r)
+	writeRuns(&b, steps, runs, r)
 	want := fmt.Sprintf("  memory probe: run %d (complete): probed\n  null transaction on PostgreSQL: skipped: starting: %v\n  tpcc-ro on SQLite: no run stored\n",
 		ids[0], pgserver.ErrNoBinaries)
 	if b.String() != want {
 		t.Errorf("runs list:\n%s\nwant:\n%s", b.String(), want)
 	}
-	if _, _, err := Report(db, steps[2:]); err == nil || !strings.Contains(err.Error(), "nothing to report") {
+	if _, _, err := buildReport(db, steps[2:]); err == nil || !strings.Contains(err.Error(), "nothing to report") {
 		t.Errorf("no run stored: %v", err)
 	}
 }

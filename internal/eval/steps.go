@@ -47,12 +47,12 @@ func NewConfigs(plan Plan, dir string) Configs {
 	return c
 }
 
-// Replan fits the steps after the probe into what is left of the budget
+// replan fits the steps after the probe into what is left of the budget
 // when the probe took more than the plan allowed (a loaded machine
 // stretches its timed windows): the plan is made again for the budget
 // less the overrun, and w is told so. A budget too small to plan again
 // keeps the first plan.
-func Replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topology, dir string, cfg Configs) Configs {
+func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topology, dir string, cfg Configs) Configs {
 	over := took - plan.ProbeTime()
 	if over < 5*time.Second {
 		return cfg
@@ -65,47 +65,47 @@ func Replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 	}
 	re.ProbeQuick = plan.ProbeQuick
 	fmt.Fprintf(w, "the probe took %v, %v more than planned: now\n", took.Round(time.Second), over.Round(time.Second))
-	WritePlan(w, re)
+	writePlan(w, re)
 	return NewConfigs(re, dir)
 }
 
-// ErrNoRoom skips a step the budget had no room for (Plan's shrink).
-var ErrNoRoom = errors.New("the budget has no room for this step on this machine (try --budget 5m)")
+// errNoRoom skips a step the budget had no room for (Plan's shrink).
+var errNoRoom = errors.New("the budget has no room for this step on this machine (try --budget 5m)")
 
-// Skipped says whether a step's error means it was left out, not failed.
-func Skipped(err error) bool {
-	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, ErrNoRoom)
+// skipped says whether a step's error means it was left out, not failed.
+func skipped(err error) bool {
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, errNoRoom)
 }
 
-// Step is one step of eval and the run it stored.
-type Step struct {
-	Title string
-	// Run runs the step; stored hears of every run it stores.
-	Run func(stored func(kind string, id int64)) error
-	ID  int64 // of the run it stored; 0 none
-	Err error
+// step is one step of eval and the run it stored.
+type step struct {
+	title string
+	// run runs the step; stored hears of every run it stores.
+	run func(stored Stored) error
+	id  int64 // of the run it stored; 0 none
+	err error
 }
 
-// RunSteps runs steps in order until ctx is cancelled, each under a
+// runSteps runs steps in order until ctx is cancelled, each under a
 // heading with the time since start, and calls afterFirst once the first
-// (the memory probe) is done. A step left out (Skipped) is said on
+// (the memory probe) is done. A step left out (skipped) is said on
 // stdout, a failure on stderr; the failures come back joined.
-func RunSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, steps []*Step, afterFirst func()) error {
+func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, steps []*step, afterFirst func()) error {
 	var errs []error
 	for i, s := range steps {
 		if ctx.Err() != nil {
 			break
 		}
-		fmt.Fprintf(stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.Title, time.Since(start).Round(time.Second))
-		s.Err = s.Run(func(_ string, id int64) { s.ID = id })
+		fmt.Fprintf(stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.title, time.Since(start).Round(time.Second))
+		s.err = s.run(func(_ string, id int64) { s.id = id })
 		switch {
-		case Skipped(s.Err):
+		case skipped(s.err):
 			// Not a failure of eval: this machine has no PostgreSQL, or
 			// the budget no room for the step.
-			fmt.Fprintf(stdout, "skipped: %v\n", s.Err)
-		case s.Err != nil:
-			fmt.Fprintf(stderr, "numalab eval: %s: %v\n", s.Title, s.Err)
-			errs = append(errs, fmt.Errorf("%s: %w", s.Title, s.Err))
+			fmt.Fprintf(stdout, "skipped: %v\n", s.err)
+		case s.err != nil:
+			fmt.Fprintf(stderr, "numalab eval: %s: %v\n", s.title, s.err)
+			errs = append(errs, fmt.Errorf("%s: %w", s.title, s.err))
 		}
 		fmt.Fprintln(stdout)
 		if i == 0 {

@@ -54,10 +54,10 @@ func TestReplanAfterSlowProbe(t *testing.T) {
 	}
 	cfg := NewConfigs(plan, "d")
 	var out strings.Builder
-	if c2 := Replan(&out, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", cfg); !reflect.DeepEqual(c2, cfg) || out.Len() != 0 {
+	if c2 := replan(&out, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", cfg); !reflect.DeepEqual(c2, cfg) || out.Len() != 0 {
 		t.Errorf("a probe on time changed the plan: %s", out.String())
 	}
-	c3 := Replan(&out, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", cfg)
+	c3 := replan(&out, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", cfg)
 	spent := func(d time.Duration, n int) time.Duration { return d * time.Duration(n) }
 	o, o3, r, r3 := cfg.OLTP, c3.OLTP, cfg.Report, c3.Report
 	if spent(o3.Duration, o3.Repeat) >= spent(o.Duration, o.Repeat) || spent(r3.Duration, r3.Repeat) >= spent(r.Duration, r.Repeat) ||
@@ -75,25 +75,25 @@ func TestRunSteps(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	failed := errors.New("disk full")
-	steps := []*Step{
-		{Title: "probe", Run: func(stored func(string, int64)) error { stored(result.RunProbeMem, 7); return nil }},
-		{Title: "postgres", Run: func(func(string, int64)) error { return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries) }},
-		{Title: "tpch", Run: func(func(string, int64)) error { return ErrNoRoom }},
-		{Title: "oltp", Run: func(stored func(string, int64)) error { stored(result.RunOLTP, 9); cancel(); return failed }},
-		{Title: "never", Run: func(func(string, int64)) error { t.Error("a step ran after the cancel"); return nil }},
+	steps := []*step{
+		{title: "probe", run: func(stored Stored) error { stored(result.RunProbeMem, 7); return nil }},
+		{title: "postgres", run: func(Stored) error { return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries) }},
+		{title: "tpch", run: func(Stored) error { return errNoRoom }},
+		{title: "oltp", run: func(stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
+		{title: "never", run: func(Stored) error { t.Error("a step ran after the cancel"); return nil }},
 	}
 	var stdout, stderr strings.Builder
 	after := 0
-	err := RunSteps(ctx, &stdout, &stderr, time.Now(), steps, func() {
+	err := runSteps(ctx, &stdout, &stderr, time.Now(), steps, func() {
 		after++
-		if steps[0].ID != 7 || steps[1].Err != nil {
-			t.Errorf("the hook ran with probe run %d, next step's error %v", steps[0].ID, steps[1].Err)
+		if steps[0].id != 7 || steps[1].err != nil {
+			t.Errorf("the hook ran with probe run %d, next step's error %v", steps[0].id, steps[1].err)
 		}
 	})
 	if !errors.Is(err, failed) || strings.Contains(err.Error(), "postgres") || after != 1 {
-		t.Errorf("RunSteps = %v, hook ran %d times; want only the oltp failure, hook once", err, after)
+		t.Errorf("runSteps = %v, hook ran %d times; want only the oltp failure, hook once", err, after)
 	}
-	if steps[3].ID != 9 || steps[2].ID != 0 || !Skipped(steps[1].Err) || !Skipped(steps[2].Err) || Skipped(steps[3].Err) {
+	if steps[3].id != 9 || steps[2].id != 0 || !skipped(steps[1].err) || !skipped(steps[2].err) || skipped(steps[3].err) {
 		t.Errorf("steps %+v %+v %+v", steps[1], steps[2], steps[3])
 	}
 	for _, want := range []string{"== 1/5 probe (0s elapsed)\n\n", "== 2/5 postgres (0s elapsed)\nskipped: starting: ", "== 3/5 tpch (0s elapsed)\nskipped: the budget has no room"} {

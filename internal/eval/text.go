@@ -3,14 +3,14 @@ package eval
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
-// WritePlan says what the budget bought.
-func WritePlan(w io.Writer, plan Plan) {
+// writePlan says what the budget bought.
+func writePlan(w io.Writer, plan Plan) {
 	nb := ""
 	if plan.Neighbour {
 		nb = " (and a cell with a memory-bandwidth neighbour)"
@@ -22,15 +22,15 @@ func WritePlan(w io.Writer, plan Plan) {
 	fmt.Fprintf(w, "plan: null transaction on SQLite and PostgreSQL (%s, every client/backend pairing), %v+%v per cell x%d repeats%s\n",
 		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat, repeatNote(plan.NullRepeat))
 	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s%s\n",
-		plan.Warehouses, ints(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
+		plan.Warehouses, cliflag.FormatInts(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
-		plan.Rows, ints(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
+		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
 	if len(qs) == 0 {
 		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine (try --budget 5m)\n\n")
 		return
 	}
 	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
-		plan.TPCHSF, strings.Join(qs, ","), ints(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
+		plan.TPCHSF, strings.Join(qs, ","), cliflag.FormatInts(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
 }
 
 // repeatNote says, when the budget allowed fewer than Repeats repeats of
@@ -47,13 +47,4 @@ func repeatNote(n int) string {
 	}
 	return fmt.Sprintf(" (the budget allows no more: with %d a side a U test's smallest p is %.2f, so the findings comparing these cells cannot tell; %d a side need a larger --budget)",
 		n, min(2/c, 1), Repeats)
-}
-
-// ints writes counts as a flag takes them: 1,2,4.
-func ints(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

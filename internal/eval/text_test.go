@@ -27,7 +27,7 @@ func TestWritePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	WritePlan(&b, p)
+	writePlan(&b, p)
 	want := `plan: null transaction on SQLite and PostgreSQL (unix, every client/backend pairing), 500ms+1s per cell x4 repeats
       tpcc-ro W=1, streams 1,2,4 (at most 2 per logical CPU of each placement), placements [""], 1s+2.2s per cell x4 repeats (and a cell with a memory-bandwidth neighbour)
       transtats 1000000 rows on DuckDB, DOP 1,2, 1s+4.2s per cell x4 repeats
@@ -39,7 +39,7 @@ func TestWritePlan(t *testing.T) {
 	}
 	p.TPCHQueries = nil
 	b.Reset()
-	WritePlan(&b, p)
+	writePlan(&b, p)
 	if !strings.HasSuffix(b.String(), "      TPC-H-derived: left out, the budget has no room for it on this machine (try --budget 5m)\n\n") {
 		t.Errorf("a plan without TPC-H says:\n%s", b.String())
 	}

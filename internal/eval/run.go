@@ -1,0 +1,93 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/numalab/numalab/internal/outfile"
+	"github.com/numalab/numalab/internal/report"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+	"github.com/numalab/numalab/internal/workload/tpch"
+	"github.com/numalab/numalab/internal/workload/transtats"
+)
+
+// Options are what one eval is told: its budget, the machine, where it
+// writes, and when it started.
+type Options struct {
+	Budget  time.Duration
+	Machine *result.Topology
+	Dir     string // the steps' databases
+	Store   string // the results store the steps write to
+	Out     string // the HTML report
+	// OutOptions are Out's (outfile.Check passed them before eval began).
+	OutOptions outfile.Options
+	Start      time.Time
+}
+
+// Stored hears of a run a step stored.
+type Stored func(kind string, id int64)
+
+// Commands are the numalab commands eval's steps run in-process, each on
+// a typed configuration; each tells stored of the run it stores.
+type Commands struct {
+	ProbeMem func(stored Stored, quick bool) error
+	Null     func(stored Stored, c null.RunConfig) error
+	OLTP     func(stored Stored, c tpcc.RunConfig) error
+	Report   func(stored Stored, c transtats.RunConfig) error
+	TPCH     func(stored Stored, c tpch.RunConfig) error
+}
+
+// Run plans eval for the budget on the machine and says what the plan
+// bought; runs its steps (the memory probe, the null transaction on
+// SQLite and on PostgreSQL, tpcc-ro on SQLite, transtats and TPC-H-derived
+// queries on DuckDB), planning the rest again when the probe overran
+// (replan); then writes the HTML report of the runs they stored, and the
+// summary on stdout. A step's failure does not stop the next; the
+// failures come back joined.
+func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands) error {
+	plan, err := NewPlan(o.Budget, o.Machine)
+	if err != nil {
+		return err
+	}
+	cfg := NewConfigs(plan, o.Dir)
+	fmt.Fprintf(stdout, "numalab eval: %s, budget %v\n", topo.Shape(o.Machine), o.Budget)
+	writePlan(stdout, plan)
+	steps := []*step{
+		{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }},
+		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) }},
+		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) }},
+		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }},
+		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
+		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
+			if len(cfg.TPCH.Queries) == 0 {
+				return errNoRoom
+			}
+			return cmds.TPCH(s, cfg.TPCH)
+		}},
+	}
+	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
+		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
+	})
+
+	r, runs, err := buildReport(o.Store, steps)
+	if err != nil {
+		return errors.Join(stepErr, err)
+	}
+	if err := outfile.Write(o.Out, outfile.HTMLReport, o.OutOptions, func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
+		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
+	}
+	if err := writeSummary(stdout, r, steps, runs, time.Since(o.Start)); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nreport: %s\n", o.Out)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return stepErr
+}
