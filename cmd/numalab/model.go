@@ -26,7 +26,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", args[0])
 	}
 	fs := cliflag.New(e.stderr, "model", helpText("model"))
-	wf := addWorkloadFlags(fs)
+	workload := workloadFlags(fs)
 	mf := addMachineFlags(fs)
 	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` (default: the topology's highest, if it has one)")
 	ghzList := fs.String("ghz-list", "", "several core clocks in GHz, e.g. 3,2,1: one table each (overrides --ghz)")
@@ -44,15 +44,15 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	var ss []int
 	if *sockets != "" {
 		ss, err = cliflag.ParseInts("sockets", *sockets, 1)
-		errs = append(errs, err, mf.plausible("sockets", nil, nil, ss))
+		errs = append(errs, err, model.Plausible("sockets", nil, nil, ss, *mf.unchecked))
 	}
 	var gs []float64
 	if *ghzList != "" {
 		gs, err = model.ParsePositives("ghz-list", *ghzList)
-		errs = append(errs, err, mf.plausible("ghz-list", nil, gs, nil))
+		errs = append(errs, err, model.Plausible("ghz-list", nil, gs, nil, *mf.unchecked))
 	} else if *ghz > 0 {
 		gs = []float64{*ghz}
-		errs = append(errs, mf.plausible("ghz", nil, gs, nil))
+		errs = append(errs, model.Plausible("ghz", nil, gs, nil, *mf.unchecked))
 	}
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
@@ -60,7 +60,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	tab, err := mf.predict(wf.workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 8)
+	tab, err := mf.predict(workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 8)
 	if err != nil {
 		return err
 	}
@@ -73,23 +73,14 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	return model.WriteTable(e.stdout, tab)
 }
 
-// workloadFlags are --instructions and --miss.
-type workloadFlags struct {
-	instructions *float64
-	miss         *float64
-}
-
-func addWorkloadFlags(fs *flag.FlagSet) *workloadFlags {
-	return &workloadFlags{
-		instructions: cliflag.Number(fs, "instructions", model.DefaultInstructions, cliflag.Above(0), "want a count of instructions above 0, e.g. 10000000",
-			"`instructions` per transaction (I)"),
-		miss: cliflag.Number(fs, "miss", model.DefaultMiss, cliflag.Between(0, 1), "want a fraction from 0 to 1, e.g. 0.05",
-			"`fraction` of instructions that wait for a memory round trip (m), 0 to 1"),
-	}
-}
-
-func (f *workloadFlags) workload() model.Workload {
-	return model.Workload{Instructions: *f.instructions, Miss: *f.miss}
+// workloadFlags are --instructions and --miss: the workload they give,
+// read once the flags are parsed.
+func workloadFlags(fs *flag.FlagSet) func() model.Workload {
+	instructions := cliflag.Number(fs, "instructions", model.DefaultInstructions, cliflag.Above(0), "want a count of instructions above 0, e.g. 10000000",
+		"`instructions` per transaction (I)")
+	miss := cliflag.Number(fs, "miss", model.DefaultMiss, cliflag.Between(0, 1), "want a fraction from 0 to 1, e.g. 0.05",
+		"`fraction` of instructions that wait for a memory round trip (m), 0 to 1")
+	return func() model.Workload { return model.Workload{Instructions: *instructions, Miss: *miss} }
 }
 
 // machineFlags say where latencies and core counts come from.
@@ -135,12 +126,6 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 func (m *machineFlags) figures() model.MachineSpec {
 	return model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
 		Locality: m.locality, CoresPerSocket: *m.cores}
-}
-
-// plausible refuses a latency, clock or socket count that no machine has
-// (model.Plausible), unless --unchecked: name is the flag.
-func (m *machineFlags) plausible(name string, ns, ghz []float64, sockets []int) error {
-	return model.Plausible(name, ns, ghz, sockets, *m.unchecked)
 }
 
 // check refuses figures no machine has (unless --unchecked) and a source

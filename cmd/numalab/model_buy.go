@@ -11,7 +11,7 @@ import (
 
 func cmdModelBuy(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model buy", helpText("model-buy"))
-	wf := addWorkloadFlags(fs)
+	workload := workloadFlags(fs)
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
@@ -69,7 +69,7 @@ func cmdModelBuy(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		p, err = model.BuyGiven(wf.workload(), cpu, servers)
+		p, err = model.BuyGiven(workload(), cpu, servers)
 	}
 	if err != nil {
 		return err

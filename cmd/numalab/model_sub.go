@@ -54,7 +54,7 @@ func cmdModelTier(e *env, args []string) error {
 
 func cmdModelSize(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model size", helpText("model-size"))
-	wf := addWorkloadFlags(fs)
+	workload := workloadFlags(fs)
 	mf := addMachineFlags(fs)
 	target := cliflag.Number(fs, "target-tps", 0, cliflag.Above(0), "want tps above 0, e.g. --target-tps 1000", "throughput to reach, in `tps` (transactions per second)")
 	license := cliflag.Number(fs, "core-license-cost", 0, cliflag.AtLeast(0), "want 0 or more per core", "software licence `cost` per physical core")
@@ -77,16 +77,11 @@ func cmdModelSize(e *env, args []string) error {
 	}
 	errs = append(errs, mf.check())
 	errs.Missing(fs, "target-tps")
-	if len(cpus) == 0 {
-		errs = append(errs, errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'"))
-	}
 	errs = append(errs, model.ClockCPUs(cpus, *ghz))
 	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
 	errs = append(errs, err)
 	prices, err := model.ParseSystemPrices(*systemCost)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("-system-cost: %w", err))
-	}
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -94,7 +89,7 @@ func cmdModelSize(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	z, rows, err := spec.Size(model.Sizing{Workload: wf.workload(), TargetTPS: *target, LicensePerCore: *license,
+	z, rows, err := spec.Size(model.Sizing{Workload: workload(), TargetTPS: *target, LicensePerCore: *license,
 		CPUs: cpus, SystemPrice: prices, Sockets: ss, SMT: *smt}, *sockets)
 	if err != nil {
 		return err

@@ -53,9 +53,15 @@ func TestRun(t *testing.T) {
 			}
 			return nil
 		},
-		OLTP:   func(_ Stored, c tpcc.RunConfig) error { order = append(order, "oltp "+filepath.Base(c.DB)); return failed },
+		OLTP: func(_ Stored, c tpcc.RunConfig) error {
+			order = append(order, "oltp "+filepath.Base(c.DB))
+			return failed
+		},
 		Report: func(_ Stored, c transtats.RunConfig) error { order = append(order, "transtats "+c.Engine); return nil },
-		TPCH:   func(_ Stored, c tpch.RunConfig) error { order = append(order, fmt.Sprintf("tpch %d queries", len(c.Queries))); return nil },
+		TPCH: func(_ Stored, c tpch.RunConfig) error {
+			order = append(order, fmt.Sprintf("tpch %d queries", len(c.Queries)))
+			return nil
+		},
 	}
 	var stdout, stderr strings.Builder
 	err := Run(context.Background(), &stdout, &stderr, o, cmds)

@@ -59,7 +59,7 @@ func (c CPUOption) DefaultName() string {
 }
 
 // ParseSystemPrices reads base system prices by socket count, 'S:PRICE,...'
-// (e.g. 1:4000,2:9000); "" is none.
+// (e.g. 1:4000,2:9000), as --system-cost gives them; "" is none.
 func ParseSystemPrices(s string) (map[int]float64, error) {
 	m := map[int]float64{}
 	if strings.TrimSpace(s) == "" {
@@ -70,7 +70,7 @@ func ParseSystemPrices(s string) (map[int]float64, error) {
 		n, err1 := strconv.Atoi(k)
 		p, err2 := strconv.ParseFloat(v, 64)
 		if !ok || err1 != nil || err2 != nil || n < 1 || p < 0 || math.IsInf(p, 0) {
-			return nil, fmt.Errorf("%q is not a list of SOCKETS:PRICE: want e.g. 1:4000,2:9000,4:40000", s)
+			return nil, fmt.Errorf("-system-cost: %q is not a list of SOCKETS:PRICE: want e.g. 1:4000,2:9000,4:40000", s)
 		}
 		m[n] = p
 	}

@@ -48,6 +48,23 @@ func TestParsePositives(t *testing.T) {
 	}
 }
 
+// TestParseSystemPrices: prices by socket count; "" is none; a bad list
+// is refused by its flag.
+func TestParseSystemPrices(t *testing.T) {
+	m, err := ParseSystemPrices("1:4000, 2:9000")
+	if err != nil || len(m) != 2 || m[1] != 4000 || m[2] != 9000 {
+		t.Errorf("ParseSystemPrices = %v, %v", m, err)
+	}
+	if m, err := ParseSystemPrices(" "); err != nil || len(m) != 0 {
+		t.Errorf("none: %v, %v", m, err)
+	}
+	for _, bad := range []string{"2=9", "0:10", "1:-1", "1:x", "x:1"} {
+		if _, err := ParseSystemPrices(bad); err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("-system-cost: %q is not a list of SOCKETS:PRICE", bad)) {
+			t.Errorf("ParseSystemPrices(%q) = %v", bad, err)
+		}
+	}
+}
+
 // TestParsePoints: points take --ghz where they give no clock; a bad
 // point, a missing clock and no points at all are refused by flag.
 func TestParsePoints(t *testing.T) {

@@ -97,10 +97,14 @@ func Size(z Sizing) ([]SizeRow, error) {
 	return rows, nil
 }
 
-// ClockCPUs gives each processor option without a clock the clock ghz
-// (--ghz, 0: not given) and names it again (DefaultName); without ghz each
-// such option is an error that names it.
+// ClockCPUs refuses no processor options (--cpu-cost), and gives each
+// option without a clock the clock ghz (--ghz, 0: not given) and names it
+// again (DefaultName); without ghz each such option is an error that
+// names it.
 func ClockCPUs(cpus []CPUOption, ghz float64) error {
+	if len(cpus) == 0 {
+		return errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'")
+	}
 	var errs []error
 	for i := range cpus {
 		if cpus[i].GHz != 0 {

@@ -64,7 +64,7 @@ func TestSize(t *testing.T) {
 }
 
 // TestClockCPUs: options without a clock take --ghz and a name from it;
-// without --ghz each is refused by name.
+// without --ghz each is refused by name; none at all is refused.
 func TestClockCPUs(t *testing.T) {
 	opt := func() []CPUOption {
 		return []CPUOption{{Name: "fast", Cores: 8, GHz: 3.5, Price: 1}, {Name: "a", Cores: 16, Price: 2}, {Name: "b", Cores: 32, Price: 3}}
@@ -72,6 +72,9 @@ func TestClockCPUs(t *testing.T) {
 	cpus := opt()
 	if err := ClockCPUs(cpus, 2.5); err != nil || cpus[0].GHz != 3.5 || cpus[1].GHz != 2.5 || cpus[1].Name != cpus[1].DefaultName() || cpus[1].Name == "a" {
 		t.Errorf("ClockCPUs(2.5) = %v: %+v", err, cpus)
+	}
+	if err := ClockCPUs(nil, 3); err == nil || !strings.HasPrefix(err.Error(), "-cpu-cost: missing: ") {
+		t.Errorf("ClockCPUs(none) = %v", err)
 	}
 	err := ClockCPUs(opt(), 0)
 	if err == nil || err.Error() != "-cpu-cost: \"a\" has no ghz: add ghz=F to it or give --ghz\n-cpu-cost: \"b\" has no ghz: add ghz=F to it or give --ghz" {
