@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/eval"
-	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/topo"
@@ -35,26 +32,17 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err := errors.Join(bad...); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		return cliflag.Bad("dir", *dir, fmt.Sprintf("cannot be made a directory: %v", err))
+	o := eval.Options{Budget: *budget, Dir: *dir, Store: *storePath, Out: *out, Force: *force}
+	if err := o.Prepare(); err != nil {
+		return err
 	}
-	if *storePath == "" {
-		*storePath = filepath.Join(*dir, "numalab.db")
-	}
-	if *out == "" {
-		*out = filepath.Join(*dir, "numalab-report.html")
-	}
-	outOpt := outfile.Options{Flag: "out", Force: *force, Keep: []string{*storePath}}
-	if err := outfile.Check(*out, outfile.HTMLReport, outOpt); err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	start := time.Now()
+	o.Start = time.Now()
 	t, err := topo.FromSysfs("/")
 	if err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
+	o.Machine = t
 	preflight.WriteWarnings(e.stdout, preflight.Read(sysfs.New("/"), t))
-	o := eval.Options{Budget: *budget, Machine: t, Dir: *dir, Store: *storePath, Out: *out, OutOptions: outOpt, Start: start}
 	// Each step is a numalab command run in-process on a typed
 	// configuration; eval notes the run it stored.
 	sub := func(stored eval.Stored) *env {
@@ -64,23 +52,23 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	}
 	return eval.Run(ctx, e.stdout, e.stderr, o, eval.Commands{
 		ProbeMem: func(stored eval.Stored, quick bool) error {
-			probe := []string{"probe", "mem", "--store", *storePath}
+			probe := []string{"probe", "mem", "--store", o.Store}
 			if quick {
 				probe = append(probe, "--quick")
 			}
 			return cmdProbeMem(ctx, sub(stored).withArgs(probe), probe[2:])
 		},
 		Null: func(stored eval.Stored, c null.RunConfig) error {
-			return runNullConfig(ctx, sub(stored), c, *storePath, false)
+			return runNullConfig(ctx, sub(stored), c, o.Store, false)
 		},
 		OLTP: func(stored eval.Stored, c tpcc.RunConfig) error {
-			return runOLTPConfig(ctx, sub(stored), c, *storePath, false)
+			return runOLTPConfig(ctx, sub(stored), c, o.Store, false)
 		},
 		Report: func(stored eval.Stored, c transtats.RunConfig) error {
-			return runReportConfig(ctx, sub(stored), c, "", *storePath, false)
+			return runReportConfig(ctx, sub(stored), c, "", o.Store, false)
 		},
 		TPCH: func(stored eval.Stored, c tpch.RunConfig) error {
-			return runTPCHConfig(ctx, sub(stored), c, "", *storePath, defaultCostThreshold(c.Engine), false)
+			return runTPCHConfig(ctx, sub(stored), c, "", o.Store, defaultCostThreshold(c.Engine), false)
 		},
 	})
 }

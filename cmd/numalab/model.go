@@ -60,7 +60,11 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	tab, err := mf.predict(workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 8)
+	spec, err := mf.spec()
+	if err != nil {
+		return err
+	}
+	tab, err := spec.Predict(workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 8)
 	if err != nil {
 		return err
 	}
@@ -158,13 +162,4 @@ func (m *machineFlags) spec() (model.MachineSpec, error) {
 		return s, err
 	}
 	return s, nil
-}
-
-// predict is model.MachineSpec.Predict on the machine of the flags.
-func (m *machineFlags) predict(w model.Workload, g model.Grid, socketsFlag string, defSockets int) (model.Table, error) {
-	s, err := m.spec()
-	if err != nil {
-		return model.Table{}, err
-	}
-	return s.Predict(w, g, socketsFlag, defSockets)
 }

@@ -124,10 +124,10 @@ func cmdModelDOP(e *env, args []string) error {
 		return err
 	}
 	rule := model.DOPRule{Threshold: *threshold, CoresPerSocket: *cores, SpanThreshold: *span, Sockets: *sockets}
-	if err := rule.Validate(); err != nil {
+	l, err := rule.Ladder(cs)
+	if err != nil {
 		return err
 	}
-	l := rule.Ladder(cs)
 	return writeAs(e.stdout, *asJSON, l, model.WriteDOP)
 }
 
@@ -176,17 +176,13 @@ func cmdModelFit(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fit, err := model.FitPoints(pts)
-	if err != nil {
-		return fmt.Errorf("fitting --points: %w", err)
-	}
-	out := model.FitResult{Fit: fit}
+	var machine func() (model.MachineSpec, error) // none: no predictions
 	if cliflag.Given(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
-		tab, err := mf.predict(fit.Workload, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 1)
-		if err != nil {
-			return err
-		}
-		out.Predictions = &tab
+		machine = mf.spec
+	}
+	out, err := model.FitAndPredict(pts, machine, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets)
+	if err != nil {
+		return err
 	}
 	return writeAs(e.stdout, *asJSON, out, model.WriteFitResult)
 }

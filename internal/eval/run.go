@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/numalab/numalab/internal/outfile"
@@ -22,12 +24,35 @@ import (
 type Options struct {
 	Budget  time.Duration
 	Machine *result.Topology
-	Dir     string // the steps' databases
-	Store   string // the results store the steps write to
-	Out     string // the HTML report
-	// OutOptions are Out's (outfile.Check passed them before eval began).
-	OutOptions outfile.Options
-	Start      time.Time
+	Dir     string // the steps' databases, and by default the store and the report
+	Store   string // the results store the steps write to ("": numalab.db in Dir)
+	Out     string // the HTML report ("": numalab-report.html in Dir)
+	Force   bool   // let Out replace a file numalab did not write
+	Start   time.Time
+}
+
+// Prepare makes Dir, gives the store and the report left empty their
+// places in it, and refuses, before anything runs, a report path that Run
+// could not write (outfile.Check).
+func (o *Options) Prepare() error {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return fmt.Errorf("-dir: %q cannot be made a directory: %v", o.Dir, err)
+	}
+	if o.Store == "" {
+		o.Store = filepath.Join(o.Dir, "numalab.db")
+	}
+	if o.Out == "" {
+		o.Out = filepath.Join(o.Dir, "numalab-report.html")
+	}
+	if err := outfile.Check(o.Out, outfile.HTMLReport, o.outOptions()); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	return nil
+}
+
+// outOptions are how the report is written: never over the store.
+func (o Options) outOptions() outfile.Options {
+	return outfile.Options{Flag: "out", Force: o.Force, Keep: []string{o.Store}}
 }
 
 // Stored hears of a run a step stored.
@@ -79,7 +104,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	if err != nil {
 		return errors.Join(stepErr, err)
 	}
-	if err := outfile.Write(o.Out, outfile.HTMLReport, o.OutOptions, func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
+	if err := outfile.Write(o.Out, outfile.HTMLReport, o.outOptions(), func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
 		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
 	}
 	if err := writeSummary(stdout, r, steps, runs, time.Since(o.Start)); err != nil {

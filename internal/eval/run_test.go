@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -25,10 +24,10 @@ import (
 // failure does not stop the next, and the report of the stored runs is
 // written with the summary.
 func TestRun(t *testing.T) {
-	dir := t.TempDir()
-	o := Options{Budget: 5 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: dir, Store: filepath.Join(dir, "s.db"),
-		Out: filepath.Join(dir, "r.html"), Start: time.Now()}
-	o.OutOptions = outfile.Options{Flag: "out", Keep: []string{o.Store}}
+	o := Options{Budget: 5 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	if err := o.Prepare(); err != nil || o.Store != filepath.Join(o.Dir, "numalab.db") || o.Out != filepath.Join(o.Dir, "numalab-report.html") {
+		t.Fatalf("Prepare: store %s, report %s, %v", o.Store, o.Out, err)
+	}
 	var order []string
 	probe := func(stored Stored, quick bool) error {
 		order = append(order, fmt.Sprintf("probe quick=%v", quick))
@@ -83,5 +82,24 @@ func TestRun(t *testing.T) {
 	}
 	if stderr.String() != "numalab eval: tpcc-ro on SQLite: no disk\n" {
 		t.Errorf("stderr: %q", stderr.String())
+	}
+}
+
+// TestPrepareRefusesStore: the report never goes where the store is to
+// be, even with Force; a directory that cannot be made is refused by
+// --dir.
+func TestPrepareRefusesStore(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "new.db")
+	o := Options{Dir: filepath.Dir(st), Store: st, Out: st, Force: true}
+	if err := o.Prepare(); err == nil || !strings.HasPrefix(err.Error(), "eval: refused: "+st+" is the results store") {
+		t.Errorf("report over the store: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = Options{Dir: filepath.Join(file, "ev")}
+	if err := o.Prepare(); err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("-dir: %q cannot be made a directory: ", o.Dir)) {
+		t.Errorf("a directory under a file: %v", err)
 	}
 }

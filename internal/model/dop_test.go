@@ -46,5 +46,8 @@ func TestDOP(t *testing.T) {
 		if err := bad.Validate(); !errors.Is(err, ErrInput) {
 			t.Errorf("Validate(%+v) = %v, want ErrInput", bad, err)
 		}
+		if _, err := bad.Ladder(nil); !errors.Is(err, ErrInput) {
+			t.Errorf("Ladder of %+v: %v, want ErrInput", bad, err)
+		}
 	}
 }

@@ -12,6 +12,31 @@ type FitResult struct {
 	Predictions *Table `json:"predictions,omitempty"`
 }
 
+// FitAndPredict fits pts (FitPoints) and, with a machine (nil: none, read
+// once the fit succeeded), predicts the fitted workload on it over g
+// (Predict, sockets for up to one by default); socketsFlag is --sockets
+// as given.
+func FitAndPredict(pts []Point, machine func() (MachineSpec, error), g Grid, socketsFlag string) (FitResult, error) {
+	fit, err := FitPoints(pts)
+	if err != nil {
+		return FitResult{}, fmt.Errorf("fitting --points: %w", err)
+	}
+	out := FitResult{Fit: fit}
+	if machine == nil {
+		return out, nil
+	}
+	s, err := machine()
+	if err != nil {
+		return FitResult{}, err
+	}
+	tab, err := s.Predict(fit.Workload, g, socketsFlag, 1)
+	if err != nil {
+		return FitResult{}, err
+	}
+	out.Predictions = &tab
+	return out, nil
+}
+
 // WriteFitResult prints the fit (WriteFit), then its predictions (WriteTable).
 func WriteFitResult(w io.Writer, f FitResult) error {
 	if err := WriteFit(w, f.Fit); err != nil {

@@ -238,8 +238,12 @@ type DOPLadder struct {
 }
 
 // Ladder applies the rule to costs; with none, to a ladder of multiples of
-// the threshold from T/2 to 1024T. Call Validate first.
-func (r DOPRule) Ladder(costs []float64) DOPLadder {
+// the threshold from T/2 to 1024T. A rule that is not valid (Validate) is
+// refused.
+func (r DOPRule) Ladder(costs []float64) (DOPLadder, error) {
+	if err := r.Validate(); err != nil {
+		return DOPLadder{}, err
+	}
 	if len(costs) == 0 {
 		for f := 0.5; f <= 1024; f *= 2 {
 			costs = append(costs, f*r.Threshold)
@@ -249,7 +253,7 @@ func (r DOPRule) Ladder(costs []float64) DOPLadder {
 	for _, c := range costs {
 		l.Advice = append(l.Advice, r.DOP(c))
 	}
-	return l
+	return l, nil
 }
 
 // WriteDOP prints the rule in words and the DOP of each cost.
