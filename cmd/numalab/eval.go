@@ -37,12 +37,10 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o.Start = time.Now()
-	t, err := topo.FromSysfs("/")
-	if err != nil {
+	if o.Machine, err = topo.FromSysfs("/"); err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)
 	}
-	o.Machine = t
-	preflight.WriteWarnings(e.stdout, preflight.Read(sysfs.New("/"), t))
+	preflight.WriteWarnings(e.stdout, preflight.Read(sysfs.New("/"), o.Machine))
 	// Each step is a numalab command run in-process on a typed
 	// configuration; eval notes the run it stored.
 	sub := func(stored eval.Stored) *env {
