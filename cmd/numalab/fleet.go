@@ -13,7 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/store"
 )
 
-// storeList is a --store flag that may repeat.
+// cmdFleet compares the runs of several stores, one a machine.
 func cmdFleet(_ context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "fleet", helpText("fleet"))
 	given := cliflag.Stores(fs, "results `store` to read (repeat for several; default numalab.db)")

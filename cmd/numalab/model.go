@@ -11,6 +11,7 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo"
 )
 
 // modelSubcommands are the model's subcommands, each with its own flags.
@@ -149,7 +150,7 @@ func (m *machineFlags) spec() (model.MachineSpec, error) {
 	s := m.figures()
 	switch {
 	case *m.topology != "":
-		t, err := model.ReadTopology(*m.topology)
+		t, err := topo.ReadFile(*m.topology)
 		s.Topology = t
 		return s, err
 	case *m.fromRun != 0:

@@ -76,6 +76,16 @@ func (r *rows[M]) Measured(c sweep.Cell, m M) {
 	r.write(r.table, c, m)
 }
 
+// newRows prints a row per cell with write on stdout or, when stdout is
+// for --json, on stderr.
+func newRows[M any](e *env, asJSON bool, write func(io.Writer, sweep.Cell, M)) *rows[M] {
+	r := &rows[M]{progress: newProgress(e.stderr), table: e.stdout, write: write}
+	if asJSON {
+		r.table = e.stderr
+	}
+	return r
+}
+
 // sweepOut says how startSweep plans a sweep and where it prints.
 type sweepOut struct {
 	asJSON  bool // stdout is for --json: the rows go to stderr
@@ -108,10 +118,7 @@ func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M
 		}
 		notes = append(notes, n...)
 	}
-	r := &rows[M]{progress: newProgress(e.stderr), table: e.stdout, write: write}
-	if out.asJSON {
-		r.table = e.stderr
-	}
+	r := newRows(e, out.asJSON, write)
 	for _, n := range notes {
 		r.Note("note: " + n)
 	}

@@ -82,10 +82,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 		}
 		return fmt.Errorf("-pairing: this machine offers none of %s (%s)", strings.Join(cfg.Pairings, ", "), strings.Join(why, "; "))
 	}
-	prog := &rows[*null.Cell]{progress: newProgress(e.stderr), table: e.stdout, write: null.WriteRow}
-	if asJSON {
-		prog.table = e.stderr
-	}
+	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
 	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, null.RunKind, cfg)
 	if err != nil {

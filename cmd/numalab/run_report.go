@@ -40,9 +40,6 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	errs = append(errs, reportSettings(&cfg).Apply(fs, true)...)
-	if err := transtats.CheckSize(cfg.Rows, cfg.Rate); err != nil {
-		errs = append(errs, fmt.Errorf("-rows/-rate: %w", err))
-	}
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", false, true, err
 	}
@@ -85,7 +82,12 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 			return nil
 		}),
 		cliflag.Int64("rows", &cfg.Rows),
-		cliflag.Int64("rate", &cfg.Rate),
+		cliflag.Validated(cliflag.Int64("rate", &cfg.Rate), func(string) error {
+			if err := transtats.CheckSize(cfg.Rows, cfg.Rate); err != nil {
+				return fmt.Errorf("-rows/-rate: %w", err)
+			}
+			return nil
+		}),
 		cliflag.Validated(cliflag.Ints("streams", &cfg.Streams), func(v string) error {
 			if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
 				return cliflag.Bad("streams", v, why)
@@ -150,21 +152,12 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 	w := transtats.NewSweep(cfg, dsn)
 	transtats.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
-	if ferr := rec.Finish(err, transtats.Headline(cfg, measured)); ferr != nil {
-		err = errors.Join(err, ferr)
+	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info()}
+	if out.Cells == nil {
+		out.Cells = []*result.QueryCell{}
 	}
-	if asJSON {
-		out := reportOutput{Cells: measured, Findings: w.Findings()}
-		if out.Cells == nil {
-			out.Cells = []*result.QueryCell{}
-		}
-		if out.Findings == nil {
-			out.Findings = []*result.PlanFinding{}
-		}
-		out.Load, out.Engine = w.Load(), w.Info()
-		if jerr := writeJSON(e.stdout, out); jerr != nil {
-			err = errors.Join(err, jerr)
-		}
+	if out.Findings == nil {
+		out.Findings = []*result.PlanFinding{}
 	}
-	return err
+	return finishRun(e, rec, err, transtats.Headline(cfg, measured), asJSON, out)
 }

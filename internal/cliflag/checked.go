@@ -138,10 +138,13 @@ func Number(fs *flag.FlagSet, name string, value float64, ok func(float64) bool,
 	return &value
 }
 
-// Above, AtLeast and Between are the tests of a Number: v > min, v ≥ min,
-// min ≤ v ≤ max.
-func Above(min float64) func(float64) bool   { return func(v float64) bool { return v > min } }
+// Above is the test of a Number v > min.
+func Above(min float64) func(float64) bool { return func(v float64) bool { return v > min } }
+
+// AtLeast is the test of a Number v ≥ min.
 func AtLeast(min float64) func(float64) bool { return func(v float64) bool { return v >= min } }
+
+// Between is the test of a Number min ≤ v ≤ max.
 func Between(min, max float64) func(float64) bool {
 	return func(v float64) bool { return v >= min && v <= max }
 }

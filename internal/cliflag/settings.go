@@ -75,6 +75,8 @@ func Validated(s Setting, check func(v string) error) Setting {
 
 // Str, Bool, Int, Int64, Uint64, Float and Duration are the settings of a
 // field of that type, spelled in argv as strconv and time write it.
+
+// Str is the setting of a string field, spelled as it is.
 func Str(name string, p *string) Setting {
 	return Field(name, p, func(s string) (string, error) { return s, nil }, func(s string) string { return s })
 }
@@ -86,29 +88,35 @@ func DSN(p *string) Setting {
 	return s
 }
 
+// Bool is the setting of a bool field.
 func Bool(name string, p *bool) Setting {
 	return Field(name, p, strconv.ParseBool, strconv.FormatBool)
 }
 
+// Int is the setting of a int field.
 func Int(name string, p *int) Setting {
 	return Field(name, p, strconv.Atoi, strconv.Itoa)
 }
 
+// Int64 is the setting of a int64 field.
 func Int64(name string, p *int64) Setting {
 	return Field(name, p, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) },
 		func(v int64) string { return strconv.FormatInt(v, 10) })
 }
 
+// Uint64 is the setting of a uint64 field.
 func Uint64(name string, p *uint64) Setting {
 	return Field(name, p, func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) },
 		func(v uint64) string { return strconv.FormatUint(v, 10) })
 }
 
+// Float is the setting of a float64 field.
 func Float(name string, p *float64) Setting {
 	return Field(name, p, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
 		func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
 }
 
+// Duration is the setting of a time.Duration field.
 func Duration(name string, p *time.Duration) Setting {
 	return Field(name, p, time.ParseDuration, time.Duration.String)
 }

@@ -7,5 +7,7 @@
 // eval runs no workload itself and parses no flags: each step is a
 // function the command gives it (Commands: a numalab command run
 // in-process on a typed configuration). It prints only to the writers it
-// is given, and writes no file but the report, through outfile.
+// is given, and writes no file but the report, through outfile (it
+// makes the directory, --dir, where the steps' databases and the report
+// go).
 package eval

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -310,6 +311,9 @@ type GivenCPUFigures struct {
 func BuyGiven(w Workload, cpu *GivenCPUFigures, servers []Server) (*Purchase, error) {
 	assumptions := GivenWorkload(w)
 	if cpu == nil {
+		if len(servers) == 0 {
+			return nil, errors.New("no CPU given and no candidate servers: give this CPU's figures or a candidates file")
+		}
 		return buyAmong(w, MissBand(w, servers[0].LocalNS, servers[0].GHz), assumptions, CPU{}, servers)
 	}
 	this, given := GivenCPU(cpu.GHz, cpu.LocalNS, cpu.RemoteNS, cpu.Cores, cpu.SMT)

@@ -147,6 +147,9 @@ func TestBuyGiven(t *testing.T) {
 	if len(p.Rows) != 1 || p.Rows[0].Server.Name != "a" || len(p.Assumptions) != 2 || p.Band != want.Band {
 		t.Errorf("candidates file: %d rows, assumptions %v, band %q; want server a, the workload's 2, band %q", len(p.Rows), p.Assumptions, p.Band, want.Band)
 	}
+	if _, err := BuyGiven(w, nil, nil); err == nil {
+		t.Error("no CPU and no candidates: no error")
+	}
 }
 
 // TestBuyCalibrated: the calibration's CPU gives the built-in candidates,

@@ -19,7 +19,9 @@
 // from measured points.
 //
 // The model does no I/O and measures nothing: it is arithmetic on numbers
-// the caller supplies (from flags, a topology or a stored probe). It models
+// the caller supplies (from flags, a topology or a stored probe, read
+// through the Stored interface the caller opens). It parses and checks
+// the model commands' inputs, and its refusals name their flags. It models
 // neither bandwidth, nor queueing under load, nor caches: a "latency" is the
 // average round trip of a dependent miss.
 package model
