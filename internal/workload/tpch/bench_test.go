@@ -2,6 +2,7 @@ package tpch
 
 import (
 	"context"
+	"flag"
 	"os"
 	"runtime"
 	"strconv"
@@ -12,8 +13,13 @@ import (
 	"time"
 )
 
+// benchSF is the scale factor of the load and generator benchmarks: SF 1
+// (about 8.66 million rows), TPC-H's smallest official one, by default;
+// at SF 0.1 a load's fixed costs weigh much more.
+var benchSF = flag.Float64("tpch.bench.sf", 1, "scale factor of the tpch load and generator benchmarks")
+
 // The load benchmarks report rows/s: generating and writing every table
-// at SF 0.1 (about 866,000 rows) with a worker per CPU into new, empty
+// at SF -tpch.bench.sf with a worker per CPU into new, empty
 // tables (a new file, or a freshly emptied schema), the insert phase of
 // Load (not PostgreSQL's primary keys and ANALYZE after it).
 //
@@ -24,12 +30,15 @@ import (
 // children, once the engine is closed). On an idle machine of n CPUs the
 // load can go at most n × rows/cpu-s.
 
-func BenchmarkLoadDuckDB(b *testing.B)   { benchLoad(b, dialectDuckDB) }
-func BenchmarkLoadPostgres(b *testing.B) { benchLoad(b, dialectPostgres) }
+func BenchmarkLoadDuckDB(b *testing.B)   { b.Run(sfName(), func(b *testing.B) { benchLoad(b, dialectDuckDB) }) }
+func BenchmarkLoadPostgres(b *testing.B) { b.Run(sfName(), func(b *testing.B) { benchLoad(b, dialectPostgres) }) }
+
+// sfName names a benchmark's scale factor: "sf=0.1".
+func sfName() string { return "sf=" + strconv.FormatFloat(*benchSF, 'g', -1, 64) }
 
 func benchLoad(b *testing.B, name string) {
 	ctx := context.Background()
-	g, err := newGen(1, 0.1)
+	g, err := newGen(1, *benchSF)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +113,7 @@ func serverCPU(b *testing.B, name string) float64 {
 }
 
 // BenchmarkGenerate reports the generator's own rate: every table at SF
-// 0.1 with a worker per CPU, as for a load, each chunk encoded as DuckDB's
+// -tpch.bench.sf with a worker per CPU, as for a load, each chunk encoded as DuckDB's
 // text (text) or PostgreSQL's binary COPY (binary) and then dropped. Its
 // rows/cpu-s is the ceiling of a load's.
 func BenchmarkGenerate(b *testing.B) {
@@ -112,8 +121,8 @@ func BenchmarkGenerate(b *testing.B) {
 		name string
 		f    func([]byte, *table, []val, int) []byte
 	}{{"text", appendText}, {"binary", appendBinary}} {
-		b.Run(enc.name, func(b *testing.B) {
-			g, err := newGen(1, 0.1)
+		b.Run(enc.name+"/"+sfName(), func(b *testing.B) {
+			g, err := newGen(1, *benchSF)
 			if err != nil {
 				b.Fatal(err)
 			}
