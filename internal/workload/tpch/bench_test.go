@@ -30,8 +30,12 @@ var benchSF = flag.Float64("tpch.bench.sf", 1, "scale factor of the tpch load an
 // children, once the engine is closed). On an idle machine of n CPUs the
 // load can go at most n × rows/cpu-s.
 
-func BenchmarkLoadDuckDB(b *testing.B)   { b.Run(sfName(), func(b *testing.B) { benchLoad(b, dialectDuckDB) }) }
-func BenchmarkLoadPostgres(b *testing.B) { b.Run(sfName(), func(b *testing.B) { benchLoad(b, dialectPostgres) }) }
+func BenchmarkLoadDuckDB(b *testing.B) {
+	b.Run(sfName(), func(b *testing.B) { benchLoad(b, dialectDuckDB) })
+}
+func BenchmarkLoadPostgres(b *testing.B) {
+	b.Run(sfName(), func(b *testing.B) { benchLoad(b, dialectPostgres) })
+}
 
 // sfName names a benchmark's scale factor: "sf=0.1".
 func sfName() string { return "sf=" + strconv.FormatFloat(*benchSF, 'g', -1, 64) }
