@@ -20,9 +20,9 @@ type Config struct {
 	// Seed makes the data: the same SF and seed give the same rows.
 	Seed int64
 	// Workers generate in parallel, each its own key ranges (default: the
-	// CPUs), and write them through a connection of their own
-	// (PostgreSQL) or a file of their own (DuckDB). SQLite, one writer at
-	// a time, always loads with one.
+	// CPUs): goroutines that feed PostgreSQL's COPYs, or DuckDB's threads
+	// (at most this many) that call its table functions for rows. SQLite,
+	// one writer at a time, always loads with one.
 	Workers int
 }
 
@@ -31,7 +31,7 @@ type LoadStats struct {
 	Rows    map[string]int64 `json:"rows"`    // per table
 	Total   int64            `json:"total"`   // all tables
 	Workers int              `json:"workers"` // that generated and wrote
-	Insert  time.Duration    `json:"insert"`  // generating and writing (DuckDB: and reading the files)
+	Insert  time.Duration    `json:"insert"`  // generating and writing
 	Keys    time.Duration    `json:"keys"`    // primary keys and statistics after
 }
 
@@ -50,8 +50,8 @@ type sink interface {
 	close() error
 }
 
-// worker is one worker's way into the engine (a connection, or files for
-// DuckDB to read): it opens a sink per table, and is closed after them.
+// worker is one worker's way into the engine (PostgreSQL's COPYs, SQLite's
+// connection): it opens a sink per table, and is closed after them.
 type worker interface {
 	sink(t *table) (sink, error)
 	close() error
@@ -175,9 +175,9 @@ func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int6
 	cs := chunks(g.n)
 	switch eng.Name() {
 	case dialectPostgres:
-		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return newPGWorker(ctx, eng) })
+		return insertPostgres(ctx, eng, g, cs, workers)
 	case dialectDuckDB:
-		return insertDuckDB(ctx, eng, g, cs, workers, duckSegmentBytes)
+		return insertDuckDB(ctx, eng, g, cs, workers)
 	case dialectSQLite:
 		return generate(ctx, g, cs, 1, func(context.Context) (worker, error) { return &sqliteWorker{eng: eng}, nil })
 	}
@@ -252,55 +252,7 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 			err = cerr
 		}
 	}()
-	// bufs hold a chunk's rows per table, made at first use large enough
-	// for a chunk's (lineitem: for 5 lines an order, growing in the rare
-	// chunk that has more).
-	bufs := make([][]val, len(tables))
-	ns := make([]int, len(tables))
-	flush := func(ti int) error {
-		if ns[ti] == 0 {
-			return nil
-		}
-		if sinks[ti] == nil {
-			s, err := wk.sink(tables[ti])
-			if err != nil {
-				return fmt.Errorf("loading %s: %w", tables[ti].name, err)
-			}
-			sinks[ti] = s
-		}
-		if err := sinks[ti].write(ctx, bufs[ti][:ns[ti]*len(tables[ti].cols)], ns[ti]); err != nil {
-			return fmt.Errorf("loading %s: %w", tables[ti].name, err)
-		}
-		rows[ti] += int64(ns[ti])
-		ns[ti] = 0
-		return nil
-	}
-	// rowsOf returns the next k rows' slots in table ti's batch; they
-	// stay valid until the next call for ti.
-	rowsOf := func(ti, k int) []val {
-		nc := len(tables[ti].cols)
-		need := (ns[ti] + k) * nc
-		if bufs[ti] == nil {
-			bufs[ti] = make([]val, max(need, chunkRows*rowsPerKey[ti]*nc))
-		}
-		if need > len(bufs[ti]) {
-			bufs[ti] = append(bufs[ti], make([]val, need-len(bufs[ti]))...)
-		}
-		ns[ti] += k
-		return bufs[ti][need-k*nc : need]
-	}
-	row := func(ti int) []val { return rowsOf(ti, 1) }
-	const (
-		iRegion = iota
-		iNation
-		iSupplier
-		iPart
-		iPartSupp
-		iCustomer
-		iOrders
-		iLineitem
-	)
-	var lines [7][16]val
+	b := newBatch()
 	for {
 		i := next.Add(1) - 1
 		if i >= int64(len(cs)) {
@@ -309,46 +261,111 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c := cs[i]
-		switch c.group {
-		case groupFixed:
-			for k := range g.n.Region {
-				g.region(k, row(iRegion))
+		b.fill(g, cs[i])
+		for ti, t := range tables {
+			if b.ns[ti] == 0 {
+				continue
 			}
-			for k := range g.n.Nation {
-				g.nation(k, row(iNation))
-			}
-		case groupSupplier:
-			for k := c.lo; k < c.hi; k++ {
-				g.supplier(k+1, row(iSupplier))
-			}
-		case groupCustomer:
-			for k := c.lo; k < c.hi; k++ {
-				g.customer(k+1, row(iCustomer))
-			}
-		case groupPart:
-			for k := c.lo; k < c.hi; k++ {
-				all := rowsOf(iPartSupp, 4)
-				nc := len(tPartSupp.cols)
-				var ps [4][]val
-				for j := range ps {
-					ps[j] = all[j*nc : (j+1)*nc]
+			if sinks[ti] == nil {
+				s, err := wk.sink(t)
+				if err != nil {
+					return fmt.Errorf("loading %s: %w", t.name, err)
 				}
-				g.part(k+1, row(iPart), ps)
+				sinks[ti] = s
 			}
-		case groupOrders:
-			for k := c.lo; k < c.hi; k++ {
-				n := g.order(k, row(iOrders), &lines)
-				for l := range n {
-					copy(row(iLineitem), lines[l][:])
-				}
+			if err := sinks[ti].write(ctx, b.bufs[ti][:b.ns[ti]*len(t.cols)], b.ns[ti]); err != nil {
+				return fmt.Errorf("loading %s: %w", t.name, err)
 			}
+			rows[ti] += int64(b.ns[ti])
 		}
-		for ti := range tables {
-			if err := flush(ti); err != nil {
-				return err
+		b.reset()
+	}
+	return nil
+}
+
+// The tables' indexes in tables.
+const (
+	iRegion = iota
+	iNation
+	iSupplier
+	iPart
+	iPartSupp
+	iCustomer
+	iOrders
+	iLineitem
+)
+
+// tableGroup is the chunk group that makes each table's rows (in tables'
+// order).
+var tableGroup = [...]int{groupFixed, groupFixed, groupSupplier, groupPart, groupPart, groupCustomer, groupOrders, groupOrders}
+
+// batch holds a chunk's rows, per table, flat: ns[ti] rows of table ti in
+// bufs[ti]. Its buffers are made at first use large enough for a chunk's
+// (lineitem: for 5 lines an order, growing in the rare chunk that has
+// more) and reused.
+type batch struct {
+	bufs [][]val
+	ns   []int
+}
+
+func newBatch() *batch {
+	return &batch{bufs: make([][]val, len(tables)), ns: make([]int, len(tables))}
+}
+
+// reset empties the batch.
+func (b *batch) reset() { clear(b.ns) }
+
+// rowsOf returns the next k rows' slots in table ti's rows; they stay
+// valid until the next call for ti.
+func (b *batch) rowsOf(ti, k int) []val {
+	nc := len(tables[ti].cols)
+	need := (b.ns[ti] + k) * nc
+	if b.bufs[ti] == nil {
+		b.bufs[ti] = make([]val, max(need, chunkRows*rowsPerKey[ti]*nc))
+	}
+	if need > len(b.bufs[ti]) {
+		b.bufs[ti] = append(b.bufs[ti], make([]val, need-len(b.bufs[ti]))...)
+	}
+	b.ns[ti] += k
+	return b.bufs[ti][need-k*nc : need]
+}
+
+// fill adds chunk c's rows to the batch.
+func (b *batch) fill(g *gen, c chunk) {
+	row := func(ti int) []val { return b.rowsOf(ti, 1) }
+	var lines [7][16]val
+	switch c.group {
+	case groupFixed:
+		for k := range g.n.Region {
+			g.region(k, row(iRegion))
+		}
+		for k := range g.n.Nation {
+			g.nation(k, row(iNation))
+		}
+	case groupSupplier:
+		for k := c.lo; k < c.hi; k++ {
+			g.supplier(k+1, row(iSupplier))
+		}
+	case groupCustomer:
+		for k := c.lo; k < c.hi; k++ {
+			g.customer(k+1, row(iCustomer))
+		}
+	case groupPart:
+		nc := len(tPartSupp.cols)
+		for k := c.lo; k < c.hi; k++ {
+			all := b.rowsOf(iPartSupp, 4)
+			var ps [4][]val
+			for j := range ps {
+				ps[j] = all[j*nc : (j+1)*nc]
+			}
+			g.part(k+1, row(iPart), ps)
+		}
+	case groupOrders:
+		for k := c.lo; k < c.hi; k++ {
+			n := g.order(k, row(iOrders), &lines)
+			for l := range n {
+				copy(row(iLineitem), lines[l][:])
 			}
 		}
 	}
-	return nil
 }

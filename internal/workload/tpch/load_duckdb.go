@@ -4,97 +4,61 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
+
+	"github.com/marcboeker/go-duckdb/v2"
 
 	"github.com/numalab/numalab/internal/engine"
 )
 
-// DuckDB loads through its own CSV reader, which parses in parallel in
-// C++, instead of the Appender, which crosses cgo once a value and copies
-// every string (a load then costs a fifth less CPU per row; most of the
-// rest is DuckDB's storage, which any path pays). The workers write
-// the rows as text (load_text.go) into files of their own in a directory
-// beside the database, one a table; then one INSERT a table reads them
-// all, with the columns' types given (nothing sniffed). The files are
-// removed as soon as they are read, and their directory when the load
-// ends, failed or not.
+// DuckDB loads each table by one INSERT INTO t SELECT ... FROM a table
+// function (go-duckdb's RegisterTableUDF) that DuckDB's own threads call
+// for rows, which they then write into its storage in parallel: each
+// thread takes the next chunk of the table's keys, generates it and hands
+// its rows over a vector at a time. No text is formatted or parsed, and
+// no file is written beside the database. Numbers and dates go straight
+// into DuckDB's vectors (dates as days from startDate, which the INSERT
+// adds back); text crosses cgo a string at a time (go-duckdb copies each
+// into C memory), except the columns of duckEnums, which go as an ENUM's
+// index and are cast back to text. A chunk of orders also makes its
+// lineitems, and a chunk of parts its partsupps: each table's function
+// generates its group's chunks and keeps its own table's rows, so orders
+// and parts are generated twice, about a twentieth of the load's CPU.
 //
-// A load larger than duckSegmentBytes of text goes in segments, each a run
-// of chunks written, read and removed before the next: the files never
-// hold more than one segment. Insertion order is not preserved during the
-// load (preserve_insertion_order off, as DuckDB's parallel insert then
-// writes whole row groups from each thread; with it on, small batches are
-// merged and written twice, which doubles the reader's cost): rows are in
-// key order within a chunk, not across chunks, as with parallel appends.
+// Insertion order is not preserved during the load
+// (preserve_insertion_order off, set back after, as DuckDB's parallel
+// insert then writes whole row groups from each thread; with it on,
+// small batches are merged and written twice): rows are in key order
+// within a chunk, not across chunks, as with parallel appends.
+//
+// This replaced text files read by DuckDB's CSV reader, which replaced
+// the Appender. Measured at SF 1, interleaved, the table functions cost
+// about a tenth less CPU a row than the CSV reader (which parsed every
+// value and checked its UTF-8), and the rows are the same: every column
+// of every table hashes alike (TestLoadCountsAndSplit). Most of a load's
+// CPU is DuckDB's storage (string compression and statistics, row groups
+// written), which no path avoids.
 
-// duckSegmentBytes caps the text files of one segment.
-const duckSegmentBytes = 256 << 20
-
-// textBytesPerKey is about how many bytes of text one key of a chunk
-// group writes, a little more than measured at SF 0.01 and 0.1 (an order
-// and its lines 600–614, a part and its partsupps 691–701, a customer 161,
-// a supplier 138, the nations and regions 2,653 in their one chunk).
-var textBytesPerKey = [...]int64{groupFixed: 4096, groupSupplier: 150, groupPart: 740, groupCustomer: 170, groupOrders: 640}
-
-// duckSegments splits cs into runs of whole chunks of at most max bytes of
-// text each (a chunk larger than max is a run of its own).
-func duckSegments(cs []chunk, max int64) [][]chunk {
-	var out [][]chunk
-	start, bytes := 0, int64(0)
-	for i, c := range cs {
-		b := (c.hi - c.lo) * textBytesPerKey[c.group]
-		if i > start && bytes+b > max {
-			out = append(out, cs[start:i])
-			start, bytes = i, 0
-		}
-		bytes += b
-	}
-	return append(out, cs[start:])
+// duckEnums are the text columns whose values come from a short list:
+// DuckDB's table function hands them over as an ENUM (an index, no
+// string crossing cgo), and the INSERT casts them back to text.
+var duckEnums = map[string][]string{
+	"l_returnflag":    {"N", "R", "A"},
+	"l_linestatus":    {"O", "F"},
+	"l_shipinstruct":  instructions,
+	"l_shipmode":      shipModes,
+	"o_orderstatus":   {"F", "O", "P"},
+	"o_orderpriority": priorities,
+	"c_mktsegment":    segments,
+	"p_type":          partTypes,
+	"p_container":     containers,
 }
 
-// segmentBytes is the text of the largest segment of segs.
-func segmentBytes(segs [][]chunk) int64 {
-	var most int64
-	for _, seg := range segs {
-		var b int64
-		for _, c := range seg {
-			b += (c.hi - c.lo) * textBytesPerKey[c.group]
-		}
-		most = max(most, b)
-	}
-	return most
-}
-
-// insertDuckDB loads the chunks cs into eng's tables through text files in
-// segments of at most segBytes (duckSegmentBytes, smaller in tests) and
-// returns the rows loaded per table (in tables' order).
-func insertDuckDB(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int, segBytes int64) (rows []int64, err error) {
-	segs := duckSegments(cs, segBytes)
-	dir, err := os.MkdirTemp(filepath.Dir(eng.Path()), filepath.Base(eng.Path())+".load-")
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if rerr := os.RemoveAll(dir); err == nil {
-			err = rerr
-		}
-	}()
-	// Room for the largest segment's files and the database beside them.
-	dbBytes, err := EstimatedBytes(g.sf, dialectDuckDB)
-	if err != nil {
-		return nil, err
-	}
-	room, err := engine.RoomAt(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := room.Check(segmentBytes(segs) + dbBytes); err != nil {
-		return nil, fmt.Errorf("the database and its load's text files: %w", err)
-	}
+// insertDuckDB loads the chunks cs into eng's tables, which are new and
+// empty, one table function and one INSERT a table, and returns the rows
+// loaded per table (in tables' order).
+func insertDuckDB(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int) (rows []int64, err error) {
 	conn, err := eng.DB().Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -110,32 +74,152 @@ func insertDuckDB(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, wo
 		}
 	}()
 	rows = make([]int64, len(tables))
-	for _, seg := range segs {
-		fs := &textFiles{dir: dir, files: map[*table][]string{}}
-		n, err := generate(ctx, g, seg, workers, fs.worker)
+	for i, t := range tables {
+		src, err := newDuckSource(g, t, cs, workers)
 		if err != nil {
 			return rows, err
 		}
-		for i, t := range tables {
-			if len(fs.files[t]) == 0 {
-				continue
-			}
-			res, err := conn.ExecContext(ctx, duckReadCSV(t, fs.files[t]))
-			if err != nil {
-				return rows, fmt.Errorf("loading %s: %w", t.name, err)
-			}
-			if got, err := res.RowsAffected(); err != nil || got != n[i] {
-				return rows, fmt.Errorf("loading %s: %d rows read of the %d written (%v)", t.name, got, n[i], err)
-			}
-			rows[i] += n[i]
-			for _, f := range fs.files[t] {
-				if err := os.Remove(f); err != nil {
-					return rows, err
-				}
-			}
+		name := "numalab_tpch_" + t.name
+		err = duckdb.RegisterTableUDF(conn, name, duckdb.ParallelRowTableFunction{
+			BindArguments: func(map[string]any, ...any) (duckdb.ParallelRowTableSource, error) { return src, nil },
+		})
+		if err != nil {
+			return rows, fmt.Errorf("loading %s: %w", t.name, err)
 		}
+		res, err := conn.ExecContext(ctx, src.insert(name))
+		if err != nil {
+			return rows, fmt.Errorf("loading %s: %w", t.name, err)
+		}
+		got, err := res.RowsAffected()
+		if err != nil || got != src.made.Load() {
+			return rows, fmt.Errorf("loading %s: %d rows inserted of the %d made (%v)", t.name, got, src.made.Load(), err)
+		}
+		rows[i] = got
 	}
 	return rows, nil
+}
+
+// duckSource makes one table's rows for DuckDB, which calls FillChunk
+// from several threads at once.
+type duckSource struct {
+	g       *gen
+	t       *table
+	ti      int
+	cs      []chunk // the chunks of t's group
+	workers int
+	next    atomic.Int64
+	made    atomic.Int64
+	cols    []duckdb.ColumnInfo
+}
+
+func newDuckSource(g *gen, t *table, cs []chunk, workers int) (*duckSource, error) {
+	s := &duckSource{g: g, t: t, workers: workers}
+	for i, tt := range tables {
+		if tt == t {
+			s.ti = i
+		}
+	}
+	grp := tableGroup[s.ti]
+	for _, c := range cs {
+		if c.group == grp {
+			s.cs = append(s.cs, c)
+		}
+	}
+	for _, c := range t.cols {
+		var ti duckdb.TypeInfo
+		var err error
+		switch c.kind {
+		case kInt, kDate:
+			ti, err = duckdb.NewTypeInfo(duckdb.TYPE_INTEGER)
+		case kBig:
+			ti, err = duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
+		case kMoney:
+			ti, err = duckdb.NewDecimalInfo(15, 2)
+		case kText:
+			if e, ok := duckEnums[c.name]; ok {
+				ti, err = duckdb.NewEnumInfo(e[0], e[1:]...)
+			} else {
+				ti, err = duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.cols = append(s.cols, duckdb.ColumnInfo{Name: c.name, T: ti})
+	}
+	return s, nil
+}
+
+// insert is the INSERT that reads the table function name into t: dates
+// come as days from startDate, ENUMs go back to text.
+func (s *duckSource) insert(name string) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + s.t.name + " SELECT ")
+	for i, c := range s.t.cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch _, enum := duckEnums[c.name]; {
+		case c.kind == kDate:
+			b.WriteString("DATE '" + startDate.Format("2006-01-02") + "' + " + c.name)
+		case enum:
+			b.WriteString(c.name + "::VARCHAR")
+		default:
+			b.WriteString(c.name)
+		}
+	}
+	b.WriteString(" FROM " + name + "()")
+	return b.String()
+}
+
+func (s *duckSource) ColumnInfos() []duckdb.ColumnInfo { return s.cols }
+
+func (s *duckSource) Cardinality() *duckdb.CardinalityInfo { return nil }
+
+func (s *duckSource) Init() duckdb.ParallelTableSourceInfo {
+	return duckdb.ParallelTableSourceInfo{MaxThreads: s.workers}
+}
+
+func (s *duckSource) NewLocalState() any { return &duckLocal{b: newBatch()} }
+
+// duckLocal is one DuckDB thread's rows: a chunk's, and how many of them
+// it has handed over.
+type duckLocal struct {
+	b    *batch
+	done int
+}
+
+func (s *duckSource) FillRow(ls any, out duckdb.Row) (bool, error) {
+	l := ls.(*duckLocal)
+	for l.done >= l.b.ns[s.ti] {
+		i := s.next.Add(1) - 1
+		if i >= int64(len(s.cs)) {
+			return false, nil
+		}
+		l.b.reset()
+		l.b.fill(s.g, s.cs[i])
+		l.done = 0
+		s.made.Add(int64(l.b.ns[s.ti]))
+	}
+	nc := len(s.t.cols)
+	row := l.b.bufs[s.ti][l.done*nc : (l.done+1)*nc]
+	for ci, c := range s.t.cols {
+		v := row[ci]
+		var err error
+		switch c.kind {
+		case kInt, kDate:
+			err = duckdb.SetRowValue(out, ci, int32(v.i))
+		case kBig, kMoney:
+			err = duckdb.SetRowValue(out, ci, v.i)
+		default:
+			err = duckdb.SetRowValue(out, ci, v.s)
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
+	l.done++
+	return true, nil
 }
 
 // setDuck sets DuckDB setting name to value on conn and returns what sets
@@ -155,67 +239,3 @@ func setDuck(ctx context.Context, conn *sql.Conn, name, value string) (restore f
 		return nil
 	}, nil
 }
-
-// duckReadCSV is the INSERT that reads files into t: tab-separated, no
-// quotes, escapes or header, t's columns and types given.
-func duckReadCSV(t *table, files []string) string {
-	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	var b strings.Builder
-	b.WriteString("INSERT INTO " + t.name + " SELECT * FROM read_csv([")
-	for i, f := range files {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(quote(f))
-	}
-	b.WriteString("], delim = '\t', quote = '', escape = '', header = false, auto_detect = false, columns = {")
-	for i, c := range t.cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(quote(c.name) + ": " + quote(sqlType(c.kind, dialectDuckDB)))
-	}
-	b.WriteString("})")
-	return b.String()
-}
-
-// textFiles are one segment's files, per table: each worker's sink writes
-// one.
-type textFiles struct {
-	dir   string
-	mu    sync.Mutex
-	n     int
-	files map[*table][]string
-}
-
-func (fs *textFiles) worker(context.Context) (worker, error) { return fs, nil }
-
-func (fs *textFiles) sink(t *table) (sink, error) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	fs.n++
-	name := filepath.Join(fs.dir, t.name+"-"+strconv.Itoa(fs.n)+".tsv")
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	fs.files[t] = append(fs.files[t], name)
-	return &textSink{f: f, t: t}, nil
-}
-
-func (fs *textFiles) close() error { return nil }
-
-// textSink writes one table's rows into a file as text.
-type textSink struct {
-	f   *os.File
-	t   *table
-	buf []byte
-}
-
-func (s *textSink) write(_ context.Context, rows []val, n int) error {
-	s.buf = appendText(s.buf[:0], s.t, rows, n)
-	_, err := s.f.Write(s.buf)
-	return err
-}
-
-func (s *textSink) close() error { return s.f.Close() }
