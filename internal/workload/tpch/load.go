@@ -20,9 +20,10 @@ type Config struct {
 	// Seed makes the data: the same SF and seed give the same rows.
 	Seed int64
 	// Workers generate in parallel, each its own key ranges (default: the
-	// CPUs): goroutines that feed PostgreSQL's COPYs, or DuckDB's threads
-	// (at most this many) that call its table functions for rows. SQLite,
-	// one writer at a time, always loads with one.
+	// CPUs), each writing through a connection of its own (PostgreSQL),
+	// or DuckDB's threads (at most this many) that call its table
+	// functions for rows. SQLite, one writer at a time, always loads with
+	// one.
 	Workers int
 }
 
@@ -50,8 +51,8 @@ type sink interface {
 	close() error
 }
 
-// worker is one worker's way into the engine (PostgreSQL's COPYs, SQLite's
-// connection): it opens a sink per table, and is closed after them.
+// worker is one worker's way into the engine (a connection): it opens a
+// sink per table, and is closed after them.
 type worker interface {
 	sink(t *table) (sink, error)
 	close() error
@@ -175,7 +176,7 @@ func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int6
 	cs := chunks(g.n)
 	switch eng.Name() {
 	case dialectPostgres:
-		return insertPostgres(ctx, eng, g, cs, workers)
+		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return newPGWorker(ctx, eng) })
 	case dialectDuckDB:
 		return insertDuckDB(ctx, eng, g, cs, workers)
 	case dialectSQLite:
