@@ -19,11 +19,10 @@
 // lists what is simplified.
 //
 // Each engine loads by its bulk path: COPY in binary format on PostgreSQL,
-// a COPY a table and worker every 4 MiB (load_postgres.go); on DuckDB the
-// workers write the rows as tab-separated text files beside the database
-// and DuckDB's own CSV reader reads each table's in one INSERT, the files
-// removed after (load_duckdb.go, load_text.go); prepared multi-row INSERTs
-// on SQLite (load_sqlite.go). Decimals are DECIMAL(15,2) on PostgreSQL and
+// a COPY a table and worker every 4 MiB (load_postgres.go); on DuckDB one
+// INSERT a table from a table function that DuckDB's threads call for
+// rows, which they generate a chunk of keys at a time (load_duckdb.go);
+// prepared multi-row INSERTs on SQLite (load_sqlite.go). Decimals are DECIMAL(15,2) on PostgreSQL and
 // DuckDB and doubles on SQLite; dates are text on SQLite. PostgreSQL gets
 // primary keys after the load, SQLite has them from the start, DuckDB has
 // none. [EstimatedBytes] says how much a load writes, before it starts.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -55,6 +56,10 @@ var duckEnums = map[string][]string{
 	"p_container":     containers,
 }
 
+// duckLoads counts this process's DuckDB loads, whose table functions'
+// names it tells apart.
+var duckLoads atomic.Int64
+
 // insertDuckDB loads the chunks cs into eng's tables, which are new and
 // empty, one table function and one INSERT a table, and returns the rows
 // loaded per table (in tables' order).
@@ -73,13 +78,16 @@ func insertDuckDB(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, wo
 			err = rerr
 		}
 	}()
+	// A table function's name can be registered once a database; the
+	// functions live as long as the database is open, in memory.
+	load := duckLoads.Add(1)
 	rows = make([]int64, len(tables))
 	for i, t := range tables {
 		src, err := newDuckSource(g, t, cs, workers)
 		if err != nil {
 			return rows, err
 		}
-		name := "numalab_tpch_" + t.name
+		name := "numalab_tpch_" + t.name + "_" + strconv.FormatInt(load, 10)
 		err = duckdb.RegisterTableUDF(conn, name, duckdb.ParallelRowTableFunction{
 			BindArguments: func(map[string]any, ...any) (duckdb.ParallelRowTableSource, error) { return src, nil },
 		})

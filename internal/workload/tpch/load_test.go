@@ -158,3 +158,37 @@ func TestLoadRefusesPostgres(t *testing.T) {
 		t.Errorf("%d tables left in the schema (%v), want only lineitem", n, err)
 	}
 }
+
+// TestLoadDuckDBTwice checks that two loads into one open DuckDB database
+// both work (each registers table functions of its own) and that the
+// functions are not stored in the file.
+func TestLoadDuckDBTwice(t *testing.T) {
+	ctx := context.Background()
+	eng := openNew(t, dialectDuckDB, "")
+	g, err := newGen(1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		for _, tb := range tables {
+			if _, err := eng.DB().Exec("DROP TABLE IF EXISTS " + tb.name + "; " + createTable(tb, dialectDuckDB)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := insertDuckDB(ctx, eng, g, chunks(g.n), 2); err != nil {
+			t.Fatalf("load %d: %v", i+1, err)
+		}
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := engine.Open(ctx, dialectDuckDB, engine.Options{Path: eng.Path()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	var n int
+	if err := again.DB().QueryRowContext(ctx, "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'numalab_tpch_%'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d table functions in the reopened file (%v), want none", n, err)
+	}
+}
