@@ -25,7 +25,8 @@ import (
 // index and are cast back to text. A chunk of orders also makes its
 // lineitems, and a chunk of parts its partsupps: each table's function
 // generates its group's chunks and keeps its own table's rows, so orders
-// and parts are generated twice, about a twentieth of the load's CPU.
+// and parts are generated twice (the whole generator is about a
+// twentieth of a load's CPU).
 //
 // Insertion order is not preserved during the load
 // (preserve_insertion_order off, set back after, as DuckDB's parallel
@@ -34,12 +35,14 @@ import (
 // within a chunk, not across chunks, as with parallel appends.
 //
 // This replaced text files read by DuckDB's CSV reader, which replaced
-// the Appender. Measured at SF 1, interleaved, the table functions cost
-// about a tenth less CPU a row than the CSV reader (which parsed every
-// value and checked its UTF-8), and the rows are the same: every column
-// of every table hashes alike (TestLoadCountsAndSplit). Most of a load's
-// CPU is DuckDB's storage (string compression and statistics, row groups
-// written), which no path avoids.
+// the Appender. Measured interleaved on a shared 2-CPU machine, the table
+// functions cost about a tenth less CPU a row than the CSV reader (which
+// parsed every value and checked its UTF-8) at SF 1 and about as much
+// more at SF 0.1: the same within the noise; they write no files and need
+// no room for them. The rows are the same: every column of every table
+// hashes alike (TestLoadCountsAndSplit). Most of a load's CPU is DuckDB's
+// storage (string compression and statistics, row groups written, most
+// of it by the checkpoint at commit), which no path avoids.
 
 // duckEnums are the text columns whose values come from a short list:
 // DuckDB's table function hands them over as an ENUM (an index, no
