@@ -41,7 +41,7 @@ import (
 // more at SF 0.1: the same within the noise; they write no files and need
 // no room for them. The rows are the same: every column of every table
 // hashes alike (TestLoadCountsAndSplit). Most of a load's CPU is DuckDB's
-// storage (string compression and statistics, row groups written, most
+// storage (string compression and statistics, row groups written, much
 // of it by the checkpoint at commit), which no path avoids.
 
 // duckEnums are the text columns whose values come from a short list:
