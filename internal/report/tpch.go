@@ -121,9 +121,12 @@ func tpchSection(r *Report) section {
 		Head: []string{"query", "time at the lowest DOP, s", "best DOP", "speedup there", "stops scaling at", "rule-of-thumb DOP", "plan cost", "DOP the engine used"}}
 	for _, q := range a.Queries {
 		sr := series{Name: tpch.QueryName(q.Query)}
-		var used []string
+		var used, explained []string
 		bestSp := 1.0
 		for _, p := range q.Points {
+			if p.Explained {
+				explained = append(explained, strconv.Itoa(p.DOP))
+			}
 			sr.Points = append(sr.Points, point{X: float64(p.DOP), Y: p.Speedup})
 			ys = append(ys, p.Speedup, float64(p.DOP))
 			if p.DOP == q.BestDOP {
@@ -141,7 +144,11 @@ func tpchSection(r *Report) section {
 		if q.Rule != nil {
 			rule = strconv.Itoa(q.Rule.DOP)
 		}
-		best.Rows = append(best.Rows, []string{tpch.QueryName(q.Query), fmtF(q.Points[0].Seconds, 4), strconv.Itoa(q.BestDOP), fmtF(bestSp, 2) + "×", stops, rule,
+		first := fmtF(q.Points[0].Seconds, 4)
+		if len(explained) > 0 {
+			first += " (timed by EXPLAIN ANALYZE at DOP " + strings.Join(explained, ", ") + ": no run finished in the window)"
+		}
+		best.Rows = append(best.Rows, []string{tpch.QueryName(q.Query), first, strconv.Itoa(q.BestDOP), fmtF(bestSp, 2) + "×", stops, rule,
 			fmtN(q.Cost), orDash(strings.Join(used, ", "))})
 	}
 	sp.Y.fit(ys)
@@ -211,14 +218,21 @@ func tpchSection(r *Report) section {
 				if p.DOP == ps.BestSlowest {
 					v = append(v, "shortest slowest query")
 				}
-				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), fmt.Sprintf("%s [%s–%s]", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax)),
-					fmt.Sprintf("%s (%s)", fmtF(p.Slowest, 3), tpch.QueryName(p.SlowestQuery)), strconv.Itoa(p.Repeats), orDash(strings.Join(v, ", "))})
+				if ps.BestQPH == 0 {
+					v = append(v, "no query finished in any window: nothing to choose by (lengthen --duration)")
+				}
+				qph, slowest := fmt.Sprintf("%s [%s–%s]", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax)), fmt.Sprintf("%s (%s)", fmtF(p.Slowest, 3), tpch.QueryName(p.SlowestQuery))
+				if p.QPHMax == 0 {
+					qph, slowest = "none finished", "-"
+				}
+				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest, strconv.Itoa(p.Repeats), orDash(strings.Join(v, ", "))})
 			}
 		}
 		s.Tables = append(s.Tables, dt)
-		if adv.Serial > 0 {
+		switch {
+		case adv.Serial > 0:
 			s.Notes = append(s.Notes, fmt.Sprintf("With %d or more concurrent streams, DOP 1 gives the most queries per hour.", adv.Serial))
-		} else {
+		case adv.Measured():
 			s.Notes = append(s.Notes, "At no stream count measured does DOP 1 give the most queries per hour.")
 		}
 	}

@@ -41,6 +41,9 @@ type DOPPoint struct {
 	Used     int     `json:"dop_used,omitempty"`
 	Rows     int64   `json:"rows"`
 	Repeats  int     `json:"repeats"`
+	// Explained says some repeat finished no run in its window, so its
+	// time is PostgreSQL's EXPLAIN ANALYZE's one run.
+	Explained bool `json:"timed_by_explain,omitempty"`
 }
 
 // PlanChange is a plan that differs between consecutive DOPs.
@@ -108,12 +111,25 @@ type DOPAdvice struct {
 	Serial int `json:"serial_from_streams,omitempty"`
 }
 
+// Measured says some stream count had a query finish in a window, so
+// that Serial says something.
+func (a *DOPAdvice) Measured() bool {
+	for _, s := range a.PerStreams {
+		if s.BestQPH > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // StreamsAdvice is the throughput test at one stream count.
 type StreamsAdvice struct {
-	Streams     int          `json:"streams"`
-	Points      []Throughput `json:"points"`
-	BestQPH     int          `json:"best_qph_dop"`
-	BestSlowest int          `json:"best_slowest_dop"`
+	Streams int          `json:"streams"`
+	Points  []Throughput `json:"points"`
+	// BestQPH and BestSlowest are 0 when no query finished in any
+	// window at this stream count: then nothing was measured to choose by.
+	BestQPH     int `json:"best_qph_dop"`
+	BestSlowest int `json:"best_slowest_dop"`
 	// Clear says the best DOP's range over repeats does not overlap the
 	// runner-up's (for queries per hour).
 	Clear bool `json:"clear"`
@@ -162,6 +178,7 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 			for i, c := range cs {
 				secs[i] = c.Seconds
 				p.Rows = max(p.Rows, c.Rows)
+				p.Explained = p.Explained || c.TimedByExplain
 				if c.Plan != nil {
 					p.Used = c.Used
 					if prev != nil && prev.Shape != c.Plan.Shape {
@@ -266,6 +283,10 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 				if p.Slowest > 0 && (sa.Points[bestSlow].Slowest == 0 || p.Slowest < sa.Points[bestSlow].Slowest) {
 					bestSlow = i
 				}
+			}
+			if sa.Points[best].QPH == 0 {
+				adv.PerStreams = append(adv.PerStreams, sa)
+				continue
 			}
 			sa.BestQPH, sa.BestSlowest = sa.Points[best].DOP, sa.Points[bestSlow].DOP
 			sa.Clear = true

@@ -26,6 +26,11 @@ func WriteRow(w io.Writer, c sweep.Cell, tc *Cell) {
 		if tc.Seconds > 0 {
 			secs = strconv.FormatFloat(tc.Seconds, 'f', 4, 64)
 		}
+		if tc.TimedByExplain {
+			// No run finished in the window: the time is EXPLAIN
+			// ANALYZE's one run, which returns no rows.
+			secs, rows = secs+" (explain)", "-"
+		}
 	} else if tc.SlowestSeconds > 0 {
 		secs = fmt.Sprintf("%.4f (slowest %s)", tc.SlowestSeconds, QueryName(tc.Slowest))
 	}
@@ -66,6 +71,10 @@ func Headline(cfg RunConfig, an Analysis) string {
 	}
 	if an.Advice != nil {
 		for _, s := range an.Advice.PerStreams {
+			if s.BestQPH == 0 {
+				h += fmt.Sprintf("; %s: no query finished in a window", sweep.Count(s.Streams, "stream"))
+				continue
+			}
 			h += fmt.Sprintf("; %s: DOP %d best for queries/h", sweep.Count(s.Streams, "stream"), s.BestQPH)
 		}
 	}
@@ -84,6 +93,9 @@ func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 			s := fmt.Sprintf("%d:%.2fx", p.DOP, p.Speedup)
 			if p.Used > 0 && p.Used != p.DOP {
 				s += fmt.Sprintf("(ran %d)", p.Used)
+			}
+			if p.Explained {
+				s += "(explain)"
 			}
 			sp = append(sp, s)
 		}
@@ -125,7 +137,15 @@ func writeAdvice(w io.Writer, a *DOPAdvice) {
 	for _, s := range a.PerStreams {
 		var ps []string
 		for _, p := range s.Points {
+			if p.QPHMax == 0 {
+				ps = append(ps, fmt.Sprintf("DOP %d: no query finished in the window", p.DOP))
+				continue
+			}
 			ps = append(ps, fmt.Sprintf("DOP %d: %.0f [%.0f–%.0f], slowest %.3f s (%s)", p.DOP, p.QPH, p.QPHMin, p.QPHMax, p.Slowest, QueryName(p.SlowestQuery)))
+		}
+		if s.BestQPH == 0 {
+			fmt.Fprintf(w, "  %s: %s\n    nothing to choose by: a query runs longer than the window (lengthen --duration, or leave the longest queries out with --query)\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "))
+			continue
 		}
 		clear := "within the repeats' spread of the next best"
 		switch {
@@ -136,9 +156,10 @@ func writeAdvice(w io.Writer, a *DOPAdvice) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n    most queries per hour at DOP %d (%s); shortest slowest query at DOP %d\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "), s.BestQPH, clear, s.BestSlowest)
 	}
-	if a.Serial > 0 {
+	switch {
+	case a.Serial > 0:
 		fmt.Fprintf(w, "  with %d or more concurrent streams, DOP 1 gives the most queries per hour\n", a.Serial)
-	} else {
+	case a.Measured():
 		fmt.Fprintf(w, "  at no stream count measured does DOP 1 give the most queries per hour\n")
 	}
 }

@@ -2,9 +2,12 @@ package tpch
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 )
 
 // TestWriteAnalysis prints a hand-made analysis: every section, a DOP the
@@ -54,5 +57,44 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 	h := Headline(RunConfig{Engine: "duckdb", SF: 0.01}, an)
 	if want := "duckdb SF 0.01: 2 queries; 1 of 1 fastest above DOP 1; 1 stream: DOP 1 best for queries/h; 2 streams: DOP 2 best for queries/h"; h != want {
 		t.Errorf("Headline = %q, want %q", h, want)
+	}
+}
+
+// TestNothingFinished: a throughput test in whose windows no query
+// finished chooses no DOP and claims nothing about DOP 1; a power cell
+// timed by EXPLAIN ANALYZE says so and shows no rows.
+func TestNothingFinished(t *testing.T) {
+	none := func(dop int) Cell {
+		return Cell{Mode: ModeThroughput, DOP: dop, Streams: 2, Cell: &result.Cell{}}
+	}
+	an := Analyze([]Cell{none(1), none(2)}, nil)
+	if a := an.Advice; a == nil || len(a.PerStreams) != 1 || a.PerStreams[0].BestQPH != 0 || a.PerStreams[0].BestSlowest != 0 || a.Measured() || a.Serial != 0 {
+		t.Fatalf("advice %+v: want no DOP chosen at 2 streams, nothing measured", an.Advice)
+	}
+	var b bytes.Buffer
+	writeAdvice(&b, an.Advice)
+	want := `
+Server-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):
+  2 streams: DOP 1: no query finished in the window; DOP 2: no query finished in the window
+    nothing to choose by: a query runs longer than the window (lengthen --duration, or leave the longest queries out with --query)
+`
+	if b.String() != want {
+		t.Errorf("writeAdvice printed\n%s\nwant\n%s", b.String(), want)
+	}
+	if h := Headline(RunConfig{Engine: "postgres", SF: 0.1}, an); !strings.HasSuffix(h, "2 streams: no query finished in a window") {
+		t.Errorf("Headline = %q", h)
+	}
+	slow := power(17, 1, 44.7723, "Aggregate", 194645)
+	slow.TimedByExplain, slow.Cell = true, &result.Cell{}
+	an = Analyze([]Cell{slow, power(17, 2, 40, "Aggregate", 194645)}, nil)
+	b.Reset()
+	WriteAnalysis(&b, an, nil)
+	if q := an.Queries; len(q) != 1 || !q[0].Points[0].Explained || q[0].Points[1].Explained || !strings.Contains(b.String(), "1:1.00x(explain) 2:1.12x ") {
+		t.Errorf("a query timed by EXPLAIN at DOP 1: %+v, printed\n%s", an.Queries, b.String())
+	}
+	b.Reset()
+	WriteRow(&b, sweep.Cell{DOP: 1}, &Cell{Mode: ModePower, Query: 17, Seconds: 44.7723, TimedByExplain: true, Cell: &result.Cell{}})
+	if f := strings.Fields(b.String()); len(f) != 12 || f[6] != "44.7723" || f[7] != "(explain)" || f[8] != "-" {
+		t.Errorf("row timed by EXPLAIN: %q, want its seconds marked (explain) and no rows", b.String())
 	}
 }
