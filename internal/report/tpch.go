@@ -67,9 +67,11 @@ func buildTPCH(run *result.Run) (*TPCH, error) {
 	return t, nil
 }
 
-// withRanges puts back the ranges over repeats that a stored analysis
-// does not keep (tpch stores medians only), from one made again from the
-// run's cells.
+// withRanges puts back what a stored analysis does not keep (tpch stores
+// medians only), from one made again from the run's cells: each point's
+// range over repeats and whether EXPLAIN ANALYZE timed it, and the
+// throughput test's advice whole (the cells' alone, so a run an older
+// numalab stored is judged by today's rules).
 func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
 	for i := range a.Queries {
 		for _, q := range fresh.Queries {
@@ -78,30 +80,14 @@ func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
 			}
 			for j := range a.Queries[i].Points {
 				for _, p := range q.Points {
-					if p.DOP == a.Queries[i].Points[j].DOP {
-						a.Queries[i].Points[j].Min, a.Queries[i].Points[j].Max = p.Min, p.Max
+					if pt := &a.Queries[i].Points[j]; p.DOP == pt.DOP {
+						pt.Min, pt.Max, pt.Explained = p.Min, p.Max, p.Explained
 					}
 				}
 			}
 		}
 	}
-	if a.Advice == nil || fresh.Advice == nil {
-		return
-	}
-	for i := range a.Advice.PerStreams {
-		for _, s := range fresh.Advice.PerStreams {
-			if s.Streams != a.Advice.PerStreams[i].Streams {
-				continue
-			}
-			for j := range a.Advice.PerStreams[i].Points {
-				for _, p := range s.Points {
-					if p.DOP == a.Advice.PerStreams[i].Points[j].DOP {
-						a.Advice.PerStreams[i].Points[j].QPHMin, a.Advice.PerStreams[i].Points[j].QPHMax = p.QPHMin, p.QPHMax
-					}
-				}
-			}
-		}
-	}
+	a.Advice = fresh.Advice
 }
 
 func tpchSection(r *Report) section {
