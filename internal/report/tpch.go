@@ -237,7 +237,11 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			stops = strconv.Itoa(q.StopsAt)
 		}
 		for _, p := range q.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, fmtF(p.Seconds, 4), fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
+			secs := fmtF(p.Seconds, 4)
+			if p.Explained {
+				secs += " (EXPLAIN ANALYZE)"
+			}
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
 		}
 	}
 	tw.Flush()
@@ -245,6 +249,10 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 	if adv := a.Advice; adv != nil {
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
+				if p.QPHMax == 0 {
+					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n", plural(ps.Streams, "stream"), p.DOP, p.Repeats)
+					continue
+				}
 				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", plural(ps.Streams, "stream"), p.DOP, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.Repeats)
 			}
 		}
