@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,13 +140,14 @@ func TestBlockingConnNotInNetpoller(t *testing.T) {
 
 // TestBlockingConnLetsTheWorldStop: a garbage collection does not wait for
 // the answer of a stream's read in its raw system call. The collector's
-// preemption signals interrupt the read, which then waits on politely (a
-// raw retry would restart the socket's timeout at every signal, and the
+// preemption signals interrupt the read's raw wait, which then waits on
+// politely (a raw retry would restart the wait's timeout at every signal, and the
 // collection would wait as long as the server: here the answer comes from
 // another process 2 s later).
 func TestBlockingConnLetsTheWorldStop(t *testing.T) {
 	c, s := blockingPair(t)
-	tv := unix.NsecToTimeval((10 * time.Second).Nanoseconds()) // a raw wait longer than the test
+	c.(*blockingConn).rawWait = 10 * time.Second // a raw wait longer than the test
+	tv := unix.NsecToTimeval((10 * time.Second).Nanoseconds())
 	if err := unix.SetsockoptTimeval(c.(*blockingConn).fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
 		t.Fatal(err)
 	}
@@ -173,5 +175,50 @@ func TestBlockingConnLetsTheWorldStop(t *testing.T) {
 	}
 	if err := <-read; err != nil {
 		t.Errorf("the read: %v", err)
+	}
+}
+
+// TestBlockingConnWokenOnlyToRead: a read waiting for the answer is not
+// woken when the peer reads the request. On a unix socket that read frees
+// the writer's send buffer and the kernel wakes every waiter on the
+// socket, a reader blocked in read(2) too, which finds nothing and
+// sleeps again: two voluntary context switches per answer instead of
+// one. The reading thread's switches are counted over calls whose peer
+// reads the request, then answers, each a millisecond later.
+func TestBlockingConnWokenOnlyToRead(t *testing.T) {
+	c, s := blockingPair(t)
+	const calls = 20
+	go func() {
+		buf := make([]byte, 8)
+		for range calls {
+			time.Sleep(time.Millisecond) // the client waits in its read
+			if _, err := s.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+			if _, err := s.Write([]byte("answer")); err != nil {
+				return
+			}
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	buf := make([]byte, 8)
+	var switches []int64
+	for range calls {
+		var before, after unix.Rusage
+		if _, err := c.Write([]byte("ask")); err != nil {
+			t.Fatal(err)
+		}
+		unix.Getrusage(unix.RUSAGE_THREAD, &before)
+		if n, err := c.Read(buf); err != nil || string(buf[:n]) != "answer" {
+			t.Fatalf("Read = %q, %v", buf[:n], err)
+		}
+		unix.Getrusage(unix.RUSAGE_THREAD, &after)
+		switches = append(switches, after.Nvcsw-before.Nvcsw)
+	}
+	slices.Sort(switches)
+	if med := switches[calls/2]; med > 1 {
+		t.Errorf("a read slept %d times for its answer (median of %d; all: %v); want once", med, calls, switches)
 	}
 }
