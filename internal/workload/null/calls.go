@@ -4,11 +4,12 @@ package null
 // settings, backend pinning) and prepares SELECT 1; then the stream takes
 // the connection over (pgconn's Hijack), as tpcc-ro's streams do, and
 // speaks the protocol itself, no leaner than libpq under pgbench: a call
-// is one write of bytes encoded once, at open, and one blocking read (more
-// only when the answer arrives in pieces) on the engine's blocking
-// socket, parsed in place: only an ErrorResponse is decoded, and the call
-// ends at ReadyForQuery. Nothing is allocated and no timer or context
-// callback is set per call. SQLite: a prepared SELECT 1 on an in-memory
+// is one write of bytes encoded once, at open, and one read (more only
+// when the answer arrives in pieces) on the engine's blocking socket,
+// which first waits in poll for the answer, as libpq does. The answer is
+// parsed in place: only an ErrorResponse is decoded, and the call ends at
+// ReadyForQuery. Nothing is allocated and no timer or context callback is
+// set per call. SQLite: a prepared SELECT 1 on an in-memory
 // database, through go-sqlite3's driver statement.
 
 import (

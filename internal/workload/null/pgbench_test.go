@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,20 +100,34 @@ type bench struct {
 	host   *result.Topology
 }
 
+// side is one round of one side: its rate, and what a call cost its
+// client process (CPU, context switches).
+type side struct {
+	rate, cpuUS, switches float64
+}
+
 func (b *bench) parity(t *testing.T, p Pairing, mode string) {
-	var ours, theirs, ratios []float64
+	var ours, theirs []side
+	var ratios []float64
 	for r := range parityRounds {
 		if r%2 == 0 {
 			ours, theirs = append(ours, b.numalab(t, p, mode)), append(theirs, b.pgbench(t, p, mode))
 		} else {
 			theirs, ours = append(theirs, b.pgbench(t, p, mode)), append(ours, b.numalab(t, p, mode))
 		}
-		ratios = append(ratios, ours[r]/theirs[r])
+		ratios = append(ratios, ours[r].rate/theirs[r].rate)
 	}
 	ratio := stats.Median(ratios)
-	t.Logf("%-10s %-8s ratio %.2f (median of n=%d rounds of %v after %v; range %.2f-%.2f)   numalab median %7.0f calls/s, pgbench -M %s median %7.0f tps\n\tratios  %s\n\tnumalab %s\n\tpgbench %s",
-		p.Name, mode, ratio, parityRounds, parityRun, parityWarmup, slices.Min(ratios), slices.Max(ratios), stats.Median(ours), mode, stats.Median(theirs),
-		format(ratios, "%.2f"), format(ours, "%.0f"), format(theirs, "%.0f"))
+	med := func(v []side, f func(side) float64) float64 { return stats.Median(each(v, f)) }
+	rate := func(s side) float64 { return s.rate }
+	cpu := func(s side) float64 { return s.cpuUS }
+	sw := func(s side) float64 { return s.switches }
+	t.Logf("%-10s %-8s ratio %.2f (median of n=%d rounds of %v after %v; range %.2f-%.2f)   numalab median %7.0f calls/s, pgbench -M %s median %7.0f tps\n"+
+		"\tper call, client process, median: numalab %.1f µs CPU, %.2f context switches; pgbench %.1f µs, %.2f\n"+
+		"\tratios  %s\n\tnumalab %s\n\tpgbench %s",
+		p.Name, mode, ratio, parityRounds, parityRun, parityWarmup, slices.Min(ratios), slices.Max(ratios), med(ours, rate), mode, med(theirs, rate),
+		med(ours, cpu), med(ours, sw), med(theirs, cpu), med(theirs, sw),
+		format(ratios, "%.2f"), format(each(ours, rate), "%.0f"), format(each(theirs, rate), "%.0f"))
 	if ratio < 0.95 {
 		t.Errorf("%s %s: the median round's numalab rate is %.2fx pgbench's; want at least 0.95x", p.Name, mode, ratio)
 	}
@@ -126,7 +141,9 @@ const (
 	pgbenchClient = pgbenchAny + " AND query LIKE 'SELECT 1%'"
 )
 
-func (b *bench) pgbench(t *testing.T, p Pairing, mode string) float64 {
+// pgbench runs one round of pgbench: its rate after the warm-up and, over
+// its whole run, its CPU and context switches per transaction.
+func (b *bench) pgbench(t *testing.T, p Pairing, mode string) side {
 	ctx := context.Background()
 	// A finished pgbench's backend may linger in pg_stat_activity for a
 	// moment: wait until it has gone.
@@ -172,14 +189,26 @@ func (b *bench) pgbench(t *testing.T, p Pairing, mode string) float64 {
 	if d.err != nil || n == 0 {
 		t.Fatalf("pgbench: %v (no progress report after %v)\n%s", d.err, parityWarmup, d.out)
 	}
-	return sum / float64(n)
+	s := side{rate: sum / float64(n)}
+	if m := processedRE.FindSubmatch(d.out); m != nil {
+		calls, _ := strconv.ParseFloat(string(m[1]), 64)
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		s.cpuUS, s.switches = float64(cpu.Microseconds())/calls, float64(ru.Nvcsw+ru.Nivcsw)/calls
+	}
+	return s
 }
 
 // progressRE is a progress report of pgbench -P: when, and the rate
 // since the previous one.
 var progressRE = regexp.MustCompile(`progress: ([0-9.]+) s, ([0-9.]+) tps`)
 
-func (b *bench) numalab(t *testing.T, p Pairing, mode string) float64 {
+// processedRE is pgbench's count of transactions over its whole run.
+var processedRE = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+
+// numalab runs one cell: its rate and, over its window, its process's CPU
+// and context switches per call.
+func (b *bench) numalab(t *testing.T, p Pairing, mode string) side {
 	cfg := RunConfig{Engine: "postgres", DSN: b.srv.DSN(), Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
 		Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1}
 	if err := cfg.Check(); err != nil {
@@ -191,7 +220,22 @@ func (b *bench) numalab(t *testing.T, p Pairing, mode string) float64 {
 	if err != nil || len(out) != 1 {
 		t.Fatalf("numalab: %v (%d cells)", err, len(out))
 	}
-	return out[0].Cell.TPS
+	c := out[0].Cell
+	s := side{rate: c.TPS}
+	if u, calls := c.Usage, float64(c.Total.Count); u != nil && calls > 0 {
+		s.cpuUS = float64((u.ProcUserCPU + u.ProcSystemCPU).Microseconds()) / calls
+		s.switches = float64(u.ProcVoluntarySwitches+u.ProcInvoluntarySwitches) / calls
+	}
+	return s
+}
+
+// each is f of every round.
+func each(v []side, f func(side) float64) []float64 {
+	x := make([]float64, len(v))
+	for i, s := range v {
+		x[i] = f(s)
+	}
+	return x
 }
 
 func format(v []float64, verb string) string {
