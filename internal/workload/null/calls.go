@@ -57,7 +57,9 @@ func openPG(ctx context.Context, c engine.Conn, protocol string) (*pgStream, err
 			c.Close()
 			return nil, fmt.Errorf("preparing %q: %w", selectOne, err)
 		}
-		msgs = []pgproto3.FrontendMessage{&pgproto3.Bind{PreparedStatement: name, ResultFormatCodes: []int16{1}}, &pgproto3.Execute{}, &pgproto3.Sync{}}
+		// The messages of pgbench -M prepared (libpq's PQsendQueryPrepared):
+		// the answer comes in text, with its RowDescription.
+		msgs = []pgproto3.FrontendMessage{&pgproto3.Bind{PreparedStatement: name}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{}}
 	} else {
 		msgs = []pgproto3.FrontendMessage{&pgproto3.Query{String: selectOne}}
 	}

@@ -41,7 +41,7 @@ const (
 
 // Protocols of the PostgreSQL call.
 const (
-	Prepared = "prepared" // Bind, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared)
+	Prepared = "prepared" // Bind, Describe, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared)
 	Simple   = "simple"   // Query 'SELECT 1' (pgbench -M simple, its default)
 )
 
