@@ -15,16 +15,17 @@ package engine
 //
 // blockingConn therefore reads and writes its socket in blocking mode
 // with raw system calls: the thread keeps its P and sleeps in the kernel,
-// which wakes it directly. A read first waits in poll for something to
-// read, as libpq does (see pollIn: a blocked read is woken needlessly),
-// for at most 20 ms, the socket has a 20 ms receive and send timeout. A
-// wait longer than that (a slow query, a hung server), or one a signal
-// interrupts (the runtime's preemption for a garbage collection),
-// continues with ordinary blocking calls, which release the P, so a
-// garbage collection or another goroutine never waits more than 20 ms for
-// a stream. (Raising GOMAXPROCS above the streams, so that waiting streams
-// never hold every P, was measured and made things worse on 2 vCPUs: more
-// idle Ps, more threads spinning to find work.)
+// which wakes it directly. On a unix socket a read first waits in poll
+// for something to read, as libpq does (a blocked read is woken there
+// needlessly: see pollIn). A raw wait lasts at most 20 ms (the poll's
+// timeout, the socket's receive and send timeouts): a wait longer than
+// that (a slow query, a hung server), or one a signal interrupts (the
+// runtime's preemption for a garbage collection), continues with
+// ordinary blocking calls, which release the P, so a garbage collection
+// or another goroutine never waits more than 20 ms for a stream.
+// (Raising GOMAXPROCS above the streams, so that waiting streams never
+// hold every P, was measured and made things worse on 2 vCPUs: more idle
+// Ps, more threads spinning to find work.)
 //
 // Deadlines, which pgx uses only to interrupt a call whose context was
 // cancelled (and tpcc's PostgreSQL stream for the same purpose), are
@@ -88,12 +89,13 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("dialing %s %s: %w", network, addr, err)
 	}
-	return &blockingConn{fd: fd, rawWait: rawWait, local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+	return &blockingConn{fd: fd, rawWait: rawWait, pollFirst: network == "unix", local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
 }
 
 type blockingConn struct {
 	fd            int
 	rawWait       time.Duration // the longest raw poll (rawWait; tests lengthen it)
+	pollFirst     bool          // a read waits in pollIn first: unix sockets
 	local, remote net.Addr
 
 	mu     sync.Mutex
@@ -118,7 +120,7 @@ func (c *blockingConn) io(sysno uintptr, b []byte) (int, error) {
 	for {
 		var n uintptr
 		var e unix.Errno
-		if raw && sysno == unix.SYS_READ {
+		if raw && sysno == unix.SYS_READ && c.pollFirst {
 			if raw = c.pollIn(); !raw {
 				continue
 			}
@@ -170,7 +172,10 @@ func (c *blockingConn) io(sysno uintptr, b []byte) (int, error) {
 // was one needless wake-up and two context switches per call (measured on
 // the null transaction, client and backend on one vCPU: 1.8 switches of
 // the client per call, pgbench's 1.0). poll(POLLIN), libpq's wait, is
-// woken only for something to read.
+// woken only for something to read. TCP wakes a reader only for data
+// (the null call over loopback: 2.0 switches per call either way), and
+// there the poll was one system call more per call, 5% of the same-CPU
+// rate: a TCP read blocks at once.
 func (c *blockingConn) pollIn() bool {
 	fds := [1]unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLIN}}
 	ts := unix.NsecToTimespec(c.rawWait.Nanoseconds())

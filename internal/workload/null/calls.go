@@ -6,7 +6,7 @@ package null
 // speaks the protocol itself, no leaner than libpq under pgbench: a call
 // is one write of bytes encoded once, at open, and one read (more only
 // when the answer arrives in pieces) on the engine's blocking socket,
-// which first waits in poll for the answer, as libpq does. The answer is
+// which on a unix socket first waits in poll, as libpq does. The answer is
 // parsed in place: only an ErrorResponse is decoded, and the call ends at
 // ReadyForQuery. Nothing is allocated and no timer or context callback is
 // set per call. SQLite: a prepared SELECT 1 on an in-memory
