@@ -14,8 +14,9 @@ package tpcc
 // wake-ups, with the scheduler's, cost about 60 µs of CPU per call against
 // pgbench's 12 µs (measured with Stock-Level), which would make numalab
 // the bottleneck it must not be. With the engine's blocking socket
-// (engine/pgconn_blocking.go) a call is then a write and a blocking read
-// on the stream's own thread, as in libpq.
+// (engine/pgconn_blocking.go) a call is then a write and, on the stream's
+// own thread, a wait for the answer (on a unix socket in poll, as libpq
+// waits) and a read.
 //
 // The functions take the customer's last name as its
 // number in [0, 999] (Clause 4.3.2.3) and build the name themselves, so that
