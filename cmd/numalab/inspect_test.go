@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marcboeker/go-duckdb/v2"
+	"github.com/duckdb/duckdb-go/v2"
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/numalab/numalab/internal/engine"

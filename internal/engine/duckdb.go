@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/marcboeker/go-duckdb/v2"
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 type duckEngine struct {

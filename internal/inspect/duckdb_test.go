@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/marcboeker/go-duckdb/v2"
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // makeDuckDB creates a DuckDB file with the statements and closes it (which

@@ -17,7 +17,7 @@ var Version = "v0.1.0-dev"
 // engines are the modules whose versions a user needs to interpret a run.
 var engines = []string{
 	"github.com/mattn/go-sqlite3",
-	"github.com/marcboeker/go-duckdb/v2",
+	"github.com/duckdb/duckdb-go/v2",
 	"github.com/jackc/pgx/v5",
 }
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/jackc/pgx/v5"
-	"github.com/marcboeker/go-duckdb/v2"
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/numalab/numalab/internal/engine"
