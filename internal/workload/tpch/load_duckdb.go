@@ -14,19 +14,20 @@ import (
 )
 
 // DuckDB loads each table by one INSERT INTO t SELECT ... FROM a table
-// function (go-duckdb's RegisterTableUDF) that DuckDB's own threads call
-// for rows, which they then write into its storage in parallel: each
-// thread takes the next chunk of the table's keys, generates it and hands
-// its rows over a vector at a time. No text is formatted or parsed, and
-// no file is written beside the database. Numbers and dates go straight
-// into DuckDB's vectors (dates as days from startDate, which the INSERT
-// adds back); text crosses cgo a string at a time (go-duckdb copies each
-// into C memory), except the columns of duckEnums, which go as an ENUM's
-// index and are cast back to text. A chunk of orders also makes its
-// lineitems, and a chunk of parts its partsupps: each table's function
-// generates its group's chunks and keeps its own table's rows, so orders
-// and parts are generated twice (the whole generator is about a
-// twentieth of a load's CPU).
+// function (duckdb-go's RegisterTableUDF, a parallel chunk source) that
+// DuckDB's own threads call for chunks of rows, which they then write
+// into its storage in parallel: each thread takes the next chunk of the
+// table's keys, generates it and fills DuckDB's vectors from it a column
+// at a time, 2,048 rows a call. No text is formatted or parsed, and no
+// file is written beside the database. Numbers and dates are written into
+// the vectors in Go (dates as days from startDate, which the INSERT adds
+// back); text crosses cgo a string at a time (DuckDB copies it from Go's
+// memory), except the columns of duckEnums, which go as an ENUM (its index
+// looked up in Go, no string crossing cgo) and are cast back to text. A
+// chunk of orders also makes its lineitems, and a chunk of parts its
+// partsupps: each table's function generates its group's chunks and keeps
+// its own table's rows, so orders and parts are generated twice (the
+// whole generator is about a twentieth of a load's CPU).
 //
 // Insertion order is not preserved during the load
 // (preserve_insertion_order off, set back after, as DuckDB's parallel
@@ -34,15 +35,19 @@ import (
 // small batches are merged and written twice): rows are in key order
 // within a chunk, not across chunks, as with parallel appends.
 //
-// This replaced text files read by DuckDB's CSV reader, which replaced
-// the Appender. Measured interleaved on a shared 2-CPU machine, the table
-// functions cost about a tenth less CPU a row than the CSV reader (which
-// parsed every value and checked its UTF-8) at SF 1 and about as much
-// more at SF 0.1: the same within the noise; they write no files and need
-// no room for them. The rows are the same: every column of every table
-// hashes alike (TestLoadCountsAndSplit). Most of a load's CPU is DuckDB's
-// storage (string compression and statistics, row groups written, much
-// of it by the checkpoint at commit), which no path avoids.
+// This replaced a row table function (go-duckdb v2.1.0, whose chunk
+// function failed at its first call), which replaced text files read by
+// DuckDB's CSV reader, which replaced the Appender. Measured interleaved
+// at SF 1 on a shared 2-CPU machine (load average 5 to 6), the chunk
+// function loads at 505,000-531,000 rows/cpu-s against 447,000-467,000
+// for the row function under go-duckdb v2.1.0 and DuckDB 1.2.1 (median
+// 523,000 against 458,000, three runs each; the gain is the new driver's
+// and DuckDB 1.5's together, not told apart); the row function in turn cost about as much CPU a row as the CSV reader
+// (which parsed every value and checked its UTF-8). The rows are the same:
+// every column of every table hashes alike (TestLoadCountsAndSplit). Most
+// of a load's CPU is DuckDB's storage (string compression and statistics,
+// row groups written, much of it by the checkpoint at commit), which no
+// path avoids.
 
 // duckEnums are the text columns whose values come from a short list:
 // DuckDB's table function hands them over as an ENUM (an index, no
@@ -91,8 +96,8 @@ func insertDuckDB(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, wo
 			return rows, err
 		}
 		name := "numalab_tpch_" + t.name + "_" + strconv.FormatInt(load, 10)
-		err = duckdb.RegisterTableUDF(conn, name, duckdb.ParallelRowTableFunction{
-			BindArguments: func(map[string]any, ...any) (duckdb.ParallelRowTableSource, error) { return src, nil },
+		err = duckdb.RegisterTableUDF(conn, name, duckdb.ParallelChunkTableFunction{
+			BindArguments: func(map[string]any, ...any) (duckdb.ParallelChunkTableSource, error) { return src, nil },
 		})
 		if err != nil {
 			return rows, fmt.Errorf("loading %s: %w", t.name, err)
@@ -200,37 +205,77 @@ type duckLocal struct {
 	done int
 }
 
-func (s *duckSource) FillRow(ls any, out duckdb.Row) (bool, error) {
+// FillChunk fills out with up to a vector's worth of the rows of the
+// thread's chunk, a column at a time, generating the next chunk when it
+// has handed all of them over; an empty out ends the table.
+func (s *duckSource) FillChunk(ls any, out duckdb.DataChunk) error {
 	l := ls.(*duckLocal)
 	for l.done >= l.b.ns[s.ti] {
 		i := s.next.Add(1) - 1
 		if i >= int64(len(s.cs)) {
-			return false, nil
+			return out.SetSize(0)
 		}
 		l.b.reset()
 		l.b.fill(s.g, s.cs[i])
 		l.done = 0
 		s.made.Add(int64(l.b.ns[s.ti]))
 	}
+	n := min(l.b.ns[s.ti]-l.done, duckdb.GetDataChunkCapacity())
 	nc := len(s.t.cols)
-	row := l.b.bufs[s.ti][l.done*nc : (l.done+1)*nc]
+	rows := l.b.bufs[s.ti][l.done*nc : (l.done+n)*nc]
+	// The size first: a vector's writer takes its length from the chunk.
+	if err := out.SetSize(n); err != nil {
+		return err
+	}
 	for ci, c := range s.t.cols {
-		v := row[ci]
 		var err error
-		switch c.kind {
-		case kInt, kDate:
-			err = duckdb.SetRowValue(out, ci, int32(v.i))
-		case kBig, kMoney:
-			err = duckdb.SetRowValue(out, ci, v.i)
+		switch _, enum := duckEnums[c.name]; {
+		case c.kind == kInt || c.kind == kDate:
+			err = duckColumn(out, ci, rows, nc, func(v val) int32 { return int32(v.i) })
+		case c.kind == kBig || c.kind == kMoney:
+			err = duckColumn(out, ci, rows, nc, func(v val) int64 { return v.i })
+		case enum:
+			err = duckColumn(out, ci, rows, nc, func(v val) string { return v.s })
 		default:
-			err = duckdb.SetRowValue(out, ci, v.s)
+			err = duckText(out, ci, rows, nc)
 		}
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", c.name, err)
+			return fmt.Errorf("%s: %w", c.name, err)
 		}
 	}
-	l.done++
-	return true, nil
+	l.done += n
+	return nil
+}
+
+// duckColumn sets column ci of out to field ci of each row in rows (nc
+// values a row) through DuckDB's typed setter for T, which writes numbers
+// into the vector in Go and looks an ENUM's string up in its dictionary.
+func duckColumn[T any](out duckdb.DataChunk, ci int, rows []val, nc int, get func(val) T) error {
+	for r := 0; r*nc < len(rows); r++ {
+		if err := duckdb.SetChunkValue(out, ci, r, get(rows[r*nc+ci])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// duckText sets text column ci of out through the vector's string writer,
+// which DuckDB copies from Go's memory (one cgo call a string).
+func duckText(out duckdb.DataChunk, ci int, rows []val, nc int) error {
+	vec, err := out.GetVector(ci)
+	if err != nil {
+		return err
+	}
+	w, err := duckdb.GetVectorWriter[string](vec)
+	if err != nil {
+		return err
+	}
+	for r := 0; r*nc < len(rows); r++ {
+		if err := w.Set(r, rows[r*nc+ci].s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setDuck sets DuckDB setting name to value on conn and returns what sets
