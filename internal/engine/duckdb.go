@@ -1,6 +1,6 @@
 package engine
 
-// DuckDB, in-process. One database handle (a go-duckdb Connector) per
+// DuckDB, in-process. One database handle (a duckdb-go Connector) per
 // Engine; every stream's connection comes from it, so all streams share one
 // buffer manager and one thread pool. SetDOP sets that pool's size (SET
 // threads): DuckDB's parallelism belongs to the database, not to a

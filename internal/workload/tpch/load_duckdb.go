@@ -42,8 +42,10 @@ import (
 // function loads at 505,000-531,000 rows/cpu-s against 447,000-467,000
 // for the row function under go-duckdb v2.1.0 and DuckDB 1.2.1 (median
 // 523,000 against 458,000, three runs each; the gain is the new driver's
-// and DuckDB 1.5's together, not told apart); the row function in turn cost about as much CPU a row as the CSV reader
-// (which parsed every value and checked its UTF-8). The rows are the same:
+// and DuckDB 1.5's together, not told apart); the row function in turn
+// cost about as much CPU a row as the CSV reader (which parsed every
+// value and checked its UTF-8). On the idle machine at SF 1 the load runs
+// at about 1 million rows/s (docs/workloads/tpch.md). The rows are the same:
 // every column of every table hashes alike (TestLoadCountsAndSplit). Most
 // of a load's CPU is DuckDB's storage (string compression and statistics,
 // row groups written, much of it by the checkpoint at commit), which no
