@@ -107,27 +107,29 @@ type DOPAdvice struct {
 	// slowest query.
 	PerStreams []StreamsAdvice `json:"per_streams"`
 	// Serial is the fewest concurrent streams from which DOP 1 gives the
-	// most queries per hour at every higher stream count measured; 0: never.
+	// most queries per hour at every higher stream count that chose a DOP
+	// (BestQPH > 0); 0: never.
 	Serial int `json:"serial_from_streams,omitempty"`
 }
 
-// Measured says some stream count had a query finish in a window, so
-// that Serial says something.
-func (a *DOPAdvice) Measured() bool {
+// NeverSerial says some stream count chose a DOP and none chose DOP 1.
+func (a *DOPAdvice) NeverSerial() bool {
+	chose := false
 	for _, s := range a.PerStreams {
-		if s.BestQPH > 0 {
-			return true
+		if s.BestQPH == 1 {
+			return false
 		}
+		chose = chose || s.BestQPH > 0
 	}
-	return false
+	return chose
 }
 
 // StreamsAdvice is the throughput test at one stream count.
 type StreamsAdvice struct {
 	Streams int          `json:"streams"`
 	Points  []Throughput `json:"points"`
-	// BestQPH and BestSlowest are 0 when no query finished in any
-	// window at this stream count: then nothing was measured to choose by.
+	// BestQPH and BestSlowest are 0 when, at every DOP, the median repeat
+	// finished no query in its window: then there is nothing to choose by.
 	BestQPH     int `json:"best_qph_dop"`
 	BestSlowest int `json:"best_slowest_dop"`
 	// Clear says the best DOP's range over repeats does not overlap the
@@ -297,8 +299,10 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 			}
 			adv.PerStreams = append(adv.PerStreams, sa)
 		}
-		for i := len(adv.PerStreams) - 1; i >= 0 && adv.PerStreams[i].BestQPH == 1; i-- {
-			adv.Serial = adv.PerStreams[i].Streams
+		for i := len(adv.PerStreams) - 1; i >= 0 && adv.PerStreams[i].BestQPH <= 1; i-- {
+			if adv.PerStreams[i].BestQPH == 1 {
+				adv.Serial = adv.PerStreams[i].Streams
+			}
 		}
 		a.Advice = adv
 	}

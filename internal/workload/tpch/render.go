@@ -72,7 +72,7 @@ func Headline(cfg RunConfig, an Analysis) string {
 	if an.Advice != nil {
 		for _, s := range an.Advice.PerStreams {
 			if s.BestQPH == 0 {
-				h += fmt.Sprintf("; %s: no query finished in a window", sweep.Count(s.Streams, "stream"))
+				h += fmt.Sprintf("; %s: no query finished in a median window", sweep.Count(s.Streams, "stream"))
 				continue
 			}
 			h += fmt.Sprintf("; %s: DOP %d best for queries/h", sweep.Count(s.Streams, "stream"), s.BestQPH)
@@ -144,7 +144,7 @@ func writeAdvice(w io.Writer, a *DOPAdvice) {
 			ps = append(ps, fmt.Sprintf("DOP %d: %.0f [%.0f–%.0f], slowest %.3f s (%s)", p.DOP, p.QPH, p.QPHMin, p.QPHMax, p.Slowest, QueryName(p.SlowestQuery)))
 		}
 		if s.BestQPH == 0 {
-			fmt.Fprintf(w, "  %s: %s\n    nothing to choose by: a query runs longer than the window (lengthen --duration, or leave the longest queries out with --query)\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "))
+			fmt.Fprintf(w, "  %s: %s\n    nothing to choose by: at every DOP the median repeat finished no query in its window (lengthen --duration, or leave the longest queries out with --query)\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "))
 			continue
 		}
 		clear := "within the repeats' spread of the next best"
@@ -159,7 +159,7 @@ func writeAdvice(w io.Writer, a *DOPAdvice) {
 	switch {
 	case a.Serial > 0:
 		fmt.Fprintf(w, "  with %d or more concurrent streams, DOP 1 gives the most queries per hour\n", a.Serial)
-	case a.Measured():
+	case a.NeverSerial():
 		fmt.Fprintf(w, "  at no stream count measured does DOP 1 give the most queries per hour\n")
 	}
 }

@@ -68,20 +68,26 @@ func TestNothingFinished(t *testing.T) {
 		return Cell{Mode: ModeThroughput, DOP: dop, Streams: 2, Cell: &result.Cell{}}
 	}
 	an := Analyze([]Cell{none(1), none(2)}, nil)
-	if a := an.Advice; a == nil || len(a.PerStreams) != 1 || a.PerStreams[0].BestQPH != 0 || a.PerStreams[0].BestSlowest != 0 || a.Measured() || a.Serial != 0 {
+	if a := an.Advice; a == nil || len(a.PerStreams) != 1 || a.PerStreams[0].BestQPH != 0 || a.PerStreams[0].BestSlowest != 0 || a.NeverSerial() || a.Serial != 0 {
 		t.Fatalf("advice %+v: want no DOP chosen at 2 streams, nothing measured", an.Advice)
+	}
+	// DOP 1 best at 8 streams, nothing finished at 16: DOP 1 from 8 on.
+	at16 := func(dop int) Cell { c := none(dop); c.Streams = 16; return c }
+	mixed := Analyze([]Cell{throughput(8, 1, 300, 0), throughput(8, 2, 200, 0), at16(1), at16(2)}, nil)
+	if a := mixed.Advice; a.Serial != 8 || a.NeverSerial() {
+		t.Errorf("DOP 1 best at 8 streams, none finished at 16: serial from %d, never serial %v; want 8, false", a.Serial, a.NeverSerial())
 	}
 	var b bytes.Buffer
 	writeAdvice(&b, an.Advice)
 	want := `
 Server-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):
   2 streams: DOP 1: no query finished in the window; DOP 2: no query finished in the window
-    nothing to choose by: a query runs longer than the window (lengthen --duration, or leave the longest queries out with --query)
+    nothing to choose by: at every DOP the median repeat finished no query in its window (lengthen --duration, or leave the longest queries out with --query)
 `
 	if b.String() != want {
 		t.Errorf("writeAdvice printed\n%s\nwant\n%s", b.String(), want)
 	}
-	if h := Headline(RunConfig{Engine: "postgres", SF: 0.1}, an); !strings.HasSuffix(h, "2 streams: no query finished in a window") {
+	if h := Headline(RunConfig{Engine: "postgres", SF: 0.1}, an); !strings.HasSuffix(h, "2 streams: no query finished in a median window") {
 		t.Errorf("Headline = %q", h)
 	}
 	slow := power(17, 1, 44.7723, "Aggregate", 194645)
