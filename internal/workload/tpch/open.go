@@ -74,8 +74,8 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 	fail := func(err error) (*DB, error) { return nil, fmt.Errorf("opening tpch in %s: %w", path, err) }
 	// Loaders and openers of files in one directory take turns (as
 	// transtats' and tpcc-ro's do): the second opens the first's finished
-	// load, and no other load's text files are in use while this one holds
-	// the directory.
+	// load, and no text-file directory an older numalab's load left is in
+	// use while this one holds the directory.
 	unlock, err := engine.LockDir(ctx, filepath.Dir(path), cfg.Say)
 	if err != nil {
 		return fail(err)
@@ -130,9 +130,10 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 	return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Stats: st, Where: path}, nil
 }
 
-// removeLeftLoads removes the text-file directories (insertDuckDB's
-// "FILE.load-*") that a load of path killed before its cleanup left
-// beside it. The caller holds the directory's lock, so none is in use.
+// removeLeftLoads removes the text-file directories ("FILE.load-*") that
+// a DuckDB load of path by an older numalab (which loaded through text
+// files and DuckDB's CSV reader) left beside it when it was killed before
+// its cleanup. The caller holds the directory's lock, so none is in use.
 func removeLeftLoads(path string) error {
 	left, err := filepath.Glob(path + ".load-*")
 	if err != nil {

@@ -181,7 +181,7 @@ const KindLoad result.Kind[result.BulkLoad] = "tpch.Load"
 
 var loadMethod = map[string]string{
 	dialectPostgres: "COPY (binary)",
-	dialectDuckDB:   "appender",
+	dialectDuckDB:   "INSERT from chunk table functions",
 	dialectSQLite:   "prepared multi-row INSERT",
 }
 

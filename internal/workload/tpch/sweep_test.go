@@ -230,7 +230,8 @@ func TestOpenReloadsInterruptedLoad(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// The text files of the killed load, and a user's file of a name near it.
+	// The text files a killed load of an older numalab left, and a user's
+	// file of a name near it.
 	left := path + ".load-1234"
 	if err := os.Mkdir(left, 0o755); err != nil {
 		t.Fatal(err)
