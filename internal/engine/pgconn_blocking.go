@@ -109,14 +109,13 @@ var _ net.Conn = (*blockingConn)(nil)
 // errDeadline is returned after a deadline shut the socket down.
 var errDeadline = fmt.Errorf("connection interrupted: %w", os.ErrDeadlineExceeded)
 
-// io runs a read or write: raw first, then, after rawWait or a signal,
-// with ordinary system calls that release the P, until it is done or
-// fails.
-func (c *blockingConn) io(sysno uintptr, b []byte) (int, error) {
+// io runs a read or write: raw first (if raw), then, after rawWait or a
+// signal, with ordinary system calls that release the P, until it is done
+// or fails.
+func (c *blockingConn) io(sysno uintptr, b []byte, raw bool) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	raw := true
 	for {
 		var n uintptr
 		var e unix.Errno
@@ -192,12 +191,17 @@ func opName(sysno uintptr) string {
 
 var errEOF = errors.New("EOF: the server closed the connection")
 
-func (c *blockingConn) Read(b []byte) (int, error) { return c.io(unix.SYS_READ, b) }
+func (c *blockingConn) Read(b []byte) (int, error) { return c.io(unix.SYS_READ, b, true) }
 
+// Write writes all of b. Only its first system call is raw: a raw write
+// that returns short was stopped by the socket's timeout or a signal
+// after part of b went, and the rest, which waits for the peer to read,
+// goes politely, so that a large write to a slow reader holds the P for
+// rawWait at most.
 func (c *blockingConn) Write(b []byte) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := c.io(unix.SYS_WRITE, b[done:])
+		n, err := c.io(unix.SYS_WRITE, b[done:], done == 0)
 		if err != nil {
 			return done, err
 		}

@@ -19,10 +19,15 @@ import (
 
 // blockingPair returns a blockingConn dialed to a unix socket and the
 // server side of it.
-func blockingPair(t *testing.T) (net.Conn, net.Conn) {
+// blockingPair is a blocking conn and its peer over network, unix or tcp
+// (loopback).
+func blockingPair(t *testing.T, network string) (net.Conn, net.Conn) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "s")
-	l, err := net.Listen("unix", path)
+	addr := filepath.Join(t.TempDir(), "s")
+	if network == "tcp" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +37,7 @@ func blockingPair(t *testing.T) (net.Conn, net.Conn) {
 		c, _ := l.Accept()
 		acc <- c
 	}()
-	c, err := dialBlocking(context.Background(), "unix", path)
+	c, err := dialBlocking(context.Background(), network, l.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +47,7 @@ func blockingPair(t *testing.T) (net.Conn, net.Conn) {
 }
 
 func TestBlockingConnReadsWritesAndWaitsLong(t *testing.T) {
-	c, s := blockingPair(t)
+	c, s := blockingPair(t, "unix")
 	go func() {
 		time.Sleep(100 * time.Millisecond) // longer than rawWait: the polite path
 		s.Write([]byte("hello"))
@@ -66,7 +71,7 @@ func TestBlockingConnReadsWritesAndWaitsLong(t *testing.T) {
 }
 
 func TestBlockingConnDeadlineInterrupts(t *testing.T) {
-	c, _ := blockingPair(t)
+	c, _ := blockingPair(t, "unix")
 	c.SetDeadline(time.Now().Add(150 * time.Millisecond))
 	t0 := time.Now()
 	_, err := c.Read(make([]byte, 8))
@@ -108,7 +113,7 @@ func TestPostgresStreamCancel(t *testing.T) {
 // watches the blocking socket (the netpoller would wake a thread at every
 // answer), and the socket is in blocking mode.
 func TestBlockingConnNotInNetpoller(t *testing.T) {
-	c, _ := blockingPair(t)
+	c, _ := blockingPair(t, "unix")
 	fd := c.(*blockingConn).fd
 	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK != 0 {
 		t.Errorf("socket flags %#x (%v); want blocking", fl, err)
@@ -145,13 +150,20 @@ func TestBlockingConnNotInNetpoller(t *testing.T) {
 // collection would wait as long as the server: here the answer comes from
 // another process 2 s later).
 func TestBlockingConnLetsTheWorldStop(t *testing.T) {
-	c, s := blockingPair(t)
+	// On a unix socket the wait is a raw poll, on TCP a raw read.
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) { letsTheWorldStop(t, network) })
+	}
+}
+
+func letsTheWorldStop(t *testing.T, network string) {
+	c, s := blockingPair(t, network)
 	c.(*blockingConn).rawWait = 10 * time.Second // a raw wait longer than the test
 	tv := unix.NsecToTimeval((10 * time.Second).Nanoseconds())
 	if err := unix.SetsockoptTimeval(c.(*blockingConn).fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.(*net.UnixConn).File()
+	f, err := s.(interface{ File() (*os.File, error) }).File()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +198,7 @@ func TestBlockingConnLetsTheWorldStop(t *testing.T) {
 // one. The reading thread's switches are counted over calls whose peer
 // reads the request, then answers, each a millisecond later.
 func TestBlockingConnWokenOnlyToRead(t *testing.T) {
-	c, s := blockingPair(t)
+	c, s := blockingPair(t, "unix")
 	const calls = 20
 	go func() {
 		buf := make([]byte, 8)
