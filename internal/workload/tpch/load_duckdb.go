@@ -45,7 +45,7 @@ import (
 // and DuckDB 1.5's together, not told apart); the row function in turn
 // cost about as much CPU a row as the CSV reader (which parsed every
 // value and checked its UTF-8). On the idle machine at SF 1 the load runs
-// at about 1 million rows/s (docs/workloads/tpch.md). The rows are the same:
+// at 0.8 to 1 million rows/s (docs/workloads/tpch.md). The rows are the same:
 // every column of every table hashes alike (TestLoadCountsAndSplit). Most
 // of a load's CPU is DuckDB's storage (string compression and statistics,
 // row groups written, much of it by the checkpoint at commit), which no
