@@ -11,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/pgserver/pgtest"
 )
 
 // benchSF is the scale factor of the load and generator benchmarks: SF 1
@@ -22,7 +26,10 @@ var benchSF = flag.Float64("tpch.bench.sf", 1, "scale factor of the tpch load an
 // at SF -tpch.bench.sf with a worker per CPU into new, empty
 // tables (a new file, or a freshly emptied schema), the insert phase of
 // Load (not PostgreSQL's primary keys and ANALYZE after it), up to the
-// engine closed (DuckDB's last checkpoint).
+// engine closed (DuckDB's last checkpoint). PostgreSQL's is a managed
+// server of its own with the shared_buffers a run at that SF gets (Open
+// sizes them to EstimatedBytes), so that the load writes no page out
+// before it ends, as in a run.
 //
 // On a shared machine rows/s says more about the neighbours than about the
 // load, so they also report rows/cpu-s: rows over the CPU time the insert
@@ -41,6 +48,32 @@ func BenchmarkLoadPostgres(b *testing.B) {
 // sfName names a benchmark's scale factor: "sf=0.1".
 func sfName() string { return "sf=" + strconv.FormatFloat(*benchSF, 'g', -1, 64) }
 
+// benchPG is the load benchmark's PostgreSQL server, started at its first
+// use; TestMain stops it.
+var benchPG struct {
+	once sync.Once
+	srv  *pgtest.Shared
+}
+
+// benchServer returns the load benchmark's server, sized for SF sf.
+func benchServer(b *testing.B, sf float64) *pgserver.Server {
+	benchPG.once.Do(func() {
+		need, err := EstimatedBytes(sf, dialectPostgres)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchPG.srv = pgtest.New(pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(need)})
+	})
+	return benchPG.srv.Server(b)
+}
+
+// stopBenchServer stops the load benchmark's server, if it started.
+func stopBenchServer() {
+	if benchPG.srv != nil {
+		benchPG.srv.Stop()
+	}
+}
+
 func benchLoad(b *testing.B, name string) {
 	ctx := context.Background()
 	g, err := newGen(1, *benchSF)
@@ -51,7 +84,12 @@ func benchLoad(b *testing.B, name string) {
 	var secs, cpu float64
 	for b.Loop() {
 		b.StopTimer()
-		eng := openNew(b, name, "tpch_bench")
+		var eng engine.Engine
+		if name == dialectPostgres {
+			eng = openPG(b, benchServer(b, *benchSF).DSN(), "tpch_bench")
+		} else {
+			eng = openNew(b, name, "tpch_bench")
+		}
 		for _, t := range tables {
 			if name == dialectPostgres {
 				if _, err := eng.DB().Exec("DROP TABLE IF EXISTS " + t.name); err != nil {
@@ -103,7 +141,7 @@ func serverCPU(b *testing.B, name string) float64 {
 	if name != dialectPostgres {
 		return 0
 	}
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pg.Server(b).PID()) + "/stat")
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(benchServer(b, *benchSF).PID()) + "/stat")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,33 +19,43 @@ import (
 // pg is the managed PostgreSQL server the tests of this package share.
 var pg = pgtest.New(pgserver.Config{SharedBuffers: 256 << 20})
 
-func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(pg.Main(m, stopBenchServer)) }
 
 // openNew opens a new, empty database of engine name: a file in a
 // temporary directory, or the schema named schema on the shared server.
 func openNew(tb testing.TB, name, schema string) engine.Engine {
 	tb.Helper()
-	opt := engine.Options{Create: true, Schema: schema}
 	switch name {
 	case dialectPostgres:
-		opt.DSN = pg.Server(tb).DSN()
+		return openPG(tb, pg.Server(tb).DSN(), schema)
 	case dialectDuckDB:
-		opt.Path = filepath.Join(tb.TempDir(), "tpch.duckdb")
+		return openEngine(tb, name, engine.Options{Create: true, Path: filepath.Join(tb.TempDir(), "tpch.duckdb")})
 	default:
-		opt.Path = filepath.Join(tb.TempDir(), "tpch.sqlite")
+		return openEngine(tb, name, engine.Options{Create: true, Path: filepath.Join(tb.TempDir(), "tpch.sqlite")})
 	}
+}
+
+// openPG opens the schema named schema on the server at dsn; the tpch
+// tables in it are dropped at the test's end.
+func openPG(tb testing.TB, dsn, schema string) engine.Engine {
+	tb.Helper()
+	eng := openEngine(tb, dialectPostgres, engine.Options{DSN: dsn, Schema: schema})
+	tb.Cleanup(func() {
+		for _, t := range tables {
+			eng.DB().Exec("DROP TABLE IF EXISTS " + t.name)
+		}
+	})
+	return eng
+}
+
+// openEngine opens engine name with opt, closed at the test's end.
+func openEngine(tb testing.TB, name string, opt engine.Options) engine.Engine {
+	tb.Helper()
 	eng, err := engine.Open(context.Background(), name, opt)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		if name == dialectPostgres {
-			for _, t := range tables {
-				eng.DB().Exec("DROP TABLE IF EXISTS " + t.name)
-			}
-		}
-		eng.Close()
-	})
+	tb.Cleanup(func() { eng.Close() })
 	return eng
 }
 
