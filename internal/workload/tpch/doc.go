@@ -19,7 +19,8 @@
 // lists what is simplified.
 //
 // Each engine loads by its bulk path: COPY in binary format on PostgreSQL,
-// a COPY a table and worker every 4 MiB (load_postgres.go); on DuckDB one
+// each worker streaming each table's rows into a COPY of its own as it
+// makes them (load_postgres.go); on DuckDB one
 // INSERT a table from a table function that DuckDB's threads call for
 // rows, which they generate a chunk of keys at a time (load_duckdb.go);
 // prepared multi-row INSERTs on SQLite (load_sqlite.go). Decimals are DECIMAL(15,2) on PostgreSQL and

@@ -225,6 +225,7 @@ func (s *duckSource) FillChunk(ls any, out duckdb.DataChunk) error {
 	n := min(l.b.ns[s.ti]-l.done, duckdb.GetDataChunkCapacity())
 	nc := len(s.t.cols)
 	rows := l.b.bufs[s.ti][l.done*nc : (l.done+n)*nc]
+	warm(s.t, rows)
 	// The size first: a vector's writer takes its length from the chunk.
 	if err := out.SetSize(n); err != nil {
 		return err

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -193,5 +195,96 @@ func TestLoadDuckDBTwice(t *testing.T) {
 	var n int
 	if err := again.DB().QueryRowContext(ctx, "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'numalab_tpch_%'").Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d table functions in the reopened file (%v), want none", n, err)
+	}
+}
+
+// warm reads each table's last column as the comment, the one column of
+// text taken from the pool.
+func TestEveryTableEndsWithItsComment(t *testing.T) {
+	for _, tb := range tables {
+		c := tb.cols[len(tb.cols)-1]
+		if c.kind != kText || !strings.HasSuffix(c.name, "_comment") {
+			t.Errorf("%s ends with %s, not its comment", tb.name, c.name)
+		}
+	}
+}
+
+// TestLoadPostgres loads SF 0.01 into PostgreSQL with one worker and with
+// three (each table then arrives by several COPYs at once) and checks the
+// row counts and that both hold the same rows, every column of every
+// table hashed in key order.
+func TestLoadPostgres(t *testing.T) {
+	ctx := context.Background()
+	n, _ := CountsFor(0.01)
+	var sums []string
+	for _, workers := range []int{1, 3} {
+		eng := openNew(t, dialectPostgres, "tpch_load_"+strconv.Itoa(workers))
+		st, err := Load(ctx, eng, Config{SF: 0.01, Seed: 11, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]int64{"region": 5, "nation": 25, "supplier": n.Supplier, "part": n.Part,
+			"partsupp": n.PartSupp, "customer": n.Customer, "orders": n.Orders, "lineitem": st.Rows["lineitem"]}
+		var sum []string
+		for _, tb := range tables {
+			var got int64
+			var md5 string
+			q := "SELECT count(*), md5(string_agg(t::text, '|' ORDER BY " + tb.pkey + ")) FROM " + tb.name + " t"
+			if err := eng.DB().QueryRowContext(ctx, q).Scan(&got, &md5); err != nil {
+				t.Fatal(err)
+			}
+			if got != want[tb.name] || st.Rows[tb.name] != got {
+				t.Errorf("%d workers: %s has %d rows, stats say %d, want %d", workers, tb.name, got, st.Rows[tb.name], want[tb.name])
+			}
+			sum = append(sum, tb.name+" "+md5)
+		}
+		sums = append(sums, strings.Join(sum, "\n"))
+	}
+	if sums[0] != sums[1] {
+		t.Errorf("the tables differ between one worker and three:\n%s\nand\n%s", sums[0], sums[1])
+	}
+}
+
+// TestLoadPostgresFails checks that a COPY the server refuses part way
+// (lineitem's check rejects its seventh lines) fails the load promptly,
+// the worker writing to it told why, and that a load cancelled part way
+// returns and drops the tables it made.
+func TestLoadPostgresFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	eng := openNew(t, dialectPostgres, "tpch_fails")
+	g, err := newGen(1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		if _, err := eng.DB().ExecContext(ctx, createTable(tb, dialectPostgres)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eng.DB().ExecContext(ctx, "ALTER TABLE lineitem ADD CONSTRAINT six_lines CHECK (l_linenumber < 7)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = insert(ctx, eng, g, 2)
+	if err == nil || !strings.Contains(err.Error(), "loading lineitem") || !strings.Contains(err.Error(), "six_lines") {
+		t.Errorf("load into a lineitem that refuses seventh lines: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the failed load waited until the test's deadline: %v", err)
+	}
+	for _, tb := range tables {
+		if _, err := eng.DB().ExecContext(ctx, "DROP TABLE "+tb.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	lctx, lcancel := context.WithCancel(ctx)
+	time.AfterFunc(300*time.Millisecond, lcancel)
+	if _, err := Load(lctx, eng, Config{SF: 0.1, Seed: 1}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a load cancelled after 300 ms: %v", err)
+	}
+	var left int
+	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d tables left after the cancelled load (%v)", left, err)
 	}
 }
