@@ -31,6 +31,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -117,6 +118,9 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	e.db = stdlib.OpenDB(*e.cfg, stdlib.OptionBeforeConnect(func(ctx context.Context, cc *pgx.ConnConfig) error {
 		e.mu.Lock()
 		defer e.mu.Unlock()
+		// cc is a shallow copy: its map is every connection's (and
+		// e.cfg's), which connections opened at once read.
+		cc.RuntimeParams = maps.Clone(cc.RuntimeParams)
 		for k, v := range e.params {
 			cc.RuntimeParams[k] = v
 		}
