@@ -3,6 +3,7 @@ package tpch
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -57,20 +58,24 @@ var benchPG struct {
 
 // benchServer returns the load benchmark's server, sized for SF sf.
 func benchServer(b *testing.B, sf float64) *pgserver.Server {
+	need, err := EstimatedBytes(sf, dialectPostgres)
+	if err != nil {
+		b.Fatal(err)
+	}
 	benchPG.once.Do(func() {
-		need, err := EstimatedBytes(sf, dialectPostgres)
-		if err != nil {
-			b.Fatal(err)
-		}
 		benchPG.srv = pgtest.New(pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(need)})
 	})
 	return benchPG.srv.Server(b)
 }
 
-// stopBenchServer stops the load benchmark's server, if it started.
+// stopBenchServer stops the load benchmark's server, if it started, and
+// says on stderr if that failed.
 func stopBenchServer() {
-	if benchPG.srv != nil {
-		benchPG.srv.Stop()
+	if benchPG.srv == nil {
+		return
+	}
+	if err := benchPG.srv.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the load benchmark's server:", err)
 	}
 }
 
@@ -204,7 +209,6 @@ type discardWorker struct {
 }
 
 func (w *discardWorker) sink(t *table) (sink, error) { return &discardSink{w: w, t: t}, nil }
-func (w *discardWorker) close() error                { return nil }
 
 type discardSink struct {
 	w   *discardWorker
@@ -221,4 +225,4 @@ func (s *discardSink) write(_ context.Context, rows []val, n int) error {
 	return nil
 }
 
-func (s *discardSink) close() error { return nil }
+func (s *discardSink) close(error) error { return nil }

@@ -20,8 +20,9 @@ type Config struct {
 	// Seed makes the data: the same SF and seed give the same rows.
 	Seed int64
 	// Workers generate in parallel, each its own key ranges (default: the
-	// CPUs), each writing through a connection of its own (PostgreSQL),
-	// or DuckDB's threads (at most this many) that call its table
+	// CPUs), each writing through a connection of its own a table of the
+	// chunk group it is loading (PostgreSQL: two connections a worker at
+	// most), or DuckDB's threads (at most this many) that call its table
 	// functions for rows. SQLite, one writer at a time, always loads with
 	// one.
 	Workers int
@@ -45,17 +46,17 @@ func (s LoadStats) RowsPerSec() float64 {
 }
 
 // A sink appends one table's rows for one worker: rows holds n rows of the
-// table's columns, flat. Each engine has its own (load_*.go).
+// table's columns, flat. Each engine has its own (load_*.go). Closing it
+// with abort nil keeps what was written (PostgreSQL commits its COPY);
+// with an error, PostgreSQL keeps none of it.
 type sink interface {
 	write(ctx context.Context, rows []val, n int) error
-	close() error
+	close(abort error) error
 }
 
-// worker is one worker's way into the engine (a connection): it opens a
-// sink per table, and is closed after them.
+// worker is one worker's way into the engine: it opens a sink per table.
 type worker interface {
 	sink(t *table) (sink, error)
-	close() error
 }
 
 // chunk is a unit of work: keys [lo, hi) of one table group.
@@ -246,10 +247,8 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 	}
 	sinks := make([]sink, len(tables))
 	defer func() {
-		if cerr := closeSinks(sinks); err == nil {
-			err = cerr
-		}
-		if cerr := wk.close(); err == nil {
+		// A worker that failed gives up what its sinks hold.
+		if cerr := closeSinks(sinks, err); err == nil {
 			err = cerr
 		}
 	}()
@@ -264,7 +263,7 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 			return err
 		}
 		if cs[i].group != group {
-			if err := closeSinks(sinks); err != nil {
+			if err := closeSinks(sinks, nil); err != nil {
 				return err
 			}
 			group = cs[i].group
@@ -293,12 +292,13 @@ func work(ctx context.Context, open func(context.Context) (worker, error), g *ge
 	return nil
 }
 
-// closeSinks closes the sinks open and forgets them.
-func closeSinks(sinks []sink) error {
+// closeSinks closes the sinks open, with abort (see sink), and forgets
+// them.
+func closeSinks(sinks []sink, abort error) error {
 	var errs []error
 	for ti, s := range sinks {
 		if s != nil {
-			if err := s.close(); err != nil {
+			if err := s.close(abort); err != nil {
 				errs = append(errs, fmt.Errorf("loading %s: %w", tables[ti].name, err))
 			}
 			sinks[ti] = nil

@@ -19,22 +19,27 @@ import (
 // PostgreSQL loads by COPY in binary format: each worker streams each
 // table's rows into a COPY of its own, on a connection of its own, open
 // from the table's first rows to the end of the table's chunk group, and
-// writes each chunk's rows into it as soon as it has made them. The worker
-// encodes the rows itself, which is several times faster than encoding
-// each value through the driver, and the server then parses no numbers or
-// dates, which is most of a text COPY's cost. A chunk's rows are sent
-// while still in the CPU's caches, and the backend stores them while the
-// worker makes the next chunk (a pipe from the worker to the connection,
-// whose socket buffers the difference).
+// writes each chunk's rows into it as soon as it has made them (through a
+// pipe that the connection reads as it sends). The worker encodes the rows
+// itself, which is several times faster than encoding each value through
+// the driver, and the server then parses no numbers or dates, which is
+// most of a text COPY's cost.
 //
 // This replaced a COPY statement per 4 MiB of a table's rows, gathered
-// and then sent while the worker waited for the backend; smaller COPYs
-// of that kind cost more (at 256 KiB a load ran at three quarters of the
-// speed), as each COPY's own cost in the backend is about a millisecond.
-// The connections are the engine's setup handle's (engine.Engine.DB),
-// whose driver connection is pgx's: a stream connection (Connect) waits
-// for the server on its own thread, which suits one round trip per call,
-// not bulk writes from a goroutine per worker.
+// and then sent: smaller COPYs of that kind cost more (at 256 KiB a load
+// ran at three quarters of the speed), as each COPY's own cost in the
+// backend is about a millisecond. Handing the connection whole chunks
+// through two buffers, so that the worker makes the next chunk while the
+// connection sends one, was no faster than the pipe (four interleaved
+// pairs at SF 1): the CPUs are busy either way. A worker holds two
+// connections at a time (a group's two tables), so a load uses up to
+// twice as many connections as workers. A COPY lasts as long as its
+// table's part of the load: a statement_timeout shorter than that, on a
+// user's server, ends the load. The connections are the engine's setup
+// handle's (engine.Engine.DB), whose driver connection is pgx's: a stream
+// connection (Connect) waits for the server on its own thread, which
+// suits one round trip per call, not bulk writes from a goroutine per
+// worker.
 
 type pgWorker struct {
 	ctx context.Context // the load's, for the COPYs
@@ -48,9 +53,10 @@ func (w *pgWorker) sink(t *table) (sink, error) {
 	}
 	stmt := "COPY " + pgx.Identifier{w.eng.Schema(), t.name}.Sanitize() + " FROM STDIN (FORMAT binary)"
 	pr, pw := io.Pipe()
-	s := &pgSink{t: t, conn: conn, pw: pw, done: make(chan error, 1), buf: []byte(pgCopyHeader)}
+	s := &pgSink{t: t, conn: conn, pw: pw, ended: make(chan struct{}), buf: []byte(pgCopyHeader)}
 	go func() {
-		err := conn.Raw(func(dc any) error {
+		defer close(s.ended)
+		s.err = conn.Raw(func(dc any) error {
 			sc, ok := dc.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("postgres connection is a %T, not pgx's", dc)
@@ -62,38 +68,25 @@ func (w *pgWorker) sink(t *table) (sink, error) {
 			}
 			return err
 		})
-		// A write after the COPY failed gets its error, not a wait.
-		pr.CloseWithError(cmp.Or(err, errCopyEnded))
-		s.done <- err
+		// A write after the COPY ended gets an error, not a wait.
+		pr.CloseWithError(cmp.Or(s.err, errCopyEnded))
 	}()
 	return s, nil
 }
 
-func (w *pgWorker) close() error { return nil }
-
-// errCopyEnded is what a write to a COPY that ended without an error
-// gets; the worker does not write after closing, so it is not seen.
-var errCopyEnded = errors.New("the COPY has ended")
-
-// pgSink streams one table's rows into one COPY: the rows written, encoded
-// as they come, then the end when closed.
+// pgSink streams one table's rows into one COPY.
 type pgSink struct {
-	t    *table
-	conn *sql.Conn
-	pw   *io.PipeWriter // to the COPY
-	done chan error     // the COPY's result, once it has ended
-	err  error          // the result, once received
-	buf  []byte         // the rows being written (first the COPY's header)
+	t     *table
+	conn  *sql.Conn
+	pw    *io.PipeWriter // to the COPY
+	buf   []byte         // the rows being encoded (first the COPY's header)
+	ended chan struct{}  // closed when the COPY has ended, with err set
+	err   error          // the COPY's result
 }
 
-// result waits for the COPY to end and returns its error.
-func (s *pgSink) result() error {
-	if s.done != nil {
-		s.err = <-s.done
-		s.done = nil
-	}
-	return s.err
-}
+// errCopyEnded is a write's error when the COPY ended without one, which
+// no write sees: the worker writes to a COPY only before closing it.
+var errCopyEnded = errors.New("the COPY has ended")
 
 // pgCopyHeader starts a binary COPY: signature, flags, header extension
 // length.
@@ -104,28 +97,33 @@ var pgEpochDay = int64(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).Sub(startDate
 
 func (s *pgSink) write(_ context.Context, rows []val, n int) error {
 	s.buf = appendBinary(s.buf, s.t, rows, n)
-	return s.flush()
+	return s.send()
 }
 
-// flush sends the rows encoded; a COPY that failed returns its error.
-func (s *pgSink) flush() error {
+// send writes the rows encoded into the COPY; a COPY that has ended
+// returns its error.
+func (s *pgSink) send() error {
 	_, err := s.pw.Write(s.buf)
 	s.buf = s.buf[:0]
 	if err != nil {
-		return cmp.Or(s.result(), err)
+		<-s.ended
+		return cmp.Or(s.err, err)
 	}
 	return nil
 }
 
-// close ends the COPY, which commits it, and returns its connection.
-func (s *pgSink) close() error {
-	s.buf = binary.BigEndian.AppendUint16(s.buf, 0xffff)
-	err := s.flush()
-	if err == nil {
-		s.pw.Close()
-		err = s.result()
+// close ends the COPY and returns its connection. With abort nil the COPY
+// ends normally, which commits it; else it fails with abort's message, and
+// the server keeps none of its rows.
+func (s *pgSink) close(abort error) error {
+	var err error
+	if abort == nil {
+		s.buf = binary.BigEndian.AppendUint16(s.buf, 0xffff)
+		err = s.send()
 	}
-	return errors.Join(err, s.conn.Close())
+	s.pw.CloseWithError(abort)
+	<-s.ended
+	return errors.Join(cmp.Or(err, s.err), s.conn.Close())
 }
 
 // appendBinary appends n rows of t (rows holds them flat) in COPY's binary

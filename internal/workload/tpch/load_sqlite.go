@@ -18,8 +18,6 @@ func (w *sqliteWorker) sink(t *table) (sink, error) {
 	return &sqliteSink{w: w, t: t, row: make([]any, len(t.cols))}, nil
 }
 
-func (w *sqliteWorker) close() error { return nil }
-
 // sqliteSink writes one table's rows.
 type sqliteSink struct {
 	w   *sqliteWorker
@@ -49,7 +47,7 @@ func (s *sqliteSink) write(ctx context.Context, rows []val, n int) (err error) {
 	return nil
 }
 
-func (s *sqliteSink) close() error { return nil }
+func (s *sqliteSink) close(error) error { return nil }
 
 // sqliteValue converts a value for SQLite: decimals are doubles (c/100 is
 // the double nearest the decimal, as parsing "12.34" gives), dates text.

@@ -248,7 +248,7 @@ func TestLoadPostgres(t *testing.T) {
 // TestLoadPostgresFails checks that a COPY the server refuses part way
 // (lineitem's check rejects its seventh lines) fails the load promptly,
 // the worker writing to it told why, and that a load cancelled part way
-// returns and drops the tables it made.
+// (its workers give up their COPYs) returns and drops the tables it made.
 func TestLoadPostgresFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -278,13 +278,59 @@ func TestLoadPostgresFails(t *testing.T) {
 		}
 	}
 
+	// Cancel once a COPY has stored rows, whatever the machine's speed.
 	lctx, lcancel := context.WithCancel(ctx)
-	time.AfterFunc(300*time.Millisecond, lcancel)
+	go func() {
+		defer lcancel()
+		for lctx.Err() == nil {
+			var n int
+			err := eng.DB().QueryRowContext(lctx, "SELECT count(*) FROM pg_stat_progress_copy WHERE tuples_processed > 0").Scan(&n)
+			if err != nil || n > 0 {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	if _, err := Load(lctx, eng, Config{SF: 0.1, Seed: 1}); !errors.Is(err, context.Canceled) {
-		t.Errorf("a load cancelled after 300 ms: %v", err)
+		t.Errorf("a load cancelled part way: %v", err)
 	}
 	var left int
 	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d tables left after the cancelled load (%v)", left, err)
+	}
+}
+
+// TestPGSinkCloses checks a PostgreSQL sink's two ends: closed with nil
+// its rows are kept, closed with an error none are, and the error is the
+// server's refusal of the COPY, which names it.
+func TestPGSinkCloses(t *testing.T) {
+	ctx := context.Background()
+	eng := openNew(t, dialectPostgres, "tpch_sink")
+	if _, err := eng.DB().ExecContext(ctx, createTable(tRegion, dialectPostgres)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := newGen(1, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBatch()
+	b.fill(g, chunk{group: groupFixed})
+	w := &pgWorker{ctx: ctx, eng: eng}
+	for _, abort := range []error{nil, errors.New("given up")} {
+		s, err := w.sink(tRegion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.write(ctx, b.bufs[iRegion][:b.ns[iRegion]*len(tRegion.cols)], b.ns[iRegion]); err != nil {
+			t.Fatal(err)
+		}
+		err = s.close(abort)
+		if (abort == nil) != (err == nil) || abort != nil && !strings.Contains(err.Error(), "given up") {
+			t.Errorf("closed with %v: %v", abort, err)
+		}
+	}
+	var n int
+	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM region").Scan(&n); err != nil || n != 5 {
+		t.Errorf("region holds %d rows (%v), want the 5 of the sink closed with nil", n, err)
 	}
 }
