@@ -397,9 +397,9 @@ func (b *batch) fill(g *gen, c chunk) {
 // warm reads every cache line of the comments in rows (of table t), which
 // are substrings of the text pool at random offsets. Read here, one after
 // another, the loads overlap; the engine's copy of each string, a call a
-// string, would wait for each in turn (at SF 1 about a tenth of a DuckDB
-// load's CPU went to that wait). The other text columns are made fresh
-// or come from short lists, already in the caches.
+// string, would wait for each in turn (at SF 1, 7.5% of a DuckDB load's
+// CPU samples were that wait). The other text columns are made fresh or
+// come from short lists, already in the caches.
 func warm(t *table, rows []val) {
 	ci := len(t.cols) - 1 // every table's comment is its last column
 	var x byte
