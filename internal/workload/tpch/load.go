@@ -20,9 +20,9 @@ type Config struct {
 	// Seed makes the data: the same SF and seed give the same rows.
 	Seed int64
 	// Workers generate in parallel, each its own key ranges (default: the
-	// CPUs), each writing through a connection of its own a table of the
-	// chunk group it is loading (PostgreSQL: two connections a worker at
-	// most), or DuckDB's threads (at most this many) that call its table
+	// CPUs), each writing every table of the chunk group it is loading
+	// through a connection of its own (PostgreSQL: at most two connections
+	// a worker), or DuckDB's threads (at most this many) that call its table
 	// functions for rows. SQLite, one writer at a time, always loads with
 	// one.
 	Workers int
