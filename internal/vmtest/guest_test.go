@@ -43,6 +43,7 @@ const (
 // (1,000,000 rows, DuckDB) once per test binary, on the host.
 func guestFiles(t *testing.T) []string {
 	t.Helper()
+	consultSources(t)
 	prepared.once.Do(func() {
 		dir, err := os.MkdirTemp("", "vmtest-files-")
 		if err != nil {

@@ -22,6 +22,7 @@ var hostTests = map[string]string{
 // 6.1 kernel, where move_pages, mbind and affinity see two nodes.
 func TestHostTestsInGuest(t *testing.T) {
 	h := host(t)
+	consultSources(t)
 	dir := t.TempDir()
 	var files []string
 	var script strings.Builder
