@@ -29,8 +29,7 @@ var benchSF = flag.Float64("tpch.bench.sf", 1, "scale factor of the tpch load an
 // Load (not PostgreSQL's primary keys and ANALYZE after it), up to the
 // engine closed (DuckDB's last checkpoint). PostgreSQL's is a managed
 // server of its own with the shared_buffers a run at that SF gets (Open
-// sizes them to EstimatedBytes), so that the load writes no page out
-// before it ends, as in a run.
+// sizes them to EstimatedBytes); the tests' shared server has less.
 //
 // On a shared machine rows/s says more about the neighbours than about the
 // load, so they also report rows/cpu-s: rows over the CPU time the insert
