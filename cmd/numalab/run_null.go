@@ -17,11 +17,11 @@ import (
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
-	fs.String("engine", cfg.Engine, "engine: postgres or sqlite")
-	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
-	fs.String("transport", strings.Join(cfg.Transports, ","), "PostgreSQL transports: unix, tcp or unix,tcp")
+	fs.String("engine", cfg.Engine, "engine: postgres, mariadb or sqlite")
+	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
+	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
-	fs.String("protocol", cfg.Protocol, "PostgreSQL call: prepared or simple")
+	fs.String("protocol", cfg.Protocol, "server call: prepared or simple")
 	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
 	fs.Duration("duration", cfg.Duration, "measured window of each cell")
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
@@ -33,7 +33,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	}
 	errs := nullSettings(&cfg).Apply(fs, true)
 	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
-		cfg.Transports = []string{null.DSNTransport(cfg.DSN)}
+		cfg.Transports = []string{null.DSNTransport(cfg.Engine, cfg.DSN)}
 	}
 	if cfg.Engine == "sqlite" {
 		cfg.Transports = nil
@@ -44,10 +44,10 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	return cfg, *sp, *js, false, nil
 }
 
-// nullSettings are run null's flags on the fields of cfg; PostgreSQL's
+// nullSettings are run null's flags on the fields of cfg; a server's
 // transport, pairing and protocol are spelled out for it alone.
 func nullSettings(cfg *null.RunConfig) cliflag.Settings {
-	pg := func() bool { return cfg.Engine == "postgres" }
+	pg := func() bool { return cfg.Engine != "sqlite" }
 	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
 		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.Ints("streams", &cfg.Streams),
