@@ -67,6 +67,11 @@ func StorageDir(e Engine) string {
 			return ""
 		}
 		return e.server.DataDir()
+	case *myEngine:
+		if e.server == nil {
+			return ""
+		}
+		return e.server.DataDir()
 	default:
 		if e.Path() == "" {
 			return ""

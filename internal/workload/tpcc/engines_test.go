@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/mariaserver/mytest"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/place"
@@ -30,18 +32,20 @@ type engineDB struct {
 }
 
 var (
-	duckDB, pgDB engineDB
+	duckDB, pgDB, myDB engineDB
 	// pgDataNode is the node the managed server's memory is bound to, -1
 	// when memory policies are not available here.
 	pgDataNode = -1
 	// pg is the managed server the PostgreSQL database is loaded into.
 	pg = pgtest.New(pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(EstimatedBytes(1)), MemPolicy: dataNodePolicy()})
+	// my is the managed MariaDB server the MariaDB database is loaded into.
+	my = mytest.New(mariaserver.Config{BufferPool: mariaserver.BufferPoolFor(EstimatedBytes(1))})
 )
 
 // closeEngines closes the shared engines (from TestMain, before the
 // server stops).
 func closeEngines() {
-	for _, e := range []*engineDB{&duckDB, &pgDB} {
+	for _, e := range []*engineDB{&duckDB, &pgDB, &myDB} {
 		if e.eng != nil {
 			e.eng.Close()
 		}
@@ -52,9 +56,12 @@ func closeEngines() {
 func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 	t.Helper()
 	e, dsn := &duckDB, ""
-	if name == "postgres" {
+	switch name {
+	case "postgres":
 		// Outside the Once: Server may end the test (skip or fail).
 		e, dsn = &pgDB, pg.Server(t).DSN()
+	case "mariadb":
+		e, dsn = &myDB, my.Server(t).DSN()
 	}
 	e.once.Do(func() {
 		ctx := context.Background()
@@ -68,7 +75,7 @@ func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 			}
 			engineDirs = append(engineDirs, dir)
 			opt.Path, opt.Create = filepath.Join(dir, "w1.duckdb"), true
-		case "postgres":
+		case "postgres", "mariadb":
 			opt.DSN, opt.PinBackends = dsn, true
 		}
 		e.eng, e.err = engine.Open(ctx, name, opt)
@@ -105,7 +112,7 @@ func dataNodePolicy() place.Policy {
 	return bind
 }
 
-var otherEngines = []string{"duckdb", "postgres"}
+var otherEngines = []string{"duckdb", "postgres", "mariadb"}
 
 func TestLoadEngines(t *testing.T) {
 	for _, name := range otherEngines {
