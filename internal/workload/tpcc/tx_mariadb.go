@@ -110,9 +110,9 @@ type myRunner struct {
 
 	// Scan targets, reused.
 	cid, oid, carrier, iid, supply, qty sql.NullInt64
-	first, middle, last, entry, deliv  sql.NullString
-	balance, amount, avg               sql.NullFloat64
-	dest                               []any
+	first, middle, last, entry, deliv   sql.NullString
+	balance, amount, avg                sql.NullFloat64
+	dest                                []any
 }
 
 func newMyRunner(ctx context.Context, w *Workload) (*myRunner, error) {
