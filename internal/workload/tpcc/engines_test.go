@@ -430,3 +430,51 @@ func TestSessionStatements(t *testing.T) {
 		t.Errorf("duckdb with session statements: %v", err)
 	}
 }
+
+// TestMariaDBLoadMatchesPostgres: the same seed and scale load the same
+// rows into MariaDB as into PostgreSQL (per table: the row count, the sum
+// of every integer column, of every money column in cents and of every
+// text column's length), and the consistency check finds the same (no
+// violation) on both.
+func TestMariaDBLoadMatchesPostgres(t *testing.T) {
+	ctx := context.Background()
+	pgEng, _ := loadedEngine(t, "postgres")
+	myEng, _ := loadedEngine(t, "mariadb")
+	for _, tb := range tables {
+		types := map[string]string{}
+		for _, m := range colRE.FindAllStringSubmatch(tb.ddl, -1) {
+			types[m[1]] = m[2]
+		}
+		aggs := []string{"count(*)"}
+		for _, c := range tb.cols {
+			switch types[c] {
+			case "INTEGER":
+				aggs = append(aggs, "CAST(coalesce(sum("+c+"), 0) AS BIGINT)")
+			case "REAL":
+				aggs = append(aggs, cents("coalesce(sum("+c+"), 0)"))
+			case "TEXT":
+				aggs = append(aggs, "CAST(coalesce(sum(char_length("+c+")), 0) AS BIGINT)")
+			}
+		}
+		q := "SELECT " + strings.Join(aggs, ", ") + " FROM " + tb.name
+		var got [2][]int64
+		for i, eng := range []engine.Engine{pgEng, myEng} {
+			got[i] = make([]int64, len(aggs))
+			ptrs := make([]any, len(aggs))
+			for j := range ptrs {
+				ptrs[j] = &got[i][j]
+			}
+			if err := eng.DB().QueryRowContext(ctx, forDialect(eng.Name(), q)).Scan(ptrs...); err != nil {
+				t.Fatalf("%s: %s: %v", eng.Name(), tb.name, err)
+			}
+		}
+		if !reflect.DeepEqual(got[0], got[1]) {
+			t.Errorf("%s: postgres %v, mariadb %v", tb.name, got[0], got[1])
+		}
+	}
+	for _, eng := range []engine.Engine{pgEng, myEng} {
+		if err := Check(ctx, eng); err != nil {
+			t.Errorf("%s: %v", eng.Name(), err)
+		}
+	}
+}
