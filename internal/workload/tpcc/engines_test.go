@@ -126,6 +126,9 @@ func TestLoadEngines(t *testing.T) {
 			if name == "postgres" && st.Bytes > pgBytesPerWarehouse {
 				t.Errorf("one warehouse takes %d bytes on PostgreSQL, more than pgBytesPerWarehouse %d: raise it", st.Bytes, pgBytesPerWarehouse)
 			}
+			if name == "mariadb" && st.Bytes > myBytesPerWarehouse {
+				t.Errorf("one warehouse takes %d bytes on MariaDB, more than myBytesPerWarehouse %d: raise it", st.Bytes, myBytesPerWarehouse)
+			}
 			if err := Check(context.Background(), eng); err != nil {
 				t.Error(err)
 			}

@@ -80,15 +80,15 @@ func badSetting(name, value, want string) error {
 func (c *RunConfig) Check() error {
 	var errs []error
 	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want sqlite, duckdb, postgres or mariadb"))
 	}
-	if c.DSN != "" && c.Engine != "postgres" {
-		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres"))
+	if c.DSN != "" && !isServer(c.Engine) {
+		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb"))
 	}
-	if c.DB != "" && c.Engine == "postgres" {
-		errs = append(errs, badSetting("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL takes --dsn, or none for a throwaway server)"))
+	if c.DB != "" && isServer(c.Engine) {
+		errs = append(errs, badSetting("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn, or none for a throwaway server)"))
 	}
-	if c.DB == "" && c.Engine != "postgres" {
+	if c.DB == "" && !isServer(c.Engine) {
 		c.DB = DefaultPath(c.Engine, c.Warehouses)
 	}
 	if c.Warehouses <= 0 {
@@ -129,7 +129,13 @@ func (c *RunConfig) Check() error {
 // Spec is the configuration's sweep.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: c.DataNode,
-		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: c.Engine == "postgres", Neighbour: c.Neighbour}
+		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour}
+}
+
+// isServer says whether engine is a server (PostgreSQL, MariaDB) rather
+// than a file in this process.
+func isServer(engine string) bool {
+	return engine == dialectPostgres || engine == dialectMariaDB
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -163,7 +169,7 @@ func (s *Sweep) Describe() sweep.Description {
 	if s.cfg.Augmented {
 		name = "tpcc-ro-augmented"
 	}
-	return sweep.Description{Workload: name, Engine: s.cfg.Engine, InCgo: s.cfg.Engine != "postgres"}
+	return sweep.Description{Workload: name, Engine: s.cfg.Engine, InCgo: !isServer(s.cfg.Engine)}
 }
 
 // Types are Order-Status and Stock-Level.
@@ -211,9 +217,10 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 	}
 	if s.dataNode >= 0 {
 		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{s.dataNode}}
+		src.Where.MariaDB.MemPolicy = src.Where.PG.MemPolicy
 	}
 	say("opening " + cfg.Engine)
-	if cfg.Engine != "postgres" {
+	if !isServer(cfg.Engine) {
 		unlock, err := engine.LockDir(ctx, filepath.Dir(cfg.DB), say)
 		if err != nil {
 			return nil, nil, err
