@@ -192,6 +192,13 @@ type Options struct {
 	// PG configures the managed server; when PG.SharedBuffers is 0 it is
 	// pgserver.SharedBuffersFor(DataBytes).
 	PG pgserver.Config
+	// MariaDBCacheMetadata asks a MariaDB server, for stream connections
+	// (Connect), to send a prepared statement's column definitions only
+	// when they change (mariadb_meta.go): for a workload that speaks the
+	// protocol itself on MariaDBConn.Socket and handles that. Prepared
+	// statements of the driver (MariaDBConn.Conn) must not be used on such
+	// a connection.
+	MariaDBCacheMetadata bool
 	// MariaDB configures a managed MariaDB server (a "mariadb" engine
 	// without DSN); when MariaDB.BufferPool is 0 it is
 	// mariaserver.BufferPoolFor(DataBytes).

@@ -63,13 +63,14 @@ type myEngine struct {
 	where  string
 	schema string
 	pin    bool
+	cache  bool // Options.MariaDBCacheMetadata
 	db     *sql.DB
 }
 
 var _ Engine = (*myEngine)(nil)
 
 func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
-	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends}
+	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends, cache: opt.MariaDBCacheMetadata}
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
@@ -343,8 +344,13 @@ func (e *myEngine) Connect(ctx context.Context) (Conn, error) {
 	mc := &myConn{}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dialBlocking(ctx, network, addr)
-		mc.sock = c
-		return c, err
+		if err != nil || !e.cache {
+			mc.sock = c
+			return c, err
+		}
+		cm := &cacheMetaConn{Conn: c}
+		mc.sock, mc.cache = cm, cm
+		return cm, nil
 	}
 	c, err := connectMy(ctx, e.cfg, dial)
 	if err != nil {
@@ -558,13 +564,19 @@ type MariaDBConn struct {
 	// ThreadOSID is the server thread serving the connection, 0 when
 	// performance_schema is off.
 	ThreadOSID int
+	// CacheMetadata says the server sends a COM_STMT_EXECUTE's column
+	// definitions only when they changed (Options.MariaDBCacheMetadata,
+	// and a server that offers it): the column count is then followed by
+	// a byte that says whether they follow.
+	CacheMetadata bool
 }
 
 // myConn is a stream's connection.
 type myConn struct {
-	one  *myOne
-	sock net.Conn
-	tid  int
+	one   *myOne
+	sock  net.Conn
+	cache *cacheMetaConn // nil without Options.MariaDBCacheMetadata
+	tid   int
 }
 
 func (c *myConn) Exec(ctx context.Context, query string, args ...any) error {
@@ -638,7 +650,7 @@ func normaliseMy(v any, typ string) any {
 }
 
 func (c *myConn) Native() Native {
-	return Native{MariaDB: &MariaDBConn{Conn: c.one.Conn, Socket: c.sock, ThreadOSID: c.tid}}
+	return Native{MariaDB: &MariaDBConn{Conn: c.one.Conn, Socket: c.sock, ThreadOSID: c.tid, CacheMetadata: c.cache != nil && c.cache.negotiated}}
 }
 
 // BackendPID is the connection's server thread (a thread id, which

@@ -10,9 +10,13 @@ package null
 // (COM_STMT_PREPARE), whose answer is a binary result set; simple is
 // COM_QUERY 'SELECT 1', a text result set. The answer is walked in place
 // packet by packet: only an error packet is decoded. Nothing is allocated
-// per call. The driver negotiates neither CLIENT_DEPRECATE_EOF nor
-// MariaDB's metadata caching, so a result set is its column count, the
-// column definitions, an EOF packet, the rows and an EOF packet.
+// per call. The driver negotiates no CLIENT_DEPRECATE_EOF, so a result
+// set is its column count, the column definitions, an EOF packet, the rows
+// and an EOF packet. The engine's stream connections ask a MariaDB server
+// to cache a prepared statement's metadata, as libmariadb (under sysbench)
+// does (engine.Options.MariaDBCacheMetadata): the column count is then
+// followed by a byte that says whether the definitions follow, and an
+// execute's answer leaves them out (its EOF packet stays).
 
 import (
 	"context"
@@ -42,6 +46,7 @@ type myStream struct {
 	tid       int    // the server thread's
 	req       []byte // one call's command, as a packet
 	stmt      uint32 // the prepared SELECT 1's id
+	cacheMeta bool   // the server caches metadata (MariaDBConn.CacheMetadata)
 	// in holds what the server sent; in[r:w] is not parsed yet.
 	in   []byte
 	r, w int
@@ -51,7 +56,7 @@ type myStream struct {
 
 func openMy(ctx context.Context, c engine.Conn, protocol string) (*myStream, error) {
 	n := c.Native().MariaDB
-	s := &myStream{conn: n.Socket, closeConn: c.Close, tid: c.BackendPID(), in: make([]byte, 8192)}
+	s := &myStream{conn: n.Socket, closeConn: c.Close, tid: c.BackendPID(), cacheMeta: n.CacheMetadata, in: make([]byte, 8192)}
 	if protocol == Prepared {
 		if _, err := s.call(ctx, command(comStmtPrepare, selectOne)); err != nil {
 			c.Close()
@@ -153,8 +158,12 @@ func (s *myStream) answer() error {
 			}
 			continue
 		}
-		cols, _ := lenenc(p)
-		if err := s.skip(int(cols) + 1); err != nil { // definitions and EOF
+		cols, n := lenenc(p)
+		defs := int(cols)
+		if s.cacheMeta && len(p) > n && p[n] == 0 {
+			defs = 0 // metadata unchanged since the prepare: not sent
+		}
+		if err := s.skip(defs + 1); err != nil { // definitions and EOF
 			return err
 		}
 		var status uint16

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 func TestMariaDBStream(t *testing.T) {
 	s := my.Server(t)
 	ctx := context.Background()
-	e, err := engine.Open(ctx, "mariadb", engine.Options{DSN: s.DSN()})
+	e, err := engine.Open(ctx, "mariadb", engine.Options{DSN: s.DSN(), MariaDBCacheMetadata: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +42,9 @@ func TestMariaDBStream(t *testing.T) {
 		c, err := e.Connect(ctx)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !c.Native().MariaDB.CacheMetadata {
+			t.Errorf("%s: the connection did not negotiate the metadata cache with MariaDB %s", protocol, s.Version())
 		}
 		st, err := openMy(ctx, c, protocol)
 		if err != nil {

@@ -278,7 +278,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[TCP] = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", loopback(), cc.Port, cc.User, cc.Database)
 	}
 	for _, tr := range s.cfg.Transports {
-		e, err := engine.Open(ctx, s.cfg.Engine, engine.Options{DSN: dsns[tr], PinBackends: true})
+		e, err := engine.Open(ctx, s.cfg.Engine, engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true})
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
 		}
