@@ -37,6 +37,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
 	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on, e.g. pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,trace,sysmon,series (see above)")
 	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL facilities in numalab's sessions on the --dsn server (never its configuration)")
+	defineLoadFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -62,8 +63,15 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 		if cfg.Neighbour {
 			bad = append(bad, errors.New("-neighbour: not with --monitor, whose cells are pairs of one stream count and placement"))
 		}
+		if cfg.Paced() || cfg.Curve {
+			bad = append(bad, errors.New("-monitor: not with --rate, --think or --curve"))
+		}
 	} else if cfg.AllowSettings {
 		bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
+	}
+	curveDefaults(&cfg.Load)
+	if cfg.Curve && cfg.Neighbour {
+		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
 	}
 	if err := errors.Join(append(bad, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
@@ -73,12 +81,13 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 
 // oltpSettings are run oltp's flags on the fields of cfg.
 func oltpSettings(cfg *tpcc.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
 		cliflag.Int("warehouses", &cfg.Warehouses), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Int("data-node", &cfg.DataNode), cliflag.Duration("duration", &cfg.Duration),
 		cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat), cliflag.Optional(cliflag.Int("streams-per-cpu", &cfg.StreamsPerCPU)),
 		cliflag.Optional(cliflag.Bool("augmented", &cfg.Augmented)), cliflag.Optional(cliflag.Bool("neighbour", &cfg.Neighbour)), cliflag.Int("trace", &cfg.Trace),
 		cliflag.Int64("seed", &cfg.Seed), cliflag.Optional(cliflag.List("monitor", ",", &cfg.Monitor)), cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings))}
+	return append(ss, loadSettings(&cfg.Load)...)
 }
 
 // oltpArgv is the one command line that gives cfg: every setting spelled
@@ -95,6 +104,9 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 	}
 	if len(cfg.Monitor) > 0 {
 		return runOLTPMonitor(ctx, e, cfg, storePath, asJSON)
+	}
+	if cfg.Curve {
+		return runOLTPCurve(ctx, e, cfg, storePath, asJSON)
 	}
 	return runOLTPConfig(ctx, e, cfg, storePath, asJSON)
 }

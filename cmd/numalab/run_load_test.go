@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/curve"
+	"github.com/numalab/numalab/internal/result"
+)
+
+func TestRunOLTPPaced(t *testing.T) {
+	db := tpccDB(t)
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	_, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "2", "--duration", "1s", "--warmup", "200ms",
+		"--rate", "200", "--arrivals", "uniform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := storedRun(t, st, 1)
+	checkStored(t, r)
+	if !strings.Contains(r.Command, "--rate 200 --arrivals uniform") {
+		t.Errorf("stored command %q", r.Command)
+	}
+	cells, err := result.KindCell.All(r)
+	if err != nil || len(cells) != 1 {
+		t.Fatalf("%d cells: %v", len(cells), err)
+	}
+	p := cells[0].Pace
+	if p == nil || p.Mode != "rate" || p.Rate != 200 || p.Arrivals != "uniform" || p.Offered < 198 || p.Offered > 202 {
+		t.Errorf("pace %+v", p)
+	}
+	// A think time, from a sweep file.
+	f := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(f, []byte("streams = [1]\nduration = \"300ms\"\nwarmup = \"0s\"\nthink = \"20ms\"\nthink_dist = \"exp\"\n"), 0o644)
+	out, _, err := runCLI(t, "run", "oltp", "-f", f, "--db", db, "--store", st, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var think []result.Cell
+	if err := json.Unmarshal([]byte(out), &think); err != nil || len(think) != 1 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if p := think[0].Pace; p == nil || p.Mode != "think" || p.ThinkDist != "exponential" || think[0].Total.Count > 100 {
+		t.Errorf("think cell: %d calls in 300 ms, pace %+v", think[0].Total.Count, p)
+	}
+	checkStored(t, storedRun(t, st, 2))
+}
+
+func TestRunOLTPCurve(t *testing.T) {
+	db := tpccDB(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, stderr, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "500ms", "--warmup", "100ms",
+		"--curve", "--curve-at", "0.2,0.5", "--arrivals", "uniform")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	if !strings.Contains(out, "knee (p99 above 2× its low-load floor") || !strings.Contains(out, "load curve: 1 stream(s)") {
+		t.Errorf("output:\n%s", out)
+	}
+	r := storedRun(t, st, 1)
+	checkStored(t, r)
+	if !strings.Contains(r.Command, "--curve --curve-at 0.2,0.5 --knee-factor 2") {
+		t.Errorf("stored command %q", r.Command)
+	}
+	cv, err := curve.KindCurve.Last(r)
+	if err != nil || cv == nil {
+		t.Fatalf("no curve stored: %v", err)
+	}
+	cells, _ := result.KindCell.All(r)
+	if len(cells) != 3 || cells[0].Pace != nil || cells[1].Pace == nil || len(cv.Points) != 2 {
+		t.Fatalf("%d cells, %d points", len(cells), len(cv.Points))
+	}
+	if cv.Capacity != cells[0].TPS || cv.Points[1].Offered != 0.5*cells[0].TPS || cells[2].Pace.Rate != cv.Points[1].Offered || cv.Arrivals != "uniform" {
+		t.Errorf("capacity %.0f from %.0f tps; points %+v", cv.Capacity, cells[0].TPS, cv.Points)
+	}
+}
+
+func TestRunOLTPLoadFlagsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "10", "--think", "1ms"}, "-think: not with --rate"},
+		{[]string{"--rate", "-1"}, "-rate:"},
+		{[]string{"--rate", "10", "--arrivals", "bursty"}, "-arrivals:"},
+		{[]string{"--think", "1ms", "--think-dist", "normal"}, "-think-dist:"},
+		{[]string{"--curve", "--rate", "10"}, "-curve: not with"},
+		{[]string{"--curve", "--curve-at", "0,1"}, "-curve-at:"},
+		{[]string{"--curve", "--knee-factor", "0.5"}, "-knee-factor:"},
+		{[]string{"--knee-factor", "3"}, "are for --curve"},
+		{[]string{"--rate", "10", "--monitor", "sysmon"}, "-monitor: not with"},
+	} {
+		_, _, err := runCLI(t, append([]string{"run", "oltp", "--db", filepath.Join(t.TempDir(), "x.db")}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
