@@ -15,7 +15,7 @@ import (
 // file); the zero value is the closed loop with no think time. A run
 // command's configuration embeds it and stores it with the run.
 type Load struct {
-	Think     time.Duration `toml:"think" json:"think_ns,omitempty"`     // think time after each call
+	Think     time.Duration `toml:"think" json:"think_ns,omitempty"`        // think time after each call
 	ThinkDist string        `toml:"think_dist" json:"think_dist,omitempty"` // "fixed" (default) or "exp"
 	Rate      float64       `toml:"rate" json:"rate_per_s,omitempty"`       // calls per second over all streams
 	Arrivals  string        `toml:"arrivals" json:"arrivals,omitempty"`     // "poisson" (default) or "uniform"
