@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/curve"
+	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
 )
 
 func TestRunOLTPPaced(t *testing.T) {
@@ -98,5 +100,56 @@ func TestRunOLTPLoadFlagsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestRunOLTPMonitorTwoLoads: --monitor runs its pairs at saturation, then
+// again open-loop at --monitor-load of the capacity the saturated off
+// cells measured, and stores both analyses.
+func TestRunOLTPMonitorTwoLoads(t *testing.T) {
+	db := tpccDB(t)
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, stderr, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "300ms", "--warmup", "100ms",
+		"--monitor", "series", "--repeat", "2")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	r := storedRun(t, st, 1)
+	checkStored(t, r)
+	if !strings.Contains(r.Command, "--monitor series --monitor-load 0.5") {
+		t.Errorf("stored command %q", r.Command)
+	}
+	cells, _ := monitor.KindCell.All(r)
+	if len(cells) != 8 {
+		t.Fatalf("%d cells, want 2 repeats × 2 sides × 2 loads", len(cells))
+	}
+	var off []float64
+	for _, c := range cells[:4] {
+		if c.Paced || c.Cell.Pace != nil {
+			t.Errorf("saturated cell %d paced", c.Cell.Index)
+		}
+		if !c.On {
+			off = append(off, c.Cell.TPS)
+		}
+	}
+	want := 0.5 * stats.Median(off)
+	for _, c := range cells[4:] {
+		if !c.Paced || c.Cell.Pace == nil || c.Cell.Pace.Rate != want {
+			t.Errorf("paced cell %d: %+v, pace %+v; want rate %g", c.Cell.Index, c.Slot, c.Cell.Pace, want)
+		}
+	}
+	pa, err := monitor.KindPacedAnalysis.Last(r)
+	if err != nil || pa == nil || pa.Fraction != 0.5 || pa.Rate != want || len(pa.Overheads) != 1 || pa.Overheads[0].P99Added.NA != 2 {
+		t.Fatalf("paced analysis %+v (%v)", pa, err)
+	}
+	an, _ := monitor.KindAnalysis.Last(r)
+	if an == nil || an.Overheads[0].Off.N != 2 {
+		t.Errorf("saturated analysis %+v mixes in the paced cells", an)
+	}
+	if !strings.Contains(out, "At a paced load (0.50 of capacity") {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, _, err := runCLI(t, "run", "oltp", "--db", db, "--monitor-load", "0.3"); err == nil || !strings.Contains(err.Error(), "-monitor-load: is for --monitor") {
+		t.Errorf("--monitor-load without --monitor: %v", err)
 	}
 }

@@ -26,6 +26,10 @@ type Load struct {
 	Curve      bool      `toml:"curve" json:"curve,omitempty"`
 	CurveAt    []float64 `toml:"curve_at" json:"curve_at,omitempty"`
 	KneeFactor float64   `toml:"knee_factor" json:"knee_factor,omitempty"`
+	// MonitorLoad is the paced load, as a fraction of capacity, at which
+	// a monitoring run repeats its pairs after those at saturation; 0:
+	// saturation only.
+	MonitorLoad float64 `toml:"monitor_load" json:"monitor_load,omitempty"`
 }
 
 // Paced reports whether l asks for anything but the closed loop.
@@ -70,6 +74,9 @@ func (l Load) Check() error {
 	}
 	if l.KneeFactor != 0 && !(l.KneeFactor > 1) {
 		errs = append(errs, fmt.Errorf("-knee-factor: %g is not above 1: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
+	}
+	if !(l.MonitorLoad >= 0 && l.MonitorLoad <= 10) {
+		errs = append(errs, fmt.Errorf("-monitor-load: %g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))
 	}
 	if !l.Curve && (len(l.CurveAt) > 0 || l.KneeFactor != 0) {
 		errs = append(errs, errors.New("-curve-at, -knee-factor: are for --curve"))
