@@ -80,7 +80,7 @@ func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath str
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, result.RunOLTP, cfg)
+	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, curve.RunKind, cfg)
 	if err != nil {
 		return err
 	}

@@ -131,8 +131,12 @@ type Curve struct {
 	Fractions   []float64 `json:"fractions"`
 }
 
-// KindCurve stores a curve with its run.
-const KindCurve result.Kind[Curve] = "curve.Curve"
+// KindCurve stores a curve with its run; RunKind is the run's kind
+// ('numalab run oltp --curve').
+const (
+	KindCurve result.Kind[Curve] = "curve.Curve"
+	RunKind                      = "oltp-curve"
+)
 
 // Analyze makes the curve of cells measured from Plan's (the capacity
 // cell first), with the knee at factor × the floor.
