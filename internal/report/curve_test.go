@@ -52,6 +52,19 @@ func TestCurveSection(t *testing.T) {
 			t.Errorf("the HTML lacks %q", want)
 		}
 	}
+	var text, csv bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "Load curve (run 4, tpcc-ro on postgres)") || !strings.Contains(text.String(), "between 500/s and 800/s") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+	if err := WriteCSV(&csv, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csv.String(), "curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us") {
+		t.Errorf("CSV lacks the curve's rows:\n%s", csv.String())
+	}
 	if _, err := Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(5, "sqlite", true)}); err == nil {
 		t.Error("two curve runs on one engine accepted")
 	}
