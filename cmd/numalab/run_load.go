@@ -14,13 +14,25 @@ import (
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
-// defineLoadFlags defines the flags of sweep.Load on fs: how a run's
-// cells are paced, or a load curve.
-func defineLoadFlags(fs *flag.FlagSet) {
+// definePacingFlags defines the flags of sweep.Pacing on fs: how a run's
+// cells are paced.
+func definePacingFlags(fs *flag.FlagSet) {
 	fs.Duration("think", 0, "closed loop with a think `time` after each call, e.g. 10ms (0: none; see --think-dist)")
 	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
 	fs.Float64("rate", 0, "open loop: calls per `second` over all streams, each stream taking its share on its own schedule; latency runs from each call's intended start, and calls that start over 1ms late are counted (0: closed loop)")
-	fs.String("arrivals", "", "arrivals of --rate or --curve: poisson (the default) or uniform")
+	fs.String("arrivals", "", "arrivals of --rate (or --curve): poisson (the default) or uniform")
+}
+
+// pacingSettings are the settings of the flags of definePacingFlags.
+func pacingSettings(p *sweep.Pacing) cliflag.Settings {
+	return cliflag.Settings{cliflag.Optional(cliflag.Duration("think", &p.Think)), cliflag.Optional(cliflag.Str("think-dist", &p.ThinkDist)),
+		cliflag.Optional(cliflag.Float("rate", &p.Rate)), cliflag.Optional(cliflag.Str("arrivals", &p.Arrivals))}
+}
+
+// defineLoadFlags defines the flags of sweep.Load on fs: the pacing
+// flags and run oltp's load curve.
+func defineLoadFlags(fs *flag.FlagSet) {
+	definePacingFlags(fs)
 	fs.Bool("curve", false, "a load curve: a closed-loop cell for the capacity (first stream count and placement), then open-loop cells at --curve-at fractions of it; reports throughput, p50/p95/p99 from intended start and CPU % against offered load, and the knee")
 	fs.String("curve-at", "", "fractions of the capacity for --curve, e.g. 0.1,0.5,0.9,1.2 (default "+formatFloats(curve.DefaultFractions)+")")
 	fs.Float64("knee-factor", 0, "for --curve: the knee is the first load whose p99 exceeds this many times its low-load floor (default "+strconv.FormatFloat(curve.DefaultFactor, 'g', -1, 64)+")")
@@ -28,11 +40,9 @@ func defineLoadFlags(fs *flag.FlagSet) {
 
 // loadSettings are the settings of the flags of defineLoadFlags.
 func loadSettings(l *sweep.Load) cliflag.Settings {
-	return cliflag.Settings{cliflag.Optional(cliflag.Duration("think", &l.Think)), cliflag.Optional(cliflag.Str("think-dist", &l.ThinkDist)),
-		cliflag.Optional(cliflag.Float("rate", &l.Rate)), cliflag.Optional(cliflag.Str("arrivals", &l.Arrivals)),
-		cliflag.Optional(cliflag.Bool("curve", &l.Curve)),
+	return append(pacingSettings(&l.Pacing), cliflag.Optional(cliflag.Bool("curve", &l.Curve)),
 		cliflag.Optional(cliflag.Field("curve-at", &l.CurveAt, parseFloats, formatFloats)),
-		cliflag.Optional(cliflag.Float("knee-factor", &l.KneeFactor))}
+		cliflag.Optional(cliflag.Float("knee-factor", &l.KneeFactor)))
 }
 
 // curveDefaults fills a curve's unset fractions and knee factor, so that
@@ -85,7 +95,7 @@ func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath str
 		return err
 	}
 	plan := cfg.Plan(curve.Plan(one[0], cfg.CurveAt, cfg.Repeat))
-	plan.Pace = curve.Pacer(cfg.CurveAt, cfg.Load, cfg.Seed)
+	plan.Pace = curve.Pacer(cfg.CurveAt, cfg.Pacing, cfg.Seed)
 	prog.Note("--curve: cell 0 is the closed-loop capacity; the others are paced at fractions of it")
 	tpcc.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, plan, tpcc.NewSweep(cfg, one[0].DataNode), rec, prog)

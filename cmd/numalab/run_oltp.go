@@ -178,7 +178,7 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	plan := cfg.Plan(cells)
 	plan.Switch = monitor.Switch(slots)
 	if cfg.MonitorLoad > 0 {
-		plan.Pace = monitor.Pacer(slots, cfg.MonitorLoad, cfg.Load, cfg.Seed)
+		plan.Pace = monitor.Pacer(slots, cfg.MonitorLoad, cfg.Pacing, cfg.Seed)
 	}
 	if plan.Trace == 0 {
 		plan.Trace = monitor.DefaultTrace

@@ -65,13 +65,13 @@ func FractionOf(fractions []float64, index int) float64 {
 // others at their fraction of the capacity cell's throughput, paced as
 // load says (its arrivals; its rate and think time are the curve's to
 // set).
-func Pacer(fractions []float64, load sweep.Load, seed int64) func(sweep.Cell, []*result.Cell) drive.Pace {
+func Pacer(fractions []float64, load sweep.Pacing, seed int64) func(sweep.Cell, []*result.Cell) drive.Pace {
+	arrivals := sweep.Pacing{Arrivals: load.Arrivals}
 	return func(c sweep.Cell, before []*result.Cell) drive.Pace {
 		if c.Index == 0 || len(before) == 0 {
 			return drive.Pace{}
 		}
-		l := sweep.Load{Arrivals: load.Arrivals}
-		return l.Pace(Rate(FractionOf(fractions, c.Index), before[0].TPS), seed)
+		return arrivals.Pace(Rate(FractionOf(fractions, c.Index), before[0].TPS), seed)
 	}
 }
 

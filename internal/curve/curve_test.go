@@ -27,7 +27,7 @@ func TestPlanAndPacer(t *testing.T) {
 	if cells[3].Repeat != 1 || FractionOf(fr, 3) != 0.5 || FractionOf(fr, 4) != 1 || FractionOf(fr, 0) != 0 {
 		t.Errorf("repeat %d, fractions %g %g", cells[3].Repeat, FractionOf(fr, 3), FractionOf(fr, 4))
 	}
-	pace := Pacer(fr, sweep.Load{Arrivals: "uniform", Rate: 99}, 5)
+	pace := Pacer(fr, sweep.Pacing{Arrivals: "uniform", Rate: 99}, 5)
 	if p := pace(cells[0], nil); !p.Closed() {
 		t.Errorf("capacity cell paced: %+v", p)
 	}

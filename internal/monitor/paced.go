@@ -34,7 +34,7 @@ func TwoLoads(template sweep.Cell, fs []Facility, repeat int) ([]sweep.Cell, []S
 // Pacer is sweep.Plan.Pace for TwoLoads: saturated cells run closed; a
 // paced cell runs at fraction of the capacity, the median throughput of
 // the saturated cells with their facility off, arriving as load says.
-func Pacer(slots []Slot, fraction float64, load sweep.Load, seed int64) func(sweep.Cell, []*result.Cell) drive.Pace {
+func Pacer(slots []Slot, fraction float64, load sweep.Pacing, seed int64) func(sweep.Cell, []*result.Cell) drive.Pace {
 	return func(c sweep.Cell, before []*result.Cell) drive.Pace {
 		if !slots[c.Index].Paced {
 			return drive.Pace{}

@@ -36,7 +36,7 @@ func TestTwoLoadsAndPacer(t *testing.T) {
 	if len(off) != 4 || capacity != (off[1]+off[2])/2 {
 		t.Errorf("capacity %g from off cells %v", capacity, off)
 	}
-	pace := Pacer(slots, 0.5, sweep.Load{Arrivals: "uniform"}, 3)
+	pace := Pacer(slots, 0.5, sweep.Pacing{Arrivals: "uniform"}, 3)
 	if p := pace(cells[0], nil); !p.Closed() {
 		t.Errorf("saturated cell paced: %+v", p)
 	}
