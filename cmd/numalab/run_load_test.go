@@ -11,6 +11,7 @@ import (
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/workload/null"
 )
 
 func TestRunOLTPPaced(t *testing.T) {
@@ -151,5 +152,45 @@ func TestRunOLTPMonitorTwoLoads(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "run", "oltp", "--db", db, "--monitor-load", "0.3"); err == nil || !strings.Contains(err.Error(), "-monitor-load: is for --monitor") {
 		t.Errorf("--monitor-load without --monitor: %v", err)
+	}
+}
+
+// TestRunNullAndInsertPaced: run null and run insert take the pacing
+// flags, pace their cells, and store a command that gives them again.
+func TestRunNullAndInsertPaced(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "2", "--duration", "500ms", "--warmup", "0s",
+		"--repeat", "1", "--store", st, "--json", "--rate", "400", "--arrivals", "uniform")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var cells []null.Cell
+	if err := json.Unmarshal([]byte(out), &cells); err != nil || len(cells) != 1 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	if p := cells[0].Cell.Pace; p == nil || p.Rate != 400 || p.Offered < 198 || p.Offered > 202 {
+		t.Errorf("null cell's pace %+v", p)
+	}
+	r := storedRun(t, st, 1)
+	checkStored(t, r)
+	if !strings.HasSuffix(r.Command, "--rate 400 --arrivals uniform") {
+		t.Errorf("stored command %q", r.Command)
+	}
+	_, errOut, err = runCLI(t, "run", "insert", "--engine", "duckdb", "--db", filepath.Join(dir, "ins.duckdb"), "--store", st,
+		"--streams", "1", "--batch", "100", "--duration", "300ms", "--warmup", "0s", "--think", "20ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	r = storedRun(t, st, 2)
+	if !strings.HasSuffix(r.Command, "--seed 1 --think 20ms") {
+		t.Errorf("stored command %q", r.Command)
+	}
+	ic, _ := result.KindCell.All(r)
+	if len(ic) != 1 || ic[0].Pace == nil || ic[0].Pace.Mode != "think" || ic[0].Total.Count > 16 {
+		t.Errorf("insert cells %+v", ic)
+	}
+	if _, _, err := runCLI(t, "run", "null", "--engine", "sqlite", "--rate", "5", "--think", "1ms"); err == nil || !strings.Contains(err.Error(), "-think: not with --rate") {
+		t.Errorf("null with a rate and a think time: %v", err)
 	}
 }
