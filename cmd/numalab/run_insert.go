@@ -75,7 +75,7 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, insert.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, pacedKind(insert.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,17 @@ func loadSettings(l *sweep.Load) cliflag.Settings {
 		cliflag.Optional(cliflag.Float("knee-factor", &l.KneeFactor)))
 }
 
+// pacedKind is the kind a run of kind stores under: kind itself for
+// closed loops, kind-paced when p paces the cells, so that no table, fleet
+// or model that reads kind's runs as capacity mixes in paced cells, whose
+// throughput is their schedule's.
+func pacedKind(kind string, p sweep.Pacing) string {
+	if p.Paced() {
+		return kind + "-paced"
+	}
+	return kind
+}
+
 // curveDefaults fills a curve's unset fractions and knee factor, so that
 // the stored command spells them.
 func curveDefaults(l *sweep.Load) {

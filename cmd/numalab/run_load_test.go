@@ -25,6 +25,9 @@ func TestRunOLTPPaced(t *testing.T) {
 	}
 	r := storedRun(t, st, 1)
 	checkStored(t, r)
+	if r.Kind != "oltp-paced" {
+		t.Errorf("a paced run stored as kind %q", r.Kind)
+	}
 	if !strings.Contains(r.Command, "--rate 200 --arrivals uniform") {
 		t.Errorf("stored command %q", r.Command)
 	}
@@ -183,7 +186,7 @@ func TestRunNullAndInsertPaced(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	r = storedRun(t, st, 2)
-	if !strings.HasSuffix(r.Command, "--seed 1 --think 20ms") {
+	if !strings.HasSuffix(r.Command, "--seed 1 --think 20ms") || r.Kind != "insert-paced" {
 		t.Errorf("stored command %q", r.Command)
 	}
 	ic, _ := result.KindCell.All(r)

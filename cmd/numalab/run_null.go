@@ -86,7 +86,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, null.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(null.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

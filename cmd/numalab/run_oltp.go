@@ -130,7 +130,7 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, result.RunOLTP, cfg)
+	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, pacedKind(result.RunOLTP, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}
