@@ -235,21 +235,23 @@ func (s stallStream) Next(context.Context) (int, error) {
 }
 func (stallStream) Close() error { return nil }
 
-// TestStallShowsInOpenLoopP99 blocks a stream on a lock for 100 ms in the
-// middle of a 1 s window. The closed loop sends nothing while it waits:
-// one call of ~3,000 is slow and p99 does not move. The open loop keeps
-// its schedule (500 calls a second), so the ~50 calls due during the stall
-// are late, 10% of the window, and p99 from intended start shows it;
-// their service time does not.
+// TestStallShowsInOpenLoopP99 blocks a stream on a lock for 300 ms in
+// the middle of a 2 s window. The closed loop sends nothing while it
+// waits: one call of thousands is slow, and p99 does not move. The open
+// loop keeps its schedule (200 calls a second), so the ~60 calls due
+// during the stall are late, 15% of the window, and p99 from intended
+// start shows it; their service time does not. The bounds leave room for
+// this shared machine, whose scheduler has held a spinning thread for
+// tens of milliseconds now and then.
 func TestStallShowsInOpenLoopP99(t *testing.T) {
-	const stall = 100 * time.Millisecond
+	const stall = 300 * time.Millisecond
 	run := func(p Pace) *result.Cell {
 		var mu sync.Mutex
-		cfg := Config{Types: spinTypes, Streams: 1, Warmup: 100 * time.Millisecond, Duration: time.Second, Pace: p}
+		cfg := Config{Types: spinTypes, Streams: 1, Warmup: 100 * time.Millisecond, Duration: 2 * time.Second, Pace: p}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			time.Sleep(cfg.Warmup + 400*time.Millisecond) // cell setup takes a moment more: still mid-window
+			time.Sleep(cfg.Warmup + 700*time.Millisecond) // cell setup takes a moment more: still mid-window
 			mu.Lock()
 			time.Sleep(stall)
 			mu.Unlock()
@@ -262,23 +264,24 @@ func TestStallShowsInOpenLoopP99(t *testing.T) {
 		return cell
 	}
 	closed := run(Pace{})
-	open := run(Pace{Rate: 500, Uniform: true})
+	open := run(Pace{Rate: 200, Uniform: true})
 	t.Logf("closed loop: %d calls, p99 %.0f µs, max %.0f µs", closed.Total.Count, closed.Total.P99US, closed.Total.MaxUS)
-	t.Logf("open loop at 500/s: %d calls, %d late, p99 %.0f µs from intended start, service p99 %.0f µs",
+	t.Logf("open loop at 200/s: %d calls, %d late, p99 %.0f µs from intended start, service p99 %.0f µs",
 		open.Total.Count, open.Pace.Late, open.Total.P99US, open.Pace.Service.P99US)
-	if closed.Total.MaxUS < 0.5*float64(stall.Microseconds()) {
+	stallUS := float64(stall.Microseconds())
+	if closed.Total.MaxUS < 0.5*stallUS {
 		t.Fatalf("the stall did not happen in the closed loop's window (max %.0f µs)", closed.Total.MaxUS)
 	}
-	if closed.Total.P99US > 0.2*float64(stall.Microseconds()) {
+	if closed.Total.P99US > stallUS/5 {
 		t.Errorf("closed-loop p99 %.0f µs shows the %v stall", closed.Total.P99US, stall)
 	}
-	if open.Total.P99US < 0.5*float64(stall.Microseconds()) {
+	if open.Total.P99US < 0.5*stallUS {
 		t.Errorf("open-loop p99 %.0f µs does not show the %v stall", open.Total.P99US, stall)
 	}
-	if open.Pace.Late < 20 {
-		t.Errorf("%d late calls; the stall delays ~50", open.Pace.Late)
+	if open.Pace.Late < 30 {
+		t.Errorf("%d late calls; the stall delays ~60", open.Pace.Late)
 	}
-	if open.Pace.Service.P99US > 0.2*float64(stall.Microseconds()) {
+	if open.Pace.Service.P99US > stallUS/3 {
 		t.Errorf("open-loop service p99 %.0f µs shows the stall: only one call waited", open.Pace.Service.P99US)
 	}
 }
