@@ -193,9 +193,9 @@ func runPaced(ctx context.Context, cfg *Config, s Stream, st *streamState, nslot
 			return false
 		default:
 		}
-		if left := at - time.Since(t0); left > 0 {
+		for left := at - time.Since(t0); left > 0; left = at - time.Since(t0) {
 			ts := unix.NsecToTimespec(int64(left))
-			_ = unix.Nanosleep(&ts, nil) // an early wake (a signal) only starts the call sooner
+			_ = unix.Nanosleep(&ts, nil) // woken early (EINTR): sleep what is left
 		}
 		return true
 	}
