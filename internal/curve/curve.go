@@ -174,9 +174,9 @@ func Analyze(cells []*result.Cell, fractions []float64, factor float64) Curve {
 			factor, loads[len(loads)-1], loads[len(loads)-1]/cv.Capacity))
 	}
 	for _, p := range cv.Points {
-		if p.Offered > 0 && p.Achieved < 0.99*p.Offered && p.Fraction < 1 {
-			cv.Notes = append(cv.Notes, fmt.Sprintf("at %.2f of capacity the achieved rate (%.0f/s) fell more than 1%% short of the offered %.0f/s: the capacity cell overstated what a paced load sustains",
-				p.Fraction, p.Achieved, p.Offered))
+		if p.Fraction < 1 && p.Due > 0 && p.Backlog*100 > p.Due {
+			cv.Notes = append(cv.Notes, fmt.Sprintf("at %.2f of capacity (repeat %d) %d of the %d calls due in the window had not started when it closed: the stream fell behind a load below the capacity its closed-loop cell measured (a machine whose share of CPU changed, or a stall)",
+				p.Fraction, p.Repeat, p.Backlog, p.Due))
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/numalab/numalab/internal/golden"
@@ -109,9 +110,13 @@ func TestAnalyzeRepeats(t *testing.T) {
 func TestAnalyzeShortfallNoted(t *testing.T) {
 	fr := []float64{0.1, 0.5}
 	cells := []*result.Cell{{TPS: 1000}, cell(100, 100, 100, 0), cell(500, 450, 120, 0)}
+	if cv := Analyze(cells, fr, 2); len(cv.Notes) != 1 {
+		t.Errorf("notes without a backlog: %q; want only the knee's", cv.Notes)
+	}
+	cells[2].Pace.Backlog = 51 // of 5000 due
 	cv := Analyze(cells, fr, 2)
-	if len(cv.Notes) == 0 {
-		t.Error("no note that 0.5 of capacity achieved 450/s of 500/s")
+	if len(cv.Notes) != 2 || !strings.Contains(cv.Notes[1], "51 of the 5000 calls due") {
+		t.Errorf("notes %q; want one on the backlog at 0.5 of capacity", cv.Notes)
 	}
 	if cv.Points[0].CPUPct != (100.0/20+100.0/40)/2 || Analyze(cells[:1], fr, 2).Capacity != 1000 {
 		t.Errorf("CPU %% %g", cv.Points[0].CPUPct)
