@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -69,8 +70,10 @@ func (p Pace) validate() error {
 // "500/s (poisson)".
 func (p Pace) String() string {
 	switch {
+	case p.Rate >= 1:
+		return fmt.Sprintf("%s/s (%s)", strconv.FormatFloat(math.Round(p.Rate*100)/100, 'f', -1, 64), p.arrivals())
 	case p.Rate > 0:
-		return fmt.Sprintf("%g/s (%s)", p.Rate, p.arrivals())
+		return fmt.Sprintf("%.3g/s (%s)", p.Rate, p.arrivals())
 	case p.Think > 0:
 		return fmt.Sprintf("think %v (%s)", p.Think, p.thinkDist())
 	}
