@@ -42,6 +42,8 @@ func TestPaceString(t *testing.T) {
 		{}:                                   "closed loop",
 		{Rate: 500}:                          "500/s (poisson)",
 		{Rate: 2.5, Uniform: true}:           "2.5/s (uniform)",
+		{Rate: 180.33333333333331}:           "180.33/s (poisson)",
+		{Rate: 0.001}:                        "0.001/s (poisson)",
 		{Think: 10 * time.Millisecond}:       "think 10ms (fixed)",
 		{Think: time.Second, ThinkExp: true}: "think 1s (exponential)",
 	} {
