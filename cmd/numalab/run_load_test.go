@@ -18,7 +18,7 @@ func TestRunOLTPPaced(t *testing.T) {
 	db := tpccDB(t)
 	dir := t.TempDir()
 	st := filepath.Join(dir, "s.db")
-	_, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "2", "--duration", "1s", "--warmup", "200ms",
+	_, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "2", "--duration", "2s", "--warmup", "200ms",
 		"--rate", "200", "--arrivals", "uniform")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestRunOLTPPaced(t *testing.T) {
 		t.Fatalf("%d cells: %v", len(cells), err)
 	}
 	p := cells[0].Pace
-	if p == nil || p.Mode != "rate" || p.Rate != 200 || p.Arrivals != "uniform" || p.Offered < 198 || p.Offered > 202 {
+	if p == nil || p.Mode != "rate" || p.Rate != 200 || p.Arrivals != "uniform" || p.Offered < 398 || p.Offered > 402 {
 		t.Errorf("pace %+v", p)
 	}
 	// A think time, from a sweep file.
