@@ -76,6 +76,9 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		TPCH: func(stored eval.Stored, c tpch.RunConfig) error {
 			return runTPCHConfig(ctx, sub(stored), c, "", o.Store, defaultCostThreshold(c.Engine), false)
 		},
+		Curve: func(stored eval.Stored, c tpcc.RunConfig) error {
+			return runOLTPCurve(ctx, sub(stored), c, o.Store, false)
+		},
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return context.Cause(ctx)

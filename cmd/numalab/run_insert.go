@@ -29,6 +29,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
 	fs.Duration("wait-every", cfg.WaitEvery, "PostgreSQL: how often to sample the loaders' wait events")
 	fs.Int64("seed", cfg.Seed, "seed for the streams' random numbers")
+	definePacingFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells' load figures as JSON on stdout (the table goes to stderr)")
 	if done, err = cliflag.Parse(e.stdout, fs, args); done {
@@ -50,11 +51,12 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 
 // insertSettings are run insert's flags on the fields of cfg.
 func insertSettings(cfg *insert.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
 		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Int("batch", &cfg.Batch),
 		cliflag.Int64("max-rows", &cfg.MaxRows), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup),
 		cliflag.Int("repeat", &cfg.Repeat), cliflag.Duration("wait-every", &cfg.WaitEvery), cliflag.Int64("seed", &cfg.Seed)}
+	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
 // insertArgv is the one command line that gives cfg, every setting
@@ -73,7 +75,7 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, insert.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, pacedKind(insert.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

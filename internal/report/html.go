@@ -89,6 +89,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if r.Monitor != nil {
 		v.Sections = append(v.Sections, monitorSection(r))
 	}
+	if len(r.Curves) > 0 {
+		v.Sections = append(v.Sections, curveSection(r))
+	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
 			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
@@ -47,6 +48,8 @@ type Report struct {
 	Null    []NullRun   `json:"null,omitempty"`
 	Insert  []InsertRun `json:"insert,omitempty"`
 	Monitor *Monitor    `json:"monitor,omitempty"`
+	// Curves holds one load curve per run, one run per engine.
+	Curves []CurveRun `json:"curves,omitempty"`
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -245,7 +248,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -320,6 +323,12 @@ func Build(runs []*result.Run) (*Report, error) {
 				return nil, err
 			}
 			r.Insert = append(r.Insert, *in)
+		case curve.RunKind:
+			cr, err := buildCurve(run)
+			if err != nil {
+				return nil, err
+			}
+			r.Curves = append(r.Curves, *cr)
 		}
 	}
 	slices.SortFunc(r.Null, func(a, b NullRun) int { return cmp.Compare(a.Run, b.Run) })
@@ -360,7 +369,7 @@ func variant(run *result.Run) string {
 		Method  string `json:"method"`
 		Indexes bool   `json:"indexes"`
 	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind {
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind {
 		return ""
 	}
 	// An unreadable configuration is reported when the run's section is
@@ -368,7 +377,7 @@ func variant(run *result.Run) string {
 	if err := json.Unmarshal(run.Config, &c); err != nil {
 		return "with an unreadable configuration"
 	}
-	if run.Kind == null.RunKind {
+	if run.Kind == null.RunKind || run.Kind == curve.RunKind {
 		return "on " + c.Engine
 	}
 	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)

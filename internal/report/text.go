@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -107,6 +108,10 @@ func WriteText(w io.Writer, r *Report) error {
 	if t := r.TPCH; t != nil {
 		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
 		textTPCH(&b, t)
+	}
+	for _, cr := range r.Curves {
+		fmt.Fprintf(&b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
+		curve.WriteText(&b, cr.Curve)
 	}
 	if len(r.Insert) > 0 {
 		b.WriteString("\nConcurrent loading into one table\n")

@@ -54,6 +54,9 @@ type RunConfig struct {
 	// WaitEvery is the period of PostgreSQL's wait-event sampler.
 	WaitEvery time.Duration `toml:"wait_every" json:"wait_every_ns"`
 	Seed      int64         `toml:"seed" json:"seed"`
+	// Pacing paces the batches (think time, arrival rate); the zero
+	// value runs closed loops.
+	sweep.Pacing
 }
 
 // DefaultRunConfig is 'numalab run insert' without flags.
@@ -164,6 +167,9 @@ func (c *RunConfig) Check(root string) error {
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
+	if err := c.Pacing.Check(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -191,5 +197,5 @@ func (c RunConfig) Spec() sweep.Spec {
 
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
 }
