@@ -14,6 +14,8 @@ func cmdModelDRAM(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model dram", helpText("model-dram"))
 	mts := cliflag.Number(fs, "mts", 0, cliflag.Above(0), "want MT/s above 0, e.g. --mts 2666", "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
 	timings := fs.String("timings", "", "module timings `CL-tRCD-tRP` in memory clocks, e.g. 19-19-19")
+	trc := fs.String("trc", "", "row cycle time `tRC` with its unit, e.g. 45.75ns or 8clk")
+	tras := fs.String("tras", "", "row active time `tRAS` with its unit, e.g. 32ns: tRC = tRAS + tRP (needs --timings)")
 	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` to express the access time in core cycles too")
 	asJSON := fs.Bool("json", false, "print JSON")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -21,12 +23,31 @@ func cmdModelDRAM(e *env, args []string) error {
 		return err
 	}
 	errs.Missing(fs, "mts")
-	t, err := model.ParseTimings(*timings)
-	errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+	errs.BadIf(*timings == "" && *trc == "", "timings", "", "is needed unless --trc is given: want e.g. --timings 19-19-19, --trc 45.75ns, or both")
+	errs.BadIf(*trc != "" && *tras != "", "tras", *tras, "gives tRC a second time: want --trc or --tras, not both")
+	errs.BadIf(*tras != "" && *timings == "", "tras", *tras, "needs --timings for tRP (tRC = tRAS + tRP)")
+	var t *model.Timings
+	if *timings != "" {
+		tm, err := model.ParseTimings(*timings)
+		errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+		t = &tm
+	}
+	var rc *model.RowCycle
+	if *trc != "" && *mts > 0 {
+		r, err := model.ParseRowCycle(*trc, *mts)
+		errs.BadIf(err != nil, "trc", *trc, "is not a time with its unit: want e.g. --trc 45.75ns (nanoseconds) or --trc 8clk (memory clocks)")
+		rc = &r
+	}
+	if *tras != "" && *mts > 0 && t != nil {
+		ns, _, err := model.ParseClockSpan(*tras, *mts)
+		errs.BadIf(err != nil, "tras", *tras, "is not a time with its unit: want e.g. --tras 32ns")
+		r := model.RowCycleFromRAS(*mts, ns, *t)
+		rc = &r
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	a := model.DRAM(*mts, t, *ghz)
+	a := model.DRAM(*mts, t, rc, *ghz)
 	return writeAs(e.stdout, *asJSON, a, model.WriteDRAM)
 }
 

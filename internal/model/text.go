@@ -121,40 +121,6 @@ func percent(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*x), "0"), ".") + "%"
 }
 
-// DRAMAccess is the timing arithmetic of one DDR module, and the access in
-// core cycles when a core clock is given.
-type DRAMAccess struct {
-	MTs        float64 `json:"mts"`
-	Timings    Timings `json:"timings"`
-	ClockNS    float64 `json:"clock_ns"`
-	CASNS      float64 `json:"cas_ns"`
-	AccessNS   float64 `json:"random_row_access_ns"`
-	CoreGHz    float64 `json:"core_ghz,omitempty"`
-	CoreCycles float64 `json:"core_cycles,omitempty"`
-}
-
-// DRAM is the timing arithmetic of a module at mts MT/s with timings t; ghz
-// (0: none) expresses the access in core cycles too.
-func DRAM(mts float64, t Timings, ghz float64) DRAMAccess {
-	clock, access := DRAMClockNS(mts), DRAMAccessNS(mts, t)
-	return DRAMAccess{mts, t, clock, float64(t.CL) * clock, access, ghz, access * ghz}
-}
-
-// WriteDRAM prints a module's timing arithmetic, each figure with how it
-// is computed.
-func WriteDRAM(w io.Writer, a DRAMAccess) error {
-	t := a.Timings
-	fmt.Fprintf(w, "DDR at %s MT/s, CL-tRCD-tRP %d-%d-%d\n", Num(a.MTs), t.CL, t.RCD, t.RP)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  memory clock period\t%.3f ns\t2000 / %s MT/s\n", a.ClockNS, Num(a.MTs))
-	fmt.Fprintf(tw, "  CAS latency\t%.3f ns\tCL %d × %.3f ns\n", a.CASNS, t.CL, a.ClockNS)
-	fmt.Fprintf(tw, "  random-row access at the DRAM\t%.3f ns\t(tRP %d + tRCD %d + CL %d) × %.3f ns\n", a.AccessNS, t.RP, t.RCD, t.CL, a.ClockNS)
-	if a.CoreGHz > 0 {
-		fmt.Fprintf(tw, "  the same in core cycles\t%.1f cycles\tat %s GHz\n", a.CoreCycles, Num(a.CoreGHz))
-	}
-	return tw.Flush()
-}
-
 // TierLevel is the average latency of two tiers at one miss fraction.
 type TierLevel struct {
 	Miss      float64 `json:"miss_fraction"`
