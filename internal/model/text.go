@@ -197,55 +197,6 @@ func WriteSize(w io.Writer, z Sizing, rows []SizeRow) error {
 	return nil
 }
 
-// DOPLadder is the DOP rule applied to plan costs.
-type DOPLadder struct {
-	Rule   DOPRule     `json:"rule"`
-	Advice []DOPAdvice `json:"advice"`
-}
-
-// Ladder applies the rule to costs; with none, to a ladder of multiples of
-// the threshold from T/2 to 1024T. A rule that is not valid (Validate) is
-// refused.
-func (r DOPRule) Ladder(costs []float64) (DOPLadder, error) {
-	if err := r.Validate(); err != nil {
-		return DOPLadder{}, err
-	}
-	if len(costs) == 0 {
-		for f := 0.5; f <= 1024; f *= 2 {
-			costs = append(costs, f*r.Threshold)
-		}
-	}
-	l := DOPLadder{Rule: r}
-	for _, c := range costs {
-		l.Advice = append(l.Advice, r.DOP(c))
-	}
-	return l, nil
-}
-
-// WriteDOP prints the rule in words and the DOP of each cost.
-func WriteDOP(w io.Writer, l DOPLadder) error {
-	r := l.Rule
-	fmt.Fprintf(w, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)", Num(r.Threshold), Num(r.Threshold), r.CoresPerSocket)
-	if r.SpanThreshold > 0 {
-		fmt.Fprintf(w, "; from cost %s up to %d over %d sockets", Num(r.SpanThreshold), r.CoresPerSocket*r.Sockets, r.Sockets)
-	}
-	fmt.Fprint(w, "\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "cost\tcost/T\tDOP\tspans sockets\twhy")
-	for _, a := range l.Advice {
-		spans := "no"
-		if a.Spans {
-			spans = "yes"
-		}
-		why := a.Reason
-		if a.Raw != a.DOP {
-			why += fmt.Sprintf(" (rule says %d)", a.Raw)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", Num(a.Cost), Num(a.Cost/r.Threshold), a.DOP, spans, why)
-	}
-	return tw.Flush()
-}
-
 // WriteFit prints a fit: the workload it implies, its R² and each point's
 // residual.
 func WriteFit(w io.Writer, fit Fit) error {

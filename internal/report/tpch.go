@@ -82,6 +82,9 @@ func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
 				for _, p := range q.Points {
 					if pt := &a.Queries[i].Points[j]; p.DOP == pt.DOP {
 						pt.Min, pt.Max, pt.Explained = p.Min, p.Max, p.Explained
+						if pt.Cost == 0 { // stored before the cost at every DOP was
+							pt.Cost, pt.PlanChanged, pt.EstSpeedup, pt.Departs = p.Cost, p.PlanChanged, p.EstSpeedup, p.Departs
+						}
 					}
 				}
 			}
@@ -147,6 +150,15 @@ func tpchSection(r *Report) section {
 	sp.Y.fit(ys)
 	s.Figures = append(s.Figures, figure{ID: sp.ID, SVG: template.HTML(sp.svg())})
 	s.Tables = append(s.Tables, best)
+	if lt, ok := ladderTable(a); ok {
+		s.Tables = append(s.Tables, lt)
+	}
+	if a.RuleNote != "" {
+		s.Notes = append(s.Notes, a.RuleNote+".")
+	}
+	if est, ok := estimateTable(a); ok {
+		s.Tables = append(s.Tables, est)
+	}
 	changes := table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
 	for _, c := range a.Changes {
 		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), orDash(strings.Join(c.Removed, ", ")), orDash(strings.Join(c.Added, ", "))})
@@ -230,6 +242,47 @@ func tpchSection(r *Report) section {
 		}
 	}
 	return s
+}
+
+// ladderTable is the DOP rule of thumb's ladder in cost units and, when
+// its threshold was a time, in seconds by the run's fit; false without a
+// rule.
+func ladderTable(a tpch.Analysis) (table, bool) {
+	r := a.Rule
+	if r == nil {
+		return table{}, false
+	}
+	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", fmtN(r.Threshold), r.CoresPerSocket)
+	if r.SecondsPerUnit > 0 {
+		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", fmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
+	}
+	t := table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
+	for _, g := range a.Rungs() {
+		secs := "-"
+		if g.Seconds > 0 {
+			secs = fmtF(g.Seconds, 3)
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(g.DOP), fmtN(g.Cost), secs})
+	}
+	return t, len(t.Rows) > 0
+}
+
+// estimateTable sets the optimizer's estimated speedup (plan cost at the
+// lowest DOP over the cost at each DOP) beside the measured one; false
+// when no point has an estimate (the engine's cost does not price DOP).
+func estimateTable(a tpch.Analysis) (table, bool) {
+	t := table{ID: AnchorTPCH + "-estimate", Caption: "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
+		Head: []string{"query", "DOP", "plan cost", "estimated speedup", "measured speedup", "measured / estimated", "flag"}}
+	for _, q := range a.Queries {
+		for _, p := range q.Points[1:] {
+			if p.EstSpeedup == 0 {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{tpch.QueryName(q.Query), strconv.Itoa(p.DOP), fmtN(q.Points[0].Cost) + " → " + fmtN(p.Cost),
+				fmtF(p.EstSpeedup, 2) + "×", fmtF(p.Speedup, 2) + "×", fmtF(p.Speedup/p.EstSpeedup, 2), orDash(strings.Join(tpch.EstimateFlags(p), ", "))})
+		}
+	}
+	return t, len(t.Rows) > 0
 }
 
 func textTPCH(b *strings.Builder, t *TPCH) {
