@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/insert"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -214,6 +215,9 @@ type QueryPoint struct {
 type IO struct {
 	Run   int64           `json:"run"`
 	Probe *result.IOProbe `json:"probe"`
+	// Spans are the random reads of every storage probe in the report
+	// against the span its data covered, when there are several.
+	Spans []IOSpan `json:"spans,omitempty"`
 }
 
 // Model is the memory-latency model's prediction for 1, 2, 4 and 8 sockets
@@ -305,6 +309,11 @@ func Build(runs []*result.Run) (*Report, error) {
 		if r.IO, err = buildIO(run); err != nil {
 			return nil, err
 		}
+		if len(seen[result.RunProbeIO]) > 1 {
+			if r.IO.Spans, err = ioSpans(seen[result.RunProbeIO]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for _, run := range runs {
 		switch run.Kind {
@@ -359,8 +368,10 @@ func variant(run *result.Run) string {
 		Engine  string `json:"engine"`
 		Method  string `json:"method"`
 		Indexes bool   `json:"indexes"`
+		Key     string `json:"key"`
+		Span    int64  `json:"span"`
 	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind {
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != result.RunProbeIO {
 		return ""
 	}
 	// An unreadable configuration is reported when the run's section is
@@ -371,7 +382,13 @@ func variant(run *result.Run) string {
 	if run.Kind == null.RunKind {
 		return "on " + c.Engine
 	}
-	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)
+	if run.Kind == result.RunProbeIO {
+		if c.Span > 0 {
+			return "over a span of " + units.Bytes(c.Span).String()
+		}
+		return ""
+	}
+	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes, c.Key)
 }
 
 func absentFor(kind string) Absent {
