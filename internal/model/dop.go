@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -192,8 +193,11 @@ func WriteDOP(w io.Writer, l DOPLadder) error {
 }
 
 // sig4 prints x to 4 significant digits, without an exponent or
-// trailing zeros.
+// trailing zeros; from 1000 on, the whole number.
 func sig4(x float64) string {
+	if x >= 1000 {
+		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
 	return Num(v)
 }

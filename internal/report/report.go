@@ -42,6 +42,10 @@ type Report struct {
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
 	TPCH      *TPCH      `json:"tpch,omitempty"`
+	// RowColumn sets a row engine's TPC-H-derived times beside a column
+	// engine's, when runs of both at the same SF on the same host are in
+	// the report.
+	RowColumn []RowColumn `json:"row_column,omitempty"`
 	// Null and Insert hold one entry per run: a report may show several
 	// (one per engine, or engine and method), as eval's null step stores
 	// SQLite's floor and PostgreSQL's matrix as two runs.
@@ -299,6 +303,9 @@ func Build(runs []*result.Run) (*Report, error) {
 		if r.TPCH, err = buildTPCH(run); err != nil {
 			return nil, err
 		}
+		if r.RowColumn, err = rowColumn(seen[tpch.RunKind]); err != nil {
+			return nil, err
+		}
 	}
 	if run := byKind[monitor.RunKind]; run != nil {
 		if r.Monitor, err = buildMonitor(run); err != nil {
@@ -371,7 +378,7 @@ func variant(run *result.Run) string {
 		Key     string `json:"key"`
 		Span    int64  `json:"span"`
 	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != result.RunProbeIO {
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != result.RunProbeIO && run.Kind != tpch.RunKind {
 		return ""
 	}
 	// An unreadable configuration is reported when the run's section is
@@ -379,7 +386,7 @@ func variant(run *result.Run) string {
 	if err := json.Unmarshal(run.Config, &c); err != nil {
 		return "with an unreadable configuration"
 	}
-	if run.Kind == null.RunKind {
+	if run.Kind == null.RunKind || run.Kind == tpch.RunKind {
 		return "on " + c.Engine
 	}
 	if run.Kind == result.RunProbeIO {

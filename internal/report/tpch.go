@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -93,6 +95,97 @@ func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
 	a.Advice = fresh.Advice
 }
 
+// RowColumn is one row engine's TPC-H-derived times against a column
+// engine's, query by query at each DOP both ran.
+type RowColumn struct {
+	Row          int64            `json:"row_run"`
+	RowEngine    string           `json:"row_engine"`
+	Column       int64            `json:"column_run"`
+	ColumnEngine string           `json:"column_engine"`
+	SF           float64          `json:"sf"`
+	Points       []RowColumnPoint `json:"points"`
+}
+
+// RowColumnPoint is one query at one DOP: the median times over repeats
+// and how many times longer the row engine took, with its interval.
+type RowColumnPoint struct {
+	Query         int         `json:"query"`
+	DOP           int         `json:"dop"`
+	RowSeconds    float64     `json:"row_seconds"`
+	ColumnSeconds float64     `json:"column_seconds"`
+	Ratio         stats.Ratio `json:"row_over_column"`
+}
+
+// rowEngines store rows; the others (DuckDB) columns.
+var rowEngines = []string{"postgres", "sqlite"}
+
+// rowColumn pairs each row engine's tpch run with the column engine's,
+// when both ran the same data (SF and seed) on the same host.
+func rowColumn(runs []*result.Run) ([]RowColumn, error) {
+	var rows, cols []*TPCH
+	hosts := map[int64]string{}
+	for _, run := range runs {
+		t, err := buildTPCH(run)
+		if err != nil {
+			return nil, err
+		}
+		hosts[t.Run] = run.Host
+		if slices.Contains(rowEngines, t.Config.Engine) {
+			rows = append(rows, t)
+		} else {
+			cols = append(cols, t)
+		}
+	}
+	var out []RowColumn
+	for _, r := range rows {
+		for _, c := range cols {
+			if hosts[r.Run] != hosts[c.Run] || r.Config.SF != c.Config.SF || r.Config.Seed != c.Config.Seed {
+				continue
+			}
+			rc := RowColumn{Row: r.Run, RowEngine: r.Config.Engine, Column: c.Run, ColumnEngine: c.Config.Engine, SF: r.Config.SF}
+			for _, k := range sortedPairs(r.seconds) {
+				cs, ok := c.seconds[k]
+				if !ok {
+					continue
+				}
+				rs := r.seconds[k]
+				rc.Points = append(rc.Points, RowColumnPoint{Query: k[0], DOP: k[1], RowSeconds: stats.Median(rs), ColumnSeconds: stats.Median(cs), Ratio: stats.RatioOf(cs, rs)})
+			}
+			if len(rc.Points) > 0 {
+				out = append(out, rc)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sortedPairs are the (query, DOP) keys of m, by query then DOP.
+func sortedPairs(m map[[2]int][]float64) [][2]int {
+	var ks [][2]int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	return ks
+}
+
+// rowColumnTable sets a row engine's times beside a column engine's.
+func rowColumnTable(rc RowColumn) table {
+	t := table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
+		Caption: fmt.Sprintf("Rows against columns at SF %g on this host: %s (run %d) over %s (run %d), each query alone at each DOP both ran; the ratio is how many times longer the row engine took, the Hodges-Lehmann estimate over repeats with its %.0f%% interval",
+			rc.SF, rc.RowEngine, rc.Row, rc.ColumnEngine, rc.Column, 100*stats.Confidence),
+		Head: []string{"query", "DOP", rc.RowEngine + ", s", rc.ColumnEngine + ", s", "row / column", "interval", "repeats"}}
+	for _, p := range rc.Points {
+		iv := "too few repeats"
+		if p.Ratio.HasCI {
+			iv = fmt.Sprintf("[%s, %s]", fmtF(p.Ratio.Lo, 2), fmtF(p.Ratio.Hi, 2))
+		}
+		t.Rows = append(t.Rows, []string{tpch.QueryName(p.Query), strconv.Itoa(p.DOP), fmtF(p.RowSeconds, 4), fmtF(p.ColumnSeconds, 4),
+			fmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
+	}
+	return t
+}
+
 func tpchSection(r *Report) section {
 	t := r.TPCH
 	s := section{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
@@ -167,6 +260,9 @@ func tpchSection(r *Report) section {
 		changes.Rows = append(changes.Rows, []string{"none", "–", "–", "–", "–"})
 	}
 	s.Tables = append(s.Tables, changes)
+	for _, rc := range r.RowColumn {
+		s.Tables = append(s.Tables, rowColumnTable(rc))
+	}
 	if f := a.Cost; f != nil {
 		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
 			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
