@@ -386,7 +386,7 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of repeats; speedup against the lowest DOP\n",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    query\tDOP\tseconds\tmin-max\tspeedup\tbest DOP\tstops scaling at\t")
+	fmt.Fprintln(tw, "    query\tDOP\tseconds\tmin-max\tspeedup\testimated\tbest DOP\tstops scaling at\t")
 	for _, q := range a.Queries {
 		stops := "-"
 		if q.StopsAt > 0 {
@@ -397,7 +397,14 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			if p.Explained {
 				secs += " (EXPLAIN ANALYZE)"
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
+			est := "-"
+			if p.EstSpeedup > 0 {
+				est = fmtF(p.EstSpeedup, 2) + "×"
+				if f := tpch.EstimateFlags(p); len(f) > 0 {
+					est += " (" + strings.Join(f, ", ") + ")"
+				}
+			}
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), est, q.BestDOP, stops)
 		}
 	}
 	tw.Flush()
