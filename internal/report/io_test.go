@@ -50,6 +50,16 @@ func TestIOSpansAndRatios(t *testing.T) {
 			t.Errorf("the HTML lacks %q", want)
 		}
 	}
+	var tb strings.Builder
+	if err := WriteText(&tb, r); err != nil {
+		t.Fatal(err)
+	}
+	text := tb.String()
+	for _, want := range []string{"at QD 16, one sequence: 12.2×", "run 2 over a span of 8GiB: QD 1 300 IOPS, QD 16 2,000 IOPS"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the text lacks %q:\n%s", want, text)
+		}
+	}
 	if _, err := Build([]*result.Run{probeRun(t, 2, 8<<30, 1, 2), probeRun(t, 3, 8<<30, 1, 2)}); err == nil {
 		t.Error("two probes over the same span: want the report to refuse one")
 	}
