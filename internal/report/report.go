@@ -244,7 +244,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		for _, prev := range seen[run.Kind] {
 			if variant(prev) == variant(run) {
-				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine and method (try 'numalab compare %d %d')",
+				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span (try 'numalab compare %d %d')",
 					prev.ID, run.ID, strings.TrimSpace(run.Kind+" "+variant(run)), prev.ID, run.ID)
 			}
 		}
