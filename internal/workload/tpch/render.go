@@ -180,18 +180,26 @@ func writeRule(w io.Writer, an Analysis) {
 	if r == nil {
 		return
 	}
-	fmt.Fprintf(w, "\nDOP rule of thumb (the 'rule DOP' column): serial below cost %.4g", r.Threshold)
+	fmt.Fprintf(w, "\nDOP rule of thumb (the 'rule DOP' column): serial below cost %s", costText(r.Threshold))
 	if r.SecondsPerUnit > 0 {
 		fmt.Fprintf(w, ", the threshold %s s at the fitted %.3g s per unit", model.Num(r.ThresholdSeconds), r.SecondsPerUnit)
 	}
 	fmt.Fprintf(w, "; at most %d (one socket's cores)\n", r.CoresPerSocket)
 	for _, g := range an.Rungs() {
-		fmt.Fprintf(w, "  DOP %d from cost %.4g", g.DOP, g.Cost)
+		fmt.Fprintf(w, "  DOP %d from cost %s", g.DOP, costText(g.Cost))
 		if g.Seconds > 0 {
 			fmt.Fprintf(w, " (%.3g s)", g.Seconds)
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// costText is a plan cost to 4 significant digits, whole from 1000 on.
+func costText(c float64) string {
+	if c >= 1000 {
+		return strconv.FormatFloat(c, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(c, 'g', 4, 64)
 }
 
 // writeAdvice prints the server-wide DOP per stream count.
