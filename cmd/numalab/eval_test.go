@@ -154,7 +154,7 @@ func TestStoredCommandsParse(t *testing.T) {
 		oltps = append(oltps, c.OLTP)
 		if fx == "kvm-2vcpu-zen.tar.gz" { // DOPs a 2-CPU machine accepts
 			reps = append(reps, c.Report)
-			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), tpchArgv(c.TPCH, defaultCostThreshold(c.TPCH.Engine)))
+			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), tpchArgv(c.TPCH, defaultDOPThreshold))
 			for _, v := range []any{c.NullSQLite, c.NullPG, c.TPCH} {
 				others = append(others, []string{asJSON(t, v)})
 			}

@@ -19,6 +19,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
 	fs.String("method", cfg.Method, "PostgreSQL's load: copy or insert")
 	fs.Bool("indexes", false, "PostgreSQL: a primary key and an index on k (default: a heap table alone)")
+	fs.String("key", cfg.Key, "the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)")
 	fs.Int("batch", cfg.Batch, "rows per batch")
 	fs.Int64("max-rows", cfg.MaxRows, "rows one cell may write, all streams together")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
@@ -52,7 +53,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 // insertSettings are run insert's flags on the fields of cfg.
 func insertSettings(cfg *insert.RunConfig) cliflag.Settings {
 	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
-		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Int("batch", &cfg.Batch),
+		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Str("key", &cfg.Key), cliflag.Int("batch", &cfg.Batch),
 		cliflag.Int64("max-rows", &cfg.MaxRows), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup),
 		cliflag.Int("repeat", &cfg.Repeat), cliflag.Duration("wait-every", &cfg.WaitEvery), cliflag.Int64("seed", &cfg.Seed)}

@@ -15,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/insert"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -42,6 +43,10 @@ type Report struct {
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
 	TPCH      *TPCH      `json:"tpch,omitempty"`
+	// RowColumn sets a row engine's TPC-H-derived times beside a column
+	// engine's, when runs of both at the same SF on the same host are in
+	// the report.
+	RowColumn []RowColumn `json:"row_column,omitempty"`
 	// Null and Insert hold one entry per run: a report may show several
 	// (one per engine, or engine and method), as eval's null step stores
 	// SQLite's floor and PostgreSQL's matrix as two runs.
@@ -217,6 +222,9 @@ type QueryPoint struct {
 type IO struct {
 	Run   int64           `json:"run"`
 	Probe *result.IOProbe `json:"probe"`
+	// Spans are the random reads of every storage probe in the report
+	// against the span its data covered, when there are several.
+	Spans []IOSpan `json:"spans,omitempty"`
 }
 
 // Model is the memory-latency model's prediction for 1, 2, 4 and 8 sockets
@@ -239,7 +247,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		for _, prev := range seen[run.Kind] {
 			if variant(prev) == variant(run) {
-				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine and method (try 'numalab compare %d %d')",
+				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span (try 'numalab compare %d %d')",
 					prev.ID, run.ID, strings.TrimSpace(run.Kind+" "+variant(run)), prev.ID, run.ID)
 			}
 		}
@@ -298,6 +306,9 @@ func Build(runs []*result.Run) (*Report, error) {
 		if r.TPCH, err = buildTPCH(run); err != nil {
 			return nil, err
 		}
+		if r.RowColumn, err = rowColumn(seen[tpch.RunKind]); err != nil {
+			return nil, err
+		}
 	}
 	if run := byKind[monitor.RunKind]; run != nil {
 		if r.Monitor, err = buildMonitor(run); err != nil {
@@ -307,6 +318,11 @@ func Build(runs []*result.Run) (*Report, error) {
 	if run := byKind[result.RunProbeIO]; run != nil {
 		if r.IO, err = buildIO(run); err != nil {
 			return nil, err
+		}
+		if len(seen[result.RunProbeIO]) > 1 {
+			if r.IO.Spans, err = ioSpans(seen[result.RunProbeIO]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, run := range runs {
@@ -368,8 +384,10 @@ func variant(run *result.Run) string {
 		Engine  string `json:"engine"`
 		Method  string `json:"method"`
 		Indexes bool   `json:"indexes"`
+		Key     string `json:"key"`
+		Span    int64  `json:"span"`
 	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind {
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind && run.Kind != result.RunProbeIO && run.Kind != tpch.RunKind {
 		return ""
 	}
 	// An unreadable configuration is reported when the run's section is
@@ -377,10 +395,16 @@ func variant(run *result.Run) string {
 	if err := json.Unmarshal(run.Config, &c); err != nil {
 		return "with an unreadable configuration"
 	}
-	if run.Kind == null.RunKind || run.Kind == curve.RunKind {
+	if run.Kind == null.RunKind || run.Kind == curve.RunKind || run.Kind == tpch.RunKind {
 		return "on " + c.Engine
 	}
-	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)
+	if run.Kind == result.RunProbeIO {
+		if c.Span > 0 {
+			return "over a span of " + units.Bytes(c.Span).String()
+		}
+		return ""
+	}
+	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes, c.Key)
 }
 
 func absentFor(kind string) Absent {

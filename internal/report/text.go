@@ -305,6 +305,20 @@ func textIO(b *strings.Builder, x *IO) {
 	if r := p.Ratio; r != nil {
 		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", fmtF(r.Ratio, 1), r.ModelName, fmtF(r.ModelRatio, 1))
 	}
+	for _, r := range p.Ratios {
+		kind := "one sequence"
+		if r.Readers > 0 {
+			kind = plural(r.Readers, "reader")
+		}
+		fmt.Fprintf(b, "  at QD %d, %s: %s×\n", r.QD, kind, fmtF(r.Ratio, 1))
+	}
+	for _, sp := range x.Spans {
+		var ps []string
+		for _, pt := range sp.Points {
+			ps = append(ps, fmt.Sprintf("QD %d %s IOPS", pt.QD, fmtN(pt.IOPS)))
+		}
+		fmt.Fprintf(b, "  run %d over a span of %s: %s\n", sp.Run, units.Bytes(sp.Span), strings.Join(ps, ", "))
+	}
 }
 
 func ioMode(p *result.IOProbe) string {
