@@ -74,7 +74,10 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			return runReportConfig(ctx, sub(stored), c, "", o.Store, false)
 		},
 		TPCH: func(stored eval.Stored, c tpch.RunConfig) error {
-			return runTPCHConfig(ctx, sub(stored), c, "", o.Store, defaultCostThreshold(c.Engine), false)
+			return runTPCHConfig(ctx, sub(stored), c, "", o.Store, defaultDOPThreshold, false)
+		},
+		Curve: func(stored eval.Stored, c tpcc.RunConfig) error {
+			return runOLTPCurve(ctx, sub(stored), c, o.Store, false)
 		},
 	})
 	if errors.Is(err, context.DeadlineExceeded) {

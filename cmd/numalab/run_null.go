@@ -26,6 +26,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs.Duration("duration", cfg.Duration, "measured window of each cell")
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
+	definePacingFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
@@ -48,10 +49,11 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 // transport, pairing and protocol are spelled out for it alone.
 func nullSettings(cfg *null.RunConfig) cliflag.Settings {
 	pg := func() bool { return cfg.Engine != "sqlite" }
-	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
 		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.Ints("streams", &cfg.Streams),
 		cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat)}
+	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
 // nullArgv is the one command line that gives cfg, every setting spelled
@@ -84,7 +86,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, null.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(null.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

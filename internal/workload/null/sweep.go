@@ -79,6 +79,9 @@ type RunConfig struct {
 	Duration   time.Duration `json:"duration_ns"`
 	Warmup     time.Duration `json:"warmup_ns"`
 	Repeat     int           `json:"repeat"`
+	// Pacing paces the calls (think time, arrival rate); the zero value
+	// runs closed loops.
+	sweep.Pacing
 }
 
 // DefaultRunConfig is 'numalab run null' without flags.
@@ -130,6 +133,9 @@ func (c *RunConfig) Check() error {
 	}
 	if c.Repeat < 1 {
 		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
+	}
+	if err := c.Pacing.Check(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -194,7 +200,7 @@ func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing)
 
 // Plan is the sweep plan of cells, monitored by sysmon.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(1)}
 }
 
 // Sweep is the null transaction as a sweep.Workload.

@@ -45,6 +45,9 @@ type RunConfig struct {
 	// facilities in its sessions on a --dsn server.
 	Monitor       []string `toml:"monitor" json:"monitor,omitempty"`
 	AllowSettings bool     `toml:"allow_settings" json:"allow_settings,omitempty"`
+	// Load paces the cells (think time, arrival rate) or asks for a
+	// load curve; the zero value runs closed loops.
+	sweep.Load
 }
 
 // DefaultRunConfig is 'numalab run oltp' without flags.
@@ -123,6 +126,9 @@ func (c *RunConfig) Check() error {
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
+	if err := c.Load.Check(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -140,7 +146,8 @@ func isServer(engine string) bool {
 
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Trace: c.Trace, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Trace: c.Trace, Monitor: drive.SysMonitor("/"),
+		Pace: c.Load.Pacer(c.Seed)}
 }
 
 // Sweep is tpcc-ro as a sweep.Workload: each measured cell is a
