@@ -339,8 +339,12 @@ func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) 
 			plural(len(md.Residuals), "point"), strings.Join(parts, "; "))
 		return
 	}
-	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s. No cell it did not see has measured its error.",
-		len(md.Residuals), strings.Join(parts, "; "), pctAbs(worst))
+	unseen := " No cell it did not see has measured its error."
+	if md.HeldOut != nil {
+		unseen = " The held-out check measures its error on cells it did not see."
+	}
+	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s.%s",
+		len(md.Residuals), strings.Join(parts, "; "), pctAbs(worst), unseen)
 }
 
 // belowAbove words a cost: a positive one is below.
