@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -50,6 +51,19 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 // it started: the report's findings, the model's fit with its residuals
 // and held-out prediction, and each step's run (writeRuns).
 func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, took time.Duration) error {
+	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
+		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
+		if p, err := model.BuyCalibrated(md, 0, nil); err == nil {
+			fmt.Fprintln(w, "  "+p.Recommendation)
+		}
+		fmt.Fprintln(w, "  it rests on: "+md.Derived())
+		for _, a := range md.Assumptions {
+			if a.Basis == model.Assumed {
+				fmt.Fprintln(w, "  assumed: "+a.String())
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
 	if err := report.WriteFindings(w, r, 10); err != nil {
 		return err

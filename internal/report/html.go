@@ -455,13 +455,15 @@ func modelSection(r *Report) section {
 		}
 		tb.Rows = append(tb.Rows, []string{strconv.Itoa(row.Sockets), strconv.Itoa(row.CoresPerSocket), strconv.Itoa(row.SMT), fmtF(row.LatencyNS, 1),
 			fmtF(row.LatencyCycles, 0), fmtN(row.CyclesPerTxn), fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtF(row.TotalVs1S, 2) + "×", fmtF(row.PerCoreVs1S, 2) + "×", orDash(match)})
-		if row.SMT == 1 {
-			labels = append(labels, plural(row.Sockets, "socket"))
-			vals = append(vals, row.TotalTPS)
-			notes = append(notes, fmtN(row.TPSPerCore)+" per core")
+		label := plural(row.Sockets, "socket")
+		if row.SMT > 1 {
+			label += fmt.Sprintf(", SMT %d", row.SMT)
 		}
+		labels = append(labels, label)
+		vals = append(vals, row.TotalTPS)
+		notes = append(notes, fmtN(row.TPSPerCore)+" per core")
 	}
-	s.Figures = append(s.Figures, figure{ID: AnchorModel + "-bars", SVG: template.HTML(bars(AnchorModel+"-bars", "Predicted total transactions per second (one thread per core)", "tps (model)", labels, vals, notes))})
+	s.Figures = append(s.Figures, figure{ID: AnchorModel + "-bars", SVG: template.HTML(bars(AnchorModel+"-bars", "Predicted total transactions per second", "tps (model)", labels, vals, notes))})
 	s.Tables = append(s.Tables, tb)
 	return s
 }
