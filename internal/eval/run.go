@@ -96,6 +96,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			return cmds.TPCH(s, cfg.TPCH)
 		}},
 	}
+	sent := watch(steps)
 	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
 	})
@@ -107,7 +108,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	if err := outfile.Write(o.Out, outfile.HTMLReport, o.outOptions(), func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
 		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
 	}
-	if err := writeSummary(stdout, r, steps, runs, time.Since(o.Start)); err != nil {
+	sent.Take("end")
+	if err := writeSummary(stdout, r, steps, runs, sent, time.Since(o.Start)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", o.Out)
