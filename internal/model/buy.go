@@ -316,10 +316,6 @@ func StallBand(w Workload, anchorNS, ghz float64) Band {
 	return out
 }
 
-// MissBand is StallBand, kept for the classic workload of --instructions
-// and --miss: the same band through the anchor.
-func MissBand(w Workload, anchorNS, ghz float64) Band { return StallBand(w, anchorNS, ghz) }
-
 // Buy predicts every candidate's throughput and cost for workload w with
 // the band u leaves, names the winners and makes the decision. Candidates
 // must be valid (ValidateServer).

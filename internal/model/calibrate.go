@@ -398,7 +398,7 @@ func (m *Calibration) stateWorkload() {
 			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Source: src},
 			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Source: src})
 	case m.Fit == nil:
-		v := MissBand(w, m.Points[0].LatencyNS, m.GHz).Variants
+		v := StallBand(w, m.Points[0].LatencyNS, m.GHz).Variants
 		m.Assumptions = append(m.Assumptions,
 			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Low: v[1].Core(), High: v[0].Core(), Source: m.Method},
 			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Low: v[0].Waits(), High: v[1].Waits(), Source: "from the published stall share at the measured point; two latency points would fit it"})
