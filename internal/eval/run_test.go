@@ -73,7 +73,7 @@ func TestRun(t *testing.T) {
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
-	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 6/6 TPC-H-derived on DuckDB", "== findings",
+	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 7/7 TPC-H-derived on DuckDB", "== findings",
 		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: no run stored\n",
 		"\nreport: " + o.Out + "\n"} {
 		if !strings.Contains(stdout.String(), want) {

@@ -465,3 +465,39 @@ func (m *Calibration) LatencyWords() string {
 	return fmt.Sprintf("several sockets: local: the DRAM latency, %s ns, and remote %s ns, measured; one socket %s ns, assumed from the published ratio",
 		fmtF(m.LocalNS, 1), fmtF(m.RemoteNS, 1), fmtF(m.OneSocketNS, 1))
 }
+
+// WithFit is the calibration with A and M from another fit: points at two
+// latencies measured apart from the OLTP run (eval's page-size points),
+// described by method. The prediction, the assumptions and the residuals
+// follow the new fit; the held-out prediction, of the OLTP run's cells,
+// is dropped, since it tested the old one.
+func (m *Calibration) WithFit(f Fit, points []Point, cells []string, method string) *Calibration {
+	c := *m
+	c.Fit, c.Workload, c.Points, c.cells, c.Method, c.HeldOut = &f, f.Workload, points, cells, method, nil
+	c.Residuals, c.Flags = nil, nil
+	c.Assumptions = nil
+	for _, a := range m.Assumptions {
+		if a.Name != AssumeA && a.Name != AssumeM && a.Name != AssumeSMT {
+			c.Assumptions = append(c.Assumptions, a)
+		}
+	}
+	c.StallShare = c.Workload.Waits() * LatencyCycles(c.OneSocketNS, c.GHz) / CyclesPerTxn(c.Workload, c.OneSocketNS, c.GHz)
+	c.stateWorkload()
+	c.plausibility()
+	t, err := Evaluate(c.Workload, c.Machine(), Grid{GHz: []float64{c.GHz}, SMT: smtOf(m.Table), Sockets: PredictSockets, SMTGain: c.SMT.Value})
+	if err == nil {
+		c.Table = t
+	}
+	return &c
+}
+
+// smtOf are the threads per core a table covers.
+func smtOf(t Table) []int {
+	var ks []int
+	for _, r := range t.Rows {
+		if !slices.Contains(ks, r.SMT) {
+			ks = append(ks, r.SMT)
+		}
+	}
+	return ks
+}
