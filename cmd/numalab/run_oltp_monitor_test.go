@@ -256,7 +256,7 @@ func TestRunOLTPMonitorInterrupted(t *testing.T) {
 		}
 	}()
 	var out, errb strings.Builder
-	err := run(ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
+	err := runChecked(t, ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
 		"--monitor", "sysmon,series"}, &out, &errb)
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")

@@ -88,12 +88,14 @@ func TestRunTPCHDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	id, err := s.Latest(tpch.RunKind, 0, result.StatusComplete)
 	if err != nil || id == 0 {
 		t.Fatalf("no complete tpch run stored: %v", err)
 	}
 	r, err := s.Get(id)
+	// Closed before the report runs: SQLite keeps another connection's
+	// descriptor of a file open while this one holds it.
+	s.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
