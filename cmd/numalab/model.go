@@ -31,8 +31,10 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	mf := addMachineFlags(fs)
 	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` (default: the topology's highest, if it has one)")
 	ghzList := fs.String("ghz-list", "", "several core clocks in GHz, e.g. 3,2,1: one table each (overrides --ghz)")
-	sockets := fs.String("sockets", "", "socket counts to model (default 1,2,4,8; with a topology, 1 up to its sockets)")
+	sockets := fs.String("sockets", "", "socket counts to model (default 1,2,4, the published figures' reach; with a topology, 1 up to its sockets)")
 	smt := fs.String("smt", "1", "hardware threads per core to model, e.g. 1,2,4")
+	smtGain := cliflag.Number(fs, "smt-gain", 0, cliflag.Above(0), "want a throughput ratio above 0, e.g. --smt-gain 1.15",
+		"`ratio` of a core's throughput with more than one hardware thread to one thread's (default: "+model.PublishedSMTGain.String()+", the published OLTP measurements; see --help)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per configuration)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -65,7 +67,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tab, err := spec.Predict(workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets, 8)
+	tab, err := spec.Predict(workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss, SMTGain: *smtGain}, *sockets, 4)
 	if err != nil {
 		return err
 	}
@@ -92,6 +94,7 @@ func workloadFlags(fs *flag.FlagSet) func() model.Workload {
 type machineFlags struct {
 	fs        *flag.FlagSet
 	local     *float64
+	oneSocket *float64
 	remote    *float64
 	buffer    *float64
 	bufferMin *int
@@ -106,6 +109,8 @@ type machineFlags struct {
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m := &machineFlags{fs: fs, locality: -1}
 	m.local = cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 67", "memory latency to the local node, `ns`")
+	m.oneSocket = cliflag.Number(fs, "one-socket-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --one-socket-ns 76",
+		"memory latency of a one-socket server, `ns`, when lower than --local-ns on several sockets (Joe Chang: 76 against 89 to 93); default: --local-ns")
 	m.remote = cliflag.Number(fs, "remote-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --remote-ns 125", "memory latency to a remote node, `ns` (needed for more than one socket)")
 	m.buffer = cliflag.Number(fs, "buffer-ns", 0, cliflag.AtLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
 		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
@@ -129,7 +134,7 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 // figures are the machine's figures as given: model.MachineSpec without
 // the topology or probe that --topology or --from-run read.
 func (m *machineFlags) figures() model.MachineSpec {
-	return model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+	return model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, OneSocketNS: *m.oneSocket, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
 		Locality: m.locality, CoresPerSocket: *m.cores}
 }
 

@@ -51,36 +51,35 @@ func buyStore(t *testing.T) (string, int64) {
 // TestModelBuyHandComputed runs 'model buy' on the fixture calibration with
 // testdata/candidates.toml and checks every figure against the arithmetic:
 //
-// Calibration: one point, 300 tps at 100 ns and 3 GHz: C = 3e9/300 = 1e7
-// cycles; L·f = 300 cycles; m = 0.05 assumed, so
-// I = 1e7/(0.95 + 0.05·300) = 1e7/15.95 = 626,959.25.
-// For any server C = I·(0.95 + 0.05·L·f), so tps per core = 300 · 15.95 /
-// (0.95 + 0.05·L·f) · f/3.
+// Calibration: one latency, 300 tps at 100 ns and 3 GHz: C = 3e9/300 = 1e7
+// cycles; L·f = 300 cycles; the published stall share 0.6 gives
+// A = 4e6 core cycles and M = 6e6/300 = 20,000 waits; at the band's ends,
+// 0.5 and 0.7, A = 5e6, M = 16,666.7 and A = 3e6, M = 23,333.3.
 //
 //	A: 1S × 8 cores, 3 GHz, L = 100 ns: C = 1e7, 300 tps per core,
-//	   2,400 tps; cost 10,000 + 8 × 1,000 = 18,000; 18,000 / 2.4 = 7,500
-//	   per 1,000 tps.
+//	   2,400 tps (every end of the band passes through it); cost 10,000 +
+//	   8 × 1,000 = 18,000; 18,000 / 2.4 = 7,500 per 1,000 tps.
 //	B: 2S × 8 cores, 3 GHz, L = (100 + 200)/2 = 150 ns, L·f = 450:
-//	   0.95 + 22.5 = 23.45, 300 · 15.95/23.45 = 204.0512 tps per core,
-//	   × 16 = 3,264.819 tps; cost 16,000 + 16 × 1,000 = 32,000;
-//	   32,000 / 3.264819 = 9,801.5 per 1,000 tps.
+//	   C = 4e6 + 9e6 = 1.3e7, 230.769 tps per core, × 16 = 3,692.308 tps
+//	   (band: 1.25e7 → 3,840, 1.35e7 → 3,555.556); cost 16,000 + 16 × 1,000
+//	   = 32,000; 32,000 / 3.692308 = 8,666.7 per 1,000 tps.
 //	C: 1S × 4 cores, 4 GHz, L = (20+20+20)·2000/3200 + 62.5 = 100 ns,
-//	   L·f = 400: 0.95 + 20 = 20.95, 400 · 15.95/20.95 = 304.5346 tps per
-//	   core, × 4 = 1,218.138 tps; cost 6,000 + 4 × 1,000 = 10,000;
-//	   10,000 / 1.218138 = 8,209.2 per 1,000 tps.
+//	   L·f = 400: C = 4e6 + 8e6 = 1.2e7, 333.333 tps per core, × 4 =
+//	   1,333.333 tps (band: 1.16667e7 → 1,371.429, 1.23333e7 → 1,297.297);
+//	   cost 6,100 + 4 × 1,000 = 10,100; 7,575 per 1,000 tps, band 7,364.6
+//	   to 7,785.4.
 //
-// Winners: total tps B, tps per core C, total cost C, cost per 1,000 tps A.
-//
-// Band (one point, so m at 0.005 and 0.5 with I refitted to C = 1e7 at
-// 300 cycles): A sits at the measured point, 2,400 to 2,400. B at 450
-// cycles: m = 0.005, I = 1e7/(0.995 + 1.5) = 4,008,016.0, C = I·(0.995 +
-// 2.25) = 13,006,012.0, 3e9/C·16 = 3,690.600; m = 0.5, I = 1e7/(0.5 + 150)
-// = 66,445.18, C = I·(0.5 + 225) = 14,983,388.7, 3e9/C·16 = 3,203.547.
+// Winners: total tps B, tps per core C, total cost C, cost per 1,000 tps A;
+// but C's cost band reaches below A's 7,500: cannot tell, and the fit's
+// band is what overlaps.
 //
 // Break-even: B costs 32,000 per 16·3e9/C tps, i.e. C/1,500 per 1,000 tps,
 // with L = 100 + 100·r at remote fraction r. Equal to A's 7,500 at
-// C = 1.125e7 = I·(0.95 + 0.15·L): L = (1.125·15.95 − 0.95)/0.15 =
-// 113.2917 ns, r = 13.29%.
+// C = 1.125e7 = 4e6 + 6e4·L: L = 120.833 ns, r = 20.83%.
+//
+// Flips against C: C costs 10,100·1e7·(1 + s/3)/16e6 per 1,000 tps at a
+// stall share s, 7,500 at s = 0.5644; A's price would flip at 7,575 × 2.4
+// − 8,000 = 10,180.
 func TestModelBuyHandComputed(t *testing.T) {
 	path, oltp := buyStore(t)
 	args := []string{"model", "buy", "--store", path, "--run", strconv.FormatInt(oltp, 10), "--candidates", filepath.Join("testdata", "candidates.toml")}
@@ -98,8 +97,8 @@ func TestModelBuyHandComputed(t *testing.T) {
 	}
 	want := []map[string]float64{
 		{"latency_ns": 100, "tps_per_core": 300, "total_tps": 2400, "total_tps_low": 2400, "total_tps_high": 2400, "total_cost": 18000, "cost_per_1000_tps": 7500},
-		{"latency_ns": 150, "tps_per_core": 204.0512, "total_tps": 3264.819, "total_tps_low": 3203.547, "total_tps_high": 3690.600, "total_cost": 32000, "cost_per_1000_tps": 9801.5},
-		{"latency_ns": 100, "tps_per_core": 304.5346, "total_tps": 1218.138, "total_cost": 10000, "cost_per_1000_tps": 8209.2},
+		{"latency_ns": 150, "tps_per_core": 230.7692, "total_tps": 3692.308, "total_tps_low": 3555.556, "total_tps_high": 3840, "total_cost": 32000, "cost_per_1000_tps": 8666.667},
+		{"latency_ns": 100, "tps_per_core": 333.3333, "total_tps": 1333.333, "total_tps_low": 1297.297, "total_tps_high": 1371.429, "total_cost": 10100, "cost_per_1000_tps": 7575},
 	}
 	best := []string{"cost per 1,000 tps", "total tps", "tps per core; total cost"}
 	if len(rows) != 1+len(want) {
@@ -125,19 +124,30 @@ func TestModelBuyHandComputed(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
-	if be := p.BreakEven; be == nil || be.OneSocket != "A 1S 8c 3GHz" || be.MultiSocket != "B 2S 8c 3GHz" || math.Abs(be.RemoteFraction-0.132917) > 1e-5 {
-		t.Errorf("break-even %+v, want A against B at 13.29%%", be)
+	if be := p.BreakEven; be == nil || be.OneSocket != "A 1S 8c 3GHz" || be.MultiSocket != "B 2S 8c 3GHz" || math.Abs(be.RemoteFraction-0.208333) > 1e-5 {
+		t.Errorf("break-even %+v, want A against B at 20.83%%", be)
+	}
+	if p.Decision != "" || len(p.Rivals) != 1 || p.Rivals[0] != "C 1S 4c 4GHz" || !strings.Contains(p.Decider, "more latency points") {
+		t.Errorf("decision %q, rivals %q, decider %q; want cannot tell A from C, decided by more latency points", p.Decision, p.Rivals, p.Decider)
+	}
+	flips := map[string]float64{}
+	for _, f := range p.Flips {
+		flips[f.Input] = f.At
+	}
+	if math.Abs(flips["stall share at one socket"]-0.56436) > 1e-4 || math.Abs(flips["the price of A 1S 8c 3GHz"]-10180) > 1e-6 {
+		t.Errorf("flips %+v, want the stall share at 0.5644 and A's price at 10,180", p.Flips)
 	}
 	out, _, err = runCLI(t, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"Buy A 1S 8c 3GHz: 7,500 per 1,000 tps (2,400 tps predicted, band 2,400 to 2,400); a 2-socket box (B 2S 8c 3GHz) would win only if the workload's remote fraction were below 13.29% (the model assumes 50% with no locality).",
+		"Cannot tell: A 1S 8c 3GHz is cheapest (7,500 per 1,000 tps, band 7,500 to 7,500; 2,400 tps predicted, band 2,400 to 2,400), but its cost band overlaps C 1S 4c 4GHz's. The measurement that would decide: more latency points",
+		"A 2-socket box (B 2S 8c 3GHz) would win only if the workload's remote fraction were below 20.83% (the model assumes 50% with no locality).",
+		"Against C 1S 4c 4GHz, the next cheapest, it rests on: stall share at one socket 0.6 (flips at 0.5644); the price of A 1S 8c 3GHz 10,000 (flips at 10,180).",
 		"Best: total tps B 2S 8c 3GHz; tps per core C 1S 4c 4GHz; total cost C 1S 4c 4GHz; cost per 1,000 tps A 1S 8c 3GHz.",
-		"remote latency 186.6 ns (assumed: 1.87× the local 100.0 ns",
-		"miss fraction m 0.05 (assumed:",
-		"Band (low to high tps): m from 0.005 to 0.50 (its plausible range)",
+		"core cycles per transaction A 4,000,000 cycles (3,000,000 cycles to 5,000,000 cycles) (assumed:",
+		"Band (low to high tps): the fit: a stall share from 50% to 70%",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("text output lacks %q:\n%s", w, out)
@@ -160,8 +170,8 @@ func TestModelBuyBuiltin(t *testing.T) {
 	var names []string
 	for _, r := range p.Rows {
 		names = append(names, r.Server.Name)
-		if !strings.Contains(r.Server.Note, "assumed") && !strings.Contains(r.Server.Note, "not measured") {
-			t.Errorf("%s: note %q does not say what is assumed", r.Server.Name, r.Server.Note)
+		if !strings.Contains(r.Server.Note, model.Illustrative) && !strings.Contains(r.Server.Note, "SMT gain stated") {
+			t.Errorf("%s: note %q does not say its price is illustrative", r.Server.Name, r.Server.Note)
 		}
 	}
 	if got := strings.Join(names, "|"); got != "this CPU ×1|this CPU ×2|this CPU ×4|half cores, +25% clock|this CPU ×1, SMT 2|this CPU ×1, low-latency DRAM" {

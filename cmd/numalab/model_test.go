@@ -27,7 +27,7 @@ var modelExamples = []struct{ golden, args string }{
 	{"model-tier.txt", "model tier --fast-ns 40 --slow-ns 300 --dram-ns 90"},
 	{"model-dop.txt", "model dop --threshold 5 --cores-per-socket 16 --span-threshold 1000 --sockets 2"},
 	{"model-dop-seconds.txt", "model dop --threshold 0.5s --units-per-second 57.135 --cores-per-socket 10 --cost 30,120,480,1057,1349"},
-	{"model-fit.txt", "model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17 --local-ns 67 --remote-ns 125 --sockets 1,2,4,8 --cores 16"},
+	{"model-fit.txt", "model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --cores 16"},
 	{"model-size.txt", "model size --target-tps 1000 --core-license-cost 7000 --local-ns 67 --remote-ns 125 --buffer-ns 15 --sockets 1,2,4 --cpu-cost cores=16,ghz=3.0,price=3000 --cpu-cost cores=28,ghz=2.2,price=9000 --system-cost 1:4000,2:9000,4:40000"},
 }
 
@@ -302,11 +302,11 @@ func TestModelHwlocXML(t *testing.T) {
 	// to 100 ns: one socket 100 ns; two: (100+200)/2 = 150 ns, the same
 	// as the uniform model with remote = 100·20/10 = 200 ns.
 	const fixture = "../../testdata/topology/16amd64-4distances.xml"
-	out, stderr, err := runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "1,2,8")
+	out, stderr, err := runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "1,2,4")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	uniform, _, err := runCLI(t, "model", "--local-ns", "100", "--remote-ns", "200", "--ghz", "2", "--sockets", "1,2,8", "--cores", "2")
+	uniform, _, err := runCLI(t, "model", "--local-ns", "100", "--remote-ns", "200", "--ghz", "2", "--sockets", "1,2,4", "--cores", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,6 +314,12 @@ func TestModelHwlocXML(t *testing.T) {
 	_, urows, _ := strings.Cut(uniform, "Cores per socket")
 	if !strings.Contains(out, "hwloc:"+fixture) || rows != urows {
 		t.Errorf("hwloc table differs from the uniform model's:\n%s\n%s", out, uniform)
+	}
+	// Eight sockets from the distances (all one hop here): (100 + 7·200)/8
+	// = 187.5 ns, flagged as beyond the published figures.
+	out, _, err = runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "1,8")
+	if err != nil || !strings.Contains(out, "        8    1    2       187.5") || !strings.Contains(out, "8 sockets: beyond the published figures") {
+		t.Errorf("8 sockets from distances: %v\n%s", err, out)
 	}
 	_, _, err = runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "9")
 	if err == nil || !strings.Contains(err.Error(), "-sockets") || !strings.Contains(err.Error(), "it has 8 socket(s) (try --sockets 1,2,3,4,5,6,7,8)") {
@@ -333,7 +339,7 @@ func TestModelFitRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Fit of OLTP run", "m is kept at the default 0.05", "Predictions for the fitted workload", "  8  "} {
+	for _, want := range []string{"Fit of OLTP run", "the published stall share 60% of those cycles is taken as waiting", "Predictions for the fitted workload", "C = A + M·L·f with A = "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("model fit --run output lacks %q:\n%s", want, out)
 		}

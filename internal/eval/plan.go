@@ -45,6 +45,10 @@ type Plan struct {
 	TPCHRepeat  int
 	TPCHWarm    time.Duration
 	TPCHCell    time.Duration
+	// PagePairs pairs of PageCell cells, the tpcc-ro image in 4 KiB then
+	// in 2 MiB pages: the model's two latency points (pagecal.go).
+	PagePairs int
+	PageCell  time.Duration
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -128,7 +132,8 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		// SF 0.05 (three 122,880-row groups of lineitem, DuckDB's unit of
 		// parallel work: a smaller SF has one and cannot run in parallel).
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
-		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1}
+		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
+		PagePairs: 4, PageCell: 750 * time.Millisecond}
 	switch {
 	case budget >= time.Hour:
 		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 8, 20_000_000, 1, tpchQueries, 3
@@ -176,7 +181,7 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	// The null and TPC-H steps have cells of fixed length; OLTP and
 	// reporting share what is left after them and the fixed costs.
 	fixed := func() time.Duration {
-		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart
+		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart + p.pageTime()
 		if !p.ProbeQuick {
 			f += probeFull - probeQuick
 		}
@@ -270,6 +275,16 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 	cells := p.NullRepeat * (1 + pairs*len(p.NullTransports))
 	return time.Duration(cells) * (p.NullWarm + p.NullCell + cellSetup)
 }
+
+// pageTime is what the page-size step takes: its cells, a quarter cell
+// of warm-up on each image, and copying the image twice and the sentinel
+// (pageSetup).
+func (p Plan) pageTime() time.Duration {
+	return time.Duration(2*p.PagePairs)*p.PageCell + p.PageCell/2 + pageSetup
+}
+
+// pageSetup is the page-size step's copying and sentinel samples.
+const pageSetup = 2 * time.Second
 
 // tpchTime is what the TPC-H step's cells take: each also captures its
 // plan, within the cell's setup.

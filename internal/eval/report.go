@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
@@ -49,7 +51,27 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 // writeSummary is what eval prints when its steps are done, took after
 // it started: the report's findings, the model's fit with its residuals
 // and held-out prediction, and each step's run (writeRuns).
-func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, took time.Duration) error {
+func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, sent *sentinel.Series, pages *PagePoints, took time.Duration) error {
+	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
+		md = pages.calibrate(md)
+		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
+		if p, err := model.BuyCalibrated(md, 0, nil); err == nil {
+			fmt.Fprintln(w, "  "+p.Recommendation)
+		}
+		fmt.Fprintln(w, "  it rests on: "+md.Derived())
+		if off := offSpeed(sent, "tpcc-ro on SQLite"); off != "" {
+			fmt.Fprintln(w, "  "+off)
+		}
+		for _, a := range md.Assumptions {
+			if a.Basis == model.Assumed {
+				fmt.Fprintln(w, "  assumed: "+a.String())
+			}
+		}
+		for _, l := range pages.lines() {
+			fmt.Fprintln(w, "  "+l)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
 	if err := report.WriteFindings(w, r, 10); err != nil {
 		return err
@@ -63,6 +85,7 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 			fmt.Fprintln(w, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
 		}
 	}
+	fmt.Fprintln(w, "\n== "+sent.Check(SentinelTolerance).String(sent))
 	fmt.Fprintln(w, "\n== runs (numalab runs show ID: each with the command that runs it again)")
 	writeRuns(w, steps, runs, r)
 	return nil

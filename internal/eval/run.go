@@ -85,11 +85,17 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	cfg := NewConfigs(plan, o.Dir)
 	fmt.Fprintf(stdout, "numalab eval: %s, budget %v\n", topo.Shape(o.Machine), o.Budget)
 	writePlan(stdout, plan)
+	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }}
+	var pages *PagePoints
 	steps := []*step{
-		{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }},
+		probe,
 		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) }},
 		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) }},
 		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }},
+		{title: pageStepTitle, run: func(Stored) (err error) {
+			pages, err = pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan)
+			return err
+		}},
 		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
@@ -99,6 +105,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		}},
 		curveStep(&cfg, func() time.Duration { return o.Budget - time.Since(o.Start) }, cmds.Curve),
 	}
+	sent := watch(steps)
 	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
 	})
@@ -110,7 +117,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	if err := outfile.Write(o.Out, outfile.HTMLReport, o.outOptions(), func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
 		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
 	}
-	if err := writeSummary(stdout, r, steps, runs, time.Since(o.Start)); err != nil {
+	sent.Take("end")
+	if err := writeSummary(stdout, r, steps, runs, sent, pages, time.Since(o.Start)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", o.Out)

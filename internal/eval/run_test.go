@@ -77,7 +77,7 @@ func TestRun(t *testing.T) {
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
-	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 6/7 TPC-H-derived on DuckDB", "== 7/7 load curve, tpcc-ro on SQLite", "== findings",
+	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 7/8 TPC-H-derived on DuckDB", "== 8/8 load curve, tpcc-ro on SQLite", "== findings",
 		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: no run stored\n",
 		"\nreport: " + o.Out + "\n"} {
 		if !strings.Contains(stdout.String(), want) {

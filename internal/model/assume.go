@@ -11,12 +11,19 @@ import (
 // where it came from: measured (which run and which measurement), fitted
 // (to which run) or assumed (the default and why).
 type Assumption struct {
-	Name   string  `json:"name"`
-	Value  float64 `json:"value"`
-	Unit   string  `json:"unit,omitempty"`
-	Basis  string  `json:"basis"` // Measured, Fitted or Assumed
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+	Basis string  `json:"basis"` // Measured, Fitted or Assumed
+	// Low and High are the band the value may lie in (a fit's 95%
+	// interval, a published range); both 0: none.
+	Low    float64 `json:"low,omitempty"`
+	High   float64 `json:"high,omitempty"`
 	Source string  `json:"source"`
 }
+
+// Banded says whether the assumption has a band.
+func (a Assumption) Banded() bool { return a.Low != 0 || a.High != 0 }
 
 // Bases of an assumption.
 const (
@@ -27,13 +34,20 @@ const (
 
 // value is the value with its unit.
 func (a Assumption) value() string {
-	v := fmtValue(a.Value)
-	switch a.Unit {
-	case "":
-	case "×":
-		v += a.Unit
-	default:
-		v += " " + a.Unit
+	withUnit := func(v float64) string {
+		s := fmtValue(v)
+		switch a.Unit {
+		case "":
+		case "×":
+			s += a.Unit
+		default:
+			s += " " + a.Unit
+		}
+		return s
+	}
+	v := withUnit(a.Value)
+	if a.Banded() {
+		v += " (" + withUnit(a.Low) + " to " + withUnit(a.High) + ")"
 	}
 	return v
 }
@@ -47,7 +61,7 @@ func (a Assumption) String() string {
 // fmtValue prints an assumption's value: whole numbers with thousands
 // separators, others with four significant digits.
 func fmtValue(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) >= 1000 {
+	if math.Abs(v) >= 1000 {
 		return thousands(v)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
@@ -65,53 +79,38 @@ func thousands(v float64) string {
 	return s
 }
 
-// Plausible ranges of the fitted workload. The model's formulas were written
-// for a transaction of about DefaultInstructions instructions of which
-// DefaultMiss wait (docs/model.md); a fit an order of magnitude away from
-// either describes another kind of work, or (with one point, m assumed) says
-// the assumed m is wrong. Independently of the defaults, the formulas bound
-// I for a measured point: every instruction takes at least one cycle, so
-// I ≤ C, and at most all of them wait, so I ≥ C / (L·f).
-const (
-	PlausibleInstructionsLow  = DefaultInstructions / 10
-	PlausibleInstructionsHigh = DefaultInstructions * 10
-	PlausibleMissLow          = DefaultMiss / 10
-	PlausibleMissHigh         = DefaultMiss * 10
-)
-
-// plausibility flags a fitted workload outside the plausible ranges, and
-// says what the measured point allows.
+// plausibility flags a stall share outside the published band: the fit
+// then says the transaction waits for memory more or less than OLTP was
+// measured to on real cores.
 func (m *Calibration) plausibility() {
-	if len(m.Points) == 0 {
+	if len(m.Points) == 0 || m.Fit == nil {
 		return
 	}
-	w := m.Workload
-	p := m.Points[0]
-	c := p.GHz * 1e9 / p.TPSPerCore
-	x := LatencyCycles(p.LatencyNS, p.GHz)
-	if w.Instructions < PlausibleInstructionsLow || w.Instructions > PlausibleInstructionsHigh {
-		m.Flags = append(m.Flags, fmt.Sprintf("fitted I = %s instructions is outside the plausible %s to %s (a tenth to ten times the default %s the model's formulas were written for): %s",
-			thousands(w.Instructions), thousands(PlausibleInstructionsLow), thousands(PlausibleInstructionsHigh), thousands(DefaultInstructions), m.instructionsWhy(c, x)))
-	}
-	if w.Miss < PlausibleMissLow || w.Miss > PlausibleMissHigh {
-		m.Flags = append(m.Flags, fmt.Sprintf("fitted m = %s is outside the plausible %s to %s (a tenth to ten times the default %s): the fit says %s of the work waits for memory, which the model's formulas were not written for",
-			strconv.FormatFloat(w.Miss, 'g', 4, 64), strconv.FormatFloat(PlausibleMissLow, 'g', 4, 64), strconv.FormatFloat(PlausibleMissHigh, 'g', 4, 64),
-			strconv.FormatFloat(DefaultMiss, 'g', 4, 64), percent(w.Miss)))
+	b := PublishedStallShare
+	if m.StallShare < b.Low || m.StallShare > b.High {
+		m.Flags = append(m.Flags, fmt.Sprintf("the fit's stall share at one socket's %s ns, M·L·f/C = %s, is outside the published %s to %s (%s)",
+			fmtF(m.OneSocketNS, 1), percent(m.StallShare), percent(b.Low), percent(b.High), b.Source))
 	}
 }
 
-// instructionsWhy explains an implausible I against the measured point.
-func (m *Calibration) instructionsWhy(c, x float64) string {
-	s := fmt.Sprintf("the measured point (%s cycles per transaction at L·f = %s cycles) allows I from C/(L·f) = %s to C = %s",
-		thousands(c), strconv.FormatFloat(x, 'f', 0, 64), thousands(c/x), thousands(c))
-	if DefaultInstructions > c {
-		s += fmt.Sprintf(", so the default %s is impossible here (it needs at least one cycle per instruction)", thousands(DefaultInstructions))
+// CheckInstructions compares a fit with an independent instruction count
+// per transaction on a core that retires at most width instructions per
+// cycle: A must be at least instructions/width (the core cannot retire
+// them faster) and at most the measured cycles per transaction C. It
+// returns the comparison in words and whether both hold.
+func CheckInstructions(a, measuredC, instructions float64, width int) (string, bool) {
+	low := instructions / float64(width)
+	ok := a >= low && a <= measuredC
+	return fmt.Sprintf("A = %s cycles against %s instructions per transaction: at least %s (%d-wide core) %s, at most the measured C = %s %s; IPC at that C %s",
+		thousands(a), thousands(instructions), thousands(low), width, holds(a >= low), thousands(measuredC), holds(a <= measuredC),
+		strconv.FormatFloat(instructions/measuredC, 'f', 2, 64)), ok
+}
+
+func holds(ok bool) string {
+	if ok {
+		return "holds"
 	}
-	if m.Fit == nil {
-		s += fmt.Sprintf("; with one point I = C/((1 − m) + m·L·f) follows from the assumed m = %s, and the socket ratios depend on m alone, so they are only as good as that assumption",
-			strconv.FormatFloat(m.Workload.Miss, 'g', 4, 64))
-	}
-	return s
+	return "fails"
 }
 
 // Statements are what must be shown wherever the calibrated model's numbers
@@ -155,9 +154,9 @@ func orCell(s string) string {
 func residualNote(m *Calibration) string {
 	switch {
 	case m.Fit == nil:
-		return " (one point fits I exactly: it tests nothing)"
+		return " (one latency: the fit passes through its median by construction, so this is the cells' spread, not a test)"
 	case m.Fit.Points == 2:
-		return " (two points fit I and m exactly: they test nothing)"
+		return " (two points fit A and M exactly: they test nothing)"
 	}
 	return ""
 }
@@ -175,10 +174,13 @@ func (m *Calibration) Assumption(name string) (Assumption, bool) {
 // Names of the calibration's assumptions.
 const (
 	AssumeClock        = "clock"
-	AssumeLocal        = "local latency"
+	AssumeOneSocket    = "one-socket latency"
+	AssumeLocal        = "multi-socket local latency"
 	AssumeRemote       = "remote latency"
 	AssumeBuffer       = "buffer latency"
-	AssumeSMT          = "SMT factor"
+	AssumeSMT          = "SMT gain"
+	AssumeA            = "core cycles per transaction A"
+	AssumeM            = "memory waits per transaction M"
 	AssumeInstructions = "instructions per transaction I"
 	AssumeMiss         = "miss fraction m"
 )
@@ -208,18 +210,25 @@ func GivenWorkload(w Workload) []Assumption {
 	}
 }
 
-// GivenCPU is a CPU given by --ghz, --local-ns, --remote-ns, --cores and
-// --smt rather than measured, and the assumptions it rests on: its remote
-// latency is remoteNS, or when that is 0, localNS × AssumedRemoteRatio.
+// GivenCPU is a CPU given by --ghz, --local-ns (one socket's latency),
+// --remote-ns, --cores and --smt rather than measured, and the assumptions
+// it rests on: a multi-socket server's local latency is
+// PublishedMultiSocketLocal × localNS, its remote latency remoteNS or,
+// when that is 0, PublishedRemoteRatio × that local latency.
 func GivenCPU(ghz, localNS, remoteNS float64, cores, smt int) (CPU, []Assumption) {
-	r, src := remoteNS, "--remote-ns"
-	if r == 0 {
-		r = localNS * AssumedRemoteRatio
-		src = "no --remote-ns: 1.87× --local-ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote)"
+	ml, rr := PublishedMultiSocketLocal, PublishedRemoteRatio
+	multi := localNS * ml.Value
+	remote := Assumption{Name: AssumeRemote, Value: remoteNS, Unit: "ns", Basis: Assumed, Source: "--remote-ns"}
+	if remoteNS == 0 {
+		remote.Value, remote.Low, remote.High = multi*rr.Value, multi*rr.Low, multi*rr.High
+		remote.Source = fmt.Sprintf("no --remote-ns: %s× the multi-socket local latency: %s", sig(rr.Value, 4), rr.Source)
 	}
-	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, LocalNS: localNS, RemoteNS: r}, []Assumption{
-		{Name: AssumeClock, Value: ghz, Unit: "GHz", Basis: Assumed, Source: "--ghz"},
-		{Name: AssumeLocal, Value: localNS, Unit: "ns", Basis: Assumed, Source: "--local-ns"},
-		{Name: AssumeRemote, Value: r, Unit: "ns", Basis: Assumed, Source: src},
-	}
+	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, OneSocketNS: localNS, LocalNS: multi, RemoteNS: remote.Value, RemoteAssumed: remoteNS == 0},
+		[]Assumption{
+			{Name: AssumeClock, Value: ghz, Unit: "GHz", Basis: Assumed, Source: "--ghz"},
+			{Name: AssumeOneSocket, Value: localNS, Unit: "ns", Basis: Assumed, Source: "--local-ns"},
+			{Name: AssumeLocal, Value: multi, Unit: "ns", Basis: Assumed, Low: localNS * ml.Low, High: localNS * ml.High,
+				Source: fmt.Sprintf("%s× --local-ns: %s", sig(ml.Value, 4), ml.Source)},
+			remote,
+		}
 }

@@ -64,7 +64,7 @@ func TestBreakEvenEdges(t *testing.T) {
 	w := Workload{Instructions: 1, Miss: 1}
 	a := Server{Name: "A", Sockets: 1, CoresPerSocket: 1, GHz: 1, SMT: 1, LocalNS: 100, Price: 1e6}
 	b := Server{Name: "B", Sockets: 2, CoresPerSocket: 1, GHz: 1, SMT: 1, LocalNS: 100, RemoteNS: 200, Price: 3e6}
-	p, err := Buy(w, Band{}, []Server{a, b})
+	p, err := Buy(w, Uncertainty{SMT: PublishedSMTGain}, []Server{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestBreakEvenEdges(t *testing.T) {
 		t.Errorf("break-even %+v, recommendation %q", p.BreakEven, p.Recommendation)
 	}
 	b.Price = 1.5e6
-	p, err = Buy(w, Band{}, []Server{a, b})
+	p, err = Buy(w, Uncertainty{SMT: PublishedSMTGain}, []Server{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestBreakEvenEdges(t *testing.T) {
 		t.Errorf("break-even %+v, recommendation %q; want 1/3", p.BreakEven, p.Recommendation)
 	}
 	b.Price = 5e5
-	p, _ = Buy(w, Band{}, []Server{a, b})
+	p, _ = Buy(w, Uncertainty{SMT: PublishedSMTGain}, []Server{a, b})
 	if p.BreakEven.RemoteFraction <= 1 || !strings.Contains(p.Recommendation, "Buy B") || !strings.Contains(p.Recommendation, "beats A at any remote fraction") {
 		t.Errorf("cheap B: break-even %+v, recommendation %q", p.BreakEven, p.Recommendation)
 	}
@@ -129,8 +129,9 @@ func TestBuyGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Rows) != 6 || len(p.Assumptions) != 5 || p.Assumptions[4].Name != AssumeRemote || p.Assumptions[4].Value != 100*AssumedRemoteRatio {
-		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 5 assumptions ending with remote %g", len(p.Rows), p.Assumptions, 100*AssumedRemoteRatio)
+	remote := 100 * PublishedMultiSocketLocal.Value * PublishedRemoteRatio.Value
+	if len(p.Rows) != 6 || len(p.Assumptions) != 6 || p.Assumptions[5].Name != AssumeRemote || p.Assumptions[5].Value != remote {
+		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 6 assumptions ending with remote %g", len(p.Rows), p.Assumptions, remote)
 	}
 	servers, err := ParseCandidates("c.toml", []byte("[[server]]\nname = \"a\"\nsockets = 1\ncores_per_socket = 8\nghz = 2\nlocal_ns = 120\nprice = 10\n"))
 	if err != nil {
@@ -140,7 +141,7 @@ func TestBuyGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Buy(w, MissBand(w, 120, 2), servers)
+	want, err := Buy(w, Uncertainty{SMT: PublishedSMTGain, Fit: StallBand(w, 120, 2), AnchorNS: 120, AnchorGHz: 2}, servers)
 	if err != nil {
 		t.Fatal(err)
 	}

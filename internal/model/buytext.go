@@ -26,7 +26,9 @@ func (p *Purchase) BestOn(name string) []string {
 // WritePurchase prints the candidates, the winners and the recommendation,
 // with the assumptions and how the band was derived.
 func WritePurchase(w io.Writer, p *Purchase) error {
-	fmt.Fprintf(w, "Workload: I = %s instructions per transaction, m = %s\n", thousands(p.Workload.Instructions), strconv.FormatFloat(p.Workload.Miss, 'g', 4, 64))
+	fmt.Fprintln(w, p.Recommendation)
+	fmt.Fprintf(w, "\nWorkload: A = %s core cycles and M = %s memory waits per transaction (C = A + M·L·f; classic form I = %s, m = %s)\n",
+		thousands(p.Workload.Core()), thousands(p.Workload.Waits()), thousands(p.Workload.Instructions), strconv.FormatFloat(p.Workload.Miss, 'g', 4, 64))
 	if len(p.Assumptions) > 0 {
 		fmt.Fprintln(w, "Assumptions:")
 		for _, a := range p.Assumptions {
@@ -34,7 +36,7 @@ func WritePurchase(w io.Writer, p *Purchase) error {
 		}
 	}
 	fmt.Fprintf(w, "Band (low to high tps): %s\n", p.Band)
-	fmt.Fprintln(w, "Cost: price + all physical cores × licence per core; latency: (local + (S − 1)·remote)/S + buffer, no locality.")
+	fmt.Fprintln(w, "Cost: price + all physical cores × licence per core; latency: (local + (S − 1)·remote)/S + buffer, no locality; tps per core × the SMT gain with SMT.")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "server\tsockets\tcores\tGHz\tSMT\tlatency ns\ttps/core\ttotal tps\tlow\thigh\tprice\tlicences\ttotal cost\tper 1000 tps\t")
@@ -47,7 +49,6 @@ func WritePurchase(w io.Writer, p *Purchase) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nBest: total tps %s; tps per core %s; total cost %s; cost per 1,000 tps %s.\n", p.Best.TotalTPS, p.Best.TPSPerCore, p.Best.TotalCost, p.Best.CostPerKTPS)
-	fmt.Fprintln(w, p.Recommendation)
 	var notes []string
 	for _, r := range p.Rows {
 		if r.Server.Note != "" {

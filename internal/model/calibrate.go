@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/numalab/numalab/internal/memlat"
@@ -64,31 +65,39 @@ func ReadProbe(probe *result.Run) (ProbeLatency, error) {
 	return p, nil
 }
 
-// AssumedRemoteRatio is remote/local latency on a one-node machine: the
-// example 2-socket server of the model (67 ns local, 125 ns remote).
-const AssumedRemoteRatio = 125.0 / 67.0
-
-// PredictSockets are the socket counts a calibration predicts.
-var PredictSockets = []int{1, 2, 4, 8}
+// PredictSockets are the socket counts a calibration predicts: those the
+// published figures cover.
+var PredictSockets = []int{1, 2, 4}
 
 // Calibration is the model calibrated to stored runs: the probe's clock
-// and latencies, the workload fitted to the OLTP run (or the default
-// workload without one), and the prediction for PredictSockets sockets of
-// the probed CPU.
+// and latencies, the transaction's A and M fitted to the OLTP run (or a
+// workload assumed without one), the SMT gain, and the prediction for
+// PredictSockets sockets of the probed CPU.
 type Calibration struct {
-	ProbeRun       int64   `json:"probe_run"`
-	OLTPRun        int64   `json:"oltp_run,omitempty"`
-	GHz            float64 `json:"ghz"`
+	ProbeRun int64   `json:"probe_run"`
+	OLTPRun  int64   `json:"oltp_run,omitempty"`
+	GHz      float64 `json:"ghz"`
+	// OneSocketNS is one socket's memory latency, LocalNS a multi-socket
+	// server's local latency and RemoteNS its remote latency; each
+	// measured or assumed (Assumptions says which).
+	OneSocketNS    float64 `json:"one_socket_ns"`
 	LocalNS        float64 `json:"local_ns"`
 	RemoteNS       float64 `json:"remote_ns"`
 	RemoteAssumed  bool    `json:"remote_assumed"` // true: one node measured, remote latency assumed
 	CoresPerSocket int     `json:"cores_per_socket"`
-	// Method says in words how the workload's I and m were obtained.
+	// SMT is the gain of a core's second hardware thread: measured from
+	// smt=on and smt=off cells (Low = High = Value) or PublishedSMTGain.
+	SMT         Range `json:"smt_gain"`
+	SMTMeasured bool  `json:"smt_measured"`
+	// Method says in words how A and M were obtained.
 	Method   string   `json:"method"`
-	Workload Workload `json:"workload"`
+	Workload Workload `json:"workload"`         // A and M in the classic form
 	Points   []Point  `json:"points,omitempty"` // the measurements fitted
-	Fit      *Fit     `json:"fit,omitempty"`    // two or more points: the fit and its quality (R², residuals)
-	Table    Table    `json:"table"`
+	Fit      *Fit     `json:"fit,omitempty"`    // two or more latencies: the fit and its quality (R², residuals, intervals)
+	// StallShare is M·L·f/C at the one-socket latency: the share of
+	// cycles waiting for memory.
+	StallShare float64 `json:"stall_share"`
+	Table      Table   `json:"table"`
 	// Assumptions are every input of the prediction with its value and
 	// source; Residuals each fitted cell's measured and predicted
 	// throughput; Flags fitted parameters outside their plausible range.
@@ -112,16 +121,22 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 // Cores per socket are the smallest package's of the machine the runs
 // recorded (result.MachineRun), SMT its threads per core.
 //
+// Latencies: a one-node machine's measured latency is one socket's; a
+// multi-socket server's local latency is then PublishedMultiSocketLocal ×
+// it and its remote latency PublishedRemoteRatio × that, both assumed. On
+// several nodes the matrix gives local and remote, and one socket's
+// latency is assumed from the local by the same published ratio.
+//
 // The fit uses the OLTP run's one-stream cells: one stream keeps exactly
-// one core busy, so its tps (the median over repeats) is the per-core
-// rate. The fastest series on local (or unplaced) data is a point at the
-// local latency; where remote data was measured too, the fastest series on
-// remote data is a point at the measured remote latency. Two points fit
-// both I and m; one point fits I with m kept at its default. A one-node
-// machine's remote latency is assumed (AssumedRemoteRatio × local) and
-// never fitted. The OLTP run's cells the fit did not see are predicted
-// and compared with what they measured (HeldOut, see holdOut): remote data
-// on several nodes, the neighbour cells on one.
+// one core busy, so its tps is the per-core rate. Every repeat of the
+// fastest series on local (or unplaced) data is a point at the local
+// latency; where remote data was measured too, every repeat of the
+// fastest series on remote data is a point at the measured remote
+// latency. Two latencies fit A and M (with intervals from three points
+// on); one leaves M to the published stall share (PublishedStallShare).
+// The SMT gain is measured where the run has smt=on and smt=off cells.
+// The OLTP run's cells the fit did not see are predicted and compared with
+// what they measured (HeldOut, see holdOut).
 //
 // What cannot be predicted (no summary, no clock, no DRAM latency) is said
 // in Notes with an empty Table; an error is a run that cannot be read.
@@ -142,38 +157,18 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz}
+	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: PublishedSMTGain}
 	s := p.Summary
 	if s == nil || !(p.GHz > 0) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no memlat.Summary with a clock and DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
-	m.LocalNS = p.LocalNS
-	if !(m.LocalNS > 0) {
+	if !(p.LocalNS > 0) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d measured no DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
-	m.Assumptions = append(m.Assumptions,
-		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured, Source: fmt.Sprintf("the core clock memory probe run %d measured", probe.ID)},
-		Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Measured, Source: fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, probe.ID, units.Bytes(s.WorkingSetBytes))})
-	switch {
-	case p.RemoteNS > 0:
-		m.RemoteNS = p.RemoteNS
-		m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Measured,
-			Source: fmt.Sprintf("the mean of the NUMA matrix's off-diagonal cells, memory probe run %d", probe.ID)})
-	default:
-		why := "this machine has one NUMA node, so remote latency cannot be measured"
-		if p.NoNUMAEffect {
-			why = fmt.Sprintf("memory probe run %d's NUMA matrix measured no NUMA effect (remote no slower than local: emulated or interleaved nodes), so it is not used as a latency ratio and only its local latency is taken, as on one node", probe.ID)
-		}
-		m.RemoteNS, m.RemoteAssumed = m.LocalNS*AssumedRemoteRatio, true
-		m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Assumed,
-			Source: fmt.Sprintf("%s× the local %s ns, the ratio of docs/model.md's 2-socket example (67 ns local, 125 ns remote): %s; 'numalab model --from-run %d --remote-ns N' models another",
-				fmtF(AssumedRemoteRatio, 2), fmtF(m.LocalNS, 1), why, probe.ID)})
-	}
-	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeBuffer, Value: 0, Unit: "ns", Basis: Assumed,
-		Source: "no memory buffer chip in the path of any socket count (the model's literature example adds 15 ns on 4 sockets; 'numalab model --buffer-ns' models one)"})
-	m.CoresPerSocket, m.Workload = 1, Default()
+	m.latencies(p)
+	m.CoresPerSocket = 1
 	smt := []int{1}
 	if mr := result.MachineRun(runs); mr != nil {
 		m.CoresPerSocket = max(coresPerPackage(mr.Machine), 1)
@@ -181,17 +176,20 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 			smt = append(smt, k)
 		}
 	}
-	m.Method = fmt.Sprintf("docs/model.md's default workload (I = %s instructions, m = %s): no OLTP run to fit", fmtF(DefaultInstructions, 0), fmtF(DefaultMiss, 2))
+	m.Workload = Default()
+	m.Method = "no OLTP run to fit: A and M assumed from docs/model.md's default transaction"
 	if oltp != nil {
 		if err := m.fitOLTP(oltp); err != nil {
 			return nil, err
 		}
+		if err := m.measureSMT(oltp); err != nil {
+			return nil, err
+		}
 	}
-	m.stateWorkload(smt)
+	m.StallShare = m.Workload.Waits() * LatencyCycles(m.OneSocketNS, m.GHz) / CyclesPerTxn(m.Workload, m.OneSocketNS, m.GHz)
+	m.stateWorkload()
 	m.plausibility()
-	mc := Machine{Source: fmt.Sprintf("run %d", probe.ID), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS,
-		CoresPerSocket: m.CoresPerSocket, Locality: -1}
-	t, err := Evaluate(m.Workload, mc, Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets})
+	t, err := Evaluate(m.Workload, m.Machine(), Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets, SMTGain: m.SMT.Value})
 	if err != nil {
 		m.Notes = append(m.Notes, "evaluating the model: "+err.Error())
 		return m, nil
@@ -200,12 +198,59 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	return m, nil
 }
 
-// seriesTPS is one series' one-stream throughput: the median over repeats.
+// Machine is the uniform machine of the calibration's latencies.
+func (m *Calibration) Machine() Machine {
+	return Machine{Source: fmt.Sprintf("run %d", m.ProbeRun), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS, OneSocketNS: m.OneSocketNS,
+		CoresPerSocket: m.CoresPerSocket, Locality: -1}
+}
+
+// latencies sets one socket's, the multi-socket local and the remote
+// latency from the probe, each measured or from the published ratios, and
+// states them.
+func (m *Calibration) latencies(p ProbeLatency) {
+	s := p.Summary
+	ml, rr := PublishedMultiSocketLocal, PublishedRemoteRatio
+	m.Assumptions = append(m.Assumptions,
+		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured, Source: fmt.Sprintf("the core clock memory probe run %d measured", p.Run)})
+	measured := fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, p.Run, units.Bytes(s.WorkingSetBytes))
+	if p.RemoteNS > 0 {
+		m.LocalNS, m.RemoteNS = p.LocalNS, p.RemoteNS
+		m.OneSocketNS = m.LocalNS / ml.Value
+		m.Assumptions = append(m.Assumptions,
+			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Assumed, Low: m.LocalNS / ml.High, High: m.LocalNS / ml.Low,
+				Source: fmt.Sprintf("the measured local latency / %s: %s", sig(ml.Value, 4), ml.Source)},
+			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Measured, Source: measured},
+			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Measured,
+				Source: fmt.Sprintf("the mean of the NUMA matrix's off-diagonal cells, memory probe run %d", p.Run)})
+	} else {
+		why := "this machine has one NUMA node, so its latency is one socket's and a multi-socket server's cannot be measured"
+		if p.NoNUMAEffect {
+			why = fmt.Sprintf("memory probe run %d's NUMA matrix measured no NUMA effect (remote no slower than local: emulated or interleaved nodes), so only its local latency is taken, as one socket's", p.Run)
+		}
+		m.OneSocketNS = p.LocalNS
+		m.LocalNS = m.OneSocketNS * ml.Value
+		m.RemoteNS, m.RemoteAssumed = m.LocalNS*rr.Value, true
+		m.Assumptions = append(m.Assumptions,
+			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Measured, Source: measured},
+			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Assumed, Low: m.OneSocketNS * ml.Low, High: m.OneSocketNS * ml.High,
+				Source: fmt.Sprintf("%s× one socket's: %s; %s", sig(ml.Value, 4), ml.Source, why)},
+			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Assumed, Low: m.LocalNS * rr.Low, High: m.LocalNS * rr.High,
+				Source: fmt.Sprintf("%s× the multi-socket local latency: %s; 'numalab model --from-run %d --remote-ns N' models another", sig(rr.Value, 4), rr.Source, p.Run)})
+	}
+	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeBuffer, Value: 0, Unit: "ns", Basis: Assumed,
+		Source: "no memory buffer chip in the path of any socket count (the model's literature example adds 15 ns on 4 sockets; 'numalab model --buffer-ns' models one)"})
+}
+
+// seriesTPS is one series' one-stream throughput: the median over
+// repeats, and every repeat.
 type seriesTPS struct {
 	label string
 	tps   float64
-	cells int
+	all   []float64
 }
+
+// cells is how many repeats the series has.
+func (s *seriesTPS) cells() int { return len(s.all) }
 
 // oneStream returns the OLTP run's one-stream series on local (or
 // unplaced) data and on remote data, each the fastest; nil when there is
@@ -224,7 +269,7 @@ func oneStream(run *result.Run) (local, remote *seriesTPS, err error) {
 			order = append(order, label)
 			data[label] = d
 		}
-		if c.Streams == 1 {
+		if c.Streams == 1 && c.TPS > 0 {
 			tps[label] = append(tps[label], c.TPS)
 		}
 	}
@@ -238,7 +283,7 @@ func oneStream(run *result.Run) (local, remote *seriesTPS, err error) {
 			best = &remote
 		}
 		if *best == nil || v > (*best).tps {
-			*best = &seriesTPS{label, v, len(tps[label])}
+			*best = &seriesTPS{label, v, tps[label]}
 		}
 	}
 	return local, remote, nil
@@ -260,56 +305,119 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 	return m.holdOut(run, local, remote)
 }
 
-// fitSeries fits the workload to the one-stream series on local and, if
+// fitSeries fits A and M to the one-stream series on local and, if
 // measured, remote data.
 func (m *Calibration) fitSeries(run *result.Run, local, remote *seriesTPS) {
-	m.cells = []string{fmt.Sprintf("run %d's one-stream cells of %s (median)", run.ID, local.label)}
-	lp := Point{LatencyNS: m.LocalNS, GHz: m.GHz, TPSPerCore: local.tps}
-	m.Points = []Point{lp}
+	localNS := m.LocalNS
+	if m.RemoteAssumed {
+		localNS = m.OneSocketNS
+	}
+	var pts []Point
+	for _, v := range local.all {
+		pts = append(pts, Point{LatencyNS: localNS, GHz: m.GHz, TPSPerCore: v})
+		m.cells = append(m.cells, fmt.Sprintf("a one-stream cell of run %d's %s", run.ID, local.label))
+	}
 	if remote != nil && !m.RemoteAssumed {
-		m.cells = append(m.cells, fmt.Sprintf("run %d's one-stream cells of %s (median)", run.ID, remote.label))
-		rp := Point{LatencyNS: m.RemoteNS, GHz: m.GHz, TPSPerCore: remote.tps}
-		f, err := FitPoints([]Point{lp, rp})
+		two := slices.Clone(pts)
+		var cells []string
+		for _, v := range remote.all {
+			two = append(two, Point{LatencyNS: m.RemoteNS, GHz: m.GHz, TPSPerCore: v})
+			cells = append(cells, fmt.Sprintf("a one-stream cell of run %d's %s", run.ID, remote.label))
+		}
+		f, err := FitPoints(two)
 		if err == nil {
-			m.Points = append(m.Points, rp)
-			m.Fit, m.Workload = &f, f.Workload
-			m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on local data (%s, %s tps) at %s ns and on remote data (%s, %s tps) at %s ns; both I and m fitted",
-				run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), remote.label, fmtF(remote.tps, 0), fmtF(m.RemoteNS, 1))
+			m.Points, m.Fit, m.Workload = two, &f, f.Workload
+			m.cells = append(m.cells, cells...)
+			m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on local data (%s, median %s tps) at %s ns and on remote data (%s, median %s tps) at %s ns, %d cells; A and M both fitted",
+				run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), remote.label, fmtF(remote.tps, 0), fmtF(m.RemoteNS, 1), len(two))
 			return
 		}
-		m.Notes = append(m.Notes, "fitting I and m to local and remote data failed, so m is kept at its default: "+err.Error())
+		m.Notes = append(m.Notes, "fitting A and M to local and remote data failed, so M follows from the published stall share: "+err.Error())
 	}
-	// One point: C = f·10⁹/tps = I·((1 − m)·1 + m·L·f), m fixed.
-	c := m.GHz * 1e9 / local.tps
-	w := fitOne(local.tps, m.LocalNS, m.GHz)
-	m.Workload = w
-	m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on %s gave %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point I and m cannot both be fitted, so m is kept at the default %s and I = %s instructions is fitted",
-		run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), fmtF(m.GHz, 2), fmtF(c, 0), fmtF(w.Miss, 2), fmtF(w.Instructions, 0))
+	m.Points = pts
+	m.fitOne(fmt.Sprintf("OLTP run %d: one stream on %s, median of %d cells", run.ID, local.label, local.cells()), local.tps, localNS)
 }
 
-// stateWorkload states the workload's and SMT's assumptions and the
-// residual of every fitted point.
-func (m *Calibration) stateWorkload(smt []int) {
-	iSrc, mSrc, iBasis, mBasis := m.Method, m.Method, Fitted, Fitted
-	if m.OLTPRun == 0 {
-		iBasis, mBasis = Assumed, Assumed
-		iSrc = "docs/model.md's default (the literature's example transaction): no OLTP run to fit"
-		mSrc = iSrc
-	} else if m.Fit == nil {
-		mBasis = Assumed
-		iSrc = fmt.Sprintf("fitted to OLTP run %d's one-stream cells at the local latency, with m assumed", m.OLTPRun)
-		mSrc = fmt.Sprintf("docs/model.md's default: one latency point (run %d) cannot fit both I and m", m.OLTPRun)
-	} else {
-		iSrc = fmt.Sprintf("fitted to OLTP run %d's one-stream cells on local and remote data", m.OLTPRun)
-		mSrc = iSrc
+// fitOne fits one latency point: C = f·10⁹/tps, and with M unknown the
+// published stall share s at that latency gives A = (1 − s)·C and
+// M = s·C/(L·f).
+func (m *Calibration) fitOne(what string, tps, latencyNS float64) {
+	c := m.GHz * 1e9 / tps
+	a, mm := CyclesAtShare(c, LatencyCycles(latencyNS, m.GHz), PublishedStallShare.Value)
+	m.Workload = FromCycles(a, mm)
+	m.Method = fmt.Sprintf("fitted to %s: %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point A and M cannot both be fitted, so the published stall share %s of those cycles is taken as waiting (%s)",
+		what, fmtF(tps, 0), fmtF(latencyNS, 1), fmtF(m.GHz, 2), thousands(c), percent(PublishedStallShare.Value), PublishedStallShare.Source)
+}
+
+// measureSMT takes the SMT gain from the run's smt=on and smt=off cells:
+// the best median tps over stream counts of smt=on (one placement on every
+// thread of some cores) over that of smt=off (one thread of each of the
+// same number of cores).
+func (m *Calibration) measureSMT(run *result.Run) error {
+	if run.Machine == nil || run.Machine.ThreadsPerCore() < 2 {
+		return nil
 	}
-	m.Assumptions = append(m.Assumptions,
-		Assumption{Name: AssumeInstructions, Value: math.Round(m.Workload.Instructions), Basis: iBasis, Source: iSrc},
-		Assumption{Name: AssumeMiss, Value: m.Workload.Miss, Basis: mBasis, Source: mSrc})
-	k := smt[len(smt)-1]
-	gain := SMTTPSPerCore(m.Workload, m.LocalNS, m.GHz, max(k, 2)) / TPSPerCore(m.Workload, m.LocalNS, m.GHz)
-	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeSMT, Value: gain, Unit: "×", Basis: Assumed,
-		Source: fmt.Sprintf("%d threads per core overlap each other's memory waits up to one instruction per cycle, min(k/C, 1/I)·f·10⁹, at the local latency; not measured", max(k, 2))})
+	cells, err := result.KindCell.All(run)
+	if err != nil {
+		return err
+	}
+	best := func(placement string) (float64, int) {
+		tps := map[int][]float64{}
+		cores := 0
+		for _, c := range cells {
+			if c.Placement == placement && c.TPS > 0 {
+				tps[c.Streams] = append(tps[c.Streams], c.TPS)
+				cores = c.Cores
+			}
+		}
+		var b float64
+		for _, v := range tps {
+			b = math.Max(b, stats.Median(v))
+		}
+		return b, cores
+	}
+	on, onCores := best("smt=on")
+	off, offCores := best("smt=off")
+	if !(on > 0 && off > 0) || onCores != offCores {
+		return nil
+	}
+	g := on / off
+	m.SMT = Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: OLTP run %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores", run.ID, fmtF(on, 0), fmtF(off, 0), onCores)}
+	m.SMTMeasured = true
+	return nil
+}
+
+// stateWorkload states A, M and the SMT gain with their bases, and the
+// residual of every fitted point.
+func (m *Calibration) stateWorkload() {
+	w := m.Workload
+	switch {
+	case m.OLTPRun == 0 && m.Fit == nil:
+		src := "docs/model.md's default transaction (the literature's example, I = 10,000,000, m = 0.05): no OLTP run to fit"
+		m.Assumptions = append(m.Assumptions,
+			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Source: src},
+			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Source: src})
+	case m.Fit == nil:
+		v := StallBand(w, m.Points[0].LatencyNS, m.GHz).Variants
+		m.Assumptions = append(m.Assumptions,
+			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Low: v[1].Core(), High: v[0].Core(), Source: m.Method},
+			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Low: v[0].Waits(), High: v[1].Waits(), Source: "from the published stall share at the measured point; two latency points would fit it"})
+	default:
+		a := Assumption{Name: AssumeA, Value: math.Round(m.Fit.A), Unit: "cycles", Basis: Fitted, Source: m.Method}
+		mm := Assumption{Name: AssumeM, Value: math.Round(m.Fit.M), Unit: "waits", Basis: Fitted, Source: m.Method}
+		if iv := m.Fit.AInterval; iv != nil {
+			a.Low, a.High = iv.Low, iv.High
+		}
+		if iv := m.Fit.MInterval; iv != nil {
+			mm.Low, mm.High = iv.Low, iv.High
+		}
+		m.Assumptions = append(m.Assumptions, a, mm)
+	}
+	smt := Assumption{Name: AssumeSMT, Value: m.SMT.Value, Unit: "×", Basis: Assumed, Low: m.SMT.Low, High: m.SMT.High, Source: m.SMT.Source}
+	if m.SMTMeasured {
+		smt.Basis, smt.Low, smt.High = Measured, 0, 0
+	}
+	m.Assumptions = append(m.Assumptions, smt)
 	for i, p := range m.Points {
 		fc := CyclesPerTxn(m.Workload, p.LatencyNS, p.GHz)
 		ft := p.GHz * 1e9 / fc
@@ -329,4 +437,67 @@ func (m *Calibration) ThreadsPerCore() int {
 		k = max(k, r.SMT)
 	}
 	return k
+}
+
+// Derived is A and M with their intervals and what follows from them at
+// one socket's latency: cycles per transaction and the stall share
+// M·L·f/C. Misses per transaction are at least M (overlapped misses are
+// not counted); instructions per cycle need an instruction count, which
+// the calibration does not measure (see CheckInstructions).
+func (m *Calibration) Derived() string {
+	w := m.Workload
+	a, mm := w.Core(), w.Waits()
+	var ai, mi string
+	if f := m.Fit; f != nil {
+		ai, mi = interval(f.AInterval), interval(f.MInterval)
+	}
+	return fmt.Sprintf("C = A + M·L·f with A = %s core cycles%s and M = %s memory waits per transaction%s; at one socket's %s ns and %s GHz C = %s cycles, %s of them waiting for memory (the stall share), and at least %s last-level misses per transaction",
+		thousands(a), ai, thousands(mm), mi, fmtF(m.OneSocketNS, 1), fmtF(m.GHz, 2), thousands(CyclesPerTxn(w, m.OneSocketNS, m.GHz)), percent(m.StallShare), thousands(mm))
+}
+
+// LatencyWords says which latency is which in one clause: the measured
+// one is "the DRAM latency".
+func (m *Calibration) LatencyWords() string {
+	if m.RemoteAssumed {
+		return fmt.Sprintf("one socket: the DRAM latency, %s ns; several sockets: local %s ns and remote %s ns, assumed from the published ratios",
+			fmtF(m.OneSocketNS, 1), fmtF(m.LocalNS, 1), fmtF(m.RemoteNS, 1))
+	}
+	return fmt.Sprintf("several sockets: local: the DRAM latency, %s ns, and remote %s ns, measured; one socket %s ns, assumed from the published ratio",
+		fmtF(m.LocalNS, 1), fmtF(m.RemoteNS, 1), fmtF(m.OneSocketNS, 1))
+}
+
+// WithFit is the calibration with A and M from another fit: points at two
+// latencies measured apart from the OLTP run (eval's page-size points),
+// described by method. The prediction, the assumptions and the residuals
+// follow the new fit; the held-out prediction, of the OLTP run's cells,
+// is dropped, since it tested the old one.
+func (m *Calibration) WithFit(f Fit, points []Point, cells []string, method string) *Calibration {
+	c := *m
+	c.Fit, c.Workload, c.Points, c.cells, c.Method, c.HeldOut = &f, f.Workload, points, cells, method, nil
+	c.Residuals, c.Flags = nil, nil
+	c.Assumptions = nil
+	for _, a := range m.Assumptions {
+		if a.Name != AssumeA && a.Name != AssumeM && a.Name != AssumeSMT {
+			c.Assumptions = append(c.Assumptions, a)
+		}
+	}
+	c.StallShare = c.Workload.Waits() * LatencyCycles(c.OneSocketNS, c.GHz) / CyclesPerTxn(c.Workload, c.OneSocketNS, c.GHz)
+	c.stateWorkload()
+	c.plausibility()
+	t, err := Evaluate(c.Workload, c.Machine(), Grid{GHz: []float64{c.GHz}, SMT: smtOf(m.Table), Sockets: PredictSockets, SMTGain: c.SMT.Value})
+	if err == nil {
+		c.Table = t
+	}
+	return &c
+}
+
+// smtOf are the threads per core a table covers.
+func smtOf(t Table) []int {
+	var ks []int
+	for _, r := range t.Rows {
+		if !slices.Contains(ks, r.SMT) {
+			ks = append(ks, r.SMT)
+		}
+	}
+	return ks
 }

@@ -82,19 +82,21 @@ func TestCalibrateOnePoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.OLTPRun != 2 || len(c.Points) != 1 || c.Points[0].TPSPerCore != 300 || c.Fit != nil {
-		t.Fatalf("Calibrate: OLTP run %d, points %+v, fit %v; want run 2, one point at 300 tps (node=0's median)", c.OLTPRun, c.Points, c.Fit)
+	if c.OLTPRun != 2 || len(c.Points) != 3 || c.Points[1].TPSPerCore != 400 || c.Fit != nil {
+		t.Fatalf("Calibrate: OLTP run %d, points %+v, fit %v; want run 2, node=0's three cells at one latency", c.OLTPRun, c.Points, c.Fit)
 	}
-	if want := 1e7 / 15.95; math.Abs(c.Workload.Instructions-want) > 1e-6*want || c.Workload.Miss != DefaultMiss {
-		t.Errorf("workload %+v, want I = %.1f, m = %g", c.Workload, want, DefaultMiss)
+	// The median 300 tps at 3 GHz is C = 1e7 cycles; at 100 ns (300
+	// cycles) and the published stall share 0.6: A = 4e6, M = 6e6/300.
+	if w := c.Workload; math.Abs(w.Core()-4e6) > 1e-3 || math.Abs(w.Waits()-2e4) > 1e-6 {
+		t.Errorf("workload A = %v, M = %v; want 4e6, 2e4", w.Core(), w.Waits())
 	}
-	if !c.RemoteAssumed || c.RemoteNS != 100*AssumedRemoteRatio || c.CoresPerSocket != 2 {
-		t.Errorf("remote %g (assumed %v), cores per socket %d; want assumed %g, 2", c.RemoteNS, c.RemoteAssumed, c.CoresPerSocket, 100*AssumedRemoteRatio)
+	if !c.RemoteAssumed || c.RemoteNS != 100*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value || c.CoresPerSocket != 2 {
+		t.Errorf("remote %g (assumed %v), cores per socket %d; want assumed %g, 2", c.RemoteNS, c.RemoteAssumed, c.CoresPerSocket, 100*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value)
 	}
 	if n := len(c.Table.Rows); n != len(PredictSockets)*2 {
 		t.Errorf("%d predicted rows, want %d sockets × SMT 1 and 2", n, len(PredictSockets))
 	}
-	if !strings.Contains(c.Method, "one stream on node=0 gave 300 tps") {
+	if !strings.Contains(c.Method, "one stream on node=0, median of 3 cells: 300 tps at 100.0 ns") {
 		t.Errorf("method %q does not name the series and its tps", c.Method)
 	}
 }
@@ -127,11 +129,12 @@ func TestCalibrateNoNUMAEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.RemoteAssumed || c.RemoteNS != 100.5*AssumedRemoteRatio {
-		t.Errorf("remote %g (assumed %v), want %g assumed", c.RemoteNS, c.RemoteAssumed, 100.5*AssumedRemoteRatio)
+	if !c.RemoteAssumed || c.RemoteNS != 100.5*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value {
+		t.Errorf("remote %g (assumed %v), want %g assumed", c.RemoteNS, c.RemoteAssumed, 100.5*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value)
 	}
 	a, ok := c.Assumption(AssumeRemote)
-	if !ok || a.Basis != Assumed || !strings.Contains(a.Source, "no NUMA effect") || !strings.Contains(a.String(), "remote latency 187.5 ns (assumed: 1.87×") {
+	l, _ := c.Assumption(AssumeLocal)
+	if !ok || a.Basis != Assumed || !strings.Contains(l.Source, "no NUMA effect") || !strings.Contains(a.String(), "remote latency 187.9 ns (172.1 ns to 201 ns) (assumed: 1.562×") {
 		t.Errorf("remote assumption %q, want it assumed with its value and the matrix's flag as the reason", a.String())
 	}
 	// Unflagged, the same matrix's remote latency is measured.
@@ -147,10 +150,9 @@ func TestCalibrateNoNUMAEffect(t *testing.T) {
 
 // TestCalibrateStatesAndFlags uses the numbers of a one-node guest: 9,566
 // tps on one stream at 207.5 ns and 3.61 GHz. C = 3.61e9/9566 = 377,378
-// cycles; L·f = 207.5·3.61 = 749.075 cycles; with m = 0.05,
-// I = 377,378/(0.95 + 0.05·749.075) = 377,378/38.404 = 9,827 instructions:
-// far below a tenth of the default 10,000,000, and the default itself needs
-// more cycles (one per instruction) than were measured.
+// cycles; L·f = 207.5·3.61 = 749.075 cycles; with one latency the
+// published stall share 0.6 gives A = 0.4·C = 150,951 and
+// M = 0.6·C/749.075 = 302.3 waits.
 func TestCalibrateStatesAndFlags(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3.61, LocalNS: 207.5}))
@@ -159,34 +161,71 @@ func TestCalibrateStatesAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := math.Round(c.Workload.Instructions); got != 9827 {
-		t.Fatalf("I = %g, want 9827", got)
-	}
-	if len(c.Flags) != 1 || !strings.Contains(c.Flags[0], "fitted I = 9,827 instructions is outside the plausible 1,000,000 to 100,000,000") ||
-		!strings.Contains(c.Flags[0], "allows I from C/(L·f) = 504 to C = 377,378") || !strings.Contains(c.Flags[0], "default 10,000,000 is impossible here") {
-		t.Errorf("flags %q", c.Flags)
+	if a, mm := c.Workload.Core(), c.Workload.Waits(); math.Round(a) != 150951 || math.Round(mm*10) != 3023 {
+		t.Fatalf("A = %g, M = %g, want 150,951 and 302.3", a, mm)
 	}
 	var names []string
 	for _, a := range c.Assumptions {
 		names = append(names, a.Name)
 	}
-	want := []string{AssumeClock, AssumeLocal, AssumeRemote, AssumeBuffer, AssumeInstructions, AssumeMiss, AssumeSMT}
+	want := []string{AssumeClock, AssumeOneSocket, AssumeLocal, AssumeRemote, AssumeBuffer, AssumeA, AssumeM, AssumeSMT}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("assumptions %q, want %q", names, want)
 	}
-	if a, _ := c.Assumption(AssumeMiss); a.Basis != Assumed || a.Value != DefaultMiss || !strings.Contains(a.Source, "cannot fit both") {
-		t.Errorf("m's assumption %+v, want the default, assumed, and why", a)
+	if a, _ := c.Assumption(AssumeM); a.Basis != Assumed || !a.Banded() || !strings.Contains(a.Source, "two latency points would fit it") {
+		t.Errorf("M's assumption %+v, want it assumed with a band, and why", a)
 	}
-	if len(c.Residuals) != 1 || math.Abs(c.Residuals[0].RelativeErrorTPS) > 1e-12 || !strings.Contains(c.Residuals[0].Cell, "run 2's one-stream cells of smt=off") {
+	if a, _ := c.Assumption(AssumeSMT); a.Basis != Assumed || a.Value != PublishedSMTGain.Value || !strings.Contains(a.Source, "Linchi Shea") {
+		t.Errorf("SMT assumption %+v, want the published gain with its source", a)
+	}
+	if len(c.Residuals) != 1 || math.Abs(c.Residuals[0].RelativeErrorTPS) > 1e-12 || !strings.Contains(c.Residuals[0].Cell, "run 2's smt=off") {
 		t.Errorf("residuals %+v, want one exact, naming its cells", c.Residuals)
 	}
 	st := strings.Join(c.Statements(), "\n")
-	for _, w := range []string{"clock 3.61 GHz (measured: the core clock memory probe run 1 measured)", "remote latency 387.1 ns (assumed:",
-		"residual of run 2's one-stream cells of smt=off (median): measured 9566.0 tps per core, model 9566.0, error +0.00% (one point fits I exactly: it tests nothing)",
-		"flag: fitted I"} {
+	for _, w := range []string{"clock 3.61 GHz (measured: the core clock memory probe run 1 measured)", "one-socket latency 207.5 ns (measured:",
+		"remote latency 388 ns (355.3 ns to 414.9 ns) (assumed:", "error +0.00% (one latency:"} {
 		if !strings.Contains(st, w) {
 			t.Errorf("statements lack %q:\n%s", w, st)
 		}
+	}
+	if d := c.Derived(); !strings.Contains(d, "A = 150,951 core cycles and M = 302 memory waits per transaction") || !strings.Contains(d, "60% of them waiting") {
+		t.Errorf("derived %q", d)
+	}
+}
+
+// TestCalibrateTwoLatencies: every one-stream cell on local and on remote
+// data is a point; A and M come back with 95% intervals that hold the
+// workload the cells were made from.
+func TestCalibrateTwoLatencies(t *testing.T) {
+	topo := &result.Topology{Source: "test"}
+	for i := range 2 {
+		topo.CPUs = append(topo.CPUs, result.CPU{ID: i, Core: i, Node: i, Package: i})
+		topo.Cores = append(topo.Cores, result.Core{ID: i, Package: i, CPUs: []int{i}})
+		topo.Nodes = append(topo.Nodes, result.Node{ID: i, CPUs: []int{i}})
+		topo.Packages = append(topo.Packages, result.Package{ID: i, CPUs: []int{i}})
+	}
+	s := memlat.Summary{GHz: 3, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{100, 150}, {150, 100}}, LocalNS: 100, RemoteNS: 150}
+	probe := stored(t, 1, result.RunProbeMem, topo, memlat.KindSummary.Of(s))
+	w := FromCycles(2e5, 500)
+	var cells []result.Entry
+	for i, e := range []float64{1.01, 0.99, 1.02, 0.98} {
+		cells = append(cells,
+			result.KindCell.Of(result.Cell{Placement: "node=0,data=node0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: TPSPerCore(w, 100, 3) * e}),
+			result.KindCell.Of(result.Cell{Placement: "node=1,data=node0", CPUs: []int{1}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: TPSPerCore(w, 150, 3) * e}))
+	}
+	c, err := Calibrate(probe, stored(t, 2, result.RunOLTP, topo, cells...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Fit
+	if f == nil || f.Points != 8 || f.AInterval == nil || f.MInterval == nil {
+		t.Fatalf("fit %+v, want 8 points with intervals", f)
+	}
+	if !(f.AInterval.Low <= 2e5 && 2e5 <= f.AInterval.High && f.MInterval.Low <= 500 && 500 <= f.MInterval.High) {
+		t.Errorf("A %v (%v), M %v (%v): the intervals miss A = 200,000, M = 500", f.A, f.AInterval, f.M, f.MInterval)
+	}
+	if b := CalibrationBand(c); len(b.Variants) != 2 || !strings.Contains(b.Text, "95% interval over 8 points") {
+		t.Errorf("band %+v, want the two ends of M's interval", b)
 	}
 }
 

@@ -216,9 +216,12 @@ func (x keyLineIndex) of(k toml.Key) int {
 	return 0
 }
 
-// Prices of the built-in candidates, all assumed: the README's 'model size'
-// example (a 16-core processor at 3,000, systems at 4,000 for one socket,
-// 9,000 for two and 40,000 for four, 7,000 per core of licence).
+// Prices of the built-in candidates, all illustrative: not quotes and not
+// from a dated public source, they only make the cost arithmetic
+// concrete (the README's 'model size' example: a 16-core processor at
+// 3,000, systems at 4,000 for one socket, 9,000 for two and 40,000 for
+// four, 7,000 per core of licence). 'model buy --candidates' takes real
+// prices.
 const (
 	builtinPricePerCore = 3000.0 / 16
 	builtinLicence      = 7000.0
@@ -226,6 +229,9 @@ const (
 )
 
 var builtinSystem = map[int]float64{1: 4000, 2: 9000, 4: 40000}
+
+// Illustrative is the label of every built-in price.
+const Illustrative = "illustrative prices, not quotes: give yours with --candidates"
 
 // Lower-latency DRAM of the built-in candidates: the same transfer rate
 // with tighter timings, 16-18-18 instead of 22-22-22 at 3200 MT/s:
@@ -236,13 +242,15 @@ var (
 )
 
 // CPU is the processor the built-in candidates are derived from: its
-// clock, physical cores per socket, hardware threads per core and local and
-// remote memory latency.
+// clock, physical cores per socket, hardware threads per core, one
+// socket's latency and a multi-socket server's local and remote latency
+// (RemoteAssumed: from the published ratio, not measured).
 type CPU struct {
-	GHz               float64
-	CoresPerSocket    int
-	SMT               int
-	LocalNS, RemoteNS float64
+	GHz                            float64
+	CoresPerSocket                 int
+	SMT                            int
+	OneSocketNS, LocalNS, RemoteNS float64
+	RemoteAssumed                  bool
 }
 
 // CPU is the processor c was calibrated on, with smt threads per core, or
@@ -251,47 +259,52 @@ func (c *Calibration) CPU(smt int) CPU {
 	if smt == 0 {
 		smt = c.ThreadsPerCore()
 	}
-	return CPU{GHz: c.GHz, CoresPerSocket: c.CoresPerSocket, SMT: smt, LocalNS: c.LocalNS, RemoteNS: c.RemoteNS}
+	return CPU{GHz: c.GHz, CoresPerSocket: c.CoresPerSocket, SMT: smt, OneSocketNS: c.OneSocketNS, LocalNS: c.LocalNS, RemoteNS: c.RemoteNS, RemoteAssumed: c.RemoteAssumed}
 }
 
-// BuiltinCandidates derives candidates from this CPU: 1, 2 and 4 sockets;
-// half the cores at a 25% higher clock; SMT on and off; lower-latency DRAM.
-// Prices are assumed (see the constants) and stated in each Note.
+// BuiltinCandidates derives candidates from this CPU: 1, 2 and 4 sockets
+// (one socket at its one-socket latency, more at the multi-socket local
+// and remote latencies); half the cores at a 25% higher clock; SMT on and
+// off; lower-latency DRAM. Prices are illustrative (see the constants) and
+// each Note says so.
 func BuiltinCandidates(this CPU) []Server {
-	ghz, localNS, remoteNS := this.GHz, this.LocalNS, this.RemoteNS
+	ghz, oneNS := this.GHz, this.OneSocketNS
+	if !(oneNS > 0) {
+		oneNS = this.LocalNS
+	}
 	cores, smt := max(this.CoresPerSocket, 1), max(this.SMT, 1)
 	price := func(sockets, coresPer int) float64 {
 		return builtinSystem[sockets] + float64(sockets*coresPer)*builtinPricePerCore
 	}
-	base := Server{CoresPerSocket: cores, GHz: ghz, SMT: 1, LocalNS: localNS, LicencePerCore: builtinLicence}
+	base := Server{CoresPerSocket: cores, GHz: ghz, SMT: 1, LocalNS: oneNS, LicencePerCore: builtinLicence}
 	var out []Server
 	for _, n := range []int{1, 2, 4} {
 		s := base
 		s.Name, s.Sockets, s.Price = fmt.Sprintf("this CPU ×%d", n), n, price(n, cores)
 		if n > 1 {
-			s.RemoteNS = remoteNS
+			s.LocalNS, s.RemoteNS, s.oneNS, s.remoteDerived = this.LocalNS, this.RemoteNS, oneNS, this.RemoteAssumed
 		}
-		s.Note = fmt.Sprintf("%d× this CPU, one thread per core; price %s for the system + %s per core (assumed)", n, thousands(builtinSystem[n]), Num(builtinPricePerCore))
+		s.Note = fmt.Sprintf("%d× this CPU, one thread per core; price %s for the system + %s per core (%s)", n, thousands(builtinSystem[n]), Num(builtinPricePerCore), Illustrative)
 		out = append(out, s)
 	}
 	half := base
 	half.Name, half.Sockets, half.CoresPerSocket, half.GHz = "half cores, +25% clock", 1, max(cores/2, 1), ghz*1.25
 	half.Price = price(1, cores)
-	half.Note = fmt.Sprintf("%d cores at %s GHz: a frequency-optimised part at the price of the full one (assumed)", half.CoresPerSocket, fmtF(half.GHz, 2))
+	half.Note = fmt.Sprintf("%d cores at %s GHz: a frequency-optimised part at the price of the full one (%s)", half.CoresPerSocket, fmtF(half.GHz, 2), Illustrative)
 	out = append(out, half)
 	k := max(smt, 2)
 	on := base
 	on.Name, on.Sockets, on.SMT, on.Price = fmt.Sprintf("this CPU ×1, SMT %d", k), 1, k, price(1, cores)
-	on.Note = fmt.Sprintf("%d threads per core: the model's SMT formula, not measured; same price (a firmware setting)", k)
+	on.Note = fmt.Sprintf("%d threads per core at the SMT gain stated; same price (a firmware setting)", k)
 	if smt == 1 {
-		on.Note = fmt.Sprintf("this CPU has one thread per core: a CPU like it with %d, by the model's SMT formula, not measured; same price (assumed)", k)
+		on.Note = fmt.Sprintf("this CPU has one thread per core: a CPU like it with %d, at the SMT gain stated; same price (%s)", k, Illustrative)
 	}
 	out = append(out, on)
 	fast := base
 	cut := DRAMAccessNS(3200, builtinDRAMSlow) - DRAMAccessNS(3200, builtinDRAMFast)
-	fast.Name, fast.Sockets, fast.LocalNS = "this CPU ×1, low-latency DRAM", 1, math.Max(localNS-cut, 1)
+	fast.Name, fast.Sockets, fast.LocalNS = "this CPU ×1, low-latency DRAM", 1, math.Max(oneNS-cut, 1)
 	fast.Price = price(1, cores) + builtinDRAMPremium
-	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (assumed)", fmtF(cut, 2), thousands(builtinDRAMPremium))
+	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (%s)", fmtF(cut, 2), thousands(builtinDRAMPremium), Illustrative)
 	out = append(out, fast)
 	return out
 }

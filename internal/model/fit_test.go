@@ -17,7 +17,7 @@ func TestFitExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(f.MissesPerTxn, 5e5) || !near(f.NonMemCycles, 9.5e6) || !near(f.Workload.Instructions, 1e7) || !near(f.Workload.Miss, 0.05) || f.R2 != 1 {
+	if !near(f.M, 5e5) || !near(f.A, 9.5e6) || !near(f.Workload.Instructions, 1e7) || !near(f.Workload.Miss, 0.05) || f.R2 != 1 {
 		t.Errorf("fit = %+v", f)
 	}
 	// Many points, several clocks, from other known workloads: recovered
@@ -62,7 +62,7 @@ func TestFitNoisy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel(f.Workload.Instructions, 1e7) > 0.2 || rel(f.Workload.Miss, 0.05) > 0.2 || rel(f.MissesPerTxn, 5e5) > 0.05 {
+	if rel(f.Workload.Instructions, 1e7) > 0.2 || rel(f.Workload.Miss, 0.05) > 0.2 || rel(f.M, 5e5) > 0.05 {
 		t.Errorf("noisy fit = %+v", f)
 	}
 	if !(f.R2 > 0.95 && f.R2 < 1) {

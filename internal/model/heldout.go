@@ -39,12 +39,9 @@ func (h HeldOut) String() string {
 		h.What, fmtF(h.LatencyNS, 1), h.Latency, fmtF(h.PredictedTPS, 0), fmtF(h.MeasuredTPS, 0), h.Cells, 100*h.Error)
 }
 
-// fitOne is the workload one point fits: m kept at the default, I from
-// C = f·10⁹/tps = I·((1 − m) + m·L·f).
+// fitOne is the workload one point fits at the published stall share.
 func fitOne(tps, latencyNS, ghz float64) Workload {
-	w := Default()
-	w.Instructions = ghz * 1e9 / tps / ((1 - w.Miss) + w.Miss*LatencyCycles(latencyNS, ghz))
-	return w
+	return FromCycles(CyclesAtShare(ghz*1e9/tps, LatencyCycles(latencyNS, ghz), PublishedStallShare.Value))
 }
 
 // holdOut predicts OLTP run's cells the calibration did not see. With
@@ -59,7 +56,7 @@ func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	if remote != nil && !m.RemoteAssumed {
 		h := PredictHeldOut(fitOne(local.tps, m.LocalNS, m.GHz), m.RemoteNS, m.GHz, remote.tps)
 		h.What = fmt.Sprintf("run %d's one-stream cells of %s by a workload fitted to %s alone", run.ID, remote.label, local.label)
-		h.Latency, h.Cells = "the measured remote latency", remote.cells
+		h.Latency, h.Cells = "the measured remote latency", remote.cells()
 		m.HeldOut = &h
 		return nil
 	}
@@ -80,10 +77,10 @@ func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	}
 	gbps /= float64(len(tps))
 	add := stats.Median(added)
-	h := PredictHeldOut(m.Workload, m.LocalNS+add, m.GHz, stats.Median(tps))
+	h := PredictHeldOut(m.Workload, m.OneSocketNS+add, m.GHz, stats.Median(tps))
 	h.What = fmt.Sprintf("run %d's one-stream cells with a memory-bandwidth neighbour (%s GB/s)", run.ID, fmtF(gbps, 1))
 	h.Latency = fmt.Sprintf("the local %s ns plus the %s ns the neighbour added to a %s ns DRAM chain on the cell's CPU",
-		fmtF(m.LocalNS, 1), fmtF(add, 1), strconv.FormatFloat(stats.Median(aloneNS(nc)), 'f', 1, 64))
+		fmtF(m.OneSocketNS, 1), fmtF(add, 1), strconv.FormatFloat(stats.Median(aloneNS(nc)), 'f', 1, 64))
 	h.Cells = len(tps)
 	m.HeldOut = &h
 	return nil

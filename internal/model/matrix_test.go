@@ -159,9 +159,20 @@ func TestUniformMachine(t *testing.T) {
 	for _, c := range []struct {
 		s    int
 		want float64
-	}{{1, 67}, {2, 96}, {4, 125.5}, {8, 117.75 + 15}} {
+	}{{1, 67}, {2, 96}, {4, 125.5}, {8, (67+3*125+4*183)/8.0 + 15}} {
 		if l, err := mc.Latency(c.s); err != nil || !near(l, c.want) {
 			t.Errorf("Latency(%d) = %v, %v; want %v", c.s, l, err, c.want)
+		}
+	}
+	// One socket apart (76 ns against 89 local): one socket at 76, and
+	// eight sockets pay the 13 ns coherency check a second time.
+	mc = Machine{OneSocketNS: 76, LocalNS: 89, RemoteNS: 139, Locality: -1}
+	for _, c := range []struct {
+		s    int
+		want float64
+	}{{1, 76}, {2, 114}, {8, (89+3*139+4*189)/8.0 + 13}} {
+		if l, err := mc.Latency(c.s); err != nil || !near(l, c.want) {
+			t.Errorf("one socket apart: Latency(%d) = %v, %v; want %v", c.s, l, err, c.want)
 		}
 	}
 	// The uniform model equals the matrix model on a matrix with local on

@@ -1,22 +1,27 @@
 // Package model is numalab's memory-latency transaction model: how many
 // transactions per second a core, a socket and a multi-socket system deliver
-// when a fixed fraction of a transaction's instructions must wait for a
-// round trip to memory (pointer chasing: B-tree navigation).
+// when part of every transaction must wait for round trips to memory
+// (pointer chasing: B-tree navigation).
 //
 // The formulas are docs/model.md's, implemented exactly as pure functions:
 //
-//	cycles per transaction  C = (1 − m)·I + m·I·(L·f)
-//	tps per core            = f·10⁹ / C
+//	cycles per transaction  C = A + M·L·f
+//	tps per core            = f·10⁹ / C   (× the SMT gain with SMT)
 //	total tps               = tps per core × cores per socket × sockets
 //	S-socket latency        L = (Lloc + (S − 1)·Lrem) / S + B
-//	k-way SMT, per core     = min(k / C, 1 / I) · f·10⁹
 //
-// with I instructions per transaction, m the fraction that waits, L the
-// memory latency in ns and f the core clock in GHz. On top of these the
-// package derives scaling ratios, the single-socket latency that matches an
-// S-socket system, the two-tier memory break-even, DRAM timing, a DOP rule of
-// thumb, per-core-licence sizing and a least-squares calibration of I and m
-// from measured points.
+// with A the core cycles a transaction needs when nothing waits for memory,
+// M the memory waits per transaction that nothing overlaps, L the memory
+// latency in ns and f the core clock in GHz. The classic form of the
+// literature's worked examples, I instructions of which a fraction m waits,
+// is A = (1 − m)·I and M = m·I. A and M are fitted, with confidence
+// intervals, from points at two or more latencies; the SMT gain and the
+// multi-socket latencies come from measurement or, failing that, from the
+// published bands of published.go, and every prediction carries the band
+// those leave (Uncertainty). On top of these the package derives scaling
+// ratios, the single-socket latency that matches an S-socket system, the
+// two-tier memory break-even, DRAM timing, a DOP rule of thumb,
+// per-core-licence sizing and the choice of a server to buy.
 //
 // The model does no I/O and measures nothing: it is arithmetic on numbers
 // the caller supplies (from flags, a topology or a stored probe, read
@@ -67,16 +72,30 @@ func (w Workload) Validate() error {
 	return nil
 }
 
+// Core is A = (1 − m)·I, the core cycles a transaction needs when
+// nothing waits for memory (the classic form charges every instruction
+// that does not wait one cycle).
+func (w Workload) Core() float64 { return (1 - w.Miss) * w.Instructions }
+
+// Waits is M = m·I, the memory waits per transaction that nothing
+// overlaps.
+func (w Workload) Waits() float64 { return w.Miss * w.Instructions }
+
+// FromCycles is the workload of C = A + M·L·f in the classic form:
+// I = A + M, m = M / I.
+func FromCycles(a, m float64) Workload {
+	return Workload{Instructions: a + m, Miss: m / (a + m)}
+}
+
 // LatencyCycles is a latency in ns expressed in cycles of an f GHz clock.
 func LatencyCycles(latencyNS, ghz float64) float64 {
 	return latencyNS * ghz
 }
 
-// CyclesPerTxn is C = (1 − m)·I + m·I·(L·f): every instruction that does
-// not wait takes one cycle, every one that waits takes the whole latency.
+// CyclesPerTxn is C = A + M·L·f: the core cycles A plus M waits of the
+// whole latency each. In the classic form A = (1 − m)·I and M = m·I.
 func CyclesPerTxn(w Workload, latencyNS, ghz float64) float64 {
-	I, m := w.Instructions, w.Miss
-	return (1-m)*I + m*I*LatencyCycles(latencyNS, ghz)
+	return w.Core() + w.Waits()*LatencyCycles(latencyNS, ghz)
 }
 
 // TPSPerCore is f·10⁹ / C, transactions per second on one core with one
@@ -85,21 +104,10 @@ func TPSPerCore(w Workload, latencyNS, ghz float64) float64 {
 	return ghz * 1e9 / CyclesPerTxn(w, latencyNS, ghz)
 }
 
-// SMTTPSPerCore is min(k / C, 1 / I_busy)·f·10⁹ with I_busy = I: k threads
-// overlap each other's memory waits until the core is executing all the
-// time, at one instruction per cycle.
-func SMTTPSPerCore(w Workload, latencyNS, ghz float64, k int) float64 {
-	c := CyclesPerTxn(w, latencyNS, ghz)
-	return math.Min(float64(k)/c, 1/w.Instructions) * ghz * 1e9
-}
-
-// threadTPS is the per-core throughput the tables use: TPSPerCore for one
-// thread (docs/model.md's base formula, exactly) and SMTTPSPerCore for k > 1.
-func threadTPS(w Workload, latencyNS, ghz float64, k int) float64 {
-	if k <= 1 {
-		return TPSPerCore(w, latencyNS, ghz)
-	}
-	return SMTTPSPerCore(w, latencyNS, ghz, k)
+// threadTPS is the per-core throughput the tables use: TPSPerCore times
+// the SMT gain (1 with one thread per core).
+func threadTPS(w Workload, latencyNS, ghz, smtGain float64) float64 {
+	return TPSPerCore(w, latencyNS, ghz) * smtGain
 }
 
 // TotalTPS is per-core throughput × cores per socket × sockets.
@@ -132,13 +140,12 @@ func Ratio(a, b float64) float64 {
 }
 
 // LatencyForTPS solves the model backwards: the memory latency (ns) at
-// which one core with k hardware threads at f GHz delivers perCoreTPS.
-// With one thread C = f·10⁹/tps, and L = (C − (1 − m)·I) / (m·I·f); with
-// k threads C = k·f·10⁹/tps, provided tps is below the busy-core ceiling
-// f·10⁹/I. It fails (wrapping ErrUnreachable) when no positive latency
-// gives that throughput, and (wrapping ErrInput) when m = 0, since latency
-// then does not matter.
-func LatencyForTPS(w Workload, ghz float64, k int, perCoreTPS float64) (float64, error) {
+// which one core at f GHz with an SMT gain g (1: one thread per core)
+// delivers perCoreTPS: C = g·f·10⁹/tps and L = (C − A) / (M·f). It fails
+// (wrapping ErrUnreachable) when no positive latency gives that
+// throughput, and (wrapping ErrInput) when M = 0, since latency then does
+// not matter.
+func LatencyForTPS(w Workload, ghz, smtGain, perCoreTPS float64) (float64, error) {
 	if err := w.Validate(); err != nil {
 		return 0, err
 	}
@@ -149,25 +156,20 @@ func LatencyForTPS(w Workload, ghz float64, k int, perCoreTPS float64) (float64,
 		return 0, fmt.Errorf("target %v tps per core: want a positive throughput: %w", perCoreTPS, ErrInput)
 	}
 	if w.Miss == 0 {
-		return 0, fmt.Errorf("solving for latency with miss fraction 0: throughput does not depend on latency: %w", ErrInput)
+		return 0, fmt.Errorf("solving for latency with no memory waits: throughput does not depend on latency: %w", ErrInput)
 	}
-	hz := ghz * 1e9
-	kk := float64(max(k, 1))
-	if k > 1 && perCoreTPS >= hz/w.Instructions {
-		return 0, fmt.Errorf("%.4g tps per core needs more than the busy-core ceiling of %.4g tps (f·10⁹/I): %w", perCoreTPS, hz/w.Instructions, ErrUnreachable)
-	}
-	c := kk * hz / perCoreTPS
-	l := (c - (1-w.Miss)*w.Instructions) / (w.Miss * w.Instructions * ghz)
+	c := max(smtGain, 1) * ghz * 1e9 / perCoreTPS
+	l := (c - w.Core()) / (w.Waits() * ghz)
 	if !(l > 0) {
-		return 0, fmt.Errorf("%.4g tps per core needs %.4g cycles per transaction, fewer than the %.4g that do not wait for memory: %w", perCoreTPS, c/kk, (1-w.Miss)*w.Instructions, ErrUnreachable)
+		return 0, fmt.Errorf("%.4g tps per core needs %.4g cycles per transaction, fewer than the %.4g core cycles that do not wait for memory: %w", perCoreTPS, c, w.Core(), ErrUnreachable)
 	}
 	return l, nil
 }
 
 // MatchingSingleSocketLatency is the latency a single-socket system needs
 // to deliver the same total throughput as an S-socket system with the same
-// cores per socket, clock and SMT: its cores must each do S times the
+// cores per socket, clock and SMT gain: its cores must each do S times the
 // S-socket system's per-core throughput.
-func MatchingSingleSocketLatency(w Workload, ghz float64, k, sockets int, perCoreTPSAtS float64) (float64, error) {
-	return LatencyForTPS(w, ghz, k, float64(sockets)*perCoreTPSAtS)
+func MatchingSingleSocketLatency(w Workload, ghz, smtGain float64, sockets int, perCoreTPSAtS float64) (float64, error) {
+	return LatencyForTPS(w, ghz, smtGain, float64(sockets)*perCoreTPSAtS)
 }

@@ -86,22 +86,20 @@ func TestAverageLatency(t *testing.T) {
 	}
 }
 
+// TestSMT: one thread per core is the base formula; more multiply it by
+// the SMT gain, by default the middle of the published band, never the 2×
+// of overlapping every wait.
 func TestSMT(t *testing.T) {
-	w := Default() // at 67 ns, 3 GHz: C = 1.1e8 cycles, I = 1e7
-	tests := []struct {
-		k    int
-		want float64
-	}{
-		{1, 3e9 / 1.1e8},  // min(1/1.1e8, 1/1e7) = 1/1.1e8 → 27.27
-		{2, 6e9 / 1.1e8},  // 2/1.1e8 = 1.82e-8 < 1e-7 → 54.55
-		{4, 12e9 / 1.1e8}, // 4/1.1e8 = 3.64e-8 < 1e-7 → 109.09
-		{11, 300},         // 11/1.1e8 = 1e-7 = 1/I: the core is just busy → 3e9/1e7 = 300
-		{20, 300},         // 20/1.1e8 > 1e-7: capped at 1/I → 300
+	w := Default() // at 67 ns, 3 GHz: C = 1.1e8 cycles → 27.27 tps
+	g := Grid{}
+	if g.Gain(1) != 1 || g.Gain(2) != PublishedSMTGain.Value || g.Gain(4) != PublishedSMTGain.Value {
+		t.Errorf("default gains %v, %v, %v; want 1 and %v", g.Gain(1), g.Gain(2), g.Gain(4), PublishedSMTGain.Value)
 	}
-	for _, tt := range tests {
-		if got := SMTTPSPerCore(w, 67, 3, tt.k); !near(got, tt.want) {
-			t.Errorf("SMTTPSPerCore(k=%d) = %v, want %v", tt.k, got, tt.want)
-		}
+	if v := PublishedSMTGain; !(v.Value >= v.Low && v.Value <= v.High && v.High < 1.5) {
+		t.Errorf("published SMT band %v: want the default inside it and below 1.5", v)
+	}
+	if got := threadTPS(w, 67, 3, Grid{SMTGain: 1.25}.Gain(2)); !near(got, 1.25*3e9/1.1e8) {
+		t.Errorf("SMT 2 at a given gain 1.25: %v, want %v", got, 1.25*3e9/1.1e8)
 	}
 }
 
@@ -113,9 +111,9 @@ func TestLatencyForTPS(t *testing.T) {
 		if err != nil || !near(got, l) {
 			t.Errorf("LatencyForTPS(TPSPerCore(%v)) = %v, %v", l, got, err)
 		}
-		got, err = LatencyForTPS(w, 3, 2, SMTTPSPerCore(w, l, 3, 2))
-		if l > 10 && (err != nil || !near(got, l)) { // at 5 ns two threads saturate the core
-			t.Errorf("SMT2 LatencyForTPS(%v) = %v, %v", l, got, err)
+		got, err = LatencyForTPS(w, 3, 1.1, 1.1*TPSPerCore(w, l, 3))
+		if err != nil || !near(got, l) {
+			t.Errorf("SMT gain 1.1 LatencyForTPS(%v) = %v, %v", l, got, err)
 		}
 	}
 	tests := []struct {
@@ -148,8 +146,8 @@ func TestLatencyForTPS(t *testing.T) {
 	if _, err := MatchingSingleSocketLatency(w, 3, 1, 32, 3e9/1.97e8); !errors.Is(err, ErrUnreachable) {
 		t.Errorf("32 sockets: err = %v, want ErrUnreachable", err)
 	}
-	// SMT 2 asking for more than the busy-core ceiling 3e9/1e7 = 300 tps.
-	if _, err := LatencyForTPS(w, 3, 2, 301); !errors.Is(err, ErrUnreachable) {
+	// More than 3e9/A = 315.8 tps needs fewer cycles than A.
+	if _, err := LatencyForTPS(w, 3, 1, 316); !errors.Is(err, ErrUnreachable) {
 		t.Errorf("above the ceiling: err = %v, want ErrUnreachable", err)
 	}
 	if _, err := LatencyForTPS(Workload{1e7, 0}, 3, 1, 100); !errors.Is(err, ErrInput) {

@@ -88,7 +88,7 @@ func TestParsePoints(t *testing.T) {
 }
 
 func TestDefaultSockets(t *testing.T) {
-	if s := (Machine{}).DefaultSockets(); !slices.Equal(s, []int{1, 2, 4, 8}) {
+	if s := (Machine{}).DefaultSockets(); !slices.Equal(s, []int{1, 2, 4}) {
 		t.Errorf("uniform: %v", s)
 	}
 	m := Machine{Matrix: [][]float64{{1}}, Sockets: [][]int{{0}, {1}, {2}}}
@@ -114,14 +114,18 @@ func TestRunMachine(t *testing.T) {
 
 func TestGivenCPU(t *testing.T) {
 	c, as := GivenCPU(3, 67, 0, 16, 2)
-	if want := (CPU{GHz: 3, CoresPerSocket: 16, SMT: 2, LocalNS: 67, RemoteNS: 125}); c != want {
+	// --local-ns is one socket's: the multi-socket local and remote
+	// latencies follow the published ratios.
+	multi := 67 * PublishedMultiSocketLocal.Value
+	remote := multi * PublishedRemoteRatio.Value
+	if want := (CPU{GHz: 3, CoresPerSocket: 16, SMT: 2, OneSocketNS: 67, LocalNS: multi, RemoteNS: remote, RemoteAssumed: true}); c != want {
 		t.Errorf("CPU %+v, want %+v", c, want)
 	}
-	if r := c.RemoteNS; r != 125 || len(as) != 3 || as[2].Value != 125 || !strings.HasPrefix(as[2].Source, "no --remote-ns") {
-		t.Errorf("no remote: %g, %+v", r, as)
+	if len(as) != 4 || as[3].Value != remote || !strings.HasPrefix(as[3].Source, "no --remote-ns") || !as[3].Banded() || !as[2].Banded() {
+		t.Errorf("no remote: %+v", as)
 	}
 	c, as = GivenCPU(3, 67, 140, 16, 2)
-	if r := c.RemoteNS; r != 140 || as[2].Source != "--remote-ns" {
+	if r := c.RemoteNS; r != 140 || as[3].Source != "--remote-ns" || c.RemoteAssumed {
 		t.Errorf("remote given: %g, %+v", r, as)
 	}
 	if w := GivenWorkload(Workload{Instructions: 1e7, Miss: 0.05}); len(w) != 2 || w[0].Basis != Assumed || w[1].Value != 0.05 {

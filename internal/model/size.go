@@ -71,7 +71,7 @@ func Size(z Sizing) ([]SizeRow, error) {
 			if c.Cores < 1 || !(c.GHz > 0) || c.Price < 0 {
 				return nil, fmt.Errorf("processor %q: %d cores, %v GHz, price %v: want positive cores and clock and a price of zero or more: %w", c.Name, c.Cores, c.GHz, c.Price, ErrInput)
 			}
-			per := threadTPS(z.Workload, l, c.GHz, max(z.SMT, 1))
+			per := threadTPS(z.Workload, l, c.GHz, Grid{}.Gain(z.SMT))
 			r := SizeRow{
 				Sockets: s, CPU: c, Cores: s * c.Cores, LatencyNS: l,
 				TPSPerCore: per, TotalTPS: TotalTPS(per, c.Cores, s),

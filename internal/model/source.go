@@ -78,12 +78,16 @@ func topologyGHz(t *result.Topology) float64 {
 // Given figures override what a probe measured.
 type MachineSpec struct {
 	LocalNS, RemoteNS float64 // 0: not given
-	BufferNS          float64
-	BufferMinSockets  int
-	Locality          float64 // -1: none (every node equally likely)
-	CoresPerSocket    int     // 0: the topology's, else 1
-	Topology          *result.Topology
-	Probe             *ProbeLatency // with Topology the probed machine's (nil: none)
+	// OneSocketNS is one socket's latency when it differs from a
+	// multi-socket server's local latency (0: the same); the uniform model
+	// only.
+	OneSocketNS      float64
+	BufferNS         float64
+	BufferMinSockets int
+	Locality         float64 // -1: none (every node equally likely)
+	CoresPerSocket   int     // 0: the topology's, else 1
+	Topology         *result.Topology
+	Probe            *ProbeLatency // with Topology the probed machine's (nil: none)
 }
 
 // Build makes the Machine for up to maxSockets sockets (the remote latency
@@ -150,7 +154,7 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 		if maxSockets > 1 && !remoteSet {
 			return Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
 		}
-		mc = Machine{Source: src, LocalNS: local, RemoteNS: remote, CoresPerSocket: max(runCores, 1)}
+		mc = Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, CoresPerSocket: max(runCores, 1)}
 	}
 	if s.CoresPerSocket > 0 {
 		mc.CoresPerSocket = s.CoresPerSocket

@@ -27,6 +27,8 @@ type Row struct {
 	// would do (see Match1SNote).
 	Match1SNS   *float64 `json:"match_1s_latency_ns"`
 	Match1SNote string   `json:"match_1s_note,omitempty"`
+	// Beyond is set above PublishedSockets sockets (BeyondPublished).
+	Beyond bool `json:"beyond_published,omitempty"`
 }
 
 // Scaling is the change from one socket count to another at the same clock
@@ -54,6 +56,20 @@ type Grid struct {
 	GHz     []float64
 	SMT     []int
 	Sockets []int
+	// SMTGain is the throughput of a core with more than one hardware
+	// thread over one thread; 0: PublishedSMTGain's default.
+	SMTGain float64
+}
+
+// Gain is the SMT gain for k threads per core: 1 for one thread.
+func (g Grid) Gain(k int) float64 {
+	switch {
+	case k <= 1:
+		return 1
+	case g.SMTGain > 0:
+		return g.SMTGain
+	}
+	return PublishedSMTGain.Value
 }
 
 // Evaluate computes the table for every configuration in g.
@@ -84,7 +100,8 @@ func Evaluate(w Workload, mc Machine, g Grid) (Table, error) {
 			if k < 1 {
 				return Table{}, fmt.Errorf("%d threads per core: want at least 1: %w", k, ErrInput)
 			}
-			base := threadTPS(w, l1, f, k)
+			gain := g.Gain(k)
+			base := threadTPS(w, l1, f, gain)
 			first := len(t.Rows)
 			for _, s := range g.Sockets {
 				l, err := mc.Latency(s)
@@ -94,16 +111,17 @@ func Evaluate(w Workload, mc Machine, g Grid) (Table, error) {
 				if !(l > 0) {
 					return Table{}, fmt.Errorf("%d sockets: latency %v ns: want a positive latency: %w", s, l, ErrInput)
 				}
-				per := threadTPS(w, l, f, k)
+				per := threadTPS(w, l, f, gain)
 				r := Row{
 					Sockets: s, CoresPerSocket: mc.CoresPerSocket, SMT: k, GHz: f,
 					LatencyNS: l, LatencyCycles: LatencyCycles(l, f), CyclesPerTxn: CyclesPerTxn(w, l, f),
 					TPSPerCore: per, TotalTPS: TotalTPS(per, mc.CoresPerSocket, s),
 					PerCoreVs1S: Ratio(base, per),
 					TotalVs1S:   Ratio(TotalTPS(base, mc.CoresPerSocket, 1), TotalTPS(per, mc.CoresPerSocket, s)),
-					SMTGain:     Ratio(TPSPerCore(w, l, f), per),
+					SMTGain:     gain,
+					Beyond:      s > PublishedSockets,
 				}
-				if m, err := MatchingSingleSocketLatency(w, f, k, s, per); err == nil {
+				if m, err := MatchingSingleSocketLatency(w, f, gain, s, per); err == nil {
 					r.Match1SNS = &m
 				} else if errors.Is(err, ErrUnreachable) {
 					r.Match1SNote = "no latency is low enough"

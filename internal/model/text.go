@@ -29,6 +29,9 @@ func Describe(w io.Writer, wl Workload, mc Machine) {
 		wl.Instructions, wl.Miss, wl.Instructions*wl.Miss)
 	if mc.Matrix == nil {
 		fmt.Fprintf(w, "Latency: %s: local %s ns", mc.Source, Num(mc.LocalNS))
+		if mc.OneSocketNS > 0 {
+			fmt.Fprintf(w, " (one socket %s ns)", Num(mc.OneSocketNS))
+		}
 		if mc.RemoteNS > 0 {
 			fmt.Fprintf(w, ", remote %s ns", Num(mc.RemoteNS))
 		}
@@ -79,6 +82,16 @@ func WriteTable(w io.Writer, t Table) error {
 		return err
 	}
 	fmt.Fprintln(w, "\n1S match: the latency one socket with the same cores per socket, clock and SMT needs for the same total tps.")
+	if smt {
+		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's (--smt-gain; default %s: %s).\n",
+			sig(t.Rows[len(t.Rows)-1].SMTGain, 4), PublishedSMTGain, PublishedSMTGain.Source)
+	}
+	for _, r := range t.Rows {
+		if r.Beyond {
+			fmt.Fprintf(w, "%d sockets: %s.\n", r.Sockets, BeyondPublished)
+			break
+		}
+	}
 	if unmatched != "" {
 		fmt.Fprintf(w, "-: %s.\n", unmatched)
 	}
@@ -197,18 +210,25 @@ func WriteSize(w io.Writer, z Sizing, rows []SizeRow) error {
 	return nil
 }
 
+// interval is " (95% interval a to b)", or "" without one.
+func interval(iv *Interval) string {
+	if iv == nil {
+		return ""
+	}
+	return " (95% interval " + iv.String() + ")"
+}
+
 // WriteFit prints a fit: the workload it implies, its R² and each point's
 // residual.
 func WriteFit(w io.Writer, fit Fit) error {
 	fmt.Fprintf(w, "Fit of %d points (least squares on cycles per transaction against latency in cycles):\n", fit.Points)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  instructions per transaction (I)\t%.0f\n", fit.Workload.Instructions)
-	fmt.Fprintf(tw, "  fraction waiting for memory (m)\t%.5f\n", fit.Workload.Miss)
-	fmt.Fprintf(tw, "  memory waits per transaction (m·I)\t%.0f\n", fit.MissesPerTxn)
-	fmt.Fprintf(tw, "  cycles not waiting ((1 − m)·I)\t%.0f\n", fit.NonMemCycles)
+	fmt.Fprintf(tw, "  core cycles per transaction (A)\t%s%s\n", thousands(fit.A), interval(fit.AInterval))
+	fmt.Fprintf(tw, "  memory waits per transaction (M)\t%s%s\n", thousands(fit.M), interval(fit.MInterval))
+	fmt.Fprintf(tw, "  classic form: I = A + M, m = M/I\t%.0f, %.5f\n", fit.Workload.Instructions, fit.Workload.Miss)
 	r2 := fmt.Sprintf("%.6f", fit.R2)
 	if fit.Points == 2 {
-		r2 += " (two points always fit exactly: add a third to test the model)"
+		r2 += " (two points always fit exactly: add a third to test the model and get intervals)"
 	}
 	fmt.Fprintf(tw, "  R² of cycles per transaction\t%s\n", r2)
 	if err := tw.Flush(); err != nil {
@@ -227,7 +247,7 @@ func WriteFit(w io.Writer, fit Fit) error {
 // its predictions.
 func WriteCalibration(w io.Writer, c *Calibration) error {
 	fmt.Fprintf(w, "Fit of OLTP run %d with memory probe run %d:\n  %s\n", c.OLTPRun, c.ProbeRun, c.Method)
-	fmt.Fprintf(w, "  I = %.0f instructions per transaction, m = %.5f\n", c.Workload.Instructions, c.Workload.Miss)
+	fmt.Fprintf(w, "  %s\n", c.Derived())
 	if c.Fit != nil {
 		fmt.Fprintf(w, "  R² of cycles per transaction: %.6f over %d points\n", c.Fit.R2, c.Fit.Points)
 	}

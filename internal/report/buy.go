@@ -21,12 +21,10 @@ func purchase(r *Report) *model.Purchase {
 	if md == nil || len(md.Table.Rows) == 0 {
 		return nil
 	}
-	servers := model.BuiltinCandidates(md.CPU(0))
-	p, err := model.Buy(md.Workload, model.CalibrationBand(md), servers)
+	p, err := model.BuyCalibrated(md, 0, nil)
 	if err != nil {
 		return nil
 	}
-	p.Assumptions = md.Assumptions
 	return p
 }
 
@@ -39,7 +37,7 @@ func buySection(r *Report) section {
 	}
 	s.Intro = p.Recommendation
 	s.Figures = append(s.Figures, figure{ID: AnchorBuy + "-cost", SVG: template.HTML(costBars(AnchorBuy+"-cost", p))})
-	tb := table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices assumed)",
+	tb := table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
 		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}
 	for _, row := range p.Rows {
 		v := row.Server
@@ -50,7 +48,7 @@ func buySection(r *Report) section {
 	s.Notes = append(s.Notes,
 		"Total cost is the server's price plus every physical core's licence; cost per 1,000 tps divides it by the predicted total tps. The formulas are those of Joe Chang's sizing articles \"Memory Latency and NUMA\" and \"Memory Latency - Return to Single Processor\" (docs/model.md).",
 		"Band: "+p.Band+".",
-		"The prices are assumptions, not quotes: 'numalab model buy --run ID --candidates FILE' prices real servers.")
+		"The prices are illustrative, not quotes: 'numalab model buy --run ID --candidates FILE' prices real servers.")
 	for _, row := range p.Rows {
 		s.Notes = append(s.Notes, row.Server.Name+": "+row.Server.Note+".")
 	}

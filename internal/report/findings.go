@@ -39,6 +39,12 @@ func findings(r *Report) []Finding {
 	detail := func(anchor, format string, a ...any) {
 		more = append(more, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...)})
 	}
+	// The decision first: the answer the report exists for.
+	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
+		if p := purchase(r); p != nil {
+			add(AnchorBuy, "Which server: %s", p.Recommendation)
+		}
+	}
 	if m := r.Memory; m != nil && m.Summary != nil {
 		s := m.Summary
 		if d := m.DRAM; d != nil && d.GHz > 0 {
@@ -129,9 +135,6 @@ func findings(r *Report) []Finding {
 		if h := md.HeldOut; h != nil {
 			add(AnchorModel, "Model check: on cells it was not fitted to (%s) the model predicts %s tps per core at %s ns; they measured %s (median of %d): error %s.",
 				h.What, fmtN(h.PredictedTPS), fmtF(h.LatencyNS, 1), fmtN(h.MeasuredTPS), h.Cells, pct(h.Error))
-		}
-		if p := purchase(r); p != nil {
-			add(AnchorBuy, "Which server: %s", p.Recommendation)
 		}
 		modelErrorFinding(md, detail)
 	}
@@ -339,8 +342,12 @@ func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) 
 			plural(len(md.Residuals), "point"), strings.Join(parts, "; "))
 		return
 	}
-	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s. No cell it did not see has measured its error.",
-		len(md.Residuals), strings.Join(parts, "; "), pctAbs(worst))
+	unseen := " No cell it did not see has measured its error."
+	if md.HeldOut != nil {
+		unseen = " The held-out check measures its error on cells it did not see."
+	}
+	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s.%s",
+		len(md.Residuals), strings.Join(parts, "; "), pctAbs(worst), unseen)
 }
 
 // belowAbove words a cost: a positive one is below.

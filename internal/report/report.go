@@ -227,7 +227,7 @@ type IO struct {
 	Spans []IOSpan `json:"spans,omitempty"`
 }
 
-// Model is the memory-latency model's prediction for 1, 2, 4 and 8 sockets
+// Model is the memory-latency model's prediction for 1, 2 and 4 sockets
 // of the probed CPU, with the workload fitted to the OLTP run when there is
 // one: model.Calibrate's answer.
 type Model = model.Calibration

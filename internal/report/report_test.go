@@ -167,7 +167,7 @@ func TestFindings(t *testing.T) {
 		{"Storage: 11,000 random 8 KiB reads", AnchorIO},
 		{"Model: 2 sockets", AnchorModel},
 		{"Effective cache sizes", AnchorLevels},
-		{"Model error: it was fitted to 2 points", AnchorModel},
+		{"Model error over the 4 points it was fitted to", AnchorModel},
 	} {
 		f := findingWith(r, want.text)
 		if f == nil {
@@ -205,19 +205,21 @@ func TestFindings(t *testing.T) {
 	}
 }
 
-// With two latency points (local and remote data) the model fits I and m
-// and reproduces both; with one it keeps m at its default and reproduces
-// the one.
+// With two latency points (local and remote data, two cells each) the
+// model fits A and M and passes between each latency's cells; with one it
+// takes M from the published stall share and passes through the median.
 func TestModelFit(t *testing.T) {
 	r := build(t, stored(t, syntheticRuns()))
 	md := r.Model
-	if md == nil || md.Fit == nil || len(md.Points) != 2 {
-		t.Fatalf("two-socket: want a two-point fit, got %+v", md)
+	if md == nil || md.Fit == nil || len(md.Points) != 4 || md.Fit.MInterval == nil {
+		t.Fatalf("two-socket: want a fit of 4 cells at two latencies with intervals, got %+v", md)
 	}
-	for _, p := range md.Points {
-		got := model.TPSPerCore(md.Workload, p.LatencyNS, p.GHz)
-		if math.Abs(got-p.TPSPerCore)/p.TPSPerCore > 1e-9 {
-			t.Errorf("fitted model gives %v tps at %v ns, measured %v", got, p.LatencyNS, p.TPSPerCore)
+	for i := 0; i < len(md.Points); i += 2 {
+		// The fit passes through the mean cycles of each latency's two cells.
+		a, b := md.Points[i], md.Points[i+1]
+		mean := (a.GHz*1e9/a.TPSPerCore + b.GHz*1e9/b.TPSPerCore) / 2
+		if got := model.CyclesPerTxn(md.Workload, a.LatencyNS, a.GHz); math.Abs(got-mean)/mean > 1e-9 {
+			t.Errorf("fitted model gives %v cycles at %v ns, the cells' mean is %v", got, a.LatencyNS, mean)
 		}
 	}
 	if md.RemoteAssumed || md.RemoteNS != 169.5 || md.CoresPerSocket != 2 {
@@ -228,18 +230,17 @@ func TestModelFit(t *testing.T) {
 	}
 
 	vm := build(t, stored(t, vmRuns(t))).Model
-	if vm == nil || vm.Fit != nil || len(vm.Points) != 1 || !vm.RemoteAssumed {
-		t.Fatalf("kvm-2vcpu: want a one-point fit with an assumed remote latency, got %+v", vm)
+	if vm == nil || vm.Fit != nil || len(vm.Points) == 0 || !vm.RemoteAssumed {
+		t.Fatalf("kvm-2vcpu: want a fit at one latency with an assumed remote latency, got %+v", vm)
 	}
-	if vm.Workload.Miss != model.DefaultMiss || !strings.Contains(vm.Method, "m is kept at the default") {
-		t.Errorf("kvm-2vcpu: m = %v, method %q", vm.Workload.Miss, vm.Method)
+	if math.Abs(vm.StallShare-model.PublishedStallShare.Value) > 1e-9 || !strings.Contains(vm.Method, "the published stall share 60%") {
+		t.Errorf("kvm-2vcpu: stall share %v, method %q; want the published 0.6", vm.StallShare, vm.Method)
 	}
-	p := vm.Points[0]
-	if got := model.TPSPerCore(vm.Workload, p.LatencyNS, p.GHz); math.Abs(got-p.TPSPerCore)/p.TPSPerCore > 1e-9 {
-		t.Errorf("kvm-2vcpu: fitted model gives %v tps, measured %v", got, p.TPSPerCore)
+	if vm.SMTMeasured {
+		t.Errorf("kvm-2vcpu: SMT gain %v measured on a machine without SMT", vm.SMT)
 	}
-	if len(vm.Table.Rows) != len(model.PredictSockets) || vm.Table.Rows[3].Sockets != 8 {
-		t.Errorf("kvm-2vcpu: model rows %+v, want 1, 2, 4, 8 sockets", vm.Table.Rows)
+	if n := len(model.PredictSockets); len(vm.Table.Rows) != n || vm.Table.Rows[n-1].Sockets != 4 {
+		t.Errorf("kvm-2vcpu: model rows %+v, want 1, 2, 4 sockets", vm.Table.Rows)
 	}
 }
 

@@ -119,7 +119,7 @@ func WriteText(w io.Writer, r *Report) error {
 			textInsert(&b, in)
 		}
 	}
-	b.WriteString("\nModel: 1, 2, 4 and 8 sockets of this CPU\n")
+	b.WriteString("\nModel: 1, 2 and 4 sockets of this CPU\n")
 	if md := r.Model; md != nil {
 		textModel(&b, md)
 	} else {
@@ -338,8 +338,8 @@ func textModel(b *strings.Builder, md *Model) {
 	if len(md.Table.Rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "  workload: I = %s instructions per transaction, m = %s; %s\n", fmtN(md.Workload.Instructions), fmtF(md.Workload.Miss, 4), md.Method)
-	fmt.Fprintf(b, "  local latency: the DRAM latency, %s ns; remote %s ns%s; tps/core is per physical core\n", fmtF(md.LocalNS, 1), fmtF(md.RemoteNS, 1), assumedWord(md.RemoteAssumed))
+	fmt.Fprintf(b, "  workload: %s; %s\n", md.Derived(), md.Method)
+	fmt.Fprintf(b, "  %s; tps/core is per physical core\n", md.LatencyWords())
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    sockets\tcores/socket\tSMT\tGHz\tlatency ns\tcycles\ttps/core\ttotal tps\tvs 1 socket\t")
 	for _, row := range md.Table.Rows {

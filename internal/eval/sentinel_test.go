@@ -1,0 +1,52 @@
+package eval
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/sentinel"
+)
+
+// TestWatch: the sentinel is timed at the start and before and after every
+// step, and the step's error comes through.
+func TestWatch(t *testing.T) {
+	boom := errors.New("boom")
+	steps := []*step{
+		{title: "a", run: func(Stored) error { return nil }},
+		{title: "b", run: func(Stored) error { return boom }},
+	}
+	s := watch(steps)
+	for _, st := range steps {
+		st.err = st.run(func(string, int64) {})
+	}
+	var labels []string
+	for _, sm := range s.Samples {
+		labels = append(labels, sm.Label)
+		if sm.Took <= 0 {
+			t.Errorf("sample %q took %v", sm.Label, sm.Took)
+		}
+	}
+	if got := strings.Join(labels, "|"); got != "start|before a|after a|before b|after b" || !errors.Is(steps[1].err, boom) {
+		t.Errorf("samples %q, step b's error %v", got, steps[1].err)
+	}
+}
+
+// TestOffSpeed: the fit's step is flagged when a sample next to it is off.
+func TestOffSpeed(t *testing.T) {
+	ms := func(label string, v int) sentinel.Sample {
+		return sentinel.Sample{Label: label, Took: time.Duration(v) * time.Millisecond}
+	}
+	s := &sentinel.Series{Samples: []sentinel.Sample{ms("start", 10), ms("before x", 10), ms("after x", 10), ms("before tpcc-ro on SQLite", 10), ms("after tpcc-ro on SQLite", 14), ms("end", 10)}}
+	if got := offSpeed(s, "tpcc-ro on SQLite"); !strings.Contains(got, "not to be trusted") {
+		t.Errorf("40%% slow next to the step: %q", got)
+	}
+	s.Samples[4].Took = 11 * time.Millisecond
+	if got := offSpeed(s, "tpcc-ro on SQLite"); !strings.Contains(got, "held within 15%") {
+		t.Errorf("10%% slow: %q", got)
+	}
+	if got := offSpeed(s, "no such step"); got != "" {
+		t.Errorf("no such step: %q", got)
+	}
+}

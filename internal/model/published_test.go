@@ -1,0 +1,134 @@
+package model
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestPublishedFigures holds the model to the figures of the literature it
+// is built on, each row with its source and its tolerance.
+func TestPublishedFigures(t *testing.T) {
+	classic := Default() // I = 10,000,000, m = 0.05
+	// memoryBound is Joe Chang's premise for his socket ratios:
+	// performance ∝ 1/latency, i.e. A = 0 (the limit of the model).
+	memoryBound := FromCycles(0, 1)
+	tps := func(w Workload, mc Machine, sockets int, ghz float64) (perCore, total float64) {
+		l, err := mc.Latency(sockets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := TPSPerCore(w, l, ghz)
+		return p, TotalTPS(p, 1, sockets)
+	}
+	chang2016 := Machine{LocalNS: 67, RemoteNS: 125, BufferNS: 15, BufferMinSockets: 4, Locality: -1}
+	within := func(v, lo, hi float64) bool { return v >= lo && v <= hi }
+	for _, row := range []struct {
+		figure, source string
+		got            func() float64
+		lo, hi         float64 // the tolerance: got must lie in [lo, hi]
+	}{
+		// Worked examples: exact to the published rounding (±0.005).
+		{"27.27 tps per core, 1 socket, 3 GHz, 67 ns", "Joe Chang, Memory Latency and NUMA (2016), worked example",
+			func() float64 { p, _ := tps(classic, chang2016, 1, 3); return p }, 27.265, 27.275},
+		{"19.54 tps per core, 2 sockets", "same", func() float64 { p, _ := tps(classic, chang2016, 2, 3); return p }, 19.535, 19.545},
+		{"15.17 tps per core, 4 sockets (+15 ns buffer)", "same", func() float64 { p, _ := tps(classic, chang2016, 4, 3); return p }, 15.165, 15.175},
+		{"1S → 2S 1.45× at 2.2 GHz", "same, at 2.2 GHz", func() float64 {
+			_, a := tps(classic, chang2016, 1, 2.2)
+			_, b := tps(classic, chang2016, 2, 2.2)
+			return b / a
+		}, 1.445, 1.455},
+		{"2S → 4S 1.56× at 2.2 GHz", "same", func() float64 {
+			_, a := tps(classic, chang2016, 2, 2.2)
+			_, b := tps(classic, chang2016, 4, 2.2)
+			return b / a
+		}, 1.555, 1.565},
+		{"1S → 4S 2.26× at 2.2 GHz", "same", func() float64 {
+			_, a := tps(classic, chang2016, 1, 2.2)
+			_, b := tps(classic, chang2016, 4, 2.2)
+			return b / a
+		}, 2.255, 2.265},
+		{"1S at 43 ns matches 2S at 2.2 GHz (43.7)", "same (\"40 ns\" elsewhere)", func() float64 {
+			p, _ := tps(classic, chang2016, 2, 2.2)
+			l, _ := MatchingSingleSocketLatency(classic, 2.2, 1, 2, p)
+			return l
+		}, 43.65, 43.75},
+		{"1S at 25 ns matches 4S at 2.2 GHz (24.9)", "same", func() float64 {
+			p, _ := tps(classic, chang2016, 4, 2.2)
+			l, _ := MatchingSingleSocketLatency(classic, 2.2, 1, 4, p)
+			return l
+		}, 24.85, 24.95},
+		// SMT: the default and its band inside the published gains.
+		{"SMT gain, default", "Linchi Shea: read-only OLTP +5% to +19%, a heavier mix about 0",
+			func() float64 { return Grid{}.Gain(2) }, 1.0, 1.19},
+		{"SMT gain, band's top below 1.5×", "same", func() float64 { return PublishedSMTGain.High }, 1.0, 1.19},
+		// Sockets: Chang 2018's latencies, performance ∝ 1/latency.
+		{"2S against 1S per core, Xeon SP (76; 89/139 ns)", "Joe Chang, Memory Latency - Return to Single Processor (2018): 0.63–0.67×",
+			func() float64 {
+				mc := Machine{OneSocketNS: 76, LocalNS: 89, RemoteNS: 139, Locality: -1}
+				a, _ := tps(memoryBound, mc, 1, 3)
+				b, _ := tps(memoryBound, mc, 2, 3)
+				return b / a
+			}, 0.63, 0.67},
+		{"2S against 1S in total, Xeon SP", "same: 1.26–1.35×", func() float64 {
+			mc := Machine{OneSocketNS: 76, LocalNS: 89, RemoteNS: 139, Locality: -1}
+			_, a := tps(memoryBound, mc, 1, 3)
+			_, b := tps(memoryBound, mc, 2, 3)
+			return b / a
+		}, 1.26, 1.35},
+		{"2S against 1S per core, Xeon E5 v4 (76; 93/148 ns)", "same: 0.63–0.67×", func() float64 {
+			mc := Machine{OneSocketNS: 76, LocalNS: 93, RemoteNS: 148, Locality: -1}
+			a, _ := tps(memoryBound, mc, 1, 3)
+			b, _ := tps(memoryBound, mc, 2, 3)
+			return b / a
+		}, 0.63, 0.67},
+		{"2S against 1S in total, the model's defaults from 76 ns", "same: 1.26–1.35×, with the published ratios (PublishedMultiSocketLocal, PublishedRemoteRatio)",
+			func() float64 {
+				local := 76 * PublishedMultiSocketLocal.Value
+				mc := Machine{OneSocketNS: 76, LocalNS: local, RemoteNS: local * PublishedRemoteRatio.Value, Locality: -1}
+				_, a := tps(memoryBound, mc, 1, 3)
+				_, b := tps(memoryBound, mc, 2, 3)
+				return b / a
+			}, 1.26, 1.35},
+		// Four to eight sockets: about 1.5× at most (tolerance 0.05).
+		{"4 → 8 sockets, the model's defaults from 76 ns", "Joe Chang: 4 → 8 way about 1.5× (before NUMA); an 8-socket VM did less than a 4-socket one",
+			func() float64 {
+				local := 76 * PublishedMultiSocketLocal.Value
+				mc := Machine{OneSocketNS: 76, LocalNS: local, RemoteNS: local * PublishedRemoteRatio.Value, Locality: -1}
+				_, a := tps(memoryBound, mc, 4, 3)
+				_, b := tps(memoryBound, mc, 8, 3)
+				return b / a
+			}, 1, 1.55},
+		{"4 → 8 sockets, Xeon SP latencies", "same", func() float64 {
+			mc := Machine{OneSocketNS: 76, LocalNS: 89, RemoteNS: 139, Locality: -1}
+			_, a := tps(memoryBound, mc, 4, 3)
+			_, b := tps(memoryBound, mc, 8, 3)
+			return b / a
+		}, 1, 1.55},
+	} {
+		if got := row.got(); !within(got, row.lo, row.hi) || math.IsNaN(got) {
+			t.Errorf("%s (%s): model gives %.4f, want %g to %g", row.figure, row.source, got, row.lo, row.hi)
+		}
+	}
+}
+
+// TestCheckInstructions: A must lie between the instruction count over
+// the core's width and the measured cycles per transaction. With the
+// guest's figures, 571,000 instructions on a 4-wide core need at least
+// 142,750 cycles.
+func TestCheckInstructions(t *testing.T) {
+	for _, c := range []struct {
+		a, measured float64
+		ok          bool
+		want        string
+	}{
+		{200_000, 450_000, true, "at least 142,750 (4-wide core) holds, at most the measured C = 450,000 holds; IPC at that C 1.27"},
+		{100_000, 450_000, false, "at least 142,750 (4-wide core) fails"},
+		{500_000, 450_000, false, "at most the measured C = 450,000 fails"},
+	} {
+		got, ok := CheckInstructions(c.a, c.measured, 571_000, 4)
+		if ok != c.ok || !strings.Contains(got, c.want) {
+			t.Errorf("A = %v, C = %v: %q, %v; want %v and %q", c.a, c.measured, got, ok, c.ok, c.want)
+		}
+	}
+}
