@@ -108,6 +108,7 @@ type Memory struct {
 	Summary   *memlat.Summary   `json:"summary,omitempty"`
 	MLP       *memlat.MLP       `json:"mlp,omitempty"`
 	Bandwidth *memlat.Bandwidth `json:"bandwidth,omitempty"`
+	C2C       *memlat.C2C       `json:"c2c,omitempty"` // cache-to-cache latency per class of CPU pair
 }
 
 // OLTP is a tpcc-ro sweep: one series per placement and data location.

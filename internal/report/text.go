@@ -227,6 +227,13 @@ func textMemory(b *strings.Builder, m *Memory) {
 		}
 		b.WriteString("\n")
 	}
+	if c := m.C2C; c != nil && len(c.Pairs) > 0 {
+		fmt.Fprintf(b, "  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):", fmtF(c.GHz, 2))
+		for _, p := range c.Pairs {
+			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1], fmtF(p.BestNS, 1), fmtF(p.Cycles, 0))
+		}
+		b.WriteString("\n")
+	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
 		b.WriteString("  sequential read bandwidth:")
 		for _, p := range bw.Read {
