@@ -70,6 +70,8 @@ type pgEngine struct {
 	params  map[string]string // runtime parameters of new connections
 	dop     int
 	workers int // the server's max_worker_processes
+
+	pmPinned bool // SetDOPPlaced set the postmaster's CPUs
 }
 
 var _ Engine = (*pgEngine)(nil)

@@ -47,6 +47,8 @@ type QueryCell struct {
 	// Settings are the engine settings of the cell (DOP and what goes
 	// with it).
 	Settings map[string]string `json:"settings,omitempty"`
+	// Workers is where the cell's parallel workers ran (DOP > 1).
+	Workers *WorkerCPUs `json:"workers,omitempty"`
 }
 
 // PlanFinding is a plan that changed: within a cell (Kind "within-cell"),

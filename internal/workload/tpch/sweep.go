@@ -72,6 +72,8 @@ type Cell struct {
 	// (PostgreSQL: 1 + workers launched); Settings the engine's.
 	Used     int               `json:"dop_used,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// Workers is where the cell's parallel workers ran (DOP > 1).
+	Workers *result.WorkerCPUs `json:"workers,omitempty"`
 }
 
 // QueryName is "Q1" for 1.
@@ -120,6 +122,8 @@ type Sweep struct {
 	sql  map[int]string // per query, the engine's SQL
 	rows []atomic.Int64 // per query, rows of its last run
 	cur  *Cell
+	// workers are the cell's parallel workers.
+	workers *engine.Workers
 }
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
@@ -205,10 +209,12 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 	return nil, nil
 }
 
-// Begin sets the cell's DOP and, for a power cell's first repeat,
-// captures its plan and cost.
+// Begin sets the cell's DOP with its parallel workers on the cell's
+// placement, for a power cell's first repeat captures its plan and cost,
+// and starts sampling where the workers run.
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
-	if err := s.db.Eng.SetDOP(ctx, c.DOP); err != nil {
+	var err error
+	if s.workers, err = engine.SetDOPPlaced(ctx, s.db.Eng, c.DOP, c.Place.CPUs); err != nil {
 		return err
 	}
 	tc := &Cell{Mode: ModeThroughput, DOP: c.DOP, Streams: c.Streams, Repeat: c.Repeat}
@@ -231,6 +237,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 		}
 	}
 	s.cur = tc
+	s.workers.Watch()
 	return nil
 }
 
@@ -283,10 +290,14 @@ func (st *stream_) Close() error { return st.c.Close() }
 // End fills the cell's figures.
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
 	tc := s.cur
+	tc.Workers = s.workers.Done()
 	if err != nil {
 		tc.Error = result.Redact(err.Error())
 	}
 	o := sweep.Outcome[*Cell]{Item: tc}
+	for _, n := range tc.Workers.Notes() {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, c, n))
+	}
 	if m != nil {
 		tc.Cell = m
 		tc.QueriesPerHour = m.TPS * 3600
@@ -323,6 +334,7 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 
 // Close closes the data (and stops a managed server).
 func (s *Sweep) Close() error {
+	s.workers.Done() // a cell cut before End
 	if s.db == nil {
 		return nil
 	}

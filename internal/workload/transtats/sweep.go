@@ -72,6 +72,7 @@ type Sweep struct {
 	seen          map[string]bool   // the plan findings stored, by findingKey
 	cur           *result.QueryCell // the cell between Begin and End
 	curPlanErr    error
+	workers       *engine.Workers // the cell's parallel workers
 }
 
 // cellKey is a query at a stream count in one repeat: the speedup and
@@ -152,9 +153,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 // transtats does not place it.
 func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
 
-// Begin sets the cell's DOP and captures the plan before it.
+// Begin sets the cell's DOP with its parallel workers on the cell's
+// placement, starts sampling where they run, and captures the plan
+// before it.
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
-	if err := s.db.SetDOP(ctx, c.DOP); err != nil {
+	var err error
+	if s.workers, err = engine.SetDOPPlaced(ctx, s.db.Engine(), c.DOP, c.Place.CPUs); err != nil {
 		if gone := s.gone(ctx); gone != nil {
 			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
 		}
@@ -169,6 +173,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 		qc.PlanError = s.curPlanErr.Error()
 	}
 	s.cur = qc
+	s.workers.Watch()
 	return nil
 }
 
@@ -181,6 +186,7 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 // plans and says whether the sweep goes on.
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.QueryCell] {
 	qc := s.cur
+	qc.Workers = s.workers.Done()
 	k := cellKey{c.Type, c.Streams, c.Repeat}
 	if err != nil {
 		qc.Error = result.Redact(err.Error())
@@ -208,6 +214,9 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	}
 	// The cell is stored with its plans after, then the findings.
 	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
+	for _, n := range qc.Workers.Notes() {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, cellName(c), n))
+	}
 	for _, f := range found {
 		// A later repeat finding the same change adds nothing.
 		key := findingKey(f)
@@ -247,6 +256,7 @@ func cellName(c sweep.Cell) string {
 
 // Close closes the database (and stops a managed server).
 func (s *Sweep) Close() error {
+	s.workers.Done() // a cell cut before End
 	if s.db == nil {
 		return nil
 	}
