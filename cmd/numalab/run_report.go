@@ -33,6 +33,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
 	cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
+	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -113,6 +114,7 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 		cliflag.Uint64("seed", &cfg.Seed),
 		// A run stored before repeats has 0: it ran once.
 		cliflag.Field("repeat", &cfg.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }),
+		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
 	}
 }
 

@@ -33,6 +33,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs.Duration("warmup", time.Second, "warm-up before each cell's window, excluded from every figure")
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	fs.Int("data-node", -1, "NUMA node to place the data pages on (-1: leave them where they are)")
+	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
 	fs.Float64("cost-threshold", 0, "cost from which the DOP rule of thumb parallelises (default: PostgreSQL's parallel_setup_cost, 1000; DuckDB 122880, a row group)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
@@ -152,6 +153,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *float64) cliflag.Settings {
 		}),
 		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
 		cliflag.Int("data-node", &cfg.DataNode),
+		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
 		cliflag.Validated(cliflag.Float("cost-threshold", threshold), func(v string) error {
 			if *threshold < 0 {
 				return cliflag.Bad("cost-threshold", v, "is negative")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -30,6 +31,9 @@ type RunConfig struct {
 	Warmup    time.Duration `json:"warmup_ns"`
 	Placement string        `json:"placement,omitempty"`
 	DataNode  int           `json:"data_node"`
+	// Hog keeps that many of the placement's CPUs busy with a plain
+	// CPU-bound thread during every cell (place.HogCPUs).
+	Hog int `json:"hog,omitempty"`
 }
 
 // Cell kinds: the power test runs one query alone on one stream; the
@@ -74,6 +78,8 @@ type Cell struct {
 	Settings map[string]string `json:"settings,omitempty"`
 	// Workers is where the cell's parallel workers ran (DOP > 1).
 	Workers *result.WorkerCPUs `json:"workers,omitempty"`
+	// Hog are the CPUs a busy thread kept busy during the cell (--hog).
+	Hog []int `json:"hog_cpus,omitempty"`
 }
 
 // QueryName is "Q1" for 1.
@@ -122,8 +128,9 @@ type Sweep struct {
 	sql  map[int]string // per query, the engine's SQL
 	rows []atomic.Int64 // per query, rows of its last run
 	cur  *Cell
-	// workers are the cell's parallel workers.
+	// workers are the cell's parallel workers; hog its busy neighbour.
 	workers *engine.Workers
+	hog     *place.Hog
 }
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
@@ -236,6 +243,16 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 			}
 		}
 	}
+	if s.cfg.Hog > 0 {
+		cpus, err := place.HogCPUs(c.Place.Streams, s.cfg.Hog)
+		if err == nil {
+			s.hog, err = place.StartHog(cpus)
+		}
+		if err != nil {
+			return fmt.Errorf("starting cell %d (%s): %w", c.Index, c, err)
+		}
+		tc.Hog = s.hog.CPUs
+	}
 	s.cur = tc
 	s.workers.Watch()
 	return nil
@@ -291,6 +308,8 @@ func (st *stream_) Close() error { return st.c.Close() }
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
 	tc := s.cur
 	tc.Workers = s.workers.Done()
+	s.hog.Stop()
+	s.hog = nil
 	if err != nil {
 		tc.Error = result.Redact(err.Error())
 	}
@@ -335,6 +354,7 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 // Close closes the data (and stops a managed server).
 func (s *Sweep) Close() error {
 	s.workers.Done() // a cell cut before End
+	s.hog.Stop()
 	if s.db == nil {
 		return nil
 	}

@@ -48,7 +48,8 @@ func WriteRow(w io.Writer, c sweep.Cell, qc *result.QueryCell) {
 
 // Headline is each query's best point (streams and DOP) by its
 // median queries per hour over repeats, with its speedup as the report
-// has it (that median over DOP 1's), for 'numalab runs'.
+// has it (that median over DOP 1's), for 'numalab runs'; with --hog, the
+// DOP that won beside the busy CPUs.
 func Headline(cfg RunConfig, cells []*result.QueryCell) string {
 	type point struct {
 		query        string
@@ -81,5 +82,9 @@ func Headline(cfg RunConfig, cells []*result.QueryCell) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s N=%d: %s", cfg.Engine, cfg.Rows, strings.Join(parts, "; "))
+	busy := ""
+	if cfg.Hog > 0 {
+		busy = fmt.Sprintf(", %s busy (--hog)", sweep.Count(cfg.Hog, "CPU"))
+	}
+	return fmt.Sprintf("%s N=%d%s: %s", cfg.Engine, cfg.Rows, busy, strings.Join(parts, "; "))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -31,6 +32,9 @@ type RunConfig struct {
 	// Repeat runs every cell that many times, all cells once before any
 	// again; 0 (a run stored before repeats) is once.
 	Repeat int `json:"repeat,omitempty"`
+	// Hog keeps that many of the placement's CPUs busy with a plain
+	// CPU-bound thread during every cell (place.HogCPUs).
+	Hog int `json:"hog,omitempty"`
 }
 
 // Spec is the configuration's sweep: per repeat, per query, per stream
@@ -73,6 +77,7 @@ type Sweep struct {
 	cur           *result.QueryCell // the cell between Begin and End
 	curPlanErr    error
 	workers       *engine.Workers // the cell's parallel workers
+	hog           *place.Hog      // the cell's busy neighbour (--hog)
 }
 
 // cellKey is a query at a stream count in one repeat: the speedup and
@@ -172,6 +177,16 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	if s.curPlanErr != nil {
 		qc.PlanError = s.curPlanErr.Error()
 	}
+	if s.cfg.Hog > 0 {
+		cpus, err := place.HogCPUs(c.Place.Streams, s.cfg.Hog)
+		if err == nil {
+			s.hog, err = place.StartHog(cpus)
+		}
+		if err != nil {
+			return fmt.Errorf("starting cell %d (%s): %w", c.Index, cellName(c), err)
+		}
+		qc.Hog = s.hog.CPUs
+	}
 	s.cur = qc
 	s.workers.Watch()
 	return nil
@@ -187,6 +202,8 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.QueryCell] {
 	qc := s.cur
 	qc.Workers = s.workers.Done()
+	s.hog.Stop()
+	s.hog = nil
 	k := cellKey{c.Type, c.Streams, c.Repeat}
 	if err != nil {
 		qc.Error = result.Redact(err.Error())
@@ -257,6 +274,7 @@ func cellName(c sweep.Cell) string {
 // Close closes the database (and stops a managed server).
 func (s *Sweep) Close() error {
 	s.workers.Done() // a cell cut before End
+	s.hog.Stop()
 	if s.db == nil {
 		return nil
 	}
