@@ -15,7 +15,10 @@
 // after (discarded; the stream stops). Latency is the call's duration on
 // the monotonic clock, two clock reads per call (about 50 ns each on these
 // guests). Calls still running when the window closes are cancelled
-// through their context and not counted.
+// through their context and not counted. Every wait is bounded: streams
+// still in a call Config.CutGrace after the window closed (a stuck engine
+// call, a server that stopped answering) are left behind and the cell is
+// cut, marked with why (result.Cell.Cut).
 //
 // drive knows no SQL and no engine: a workload hands it an Opener and the
 // names of its transaction types. It refuses to run think time, pacing or
@@ -23,6 +26,7 @@
 package drive
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +56,11 @@ type Opener func(ctx context.Context, stream int) (Stream, error)
 // StartMonitor starts watching the machine when the measured window
 // begins; the stop it returns ends the watch and says what happened.
 type StartMonitor func() (stop func() (*result.Usage, error), err error)
+
+// DefaultCutGrace is Config.CutGrace when it is 0: longer than an engine
+// takes to stop a call whose context was cancelled (DuckDB interrupts one
+// 5 s after; PostgreSQL's cancel request and pgx's deadline are quicker).
+const DefaultCutGrace = 15 * time.Second
 
 // DefaultMaxConsecutiveErrors is how many failed calls in a row stop a
 // stream when Config.MaxConsecutiveErrors is 0.
@@ -84,6 +93,10 @@ type Config struct {
 	NoSeries bool
 	// Point labels the cell with its place in a sweep (optional).
 	Point Point
+	// CutGrace is how long the streams have to return from their calls
+	// after the window closes (or Ctrl-C) before the cell is cut without
+	// them; 0 means DefaultCutGrace.
+	CutGrace time.Duration
 	// Procs sets GOMAXPROCS during the cell (0 leaves it), restoring it
 	// afterwards. Streams are locked threads, and how many Ps suit them
 	// depends on where their calls wait:
@@ -178,11 +191,13 @@ func Run(ctx context.Context, cfg Config, open Opener) (*result.Cell, error) {
 	var abort bool   // written before close(start)
 	var t0 time.Time // written before close(start)
 	var wg sync.WaitGroup
+	returned := make(chan int, cfg.Streams) // streams whose goroutine has ended
 	for i := range states {
 		st := &streamState{id: i}
 		states[i] = st
 		wg.Add(1)
 		go func() {
+			defer func() { returned <- i }()
 			defer wg.Done()
 			runStream(runCtx, &cfg, i, st, open, nslots, maxErrs, &interrupted, ready, start, &abort, &t0)
 		}()
@@ -255,17 +270,57 @@ func Run(ctx context.Context, cfg Config, open Opener) (*result.Cell, error) {
 		}
 	}
 	cancelRun()
-	wg.Wait()
+	done, stuck := awaitStreams(returned, states, cmp.Or(cfg.CutGrace, DefaultCutGrace))
+	if len(stuck) > 0 {
+		interrupted.Store(true)
+		cell.Interrupted = true
+		cell.Cut = fmt.Sprintf("%s still in a call %v after the window closed (streams %v): cut without them, their calls not counted (a stuck engine call, or a server that stopped answering)",
+			plural(len(stuck), "stream"), cmp.Or(cfg.CutGrace, DefaultCutGrace), stuck)
+	}
 
 	cell.Measured = measuredAt(cut, cfg.Warmup, cfg.Duration)
 	var closeErrs []error
-	for _, st := range states {
+	for _, st := range done {
 		if st.closeErr != nil {
 			closeErrs = append(closeErrs, st.closeErr)
 		}
 	}
-	merge(cell, &cfg, states)
+	merge(cell, &cfg, done)
 	return cell, errors.Join(closeErrs...)
+}
+
+// awaitStreams waits up to grace for every stream's goroutine to end. It
+// returns the states of those that did, safe to read, and the ids of those
+// still running (stuck in a call), whose states must not be read: their
+// goroutines may still write them.
+func awaitStreams(returned <-chan int, states []*streamState, grace time.Duration) (done []*streamState, stuck []int) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	ended := make([]bool, len(states))
+	for n := 0; n < len(states); n++ {
+		select {
+		case i := <-returned:
+			ended[i] = true
+		case <-t.C:
+			n = len(states)
+		}
+	}
+	for i, st := range states {
+		if ended[i] {
+			done = append(done, st)
+		} else {
+			stuck = append(stuck, i)
+		}
+	}
+	return done, stuck
+}
+
+// plural is "1 stream", "2 streams".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // wait sleeps until elapsed d since t0; false if ctx was cancelled first.

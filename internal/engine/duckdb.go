@@ -9,6 +9,7 @@ package engine
 // No extension is installed or loaded.
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +33,13 @@ type duckEngine struct {
 	created bool
 	conn    *duckdb.Connector
 	db      *sql.DB
+	release func(stuck string) // the file's entry in the registry (duckhold.go)
 
 	mu  sync.Mutex
 	dop int // 0 until SetDOP
+	// interrupted, when not empty, says which parallel query was
+	// interrupted: DuckDB may hold the file after Close.
+	interrupted string
 }
 
 var _ Engine = (*duckEngine)(nil)
@@ -61,19 +67,53 @@ func openDuckDB(ctx context.Context, opt Options) (*duckEngine, error) {
 		}
 		dsn += "?access_mode=READ_ONLY"
 	}
+	release, err := holdDuckFile(opt.Path)
+	if err != nil {
+		if opt.Create {
+			os.Remove(opt.Path)
+		}
+		return nil, err
+	}
 	c, err := duckdb.NewConnector(dsn, nil)
 	if err != nil {
+		release("")
 		if opt.Create {
 			os.Remove(opt.Path)
 		}
 		return nil, fmt.Errorf("opening duckdb %s: %w", opt.Path, err)
 	}
-	e := &duckEngine{path: opt.Path, created: opt.Create, conn: c, db: sql.OpenDB(c)}
+	e := &duckEngine{path: opt.Path, created: opt.Create, conn: c, db: sql.OpenDB(c), release: release}
 	if err := e.db.PingContext(ctx); err != nil {
 		e.Discard()
 		return nil, fmt.Errorf("opening duckdb %s: %w", opt.Path, err)
 	}
 	return e, nil
+}
+
+// OpenDuckDBReadOnly opens the DuckDB file at path read-only for a tool
+// that reads it (inspect), through the registry of open files; closeDB
+// closes it.
+func OpenDuckDBReadOnly(path string) (db *sql.DB, closeDB func() error, err error) {
+	release, err := holdDuckFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := duckdb.NewConnector(path+"?access_mode=READ_ONLY", nil)
+	if err != nil {
+		release("")
+		return nil, nil, err
+	}
+	db = sql.OpenDB(c)
+	return db, func() error {
+		inUse := db.Stats().InUse
+		err := db.Close()
+		stuck := ""
+		if inUse > 0 {
+			stuck = fmt.Sprintf("closed with %d connections still in use", inUse)
+		}
+		release(stuck)
+		return err
+	}, nil
 }
 
 func (e *duckEngine) Name() string   { return "duckdb" }
@@ -166,7 +206,47 @@ func (e *duckEngine) Connect(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting to duckdb %s: %w", e.path, err)
 	}
-	return &duckConn{c: c}, nil
+	return &duckConn{c: c, e: e}, nil
+}
+
+// callContext is the context of one stream call: cancelled
+// duckInterruptGrace after ctx is (DuckDB then interrupts the query), not
+// at once, so that a query in flight when a cell's window closes ends by
+// itself. An interrupt at more than one thread marks the engine: DuckDB
+// may then hold the file after Close (duckhold.go). done ends the call.
+func (e *duckEngine) callContext(ctx context.Context, query string) (_ context.Context, done func()) {
+	if ctx.Done() == nil || ctx.Err() != nil {
+		return ctx, func() {}
+	}
+	qctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var mu sync.Mutex
+	var late *time.Timer
+	finished := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			return
+		}
+		late = time.AfterFunc(duckInterruptGrace, func() {
+			e.mu.Lock()
+			if threads := cmp.Or(e.dop, runtime.NumCPU()); threads > 1 && e.interrupted == "" {
+				e.interrupted = fmt.Sprintf("a query at %d threads was interrupted %v after it was cancelled (%.40q)", threads, duckInterruptGrace, query)
+			}
+			e.mu.Unlock()
+			cancel()
+		})
+	})
+	return qctx, func() {
+		stop()
+		mu.Lock()
+		finished = true
+		if late != nil {
+			late.Stop()
+		}
+		mu.Unlock()
+		cancel()
+	}
 }
 
 // SetDOP sets DuckDB's thread pool to dop threads.
@@ -348,10 +428,25 @@ func (e *duckEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 // quoteIdent quotes an SQL identifier (all three engines accept "x").
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-func (e *duckEngine) Close() error { return e.db.Close() }
+func (e *duckEngine) Close() error { return e.closeDB() }
+
+// closeDB closes the database handle and takes the file out of the
+// registry, or keeps it there as one DuckDB may still hold.
+func (e *duckEngine) closeDB() error {
+	inUse := e.db.Stats().InUse
+	err := e.db.Close()
+	e.mu.Lock()
+	stuck := e.interrupted
+	e.mu.Unlock()
+	if inUse > 0 {
+		stuck = fmt.Sprintf("closed with %d connections still in use (a call that did not return)", inUse)
+	}
+	e.release(stuck)
+	return err
+}
 
 func (e *duckEngine) Discard() error {
-	err := e.db.Close()
+	err := e.closeDB()
 	if e.created {
 		for _, p := range []string{e.path, e.path + ".wal"} {
 			if rerr := os.Remove(p); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
@@ -364,14 +459,21 @@ func (e *duckEngine) Discard() error {
 
 // duckConn is a stream's connection: a database/sql connection held for
 // the stream's life (DuckDB's own per-query cost dwarfs database/sql's).
-type duckConn struct{ c *sql.Conn }
+type duckConn struct {
+	c *sql.Conn
+	e *duckEngine
+}
 
 func (c *duckConn) Exec(ctx context.Context, query string, args ...any) error {
+	ctx, done := c.e.callContext(ctx, query)
+	defer done()
 	_, err := c.c.ExecContext(ctx, query, args...)
 	return err
 }
 
 func (c *duckConn) Query(ctx context.Context, query string, args []any, row func([]any) error) error {
+	ctx, done := c.e.callContext(ctx, query)
+	defer done()
 	return scanSQLRows(c.c.QueryContext(ctx, query, args...))(row)
 }
 

@@ -199,6 +199,10 @@ func letsTheWorldStop(t *testing.T, network string) {
 // reads the request, then answers, each a millisecond later.
 func TestBlockingConnWokenOnlyToRead(t *testing.T) {
 	c, s := blockingPair(t, "unix")
+	// Every answer within the raw wait, however slow a loaded machine is
+	// to run the answering goroutine (with the 20 ms default, a late one
+	// took the polite path: a second sleep this test does not test).
+	c.(*blockingConn).rawWait = 10 * time.Second
 	const calls = 20
 	go func() {
 		buf := make([]byte, 8)

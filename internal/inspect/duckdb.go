@@ -8,8 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/duckdb/duckdb-go/v2"
-
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 )
@@ -37,12 +36,11 @@ func DuckDB(ctx context.Context, path string, opt Options) (*result.Inspection, 
 		return fail(fmt.Errorf("not a DuckDB database: the file lacks DuckDB's magic bytes%s", hint))
 	}
 
-	conn, err := duckdb.NewConnector(path+"?access_mode=READ_ONLY", nil)
+	db, closeDB, err := engine.OpenDuckDBReadOnly(path)
 	if err != nil {
 		return fail(fmt.Errorf("opening read-only: %w (is another process writing it?)", err))
 	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
+	defer closeDB()
 	db.SetMaxOpenConns(1)
 
 	in := &result.Inspection{Engine: "duckdb", Database: path, TotalBytes: size}

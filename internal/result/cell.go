@@ -32,7 +32,11 @@ type Cell struct {
 	Warmup      time.Duration `json:"warmup_ns"`   // planned warm-up, excluded from every figure
 	Duration    time.Duration `json:"duration_ns"` // planned measured window
 	Measured    time.Duration `json:"measured_ns"` // measured window actually run: Duration, or less when Interrupted
-	Interrupted bool          `json:"interrupted"` // cut short (Ctrl-C); every figure covers Measured only
+	Interrupted bool          `json:"interrupted"` // cut short (Ctrl-C, or Cut); every figure covers Measured only
+	// Cut, when not empty, says why the cell was cut: streams still in a
+	// call a grace period after the window closed (a stuck engine call, a
+	// server that stopped answering). Their calls are not counted.
+	Cut string `json:"cut,omitempty"`
 	// Stopped lists streams that ended before the window did, and why
 	// (too many consecutive errors, a tx type out of range).
 	Stopped []StreamStop `json:"stopped,omitempty"`
@@ -121,12 +125,17 @@ type Usage struct {
 	// ProcReadBytes is what this process caused to be read from storage
 	// (/proc/self/io read_bytes); page-cache hits do not count.
 	ProcReadBytes int64 `json:"proc_read_bytes"`
+	// OwnCodeReadBytes is the part of ProcReadBytes that was numalab's own
+	// binary read back in (its pages in memory grew by that much): a
+	// loaded machine drops code pages, which are not the data.
+	OwnCodeReadBytes int64 `json:"own_code_read_bytes,omitempty"`
 	// DeviceReadBytes is the bytes read by all physical block devices
 	// (/proc/diskstats sectors × 512), whoever asked for them.
 	DeviceReadBytes int64         `json:"device_read_bytes"`
 	Devices         []DeviceReads `json:"devices,omitempty"` // physical devices that read anything
 	// ReadFromDisk is true when the process read from storage during the
-	// window (ProcReadBytes > 0): the data was not fully cached.
+	// window more than its own binary's pages (ProcReadBytes >
+	// OwnCodeReadBytes): the data was not fully cached.
 	ReadFromDisk bool `json:"read_from_disk"`
 	Perf         Perf `json:"perf"`
 }

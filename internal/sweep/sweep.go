@@ -96,7 +96,10 @@ type Plan struct {
 	Trace int
 	// MaxConsecutiveErrors stops a stream (0: drive's default).
 	MaxConsecutiveErrors int
-	Monitor              drive.StartMonitor // optional
+	// CutGrace is how long streams have to return from their calls after
+	// a window closes before the cell is cut (0: drive's default).
+	CutGrace time.Duration
+	Monitor  drive.StartMonitor // optional
 	// Switch, when set, turns numalab's own instruments off for a cell,
 	// to measure what they cost (run oltp --monitor).
 	Switch func(c Cell) Switches
@@ -124,6 +127,7 @@ func (plan Plan) config(c Cell, types []string, procs int) drive.Config {
 		Duration:             plan.Duration,
 		TraceLimit:           plan.Trace,
 		MaxConsecutiveErrors: plan.MaxConsecutiveErrors,
+		CutGrace:             plan.CutGrace,
 		Monitor:              plan.Monitor,
 		Point:                c.Point,
 		Procs:                procs,
@@ -146,7 +150,9 @@ func (plan Plan) config(c Cell, types []string, procs int) drive.Config {
 // from disk in its window (plan.Monitor says so) is stored, flagged in the
 // cell, and noted. Ctrl-C (ctx) ends
 // the current cell early; it is stored, marked cut short, and Run returns
-// ctx's error with everything measured. A cell cut before any call
+// ctx's error with everything measured. A cell whose streams did not
+// return from their calls within drive's grace after its window is stored
+// with why it was cut, and Run stops with an error saying so. A cell cut before any call
 // completed in its window (in its warm-up, say) measured nothing: it is
 // noted, not stored.
 func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, prog Progress[T]) ([]T, error) {
@@ -195,7 +201,7 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		if m != nil {
 			m.Engine, m.Workload, m.DOP, m.DataNode = d.Engine, d.Workload, c.DOP, c.DataNode
 		}
-		if m != nil && m.Interrupted && m.Total.Count == 0 && m.Total.Errors == 0 {
+		if m != nil && m.Interrupted && m.Cut == "" && m.Total.Count == 0 && m.Total.Errors == 0 {
 			// Cut in its warm-up, or before a call completed in its
 			// window: the cell measured nothing, and a 0 would read as
 			// a figure.
@@ -225,6 +231,8 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 			return out, o.Stop
 		case m == nil:
 			return out, err
+		case m.Cut != "":
+			return out, errors.Join(fmt.Errorf("cell %d (%s) was cut: %s; the sweep stops here (%d cells stored)", c.Index, c, m.Cut, len(out)), ctx.Err())
 		case m.Interrupted:
 			return out, ctx.Err()
 		}

@@ -21,7 +21,16 @@ type counter struct {
 	stopAt  int // End returns Stop at this cell index (-1: never)
 	cancel  context.CancelFunc
 	cancelI int // cancel ctx once this cell is running (-1: never)
+	// stuck, when not nil, makes cell 0's first stream a call that waits
+	// for it to close, whatever its context says.
+	stuck chan struct{}
 }
+
+// stuckCall is a call that returns only when release closes.
+type stuckCall struct{ release <-chan struct{} }
+
+func (s stuckCall) Next(ctx context.Context) (int, error) { <-s.release; return 0, nil }
+func (stuckCall) Close() error                            { return nil }
 
 type noop struct{}
 
@@ -45,6 +54,9 @@ func (w *counter) Begin(ctx context.Context, c Cell) error {
 func (w *counter) Stream(ctx context.Context, c Cell, stream int) (drive.Stream, error) {
 	if c.Index == w.cancelI && stream == 0 {
 		go func() { time.Sleep(20 * time.Millisecond); w.cancel() }()
+	}
+	if w.stuck != nil && c.Index == 0 && stream == 0 {
+		return stuckCall{w.stuck}, nil
 	}
 	return noop{}, nil
 }
@@ -145,6 +157,25 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	if got[0].Measured >= 5*time.Second {
 		t.Errorf("cut cell measured %v; want less than its 5s window", got[0].Measured)
+	}
+	if !slices.Contains(w.log, "close") || slices.Contains(w.log, "begin 1") {
+		t.Errorf("calls %q: want the workload closed and cell 1 never begun", w.log)
+	}
+}
+
+// TestRunCut: a cell whose stream is stuck in a call is cut after the
+// grace, stored with why even though it counted nothing, and the sweep
+// stops with an error saying so; the workload is closed.
+func TestRunCut(t *testing.T) {
+	w := &counter{stopAt: -1, cancelI: -1, stuck: make(chan struct{})}
+	defer close(w.stuck)
+	rec := &memRecorder{}
+	got, err := Run(context.Background(), Plan{Cells: cells(-1, -1), Duration: 100 * time.Millisecond, CutGrace: 100 * time.Millisecond}, w, rec, &lines{})
+	if err == nil || !strings.Contains(err.Error(), "cell 0") || !strings.Contains(err.Error(), "was cut") {
+		t.Fatalf("err = %v; want the sweep stopped at the cut cell", err)
+	}
+	if len(got) != 1 || got[0].Cut == "" || !got[0].Interrupted || got[0].Total.Count != 0 || !slices.Contains(rec.kinds, "noop.Cell") {
+		t.Fatalf("cells %+v, stored %q: want cell 0 stored, cut", got, rec.kinds)
 	}
 	if !slices.Contains(w.log, "close") || slices.Contains(w.log, "begin 1") {
 		t.Errorf("calls %q: want the workload closed and cell 1 never begun", w.log)

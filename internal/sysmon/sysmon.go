@@ -31,6 +31,7 @@ type snapshot struct {
 	at        time.Time
 	stat      sysfs.Stat
 	readBytes int64
+	ownCode   int64 // bytes of the numalab binary in memory (owncode.go)
 	disks     map[string]sysfs.DiskStat
 	ru        unix.Rusage
 }
@@ -44,6 +45,7 @@ func take(f sysfs.FS) (snapshot, error) {
 	if s.readBytes, err = sysfs.Parse(f, "proc/self/io", sysfs.ParseIO); err != nil {
 		return s, err
 	}
+	s.ownCode = ownCodeResident(f)
 	if s.disks, err = sysfs.Parse(f, "proc/diskstats", sysfs.ParseDiskstats); err != nil {
 		return s, err
 	}
@@ -142,7 +144,8 @@ func usage(a, b snapshot, physical map[string]bool) result.Usage {
 	u.ProcUserCPU = time.Duration(b.ru.Utime.Nano() - a.ru.Utime.Nano())
 	u.ProcSystemCPU = time.Duration(b.ru.Stime.Nano() - a.ru.Stime.Nano())
 	u.ProcReadBytes = max(b.readBytes-a.readBytes, 0)
-	u.ReadFromDisk = u.ProcReadBytes > 0
+	u.OwnCodeReadBytes = min(max(b.ownCode-a.ownCode, 0), u.ProcReadBytes)
+	u.ReadFromDisk = u.ProcReadBytes > u.OwnCodeReadBytes
 	names := make([]string, 0, len(b.disks))
 	for n := range b.disks {
 		names = append(names, n)
