@@ -203,17 +203,37 @@ var loadMethod = map[string]string{
 	dialectSQLite:   "prepared multi-row INSERT",
 }
 
-// Prewarm reads the data on the calling (placed) thread.
+// Prewarm reads the data on the calling thread; with node >= 0 (a
+// thread pinned to it and bound to its memory) it places the data there
+// and checks where it landed (engine.PlaceData), a DuckDB database opened
+// fresh first so that no block of its buffer pool is already loaded.
 func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
-	tell.Say("prewarming the tpch data")
-	st, err := s.db.Eng.Prewarm(ctx)
-	if err != nil {
+	if node < 0 {
+		tell.Say("prewarming the tpch data")
+		_, err := s.db.Eng.Prewarm(ctx)
 		return nil, err
 	}
-	if st.Placement != nil && node >= 0 {
-		tell.Note(fmt.Sprintf("tpch data prewarmed (%d bytes, %s) for node %d", st.Bytes, st.Method, node))
+	if s.cfg.Engine == dialectDuckDB {
+		old := *s.db
+		if err := s.db.Eng.Close(); err != nil {
+			return nil, err
+		}
+		s.db = nil
+		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn},
+			SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
+		if err != nil {
+			return nil, err
+		}
+		db.Reused, db.Stats = old.Reused, old.Stats
+		s.db = db
 	}
-	return nil, nil
+	tell.Say(fmt.Sprintf("placing the tpch data on node %d", node))
+	pd, err := engine.PlaceData(ctx, s.db.Eng, node)
+	if err != nil {
+		return nil, fmt.Errorf("placing the tpch data on node %d: %w", node, err)
+	}
+	tell.Note(fmt.Sprintf("tpch data placed on node %d: %s", node, engine.PlacedText(pd)))
+	return []result.Entry{engine.KindPlacedData.Of(pd)}, nil
 }
 
 // Begin sets the cell's DOP with its parallel workers on the cell's

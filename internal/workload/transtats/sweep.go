@@ -35,13 +35,16 @@ type RunConfig struct {
 	// Hog keeps that many of the placement's CPUs busy with a plain
 	// CPU-bound thread during every cell (place.HogCPUs).
 	Hog int `json:"hog,omitempty"`
+	// DataNode is the node the data is placed on (engine.PlaceData); -1
+	// leaves it where it is. A placement's data=nodeN wins.
+	DataNode int `json:"data_node"`
 }
 
 // Spec is the configuration's sweep: per repeat, per query, per stream
 // count, the DOPs in the order given.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
-		Repeat: max(c.Repeat, 1), DataNode: -1, Unpinned: true}
+		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: Dialect(c.Engine) == Postgres}
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -66,6 +69,7 @@ type Sweep struct {
 	cfg      RunConfig
 	dsn      string
 	db       *DB
+	db0      Config // what Open opened db with
 	info     engine.Info
 	findings []*result.PlanFinding
 
@@ -130,11 +134,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if s.dsn == "" && d == Postgres {
 		tell.Say("starting a throwaway PostgreSQL server")
 	}
-	db, err := Open(ctx, Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
 		},
-		Waiting: tell.Say})
+		Waiting: tell.Say}
+	db, err := Open(ctx, s.db0)
 	if err != nil {
 		return nil, err
 	}
@@ -154,9 +159,35 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	return append(items, engine.KindInfo.Of(s.info)), nil
 }
 
-// Prewarm does nothing: the first cell's warm-up reads the data, and
-// transtats does not place it.
-func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
+// Prewarm places the data on node (engine.PlaceData), on the pinned and
+// bound thread sweep runs it on, and stores where it landed; node -1
+// leaves it to the first cell's warm-up. A DuckDB database is opened
+// fresh first, so that no block of its buffer pool is already loaded.
+func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
+	if node < 0 {
+		return nil, nil
+	}
+	if Dialect(s.cfg.Engine) == DuckDB {
+		load := s.db.Load
+		if err := s.db.Close(); err != nil {
+			return nil, err
+		}
+		s.db = nil
+		db, err := Open(ctx, s.db0)
+		if err != nil {
+			return nil, err
+		}
+		s.db = db
+		s.db.Load = load
+	}
+	tell.Say(fmt.Sprintf("placing the transtats data on node %d", node))
+	pd, err := engine.PlaceData(ctx, s.db.Engine(), node)
+	if err != nil {
+		return nil, fmt.Errorf("placing the transtats data on node %d: %w", node, err)
+	}
+	tell.Note(fmt.Sprintf("transtats data placed on node %d: %s", node, engine.PlacedText(pd)))
+	return []result.Entry{engine.KindPlacedData.Of(pd)}, nil
+}
 
 // Begin sets the cell's DOP with its parallel workers on the cell's
 // placement, starts sampling where they run, and captures the plan
