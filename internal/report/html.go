@@ -393,10 +393,18 @@ func querySection(r *Report) section {
 	}
 	tb := table{ID: AnchorQueries + "-table", Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", q.Run),
 		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour", "min–max", "mean ms", "p95 ms", "speedup vs DOP 1", "errors"}}
+	workers := q.hasWorkers()
+	if workers {
+		tb.Head = append(tb.Head, "workers ran on (CPUs; in: every sample inside the placement)")
+	}
 	for _, sr := range q.ByDOP {
 		for _, p := range sr.Points {
-			tb.Rows = append(tb.Rows, []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.QPH),
-				fmtN(p.QPHMin) + "–" + fmtN(p.QPHMax), fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)})
+			row := []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.QPH),
+				fmtN(p.QPHMin) + "–" + fmtN(p.QPHMax), fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)}
+			if workers {
+				row = append(row, dashIfEmpty(p.Workers))
+			}
+			tb.Rows = append(tb.Rows, row)
 		}
 	}
 	s.Tables = append(s.Tables, tb)

@@ -209,6 +209,9 @@ type QueryPoint struct {
 	P95MS      float64 `json:"p95_ms"`
 	Speedup    float64 `json:"speedup_vs_dop1,omitempty"`
 	Errors     int64   `json:"errors,omitempty"`
+	// Workers is where the parallel workers ran, over the repeats
+	// (result.WorkerCPUs.Short): "" at DOP 1.
+	Workers string `json:"workers,omitempty"`
 }
 
 // IO is a storage probe.

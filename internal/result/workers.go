@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -116,5 +117,37 @@ func (w *WorkerCPUs) Notes() []string {
 	if w.OutsideMS > 0 {
 		out = append(out, fmt.Sprintf("its %s ran %.0f ms of %.0f ms outside the placement's CPUs %s", w.Kind, w.OutsideMS, w.TotalMS(), cpuRanges(w.Placement)))
 	}
+	return out
+}
+
+// MergeWorkers adds up the records of one cell's repeats: CPU time per
+// CPU and outside the placement summed, the rest from the first; nil when
+// none has a record.
+func MergeWorkers(ws []*WorkerCPUs) *WorkerCPUs {
+	var out *WorkerCPUs
+	per := map[int]float64{}
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		if out == nil {
+			c := *w
+			out = &c
+			out.OutsideMS, out.Samples = 0, 0
+		}
+		out.OutsideMS += w.OutsideMS
+		out.Samples += w.Samples
+		for _, c := range w.PerCPU {
+			per[c.CPU] += c.MS
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	out.PerCPU = nil
+	for cpu, ms := range per {
+		out.PerCPU = append(out.PerCPU, CPUTime{CPU: cpu, MS: ms})
+	}
+	slices.SortFunc(out.PerCPU, func(a, b CPUTime) int { return a.CPU - b.CPU })
 	return out
 }
