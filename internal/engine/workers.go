@@ -5,7 +5,9 @@ package engine
 // their number, on the thread that runs the SET: a new thread inherits
 // its creator's CPUs, so SetDOPPlaced runs SET threads = 1 (which ends
 // them all) and then SET threads = dop on a thread pinned to the
-// placement, and checks each new thread's CPUs. PostgreSQL's parallel
+// placement and named duckdb-worker (a name new threads inherit too, which
+// tells DuckDB's workers from threads the Go runtime starts meanwhile),
+// and checks each new worker's CPUs. PostgreSQL's parallel
 // workers are processes the postmaster forks for each query: they inherit
 // the postmaster's CPUs, so SetDOPPlaced sets those, where numalab may
 // (a managed server; a --dsn server on this machine run by the same user).
@@ -21,6 +23,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
@@ -98,11 +103,18 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 	self := os.Getpid()
 	var workers []int
 	err := onPinnedThread(cpus, func() error {
+		// The new threads inherit this thread's name too: that tells
+		// DuckDB's workers from threads the Go runtime starts meanwhile.
+		if err := unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&duckWorkerName[0])), 0, 0, 0); err != nil {
+			return fmt.Errorf("naming the thread that starts duckdb's workers: %w", err)
+		}
 		// Fewer threads than before ends every worker; more creates the
 		// new ones on this thread.
 		if err := e.SetDOP(ctx, 1); err != nil {
 			return err
 		}
+		// Workers of before (still ending) or of another database are
+		// not this DOP's.
 		before, err := place.ThreadsOf("/", self)
 		if err != nil {
 			return fmt.Errorf("listing this process's threads: %w", err)
@@ -110,12 +122,17 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 		if err := e.SetDOP(ctx, dop); err != nil {
 			return err
 		}
+		me := unix.Gettid()
 		after, err := place.ThreadsOf("/", self)
 		if err != nil {
 			return fmt.Errorf("listing this process's threads: %w", err)
 		}
 		for _, t := range after {
-			if !slices.Contains(before, t) {
+			if t.TID == me || slices.Contains(before, t) {
+				continue
+			}
+			comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/comm", self, t.TID))
+			if err == nil && strings.TrimSpace(string(comm)) == duckWorkerComm {
 				workers = append(workers, t.TID)
 			}
 		}
@@ -127,9 +144,7 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 	w.Info.How = fmt.Sprintf("SET threads = %d run on a thread of its own", dop)
 	if len(cpus) > 0 {
 		w.Info.How = fmt.Sprintf("SET threads = %d run on a thread pinned to CPUs %s: DuckDB's %d new worker threads inherit them", dop, place.FormatCPUs(cpus), len(workers))
-		// Check each, and pin any that did not inherit the CPUs (a thread
-		// the Go runtime started meanwhile would be pinned too: harmless,
-		// it runs on the placement's CPUs).
+		// Check each, and pin any that did not inherit the CPUs.
 		for _, tid := range workers {
 			got, err := place.AffinityPID(tid)
 			if err != nil {
@@ -155,6 +170,12 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 	}
 	return w, nil
 }
+
+// duckWorkerComm is the name DuckDB's worker threads get from the thread
+// that starts them (at most 15 bytes).
+const duckWorkerComm = "duckdb-worker"
+
+var duckWorkerName = append([]byte(duckWorkerComm), 0)
 
 func sameCPUs(a, b []int) bool {
 	a, b = slices.Clone(a), slices.Clone(b)
@@ -191,18 +212,16 @@ func (e *pgEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Work
 		return w, nil
 	}
 	w.List = func() []place.Task { return parallelWorkers(pm) }
-	if len(cpus) == 0 {
-		if e.pmPinned { // an earlier cell placed them: give them every CPU again
-			all, err := place.ProcessCPUs()
-			if err == nil {
-				err = place.PinPID(pm, all)
-			}
-			if err != nil {
-				return w, fmt.Errorf("giving the postmaster (pid %d) every CPU again: %w", pm, err)
-			}
-			e.pmPinned = false
+	if len(cpus) == 0 { // an earlier cell may have placed them
+		return w, e.restorePostmaster()
+	}
+	if !e.pmPinned {
+		orig, err := place.AffinityPID(pm)
+		if err != nil {
+			w.Info.Why = fmt.Sprintf("reading the CPUs of the postmaster (pid %d): %v", pm, err)
+			return w, nil
 		}
-		return w, nil
+		e.pmCPUs, e.pmPID = orig, pm
 	}
 	if err := place.PinPID(pm, cpus); err != nil {
 		w.Info.Why = fmt.Sprintf("setting the CPUs of the postmaster (pid %d), which its parallel workers inherit: %v", pm, err)
@@ -214,6 +233,19 @@ func (e *pgEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Work
 	e.pmPinned = true
 	w.Info.How = fmt.Sprintf("the postmaster (pid %d) set to CPUs %s: the parallel workers it forks inherit them", pm, place.FormatCPUs(cpus))
 	return w, nil
+}
+
+// restorePostmaster gives the postmaster the CPUs it had before
+// SetDOPPlaced set them.
+func (e *pgEngine) restorePostmaster() error {
+	if !e.pmPinned {
+		return nil
+	}
+	if err := place.PinPID(e.pmPID, e.pmCPUs); err != nil {
+		return fmt.Errorf("giving the postmaster (pid %d) its CPUs %s again: %w", e.pmPID, place.FormatCPUs(e.pmCPUs), err)
+	}
+	e.pmPinned = false
+	return nil
 }
 
 // postmaster is the server's postmaster PID on this machine, or 0 and why

@@ -93,7 +93,7 @@ func TestDuckDBWorkersPlaced(t *testing.T) {
 // TestPostgresWorkersPlaced: the parallel workers of a server on this
 // machine, run by this user, run on the placement's CPUs (the postmaster's,
 // which they inherit), every sample inside it; the next unplaced cell gives
-// the postmaster every CPU again.
+// the postmaster its CPUs again.
 func TestPostgresWorkersPlaced(t *testing.T) {
 	all, err := place.Affinity()
 	if err != nil || len(all) < 2 {
@@ -121,7 +121,10 @@ func TestPostgresWorkersPlaced(t *testing.T) {
 	pm := eng.(*pgEngine)
 	defer func() {
 		if _, err := SetDOPPlaced(ctx, eng, 1, nil); err != nil || pm.pmPinned {
-			t.Errorf("giving the postmaster every CPU again: %v", err)
+			t.Errorf("giving the postmaster its CPUs again: %v", err)
+		}
+		if got, err := place.AffinityPID(pm.pmPID); err != nil || !slices.Equal(got, pm.pmCPUs) {
+			t.Errorf("the postmaster runs on CPUs %v (%v), want its own %v again", got, err, pm.pmCPUs)
 		}
 	}()
 	if w.Info.Why != "" || w.Info.How == "" || w.List == nil {
