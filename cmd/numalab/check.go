@@ -13,7 +13,7 @@ import (
 func cmdCheck(ctx context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "check", helpText("check"))
 	db := cliflag.AddDB(fs, "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp (SQLite or DuckDB)",
-		"PostgreSQL `DSN` holding a numalab TPC-C load in numalab's schema")
+		"PostgreSQL or MariaDB (--engine mariadb) `DSN` holding a numalab TPC-C load in numalab's schema")
 	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err
 	}
@@ -22,7 +22,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	where, opt := *db.Path, engine.Options{Path: *db.Path}
-	if name == "postgres" {
+	if name == "postgres" || name == "mariadb" {
 		where, opt = "the --dsn database", engine.Options{DSN: *db.DSN}
 	}
 	eng, err := engine.Open(ctx, name, opt)

@@ -24,7 +24,7 @@ func checkGolden(t testing.TB, name, got string) {
 func runCLI(t testing.TB, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(context.Background(), args, &out, &errb)
+	err := runChecked(t, context.Background(), args, &out, &errb)
 	return out.String(), errb.String(), err
 }
 

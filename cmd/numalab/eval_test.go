@@ -128,7 +128,14 @@ func TestStoredCommandsParse(t *testing.T) {
 	if err := pg.Check(); err != nil {
 		t.Fatal(err)
 	}
-	oltps := []tpcc.RunConfig{oltp, remote, pg}
+	paced, think, cv, mon := oltp, oltp, oltp, oltp
+	paced.Rate, paced.Arrivals = 1234.5, "uniform"
+	think.Think, think.ThinkDist = 10*time.Millisecond, "exp"
+	cv.Curve, cv.CurveAt, cv.KneeFactor, cv.Arrivals = true, []float64{0.1, 0.5, 1.2}, 2.5, "uniform"
+	mon.Monitor, mon.MonitorLoad, mon.Repeat = []string{"sysmon"}, 0.5, 5
+	monSat := mon
+	monSat.MonitorLoad = 0
+	oltps := []tpcc.RunConfig{oltp, remote, pg, paced, think, cv, mon, monSat}
 	var reps []transtats.RunConfig
 	var others [][]string // eval's null and tpch steps' command lines
 	rep := transtats.RunConfig{Engine: "sqlite", DB: "it's here.sqlite", Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
@@ -147,7 +154,7 @@ func TestStoredCommandsParse(t *testing.T) {
 		oltps = append(oltps, c.OLTP)
 		if fx == "kvm-2vcpu-zen.tar.gz" { // DOPs a 2-CPU machine accepts
 			reps = append(reps, c.Report)
-			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), tpchArgv(c.TPCH, defaultCostThreshold(c.TPCH.Engine)))
+			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), tpchArgv(c.TPCH, defaultDOPThreshold))
 			for _, v := range []any{c.NullSQLite, c.NullPG, c.TPCH} {
 				others = append(others, []string{asJSON(t, v)})
 			}

@@ -8,12 +8,15 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 func cmdModelDRAM(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model dram", helpText("model-dram"))
 	mts := cliflag.Number(fs, "mts", 0, cliflag.Above(0), "want MT/s above 0, e.g. --mts 2666", "transfer rate in `MT/s`, e.g. 2666 for DDR4-2666")
 	timings := fs.String("timings", "", "module timings `CL-tRCD-tRP` in memory clocks, e.g. 19-19-19")
+	trc := fs.String("trc", "", "row cycle time `tRC` with its unit, e.g. 45.75ns or 8clk")
+	tras := fs.String("tras", "", "row active time `tRAS` with its unit, e.g. 32ns: tRC = tRAS + tRP (needs --timings)")
 	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock in `GHz` to express the access time in core cycles too")
 	asJSON := fs.Bool("json", false, "print JSON")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -21,12 +24,31 @@ func cmdModelDRAM(e *env, args []string) error {
 		return err
 	}
 	errs.Missing(fs, "mts")
-	t, err := model.ParseTimings(*timings)
-	errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+	errs.BadIf(*timings == "" && *trc == "", "timings", "", "is needed unless --trc is given: want e.g. --timings 19-19-19, --trc 45.75ns, or both")
+	errs.BadIf(*trc != "" && *tras != "", "tras", *tras, "gives tRC a second time: want --trc or --tras, not both")
+	errs.BadIf(*tras != "" && *timings == "", "tras", *tras, "needs --timings for tRP (tRC = tRAS + tRP)")
+	var t *model.Timings
+	if *timings != "" {
+		tm, err := model.ParseTimings(*timings)
+		errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+		t = &tm
+	}
+	var rc *model.RowCycle
+	if *trc != "" && *mts > 0 {
+		r, err := model.ParseRowCycle(*trc, *mts)
+		errs.BadIf(err != nil, "trc", *trc, "is not a time with its unit: want e.g. --trc 45.75ns (nanoseconds) or --trc 8clk (memory clocks)")
+		rc = &r
+	}
+	if *tras != "" && *mts > 0 && t != nil {
+		ns, _, err := model.ParseClockSpan(*tras, *mts)
+		errs.BadIf(err != nil, "tras", *tras, "is not a time with its unit: want e.g. --tras 32ns")
+		r := model.RowCycleFromRAS(*mts, ns, *t)
+		rc = &r
+	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	a := model.DRAM(*mts, t, *ghz)
+	a := model.DRAM(*mts, t, rc, *ghz)
 	return writeAs(e.stdout, *asJSON, a, model.WriteDRAM)
 }
 
@@ -103,7 +125,10 @@ func cmdModelSize(e *env, args []string) error {
 func cmdModelDOP(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model dop", helpText("model-dop"))
 	costs := fs.String("cost", "", "plan costs, comma-separated (default: a ladder of multiples of --threshold)")
-	threshold := cliflag.Number(fs, "threshold", 0, cliflag.Above(0), "want a cost above 0, e.g. --threshold 5", "`cost` from which a plan goes parallel (T)")
+	thresholdArg := fs.String("threshold", "", "`T` from which a plan goes parallel: a plan cost (30) or a time (0.5s) that --units-per-second or --run turns into one")
+	unitsPerSec := cliflag.Number(fs, "units-per-second", 0, cliflag.Above(0), "want cost units per second above 0, e.g. --units-per-second 57.135", "the optimizer's cost `units` a second of measured time is worth, to turn a --threshold time into a cost")
+	runID := fs.Int64("run", 0, "stored tpch run `ID` whose fitted seconds per cost unit turns a --threshold time into a cost")
+	storePath := cliflag.Store(fs)
 	cores := cliflag.LeastInt(fs, "cores-per-socket", 0, 1, "physical `cores` of one socket")
 	span := cliflag.Number(fs, "span-threshold", 0, cliflag.AtLeast(0), "want a cost of 0 or more (0: never span)", "`cost` from which a plan may span sockets (default: never)")
 	sockets := cliflag.LeastInt(fs, "sockets", 1, 1, "`sockets` a spanning plan may use")
@@ -113,8 +138,14 @@ func cmdModelDOP(e *env, args []string) error {
 		return err
 	}
 	errs.Missing(fs, "threshold", "cores-per-socket")
-	errs.BadIf(*span > 0 && *span < *threshold, "span-threshold", model.Num(*span), "is below --threshold: want a higher cost (or 0: never span)")
-	errs.BadIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
+	var th model.DOPThreshold
+	if *thresholdArg != "" {
+		th, err = model.ParseDOPThreshold(*thresholdArg)
+		errs.BadIf(err != nil, "threshold", *thresholdArg, "is not a plan cost or a time: want e.g. --threshold 30 or --threshold 0.5s")
+	}
+	errs.BadIf(*unitsPerSec > 0 && *runID != 0, "run", strconv.FormatInt(*runID, 10), "gives the cost units per second a second time: want --units-per-second or --run, not both")
+	errs.BadIf(th.Seconds > 0 && *unitsPerSec == 0 && *runID == 0, "threshold", *thresholdArg, "is a time: give --units-per-second (e.g. 57.135) or --run ID of a stored tpch run to turn it into a cost")
+	errs.BadIf(th.Cost > 0 && (*unitsPerSec > 0 || *runID != 0), "threshold", *thresholdArg, "is a cost already: --units-per-second and --run are for a threshold in time (e.g. 0.5s)")
 	var cs []float64
 	if *costs != "" {
 		cs, err = model.ParsePositives("cost", *costs)
@@ -123,12 +154,55 @@ func cmdModelDOP(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	rule := model.DOPRule{Threshold: *threshold, CoresPerSocket: *cores, SpanThreshold: *span, Sockets: *sockets}
+	secsPerUnit := 0.0
+	if *unitsPerSec > 0 {
+		secsPerUnit = 1 / *unitsPerSec
+	}
+	if *runID != 0 {
+		if secsPerUnit, err = tpchSecondsPerUnit(*storePath, *runID); err != nil {
+			return err
+		}
+	}
+	rule, err := th.Rule(secsPerUnit, *cores, *sockets)
+	if err != nil {
+		return err
+	}
+	rule.SpanThreshold = *span
+	errs.BadIf(*span > 0 && *span < rule.Threshold, "span-threshold", model.Num(*span), fmt.Sprintf("is below the threshold's cost %s: want a higher cost (or 0: never span)", model.Num(rule.Threshold)))
+	errs.BadIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
 	l, err := rule.Ladder(cs)
 	if err != nil {
 		return err
 	}
 	return writeAs(e.stdout, *asJSON, l, model.WriteDOP)
+}
+
+// tpchSecondsPerUnit is the seconds per cost unit fitted in a stored tpch
+// run's analysis.
+func tpchSecondsPerUnit(storePath string, runID int64) (float64, error) {
+	st, err := store.OpenToRead(storePath)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	run, err := st.Get(runID)
+	if err != nil {
+		return 0, err
+	}
+	if run.Kind != tpch.RunKind {
+		return 0, fmt.Errorf("-run: run %d is a %s run, not a tpch run (try 'numalab runs --kind tpch')", runID, run.Kind)
+	}
+	an, err := tpch.KindAnalysis.Last(run)
+	if err != nil {
+		return 0, err
+	}
+	if an == nil || an.Cost == nil || !(an.Cost.SecondsPerUnit > 0) {
+		return 0, fmt.Errorf("-run: tpch run %d has no fitted seconds per cost unit (it needs plan costs of 3 or more queries: PostgreSQL or DuckDB, not SQLite)", runID)
+	}
+	return an.Cost.SecondsPerUnit, nil
 }
 
 func cmdModelFit(e *env, args []string) error {

@@ -23,9 +23,10 @@ var modelExamples = []struct{ golden, args string }{
 	{"model-2ghz-1ghz.txt", "model --ghz-list 2,1 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --buffer-ns 15"},
 	{"model-2.2ghz-match.txt", "model --ghz 2.2 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --buffer-ns 15"},
 	{"model-smt-csv.txt", "model --ghz 2.2 --local-ns 67 --remote-ns 125 --cores 20 --smt 1,2 --csv"},
-	{"model-dram.txt", "model dram --mts 2666 --timings 19-19-19 --ghz 3"},
+	{"model-dram.txt", "model dram --mts 2666 --timings 19-19-19 --tras 32ns --ghz 3"},
 	{"model-tier.txt", "model tier --fast-ns 40 --slow-ns 300 --dram-ns 90"},
 	{"model-dop.txt", "model dop --threshold 5 --cores-per-socket 16 --span-threshold 1000 --sockets 2"},
+	{"model-dop-seconds.txt", "model dop --threshold 0.5s --units-per-second 57.135 --cores-per-socket 10 --cost 30,120,480,1057,1349"},
 	{"model-fit.txt", "model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17 --local-ns 67 --remote-ns 125 --sockets 1,2,4,8 --cores 16"},
 	{"model-size.txt", "model size --target-tps 1000 --core-license-cost 7000 --local-ns 67 --remote-ns 125 --buffer-ns 15 --sockets 1,2,4 --cpu-cost cores=16,ghz=3.0,price=3000 --cpu-cost cores=28,ghz=2.2,price=9000 --system-cost 1:4000,2:9000,4:40000"},
 }

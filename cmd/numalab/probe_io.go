@@ -26,6 +26,9 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	seqQD := cliflag.RangedInt(fs, "seq-qd", 1, 1, iobench.MaxQD, "queue `depth` of the sequential reads, 1 to 1024")
 	mixQD := cliflag.RangedInt(fs, "mix-qd", 16, 0, iobench.MaxQD, "queue `depth` of the 70/30 read/write mix, up to 1024; 0 skips it")
 	mixRead := cliflag.RangedInt(fs, "mix-read", 70, 0, 100, "`percent` of reads in the mix, 0 to 100")
+	var span units.Bytes
+	fs.Var(&span, "span", "spread the test file's data over `size` bytes, e.g. 8GiB: 1 MiB chunks evenly spaced, holes between where the filesystem keeps them (default: no span, the data back to back)")
+	readers := cliflag.RangedInt(fs, "readers", 0, 0, iobench.MaxQD, "concurrent sequential `readers` up to this, each its own sequence (2, 4, ... N); 0: none (default 4, 0 with --quick)")
 	buffered := fs.Bool("buffered", false, "use buffered I/O (page cache) even where O_DIRECT works")
 	seed := fs.Uint64("seed", 1, "`seed` of the test data and the random offsets")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
@@ -40,7 +43,10 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 		c = iobench.QuickConfig(*path)
 	}
 	c.Size, c.Seed, c.Buffered = int64(size), *seed, *buffered
-	c.SeqQD, c.MixQD, c.MixRead = *seqQD, *mixQD, *mixRead
+	c.SeqQD, c.MixQD, c.MixRead, c.Span = *seqQD, *mixQD, *mixRead, int64(span)
+	if cliflag.Given(fs, "readers") {
+		c.Readers = *readers
+	}
 	if *duration != 0 { // 0: not given
 		c.Duration = *duration
 	}
@@ -105,6 +111,9 @@ func checkProbeIO(c iobench.Config) []error {
 	errs.BadIf(c.Dir == "", "path", c.Dir, "is empty (want a directory on the storage to test)")
 	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
 		errs = append(errs, fmt.Errorf("-size: %s (%d bytes) is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(c.Size), c.Size, units.Bytes(iobench.MinSize)))
+	}
+	if c.Span != 0 && (c.Span%(1<<20) != 0 || c.Span < c.Size) {
+		errs = append(errs, fmt.Errorf("-span: %s is not a whole number of MiB at least as large as the test file (try 8GiB)", units.Bytes(c.Span)))
 	}
 	return errs
 }

@@ -95,7 +95,7 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(t.TempDir(), "runs.db")
 	out, stderr, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1,2",
-		"--seq", "1MiB", "--mix-qd", "2", "--store", db, "--json")
+		"--seq", "1MiB", "--mix-qd", "2", "--readers", "2", "--span", "32MiB", "--store", db, "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -103,8 +103,10 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
-	if len(r.Patterns) != 4 || r.Ratio == nil {
-		t.Errorf("%d patterns, ratio %v; want 4 and a ratio", len(r.Patterns), r.Ratio)
+	// Random reads at QD 1 and 2, sequential at QD 1 and 2 and by 2
+	// readers, the mix; the ratio at QD 1 and 2, and for 1 and 2 readers.
+	if len(r.Patterns) != 6 || r.Ratio == nil || len(r.Ratios) != 4 || r.Ratios[3].Readers != 2 || r.Span != 32<<20 {
+		t.Errorf("%d patterns, ratio %v, ratios %+v, span %d; want 6, a ratio, 4 ratios (the last of 2 readers), a 32 MiB span", len(r.Patterns), r.Ratio, r.Ratios, r.Span)
 	}
 	if _, err := os.Stat(r.File); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("test file %s left behind", r.File)
@@ -117,7 +119,7 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	for _, it := range run.Results {
 		kinds = append(kinds, it.Kind)
 	}
-	if strings.Join(kinds, ",") != "preflight.Report,result.IOPattern,result.IOPattern,result.IOPattern,result.IOPattern,result.IOProbe" {
+	if strings.Join(kinds, ",") != "preflight.Report,"+strings.Repeat("result.IOPattern,", 6)+"result.IOProbe" {
 		t.Errorf("stored items %v", kinds)
 	}
 	text, _, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1", "--seq", "1MiB", "--mix-qd", "0", "--store", db)
@@ -136,7 +138,7 @@ func TestProbeIOInterruptedOnHost(t *testing.T) {
 	e := &env{stdout: &out, stderr: &errb, args: append([]string{"probe", "io"}, args...)}
 	time.AfterFunc(300*time.Millisecond, cancel)
 	err := cmdProbeIO(ctx, e, args)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 6 patterns") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 9 patterns") {
 		t.Fatalf("cmdProbeIO after Ctrl-C = %v", err)
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "numalab-iobench-*")); len(m) > 0 {

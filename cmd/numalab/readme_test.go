@@ -61,7 +61,7 @@ func TestReadmeMainJob(t *testing.T) {
 	t.Chdir(dir) // eval writes its store, databases and report under it
 	var out, errb bytes.Buffer
 	start := time.Now()
-	if err := run(context.Background(), strings.Fields(args), &out, &errb); err != nil {
+	if err := runChecked(t, context.Background(), strings.Fields(args), &out, &errb); err != nil {
 		t.Fatalf("%s: %v\n%s\n%s", mainJob, err, out.String(), errb.String())
 	}
 	t.Logf("%s took %v", mainJob, time.Since(start).Round(time.Second))
@@ -97,7 +97,7 @@ func TestReadmeExamples(t *testing.T) {
 			continue
 		}
 		var out, errb bytes.Buffer
-		if err := run(context.Background(), strings.Fields(args), &out, &errb); err != nil {
+		if err := runChecked(t, context.Background(), strings.Fields(args), &out, &errb); err != nil {
 			t.Errorf("%s: %v\n%s", cmdline, err, errb.String())
 			continue
 		}

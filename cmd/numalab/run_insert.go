@@ -19,6 +19,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
 	fs.String("method", cfg.Method, "PostgreSQL's load: copy or insert")
 	fs.Bool("indexes", false, "PostgreSQL: a primary key and an index on k (default: a heap table alone)")
+	fs.String("key", cfg.Key, "the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)")
 	fs.Int("batch", cfg.Batch, "rows per batch")
 	fs.Int64("max-rows", cfg.MaxRows, "rows one cell may write, all streams together")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
@@ -29,6 +30,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
 	fs.Duration("wait-every", cfg.WaitEvery, "PostgreSQL: how often to sample the loaders' wait events")
 	fs.Int64("seed", cfg.Seed, "seed for the streams' random numbers")
+	definePacingFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells' load figures as JSON on stdout (the table goes to stderr)")
 	if done, err = cliflag.Parse(e.stdout, fs, args); done {
@@ -50,11 +52,12 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 
 // insertSettings are run insert's flags on the fields of cfg.
 func insertSettings(cfg *insert.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
-		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Int("batch", &cfg.Batch),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Str("key", &cfg.Key), cliflag.Int("batch", &cfg.Batch),
 		cliflag.Int64("max-rows", &cfg.MaxRows), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup),
 		cliflag.Int("repeat", &cfg.Repeat), cliflag.Duration("wait-every", &cfg.WaitEvery), cliflag.Int64("seed", &cfg.Seed)}
+	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
 // insertArgv is the one command line that gives cfg, every setting
@@ -73,7 +76,7 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, insert.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, pacedKind(insert.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

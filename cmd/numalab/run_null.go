@@ -17,15 +17,16 @@ import (
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
-	fs.String("engine", cfg.Engine, "engine: postgres or sqlite")
-	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
-	fs.String("transport", strings.Join(cfg.Transports, ","), "PostgreSQL transports: unix, tcp or unix,tcp")
+	fs.String("engine", cfg.Engine, "engine: postgres, mariadb or sqlite")
+	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
+	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
-	fs.String("protocol", cfg.Protocol, "PostgreSQL call: prepared or simple")
+	fs.String("protocol", cfg.Protocol, "server call: prepared or simple")
 	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
 	fs.Duration("duration", cfg.Duration, "measured window of each cell")
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
+	definePacingFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
@@ -33,7 +34,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	}
 	errs := nullSettings(&cfg).Apply(fs, true)
 	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
-		cfg.Transports = []string{null.DSNTransport(cfg.DSN)}
+		cfg.Transports = []string{null.DSNTransport(cfg.Engine, cfg.DSN)}
 	}
 	if cfg.Engine == "sqlite" {
 		cfg.Transports = nil
@@ -44,14 +45,15 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	return cfg, *sp, *js, false, nil
 }
 
-// nullSettings are run null's flags on the fields of cfg; PostgreSQL's
+// nullSettings are run null's flags on the fields of cfg; a server's
 // transport, pairing and protocol are spelled out for it alone.
 func nullSettings(cfg *null.RunConfig) cliflag.Settings {
-	pg := func() bool { return cfg.Engine == "postgres" }
-	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
+	pg := func() bool { return cfg.Engine != "sqlite" }
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
 		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.Ints("streams", &cfg.Streams),
 		cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat)}
+	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
 // nullArgv is the one command line that gives cfg, every setting spelled
@@ -84,7 +86,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, null.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(null.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
@@ -19,9 +21,9 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	cfg = tpcc.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run oltp", helpText("run-oltp"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb or postgres")
+	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
-	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts and stops)")
+	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
 	cliflag.RangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
@@ -37,20 +39,22 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
 	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on, e.g. pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,trace,sysmon,series (see above)")
 	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL facilities in numalab's sessions on the --dsn server (never its configuration)")
+	fs.Float64("monitor-load", monitor.DefaultPacedLoad, "with --monitor: run the pairs again open-loop at this `fraction` of the capacity the saturated off cells measured, and report CPU % and p50/p99 added there (0: saturation only)")
+	defineLoadFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", false, true, err
 	}
-	repeatGiven := false
+	var md toml.MetaData
 	if *file != "" {
-		md, err := cliflag.SweepFile("run oltp", *file, &cfg)
+		md, err = cliflag.SweepFile("run oltp", *file, &cfg)
 		if err != nil {
 			return cfg, "", false, true, err
 		}
-		repeatGiven = md.IsDefined("repeat")
 	}
+	repeatGiven := md.IsDefined("repeat")
 	bad = append(bad, oltpSettings(&cfg).Apply(fs, false)...)
 	if len(cfg.Monitor) > 0 {
 		if !repeatGiven && !cliflag.Given(fs, "repeat") {
@@ -62,8 +66,23 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 		if cfg.Neighbour {
 			bad = append(bad, errors.New("-neighbour: not with --monitor, whose cells are pairs of one stream count and placement"))
 		}
-	} else if cfg.AllowSettings {
-		bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
+		if cfg.Paced() || cfg.Curve {
+			bad = append(bad, errors.New("-monitor: not with --rate, --think or --curve (it paces its own cells: see --monitor-load)"))
+		}
+		if !md.IsDefined("monitor_load") && !cliflag.Given(fs, "monitor-load") {
+			cfg.MonitorLoad = monitor.DefaultPacedLoad
+		}
+	} else {
+		if cfg.AllowSettings {
+			bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
+		}
+		if cfg.MonitorLoad != 0 {
+			bad = append(bad, errors.New("-monitor-load: is for --monitor"))
+		}
+	}
+	curveDefaults(&cfg.Load)
+	if cfg.Curve && cfg.Neighbour {
+		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
 	}
 	if err := errors.Join(append(bad, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
@@ -73,12 +92,14 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 
 // oltpSettings are run oltp's flags on the fields of cfg.
 func oltpSettings(cfg *tpcc.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
 		cliflag.Int("warehouses", &cfg.Warehouses), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Int("data-node", &cfg.DataNode), cliflag.Duration("duration", &cfg.Duration),
 		cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat), cliflag.Optional(cliflag.Int("streams-per-cpu", &cfg.StreamsPerCPU)),
 		cliflag.Optional(cliflag.Bool("augmented", &cfg.Augmented)), cliflag.Optional(cliflag.Bool("neighbour", &cfg.Neighbour)), cliflag.Int("trace", &cfg.Trace),
 		cliflag.Int64("seed", &cfg.Seed), cliflag.Optional(cliflag.List("monitor", ",", &cfg.Monitor)), cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings))}
+	ss = append(ss, loadSettings(&cfg.Load)...)
+	return append(ss, cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 }))
 }
 
 // oltpArgv is the one command line that gives cfg: every setting spelled
@@ -96,6 +117,9 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 	if len(cfg.Monitor) > 0 {
 		return runOLTPMonitor(ctx, e, cfg, storePath, asJSON)
 	}
+	if cfg.Curve {
+		return runOLTPCurve(ctx, e, cfg, storePath, asJSON)
+	}
 	return runOLTPConfig(ctx, e, cfg, storePath, asJSON)
 }
 
@@ -106,7 +130,7 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, result.RunOLTP, cfg)
+	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, pacedKind(result.RunOLTP, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}
@@ -148,8 +172,14 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 		return err
 	}
 	cells, slots := monitor.Plan(one[0], fs, cfg.Repeat)
+	if cfg.MonitorLoad > 0 {
+		cells, slots = monitor.TwoLoads(one[0], fs, cfg.Repeat)
+	}
 	plan := cfg.Plan(cells)
 	plan.Switch = monitor.Switch(slots)
+	if cfg.MonitorLoad > 0 {
+		plan.Pace = monitor.Pacer(slots, cfg.MonitorLoad, cfg.Pacing, cfg.Seed)
+	}
 	if plan.Trace == 0 {
 		plan.Trace = monitor.DefaultTrace
 	}
@@ -162,8 +192,16 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 		err = errors.Join(err, rec.Add(monitor.KindAnalysis.Of(an)))
 	}
 	monitor.WriteAnalysis(prog.table, an)
+	var paced *monitor.PacedAnalysis
+	if cfg.MonitorLoad > 0 && len(measured) > len(cells)/2 {
+		pa := monitor.AnalyzePaced(measured, cfg.MonitorLoad)
+		paced = &pa
+		err = errors.Join(err, rec.Add(monitor.KindPacedAnalysis.Of(pa)))
+		monitor.WritePacedAnalysis(prog.table, pa)
+	}
 	return finishRun(e, rec, err, monitor.Headline(an), asJSON, struct {
-		Cells    []monitor.Cell   `json:"cells"`
-		Analysis monitor.Analysis `json:"analysis"`
-	}{append([]monitor.Cell{}, measured...), an})
+		Cells    []monitor.Cell         `json:"cells"`
+		Analysis monitor.Analysis       `json:"analysis"`
+		Paced    *monitor.PacedAnalysis `json:"paced,omitempty"`
+	}{append([]monitor.Cell{}, measured...), an, paced})
 }

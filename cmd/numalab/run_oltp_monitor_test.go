@@ -89,7 +89,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	out, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--dsn", srv.DSN(), "--allow-settings", "--store", st,
 		"--streams", "1", "--duration", "500ms", "--warmup", "100ms", "--repeat", "2", "--json",
-		"--monitor", "pg_stat_statements,auto_explain,log_all,track_io_timing")
+		"--monitor", "pg_stat_statements,auto_explain,log_all,track_io_timing", "--monitor-load", "0")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -197,7 +197,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 func TestRunOLTPMonitorManaged(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	_, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--store", st, "--streams", "1", "--duration", "500ms", "--warmup", "100ms",
-		"--repeat", "1", "--trace", "20", "--monitor", "pg_stat_statements,auto_explain_analyze,trace,sysmon,series")
+		"--repeat", "1", "--trace", "20", "--monitor", "pg_stat_statements,auto_explain_analyze,trace,sysmon,series", "--monitor-load", "0")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -256,8 +256,8 @@ func TestRunOLTPMonitorInterrupted(t *testing.T) {
 		}
 	}()
 	var out, errb strings.Builder
-	err := run(ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
-		"--monitor", "sysmon,series"}, &out, &errb)
+	err := runChecked(t, ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
+		"--monitor", "sysmon,series", "--monitor-load", "0"}, &out, &errb)
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}

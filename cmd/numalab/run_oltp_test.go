@@ -144,7 +144,7 @@ func TestRunOLTPInterrupted(t *testing.T) {
 		}
 	}()
 	var out, errb strings.Builder
-	err := run(ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1,2", "--duration", "1s", "--warmup", "0s"}, &out, &errb)
+	err := runChecked(t, ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1,2", "--duration", "1s", "--warmup", "0s"}, &out, &errb)
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}

@@ -256,7 +256,7 @@ func TestRunReportServerKilled(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	out := &killWriter{pid: s.PID(), after: 1500 * time.Millisecond}
 	var errOut bytes.Buffer
-	err := run(ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
+	err := runChecked(t, ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
 		"--streams", "1,2,1", "--duration", "3s", "--warmup", "0s", "--store", st}, out, &errOut)
 	t.Logf("%s%s", out, errOut.String())
 	if err == nil || !strings.Contains(err.Error(), "running cell 1 (P2, 2 streams, DOP 1): postgres stopped answering") ||

@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
@@ -18,7 +19,7 @@ import (
 )
 
 // tpchFlags parses the flags into a checked configuration.
-func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold float64, asJSON, done bool, err error) {
+func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold model.DOPThreshold, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
 	fs.String("engine", "duckdb", "engine: sqlite, duckdb or postgres")
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
@@ -34,17 +35,17 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	fs.Int("data-node", -1, "NUMA node to place the data pages on (-1: leave them where they are)")
 	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
-	fs.Float64("cost-threshold", 0, "cost from which the DOP rule of thumb parallelises (default: PostgreSQL's parallel_setup_cost, 1000; DuckDB 122880, a row group)")
+	fs.String("threshold", defaultDOPThreshold.String(), "where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
 	if done, err = cliflag.Parse(e.stdout, fs, args); done {
-		return cfg, "", "", 0, false, true, err
+		return cfg, "", "", threshold, false, true, err
 	}
 	if err = cliflag.NoArgs(fs); err != nil {
-		return cfg, "", "", 0, false, true, err
+		return cfg, "", "", threshold, false, true, err
 	}
 	if err := errors.Join(tpchSettings(&cfg, &threshold).Apply(fs, true)...); err != nil {
-		return cfg, "", "", 0, false, true, err
+		return cfg, "", "", threshold, false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
 	if cfg.DB == "" && cfg.Engine != "postgres" {
@@ -57,26 +58,21 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 			err = room.Check(need)
 		}
 		if err != nil {
-			return cfg, "", "", 0, false, true, cliflag.Bad("sf", strconv.FormatFloat(cfg.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
+			return cfg, "", "", threshold, false, true, cliflag.Bad("sf", strconv.FormatFloat(cfg.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
 		}
-	}
-	if threshold == 0 {
-		threshold = defaultCostThreshold(cfg.Engine)
 	}
 	return cfg, dsn, *sp, threshold, *js, false, nil
 }
 
-// defaultCostThreshold is the cost from which the DOP rule of thumb
-// parallelises on eng: PostgreSQL's parallel_setup_cost, DuckDB's row
-// group (SQLite: none).
-func defaultCostThreshold(eng string) float64 {
-	return map[string]float64{"postgres": 1000, "duckdb": 122880}[eng]
-}
+// defaultDOPThreshold is where the DOP rule of thumb parallelises unless
+// told: a plan worth half a second by the run's own fit of cost against
+// time (Chang's proposal, cost 30 at his measured 57 units/s).
+var defaultDOPThreshold = model.DOPThreshold{Seconds: 0.5}
 
 // tpchSettings are run tpch's flags on the fields of cfg and on the cost
 // threshold, each value checked as it is set (those of --dsn, --db and
 // --dop against the --engine set before them).
-func tpchSettings(cfg *tpch.RunConfig, threshold *float64) cliflag.Settings {
+func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Settings {
 	return cliflag.Settings{
 		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
 			switch v {
@@ -154,17 +150,18 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *float64) cliflag.Settings {
 		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
 		cliflag.Int("data-node", &cfg.DataNode),
 		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
-		cliflag.Validated(cliflag.Float("cost-threshold", threshold), func(v string) error {
-			if *threshold < 0 {
-				return cliflag.Bad("cost-threshold", v, "is negative")
+		cliflag.Field("threshold", threshold, func(s string) (model.DOPThreshold, error) {
+			t, err := model.ParseDOPThreshold(s)
+			if err != nil {
+				return t, cliflag.Bad("threshold", s, "is not a time or a plan cost: want e.g. 0.5s or 1000")
 			}
-			return nil
-		}),
+			return t, nil
+		}, model.DOPThreshold.String),
 	}
 }
 
 // tpchArgv is the one command line that gives cfg.
-func tpchArgv(cfg tpch.RunConfig, threshold float64) []string {
+func tpchArgv(cfg tpch.RunConfig, threshold model.DOPThreshold) []string {
 	return tpchSettings(&cfg, &threshold).Argv("run", "tpch")
 }
 
@@ -178,7 +175,7 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 
 // runTPCHConfig runs a checked configuration: cells, store, sweep,
 // analysis, render.
-func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold float64, asJSON bool) error {
+func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold model.DOPThreshold, asJSON bool) error {
 	specs := []sweep.Spec{cfg.Spec()}
 	if len(cfg.Streams) > 0 {
 		specs = append(specs, cfg.ThroughputSpec())

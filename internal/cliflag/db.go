@@ -41,7 +41,7 @@ type DB struct {
 // AddDB defines the three flags on fs; path is --db's default.
 func AddDB(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *DB {
 	return &DB{fs: fs,
-		Engine: fs.String("engine", "", "sqlite, duckdb or postgres (default: from the --db file's first bytes; postgres with --dsn)"),
+		Engine: fs.String("engine", "", "sqlite, duckdb, postgres or mariadb (default: from the --db file's first bytes; postgres with --dsn)"),
 		Path:   fs.String("db", path, pathUsage),
 		DSN:    fs.String("dsn", "", dsnUsage),
 	}
@@ -55,7 +55,7 @@ func (d *DB) Resolve() (string, Errs) {
 	name, path, dsn := *d.Engine, *d.Path, *d.DSN
 	file := path != "" && (dsn == "" || Given(d.fs, "db"))
 	switch {
-	case name == "postgres" && Given(d.fs, "db"):
+	case (name == "postgres" || name == "mariadb") && Given(d.fs, "db"):
 		errs = append(errs, ErrPostgresFile)
 	case file && dsn != "":
 		errs = append(errs, errors.New("-db and -dsn: give one database, not both"))
@@ -72,11 +72,11 @@ func (d *DB) Resolve() (string, Errs) {
 		if err := CheckFileEngine(name, path); file && err != nil {
 			errs = append(errs, err)
 		}
-	case "postgres":
+	case "postgres", "mariadb":
 		errs.BadIf(dsn == "", "engine", name, "reads a server: give --dsn DSN")
 		return name, errs
 	default:
-		errs.BadIf(true, "engine", name, "is not an engine (want sqlite, duckdb or postgres)")
+		errs.BadIf(true, "engine", name, "is not an engine (want sqlite, duckdb, postgres or mariadb)")
 		return name, errs
 	}
 	if !file {

@@ -21,8 +21,10 @@
 // cut, marked with why (result.Cell.Cut).
 //
 // drive knows no SQL and no engine: a workload hands it an Opener and the
-// names of its transaction types. It refuses to run think time, pacing or
-// open-loop arrivals: every stream calls Next again as soon as it returns.
+// names of its transaction types. By default every stream calls Next again
+// as soon as it returns; Config.Pace adds a think time after each call or
+// an open-loop arrival schedule (see Pace), on a loop of its own so that
+// the closed loop's hot path stays as it is.
 package drive
 
 import (
@@ -93,6 +95,9 @@ type Config struct {
 	NoSeries bool
 	// Point labels the cell with its place in a sweep (optional).
 	Point Point
+	// Pace spaces the calls (think time, arrival rate); the zero value
+	// is the closed loop with no think time.
+	Pace Pace
 	// CutGrace is how long the streams have to return from their calls
 	// after the window closes (or Ctrl-C) before the cell is cut without
 	// them; 0 means DefaultCutGrace.
@@ -126,7 +131,7 @@ func (c *Config) validate() error {
 	case c.Cores < 0:
 		return fmt.Errorf("checking cell: %d cores is negative", c.Cores)
 	}
-	return nil
+	return c.Pace.validate()
 }
 
 // Point is one cell of a sweep before it runs: how many streams, on which
@@ -150,6 +155,7 @@ type streamState struct {
 	dropped  int64
 	stop     *result.StreamStop
 	closeErr error
+	paced    *pacedState // nil in a closed-loop cell
 }
 
 // ProcsForCgo is Config.Procs for streams whose calls wait in cgo: a P
@@ -393,6 +399,10 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		return
 	}
 	t0 := *t0p
+	if !cfg.Pace.Closed() {
+		runPaced(ctx, cfg, s, st, nslots, maxErrs, interrupted, t0)
+		return
+	}
 	warmup, dur := cfg.Warmup, cfg.Duration
 	consecutive := 0
 	// The clock is elapsed time since t0: time.Since reads only the
@@ -486,6 +496,9 @@ func merge(cell *result.Cell, cfg *Config, states []*streamState) {
 		cell.Types = append(cell.Types, txStats(cfg.Types[typ], h, errs, first))
 	}
 	cell.Total = txStats("total", total, totalErrs, firstErr)
+	if !cfg.Pace.Closed() {
+		mergePace(cell, cfg.Pace, states)
+	}
 	for _, st := range states {
 		for i, n := range st.perSec {
 			cell.PerSecond[i] += n

@@ -28,6 +28,9 @@ package engine
 //     (Options.Schema, default "numalab"), which it marks with a comment
 //     when it creates it; it refuses to use a schema of that name that it
 //     did not create, and never drops a schema.
+//   - mariadb (MariaDB, or MySQL 8 through a DSN) does the same with its
+//     own database (a MySQL schema), marked by a table; it runs each query
+//     on one thread: SetDOP accepts only 1.
 
 import (
 	"context"
@@ -40,6 +43,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/mattn/go-sqlite3"
 
+	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 )
@@ -48,8 +52,8 @@ import (
 // Its methods may be called from any goroutine, one at a time; connections
 // from Connect belong to one stream each.
 type Engine interface {
-	// Name is the engine's name, also its SQL dialect: "sqlite", "duckdb"
-	// or "postgres".
+	// Name is the engine's name, also its SQL dialect: "sqlite", "duckdb",
+	// "postgres" or "mariadb".
 	Name() string
 	// DB is a database/sql handle for schema statements, index builds,
 	// checks and reports, not for the measured hot path. On PostgreSQL its
@@ -57,7 +61,8 @@ type Engine interface {
 	DB() *sql.DB
 	// Path is the database file (SQLite, DuckDB); "" on PostgreSQL.
 	Path() string
-	// Schema is numalab's PostgreSQL schema; "" on SQLite and DuckDB.
+	// Schema is numalab's PostgreSQL schema (MariaDB database); "" on
+	// SQLite and DuckDB.
 	Schema() string
 	// Bulk starts a bulk load into table (which must exist) of the given
 	// columns, by the engine's fastest path: COPY on PostgreSQL, the
@@ -108,7 +113,8 @@ type Conn interface {
 	// Native is the driver's own connection, for a workload's hot path.
 	Native() Native
 	// BackendPID is the server process serving this connection
-	// (PostgreSQL), 0 for an in-process engine.
+	// (PostgreSQL) or its server thread (MariaDB, from
+	// performance_schema), 0 for an in-process engine.
 	BackendPID() int
 	Close() error
 }
@@ -126,6 +132,8 @@ type Native struct {
 	// Postgres is pgx's connection: prepare named statements, then take
 	// over the protocol (pgconn's Hijack) for one round trip per call.
 	Postgres *pgx.Conn
+	// MariaDB is the stream's database/sql connection and its socket.
+	MariaDB *MariaDBConn
 }
 
 // Bulk is a bulk load into one table. Values are int64 (or int), float64,
@@ -175,12 +183,26 @@ type Options struct {
 	// read-only and immutable.
 	Create bool
 
-	// DSN is a PostgreSQL server to use (URL or keyword/value). Empty
-	// means a managed throwaway server (pgserver.Start with PG).
+	// DSN is a PostgreSQL server to use (URL or keyword/value), or for
+	// mariadb a MariaDB or MySQL server (go-sql-driver/mysql's
+	// user:password@unix(/socket)/ or user:password@tcp(host:port)/).
+	// Empty means a managed throwaway server (pgserver.Start with PG,
+	// mariaserver.Start with MariaDB).
 	DSN string
 	// PG configures the managed server; when PG.SharedBuffers is 0 it is
 	// pgserver.SharedBuffersFor(DataBytes).
 	PG pgserver.Config
+	// MariaDBCacheMetadata asks a MariaDB server, for stream connections
+	// (Connect), to send a prepared statement's column definitions only
+	// when they change (mariadb_meta.go): for a workload that speaks the
+	// protocol itself on MariaDBConn.Socket and handles that. Prepared
+	// statements of the driver (MariaDBConn.Conn) must not be used on such
+	// a connection.
+	MariaDBCacheMetadata bool
+	// MariaDB configures a managed MariaDB server (a "mariadb" engine
+	// without DSN); when MariaDB.BufferPool is 0 it is
+	// mariaserver.BufferPoolFor(DataBytes).
+	MariaDB mariaserver.Config
 	// DataBytes is about how large the data to load is, to size caches.
 	DataBytes int64
 	// Schema is numalab's PostgreSQL schema (default "numalab").
@@ -193,7 +215,7 @@ type Options struct {
 }
 
 // Engines lists the engine names Open knows.
-var Engines = []string{"sqlite", "duckdb", "postgres"}
+var Engines = []string{"sqlite", "duckdb", "postgres", "mariadb"}
 
 // Open opens the named engine.
 func Open(ctx context.Context, name string, opt Options) (Engine, error) {
@@ -204,6 +226,8 @@ func Open(ctx context.Context, name string, opt Options) (Engine, error) {
 		return openDuckDB(ctx, opt)
 	case "postgres":
 		return openPostgres(ctx, opt)
+	case "mariadb":
+		return openMariaDB(ctx, opt)
 	}
 	return nil, fmt.Errorf("opening engine: unknown engine %q (expected %s)", name, strings.Join(Engines, ", "))
 }

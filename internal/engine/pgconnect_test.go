@@ -19,7 +19,7 @@ import (
 // pg is the managed PostgreSQL server the tests of this package share.
 var pg = pgtest.New(pgserver.Config{SharedBuffers: 64 << 20})
 
-func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(pg.Main(m, func() { my.Stop() })) }
 
 func TestConnectPGErrorsHidePassword(t *testing.T) {
 	const secret = "s3cret-pw"

@@ -67,6 +67,11 @@ func StorageDir(e Engine) string {
 			return ""
 		}
 		return e.server.DataDir()
+	case *myEngine:
+		if e.server == nil {
+			return ""
+		}
+		return e.server.DataDir()
 	default:
 		if e.Path() == "" {
 			return ""
@@ -93,14 +98,14 @@ func CheckRoom(e Engine, need int64) error {
 // HoldsLoad refuses, before any work, a load of need bytes that could
 // never fit where it would go: more than the whole filesystem of the
 // file's directory (SQLite, DuckDB) or of a managed server's $TMPDIR
-// (postgres without a DSN). A server reached by DSN, or a directory that
-// cannot be read, is not judged here.
-func HoldsLoad(postgres bool, where Options, need int64) error {
+// (a server engine, PostgreSQL or MariaDB, without a DSN). A server
+// reached by DSN, or a directory that cannot be read, is not judged here.
+func HoldsLoad(server bool, where Options, need int64) error {
 	var dir string
 	switch {
-	case postgres && where.DSN == "":
+	case server && where.DSN == "":
 		dir = os.TempDir()
-	case !postgres && where.Path != "":
+	case !server && where.Path != "":
 		dir = filepath.Dir(where.Path)
 	default:
 		return nil

@@ -66,12 +66,14 @@ type Commands struct {
 	OLTP     func(stored Stored, c tpcc.RunConfig) error
 	Report   func(stored Stored, c transtats.RunConfig) error
 	TPCH     func(stored Stored, c tpch.RunConfig) error
+	Curve    func(stored Stored, c tpcc.RunConfig) error // run oltp --curve
 }
 
 // Run plans eval for the budget on the machine and says what the plan
 // bought; runs its steps (the memory probe, the null transaction on
 // SQLite and on PostgreSQL, tpcc-ro on SQLite, transtats and TPC-H-derived
-// queries on DuckDB), planning the rest again when the probe overran
+// queries on DuckDB, and a load curve of tpcc-ro on SQLite when the budget
+// has room left), planning the rest again when the probe overran
 // (replan); then writes the HTML report of the runs they stored, and the
 // summary on stdout. A step's failure does not stop the next; the
 // failures come back joined.
@@ -95,6 +97,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			}
 			return cmds.TPCH(s, cfg.TPCH)
 		}},
+		curveStep(&cfg, func() time.Duration { return o.Budget - time.Since(o.Start) }, cmds.Curve),
 	}
 	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)

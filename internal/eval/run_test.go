@@ -61,19 +61,23 @@ func TestRun(t *testing.T) {
 			order = append(order, fmt.Sprintf("tpch %d queries", len(c.Queries)))
 			return nil
 		},
+		Curve: func(_ Stored, c tpcc.RunConfig) error {
+			order = append(order, fmt.Sprintf("curve at %v on %s", c.CurveAt, filepath.Base(c.DB)))
+			return nil
+		},
 	}
 	var stdout, stderr strings.Builder
 	err := Run(context.Background(), &stdout, &stderr, o, cmds)
 	if !errors.Is(err, failed) || err.Error() != "tpcc-ro on SQLite: no disk" {
 		t.Errorf("Run = %v; want the OLTP step's failure only", err)
 	}
-	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; transtats duckdb; tpch 3 queries"; got != want {
+	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
 		t.Errorf("steps ran %s\nwant      %s", got, want)
 	}
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
-	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 6/6 TPC-H-derived on DuckDB", "== findings",
+	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 6/7 TPC-H-derived on DuckDB", "== 7/7 load curve, tpcc-ro on SQLite", "== findings",
 		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: no run stored\n",
 		"\nreport: " + o.Out + "\n"} {
 		if !strings.Contains(stdout.String(), want) {

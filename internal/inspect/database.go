@@ -8,7 +8,7 @@ import (
 )
 
 // Database inspects the database tg names with its engine's reader
-// (SQLite, DuckDB or Postgres).
+// (SQLite, DuckDB, Postgres or MariaDB).
 func Database(ctx context.Context, tg Target, opt Options) (*result.Inspection, error) {
 	switch tg.Engine {
 	case "sqlite":
@@ -17,6 +17,8 @@ func Database(ctx context.Context, tg Target, opt Options) (*result.Inspection, 
 		return DuckDB(ctx, tg.Path, opt)
 	case "postgres":
 		return Postgres(ctx, tg.DSN, opt)
+	case "mariadb":
+		return MariaDB(ctx, tg.DSN, opt)
 	}
-	return nil, fmt.Errorf("inspecting: unknown engine %q (expected sqlite, duckdb or postgres)", tg.Engine)
+	return nil, fmt.Errorf("inspecting: unknown engine %q (expected sqlite, duckdb, postgres or mariadb)", tg.Engine)
 }

@@ -18,7 +18,7 @@ import (
 // pg is the managed PostgreSQL server the tests of this package share.
 var pg = pgtest.New(pgserver.Config{SharedBuffers: 32 << 20})
 
-func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(pg.Main(m, func() { my.Stop() })) }
 
 // pgExec runs statements on a new connection.
 func pgExec(t *testing.T, dsn string, stmts ...string) {

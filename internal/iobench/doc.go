@@ -1,9 +1,13 @@
 // Package iobench measures storage as a database sees it: 8 KiB random
 // reads at queue depths 1 to 64 (IOPS, mean, p50 and p99 latency),
-// sequential reads at 64 KiB, 256 KiB and 1 MiB (MB/s), and a 70/30 random
-// read/write mix, on a test file it creates, fills with incompressible data
-// and removes, and it sets the random-to-sequential page-rate ratio beside
-// a classic optimizer IO cost model's.
+// sequential reads at 64 KiB, 256 KiB and 1 MiB (MB/s), of 1 MiB at each
+// queue depth and by concurrent readers of their own sequences, and a
+// 70/30 random read/write mix, on a test file it creates, fills with
+// incompressible data and removes, and it sets the random-to-sequential
+// page-rate ratio, at queue depth 1 and at each depth, beside a classic
+// optimizer IO cost model's. With a span the file's data is spread in
+// 1 MiB chunks over a longer file, sparse where the filesystem keeps holes,
+// so that random reads range over the span.
 //
 // Queue depth is made with threads, not an asynchronous interface: QD
 // goroutines, each locked to its own OS thread with its own aligned buffer,

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -152,7 +153,10 @@ func fsName(magic int64) string {
 // File is a test file that this process created and will remove.
 type File struct {
 	path     string
-	size     int64
+	size     int64 // bytes of data
+	span     int64 // the file's length when its data is spread out; 0: size
+	stride   int64 // from one 1 MiB chunk of data to the next (sizeUnit: dense)
+	sparse   bool  // the gaps between chunks are holes
 	fd       int
 	direct   bool
 	buffered string // why not O_DIRECT, when !direct
@@ -172,26 +176,51 @@ func FileName(pid int) string { return fmt.Sprintf("numalab-iobench-%d.dat", pid
 // made, is removed; after success the caller must Close the File, which
 // removes it. Create never touches a file it did not make: the name holds
 // the process id and is opened with O_EXCL.
-func Create(ctx context.Context, dir string, size, limit int64, buffered bool, seed uint64, progress func(string)) (*File, error) {
+//
+// With span above size the data is spread over span bytes: 1 MiB chunks,
+// evenly spaced, the file span long with holes between them where the
+// filesystem has holes (sparse); reads then cover span while only size
+// bytes are written.
+func Create(ctx context.Context, dir string, size, limit, span int64, buffered bool, seed uint64, progress func(string)) (*File, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
-	size, sp, err := preflight(dir, size, limit)
+	size, sp, err := preflight(dir, size, limit, span)
 	if err != nil {
 		return nil, err
 	}
-	return create(ctx, dir, size, buffered, seed, sp, progress)
+	return create(ctx, dir, size, span, buffered, seed, sp, progress)
 }
 
 // Preflight checks, before anything is written, that a test file of size
 // bytes (0 = chosen from the free space, at most limit) can be made in
 // dir, and returns the size that would be used. Create checks the same.
-func Preflight(dir string, size, limit int64) (int64, error) {
-	size, _, err := preflight(dir, size, limit)
+func Preflight(dir string, size, limit, span int64) (int64, error) {
+	size, _, err := preflight(dir, size, limit, span)
 	return size, err
 }
 
-func preflight(dir string, size, limit int64) (int64, space, error) {
+// sparseFS are the filesystems known to keep a file's unwritten
+// stretches as holes: a span over them costs only its data.
+var sparseFS = []string{"ext4", "xfs", "btrfs", "tmpfs", "f2fs", "zfs", "nfs", "overlayfs"}
+
+// checkSpan refuses a span that is not whole MiB, is below the data, or
+// needs more room than there is: the whole span on a filesystem not
+// known to keep holes.
+func checkSpan(dir string, size, span int64, s space) error {
+	switch {
+	case span%sizeUnit != 0:
+		return fmt.Errorf("span %s is not a whole number of MiB (try --span 8GiB)", units.Bytes(span))
+	case span < size:
+		return fmt.Errorf("span %s is below the test file's %s of data (want a span at least as large; try --span %s)", units.Bytes(span), units.Bytes(size), units.Bytes(size*8))
+	case !slices.Contains(sparseFS, s.fsType) && s.known() && span > s.usable():
+		return fmt.Errorf("span %s needs that much free space on %s, which is not known to keep a file's gaps as holes (%s free, of which %s is kept free; try a smaller --span or another --path): %w",
+			units.Bytes(span), s.fsType, units.Bytes(s.avail), units.Bytes(headroom(s.total)), ErrNoSpace)
+	}
+	return nil
+}
+
+func preflight(dir string, size, limit, span int64) (int64, space, error) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -217,12 +246,17 @@ func preflight(dir string, size, limit int64) (int64, space, error) {
 	if err := checkSize(dir, size, sp); err != nil {
 		return 0, sp, fmt.Errorf("probing storage: %w", err)
 	}
+	if span > 0 {
+		if err := checkSpan(dir, size, span, sp); err != nil {
+			return 0, sp, fmt.Errorf("probing storage: %w", err)
+		}
+	}
 	return size, sp, nil
 }
 
 // create makes the file once the checks passed; tests call it directly to
 // reach the errors the checks would catch earlier.
-func create(ctx context.Context, dir string, size int64, buffered bool, seed uint64, sp space, progress func(string)) (_ *File, err error) {
+func create(ctx context.Context, dir string, size, span int64, buffered bool, seed uint64, sp space, progress func(string)) (_ *File, err error) {
 	path := filepath.Join(dir, FileName(os.Getpid()))
 	fd, err := unix.Open(path, unix.O_CREAT|unix.O_EXCL|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	switch {
@@ -235,13 +269,20 @@ func create(ctx context.Context, dir string, size int64, buffered bool, seed uin
 	case err != nil:
 		return nil, fmt.Errorf("probing storage: creating test file %s: %w", path, err)
 	}
-	f := &File{path: path, size: size, fd: fd, space: sp}
+	f := &File{path: path, size: size, stride: sizeUnit, fd: fd, space: sp}
 	defer func() {
 		if err != nil {
 			f.Close()
 		}
 	}()
-	if err := unix.Fallocate(fd, 0, 0, size); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
+	if span > size {
+		// Chunks evenly spaced over the span; the file is span long, with
+		// holes between them where the filesystem keeps holes.
+		f.span, f.stride, f.sparse = span, span/(size/sizeUnit)/sizeUnit*sizeUnit, slices.Contains(sparseFS, sp.fsType)
+		if err := unix.Ftruncate(fd, span); err != nil {
+			return nil, f.writeErr("extending", err)
+		}
+	} else if err := unix.Fallocate(fd, 0, 0, size); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
 		return nil, f.writeErr("allocating", err)
 	}
 	switch {
@@ -301,7 +342,7 @@ func (f *File) fillData(ctx context.Context, seed uint64, progress func(string))
 		}
 		fillRandom(buf, rng)
 		n := int(min(fillChunk, f.size-off))
-		w, err := unix.Pwrite(f.fd, buf[:n], off)
+		w, err := unix.Pwrite(f.fd, buf[:n], f.at(off))
 		if err == nil && w != n {
 			err = unix.ENOSPC // a short write to a regular file means no room
 		}
@@ -322,7 +363,7 @@ func (f *File) dropCache() error {
 	if err := unix.Fdatasync(f.fd); err != nil {
 		return f.writeErr("syncing", err)
 	}
-	if err := unix.Fadvise(f.fd, 0, f.size, unix.FADV_DONTNEED); err != nil {
+	if err := unix.Fadvise(f.fd, 0, max(f.size, f.span), unix.FADV_DONTNEED); err != nil {
 		return fmt.Errorf("probing storage: dropping %s from the page cache: %w", f.path, err)
 	}
 	return nil
@@ -346,6 +387,16 @@ func alignedBuf(n int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// at is where in the file the data's byte off lies: chunk off/1 MiB
+// starts stride bytes after the one before it.
+func (f *File) at(off int64) int64 {
+	return off/sizeUnit*f.stride + off%sizeUnit
+}
+
+// Span is how far the data is spread: the file's length when it was
+// given a span, else its size.
+func (f *File) Span() int64 { return max(f.span, f.size) }
 
 // Path is the test file's path.
 func (f *File) Path() string { return f.path }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -97,7 +99,7 @@ func assertGone(t *testing.T, dir string) {
 
 func TestCreateFillsIncompressibleAndRemoves(t *testing.T) {
 	dir := t.TempDir()
-	f, err := Create(context.Background(), dir, 8<<20, DefaultSize, false, 7, nil)
+	f, err := Create(context.Background(), dir, 8<<20, DefaultSize, 0, false, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func TestCreateBadPath(t *testing.T) {
 		{filepath.Join(dir, "missing"), "does not exist"},
 		{plain, "is not a directory"},
 	} {
-		f, err := Create(context.Background(), tt.dir, 0, DefaultSize, false, 1, nil)
+		f, err := Create(context.Background(), tt.dir, 0, DefaultSize, 0, false, 1, nil)
 		if err == nil {
 			f.Close()
 			t.Fatalf("Create(%s) succeeded, want an error", tt.dir)
@@ -161,7 +163,7 @@ func TestCreateSizeBiggerThanFree(t *testing.T) {
 		t.Skipf("%s (%s) reports no capacity", dir, sp.fsType)
 	}
 	size := (sp.avail/sizeUnit + 1) * sizeUnit
-	f, err := Create(context.Background(), dir, size, DefaultSize, false, 1, nil)
+	f, err := Create(context.Background(), dir, size, DefaultSize, 0, false, 1, nil)
 	if err == nil {
 		f.Close()
 		t.Fatal("Create succeeded with a size bigger than the free space")
@@ -177,7 +179,7 @@ func TestCreateNeverTouchesOthersFiles(t *testing.T) {
 	if err := os.WriteFile(testFile(dir), []byte("not numalab's"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Create(context.Background(), dir, MinSize, DefaultSize, false, 1, nil)
+	f, err := Create(context.Background(), dir, MinSize, DefaultSize, 0, false, 1, nil)
 	if err == nil {
 		f.Close()
 		t.Fatal("Create succeeded over an existing file")
@@ -194,7 +196,7 @@ func TestCreateCancelledRemoves(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, err := Create(ctx, dir, 16<<20, DefaultSize, false, 1, func(string) {
+	_, err := Create(ctx, dir, 16<<20, DefaultSize, 0, false, 1, func(string) {
 		if calls++; calls == 2 {
 			cancel()
 		}
@@ -223,7 +225,7 @@ func mountTmpfs(t *testing.T, fstype, opts string) string {
 
 func TestCreateReadOnlyFilesystem(t *testing.T) {
 	dir := mountTmpfs(t, "tmpfs", "ro,size=16m")
-	f, err := Create(context.Background(), dir, MinSize, DefaultSize, false, 1, nil)
+	f, err := Create(context.Background(), dir, MinSize, DefaultSize, 0, false, 1, nil)
 	if err == nil {
 		f.Close()
 		t.Fatal("Create succeeded on a read-only filesystem")
@@ -233,7 +235,7 @@ func TestCreateReadOnlyFilesystem(t *testing.T) {
 	}
 	// Past the statfs check, open itself must say the same.
 	sp, _ := statDir(dir)
-	if _, err := create(context.Background(), dir, MinSize, false, 1, sp, func(string) {}); !errors.Is(err, ErrReadOnly) {
+	if _, err := create(context.Background(), dir, MinSize, 0, false, 1, sp, func(string) {}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("create on a read-only filesystem = %v, want ErrReadOnly", err)
 	}
 	assertGone(t, dir)
@@ -242,13 +244,13 @@ func TestCreateReadOnlyFilesystem(t *testing.T) {
 func TestCreateFullFilesystem(t *testing.T) {
 	dir := mountTmpfs(t, "tmpfs", "size=12m")
 	// A size the statfs check refuses.
-	if _, err := Create(context.Background(), dir, 16<<20, DefaultSize, false, 1, nil); !errors.Is(err, ErrNoSpace) {
+	if _, err := Create(context.Background(), dir, 16<<20, DefaultSize, 0, false, 1, nil); !errors.Is(err, ErrNoSpace) {
 		t.Errorf("Create(16 MiB on 12 MiB) = %v, want ErrNoSpace", err)
 	}
 	assertGone(t, dir)
 	// Past the check, the filesystem fills while the file is made.
 	sp, _ := statDir(dir)
-	_, err := create(context.Background(), dir, 16<<20, false, 1, sp, func(string) {})
+	_, err := create(context.Background(), dir, 16<<20, 0, false, 1, sp, func(string) {})
 	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "filesystem is full") {
 		t.Errorf("create(16 MiB on 12 MiB) = %v, want a 'filesystem is full' ErrNoSpace", err)
 	}
@@ -258,11 +260,83 @@ func TestCreateFullFilesystem(t *testing.T) {
 	if err := os.WriteFile(filler, make([]byte, 10<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Create(context.Background(), dir, 0, DefaultSize, false, 1, nil); !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "too little") {
+	if _, err := Create(context.Background(), dir, 0, DefaultSize, 0, false, 1, nil); !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "too little") {
 		t.Errorf("Create on a full filesystem = %v, want a 'too little' ErrNoSpace", err)
 	}
 	assertGone(t, dir)
 	if _, err := os.Stat(filler); err != nil {
 		t.Errorf("the filler file is gone: %v", err)
+	}
+}
+
+// TestCreateSpanIsSparse spreads 8 MiB of data over a 64 MiB span: the
+// file is 64 MiB long, each 1 MiB chunk starts 8 MiB after the one before
+// and holds data, the gaps read as zeros, and on a filesystem that keeps
+// holes little more than the data is allocated. Random reads of the
+// whole span land in chunks only.
+func TestCreateSpanIsSparse(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := statDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(context.Background(), dir, 8<<20, DefaultSize, 64<<20, false, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Span() != 64<<20 || f.stride != 8<<20 || f.at(0) != 0 || f.at(1<<20) != 8<<20 || f.at(3<<20+4096) != 24<<20+4096 {
+		t.Errorf("span %d, stride %d, at(1 MiB) %d; want 64 MiB, 8 MiB, 8 MiB", f.Span(), f.stride, f.at(1<<20))
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(f.Path(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size != 64<<20 {
+		t.Errorf("file is %d bytes long, want the 64 MiB span", st.Size)
+	}
+	if f.sparse != slices.Contains(sparseFS, sp.fsType) {
+		t.Errorf("sparse %v on %s", f.sparse, sp.fsType)
+	}
+	if f.sparse && st.Blocks*512 > 16<<20 {
+		t.Errorf("%d bytes allocated on %s for 8 MiB of data over 64 MiB: not sparse", st.Blocks*512, sp.fsType)
+	}
+	b, err := os.ReadFile(f.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 8 {
+		chunk, gap := b[c*8<<20:c*8<<20+1<<20], b[c*8<<20+1<<20:c*8<<20+2<<20]
+		if bytes.Count(chunk, []byte{0}) > 1<<14 || bytes.Count(gap, []byte{0}) != 1<<20 {
+			t.Fatalf("chunk %d: %d zero bytes of data, %d zero bytes after it; want random data, then a hole", c, bytes.Count(chunk, []byte{0}), bytes.Count(gap, []byte{0}))
+		}
+	}
+	p, err := f.Measure(context.Background(), Spec{Name: RandRead, BlockSize: PageSize, QD: 2}, 200*time.Millisecond, 1)
+	if err != nil || p.Read.Ops == 0 {
+		t.Errorf("random reads over the span: %+v, %v", p.Read, err)
+	}
+}
+
+// TestCheckSpan refuses a span below the data or not in whole MiB, and a
+// span larger than the free space on a filesystem not known to keep holes.
+func TestCheckSpan(t *testing.T) {
+	ext4 := space{fsType: "ext4", avail: 10 << 30, total: 100 << 30}
+	fat := space{fsType: "0x4d44", avail: 10 << 30, total: 100 << 30}
+	for _, c := range []struct {
+		s          space
+		size, span int64
+		want       string
+	}{
+		{ext4, 1 << 30, 8 << 30, ""},
+		{ext4, 1 << 30, 64 << 30, ""}, // holes: only the data needs room
+		{fat, 1 << 30, 8 << 30, ""},
+		{fat, 1 << 30, 64 << 30, "needs that much free space"},
+		{ext4, 1 << 30, 512 << 20, "below the test file"},
+		{ext4, 1 << 30, 8<<30 + 4096, "whole number of MiB"},
+	} {
+		err := checkSpan("/d", c.size, c.span, c.s)
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("checkSpan(%d of %d on %s) = %v, want %q", c.size, c.span, c.s.fsType, err, c.want)
+		}
 	}
 }

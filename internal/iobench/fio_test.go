@@ -88,7 +88,7 @@ func TestFioAgreement(t *testing.T) {
 		t.Skip("fio is not installed (apt-get install fio)")
 	}
 	ctx := context.Background()
-	f, err := Create(ctx, *fioDir, *fioSize, DefaultSize, false, 1, nil)
+	f, err := Create(ctx, *fioDir, *fioSize, DefaultSize, 0, false, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,10 @@ type Spec struct {
 	BlockSize int    // bytes, a multiple of 4 KiB that divides 1 MiB
 	QD        int    // operations in flight: one worker thread each
 	ReadPct   int    // RandRW only: percentage of reads
+	// Readers, for SeqRead, makes each of the QD workers read its own
+	// sequence from its own stretch of the file (QD concurrent scans);
+	// false: one sequence, QD reads of it in flight.
+	Readers bool
 }
 
 // String is how progress lines and errors name the pattern.
@@ -37,6 +41,9 @@ func (s Spec) String() string {
 	name := map[string]string{RandRead: "random read", SeqRead: "sequential read", RandRW: "random read/write"}[s.Name]
 	if s.Name == RandRW {
 		name += fmt.Sprintf(" %d/%d", s.ReadPct, 100-s.ReadPct)
+	}
+	if s.Readers {
+		return fmt.Sprintf("%s %s, %d readers", name, units.Bytes(s.BlockSize), s.QD)
 	}
 	return fmt.Sprintf("%s %s QD%d", name, units.Bytes(s.BlockSize), s.QD)
 }
@@ -51,6 +58,8 @@ func (s Spec) check() error {
 		return fmt.Errorf("queue depth %d is not between 1 and %d", s.QD, MaxQD)
 	case s.Name == RandRW && (s.ReadPct < 0 || s.ReadPct > 100):
 		return fmt.Errorf("read percentage %d is not between 0 and 100", s.ReadPct)
+	case s.Readers && s.Name != SeqRead:
+		return fmt.Errorf("concurrent readers are for sequential reads, not %s", s.Name)
 	}
 	return nil
 }
@@ -74,6 +83,7 @@ type worker struct {
 	writes    *stats.Histogram
 	err       error
 	stoppedAt time.Duration // when the worker saw a stop, from the window's start
+	next      int64         // SeqRead with Readers: this worker's next offset, before wrapping
 }
 
 // Measure runs spec on the file for window and summarises it. Each of
@@ -84,6 +94,9 @@ type worker struct {
 // ctx.Err().
 func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, seed uint64) (result.IOPattern, error) {
 	p := result.IOPattern{Name: spec.Name, BlockSize: spec.BlockSize, QD: spec.QD, ReadPct: 100, Direct: f.direct}
+	if spec.Readers {
+		p.Readers = spec.QD
+	}
 	if spec.Name == RandRW {
 		p.ReadPct = spec.ReadPct
 	}
@@ -117,7 +130,9 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 		}
 		// The histograms (about 280 KiB each) are made before the window:
 		// recording never allocates.
-		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize)), reads: stats.NewHistogram()}
+		// A reader of its own sequence starts at its share of the file.
+		start := f.size / int64(spec.QD) * int64(i) / int64(spec.BlockSize) * int64(spec.BlockSize)
+		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize)), reads: stats.NewHistogram(), next: start}
 		if spec.Name == RandRW {
 			w.writes = stats.NewHistogram()
 		}
@@ -147,7 +162,7 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 			defer runtime.UnlockOSThread()
 			ready.Done()
 			<-begin
-			w.run(f.fd, spec, blocks, &next, start, window, &stop)
+			w.run(f, spec, blocks, &next, start, window, &stop)
 		}()
 	}
 	ready.Wait()
@@ -186,7 +201,8 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 }
 
 // run is one worker's closed loop until the window ends or stop is set.
-func (w *worker) run(fd int, spec Spec, blocks uint64, next *atomic.Int64, start time.Time, window time.Duration, stop *atomic.Bool) {
+func (w *worker) run(f *File, spec Spec, blocks uint64, next *atomic.Int64, start time.Time, window time.Duration, stop *atomic.Bool) {
+	fd := f.fd
 	bs := int64(spec.BlockSize)
 	size := int64(blocks) * bs
 	for {
@@ -196,15 +212,19 @@ func (w *worker) run(fd int, spec Spec, blocks uint64, next *atomic.Int64, start
 		}
 		var off int64
 		write := false
-		switch spec.Name {
-		case SeqRead:
+		switch {
+		case spec.Name == SeqRead && spec.Readers:
+			off = w.next % size
+			w.next += bs
+		case spec.Name == SeqRead:
 			off = (next.Add(bs) - bs) % size
-		case RandRW:
+		case spec.Name == RandRW:
 			write = w.rng.Uint64()%100 >= uint64(spec.ReadPct)
 			fallthrough
 		default:
 			off = int64(w.rng.Uint64()%blocks) * bs
 		}
+		off = f.at(off)
 		t0 := time.Now()
 		var n int
 		var err error

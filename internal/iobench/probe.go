@@ -3,6 +3,7 @@ package iobench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
@@ -34,13 +35,16 @@ type Config struct {
 	SeqQD     int           // queue depth of the sequential reads
 	MixQD     int           // queue depth of the random read/write mix; 0 = no mix
 	MixRead   int           // percentage of reads in the mix
+	Readers   int           // concurrent sequential readers up to this (1, 2, 4, ...); 0 = none
+	Span      int64         // spread the data over this many bytes (sparse where it can); 0 = Size
 	Buffered  bool          // skip O_DIRECT even where it works
 	Seed      uint64        // seeds the file's data and every worker's offsets
 	Progress  func(string)  // progress lines; nil = silent
 }
 
 // DefaultConfig is the full probe: 3 s per pattern, QD 1 to 64, three
-// sequential sizes and a 70/30 mix at QD 16.
+// sequential sizes, 2 and 4 concurrent sequential readers and a 70/30 mix
+// at QD 16.
 func DefaultConfig(dir string) Config {
 	return Config{
 		Dir:      dir,
@@ -50,17 +54,19 @@ func DefaultConfig(dir string) Config {
 		SeqQD:    1,
 		MixQD:    16,
 		MixRead:  70,
+		Readers:  4,
 		Seed:     1,
 	}
 }
 
 // QuickConfig is a short probe: a smaller file, 1 s per pattern, fewer
-// queue depths.
+// queue depths, no concurrent readers.
 func QuickConfig(dir string) Config {
 	c := DefaultConfig(dir)
 	c.SizeLimit = 256 << 20
 	c.Duration = time.Second
 	c.Depths = []int{1, 4, 16, 64}
+	c.Readers = 0
 	return c
 }
 
@@ -75,11 +81,15 @@ func (c Config) limit() int64 {
 // Preflight checks that the test file can be made, before anything is
 // written or stored; see the package function Preflight.
 func (c Config) Preflight() error {
-	_, err := Preflight(c.Dir, c.Size, c.limit())
+	_, err := Preflight(c.Dir, c.Size, c.limit(), c.Span)
 	return err
 }
 
-// Plan lists the patterns of a configuration in the order they run.
+// Plan lists the patterns of a configuration in the order they run: the
+// random reads at each depth; the sequential reads of each size at SeqQD,
+// then of the largest size at each other depth and by 2, 4, ... up to
+// Readers concurrent readers (the ratio's sequential side at each depth);
+// the mix.
 func Plan(c Config) []Spec {
 	var plan []Spec
 	for _, qd := range c.Depths {
@@ -88,10 +98,34 @@ func Plan(c Config) []Spec {
 	for _, bs := range c.SeqSizes {
 		plan = append(plan, Spec{Name: SeqRead, BlockSize: bs, QD: c.SeqQD})
 	}
+	if len(c.SeqSizes) > 0 {
+		largest := slices.Max(c.SeqSizes)
+		for _, qd := range c.Depths {
+			if qd != c.SeqQD {
+				plan = append(plan, Spec{Name: SeqRead, BlockSize: largest, QD: qd})
+			}
+		}
+		for _, r := range readerCounts(c.Readers) {
+			plan = append(plan, Spec{Name: SeqRead, BlockSize: largest, QD: r, Readers: true})
+		}
+	}
 	if c.MixQD > 0 {
 		plan = append(plan, Spec{Name: RandRW, BlockSize: PageSize, QD: c.MixQD, ReadPct: c.MixRead})
 	}
 	return plan
+}
+
+// readerCounts are the counts of concurrent readers measured up to n:
+// 2, 4, 8, ... and n itself (one reader is the sequential read at QD 1).
+func readerCounts(n int) []int {
+	var out []int
+	for r := 2; r < n; r *= 2 {
+		out = append(out, r)
+	}
+	if n >= 2 {
+		out = append(out, n)
+	}
+	return out
 }
 
 // Check validates a configuration before anything is created.
@@ -101,6 +135,9 @@ func (c Config) Check() error {
 	}
 	if c.Size != 0 && c.Size%sizeUnit != 0 {
 		return fmt.Errorf("test file size %d bytes is not a whole number of MiB", c.Size)
+	}
+	if c.Readers < 0 || c.Readers > MaxQD {
+		return fmt.Errorf("%d concurrent readers is not between 0 and %d", c.Readers, MaxQD)
 	}
 	plan := Plan(c)
 	if len(plan) == 0 {
@@ -127,7 +164,7 @@ func Probe(ctx context.Context, c Config, each func(result.IOPattern) error) (*r
 		say = func(string) {}
 	}
 	started := time.Now()
-	f, err := Create(ctx, c.Dir, c.Size, c.limit(), c.Buffered, c.Seed, say)
+	f, err := Create(ctx, c.Dir, c.Size, c.limit(), c.Span, c.Buffered, c.Seed, say)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +174,8 @@ func Probe(ctx context.Context, c Config, each func(result.IOPattern) error) (*r
 		File:       f.path,
 		FSType:     f.space.fsType,
 		FileSize:   f.size,
+		Span:       f.span,
+		Sparse:     f.sparse,
 		FreeBefore: f.space.avail,
 		Direct:     f.direct,
 		Buffered:   f.buffered,
@@ -155,7 +194,7 @@ func Probe(ctx context.Context, c Config, each func(result.IOPattern) error) (*r
 		p, err := f.Measure(ctx, s, c.Duration, c.Seed+uint64(i))
 		if ctx.Err() != nil {
 			r.Interrupted = true
-			r.Ratio = Ratio(r.Patterns)
+			r.Ratio, r.Ratios = Ratio(r.Patterns), Ratios(r.Patterns)
 			return r, ctx.Err()
 		}
 		if err != nil {
@@ -168,7 +207,7 @@ func Probe(ctx context.Context, c Config, each func(result.IOPattern) error) (*r
 			}
 		}
 	}
-	r.Ratio = Ratio(r.Patterns)
+	r.Ratio, r.Ratios = Ratio(r.Patterns), Ratios(r.Patterns)
 	if err := f.Close(); err != nil {
 		return r, err
 	}
@@ -205,4 +244,52 @@ func Ratio(ps []result.IOPattern) *result.IORatio {
 		ModelSeqPages:  ModelSeqPagesSec,
 		ModelRatio:     ModelSeqPagesSec / ModelRandomIOPS,
 	}
+}
+
+// Ratios is the random/sequential page-rate ratio at each queue depth
+// where both were measured: 8 KiB random reads per second at QD n against
+// the 8 KiB pages per second of the largest sequential read of one
+// sequence at QD n, and of n concurrent readers (one reader: the one
+// sequence at QD 1). In depth order, the depths first.
+func Ratios(ps []result.IOPattern) []result.IORatioAt {
+	rnd := map[int]float64{}
+	type key struct{ qd, readers int }
+	seq, size := map[key]float64{}, map[key]int{}
+	for _, p := range ps {
+		switch {
+		case p.Name == RandRead && p.BlockSize == PageSize:
+			rnd[p.QD] = p.Read.IOPS
+		case p.Name == SeqRead:
+			k := key{p.QD, p.Readers}
+			if p.BlockSize > size[k] {
+				seq[k], size[k] = p.Read.MBps*1e6/PageSize, p.BlockSize
+			}
+		}
+	}
+	var out []result.IORatioAt
+	add := func(qd, readers int, pages float64) {
+		if r := rnd[qd]; r > 0 && pages > 0 {
+			out = append(out, result.IORatioAt{QD: qd, Readers: readers, RandomIOPS: r, SeqPagesPerSec: pages, Ratio: pages / r})
+		}
+	}
+	var depths, readers []int
+	for k := range seq {
+		if k.readers == 0 {
+			depths = append(depths, k.qd)
+		} else {
+			readers = append(readers, k.readers)
+		}
+	}
+	slices.Sort(depths)
+	slices.Sort(readers)
+	for _, d := range depths {
+		add(d, 0, seq[key{d, 0}])
+	}
+	if len(readers) > 0 {
+		add(1, 1, seq[key{1, 0}])
+	}
+	for _, r := range readers {
+		add(r, r, seq[key{r, r}])
+	}
+	return out
 }

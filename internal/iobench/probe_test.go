@@ -42,6 +42,8 @@ func TestPlan(t *testing.T) {
 		"random read 8KiB QD1", "random read 8KiB QD2", "random read 8KiB QD4", "random read 8KiB QD8",
 		"random read 8KiB QD16", "random read 8KiB QD32", "random read 8KiB QD64",
 		"sequential read 64KiB QD1", "sequential read 256KiB QD1", "sequential read 1MiB QD1",
+		"sequential read 1MiB QD2", "sequential read 1MiB QD4", "sequential read 1MiB QD8", "sequential read 1MiB QD16",
+		"sequential read 1MiB QD32", "sequential read 1MiB QD64", "sequential read 1MiB, 2 readers", "sequential read 1MiB, 4 readers",
 		"random read/write 70/30 8KiB QD16",
 	}
 	if !slices.Equal(names, want) {
@@ -56,6 +58,32 @@ func TestPlan(t *testing.T) {
 	c.Size = 5<<20 + 1
 	if err := c.Check(); err == nil {
 		t.Error("Check accepted a size that is not whole MiB")
+	}
+}
+
+// TestRatios pairs random reads with sequential reads at the same depth:
+// one sequence with QD in flight, and QD readers of their own sequences
+// (one reader being the one sequence at QD 1); depths without both are
+// left out.
+func TestRatios(t *testing.T) {
+	pat := func(name string, bs, qd, readers int, iops, mbps float64) result.IOPattern {
+		return result.IOPattern{Name: name, BlockSize: bs, QD: qd, Readers: readers, Read: result.IOStats{IOPS: iops, MBps: mbps}}
+	}
+	ps := []result.IOPattern{
+		pat(RandRead, PageSize, 1, 0, 100, 0), pat(RandRead, PageSize, 4, 0, 400, 0), pat(RandRead, PageSize, 16, 0, 800, 0),
+		pat(SeqRead, 64<<10, 1, 0, 0, 8.192), // smaller: the 1 MiB read at QD 1 is the one
+		pat(SeqRead, 1<<20, 1, 0, 0, 81.92), pat(SeqRead, 1<<20, 4, 0, 0, 163.84), pat(SeqRead, 1<<20, 2, 0, 0, 100),
+		pat(SeqRead, 1<<20, 4, 4, 0, 40.96),
+	}
+	got := Ratios(ps)
+	want := []result.IORatioAt{
+		{QD: 1, RandomIOPS: 100, SeqPagesPerSec: 10000, Ratio: 100},
+		{QD: 4, RandomIOPS: 400, SeqPagesPerSec: 20000, Ratio: 50},
+		{QD: 1, Readers: 1, RandomIOPS: 100, SeqPagesPerSec: 10000, Ratio: 100},
+		{QD: 4, Readers: 4, RandomIOPS: 400, SeqPagesPerSec: 5000, Ratio: 12.5},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Ratios =\n%+v\nwant\n%+v", got, want)
 	}
 }
 
@@ -237,7 +265,7 @@ func TestProbeInterruptedRemovesFile(t *testing.T) {
 
 func TestMeasureRefusesBadSpec(t *testing.T) {
 	dir := t.TempDir()
-	f, err := Create(context.Background(), dir, MinSize, DefaultSize, false, 1, nil)
+	f, err := Create(context.Background(), dir, MinSize, DefaultSize, 0, false, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ type StoredConfig struct {
 	SeqQD    int    `json:"seq_qd"`
 	MixQD    int    `json:"mix_qd"`
 	MixRead  int    `json:"mix_read_pct"`
+	Readers  int    `json:"readers,omitempty"`
+	Span     int64  `json:"span,omitempty"`
 	Buffered bool   `json:"buffered"`
 	Seed     uint64 `json:"seed"`
 }
@@ -20,6 +22,6 @@ type StoredConfig struct {
 func (c Config) Stored(quick bool) StoredConfig {
 	return StoredConfig{
 		Dir: c.Dir, Size: c.Size, Duration: c.Duration.String(), Quick: quick, Depths: c.Depths,
-		SeqSizes: c.SeqSizes, SeqQD: c.SeqQD, MixQD: c.MixQD, MixRead: c.MixRead, Buffered: c.Buffered, Seed: c.Seed,
+		SeqSizes: c.SeqSizes, SeqQD: c.SeqQD, MixQD: c.MixQD, MixRead: c.MixRead, Readers: c.Readers, Span: c.Span, Buffered: c.Buffered, Seed: c.Seed,
 	}
 }

@@ -3,6 +3,7 @@ package iobench
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -19,6 +20,14 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 	}
 	fmt.Fprintf(&b, "storage probe of %s (%s): test file %s, %s, %s per pattern, %s\n",
 		r.Dir, r.FSType, units.Bytes(r.FileSize), mode, r.Duration, engineText(r.Engine))
+	if r.Span > 0 {
+		how := "the gaps allocated (not known to keep holes)"
+		if r.Sparse {
+			how = "sparse: holes between"
+		}
+		fmt.Fprintf(&b, "span %s: the %s of data in 1 MiB chunks spread evenly over it, %s; where they land on the device is the filesystem's choice\n",
+			units.Bytes(r.Span), units.Bytes(r.FileSize), how)
+	}
 	if r.Fill.Elapsed > 0 {
 		fmt.Fprintf(&b, "filled with incompressible data in %.2f s (%.0f MB/s, write + fsync)\n", r.Fill.Elapsed.Seconds(), r.Fill.MBps)
 	}
@@ -29,8 +38,12 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-18s\tblock\tQD\tIOPS\tMB/s\tmean µs\tp50 µs\tp99 µs\tmax µs\t\n", "pattern")
 	row := func(name string, p result.IOPattern, s result.IOStats) {
-		fmt.Fprintf(tw, "%-18s\t%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
-			name, units.Bytes(p.BlockSize), p.QD, s.IOPS, s.MBps, s.MeanUs, s.P50Us, s.P99Us, s.MaxUs)
+		qd := strconv.Itoa(p.QD)
+		if p.Readers > 0 {
+			qd = fmt.Sprintf("%d readers", p.Readers)
+		}
+		fmt.Fprintf(tw, "%-18s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n",
+			name, units.Bytes(p.BlockSize), qd, s.IOPS, s.MBps, s.MeanUs, s.P50Us, s.P99Us, s.MaxUs)
 	}
 	for _, p := range r.Patterns {
 		switch p.Name {
@@ -53,6 +66,19 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 			q.RandomIOPS, q.SeqPagesPerSec, units.Bytes(q.SeqBlockSize), q.Ratio)
 		fmt.Fprintf(&b, "  model:     %.0f random reads/s vs %.0f sequential pages/s: %.1f, the %s\n",
 			q.ModelRandom, q.ModelSeqPages, q.ModelRatio, q.ModelName)
+	}
+	if len(r.Ratios) > 1 {
+		b.WriteString("\nthe same ratio at each queue depth (one sequence, QD reads in flight) and for concurrent readers (each its own sequence), against random reads at that depth:\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  %-11s\tQD\trandom IOPS\tsequential pages/s\tratio\t\n", "sequential")
+		for _, x := range r.Ratios {
+			kind := "one sequence"
+			if x.Readers > 0 {
+				kind = fmt.Sprintf("%d reader%s", x.Readers, map[bool]string{true: "s"}[x.Readers > 1])
+			}
+			fmt.Fprintf(tw, "  %-11s\t%d\t%.0f\t%.0f\t%.1f\t\n", kind, x.QD, x.RandomIOPS, x.SeqPagesPerSec, x.Ratio)
+		}
+		tw.Flush()
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -92,6 +118,9 @@ func Headline(r *result.IOProbe) string {
 	}
 	if r.Ratio != nil {
 		parts = append(parts, fmt.Sprintf("page-rate ratio %.1f (model %.1f)", r.Ratio.Ratio, r.Ratio.ModelRatio))
+	}
+	if r.Span > 0 {
+		parts = append(parts, "span "+units.Bytes(r.Span).String())
 	}
 	if !r.Direct {
 		parts = append(parts, r.Buffered)

@@ -1,6 +1,14 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
 
 // DOPRule is the rule of thumb for a query's degree of parallelism: none
 // below a cost threshold; DOP 2 at the threshold; double the DOP for every
@@ -8,10 +16,14 @@ import "fmt"
 // of one socket; spanning sockets only above a separate, higher threshold,
 // and rather a lower DOP than a split across sockets below it.
 type DOPRule struct {
-	Threshold      float64 `json:"threshold"` // T: the cost at which parallelism starts
-	CoresPerSocket int     `json:"cores_per_socket"`
-	SpanThreshold  float64 `json:"span_threshold"` // cost from which a plan may span sockets; 0: never
-	Sockets        int     `json:"sockets"`
+	Threshold float64 `json:"threshold"` // T: the cost at which parallelism starts
+	// ThresholdSeconds, when T was given as a time, is that time, and
+	// SecondsPerUnit the fitted seconds per cost unit that made it T.
+	ThresholdSeconds float64 `json:"threshold_seconds,omitempty"`
+	SecondsPerUnit   float64 `json:"seconds_per_unit,omitempty"`
+	CoresPerSocket   int     `json:"cores_per_socket"`
+	SpanThreshold    float64 `json:"span_threshold"` // cost from which a plan may span sockets; 0: never
+	Sockets          int     `json:"sockets"`
 }
 
 // Validate reports the first parameter out of range.
@@ -68,4 +80,124 @@ func (r DOPRule) DOP(cost float64) DOPAdvice {
 	a.DOP = r.CoresPerSocket
 	a.Reason = "capped at one socket's cores"
 	return a
+}
+
+// DOPThreshold is where parallelism starts as given: a plan cost, or a
+// time that a fitted seconds per cost unit turns into one (Chang's
+// proposal: about half a second, cost 30 at a measured 57 units/s).
+type DOPThreshold struct {
+	Cost    float64 `json:"cost,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// ParseDOPThreshold reads a threshold: a time with its unit ("0.5s",
+// "500ms") or a plain plan cost ("30").
+func ParseDOPThreshold(s string) (DOPThreshold, error) {
+	v := strings.TrimSpace(s)
+	if c, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(c > 0) {
+			return DOPThreshold{}, fmt.Errorf("threshold %q: want a positive cost or time, e.g. 30 or 0.5s: %w", s, ErrInput)
+		}
+		return DOPThreshold{Cost: c}, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return DOPThreshold{}, fmt.Errorf("threshold %q: want a plan cost (30) or a time with its unit (0.5s, 500ms): %w", s, ErrInput)
+	}
+	return DOPThreshold{Seconds: d.Seconds()}, nil
+}
+
+// String is the threshold as ParseDOPThreshold reads it.
+func (t DOPThreshold) String() string {
+	if t.Seconds > 0 {
+		return (time.Duration(t.Seconds * float64(time.Second))).String()
+	}
+	return Num(t.Cost)
+}
+
+// Rule is the DOP rule with this threshold, for one socket of cores: a
+// cost as given, or a time divided by secondsPerUnit (0: not known, an
+// error for a time).
+func (t DOPThreshold) Rule(secondsPerUnit float64, coresPerSocket, sockets int) (DOPRule, error) {
+	r := DOPRule{Threshold: t.Cost, CoresPerSocket: coresPerSocket, Sockets: sockets}
+	if t.Seconds > 0 {
+		if !(secondsPerUnit > 0) {
+			return DOPRule{}, fmt.Errorf("threshold %s is a time: it needs the seconds a cost unit takes, fitted from measured queries (give one, or give the threshold as a cost): %w", t, ErrInput)
+		}
+		r.Threshold, r.ThresholdSeconds, r.SecondsPerUnit = t.Seconds/secondsPerUnit, t.Seconds, secondsPerUnit
+	}
+	return r, r.Validate()
+}
+
+// DOPLadder is the DOP rule applied to plan costs.
+type DOPLadder struct {
+	Rule   DOPRule     `json:"rule"`
+	Advice []DOPAdvice `json:"advice"`
+}
+
+// Ladder applies the rule to costs; with none, to a ladder of multiples of
+// the threshold from T/2 to 1024T. A rule that is not valid (Validate) is
+// refused.
+func (r DOPRule) Ladder(costs []float64) (DOPLadder, error) {
+	if err := r.Validate(); err != nil {
+		return DOPLadder{}, err
+	}
+	if len(costs) == 0 {
+		for f := 0.5; f <= 1024; f *= 2 {
+			costs = append(costs, f*r.Threshold)
+		}
+	}
+	l := DOPLadder{Rule: r}
+	for _, c := range costs {
+		l.Advice = append(l.Advice, r.DOP(c))
+	}
+	return l, nil
+}
+
+// WriteDOP prints the rule in words and the DOP of each cost, and each
+// cost in seconds too when the threshold was a time.
+func WriteDOP(w io.Writer, l DOPLadder) error {
+	r := l.Rule
+	if r.SecondsPerUnit > 0 {
+		fmt.Fprintf(w, "Threshold %s s at %s s per cost unit (%s units/s): cost %s\n", Num(r.ThresholdSeconds), sig4(r.SecondsPerUnit), sig4(1/r.SecondsPerUnit), sig4(r.Threshold))
+	}
+	fmt.Fprintf(w, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)", sig4(r.Threshold), sig4(r.Threshold), r.CoresPerSocket)
+	if r.SpanThreshold > 0 {
+		fmt.Fprintf(w, "; from cost %s up to %d over %d sockets", Num(r.SpanThreshold), r.CoresPerSocket*r.Sockets, r.Sockets)
+	}
+	fmt.Fprint(w, "\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	secs := r.SecondsPerUnit > 0
+	if secs {
+		fmt.Fprintln(tw, "cost\tseconds\tcost/T\tDOP\tspans sockets\twhy")
+	} else {
+		fmt.Fprintln(tw, "cost\tcost/T\tDOP\tspans sockets\twhy")
+	}
+	for _, a := range l.Advice {
+		spans := "no"
+		if a.Spans {
+			spans = "yes"
+		}
+		why := a.Reason
+		if a.Raw != a.DOP {
+			why += fmt.Sprintf(" (rule says %d)", a.Raw)
+		}
+		if secs {
+			fmt.Fprintf(tw, "%s\t%s\t", sig4(a.Cost), sig4(a.Cost*r.SecondsPerUnit))
+		} else {
+			fmt.Fprintf(tw, "%s\t", Num(a.Cost))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", sig4(a.Cost/r.Threshold), a.DOP, spans, why)
+	}
+	return tw.Flush()
+}
+
+// sig4 prints x to 4 significant digits, without an exponent or
+// trailing zeros; from 1000 on, the whole number.
+func sig4(x float64) string {
+	if x >= 1000 {
+		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return Num(v)
 }

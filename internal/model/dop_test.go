@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -48,6 +49,61 @@ func TestDOP(t *testing.T) {
 		}
 		if _, err := bad.Ladder(nil); !errors.Is(err, ErrInput) {
 			t.Errorf("Ladder of %+v: %v, want ErrInput", bad, err)
+		}
+	}
+}
+
+// TestDOPThresholdInSeconds turns Chang's proposal into a rule: half a
+// second at his measured 57.135 cost units per second (Σ cost 200,839.65
+// over Σ 3,515.15 s, TPC-H SF 100) is cost 28.57, which he rounds to 30;
+// his ladder "DOP 2 at 30, 4 at 120, 8 at 480" is the rule's at 28.57,
+// 114.3 and 457.1.
+func TestDOPThresholdInSeconds(t *testing.T) {
+	th, err := ParseDOPThreshold("0.5s")
+	if err != nil || th != (DOPThreshold{Seconds: 0.5}) || th.String() != "500ms" {
+		t.Fatalf("ParseDOPThreshold(0.5s) = %+v (%s), %v", th, th, err)
+	}
+	r, err := th.Rule(3515.15/200839.65, 10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(r.Threshold, 0.5*200839.65/3515.15) || r.ThresholdSeconds != 0.5 {
+		t.Errorf("threshold %v (%v s), want %v", r.Threshold, r.ThresholdSeconds, 0.5*200839.65/3515.15)
+	}
+	for _, c := range []struct {
+		published float64
+		dop       int
+	}{{30, 2}, {120, 4}, {480, 8}} {
+		// The published costs are rounded up: 5% above each rung.
+		if a := r.DOP(c.published); a.DOP != c.dop {
+			t.Errorf("cost %v: DOP %d, want %d", c.published, a.DOP, c.dop)
+		}
+		if a := r.DOP(c.published * 0.9); a.DOP != c.dop/2 && c.dop > 2 {
+			t.Errorf("cost %v: DOP %d, want %d below the rung", c.published*0.9, a.DOP, c.dop/2)
+		}
+	}
+	var b strings.Builder
+	l, _ := r.Ladder([]float64{30})
+	if err := WriteDOP(&b, l); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Threshold 0.5 s at 0.0175 s per cost unit (57.14 units/s): cost 28.57", "cost  seconds  cost/T", "30    0.5251   1.05    2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	if c, err := ParseDOPThreshold("1000"); err != nil || c != (DOPThreshold{Cost: 1000}) || c.String() != "1000" {
+		t.Errorf("ParseDOPThreshold(1000) = %+v, %v", c, err)
+	}
+	if r, err := (DOPThreshold{Cost: 1000}).Rule(0, 4, 1); err != nil || r.Threshold != 1000 || r.SecondsPerUnit != 0 {
+		t.Errorf("a cost needs no fit: %+v, %v", r, err)
+	}
+	if _, err := th.Rule(0, 4, 1); !errors.Is(err, ErrInput) {
+		t.Errorf("a time without seconds per unit: %v, want ErrInput", err)
+	}
+	for _, bad := range []string{"", "0", "-3", "0s", "-1s", "fast", "1x"} {
+		if _, err := ParseDOPThreshold(bad); !errors.Is(err, ErrInput) {
+			t.Errorf("ParseDOPThreshold(%q) = %v, want ErrInput", bad, err)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package model
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +41,65 @@ func TestDRAM(t *testing.T) {
 		if _, err := ParseTimings(bad); !errors.Is(err, ErrInput) {
 			t.Errorf("ParseTimings(%q) = %v, want ErrInput", bad, err)
 		}
+	}
+}
+
+// TestRowCycle checks tRC against Chang's examples (published-figures.md):
+// DDR4-3200 45.75 ns and DDR4-2933 46.32 ns are tRAS 32 ns + tRP (22 ×
+// 0.625 = 13.75 ns; 21 × 0.6819 = 14.32 ns), RLDRAM3 6.67 ns is 8 clocks
+// of 0.8333 ns (a 1200 MHz clock, 2400 MT/s), and DDR4-2666 19-19-19 is
+// "tRC ≈ 46 ns" (32 + 19 × 0.75 = 46.25) against its 42.75 ns.
+func TestRowCycle(t *testing.T) {
+	for _, tt := range []struct {
+		mts     float64
+		timings string
+		tras    float64
+		want    float64
+	}{
+		{3200, "22-22-22", 32, 45.75},
+		{2933, "21-21-21", 32, 46.32},
+		{2666, "19-19-19", 32, 46.25},
+	} {
+		tm, err := ParseTimings(tt.timings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := RowCycleFromRAS(tt.mts, tt.tras, tm)
+		if math.Abs(rc.NS-tt.want) > 0.005 {
+			t.Errorf("DDR4-%v %s tRAS %v ns: tRC %.4f ns, want %v", tt.mts, tt.timings, tt.tras, rc.NS, tt.want)
+		}
+		a := DRAM(tt.mts, &tm, &rc, 3)
+		if a.RowCycle.NS <= a.AccessNS-1e-9 {
+			t.Errorf("DDR4-%v: tRC %.2f ns below tRP+tRCD+CL %.2f ns", tt.mts, a.RowCycle.NS, a.AccessNS)
+		}
+		if !near(a.RowCycleCoreCycles, rc.NS*3) {
+			t.Errorf("DDR4-%v: tRC in core cycles %v, want %v", tt.mts, a.RowCycleCoreCycles, rc.NS*3)
+		}
+	}
+	rl, err := ParseRowCycle("8clk", 2400)
+	if err != nil || math.Abs(rl.NS-6.67) > 0.005 || rl.Clocks != 8 {
+		t.Errorf("RLDRAM3 8clk at 2400 MT/s = %+v, %v; want 6.67 ns", rl, err)
+	}
+	ns, err := ParseRowCycle(" 45.75ns ", 3200)
+	if err != nil || ns.NS != 45.75 || ns.Clocks != 0 {
+		t.Errorf("45.75ns = %+v, %v; want 45.75 ns as given", ns, err)
+	}
+	for _, bad := range []string{"", "8", "45.75", "ns", "-1ns", "0clk", "8 cycles", "x clk"} {
+		if _, err := ParseRowCycle(bad, 3200); !errors.Is(err, ErrInput) {
+			t.Errorf("ParseRowCycle(%q) = %v, want ErrInput", bad, err)
+		}
+	}
+	var b strings.Builder
+	if err := WriteDRAM(&b, DRAM(2400, nil, &rl, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"tRC 6.67 ns", "random access by row cycle (tRC)  6.667 ns  8 clocks × 0.833 ns"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("WriteDRAM without timings: no %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "CAS") {
+		t.Errorf("WriteDRAM without timings printed a CAS line:\n%s", b.String())
 	}
 }
 

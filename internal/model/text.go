@@ -121,40 +121,6 @@ func percent(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*x), "0"), ".") + "%"
 }
 
-// DRAMAccess is the timing arithmetic of one DDR module, and the access in
-// core cycles when a core clock is given.
-type DRAMAccess struct {
-	MTs        float64 `json:"mts"`
-	Timings    Timings `json:"timings"`
-	ClockNS    float64 `json:"clock_ns"`
-	CASNS      float64 `json:"cas_ns"`
-	AccessNS   float64 `json:"random_row_access_ns"`
-	CoreGHz    float64 `json:"core_ghz,omitempty"`
-	CoreCycles float64 `json:"core_cycles,omitempty"`
-}
-
-// DRAM is the timing arithmetic of a module at mts MT/s with timings t; ghz
-// (0: none) expresses the access in core cycles too.
-func DRAM(mts float64, t Timings, ghz float64) DRAMAccess {
-	clock, access := DRAMClockNS(mts), DRAMAccessNS(mts, t)
-	return DRAMAccess{mts, t, clock, float64(t.CL) * clock, access, ghz, access * ghz}
-}
-
-// WriteDRAM prints a module's timing arithmetic, each figure with how it
-// is computed.
-func WriteDRAM(w io.Writer, a DRAMAccess) error {
-	t := a.Timings
-	fmt.Fprintf(w, "DDR at %s MT/s, CL-tRCD-tRP %d-%d-%d\n", Num(a.MTs), t.CL, t.RCD, t.RP)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  memory clock period\t%.3f ns\t2000 / %s MT/s\n", a.ClockNS, Num(a.MTs))
-	fmt.Fprintf(tw, "  CAS latency\t%.3f ns\tCL %d × %.3f ns\n", a.CASNS, t.CL, a.ClockNS)
-	fmt.Fprintf(tw, "  random-row access at the DRAM\t%.3f ns\t(tRP %d + tRCD %d + CL %d) × %.3f ns\n", a.AccessNS, t.RP, t.RCD, t.CL, a.ClockNS)
-	if a.CoreGHz > 0 {
-		fmt.Fprintf(tw, "  the same in core cycles\t%.1f cycles\tat %s GHz\n", a.CoreCycles, Num(a.CoreGHz))
-	}
-	return tw.Flush()
-}
-
 // TierLevel is the average latency of two tiers at one miss fraction.
 type TierLevel struct {
 	Miss      float64 `json:"miss_fraction"`
@@ -229,55 +195,6 @@ func WriteSize(w io.Writer, z Sizing, rows []SizeRow) error {
 		fmt.Fprintf(w, "\nNo configuration reaches %s tps: add sockets, cores or a faster clock.\n", Num(z.TargetTPS))
 	}
 	return nil
-}
-
-// DOPLadder is the DOP rule applied to plan costs.
-type DOPLadder struct {
-	Rule   DOPRule     `json:"rule"`
-	Advice []DOPAdvice `json:"advice"`
-}
-
-// Ladder applies the rule to costs; with none, to a ladder of multiples of
-// the threshold from T/2 to 1024T. A rule that is not valid (Validate) is
-// refused.
-func (r DOPRule) Ladder(costs []float64) (DOPLadder, error) {
-	if err := r.Validate(); err != nil {
-		return DOPLadder{}, err
-	}
-	if len(costs) == 0 {
-		for f := 0.5; f <= 1024; f *= 2 {
-			costs = append(costs, f*r.Threshold)
-		}
-	}
-	l := DOPLadder{Rule: r}
-	for _, c := range costs {
-		l.Advice = append(l.Advice, r.DOP(c))
-	}
-	return l, nil
-}
-
-// WriteDOP prints the rule in words and the DOP of each cost.
-func WriteDOP(w io.Writer, l DOPLadder) error {
-	r := l.Rule
-	fmt.Fprintf(w, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)", Num(r.Threshold), Num(r.Threshold), r.CoresPerSocket)
-	if r.SpanThreshold > 0 {
-		fmt.Fprintf(w, "; from cost %s up to %d over %d sockets", Num(r.SpanThreshold), r.CoresPerSocket*r.Sockets, r.Sockets)
-	}
-	fmt.Fprint(w, "\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "cost\tcost/T\tDOP\tspans sockets\twhy")
-	for _, a := range l.Advice {
-		spans := "no"
-		if a.Spans {
-			spans = "yes"
-		}
-		why := a.Reason
-		if a.Raw != a.DOP {
-			why += fmt.Sprintf(" (rule says %d)", a.Raw)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", Num(a.Cost), Num(a.Cost/r.Threshold), a.DOP, spans, why)
-	}
-	return tw.Flush()
 }
 
 // WriteFit prints a fit: the workload it implies, its R² and each point's

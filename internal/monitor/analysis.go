@@ -37,14 +37,15 @@ const (
 	CannotTell = "cannot tell" // the interval holds 1, or there is none
 )
 
-// Analyze is the analysis of cells.
+// Analyze is the analysis of the cells at saturation (AnalyzePaced is
+// that of the paced ones).
 func Analyze(cells []Cell) Analysis {
 	var a Analysis
 	sides := map[string]*[2][]float64{}
 	empty := map[string]*[2]int{}
 	var order []string
 	for _, c := range cells {
-		if c.Cell.Interrupted {
+		if c.Cell.Interrupted || c.Paced {
 			continue
 		}
 		a.Streams, a.Placement = c.Cell.Streams, c.Cell.Placement

@@ -15,6 +15,9 @@ type Slot struct {
 	Facility string `json:"facility"`
 	On       bool   `json:"on"`
 	Repeat   int    `json:"repeat"` // from 0
+	// Paced says the cell ran at the paced load of TwoLoads, not at
+	// saturation.
+	Paced bool `json:"paced,omitempty"`
 }
 
 // State is "on" or "off".

@@ -123,6 +123,21 @@ func WriteCSV(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	for _, cr := range r.Curves {
+		name := "tpcc-ro on " + cr.Config.Engine
+		for _, p := range cr.Curve.Points {
+			if p.Interrupted {
+				continue
+			}
+			row("curve", cr.Run, name, "offered_per_s", p.Offered, "achieved", p.Achieved, "tps", nil, nil, 0)
+			row("curve", cr.Run, name, "offered_per_s", p.Offered, "p50_latency", p.P50US, "us", nil, nil, 0)
+			row("curve", cr.Run, name, "offered_per_s", p.Offered, "p95_latency", p.P95US, "us", nil, nil, 0)
+			row("curve", cr.Run, name, "offered_per_s", p.Offered, "p99_latency", p.P99US, "us", nil, nil, 0)
+			if p.CPUPct >= 0 {
+				row("curve", cr.Run, name, "offered_per_s", p.Offered, "cpu_busy", p.CPUPct, "%", nil, nil, 0)
+			}
+		}
+	}
 	if md := r.Model; md != nil {
 		for _, rw := range md.Table.Rows {
 			name := fmt.Sprintf("model, %d threads per core, %s GHz", rw.SMT, num(rw.GHz))

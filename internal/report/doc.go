@@ -10,8 +10,10 @@
 //
 // It measures nothing, opens no files and prints nothing: callers pass
 // runs they read from the store and an io.Writer, one of each kind (Kinds),
-// or of null and insert runs one per engine and method: eval's SQLite
-// floor and PostgreSQL matrix are two null runs in one report. It refuses to guess: a
+// or of null and insert runs one per engine, method and key (eval's SQLite
+// floor and PostgreSQL matrix are two null runs in one report), of tpch
+// runs one per engine (a row engine's beside DuckDB's: rows against
+// columns) and of probe-io runs one per span. It refuses to guess: a
 // figure that needs a run kind that is absent is reported as absent, and
 // every assumption (a remote latency on a one-node machine, a miss fraction
 // kept at its default) is written next to the figure it shapes. Each

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 )
 
@@ -88,6 +90,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	if r.Monitor != nil {
 		v.Sections = append(v.Sections, monitorSection(r))
+	}
+	if len(r.Curves) > 0 {
+		v.Sections = append(v.Sections, curveSection(r))
 	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
@@ -437,10 +442,78 @@ func ioSection(r *Report) section {
 		s.Notes = append(s.Notes, fmt.Sprintf("Sequential reads deliver %s pages of %s per second against %s random reads per second: %s×; %s assumes %s×.",
 			fmtN(rt.SeqPagesPerSec), units.Bytes(rt.PageSize), fmtN(rt.RandomIOPS), fmtF(rt.Ratio, 1), rt.ModelName, fmtF(rt.ModelRatio, 1)))
 	}
+	if p.Span > 0 {
+		how := "the gaps allocated (the filesystem is not known to keep holes)"
+		if p.Sparse {
+			how = "holes between them"
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("The %s of data lie in 1 MiB chunks spread evenly over a %s span, %s: random reads range over the span. Where the chunks land on the device is the filesystem's choice.",
+			units.Bytes(p.FileSize), units.Bytes(p.Span), how))
+	}
+	if len(p.Ratios) > 1 {
+		s.Figures = append(s.Figures, ioRatioFigure(p.Ratios))
+		rt := table{ID: AnchorIO + "-ratios", Caption: "Sequential 8 KiB pages per second against random 8 KiB reads per second at the same queue depth: one sequence with QD reads in flight, or QD concurrent readers of their own sequences",
+			Head: []string{"sequential", "QD", "random IOPS", "sequential pages/s", "ratio"}}
+		for _, x := range p.Ratios {
+			kind := "one sequence"
+			if x.Readers > 0 {
+				kind = plural(x.Readers, "reader")
+			}
+			rt.Rows = append(rt.Rows, []string{kind, strconv.Itoa(x.QD), fmtN(x.RandomIOPS), fmtN(x.SeqPagesPerSec), fmtF(x.Ratio, 1)})
+		}
+		s.Tables = append(s.Tables, rt)
+	}
+	if len(x.Spans) > 1 {
+		s.Figures = append(s.Figures, ioSpanFigure(x.Spans))
+	}
 	if p.Interrupted {
 		s.Notes = append(s.Notes, "The probe was cut short: only the patterns that finished are shown.")
 	}
 	return s
+}
+
+// ioRatioFigure plots the random/sequential page-rate ratio against queue
+// depth, one line for one sequence and one for concurrent readers.
+func ioRatioFigure(rs []result.IORatioAt) figure {
+	c := &chart{ID: AnchorIO + "-ratio", Title: "Sequential pages per random read, against queue depth (an optimizer assumes one number: 4.2 in the classic model)",
+		X: scale{Label: "queue depth (threads, one read each in flight)", Log: 2, Format: fmtSig}, Y: scale{Label: "sequential 8 KiB pages per random 8 KiB read", Log: 10, Format: fmtSig}}
+	one, many := series{Name: "one sequence, QD in flight"}, series{Name: "QD concurrent readers"}
+	var xs, ys []float64
+	for _, r := range rs {
+		pt := point{X: float64(r.QD), Y: r.Ratio}
+		if r.Readers > 0 {
+			many.Points = append(many.Points, pt)
+		} else {
+			one.Points = append(one.Points, pt)
+		}
+		xs, ys = append(xs, pt.X), append(ys, pt.Y)
+	}
+	c.X.fit(xs)
+	c.Y.fit(append(ys, iobench.ModelSeqPagesSec/iobench.ModelRandomIOPS))
+	c.Series = append(c.Series, one)
+	if len(many.Points) > 0 {
+		c.Series = append(c.Series, many)
+	}
+	return figure{ID: c.ID, SVG: template.HTML(c.svg())}
+}
+
+// ioSpanFigure plots each probe's random reads against queue depth, one
+// line per span.
+func ioSpanFigure(spans []IOSpan) figure {
+	c := &chart{ID: AnchorIO + "-span", Title: "8 KiB random reads per second against queue depth, one line per storage probe and the span its data covered",
+		X: scale{Label: "queue depth", Log: 2, Format: fmtSig}, Y: scale{Label: "random reads per second", Log: 10, Format: fmtSig}}
+	var xs, ys []float64
+	for _, sp := range spans {
+		sr := series{Name: fmt.Sprintf("run %d, span %s", sp.Run, units.Bytes(sp.Span))}
+		for _, p := range sp.Points {
+			sr.Points = append(sr.Points, point{X: float64(p.QD), Y: p.IOPS})
+			xs, ys = append(xs, float64(p.QD)), append(ys, p.IOPS)
+		}
+		c.Series = append(c.Series, sr)
+	}
+	c.X.fit(xs)
+	c.Y.fit(ys)
+	return figure{ID: c.ID, SVG: template.HTML(c.svg())}
 }
 
 func modelSection(r *Report) section {

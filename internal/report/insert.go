@@ -85,10 +85,13 @@ func insertMethod(engineName, method string) string {
 }
 
 // insertLabel names an engine and method: "postgres copy, indexed".
-func insertLabel(engineName, method string, indexes bool) string {
+func insertLabel(engineName, method string, indexes bool, key string) string {
 	s := engineName + " " + method
 	if indexes {
 		s += ", indexed"
+	}
+	if key != "" && key != "none" {
+		s += ", key " + key
 	}
 	return s
 }
@@ -102,7 +105,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 	}
 	in := &InsertRun{Run: run.ID, Engine: cfg.Engine, Method: insertMethod(cfg.Engine, cfg.Method), Indexes: cfg.Indexes,
 		Batch: cfg.Batch, RowBytes: insert.RowBytes, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
-	in.Label = insertLabel(in.Engine, in.Method, in.Indexes)
+	in.Label = insertLabel(in.Engine, in.Method, in.Indexes, cfg.Key)
 	if inf, err := engine.KindInfo.Last(run); err != nil {
 		return nil, err
 	} else if inf != nil {

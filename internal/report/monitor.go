@@ -17,6 +17,9 @@ type Monitor struct {
 	Run      int64            `json:"run"`
 	Config   tpcc.RunConfig   `json:"config"`
 	Analysis monitor.Analysis `json:"analysis"`
+	// Paced is what each facility added at the run's paced load; nil
+	// for a run at saturation only.
+	Paced *monitor.PacedAnalysis `json:"paced,omitempty"`
 }
 
 // buildMonitor reads a monitoring run: its stored analysis, or one made
@@ -41,6 +44,17 @@ func buildMonitor(run *result.Run) (*Monitor, error) {
 		an = &a
 	}
 	m.Analysis = *an
+	if m.Paced, err = monitor.KindPacedAnalysis.Last(run); err != nil {
+		return nil, err
+	}
+	if m.Paced == nil && m.Config.MonitorLoad > 0 {
+		cells, err := monitor.KindCell.All(run)
+		if err != nil {
+			return nil, err
+		}
+		pa := monitor.AnalyzePaced(cells, m.Config.MonitorLoad)
+		m.Paced = &pa
+	}
 	return m, nil
 }
 
@@ -68,5 +82,13 @@ func monitorSection(r *Report) section {
 			fmt.Sprintf("%d+%d", o.Ratio.NA, o.Ratio.NB), o.Cost()})
 	}
 	s.Tables = append(s.Tables, t)
+	if p := m.Paced; p != nil {
+		pt := table{ID: AnchorMonitor + "-paced", Caption: fmt.Sprintf("At a paced load, %.2f of capacity (%s calls/s, open loop): what each facility added, on − off, Hodges-Lehmann shift [95%% interval] n off+on; latency from intended start", p.Fraction, fmtN(p.Rate)),
+			Head: []string{"facility", "tps off", "tps on", "CPU busy % added (points)", "p50 µs added", "p99 µs added"}}
+		for _, o := range p.Overheads {
+			pt.Rows = append(pt.Rows, []string{o.Facility, o.Off.String(), o.On.String(), o.CPUAdded.String(), o.P50Added.String(), o.P99Added.String()})
+		}
+		s.Tables = append(s.Tables, pt)
+	}
 	return s
 }

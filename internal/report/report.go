@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/insert"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -41,12 +43,18 @@ type Report struct {
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
 	TPCH      *TPCH      `json:"tpch,omitempty"`
+	// RowColumn sets a row engine's TPC-H-derived times beside a column
+	// engine's, when runs of both at the same SF on the same host are in
+	// the report.
+	RowColumn []RowColumn `json:"row_column,omitempty"`
 	// Null and Insert hold one entry per run: a report may show several
 	// (one per engine, or engine and method), as eval's null step stores
 	// SQLite's floor and PostgreSQL's matrix as two runs.
 	Null    []NullRun   `json:"null,omitempty"`
 	Insert  []InsertRun `json:"insert,omitempty"`
 	Monitor *Monitor    `json:"monitor,omitempty"`
+	// Curves holds one load curve per run, one run per engine.
+	Curves []CurveRun `json:"curves,omitempty"`
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -218,6 +226,9 @@ type QueryPoint struct {
 type IO struct {
 	Run   int64           `json:"run"`
 	Probe *result.IOProbe `json:"probe"`
+	// Spans are the random reads of every storage probe in the report
+	// against the span its data covered, when there are several.
+	Spans []IOSpan `json:"spans,omitempty"`
 }
 
 // Model is the memory-latency model's prediction for 1, 2, 4 and 8 sockets
@@ -240,7 +251,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		for _, prev := range seen[run.Kind] {
 			if variant(prev) == variant(run) {
-				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine and method (try 'numalab compare %d %d')",
+				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span (try 'numalab compare %d %d')",
 					prev.ID, run.ID, strings.TrimSpace(run.Kind+" "+variant(run)), prev.ID, run.ID)
 			}
 		}
@@ -249,7 +260,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -299,6 +310,9 @@ func Build(runs []*result.Run) (*Report, error) {
 		if r.TPCH, err = buildTPCH(run); err != nil {
 			return nil, err
 		}
+		if r.RowColumn, err = rowColumn(seen[tpch.RunKind]); err != nil {
+			return nil, err
+		}
 	}
 	if run := byKind[monitor.RunKind]; run != nil {
 		if r.Monitor, err = buildMonitor(run); err != nil {
@@ -308,6 +322,11 @@ func Build(runs []*result.Run) (*Report, error) {
 	if run := byKind[result.RunProbeIO]; run != nil {
 		if r.IO, err = buildIO(run); err != nil {
 			return nil, err
+		}
+		if len(seen[result.RunProbeIO]) > 1 {
+			if r.IO.Spans, err = ioSpans(seen[result.RunProbeIO]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, run := range runs {
@@ -324,6 +343,12 @@ func Build(runs []*result.Run) (*Report, error) {
 				return nil, err
 			}
 			r.Insert = append(r.Insert, *in)
+		case curve.RunKind:
+			cr, err := buildCurve(run)
+			if err != nil {
+				return nil, err
+			}
+			r.Curves = append(r.Curves, *cr)
 		}
 	}
 	slices.SortFunc(r.Null, func(a, b NullRun) int { return cmp.Compare(a.Run, b.Run) })
@@ -363,8 +388,10 @@ func variant(run *result.Run) string {
 		Engine  string `json:"engine"`
 		Method  string `json:"method"`
 		Indexes bool   `json:"indexes"`
+		Key     string `json:"key"`
+		Span    int64  `json:"span"`
 	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind {
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind && run.Kind != result.RunProbeIO && run.Kind != tpch.RunKind {
 		return ""
 	}
 	// An unreadable configuration is reported when the run's section is
@@ -372,10 +399,16 @@ func variant(run *result.Run) string {
 	if err := json.Unmarshal(run.Config, &c); err != nil {
 		return "with an unreadable configuration"
 	}
-	if run.Kind == null.RunKind {
+	if run.Kind == null.RunKind || run.Kind == curve.RunKind || run.Kind == tpch.RunKind {
 		return "on " + c.Engine
 	}
-	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes)
+	if run.Kind == result.RunProbeIO {
+		if c.Span > 0 {
+			return "over a span of " + units.Bytes(c.Span).String()
+		}
+		return ""
+	}
+	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes, c.Key)
 }
 
 func absentFor(kind string) Absent {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -107,6 +108,10 @@ func WriteText(w io.Writer, r *Report) error {
 	if t := r.TPCH; t != nil {
 		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
 		textTPCH(&b, t)
+	}
+	for _, cr := range r.Curves {
+		fmt.Fprintf(&b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
+		curve.WriteText(&b, cr.Curve)
 	}
 	if len(r.Insert) > 0 {
 		b.WriteString("\nConcurrent loading into one table\n")
@@ -315,6 +320,20 @@ func textIO(b *strings.Builder, x *IO) {
 	tw.Flush()
 	if r := p.Ratio; r != nil {
 		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", fmtF(r.Ratio, 1), r.ModelName, fmtF(r.ModelRatio, 1))
+	}
+	for _, r := range p.Ratios {
+		kind := "one sequence"
+		if r.Readers > 0 {
+			kind = plural(r.Readers, "reader")
+		}
+		fmt.Fprintf(b, "  at QD %d, %s: %s×\n", r.QD, kind, fmtF(r.Ratio, 1))
+	}
+	for _, sp := range x.Spans {
+		var ps []string
+		for _, pt := range sp.Points {
+			ps = append(ps, fmt.Sprintf("QD %d %s IOPS", pt.QD, fmtN(pt.IOPS)))
+		}
+		fmt.Fprintf(b, "  run %d over a span of %s: %s\n", sp.Run, units.Bytes(sp.Span), strings.Join(ps, ", "))
 	}
 }
 

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -82,12 +84,106 @@ func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
 				for _, p := range q.Points {
 					if pt := &a.Queries[i].Points[j]; p.DOP == pt.DOP {
 						pt.Min, pt.Max, pt.Explained = p.Min, p.Max, p.Explained
+						if pt.Cost == 0 { // stored before the cost at every DOP was
+							pt.Cost, pt.PlanChanged, pt.EstSpeedup, pt.Departs = p.Cost, p.PlanChanged, p.EstSpeedup, p.Departs
+						}
 					}
 				}
 			}
 		}
 	}
 	a.Advice = fresh.Advice
+}
+
+// RowColumn is one row engine's TPC-H-derived times against a column
+// engine's, query by query at each DOP both ran.
+type RowColumn struct {
+	Row          int64            `json:"row_run"`
+	RowEngine    string           `json:"row_engine"`
+	Column       int64            `json:"column_run"`
+	ColumnEngine string           `json:"column_engine"`
+	SF           float64          `json:"sf"`
+	Points       []RowColumnPoint `json:"points"`
+}
+
+// RowColumnPoint is one query at one DOP: the median times over repeats
+// and how many times longer the row engine took, with its interval.
+type RowColumnPoint struct {
+	Query         int         `json:"query"`
+	DOP           int         `json:"dop"`
+	RowSeconds    float64     `json:"row_seconds"`
+	ColumnSeconds float64     `json:"column_seconds"`
+	Ratio         stats.Ratio `json:"row_over_column"`
+}
+
+// rowEngines store rows; the others (DuckDB) columns.
+var rowEngines = []string{"postgres", "sqlite"}
+
+// rowColumn pairs each row engine's tpch run with the column engine's,
+// when both ran the same data (SF and seed) on the same host.
+func rowColumn(runs []*result.Run) ([]RowColumn, error) {
+	var rows, cols []*TPCH
+	hosts := map[int64]string{}
+	for _, run := range runs {
+		t, err := buildTPCH(run)
+		if err != nil {
+			return nil, err
+		}
+		hosts[t.Run] = run.Host
+		if slices.Contains(rowEngines, t.Config.Engine) {
+			rows = append(rows, t)
+		} else {
+			cols = append(cols, t)
+		}
+	}
+	var out []RowColumn
+	for _, r := range rows {
+		for _, c := range cols {
+			if hosts[r.Run] != hosts[c.Run] || r.Config.SF != c.Config.SF || r.Config.Seed != c.Config.Seed {
+				continue
+			}
+			rc := RowColumn{Row: r.Run, RowEngine: r.Config.Engine, Column: c.Run, ColumnEngine: c.Config.Engine, SF: r.Config.SF}
+			for _, k := range sortedPairs(r.seconds) {
+				cs, ok := c.seconds[k]
+				if !ok {
+					continue
+				}
+				rs := r.seconds[k]
+				rc.Points = append(rc.Points, RowColumnPoint{Query: k[0], DOP: k[1], RowSeconds: stats.Median(rs), ColumnSeconds: stats.Median(cs), Ratio: stats.RatioOf(cs, rs)})
+			}
+			if len(rc.Points) > 0 {
+				out = append(out, rc)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sortedPairs are the (query, DOP) keys of m, by query then DOP.
+func sortedPairs(m map[[2]int][]float64) [][2]int {
+	var ks [][2]int
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	return ks
+}
+
+// rowColumnTable sets a row engine's times beside a column engine's.
+func rowColumnTable(rc RowColumn) table {
+	t := table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
+		Caption: fmt.Sprintf("Rows against columns at SF %g on this host: %s (run %d) over %s (run %d), each query alone at each DOP both ran; the ratio is how many times longer the row engine took, the Hodges-Lehmann estimate over repeats with its %.0f%% interval",
+			rc.SF, rc.RowEngine, rc.Row, rc.ColumnEngine, rc.Column, 100*stats.Confidence),
+		Head: []string{"query", "DOP", rc.RowEngine + ", s", rc.ColumnEngine + ", s", "row / column", "interval", "repeats"}}
+	for _, p := range rc.Points {
+		iv := "too few repeats"
+		if p.Ratio.HasCI {
+			iv = fmt.Sprintf("[%s, %s]", fmtF(p.Ratio.Lo, 2), fmtF(p.Ratio.Hi, 2))
+		}
+		t.Rows = append(t.Rows, []string{tpch.QueryName(p.Query), strconv.Itoa(p.DOP), fmtF(p.RowSeconds, 4), fmtF(p.ColumnSeconds, 4),
+			fmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
+	}
+	return t
 }
 
 func tpchSection(r *Report) section {
@@ -147,6 +243,15 @@ func tpchSection(r *Report) section {
 	sp.Y.fit(ys)
 	s.Figures = append(s.Figures, figure{ID: sp.ID, SVG: template.HTML(sp.svg())})
 	s.Tables = append(s.Tables, best)
+	if lt, ok := ladderTable(a); ok {
+		s.Tables = append(s.Tables, lt)
+	}
+	if a.RuleNote != "" {
+		s.Notes = append(s.Notes, a.RuleNote+".")
+	}
+	if est, ok := estimateTable(a); ok {
+		s.Tables = append(s.Tables, est)
+	}
 	changes := table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
 	for _, c := range a.Changes {
 		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), orDash(strings.Join(c.Removed, ", ")), orDash(strings.Join(c.Added, ", "))})
@@ -155,6 +260,9 @@ func tpchSection(r *Report) section {
 		changes.Rows = append(changes.Rows, []string{"none", "–", "–", "–", "–"})
 	}
 	s.Tables = append(s.Tables, changes)
+	for _, rc := range r.RowColumn {
+		s.Tables = append(s.Tables, rowColumnTable(rc))
+	}
 	if f := a.Cost; f != nil {
 		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
 			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
@@ -232,12 +340,53 @@ func tpchSection(r *Report) section {
 	return s
 }
 
+// ladderTable is the DOP rule of thumb's ladder in cost units and, when
+// its threshold was a time, in seconds by the run's fit; false without a
+// rule.
+func ladderTable(a tpch.Analysis) (table, bool) {
+	r := a.Rule
+	if r == nil {
+		return table{}, false
+	}
+	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", fmtN(r.Threshold), r.CoresPerSocket)
+	if r.SecondsPerUnit > 0 {
+		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", fmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
+	}
+	t := table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
+	for _, g := range a.Rungs() {
+		secs := "-"
+		if g.Seconds > 0 {
+			secs = fmtF(g.Seconds, 3)
+		}
+		t.Rows = append(t.Rows, []string{strconv.Itoa(g.DOP), fmtN(g.Cost), secs})
+	}
+	return t, len(t.Rows) > 0
+}
+
+// estimateTable sets the optimizer's estimated speedup (plan cost at the
+// lowest DOP over the cost at each DOP) beside the measured one; false
+// when no point has an estimate (the engine's cost does not price DOP).
+func estimateTable(a tpch.Analysis) (table, bool) {
+	t := table{ID: AnchorTPCH + "-estimate", Caption: "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
+		Head: []string{"query", "DOP", "plan cost", "estimated speedup", "measured speedup", "measured / estimated", "flag"}}
+	for _, q := range a.Queries {
+		for _, p := range q.Points[1:] {
+			if p.EstSpeedup == 0 {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{tpch.QueryName(q.Query), strconv.Itoa(p.DOP), fmtN(q.Points[0].Cost) + " → " + fmtN(p.Cost),
+				fmtF(p.EstSpeedup, 2) + "×", fmtF(p.Speedup, 2) + "×", fmtF(p.Speedup/p.EstSpeedup, 2), orDash(strings.Join(tpch.EstimateFlags(p), ", "))})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
 func textTPCH(b *strings.Builder, t *TPCH) {
 	a := t.Analysis
 	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of repeats; speedup against the lowest DOP\n",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    query\tDOP\tseconds\tmin-max\tspeedup\tbest DOP\tstops scaling at\t")
+	fmt.Fprintln(tw, "    query\tDOP\tseconds\tmin-max\tspeedup\testimated\tbest DOP\tstops scaling at\t")
 	for _, q := range a.Queries {
 		stops := "-"
 		if q.StopsAt > 0 {
@@ -248,7 +397,14 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			if p.Explained {
 				secs += " (EXPLAIN ANALYZE)"
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), q.BestDOP, stops)
+			est := "-"
+			if p.EstSpeedup > 0 {
+				est = fmtF(p.EstSpeedup, 2) + "×"
+				if f := tpch.EstimateFlags(p); len(f) > 0 {
+					est += " (" + strings.Join(f, ", ") + ")"
+				}
+			}
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), est, q.BestDOP, stops)
 		}
 	}
 	tw.Flush()

@@ -41,6 +41,8 @@ type Cell struct {
 	// (too many consecutive errors, a tx type out of range).
 	Stopped []StreamStop `json:"stopped,omitempty"`
 
+	// Latency runs from each call's start; in an open-loop cell (Pace)
+	// from its intended start.
 	Total TxStats   `json:"total"` // all transaction types together
 	Types []TxStats `json:"types"` // per transaction type, in the workload's order
 
@@ -66,6 +68,10 @@ type Cell struct {
 	// because a stream's trace buffer was full.
 	Trace        []TraceEvent `json:"trace,omitempty"`
 	TraceDropped int64        `json:"trace_dropped,omitempty"`
+
+	// Pace says how the streams spaced their calls (think time, arrival
+	// rate) and what that did; nil for the closed loop with no think time.
+	Pace *Pace `json:"pace,omitempty"`
 }
 
 // TxStats summarises one transaction type (or all of them) in a cell.

@@ -25,8 +25,19 @@ type IOProbe struct {
 	Duration time.Duration `json:"duration_ns"` // planned measured window per pattern
 	Seed     uint64        `json:"seed"`        // seeds the data and every worker's offsets
 
+	// Span is the stretch of the file the data is spread over when it is
+	// larger than FileSize (--span): FileSize bytes in 1 MiB chunks spaced
+	// evenly over Span, the rest left as holes where Sparse; 0: none.
+	Span   int64 `json:"span,omitempty"`
+	Sparse bool  `json:"sparse,omitempty"`
+
 	Patterns []IOPattern `json:"patterns"` // in the order run
 	Ratio    *IORatio    `json:"ratio,omitempty"`
+	// Ratios is the random/sequential page-rate ratio at each queue
+	// depth (one sequence with QD reads in flight) and for each count of
+	// concurrent readers (each its own sequence), against random reads
+	// at the same depth.
+	Ratios []IORatioAt `json:"ratios,omitempty"`
 
 	Started     time.Time `json:"started"`
 	Interrupted bool      `json:"interrupted,omitempty"` // cut short by Ctrl-C: Patterns holds what finished
@@ -43,14 +54,18 @@ type IOFill struct {
 // IOPattern is one measured access pattern. Figures count only operations
 // that completed inside the measured window.
 type IOPattern struct {
-	Name      string        `json:"name"`        // "randread", "seqread" or "randrw"
-	BlockSize int           `json:"block_size"`  // bytes per operation
-	QD        int           `json:"qd"`          // operations kept in flight
-	ReadPct   int           `json:"read_pct"`    // share of reads: 100, or 70 for the mix
-	Direct    bool          `json:"direct"`      // O_DIRECT; false = buffered (see IOProbe.Buffered)
-	Measured  time.Duration `json:"measured_ns"` // the window actually measured
-	Read      IOStats       `json:"read"`
-	Write     *IOStats      `json:"write,omitempty"` // the mix only
+	Name      string `json:"name"`       // "randread", "seqread" or "randrw"
+	BlockSize int    `json:"block_size"` // bytes per operation
+	QD        int    `json:"qd"`         // operations kept in flight
+	// Readers, for sequential reads, is how many sequences are read at
+	// once, each by its own thread from its own stretch of the file (0:
+	// one sequence, QD reads of it in flight).
+	Readers  int           `json:"readers,omitempty"`
+	ReadPct  int           `json:"read_pct"`    // share of reads: 100, or 70 for the mix
+	Direct   bool          `json:"direct"`      // O_DIRECT; false = buffered (see IOProbe.Buffered)
+	Measured time.Duration `json:"measured_ns"` // the window actually measured
+	Read     IOStats       `json:"read"`
+	Write    *IOStats      `json:"write,omitempty"` // the mix only
 }
 
 // IOStats summarises the operations of one direction. Latency is from the
@@ -81,4 +96,16 @@ type IORatio struct {
 	ModelRandom    float64 `json:"model_random_iops"` // 320
 	ModelSeqPages  float64 `json:"model_seq_pages_per_s"`
 	ModelRatio     float64 `json:"model_ratio"` // 1350/320 ≈ 4.2
+}
+
+// IORatioAt is the random/sequential page-rate ratio at one queue depth:
+// sequential 8 KiB pages per second (from the largest sequential reads,
+// one sequence with QD in flight, or Readers sequences at once) over 8
+// KiB random reads per second at that depth.
+type IORatioAt struct {
+	QD             int     `json:"qd"`
+	Readers        int     `json:"readers,omitempty"`
+	RandomIOPS     float64 `json:"random_iops"`
+	SeqPagesPerSec float64 `json:"seq_pages_per_s"`
+	Ratio          float64 `json:"ratio"`
 }

@@ -10,8 +10,9 @@
 // it parses flags into a configuration, calls the workload's package and
 // renders what Run reports through Progress.
 //
-// sweep refuses to run anything but closed-loop cells (that is drive's
-// rule), and never prints: progress, notes and rows go through Progress.
+// A plan may pace its cells (Plan.Pace: think time or an arrival rate);
+// by default they are closed loops. sweep never prints: progress, notes
+// and rows go through Progress.
 package sweep
 
 import (
@@ -103,6 +104,11 @@ type Plan struct {
 	// Switch, when set, turns numalab's own instruments off for a cell,
 	// to measure what they cost (run oltp --monitor).
 	Switch func(c Cell) Switches
+	// Pace, when set, spaces cell c's calls (see drive.Pace); before are
+	// the cells this sweep measured so far, so that a load curve can set
+	// its rates from a capacity it measured first. nil: every cell is a
+	// closed loop.
+	Pace func(c Cell, before []*result.Cell) drive.Pace
 }
 
 // Switches are numalab's own instruments a cell runs without; the zero
@@ -116,7 +122,7 @@ type Switches struct {
 }
 
 // config is drive's configuration of cell c under plan.
-func (plan Plan) config(c Cell, types []string, procs int) drive.Config {
+func (plan Plan) config(c Cell, types []string, procs int, before []*result.Cell) drive.Config {
 	cfg := drive.Config{
 		Types:                types,
 		Streams:              c.Streams,
@@ -131,6 +137,9 @@ func (plan Plan) config(c Cell, types []string, procs int) drive.Config {
 		Monitor:              plan.Monitor,
 		Point:                c.Point,
 		Procs:                procs,
+	}
+	if plan.Pace != nil {
+		cfg.Pace = plan.Pace(c, before)
 	}
 	if plan.Switch != nil {
 		sw := plan.Switch(c)
@@ -163,7 +172,8 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 	defer w.Close()
 	d := w.Describe()
 	var out []T
-	warm := -2 // no prewarm yet
+	var before []*result.Cell // measured so far, for plan.Pace
+	warm := -2                // no prewarm yet
 	for i, c := range plan.Cells {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -182,24 +192,30 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		if err := w.Begin(ctx, c); err != nil {
 			return out, err
 		}
-		prog.Say(fmt.Sprintf("cell %d/%d: %s: %v warm-up + %v", i+1, len(plan.Cells), c, plan.Warmup, plan.Duration))
 		types := w.Types()
 		if c.Type != "" {
 			types = []string{c.Type}
-		}
-		nb, err := startNeighbour(ctx, c)
-		if err != nil {
-			return out, err
 		}
 		procs := 0
 		if d.InCgo {
 			procs = drive.ProcsForCgo(c.Streams)
 		}
-		m, err := drive.Run(ctx, plan.config(c, types, procs), func(ctx context.Context, stream int) (drive.Stream, error) {
+		cfg := plan.config(c, types, procs, before)
+		paced := ""
+		if !cfg.Pace.Closed() {
+			paced = ", " + cfg.Pace.String()
+		}
+		prog.Say(fmt.Sprintf("cell %d/%d: %s%s: %v warm-up + %v", i+1, len(plan.Cells), c, paced, plan.Warmup, plan.Duration))
+		nb, err := startNeighbour(ctx, c)
+		if err != nil {
+			return out, err
+		}
+		m, err := drive.Run(ctx, cfg, func(ctx context.Context, stream int) (drive.Stream, error) {
 			return w.Stream(ctx, c, stream)
 		})
 		if m != nil {
 			m.Engine, m.Workload, m.DOP, m.DataNode = d.Engine, d.Workload, c.DOP, c.DataNode
+			before = append(before, m)
 		}
 		if m != nil && m.Interrupted && m.Cut == "" && m.Total.Count == 0 && m.Total.Errors == 0 {
 			// Cut in its warm-up, or before a call completed in its

@@ -54,10 +54,10 @@ func guestFiles(t *testing.T) []string {
 		bin := filepath.Join(dir, "numalab")
 		steps := [][]string{
 			{"go", "build", "-o", bin, "github.com/numalab/numalab/cmd/numalab"},
-			{bin, "run", "oltp", "--warehouses", "1", "--streams", "1", "--duration", "100ms", "--warmup", "0s",
+			{bin, "run", "oltp", "--warehouses", "1", "--streams", "1", "--duration", "1s", "--warmup", "0s",
 				"--db", filepath.Join(dir, tpccDB), "--store", filepath.Join(dir, "load.db")},
 			{bin, "run", "report", "--engine", "duckdb", "--rows", "1000000", "--streams", "1", "--dop", "1",
-				"--duration", "100ms", "--warmup", "0s", "--db", filepath.Join(dir, transtatsDB), "--store", filepath.Join(dir, "load.db")},
+				"--duration", "2s", "--warmup", "0s", "--db", filepath.Join(dir, transtatsDB), "--store", filepath.Join(dir, "load.db")},
 		}
 		for _, s := range steps {
 			cmd := exec.Command(s[0], s[1:]...)

@@ -33,6 +33,17 @@ const RunKind = "insert"
 // Methods are the ways a stream hands a batch to PostgreSQL.
 var Methods = []string{"copy", "insert"}
 
+// Keys are where a row's id comes from, and whether it is a primary key:
+//
+//   - none: from the stream's own range (the stream in the top bits), no
+//     index on it: the streams share only the table;
+//   - stream: the same ids as the table's primary key, so each stream
+//     appends at the right edge of its own range of the index;
+//   - shared: one sequence (PostgreSQL's identity column, DuckDB's
+//     sequence, SQLite's rowid) that every stream draws from, as the
+//     primary key: every stream appends to the one right-most page.
+var Keys = []string{"none", "stream", "shared"}
+
 // RunConfig is an insert sweep; it is stored with the run.
 type RunConfig struct {
 	Engine string `toml:"engine" json:"engine"`
@@ -42,7 +53,9 @@ type RunConfig struct {
 	// (multi-row INSERTs, one transaction per batch).
 	Method string `toml:"method" json:"method"`
 	// Indexes gives PostgreSQL's table a primary key and an index on k.
-	Indexes    bool          `toml:"indexes" json:"indexes"`
+	Indexes bool `toml:"indexes" json:"indexes"`
+	// Key is one of Keys ("" in runs stored before it: none).
+	Key        string        `toml:"key" json:"key,omitempty"`
 	Batch      int           `toml:"batch" json:"batch"`       // rows per batch
 	MaxRows    int64         `toml:"max_rows" json:"max_rows"` // rows one cell may write, all streams together
 	Streams    []int         `toml:"streams" json:"streams"`
@@ -54,6 +67,9 @@ type RunConfig struct {
 	// WaitEvery is the period of PostgreSQL's wait-event sampler.
 	WaitEvery time.Duration `toml:"wait_every" json:"wait_every_ns"`
 	Seed      int64         `toml:"seed" json:"seed"`
+	// Pacing paces the batches (think time, arrival rate); the zero
+	// value runs closed loops.
+	sweep.Pacing
 }
 
 // DefaultRunConfig is 'numalab run insert' without flags.
@@ -61,6 +77,7 @@ func DefaultRunConfig() RunConfig {
 	return RunConfig{
 		Engine:     "sqlite",
 		Method:     "copy",
+		Key:        "none",
 		Batch:      1000,
 		MaxRows:    20_000_000,
 		Streams:    []int{1, 2, 4},
@@ -88,9 +105,9 @@ const batchBytesPerRow = 256
 
 // diskBytesPerRow is about what a row costs on disk: heap or B-tree
 // tuple overhead, plus an index entry for each index.
-func diskBytesPerRow(engineName string, indexes bool) int64 {
+func diskBytesPerRow(engineName string, indexes bool, key string) int64 {
 	switch {
-	case engineName == "postgres" && indexes:
+	case engineName == "postgres" && (indexes || key == "stream" || key == "shared"):
 		return 100 + 2*40
 	case engineName == "postgres":
 		return 100
@@ -101,7 +118,7 @@ func diskBytesPerRow(engineName string, indexes bool) int64 {
 }
 
 // NeedBytes is how much disk one cell may fill: MaxRows rows.
-func (c RunConfig) NeedBytes() int64 { return c.MaxRows * diskBytesPerRow(c.Engine, c.Indexes) }
+func (c RunConfig) NeedBytes() int64 { return c.MaxRows * diskBytesPerRow(c.Engine, c.Indexes, c.Key) }
 
 func bad(name, value, want string) error { return fmt.Errorf("-%s: %q %s", name, value, want) }
 
@@ -129,6 +146,12 @@ func (c *RunConfig) Check(root string) error {
 	}
 	if c.Indexes && c.Engine != "postgres" {
 		errs = append(errs, bad("indexes", "true", "is for --engine postgres"))
+	}
+	if c.Key == "" {
+		c.Key = "none"
+	}
+	if !slices.Contains(Keys, c.Key) {
+		errs = append(errs, bad("key", c.Key, "is not a key: want none, stream (a primary key on per-stream ranges) or shared (a primary key from one sequence)"))
 	}
 	if len(c.Streams) == 0 {
 		errs = append(errs, bad("streams", "", "is empty: want e.g. 1,2,4"))
@@ -164,6 +187,9 @@ func (c *RunConfig) Check(root string) error {
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
+	if err := c.Pacing.Check(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -191,5 +217,5 @@ func (c RunConfig) Spec() sweep.Spec {
 
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
 }

@@ -161,8 +161,10 @@ func TestPostgres(t *testing.T) {
 	for _, c := range []struct {
 		method  string
 		indexes bool
-	}{{"copy", true}, {"insert", false}} {
-		cfg.Method, cfg.Indexes = c.method, c.indexes
+		key     string
+		idx     int // indexes the table has
+	}{{"copy", true, "none", 2}, {"insert", false, "none", 0}, {"copy", false, "shared", 1}, {"insert", true, "shared", 2}, {"copy", false, "stream", 1}} {
+		cfg.Method, cfg.Indexes, cfg.Key = c.method, c.indexes, c.key
 		got, _ := runSweep(t, cfg)
 		for _, g := range got {
 			if len(g.Stats.Waits) == 0 || g.Stats.Method != c.method {
@@ -175,8 +177,12 @@ func TestPostgres(t *testing.T) {
 		}
 		var idx int
 		db.QueryRow("SELECT count(*) FROM pg_indexes WHERE schemaname = 'numalab' AND tablename = $1", Table).Scan(&idx)
-		if want := map[bool]int{true: 2, false: 0}[c.indexes]; idx != want {
-			t.Errorf("%s: %d indexes, want %d", c.method, idx, want)
+		if idx != c.idx {
+			t.Errorf("%s, key %s: %d indexes, want %d", c.method, c.key, idx, c.idx)
+		}
+		n, distinct, lo, hi := keyIDs(t, db, "numalab."+Table)
+		if distinct != n || (c.key == "shared" && (lo != 1 || hi != n)) {
+			t.Errorf("%s, key %s: %d rows, %d distinct ids %d..%d; want distinct ids, 1..n from the identity when shared", c.method, c.key, n, distinct, lo, hi)
 		}
 	}
 	eng.Close()
@@ -342,10 +348,64 @@ func TestDominant(t *testing.T) {
 		{[]WaitShare{{"Client:ClientRead", 6, 60}, {"CPU", 4, 40}}, "Client:ClientRead (60% of samples): the backends waited for the client"},
 		{[]WaitShare{{"none (idle)", 6, 60}, {"CPU", 4, 40}}, "none (idle) (60% of samples): the backends waited for the client"},
 		{[]WaitShare{{"CPU", 4, 100}}, "none: the backends were running (CPU)"},
+		{[]WaitShare{{"CPU", 5, 50}, {"LWLock:BufferContent", 3, 30}}, "LWLock:BufferContent (30% of samples): the backends queued for one page's lock (a hot page)"},
 		{nil, "no samples"},
 	} {
 		if got := pg.dominant(CellStats{Waits: c.waits}); got != c.want {
 			t.Errorf("%v: got %q, want %q", c.waits, got, c.want)
+		}
+	}
+}
+
+// keyIDs reads what the ids of an embedded file's table say about the
+// key: rows, distinct ids, the smallest and largest.
+func keyIDs(t *testing.T, db *sql.DB, table string) (n, distinct, lo, hi int64) {
+	t.Helper()
+	if err := db.QueryRow("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM "+table).Scan(&n, &distinct, &lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	return n, distinct, lo, hi
+}
+
+// TestKeys loads with each key on the embedded engines: a shared key
+// numbers the rows 1..n from the engine's one sequence, a per-stream key
+// carries each stream's range, and both are the primary key (a second
+// row with a taken id is refused).
+func TestKeys(t *testing.T) {
+	for _, eng := range []string{"sqlite", "duckdb"} {
+		for _, key := range []string{"stream", "shared"} {
+			t.Run(eng+"/"+key, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "ins."+eng)
+				cfg := shortConfig(eng, path)
+				cfg.Key, cfg.Streams = key, []int{2}
+				got, _ := runSweep(t, cfg)
+				if got[0].Stats.Key != key {
+					t.Errorf("stats key %q, want %q", got[0].Stats.Key, key)
+				}
+				e, err := engine.Open(context.Background(), eng, engine.Options{Path: path})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.Close()
+				n, distinct, lo, hi := keyIDs(t, e.DB(), Table)
+				if n == 0 || distinct != n {
+					t.Fatalf("%d rows, %d distinct ids; want every id once", n, distinct)
+				}
+				switch key {
+				case "shared":
+					if lo < 1 || hi-lo+1 != n {
+						t.Errorf("ids %d..%d for %d rows; want one sequence without gaps", lo, hi, n)
+					}
+				case "stream":
+					var streams int64
+					if err := e.DB().QueryRow("SELECT count(DISTINCT id >> 40) FROM " + Table).Scan(&streams); err != nil || streams != 2 {
+						t.Errorf("%d ranges of ids (%v); want one per stream, 2", streams, err)
+					}
+				}
+				if _, err := e.DB().Exec("INSERT INTO "+Table+" (id, stream, k, v, pad) VALUES (?, 0, 0, 0, '')", lo); err == nil {
+					t.Errorf("a second row with id %d was taken; want the primary key to refuse it", lo)
+				}
+			})
 		}
 	}
 }

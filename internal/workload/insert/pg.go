@@ -32,6 +32,7 @@ import (
 )
 
 type pgLoader struct {
+	cols    []int // the columns sent (loadColumns)
 	c       engine.Conn
 	conn    net.Conn
 	fe      *pgproto3.Frontend
@@ -47,14 +48,14 @@ type pgLoader struct {
 // copyChunk is the most bytes of one CopyData message.
 const copyChunk = 256 << 10
 
-func openPGLoader(ctx context.Context, eng engine.Engine, method string, batch int) (*pgLoader, error) {
+func openPGLoader(ctx context.Context, eng engine.Engine, method string, batch int, cols []int) (*pgLoader, error) {
 	c, err := eng.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	name := pgx.Identifier{eng.Schema(), Table}.Sanitize()
-	l := &pgLoader{c: c, method: method, stmts: map[int]string{},
-		copySQL: fmt.Sprintf("COPY %s (%s) FROM STDIN", name, strings.Join(Columns, ", "))}
+	l := &pgLoader{cols: cols, c: c, method: method, stmts: map[int]string{},
+		copySQL: fmt.Sprintf("COPY %s (%s) FROM STDIN", name, strings.Join(columnNames(cols), ", "))}
 	pc := c.Native().Postgres
 	if method == "insert" {
 		for _, n := range []int{min(batch, chunkRows), batch % chunkRows} {
@@ -62,7 +63,7 @@ func openPGLoader(ctx context.Context, eng engine.Engine, method string, batch i
 				continue
 			}
 			st := "numalab_insert_" + strconv.Itoa(n)
-			if _, err := pc.Prepare(ctx, st, multiRowSQL(name, n, true)); err != nil {
+			if _, err := pc.Prepare(ctx, st, multiRowSQL(name, n, true, cols)); err != nil {
 				c.Close()
 				return nil, fmt.Errorf("preparing the %d-row INSERT: %w", n, err)
 			}
@@ -122,8 +123,8 @@ func (l *pgLoader) copy(r *rows) error {
 	}
 	b := l.buf[:0]
 	for i := range r.n() {
-		for j := range Columns {
-			if j > 0 {
+		for x, j := range l.cols {
+			if x > 0 {
 				b = append(b, '\t')
 			}
 			b = appendText(b, r, i, j)
@@ -144,14 +145,13 @@ func (l *pgLoader) copy(r *rows) error {
 }
 
 func (l *pgLoader) insert(r *rows) error {
-	nc := len(Columns)
 	b := l.buf[:0]
 	for a := 0; a < r.n(); a += chunkRows {
 		end := min(a+chunkRows, r.n())
 		l.bind.PreparedStatement = l.stmts[end-a]
 		l.bind.Parameters = l.bind.Parameters[:0]
 		for i := a; i < end; i++ {
-			for j := range nc {
+			for _, j := range l.cols {
 				start := len(b)
 				b = appendText(b, r, i, j)
 				l.bind.Parameters = append(l.bind.Parameters, b[start:len(b):len(b)])

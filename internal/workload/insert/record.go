@@ -22,6 +22,7 @@ type CellStats struct {
 	Engine    string `json:"engine"`
 	Method    string `json:"method"` // "copy", "insert" (PostgreSQL, SQLite), "appender" (DuckDB)
 	Indexes   bool   `json:"indexes"`
+	Key       string `json:"key,omitempty"` // Keys; "" in runs stored before it
 	Streams   int    `json:"streams"`
 	Placement string `json:"placement"`
 	Repeat    int    `json:"repeat"`

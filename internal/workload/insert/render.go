@@ -50,5 +50,9 @@ func Headline(ms []*Measured) string {
 	if best == nil {
 		return ""
 	}
-	return fmt.Sprintf("%.0f rows/s (%.1f MB/s) at %s, %s %s", best.RowsPerSec, best.MBPerSec, sweep.Count(best.Streams, "stream"), best.Engine, best.Method)
+	h := fmt.Sprintf("%.0f rows/s (%.1f MB/s) at %s, %s %s", best.RowsPerSec, best.MBPerSec, sweep.Count(best.Streams, "stream"), best.Engine, best.Method)
+	if best.Key != "" && best.Key != "none" {
+		h += ", key " + best.Key
+	}
+	return h
 }

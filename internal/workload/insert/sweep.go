@@ -59,7 +59,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN}); err != nil {
 			return nil, err
 		}
-		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes)
+		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
 	} else {
 		if err = claimFile(ctx, cfg.Engine, cfg.DB); err != nil {
 			return nil, err
@@ -67,7 +67,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		if eng, err = engine.Open(ctx, cfg.Engine, engine.Options{Path: cfg.DB, Create: true}); err != nil {
 			return nil, err
 		}
-		err = createFile(ctx, eng)
+		err = createFile(ctx, eng, cfg.Key)
 	}
 	if err == nil {
 		err = s.room(eng)
@@ -128,10 +128,13 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	var err error
 	switch s.cfg.Engine {
 	case "postgres":
-		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE "+pgx.Identifier{s.eng.Schema(), Table}.Sanitize())
+		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE "+pgx.Identifier{s.eng.Schema(), Table}.Sanitize()+" RESTART IDENTITY")
 	case "duckdb":
-		if _, err = s.eng.DB().ExecContext(ctx, "DROP TABLE "+Table); err == nil {
-			_, err = s.eng.DB().ExecContext(ctx, createSQL(Table))
+		_, err = s.eng.DB().ExecContext(ctx, "DROP TABLE "+Table)
+		for _, q := range createSQL("duckdb", Table, s.cfg.Key) {
+			if err == nil {
+				_, err = s.eng.DB().ExecContext(ctx, q)
+			}
 		}
 	default:
 		_, err = s.sqdb.ExecContext(ctx, "DELETE FROM "+Table)
@@ -178,7 +181,7 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, 
 	var l loader
 	switch s.cfg.Engine {
 	case "sqlite":
-		sl, err := openSQLiteLoader(s.cfg.DB)
+		sl, err := openSQLiteLoader(s.cfg.DB, loadColumns(s.cfg.Key))
 		if err != nil {
 			return nil, err
 		}
@@ -190,14 +193,14 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, 
 		}
 		l = &duckLoader{c: conn}
 	default:
-		pl, err := openPGLoader(ctx, s.eng, s.cfg.Method, s.cfg.Batch)
+		pl, err := openPGLoader(ctx, s.eng, s.cfg.Method, s.cfg.Batch, loadColumns(s.cfg.Key))
 		if err != nil {
 			return nil, err
 		}
 		l = pl
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(i)+uint64(c.Index)<<32))
-	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), rng), limit: s.cur.perStream}
+	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), loadColumns(s.cfg.Key), rng), limit: s.cur.perStream}
 	s.cur.mu.Lock()
 	s.cur.streams = append(s.cur.streams, st)
 	s.cur.mu.Unlock()
@@ -260,7 +263,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 }
 
 func (s *Sweep) stats(c sweep.Cell, m *result.Cell, cs *cellState, samples map[string]int) CellStats {
-	st := CellStats{Index: m.Index, Engine: s.cfg.Engine, Method: s.method(), Indexes: s.cfg.Indexes,
+	st := CellStats{Index: m.Index, Engine: s.cfg.Engine, Method: s.method(), Indexes: s.cfg.Indexes, Key: s.cfg.Key,
 		Streams: m.Streams, Placement: m.Placement, Repeat: m.Repeat, Batch: s.cfg.Batch,
 		RowsPerSec: m.TPS * float64(s.cfg.Batch)}
 	st.MBPerSec = st.RowsPerSec * RowBytes / 1e6
@@ -310,8 +313,11 @@ func (s *Sweep) dominant(st CellStats) string {
 			continue
 		}
 		d := fmt.Sprintf("%s (%.0f%% of samples)", w.Event, w.Pct)
-		if w.Event == waitClient || strings.HasPrefix(w.Event, "none (") {
+		switch {
+		case w.Event == waitClient || strings.HasPrefix(w.Event, "none ("):
 			d += ": the backends waited for the client"
+		case w.Event == waitPage:
+			d += ": the backends queued for one page's lock (a hot page)"
 		}
 		return d
 	}

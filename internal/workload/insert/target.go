@@ -25,6 +25,24 @@ const Table = "insert_target"
 // Columns are the table's columns, in the order a row's values come.
 var Columns = []string{"id", "stream", "k", "v", "pad"}
 
+// loadColumns are the indexes in Columns of the columns a stream sends:
+// all of them, or all but id when the engine draws it from one sequence.
+func loadColumns(key string) []int {
+	if key == "shared" {
+		return []int{1, 2, 3, 4}
+	}
+	return []int{0, 1, 2, 3, 4}
+}
+
+// columnNames are the names of the columns at cols.
+func columnNames(cols []int) []string {
+	names := make([]string, len(cols))
+	for i, j := range cols {
+		names[i] = Columns[j]
+	}
+	return names
+}
+
 // padLen is the length of a row's text column.
 const padLen = 32
 
@@ -49,6 +67,7 @@ var ErrNotOurs = errors.New("not made by numalab's insert workload")
 // (on PostgreSQL's blocking socket a stream keeps its P while it waits,
 // so a collection waits for it).
 type rows struct {
+	cols   []int // the columns sent (loadColumns)
 	id, k  []int64
 	v      []float64
 	pad    []string
@@ -58,7 +77,7 @@ type rows struct {
 	next   int64
 }
 
-func newRows(batch int, stream int64, rng *rand.Rand) *rows {
+func newRows(batch int, stream int64, cols []int, rng *rand.Rand) *rows {
 	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 	pads := make([]string, 256)
 	b := make([]byte, padLen)
@@ -68,12 +87,13 @@ func newRows(batch int, stream int64, rng *rand.Rand) *rows {
 		}
 		pads[i] = string(b)
 	}
-	return &rows{id: make([]int64, batch), k: make([]int64, batch), v: make([]float64, batch), pad: make([]string, batch),
+	return &rows{cols: cols, id: make([]int64, batch), k: make([]int64, batch), v: make([]float64, batch), pad: make([]string, batch),
 		pads: pads, rng: rng, stream: stream}
 }
 
 // fill makes the next batch: ids are unique across streams (the stream
-// in the top bits), k is uniform, so an index on it is written everywhere.
+// in the top bits; not sent when the engine draws them), k is uniform, so
+// an index on it is written everywhere.
 func (r *rows) fill() {
 	for i := range r.id {
 		r.id[i] = r.stream<<40 | r.next
@@ -109,18 +129,18 @@ type loader interface {
 	close() error
 }
 
-// multiRowSQL is an INSERT of n rows with numbered parameters ($1) or
-// question marks.
-func multiRowSQL(table string, n int, numbered bool) string {
+// multiRowSQL is an INSERT of n rows of the columns cols with numbered
+// parameters ($1) or question marks.
+func multiRowSQL(table string, n int, numbered bool, cols []int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(Columns, ", "))
+	fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(columnNames(cols), ", "))
 	p := 1
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteByte('(')
-		for j := range Columns {
+		for j := range cols {
 			if j > 0 {
 				b.WriteString(", ")
 			}
@@ -141,19 +161,20 @@ func multiRowSQL(table string, n int, numbered bool) string {
 const chunkRows = 100
 
 // duckLoader appends each batch through an Appender of its own, closed
-// (flushed into the table) at the end of the batch.
+// (flushed into the table) at the end of the batch. Without id, the
+// Appender leaves it to the column's default, the shared sequence.
 type duckLoader struct{ c engine.Conn }
 
 func (l *duckLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
-	row := make([]driver.Value, len(Columns))
+	row := make([]driver.Value, len(r.cols))
 	return 0, l.c.Native().DuckDB.Raw(func(dc any) error {
-		a, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", Table)
+		a, err := duckdb.NewAppenderWithColumns(dc.(driver.Conn), "", "", Table, columnNames(r.cols))
 		if err != nil {
 			return err
 		}
 		for i := range r.n() {
-			for j := range row {
-				row[j] = r.value(i, j)
+			for j, c := range r.cols {
+				row[j] = r.value(i, c)
 			}
 			if err := a.AppendRow(row...); err != nil {
 				a.Close()
@@ -171,6 +192,7 @@ func (l *duckLoader) close() error { return l.c.Close() }
 // IMMEDIATE: it takes SQLite's one write lock, and the time it takes is
 // the stream's wait for the writers before it.
 type sqliteLoader struct {
+	cols  []int
 	c     *sqlite3.SQLiteConn
 	stmts map[int]driver.StmtExecContext
 	args  []driver.NamedValue
@@ -189,7 +211,7 @@ func sqliteDSN(path string) (string, error) {
 	return "file:" + abs + "?" + sqliteParams, nil
 }
 
-func openSQLiteLoader(path string) (*sqliteLoader, error) {
+func openSQLiteLoader(path string, cols []int) (*sqliteLoader, error) {
 	dsn, err := sqliteDSN(path)
 	if err != nil {
 		return nil, err
@@ -198,14 +220,14 @@ func openSQLiteLoader(path string) (*sqliteLoader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s for writing: %w", path, err)
 	}
-	return &sqliteLoader{c: dc.(*sqlite3.SQLiteConn), stmts: map[int]driver.StmtExecContext{}}, nil
+	return &sqliteLoader{cols: cols, c: dc.(*sqlite3.SQLiteConn), stmts: map[int]driver.StmtExecContext{}}, nil
 }
 
 func (l *sqliteLoader) stmt(n int) (driver.StmtExecContext, error) {
 	if s, ok := l.stmts[n]; ok {
 		return s, nil
 	}
-	s, err := l.c.Prepare(multiRowSQL(Table, n, false))
+	s, err := l.c.Prepare(multiRowSQL(Table, n, false, l.cols))
 	if err != nil {
 		return nil, err
 	}
@@ -219,14 +241,13 @@ func (l *sqliteLoader) load(ctx context.Context, r *rows) (time.Duration, error)
 		return time.Since(start), engine.SQLiteError(err)
 	}
 	wait := time.Since(start)
-	nc := len(Columns)
 	for a := 0; a < r.n(); a += chunkRows {
 		b := min(a+chunkRows, r.n())
 		s, err := l.stmt(b - a)
 		if err == nil {
 			l.args = l.args[:0]
 			for i := a; i < b; i++ {
-				for j := range nc {
+				for _, j := range l.cols {
 					l.args = append(l.args, driver.NamedValue{Ordinal: len(l.args) + 1, Value: r.value(i, j)})
 				}
 			}
@@ -250,9 +271,29 @@ func (l *sqliteLoader) close() error {
 	return l.c.Close()
 }
 
-// createSQL is the table's DDL in each dialect.
-func createSQL(name string) string {
-	return fmt.Sprintf("CREATE TABLE %s (id BIGINT NOT NULL, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad TEXT NOT NULL)", name)
+// duckSequence is the sequence DuckDB's shared key draws from.
+const duckSequence = "numalab_insert_id"
+
+// createSQL is the table's DDL on an engine with a key (Keys): for
+// "shared" a primary key the engine numbers from one sequence, for
+// "stream" a primary key the streams number.
+func createSQL(engineName, name, key string) []string {
+	id := "id BIGINT NOT NULL"
+	switch {
+	case key != "none" && engineName == "sqlite":
+		id = "id INTEGER PRIMARY KEY" // the rowid: max(rowid) + 1 when not given
+	case key == "stream":
+		id = "id BIGINT PRIMARY KEY"
+	case key == "shared" && engineName == "postgres":
+		id = "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+	case key == "shared":
+		id = "id BIGINT PRIMARY KEY DEFAULT nextval('" + duckSequence + "')"
+	}
+	var qs []string
+	if key == "shared" && engineName == "duckdb" {
+		qs = append(qs, "CREATE OR REPLACE SEQUENCE "+duckSequence)
+	}
+	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad TEXT NOT NULL)", name, id))
 }
 
 // claimFile removes path when it is a file numalab's insert workload made
@@ -293,12 +334,11 @@ func claimFile(ctx context.Context, engineName, path string) error {
 // createFile makes a new SQLite or DuckDB file with the meta table
 // (first, so that a file cut short is still known as numalab's) and the
 // empty target table.
-func createFile(ctx context.Context, eng engine.Engine) error {
-	for _, q := range []string{
+func createFile(ctx context.Context, eng engine.Engine, key string) error {
+	for _, q := range append([]string{
 		"CREATE TABLE " + metaTable + " (note TEXT NOT NULL)",
 		"INSERT INTO " + metaTable + " VALUES ('" + marker + "')",
-		createSQL(Table),
-	} {
+	}, createSQL(eng.Name(), Table, key)...) {
 		if _, err := eng.DB().ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", eng.Path(), err)
 		}
@@ -308,7 +348,7 @@ func createFile(ctx context.Context, eng engine.Engine) error {
 
 // claimPGTable makes numalab's PostgreSQL table afresh: it drops a table
 // of that name only when its comment is marker, and refuses any other.
-func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool) error {
+func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool, key string) error {
 	name := pgx.Identifier{schema, Table}.Sanitize()
 	var comment sql.NullString
 	err := db.QueryRowContext(ctx, `SELECT obj_description(c.oid, 'pg_class') FROM pg_class c
@@ -324,9 +364,12 @@ func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool) 
 			return fmt.Errorf("dropping numalab's earlier %s: %w", name, err)
 		}
 	}
-	qs := []string{createSQL(name), "COMMENT ON TABLE " + name + " IS '" + marker + "'"}
+	qs := append(createSQL("postgres", name, key), "COMMENT ON TABLE "+name+" IS '"+marker+"'")
+	if indexes && key == "none" {
+		qs = append(qs, "ALTER TABLE "+name+" ADD PRIMARY KEY (id)")
+	}
 	if indexes {
-		qs = append(qs, "ALTER TABLE "+name+" ADD PRIMARY KEY (id)", "CREATE INDEX ON "+name+" (k)")
+		qs = append(qs, "CREATE INDEX ON "+name+" (k)")
 	}
 	for _, q := range qs {
 		if _, err := db.ExecContext(ctx, q); err != nil {

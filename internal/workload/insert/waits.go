@@ -15,6 +15,11 @@ const waitCPU = "CPU"
 // (in a COPY, its next rows).
 const waitClient = "Client:ClientRead"
 
+// waitPage is the wait for a shared buffer's content lock: backends
+// writing the same page (with --key shared, the key's right-most index
+// page, or the sequence's) queue for it.
+const waitPage = "LWLock:BufferContent"
+
 // waitQuery reads the loading backends' states.
 const waitQuery = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), coalesce(state, '')
 	FROM pg_stat_activity WHERE pid = ANY($1)`

@@ -209,7 +209,13 @@ var processedRE = regexp.MustCompile(`number of transactions actually processed:
 // numalab runs one cell: its rate and, over its window, its process's CPU
 // and context switches per call.
 func (b *bench) numalab(t *testing.T, p Pairing, mode string) side {
-	cfg := RunConfig{Engine: "postgres", DSN: b.srv.DSN(), Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
+	return b.cell(t, "postgres", b.srv.DSN(), p, mode)
+}
+
+// cell runs one cell of engine eng on the server dsn names, over its unix
+// socket.
+func (b *bench) cell(t *testing.T, eng, dsn string, p Pairing, mode string) side {
+	cfg := RunConfig{Engine: eng, DSN: dsn, Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
 		Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1}
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)

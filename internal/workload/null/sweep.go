@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
@@ -34,15 +36,15 @@ const (
 
 // Transports.
 const (
-	Unix      = "unix"       // PostgreSQL over its unix socket
-	TCP       = "tcp"        // PostgreSQL over TCP loopback
+	Unix      = "unix"       // PostgreSQL or MariaDB over its unix socket
+	TCP       = "tcp"        // PostgreSQL or MariaDB over TCP loopback
 	InProcess = "in-process" // SQLite: no transport at all
 )
 
-// Protocols of the PostgreSQL call.
+// Protocols of the PostgreSQL and MariaDB call.
 const (
-	Prepared = "prepared" // Bind, Describe, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared)
-	Simple   = "simple"   // Query 'SELECT 1' (pgbench -M simple, its default)
+	Prepared = "prepared" // Bind, Describe, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared); MariaDB: COM_STMT_EXECUTE
+	Simple   = "simple"   // Query 'SELECT 1' (pgbench -M simple, its default); MariaDB: COM_QUERY
 )
 
 // Cell is one measured cell: the drive cell with where its client and
@@ -77,6 +79,9 @@ type RunConfig struct {
 	Duration   time.Duration `json:"duration_ns"`
 	Warmup     time.Duration `json:"warmup_ns"`
 	Repeat     int           `json:"repeat"`
+	// Pacing paces the calls (think time, arrival rate); the zero value
+	// runs closed loops.
+	sweep.Pacing
 }
 
 // DefaultRunConfig is 'numalab run null' without flags.
@@ -92,9 +97,9 @@ func (c *RunConfig) Check() error {
 	switch c.Engine {
 	case "sqlite":
 		if c.DSN != "" {
-			bad("dsn", result.Redact(c.DSN), "is for --engine postgres")
+			bad("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb")
 		}
-	case "postgres":
+	case "postgres", "mariadb":
 		if len(c.Transports) == 0 {
 			bad("transport", "", "is empty: want unix, tcp or unix,tcp")
 		}
@@ -107,7 +112,7 @@ func (c *RunConfig) Check() error {
 			bad("transport", fmt.Sprint(c.Transports), "names two transports, and a --dsn is one (its host says which)")
 		}
 	default:
-		bad("engine", c.Engine, "is not an engine of the null transaction: want sqlite or postgres")
+		bad("engine", c.Engine, "is not an engine of the null transaction: want sqlite, postgres or mariadb")
 	}
 	for _, p := range c.Pairings {
 		if !slices.Contains(Pairings, p) {
@@ -129,13 +134,22 @@ func (c *RunConfig) Check() error {
 	if c.Repeat < 1 {
 		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
 	}
+	if err := c.Pacing.Check(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
-// DSNTransport is the transport a DSN's host names: a unix socket
-// directory, or TCP (an unreadable DSN is left for the connection to
-// refuse, with its reasons).
-func DSNTransport(dsn string) string {
+// DSNTransport is the transport an engine's DSN names: a unix socket
+// (PostgreSQL: a host that is a directory), or TCP (an unreadable DSN is
+// left for the connection to refuse, with its reasons).
+func DSNTransport(eng, dsn string) string {
+	if eng == "mariadb" {
+		if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Net == "unix" {
+			return Unix
+		}
+		return TCP
+	}
 	cc, err := pgx.ParseConfig(dsn)
 	if err == nil && strings.HasPrefix(cc.Host, "/") {
 		return Unix
@@ -186,7 +200,7 @@ func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing)
 
 // Plan is the sweep plan of cells, monitored by sysmon.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(1)}
 }
 
 // Sweep is the null transaction as a sweep.Workload.
@@ -195,6 +209,7 @@ type Sweep struct {
 	layout []Layout
 	matrix []Pairing
 	server *pgserver.Server
+	maria  *mariaserver.Server
 	engs   map[string]engine.Engine // by transport
 	root   string                   // of /proc
 	was    []int                    // the process's CPUs before a cell pinned it; nil: not pinned
@@ -231,7 +246,7 @@ func loopback() string {
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
 	items := []result.Entry{KindMatrix.Of(s.matrix)}
 	for _, p := range s.matrix {
-		if p.Unavailable != "" && s.cfg.Engine == "postgres" && slices.Contains(s.cfg.Pairings, p.Name) {
+		if p.Unavailable != "" && s.cfg.Engine != "sqlite" && slices.Contains(s.cfg.Pairings, p.Name) {
 			tell.Note("note: " + p.String())
 		}
 	}
@@ -241,6 +256,15 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	dsns := map[string]string{}
 	if s.cfg.DSN != "" {
 		dsns[s.cfg.Transports[0]] = s.cfg.DSN
+	} else if s.cfg.Engine == "mariadb" {
+		tell.Say("starting a MariaDB server")
+		srv, err := mariaserver.Start(ctx, mariaserver.Config{})
+		if err != nil {
+			return nil, err
+		}
+		s.maria = srv
+		tell.Say(srv.Describe())
+		dsns[Unix], dsns[TCP] = srv.DSN(), srv.TCPDSN()
 	} else {
 		tell.Say("starting a PostgreSQL server")
 		var pc pgserver.Config
@@ -260,9 +284,9 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[TCP] = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", loopback(), cc.Port, cc.User, cc.Database)
 	}
 	for _, tr := range s.cfg.Transports {
-		e, err := engine.Open(ctx, "postgres", engine.Options{DSN: dsns[tr], PinBackends: true})
+		e, err := engine.Open(ctx, s.cfg.Engine, engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true})
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("opening postgres over %s: %w", tr, err), s.Close())
+			return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
 		}
 		s.engs[tr] = e
 		if info, err := e.Describe(ctx); err == nil {
@@ -287,7 +311,7 @@ func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, err
 // stop-the-world), and the stream's thread, holding the only P while it
 // waits for an answer, would keep the timers and the monitor from running.
 func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
-	if s.cfg.Engine != "postgres" {
+	if s.cfg.Engine == "sqlite" {
 		return nil
 	}
 	if s.was == nil {
@@ -370,6 +394,9 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, 
 	if err != nil {
 		return nil, err
 	}
+	if s.cfg.Engine == "mariadb" {
+		return openMy(ctx, conn, s.cfg.Protocol)
+	}
 	return openPG(ctx, conn, s.cfg.Protocol)
 }
 
@@ -380,7 +407,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	}
 	l := s.layout[c.Index]
 	it := &Cell{Cell: *m, Transport: l.Transport, Pairing: l.Pairing}
-	if s.cfg.Engine == "postgres" {
+	if s.cfg.Engine != "sqlite" {
 		it.Protocol = s.cfg.Protocol
 	}
 	if m.Streams > 0 {
@@ -410,6 +437,10 @@ func (s *Sweep) Close() error {
 	if s.server != nil {
 		errs = append(errs, s.server.Stop())
 		s.server = nil
+	}
+	if s.maria != nil {
+		errs = append(errs, s.maria.Stop())
+		s.maria = nil
 	}
 	if s.was != nil {
 		errs = append(errs, s.pinProcess(s.was))

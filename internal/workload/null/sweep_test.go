@@ -170,7 +170,13 @@ func (a *affinityCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.
 		return nil, err
 	}
 	l := a.layout[c.Index]
-	pid := s.(*pgStream).pid
+	pid := 0
+	switch s := s.(type) {
+	case *pgStream:
+		pid = s.pid
+	case *myStream:
+		pid = s.tid
+	}
 	got, err := place.AffinityPID(pid)
 	if err != nil || !slices.Equal(got, []int{l.Pairing.Backend}) {
 		a.t.Errorf("cell %d (%v): backend %d on cpus %v (%v)", c.Index, l.Pairing, pid, got, err)

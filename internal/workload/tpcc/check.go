@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -26,9 +27,9 @@ type condition struct {
 
 func cents(x string) string { return "CAST(round((" + x + ")*100) AS BIGINT)" }
 
-// The conditions are written once for all three engines: no output
+// The conditions are written once for all the engines: no output
 // aliases in WHERE (PostgreSQL has none), sums cast to BIGINT (DuckDB's
-// sum of integers is HUGEINT).
+// sum of integers is HUGEINT), which MariaDB spells SIGNED (forDialect).
 
 // conditions are the consistency conditions of Clause 3.3.2 that hold for
 // a database as loaded (Clause 3.3.2.11 holds only before any New-Order,
@@ -143,6 +144,15 @@ var cardinality = []struct {
 	{tNewOrder, func(w int64) int64 { return w * DistrictsPerWH * NewOrdersPerDist }},
 }
 
+// forDialect rewrites a condition's casts for MariaDB, whose CAST knows
+// SIGNED, not BIGINT or INTEGER.
+func forDialect(dialect, q string) string {
+	if dialect != dialectMariaDB {
+		return q
+	}
+	return strings.NewReplacer(" AS BIGINT)", " AS SIGNED)", " AS INTEGER)", " AS SIGNED)").Replace(q)
+}
+
 func n(v sql.NullInt64) string {
 	if !v.Valid {
 		return "null"
@@ -184,7 +194,7 @@ func check(ctx context.Context, db *sql.DB, dialect string) error {
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM warehouse").Scan(&w); err != nil {
 		return fmt.Errorf("checking consistency: counting warehouses: %w", err)
 	}
-	if err := db.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM "+metaTable(dialect)+" WHERE key = 'warehouses'").Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := db.QueryRowContext(ctx, forDialect(dialect, "SELECT CAST(value AS INTEGER) FROM "+metaTable(dialect)+" WHERE "+metaKey(dialect)+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("checking consistency: reading the loaded warehouses: %w", err)
 	}
 	for _, c := range cardinality {
@@ -197,7 +207,7 @@ func check(ctx context.Context, db *sql.DB, dialect string) error {
 		}
 	}
 	for _, c := range conditions {
-		rows, err := db.QueryContext(ctx, c.query)
+		rows, err := db.QueryContext(ctx, forDialect(dialect, c.query))
 		if err != nil {
 			return fmt.Errorf("checking consistency: %s: %w", c.name, err)
 		}

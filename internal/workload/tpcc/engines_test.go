@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/mariaserver/mytest"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/place"
@@ -30,18 +32,20 @@ type engineDB struct {
 }
 
 var (
-	duckDB, pgDB engineDB
+	duckDB, pgDB, myDB engineDB
 	// pgDataNode is the node the managed server's memory is bound to, -1
 	// when memory policies are not available here.
 	pgDataNode = -1
 	// pg is the managed server the PostgreSQL database is loaded into.
 	pg = pgtest.New(pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(EstimatedBytes(1)), MemPolicy: dataNodePolicy()})
+	// my is the managed MariaDB server the MariaDB database is loaded into.
+	my = mytest.New(mariaserver.Config{BufferPool: mariaserver.BufferPoolFor(EstimatedBytes(1))})
 )
 
 // closeEngines closes the shared engines (from TestMain, before the
 // server stops).
 func closeEngines() {
-	for _, e := range []*engineDB{&duckDB, &pgDB} {
+	for _, e := range []*engineDB{&duckDB, &pgDB, &myDB} {
 		if e.eng != nil {
 			e.eng.Close()
 		}
@@ -52,9 +56,12 @@ func closeEngines() {
 func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 	t.Helper()
 	e, dsn := &duckDB, ""
-	if name == "postgres" {
+	switch name {
+	case "postgres":
 		// Outside the Once: Server may end the test (skip or fail).
 		e, dsn = &pgDB, pg.Server(t).DSN()
+	case "mariadb":
+		e, dsn = &myDB, my.Server(t).DSN()
 	}
 	e.once.Do(func() {
 		ctx := context.Background()
@@ -68,7 +75,7 @@ func loadedEngine(t testing.TB, name string) (engine.Engine, LoadStats) {
 			}
 			engineDirs = append(engineDirs, dir)
 			opt.Path, opt.Create = filepath.Join(dir, "w1.duckdb"), true
-		case "postgres":
+		case "postgres", "mariadb":
 			opt.DSN, opt.PinBackends = dsn, true
 		}
 		e.eng, e.err = engine.Open(ctx, name, opt)
@@ -105,7 +112,7 @@ func dataNodePolicy() place.Policy {
 	return bind
 }
 
-var otherEngines = []string{"duckdb", "postgres"}
+var otherEngines = []string{"duckdb", "postgres", "mariadb"}
 
 func TestLoadEngines(t *testing.T) {
 	for _, name := range otherEngines {
@@ -118,6 +125,9 @@ func TestLoadEngines(t *testing.T) {
 				name, st.Rows, st.Bytes, float64(st.Bytes)/(1<<20), st.Insert, st.RowsPerSecond(), st.Index, st.Check)
 			if name == "postgres" && st.Bytes > pgBytesPerWarehouse {
 				t.Errorf("one warehouse takes %d bytes on PostgreSQL, more than pgBytesPerWarehouse %d: raise it", st.Bytes, pgBytesPerWarehouse)
+			}
+			if name == "mariadb" && st.Bytes > myBytesPerWarehouse {
+				t.Errorf("one warehouse takes %d bytes on MariaDB, more than myBytesPerWarehouse %d: raise it", st.Bytes, myBytesPerWarehouse)
 			}
 			if err := Check(context.Background(), eng); err != nil {
 				t.Error(err)
@@ -421,5 +431,53 @@ func TestSessionStatements(t *testing.T) {
 	}
 	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "session statements are for PostgreSQL, not duckdb") {
 		t.Errorf("duckdb with session statements: %v", err)
+	}
+}
+
+// TestMariaDBLoadMatchesPostgres: the same seed and scale load the same
+// rows into MariaDB as into PostgreSQL (per table: the row count, the sum
+// of every integer column, of every money column in cents and of every
+// text column's length), and the consistency check finds the same (no
+// violation) on both.
+func TestMariaDBLoadMatchesPostgres(t *testing.T) {
+	ctx := context.Background()
+	pgEng, _ := loadedEngine(t, "postgres")
+	myEng, _ := loadedEngine(t, "mariadb")
+	for _, tb := range tables {
+		types := map[string]string{}
+		for _, m := range colRE.FindAllStringSubmatch(tb.ddl, -1) {
+			types[m[1]] = m[2]
+		}
+		aggs := []string{"count(*)"}
+		for _, c := range tb.cols {
+			switch types[c] {
+			case "INTEGER":
+				aggs = append(aggs, "CAST(coalesce(sum("+c+"), 0) AS BIGINT)")
+			case "REAL":
+				aggs = append(aggs, cents("coalesce(sum("+c+"), 0)"))
+			case "TEXT":
+				aggs = append(aggs, "CAST(coalesce(sum(char_length("+c+")), 0) AS BIGINT)")
+			}
+		}
+		q := "SELECT " + strings.Join(aggs, ", ") + " FROM " + tb.name
+		var got [2][]int64
+		for i, eng := range []engine.Engine{pgEng, myEng} {
+			got[i] = make([]int64, len(aggs))
+			ptrs := make([]any, len(aggs))
+			for j := range ptrs {
+				ptrs[j] = &got[i][j]
+			}
+			if err := eng.DB().QueryRowContext(ctx, forDialect(eng.Name(), q)).Scan(ptrs...); err != nil {
+				t.Fatalf("%s: %s: %v", eng.Name(), tb.name, err)
+			}
+		}
+		if !reflect.DeepEqual(got[0], got[1]) {
+			t.Errorf("%s: postgres %v, mariadb %v", tb.name, got[0], got[1])
+		}
+	}
+	for _, eng := range []engine.Engine{pgEng, myEng} {
+		if err := Check(ctx, eng); err != nil {
+			t.Errorf("%s: %v", eng.Name(), err)
+		}
 	}
 }

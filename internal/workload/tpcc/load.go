@@ -81,7 +81,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 	}
 	dialect := eng.Name()
 	switch dialect {
-	case dialectSQLite, dialectDuckDB, dialectPostgres:
+	case dialectSQLite, dialectDuckDB, dialectPostgres, dialectMariaDB:
 	default:
 		return st, fmt.Errorf("loading tpcc: no loader for engine %q", dialect)
 	}
@@ -94,6 +94,10 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 		err = engine.SQLiteError(err)
 	case err != nil && dialect == dialectPostgres:
 		if derr := dropPG(context.WithoutCancel(ctx), eng); derr != nil {
+			err = fmt.Errorf("%w; and removing the partial load: %w", err, derr)
+		}
+	case err != nil && dialect == dialectMariaDB:
+		if derr := dropMy(context.WithoutCancel(ctx), eng); derr != nil {
 			err = fmt.Errorf("%w; and removing the partial load: %w", err, derr)
 		}
 	}
@@ -120,6 +124,11 @@ func loadedBytes(ctx context.Context, eng engine.Engine) (int64, error) {
 		names = append(names, metaTable(dialectPostgres))
 		err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
 			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, names).Scan(&n)
+		return n, err
+	case dialectMariaDB:
+		var n int64
+		err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables
+			WHERE table_schema = database() AND table_name IN ('`+strings.Join(tableNames(), "', '")+`', '`+metaTable(dialectMariaDB)+`')`).Scan(&n)
 		return n, err
 	case dialectDuckDB:
 		if _, err := eng.DB().ExecContext(ctx, "CHECKPOINT"); err != nil {
@@ -182,6 +191,34 @@ func dropPG(ctx context.Context, eng engine.Engine) error {
 	return nil
 }
 
+// dropMy drops the procedures and tables a TPC-C load makes in numalab's
+// MariaDB database, if they exist.
+func dropMy(ctx context.Context, eng engine.Engine) error {
+	var stmts []string
+	for _, p := range []string{"order_status", "order_status_aug", "stock_level", "stock_level_aug"} {
+		stmts = append(stmts, "DROP PROCEDURE IF EXISTS "+p)
+	}
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+metaTable(dialectMariaDB))
+	for _, t := range tables {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+t.name)
+	}
+	for _, s := range stmts {
+		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// tableNames are the nine tables' names.
+func tableNames() []string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.name
+	}
+	return names
+}
+
 // load creates the schema, inserts the rows, builds what comes after the
 // data, checks and marks the load complete.
 func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
@@ -195,10 +232,18 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
 		}
 	}
+	if dialect == dialectMariaDB {
+		if err := dropMy(ctx, eng); err != nil {
+			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
+		}
+	}
 	meta := metaTable(dialect)
 	// The marker table's load_complete row is written last, so a database
 	// without it was never finished.
 	ddl := []string{"CREATE TABLE " + meta + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"}
+	if dialect == dialectMariaDB {
+		ddl[0] = "CREATE TABLE " + meta + " (`key` varchar(64) PRIMARY KEY, value varchar(64) NOT NULL)"
+	}
 	for _, t := range tables {
 		ddl = append(ddl, ddlFor(t, dialect))
 	}
@@ -237,6 +282,11 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 			return st, fmt.Errorf("creating the transaction functions: %w", err)
 		}
 	}
+	if dialect == dialectMariaDB {
+		if err := createMyProcedures(ctx, eng); err != nil {
+			return st, fmt.Errorf("creating the transaction procedures: %w", err)
+		}
+	}
 	st.Index = time.Since(t0)
 
 	t0 = time.Now()
@@ -252,7 +302,9 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 
 // afterData is what a load runs after the rows are in: SQLite's secondary
 // indexes and ANALYZE; PostgreSQL's primary keys, indexes, VACUUM ANALYZE
-// (then load makes the transaction functions); nothing on DuckDB.
+// (then load makes the transaction functions); MariaDB's secondary
+// indexes and ANALYZE TABLE (its primary keys come with the tables; then
+// load makes the procedures); nothing on DuckDB.
 func afterData(eng engine.Engine) []string {
 	var out []string
 	switch eng.Name() {
@@ -265,6 +317,8 @@ func afterData(eng engine.Engine) []string {
 			}
 		}
 		out = append(append(out, indexes...), "VACUUM ANALYZE")
+	case dialectMariaDB:
+		out = append(append(out, indexes...), "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
 	}
 	return out
 }

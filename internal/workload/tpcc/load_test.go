@@ -47,7 +47,7 @@ func loaded(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(pg.Main(m, closeEngines, func() {
+	os.Exit(pg.Main(m, closeEngines, func() { my.Stop() }, func() {
 		for _, d := range append(engineDirs, sharedDir) {
 			if d != "" {
 				os.RemoveAll(d)

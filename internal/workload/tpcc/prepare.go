@@ -11,7 +11,7 @@ import (
 
 // Source is a TPC-C database to run, and what to load where it is missing.
 type Source struct {
-	// Engine is "sqlite", "duckdb" or "postgres".
+	// Engine is "sqlite", "duckdb", "postgres" or "mariadb".
 	Engine string
 	// Where says where the database is: Path for SQLite and DuckDB, DSN
 	// (empty: a managed server) and PG for PostgreSQL. Prepare sets Create
@@ -55,8 +55,8 @@ func Prepare(ctx context.Context, src Source) (w *Workload, loaded *LoadStats, e
 	if opt.DataBytes == 0 {
 		opt.DataBytes = EstimatedBytes(src.Load.Warehouses)
 	}
-	if src.Engine == dialectPostgres {
-		return preparePG(ctx, src, opt)
+	if isServer(src.Engine) {
+		return prepareServer(ctx, src, opt)
 	}
 	_, statErr := os.Stat(opt.Path)
 	if statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
@@ -108,9 +108,9 @@ func loadFile(ctx context.Context, src Source, opt engine.Options) (LoadStats, e
 	return st, nil
 }
 
-// preparePG opens PostgreSQL and loads it unless it holds a complete load
-// of the warehouses asked for.
-func preparePG(ctx context.Context, src Source, opt engine.Options) (*Workload, *LoadStats, error) {
+// prepareServer opens PostgreSQL or MariaDB and loads it unless it holds
+// a complete load of the warehouses asked for.
+func prepareServer(ctx context.Context, src Source, opt engine.Options) (*Workload, *LoadStats, error) {
 	eng, err := engine.Open(ctx, src.Engine, opt)
 	if err != nil {
 		return nil, nil, err

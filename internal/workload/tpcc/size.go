@@ -10,13 +10,15 @@ import (
 // Bytes one warehouse takes loaded, per engine, measured on W=1 loads of
 // this loader and rounded up: SQLite's file 86,007,808 bytes, DuckDB's
 // 66,859,008, PostgreSQL's tables with their indexes 125,304,832 (see
-// TestLoadEngines, which fails if PostgreSQL's outgrows its figure). Each
+// TestLoadEngines, which fails if PostgreSQL's or MariaDB's outgrows its
+// figure), MariaDB's (InnoDB's data and index lengths) 109,740,032. Each
 // counts the 100,000-row ITEM table once per warehouse, which overstates
 // larger loads by a few percent.
 const (
 	sqliteBytesPerWarehouse = 84 << 20
 	duckdbBytesPerWarehouse = 66 << 20
 	pgBytesPerWarehouse     = 120 << 20
+	myBytesPerWarehouse     = 105 << 20
 )
 
 // pgMaxWAL is the WAL a managed server may keep during a load
@@ -33,6 +35,8 @@ func LoadBytes(engineName string, w int) int64 {
 		per = duckdbBytesPerWarehouse
 	case dialectPostgres:
 		per = pgBytesPerWarehouse
+	case dialectMariaDB:
+		per = myBytesPerWarehouse
 	}
 	if w <= 0 {
 		return 0
@@ -63,7 +67,7 @@ func EstimatedBytes(w int) int64 {
 // (the file's directory; a managed server's $TMPDIR). A server reached by
 // DSN, or a directory that cannot be read, is not judged here.
 func CheckFits(engineName string, where engine.Options, w int) error {
-	if err := engine.HoldsLoad(engineName == dialectPostgres, where, LoadBytes(engineName, w)); err != nil {
+	if err := engine.HoldsLoad(isServer(engineName), where, LoadBytes(engineName, w)); err != nil {
 		return fmt.Errorf("%d warehouses on %s: %w", w, engineName, err)
 	}
 	return nil

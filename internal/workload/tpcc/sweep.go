@@ -45,6 +45,9 @@ type RunConfig struct {
 	// facilities in its sessions on a --dsn server.
 	Monitor       []string `toml:"monitor" json:"monitor,omitempty"`
 	AllowSettings bool     `toml:"allow_settings" json:"allow_settings,omitempty"`
+	// Load paces the cells (think time, arrival rate) or asks for a
+	// load curve; the zero value runs closed loops.
+	sweep.Load
 }
 
 // DefaultRunConfig is 'numalab run oltp' without flags.
@@ -80,15 +83,15 @@ func badSetting(name, value, want string) error {
 func (c *RunConfig) Check() error {
 	var errs []error
 	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want sqlite, duckdb, postgres or mariadb"))
 	}
-	if c.DSN != "" && c.Engine != "postgres" {
-		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres"))
+	if c.DSN != "" && !isServer(c.Engine) {
+		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb"))
 	}
-	if c.DB != "" && c.Engine == "postgres" {
-		errs = append(errs, badSetting("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL takes --dsn, or none for a throwaway server)"))
+	if c.DB != "" && isServer(c.Engine) {
+		errs = append(errs, badSetting("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn, or none for a throwaway server)"))
 	}
-	if c.DB == "" && c.Engine != "postgres" {
+	if c.DB == "" && !isServer(c.Engine) {
 		c.DB = DefaultPath(c.Engine, c.Warehouses)
 	}
 	if c.Warehouses <= 0 {
@@ -123,18 +126,28 @@ func (c *RunConfig) Check() error {
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
+	if err := c.Load.Check(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
 // Spec is the configuration's sweep.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: c.DataNode,
-		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: c.Engine == "postgres", Neighbour: c.Neighbour}
+		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour}
+}
+
+// isServer says whether engine is a server (PostgreSQL, MariaDB) rather
+// than a file in this process.
+func isServer(engine string) bool {
+	return engine == dialectPostgres || engine == dialectMariaDB
 }
 
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Trace: c.Trace, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Trace: c.Trace, Monitor: drive.SysMonitor("/"),
+		Pace: c.Load.Pacer(c.Seed)}
 }
 
 // Sweep is tpcc-ro as a sweep.Workload: each measured cell is a
@@ -163,7 +176,7 @@ func (s *Sweep) Describe() sweep.Description {
 	if s.cfg.Augmented {
 		name = "tpcc-ro-augmented"
 	}
-	return sweep.Description{Workload: name, Engine: s.cfg.Engine, InCgo: s.cfg.Engine != "postgres"}
+	return sweep.Description{Workload: name, Engine: s.cfg.Engine, InCgo: !isServer(s.cfg.Engine)}
 }
 
 // Types are Order-Status and Stock-Level.
@@ -211,9 +224,10 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 	}
 	if s.dataNode >= 0 {
 		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{s.dataNode}}
+		src.Where.MariaDB.MemPolicy = src.Where.PG.MemPolicy
 	}
 	say("opening " + cfg.Engine)
-	if cfg.Engine != "postgres" {
+	if !isServer(cfg.Engine) {
 		unlock, err := engine.LockDir(ctx, filepath.Dir(cfg.DB), say)
 		if err != nil {
 			return nil, nil, err

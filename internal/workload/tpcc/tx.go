@@ -42,6 +42,8 @@ func tableExistsSQL(dialect string) string {
 		return "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ?"
 	case dialectPostgres:
 		return "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
+	case dialectMariaDB:
+		return "SELECT table_name FROM information_schema.tables WHERE table_schema = database() AND table_name = ?"
 	}
 	return "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = current_schema() AND table_name = ?"
 }
@@ -61,7 +63,7 @@ func readMeta(ctx context.Context, db *sql.DB, dialect string) (Meta, error) {
 		return m, fmt.Errorf("%w: %w (load one with %s)", ErrNotTPCC, err, reloadHint)
 	}
 	kv := map[string]string{}
-	rows, err := db.QueryContext(ctx, "SELECT key, value FROM "+meta)
+	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(dialect)+", value FROM "+meta)
 	if err != nil {
 		return m, fmt.Errorf("reading %s: %w", meta, err)
 	}
@@ -140,6 +142,11 @@ func Open(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error
 		// The functions of this numalab version, whatever loaded the data.
 		if _, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(w.eng.Schema())); err != nil {
 			return nil, fmt.Errorf("opening tpcc on postgres: creating the transaction functions: %w", err)
+		}
+	}
+	if w.dialect == dialectMariaDB {
+		if err := createMyProcedures(ctx, eng); err != nil {
+			return nil, fmt.Errorf("opening tpcc on mariadb: creating the transaction procedures: %w", err)
 		}
 	}
 	return w, nil
@@ -258,6 +265,8 @@ func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, err
 		s.x, err = newDuckRunner(ctx, w)
 	case dialectPostgres:
 		s.x, err = newPGRunner(ctx, w)
+	case dialectMariaDB:
+		s.x, err = newMyRunner(ctx, w)
 	default:
 		err = fmt.Errorf("no tpcc transactions for engine %q", w.dialect)
 	}

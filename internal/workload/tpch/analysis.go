@@ -20,6 +20,20 @@ type Analysis struct {
 	Changes []PlanChange   `json:"plan_changes"`
 	Cost    *CostFit       `json:"cost_fit,omitempty"`
 	Advice  *DOPAdvice     `json:"dop_advice,omitempty"`
+	// Rule is the DOP rule of thumb each query's Rule comes from, its
+	// threshold a cost (a time turned into one by Cost's fit); RuleNote
+	// says why there is none when one was asked for.
+	Rule     *model.DOPRule `json:"dop_rule,omitempty"`
+	RuleNote string         `json:"dop_rule_note,omitempty"`
+}
+
+// RuleSpec is the DOP rule of thumb to set beside the measured DOPs: its
+// threshold as given (a time is turned into a cost with the run's fitted
+// seconds per cost unit) and the machine's cores.
+type RuleSpec struct {
+	Threshold      model.DOPThreshold
+	CoresPerSocket int
+	Sockets        int
 }
 
 // QueryScaling is one query's times against DOP (medians over repeats).
@@ -44,6 +58,40 @@ type DOPPoint struct {
 	// Explained says some repeat finished no run in its window, so its
 	// time is PostgreSQL's EXPLAIN ANALYZE's one run.
 	Explained bool `json:"timed_by_explain,omitempty"`
+	// Cost is the plan's cost at this DOP (the plan captured in the first
+	// repeat); PlanChanged says the plan's operators differ from the
+	// previous DOP's.
+	Cost        float64 `json:"cost,omitempty"`
+	PlanChanged bool    `json:"plan_changed,omitempty"`
+	// EstSpeedup is the optimizer's: cost at the lowest DOP over cost at
+	// this one; 0 where the engine's cost does not price parallelism
+	// (only PostgreSQL's does). Departs says the measured speedup is more
+	// than 2× above or below it.
+	EstSpeedup float64 `json:"estimated_speedup,omitempty"`
+	Departs    bool    `json:"departs_from_estimate,omitempty"`
+}
+
+// departFactor is how far measured and estimated speedup may part
+// before a point is flagged.
+const departFactor = 2
+
+// estimate sets each point's estimated speedup against the lowest DOP's
+// cost, and flags points whose measured speedup departs from it.
+func (q *QueryScaling) estimate(unit string) {
+	if unit != CostPostgres || len(q.Points) == 0 || q.Points[0].Cost <= 0 {
+		return
+	}
+	base := q.Points[0].Cost
+	for i := range q.Points {
+		p := &q.Points[i]
+		if p.Cost <= 0 {
+			continue
+		}
+		p.EstSpeedup = base / p.Cost
+		if r := p.Speedup / p.EstSpeedup; p.Speedup > 0 && (r > departFactor || r < 1.0/departFactor) {
+			p.Departs = true
+		}
+	}
 }
 
 // PlanChange is a plan that differs between consecutive DOPs.
@@ -147,9 +195,9 @@ type Throughput struct {
 	Repeats        int     `json:"repeats"`
 }
 
-// Analyze reads a run's cells; rule, if not nil, is the DOP rule of thumb
-// set beside each query's measured best DOP.
-func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
+// Analyze reads a run's cells; spec, if not nil, is the DOP rule of
+// thumb set beside each query's measured best DOP.
+func Analyze(cells []Cell, spec *RuleSpec) Analysis {
 	var a Analysis
 	byQ := map[int]map[int][]Cell{}
 	byS := map[int]map[int][]Cell{}
@@ -171,6 +219,7 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 	fit := &CostFit{}
 	for _, q := range sortedKeys(byQ) {
 		qs := QueryScaling{Query: q}
+		unit := ""
 		var prev *Plan
 		prevDOP := 0
 		for _, d := range sortedKeys(byQ[q]) {
@@ -182,8 +231,12 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 				p.Rows = max(p.Rows, c.Rows)
 				p.Explained = p.Explained || c.TimedByExplain
 				if c.Plan != nil {
-					p.Used = c.Used
+					p.Used, unit = c.Used, c.Plan.CostUnit
+					if p.Cost == 0 {
+						p.Cost = c.Plan.Cost
+					}
 					if prev != nil && prev.Shape != c.Plan.Shape {
+						p.PlanChanged = true
 						rm, ad := Changed(*prev, *c.Plan)
 						a.Changes = append(a.Changes, PlanChange{Query: q, FromDOP: prevDOP, DOP: d, Removed: rm, Added: ad})
 					}
@@ -209,6 +262,7 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 			}
 		}
 		qs.BestDOP = qs.Points[best].DOP
+		qs.estimate(unit)
 		for i := 0; i+1 < len(qs.Points); i++ {
 			if qs.Points[i+1].Seconds > 0.9*qs.Points[i].Seconds {
 				qs.StopsAt = qs.Points[i].DOP
@@ -217,10 +271,6 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 		}
 		if n := len(fit.Points); n > 0 && fit.Points[n-1].Query == q {
 			fit.Points[n-1].Seconds = base
-		}
-		if rule != nil && qs.Cost > 0 {
-			adv := rule.DOP(qs.Cost)
-			qs.Rule = &adv
 		}
 		a.Queries = append(a.Queries, qs)
 	}
@@ -258,6 +308,9 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 			fit.Common = slices.DeleteFunc(common, func(o string) bool { return onLine > 0 && 2*inLine[o] > onLine })
 		}
 		a.Cost = fit
+	}
+	if spec != nil {
+		a.applyRule(*spec)
 	}
 	if len(byS) > 0 {
 		adv := &DOPAdvice{}
@@ -307,6 +360,50 @@ func Analyze(cells []Cell, rule *model.DOPRule) Analysis {
 		a.Advice = adv
 	}
 	return a
+}
+
+// applyRule sets the rule of thumb's DOP beside each query with a plan
+// cost, its threshold turned into a cost by the fitted seconds per unit
+// when it is a time.
+func (a *Analysis) applyRule(spec RuleSpec) {
+	spu := 0.0
+	if a.Cost != nil {
+		spu = a.Cost.SecondsPerUnit
+	}
+	rule, err := spec.Threshold.Rule(spu, spec.CoresPerSocket, spec.Sockets)
+	if err != nil {
+		a.RuleNote = fmt.Sprintf("no DOP rule of thumb: threshold %s needs the seconds a cost unit takes, and no fit of cost against time was made (it needs plan costs of 3 or more queries)", spec.Threshold)
+		return
+	}
+	a.Rule = &rule
+	for i := range a.Queries {
+		if q := &a.Queries[i]; q.Cost > 0 {
+			adv := rule.DOP(q.Cost)
+			q.Rule = &adv
+		}
+	}
+}
+
+// Rung is where the rule of thumb's ladder steps to a DOP: from Cost (in
+// seconds by the fit, when the threshold was a time).
+type Rung struct {
+	DOP     int     `json:"dop"`
+	Cost    float64 `json:"cost"`
+	Seconds float64 `json:"seconds,omitempty"`
+}
+
+// Rungs are the rule's ladder, DOP 2 at the threshold and doubling every
+// 4× of cost, up to one socket's cores; none without a rule.
+func (a Analysis) Rungs() []Rung {
+	r := a.Rule
+	if r == nil {
+		return nil
+	}
+	var out []Rung
+	for d, c := 2, r.Threshold; d <= r.CoresPerSocket; d, c = 2*d, 4*c {
+		out = append(out, Rung{DOP: d, Cost: c, Seconds: c * r.SecondsPerUnit})
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[int]V) []int {

@@ -2,6 +2,8 @@ package tpch
 
 import (
 	"slices"
+
+	"github.com/numalab/numalab/internal/model"
 	"strings"
 	"testing"
 
@@ -72,5 +74,92 @@ func TestChanged(t *testing.T) {
 	rm, ad := Changed(Plan{Shape: "Gather\n  Hash Join\n    Seq Scan\n    Seq Scan"}, Plan{Shape: "Gather\n  Merge Join\n    Seq Scan\n    Index Scan"})
 	if !slices.Equal(rm, []string{"Hash Join", "Seq Scan"}) || !slices.Equal(ad, []string{"Index Scan", "Merge Join"}) {
 		t.Errorf("removed %q, added %q", rm, ad)
+	}
+}
+
+// TestEstimatedSpeedup sets the cost at every DOP beside the clock:
+// estimated speedup is the lowest DOP's cost over this DOP's, and a
+// measured speedup more than 2× either side of it, or a changed plan, is
+// flagged. The literature's Q5 (0.675 of DOP 1 at DOP 2 where the cost
+// promised more) and Q17 (4.3× where it promised less) are the shapes.
+func TestEstimatedSpeedup(t *testing.T) {
+	scan, par := "Aggregate\n  Seq Scan", "Finalize Aggregate\n  Gather\n    Partial Aggregate\n      Parallel Seq Scan"
+	cells := []Cell{
+		power(1, 1, 4, scan, 1000), power(1, 2, 2.2, par, 600), // est 1.67, measured 1.82: within 2×
+		power(5, 1, 1, scan, 1349), power(5, 2, 1/0.675, par, 1057), // est 1.28, measured 0.675: 0.53, within
+		power(6, 1, 1, scan, 1000), power(6, 2, 4, scan, 500), // est 2, measured 0.25: flagged below
+		power(17, 1, 4.3, scan, 1000), power(17, 2, 1, scan, 1000), // est 1, measured 4.3: flagged above
+	}
+	an := Analyze(cells, nil)
+	want := map[int]struct {
+		est     float64
+		departs bool
+		changed bool
+	}{1: {1000.0 / 600, false, true}, 5: {1349.0 / 1057, false, true}, 6: {2, true, false}, 17: {1, true, false}}
+	for _, q := range an.Queries {
+		w := want[q.Query]
+		p := q.Points[1]
+		if p.Cost == 0 || q.Points[0].EstSpeedup != 1 || p.EstSpeedup != w.est || p.Departs != w.departs || p.PlanChanged != w.changed {
+			t.Errorf("%s at DOP 2: cost %v, estimated %v (at DOP 1 %v), departs %v, plan changed %v; want estimated %v, departs %v, changed %v",
+				QueryName(q.Query), p.Cost, p.EstSpeedup, q.Points[0].EstSpeedup, p.Departs, p.PlanChanged, w.est, w.departs, w.changed)
+		}
+	}
+	// DuckDB's cost (summed row estimates) does not price parallelism:
+	// no estimate, nothing flagged.
+	duck := []Cell{power(1, 1, 4, scan, 1000), power(1, 2, 1, scan, 1000)}
+	for i := range duck {
+		duck[i].Plan.CostUnit = CostDuckDB
+	}
+	if p := Analyze(duck, nil).Queries[0].Points[1]; p.EstSpeedup != 0 || p.Departs {
+		t.Errorf("DuckDB: estimated %v, departs %v; want no estimate", p.EstSpeedup, p.Departs)
+	}
+	var b strings.Builder
+	writeEstimates(&b, an)
+	for _, s := range []string{"Q6       2         1000          500      2.00x      0.25x      0.12  measured under half the estimate",
+		"Q17      2         1000         1000      1.00x      4.30x      4.30  measured over 2x the estimate",
+		"Q1       2         1000          600      1.67x      1.82x      1.09  plan changed"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("no line %q in\n%s", s, b.String())
+		}
+	}
+}
+
+// TestRuleInSeconds turns a threshold in time into a cost with the run's
+// fitted seconds per unit: costs 100, 200, 300 taking 1, 2, 3 s fit 0.01 s
+// a unit, so 0.5 s is cost 50; DOP 2 from 50, 4 from 200, 8 from 800,
+// capped at 4 cores. Without a fit (fewer than 3 plan costs) a time
+// gives no rule and says why; a cost needs no fit.
+func TestRuleInSeconds(t *testing.T) {
+	scan := "Seq Scan"
+	cells := []Cell{power(1, 1, 1, scan, 100), power(2, 1, 2, scan, 200), power(3, 1, 3, scan, 300), power(4, 1, 0.4, scan, 40)}
+	spec := &RuleSpec{Threshold: model.DOPThreshold{Seconds: 0.5}, CoresPerSocket: 4, Sockets: 1}
+	an := Analyze(cells, spec)
+	r := an.Rule
+	if r == nil || r.Threshold != 50 || r.ThresholdSeconds != 0.5 || r.SecondsPerUnit != 0.01 {
+		t.Fatalf("rule %+v (%s); want cost 50 from 0.5 s at 0.01 s a unit", r, an.RuleNote)
+	}
+	for i, want := range []int{2, 4, 4, 1} {
+		if q := an.Queries[i]; q.Rule == nil || q.Rule.DOP != want {
+			t.Errorf("%s (cost %v): rule %+v, want DOP %d", QueryName(q.Query), q.Cost, q.Rule, want)
+		}
+	}
+	rungs := an.Rungs()
+	if len(rungs) != 2 || rungs[0] != (Rung{DOP: 2, Cost: 50, Seconds: 0.5}) || rungs[1] != (Rung{DOP: 4, Cost: 200, Seconds: 2}) {
+		t.Errorf("rungs %+v; want DOP 2 from cost 50 (0.5 s), 4 from 200 (2 s), then one socket's 4 cores", rungs)
+	}
+	var b strings.Builder
+	writeRule(&b, an)
+	for _, line := range []string{"serial below cost 50, the threshold 0.5 s at the fitted 0.01 s per unit; at most 4", "  DOP 2 from cost 50 (0.5 s)\n  DOP 4 from cost 200 (2 s)\n"} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("no %q in\n%s", line, b.String())
+		}
+	}
+	few := Analyze(cells[:2], spec)
+	if few.Rule != nil || few.Queries[0].Rule != nil || !strings.Contains(few.RuleNote, "threshold 500ms") {
+		t.Errorf("two costs, no fit: rule %+v, note %q; want none, and why", few.Rule, few.RuleNote)
+	}
+	byCost := Analyze(cells[:2], &RuleSpec{Threshold: model.DOPThreshold{Cost: 150}, CoresPerSocket: 4, Sockets: 1})
+	if byCost.Rule == nil || byCost.Queries[0].Rule.DOP != 1 || byCost.Queries[1].Rule.DOP != 2 {
+		t.Errorf("threshold cost 150: %+v; want Q1 serial, Q2 at DOP 2", byCost.Queries)
 	}
 }

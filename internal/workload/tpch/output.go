@@ -19,17 +19,18 @@ type Output struct {
 }
 
 // Conclude analyses the cells s measured on machine, with the DOP rule of
-// thumb from threshold and the machine's sockets and cores; on PostgreSQL
-// it adds the storage advice from the server's settings and probe (nil:
-// no stored storage probe).
-func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold float64, probe *result.IORatio) Output {
+// thumb from threshold (a time is turned into a cost with the run's
+// fitted seconds per cost unit) and the machine's sockets and cores; on
+// PostgreSQL it adds the storage advice from the server's settings and
+// probe (nil: no stored storage probe).
+func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold model.DOPThreshold, probe *result.IORatio) Output {
 	all := make([]Cell, 0, len(measured))
 	for _, c := range measured {
 		all = append(all, *c)
 	}
 	sockets := max(1, len(machine.Packages))
-	rule := &model.DOPRule{Threshold: threshold, CoresPerSocket: max(1, len(machine.Cores)/sockets), Sockets: sockets}
-	out := Output{Cells: append([]*Cell{}, measured...), Analysis: Analyze(all, rule)}
+	spec := &RuleSpec{Threshold: threshold, CoresPerSocket: max(1, len(machine.Cores)/sockets), Sockets: sockets}
+	out := Output{Cells: append([]*Cell{}, measured...), Analysis: Analyze(all, spec)}
 	if inf := s.Info(); inf != nil && s.cfg.Engine == "postgres" {
 		out.Storage = StorageAdvice(inf.Settings, probe, out.Analysis.Cost)
 	}

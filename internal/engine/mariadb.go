@@ -1,0 +1,659 @@
+package engine
+
+// MariaDB (and MySQL 8) as an Engine: a server given by a DSN
+// (go-sql-driver/mysql's form, user:password@unix(/path)/ or
+// user:password@tcp(host:port)/), or a managed throwaway MariaDB server
+// (mariaserver.Start) with its buffer pool sized to the data.
+//
+// Schema. Everything numalab creates lives in one database
+// (Options.Schema, default "numalab"), which every connection uses. Open
+// creates it (utf8mb4, utf8mb4_bin: strings compare by code point, as in
+// PostgreSQL's C locale) with a marker table, numalab_owner, whose
+// comment is schemaMarker: MySQL has no comment on a database. When the
+// database exists without that table and comment, Open stops with an
+// error: numalab neither uses nor drops a database it did not make.
+//
+// Connections. Streams get one connection each (a database/sql pool of
+// one, held as one *sql.Conn), whose socket is read in blocking mode on
+// the stream's thread (pgconn_blocking.go), as libmysqlclient does. Its
+// server thread (MariaDB and MySQL run a connection on a thread of
+// their one process) is found in performance_schema.threads
+// (THREAD_OS_ID of the connection's PROCESSLIST_ID); with a managed server
+// (or Options.PinBackends) Connect pins that thread to the CPUs of the
+// calling thread. A server without performance_schema cannot be pinned.
+//
+// DOP. MariaDB and MySQL run each query on one thread (MySQL's
+// innodb_parallel_read_threads speeds only a bare COUNT(*) and CHECK
+// TABLE): SetDOP accepts only 1, as on SQLite.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// ownerTable is the marker table in numalab's MariaDB database.
+const ownerTable = "numalab_owner"
+
+func init() {
+	// The driver logs to stderr what it also returns as errors, and a
+	// connection a stopped server closed: keep the terminal to numalab.
+	mysql.SetLogger(log.New(io.Discard, "", 0))
+}
+
+type myEngine struct {
+	server *mariaserver.Server // nil with a user's DSN
+	cfg    *mysql.Config       // the DSN's, with numalab's database
+	where  string
+	schema string
+	pin    bool
+	cache  bool // Options.MariaDBCacheMetadata
+	db     *sql.DB
+}
+
+var _ Engine = (*myEngine)(nil)
+
+func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
+	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends, cache: opt.MariaDBCacheMetadata}
+	if e.schema == "" {
+		e.schema = DefaultSchema
+	}
+	dsn := opt.DSN
+	if dsn == "" {
+		cfg := opt.MariaDB
+		if cfg.BufferPool <= 0 {
+			cfg.BufferPool = mariaserver.BufferPoolFor(opt.DataBytes)
+		}
+		s, err := mariaserver.Start(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("opening mariadb: %w", err)
+		}
+		e.server, e.pin, dsn = s, true, s.DSN()
+		e.where = "managed: " + s.Describe()
+		defer func() {
+			if err != nil {
+				s.Stop()
+			}
+		}()
+	} else {
+		e.where = result.Redact(dsn)
+	}
+	if e.cfg, err = mysql.ParseDSN(dsn); err != nil {
+		return nil, &pgConnectError{
+			msg: fmt.Sprintf("reading MariaDB/MySQL DSN %q: %v (expected user:password@unix(/path/to/socket)/ or user:password@tcp(host:port)/)", dsn, err),
+			dsn: dsn, err: err,
+		}
+	}
+	e.cfg.ParseTime = true
+	base := e.cfg.Clone()
+	base.DBName = ""
+	c, err := connectMy(ctx, base, nil)
+	if err != nil {
+		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.server != nil)), dsn: dsn, err: err}
+	}
+	err = claimDatabase(ctx, c, e.schema)
+	c.Close()
+	if err != nil {
+		return nil, fmt.Errorf("opening mariadb %s: %w", e.where, err)
+	}
+	e.cfg.DBName = e.schema
+	conn, err := mysql.NewConnector(e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening mariadb %s: %w", e.where, err)
+	}
+	e.db = sql.OpenDB(conn)
+	e.db.SetMaxIdleConns(2)
+	return e, nil
+}
+
+// connectMy opens a pool of one connection with cfg, dialling with dial
+// when it is not nil, and returns the connection (closing it closes the
+// pool's last connection; the pool itself is closed with it).
+func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error)) (*myOne, error) {
+	cfg = cfg.Clone()
+	if dial != nil {
+		cfg.DialFunc = dial
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(1)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &myOne{Conn: c, db: db}, nil
+}
+
+// myOne is one connection and the pool that holds only it.
+type myOne struct {
+	*sql.Conn
+	db *sql.DB
+}
+
+func (o *myOne) Close() error {
+	err := o.Conn.Close()
+	if derr := o.db.Close(); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// claimDatabase creates numalab's database with its marker table, or
+// checks that the existing one has it.
+func claimDatabase(ctx context.Context, c *myOne, name string) error {
+	q := quoteMy(name)
+	var n int
+	if err := c.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?", name).Scan(&n); err != nil {
+		return fmt.Errorf("looking for database %s: %w", name, err)
+	}
+	if n == 0 {
+		for _, stmt := range []string{
+			fmt.Sprintf("CREATE DATABASE %s CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", q),
+			fmt.Sprintf("CREATE TABLE %s.%s (note varchar(64)) COMMENT '%s'", q, ownerTable, schemaMarker),
+		} {
+			if _, err := c.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("creating database %s: %w (the DSN's user needs CREATE)", name, err)
+			}
+		}
+		return nil
+	}
+	var comment string
+	err := c.QueryRowContext(ctx, "SELECT table_comment FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", name, ownerTable).Scan(&comment)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%w: database %s exists without numalab's table %s: numalab will neither use nor drop it (use --schema with another name, or drop the database yourself if it is numalab's)", ErrNotOurSchema, name, ownerTable)
+	case err != nil:
+		return fmt.Errorf("looking for database %s: %w", name, err)
+	case comment != schemaMarker:
+		return fmt.Errorf("%w: database %s has a table %s with comment %q, not %q: numalab will neither use nor drop it", ErrNotOurSchema, name, ownerTable, comment, schemaMarker)
+	}
+	return nil
+}
+
+// quoteMy quotes an identifier with backticks.
+func quoteMy(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// myConnectHint suggests what to check for common connection failures.
+func myConnectHint(err error, managed bool) string {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1045:
+			return " (check the user name and password in the DSN)"
+		case 1049:
+			return " (the database does not exist: check the DSN's database name)"
+		}
+		return ""
+	}
+	switch {
+	case managed && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
+		return " (numalab's own server is no longer running: it stopped or was killed; run again to start a fresh one)"
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
+		return " (is the server running and listening at that socket or host and port? omit --dsn to let numalab start its own server)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return " (no answer in time: check the host name, port and firewall)"
+	}
+	return ""
+}
+
+func (e *myEngine) Name() string   { return "mariadb" }
+func (e *myEngine) DB() *sql.DB    { return e.db }
+func (e *myEngine) Path() string   { return "" }
+func (e *myEngine) Schema() string { return e.schema }
+
+// Server is the managed server, nil with a user's DSN.
+func (e *myEngine) Server() *mariaserver.Server { return e.server }
+
+// Bulk loads with prepared multi-row INSERTs (myBulkRows rows each, fewer
+// when the columns are many), one transaction per Flush, on a connection
+// of its own.
+func (e *myEngine) Bulk(ctx context.Context, table string, columns []string) (Bulk, error) {
+	if len(columns) == 0 {
+		return nil, fmt.Errorf("loading %s: no columns", table)
+	}
+	c, err := connectMy(ctx, e.cfg, nil)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: connecting: %s", table, result.Redact(err.Error()))
+	}
+	per := max(1, min(myBulkRows, 65535/len(columns)))
+	quoted := make([]string, len(columns))
+	for i, col := range columns {
+		quoted[i] = quoteMy(col)
+	}
+	return &myBulk{ctx: ctx, c: c, table: quoteMy(table), head: fmt.Sprintf("INSERT INTO %s (%s) VALUES ", quoteMy(table), strings.Join(quoted, ", ")),
+		ncol: len(columns), per: per, buf: make([]any, 0, myFlushRows*len(columns))}, nil
+}
+
+// myBulkRows is the most rows of one INSERT; myFlushRows of one Flush.
+const (
+	myBulkRows  = 1000
+	myFlushRows = 16384
+)
+
+type myBulk struct {
+	ctx   context.Context
+	c     *myOne
+	table string
+	head  string
+	ncol  int
+	per   int
+	full  *sql.Stmt // the INSERT of per rows, prepared at first use
+	buf   []any
+	rows  int64
+}
+
+func (b *myBulk) Append(vals ...any) error {
+	if len(vals) != b.ncol {
+		return fmt.Errorf("loading %s: %d values for %d columns", b.table, len(vals), b.ncol)
+	}
+	b.buf = append(b.buf, vals...)
+	if len(b.buf) >= myFlushRows*b.ncol {
+		return b.Flush()
+	}
+	return nil
+}
+
+// insert returns the INSERT of n rows.
+func (b *myBulk) insert(n int) string {
+	row := "(" + strings.Repeat("?, ", b.ncol-1) + "?)"
+	return b.head + strings.Repeat(row+", ", n-1) + row
+}
+
+func (b *myBulk) Flush() error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	err := b.flush()
+	clear(b.buf)
+	b.buf = b.buf[:0]
+	if err != nil {
+		return fmt.Errorf("loading %s: %w", b.table, err)
+	}
+	return nil
+}
+
+func (b *myBulk) flush() error {
+	tx, err := b.c.BeginTx(b.ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if b.full == nil {
+		if b.full, err = b.c.PrepareContext(b.ctx, b.insert(b.per)); err != nil {
+			return err
+		}
+	}
+	full := tx.StmtContext(b.ctx, b.full)
+	rows := len(b.buf) / b.ncol
+	i := 0
+	for ; rows-i >= b.per; i += b.per {
+		if _, err := full.ExecContext(b.ctx, b.buf[i*b.ncol:(i+b.per)*b.ncol]...); err != nil {
+			return err
+		}
+	}
+	if i < rows {
+		if _, err := tx.ExecContext(b.ctx, b.insert(rows-i), b.buf[i*b.ncol:]...); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	b.rows += int64(rows)
+	return nil
+}
+
+func (b *myBulk) Close() error {
+	err := b.Flush()
+	if b.full != nil {
+		b.full.Close()
+	}
+	if cerr := b.c.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (b *myBulk) Rows() int64 { return b.rows }
+
+// Connect opens a stream's connection on a blocking socket and, when
+// server threads are pinned, pins its thread to the calling thread's CPUs.
+func (e *myEngine) Connect(ctx context.Context) (Conn, error) {
+	mc := &myConn{}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialBlocking(ctx, network, addr)
+		if err != nil || !e.cache {
+			mc.sock = c
+			return c, err
+		}
+		cm := &cacheMetaConn{Conn: c}
+		mc.sock, mc.cache = cm, cm
+		return cm, nil
+	}
+	c, err := connectMy(ctx, e.cfg, dial)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to mariadb %s: %s%s", e.where, result.Redact(err.Error()), myConnectHint(err, e.server != nil))
+	}
+	mc.one = c
+	err = c.QueryRowContext(ctx, "SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&mc.tid)
+	if err != nil && e.pin {
+		c.Close()
+		return nil, fmt.Errorf("finding the server thread of a mariadb connection in performance_schema.threads: %v (pinning needs performance_schema=ON on the server)", err)
+	}
+	if e.pin {
+		if err := e.pinThread(mc.tid); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return mc, nil
+}
+
+// pinThread pins server thread tid to the calling thread's CPUs. With a
+// user's DSN it first checks that tid is a thread of a local mariadbd or
+// mysqld, so that it never pins an unrelated one.
+func (e *myEngine) pinThread(tid int) error {
+	cpus, err := place.Affinity()
+	if err != nil {
+		return fmt.Errorf("pinning mariadb server thread %d: %w", tid, err)
+	}
+	if e.server == nil {
+		if e.cfg.Net == "tcp" && !localHost(strings.Trim(hostOnly(e.cfg.Addr), "[]")) {
+			return fmt.Errorf("pinning mariadb server thread %d: the server %s is not on this machine (pinning needs a local server)", tid, e.where)
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(tid), "exe"))
+		if b := filepath.Base(exe); err != nil || b != "mariadbd" && b != "mysqld" {
+			return fmt.Errorf("pinning mariadb server thread %d: no local mariadbd or mysqld thread has that id (is the server in a container or on another machine?)", tid)
+		}
+	}
+	if err := place.PinPID(tid, cpus); err != nil {
+		return fmt.Errorf("pinning mariadb server thread %d to CPUs %s: %w", tid, place.FormatCPUs(cpus), err)
+	}
+	return nil
+}
+
+// hostOnly is the host of host:port.
+func hostOnly(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}
+
+// SetDOP accepts only 1: MariaDB and MySQL run a query on one thread.
+func (e *myEngine) SetDOP(ctx context.Context, dop int) error {
+	if err := checkDOP("mariadb", dop); err != nil {
+		return err
+	}
+	if dop != 1 {
+		return fmt.Errorf("setting mariadb DOP: %d, but MariaDB and MySQL run each query on one thread (use DOP 1)", dop)
+	}
+	return nil
+}
+
+// mySettingsRecorded are the server variables Describe records.
+var mySettingsRecorded = []string{
+	"innodb_buffer_pool_size", "innodb_buffer_pool_instances", "innodb_flush_log_at_trx_commit", "innodb_flush_method",
+	"innodb_doublewrite", "innodb_log_file_size", "innodb_io_capacity", "innodb_read_io_threads", "innodb_write_io_threads",
+	"thread_handling", "thread_pool_size", "max_connections", "performance_schema", "query_cache_type",
+	"tmp_table_size", "max_heap_table_size", "join_buffer_size", "sort_buffer_size", "optimizer_switch",
+	"collation_server", "transaction_isolation", "tx_isolation", "log_bin", "sync_binlog", "version_comment",
+}
+
+func (e *myEngine) Describe(ctx context.Context) (Info, error) {
+	in := Info{Engine: "mariadb", Where: e.where, Settings: map[string]string{}}
+	if err := e.db.QueryRowContext(ctx, "SELECT version()").Scan(&in.Version); err != nil {
+		return in, fmt.Errorf("describing mariadb: %w", err)
+	}
+	rows, err := e.db.QueryContext(ctx, "SELECT lower(variable_name), variable_value FROM information_schema.global_variables")
+	if err != nil {
+		// MySQL 8 keeps them in performance_schema.
+		rows, err = e.db.QueryContext(ctx, "SELECT variable_name, variable_value FROM performance_schema.global_variables")
+	}
+	if err != nil {
+		return in, fmt.Errorf("describing mariadb: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return in, fmt.Errorf("describing mariadb: %w", err)
+		}
+		if slices.Contains(mySettingsRecorded, strings.ToLower(k)) {
+			in.Settings[strings.ToLower(k)] = v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return in, fmt.Errorf("describing mariadb: %w", err)
+	}
+	in.Settings["schema"] = e.schema
+	in.Settings["server threads pinned"] = strconv.FormatBool(e.pin)
+	in.Settings["stream connections"] = "one per stream, blocking socket I/O on the stream's thread"
+	if e.server != nil {
+		in.Settings["server user"] = e.server.User
+		in.Settings["server binaries"] = e.server.BinDir
+	}
+	return in, nil
+}
+
+// Explain runs EXPLAIN and keeps, per row, the access path without the
+// row estimates: id, select_type, table, type, key, Extra.
+func (e *myEngine) Explain(ctx context.Context, query string, args ...any) (string, error) {
+	rows, err := e.db.QueryContext(ctx, "EXPLAIN "+query, args...)
+	if err != nil {
+		return "", fmt.Errorf("explaining on mariadb: %w", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", fmt.Errorf("explaining on mariadb: %w", err)
+	}
+	keep := map[string]bool{"id": true, "select_type": true, "table": true, "type": true, "key": true, "Extra": true}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var lines []string
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", fmt.Errorf("explaining on mariadb: %w", err)
+		}
+		var f []string
+		for i, c := range cols {
+			if keep[c] && vals[i].Valid {
+				f = append(f, c+"="+vals[i].String)
+			}
+		}
+		lines = append(lines, strings.Join(f, " "))
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("explaining on mariadb: %w", err)
+	}
+	return normalisePlan(lines), nil
+}
+
+// Prewarm reads every table of numalab's database through each of its
+// indexes (the primary key is the table itself in InnoDB), which brings
+// their pages into the buffer pool.
+func (e *myEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
+	st := PrewarmStats{Method: "index scans"}
+	rows, err := e.db.QueryContext(ctx, `SELECT s.table_name, s.index_name, max(t.data_length + t.index_length)
+		FROM information_schema.statistics s JOIN information_schema.tables t USING (table_schema, table_name)
+		WHERE s.table_schema = ? AND s.table_name <> ? GROUP BY s.table_name, s.index_name ORDER BY 1, 2`, e.schema, ownerTable)
+	if err != nil {
+		return st, fmt.Errorf("prewarming mariadb: %w", err)
+	}
+	type idx struct{ table, index string }
+	var idxs []idx
+	sizes := map[string]int64{}
+	for rows.Next() {
+		var i idx
+		var size int64
+		if err := rows.Scan(&i.table, &i.index, &size); err != nil {
+			rows.Close()
+			return st, fmt.Errorf("prewarming mariadb: %w", err)
+		}
+		idxs = append(idxs, i)
+		sizes[i.table] = size
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("prewarming mariadb: %w", err)
+	}
+	for _, i := range idxs {
+		var n int64
+		q := fmt.Sprintf("SELECT count(*) FROM %s FORCE INDEX (%s)", quoteMy(i.table), quoteMy(i.index))
+		if err := e.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			return st, fmt.Errorf("prewarming mariadb table %s through index %s: %w", i.table, i.index, err)
+		}
+		st.Objects++
+	}
+	for _, s := range sizes {
+		st.Bytes += s
+	}
+	return st, nil
+}
+
+func (e *myEngine) Close() error {
+	err := e.db.Close()
+	if e.server != nil {
+		if serr := e.server.Stop(); err == nil {
+			err = serr
+		}
+	}
+	return err
+}
+
+func (e *myEngine) Discard() error { return e.Close() }
+
+// MariaDBConn is a stream's MariaDB or MySQL connection, for a workload's
+// hot path.
+type MariaDBConn struct {
+	// Conn is the stream's one database/sql connection
+	// (go-sql-driver/mysql): prepare statements on it.
+	Conn *sql.Conn
+	// Socket is the connection's blocking socket. A workload may speak the
+	// client/server protocol on it itself, whole commands at a time,
+	// between calls through Conn: the driver keeps no state between
+	// commands. The driver does not negotiate CLIENT_DEPRECATE_EOF, so
+	// result sets end with EOF packets.
+	Socket net.Conn
+	// ThreadOSID is the server thread serving the connection, 0 when
+	// performance_schema is off.
+	ThreadOSID int
+	// CacheMetadata says the server sends a COM_STMT_EXECUTE's column
+	// definitions only when they changed (Options.MariaDBCacheMetadata,
+	// and a server that offers it): the column count is then followed by
+	// a byte that says whether they follow.
+	CacheMetadata bool
+}
+
+// myConn is a stream's connection.
+type myConn struct {
+	one   *myOne
+	sock  net.Conn
+	cache *cacheMetaConn // nil without Options.MariaDBCacheMetadata
+	tid   int
+}
+
+func (c *myConn) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := c.one.ExecContext(ctx, query, args...)
+	return err
+}
+
+func (c *myConn) Query(ctx context.Context, query string, args []any, row func([]any) error) error {
+	rows, err := c.one.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(types))
+	ptrs := make([]any, len(types))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		for i, v := range vals {
+			vals[i] = normaliseMy(v, types[i].DatabaseTypeName())
+		}
+		if err := row(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// normaliseMy converts a value by its column's type: the text protocol
+// gives every value as bytes. Integers become int64; DECIMAL int64 when
+// it has no fraction, else float64, as PostgreSQL's numeric does; FLOAT
+// and DOUBLE float64.
+func normaliseMy(v any, typ string) any {
+	b, ok := v.([]byte)
+	if !ok {
+		return normalise(v)
+	}
+	s := string(b)
+	switch typ {
+	case "TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "YEAR":
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+	case "UNSIGNED BIGINT", "UNSIGNED INT", "UNSIGNED SMALLINT", "UNSIGNED TINYINT", "UNSIGNED MEDIUMINT":
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+	case "DECIMAL":
+		if !strings.Contains(s, ".") {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return i
+			}
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	case "FLOAT", "DOUBLE":
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	}
+	return s
+}
+
+func (c *myConn) Native() Native {
+	return Native{MariaDB: &MariaDBConn{Conn: c.one.Conn, Socket: c.sock, ThreadOSID: c.tid, CacheMetadata: c.cache != nil && c.cache.negotiated}}
+}
+
+// BackendPID is the connection's server thread (a thread id, which
+// sched_setaffinity takes as it takes a process id).
+func (c *myConn) BackendPID() int { return c.tid }
+func (c *myConn) Close() error    { return c.one.Close() }

@@ -1,0 +1,113 @@
+package null
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/mariaserver/mytest"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// my is the MariaDB server the stream tests share (the sweep test starts
+// its own, as numalab does).
+var my = mytest.New(mariaserver.Config{BufferPool: 32 << 20})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := my.Stop(); err != nil {
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// TestMariaDBStream makes calls of both protocols on one connection and
+// checks the answers are read to their end: a call of each kind after
+// the other, an error the server reports, and a CALL's several results.
+func TestMariaDBStream(t *testing.T) {
+	s := my.Server(t)
+	ctx := context.Background()
+	e, err := engine.Open(ctx, "mariadb", engine.Options{DSN: s.DSN(), MariaDBCacheMetadata: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, protocol := range []string{Prepared, Simple} {
+		c, err := e.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Native().MariaDB.CacheMetadata {
+			t.Errorf("%s: the connection did not negotiate the metadata cache with MariaDB %s", protocol, s.Version())
+		}
+		st, err := openMy(ctx, c, protocol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 100 {
+			if _, err := st.Next(ctx); err != nil {
+				t.Fatalf("%s: %v", protocol, err)
+			}
+		}
+		if _, err := st.call(ctx, command(comQuery, "SELECT no_such_column")); err == nil || !strings.Contains(err.Error(), "error 1054 (42S22)") {
+			t.Errorf("%s: a bad query: %v; want error 1054", protocol, err)
+		}
+		if _, err := st.call(ctx, command(comQuery, "CREATE PROCEDURE IF NOT EXISTS two() BEGIN SELECT 1; SELECT 2, 3; END")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.call(ctx, command(comQuery, "CALL two()")); err != nil {
+			t.Errorf("%s: CALL with two result sets: %v", protocol, err)
+		}
+		// The connection is in step: the driver can still use it.
+		var one int
+		if err := c.Native().MariaDB.Conn.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+			t.Errorf("%s: the driver after the stream's calls: %d, %v", protocol, one, err)
+		}
+		if _, err := st.Next(ctx); err != nil {
+			t.Errorf("%s: after the driver: %v", protocol, err)
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("%s: close: %v", protocol, err)
+		}
+	}
+}
+
+// TestSweepMariaDB runs the prepared call over both transports on a
+// managed server, at every pairing this host offers, and checks that each
+// server thread ran where its pairing put it.
+func TestSweepMariaDB(t *testing.T) {
+	my.Server(t) // skips the test when MariaDB is not installed
+	cfg := DefaultRunConfig()
+	cfg.Engine = "mariadb"
+	cfg.Duration, cfg.Warmup, cfg.Repeat = 500*time.Millisecond, 200*time.Millisecond, 1
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	host, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, layout, m := cfg.Cells(host)
+	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
+	rec := &recorder{}
+	w := NewSweep(cfg, layout, m)
+	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t, procs: runtime.GOMAXPROCS(0)}, rec, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(cells) {
+		t.Fatalf("%d cells measured; want %d", len(out), len(cells))
+	}
+	for _, c := range out {
+		t.Logf("%s %s %s: %.0f calls/s, p50 %.1f µs", c.Transport, c.Protocol, c.Pairing, c.Cell.TPS, c.Cell.Total.P50US)
+		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.Protocol != Prepared {
+			t.Errorf("cell %d: %+v", c.Cell.Index, c)
+		}
+	}
+}
