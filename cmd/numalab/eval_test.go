@@ -139,7 +139,7 @@ func TestStoredCommandsParse(t *testing.T) {
 	var reps []transtats.RunConfig
 	var others [][]string // eval's null and tpch steps' command lines
 	rep := transtats.RunConfig{Engine: "sqlite", DB: "it's here.sqlite", Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
-		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3, Repeat: 2}
+		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3, Repeat: 2, DataNode: -1}
 	reps = append(reps, rep)
 	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2"} {
 		m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", fx), "")

@@ -31,8 +31,10 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	cliflag.RangedDuration(fs, "duration", 30*time.Second, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
 	cliflag.RangedDuration(fs, "warmup", 5*time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
+	fs.Int("data-node", -1, "NUMA node to place the data on before the cells (-1: leave it where it is); data=nodeN in a placement wins")
 	fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
 	cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
+	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -110,9 +112,11 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 		cliflag.Duration("duration", &cfg.Duration),
 		cliflag.Duration("warmup", &cfg.Warmup),
 		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
+		cliflag.Int("data-node", &cfg.DataNode),
 		cliflag.Uint64("seed", &cfg.Seed),
 		// A run stored before repeats has 0: it ran once.
 		cliflag.Field("repeat", &cfg.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }),
+		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
 	}
 }
 

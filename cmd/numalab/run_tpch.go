@@ -34,6 +34,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs.Duration("warmup", time.Second, "warm-up before each cell's window, excluded from every figure")
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	fs.Int("data-node", -1, "NUMA node to place the data pages on (-1: leave them where they are)")
+	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
 	fs.String("threshold", defaultDOPThreshold.String(), "where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
@@ -148,6 +149,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Se
 		}),
 		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
 		cliflag.Int("data-node", &cfg.DataNode),
+		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
 		cliflag.Field("threshold", threshold, func(s string) (model.DOPThreshold, error) {
 			t, err := model.ParseDOPThreshold(s)
 			if err != nil {

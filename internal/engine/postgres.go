@@ -70,6 +70,10 @@ type pgEngine struct {
 	params  map[string]string // runtime parameters of new connections
 	dop     int
 	workers int // the server's max_worker_processes
+
+	pmPinned bool  // SetDOPPlaced set the postmaster's CPUs
+	pmCPUs   []int // the postmaster's CPUs before, given back by Close
+	pmPID    int
 }
 
 var _ Engine = (*pgEngine)(nil)
@@ -386,7 +390,10 @@ func (e *pgEngine) Explain(ctx context.Context, query string, args ...any) (stri
 }
 
 func (e *pgEngine) Close() error {
-	err := e.db.Close()
+	err := e.restorePostmaster()
+	if cerr := e.db.Close(); err == nil {
+		err = cerr
+	}
 	if e.server != nil {
 		if serr := e.server.Stop(); err == nil {
 			err = serr

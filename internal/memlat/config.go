@@ -44,6 +44,9 @@ type Config struct {
 	Nodes       []int  `json:"nodes,omitempty"` // NUMA matrix nodes; empty: all
 	MLP         []int  `json:"mlp"`             // interleaved chain counts
 	BWWindowMS  int    `json:"bw_window_ms"`    // length of a bandwidth window
+	// C2CSamples are the clean windows per CPU pair of the cache-to-cache
+	// latency; 0 skips it.
+	C2CSamples int `json:"c2c_samples"`
 	// ProcRoot is where /proc is found ("/" in production).
 	ProcRoot string `json:"-"`
 }
@@ -55,7 +58,7 @@ func DefaultConfig(quick bool) Config {
 		MaxBytes: 1 << 30, MinBytes: 4 << 10, PerDoubling: 4,
 		Pages: []string{Pages4K, Pages2M}, FullChains: []string{TLBLocal, Random},
 		Samples: 3, Tries: 3, DRAMSamples: 10, Repeats: 3, WindowMS: 50, SlotBytes: DefaultSlotBytes, WindowBytes: DefaultWindowBytes,
-		Seed: 1, MLP: []int{1, 2, 4, 8, 16}, BWWindowMS: 300, ProcRoot: "/",
+		Seed: 1, MLP: []int{1, 2, 4, 8, 16}, BWWindowMS: 300, C2CSamples: 15, ProcRoot: "/",
 	}
 	if quick {
 		c.Quick = true
@@ -68,6 +71,7 @@ func DefaultConfig(quick bool) Config {
 		c.Tries = 3
 		c.DRAMSamples, c.Repeats = 6, 1
 		c.BWWindowMS = 100
+		c.C2CSamples = 7
 	}
 	return c
 }
@@ -110,7 +114,7 @@ func (c *Config) Validate(t *result.Topology, m Meminfo) error {
 	if c.MinBytes >= c.MaxBytes {
 		return fmt.Errorf("ladder from %s to %s: want min below max: %w", units.Bytes(c.MinBytes), units.Bytes(c.MaxBytes), ErrBadConfig)
 	}
-	if c.PerDoubling < 1 || c.Samples < 1 || c.DRAMSamples < 1 || c.Repeats < 1 || c.WindowMS < 1 {
+	if c.PerDoubling < 1 || c.Samples < 1 || c.DRAMSamples < 1 || c.Repeats < 1 || c.WindowMS < 1 || c.C2CSamples < 0 {
 		return fmt.Errorf("ladder density, samples, repeats and window must be positive: %w", ErrBadConfig)
 	}
 	if len(c.Pages) == 0 {

@@ -134,11 +134,20 @@ func TestProbeHost(t *testing.T) {
 	}
 	// Repeats 3: the four largest points again after the bandwidth probe
 	// and at the end.
+	// The cache-to-cache latency after the first clock, where there is a
+	// pair of CPUs.
 	again := strings.Repeat("memlat.Repeat ", 4)
-	want := "memlat.Clock memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth " +
+	c2c := ""
+	if len(tp.CPUs) > 1 {
+		c2c = "memlat.C2C "
+	}
+	want := "memlat.Clock " + c2c + "memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth " +
 		again + "memlat.Matrix " + again + "memlat.Clock memlat.Summary"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("emitted %s\nwant    %s", got, want)
+	}
+	if c := rep.C2C; len(tp.CPUs) > 1 && (c == nil || len(c.Pairs) == 0 || c.Pairs[0].BestNS <= 0 || c.Pairs[0].Cycles <= 0) {
+		t.Errorf("cache-to-cache latency %+v: want a pair with its round trip in ns and cycles", c)
 	}
 	s := rep.Summary
 	// The matrix has a row per node with CPUs and a column per node with

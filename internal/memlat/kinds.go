@@ -11,6 +11,7 @@ const (
 	KindMatrix    result.Kind[Matrix]    = "memlat.Matrix"
 	KindRepeat    result.Kind[Repeat]    = "memlat.Repeat"
 	KindSummary   result.Kind[Summary]   = "memlat.Summary"
+	KindC2C       result.Kind[C2C]       = "memlat.C2C"
 	// KindNeighbourCell is an OLTP run's cell measured with a neighbour.
 	KindNeighbourCell result.Kind[NeighbourCell] = "memlat.NeighbourCell"
 )

@@ -2,7 +2,8 @@
 // machine at hand: a pointer-chasing latency ladder from L1 to DRAM (in ns
 // and in measured core cycles, with 4 KiB and 2 MiB pages, TLB-local and
 // fully random chains), the node-to-node latency matrix, memory-level
-// parallelism, sequential-read bandwidth and latency under load.
+// parallelism, sequential-read bandwidth, latency under load and the
+// cache-to-cache latency between pinned threads per class of CPU pair.
 //
 // Chains live in mmap'd memory outside the Go heap and are chased on a
 // locked OS thread pinned to one CPU. Each number is the median of short
@@ -17,7 +18,8 @@
 // Files by measurement: config.go (the configuration), clock.go (the core
 // clock), ladder.go and repeat.go (the latency ladders and their largest
 // point again), mlp.go, bandwidth.go (bandwidth and loaded latency),
-// matrix.go, summary.go, render.go (text); probe.go runs them in order.
+// matrix.go, c2c.go (cache-to-cache), summary.go, render.go (text);
+// probe.go runs them in order.
 //
 // It refuses to use more memory than MemAvailable less a headroom, always
 // unmaps what it mapped, and never prints: progress goes to a callback and
@@ -43,6 +45,7 @@ type Report struct {
 	MLP       *MLP       `json:"mlp,omitempty"`
 	Bandwidth *Bandwidth `json:"bandwidth,omitempty"`
 	Matrix    *Matrix    `json:"matrix,omitempty"`
+	C2C       *C2C       `json:"c2c,omitempty"`
 	Summary   Summary    `json:"summary"`
 	Notes     []string   `json:"notes,omitempty"`
 	Elapsed   float64    `json:"elapsed_s"`
@@ -59,7 +62,7 @@ func (r *Report) Headline() string {
 
 // Emit receives each result as soon as it is measured, as an entry of its
 // kind (KindLadder, KindMLP, KindBandwidth, KindMatrix, KindClock,
-// KindRepeat, KindSummary).
+// KindRepeat, KindC2C, KindSummary).
 type Emit func(result.Entry) error
 
 // dataCaches returns the data/unified cache size one CPU sees per level.
@@ -96,8 +99,17 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 		rep.Clocks = append(rep.Clocks, c)
 		return c.GHz.Median, emit(KindClock.Of(c))
 	}
-	if _, err := clock("start"); err != nil {
+	ghz, err := clock("start")
+	if err != nil {
 		return rep, err
+	}
+	if cfg.C2CSamples > 0 && len(t.CPUs) > 1 {
+		if err := probeC2C(ctx, &cfg, t, ghz, rep, say); err != nil {
+			return rep, err
+		}
+		if err := emit(KindC2C.Of(*rep.C2C)); err != nil {
+			return rep, err
+		}
 	}
 	if llc := t.LastLevelCache(); llc > 0 && cfg.MaxBytes/int64(cfg.SlotBytes)*lineBytes < 4*llc {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("--max %s touches %s of lines, less than 4x the %s last-level cache: the largest point may not be DRAM",

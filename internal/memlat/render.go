@@ -99,6 +99,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "(%s)\n", c)
 		}
 	}
+	writeC2C(&b, r.C2C)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
@@ -259,4 +260,23 @@ func times(n int) string {
 		return "twice, the second time in a fresh mapping"
 	}
 	return fmt.Sprintf("%d times, in fresh mappings after the first", n)
+}
+
+// writeC2C prints the cache-to-cache latency, one row per class of pair.
+func writeC2C(b *strings.Builder, c *C2C) {
+	if c == nil || len(c.Pairs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nCache-to-cache latency: one line bounced between two pinned threads, the lowest clean window of %d; cycles at the start clock, %.2f GHz\n",
+		c.Pairs[0].RoundTripNS.Samples, c.GHz)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pair\tCPUs\tround trip ns\tcycles\tone way ns\tmedian ns\tspread ns\t")
+	for _, p := range c.Pairs {
+		fmt.Fprintf(tw, "%s\t%d,%d\t%.1f\t%.0f\t%.1f\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.BestNS, p.Cycles, p.OneWayNS, p.RoundTripNS.Median, spread(p.RoundTripNS))
+	}
+	tw.Flush()
+	b.WriteString("(a round trip is two transfers of a modified line; one way is half of it, the figure multichase's pingpong prints;\n a median far above the lowest window means the threads often waited for their CPUs)\n")
+	if len(c.Missing) > 0 {
+		fmt.Fprintf(b, "(no pair on this machine: %s)\n", strings.Join(c.Missing, ", "))
+	}
 }

@@ -41,6 +41,10 @@ func goldenReport() *Report {
 		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
 			NS:       [][]Stat{{st(100), st(150)}, {st(152), st(101)}},
 			Relative: [][]float64{{1, 1.5}, {1.52, 1.01}}},
+		C2C: &C2C{GHz: 3.6, Missing: []string{PairOtherLLC}, Pairs: []C2CPair{
+			{Class: PairSMT, CPUs: [2]int{0, 16}, RoundTripNS: st(40), BestNS: 39.2, OneWayNS: 19.6, Cycles: 141},
+			{Class: PairSameLLC, CPUs: [2]int{0, 1}, RoundTripNS: st(110), BestNS: 107.8, OneWayNS: 53.9, Cycles: 388},
+			{Class: PairOtherNode, CPUs: [2]int{0, 8}, RoundTripNS: st(300), BestNS: 294, OneWayNS: 147, Cycles: 1058}}},
 		Notes:   []string{"a note"},
 		Elapsed: 61.2,
 	}

@@ -240,6 +240,14 @@ func memorySection(r *Report) section {
 		}
 		s.Tables = append(s.Tables, tb)
 	}
+	if c := m.C2C; c != nil && len(c.Pairs) > 0 {
+		tb := table{ID: "memory-c2c", Caption: fmt.Sprintf("Cache-to-cache latency: one line bounced between two pinned threads, the lowest clean window; cycles at the probe's start clock, %s GHz; one way is half a round trip (multichase pingpong's figure)", fmtF(c.GHz, 2)),
+			Head: []string{"pair", "CPUs", "round trip ns", "cycles", "one way ns", "median ns"}}
+		for _, p := range c.Pairs {
+			tb.Rows = append(tb.Rows, []string{p.Class, cpuList(p.CPUs[:]), fmtF(p.BestNS, 1), fmtF(p.Cycles, 0), fmtF(p.OneWayNS, 1), fmtF(p.RoundTripNS.Median, 1)})
+		}
+		s.Tables = append(s.Tables, tb)
+	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
 		tb := table{ID: "memory-bandwidth", Caption: fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", units.Bytes(bw.Read[0].RegionBytes)),
 			Head: []string{"threads", "CPUs", "GB/s (10⁹ B/s)", "threads preempted"}}
@@ -390,10 +398,18 @@ func querySection(r *Report) section {
 	}
 	tb := table{ID: AnchorQueries + "-table", Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", q.Run),
 		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour", "min–max", "mean ms", "p95 ms", "speedup vs DOP 1", "errors"}}
+	workers := q.hasWorkers()
+	if workers {
+		tb.Head = append(tb.Head, "workers ran on (CPUs; in: every sample inside the placement)")
+	}
 	for _, sr := range q.ByDOP {
 		for _, p := range sr.Points {
-			tb.Rows = append(tb.Rows, []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.QPH),
-				fmtN(p.QPHMin) + "–" + fmtN(p.QPHMax), fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)})
+			row := []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.QPH),
+				fmtN(p.QPHMin) + "–" + fmtN(p.QPHMax), fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)}
+			if workers {
+				row = append(row, dashIfEmpty(p.Workers))
+			}
+			tb.Rows = append(tb.Rows, row)
 		}
 	}
 	s.Tables = append(s.Tables, tb)

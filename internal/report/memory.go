@@ -37,6 +37,9 @@ func buildMemory(run *result.Run) (*Memory, error) {
 	if m.Bandwidth, err = memlat.KindBandwidth.Last(run); err != nil {
 		return nil, err
 	}
+	if m.C2C, err = memlat.KindC2C.Last(run); err != nil {
+		return nil, err
+	}
 	m.DRAM = dramFigure(p, m.Matrix)
 	return m, nil
 }

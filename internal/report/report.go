@@ -116,6 +116,7 @@ type Memory struct {
 	Summary   *memlat.Summary   `json:"summary,omitempty"`
 	MLP       *memlat.MLP       `json:"mlp,omitempty"`
 	Bandwidth *memlat.Bandwidth `json:"bandwidth,omitempty"`
+	C2C       *memlat.C2C       `json:"c2c,omitempty"` // cache-to-cache latency per class of CPU pair
 }
 
 // OLTP is a tpcc-ro sweep: one series per placement and data location.
@@ -216,6 +217,9 @@ type QueryPoint struct {
 	P95MS      float64 `json:"p95_ms"`
 	Speedup    float64 `json:"speedup_vs_dop1,omitempty"`
 	Errors     int64   `json:"errors,omitempty"`
+	// Workers is where the parallel workers ran, over the repeats
+	// (result.WorkerCPUs.Short): "" at DOP 1.
+	Workers string `json:"workers,omitempty"`
 }
 
 // IO is a storage probe.

@@ -89,7 +89,9 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 		g := groups[k]
 		p := QueryPoint{Streams: k.streams, DOP: k.dop, Repeats: len(g)}
 		var qph, mean, p95, cv []float64
+		var ws []*result.WorkerCPUs
 		for _, qc := range g {
+			ws = append(ws, qc.Workers)
 			qph = append(qph, qc.QueriesPerHour)
 			if t := qc.Cell.Total; t.MeanUS > 0 && t.Count > 1 {
 				cv = append(cv, t.StdevUS/t.MeanUS)
@@ -100,6 +102,9 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 		}
 		p.QPH, p.QPHMin, p.QPHMax, p.QPHRepeats = stats.Median(qph), slices.Min(qph), slices.Max(qph), qph
 		p.MeanMS, p.P95MS, p.ResponseCV = stats.Median(mean), stats.Median(p95), stats.Median(cv)
+		if w := result.MergeWorkers(ws); w != nil {
+			p.Workers = w.Short()
+		}
 		points[k] = p
 	}
 	// Speedup against DOP 1 at the same query and streams, from medians.

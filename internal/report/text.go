@@ -232,6 +232,13 @@ func textMemory(b *strings.Builder, m *Memory) {
 		}
 		b.WriteString("\n")
 	}
+	if c := m.C2C; c != nil && len(c.Pairs) > 0 {
+		fmt.Fprintf(b, "  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):", fmtF(c.GHz, 2))
+		for _, p := range c.Pairs {
+			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1], fmtF(p.BestNS, 1), fmtF(p.Cycles, 0))
+		}
+		b.WriteString("\n")
+	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
 		b.WriteString("  sequential read bandwidth:")
 		for _, p := range bw.Read {
@@ -269,11 +276,20 @@ func textQueries(b *strings.Builder, q *Reporting) {
 	fmt.Fprintf(b, "  run %d: transtats on %s %s, %s rows, %s s measured after %s s warm-up per cell\n",
 		q.Run, q.Engine, q.Version, fmtN(float64(q.Rows)), fmtF(q.DurationS, 1), fmtF(q.WarmupS, 1))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    query\tDOP\tstreams\tqueries/h\tmin-max\tmean ms\tp95 ms\tspeedup vs DOP 1\t")
+	workers := q.hasWorkers()
+	head := "    query\tDOP\tstreams\tqueries/h\tmin-max\tmean ms\tp95 ms\tspeedup vs DOP 1\t"
+	if workers {
+		head += "workers ran on\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, s := range q.ByDOP {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t\n", s.Query, p.DOP, p.Streams, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax),
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t", s.Query, p.DOP, p.Streams, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax),
 				fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p))
+			if workers {
+				fmt.Fprintf(tw, "%s\t", dashIfEmpty(p.Workers))
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	tw.Flush()
@@ -347,4 +363,23 @@ func textModel(b *strings.Builder, md *Model) {
 			fmtF(row.LatencyNS, 1), fmtF(row.LatencyCycles, 0), fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtF(row.TotalVs1S, 2))
 	}
 	tw.Flush()
+}
+
+// hasWorkers says whether any cell recorded where its workers ran.
+func (q *Reporting) hasWorkers() bool {
+	for _, s := range q.ByDOP {
+		for _, p := range s.Points {
+			if p.Workers != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }

@@ -47,6 +47,10 @@ type QueryCell struct {
 	// Settings are the engine settings of the cell (DOP and what goes
 	// with it).
 	Settings map[string]string `json:"settings,omitempty"`
+	// Workers is where the cell's parallel workers ran (DOP > 1).
+	Workers *WorkerCPUs `json:"workers,omitempty"`
+	// Hog are the CPUs a busy thread kept busy during the cell (--hog).
+	Hog []int `json:"hog_cpus,omitempty"`
 }
 
 // PlanFinding is a plan that changed: within a cell (Kind "within-cell"),

@@ -133,7 +133,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 		}
 		resolved[sel] = p
 		if d := slices.Max(dops); len(p.CPUs) > 0 && d > len(p.CPUs) {
-			notes = append(notes, fmt.Sprintf("DOP %d is more than the placement's %s; parallel workers are not pinned by the placement", d, Count(len(p.CPUs), "CPU")))
+			notes = append(notes, fmt.Sprintf("DOP %d is more than the placement's %s: its parallel workers share them (oversubscribed)", d, Count(len(p.CPUs), "CPU")))
 		}
 	}
 	if spec.DataNode >= 0 && t.NodeIndex(spec.DataNode) < 0 {

@@ -11,11 +11,11 @@ import (
 )
 
 // rowFormat lays out the rows WriteRow prints as cells finish.
-const rowFormat = "%4v %-10v %5v %7v %4v %4v %9v %7v %10v %12v %v\n"
+const rowFormat = "%4v %-10v %5v %7v %4v %4v %9v %7v %10v %12v %-16v %v\n"
 
 // WriteRowHeader prints the header of the rows WriteRow prints.
 func WriteRowHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "test", "query", "streams", "dop", "used", "seconds", "rows", "queries/h", "cost", "errors")
+	fmt.Fprintf(w, rowFormat, "cell", "test", "query", "streams", "dop", "used", "seconds", "rows", "queries/h", "cost", "workers ran on", "errors")
 }
 
 // WriteRow prints tc, the measurement of the sweep's cell c, as one row.
@@ -50,7 +50,7 @@ func WriteRow(w io.Writer, c sweep.Cell, tc *Cell) {
 	default:
 		errs = strconv.FormatInt(tc.Cell.Total.Errors, 10)
 	}
-	fmt.Fprintf(w, rowFormat, c.Index, tc.Mode, q, c.Streams, c.DOP, used, secs, rows, fmt.Sprintf("%.0f", tc.QueriesPerHour), cost, errs)
+	fmt.Fprintf(w, rowFormat, c.Index, tc.Mode, q, c.Streams, c.DOP, used, secs, rows, fmt.Sprintf("%.0f", tc.QueriesPerHour), cost, tc.Workers.Short(), errs)
 }
 
 // Headline is the run's best DOP for queries per hour at each stream

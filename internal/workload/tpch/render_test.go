@@ -100,7 +100,7 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 	}
 	b.Reset()
 	WriteRow(&b, sweep.Cell{DOP: 1}, &Cell{Mode: ModePower, Query: 17, Seconds: 44.7723, TimedByExplain: true, Cell: &result.Cell{}})
-	if f := strings.Fields(b.String()); len(f) != 12 || f[6] != "44.7723" || f[7] != "(explain)" || f[8] != "-" {
+	if f := strings.Fields(b.String()); len(f) != 13 || f[6] != "44.7723" || f[7] != "(explain)" || f[8] != "-" {
 		t.Errorf("row timed by EXPLAIN: %q, want its seconds marked (explain) and no rows", b.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -30,6 +31,9 @@ type RunConfig struct {
 	Warmup    time.Duration `json:"warmup_ns"`
 	Placement string        `json:"placement,omitempty"`
 	DataNode  int           `json:"data_node"`
+	// Hog keeps that many of the placement's CPUs busy with a plain
+	// CPU-bound thread during every cell (place.HogCPUs).
+	Hog int `json:"hog,omitempty"`
 }
 
 // Cell kinds: the power test runs one query alone on one stream; the
@@ -72,6 +76,10 @@ type Cell struct {
 	// (PostgreSQL: 1 + workers launched); Settings the engine's.
 	Used     int               `json:"dop_used,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// Workers is where the cell's parallel workers ran (DOP > 1).
+	Workers *result.WorkerCPUs `json:"workers,omitempty"`
+	// Hog are the CPUs a busy thread kept busy during the cell (--hog).
+	Hog []int `json:"hog_cpus,omitempty"`
 }
 
 // QueryName is "Q1" for 1.
@@ -120,6 +128,9 @@ type Sweep struct {
 	sql  map[int]string // per query, the engine's SQL
 	rows []atomic.Int64 // per query, rows of its last run
 	cur  *Cell
+	// workers are the cell's parallel workers; hog its busy neighbour.
+	workers *engine.Workers
+	hog     *place.Hog
 }
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
@@ -192,23 +203,45 @@ var loadMethod = map[string]string{
 	dialectSQLite:   "prepared multi-row INSERT",
 }
 
-// Prewarm reads the data on the calling (placed) thread.
+// Prewarm reads the data on the calling thread; with node >= 0 (a
+// thread pinned to it and bound to its memory) it places the data there
+// and checks where it landed (engine.PlaceData), a DuckDB database opened
+// fresh first so that no block of its buffer pool is already loaded.
 func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
-	tell.Say("prewarming the tpch data")
-	st, err := s.db.Eng.Prewarm(ctx)
-	if err != nil {
+	if node < 0 {
+		tell.Say("prewarming the tpch data")
+		_, err := s.db.Eng.Prewarm(ctx)
 		return nil, err
 	}
-	if st.Placement != nil && node >= 0 {
-		tell.Note(fmt.Sprintf("tpch data prewarmed (%d bytes, %s) for node %d", st.Bytes, st.Method, node))
+	if s.cfg.Engine == dialectDuckDB {
+		old := *s.db
+		if err := s.db.Eng.Close(); err != nil {
+			return nil, err
+		}
+		s.db = nil
+		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn},
+			SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
+		if err != nil {
+			return nil, err
+		}
+		db.Reused, db.Stats = old.Reused, old.Stats
+		s.db = db
 	}
-	return nil, nil
+	tell.Say(fmt.Sprintf("placing the tpch data on node %d", node))
+	pd, err := engine.PlaceData(ctx, s.db.Eng, node)
+	if err != nil {
+		return nil, fmt.Errorf("placing the tpch data on node %d: %w", node, err)
+	}
+	tell.Note(fmt.Sprintf("tpch data placed on node %d: %s", node, engine.PlacedText(pd)))
+	return []result.Entry{engine.KindPlacedData.Of(pd)}, nil
 }
 
-// Begin sets the cell's DOP and, for a power cell's first repeat,
-// captures its plan and cost.
+// Begin sets the cell's DOP with its parallel workers on the cell's
+// placement, for a power cell's first repeat captures its plan and cost,
+// and starts sampling where the workers run.
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
-	if err := s.db.Eng.SetDOP(ctx, c.DOP); err != nil {
+	var err error
+	if s.workers, err = engine.SetDOPPlaced(ctx, s.db.Eng, c.DOP, c.Place.CPUs); err != nil {
 		return err
 	}
 	tc := &Cell{Mode: ModeThroughput, DOP: c.DOP, Streams: c.Streams, Repeat: c.Repeat}
@@ -230,7 +263,18 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 			}
 		}
 	}
+	if s.cfg.Hog > 0 {
+		cpus, err := place.HogCPUs(c.Place.Streams, s.cfg.Hog)
+		if err == nil {
+			s.hog, err = place.StartHog(cpus)
+		}
+		if err != nil {
+			return fmt.Errorf("starting cell %d (%s): %w", c.Index, c, err)
+		}
+		tc.Hog = s.hog.CPUs
+	}
 	s.cur = tc
+	s.workers.Watch()
 	return nil
 }
 
@@ -283,10 +327,16 @@ func (st *stream_) Close() error { return st.c.Close() }
 // End fills the cell's figures.
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
 	tc := s.cur
+	tc.Workers = s.workers.Done()
+	s.hog.Stop()
+	s.hog = nil
 	if err != nil {
 		tc.Error = result.Redact(err.Error())
 	}
 	o := sweep.Outcome[*Cell]{Item: tc}
+	for _, n := range tc.Workers.Notes() {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, c, n))
+	}
 	if m != nil {
 		tc.Cell = m
 		tc.QueriesPerHour = m.TPS * 3600
@@ -323,6 +373,8 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 
 // Close closes the data (and stops a managed server).
 func (s *Sweep) Close() error {
+	s.workers.Done() // a cell cut before End
+	s.hog.Stop()
 	if s.db == nil {
 		return nil
 	}

@@ -14,17 +14,18 @@ import (
 
 // rowFormat lays out the table 'numalab run report' prints as cells
 // finish (rows are printed one at a time, so widths are fixed).
-const rowFormat = "%4v %-5v %7v %4v %11v %9v %9v %9v %9v %9v %8v %7v\n"
+const rowFormat = "%4v %-5v %7v %4v %11v %9v %9v %9v %9v %9v %8v %-16v %7v\n"
 
 // WriteHeader prints the heading of the table WriteRow fills.
 func WriteHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "query", "streams", "dop", "queries/h", "mean ms", "stdev ms", "p50 ms", "p95 ms", "p99 ms", "speedup", "errors")
+	fmt.Fprintf(w, rowFormat, "cell", "query", "streams", "dop", "queries/h", "mean ms", "stdev ms", "p50 ms", "p95 ms", "p99 ms", "speedup", "workers ran on", "errors")
 }
 
-// WriteRow prints qc, the measurement of cell c, as one row.
+// WriteRow prints qc, the measurement of cell c, as one row; "workers ran
+// on" is result.WorkerCPUs.Short.
 func WriteRow(w io.Writer, c sweep.Cell, qc *result.QueryCell) {
 	if qc.Cell == nil {
-		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "-", "-", "-", "-", "-", "-", "-", "failed: "+qc.Error)
+		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "-", "-", "-", "-", "-", "-", "-", qc.Workers.Short(), "failed: "+qc.Error)
 		return
 	}
 	t := qc.Cell.Total
@@ -38,16 +39,17 @@ func WriteRow(w io.Writer, c sweep.Cell, qc *result.QueryCell) {
 		errs += " (cut short)"
 	}
 	if t.Count == 0 {
-		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "0", "-", "-", "-", "-", "-", speed, errs)
+		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "0", "-", "-", "-", "-", "-", speed, qc.Workers.Short(), errs)
 		return
 	}
 	fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, fmt.Sprintf("%.0f", qc.QueriesPerHour),
-		ms(t.MeanUS), ms(t.StdevUS), ms(t.P50US), ms(t.P95US), ms(t.P99US), speed, errs)
+		ms(t.MeanUS), ms(t.StdevUS), ms(t.P50US), ms(t.P95US), ms(t.P99US), speed, qc.Workers.Short(), errs)
 }
 
 // Headline is each query's best point (streams and DOP) by its
 // median queries per hour over repeats, with its speedup as the report
-// has it (that median over DOP 1's), for 'numalab runs'.
+// has it (that median over DOP 1's), for 'numalab runs'; with --hog, the
+// DOP that won beside the busy CPUs.
 func Headline(cfg RunConfig, cells []*result.QueryCell) string {
 	type point struct {
 		query        string
@@ -80,5 +82,9 @@ func Headline(cfg RunConfig, cells []*result.QueryCell) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s N=%d: %s", cfg.Engine, cfg.Rows, strings.Join(parts, "; "))
+	busy := ""
+	if cfg.Hog > 0 {
+		busy = fmt.Sprintf(", %s busy (--hog)", sweep.Count(cfg.Hog, "CPU"))
+	}
+	return fmt.Sprintf("%s N=%d%s: %s", cfg.Engine, cfg.Rows, busy, strings.Join(parts, "; "))
 }

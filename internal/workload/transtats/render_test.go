@@ -31,15 +31,16 @@ func TestWriteRow(t *testing.T) {
 	c := sweep.Cell{Type: P1, DOP: 4}
 	c.Index, c.Streams = 2, 1
 	WriteRow(&b, c, &result.QueryCell{Cell: &result.Cell{Total: result.TxStats{Count: 10, MeanUS: 1500, StdevUS: 250, P50US: 1400, P95US: 2000, P99US: 2500}},
-		QueriesPerHour: 2.4e6, SpeedupVsDOP1: 3.456})
+		QueriesPerHour: 2.4e6, SpeedupVsDOP1: 3.456, Workers: &result.WorkerCPUs{Placement: []int{2, 3}, Oversubscribed: true,
+			PerCPU: []result.CPUTime{{CPU: 1, MS: 10}, {CPU: 2, MS: 20}, {CPU: 3, MS: 10}}, OutsideMS: 10}})
 	WriteRow(&b, c, &result.QueryCell{Cell: &result.Cell{Interrupted: true, Total: result.TxStats{Errors: 2}}})
 	WriteRow(&b, c, &result.QueryCell{Error: "no table"})
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{
-		"cell query streams  dop   queries/h   mean ms  stdev ms    p50 ms    p95 ms    p99 ms  speedup  errors",
-		"   2 P1          1    4     2400000      1.50      0.25      1.40      2.00      2.50    3.46x       0",
-		"   2 P1          1    4           0         -         -         -         -         -        - 2 (cut short)",
-		"   2 P1          1    4           -         -         -         -         -         -        - failed: no table",
+		"cell query streams  dop   queries/h   mean ms  stdev ms    p50 ms    p95 ms    p99 ms  speedup workers ran on    errors",
+		"   2 P1          1    4     2400000      1.50      0.25      1.40      2.00      2.50    3.46x 1-3 25% out oversub       0",
+		"   2 P1          1    4           0         -         -         -         -         -        - -                2 (cut short)",
+		"   2 P1          1    4           -         -         -         -         -         -        - -                failed: no table",
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("table:\n%s", b.String())

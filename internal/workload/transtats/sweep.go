@@ -9,6 +9,7 @@ import (
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -31,13 +32,19 @@ type RunConfig struct {
 	// Repeat runs every cell that many times, all cells once before any
 	// again; 0 (a run stored before repeats) is once.
 	Repeat int `json:"repeat,omitempty"`
+	// Hog keeps that many of the placement's CPUs busy with a plain
+	// CPU-bound thread during every cell (place.HogCPUs).
+	Hog int `json:"hog,omitempty"`
+	// DataNode is the node the data is placed on (engine.PlaceData); -1
+	// leaves it where it is. A placement's data=nodeN wins.
+	DataNode int `json:"data_node"`
 }
 
 // Spec is the configuration's sweep: per repeat, per query, per stream
 // count, the DOPs in the order given.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
-		Repeat: max(c.Repeat, 1), DataNode: -1, Unpinned: true}
+		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: Dialect(c.Engine) == Postgres}
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -62,6 +69,7 @@ type Sweep struct {
 	cfg      RunConfig
 	dsn      string
 	db       *DB
+	db0      Config // what Open opened db with
 	info     engine.Info
 	findings []*result.PlanFinding
 
@@ -72,6 +80,8 @@ type Sweep struct {
 	seen          map[string]bool   // the plan findings stored, by findingKey
 	cur           *result.QueryCell // the cell between Begin and End
 	curPlanErr    error
+	workers       *engine.Workers // the cell's parallel workers
+	hog           *place.Hog      // the cell's busy neighbour (--hog)
 }
 
 // cellKey is a query at a stream count in one repeat: the speedup and
@@ -124,11 +134,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if s.dsn == "" && d == Postgres {
 		tell.Say("starting a throwaway PostgreSQL server")
 	}
-	db, err := Open(ctx, Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
 		},
-		Waiting: tell.Say})
+		Waiting: tell.Say}
+	db, err := Open(ctx, s.db0)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +159,42 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	return append(items, engine.KindInfo.Of(s.info)), nil
 }
 
-// Prewarm does nothing: the first cell's warm-up reads the data, and
-// transtats does not place it.
-func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
+// Prewarm places the data on node (engine.PlaceData), on the pinned and
+// bound thread sweep runs it on, and stores where it landed; node -1
+// leaves it to the first cell's warm-up. A DuckDB database is opened
+// fresh first, so that no block of its buffer pool is already loaded.
+func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
+	if node < 0 {
+		return nil, nil
+	}
+	if Dialect(s.cfg.Engine) == DuckDB {
+		load := s.db.Load
+		if err := s.db.Close(); err != nil {
+			return nil, err
+		}
+		s.db = nil
+		db, err := Open(ctx, s.db0)
+		if err != nil {
+			return nil, err
+		}
+		s.db = db
+		s.db.Load = load
+	}
+	tell.Say(fmt.Sprintf("placing the transtats data on node %d", node))
+	pd, err := engine.PlaceData(ctx, s.db.Engine(), node)
+	if err != nil {
+		return nil, fmt.Errorf("placing the transtats data on node %d: %w", node, err)
+	}
+	tell.Note(fmt.Sprintf("transtats data placed on node %d: %s", node, engine.PlacedText(pd)))
+	return []result.Entry{engine.KindPlacedData.Of(pd)}, nil
+}
 
-// Begin sets the cell's DOP and captures the plan before it.
+// Begin sets the cell's DOP with its parallel workers on the cell's
+// placement, starts sampling where they run, and captures the plan
+// before it.
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
-	if err := s.db.SetDOP(ctx, c.DOP); err != nil {
+	var err error
+	if s.workers, err = engine.SetDOPPlaced(ctx, s.db.Engine(), c.DOP, c.Place.CPUs); err != nil {
 		if gone := s.gone(ctx); gone != nil {
 			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
 		}
@@ -168,7 +208,18 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	if s.curPlanErr != nil {
 		qc.PlanError = s.curPlanErr.Error()
 	}
+	if s.cfg.Hog > 0 {
+		cpus, err := place.HogCPUs(c.Place.Streams, s.cfg.Hog)
+		if err == nil {
+			s.hog, err = place.StartHog(cpus)
+		}
+		if err != nil {
+			return fmt.Errorf("starting cell %d (%s): %w", c.Index, cellName(c), err)
+		}
+		qc.Hog = s.hog.CPUs
+	}
 	s.cur = qc
+	s.workers.Watch()
 	return nil
 }
 
@@ -181,6 +232,9 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 // plans and says whether the sweep goes on.
 func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*result.QueryCell] {
 	qc := s.cur
+	qc.Workers = s.workers.Done()
+	s.hog.Stop()
+	s.hog = nil
 	k := cellKey{c.Type, c.Streams, c.Repeat}
 	if err != nil {
 		qc.Error = result.Redact(err.Error())
@@ -208,6 +262,9 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	}
 	// The cell is stored with its plans after, then the findings.
 	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
+	for _, n := range qc.Workers.Notes() {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, cellName(c), n))
+	}
 	for _, f := range found {
 		// A later repeat finding the same change adds nothing.
 		key := findingKey(f)
@@ -247,6 +304,8 @@ func cellName(c sweep.Cell) string {
 
 // Close closes the database (and stops a managed server).
 func (s *Sweep) Close() error {
+	s.workers.Done() // a cell cut before End
+	s.hog.Stop()
 	if s.db == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
@@ -31,7 +32,7 @@ func TestSweepRepeats(t *testing.T) {
 		dops = []int{1, 2}
 	}
 	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
-		Streams: []int{1}, DOP: dops, Queries: []string{P2}, Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3}
+		Streams: []int{1}, DOP: dops, Queries: []string{P2}, Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3, DataNode: -1}
 	host, err := topo.FromSysfs("/")
 	if err != nil {
 		t.Fatal(err)
@@ -84,5 +85,40 @@ func TestSweepRepeats(t *testing.T) {
 	}
 	if stored != len(w.Findings()) {
 		t.Errorf("%d plan findings stored; want the %d found", stored, len(w.Findings()))
+	}
+}
+
+// TestSweepDataNode places a DuckDB database on this machine's first node
+// before the cells, from a fresh open: the file's cached pages and the new
+// buffer memory are there, and the placement is stored.
+func TestSweepDataNode(t *testing.T) {
+	host, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := host.Nodes[0].ID
+	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
+		Streams: []int{1}, DOP: []int{1}, Queries: []string{P1}, Duration: 100 * time.Millisecond, Seed: 1, DataNode: node}
+	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, ""), rec, rec); err != nil {
+		t.Fatal(err)
+	}
+	var placed []engine.PlacedData
+	for _, e := range rec.entries {
+		if pd, ok := e.Body().(engine.PlacedData); ok && e.Kind() == string(engine.KindPlacedData) {
+			placed = append(placed, pd)
+		}
+	}
+	if len(placed) != 1 {
+		t.Fatalf("%d data placements stored, want 1", len(placed))
+	}
+	pd := placed[0]
+	t.Logf("%s", engine.PlacedText(pd))
+	if pd.Node != node || pd.File == nil || pd.File.PerNode[node] != pd.File.Pages || pd.BufferBytes <= 0 || pd.GainedBytes[node] < pd.BufferBytes*99/100 {
+		t.Errorf("placed on node %d: %+v, want the file's pages and the buffer pool's memory there", node, pd)
 	}
 }

@@ -1,0 +1,121 @@
+package vmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// TestReportPlacement runs a DuckDB 'run report --dop 4' cell in the
+// two-node guest placed on node 1 and in the SMT guest placed with
+// smt=off, and checks that DuckDB's worker threads were sampled, and every
+// sample was inside the placement's CPUs. Before numalab placed the
+// workers they ran on every CPU of the guest. In the two-node guest it
+// also runs 'run report --data-node 0 --placement node=1' with the file
+// on tmpfs and on ext2, and checks the placement stored: the file's pages
+// and DuckDB's buffer memory on node 0.
+func TestReportPlacement(t *testing.T) {
+	h := host(t)
+	files := guestFiles(t)
+	for _, tc := range []struct {
+		name, sel string
+		m         Machine
+		dataNode  bool
+	}{
+		{"2nodes-node1", "node=1", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, true},
+		{"smt-off", "smt=off", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScript()
+			s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
+			s.add("select", "numalab topo --select '"+tc.sel+"' --json")
+			s.add("report", fmt.Sprintf("numalab run report --engine duckdb --db /tmp/w/%s --rows 1000000 --streams 1 --dop 4 --query P1 --placement '%s' --duration 3s --warmup 500ms --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db 1",
+				transtatsDB, tc.sel))
+			fsDirs := map[string]string{"tmpfs": "/tmp/dn", "ext2": "/data/dn"}
+			if tc.dataNode {
+				for _, fs := range []string{"tmpfs", "ext2"} {
+					d := fsDirs[fs]
+					s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", d, transtatsDB, d))
+					s.add("data-node-"+fs, fmt.Sprintf("numalab run report --engine duckdb --db %s/%s --rows 1000000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store %s/s.db >&2 && numalab runs show --json --store %s/s.db 1",
+						d, transtatsDB, d, d))
+					s.raw("rm -rf " + d)
+				}
+			}
+			secs := runScript(t, h, tc.m, files, s, 10*time.Minute)
+			if tc.dataNode {
+				for _, fs := range []string{"tmpfs", "ext2"} {
+					checkReportDataNode(t, fs, secs["data-node-"+fs])
+				}
+			}
+			var p place.Placement
+			decode(t, "select", secs["select"], &p)
+			var r storedRun
+			decode(t, "report", secs["report"], &r)
+			t.Logf("run report:\n%s", secs["report"].Err)
+			var cells []result.QueryCell
+			for _, it := range r.Results {
+				var qc result.QueryCell
+				if json.Unmarshal(it.Body, &qc) == nil && qc.Cell != nil && qc.Cell.DOP == 4 {
+					cells = append(cells, qc)
+				}
+			}
+			if len(cells) != 1 {
+				t.Fatalf("%d DOP 4 cells stored, want 1", len(cells))
+			}
+			w := cells[0].Workers
+			if w == nil {
+				t.Fatalf("the DOP 4 cell stored no record of where its workers ran")
+			}
+			t.Logf("%s (CPUs %v): %s, %d workers, %d samples, per CPU %+v, %.1f ms outside; %s", tc.sel, p.CPUs, w.Kind, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.How)
+			if !slices.Equal(w.Placement, p.CPUs) || w.Oversubscribed != (4 > len(p.CPUs)) {
+				t.Errorf("workers placed on %v (oversubscribed %v), want the placement's CPUs %v", w.Placement, w.Oversubscribed, p.CPUs)
+			}
+			if w.Workers != 3 || w.TotalMS() <= 0 {
+				t.Errorf("%d worker threads with %.1f ms of CPU time sampled, want 3 with some", w.Workers, w.TotalMS())
+			}
+			for _, c := range w.PerCPU {
+				if c.MS > 0 && !slices.Contains(p.CPUs, c.CPU) {
+					t.Errorf("workers ran %.1f ms on CPU %d, outside the placement's CPUs %v", c.MS, c.CPU, p.CPUs)
+				}
+			}
+			if w.OutsideMS != 0 {
+				t.Errorf("%.1f ms outside the placement recorded", w.OutsideMS)
+			}
+		})
+	}
+}
+
+// checkReportDataNode: the run stored one data placement on node 0, with
+// at least 99% of the file's pages and of DuckDB's buffer memory there.
+func checkReportDataNode(t *testing.T, fs string, sec section) {
+	t.Helper()
+	var r storedRun
+	decode(t, "data-node-"+fs, sec, &r)
+	var placed []engine.PlacedData
+	for _, it := range r.Results {
+		if it.Kind == string(engine.KindPlacedData) {
+			var pd engine.PlacedData
+			if err := json.Unmarshal(it.Body, &pd); err != nil {
+				t.Fatal(err)
+			}
+			placed = append(placed, pd)
+		}
+	}
+	if len(placed) != 1 {
+		t.Fatalf("%s: %d data placements stored, want 1\nstderr:\n%s", fs, len(placed), sec.Err)
+	}
+	pd := placed[0]
+	t.Logf("%s: --data-node 0, placement node=1: %s", fs, engine.PlacedText(pd))
+	if pd.Node != 0 || pd.File == nil || pd.File.Pages == 0 || float64(pd.File.PerNode[0]) < 0.99*float64(pd.File.Pages) {
+		t.Errorf("%s: file pages %v, want at least 99%% on node 0", fs, pd.File)
+	}
+	if pd.BufferBytes <= 0 || float64(pd.GainedBytes[0]) < 0.99*float64(pd.BufferBytes) {
+		t.Errorf("%s: DuckDB's buffer memory %d bytes, new memory per node %v: want at least 99%% of it on node 0", fs, pd.BufferBytes, pd.GainedBytes)
+	}
+}
