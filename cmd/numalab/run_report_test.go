@@ -180,7 +180,7 @@ func TestRunReportDuckDB(t *testing.T) {
 func TestRunReportSQLiteJSON(t *testing.T) {
 	dir := t.TempDir()
 	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite", "--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
-		"--query", "P2", "--duration", "300ms", "--warmup", "0s", "--store", filepath.Join(dir, "s.db"), "--json")
+		"--query", "P2", "--duration", "1s", "--warmup", "300ms", "--store", filepath.Join(dir, "s.db"), "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
