@@ -83,7 +83,7 @@ func TestDBEngineMismatch(t *testing.T) {
 		{"run", "oltp", "--engine", "postgres", "--db", "foo.db", "--store", st},
 		{"check", "--engine", "postgres", "--dsn", "postgres://u@127.0.0.1:1/x", "--db", "foo.db"},
 	} {
-		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "-db: ") || !strings.Contains(err.Error(), "PostgreSQL takes --dsn") {
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "-db: ") || !strings.Contains(err.Error(), "PostgreSQL and MariaDB take --dsn") {
 			t.Errorf("%v: %v\nwant --db refused for PostgreSQL", args, err)
 		}
 	}

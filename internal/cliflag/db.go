@@ -10,7 +10,7 @@ import (
 )
 
 // ErrPostgresFile refuses --db with PostgreSQL.
-var ErrPostgresFile = errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL takes --dsn)")
+var ErrPostgresFile = errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn)")
 
 // CheckFileEngine refuses a --db file whose first bytes say it belongs to
 // another engine than name: opened by the wrong engine it fails late and
