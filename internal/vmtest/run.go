@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,7 +116,7 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 		if sig != nil {
 			// Let the interrupt take its usual course now that qemu is gone.
 			signal.Stop(sigs)
-			unix.Kill(os.Getpid(), sig.(syscall.Signal))
+			reraise(sig.(syscall.Signal))
 		}
 		return res, err
 	}
@@ -223,4 +224,14 @@ func (h *Host) lock() (func(), error) {
 		return nil, fmt.Errorf("taking the one-guest-at-a-time lock: %w", err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// reraise sends sig to the calling thread, so that it is handled before
+// reraise returns. Sent to the process, the signal could wait for another
+// thread to be scheduled while this one goes on and exits with a test's
+// status instead of dying of the signal.
+func reraise(sig syscall.Signal) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
 }
