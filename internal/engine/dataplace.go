@@ -48,6 +48,13 @@ type PlacedData struct {
 // minOnNode is the share of the data that must land on the node asked for.
 const minOnNode = 0.99
 
+// otherThreadsBytes is the new memory that the process's other threads
+// may take on their own nodes while DuckDB's buffer pool is filled (the Go
+// heap and stacks of the progress and sampling goroutines, which run in the
+// cell's placement): in the two-node guest, 376 KiB appeared on the
+// placement's node beside an 18 MB pool on the data node.
+const otherThreadsBytes = 1 << 20
+
 // PlaceData prewarms e's data on node from the calling thread, which must
 // be pinned to node's CPUs and bound to its memory, and checks where it
 // landed; an error says what did not land there.
@@ -128,7 +135,7 @@ func (e *duckEngine) placeData(ctx context.Context, node int, pd *PlacedData) er
 			elsewhere += d
 		}
 	}
-	if float64(elsewhere) > (1-minOnNode)*float64(pd.BufferBytes) {
+	if float64(elsewhere) > (1-minOnNode)*float64(pd.BufferBytes)+otherThreadsBytes {
 		return fmt.Errorf("placing duckdb's buffer pool on node %d: it holds %d bytes, and %d bytes of new memory appeared on other nodes (per node: %v); open the database fresh, so that no block is already loaded",
 			node, pd.BufferBytes, elsewhere, pd.GainedBytes)
 	}
