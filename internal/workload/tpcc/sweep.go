@@ -282,7 +282,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 		pw.Pages = &pages
 	case node >= 0 && pw.Stats.Placement != nil:
 		if f := pw.Stats.Placement.Local(node); f < 0.99 {
-			return nil, fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)
+			return nil, fmt.Errorf("placing the %s server's data memory (PostgreSQL's shared memory, MariaDB's buffer pool) on node %d: only %.1f%% landed there", s.cfg.Engine, node, 100*f)
 		}
 	}
 	s.ld.Prewarm = append(s.ld.Prewarm, pw)
