@@ -126,3 +126,22 @@ func TestMariaDBManagedWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestMariaDBCheck: MariaDB takes --dsn, not --db, and loads with INSERTs
+// whatever --method says.
+func TestMariaDBCheck(t *testing.T) {
+	cfg := shortConfig("mariadb", "x.db")
+	if err := cfg.Check("/"); err == nil || !strings.Contains(err.Error(), "MariaDB into database numalab") {
+		t.Errorf("--db with mariadb: %v; want it refused", err)
+	}
+	cfg = shortConfig("mariadb", "")
+	cfg.Indexes = true
+	if err := cfg.Check("/"); err != nil || cfg.Method != "insert" {
+		t.Errorf("mariadb with --indexes: %v, method %q; want accepted, method insert", err, cfg.Method)
+	}
+	cfg = shortConfig("sqlite", "x.db")
+	cfg.DSN = "u:secret@unix(/tmp/s)/"
+	if err := cfg.Check("/"); err == nil || !strings.Contains(err.Error(), "is for --engine postgres or mariadb") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("--dsn with sqlite: %v; want it refused without the password", err)
+	}
+}
