@@ -145,3 +145,19 @@ func TestMariaDBCheck(t *testing.T) {
 		t.Errorf("--dsn with sqlite: %v; want it refused without the password", err)
 	}
 }
+
+// TestMyWindow: the waits between the reads nearest the window's ends
+// that saw every stream; none when the reads near an end are missing.
+func TestMyWindow(t *testing.T) {
+	read := func(at int64, threads int, n int64) myRead {
+		return myRead{at: at, threads: threads, count: map[string]int64{"idle": n}, ps: map[string]int64{"idle": 10 * n}}
+	}
+	reads := []myRead{read(-50, 1, 1), read(-10, 2, 5), read(500, 2, 50), read(990, 2, 95), read(1100, 2, 99)}
+	count, ps, secs, ok := myWindow(reads, 2, 0, 1000)
+	if !ok || count["idle"] != 90 || ps["idle"] != 900 || secs != 1000/1e9 {
+		t.Errorf("got %v %v %v %v; want 90 waits and 900 ps over the reads at -10 and 990", count, ps, secs, ok)
+	}
+	if _, _, _, ok := myWindow(reads[:2], 2, 0, 1000); ok {
+		t.Error("reads before the window only: want none")
+	}
+}

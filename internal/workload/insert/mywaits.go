@@ -115,7 +115,10 @@ func readMyWaits(ctx context.Context, conn *sql.Conn, ids []string, at int64) (m
 
 // myWindow is the waits between the reads nearest from and to (unix ns)
 // that saw every stream, and the seconds between those reads; ok is
-// false without two such reads.
+// false without two such reads, or when either lies more than a quarter
+// of the window from its end (the reader fell behind: seen now and then
+// on this loaded two-CPU machine, where it then read nothing in the
+// window).
 func myWindow(reads []myRead, streams int, from, to int64) (count, ps map[string]int64, secs float64, ok bool) {
 	var a, b *myRead
 	for i := range reads {
@@ -130,7 +133,7 @@ func myWindow(reads []myRead, streams int, from, to int64) (count, ps map[string
 			b = r
 		}
 	}
-	if a == nil || b == nil || b.at <= a.at {
+	if slack := (to - from) / 4; a == nil || b == nil || b.at <= a.at || abs(a.at-from) > slack || abs(b.at-to) > slack {
 		return nil, nil, 0, false
 	}
 	count, ps = map[string]int64{}, map[string]int64{}
@@ -150,25 +153,25 @@ func abs(x int64) int64 {
 }
 
 // stop ends the reads and returns the measured window's waits as shares
-// of the streams' time, longest first; nil when m is nil or the window
-// had not two reads.
-func (s *mySampler) stop(m *mResult) []WaitShare {
+// of the streams' time, longest first; nil when m is nil, or with why
+// when the window had not two reads near its ends.
+func (s *mySampler) stop(m *mResult) (_ []WaitShare, why string) {
 	s.cancel()
 	reads := <-s.done
 	if m == nil {
-		return nil
+		return nil, ""
 	}
 	count, ps, secs, ok := myWindow(reads, m.streams, m.from, m.to)
 	if !ok {
-		return nil
+		return nil, fmt.Sprintf("no waits: performance_schema was not read near both ends of the window (%d reads in all)", len(reads))
 	}
-	var out []WaitShare
+	out := []WaitShare{}
 	for ev, n := range count {
 		w := float64(ps[ev]) / 1e12
 		out = append(out, WaitShare{Event: ev, Count: n, Seconds: w, Pct: 100 * w / (secs * float64(m.streams))})
 	}
 	sortShares(out)
-	return out
+	return out, ""
 }
 
 // mResult is what mySampler.stop needs of a measured cell.
@@ -182,9 +185,9 @@ type mResult struct {
 // storage engine's row writes (wait/io/table, which holds the latch waits
 // and every page latch MariaDB does not instrument) per row, and the
 // time waiting for the client.
-func myDominant(ws []WaitShare) string {
-	if ws == nil {
-		return "no waits read (performance_schema off, or not readable by the DSN's user)"
+func myDominant(ws []WaitShare, why string) string {
+	if why != "" {
+		return why
 	}
 	var top, rows, idle *WaitShare
 	for i := range ws {
@@ -214,7 +217,7 @@ func myDominant(ws []WaitShare) string {
 		parts = append(parts, fmt.Sprintf("waiting for the client %.0f%%", idle.Pct))
 	}
 	if len(parts) == 0 {
-		return "no instrumented wait"
+		return "no instrumented wait (performance_schema off, or not readable by the DSN's user)"
 	}
 	return strings.Join(parts, "; ") + " (of the streams' time)"
 }

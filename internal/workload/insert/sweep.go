@@ -283,20 +283,21 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 		samples = cs.waits.stop(m)
 	}
 	var myWaits []WaitShare
+	var myWhy string
 	if cs != nil && cs.myWaits != nil {
 		var w *mResult
 		if m != nil {
 			from := m.Started.Add(m.Warmup).UnixNano()
 			w = &mResult{streams: m.Streams, from: from, to: from + m.Measured.Nanoseconds()}
 		}
-		myWaits = cs.myWaits.stop(w)
+		myWaits, myWhy = cs.myWaits.stop(w)
 	}
 	if m == nil {
 		return sweep.Outcome[*Measured]{Stop: err}
 	}
 	st := s.stats(c, m, cs, samples)
 	if s.cfg.Engine == "mariadb" {
-		st.Waits, st.Dominant = myWaits, myDominant(myWaits)
+		st.Waits, st.Dominant = myWaits, myDominant(myWaits, myWhy)
 	}
 	out := sweep.Outcome[*Measured]{Item: &Measured{Cell: m, Stats: st}, Stop: err,
 		Store: []result.Entry{result.KindCell.Of(*m), KindCellStats.Of(st)}}
