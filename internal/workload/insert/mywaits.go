@@ -217,7 +217,7 @@ func myDominant(ws []WaitShare, why string) string {
 		parts = append(parts, fmt.Sprintf("waiting for the client %.0f%%", idle.Pct))
 	}
 	if len(parts) == 0 {
-		return "no instrumented wait (performance_schema off, or not readable by the DSN's user)"
+		return "no wait counted between the reads nearest the window's ends (performance_schema off or not readable by the DSN's user; or its per-thread sums not moving between two reads, seen in 2 of 12 cells on this machine and not understood)"
 	}
 	return strings.Join(parts, "; ") + " (of the streams' time)"
 }
