@@ -52,7 +52,7 @@ func TestRunOLTPMonitorRefusals(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--engine", "postgres", "--monitor", "log_all,statement_log"},
-			[]string{`"statement_log" is not a facility numalab knows: want some of pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,trace,sysmon,series`}},
+			[]string{`"statement_log" is not a facility numalab knows: want some of pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,performance_schema,general_log,slow_log,slow_log_explain,trace,sysmon,series`}},
 		{[]string{"--monitor", "track_io_timing"}, []string{"track_io_timing is PostgreSQL's: use --engine postgres"}},
 		{[]string{"--engine", "postgres", "--dsn", srv.DSN(), "--monitor", "log_all,track_io_timing"},
 			[]string{"log_all, track_io_timing would change settings on the server --dsn names", "add --allow-settings"}},

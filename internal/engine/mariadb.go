@@ -497,10 +497,23 @@ func (e *myEngine) Explain(ctx context.Context, query string, args ...any) (stri
 
 // Prewarm reads every table of numalab's database through each of its
 // indexes (the primary key is the table itself in InnoDB), which brings
-// their pages into the buffer pool.
+// their pages into the buffer pool, on a connection of its own whose
+// server thread runs on the calling thread's CPUs (a managed server's,
+// or with Options.PinBackends), so that the pages it reads land on their
+// node. On a managed server it then says where the buffer pool lies
+// (Placement, mariadb_place.go).
 func (e *myEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 	st := PrewarmStats{Method: "index scans"}
-	rows, err := e.db.QueryContext(ctx, `SELECT s.table_name, s.index_name, max(t.data_length + t.index_length)
+	cn, err := e.Connect(ctx)
+	if err != nil {
+		return st, fmt.Errorf("prewarming mariadb: %w", err)
+	}
+	defer cn.Close()
+	if e.pin {
+		st.Method = "index scans on a server thread pinned to the prewarming thread's CPUs"
+	}
+	c := cn.(*myConn).one
+	rows, err := c.QueryContext(ctx, `SELECT s.table_name, s.index_name, max(t.data_length + t.index_length)
 		FROM information_schema.statistics s JOIN information_schema.tables t USING (table_schema, table_name)
 		WHERE s.table_schema = ? AND s.table_name <> ? GROUP BY s.table_name, s.index_name ORDER BY 1, 2`, e.schema, ownerTable)
 	if err != nil {
@@ -526,13 +539,16 @@ func (e *myEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 	for _, i := range idxs {
 		var n int64
 		q := fmt.Sprintf("SELECT count(*) FROM %s FORCE INDEX (%s)", quoteMy(i.table), quoteMy(i.index))
-		if err := e.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		if err := c.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			return st, fmt.Errorf("prewarming mariadb table %s through index %s: %w", i.table, i.index, err)
 		}
 		st.Objects++
 	}
 	for _, s := range sizes {
 		st.Bytes += s
+	}
+	if st.Placement, err = e.poolPlacement(ctx); err != nil {
+		return st, fmt.Errorf("prewarming mariadb: %w", err)
 	}
 	return st, nil
 }

@@ -5,7 +5,9 @@
 //
 // The facilities are PostgreSQL's (pg_stat_statements, auto_explain with
 // and without log_analyze, log_min_duration_statement = 0,
-// track_io_timing) and numalab's own instruments (the per-call trace,
+// track_io_timing), MariaDB's (performance_schema, the general log, the
+// slow log with long_query_time = 0, and with query_plan,explain: see
+// mariadb.go) and numalab's own instruments (the per-call trace,
 // sysmon, the per-second series). A PostgreSQL facility is switched per
 // cell by SQL each stream's session runs when it connects (SET, and LOAD
 // for auto_explain): the server's configuration is never changed, so

@@ -15,11 +15,18 @@ type Facility struct {
 	Name string
 	// Own says it is numalab's own instrument: no server setting.
 	Own bool
+	// Engine is the server whose facility it is: "postgres" or
+	// "mariadb" ("" for numalab's own).
+	Engine string
+	// Global is a MariaDB facility the managed server has on for every
+	// session (performance_schema always, the logs by ManagedSettings): a
+	// cell of another facility in the same run runs it off (CellSession).
+	Global bool
 	// On and Off say what a cell with it on and off runs, in words (for
 	// --help and the docs).
 	On, Off string
 	// onSQL and offSQL are what each stream's session runs first
-	// (PostgreSQL facilities).
+	// (the servers' facilities).
 	onSQL, offSQL []string
 	// off are the switches of a cell with it off (own instruments).
 	off sweep.Switches
@@ -36,31 +43,51 @@ const MinRepeat = 5
 
 // Facilities are the known facilities, in the order their cells run.
 var Facilities = []Facility{
-	{Name: "pg_stat_statements",
+	{Name: "pg_stat_statements", Engine: "postgres",
 		On:     "pg_stat_statements.track = top: every top-level statement counted in the shared hash table",
 		Off:    "pg_stat_statements.track = none: the library stays loaded (unloading takes a restart), its hooks return at once",
 		onSQL:  []string{"SET pg_stat_statements.track = 'top'"},
 		offSQL: []string{"SET pg_stat_statements.track = 'none'"}},
-	{Name: "auto_explain",
+	{Name: "auto_explain", Engine: "postgres",
 		On:     "LOAD 'auto_explain', auto_explain.log_min_duration = 0, log_nested_statements = on: the plan of every statement, the ones inside tpcc-ro's PL/pgSQL functions too, written to the server log",
 		Off:    "auto_explain not loaded by the session; auto_explain.log_min_duration = -1 should the server load it",
 		onSQL:  []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_analyze = off"},
 		offSQL: []string{"SET auto_explain.log_min_duration = -1"}},
-	{Name: "auto_explain_analyze",
+	{Name: "auto_explain_analyze", Engine: "postgres",
 		On:     "auto_explain as above with log_analyze = on (log_timing on, its default): every statement runs instrumented, per-node timing included, and its measured plan is logged",
 		Off:    "as auto_explain's off",
 		onSQL:  []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_analyze = on"},
 		offSQL: []string{"SET auto_explain.log_min_duration = -1"}},
-	{Name: "log_all",
+	{Name: "log_all", Engine: "postgres",
 		On:     "log_min_duration_statement = 0: every top-level statement and its duration written to the server log",
 		Off:    "log_min_duration_statement = -1 (other logging settings stay the server's)",
 		onSQL:  []string{"SET log_min_duration_statement = 0"},
 		offSQL: []string{"SET log_min_duration_statement = -1"}},
-	{Name: "track_io_timing",
+	{Name: "track_io_timing", Engine: "postgres",
 		On:     "track_io_timing = on: a clock read around every block read and write",
 		Off:    "track_io_timing = off",
 		onSQL:  []string{"SET track_io_timing = on"},
 		offSQL: []string{"SET track_io_timing = off"}},
+	{Name: "performance_schema", Engine: "mariadb", Global: true,
+		On:     "the session's server thread instrumented (performance_schema.threads.INSTRUMENTED = YES, as setup_actors gives every new thread by default): the instruments and consumers the server enables, on numalab's managed server MariaDB's defaults (statement digests, table I/O and locks, file I/O)",
+		Off:    "INSTRUMENTED = NO for the session's thread: nothing recorded for it (performance_schema itself stays on: turning it off takes a restart, and numalab finds a connection's server thread there)",
+		onSQL:  []string{myInstrumented + "'YES'" + myOwnThread},
+		offSQL: []string{myInstrumented + "'NO'" + myOwnThread}},
+	{Name: "general_log", Engine: "mariadb", Global: true,
+		On:     "sql_log_off = 0 with the server's general_log on: every statement the session receives (a tpcc-ro transaction's CALL, not the statements inside its procedure) written to the general log file",
+		Off:    "sql_log_off = 1: the session's statements not logged",
+		onSQL:  []string{"SET SESSION sql_log_off = 0"},
+		offSQL: []string{"SET SESSION sql_log_off = 1"}},
+	{Name: "slow_log", Engine: "mariadb", Global: true,
+		On:     "slow_query_log = 1 and long_query_time = 0 in the session, with the server's slow_query_log on: every statement (a CALL, not the statements inside) and its time, rows and lock time written to the slow log",
+		Off:    "slow_query_log = 0 in the session",
+		onSQL:  []string{"SET SESSION slow_query_log = 1", "SET SESSION long_query_time = 0", "SET SESSION log_slow_verbosity = ''", "SET SESSION log_slow_disabled_statements = 'sp'"},
+		offSQL: []string{"SET SESSION slow_query_log = 0"}},
+	{Name: "slow_log_explain", Engine: "mariadb", Global: true,
+		On:     "the slow log as slow_log with log_slow_verbosity = query_plan,explain and log_slow_disabled_statements = '': every statement, those inside tpcc-ro's procedures too, logged with its plan's traits (full scan, temporary table, filesort) and, for a top-level statement, its EXPLAIN (MariaDB's nearest to auto_explain; a CALL has no EXPLAIN)",
+		Off:    "as slow_log's off",
+		onSQL:  []string{"SET SESSION slow_query_log = 1", "SET SESSION long_query_time = 0", "SET SESSION log_slow_verbosity = 'query_plan,explain'", "SET SESSION log_slow_disabled_statements = ''"},
+		offSQL: []string{"SET SESSION slow_query_log = 0"}},
 	{Name: "trace", Own: true,
 		On:  "the per-call trace: start, end, type, stream and outcome of up to --trace calls per stream (default " + strconv.Itoa(DefaultTrace) + "), 40 bytes each reserved before the cell",
 		Off: "no trace (run oltp's default)",
@@ -74,6 +101,12 @@ var Facilities = []Facility{
 		Off: "no per-second series",
 		off: sweep.Switches{NoSeries: true, NoTrace: true}},
 }
+
+// The statement that instruments, or not, the session's own server thread.
+const (
+	myInstrumented = "UPDATE performance_schema.threads SET instrumented = "
+	myOwnThread    = " WHERE processlist_id = connection_id()"
+)
 
 // Names are the known facilities' names.
 func Names() []string {
@@ -103,7 +136,8 @@ type Request struct {
 
 // Check validates a request and returns its facilities in the order
 // given: every name known, each once; PostgreSQL's only on --engine
-// postgres, and on a user's server only with AllowSettings.
+// postgres, MariaDB's only on --engine mariadb, and on a user's server
+// only with AllowSettings.
 func Check(r Request) ([]Facility, error) {
 	var fs []Facility
 	var unknown []string
@@ -124,18 +158,21 @@ func Check(r Request) ([]Facility, error) {
 	if len(fs) == 0 {
 		return nil, fmt.Errorf("-monitor: no facility named: want some of %s", strings.Join(Names(), ","))
 	}
-	pg := PostgreSQL(fs)
-	switch {
-	case len(pg) > 0 && r.Engine != "postgres":
-		return nil, fmt.Errorf("-monitor: %s %s PostgreSQL's: use --engine postgres (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(pg, ", "), map[bool]string{true: "is", false: "are"}[len(pg) == 1])
-	case len(pg) > 0 && r.DSN && !r.AllowSettings:
-		return nil, fmt.Errorf("-monitor: %s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see 'numalab run oltp --help'), or monitor numalab's managed server by leaving out --dsn", strings.Join(pg, ", "))
+	isAre := func(n []string) string { return map[bool]string{true: "is", false: "are"}[len(n) == 1] }
+	for _, e := range []struct{ engine, name string }{{"postgres", "PostgreSQL"}, {"mariadb", "MariaDB"}} {
+		if n := onEngine(fs, e.engine); len(n) > 0 && r.Engine != e.engine {
+			return nil, fmt.Errorf("-monitor: %s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "), isAre(n), e.name, e.engine)
+		}
+	}
+	if srv := Server(fs); len(srv) > 0 && r.DSN && !r.AllowSettings {
+		return nil, fmt.Errorf("-monitor: %s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see 'numalab run oltp --help'), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
 	}
 	return fs, nil
 }
 
-// PostgreSQL names the facilities of fs that are PostgreSQL settings.
-func PostgreSQL(fs []Facility) []string {
+// Server names the facilities of fs that are server settings
+// (PostgreSQL's or MariaDB's).
+func Server(fs []Facility) []string {
 	var n []string
 	for _, f := range fs {
 		if !f.Own {
@@ -145,14 +182,38 @@ func PostgreSQL(fs []Facility) []string {
 	return n
 }
 
+// onEngine names the facilities of fs that are engine's.
+func onEngine(fs []Facility, engine string) []string {
+	var n []string
+	for _, f := range fs {
+		if f.Engine == engine {
+			n = append(n, f.Name)
+		}
+	}
+	return n
+}
+
 // ManagedSettings are the settings numalab's managed server starts with
-// for fs: pg_stat_statements preloaded, with track = none so that only
-// its on cells track.
+// for fs: on PostgreSQL pg_stat_statements preloaded, with track = none
+// so that only its on cells track; on MariaDB the general log and the
+// slow log on (a session switches them for itself: Session), written to
+// files in the server's data directory, which goes with the server.
 func ManagedSettings(fs []Facility) map[string]string {
-	if !slices.ContainsFunc(fs, func(f Facility) bool { return f.Name == "pg_stat_statements" }) {
+	m := map[string]string{}
+	for _, f := range fs {
+		switch f.Name {
+		case "pg_stat_statements":
+			m["shared_preload_libraries"], m["pg_stat_statements.track"] = "pg_stat_statements", "none"
+		case "general_log":
+			m["general-log"], m["log-output"] = "ON", "FILE"
+		case "slow_log", "slow_log_explain":
+			m["slow-query-log"], m["log-output"] = "ON", "FILE"
+		}
+	}
+	if len(m) == 0 {
 		return nil
 	}
-	return map[string]string{"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "none"}
+	return m
 }
 
 // Session is the SQL a stream's session runs first in a cell with f on
@@ -162,6 +223,27 @@ func (f Facility) Session(on bool) []string {
 		return f.onSQL
 	}
 	return f.offSQL
+}
+
+// CellSession is the SQL a stream's session runs first in a cell of f,
+// on or off, in a run of the facilities fs: f's own statements, after
+// the off statements of fs's other Global facilities (the managed
+// MariaDB server has them on for every session), so that a cell measures
+// f alone.
+func CellSession(fs []Facility, f Facility, on bool) []string {
+	var out []string
+	done := map[string]bool{}
+	for _, g := range fs {
+		if g.Global && g.Name != f.Name {
+			for _, q := range g.offSQL {
+				if !done[q] {
+					done[q] = true
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return append(out, f.Session(on)...)
 }
 
 // Switches are numalab's instruments in a cell of f on or off: the

@@ -76,7 +76,11 @@ func TestCheck(t *testing.T) {
 		r    Request
 		want string // in the error; "" = accepted
 	}{
-		{Request{Names: []string{"pg_stat_statements", "bogus", "x"}, Engine: "postgres"}, `"bogus", "x" are not a facility numalab knows: want some of pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,trace,sysmon,series`},
+		{Request{Names: []string{"pg_stat_statements", "bogus", "x"}, Engine: "postgres"}, `"bogus", "x" are not a facility numalab knows: want some of pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,performance_schema,general_log,slow_log,slow_log_explain,trace,sysmon,series`},
+		{Request{Names: []string{"general_log", "log_all"}, Engine: "mariadb"}, "log_all is PostgreSQL's: use --engine postgres"},
+		{Request{Names: []string{"slow_log", "general_log"}, Engine: "postgres"}, "slow_log, general_log are MariaDB's: use --engine mariadb"},
+		{Request{Names: []string{"slow_log"}, Engine: "mariadb", DSN: true}, "add --allow-settings"},
+		{Request{Names: []string{"slow_log_explain", "performance_schema", "sysmon"}, Engine: "mariadb"}, ""},
 		{Request{Names: []string{"log_all", "log_all"}, Engine: "postgres"}, "log_all is named more than once"},
 		{Request{Names: []string{"track_io_timing"}, Engine: "sqlite"}, "track_io_timing is PostgreSQL's: use --engine postgres"},
 		{Request{Names: []string{"track_io_timing"}, Engine: "postgres", DSN: true}, "add --allow-settings"},
@@ -109,6 +113,19 @@ func TestSessions(t *testing.T) {
 	m := ManagedSettings(facilities(t, "log_all", "pg_stat_statements"))
 	if m["shared_preload_libraries"] != "pg_stat_statements" || m["pg_stat_statements.track"] != "none" {
 		t.Errorf("managed settings for pg_stat_statements: %v", m)
+	}
+	fs, err := Check(Request{Names: []string{"general_log", "slow_log_explain", "performance_schema"}, Engine: "mariadb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ManagedSettings(fs); m["general-log"] != "ON" || m["slow-query-log"] != "ON" || m["log-output"] != "FILE" || len(m) != 3 {
+		t.Errorf("managed MariaDB settings for general_log, slow_log_explain: %v; want both logs on, to files", m)
+	}
+	if got := CellSession(fs, fs[2], false); strings.Join(got, "; ") != "SET SESSION sql_log_off = 1; SET SESSION slow_query_log = 0; "+myInstrumented+"'NO'"+myOwnThread {
+		t.Errorf("performance_schema's off cell runs %q; want the logs off, then its own off", got)
+	}
+	if got := CellSession(fs, fs[0], true); strings.Join(got, "; ") != "SET SESSION slow_query_log = 0; "+myInstrumented+"'NO'"+myOwnThread+"; SET SESSION sql_log_off = 0" {
+		t.Errorf("general_log's on cell runs %q; want the slow log and performance_schema off, then the general log on", got)
 	}
 	if lines := Changes(facilities(t, "sysmon"), true); lines != nil {
 		t.Errorf("changes for sysmon: %q, want none", lines)

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/result"
@@ -83,6 +84,7 @@ type Workload struct {
 	inner   sweep.Workload[*result.Cell]
 	session func(stmts []string)
 	slots   []Slot
+	fs      []Facility // the plan's, in the order they first run
 }
 
 var _ sweep.Workload[Cell] = (*Workload)(nil)
@@ -90,7 +92,13 @@ var _ sweep.Workload[Cell] = (*Workload)(nil)
 // Wrap is inner with the facilities of slots switched per cell; session
 // sets the SQL each stream runs first (tpcc.Sweep.Session).
 func Wrap(inner sweep.Workload[*result.Cell], session func(stmts []string), slots []Slot) *Workload {
-	return &Workload{inner: inner, session: session, slots: slots}
+	w := &Workload{inner: inner, session: session, slots: slots}
+	for _, s := range slots {
+		if f, ok := Lookup(s.Facility); ok && !slices.ContainsFunc(w.fs, func(g Facility) bool { return g.Name == f.Name }) {
+			w.fs = append(w.fs, f)
+		}
+	}
+	return w
 }
 
 // Describe is the inner workload's.
@@ -119,7 +127,7 @@ func (w *Workload) Begin(ctx context.Context, c sweep.Cell) error {
 	if !ok {
 		return fmt.Errorf("monitoring: cell %d: no facility %q", c.Index, s.Facility)
 	}
-	w.session(f.Session(s.On))
+	w.session(CellSession(w.fs, f, s.On))
 	return w.inner.Begin(ctx, c)
 }
 

@@ -18,8 +18,15 @@ import (
 // on and off statement allowed to the DSN's user. The statements run in a
 // transaction that is rolled back, on a connection of their own; LOAD
 // loads auto_explain into that connection only.
+//
+// On MariaDB (fs's facilities are MariaDB's) it checks that the server
+// has what numalab will not turn on for the whole server: performance_schema,
+// and the general or slow log (checkMariaDB).
 func CheckServer(ctx context.Context, dsn string, fs []Facility) error {
-	if len(PostgreSQL(fs)) == 0 {
+	if len(onEngine(fs, "mariadb")) > 0 {
+		return checkMariaDB(ctx, dsn, fs)
+	}
+	if len(onEngine(fs, "postgres")) == 0 {
 		return nil
 	}
 	c, err := engine.ConnectPG(ctx, dsn)
@@ -77,6 +84,9 @@ func refusalHint(q string, err error) string {
 // Changes says, before a run, what numalab will change where and how it
 // is undone: a line per facility, then the rule.
 func Changes(fs []Facility, dsn bool) []string {
+	if len(onEngine(fs, "mariadb")) > 0 {
+		return myChanges(fs, dsn)
+	}
 	var lines []string
 	for _, f := range fs {
 		if f.Own {

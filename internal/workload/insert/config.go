@@ -1,15 +1,18 @@
 // Package insert is the concurrent-loading workload ('numalab run insert'):
 // S streams each bulk-load batches of B rows into one shared table, on
 // PostgreSQL (COPY or multi-row INSERT, into a heap table with or without
-// indexes), DuckDB (its Appender, one per batch) and SQLite (one writer at a
-// time). A cell reports rows/s and MB/s, and how the streams waited: on
-// SQLite the time spent waiting for the write lock, on PostgreSQL the
-// backends' wait events sampled from pg_stat_activity.
+// indexes), MariaDB (multi-row INSERTs into an InnoDB table), DuckDB (its
+// Appender, one per batch) and SQLite (one writer at a time). A cell
+// reports rows/s and MB/s, and how the streams waited: on SQLite the time
+// spent waiting for the write lock, on PostgreSQL the backends' wait
+// events sampled from pg_stat_activity, on MariaDB the server threads'
+// waits timed by performance_schema.
 //
-// It writes only its own table: a file it marked (SQLite, DuckDB) or a table
-// of numalab's schema carrying its comment (PostgreSQL). Anything else of
-// that name is refused and left untouched. It refuses a batch that does not
-// fit in memory and a cell that could fill the disk.
+// It writes only its own table: a file it marked (SQLite, DuckDB) or a
+// table of numalab's schema or database carrying its comment (PostgreSQL,
+// MariaDB). Anything else of that name is refused and left untouched. It
+// refuses a batch that does not fit in memory and a cell that could fill
+// the disk.
 package insert
 
 import (
@@ -39,9 +42,14 @@ var Methods = []string{"copy", "insert"}
 //     index on it: the streams share only the table;
 //   - stream: the same ids as the table's primary key, so each stream
 //     appends at the right edge of its own range of the index;
-//   - shared: one sequence (PostgreSQL's identity column, DuckDB's
-//     sequence, SQLite's rowid) that every stream draws from, as the
-//     primary key: every stream appends to the one right-most page.
+//   - shared: one sequence (PostgreSQL's identity column, MariaDB's
+//     AUTO_INCREMENT, DuckDB's sequence, SQLite's rowid) that every stream
+//     draws from, as the primary key: every stream appends to the one
+//     right-most page.
+//
+// On MariaDB "none" is a table without a primary key, which InnoDB
+// clusters by a hidden row id from one server-wide counter: there the
+// streams share the right-most page as with "shared" (mariadb.go).
 var Keys = []string{"none", "stream", "shared"}
 
 // RunConfig is an insert sweep; it is stored with the run.
@@ -50,9 +58,11 @@ type RunConfig struct {
 	DB     string `toml:"db" json:"db"`
 	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
 	// Method is PostgreSQL's: "copy" (COPY FROM STDIN) or "insert"
-	// (multi-row INSERTs, one transaction per batch).
+	// (multi-row INSERTs, one transaction per batch). MariaDB's is always
+	// "insert" (Check sets it).
 	Method string `toml:"method" json:"method"`
-	// Indexes gives PostgreSQL's table a primary key and an index on k.
+	// Indexes gives PostgreSQL's table a primary key and an index on k,
+	// MariaDB's an index on k.
 	Indexes bool `toml:"indexes" json:"indexes"`
 	// Key is one of Keys ("" in runs stored before it: none).
 	Key        string        `toml:"key" json:"key,omitempty"`
@@ -64,7 +74,8 @@ type RunConfig struct {
 	Duration   time.Duration `toml:"duration" json:"duration_ns"`
 	Warmup     time.Duration `toml:"warmup" json:"warmup_ns"`
 	Repeat     int           `toml:"repeat" json:"repeat"`
-	// WaitEvery is the period of PostgreSQL's wait-event sampler.
+	// WaitEvery is the period of PostgreSQL's wait-event sampler, and of
+	// MariaDB's reads of performance_schema (100ms at least).
 	WaitEvery time.Duration `toml:"wait_every" json:"wait_every_ns"`
 	Seed      int64         `toml:"seed" json:"seed"`
 	// Pacing paces the batches (think time, arrival rate); the zero
@@ -111,6 +122,10 @@ func diskBytesPerRow(engineName string, indexes bool, key string) int64 {
 		return 100 + 2*40
 	case engineName == "postgres":
 		return 100
+	case engineName == "mariadb" && indexes:
+		return 100 + 40
+	case engineName == "mariadb":
+		return 100 // InnoDB's row header, the row and the leaf's slack
 	case engineName == "duckdb":
 		return RowBytes // compressed columns: at most the raw row
 	}
@@ -128,24 +143,28 @@ func bad(name, value, want string) error { return fmt.Errorf("-%s: %q %s", name,
 func (c *RunConfig) Check(root string) error {
 	var errs []error
 	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, bad("engine", c.Engine, "is not an engine: want sqlite, duckdb or postgres"))
+		errs = append(errs, bad("engine", c.Engine, "is not an engine: want sqlite, duckdb, postgres or mariadb"))
 	}
-	if c.DSN != "" && c.Engine != "postgres" {
-		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine postgres"))
+	server := c.Engine == "postgres" || c.Engine == "mariadb"
+	if c.DSN != "" && !server {
+		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb"))
 	}
-	if c.DB == "" && c.Engine != "postgres" {
+	if c.DB == "" && !server {
 		c.DB = DefaultPath(c.Engine)
 	}
-	if c.DB != "" && c.Engine == "postgres" {
-		errs = append(errs, bad("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL loads into schema numalab)"))
+	if c.DB != "" && server {
+		errs = append(errs, bad("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
 	}
-	if !slices.Contains(Methods, c.Method) {
+	switch {
+	case !slices.Contains(Methods, c.Method):
 		errs = append(errs, bad("method", c.Method, "is not a method: want copy or insert"))
-	} else if c.Method != "copy" && c.Engine != "postgres" {
+	case c.Engine == "mariadb":
+		c.Method = "insert" // MariaDB's one way: multi-row INSERTs
+	case c.Method != "copy" && c.Engine != "postgres":
 		errs = append(errs, bad("method", c.Method, "is for --engine postgres (DuckDB uses its Appender, SQLite prepared INSERTs)"))
 	}
-	if c.Indexes && c.Engine != "postgres" {
-		errs = append(errs, bad("indexes", "true", "is for --engine postgres"))
+	if c.Indexes && !server {
+		errs = append(errs, bad("indexes", "true", "is for --engine postgres or mariadb"))
 	}
 	if c.Key == "" {
 		c.Key = "none"

@@ -296,7 +296,7 @@ func TestFindDrop(t *testing.T) {
 
 func TestWaitShares(t *testing.T) {
 	got := waitShares(map[string]int{"CPU": 6, "LWLock:WALWrite": 3, "IO:DataFileExtend": 3})
-	want := []WaitShare{{"CPU", 6, 50}, {"IO:DataFileExtend", 3, 25}, {"LWLock:WALWrite", 3, 25}}
+	want := []WaitShare{{Event: "CPU", Samples: 6, Pct: 50}, {Event: "IO:DataFileExtend", Samples: 3, Pct: 25}, {Event: "LWLock:WALWrite", Samples: 3, Pct: 25}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -344,11 +344,11 @@ func TestDominant(t *testing.T) {
 		waits []WaitShare
 		want  string
 	}{
-		{[]WaitShare{{"CPU", 5, 50}, {"LWLock:WALWrite", 3, 30}, {"Client:ClientRead", 2, 20}}, "LWLock:WALWrite (30% of samples)"},
-		{[]WaitShare{{"Client:ClientRead", 6, 60}, {"CPU", 4, 40}}, "Client:ClientRead (60% of samples): the backends waited for the client"},
-		{[]WaitShare{{"none (idle)", 6, 60}, {"CPU", 4, 40}}, "none (idle) (60% of samples): the backends waited for the client"},
-		{[]WaitShare{{"CPU", 4, 100}}, "none: the backends were running (CPU)"},
-		{[]WaitShare{{"CPU", 5, 50}, {"LWLock:BufferContent", 3, 30}}, "LWLock:BufferContent (30% of samples): the backends queued for one page's lock (a hot page)"},
+		{[]WaitShare{{Event: "CPU", Samples: 5, Pct: 50}, {Event: "LWLock:WALWrite", Samples: 3, Pct: 30}, {Event: "Client:ClientRead", Samples: 2, Pct: 20}}, "LWLock:WALWrite (30% of samples)"},
+		{[]WaitShare{{Event: "Client:ClientRead", Samples: 6, Pct: 60}, {Event: "CPU", Samples: 4, Pct: 40}}, "Client:ClientRead (60% of samples): the backends waited for the client"},
+		{[]WaitShare{{Event: "none (idle)", Samples: 6, Pct: 60}, {Event: "CPU", Samples: 4, Pct: 40}}, "none (idle) (60% of samples): the backends waited for the client"},
+		{[]WaitShare{{Event: "CPU", Samples: 4, Pct: 100}}, "none: the backends were running (CPU)"},
+		{[]WaitShare{{Event: "CPU", Samples: 5, Pct: 50}, {Event: "LWLock:BufferContent", Samples: 3, Pct: 30}}, "LWLock:BufferContent (30% of samples): the backends queued for one page's lock (a hot page)"},
 		{nil, "no samples"},
 	} {
 		if got := pg.dominant(CellStats{Waits: c.waits}); got != c.want {

@@ -38,18 +38,24 @@ type CellStats struct {
 	// LockWaitPct is SQLite's: the share of the streams' time spent
 	// waiting in BEGIN IMMEDIATE for the one write lock.
 	LockWaitPct float64 `json:"lock_wait_pct,omitempty"`
-	// Waits are PostgreSQL's: the loading backends' wait events, sampled
-	// from pg_stat_activity, most frequent first.
+	// Waits are PostgreSQL's loading backends' wait events, sampled from
+	// pg_stat_activity, most frequent first; or MariaDB's loader threads'
+	// waits from performance_schema, longest first.
 	Waits []WaitShare `json:"waits,omitempty"`
 	// Dominant says in words where the streams' time went.
 	Dominant string `json:"dominant"`
 }
 
-// WaitShare is one wait event's share of the samples: "type:event",
-// or waitCPU for an active backend without one.
+// WaitShare is one wait event's share. On PostgreSQL Event is
+// "type:event", or waitCPU for an active backend without one, and Pct
+// its share of the samples. On MariaDB Event is a performance_schema
+// instrument, Count and Seconds the waits and their time summed over the
+// streams in the window, and Pct that time's share of the streams' time.
 type WaitShare struct {
 	Event   string  `json:"event"`
-	Samples int     `json:"samples"`
+	Samples int     `json:"samples,omitempty"`
+	Count   int64   `json:"count,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
 	Pct     float64 `json:"pct"`
 }
 
@@ -105,8 +111,13 @@ func waitShares(samples map[string]int) []WaitShare {
 	for ev, n := range samples {
 		out = append(out, WaitShare{Event: ev, Samples: n, Pct: 100 * float64(n) / float64(total)})
 	}
-	slices.SortFunc(out, func(a, b WaitShare) int {
-		return cmp.Or(cmp.Compare(b.Samples, a.Samples), cmp.Compare(a.Event, b.Event))
-	})
+	sortShares(out)
 	return out
+}
+
+// sortShares orders shares by their Pct, largest first (then by name).
+func sortShares(ws []WaitShare) {
+	slices.SortFunc(ws, func(a, b WaitShare) int {
+		return cmp.Or(cmp.Compare(b.Pct, a.Pct), cmp.Compare(a.Event, b.Event))
+	})
 }

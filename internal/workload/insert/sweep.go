@@ -42,14 +42,15 @@ func NewSweep(cfg RunConfig) *Sweep { return &Sweep{cfg: cfg} }
 
 // Describe names the workload and engine.
 func (s *Sweep) Describe() sweep.Description {
-	return sweep.Description{Workload: "insert", Engine: s.cfg.Engine, InCgo: s.cfg.Engine != "postgres"}
+	return sweep.Description{Workload: "insert", Engine: s.cfg.Engine, InCgo: s.cfg.Engine == "sqlite" || s.cfg.Engine == "duckdb"}
 }
 
 // Types is one: a batch.
 func (s *Sweep) Types() []string { return []string{"batch"} }
 
 // Open makes the target table afresh, refusing one that is not
-// numalab's, and checks there is room for a cell's --max-rows.
+// numalab's, and checks there is room for a cell's --max-rows. On a
+// managed MariaDB server it turns on the wait instruments (mywaits.go).
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
 	cfg := s.cfg
 	tell.Say("opening " + cfg.Engine)
@@ -60,6 +61,18 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 			return nil, err
 		}
 		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
+	} else if cfg.Engine == "mariadb" {
+		if eng, err = engine.Open(ctx, "mariadb", engine.Options{DSN: cfg.DSN, DataBytes: myPoolBytes}); err != nil {
+			return nil, err
+		}
+		if cfg.DSN == "" {
+			if _, err = eng.DB().ExecContext(ctx, myInstruments); err != nil {
+				err = fmt.Errorf("turning on performance_schema's wait instruments: %w", err)
+			}
+		}
+		if err == nil {
+			err = claimMyTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
+		}
 	} else {
 		if err = claimFile(ctx, cfg.Engine, cfg.DB); err != nil {
 			return nil, err
@@ -99,6 +112,11 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	return []result.Entry{engine.KindInfo.Of(info)}, nil
 }
 
+// myPoolBytes sizes a managed MariaDB server's buffer pool
+// (mariaserver.BufferPoolFor): 448 MiB, which holds the right edge the
+// streams append to and, with --indexes, much of the index on k.
+const myPoolBytes = 256 << 20
+
 // room refuses a cell that could leave the disk short: --max-rows rows.
 func (s *Sweep) room(eng engine.Engine) error {
 	var err error
@@ -129,6 +147,8 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	switch s.cfg.Engine {
 	case "postgres":
 		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE "+pgx.Identifier{s.eng.Schema(), Table}.Sanitize()+" RESTART IDENTITY")
+	case "mariadb":
+		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE TABLE "+Table) // AUTO_INCREMENT starts again at 1
 	case "duckdb":
 		_, err = s.eng.DB().ExecContext(ctx, "DROP TABLE "+Table)
 		for _, q := range createSQL("duckdb", Table, s.cfg.Key) {
@@ -153,6 +173,13 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 		}
 		s.cur.waits = startSampler(conn, s.cur, s.cfg.WaitEvery)
 	}
+	if s.cfg.Engine == "mariadb" {
+		conn, err := s.eng.DB().Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("connecting the performance_schema reader: %w", err)
+		}
+		s.cur.myWaits = startMySampler(conn, s.cur, s.cfg.WaitEvery)
+	}
 	return nil
 }
 
@@ -162,6 +189,7 @@ type cellState struct {
 	mu        sync.Mutex
 	streams   []*stream // appended as streams open; read after they close
 	waits     *sampler
+	myWaits   *mySampler
 }
 
 func (cs *cellState) pids() []int32 {
@@ -192,6 +220,12 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, 
 			return nil, err
 		}
 		l = &duckLoader{c: conn}
+	case "mariadb":
+		ml, err := openMyLoader(ctx, s.eng, loadColumns(s.cfg.Key))
+		if err != nil {
+			return nil, err
+		}
+		l = ml
 	default:
 		pl, err := openPGLoader(ctx, s.eng, s.cfg.Method, s.cfg.Batch, loadColumns(s.cfg.Key))
 		if err != nil {
@@ -248,10 +282,23 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	if cs != nil && cs.waits != nil {
 		samples = cs.waits.stop(m)
 	}
+	var myWaits []WaitShare
+	var myWhy string
+	if cs != nil && cs.myWaits != nil {
+		var w *mResult
+		if m != nil {
+			from := m.Started.Add(m.Warmup).UnixNano()
+			w = &mResult{streams: m.Streams, from: from, to: from + m.Measured.Nanoseconds()}
+		}
+		myWaits, myWhy = cs.myWaits.stop(w)
+	}
 	if m == nil {
 		return sweep.Outcome[*Measured]{Stop: err}
 	}
 	st := s.stats(c, m, cs, samples)
+	if s.cfg.Engine == "mariadb" {
+		st.Waits, st.Dominant = myWaits, myDominant(myWaits, myWhy)
+	}
 	out := sweep.Outcome[*Measured]{Item: &Measured{Cell: m, Stats: st}, Stop: err,
 		Store: []result.Entry{result.KindCell.Of(*m), KindCellStats.Of(st)}}
 	if f, ok := findDrop(s.seen, st); ok {
@@ -297,6 +344,7 @@ func (s *Sweep) method() string {
 	case "duckdb":
 		return "appender"
 	}
+	// MariaDB's multi-row INSERTs, SQLite's prepared ones
 	return "insert"
 }
 

@@ -286,6 +286,8 @@ func createSQL(engineName, name, key string) []string {
 		id = "id BIGINT PRIMARY KEY"
 	case key == "shared" && engineName == "postgres":
 		id = "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+	case key == "shared" && engineName == "mariadb":
+		id = "id BIGINT AUTO_INCREMENT PRIMARY KEY"
 	case key == "shared":
 		id = "id BIGINT PRIMARY KEY DEFAULT nextval('" + duckSequence + "')"
 	}
@@ -293,7 +295,11 @@ func createSQL(engineName, name, key string) []string {
 	if key == "shared" && engineName == "duckdb" {
 		qs = append(qs, "CREATE OR REPLACE SEQUENCE "+duckSequence)
 	}
-	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad TEXT NOT NULL)", name, id))
+	pad := "TEXT"
+	if engineName == "mariadb" {
+		pad = fmt.Sprintf("VARCHAR(%d)", padLen) // in the row, as PostgreSQL keeps a short text
+	}
+	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad %s NOT NULL)", name, id, pad))
 }
 
 // claimFile removes path when it is a file numalab's insert workload made

@@ -402,9 +402,9 @@ func BenchmarkEngineNext(b *testing.B) {
 	}
 }
 
-// TestSessionStatements: a PostgreSQL stream runs its session statements
-// first, and a bad one stops it opening with the statement named; DuckDB
-// refuses them.
+// TestSessionStatements: a PostgreSQL or MariaDB stream runs its session
+// statements first, and a bad one stops it opening with the statement
+// named; DuckDB refuses them.
 func TestSessionStatements(t *testing.T) {
 	ctx := context.Background()
 	pgEng, _ := loadedEngine(t, "postgres")
@@ -424,12 +424,29 @@ func TestSessionStatements(t *testing.T) {
 	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), `setting up the session with "SET no_such_setting_here = 1"`) {
 		t.Errorf("a bad session statement: %v", err)
 	}
+	myEng, _ := loadedEngine(t, "mariadb")
+	w, err = Open(ctx, myEng, Options{Seed: 9, Session: []string{"SET SESSION sql_log_off = 1", "SET SESSION long_query_time = 7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lqt float64
+	if err := s.x.(*myRunner).c.Native().MariaDB.Conn.QueryRowContext(ctx, "SELECT @@session.long_query_time").Scan(&lqt); err != nil || lqt != 7 {
+		t.Errorf("mariadb stream's long_query_time %v (%v); want the session statement's 7", lqt, err)
+	}
+	if _, err := s.Next(ctx); err != nil {
+		t.Error(err)
+	}
+	s.Close()
 	duck, _ := loadedEngine(t, "duckdb")
 	w, err = Open(ctx, duck, Options{Seed: 9, Session: []string{"SET threads = 1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "session statements are for PostgreSQL, not duckdb") {
+	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "session statements are for PostgreSQL and MariaDB, not duckdb") {
 		t.Errorf("duckdb with session statements: %v", err)
 	}
 }

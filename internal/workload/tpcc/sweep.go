@@ -220,7 +220,7 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 		Opened: func(info engine.Info) { s.ld.Where = info.Where },
 	}
 	if cfg.DSN == "" {
-		src.Where.PG.Settings = s.server
+		src.Where.PG.Settings, src.Where.MariaDB.Settings = s.server, s.server
 	}
 	if s.dataNode >= 0 {
 		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{s.dataNode}}
@@ -282,21 +282,22 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 		pw.Pages = &pages
 	case node >= 0 && pw.Stats.Placement != nil:
 		if f := pw.Stats.Placement.Local(node); f < 0.99 {
-			return nil, fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)
+			return nil, fmt.Errorf("placing the %s server's data memory (PostgreSQL's shared memory, MariaDB's buffer pool) on node %d: only %.1f%% landed there", s.cfg.Engine, node, 100*f)
 		}
 	}
 	s.ld.Prewarm = append(s.ld.Prewarm, pw)
 	return []result.Entry{KindLoad.Of(s.ld)}, nil
 }
 
-// ServerSettings are settings a managed PostgreSQL server starts with (a
-// library to preload, say), set before Open; a --dsn server is never
-// started, so they do not apply to it.
+// ServerSettings are settings a managed PostgreSQL or MariaDB server
+// starts with (a library to preload, a log to keep), set before Open; a
+// --dsn server is never started, so they do not apply to it.
 func (s *Sweep) ServerSettings(m map[string]string) { s.server = m }
 
-// Session sets the statements each PostgreSQL stream opened from now on
-// runs first on its connection (Options.Session), between Open and the
-// next cell's streams: run oltp --monitor switches a facility per cell.
+// Session sets the statements each PostgreSQL or MariaDB stream opened
+// from now on runs first on its connection (Options.Session), between
+// Open and the next cell's streams: run oltp --monitor switches a
+// facility per cell.
 func (s *Sweep) Session(stmts []string) { s.w.opt.Session = stmts }
 
 // Begin has nothing to prepare: tpcc-ro has no DOP.

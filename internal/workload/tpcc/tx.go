@@ -109,9 +109,9 @@ type Options struct {
 	Augmented bool
 	// Seed draws the run's NURand constants (Clause 2.1.6.1).
 	Seed int64
-	// Session are SQL statements each PostgreSQL stream runs on its own
-	// connection before anything else (run oltp --monitor's per-session
-	// settings); other engines refuse them.
+	// Session are SQL statements each PostgreSQL or MariaDB stream runs
+	// on its own connection before anything else (run oltp --monitor's
+	// per-session settings); other engines refuse them.
 	Session []string
 }
 
@@ -254,8 +254,8 @@ func (w *Workload) NewStream(rng *rand.Rand) (*Stream, error) {
 // server).
 func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, error) {
 	s := &Stream{w: w, rng: rng}
-	if len(w.opt.Session) > 0 && w.dialect != dialectPostgres {
-		return nil, fmt.Errorf("opening a tpcc stream: session statements are for PostgreSQL, not %s", w.dialect)
+	if len(w.opt.Session) > 0 && w.dialect != dialectPostgres && w.dialect != dialectMariaDB {
+		return nil, fmt.Errorf("opening a tpcc stream: session statements are for PostgreSQL and MariaDB, not %s", w.dialect)
 	}
 	var err error
 	switch w.dialect {

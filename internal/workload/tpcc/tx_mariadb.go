@@ -126,6 +126,12 @@ func newMyRunner(ctx context.Context, w *Workload) (*myRunner, error) {
 		suffix = "_aug"
 	}
 	conn := c.Native().MariaDB.Conn
+	for _, q := range w.opt.Session {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("setting up the session with %q: %w", q, err)
+		}
+	}
 	if s.os, err = conn.PrepareContext(ctx, "CALL order_status"+suffix+"(?, ?, ?, ?)"); err == nil {
 		s.sl, err = conn.PrepareContext(ctx, "CALL stock_level"+suffix+"(?, ?, ?)")
 	}

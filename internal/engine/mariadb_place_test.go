@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/numalab/numalab/internal/mariaserver"
+)
+
+// TestAnonMappings: only anonymous mappings of the size asked for count;
+// files, the heap and the stack do not.
+func TestAnonMappings(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "proc", "7")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	maps := `55d0a0000000-55d0a1000000 r-xp 00000000 fe:01 123 /usr/sbin/mariadbd
+55d0b0000000-55d0b8000000 rw-p 00000000 00:00 0                          [heap]
+7f0000000000-7f0008000000 rw-p 00000000 00:00 0 
+7f0010000000-7f0010100000 rw-p 00000000 00:00 0 
+7f0020000000-7f0028000000 rw-p 00000000 fe:01 99 /tmp/ib_logfile0
+7ffc00000000-7ffc08000000 rw-p 00000000 00:00 0                          [stack]
+`
+	if err := os.WriteFile(filepath.Join(dir, "maps"), []byte(maps), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := anonMappings(root, 7, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0x7f0000000000] {
+		t.Errorf("got %v; want the one anonymous 128 MiB mapping at 0x7f0000000000", got)
+	}
+}
+
+// TestMariaDBPrewarmPlacement: on a managed server the prewarm says where
+// the buffer pool's pages are, and they hold at least the data it read.
+func TestMariaDBPrewarmPlacement(t *testing.T) {
+	my.Server(t) // skips without MariaDB
+	ctx := context.Background()
+	e, err := Open(ctx, "mariadb", Options{MariaDB: mariaserver.Config{BufferPool: 32 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, q := range []string{"CREATE TABLE p (id int PRIMARY KEY, pad char(200), k int, INDEX (k))",
+		"INSERT INTO p SELECT seq, repeat('x', 200), seq % 97 FROM seq_1_to_20000"} {
+		if _, err := e.DB().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	st, err := e.Prewarm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Placement == nil {
+		t.Fatal("no placement from a managed server's prewarm")
+	}
+	var bytes int64
+	for _, b := range st.Placement.Bytes {
+		bytes += b
+	}
+	if st.Objects != 2 || st.Bytes <= 0 || bytes < st.Bytes {
+		t.Errorf("prewarm read %d objects, %d bytes; the buffer pool holds %d bytes (%v); want 2 indexes read and the pool holding them", st.Objects, st.Bytes, bytes, st.Placement.Bytes)
+	}
+}
