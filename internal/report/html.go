@@ -94,6 +94,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if len(r.Curves) > 0 {
 		v.Sections = append(v.Sections, curveSection(r))
 	}
+	if len(r.PacedQueries) > 0 {
+		v.Sections = append(v.Sections, pacedSection(r))
+	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
 			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)

@@ -109,6 +109,12 @@ func WriteText(w io.Writer, r *Report) error {
 		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
 		textTPCH(&b, t)
 	}
+	if len(r.PacedQueries) > 0 {
+		b.WriteString("\nPaced queries (throughput is the schedule's, not capacity)\n")
+		for _, p := range r.PacedQueries {
+			textPaced(&b, p)
+		}
+	}
 	for _, cr := range r.Curves {
 		fmt.Fprintf(&b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
 		curve.WriteText(&b, cr.Curve)
