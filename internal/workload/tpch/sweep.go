@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -76,8 +77,8 @@ type Cell struct {
 	Slowest        int     `json:"slowest,omitempty"`
 	SlowestSeconds float64 `json:"slowest_seconds,omitempty"`
 	// Plan is the plan at this DOP (Power, first repeat).
-	Plan      *Plan  `json:"plan,omitempty"`
-	PlanError string `json:"plan_error,omitempty"`
+	Plan      *planest.Plan `json:"plan,omitempty"`
+	PlanError string        `json:"plan_error,omitempty"`
 	// Used is the parallelism the engine actually used, when it says
 	// (PostgreSQL: 1 + workers launched); Settings the engine's.
 	Used     int               `json:"dop_used,omitempty"`
@@ -259,7 +260,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 		tc.Mode = ModePower
 		tc.Query, _ = strconv.Atoi(strings.TrimPrefix(c.Type, "Q"))
 		if c.Repeat == 0 {
-			p, err := Explain(ctx, s.db.Eng, s.sql[tc.Query])
+			p, err := planest.Explain(ctx, s.db.Eng, s.sql[tc.Query], true)
 			if err != nil {
 				tc.PlanError = result.Redact(err.Error())
 			} else {
