@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -149,6 +150,10 @@ type reportOutput struct {
 	Engine   *engine.Info          `json:"engine,omitempty"`
 	Cells    []*result.QueryCell   `json:"cells"`
 	Findings []*result.PlanFinding `json:"findings"`
+	// Estimates set the optimizer's estimated speedup beside the measured
+	// one (PostgreSQL; NoEstimate says why not on another engine).
+	Estimates  []planest.Row `json:"estimates"`
+	NoEstimate string        `json:"no_estimate,omitempty"`
 }
 
 func runReport(ctx context.Context, e *env, args []string) error {
@@ -173,12 +178,22 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 	w := transtats.NewSweep(cfg, dsn)
 	transtats.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
-	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info()}
+	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info(),
+		Estimates: transtats.Estimates(measured), NoEstimate: transtats.NoEstimate(cfg.Engine, cfg.DOP)}
 	if out.Cells == nil {
 		out.Cells = []*result.QueryCell{}
 	}
 	if out.Findings == nil {
 		out.Findings = []*result.PlanFinding{}
+	}
+	if out.Estimates == nil {
+		out.Estimates = []planest.Row{}
+	}
+	if !asJSON {
+		planest.WriteTable(prog.table, out.Estimates)
+		if out.NoEstimate != "" {
+			fmt.Fprintf(prog.table, "\n%s\n", out.NoEstimate)
+		}
 	}
 	return finishRun(e, rec, err, transtats.Headline(cfg, measured), asJSON, out)
 }

@@ -416,6 +416,12 @@ func querySection(r *Report) section {
 		}
 	}
 	s.Tables = append(s.Tables, tb)
+	if et, ok := estimates(AnchorQueries+"-estimate", "", q.Estimates); ok {
+		s.Tables = append(s.Tables, et)
+	}
+	if q.NoEstimate != "" {
+		s.Notes = append(s.Notes, "There is "+q.NoEstimate+".")
+	}
 	for _, f := range q.Plans {
 		s.Notes = append(s.Notes, "Plan: "+f.Detail)
 	}

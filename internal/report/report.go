@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/insert"
@@ -191,7 +192,12 @@ type Reporting struct {
 	ByDOP     []QuerySeries        `json:"by_dop"`     // queries per hour against streams, one series per query and DOP
 	ByStreams []QuerySeries        `json:"by_streams"` // speedup against DOP, one series per query and streams
 	Plans     []result.PlanFinding `json:"plans,omitempty"`
-	Errors    []string             `json:"errors,omitempty"`
+	// Estimates set the optimizer's estimated speedup against DOP beside
+	// the measured one (PostgreSQL only: transtats.Estimates);
+	// NoEstimate says why there are none on another engine.
+	Estimates  []planest.Row `json:"estimates,omitempty"`
+	NoEstimate string        `json:"no_estimate,omitempty"`
+	Errors     []string      `json:"errors,omitempty"`
 }
 
 // QuerySeries is one query at a fixed DOP (or fixed streams).

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numalab/numalab/internal/planest"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -299,6 +300,16 @@ func textQueries(b *strings.Builder, q *Reporting) {
 		}
 	}
 	tw.Flush()
+	if len(q.Estimates) > 0 {
+		var eb strings.Builder
+		planest.WriteTable(&eb, q.Estimates)
+		for _, l := range strings.Split(strings.TrimSpace(eb.String()), "\n") {
+			fmt.Fprintf(b, "  %s\n", l)
+		}
+	}
+	if q.NoEstimate != "" {
+		fmt.Fprintf(b, "  %s\n", q.NoEstimate)
+	}
 	for _, f := range q.Plans {
 		fmt.Fprintf(b, "  plan: %s\n", f.Detail)
 	}

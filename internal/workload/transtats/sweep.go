@@ -212,6 +212,12 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	qc.PlanBefore, s.curPlanErr = s.db.Explain(ctx, c.Type, s.planT)
 	if s.curPlanErr != nil {
 		qc.PlanError = s.curPlanErr.Error()
+	} else if Dialect(s.cfg.Engine) != SQLite {
+		p, err := s.db.Cost(ctx, c.Type, s.planT)
+		if err != nil {
+			qc.PlanError = result.Redact(err.Error())
+		}
+		qc.Cost, qc.CostUnit = p.Cost, p.CostUnit
 	}
 	if s.cfg.Hog > 0 {
 		cpus, err := place.HogCPUs(c.Place.Streams, s.cfg.Hog)
