@@ -11,8 +11,11 @@ import (
 
 // Estimates set the optimizer's estimated speedup (the plan's cost at the
 // lowest DOP over its cost at each higher DOP, same query and streams)
-// beside the measured one (the median queries per hour over repeats at
-// that DOP over the lowest DOP's), flagging a departure beyond 2× either
+// beside the measured one (the query's mean time at the lowest DOP over its
+// mean time at this one, medians over repeats: in a closed loop the same
+// as the ratio of queries per hour, without its rounding to the whole
+// queries a window finished, which for a query of 20 s in a 30 s window
+// reads 1 at both DOPs), flagging a departure beyond 2× either
 // way and a plan that changed from the previous DOP (first repeat's plans).
 // Only PostgreSQL's cost prices parallelism (planest.Prices): on DuckDB
 // and SQLite there are no rows. Paced cells and cells without a figure are
@@ -23,7 +26,7 @@ func Estimates(cells []*result.QueryCell) []planest.Row {
 		streams int
 	}
 	type point struct {
-		qph        []float64
+		mean       []float64
 		cost       float64
 		unit, plan string
 	}
@@ -42,7 +45,7 @@ func Estimates(cells []*result.QueryCell) []planest.Row {
 			p = &point{cost: c.Cost, unit: c.CostUnit, plan: PlanShape(c.PlanBefore)}
 			byKey[k][d] = p
 		}
-		p.qph = append(p.qph, c.QueriesPerHour)
+		p.mean = append(p.mean, c.Cell.Total.MeanUS)
 	}
 	keys := make([]key, 0, len(byKey))
 	for k := range byKey {
@@ -57,12 +60,12 @@ func Estimates(cells []*result.QueryCell) []planest.Row {
 		}
 		slices.Sort(dops)
 		base := byKey[k][dops[0]]
-		baseQPH := stats.Median(base.qph)
+		baseMean := stats.Median(base.mean)
 		for i, d := range dops[1:] {
 			p := byKey[k][d]
 			measured := 0.0
-			if baseQPH > 0 {
-				measured = stats.Median(p.qph) / baseQPH
+			if m := stats.Median(p.mean); m > 0 {
+				measured = baseMean / m
 			}
 			est, departs := planest.Speedup(p.unit, base.cost, p.cost, measured)
 			if est == 0 {

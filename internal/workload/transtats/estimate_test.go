@@ -9,13 +9,13 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-func queryCell(q string, streams, dop int, qph, cost float64, unit, plan string) *result.QueryCell {
-	return &result.QueryCell{Query: q, QueriesPerHour: qph, Cost: cost, CostUnit: unit, PlanBefore: plan,
-		Cell: &result.Cell{Streams: streams, DOP: dop, Total: result.TxStats{Count: 10}}}
+func queryCell(q string, streams, dop int, meanUS, cost float64, unit, plan string) *result.QueryCell {
+	return &result.QueryCell{Query: q, Cost: cost, CostUnit: unit, PlanBefore: plan,
+		Cell: &result.Cell{Streams: streams, DOP: dop, Total: result.TxStats{Count: 10, MeanUS: meanUS}}}
 }
 
 // TestEstimates: per query and streams, the lowest DOP's cost over each
-// higher DOP's against the median queries per hour's ratio; flagged
+// higher DOP's against the ratio of the median mean times; flagged
 // beyond 2× and where the plan changed; paced cells, DuckDB's stand-in
 // cost and cells with no query left out.
 func TestEstimates(t *testing.T) {
@@ -26,14 +26,14 @@ func TestEstimates(t *testing.T) {
 	empty := queryCell(P1, 1, 2, 0, 500, pg, seq)
 	empty.Cell.Total.Count = 0
 	cells := []*result.QueryCell{
-		queryCell(P2, 1, 1, 100, 1000, pg, seq), queryCell(P2, 1, 2, 190, 500, pg, par), queryCell(P2, 1, 1, 110, 1000, pg, seq), queryCell(P2, 1, 2, 210, 500, pg, par),
-		queryCell(P2, 2, 1, 100, 1000, pg, seq), queryCell(P2, 2, 2, 50, 1000, pg, seq), paced,
+		queryCell(P2, 1, 1, 100, 1000, pg, seq), queryCell(P2, 1, 2, 40, 500, pg, par), queryCell(P2, 1, 1, 110, 1000, pg, seq), queryCell(P2, 1, 2, 60, 500, pg, par),
+		queryCell(P2, 2, 1, 100, 1000, pg, seq), queryCell(P2, 2, 2, 200, 1000, pg, seq), paced,
 		queryCell(P1, 1, 1, 10, 800, pg, seq), empty,
 		queryCell("P3", 1, 1, 10, 800, planest.CostDuckDB, seq), queryCell("P3", 1, 2, 20, 800, planest.CostDuckDB, seq),
 	}
 	rows := Estimates(cells)
 	want := []planest.Row{
-		{Query: P2, Streams: 1, DOP: 2, BaseCost: 1000, Cost: 500, Estimated: 2, Measured: 200.0 / 105, PlanChanged: true},
+		{Query: P2, Streams: 1, DOP: 2, BaseCost: 1000, Cost: 500, Estimated: 2, Measured: 105.0 / 50, PlanChanged: true},
 		{Query: P2, Streams: 2, DOP: 2, BaseCost: 1000, Cost: 1000, Estimated: 1, Measured: 0.5},
 	}
 	if len(rows) != len(want) {
