@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,7 +19,9 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/sysfs"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 func TestRunReportHelp(t *testing.T) {
@@ -329,5 +332,24 @@ func TestRunReportPaced(t *testing.T) {
 	csv, _, err := runCLI(t, "report", "--store", st, "--format", "csv", "1")
 	if err != nil || !strings.Contains(csv, "paced_queries,1,") || !strings.Contains(csv, ",late,") {
 		t.Errorf("report csv (%v):\n%s", err, csv)
+	}
+}
+
+// TestReportArgvPacedReparses: a paced run report's stored command line
+// spells the data's --rate and the pacing's --arrival-rate apart, and
+// parses back to the same configuration.
+func TestReportArgvPacedReparses(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []sweep.Pacing{{Rate: 2.5, Arrivals: "uniform"}, {Think: 50 * time.Millisecond, ThinkDist: "exp"}} {
+		c := transtats.RunConfig{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1},
+			Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Seed: 1, Repeat: 1, DataNode: -1, Pacing: p}
+		argv := reportArgv(c)
+		got, _, _, _, _, err := reportFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
+		if err != nil || asJSON(t, got) != asJSON(t, c) {
+			t.Errorf("%q parses to %s (%v)\nwant %s", argv, asJSON(t, got), err, asJSON(t, c))
+		}
+		if p.Rate > 0 && !strings.Contains(strings.Join(argv, " "), "--rate 500 ") {
+			t.Errorf("%q does not spell the data's rate", argv)
+		}
 	}
 }
