@@ -151,7 +151,7 @@ func TestTPCHArgvReparses(t *testing.T) {
 	for i, c := range []tpch.RunConfig{
 		{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x", SF: 0.01, Seed: 3, DOP: []int{1, 2}, Queries: []int{1, 6}, Repeats: 2,
 			Duration: time.Second, Warmup: 0, Placement: "node=0", DataNode: 0},
-		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.001, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
+		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.01, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
 			Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1, Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}},
 	} {
 		th := []model.DOPThreshold{{Cost: 17}, {Seconds: 0.25}}[i]
