@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -24,7 +25,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
 	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
-	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window")
+	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
 	fs.String("streams", "1", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
 	fs.String("query", "P1,P2", "queries: P1, P2 or P1,P2")
@@ -35,6 +36,10 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
 	cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
 	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
+	fs.Duration("think", 0, "closed loop with a think `time` after each query, e.g. 100ms (0: none; see --think-dist)")
+	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
+	fs.Float64("arrival-rate", 0, "open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)")
+	fs.String("arrivals", "", "arrivals of --arrival-rate: poisson (the default) or uniform")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -42,6 +47,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	errs = append(errs, reportSettings(&cfg).Apply(fs, true)...)
+	errs = append(errs, reportPacingError(cfg.Pacing.Check()))
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", false, true, err
 	}
@@ -117,7 +123,19 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 		// A run stored before repeats has 0: it ran once.
 		cliflag.Field("repeat", &cfg.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }),
 		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
+		cliflag.Optional(cliflag.Duration("think", &cfg.Pacing.Think)), cliflag.Optional(cliflag.Str("think-dist", &cfg.Pacing.ThinkDist)),
+		cliflag.Optional(cliflag.Float("arrival-rate", &cfg.Pacing.Rate)), cliflag.Optional(cliflag.Str("arrivals", &cfg.Pacing.Arrivals)),
 	}
+}
+
+// reportPacingError names run report's open-loop flag, --arrival-rate,
+// where sweep.Pacing's checks name --rate (which here is the data's).
+func reportPacingError(err error) error {
+	if err == nil {
+		return nil
+	}
+	r := strings.NewReplacer("--rate or --curve", "--arrival-rate", "--rate", "--arrival-rate", "-rate:", "-arrival-rate:")
+	return errors.New(r.Replace(err.Error()))
 }
 
 // reportArgv is the one command line that gives cfg, every setting
@@ -132,6 +150,10 @@ type reportOutput struct {
 	Engine   *engine.Info          `json:"engine,omitempty"`
 	Cells    []*result.QueryCell   `json:"cells"`
 	Findings []*result.PlanFinding `json:"findings"`
+	// Estimates set the optimizer's estimated speedup beside the measured
+	// one (PostgreSQL; NoEstimate says why not on another engine).
+	Estimates  []planest.Row `json:"estimates"`
+	NoEstimate string        `json:"no_estimate,omitempty"`
 }
 
 func runReport(ctx context.Context, e *env, args []string) error {
@@ -149,19 +171,29 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, result.RunQueries, cfg)
+	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}
 	w := transtats.NewSweep(cfg, dsn)
 	transtats.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
-	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info()}
+	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info(),
+		Estimates: transtats.Estimates(measured), NoEstimate: transtats.NoEstimate(cfg.Engine, cfg.DOP)}
 	if out.Cells == nil {
 		out.Cells = []*result.QueryCell{}
 	}
 	if out.Findings == nil {
 		out.Findings = []*result.PlanFinding{}
+	}
+	if out.Estimates == nil {
+		out.Estimates = []planest.Row{}
+	}
+	if !asJSON {
+		planest.WriteTable(prog.table, out.Estimates)
+		if out.NoEstimate != "" {
+			fmt.Fprintf(prog.table, "\n%s\n", out.NoEstimate)
+		}
 	}
 	return finishRun(e, rec, err, transtats.Headline(cfg, measured), asJSON, out)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,7 +19,9 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/sysfs"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 func TestRunReportHelp(t *testing.T) {
@@ -50,6 +53,10 @@ func TestRunReportBadInput(t *testing.T) {
 		{[]string{"--rows", "0"}, "-rows/-rate: 0 rows is not between 1 and 200000000"},
 		{[]string{"--streams", "0"}, `-streams: "0" is not a list of whole numbers of at least 1`},
 		{[]string{"--duration", "0s"}, `-duration: "0s" is not valid: want a duration from 10ms to 24h0m0s`},
+		// --rate is the data's here: pacing's checks name --arrival-rate.
+		{[]string{"--rate", "10", "--arrivals", "uniform"}, "-arrivals: is for --arrival-rate (an arrival rate)"},
+		{[]string{"--arrival-rate", "5", "--think", "10ms"}, "-think: not with --arrival-rate"},
+		{[]string{"--arrival-rate", "-1"}, `-arrival-rate: "-1" is not between 0 and`},
 	} {
 		args := append([]string{"run", "report", "--store", st}, c.args...)
 		_, _, err := runCLI(t, args...)
@@ -134,8 +141,12 @@ func TestRunReportDuckDB(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	t.Logf("%s%s", out, errOut)
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1+2*ndop {
+	table, after, _ := strings.Cut(strings.TrimSpace(out), "\n\n")
+	if lines := strings.Split(table, "\n"); len(lines) != 1+2*ndop {
 		t.Errorf("want a header and %d rows, got:\n%s", 2*ndop, out)
+	}
+	if ndop > 1 && !strings.Contains(after, "no estimated speedup: DuckDB's plans carry no cost") {
+		t.Errorf("no word on why DuckDB has no estimated speedup after the rows:\n%s", out)
 	}
 	r, cells, load := reportItems(t, st, 1)
 	if r.Kind != "report" || r.Status != result.StatusComplete || !strings.Contains(r.Headline, "queries/h") {
@@ -280,5 +291,65 @@ func TestRunReportServerKilled(t *testing.T) {
 		t.Errorf("second cell = %+v, want its errors recorded", cells[1])
 	} else {
 		t.Logf("second cell: %d queries, %d errors, first: %s", c.Total.Count, c.Total.Errors, c.Total.FirstError)
+	}
+}
+
+// TestRunReportPaced runs a paced cell on SQLite: stored as report-paced
+// with --arrival-rate in its command and the data's --rate unchanged,
+// each cell's pacing stored and printed, and the report shows the cells
+// in its paced section (text and CSV), not in the reporting one.
+func TestRunReportPaced(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite", "--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
+		"--query", "P2", "--duration", "1s", "--warmup", "300ms", "--arrival-rate", "20", "--arrivals", "uniform", "--store", st, "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var o reportOutput
+	if err := json.Unmarshal([]byte(out), &o); err != nil || len(o.Cells) != 1 || o.Cells[0].Cell == nil {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	c := o.Cells[0]
+	if p := c.Cell.Pace; p == nil || p.Mode != "rate" || p.Rate != 20 || p.Arrivals != "uniform" || p.Offered < 19 || p.Offered > 21 || c.SpeedupVsDOP1 != 0 {
+		t.Errorf("paced cell: pace %+v, speedup %g", c.Cell.Pace, c.SpeedupVsDOP1)
+	}
+	if !strings.Contains(errOut, "paced 20/s (uniform): ") || !strings.Contains(errOut, "due in the window") {
+		t.Errorf("the output does not say how the cell was paced:\n%s", errOut)
+	}
+	r := storedRun(t, st, 1)
+	checkStored(t, r)
+	if r.Kind != "report-paced" || !strings.Contains(r.Command, "--rate 5000 ") || !strings.Contains(r.Command, "--arrival-rate 20 --arrivals uniform") {
+		t.Errorf("stored as kind %q, command %q", r.Kind, r.Command)
+	}
+	text, _, err := runCLI(t, "report", "--store", st, "--format", "text", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "Paced queries") || !strings.Contains(text, "20/s (uniform)") || !strings.Contains(text, "no report run given") {
+		t.Errorf("report text:\n%s", text)
+	}
+	csv, _, err := runCLI(t, "report", "--store", st, "--format", "csv", "1")
+	if err != nil || !strings.Contains(csv, "paced_queries,1,") || !strings.Contains(csv, ",late,") {
+		t.Errorf("report csv (%v):\n%s", err, csv)
+	}
+}
+
+// TestReportArgvPacedReparses: a paced run report's stored command line
+// spells the data's --rate and the pacing's --arrival-rate apart, and
+// parses back to the same configuration.
+func TestReportArgvPacedReparses(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []sweep.Pacing{{Rate: 2.5, Arrivals: "uniform"}, {Think: 50 * time.Millisecond, ThinkDist: "exp"}} {
+		c := transtats.RunConfig{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1},
+			Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Seed: 1, Repeat: 1, DataNode: -1, Pacing: p}
+		argv := reportArgv(c)
+		got, _, _, _, _, err := reportFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
+		if err != nil || asJSON(t, got) != asJSON(t, c) {
+			t.Errorf("%q parses to %s (%v)\nwant %s", argv, asJSON(t, got), err, asJSON(t, c))
+		}
+		if p.Rate > 0 && !strings.Contains(strings.Join(argv, " "), "--rate 500 ") {
+			t.Errorf("%q does not spell the data's rate", argv)
+		}
 	}
 }

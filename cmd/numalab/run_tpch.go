@@ -35,6 +35,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	fs.Int("data-node", -1, "NUMA node to place the data pages on (-1: leave them where they are)")
 	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
+	definePacingFlags(fs)
 	fs.String("threshold", defaultDOPThreshold.String(), "where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
@@ -44,7 +45,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	if err = cliflag.NoArgs(fs); err != nil {
 		return cfg, "", "", threshold, false, true, err
 	}
-	if err := errors.Join(tpchSettings(&cfg, &threshold).Apply(fs, true)...); err != nil {
+	if err := errors.Join(append(tpchSettings(&cfg, &threshold).Apply(fs, true), cfg.Pacing.Check())...); err != nil {
 		return cfg, "", "", threshold, false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
@@ -73,7 +74,7 @@ var defaultDOPThreshold = model.DOPThreshold{Seconds: 0.5}
 // threshold, each value checked as it is set (those of --dsn, --db and
 // --dop against the --engine set before them).
 func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Settings {
-	return cliflag.Settings{
+	ss := cliflag.Settings{
 		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
 			switch v {
 			case "sqlite", "duckdb", "postgres":
@@ -158,6 +159,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Se
 			return t, nil
 		}, model.DOPThreshold.String),
 	}
+	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
 // tpchArgv is the one command line that gives cfg.
@@ -186,7 +188,7 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 	}
 	defer prog.Done()
 	probe := store.LatestIORatio(storePath)
-	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, tpch.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, pacedKind(tpch.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
@@ -149,8 +151,8 @@ func TestTPCHArgvReparses(t *testing.T) {
 	for i, c := range []tpch.RunConfig{
 		{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x", SF: 0.01, Seed: 3, DOP: []int{1, 2}, Queries: []int{1, 6}, Repeats: 2,
 			Duration: time.Second, Warmup: 0, Placement: "node=0", DataNode: 0},
-		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.001, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
-			Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1},
+		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.01, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
+			Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1, Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}},
 	} {
 		th := []model.DOPThreshold{{Cost: 17}, {Seconds: 0.25}}[i]
 		argv := tpchArgv(c, th)
@@ -158,5 +160,47 @@ func TestTPCHArgvReparses(t *testing.T) {
 		if err != nil || asJSON(t, got) != asJSON(t, c) || thr != th {
 			t.Errorf("%q parses to %s, threshold %v, %v\nwant %s, %v", argv, asJSON(t, got), thr, err, asJSON(t, c), th)
 		}
+	}
+}
+
+// TestRunTPCHPaced runs paced power and throughput cells on SQLite: the
+// run is stored as tpch-paced with its pacing in the command, every cell
+// with its pace, the output says how each went, no DOP is advised from
+// the schedule's queries per hour, and the report shows the cells in its
+// paced section.
+func TestRunTPCHPaced(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s.db")
+	out, errOut, err := runCLI(t, "run", "tpch", "--engine", "sqlite", "--sf", "0.01", "--db", filepath.Join(dir, "t.sqlite"), "--query", "6",
+		"--streams", "2", "--duration", "1s", "--warmup", "0s", "--think", "20ms", "--think-dist", "exp", "--store", st, "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var o tpch.Output
+	if err := json.Unmarshal([]byte(out), &o); err != nil || len(o.Cells) != 2 {
+		t.Fatalf("--json: %v\n%s", err, out)
+	}
+	for _, c := range o.Cells {
+		if c.Cell == nil || c.Cell.Pace == nil || c.Cell.Pace.Mode != "think" || c.Cell.Pace.Think != 20*time.Millisecond || c.Cell.Pace.ThinkDist != "exponential" {
+			t.Errorf("%s cell: %+v", c.Mode, c.Cell)
+		}
+	}
+	if o.Analysis.Advice != nil {
+		t.Errorf("a DOP advised from paced throughput cells: %+v", o.Analysis.Advice)
+	}
+	if strings.Count(errOut, "paced think 20ms (exponential): ") != 2 {
+		t.Errorf("the output does not say how each cell was paced:\n%s", errOut)
+	}
+	r := storedRun(t, st, 1)
+	checkStored(t, r)
+	if r.Kind != "tpch-paced" || !strings.Contains(r.Command, "--think 20ms --think-dist exp") {
+		t.Errorf("stored as kind %q, command %q", r.Kind, r.Command)
+	}
+	text, _, err := runCLI(t, "report", "--store", st, "--format", "text", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "Paced queries") || !strings.Contains(text, "think 20ms (exponential)") || strings.Contains(text, "TPC-H-derived queries (not audited") {
+		t.Errorf("report text:\n%s", text)
 	}
 }

@@ -94,6 +94,13 @@ func WriteCSV(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	if q := r.Reporting; q != nil {
+		for _, e := range q.Estimates {
+			name := fmt.Sprintf("%s, %d streams", e.Query, e.Streams)
+			row("reporting_estimate", q.Run, name, "dop", float64(e.DOP), "estimated_speedup", e.Estimated, "ratio", nil, nil, 0)
+			row("reporting_estimate", q.Run, name, "dop", float64(e.DOP), "measured_speedup", e.Measured, "ratio", nil, nil, 0)
+		}
+	}
 	if x := r.IO; x != nil && x.Probe != nil {
 		for _, p := range x.Probe.Patterns {
 			name := fmt.Sprintf("%s %d B", p.Name, p.BlockSize)
@@ -138,6 +145,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	pacedCSV(r, row)
 	if md := r.Model; md != nil {
 		for _, rw := range md.Table.Rows {
 			name := fmt.Sprintf("model, %d threads per core, %s GHz", rw.SMT, num(rw.GHz))

@@ -94,6 +94,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if len(r.Curves) > 0 {
 		v.Sections = append(v.Sections, curveSection(r))
 	}
+	if len(r.PacedQueries) > 0 {
+		v.Sections = append(v.Sections, pacedSection(r))
+	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
 			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)
@@ -413,6 +416,12 @@ func querySection(r *Report) section {
 		}
 	}
 	s.Tables = append(s.Tables, tb)
+	if et, ok := estimates(AnchorQueries+"-estimate", "", q.Estimates); ok {
+		s.Tables = append(s.Tables, et)
+	}
+	if q.NoEstimate != "" {
+		s.Notes = append(s.Notes, "There is "+q.NoEstimate+".")
+	}
 	for _, f := range q.Plans {
 		s.Notes = append(s.Notes, "Plan: "+f.Detail)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/insert"
@@ -55,6 +56,8 @@ type Report struct {
 	Monitor *Monitor    `json:"monitor,omitempty"`
 	// Curves holds one load curve per run, one run per engine.
 	Curves []CurveRun `json:"curves,omitempty"`
+	// PacedQueries holds the paced tpch and reporting runs, cell by cell.
+	PacedQueries []PacedRun `json:"paced_queries,omitempty"`
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -189,7 +192,12 @@ type Reporting struct {
 	ByDOP     []QuerySeries        `json:"by_dop"`     // queries per hour against streams, one series per query and DOP
 	ByStreams []QuerySeries        `json:"by_streams"` // speedup against DOP, one series per query and streams
 	Plans     []result.PlanFinding `json:"plans,omitempty"`
-	Errors    []string             `json:"errors,omitempty"`
+	// Estimates set the optimizer's estimated speedup against DOP beside
+	// the measured one (PostgreSQL only: transtats.Estimates);
+	// NoEstimate says why there are none on another engine.
+	Estimates  []planest.Row `json:"estimates,omitempty"`
+	NoEstimate string        `json:"no_estimate,omitempty"`
+	Errors     []string      `json:"errors,omitempty"`
 }
 
 // QuerySeries is one query at a fixed DOP (or fixed streams).
@@ -260,7 +268,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind && !isPacedQueries(run.Kind) {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -349,6 +357,12 @@ func Build(runs []*result.Run) (*Report, error) {
 				return nil, err
 			}
 			r.Curves = append(r.Curves, *cr)
+		case KindTPCHPaced, KindReportPaced:
+			pr, err := buildPaced(run)
+			if err != nil {
+				return nil, err
+			}
+			r.PacedQueries = append(r.PacedQueries, *pr)
 		}
 	}
 	slices.SortFunc(r.Null, func(a, b NullRun) int { return cmp.Compare(a.Run, b.Run) })
@@ -391,7 +405,7 @@ func variant(run *result.Run) string {
 		Key     string `json:"key"`
 		Span    int64  `json:"span"`
 	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind && run.Kind != result.RunProbeIO && run.Kind != tpch.RunKind {
+	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind && run.Kind != result.RunProbeIO && run.Kind != tpch.RunKind && !isPacedQueries(run.Kind) {
 		return ""
 	}
 	// An unreadable configuration is reported when the run's section is
@@ -399,7 +413,7 @@ func variant(run *result.Run) string {
 	if err := json.Unmarshal(run.Config, &c); err != nil {
 		return "with an unreadable configuration"
 	}
-	if run.Kind == null.RunKind || run.Kind == curve.RunKind || run.Kind == tpch.RunKind {
+	if run.Kind == null.RunKind || run.Kind == curve.RunKind || run.Kind == tpch.RunKind || isPacedQueries(run.Kind) {
 		return "on " + c.Engine
 	}
 	if run.Kind == result.RunProbeIO {

@@ -10,6 +10,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 // queryRunConfig is the part of run report's stored configuration the
@@ -17,6 +18,7 @@ import (
 type queryRunConfig struct {
 	Engine   string        `json:"engine"`
 	Rows     int64         `json:"rows"`
+	DOP      []int         `json:"dop"`
 	Duration time.Duration `json:"duration_ns"`
 	Warmup   time.Duration `json:"warmup_ns"`
 }
@@ -52,6 +54,11 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 	if err != nil {
 		return nil, err
 	}
+	ptrs := make([]*result.QueryCell, len(cells))
+	for i := range cells {
+		ptrs[i] = &cells[i]
+	}
+	q.Estimates, q.NoEstimate = transtats.Estimates(ptrs), transtats.NoEstimate(q.Engine, cfg.DOP)
 	type key struct {
 		query        string
 		streams, dop int

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/numalab/numalab/internal/planest"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -108,6 +109,12 @@ func WriteText(w io.Writer, r *Report) error {
 	if t := r.TPCH; t != nil {
 		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
 		textTPCH(&b, t)
+	}
+	if len(r.PacedQueries) > 0 {
+		b.WriteString("\nPaced queries (throughput is the schedule's, not capacity)\n")
+		for _, p := range r.PacedQueries {
+			textPaced(&b, p)
+		}
 	}
 	for _, cr := range r.Curves {
 		fmt.Fprintf(&b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
@@ -293,6 +300,16 @@ func textQueries(b *strings.Builder, q *Reporting) {
 		}
 	}
 	tw.Flush()
+	if len(q.Estimates) > 0 {
+		var eb strings.Builder
+		planest.WriteTable(&eb, q.Estimates)
+		for _, l := range strings.Split(strings.TrimSpace(eb.String()), "\n") {
+			fmt.Fprintf(b, "  %s\n", l)
+		}
+	}
+	if q.NoEstimate != "" {
+		fmt.Fprintf(b, "  %s\n", q.NoEstimate)
+	}
 	for _, f := range q.Plans {
 		fmt.Fprintf(b, "  plan: %s\n", f.Detail)
 	}

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -367,16 +368,25 @@ func ladderTable(a tpch.Analysis) (table, bool) {
 // lowest DOP over the cost at each DOP) beside the measured one; false
 // when no point has an estimate (the engine's cost does not price DOP).
 func estimateTable(a tpch.Analysis) (table, bool) {
-	t := table{ID: AnchorTPCH + "-estimate", Caption: "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
+	return estimates(AnchorTPCH+"-estimate", "", a.Estimates())
+}
+
+// estimates is the table of rows, for tpch and reporting alike; false
+// when there are none. what, when not "", opens the caption.
+func estimates(id, what string, rows []planest.Row) (table, bool) {
+	t := table{ID: id, Caption: what + "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
 		Head: []string{"query", "DOP", "plan cost", "estimated speedup", "measured speedup", "measured / estimated", "flag"}}
-	for _, q := range a.Queries {
-		for _, p := range q.Points[1:] {
-			if p.EstSpeedup == 0 {
-				continue
-			}
-			t.Rows = append(t.Rows, []string{tpch.QueryName(q.Query), strconv.Itoa(p.DOP), fmtN(q.Points[0].Cost) + " → " + fmtN(p.Cost),
-				fmtF(p.EstSpeedup, 2) + "×", fmtF(p.Speedup, 2) + "×", fmtF(p.Speedup/p.EstSpeedup, 2), orDash(strings.Join(tpch.EstimateFlags(p), ", "))})
+	streams := slices.ContainsFunc(rows, func(r planest.Row) bool { return r.Streams > 0 })
+	if streams {
+		t.Head = slices.Insert(t.Head, 1, "streams")
+	}
+	for _, r := range rows {
+		row := []string{r.Query, strconv.Itoa(r.DOP), fmtN(r.BaseCost) + " → " + fmtN(r.Cost),
+			fmtF(r.Estimated, 2) + "×", fmtF(r.Measured, 2) + "×", fmtF(r.Measured/r.Estimated, 2), orDash(strings.Join(r.Flags(), ", "))}
+		if streams {
+			row = slices.Insert(row, 1, strconv.Itoa(r.Streams))
 		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t, len(t.Rows) > 0
 }
@@ -400,7 +410,8 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			est := "-"
 			if p.EstSpeedup > 0 {
 				est = fmtF(p.EstSpeedup, 2) + "×"
-				if f := tpch.EstimateFlags(p); len(f) > 0 {
+				r := planest.Row{Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged}
+				if f := r.Flags(); len(f) > 0 {
 					est += " (" + strings.Join(f, ", ") + ")"
 				}
 			}

@@ -1,6 +1,10 @@
 package result
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Pace is how a paced cell spaced its calls and what that did; a cell
 // without one ran the closed loop with no think time.
@@ -32,4 +36,18 @@ type Pace struct {
 	Backlog int64 `json:"backlog"`
 	// Service is every successful call's latency from its actual start.
 	Service TxStats `json:"service"`
+}
+
+// Text says in one line how a paced cell went: its pacing, and for an
+// open loop the calls due, completed, late and never started, with the
+// latency percentiles of total (the cell's Total: from intended start in
+// an open loop) and the service time's p99.
+func (p *Pace) Text(total TxStats) string {
+	ms := func(us float64) string { return strconv.FormatFloat(us/1000, 'f', 2, 64) }
+	lat := fmt.Sprintf("p50 %s ms, p99 %s ms", ms(total.P50US), ms(total.P99US))
+	if p.Mode != "rate" {
+		return fmt.Sprintf("think %v (%s): %d completed; %s", p.Think, p.ThinkDist, total.Count, lat)
+	}
+	return fmt.Sprintf("%s/s (%s): %d due in the window, %d completed, %d started over %v late, %d never started; from intended start %s; service p99 %s ms",
+		strconv.FormatFloat(p.Rate, 'g', 4, 64), p.Arrivals, p.Offered, total.Count, p.Late, p.LateAfter, p.Backlog, lat, ms(p.Service.P99US))
 }

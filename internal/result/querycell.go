@@ -44,6 +44,12 @@ type QueryCell struct {
 	PlanAfter      string `json:"plan_after,omitempty"`
 	PlanAfterOther string `json:"plan_after_other,omitempty"`
 	PlanError      string `json:"plan_error,omitempty"`
+	// Cost is the estimated cost of the plan before the cell, in
+	// CostUnit (planest's units): PostgreSQL's total cost, DuckDB's
+	// estimated rows summed over the operators; 0 on SQLite, which gives
+	// none.
+	Cost     float64 `json:"cost,omitempty"`
+	CostUnit string  `json:"cost_unit,omitempty"`
 	// Settings are the engine settings of the cell (DOP and what goes
 	// with it).
 	Settings map[string]string `json:"settings,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -65,33 +66,38 @@ type DOPPoint struct {
 	PlanChanged bool    `json:"plan_changed,omitempty"`
 	// EstSpeedup is the optimizer's: cost at the lowest DOP over cost at
 	// this one; 0 where the engine's cost does not price parallelism
-	// (only PostgreSQL's does). Departs says the measured speedup is more
-	// than 2× above or below it.
+	// (only PostgreSQL's does: planest.Prices). Departs says the measured
+	// speedup is more than 2× above or below it.
 	EstSpeedup float64 `json:"estimated_speedup,omitempty"`
 	Departs    bool    `json:"departs_from_estimate,omitempty"`
 }
 
-// departFactor is how far measured and estimated speedup may part
-// before a point is flagged.
-const departFactor = 2
-
 // estimate sets each point's estimated speedup against the lowest DOP's
 // cost, and flags points whose measured speedup departs from it.
 func (q *QueryScaling) estimate(unit string) {
-	if unit != CostPostgres || len(q.Points) == 0 || q.Points[0].Cost <= 0 {
+	if len(q.Points) == 0 {
 		return
 	}
-	base := q.Points[0].Cost
 	for i := range q.Points {
 		p := &q.Points[i]
-		if p.Cost <= 0 {
-			continue
-		}
-		p.EstSpeedup = base / p.Cost
-		if r := p.Speedup / p.EstSpeedup; p.Speedup > 0 && (r > departFactor || r < 1.0/departFactor) {
-			p.Departs = true
+		p.EstSpeedup, p.Departs = planest.Speedup(unit, q.Points[0].Cost, p.Cost, p.Speedup)
+	}
+}
+
+// Estimates are the points above the lowest DOP with an estimated speedup,
+// query by query.
+func (a Analysis) Estimates() []planest.Row {
+	var rows []planest.Row
+	for _, q := range a.Queries {
+		for _, p := range q.Points[1:] {
+			if p.EstSpeedup == 0 {
+				continue
+			}
+			rows = append(rows, planest.Row{Query: QueryName(q.Query), DOP: p.DOP, BaseCost: q.Points[0].Cost, Cost: p.Cost,
+				Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged})
 		}
 	}
+	return rows
 }
 
 // PlanChange is a plan that differs between consecutive DOPs.
@@ -220,7 +226,7 @@ func Analyze(cells []Cell, spec *RuleSpec) Analysis {
 	for _, q := range sortedKeys(byQ) {
 		qs := QueryScaling{Query: q}
 		unit := ""
-		var prev *Plan
+		var prev *planest.Plan
 		prevDOP := 0
 		for _, d := range sortedKeys(byQ[q]) {
 			cs := byQ[q][d]
@@ -237,7 +243,7 @@ func Analyze(cells []Cell, spec *RuleSpec) Analysis {
 					}
 					if prev != nil && prev.Shape != c.Plan.Shape {
 						p.PlanChanged = true
-						rm, ad := Changed(*prev, *c.Plan)
+						rm, ad := planest.Changed(*prev, *c.Plan)
 						a.Changes = append(a.Changes, PlanChange{Query: q, FromDOP: prevDOP, DOP: d, Removed: rm, Added: ad})
 					}
 					if prev == nil {

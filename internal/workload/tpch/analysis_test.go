@@ -1,6 +1,7 @@
 package tpch
 
 import (
+	"github.com/numalab/numalab/internal/planest"
 	"slices"
 
 	"github.com/numalab/numalab/internal/model"
@@ -14,7 +15,7 @@ import (
 // shape (operators one per line) and cost.
 func power(q, dop int, secs float64, shape string, cost float64) Cell {
 	return Cell{Mode: ModePower, Query: q, DOP: dop, Streams: 1, Seconds: secs, Cell: &result.Cell{Total: result.TxStats{Count: 1}},
-		Plan: &Plan{Shape: shape, Cost: cost, CostUnit: CostPostgres}}
+		Plan: &planest.Plan{Shape: shape, Cost: cost, CostUnit: planest.CostPostgres}}
 }
 
 func throughput(streams, dop int, qph float64, repeat int) Cell {
@@ -70,13 +71,6 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
-func TestChanged(t *testing.T) {
-	rm, ad := Changed(Plan{Shape: "Gather\n  Hash Join\n    Seq Scan\n    Seq Scan"}, Plan{Shape: "Gather\n  Merge Join\n    Seq Scan\n    Index Scan"})
-	if !slices.Equal(rm, []string{"Hash Join", "Seq Scan"}) || !slices.Equal(ad, []string{"Index Scan", "Merge Join"}) {
-		t.Errorf("removed %q, added %q", rm, ad)
-	}
-}
-
 // TestEstimatedSpeedup sets the cost at every DOP beside the clock:
 // estimated speedup is the lowest DOP's cost over this DOP's, and a
 // measured speedup more than 2× either side of it, or a changed plan, is
@@ -108,13 +102,13 @@ func TestEstimatedSpeedup(t *testing.T) {
 	// no estimate, nothing flagged.
 	duck := []Cell{power(1, 1, 4, scan, 1000), power(1, 2, 1, scan, 1000)}
 	for i := range duck {
-		duck[i].Plan.CostUnit = CostDuckDB
+		duck[i].Plan.CostUnit = planest.CostDuckDB
 	}
 	if p := Analyze(duck, nil).Queries[0].Points[1]; p.EstSpeedup != 0 || p.Departs {
 		t.Errorf("DuckDB: estimated %v, departs %v; want no estimate", p.EstSpeedup, p.Departs)
 	}
 	var b strings.Builder
-	writeEstimates(&b, an)
+	planest.WriteTable(&b, an.Estimates())
 	for _, s := range []string{"Q6       2         1000          500      2.00x      0.25x      0.12  measured under half the estimate",
 		"Q17      2         1000         1000      1.00x      4.30x      4.30  measured over 2x the estimate",
 		"Q1       2         1000          600      1.67x      1.82x      1.09  plan changed"} {

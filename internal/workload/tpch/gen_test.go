@@ -25,10 +25,34 @@ func TestCountsFor(t *testing.T) {
 			t.Errorf("SF %g: LineitemMean %d, want %d", c.sf, got.LineitemMean(), 4*c.want.Orders)
 		}
 	}
-	for _, sf := range []float64{0, -1, math.NaN(), math.Inf(1), 0.00001} {
+	for _, sf := range []float64{0, -1, math.NaN(), math.Inf(1), 0.00001, 0.0001, 0.001} {
 		if _, err := CountsFor(sf); !errors.Is(err, ErrScale) {
 			t.Errorf("CountsFor(%g): %v, want ErrScale", sf, err)
 		}
+	}
+}
+
+// TestDistinctSuppliers checks the rule against every part's four
+// suppliers at small scale factors: SF 0.001's 10 suppliers repeat one
+// (its load failed on PARTSUPP's key), SF 0.01's 100 do not.
+func TestDistinctSuppliers(t *testing.T) {
+	for s := int64(1); s <= 120; s++ {
+		parts := 20 * s
+		dup := false
+		for p := int64(1); p <= parts && !dup; p++ {
+			seen := map[int64]bool{}
+			for j := int64(0); j < 4; j++ {
+				k := suppKey(p, j, s)
+				dup = dup || seen[k]
+				seen[k] = true
+			}
+		}
+		if distinctSuppliers(parts, s) == dup {
+			t.Errorf("%d suppliers, %d parts: distinctSuppliers says %v, the parts have a repeated supplier: %v", s, parts, !dup, dup)
+		}
+	}
+	if distinctSuppliers(20*10, 10) || !distinctSuppliers(20*100, 100) {
+		t.Error("want SF 0.001 refused and SF 0.01 allowed")
 	}
 }
 

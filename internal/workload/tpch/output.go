@@ -31,6 +31,11 @@ func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold m
 	sockets := max(1, len(machine.Packages))
 	spec := &RuleSpec{Threshold: threshold, CoresPerSocket: max(1, len(machine.Cores)/sockets), Sockets: sockets}
 	out := Output{Cells: append([]*Cell{}, measured...), Analysis: Analyze(all, spec)}
+	if s.cfg.Paced() {
+		// A paced throughput cell's queries per hour are its schedule's:
+		// no DOP is chosen by them.
+		out.Analysis.Advice = nil
+	}
 	if inf := s.Info(); inf != nil && s.cfg.Engine == "postgres" {
 		out.Storage = StorageAdvice(inf.Settings, probe, out.Analysis.Cost)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -109,7 +110,7 @@ func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 		}
 		fmt.Fprintf(w, "%-5s %-40s %8d %10s %10s %.0f\n", QueryName(q.Query), strings.Join(sp, " "), q.BestDOP, stops, rule, q.Cost)
 	}
-	writeEstimates(w, an)
+	planest.WriteTable(w, an.Estimates())
 	fmt.Fprintf(w, "\nPlan changes between consecutive DOPs: %d\n", len(an.Changes))
 	for _, c := range an.Changes {
 		fmt.Fprintf(w, "  %s\n", c)
@@ -131,42 +132,6 @@ func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 	writeRule(w, an)
 	if a := an.Advice; a != nil {
 		writeAdvice(w, a)
-	}
-}
-
-// EstimateFlags names what is flagged at a point: a measured speedup more
-// than 2× from the estimate, a plan that changed from the previous DOP.
-func EstimateFlags(p DOPPoint) []string {
-	var f []string
-	if p.Departs {
-		f = append(f, fmt.Sprintf("measured %s the estimate", map[bool]string{true: "over 2x", false: "under half"}[p.Speedup > p.EstSpeedup]))
-	}
-	if p.PlanChanged {
-		f = append(f, "plan changed")
-	}
-	return f
-}
-
-// writeEstimates sets the optimizer's estimated speedup beside the
-// measured one, at every DOP above the lowest.
-func writeEstimates(w io.Writer, an Analysis) {
-	var rows []string
-	for _, q := range an.Queries {
-		for _, p := range q.Points[1:] {
-			if p.EstSpeedup == 0 {
-				continue
-			}
-			rows = append(rows, fmt.Sprintf("%-5s %4d %12.0f %12.0f %9.2fx %9.2fx %9.2f  %s", QueryName(q.Query), p.DOP, q.Points[0].Cost, p.Cost,
-				p.EstSpeedup, p.Speedup, p.Speedup/p.EstSpeedup, strings.Join(EstimateFlags(p), ", ")))
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nEstimated speedup (plan cost at the lowest DOP / at this DOP) against measured; flagged beyond 2x either way:\n")
-	fmt.Fprintf(w, "%-5s %4s %12s %12s %10s %10s %9s  %s\n", "query", "dop", "cost lowest", "cost here", "estimated", "measured", "meas/est", "flag")
-	for _, r := range rows {
-		fmt.Fprintln(w, strings.TrimRight(r, " "))
 	}
 }
 

@@ -42,7 +42,8 @@ var ErrScale = fmt.Errorf("bad scale factor")
 // CountsFor returns the row counts of scale factor sf (clause 4.2.5):
 // SF × 10,000 suppliers, 200,000 parts, 800,000 partsupps (4 per part),
 // 150,000 customers and 1,500,000 orders; 25 nations and 5 regions at any
-// SF. sf must be positive and large enough for one supplier (0.0001).
+// SF. sf must be positive and large enough for four distinct suppliers of
+// every part (0.01 is; 0.001, with 10 suppliers, is not).
 func CountsFor(sf float64) (Counts, error) {
 	if !(sf > 0) || math.IsInf(sf, 0) {
 		return Counts{}, fmt.Errorf("%w: %g is not a positive scale factor (try 0.01 or 1)", ErrScale, sf)
@@ -56,8 +57,8 @@ func CountsFor(sf float64) (Counts, error) {
 		Region:   5,
 	}
 	c.PartSupp = 4 * c.Part
-	if c.Supplier < 1 {
-		return Counts{}, fmt.Errorf("%w: %g is too small for one supplier (the smallest is 0.0001; try 0.01)", ErrScale, sf)
+	if !distinctSuppliers(c.Part, c.Supplier) {
+		return Counts{}, fmt.Errorf("%w: %g gives %d suppliers, too few for four distinct suppliers of every part (clause 4.2.3's PS_SUPPKEY repeats one, and PARTSUPP's key would too): try 0.01 or more", ErrScale, sf, c.Supplier)
 	}
 	if c.Orders*4*4 > math.MaxInt64/2 {
 		return Counts{}, fmt.Errorf("%w: %g is too large", ErrScale, sf)
@@ -68,6 +69,23 @@ func CountsFor(sf float64) (Counts, error) {
 // orderKey is the key of the i-th order (0-based): the keys are sparse, the
 // first 8 of every 32 (clause 4.2.3, O_ORDERKEY).
 func orderKey(i int64) int64 { return i/8*32 + i%8 + 1 }
+
+// distinctSuppliers reports whether suppKey gives each of parts parts four
+// distinct suppliers among s: suppKey(p, j, s) steps by k = s/4 + (p-1)/s
+// for each j, so two of them meet when s divides k, 2k or 3k.
+func distinctSuppliers(parts, s int64) bool {
+	if s < 4 {
+		return false
+	}
+	for k := s / 4; k <= s/4+(parts-1)/s; k++ {
+		for d := int64(1); d <= 3; d++ {
+			if d*k%s == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // suppKey is the supplier of part p's j-th supplier (j in 0..3), among s
 // suppliers (clause 4.2.3, PS_SUPPKEY and L_SUPPKEY).

@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -34,6 +35,10 @@ type RunConfig struct {
 	// Hog keeps that many of the placement's CPUs busy with a plain
 	// CPU-bound thread during every cell (place.HogCPUs).
 	Hog int `json:"hog,omitempty"`
+	// Pacing paces every cell's queries (think time, arrival rate); the
+	// zero value runs closed loops. A paced run is stored as kind
+	// tpch-paced: its queries per hour are its schedule's.
+	sweep.Pacing
 }
 
 // Cell kinds: the power test runs one query alone on one stream; the
@@ -57,7 +62,9 @@ type Cell struct {
 	// start (Error says why).
 	Cell  *result.Cell `json:"cell,omitempty"`
 	Error string       `json:"error,omitempty"`
-	// Seconds is a query's mean time (Power), Rows its rows.
+	// Seconds is a query's mean time (Power), Rows its rows; in an
+	// open-loop cell the mean from each run's actual start (its service
+	// time), so that DOPs compare by the query's own time.
 	Seconds float64 `json:"seconds,omitempty"`
 	Rows    int64   `json:"rows,omitempty"`
 	// TimedByExplain says no run finished in the window, so Seconds is
@@ -70,8 +77,8 @@ type Cell struct {
 	Slowest        int     `json:"slowest,omitempty"`
 	SlowestSeconds float64 `json:"slowest_seconds,omitempty"`
 	// Plan is the plan at this DOP (Power, first repeat).
-	Plan      *Plan  `json:"plan,omitempty"`
-	PlanError string `json:"plan_error,omitempty"`
+	Plan      *planest.Plan `json:"plan,omitempty"`
+	PlanError string        `json:"plan_error,omitempty"`
 	// Used is the parallelism the engine actually used, when it says
 	// (PostgreSQL: 1 + workers launched); Settings the engine's.
 	Used     int               `json:"dop_used,omitempty"`
@@ -103,7 +110,8 @@ func (c RunConfig) ThroughputSpec() sweep.Spec {
 
 // Plan is the sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, MaxConsecutiveErrors: 3, Monitor: drive.SysMonitor("/")}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, MaxConsecutiveErrors: 3, Monitor: drive.SysMonitor("/"),
+		Pace: c.Pacing.Pacer(c.Seed)}
 }
 
 // CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
@@ -252,7 +260,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 		tc.Mode = ModePower
 		tc.Query, _ = strconv.Atoi(strings.TrimPrefix(c.Type, "Q"))
 		if c.Repeat == 0 {
-			p, err := Explain(ctx, s.db.Eng, s.sql[tc.Query])
+			p, err := planest.Explain(ctx, s.db.Eng, s.sql[tc.Query], true)
 			if err != nil {
 				tc.PlanError = result.Redact(err.Error())
 			} else {
@@ -342,6 +350,9 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 		tc.QueriesPerHour = m.TPS * 3600
 		if tc.Mode == ModePower {
 			tc.Seconds = m.Total.MeanUS / 1e6
+			if m.Pace != nil && m.Pace.Mode == "rate" {
+				tc.Seconds = m.Pace.Service.MeanUS / 1e6
+			}
 			tc.Rows = s.rows[tc.Query].Load()
 		} else {
 			for i, t := range m.Types {
@@ -349,6 +360,9 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 					tc.Slowest, tc.SlowestSeconds = s.cfg.Queries[i], t.MeanUS/1e6
 				}
 			}
+		}
+		if m.Pace != nil {
+			o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): paced %s", c.Index, c, m.Pace.Text(m.Total)))
 		}
 		switch {
 		case m.Total.Count == 0 && tc.Plan != nil && tc.Plan.Seconds > 0 && m.Total.Errors == 0:

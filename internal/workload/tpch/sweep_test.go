@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/numalab/numalab/internal/planest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,7 +121,7 @@ func TestSweepDuckDB(t *testing.T) {
 	cfg := RunConfig{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), SF: 0.01, Seed: 3, DOP: []int{1, 2},
 		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: time.Second, DataNode: 0}
 	cells, _ := runSweep(t, cfg, "")
-	checkSweep(t, cells, CostDuckDB)
+	checkSweep(t, cells, planest.CostDuckDB)
 	// A second run reuses numalab's load.
 	db, err := Open(context.Background(), OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: cfg.DB}, SF: 0.01, Seed: 3})
 	if err != nil {
@@ -141,7 +142,7 @@ func TestSweepPostgres(t *testing.T) {
 	cfg := RunConfig{Engine: dialectPostgres, SF: 0.01, Seed: 3, DOP: []int{1, 2},
 		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: time.Second, DataNode: -1}
 	cells, _ := runSweep(t, cfg, dsn)
-	an := checkSweep(t, cells, CostPostgres)
+	an := checkSweep(t, cells, planest.CostPostgres)
 	for _, c := range cells {
 		if c.Plan != nil && (c.Used < 1 || c.Used > c.DOP) {
 			t.Errorf("%s at DOP %d: used %d, want 1 to the DOP (workers launched + 1)", QueryName(c.Query), c.DOP, c.Used)

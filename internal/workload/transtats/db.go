@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -151,6 +152,21 @@ func (db *DB) Explain(ctx context.Context, q string, sec int64) (string, error) 
 	p, err := db.eng.Explain(ctx, text)
 	if err != nil {
 		return "", fmt.Errorf("explaining %s: %w", q, err)
+	}
+	return p, nil
+}
+
+// Cost returns the engine's plan of query q (P2 with t = sec seconds after
+// Start) at the current DOP with its estimated cost, without running it
+// (planest.Explain); SQLite's has no cost.
+func (db *DB) Cost(ctx context.Context, q string, sec int64) (planest.Plan, error) {
+	text, err := QueryText(Dialect(db.eng.Name()), q, sec)
+	if err != nil {
+		return planest.Plan{}, err
+	}
+	p, err := planest.Explain(ctx, db.eng, text, false)
+	if err != nil {
+		return p, fmt.Errorf("costing %s: %w", q, err)
 	}
 	return p, nil
 }

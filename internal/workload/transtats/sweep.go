@@ -38,6 +38,11 @@ type RunConfig struct {
 	// DataNode is the node the data is placed on (engine.PlaceData); -1
 	// leaves it where it is. A placement's data=nodeN wins.
 	DataNode int `json:"data_node"`
+	// Pacing paces every cell's queries (think time, arrival rate); the
+	// zero value runs closed loops. Its Rate is the open loop's queries
+	// per second (--arrival-rate), not the data's Rate above (--rate). A
+	// paced run is stored as kind report-paced.
+	sweep.Pacing
 }
 
 // Spec is the configuration's sweep: per repeat, per query, per stream
@@ -50,7 +55,7 @@ func (c RunConfig) Spec() sweep.Spec {
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
 	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration,
-		MaxConsecutiveErrors: maxErrors, Monitor: drive.SysMonitor("/")}
+		MaxConsecutiveErrors: maxErrors, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(int64(c.Seed))}
 }
 
 // fewQueries per stream in a window is too few for a steady figure.
@@ -207,6 +212,12 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	qc.PlanBefore, s.curPlanErr = s.db.Explain(ctx, c.Type, s.planT)
 	if s.curPlanErr != nil {
 		qc.PlanError = s.curPlanErr.Error()
+	} else if Dialect(s.cfg.Engine) != SQLite {
+		p, err := s.db.Cost(ctx, c.Type, s.planT)
+		if err != nil {
+			qc.PlanError = result.Redact(err.Error())
+		}
+		qc.Cost, qc.CostUnit = p.Cost, p.CostUnit
 	}
 	if s.cfg.Hog > 0 {
 		cpus, err := place.HogCPUs(c.Place.Streams, s.cfg.Hog)
@@ -242,10 +253,12 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	if m != nil {
 		qc.Cell = m
 		qc.QueriesPerHour = m.TPS * 3600
-		if c.DOP == 1 {
+		// A paced cell's queries per hour are its schedule's: no speedup
+		// is read from them.
+		if c.DOP == 1 && m.Pace == nil {
 			s.dop1[k] = qc.QueriesPerHour
 		}
-		if base := s.dop1[k]; base > 0 {
+		if base := s.dop1[k]; base > 0 && m.Pace == nil {
 			qc.SpeedupVsDOP1 = qc.QueriesPerHour / base
 		}
 	}
@@ -264,6 +277,9 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 	o := sweep.Outcome[*result.QueryCell]{Item: qc, Store: []result.Entry{result.KindQueryCell.Of(*qc)}}
 	for _, n := range qc.Workers.Notes() {
 		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, cellName(c), n))
+	}
+	if m != nil && m.Pace != nil {
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): paced %s", c.Index, cellName(c), m.Pace.Text(m.Total)))
 	}
 	for _, f := range found {
 		// A later repeat finding the same change adds nothing.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
@@ -21,6 +22,26 @@ func (r *recorder) Say(string)                             {}
 func (r *recorder) Note(string)                            {}
 func (r *recorder) Measured(sweep.Cell, *result.QueryCell) {}
 
+// runSweep runs w, configured by cfg, over this machine's cells; a
+// failed run fails the test.
+func runSweep(t *testing.T, cfg RunConfig, w *Sweep) ([]*result.QueryCell, *recorder) {
+	t.Helper()
+	host, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	out, err := sweep.Run(context.Background(), cfg.Plan(cells), w, rec, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, rec
+}
+
 // TestSweepRepeats: with Repeat 3 every cell runs three times, all cells
 // once before any again; each speedup is against DOP 1 of its own repeat,
 // plans are compared with the previous DOP of the same repeat (never
@@ -33,20 +54,8 @@ func TestSweepRepeats(t *testing.T) {
 	}
 	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
 		Streams: []int{1}, DOP: dops, Queries: []string{P2}, Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3, DataNode: -1}
-	host, err := topo.FromSysfs("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
 	w := NewSweep(cfg, "")
-	out, err := sweep.Run(context.Background(), cfg.Plan(cells), w, rec, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, rec := runSweep(t, cfg, w)
 	if len(out) != 3*len(dops) {
 		t.Fatalf("%d cells measured; want %d", len(out), 3*len(dops))
 	}
@@ -55,6 +64,9 @@ func TestSweepRepeats(t *testing.T) {
 		c := qc.Cell
 		if c == nil || c.Total.Count == 0 {
 			t.Fatalf("cell %d: %+v; want queries", i, qc)
+		}
+		if qc.CostUnit != planest.CostDuckDB || qc.Cost <= 0 {
+			t.Errorf("cell %d: cost %v %q; want DuckDB's summed row estimates", i, qc.Cost, qc.CostUnit)
 		}
 		if c.Repeat != i/len(dops) || c.DOP != dops[i%len(dops)] {
 			t.Errorf("cell %d is repeat %d at DOP %d; want repeat %d at DOP %d", i, c.Repeat, c.DOP, i/len(dops), dops[i%len(dops)])
@@ -82,6 +94,9 @@ func TestSweepRepeats(t *testing.T) {
 		if e.Kind() == string(result.KindPlanFinding) {
 			stored++
 		}
+	}
+	if rows := Estimates(out); len(rows) != 0 {
+		t.Errorf("estimates %+v from DuckDB's costs, which do not price DOP", rows)
 	}
 	if stored != len(w.Findings()) {
 		t.Errorf("%d plan findings stored; want the %d found", stored, len(w.Findings()))

@@ -1,4 +1,8 @@
-package tpch
+// Package planest reads an engine's plan with its estimated cost, and sets
+// the optimizer's estimated speedup (the plan's cost at the lowest DOP over
+// its cost at another) beside a measured one: what run tpch and run report
+// both do at every DOP.
+package planest
 
 import (
 	"context"
@@ -21,11 +25,12 @@ type Plan struct {
 	// gives none (SQLite).
 	Cost     float64 `json:"cost,omitempty"`
 	CostUnit string  `json:"cost_unit,omitempty"`
-	// WorkersPlanned and WorkersLaunched are PostgreSQL's, from EXPLAIN
-	// ANALYZE: the most any Gather of the plan planned and launched.
+	// WorkersPlanned and WorkersLaunched are PostgreSQL's: the most any
+	// Gather of the plan planned and (EXPLAIN ANALYZE only) launched.
 	WorkersPlanned  int `json:"workers_planned,omitempty"`
 	WorkersLaunched int `json:"workers_launched,omitempty"`
-	// Seconds is PostgreSQL's execution time of the EXPLAIN ANALYZE run.
+	// Seconds is PostgreSQL's execution time of the EXPLAIN ANALYZE run;
+	// 0 without ANALYZE.
 	Seconds float64 `json:"seconds,omitempty"`
 }
 
@@ -48,19 +53,23 @@ func (p Plan) Operators() []string {
 }
 
 // Explain captures sql's plan on eng at its current DOP: on PostgreSQL
-// EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON), which runs the query once
-// (without a clock read per row) and says how many workers it launched;
-// on DuckDB EXPLAIN (FORMAT JSON); on SQLite EXPLAIN QUERY PLAN, with no
-// cost.
-func Explain(ctx context.Context, eng engine.Engine, sql string) (Plan, error) {
+// EXPLAIN (FORMAT JSON), or with analyze EXPLAIN (ANALYZE, TIMING OFF,
+// FORMAT JSON), which runs the query once (without a clock read per row)
+// and says how many workers it launched and how long it took; on DuckDB
+// EXPLAIN (FORMAT JSON); on SQLite EXPLAIN QUERY PLAN, with no cost.
+func Explain(ctx context.Context, eng engine.Engine, sql string, analyze bool) (Plan, error) {
 	switch eng.Name() {
-	case dialectPostgres:
+	case "postgres":
+		how := "EXPLAIN (FORMAT JSON) "
+		if analyze {
+			how = "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) "
+		}
 		var raw []byte
-		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) "+sql).Scan(&raw); err != nil {
+		if err := eng.DB().QueryRowContext(ctx, how+sql).Scan(&raw); err != nil {
 			return Plan{}, fmt.Errorf("explaining on postgres: %w", err)
 		}
 		return pgPlan(raw)
-	case dialectDuckDB:
+	case "duckdb":
 		var key, raw string
 		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sql).Scan(&key, &raw); err != nil {
 			return Plan{}, fmt.Errorf("explaining on duckdb: %w", err)

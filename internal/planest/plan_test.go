@@ -1,0 +1,40 @@
+package planest
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestChanged(t *testing.T) {
+	rm, ad := Changed(Plan{Shape: "Gather\n  Hash Join\n    Seq Scan\n    Seq Scan"}, Plan{Shape: "Gather\n  Merge Join\n    Seq Scan\n    Index Scan"})
+	if !slices.Equal(rm, []string{"Hash Join", "Seq Scan"}) || !slices.Equal(ad, []string{"Index Scan", "Merge Join"}) {
+		t.Errorf("removed %q, added %q", rm, ad)
+	}
+}
+
+// TestSpeedup: the estimate is the lowest DOP's cost over this DOP's,
+// flagged beyond 2× either way, and only PostgreSQL's cost gives one.
+func TestSpeedup(t *testing.T) {
+	for _, c := range []struct {
+		unit           string
+		base, cost, ms float64
+		est            float64
+		departs        bool
+	}{
+		{CostPostgres, 1000, 500, 1.5, 2, false},
+		{CostPostgres, 1000, 500, 0.9, 2, true},
+		{CostPostgres, 1000, 1000, 4.3, 1, true},
+		{CostPostgres, 1000, 0, 2, 0, false},
+		{CostDuckDB, 1000, 500, 0.1, 0, false},
+		{"", 0, 0, 2, 0, false},
+	} {
+		est, dep := Speedup(c.unit, c.base, c.cost, c.ms)
+		if est != c.est || dep != c.departs {
+			t.Errorf("%+v: estimated %v, departs %v", c, est, dep)
+		}
+	}
+	r := Row{Estimated: 2, Measured: 0.9, Departs: true, PlanChanged: true}
+	if f := r.Flags(); !slices.Equal(f, []string{"measured under half the estimate", "plan changed"}) {
+		t.Errorf("flags %q", f)
+	}
+}
