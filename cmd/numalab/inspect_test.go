@@ -150,6 +150,7 @@ func TestInspectPostgresText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
+		"drop table if exists items", // left by an earlier -count round
 		"create table items (id int primary key, price numeric, name text)",
 		"insert into items select i, i * 1.5, 'item ' || i from generate_series(1, 3000) i",
 		"create index items_price on items (price desc) include (name) where price > 100",

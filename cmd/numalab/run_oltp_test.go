@@ -90,7 +90,8 @@ func TestRunOLTPStoresEveryCell(t *testing.T) {
 			t.Errorf("cell %d: count %d errors %d tps %.0f", c.Index, c.Total.Count, c.Total.Errors, c.TPS)
 		}
 		if c.Usage != nil && c.Usage.ReadFromDisk {
-			t.Errorf("cell %d read from disk after prewarm", c.Index)
+			t.Errorf("cell %d read from disk after prewarm: the process read %d bytes, %d of them its own binary's pages; devices %v",
+				c.Index, c.Usage.ProcReadBytes, c.Usage.OwnCodeReadBytes, c.Usage.Devices)
 		}
 		if len(c.Trace) == 0 {
 			t.Errorf("cell %d: no trace", c.Index)

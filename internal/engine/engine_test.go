@@ -234,6 +234,9 @@ func TestPostgresEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
+	if _, err := eng.DB().ExecContext(ctx, "DROP TABLE IF EXISTS t"); err != nil { // left by an earlier -count round
+		t.Fatal(err)
+	}
 	const n = 1000000
 	loadNumbers(t, eng, n)
 	if _, err := eng.DB().ExecContext(ctx, "VACUUM ANALYZE t"); err != nil {
@@ -358,6 +361,8 @@ func TestPostgresRefusesForeignSchema(t *testing.T) {
 	}
 	defer c.Close(ctx)
 	for _, stmt := range []string{
+		"DROP SCHEMA IF EXISTS theirs_plain CASCADE", // left by an earlier -count round
+		"DROP SCHEMA IF EXISTS theirs_commented",
 		"CREATE SCHEMA theirs_plain",
 		"CREATE TABLE theirs_plain.precious (x int)",
 		"CREATE SCHEMA theirs_commented",

@@ -76,6 +76,9 @@ func TestConnectPGWrongPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS pwtest"); err != nil { // left by an earlier -count round
+		t.Fatal(err)
+	}
 	if _, err := admin.Exec(ctx, "CREATE ROLE pwtest LOGIN PASSWORD 'right-pw'"); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +91,20 @@ func TestConnectPGWrongPassword(t *testing.T) {
 	if err := os.WriteFile(hba, append([]byte("local all pwtest scram-sha-256\n"), old...), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { // the next test, or -count round, finds pg_hba.conf as it was
+		if err := os.WriteFile(hba, old, 0o600); err != nil {
+			t.Error(err)
+		}
+		c, err := ConnectPG(ctx, s.DSN())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+			t.Error(err)
+		}
+	})
 	if _, err := admin.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
 		t.Fatal(err)
 	}

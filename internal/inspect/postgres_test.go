@@ -40,6 +40,8 @@ func TestPostgres(t *testing.T) {
 	s := pg.Server(t)
 	dsn := s.DSN()
 	pgExec(t, dsn,
+		"drop schema if exists shop cascade", // left by an earlier -count round
+		"drop table if exists public.other",
 		"create schema shop",
 		`create table shop.orders (id int primary key, customer int not null, placed timestamptz not null,
 			status text not null, note text)`,
