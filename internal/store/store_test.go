@@ -634,8 +634,10 @@ func TestOpenLockedSaysWho(t *testing.T) {
 	progress := said
 	said = nil
 	mu.Unlock()
-	if len(progress) < 3 {
-		t.Errorf("%d progress lines while waiting %v, %v at a time; want at least 3: %q", len(progress), lockLimit, lockStep, progress)
+	// How many steps fit in the limit is the machine's speed (under a CPU
+	// hog two of five did); that the wait is told, and by whom, is numalab's.
+	if len(progress) == 0 {
+		t.Errorf("no progress line while waiting %v, %v at a time", lockLimit, lockStep)
 	}
 	for _, l := range progress {
 		if !strings.HasPrefix(l, "store "+path+" is locked ("+who+"): waited ") {
