@@ -41,7 +41,7 @@ func findings(r *Report) []Finding {
 	}
 	// The decision first: the answer the report exists for.
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		if p := purchase(r); p != nil {
+		if p := Purchase(r); p != nil {
 			add(AnchorBuy, "Which server: %s", p.Recommendation)
 		}
 	}

@@ -260,7 +260,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind && run.Kind != model.RunFit {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
