@@ -321,7 +321,7 @@ type pageRun struct {
 
 // chase measures the chain in memory i on the cell's CPU.
 func (r *pageRun) chase(i int) error {
-	st, err := r.chains[i].Measure(r.ctx, r.cpu)
+	st, err := r.chains[i].MeasureWindows(r.ctx, r.cpu, 3)
 	if err != nil {
 		return fmt.Errorf("timing the random chain in %s: %w", pageMemory[i].name, err)
 	}
@@ -348,20 +348,21 @@ func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error 
 
 // measurePages runs pairs of cells on cpu, the tpcc-ro image in 4 KiB
 // then 2 MiB pages, each cell followed by a sample of the speed sentinel
-// (one more before the first) and each preceded by the random chain's
-// latency in memory mapped like its image, as large as it. A cell next to
-// a sentinel sample off its median by more than SentinelTolerance is
-// flagged and, up to repeats of them, run once more at the end; flagged
-// cells are left out. A and M are then fitted to the rest (MeasuredFit's
-// Compute).
-func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64) (*model.MeasuredFit, error) {
+// (one more before the first). Each memory's latency is the random chain
+// in memory mapped like its image and as large, timed before the first
+// pair and after the last. A cell next to a sentinel sample off its
+// median by more than SentinelTolerance is flagged and, up to repeats of
+// them and while a repeat ends before until, run once more at the end;
+// flagged cells are left out. A and M are then fitted to the rest
+// (MeasuredFit's Compute).
+func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time) (*model.MeasuredFit, error) {
 	db, err := os.ReadFile(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
 	}
 	f := &model.MeasuredFit{
 		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes", cpu),
-		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each cell after a timing of the random chain in its kind of memory and before a sample of the speed sentinel; cells next to a sample more than %.0f%% off the median left out, and up to %d of them run again",
+		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; each memory's latency a random chain in memory mapped alike, timed before the first pair and after the last; cells next to a sample more than %.0f%% off the median left out, and up to %d of them run again where the step's planned time allowed",
 			pairs, cellDur, 100*SentinelTolerance, repeats),
 		GHz: ghz,
 	}
@@ -385,26 +386,36 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 			return nil, err
 		}
 	}
+	chaseAll := func() error {
+		for i := range pageMemory {
+			if err := r.chase(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := chaseAll(); err != nil {
+		return nil, err
+	}
 	f.Sentinel.Take("start")
 	for k := 0; k < pairs && ctx.Err() == nil; k++ {
 		for i, kind := range pageMemory {
-			if err := r.chase(i); err != nil {
-				return nil, err
-			}
 			if err := r.cell(i, fmt.Sprintf("pair %d, %s", k+1, kind.name), cellDur, false); err != nil {
 				return nil, err
 			}
 		}
 	}
+	if err := chaseAll(); err != nil {
+		return nil, err
+	}
 	f.Flag(SentinelTolerance)
 	for _, c := range slices.Clone(f.Cells) {
-		if !c.Off || repeats == 0 || ctx.Err() != nil {
+		if !c.Off || repeats == 0 || ctx.Err() != nil || time.Now().Add(cellDur).After(until) {
 			continue
 		}
 		repeats--
-		if err := r.chase(c.Memory); err != nil {
-			return nil, err
-		}
+		// A sample of its own before the repeat: the last one may be off.
+		f.Sentinel.Take("before " + c.Label + " again")
 		if err := r.cell(c.Memory, c.Label+" again", cellDur, true); err != nil {
 			return nil, err
 		}
@@ -448,8 +459,8 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	if len(o.Machine.CPUs) > 0 {
 		cpu = o.Machine.CPUs[0].ID
 	}
-	repeats := max(plan.PagePairs/2, 1)
-	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, each cell after a random chain in memory mapped alike; up to %d off-speed cells repeated\n",
+	repeats, until := max(plan.PagePairs/2, 1), time.Now().Add(plan.pageTime())
+	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, a random chain in memory mapped alike timed before and after; up to %d off-speed cells repeated within the step's planned time\n",
 		plan.PagePairs, plan.PageCell, cpu, repeats)
 	rec, err := record.Start(ctx, o.Store, model.RunFit, "numalab eval (page-size points)", struct {
 		DB        string        `json:"db"`
@@ -463,7 +474,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	if err != nil {
 		return err
 	}
-	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz)
+	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until)
 	headline := ""
 	if err == nil {
 		if aerr := rec.Add(model.KindMeasuredFit.Of(*f)); aerr != nil {

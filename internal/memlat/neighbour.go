@@ -106,11 +106,18 @@ func NewChase(bytes int64, pages string) (*DRAMChase, error) {
 	return &DRAMChase{Bytes: bytes, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction, buf: b, c: c}, nil
 }
 
-// Measure is the chain's latency per load on cpu, in ns.
+// Measure is the chain's latency per load on cpu, in ns: the median of
+// five windows of at least 50 ms.
 func (d *DRAMChase) Measure(ctx context.Context, cpu int) (Stat, error) {
+	return d.MeasureWindows(ctx, cpu, 5)
+}
+
+// MeasureWindows is the chain's latency per load on cpu, in ns, over n
+// windows of at least 50 ms.
+func (d *DRAMChase) MeasureWindows(ctx context.Context, cpu, n int) (Stat, error) {
 	var st Stat
 	err := onCPU(cpu, func() (err error) {
-		st, err = chaseLatency(ctx, d.c, 1, sampling{Samples: 5, MinWindow: 50 * time.Millisecond, Tries: 5})
+		st, err = chaseLatency(ctx, d.c, 1, sampling{Samples: n, MinWindow: 50 * time.Millisecond, Tries: n})
 		return err
 	})
 	return st, err
