@@ -58,7 +58,7 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 			fmt.Fprintln(w, "  "+p.Recommendation)
 		}
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
-		if md.Measured == nil {
+		if md.FitRun == 0 {
 			if off := offSpeed(sent, "tpcc-ro on SQLite"); off != "" {
 				fmt.Fprintln(w, "  "+off)
 			}
@@ -68,9 +68,13 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 				fmt.Fprintln(w, "  assumed: "+a.String())
 			}
 		}
-		if md.Measured == nil {
-			fmt.Fprintln(w, "  page-size points: none (the step did not run, failed or did not fit), so A and M rest on the OLTP run alone")
-		} else {
+		switch {
+		case md.Measured == nil:
+			fmt.Fprintln(w, "  page-size points: none (the step did not run or failed), so A and M rest on the OLTP run alone")
+		case md.FitRun == 0:
+			fmt.Fprintln(w, "  page-size points: their cells did not fit, so A and M rest on the OLTP run alone:")
+			fallthrough
+		default:
 			for _, l := range md.Measured.Lines() {
 				fmt.Fprintln(w, "  "+l)
 			}

@@ -108,9 +108,10 @@ type Calibration struct {
 	// HeldOut predicts cells the fit did not see (see holdOut); nil
 	// without such cells.
 	HeldOut *HeldOut `json:"held_out,omitempty"`
-	// Measured is the stored fit (run FitRun, kind RunFit) A and M come
-	// from when there is one: cells at two or more latencies, bracketed by
-	// the speed sentinel.
+	// Measured is the stored measured fit (kind RunFit) among the runs:
+	// cells at two or more latencies, bracketed by the speed sentinel.
+	// FitRun is its run when A and M come from it; 0 when its cells did
+	// not fit (Notes says why).
 	Measured *MeasuredFit `json:"measured,omitempty"`
 	FitRun   int64        `json:"fit_run,omitempty"`
 	Notes    []string     `json:"notes,omitempty"`
@@ -222,6 +223,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 		return m, nil
 	case f.Fit == nil:
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s", run.ID, f.FitError, m.restsOn()))
+		m.Measured = f
 		return m, nil
 	}
 	pts, cells := f.Points()

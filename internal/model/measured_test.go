@@ -136,7 +136,7 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Measured != nil || c.Workload != without.Workload || !strings.Contains(strings.Join(c.Notes, " "), "run 3's cells did not fit (fitting: too few cells)") {
+	if c.Measured == nil || c.FitRun != 0 || c.Workload != without.Workload || !strings.Contains(strings.Join(c.Notes, " "), "run 3's cells did not fit (fitting: too few cells)") {
 		t.Errorf("unfitted fit run: measured %v, notes %q", c.Measured, c.Notes)
 	}
 }
