@@ -22,13 +22,14 @@ import (
 )
 
 // Kinds lists the run kinds a report shows, in the order of its sections.
-var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind}
+var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind, model.RunFit}
 
 // optional are the kinds whose absence is not reported: experiments a
 // user runs on purpose, which eval does not (insert) or which have their
-// own command (tpch). A missing null run is reported only beside an OLTP
-// run, whose one-stream cell it explains.
-var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind}
+// own command (tpch), or which only eval makes (model-fit: the model then
+// rests on the OLTP run). A missing null run is reported only beside an
+// OLTP run, whose one-stream cell it explains.
+var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind, model.RunFit}
 
 // ErrNoRuns is returned by Build when it is given no run.
 var ErrNoRuns = errors.New("no runs to report")
@@ -260,7 +261,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind && run.Kind != model.RunFit {
+		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
