@@ -231,9 +231,37 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	if off := f.OffCells(); len(off) > 0 {
 		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel read more than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
 	}
+	if m.RemoteAssumed && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
+		mem := f.Memory[0]
+		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
+			mem.Name, run.ID, bytesWords(mem.ChainBytes), fmtF(m.OneSocketNS, 1)))
+	}
 	c := m.WithFit(*f.Fit, pts, cells, method)
 	c.Measured, c.FitRun = f, run.ID
 	return c, nil
+}
+
+// atOneSocket is m (one node measured) with one socket's latency ns,
+// measured as source says, and the multi-socket latencies assumed from it
+// by the same published ratios.
+func (m *Calibration) atOneSocket(ns float64, source string) *Calibration {
+	c := *m
+	ml, rr := PublishedMultiSocketLocal, PublishedRemoteRatio
+	c.OneSocketNS, c.LocalNS = ns, ns*ml.Value
+	c.RemoteNS = c.LocalNS * rr.Value
+	c.Assumptions = slices.Clone(m.Assumptions)
+	for i, a := range c.Assumptions {
+		switch a.Name {
+		case AssumeOneSocket:
+			a.Value, a.Source = ns, source
+		case AssumeLocal:
+			a.Value, a.Low, a.High = c.LocalNS, ns*ml.Low, ns*ml.High
+		case AssumeRemote:
+			a.Value, a.Low, a.High = c.RemoteNS, c.LocalNS*rr.Low, c.LocalNS*rr.High
+		}
+		c.Assumptions[i] = a
+	}
+	return &c
 }
 
 // restsOn says what A and M come from without a measured fit.

@@ -102,7 +102,7 @@ func TestMeasuredFitCountersReason(t *testing.T) {
 // names the cell left out.
 func TestCalibrateUsesStoredFit(t *testing.T) {
 	m := oneNode()
-	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 100}))
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
 	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
 	f := measuredFit(t)
 	fit := stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f))
@@ -125,6 +125,16 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	}
 	if got := strings.Join(c.Checks(), "\n"); !strings.Contains(got, "by the fit to the first half") {
 		t.Errorf("checks do not include the stored fit's held-out check: %s", got)
+	}
+	// One node: one socket's latency is the fit's first memory's (the
+	// chain mapped as the OLTP data is), not the probe's 150 ns, and the
+	// multi-socket latencies follow it by the published ratios.
+	if a, _ := c.Assumption(AssumeOneSocket); c.OneSocketNS != 100 || a.Value != 100 || !strings.Contains(a.Source, "timed next to run 3's cells") ||
+		math.Abs(c.LocalNS-100*PublishedMultiSocketLocal.Value) > 1e-9 || without.OneSocketNS != 150 {
+		t.Errorf("one socket %v ns (%+v), local %v; want 100 from the fit's 4 KiB chain, and the probe's 150 without the fit", c.OneSocketNS, a, c.LocalNS)
+	}
+	if a, _ := c.Assumption(AssumeRemote); math.Abs(a.High-c.LocalNS*PublishedRemoteRatio.High) > 1e-9 || a.Value != c.RemoteNS {
+		t.Errorf("remote assumption %+v does not follow the local %v", a, c.LocalNS)
 	}
 	// The stall share follows the fit: M·L·f/C at one socket's 100 ns.
 	if want := 500 * 200.0 / (200_000 + 500*200); math.Abs(c.StallShare-want) > 1e-9 {

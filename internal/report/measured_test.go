@@ -57,6 +57,9 @@ func TestMeasuredFitInReport(t *testing.T) {
 	if f := findingWith(r, "Which server: "+p.Recommendation); f == nil {
 		t.Errorf("no finding with the recommendation %q", p.Recommendation)
 	}
+	if f := findingWith(r, "the model uses 300.0 ns instead"); f == nil {
+		t.Errorf("the DRAM finding does not say the model uses the fit's 4 KiB chain: %q", r.Findings)
+	}
 	for _, n := range r.Notes {
 		if strings.Contains(n, "which the report does not chart") {
 			t.Errorf("note %q", n)
