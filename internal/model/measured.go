@@ -254,7 +254,7 @@ func (f *MeasuredFit) CounterLine() string {
 func (f *MeasuredFit) Lines() []string {
 	var mem []string
 	for _, m := range f.Memory {
-		mem = append(mem, fmt.Sprintf("%s (data %.0f%% in 2 MiB pages; a %s chain in memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d)",
+		mem = append(mem, fmt.Sprintf("%s (data %.0f%% in 2 MiB pages; a random chain of %s in memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d timings)",
 			m.Name, 100*m.DataHuge, bytesWords(m.ChainBytes), 100*m.ChainHuge, m.LatencyNS, len(m.SamplesNS)))
 	}
 	out := []string{f.What + ": " + strings.Join(mem, "; ")}
