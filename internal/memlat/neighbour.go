@@ -80,7 +80,6 @@ func (n *Neighbour) Stop() (float64, error) {
 // and without a neighbour) on the same chain.
 type DRAMChase struct {
 	Bytes        int64
-	PageBytes    int64   // the page size obtained (buffer.PageBytes)
 	HugeFraction float64 // the share of the chain in 2 MiB pages
 	buf          *buffer
 	c            *chain
@@ -91,8 +90,8 @@ func NewDRAMChase(bytes int64) (*DRAMChase, error) { return NewChase(bytes, Page
 
 // NewChase maps and links a chain over bytes in pages (Pages4K or Pages2M,
 // advised as the probe's mappings are), so that a latency can be measured
-// in the same kind of memory as data mapped alike; PageBytes and
-// HugeFraction say what the kernel gave.
+// in the same kind of memory as data mapped alike; HugeFraction says what
+// the kernel gave.
 func NewChase(bytes int64, pages string) (*DRAMChase, error) {
 	b, err := mapBuffer("/", bytes, pages, -1)
 	if err != nil {
@@ -103,7 +102,7 @@ func NewChase(bytes int64, pages string) (*DRAMChase, error) {
 		b.free()
 		return nil, err
 	}
-	return &DRAMChase{Bytes: bytes, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction, buf: b, c: c}, nil
+	return &DRAMChase{Bytes: bytes, HugeFraction: b.HugeFraction, buf: b, c: c}, nil
 }
 
 // Measure is the chain's latency per load on cpu, in ns: the median of
