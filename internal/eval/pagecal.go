@@ -461,12 +461,8 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	}
 	// The plan leaves the repeats out of the step's time (they would cost
 	// the 5-minute plan an OLTP repeat); the load curve, last, takes what
-	// is left of the budget, so they shorten it, and none starts past it.
-	repeats := max(plan.PagePairs/2, 1)
-	until := time.Now().Add(plan.pageTime() + time.Duration(repeats)*(plan.PageCell+pageChase))
-	if end := o.Start.Add(o.Budget); end.Before(until) {
-		until = end
-	}
+	// is left of the budget, so they shorten it, and none ends past it.
+	repeats, until := max(plan.PagePairs/2, 1), o.Start.Add(o.Budget)
 	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, a random chain in memory mapped alike timed before and after; up to %d off-speed cells repeated within the budget\n",
 		plan.PagePairs, plan.PageCell, cpu, repeats)
 	rec, err := record.Start(ctx, o.Store, model.RunFit, "numalab eval (page-size points)", struct {
