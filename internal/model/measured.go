@@ -124,6 +124,10 @@ func (f *MeasuredFit) Compute() {
 		f.Fit = &fit
 	}
 	f.HeldOut, f.HeldOutError = nil, ""
+	if f.Fit == nil {
+		f.HeldOutError = "the kept cells do not fit, so there is no fit to check"
+		return
+	}
 	var first []Point
 	second := map[int][]float64{}
 	for mem := range f.Memory {

@@ -83,6 +83,22 @@ func TestMeasuredFitLeavesOutOffCells(t *testing.T) {
 	}
 }
 
+// TestMeasuredFitNoFitNoHeldOut: cells whose throughput rises with
+// latency do not fit, and then no held-out check is made of a fit to
+// half of them.
+func TestMeasuredFitNoFitNoHeldOut(t *testing.T) {
+	f := measuredFit(t)
+	for i := range f.Cells {
+		if f.Cells[i].Memory == 1 && i >= 4 {
+			f.Cells[i].TPSPerCore *= 3
+		}
+	}
+	f.Compute()
+	if f.Fit != nil || f.FitError == "" || len(f.HeldOut) != 0 || !strings.Contains(f.HeldOutError, "do not fit") {
+		t.Fatalf("fit %v (%q), held out %v (%q)", f.Fit, f.FitError, f.HeldOut, f.HeldOutError)
+	}
+}
+
 func TestMeasuredFitCountersReason(t *testing.T) {
 	f := measuredFit(t)
 	for i := range f.Cells {
