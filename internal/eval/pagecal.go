@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +19,10 @@ import (
 	"github.com/mattn/go-sqlite3"
 	"golang.org/x/sys/unix"
 
+	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/sentinel"
+	"github.com/numalab/numalab/internal/perfctr"
+	"github.com/numalab/numalab/internal/record"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -28,9 +31,9 @@ import (
 // Page-size points: the tpcc-ro database image in memory eval maps itself,
 // once advised MADV_NOHUGEPAGE (4 KiB pages) and once MADV_HUGEPAGE (2 MiB
 // pages), read in place by SQLite (sqlite3_deserialize). The same
-// transactions on the same data then see the two latencies the memory probe
-// measured with its fully random chain in the same two kinds of memory:
-// two latency points on any machine, one node included.
+// transactions on the same data then see two latencies, each timed next to
+// its cells with a fully random chain in memory mapped alike and as large
+// as the image: two latency points on any machine, one node included.
 
 // image is a database image in anonymous memory of one page size.
 type image struct {
@@ -222,215 +225,265 @@ func (p *pageConn) next() error {
 	return err
 }
 
-// cell runs transactions for d on the calling thread, pinned to cpu, and
-// returns their rate.
-func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (float64, error) {
+// cellRun is what one cell measured.
+type cellRun struct {
+	tps      float64
+	txns     int64
+	seconds  float64
+	counters *model.CellCounters
+	// noCounters says why counters is nil.
+	noCounters string
+}
+
+// counterSets are the hardware counters a cell tries, most first.
+var counterSets = [][]perfctr.Event{
+	{perfctr.Instructions, perfctr.LLCMisses, perfctr.Cycles},
+	{perfctr.Instructions, perfctr.LLCMisses},
+}
+
+// openCounters opens the first of counterSets the kernel gives this
+// thread; nil and why not when none.
+func openCounters() (*perfctr.Counters, string) {
+	var why string
+	for _, set := range counterSets {
+		c, err := perfctr.Open(set...)
+		if err == nil {
+			return c, ""
+		}
+		if why == "" {
+			why = err.Error()
+			if pe, ok := err.(*perfctr.Error); ok {
+				why = pe.Reason()
+			}
+		}
+	}
+	return nil, why
+}
+
+// cell runs transactions for d on the calling thread, pinned to cpu,
+// counting instructions and last-level misses on that thread where the
+// kernel lets it.
+func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var set unix.CPUSet
 	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return 0, fmt.Errorf("pinning the page-size cell to CPU %d: %w", cpu, err)
+		return cellRun{}, fmt.Errorf("pinning the page-size cell to CPU %d: %w", cpu, err)
+	}
+	ctr, why := openCounters()
+	var before []uint64
+	if ctr != nil {
+		defer ctr.Close()
+		var err error
+		if before, err = ctr.Read(); err != nil {
+			return cellRun{}, err
+		}
 	}
 	start := time.Now()
-	n := 0
+	var n int64
 	for time.Since(start) < d && ctx.Err() == nil {
 		if err := p.next(); err != nil {
-			return 0, fmt.Errorf("a tpcc-ro transaction on the image: %w", err)
+			return cellRun{}, fmt.Errorf("a tpcc-ro transaction on the image: %w", err)
 		}
 		n++
 	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	took := time.Since(start).Seconds()
+	r := cellRun{tps: float64(n) / took, txns: n, seconds: took, noCounters: why}
+	if ctr != nil {
+		after, err := ctr.Read()
+		if err != nil {
+			return cellRun{}, err
+		}
+		r.counters = &model.CellCounters{Instructions: after[0] - before[0], LLCMisses: after[1] - before[1]}
+		if len(after) > 2 {
+			r.counters.Cycles = after[2] - before[2]
+		}
+	}
+	return r, nil
 }
 
-// PagePoints is what the page-size step measured and fitted.
-type PagePoints struct {
-	LatencyNS [2]float64 // 4 KiB, 2 MiB: the probe's fully random chain in each
-	HugeShare [2]float64 // of each image, as the kernel backed it
-	// TPS are the cells' rates, pair by pair: [pair][0] 4 KiB, [pair][1] 2 MiB.
-	TPS [][2]float64
-	// Kept says which pairs the fit used: the sentinel held around them.
-	Kept     []bool
-	Sentinel *sentinel.Series
-	Verdict  sentinel.Verdict
-	GHz      float64
-	Fit      *model.Fit
-	FitErr   error
-	// HeldOut is the error of the fit to the first half of the kept pairs
-	// predicting the medians of the second half, at each latency.
-	HeldOut [2]float64
-	HeldErr error
+// pageMemory names the two kinds of memory, in the images' order.
+var pageMemory = [2]struct {
+	name, pages string
+	huge        bool
+}{{"4 KiB pages", memlat.Pages4K, false}, {"2 MiB pages", memlat.Pages2M, true}}
+
+// pageRun is the page-size step in progress: the two images with their
+// connections and chains, and the fit being filled in.
+type pageRun struct {
+	ctx    context.Context
+	cpu    int
+	conns  [2]*pageConn
+	chains [2]*memlat.DRAMChase
+	f      *model.MeasuredFit
 }
 
-// measurePages runs pairs of cells, 4 KiB then 2 MiB image, each cell
-// bracketed by the sentinel, on cpu; then fits A and M to the cells the
-// sentinel kept.
-func measurePages(ctx context.Context, dbPath string, cpu, pairs int, cellDur time.Duration, ns4k, ns2m, ghz float64) (*PagePoints, error) {
+// chase measures the chain in memory i on the cell's CPU.
+func (r *pageRun) chase(i int) error {
+	st, err := r.chains[i].MeasureWindows(r.ctx, r.cpu, 3)
+	if err != nil {
+		return fmt.Errorf("timing the random chain in %s: %w", pageMemory[i].name, err)
+	}
+	m := &r.f.Memory[i]
+	m.SamplesNS = append(m.SamplesNS, st.Median)
+	return nil
+}
+
+// cell runs one cell in memory i, labelled, followed by a sentinel sample.
+func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error {
+	c, err := r.conns[i].cell(r.ctx, r.cpu, d)
+	if err != nil {
+		return err
+	}
+	before := len(r.f.Sentinel.Samples) - 1
+	r.f.Sentinel.Take(label)
+	if c.noCounters != "" {
+		r.f.CountersReason = c.noCounters
+	}
+	r.f.Cells = append(r.f.Cells, model.FitCell{Label: label, Memory: i, Point: model.Point{GHz: r.f.GHz, TPSPerCore: c.tps},
+		Txns: c.txns, Seconds: c.seconds, Before: before, After: before + 1, Repeat: repeat, Counters: c.counters})
+	return nil
+}
+
+// measurePages runs pairs of cells on cpu, the tpcc-ro image in 4 KiB
+// then 2 MiB pages, each cell followed by a sample of the speed sentinel
+// (one more before the first). Each memory's latency is the random chain
+// in memory mapped like its image and as large, timed before the first
+// pair and after the last. A cell next to a sentinel sample off its
+// median by more than SentinelTolerance is flagged and, up to repeats of
+// them and while a repeat ends before until, run once more at the end;
+// flagged cells are left out. A and M are then fitted to the rest
+// (MeasuredFit's Compute).
+func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time) (*model.MeasuredFit, error) {
 	db, err := os.ReadFile(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
 	}
-	pp := &PagePoints{LatencyNS: [2]float64{ns4k, ns2m}, GHz: ghz, Sentinel: &sentinel.Series{}}
-	var conns [2]*pageConn
-	for i, huge := range []bool{false, true} {
-		im, err := newImage(db, huge)
+	f := &model.MeasuredFit{
+		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes", cpu),
+		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; each memory's latency a random chain in memory mapped alike, timed before the first pair and after the last; cells next to a sample more than %.0f%% off the median left out, and up to %d of them run again where eval's budget allowed",
+			pairs, cellDur, 100*SentinelTolerance, repeats),
+		GHz: ghz,
+	}
+	r := &pageRun{ctx: ctx, cpu: cpu, f: f}
+	for i, kind := range pageMemory {
+		im, err := newImage(db, kind.huge)
 		if err != nil {
 			return nil, err
 		}
 		defer im.free()
-		pp.HugeShare[i] = im.HugeShare
-		if conns[i], err = openPageConn(im); err != nil {
+		if r.conns[i], err = openPageConn(im); err != nil {
 			return nil, err
 		}
-		defer conns[i].close()
-		if _, err := conns[i].cell(ctx, cpu, cellDur/4); err != nil { // warm
+		defer r.conns[i].close()
+		if r.chains[i], err = memlat.NewChase(int64(len(im.mem)), kind.pages); err != nil {
+			return nil, fmt.Errorf("mapping the random chain in %s: %w", kind.name, err)
+		}
+		defer r.chains[i].Free()
+		f.Memory = append(f.Memory, model.FitMemory{Name: kind.name, DataHuge: im.HugeShare, ChainHuge: r.chains[i].HugeFraction, ChainBytes: r.chains[i].Bytes})
+		if _, err := r.conns[i].cell(ctx, cpu, cellDur/4); err != nil { // warm
 			return nil, err
 		}
 	}
-	pp.Sentinel.Take("start")
+	chaseAll := func() error {
+		for i := range pageMemory {
+			if err := r.chase(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := chaseAll(); err != nil {
+		return nil, err
+	}
+	f.Sentinel.Take("start")
 	for k := 0; k < pairs && ctx.Err() == nil; k++ {
-		var pair [2]float64
-		for i := range conns {
-			if pair[i], err = conns[i].cell(ctx, cpu, cellDur); err != nil {
+		for i, kind := range pageMemory {
+			if err := r.cell(i, fmt.Sprintf("pair %d, %s", k+1, kind.name), cellDur, false); err != nil {
 				return nil, err
 			}
-			pp.Sentinel.Take(fmt.Sprintf("pair %d, %s", k+1, []string{"4 KiB", "2 MiB"}[i]))
-		}
-		pp.TPS = append(pp.TPS, pair)
-	}
-	pp.Verdict = pp.Sentinel.Check(SentinelTolerance)
-	var pts []model.Point
-	for k, pair := range pp.TPS {
-		keep := !pp.Verdict.Between(2*k, 2*k+2)
-		pp.Kept = append(pp.Kept, keep)
-		if keep {
-			pts = append(pts, model.Point{LatencyNS: ns4k, GHz: ghz, TPSPerCore: pair[0]}, model.Point{LatencyNS: ns2m, GHz: ghz, TPSPerCore: pair[1]})
 		}
 	}
-	f, err := model.FitPoints(pts)
-	if err != nil {
-		pp.FitErr = err
-		return pp, nil
+	if err := chaseAll(); err != nil {
+		return nil, err
 	}
-	pp.Fit = &f
-	half := len(pts) / 4 * 2
-	if half < 2 {
-		pp.HeldErr = errors.New("fewer than two kept pairs on each side")
-		return pp, nil
-	}
-	first, err := model.FitPoints(pts[:half])
-	if err != nil {
-		pp.HeldErr = err
-		return pp, nil
-	}
-	for i := range 2 {
-		var v []float64
-		for j := half + i; j < len(pts); j += 2 {
-			v = append(v, pts[j].TPSPerCore)
+	f.Flag(SentinelTolerance)
+	for _, c := range slices.Clone(f.Cells) {
+		if !c.Off || repeats == 0 || ctx.Err() != nil || time.Now().Add(cellDur).After(until) {
+			continue
 		}
-		m := stats.Median(v)
-		pred := ghz * 1e9 / first.Cycles(pp.LatencyNS[i], ghz)
-		pp.HeldOut[i] = (pred - m) / m
+		repeats--
+		// A sample of its own before the repeat: the last one may be off.
+		f.Sentinel.Take("before " + c.Label + " again")
+		if err := r.cell(c.Memory, c.Label+" again", cellDur, true); err != nil {
+			return nil, err
+		}
 	}
-	return pp, nil
+	f.Flag(SentinelTolerance)
+	for i := range f.Memory {
+		f.Memory[i].LatencyNS = stats.Median(f.Memory[i].SamplesNS)
+	}
+	f.Compute()
+	return f, nil
 }
 
 // pageStepTitle is the page-size step's heading.
 const pageStepTitle = "page-size points for the model"
 
 // pagePoints runs the page-size step: the tpcc-ro database at db, on the
-// machine's first CPU, at the latencies the memory probe (run probeID in
-// the store) measured with its fully random chain in 4 KiB and 2 MiB pages.
-// It stores nothing: eval's summary shows it and fits the decision to it.
-func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan) (*PagePoints, error) {
+// machine's first CPU, at the clock the memory probe (run probeID in the
+// store) measured, and stores what it measured and fitted as a run of
+// kind model.RunFit, which the report's model and eval's summary rest on.
+func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan, stored Stored) error {
 	if probeID == 0 {
-		return nil, fmt.Errorf("no memory probe run: the page-size points need its latencies: %w", errNoRoom)
+		return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
 	}
 	st, err := store.OpenToRead(o.Store)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	run, err := st.Get(probeID)
 	st.Close()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p, err := model.ReadProbe(run)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := p.Summary
-	if s == nil || !(s.DRAMNS4K > 0 && s.DRAMNS2M > 0) || !(p.GHz > 0) {
-		return nil, fmt.Errorf("memory probe run %d measured no fully random chain in both 4 KiB and 2 MiB pages, or no clock: %w", probeID, errNoRoom)
+	if !(p.GHz > 0) {
+		return fmt.Errorf("memory probe run %d measured no clock: %w", probeID, errNoRoom)
 	}
 	cpu := 0
 	if len(o.Machine.CPUs) > 0 {
 		cpu = o.Machine.CPUs[0].ID
 	}
-	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages (the probe's chain: %.1f and %.1f ns)\n",
-		plan.PagePairs, plan.PageCell, cpu, s.DRAMNS4K, s.DRAMNS2M)
-	return measurePages(ctx, db, cpu, plan.PagePairs, plan.PageCell, s.DRAMNS4K, s.DRAMNS2M, p.GHz)
-}
-
-// calibrate is md with A and M from the page-size points, when they fitted;
-// md itself otherwise.
-func (pp *PagePoints) calibrate(md *model.Calibration) *model.Calibration {
-	if pp == nil || pp.Fit == nil {
-		return md
+	// The plan leaves the repeats out of the step's time (they would cost
+	// the 5-minute plan an OLTP repeat); the load curve, last, takes what
+	// is left of the budget, so they shorten it, and none ends past it.
+	repeats, until := max(plan.PagePairs/2, 1), o.Start.Add(o.Budget)
+	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, a random chain in memory mapped alike timed before and after; up to %d off-speed cells repeated within the budget\n",
+		plan.PagePairs, plan.PageCell, cpu, repeats)
+	rec, err := record.Start(ctx, o.Store, model.RunFit, "numalab eval (page-size points)", struct {
+		DB        string        `json:"db"`
+		CPU       int           `json:"cpu"`
+		Pairs     int           `json:"pairs"`
+		Cell      time.Duration `json:"cell_ns"`
+		Repeats   int           `json:"repeats"`
+		ProbeRun  int64         `json:"probe_run"`
+		Tolerance float64       `json:"sentinel_tolerance"`
+	}{db, cpu, plan.PagePairs, plan.PageCell, repeats, probeID, SentinelTolerance}, w, stored)
+	if err != nil {
+		return err
 	}
-	var pts []model.Point
-	var cells []string
-	for k, pair := range pp.TPS {
-		if !pp.Kept[k] {
-			continue
+	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until)
+	headline := ""
+	if err == nil {
+		if aerr := rec.Add(model.KindMeasuredFit.Of(*f)); aerr != nil {
+			err = aerr
 		}
-		for i, kind := range []string{"4 KiB", "2 MiB"} {
-			pts = append(pts, model.Point{LatencyNS: pp.LatencyNS[i], GHz: pp.GHz, TPSPerCore: pair[i]})
-			cells = append(cells, fmt.Sprintf("page-size pair %d, %s pages", k+1, kind))
-		}
+		headline = f.Headline()
 	}
-	method := fmt.Sprintf("fitted to eval's page-size points: tpcc-ro on the database image in 4 KiB pages (%.1f ns, the probe's chain in them) and 2 MiB pages (%.1f ns), %d cells the sentinel kept, interleaved pair by pair; A and M both fitted",
-		pp.LatencyNS[0], pp.LatencyNS[1], len(pts))
-	return md.WithFit(*pp.Fit, pts, cells, method)
-}
-
-// lines are the page-size step's figures for eval's summary.
-func (pp *PagePoints) lines() []string {
-	if pp == nil {
-		return []string{"page-size points: none (the step did not run or failed), so A and M rest on the OLTP run alone"}
-	}
-	out := []string{fmt.Sprintf("page-size points: the image backed %.0f%% and %.0f%% by huge pages (4 KiB and 2 MiB images); latencies %.1f and %.1f ns",
-		100*pp.HugeShare[0], 100*pp.HugeShare[1], pp.LatencyNS[0], pp.LatencyNS[1])}
-	kept := 0
-	var pairs []string
-	for k, p := range pp.TPS {
-		mark := ""
-		if pp.Kept[k] {
-			kept++
-		} else {
-			mark = " (left out: the sentinel was off)"
-		}
-		pairs = append(pairs, fmt.Sprintf("%.0f/%.0f%s", p[0], p[1], mark))
-	}
-	out = append(out, fmt.Sprintf("  tps 4 KiB/2 MiB by pair: %s; %d of %d pairs kept", strings.Join(pairs, ", "), kept, len(pp.TPS)))
-	switch {
-	case pp.Fit != nil:
-		iv := func(p *model.Interval) string {
-			if p == nil {
-				return "no interval"
-			}
-			return "95% interval " + p.String()
-		}
-		out = append(out, fmt.Sprintf("  fit: A = %.0f core cycles (%s), M = %.0f memory waits (%s), R² %.3f over %d cells",
-			pp.Fit.A, iv(pp.Fit.AInterval), pp.Fit.M, iv(pp.Fit.MInterval), pp.Fit.R2, pp.Fit.Points))
-	default:
-		out = append(out, fmt.Sprintf("  no fit: %v", pp.FitErr))
-	}
-	if pp.HeldErr != nil {
-		out = append(out, fmt.Sprintf("  no held-out check: %v", pp.HeldErr))
-	} else if pp.Fit != nil {
-		out = append(out, fmt.Sprintf("  held-out: the fit to the first half of the kept pairs predicts the second half's medians with error %+.1f%% (4 KiB) and %+.1f%% (2 MiB); both sides ran with the other CPU as idle as in the fit, no neighbour",
-			100*pp.HeldOut[0], 100*pp.HeldOut[1]))
-	}
-	return append(out, "  "+pp.Verdict.String(pp.Sentinel))
+	return errors.Join(err, rec.Finish(err, headline))
 }

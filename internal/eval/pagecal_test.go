@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -29,41 +28,63 @@ func TestPagePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Engine().Close()
-	pp, err := measurePages(ctx, path, 0, 3, 200*time.Millisecond, 300, 200, 3)
+	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pp.HugeShare[0] != 0 {
-		t.Errorf("the 4 KiB image is %.0f%% huge pages, want none (MADV_NOHUGEPAGE)", 100*pp.HugeShare[0])
+	if len(pp.Memory) != 2 {
+		t.Fatalf("%d kinds of memory, want 4 KiB and 2 MiB pages", len(pp.Memory))
+	}
+	if m := pp.Memory[0]; m.DataHuge != 0 || m.ChainHuge != 0 {
+		t.Errorf("the 4 KiB image is %.0f%% and its chain %.0f%% huge pages, want none (MADV_NOHUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge)
 	}
 	thp, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if strings.Contains(string(thp), "[never]") || len(thp) == 0 {
 		t.Logf("transparent huge pages are off here (%q): the 2 MiB image cannot get any", thp)
-	} else if pp.HugeShare[1] < 0.5 {
-		t.Errorf("the 2 MiB image is %.0f%% huge pages with THP %q, want most of it (MADV_HUGEPAGE)", 100*pp.HugeShare[1], thp)
+	} else if m := pp.Memory[1]; m.DataHuge < 0.5 || m.ChainHuge < 0.5 {
+		t.Errorf("the 2 MiB image is %.0f%% and its chain %.0f%% huge pages with THP %q, want most (MADV_HUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge, thp)
 	}
-	if len(pp.TPS) != 3 || len(pp.Kept) != 3 || len(pp.Sentinel.Samples) != 7 {
-		t.Fatalf("pairs %v, kept %v, %d sentinel samples; want 3, 3 and 7", pp.TPS, pp.Kept, len(pp.Sentinel.Samples))
+	for _, m := range pp.Memory {
+		if len(m.SamplesNS) != 2 || !(m.LatencyNS > 0) || m.ChainBytes < 80<<20 {
+			t.Errorf("%s: chain latency %v ns from %d samples over %d bytes; want two samples (before and after), as large as the image", m.Name, m.LatencyNS, len(m.SamplesNS), m.ChainBytes)
+		}
+	}
+	// 3 pairs, and at most one repeat: a sentinel sample at the start,
+	// after every cell and before the repeat.
+	first := 0
+	for _, c := range pp.Cells {
+		if !c.Repeat {
+			first++
+		}
+	}
+	if first != 6 || len(pp.Cells) > 7 || len(pp.Sentinel.Samples) != 7+2*(len(pp.Cells)-6) {
+		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 6 first runs, at most one repeat, and a sample more than cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
 	}
 	kept := 0
-	for k, p := range pp.TPS {
-		if !(p[0] > 0 && p[1] > 0) {
-			t.Errorf("pair %d ran no transactions: %v", k+1, p)
+	for k, c := range pp.Cells {
+		if !(c.TPSPerCore > 0) || c.Txns == 0 {
+			t.Errorf("cell %d (%s) ran no transactions", k+1, c.Label)
 		}
-		if pp.Kept[k] {
+		if c.LatencyNS != pp.Memory[c.Memory].LatencyNS || c.GHz != 3 {
+			t.Errorf("cell %s at %v ns, %v GHz; want its memory's %v ns and 3 GHz", c.Label, c.LatencyNS, c.GHz, pp.Memory[c.Memory].LatencyNS)
+		}
+		if c.After != c.Before+1 || c.Off != (pp.Verdict.Between(c.Before, c.Before) || pp.Verdict.Between(c.After, c.After)) {
+			t.Errorf("cell %s bracketed by samples %d and %d, off %v, verdict %+v", c.Label, c.Before, c.After, c.Off, pp.Verdict)
+		}
+		if !c.Off {
 			kept++
+		}
+		if (c.Counters == nil) == (pp.CountersReason == "") {
+			t.Errorf("cell %s: counters %v with reason %q: want one or the other", c.Label, c.Counters, pp.CountersReason)
 		}
 	}
 	switch {
-	case pp.Fit != nil && pp.Fit.Points != 2*kept:
-		t.Errorf("fit of %d points, %d pairs kept", pp.Fit.Points, kept)
-	case pp.Fit == nil && pp.FitErr == nil:
+	case pp.Fit != nil && pp.Fit.Points != kept:
+		t.Errorf("fit of %d points, %d cells kept", pp.Fit.Points, kept)
+	case pp.Fit == nil && pp.FitError == "":
 		t.Error("no fit and no reason")
 	}
-	if md := pp.calibrate(&model.Calibration{}); pp.Fit != nil && (md.Fit == nil || !strings.Contains(md.Method, "page-size points")) {
-		t.Errorf("calibration with the page fit: %+v", md)
-	}
-	if l := pp.lines(); len(l) < 4 || !strings.Contains(l[0], "latencies 300.0 and 200.0 ns") {
+	if l := pp.Lines(); len(l) < 5 || !strings.Contains(strings.Join(l, "\n"), "hardware counters") {
 		t.Errorf("summary lines %q", l)
 	}
 }

@@ -51,24 +51,33 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 // writeSummary is what eval prints when its steps are done, took after
 // it started: the report's findings, the model's fit with its residuals
 // and held-out prediction, and each step's run (writeRuns).
-func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, sent *sentinel.Series, pages *PagePoints, took time.Duration) error {
+func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, sent *sentinel.Series, took time.Duration) error {
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		md = pages.calibrate(md)
 		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
-		if p, err := model.BuyCalibrated(md, 0, nil); err == nil {
+		if p := report.Purchase(r); p != nil {
 			fmt.Fprintln(w, "  "+p.Recommendation)
 		}
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
-		if off := offSpeed(sent, "tpcc-ro on SQLite"); off != "" {
-			fmt.Fprintln(w, "  "+off)
+		if md.FitRun == 0 {
+			if off := offSpeed(sent, "tpcc-ro on SQLite"); off != "" {
+				fmt.Fprintln(w, "  "+off)
+			}
 		}
 		for _, a := range md.Assumptions {
 			if a.Basis == model.Assumed {
 				fmt.Fprintln(w, "  assumed: "+a.String())
 			}
 		}
-		for _, l := range pages.lines() {
-			fmt.Fprintln(w, "  "+l)
+		switch {
+		case md.Measured == nil:
+			fmt.Fprintln(w, "  page-size points: none (the step did not run or failed), so A and M rest on the OLTP run alone")
+		case md.FitRun == 0:
+			fmt.Fprintln(w, "  page-size points: their cells did not fit, so A and M rest on the OLTP run alone:")
+			fallthrough
+		default:
+			for _, l := range md.Measured.Lines() {
+				fmt.Fprintln(w, "  "+l)
+			}
 		}
 		fmt.Fprintln(w)
 	}

@@ -86,16 +86,12 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	fmt.Fprintf(stdout, "numalab eval: %s, budget %v\n", topo.Shape(o.Machine), o.Budget)
 	writePlan(stdout, plan)
 	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }}
-	var pages *PagePoints
 	steps := []*step{
 		probe,
 		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) }},
 		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) }},
 		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }},
-		{title: pageStepTitle, run: func(Stored) (err error) {
-			pages, err = pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan)
-			return err
-		}},
+		{title: pageStepTitle, run: func(s Stored) error { return pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan, s) }},
 		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
@@ -118,7 +114,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
 	}
 	sent.Take("end")
-	if err := writeSummary(stdout, r, steps, runs, sent, pages, time.Since(o.Start)); err != nil {
+	if err := writeSummary(stdout, r, steps, runs, sent, time.Since(o.Start)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", o.Out)

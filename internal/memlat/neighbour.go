@@ -79,14 +79,21 @@ func (n *Neighbour) Stop() (float64, error) {
 // larger than the caches, for measuring DRAM latency again and again (with
 // and without a neighbour) on the same chain.
 type DRAMChase struct {
-	Bytes int64
-	buf   *buffer
-	c     *chain
+	Bytes        int64
+	HugeFraction float64 // the share of the chain in 2 MiB pages
+	buf          *buffer
+	c            *chain
 }
 
 // NewDRAMChase maps and links a chain over bytes (4 KiB pages).
-func NewDRAMChase(bytes int64) (*DRAMChase, error) {
-	b, err := mapBuffer("/", bytes, Pages4K, -1)
+func NewDRAMChase(bytes int64) (*DRAMChase, error) { return NewChase(bytes, Pages4K) }
+
+// NewChase maps and links a chain over bytes in pages (Pages4K or Pages2M,
+// advised as the probe's mappings are), so that a latency can be measured
+// in the same kind of memory as data mapped alike; HugeFraction says what
+// the kernel gave.
+func NewChase(bytes int64, pages string) (*DRAMChase, error) {
+	b, err := mapBuffer("/", bytes, pages, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -95,14 +102,21 @@ func NewDRAMChase(bytes int64) (*DRAMChase, error) {
 		b.free()
 		return nil, err
 	}
-	return &DRAMChase{Bytes: bytes, buf: b, c: c}, nil
+	return &DRAMChase{Bytes: bytes, HugeFraction: b.HugeFraction, buf: b, c: c}, nil
 }
 
-// Measure is the chain's latency per load on cpu, in ns.
+// Measure is the chain's latency per load on cpu, in ns: the median of
+// five windows of at least 50 ms.
 func (d *DRAMChase) Measure(ctx context.Context, cpu int) (Stat, error) {
+	return d.MeasureWindows(ctx, cpu, 5)
+}
+
+// MeasureWindows is the chain's latency per load on cpu, in ns, over n
+// windows of at least 50 ms.
+func (d *DRAMChase) MeasureWindows(ctx context.Context, cpu, n int) (Stat, error) {
 	var st Stat
 	err := onCPU(cpu, func() (err error) {
-		st, err = chaseLatency(ctx, d.c, 1, sampling{Samples: 5, MinWindow: 50 * time.Millisecond, Tries: 5})
+		st, err = chaseLatency(ctx, d.c, 1, sampling{Samples: n, MinWindow: 50 * time.Millisecond, Tries: n})
 		return err
 	})
 	return st, err

@@ -139,6 +139,11 @@ func (m *Calibration) Checks() []string {
 	if m.HeldOut != nil {
 		out = append(out, m.HeldOut.String())
 	}
+	if m.Measured != nil {
+		for _, h := range m.Measured.HeldOut {
+			out = append(out, h.String())
+		}
+	}
 	return out
 }
 

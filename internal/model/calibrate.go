@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
@@ -107,7 +108,13 @@ type Calibration struct {
 	// HeldOut predicts cells the fit did not see (see holdOut); nil
 	// without such cells.
 	HeldOut *HeldOut `json:"held_out,omitempty"`
-	Notes   []string `json:"notes,omitempty"`
+	// Measured is the stored measured fit (kind RunFit) among the runs:
+	// cells at two or more latencies, bracketed by the speed sentinel.
+	// FitRun is its run when A and M come from it; 0 when its cells did
+	// not fit (Notes says why).
+	Measured *MeasuredFit `json:"measured,omitempty"`
+	FitRun   int64        `json:"fit_run,omitempty"`
+	Notes    []string     `json:"notes,omitempty"`
 
 	cells []string // per point, the cells it came from
 }
@@ -141,13 +148,15 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 // What cannot be predicted (no summary, no clock, no DRAM latency) is said
 // in Notes with an empty Table; an error is a run that cannot be read.
 func Calibrate(runs ...*result.Run) (*Calibration, error) {
-	var probe, oltp *result.Run
+	var probe, oltp, measured *result.Run
 	for _, r := range runs {
 		switch r.Kind {
 		case result.RunProbeMem:
 			probe = r
 		case result.RunOLTP:
 			oltp = r
+		case RunFit:
+			measured = r
 		}
 	}
 	if probe == nil {
@@ -195,7 +204,72 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 		return m, nil
 	}
 	m.Table = t
+	if measured != nil {
+		return m.withMeasured(measured)
+	}
 	return m, nil
+}
+
+// withMeasured is m with A and M from the measured fit stored in run (a
+// RunFit run), when it fitted; m with a note saying why not otherwise.
+func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
+	f, err := KindMeasuredFit.Last(run)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case f == nil:
+		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no measured fit: A and M rest on %s", run.ID, m.restsOn()))
+		return m, nil
+	case f.Fit == nil:
+		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s", run.ID, f.FitError, m.restsOn()))
+		m.Measured = f
+		return m, nil
+	}
+	pts, cells := f.Points()
+	method := fmt.Sprintf("fitted to run %d: %s; %s", run.ID, f.What, f.Method)
+	if off := f.OffCells(); len(off) > 0 {
+		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel read more than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
+	}
+	if m.RemoteAssumed && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
+		mem := f.Memory[0]
+		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
+			mem.Name, run.ID, bytesWords(mem.ChainBytes), fmtF(m.OneSocketNS, 1)))
+	}
+	c := m.WithFit(*f.Fit, pts, cells, method)
+	c.Measured, c.FitRun = f, run.ID
+	return c, nil
+}
+
+// atOneSocket is m (one node measured) with one socket's latency ns,
+// measured as source says, and the multi-socket latencies assumed from it
+// by the same published ratios.
+func (m *Calibration) atOneSocket(ns float64, source string) *Calibration {
+	c := *m
+	ml, rr := PublishedMultiSocketLocal, PublishedRemoteRatio
+	c.OneSocketNS, c.LocalNS = ns, ns*ml.Value
+	c.RemoteNS = c.LocalNS * rr.Value
+	c.Assumptions = slices.Clone(m.Assumptions)
+	for i, a := range c.Assumptions {
+		switch a.Name {
+		case AssumeOneSocket:
+			a.Value, a.Source = ns, source
+		case AssumeLocal:
+			a.Value, a.Low, a.High = c.LocalNS, ns*ml.Low, ns*ml.High
+		case AssumeRemote:
+			a.Value, a.Low, a.High = c.RemoteNS, c.LocalNS*rr.Low, c.LocalNS*rr.High
+		}
+		c.Assumptions[i] = a
+	}
+	return &c
+}
+
+// restsOn says what A and M come from without a measured fit.
+func (m *Calibration) restsOn() string {
+	if m.OLTPRun != 0 {
+		return fmt.Sprintf("OLTP run %d", m.OLTPRun)
+	}
+	return "the default transaction"
 }
 
 // Machine is the uniform machine of the calibration's latencies.

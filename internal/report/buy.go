@@ -13,10 +13,11 @@ import (
 // AnchorBuy is the "Which server" section.
 const AnchorBuy = "which-server"
 
-// purchase is the buy decision for the report's calibrated model: the
+// Purchase is the buy decision for the report's calibrated model: the
 // built-in candidates derived from the probed CPU (model.BuiltinCandidates),
-// with the band the calibration supports. nil without a prediction.
-func purchase(r *Report) *model.Purchase {
+// with the band the calibration supports; nil without a prediction. The
+// report's findings and section and eval's summary all take it from here.
+func Purchase(r *Report) *model.Purchase {
 	md := r.Model
 	if md == nil || len(md.Table.Rows) == 0 {
 		return nil
@@ -30,7 +31,7 @@ func purchase(r *Report) *model.Purchase {
 
 func buySection(r *Report) section {
 	s := section{ID: AnchorBuy, Title: "Which server"}
-	p := purchase(r)
+	p := Purchase(r)
 	if p == nil {
 		s.Absent = "The model made no prediction (see its section), so there is nothing to choose between. To choose: 'numalab probe mem --quick' and 'numalab run oltp', then 'numalab model buy --run ID --candidates FILE'."
 		return s
@@ -107,7 +108,7 @@ func cost(r model.BuyRow, tps float64) float64 {
 
 // textBuy is the section in the text report.
 func textBuy(b *strings.Builder, r *Report) {
-	p := purchase(r)
+	p := Purchase(r)
 	if p == nil {
 		b.WriteString("  no prediction: nothing to choose between\n")
 		return

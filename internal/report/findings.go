@@ -41,15 +41,19 @@ func findings(r *Report) []Finding {
 	}
 	// The decision first: the answer the report exists for.
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		if p := purchase(r); p != nil {
+		if p := Purchase(r); p != nil {
 			add(AnchorBuy, "Which server: %s", p.Recommendation)
 		}
 	}
 	if m := r.Memory; m != nil && m.Summary != nil {
 		s := m.Summary
 		if d := m.DRAM; d != nil && d.GHz > 0 {
-			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz: %s (run %d); the model uses this figure.",
-				fmtF(d.NS, 1), fmtF(d.Cycles, 0), fmtF(d.GHz, 2), d.Label, m.Run)
+			uses := "the model uses this figure"
+			if md := r.Model; md != nil && md.FitRun != 0 && md.OneSocketNS != d.NS {
+				uses = fmt.Sprintf("the model uses %s ns instead, a random chain in memory mapped as the OLTP data is (run %d)", fmtF(md.OneSocketNS, 1), md.FitRun)
+			}
+			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz: %s (run %d); %s.",
+				fmtF(d.NS, 1), fmtF(d.Cycles, 0), fmtF(d.GHz, 2), d.Label, m.Run, uses)
 			if v := dramVariants(m); len(v) > 0 {
 				detail(AnchorLadder, "Other DRAM readings of run %d, variants the model does not use: %s.", m.Run, strings.Join(v, "; "))
 			}

@@ -541,6 +541,9 @@ func modelSection(r *Report) section {
 	if md.Fit != nil {
 		s.Notes = append(s.Notes, fmt.Sprintf("Fit quality: R² = %s over %d points.", fmtF(md.Fit.R2, 4), md.Fit.Points))
 	}
+	if f := md.Measured; f != nil {
+		s.Notes = append(s.Notes, measuredNotes(f)...)
+	}
 	var labels, notes []string
 	var vals []float64
 	tb := table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (%s); tps per core is per physical core",
@@ -563,6 +566,9 @@ func modelSection(r *Report) section {
 	}
 	s.Figures = append(s.Figures, figure{ID: AnchorModel + "-bars", SVG: template.HTML(bars(AnchorModel+"-bars", "Predicted total transactions per second", "tps (model)", labels, vals, notes))})
 	s.Tables = append(s.Tables, tb)
+	if f := md.Measured; f != nil {
+		s.Tables = append(s.Tables, measuredTables(f)...)
+	}
 	return s
 }
 

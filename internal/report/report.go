@@ -23,13 +23,14 @@ import (
 )
 
 // Kinds lists the run kinds a report shows, in the order of its sections.
-var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind}
+var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind, model.RunFit}
 
 // optional are the kinds whose absence is not reported: experiments a
 // user runs on purpose, which eval does not (insert) or which have their
-// own command (tpch). A missing null run is reported only beside an OLTP
-// run, whose one-stream cell it explains.
-var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind}
+// own command (tpch), or which only eval makes (model-fit: the model then
+// rests on the OLTP run). A missing null run is reported only beside an
+// OLTP run, whose one-stream cell it explains.
+var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind, model.RunFit}
 
 // ErrNoRuns is returned by Build when it is given no run.
 var ErrNoRuns = errors.New("no runs to report")

@@ -380,6 +380,11 @@ func textModel(b *strings.Builder, md *Model) {
 			fmtF(row.LatencyNS, 1), fmtF(row.LatencyCycles, 0), fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtF(row.TotalVs1S, 2))
 	}
 	tw.Flush()
+	if f := md.Measured; f != nil {
+		for _, l := range f.Lines() {
+			fmt.Fprintf(b, "  %s\n", l)
+		}
+	}
 }
 
 // hasWorkers says whether any cell recorded where its workers ran.

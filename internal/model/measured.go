@@ -1,0 +1,319 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
+	"github.com/numalab/numalab/internal/stats"
+)
+
+// RunFit is the kind of run that stores a MeasuredFit: cells of one
+// workload measured at two or more latencies, each bracketed by the speed
+// sentinel (eval's page-size points).
+const RunFit = "model-fit"
+
+// KindMeasuredFit is a RunFit run's result.
+const KindMeasuredFit result.Kind[MeasuredFit] = "model.MeasuredFit"
+
+// FitMemory is one kind of memory the cells ran their data in, with the
+// latency a fully random chain measured in memory mapped alike.
+type FitMemory struct {
+	Name string `json:"name"` // "4 KiB pages"
+	// DataHuge is the share of the data's mapping the kernel backed with
+	// 2 MiB pages; ChainHuge the share of the chain's.
+	DataHuge  float64 `json:"data_huge"`
+	ChainHuge float64 `json:"chain_huge"`
+	// ChainBytes is the chain's working set: as large as the data.
+	ChainBytes int64 `json:"chain_bytes"`
+	// LatencyNS is the median of SamplesNS, the chain's latency per load
+	// measured next to the cells (each sample a median of clean windows).
+	LatencyNS float64   `json:"latency_ns"`
+	SamplesNS []float64 `json:"samples_ns"`
+}
+
+// CellCounters are hardware counts over one cell's stream thread.
+type CellCounters struct {
+	Instructions uint64 `json:"instructions"`
+	LLCMisses    uint64 `json:"llc_misses"`
+	Cycles       uint64 `json:"cycles,omitempty"` // 0: not counted
+}
+
+// FitCell is one cell of a measured fit: one stream on one core.
+type FitCell struct {
+	Label  string `json:"label"`  // "pair 2, 4 KiB pages"
+	Memory int    `json:"memory"` // index into MeasuredFit.Memory
+	Point
+	Txns    int64   `json:"txns"`
+	Seconds float64 `json:"seconds"`
+	// Before and After are the sentinel samples that bracket the cell.
+	Before int `json:"sentinel_before"`
+	After  int `json:"sentinel_after"`
+	// Off is set when either read more than the tolerance off the
+	// series' median: the cell is left out of the fit and the held-out
+	// check. Repeat marks a cell run again for an off one.
+	Off      bool          `json:"off"`
+	Repeat   bool          `json:"repeat,omitempty"`
+	Counters *CellCounters `json:"counters,omitempty"`
+}
+
+// MeasuredFit is A and M fitted to cells at two or more latencies, with
+// everything needed to judge it: the cells, the memory and latency of
+// each, the speed sentinel's series around them, the held-out check and,
+// where readable, hardware counters. Calibrate uses its Fit whenever a
+// RunFit run is among its runs: the report, its findings and eval's
+// summary then rest on this one fit.
+type MeasuredFit struct {
+	What     string           `json:"what"`   // the workload and where it ran, in words
+	Method   string           `json:"method"` // how the points were made, in words
+	GHz      float64          `json:"ghz"`
+	Memory   []FitMemory      `json:"memory"`
+	Cells    []FitCell        `json:"cells"`
+	Sentinel sentinel.Series  `json:"sentinel"`
+	Verdict  sentinel.Verdict `json:"verdict"`
+	Fit      *Fit             `json:"fit,omitempty"`
+	FitError string           `json:"fit_error,omitempty"`
+	// HeldOut predicts, from the fit to the first half of each memory's
+	// kept cells, the median of the second half's.
+	HeldOut      []HeldOut `json:"held_out,omitempty"`
+	HeldOutError string    `json:"held_out_error,omitempty"`
+	// Counters says why there are no hardware counts ("" when the cells
+	// have them).
+	CountersReason string `json:"counters_reason,omitempty"`
+}
+
+// Flag marks every cell whose bracketing sentinel samples read off the
+// series' median by more than tol, by the verdict it stores.
+func (f *MeasuredFit) Flag(tol float64) {
+	f.Verdict = f.Sentinel.Check(tol)
+	for i := range f.Cells {
+		c := &f.Cells[i]
+		c.Off = f.Verdict.Between(c.Before, c.Before) || f.Verdict.Between(c.After, c.After)
+	}
+}
+
+// kept are the cells the sentinel did not flag, in the order measured.
+func (f *MeasuredFit) kept() []FitCell {
+	var out []FitCell
+	for _, c := range f.Cells {
+		if !c.Off {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Compute sets every cell's latency to its memory's, fits A and M to the
+// kept cells, and checks the fit to the first half of each memory's kept
+// cells against the median of the second half's.
+func (f *MeasuredFit) Compute() {
+	for i := range f.Cells {
+		f.Cells[i].LatencyNS = f.Memory[f.Cells[i].Memory].LatencyNS
+	}
+	kept := f.kept()
+	var pts []Point
+	for _, c := range kept {
+		pts = append(pts, c.Point)
+	}
+	f.Fit, f.FitError = nil, ""
+	if fit, err := FitPoints(pts); err != nil {
+		f.FitError = err.Error()
+	} else {
+		f.Fit = &fit
+	}
+	f.HeldOut, f.HeldOutError = nil, ""
+	if f.Fit == nil {
+		f.HeldOutError = "the kept cells do not fit, so there is no fit to check"
+		return
+	}
+	var first []Point
+	second := map[int][]float64{}
+	for mem := range f.Memory {
+		var of []FitCell
+		for _, c := range kept {
+			if c.Memory == mem {
+				of = append(of, c)
+			}
+		}
+		if len(of) < 2 {
+			f.HeldOutError = fmt.Sprintf("fewer than two kept cells in %s", f.Memory[mem].Name)
+			return
+		}
+		h := len(of) / 2
+		for _, c := range of[:h] {
+			first = append(first, c.Point)
+		}
+		for _, c := range of[h:] {
+			second[mem] = append(second[mem], c.TPSPerCore)
+		}
+	}
+	fit, err := FitPoints(first)
+	if err != nil {
+		f.HeldOutError = "the first half does not fit: " + err.Error()
+		return
+	}
+	for mem, m := range f.Memory {
+		h := PredictHeldOut(fit.Workload, m.LatencyNS, f.GHz, stats.Median(second[mem]))
+		h.What = "the second half of the kept cells in " + m.Name + " by the fit to the first half"
+		h.Latency, h.Cells = "a random chain in "+m.Name, len(second[mem])
+		f.HeldOut = append(f.HeldOut, h)
+	}
+}
+
+// Points are the kept cells as points, with each cell's label.
+func (f *MeasuredFit) Points() (pts []Point, cells []string) {
+	for _, c := range f.kept() {
+		pts = append(pts, c.Point)
+		cells = append(cells, c.Label)
+	}
+	return pts, cells
+}
+
+// HeldOutMedian is the median of the held-out errors; false without any.
+func (f *MeasuredFit) HeldOutMedian() (float64, bool) {
+	var e []float64
+	for _, h := range f.HeldOut {
+		e = append(e, h.Error)
+	}
+	if len(e) == 0 {
+		return 0, false
+	}
+	return stats.Median(e), true
+}
+
+// Counted are the per-transaction figures the counters give, over the
+// kept cells that have them: instructions and last-level misses per
+// transaction, cycles per transaction (counted, else the clock over the
+// rate), IPC, and the stall share M·L·f/C at each cell's latency
+// (medians over cells). ok is false without counts.
+type Counted struct {
+	Cells            int
+	InstructionsPerT float64
+	MissesPerT       float64
+	CyclesPerT       float64
+	CyclesCounted    bool
+	IPC              float64
+	StallShare       float64 // 0 without a fit
+}
+
+// Counted derives the per-transaction figures from the cells' counters.
+func (f *MeasuredFit) Counted() (Counted, bool) {
+	var ins, miss, cyc, ipc, stall []float64
+	counted := true
+	for _, c := range f.kept() {
+		if c.Counters == nil || c.Txns == 0 {
+			continue
+		}
+		n := float64(c.Txns)
+		i := float64(c.Counters.Instructions) / n
+		cy := c.GHz * 1e9 / c.TPSPerCore
+		if c.Counters.Cycles > 0 {
+			cy = float64(c.Counters.Cycles) / n
+		} else {
+			counted = false
+		}
+		ins, miss, cyc, ipc = append(ins, i), append(miss, float64(c.Counters.LLCMisses)/n), append(cyc, cy), append(ipc, i/cy)
+		if f.Fit != nil {
+			stall = append(stall, f.Fit.M*LatencyCycles(c.LatencyNS, c.GHz)/cy)
+		}
+	}
+	if len(ins) == 0 {
+		return Counted{}, false
+	}
+	out := Counted{Cells: len(ins), InstructionsPerT: stats.Median(ins), MissesPerT: stats.Median(miss), CyclesPerT: stats.Median(cyc), CyclesCounted: counted, IPC: stats.Median(ipc)}
+	if len(stall) > 0 {
+		out.StallShare = stats.Median(stall)
+	}
+	return out, true
+}
+
+// CounterLine is the hardware counters' figures in one line, or why there
+// are none.
+func (f *MeasuredFit) CounterLine() string {
+	c, ok := f.Counted()
+	if !ok {
+		why := f.CountersReason
+		if why == "" {
+			why = "no kept cell was counted"
+		}
+		return "hardware counters: not readable here: " + why
+	}
+	cyc := "cycles counted"
+	if !c.CyclesCounted {
+		cyc = "cycles from the clock and the rate"
+	}
+	s := fmt.Sprintf("hardware counters (medians over %d kept cells): %s instructions and %s last-level misses per transaction, %s cycles per transaction (%s), IPC %.2f",
+		c.Cells, thousands(c.InstructionsPerT), thousands(c.MissesPerT), thousands(c.CyclesPerT), cyc, c.IPC)
+	if f.Fit != nil {
+		s += fmt.Sprintf(", stall share M·L·f/C %s", percent(c.StallShare))
+	}
+	return s
+}
+
+// Lines are the measured fit in words: the memory and latencies, the
+// cells (left-out ones marked), the fit with its intervals, the held-out
+// check, the counters and the sentinel's verdict.
+func (f *MeasuredFit) Lines() []string {
+	var mem []string
+	for _, m := range f.Memory {
+		mem = append(mem, fmt.Sprintf("%s (data %.0f%% in 2 MiB pages; a random chain of %s in memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d timings)",
+			m.Name, 100*m.DataHuge, bytesWords(m.ChainBytes), 100*m.ChainHuge, m.LatencyNS, len(m.SamplesNS)))
+	}
+	out := []string{f.What + ": " + strings.Join(mem, "; ")}
+	var cells []string
+	off := 0
+	for _, c := range f.Cells {
+		mark := ""
+		if c.Off {
+			off++
+			mark = " (left out: the sentinel was off next to it)"
+		}
+		if c.Repeat {
+			mark += " (repeat)"
+		}
+		cells = append(cells, fmt.Sprintf("%s %.0f%s", c.Label, c.TPSPerCore, mark))
+	}
+	out = append(out, fmt.Sprintf("  tps per cell: %s; %d of %d cells kept", strings.Join(cells, ", "), len(f.Cells)-off, len(f.Cells)))
+	if fit := f.Fit; fit != nil {
+		out = append(out, fmt.Sprintf("  fit: A = %s core cycles%s, M = %s memory waits%s, R² %.3f over %d cells",
+			thousands(fit.A), interval(fit.AInterval), thousands(fit.M), interval(fit.MInterval), fit.R2, fit.Points))
+	} else {
+		out = append(out, "  no fit: "+f.FitError)
+	}
+	if f.HeldOutError != "" {
+		out = append(out, "  no held-out check: "+f.HeldOutError)
+	}
+	for _, h := range f.HeldOut {
+		out = append(out, "  "+h.String())
+	}
+	out = append(out, "  "+f.CounterLine())
+	return append(out, "  "+f.Verdict.String(&f.Sentinel))
+}
+
+// bytesWords is a size in MiB, whole.
+func bytesWords(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
+
+// OffCells are the labels of the cells the sentinel flagged.
+func (f *MeasuredFit) OffCells() []string {
+	var out []string
+	for _, c := range f.Cells {
+		if c.Off {
+			out = append(out, c.Label)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// Headline is the fit in one line for run listings.
+func (f *MeasuredFit) Headline() string {
+	if f.Fit == nil {
+		return fmt.Sprintf("%d cells, no fit: %s", len(f.Cells), f.FitError)
+	}
+	s := fmt.Sprintf("A = %s core cycles%s, M = %s memory waits%s over %d of %d cells", thousands(f.Fit.A), interval(f.Fit.AInterval), thousands(f.Fit.M), interval(f.Fit.MInterval), f.Fit.Points, len(f.Cells))
+	if e, ok := f.HeldOutMedian(); ok {
+		s += fmt.Sprintf("; held-out median error %+.1f%%", 100*e)
+	}
+	return s
+}

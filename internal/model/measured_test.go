@@ -1,0 +1,168 @@
+package model
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
+)
+
+// measuredFit is a fit of 8 cells, 4 in each of two memories (100 and 200
+// ns at 2 GHz), made by A = 200,000 and M = 500 exactly except cell 3,
+// which is 40% slow and followed by a sentinel sample 50% slow (which
+// also comes before cell 5). Counters
+// say 500,000 instructions and 800 misses per transaction.
+func measuredFit(t *testing.T) *MeasuredFit {
+	t.Helper()
+	f := &MeasuredFit{What: "test workload", Method: "by hand", GHz: 2,
+		Memory: []FitMemory{{Name: "small", LatencyNS: 100, SamplesNS: []float64{100}}, {Name: "large", LatencyNS: 200, SamplesNS: []float64{200}}}}
+	f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "start", Took: 10 * time.Millisecond})
+	for k := range 8 {
+		mem := k % 2
+		c := 200_000 + 500*f.Memory[mem].LatencyNS*2
+		tps := 2e9 / c
+		took := 10 * time.Millisecond
+		if k == 3 {
+			tps *= 0.6
+			took = 15 * time.Millisecond
+		}
+		txns := int64(tps)
+		f.Cells = append(f.Cells, FitCell{Label: "cell " + string(rune('1'+k)), Memory: mem, Point: Point{GHz: 2, TPSPerCore: tps},
+			Txns: txns, Seconds: 1, Before: k, After: k + 1, Counters: &CellCounters{Instructions: uint64(txns) * 500_000, LLCMisses: uint64(txns) * 800}})
+		f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "after cell", Took: took})
+	}
+	f.Flag(0.15)
+	f.Compute()
+	return f
+}
+
+func TestMeasuredFitLeavesOutOffCells(t *testing.T) {
+	f := measuredFit(t)
+	if got := f.OffCells(); len(got) != 2 || got[0] != "cell 4" || got[1] != "cell 5" {
+		t.Fatalf("off cells %q, want the two on either side of the sample the sentinel read 50%% slow", got)
+	}
+	if f.Fit == nil {
+		t.Fatal(f.FitError)
+	}
+	if f.Fit.Points != 6 || math.Abs(f.Fit.A-200_000) > 1 || math.Abs(f.Fit.M-500) > 1e-3 {
+		t.Fatalf("fit over %d cells: A %v, M %v; want 6 cells, 200,000 and 500", f.Fit.Points, f.Fit.A, f.Fit.M)
+	}
+	for _, c := range f.Cells {
+		if c.LatencyNS != f.Memory[c.Memory].LatencyNS {
+			t.Errorf("%s at %v ns, its memory's is %v", c.Label, c.LatencyNS, f.Memory[c.Memory].LatencyNS)
+		}
+	}
+	// The held-out check: exact cells predict each other exactly.
+	if len(f.HeldOut) != 2 || f.HeldOutError != "" {
+		t.Fatalf("held out %+v (%s), want one per memory", f.HeldOut, f.HeldOutError)
+	}
+	for _, h := range f.HeldOut {
+		if math.Abs(h.Error) > 1e-9 || h.Cells != 2 { // 3 kept in each memory: 1 fits, 2 are predicted
+			t.Errorf("held out %+v: want error 0 over the second half's 2 cells", h)
+		}
+	}
+	c, ok := f.Counted()
+	if !ok || c.Cells != 6 || math.Abs(c.InstructionsPerT-500_000) > 1 || math.Abs(c.MissesPerT-800) > 1e-6 || c.CyclesCounted {
+		t.Fatalf("counted %+v, %v", c, ok)
+	}
+	// IPC: 500,000 instructions over C = 300,000 (100 ns) or 400,000
+	// cycles (200 ns): 5/3 in three kept cells, 1.25 in three; the median
+	// of six is their mean.
+	if want := (5.0/3 + 1.25) / 2; math.Abs(c.IPC-want) > 1e-9 {
+		t.Errorf("IPC %v, want %v", c.IPC, want)
+	}
+	if l := f.CounterLine(); !strings.Contains(l, "IPC 1.46") || !strings.Contains(l, "800 last-level misses") || !strings.Contains(l, "stall share") {
+		t.Errorf("counter line %q", l)
+	}
+	if l := strings.Join(f.Lines(), "\n"); !strings.Contains(l, "cell 4 ") || !strings.Contains(l, "left out") || !strings.Contains(l, "6 of 8 cells kept") {
+		t.Errorf("lines %s", l)
+	}
+}
+
+// TestMeasuredFitNoFitNoHeldOut: cells whose throughput rises with
+// latency do not fit, and then no held-out check is made of a fit to
+// half of them.
+func TestMeasuredFitNoFitNoHeldOut(t *testing.T) {
+	f := measuredFit(t)
+	for i := range f.Cells {
+		if f.Cells[i].Memory == 1 && i >= 4 {
+			f.Cells[i].TPSPerCore *= 3
+		}
+	}
+	f.Compute()
+	if f.Fit != nil || f.FitError == "" || len(f.HeldOut) != 0 || !strings.Contains(f.HeldOutError, "do not fit") {
+		t.Fatalf("fit %v (%q), held out %v (%q)", f.Fit, f.FitError, f.HeldOut, f.HeldOutError)
+	}
+}
+
+func TestMeasuredFitCountersReason(t *testing.T) {
+	f := measuredFit(t)
+	for i := range f.Cells {
+		f.Cells[i].Counters = nil
+	}
+	f.CountersReason = "instructions: ENOENT (no such file or directory, kernel.perf_event_paranoid 2)"
+	if _, ok := f.Counted(); ok {
+		t.Fatal("counted without counters")
+	}
+	if l := f.CounterLine(); l != "hardware counters: not readable here: "+f.CountersReason {
+		t.Errorf("counter line %q", l)
+	}
+}
+
+// TestCalibrateUsesStoredFit: with a RunFit run among the runs, A and M
+// come from its fit, not from the OLTP run, and the method says so and
+// names the cell left out.
+func TestCalibrateUsesStoredFit(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
+	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	f := measuredFit(t)
+	fit := stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f))
+	without, err := Calibrate(probe, oltp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Calibrate(probe, oltp, fit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 3 || c.Measured == nil || c.Fit == nil || math.Abs(c.Workload.Core()-200_000) > 1 || math.Abs(c.Workload.Waits()-500) > 1e-3 {
+		t.Fatalf("calibration with the fit run: run %d, A %v, M %v", c.FitRun, c.Workload.Core(), c.Workload.Waits())
+	}
+	if without.Workload == c.Workload || without.Measured != nil {
+		t.Error("the OLTP-only calibration has the stored fit's workload")
+	}
+	if !strings.Contains(c.Method, "fitted to run 3") || !strings.Contains(c.Method, "cell 4") || len(c.Points) != 6 {
+		t.Errorf("method %q, %d points", c.Method, len(c.Points))
+	}
+	if got := strings.Join(c.Checks(), "\n"); !strings.Contains(got, "by the fit to the first half") {
+		t.Errorf("checks do not include the stored fit's held-out check: %s", got)
+	}
+	// One node: one socket's latency is the fit's first memory's (the
+	// chain mapped as the OLTP data is), not the probe's 150 ns, and the
+	// multi-socket latencies follow it by the published ratios.
+	if a, _ := c.Assumption(AssumeOneSocket); c.OneSocketNS != 100 || a.Value != 100 || !strings.Contains(a.Source, "timed next to run 3's cells") ||
+		math.Abs(c.LocalNS-100*PublishedMultiSocketLocal.Value) > 1e-9 || without.OneSocketNS != 150 {
+		t.Errorf("one socket %v ns (%+v), local %v; want 100 from the fit's 4 KiB chain, and the probe's 150 without the fit", c.OneSocketNS, a, c.LocalNS)
+	}
+	if a, _ := c.Assumption(AssumeRemote); math.Abs(a.High-c.LocalNS*PublishedRemoteRatio.High) > 1e-9 || a.Value != c.RemoteNS {
+		t.Errorf("remote assumption %+v does not follow the local %v", a, c.LocalNS)
+	}
+	// The stall share follows the fit: M·L·f/C at one socket's 100 ns.
+	if want := 500 * 200.0 / (200_000 + 500*200); math.Abs(c.StallShare-want) > 1e-9 {
+		t.Errorf("stall share %v, want %v", c.StallShare, want)
+	}
+	// A fit run whose cells did not fit leaves the OLTP fit, and says so.
+	f.Fit, f.FitError = nil, "fitting: too few cells"
+	c, err = Calibrate(probe, oltp, stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Measured == nil || c.FitRun != 0 || c.Workload != without.Workload || !strings.Contains(strings.Join(c.Notes, " "), "run 3's cells did not fit (fitting: too few cells)") {
+		t.Errorf("unfitted fit run: measured %v, notes %q", c.Measured, c.Notes)
+	}
+}

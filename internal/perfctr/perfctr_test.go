@@ -1,0 +1,102 @@
+package perfctr
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// spin does n steps of work the compiler cannot remove.
+func spin(n int) uint64 {
+	x := uint64(1)
+	for range n {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+var sink uint64
+
+// TestTaskClockCountsThisThread opens the software task clock on the
+// calling thread: it must rise with work done on that thread, and by more
+// for more work.
+func TestTaskClockCountsThisThread(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := Open(TaskClock)
+	if errors.Is(err, unix.ENOSYS) {
+		t.Skip("this kernel has no perf events: " + err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	read := func() uint64 {
+		v, err := c.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v) != 1 {
+			t.Fatalf("Read gave %d counts for one event", len(v))
+		}
+		return v[0]
+	}
+	a := read()
+	sink += spin(2_000_000)
+	b := read()
+	sink += spin(40_000_000)
+	d := read()
+	if !(b > a) {
+		t.Fatalf("task clock did not rise over 2,000,000 steps: %d then %d", a, b)
+	}
+	// Twenty times the work: more CPU time whatever else runs (the count
+	// is this thread's CPU time, not wall time).
+	if !(d-b > b-a) {
+		t.Fatalf("task clock rose %d ns over 40,000,000 steps, %d ns over 2,000,000", d-b, b-a)
+	}
+	c.Close()
+	c.Close()
+}
+
+// TestHardwareCountersOrReason opens the hardware counters: where they
+// open they count instructions on this thread; where they do not, the
+// error names the counter, its errno and perf_event_paranoid.
+func TestHardwareCountersOrReason(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, err := Open(Instructions, LLCMisses)
+	if err != nil {
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("Open failed with %T, not a *perfctr.Error: %v", err, err)
+		}
+		r := pe.Reason()
+		if !strings.Contains(r, "perf_event_paranoid") || !strings.Contains(r, unix.ErrnoName(errnoOf(pe.Err))) || !strings.HasPrefix(r, pe.Event.Name) {
+			t.Fatalf("reason %q names not the counter, the errno and perf_event_paranoid", r)
+		}
+		t.Skip("hardware counters not readable here (the reason was checked): " + r)
+	}
+	defer c.Close()
+	a, err := c.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink += spin(1_000_000)
+	b, err := c.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[0]-a[0] < 1_000_000 {
+		t.Fatalf("%d instructions counted over 1,000,000 steps of at least two instructions each", b[0]-a[0])
+	}
+}
+
+func TestReasonWithoutParanoid(t *testing.T) {
+	e := &Error{Event: Instructions, Err: unix.ENOENT}
+	if r := e.Reason(); !strings.Contains(r, "ENOENT") || !strings.Contains(r, "perf_event_paranoid unreadable") || !strings.Contains(r, "virtual machines") {
+		t.Fatalf("reason %q", r)
+	}
+}

@@ -1,0 +1,65 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/numalab/numalab/internal/model"
+)
+
+// measuredTables are the measured fit's cells, each with the speed
+// sentinel's samples around it, and the sentinel's whole series.
+func measuredTables(f *model.MeasuredFit) []table {
+	v := f.Verdict
+	dev := func(i int) string {
+		if i < 0 || i >= len(v.Deviation) {
+			return "–"
+		}
+		s := fmt.Sprintf("%+.0f%%", 100*v.Deviation[i])
+		if slices.Contains(v.Off, i) {
+			s += " (off)"
+		}
+		return s
+	}
+	cells := table{ID: AnchorModel + "-cells", Caption: fmt.Sprintf("The measured fit's cells: %s; the sentinel's samples just before and after each, off its median", f.What),
+		Head: []string{"cell", "memory", "latency ns", "tps per core", "sentinel before", "sentinel after", "in the fit", "instructions per txn", "LLC misses per txn"}}
+	for _, c := range f.Cells {
+		in := "yes"
+		if c.Off {
+			in = "no: the sentinel was off"
+		}
+		ins, miss := "–", "–"
+		if k := c.Counters; k != nil && c.Txns > 0 {
+			ins, miss = fmtN(float64(k.Instructions)/float64(c.Txns)), fmtN(float64(k.LLCMisses)/float64(c.Txns))
+		}
+		cells.Rows = append(cells.Rows, []string{c.Label, f.Memory[c.Memory].Name, fmtF(c.LatencyNS, 1), fmtN(c.TPSPerCore), dev(c.Before), dev(c.After), in, ins, miss})
+	}
+	series := table{ID: AnchorModel + "-sentinel", Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", fmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
+		Head: []string{"sample", "after", "ms", "off the median"}}
+	for i, s := range f.Sentinel.Samples {
+		series.Rows = append(series.Rows, []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), dev(i)})
+	}
+	return []table{cells, series}
+}
+
+// measuredNotes are the measured fit's held-out checks, counters and
+// sentinel verdict, for the model section.
+func measuredNotes(f *model.MeasuredFit) []string {
+	var out []string
+	if f.HeldOutError != "" {
+		out = append(out, "No held-out check: "+f.HeldOutError+".")
+	}
+	for _, h := range f.HeldOut {
+		out = append(out, strings.ToUpper(h.String()[:1])+h.String()[1:]+".")
+	}
+	out = append(out, strings.ToUpper(f.CounterLine()[:1])+f.CounterLine()[1:]+".")
+	off := len(f.OffCells())
+	if off == 0 {
+		out = append(out, fmt.Sprintf("The speed sentinel held within %.0f%% of its median next to every cell.", 100*f.Verdict.Tolerance))
+	} else {
+		out = append(out, fmt.Sprintf("%d cell(s) measured while the speed sentinel read more than %.0f%% off its median are left out of the fit and the held-out check: %s.",
+			off, 100*f.Verdict.Tolerance, strings.Join(f.OffCells(), ", ")))
+	}
+	return out
+}

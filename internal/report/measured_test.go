@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
+)
+
+// fitRun is a stored measured fit (kind model.RunFit) of six cells at 300
+// and 200 ns, 3 GHz, the fourth next to a sentinel sample 40% slow.
+func fitRun(id int64) *result.Run {
+	f := model.MeasuredFit{What: "tpcc-ro in two memories", Method: "test", GHz: 3,
+		Memory:         []model.FitMemory{{Name: "4 KiB pages", LatencyNS: 300, SamplesNS: []float64{300}}, {Name: "2 MiB pages", LatencyNS: 200, SamplesNS: []float64{200}}},
+		CountersReason: "instructions: ENOENT (no such file or directory, kernel.perf_event_paranoid 2)"}
+	f.Sentinel.Samples = []sentinel.Sample{{Label: "start", Took: 6 * time.Millisecond}}
+	for k := range 6 {
+		mem := k % 2
+		c := 300_000 + 300*f.Memory[mem].LatencyNS*3
+		took := 6 * time.Millisecond
+		if k == 3 {
+			took = 9 * time.Millisecond
+		}
+		f.Cells = append(f.Cells, model.FitCell{Label: "cell " + string(rune('1'+k)), Memory: mem, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / c * (1 + 0.01*float64(k%3))},
+			Txns: 1000, Seconds: 0.2, Before: k, After: k + 1})
+		f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "after cell", Took: took})
+	}
+	f.Flag(0.15)
+	f.Compute()
+	return &result.Run{ID: id, Kind: model.RunFit, Status: result.StatusComplete, Started: time.Unix(1_800_000_000, 0),
+		Results: []result.Item{item(string(model.KindMeasuredFit), f)}}
+}
+
+// TestMeasuredFitInReport: with a stored measured fit among the runs, the
+// model rests on it, and the findings' decision, the "Which server"
+// section and eval's summary (Purchase) give one recommendation; the model
+// section shows the cells with the sentinel around each, the series and
+// why there are no counters.
+func TestMeasuredFitInReport(t *testing.T) {
+	runs := vmRuns(t)
+	without := build(t, stored(t, runs))
+	all := stored(t, append(slices.Clone(runs), fitRun(0)))
+	r := build(t, all)
+	md := r.Model
+	if md == nil || md.Measured == nil || md.FitRun != all[len(all)-1].ID || md.Fit == nil {
+		t.Fatalf("model without the stored fit: %+v", md)
+	}
+	p, p0 := Purchase(r), Purchase(without)
+	if p == nil || p0 == nil || p.Recommendation == p0.Recommendation {
+		t.Fatalf("the recommendation does not change with the stored fit: %v", p)
+	}
+	if f := findingWith(r, "Which server: "+p.Recommendation); f == nil {
+		t.Errorf("no finding with the recommendation %q", p.Recommendation)
+	}
+	if f := findingWith(r, "the model uses 300.0 ns instead"); f == nil {
+		t.Errorf("the DRAM finding does not say the model uses the fit's 4 KiB chain: %q", r.Findings)
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "which the report does not chart") {
+			t.Errorf("note %q", n)
+		}
+	}
+	var html bytes.Buffer
+	if err := WriteHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model-cells", "model-sentinel", "no: the sentinel was off", "50% (off)", "Hardware counters: not readable here: instructions: ENOENT", "fitted to run"} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "speed sentinel: 7 samples") || !strings.Contains(text.String(), "hardware counters: not readable here") {
+		t.Errorf("the text report lacks the sentinel's series or the counters' reason:\n%s", text.String())
+	}
+}
