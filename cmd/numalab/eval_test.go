@@ -151,11 +151,11 @@ func TestStoredCommandsParse(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := eval.NewConfigs(plan, t.TempDir())
-		oltps = append(oltps, c.OLTP)
+		oltps = append(oltps, c.OLTP, c.OLTPMy)
 		if fx == "kvm-2vcpu-zen.tar.gz" { // DOPs a 2-CPU machine accepts
 			reps = append(reps, c.Report)
-			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), tpchArgv(c.TPCH, defaultDOPThreshold))
-			for _, v := range []any{c.NullSQLite, c.NullPG, c.TPCH} {
+			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), nullArgv(c.NullMy), tpchArgv(c.TPCH, defaultDOPThreshold))
+			for _, v := range []any{c.NullSQLite, c.NullPG, c.NullMy, c.TPCH} {
 				others = append(others, []string{asJSON(t, v)})
 			}
 		}
@@ -172,12 +172,12 @@ func TestStoredCommandsParse(t *testing.T) {
 			t.Errorf("%s\nparses to %s\nwant       %s", cmd, got, want)
 		}
 	}
-	if len(others) != 6 {
+	if len(others) != 8 {
 		t.Fatalf("eval's null and tpch steps: %q", others)
 	}
-	for i := range 3 {
+	for i := range 4 {
 		cmd := "numalab " + shellJoin(others[i])
-		if got, want := reparse(t, cmd), others[3+i][0]; got != want {
+		if got, want := reparse(t, cmd), others[4+i][0]; got != want {
 			t.Errorf("%s\nparses to %s\nwant       %s", cmd, got, want)
 		}
 	}

@@ -21,8 +21,8 @@ import (
 // tpchFlags parses the flags into a checked configuration.
 func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold model.DOPThreshold, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
-	fs.String("engine", "duckdb", "engine: sqlite, duckdb or postgres")
-	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
+	fs.String("engine", "duckdb", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
+	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
 	fs.Float64("sf", 0.01, "scale factor: 1 is about 1 GB of flat data")
 	fs.Int64("seed", 1, "seed of the data and the queries' parameters")
@@ -49,7 +49,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 		return cfg, "", "", threshold, false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
-	if cfg.DB == "" && cfg.Engine != "postgres" {
+	if cfg.DB == "" && cfg.Engine != "postgres" && cfg.Engine != "mariadb" {
 		cfg.DB = fmt.Sprintf("tpch-%g.%s", cfg.SF, cfg.Engine)
 	}
 	if cfg.DB != "" {
@@ -77,19 +77,19 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Se
 	ss := cliflag.Settings{
 		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
 			switch v {
-			case "sqlite", "duckdb", "postgres":
+			case "sqlite", "duckdb", "postgres", "mariadb":
 				return nil
 			}
-			return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb or postgres")
+			return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb, postgres or mariadb")
 		}),
 		cliflag.Validated(cliflag.DSN(&cfg.DSN), func(v string) error {
-			if v != "" && cfg.Engine != "postgres" {
-				return fmt.Errorf("-dsn: a DSN is for --engine postgres (the %s data is a file: use --db)", cfg.Engine)
+			if v != "" && cfg.Engine != "postgres" && cfg.Engine != "mariadb" {
+				return fmt.Errorf("-dsn: a DSN is for --engine postgres or mariadb (the %s data is a file: use --db)", cfg.Engine)
 			}
 			return nil
 		}),
 		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
-			if v != "" && cfg.Engine == "postgres" {
+			if v != "" && (cfg.Engine == "postgres" || cfg.Engine == "mariadb") {
 				return cliflag.ErrPostgresFile
 			}
 			return nil

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
-// Plan is what eval's budget buys on a machine: a pure function of
-// both.
+// Plan is what eval's budget buys on a machine: a function of both and
+// of whether a MariaDB server is installed.
 type Plan struct {
 	ProbeQuick bool
 	Warehouses int
@@ -49,6 +50,15 @@ type Plan struct {
 	// in 2 MiB pages: the model's two latency points (pagecal.go).
 	PagePairs int
 	PageCell  time.Duration
+	// MariaDB: where a MariaDB server can be had (mariaserver.Installed)
+	// and the budget has room (shrink), its null transaction as
+	// PostgreSQL's (NullTransports, NullRepeat) and a short tpcc-ro step
+	// on a throwaway server: one warehouse, MariaDBStreams, one repeat,
+	// MariaDBWarm+MariaDBCell per cell.
+	MariaDB        bool
+	MariaDBStreams []int
+	MariaDBWarm    time.Duration
+	MariaDBCell    time.Duration
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -71,7 +81,14 @@ const (
 	loadMRows  = 8 * time.Second
 	loadSF01   = 10 * time.Second
 	pgStart    = 10 * time.Second
-	cellSetup  = 500 * time.Millisecond
+	// myStart is a throwaway MariaDB server's start (mariadb-install-db
+	// and boot), myLoadWH tpcc-ro's one warehouse loaded into it: 'run
+	// oltp --engine mariadb --warehouses 1 --streams 1,2' with two 1.5 s
+	// cells took 34 s in all here (the load 599,011 rows at 21,000
+	// rows/s, on a machine shared with other work).
+	myStart   = 10 * time.Second
+	myLoadWH  = 25 * time.Second
+	cellSetup = 500 * time.Millisecond
 	// neighbourSetup is a neighbour cell's extra: linking its chain,
 	// timing it twice and starting the neighbour (4.5 to 6.7 s measured).
 	neighbourSetup = 6 * time.Second
@@ -115,7 +132,12 @@ const (
 // the long queries of published power tests.
 var tpchQueries = []int{21, 9, 1, 18, 13}
 
-// NewPlan plans eval for budget on machine t. Where t has several NUMA
+// haveMariaDB says whether a MariaDB server can be had here; nil when
+// one can (a variable, for tests).
+var haveMariaDB = mariaserver.Installed
+
+// NewPlan plans eval for budget on machine t, with MariaDB's steps where
+// its server is installed (haveMariaDB). Where t has several NUMA
 // nodes with CPUs the data lives on the first, and streams run on it
 // (local) and on the node farthest from it (remote, see sweep.FarNode).
 func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
@@ -133,7 +155,11 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		// parallel work: a smaller SF has one and cannot run in parallel).
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
-		PagePairs: 4, PageCell: 750 * time.Millisecond}
+		PagePairs: 4, PageCell: 750 * time.Millisecond,
+		MariaDB: haveMariaDB() == nil, MariaDBStreams: []int{1}, MariaDBWarm: 500 * time.Millisecond, MariaDBCell: time.Second}
+	if n > 1 {
+		p.MariaDBStreams = append(p.MariaDBStreams, n)
+	}
 	switch {
 	case budget >= time.Hour:
 		p.Warehouses, p.Rows, p.TPCHSF, p.TPCHQueries, p.TPCHRepeat = 8, 20_000_000, 1, tpchQueries, 3
@@ -188,6 +214,9 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		if len(p.TPCHQueries) > 0 {
 			f += time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 		}
+		if p.MariaDB {
+			f += 2*myStart + myLoadWH + time.Duration(len(p.MariaDBStreams))*(p.MariaDBWarm+p.MariaDBCell+cellSetup)
+		}
 		return f
 	}
 	// Every OLTP, transtats and null cell is repeated Repeats times,
@@ -231,13 +260,16 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	return p, nil
 }
 
-// shrink makes the plan one step smaller and says whether it could: one
-// repeat fewer, OLTP's fourth, transtats', the null cells' down to 3, then
-// one of OLTP and transtats each in turn, then the null cells' down to 1;
-// last, at the smallest budgets on machines of many cells, the TPC-H step
-// is left out (TPCHQueries empty).
+// shrink makes the plan one step smaller and says whether it could:
+// first MariaDB's steps are left out (they never cost the other steps a
+// repeat), then one repeat fewer, OLTP's fourth, transtats', the null
+// cells' down to 3, then one of OLTP and transtats each in turn, then
+// the null cells' down to 1; last, at the smallest budgets on machines of
+// many cells, the TPC-H step is left out (TPCHQueries empty).
 func (p *Plan) shrink() bool {
 	switch {
+	case p.MariaDB:
+		p.MariaDB = false
 	case p.Repeat > 3:
 		p.Repeat--
 	case p.QueryRepeat > 3:
@@ -259,8 +291,8 @@ func (p *Plan) shrink() bool {
 }
 
 // nullTime is what the null steps' cells take on t: SQLite's, and
-// PostgreSQL's for every pairing t offers over every transport (the
-// server's start is a fixed cost).
+// PostgreSQL's (and MariaDB's) for every pairing t offers over every
+// transport (the servers' starts are fixed costs).
 func (p Plan) nullTime(t *result.Topology) time.Duration {
 	pairs := 1 // same-cpu
 	if t.ThreadsPerCore() > 1 {
@@ -272,7 +304,11 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 	if len(t.Nodes) > 1 {
 		pairs++
 	}
-	cells := p.NullRepeat * (1 + pairs*len(p.NullTransports))
+	servers := 1
+	if p.MariaDB {
+		servers++
+	}
+	cells := p.NullRepeat * (1 + servers*pairs*len(p.NullTransports))
 	return time.Duration(cells) * (p.NullWarm + p.NullCell + cellSetup)
 }
 

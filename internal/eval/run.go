@@ -71,7 +71,8 @@ type Commands struct {
 
 // Run plans eval for the budget on the machine and says what the plan
 // bought; runs its steps (the memory probe, the null transaction on
-// SQLite and on PostgreSQL, tpcc-ro on SQLite, transtats and TPC-H-derived
+// SQLite, PostgreSQL and MariaDB, tpcc-ro on SQLite and briefly on
+// MariaDB, transtats and TPC-H-derived
 // queries on DuckDB, and a load curve of tpcc-ro on SQLite when the budget
 // has room left), planning the rest again when the probe overran
 // (replan); then writes the HTML report of the runs they stored, and the
@@ -90,7 +91,13 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		probe,
 		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) }},
 		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) }},
+		{title: "null transaction on MariaDB", run: func(s Stored) error {
+			return mariaDBStep(&cfg, func() error { return cmds.Null(s, cfg.NullMy) })
+		}},
 		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }},
+		{title: "tpcc-ro on MariaDB", run: func(s Stored) error {
+			return mariaDBStep(&cfg, func() error { return cmds.OLTP(s, cfg.OLTPMy) })
+		}},
 		{title: pageStepTitle, run: func(s Stored) error { return pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan, s) }},
 		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {

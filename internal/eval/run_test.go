@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
@@ -24,6 +25,7 @@ import (
 // failure does not stop the next, and the report of the stored runs is
 // written with the summary.
 func TestRun(t *testing.T) {
+	noMariaDB(t)
 	o := Options{Budget: 5 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
 	if err := o.Prepare(); err != nil || o.Store != filepath.Join(o.Dir, "numalab.db") || o.Out != filepath.Join(o.Dir, "numalab-report.html") {
 		t.Fatalf("Prepare: store %s, report %s, %v", o.Store, o.Out, err)
@@ -31,17 +33,7 @@ func TestRun(t *testing.T) {
 	var order []string
 	probe := func(stored Stored, quick bool) error {
 		order = append(order, fmt.Sprintf("probe quick=%v", quick))
-		st, err := store.Open(o.Store)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: o.Machine, Started: time.Unix(1700000000, 0)}
-		if err := st.Begin(r); err != nil {
-			return err
-		}
-		stored(r.Kind, r.ID)
-		return st.Finish(r.ID, r.Started.Add(time.Second), result.StatusComplete, "probed", "")
+		return storeProbe(o, stored)
 	}
 	failed := errors.New("no disk")
 	cmds := Commands{ProbeMem: probe,
@@ -77,8 +69,9 @@ func TestRun(t *testing.T) {
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
-	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 7/8 TPC-H-derived on DuckDB", "== 8/8 load curve, tpcc-ro on SQLite", "== findings",
+	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 9/10 TPC-H-derived on DuckDB", "== 10/10 load curve, tpcc-ro on SQLite", "== findings",
 		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: no run stored\n",
+		"  null transaction on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n", "  tpcc-ro on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n",
 		"\nreport: " + o.Out + "\n"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
@@ -106,4 +99,114 @@ func TestPrepareRefusesStore(t *testing.T) {
 	if err := o.Prepare(); err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("-dir: %q cannot be made a directory: ", o.Dir)) {
 		t.Errorf("a directory under a file: %v", err)
 	}
+}
+
+// noMariaDB makes the plans of the test have no MariaDB server, as on a
+// machine without one, whatever this one has.
+func noMariaDB(t *testing.T) {
+	was := haveMariaDB
+	haveMariaDB = func() error { return fmt.Errorf("%w: no MariaDB here", mariaserver.ErrNoBinaries) }
+	t.Cleanup(func() { haveMariaDB = was })
+}
+
+// withMariaDB makes the plans of the test have a MariaDB server.
+func withMariaDB(t *testing.T) {
+	was := haveMariaDB
+	haveMariaDB = func() error { return nil }
+	t.Cleanup(func() { haveMariaDB = was })
+}
+
+// TestRunMariaDB: where a MariaDB server can be had and the budget has
+// room, eval runs its null transaction as PostgreSQL's (same transports
+// and repeats) and a short tpcc-ro step on it (one warehouse, one
+// repeat, its own short cells, a managed server: no file, no DSN).
+func TestRunMariaDB(t *testing.T) {
+	withMariaDB(t)
+	o := Options{Budget: 15 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	if err := o.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(o.Budget, o.Machine)
+	if err != nil || !plan.MariaDB {
+		t.Fatalf("15m plan: MariaDB %v, %v; want MariaDB's steps", plan.MariaDB, err)
+	}
+	var nulls []null.RunConfig
+	var oltps []tpcc.RunConfig
+	cmds := Commands{ProbeMem: func(stored Stored, _ bool) error { return storeProbe(o, stored) },
+		Null:   func(_ Stored, c null.RunConfig) error { nulls = append(nulls, c); return nil },
+		OLTP:   func(_ Stored, c tpcc.RunConfig) error { oltps = append(oltps, c); return nil },
+		Report: func(Stored, transtats.RunConfig) error { return nil },
+		TPCH:   func(Stored, tpch.RunConfig) error { return nil },
+		Curve:  func(Stored, tpcc.RunConfig) error { return nil },
+	}
+	var stdout, stderr strings.Builder
+	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {
+		t.Fatalf("Run: %v\n%s", err, stderr.String())
+	}
+	if len(nulls) != 3 || nulls[2].Engine != "mariadb" {
+		t.Fatalf("null steps %+v; want SQLite's, PostgreSQL's, MariaDB's", nulls)
+	}
+	pg, my := nulls[1], nulls[2]
+	if strings.Join(my.Transports, ",") != strings.Join(pg.Transports, ",") || my.Repeat != pg.Repeat || my.Duration != pg.Duration || my.DSN != "" {
+		t.Errorf("MariaDB's null step %+v; want PostgreSQL's %+v on a managed server", my, pg)
+	}
+	if err := my.Check(); err != nil {
+		t.Error(err)
+	}
+	if len(oltps) < 2 || oltps[1].Engine != "mariadb" {
+		t.Fatalf("OLTP steps %+v; want SQLite's, then MariaDB's", oltps)
+	}
+	ot := oltps[1]
+	if ot.Warehouses != 1 || ot.Repeat != 1 || ot.DB != "" || ot.DSN != "" || ot.Duration != plan.MariaDBCell || ot.Duration > oltps[0].Duration {
+		t.Errorf("MariaDB's tpcc-ro step %+v; want one warehouse, one repeat, a managed server, cells of %v, no longer than SQLite's", ot, plan.MariaDBCell)
+	}
+	if !strings.Contains(stdout.String(), "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1") {
+		t.Errorf("the plan does not say MariaDB's steps:\n%s", stdout.String())
+	}
+}
+
+// TestPlanMariaDBCostsNoRepeat: MariaDB's steps are left out before any
+// other step loses a repeat or a cell's length is cut below its least,
+// and a machine without MariaDB gets none.
+func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
+	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	for _, b := range []time.Duration{MinBudget, 5 * time.Minute, 15 * time.Minute, time.Hour} {
+		noMariaDB(t)
+		without, err := NewPlan(b, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if without.MariaDB {
+			t.Errorf("%v: MariaDB planned where it cannot be had", b)
+		}
+		withMariaDB(t)
+		with, err := NewPlan(b, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if with.Repeat != without.Repeat || with.QueryRepeat != without.QueryRepeat || with.NullRepeat != without.NullRepeat || len(with.TPCHQueries) != len(without.TPCHQueries) {
+			t.Errorf("%v: with MariaDB the repeats are %d/%d/%d and %d TPC-H queries; without %d/%d/%d and %d", b,
+				with.Repeat, with.QueryRepeat, with.NullRepeat, len(with.TPCHQueries), without.Repeat, without.QueryRepeat, without.NullRepeat, len(without.TPCHQueries))
+		}
+		t.Logf("%v: MariaDB %v; OLTP cells %v (without %v)", b, with.MariaDB, with.OLTPCell, without.OLTPCell)
+		if b >= 15*time.Minute && !with.MariaDB {
+			t.Errorf("%v: no room for MariaDB's steps", b)
+		}
+	}
+}
+
+// storeProbe stores a memory probe's run, as the probe step would, and
+// tells stored.
+func storeProbe(o Options, stored Stored) error {
+	st, err := store.Open(o.Store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: o.Machine, Started: time.Unix(1700000000, 0)}
+	if err := st.Begin(r); err != nil {
+		return err
+	}
+	stored(r.Kind, r.ID)
+	return st.Finish(r.ID, r.Started.Add(time.Second), result.StatusComplete, "probed", "")
 }

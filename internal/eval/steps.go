@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/null"
@@ -20,8 +21,13 @@ import (
 type Configs struct {
 	NullSQLite, NullPG null.RunConfig
 	OLTP               tpcc.RunConfig
-	Report             transtats.RunConfig
-	TPCH               tpch.RunConfig
+	// NullMy and OLTPMy are MariaDB's steps; MariaDB says the plan has
+	// them.
+	MariaDB bool
+	NullMy  null.RunConfig
+	OLTPMy  tpcc.RunConfig
+	Report  transtats.RunConfig
+	TPCH    tpch.RunConfig
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -31,9 +37,15 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.NullSQLite.Engine, c.NullSQLite.Transports = "sqlite", nil
 	c.NullPG = null.DefaultRunConfig()
 	c.NullPG.Transports = plan.NullTransports
-	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG} {
+	c.NullMy = null.DefaultRunConfig()
+	c.NullMy.Engine, c.NullMy.Transports = "mariadb", plan.NullTransports
+	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG, &c.NullMy} {
 		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
 	}
+	c.MariaDB = plan.MariaDB
+	c.OLTPMy = tpcc.DefaultRunConfig()
+	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = "mariadb", 1, plan.MariaDBStreams, 1
+	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.MariaDBWarm, plan.MariaDBCell
 	c.OLTP = tpcc.DefaultRunConfig()
 	c.OLTP.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
 	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
@@ -74,7 +86,19 @@ var errNoRoom = errors.New("the budget has no room for this step on this machine
 
 // skipped says whether a step's error means it was left out, not failed.
 func skipped(err error) bool {
-	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, errNoRoom)
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) || errors.Is(err, errNoRoom)
+}
+
+// mariaDBStep runs a MariaDB step when the plan has it; else it is left
+// out, for want of a server (haveMariaDB's error) or of budget.
+func mariaDBStep(cfg *Configs, run func() error) error {
+	if cfg.MariaDB {
+		return run()
+	}
+	if err := haveMariaDB(); err != nil {
+		return err
+	}
+	return errNoRoom
 }
 
 // step is one step of eval and the run it stored.
@@ -100,8 +124,8 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 		s.err = s.run(func(_ string, id int64) { s.id = id })
 		switch {
 		case skipped(s.err):
-			// Not a failure of eval: this machine has no PostgreSQL, or
-			// the budget no room for the step.
+			// Not a failure of eval: this machine has no PostgreSQL or
+			// MariaDB, or the budget no room for the step.
 			fmt.Fprintf(stdout, "skipped: %v\n", s.err)
 		case s.err != nil:
 			fmt.Fprintf(stderr, "numalab eval: %s: %v\n", s.title, s.err)

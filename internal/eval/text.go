@@ -23,6 +23,10 @@ func writePlan(w io.Writer, plan Plan) {
 		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat, repeatNote(plan.NullRepeat))
 	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s%s\n",
 		plan.Warehouses, cliflag.FormatInts(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
+	if plan.MariaDB {
+		fmt.Fprintf(w, "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1, streams %s, %v+%v per cell x1\n",
+			cliflag.FormatInts(plan.MariaDBStreams), plan.MariaDBWarm, plan.MariaDBCell)
+	}
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
 	fmt.Fprintf(w, "      %s: %d pairs of %v cells, the tpcc-ro image in 4 KiB then 2 MiB pages, the speed sentinel around each\n",

@@ -17,6 +17,12 @@ package null
 // does (engine.Options.MariaDBCacheMetadata): the column count is then
 // followed by a byte that says whether the definitions follow, and an
 // execute's answer leaves them out (its EOF packet stays).
+//
+// The point-select call (CallPointSelect) is sysbench's oltp_point_select
+// statement, SELECT c FROM sbtest1 WHERE id=?, prepared, on numalab's
+// own sysbench-shaped table (pointSelectTable): each call writes the same
+// COM_STMT_EXECUTE with the next id (uniform over the table's rows, as
+// sysbench --rand-type=uniform draws them) in its parameter's 4 bytes.
 
 import (
 	"context"
@@ -42,6 +48,7 @@ const serverMoreResultsExists = 0x0008
 
 type myStream struct {
 	conn      net.Conn
+	ids       uint64 // point-select: the id generator's state; 0 for SELECT 1
 	closeConn func() error
 	tid       int    // the server thread's
 	req       []byte // one call's command, as a packet
@@ -54,23 +61,32 @@ type myStream struct {
 	stop func() bool
 }
 
-func openMy(ctx context.Context, c engine.Conn, protocol string) (*myStream, error) {
+func openMy(ctx context.Context, c engine.Conn, protocol, call string) (*myStream, error) {
 	n := c.Native().MariaDB
 	s := &myStream{conn: n.Socket, closeConn: c.Close, tid: c.BackendPID(), cacheMeta: n.CacheMetadata, in: make([]byte, 8192)}
 	if protocol == Prepared {
-		if _, err := s.call(ctx, command(comStmtPrepare, selectOne)); err != nil {
+		stmt := selectOne
+		if call == CallPointSelect {
+			stmt = pointSelect
+			s.ids = uint64(s.tid)<<32 | 0x9e3779b9 // any state but 0
+		}
+		if _, err := s.call(ctx, command(comStmtPrepare, stmt)); err != nil {
 			c.Close()
-			return nil, fmt.Errorf("preparing %q: %w", selectOne, err)
+			return nil, fmt.Errorf("preparing %q: %w", stmt, err)
 		}
 		if s.stmt == 0 {
 			c.Close()
-			return nil, fmt.Errorf("preparing %q: the server answered with no statement id", selectOne)
+			return nil, fmt.Errorf("preparing %q: the server answered with no statement id", stmt)
 		}
-		// COM_STMT_EXECUTE: statement id, no cursor, one iteration, no
-		// parameters.
-		body := make([]byte, 9)
+		// COM_STMT_EXECUTE: statement id, no cursor, one iteration; for
+		// the point select its one parameter: the NULL bitmap, "types
+		// follow", MYSQL_TYPE_LONG signed, the value.
+		body := make([]byte, 9, 9+8)
 		binary.LittleEndian.PutUint32(body, s.stmt)
 		binary.LittleEndian.PutUint32(body[5:], 1)
+		if s.ids != 0 {
+			body = append(body, 0, 1, 0x03, 0, 0, 0, 0, 0)
+		}
 		s.req = command(comStmtExecute, string(body))
 	} else {
 		s.req = command(comQuery, selectOne)
@@ -107,10 +123,23 @@ func (s *myStream) Next(ctx context.Context) (int, error) {
 	if ctx != s.ctx {
 		s.watch(ctx)
 	}
+	if s.ids != 0 && s.req[4] == comStmtExecute {
+		binary.LittleEndian.PutUint32(s.req[len(s.req)-4:], s.nextID())
+	}
 	if _, err := s.conn.Write(s.req); err != nil {
 		return 0, err
 	}
 	return 0, s.answer()
+}
+
+// nextID draws the next point select's id, uniform in [1,
+// pointSelectRows] (xorshift64*, then a multiply-shift into the range).
+func (s *myStream) nextID() uint32 {
+	s.ids ^= s.ids >> 12
+	s.ids ^= s.ids << 25
+	s.ids ^= s.ids >> 27
+	r := uint32((s.ids * 0x2545F4914F6CDD1D) >> 32)
+	return uint32(uint64(r)*pointSelectRows>>32) + 1
 }
 
 // watch makes ctx's cancellation shut the socket, instead of the

@@ -46,7 +46,7 @@ func TestMariaDBStream(t *testing.T) {
 		if !c.Native().MariaDB.CacheMetadata {
 			t.Errorf("%s: the connection did not negotiate the metadata cache with MariaDB %s", protocol, s.Version())
 		}
-		st, err := openMy(ctx, c, protocol)
+		st, err := openMy(ctx, c, protocol, CallSelect1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,5 +109,72 @@ func TestSweepMariaDB(t *testing.T) {
 		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.Protocol != Prepared {
 			t.Errorf("cell %d: %+v", c.Cell.Index, c)
 		}
+	}
+}
+
+// TestMariaDBPointSelect makes numalab's sbtest1, then point-select calls
+// on one connection, and checks through the server's own counter of the
+// session's rows sent that each call's id found its row.
+func TestMariaDBPointSelect(t *testing.T) {
+	s := my.Server(t)
+	ctx := context.Background()
+	e, err := engine.Open(ctx, "mariadb", engine.Options{DSN: s.DSN(), Schema: "null_point", MariaDBCacheMetadata: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		e.DB().Exec("DROP DATABASE null_point")
+		e.Close()
+	}()
+	for range 2 { // the second finds the table made
+		if err := makeSbtest(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := e.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openMy(ctx, c, Prepared, CallPointSelect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sent := func() int {
+		var n int
+		q := "SELECT variable_value FROM information_schema.session_status WHERE variable_name = 'ROWS_SENT'"
+		if err := c.Native().MariaDB.Conn.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const calls = 200
+	before := sent()
+	for range calls {
+		if _, err := st.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The counter counts the first reading's own row too.
+	if got := sent() - before; got != calls+1 {
+		t.Errorf("%d point selects sent %d rows (counter's own row included); want %d", calls, got, calls+1)
+	}
+}
+
+// TestPointSelectIDs checks that the point select's ids stay in the
+// table and cover it.
+func TestPointSelectIDs(t *testing.T) {
+	s := &myStream{ids: 12345}
+	seen := map[uint32]bool{}
+	for range 20 * pointSelectRows {
+		id := s.nextID()
+		if id < 1 || id > pointSelectRows {
+			t.Fatalf("id %d outside 1 to %d", id, pointSelectRows)
+		}
+		seen[id] = true
+	}
+	// 20 draws an id: each is missed with probability e^-20.
+	if len(seen) != pointSelectRows {
+		t.Errorf("%d of %d ids drawn in %d draws", len(seen), pointSelectRows, 20*pointSelectRows)
 	}
 }

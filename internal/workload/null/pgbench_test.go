@@ -215,8 +215,18 @@ func (b *bench) numalab(t *testing.T, p Pairing, mode string) side {
 // cell runs one cell of engine eng on the server dsn names, over its unix
 // socket.
 func (b *bench) cell(t *testing.T, eng, dsn string, p Pairing, mode string) side {
-	cfg := RunConfig{Engine: eng, DSN: dsn, Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
-		Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1}
+	return b.run(t, RunConfig{Engine: eng, DSN: dsn, Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
+		Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1})
+}
+
+// callCell is one cell of call (prepared) on the MariaDB server at dsn.
+func (b *bench) callCell(t *testing.T, dsn string, p Pairing, call string) side {
+	return b.run(t, RunConfig{Engine: "mariadb", DSN: dsn, Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: Prepared,
+		Call: call, Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1})
+}
+
+// run measures the one cell of cfg.
+func (b *bench) run(t *testing.T, cfg RunConfig) side {
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}

@@ -70,15 +70,18 @@ type Cell struct {
 // RunConfig is a null sweep ('numalab run null'); it is stored with the
 // run.
 type RunConfig struct {
-	Engine     string        `json:"engine"`
-	DSN        string        `json:"-"` // may hold a password: never stored
-	Transports []string      `json:"transports"`
-	Pairings   []string      `json:"pairings"`
-	Protocol   string        `json:"protocol"`
-	Streams    []int         `json:"streams"`
-	Duration   time.Duration `json:"duration_ns"`
-	Warmup     time.Duration `json:"warmup_ns"`
-	Repeat     int           `json:"repeat"`
+	Engine     string   `json:"engine"`
+	DSN        string   `json:"-"` // may hold a password: never stored
+	Transports []string `json:"transports"`
+	Pairings   []string `json:"pairings"`
+	Protocol   string   `json:"protocol"`
+	// Call is what a round trip asks: CallSelect1 (also when empty) or,
+	// on MariaDB with the prepared protocol, CallPointSelect.
+	Call     string        `json:"call,omitempty"`
+	Streams  []int         `json:"streams"`
+	Duration time.Duration `json:"duration_ns"`
+	Warmup   time.Duration `json:"warmup_ns"`
+	Repeat   int           `json:"repeat"`
 	// Pacing paces the calls (think time, arrival rate); the zero value
 	// runs closed loops.
 	sweep.Pacing
@@ -121,6 +124,15 @@ func (c *RunConfig) Check() error {
 	}
 	if c.Protocol != Prepared && c.Protocol != Simple {
 		bad("protocol", c.Protocol, "is not a protocol: want prepared or simple")
+	}
+	switch c.Call {
+	case "", CallSelect1:
+	case CallPointSelect:
+		if c.Engine != "mariadb" || c.Protocol != Prepared {
+			bad("call", c.Call, "is for --engine mariadb with --protocol prepared (sysbench's oltp_point_select prepares its statement)")
+		}
+	default:
+		bad("call", c.Call, "is not a call: want select1 or point-select")
 	}
 	if len(c.Streams) == 0 || slices.Min(c.Streams) < 1 {
 		bad("streams", fmt.Sprint(c.Streams), "needs counts of 1 or more: want e.g. 1,2,4")
@@ -230,7 +242,12 @@ func (s *Sweep) Describe() sweep.Description {
 }
 
 // Types is the one call.
-func (s *Sweep) Types() []string { return []string{"select1"} }
+func (s *Sweep) Types() []string {
+	if s.cfg.Call == CallPointSelect {
+		return []string{CallPointSelect}
+	}
+	return []string{CallSelect1}
+}
 
 // loopback is an address of the loopback network for a managed server's
 // TCP socket, chosen from this process's id so that two numalab
@@ -289,6 +306,11 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 			return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
 		}
 		s.engs[tr] = e
+		if s.cfg.Call == CallPointSelect {
+			if err := makeSbtest(ctx, e); err != nil {
+				return nil, errors.Join(err, s.Close())
+			}
+		}
 		if info, err := e.Describe(ctx); err == nil {
 			items = append(items, engine.KindInfo.Of(info))
 		}
@@ -395,7 +417,7 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, 
 		return nil, err
 	}
 	if s.cfg.Engine == "mariadb" {
-		return openMy(ctx, conn, s.cfg.Protocol)
+		return openMy(ctx, conn, s.cfg.Protocol, s.cfg.Call)
 	}
 	return openPG(ctx, conn, s.cfg.Protocol)
 }

@@ -92,6 +92,96 @@ func TestSysbenchParity(t *testing.T) {
 	}
 }
 
+// TestSysbenchPeers runs, on one managed MariaDB server over its unix
+// socket, at the same-cpu pairing (client and server thread on one CPU),
+// four sides in interleaved rounds, the order turning each round:
+// sysbench's oltp_point_select (prepared, uniform ids, on sysbench's
+// sbtest.sbtest1 of 10,000 rows) against numalab's point-select call
+// (the same statement, prepared, on numalab's own sbtest1 of 10,000 rows
+// in its own database), and sysbench's SELECT 1 script against numalab's
+// null transaction (both prepared). It logs the medians of the rounds
+// and wants every side to have measured calls.
+func TestSysbenchPeers(t *testing.T) {
+	if !*sysbenchFlag {
+		t.Skip("compares with sysbench: run with -sysbench")
+	}
+	for _, tool := range []string{"sysbench", "taskset"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s: %v", tool, err)
+		}
+	}
+	srv, err := mariaserver.Start(context.Background(), mariaserver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	b := &sbBench{srv: srv}
+	if b.watch, err = sql.Open("mysql", srv.DSN()); err != nil {
+		t.Fatal(err)
+	}
+	defer b.watch.Close()
+	b.script = filepath.Join(t.TempDir(), "select1.lua")
+	if err := os.WriteFile(b.script, []byte(sysbenchScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b.host, err = topo.FromSysfs("/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.watch.Exec("CREATE DATABASE IF NOT EXISTS sbtest"); err != nil {
+		t.Fatal(err)
+	}
+	prep := exec.Command("sysbench", "--db-driver=mysql", "--mysql-socket="+srv.Socket(), "--mysql-user="+mariaserver.User,
+		"--mysql-password="+srv.Password(), "--mysql-db=sbtest", "--tables=1", "--table-size="+strconv.Itoa(pointSelectRows), "oltp_point_select", "prepare")
+	if out, err := prep.CombinedOutput(); err != nil {
+		t.Fatalf("sysbench prepare: %v\n%s", err, out)
+	}
+	var p Pairing
+	for _, q := range Matrix(b.host) {
+		if q.Name == "same-cpu" {
+			p = q
+		}
+	}
+	if p.Unavailable != "" || p.Name == "" {
+		t.Skipf("no same-cpu pairing here: %v", p)
+	}
+	logLoad(t)
+	defer logLoad(t)
+	nb := &bench{host: b.host}
+	sides := []struct {
+		name string
+		run  func() side
+	}{
+		{"sysbench oltp_point_select", func() side {
+			return b.sysbenchRun(t, p, "sbtest", nil, "--rand-type=uniform", "--tables=1", "--table-size="+strconv.Itoa(pointSelectRows), "oltp_point_select")
+		}},
+		{"numalab point-select", func() side { return nb.callCell(t, srv.DSN(), p, CallPointSelect) }},
+		{"sysbench SELECT 1", func() side { return b.sysbench(t, p, Prepared) }},
+		{"numalab null", func() side { return nb.callCell(t, srv.DSN(), p, CallSelect1) }},
+	}
+	rates := make([][]float64, len(sides))
+	for r := range sysbenchRounds {
+		for i := range sides {
+			k := (i + r) % len(sides)
+			rates[k] = append(rates[k], sides[k].run().rate)
+		}
+	}
+	for k, sd := range sides {
+		t.Logf("%-27s median %7.0f calls/s (n=%d rounds of %v after %v): %s", sd.name, stats.Median(rates[k]), sysbenchRounds, parityRun, parityWarmup, format(rates[k], "%.0f"))
+		if slices.Min(rates[k]) <= 0 {
+			t.Errorf("%s: a round measured no call: %s", sd.name, format(rates[k], "%.0f"))
+		}
+	}
+	ratio := func(a, b int) []float64 {
+		v := make([]float64, sysbenchRounds)
+		for r := range v {
+			v[r] = rates[a][r] / rates[b][r]
+		}
+		return v
+	}
+	t.Logf("numalab over sysbench, median of the rounds' ratios: point select %.2f (%s), SELECT 1 %.2f (%s)",
+		stats.Median(ratio(1, 0)), format(ratio(1, 0), "%.2f"), stats.Median(ratio(3, 2)), format(ratio(3, 2), "%.2f"))
+}
+
 type sbBench struct {
 	srv    *mariaserver.Server
 	watch  *sql.DB
@@ -128,23 +218,34 @@ func (b *sbBench) parity(t *testing.T, p Pairing, mode string) {
 }
 
 // sysbenchThread is the server thread of sysbench's connection, the only
-// one of numalab's account in database mysql, 0 while there is none.
-const sysbenchThread = "SELECT coalesce(max(thread_os_id), 0) FROM performance_schema.threads WHERE processlist_user = 'numalab' AND processlist_db = 'mysql'"
+// one of numalab's account in database db (mysql for the SELECT 1
+// script, sbtest for oltp_point_select), 0 while there is none.
+func sysbenchThread(db string) string {
+	return "SELECT coalesce(max(thread_os_id), 0) FROM performance_schema.threads WHERE processlist_user = 'numalab' AND processlist_db = '" + db + "'"
+}
 
-// sysbench runs one round of sysbench: its rate after the warm-up and,
-// over its whole run, its CPU and context switches per transaction.
+// sysbench runs one round of sysbench's SELECT 1 script in mode.
 func (b *sbBench) sysbench(t *testing.T, p Pairing, mode string) side {
+	return b.sysbenchRun(t, p, "mysql", []string{"MODE=" + mode}, b.script)
+}
+
+// sysbenchRun runs one round of sysbench, one thread, with test (a
+// script or a built-in test and its options) on database db: its rate
+// after the warm-up and, over its whole run, its CPU and context switches
+// per transaction.
+func (b *sbBench) sysbenchRun(t *testing.T, p Pairing, db string, env []string, test ...string) side {
 	// A finished sysbench's thread may linger a moment: wait until it has
 	// gone.
 	for old := -1; old != 0; time.Sleep(time.Millisecond) {
-		if err := b.watch.QueryRow(sysbenchThread).Scan(&old); err != nil {
+		if err := b.watch.QueryRow(sysbenchThread(db)).Scan(&old); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("taskset", "-c", strconv.Itoa(p.Client), "sysbench", "--db-driver=mysql",
-		"--mysql-socket="+b.srv.Socket(), "--mysql-user="+mariaserver.User, "--mysql-password="+b.srv.Password(), "--mysql-db=mysql",
-		"--threads=1", "--time="+strconv.Itoa(int((parityWarmup+parityRun)/time.Second)), "--report-interval=1", b.script, "run")
-	cmd.Env = append(os.Environ(), "MODE="+mode)
+	args := append([]string{"-c", strconv.Itoa(p.Client), "sysbench", "--db-driver=mysql",
+		"--mysql-socket=" + b.srv.Socket(), "--mysql-user=" + mariaserver.User, "--mysql-password=" + b.srv.Password(), "--mysql-db=" + db,
+		"--threads=1", "--time=" + strconv.Itoa(int((parityWarmup+parityRun)/time.Second)), "--report-interval=1"}, test...)
+	cmd := exec.Command("taskset", append(args, "run")...)
+	cmd.Env = append(os.Environ(), env...)
 	type done struct {
 		out []byte
 		err error
@@ -153,7 +254,7 @@ func (b *sbBench) sysbench(t *testing.T, p Pairing, mode string) side {
 	go func() { out, err := cmd.CombinedOutput(); res <- done{out, err} }()
 	tid := 0
 	for deadline := time.Now().Add(parityWarmup + parityRun); tid == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if err := b.watch.QueryRow(sysbenchThread).Scan(&tid); err != nil {
+		if err := b.watch.QueryRow(sysbenchThread(db)).Scan(&tid); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -101,10 +101,12 @@ func chunks(n Counts) []chunk {
 
 // Load creates the eight tables in eng and loads them for cfg: eng is a new
 // file (SQLite or DuckDB opened with engine.Options.Create) or a
-// PostgreSQL database, where the tables go into numalab's schema. A table
+// PostgreSQL or MariaDB database, where the tables go into numalab's
+// schema (MariaDB: numalab's database). A table
 // that exists already is refused, untouched; a load that fails on
-// PostgreSQL drops the tables it created. Afterwards PostgreSQL gets
-// its primary keys and ANALYZE, SQLite ANALYZE.
+// PostgreSQL or MariaDB drops the tables it created. Afterwards
+// PostgreSQL gets its primary keys and ANALYZE, SQLite ANALYZE, MariaDB
+// its secondary indexes (myIndexes) and ANALYZE TABLE.
 func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err error) {
 	st = LoadStats{Rows: map[string]int64{}}
 	g, err := newGen(cfg.Seed, cfg.SF)
@@ -121,9 +123,10 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	}
 	var created []string
 	defer func() {
-		// A failed load into PostgreSQL drops the tables it created; a
-		// file's caller discards the file (engine.Engine.Discard).
-		if err == nil || dialect != dialectPostgres {
+		// A failed load into PostgreSQL or MariaDB drops the tables it
+		// created; a file's caller discards the file
+		// (engine.Engine.Discard).
+		if err == nil || (dialect != dialectPostgres && dialect != dialectMariaDB) {
 			return
 		}
 		for _, name := range created {
@@ -160,6 +163,9 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		post = append(post, "ANALYZE "+strings.Join(names, ", "))
 	case dialectSQLite:
 		post = append(post, "ANALYZE")
+	case dialectMariaDB:
+		post = append(post, myIndexes...)
+		post = append(post, "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
 	}
 	for _, s := range post {
 		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
@@ -182,6 +188,8 @@ func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int6
 		return insertDuckDB(ctx, eng, g, cs, workers)
 	case dialectSQLite:
 		return generate(ctx, g, cs, 1, func(context.Context) (worker, error) { return &sqliteWorker{eng: eng}, nil })
+	case dialectMariaDB:
+		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &myWorker{ctx: ctx, eng: eng}, nil })
 	}
 	return nil, fmt.Errorf("no loader for engine %q", eng.Name())
 }

@@ -27,18 +27,18 @@ var ErrQuery = errors.New("no such TPC-H query")
 // Queries is how many queries there are.
 const Queries = 22
 
-// QueryFor returns query n (1 to 22) for dialect ("sqlite", "duckdb" or
-// "postgres") with substitution parameters drawn as qgen does (clause
-// 2.4.n.3) by an RNG of seed: the same n, seed and sf give the same
-// parameters on every engine. sf sets Q11's FRACTION (0.0001/SF).
+// QueryFor returns query n (1 to 22) for dialect ("sqlite", "duckdb",
+// "postgres" or "mariadb") with substitution parameters drawn as qgen
+// does (clause 2.4.n.3) by an RNG of seed: the same n, seed and sf give
+// the same parameters on every engine. sf sets Q11's FRACTION (0.0001/SF).
 func QueryFor(n int, dialect string, seed int64, sf float64) (Query, error) {
 	if n < 1 || n > Queries {
 		return Query{}, fmt.Errorf("%w: %d (expected 1 to %d)", ErrQuery, n, Queries)
 	}
 	switch dialect {
-	case dialectSQLite, dialectDuckDB, dialectPostgres:
+	case dialectSQLite, dialectDuckDB, dialectPostgres, dialectMariaDB:
 	default:
-		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected sqlite, duckdb or postgres)", n, dialect)
+		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected sqlite, duckdb, postgres or mariadb)", n, dialect)
 	}
 	if _, err := CountsFor(sf); err != nil {
 		return Query{}, fmt.Errorf("tpch query %d: %w", n, err)

@@ -99,13 +99,13 @@ func (c RunConfig) Spec() sweep.Spec {
 		types = append(types, QueryName(q))
 	}
 	return sweep.Spec{Streams: []int{1}, Placements: []string{c.Placement}, DOPs: c.DOP, Types: types,
-		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: c.Engine == dialectPostgres}
+		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: isServer(c.Engine)}
 }
 
 // ThroughputSpec is the throughput test's sweep: streams × DOP, every query.
 func (c RunConfig) ThroughputSpec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP,
-		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: c.Engine == dialectPostgres}
+		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: isServer(c.Engine)}
 }
 
 // Plan is the sweep plan with its cells.
@@ -114,11 +114,18 @@ func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
 		Pace: c.Pacing.Pacer(c.Seed)}
 }
 
+// isServer says the engine is a server numalab talks to over a socket
+// (PostgreSQL, MariaDB), not a library in the process.
+func isServer(eng string) bool { return eng == dialectPostgres || eng == dialectMariaDB }
+
 // CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
 func CheckDOP(eng string, dops []int, cpus int) error {
 	for _, p := range dops {
 		if eng == dialectSQLite && p != 1 {
 			return fmt.Errorf("asks SQLite for DOP %d, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)", p)
+		}
+		if eng == dialectMariaDB && p != 1 {
+			return fmt.Errorf("asks MariaDB for DOP %d, but MariaDB has no intra-query parallelism (each query runs on its connection's one thread): use --dop 1 (or --engine duckdb or postgres), or --streams for concurrent queries", p)
 		}
 		if p > cpus {
 			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
@@ -159,7 +166,7 @@ func (s *Sweep) Info() *engine.Info {
 
 // Describe names the workload and engine.
 func (s *Sweep) Describe() sweep.Description {
-	return sweep.Description{Workload: "tpch", Engine: s.cfg.Engine, InCgo: s.cfg.Engine != dialectPostgres}
+	return sweep.Description{Workload: "tpch", Engine: s.cfg.Engine, InCgo: !isServer(s.cfg.Engine)}
 }
 
 // Types are the queries, "Q1" to "Q22".
@@ -209,6 +216,7 @@ var loadMethod = map[string]string{
 	dialectPostgres: "COPY (binary)",
 	dialectDuckDB:   "INSERT from chunk table functions",
 	dialectSQLite:   "prepared multi-row INSERT",
+	dialectMariaDB:  "prepared multi-row INSERT",
 }
 
 // Prewarm reads the data on the calling thread; with node >= 0 (a
