@@ -2,11 +2,16 @@ package eval
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
@@ -80,5 +85,54 @@ func TestSMTDOPText(t *testing.T) {
 	want := "SMT x DOP, P1 queries/h (median of 4): smt=on DOP 1 1000, smt=on DOP 2 1900, smt=on DOP 4 2300, smt=off DOP 1 1010, smt=off DOP 2 2000, smt=off DOP 4 1800 (oversubscribed); best smt=on DOP 4"
 	if got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestSMTDOPSteps: the step's two runs, stored as run report stores
+// them, and the line after the second naming the best placement and DOP.
+func TestSMTDOPSteps(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	p, err := NewPlan(15*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.QueryRepeat = 2
+	cfg := NewConfigs(p, t.TempDir())
+	storePath := filepath.Join(t.TempDir(), "s.db")
+	// Made-up queries per hour: smt=on scales to 16, smt=off to 8.
+	qph := map[string]map[int]float64{"smt=on": {1: 100, 8: 700, 16: 900}, "smt=off": {1: 100, 8: 750, 16: 600}}
+	run := func(stored Stored, c transtats.RunConfig) error {
+		st, err := store.Open(storePath)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		body, _ := json.Marshal(c)
+		r := &result.Run{Kind: result.RunQueries, Command: "numalab run report", Config: body, Machine: m, Started: time.Unix(1700000000, 0)}
+		if err := st.Begin(r); err != nil {
+			return err
+		}
+		stored(r.Kind, r.ID)
+		for k := range c.Repeat {
+			for _, d := range c.DOP {
+				qc := result.QueryCell{Query: c.Queries[0], Cell: &result.Cell{DOP: d}, QueriesPerHour: qph[c.Placement][d] + float64(k)}
+				if d > 1 {
+					qc.Workers = &result.WorkerCPUs{Oversubscribed: c.Placement == "smt=off" && d == 16}
+				}
+				if _, err := st.Add(r.ID, result.KindQueryCell.Of(qc)); err != nil {
+					return err
+				}
+			}
+		}
+		return st.Finish(r.ID, r.Started.Add(time.Second), result.StatusComplete, "", "")
+	}
+	var out bytes.Buffer
+	steps := smtDOPSteps(&out, storePath, &cfg, run)
+	if err := runSteps(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, time.Now(), steps, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	want := "SMT x DOP, P1 queries/h (median of 2): smt=on DOP 1 100, smt=on DOP 8 700, smt=on DOP 16 900, smt=off DOP 1 100, smt=off DOP 8 750, smt=off DOP 16 600 (oversubscribed); best smt=on DOP 16\n"
+	if out.String() != want {
+		t.Errorf("after the step:\n%q\nwant\n%q", out.String(), want)
 	}
 }
