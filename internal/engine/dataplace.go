@@ -109,9 +109,10 @@ func (e *duckEngine) placeData(ctx context.Context, node int, pd *PlacedData) er
 	if err != nil {
 		return err
 	}
-	if pd.Stats, err = e.readAll(ctx); err != nil {
+	if pd.Stats, err = e.Prewarm(ctx); err != nil {
 		return err
 	}
+	pd.Stats.Method += ", one thread"
 	after, err := anonBytes()
 	if err != nil {
 		return err
@@ -146,7 +147,7 @@ func (e *duckEngine) placeData(ctx context.Context, node int, pd *PlacedData) er
 // hash of each whole row, which statistics cannot answer as they can
 // count(column)), so that DuckDB's buffer manager loads every block.
 func (e *duckEngine) readAll(ctx context.Context) (PrewarmStats, error) {
-	st := PrewarmStats{Method: "sum(hash(row)) per table, one thread"}
+	st := PrewarmStats{Method: "sum(hash(row)) per table"}
 	rows, err := e.db.QueryContext(ctx, `SELECT table_name FROM duckdb_tables()
 		WHERE database_name = current_database() AND schema_name = current_schema() AND NOT internal ORDER BY table_name`)
 	if err != nil {
@@ -162,6 +163,9 @@ func (e *duckEngine) readAll(ctx context.Context) (PrewarmStats, error) {
 		tables = append(tables, t)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return st, fmt.Errorf("listing duckdb's tables: %w", err)
+	}
 	for _, t := range tables {
 		q := fmt.Sprintf("SELECT sum(hash(r)) FROM %s AS r", quoteIdent(t))
 		if _, err := e.db.ExecContext(ctx, q); err != nil {

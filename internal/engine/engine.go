@@ -86,7 +86,7 @@ type Engine interface {
 	// timings, so that two plans are the same exactly when their texts are.
 	Explain(ctx context.Context, query string, args ...any) (string, error)
 	// Prewarm brings numalab's data into memory from the calling thread:
-	// the file's pages (SQLite), every table's columns (DuckDB), every
+	// the file's pages (SQLite), every value of every table (DuckDB), every
 	// table and index of numalab's schema (PostgreSQL, pg_prewarm when the
 	// server has it, else scans).
 	Prewarm(ctx context.Context) (PrewarmStats, error)

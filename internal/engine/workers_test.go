@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 )
 
@@ -100,12 +102,42 @@ func TestPostgresWorkersPlaced(t *testing.T) {
 		t.Skip("needs two CPUs to place PostgreSQL's workers on one of them")
 	}
 	s := pg.Server(t)
-	ctx := context.Background()
-	eng, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: "numalab_workers_test", PinBackends: true})
+	eng, err := Open(context.Background(), "postgres", Options{DSN: s.DSN(), Schema: "numalab_workers_test", PinBackends: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
+	checkPostgresWorkersPlaced(t, eng, all)
+}
+
+// TestPostgresManagedWorkersPlaced: on a server numalab starts itself
+// (no --dsn), the postmaster's CPUs are set to the placement, and every
+// sample of the parallel workers it forks is inside it.
+func TestPostgresManagedWorkersPlaced(t *testing.T) {
+	all, err := place.Affinity()
+	if err != nil || len(all) < 2 {
+		t.Skip("needs two CPUs to place PostgreSQL's workers on one of them")
+	}
+	eng, err := Open(context.Background(), "postgres", Options{Schema: "numalab_workers_test", PinBackends: true})
+	if errors.Is(err, pgserver.ErrNoBinaries) {
+		t.Skipf("no PostgreSQL binaries to start a managed server: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if eng.(*pgEngine).server == nil {
+		t.Fatal("Open without a DSN started no managed server")
+	}
+	checkPostgresWorkersPlaced(t, eng, all)
+}
+
+// checkPostgresWorkersPlaced places eng's DOP 2 workers on the last of
+// all's CPUs, samples them inside it while queries run, and gives the
+// postmaster its CPUs again.
+func checkPostgresWorkersPlaced(t *testing.T, eng Engine, all []int) {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := eng.DB().ExecContext(ctx, "DROP TABLE IF EXISTS t"); err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,10 @@ type Plan struct {
 	Neighbour bool
 	Rows      int64
 	DOPs      []int // transtats' and TPC-H's: 1, 2, 4, … and the logical CPUs
+	// SMTDOP are the SMT × DOP step's DOPs (smtdop.go): 1, the physical
+	// cores and the logical CPUs; nil where the machine has no SMT.
+	SMTDOP    []int
+	SMTNoRoom bool // the machine has SMT, and the budget no room for that step
 	QueryWarm time.Duration
 	QueryCell time.Duration
 	// QueryRepeat repeats every transtats cell: the DOP findings compare
@@ -179,6 +183,11 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	if p.DOPs[len(p.DOPs)-1] != n {
 		p.DOPs = append(p.DOPs, n)
 	}
+	smtDOP, err := smtDOPs(t)
+	if err != nil {
+		return Plan{}, err
+	}
+	p.SMTDOP = smtDOP
 	smt := []string{""}
 	if t.ThreadsPerCore() > 1 {
 		smt = []string{"smt=on", "smt=off"}
@@ -233,7 +242,7 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		if err != nil {
 			return Plan{}, fmt.Errorf("planning eval: %w", err)
 		}
-		oltpCells, queryCells = len(cells), 2*len(p.DOPs)*p.QueryRepeat
+		oltpCells, queryCells = len(cells), 2*len(p.DOPs)*p.QueryRepeat+p.smtDOPCells()
 		oltpNeed = time.Duration(oltpCells) * (minCell + cellSetup)
 		if p.Neighbour {
 			oltpNeed += time.Duration(p.Repeat) * neighbourSetup
@@ -265,7 +274,8 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 // repeat), then one repeat fewer, OLTP's fourth, transtats', the null
 // cells' down to 3, then one of OLTP and transtats each in turn, then
 // the null cells' down to 1; last, at the smallest budgets on machines of
-// many cells, the TPC-H step is left out (TPCHQueries empty).
+// many cells, the SMT × DOP step and then the TPC-H step are left out
+// (SMTDOP and TPCHQueries empty).
 func (p *Plan) shrink() bool {
 	switch {
 	case p.MariaDB:
@@ -282,6 +292,8 @@ func (p *Plan) shrink() bool {
 		p.QueryRepeat--
 	case p.NullRepeat > 1:
 		p.NullRepeat--
+	case len(p.SMTDOP) > 0:
+		p.SMTDOP, p.SMTNoRoom = nil, true
 	case len(p.TPCHQueries) > 0:
 		p.TPCHQueries = nil
 	default:

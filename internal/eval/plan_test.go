@@ -119,7 +119,7 @@ func plannedTime(t *testing.T, p Plan, m *result.Topology) time.Duration {
 	if p.Neighbour {
 		d += time.Duration(p.Repeat) * neighbourSetup
 	}
-	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + cellSetup)
+	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat+2*len(p.SMTDOP)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + cellSetup)
 	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + cellSetup)
 	pairs := len(null4(m))
 	d += time.Duration(p.NullRepeat*(1+pairs*len(p.NullTransports))) * (p.NullWarm + p.NullCell + cellSetup)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/numalab/numalab/internal/outfile"
@@ -108,6 +109,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		}},
 		curveStep(&cfg, func() time.Duration { return o.Budget - time.Since(o.Start) }, cmds.Curve),
 	}
+	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, cmds.Report)...) // before the curve
 	sent := watch(steps)
 	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)

@@ -27,6 +27,7 @@ type Configs struct {
 	NullMy  null.RunConfig
 	OLTPMy  tpcc.RunConfig
 	Report  transtats.RunConfig
+	SMTDOP  []transtats.RunConfig // smt=on, smt=off; none without SMT
 	TPCH    tpch.RunConfig
 }
 
@@ -54,6 +55,7 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
+	c.SMTDOP = smtDOPConfigs(plan, c.Report)
 	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
 	return c

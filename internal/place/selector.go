@@ -90,7 +90,11 @@ func (p Placement) String() string {
 			where = "CPUs with no node"
 		}
 	}
-	s := fmt.Sprintf("cpus %s (%d cores, %s)", FormatCPUs(p.CPUs), p.Cores, where)
+	cores := fmt.Sprintf("%d cores", p.Cores)
+	if p.Cores == 1 {
+		cores = "1 core"
+	}
+	s := fmt.Sprintf("cpus %s (%s, %s)", FormatCPUs(p.CPUs), cores, where)
 	if p.DataNode >= 0 {
 		s += fmt.Sprintf(", data on node %d", p.DataNode)
 	}

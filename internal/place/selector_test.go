@@ -319,3 +319,25 @@ func TestCPUList(t *testing.T) {
 		t.Errorf("FormatCPUs unsorted = %q", s)
 	}
 }
+
+// TestPlacementStringCores: a placement says how many physical cores its
+// CPUs are, on this kind of 2-vCPU VM (two cores) and on 4 sockets x 2
+// cores x 2 threads (siblings 0 and 8, 4 and 12).
+func TestPlacementStringCores(t *testing.T) {
+	for _, c := range []struct{ fixture, sel, want string }{
+		{"kvm-2vcpu-zen", "cpus=0-1", "cpus 0-1 (2 cores, node 0)"},
+		{"kvm-2vcpu-zen", "smt=off", "cpus 0-1 (2 cores, node 0)"},
+		{"16em64t-4s2c2t", "cpus=0,8", "cpus 0,8 (1 core, node 0)"},
+		{"16em64t-4s2c2t", "cpus=0,4", "cpus 0,4 (2 cores, node 0)"},
+		{"16em64t-4s2c2t", "cores=2", "cpus 0,4,8,12 (2 cores, node 0)"},
+		{"16em64t-4s2c2t", "smt=off,cores=2", "cpus 0,4 (2 cores, node 0)"},
+	} {
+		p, err := Resolve(captured(t, c.fixture), c.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.String(); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.fixture, c.sel, got, c.want)
+		}
+	}
+}

@@ -14,7 +14,11 @@ import (
 // fixtures.
 func captured(t *testing.T, name string) *result.Topology {
 	t.Helper()
-	f, err := os.Open(filepath.Join("../../testdata/topology", name+".tar.bz2"))
+	path := filepath.Join("../../testdata/topology", name+".tar.bz2")
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join("../../testdata/topology", name+".tar.gz")
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,15 +58,19 @@ type Cell struct {
 	DOP      int             // parallelism of one query, ≥ 1
 	Type     string          // the one type the cell runs; "" = every type
 	Spread   bool            // stream i pinned to the i-th CPU alone
-	// Cores are the physical cores the streams run on: the divisor of
-	// tps per core (see CoresUsed).
+	// Cores are the physical cores the streams and their queries'
+	// parallel workers run on: the divisor of tps per core (see
+	// CoresUsed). At DOP d the workers run on the placement's CPUs too,
+	// so a cell of s streams counts the cores of s×d threads.
 	Cores int
 	// Neighbour are the CPUs of a memory-bandwidth neighbour run during
 	// the cell; nil: none (see Spec.Neighbour).
 	Neighbour []int
 }
 
-// String says what the cell runs: "P1, 2 streams, DOP 2 on cpus 0-1".
+// String says what the cell runs and on which CPUs, with the physical
+// cores those CPUs are (a placement made by hand may not say: then the
+// cores the cell uses): "P1, 2 streams, DOP 2 on cpus 0-1 (2 cores)".
 func (c Cell) String() string {
 	var parts []string
 	if c.Type != "" {
@@ -78,7 +82,7 @@ func (c Cell) String() string {
 	}
 	s := strings.Join(parts, ", ")
 	if len(c.Place.CPUs) > 0 {
-		s += fmt.Sprintf(" on cpus %s (%s)", place.FormatCPUs(c.Place.CPUs), Count(c.Cores, "core"))
+		s += fmt.Sprintf(" on cpus %s (%s)", place.FormatCPUs(c.Place.CPUs), Count(max(c.Place.Cores, c.Cores), "core"))
 	}
 	if c.DataNode >= 0 {
 		s += fmt.Sprintf(", data on node %d", c.DataNode)
@@ -166,7 +170,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 							DOP:      d,
 							Type:     typ,
 							Spread:   spread,
-							Cores:    CoresUsed(t, p.Streams, spread, s),
+							Cores:    CoresUsed(t, p.Streams, spread, s*d),
 						}
 						if spec.OneDataNode && len(cells) > 0 && dn != cells[0].DataNode {
 							return nil, nil, fmt.Errorf("-placement: the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)

@@ -159,14 +159,41 @@ func TestCount(t *testing.T) {
 			t.Errorf("Count(%d) = %q; want %q", n, got, want)
 		}
 	}
-	c := Cell{Cores: 1, Place: resultPlacement([]int{3}), DataNode: -1}
+	c := Cell{Cores: 1, Place: place.Placement{CPUs: []int{3}, Cores: 1, DataNode: -1}, DataNode: -1}
 	c.Streams = 1
 	if got := c.String(); got != "1 stream on cpus 3 (1 core)" {
 		t.Errorf("Cell.String() = %q; want singular nouns", got)
 	}
 }
 
-func resultPlacement(cpus []int) place.Placement { return place.Placement{CPUs: cpus, DataNode: -1} }
+// TestCellCores: a cell names the cores its CPUs are, and at DOP > 1 it
+// counts the cores its parallel workers run on, on this kind of VM (two
+// vCPUs, two cores) and on a machine with SMT. Before, one stream at DOP 2
+// on two cores printed "(1 core)" and divided tps by 1.
+func TestCellCores(t *testing.T) {
+	for _, c := range []struct {
+		fixture, sel string
+		dop          int
+		text         string
+		cores        int
+	}{
+		{"kvm-2vcpu-zen.tar.gz", "cpus=0-1", 1, "1 stream on cpus 0-1 (2 cores)", 1},
+		{"kvm-2vcpu-zen.tar.gz", "cpus=0-1", 2, "1 stream, DOP 2 on cpus 0-1 (2 cores)", 2},
+		{"16em64t-4s2c2t.tar.bz2", "smt=off,cores=2", 2, "1 stream, DOP 2 on cpus 0,4 (2 cores)", 2},
+		{"16em64t-4s2c2t.tar.bz2", "cores=2", 4, "1 stream, DOP 4 on cpus 0,4,8,12 (2 cores)", 2},
+		{"16em64t-4s2c2t.tar.bz2", "cores=2", 2, "1 stream, DOP 2 on cpus 0,4,8,12 (2 cores)", 2}, // cores first
+		{"16em64t-4s2c2t.tar.bz2", "cores=1", 2, "1 stream, DOP 2 on cpus 0,8 (1 core)", 1},       // two siblings
+	} {
+		m := fixture(t, c.fixture)
+		cells, _, err := Resolve(m, Spec{Streams: []int{1}, DOPs: []int{c.dop}, Placements: []string{c.sel}, Repeat: 1, DataNode: -1}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cells[0].String(); got != c.text || cells[0].Cores != c.cores {
+			t.Errorf("%s, %s, DOP %d: %q, %d cores; want %q, %d", c.fixture, c.sel, c.dop, got, cells[0].Cores, c.text, c.cores)
+		}
+	}
+}
 
 func TestTooManyStreams(t *testing.T) {
 	if why := TooManyStreams([]int{1, 128}, 2); why != "" {

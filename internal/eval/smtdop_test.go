@@ -1,0 +1,138 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/transtats"
+)
+
+// TestSMTDOPPlan: on a machine with SMT (4 sockets x 2 cores x 2
+// threads) eval plans P1 at DOP 1, the 8 cores and the 16 logical CPUs,
+// placed smt=on and smt=off, on the transtats step's database, and says
+// so; on this kind of 2-vCPU VM, without SMT, it says in one line why
+// there is no such step, and runs none.
+func TestSMTDOPPlan(t *testing.T) {
+	smt := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	p, err := NewPlan(15*time.Minute, smt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.SMTDOP, []int{1, 8, 16}) {
+		t.Errorf("SMT DOPs %v, want 1, the 8 cores and the 16 logical CPUs", p.SMTDOP)
+	}
+	cfg := NewConfigs(p, t.TempDir())
+	if len(cfg.SMTDOP) != 2 {
+		t.Fatalf("%d SMT x DOP runs, want smt=on and smt=off", len(cfg.SMTDOP))
+	}
+	for i, sel := range []string{"smt=on", "smt=off"} {
+		c := cfg.SMTDOP[i]
+		if c.Placement != sel || !slices.Equal(c.DOP, p.SMTDOP) || !slices.Equal(c.Queries, []string{transtats.P1}) ||
+			c.DB != cfg.Report.DB || c.Duration != p.QueryCell || c.Repeat != p.QueryRepeat {
+			t.Errorf("run %d: %+v; want P1 at DOP %v placed %s on the transtats database", i, c, p.SMTDOP, sel)
+		}
+	}
+	if steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, nil); len(steps) != 2 || steps[1].title != "SMT x DOP on DuckDB, smt=off" {
+		t.Errorf("steps %v, want one per placement", steps)
+	}
+	var b bytes.Buffer
+	writePlan(&b, p)
+	if !strings.Contains(b.String(), "SMT x DOP on DuckDB: transtats P1 at DOP 1,8,16 (1, the physical cores, the logical CPUs) placed smt=on and smt=off") {
+		t.Errorf("plan:\n%s\nwant the SMT x DOP step", b.String())
+	}
+
+	// 32 CPUs at 5m: too many cells for the budget, left out before TPC-H.
+	big, err := NewPlan(5*time.Minute, fixture(t, "32intel64-2p8co2t+8ve.tar.bz2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	writePlan(&b, big)
+	if !big.SMTNoRoom || big.SMTDOP != nil || !strings.Contains(b.String(), "SMT x DOP: left out, the budget has no room for it") {
+		t.Errorf("32 CPUs at 5m: SMT DOPs %v, no room %v, plan:\n%s\nwant the step left out for the budget", big.SMTDOP, big.SMTNoRoom, b.String())
+	}
+
+	vm := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	p, err = NewPlan(5*time.Minute, vm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = NewConfigs(p, t.TempDir())
+	b.Reset()
+	writePlan(&b, p)
+	if p.SMTDOP != nil || cfg.SMTDOP != nil || smtDOPSteps(&b, "", &cfg, nil) != nil {
+		t.Errorf("no SMT: DOPs %v, runs %v; want none", p.SMTDOP, cfg.SMTDOP)
+	}
+	if n := strings.Count(b.String(), "SMT x DOP"); n != 1 || !strings.Contains(b.String(), "SMT x DOP: left out, this machine has no SMT") {
+		t.Errorf("plan:\n%s\nwant one line saying the machine has no SMT", b.String())
+	}
+}
+
+// TestSMTDOPText names every placement and DOP and the best of them.
+func TestSMTDOPText(t *testing.T) {
+	got := smtDOPText([]smtDOPPoint{
+		{Placement: "smt=on", DOP: 1, QPH: 1000, Repeats: 4}, {Placement: "smt=on", DOP: 2, QPH: 1900, Repeats: 4}, {Placement: "smt=on", DOP: 4, QPH: 2300, Repeats: 4},
+		{Placement: "smt=off", DOP: 1, QPH: 1010, Repeats: 4}, {Placement: "smt=off", DOP: 2, QPH: 2000, Repeats: 4}, {Placement: "smt=off", DOP: 4, QPH: 1800, Repeats: 4, Oversub: true},
+	})
+	want := "SMT x DOP, P1 queries/h (median of 4): smt=on DOP 1 1000, smt=on DOP 2 1900, smt=on DOP 4 2300, smt=off DOP 1 1010, smt=off DOP 2 2000, smt=off DOP 4 1800 (oversubscribed); best smt=on DOP 4"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestSMTDOPSteps: the step's two runs, stored as run report stores
+// them, and the line after the second naming the best placement and DOP.
+func TestSMTDOPSteps(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	p, err := NewPlan(15*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.QueryRepeat = 2
+	cfg := NewConfigs(p, t.TempDir())
+	storePath := filepath.Join(t.TempDir(), "s.db")
+	// Made-up queries per hour: smt=on scales to 16, smt=off to 8.
+	qph := map[string]map[int]float64{"smt=on": {1: 100, 8: 700, 16: 900}, "smt=off": {1: 100, 8: 750, 16: 600}}
+	run := func(stored Stored, c transtats.RunConfig) error {
+		st, err := store.Open(storePath)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		body, _ := json.Marshal(c)
+		r := &result.Run{Kind: result.RunQueries, Command: "numalab run report", Config: body, Machine: m, Started: time.Unix(1700000000, 0)}
+		if err := st.Begin(r); err != nil {
+			return err
+		}
+		stored(r.Kind, r.ID)
+		for k := range c.Repeat {
+			for _, d := range c.DOP {
+				qc := result.QueryCell{Query: c.Queries[0], Cell: &result.Cell{DOP: d}, QueriesPerHour: qph[c.Placement][d] + float64(k)}
+				if d > 1 {
+					qc.Workers = &result.WorkerCPUs{Oversubscribed: c.Placement == "smt=off" && d == 16}
+				}
+				if _, err := st.Add(r.ID, result.KindQueryCell.Of(qc)); err != nil {
+					return err
+				}
+			}
+		}
+		return st.Finish(r.ID, r.Started.Add(time.Second), result.StatusComplete, "", "")
+	}
+	var out bytes.Buffer
+	steps := smtDOPSteps(&out, storePath, &cfg, run)
+	if err := runSteps(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, time.Now(), steps, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	want := "SMT x DOP, P1 queries/h (median of 2): smt=on DOP 1 100, smt=on DOP 8 700, smt=on DOP 16 900, smt=off DOP 1 100, smt=off DOP 8 750, smt=off DOP 16 600 (oversubscribed); best smt=on DOP 16\n"
+	if out.String() != want {
+		t.Errorf("after the step:\n%q\nwant\n%q", out.String(), want)
+	}
+}

@@ -1,0 +1,150 @@
+package vmtest
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// pgTree writes a tar of the host's PostgreSQL in Debian's layout
+// (/usr/lib/postgresql/N: postgres, initdb, pg_ctl and the modules a
+// server and numalab's prewarm load; /usr/share/postgresql/N), UTC's zone
+// file and every library they need, each at its own path, for a guest to
+// unpack at / (PostgreSQL finds its share directory relative to its
+// binary). It skips the test when the host has no such PostgreSQL.
+func pgTree(t *testing.T) string {
+	t.Helper()
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
+	if len(bins) == 0 {
+		t.Skip("no PostgreSQL in Debian's layout (/usr/lib/postgresql/N/bin) on the host to carry into the guest")
+	}
+	bin := filepath.Dir(bins[len(bins)-1])
+	root := filepath.Dir(bin)
+	share := filepath.Join("/usr/share/postgresql", filepath.Base(root))
+	var files []string
+	for _, p := range []string{"postgres", "initdb", "pg_ctl"} {
+		files = append(files, filepath.Join(bin, p))
+	}
+	mods, _ := filepath.Glob(filepath.Join(root, "lib", "*_and_*.so")) // encoding conversions
+	for _, m := range []string{"plpgsql.so", "dict_snowball.so", "pg_prewarm.so", "libpqwalreceiver.so"} {
+		mods = append(mods, filepath.Join(root, "lib", m))
+	}
+	files = append(files, mods...)
+	libs, err := sharedLibs(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, libs...)
+	err = filepath.WalkDir(share, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Skipf("reading PostgreSQL's share directory %s: %v", share, err)
+	}
+	files = append(files, "/usr/share/zoneinfo/UTC")
+
+	out := filepath.Join(t.TempDir(), "pg.tar")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tw := tar.NewWriter(f)
+	for _, p := range files {
+		if err := addToTar(tw, p); err != nil {
+			t.Fatalf("packing %s for the guest: %v", p, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// addToTar adds the file at path (symbolic links followed) under its own
+// path, without the leading slash.
+func addToTar(tw *tar.Writer, path string) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	h := &tar.Header{Name: strings.TrimPrefix(path, "/"), Mode: int64(fi.Mode().Perm()), Size: fi.Size(), Typeflag: tar.TypeReg}
+	if err := tw.WriteHeader(h); err != nil {
+		return err
+	}
+	_, err = io.Copy(tw, src)
+	return err
+}
+
+// TestReportPostgresWorkers: in the two-node guest, with the host's
+// PostgreSQL carried in, 'run report --engine postgres --dop 2 --placement
+// node=1' starts numalab's managed server and runs its parallel workers on
+// node 1's CPUs only (the postmaster's CPUs, which the workers it forks
+// inherit), every sample inside them. The guest runs as root with no
+// other account, so the script adds nobody, the account a managed server
+// then runs as. 20,000 rows: the load is emulated (the dimension tables
+// are 1.44 million rows whatever --rows is). Not --data-node: the server
+// is started for the load with no memory policy, so its shared memory is
+// where the load touched it, and the placement is refused (81.6% on
+// node 0 in this guest).
+func TestReportPostgresWorkers(t *testing.T) {
+	h := host(t)
+	files := append(guestFiles(t), pgTree(t))
+	m := Machine{Nodes: 2, CPUsPerNode: 2}
+	s := newScript()
+	s.raw("(cd / && tar xf /opt/bin/pg.tar) && echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd && echo 'nogroup:x:65534:' >> /etc/group")
+	s.add("select", "numalab topo --select node=1 --json")
+	s.add("report", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 2 --query P1 --placement node=1 --duration 1s --warmup 0s --store /tmp/s.db >&2 && numalab runs show --json --store /tmp/s.db 1")
+	secs := runScript(t, h, m, files, s, 12*time.Minute)
+	var p place.Placement
+	decode(t, "select", secs["select"], &p)
+	var r storedRun
+	decode(t, "report", secs["report"], &r)
+	t.Logf("run report:\n%s", secs["report"].Err)
+	var workers []*result.WorkerCPUs
+	for _, it := range r.Results {
+		if it.Kind != string(result.KindQueryCell) {
+			continue
+		}
+		var qc result.QueryCell
+		if err := json.Unmarshal(it.Body, &qc); err != nil {
+			t.Fatal(err)
+		}
+		if qc.Cell != nil && qc.Cell.DOP == 2 {
+			workers = append(workers, qc.Workers)
+		}
+	}
+	if len(workers) != 1 || workers[0] == nil {
+		t.Fatalf("DOP 2 cells' worker records %v, want one", workers)
+	}
+	w := workers[0]
+	t.Logf("node=1 (CPUs %v) DOP 2: %s, %d workers, %d samples, per CPU %+v, %.1f ms outside; %s%s", p.CPUs, w.Kind, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.How, w.Why)
+	if w.Why != "" || !slices.Equal(w.Placement, p.CPUs) || w.Workers == 0 || w.TotalMS() <= 0 {
+		t.Errorf("PostgreSQL's parallel workers: %+v; want them placed on %v and sampled", w, p.CPUs)
+	}
+	for _, c := range w.PerCPU {
+		if c.MS > 0 && !slices.Contains(p.CPUs, c.CPU) {
+			t.Errorf("a parallel worker ran %.1f ms on CPU %d, outside node 1's CPUs %v", c.MS, c.CPU, p.CPUs)
+		}
+	}
+	if w.OutsideMS != 0 {
+		t.Errorf("%.1f ms outside the placement recorded", w.OutsideMS)
+	}
+}

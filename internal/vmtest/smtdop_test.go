@@ -1,0 +1,102 @@
+package vmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// TestEvalSMTDOPStep: in a guest with SMT (one node, 2 cores of 2
+// threads), eval plans its SMT × DOP step from the guest's own topology
+// (a first boot reads it): P1 at DOP 1, 2 (the cores) and 4 (the logical
+// CPUs), placed smt=on and smt=off. A second boot runs those two runs as
+// 'run report' with the plan's settings, but 1 s windows and one repeat
+// (the suite must stay short), and every DOP > 1 cell must have had its
+// DuckDB workers sampled on its placement's CPUs only, DOP 4 on smt=off
+// marked oversubscribed.
+func TestEvalSMTDOPStep(t *testing.T) {
+	h := host(t)
+	files := guestFiles(t)
+	m := Machine{Nodes: 1, CPUsPerNode: 4, ThreadsPerCore: 2}
+
+	s := newScript()
+	s.add("topo", "numalab topo --json")
+	var tp result.Topology
+	decode(t, "topo", runScript(t, h, m, files, s, 3*time.Minute)["topo"], &tp)
+	plan, err := eval.NewPlan(5*time.Minute, &tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(plan.SMTDOP, []int{1, 2, 4}) {
+		t.Fatalf("eval's SMT x DOP DOPs in the guest: %v (no room: %v); want 1, 2 cores, 4 logical CPUs", plan.SMTDOP, plan.SMTNoRoom)
+	}
+	runs := eval.NewConfigs(plan, "/tmp/w").SMTDOP
+	if len(runs) != 2 {
+		t.Fatalf("%d SMT x DOP runs planned, want smt=on and smt=off", len(runs))
+	}
+
+	s = newScript()
+	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
+	for i, c := range runs {
+		if c.Engine != "duckdb" || c.Rows != 1_000_000 || !strings.HasSuffix(c.DB, "/"+transtatsDB) || len(c.Streams) != 1 || len(c.Queries) != 1 {
+			t.Fatalf("planned run %+v: want one stream of one query on DuckDB's 1,000,000-row transtats, as the guest carries", c)
+		}
+		s.add("select-"+c.Placement, "numalab topo --select '"+c.Placement+"' --json")
+		s.add("run-"+c.Placement, fmt.Sprintf("numalab run report --engine %s --db %s --rows %d --streams %d --dop %s --query %s --placement '%s' --duration 1s --warmup 300ms --repeat 1 --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db %d",
+			c.Engine, c.DB, c.Rows, c.Streams[0], cliflag.FormatInts(c.DOP), c.Queries[0], c.Placement, i+1))
+	}
+	secs := runScript(t, h, m, files, s, 10*time.Minute)
+	for _, c := range runs {
+		var p place.Placement
+		decode(t, "select-"+c.Placement, secs["select-"+c.Placement], &p)
+		var r storedRun
+		decode(t, "run-"+c.Placement, secs["run-"+c.Placement], &r)
+		t.Logf("%s:\n%s", c.Placement, secs["run-"+c.Placement].Err)
+		var dops []int
+		for _, it := range r.Results {
+			var qc result.QueryCell
+			if it.Kind != string(result.KindQueryCell) {
+				continue
+			}
+			if err := json.Unmarshal(it.Body, &qc); err != nil || qc.Cell == nil {
+				t.Fatalf("%s: a query cell that does not decode (%v): %s", c.Placement, err, it.Body)
+			}
+			d := qc.Cell.DOP
+			dops = append(dops, d)
+			w := qc.Workers
+			if d == 1 {
+				continue
+			}
+			if w == nil {
+				t.Errorf("%s DOP %d: no record of where the workers ran", c.Placement, d)
+				continue
+			}
+			t.Logf("%s (CPUs %v) DOP %d: %d workers, %d samples, per CPU %+v, %.1f ms outside, oversubscribed %v", c.Placement, p.CPUs, d, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.Oversubscribed)
+			if !slices.Equal(w.Placement, p.CPUs) || w.Oversubscribed != (d > len(p.CPUs)) {
+				t.Errorf("%s DOP %d: workers placed on %v (oversubscribed %v); want the placement's CPUs %v", c.Placement, d, w.Placement, w.Oversubscribed, p.CPUs)
+			}
+			if w.Workers != d-1 || w.TotalMS() <= 0 {
+				t.Errorf("%s DOP %d: %d worker threads with %.1f ms sampled; want %d with some", c.Placement, d, w.Workers, w.TotalMS(), d-1)
+			}
+			for _, pc := range w.PerCPU {
+				if pc.MS > 0 && !slices.Contains(p.CPUs, pc.CPU) {
+					t.Errorf("%s DOP %d: workers ran %.1f ms on CPU %d, outside %v", c.Placement, d, pc.MS, pc.CPU, p.CPUs)
+				}
+			}
+			if w.OutsideMS != 0 {
+				t.Errorf("%s DOP %d: %.1f ms outside the placement recorded", c.Placement, d, w.OutsideMS)
+			}
+		}
+		if !slices.Equal(dops, c.DOP) {
+			t.Errorf("%s: cells at DOP %v, want %v", c.Placement, dops, c.DOP)
+		}
+	}
+}
