@@ -91,21 +91,12 @@ func myRefusalHint(q string, err error) string {
 	return ""
 }
 
-// myChanges is Changes for MariaDB's facilities.
-func myChanges(fs []Facility, dsn bool) []string {
-	var lines []string
-	for _, f := range fs {
-		if f.Own {
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("%s: on, each stream's session runs %s; off, %s", f.Name, strings.Join(f.Session(true), "; "), strings.Join(f.Session(false), "; ")))
-	}
-	if len(lines) == 0 {
-		return nil
-	}
+// myRule is Changes' last line for MariaDB's facilities: what is set
+// where, and how it is undone.
+func myRule(fs []Facility, dsn bool) string {
 	if dsn {
-		return append(lines, "these are set in numalab's own sessions only: the server's global settings are not changed (general_log, slow_query_log and performance_schema must already be on where asked), so nothing needs restoring; "+
-			"the server's general and slow logs keep what the sessions wrote")
+		return "these are set in numalab's own sessions only: the server's global settings are not changed (general_log, slow_query_log and performance_schema must already be on where asked), so nothing needs restoring; " +
+			"the server's general and slow logs keep what the sessions wrote"
 	}
 	m := ManagedSettings(fs)
 	var on []string
@@ -118,5 +109,5 @@ func myChanges(fs []Facility, dsn bool) []string {
 	if len(on) > 0 {
 		note += fmt.Sprintf("; it starts with %s on (log files in its data directory), and a cell of any other facility runs them off in its sessions", strings.Join(on, " and "))
 	}
-	return append(lines, note)
+	return note
 }

@@ -84,24 +84,31 @@ func refusalHint(q string, err error) string {
 // Changes says, before a run, what numalab will change where and how it
 // is undone: a line per facility, then the rule.
 func Changes(fs []Facility, dsn bool) []string {
-	if len(onEngine(fs, "mariadb")) > 0 {
-		return myChanges(fs, dsn)
-	}
-	var lines []string
-	for _, f := range fs {
-		if f.Own {
-			continue
-		}
-		lines = append(lines, fmt.Sprintf("%s: on, each stream's session runs %s; off, %s", f.Name, strings.Join(f.Session(true), "; "), strings.Join(f.Session(false), "; ")))
-	}
+	lines := sessionChanges(fs)
 	if len(lines) == 0 {
 		return nil
+	}
+	if len(onEngine(fs, "mariadb")) > 0 {
+		return append(lines, myRule(fs, dsn))
 	}
 	if dsn {
 		lines = append(lines, "these are set in numalab's own sessions only: the server's configuration is not changed, so nothing needs restoring, and a killed numalab leaves no setting behind (its sessions end with it); "+
 			"the server's log keeps what log_all and auto_explain wrote, and pg_stat_statements the statements it counted")
 	} else {
 		lines = append(lines, "on numalab's managed server, which it stops and removes afterwards")
+	}
+	return lines
+}
+
+// sessionChanges is a line per facility that numalab switches in its
+// streams' sessions: what each runs on and off.
+func sessionChanges(fs []Facility) []string {
+	var lines []string
+	for _, f := range fs {
+		if f.Own {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s: on, each stream's session runs %s; off, %s", f.Name, strings.Join(f.Session(true), "; "), strings.Join(f.Session(false), "; ")))
 	}
 	return lines
 }
