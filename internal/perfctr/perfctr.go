@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -39,10 +40,11 @@ var (
 	TaskClock = Event{"task-clock", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK}
 )
 
-// Counters are open counters of one thread.
+// Counters are open counters of one thread, or of every thread of this
+// process (OpenProcess).
 type Counters struct {
 	events []Event
-	fds    []int
+	fds    [][]int // [event][thread]
 	// UserOnly is set when the kernel refused to count kernel time
 	// (perf_event_paranoid ≥ 2 without privilege): counts are user space.
 	UserOnly bool
@@ -96,10 +98,29 @@ func errnoOf(err error) unix.Errno {
 // user space only (UserOnly). A counter that cannot be opened is an
 // *Error.
 func Open(events ...Event) (*Counters, error) {
+	return open(events, []int{0}, false)
+}
+
+// OpenProcess opens events for every thread of this process: one counter
+// per event per thread that exists now, each inherited by the threads
+// that thread creates later, so that every thread of the Go runtime is
+// covered. Counts of threads that end are folded into their parent's
+// counter by the kernel. A thread created between the listing of threads
+// and the opening of its creator's counters would be missed; the Go
+// runtime rarely creates threads then.
+func OpenProcess(events ...Event) (*Counters, error) {
+	tids, err := threads()
+	if err != nil {
+		return nil, err
+	}
+	return open(events, tids, true)
+}
+
+func open(events []Event, tids []int, inherit bool) (*Counters, error) {
 	var err error
 	for _, userOnly := range []bool{false, true} {
 		c := &Counters{events: events, UserOnly: userOnly}
-		if err = c.open(); err == nil {
+		if err = c.open(tids, inherit); err == nil {
 			return c, nil
 		}
 		c.Close()
@@ -110,7 +131,7 @@ func Open(events ...Event) (*Counters, error) {
 	return nil, err
 }
 
-func (c *Counters) open() error {
+func (c *Counters) open(tids []int, inherit bool) error {
 	for _, ev := range c.events {
 		attr := unix.PerfEventAttr{
 			Type:        ev.Type,
@@ -118,16 +139,45 @@ func (c *Counters) open() error {
 			Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 			Read_format: unix.PERF_FORMAT_TOTAL_TIME_ENABLED | unix.PERF_FORMAT_TOTAL_TIME_RUNNING,
 		}
+		if inherit {
+			attr.Bits |= unix.PerfBitInherit
+		}
 		if c.UserOnly {
 			attr.Bits |= unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv
 		}
-		fd, err := unix.PerfEventOpen(&attr, 0, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
-		if err != nil {
-			return &Error{Event: ev, Err: err, Paranoid: paranoid()}
+		var fds []int
+		for _, tid := range tids {
+			fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
+			if errors.Is(err, unix.ESRCH) && tid != 0 {
+				continue // the thread ended meanwhile
+			}
+			if err != nil {
+				c.fds = append(c.fds, fds)
+				return &Error{Event: ev, Err: err, Paranoid: paranoid()}
+			}
+			fds = append(fds, fd)
 		}
-		c.fds = append(c.fds, fd)
+		c.fds = append(c.fds, fds)
+		if len(fds) == 0 {
+			return &Error{Event: ev, Err: unix.ESRCH, Paranoid: paranoid()}
+		}
 	}
 	return nil
+}
+
+// threads lists this process's thread IDs.
+func threads() ([]int, error) {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, fmt.Errorf("listing this process's threads: %w", err)
+	}
+	var tids []int
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
 }
 
 func paranoid() string {
@@ -138,34 +188,47 @@ func paranoid() string {
 	return strings.TrimSpace(string(b))
 }
 
-// Read returns each event's count since Open, in Open's order, scaled up
-// when the kernel multiplexed a counter (ran it part of the time).
+// Read returns each event's count since Open, in Open's order, summed
+// over threads and scaled up when the kernel multiplexed a counter (ran it
+// part of the time).
 func (c *Counters) Read() ([]uint64, error) {
 	out := make([]uint64, len(c.fds))
 	buf := make([]byte, 24)
-	for i, fd := range c.fds {
-		n, err := unix.Read(fd, buf)
-		if err != nil {
-			return nil, fmt.Errorf("reading the %s counter: %w", c.events[i].Name, err)
+	for i, fds := range c.fds {
+		var sum float64
+		for _, fd := range fds {
+			n, err := unix.Read(fd, buf)
+			if err != nil {
+				return nil, fmt.Errorf("reading the %s counter: %w", c.events[i].Name, err)
+			}
+			if n != len(buf) {
+				return nil, fmt.Errorf("reading the %s counter: got %d bytes, want %d", c.events[i].Name, n, len(buf))
+			}
+			v := binary.NativeEndian.Uint64(buf[0:])
+			enabled := binary.NativeEndian.Uint64(buf[8:])
+			running := binary.NativeEndian.Uint64(buf[16:])
+			sum += scaleCount(v, enabled, running)
 		}
-		if n != len(buf) {
-			return nil, fmt.Errorf("reading the %s counter: got %d bytes, want %d", c.events[i].Name, n, len(buf))
-		}
-		v := binary.NativeEndian.Uint64(buf[0:])
-		enabled := binary.NativeEndian.Uint64(buf[8:])
-		running := binary.NativeEndian.Uint64(buf[16:])
-		if running > 0 && running < enabled {
-			v = uint64(float64(v)*float64(enabled)/float64(running) + 0.5)
-		}
-		out[i] = v
+		out[i] = uint64(sum + 0.5)
 	}
 	return out, nil
 }
 
+// scaleCount estimates a multiplexed counter's full count: it ran for
+// running ns of the enabled ns.
+func scaleCount(v, enabled, running uint64) float64 {
+	if running == 0 || running >= enabled {
+		return float64(v)
+	}
+	return float64(v) * float64(enabled) / float64(running)
+}
+
 // Close closes the counters; safe to call twice.
 func (c *Counters) Close() {
-	for _, fd := range c.fds {
-		unix.Close(fd)
+	for _, fds := range c.fds {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
 	}
 	c.fds = nil
 }

@@ -3,8 +3,10 @@ package perfctr
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -98,5 +100,76 @@ func TestReasonWithoutParanoid(t *testing.T) {
 	e := &Error{Event: Instructions, Err: unix.ENOENT}
 	if r := e.Reason(); !strings.Contains(r, "ENOENT") || !strings.Contains(r, "perf_event_paranoid unreadable") || !strings.Contains(r, "virtual machines") {
 		t.Fatalf("reason %q", r)
+	}
+}
+
+func TestScaleCount(t *testing.T) {
+	tests := []struct {
+		v, enabled, running uint64
+		want                float64
+	}{
+		{100, 10, 10, 100},
+		{100, 10, 5, 200},
+		{100, 10, 0, 100}, // never ran: report what there is
+		{0, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := scaleCount(tt.v, tt.enabled, tt.running); got != tt.want {
+			t.Errorf("scaleCount(%d, %d, %d) = %v, want %v", tt.v, tt.enabled, tt.running, got, tt.want)
+		}
+	}
+}
+
+// TestProcessTaskClockFollowsNewThreads checks OpenProcess's inherited
+// counting with the software task clock: a busy thread created after the
+// counters opened, and ended since, must be counted for the CPU time it
+// had.
+func TestProcessTaskClockFollowsNewThreads(t *testing.T) {
+	old, err := threads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenProcess(TaskClock)
+	if errors.Is(err, unix.ENOSYS) {
+		t.Skipf("this kernel has no perf events: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before, err := c.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Goroutines that land on a thread that was there at the open hold it
+	// (locked, waiting), until the runtime makes a new thread for one.
+	release := make(chan struct{})
+	defer close(release)
+	spent := make(chan time.Duration)
+	for spun := false; !spun; {
+		onOld := make(chan bool)
+		go func() {
+			runtime.LockOSThread() // exits locked: the thread ends with it
+			if slices.Contains(old, unix.Gettid()) {
+				onOld <- true
+				<-release
+				return
+			}
+			onOld <- false
+			sink = spin(50_000_000)
+			var ts unix.Timespec
+			unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
+			spent <- time.Duration(ts.Nano())
+		}()
+		spun = !<-onOld
+	}
+	d := <-spent
+	time.Sleep(10 * time.Millisecond) // the thread's exit folds its count into its parent's
+	after, err := c.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(after[0] - before[0]); got < d/2 {
+		t.Errorf("task clock counted %v for a new thread that had %v of CPU time", got, d)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/numalab/numalab/internal/perfctr"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sysfs"
 )
@@ -59,7 +60,7 @@ func take(f sysfs.FS) (snapshot, error) {
 type Sampler struct {
 	fs         sysfs.FS
 	first      snapshot
-	perf       *perfCounters
+	perf       *perfctr.Counters
 	perfStart  []uint64
 	perfReason string
 	stopped    bool
@@ -69,13 +70,14 @@ type Sampler struct {
 // hardware counters for this process if it may.
 func Start(root string) (*Sampler, error) {
 	s := &Sampler{fs: sysfs.New(root)}
-	p, err := openPerf(hardwareEvents)
+	// The order Stop reads them in.
+	p, err := perfctr.OpenProcess(perfctr.Cycles, perfctr.Instructions, perfctr.LLCMisses)
 	if err != nil {
-		s.perfReason = perfReason(s.fs, err)
+		s.perfReason = perfReason(err)
 	} else {
 		s.perf = p
-		if s.perfStart, err = p.read(); err != nil {
-			p.close()
+		if s.perfStart, err = p.Read(); err != nil {
+			p.Close()
 			s.perf, s.perfReason = nil, "not available: "+err.Error()
 		}
 	}
@@ -88,7 +90,7 @@ func Start(root string) (*Sampler, error) {
 
 func (s *Sampler) close() {
 	if s.perf != nil {
-		s.perf.close()
+		s.perf.Close()
 	}
 }
 
@@ -102,7 +104,7 @@ func (s *Sampler) Stop() (result.Usage, error) {
 	var perfEnd []uint64
 	var perfErr error
 	if s.perf != nil {
-		perfEnd, perfErr = s.perf.read()
+		perfEnd, perfErr = s.perf.Read()
 	}
 	last, err := take(s.fs)
 	if err != nil {
@@ -115,7 +117,7 @@ func (s *Sampler) Stop() (result.Usage, error) {
 	case perfErr != nil:
 		u.Perf.Reason = "not available: " + perfErr.Error()
 	default:
-		u.Perf = result.Perf{Available: true, UserOnly: s.perf.userOnly,
+		u.Perf = result.Perf{Available: true, UserOnly: s.perf.UserOnly,
 			Cycles:       perfEnd[0] - s.perfStart[0],
 			Instructions: perfEnd[1] - s.perfStart[1],
 			LLCMisses:    perfEnd[2] - s.perfStart[2]}
@@ -187,4 +189,13 @@ func cpuUsage(id int, a, b sysfs.CPUTimes) result.CPUUsage {
 	c.StealPct = pct(a.Steal, b.Steal)
 	c.BusyPct = c.UserPct + c.SystemPct
 	return c
+}
+
+// perfReason is a Usage's Perf.Reason for err from perfctr.OpenProcess.
+func perfReason(err error) string {
+	var pe *perfctr.Error
+	if errors.As(err, &pe) {
+		return "not available: " + pe.Reason()
+	}
+	return "not available: " + err.Error()
 }

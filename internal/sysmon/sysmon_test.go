@@ -103,23 +103,6 @@ func TestUsage(t *testing.T) {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-func TestScaleCount(t *testing.T) {
-	tests := []struct {
-		v, enabled, running uint64
-		want                float64
-	}{
-		{100, 10, 10, 100},
-		{100, 10, 5, 200},
-		{100, 10, 0, 100}, // never ran: report what there is
-		{0, 0, 0, 0},
-	}
-	for _, tt := range tests {
-		if got := scaleCount(tt.v, tt.enabled, tt.running); got != tt.want {
-			t.Errorf("scaleCount(%d, %d, %d) = %v, want %v", tt.v, tt.enabled, tt.running, got, tt.want)
-		}
-	}
-}
-
 // burn spins on a new, locked OS thread until that thread has had d of
 // CPU time (not wall time: the machine may be shared), so that per-thread
 // counting must follow threads created after the counters opened.
@@ -151,31 +134,6 @@ func threadCPU() time.Duration {
 }
 
 var sink uint64
-
-// TestPerfTaskClockOnHost checks the per-thread, inherited counting with a
-// software event that every Linux kernel offers: a busy thread created
-// after the counters opened, and since ended, must be counted.
-func TestPerfTaskClockOnHost(t *testing.T) {
-	p, err := openPerf([]perfEvent{{"task-clock", unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_TASK_CLOCK}})
-	if err != nil {
-		t.Skipf("software perf events not allowed here: %v", err)
-	}
-	defer p.close()
-	before, err := p.read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	burn(200 * time.Millisecond)
-	after, err := p.read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := time.Duration(after[0] - before[0])
-	if got < 100*time.Millisecond {
-		t.Errorf("task clock counted %v for a thread that spun for 200ms of CPU time", got)
-	}
-	t.Logf("task clock over a 200ms spin on a new thread: %v (user only: %v)", got, p.userOnly)
-}
 
 func TestSamplerOnHost(t *testing.T) {
 	s, err := Start("/")
