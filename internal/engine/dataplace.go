@@ -69,11 +69,13 @@ func PlaceData(ctx context.Context, e Engine, node int) (PlacedData, error) {
 		}
 	case *duckEngine:
 		err = x.placeData(ctx, node, &pd)
-	case *pgEngine:
-		pd.Stats, err = x.Prewarm(ctx)
+	case *pgEngine, *myEngine:
+		// The server's own memory, as its Prewarm reads it from numa_maps.
+		what := map[string]string{"postgres": "PostgreSQL's shared memory", "mariadb": "MariaDB's buffer pool"}[e.Name()]
+		pd.Stats, err = e.Prewarm(ctx)
 		if err == nil && pd.Stats.Placement != nil {
 			if f := pd.Stats.Placement.Local(node); f < minOnNode {
-				err = fmt.Errorf("placing PostgreSQL's shared memory on node %d: only %.1f%% landed there", node, 100*f)
+				err = fmt.Errorf("placing %s on node %d: only %.1f%% landed there", what, node, 100*f)
 			}
 		}
 	default:

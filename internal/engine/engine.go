@@ -214,6 +214,19 @@ type Options struct {
 	PinBackends bool
 }
 
+// BindServer is o with a managed server's memory bound to node, for
+// --data-node (node < 0: o as it is): the postmaster or mariadbd, and so
+// every backend or thread that touches the shared buffers first, takes
+// its memory there, where PlaceData then checks it. A --dsn server is not
+// numalab's to start, and is left as it is.
+func (o Options) BindServer(node int) Options {
+	if o.DSN == "" && node >= 0 {
+		o.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{node}}
+		o.MariaDB.MemPolicy = o.PG.MemPolicy
+	}
+	return o
+}
+
 // Engines lists the engine names Open knows.
 var Engines = []string{"sqlite", "duckdb", "postgres", "mariadb"}
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/place"
 )
 
 // TestAnonMappings: only anonymous mappings of the size asked for count;
@@ -65,5 +67,27 @@ func TestMariaDBPrewarmPlacement(t *testing.T) {
 	}
 	if st.Objects != 2 || st.Bytes <= 0 || bytes < st.Bytes {
 		t.Errorf("prewarm read %d objects, %d bytes; the buffer pool holds %d bytes (%v); want 2 indexes read and the pool holding them", st.Objects, st.Bytes, bytes, st.Placement.Bytes)
+	}
+	// On this machine's node 0, which holds all its memory, PlaceData
+	// takes MariaDB's buffer pool as it takes PostgreSQL's shared memory.
+	if _, err := os.Stat("/sys/devices/system/node/node1"); err == nil {
+		return // on a machine of more nodes the pool may lie anywhere: vmtest's work
+	}
+	pd, err := PlaceData(ctx, e, 0)
+	if err != nil || pd.Stats.Placement == nil || pd.Stats.Placement.Local(0) < minOnNode {
+		t.Errorf("PlaceData on node 0 of a one-node machine: %v, placement %v", err, pd.Stats.Placement)
+	}
+}
+
+// TestBindServer: only a managed server (no DSN) is bound, and only for a
+// data node.
+func TestBindServer(t *testing.T) {
+	if o := (Options{}).BindServer(1); o.PG.MemPolicy.Mode != place.Bind || !slices.Equal(o.PG.MemPolicy.Nodes, []int{1}) || !slices.Equal(o.MariaDB.MemPolicy.Nodes, []int{1}) {
+		t.Errorf("managed server, node 1: %+v, %+v", o.PG.MemPolicy, o.MariaDB.MemPolicy)
+	}
+	for _, o := range []Options{(Options{}).BindServer(-1), (Options{DSN: "host=/tmp"}).BindServer(1)} {
+		if o.PG.MemPolicy.Mode != place.Default || o.MariaDB.MemPolicy.Mode != place.Default {
+			t.Errorf("bound where it must not be: %+v", o)
+		}
 	}
 }

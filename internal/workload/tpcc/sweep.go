@@ -222,10 +222,7 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 	if cfg.DSN == "" {
 		src.Where.PG.Settings, src.Where.MariaDB.Settings = s.server, s.server
 	}
-	if s.dataNode >= 0 {
-		src.Where.PG.MemPolicy = place.Policy{Mode: place.Bind, Nodes: []int{s.dataNode}}
-		src.Where.MariaDB.MemPolicy = src.Where.PG.MemPolicy
-	}
+	src.Where = src.Where.BindServer(s.dataNode)
 	say("opening " + cfg.Engine)
 	if !isServer(cfg.Engine) {
 		unlock, err := engine.LockDir(ctx, filepath.Dir(cfg.DB), say)

@@ -174,7 +174,7 @@ func (s *Sweep) Types() []string { return s.cfg.Spec().Types }
 
 // Open loads the data where it is missing, or reuses numalab's load.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn},
+	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.cfg.DataNode),
 		SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 			return nil, err
 		}
 		s.db = nil
-		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn},
+		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.cfg.DataNode),
 			SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 		if err != nil {
 			return nil, err

@@ -139,7 +139,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if s.dsn == "" && d == Postgres {
 		tell.Say("starting a throwaway PostgreSQL server")
 	}
-	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.cfg.DataNode), Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
 		},
