@@ -175,7 +175,7 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 	if err != nil {
 		return err
 	}
-	w := transtats.NewSweep(cfg, dsn)
+	w := transtats.NewSweep(cfg, dsn, cells[0].DataNode) // one data node for a server (OneDataNode)
 	transtats.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
 	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info(),

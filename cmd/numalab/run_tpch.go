@@ -192,7 +192,7 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 	if err != nil {
 		return err
 	}
-	w := tpch.NewSweep(cfg, dsn)
+	w := tpch.NewSweep(cfg, dsn, cells[0].DataNode) // one data node for a server (OneDataNode)
 	tpch.WriteRowHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
 	out := w.Conclude(measured, machine, threshold, probe)

@@ -266,11 +266,16 @@ func openCounters() (*perfctr.Counters, string) {
 func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var set unix.CPUSet
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return cellRun{}, fmt.Errorf("reading the page-size cell's thread's CPUs: %w", err)
+	}
 	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
 		return cellRun{}, fmt.Errorf("pinning the page-size cell to CPU %d: %w", cpu, err)
 	}
+	// The thread goes back to the Go scheduler as it came, not pinned.
+	defer unix.SchedSetaffinity(0, &old)
 	ctr, why := openCounters()
 	var before []uint64
 	if ctr != nil {

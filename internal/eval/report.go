@@ -90,7 +90,11 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 		for _, c := range md.Checks() {
 			fmt.Fprintln(w, "  "+c)
 		}
-		if md.HeldOut == nil {
+		switch {
+		case md.HeldOut != nil:
+		case md.Measured != nil && len(md.Measured.HeldOut) == 0:
+			fmt.Fprintln(w, "  no held-out prediction: the page-size fit gave none (its note above says why)")
+		case md.Measured == nil:
 			fmt.Fprintln(w, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
 		}
 	}

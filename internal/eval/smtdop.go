@@ -38,7 +38,8 @@ func smtDOPs(t *result.Topology) ([]int, error) {
 	if on.Cores == len(on.CPUs) {
 		return nil, nil
 	}
-	return []int{1, on.Cores, len(on.CPUs)}, nil
+	// One core of two threads would give DOP 1 twice.
+	return slices.Compact([]int{1, on.Cores, len(on.CPUs)}), nil
 }
 
 // smtDOPCells is how many cells the SMT × DOP step runs.

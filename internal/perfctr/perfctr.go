@@ -1,10 +1,10 @@
-// Package perfctr counts events of the calling thread with
-// perf_event_open: hardware counters (instructions, last-level cache
+// Package perfctr counts events of the calling thread (Open), or of
+// every thread of this process (OpenProcess), with perf_event_open: hardware counters (instructions, last-level cache
 // misses, cycles) where the CPU and the kernel let this process read them,
 // and software counters, which every Linux kernel with perf events has.
 //
 // A virtual machine usually exposes no hardware counters, and
-// kernel.perf_event_paranoid may forbid them; Open then fails with an
+// kernel.perf_event_paranoid may forbid them; Open and OpenProcess then fail with an
 // error whose Reason says which, for output such as "hardware counters:
 // not readable here: ...".
 package perfctr

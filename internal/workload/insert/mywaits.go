@@ -77,12 +77,12 @@ func startMySampler(conn *sql.Conn, cs *cellState, every time.Duration) *mySampl
 			case <-ctx.Done():
 				s.done <- out
 				return
-			case now := <-t.C:
+			case <-t.C:
 				ids := cs.myThreads()
 				if len(ids) == 0 {
 					continue
 				}
-				if r, ok := readMyWaits(ctx, conn, ids, now.UnixNano()); ok {
+				if r, ok := readMyWaits(ctx, conn, ids); ok {
 					out = append(out, r)
 				}
 			}
@@ -91,10 +91,12 @@ func startMySampler(conn *sql.Conn, cs *cellState, every time.Duration) *mySampl
 	return s
 }
 
-// readMyWaits reads the wait sums of threads ids; a read that fails (the
-// cell ending) is left out.
-func readMyWaits(ctx context.Context, conn *sql.Conn, ids []string, at int64) (myRead, bool) {
-	r := myRead{at: at, threads: len(ids), count: map[string]int64{}, ps: map[string]int64{}}
+// readMyWaits reads the wait sums of threads ids, timed at the middle of
+// the query (not the tick that asked for it: under load the reader wakes
+// late); a read that fails (the cell ending) is left out.
+func readMyWaits(ctx context.Context, conn *sql.Conn, ids []string) (myRead, bool) {
+	start := time.Now()
+	r := myRead{threads: len(ids), count: map[string]int64{}, ps: map[string]int64{}}
 	rows, err := conn.QueryContext(ctx, `SELECT event_name, sum(count_star), sum(sum_timer_wait)
 		FROM performance_schema.events_waits_summary_by_thread_by_event_name
 		WHERE thread_id IN (`+strings.Join(ids, ",")+`) AND count_star > 0 GROUP BY event_name`)
@@ -110,6 +112,7 @@ func readMyWaits(ctx context.Context, conn *sql.Conn, ids []string, at int64) (m
 		}
 		r.count[ev], r.ps[ev] = n, ps
 	}
+	r.at = start.Add(time.Since(start) / 2).UnixNano()
 	return r, rows.Err() == nil
 }
 

@@ -13,7 +13,7 @@ import (
 // sockets: 4 a socket) and the threshold; DuckDB gets no storage advice;
 // no cells print as an empty list, not null.
 func TestConclude(t *testing.T) {
-	s := NewSweep(RunConfig{Engine: "duckdb"}, "")
+	s := NewSweep(RunConfig{Engine: "duckdb"}, "", -1)
 	machine := &result.Topology{Cores: make([]result.Core, 8), Packages: make([]result.Package, 2)}
 	a, b := power(1, 1, 4, "Seq Scan", 5000), power(1, 2, 2, "Seq Scan", 5000)
 	out := s.Conclude([]*Cell{&a, &b}, machine, model.DOPThreshold{Cost: 1000}, nil)

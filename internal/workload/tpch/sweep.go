@@ -136,13 +136,14 @@ func CheckDOP(eng string, dops []int, cpus int) error {
 
 // Sweep is tpch as a sweep.Workload.
 type Sweep struct {
-	cfg  RunConfig
-	dsn  string
-	db   *DB
-	info engine.Info
-	sql  map[int]string // per query, the engine's SQL
-	rows []atomic.Int64 // per query, rows of its last run
-	cur  *Cell
+	cfg      RunConfig
+	dsn      string
+	dataNode int // a managed server's memory is bound there (engine.Options.BindServer); -1: none
+	db       *DB
+	info     engine.Info
+	sql      map[int]string // per query, the engine's SQL
+	rows     []atomic.Int64 // per query, rows of its last run
+	cur      *Cell
 	// workers are the cell's parallel workers; hog its busy neighbour.
 	workers *engine.Workers
 	hog     *place.Hog
@@ -152,8 +153,8 @@ var _ sweep.Workload[*Cell] = (*Sweep)(nil)
 
 // NewSweep is tpch configured by cfg on the PostgreSQL at dsn (cfg.DSN
 // is its redacted form) or a throwaway server when it is "".
-func NewSweep(cfg RunConfig, dsn string) *Sweep {
-	return &Sweep{cfg: cfg, dsn: dsn, rows: make([]atomic.Int64, Queries+1)}
+func NewSweep(cfg RunConfig, dsn string, dataNode int) *Sweep {
+	return &Sweep{cfg: cfg, dsn: dsn, dataNode: dataNode, rows: make([]atomic.Int64, Queries+1)}
 }
 
 // Info is the engine's description; nil before Open.
@@ -174,7 +175,7 @@ func (s *Sweep) Types() []string { return s.cfg.Spec().Types }
 
 // Open loads the data where it is missing, or reuses numalab's load.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.cfg.DataNode),
+	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode),
 		SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 	if err != nil {
 		return nil, err
@@ -235,7 +236,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 			return nil, err
 		}
 		s.db = nil
-		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.cfg.DataNode),
+		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode),
 			SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 		if err != nil {
 			return nil, err

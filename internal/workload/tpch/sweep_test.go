@@ -63,7 +63,7 @@ func runSweep(t *testing.T, cfg RunConfig, dsn string) ([]Cell, *quiet) {
 		t.Fatal(err)
 	}
 	prog := &quiet{}
-	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, dsn), storeRec{st, run.ID}, prog); err != nil {
+	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, dsn, -1), storeRec{st, run.ID}, prog); err != nil {
 		t.Fatal(err)
 	}
 	back, err := st.Get(run.ID)

@@ -58,7 +58,7 @@ func TestSweepPostgresCost(t *testing.T) {
 	}
 	cfg := RunConfig{Engine: "postgres", Rows: 20000, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1, 2}, Queries: []string{P2},
 		Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1, Repeat: 1, DataNode: -1}
-	out, _ := runSweep(t, cfg, NewSweep(cfg, pg.Server(t).DSN()))
+	out, _ := runSweep(t, cfg, NewSweep(cfg, pg.Server(t).DSN(), -1))
 	if len(out) != 2 {
 		t.Fatalf("%d cells", len(out))
 	}

@@ -73,6 +73,7 @@ const maxErrors = 20
 type Sweep struct {
 	cfg      RunConfig
 	dsn      string
+	dataNode int // a managed server's memory is bound there (engine.Options.BindServer); -1: none
 	db       *DB
 	db0      Config // what Open opened db with
 	info     engine.Info
@@ -101,8 +102,8 @@ var _ sweep.Workload[*result.QueryCell] = (*Sweep)(nil)
 
 // NewSweep is transtats configured by cfg, on the PostgreSQL at dsn
 // (cfg.DSN is its redacted form) or a throwaway server when it is "".
-func NewSweep(cfg RunConfig, dsn string) *Sweep {
-	return &Sweep{cfg: cfg, dsn: dsn, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{},
+func NewSweep(cfg RunConfig, dsn string, dataNode int) *Sweep {
+	return &Sweep{cfg: cfg, dsn: dsn, dataNode: dataNode, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{},
 		seen: map[string]bool{}}
 }
 
@@ -139,7 +140,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if s.dsn == "" && d == Postgres {
 		tell.Say("starting a throwaway PostgreSQL server")
 	}
-	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.cfg.DataNode), Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode), Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
 		},

@@ -54,7 +54,7 @@ func TestSweepRepeats(t *testing.T) {
 	}
 	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
 		Streams: []int{1}, DOP: dops, Queries: []string{P2}, Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3, DataNode: -1}
-	w := NewSweep(cfg, "")
+	w := NewSweep(cfg, "", -1)
 	out, rec := runSweep(t, cfg, w)
 	if len(out) != 3*len(dops) {
 		t.Fatalf("%d cells measured; want %d", len(out), 3*len(dops))
@@ -119,7 +119,7 @@ func TestSweepDataNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, ""), rec, rec); err != nil {
+	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, "", -1), rec, rec); err != nil {
 		t.Fatal(err)
 	}
 	var placed []engine.PlacedData
