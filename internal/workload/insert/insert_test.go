@@ -181,8 +181,10 @@ func TestPostgres(t *testing.T) {
 			t.Errorf("%s, key %s: %d indexes, want %d", c.method, c.key, idx, c.idx)
 		}
 		n, distinct, lo, hi := keyIDs(t, db, "numalab."+Table)
-		if distinct != n || (c.key == "shared" && (lo != 1 || hi != n)) {
-			t.Errorf("%s, key %s: %d rows, %d distinct ids %d..%d; want distinct ids, 1..n from the identity when shared", c.method, c.key, n, distinct, lo, hi)
+		// An identity skips the values of batches rolled back when a window
+		// closes mid-batch: distinct and from 1 up, not 1..n.
+		if distinct != n || (c.key == "shared" && (lo < 1 || hi < n)) {
+			t.Errorf("%s, key %s: %d rows, %d distinct ids %d..%d; want distinct ids from the identity (1 up) when shared", c.method, c.key, n, distinct, lo, hi)
 		}
 	}
 	eng.Close()
