@@ -105,7 +105,8 @@ func TestSweepRepeats(t *testing.T) {
 
 // TestSweepDataNode places a DuckDB database on this machine's first node
 // before the cells, from a fresh open: the file's cached pages and the new
-// buffer memory are there, and the placement is stored.
+// buffer memory are there, and the placement is stored. The two-node guest
+// (vmtest) checks that memory did not land on the other node.
 func TestSweepDataNode(t *testing.T) {
 	host, err := topo.FromSysfs("/")
 	if err != nil {
@@ -133,7 +134,16 @@ func TestSweepDataNode(t *testing.T) {
 	}
 	pd := placed[0]
 	t.Logf("%s", engine.PlacedText(pd))
-	if pd.Node != node || pd.File == nil || pd.File.PerNode[node] != pd.File.Pages || pd.BufferBytes <= 0 || pd.GainedBytes[node] < pd.BufferBytes*99/100 {
-		t.Errorf("placed on node %d: %+v, want the file's pages and the buffer pool's memory there", node, pd)
+	// Not all of the pool need show as new memory: the allocator reuses
+	// memory the process already had (CI once saw 8.4 MB new for a 9.7 MB
+	// pool), so PlaceData, and this test, refuse new memory elsewhere only.
+	elsewhere := int64(0)
+	for n, d := range pd.GainedBytes {
+		if n != node && d > 0 {
+			elsewhere += d
+		}
+	}
+	if pd.Node != node || pd.File == nil || pd.File.PerNode[node] != pd.File.Pages || pd.BufferBytes <= 0 || pd.GainedBytes[node] <= 0 || elsewhere > 0 {
+		t.Errorf("placed on node %d: %+v, want the file's pages there and the new memory there only", node, pd)
 	}
 }
