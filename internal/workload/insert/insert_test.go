@@ -187,6 +187,7 @@ func TestPostgres(t *testing.T) {
 			t.Errorf("%s, key %s: %d rows, %d distinct ids %d..%d; want distinct ids from the identity (1 up) when shared", c.method, c.key, n, distinct, lo, hi)
 		}
 	}
+	t.Run("orphan", func(t *testing.T) { checkEndSessions(t, eng) })
 	eng.Close()
 }
 

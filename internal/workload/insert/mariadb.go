@@ -45,6 +45,7 @@ type myLoader struct {
 	buf      []byte
 	threadID int64 // performance_schema's THREAD_ID of the server thread
 	tid      int   // its operating-system thread id
+	connID   int   // CONNECTION_ID(), the processlist's id
 }
 
 func openMyLoader(ctx context.Context, eng engine.Engine, cols []int) (*myLoader, error) {
@@ -55,6 +56,10 @@ func openMyLoader(ctx context.Context, eng engine.Engine, cols []int) (*myLoader
 	n := c.Native().MariaDB
 	l := &myLoader{cols: cols, c: c, conn: n.Conn, tid: n.ThreadOSID,
 		head: fmt.Sprintf("INSERT INTO %s (%s) VALUES ", Table, strings.Join(columnNames(cols), ", "))}
+	if err := l.conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&l.connID); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("reading the loader's connection id: %w", err)
+	}
 	// Without performance_schema the waits are not read: thread id 0.
 	err = l.conn.QueryRowContext(ctx, "SELECT thread_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&l.threadID)
 	if err != nil && !noPerfSchema(err) {
@@ -122,9 +127,7 @@ func (l *myLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
 	return 0, err
 }
 
-// pid is the server thread's operating-system id (not a process: the
-// wait sampler of PostgreSQL does not use it).
-func (l *myLoader) pid() int     { return 0 }
+func (l *myLoader) pid() int     { return l.connID }
 func (l *myLoader) close() error { return l.c.Close() }
 
 // claimMyTable makes numalab's MariaDB table afresh in the engine's

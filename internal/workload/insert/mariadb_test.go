@@ -112,6 +112,7 @@ func TestMariaDB(t *testing.T) {
 			}
 		}
 	}
+	t.Run("orphan", func(t *testing.T) { checkEndSessions(t, eng) })
 }
 
 // TestMariaDBManagedWaits: on numalab's managed server the InnoDB latch

@@ -137,11 +137,17 @@ func (s *Sweep) room(eng engine.Engine) error {
 // Prewarm has nothing to read: a cell writes its data.
 func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
 
-// Begin empties the table, checks the room again and, on PostgreSQL,
-// starts sampling the loaders' wait events.
+// Begin waits for the last cell's server sessions to end, empties the
+// table, checks the room again and, on PostgreSQL, starts sampling the
+// loaders' wait events.
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	if err := s.room(s.eng); err != nil {
 		return err
+	}
+	if s.cur != nil {
+		if err := endSessions(ctx, s.eng, s.cur.pids(), sessionGrace); err != nil {
+			return fmt.Errorf("before cell %d: %w", c.Index, err)
+		}
 	}
 	var err error
 	switch s.cfg.Engine {

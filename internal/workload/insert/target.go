@@ -125,7 +125,7 @@ func (r *rows) value(i, j int) any {
 // and says how long it waited for a lock it could not have at once.
 type loader interface {
 	load(ctx context.Context, r *rows) (wait time.Duration, err error)
-	pid() int // the PostgreSQL backend; 0 in-process
+	pid() int // the server session: PostgreSQL's backend, MariaDB's connection id; 0 in-process
 	close() error
 }
 
