@@ -44,7 +44,7 @@ func (c *Config) defaults() error {
 	if _, err := ParseDialect(string(c.Dialect)); err != nil {
 		return err
 	}
-	if c.Dialect != Postgres && c.Engine.Path == "" {
+	if !c.Dialect.IsServer() && c.Engine.Path == "" {
 		return fmt.Errorf("no %s database file given", c.Dialect)
 	}
 	return nil
