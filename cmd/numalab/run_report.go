@@ -21,8 +21,8 @@ import (
 // configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
-	fs.String("engine", "sqlite", "engine: sqlite, duckdb or postgres")
-	fs.String("dsn", "", "PostgreSQL `DSN` to use (default: a throwaway server numalab starts)")
+	fs.String("engine", "sqlite", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
+	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
 	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
 	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
@@ -53,7 +53,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
 	d, _ := transtats.ParseDialect(cfg.Engine)
-	if cfg.DB == "" && d != transtats.Postgres {
+	if cfg.DB == "" && !d.IsServer() {
 		cfg.DB = transtats.DefaultPath(d, cfg.Rows)
 	}
 	if err := cliflag.CheckFileEngine(cfg.Engine, cfg.DB); err != nil {
@@ -73,18 +73,18 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 	return cliflag.Settings{
 		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
 			if _, err := transtats.ParseDialect(v); err != nil {
-				return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb or postgres")
+				return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb, postgres or mariadb")
 			}
 			return nil
 		}),
 		cliflag.Validated(cliflag.DSN(&cfg.DSN), func(v string) error {
-			if v != "" && dialect() != transtats.Postgres {
-				return fmt.Errorf("-dsn: a DSN is for --engine postgres (the %s data is a file: use --db)", cfg.Engine)
+			if v != "" && !dialect().IsServer() {
+				return fmt.Errorf("-dsn: a DSN is for --engine postgres or mariadb (the %s data is a file: use --db)", cfg.Engine)
 			}
 			return nil
 		}),
 		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
-			if v != "" && dialect() == transtats.Postgres {
+			if v != "" && dialect().IsServer() {
 				return cliflag.ErrPostgresFile
 			}
 			return nil

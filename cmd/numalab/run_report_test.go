@@ -48,8 +48,10 @@ func TestRunReportBadInput(t *testing.T) {
 		{[]string{"--engine", "duckdb", "--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
 		{[]string{"--engine", "postgres", "--dop", tooMany}, "more than this machine's"},
 		{[]string{"--query", "P3"}, `-query: unknown query "P3" (expected P1, P2 or P1,P2)`},
-		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine: want sqlite, duckdb or postgres`},
-		{[]string{"--engine", "sqlite", "--dsn", "postgres://x@h/db"}, "-dsn: a DSN is for --engine postgres"},
+		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine: want sqlite, duckdb, postgres or mariadb`},
+		{[]string{"--engine", "sqlite", "--dsn", "postgres://x@h/db"}, "-dsn: a DSN is for --engine postgres or mariadb"},
+		{[]string{"--engine", "mariadb", "--dop", "1,2"}, "asks MariaDB for DOP 2, but MariaDB has no intra-query parallelism"},
+		{[]string{"--engine", "mariadb", "--db", filepath.Join(dir, "t.db")}, "-db: a file is for --engine sqlite or duckdb"},
 		{[]string{"--rows", "0"}, "-rows/-rate: 0 rows is not between 1 and 200000000"},
 		{[]string{"--streams", "0"}, `-streams: "0" is not a list of whole numbers of at least 1`},
 		{[]string{"--duration", "0s"}, `-duration: "0s" is not valid: want a duration from 10ms to 24h0m0s`},
@@ -72,17 +74,19 @@ func TestRunReportBadInput(t *testing.T) {
 func TestRunReportUnreachableDSN(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	const pw = "s3cretPW"
-	for _, dsn := range []string{
-		"postgres://bob:" + pw + "@127.0.0.1:1/lab?connect_timeout=5",
-		"host=127.0.0.1 port=1 user=bob password=" + pw + " dbname=lab connect_timeout=5",
-	} {
-		out, errOut, err := runCLI(t, "run", "report", "--engine", "postgres", "--dsn", dsn, "--rows", "1000",
+	dsns := [][3]string{ // engine, DSN, what the error says
+		{"postgres", "postgres://bob:" + pw + "@127.0.0.1:1/lab?connect_timeout=5", "connecting to PostgreSQL"},
+		{"postgres", "host=127.0.0.1 port=1 user=bob password=" + pw + " dbname=lab connect_timeout=5", "connecting to PostgreSQL"},
+		{"mariadb", "bob:" + pw + "@tcp(127.0.0.1:1)/?timeout=5s", "opening transtats on MariaDB: opening mariadb: connecting to"},
+	}
+	for _, d := range dsns {
+		out, errOut, err := runCLI(t, "run", "report", "--engine", d[0], "--dsn", d[1], "--rows", "1000",
 			"--duration", "1s", "--warmup", "0s", "--store", st)
 		if err == nil {
 			t.Fatalf("an unreachable DSN was accepted")
 		}
-		if !strings.Contains(err.Error(), "connecting to PostgreSQL") {
-			t.Errorf("err = %v, want it to say it was connecting to PostgreSQL", err)
+		if !strings.Contains(err.Error(), d[2]) {
+			t.Errorf("err = %v, want it to say %q", err, d[2])
 		}
 		for what, s := range map[string]string{"error": err.Error(), "stdout": out, "stderr": errOut} {
 			if strings.Contains(s, pw) {
@@ -90,7 +94,7 @@ func TestRunReportUnreachableDSN(t *testing.T) {
 			}
 		}
 	}
-	for id := int64(1); id <= 2; id++ {
+	for id := int64(1); id <= int64(len(dsns)); id++ {
 		r := storedRun(t, st, id)
 		b, _ := json.Marshal(r)
 		if strings.Contains(string(b), pw) {

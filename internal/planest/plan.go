@@ -38,6 +38,8 @@ type Plan struct {
 const (
 	CostPostgres = "PostgreSQL total cost"
 	CostDuckDB   = "DuckDB estimated cardinality summed over operators (DuckDB's EXPLAIN gives no cost)"
+	CostMySQL    = "MySQL query_cost"
+	CostMariaDB  = "MariaDB query_block cost"
 )
 
 // Operators are the distinct operator names of the plan, sorted.
@@ -56,7 +58,10 @@ func (p Plan) Operators() []string {
 // EXPLAIN (FORMAT JSON), or with analyze EXPLAIN (ANALYZE, TIMING OFF,
 // FORMAT JSON), which runs the query once (without a clock read per row)
 // and says how many workers it launched and how long it took; on DuckDB
-// EXPLAIN (FORMAT JSON); on SQLite EXPLAIN QUERY PLAN, with no cost.
+// EXPLAIN (FORMAT JSON); on SQLite EXPLAIN QUERY PLAN, with no cost; on
+// MariaDB and MySQL the engine's EXPLAIN, with the cost of EXPLAIN
+// FORMAT=JSON where the server gives one (MySQL's query_cost, MariaDB's
+// from 11.0; MariaDB 10 gives none). analyze is PostgreSQL's alone.
 func Explain(ctx context.Context, eng engine.Engine, sql string, analyze bool) (Plan, error) {
 	switch eng.Name() {
 	case "postgres":
@@ -75,7 +80,23 @@ func Explain(ctx context.Context, eng engine.Engine, sql string, analyze bool) (
 			return Plan{}, fmt.Errorf("explaining on duckdb: %w", err)
 		}
 		return duckPlan([]byte(raw))
+	case "mariadb":
+		var raw []byte
+		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+sql).Scan(&raw); err != nil {
+			return Plan{}, fmt.Errorf("explaining on mariadb: %w", err)
+		}
+		p, err := textPlan(ctx, eng, sql)
+		if err != nil {
+			return p, err
+		}
+		p.Cost, p.CostUnit, err = myCost(raw)
+		return p, err
 	}
+	return textPlan(ctx, eng, sql)
+}
+
+// textPlan is the shape of the engine's own EXPLAIN text, with no cost.
+func textPlan(ctx context.Context, eng engine.Engine, sql string) (Plan, error) {
 	text, err := eng.Explain(ctx, sql)
 	if err != nil {
 		return Plan{}, err
@@ -101,6 +122,34 @@ type pgNode struct {
 	Planned  int      `json:"Workers Planned"`
 	Launched int      `json:"Workers Launched"`
 	Plans    []pgNode `json:"Plans"`
+}
+
+// myCost reads the cost of a MariaDB or MySQL JSON plan: MySQL's
+// query_block.cost_info.query_cost (a string), MariaDB's query_block.cost
+// (a number, from 11.0); unit "" when it has neither.
+func myCost(raw []byte) (float64, string, error) {
+	var top struct {
+		Block struct {
+			Cost     *float64 `json:"cost"`
+			CostInfo struct {
+				QueryCost string `json:"query_cost"`
+			} `json:"cost_info"`
+		} `json:"query_block"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return 0, "", fmt.Errorf("reading mariadb's JSON plan: %w", err)
+	}
+	if q := top.Block.CostInfo.QueryCost; q != "" {
+		v, err := strconv.ParseFloat(q, 64)
+		if err != nil {
+			return 0, "", fmt.Errorf("reading mysql's query_cost %q: %w", q, err)
+		}
+		return v, CostMySQL, nil
+	}
+	if top.Block.Cost != nil {
+		return *top.Block.Cost, CostMariaDB, nil
+	}
+	return 0, "", nil
 }
 
 func pgPlan(raw []byte) (Plan, error) {

@@ -38,3 +38,25 @@ func TestSpeedup(t *testing.T) {
 		t.Errorf("flags %q", f)
 	}
 }
+
+// TestMyCost reads the cost of MySQL's and MariaDB 11's JSON plans, and
+// none from MariaDB 10's, which has none.
+func TestMyCost(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		cost float64
+		unit string
+	}{
+		{`{"query_block": {"select_id": 1, "cost_info": {"query_cost": "2042.25"}, "table": {"table_name": "t"}}}`, 2042.25, CostMySQL},
+		{`{"query_block": {"select_id": 1, "cost": 0.01248, "nested_loop": []}}`, 0.01248, CostMariaDB},
+		{`{"query_block": {"select_id": 1, "table": {"table_name": "t", "access_type": "ALL"}}}`, 0, ""},
+	} {
+		cost, unit, err := myCost([]byte(c.raw))
+		if err != nil || cost != c.cost || unit != c.unit {
+			t.Errorf("myCost(%s) = %v, %q, %v; want %v, %q", c.raw, cost, unit, err, c.cost, c.unit)
+		}
+	}
+	if _, _, err := myCost([]byte(`{"query_block": {"cost_info": {"query_cost": "many"}}}`)); err == nil {
+		t.Errorf("myCost of a query_cost that is no number: no error")
+	}
+}

@@ -17,7 +17,7 @@ import (
 type Config struct {
 	Dialect Dialect
 	// Engine says where the database is: Path (SQLite, DuckDB) or DSN
-	// (PostgreSQL; empty starts a managed server), PG, Schema,
+	// (PostgreSQL, MariaDB; empty starts a managed server), PG, Schema,
 	// PinBackends. Open sets Create and DataBytes itself.
 	Engine engine.Options
 	// Rows is N, the rows of tran_stats (default DefaultRows); Rate is R,
@@ -44,7 +44,7 @@ func (c *Config) defaults() error {
 	if _, err := ParseDialect(string(c.Dialect)); err != nil {
 		return err
 	}
-	if c.Dialect != Postgres && c.Engine.Path == "" {
+	if !c.Dialect.IsServer() && c.Engine.Path == "" {
 		return fmt.Errorf("no %s database file given", c.Dialect)
 	}
 	return nil
@@ -57,7 +57,7 @@ func (c *Config) progress(step string, done int64) {
 }
 
 // BytesPerRow is about what a row of tran_stats takes with its key, to
-// size caches (PostgreSQL's shared_buffers).
+// size caches (PostgreSQL's shared_buffers, MariaDB's buffer pool).
 const BytesPerRow = 240
 
 // DefaultPath is the file an embedded engine keeps n rows in when the user
@@ -158,7 +158,7 @@ func (db *DB) Explain(ctx context.Context, q string, sec int64) (string, error) 
 
 // Cost returns the engine's plan of query q (P2 with t = sec seconds after
 // Start) at the current DOP with its estimated cost, without running it
-// (planest.Explain); SQLite's has no cost.
+// (planest.Explain); SQLite's has no cost, nor MariaDB 10's.
 func (db *DB) Cost(ctx context.Context, q string, sec int64) (planest.Plan, error) {
 	text, err := QueryText(Dialect(db.eng.Name()), q, sec)
 	if err != nil {

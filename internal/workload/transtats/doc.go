@@ -12,8 +12,9 @@
 // kept in tran_begin order: SQLite as a WITHOUT ROWID table with primary key
 // (tran_begin, tran_count), PostgreSQL copied in that order with the same
 // primary key marked as its clustering index, DuckDB appended in that order
-// (its zone maps then skip row groups outside a window). On SQLite times are
-// text ("2020-01-01 00:00:00"), elsewhere TIMESTAMP.
+// (its zone maps then skip row groups outside a window), MariaDB as an
+// InnoDB table created with that primary key. On SQLite times are text
+// ("2020-01-01 00:00:00"), on MariaDB DATETIME, elsewhere TIMESTAMP.
 //
 // The dimension tables dim_server_config (40 values), dim_thread_name
 // (100), dim_tran_type (3), dim_tran_status (3), dim_users (5) and dim_cpus
@@ -23,13 +24,15 @@
 // # Loading
 //
 // [Open] loads through the engine's bulk path (package engine: COPY on
-// PostgreSQL, the appender on DuckDB, prepared multi-row INSERTs on SQLite)
+// PostgreSQL, the appender on DuckDB, prepared multi-row INSERTs on SQLite
+// and MariaDB)
 // and measures the insert rate of tran_stats in rows per second
 // ([LoadStats]). A transtats_meta table marks numalab's data: the workload
 // name first, load_complete last. An SQLite or DuckDB file is reused when it
 // is complete and of the same N and R; a numalab file of another size or an
 // interrupted load is loaded again; any other file is refused, never
-// overwritten. On PostgreSQL the tables live in numalab's own schema.
+// overwritten. On PostgreSQL the tables live in numalab's own schema, on
+// MariaDB in numalab's own database.
 //
 // # Queries
 //
@@ -39,8 +42,9 @@
 // average resultset_size of their server_config over the whole table,
 // grouped by the six value columns and summed; see [QueryText] for the
 // exact SQL and the reasons for its form. The same SQL runs on every
-// engine except for how P2's window bounds are written, and a test checks
-// that the three engines return the same results.
+// engine except for how P2's window bounds are written (and MariaDB's
+// casts and quoting), and tests check that the engines return the same
+// results. MariaDB has no intra-query parallelism: it runs DOP 1 only.
 //
 // What it does not do: it never writes during a run, and it has no think
 // time; P2's t is drawn uniformly (whole seconds) by each stream's own

@@ -9,14 +9,28 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/mariaserver/mytest"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 )
 
-// pg is the managed PostgreSQL server the tests of this package share.
-var pg = pgtest.New(pgserver.Config{SharedBuffers: 128 << 20})
+// pg is the managed PostgreSQL server the tests of this package share; my
+// the MariaDB one.
+var (
+	pg = pgtest.New(pgserver.Config{SharedBuffers: 128 << 20})
+	my = mytest.New(mariaserver.Config{BufferPool: 128 << 20})
+)
 
-func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(pg.Main(m, stopMariaDB)) }
+
+// stopMariaDB stops the shared MariaDB server, if it started, and says on
+// stderr if that failed.
+func stopMariaDB() {
+	if err := my.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the shared MariaDB server:", err)
+	}
+}
 
 // oracle computes P1 and P2 from RowAt alone, with no SQL.
 type oracle struct {
@@ -67,6 +81,8 @@ func openTest(t *testing.T, d Dialect, dir string, n int64) *DB {
 	switch d {
 	case Postgres:
 		cfg.Engine.DSN = pg.Server(t).DSN()
+	case MariaDB:
+		cfg.Engine.DSN = my.Server(t).DSN()
 	default:
 		cfg.Engine.Path = filepath.Join(dir, DefaultPath(d, n))
 	}
@@ -75,7 +91,7 @@ func openTest(t *testing.T, d Dialect, dir string, n int64) *DB {
 		t.Fatalf("%s: %v", d, err)
 	}
 	t.Cleanup(func() { db.Close() })
-	t.Logf("%s: %d rows loaded by %s in %v: %.0f rows/s (reused %v)", d, db.Load.Rows, db.Load.Method, db.Load.Insert, db.Load.RowsPerSecond, db.Load.Reused)
+	t.Logf("%s: %d rows loaded by %s in %v (%v with the rest): %.0f rows/s (reused %v)", d, db.Load.Rows, db.Load.Method, db.Load.Insert, db.Load.Total, db.Load.RowsPerSecond, db.Load.Reused)
 	return db
 }
 
@@ -141,6 +157,67 @@ func TestEnginesAgree(t *testing.T) {
 	// do not.
 	if r := want["P2(7)"]; r.Rows == 0 || r.Rows >= DefaultRate {
 		t.Errorf("oracle P2(7) = %+v: want some but not all of the window's %d rows", r, DefaultRate)
+	}
+}
+
+// TestMariaDBAgrees loads 20,000 rows on the shared MariaDB server and on
+// DuckDB and checks that P1 and P2 at every second give the same results
+// on both, and the results an independent Go computation gives; then that
+// a second open reuses the load, and that MariaDB refuses DOP 2.
+func TestMariaDBAgrees(t *testing.T) {
+	const n = 20_000
+	ctx := context.Background()
+	my.Server(t) // skips when MariaDB is not installed
+	o := newOracle(n, DefaultRate)
+	engs := map[Dialect]*DB{}
+	for _, d := range []Dialect{DuckDB, MariaDB} {
+		engs[d] = openTest(t, d, t.TempDir(), n)
+	}
+	first, last := engs[MariaDB].Seconds()
+	if first != 0 || last != 4 {
+		t.Fatalf("Seconds() = %d, %d, want 0, 4", first, last)
+	}
+	run := func(d Dialect, q string, sec int64) Result {
+		t.Helper()
+		c, err := engs[d].Engine().Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		r, err := engs[d].Run(ctx, c, q, sec)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		return r
+	}
+	if got, want := run(MariaDB, P1, 0), o.p1(); got != want || got != run(DuckDB, P1, 0) {
+		t.Errorf("P1 on mariadb = %+v, want %+v (the oracle's) and DuckDB's", got, want)
+	}
+	for sec := first; sec <= last; sec++ {
+		if got, want := run(MariaDB, P2, sec), o.p2(sec); got != want || got != run(DuckDB, P2, sec) {
+			t.Errorf("P2(%d) on mariadb = %+v, want %+v (the oracle's) and DuckDB's", sec, got, want)
+		}
+	}
+	for _, q := range Queries {
+		plan, err := engs[MariaDB].Explain(ctx, q, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s plan on mariadb:\n%s", q, plan)
+		// MariaDB 10 gives no cost; MariaDB 11 and MySQL do.
+		p, err := engs[MariaDB].Cost(ctx, q, 2)
+		if err != nil || p.Shape == "" || (p.CostUnit == "") != (p.Cost == 0) {
+			t.Errorf("%s cost on mariadb: %+v, %v; want a shape, and a cost with its unit or neither", q, p, err)
+		}
+		t.Logf("%s cost on mariadb: %v (%q)", q, p.Cost, p.CostUnit)
+	}
+	if err := engs[MariaDB].SetDOP(ctx, 2); err == nil {
+		t.Errorf("SetDOP(2) on mariadb: no error, want a refusal")
+	}
+	engs[MariaDB].Close()
+	again := openTest(t, MariaDB, "", n)
+	if !again.Load.Reused || again.Load.Rows != n {
+		t.Errorf("second open on mariadb: %+v, want the first load, reused", again.Load)
 	}
 }
 

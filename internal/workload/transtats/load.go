@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
@@ -20,8 +21,8 @@ import (
 // last. A database without load_complete is an interrupted load.
 const metaTable = "transtats_meta"
 
-// tables are the tables a load creates, dropped (PostgreSQL, inside
-// numalab's own schema) before a new load.
+// tables are the tables a load creates, dropped (PostgreSQL, MariaDB:
+// inside numalab's own schema or database) before a new load.
 var tables = func() []string {
 	t := []string{metaTable, "tran_stats", "dimension"}
 	for _, d := range Dims() {
@@ -39,6 +40,7 @@ var loadMethod = map[Dialect]string{
 	SQLite:   "prepared multi-row INSERT in large transactions",
 	DuckDB:   "appender",
 	Postgres: "COPY",
+	MariaDB:  "prepared multi-row INSERT",
 }
 
 // Open makes sure the database holds a complete transtats data set of
@@ -48,9 +50,10 @@ var loadMethod = map[Dialect]string{
 // A file that exists but is not numalab's transtats data is an error:
 // nothing is overwritten that numalab did not create. A numalab file of
 // another size, or an incomplete one (a load that was killed), is removed
-// and loaded again. On PostgreSQL the tables live in numalab's own schema
-// (the engine refuses a schema it did not create); tables of an earlier,
-// different or incomplete load there are dropped and loaded again.
+// and loaded again. On PostgreSQL the tables live in numalab's own schema,
+// on MariaDB in numalab's own database (the engine refuses a schema or
+// database it did not create); tables of an earlier, different or
+// incomplete load there are dropped and loaded again.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
@@ -58,7 +61,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := CheckFits(cfg.Dialect, cfg.Engine, cfg.Rows); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
 	}
-	if cfg.Dialect == Postgres {
+	if cfg.Dialect.IsServer() {
 		return openServer(ctx, cfg)
 	}
 	return openFile(ctx, cfg)
@@ -90,7 +93,7 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", name, err))
 		}
-		m, merr := readMeta(ctx, eng.DB())
+		m, merr := readMeta(ctx, cfg.Dialect, eng.DB())
 		switch judgeMeta(m, cfg.Rows, cfg.Rate) {
 		case metaReady:
 			st := statsFromMeta(cfg.Dialect, m)
@@ -138,16 +141,21 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 	return &DB{cfg: cfg, eng: eng, Load: st}, nil
 }
 
-// openServer opens PostgreSQL (a DSN, or a managed server) and loads the
-// data unless numalab's schema already holds it complete.
+// openServer opens PostgreSQL or MariaDB (a DSN, or a managed server) and
+// loads the data unless numalab's schema (MariaDB: database) already holds
+// it complete.
 func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	opt := cfg.Engine
 	opt.DataBytes = cfg.Rows * BytesPerRow
-	eng, err := engine.Open(ctx, string(Postgres), opt)
-	if err != nil {
-		return nil, fmt.Errorf("opening transtats on PostgreSQL: %w", err)
+	if cfg.Dialect == MariaDB {
+		opt.DataBytes += myDimensionBytes
 	}
-	where := "managed PostgreSQL server"
+	server := serverTitle[cfg.Dialect]
+	eng, err := engine.Open(ctx, string(cfg.Dialect), opt)
+	if err != nil {
+		return nil, fmt.Errorf("opening transtats on %s: %w", server, err)
+	}
+	where := "managed " + server + " server"
 	if opt.DSN != "" {
 		where = result.Redact(opt.DSN)
 	} else if inf, err := eng.Describe(ctx); err == nil && inf.Where != "" {
@@ -155,9 +163,9 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	fail := func(err error) (*DB, error) {
 		eng.Close()
-		return nil, fmt.Errorf("opening transtats on PostgreSQL (%s): %w", where, err)
+		return nil, fmt.Errorf("opening transtats on %s (%s): %w", server, where, err)
 	}
-	if m, err := readMeta(ctx, eng.DB()); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
+	if m, err := readMeta(ctx, cfg.Dialect, eng.DB()); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
 		st := statsFromMeta(cfg.Dialect, m)
 		st.Where = where
 		return &DB{cfg: cfg, eng: eng, Load: st}, nil
@@ -179,8 +187,8 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 // readMeta reads the marker table.
-func readMeta(ctx context.Context, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT key, value FROM "+metaTable)
+func readMeta(ctx context.Context, d Dialect, db *sql.DB) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(d)+", value FROM "+metaTable)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +202,15 @@ func readMeta(ctx context.Context, db *sql.DB) (map[string]string, error) {
 		m[k] = v
 	}
 	return m, rows.Err()
+}
+
+// metaKey is the marker table's key column: key is a reserved word in
+// MariaDB, which quotes it with backticks.
+func metaKey(d Dialect) string {
+	if d == MariaDB {
+		return "`key`"
+	}
+	return "key"
 }
 
 // load creates and fills every table in a new database, after refusing a
@@ -214,12 +231,12 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return nil
 	}
 	setMeta := func(k, v string) error {
-		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" (key, value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+metaKey(d)+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
 			return fmt.Errorf("loading: recording %s: %w", k, err)
 		}
 		return nil
 	}
-	if err := exec("CREATE TABLE " + metaTable + " (key VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
+	if err := exec("CREATE TABLE " + metaTable + " (" + metaKey(d) + " VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
 		return st, err
 	}
 	for _, kv := range [][2]string{
@@ -265,7 +282,8 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return st, err
 	}
 	cfg.progress("gathering statistics", cfg.Rows)
-	analyze := map[Dialect]string{SQLite: "ANALYZE", DuckDB: "ANALYZE", Postgres: "VACUUM ANALYZE"}[d]
+	analyze := map[Dialect]string{SQLite: "ANALYZE", DuckDB: "ANALYZE", Postgres: "VACUUM ANALYZE",
+		MariaDB: "ANALYZE TABLE " + strings.Join(tables[1:], ", ")}[d]
 	if err := exec(analyze); err != nil {
 		return st, err
 	}

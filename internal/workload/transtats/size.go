@@ -9,16 +9,24 @@ import (
 // Bytes a row of tran_stats takes loaded, per engine, with its indexes and
 // its share of the dimension tables: measured on loads of 500,000 rows
 // (SQLite's file 192,004,096 bytes, DuckDB's 16,789,504, PostgreSQL's
-// tables with their indexes 275,832,832) and rounded up.
-var loadBytesPerRow = map[Dialect]int64{SQLite: 400, DuckDB: 40, Postgres: 560}
+// tables with their indexes 275,832,832) and rounded up. MariaDB's from a
+// load of 100,000 rows (InnoDB's tran_stats 20,512,768 bytes, dimension
+// 130,990,080 whatever the rows), taken at 500,000 rows and rounded up.
+var loadBytesPerRow = map[Dialect]int64{SQLite: 400, DuckDB: 40, Postgres: 560, MariaDB: 480}
+
+// myDimensionBytes is about what MariaDB's dimension table takes in
+// InnoDB (130,990,080 bytes measured), added to the data a managed
+// server's buffer pool is sized for, so that P1's lookups in it stay in
+// memory.
+const myDimensionBytes = 132 << 20
 
 // pgMaxWAL is the WAL a managed server may keep during a load
 // (max_wal_size).
 const pgMaxWAL = 4 << 30
 
 // LoadBytes is about how much a load of rows rows writes on d: the file
-// (SQLite, DuckDB), or PostgreSQL's tables and indexes plus up to
-// max_wal_size of WAL. rows is at most MaxRows, so it cannot overflow.
+// (SQLite, DuckDB), MariaDB's tables, or PostgreSQL's tables and indexes
+// plus up to max_wal_size of WAL. rows is at most MaxRows, so it cannot overflow.
 func LoadBytes(d Dialect, rows int64) int64 {
 	b := max(rows, 0) * loadBytesPerRow[d]
 	if d == Postgres {
@@ -32,7 +40,7 @@ func LoadBytes(d Dialect, rows int64) int64 {
 // file's directory; a managed server's $TMPDIR). A server reached by DSN,
 // or a directory that cannot be read, is not judged here.
 func CheckFits(d Dialect, where engine.Options, rows int64) error {
-	if err := engine.HoldsLoad(d == Postgres, where, LoadBytes(d, rows)); err != nil {
+	if err := engine.HoldsLoad(d.IsServer(), where, LoadBytes(d, rows)); err != nil {
 		return fmt.Errorf("%d rows on %s: %w", rows, d, err)
 	}
 	return nil

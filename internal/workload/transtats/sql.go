@@ -13,30 +13,45 @@ const (
 	SQLite   Dialect = "sqlite"
 	DuckDB   Dialect = "duckdb"
 	Postgres Dialect = "postgres"
+	MariaDB  Dialect = "mariadb"
 )
+
+// IsServer says the engine is a server numalab talks to over a socket
+// (PostgreSQL, MariaDB), not a file in the process.
+func (d Dialect) IsServer() bool { return d == Postgres || d == MariaDB }
+
+// serverTitle names a server engine in messages.
+var serverTitle = map[Dialect]string{Postgres: "PostgreSQL", MariaDB: "MariaDB"}
 
 // ParseDialect checks an engine name.
 func ParseDialect(s string) (Dialect, error) {
 	switch d := Dialect(s); d {
-	case SQLite, DuckDB, Postgres:
+	case SQLite, DuckDB, Postgres, MariaDB:
 		return d, nil
 	}
-	return "", fmt.Errorf("unknown engine %q (expected sqlite, duckdb or postgres)", s)
+	return "", fmt.Errorf("unknown engine %q (expected sqlite, duckdb, postgres or mariadb)", s)
 }
 
 // createTranStats is the fact table. SQLite keeps it in tran_begin order as
-// a WITHOUT ROWID table whose primary key starts with tran_begin;
-// PostgreSQL gets the same key after the load (rows are copied in
-// tran_begin order, so the heap is in that order too); DuckDB relies on the
-// load order, which its zone maps use to skip row groups outside a window.
+// a WITHOUT ROWID table whose primary key starts with tran_begin; MariaDB
+// gets the same key here (InnoDB clusters a table by its primary key, and
+// rows arrive in key order, so the index grows at its end); PostgreSQL
+// gets it after the load (rows are copied in tran_begin order, so the heap
+// is in that order too); DuckDB relies on the load order, which its zone
+// maps use to skip row groups outside a window. MariaDB's times are
+// DATETIME: its TIMESTAMP converts to and from the session's time zone.
 func createTranStats(d Dialect) string {
 	text, ts := "VARCHAR(20)", "TIMESTAMP"
 	key := ""
 	tail := ""
-	if d == SQLite {
+	switch d {
+	case SQLite:
 		text, ts = "TEXT", "TEXT"
 		key = ",\n  PRIMARY KEY (tran_begin, tran_count)"
 		tail = " WITHOUT ROWID"
+	case MariaDB:
+		ts = "DATETIME"
+		key = ",\n  PRIMARY KEY (tran_begin, tran_count)"
 	}
 	return fmt.Sprintf(`CREATE TABLE tran_stats (
   server_config %[1]s NOT NULL,
@@ -54,9 +69,11 @@ func createTranStats(d Dialect) string {
 }
 
 // dimSQL creates and fills the six dimension tables and dimension, their
-// cross join with every id and value. On SQLite dimension's primary key is
-// the six value columns, so that P1 can look rows up instead of building
-// an automatic index on every run; the other engines hash-join.
+// cross join with every id and value. On SQLite and MariaDB dimension's
+// primary key is the six value columns, so that P1 looks rows up (SQLite
+// would build an automatic index on every run, MariaDB, whose joins are
+// nested loops, would scan dimension per row); MariaDB fills it in that
+// key's order. DuckDB and PostgreSQL hash-join.
 func dimSQL(d Dialect) []string {
 	var out []string
 	var cols, joins, key []string
@@ -89,17 +106,22 @@ func dimSQL(d Dialect) []string {
 		ids = append(ids, dim.IDColumn)
 	}
 	sel := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(ids, ", "))
-	if d == SQLite {
+	if d == SQLite || d == MariaDB {
+		text, tail := "TEXT", " WITHOUT ROWID"
+		if d == MariaDB {
+			text, tail = "VARCHAR(20)", ""
+			sel = fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(key, ", "))
+		}
 		var defs []string
 		for _, dim := range Dims() {
 			typ := "INTEGER"
 			if dim.Text != nil {
-				typ = "TEXT"
+				typ = text
 			}
 			defs = append(defs, dim.IDColumn+" INTEGER NOT NULL", dim.Column+" "+typ+" NOT NULL")
 		}
 		out = append(out,
-			fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s)) WITHOUT ROWID", strings.Join(defs, ", "), strings.Join(key, ", ")),
+			fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s))%s", strings.Join(defs, ", "), strings.Join(key, ", "), tail),
 			"INSERT INTO dimension "+sel)
 	} else {
 		out = append(out, "CREATE TABLE dimension AS "+sel)
@@ -174,6 +196,10 @@ const p2SQL = `SELECT count(*) AS groups, CAST(coalesce(sum(n), 0) AS BIGINT) AS
   GROUP BY t.server_config, t.users, t.cpus, t.thread_name, t.tran_type, t.tran_status
 ) g`
 
+// myText writes a query for MariaDB and MySQL: they cast to SIGNED (a
+// BIGINT), not BIGINT, and MySQL 8 reserves groups.
+var myText = strings.NewReplacer("AS BIGINT", "AS SIGNED", "AS groups", "AS `groups`")
+
 // QueryText is the SQL of query q for engine d; sec (seconds after Start)
 // is P2's t and is ignored for P1. The window's bounds are literals
 // (timestamps numalab makes, never user text), so that EXPLAIN shows the
@@ -181,12 +207,18 @@ const p2SQL = `SELECT count(*) AS groups, CAST(coalesce(sum(n), 0) AS BIGINT) AS
 func QueryText(d Dialect, q string, sec int64) (string, error) {
 	switch q {
 	case P1:
+		if d == MariaDB {
+			return myText.Replace(p1SQL), nil
+		}
 		return p1SQL, nil
 	case P2:
 		lo := TimeAt(sec).Format(TimeFormat)
 		hi := TimeAt(sec + 1).Format(TimeFormat)
-		if d == SQLite {
+		switch d {
+		case SQLite:
 			return fmt.Sprintf(p2SQL, "'"+lo+"'", "'"+hi+"'"), nil
+		case MariaDB:
+			return myText.Replace(fmt.Sprintf(p2SQL, "TIMESTAMP '"+lo+"'", "TIMESTAMP '"+hi+"'")), nil
 		}
 		return fmt.Sprintf(p2SQL, "TIMESTAMP '"+lo+"'", "TIMESTAMP '"+hi+"'"), nil
 	}

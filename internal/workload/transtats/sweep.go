@@ -49,7 +49,7 @@ type RunConfig struct {
 // count, the DOPs in the order given.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
-		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: Dialect(c.Engine) == Postgres}
+		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: Dialect(c.Engine).IsServer()}
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -100,8 +100,9 @@ type cellKey struct {
 
 var _ sweep.Workload[*result.QueryCell] = (*Sweep)(nil)
 
-// NewSweep is transtats configured by cfg, on the PostgreSQL at dsn
-// (cfg.DSN is its redacted form) or a throwaway server when it is "".
+// NewSweep is transtats configured by cfg, on the PostgreSQL or MariaDB
+// at dsn (cfg.DSN is its redacted form) or a throwaway server when it is
+// "".
 func NewSweep(cfg RunConfig, dsn string, dataNode int) *Sweep {
 	return &Sweep{cfg: cfg, dsn: dsn, dataNode: dataNode, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{},
 		seen: map[string]bool{}}
@@ -128,7 +129,7 @@ func (s *Sweep) Findings() []*result.PlanFinding { return s.findings }
 
 // Describe names the workload and engine.
 func (s *Sweep) Describe() sweep.Description {
-	return sweep.Description{Workload: "transtats", Engine: s.cfg.Engine, InCgo: Dialect(s.cfg.Engine) != Postgres}
+	return sweep.Description{Workload: "transtats", Engine: s.cfg.Engine, InCgo: !Dialect(s.cfg.Engine).IsServer()}
 }
 
 // Types are the queries.
@@ -137,8 +138,8 @@ func (s *Sweep) Types() []string { return s.cfg.Queries }
 // Open loads the data where it is missing or incomplete, or reuses it.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
 	d := Dialect(s.cfg.Engine)
-	if s.dsn == "" && d == Postgres {
-		tell.Say("starting a throwaway PostgreSQL server")
+	if s.dsn == "" && d.IsServer() {
+		tell.Say("starting a throwaway " + serverTitle[d] + " server")
 	}
 	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode), Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
@@ -394,6 +395,9 @@ func CheckDOP(d Dialect, dops []int, cpus int) error {
 	for _, p := range dops {
 		if d == SQLite && p != 1 {
 			return errors.New("asks SQLite for parallelism, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)")
+		}
+		if d == MariaDB && p != 1 {
+			return fmt.Errorf("asks MariaDB for DOP %d, but MariaDB has no intra-query parallelism (each query runs on its connection's one thread): use --dop 1 (or --engine duckdb or postgres), or --streams for concurrent queries", p)
 		}
 		if p > cpus {
 			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
