@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/workload/null"
 )
 
@@ -36,6 +39,11 @@ func TestRunNullBadInput(t *testing.T) {
 		{[]string{"--dsn", "host=/tmp", "--transport", "unix,tcp"}, "names two transports"},
 		{[]string{"--engine", "sqlite", "--dsn", "host=/tmp"}, "-dsn"},
 		{[]string{"--duration", "0s"}, `-duration: "0s" is not positive`},
+		{[]string{"--call", "select2"}, `-call: "select2" is not a call`},
+		{[]string{"--engine", "sqlite", "--monitor", "trace"}, "SQLite's null transaction runs in this process, with no server"},
+		{[]string{"--monitor", "general_log"}, "general_log is MariaDB's: use --engine mariadb"},
+		{[]string{"--monitor", "track_io_timing", "--rate", "100"}, "-monitor: not with --rate or --think"},
+		{[]string{"--allow-settings"}, "-allow-settings: is for --monitor"},
 	} {
 		_, _, err := runCLI(t, append([]string{"run", "null", "--store", st}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -110,5 +118,71 @@ func TestRunNullPostgres(t *testing.T) {
 	}
 	if len(cells) != n {
 		t.Errorf("%d cells stored; want %d", len(cells), n)
+	}
+}
+
+// TestRunNullPointSelect runs the point-select call on a managed MariaDB
+// server: the cell stores it, the table shows it, and the stored command
+// spells it.
+func TestRunNullPointSelect(t *testing.T) {
+	if err := mariaserver.Installed(); err != nil {
+		t.Skipf("MariaDB is not installed (.ci/run installs Debian's mariadb-server as root): %v", err)
+	}
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, errOut, err := runCLI(t, "run", "null", "--engine", "mariadb", "--call", "point-select", "--transport", "unix", "--pairing", "same-cpu",
+		"--duration", "300ms", "--warmup", "0s", "--repeat", "1", "--store", st)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	r := onlyRun(t, st)
+	cells, err := null.KindCell.All(r)
+	if err != nil || len(cells) != 1 || cells[0].Call != null.CallPointSelect || cells[0].Cell.Total.Count == 0 {
+		t.Fatalf("stored %+v (%v); want one point-select cell with calls", cells, err)
+	}
+	if !strings.Contains(out, " point-select ") {
+		t.Errorf("the table does not show the call:\n%s", out)
+	}
+	if !strings.Contains(r.Command, " --call point-select ") {
+		t.Errorf("stored command %q does not spell the call", r.Command)
+	}
+}
+
+// TestRunNullMonitorPostgres runs --monitor's pairs on the managed
+// PostgreSQL server, once: a null-monitor run of monitor cells, one pair
+// a facility, with its analysis, printed and stored.
+func TestRunNullMonitorPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	st := filepath.Join(t.TempDir(), "s.db")
+	out, errOut, err := runCLI(t, "run", "null", "--monitor", "pg_stat_statements,track_io_timing", "--transport", "unix", "--pairing", "same-cpu",
+		"--duration", "200ms", "--warmup", "0s", "--repeat", "1", "--store", st)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	t.Logf("\n%s%s", errOut, out)
+	r := onlyRun(t, st)
+	cells, err := monitor.KindCell.All(r)
+	if err != nil || r.Kind != monitor.NullRunKind || len(cells) != 4 {
+		t.Fatalf("stored a %s run of %d monitor cells (%v); want a %s run of 4", r.Kind, len(cells), err, monitor.NullRunKind)
+	}
+	var got []string
+	for _, c := range cells {
+		got = append(got, c.Facility+" "+c.State())
+	}
+	slices.Sort(got)
+	if want := []string{"pg_stat_statements off", "pg_stat_statements on", "track_io_timing off", "track_io_timing on"}; !slices.Equal(got, want) {
+		t.Errorf("cells %v; want %v", got, want)
+	}
+	if an, err := monitor.KindAnalysis.Last(r); err != nil || an == nil || len(an.Overheads) != 2 {
+		t.Errorf("stored analysis %+v (%v); want one overhead a facility", an, err)
+	}
+	for _, want := range []string{"null-monitor: 1 stream on cpus", "What each facility costs", "track_io_timing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if !strings.Contains(errOut, "--monitor: every cell runs select1 over unix, same-cpu") || !strings.Contains(errOut, "on numalab's managed server") {
+		t.Errorf("stderr does not say what the cells run and where the settings go:\n%s", errOut)
 	}
 }

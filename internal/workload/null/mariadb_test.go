@@ -46,7 +46,7 @@ func TestMariaDBStream(t *testing.T) {
 		if !c.Native().MariaDB.CacheMetadata {
 			t.Errorf("%s: the connection did not negotiate the metadata cache with MariaDB %s", protocol, s.Version())
 		}
-		st, err := openMy(ctx, c, protocol, CallSelect1)
+		st, err := openMy(ctx, c, protocol, CallSelect1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestMariaDBPointSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openMy(ctx, c, Prepared, CallPointSelect)
+	st, err := openMy(ctx, c, Prepared, CallPointSelect, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

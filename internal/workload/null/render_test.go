@@ -27,21 +27,21 @@ func TestHeadline(t *testing.T) {
 	}
 }
 
-// TestWriteRow: a row under each heading, the client/backend CPUs, and a
+// TestWriteRow: a row under each heading, the call, the client/backend CPUs, and a
 // cell cut short or without a call said so.
 func TestWriteRow(t *testing.T) {
 	var b bytes.Buffer
 	WriteHeader(&b)
 	c := &Cell{Cell: result.Cell{Index: 3, Streams: 1, TPS: 41234.6, Total: result.TxStats{P50US: 21.04, P95US: 30, P99US: 48.96}},
-		Transport: "unix", Pairing: Pairing{Name: "smt-sibling", Client: 0, Backend: 8}, PerStream: 41234.6, CtxSwitchesPerSec: 82000, CtxSwitchesPerCall: 1.99}
+		Transport: "unix", Call: CallPointSelect, Pairing: Pairing{Name: "smt-sibling", Client: 0, Backend: 8}, PerStream: 41234.6, CtxSwitchesPerSec: 82000, CtxSwitchesPerCall: 1.99}
 	WriteRow(&b, sweep.Cell{}, c)
-	c.Pairing, c.Transport, c.Cell.Interrupted = Pairing{Name: "in-process", Backend: -1}, "in-process", true
+	c.Pairing, c.Transport, c.Call, c.Cell.Interrupted = Pairing{Name: "in-process", Backend: -1}, "in-process", CallSelect1, true
 	WriteRow(&b, sweep.Cell{}, c)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{
-		"cell transport  pairing     cpus  streams   calls/s   /stream   p50 µs   p95 µs   p99 µs      cs/s cs/call",
-		"   3 unix       smt-sibling 0/8         1     41235     41235     21.0     30.0     49.0     82000    1.99",
-		"   3 in-process in-process  0           1     41235     41235     21.0     30.0     49.0     82000 1.99 (cut short)",
+		"cell transport  call         pairing     cpus  streams   calls/s   /stream   p50 µs   p95 µs   p99 µs      cs/s cs/call",
+		"   3 unix       point-select smt-sibling 0/8         1     41235     41235     21.0     30.0     49.0     82000    1.99",
+		"   3 in-process select1      in-process  0           1     41235     41235     21.0     30.0     49.0     82000 1.99 (cut short)",
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("table:\n%s", b.String())

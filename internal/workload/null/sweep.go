@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,6 +54,7 @@ type Cell struct {
 	Cell      result.Cell `json:"cell"`
 	Transport string      `json:"transport"`
 	Protocol  string      `json:"protocol,omitempty"`
+	Call      string      `json:"call,omitempty"` // CallSelect1 or CallPointSelect; empty in runs from before it was stored
 	Pairing   Pairing     `json:"pairing"`
 	// PerStream is round trips per second of one stream (the mean of the
 	// streams); Cell.TPS is all streams together.
@@ -82,6 +84,11 @@ type RunConfig struct {
 	Duration time.Duration `json:"duration_ns"`
 	Warmup   time.Duration `json:"warmup_ns"`
 	Repeat   int           `json:"repeat"`
+	// Monitor names the facilities whose cost 'run null --monitor'
+	// measures (package monitor); AllowSettings lets it set them in its
+	// sessions on a --dsn server.
+	Monitor       []string `json:"monitor,omitempty"`
+	AllowSettings bool     `json:"allow_settings,omitempty"`
 	// Pacing paces the calls (think time, arrival rate); the zero value
 	// runs closed loops.
 	sweep.Pacing
@@ -101,6 +108,9 @@ func (c *RunConfig) Check() error {
 	case "sqlite":
 		if c.DSN != "" {
 			bad("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb")
+		}
+		if len(c.Monitor) > 0 {
+			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine postgres or mariadb: SQLite's null transaction runs in this process, with no server and no session whose monitoring to switch")
 		}
 	case "postgres", "mariadb":
 		if len(c.Transports) == 0 {
@@ -226,6 +236,10 @@ type Sweep struct {
 	root   string                   // of /proc
 	was    []int                    // the process's CPUs before a cell pinned it; nil: not pinned
 	procs  int                      // GOMAXPROCS before, held while the process is pinned
+	// settings are a managed server's extra settings (ServerSettings),
+	// session the statements each stream runs first (Session).
+	settings map[string]string
+	session  []string
 }
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
@@ -248,6 +262,17 @@ func (s *Sweep) Types() []string {
 	}
 	return []string{CallSelect1}
 }
+
+// ServerSettings are settings a managed PostgreSQL or MariaDB server
+// starts with (a library to preload, a log to keep), set before Open; a
+// --dsn server is never started, so they do not apply to it.
+func (s *Sweep) ServerSettings(m map[string]string) { s.settings = m }
+
+// Session sets the statements each PostgreSQL or MariaDB stream opened
+// from now on runs first on its connection, before it prepares its call
+// and takes the connection over: run null --monitor switches a facility
+// per cell.
+func (s *Sweep) Session(stmts []string) { s.session = stmts }
 
 // loopback is an address of the loopback network for a managed server's
 // TCP socket, chosen from this process's id so that two numalab
@@ -275,7 +300,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[s.cfg.Transports[0]] = s.cfg.DSN
 	} else if s.cfg.Engine == "mariadb" {
 		tell.Say("starting a MariaDB server")
-		srv, err := mariaserver.Start(ctx, mariaserver.Config{})
+		srv, err := mariaserver.Start(ctx, mariaserver.Config{Settings: s.settings})
 		if err != nil {
 			return nil, err
 		}
@@ -284,9 +309,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[Unix], dsns[TCP] = srv.DSN(), srv.TCPDSN()
 	} else {
 		tell.Say("starting a PostgreSQL server")
-		var pc pgserver.Config
+		pc := pgserver.Config{Settings: maps.Clone(s.settings)}
 		if slices.Contains(s.cfg.Transports, TCP) {
-			pc.Settings = map[string]string{"listen_addresses": loopback()}
+			if pc.Settings == nil {
+				pc.Settings = map[string]string{}
+			}
+			pc.Settings["listen_addresses"] = loopback()
 		}
 		srv, err := pgserver.Start(ctx, pc)
 		if err != nil {
@@ -417,9 +445,9 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, 
 		return nil, err
 	}
 	if s.cfg.Engine == "mariadb" {
-		return openMy(ctx, conn, s.cfg.Protocol, s.cfg.Call)
+		return openMy(ctx, conn, s.cfg.Protocol, s.cfg.Call, s.session)
 	}
-	return openPG(ctx, conn, s.cfg.Protocol)
+	return openPG(ctx, conn, s.cfg.Protocol, s.session)
 }
 
 // End makes the cell's item.
@@ -429,6 +457,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	}
 	l := s.layout[c.Index]
 	it := &Cell{Cell: *m, Transport: l.Transport, Pairing: l.Pairing}
+	it.Call = s.Types()[0]
 	if s.cfg.Engine != "sqlite" {
 		it.Protocol = s.cfg.Protocol
 	}

@@ -1,0 +1,146 @@
+package null
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/topo"
+)
+
+// monitorProgress is the recorder for a monitoring sweep's cells.
+type monitorProgress struct{ *recorder }
+
+func (monitorProgress) Measured(sweep.Cell, monitor.Cell) {}
+
+// sessionCheck wraps the MariaDB workload: it reads, for each stream it
+// opens, whether performance_schema instruments the stream's server
+// thread, and for each cell how many prepared calls the general log
+// recorded.
+type sessionCheck struct {
+	*Sweep
+	t            *testing.T
+	db           *sql.DB
+	log          string // the general log file
+	mu           sync.Mutex
+	instrumented map[int][]string // by cell, a stream's thread's INSTRUMENTED
+	logged       map[int]int      // by cell, the general log's Execute lines
+	size         int              // the general log's size when the cell began
+}
+
+func (s *sessionCheck) Begin(ctx context.Context, c sweep.Cell) error {
+	s.size = len(s.read())
+	return s.Sweep.Begin(ctx, c)
+}
+
+func (s *sessionCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, error) {
+	st, err := s.Sweep.Stream(ctx, c, i)
+	if err != nil {
+		return nil, err
+	}
+	var v string
+	if err := s.db.QueryRowContext(ctx, "SELECT instrumented FROM performance_schema.threads WHERE thread_os_id = ?", st.(*myStream).tid).Scan(&v); err != nil {
+		st.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.instrumented[c.Index] = append(s.instrumented[c.Index], v)
+	s.mu.Unlock()
+	return st, nil
+}
+
+func (s *sessionCheck) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
+	s.logged[c.Index] = strings.Count(s.read()[s.size:], "Execute\tSELECT 1")
+	return s.Sweep.End(ctx, c, m, err)
+}
+
+func (s *sessionCheck) read() string {
+	b, err := os.ReadFile(s.log)
+	if err != nil && !os.IsNotExist(err) {
+		s.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestMonitorSessionsMariaDB runs run null --monitor's pairs of
+// performance_schema and general_log on a MariaDB server (a user's, with
+// the general log on): in each facility's on cell its streams' sessions
+// have it on, in the off cell and in the other facility's cells off, as
+// the server itself says (performance_schema.threads, the general log).
+func TestMonitorSessionsMariaDB(t *testing.T) {
+	srv := my.Server(t) // skips the test when MariaDB is not installed
+	dc, err := mysql.ParseDSN(srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := mysql.NewConnector(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	if _, err := db.Exec("SET GLOBAL general_log = ON"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec("SET GLOBAL general_log = OFF")
+	var logFile string
+	if err := db.QueryRow("SELECT @@global.general_log_file").Scan(&logFile); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := monitor.Check(monitor.Request{Names: []string{"performance_schema", "general_log"}, Engine: "mariadb", DSN: true, AllowSettings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultRunConfig()
+	cfg.Engine, cfg.DSN, cfg.Transports, cfg.Pairings = "mariadb", srv.DSN(), []string{Unix}, []string{"same-cpu"}
+	cfg.Duration, cfg.Warmup, cfg.Repeat = 200*time.Millisecond, 0, 1
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	host, err := topo.FromSysfs("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, layout, m := cfg.Cells(host)
+	cells, slots := monitor.Plan(one[0], fs, 1)
+	w := NewSweep(cfg, slices.Repeat(layout[:1], len(cells)), m)
+	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
+	chk := &sessionCheck{Sweep: w, t: t, db: db, log: filepath.Join(srv.DataDir(), logFile), instrumented: map[int][]string{}, logged: map[int]int{}}
+	plan := cfg.Plan(cells)
+	plan.Switch = monitor.Switch(slots)
+	rec := &recorder{}
+	out, err := sweep.Run(context.Background(), plan, monitor.Wrap(monitor.Inner[Cell]{Sweep: chk, Session: w.Session, Kind: KindCell,
+		Cell: func(c *Cell) *result.Cell { return &c.Cell }}, slots), rec, monitorProgress{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(cells) {
+		t.Fatalf("%d cells measured; want %d", len(out), len(cells))
+	}
+	for i, s := range slots {
+		psOn, logOn := s.Facility == "performance_schema" && s.On, s.Facility == "general_log" && s.On
+		want := map[bool]string{true: "YES", false: "NO"}[psOn]
+		if got := chk.instrumented[i]; len(got) != 1 || got[0] != want {
+			t.Errorf("cell %d (%s %s): the stream's server thread INSTRUMENTED %v; want %s", i, s.Facility, s.State(), got, want)
+		}
+		if got := chk.logged[i]; (got > 0) != logOn {
+			t.Errorf("cell %d (%s %s): the general log has %d of its calls; want them logged %v", i, s.Facility, s.State(), got, logOn)
+		}
+	}
+	if !slices.Contains(rec.kinds(), string(monitor.KindCell)) || slices.Contains(rec.kinds(), string(KindCell)) {
+		t.Errorf("stored %v; want monitor cells, not null cells", rec.kinds())
+	}
+}
