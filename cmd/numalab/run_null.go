@@ -24,7 +24,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
 	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
-	fs.String("protocol", cfg.Protocol, "server call: prepared or simple")
+	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
 	fs.String("call", null.CallSelect1, "what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's sbtest1; --engine mariadb, --protocol prepared)")
 	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
 	fs.Duration("duration", cfg.Duration, "measured window of each cell")
