@@ -12,7 +12,6 @@ import (
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/mariaserver/mytest"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 )
 
 // my is the MariaDB server the stream tests share (the sweep test starts
@@ -86,14 +85,7 @@ func TestSweepMariaDB(t *testing.T) {
 	cfg := DefaultRunConfig()
 	cfg.Engine = "mariadb"
 	cfg.Duration, cfg.Warmup, cfg.Repeat = 500*time.Millisecond, 200*time.Millisecond, 1
-	if err := cfg.Check(); err != nil {
-		t.Fatal(err)
-	}
-	host, err := topo.FromSysfs("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, layout, m := cfg.Cells(host)
+	cells, layout, m := cellsHere(t, cfg)
 	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
 	rec := &recorder{}
 	w := NewSweep(cfg, layout, m)

@@ -12,13 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 )
 
 // monitorProgress is the recorder for a monitoring sweep's cells.
@@ -82,16 +80,12 @@ func (s *sessionCheck) read() string {
 // the server itself says (performance_schema.threads, the general log).
 func TestMonitorSessionsMariaDB(t *testing.T) {
 	srv := my.Server(t) // skips the test when MariaDB is not installed
-	dc, err := mysql.ParseDSN(srv.DSN())
+	e, err := engine.Open(context.Background(), "mariadb", engine.Options{DSN: srv.DSN()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := mysql.NewConnector(dc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
+	defer e.Close()
+	db := e.DB()
 	if _, err := db.Exec("SET GLOBAL general_log = ON"); err != nil {
 		t.Fatal(err)
 	}
@@ -107,14 +101,7 @@ func TestMonitorSessionsMariaDB(t *testing.T) {
 	cfg := DefaultRunConfig()
 	cfg.Engine, cfg.DSN, cfg.Transports, cfg.Pairings = "mariadb", srv.DSN(), []string{Unix}, []string{"same-cpu"}
 	cfg.Duration, cfg.Warmup, cfg.Repeat = 200*time.Millisecond, 0, 1
-	if err := cfg.Check(); err != nil {
-		t.Fatal(err)
-	}
-	host, err := topo.FromSysfs("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, layout, m := cfg.Cells(host)
+	one, layout, m := cellsHere(t, cfg)
 	cells, slots := monitor.Plan(one[0], fs, 1)
 	w := NewSweep(cfg, slices.Repeat(layout[:1], len(cells)), m)
 	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
