@@ -37,7 +37,8 @@ func WriteRow(w io.Writer, _ sweep.Cell, c *Cell) {
 		us(m.Total.P50US), us(m.Total.P95US), us(m.Total.P99US), fmt.Sprintf("%.0f", c.CtxSwitchesPerSec), fmt.Sprintf("%.2f", c.CtxSwitchesPerCall)+cut)
 }
 
-// Headline is the fastest and slowest cell, for 'numalab runs'.
+// Headline is the fastest and slowest cell, for 'numalab runs', with the
+// call when it is not SELECT 1 (a run has one call).
 func Headline(cells []*Cell) string {
 	// One figure a transport and pairing: the median over its repeats.
 	order, groups := stats.Group(cells, func(c *Cell) string {
@@ -63,7 +64,11 @@ func Headline(cells []*Cell) string {
 			lo = k
 		}
 	}
-	s := fmt.Sprintf("%s: %.0f round trips/s %s", cells[0].Cell.Engine, stats.MedianOf(groups[hi], tps), hi)
+	eng := cells[0].Cell.Engine
+	if cells[0].Call == CallPointSelect {
+		eng += " point-select"
+	}
+	s := fmt.Sprintf("%s: %.0f round trips/s %s", eng, stats.MedianOf(groups[hi], tps), hi)
 	if lo != hi {
 		s += fmt.Sprintf(", %.0f %s", stats.MedianOf(groups[lo], tps), lo)
 	}

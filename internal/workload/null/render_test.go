@@ -10,7 +10,7 @@ import (
 )
 
 // TestHeadline: one figure a transport and pairing, the median of its
-// repeats; SQLite's in-process named once.
+// repeats; SQLite's in-process named once; the point select named.
 func TestHeadline(t *testing.T) {
 	cell := func(eng, transport, pairing string, streams int, tps float64) *Cell {
 		return &Cell{Cell: result.Cell{Engine: eng, Streams: streams, TPS: tps}, Transport: transport, Pairing: Pairing{Name: pairing}}
@@ -25,10 +25,15 @@ func TestHeadline(t *testing.T) {
 	if got, want := Headline(lite), "sqlite: 1000000 round trips/s in-process, 800000 in-process 2 streams"; got != want {
 		t.Errorf("headline %q; want %q", got, want)
 	}
+	point := cell("mariadb", "unix", "same-cpu", 1, 9000)
+	point.Call = CallPointSelect
+	if got, want := Headline([]*Cell{point}), "mariadb point-select: 9000 round trips/s unix same-cpu"; got != want {
+		t.Errorf("headline %q; want %q", got, want)
+	}
 }
 
-// TestWriteRow: a row under each heading, the call, the client/backend CPUs, and a
-// cell cut short or without a call said so.
+// TestWriteRow: a row under each heading, the call, the client/backend
+// CPUs, and a cell cut short or without a call said so.
 func TestWriteRow(t *testing.T) {
 	var b bytes.Buffer
 	WriteHeader(&b)
