@@ -134,7 +134,11 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(null.RunKind, cfg.Pacing), cfg)
+	kind := null.RunKind
+	if cfg.Call == null.CallPointSelect {
+		kind = null.PointSelectKind
+	}
+	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(kind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

@@ -122,8 +122,8 @@ func TestRunNullPostgres(t *testing.T) {
 }
 
 // TestRunNullPointSelect runs the point-select call on a managed MariaDB
-// server: the cell stores it, the table shows it, and the stored command
-// spells it.
+// server: the cell stores it, the table shows it, the stored command
+// spells it, and the run's kind is its own.
 func TestRunNullPointSelect(t *testing.T) {
 	if err := mariaserver.Installed(); err != nil {
 		t.Skipf("MariaDB is not installed (.ci/run installs Debian's mariadb-server as root): %v", err)
@@ -138,6 +138,9 @@ func TestRunNullPointSelect(t *testing.T) {
 	cells, err := null.KindCell.All(r)
 	if err != nil || len(cells) != 1 || cells[0].Call != null.CallPointSelect || cells[0].Cell.Total.Count == 0 {
 		t.Fatalf("stored %+v (%v); want one point-select cell with calls", cells, err)
+	}
+	if r.Kind != null.PointSelectKind {
+		t.Errorf("stored a run of kind %s; want %s, apart from the null transaction's", r.Kind, null.PointSelectKind)
 	}
 	if !strings.Contains(out, " point-select ") {
 		t.Errorf("the table does not show the call:\n%s", out)

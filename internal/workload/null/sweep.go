@@ -26,8 +26,14 @@ import (
 	"github.com/numalab/numalab/internal/sweep"
 )
 
-// RunKind is the kind of a 'numalab run null' run in the store.
-const RunKind = "null"
+// RunKind is the kind of a 'numalab run null' run in the store;
+// PointSelectKind that of 'run null --call point-select', whose calls
+// read a row and are not the null transaction: a kind of its own keeps
+// what reads null runs (report, fleet, compare) from mixing them in.
+const (
+	RunKind         = "null"
+	PointSelectKind = "null-point-select"
+)
 
 // Stored items of a run.
 const (
