@@ -31,8 +31,9 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
 	definePacingFlags(fs)
-	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on, at saturation: PostgreSQL's pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing; MariaDB's performance_schema,general_log,slow_log,slow_log_explain; numalab's trace,sysmon,series (see above)")
+	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on: PostgreSQL's pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing; MariaDB's performance_schema,general_log,slow_log,slow_log_explain; numalab's trace,sysmon,series (see above)")
 	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL or MariaDB facilities in numalab's sessions on the --dsn server (never its configuration)")
+	fs.Float64("monitor-load", monitor.DefaultPacedLoad, "with --monitor: run the pairs again open-loop at this `fraction` of the capacity the saturated off cells measured, and report CPU % and p50/p99 added there (0: saturation only)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
@@ -53,10 +54,16 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 			errs = append(errs, err)
 		}
 		if cfg.Paced() {
-			errs = append(errs, errors.New("-monitor: not with --rate or --think: run null --monitor measures at saturation"))
+			errs = append(errs, errors.New("-monitor: not with --rate or --think (it paces its own cells: see --monitor-load)"))
 		}
-	} else if cfg.AllowSettings {
-		errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
+	} else {
+		if cfg.AllowSettings {
+			errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
+		}
+		if cliflag.Given(fs, "monitor-load") {
+			errs = append(errs, errors.New("-monitor-load: is for --monitor"))
+		}
+		cfg.MonitorLoad = 0
 	}
 	if err := errors.Join(append(errs, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
@@ -73,7 +80,8 @@ func nullSettings(cfg *null.RunConfig) cliflag.Settings {
 		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return cfg.Engine == "mariadb" }),
 		cliflag.Ints("streams", &cfg.Streams), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat),
 		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
-		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings))}
+		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),
+		cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 })}
 	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
@@ -149,6 +157,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 
 // runNullMonitor runs --monitor (runMonitor) on the first cell of cfg:
 // its first transport, pairing this machine offers and stream count.
+// With --monitor-load the plan has twice the cells, all of that layout.
 func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
 	fs, err := monitorFacilities(ctx, nullMonitorRequest(cfg), cfg.DSN)
 	if err != nil {
@@ -159,14 +168,14 @@ func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath s
 		return err
 	}
 	// Every cell of the plan runs the first cell's layout.
-	one := slices.Repeat(layout[:1], len(fs)*cfg.Repeat*2)
+	one := slices.Repeat(layout[:1], len(fs)*cfg.Repeat*4)
 	w := null.NewSweep(cfg, one, matrix)
 	prog := newRows(e, asJSON, monitor.WriteRow)
 	defer prog.Done()
 	p := one[0].Pairing
 	prog.Note(fmt.Sprintf("--monitor: every cell runs %s over %s, %s: client on cpu %d, backend on cpu %d", w.Types()[0], one[0].Transport, p.Name, p.Client, p.Backend))
 	return runMonitor(ctx, e, monitorJob[null.Cell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.NullRunKind, argv: nullArgv(cfg), config: cfg,
-		one: cells[0], repeat: cfg.Repeat, window: cfg.Duration, plan: cfg.Plan,
+		one: cells[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: 1, plan: cfg.Plan,
 		inner:    monitor.Inner[null.Cell]{Sweep: w, Session: w.Session, Kind: null.KindCell, Cell: func(c *null.Cell) *result.Cell { return &c.Cell }},
 		settings: w.ServerSettings}, prog, storePath, asJSON)
 }

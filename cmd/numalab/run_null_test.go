@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,6 +45,8 @@ func TestRunNullBadInput(t *testing.T) {
 		{[]string{"--monitor", "general_log"}, "general_log is MariaDB's: use --engine mariadb"},
 		{[]string{"--monitor", "track_io_timing", "--rate", "100"}, "-monitor: not with --rate or --think"},
 		{[]string{"--allow-settings"}, "-allow-settings: is for --monitor"},
+		{[]string{"--monitor-load", "0.5"}, "-monitor-load: is for --monitor"},
+		{[]string{"--monitor", "track_io_timing", "--monitor-load", "11"}, "-monitor-load: 11 is not a fraction of capacity"},
 	} {
 		_, _, err := runCLI(t, append([]string{"run", "null", "--store", st}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -151,8 +154,9 @@ func TestRunNullPointSelect(t *testing.T) {
 }
 
 // TestRunNullMonitorPostgres runs --monitor's pairs on a user's
-// PostgreSQL server (--dsn, --allow-settings), once: a null-monitor run
-// of monitor cells, one pair a facility, with its analysis, printed and
+// PostgreSQL server (--dsn, --allow-settings), once at saturation and
+// once at --monitor-load's default half capacity: a null-monitor run of
+// monitor cells, two pairs a facility, with both analyses, printed and
 // stored.
 func TestRunNullMonitorPostgres(t *testing.T) {
 	srv := pg.Server(t)
@@ -165,21 +169,29 @@ func TestRunNullMonitorPostgres(t *testing.T) {
 	t.Logf("\n%s%s", errOut, out)
 	r := onlyRun(t, st)
 	cells, err := monitor.KindCell.All(r)
-	if err != nil || r.Kind != monitor.NullRunKind || len(cells) != 4 {
-		t.Fatalf("stored a %s run of %d monitor cells (%v); want a %s run of 4", r.Kind, len(cells), err, monitor.NullRunKind)
+	if err != nil || r.Kind != monitor.NullRunKind || len(cells) != 8 {
+		t.Fatalf("stored a %s run of %d monitor cells (%v); want a %s run of 8", r.Kind, len(cells), err, monitor.NullRunKind)
 	}
 	var got []string
 	for _, c := range cells {
-		got = append(got, c.Facility+" "+c.State())
+		got = append(got, fmt.Sprintf("%s %s paced %v", c.Facility, c.State(), c.Paced))
 	}
 	slices.Sort(got)
-	if want := []string{"log_all off", "log_all on", "track_io_timing off", "track_io_timing on"}; !slices.Equal(got, want) {
+	want := []string{"log_all off paced false", "log_all off paced true", "log_all on paced false", "log_all on paced true",
+		"track_io_timing off paced false", "track_io_timing off paced true", "track_io_timing on paced false", "track_io_timing on paced true"}
+	if !slices.Equal(got, want) {
 		t.Errorf("cells %v; want %v", got, want)
 	}
 	if an, err := monitor.KindAnalysis.Last(r); err != nil || an == nil || len(an.Overheads) != 2 {
 		t.Errorf("stored analysis %+v (%v); want one overhead a facility", an, err)
 	}
-	for _, want := range []string{"null-monitor: 1 stream on cpus", "What each facility costs", "track_io_timing"} {
+	if pa, err := monitor.KindPacedAnalysis.Last(r); err != nil || pa == nil || len(pa.Overheads) != 2 || pa.Fraction != monitor.DefaultPacedLoad {
+		t.Errorf("stored paced analysis %+v (%v); want one overhead a facility at %g of capacity", pa, err, monitor.DefaultPacedLoad)
+	}
+	if !strings.Contains(r.Command, " --monitor-load 0.5") {
+		t.Errorf("stored command %q does not spell --monitor-load", r.Command)
+	}
+	for _, want := range []string{"null-monitor: 1 stream on cpus", "What each facility costs", "track_io_timing", "At a paced load (0.50 of capacity"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q", want)
 		}

@@ -95,9 +95,10 @@ type RunConfig struct {
 	// sessions on a --dsn server.
 	Monitor       []string `json:"monitor,omitempty"`
 	AllowSettings bool     `json:"allow_settings,omitempty"`
-	// Pacing paces the calls (think time, arrival rate); the zero value
-	// runs closed loops.
-	sweep.Pacing
+	// Load's Pacing paces the calls (think time, arrival rate), the zero
+	// value running closed loops; its MonitorLoad is --monitor's paced
+	// half. run null has no load curve.
+	sweep.Load
 }
 
 // DefaultRunConfig is 'numalab run null' without flags.
@@ -162,7 +163,7 @@ func (c *RunConfig) Check() error {
 	if c.Repeat < 1 {
 		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
 	}
-	if err := c.Pacing.Check(); err != nil {
+	if err := c.Load.Check(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
