@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
@@ -21,12 +24,16 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
 	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
-	fs.String("protocol", cfg.Protocol, "server call: prepared or simple")
+	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
+	fs.String("call", null.CallSelect1, "what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's sbtest1; --engine mariadb, --protocol prepared)")
 	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
 	fs.Duration("duration", cfg.Duration, "measured window of each cell")
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
 	definePacingFlags(fs)
+	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on: PostgreSQL's pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing; MariaDB's performance_schema,general_log,slow_log,slow_log_explain; numalab's trace,sysmon,series (see above)")
+	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL or MariaDB facilities in numalab's sessions on the --dsn server (never its configuration)")
+	fs.Float64("monitor-load", monitor.DefaultPacedLoad, "with --monitor: run the pairs again open-loop at this `fraction` of the capacity the saturated off cells measured, and report CPU % and p50/p99 added there (0: saturation only)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
@@ -38,6 +45,25 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	}
 	if cfg.Engine == "sqlite" {
 		cfg.Transports = nil
+	}
+	if len(cfg.Monitor) > 0 && cfg.Engine != "sqlite" {
+		if !cliflag.Given(fs, "repeat") {
+			cfg.Repeat = monitor.MinRepeat
+		}
+		if _, err := monitor.Check(nullMonitorRequest(cfg)); err != nil {
+			errs = append(errs, err)
+		}
+		if cfg.Paced() {
+			errs = append(errs, errors.New("-monitor: not with --rate or --think (it paces its own cells: see --monitor-load)"))
+		}
+	} else {
+		if cfg.AllowSettings {
+			errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
+		}
+		if cliflag.Given(fs, "monitor-load") {
+			errs = append(errs, errors.New("-monitor-load: is for --monitor"))
+		}
+		cfg.MonitorLoad = 0
 	}
 	if err := errors.Join(append(errs, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
@@ -51,9 +77,25 @@ func nullSettings(cfg *null.RunConfig) cliflag.Settings {
 	pg := func() bool { return cfg.Engine != "sqlite" }
 	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
-		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.Ints("streams", &cfg.Streams),
-		cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat)}
+		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return cfg.Engine == "mariadb" }),
+		cliflag.Ints("streams", &cfg.Streams), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat),
+		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
+		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),
+		cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 })}
 	return append(ss, pacingSettings(&cfg.Pacing)...)
+}
+
+// splitNames is a comma-separated list of names, none when empty.
+func splitNames(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return strings.Split(s, ","), nil
+}
+
+// nullMonitorRequest is cfg's --monitor request.
+func nullMonitorRequest(cfg null.RunConfig) monitor.Request {
+	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
 }
 
 // nullArgv is the one command line that gives cfg, every setting spelled
@@ -67,14 +109,19 @@ func runNull(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
+	if len(cfg.Monitor) > 0 {
+		return runNullMonitor(ctx, e, cfg, storePath, asJSON)
+	}
 	return runNullConfig(ctx, e, cfg, storePath, asJSON)
 }
 
-// runNullConfig runs a checked configuration: cells, store, sweep, render.
-func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
+// nullCells are cfg's cells on this machine, their layout and the
+// matrix (null.RunConfig.Cells); an error when the machine offers none of
+// the pairings asked for.
+func nullCells(cfg null.RunConfig) ([]sweep.Cell, []null.Layout, []null.Pairing, error) {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
-		return fmt.Errorf("reading this machine's topology: %w", err)
+		return nil, nil, nil, fmt.Errorf("reading this machine's topology: %w", err)
 	}
 	cells, layout, matrix := cfg.Cells(machine)
 	if len(cells) == 0 {
@@ -82,15 +129,53 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 		for _, p := range null.Select(matrix, cfg.Pairings) {
 			why = append(why, p.String())
 		}
-		return fmt.Errorf("-pairing: this machine offers none of %s (%s)", strings.Join(cfg.Pairings, ", "), strings.Join(why, "; "))
+		return nil, nil, nil, fmt.Errorf("-pairing: this machine offers none of %s (%s)", strings.Join(cfg.Pairings, ", "), strings.Join(why, "; "))
+	}
+	return cells, layout, matrix, nil
+}
+
+// runNullConfig runs a checked configuration: cells, store, sweep, render.
+func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
+	cells, layout, matrix, err := nullCells(cfg)
+	if err != nil {
+		return err
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(null.RunKind, cfg.Pacing), cfg)
+	kind := null.RunKind
+	if cfg.Call == null.CallPointSelect {
+		kind = null.PointSelectKind
+	}
+	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(kind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}
 	null.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), null.NewSweep(cfg, layout, matrix), rec, prog)
 	return finishRun(e, rec, err, null.Headline(measured), asJSON, append([]*null.Cell{}, measured...))
+}
+
+// runNullMonitor runs --monitor (runMonitor) on the first cell of cfg:
+// its first transport, pairing this machine offers and stream count.
+// With --monitor-load the plan has twice the cells, all of that layout.
+func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
+	fs, err := monitorFacilities(ctx, nullMonitorRequest(cfg), cfg.DSN)
+	if err != nil {
+		return err
+	}
+	cells, layout, matrix, err := nullCells(cfg)
+	if err != nil {
+		return err
+	}
+	// Every cell of the plan runs the first cell's layout.
+	one := slices.Repeat(layout[:1], len(fs)*cfg.Repeat*4)
+	w := null.NewSweep(cfg, one, matrix)
+	prog := newRows(e, asJSON, monitor.WriteRow)
+	defer prog.Done()
+	p := one[0].Pairing
+	prog.Note(fmt.Sprintf("--monitor: every cell runs %s over %s, %s: client on cpu %d, backend on cpu %d", w.Types()[0], one[0].Transport, p.Name, p.Client, p.Backend))
+	return runMonitor(ctx, e, monitorJob[null.Cell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.NullRunKind, argv: nullArgv(cfg), config: cfg,
+		one: cells[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: 1, plan: cfg.Plan,
+		inner:    monitor.Inner[null.Cell]{Sweep: w, Session: w.Session, Kind: null.KindCell, Cell: func(c *null.Cell) *result.Cell { return &c.Cell }},
+		settings: w.ServerSettings}, prog, storePath, asJSON)
 }

@@ -144,18 +144,12 @@ func monitorRequest(cfg tpcc.RunConfig) monitor.Request {
 	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
 }
 
-// runOLTPMonitor runs --monitor: a user's server checked before anything
-// is measured, what will be set printed, then the facilities' pairs of
-// cells, each cell's row as it is stored, and the cost per facility.
+// runOLTPMonitor runs --monitor on the first stream count and placement
+// (runMonitor).
 func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitor.Check(monitorRequest(cfg))
+	fs, err := monitorFacilities(ctx, monitorRequest(cfg), cfg.DSN)
 	if err != nil {
 		return err
-	}
-	if cfg.DSN != "" {
-		if err := monitor.CheckServer(ctx, cfg.DSN, fs); err != nil {
-			return err
-		}
 	}
 	spec := cfg.Spec()
 	spec.Streams, spec.Placements, spec.Repeat, spec.Neighbour = cfg.Streams[:1], cfg.Placements[:1], 1, false
@@ -164,44 +158,9 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 		return err
 	}
 	defer prog.Done()
-	for _, n := range monitor.Changes(fs, cfg.DSN != "") {
-		prog.Note("--monitor: " + n)
-	}
-	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, monitor.RunKind, cfg)
-	if err != nil {
-		return err
-	}
-	cells, slots := monitor.Plan(one[0], fs, cfg.Repeat)
-	if cfg.MonitorLoad > 0 {
-		cells, slots = monitor.TwoLoads(one[0], fs, cfg.Repeat)
-	}
-	plan := cfg.Plan(cells)
-	plan.Switch = monitor.Switch(slots)
-	if cfg.MonitorLoad > 0 {
-		plan.Pace = monitor.Pacer(slots, cfg.MonitorLoad, cfg.Pacing, cfg.Seed)
-	}
-	if plan.Trace == 0 {
-		plan.Trace = monitor.DefaultTrace
-	}
 	w := tpcc.NewSweep(cfg, one[0].DataNode)
-	w.ServerSettings(monitor.ManagedSettings(fs))
-	monitor.WriteHeader(prog.table, one[0], cfg.Repeat, cfg.Duration)
-	measured, err := sweep.Run(ctx, plan, monitor.Wrap(w, w.Session, slots), rec, prog)
-	an := monitor.Analyze(measured)
-	if len(measured) > 0 {
-		err = errors.Join(err, rec.Add(monitor.KindAnalysis.Of(an)))
-	}
-	monitor.WriteAnalysis(prog.table, an)
-	var paced *monitor.PacedAnalysis
-	if cfg.MonitorLoad > 0 && len(measured) > len(cells)/2 {
-		pa := monitor.AnalyzePaced(measured, cfg.MonitorLoad)
-		paced = &pa
-		err = errors.Join(err, rec.Add(monitor.KindPacedAnalysis.Of(pa)))
-		monitor.WritePacedAnalysis(prog.table, pa)
-	}
-	return finishRun(e, rec, err, monitor.Headline(an), asJSON, struct {
-		Cells    []monitor.Cell         `json:"cells"`
-		Analysis monitor.Analysis       `json:"analysis"`
-		Paced    *monitor.PacedAnalysis `json:"paced,omitempty"`
-	}{append([]monitor.Cell{}, measured...), an, paced})
+	return runMonitor(ctx, e, monitorJob[result.Cell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.RunKind, argv: oltpArgv(cfg), config: cfg,
+		one: one[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: cfg.Seed, plan: cfg.Plan,
+		inner:    monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell, Cell: func(c *result.Cell) *result.Cell { return c }},
+		settings: w.ServerSettings}, prog, storePath, asJSON)
 }

@@ -1,7 +1,8 @@
 // Package monitor measures what monitoring costs: the throughput of
-// tpcc-ro cells with one facility off and on, interleaved, with repeats,
-// and the ratio on/off with its confidence interval ('numalab run oltp
-// --monitor', docs/monitoring.md).
+// tpcc-ro cells ('numalab run oltp --monitor') or of the null
+// transaction's ('numalab run null --monitor') with one facility off and
+// on, interleaved, with repeats, and the ratio on/off with its confidence
+// interval (docs/monitoring.md).
 //
 // The facilities are PostgreSQL's (pg_stat_statements, auto_explain with
 // and without log_analyze, log_min_duration_statement = 0,

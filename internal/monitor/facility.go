@@ -165,7 +165,7 @@ func Check(r Request) ([]Facility, error) {
 		}
 	}
 	if srv := Server(fs); len(srv) > 0 && r.DSN && !r.AllowSettings {
-		return nil, fmt.Errorf("-monitor: %s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see 'numalab run oltp --help'), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
+		return nil, fmt.Errorf("-monitor: %s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see docs/monitoring.md), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
 	}
 	return fs, nil
 }

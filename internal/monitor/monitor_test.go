@@ -201,7 +201,8 @@ func TestWrap(t *testing.T) {
 	cells, slots := Plan(sweep.Cell{}, fs, 1)
 	inner := &fake{}
 	var sessions [][]string
-	w := Wrap(inner, func(s []string) { sessions = append(sessions, s) }, slots)
+	w := Wrap(Inner[result.Cell]{Sweep: inner, Session: func(s []string) { sessions = append(sessions, s) }, Kind: result.KindCell,
+		Cell: func(c *result.Cell) *result.Cell { return c }}, slots)
 	for _, c := range cells {
 		if err := w.Begin(context.Background(), c); err != nil {
 			t.Fatal(err)

@@ -74,25 +74,33 @@ const (
 	KindCell     result.Kind[Cell]     = "monitor.Cell"
 	KindAnalysis result.Kind[Analysis] = "monitor.Analysis"
 	RunKind                            = "oltp-monitor" // 'numalab run oltp --monitor'
+	NullRunKind                        = "null-monitor" // 'numalab run null --monitor'
 )
 
-// Workload runs a tpcc-ro sweep with each cell's facility switched: its
-// session SQL set before the cell's streams open, each cell stored as a
-// Cell (never as an ordinary OLTP cell, which no table may mix with
-// these).
-type Workload struct {
-	inner   sweep.Workload[*result.Cell]
-	session func(stmts []string)
-	slots   []Slot
-	fs      []Facility // the plan's, in the order they first run
+// Inner is a workload whose cells Wrap switches: its sweep, the hook
+// that sets the SQL each stream's session runs first from the next cell
+// on (tpcc.Sweep.Session, null.Sweep.Session), the kind its End stores
+// its item as, and the drive cell an item holds.
+type Inner[V any] struct {
+	Sweep   sweep.Workload[*V]
+	Session func(stmts []string)
+	Kind    result.Kind[V]
+	Cell    func(*V) *result.Cell
 }
 
-var _ sweep.Workload[Cell] = (*Workload)(nil)
+// Workload runs a sweep (tpcc-ro's, the null transaction's) with each
+// cell's facility switched: its session SQL set before the cell's
+// streams open, each cell stored as a Cell (never as the inner
+// workload's item, which no table may mix with these).
+type Workload[V any] struct {
+	inner Inner[V]
+	slots []Slot
+	fs    []Facility // the plan's, in the order they first run
+}
 
-// Wrap is inner with the facilities of slots switched per cell; session
-// sets the SQL each stream runs first (tpcc.Sweep.Session).
-func Wrap(inner sweep.Workload[*result.Cell], session func(stmts []string), slots []Slot) *Workload {
-	w := &Workload{inner: inner, session: session, slots: slots}
+// Wrap is inner with the facilities of slots switched per cell.
+func Wrap[V any](inner Inner[V], slots []Slot) *Workload[V] {
+	w := &Workload[V]{inner: inner, slots: slots}
 	for _, s := range slots {
 		if f, ok := Lookup(s.Facility); ok && !slices.ContainsFunc(w.fs, func(g Facility) bool { return g.Name == f.Name }) {
 			w.fs = append(w.fs, f)
@@ -102,23 +110,23 @@ func Wrap(inner sweep.Workload[*result.Cell], session func(stmts []string), slot
 }
 
 // Describe is the inner workload's.
-func (w *Workload) Describe() sweep.Description { return w.inner.Describe() }
+func (w *Workload[V]) Describe() sweep.Description { return w.inner.Sweep.Describe() }
 
 // Types are the inner workload's.
-func (w *Workload) Types() []string { return w.inner.Types() }
+func (w *Workload[V]) Types() []string { return w.inner.Sweep.Types() }
 
 // Open opens the inner workload.
-func (w *Workload) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	return w.inner.Open(ctx, tell)
+func (w *Workload[V]) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
+	return w.inner.Sweep.Open(ctx, tell)
 }
 
 // Prewarm prewarms the inner workload.
-func (w *Workload) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
-	return w.inner.Prewarm(ctx, node, tell)
+func (w *Workload[V]) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]result.Entry, error) {
+	return w.inner.Sweep.Prewarm(ctx, node, tell)
 }
 
 // Begin switches cell c's facility on or off for the streams it opens.
-func (w *Workload) Begin(ctx context.Context, c sweep.Cell) error {
+func (w *Workload[V]) Begin(ctx context.Context, c sweep.Cell) error {
 	if c.Index >= len(w.slots) {
 		return fmt.Errorf("monitoring: cell %d is not in the plan's %d", c.Index, len(w.slots))
 	}
@@ -127,13 +135,13 @@ func (w *Workload) Begin(ctx context.Context, c sweep.Cell) error {
 	if !ok {
 		return fmt.Errorf("monitoring: cell %d: no facility %q", c.Index, s.Facility)
 	}
-	w.session(CellSession(w.fs, f, s.On))
-	return w.inner.Begin(ctx, c)
+	w.inner.Session(CellSession(w.fs, f, s.On))
+	return w.inner.Sweep.Begin(ctx, c)
 }
 
 // Stream opens the inner workload's stream.
-func (w *Workload) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
-	return w.inner.Stream(ctx, c, stream)
+func (w *Workload[V]) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
+	return w.inner.Sweep.Stream(ctx, c, stream)
 }
 
 // End judges the cell as the inner workload does and stores it as a
@@ -143,25 +151,25 @@ func (w *Workload) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.
 // (seen now and then on PostgreSQL, on idle machines too), or a facility
 // whose calls outlast the window, is something to count, not a reason to
 // lose the other cells. Analyze leaves such cells out and says how many.
-func (w *Workload) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[Cell] {
+func (w *Workload[V]) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[Cell] {
 	s := w.slots[c.Index]
 	if m != nil && err == nil && m.Total.Count == 0 && m.Total.Errors == 0 && len(m.Stopped) == 0 && !m.Interrupted {
 		return sweep.Outcome[Cell]{Item: Cell{Slot: s, Cell: *m}, Store: []result.Entry{KindCell.Of(Cell{Slot: s, Cell: *m})},
 			Notes: []string{fmt.Sprintf("note: cell %d (%s %s) completed no call in its %v window: stored with 0 tps and left out of the analysis (if this is the facility's doing, try a longer --duration)",
 				c.Index, s.Facility, s.State(), m.Measured)}}
 	}
-	o := w.inner.End(ctx, c, m, err)
+	o := w.inner.Sweep.End(ctx, c, m, err)
 	out := sweep.Outcome[Cell]{Notes: o.Notes, Stop: o.Stop}
 	for _, e := range o.Store {
-		if e.Kind() != string(result.KindCell) {
+		if e.Kind() != string(w.inner.Kind) {
 			out.Store = append(out.Store, e)
 			continue
 		}
-		out.Item = Cell{Slot: s, Cell: *o.Item}
+		out.Item = Cell{Slot: s, Cell: *w.inner.Cell(o.Item)}
 		out.Store = append(out.Store, KindCell.Of(out.Item))
 	}
 	return out
 }
 
 // Close closes the inner workload.
-func (w *Workload) Close() error { return w.inner.Close() }
+func (w *Workload[V]) Close() error { return w.inner.Sweep.Close() }

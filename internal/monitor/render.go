@@ -11,11 +11,11 @@ import (
 
 const rowFormat = "%4v  %-21v %-5v %9v %8v\n"
 
-// WriteHeader prints what a monitoring run measures (its one cell, the
-// repeats per facility and side, the window) and the heading of the table
-// WriteRow fills.
-func WriteHeader(w io.Writer, cell sweep.Cell, repeat int, window time.Duration) {
-	fmt.Fprintf(w, "%s: %s, %s per facility and side, %v windows\n", RunKind, cell, sweep.Count(repeat, "repeat"), window)
+// WriteHeader prints what a monitoring run of kind (RunKind, NullRunKind)
+// measures (its one cell, the repeats per facility and side, the window)
+// and the heading of the table WriteRow fills.
+func WriteHeader(w io.Writer, kind string, cell sweep.Cell, repeat int, window time.Duration) {
+	fmt.Fprintf(w, "%s: %s, %s per facility and side, %v windows\n", kind, cell, sweep.Count(repeat, "repeat"), window)
 	fmt.Fprintf(w, rowFormat, "cell", "facility", "state", "tps", "p95 ms")
 }
 

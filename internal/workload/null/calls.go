@@ -47,9 +47,15 @@ type pgStream struct {
 	stop func() bool
 }
 
-func openPG(ctx context.Context, c engine.Conn, protocol string) (*pgStream, error) {
+func openPG(ctx context.Context, c engine.Conn, protocol string, session []string) (*pgStream, error) {
 	pc := c.Native().Postgres
 	s := &pgStream{closeConn: c.Close, pid: c.BackendPID(), in: make([]byte, 8192)}
+	for _, q := range session {
+		if _, err := pc.Exec(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("setting up the session with %q: %w", q, err)
+		}
+	}
 	var msgs []pgproto3.FrontendMessage
 	if protocol == Prepared {
 		const name = "numalab_null"

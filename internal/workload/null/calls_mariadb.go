@@ -61,9 +61,15 @@ type myStream struct {
 	stop func() bool
 }
 
-func openMy(ctx context.Context, c engine.Conn, protocol, call string) (*myStream, error) {
+func openMy(ctx context.Context, c engine.Conn, protocol, call string, session []string) (*myStream, error) {
 	n := c.Native().MariaDB
 	s := &myStream{conn: n.Socket, closeConn: c.Close, tid: c.BackendPID(), cacheMeta: n.CacheMetadata, in: make([]byte, 8192)}
+	for _, q := range session {
+		if _, err := n.Conn.ExecContext(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("setting up the session with %q: %w", q, err)
+		}
+	}
 	if protocol == Prepared {
 		stmt := selectOne
 		if call == CallPointSelect {

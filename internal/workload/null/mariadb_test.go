@@ -12,7 +12,6 @@ import (
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/mariaserver/mytest"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
 )
 
 // my is the MariaDB server the stream tests share (the sweep test starts
@@ -46,7 +45,7 @@ func TestMariaDBStream(t *testing.T) {
 		if !c.Native().MariaDB.CacheMetadata {
 			t.Errorf("%s: the connection did not negotiate the metadata cache with MariaDB %s", protocol, s.Version())
 		}
-		st, err := openMy(ctx, c, protocol, CallSelect1)
+		st, err := openMy(ctx, c, protocol, CallSelect1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,14 +85,7 @@ func TestSweepMariaDB(t *testing.T) {
 	cfg := DefaultRunConfig()
 	cfg.Engine = "mariadb"
 	cfg.Duration, cfg.Warmup, cfg.Repeat = 500*time.Millisecond, 200*time.Millisecond, 1
-	if err := cfg.Check(); err != nil {
-		t.Fatal(err)
-	}
-	host, err := topo.FromSysfs("/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells, layout, m := cfg.Cells(host)
+	cells, layout, m := cellsHere(t, cfg)
 	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
 	rec := &recorder{}
 	w := NewSweep(cfg, layout, m)
@@ -135,7 +127,7 @@ func TestMariaDBPointSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openMy(ctx, c, Prepared, CallPointSelect)
+	st, err := openMy(ctx, c, Prepared, CallPointSelect, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,8 +26,14 @@ import (
 	"github.com/numalab/numalab/internal/sweep"
 )
 
-// RunKind is the kind of a 'numalab run null' run in the store.
-const RunKind = "null"
+// RunKind is the kind of a 'numalab run null' run in the store;
+// PointSelectKind that of 'run null --call point-select', whose calls
+// read a row and are not the null transaction: a kind of its own keeps
+// what reads null runs (report, fleet, compare) from mixing them in.
+const (
+	RunKind         = "null"
+	PointSelectKind = "null-point-select"
+)
 
 // Stored items of a run.
 const (
@@ -53,6 +60,7 @@ type Cell struct {
 	Cell      result.Cell `json:"cell"`
 	Transport string      `json:"transport"`
 	Protocol  string      `json:"protocol,omitempty"`
+	Call      string      `json:"call,omitempty"` // CallSelect1 or CallPointSelect; empty in runs from before it was stored
 	Pairing   Pairing     `json:"pairing"`
 	// PerStream is round trips per second of one stream (the mean of the
 	// streams); Cell.TPS is all streams together.
@@ -82,9 +90,15 @@ type RunConfig struct {
 	Duration time.Duration `json:"duration_ns"`
 	Warmup   time.Duration `json:"warmup_ns"`
 	Repeat   int           `json:"repeat"`
-	// Pacing paces the calls (think time, arrival rate); the zero value
-	// runs closed loops.
-	sweep.Pacing
+	// Monitor names the facilities whose cost 'run null --monitor'
+	// measures (package monitor); AllowSettings lets it set them in its
+	// sessions on a --dsn server.
+	Monitor       []string `json:"monitor,omitempty"`
+	AllowSettings bool     `json:"allow_settings,omitempty"`
+	// Load's Pacing paces the calls (think time, arrival rate), the zero
+	// value running closed loops; its MonitorLoad is --monitor's paced
+	// half. run null has no load curve.
+	sweep.Load
 }
 
 // DefaultRunConfig is 'numalab run null' without flags.
@@ -101,6 +115,9 @@ func (c *RunConfig) Check() error {
 	case "sqlite":
 		if c.DSN != "" {
 			bad("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb")
+		}
+		if len(c.Monitor) > 0 {
+			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine postgres or mariadb: SQLite's null transaction runs in this process, with no server and no session whose monitoring to switch")
 		}
 	case "postgres", "mariadb":
 		if len(c.Transports) == 0 {
@@ -146,7 +163,7 @@ func (c *RunConfig) Check() error {
 	if c.Repeat < 1 {
 		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
 	}
-	if err := c.Pacing.Check(); err != nil {
+	if err := c.Load.Check(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -226,6 +243,10 @@ type Sweep struct {
 	root   string                   // of /proc
 	was    []int                    // the process's CPUs before a cell pinned it; nil: not pinned
 	procs  int                      // GOMAXPROCS before, held while the process is pinned
+	// settings are a managed server's extra settings (ServerSettings),
+	// session the statements each stream runs first (Session).
+	settings map[string]string
+	session  []string
 }
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
@@ -248,6 +269,17 @@ func (s *Sweep) Types() []string {
 	}
 	return []string{CallSelect1}
 }
+
+// ServerSettings are settings a managed PostgreSQL or MariaDB server
+// starts with (a library to preload, a log to keep), set before Open; a
+// --dsn server is never started, so they do not apply to it.
+func (s *Sweep) ServerSettings(m map[string]string) { s.settings = m }
+
+// Session sets the statements each PostgreSQL or MariaDB stream opened
+// from now on runs first on its connection, before it prepares its call
+// and takes the connection over: run null --monitor switches a facility
+// per cell.
+func (s *Sweep) Session(stmts []string) { s.session = stmts }
 
 // loopback is an address of the loopback network for a managed server's
 // TCP socket, chosen from this process's id so that two numalab
@@ -275,7 +307,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[s.cfg.Transports[0]] = s.cfg.DSN
 	} else if s.cfg.Engine == "mariadb" {
 		tell.Say("starting a MariaDB server")
-		srv, err := mariaserver.Start(ctx, mariaserver.Config{})
+		srv, err := mariaserver.Start(ctx, mariaserver.Config{Settings: s.settings})
 		if err != nil {
 			return nil, err
 		}
@@ -284,9 +316,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[Unix], dsns[TCP] = srv.DSN(), srv.TCPDSN()
 	} else {
 		tell.Say("starting a PostgreSQL server")
-		var pc pgserver.Config
+		pc := pgserver.Config{Settings: maps.Clone(s.settings)}
 		if slices.Contains(s.cfg.Transports, TCP) {
-			pc.Settings = map[string]string{"listen_addresses": loopback()}
+			if pc.Settings == nil {
+				pc.Settings = map[string]string{}
+			}
+			pc.Settings["listen_addresses"] = loopback()
 		}
 		srv, err := pgserver.Start(ctx, pc)
 		if err != nil {
@@ -417,9 +452,9 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, 
 		return nil, err
 	}
 	if s.cfg.Engine == "mariadb" {
-		return openMy(ctx, conn, s.cfg.Protocol, s.cfg.Call)
+		return openMy(ctx, conn, s.cfg.Protocol, s.cfg.Call, s.session)
 	}
-	return openPG(ctx, conn, s.cfg.Protocol)
+	return openPG(ctx, conn, s.cfg.Protocol, s.session)
 }
 
 // End makes the cell's item.
@@ -429,6 +464,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	}
 	l := s.layout[c.Index]
 	it := &Cell{Cell: *m, Transport: l.Transport, Pairing: l.Pairing}
+	it.Call = s.Types()[0]
 	if s.cfg.Engine != "sqlite" {
 		it.Protocol = s.cfg.Protocol
 	}

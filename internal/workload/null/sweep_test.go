@@ -35,10 +35,9 @@ func (r *recorder) kinds() []string {
 	return k
 }
 
-// short runs cfg's sweep on this host, briefly.
-func short(t *testing.T, cfg RunConfig) ([]*Cell, *recorder) {
+// cellsHere checks cfg and lays its cells out on this host.
+func cellsHere(t *testing.T, cfg RunConfig) ([]sweep.Cell, []Layout, []Pairing) {
 	t.Helper()
-	cfg.Duration, cfg.Warmup, cfg.Repeat = time.Second, 300*time.Millisecond, 1
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +45,14 @@ func short(t *testing.T, cfg RunConfig) ([]*Cell, *recorder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, layout, m := cfg.Cells(host)
+	return cfg.Cells(host)
+}
+
+// short runs cfg's sweep on this host, briefly.
+func short(t *testing.T, cfg RunConfig) ([]*Cell, *recorder) {
+	t.Helper()
+	cfg.Duration, cfg.Warmup, cfg.Repeat = time.Second, 300*time.Millisecond, 1
+	cells, layout, m := cellsHere(t, cfg)
 	rec := &recorder{}
 	out, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, layout, m), rec, rec)
 	if err != nil {
