@@ -253,8 +253,10 @@ func (f *MeasuredFit) CounterLine() string {
 }
 
 // Lines are the measured fit in words: the memory and latencies, the
-// cells (left-out ones marked), the fit with its intervals, the held-out
-// check, the counters and the sentinel's verdict.
+// cells (left-out ones marked), the fit with its intervals, why there is
+// no held-out check if there is none, the counters and the sentinel's
+// verdict. The held-out checks themselves are the calibration's Checks,
+// printed next to these wherever the fit is shown.
 func (f *MeasuredFit) Lines() []string {
 	var mem []string
 	for _, m := range f.Memory {
@@ -284,9 +286,6 @@ func (f *MeasuredFit) Lines() []string {
 	}
 	if f.HeldOutError != "" {
 		out = append(out, "  no held-out check: "+f.HeldOutError)
-	}
-	for _, h := range f.HeldOut {
-		out = append(out, "  "+h.String())
 	}
 	out = append(out, "  "+f.CounterLine())
 	return append(out, "  "+f.Verdict.String(&f.Sentinel))

@@ -43,15 +43,13 @@ func measuredTables(f *model.MeasuredFit) []table {
 	return []table{cells, series}
 }
 
-// measuredNotes are the measured fit's held-out checks, counters and
+// measuredNotes are why the measured fit has no held-out check (its
+// checks are among the model's Statements), its counters and its
 // sentinel verdict, for the model section.
 func measuredNotes(f *model.MeasuredFit) []string {
 	var out []string
 	if f.HeldOutError != "" {
 		out = append(out, "No held-out check: "+f.HeldOutError+".")
-	}
-	for _, h := range f.HeldOut {
-		out = append(out, strings.ToUpper(h.String()[:1])+h.String()[1:]+".")
 	}
 	out = append(out, strings.ToUpper(f.CounterLine()[:1])+f.CounterLine()[1:]+".")
 	off := len(f.OffCells())
