@@ -30,6 +30,9 @@ func measuredTables(f *model.MeasuredFit) []table {
 			in = "no: the sentinel was off"
 		}
 		ins, miss := "–", "–"
+		if c.NoCounters != "" {
+			ins, miss = "– (the read failed)", "– (the read failed)"
+		}
 		if k := c.Counters; k != nil && c.Txns > 0 {
 			ins, miss = fmtN(float64(k.Instructions)/float64(c.Txns)), fmtN(float64(k.LLCMisses)/float64(c.Txns))
 		}
