@@ -23,6 +23,7 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/perfctr"
 	"github.com/numalab/numalab/internal/record"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -373,7 +374,7 @@ func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error 
 // them and while a repeat ends before until, run once more at the end;
 // flagged cells are left out. A and M are then fitted to the rest
 // (MeasuredFit's Compute).
-func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time) (*model.MeasuredFit, error) {
+func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time, mem *sentinel.Memory) (*model.MeasuredFit, error) {
 	db, err := os.ReadFile(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
@@ -384,6 +385,7 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 			pairs, cellDur, 100*SentinelTolerance, repeats),
 		GHz: ghz,
 	}
+	f.Sentinel.UseMemory(mem)
 	r := &pageRun{ctx: ctx, cpu: cpu, f: f}
 	for i, kind := range pageMemory {
 		im, err := newImage(db, kind.huge)
@@ -453,7 +455,7 @@ const pageStepTitle = "page-size points for the model"
 // machine's first CPU, at the clock the memory probe (run probeID in the
 // store) measured, and stores what it measured and fitted as a run of
 // kind model.RunFit, which the report's model and eval's summary rest on.
-func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan, stored Stored) error {
+func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan, mem *sentinel.Memory, stored Stored) error {
 	if probeID == 0 {
 		return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
 	}
@@ -495,7 +497,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	if err != nil {
 		return err
 	}
-	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until)
+	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until, mem)
 	headline := ""
 	if err == nil {
 		if aerr := rec.Add(model.KindMeasuredFit.Of(*f)); aerr != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -32,7 +33,12 @@ func TestPagePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Engine().Close()
-	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, time.Now().Add(time.Hour))
+	mem, err := sentinel.NewMemory(sentinel.MemoryBytes(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Free()
+	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, time.Now().Add(time.Hour), mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +69,9 @@ func TestPagePoints(t *testing.T) {
 	}
 	if first != 6 || len(pp.Cells) > 7 || len(pp.Sentinel.Samples) != 7+2*(len(pp.Cells)-6) {
 		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 6 first runs, at most one repeat, and a sample more than cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
+	}
+	if len(pp.Verdict.MemDeviation) != len(pp.Sentinel.Samples) {
+		t.Errorf("the memory reference judged in %d of %d sentinel samples, want all", len(pp.Verdict.MemDeviation), len(pp.Sentinel.Samples))
 	}
 	kept := 0
 	for k, c := range pp.Cells {
