@@ -53,6 +53,13 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 		return nil, err
 	}
 	c.FitChoice = choice
+	switch {
+	case len(runs) == 0 || c.FitRun != 0:
+	case c.Measured != nil:
+		c.FitChoice += fmt.Sprintf(", not used: its cells did not fit (%s), so A and M are fitted to OLTP run %d alone", c.Measured.FitError, runID)
+	default:
+		c.FitChoice += fmt.Sprintf(", not used: it stored no measured fit, so A and M are fitted to OLTP run %d alone", runID)
+	}
 	if len(c.Points) == 0 {
 		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
 	}
