@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
@@ -15,6 +16,7 @@ func cmdModelBuy(e *env, args []string) error {
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
+	fitID := fitRunFlag(fs)
 	storePath := cliflag.Store(fs) // read with --run
 	ghz := cliflag.Number(fs, "ghz", 0, func(v float64) bool { return v > 0 && v <= model.PlausibleMaxGHz },
 		fmt.Sprintf("want GHz above 0 and up to %g, e.g. --ghz 3 (or --run ID)", model.PlausibleMaxGHz), "this CPU's clock, `GHz` (without --run)")
@@ -40,6 +42,7 @@ func cmdModelBuy(e *env, args []string) error {
 			errs = append(errs, err)
 		}
 	}
+	errs.BadIf(*fitID != 0 && *runID == 0, "fit-run", strconv.FormatInt(*fitID, 10), "needs --run: it gives A and M to the calibration of a stored OLTP run")
 	var p *model.Purchase
 	if *runID != 0 {
 		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
@@ -50,7 +53,7 @@ func cmdModelBuy(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		c, err := calibrateRun(*storePath, *runID, *probeID)
+		c, err := calibrateRun(*storePath, *runID, *probeID, *fitID)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"strconv"
 
@@ -216,10 +217,12 @@ func cmdModelFit(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to fit (instead of --points)")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
+	fitID := fitRunFlag(fs)
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
 	}
+	errs.BadIf(*fitID != 0 && *runID == 0, "fit-run", strconv.FormatInt(*fitID, 10), "needs --run: it gives A and M to the calibration of a stored OLTP run")
 	if *runID != 0 {
 		if *points != "" {
 			errs = append(errs, errors.New("model fit: give --run or --points, not both"))
@@ -227,7 +230,7 @@ func cmdModelFit(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		c, err := calibrateRun(*mf.store, *runID, *probeID)
+		c, err := calibrateRun(*mf.store, *runID, *probeID, *fitID)
 		if err != nil {
 			return err
 		}
@@ -261,13 +264,18 @@ func cmdModelFit(e *env, args []string) error {
 	return writeAs(e.stdout, *asJSON, out, model.WriteFitResult)
 }
 
-// calibrateRun calibrates the model to a stored OLTP run and its memory
-// probe (model.CalibrateStored).
-func calibrateRun(storePath string, runID, probeID int64) (*model.Calibration, error) {
+// fitRunFlag is --fit-run of 'model fit' and 'model buy'.
+func fitRunFlag(fs *flag.FlagSet) *int64 {
+	return fs.Int64("fit-run", 0, "stored model-fit run `ID` (eval's page-size points) whose A and M --run uses (default: the newest in the store; with none, the OLTP run alone)")
+}
+
+// calibrateRun calibrates the model to a stored OLTP run, its memory
+// probe and a stored model-fit run (model.CalibrateStored).
+func calibrateRun(storePath string, runID, probeID, fitID int64) (*model.Calibration, error) {
 	st, err := store.OpenToRead(storePath)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	return model.CalibrateStored(st, runID, probeID)
+	return model.CalibrateStored(st, runID, probeID, fitID)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -344,8 +345,69 @@ func TestModelFitRun(t *testing.T) {
 			t.Errorf("model fit --run output lacks %q:\n%s", want, out)
 		}
 	}
+	if !strings.Contains(out, fmt.Sprintf("no model-fit run in the store ('numalab eval' stores one): A and M fitted to OLTP run %d alone", ids["oltp"])) {
+		t.Errorf("model fit --run does not say the store has no model-fit run:\n%s", out)
+	}
 	_, _, err = runCLI(t, "model", "fit", "--store", path, "--run", strconv.FormatInt(ids["probe-mem"], 10))
 	if err == nil || !strings.Contains(err.Error(), "not an OLTP run") {
 		t.Errorf("fitting a probe run: %v", err)
+	}
+}
+
+// TestModelFitRunUsesStoredFit: with a model-fit run in the store (the
+// guest's eval stored it as run 5 here), 'model fit --run' and 'model buy
+// --run' take A and M from it, the newest or the one --fit-run names, and
+// say which; --fit-run of another kind of run, or without --run, is
+// refused.
+func TestModelFitRunUsesStoredFit(t *testing.T) {
+	path := reportStore(t, 1)
+	addFixtureRuns(t, path, "kvm-2vcpu-model-fit.json")
+	if r := storedRun(t, path, 5); r.Kind != model.RunFit {
+		t.Fatalf("run 5 is a %s run, want the stored fit", r.Kind)
+	}
+	newest := "model-fit run 5, the newest in the store (--fit-run ID chooses another)"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, newest},
+		{[]string{"--fit-run", "5"}, "model-fit run 5, named by --fit-run"},
+	} {
+		out, _, err := runCLI(t, append([]string{"model", "fit", "--store", path, "--run", "2"}, c.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"\n  " + c.want + "\n", "fitted to run 5: tpcc-ro", "A = 381,594 core cycles"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("model fit --run 2 %q: output lacks %q:\n%s", c.args, want, out)
+			}
+		}
+	}
+	out, _, err := runCLI(t, "model", "buy", "--store", path, "--run", "2", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p model.Purchase
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.FitChoice != newest || math.Abs(p.Workload.Core()-381_594) > 1 {
+		t.Errorf("model buy --run 2: fit %q, A %v; want %q and its A", p.FitChoice, p.Workload.Core(), newest)
+	}
+	out, _, err = runCLI(t, "model", "buy", "--store", path, "--run", "2")
+	if err != nil || !strings.Contains(out, "\nFit: "+newest+"\n") {
+		t.Errorf("model buy --run 2 does not say which fit (%v):\n%s", err, out)
+	}
+	for _, args := range [][]string{{"fit", "--run", "2", "--fit-run", "1"}, {"buy", "--run", "2", "--fit-run", "1"}} {
+		_, _, err := runCLI(t, append([]string{"model", args[0], "--store", path}, args[1:]...)...)
+		if err == nil || !strings.Contains(err.Error(), "-fit-run: run 1 is a probe-mem run, not a model-fit run") {
+			t.Errorf("model %q: %v", args, err)
+		}
+	}
+	for _, args := range [][]string{{"fit", "--points", "100:300", "--ghz", "3", "--fit-run", "5"}, {"buy", "--ghz", "3", "--local-ns", "90", "--fit-run", "5"}} {
+		_, _, err := runCLI(t, append([]string{"model", args[0]}, args[1:]...)...)
+		if err == nil || !strings.Contains(err.Error(), "-fit-run: \"5\"") || !strings.Contains(err.Error(), "needs --run") {
+			t.Errorf("model %q: %v", args, err)
+		}
 	}
 }

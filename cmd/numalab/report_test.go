@@ -16,7 +16,18 @@ import (
 // 1-4, 5-8, ...
 func reportStore(t *testing.T, copies int) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "report", "testdata", "kvm-2vcpu-runs.json"))
+	path := filepath.Join(t.TempDir(), "runs.db")
+	for range copies {
+		addFixtureRuns(t, path, "kvm-2vcpu-runs.json")
+	}
+	return path
+}
+
+// addFixtureRuns adds to the store at path, under new ids, the runs of
+// internal/report/testdata/name ('numalab runs show --json' output).
+func addFixtureRuns(t *testing.T, path, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "report", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,30 +35,26 @@ func reportStore(t *testing.T, copies int) string {
 	if err := json.Unmarshal(b, &runs); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "runs.db")
 	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for range copies {
-		for _, r := range runs {
-			c := r
-			c.Results, c.Status = nil, result.StatusRunning
-			if err := st.Begin(&c); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range r.Results {
-				if _, err := st.Add(c.ID, it.Entry()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := st.Finish(c.ID, r.Finished, r.Status, r.Headline, r.Error); err != nil {
+	for _, r := range runs {
+		c := r
+		c.Results, c.Status = nil, result.StatusRunning
+		if err := st.Begin(&c); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range r.Results {
+			if _, err := st.Add(c.ID, it.Entry()); err != nil {
 				t.Fatal(err)
 			}
 		}
+		if err := st.Finish(c.ID, r.Finished, r.Status, r.Headline, r.Error); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return path
 }
 
 func TestReportCommand(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/perfctr"
 	"github.com/numalab/numalab/internal/record"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -123,12 +124,14 @@ var pageTxSQL = []string{
 	`SELECT count(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ? AND ol_o_id >= ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?`,
 }
 
-// pageConn is one connection over one image, with its statements.
+// pageConn is one connection over one image, with its statements, and
+// how its cells open their counters (openCounters).
 type pageConn struct {
-	c   *sqlite3.SQLiteConn
-	st  []driver.Stmt
-	rng *rand.Rand
-	row []driver.Value
+	c        *sqlite3.SQLiteConn
+	st       []driver.Stmt
+	rng      *rand.Rand
+	row      []driver.Value
+	counters func() (cellCounters, string)
 }
 
 func openPageConn(im *image) (*pageConn, error) {
@@ -137,7 +140,7 @@ func openPageConn(im *image) (*pageConn, error) {
 		return nil, fmt.Errorf("opening an in-memory SQLite connection: %w", err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
-	p := &pageConn{c: c, rng: rand.New(rand.NewPCG(1, 2)), row: make([]driver.Value, 8)}
+	p := &pageConn{c: c, rng: rand.New(rand.NewPCG(1, 2)), row: make([]driver.Value, 8), counters: openCounters}
 	if err := deserialize(c, im.mem); err != nil {
 		c.Close()
 		return nil, err
@@ -231,8 +234,15 @@ type cellRun struct {
 	txns     int64
 	seconds  float64
 	counters *model.CellCounters
-	// noCounters says why counters is nil.
-	noCounters string
+	// noCounters says why counters is nil: none could be opened here;
+	// readFailed, that they opened but a read of them failed.
+	noCounters, readFailed string
+}
+
+// cellCounters are a cell's open counters (*perfctr.Counters).
+type cellCounters interface {
+	Read() ([]uint64, error)
+	Close()
 }
 
 // counterSets are the hardware counters a cell tries, most first.
@@ -243,7 +253,7 @@ var counterSets = [][]perfctr.Event{
 
 // openCounters opens the first of counterSets the kernel gives this
 // thread; nil and why not when none.
-func openCounters() (*perfctr.Counters, string) {
+func openCounters() (cellCounters, string) {
 	var why string
 	for _, set := range counterSets {
 		c, err := perfctr.Open(set...)
@@ -262,7 +272,8 @@ func openCounters() (*perfctr.Counters, string) {
 
 // cell runs transactions for d on the calling thread, pinned to cpu,
 // counting instructions and last-level misses on that thread where the
-// kernel lets it.
+// kernel lets it. A failed read of the counters leaves the cell uncounted,
+// saying why (readFailed), and does not fail it.
 func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -276,13 +287,14 @@ func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun,
 	}
 	// The thread goes back to the Go scheduler as it came, not pinned.
 	defer unix.SchedSetaffinity(0, &old)
-	ctr, why := openCounters()
+	ctr, why := p.counters()
 	var before []uint64
+	var readFailed string
 	if ctr != nil {
 		defer ctr.Close()
 		var err error
 		if before, err = ctr.Read(); err != nil {
-			return cellRun{}, err
+			ctr, readFailed = nil, err.Error()
 		}
 	}
 	start := time.Now()
@@ -294,16 +306,18 @@ func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun,
 		n++
 	}
 	took := time.Since(start).Seconds()
-	r := cellRun{tps: float64(n) / took, txns: n, seconds: took, noCounters: why}
-	if ctr != nil {
-		after, err := ctr.Read()
-		if err != nil {
-			return cellRun{}, err
-		}
-		r.counters = &model.CellCounters{Instructions: after[0] - before[0], LLCMisses: after[1] - before[1]}
-		if len(after) > 2 {
-			r.counters.Cycles = after[2] - before[2]
-		}
+	r := cellRun{tps: float64(n) / took, txns: n, seconds: took, noCounters: why, readFailed: readFailed}
+	if ctr == nil {
+		return r, nil
+	}
+	after, err := ctr.Read()
+	if err != nil {
+		r.readFailed = err.Error()
+		return r, nil
+	}
+	r.counters = &model.CellCounters{Instructions: after[0] - before[0], LLCMisses: after[1] - before[1]}
+	if len(after) > 2 {
+		r.counters.Cycles = after[2] - before[2]
 	}
 	return r, nil
 }
@@ -347,7 +361,7 @@ func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error 
 		r.f.CountersReason = c.noCounters
 	}
 	r.f.Cells = append(r.f.Cells, model.FitCell{Label: label, Memory: i, Point: model.Point{GHz: r.f.GHz, TPSPerCore: c.tps},
-		Txns: c.txns, Seconds: c.seconds, Before: before, After: before + 1, Repeat: repeat, Counters: c.counters})
+		Txns: c.txns, Seconds: c.seconds, Before: before, After: before + 1, Repeat: repeat, Counters: c.counters, NoCounters: c.readFailed})
 	return nil
 }
 
@@ -360,7 +374,7 @@ func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error 
 // them and while a repeat ends before until, run once more at the end;
 // flagged cells are left out. A and M are then fitted to the rest
 // (MeasuredFit's Compute).
-func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time) (*model.MeasuredFit, error) {
+func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time, mem *sentinel.Memory) (*model.MeasuredFit, error) {
 	db, err := os.ReadFile(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
@@ -371,6 +385,7 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 			pairs, cellDur, 100*SentinelTolerance, repeats),
 		GHz: ghz,
 	}
+	f.Sentinel.UseMemory(mem)
 	r := &pageRun{ctx: ctx, cpu: cpu, f: f}
 	for i, kind := range pageMemory {
 		im, err := newImage(db, kind.huge)
@@ -440,7 +455,7 @@ const pageStepTitle = "page-size points for the model"
 // machine's first CPU, at the clock the memory probe (run probeID in the
 // store) measured, and stores what it measured and fitted as a run of
 // kind model.RunFit, which the report's model and eval's summary rest on.
-func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan, stored Stored) error {
+func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan, mem *sentinel.Memory, stored Stored) error {
 	if probeID == 0 {
 		return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
 	}
@@ -482,7 +497,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	if err != nil {
 		return err
 	}
-	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until)
+	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until, mem)
 	headline := ""
 	if err == nil {
 		if aerr := rec.Add(model.KindMeasuredFit.Of(*f)); aerr != nil {

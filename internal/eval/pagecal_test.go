@@ -2,6 +2,9 @@ package eval
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +12,8 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -28,7 +33,12 @@ func TestPagePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Engine().Close()
-	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, time.Now().Add(time.Hour))
+	mem, err := sentinel.NewMemory(sentinel.MemoryBytes(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Free()
+	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, time.Now().Add(time.Hour), mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +70,9 @@ func TestPagePoints(t *testing.T) {
 	if first != 6 || len(pp.Cells) > 7 || len(pp.Sentinel.Samples) != 7+2*(len(pp.Cells)-6) {
 		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 6 first runs, at most one repeat, and a sample more than cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
 	}
+	if len(pp.Verdict.MemDeviation) != len(pp.Sentinel.Samples) {
+		t.Errorf("the memory reference judged in %d of %d sentinel samples, want all", len(pp.Verdict.MemDeviation), len(pp.Sentinel.Samples))
+	}
 	kept := 0
 	for k, c := range pp.Cells {
 		if !(c.TPSPerCore > 0) || c.Txns == 0 {
@@ -74,8 +87,8 @@ func TestPagePoints(t *testing.T) {
 		if !c.Off {
 			kept++
 		}
-		if (c.Counters == nil) == (pp.CountersReason == "") {
-			t.Errorf("cell %s: counters %v with reason %q: want one or the other", c.Label, c.Counters, pp.CountersReason)
+		if (c.Counters == nil) == (pp.CountersReason == "" && c.NoCounters == "") {
+			t.Errorf("cell %s: counters %v with reasons %q and %q: want one or the other", c.Label, c.Counters, pp.CountersReason, c.NoCounters)
 		}
 	}
 	switch {
@@ -86,5 +99,81 @@ func TestPagePoints(t *testing.T) {
 	}
 	if l := pp.Lines(); len(l) < 5 || !strings.Contains(strings.Join(l, "\n"), "hardware counters") {
 		t.Errorf("summary lines %q", l)
+	}
+}
+
+// failingCounters are open counters whose read number fail fails (1: the
+// read at the cell's start, 2: the one at its end, 0: none).
+type failingCounters struct{ reads, fail int }
+
+func (c *failingCounters) Read() ([]uint64, error) {
+	c.reads++
+	if c.reads == c.fail {
+		return nil, errors.New("reading the instructions counter: bad file descriptor")
+	}
+	return []uint64{uint64(1000 * c.reads), uint64(10 * c.reads)}, nil
+}
+
+func (c *failingCounters) Close() {}
+
+// TestCellCounterReadFails: a page-size cell whose counters opened but
+// could not be read at its start or its end is kept, uncounted, with the
+// reason, and the step goes on to the next cell (a failed read aborted
+// it); a cell whose reads succeed stores their difference. The image is
+// an empty tpcc-ro schema, so transactions run without a load.
+func TestCellCounterReadFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ddl := range []string{
+		"CREATE TABLE customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_balance)",
+		"CREATE TABLE orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id)",
+		"CREATE TABLE order_line (ol_o_id, ol_d_id, ol_w_id, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d)",
+		"CREATE TABLE district (d_id, d_w_id, d_next_o_id)",
+		"CREATE TABLE stock (s_i_id, s_w_id, s_quantity)",
+	} {
+		if _, err := db.Exec(ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := newImage(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.free()
+	conn, err := openPageConn(im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.close()
+	f := &model.MeasuredFit{GHz: 3, Memory: []model.FitMemory{{Name: "4 KiB pages"}}}
+	r := &pageRun{ctx: context.Background(), conns: [2]*pageConn{conn}, f: f}
+	f.Sentinel.Take("start")
+	for _, fail := range []int{1, 2, 0} {
+		conn.counters = func() (cellCounters, string) { return &failingCounters{fail: fail}, "" }
+		if err := r.cell(0, fmt.Sprintf("read %d fails", fail), 20*time.Millisecond, false); err != nil {
+			t.Fatalf("read %d fails: %v", fail, err)
+		}
+	}
+	if len(f.Cells) != 3 {
+		t.Fatalf("%d cells, want 3", len(f.Cells))
+	}
+	for _, c := range f.Cells[:2] {
+		if c.Counters != nil || !strings.Contains(c.NoCounters, "bad file descriptor") || c.Txns == 0 {
+			t.Errorf("%s: counters %+v, reason %q, %d transactions; want none, the read's error, and the cell run", c.Label, c.Counters, c.NoCounters, c.Txns)
+		}
+	}
+	if c := f.Cells[2]; c.NoCounters != "" || c.Counters == nil || c.Counters.Instructions != 1000 || c.Counters.LLCMisses != 10 {
+		t.Errorf("%s: counters %+v, reason %q; want the reads' difference, 1000 and 10", c.Label, c.Counters, c.NoCounters)
+	}
+	if l := f.CounterLine(); !strings.Contains(l, "2 kept cell(s) not counted") || !strings.Contains(l, "bad file descriptor") {
+		t.Errorf("counter line %q does not name the uncounted cells", l)
 	}
 }

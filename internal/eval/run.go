@@ -87,6 +87,10 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	cfg := NewConfigs(plan, o.Dir)
 	fmt.Fprintf(stdout, "numalab eval: %s, budget %v\n", topo.Shape(o.Machine), o.Budget)
 	writePlan(stdout, plan)
+	mem := sentinelMemory(stdout, o.Machine)
+	if mem != nil {
+		defer mem.Free()
+	}
 	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }}
 	steps := []*step{
 		probe,
@@ -99,7 +103,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		{title: "tpcc-ro on MariaDB", run: func(s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(s, cfg.OLTPMy) })
 		}},
-		{title: pageStepTitle, run: func(s Stored) error { return pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan, s) }},
+		{title: pageStepTitle, run: func(s Stored) error { return pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s) }},
 		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
@@ -110,7 +114,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		curveStep(&cfg, func() time.Duration { return o.Budget - time.Since(o.Start) }, cmds.Curve),
 	}
 	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, cmds.Report)...) // before the curve
-	sent := watch(steps)
+	sent := watch(steps, mem)
 	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
 	})

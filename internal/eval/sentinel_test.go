@@ -9,23 +9,28 @@ import (
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
-// TestWatch: the sentinel is timed at the start and before and after every
-// step, and the step's error comes through.
+// TestWatch: the sentinel, both references, is timed at the start and
+// before and after every step, and the step's error comes through.
 func TestWatch(t *testing.T) {
 	boom := errors.New("boom")
 	steps := []*step{
 		{title: "a", run: func(Stored) error { return nil }},
 		{title: "b", run: func(Stored) error { return boom }},
 	}
-	s := watch(steps)
+	mem := sentinelMemory(t.Output(), fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	if mem == nil {
+		t.Fatal("no memory reference")
+	}
+	defer mem.Free()
+	s := watch(steps, mem)
 	for _, st := range steps {
 		st.err = st.run(func(string, int64) {})
 	}
 	var labels []string
 	for _, sm := range s.Samples {
 		labels = append(labels, sm.Label)
-		if sm.Took <= 0 {
-			t.Errorf("sample %q took %v", sm.Label, sm.Took)
+		if sm.Took <= 0 || sm.Mem <= 0 {
+			t.Errorf("sample %q took %v, its memory reference %v", sm.Label, sm.Took, sm.Mem)
 		}
 	}
 	if got := strings.Join(labels, "|"); got != "start|before a|after a|before b|after b" || !errors.Is(steps[1].err, boom) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/numalab/numalab/internal/result"
 )
@@ -83,6 +84,7 @@ type DRAMChase struct {
 	HugeFraction float64 // the share of the chain in 2 MiB pages
 	buf          *buffer
 	c            *chain
+	at           unsafe.Pointer // where the last Walk stopped
 }
 
 // NewDRAMChase maps and links a chain over bytes (4 KiB pages).
@@ -120,6 +122,19 @@ func (d *DRAMChase) MeasureWindows(ctx context.Context, cpu, n int) (Stat, error
 		return err
 	})
 	return st, err
+}
+
+// Walk follows the chain for n loads (rounded up to a multiple of 16) on
+// the calling thread, from where the last walk stopped, and returns how
+// long they took: each walk reads lines the previous ones did not, until
+// the cycle (Bytes long) comes round.
+func (d *DRAMChase) Walk(n int) time.Duration {
+	if d.at == nil {
+		d.at = d.c.starts[0]
+	}
+	start := time.Now()
+	d.at = chase1(d.at, (n+15)&^15)
+	return time.Since(start)
 }
 
 // Free unmaps the chain.

@@ -81,6 +81,9 @@ type Purchase struct {
 	// value at which the cheapest and the next cheapest swap.
 	Flips          []Flip `json:"flips,omitempty"`
 	Recommendation string `json:"recommendation"`
+	// FitChoice is the calibration's (BuyCalibrated): which stored
+	// model-fit run A and M came from, or that there was none.
+	FitChoice string `json:"fit_choice,omitempty"`
 }
 
 // BuyRow is one candidate's prediction and cost.
@@ -615,7 +618,11 @@ func (c *Calibration) Uncertainty() Uncertainty {
 // uncertainty and assumptions, among servers or, with none, the built-in
 // candidates of the CPU c ran on (Calibration.CPU(smt)).
 func BuyCalibrated(c *Calibration, smt int, servers []Server) (*Purchase, error) {
-	return buyAmong(c.Workload, c.Uncertainty(), c.Assumptions, c.CPU(smt), servers)
+	p, err := buyAmong(c.Workload, c.Uncertainty(), c.Assumptions, c.CPU(smt), servers)
+	if p != nil {
+		p.FitChoice = c.FitChoice
+	}
+	return p, err
 }
 
 // GivenCPUFigures are this CPU's figures as 'model buy' is given them

@@ -29,6 +29,9 @@ func WritePurchase(w io.Writer, p *Purchase) error {
 	fmt.Fprintln(w, p.Recommendation)
 	fmt.Fprintf(w, "\nWorkload: A = %s core cycles and M = %s memory waits per transaction (C = A + M·L·f; classic form I = %s, m = %s)\n",
 		thousands(p.Workload.Core()), thousands(p.Workload.Waits()), thousands(p.Workload.Instructions), strconv.FormatFloat(p.Workload.Miss, 'g', 4, 64))
+	if p.FitChoice != "" {
+		fmt.Fprintf(w, "Fit: %s\n", p.FitChoice)
+	}
 	if len(p.Assumptions) > 0 {
 		fmt.Fprintln(w, "Assumptions:")
 		for _, a := range p.Assumptions {

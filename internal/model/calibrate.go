@@ -114,7 +114,10 @@ type Calibration struct {
 	// not fit (Notes says why).
 	Measured *MeasuredFit `json:"measured,omitempty"`
 	FitRun   int64        `json:"fit_run,omitempty"`
-	Notes    []string     `json:"notes,omitempty"`
+	// FitChoice says which RunFit run a stored calibration took and why,
+	// or that the store had none (CalibrateStored).
+	FitChoice string   `json:"fit_choice,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
 
 	cells []string // per point, the cells it came from
 }

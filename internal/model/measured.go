@@ -57,6 +57,9 @@ type FitCell struct {
 	Off      bool          `json:"off"`
 	Repeat   bool          `json:"repeat,omitempty"`
 	Counters *CellCounters `json:"counters,omitempty"`
+	// NoCounters says why a cell whose counters opened has no counts (a
+	// read of them failed); the cell is kept, uncounted.
+	NoCounters string `json:"no_counters,omitempty"`
 }
 
 // MeasuredFit is A and M fitted to cells at two or more latencies, with
@@ -230,12 +233,17 @@ func (f *MeasuredFit) Counted() (Counted, bool) {
 }
 
 // CounterLine is the hardware counters' figures in one line, or why there
-// are none.
+// are none, naming the kept cells whose counters could not be read.
 func (f *MeasuredFit) CounterLine() string {
 	c, ok := f.Counted()
+	unread, readWhy := f.unread()
 	if !ok {
 		why := f.CountersReason
-		if why == "" {
+		switch {
+		case why != "":
+		case len(unread) > 0:
+			why = "every kept cell's counters opened but a read failed: " + readWhy
+		default:
 			why = "no kept cell was counted"
 		}
 		return "hardware counters: not readable here: " + why
@@ -249,12 +257,32 @@ func (f *MeasuredFit) CounterLine() string {
 	if f.Fit != nil {
 		s += fmt.Sprintf(", stall share M·L·f/C %s", percent(c.StallShare))
 	}
+	if len(unread) > 0 {
+		s += fmt.Sprintf("; %d kept cell(s) not counted, a read of their counters failed (%s: %s)", len(unread), strings.Join(unread, ", "), readWhy)
+	}
 	return s
 }
 
+// unread are the labels of the kept cells whose counters opened but could
+// not be read, and the first cell's reason.
+func (f *MeasuredFit) unread() (cells []string, why string) {
+	for _, c := range f.kept() {
+		if c.NoCounters == "" {
+			continue
+		}
+		if why == "" {
+			why = c.NoCounters
+		}
+		cells = append(cells, c.Label)
+	}
+	return cells, why
+}
+
 // Lines are the measured fit in words: the memory and latencies, the
-// cells (left-out ones marked), the fit with its intervals, the held-out
-// check, the counters and the sentinel's verdict.
+// cells (left-out ones marked), the fit with its intervals, why there is
+// no held-out check if there is none, the counters and the sentinel's
+// verdict. The held-out checks themselves are the calibration's Checks,
+// printed next to these wherever the fit is shown.
 func (f *MeasuredFit) Lines() []string {
 	var mem []string
 	for _, m := range f.Memory {
@@ -284,9 +312,6 @@ func (f *MeasuredFit) Lines() []string {
 	}
 	if f.HeldOutError != "" {
 		out = append(out, "  no held-out check: "+f.HeldOutError)
-	}
-	for _, h := range f.HeldOut {
-		out = append(out, "  "+h.String())
 	}
 	out = append(out, "  "+f.CounterLine())
 	return append(out, "  "+f.Verdict.String(&f.Sentinel))

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -164,5 +165,66 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	}
 	if c.Measured == nil || c.FitRun != 0 || c.Workload != without.Workload || !strings.Contains(strings.Join(c.Notes, " "), "run 3's cells did not fit (fitting: too few cells)") {
 		t.Errorf("unfitted fit run: measured %v, notes %q", c.Measured, c.Notes)
+	}
+}
+
+// runMap is a store of runs by id; Latest ignores statuses.
+type runMap map[int64]*result.Run
+
+func (m runMap) Get(id int64) (*result.Run, error) {
+	if r, ok := m[id]; ok {
+		return r, nil
+	}
+	return nil, fmt.Errorf("no run %d", id)
+}
+
+func (m runMap) Latest(kind string, before int64, _ ...string) (int64, error) {
+	var id int64
+	for k, r := range m {
+		if r.Kind == kind && (before == 0 || k < before) && k > id {
+			id = k
+		}
+	}
+	return id, nil
+}
+
+// TestCalibrateStoredFitChoice: CalibrateStored takes the newest model-fit
+// run, or the one named, and says which; with none stored it fits the OLTP
+// run alone and says so; a fit run whose cells did not fit is named and
+// said not to be used.
+func TestCalibrateStoredFitChoice(t *testing.T) {
+	m := oneNode()
+	st := runMap{
+		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150})),
+		2: stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300})),
+	}
+	c, err := CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 0 || c.FitChoice != "no model-fit run in the store ('numalab eval' stores one): A and M fitted to OLTP run 2 alone" {
+		t.Errorf("no fit run: fit run %d, choice %q", c.FitRun, c.FitChoice)
+	}
+	f := measuredFit(t)
+	st[3] = stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f))
+	f.Fit, f.FitError = nil, "fitting: too few cells"
+	st[4] = stored(t, 4, RunFit, m, KindMeasuredFit.Of(*f))
+	for _, want := range []struct {
+		fitID, used int64
+		choice      string
+	}{
+		{0, 0, "model-fit run 4, the newest in the store (--fit-run ID chooses another), not used: its cells did not fit (fitting: too few cells), so A and M are fitted to OLTP run 2 alone"},
+		{3, 3, "model-fit run 3, named by --fit-run"},
+	} {
+		c, err := CalibrateStored(st, 2, 0, want.fitID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.FitRun != want.used || c.FitChoice != want.choice {
+			t.Errorf("--fit-run %d: fit run %d, choice %q; want %d, %q", want.fitID, c.FitRun, c.FitChoice, want.used, want.choice)
+		}
+	}
+	if _, err := CalibrateStored(st, 2, 0, 1); err == nil || !strings.Contains(err.Error(), "-fit-run: run 1 is a probe-mem run, not a model-fit run") {
+		t.Errorf("a probe run as --fit-run: %v", err)
 	}
 }

@@ -13,11 +13,14 @@ type Stored interface {
 	Latest(kind string, before int64, statuses ...string) (int64, error)
 }
 
-// CalibrateStored calibrates the model to the stored OLTP run runID and a
-// memory probe: run probeID, or with 0 the latest probe stored before the
-// OLTP run (complete, interrupted or still running). Runs of other kinds,
-// and a calibration with no point to fit, are refused.
-func CalibrateStored(st Stored, runID, probeID int64) (*Calibration, error) {
+// CalibrateStored calibrates the model to the stored OLTP run runID, a
+// memory probe (run probeID, or with 0 the latest probe stored before the
+// OLTP run: complete, interrupted or still running) and a measured fit:
+// run fitID, or with 0 the newest complete RunFit run in the store (eval
+// stores one); with none stored, A and M come from the OLTP run alone.
+// FitChoice says which. Runs of other kinds, and a calibration with no
+// point to fit, are refused.
+func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, error) {
 	oltp, err := st.Get(runID)
 	if err != nil {
 		return nil, err
@@ -41,14 +44,51 @@ func CalibrateStored(st Stored, runID, probeID int64) (*Calibration, error) {
 	if probe.Kind != result.RunProbeMem {
 		return nil, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
 	}
-	c, err := Calibrate(probe, oltp)
+	runs, choice, err := storedFit(st, runID, fitID)
 	if err != nil {
 		return nil, err
+	}
+	c, err := Calibrate(append([]*result.Run{probe, oltp}, runs...)...)
+	if err != nil {
+		return nil, err
+	}
+	c.FitChoice = choice
+	switch {
+	case len(runs) == 0 || c.FitRun != 0:
+	case c.Measured != nil:
+		c.FitChoice += fmt.Sprintf(", not used: its cells did not fit (%s), so A and M are fitted to OLTP run %d alone", c.Measured.FitError, runID)
+	default:
+		c.FitChoice += fmt.Sprintf(", not used: it stored no measured fit, so A and M are fitted to OLTP run %d alone", runID)
 	}
 	if len(c.Points) == 0 {
 		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
 	}
 	return c, nil
+}
+
+// storedFit is the RunFit run a stored calibration uses, as
+// CalibrateStored chooses it, and the choice in words; no run without one
+// stored.
+func storedFit(st Stored, runID, fitID int64) ([]*result.Run, string, error) {
+	how := "named by --fit-run"
+	if fitID == 0 {
+		var err error
+		if fitID, err = st.Latest(RunFit, 0, result.StatusComplete); err != nil {
+			return nil, "", err
+		}
+		if fitID == 0 {
+			return nil, fmt.Sprintf("no %s run in the store ('numalab eval' stores one): A and M fitted to OLTP run %d alone", RunFit, runID), nil
+		}
+		how = "the newest in the store (--fit-run ID chooses another)"
+	}
+	run, err := st.Get(fitID)
+	if err != nil {
+		return nil, "", err
+	}
+	if run.Kind != RunFit {
+		return nil, "", fmt.Errorf("-fit-run: run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
+	}
+	return []*result.Run{run}, fmt.Sprintf("%s run %d, %s", RunFit, fitID, how), nil
 }
 
 // StoredMachine is what the stored run id offers the model (RunMachine),

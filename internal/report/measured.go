@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/sentinel"
 )
 
 // measuredTables are the measured fit's cells, each with the speed
@@ -30,6 +31,9 @@ func measuredTables(f *model.MeasuredFit) []table {
 			in = "no: the sentinel was off"
 		}
 		ins, miss := "–", "–"
+		if c.NoCounters != "" {
+			ins, miss = "– (the read failed)", "– (the read failed)"
+		}
 		if k := c.Counters; k != nil && c.Txns > 0 {
 			ins, miss = fmtN(float64(k.Instructions)/float64(c.Txns)), fmtN(float64(k.LLCMisses)/float64(c.Txns))
 		}
@@ -37,21 +41,34 @@ func measuredTables(f *model.MeasuredFit) []table {
 	}
 	series := table{ID: AnchorModel + "-sentinel", Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", fmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
 		Head: []string{"sample", "after", "ms", "off the median"}}
+	mem := len(v.MemDeviation) == len(f.Sentinel.Samples) && len(v.MemDeviation) > 0
+	if mem {
+		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (%d dependent loads beyond the last-level cache) median %s ms, tolerance ±%.0f%% for each; a sample is off when either is",
+			fmtF(float64(v.Median)/1e6, 2), sentinel.MemLoads, fmtF(float64(v.MemMedian)/1e6, 2), 100*v.Tolerance)
+		series.Head = []string{"sample", "after", "core ms", "core off its median", "memory ms", "memory off its median", "off"}
+	}
 	for i, s := range f.Sentinel.Samples {
-		series.Rows = append(series.Rows, []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), dev(i)})
+		row := []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), dev(i)}
+		if mem {
+			off := "no"
+			if slices.Contains(v.Off, i) {
+				off = "yes"
+			}
+			row = []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), fmt.Sprintf("%+.0f%%", 100*v.Deviation[i]),
+				fmtF(float64(s.Mem)/1e6, 2), fmt.Sprintf("%+.0f%%", 100*v.MemDeviation[i]), off}
+		}
+		series.Rows = append(series.Rows, row)
 	}
 	return []table{cells, series}
 }
 
-// measuredNotes are the measured fit's held-out checks, counters and
+// measuredNotes are why the measured fit has no held-out check (its
+// checks are among the model's Statements), its counters and its
 // sentinel verdict, for the model section.
 func measuredNotes(f *model.MeasuredFit) []string {
 	var out []string
 	if f.HeldOutError != "" {
 		out = append(out, "No held-out check: "+f.HeldOutError+".")
-	}
-	for _, h := range f.HeldOut {
-		out = append(out, strings.ToUpper(h.String()[:1])+h.String()[1:]+".")
 	}
 	out = append(out, strings.ToUpper(f.CounterLine()[:1])+f.CounterLine()[1:]+".")
 	off := len(f.OffCells())

@@ -81,4 +81,40 @@ func TestMeasuredFitInReport(t *testing.T) {
 	if !strings.Contains(text.String(), "speed sentinel: 7 samples") || !strings.Contains(text.String(), "hardware counters: not readable here") {
 		t.Errorf("the text report lacks the sentinel's series or the counters' reason:\n%s", text.String())
 	}
+	// Each held-out check once in each (they were printed twice).
+	if len(md.Measured.HeldOut) == 0 {
+		t.Fatalf("the fit has no held-out check: %s", md.Measured.HeldOutError)
+	}
+	for _, h := range md.Measured.HeldOut {
+		line := h.String()[1:] // "eld-out prediction ...": capitalised in the HTML's notes
+		if n, m := strings.Count(html.String(), line), strings.Count(text.String(), line); n != 1 || m != 1 {
+			t.Errorf("held-out check %q in the HTML %d times and in the text %d times, want once", line, n, m)
+		}
+	}
+}
+
+// TestMeasuredSentinelMemory: where the sentinel timed its memory
+// reference, the series table shows both references, and a sample whose
+// memory reference drifted is off though its core reference held.
+func TestMeasuredSentinelMemory(t *testing.T) {
+	f, err := model.KindMeasuredFit.Last(fitRun(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Sentinel.Samples {
+		f.Sentinel.Samples[i].Took = 6 * time.Millisecond
+		f.Sentinel.Samples[i].Mem = 5 * time.Millisecond
+	}
+	f.Sentinel.Samples[2].Mem = 8 * time.Millisecond
+	f.Flag(0.15)
+	series := measuredTables(f)[1]
+	if !slices.Contains(series.Head, "memory ms") || len(series.Rows) != 7 {
+		t.Fatalf("series table %q with %d rows, want the memory reference's columns", series.Head, len(series.Rows))
+	}
+	if row := series.Rows[2]; row[3] != "+0%" || row[5] != "+60%" || row[6] != "yes" || series.Rows[1][6] != "no" {
+		t.Errorf("rows %q and %q: want sample 2 off by its memory reference alone, sample 1 not", series.Rows[1], row)
+	}
+	if off := f.OffCells(); len(off) != 2 || off[0] != "cell 2" || off[1] != "cell 3" {
+		t.Errorf("cells off %q, want the two next to sample 2", off)
+	}
 }

@@ -3,12 +3,17 @@
 // or virtual machine the same cell a minute apart can run at 10,472 and
 // then 6,409 tps, and a fit whose points fall in different phases is noise.
 //
-// The reference is pure core work on a buffer that stays in the L2 cache
-// (a multiply-xorshift hash chained through 64 KiB of words, a fixed count
-// of steps), so it measures what the core gets, not memory: a slower
-// sample says the CPU was taken or throttled. A Series keeps every sample
-// with its label; Check compares each with the series' median and flags
-// those more than a stated tolerance off it.
+// The core reference is pure core work on a buffer that stays in the L2
+// cache (a multiply-xorshift hash chained through 64 KiB of words, a fixed
+// count of steps), so it measures what the core gets: a slower sample says
+// the CPU was taken or throttled. It misses memory interference (a
+// neighbour's traffic slows a transaction's cache misses, not its core
+// work), so a Series given a Memory times beside it a memory reference: a
+// short dependent-load chain over a buffer larger than the last-level
+// cache, each walk going on where the last stopped, timed the same way. A
+// Series keeps every sample with its label; Check compares each reference
+// with its median and flags the samples where either is more than a stated
+// tolerance off it.
 package sentinel
 
 import (
@@ -17,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/numalab/numalab/internal/memlat"
 )
 
 // Steps is the reference workload's size: 1,000,000 dependent steps (4
@@ -48,63 +55,134 @@ func Run() (time.Duration, uint64) {
 	return time.Since(start), x
 }
 
-// Sample is one timing of the reference, with what it was taken next to.
+// MemLoads is the memory reference's size: 8,192 dependent loads (2.1 to
+// 10.7 ms on the 2-vCPU guest under load, 253 to 1,306 ns a load), so that
+// a sample's three timings add less than the core reference's.
+const MemLoads = 8_192
+
+// Memory is the memory reference: a fully random dependent-load chain
+// (memlat's, in 4 KiB pages) over a buffer larger than the last-level
+// cache.
+type Memory struct{ chase *memlat.DRAMChase }
+
+// MemoryBytes is the memory reference's buffer on a machine whose largest
+// cache holds llc bytes: four times it, and at least 64 MiB.
+func MemoryBytes(llc int64) int64 { return max(4*llc, 64<<20) }
+
+// NewMemory maps and links the memory reference's chain over bytes.
+func NewMemory(bytes int64) (*Memory, error) {
+	c, err := memlat.NewDRAMChase(bytes)
+	if err != nil {
+		return nil, fmt.Errorf("mapping the speed sentinel's memory reference (%d MiB): %w", bytes>>20, err)
+	}
+	return &Memory{c}, nil
+}
+
+// Run times MemLoads loads of the chain once on the calling goroutine,
+// locked to its OS thread for the duration, going on where the last run
+// stopped (so that the loads miss the caches).
+func (m *Memory) Run() time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return m.chase.Walk(MemLoads)
+}
+
+// Free unmaps the chain.
+func (m *Memory) Free() { m.chase.Free() }
+
+// Sample is one timing of the references, with what it was taken next
+// to: the core reference's, and the memory reference's where the series
+// has one.
 type Sample struct {
 	Label string        `json:"label"`
 	Took  time.Duration `json:"took_ns"`
+	Mem   time.Duration `json:"mem_ns,omitempty"`
 }
 
 // Series is the samples of one run, in order.
 type Series struct {
 	Samples []Sample `json:"samples"`
 	sink    uint64
+	mem     *Memory
 }
 
-// Take times the reference (the median of three runs, so that one
-// preemption does not make a sample) and keeps it under label.
+// UseMemory makes Take time the memory reference m beside the core one.
+func (s *Series) UseMemory(m *Memory) { s.mem = m }
+
+// Take times the references (each the median of three runs, interleaved,
+// so that one preemption does not make a sample) and keeps them under
+// label.
 func (s *Series) Take(label string) Sample {
-	var t []time.Duration
+	var t, mt []time.Duration
 	for range 3 {
 		d, x := Run()
 		s.sink ^= x
 		t = append(t, d)
+		if s.mem != nil {
+			mt = append(mt, s.mem.Run())
+		}
 	}
-	slices.Sort(t)
-	sm := Sample{Label: label, Took: t[1]}
+	sm := Sample{Label: label, Took: median(t)}
+	if len(mt) > 0 {
+		sm.Mem = median(mt)
+	}
 	s.Samples = append(s.Samples, sm)
 	return sm
 }
 
-// Verdict is how a series compares with its median.
+// median of t (sorted in place).
+func median(t []time.Duration) time.Duration {
+	slices.Sort(t)
+	if len(t)%2 == 0 {
+		return (t[len(t)/2-1] + t[len(t)/2]) / 2
+	}
+	return t[len(t)/2]
+}
+
+// Verdict is how a series compares with its medians.
 type Verdict struct {
 	Median    time.Duration `json:"median_ns"`
 	Tolerance float64       `json:"tolerance"` // a fraction of the median
-	// Off are the samples more than Tolerance off the median (indices
-	// into the series), with their deviation.
+	// Off are the samples where either reference read more than Tolerance
+	// off its median (indices into the series), with their deviations.
 	Off       []int     `json:"off,omitempty"`
 	Deviation []float64 `json:"deviation"` // per sample, (took − median) / median
+	// MemMedian and MemDeviation are the memory reference's, when every
+	// sample timed it.
+	MemMedian    time.Duration `json:"mem_median_ns,omitempty"`
+	MemDeviation []float64     `json:"mem_deviation,omitempty"`
 }
 
-// Check compares every sample with the series' median: a sample slower or
-// faster than it by more than tol (a fraction) is off.
+// Check compares every sample with the series' medians: a sample where
+// either reference ran slower or faster than its median by more than tol
+// (a fraction) is off.
 func (s *Series) Check(tol float64) Verdict {
 	v := Verdict{Tolerance: tol}
 	if len(s.Samples) == 0 {
 		return v
 	}
-	var t []time.Duration
+	var t, mt []time.Duration
 	for _, sm := range s.Samples {
 		t = append(t, sm.Took)
+		if sm.Mem > 0 {
+			mt = append(mt, sm.Mem)
+		}
 	}
-	slices.Sort(t)
-	v.Median = t[len(t)/2]
-	if len(t)%2 == 0 {
-		v.Median = (t[len(t)/2-1] + t[len(t)/2]) / 2
+	v.Median = median(t)
+	mem := len(mt) == len(t)
+	if mem {
+		v.MemMedian = median(mt)
 	}
 	for i, sm := range s.Samples {
 		d := float64(sm.Took-v.Median) / float64(v.Median)
 		v.Deviation = append(v.Deviation, d)
-		if d > tol || d < -tol {
+		off := d > tol || d < -tol
+		if mem {
+			md := float64(sm.Mem-v.MemMedian) / float64(v.MemMedian)
+			v.MemDeviation = append(v.MemDeviation, md)
+			off = off || md > tol || md < -tol
+		}
+		if off {
 			v.Off = append(v.Off, i)
 		}
 	}
@@ -131,9 +209,17 @@ func (v Verdict) String(s *Series) string {
 		if slices.Contains(v.Off, i) {
 			mark = " (off)"
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f ms %+.0f%%%s", sm.Label, float64(sm.Took)/1e6, 100*v.Deviation[i], mark))
+		mem := ""
+		if len(v.MemDeviation) > 0 {
+			mem = fmt.Sprintf(", memory %.1f ms %+.0f%%", float64(sm.Mem)/1e6, 100*v.MemDeviation[i])
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f ms %+.0f%%%s%s", sm.Label, float64(sm.Took)/1e6, 100*v.Deviation[i], mem, mark))
 	}
 	head := fmt.Sprintf("speed sentinel: %d samples, median %.1f ms, tolerance ±%.0f%%: ", len(s.Samples), float64(v.Median)/1e6, 100*v.Tolerance)
+	if len(v.MemDeviation) > 0 {
+		head = fmt.Sprintf("speed sentinel: %d samples, median %.1f ms (core) and %.1f ms (memory: %d dependent loads beyond the last-level cache), tolerance ±%.0f%%: ",
+			len(s.Samples), float64(v.Median)/1e6, float64(v.MemMedian)/1e6, MemLoads, 100*v.Tolerance)
+	}
 	switch {
 	case len(s.Samples) == 0:
 		return "speed sentinel: no samples"

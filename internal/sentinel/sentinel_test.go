@@ -42,3 +42,52 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Take kept %d samples, the last %v", n, s.Samples[n-1])
 	}
 }
+
+// TestCheckMemoryDrift: a sample whose memory reference drifts is off
+// though its core reference held, and the verdict's text shows both; a
+// series without the memory reference in every sample is judged by the
+// core one alone.
+func TestCheckMemoryDrift(t *testing.T) {
+	s := &Series{}
+	for i, ms := range []int{5, 5, 5, 8, 5, 4} {
+		s.Samples = append(s.Samples, Sample{Label: string(rune('a' + i)), Took: 10 * time.Millisecond, Mem: time.Duration(ms) * time.Millisecond})
+	}
+	v := s.Check(0.15)
+	if v.MemMedian != 5*time.Millisecond || len(v.Off) != 2 || v.Off[0] != 3 || v.Off[1] != 5 {
+		t.Fatalf("verdict %+v, want memory median 5 ms and samples 3 (+60%%) and 5 (-20%%) off", v)
+	}
+	if txt := v.String(s); !strings.Contains(txt, "d 10.0 ms +0%, memory 8.0 ms +60% (off)") || !strings.Contains(txt, "5.0 ms (memory") {
+		t.Errorf("text %q", txt)
+	}
+	s.Samples[0].Mem = 0
+	if v := s.Check(0.15); len(v.Off) != 0 || v.MemDeviation != nil {
+		t.Errorf("a sample without the memory reference: verdict %+v, want the core reference alone, none off", v)
+	}
+}
+
+// TestMemoryReference: a series given the memory reference times it in
+// every sample beside the core one. What a sample costs is logged, not
+// asserted (this machine is shared).
+func TestMemoryReference(t *testing.T) {
+	m, err := NewMemory(MemoryBytes(32 << 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Free()
+	s := &Series{}
+	s.UseMemory(m)
+	for _, l := range []string{"one", "two"} {
+		start := time.Now()
+		sm := s.Take(l)
+		t.Logf("sample %s: core %v, memory %v (%.0f ns a load); the sample took %v", l, sm.Took, sm.Mem, float64(sm.Mem)/MemLoads, time.Since(start))
+		if sm.Took <= 0 || sm.Mem <= 0 {
+			t.Errorf("sample %s: core %v, memory %v: want both timed", l, sm.Took, sm.Mem)
+		}
+	}
+	if v := s.Check(0.15); len(v.MemDeviation) != 2 || v.MemMedian <= 0 {
+		t.Errorf("verdict %+v: want the memory reference judged in both samples", v)
+	}
+	if MemoryBytes(32<<20) != 128<<20 || MemoryBytes(1<<20) != 64<<20 {
+		t.Errorf("memory reference of %d and %d bytes, want 4 × 32 MiB and at least 64 MiB", MemoryBytes(32<<20), MemoryBytes(1<<20))
+	}
+}

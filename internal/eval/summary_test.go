@@ -1,0 +1,79 @@
+package eval
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/report"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
+)
+
+// vmRuns reads runs this project's 2-vCPU guest stored, as the report
+// package's testdata holds them.
+func vmRuns(t *testing.T, name string) []*result.Run {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "report", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []*result.Run
+	if err := json.Unmarshal(b, &runs); err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+// TestSummaryHeldOutOnce: eval's summary of a report resting on a stored
+// page-size fit prints each of the fit's held-out checks once (it printed
+// them with the fit's lines and again with the model's checks). The
+// guest's stored fit has none (its first half did not fit): each memory's
+// last cell is predicted by the stored fit here, as a held-out check is.
+func TestSummaryHeldOutOnce(t *testing.T) {
+	runs := vmRuns(t, "kvm-2vcpu-runs.json")[:2] // the memory probe and tpcc-ro
+	fit := vmRuns(t, "kvm-2vcpu-model-fit.json")[0]
+	f, err := model.KindMeasuredFit.Last(fit)
+	if err != nil || f == nil {
+		t.Fatalf("the stored fit: %v", err)
+	}
+	if f.Fit == nil {
+		t.Fatalf("the stored fit did not fit: %s", f.FitError)
+	}
+	f.HeldOutError = ""
+	for _, c := range f.Cells[len(f.Cells)-2:] {
+		h := model.PredictHeldOut(f.Fit.Workload, c.LatencyNS, f.GHz, c.TPSPerCore)
+		h.What, h.Latency, h.Cells = c.Label, "a random chain in "+f.Memory[c.Memory].Name, 1
+		f.HeldOut = append(f.HeldOut, h)
+	}
+	fit.Results = []result.Item{{Seq: 1, Kind: string(model.KindMeasuredFit), Body: mustJSON(t, f)}}
+	r, err := report.Build(append(runs, fit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Model == nil || r.Model.Measured == nil {
+		t.Fatal("the report's model does not rest on the stored fit")
+	}
+	var b strings.Builder
+	if err := writeSummary(&b, r, nil, nil, &sentinel.Series{}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range f.HeldOut {
+		if n := strings.Count(b.String(), h.String()); n != 1 {
+			t.Errorf("held-out check printed %d times, want once: %q\nsummary:\n%s", n, h.String(), b.String())
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
