@@ -103,7 +103,7 @@ type RunConfig struct {
 
 // DefaultRunConfig is 'numalab run null' without flags.
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Engine: "postgres", Transports: []string{Unix, TCP}, Pairings: Pairings, Protocol: Prepared,
+	return RunConfig{Engine: "postgres", Transports: []string{Unix, TCP}, Pairings: Pairings, Protocol: Prepared, Call: CallSelect1,
 		Streams: []int{1}, Duration: 5 * time.Second, Warmup: time.Second, Repeat: 3}
 }
 
