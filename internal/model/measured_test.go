@@ -224,6 +224,20 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 			t.Errorf("--fit-run %d: fit run %d, choice %q; want %d, %q", want.fitID, c.FitRun, c.FitChoice, want.used, want.choice)
 		}
 	}
+	// The newest fit measured on another host is not used unless named.
+	other := stored(t, 5, RunFit, m, KindMeasuredFit.Of(*measuredFit(t)))
+	other.Host = "elsewhere"
+	st[5] = other
+	c, err = CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `the newest model-fit run, 5, was measured on host "elsewhere" and OLTP run 2 on "` + st[2].Host + `"`; c.FitRun != 0 || !strings.HasPrefix(c.FitChoice, want) {
+		t.Errorf("another host's fit: fit run %d, choice %q; want none used, %q", c.FitRun, c.FitChoice, want)
+	}
+	if c, err = CalibrateStored(st, 2, 0, 5); err != nil || c.FitRun != 5 {
+		t.Errorf("another host's fit named by --fit-run: fit run %d (%v); want 5", c.FitRun, err)
+	}
 	if _, err := CalibrateStored(st, 2, 0, 1); err == nil || !strings.Contains(err.Error(), "-fit-run: run 1 is a probe-mem run, not a model-fit run") {
 		t.Errorf("a probe run as --fit-run: %v", err)
 	}

@@ -44,7 +44,7 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 	if probe.Kind != result.RunProbeMem {
 		return nil, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
 	}
-	runs, choice, err := storedFit(st, runID, fitID)
+	runs, choice, err := storedFit(st, oltp, fitID)
 	if err != nil {
 		return nil, err
 	}
@@ -66,18 +66,20 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 	return c, nil
 }
 
-// storedFit is the RunFit run a stored calibration uses, as
+// storedFit is the RunFit run a stored calibration of oltp uses, as
 // CalibrateStored chooses it, and the choice in words; no run without one
-// stored.
-func storedFit(st Stored, runID, fitID int64) ([]*result.Run, string, error) {
+// stored. Unnamed, the newest is used only when it was measured on oltp's
+// host: a fit is one machine's A and M.
+func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string, error) {
 	how := "named by --fit-run"
-	if fitID == 0 {
+	named := fitID != 0
+	if !named {
 		var err error
 		if fitID, err = st.Latest(RunFit, 0, result.StatusComplete); err != nil {
 			return nil, "", err
 		}
 		if fitID == 0 {
-			return nil, fmt.Sprintf("no %s run in the store ('numalab eval' stores one): A and M fitted to OLTP run %d alone", RunFit, runID), nil
+			return nil, fmt.Sprintf("no %s run in the store ('numalab eval' stores one): A and M fitted to OLTP run %d alone", RunFit, oltp.ID), nil
 		}
 		how = "the newest in the store (--fit-run ID chooses another)"
 	}
@@ -87,6 +89,10 @@ func storedFit(st Stored, runID, fitID int64) ([]*result.Run, string, error) {
 	}
 	if run.Kind != RunFit {
 		return nil, "", fmt.Errorf("-fit-run: run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
+	}
+	if !named && run.Host != oltp.Host {
+		return nil, fmt.Sprintf("the newest %s run, %d, was measured on host %q and OLTP run %d on %q, so it is not used (--fit-run ID names one): A and M fitted to OLTP run %d alone",
+			RunFit, fitID, run.Host, oltp.ID, oltp.Host, oltp.ID), nil
 	}
 	return []*result.Run{run}, fmt.Sprintf("%s run %d, %s", RunFit, fitID, how), nil
 }

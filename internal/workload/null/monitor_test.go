@@ -132,7 +132,7 @@ func TestMonitorSessionsMariaDB(t *testing.T) {
 	cfg.Engine, cfg.DSN = "mariadb", srv.DSN()
 	var chk *sessionCheck
 	slots := monitored(t, cfg, fs, func(w *Sweep) sweep.Workload[*Cell] {
-		chk = &sessionCheck{Sweep: w, t: t, db: db, log: filepath.Join(srv.DataDir(), logFile), instrumented: map[int][]string{}, logged: map[int]int{}}
+		chk = &sessionCheck{Sweep: w, t: t, db: db, log: logPath(srv.DataDir(), logFile), instrumented: map[int][]string{}, logged: map[int]int{}}
 		return chk
 	})
 	for i, s := range slots {
@@ -202,4 +202,13 @@ func TestMonitorSessionsPostgres(t *testing.T) {
 			t.Errorf("cell %d (%s %s): pg_stat_statements tracked %d calls; want them tracked %v", i, s.Facility, s.State(), got, on)
 		}
 	}
+}
+
+// logPath is the general log's file: general_log_file is relative to the
+// data directory unless absolute.
+func logPath(dataDir, file string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(dataDir, file)
 }

@@ -26,11 +26,16 @@ const pgMaxWAL = 4 << 30
 
 // LoadBytes is about how much a load of rows rows writes on d: the file
 // (SQLite, DuckDB), MariaDB's tables, or PostgreSQL's tables and indexes
-// plus up to max_wal_size of WAL. rows is at most MaxRows, so it cannot overflow.
+// plus up to max_wal_size of WAL, or MariaDB's tables with the dimension
+// table, which is the same size whatever the rows. rows is at most
+// MaxRows, so it cannot overflow.
 func LoadBytes(d Dialect, rows int64) int64 {
 	b := max(rows, 0) * loadBytesPerRow[d]
-	if d == Postgres {
+	switch d {
+	case Postgres:
 		b += min(b, pgMaxWAL)
+	case MariaDB:
+		b += myDimensionBytes
 	}
 	return b
 }

@@ -21,6 +21,7 @@ func TestLoadBytes(t *testing.T) {
 		{DuckDB, 1000, 40_000},
 		{Postgres, 1000, 2 * 560_000},            // data and as much WAL
 		{Postgres, MaxRows, MaxRows*560 + 4<<30}, // WAL bounded by max_wal_size
+		{MariaDB, 1000, 480_000 + 132<<20},       // and the dimension table, whatever the rows
 		{SQLite, -1, 0},
 	} {
 		if got := LoadBytes(tc.d, tc.rows); got != tc.want {
