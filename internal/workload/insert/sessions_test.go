@@ -65,10 +65,12 @@ func alive(t *testing.T, eng engine.Engine, id int32) bool {
 	return n > 0
 }
 
-// sleeping says that PostgreSQL's backend id runs a statement.
+// sleeping says that PostgreSQL's backend id runs the sleep. Its state
+// alone is not enough: it can read active for the statement before
+// (a CI run closed the socket then, and the idle backend ended at once).
 func sleeping(t *testing.T, eng engine.Engine, id int32) bool {
 	var n int
-	if err := eng.DB().QueryRow("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", id).Scan(&n); err != nil {
+	if err := eng.DB().QueryRow("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query = 'SELECT pg_sleep(60)'", id).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n > 0
