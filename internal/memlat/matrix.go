@@ -134,15 +134,17 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		return fmt.Errorf("measuring the NUMA matrix: nodes %v have no CPUs or no memory (try without --nodes)", cfg.Nodes)
 	}
 	m.SingleNode = len(t.Nodes) == 1
+	note, err := matrixBytes(cfg, t, m)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
 	m.NS = make([][]Stat, len(m.CPUNodes))
 	for j, mn := range m.MemNodes {
-		nd := t.Nodes[t.NodeIndex(mn)]
-		if nd.MemBytes < cfg.MaxBytes+cfg.MaxBytes/4 {
-			return fmt.Errorf("binding %s to node %d: the node has %s of memory: %w (try a smaller --max)",
-				units.Bytes(cfg.MaxBytes), mn, units.Bytes(nd.MemBytes), ErrCannotBind)
-		}
 		say(fmt.Sprintf("NUMA matrix: memory on node %d", mn))
-		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, mn)
+		b, err := mapBuffer(cfg.ProcRoot, m.Bytes, pages, mn)
 		if err != nil {
 			return err
 		}
@@ -156,10 +158,10 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		}
 		if frac < 0.99 {
 			b.free()
-			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w", units.Bytes(cfg.MaxBytes), mn, 100*frac, ErrCannotBind)
+			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w", units.Bytes(m.Bytes), mn, 100*frac, ErrCannotBind)
 		}
 		m.OnNode = append(m.OnNode, frac)
-		c, err := buildChain(b.mem, cfg.MaxBytes, cfg.SlotBytes, int(cfg.MaxBytes), cfg.Seed+3000+uint64(j))
+		c, err := buildChain(b.mem, m.Bytes, cfg.SlotBytes, int(m.Bytes), cfg.Seed+3000+uint64(j))
 		if err != nil {
 			b.free()
 			return err
@@ -196,4 +198,41 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 	}
 	m.assess()
 	return nil
+}
+
+// minMatrixBytes is the smallest chain the matrix measures DRAM with: far
+// beyond any last-level cache here.
+const minMatrixBytes = 64 << 20
+
+// matrixBytes sets m.Bytes, one size for every memory node so that the
+// rows compare: --max, or less where a node has not that much free (a
+// buffer bound to a node that cannot hold it gets the process killed: a
+// guest's memory node with RAM-disk pages on it did), with a note saying
+// so; an error where a node cannot hold minMatrixBytes.
+func matrixBytes(cfg *Config, t *result.Topology, m *Matrix) (string, error) {
+	m.Bytes = cfg.MaxBytes
+	short := -1
+	for _, mn := range m.MemNodes {
+		nd := t.Nodes[t.NodeIndex(mn)]
+		if nd.MemBytes < cfg.MaxBytes+cfg.MaxBytes/4 {
+			return "", fmt.Errorf("binding %s to node %d: the node has %s of memory: %w (try a smaller --max)",
+				units.Bytes(cfg.MaxBytes), mn, units.Bytes(nd.MemBytes), ErrCannotBind)
+		}
+		usable, err := NodeUsable(cfg.ProcRoot, mn)
+		if err != nil {
+			return "", err
+		}
+		if usable < m.Bytes {
+			m.Bytes, short = usable, mn
+		}
+	}
+	if short < 0 {
+		return "", nil
+	}
+	m.Bytes -= m.Bytes % int64(cfg.SlotBytes)
+	if m.Bytes < minMatrixBytes {
+		return "", fmt.Errorf("binding the NUMA matrix's chain to node %d: the node has %s free, less than the %s the matrix needs at least: %w (free memory on that node, e.g. files in a tmpfs or RAM disk there, or leave it out with --nodes)",
+			short, units.Bytes(max(m.Bytes, 0)), units.Bytes(minMatrixBytes), ErrCannotBind)
+	}
+	return fmt.Sprintf("the NUMA matrix's chains are %s, not --max %s: node %d had no more free", units.Bytes(m.Bytes), units.Bytes(cfg.MaxBytes), short), nil
 }

@@ -1,9 +1,15 @@
 package memlat
 
 import (
+	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/numalab/numalab/internal/result"
 )
 
 // TestMatrixNUMAEffect flags matrices whose remote reads are no slower
@@ -54,6 +60,50 @@ func TestMatrixNUMAEffect(t *testing.T) {
 			strings.Contains(b.String(), "must not be used as one")
 		if said != tc.flagged {
 			t.Errorf("%s: text says no NUMA effect: %v, want %v:\n%s", tc.name, said, tc.flagged, b.String())
+		}
+	}
+}
+
+// TestMatrixBytes sizes the matrix's chains to the memory nodes' free
+// memory (node meminfo files under a fake root): --max where every node
+// has room, less with a note where one has not, an error below the
+// smallest chain, as a guest's memory node with RAM-disk pages on it
+// needed (a 512 MiB buffer bound there got eval killed).
+func TestMatrixBytes(t *testing.T) {
+	const mib = 1 << 20
+	tp := &result.Topology{Nodes: []result.Node{{ID: 0, CPUs: []int{0}, MemBytes: 1024 * mib}, {ID: 1, MemBytes: 1024 * mib}}}
+	for _, tc := range []struct {
+		freeMiB, fileMiB [2]int64
+		want             int64
+		note, err        string
+	}{
+		{[2]int64{900, 900}, [2]int64{0, 0}, 512 * mib, "", ""},
+		{[2]int64{900, 300}, [2]int64{0, 100}, 336 * mib, "the NUMA matrix's chains are 336MiB, not --max 512MiB: node 1 had no more free", ""},
+		{[2]int64{900, 100}, [2]int64{0, 0}, 0, "", "node 1: the node has 36MiB free, less than the 64MiB the matrix needs at least"},
+	} {
+		root := t.TempDir()
+		for n := range 2 {
+			dir := filepath.Join(root, "sys/devices/system/node", fmt.Sprintf("node%d", n))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mi := fmt.Sprintf("Node %d MemTotal:  1048576 kB\nNode %d MemFree:  %d kB\nNode %d Inactive(file):  %d kB\n", n, n, tc.freeMiB[n]*1024, n, tc.fileMiB[n]*1024)
+			if err := os.WriteFile(filepath.Join(dir, "meminfo"), []byte(mi), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg := DefaultConfig(true)
+		cfg.ProcRoot, cfg.MaxBytes = root, 512*mib
+		m := &Matrix{MemNodes: []int{0, 1}}
+		note, err := matrixBytes(&cfg, tp, m)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrCannotBind) {
+				t.Errorf("free %v MiB: %v; want an error with %q", tc.freeMiB, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || m.Bytes != tc.want || note != tc.note {
+			t.Errorf("free %v MiB, inactive files %v MiB: %d bytes, note %q, %v; want %d, %q", tc.freeMiB, tc.fileMiB, m.Bytes, note, err, tc.want, tc.note)
 		}
 	}
 }

@@ -43,3 +43,25 @@ func CheckFits(need int64, m Meminfo) error {
 	}
 	return nil
 }
+
+// nodeMargin is what a buffer bound to a node leaves of the node's free
+// memory, for the process's other allocations and the kernel's there.
+const nodeMargin = 64 << 20
+
+// NodeUsable is how much a buffer bound to node may take without the
+// kernel killing the process for want of memory there: the node's free
+// memory and its inactive file pages (which the kernel reclaims first),
+// less nodeMargin, from root/sys/devices/system/node/nodeN/meminfo. A RAM
+// disk's pages and tmpfs files count as used: they cannot be reclaimed.
+func NodeUsable(root string, node int) (int64, error) {
+	path := fmt.Sprintf("sys/devices/system/node/node%d/meminfo", node)
+	m, err := sysfs.Parse(sysfs.New(root), path, sysfs.ParseMeminfo)
+	if err != nil {
+		return 0, fmt.Errorf("reading node %d's free memory: %w", node, err)
+	}
+	free, ok := m["MemFree"]
+	if !ok {
+		return 0, fmt.Errorf("reading node %d's free memory: MemFree missing from %s: %w", node, path, sysfs.ErrFormat)
+	}
+	return max(free+m["Inactive(file)"]-nodeMargin, 0), nil
+}
