@@ -43,6 +43,9 @@ type PlacedData struct {
 	// node (numa_maps).
 	BufferBytes int64         `json:"buffer_bytes,omitempty"`
 	GainedBytes map[int]int64 `json:"gained_bytes,omitempty"`
+	// Memory names the server memory Stats.Placement measured:
+	// PostgreSQL's shared memory, MariaDB's buffer pool.
+	Memory string `json:"memory,omitempty"`
 }
 
 // minOnNode is the share of the data that must land on the node asked for.
@@ -71,11 +74,11 @@ func PlaceData(ctx context.Context, e Engine, node int) (PlacedData, error) {
 		err = x.placeData(ctx, node, &pd)
 	case *pgEngine, *myEngine:
 		// The server's own memory, as its Prewarm reads it from numa_maps.
-		what := map[string]string{"postgres": "PostgreSQL's shared memory", "mariadb": "MariaDB's buffer pool"}[e.Name()]
+		pd.Memory = map[string]string{"postgres": "PostgreSQL's shared memory", "mariadb": "MariaDB's buffer pool"}[e.Name()]
 		pd.Stats, err = e.Prewarm(ctx)
 		if err == nil && pd.Stats.Placement != nil {
 			if f := pd.Stats.Placement.Local(node); f < minOnNode {
-				err = fmt.Errorf("placing %s on node %d: only %.1f%% landed there", what, node, 100*f)
+				err = fmt.Errorf("placing %s on node %d: only %.1f%% landed there", pd.Memory, node, 100*f)
 			}
 		}
 	default:
@@ -203,7 +206,11 @@ func PlacedText(pd PlacedData) string {
 		parts = append(parts, fmt.Sprintf("buffer pool %d bytes, new memory by node %v bytes", pd.BufferBytes, pd.GainedBytes))
 	}
 	if p := pd.Stats.Placement; p != nil {
-		parts = append(parts, fmt.Sprintf("shared memory %.1f%% on node %d", 100*p.Local(pd.Node), pd.Node))
+		what := pd.Memory
+		if what == "" {
+			what = "server memory"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f%% on node %d", what, 100*p.Local(pd.Node), pd.Node))
 	}
 	if len(parts) == 0 {
 		return pd.Stats.Method

@@ -157,7 +157,7 @@ type Info struct {
 	Engine  string `json:"engine"`
 	Version string `json:"version"`
 	// Where is the file (SQLite, DuckDB), or the server (a DSN with the
-	// password hidden, or "managed: ..."), of the database.
+	// password hidden, or the managed server's description, "managed PostgreSQL ..."), of the database.
 	Where string `json:"where"`
 	// Settings shape a measurement: caches, parallelism, memory, pinning.
 	Settings map[string]string `json:"settings"`

@@ -85,7 +85,7 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 			return nil, fmt.Errorf("opening mariadb: %w", err)
 		}
 		e.server, e.pin, dsn = s, true, s.DSN()
-		e.where = "managed: " + s.Describe()
+		e.where = s.Describe()
 		defer func() {
 			if err != nil {
 				s.Stop()

@@ -94,7 +94,7 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 			return nil, fmt.Errorf("opening postgres: %w", err)
 		}
 		e.server, e.pin, dsn = s, true, s.DSN()
-		e.where = "managed: " + s.Describe()
+		e.where = s.Describe()
 		defer func() {
 			if err != nil {
 				s.Stop()
