@@ -63,6 +63,10 @@ type Plan struct {
 	MariaDBStreams []int
 	MariaDBWarm    time.Duration
 	MariaDBCell    time.Duration
+	// MariaDBBudget, when MariaDB's steps were left out for want of
+	// budget, is the least whole-minute budget up to an hour that has
+	// room for them on this machine (0: none has, or no server).
+	MariaDBBudget time.Duration
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -141,10 +145,26 @@ var tpchQueries = []int{21, 9, 1, 18, 13}
 var haveMariaDB = mariaserver.Installed
 
 // NewPlan plans eval for budget on machine t, with MariaDB's steps where
-// its server is installed (haveMariaDB). Where t has several NUMA
-// nodes with CPUs the data lives on the first, and streams run on it
+// its server is installed (haveMariaDB) and the budget has room for them;
+// where it has not, MariaDBBudget says which would. Where t has several
+// NUMA nodes with CPUs the data lives on the first, and streams run on it
 // (local) and on the node farthest from it (remote, see sweep.FarNode).
 func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
+	p, err := planFor(budget, t)
+	if err != nil || p.MariaDB || haveMariaDB() != nil {
+		return p, err
+	}
+	for b := budget.Truncate(time.Minute) + time.Minute; b <= time.Hour; b += time.Minute {
+		if q, err := planFor(b, t); err == nil && q.MariaDB {
+			p.MariaDBBudget = b
+			break
+		}
+	}
+	return p, nil
+}
+
+// planFor is NewPlan without the search for MariaDB's budget.
+func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	if budget < MinBudget {
 		return Plan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)
 	}

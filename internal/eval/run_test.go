@@ -188,9 +188,26 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 			t.Errorf("%v: with MariaDB the repeats are %d/%d/%d and %d TPC-H queries; without %d/%d/%d and %d", b,
 				with.Repeat, with.QueryRepeat, with.NullRepeat, len(with.TPCHQueries), without.Repeat, without.QueryRepeat, without.NullRepeat, len(without.TPCHQueries))
 		}
-		t.Logf("%v: MariaDB %v; OLTP cells %v (without %v)", b, with.MariaDB, with.OLTPCell, without.OLTPCell)
+		t.Logf("%v: MariaDB %v (else from --budget %v); OLTP cells %v (without %v)", b, with.MariaDB, with.MariaDBBudget, with.OLTPCell, without.OLTPCell)
 		if b >= 15*time.Minute && !with.MariaDB {
 			t.Errorf("%v: no room for MariaDB's steps", b)
+		}
+		// Left out, the plan names the least whole-minute budget that
+		// keeps them, and the minute below it does not.
+		switch {
+		case with.MariaDB && with.MariaDBBudget != 0, without.MariaDBBudget != 0:
+			t.Errorf("%v: MariaDBBudget %v with MariaDB planned, %v without a server; want 0", b, with.MariaDBBudget, without.MariaDBBudget)
+		case !with.MariaDB:
+			above, err1 := NewPlan(with.MariaDBBudget, m)
+			below, err2 := NewPlan(with.MariaDBBudget-time.Minute, m)
+			if with.MariaDBBudget <= b || err1 != nil || err2 != nil || !above.MariaDB || below.MariaDB {
+				t.Errorf("%v: MariaDBBudget %v (planned there %v, a minute less %v; %v %v)", b, with.MariaDBBudget, above.MariaDB, below.MariaDB, err1, err2)
+			}
+			var txt strings.Builder
+			writePlan(&txt, with)
+			if !strings.Contains(txt.String(), fmt.Sprintf("(--budget %v has)", with.MariaDBBudget)) {
+				t.Errorf("%v: the plan does not say which budget has room for MariaDB:\n%s", b, txt.String())
+			}
 		}
 	}
 }

@@ -24,11 +24,14 @@ type Configs struct {
 	// NullMy and OLTPMy are MariaDB's steps; MariaDB says the plan has
 	// them.
 	MariaDB bool
-	NullMy  null.RunConfig
-	OLTPMy  tpcc.RunConfig
-	Report  transtats.RunConfig
-	SMTDOP  []transtats.RunConfig // smt=on, smt=off; none without SMT
-	TPCH    tpch.RunConfig
+	// MariaDBBudget is the plan's: the budget that would have room for
+	// MariaDB's steps when this one has not.
+	MariaDBBudget time.Duration
+	NullMy        null.RunConfig
+	OLTPMy        tpcc.RunConfig
+	Report        transtats.RunConfig
+	SMTDOP        []transtats.RunConfig // smt=on, smt=off; none without SMT
+	TPCH          tpch.RunConfig
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -43,7 +46,7 @@ func NewConfigs(plan Plan, dir string) Configs {
 	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG, &c.NullMy} {
 		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
 	}
-	c.MariaDB = plan.MariaDB
+	c.MariaDB, c.MariaDBBudget = plan.MariaDB, plan.MariaDBBudget
 	c.OLTPMy = tpcc.DefaultRunConfig()
 	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = "mariadb", 1, plan.MariaDBStreams, 1
 	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.MariaDBWarm, plan.MariaDBCell
@@ -84,7 +87,7 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 }
 
 // errNoRoom skips a step the budget had no room for (Plan's shrink).
-var errNoRoom = errors.New("the budget has no room for this step on this machine (try --budget 5m)")
+var errNoRoom = errors.New("the budget has no room for this step on this machine (a larger --budget makes room)")
 
 // skipped says whether a step's error means it was left out, not failed.
 func skipped(err error) bool {
@@ -99,6 +102,9 @@ func mariaDBStep(cfg *Configs, run func() error) error {
 	}
 	if err := haveMariaDB(); err != nil {
 		return err
+	}
+	if cfg.MariaDBBudget > 0 {
+		return fmt.Errorf("%w: MariaDB's steps need --budget %v here", errNoRoom, cfg.MariaDBBudget)
 	}
 	return errNoRoom
 }

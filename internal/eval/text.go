@@ -26,6 +26,8 @@ func writePlan(w io.Writer, plan Plan) {
 	if plan.MariaDB {
 		fmt.Fprintf(w, "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1, streams %s, %v+%v per cell x1\n",
 			cliflag.FormatInts(plan.MariaDBStreams), plan.MariaDBWarm, plan.MariaDBCell)
+	} else if plan.MariaDBBudget > 0 {
+		fmt.Fprintf(w, "      MariaDB: left out, this budget has no room for its steps on this machine (--budget %v has)\n", plan.MariaDBBudget)
 	}
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
