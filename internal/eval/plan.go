@@ -63,10 +63,11 @@ type Plan struct {
 	MariaDBStreams []int
 	MariaDBWarm    time.Duration
 	MariaDBCell    time.Duration
-	// MariaDBBudget, when MariaDB's steps were left out for want of
-	// budget, is the least whole-minute budget up to an hour that has
-	// room for them on this machine (0: none has, or no server).
-	MariaDBBudget time.Duration
+	// MariaDBBudget, SMTDOPBudget and TPCHBudget, when that step was left
+	// out for want of budget, are the least whole-minute budget up to an
+	// hour that has room for it on this machine (0: none has, or the step
+	// was not left out for budget).
+	MariaDBBudget, SMTDOPBudget, TPCHBudget time.Duration
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -151,14 +152,27 @@ var haveMariaDB = mariaserver.Installed
 // (local) and on the node farthest from it (remote, see sweep.FarNode).
 func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	p, err := planFor(budget, t)
-	if err != nil || p.MariaDB || haveMariaDB() != nil {
+	if err != nil {
 		return p, err
 	}
-	for b := budget.Truncate(time.Minute) + time.Minute; b <= time.Hour; b += time.Minute {
-		if q, err := planFor(b, t); err == nil && q.MariaDB {
-			p.MariaDBBudget = b
-			break
+	// A step left out for want of budget gets the least whole-minute
+	// budget up to an hour that has room for it, to say so.
+	least := func(has func(Plan) bool) time.Duration {
+		for b := budget.Truncate(time.Minute) + time.Minute; b <= time.Hour; b += time.Minute {
+			if q, err := planFor(b, t); err == nil && has(q) {
+				return b
+			}
 		}
+		return 0
+	}
+	if !p.MariaDB && haveMariaDB() == nil {
+		p.MariaDBBudget = least(func(q Plan) bool { return q.MariaDB })
+	}
+	if p.SMTNoRoom {
+		p.SMTDOPBudget = least(func(q Plan) bool { return len(q.SMTDOP) > 0 })
+	}
+	if len(p.TPCHQueries) == 0 {
+		p.TPCHBudget = least(func(q Plan) bool { return len(q.TPCHQueries) > 0 })
 	}
 	return p, nil
 }

@@ -67,7 +67,7 @@ func smtDOPConfigs(p Plan, report transtats.RunConfig) []transtats.RunConfig {
 func writeSMTDOPPlan(w io.Writer, p Plan) {
 	switch {
 	case p.SMTNoRoom:
-		fmt.Fprintln(w, "      SMT x DOP: left out, the budget has no room for it on this machine (try --budget 15m)")
+		fmt.Fprintf(w, "      SMT x DOP: left out, the budget has no room for it on this machine%s\n", roomAt(p.SMTDOPBudget))
 		return
 	case len(p.SMTDOP) == 0:
 		fmt.Fprintln(w, "      SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs")

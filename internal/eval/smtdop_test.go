@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,6 +59,11 @@ func TestSMTDOPPlan(t *testing.T) {
 	writePlan(&b, big)
 	if !big.SMTNoRoom || big.SMTDOP != nil || !strings.Contains(b.String(), "SMT x DOP: left out, the budget has no room for it") {
 		t.Errorf("32 CPUs at 5m: SMT DOPs %v, no room %v, plan:\n%s\nwant the step left out for the budget", big.SMTDOP, big.SMTNoRoom, b.String())
+	}
+	// It names the least budget that has room, and that budget has.
+	if more, err := NewPlan(big.SMTDOPBudget, fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil || len(more.SMTDOP) == 0 ||
+		!strings.Contains(b.String(), fmt.Sprintf("(--budget %v has)", big.SMTDOPBudget)) {
+		t.Errorf("32 CPUs at 5m: SMT x DOP from --budget %v (%v; SMT DOPs there %v), plan:\n%s", big.SMTDOPBudget, err, more.SMTDOP, b.String())
 	}
 
 	vm := fixture(t, "kvm-2vcpu-zen.tar.gz")

@@ -4,10 +4,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
+
+// roomAt says which budget has room for a step left out: b, or none up
+// to an hour.
+func roomAt(b time.Duration) string {
+	if b == 0 {
+		return " (nor does any budget up to 1h)"
+	}
+	return fmt.Sprintf(" (--budget %v has)", b)
+}
 
 // writePlan says what the budget bought.
 func writePlan(w io.Writer, plan Plan) {
@@ -27,7 +37,7 @@ func writePlan(w io.Writer, plan Plan) {
 		fmt.Fprintf(w, "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1, streams %s, %v+%v per cell x1\n",
 			cliflag.FormatInts(plan.MariaDBStreams), plan.MariaDBWarm, plan.MariaDBCell)
 	} else if plan.MariaDBBudget > 0 {
-		fmt.Fprintf(w, "      MariaDB: left out, this budget has no room for its steps on this machine (--budget %v has)\n", plan.MariaDBBudget)
+		fmt.Fprintf(w, "      MariaDB: left out, the budget has no room for its steps on this machine%s\n", roomAt(plan.MariaDBBudget))
 	}
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
@@ -35,7 +45,7 @@ func writePlan(w io.Writer, plan Plan) {
 	fmt.Fprintf(w, "      %s: %d pairs of %v cells, the tpcc-ro image in 4 KiB then 2 MiB pages, the speed sentinel around each\n",
 		pageStepTitle, plan.PagePairs, plan.PageCell)
 	if len(qs) == 0 {
-		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine (try --budget 5m)\n\n")
+		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine%s\n\n", roomAt(plan.TPCHBudget))
 		return
 	}
 	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
