@@ -177,7 +177,8 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	return p, nil
 }
 
-// planFor is NewPlan without the search for MariaDB's budget.
+// planFor is NewPlan without the search for the budgets of the steps
+// left out.
 func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	if budget < MinBudget {
 		return Plan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)

@@ -45,8 +45,10 @@ func TestNewConfigsInDir(t *testing.T) {
 }
 
 // TestReplanAfterSlowProbe: a probe that overran its allowance
-// shortens what follows, and says so; one on time changes nothing.
+// shortens what follows, and says so; one on time changes nothing. The
+// budget named for MariaDB's steps, left out, grows by the overrun.
 func TestReplanAfterSlowProbe(t *testing.T) {
+	withMariaDB(t)
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
 	plan, err := NewPlan(5*time.Minute, m)
 	if err != nil {
@@ -64,6 +66,9 @@ func TestReplanAfterSlowProbe(t *testing.T) {
 		!strings.Contains(out.String(), "1m0s more than planned") || !strings.Contains(out.String(), "transtats") {
 		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v x%d (was %v x%d); said %q",
 			o3.Duration, o3.Repeat, o.Duration, o.Repeat, r3.Duration, r3.Repeat, r.Duration, r.Repeat, out.String())
+	}
+	if cfg.MariaDB || cfg.MariaDBBudget == 0 || c3.MariaDBBudget != cfg.MariaDBBudget+time.Minute {
+		t.Errorf("MariaDB's steps at 5m: planned %v, from --budget %v; a minute late, from %v", cfg.MariaDB, cfg.MariaDBBudget, c3.MariaDBBudget)
 	}
 }
 
