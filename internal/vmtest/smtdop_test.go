@@ -12,25 +12,47 @@ import (
 	"github.com/numalab/numalab/internal/eval"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 // TestEvalSMTDOPStep: in a guest with SMT (one node, 2 cores of 2
-// threads), eval plans its SMT × DOP step from the guest's own topology
-// (a first boot reads it): P1 at DOP 1, 2 (the cores) and 4 (the logical
-// CPUs), placed smt=on and smt=off. A second boot runs those two runs as
-// 'run report' with the plan's settings, but 1 s windows and one repeat
-// (the suite must stay short), and every DOP > 1 cell must have had its
-// DuckDB workers sampled on its placement's CPUs only, DOP 4 on smt=off
-// marked oversubscribed.
+// threads), eval plans its SMT × DOP step from the guest's own topology:
+// P1 at DOP 1, 2 (the cores) and 4 (the logical CPUs), placed smt=on and
+// smt=off. The guest runs those two runs as 'run report' with the plan's
+// settings, but 1 s windows and one repeat (the suite must stay short),
+// and every DOP > 1 cell must have had its DuckDB workers sampled on its
+// placement's CPUs only, DOP 4 on smt=off marked oversubscribed.
+//
+// One boot does both: the runs are planned before it from a stand-in of
+// the machine's topology (standInTopology), the guest also prints its own
+// topology, and the test then plans again from that and fails unless the
+// guest's plan gives the very commands the guest ran. (A first boot only
+// to read the topology cost about 27 s of the suite.)
 func TestEvalSMTDOPStep(t *testing.T) {
 	h := host(t)
 	files := guestFiles(t)
 	m := Machine{Nodes: 1, CPUsPerNode: 4, ThreadsPerCore: 2}
 
+	standIn, err := eval.NewPlan(5*time.Minute, standInTopology(m))
+	if err != nil {
+		t.Fatalf("planning from the stand-in topology of %s: %v", m, err)
+	}
+	planned := eval.NewConfigs(standIn, "/tmp/w").SMTDOP
+	if len(planned) == 0 {
+		t.Fatalf("no SMT x DOP runs planned from the stand-in topology of %s (DOPs %v, no room %v)", m, standIn.SMTDOP, standIn.SMTNoRoom)
+	}
 	s := newScript()
 	s.add("topo", "numalab topo --json")
+	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
+	for i, c := range planned {
+		checkSMTDOPRun(t, c)
+		s.add("select-"+c.Placement, "numalab topo --select '"+c.Placement+"' --json")
+		s.add("run-"+c.Placement, smtDOPRunLine(c, i))
+	}
+	secs := runScript(t, h, m, files, s, 10*time.Minute)
+
 	var tp result.Topology
-	decode(t, "topo", runScript(t, h, m, files, s, 3*time.Minute)["topo"], &tp)
+	decode(t, "topo", secs["topo"], &tp)
 	plan, err := eval.NewPlan(5*time.Minute, &tp)
 	if err != nil {
 		t.Fatal(err)
@@ -42,18 +64,16 @@ func TestEvalSMTDOPStep(t *testing.T) {
 	if len(runs) != 2 {
 		t.Fatalf("%d SMT x DOP runs planned, want smt=on and smt=off", len(runs))
 	}
-
-	s = newScript()
-	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
 	for i, c := range runs {
-		if c.Engine != "duckdb" || c.Rows != 1_000_000 || !strings.HasSuffix(c.DB, "/"+transtatsDB) || len(c.Streams) != 1 || len(c.Queries) != 1 {
-			t.Fatalf("planned run %+v: want one stream of one query on DuckDB's 1,000,000-row transtats, as the guest carries", c)
+		checkSMTDOPRun(t, c)
+		if i >= len(planned) || smtDOPRunLine(c, i) != smtDOPRunLine(planned[i], i) {
+			t.Fatalf("the guest's topology plans run %d as\n%s\nbut the guest ran what the stand-in topology planned (%d runs):\n%s\nstandInTopology no longer matches the guest %s: make it match",
+				i+1, smtDOPRunLine(c, i), len(planned), smtDOPRunLine(planned[min(i, len(planned)-1)], i), m)
 		}
-		s.add("select-"+c.Placement, "numalab topo --select '"+c.Placement+"' --json")
-		s.add("run-"+c.Placement, fmt.Sprintf("numalab run report --engine %s --db %s --rows %d --streams %d --dop %s --query %s --placement '%s' --duration 1s --warmup 300ms --repeat 1 --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db %d",
-			c.Engine, c.DB, c.Rows, c.Streams[0], cliflag.FormatInts(c.DOP), c.Queries[0], c.Placement, i+1))
 	}
-	secs := runScript(t, h, m, files, s, 10*time.Minute)
+	if len(planned) != len(runs) {
+		t.Fatalf("the stand-in topology planned %d runs, the guest's %d: make standInTopology match the guest %s", len(planned), len(runs), m)
+	}
 	for _, c := range runs {
 		var p place.Placement
 		decode(t, "select-"+c.Placement, secs["select-"+c.Placement], &p)
@@ -99,4 +119,50 @@ func TestEvalSMTDOPStep(t *testing.T) {
 			t.Errorf("%s: cells at DOP %v, want %v", c.Placement, dops, c.DOP)
 		}
 	}
+}
+
+// checkSMTDOPRun: a planned run is one the guest can run as planned.
+func checkSMTDOPRun(t *testing.T, c transtats.RunConfig) {
+	t.Helper()
+	if c.Engine != "duckdb" || c.Rows != 1_000_000 || !strings.HasSuffix(c.DB, "/"+transtatsDB) || len(c.Streams) != 1 || len(c.Queries) != 1 {
+		t.Fatalf("planned run %+v: want one stream of one query on DuckDB's 1,000,000-row transtats, as the guest carries", c)
+	}
+}
+
+// smtDOPRunLine is the guest's command for the i-th SMT x DOP run c: the
+// plan's engine, database, rows, stream, DOPs, query and placement, with
+// 1 s windows and one repeat.
+func smtDOPRunLine(c transtats.RunConfig, i int) string {
+	return fmt.Sprintf("numalab run report --engine %s --db %s --rows %d --streams %d --dop %s --query %s --placement '%s' --duration 1s --warmup 300ms --repeat 1 --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db %d",
+		c.Engine, c.DB, c.Rows, c.Streams[0], cliflag.FormatInts(c.DOP), c.Queries[0], c.Placement, i+1)
+}
+
+// standInTopology is what the guest's sysfs shows for m, one socket: node
+// i has CPUs i·CPUsPerNode on, CPUs of a core are consecutive, and every
+// node its memory. It only plans the guest's commands before the boot;
+// TestEvalSMTDOPStep checks the plan against the guest's own topology.
+func standInTopology(m Machine) *result.Topology {
+	tp := &result.Topology{Source: "stand-in for " + m.String(), Packages: []result.Package{{ID: 0}}}
+	for n := range m.Nodes {
+		node := result.Node{ID: n, MemBytes: int64(m.memPerNode()) << 20}
+		for c := n * m.CPUsPerNode; c < (n+1)*m.CPUsPerNode; c++ {
+			core := c / m.threads()
+			if core == len(tp.Cores) {
+				tp.Cores = append(tp.Cores, result.Core{ID: core})
+			}
+			tp.Cores[core].CPUs = append(tp.Cores[core].CPUs, c)
+			tp.CPUs = append(tp.CPUs, result.CPU{ID: c, Core: core, Node: n})
+			tp.Packages[0].CPUs = append(tp.Packages[0].CPUs, c)
+			node.CPUs = append(node.CPUs, c)
+		}
+		tp.Nodes = append(tp.Nodes, node)
+	}
+	for i := range m.Nodes {
+		row := make([]int, m.Nodes)
+		for j := range row {
+			row[j] = m.Distance(i, j)
+		}
+		tp.Distances = append(tp.Distances, row)
+	}
+	return tp
 }
