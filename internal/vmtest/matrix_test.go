@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,19 +27,81 @@ import (
 //
 // --data-node is checked for every node on tmpfs and on ext2 on the 2-node
 // machine; elsewhere for every node once, on tmpfs and ext2 by turns.
+//
+// A boot takes about 25 s under TCG, so a test of another file that needs
+// one of these machines adds its commands to the machine's guest run
+// (extra) instead of booting its own: see matrixRun.
 type machineCase struct {
 	name   string
 	m      Machine
 	bothFS bool // --data-node for every node on both filesystems
 	eval   bool // eval --budget 2m (its minimum), with its quick probe
+	// extra adds other tests' sections to the guest's script, after the
+	// matrix's own, and returns the host files they need beyond guestFiles.
+	extra func(t *testing.T, s *script) []string
 }
 
 var matrix = []machineCase{
-	{"2nodes", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, true, false},
+	{"2nodes", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, true, false, func(t *testing.T, s *script) []string {
+		addReportPlacement(s, "node=1", true)
+		return addHostTests(t, s)
+	}},
 	{"2sockets-4nodes", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemPerNodeMiB: 768, RAMDiskMiB: 256,
-		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, false},
-	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false},
-	{"memory-only-node", Machine{Nodes: 2, CPUsPerNode: 1, MemOnlyMiB: 768, RAMDiskMiB: 256}, false, true},
+		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, false, nil},
+	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false, func(t *testing.T, s *script) []string {
+		addReportPlacement(s, "smt=off", false)
+		return nil
+	}},
+	{"memory-only-node", Machine{Nodes: 2, CPUsPerNode: 1, MemOnlyMiB: 768, RAMDiskMiB: 256}, false, true, nil},
+}
+
+// guestRun is the one run of a matrix machine's guest that the matrix and
+// the tests that add to it (machineCase.extra) all read.
+type guestRun struct {
+	once sync.Once
+	secs map[string]section
+	fail string // why there are no sections, for the tests after the first
+}
+
+var guestRuns = map[string]*guestRun{}
+
+// matrixRun is the sections of the guest run of the matrix machine name,
+// with every test's commands; the first test to ask boots it, whichever
+// that is (so running one of those tests alone boots the whole run).
+// Each test's commands clean up after themselves, and the matrix's run
+// first, so that its checks see the guest as they did on a guest of
+// their own.
+func matrixRun(t *testing.T, name string) map[string]section {
+	t.Helper()
+	i := slices.IndexFunc(matrix, func(mc machineCase) bool { return mc.name == name })
+	if i < 0 {
+		t.Fatalf("no matrix machine %q", name)
+	}
+	mc := matrix[i]
+	g := guestRuns[name]
+	if g == nil {
+		g = &guestRun{}
+		guestRuns[name] = g
+	}
+	g.once.Do(func() {
+		// Set until the run is read: a t.Fatal or t.Skip below ends the
+		// first test, and the others must fail, saying where to look.
+		g.fail = fmt.Sprintf("the %s guest's run did not finish in %s, the first test that booted it: see its log", name, t.Name())
+		h := host(t)
+		files := guestFiles(t)
+		s := machineScript(mc)
+		timeout := 12 * time.Minute
+		if mc.extra != nil {
+			files = append(files, mc.extra(t, s)...)
+			timeout += 4 * time.Minute
+		}
+		g.secs = runScript(t, h, mc.m, files, s, timeout)
+		g.fail = ""
+	})
+	if g.fail != "" {
+		t.Fatal(g.fail)
+	}
+	return g.secs
 }
 
 // placeCheck is one --data-node run: data on node, in a file on fs.
@@ -66,13 +129,11 @@ func (mc machineCase) placeChecks() []placeCheck {
 // structure and the truth of labels, never latency or throughput: QEMU
 // does not model NUMA distance.
 func TestMachineMatrix(t *testing.T) {
-	h := host(t)
-	files := guestFiles(t)
+	host(t)
 	for _, mc := range matrix {
 		t.Run(mc.name, func(t *testing.T) {
 			start := time.Now()
-			s := machineScript(mc)
-			secs := runScript(t, h, mc.m, files, s, 12*time.Minute)
+			secs := matrixRun(t, mc.name)
 			sys := parseSysfs(t, secs["sysfs"].Out)
 			t.Run("harness", func(t *testing.T) { checkHarness(t, mc.m, sys) })
 			t.Run("topo", func(t *testing.T) { checkTopo(t, secs["topo"], sys) })

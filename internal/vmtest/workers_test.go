@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
@@ -20,41 +19,31 @@ import (
 // also runs 'run report --data-node 0 --placement node=1' with the file
 // on tmpfs and on ext2, and checks the placement stored: the file's pages
 // and DuckDB's buffer memory on node 0.
+//
+// Its commands run in the matrix's guests of those machines (matrixRun),
+// after the matrix's own, rather than in guests of their own: a boot
+// takes about 25 s. The SMT guest so has the matrix's ext2 RAM disk, which
+// the smt=off cell does not use: its database is on tmpfs (/tmp/w), as it
+// was in a guest of its own without the disk, and where DuckDB's workers
+// run does not depend on a filesystem.
 func TestReportPlacement(t *testing.T) {
-	h := host(t)
-	files := guestFiles(t)
+	host(t)
 	for _, tc := range []struct {
-		name, sel string
-		m         Machine
-		dataNode  bool
+		name, sel, guest string
+		dataNode         bool
 	}{
-		{"2nodes-node1", "node=1", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, true},
-		{"smt-off", "smt=off", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2}, false},
+		{"2nodes-node1", "node=1", "2nodes", true},
+		{"smt-off", "smt=off", "smt", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newScript()
-			s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
-			s.add("select", "numalab topo --select '"+tc.sel+"' --json")
-			s.add("report", fmt.Sprintf("numalab run report --engine duckdb --db /tmp/w/%s --rows 1000000 --streams 1 --dop 4 --query P1 --placement '%s' --duration 3s --warmup 500ms --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db 1",
-				transtatsDB, tc.sel))
-			fsDirs := map[string]string{"tmpfs": "/tmp/dn", "ext2": "/data/dn"}
+			secs := matrixRun(t, tc.guest)
 			if tc.dataNode {
 				for _, fs := range []string{"tmpfs", "ext2"} {
-					d := fsDirs[fs]
-					s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", d, transtatsDB, d))
-					s.add("data-node-"+fs, fmt.Sprintf("numalab run report --engine duckdb --db %s/%s --rows 1000000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store %s/s.db >&2 && numalab runs show --json --store %s/s.db 1",
-						d, transtatsDB, d, d))
-					s.raw("rm -rf " + d)
-				}
-			}
-			secs := runScript(t, h, tc.m, files, s, 10*time.Minute)
-			if tc.dataNode {
-				for _, fs := range []string{"tmpfs", "ext2"} {
-					checkReportDataNode(t, fs, secs["data-node-"+fs])
+					checkReportDataNode(t, fs, secs["report-data-node-"+fs])
 				}
 			}
 			var p place.Placement
-			decode(t, "select", secs["select"], &p)
+			decode(t, "report-select", secs["report-select"], &p)
 			var r storedRun
 			decode(t, "report", secs["report"], &r)
 			t.Logf("run report:\n%s", secs["report"].Err)
@@ -91,12 +80,33 @@ func TestReportPlacement(t *testing.T) {
 	}
 }
 
+// addReportPlacement adds TestReportPlacement's sections to a guest's
+// script: its DuckDB database in /tmp/w (tmpfs), a DOP 4 cell placed with
+// sel, and with dataNode the --data-node 0 runs on tmpfs and ext2. It
+// leaves nothing behind.
+func addReportPlacement(s *script, sel string, dataNode bool) {
+	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
+	s.add("report-select", "numalab topo --select '"+sel+"' --json")
+	s.add("report", fmt.Sprintf("numalab run report --engine duckdb --db /tmp/w/%s --rows 1000000 --streams 1 --dop 4 --query P1 --placement '%s' --duration 3s --warmup 500ms --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db 1",
+		transtatsDB, sel))
+	s.raw("rm -rf /tmp/w")
+	if dataNode {
+		for _, fs := range []string{"tmpfs", "ext2"} {
+			d := map[string]string{"tmpfs": "/tmp/dn", "ext2": "/data/dn"}[fs]
+			s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", d, transtatsDB, d))
+			s.add("report-data-node-"+fs, fmt.Sprintf("numalab run report --engine duckdb --db %s/%s --rows 1000000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store %s/s.db >&2 && numalab runs show --json --store %s/s.db 1",
+				d, transtatsDB, d, d))
+			s.raw("rm -rf " + d)
+		}
+	}
+}
+
 // checkReportDataNode: the run stored one data placement on node 0, with
 // at least 99% of the file's pages and of DuckDB's buffer memory there.
 func checkReportDataNode(t *testing.T, fs string, sec section) {
 	t.Helper()
 	var r storedRun
-	decode(t, "data-node-"+fs, sec, &r)
+	decode(t, "report-data-node-"+fs, sec, &r)
 	var placed []engine.PlacedData
 	for _, it := range r.Results {
 		if it.Kind == string(engine.KindPlacedData) {
