@@ -61,13 +61,17 @@ type guestRun struct {
 	once sync.Once
 	secs map[string]section
 	fail string // why there are no sections, for the tests after the first
+	// readBy are the tests that read this run: one asking again is the
+	// next round of go test -count, which gets a run of its own.
+	readBy map[string]bool
 }
 
 var guestRuns = map[string]*guestRun{}
 
 // matrixRun is the sections of the guest run of the matrix machine name,
 // with every test's commands; the first test to ask boots it, whichever
-// that is (so running one of those tests alone boots the whole run).
+// that is (so running one of those tests alone boots the whole run), and
+// each round of go test -count boots it again.
 // Each test's commands clean up after themselves, and the matrix's run
 // first, so that its checks see the guest as they did on a guest of
 // their own.
@@ -79,10 +83,11 @@ func matrixRun(t *testing.T, name string) map[string]section {
 	}
 	mc := matrix[i]
 	g := guestRuns[name]
-	if g == nil {
-		g = &guestRun{}
+	if g == nil || g.readBy[t.Name()] {
+		g = &guestRun{readBy: map[string]bool{}}
 		guestRuns[name] = g
 	}
+	g.readBy[t.Name()] = true
 	g.once.Do(func() {
 		// Set until the run is read: a t.Fatal or t.Skip below ends the
 		// first test, and the others must fail, saying where to look.
