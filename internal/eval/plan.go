@@ -64,10 +64,11 @@ type Plan struct {
 	MariaDBWarm    time.Duration
 	MariaDBCell    time.Duration
 	// MariaDBBudget, SMTDOPBudget and TPCHBudget, when that step was left
-	// out for want of budget, are the least whole-minute budget up to an
-	// hour that has room for it on this machine (0: none has, or the step
-	// was not left out for budget).
-	MariaDBBudget, SMTDOPBudget, TPCHBudget time.Duration
+	// out for want of budget, are the least whole-minute budget up to
+	// RoomSearched (an hour, or twice the budget if more) that has room
+	// for it on this machine (0: none has, or the step was not left out
+	// for budget).
+	MariaDBBudget, SMTDOPBudget, TPCHBudget, RoomSearched time.Duration
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -147,7 +148,8 @@ var haveMariaDB = mariaserver.Installed
 
 // NewPlan plans eval for budget on machine t, with MariaDB's steps where
 // its server is installed (haveMariaDB) and the budget has room for them;
-// where it has not, MariaDBBudget says which would. Where t has several
+// where it has not, MariaDBBudget says which would (and so for the
+// other steps left out for budget). Where t has several
 // NUMA nodes with CPUs the data lives on the first, and streams run on it
 // (local) and on the node farthest from it (remote, see sweep.FarNode).
 func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
@@ -156,9 +158,11 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		return p, err
 	}
 	// A step left out for want of budget gets the least whole-minute
-	// budget up to an hour that has room for it, to say so.
+	// budget up to an hour (or twice this one) that has room for it, to
+	// say so.
+	p.RoomSearched = max(time.Hour, 2*budget).Truncate(time.Minute)
 	least := func(has func(Plan) bool) time.Duration {
-		for b := budget.Truncate(time.Minute) + time.Minute; b <= time.Hour; b += time.Minute {
+		for b := budget.Truncate(time.Minute) + time.Minute; b <= p.RoomSearched; b += time.Minute {
 			if q, err := planFor(b, t); err == nil && has(q) {
 				return b
 			}

@@ -107,7 +107,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
-				return errNoRoom
+				return noRoom(cfg.TPCHBudget, cfg.RoomSearched)
 			}
 			return cmds.TPCH(s, cfg.TPCH)
 		}},

@@ -205,7 +205,7 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 			}
 			var txt strings.Builder
 			writePlan(&txt, with)
-			if !strings.Contains(txt.String(), fmt.Sprintf("(--budget %v has)", with.MariaDBBudget)) {
+			if !strings.Contains(txt.String(), fmt.Sprintf("(--budget %dm has)", with.MariaDBBudget/time.Minute)) {
 				t.Errorf("%v: the plan does not say which budget has room for MariaDB:\n%s", b, txt.String())
 			}
 		}

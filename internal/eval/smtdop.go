@@ -67,7 +67,7 @@ func smtDOPConfigs(p Plan, report transtats.RunConfig) []transtats.RunConfig {
 func writeSMTDOPPlan(w io.Writer, p Plan) {
 	switch {
 	case p.SMTNoRoom:
-		fmt.Fprintf(w, "      SMT x DOP: left out, the budget has no room for it on this machine%s\n", roomAt(p.SMTDOPBudget))
+		fmt.Fprintf(w, "      SMT x DOP: left out, the budget has no room for it on this machine%s\n", roomAt(p.SMTDOPBudget, p.RoomSearched))
 		return
 	case len(p.SMTDOP) == 0:
 		fmt.Fprintln(w, "      SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs")
@@ -89,7 +89,7 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, run func(Stored, t
 		}
 		steps = append(steps, &step{title: "SMT x DOP on DuckDB, " + sel, run: func(s Stored) error {
 			if i >= len(cfg.SMTDOP) {
-				return errNoRoom
+				return noRoom(cfg.SMTDOPBudget, cfg.RoomSearched)
 			}
 			if err := run(s, cfg.SMTDOP[i]); err != nil || i < len(smtPlacements)-1 {
 				return err

@@ -62,7 +62,7 @@ func TestSMTDOPPlan(t *testing.T) {
 	}
 	// It names the least budget that has room, and that budget has.
 	if more, err := NewPlan(big.SMTDOPBudget, fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil || len(more.SMTDOP) == 0 ||
-		!strings.Contains(b.String(), fmt.Sprintf("(--budget %v has)", big.SMTDOPBudget)) {
+		!strings.Contains(b.String(), fmt.Sprintf("(--budget %dm has)", big.SMTDOPBudget/time.Minute)) {
 		t.Errorf("32 CPUs at 5m: SMT x DOP from --budget %v (%v; SMT DOPs there %v), plan:\n%s", big.SMTDOPBudget, err, more.SMTDOP, b.String())
 	}
 

@@ -24,14 +24,14 @@ type Configs struct {
 	// NullMy and OLTPMy are MariaDB's steps; MariaDB says the plan has
 	// them.
 	MariaDB bool
-	// MariaDBBudget is the plan's: the budget that would have room for
-	// MariaDB's steps when this one has not.
-	MariaDBBudget time.Duration
-	NullMy        null.RunConfig
-	OLTPMy        tpcc.RunConfig
-	Report        transtats.RunConfig
-	SMTDOP        []transtats.RunConfig // smt=on, smt=off; none without SMT
-	TPCH          tpch.RunConfig
+	// MariaDBBudget, SMTDOPBudget, TPCHBudget and RoomSearched are the
+	// plan's: the budgets that would have room for steps this one has not.
+	MariaDBBudget, SMTDOPBudget, TPCHBudget, RoomSearched time.Duration
+	NullMy                                                null.RunConfig
+	OLTPMy                                                tpcc.RunConfig
+	Report                                                transtats.RunConfig
+	SMTDOP                                                []transtats.RunConfig // smt=on, smt=off; none without SMT
+	TPCH                                                  tpch.RunConfig
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -46,7 +46,8 @@ func NewConfigs(plan Plan, dir string) Configs {
 	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG, &c.NullMy} {
 		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
 	}
-	c.MariaDB, c.MariaDBBudget = plan.MariaDB, plan.MariaDBBudget
+	c.MariaDB = plan.MariaDB
+	c.MariaDBBudget, c.SMTDOPBudget, c.TPCHBudget, c.RoomSearched = plan.MariaDBBudget, plan.SMTDOPBudget, plan.TPCHBudget, plan.RoomSearched
 	c.OLTPMy = tpcc.DefaultRunConfig()
 	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = "mariadb", 1, plan.MariaDBStreams, 1
 	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.MariaDBWarm, plan.MariaDBCell
@@ -83,7 +84,7 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 	re.ProbeQuick = plan.ProbeQuick
 	// The budgets that have room for a step left out were found for the
 	// budget less the overrun: the user's are that much more.
-	for _, b := range []*time.Duration{&re.MariaDBBudget, &re.SMTDOPBudget, &re.TPCHBudget} {
+	for _, b := range []*time.Duration{&re.MariaDBBudget, &re.SMTDOPBudget, &re.TPCHBudget, &re.RoomSearched} {
 		if *b > 0 {
 			*b = (*b + over + time.Minute - 1).Truncate(time.Minute)
 		}
@@ -94,7 +95,13 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 }
 
 // errNoRoom skips a step the budget had no room for (Plan's shrink).
-var errNoRoom = errors.New("the budget has no room for this step on this machine (a larger --budget makes room)")
+var errNoRoom = errors.New("the budget has no room for this step on this machine")
+
+// noRoom is errNoRoom for a step left out for budget, saying which budget
+// has room for it (b, or none up to searched).
+func noRoom(b, searched time.Duration) error {
+	return fmt.Errorf("%w%s", errNoRoom, roomAt(b, searched))
+}
 
 // skipped says whether a step's error means it was left out, not failed.
 func skipped(err error) bool {
@@ -110,10 +117,7 @@ func mariaDBStep(cfg *Configs, run func() error) error {
 	if err := haveMariaDB(); err != nil {
 		return err
 	}
-	if cfg.MariaDBBudget > 0 {
-		return fmt.Errorf("%w: MariaDB's steps need --budget %v here", errNoRoom, cfg.MariaDBBudget)
-	}
-	return errNoRoom
+	return noRoom(cfg.MariaDBBudget, cfg.RoomSearched)
 }
 
 // step is one step of eval and the run it stored.

@@ -11,12 +11,12 @@ import (
 )
 
 // roomAt says which budget has room for a step left out: b, or none up
-// to an hour.
-func roomAt(b time.Duration) string {
+// to searched; in whole minutes, as --budget takes them.
+func roomAt(b, searched time.Duration) string {
 	if b == 0 {
-		return " (nor does any budget up to 1h)"
+		return fmt.Sprintf(" (nor does any budget up to %dm)", searched/time.Minute)
 	}
-	return fmt.Sprintf(" (--budget %v has)", b)
+	return fmt.Sprintf(" (--budget %dm has)", b/time.Minute)
 }
 
 // writePlan says what the budget bought.
@@ -36,8 +36,8 @@ func writePlan(w io.Writer, plan Plan) {
 	if plan.MariaDB {
 		fmt.Fprintf(w, "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1, streams %s, %v+%v per cell x1\n",
 			cliflag.FormatInts(plan.MariaDBStreams), plan.MariaDBWarm, plan.MariaDBCell)
-	} else if plan.MariaDBBudget > 0 {
-		fmt.Fprintf(w, "      MariaDB: left out, the budget has no room for its steps on this machine%s\n", roomAt(plan.MariaDBBudget))
+	} else if haveMariaDB() == nil {
+		fmt.Fprintf(w, "      MariaDB: left out, the budget has no room for its steps on this machine%s\n", roomAt(plan.MariaDBBudget, plan.RoomSearched))
 	}
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
@@ -45,7 +45,7 @@ func writePlan(w io.Writer, plan Plan) {
 	fmt.Fprintf(w, "      %s: %d pairs of %v cells, the tpcc-ro image in 4 KiB then 2 MiB pages, the speed sentinel around each\n",
 		pageStepTitle, plan.PagePairs, plan.PageCell)
 	if len(qs) == 0 {
-		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine%s\n\n", roomAt(plan.TPCHBudget))
+		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine%s\n\n", roomAt(plan.TPCHBudget, plan.RoomSearched))
 		return
 	}
 	fmt.Fprintf(w, "      TPC-H-derived SF %g on DuckDB, %s at DOP %s, %v+%v per cell x%d repeats\n\n",
