@@ -27,6 +27,7 @@ static void *resp(void *x) {
 }
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
 int main(int argc, char **argv) {
+  if (argc != 3) { fprintf(stderr, "usage: pingpong CPU-A CPU-B\n"); return 2; }
   int a = atoi(argv[1]); cpub = atoi(argv[2]); int W = 30; long N = 20000;
   line = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   pthread_t t; pthread_create(&t, 0, resp, 0);
