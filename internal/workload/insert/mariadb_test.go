@@ -149,10 +149,11 @@ func TestMariaDBManagedWaits(t *testing.T) {
 
 // unread says (and logs) that a cell's waits were not read near both ends
 // of its window, as the cell itself says: under load the reader can fall
-// behind, which is the machine's speed, not numalab's doing.
+// behind, which is the machine's speed, not numalab's doing. A cell read
+// at both ends that counted no wait is no such case: a read taken after a
+// loader had disconnected once made it so, in 1 cell of 4 here.
 func unread(t *testing.T, s CellStats) bool {
-	if !strings.HasPrefix(s.Dominant, "no waits: performance_schema was not read near both ends") &&
-		!strings.HasPrefix(s.Dominant, "no wait counted between the reads nearest the window's ends") {
+	if !strings.HasPrefix(s.Dominant, "no waits: performance_schema was not read near both ends") {
 		return false
 	}
 	t.Logf("cell %d: %s", s.Index, s.Dominant)
