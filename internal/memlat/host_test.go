@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/units"
+	"golang.org/x/sys/unix"
 )
 
 // These tests measure this machine: they check only what holds on any
@@ -92,6 +94,40 @@ func TestHugePagesHost(t *testing.T) {
 	defer s.free()
 	if s.PageBytes != 4<<10 || s.HugeFraction != 0 {
 		t.Errorf("MADV_NOHUGEPAGE mapping reports %s", PageLabel(s.PageBytes, s.HugeFraction))
+	}
+}
+
+// TestNoHugePagesFreeHost runs the probe where the kernel gives this
+// process no huge page (PR_SET_THP_DISABLE, as when none is free): it
+// measures with the pages that came, labelled 4 KiB, and says so, instead
+// of stopping (it stopped in a small emulated machine's eval).
+func TestNoHugePagesFreeHost(t *testing.T) {
+	if err := unix.Prctl(unix.PR_SET_THP_DISABLE, 1, 0, 0, 0); err != nil {
+		t.Skipf("this kernel cannot turn huge pages off for one process: %v", err)
+	}
+	defer unix.Prctl(unix.PR_SET_THP_DISABLE, 0, 0, 0, 0)
+	b, err := mapBuffer("/", 8<<20, Pages2M, -1)
+	if err != nil {
+		t.Fatalf("2 MiB pages asked for, none to be had: %v", err)
+	}
+	b.free()
+	if b.PageBytes != 4<<10 || b.HugeFraction != 0 {
+		t.Errorf("no huge page to be had, the mapping says %s", PageLabel(b.PageBytes, b.HugeFraction))
+	}
+	cfg := DefaultConfig(false)
+	cfg.MaxBytes, cfg.PerDoubling, cfg.Samples, cfg.WindowMS, cfg.BWWindowMS = 16<<20, 1, 1, 5, 20
+	cfg.Pages, cfg.MLP = []string{Pages4K, Pages2M}, []int{1}
+	rep, err := Probe(context.Background(), cfg, hostTopology(t), func(string) {}, func(result.Entry) error { return nil })
+	if err != nil {
+		t.Fatalf("probe with 2 MiB pages asked for, none to be had: %v", err)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "asked for 2 MiB pages, got 4KiB:") }) {
+		t.Errorf("notes %q do not say the 2m ladders had 4 KiB pages", rep.Notes)
+	}
+	for _, l := range rep.Ladders {
+		if l.Pages == Pages2M && (l.PageBytes != 4<<10 || l.HugeFraction != 0) {
+			t.Errorf("%s ladder asked for 2m, had no huge page, labelled %s", l.Chain, PageLabel(l.PageBytes, l.HugeFraction))
+		}
 	}
 }
 

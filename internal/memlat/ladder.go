@@ -200,7 +200,7 @@ func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, re
 			return nil, nil, err
 		}
 		if pages == Pages2M && b.PageBytes != hugeBytes {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("asked for 2 MiB pages, got %s", PageLabel(b.PageBytes, b.HugeFraction)))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("asked for 2 MiB pages, got %s: the kernel had too few huge pages free (memory fragmented or in use); the 2m ladders are labelled with the pages they had", PageLabel(b.PageBytes, b.HugeFraction)))
 		}
 		fullPages := len(cfg.FullPages) == 0 || slices.Contains(cfg.FullPages, pages) ||
 			(pi == len(cfg.Pages)-1 && !slices.ContainsFunc(cfg.Pages, func(p string) bool { return slices.Contains(cfg.FullPages, p) }))
