@@ -171,10 +171,32 @@ func (s *countCheck) End(ctx context.Context, c sweep.Cell, m *result.Cell, err 
 	return s.Sweep.End(ctx, c, m, err)
 }
 
-// calls are the calls of SELECT 1 that pg_stat_statements has tracked.
+// calls are the calls of SELECT 1 that pg_stat_statements has tracked,
+// once the server has no client backend but this pool's: the window's end
+// cuts a stream's call in flight by shutting its socket, and its backend
+// still runs the call (the query may sit unread in its socket) and stores
+// it in pg_stat_statements before it sees the client gone and exits.
+// Without the wait, that store could fall after the next cell's first
+// read and count in the wrong cell (seen once in go test -count=3: 1 call
+// in a cell with tracking off, after one with it on).
 func (s *countCheck) calls(ctx context.Context) int64 {
+	db := s.engs[Unix].DB()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var backends int
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").Scan(&backends); err != nil {
+			s.t.Fatal(err)
+		}
+		pool := db.Stats().OpenConnections
+		if backends <= pool {
+			break
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%d client backends besides this pool's %d still there after 10 s", backends-pool, pool)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	var n int64
-	if err := s.engs[Unix].DB().QueryRowContext(ctx, "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query IN ('SELECT 1', 'SELECT $1')").Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query IN ('SELECT 1', 'SELECT $1')").Scan(&n); err != nil {
 		s.t.Fatal(err)
 	}
 	return n
