@@ -150,8 +150,16 @@ type myOne struct {
 	db *sql.DB
 }
 
+// Close closes the connection and its pool. A connection the driver
+// already closed is not an error: a call cancelled in flight (a cell's
+// window closing) makes the driver drop the socket, and the next call on
+// it gives driver.ErrBadConn, after which database/sql closes the Conn
+// itself and its Close says sql.ErrConnDone.
 func (o *myOne) Close() error {
 	err := o.Conn.Close()
+	if errors.Is(err, sql.ErrConnDone) {
+		err = nil
+	}
 	if derr := o.db.Close(); err == nil {
 		err = derr
 	}

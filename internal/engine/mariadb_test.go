@@ -142,3 +142,35 @@ func TestMariaDBConnectErrorsHidePassword(t *testing.T) {
 		t.Errorf("wrong password: %v; want access denied, said without the password", err)
 	}
 }
+
+// TestMariaDBConnClosedByCancel: a stream's connection whose call was
+// cancelled in flight, as at a cell's window end, closes without an error
+// even after a later call found it dropped (the driver closes the socket
+// on cancel; database/sql then closes the Conn on driver.ErrBadConn, and
+// a Close after that said "connection is already closed", which failed a
+// sweep in CI).
+func TestMariaDBConnClosedByCancel(t *testing.T) {
+	s := my.Server(t)
+	ctx := context.Background()
+	e, err := Open(ctx, "mariadb", Options{DSN: s.DSN(), Schema: "numalab_engine_test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c, err := e.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	err = c.Exec(cctx, "SELECT SLEEP(10)")
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a call cancelled in flight returned %v, want the context's deadline", err)
+	}
+	if err := c.Exec(ctx, "SELECT 1"); err == nil {
+		t.Fatal("a call after the cancel succeeded: the driver kept the cancelled connection, so this test shows nothing")
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("closing the dropped connection: %v, want nil", err)
+	}
+}
