@@ -13,7 +13,7 @@ package engine
 //     of a column can come from statistics and read nothing) with one
 //     thread (SET threads = 1: the worker threads are not bound),
 //     and the anonymous memory this process gained, per node, is read from
-//     numa_maps before and after (see checkPool for what must hold).
+//     numa_maps before and after (see PoolOnNode for what must hold).
 //     Blocks DuckDB held before (a load in the same process) are not
 //     moved: open the database fresh first.
 //   - PostgreSQL: the server's shared memory is prewarmed by a backend
@@ -131,10 +131,10 @@ func (e *duckEngine) placeData(ctx context.Context, node int, pd *PlacedData) er
 			pd.GainedBytes[n] = d
 		}
 	}
-	return checkPool(node, pd.BufferBytes, pd.GainedBytes)
+	return PoolOnNode(node, pd.BufferBytes, pd.GainedBytes)
 }
 
-// checkPool says whether a DuckDB buffer pool of pool bytes, filled by a
+// PoolOnNode says whether a DuckDB buffer pool of pool bytes, filled by a
 // thread bound to node, is on node, from the anonymous memory the process
 // gained per node meanwhile. Either of two things shows it, and each can
 // read wrong on its own, so it is refused only when both fail:
@@ -148,7 +148,7 @@ func (e *duckEngine) placeData(ctx context.Context, node int, pd *PlacedData) er
 //     on the cell's placement and take memory there (in the two-node guest
 //     under a loaded host, 2.7 MB beside an 18.4 MB pool of which 18.7 MB
 //     was new on the data node).
-func checkPool(node int, pool int64, gained map[int]int64) error {
+func PoolOnNode(node int, pool int64, gained map[int]int64) error {
 	var elsewhere int64
 	for n, d := range gained {
 		if n != node && d > 0 {

@@ -5,12 +5,12 @@ import (
 	"testing"
 )
 
-// TestCheckPool: a DuckDB pool is refused only when neither the new memory
+// TestPoolOnNode: a DuckDB pool is refused only when neither the new memory
 // on the data node covers it nor the other nodes stayed quiet. The figures
 // are measured ones: CI's two-node guest (18.4 MB pool, 18.7 MB new on
 // node 0, 2.7 MB on node 1), a quiet guest run, and tpch's pool on one
 // node under a CPU hog (1 MB of 4.7 MB new).
-func TestCheckPool(t *testing.T) {
+func TestPoolOnNode(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		pool   int64
@@ -24,9 +24,9 @@ func TestCheckPool(t *testing.T) {
 		{"half elsewhere", 18350080, map[int]int64{0: 9_175_040, 1: 9_175_040}, false},
 		{"all elsewhere", 18350080, map[int]int64{1: 18350080}, false},
 	} {
-		err := checkPool(0, tc.pool, tc.gained)
+		err := PoolOnNode(0, tc.pool, tc.gained)
 		if (err == nil) != tc.ok {
-			t.Errorf("%s: checkPool(0, %d, %v) = %v, want ok %v", tc.name, tc.pool, tc.gained, err, tc.ok)
+			t.Errorf("%s: PoolOnNode(0, %d, %v) = %v, want ok %v", tc.name, tc.pool, tc.gained, err, tc.ok)
 		}
 		if err != nil && !strings.Contains(err.Error(), "on node 0") {
 			t.Errorf("%s: %v does not name the node", tc.name, err)

@@ -102,7 +102,12 @@ func addReportPlacement(s *script, sel string, dataNode bool) {
 }
 
 // checkReportDataNode: the run stored one data placement on node 0, with
-// at least 99% of the file's pages and of DuckDB's buffer memory there.
+// at least 99% of the file's pages there, and figures of DuckDB's buffer
+// memory that show it there by engine.PoolOnNode's rule (checked again
+// here from what was stored: the new memory per node). A stricter "99% of
+// the pool new on node 0" failed in 1 of 14 guest runs under a loaded
+// host (18,128,896 bytes new for an 18,350,080-byte pool, 262,144 on
+// node 1): the allocator reused memory the process had.
 func checkReportDataNode(t *testing.T, fs string, sec section) {
 	t.Helper()
 	var r storedRun
@@ -125,7 +130,9 @@ func checkReportDataNode(t *testing.T, fs string, sec section) {
 	if pd.Node != 0 || pd.File == nil || pd.File.Pages == 0 || float64(pd.File.PerNode[0]) < 0.99*float64(pd.File.Pages) {
 		t.Errorf("%s: file pages %v, want at least 99%% on node 0", fs, pd.File)
 	}
-	if pd.BufferBytes <= 0 || float64(pd.GainedBytes[0]) < 0.99*float64(pd.BufferBytes) {
-		t.Errorf("%s: DuckDB's buffer memory %d bytes, new memory per node %v: want at least 99%% of it on node 0", fs, pd.BufferBytes, pd.GainedBytes)
+	if pd.BufferBytes <= 0 {
+		t.Errorf("%s: DuckDB's buffer memory %d bytes stored, want some", fs, pd.BufferBytes)
+	} else if err := engine.PoolOnNode(0, pd.BufferBytes, pd.GainedBytes); err != nil {
+		t.Errorf("%s: the stored figures do not show the pool on node 0: %v", fs, err)
 	}
 }
