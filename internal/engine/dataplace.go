@@ -219,7 +219,11 @@ func PlacedText(pd PlacedData) string {
 		parts = append(parts, "file pages "+pd.File.String())
 	}
 	if pd.BufferBytes > 0 {
-		parts = append(parts, fmt.Sprintf("buffer pool %d bytes, new memory by node %v bytes", pd.BufferBytes, pd.GainedBytes))
+		s := fmt.Sprintf("buffer pool %d bytes, new memory by node %v bytes", pd.BufferBytes, pd.GainedBytes)
+		if short := pd.BufferBytes - pd.GainedBytes[pd.Node]; short > 0 {
+			s += fmt.Sprintf(" (%d bytes of the pool did not show as new memory on node %d: memory the process already had, reused, on a node not known)", short, pd.Node)
+		}
+		parts = append(parts, s)
 	}
 	if p := pd.Stats.Placement; p != nil {
 		what := pd.Memory

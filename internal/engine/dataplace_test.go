@@ -33,3 +33,16 @@ func TestPoolOnNode(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacedTextSaysReused: a pool larger than the new memory on its node
+// is said to be partly reused memory of no known node; a covered one is not.
+func TestPlacedTextSaysReused(t *testing.T) {
+	short := PlacedText(PlacedData{Node: 0, BufferBytes: 4_700_000, GainedBytes: map[int]int64{0: 1_000_000}})
+	if !strings.Contains(short, "3700000 bytes of the pool did not show as new memory on node 0") {
+		t.Errorf("short pool: %q does not say how much was reused", short)
+	}
+	covered := PlacedText(PlacedData{Node: 0, BufferBytes: 18350080, GainedBytes: map[int]int64{0: 18665472, 1: 2744320}})
+	if strings.Contains(covered, "did not show") {
+		t.Errorf("covered pool: %q says some was reused", covered)
+	}
+}
