@@ -75,7 +75,7 @@ func TestQemuArgs(t *testing.T) {
 // TestRunTimeoutKillsQemu: a command that outlives its time has its qemu
 // killed by PID, and Run says so. 3 s is enough: the time-out is Run's
 // own timer, started with qemu, which it kills whether or not the guest
-// has booted by then (a boot takes about 25 s under TCG, so it has not).
+// has booted by then.
 func TestRunTimeoutKillsQemu(t *testing.T) {
 	h := host(t)
 	start := time.Now()
@@ -88,6 +88,23 @@ func TestRunTimeoutKillsQemu(t *testing.T) {
 	}
 	assertGone(t, killedPID(t, err))
 	t.Logf("%v; output %q", err, r.Output)
+}
+
+// TestRunBootLimitKillsQemu: a guest whose /init has not announced itself
+// by the boot limit is cut there, long before the run's own time-out, and
+// Run says the kernel did not reach /init. A boot takes 3 s or more of
+// the guest's clock here, so a 1 s limit always cuts it.
+func TestRunBootLimitKillsQemu(t *testing.T) {
+	h := host(t)
+	start := time.Now()
+	_, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "true", Timeout: 5 * time.Minute, BootLimit: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "did not reach its /init within 1s") {
+		t.Fatalf("Run = %v, want the boot limit's error", err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("Run took %v with a 1s boot limit", d)
+	}
+	assertGone(t, killedPID(t, err))
 }
 
 var killedRE = regexp.MustCompile(`killed qemu \(pid (\d+)\)`)

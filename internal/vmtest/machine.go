@@ -132,7 +132,7 @@ func (m Machine) qemuArgs(kernel, initrd, console, out string) []string {
 	}
 	return append(args,
 		"-kernel", kernel, "-initrd", initrd,
-		"-append", "console=ttyS0 loglevel=4 panic=-1 mitigations=off tsc=reliable no_timer_check",
+		"-append", "console=ttyS0 loglevel=7 panic=-1 mitigations=off tsc=reliable no_timer_check",
 		"-display", "none", "-monitor", "none", "-nodefaults", "-no-reboot",
 		"-serial", "file:"+console, "-serial", "file:"+out)
 }

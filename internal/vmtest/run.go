@@ -30,6 +30,9 @@ type Job struct {
 	Script string
 	// Timeout bounds the whole run, boot included; 0 means 10 minutes.
 	Timeout time.Duration
+	// BootLimit bounds the boot alone: the guest's /init must have
+	// announced itself on the console by then; 0 means 3 minutes.
+	BootLimit time.Duration
 }
 
 // Result is what a guest's command did.
@@ -92,17 +95,34 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	bootLimit := j.BootLimit
+	if bootLimit <= 0 {
+		bootLimit = 3 * time.Minute
+	}
+	// Until /init has announced itself, the console is polled: a boot
+	// that hangs is cut at bootLimit, not at the whole run's timeout.
+	poll := time.NewTicker(500 * time.Millisecond)
+	defer poll.Stop()
 
 	var stop error
 	var sig os.Signal
-	select {
-	case err = <-done:
-	case <-timer.C:
-		stop = fmt.Errorf("timed out after %v", timeout)
-	case <-ctx.Done():
-		stop = ctx.Err()
-	case sig = <-sigs:
-		stop = fmt.Errorf("interrupted by %v", sig)
+	for exited := false; !exited && stop == nil; {
+		select {
+		case err = <-done:
+			exited = true
+		case <-timer.C:
+			stop = fmt.Errorf("timed out after %v", timeout)
+		case <-ctx.Done():
+			stop = ctx.Err()
+		case sig = <-sigs:
+			stop = fmt.Errorf("interrupted by %v", sig)
+		case <-poll.C:
+			if consoleHas(console, "@@BOOTED") {
+				poll.Stop() // no tick comes after Stop (Go 1.23's timers)
+			} else if time.Since(start) > bootLimit {
+				stop = fmt.Errorf("the guest's kernel did not reach its /init within %v (boots here take 3 to 35 s), so no test code ran: a kernel or emulator hang; its log is below", bootLimit)
+			}
+		}
 	}
 	if stop != nil {
 		unix.Kill(pid, unix.SIGKILL) // by its own PID: never by name
@@ -135,6 +155,12 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 	return res, nil
 }
 
+// consoleHas says whether the console file holds s.
+func consoleHas(console, s string) bool {
+	b, _ := os.ReadFile(console)
+	return bytes.Contains(b, []byte(s))
+}
+
 var (
 	bootedRE = regexp.MustCompile(`@@BOOTED ([0-9.]+)`)
 	exitRE   = regexp.MustCompile(`@@EXIT ([0-9]+)`)
@@ -147,7 +173,7 @@ func tail(console, stderr []byte) string {
 		return strings.Join(lines[max(0, len(lines)-n):], "\n")
 	}
 	s := ""
-	if c := last(console, 20); c != "" {
+	if c := last(console, 30); c != "" {
 		s += "\nguest console:\n" + c
 	}
 	if e := last(stderr, 10); e != "" {
