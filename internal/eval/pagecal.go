@@ -23,18 +23,25 @@ import (
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/perfctr"
 	"github.com/numalab/numalab/internal/record"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
 // Page-size points: the tpcc-ro database image in memory eval maps itself,
 // once advised MADV_NOHUGEPAGE (4 KiB pages) and once MADV_HUGEPAGE (2 MiB
-// pages), read in place by SQLite (sqlite3_deserialize). The same
-// transactions on the same data then see two latencies, each timed next to
-// its cells with a fully random chain in memory mapped alike and as large
-// as the image: two latency points on any machine, one node included.
+// pages), read in place by SQLite (sqlite3_deserialize). Each transaction
+// runs twice in a row with the same inputs: the first run (cold) finds its
+// data where the previous transactions left it, mostly in memory, the
+// second (hot) finds it in the caches the first filled. The same
+// transactions then see three latencies: a fully random chain in memory
+// mapped like each image and as large, and a chain half the size of the
+// level-2 cache, each timed next to the cells: latency points on any
+// machine, one node included. Cold and hot alternate every transaction,
+// so a change in the machine's speed moves both alike.
 
 // image is a database image in anonymous memory of one page size.
 type image struct {
@@ -127,8 +134,12 @@ var pageTxSQL = []string{
 // pageConn is one connection over one image, with its statements, and
 // how its cells open their counters (openCounters).
 type pageConn struct {
-	c        *sqlite3.SQLiteConn
-	st       []driver.Stmt
+	c  *sqlite3.SQLiteConn
+	st []driver.Stmt
+	// draw draws each pair's seed; pcg, reseeded with it before each run,
+	// gives the transaction's inputs through rng.
+	draw     *rand.Rand
+	pcg      *rand.PCG
 	rng      *rand.Rand
 	row      []driver.Value
 	counters func() (cellCounters, string)
@@ -140,7 +151,8 @@ func openPageConn(im *image) (*pageConn, error) {
 		return nil, fmt.Errorf("opening an in-memory SQLite connection: %w", err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
-	p := &pageConn{c: c, rng: rand.New(rand.NewPCG(1, 2)), row: make([]driver.Value, 8), counters: openCounters}
+	pcg := rand.NewPCG(1, 2)
+	p := &pageConn{c: c, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg, rng: rand.New(pcg), row: make([]driver.Value, 8), counters: openCounters}
 	if err := deserialize(c, im.mem); err != nil {
 		c.Close()
 		return nil, err
@@ -228,16 +240,19 @@ func (p *pageConn) next() error {
 	return err
 }
 
-// cellRun is what one cell measured.
+// cellRun is what one cell measured: its cold runs (index 0) and its hot
+// ones (1), each run once per pair.
 type cellRun struct {
-	tps      float64
-	txns     int64
-	seconds  float64
-	counters *model.CellCounters
-	// noCounters says why counters is nil: none could be opened here;
+	pairs    int64
+	seconds  [2]float64
+	counters [2]*model.CellCounters
+	// noCounters says why counters are nil: none could be opened here;
 	// readFailed, that they opened but a read of them failed.
 	noCounters, readFailed string
 }
+
+// tps is the rate of the cell's cold (0) or hot (1) runs.
+func (r cellRun) tps(kind int) float64 { return float64(r.pairs) / r.seconds[kind] }
 
 // cellCounters are a cell's open counters (*perfctr.Counters).
 type cellCounters interface {
@@ -270,10 +285,12 @@ func openCounters() (cellCounters, string) {
 	return nil, why
 }
 
-// cell runs transactions for d on the calling thread, pinned to cpu,
-// counting instructions and last-level misses on that thread where the
-// kernel lets it. A failed read of the counters leaves the cell uncounted,
-// saying why (readFailed), and does not fail it.
+// cell runs pairs of transactions for d on the calling thread, pinned to
+// cpu: each pair a transaction with fresh inputs (cold), then the same
+// again (hot), timed apart. Where the kernel lets it, it counts
+// instructions and last-level misses of each run, reading the counters
+// between the runs, outside their times. A failed read of the counters
+// leaves the cell uncounted, saying why (readFailed), and does not fail it.
 func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -288,38 +305,59 @@ func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun,
 	// The thread goes back to the Go scheduler as it came, not pinned.
 	defer unix.SchedSetaffinity(0, &old)
 	ctr, why := p.counters()
-	var before []uint64
-	var readFailed string
+	r := cellRun{noCounters: why}
+	var sums [2][]uint64
+	var last []uint64
 	if ctr != nil {
 		defer ctr.Close()
 		var err error
-		if before, err = ctr.Read(); err != nil {
-			ctr, readFailed = nil, err.Error()
+		if last, err = ctr.Read(); err != nil {
+			ctr, r.readFailed = nil, err.Error()
 		}
+	}
+	// count adds the counts since the last read to run kind's sums.
+	count := func(kind int) {
+		if ctr == nil {
+			return
+		}
+		now, err := ctr.Read()
+		if err != nil {
+			ctr, r.readFailed = nil, err.Error()
+			return
+		}
+		if sums[kind] == nil {
+			sums[kind] = make([]uint64, len(now))
+		}
+		for i := range now {
+			sums[kind][i] += now[i] - last[i]
+		}
+		last = now
 	}
 	start := time.Now()
-	var n int64
-	// At least one transaction: a thread preempted for the whole of a
-	// short cell would otherwise give a point of 0 tps.
-	for n == 0 || time.Since(start) < d && ctx.Err() == nil {
-		if err := p.next(); err != nil {
-			return cellRun{}, fmt.Errorf("a tpcc-ro transaction on the image: %w", err)
+	// At least one pair: a thread preempted for the whole of a short cell
+	// would otherwise give a point of 0 tps.
+	for r.pairs == 0 || time.Since(start) < d && ctx.Err() == nil {
+		seed := p.draw.Uint64()
+		for kind := range 2 {
+			p.pcg.Seed(seed, 0)
+			t0 := time.Now()
+			if err := p.next(); err != nil {
+				return cellRun{}, fmt.Errorf("a tpcc-ro transaction on the image: %w", err)
+			}
+			r.seconds[kind] += time.Since(t0).Seconds()
+			count(kind)
 		}
-		n++
+		r.pairs++
 	}
-	took := time.Since(start).Seconds()
-	r := cellRun{tps: float64(n) / took, txns: n, seconds: took, noCounters: why, readFailed: readFailed}
 	if ctr == nil {
 		return r, nil
 	}
-	after, err := ctr.Read()
-	if err != nil {
-		r.readFailed = err.Error()
-		return r, nil
-	}
-	r.counters = &model.CellCounters{Instructions: after[0] - before[0], LLCMisses: after[1] - before[1]}
-	if len(after) > 2 {
-		r.counters.Cycles = after[2] - before[2]
+	for kind, sum := range sums {
+		c := &model.CellCounters{Instructions: sum[0], LLCMisses: sum[1]}
+		if len(sum) > 2 {
+			c.Cycles = sum[2]
+		}
+		r.counters[kind] = c
 	}
 	return r, nil
 }
@@ -331,27 +369,43 @@ var pageMemory = [2]struct {
 }{{"4 KiB pages", memlat.Pages4K, false}, {"2 MiB pages", memlat.Pages2M, true}}
 
 // pageRun is the page-size step in progress: the two images with their
-// connections and chains, and the fit being filled in.
+// connections and chains, the cache's chain, and the fit being filled in.
 type pageRun struct {
 	ctx    context.Context
 	cpu    int
 	conns  [2]*pageConn
-	chains [2]*memlat.DRAMChase
+	chains [3]*memlat.DRAMChase // the two images' kinds of memory, then the cache's
 	f      *model.MeasuredFit
 }
 
-// chase measures the chain in memory i on the cell's CPU.
+// hotMemory is the index of the cache in MeasuredFit.Memory: the memory a
+// hot run's data sits in.
+const hotMemory = 2
+
+// chase measures chain i (a kind of memory, or the cache) on the cell's CPU.
 func (r *pageRun) chase(i int) error {
-	st, err := r.chains[i].MeasureWindows(r.ctx, r.cpu, 3)
+	st, err := r.chains[i].MeasureWindows(r.ctx, r.cpu, int(pageChase/(50*time.Millisecond)))
 	if err != nil {
-		return fmt.Errorf("timing the random chain in %s: %w", pageMemory[i].name, err)
+		return fmt.Errorf("timing the random chain in %s: %w", r.f.Memory[i].Name, err)
 	}
 	m := &r.f.Memory[i]
 	m.SamplesNS = append(m.SamplesNS, st.Median)
 	return nil
 }
 
-// cell runs one cell in memory i, labelled, followed by a sentinel sample.
+// chaseAll measures every chain.
+func (r *pageRun) chaseAll() error {
+	for i := range r.chains {
+		if err := r.chase(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cell runs one cell in memory i, labelled, followed by a sentinel sample,
+// and adds its cold runs as a cell in memory i and its hot runs as one in
+// the cache.
 func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error {
 	c, err := r.conns[i].cell(r.ctx, r.cpu, d)
 	if err != nil {
@@ -362,29 +416,46 @@ func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error 
 	if c.noCounters != "" {
 		r.f.CountersReason = c.noCounters
 	}
-	r.f.Cells = append(r.f.Cells, model.FitCell{Label: label, Memory: i, Point: model.Point{GHz: r.f.GHz, TPSPerCore: c.tps},
-		Txns: c.txns, Seconds: c.seconds, Before: before, After: before + 1, Repeat: repeat, Counters: c.counters, NoCounters: c.readFailed})
+	for kind, mem := range []int{i, hotMemory} {
+		r.f.Cells = append(r.f.Cells, model.FitCell{Label: label + ", " + []string{"cold", "hot"}[kind], Memory: mem,
+			Point: model.Point{GHz: r.f.GHz, TPSPerCore: c.tps(kind)}, Txns: c.pairs, Seconds: c.seconds[kind],
+			Before: before, After: before + 1, Repeat: repeat, Counters: c.counters[kind], NoCounters: c.readFailed})
+	}
 	return nil
+}
+
+// cacheChainBytes is the cache's chain: half the level-2 cache of cpu's
+// machine, 128 KiB when its size is not known.
+func cacheChainBytes(t *result.Topology) int64 {
+	if t != nil {
+		for _, c := range t.Caches {
+			if c.Level == 2 && c.Type != "Instruction" && c.SizeBytes > 0 {
+				return c.SizeBytes / 2
+			}
+		}
+	}
+	return 128 << 10
 }
 
 // measurePages runs pairs of cells on cpu, the tpcc-ro image in 4 KiB
 // then 2 MiB pages, each cell followed by a sample of the speed sentinel
 // (one more before the first). Each memory's latency is the random chain
-// in memory mapped like its image and as large, timed before the first
-// pair and after the last. A cell next to a sentinel sample off its
-// median by more than SentinelTolerance is flagged and, up to repeats of
-// them and while a repeat ends before until, run once more at the end;
-// flagged cells are left out. A and M are then fitted to the rest
+// in memory mapped like its image and as large, and the cache's a chain
+// of cacheBytes in 4 KiB pages, each timed before the first pair and
+// after the last. A cell next to a sentinel sample off its median by more
+// than SentinelTolerance is flagged and, up to repeats of them and while a
+// repeat ends before until, run once more at the end; flagged cells are
+// left out. A and M are then fitted to the rest, cold and hot
 // (MeasuredFit's Compute).
-func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, until time.Time, mem *sentinel.Memory) (*model.MeasuredFit, error) {
+func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, cacheBytes int64, until time.Time, mem *sentinel.Memory) (*model.MeasuredFit, error) {
 	db, err := os.ReadFile(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
 	}
 	f := &model.MeasuredFit{
-		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes", cpu),
-		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; each memory's latency a random chain in memory mapped alike, timed before the first pair and after the last; cells next to a sample more than %.0f%% off the median left out, and up to %d of them run again where eval's budget allowed",
-			pairs, cellDur, 100*SentinelTolerance, repeats),
+		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes, each transaction run twice with the same inputs (cold, then hot from the caches)", cpu),
+		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each memory's latency a random chain in memory mapped alike and as large, the cache's a chain of %s, timed before the first pair and after the last; cells next to a sample more than %.0f%% off the median left out, and up to %d of them run again where eval's budget allowed",
+			pairs, cellDur, units.Bytes(cacheBytes), 100*SentinelTolerance, repeats),
 		GHz: ghz,
 	}
 	f.Sentinel.UseMemory(mem)
@@ -408,15 +479,12 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 			return nil, err
 		}
 	}
-	chaseAll := func() error {
-		for i := range pageMemory {
-			if err := r.chase(i); err != nil {
-				return err
-			}
-		}
-		return nil
+	if r.chains[hotMemory], err = memlat.NewChase(cacheBytes, memlat.Pages4K); err != nil {
+		return nil, fmt.Errorf("mapping the random chain for the cache: %w", err)
 	}
-	if err := chaseAll(); err != nil {
+	defer r.chains[hotMemory].Free()
+	f.Memory = append(f.Memory, model.FitMemory{Name: "the caches", Hot: true, ChainBytes: cacheBytes})
+	if err := r.chaseAll(); err != nil {
 		return nil, err
 	}
 	f.Sentinel.Take("start")
@@ -427,18 +495,21 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 			}
 		}
 	}
-	if err := chaseAll(); err != nil {
+	if err := r.chaseAll(); err != nil {
 		return nil, err
 	}
 	f.Flag(SentinelTolerance)
 	for _, c := range slices.Clone(f.Cells) {
-		if !c.Off || repeats == 0 || ctx.Err() != nil || time.Now().Add(cellDur).After(until) {
+		// A cell's hot runs share its sentinel samples: the cold one
+		// stands for both.
+		if !c.Off || c.Memory == hotMemory || repeats == 0 || ctx.Err() != nil || time.Now().Add(cellDur).After(until) {
 			continue
 		}
 		repeats--
 		// A sample of its own before the repeat: the last one may be off.
-		f.Sentinel.Take("before " + c.Label + " again")
-		if err := r.cell(c.Memory, c.Label+" again", cellDur, true); err != nil {
+		label := strings.TrimSuffix(c.Label, ", cold")
+		f.Sentinel.Take("before " + label + " again")
+		if err := r.cell(c.Memory, label+" again", cellDur, true); err != nil {
 			return nil, err
 		}
 	}
@@ -485,7 +556,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	// the 5-minute plan an OLTP repeat); the load curve, last, takes what
 	// is left of the budget, so they shorten it, and none ends past it.
 	repeats, until := max(plan.PagePairs/2, 1), o.Start.Add(o.Budget)
-	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, a random chain in memory mapped alike timed before and after; up to %d off-speed cells repeated within the budget\n",
+	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated within the budget\n",
 		plan.PagePairs, plan.PageCell, cpu, repeats)
 	rec, err := record.Start(ctx, o.Store, model.RunFit, "numalab eval (page-size points)", struct {
 		DB        string        `json:"db"`
@@ -499,7 +570,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	if err != nil {
 		return err
 	}
-	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, until, mem)
+	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, cacheChainBytes(o.Machine), until, mem)
 	headline := ""
 	if err == nil {
 		if aerr := rec.Add(model.KindMeasuredFit.Of(*f)); aerr != nil {

@@ -20,7 +20,8 @@ import (
 // TestPagePoints loads a one-warehouse tpcc database, and runs the
 // page-size step's cells on it: the two images are backed as advised
 // (checked in /proc/self/smaps where the kernel gives huge pages at all),
-// every cell ran transactions, and the pairs the sentinel kept are what
+// every cell ran as many hot transactions as cold ones, at the latency of
+// its memory or of the caches, and the cells the sentinel kept are what
 // the fit saw. It asserts what numalab controls, not the machine's speed.
 func TestPagePoints(t *testing.T) {
 	if testing.Short() {
@@ -38,12 +39,12 @@ func TestPagePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mem.Free()
-	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, time.Now().Add(time.Hour), mem)
+	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, 256<<10, time.Now().Add(time.Hour), mem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pp.Memory) != 2 {
-		t.Fatalf("%d kinds of memory, want 4 KiB and 2 MiB pages", len(pp.Memory))
+	if len(pp.Memory) != 3 || !pp.Memory[hotMemory].Hot || pp.Memory[hotMemory].ChainBytes != 256<<10 {
+		t.Fatalf("memory %+v, want 4 KiB and 2 MiB pages, then the caches with a chain of 256 KiB", pp.Memory)
 	}
 	if m := pp.Memory[0]; m.DataHuge != 0 || m.ChainHuge != 0 {
 		t.Errorf("the 4 KiB image is %.0f%% and its chain %.0f%% huge pages, want none (MADV_NOHUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge)
@@ -55,20 +56,24 @@ func TestPagePoints(t *testing.T) {
 		t.Errorf("the 2 MiB image is %.0f%% and its chain %.0f%% huge pages with THP %q, want most (MADV_HUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge, thp)
 	}
 	for _, m := range pp.Memory {
-		if len(m.SamplesNS) != 2 || !(m.LatencyNS > 0) || m.ChainBytes < 80<<20 {
+		if len(m.SamplesNS) != 2 || !(m.LatencyNS > 0) || !m.Hot && m.ChainBytes < 80<<20 {
 			t.Errorf("%s: chain latency %v ns from %d samples over %d bytes; want two samples (before and after), as large as the image", m.Name, m.LatencyNS, len(m.SamplesNS), m.ChainBytes)
 		}
 	}
-	// 3 pairs, and at most one repeat: a sentinel sample at the start,
-	// after every cell and before the repeat.
+	// 3 pairs of cells, each stored as its cold and its hot runs, and at
+	// most one repeat: a sentinel sample at the start, after every cell
+	// and before the repeat.
 	first := 0
-	for _, c := range pp.Cells {
+	for k, c := range pp.Cells {
 		if !c.Repeat {
 			first++
 		}
+		if hot := k%2 == 1; hot != (c.Memory == hotMemory) || hot && (c.Txns != pp.Cells[k-1].Txns || c.Before != pp.Cells[k-1].Before) {
+			t.Errorf("cell %d (%s) in memory %d with %d transactions: want cold and hot alternating, a hot cell as many transactions as its cold one", k+1, c.Label, c.Memory, c.Txns)
+		}
 	}
-	if first != 6 || len(pp.Cells) > 7 || len(pp.Sentinel.Samples) != 7+2*(len(pp.Cells)-6) {
-		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 6 first runs, at most one repeat, and a sample more than cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
+	if first != 12 || len(pp.Cells) > 14 || len(pp.Sentinel.Samples) != 7+2*(len(pp.Cells)-12)/2 {
+		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 12 first runs, at most one repeat, and a sample more than cold cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
 	}
 	if len(pp.Verdict.MemDeviation) != len(pp.Sentinel.Samples) {
 		t.Errorf("the memory reference judged in %d of %d sentinel samples, want all", len(pp.Verdict.MemDeviation), len(pp.Sentinel.Samples))
@@ -97,13 +102,16 @@ func TestPagePoints(t *testing.T) {
 	case pp.Fit == nil && pp.FitError == "":
 		t.Error("no fit and no reason")
 	}
+	t.Logf("%s", strings.Join(pp.Lines(), "\n"))
 	if l := pp.Lines(); len(l) < 5 || !strings.Contains(strings.Join(l, "\n"), "hardware counters") {
 		t.Errorf("summary lines %q", l)
 	}
 }
 
 // failingCounters are open counters whose read number fail fails (1: the
-// read at the cell's start, 2: the one at its end, 0: none).
+// read at the cell's start, 2: the one after its first cold run, 3: after
+// its first hot run, 0: none); each read counts 1000 instructions and 10
+// misses more.
 type failingCounters struct{ reads, fail int }
 
 func (c *failingCounters) Read() ([]uint64, error) {
@@ -117,9 +125,10 @@ func (c *failingCounters) Read() ([]uint64, error) {
 func (c *failingCounters) Close() {}
 
 // TestCellCounterReadFails: a page-size cell whose counters opened but
-// could not be read at its start or its end is kept, uncounted, with the
-// reason, and the step goes on to the next cell (a failed read aborted
-// it); a cell whose reads succeed stores their difference. The image is
+// could not be read at its start or between its runs is kept, uncounted,
+// with the reason, and the step goes on to the next cell (a failed read
+// aborted it); a cell whose reads succeed stores the counts of its cold
+// runs on its cold cell and of its hot runs on its hot one. The image is
 // an empty tpcc-ro schema, so transactions run without a load.
 func TestCellCounterReadFails(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.db")
@@ -155,25 +164,28 @@ func TestCellCounterReadFails(t *testing.T) {
 	defer conn.close()
 	f := &model.MeasuredFit{GHz: 3, Memory: []model.FitMemory{{Name: "4 KiB pages"}}}
 	r := &pageRun{ctx: context.Background(), conns: [2]*pageConn{conn}, f: f}
+	f.Memory = append(f.Memory, model.FitMemory{}, model.FitMemory{Name: "the caches", Hot: true})
 	f.Sentinel.Take("start")
-	for _, fail := range []int{1, 2, 0} {
+	for _, fail := range []int{1, 2, 3, 0} {
 		conn.counters = func() (cellCounters, string) { return &failingCounters{fail: fail}, "" }
 		if err := r.cell(0, fmt.Sprintf("read %d fails", fail), 20*time.Millisecond, false); err != nil {
 			t.Fatalf("read %d fails: %v", fail, err)
 		}
 	}
-	if len(f.Cells) != 3 {
-		t.Fatalf("%d cells, want 3", len(f.Cells))
+	if len(f.Cells) != 8 {
+		t.Fatalf("%d cells, want 8: each cell's cold and hot runs", len(f.Cells))
 	}
-	for _, c := range f.Cells[:2] {
+	for _, c := range f.Cells[:6] {
 		if c.Counters != nil || !strings.Contains(c.NoCounters, "bad file descriptor") || c.Txns == 0 {
 			t.Errorf("%s: counters %+v, reason %q, %d transactions; want none, the read's error, and the cell run", c.Label, c.Counters, c.NoCounters, c.Txns)
 		}
 	}
-	if c := f.Cells[2]; c.NoCounters != "" || c.Counters == nil || c.Counters.Instructions != 1000 || c.Counters.LLCMisses != 10 {
-		t.Errorf("%s: counters %+v, reason %q; want the reads' difference, 1000 and 10", c.Label, c.Counters, c.NoCounters)
+	for _, c := range f.Cells[6:] {
+		if n := uint64(c.Txns); c.NoCounters != "" || c.Counters == nil || c.Counters.Instructions != 1000*n || c.Counters.LLCMisses != 10*n {
+			t.Errorf("%s: counters %+v over %d transactions, reason %q; want 1000 instructions and 10 misses a run", c.Label, c.Counters, n, c.NoCounters)
+		}
 	}
-	if l := f.CounterLine(); !strings.Contains(l, "2 kept cell(s) not counted") || !strings.Contains(l, "bad file descriptor") {
+	if l := f.CounterLine(); !strings.Contains(l, "6 kept cell(s) not counted") || !strings.Contains(l, "bad file descriptor") {
 		t.Errorf("counter line %q does not name the uncounted cells", l)
 	}
 }

@@ -363,17 +363,17 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 	return time.Duration(cells) * (p.NullWarm + p.NullCell + cellSetup)
 }
 
-// pageTime is what the page-size step takes: its cells, four timings of
-// the random chain (pageChase: each memory's before the first pair and
-// after the last), a quarter cell of warm-up on each image, and copying
-// the image twice and the sentinel (pageSetup). It repeats off-speed
-// cells only within this time.
+// pageTime is what the page-size step takes: its cells, six timings of
+// a random chain (pageChase: each memory's and the caches' before the
+// first pair and after the last), a quarter cell of warm-up on each image,
+// and copying the image twice and the sentinel (pageSetup). It repeats
+// off-speed cells only within this time.
 func (p Plan) pageTime() time.Duration {
-	return time.Duration(2*p.PagePairs)*p.PageCell + 4*pageChase + p.PageCell/2 + pageSetup
+	return time.Duration(2*p.PagePairs)*p.PageCell + 6*pageChase + p.PageCell/2 + pageSetup
 }
 
-// pageChase is one timing of the random chain: three windows of 50 ms.
-const pageChase = 150 * time.Millisecond
+// pageChase is one timing of a random chain: two windows of 50 ms.
+const pageChase = 100 * time.Millisecond
 
 // pageSetup is the page-size step's copying and sentinel samples.
 const pageSetup = 2 * time.Second

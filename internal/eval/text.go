@@ -42,7 +42,7 @@ func writePlan(w io.Writer, plan Plan) {
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))
 	writeSMTDOPPlan(w, plan)
-	fmt.Fprintf(w, "      %s: %d pairs of %v cells, the tpcc-ro image in 4 KiB then 2 MiB pages, the speed sentinel around each\n",
+	fmt.Fprintf(w, "      %s: %d pairs of %v cells, the tpcc-ro image in 4 KiB then 2 MiB pages, each transaction cold then hot, the speed sentinel around each\n",
 		pageStepTitle, plan.PagePairs, plan.PageCell)
 	if len(qs) == 0 {
 		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine%s\n\n", roomAt(plan.TPCHBudget, plan.RoomSearched))

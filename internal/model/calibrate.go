@@ -237,7 +237,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	if m.RemoteAssumed && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
 		mem := f.Memory[0]
 		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
-			mem.Name, run.ID, bytesWords(mem.ChainBytes), fmtF(m.OneSocketNS, 1)))
+			mem.Name, run.ID, units.Bytes(mem.ChainBytes), fmtF(m.OneSocketNS, 1)))
 	}
 	c := m.WithFit(*f.Fit, pts, cells, method)
 	c.Measured, c.FitRun = f, run.ID

@@ -8,6 +8,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/stats"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // RunFit is the kind of run that stores a MeasuredFit: cells of one
@@ -19,9 +20,12 @@ const RunFit = "model-fit"
 const KindMeasuredFit result.Kind[MeasuredFit] = "model.MeasuredFit"
 
 // FitMemory is one kind of memory the cells ran their data in, with the
-// latency a fully random chain measured in memory mapped alike.
+// latency a fully random chain measured in memory mapped alike; or, Hot,
+// the caches: the data of transactions run again at once with the same
+// inputs, timed by a chain that fits in the level-2 cache.
 type FitMemory struct {
 	Name string `json:"name"` // "4 KiB pages"
+	Hot  bool   `json:"hot,omitempty"`
 	// DataHuge is the share of the data's mapping the kernel backed with
 	// 2 MiB pages; ChainHuge the share of the chain's.
 	DataHuge  float64 `json:"data_huge"`
@@ -187,7 +191,8 @@ func (f *MeasuredFit) HeldOutMedian() (float64, bool) {
 }
 
 // Counted are the per-transaction figures the counters give, over the
-// kept cells that have them: instructions and last-level misses per
+// kept cold cells that have them (hot runs repeat the same transactions
+// from the caches, which is not how the workload runs): instructions and last-level misses per
 // transaction, cycles per transaction (counted, else the clock over the
 // rate), IPC, and the stall share M·L·f/C at each cell's latency
 // (medians over cells). ok is false without counts.
@@ -206,7 +211,7 @@ func (f *MeasuredFit) Counted() (Counted, bool) {
 	var ins, miss, cyc, ipc, stall []float64
 	counted := true
 	for _, c := range f.kept() {
-		if c.Counters == nil || c.Txns == 0 {
+		if c.Counters == nil || c.Txns == 0 || f.Memory[c.Memory].Hot {
 			continue
 		}
 		n := float64(c.Txns)
@@ -252,7 +257,7 @@ func (f *MeasuredFit) CounterLine() string {
 	if !c.CyclesCounted {
 		cyc = "cycles from the clock and the rate"
 	}
-	s := fmt.Sprintf("hardware counters (medians over %d kept cells): %s instructions and %s last-level misses per transaction, %s cycles per transaction (%s), IPC %.2f",
+	s := fmt.Sprintf("hardware counters (medians over %d kept cold cells): %s instructions and %s last-level misses per transaction, %s cycles per transaction (%s), IPC %.2f",
 		c.Cells, thousands(c.InstructionsPerT), thousands(c.MissesPerT), thousands(c.CyclesPerT), cyc, c.IPC)
 	if f.Fit != nil {
 		s += fmt.Sprintf(", stall share M·L·f/C %s", percent(c.StallShare))
@@ -286,8 +291,13 @@ func (f *MeasuredFit) unread() (cells []string, why string) {
 func (f *MeasuredFit) Lines() []string {
 	var mem []string
 	for _, m := range f.Memory {
-		mem = append(mem, fmt.Sprintf("%s (data %.0f%% in 2 MiB pages; a random chain of %s in memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d timings)",
-			m.Name, 100*m.DataHuge, bytesWords(m.ChainBytes), 100*m.ChainHuge, m.LatencyNS, len(m.SamplesNS)))
+		if m.Hot {
+			mem = append(mem, fmt.Sprintf("%s for the hot runs (a random chain of %s reads %.1f ns, median of %d timings)",
+				m.Name, units.Bytes(m.ChainBytes), m.LatencyNS, len(m.SamplesNS)))
+			continue
+		}
+		mem = append(mem, fmt.Sprintf("%s for the cold runs (data %.0f%% in 2 MiB pages; a random chain of %s in memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d timings)",
+			m.Name, 100*m.DataHuge, units.Bytes(m.ChainBytes), 100*m.ChainHuge, m.LatencyNS, len(m.SamplesNS)))
 	}
 	out := []string{f.What + ": " + strings.Join(mem, "; ")}
 	var cells []string
@@ -316,9 +326,6 @@ func (f *MeasuredFit) Lines() []string {
 	out = append(out, "  "+f.CounterLine())
 	return append(out, "  "+f.Verdict.String(&f.Sentinel))
 }
-
-// bytesWords is a size in MiB, whole.
-func bytesWords(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
 
 // OffCells are the labels of the cells the sentinel flagged.
 func (f *MeasuredFit) OffCells() []string {
