@@ -21,6 +21,11 @@
 // selectors, pinning, page placement, labels), never latency or
 // throughput. It runs one guest at a time per host (a lock in the cache
 // directory), and the qemu process is always killed, by its own PID, when
-// the command's time runs out, when the context is cancelled, and on
-// SIGINT or SIGTERM (after which the signal takes its usual course).
+// the guest's kernel has not reached its /init within the boot limit
+// (ErrNoBoot, with the kernel's log), when the command's time runs out,
+// when the context is cancelled, and on SIGINT or SIGTERM (after which
+// the signal takes its usual course).
+//
+// A machine may have a RAM disk at /data, ext2 (busybox's mke2fs) or ext4
+// (the host's mke2fs, from e2fsprogs, carried into the guest).
 package vmtest

@@ -56,6 +56,9 @@ func TestQemuArgs(t *testing.T) {
 	if got, want := (Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, RAMDiskMiB: 8}).String(), "4 nodes × 1 CPU, 2 sockets, ext2"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
+	if got, want := (Machine{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8, RAMDiskFS: "ext4"}).String(), "1 node × 1 CPU, ext4"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
 	if got, want := m.String(), "2 nodes × 4 CPUs, 2 sockets, SMT 2, memory-only node 2"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
@@ -65,6 +68,7 @@ func TestQemuArgs(t *testing.T) {
 		{Nodes: 1, CPUsPerNode: 3, Sockets: 2},
 		{Nodes: 2, CPUsPerNode: 1, Distances: map[[2]int]int{{0, 1}: 5}},
 		{Nodes: 2, CPUsPerNode: 1, Distances: map[[2]int]int{{0, 2}: 20}},
+		{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8, RAMDiskFS: "xfs"},
 	} {
 		if err := bad.check(); err == nil {
 			t.Errorf("machine %+v accepted", bad)
@@ -98,7 +102,7 @@ func TestRunBootLimitKillsQemu(t *testing.T) {
 	h := host(t)
 	start := time.Now()
 	_, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "true", Timeout: 5 * time.Minute, BootLimit: time.Second})
-	if err == nil || !strings.Contains(err.Error(), "did not reach its /init within 1s") {
+	if !errors.Is(err, ErrNoBoot) || !strings.Contains(err.Error(), "did not reach its /init within 1s") {
 		t.Fatalf("Run = %v, want the boot limit's error", err)
 	}
 	if d := time.Since(start); d > time.Minute {

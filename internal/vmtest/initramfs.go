@@ -15,9 +15,10 @@ import (
 )
 
 // initScript is the guest's /init. It mounts what a command expects, puts
-// an ext2 RAM disk at /data when run.env asks, runs /run.sh with its
-// output on the second serial port and its status on the console, and
-// powers off.
+// a RAM disk of the filesystem run.env names at /data when run.env asks
+// (ext2 by busybox's mke2fs; else by the host's, which Run carries into
+// /opt/bin), runs /run.sh with its output on the second
+// serial port and its status on the console, and powers off.
 const initScript = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc p /proc; mount -t sysfs s /sys; mount -t devtmpfs d /dev
@@ -27,8 +28,10 @@ stty -F /dev/ttyS1 raw -echo
 export PATH=/opt/bin:/bin HOME=/tmp TMPDIR=/tmp LANG=C.UTF-8
 cd /tmp; . /run.env
 if [ "$RAMDISK_MIB" -gt 0 ]; then
-	insmod /lib/modules/brd.ko rd_nr=1 rd_size=$((RAMDISK_MIB*1024)) && mke2fs -q /dev/ram0 &&
-		mkdir /data && mount -t ext2 /dev/ram0 /data && cd /data || echo "@@NODISK" >/dev/ttyS0
+	# busybox's mke2fs (its shell prefers its applets to PATH) makes ext2 only
+	mk=mke2fs; [ "$RAMDISK_FS" = ext2 ] || mk="/opt/bin/mke2fs -t $RAMDISK_FS"
+	insmod /lib/modules/brd.ko rd_nr=1 rd_size=$((RAMDISK_MIB*1024)) && $mk -q /dev/ram0 &&
+		mkdir /data && mount -t $RAMDISK_FS /dev/ram0 /data && cd /data || echo "@@NODISK" >/dev/ttyS0
 fi
 { sh /run.sh </dev/null; echo $? >/rc; } 2>&1 | cat >/dev/ttyS1
 echo "@@EXIT $(cat /rc)" >/dev/ttyS0

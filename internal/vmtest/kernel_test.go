@@ -23,7 +23,7 @@ var hostTests = map[string]string{
 //
 // They run in the matrix's 2-node guest (matrixRun), after its own
 // commands, rather than in a guest of their own: a boot takes about 25 s.
-// That guest also has an ext2 RAM disk at /data; each binary runs in a
+// That guest also has an ext4 RAM disk at /data; each binary runs in a
 // directory of its own under /tmp, on tmpfs, as it did in a guest without
 // the disk.
 func TestHostTestsInGuest(t *testing.T) {

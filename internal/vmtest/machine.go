@@ -19,10 +19,21 @@ type Machine struct {
 	Distances map[[2]int]int
 	// MemOnlyMiB > 0 adds node Nodes with this much memory and no CPUs.
 	MemOnlyMiB int
-	// RAMDiskMiB > 0 gives the command an ext2 filesystem on a RAM disk
-	// (brd) as its working directory, /data: a page cache that behaves as
-	// on a disk. Otherwise it runs in /tmp, which is tmpfs.
+	// RAMDiskMiB > 0 gives the command a filesystem on a RAM disk (brd)
+	// as its working directory, /data: a page cache that behaves as on a
+	// disk. Otherwise it runs in /tmp, which is tmpfs.
 	RAMDiskMiB int
+	// RAMDiskFS is the RAM disk's filesystem: "" or "ext2" (busybox's
+	// mke2fs), or "ext4" (the host's mke2fs, carried into the guest).
+	RAMDiskFS string
+}
+
+// DiskFS is the RAM disk's filesystem.
+func (m Machine) DiskFS() string {
+	if m.RAMDiskFS == "" {
+		return "ext2"
+	}
+	return m.RAMDiskFS
 }
 
 // CPUs is the number of logical CPUs.
@@ -64,7 +75,7 @@ func (m Machine) String() string {
 		s += fmt.Sprintf(", memory-only node %d", m.Nodes)
 	}
 	if m.RAMDiskMiB > 0 {
-		s += ", ext2"
+		s += ", " + m.DiskFS()
 	}
 	return s
 }
@@ -95,6 +106,8 @@ func (m Machine) check() error {
 		return fmt.Errorf("machine %s: %d CPUs do not split into %d sockets of whole %d-thread cores", m, m.CPUs(), m.sockets(), m.threads())
 	case m.CPUsPerNode%m.threads() != 0:
 		return fmt.Errorf("machine %s: a node's %d CPUs would split a %d-thread core", m, m.CPUsPerNode, m.threads())
+	case m.DiskFS() != "ext2" && m.DiskFS() != "ext4":
+		return fmt.Errorf("machine %s: RAM disk filesystem %q: expected ext2 or ext4", m, m.RAMDiskFS)
 	}
 	for p, d := range m.Distances {
 		if p[0] == p[1] || p[0] < 0 || p[1] < 0 || p[0] >= m.AllNodes() || p[1] >= m.AllNodes() || d <= 10 || d > 254 {

@@ -25,8 +25,9 @@ import (
 // runs on one machine, the cheapest that proves most: 2 CPU nodes of one
 // CPU and a memory-only node, where its quick probe's matrix is not square.
 //
-// --data-node is checked for every node on tmpfs and on ext2 on the 2-node
-// machine; elsewhere for every node once, on tmpfs and ext2 by turns.
+// --data-node is checked for every node on tmpfs and on the RAM disk's
+// filesystem (ext4) on the 2-node machine; elsewhere for every node once,
+// on tmpfs and the RAM disk's (ext2) by turns.
 //
 // A boot takes about 25 s under TCG, so a test of another file that needs
 // one of these machines adds its commands to the machine's guest run
@@ -38,18 +39,18 @@ type machineCase struct {
 	eval   bool // eval --budget 2m (its minimum), with its quick probe
 	// extra adds other tests' sections to the guest's script, after the
 	// matrix's own, and returns the host files they need beyond guestFiles.
-	extra func(t *testing.T, s *script) []string
+	extra func(t *testing.T, s *script, m Machine) []string
 }
 
 var matrix = []machineCase{
-	{"2nodes", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256}, true, false, func(t *testing.T, s *script) []string {
-		addReportPlacement(s, "node=1", true)
+	{"2nodes", Machine{Nodes: 2, CPUsPerNode: 2, RAMDiskMiB: 256, RAMDiskFS: "ext4"}, true, false, func(t *testing.T, s *script, m Machine) []string {
+		addReportPlacement(s, "node=1", m.DiskFS())
 		return addHostTests(t, s)
 	}},
 	{"2sockets-4nodes", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemPerNodeMiB: 768, RAMDiskMiB: 256,
 		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, false, nil},
-	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false, func(t *testing.T, s *script) []string {
-		addReportPlacement(s, "smt=off", false)
+	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, false, func(t *testing.T, s *script, _ Machine) []string {
+		addReportPlacement(s, "smt=off", "")
 		return nil
 	}},
 	{"memory-only-node", Machine{Nodes: 2, CPUsPerNode: 1, MemOnlyMiB: 768, RAMDiskMiB: 256}, false, true, nil},
@@ -97,7 +98,7 @@ func matrixRun(t *testing.T, name string) map[string]section {
 		s := machineScript(mc)
 		timeout := 12 * time.Minute
 		if mc.extra != nil {
-			files = append(files, mc.extra(t, s)...)
+			files = append(files, mc.extra(t, s, mc.m)...)
 			timeout += 4 * time.Minute
 		}
 		g.secs = runScript(t, h, mc.m, files, s, timeout)
@@ -111,7 +112,7 @@ func matrixRun(t *testing.T, name string) map[string]section {
 
 // placeCheck is one --data-node run: data on node, in a file on fs.
 type placeCheck struct {
-	fs   string // tmpfs or ext2
+	fs   string // tmpfs, or the RAM disk's: ext2 or ext4
 	node int
 }
 
@@ -119,7 +120,7 @@ func (p placeCheck) name() string { return fmt.Sprintf("data-node-%s-%d", p.fs, 
 
 func (mc machineCase) placeChecks() []placeCheck {
 	var out []placeCheck
-	for _, fs := range []string{"tmpfs", "ext2"} {
+	for _, fs := range []string{"tmpfs", mc.m.DiskFS()} {
 		for n := range mc.m.AllNodes() {
 			if mc.bothFS || (n%2 == 0) == (fs == "tmpfs") {
 				out = append(out, placeCheck{fs, n})
@@ -140,7 +141,12 @@ func TestMachineMatrix(t *testing.T) {
 			start := time.Now()
 			secs := matrixRun(t, mc.name)
 			sys := parseSysfs(t, secs["sysfs"].Out)
-			t.Run("harness", func(t *testing.T) { checkHarness(t, mc.m, sys) })
+			t.Run("harness", func(t *testing.T) {
+				checkHarness(t, mc.m, sys)
+				if fs := strings.TrimSpace(string(secs["disk"].Out)); fs != mc.m.DiskFS() {
+					t.Errorf("/data is %q, want the RAM disk's %s", fs, mc.m.DiskFS())
+				}
+			})
 			t.Run("topo", func(t *testing.T) { checkTopo(t, secs["topo"], sys) })
 			t.Run("selectors", func(t *testing.T) { checkSelectors(t, mc.m, secs, sys) })
 			t.Run("data-node", func(t *testing.T) { checkDataNode(t, mc, secs) })
@@ -192,14 +198,15 @@ done
 for d in /sys/devices/system/cpu/cpu[0-9]*; do
 	echo "cpu ${d##*cpu} pkg=$(cat $d/topology/physical_package_id) sib=$(cat $d/topology/thread_siblings_list)"
 done`)
+	s.add("disk", `awk '$2 == "/data" {print $3}' /proc/mounts`)
 	s.add("topo", "numalab topo --json")
 	for n := range m.AllNodes() {
 		s.add(fmt.Sprintf("select-node%d", n), fmt.Sprintf("numalab topo --select node=%d --json", n))
 	}
 	s.add("select-smt-off", "numalab topo --select smt=off --json")
 	s.add("select-smt-on", "numalab topo --select smt=on --json")
-	dirs := map[string]string{"tmpfs": "/tmp/place", "ext2": "/data/place"}
-	for _, fs := range []string{"tmpfs", "ext2"} {
+	dirs := map[string]string{"tmpfs": "/tmp/place", m.DiskFS(): "/data/place"}
+	for _, fs := range []string{"tmpfs", m.DiskFS()} {
 		dir := dirs[fs]
 		s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", dir, tpccDB, dir))
 		for _, pc := range mc.placeChecks() {

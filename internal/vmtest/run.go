@@ -3,6 +3,7 @@ package vmtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +68,14 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 		return Result{}, err
 	}
 	defer os.RemoveAll(dir)
+	if m.RAMDiskMiB > 0 && m.DiskFS() != "ext2" {
+		// busybox's mke2fs makes ext2 only: the host's goes in.
+		mk, err := findMke2fs()
+		if err != nil {
+			return Result{}, fmt.Errorf("running on %s: %w", m, err)
+		}
+		j.Files = append(slices.Clone(j.Files), mk)
+	}
 	initrd := filepath.Join(dir, "initrd")
 	if err := h.initrd(initrd, m, j); err != nil {
 		return Result{}, fmt.Errorf("running on %s: %w", m, err)
@@ -120,7 +130,7 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 			if consoleHas(console, "@@BOOTED") {
 				poll.Stop() // no tick comes after Stop (Go 1.23's timers)
 			} else if time.Since(start) > bootLimit {
-				stop = fmt.Errorf("the guest's kernel did not reach its /init within %v (boots here take 3 to 35 s), so no test code ran: a kernel or emulator hang; its log is below", bootLimit)
+				stop = fmt.Errorf("%w within %v (boots here take 3 to 35 s), so no command ran: a kernel or emulator hang; its log is below", ErrNoBoot, bootLimit)
 			}
 		}
 	}
@@ -145,7 +155,7 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 		res.Boot = time.Duration(s * float64(time.Second))
 	}
 	if bytes.Contains(con, []byte("@@NODISK")) {
-		return res, fmt.Errorf("running on %s: the guest could not make its ext2 RAM disk%s", m, tail(con, stderr.Bytes()))
+		return res, fmt.Errorf("running on %s: the guest could not make its %s RAM disk%s", m, m.DiskFS(), tail(con, stderr.Bytes()))
 	}
 	exit := exitRE.FindSubmatch(con)
 	if exit == nil {
@@ -153,6 +163,23 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 	}
 	res.ExitCode, _ = strconv.Atoi(string(exit[1]))
 	return res, nil
+}
+
+// ErrNoBoot is Run's error, wrapped, when the guest's kernel did not reach
+// its /init within the job's boot limit.
+var ErrNoBoot = errors.New("the guest's kernel did not reach its /init")
+
+// findMke2fs is the host's mke2fs (e2fsprogs), which makes ext4.
+func findMke2fs() (string, error) {
+	if p, err := exec.LookPath("mke2fs"); err == nil {
+		return p, nil
+	}
+	for _, p := range []string{"/usr/sbin/mke2fs", "/sbin/mke2fs"} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("an ext4 RAM disk needs the host's mke2fs, and none is on PATH or in /usr/sbin or /sbin: install e2fsprogs")
 }
 
 // consoleHas says whether the console file holds s.
@@ -224,7 +251,7 @@ func (h *Host) initrd(name string, m Machine, j Job) error {
 	}
 	c := newCpio(f)
 	c.File("run.sh", 0o755, []byte(script+"\n"))
-	c.File("run.env", 0o644, []byte(fmt.Sprintf("RAMDISK_MIB=%d\n", m.RAMDiskMiB)))
+	c.File("run.env", 0o644, []byte(fmt.Sprintf("RAMDISK_MIB=%d\nRAMDISK_FS=%s\n", m.RAMDiskMiB, m.DiskFS())))
 	if err := c.Close(); err != nil {
 		return err
 	}

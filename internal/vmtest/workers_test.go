@@ -17,12 +17,12 @@ import (
 // sample was inside the placement's CPUs. Before numalab placed the
 // workers they ran on every CPU of the guest. In the two-node guest it
 // also runs 'run report --data-node 0 --placement node=1' with the file
-// on tmpfs and on ext2, and checks the placement stored: the file's pages
-// and DuckDB's buffer memory on node 0.
+// on tmpfs and on ext4 (the guest's RAM disk), and checks the placement
+// stored: the file's pages and DuckDB's buffer memory on node 0.
 //
 // Its commands run in the matrix's guests of those machines (matrixRun),
 // after the matrix's own, rather than in guests of their own: a boot
-// takes about 25 s. The SMT guest so has the matrix's ext2 RAM disk, which
+// takes seconds. The SMT guest so has the matrix's ext2 RAM disk, which
 // the smt=off cell does not use: its database is on tmpfs (/tmp/w), as it
 // was in a guest of its own without the disk, and where DuckDB's workers
 // run does not depend on a filesystem.
@@ -30,17 +30,15 @@ func TestReportPlacement(t *testing.T) {
 	host(t)
 	for _, tc := range []struct {
 		name, sel, guest string
-		dataNode         bool
+		dataFS           []string // the filesystems of the --data-node runs
 	}{
-		{"2nodes-node1", "node=1", "2nodes", true},
-		{"smt-off", "smt=off", "smt", false},
+		{"2nodes-node1", "node=1", "2nodes", []string{"tmpfs", "ext4"}},
+		{"smt-off", "smt=off", "smt", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secs := matrixRun(t, tc.guest)
-			if tc.dataNode {
-				for _, fs := range []string{"tmpfs", "ext2"} {
-					checkReportDataNode(t, fs, secs["report-data-node-"+fs])
-				}
+			for _, fs := range tc.dataFS {
+				checkReportDataNode(t, fs, secs["report-data-node-"+fs])
 			}
 			var p place.Placement
 			decode(t, "report-select", secs["report-select"], &p)
@@ -82,17 +80,17 @@ func TestReportPlacement(t *testing.T) {
 
 // addReportPlacement adds TestReportPlacement's sections to a guest's
 // script: its DuckDB database in /tmp/w (tmpfs), a DOP 4 cell placed with
-// sel, and with dataNode the --data-node 0 runs on tmpfs and ext2. It
-// leaves nothing behind.
-func addReportPlacement(s *script, sel string, dataNode bool) {
+// sel, and with disk (the RAM disk's filesystem) the --data-node 0 runs on
+// tmpfs and on it. It leaves nothing behind.
+func addReportPlacement(s *script, sel, disk string) {
 	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
 	s.add("report-select", "numalab topo --select '"+sel+"' --json")
 	s.add("report", fmt.Sprintf("numalab run report --engine duckdb --db /tmp/w/%s --rows 1000000 --streams 1 --dop 4 --query P1 --placement '%s' --duration 3s --warmup 500ms --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db 1",
 		transtatsDB, sel))
 	s.raw("rm -rf /tmp/w")
-	if dataNode {
-		for _, fs := range []string{"tmpfs", "ext2"} {
-			d := map[string]string{"tmpfs": "/tmp/dn", "ext2": "/data/dn"}[fs]
+	if disk != "" {
+		for _, fs := range []string{"tmpfs", disk} {
+			d := map[string]string{"tmpfs": "/tmp/dn", disk: "/data/dn"}[fs]
 			s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", d, transtatsDB, d))
 			s.add("report-data-node-"+fs, fmt.Sprintf("numalab run report --engine duckdb --db %s/%s --rows 1000000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store %s/s.db >&2 && numalab runs show --json --store %s/s.db 1",
 				d, transtatsDB, d, d))
