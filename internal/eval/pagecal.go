@@ -403,29 +403,34 @@ func (r *pageRun) chaseAll() error {
 	return nil
 }
 
-// cell runs one cell in memory i, labelled, followed by a sentinel sample,
-// and adds its cold runs as a cell in memory i and its hot runs as one in
-// the cache.
+// cell runs one cell in memory i, labelled, then times memory i's chain
+// and takes a sentinel sample, and adds its cold runs as a cell in memory
+// i at the chain's latency and its hot runs as one in the caches.
 func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error {
 	c, err := r.conns[i].cell(r.ctx, r.cpu, d)
 	if err != nil {
 		return err
 	}
+	if err := r.chase(i); err != nil {
+		return err
+	}
+	ns := r.f.Memory[i].SamplesNS
+	chain := [2]float64{ns[len(ns)-1], 0}
 	before := len(r.f.Sentinel.Samples) - 1
 	r.f.Sentinel.Take(label)
 	if c.noCounters != "" {
 		r.f.CountersReason = c.noCounters
 	}
 	for kind, mem := range []int{i, hotMemory} {
-		r.f.Cells = append(r.f.Cells, model.FitCell{Label: label + ", " + []string{"cold", "hot"}[kind], Memory: mem,
+		r.f.Cells = append(r.f.Cells, model.FitCell{Label: label + ", " + []string{"cold", "hot"}[kind], Memory: mem, ChainNS: chain[kind],
 			Point: model.Point{GHz: r.f.GHz, TPSPerCore: c.tps(kind)}, Txns: c.pairs, Seconds: c.seconds[kind],
 			Before: before, After: before + 1, Repeat: repeat, Counters: c.counters[kind], NoCounters: c.readFailed})
 	}
 	return nil
 }
 
-// cacheChainBytes is the cache's chain: half the level-2 cache of cpu's
-// machine, 128 KiB when its size is not known.
+// cacheChainBytes is the size of the caches' chain: half the level-2
+// cache of machine t, 128 KiB when its size is not known.
 func cacheChainBytes(t *result.Topology) int64 {
 	if t != nil {
 		for _, c := range t.Caches {
@@ -438,12 +443,13 @@ func cacheChainBytes(t *result.Topology) int64 {
 }
 
 // measurePages runs pairs of cells on cpu, the tpcc-ro image in 4 KiB
-// then 2 MiB pages, each cell followed by a sample of the speed sentinel
-// (one more before the first). Each memory's latency is the random chain
-// in memory mapped like its image and as large, and the cache's a chain
-// of cacheBytes in 4 KiB pages, each timed before the first pair and
-// after the last. A cell next to a sentinel sample off its median by more
-// than SentinelTolerance is flagged and, up to repeats of them and while a
+// then 2 MiB pages, each cell followed by a timing of its memory's chain
+// and a sample of the speed sentinel (one more before the first). A
+// memory's chain is a random chain in memory mapped like its image and as
+// large, timed also before the first pair and after the last; the caches'
+// a chain of cacheBytes in 4 KiB pages, timed then. A cell next to a
+// sentinel sample whose core reading is off its median by more than
+// SentinelTolerance is flagged and, up to repeats of them and while a
 // repeat ends before until, run once more at the end; flagged cells are
 // left out. A and M are then fitted to the rest, cold and hot
 // (MeasuredFit's Compute).
@@ -454,7 +460,7 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 	}
 	f := &model.MeasuredFit{
 		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes, each transaction run twice with the same inputs (cold, then hot from the caches)", cpu),
-		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each memory's latency a random chain in memory mapped alike and as large, the cache's a chain of %s, timed before the first pair and after the last; cells next to a sample more than %.0f%% off the median left out, and up to %d of them run again where eval's budget allowed",
+		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, and up to %d of them run again where eval's budget allowed",
 			pairs, cellDur, units.Bytes(cacheBytes), 100*SentinelTolerance, repeats),
 		GHz: ghz,
 	}
@@ -502,7 +508,7 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 	for _, c := range slices.Clone(f.Cells) {
 		// A cell's hot runs share its sentinel samples: the cold one
 		// stands for both.
-		if !c.Off || c.Memory == hotMemory || repeats == 0 || ctx.Err() != nil || time.Now().Add(cellDur).After(until) {
+		if !c.Off || c.Memory == hotMemory || repeats == 0 || ctx.Err() != nil || time.Now().Add(cellDur+pageChase).After(until) {
 			continue
 		}
 		repeats--

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -55,9 +57,15 @@ func TestPagePoints(t *testing.T) {
 	} else if m := pp.Memory[1]; m.DataHuge < 0.5 || m.ChainHuge < 0.5 {
 		t.Errorf("the 2 MiB image is %.0f%% and its chain %.0f%% huge pages with THP %q, want most (MADV_HUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge, thp)
 	}
-	for _, m := range pp.Memory {
-		if len(m.SamplesNS) != 2 || !(m.LatencyNS > 0) || !m.Hot && m.ChainBytes < 80<<20 {
-			t.Errorf("%s: chain latency %v ns from %d samples over %d bytes; want two samples (before and after), as large as the image", m.Name, m.LatencyNS, len(m.SamplesNS), m.ChainBytes)
+	for i, m := range pp.Memory {
+		cells := 0
+		for _, c := range pp.Cells {
+			if c.Memory == i && c.ChainNS > 0 {
+				cells++
+			}
+		}
+		if len(m.SamplesNS) != 2+cells || m.Hot != (cells == 0) || !(m.LatencyNS > 0) || !m.Hot && m.ChainBytes < 80<<20 {
+			t.Errorf("%s: chain latency %v ns from %d samples over %d bytes, %d cells timed; want two samples (before and after) and one after each cold cell, as large as the image", m.Name, m.LatencyNS, len(m.SamplesNS), m.ChainBytes, cells)
 		}
 	}
 	// 3 pairs of cells, each stored as its cold and its hot runs, and at
@@ -83,10 +91,15 @@ func TestPagePoints(t *testing.T) {
 		if !(c.TPSPerCore > 0) || c.Txns == 0 {
 			t.Errorf("cell %d (%s) ran no transactions", k+1, c.Label)
 		}
-		if c.LatencyNS != pp.Memory[c.Memory].LatencyNS || c.GHz != 3 {
-			t.Errorf("cell %s at %v ns, %v GHz; want its memory's %v ns and 3 GHz", c.Label, c.LatencyNS, c.GHz, pp.Memory[c.Memory].LatencyNS)
+		want := pp.Memory[c.Memory].LatencyNS
+		if c.Memory != hotMemory {
+			want = c.ChainNS // its own chain, timed right after it
 		}
-		if c.After != c.Before+1 || c.Off != (pp.Verdict.Between(c.Before, c.Before) || pp.Verdict.Between(c.After, c.After)) {
+		if !(want > 0) || c.LatencyNS != want || c.GHz != 3 {
+			t.Errorf("cell %s at %v ns, %v GHz; want %v ns (its chain's when cold, the caches' when hot) and 3 GHz", c.Label, c.LatencyNS, c.GHz, want)
+		}
+		coreOff := func(k int) bool { return math.Abs(pp.Verdict.Deviation[k]) > pp.Verdict.Tolerance }
+		if c.After != c.Before+1 || c.Off != (coreOff(c.Before) || coreOff(c.After)) {
 			t.Errorf("cell %s bracketed by samples %d and %d, off %v, verdict %+v", c.Label, c.Before, c.After, c.Off, pp.Verdict)
 		}
 		if !c.Off {
@@ -163,7 +176,12 @@ func TestCellCounterReadFails(t *testing.T) {
 	}
 	defer conn.close()
 	f := &model.MeasuredFit{GHz: 3, Memory: []model.FitMemory{{Name: "4 KiB pages"}}}
-	r := &pageRun{ctx: context.Background(), conns: [2]*pageConn{conn}, f: f}
+	chain, err := memlat.NewChase(1<<20, memlat.Pages4K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.Free()
+	r := &pageRun{ctx: context.Background(), conns: [2]*pageConn{conn}, chains: [3]*memlat.DRAMChase{chain}, f: f}
 	f.Memory = append(f.Memory, model.FitMemory{}, model.FitMemory{Name: "the caches", Hot: true})
 	f.Sentinel.Take("start")
 	for _, fail := range []int{1, 2, 3, 0} {

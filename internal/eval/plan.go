@@ -198,7 +198,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		// parallel work: a smaller SF has one and cannot run in parallel).
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
-		PagePairs: 4, PageCell: 750 * time.Millisecond,
+		PagePairs: 4, PageCell: 650 * time.Millisecond,
 		MariaDB: haveMariaDB() == nil, MariaDBStreams: []int{1}, MariaDBWarm: 500 * time.Millisecond, MariaDBCell: time.Second}
 	if n > 1 {
 		p.MariaDBStreams = append(p.MariaDBStreams, n)
@@ -363,13 +363,14 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 	return time.Duration(cells) * (p.NullWarm + p.NullCell + cellSetup)
 }
 
-// pageTime is what the page-size step takes: its cells, six timings of
-// a random chain (pageChase: each memory's and the caches' before the
-// first pair and after the last), a quarter cell of warm-up on each image,
-// and copying the image twice and the sentinel (pageSetup). It repeats
-// off-speed cells only within this time.
+// pageTime is what the page-size step takes: its cells, each followed by
+// a timing of its memory's random chain (pageChase), six more timings
+// (each memory's and the caches' before the first pair and after the
+// last), a quarter cell of warm-up on each image, and copying the image
+// twice and the sentinel (pageSetup). It repeats off-speed cells only
+// within this time.
 func (p Plan) pageTime() time.Duration {
-	return time.Duration(2*p.PagePairs)*p.PageCell + 6*pageChase + p.PageCell/2 + pageSetup
+	return time.Duration(2*p.PagePairs)*(p.PageCell+pageChase) + 6*pageChase + p.PageCell/2 + pageSetup
 }
 
 // pageChase is one timing of a random chain: two windows of 50 ms.

@@ -33,7 +33,7 @@ func TestWritePlan(t *testing.T) {
       tpcc-ro W=1, streams 1,2,4 (at most 2 per logical CPU of each placement), placements [""], 1s+2s per cell x4 repeats (and a cell with a memory-bandwidth neighbour)
       transtats 1000000 rows on DuckDB, DOP 1,2, 1s+4s per cell x4 repeats
       SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs
-      page-size points for the model: 4 pairs of 750ms cells, the tpcc-ro image in 4 KiB then 2 MiB pages, each transaction cold then hot, the speed sentinel around each
+      page-size points for the model: 4 pairs of 650ms cells, the tpcc-ro image in 4 KiB then 2 MiB pages, each transaction cold then hot, the speed sentinel around each
       TPC-H-derived SF 0.05 on DuckDB, Q21,Q9,Q1 at DOP 1,2, 500ms+1s per cell x1 repeats
 
 `

@@ -232,7 +232,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	pts, cells := f.Points()
 	method := fmt.Sprintf("fitted to run %d: %s; %s", run.ID, f.What, f.Method)
 	if off := f.OffCells(); len(off) > 0 {
-		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel read more than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
+		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel's core reference read more than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
 	}
 	if m.RemoteAssumed && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
 		mem := f.Memory[0]

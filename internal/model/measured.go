@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -49,15 +50,19 @@ type CellCounters struct {
 type FitCell struct {
 	Label  string `json:"label"`  // "pair 2, 4 KiB pages"
 	Memory int    `json:"memory"` // index into MeasuredFit.Memory
+	// ChainNS is its memory's chain timed right after it, which Compute
+	// takes as its latency; 0 when none was (its memory's median then).
+	ChainNS float64 `json:"chain_ns,omitempty"`
 	Point
 	Txns    int64   `json:"txns"`
 	Seconds float64 `json:"seconds"`
 	// Before and After are the sentinel samples that bracket the cell.
 	Before int `json:"sentinel_before"`
 	After  int `json:"sentinel_after"`
-	// Off is set when either read more than the tolerance off the
-	// series' median: the cell is left out of the fit and the held-out
-	// check. Repeat marks a cell run again for an off one.
+	// Off is set when either read the core reference more than the
+	// tolerance off the series' median: the cell is left out of the fit
+	// and the held-out check. Repeat marks a cell run again for an off
+	// one.
 	Off      bool          `json:"off"`
 	Repeat   bool          `json:"repeat,omitempty"`
 	Counters *CellCounters `json:"counters,omitempty"`
@@ -91,13 +96,17 @@ type MeasuredFit struct {
 	CountersReason string `json:"counters_reason,omitempty"`
 }
 
-// Flag marks every cell whose bracketing sentinel samples read off the
-// series' median by more than tol, by the verdict it stores.
+// Flag marks every cell whose bracketing sentinel samples read the core
+// reference off the series' median by more than tol, and stores the
+// verdict. The memory reference's readings do not leave a cell out: a
+// cell's latency is its own chain timed next to it (ChainNS), so a phase
+// of the memory's speed is in its point, and hot runs read the caches.
 func (f *MeasuredFit) Flag(tol float64) {
 	f.Verdict = f.Sentinel.Check(tol)
+	coreOff := func(k int) bool { return k < len(f.Verdict.Deviation) && math.Abs(f.Verdict.Deviation[k]) > tol }
 	for i := range f.Cells {
 		c := &f.Cells[i]
-		c.Off = f.Verdict.Between(c.Before, c.Before) || f.Verdict.Between(c.After, c.After)
+		c.Off = coreOff(c.Before) || coreOff(c.After)
 	}
 }
 
@@ -112,12 +121,17 @@ func (f *MeasuredFit) kept() []FitCell {
 	return out
 }
 
-// Compute sets every cell's latency to its memory's, fits A and M to the
-// kept cells, and checks the fit to the first half of each memory's kept
-// cells against the median of the second half's.
+// Compute sets every cell's latency to its own chain's, else its
+// memory's, fits A and M to the kept cells, and checks the fit to the
+// first half of each memory's kept cells against the median of the second
+// half's, at the median of their latencies.
 func (f *MeasuredFit) Compute() {
 	for i := range f.Cells {
-		f.Cells[i].LatencyNS = f.Memory[f.Cells[i].Memory].LatencyNS
+		c := &f.Cells[i]
+		c.LatencyNS = f.Memory[c.Memory].LatencyNS
+		if c.ChainNS > 0 {
+			c.LatencyNS = c.ChainNS
+		}
 	}
 	kept := f.kept()
 	var pts []Point
@@ -136,7 +150,7 @@ func (f *MeasuredFit) Compute() {
 		return
 	}
 	var first []Point
-	second := map[int][]float64{}
+	second, secondNS := map[int][]float64{}, map[int][]float64{}
 	for mem := range f.Memory {
 		var of []FitCell
 		for _, c := range kept {
@@ -154,6 +168,7 @@ func (f *MeasuredFit) Compute() {
 		}
 		for _, c := range of[h:] {
 			second[mem] = append(second[mem], c.TPSPerCore)
+			secondNS[mem] = append(secondNS[mem], c.LatencyNS)
 		}
 	}
 	fit, err := FitPoints(first)
@@ -162,7 +177,7 @@ func (f *MeasuredFit) Compute() {
 		return
 	}
 	for mem, m := range f.Memory {
-		h := PredictHeldOut(fit.Workload, m.LatencyNS, f.GHz, stats.Median(second[mem]))
+		h := PredictHeldOut(fit.Workload, stats.Median(secondNS[mem]), f.GHz, stats.Median(second[mem]))
 		h.What = "the second half of the kept cells in " + m.Name + " by the fit to the first half"
 		h.Latency, h.Cells = "a random chain in "+m.Name, len(second[mem])
 		f.HeldOut = append(f.HeldOut, h)
@@ -311,9 +326,13 @@ func (f *MeasuredFit) Lines() []string {
 		if c.Repeat {
 			mark += " (repeat)"
 		}
-		cells = append(cells, fmt.Sprintf("%s %.0f%s", c.Label, c.TPSPerCore, mark))
+		at := ""
+		if c.ChainNS > 0 {
+			at = fmt.Sprintf(" at %.1f ns", c.ChainNS)
+		}
+		cells = append(cells, fmt.Sprintf("%s %.0f%s%s", c.Label, c.TPSPerCore, at, mark))
 	}
-	out = append(out, fmt.Sprintf("  tps per cell: %s; %d of %d cells kept", strings.Join(cells, ", "), len(f.Cells)-off, len(f.Cells)))
+	out = append(out, fmt.Sprintf("  tps per cell: %s; %d of %d cells kept (left out: a core reading of the sentinel off next to it; the memory's speed is in each cold cell's latency, its chain timed right after it)", strings.Join(cells, ", "), len(f.Cells)-off, len(f.Cells)))
 	if fit := f.Fit; fit != nil {
 		out = append(out, fmt.Sprintf("  fit: A = %s core cycles%s, M = %s memory waits%s, R² %.3f over %d cells",
 			thousands(fit.A), interval(fit.AInterval), thousands(fit.M), interval(fit.MInterval), fit.R2, fit.Points))

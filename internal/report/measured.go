@@ -75,7 +75,7 @@ func measuredNotes(f *model.MeasuredFit) []string {
 	if off == 0 {
 		out = append(out, fmt.Sprintf("The speed sentinel held within %.0f%% of its median next to every cell.", 100*f.Verdict.Tolerance))
 	} else {
-		out = append(out, fmt.Sprintf("%d cell(s) measured while the speed sentinel read more than %.0f%% off its median are left out of the fit and the held-out check: %s.",
+		out = append(out, fmt.Sprintf("%d cell(s) measured while the speed sentinel's core reference read more than %.0f%% off its median are left out of the fit and the held-out check: %s.",
 			off, 100*f.Verdict.Tolerance, strings.Join(f.OffCells(), ", ")))
 	}
 	return out

@@ -95,7 +95,8 @@ func TestMeasuredFitInReport(t *testing.T) {
 
 // TestMeasuredSentinelMemory: where the sentinel timed its memory
 // reference, the series table shows both references, and a sample whose
-// memory reference drifted is off though its core reference held.
+// memory reference drifted is off though its core reference held; the
+// cells beside it are kept, since a cell's latency is timed next to it.
 func TestMeasuredSentinelMemory(t *testing.T) {
 	f, err := model.KindMeasuredFit.Last(fitRun(1))
 	if err != nil {
@@ -114,7 +115,7 @@ func TestMeasuredSentinelMemory(t *testing.T) {
 	if row := series.Rows[2]; row[3] != "+0%" || row[5] != "+60%" || row[6] != "yes" || series.Rows[1][6] != "no" {
 		t.Errorf("rows %q and %q: want sample 2 off by its memory reference alone, sample 1 not", series.Rows[1], row)
 	}
-	if off := f.OffCells(); len(off) != 2 || off[0] != "cell 2" || off[1] != "cell 3" {
-		t.Errorf("cells off %q, want the two next to sample 2", off)
+	if off := f.OffCells(); len(off) != 0 {
+		t.Errorf("cells off %q, want none: the memory reference alone leaves no cell out", off)
 	}
 }
