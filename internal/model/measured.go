@@ -88,7 +88,8 @@ type MeasuredFit struct {
 	Fit      *Fit             `json:"fit,omitempty"`
 	FitError string           `json:"fit_error,omitempty"`
 	// HeldOut predicts, from the fit to the first half of each memory's
-	// kept cells, the median of the second half's.
+	// kept cells, the cold rates of the second half's from their own hot
+	// rates (Compute).
 	HeldOut      []HeldOut `json:"held_out,omitempty"`
 	HeldOutError string    `json:"held_out_error,omitempty"`
 	// Counters says why there are no hardware counts ("" when the cells
@@ -123,8 +124,11 @@ func (f *MeasuredFit) kept() []FitCell {
 
 // Compute sets every cell's latency to its own chain's, else its
 // memory's, fits A and M to the kept cells, and checks the fit to the
-// first half of each memory's kept cells against the median of the second
-// half's, at the median of their latencies.
+// first half of each memory's kept cells on the second half: each later
+// cold cell's rate is predicted from its own hot runs' rate and the two
+// latencies, C = A + M·L·f at each (the cold and hot runs alternate every
+// transaction, so the machine's speed at the time cancels), and the
+// median prediction is set against the median measured.
 func (f *MeasuredFit) Compute() {
 	for i := range f.Cells {
 		c := &f.Cells[i]
@@ -149,8 +153,10 @@ func (f *MeasuredFit) Compute() {
 		f.HeldOutError = "the kept cells do not fit, so there is no fit to check"
 		return
 	}
+	// The first half of each memory's kept cells, the caches' included,
+	// is fitted; each later cold cell is predicted from its own hot runs.
 	var first []Point
-	second, secondNS := map[int][]float64{}, map[int][]float64{}
+	later := map[int][]FitCell{}
 	for mem := range f.Memory {
 		var of []FitCell
 		for _, c := range kept {
@@ -166,10 +172,7 @@ func (f *MeasuredFit) Compute() {
 		for _, c := range of[:h] {
 			first = append(first, c.Point)
 		}
-		for _, c := range of[h:] {
-			second[mem] = append(second[mem], c.TPSPerCore)
-			secondNS[mem] = append(secondNS[mem], c.LatencyNS)
-		}
+		later[mem] = of[h:]
 	}
 	fit, err := FitPoints(first)
 	if err != nil {
@@ -177,11 +180,43 @@ func (f *MeasuredFit) Compute() {
 		return
 	}
 	for mem, m := range f.Memory {
-		h := PredictHeldOut(fit.Workload, stats.Median(secondNS[mem]), f.GHz, stats.Median(second[mem]))
-		h.What = "the second half of the kept cells in " + m.Name + " by the fit to the first half"
-		h.Latency, h.Cells = "a random chain in "+m.Name, len(second[mem])
-		f.HeldOut = append(f.HeldOut, h)
+		if m.Hot {
+			continue
+		}
+		var pred, meas, ns []float64
+		for _, c := range later[mem] {
+			hot, ok := f.hotOf(c)
+			if !ok {
+				continue
+			}
+			pred = append(pred, hot.TPSPerCore*fit.Cycles(hot.LatencyNS, f.GHz)/fit.Cycles(c.LatencyNS, f.GHz))
+			meas, ns = append(meas, c.TPSPerCore), append(ns, c.LatencyNS)
+		}
+		if len(pred) == 0 {
+			f.HeldOutError = fmt.Sprintf("no later cell in %s kept with its hot runs", m.Name)
+			return
+		}
+		p, mt := stats.Median(pred), stats.Median(meas)
+		f.HeldOut = append(f.HeldOut, HeldOut{
+			What:    "the cold runs of the second half of the kept cells in " + m.Name + ", each from its own hot runs, by the fit to the first half",
+			Latency: "a random chain timed right after each cell; the hot runs at the chain in the caches", LatencyNS: stats.Median(ns),
+			Workload: fit.Workload, PredictedTPS: p, MeasuredTPS: mt, Cells: len(pred), Error: (p - mt) / mt,
+		})
 	}
+}
+
+// hotOf is the kept hot cell that ran with cold cell c: the next cell, in
+// the caches, between the same sentinel samples.
+func (f *MeasuredFit) hotOf(c FitCell) (FitCell, bool) {
+	for i, d := range f.Cells {
+		if d.Label == c.Label && d.Before == c.Before && i+1 < len(f.Cells) {
+			h := f.Cells[i+1]
+			if f.Memory[h.Memory].Hot && h.Before == c.Before && !h.Off {
+				return h, true
+			}
+		}
+	}
+	return FitCell{}, false
 }
 
 // Points are the kept cells as points, with each cell's label.

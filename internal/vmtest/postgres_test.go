@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 )
@@ -101,10 +102,10 @@ func addToTar(tw *tar.Writer, path string) error {
 // inherit), every sample inside them. The guest runs as root with no
 // other account, so the script adds nobody, the account a managed server
 // then runs as. 20,000 rows: the load is emulated (the dimension tables
-// are 1.44 million rows whatever --rows is). Not --data-node: the server
-// is started for the load with no memory policy, so its shared memory is
-// where the load touched it, and the placement is refused (81.6% on
-// node 0 in this guest).
+// are 1.44 million rows whatever --rows is). Then 'run report --engine
+// postgres --data-node 0 --placement node=1': the managed server started
+// bound to node 0 (engine.Options.BindServer), its shared memory on node
+// 0 after the prewarm by at least 99%.
 // guestPG runs TestReportPostgresWorkers, which the suite leaves out.
 var guestPG = flag.Bool("guest-pg", false, "run TestReportPostgresWorkers (about 3 minutes of emulated PostgreSQL load)")
 
@@ -121,7 +122,9 @@ func TestReportPostgresWorkers(t *testing.T) {
 	s.raw("(cd / && tar xf /opt/bin/pg.tar) && echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd && echo 'nogroup:x:65534:' >> /etc/group")
 	s.add("select", "numalab topo --select node=1 --json")
 	s.add("report", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 2 --query P1 --placement node=1 --duration 1s --warmup 0s --store /tmp/s.db >&2 && numalab runs show --json --store /tmp/s.db 1")
-	secs := runScript(t, h, m, files, s, 12*time.Minute)
+	s.add("report-data-node", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store /tmp/dn.db >&2 && numalab runs show --json --store /tmp/dn.db 1")
+	secs := runScript(t, h, m, files, s, 20*time.Minute)
+	checkPostgresDataNode(t, secs["report-data-node"])
 	var p place.Placement
 	decode(t, "select", secs["select"], &p)
 	var r storedRun
@@ -155,5 +158,33 @@ func TestReportPostgresWorkers(t *testing.T) {
 	}
 	if w.OutsideMS != 0 {
 		t.Errorf("%.1f ms outside the placement recorded", w.OutsideMS)
+	}
+}
+
+// checkPostgresDataNode: the run stored one data placement on node 0 whose
+// server memory (PostgreSQL's shared memory, as the prewarming backend
+// maps it) is at least 99% on node 0.
+func checkPostgresDataNode(t *testing.T, sec section) {
+	t.Helper()
+	var r storedRun
+	decode(t, "report-data-node", sec, &r)
+	var placed []engine.PlacedData
+	for _, it := range r.Results {
+		if it.Kind == string(engine.KindPlacedData) {
+			var pd engine.PlacedData
+			if err := json.Unmarshal(it.Body, &pd); err != nil {
+				t.Fatal(err)
+			}
+			placed = append(placed, pd)
+		}
+	}
+	if len(placed) != 1 {
+		t.Fatalf("%d data placements stored, want 1\nstderr:\n%s", len(placed), sec.Err)
+	}
+	pd := placed[0]
+	t.Logf("--data-node 0, placement node=1: %s", engine.PlacedText(pd))
+	u := pd.Stats.Placement
+	if pd.Node != 0 || u == nil || u.Local(0) < 0.99 {
+		t.Errorf("%s on node 0: %+v; want at least 99%%", pd.Memory, u)
 	}
 }
