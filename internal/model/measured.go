@@ -59,7 +59,7 @@ type FitCell struct {
 	// Before and After are the sentinel samples that bracket the cell.
 	Before int `json:"sentinel_before"`
 	After  int `json:"sentinel_after"`
-	// Off is set when either read the core reference more than the
+	// Off is set when either sample's core reference read more than the
 	// tolerance off the series' median: the cell is left out of the fit
 	// and the held-out check. Repeat marks a cell run again for an off
 	// one.
@@ -242,10 +242,10 @@ func (f *MeasuredFit) HeldOutMedian() (float64, bool) {
 
 // Counted are the per-transaction figures the counters give, over the
 // kept cold cells that have them (hot runs repeat the same transactions
-// from the caches, which is not how the workload runs): instructions and last-level misses per
-// transaction, cycles per transaction (counted, else the clock over the
-// rate), IPC, and the stall share M·L·f/C at each cell's latency
-// (medians over cells). ok is false without counts.
+// from the caches, which is not how the workload runs): instructions and
+// last-level misses per transaction, cycles per transaction (counted, else
+// the clock over the rate), IPC, and the stall share M·L·f/C at each
+// cell's latency (medians over cells). ok is false without counts.
 type Counted struct {
 	Cells            int
 	InstructionsPerT float64
