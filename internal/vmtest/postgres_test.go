@@ -166,22 +166,7 @@ func TestReportPostgresWorkers(t *testing.T) {
 // maps it) is at least 99% on node 0.
 func checkPostgresDataNode(t *testing.T, sec section) {
 	t.Helper()
-	var r storedRun
-	decode(t, "report-data-node", sec, &r)
-	var placed []engine.PlacedData
-	for _, it := range r.Results {
-		if it.Kind == string(engine.KindPlacedData) {
-			var pd engine.PlacedData
-			if err := json.Unmarshal(it.Body, &pd); err != nil {
-				t.Fatal(err)
-			}
-			placed = append(placed, pd)
-		}
-	}
-	if len(placed) != 1 {
-		t.Fatalf("%d data placements stored, want 1\nstderr:\n%s", len(placed), sec.Err)
-	}
-	pd := placed[0]
+	pd := onePlacedData(t, "report-data-node", sec)
 	t.Logf("--data-node 0, placement node=1: %s", engine.PlacedText(pd))
 	u := pd.Stats.Placement
 	if pd.Node != 0 || u == nil || u.Local(0) < 0.99 {

@@ -108,8 +108,24 @@ func addReportPlacement(s *script, sel, disk string) {
 // node 1): the allocator reused memory the process had.
 func checkReportDataNode(t *testing.T, fs string, sec section) {
 	t.Helper()
+	pd := onePlacedData(t, "report-data-node-"+fs, sec)
+	t.Logf("%s: --data-node 0, placement node=1: %s", fs, engine.PlacedText(pd))
+	if pd.Node != 0 || pd.File == nil || pd.File.Pages == 0 || float64(pd.File.PerNode[0]) < 0.99*float64(pd.File.Pages) {
+		t.Errorf("%s: file pages %v, want at least 99%% on node 0", fs, pd.File)
+	}
+	if pd.BufferBytes <= 0 {
+		t.Errorf("%s: DuckDB's buffer memory %d bytes stored, want some", fs, pd.BufferBytes)
+	} else if err := engine.PoolOnNode(0, pd.BufferBytes, pd.GainedBytes); err != nil {
+		t.Errorf("%s: the stored figures do not show the pool on node 0: %v", fs, err)
+	}
+}
+
+// onePlacedData is the one data placement the run shown in section name
+// stored; it fails the test unless there is exactly one.
+func onePlacedData(t *testing.T, name string, sec section) engine.PlacedData {
+	t.Helper()
 	var r storedRun
-	decode(t, "report-data-node-"+fs, sec, &r)
+	decode(t, name, sec, &r)
 	var placed []engine.PlacedData
 	for _, it := range r.Results {
 		if it.Kind == string(engine.KindPlacedData) {
@@ -121,16 +137,7 @@ func checkReportDataNode(t *testing.T, fs string, sec section) {
 		}
 	}
 	if len(placed) != 1 {
-		t.Fatalf("%s: %d data placements stored, want 1\nstderr:\n%s", fs, len(placed), sec.Err)
+		t.Fatalf("%s: %d data placements stored, want 1\nstderr:\n%s", name, len(placed), sec.Err)
 	}
-	pd := placed[0]
-	t.Logf("%s: --data-node 0, placement node=1: %s", fs, engine.PlacedText(pd))
-	if pd.Node != 0 || pd.File == nil || pd.File.Pages == 0 || float64(pd.File.PerNode[0]) < 0.99*float64(pd.File.Pages) {
-		t.Errorf("%s: file pages %v, want at least 99%% on node 0", fs, pd.File)
-	}
-	if pd.BufferBytes <= 0 {
-		t.Errorf("%s: DuckDB's buffer memory %d bytes stored, want some", fs, pd.BufferBytes)
-	} else if err := engine.PoolOnNode(0, pd.BufferBytes, pd.GainedBytes); err != nil {
-		t.Errorf("%s: the stored figures do not show the pool on node 0: %v", fs, err)
-	}
+	return placed[0]
 }
