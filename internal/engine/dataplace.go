@@ -54,8 +54,9 @@ const minOnNode = 0.99
 // otherThreadsBytes is the new memory that the process's other threads
 // may take on their own nodes while DuckDB's buffer pool is filled (the Go
 // heap and stacks of the progress and sampling goroutines, which run in the
-// cell's placement): in the two-node guest, up to 548 KiB (561,152 bytes) appeared on the
-// placement's node beside an 18 MB pool on the data node in 14 runs.
+// cell's placement): in the two-node guest, up to 548 KiB (561,152 bytes)
+// appeared on the placement's node beside an 18 MB pool on the data node
+// in 14 runs.
 const otherThreadsBytes = 1 << 20
 
 // PlaceData prewarms e's data on node from the calling thread, which must

@@ -205,15 +205,12 @@ func (f *MeasuredFit) Compute() {
 	}
 }
 
-// hotOf is the kept hot cell that ran with cold cell c: the next cell, in
-// the caches, between the same sentinel samples.
+// hotOf is the kept hot cell that ran with cold cell c: the one in the
+// caches between the same sentinel samples.
 func (f *MeasuredFit) hotOf(c FitCell) (FitCell, bool) {
-	for i, d := range f.Cells {
-		if d.Label == c.Label && d.Before == c.Before && i+1 < len(f.Cells) {
-			h := f.Cells[i+1]
-			if f.Memory[h.Memory].Hot && h.Before == c.Before && !h.Off {
-				return h, true
-			}
+	for _, h := range f.Cells {
+		if f.Memory[h.Memory].Hot && h.Before == c.Before && !h.Off {
+			return h, true
 		}
 	}
 	return FitCell{}, false
