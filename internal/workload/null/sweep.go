@@ -289,6 +289,18 @@ func loopback() string {
 	return fmt.Sprintf("127.78.%d.%d", pid/254%256, pid%254+1)
 }
 
+// sayServer shows which managed server was started. One that removed what
+// killed numalab processes left (or could not) says so on a line of its
+// own: a progress line may be dropped (at most one a second in a log), and
+// a removal must stay on record.
+func sayServer(tell sweep.Teller, describe string, reclaimed bool) {
+	if reclaimed {
+		tell.Note("note: " + describe)
+		return
+	}
+	tell.Say(describe)
+}
+
 // Open starts a managed PostgreSQL server (listening on a loopback address
 // too, for TCP) or uses the DSN, and opens the engine once per transport.
 // It stores the matrix and says which pairings are unavailable.
@@ -312,7 +324,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 			return nil, err
 		}
 		s.maria = srv
-		tell.Say(srv.Describe())
+		sayServer(tell, srv.Describe(), len(srv.Reclaimed) > 0 || srv.ReclaimErr != nil)
 		dsns[Unix], dsns[TCP] = srv.DSN(), srv.TCPDSN()
 	} else {
 		tell.Say("starting a PostgreSQL server")
@@ -328,6 +340,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 			return nil, err
 		}
 		s.server = srv
+		sayServer(tell, srv.Describe(), len(srv.Reclaimed) > 0 || srv.ReclaimErr != nil)
 		cc, err := pgx.ParseConfig(srv.DSN())
 		if err != nil {
 			return nil, errors.Join(err, s.Close())
