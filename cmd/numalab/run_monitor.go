@@ -3,11 +3,20 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"time"
 
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/sweep"
 )
+
+// defineMonitorFlags defines --monitor, --allow-settings and
+// --monitor-load on fs, for run oltp, run null and run report.
+func defineMonitorFlags(fs *flag.FlagSet) {
+	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on: PostgreSQL's pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing; MariaDB's performance_schema,general_log,slow_log,slow_log_explain; numalab's trace,sysmon,series (see above)")
+	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL or MariaDB facilities in numalab's sessions on the --dsn server (never its configuration)")
+	fs.Float64("monitor-load", monitor.DefaultPacedLoad, "with --monitor: run the pairs again open-loop at this `fraction` of the capacity the saturated off cells measured, and report CPU % and p50/p99 added there (0: saturation only)")
+}
 
 // monitorFacilities are the facilities of a --monitor request, checked;
 // on a user's server (dsn) the server is checked too, before anything is
@@ -26,11 +35,12 @@ func monitorFacilities(ctx context.Context, r monitor.Request, dsn string) ([]mo
 }
 
 // monitorJob is a --monitor run of a workload whose items are V:
-// run oltp's (tpcc-ro) or run null's (the null transaction).
+// run oltp's (tpcc-ro), run null's (the null transaction) or run
+// report's (transtats).
 type monitorJob[V any] struct {
 	fs     []monitor.Facility
 	dsn    bool     // a user's server (--dsn)
-	kind   string   // monitor.RunKind or monitor.NullRunKind
+	kind   string   // monitor.RunKind, NullRunKind or ReportRunKind
 	argv   []string // the command line stored with the run
 	config any      // the configuration stored with the run
 	one    sweep.Cell

@@ -31,9 +31,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
 	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
 	definePacingFlags(fs)
-	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on: PostgreSQL's pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing; MariaDB's performance_schema,general_log,slow_log,slow_log_explain; numalab's trace,sysmon,series (see above)")
-	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL or MariaDB facilities in numalab's sessions on the --dsn server (never its configuration)")
-	fs.Float64("monitor-load", monitor.DefaultPacedLoad, "with --monitor: run the pairs again open-loop at this `fraction` of the capacity the saturated off cells measured, and report CPU % and p50/p99 added there (0: saturation only)")
+	defineMonitorFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {

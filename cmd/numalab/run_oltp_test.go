@@ -57,6 +57,7 @@ func TestMain(m *testing.M) {
 		w.Close()
 	}
 	os.Exit(pg.Main(m, func() {
+		my.Stop()
 		if tpccDir != "" {
 			os.RemoveAll(tpccDir)
 		}

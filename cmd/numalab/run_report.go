@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -40,6 +41,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
 	fs.Float64("arrival-rate", 0, "open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)")
 	fs.String("arrivals", "", "arrivals of --arrival-rate: poisson (the default) or uniform")
+	defineMonitorFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -47,7 +49,26 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	errs = append(errs, reportSettings(&cfg).Apply(fs, true)...)
-	errs = append(errs, reportPacingError(cfg.Pacing.Check()))
+	if len(cfg.Monitor) > 0 {
+		if !cliflag.Given(fs, "repeat") {
+			cfg.Repeat = monitor.MinRepeat
+		}
+		if _, err := monitor.Check(reportMonitorRequest(cfg)); err != nil {
+			errs = append(errs, err)
+		}
+		if cfg.Paced() {
+			errs = append(errs, errors.New("-monitor: not with --arrival-rate or --think (it paces its own cells: see --monitor-load)"))
+		}
+	} else {
+		if cfg.AllowSettings {
+			errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
+		}
+		if cliflag.Given(fs, "monitor-load") {
+			errs = append(errs, errors.New("-monitor-load: is for --monitor"))
+		}
+		cfg.MonitorLoad = 0
+	}
+	errs = append(errs, reportPacingError(cfg.Load.Check()))
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", false, true, err
 	}
@@ -125,7 +146,15 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
 		cliflag.Optional(cliflag.Duration("think", &cfg.Pacing.Think)), cliflag.Optional(cliflag.Str("think-dist", &cfg.Pacing.ThinkDist)),
 		cliflag.Optional(cliflag.Float("arrival-rate", &cfg.Pacing.Rate)), cliflag.Optional(cliflag.Str("arrivals", &cfg.Pacing.Arrivals)),
+		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
+		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),
+		cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 }),
 	}
+}
+
+// reportMonitorRequest is cfg's --monitor request.
+func reportMonitorRequest(cfg transtats.RunConfig) monitor.Request {
+	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
 }
 
 // reportPacingError names run report's open-loop flag, --arrival-rate,
@@ -161,7 +190,31 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
+	if len(cfg.Monitor) > 0 {
+		return runReportMonitor(ctx, e, cfg, dsn, storePath, asJSON)
+	}
 	return runReportConfig(ctx, e, cfg, dsn, storePath, asJSON)
+}
+
+// runReportMonitor runs --monitor (runMonitor) on the first query, stream
+// count and DOP of cfg.
+func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
+	fs, err := monitorFacilities(ctx, reportMonitorRequest(cfg), dsn)
+	if err != nil {
+		return err
+	}
+	spec := cfg.Spec()
+	spec.Streams, spec.DOPs, spec.Types, spec.Repeat = cfg.Streams[:1], cfg.DOP[:1], cfg.Queries[:1], 1
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON}, monitor.WriteRow, spec)
+	if err != nil {
+		return err
+	}
+	defer prog.Done()
+	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
+	return runMonitor(ctx, e, monitorJob[result.QueryCell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.ReportRunKind, argv: reportArgv(cfg), config: cfg,
+		one: one[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: int64(cfg.Seed), plan: cfg.Plan,
+		inner:    monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }},
+		settings: w.ServerSettings}, prog, storePath, asJSON)
 }
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.

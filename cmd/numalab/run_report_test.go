@@ -346,7 +346,7 @@ func TestReportArgvPacedReparses(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []sweep.Pacing{{Rate: 2.5, Arrivals: "uniform"}, {Think: 50 * time.Millisecond, ThinkDist: "exp"}} {
 		c := transtats.RunConfig{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1},
-			Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Seed: 1, Repeat: 1, DataNode: -1, Pacing: p}
+			Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Seed: 1, Repeat: 1, DataNode: -1, Load: sweep.Load{Pacing: p}}
 		argv := reportArgv(c)
 		got, _, _, _, _, err := reportFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
 		if err != nil || asJSON(t, got) != asJSON(t, c) {

@@ -71,16 +71,18 @@ type Cell struct {
 
 // Kinds of a monitoring run's stored items, and the run's kind.
 const (
-	KindCell     result.Kind[Cell]     = "monitor.Cell"
-	KindAnalysis result.Kind[Analysis] = "monitor.Analysis"
-	RunKind                            = "oltp-monitor" // 'numalab run oltp --monitor'
-	NullRunKind                        = "null-monitor" // 'numalab run null --monitor'
+	KindCell      result.Kind[Cell]     = "monitor.Cell"
+	KindAnalysis  result.Kind[Analysis] = "monitor.Analysis"
+	RunKind                             = "oltp-monitor"   // 'numalab run oltp --monitor'
+	NullRunKind                         = "null-monitor"   // 'numalab run null --monitor'
+	ReportRunKind                       = "report-monitor" // 'numalab run report --monitor'
 )
 
 // Inner is a workload whose cells Wrap switches: its sweep, the hook
 // that sets the SQL each stream's session runs first from the next cell
-// on (tpcc.Sweep.Session, null.Sweep.Session), the kind its End stores
-// its item as, and the drive cell an item holds.
+// on (tpcc.Sweep.Session, null.Sweep.Session, transtats.Sweep.Session),
+// the kind its End stores its item as, and the drive cell an item holds
+// (nil when the cell measured nothing).
 type Inner[V any] struct {
 	Sweep   sweep.Workload[*V]
 	Session func(stmts []string)
@@ -165,7 +167,11 @@ func (w *Workload[V]) End(ctx context.Context, c sweep.Cell, m *result.Cell, err
 			out.Store = append(out.Store, e)
 			continue
 		}
-		out.Item = Cell{Slot: s, Cell: *w.inner.Cell(o.Item)}
+		m := w.inner.Cell(o.Item)
+		if m == nil {
+			continue
+		}
+		out.Item = Cell{Slot: s, Cell: *m}
 		out.Store = append(out.Store, KindCell.Of(out.Item))
 	}
 	return out

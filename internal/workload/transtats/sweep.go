@@ -38,11 +38,18 @@ type RunConfig struct {
 	// DataNode is the node the data is placed on (engine.PlaceData); -1
 	// leaves it where it is. A placement's data=nodeN wins.
 	DataNode int `json:"data_node"`
-	// Pacing paces every cell's queries (think time, arrival rate); the
-	// zero value runs closed loops. Its Rate is the open loop's queries
-	// per second (--arrival-rate), not the data's Rate above (--rate). A
-	// paced run is stored as kind report-paced.
-	sweep.Pacing
+	// Monitor names the facilities whose cost 'run report --monitor'
+	// measures (package monitor); AllowSettings lets it set them in its
+	// sessions on a --dsn server.
+	Monitor       []string `json:"monitor,omitempty"`
+	AllowSettings bool     `json:"allow_settings,omitempty"`
+	// Load's Pacing paces every cell's queries (think time, arrival
+	// rate); the zero value runs closed loops. Its Rate is the open
+	// loop's queries per second (--arrival-rate), not the data's Rate
+	// above (--rate). A paced run is stored as kind report-paced. Its
+	// MonitorLoad is --monitor's paced half; run report has no load
+	// curve.
+	sweep.Load
 }
 
 // Spec is the configuration's sweep: per repeat, per query, per stream
@@ -88,6 +95,9 @@ type Sweep struct {
 	curPlanErr    error
 	workers       *engine.Workers // the cell's parallel workers
 	hog           *place.Hog      // the cell's busy neighbour (--hog)
+
+	session []string          // what each stream's session runs first (Session)
+	server  map[string]string // a managed server's settings (ServerSettings)
 }
 
 // cellKey is a query at a stream count in one repeat: the speedup and
@@ -141,7 +151,9 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if s.dsn == "" && d.IsServer() {
 		tell.Say("starting a throwaway " + serverTitle[d] + " server")
 	}
-	s.db0 = Config{Dialect: d, Engine: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode), Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+	opt := engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode)
+	opt.PG.Settings, opt.MariaDB.Settings = s.server, s.server
+	s.db0 = Config{Dialect: d, Engine: opt, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
 		},
@@ -236,9 +248,31 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	return nil
 }
 
-// Stream opens a stream of the cell's query with its own seed.
+// ServerSettings sets what a managed server starts with, before Open:
+// run report --monitor's (monitor.ManagedSettings).
+func (s *Sweep) ServerSettings(m map[string]string) { s.server = m }
+
+// Session sets the statements each stream opened from now on runs first
+// on its connection (PostgreSQL and MariaDB), between Open and the next
+// cell's streams: run report --monitor switches a facility per cell.
+func (s *Sweep) Session(stmts []string) { s.session = stmts }
+
+// Stream opens a stream of the cell's query with its own seed, its
+// session set up with the Session statements.
 func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
-	return s.db.NewStream(ctx, c.Type, s.cfg.Seed*1_000_003+uint64(c.Index)<<16+uint64(stream))
+	st, err := s.db.NewStream(ctx, c.Type, s.cfg.Seed*1_000_003+uint64(c.Index)<<16+uint64(stream))
+	if err != nil {
+		return nil, err
+	}
+	if len(s.session) > 0 && !Dialect(s.cfg.Engine).IsServer() {
+		return nil, errors.Join(fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine), st.Close())
+	}
+	for _, q := range s.session {
+		if err := st.c.Exec(ctx, q); err != nil {
+			return nil, errors.Join(fmt.Errorf("setting up the session with %q: %w", q, err), st.Close())
+		}
+	}
+	return st, nil
 }
 
 // End computes the speedup, checks the engine still answers, compares
