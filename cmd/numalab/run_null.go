@@ -44,25 +44,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	if cfg.Engine == "sqlite" {
 		cfg.Transports = nil
 	}
-	if len(cfg.Monitor) > 0 && cfg.Engine != "sqlite" {
-		if !cliflag.Given(fs, "repeat") {
-			cfg.Repeat = monitor.MinRepeat
-		}
-		if _, err := monitor.Check(nullMonitorRequest(cfg)); err != nil {
-			errs = append(errs, err)
-		}
-		if cfg.Paced() {
-			errs = append(errs, errors.New("-monitor: not with --rate or --think (it paces its own cells: see --monitor-load)"))
-		}
-	} else {
-		if cfg.AllowSettings {
-			errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
-		}
-		if cliflag.Given(fs, "monitor-load") {
-			errs = append(errs, errors.New("-monitor-load: is for --monitor"))
-		}
-		cfg.MonitorLoad = 0
-	}
+	errs = append(errs, monitorChecks(fs, len(cfg.Monitor) > 0 && cfg.Engine != "sqlite", nullMonitorRequest(cfg), cfg.Paced(), "--rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
 	if err := errors.Join(append(errs, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
 	}

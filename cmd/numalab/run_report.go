@@ -49,25 +49,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	errs = append(errs, reportSettings(&cfg).Apply(fs, true)...)
-	if len(cfg.Monitor) > 0 {
-		if !cliflag.Given(fs, "repeat") {
-			cfg.Repeat = monitor.MinRepeat
-		}
-		if _, err := monitor.Check(reportMonitorRequest(cfg)); err != nil {
-			errs = append(errs, err)
-		}
-		if cfg.Paced() {
-			errs = append(errs, errors.New("-monitor: not with --arrival-rate or --think (it paces its own cells: see --monitor-load)"))
-		}
-	} else {
-		if cfg.AllowSettings {
-			errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
-		}
-		if cliflag.Given(fs, "monitor-load") {
-			errs = append(errs, errors.New("-monitor-load: is for --monitor"))
-		}
-		cfg.MonitorLoad = 0
-	}
+	errs = append(errs, monitorChecks(fs, len(cfg.Monitor) > 0, reportMonitorRequest(cfg), cfg.Paced(), "--arrival-rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
 	errs = append(errs, reportPacingError(cfg.Load.Check()))
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", false, true, err
