@@ -46,18 +46,32 @@ func pgTree(t *testing.T) string {
 		t.Fatal(err)
 	}
 	files = append(files, libs...)
-	err = filepath.WalkDir(share, func(p string, d os.DirEntry, err error) error {
+	shared, err := filesUnder(share)
+	if err != nil {
+		t.Skipf("reading PostgreSQL's share directory %s: %v", share, err)
+	}
+	files = append(files, shared...)
+	files = append(files, "/usr/share/zoneinfo/UTC")
+	return treeTar(t, "pg.tar", files)
+}
+
+// filesUnder lists the files in the tree at dir.
+func filesUnder(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			files = append(files, p)
 		}
 		return err
 	})
-	if err != nil {
-		t.Skipf("reading PostgreSQL's share directory %s: %v", share, err)
-	}
-	files = append(files, "/usr/share/zoneinfo/UTC")
+	return files, err
+}
 
-	out := filepath.Join(t.TempDir(), "pg.tar")
+// treeTar writes the files at their own paths into a tar named name in a
+// temporary directory, for a guest to unpack at /, and returns its path.
+func treeTar(t *testing.T, name string, files []string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +87,15 @@ func pgTree(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// serverScript is a guest script that first unpacks the server's tree (a
+// treeTar carried in) at / and adds the account nobody, which a managed
+// server started as root runs as: the guest runs as root with no other.
+func serverScript(tree string) *script {
+	s := newScript()
+	s.raw("(cd / && tar xf /opt/bin/" + filepath.Base(tree) + ") && echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd && echo 'nogroup:x:65534:' >> /etc/group")
+	return s
 }
 
 // addToTar adds the file at path (symbolic links followed) under its own
@@ -95,6 +118,9 @@ func addToTar(tw *tar.Writer, path string) error {
 	return err
 }
 
+// guestPG runs TestReportPostgresWorkers, which the suite leaves out.
+var guestPG = flag.Bool("guest-pg", false, "run TestReportPostgresWorkers (about 3 minutes of emulated PostgreSQL load)")
+
 // TestReportPostgresWorkers: in the two-node guest, with the host's
 // PostgreSQL carried in, 'run report --engine postgres --dop 2 --placement
 // node=1' starts numalab's managed server and runs its parallel workers on
@@ -106,9 +132,6 @@ func addToTar(tw *tar.Writer, path string) error {
 // postgres --data-node 0 --placement node=1': the managed server started
 // bound to node 0 (engine.Options.BindServer), its shared memory on node
 // 0 after the prewarm by at least 99%.
-// guestPG runs TestReportPostgresWorkers, which the suite leaves out.
-var guestPG = flag.Bool("guest-pg", false, "run TestReportPostgresWorkers (about 3 minutes of emulated PostgreSQL load)")
-
 func TestReportPostgresWorkers(t *testing.T) {
 	if !*guestPG {
 		t.Skip("left out of the suite, whose budget is 15 minutes: it spends about 3 minutes loading PostgreSQL in an emulated guest. " +
@@ -116,15 +139,15 @@ func TestReportPostgresWorkers(t *testing.T) {
 			"run this one with: go test ./internal/vmtest -run TestReportPostgresWorkers -guest-pg")
 	}
 	h := host(t)
-	files := append(guestFiles(t), pgTree(t))
+	tree := pgTree(t)
+	files := append(guestFiles(t), tree)
 	m := Machine{Nodes: 2, CPUsPerNode: 2}
-	s := newScript()
-	s.raw("(cd / && tar xf /opt/bin/pg.tar) && echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd && echo 'nogroup:x:65534:' >> /etc/group")
+	s := serverScript(tree)
 	s.add("select", "numalab topo --select node=1 --json")
 	s.add("report", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 2 --query P1 --placement node=1 --duration 1s --warmup 0s --store /tmp/s.db >&2 && numalab runs show --json --store /tmp/s.db 1")
 	s.add("report-data-node", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store /tmp/dn.db >&2 && numalab runs show --json --store /tmp/dn.db 1")
 	secs := runScript(t, h, m, files, s, 20*time.Minute)
-	checkPostgresDataNode(t, secs["report-data-node"])
+	checkServerDataNode(t, "report-data-node", secs["report-data-node"])
 	var p place.Placement
 	decode(t, "select", secs["select"], &p)
 	var r storedRun
@@ -161,12 +184,12 @@ func TestReportPostgresWorkers(t *testing.T) {
 	}
 }
 
-// checkPostgresDataNode: the run stored one data placement on node 0 whose
-// server memory (PostgreSQL's shared memory, as the prewarming backend
-// maps it) is at least 99% on node 0.
-func checkPostgresDataNode(t *testing.T, sec section) {
+// checkServerDataNode: the run stored one data placement on node 0 whose
+// server memory (PostgreSQL's shared memory as the prewarming backend maps
+// it, MariaDB's buffer pool) is at least 99% on node 0.
+func checkServerDataNode(t *testing.T, name string, sec section) {
 	t.Helper()
-	pd := onePlacedData(t, "report-data-node", sec)
+	pd := onePlacedData(t, name, sec)
 	t.Logf("--data-node 0, placement node=1: %s", engine.PlacedText(pd))
 	u := pd.Stats.Placement
 	if pd.Node != 0 || u == nil || u.Local(0) < 0.99 {
