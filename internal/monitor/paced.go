@@ -124,11 +124,11 @@ func AnalyzePaced(cells []Cell, fraction float64) PacedAnalysis {
 // WritePacedAnalysis prints what each facility added at the paced load.
 func WritePacedAnalysis(w io.Writer, a PacedAnalysis) {
 	const f = "%-21v %12v %12v  %-30v %-30v %v\n"
-	fmt.Fprintf(w, "\nAt a paced load (%.2f of capacity, %.0f calls/s): what each facility adds, on − off, Hodges-Lehmann shift with its %.0f%% interval\n",
-		a.Fraction, a.Rate, 100*stats.Confidence)
+	fmt.Fprintf(w, "\nAt a paced load (%.2f of capacity, %s calls/s): what each facility adds, on − off, Hodges-Lehmann shift with its %.0f%% interval\n",
+		a.Fraction, perSecond(a.Rate), 100*stats.Confidence)
 	fmt.Fprintf(w, f, "facility", "tps off", "tps on", "CPU % added (points)", "p50 µs added", "p99 µs added")
 	for _, o := range a.Overheads {
-		fmt.Fprintf(w, f, o.Facility, fmt.Sprintf("%.0f", o.Off.Median), fmt.Sprintf("%.0f", o.On.Median), shift(o.CPUAdded), shift(o.P50Added), shift(o.P99Added))
+		fmt.Fprintf(w, f, o.Facility, perSecond(o.Off.Median), perSecond(o.On.Median), shift(o.CPUAdded), shift(o.P50Added), shift(o.P99Added))
 	}
 }
 

@@ -26,7 +26,7 @@ func WriteRow(w io.Writer, _ sweep.Cell, c Cell) {
 	if c.Cell.Interrupted {
 		cut = " (cut short)"
 	}
-	fmt.Fprintf(w, rowFormat, c.Cell.Index, c.Facility, c.State(), fmt.Sprintf("%.0f", c.Cell.TPS), fmt.Sprintf("%.3f%s", c.Cell.Total.P95US/1000, cut))
+	fmt.Fprintf(w, rowFormat, c.Cell.Index, c.Facility, c.State(), perSecond(c.Cell.TPS), fmt.Sprintf("%.3f%s", c.Cell.Total.P95US/1000, cut))
 }
 
 // WriteAnalysis prints the cost of each facility.
@@ -39,8 +39,17 @@ func WriteAnalysis(w io.Writer, an Analysis) {
 		if o.Ratio.HasCI {
 			r = fmt.Sprintf("%.3f [%.3f, %.3f] n=%d+%d", o.Ratio.Estimate, o.Ratio.Lo, o.Ratio.Hi, o.Ratio.NA, o.Ratio.NB)
 		}
-		fmt.Fprintf(w, f, o.Facility, fmt.Sprintf("%.0f", o.Off.Median), fmt.Sprintf("%.0f", o.On.Median), r, o.Cost())
+		fmt.Fprintf(w, f, o.Facility, perSecond(o.Off.Median), perSecond(o.On.Median), r, o.Cost())
 	}
+}
+
+// perSecond prints a rate: whole from 100 on, else three significant
+// digits, so that a reporting query's fraction of a call a second shows.
+func perSecond(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
 
 // Headline names the costliest facility shown to cost, for 'numalab runs'.

@@ -13,7 +13,8 @@ import (
 )
 
 // TestWriteRun prints a monitoring run as 'numalab run oltp --monitor'
-// does: the heading, a row per cell (one cut short), the cost table with
+// does: the heading, a row per cell (one cut short, one under a call a
+// second, as a reporting query runs), the cost table with
 // a facility that costs, one that cannot tell and one without an
 // interval; the headline names the costly one, or says none was shown.
 func TestWriteRun(t *testing.T) {
@@ -21,6 +22,7 @@ func TestWriteRun(t *testing.T) {
 	WriteHeader(&b, RunKind, sweep.Cell{Point: drive.Point{Streams: 2}, Place: place.Placement{CPUs: []int{0, 1}}, Cores: 1, DataNode: -1}, 5, 3*time.Second)
 	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "log_all", On: true}, Cell: result.Cell{Index: 0, TPS: 1234.5, Total: result.TxStats{P95US: 1500}}})
 	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "pg_stat_statements"}, Cell: result.Cell{Index: 11, TPS: 99, Interrupted: true}})
+	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "auto_explain"}, Cell: result.Cell{Index: 12, TPS: 0.18349}})
 	an := Analysis{Overheads: []Overhead{
 		{Facility: "log_all", Off: stats.Interval{Median: 1000}, On: stats.Interval{Median: 900}, Verdict: Costs,
 			Ratio: stats.Ratio{NA: 5, NB: 5, Estimate: 0.9, HasCI: true, Lo: 0.88, Hi: 0.92}},
@@ -34,6 +36,7 @@ func TestWriteRun(t *testing.T) {
 cell  facility              state       tps   p95 ms
    0  log_all               on         1234    1.500
   11  pg_stat_statements    off          99 0.000 (cut short)
+  12  auto_explain          off       0.183    0.000
 
 What each facility costs: tps on/off, Hodges-Lehmann estimate with its 95% interval; cost = 1 - ratio
 facility              tps off (median)  tps on (median) ratio on/off [interval] n     cost

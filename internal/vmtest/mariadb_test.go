@@ -53,6 +53,7 @@ var guestMariaDB = flag.Bool("guest-mariadb", false, "run TestReportMariaDBDataN
 // thread with the CPUs an earlier one pinned, the prewarm's on node 0).
 // Threads that are not pinned (the server's own background threads) show
 // every CPU.
+//
 // Each node has 2 GiB: the server's data directory lies in the guest's
 // /tmp, in memory, and with the dimension tables (132 MiB whatever --rows
 // is) a server bound to a 1 GiB node ran out of memory. The guest runs as
