@@ -65,6 +65,9 @@ type myEngine struct {
 	pin    bool
 	cache  bool // Options.MariaDBCacheMetadata
 	db     *sql.DB
+	// threadCPUs are mariadbd's CPUs before SetDOPPlaced set its threads
+	// to a cell's (nil: not set), given back by a cell with no CPUs.
+	threadCPUs []int
 }
 
 var _ Engine = (*myEngine)(nil)

@@ -91,3 +91,72 @@ func TestBindServer(t *testing.T) {
 		}
 	}
 }
+
+// TestMariaDBManagedThreadsPlaced: on a managed MariaDB server,
+// SetDOPPlaced sets every mariadbd thread to the cell's CPUs, a
+// connection opened after it (numalab's own pool, unpinned) gets a server
+// thread on them too, and a cell with no CPUs gives every thread
+// mariadbd's CPUs again; DOP 2 is refused.
+func TestMariaDBManagedThreadsPlaced(t *testing.T) {
+	my.Server(t) // skips without MariaDB
+	all, err := place.Affinity()
+	if err != nil || len(all) < 2 {
+		t.Skip("needs two CPUs to place MariaDB's threads on one of them")
+	}
+	ctx := context.Background()
+	e, err := Open(ctx, "mariadb", Options{MariaDB: mariaserver.Config{BufferPool: 32 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	pid := e.(*myEngine).server.PID()
+	orig, err := place.AffinityPID(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	threadCPUs := func() map[string]int {
+		ts, err := place.ThreadsOf("/", pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets := map[string]int{}
+		for _, th := range ts {
+			if cpus, err := place.AffinityPID(th.TID); err == nil {
+				sets[place.FormatCPUs(cpus)]++
+			}
+		}
+		return sets
+	}
+	one := all[len(all)-1:]
+	w, err := SetDOPPlaced(ctx, e, 1, one)
+	if err != nil || w.Info.How == "" {
+		t.Fatalf("placing on CPU %v: %+v, %v", one, w.Info, err)
+	}
+	if got := threadCPUs(); len(got) != 1 || got[place.FormatCPUs(one)] == 0 {
+		t.Errorf("mariadbd's threads per CPU set %v; want all on %v", got, one)
+	}
+	// A connection numalab does not pin: a new thread, or one from the
+	// thread cache, on the cell's CPUs all the same.
+	c, err := e.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tid int
+	err = c.QueryRowContext(ctx, "SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&tid)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := place.AffinityPID(tid); err != nil || !slices.Equal(got, one) {
+		t.Errorf("an unpinned connection's server thread %d runs on %v (%v); want the cell's %v", tid, got, err, one)
+	}
+	if _, err := SetDOPPlaced(ctx, e, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := threadCPUs(); len(got) != 1 || got[place.FormatCPUs(orig)] == 0 {
+		t.Errorf("after a cell with no CPUs, mariadbd's threads per CPU set %v; want all on its own %v", got, orig)
+	}
+	if _, err := SetDOPPlaced(ctx, e, 2, one); err == nil {
+		t.Error("DOP 2 on MariaDB was accepted")
+	}
+}

@@ -11,7 +11,8 @@ package engine
 // workers are processes the postmaster forks for each query: they inherit
 // the postmaster's CPUs, so SetDOPPlaced sets those, where numalab may
 // (a managed server; a --dsn server on this machine run by the same user).
-// SQLite has no workers.
+// MariaDB runs a query on one thread; on a managed server SetDOPPlaced
+// sets every mariadbd thread to the cell's CPUs. SQLite has no workers.
 
 import (
 	"context"
@@ -82,6 +83,8 @@ func SetDOPPlaced(ctx context.Context, e Engine, dop int, cpus []int) (*Workers,
 	case *duckEngine:
 		w, err = x.setDOPPlaced(ctx, dop, cpus)
 	case *pgEngine:
+		w, err = x.setDOPPlaced(ctx, dop, cpus)
+	case *myEngine:
 		w, err = x.setDOPPlaced(ctx, dop, cpus)
 	default:
 		err = e.SetDOP(ctx, dop)
@@ -199,6 +202,51 @@ func onPinnedThread(cpus []int, fn func() error) error {
 		done <- fn()
 	}()
 	return <-done
+}
+
+// setDOPPlaced refuses a DOP above 1, as SetDOP does, and on a managed
+// server sets every mariadbd thread to the cell's CPUs: InnoDB's
+// background threads, the idle threads of the thread cache (which keep
+// the CPUs of the connection they served last: the prewarm's, on the data
+// node), numalab's own connections' threads, and the threads that accept
+// connections and start new ones, which inherit their CPUs. Each stream's
+// Connect then pins its own thread to the stream's CPUs. With no CPUs the
+// threads get mariadbd's CPUs from before the first placed cell. A user's
+// server (--dsn) is left as it is: numalab pins only its streams' threads
+// there.
+func (e *myEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Workers, error) {
+	w := &Workers{Info: result.WorkerCPUs{Kind: "mariadb server threads"}}
+	if err := e.SetDOP(ctx, dop); err != nil || e.server == nil {
+		return w, err
+	}
+	pid := e.server.PID()
+	switch {
+	case len(cpus) == 0 && e.threadCPUs == nil:
+		return w, nil
+	case len(cpus) == 0:
+		cpus = e.threadCPUs
+	case e.threadCPUs == nil:
+		orig, err := place.AffinityPID(pid)
+		if err != nil {
+			return w, fmt.Errorf("reading the CPUs of mariadbd (pid %d): %w", pid, err)
+		}
+		e.threadCPUs = orig
+	}
+	ts, err := place.ThreadsOf("/", pid)
+	if err != nil {
+		return w, fmt.Errorf("listing mariadbd's threads (pid %d): %w", pid, err)
+	}
+	for _, t := range ts {
+		// A thread that ended meanwhile is no longer there to place.
+		if err := place.PinPID(t.TID, cpus); err != nil && !errors.Is(err, unix.ESRCH) {
+			return w, fmt.Errorf("setting mariadbd's thread %d to CPUs %s: %w", t.TID, place.FormatCPUs(cpus), err)
+		}
+	}
+	if slices.Equal(cpus, e.threadCPUs) {
+		e.threadCPUs = nil
+	}
+	w.Info.How = fmt.Sprintf("mariadbd's %d threads (pid %d) set to CPUs %s, each stream's connection thread then to the stream's", len(ts), pid, place.FormatCPUs(cpus))
+	return w, nil
 }
 
 func (e *pgEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Workers, error) {
