@@ -260,12 +260,12 @@ func (s *Sweep) Session(stmts []string) { s.session = stmts }
 // Stream opens a stream of the cell's query with its own seed, its
 // session set up with the Session statements.
 func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
+	if len(s.session) > 0 && !Dialect(s.cfg.Engine).IsServer() {
+		return nil, fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine)
+	}
 	st, err := s.db.NewStream(ctx, c.Type, s.cfg.Seed*1_000_003+uint64(c.Index)<<16+uint64(stream))
 	if err != nil {
 		return nil, err
-	}
-	if len(s.session) > 0 && !Dialect(s.cfg.Engine).IsServer() {
-		return nil, errors.Join(fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine), st.Close())
 	}
 	for _, q := range s.session {
 		if err := st.c.Exec(ctx, q); err != nil {
