@@ -94,6 +94,9 @@ func WriteCSV(w io.Writer, r *Report) error {
 			}
 		}
 	}
+	if pd := r.PlacedDOP; pd != nil {
+		csvPlacedDOP(pd, row)
+	}
 	if q := r.Reporting; q != nil {
 		for _, e := range q.Estimates {
 			name := fmt.Sprintf("%s, %d streams", e.Query, e.Streams)

@@ -112,6 +112,9 @@ func findings(r *Report) []Finding {
 	if q := r.Reporting; q != nil {
 		queryFindings(q, add, detail)
 	}
+	if pd := r.PlacedDOP; pd != nil {
+		add(AnchorPlacedDOP, "%s: %s.", pd.title(), pd.Verdict)
+	}
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio
 		detail(AnchorIO, "Storage: %s random 8 KiB reads per second at queue depth 1; sequential reads deliver %s× that page rate, against %s× in the optimizer's cost model (%s).",

@@ -81,7 +81,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if len(r.Null) > 0 || absent(r, AnchorNull) != nil {
 		v.Sections = append(v.Sections, nullSection(r))
 	}
-	v.Sections = append(v.Sections, querySection(r), ioSection(r), modelSection(r), buySection(r))
+	v.Sections = append(v.Sections, querySection(r))
+	if r.PlacedDOP != nil {
+		v.Sections = append(v.Sections, placedDOPSection(r))
+	}
+	v.Sections = append(v.Sections, ioSection(r), modelSection(r), buySection(r))
 	if r.TPCH != nil {
 		v.Sections = append(v.Sections, tpchSection(r))
 	}

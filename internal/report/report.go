@@ -42,6 +42,9 @@ type Report struct {
 	Memory    *Memory    `json:"memory,omitempty"`
 	OLTP      *OLTP      `json:"oltp,omitempty"`
 	Reporting *Reporting `json:"reporting,omitempty"`
+	// PlacedDOP holds the reporting runs placed on a CPU selector beside
+	// the unplaced one in Reporting (eval's SMT × DOP runs).
+	PlacedDOP *PlacedDOP `json:"placement_dop,omitempty"`
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
 	TPCH      *TPCH      `json:"tpch,omitempty"`
@@ -260,7 +263,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		for _, prev := range seen[run.Kind] {
 			if variant(prev) == variant(run) {
-				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span (try 'numalab compare %d %d')",
+				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span, of report one per placement (try 'numalab compare %d %d')",
 					prev.ID, run.ID, strings.TrimSpace(run.Kind+" "+variant(run)), prev.ID, run.ID)
 			}
 		}
@@ -310,9 +313,14 @@ func Build(runs []*result.Run) (*Report, error) {
 			return nil, err
 		}
 	}
-	if run := byKind[result.RunQueries]; run != nil {
+	if run, placed := reportingRuns(seen[result.RunQueries]); run != nil {
 		if r.Reporting, err = buildReporting(run); err != nil {
 			return nil, err
+		}
+		if len(placed) > 0 {
+			if r.PlacedDOP, err = BuildPlacedDOP(placed); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if run := byKind[tpch.RunKind]; run != nil {
@@ -395,10 +403,34 @@ func Build(runs []*result.Run) (*Report, error) {
 	return r, nil
 }
 
+// reportingRuns splits the reporting runs: the one the reporting section
+// shows (the first not placed on a CPU selector, else the first), and
+// the placed others, which the placement × DOP section shows.
+func reportingRuns(runs []*result.Run) (shown *result.Run, placed []*result.Run) {
+	i := slices.IndexFunc(runs, func(r *result.Run) bool { return placement(r) == "" })
+	if i < 0 {
+		i = 0
+	}
+	for j, r := range runs {
+		if j == i {
+			shown = r
+		} else {
+			placed = append(placed, r)
+		}
+	}
+	return shown, placed
+}
+
 // variant is what tells apart runs of a kind a report shows several of:
-// a null run's engine, an insert run's engine, method and indexes. Other
-// kinds have one variant.
+// a null run's engine, an insert run's engine, method and indexes, a
+// reporting run's placement. Other kinds have one variant.
 func variant(run *result.Run) string {
+	if run.Kind == result.RunQueries {
+		if p := placement(run); p != "" {
+			return "placed " + p
+		}
+		return ""
+	}
 	var c struct {
 		Engine  string `json:"engine"`
 		Method  string `json:"method"`

@@ -100,6 +100,9 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		absentNote("reporting")
 	}
+	if pd := r.PlacedDOP; pd != nil {
+		fmt.Fprintf(&b, "\n%s (runs %s)\n  %s\n", pd.title(), joinIDs(pd.Runs), pd.Text())
+	}
 	b.WriteString("\nStorage\n")
 	if x := r.IO; x != nil {
 		textIO(&b, x)
