@@ -87,6 +87,26 @@ func holdDuckFile(path string) (release func(stuck string), err error) {
 	}, nil
 }
 
+// DuckHeld says why DuckDB may still hold the file at path in this
+// process, so that opening it again would be refused; "" when it may be
+// opened.
+func DuckHeld(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	duckFiles.Lock()
+	defer duckFiles.Unlock()
+	h := duckFiles.m[abs]
+	switch {
+	case h == nil:
+		return ""
+	case h.open:
+		return fmt.Sprintf("open now (opened by %s at %s)", h.holder, h.since.Format("15:04:05"))
+	}
+	return fmt.Sprintf("opened by %s at %s, then %s", h.holder, h.since.Format("15:04:05"), h.stuck)
+}
+
 // DuckFilesOpen is how many DuckDB files this process has open now, for
 // leak checks.
 func DuckFilesOpen() int {

@@ -114,6 +114,12 @@ func TestDuckDBRefusesFileHeld(t *testing.T) {
 	}
 	loadNumbers(t, eng, 10)
 	defer eng.Close()
+	if why := DuckHeld(path); !strings.Contains(why, "open now") {
+		t.Errorf("DuckHeld of an open file = %q, want it open now", why)
+	}
+	if why := DuckHeld(path + ".other"); why != "" {
+		t.Errorf("DuckHeld of a file never opened = %q, want none", why)
+	}
 	_, err = openWithin(t, path, 5*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "already has it open") || !strings.Contains(err.Error(), "opened by engine.TestDuckDBRefusesFileHeld") {
 		t.Errorf("second open = %v, want a refusal naming the holder", err)
@@ -165,6 +171,9 @@ func TestDuckDBInterruptsAfterGrace(t *testing.T) {
 	}
 	c.Close()
 	eng.Close()
+	if why := DuckHeld(path); !strings.Contains(why, "interrupted") {
+		t.Errorf("DuckHeld after an interrupted parallel query = %q, want why", why)
+	}
 	start = time.Now()
 	_, err = openWithin(t, path, 5*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "may still hold it") || !strings.Contains(err.Error(), "interrupted") {
