@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,8 +59,8 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 	default:
 		return pgBinaries{}, fmt.Errorf("choosing PostgreSQL binaries: unknown source %q (expected auto, system or embedded)", mode)
 	}
-	var tried []string
 	if mode != "embedded" {
+		var tried []string
 		for _, dir := range systemPGBinDirs() {
 			b, err := probePGBinDir(dir)
 			if err == nil {
@@ -89,7 +90,10 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 		if ctx.Err() != nil {
 			return pgBinaries{}, err
 		}
-		return pgBinaries{}, noBinaries{err}
+		if mode == "embedded" {
+			return pgBinaries{}, noBinaries{err}
+		}
+		return pgBinaries{}, noBinaries{fmt.Errorf("no PostgreSQL binaries on this machine (no postgres and initdb on PATH, from pg_config or in /usr/lib/postgresql/*/bin, /usr/pgsql-*/bin or /usr/local/pgsql/bin) and none could be fetched: %w", err)}
 	}
 	b, err := probePGBinDir(dir)
 	if err != nil {
@@ -214,6 +218,9 @@ func fetchEmbeddedPG(ctx context.Context, cache, version string) (string, bool, 
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", false, fmt.Errorf("%s: %w", doing, err)
 	}
+	if err := loopback(); err != nil {
+		return "", false, fmt.Errorf("%s: %w", doing, err)
+	}
 	done := make(chan error, 1)
 	// The download cannot be interrupted; on cancel it finishes (and
 	// cleans up) in the background.
@@ -227,6 +234,17 @@ func fetchEmbeddedPG(ctx context.Context, cache, version string) (string, bool, 
 	case <-ctx.Done():
 		return "", false, fmt.Errorf("%s: %w", doing, context.Cause(ctx))
 	}
+}
+
+// loopback says why embedded-postgres cannot run here, or nil: its Start
+// listens on localhost before anything else (to check its port), and
+// says only "process already listening on port 0" when that fails.
+func loopback() error {
+	l, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		return fmt.Errorf("embedded-postgres must listen on localhost before it downloads, and nothing can here (%v): this machine has no usable loopback network", err)
+	}
+	return l.Close()
 }
 
 func unpackEmbeddedPG(cache, version, root string) error {
