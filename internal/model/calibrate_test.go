@@ -257,3 +257,26 @@ func TestMachineSpecNoNUMAEffect(t *testing.T) {
 		t.Errorf("machine %+v (topology limit %v), want local 100.5, remote 140 from the flag, no matrix, the reason in its source", mc, lim)
 	}
 }
+
+// TestCalibrateSMTOnNodes: eval on a machine of several nodes places its
+// OLTP cells "node=N,data=node0,smt=on" and "…,smt=off"; the SMT gain is
+// measured from the pair with the same rest whose smt=on is fastest (the
+// local one), where it used to be assumed (only bare "smt=on" matched).
+func TestCalibrateSMTOnNodes(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100}))
+	cell := func(placement string, streams int, tps float64) result.Entry {
+		return result.KindCell.Of(result.Cell{Placement: placement, CPUs: []int{0, 1}, Cores: 2, Streams: streams, DataNode: 0, TPS: tps})
+	}
+	oltp := stored(t, 2, result.RunOLTP, m,
+		cell("node=0,data=node0,smt=on", 1, 300), cell("node=0,data=node0,smt=on", 4, 720),
+		cell("node=0,data=node0,smt=off", 1, 310), cell("node=0,data=node0,smt=off", 2, 600),
+		cell("node=1,data=node0,smt=on", 4, 500), cell("node=1,data=node0,smt=off", 2, 250))
+	c, err := Calibrate(probe, oltp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.SMTMeasured || c.SMT.Value != 1.2 || !strings.Contains(c.SMT.Source, "(node=0,data=node0)") {
+		t.Errorf("SMT gain %+v, measured %v; want 720/600 = 1.2 from node=0,data=node0", c.SMT, c.SMTMeasured)
+	}
+}
