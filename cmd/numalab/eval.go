@@ -38,12 +38,12 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	}
 	o.Start = time.Now()
 	// No wait in eval is unbounded: cells are cut a grace after their
-	// window (drive), and past three times its budget eval stops the step
-	// running, keeping what it stored, and writes the report. Not at the
-	// budget itself: its plan overruns on slow machines (2 to 4 minutes
-	// for a 2m budget in an emulated guest).
+	// window (drive), eval's steps end by its budget plus eval.Overrun
+	// (the step then running is cut, what it measured stored), and past
+	// three times its budget eval stops whatever it still does (the
+	// report's writing).
 	stopAt := evalStopFactor * *budget
-	ctx, stop := context.WithTimeoutCause(ctx, stopAt, fmt.Errorf("eval: stopped at %v, three times its budget of %v: the step then running was cut (what it measured is stored)", stopAt, *budget))
+	ctx, stop := context.WithTimeoutCause(ctx, stopAt, fmt.Errorf("eval: stopped at %v, three times its budget of %v", stopAt, *budget))
 	defer stop()
 	if o.Machine, err = topo.FromSysfs("/"); err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)

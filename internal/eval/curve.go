@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -10,10 +9,6 @@ import (
 // curveFractions are the loads of eval's load curve, as fractions of the
 // capacity: two at low load for the floor, then up past saturation.
 var curveFractions = []float64{0.1, 0.3, 0.5, 0.7, 0.85, 1, 1.2}
-
-// curveMargin is what eval keeps of its budget after the curve, for the
-// report and the summary.
-const curveMargin = 15 * time.Second
 
 // curveConfig is eval's load curve: tpcc-ro on the SQLite database of
 // the OLTP step, one stream, short cells (at most 3 s after 1 s of
@@ -33,14 +28,10 @@ func curveTime(c tpcc.RunConfig) time.Duration {
 }
 
 // curveStep is eval's last step, the load curve on SQLite tpcc-ro, run
-// when what is left of the budget (left, read when the step starts) holds
-// it and curveMargin; its run's headline says where the knee is.
-func curveStep(cfg *Configs, left func() time.Duration, run func(Stored, tpcc.RunConfig) error) *step {
-	return &step{title: "load curve, tpcc-ro on SQLite", run: func(s Stored) error {
-		c := curveConfig(cfg.OLTP)
-		if need := curveTime(c) + curveMargin; left() < need {
-			return fmt.Errorf("%w: the load curve needs %v of it, %v is left", errNoRoom, need, left().Round(time.Second))
-		}
-		return run(s, c)
-	}}
+// when what is left of the budget holds it (runSteps: the plan gives it
+// no time of its own); its run's headline says where the knee is.
+func curveStep(cfg *Configs, run func(Stored, tpcc.RunConfig) error) *step {
+	return &step{title: "load curve, tpcc-ro on SQLite",
+		run: func(s Stored) error { return run(s, curveConfig(cfg.OLTP)) },
+		est: func() time.Duration { return curveTime(curveConfig(cfg.OLTP)) }}
 }

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -27,13 +26,12 @@ func TestCurveStep(t *testing.T) {
 		t.Errorf("a shorter OLTP step's cells: %v + %v", c.Warmup, c.Duration)
 	}
 	cfg := &Configs{OLTP: oltp}
-	ran := false
-	run := func(Stored, tpcc.RunConfig) error { ran = true; return nil }
-	need := curveTime(c) + curveMargin
-	if err := curveStep(cfg, func() time.Duration { return need - time.Second }, run).run(nil); !errors.Is(err, errNoRoom) || ran {
-		t.Errorf("with too little budget left: %v, ran %v", err, ran)
+	var got tpcc.RunConfig
+	st := curveStep(cfg, func(_ Stored, c tpcc.RunConfig) error { got = c; return nil })
+	if st.est() != curveTime(c) || st.essential {
+		t.Errorf("the curve step's planned time %v, essential %v: want %v, not essential", st.est(), st.essential, curveTime(c))
 	}
-	if err := curveStep(cfg, func() time.Duration { return need }, run).run(nil); err != nil || !ran {
-		t.Errorf("with room: %v, ran %v", err, ran)
+	if err := st.run(nil); err != nil || got.DB != "w1.db" || !got.Curve {
+		t.Errorf("the curve step ran %+v: %v", got, err)
 	}
 }

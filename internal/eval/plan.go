@@ -360,7 +360,61 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 		servers++
 	}
 	cells := p.NullRepeat * (1 + servers*pairs*len(p.NullTransports))
-	return time.Duration(cells) * (p.NullWarm + p.NullCell + cellSetup)
+	return time.Duration(cells) * p.nullCell()
+}
+
+// nullCell is one null cell with its setup.
+func (p Plan) nullCell() time.Duration { return p.NullWarm + p.NullCell + cellSetup }
+
+// queryCell is one transtats cell with its setup.
+func (p Plan) queryCell() time.Duration { return p.QueryWarm + p.QueryCell + cellSetup }
+
+// The steps' times as planned (planFor fits them into the budget): what
+// eval sets against what is left before each step (budget.go).
+
+// nullServerTime is a server's null step: its start (start) and a cell
+// per pairing, transport and repeat.
+func (p Plan) nullServerTime(t *result.Topology, start time.Duration) time.Duration {
+	return start + (p.nullTime(t)-time.Duration(p.NullRepeat)*p.nullCell())/time.Duration(1+b2i(p.MariaDB))
+}
+
+// oltpTime is the tpcc-ro step on SQLite: its load and cells.
+func (p Plan) oltpTime(t *result.Topology) time.Duration {
+	d := time.Duration(p.Warehouses) * loadWH
+	if cells, _, err := sweep.Resolve(t, p.OLTPSpec(), true); err == nil {
+		d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + cellSetup)
+	}
+	if p.Neighbour {
+		d += time.Duration(p.Repeat) * neighbourSetup
+	}
+	return d
+}
+
+// myOLTPTime is the tpcc-ro step on MariaDB: its server, load and cells.
+func (p Plan) myOLTPTime() time.Duration {
+	return myStart + myLoadWH + time.Duration(len(p.MariaDBStreams))*(p.MariaDBWarm+p.MariaDBCell+cellSetup)
+}
+
+// queryTime is the transtats step: its load and cells.
+func (p Plan) queryTime() time.Duration {
+	return time.Duration(p.Rows/1_000_000)*loadMRows + time.Duration(2*len(p.DOPs)*p.QueryRepeat)*p.queryCell()
+}
+
+// tpchStepTime is the TPC-H step: its load and cells.
+func (p Plan) tpchStepTime() time.Duration {
+	return time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
+}
+
+// smtDOPTime is one placement's run of the SMT × DOP step.
+func (p Plan) smtDOPTime() time.Duration {
+	return time.Duration(len(p.SMTDOP)*p.QueryRepeat) * p.queryCell()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // pageTime is what the page-size step takes: its cells, each followed by

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +59,12 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 			fmt.Fprintln(w, "  "+p.Recommendation)
 		}
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
+		if md.SMTMeasured {
+			fmt.Fprintf(w, "  SMT gain %s, %s\n", strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), md.SMT.Source)
+		} else {
+			fmt.Fprintf(w, "  SMT gain %s, assumed: the published band is %s to %s (docs/model.md); a run with smt=on and smt=off cells measures it\n",
+				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64), strconv.FormatFloat(md.SMT.High, 'g', 3, 64))
+		}
 		if md.FitRun == 0 {
 			if off := offSpeed(sent, "tpcc-ro on SQLite"); off != "" {
 				fmt.Fprintln(w, "  "+off)
@@ -112,6 +119,10 @@ func writeRuns(w io.Writer, steps []*step, runs map[int64]*result.Run, r *report
 		switch {
 		case skipped(s.err):
 			fmt.Fprintf(w, "  %s: skipped: %v\n", s.title, s.err)
+		case s.err != nil && run == nil:
+			fmt.Fprintf(w, "  %s: failed: %v\n", s.title, s.err)
+		case s.err != nil:
+			fmt.Fprintf(w, "  %s: failed: %v (run %d, %s: what it measured is in the report)\n", s.title, s.err, run.ID, run.Status)
 		case run == nil:
 			fmt.Fprintf(w, "  %s: no run stored\n", s.title)
 		default:

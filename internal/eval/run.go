@@ -77,45 +77,65 @@ type Commands struct {
 // queries on DuckDB, and a load curve of tpcc-ro on SQLite when the budget
 // has room left), planning the rest again when the probe overran
 // (replan); then writes the HTML report of the runs they stored, and the
-// summary on stdout. A step's failure does not stop the next; the
-// failures come back joined.
+// summary on stdout. A step's failure does not stop the next, and is said
+// on stderr and in the summary; Run fails only when the report could not
+// be written (with the steps' failures joined), or when ctx was
+// cancelled. The steps end by the budget plus Overrun (budget.go).
 func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands) error {
 	plan, err := NewPlan(o.Budget, o.Machine)
 	if err != nil {
 		return err
 	}
 	cfg := NewConfigs(plan, o.Dir)
-	fmt.Fprintf(stdout, "numalab eval: %s, budget %v\n", topo.Shape(o.Machine), o.Budget)
+	fmt.Fprintf(stdout, "numalab eval: %s, budget %v (its steps end by %v, the report after)\n", topo.Shape(o.Machine), o.Budget,
+		o.stepsDeadline().Sub(o.Start).Round(time.Second))
 	writePlan(stdout, plan)
 	mem := sentinelMemory(stdout, o.Machine)
 	if mem != nil {
 		defer mem.Free()
 	}
+	// The steps stop at the budget's end (plus Overrun); the report is
+	// written after, under ctx alone.
+	stepCtx, stop := context.WithDeadline(ctx, o.stepsDeadline())
+	defer stop()
 	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }}
+	queries := &step{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }}
+	// est is a step's time as planned, read when it starts (a replan
+	// changes cfg).
+	est := func(f func(p Plan) time.Duration) func() time.Duration {
+		return func() time.Duration { return f(cfg.Plan) }
+	}
 	steps := []*step{
 		probe,
-		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) }},
-		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) }},
+		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) },
+			est: est(func(p Plan) time.Duration { return time.Duration(p.NullRepeat) * p.nullCell() })},
+		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) },
+			est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, pgStart) })},
 		{title: "null transaction on MariaDB", run: func(s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.Null(s, cfg.NullMy) })
-		}},
-		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }},
+		}, est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, myStart) })},
+		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }, essential: true,
+			est: est(func(p Plan) time.Duration { return p.oltpTime(o.Machine) })},
 		{title: "tpcc-ro on MariaDB", run: func(s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(s, cfg.OLTPMy) })
-		}},
-		{title: pageStepTitle, run: func(s Stored) error { return pagePoints(ctx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s) }},
-		{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }},
+		}, est: est(Plan.myOLTPTime)},
+		{title: pageStepTitle, run: func(s Stored) error {
+			return pagePoints(stepCtx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s)
+		}, essential: true, est: est(Plan.pageTime)},
+		queries,
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
 				return noRoom(cfg.TPCHBudget, cfg.RoomSearched)
 			}
 			return cmds.TPCH(s, cfg.TPCH)
-		}},
-		curveStep(&cfg, func() time.Duration { return o.Budget - time.Since(o.Start) }, cmds.Curve),
+		}, est: est(Plan.tpchStepTime)},
+		curveStep(&cfg, cmds.Curve),
 	}
-	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, cmds.Report)...) // before the curve
+	queries.est = est(Plan.queryTime)
+	sizeSMT := func() error { return sizeSMTDOP(stdout, o.Store, queries.id, &cfg, time.Until(o.stepsDeadline())) }
+	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, cmds.Report)...) // before the curve
 	sent := watch(steps, mem)
-	stepErr := runSteps(ctx, stdout, stderr, o.Start, steps, func() {
+	stepErr := runSteps(stepCtx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
 	})
 
@@ -131,8 +151,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		return err
 	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", o.Out)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return stepErr
+	// The report is written: a step's failure is in it and in the
+	// summary, and is not eval's; stopping it (Ctrl-C) is.
+	return ctx.Err()
 }

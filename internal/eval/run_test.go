@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,9 +60,8 @@ func TestRun(t *testing.T) {
 		},
 	}
 	var stdout, stderr strings.Builder
-	err := Run(context.Background(), &stdout, &stderr, o, cmds)
-	if !errors.Is(err, failed) || err.Error() != "tpcc-ro on SQLite: no disk" {
-		t.Errorf("Run = %v; want the OLTP step's failure only", err)
+	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {
+		t.Errorf("Run = %v; want nil: the report was written, and the OLTP step's failure is in it", err)
 	}
 	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
 		t.Errorf("steps ran %s\nwant      %s", got, want)
@@ -70,7 +70,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
 	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 9/10 TPC-H-derived on DuckDB", "== 10/10 load curve, tpcc-ro on SQLite", "== findings",
-		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: no run stored\n",
+		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: failed: no disk\n",
 		"  null transaction on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n", "  tpcc-ro on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n",
 		"\nreport: " + o.Out + "\n"} {
 		if !strings.Contains(stdout.String(), want) {
@@ -79,6 +79,30 @@ func TestRun(t *testing.T) {
 	}
 	if stderr.String() != "numalab eval: tpcc-ro on SQLite: no disk\n" {
 		t.Errorf("stderr: %q", stderr.String())
+	}
+}
+
+// TestRunNoReport: when no step stored a run there is no report, and Run
+// fails saying so and which steps failed.
+func TestRunNoReport(t *testing.T) {
+	noMariaDB(t)
+	o := Options{Budget: 5 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	if err := o.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("broken")
+	cmds := Commands{ProbeMem: func(Stored, bool) error { return broken },
+		Null:   func(Stored, null.RunConfig) error { return broken },
+		OLTP:   func(Stored, tpcc.RunConfig) error { return broken },
+		Report: func(Stored, transtats.RunConfig) error { return broken },
+		TPCH:   func(Stored, tpch.RunConfig) error { return broken },
+		Curve:  func(Stored, tpcc.RunConfig) error { return broken }}
+	err := Run(context.Background(), io.Discard, io.Discard, o, cmds)
+	if err == nil || !strings.Contains(err.Error(), "memory probe: broken") || !strings.Contains(err.Error(), "no step stored a run: nothing to report") {
+		t.Errorf("Run = %v; want the steps' failures and no report", err)
+	}
+	if _, err := os.Stat(o.Out); err == nil {
+		t.Errorf("a report %s was written", o.Out)
 	}
 }
 

@@ -8,14 +8,20 @@ package eval
 // Without SMT DOP = cores = CPUs and there is nothing to compare.
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
@@ -78,10 +84,11 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 }
 
 // smtDOPSteps are the step's runs, one step a placement, taking their
-// configurations from cfg when they run (a replan changes them); after
-// the last, w is told which placement and DOP won, from the runs stored
-// in storePath.
-func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, run func(Stored, transtats.RunConfig) error) []*step {
+// configurations from cfg when they run (a replan changes them), the
+// first after size, when not nil, has sized them; after the last, w is
+// told which placement and DOP won, when the cells tell, from the runs
+// stored in storePath.
+func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
 	for i, sel := range smtPlacements {
 		if i >= len(cfg.SMTDOP) {
@@ -91,7 +98,19 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, run func(Stored, t
 			if i >= len(cfg.SMTDOP) {
 				return noRoom(cfg.SMTDOPBudget, cfg.RoomSearched)
 			}
-			if err := run(s, cfg.SMTDOP[i]); err != nil || i < len(smtPlacements)-1 {
+			if i == 0 && size != nil {
+				if err := size(); err != nil {
+					return err
+				}
+			}
+			c := cfg.SMTDOP[i]
+			db, done, err := unheldDuckDB(w, c.DB)
+			if err != nil {
+				return err
+			}
+			defer done()
+			c.DB = db
+			if err := run(s, c); err != nil || i < len(smtPlacements)-1 {
 				return err
 			}
 			return writeSMTDOPWinner(w, storePath, steps)
@@ -100,52 +119,121 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, run func(Stored, t
 	return steps
 }
 
-// smtDOPPoint is one placement and DOP of the step, over its repeats.
-type smtDOPPoint struct {
-	Placement string
-	DOP       int
-	QPH       float64 // median queries per hour
-	Repeats   int
-	Oversub   bool
+// sizeSMTDOP sizes the SMT × DOP step's cells from P1's time at DOP 1 in
+// the transtats step's run id (in the store at storePath): windows long
+// enough for report.MinQueries queries at DOP 1, the slowest, and as
+// many of the plan's repeats as left holds. Where it cannot, it says why
+// the step cannot tell (wrapping errNoRoom: the step is left out).
+func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time.Duration) error {
+	if len(cfg.SMTDOP) == 0 {
+		return nil
+	}
+	if id == 0 {
+		return fmt.Errorf("%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell", errNoRoom)
+	}
+	t1, err := p1Time(storePath, id)
+	if err != nil {
+		return err
+	}
+	if t1 == 0 {
+		return fmt.Errorf("%w: the transtats step (run %d) finished no P1 query at DOP 1 whose time could size this step's windows, so it cannot tell", errNoRoom, id)
+	}
+	c := cfg.SMTDOP[0]
+	window := max(c.Duration, (time.Duration(report.MinQueries) * t1 * 11 / 10).Truncate(100*time.Millisecond))
+	cells := time.Duration(len(cfg.SMTDOP) * len(c.DOP))
+	perRepeat := cells * (c.Warmup + window + cellSetup)
+	r := min(c.Repeat, int(left/perRepeat))
+	if r < 1 {
+		return fmt.Errorf("%w: P1 took %v a query at DOP 1 in the transtats step (run %d), so a cell needs a %v window for %d queries, and the %d cells of both placements %v; %v of the budget is left, so it cannot tell whether SMT helps parallel query here",
+			errNoRoom, round(t1), id, round(window), report.MinQueries, cells, round(perRepeat), round(max(left, 0)))
+	}
+	for i := range cfg.SMTDOP {
+		cfg.SMTDOP[i].Duration, cfg.SMTDOP[i].Repeat = window, r
+	}
+	if window != c.Duration || r != c.Repeat {
+		fmt.Fprintf(w, "sized from P1's %v a query at DOP 1 (run %d): %v windows (%d queries at DOP 1) x%d repeats%s\n",
+			round(t1), id, round(window), report.MinQueries, r, repeatNote(r))
+	}
+	return nil
 }
 
-// smtDOPPoints are the step's cells, grouped by placement and DOP in the
-// order run, with their median queries per hour.
-func smtDOPPoints(runs []*result.Run) ([]smtDOPPoint, error) {
-	var out []smtDOPPoint
-	for _, r := range runs {
-		cells, err := result.KindQueryCell.All(r)
-		if err != nil {
-			return nil, err
-		}
-		var cfg transtats.RunConfig
-		if err := json.Unmarshal(r.Config, &cfg); err != nil {
-			return nil, fmt.Errorf("reading run %d's configuration: %w", r.ID, err)
-		}
-		byDOP := map[int][]result.QueryCell{}
-		var dops []int
-		for _, c := range cells {
-			if c.Cell == nil {
-				continue
-			}
-			if _, ok := byDOP[c.Cell.DOP]; !ok {
-				dops = append(dops, c.Cell.DOP)
-			}
-			byDOP[c.Cell.DOP] = append(byDOP[c.Cell.DOP], c)
-		}
-		for _, d := range dops {
-			g := byDOP[d]
-			p := smtDOPPoint{Placement: cfg.Placement, DOP: d, Repeats: len(g),
-				QPH: stats.MedianOf(g, func(c result.QueryCell) float64 { return c.QueriesPerHour })}
-			p.Oversub = g[0].Workers != nil && g[0].Workers.Oversubscribed
-			out = append(out, p)
+// p1Time is the median over repeats of P1's mean time at DOP 1 and one
+// stream in the reporting run id; 0 when no such cell finished a query.
+func p1Time(storePath string, id int64) (time.Duration, error) {
+	st, err := store.OpenToRead(storePath)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	run, err := st.Get(id)
+	if err != nil {
+		return 0, err
+	}
+	cells, err := result.KindQueryCell.All(run)
+	if err != nil {
+		return 0, err
+	}
+	var us []float64
+	for _, c := range cells {
+		if c.Query == transtats.P1 && c.Cell != nil && c.Cell.DOP == 1 && c.Cell.Streams == 1 && c.Cell.Total.Count > 0 {
+			us = append(us, c.Cell.Total.MeanUS)
 		}
 	}
-	return out, nil
+	if len(us) == 0 {
+		return 0, nil
+	}
+	return time.Duration(stats.Median(us) * float64(time.Microsecond)), nil
+}
+
+// unheldDuckDB is path, or where DuckDB may still hold it in this process
+// (an earlier step's parallel query was interrupted: engine.DuckHeld), a
+// copy of it beside it, which done removes: opening path again would be
+// refused.
+func unheldDuckDB(w io.Writer, path string) (string, func(), error) {
+	why := engine.DuckHeld(path)
+	if why == "" {
+		return path, func() {}, nil
+	}
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(dir, strings.TrimSuffix(base, ".duckdb")+"-copy-*.duckdb")
+	if err != nil {
+		return "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path, why, err)
+	}
+	cp := f.Name()
+	f.Close()
+	done := func() { os.Remove(cp); os.Remove(cp + ".wal") }
+	for _, ext := range []string{"", ".wal"} {
+		if err := copyFile(path+ext, cp+ext); err != nil && !(ext != "" && errors.Is(err, fs.ErrNotExist)) {
+			done()
+			return "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path+ext, why, err)
+		}
+	}
+	fmt.Fprintf(w, "DuckDB may still hold %s in this process (%s): this step reads a copy, %s, removed after it\n", path, why, cp)
+	return cp, done, nil
+}
+
+// copyFile copies the file from to the file to, which it creates or
+// truncates.
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // writeSMTDOPWinner says, from the step's stored runs, the queries per
-// hour of each placement and DOP and which was best.
+// hour of each placement and DOP and which was best, when the cells tell
+// (report.PlacedDOP: the report says the same).
 func writeSMTDOPWinner(w io.Writer, storePath string, steps []*step) error {
 	st, err := store.Open(storePath)
 	if err != nil {
@@ -163,33 +251,10 @@ func writeSMTDOPWinner(w io.Writer, storePath string, steps []*step) error {
 		}
 		runs = append(runs, r)
 	}
-	pts, err := smtDOPPoints(runs)
-	if err != nil || len(pts) == 0 {
+	pd, err := report.BuildPlacedDOP(runs)
+	if err != nil || len(pd.Points) == 0 {
 		return err
 	}
-	fmt.Fprintln(w, smtDOPText(pts))
+	fmt.Fprintln(w, "SMT x DOP, "+pd.Text())
 	return nil
-}
-
-// smtDOPText is the step's comparison in one line: "SMT x DOP, P1
-// queries/h (median of 4): smt=on DOP 1 100, ...; best smt=on DOP 8".
-func smtDOPText(pts []smtDOPPoint) string {
-	best := slices.MaxFunc(pts, func(a, b smtDOPPoint) int {
-		switch {
-		case a.QPH < b.QPH:
-			return -1
-		case a.QPH > b.QPH:
-			return 1
-		}
-		return 0
-	})
-	var parts []string
-	for _, p := range pts {
-		s := fmt.Sprintf("%s DOP %d %.0f", p.Placement, p.DOP, p.QPH)
-		if p.Oversub {
-			s += " (oversubscribed)"
-		}
-		parts = append(parts, s)
-	}
-	return fmt.Sprintf("SMT x DOP, P1 queries/h (median of %d): %s; best %s DOP %d", pts[0].Repeats, strings.Join(parts, ", "), best.Placement, best.DOP)
 }

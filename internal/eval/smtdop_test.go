@@ -41,7 +41,7 @@ func TestSMTDOPPlan(t *testing.T) {
 			t.Errorf("run %d: %+v; want P1 at DOP %v placed %s on the transtats database", i, c, p.SMTDOP, sel)
 		}
 	}
-	if steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, nil); len(steps) != 2 || steps[1].title != "SMT x DOP on DuckDB, smt=off" {
+	if steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, nil, nil); len(steps) != 2 || steps[1].title != "SMT x DOP on DuckDB, smt=off" {
 		t.Errorf("steps %v, want one per placement", steps)
 	}
 	var b bytes.Buffer
@@ -74,7 +74,7 @@ func TestSMTDOPPlan(t *testing.T) {
 	cfg = NewConfigs(p, t.TempDir())
 	b.Reset()
 	writePlan(&b, p)
-	if p.SMTDOP != nil || cfg.SMTDOP != nil || smtDOPSteps(&b, "", &cfg, nil) != nil {
+	if p.SMTDOP != nil || cfg.SMTDOP != nil || smtDOPSteps(&b, "", &cfg, nil, nil) != nil {
 		t.Errorf("no SMT: DOPs %v, runs %v; want none", p.SMTDOP, cfg.SMTDOP)
 	}
 	if n := strings.Count(b.String(), "SMT x DOP"); n != 1 || !strings.Contains(b.String(), "SMT x DOP: left out, this machine has no SMT") {
@@ -82,31 +82,38 @@ func TestSMTDOPPlan(t *testing.T) {
 	}
 }
 
-// TestSMTDOPText names every placement and DOP and the best of them.
-func TestSMTDOPText(t *testing.T) {
-	got := smtDOPText([]smtDOPPoint{
-		{Placement: "smt=on", DOP: 1, QPH: 1000, Repeats: 4}, {Placement: "smt=on", DOP: 2, QPH: 1900, Repeats: 4}, {Placement: "smt=on", DOP: 4, QPH: 2300, Repeats: 4},
-		{Placement: "smt=off", DOP: 1, QPH: 1010, Repeats: 4}, {Placement: "smt=off", DOP: 2, QPH: 2000, Repeats: 4}, {Placement: "smt=off", DOP: 4, QPH: 1800, Repeats: 4, Oversub: true},
-	})
-	want := "SMT x DOP, P1 queries/h (median of 4): smt=on DOP 1 1000, smt=on DOP 2 1900, smt=on DOP 4 2300, smt=off DOP 1 1010, smt=off DOP 2 2000, smt=off DOP 4 1800 (oversubscribed); best smt=on DOP 4"
-	if got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-}
-
 // TestSMTDOPSteps: the step's two runs, stored as run report stores
-// them, and the line after the second naming the best placement and DOP.
+// them, and the line after the second naming the best placement and DOP
+// when four repeats a side tell it from the next, and no winner when a
+// cell finished fewer than report.MinQueries queries.
 func TestSMTDOPSteps(t *testing.T) {
 	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
 	p, err := NewPlan(15*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.QueryRepeat = 2
+	p.QueryRepeat = 4
 	cfg := NewConfigs(p, t.TempDir())
-	storePath := filepath.Join(t.TempDir(), "s.db")
 	// Made-up queries per hour: smt=on scales to 16, smt=off to 8.
 	qph := map[string]map[int]float64{"smt=on": {1: 100, 8: 700, 16: 900}, "smt=off": {1: 100, 8: 750, 16: 600}}
+	want := "SMT x DOP, P1 queries/h by placement and DOP (median of 4): smt=on DOP 1 102, smt=on DOP 8 702, smt=on DOP 16 902, smt=off DOP 1 102, smt=off DOP 8 752, smt=off DOP 16 602 (oversubscribed); " +
+		"best smt=on DOP 16: 902 queries/h against 752 for the next best, smt=off DOP 8 (U test p=0.029, 4+4 repeats)\n"
+	if got := smtDOPRuns(t, m, &cfg, qph, 10); got != want {
+		t.Errorf("after the step:\n%q\nwant\n%q", got, want)
+	}
+	// One query in a cell's window: no winner, and why.
+	got := smtDOPRuns(t, m, &cfg, qph, 1)
+	if strings.Contains(got, "best") || !strings.Contains(got, "cannot tell: 6 of 6 cells finished fewer than 5 queries in their window") {
+		t.Errorf("after the step, with one query a cell:\n%s\nwant no winner and the cells that finished too few", got)
+	}
+}
+
+// smtDOPRuns runs the step's two runs with the queries per hour qph and
+// queries finished in each cell's window, stored as run report stores
+// them, and returns what the step said after the second.
+func smtDOPRuns(t *testing.T, m *result.Topology, cfg *Configs, qph map[string]map[int]float64, queries int64) string {
+	t.Helper()
+	storePath := filepath.Join(t.TempDir(), "s.db")
 	run := func(stored Stored, c transtats.RunConfig) error {
 		st, err := store.Open(storePath)
 		if err != nil {
@@ -121,7 +128,8 @@ func TestSMTDOPSteps(t *testing.T) {
 		stored(r.Kind, r.ID)
 		for k := range c.Repeat {
 			for _, d := range c.DOP {
-				qc := result.QueryCell{Query: c.Queries[0], Cell: &result.Cell{DOP: d}, QueriesPerHour: qph[c.Placement][d] + float64(k)}
+				qc := result.QueryCell{Query: c.Queries[0], QueriesPerHour: qph[c.Placement][d] + float64(k),
+					Cell: &result.Cell{DOP: d, Measured: time.Second, Total: result.TxStats{Count: queries}}}
 				if d > 1 {
 					qc.Workers = &result.WorkerCPUs{Oversubscribed: c.Placement == "smt=off" && d == 16}
 				}
@@ -133,12 +141,9 @@ func TestSMTDOPSteps(t *testing.T) {
 		return st.Finish(r.ID, r.Started.Add(time.Second), result.StatusComplete, "", "")
 	}
 	var out bytes.Buffer
-	steps := smtDOPSteps(&out, storePath, &cfg, run)
+	steps := smtDOPSteps(&out, storePath, cfg, nil, run)
 	if err := runSteps(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, time.Now(), steps, func() {}); err != nil {
 		t.Fatal(err)
 	}
-	want := "SMT x DOP, P1 queries/h (median of 2): smt=on DOP 1 100, smt=on DOP 8 700, smt=on DOP 16 900, smt=off DOP 1 100, smt=off DOP 8 750, smt=off DOP 16 600 (oversubscribed); best smt=on DOP 16\n"
-	if out.String() != want {
-		t.Errorf("after the step:\n%q\nwant\n%q", out.String(), want)
-	}
+	return out.String()
 }

@@ -19,6 +19,7 @@ import (
 
 // Configs is the configuration of each of eval's steps after the probe.
 type Configs struct {
+	Plan               Plan // what they were made from
 	NullSQLite, NullPG null.RunConfig
 	OLTP               tpcc.RunConfig
 	// NullMy and OLTPMy are MariaDB's steps; MariaDB says the plan has
@@ -36,7 +37,7 @@ type Configs struct {
 
 // NewConfigs are eval's steps for plan, their databases in dir.
 func NewConfigs(plan Plan, dir string) Configs {
-	var c Configs
+	c := Configs{Plan: plan}
 	c.NullSQLite = null.DefaultRunConfig()
 	c.NullSQLite.Engine, c.NullSQLite.Transports = "sqlite", nil
 	c.NullPG = null.DefaultRunConfig()
@@ -125,22 +126,58 @@ type step struct {
 	title string
 	// run runs the step; stored hears of every run it stores.
 	run func(stored Stored) error
-	id  int64 // of the run it stored; 0 none
-	err error
+	// est is the step's time as planned; nil for the first, which has
+	// the whole budget.
+	est func() time.Duration
+	// essential: the model rests on the step, which runs even when the
+	// pace so far says it will not fit (the budget's end cuts it).
+	essential bool
+	id        int64 // of the run it stored; 0 none
+	err       error
 }
 
-// runSteps runs steps in order until ctx is cancelled, each under a
-// heading with the time since start, and calls afterFirst once the first
-// (the memory probe) is done. A step left out (skipped) is said on
-// stdout, a failure on stderr; the failures come back joined.
+// errBudgetEnd is what a step cut at the budget's end, and a step the
+// budget's end came before, say.
+var errBudgetEnd = errors.New("the budget's end came")
+
+// runSteps runs steps in order until ctx is done, each under a heading
+// with the time since start, and calls afterFirst once the first (the
+// memory probe) is done. Before each later step it sets the step's
+// planned time, at the pace the steps so far ran, against what is left
+// until ctx's deadline, and leaves out one that would not fit (unless
+// essential). A step left out (skipped) is said on stdout, a failure on
+// stderr; the failures come back joined. When ctx's deadline passes
+// during a step, the step is cut there (what it measured is stored) and
+// the steps after it are left out; when ctx is cancelled, none runs.
 func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, steps []*step, afterFirst func()) error {
 	var errs []error
+	var p pace
+	deadline, bounded := ctx.Deadline()
 	for i, s := range steps {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			break
 		}
 		fmt.Fprintf(stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.title, time.Since(start).Round(time.Second))
-		s.err = s.run(func(_ string, id int64) { s.id = id })
+		var planned time.Duration
+		if s.est != nil {
+			planned = s.est()
+		}
+		t0 := time.Now()
+		switch {
+		case ctx.Err() != nil:
+			s.err = fmt.Errorf("%w: %w before this step", errNoRoom, errBudgetEnd)
+		case bounded && s.est != nil && !s.essential:
+			s.err = p.fits(planned, time.Until(deadline))
+		}
+		if s.err == nil {
+			s.err = s.run(func(_ string, id int64) { s.id = id })
+			if s.err != nil && ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				s.err = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored): %w", errNoRoom, errBudgetEnd, s.err)
+			}
+			if s.est != nil {
+				p.add(planned, time.Since(t0))
+			}
+		}
 		switch {
 		case skipped(s.err):
 			// Not a failure of eval: this machine has no PostgreSQL or

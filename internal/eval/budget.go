@@ -1,0 +1,69 @@
+package eval
+
+// The budget kept: eval's steps end by the budget plus Overrun (less what
+// the report takes to write), the step then running cut there with what
+// it measured stored; before each step, what it would take at the pace
+// the steps so far ran (their time against the plan's) is set against
+// what is left, and a step that would not fit is left out, saying so.
+
+import (
+	"fmt"
+	"time"
+)
+
+// Overrun is how far past its budget eval may end: its steps stop at the
+// budget plus this share, less reportTime.
+const Overrun = 0.05
+
+// reportTime is what eval keeps after its steps for the report and the
+// summary (reading the store, the fit, writing the HTML).
+const reportTime = 5 * time.Second
+
+// stepsDeadline is when eval's steps must have ended.
+func (o Options) stepsDeadline() time.Time {
+	return o.Start.Add(o.Budget + time.Duration(Overrun*float64(o.Budget)) - reportTime)
+}
+
+// pace is how eval's steps have run so far against their plan.
+type pace struct {
+	planned, took time.Duration
+}
+
+// add counts a step that was planned to take planned and took took.
+func (p *pace) add(planned, took time.Duration) {
+	p.planned += planned
+	p.took += took
+}
+
+// factor is how many times its plan the steps so far took, at least 1:
+// a machine faster than the plan leaves the spare to the later steps'
+// estimates as it is.
+func (p pace) factor() float64 {
+	if p.planned <= 0 {
+		return 1
+	}
+	return max(1, float64(p.took)/float64(p.planned))
+}
+
+// fits says nil when a step planned to take planned fits in left at pace
+// p; otherwise why not (wrapping errNoRoom: the step is left out, not
+// failed).
+func (p pace) fits(planned, left time.Duration) error {
+	need := time.Duration(float64(planned) * p.factor())
+	if need <= left {
+		return nil
+	}
+	pace := ""
+	if f := p.factor(); f > 1.05 {
+		pace = fmt.Sprintf(" at this machine's pace (the steps so far took %.1f× their plan)", f)
+	}
+	return fmt.Errorf("%w: it would take about %v%s, and %v of the budget is left", errNoRoom, round(need), pace, round(max(left, 0)))
+}
+
+// round is d to the second, or under 10 s to a tenth of one.
+func round(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,88 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPace: the steps so far at twice their plan make a step planned at
+// 10 s need 20 s; a machine faster than the plan leaves estimates as
+// they are.
+func TestPace(t *testing.T) {
+	var p pace
+	if p.factor() != 1 || p.fits(10*time.Second, 10*time.Second) != nil {
+		t.Errorf("no step yet: factor %v", p.factor())
+	}
+	p.add(10*time.Second, 20*time.Second)
+	if p.factor() != 2 {
+		t.Errorf("factor %v, want 2", p.factor())
+	}
+	err := p.fits(10*time.Second, 15*time.Second)
+	if !errors.Is(err, errNoRoom) || !strings.Contains(err.Error(), "it would take about 20s at this machine's pace (the steps so far took 2.0× their plan), and 15s of the budget is left") {
+		t.Errorf("fits = %v", err)
+	}
+	if err := p.fits(10*time.Second, 21*time.Second); err != nil {
+		t.Errorf("fits with room = %v", err)
+	}
+	p = pace{}
+	p.add(10*time.Second, 5*time.Second)
+	if p.factor() != 1 {
+		t.Errorf("a fast machine: factor %v, want 1", p.factor())
+	}
+}
+
+// TestRunStepsBudget: under a deadline, a step that at the pace so far
+// would not fit is left out saying so, an essential one runs anyway and
+// is cut at the deadline, and the steps after the deadline are left out;
+// none of these is a failure.
+func TestRunStepsBudget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	var ran []string
+	sleep := func(name string, d time.Duration) func(Stored) error {
+		return func(Stored) error {
+			ran = append(ran, name)
+			select {
+			case <-time.After(d):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	planned := func(d time.Duration) func() time.Duration { return func() time.Duration { return d } }
+	steps := []*step{
+		{title: "first", run: sleep("first", 0)},
+		// Planned at 100 ms, takes 200 ms: the pace is 2.
+		{title: "slow", run: sleep("slow", 200*time.Millisecond), est: planned(100 * time.Millisecond)},
+		// 250 ms planned, 500 at the pace; about 400 left.
+		{title: "too long", run: sleep("too long", 0), est: planned(250 * time.Millisecond)},
+		{title: "essential", run: sleep("essential", time.Hour), est: planned(time.Hour), essential: true},
+		{title: "after", run: sleep("after", 0), est: planned(0)},
+	}
+	var stdout, stderr strings.Builder
+	if err := runSteps(ctx, &stdout, &stderr, time.Now(), steps, func() {}); err != nil {
+		t.Fatalf("runSteps = %v\n%s", err, stderr.String())
+	}
+	if strings.Join(ran, ",") != "first,slow,essential" {
+		t.Errorf("ran %v, want first, slow and essential", ran)
+	}
+	for _, c := range []struct {
+		step int
+		want string
+	}{
+		{2, "at this machine's pace (the steps so far took 2"},
+		{3, "the budget's end came during this step, which was cut there (what it measured is stored)"},
+		{4, "the budget's end came before this step"},
+	} {
+		if s := steps[c.step]; !skipped(s.err) || !strings.Contains(s.err.Error(), c.want) {
+			t.Errorf("step %q: %v, want skipped with %q", s.title, s.err, c.want)
+		}
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
