@@ -23,8 +23,9 @@
 // drive knows no SQL and no engine: a workload hands it an Opener and the
 // names of its transaction types. By default every stream calls Next again
 // as soon as it returns; Config.Pace adds a think time after each call or
-// an open-loop arrival schedule (see Pace), on a loop of its own so that
-// the closed loop's hot path stays as it is.
+// an open-loop arrival schedule (see Pace): a pacing step in the same
+// loop, which a closed stream does not have, so that its hot path is
+// the loop alone.
 package drive
 
 import (
@@ -399,15 +400,19 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		return
 	}
 	t0 := *t0p
+	var pc *pacer // nil: a closed stream, which has no pacing step
 	if !cfg.Pace.Closed() {
-		runPaced(ctx, cfg, s, st, nslots, maxErrs, interrupted, t0)
-		return
+		pc = newPacer(ctx, cfg, st, t0)
+		defer pc.close()
 	}
 	warmup, dur := cfg.Warmup, cfg.Duration
 	consecutive := 0
 	// The clock is elapsed time since t0: time.Since reads only the
 	// monotonic clock, half the cost of time.Now.
 	for {
+		if pc != nil && !pc.wait(interrupted) {
+			return
+		}
 		begin := time.Since(t0)
 		typ, err := s.Next(ctx)
 		e := time.Since(t0)
@@ -416,12 +421,19 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		}
 		ph := phaseAt(e, warmup, dur)
 		if ph == finished {
+			if pc != nil {
+				pc.countBacklog()
+			}
 			return
 		}
 		if typ < 0 || typ >= ntypes {
 			st.stop = &result.StreamStop{Stream: id, At: e,
 				Reason: fmt.Sprintf("transaction type %d out of range: the workload has %d types", typ, ntypes)}
 			return
+		}
+		from := begin // where the call's latency runs from
+		if pc != nil {
+			from = pc.called(ph, begin, e, err == nil)
 		}
 		if err != nil {
 			consecutive++
@@ -441,7 +453,7 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		}
 		consecutive = 0
 		if ph == measuring {
-			st.hists[typ].Record(int64(e - begin))
+			st.hists[typ].Record(int64(e - from))
 			if st.perSec != nil {
 				st.perSec[secondOf(e, warmup, nslots)]++
 			}

@@ -17,7 +17,7 @@ import (
 
 // Pace spaces a cell's calls. The zero value is the closed loop with no
 // think time: every stream calls Next again as soon as it returns, and
-// Run takes its hot path, untouched by pacing.
+// the stream's loop has no pacing step.
 //
 // With Think, each stream waits that long after every call (a closed
 // loop with think time: a stream never has more than one call in flight,
@@ -159,140 +159,136 @@ type pacedState struct {
 	backlog int64
 }
 
-// runPaced is a paced stream's loop, in place of runStream's closed one:
-// the same phases and accounting, with a sleep before each call.
-func runPaced(ctx context.Context, cfg *Config, s Stream, st *streamState, nslots, maxErrs int,
-	interrupted *atomic.Bool, t0 time.Time) {
+// pacer is a paced stream's pacing step, the one thing its loop does
+// beyond a closed stream's: it waits before each call (for the call's
+// intended start, or out the think time after the call before) and counts
+// what pacing measures. A closed stream has none.
+type pacer struct {
+	*pacedState
+	cfg          *Config
+	ctx          context.Context
+	t0           time.Time
+	rng          *rand.Rand
+	timer        *time.Timer
+	restoreSlack func()
+	open         bool          // an arrival schedule; false: think time
+	next         float64       // the next call's intended start, ns since t0
+	intended     time.Duration // the call in flight's intended start (open loop)
+	last         time.Duration // when the stream's last call ended
+}
+
+// newPacer starts st's pacing on the calling (the stream's) thread; close
+// ends it.
+func newPacer(ctx context.Context, cfg *Config, st *streamState, t0 time.Time) *pacer {
 	p := cfg.Pace
-	rng := rand.New(rand.NewPCG(p.Seed, uint64(st.id)))
-	warmup, dur := cfg.Warmup, cfg.Duration
-	ntypes := len(cfg.Types)
-	ps := &pacedState{service: stats.NewHistogram()}
-	st.paced = ps
-	defer preciseSleeps()()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	// sleepUntil waits until elapsed at; false when the cell ended first.
-	// The runtime's timers wake a goroutine up to a millisecond late here
-	// (its poller waits in whole milliseconds), which would read as
-	// latency: they take the wait only to within coarseSleep of at, and
-	// the stream's own thread sleeps the rest in the kernel.
-	sleepUntil := func(at time.Duration) bool {
-		left := at - time.Since(t0)
-		if left <= 0 {
-			return true
+	pc := &pacer{pacedState: &pacedState{service: stats.NewHistogram()}, cfg: cfg, ctx: ctx, t0: t0,
+		rng: rand.New(rand.NewPCG(p.Seed, uint64(st.id))), timer: time.NewTimer(time.Hour),
+		restoreSlack: preciseSleeps(), open: p.Rate > 0}
+	pc.timer.Stop()
+	st.paced = pc.pacedState
+	if pc.open {
+		pc.next = firstArrival(p, st.id, cfg.Streams, pc.rng.ExpFloat64())
+	}
+	return pc
+}
+
+// phaseAt is the cell's phase at elapsed e.
+func (pc *pacer) phaseAt(e time.Duration) phase { return phaseAt(e, pc.cfg.Warmup, pc.cfg.Duration) }
+
+func (pc *pacer) close() {
+	pc.timer.Stop()
+	pc.restoreSlack()
+}
+
+// wait waits until the next call may start; false when the stream is
+// done: nothing more is due in the cell, or the cell ended while it
+// waited.
+func (pc *pacer) wait(interrupted *atomic.Bool) bool {
+	if !pc.open {
+		return pc.sleepUntil(time.Duration(pc.next))
+	}
+	pc.intended = time.Duration(pc.next)
+	ph := pc.phaseAt(pc.intended)
+	if ph == finished {
+		return false // nothing more is due in the cell
+	}
+	due := ph == measuring
+	if due {
+		pc.offered++
+	}
+	pc.next += arrivalGap(pc.cfg.Pace, pc.cfg.Streams, pc.rng.ExpFloat64())
+	// Behind schedule (the last call ended after this one was due), the
+	// stream starts at once, without reading the clock.
+	if pc.intended > pc.last && !pc.sleepUntil(pc.intended) {
+		if !interrupted.Load() && due {
+			pc.backlog++ // due in the window, which closed first
 		}
-		if left > coarseSleep {
-			timer.Reset(left - coarseSleep)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return false
-			}
+		pc.countBacklog()
+		return false
+	}
+	return true
+}
+
+// called counts a call that ran from begin to end (elapsed since t0),
+// completing in phase ph, and returns where its latency runs from: its
+// intended start in an open loop, its actual start with think time.
+func (pc *pacer) called(ph phase, begin, end time.Duration, ok bool) (from time.Duration) {
+	pc.last = end
+	from = begin
+	if pc.open {
+		from = pc.intended
+		if ph == measuring && isLate(begin, pc.intended) {
+			pc.late++
 		}
-		select {
-		case <-ctx.Done():
-			return false
-		default:
+	} else {
+		pc.next = float64(end + thinkTime(pc.cfg.Pace, pc.rng.ExpFloat64()))
+	}
+	if ok && ph == measuring {
+		pc.service.Record(int64(end - begin))
+	}
+	return from
+}
+
+// countBacklog counts the calls due in the window from next on that never
+// started; the stream is done.
+func (pc *pacer) countBacklog() {
+	for pc.open && pc.phaseAt(time.Duration(pc.next)) != finished {
+		if pc.phaseAt(time.Duration(pc.next)) == measuring {
+			pc.offered++
+			pc.backlog++
 		}
-		for left := at - time.Since(t0); left > 0; left = at - time.Since(t0) {
-			ts := unix.NsecToTimespec(int64(left))
-			_ = unix.Nanosleep(&ts, nil) // woken early (EINTR): sleep what is left
-		}
+		pc.next += arrivalGap(pc.cfg.Pace, pc.cfg.Streams, pc.rng.ExpFloat64())
+	}
+}
+
+// sleepUntil waits until elapsed at; false when the cell ended first. The
+// runtime's timers wake a goroutine up to a millisecond late here (its
+// poller waits in whole milliseconds), which would read as latency: they
+// take the wait only to within coarseSleep of at, and the stream's own
+// thread sleeps the rest in the kernel.
+func (pc *pacer) sleepUntil(at time.Duration) bool {
+	left := at - time.Since(pc.t0)
+	if left <= 0 {
 		return true
 	}
-	open := p.Rate > 0
-	var next float64 // intended start, ns since t0 (open loop)
-	if open {
-		next = firstArrival(p, st.id, cfg.Streams, rng.ExpFloat64())
-	}
-	// countBacklog counts the calls due in the window from next on that
-	// never started; the stream is done.
-	countBacklog := func() {
-		for open && phaseAt(time.Duration(next), warmup, dur) != finished {
-			if phaseAt(time.Duration(next), warmup, dur) == measuring {
-				ps.offered++
-				ps.backlog++
-			}
-			next += arrivalGap(p, cfg.Streams, rng.ExpFloat64())
+	if left > coarseSleep {
+		pc.timer.Reset(left - coarseSleep)
+		select {
+		case <-pc.timer.C:
+		case <-pc.ctx.Done():
+			return false
 		}
 	}
-	consecutive := 0
-	var last time.Duration // when the stream's last call ended
-	for {
-		intended := time.Duration(next)
-		if open {
-			if phaseAt(intended, warmup, dur) == finished {
-				return // nothing more is due in the cell
-			}
-			due := phaseAt(intended, warmup, dur) == measuring
-			if due {
-				ps.offered++
-			}
-			next += arrivalGap(p, cfg.Streams, rng.ExpFloat64())
-			// Behind schedule (the last call ended after this one was
-			// due), the stream starts at once, without reading the clock.
-			if intended > last && !sleepUntil(intended) {
-				if !interrupted.Load() && due {
-					ps.backlog++ // due in the window, which closed first
-				}
-				countBacklog()
-				return
-			}
-		}
-		begin := time.Since(t0)
-		if !open {
-			intended = begin
-		}
-		typ, err := s.Next(ctx)
-		e := time.Since(t0)
-		last = e
-		if interrupted.Load() {
-			return
-		}
-		ph := phaseAt(e, warmup, dur)
-		if ph == finished {
-			countBacklog()
-			return
-		}
-		if typ < 0 || typ >= ntypes {
-			st.stop = &result.StreamStop{Stream: st.id, At: e,
-				Reason: fmt.Sprintf("transaction type %d out of range: the workload has %d types", typ, ntypes)}
-			return
-		}
-		if ph == measuring && open && isLate(begin, intended) {
-			ps.late++
-		}
-		if err != nil {
-			consecutive++
-			if ph == measuring {
-				st.errs[typ]++
-				if st.firstErr[typ] == "" {
-					st.firstErr[typ] = err.Error()
-				}
-				st.addTrace(begin, e, warmup, typ, false)
-			}
-			if consecutive >= maxErrs {
-				st.stop = &result.StreamStop{Stream: st.id, At: e,
-					Reason: fmt.Sprintf("%d consecutive errors, the last: %v", consecutive, err)}
-				return
-			}
-		} else {
-			consecutive = 0
-			if ph == measuring {
-				st.hists[typ].Record(int64(e - intended))
-				ps.service.Record(int64(e - begin))
-				if st.perSec != nil {
-					st.perSec[secondOf(e, warmup, nslots)]++
-				}
-				st.addTrace(begin, e, warmup, typ, true)
-			}
-		}
-		if !open && !sleepUntil(e+thinkTime(p, rng.ExpFloat64())) {
-			return
-		}
+	select {
+	case <-pc.ctx.Done():
+		return false
+	default:
 	}
+	for left := at - time.Since(pc.t0); left > 0; left = at - time.Since(pc.t0) {
+		ts := unix.NsecToTimespec(int64(left))
+		_ = unix.Nanosleep(&ts, nil) // woken early (EINTR): sleep what is left
+	}
+	return true
 }
 
 // mergePace folds the paced streams' measurements into cell.Pace.

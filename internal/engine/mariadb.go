@@ -34,7 +34,6 @@ import (
 	"io"
 	"log"
 	"net"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -46,6 +45,7 @@ import (
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // ownerTable is the marker table in numalab's MariaDB database.
@@ -394,7 +394,7 @@ func (e *myEngine) pinThread(tid int) error {
 		if e.cfg.Net == "tcp" && !localHost(strings.Trim(hostOnly(e.cfg.Addr), "[]")) {
 			return fmt.Errorf("pinning mariadb server thread %d: the server %s is not on this machine (pinning needs a local server)", tid, e.where)
 		}
-		exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(tid), "exe"))
+		exe, err := sysfs.New("/").Exe(tid)
 		if b := filepath.Base(exe); err != nil || b != "mariadbd" && b != "mysqld" {
 			return fmt.Errorf("pinning mariadb server thread %d: no local mariadbd or mysqld thread has that id (is the server in a container or on another machine?)", tid)
 		}

@@ -33,8 +33,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +44,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // schemaMarker is the comment on the schema numalab creates.
@@ -281,8 +280,8 @@ func (e *pgEngine) pinBackend(pid int) error {
 		if !localHost(e.cfg.Host) {
 			return fmt.Errorf("pinning postgres backend %d: the server %s is not on this machine (pinning needs a local server)", pid, e.where)
 		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-		if err != nil || !strings.HasPrefix(string(cmd), "postgres") {
+		cmd, err := sysfs.New("/").Cmdline(pid)
+		if err != nil || !strings.HasPrefix(cmd, "postgres") {
 			return fmt.Errorf("pinning postgres backend %d: no local postgres process has that id (is the server in a container or on another machine?)", pid)
 		}
 	}

@@ -21,7 +21,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // Workers are a cell's parallel workers: how they were placed, and how to
@@ -103,6 +103,7 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 	if dop <= 1 {
 		return w, e.SetDOP(ctx, dop)
 	}
+	proc := sysfs.New("/")
 	self := os.Getpid()
 	var workers []int
 	err := onPinnedThread(cpus, func() error {
@@ -118,7 +119,7 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 		}
 		// Workers of before (still ending) or of another database are
 		// not this DOP's.
-		before, err := place.ThreadsOf("/", self)
+		before, err := place.ThreadsOf(proc.Root(), self)
 		if err != nil {
 			return fmt.Errorf("listing this process's threads: %w", err)
 		}
@@ -126,7 +127,7 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 			return err
 		}
 		me := unix.Gettid()
-		after, err := place.ThreadsOf("/", self)
+		after, err := place.ThreadsOf(proc.Root(), self)
 		if err != nil {
 			return fmt.Errorf("listing this process's threads: %w", err)
 		}
@@ -134,8 +135,8 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 			if t.TID == me || slices.Contains(before, t) {
 				continue
 			}
-			comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/comm", self, t.TID))
-			if err == nil && strings.TrimSpace(string(comm)) == duckWorkerComm {
+			comm, err := proc.ThreadComm(self, t.TID)
+			if err == nil && comm == duckWorkerComm {
 				workers = append(workers, t.TID)
 			}
 		}
@@ -254,12 +255,13 @@ func (e *pgEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Work
 	if err := e.SetDOP(ctx, dop); err != nil {
 		return w, err
 	}
-	pm, why := e.postmaster(ctx)
+	proc := sysfs.New("/")
+	pm, why := e.postmaster(ctx, proc)
 	if pm == 0 {
 		w.Info.Why = why
 		return w, nil
 	}
-	w.List = func() []place.Task { return parallelWorkers(pm) }
+	w.List = func() []place.Task { return parallelWorkers(proc, pm) }
 	if len(cpus) == 0 { // an earlier cell may have placed them
 		return w, e.restorePostmaster()
 	}
@@ -296,9 +298,9 @@ func (e *pgEngine) restorePostmaster() error {
 	return nil
 }
 
-// postmaster is the server's postmaster PID on this machine, or 0 and why
-// numalab cannot reach it.
-func (e *pgEngine) postmaster(ctx context.Context) (int, string) {
+// postmaster is the server's postmaster PID on this machine (read from
+// /proc under proc's root), or 0 and why numalab cannot reach it.
+func (e *pgEngine) postmaster(ctx context.Context, proc sysfs.FS) (int, string) {
 	if e.server != nil {
 		return e.server.PID(), ""
 	}
@@ -306,46 +308,28 @@ func (e *pgEngine) postmaster(ctx context.Context) (int, string) {
 	if err := e.db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		return 0, fmt.Sprintf("asking the server for a backend's pid: %v", err)
 	}
-	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", backend))
-	if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+	comm, err := proc.Comm(backend)
+	if err != nil || comm != "postgres" {
 		return 0, fmt.Sprintf("the server's backend (pid %d) is not a process of this machine: a server elsewhere, or in a container, cannot have its parallel workers placed by numalab", backend)
 	}
-	pm, err := parentOf(backend)
+	st, err := proc.ProcStat(backend)
 	if err != nil {
 		return 0, fmt.Sprintf("finding the postmaster of backend %d: %v", backend, err)
 	}
-	return pm, ""
-}
-
-// parentOf is process pid's parent, from /proc.
-func parentOf(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 2 {
-		return 0, fmt.Errorf("reading /proc/%d/stat: too few fields", pid)
-	}
-	return strconv.Atoi(f[1])
+	return st.PPID, ""
 }
 
 // parallelWorkers lists the postmaster's children that are parallel
-// workers now.
-func parallelWorkers(pm int) []place.Task {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pm, pm))
+// workers now, from /proc under proc's root.
+func parallelWorkers(proc sysfs.FS, pm int) []place.Task {
+	children, err := proc.Children(pm)
 	if err != nil {
 		return nil
 	}
 	var out []place.Task
-	for _, f := range strings.Fields(string(b)) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err == nil && strings.Contains(string(cmd), "parallel worker") {
+	for _, pid := range children {
+		cmd, err := proc.Cmdline(pid)
+		if err == nil && strings.Contains(cmd, "parallel worker") {
 			out = append(out, place.Task{PID: pid, TID: pid})
 		}
 	}

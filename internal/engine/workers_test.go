@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // busyQuery keeps a parallel plan's workers busy for a moment.
@@ -165,5 +167,34 @@ func checkPostgresWorkersPlaced(t *testing.T, eng Engine, all []int) {
 	total, outside, n := sampleWhileQuerying(t, eng, w, one, "SELECT count(*) FROM t WHERE price > 1", 10)
 	if n == 0 || total <= 0 || outside != 0 {
 		t.Errorf("PostgreSQL's parallel workers: %d seen, %.1f ms, %.1f ms outside CPU %v; want some, some time, none outside", n, total, outside, one)
+	}
+}
+
+// TestParallelWorkersFromProc lists a postmaster's parallel workers from a
+// temporary root laid out like /proc: of its children, those whose command
+// line says they are parallel workers.
+func TestParallelWorkersFromProc(t *testing.T) {
+	root := t.TempDir()
+	for rel, text := range map[string]string{
+		"proc/100/task/100/children": "101 102 103",
+		"proc/101/cmdline":           "postgres: parallel worker for PID 105   ",
+		"proc/102/cmdline":           "postgres: checkpointer   ",
+		"proc/103/cmdline":           "postgres: parallel worker for PID 106   ",
+	} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proc := sysfs.New(root)
+	want := []place.Task{{PID: 101, TID: 101}, {PID: 103, TID: 103}}
+	if got := parallelWorkers(proc, 100); !slices.Equal(got, want) {
+		t.Errorf("parallel workers of 100: %v, want %v", got, want)
+	}
+	if got := parallelWorkers(proc, 7); got != nil {
+		t.Errorf("parallel workers of a postmaster that is gone: %v, want none", got)
 	}
 }

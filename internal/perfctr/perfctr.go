@@ -14,11 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // Event is one counter: its name in words and perf_event_open's type and
@@ -109,7 +109,7 @@ func Open(events ...Event) (*Counters, error) {
 // and the opening of its creator's counters would be missed; the Go
 // runtime rarely creates threads then.
 func OpenProcess(events ...Event) (*Counters, error) {
-	tids, err := threads()
+	tids, err := threads(sysfs.New("/"))
 	if err != nil {
 		return nil, err
 	}
@@ -153,39 +153,32 @@ func (c *Counters) open(tids []int, inherit bool) error {
 			}
 			if err != nil {
 				c.fds = append(c.fds, fds)
-				return &Error{Event: ev, Err: err, Paranoid: paranoid()}
+				return &Error{Event: ev, Err: err, Paranoid: paranoid(sysfs.New("/"))}
 			}
 			fds = append(fds, fd)
 		}
 		c.fds = append(c.fds, fds)
 		if len(fds) == 0 {
-			return &Error{Event: ev, Err: unix.ESRCH, Paranoid: paranoid()}
+			return &Error{Event: ev, Err: unix.ESRCH, Paranoid: paranoid(sysfs.New("/"))}
 		}
 	}
 	return nil
 }
 
-// threads lists this process's thread IDs.
-func threads() ([]int, error) {
-	ents, err := os.ReadDir("/proc/self/task")
+// threads lists this process's thread IDs, from /proc under proc's root.
+func threads(proc sysfs.FS) ([]int, error) {
+	tids, err := proc.Threads(os.Getpid())
 	if err != nil {
 		return nil, fmt.Errorf("listing this process's threads: %w", err)
-	}
-	var tids []int
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
 	}
 	return tids, nil
 }
 
-func paranoid() string {
-	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+// paranoid is kernel.perf_event_paranoid, from /proc under proc's root;
+// "" when it cannot be read.
+func paranoid(proc sysfs.FS) string {
+	s, _ := proc.String("proc/sys/kernel/perf_event_paranoid")
+	return s
 }
 
 // Read returns each event's count since Open, in Open's order, summed

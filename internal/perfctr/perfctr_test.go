@@ -2,6 +2,9 @@ package perfctr
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -9,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // spin does n steps of work the compiler cannot remove.
@@ -125,7 +130,7 @@ func TestScaleCount(t *testing.T) {
 // counters opened, and ended since, must be counted for the CPU time it
 // had.
 func TestProcessTaskClockFollowsNewThreads(t *testing.T) {
-	old, err := threads()
+	old, err := threads(sysfs.New("/"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,5 +176,34 @@ func TestProcessTaskClockFollowsNewThreads(t *testing.T) {
 	}
 	if got := time.Duration(after[0] - before[0]); got < d/2 {
 		t.Errorf("task clock counted %v for a new thread that had %v of CPU time", got, d)
+	}
+}
+
+// TestProcFilesUnderRoot reads this process's threads and
+// perf_event_paranoid from a temporary root laid out like /proc.
+func TestProcFilesUnderRoot(t *testing.T) {
+	root := t.TempDir()
+	pid := os.Getpid()
+	for _, d := range []string{fmt.Sprintf("proc/%d/task/%d", pid, pid), fmt.Sprintf("proc/%d/task/%d", pid, pid+7), "proc/sys/kernel"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "proc/sys/kernel/perf_event_paranoid"), []byte("4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proc := sysfs.New(root)
+	if got := paranoid(proc); got != "4" {
+		t.Errorf("paranoid = %q, want 4", got)
+	}
+	if tids, err := threads(proc); err != nil || !slices.Equal(tids, []int{pid, pid + 7}) {
+		t.Errorf("threads = %v, %v; want [%d %d]", tids, err, pid, pid+7)
+	}
+	empty := sysfs.New(t.TempDir())
+	if got := paranoid(empty); got != "" {
+		t.Errorf("paranoid with no file = %q, want \"\"", got)
+	}
+	if _, err := threads(empty); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "listing this process's threads") {
+		t.Errorf("threads with no /proc: %v", err)
 	}
 }

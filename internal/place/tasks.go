@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // Task is one thread: TID of process PID (for a single-threaded process,
@@ -120,15 +121,13 @@ func (s *TaskSampler) Stop(placement []int) result.WorkerCPUs {
 
 // ThreadsOf lists the threads of process pid, from /proc under root.
 func ThreadsOf(root string, pid int) ([]Task, error) {
-	ents, err := os.ReadDir(fmt.Sprintf("%s/proc/%d/task", strings.TrimSuffix(root, "/"), pid))
+	tids, err := sysfs.New(root).Threads(pid)
 	if err != nil {
 		return nil, err
 	}
-	var out []Task
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			out = append(out, Task{PID: pid, TID: tid})
-		}
+	out := make([]Task, len(tids))
+	for i, tid := range tids {
+		out[i] = Task{PID: pid, TID: tid}
 	}
 	return out, nil
 }

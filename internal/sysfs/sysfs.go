@@ -5,8 +5,9 @@
 // Every read of /sys or /proc in numalab goes through it. It knows the
 // file formats (CPU lists, hex CPU masks, cache sizes, meminfo, mounts,
 // cgroup, cgroup limits, cpuinfo, stat, interrupts, diskstats, virtio
-// features, a process's io and smaps) and nothing about what the files
-// mean together; packages topo, preflight, sysmon, memlat and place use
+// features; a process's io, smaps, stat, name, command line, executable,
+// threads and children) and nothing about what the files mean together;
+// packages topo, preflight, sysmon, memlat, place, perfctr and engine use
 // them. Readers take a path relative to the root; parsers
 // take bytes or an io.Reader and are tested without files. A missing file
 // is an error that satisfies errors.Is(err, fs.ErrNotExist), so callers
