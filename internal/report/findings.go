@@ -461,6 +461,9 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		top := s.Points[len(s.Points)-1]
 		base := s.Points[0]
 		switch {
+		case best.Speedup > 0 && best.DOP > 1 && min(base.Queries, best.Queries) < MinQueries:
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream), but a cell of the two finished only %d queries in its window, too few for a rate to compare (at least %d), so whether parallelism helped is not known.",
+				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), min(base.Queries, best.Queries), MinQueries)
 		case best.Speedup > 0 && best.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, best.QPHRepeats)
 			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×); %s%s.",

@@ -221,6 +221,8 @@ type QueryPoint struct {
 	QPHMin     float64   `json:"queries_per_hour_min"`
 	QPHMax     float64   `json:"queries_per_hour_max"`
 	QPHRepeats []float64 `json:"queries_per_hour_repeats"`
+	// Queries is the fewest queries a repeat finished in its window.
+	Queries int64 `json:"queries_fewest"`
 	// ResponseCV is the cell's response times' standard deviation over
 	// their mean (the median over repeats): how much one query's runs vary
 	// inside a cell.

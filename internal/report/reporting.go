@@ -94,10 +94,13 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 	points := map[key]QueryPoint{}
 	for _, k := range keys {
 		g := groups[k]
-		p := QueryPoint{Streams: k.streams, DOP: k.dop, Repeats: len(g)}
+		p := QueryPoint{Streams: k.streams, DOP: k.dop, Repeats: len(g), Queries: -1}
 		var qph, mean, p95, cv []float64
 		var ws []*result.WorkerCPUs
 		for _, qc := range g {
+			if p.Queries < 0 || qc.Cell.Total.Count < p.Queries {
+				p.Queries = qc.Cell.Total.Count
+			}
 			ws = append(ws, qc.Workers)
 			qph = append(qph, qc.QueriesPerHour)
 			if t := qc.Cell.Total; t.MeanUS > 0 && t.Count > 1 {

@@ -83,3 +83,27 @@ func TestPlacedDOP(t *testing.T) {
 		t.Errorf("two unplaced report runs: %v, want refused", err)
 	}
 }
+
+// TestQueryFindingsTooFew: a DOP sweep whose cells finished fewer than
+// MinQueries queries names no best DOP, however its repeats compare.
+func TestQueryFindingsTooFew(t *testing.T) {
+	pt := func(dop int, qph float64, queries int64) QueryPoint {
+		return QueryPoint{Streams: 1, DOP: dop, Repeats: 4, QPH: qph, Speedup: qph / 1000, Queries: queries,
+			QPHRepeats: []float64{qph, qph + 1, qph + 2, qph + 3}}
+	}
+	for _, c := range []struct {
+		queries int64
+		want    string
+	}{
+		{1, "but a cell of the two finished only 1 queries in its window, too few for a rate to compare (at least 5), so whether parallelism helped is not known"},
+		{20, "P1 on duckdb: DOP 2 ran 1.80× as many queries per hour as DOP 1 (one stream; ideal 2×); a U test over repeats shows it"},
+	} {
+		q := &Reporting{Engine: "duckdb", ByStreams: []QuerySeries{{Query: "P1", Streams: 1, Points: []QueryPoint{pt(1, 1000, c.queries), pt(2, 1800, c.queries)}}}}
+		var got []string
+		add := func(_, format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) }
+		queryFindings(q, add, add)
+		if len(got) != 1 || !strings.Contains(got[0], c.want) {
+			t.Errorf("%d queries a cell: findings %q, want one with %q", c.queries, got, c.want)
+		}
+	}
+}
