@@ -57,26 +57,26 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		return &s
 	}
 	err = eval.Run(ctx, e.stdout, e.stderr, o, eval.Commands{
-		ProbeMem: func(stored eval.Stored, quick bool) error {
+		ProbeMem: func(ctx context.Context, stored eval.Stored, quick bool) error {
 			probe := []string{"probe", "mem", "--store", o.Store}
 			if quick {
 				probe = append(probe, "--quick")
 			}
 			return cmdProbeMem(ctx, sub(stored).withArgs(probe), probe[2:])
 		},
-		Null: func(stored eval.Stored, c null.RunConfig) error {
+		Null: func(ctx context.Context, stored eval.Stored, c null.RunConfig) error {
 			return runNullConfig(ctx, sub(stored), c, o.Store, false)
 		},
-		OLTP: func(stored eval.Stored, c tpcc.RunConfig) error {
+		OLTP: func(ctx context.Context, stored eval.Stored, c tpcc.RunConfig) error {
 			return runOLTPConfig(ctx, sub(stored), c, o.Store, false)
 		},
-		Report: func(stored eval.Stored, c transtats.RunConfig) error {
+		Report: func(ctx context.Context, stored eval.Stored, c transtats.RunConfig) error {
 			return runReportConfig(ctx, sub(stored), c, "", o.Store, false)
 		},
-		TPCH: func(stored eval.Stored, c tpch.RunConfig) error {
+		TPCH: func(ctx context.Context, stored eval.Stored, c tpch.RunConfig) error {
 			return runTPCHConfig(ctx, sub(stored), c, "", o.Store, defaultDOPThreshold, false)
 		},
-		Curve: func(stored eval.Stored, c tpcc.RunConfig) error {
+		Curve: func(ctx context.Context, stored eval.Stored, c tpcc.RunConfig) error {
 			return runOLTPCurve(ctx, sub(stored), c, o.Store, false)
 		},
 	})

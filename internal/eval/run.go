@@ -60,14 +60,15 @@ func (o Options) outOptions() outfile.Options {
 type Stored func(kind string, id int64)
 
 // Commands are the numalab commands eval's steps run in-process, each on
-// a typed configuration; each tells stored of the run it stores.
+// a typed configuration and until ctx is done (the budget's end); each
+// tells stored of the run it stores.
 type Commands struct {
-	ProbeMem func(stored Stored, quick bool) error
-	Null     func(stored Stored, c null.RunConfig) error
-	OLTP     func(stored Stored, c tpcc.RunConfig) error
-	Report   func(stored Stored, c transtats.RunConfig) error
-	TPCH     func(stored Stored, c tpch.RunConfig) error
-	Curve    func(stored Stored, c tpcc.RunConfig) error // run oltp --curve
+	ProbeMem func(ctx context.Context, stored Stored, quick bool) error
+	Null     func(ctx context.Context, stored Stored, c null.RunConfig) error
+	OLTP     func(ctx context.Context, stored Stored, c tpcc.RunConfig) error
+	Report   func(ctx context.Context, stored Stored, c transtats.RunConfig) error
+	TPCH     func(ctx context.Context, stored Stored, c tpch.RunConfig) error
+	Curve    func(ctx context.Context, stored Stored, c tpcc.RunConfig) error // run oltp --curve
 }
 
 // Run plans eval for the budget on the machine and says what the plan
@@ -98,8 +99,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	// written after, under ctx alone.
 	stepCtx, stop := context.WithDeadline(ctx, o.stepsDeadline())
 	defer stop()
-	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(s, plan.ProbeQuick) }}
-	queries := &step{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(s, cfg.Report) }}
+	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(stepCtx, s, plan.ProbeQuick) }}
+	queries := &step{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(stepCtx, s, cfg.Report) }}
 	// est is a step's time as planned, read when it starts (a replan
 	// changes cfg).
 	est := func(f func(p Plan) time.Duration) func() time.Duration {
@@ -107,17 +108,17 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	}
 	steps := []*step{
 		probe,
-		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(s, cfg.NullSQLite) },
+		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(stepCtx, s, cfg.NullSQLite) },
 			est: est(func(p Plan) time.Duration { return time.Duration(p.NullRepeat) * p.nullCell() })},
-		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(s, cfg.NullPG) },
+		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(stepCtx, s, cfg.NullPG) },
 			est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, pgStart) })},
 		{title: "null transaction on MariaDB", run: func(s Stored) error {
-			return mariaDBStep(&cfg, func() error { return cmds.Null(s, cfg.NullMy) })
+			return mariaDBStep(&cfg, func() error { return cmds.Null(stepCtx, s, cfg.NullMy) })
 		}, est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, myStart) })},
-		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(s, cfg.OLTP) }, essential: true,
+		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(stepCtx, s, cfg.OLTP) }, essential: true,
 			est: est(func(p Plan) time.Duration { return p.oltpTime(o.Machine) })},
 		{title: "tpcc-ro on MariaDB", run: func(s Stored) error {
-			return mariaDBStep(&cfg, func() error { return cmds.OLTP(s, cfg.OLTPMy) })
+			return mariaDBStep(&cfg, func() error { return cmds.OLTP(stepCtx, s, cfg.OLTPMy) })
 		}, est: est(Plan.myOLTPTime)},
 		{title: pageStepTitle, run: func(s Stored) error {
 			return pagePoints(stepCtx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s)
@@ -127,13 +128,13 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			if len(cfg.TPCH.Queries) == 0 {
 				return noRoom(cfg.TPCHBudget, cfg.RoomSearched)
 			}
-			return cmds.TPCH(s, cfg.TPCH)
+			return cmds.TPCH(stepCtx, s, cfg.TPCH)
 		}, est: est(Plan.tpchStepTime)},
-		curveStep(&cfg, cmds.Curve),
+		curveStep(&cfg, func(s Stored, c tpcc.RunConfig) error { return cmds.Curve(stepCtx, s, c) }),
 	}
 	queries.est = est(Plan.queryTime)
 	sizeSMT := func() error { return sizeSMTDOP(stdout, o.Store, queries.id, &cfg, time.Until(o.stepsDeadline())) }
-	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, cmds.Report)...) // before the curve
+	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, func(s Stored, c transtats.RunConfig) error { return cmds.Report(stepCtx, s, c) })...) // before the curve
 	sent := watch(steps, mem)
 	stepErr := runSteps(stepCtx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)

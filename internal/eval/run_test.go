@@ -32,29 +32,29 @@ func TestRun(t *testing.T) {
 		t.Fatalf("Prepare: store %s, report %s, %v", o.Store, o.Out, err)
 	}
 	var order []string
-	probe := func(stored Stored, quick bool) error {
+	probe := func(_ context.Context, stored Stored, quick bool) error {
 		order = append(order, fmt.Sprintf("probe quick=%v", quick))
 		return storeProbe(o, stored)
 	}
 	failed := errors.New("no disk")
 	cmds := Commands{ProbeMem: probe,
-		Null: func(_ Stored, c null.RunConfig) error {
+		Null: func(_ context.Context, _ Stored, c null.RunConfig) error {
 			order = append(order, "null "+c.Engine)
 			if c.Engine == "postgres" {
 				return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries)
 			}
 			return nil
 		},
-		OLTP: func(_ Stored, c tpcc.RunConfig) error {
+		OLTP: func(_ context.Context, _ Stored, c tpcc.RunConfig) error {
 			order = append(order, "oltp "+filepath.Base(c.DB))
 			return failed
 		},
-		Report: func(_ Stored, c transtats.RunConfig) error { order = append(order, "transtats "+c.Engine); return nil },
-		TPCH: func(_ Stored, c tpch.RunConfig) error {
+		Report: func(_ context.Context, _ Stored, c transtats.RunConfig) error { order = append(order, "transtats "+c.Engine); return nil },
+		TPCH: func(_ context.Context, _ Stored, c tpch.RunConfig) error {
 			order = append(order, fmt.Sprintf("tpch %d queries", len(c.Queries)))
 			return nil
 		},
-		Curve: func(_ Stored, c tpcc.RunConfig) error {
+		Curve: func(_ context.Context, _ Stored, c tpcc.RunConfig) error {
 			order = append(order, fmt.Sprintf("curve at %v on %s", c.CurveAt, filepath.Base(c.DB)))
 			return nil
 		},
@@ -91,12 +91,12 @@ func TestRunNoReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := errors.New("broken")
-	cmds := Commands{ProbeMem: func(Stored, bool) error { return broken },
-		Null:   func(Stored, null.RunConfig) error { return broken },
-		OLTP:   func(Stored, tpcc.RunConfig) error { return broken },
-		Report: func(Stored, transtats.RunConfig) error { return broken },
-		TPCH:   func(Stored, tpch.RunConfig) error { return broken },
-		Curve:  func(Stored, tpcc.RunConfig) error { return broken }}
+	cmds := Commands{ProbeMem: func(context.Context, Stored, bool) error { return broken },
+		Null:   func(context.Context, Stored, null.RunConfig) error { return broken },
+		OLTP:   func(context.Context, Stored, tpcc.RunConfig) error { return broken },
+		Report: func(context.Context, Stored, transtats.RunConfig) error { return broken },
+		TPCH:   func(context.Context, Stored, tpch.RunConfig) error { return broken },
+		Curve:  func(context.Context, Stored, tpcc.RunConfig) error { return broken }}
 	err := Run(context.Background(), io.Discard, io.Discard, o, cmds)
 	if err == nil || !strings.Contains(err.Error(), "memory probe: broken") || !strings.Contains(err.Error(), "no step stored a run: nothing to report") {
 		t.Errorf("Run = %v; want the steps' failures and no report", err)
@@ -156,12 +156,12 @@ func TestRunMariaDB(t *testing.T) {
 	}
 	var nulls []null.RunConfig
 	var oltps []tpcc.RunConfig
-	cmds := Commands{ProbeMem: func(stored Stored, _ bool) error { return storeProbe(o, stored) },
-		Null:   func(_ Stored, c null.RunConfig) error { nulls = append(nulls, c); return nil },
-		OLTP:   func(_ Stored, c tpcc.RunConfig) error { oltps = append(oltps, c); return nil },
-		Report: func(Stored, transtats.RunConfig) error { return nil },
-		TPCH:   func(Stored, tpch.RunConfig) error { return nil },
-		Curve:  func(Stored, tpcc.RunConfig) error { return nil },
+	cmds := Commands{ProbeMem: func(_ context.Context, stored Stored, _ bool) error { return storeProbe(o, stored) },
+		Null:   func(_ context.Context, _ Stored, c null.RunConfig) error { nulls = append(nulls, c); return nil },
+		OLTP:   func(_ context.Context, _ Stored, c tpcc.RunConfig) error { oltps = append(oltps, c); return nil },
+		Report: func(context.Context, Stored, transtats.RunConfig) error { return nil },
+		TPCH:   func(context.Context, Stored, tpch.RunConfig) error { return nil },
+		Curve:  func(context.Context, Stored, tpcc.RunConfig) error { return nil },
 	}
 	var stdout, stderr strings.Builder
 	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {

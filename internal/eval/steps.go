@@ -171,8 +171,14 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 		}
 		if s.err == nil {
 			s.err = s.run(func(_ string, id int64) { s.id = id })
-			if s.err != nil && ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				s.err = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored): %w", errNoRoom, errBudgetEnd, s.err)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// A step cut at the deadline may say so or return as a
+				// Ctrl-C'd command does, with what it measured stored.
+				cut := fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)", errNoRoom, errBudgetEnd)
+				if s.err != nil {
+					cut = fmt.Errorf("%w: %w", cut, s.err)
+				}
+				s.err = cut
 			}
 			if s.est != nil {
 				p.add(planned, time.Since(t0))
