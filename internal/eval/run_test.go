@@ -49,7 +49,10 @@ func TestRun(t *testing.T) {
 			order = append(order, "oltp "+filepath.Base(c.DB))
 			return failed
 		},
-		Report: func(_ context.Context, _ Stored, c transtats.RunConfig) error { order = append(order, "transtats "+c.Engine); return nil },
+		Report: func(_ context.Context, _ Stored, c transtats.RunConfig) error {
+			order = append(order, "transtats "+c.Engine)
+			return nil
+		},
 		TPCH: func(_ context.Context, _ Stored, c tpch.RunConfig) error {
 			order = append(order, fmt.Sprintf("tpch %d queries", len(c.Queries)))
 			return nil
