@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -154,6 +155,11 @@ var haveMariaDB = mariaserver.Installed
 // (local) and on the node farthest from it (remote, see sweep.FarNode).
 func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	p, err := planFor(budget, t)
+	if errors.Is(err, errTooSmall) {
+		if least := LeastBudget(t); least > budget {
+			return p, fmt.Errorf("%w (--budget %v is the least that has room on this machine)", err, least)
+		}
+	}
 	if err != nil {
 		return p, err
 	}
@@ -179,6 +185,21 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		p.TPCHBudget = least(func(q Plan) bool { return len(q.TPCHQueries) > 0 })
 	}
 	return p, nil
+}
+
+// errTooSmall is planFor's error for a budget that fits no plan on the
+// machine.
+var errTooSmall = errors.New("give a larger budget")
+
+// LeastBudget is the least budget, in steps of 10 s from MinBudget up to
+// an hour, that eval can plan on machine t; 0 when none can.
+func LeastBudget(t *result.Topology) time.Duration {
+	for b := MinBudget; b <= time.Hour; b += 10 * time.Second {
+		if _, err := planFor(b, t); err == nil {
+			return b
+		}
+	}
+	return 0
 }
 
 // planFor is NewPlan without the search for the budgets of the steps
@@ -292,8 +313,8 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		}
 	}
 	if oltpNeed+queryNeed > left {
-		return Plan{}, fmt.Errorf("-budget: %q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: give a larger budget",
-			budget, max(left, 0).Round(time.Second), oltpCells, queryCells, (oltpNeed + queryNeed).Round(time.Second))
+		return Plan{}, fmt.Errorf("-budget: %q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: %w",
+			budget, max(left, 0).Round(time.Second), oltpCells, queryCells, (oltpNeed + queryNeed).Round(time.Second), errTooSmall)
 	}
 	// What is left over lengthens the cells, half to each step.
 	spare := (left - oltpNeed - queryNeed) / 2

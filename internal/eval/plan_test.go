@@ -254,3 +254,23 @@ func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 		t.Errorf("multi-node plan %+v, %v: want no neighbour cells (remote data is the held-out point there)", multi, err)
 	}
 }
+
+// TestLeastBudget: a budget too small for the machine is refused naming
+// the least that has room, and that one plans.
+func TestLeastBudget(t *testing.T) {
+	m := fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")
+	least := LeastBudget(m)
+	if least <= MinBudget {
+		t.Fatalf("least budget on 32 CPUs %v, want more than %v", least, MinBudget)
+	}
+	_, err := NewPlan(MinBudget, m)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("give a larger budget (--budget %v is the least that has room on this machine)", least)) {
+		t.Errorf("NewPlan(%v) on 32 CPUs = %v, want the least budget named", MinBudget, err)
+	}
+	if _, err := NewPlan(least, m); err != nil {
+		t.Errorf("NewPlan(%v), the least budget: %v", least, err)
+	}
+	if _, err := NewPlan(least-10*time.Second, m); err == nil {
+		t.Errorf("NewPlan(%v), under the least budget, planned", least-10*time.Second)
+	}
+}
