@@ -83,7 +83,8 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 		cliflag.FormatInts(p.SMTDOP), strings.Join(smtPlacements, " and "), p.QueryWarm, p.QueryCell, p.QueryRepeat, repeatNote(p.QueryRepeat))
 }
 
-// smtDOPSteps are the step's runs, one step a placement, taking their
+// smtDOPSteps are the step's runs, one step a placement (none without
+// SMT), taking their
 // configurations from cfg when they run (a replan changes them), the
 // first after size, when not nil, has sized them; after the last, w is
 // told which placement and DOP won, when the cells tell, from the runs
@@ -91,7 +92,9 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
 	for i, sel := range smtPlacements {
-		if i >= len(cfg.SMTDOP) {
+		// A machine with SMT has the steps, left out (saying why) when
+		// the plan has no room for them.
+		if i >= len(cfg.SMTDOP) && !cfg.Plan.SMTNoRoom {
 			break
 		}
 		steps = append(steps, &step{title: "SMT x DOP on DuckDB, " + sel, run: func(s Stored) error {

@@ -60,6 +60,15 @@ func TestSMTDOPPlan(t *testing.T) {
 	if !big.SMTNoRoom || big.SMTDOP != nil || !strings.Contains(b.String(), "SMT x DOP: left out, the budget has no room for it") {
 		t.Errorf("32 CPUs at 5m: SMT DOPs %v, no room %v, plan:\n%s\nwant the step left out for the budget", big.SMTDOP, big.SMTNoRoom, b.String())
 	}
+	// The steps are there, and say why they are left out.
+	bigCfg := NewConfigs(big, t.TempDir())
+	steps := smtDOPSteps(&bytes.Buffer{}, "", &bigCfg, nil, nil)
+	if len(steps) != 2 {
+		t.Fatalf("32 CPUs at 5m: %d SMT x DOP steps, want both, left out", len(steps))
+	}
+	if err := steps[0].run(nil); !skipped(err) || !strings.Contains(err.Error(), "(--budget") {
+		t.Errorf("32 CPUs at 5m: the SMT x DOP step = %v, want left out naming the budget that has room", err)
+	}
 	// It names the least budget that has room, and that budget has.
 	if more, err := NewPlan(big.SMTDOPBudget, fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil || len(more.SMTDOP) == 0 ||
 		!strings.Contains(b.String(), fmt.Sprintf("(--budget %dm has)", big.SMTDOPBudget/time.Minute)) {
