@@ -58,6 +58,8 @@ func TestRunStepsBudget(t *testing.T) {
 		{title: "first", run: sleep("first", 0)},
 		// Planned at 100 ms, takes 200 ms: the pace is 2.
 		{title: "slow", run: sleep("slow", 200*time.Millisecond), est: planned(100 * time.Millisecond)},
+		// Left out at once (no server here): it says nothing of the pace.
+		{title: "no server", run: func(Stored) error { return noRoom(0, time.Hour) }, est: planned(10 * time.Second)},
 		// 250 ms planned, 500 at the pace; about 400 left.
 		{title: "too long", run: sleep("too long", 0), est: planned(250 * time.Millisecond)},
 		{title: "essential", run: sleep("essential", time.Hour), est: planned(time.Hour), essential: true},
@@ -74,9 +76,9 @@ func TestRunStepsBudget(t *testing.T) {
 		step int
 		want string
 	}{
-		{2, "at this machine's pace (the steps so far took 2"},
-		{3, "the budget's end came during this step, which was cut there (what it measured is stored)"},
-		{4, "the budget's end came before this step"},
+		{3, "at this machine's pace (the steps so far took 2"},
+		{4, "the budget's end came during this step, which was cut there (what it measured is stored)"},
+		{5, "the budget's end came before this step"},
 	} {
 		if s := steps[c.step]; !skipped(s.err) || !strings.Contains(s.err.Error(), c.want) {
 			t.Errorf("step %q: %v, want skipped with %q", s.title, s.err, c.want)

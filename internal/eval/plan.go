@@ -416,13 +416,26 @@ func (p Plan) myOLTPTime() time.Duration {
 	return myStart + myLoadWH + time.Duration(len(p.MariaDBStreams))*(p.MariaDBWarm+p.MariaDBCell+cellSetup)
 }
 
+// ifMariaDB is d where the plan has MariaDB's steps, else 0: a step the
+// plan left out says why itself (mariaDBStep).
+func (p Plan) ifMariaDB(d time.Duration) time.Duration {
+	if p.MariaDB {
+		return d
+	}
+	return 0
+}
+
 // queryTime is the transtats step: its load and cells.
 func (p Plan) queryTime() time.Duration {
 	return time.Duration(p.Rows/1_000_000)*loadMRows + time.Duration(2*len(p.DOPs)*p.QueryRepeat)*p.queryCell()
 }
 
-// tpchStepTime is the TPC-H step: its load and cells.
+// tpchStepTime is the TPC-H step: its load and cells; 0 when the plan
+// left it out (the step says why itself).
 func (p Plan) tpchStepTime() time.Duration {
+	if len(p.TPCHQueries) == 0 {
+		return 0
+	}
 	return time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 }
 

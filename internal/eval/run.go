@@ -114,12 +114,12 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, pgStart) })},
 		{title: "null transaction on MariaDB", run: func(s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.Null(stepCtx, s, cfg.NullMy) })
-		}, est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, myStart) })},
+		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.nullServerTime(o.Machine, myStart)) })},
 		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(stepCtx, s, cfg.OLTP) }, essential: true,
 			est: est(func(p Plan) time.Duration { return p.oltpTime(o.Machine) })},
 		{title: "tpcc-ro on MariaDB", run: func(s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(stepCtx, s, cfg.OLTPMy) })
-		}, est: est(Plan.myOLTPTime)},
+		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.myOLTPTime()) })},
 		{title: pageStepTitle, run: func(s Stored) error {
 			return pagePoints(stepCtx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s)
 		}, essential: true, est: est(Plan.pageTime)},

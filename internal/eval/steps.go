@@ -180,7 +180,9 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 				}
 				s.err = cut
 			}
-			if s.est != nil {
+			// A step left out at once (no server binaries) tells
+			// nothing of the pace.
+			if s.est != nil && !skipped(s.err) {
 				p.add(planned, time.Since(t0))
 			}
 		}
