@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -155,4 +157,74 @@ func smtDOPRuns(t *testing.T, m *result.Topology, cfg *Configs, qph map[string]m
 		t.Fatal(err)
 	}
 	return out.String()
+}
+
+// TestSMTDOPStepHeldFile: after a parallel query on the transtats file
+// was interrupted (an earlier step's cell cut at its window's end), DuckDB
+// may still hold the file in this process and opening it again is
+// refused; the SMT x DOP step then reads a copy, which it removes after,
+// and never shows the refusal.
+func TestSMTDOPStepHeldFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the interrupt waits its 5 s grace")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "transtats-1000.duckdb")
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, "duckdb", engine.Options{Path: path, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Exec(ctx, "CREATE TABLE t AS SELECT range AS n FROM range(1000)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.SetDOP(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	cut, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	// Never ends by itself: cut, then interrupted after the grace.
+	c.Query(cut, "SELECT count(*) FROM range(100000000) a, range(100000000) b WHERE a.range + b.range = -1", nil, func([]any) error { return nil })
+	c.Close()
+	eng.Close()
+	if engine.DuckHeld(path) == "" {
+		t.Fatal("the file is not held after an interrupted parallel query: the test cannot show the copy")
+	}
+
+	p, err := NewPlan(15*time.Minute, fixture(t, "16em64t-4s2c2t.tar.bz2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := NewConfigs(p, dir)
+	for i := range cfg.SMTDOP {
+		cfg.SMTDOP[i].DB = path
+	}
+	var read []string
+	run := func(_ Stored, c transtats.RunConfig) error {
+		e, err := engine.Open(ctx, "duckdb", engine.Options{Path: c.DB})
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		read = append(read, c.DB)
+		return nil
+	}
+	var out bytes.Buffer
+	steps := smtDOPSteps(&out, filepath.Join(dir, "s.db"), &cfg, nil, run)
+	var stderr bytes.Buffer
+	if err := runSteps(ctx, &bytes.Buffer{}, &stderr, time.Now(), steps, func() {}); err != nil || stderr.Len() > 0 {
+		t.Fatalf("the SMT x DOP steps on a held file: %v\n%s", err, stderr.String())
+	}
+	if len(read) != 2 || slices.Contains(read, path) || !strings.Contains(out.String(), "this step reads a copy") {
+		t.Errorf("the steps read %v, said %q; want copies of %s", read, out.String(), path)
+	}
+	for _, cp := range read {
+		if _, err := os.Stat(cp); err == nil {
+			t.Errorf("the copy %s is still there after the step", cp)
+		}
+	}
 }
