@@ -8,9 +8,11 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -61,6 +63,14 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 			probe := []string{"probe", "mem", "--store", o.Store}
 			if quick {
 				probe = append(probe, "--quick")
+			}
+			// A machine of little memory gets a smaller working set
+			// than the default, where one still reaches DRAM.
+			if mi, err := memlat.ReadMeminfo("/"); err == nil {
+				c := memlat.DefaultConfig(quick)
+				if m, ok := c.FitMax(o.Machine, mi); ok && m < c.MaxBytes {
+					probe = append(probe, "--max", units.Bytes(m).String())
+				}
 			}
 			return cmdProbeMem(ctx, sub(stored).withArgs(probe), probe[2:])
 		},

@@ -78,7 +78,7 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 	}
 	re, err := NewPlan(budget-over, t)
 	if err != nil {
-		fmt.Fprintf(w, "the probe took %v, %v more than planned; the budget left is too small to plan again, so eval may overrun it\n\n",
+		fmt.Fprintf(w, "the probe took %v, %v more than planned; the budget left is too small to plan again: the steps that no longer fit will be left out\n\n",
 			took.Round(time.Second), over.Round(time.Second))
 		return cfg
 	}

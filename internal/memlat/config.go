@@ -102,6 +102,21 @@ func (c *Config) Need(t *result.Topology) int64 {
 	return c.MaxBytes + hugeBytes + chainMeta + int64(len(t.CPUs))*(bwRegionBytes(t)+hugeBytes)
 }
 
+// FitMax is the largest working set, c.MaxBytes halved as often as it
+// takes, whose probe fits in the memory m says is available on t
+// (CheckFits), but none below 4× the last-level cache, the least that
+// reaches DRAM; ok is false when none fits.
+func (c Config) FitMax(t *result.Topology, m Meminfo) (maxBytes int64, ok bool) {
+	floor := max(4*t.LastLevelCache(), 1<<20)
+	for b := c.MaxBytes; b >= floor; b /= 2 {
+		c.MaxBytes = b
+		if CheckFits(c.Need(t), m) == nil {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
 // ErrBadConfig is wrapped by Validate's errors.
 var ErrBadConfig = errors.New("bad probe configuration")
 

@@ -136,3 +136,26 @@ func TestSetSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestFitMax: the quick probe's 512 MiB does not fit a guest with 1.27 GiB
+// available (as the two-node SMT guest has); halved it does, and nothing
+// fits below 4x the last-level cache.
+func TestFitMax(t *testing.T) {
+	top := &result.Topology{CPUs: []result.CPU{{ID: 0}, {ID: 1}, {ID: 2}, {ID: 3}}, Caches: []result.Cache{{Level: 3, Type: "Unified", SizeBytes: 16 << 20}}}
+	c := DefaultConfig(true)
+	m := Meminfo{Total: 2 << 30, Available: 1300 << 20}
+	if CheckFits(c.Need(top), m) == nil {
+		t.Fatalf("the quick probe (%d bytes) fits %+v: the test shows nothing", c.Need(top), m)
+	}
+	got, ok := c.FitMax(top, m)
+	if !ok || got >= c.MaxBytes || got < 64<<20 {
+		t.Fatalf("FitMax = %d, %v; want a smaller working set of at least 64 MiB", got, ok)
+	}
+	c.MaxBytes = got
+	if err := CheckFits(c.Need(top), m); err != nil {
+		t.Errorf("FitMax's %d bytes do not fit: %v", got, err)
+	}
+	if _, ok := DefaultConfig(true).FitMax(top, Meminfo{Total: 2 << 30, Available: 600 << 20}); ok {
+		t.Error("FitMax found a working set in less memory than 4x the last-level cache needs")
+	}
+}
