@@ -17,6 +17,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-insert.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("method", cfg.Method, "PostgreSQL's load: copy or insert (MariaDB loads with multi-row INSERTs)")
 	fs.Bool("indexes", false, "PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k")
 	fs.String("key", cfg.Key, "the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)")
@@ -52,7 +53,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 
 // insertSettings are run insert's flags on the fields of cfg.
 func insertSettings(cfg *insert.RunConfig) cliflag.Settings {
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Str("key", &cfg.Key), cliflag.Int("batch", &cfg.Batch),
 		cliflag.Int64("max-rows", &cfg.MaxRows), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup),

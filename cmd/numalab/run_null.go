@@ -22,6 +22,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
 	fs.String("engine", cfg.Engine, "engine: postgres, mariadb or sqlite")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
 	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
@@ -55,7 +56,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 // transport, pairing and protocol are spelled out for it alone.
 func nullSettings(cfg *null.RunConfig) cliflag.Settings {
 	pg := func() bool { return cfg.Engine != "sqlite" }
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
 		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return cfg.Engine == "mariadb" }),
 		cliflag.Ints("streams", &cfg.Streams), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat),

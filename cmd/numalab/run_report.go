@@ -24,6 +24,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
 	fs.String("engine", "sqlite", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
 	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
 	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
@@ -86,6 +87,7 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 			}
 			return nil
 		}),
+		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
 			if v != "" && dialect().IsServer() {
 				return cliflag.ErrPostgresFile

@@ -23,6 +23,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
 	fs.String("engine", "duckdb", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
 	fs.Float64("sf", 0.01, "scale factor: 1 is about 1 GB of flat data")
 	fs.Int64("seed", 1, "seed of the data and the queries' parameters")
@@ -88,6 +89,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Se
 			}
 			return nil
 		}),
+		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
 			if v != "" && (cfg.Engine == "postgres" || cfg.Engine == "mariadb") {
 				return cliflag.ErrPostgresFile

@@ -57,6 +57,8 @@ type RunConfig struct {
 	Engine string `toml:"engine" json:"engine"`
 	DB     string `toml:"db" json:"db"`
 	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
+	// ConnectTimeout bounds connecting to the server (0: engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration `toml:"connect_timeout" json:"connect_timeout,omitempty"`
 	// Method is PostgreSQL's: "copy" (COPY FROM STDIN) or "insert"
 	// (multi-row INSERTs, one transaction per batch). MariaDB's is always
 	// "insert" (Check sets it).

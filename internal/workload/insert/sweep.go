@@ -57,12 +57,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	var eng engine.Engine
 	var err error
 	if cfg.Engine == "postgres" {
-		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN}); err != nil {
+		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
 			return nil, err
 		}
 		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
 	} else if cfg.Engine == "mariadb" {
-		if eng, err = engine.Open(ctx, "mariadb", engine.Options{DSN: cfg.DSN, DataBytes: myPoolBytes}); err != nil {
+		if eng, err = engine.Open(ctx, "mariadb", engine.Options{DSN: cfg.DSN, DataBytes: myPoolBytes, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
 			return nil, err
 		}
 		if cfg.DSN == "" {
