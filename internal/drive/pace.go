@@ -261,6 +261,9 @@ func runPaced(ctx context.Context, cfg *Config, s Stream, st *streamState, nslot
 				Reason: fmt.Sprintf("transaction type %d out of range: the workload has %d types", typ, ntypes)}
 			return
 		}
+		if st.stop = doneStop(st.id, e, err); st.stop != nil {
+			return
+		}
 		if ph == measuring && open && isLate(begin, intended) {
 			ps.late++
 		}

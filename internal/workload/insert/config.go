@@ -190,8 +190,11 @@ func (c *RunConfig) Check(root string) error {
 			errs = append(errs, bad("batch", strconv.Itoa(c.Batch), err.Error()))
 		}
 	}
-	if c.MaxRows < 1 {
+	switch {
+	case c.MaxRows < 1:
 		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "is not a positive row count: want e.g. 20000000"))
+	case c.Batch >= 1 && c.MaxRows < int64(c.Batch):
+		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), fmt.Sprintf("is less than one batch (--batch %d): a cell writes whole batches, at most --max-rows rows", c.Batch)))
 	}
 	if c.Duration <= 0 {
 		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 30s"))
