@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -117,5 +118,25 @@ func TestCheckRefusesUnfinishedLoad(t *testing.T) {
 	out, _, err := runCLI(t, "check", "--db", path)
 	if err == nil || strings.Contains(out, "consistent") || !strings.Contains(err.Error(), "remove it and load again (numalab run oltp --warehouses 1") {
 		t.Errorf("check of an unfinished load: %v, %q; want it refused with the command that loads one", err, out)
+	}
+}
+
+// TestHogAbovePlacement: a --hog of more CPUs than the placement has is
+// refused before anything runs, naming the flag, the value and the
+// placement, rather than run on fewer CPUs and labelled with more.
+func TestHogAbovePlacement(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("--hog 2 is out of --hog's range on one CPU")
+	}
+	st := filepath.Join(t.TempDir(), "s.db")
+	want := `-hog: "2" is more than placement cpus=0 has: 2 busy threads need 2 CPUs, and there are 1 (0)`
+	for _, cmd := range []string{"report", "tpch"} {
+		_, _, err := runCLI(t, "run", cmd, "--store", st, "--db", filepath.Join(t.TempDir(), "d.db"), "--hog", "2", "--placement", "cpus=0")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("run %s --hog 2 --placement cpus=0: %v\nwant %q", cmd, err, want)
+		}
+	}
+	if _, err := os.Stat(st); err == nil {
+		t.Error("a refused command made the store")
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -194,6 +196,9 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 		return err
 	}
 	defer prog.Done()
+	if err := checkHog(cfg.Hog, one); err != nil {
+		return err
+	}
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
 	return runMonitor(ctx, e, monitorJob[result.QueryCell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.ReportRunKind, argv: reportArgv(cfg), config: cfg,
 		one: one[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: int64(cfg.Seed), plan: cfg.Plan,
@@ -208,6 +213,9 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		return err
 	}
 	defer prog.Done()
+	if err := checkHog(cfg.Hog, cells); err != nil {
+		return err
+	}
 	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
 	if err != nil {
 		return err
@@ -233,4 +241,20 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		}
 	}
 	return finishRun(e, rec, err, transtats.Headline(cfg, measured), asJSON, out)
+}
+
+// checkHog refuses a --hog of more CPUs than a cell's placement has
+// (run report, run tpch): the busy threads would double up on CPUs, and
+// the run would be labelled with more busy CPUs than there were.
+func checkHog(n int, cells []sweep.Cell) error {
+	if n == 0 {
+		return nil
+	}
+	for _, c := range cells {
+		if _, err := place.HogCPUs(c.Place.Streams, n); err != nil {
+			where := cmp.Or(c.Placement, "(all CPUs)")
+			return cliflag.Bad("hog", strconv.Itoa(n), fmt.Sprintf("is more than placement %s has: %v (give --hog up to its CPUs)", where, err))
+		}
+	}
+	return nil
 }

@@ -189,6 +189,9 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 		return err
 	}
 	defer prog.Done()
+	if err := checkHog(cfg.Hog, cells); err != nil {
+		return err
+	}
 	probe := store.LatestIORatio(storePath)
 	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, pacedKind(tpch.RunKind, cfg.Pacing), cfg)
 	if err != nil {
