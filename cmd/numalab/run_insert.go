@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/sweep"
@@ -26,10 +27,10 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'node=0;' (default: all CPUs)")
 	fs.Bool("spread", cfg.Spread, "pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)")
-	fs.Duration("duration", cfg.Duration, "measured window of each cell")
-	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
-	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
-	fs.Duration("wait-every", cfg.WaitEvery, "how often to sample PostgreSQL's wait events, or to read MariaDB's performance_schema wait sums (at least 100ms)")
+	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
+	cliflag.RangedDuration(fs, "wait-every", cfg.WaitEvery, time.Millisecond, time.Minute, "how often to sample PostgreSQL's wait events, 1ms to 1m, or to read MariaDB's performance_schema wait sums (at least 100ms)")
 	fs.Int64("seed", cfg.Seed, "seed for the streams' random numbers")
 	definePacingFlags(fs)
 	sp := cliflag.Store(fs)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
@@ -28,17 +30,21 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
 	fs.String("call", null.CallSelect1, "what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's sbtest1; --engine mariadb, --protocol prepared)")
 	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
-	fs.Duration("duration", cfg.Duration, "measured window of each cell")
-	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
-	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
+	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, interleaved, 1 to 1000")
 	definePacingFlags(fs)
 	defineMonitorFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
-	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
+	if done {
 		return cfg, "", false, true, err
 	}
-	errs := nullSettings(&cfg).Apply(fs, true)
+	errs = append(errs, nullSettings(&cfg).Apply(fs, true)...)
+	if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, cliflag.Bad("streams", cliflag.FormatInts(cfg.Streams), why))
+	}
 	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
 		cfg.Transports = []string{null.DSNTransport(cfg.Engine, cfg.DSN)}
 	}

@@ -40,7 +40,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
 	cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
 	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
-	fs.Duration("think", 0, "closed loop with a think `time` after each query, e.g. 100ms (0: none; see --think-dist)")
+	cliflag.RangedDuration(fs, "think", 0, 0, time.Hour, "closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)")
 	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
 	fs.Float64("arrival-rate", 0, "open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)")
 	fs.String("arrivals", "", "arrivals of --arrival-rate: poisson (the default) or uniform")
