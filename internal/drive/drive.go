@@ -72,8 +72,12 @@ type Done string
 
 func (d Done) Error() string { return string(d) }
 
-// doneStop is stream id's stop at when err is a Done, else nil.
+// doneStop is stream id's stop at when err is a Done, else nil. A call
+// that succeeded costs a comparison: errors.As would allocate its target.
 func doneStop(id int, at time.Duration, err error) *result.StreamStop {
+	if err == nil {
+		return nil
+	}
 	var d Done
 	if !errors.As(err, &d) {
 		return nil
