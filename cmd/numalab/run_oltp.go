@@ -146,7 +146,7 @@ func monitorRequest(cfg tpcc.RunConfig) monitor.Request {
 // runOLTPMonitor runs --monitor on the first stream count and placement
 // (runMonitor).
 func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, monitorRequest(cfg), cfg.DSN)
+	fs, err := monitorFacilities(ctx, monitorRequest(cfg), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

@@ -185,7 +185,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // runReportMonitor runs --monitor (runMonitor) on the first query, stream
 // count and DOP of cfg.
 func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, reportMonitorRequest(cfg), dsn)
+	fs, err := monitorFacilities(ctx, reportMonitorRequest(cfg), dsn, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

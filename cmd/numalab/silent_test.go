@@ -51,7 +51,8 @@ func silentServer(t *testing.T) string {
 // TestSilentServerConnectTimeout: a --dsn server that accepts and never
 // answers, PostgreSQL's or MariaDB's, stops the run after
 // --connect-timeout, with an error that names the server (its password
-// hidden) and the bound, and the run is stored as failed.
+// hidden) and the bound, and the run is stored as failed; inspect stops
+// likewise.
 func TestSilentServerConnectTimeout(t *testing.T) {
 	port := silentServer(t)
 	const secret = "s3cret-pw"
@@ -78,6 +79,18 @@ func TestSilentServerConnectTimeout(t *testing.T) {
 		}
 		if r := onlyRun(t, st); r.Status != result.StatusFailed {
 			t.Errorf("%s: the run is stored %q, want failed", c.engine, r.Status)
+		}
+	}
+	// inspect connects on its own, with the same bound.
+	for _, c := range []struct{ engine, dsn string }{
+		{"postgres", "host=127.0.0.1 port=" + port + " user=u password=" + secret + " dbname=x"},
+		{"mariadb", "u:" + secret + "@tcp(127.0.0.1:" + port + ")/"},
+	} {
+		start := time.Now()
+		_, _, err := runCLI(t, "inspect", "--engine", c.engine, "--dsn", c.dsn, "--connect-timeout", "1s")
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "no answer within 1s (--connect-timeout") || strings.Contains(err.Error(), secret) || took > 6*time.Second {
+			t.Errorf("inspect --engine %s: %v after %v; want the bound named, no password", c.engine, err, took)
 		}
 	}
 }

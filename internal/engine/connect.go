@@ -13,10 +13,10 @@ import (
 // port, a hung server) would otherwise be waited for forever.
 const DefaultConnectTimeout = 10 * time.Second
 
-// connectBound runs connect with ctx bounded by d (DefaultConnectTimeout
+// ConnectBound runs connect with ctx bounded by d (DefaultConnectTimeout
 // when 0). An error that came because the bound passed, and not because
 // ctx itself ended, says so: a *ConnectTimeoutError.
-func connectBound[T any](ctx context.Context, d time.Duration, connect func(context.Context) (T, error)) (T, error) {
+func ConnectBound[T any](ctx context.Context, d time.Duration, connect func(context.Context) (T, error)) (T, error) {
 	d = cmp.Or(d, DefaultConnectTimeout)
 	bctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()

@@ -65,7 +65,7 @@ type myEngine struct {
 	schema string
 	pin    bool
 	cache  bool // Options.MariaDBCacheMetadata
-	// timeout bounds each connection's connecting (connectBound).
+	// timeout bounds each connection's connecting (ConnectBound).
 	timeout time.Duration
 	db      *sql.DB
 	// threadCPUs are mariadbd's CPUs before SetDOPPlaced set its threads
@@ -131,7 +131,7 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 // connectMy opens a pool of one connection with cfg, dialling with dial
 // when it is not nil, and returns the connection (closing it closes the
 // pool's last connection; the pool itself is closed with it). Connecting
-// is bounded by timeout (connectBound).
+// is bounded by timeout (ConnectBound).
 func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error), timeout time.Duration) (*myOne, error) {
 	cfg = cfg.Clone()
 	if dial != nil {
@@ -143,7 +143,7 @@ func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
-	c, err := connectBound(ctx, timeout, db.Conn)
+	c, err := ConnectBound(ctx, timeout, db.Conn)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -16,13 +16,13 @@ import (
 // ConnectPG connects to the PostgreSQL server dsn names. Its errors keep the
 // password masked, say what failed, and suggest what to check; the pgx error
 // stays reachable through errors.As (for *pgconn.PgError and the like).
-// Connecting may take DefaultConnectTimeout.
-func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	return connectPG(ctx, dsn, false, 0)
+// Connecting is bounded by timeout (ConnectBound).
+func ConnectPG(ctx context.Context, dsn string, timeout time.Duration) (*pgx.Conn, error) {
+	return connectPG(ctx, dsn, false, timeout)
 }
 
-// connectPG is ConnectPG bounded by timeout (connectBound); managed says
-// the server is numalab's own, whose DSN the user did not give.
+// connectPG is ConnectPG; managed says the server is numalab's own, whose
+// DSN the user did not give.
 func connectPG(ctx context.Context, dsn string, managed bool, timeout time.Duration) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -32,7 +32,7 @@ func connectPG(ctx context.Context, dsn string, managed bool, timeout time.Durat
 			err: err,
 		}
 	}
-	conn, err := connectBound(ctx, timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) })
+	conn, err := ConnectBound(ctx, timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) })
 	if err != nil {
 		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err, managed)), dsn: dsn, err: err}
 	}

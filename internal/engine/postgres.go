@@ -65,7 +65,7 @@ type pgEngine struct {
 	where  string // the DSN with the password hidden, or the managed server
 	schema string
 	pin    bool
-	// timeout bounds each connection's connecting (connectBound).
+	// timeout bounds each connection's connecting (ConnectBound).
 	timeout time.Duration
 	db      *sql.DB
 
@@ -187,7 +187,7 @@ func (e *pgEngine) Bulk(ctx context.Context, table string, columns []string) (Bu
 	if len(columns) == 0 {
 		return nil, fmt.Errorf("loading %s: no columns", table)
 	}
-	c, err := connectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, e.connConfig()) })
+	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, e.connConfig()) })
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: connecting to postgres %s: %s", table, e.where, result.Redact(err.Error()))
 	}
@@ -258,7 +258,7 @@ func (b *pgBulk) Rows() int64 { return b.rows }
 func (e *pgEngine) Connect(ctx context.Context) (Conn, error) {
 	cc := e.connConfig()
 	cc.DialFunc = dialBlocking // see pgconn_blocking.go
-	c, err := connectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
+	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
 	if err != nil {
 		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
 	}
