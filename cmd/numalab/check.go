@@ -14,6 +14,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "check", helpText("check"))
 	db := cliflag.AddDB(fs, "numalab-tpcc-w1.db", "TPC-C database `file` made by numalab run oltp (SQLite or DuckDB)",
 		"PostgreSQL or MariaDB (--engine mariadb) `DSN` holding a numalab TPC-C load in numalab's schema")
+	timeout := cliflag.ConnectTimeout(fs)
 	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err
 	}
@@ -23,7 +24,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	}
 	where, opt := *db.Path, engine.Options{Path: *db.Path}
 	if name == "postgres" || name == "mariadb" {
-		where, opt = "the --dsn database", engine.Options{DSN: *db.DSN}
+		where, opt = "the --dsn database", engine.Options{DSN: *db.DSN, ConnectTimeout: *timeout}
 	}
 	eng, err := engine.Open(ctx, name, opt)
 	if err != nil {

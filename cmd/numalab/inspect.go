@@ -15,6 +15,7 @@ func cmdInspect(ctx context.Context, e *env, args []string) error {
 	exact := fs.Bool("exact-rows", false, "count rows with count(*) where the engine would give an estimate")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV: one row per table and one per index")
+	timeout := cliflag.ConnectTimeout(fs)
 	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err
 	}
@@ -29,7 +30,7 @@ func cmdInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	in, err := inspect.Database(ctx, inspect.Target{Engine: name, Path: *db.Path, DSN: *db.DSN}, inspect.Options{Schema: *schema, ExactRows: *exact})
+	in, err := inspect.Database(ctx, inspect.Target{Engine: name, Path: *db.Path, DSN: *db.DSN}, inspect.Options{Schema: *schema, ExactRows: *exact, ConnectTimeout: *timeout})
 	if err != nil {
 		return err
 	}

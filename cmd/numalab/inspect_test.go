@@ -145,7 +145,7 @@ func TestInspectTellsEngineFromFile(t *testing.T) {
 func TestInspectPostgresText(t *testing.T) {
 	ctx := context.Background()
 	s := pg.Server(t)
-	c, err := engine.ConnectPG(ctx, s.DSN())
+	c, err := engine.ConnectPG(ctx, s.DSN(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/sweep"
@@ -17,6 +18,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-insert.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("method", cfg.Method, "PostgreSQL's load: copy or insert (MariaDB loads with multi-row INSERTs)")
 	fs.Bool("indexes", false, "PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k")
 	fs.String("key", cfg.Key, "the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)")
@@ -25,10 +27,10 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'node=0;' (default: all CPUs)")
 	fs.Bool("spread", cfg.Spread, "pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)")
-	fs.Duration("duration", cfg.Duration, "measured window of each cell")
-	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
-	fs.Int("repeat", cfg.Repeat, "repetitions of every cell")
-	fs.Duration("wait-every", cfg.WaitEvery, "how often to sample PostgreSQL's wait events, or to read MariaDB's performance_schema wait sums (at least 100ms)")
+	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
+	cliflag.RangedDuration(fs, "wait-every", cfg.WaitEvery, time.Millisecond, time.Minute, "how often to sample PostgreSQL's wait events, 1ms to 1m, or to read MariaDB's performance_schema wait sums (at least 100ms)")
 	fs.Int64("seed", cfg.Seed, "seed for the streams' random numbers")
 	definePacingFlags(fs)
 	sp := cliflag.Store(fs)
@@ -52,7 +54,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 
 // insertSettings are run insert's flags on the fields of cfg.
 func insertSettings(cfg *insert.RunConfig) cliflag.Settings {
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Str("method", &cfg.Method), cliflag.Bool("indexes", &cfg.Indexes), cliflag.Str("key", &cfg.Key), cliflag.Int("batch", &cfg.Batch),
 		cliflag.Int64("max-rows", &cfg.MaxRows), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup),

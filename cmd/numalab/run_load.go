@@ -6,6 +6,7 @@ import (
 	"flag"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/curve"
@@ -17,7 +18,7 @@ import (
 // definePacingFlags defines the flags of sweep.Pacing on fs: how a run's
 // cells are paced.
 func definePacingFlags(fs *flag.FlagSet) {
-	fs.Duration("think", 0, "closed loop with a think `time` after each call, e.g. 10ms (0: none; see --think-dist)")
+	cliflag.RangedDuration(fs, "think", 0, 0, time.Hour, "closed loop with a think `time` after each call, e.g. 10ms, up to 1h (0: none; see --think-dist)")
 	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
 	fs.Float64("rate", 0, "open loop: calls per `second` over all streams, each stream taking its share on its own schedule; latency runs from each call's intended start, and calls that start over 1ms late are counted (0: closed loop)")
 	fs.String("arrivals", "", "arrivals of --rate (or --curve): poisson (the default) or uniform")

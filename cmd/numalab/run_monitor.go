@@ -51,13 +51,13 @@ func monitorChecks(fs *flag.FlagSet, on bool, req monitor.Request, paced bool, p
 // monitorFacilities are the facilities of a --monitor request, checked;
 // on a user's server (dsn) the server is checked too, before anything is
 // measured.
-func monitorFacilities(ctx context.Context, r monitor.Request, dsn string) ([]monitor.Facility, error) {
+func monitorFacilities(ctx context.Context, r monitor.Request, dsn string, timeout time.Duration) ([]monitor.Facility, error) {
 	fs, err := monitor.Check(r)
 	if err != nil {
 		return nil, err
 	}
 	if dsn != "" {
-		if err := monitor.CheckServer(ctx, dsn, fs); err != nil {
+		if err := monitor.CheckServer(ctx, dsn, fs, timeout); err != nil {
 			return nil, err
 		}
 	}

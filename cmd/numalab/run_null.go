@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
@@ -22,22 +24,27 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
 	fs.String("engine", cfg.Engine, "engine: postgres, mariadb or sqlite")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
 	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
 	fs.String("call", null.CallSelect1, "what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's sbtest1; --engine mariadb, --protocol prepared)")
 	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
-	fs.Duration("duration", cfg.Duration, "measured window of each cell")
-	fs.Duration("warmup", cfg.Warmup, "warm-up before each cell's window, excluded from every figure")
-	fs.Int("repeat", cfg.Repeat, "repetitions of every cell, interleaved")
+	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
+	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, interleaved, 1 to 1000")
 	definePacingFlags(fs)
 	defineMonitorFlags(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
-	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
+	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
+	if done {
 		return cfg, "", false, true, err
 	}
-	errs := nullSettings(&cfg).Apply(fs, true)
+	errs = append(errs, nullSettings(&cfg).Apply(fs, true)...)
+	if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, cliflag.Bad("streams", cliflag.FormatInts(cfg.Streams), why))
+	}
 	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
 		cfg.Transports = []string{null.DSNTransport(cfg.Engine, cfg.DSN)}
 	}
@@ -55,7 +62,7 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 // transport, pairing and protocol are spelled out for it alone.
 func nullSettings(cfg *null.RunConfig) cliflag.Settings {
 	pg := func() bool { return cfg.Engine != "sqlite" }
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
 		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return cfg.Engine == "mariadb" }),
 		cliflag.Ints("streams", &cfg.Streams), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat),
@@ -139,7 +146,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 // its first transport, pairing this machine offers and stream count.
 // With --monitor-load the plan has twice the cells, all of that layout.
 func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, nullMonitorRequest(cfg), cfg.DSN)
+	fs, err := monitorFacilities(ctx, nullMonitorRequest(cfg), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func TestRunNullBadInput(t *testing.T) {
 		{[]string{"--streams", "0"}, `-streams: "0"`},
 		{[]string{"--dsn", "host=/tmp", "--transport", "unix,tcp"}, "names two transports"},
 		{[]string{"--engine", "sqlite", "--dsn", "host=/tmp"}, "-dsn"},
-		{[]string{"--duration", "0s"}, `-duration: "0s" is not positive`},
+		{[]string{"--duration", "0s"}, `-duration: "0s" is not valid: want a duration from 10ms to 24h0m0s`},
 		{[]string{"--call", "select2"}, `-call: "select2" is not a call`},
 		{[]string{"--engine", "sqlite", "--monitor", "trace"}, "SQLite's null transaction runs in this process, with no server"},
 		{[]string{"--monitor", "general_log"}, "general_log is MariaDB's: use --engine mariadb"},

@@ -24,6 +24,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
+	cliflag.ConnectTimeout(fs)
 	cliflag.RangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
@@ -90,7 +91,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 
 // oltpSettings are run oltp's flags on the fields of cfg.
 func oltpSettings(cfg *tpcc.RunConfig) cliflag.Settings {
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN),
+	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Int("warehouses", &cfg.Warehouses), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
 		cliflag.Bool("spread", &cfg.Spread), cliflag.Int("data-node", &cfg.DataNode), cliflag.Duration("duration", &cfg.Duration),
 		cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat), cliflag.Optional(cliflag.Int("streams-per-cpu", &cfg.StreamsPerCPU)),
@@ -145,7 +146,7 @@ func monitorRequest(cfg tpcc.RunConfig) monitor.Request {
 // runOLTPMonitor runs --monitor on the first stream count and placement
 // (runMonitor).
 func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, monitorRequest(cfg), cfg.DSN)
+	fs, err := monitorFacilities(ctx, monitorRequest(cfg), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

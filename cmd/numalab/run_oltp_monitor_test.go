@@ -22,7 +22,7 @@ import (
 func serverSettings(t *testing.T, dsn string) string {
 	t.Helper()
 	ctx := context.Background()
-	c, err := engine.ConnectPG(ctx, dsn)
+	c, err := engine.ConnectPG(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 		t.Errorf("%d plans logged; auto_explain's on cells made %d calls", plans, n)
 	}
 	ctx := context.Background()
-	c, err := engine.ConnectPG(ctx, srv.DSN())
+	c, err := engine.ConnectPG(ctx, srv.DSN(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -24,6 +26,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
 	fs.String("engine", "sqlite", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
 	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
 	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
@@ -37,7 +40,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
 	cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
 	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
-	fs.Duration("think", 0, "closed loop with a think `time` after each query, e.g. 100ms (0: none; see --think-dist)")
+	cliflag.RangedDuration(fs, "think", 0, 0, time.Hour, "closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)")
 	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
 	fs.Float64("arrival-rate", 0, "open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)")
 	fs.String("arrivals", "", "arrivals of --arrival-rate: poisson (the default) or uniform")
@@ -86,6 +89,7 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 			}
 			return nil
 		}),
+		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
 			if v != "" && dialect().IsServer() {
 				return cliflag.ErrPostgresFile
@@ -181,7 +185,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // runReportMonitor runs --monitor (runMonitor) on the first query, stream
 // count and DOP of cfg.
 func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, reportMonitorRequest(cfg), dsn)
+	fs, err := monitorFacilities(ctx, reportMonitorRequest(cfg), dsn, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}
@@ -192,6 +196,9 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 		return err
 	}
 	defer prog.Done()
+	if err := checkHog(cfg.Hog, one); err != nil {
+		return err
+	}
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
 	return runMonitor(ctx, e, monitorJob[result.QueryCell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.ReportRunKind, argv: reportArgv(cfg), config: cfg,
 		one: one[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: int64(cfg.Seed), plan: cfg.Plan,
@@ -206,6 +213,9 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		return err
 	}
 	defer prog.Done()
+	if err := checkHog(cfg.Hog, cells); err != nil {
+		return err
+	}
 	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
 	if err != nil {
 		return err
@@ -231,4 +241,20 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		}
 	}
 	return finishRun(e, rec, err, transtats.Headline(cfg, measured), asJSON, out)
+}
+
+// checkHog refuses a --hog of more CPUs than a cell's placement has
+// (run report, run tpch): the busy threads would double up on CPUs, and
+// the run would be labelled with more busy CPUs than there were.
+func checkHog(n int, cells []sweep.Cell) error {
+	if n == 0 {
+		return nil
+	}
+	for _, c := range cells {
+		if _, err := place.HogCPUs(c.Place.Streams, n); err != nil {
+			where := cmp.Or(c.Placement, "(all CPUs)")
+			return cliflag.Bad("hog", strconv.Itoa(n), fmt.Sprintf("is more than placement %s has: %v (give --hog up to its CPUs)", where, err))
+		}
+	}
+	return nil
 }

@@ -23,15 +23,16 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
 	fs.String("engine", "duckdb", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
+	cliflag.ConnectTimeout(fs)
 	fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
 	fs.Float64("sf", 0.01, "scale factor: 1 is about 1 GB of flat data")
 	fs.Int64("seed", 1, "seed of the data and the queries' parameters")
 	fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
 	fs.String("query", "1-22", "queries to run: 1-22, or a list such as 1,6,14")
 	fs.String("streams", "2", "throughput test stream counts, e.g. 2,4; 0: no throughput test")
-	fs.Int("repeats", 1, "repetitions of every cell")
-	fs.Duration("duration", 3*time.Second, "measured window of each cell")
-	fs.Duration("warmup", time.Second, "warm-up before each cell's window, excluded from every figure")
+	cliflag.RangedInt(fs, "repeats", 1, 1, 1000, "repetitions of every cell, 1 to 1000")
+	cliflag.RangedDuration(fs, "duration", 3*time.Second, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
+	cliflag.RangedDuration(fs, "warmup", time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
 	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
 	fs.Int("data-node", -1, "NUMA node to place the data pages on (-1: leave them where they are)")
 	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
@@ -39,13 +40,11 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	fs.String("threshold", defaultDOPThreshold.String(), "where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)")
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
-	if done, err = cliflag.Parse(e.stdout, fs, args); done {
+	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
+	if done {
 		return cfg, "", "", threshold, false, true, err
 	}
-	if err = cliflag.NoArgs(fs); err != nil {
-		return cfg, "", "", threshold, false, true, err
-	}
-	if err := errors.Join(append(tpchSettings(&cfg, &threshold).Apply(fs, true), cfg.Pacing.Check())...); err != nil {
+	if err := errors.Join(append(append(bad, tpchSettings(&cfg, &threshold).Apply(fs, true)...), cfg.Pacing.Check())...); err != nil {
 		return cfg, "", "", threshold, false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
@@ -88,6 +87,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Se
 			}
 			return nil
 		}),
+		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
 			if v != "" && (cfg.Engine == "postgres" || cfg.Engine == "mariadb") {
 				return cliflag.ErrPostgresFile
@@ -187,6 +187,9 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 		return err
 	}
 	defer prog.Done()
+	if err := checkHog(cfg.Hog, cells); err != nil {
+		return err
+	}
 	probe := store.LatestIORatio(storePath)
 	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, pacedKind(tpch.RunKind, cfg.Pacing), cfg)
 	if err != nil {

@@ -36,7 +36,7 @@ func TestRunTPCHBadInput(t *testing.T) {
 		{[]string{"--engine", "sqlite", "--dop", "1,2"}, "asks SQLite for DOP 2, but SQLite runs each query on one thread"},
 		{[]string{"--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
 		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine`},
-		{[]string{"--repeats", "0"}, `-repeats: "0" is not at least 1`},
+		{[]string{"--repeats", "0"}, `-repeats: "0" is not valid: want a whole number from 1 to 1000`},
 	} {
 		args := append([]string{"run", "tpch", "--store", st, "--db", db}, c.args...)
 		_, _, err := runCLI(t, args...)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -94,4 +95,18 @@ func (d *DB) Resolve() (string, Errs) {
 		name = got
 	}
 	return name, errs
+}
+
+// ConnectTimeout defines --connect-timeout, one flag for every command
+// that connects to a server: how long connecting may take. Its default,
+// 0, is engine.DefaultConnectTimeout.
+func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
+	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour,
+		fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v)", engine.DefaultConnectTimeout))
+}
+
+// ConnectTimeoutSetting is --connect-timeout's setting, left out of argv
+// when not given.
+func ConnectTimeoutSetting(p *time.Duration) Setting {
+	return Optional(Duration("connect-timeout", p))
 }

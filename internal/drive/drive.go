@@ -65,6 +65,27 @@ type StartMonitor func() (stop func() (*result.Usage, error), err error)
 // 5 s after; PostgreSQL's cancel request and pgx's deadline are quicker).
 const DefaultCutGrace = 15 * time.Second
 
+// Done is the error a Stream's Next returns when the stream has done all
+// it was to do (written its share of a cell's rows, say): the stream ends
+// there, the call is not counted, as a failure or otherwise, and the
+// cell's Stopped gives the error's text as the reason.
+type Done string
+
+func (d Done) Error() string { return string(d) }
+
+// doneStop is stream id's stop at when err is a Done, else nil. A call
+// that succeeded costs a comparison: errors.As would allocate its target.
+func doneStop(id int, at time.Duration, err error) *result.StreamStop {
+	if err == nil {
+		return nil
+	}
+	var d Done
+	if !errors.As(err, &d) {
+		return nil
+	}
+	return &result.StreamStop{Stream: id, At: at, Reason: d.Error()}
+}
+
 // DefaultMaxConsecutiveErrors is how many failed calls in a row stop a
 // stream when Config.MaxConsecutiveErrors is 0.
 const DefaultMaxConsecutiveErrors = 1000
@@ -429,6 +450,9 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		if typ < 0 || typ >= ntypes {
 			st.stop = &result.StreamStop{Stream: id, At: e,
 				Reason: fmt.Sprintf("transaction type %d out of range: the workload has %d types", typ, ntypes)}
+			return
+		}
+		if st.stop = doneStop(id, e, err); st.stop != nil {
 			return
 		}
 		from := begin // where the call's latency runs from

@@ -516,3 +516,35 @@ func TestRunNoSeries(t *testing.T) {
 		t.Errorf("without the series: per second %v, %d calls, %.0f tps; want no series, calls counted", cell.PerSecond, cell.Total.Count, cell.TPS)
 	}
 }
+
+// doneStream makes calls calls, then says it is done.
+type doneStream struct{ calls int }
+
+func (d *doneStream) Next(ctx context.Context) (int, error) {
+	if d.calls == 0 {
+		return 0, Done("wrote its share")
+	}
+	d.calls--
+	return 0, nil
+}
+
+func (*doneStream) Close() error { return nil }
+
+// TestRunStreamDone: a stream that is done stops at once, closed or
+// paced, with its reason, and its last call counts as nothing: not a
+// failure, not a call.
+func TestRunStreamDone(t *testing.T) {
+	for _, pace := range []Pace{{}, {Think: ms}} {
+		cell, err := Run(context.Background(), Config{Types: []string{"a"}, Streams: 2, Duration: 300 * ms, Pace: pace},
+			func(ctx context.Context, i int) (Stream, error) { return &doneStream{calls: 5 * (i + 1)}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cell.Total.Count != 15 || cell.Total.Errors != 0 {
+			t.Errorf("pace %+v: %d calls, %d errors; want 15 and 0", pace, cell.Total.Count, cell.Total.Errors)
+		}
+		if len(cell.Stopped) != 2 || cell.Stopped[0].Reason != "wrote its share" || cell.Stopped[1].Reason != "wrote its share" {
+			t.Errorf("pace %+v: stopped %+v; want both streams, with their reason", pace, cell.Stopped)
+		}
+	}
+}

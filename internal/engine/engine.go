@@ -39,6 +39,7 @@ import (
 	"math/big"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/mattn/go-sqlite3"
@@ -207,6 +208,9 @@ type Options struct {
 	DataBytes int64
 	// Schema is numalab's PostgreSQL schema (default "numalab").
 	Schema string
+	// ConnectTimeout bounds connecting to a server, each connection
+	// (PostgreSQL, MariaDB); 0 means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 	// PinBackends pins each PostgreSQL backend to the CPUs of the thread
 	// that called Connect. Always done with a managed server; with a DSN
 	// only when set, and only for a backend that is a local postgres

@@ -355,7 +355,7 @@ func TestPostgresPinsBackend(t *testing.T) {
 func TestPostgresRefusesForeignSchema(t *testing.T) {
 	s := pg.Server(t)
 	ctx := context.Background()
-	c, err := ConnectPG(ctx, s.DSN())
+	c, err := ConnectPG(ctx, s.DSN(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func TestPostgresBadDSNHidesPassword(t *testing.T) {
 func TestPostgresPrewarmElsewhere(t *testing.T) {
 	s := pg.Server(t)
 	ctx := context.Background()
-	admin, err := ConnectPG(ctx, s.DSN())
+	admin, err := ConnectPG(ctx, s.DSN(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestPostgresPrewarmElsewhere(t *testing.T) {
 		}
 	}
 	dsn := strings.Replace(s.DSN(), "dbname=postgres", "dbname="+db, 1)
-	other, err := ConnectPG(ctx, dsn)
+	other, err := ConnectPG(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

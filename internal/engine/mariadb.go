@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -64,7 +65,9 @@ type myEngine struct {
 	schema string
 	pin    bool
 	cache  bool // Options.MariaDBCacheMetadata
-	db     *sql.DB
+	// timeout bounds each connection's connecting (ConnectBound).
+	timeout time.Duration
+	db      *sql.DB
 	// threadCPUs are mariadbd's CPUs before SetDOPPlaced set its threads
 	// to a cell's (nil: not set), given back by a cell with no CPUs.
 	threadCPUs []int
@@ -73,7 +76,7 @@ type myEngine struct {
 var _ Engine = (*myEngine)(nil)
 
 func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
-	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends, cache: opt.MariaDBCacheMetadata}
+	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends, cache: opt.MariaDBCacheMetadata, timeout: opt.ConnectTimeout}
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
@@ -106,7 +109,7 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	e.cfg.ParseTime = true
 	base := e.cfg.Clone()
 	base.DBName = ""
-	c, err := connectMy(ctx, base, nil)
+	c, err := connectMy(ctx, base, nil, e.timeout)
 	if err != nil {
 		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.server != nil)), dsn: dsn, err: err}
 	}
@@ -127,8 +130,9 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 
 // connectMy opens a pool of one connection with cfg, dialling with dial
 // when it is not nil, and returns the connection (closing it closes the
-// pool's last connection; the pool itself is closed with it).
-func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error)) (*myOne, error) {
+// pool's last connection; the pool itself is closed with it). Connecting
+// is bounded by timeout (ConnectBound).
+func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error), timeout time.Duration) (*myOne, error) {
 	cfg = cfg.Clone()
 	if dial != nil {
 		cfg.DialFunc = dial
@@ -139,7 +143,7 @@ func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
-	c, err := db.Conn(ctx)
+	c, err := ConnectBound(ctx, timeout, db.Conn)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -209,6 +213,10 @@ func quoteMy(name string) string {
 // myConnectHint suggests what to check for common connection failures.
 func myConnectHint(err error, managed bool) string {
 	var me *mysql.MySQLError
+	var timeout *ConnectTimeoutError
+	if errors.As(err, &timeout) {
+		return "" // it says what to check
+	}
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045:
@@ -244,7 +252,7 @@ func (e *myEngine) Bulk(ctx context.Context, table string, columns []string) (Bu
 	if len(columns) == 0 {
 		return nil, fmt.Errorf("loading %s: no columns", table)
 	}
-	c, err := connectMy(ctx, e.cfg, nil)
+	c, err := connectMy(ctx, e.cfg, nil, e.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: connecting: %s", table, result.Redact(err.Error()))
 	}
@@ -363,7 +371,7 @@ func (e *myEngine) Connect(ctx context.Context) (Conn, error) {
 		mc.sock, mc.cache = cm, cm
 		return cm, nil
 	}
-	c, err := connectMy(ctx, e.cfg, dial)
+	c, err := connectMy(ctx, e.cfg, dial, e.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to mariadb %s: %s%s", e.where, result.Redact(err.Error()), myConnectHint(err, e.server != nil))
 	}

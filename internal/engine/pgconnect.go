@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,13 +16,14 @@ import (
 // ConnectPG connects to the PostgreSQL server dsn names. Its errors keep the
 // password masked, say what failed, and suggest what to check; the pgx error
 // stays reachable through errors.As (for *pgconn.PgError and the like).
-func ConnectPG(ctx context.Context, dsn string) (*pgx.Conn, error) {
-	return connectPG(ctx, dsn, false)
+// Connecting is bounded by timeout (ConnectBound).
+func ConnectPG(ctx context.Context, dsn string, timeout time.Duration) (*pgx.Conn, error) {
+	return connectPG(ctx, dsn, false, timeout)
 }
 
 // connectPG is ConnectPG; managed says the server is numalab's own, whose
 // DSN the user did not give.
-func connectPG(ctx context.Context, dsn string, managed bool) (*pgx.Conn, error) {
+func connectPG(ctx context.Context, dsn string, managed bool, timeout time.Duration) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, &pgConnectError{
@@ -30,7 +32,7 @@ func connectPG(ctx context.Context, dsn string, managed bool) (*pgx.Conn, error)
 			err: err,
 		}
 	}
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := ConnectBound(ctx, timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) })
 	if err != nil {
 		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err, managed)), dsn: dsn, err: err}
 	}
@@ -51,6 +53,10 @@ func (e *pgConnectError) Unwrap() error { return e.err }
 // managed says the server is numalab's own (no DSN was given).
 func pgConnectHint(err error, managed bool) string {
 	var pgErr *pgconn.PgError
+	var timeout *ConnectTimeoutError
+	if errors.As(err, &timeout) {
+		return "" // it says what to check
+	}
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case "28P01", "28000": // invalid_password, invalid_authorization_specification

@@ -31,7 +31,7 @@ func TestConnectPGErrorsHidePassword(t *testing.T) {
 		{"host=/nonexistent-numalab-dir port=5432 user=u password=" + secret + " dbname=x connect_timeout=2", "is the server running"},
 		{"postgres://u:" + secret + "@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", "is the server running"},
 	} {
-		conn, err := ConnectPG(ctx, tc.dsn)
+		conn, err := ConnectPG(ctx, tc.dsn, 0)
 		if err == nil {
 			conn.Close(ctx)
 			t.Errorf("ConnectPG(%s): no error", tc.dsn)
@@ -53,7 +53,7 @@ func TestConnectPGHintManaged(t *testing.T) {
 	ctx := context.Background()
 	const dsn = "postgres://u@127.0.0.1:1/db?connect_timeout=2&sslmode=disable"
 	for _, managed := range []bool{false, true} {
-		conn, err := connectPG(ctx, dsn, managed)
+		conn, err := connectPG(ctx, dsn, managed, 0)
 		if err == nil {
 			conn.Close(ctx)
 			t.Fatalf("connecting to port 1: no error")
@@ -71,7 +71,7 @@ func TestConnectPGHintManaged(t *testing.T) {
 func TestConnectPGWrongPassword(t *testing.T) {
 	s := pg.Server(t)
 	ctx := context.Background()
-	admin, err := ConnectPG(ctx, s.DSN())
+	admin, err := ConnectPG(ctx, s.DSN(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestConnectPGWrongPassword(t *testing.T) {
 		if err := os.WriteFile(hba, old, 0o600); err != nil {
 			t.Error(err)
 		}
-		c, err := ConnectPG(ctx, s.DSN())
+		c, err := ConnectPG(ctx, s.DSN(), 0)
 		if err != nil {
 			t.Error(err)
 			return
@@ -113,7 +113,7 @@ func TestConnectPGWrongPassword(t *testing.T) {
 	}
 	var err2 error
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		c, err := ConnectPG(ctx, dsn("wrong-s3cret"))
+		c, err := ConnectPG(ctx, dsn("wrong-s3cret"), 0)
 		if err == nil {
 			c.Close(ctx) // reload not yet seen: trust still applies
 			continue
@@ -135,7 +135,7 @@ func TestConnectPGWrongPassword(t *testing.T) {
 	if !strings.Contains(msg, "password authentication failed") || !strings.Contains(msg, "check the user name and password") {
 		t.Errorf("error %q: want the server's reason and a hint", msg)
 	}
-	conn, err := ConnectPG(ctx, dsn("right-pw"))
+	conn, err := ConnectPG(ctx, dsn("right-pw"), 0)
 	if err != nil {
 		t.Fatalf("right password: %v", err)
 	}

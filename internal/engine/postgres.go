@@ -36,6 +36,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -63,7 +64,9 @@ type pgEngine struct {
 	where  string // the DSN with the password hidden, or the managed server
 	schema string
 	pin    bool
-	db     *sql.DB
+	// timeout bounds each connection's connecting (ConnectBound).
+	timeout time.Duration
+	db      *sql.DB
 
 	mu      sync.Mutex
 	params  map[string]string // runtime parameters of new connections
@@ -78,7 +81,7 @@ type pgEngine struct {
 var _ Engine = (*pgEngine)(nil)
 
 func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
-	e := &pgEngine{schema: opt.Schema, pin: opt.PinBackends}
+	e := &pgEngine{schema: opt.Schema, pin: opt.PinBackends, timeout: opt.ConnectTimeout}
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
@@ -104,7 +107,7 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	}
 	// Connect once first: ConnectPG's errors hide the password and say
 	// what to check.
-	c, err := connectPG(ctx, dsn, e.server != nil)
+	c, err := connectPG(ctx, dsn, e.server != nil, e.timeout)
 	if err != nil {
 		return nil, fmt.Errorf("opening postgres: %w", err)
 	}
@@ -183,9 +186,9 @@ func (e *pgEngine) Bulk(ctx context.Context, table string, columns []string) (Bu
 	if len(columns) == 0 {
 		return nil, fmt.Errorf("loading %s: no columns", table)
 	}
-	c, err := pgx.ConnectConfig(ctx, e.connConfig())
+	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, e.connConfig()) })
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: connecting: %s", table, result.Redact(err.Error()))
+		return nil, fmt.Errorf("loading %s: connecting to postgres %s: %s", table, e.where, result.Redact(err.Error()))
 	}
 	return &pgBulk{ctx: ctx, c: c, table: pgx.Identifier{e.schema, table}, cols: columns,
 		buf: make([]any, 0, pgBulkRows*len(columns))}, nil
@@ -254,7 +257,7 @@ func (b *pgBulk) Rows() int64 { return b.rows }
 func (e *pgEngine) Connect(ctx context.Context) (Conn, error) {
 	cc := e.connConfig()
 	cc.DialFunc = dialBlocking // see pgconn_blocking.go
-	c, err := pgx.ConnectConfig(ctx, cc)
+	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
 	if err != nil {
 		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
 	}

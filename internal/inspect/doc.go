@@ -15,6 +15,8 @@
 // pages needs the pgstattuple extension, which inspect does not install.
 package inspect
 
+import "time"
+
 // Options narrow and deepen an inspection.
 type Options struct {
 	// Schema limits a PostgreSQL inspection to one schema ("": every
@@ -24,6 +26,9 @@ type Options struct {
 	// give an estimate (PostgreSQL's reltuples, DuckDB's estimated_size).
 	// SQLite's rows are always exact.
 	ExactRows bool
+	// ConnectTimeout bounds connecting to a server (0:
+	// engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration
 }
 
 // Target is the database to inspect.

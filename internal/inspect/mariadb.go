@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -29,6 +30,13 @@ func MariaDB(ctx context.Context, dsn string, opt Options) (*result.Inspection, 
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
+	// Connect once, bounded, for a server that never answers; the
+	// connection goes back to the pool for myInspect.
+	c, err := engine.ConnectBound(ctx, opt.ConnectTimeout, db.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("inspecting MariaDB %s: connecting: %s", in.Database, result.RedactWithDSN(err.Error(), dsn))
+	}
+	c.Close()
 	if err := myInspect(ctx, db, in, opt); err != nil {
 		return nil, fmt.Errorf("inspecting MariaDB %s: %s", in.Database, result.RedactWithDSN(err.Error(), dsn))
 	}

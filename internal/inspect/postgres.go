@@ -19,7 +19,7 @@ import (
 // unless opt.ExactRows, or a table was never analyzed (reltuples < 0): then
 // count(*). Errors never show the DSN's password.
 func Postgres(ctx context.Context, dsn string, opt Options) (*result.Inspection, error) {
-	conn, err := engine.ConnectPG(ctx, dsn)
+	conn, err := engine.ConnectPG(ctx, dsn, opt.ConnectTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("inspecting PostgreSQL: %w", err)
 	}

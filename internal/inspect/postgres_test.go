@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { os.Exit(pg.Main(m, func() { my.Stop() })) }
 func pgExec(t *testing.T, dsn string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := engine.ConnectPG(ctx, dsn)
+	c, err := engine.ConnectPG(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

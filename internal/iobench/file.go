@@ -279,7 +279,11 @@ func create(ctx context.Context, dir string, size, span int64, buffered bool, se
 		// Chunks evenly spaced over the span; the file is span long, with
 		// holes between them where the filesystem keeps holes.
 		f.span, f.stride, f.sparse = span, span/(size/sizeUnit)/sizeUnit*sizeUnit, slices.Contains(sparseFS, sp.fsType)
-		if err := unix.Ftruncate(fd, span); err != nil {
+		if err := unix.Ftruncate(fd, span); errors.Is(err, unix.EFBIG) {
+			most := largestFile(fd, span)
+			return nil, fmt.Errorf("probing storage: --span %s (%d bytes) is more than one file may hold on %s in %s: the largest it takes is %s (%d bytes; give a smaller --span): %w",
+				units.Bytes(span), span, sp.fsType, dir, units.Bytes(most), most, err)
+		} else if err != nil {
 			return nil, f.writeErr("extending", err)
 		}
 	} else if err := unix.Fallocate(fd, 0, 0, size); err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
@@ -316,6 +320,24 @@ func create(ctx context.Context, dir string, size, span int64, buffered bool, se
 		return nil, err
 	}
 	return f, nil
+}
+
+// largestFile is the longest, in whole MiB, that the file fd may be made
+// by truncation, below tooBig, which it may not: the filesystem's largest
+// file (or the process's RLIMIT_FSIZE), found by bisection. It leaves the
+// file empty.
+func largestFile(fd int, tooBig int64) int64 {
+	lo, hi := int64(0), tooBig/sizeUnit // lo MiB fit, hi do not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if unix.Ftruncate(fd, mid*sizeUnit) == nil {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	unix.Ftruncate(fd, 0)
+	return lo * sizeUnit
 }
 
 // writeErr explains a failed write to the test file; a full filesystem

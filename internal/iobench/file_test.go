@@ -340,3 +340,29 @@ func TestCheckSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateSpanAboveLargestFile: a span longer than a file may be here
+// (RLIMIT_FSIZE stands in for a filesystem's largest file: ext4's is
+// 16 TiB) is refused naming --span, its value and the largest file,
+// found by bisection, and leaves nothing behind.
+func TestCreateSpanAboveLargestFile(t *testing.T) {
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: 64 << 20, Max: old.Max}); err != nil {
+		t.Skipf("cannot lower RLIMIT_FSIZE: %v", err)
+	}
+	defer unix.Setrlimit(unix.RLIMIT_FSIZE, &old)
+	dir := t.TempDir()
+	sp, err := statDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = create(context.Background(), dir, MinSize, 1<<30, false, 1, sp, func(string) {})
+	want := "--span 1GiB (1073741824 bytes) is more than one file may hold on " + sp.fsType + " in " + dir + ": the largest it takes is 64MiB (67108864 bytes"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("create with a 1 GiB span and 64 MiB files: %v\nwant %q", err, want)
+	}
+	assertGone(t, dir)
+}

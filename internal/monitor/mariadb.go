@@ -18,9 +18,11 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -32,7 +34,7 @@ var myNeeds = map[string]string{
 	"slow_log_explain":   "slow_query_log",
 }
 
-func checkMariaDB(ctx context.Context, dsn string, fs []Facility) error {
+func checkMariaDB(ctx context.Context, dsn string, fs []Facility, timeout time.Duration) error {
 	where := result.Redact(dsn)
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -44,7 +46,7 @@ func checkMariaDB(ctx context.Context, dsn string, fs []Facility) error {
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
-	c, err := db.Conn(ctx)
+	c, err := engine.ConnectBound(ctx, timeout, db.Conn)
 	if err != nil {
 		return fmt.Errorf("checking the server %s for --monitor: %s", where, result.Redact(err.Error()))
 	}

@@ -129,13 +129,13 @@ func TestCheckMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	myExec(t, db, "SET GLOBAL general_log = OFF")
-	err = CheckServer(ctx, srv.DSN(), fs)
+	err = CheckServer(ctx, srv.DSN(), fs, 0)
 	if err == nil || !strings.Contains(err.Error(), "SET GLOBAL general_log = ON yourself") {
 		t.Errorf("general_log off: %v; want a refusal saying how to turn it on", err)
 	}
 	myExec(t, db, "SET GLOBAL general_log = ON")
 	defer myExec(t, db, "SET GLOBAL general_log = OFF")
-	if err := CheckServer(ctx, srv.DSN(), fs); err != nil {
+	if err := CheckServer(ctx, srv.DSN(), fs, 0); err != nil {
 		t.Errorf("general_log on, numalab's own user: %v", err)
 	}
 	var gen, sqlLogOff int
@@ -144,7 +144,7 @@ func TestCheckMariaDB(t *testing.T) {
 	}
 	myExec(t, db, "DROP USER IF EXISTS 'plain'@'localhost'", "CREATE USER 'plain'@'localhost' IDENTIFIED BY 'plainpw'")
 	plain := strings.Replace(srv.DSN(), mariaserver.User+":"+srv.Password(), "plain:plainpw", 1)
-	err = CheckServer(ctx, plain, fs)
+	err = CheckServer(ctx, plain, fs, 0)
 	if err == nil || !strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "plainpw") {
 		t.Errorf("plain user: %v; want a refusal, without the password", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -22,14 +23,16 @@ import (
 // On MariaDB (fs's facilities are MariaDB's) it checks that the server
 // has what numalab will not turn on for the whole server: performance_schema,
 // and the general or slow log (checkMariaDB).
-func CheckServer(ctx context.Context, dsn string, fs []Facility) error {
+//
+// Connecting is bounded by timeout (engine.ConnectBound).
+func CheckServer(ctx context.Context, dsn string, fs []Facility, timeout time.Duration) error {
 	if len(onEngine(fs, "mariadb")) > 0 {
-		return checkMariaDB(ctx, dsn, fs)
+		return checkMariaDB(ctx, dsn, fs, timeout)
 	}
 	if len(onEngine(fs, "postgres")) == 0 {
 		return nil
 	}
-	c, err := engine.ConnectPG(ctx, dsn)
+	c, err := engine.ConnectPG(ctx, dsn, timeout)
 	if err != nil {
 		return fmt.Errorf("checking the server for --monitor: %w", err)
 	}

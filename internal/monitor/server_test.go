@@ -29,10 +29,10 @@ func TestCheckServer(t *testing.T) {
 			pgAll = append(pgAll, f)
 		}
 	}
-	if err := CheckServer(ctx, srv.DSN(), pgAll); err != nil {
+	if err := CheckServer(ctx, srv.DSN(), pgAll, 0); err != nil {
 		t.Fatalf("superuser, every facility: %v", err)
 	}
-	c, err := engine.ConnectPG(ctx, srv.DSN())
+	c, err := engine.ConnectPG(ctx, srv.DSN(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,15 +41,15 @@ func TestCheckServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := strings.Replace(srv.DSN(), "user=numalab", "user=plain", 1)
-	err = CheckServer(ctx, plain, facilities(t, "track_io_timing"))
+	err = CheckServer(ctx, plain, facilities(t, "track_io_timing"), 0)
 	if err == nil || !strings.Contains(err.Error(), `refused "SET track_io_timing = on"`) || !strings.Contains(err.Error(), "GRANT SET ON PARAMETER track_io_timing") {
 		t.Errorf("plain user, track_io_timing: %v; want a refusal saying what to grant", err)
 	}
-	err = CheckServer(ctx, plain, facilities(t, "auto_explain"))
+	err = CheckServer(ctx, plain, facilities(t, "auto_explain"), 0)
 	if err == nil || !strings.Contains(err.Error(), `refused "LOAD 'auto_explain'"`) {
 		t.Errorf("plain user, auto_explain: %v; want LOAD refused", err)
 	}
-	if err := CheckServer(ctx, plain, facilities(t, "sysmon")); err != nil {
+	if err := CheckServer(ctx, plain, facilities(t, "sysmon"), 0); err != nil {
 		t.Errorf("plain user, sysmon (nothing on the server): %v", err)
 	}
 	if after := settings(t, srv.DSN()); after != before {
@@ -62,7 +62,7 @@ func TestCheckServer(t *testing.T) {
 func settings(t *testing.T, dsn string) string {
 	t.Helper()
 	ctx := context.Background()
-	c, err := engine.ConnectPG(ctx, dsn)
+	c, err := engine.ConnectPG(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

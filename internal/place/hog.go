@@ -67,7 +67,7 @@ func (h *Hog) Stop() {
 // streams take them (Placement.Streams), so that the first streams run
 // on the others and the parallel workers share the hogged ones; with no
 // placement (streams nil), the last n CPUs this process may use. n above
-// the CPUs takes them all.
+// the CPUs is refused: two busy threads on one CPU busy it once.
 func HogCPUs(streams []int, n int) ([]int, error) {
 	if len(streams) == 0 {
 		all, err := ProcessCPUs()
@@ -76,6 +76,8 @@ func HogCPUs(streams []int, n int) ([]int, error) {
 		}
 		streams = all
 	}
-	n = min(n, len(streams))
+	if n > len(streams) {
+		return nil, fmt.Errorf("%d busy threads need %d CPUs, and there are %d (%s)", n, n, len(streams), FormatCPUs(streams))
+	}
 	return append([]int(nil), streams[len(streams)-n:]...), nil
 }

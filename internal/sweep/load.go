@@ -88,8 +88,8 @@ func (l Load) Check() error {
 			break
 		}
 	}
-	if l.KneeFactor != 0 && !(l.KneeFactor > 1) {
-		errs = append(errs, fmt.Errorf("-knee-factor: %g is not above 1: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
+	if l.KneeFactor != 0 && !(l.KneeFactor > 1 && l.KneeFactor <= 1000) {
+		errs = append(errs, fmt.Errorf("-knee-factor: %g is not above 1 and at most 1000: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
 	}
 	if !(l.MonitorLoad >= 0 && l.MonitorLoad <= 10) {
 		errs = append(errs, fmt.Errorf("-monitor-load: %g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))

@@ -18,6 +18,8 @@ package insert
 import (
 	"errors"
 	"fmt"
+	"math"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -57,6 +59,8 @@ type RunConfig struct {
 	Engine string `toml:"engine" json:"engine"`
 	DB     string `toml:"db" json:"db"`
 	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
+	// ConnectTimeout bounds connecting to the server (0: engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration `toml:"connect_timeout" json:"connect_timeout,omitempty"`
 	// Method is PostgreSQL's: "copy" (COPY FROM STDIN) or "insert"
 	// (multi-row INSERTs, one transaction per batch). MariaDB's is always
 	// "insert" (Check sets it).
@@ -137,6 +141,21 @@ func (c RunConfig) NeedBytes() int64 { return c.MaxRows * diskBytesPerRow(c.Engi
 
 func bad(name, value, want string) error { return fmt.Errorf("-%s: %q %s", name, value, want) }
 
+// neverFits refuses maxRows rows, need bytes, that no filesystem like the
+// one of the database file db could hold; whether there is room now is
+// checked before each cell. A directory that cannot be read is left to
+// the load, which says why.
+func neverFits(db string, maxRows, need int64) error {
+	if maxRows > math.MaxInt64/1024 {
+		return fmt.Errorf("%w: more rows than a size in bytes can count", engine.ErrNoRoom)
+	}
+	r, err := engine.RoomAt(filepath.Dir(db))
+	if err != nil {
+		return nil
+	}
+	return r.Holds(need)
+}
+
 // Check validates the configuration against this machine's memory
 // (root/proc/meminfo) and CPU count, and fills the defaults that depend
 // on other settings.
@@ -188,8 +207,15 @@ func (c *RunConfig) Check(root string) error {
 			errs = append(errs, bad("batch", strconv.Itoa(c.Batch), err.Error()))
 		}
 	}
-	if c.MaxRows < 1 {
+	switch {
+	case c.MaxRows < 1:
 		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "is not a positive row count: want e.g. 20000000"))
+	case c.Batch >= 1 && c.MaxRows < int64(c.Batch):
+		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), fmt.Sprintf("is less than one batch (--batch %d): a cell writes whole batches, at most --max-rows rows", c.Batch)))
+	case !server:
+		if err := neverFits(c.DB, c.MaxRows, c.NeedBytes()); err != nil {
+			errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "could never be written: "+err.Error()))
+		}
 	}
 	if c.Duration <= 0 {
 		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 30s"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,31 +314,52 @@ func TestWaitShares(t *testing.T) {
 	}
 }
 
+// TestMaxRowsStopsStreams: --max-rows is the most a cell writes, over
+// all its streams, in whole batches; a stream that wrote its share stops
+// without an error, saying which limit stopped it.
 func TestMaxRowsStopsStreams(t *testing.T) {
-	cfg := shortConfig("sqlite", filepath.Join(t.TempDir(), "ins.db"))
-	cfg.Streams, cfg.Batch, cfg.MaxRows = []int{2}, 100, 1000
-	cfg.Warmup = 0
-	if err := cfg.Check("/"); err != nil {
-		t.Fatal(err)
-	}
 	m, err := topo.FromSysfs("/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, _, err := sweep.Resolve(m, cfg.Spec(), cfg.Spread)
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		streams, batch   int
+		maxRows, written int64
+	}{
+		{2, 100, 1000, 1000},
+		{2, 1000, 1500, 1000}, // one whole batch fits: stream 1 writes none
+		{3, 100, 1000, 1000},  // 10 batches: 4, 3 and 3
+		{3, 100, 1050, 1000},
+	} {
+		cfg := shortConfig("sqlite", filepath.Join(t.TempDir(), "ins.db"))
+		cfg.Streams, cfg.Batch, cfg.MaxRows = []int{c.streams}, c.batch, c.maxRows
+		cfg.Warmup = 0
+		if err := cfg.Check("/"); err != nil {
+			t.Fatal(err)
+		}
+		cells, _, err := sweep.Resolve(m, cfg.Spec(), cfg.Spread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg), &entries{}, &entries{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cell := got[0].Cell
+		if len(cell.Stopped) != c.streams || !strings.HasPrefix(cell.Stopped[0].Reason, fmt.Sprintf("wrote its share of --max-rows %d over %d streams", c.maxRows, c.streams)) {
+			t.Errorf("%+v: stopped %+v; want every stream stopped at its share of --max-rows", c, cell.Stopped)
+		}
+		if cell.Total.Errors != 0 {
+			t.Errorf("%+v: %d errors; a stream at its share is not one", c, cell.Total.Errors)
+		}
+		if n := tableRows(t, "sqlite", cfg.DB); n != c.written {
+			t.Errorf("%+v: %d rows in the table; want %d", c, n, c.written)
+		}
 	}
-	got, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg), &entries{}, &entries{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := got[0].Cell
-	if len(c.Stopped) != 2 || !strings.Contains(c.Stopped[0].Reason, "--max-rows") {
-		t.Errorf("stopped %+v; want both streams stopped at their share of --max-rows", c.Stopped)
-	}
-	if n := tableRows(t, "sqlite", cfg.DB); n != 1000 {
-		t.Errorf("%d rows in the table; want --max-rows, 1000", n)
+	cfg := shortConfig("sqlite", filepath.Join(t.TempDir(), "ins.db"))
+	cfg.Batch, cfg.MaxRows = 1000, 999
+	if err := cfg.Check("/"); err == nil || !strings.Contains(err.Error(), `-max-rows: "999" is less than one batch (--batch 1000)`) {
+		t.Errorf("--max-rows below a batch: %v", err)
 	}
 }
 

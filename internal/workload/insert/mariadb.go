@@ -164,7 +164,7 @@ func (cs *cellState) myThreads() []string {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	var ids []string
-	for _, st := range cs.streams {
+	for _, st := range cs.opened {
 		if l, ok := st.l.(*myLoader); ok && l.threadID > 0 {
 			ids = append(ids, strconv.FormatInt(l.threadID, 10))
 		}

@@ -57,12 +57,12 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	var eng engine.Engine
 	var err error
 	if cfg.Engine == "postgres" {
-		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN}); err != nil {
+		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
 			return nil, err
 		}
 		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
 	} else if cfg.Engine == "mariadb" {
-		if eng, err = engine.Open(ctx, "mariadb", engine.Options{DSN: cfg.DSN, DataBytes: myPoolBytes}); err != nil {
+		if eng, err = engine.Open(ctx, "mariadb", engine.Options{DSN: cfg.DSN, DataBytes: myPoolBytes, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
 			return nil, err
 		}
 		if cfg.DSN == "" {
@@ -168,7 +168,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	if err != nil {
 		return fmt.Errorf("emptying %s before cell %d: %w", Table, c.Index, err)
 	}
-	s.cur = &cellState{perStream: (s.cfg.MaxRows + int64(c.Streams) - 1) / int64(c.Streams)}
+	s.cur = &cellState{streams: c.Streams}
 	if s.cfg.Engine == "postgres" {
 		// The sampler's connection is the setup pool's: an ordinary Go
 		// network connection, which waits without holding a P the
@@ -191,18 +191,18 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 
 // cellState is what one cell's streams leave behind for End.
 type cellState struct {
-	perStream int64 // rows a stream may write (--max-rows / streams)
-	mu        sync.Mutex
-	streams   []*stream // appended as streams open; read after they close
-	waits     *sampler
-	myWaits   *mySampler
+	streams int // the cell's stream count
+	mu      sync.Mutex
+	opened  []*stream // appended as streams open; read after they close
+	waits   *sampler
+	myWaits *mySampler
 }
 
 func (cs *cellState) pids() []int32 {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	var p []int32
-	for _, st := range cs.streams {
+	for _, st := range cs.opened {
 		if id := st.l.pid(); id > 0 {
 			p = append(p, int32(id))
 		}
@@ -240,23 +240,36 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, 
 		l = pl
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(i)+uint64(c.Index)<<32))
-	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), loadColumns(s.cfg.Key), rng), limit: s.cur.perStream}
+	limit := batchesOf(s.cfg.MaxRows, s.cfg.Batch, s.cur.streams, i)
+	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), loadColumns(s.cfg.Key), rng), limit: limit,
+		done: drive.Done(fmt.Sprintf("wrote its share of --max-rows %d over %d streams: %d rows, in whole batches of %d", s.cfg.MaxRows, s.cur.streams, limit*int64(s.cfg.Batch), s.cfg.Batch))}
 	s.cur.mu.Lock()
-	s.cur.streams = append(s.cur.streams, st)
+	s.cur.opened = append(s.cur.opened, st)
 	s.cur.mu.Unlock()
 	return st, nil
 }
 
-// errMaxRows stops a stream that wrote its share of --max-rows.
-var errMaxRows = errors.New("wrote its share of --max-rows: the cell stopped loading to spare the disk (raise --max-rows, or shorten --duration)")
+// batchesOf is stream i's share of a cell's --max-rows in whole batches:
+// the whole batches that fit in maxRows, dealt out to the streams one by
+// one, so that the cell writes at most maxRows rows however many streams
+// share them.
+func batchesOf(maxRows int64, batch, streams, i int) int64 {
+	all := maxRows / int64(batch)
+	share := all / int64(streams)
+	if int64(i) < all%int64(streams) {
+		share++
+	}
+	return share
+}
 
 // stream loads batch after batch, logging when each ended and how long
 // it waited for the write lock.
 type stream struct {
 	l       loader
 	rows    *rows
-	limit   int64
-	written int64
+	limit   int64      // batches it may write (batchesOf)
+	done    drive.Done // why it stops when it has
+	written int64      // batches written
 	log     []waited
 }
 
@@ -267,13 +280,13 @@ type waited struct {
 
 func (st *stream) Next(ctx context.Context) (int, error) {
 	if st.written >= st.limit {
-		return 0, errMaxRows
+		return 0, st.done
 	}
 	st.rows.fill()
 	w, err := st.l.load(ctx, st.rows)
 	st.log = append(st.log, waited{end: time.Now().UnixNano(), wait: w})
 	if err == nil {
-		st.written += int64(st.rows.n())
+		st.written++
 	}
 	return 0, err
 }
@@ -329,7 +342,7 @@ func (s *Sweep) stats(c sweep.Cell, m *result.Cell, cs *cellState, samples map[s
 	to := from + m.Measured.Nanoseconds()
 	if s.cfg.Engine == "sqlite" && m.Measured > 0 {
 		var w time.Duration
-		for _, str := range cs.streams {
+		for _, str := range cs.opened {
 			for _, e := range str.log {
 				if e.end >= from && e.end < to {
 					w += e.wait

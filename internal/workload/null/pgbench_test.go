@@ -68,7 +68,7 @@ func TestPgbenchParity(t *testing.T) {
 	if b.cc, err = pgx.ParseConfig(srv.DSN()); err != nil {
 		t.Fatal(err)
 	}
-	if b.watch, err = engine.ConnectPG(ctx, srv.DSN()); err != nil {
+	if b.watch, err = engine.ConnectPG(ctx, srv.DSN(), 0); err != nil {
 		t.Fatal(err)
 	}
 	defer b.watch.Close(ctx)

@@ -78,11 +78,13 @@ type Cell struct {
 // RunConfig is a null sweep ('numalab run null'); it is stored with the
 // run.
 type RunConfig struct {
-	Engine     string   `json:"engine"`
-	DSN        string   `json:"-"` // may hold a password: never stored
-	Transports []string `json:"transports"`
-	Pairings   []string `json:"pairings"`
-	Protocol   string   `json:"protocol"`
+	Engine string `json:"engine"`
+	DSN    string `json:"-"` // may hold a password: never stored
+	// ConnectTimeout bounds connecting to the server (0: engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	Transports     []string      `json:"transports"`
+	Pairings       []string      `json:"pairings"`
+	Protocol       string        `json:"protocol"`
 	// Call is what a round trip asks: CallSelect1 (also when empty) or,
 	// on MariaDB with the prepared protocol, CallPointSelect.
 	Call     string        `json:"call,omitempty"`
@@ -349,7 +351,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		dsns[TCP] = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", loopback(), cc.Port, cc.User, cc.Database)
 	}
 	for _, tr := range s.cfg.Transports {
-		e, err := engine.Open(ctx, s.cfg.Engine, engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true})
+		e, err := engine.Open(ctx, s.cfg.Engine, engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true, ConnectTimeout: s.cfg.ConnectTimeout})
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
 		}

@@ -21,17 +21,19 @@ import (
 // RunConfig is a tpcc-ro sweep ('numalab run oltp'); it is stored with
 // the run.
 type RunConfig struct {
-	Engine     string        `toml:"engine" json:"engine"`
-	DB         string        `toml:"db" json:"db"`
-	DSN        string        `toml:"dsn" json:"-"` // may hold a password: never stored
-	Warehouses int           `toml:"warehouses" json:"warehouses"`
-	Streams    []int         `toml:"streams" json:"streams"`
-	Placements []string      `toml:"placements" json:"placements"`
-	Spread     bool          `toml:"spread" json:"spread"`
-	DataNode   int           `toml:"data_node" json:"data_node"` // -1: not controlled
-	Duration   time.Duration `toml:"duration" json:"duration_ns"`
-	Warmup     time.Duration `toml:"warmup" json:"warmup_ns"`
-	Repeat     int           `toml:"repeat" json:"repeat"`
+	Engine string `toml:"engine" json:"engine"`
+	DB     string `toml:"db" json:"db"`
+	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
+	// ConnectTimeout bounds connecting to the server (0: engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration `toml:"connect_timeout" json:"connect_timeout,omitempty"`
+	Warehouses     int           `toml:"warehouses" json:"warehouses"`
+	Streams        []int         `toml:"streams" json:"streams"`
+	Placements     []string      `toml:"placements" json:"placements"`
+	Spread         bool          `toml:"spread" json:"spread"`
+	DataNode       int           `toml:"data_node" json:"data_node"` // -1: not controlled
+	Duration       time.Duration `toml:"duration" json:"duration_ns"`
+	Warmup         time.Duration `toml:"warmup" json:"warmup_ns"`
+	Repeat         int           `toml:"repeat" json:"repeat"`
 	// StreamsPerCPU, when positive, leaves out cells with more streams
 	// than that per logical CPU of their placement.
 	StreamsPerCPU int  `toml:"streams_per_cpu" json:"streams_per_cpu,omitempty"`
@@ -206,7 +208,7 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 	start := time.Now()
 	src := Source{
 		Engine: cfg.Engine,
-		Where:  engine.Options{Path: cfg.DB, DSN: cfg.DSN},
+		Where:  engine.Options{Path: cfg.DB, DSN: cfg.DSN, ConnectTimeout: cfg.ConnectTimeout},
 		Load: LoadConfig{
 			Warehouses: cfg.Warehouses,
 			Seed:       cfg.Seed,

@@ -19,19 +19,21 @@ import (
 
 // RunConfig is a tpch sweep ('numalab run tpch'); it is stored with the run.
 type RunConfig struct {
-	Engine    string        `json:"engine"`
-	DSN       string        `json:"dsn,omitempty"` // password hidden
-	DB        string        `json:"db,omitempty"`
-	SF        float64       `json:"sf"`
-	Seed      int64         `json:"seed"`
-	DOP       []int         `json:"dop"`
-	Queries   []int         `json:"queries"`
-	Streams   []int         `json:"streams,omitempty"` // throughput test stream counts; none: power test only
-	Repeats   int           `json:"repeats"`
-	Duration  time.Duration `json:"duration_ns"`
-	Warmup    time.Duration `json:"warmup_ns"`
-	Placement string        `json:"placement,omitempty"`
-	DataNode  int           `json:"data_node"`
+	Engine string `json:"engine"`
+	DSN    string `json:"dsn,omitempty"` // password hidden
+	// ConnectTimeout bounds connecting to the server (0: engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	DB             string        `json:"db,omitempty"`
+	SF             float64       `json:"sf"`
+	Seed           int64         `json:"seed"`
+	DOP            []int         `json:"dop"`
+	Queries        []int         `json:"queries"`
+	Streams        []int         `json:"streams,omitempty"` // throughput test stream counts; none: power test only
+	Repeats        int           `json:"repeats"`
+	Duration       time.Duration `json:"duration_ns"`
+	Warmup         time.Duration `json:"warmup_ns"`
+	Placement      string        `json:"placement,omitempty"`
+	DataNode       int           `json:"data_node"`
 	// Hog keeps that many of the placement's CPUs busy with a plain
 	// CPU-bound thread during every cell (place.HogCPUs).
 	Hog int `json:"hog,omitempty"`
@@ -175,7 +177,7 @@ func (s *Sweep) Types() []string { return s.cfg.Spec().Types }
 
 // Open loads the data where it is missing, or reuses numalab's load.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode),
+	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode),
 		SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 	if err != nil {
 		return nil, err
@@ -236,7 +238,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 			return nil, err
 		}
 		s.db = nil
-		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode),
+		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode),
 			SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 		if err != nil {
 			return nil, err

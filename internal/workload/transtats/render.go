@@ -82,9 +82,26 @@ func Headline(cfg RunConfig, cells []*result.QueryCell) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	busy := ""
-	if cfg.Hog > 0 {
-		busy = fmt.Sprintf(", %s busy (--hog)", sweep.Count(cfg.Hog, "CPU"))
+	return fmt.Sprintf("%s N=%d%s: %s", cfg.Engine, cfg.Rows, busyLabel(started), strings.Join(parts, "; "))
+}
+
+// busyLabel says how many CPUs the busy threads of --hog kept busy in the
+// cells that ran, from the CPUs each cell records: ", 2 CPUs busy (--hog)",
+// ", 1 to 2 CPUs busy (--hog)" when cells differed, "" with none.
+func busyLabel(cells []*result.QueryCell) string {
+	lo, hi := 0, 0
+	for i, c := range cells {
+		n := len(c.Hog)
+		if i == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
 	}
-	return fmt.Sprintf("%s N=%d%s: %s", cfg.Engine, cfg.Rows, busy, strings.Join(parts, "; "))
+	switch {
+	case hi == 0:
+		return ""
+	case lo == hi:
+		return fmt.Sprintf(", %s busy (--hog)", sweep.Count(hi, "CPU"))
+	}
+	return fmt.Sprintf(", %d to %d CPUs busy (--hog)", lo, hi)
 }

@@ -21,6 +21,21 @@ func TestHeadline(t *testing.T) {
 	if got, want := Headline(cfg, cells), "duckdb N=1000: P1 1800 queries/h at 1 stream DOP 2 (1.64x DOP 1), median of 3"; got != want {
 		t.Errorf("headline %q; want %q", got, want)
 	}
+	// The busy CPUs are those the cells record, not --hog's number.
+	cfg.Hog = 2
+	for i, c := range cells[:6] {
+		c.Hog = []int{0}
+		if i == 5 {
+			c.Hog = []int{0, 1}
+		}
+	}
+	if got, want := Headline(cfg, cells), "duckdb N=1000, 1 to 2 CPUs busy (--hog): P1"; !strings.HasPrefix(got, want) {
+		t.Errorf("headline %q; want it to start %q", got, want)
+	}
+	cells[5].Hog = []int{0}
+	if got, want := Headline(cfg, cells), "duckdb N=1000, 1 CPU busy (--hog): P1"; !strings.HasPrefix(got, want) {
+		t.Errorf("headline %q; want it to start %q", got, want)
+	}
 }
 
 // TestWriteRow: a measured cell in ms with its speedup, one that ran no

@@ -17,18 +17,20 @@ import (
 // RunConfig is a transtats sweep ('numalab run report'); it is stored
 // with the run.
 type RunConfig struct {
-	Engine    string        `json:"engine"`
-	DSN       string        `json:"dsn,omitempty"` // password hidden
-	DB        string        `json:"db,omitempty"`
-	Rows      int64         `json:"rows"`
-	Rate      int64         `json:"rate"`
-	Streams   []int         `json:"streams"`
-	DOP       []int         `json:"dop"`
-	Queries   []string      `json:"queries"`
-	Duration  time.Duration `json:"duration_ns"`
-	Warmup    time.Duration `json:"warmup_ns"`
-	Placement string        `json:"placement,omitempty"`
-	Seed      uint64        `json:"seed"`
+	Engine string `json:"engine"`
+	DSN    string `json:"dsn,omitempty"` // password hidden
+	// ConnectTimeout bounds connecting to the server (0: engine.DefaultConnectTimeout).
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	DB             string        `json:"db,omitempty"`
+	Rows           int64         `json:"rows"`
+	Rate           int64         `json:"rate"`
+	Streams        []int         `json:"streams"`
+	DOP            []int         `json:"dop"`
+	Queries        []string      `json:"queries"`
+	Duration       time.Duration `json:"duration_ns"`
+	Warmup         time.Duration `json:"warmup_ns"`
+	Placement      string        `json:"placement,omitempty"`
+	Seed           uint64        `json:"seed"`
 	// Repeat runs every cell that many times, all cells once before any
 	// again; 0 (a run stored before repeats) is once.
 	Repeat int `json:"repeat,omitempty"`
@@ -151,7 +153,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if s.dsn == "" && d.IsServer() {
 		tell.Say("starting a throwaway " + serverTitle[d] + " server")
 	}
-	opt := engine.Options{Path: s.cfg.DB, DSN: s.dsn}.BindServer(s.dataNode)
+	opt := engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode)
 	opt.PG.Settings, opt.MariaDB.Settings = s.server, s.server
 	s.db0 = Config{Dialect: d, Engine: opt, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
