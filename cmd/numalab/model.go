@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
@@ -131,10 +132,10 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	return m
 }
 
-// figures are the machine's figures as given: model.MachineSpec without
+// figures are the machine's figures as given: calib.MachineSpec without
 // the topology or probe that --topology or --from-run read.
-func (m *machineFlags) figures() model.MachineSpec {
-	return model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, OneSocketNS: *m.oneSocket, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+func (m *machineFlags) figures() calib.MachineSpec {
+	return calib.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, OneSocketNS: *m.oneSocket, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
 		Locality: m.locality, CoresPerSocket: *m.cores}
 }
 
@@ -149,9 +150,9 @@ func (m *machineFlags) check() error {
 	return errors.Join(errs...)
 }
 
-// spec is the machine of the flags (model.MachineSpec): the figures, and
+// spec is the machine of the flags (calib.MachineSpec): the figures, and
 // the topology file or the stored run they name.
-func (m *machineFlags) spec() (model.MachineSpec, error) {
+func (m *machineFlags) spec() (calib.MachineSpec, error) {
 	s := m.figures()
 	switch {
 	case *m.topology != "":
@@ -164,7 +165,7 @@ func (m *machineFlags) spec() (model.MachineSpec, error) {
 			return s, err
 		}
 		defer st.Close()
-		s.Topology, s.Probe, err = model.StoredMachine(st, *m.fromRun)
+		s.Topology, s.Probe, err = calib.StoredMachine(st, *m.fromRun)
 		return s, err
 	}
 	return s, nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/model"
 )
 
@@ -33,17 +34,17 @@ func cmdModelBuy(e *env, args []string) error {
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
-	var servers []model.Server
+	var servers []decide.Server
 	if *candidates != "" {
 		data, err := os.ReadFile(*candidates)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("-candidates: %w", err))
-		} else if servers, err = model.ParseCandidates(*candidates, data); err != nil {
+		} else if servers, err = decide.ParseCandidates(*candidates, data); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	errs.BadIf(*fitID != 0 && *runID == 0, "fit-run", strconv.FormatInt(*fitID, 10), "needs --run: it gives A and M to the calibration of a stored OLTP run")
-	var p *model.Purchase
+	var p *decide.Purchase
 	if *runID != 0 {
 		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
 			if cliflag.Given(fs, f) {
@@ -61,18 +62,18 @@ func cmdModelBuy(e *env, args []string) error {
 		if cliflag.Given(fs, "smt") {
 			smtGiven = *smt
 		}
-		p, err = model.BuyCalibrated(c, smtGiven, servers)
+		p, err = decide.BuyCalibrated(c, smtGiven, servers)
 	} else {
-		var cpu *model.GivenCPUFigures // none: the candidates file anchors the band
+		var cpu *decide.GivenCPUFigures // none: the candidates file anchors the band
 		if *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") {
 			errs.Missing(fs, "ghz", "local-ns")
 			errs.BadIf(*remote != 0 && *remote < *local, "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
-			cpu = &model.GivenCPUFigures{GHz: *ghz, LocalNS: *local, RemoteNS: *remote, Cores: *cores, SMT: *smt}
+			cpu = &decide.GivenCPUFigures{GHz: *ghz, LocalNS: *local, RemoteNS: *remote, Cores: *cores, SMT: *smt}
 		}
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		p, err = model.BuyGiven(workload(), cpu, servers)
+		p, err = decide.BuyGiven(workload(), cpu, servers)
 	}
 	if err != nil {
 		return err
@@ -81,7 +82,7 @@ func cmdModelBuy(e *env, args []string) error {
 	case *asJSON:
 		return writeJSON(e.stdout, p)
 	case *asCSV:
-		return model.WritePurchaseCSV(e.stdout, p)
+		return decide.WritePurchaseCSV(e.stdout, p)
 	}
-	return model.WritePurchase(e.stdout, p)
+	return decide.WritePurchase(e.stdout, p)
 }
