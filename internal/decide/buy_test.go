@@ -128,11 +128,11 @@ func TestBuiltinCandidates(t *testing.T) {
 // the candidates file's first server anchors the band.
 func TestBuyGiven(t *testing.T) {
 	w := model.Default()
-	p, err := BuyGiven(w, &GivenCPUFigures{GHz: 3, LocalNS: 100, Cores: 16, SMT: 1}, nil)
+	p, err := BuyGiven(w, &GivenCPUFigures{GHz: 3, Latencies: model.Latencies{LocalNS: 100}, Cores: 16, SMT: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote := 100 * model.PublishedMultiSocketLocal.Value * model.PublishedRemoteRatio.Value
+	remote := 100 * model.PublishedRemoteRatio.Value
 	if len(p.Rows) != 6 || len(p.Assumptions) != 6 || p.Assumptions[5].Name != calib.AssumeRemote || p.Assumptions[5].Value != remote {
 		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 6 assumptions ending with remote %g", len(p.Rows), p.Assumptions, remote)
 	}

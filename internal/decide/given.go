@@ -18,25 +18,27 @@ func GivenWorkload(w model.Workload) []calib.Assumption {
 	}
 }
 
-// GivenCPU is a CPU given by --ghz, --local-ns (one socket's latency),
-// --remote-ns, --cores and --smt rather than measured, and the assumptions
-// it rests on: a multi-socket server's local latency is
-// PublishedMultiSocketLocal × localNS, its remote latency remoteNS or,
-// when that is 0, PublishedRemoteRatio × that local latency.
-func GivenCPU(ghz, localNS, remoteNS float64, cores, smt int) (CPU, []calib.Assumption) {
-	ml, rr := model.PublishedMultiSocketLocal, model.PublishedRemoteRatio
-	multi := localNS * ml.Value
-	remote := calib.Assumption{Name: calib.AssumeRemote, Value: remoteNS, Unit: "ns", Basis: calib.Assumed, Source: "--remote-ns"}
-	if remoteNS == 0 {
-		remote.Value, remote.Low, remote.High = multi*rr.Value, multi*rr.Low, multi*rr.High
-		remote.Source = fmt.Sprintf("no --remote-ns: %s× the multi-socket local latency: %s", model.Sig(rr.Value, 4), rr.Source)
+// GivenCPU is this CPU as 'model buy' is given it, its latencies read as
+// every command reads them (model.Latencies): one socket at OneSocket(), a
+// multi-socket server at --local-ns and --remote-ns, or without
+// --remote-ns the published ratio of --local-ns, banded. It returns the
+// CPU and the assumptions it rests on.
+func GivenCPU(ghz float64, lat model.Latencies, cores, smt int) (CPU, []calib.Assumption) {
+	rr := model.PublishedRemoteRatio
+	one := calib.Assumption{Name: calib.AssumeOneSocket, Value: lat.OneSocket(), Unit: "ns", Basis: calib.Assumed, Source: "--one-socket-ns"}
+	if lat.OneSocketNS == 0 {
+		one.Source = "--local-ns (no --one-socket-ns: one socket's latency taken as the local one)"
 	}
-	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, OneSocketNS: localNS, LocalNS: multi, RemoteNS: remote.Value, RemoteAssumed: remoteNS == 0},
+	remote := calib.Assumption{Name: calib.AssumeRemote, Value: lat.RemoteNS, Unit: "ns", Basis: calib.Assumed, Source: "--remote-ns"}
+	if lat.RemoteNS == 0 {
+		remote.Value, remote.Low, remote.High = lat.LocalNS*rr.Value, lat.LocalNS*rr.Low, lat.LocalNS*rr.High
+		remote.Source = fmt.Sprintf("no --remote-ns: %s× --local-ns: %s", model.Sig(rr.Value, 4), rr.Source)
+	}
+	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, OneSocketNS: one.Value, LocalNS: lat.LocalNS, RemoteNS: remote.Value, RemoteAssumed: lat.RemoteNS == 0},
 		[]calib.Assumption{
 			{Name: calib.AssumeClock, Value: ghz, Unit: "GHz", Basis: calib.Assumed, Source: "--ghz"},
-			{Name: calib.AssumeOneSocket, Value: localNS, Unit: "ns", Basis: calib.Assumed, Source: "--local-ns"},
-			{Name: calib.AssumeLocal, Value: multi, Unit: "ns", Basis: calib.Assumed, Low: localNS * ml.Low, High: localNS * ml.High,
-				Source: fmt.Sprintf("%s× --local-ns: %s", model.Sig(ml.Value, 4), ml.Source)},
+			one,
+			{Name: calib.AssumeLocal, Value: lat.LocalNS, Unit: "ns", Basis: calib.Assumed, Source: "--local-ns"},
 			remote,
 		}
 }
@@ -55,8 +57,9 @@ func BuyCalibrated(c *calib.Calibration, smt int, servers []Server) (*Purchase, 
 // GivenCPUFigures are this CPU's figures as 'model buy' is given them
 // (GivenCPU's).
 type GivenCPUFigures struct {
-	GHz, LocalNS, RemoteNS float64
-	Cores, SMT             int
+	GHz        float64
+	Latencies  model.Latencies
+	Cores, SMT int
 }
 
 // BuyGiven answers Buy for the given workload w (GivenWorkload's
@@ -73,10 +76,10 @@ func BuyGiven(w model.Workload, cpu *GivenCPUFigures, servers []Server) (*Purcha
 		u.Fit, u.AnchorNS, u.AnchorGHz = model.StallBand(w, servers[0].LocalNS, servers[0].GHz), servers[0].LocalNS, servers[0].GHz
 		return buyAmong(w, u, assumptions, CPU{}, servers)
 	}
-	this, given := GivenCPU(cpu.GHz, cpu.LocalNS, cpu.RemoteNS, cpu.Cores, cpu.SMT)
-	ml := model.PublishedMultiSocketLocal
-	u.Fit, u.AnchorNS, u.AnchorGHz, u.MultiLocal = model.StallBand(w, cpu.LocalNS, cpu.GHz), cpu.LocalNS, cpu.GHz, &ml
-	if cpu.RemoteNS == 0 {
+	this, given := GivenCPU(cpu.GHz, cpu.Latencies, cpu.Cores, cpu.SMT)
+	one := cpu.Latencies.OneSocket()
+	u.Fit, u.AnchorNS, u.AnchorGHz = model.StallBand(w, one, cpu.GHz), one, cpu.GHz
+	if cpu.Latencies.RemoteNS == 0 {
 		rr := model.PublishedRemoteRatio
 		u.Remote = &rr
 	}

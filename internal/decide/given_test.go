@@ -9,18 +9,22 @@ import (
 )
 
 func TestGivenCPU(t *testing.T) {
-	c, as := GivenCPU(3, 67, 0, 16, 2)
-	// --local-ns is one socket's: the multi-socket local and remote
-	// latencies follow the published ratios.
-	multi := 67 * model.PublishedMultiSocketLocal.Value
-	remote := multi * model.PublishedRemoteRatio.Value
-	if want := (CPU{GHz: 3, CoresPerSocket: 16, SMT: 2, OneSocketNS: 67, LocalNS: multi, RemoteNS: remote, RemoteAssumed: true}); c != want {
+	c, as := GivenCPU(3, model.Latencies{LocalNS: 67}, 16, 2)
+	// --local-ns is read as 'numalab model' reads it: a multi-socket
+	// server's local latency, and one socket's without --one-socket-ns;
+	// the remote latency follows the published ratio.
+	remote := 67 * model.PublishedRemoteRatio.Value
+	if want := (CPU{GHz: 3, CoresPerSocket: 16, SMT: 2, OneSocketNS: 67, LocalNS: 67, RemoteNS: remote, RemoteAssumed: true}); c != want {
 		t.Errorf("CPU %+v, want %+v", c, want)
 	}
-	if len(as) != 4 || as[3].Value != remote || !strings.HasPrefix(as[3].Source, "no --remote-ns") || !as[3].Banded() || !as[2].Banded() {
+	if len(as) != 4 || as[3].Value != remote || !strings.HasPrefix(as[3].Source, "no --remote-ns") || !as[3].Banded() || as[2].Banded() {
 		t.Errorf("no remote: %+v", as)
 	}
-	c, as = GivenCPU(3, 67, 140, 16, 2)
+	c, _ = GivenCPU(3, model.Latencies{LocalNS: 89, OneSocketNS: 76}, 16, 2)
+	if c.OneSocketNS != 76 || c.LocalNS != 89 {
+		t.Errorf("--one-socket-ns 76 --local-ns 89: %+v", c)
+	}
+	c, as = GivenCPU(3, model.Latencies{LocalNS: 67, RemoteNS: 140}, 16, 2)
 	if r := c.RemoteNS; r != 140 || as[3].Source != "--remote-ns" || c.RemoteAssumed {
 		t.Errorf("remote given: %g, %+v", r, as)
 	}

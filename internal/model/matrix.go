@@ -147,8 +147,31 @@ func (mc Machine) DefaultSockets() []int {
 	return ss
 }
 
+// Latencies are a machine's memory latencies as given (--local-ns,
+// --one-socket-ns, --remote-ns), read one way by every command: LocalNS is
+// the local node's latency on a multi-socket server, and one socket's too
+// unless OneSocketNS gives one socket's own (docs/model.md: without it
+// L1 = Lloc). 0 is not given.
+type Latencies struct {
+	LocalNS, OneSocketNS, RemoteNS float64
+}
+
+// OneSocket is one socket's latency: OneSocketNS when given, else LocalNS.
+func (l Latencies) OneSocket() float64 {
+	if l.OneSocketNS > 0 {
+		return l.OneSocketNS
+	}
+	return l.LocalNS
+}
+
+// Latencies are the uniform model's latencies of mc.
+func (mc Machine) Latencies() Latencies {
+	return Latencies{LocalNS: mc.LocalNS, OneSocketNS: mc.OneSocketNS, RemoteNS: mc.RemoteNS}
+}
+
 // Latency is the average memory latency (ns) of a system of S sockets.
-// The uniform model takes one socket at OneSocketNS (when given) and, above
+// The uniform model takes one socket at its one-socket latency
+// (Latencies.OneSocket), whatever the locality, and, above
 // PublishedSockets, puts every node but three one-hop neighbours two hops
 // away, at 2·Lrem − Lloc, with a second coherency check (LocalNS −
 // OneSocketNS) on every access.
@@ -161,24 +184,19 @@ func (mc Machine) Latency(sockets int) (float64, error) {
 		b = mc.BufferNS
 	}
 	if mc.Matrix == nil {
+		if sockets == 1 {
+			// No remote latency is needed (or may be known) for one
+			// socket, and every access is local.
+			return mc.Latencies().OneSocket() + b, nil
+		}
 		if mc.Locality >= 0 {
 			return LocalityLatency(mc.LocalNS, mc.RemoteNS, b, sockets, mc.Locality), nil
-		}
-		if sockets == 1 {
-			// No remote latency is needed (or may be known) for one socket.
-			if mc.OneSocketNS > 0 {
-				return mc.OneSocketNS + b, nil
-			}
-			return mc.LocalNS + b, nil
 		}
 		if sockets <= PublishedSockets {
 			return AverageLatency(mc.LocalNS, mc.RemoteNS, b, sockets), nil
 		}
 		far := 2*mc.RemoteNS - mc.LocalNS
-		check := 0.0
-		if mc.OneSocketNS > 0 {
-			check = mc.LocalNS - mc.OneSocketNS
-		}
+		check := mc.LocalNS - mc.Latencies().OneSocket()
 		s := float64(sockets)
 		return (mc.LocalNS+3*mc.RemoteNS+(s-4)*far)/s + check + b, nil
 	}

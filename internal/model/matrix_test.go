@@ -69,6 +69,19 @@ func TestUniformMachine(t *testing.T) {
 			t.Errorf("one socket apart: Latency(%d) = %v, %v; want %v", c.s, l, err, c.want)
 		}
 	}
+	// With a locality, one socket is still one socket's latency (all of
+	// its memory local), and full locality leaves two sockets at the
+	// multi-socket local latency.
+	for _, c := range []struct {
+		p    float64
+		s    int
+		want float64
+	}{{0.5, 1, 76}, {0.5, 2, 114}, {1, 1, 76}, {1, 2, 89}} {
+		mc.Locality = c.p
+		if l, err := mc.Latency(c.s); err != nil || !near(l, c.want) {
+			t.Errorf("locality %g: Latency(%d) = %v, %v; want %v", c.p, c.s, l, err, c.want)
+		}
+	}
 	// The uniform model equals the matrix model on a matrix with local on
 	// the diagonal and remote elsewhere: 4 sockets → 125.5 - 15 = 110.5.
 	m := [][]float64{{67, 125, 125, 125}, {125, 67, 125, 125}, {125, 125, 67, 125}, {125, 125, 125, 67}}
