@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
@@ -90,12 +91,35 @@ func workloadFlags(fs *flag.FlagSet) func() model.Workload {
 	return func() model.Workload { return model.Workload{Instructions: *instructions, Miss: *miss} }
 }
 
+// latencyFlags are --local-ns, --one-socket-ns and --remote-ns, the one
+// definition of a machine's given latencies that every model subcommand
+// reads (model.Latencies).
+type latencyFlags struct {
+	local, oneSocket, remote *float64
+}
+
+// addLatencyFlags defines the latency flags on fs; remoteDefault says what
+// the command does without --remote-ns.
+func addLatencyFlags(fs *flag.FlagSet, remoteDefault string) latencyFlags {
+	return latencyFlags{
+		local: cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 67",
+			"memory latency to the local node of a multi-socket server, `ns`, and of one socket unless --one-socket-ns gives it"),
+		oneSocket: cliflag.Number(fs, "one-socket-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --one-socket-ns 76",
+			"memory latency of a one-socket server, `ns`, when lower than --local-ns on several sockets (Joe Chang: 76 against 89 to 93); default: --local-ns"),
+		remote: cliflag.Number(fs, "remote-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --remote-ns 125",
+			"memory latency to a remote node, `ns` ("+remoteDefault+")"),
+	}
+}
+
+// read is the latencies given (0: not given).
+func (l latencyFlags) read() model.Latencies {
+	return model.Latencies{LocalNS: *l.local, OneSocketNS: *l.oneSocket, RemoteNS: *l.remote}
+}
+
 // machineFlags say where latencies and core counts come from.
 type machineFlags struct {
 	fs        *flag.FlagSet
-	local     *float64
-	oneSocket *float64
-	remote    *float64
+	latencies latencyFlags
 	buffer    *float64
 	bufferMin *int
 	locality  float64
@@ -108,10 +132,7 @@ type machineFlags struct {
 
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m := &machineFlags{fs: fs, locality: -1}
-	m.local = cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 67", "memory latency to the local node, `ns`")
-	m.oneSocket = cliflag.Number(fs, "one-socket-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --one-socket-ns 76",
-		"memory latency of a one-socket server, `ns`, when lower than --local-ns on several sockets (Joe Chang: 76 against 89 to 93); default: --local-ns")
-	m.remote = cliflag.Number(fs, "remote-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --remote-ns 125", "memory latency to a remote node, `ns` (needed for more than one socket)")
+	m.latencies = addLatencyFlags(fs, "needed for more than one socket")
 	m.buffer = cliflag.Number(fs, "buffer-ns", 0, cliflag.AtLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
 		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
 	m.bufferMin = cliflag.LeastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
@@ -131,10 +152,11 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	return m
 }
 
-// figures are the machine's figures as given: model.MachineSpec without
+// figures are the machine's figures as given: calib.MachineSpec without
 // the topology or probe that --topology or --from-run read.
-func (m *machineFlags) figures() model.MachineSpec {
-	return model.MachineSpec{LocalNS: *m.local, RemoteNS: *m.remote, OneSocketNS: *m.oneSocket, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+func (m *machineFlags) figures() calib.MachineSpec {
+	l := m.latencies.read()
+	return calib.MachineSpec{LocalNS: l.LocalNS, RemoteNS: l.RemoteNS, OneSocketNS: l.OneSocketNS, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
 		Locality: m.locality, CoresPerSocket: *m.cores}
 }
 
@@ -149,9 +171,9 @@ func (m *machineFlags) check() error {
 	return errors.Join(errs...)
 }
 
-// spec is the machine of the flags (model.MachineSpec): the figures, and
+// spec is the machine of the flags (calib.MachineSpec): the figures, and
 // the topology file or the stored run they name.
-func (m *machineFlags) spec() (model.MachineSpec, error) {
+func (m *machineFlags) spec() (calib.MachineSpec, error) {
 	s := m.figures()
 	switch {
 	case *m.topology != "":
@@ -164,7 +186,7 @@ func (m *machineFlags) spec() (model.MachineSpec, error) {
 			return s, err
 		}
 		defer st.Close()
-		s.Topology, s.Probe, err = model.StoredMachine(st, *m.fromRun)
+		s.Topology, s.Probe, err = calib.StoredMachine(st, *m.fromRun)
 		return s, err
 	}
 	return s, nil

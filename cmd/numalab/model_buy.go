@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/model"
 )
 
@@ -20,8 +21,7 @@ func cmdModelBuy(e *env, args []string) error {
 	storePath := cliflag.Store(fs) // read with --run
 	ghz := cliflag.Number(fs, "ghz", 0, func(v float64) bool { return v > 0 && v <= model.PlausibleMaxGHz },
 		fmt.Sprintf("want GHz above 0 and up to %g, e.g. --ghz 3 (or --run ID)", model.PlausibleMaxGHz), "this CPU's clock, `GHz` (without --run)")
-	local := cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 90 (or --run ID)", "this CPU's local memory latency, `ns` (without --run)")
-	remote := cliflag.Number(fs, "remote-ns", 0, cliflag.AtLeast(0), "want 0 (local × 125/67) or more ns, e.g. --remote-ns 140", "this CPU's remote memory latency, `ns` (without --run; default local × 125/67)")
+	latencies := addLatencyFlags(fs, "without --run; default: "+model.Sig(model.PublishedRemoteRatio.Value, 4)+"× --local-ns, the published ratio, with its band")
 	cores := cliflag.LeastInt(fs, "cores", 1, 1, "this CPU's physical `cores` per socket (without --run)")
 	smt := cliflag.LeastInt(fs, "smt", 2, 1, "hardware `threads` per core of the built-in SMT candidate")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -33,19 +33,19 @@ func cmdModelBuy(e *env, args []string) error {
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
-	var servers []model.Server
+	var servers []decide.Server
 	if *candidates != "" {
 		data, err := os.ReadFile(*candidates)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("-candidates: %w", err))
-		} else if servers, err = model.ParseCandidates(*candidates, data); err != nil {
+		} else if servers, err = decide.ParseCandidates(*candidates, data); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	errs.BadIf(*fitID != 0 && *runID == 0, "fit-run", strconv.FormatInt(*fitID, 10), "needs --run: it gives A and M to the calibration of a stored OLTP run")
-	var p *model.Purchase
+	var p *decide.Purchase
 	if *runID != 0 {
-		for _, f := range []string{"ghz", "local-ns", "remote-ns", "cores", "instructions", "miss"} {
+		for _, f := range []string{"ghz", "local-ns", "one-socket-ns", "remote-ns", "cores", "instructions", "miss"} {
 			if cliflag.Given(fs, f) {
 				errs = append(errs, fmt.Errorf("-%s: --run measures it: give one or the other", f))
 			}
@@ -61,18 +61,19 @@ func cmdModelBuy(e *env, args []string) error {
 		if cliflag.Given(fs, "smt") {
 			smtGiven = *smt
 		}
-		p, err = model.BuyCalibrated(c, smtGiven, servers)
+		p, err = decide.BuyCalibrated(c, smtGiven, servers)
 	} else {
-		var cpu *model.GivenCPUFigures // none: the candidates file anchors the band
-		if *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") {
+		var cpu *decide.GivenCPUFigures // none: the candidates file anchors the band
+		if *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") || cliflag.Given(fs, "one-socket-ns") || cliflag.Given(fs, "remote-ns") {
 			errs.Missing(fs, "ghz", "local-ns")
-			errs.BadIf(*remote != 0 && *remote < *local, "remote-ns", model.Num(*remote), "is below --local-ns: want the remote latency, at least the local one")
-			cpu = &model.GivenCPUFigures{GHz: *ghz, LocalNS: *local, RemoteNS: *remote, Cores: *cores, SMT: *smt}
+			l := latencies.read()
+			errs.BadIf(l.RemoteNS != 0 && l.RemoteNS < l.LocalNS, "remote-ns", model.Num(l.RemoteNS), "is below --local-ns: want the remote latency, at least the local one")
+			cpu = &decide.GivenCPUFigures{GHz: *ghz, Latencies: l, Cores: *cores, SMT: *smt}
 		}
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		p, err = model.BuyGiven(workload(), cpu, servers)
+		p, err = decide.BuyGiven(workload(), cpu, servers)
 	}
 	if err != nil {
 		return err
@@ -81,7 +82,7 @@ func cmdModelBuy(e *env, args []string) error {
 	case *asJSON:
 		return writeJSON(e.stdout, p)
 	case *asCSV:
-		return model.WritePurchaseCSV(e.stdout, p)
+		return decide.WritePurchaseCSV(e.stdout, p)
 	}
-	return model.WritePurchase(e.stdout, p)
+	return decide.WritePurchase(e.stdout, p)
 }

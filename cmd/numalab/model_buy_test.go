@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -120,7 +120,7 @@ func TestModelBuyHandComputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p model.Purchase
+	var p decide.Purchase
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -163,14 +163,14 @@ func TestModelBuyBuiltin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p model.Purchase
+	var p decide.Purchase
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	for _, r := range p.Rows {
 		names = append(names, r.Server.Name)
-		if !strings.Contains(r.Server.Note, model.Illustrative) && !strings.Contains(r.Server.Note, "SMT gain stated") {
+		if !strings.Contains(r.Server.Note, decide.Illustrative) && !strings.Contains(r.Server.Note, "SMT gain stated") {
 			t.Errorf("%s: note %q does not say its price is illustrative", r.Server.Name, r.Server.Note)
 		}
 	}

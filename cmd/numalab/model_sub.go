@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -139,9 +141,9 @@ func cmdModelDOP(e *env, args []string) error {
 		return err
 	}
 	errs.Missing(fs, "threshold", "cores-per-socket")
-	var th model.DOPThreshold
+	var th dop.Threshold
 	if *thresholdArg != "" {
-		th, err = model.ParseDOPThreshold(*thresholdArg)
+		th, err = dop.ParseThreshold(*thresholdArg)
 		errs.BadIf(err != nil, "threshold", *thresholdArg, "is not a plan cost or a time: want e.g. --threshold 30 or --threshold 0.5s")
 	}
 	errs.BadIf(*unitsPerSec > 0 && *runID != 0, "run", strconv.FormatInt(*runID, 10), "gives the cost units per second a second time: want --units-per-second or --run, not both")
@@ -178,7 +180,7 @@ func cmdModelDOP(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeAs(e.stdout, *asJSON, l, model.WriteDOP)
+	return writeAs(e.stdout, *asJSON, l, dop.Write)
 }
 
 // tpchSecondsPerUnit is the seconds per cost unit fitted in a stored tpch
@@ -234,7 +236,7 @@ func cmdModelFit(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return writeAs(e.stdout, *asJSON, c, model.WriteCalibration)
+		return writeAs(e.stdout, *asJSON, c, calib.WriteCalibration)
 	}
 	pts, err := model.ParsePoints(*points, *ghz)
 	errs = append(errs, err, mf.check())
@@ -253,15 +255,15 @@ func cmdModelFit(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	var machine func() (model.MachineSpec, error) // none: no predictions
+	var machine func() (calib.MachineSpec, error) // none: no predictions
 	if cliflag.Given(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
 		machine = mf.spec
 	}
-	out, err := model.FitAndPredict(pts, machine, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets)
+	out, err := calib.FitAndPredict(pts, machine, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets)
 	if err != nil {
 		return err
 	}
-	return writeAs(e.stdout, *asJSON, out, model.WriteFitResult)
+	return writeAs(e.stdout, *asJSON, out, calib.WriteFitResult)
 }
 
 // fitRunFlag is --fit-run of 'model fit' and 'model buy'.
@@ -270,12 +272,12 @@ func fitRunFlag(fs *flag.FlagSet) *int64 {
 }
 
 // calibrateRun calibrates the model to a stored OLTP run, its memory
-// probe and a stored model-fit run (model.CalibrateStored).
-func calibrateRun(storePath string, runID, probeID, fitID int64) (*model.Calibration, error) {
+// probe and a stored model-fit run (calib.CalibrateStored).
+func calibrateRun(storePath string, runID, probeID, fitID int64) (*calib.Calibration, error) {
 	st, err := store.OpenToRead(storePath)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	return model.CalibrateStored(st, runID, probeID, fitID)
+	return calib.CalibrateStored(st, runID, probeID, fitID)
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
@@ -362,7 +364,7 @@ func TestModelFitRun(t *testing.T) {
 func TestModelFitRunUsesStoredFit(t *testing.T) {
 	path := reportStore(t, 1)
 	addFixtureRuns(t, path, "kvm-2vcpu-model-fit.json")
-	if r := storedRun(t, path, 5); r.Kind != model.RunFit {
+	if r := storedRun(t, path, 5); r.Kind != calib.RunFit {
 		t.Fatalf("run 5 is a %s run, want the stored fit", r.Kind)
 	}
 	newest := "model-fit run 5, the newest in the store (--fit-run ID chooses another)"
@@ -387,7 +389,7 @@ func TestModelFitRunUsesStoredFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p model.Purchase
+	var p decide.Purchase
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}

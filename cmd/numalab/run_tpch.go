@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
@@ -19,7 +19,7 @@ import (
 )
 
 // tpchFlags parses the flags into a checked configuration.
-func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold model.DOPThreshold, asJSON, done bool, err error) {
+func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
 	fs.String("engine", "duckdb", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
@@ -67,12 +67,12 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 // defaultDOPThreshold is where the DOP rule of thumb parallelises unless
 // told: a plan worth half a second by the run's own fit of cost against
 // time (Chang's proposal, cost 30 at his measured 57 units/s).
-var defaultDOPThreshold = model.DOPThreshold{Seconds: 0.5}
+var defaultDOPThreshold = dop.Threshold{Seconds: 0.5}
 
 // tpchSettings are run tpch's flags on the fields of cfg and on the cost
 // threshold, each value checked as it is set (those of --dsn, --db and
 // --dop against the --engine set before them).
-func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Settings {
+func tpchSettings(cfg *tpch.RunConfig, threshold *dop.Threshold) cliflag.Settings {
 	ss := cliflag.Settings{
 		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
 			switch v {
@@ -151,19 +151,19 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *model.DOPThreshold) cliflag.Se
 		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
 		cliflag.Int("data-node", &cfg.DataNode),
 		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
-		cliflag.Field("threshold", threshold, func(s string) (model.DOPThreshold, error) {
-			t, err := model.ParseDOPThreshold(s)
+		cliflag.Field("threshold", threshold, func(s string) (dop.Threshold, error) {
+			t, err := dop.ParseThreshold(s)
 			if err != nil {
 				return t, cliflag.Bad("threshold", s, "is not a time or a plan cost: want e.g. 0.5s or 1000")
 			}
 			return t, nil
-		}, model.DOPThreshold.String),
+		}, dop.Threshold.String),
 	}
 	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 
 // tpchArgv is the one command line that gives cfg.
-func tpchArgv(cfg tpch.RunConfig, threshold model.DOPThreshold) []string {
+func tpchArgv(cfg tpch.RunConfig, threshold dop.Threshold) []string {
 	return tpchSettings(&cfg, &threshold).Argv("run", "tpch")
 }
 
@@ -177,7 +177,7 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 
 // runTPCHConfig runs a checked configuration: cells, store, sweep,
 // analysis, render.
-func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold model.DOPThreshold, asJSON bool) error {
+func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON bool) error {
 	specs := []sweep.Spec{cfg.Spec()}
 	if len(cfg.Streams) > 0 {
 		specs = append(specs, cfg.ThroughputSpec())

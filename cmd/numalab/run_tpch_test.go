@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
@@ -154,7 +154,7 @@ func TestTPCHArgvReparses(t *testing.T) {
 		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.01, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
 			Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1, Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}},
 	} {
-		th := []model.DOPThreshold{{Cost: 17}, {Seconds: 0.25}}[i]
+		th := []dop.Threshold{{Cost: 17}, {Seconds: 0.25}}[i]
 		argv := tpchArgv(c, th)
 		got, _, _, thr, _, _, err := tpchFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
 		if err != nil || asJSON(t, got) != asJSON(t, c) || thr != th {

@@ -19,6 +19,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 	"golang.org/x/sys/unix"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/perfctr"
@@ -245,7 +246,7 @@ func (p *pageConn) next() error {
 type cellRun struct {
 	pairs    int64
 	seconds  [2]float64
-	counters [2]*model.CellCounters
+	counters [2]*calib.CellCounters
 	// noCounters says why counters are nil: none could be opened here;
 	// readFailed, that they opened but a read of them failed.
 	noCounters, readFailed string
@@ -353,7 +354,7 @@ func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun,
 		return r, nil
 	}
 	for kind, sum := range sums {
-		c := &model.CellCounters{Instructions: sum[0], LLCMisses: sum[1]}
+		c := &calib.CellCounters{Instructions: sum[0], LLCMisses: sum[1]}
 		if len(sum) > 2 {
 			c.Cycles = sum[2]
 		}
@@ -375,7 +376,7 @@ type pageRun struct {
 	cpu    int
 	conns  [2]*pageConn
 	chains [3]*memlat.DRAMChase // the two images' kinds of memory, then the cache's
-	f      *model.MeasuredFit
+	f      *calib.MeasuredFit
 }
 
 // hotMemory is the index of the cache in MeasuredFit.Memory: the memory a
@@ -422,7 +423,7 @@ func (r *pageRun) cell(i int, label string, d time.Duration, repeat bool) error 
 		r.f.CountersReason = c.noCounters
 	}
 	for kind, mem := range []int{i, hotMemory} {
-		r.f.Cells = append(r.f.Cells, model.FitCell{Label: label + ", " + []string{"cold", "hot"}[kind], Memory: mem, ChainNS: chain[kind],
+		r.f.Cells = append(r.f.Cells, calib.FitCell{Label: label + ", " + []string{"cold", "hot"}[kind], Memory: mem, ChainNS: chain[kind],
 			Point: model.Point{GHz: r.f.GHz, TPSPerCore: c.tps(kind)}, Txns: c.pairs, Seconds: c.seconds[kind],
 			Before: before, After: before + 1, Repeat: repeat, Counters: c.counters[kind], NoCounters: c.readFailed})
 	}
@@ -453,12 +454,12 @@ func cacheChainBytes(t *result.Topology) int64 {
 // repeat ends before until, run once more at the end; flagged cells are
 // left out. A and M are then fitted to the rest, cold and hot
 // (MeasuredFit's Compute).
-func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, cacheBytes int64, until time.Time, mem *sentinel.Memory) (*model.MeasuredFit, error) {
+func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, cellDur time.Duration, ghz float64, cacheBytes int64, until time.Time, mem *sentinel.Memory) (*calib.MeasuredFit, error) {
 	db, err := os.ReadFile(dbPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
 	}
-	f := &model.MeasuredFit{
+	f := &calib.MeasuredFit{
 		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes, each transaction run twice with the same inputs (cold, then hot from the caches)", cpu),
 		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, and up to %d of them run again where eval's budget allowed",
 			pairs, cellDur, units.Bytes(cacheBytes), 100*SentinelTolerance, repeats),
@@ -480,7 +481,7 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 			return nil, fmt.Errorf("mapping the random chain in %s: %w", kind.name, err)
 		}
 		defer r.chains[i].Free()
-		f.Memory = append(f.Memory, model.FitMemory{Name: kind.name, DataHuge: im.HugeShare, ChainHuge: r.chains[i].HugeFraction, ChainBytes: r.chains[i].Bytes})
+		f.Memory = append(f.Memory, calib.FitMemory{Name: kind.name, DataHuge: im.HugeShare, ChainHuge: r.chains[i].HugeFraction, ChainBytes: r.chains[i].Bytes})
 		if _, err := r.conns[i].cell(ctx, cpu, cellDur/4); err != nil { // warm
 			return nil, err
 		}
@@ -489,7 +490,7 @@ func measurePages(ctx context.Context, dbPath string, cpu, pairs, repeats int, c
 		return nil, fmt.Errorf("mapping the random chain for the cache: %w", err)
 	}
 	defer r.chains[hotMemory].Free()
-	f.Memory = append(f.Memory, model.FitMemory{Name: "the caches", Hot: true, ChainBytes: cacheBytes})
+	f.Memory = append(f.Memory, calib.FitMemory{Name: "the caches", Hot: true, ChainBytes: cacheBytes})
 	if err := r.chaseAll(); err != nil {
 		return nil, err
 	}
@@ -533,7 +534,7 @@ const pageStepTitle = "page-size points for the model"
 // pagePoints runs the page-size step: the tpcc-ro database at db, on the
 // machine's first CPU, at the clock the memory probe (run probeID in the
 // store) measured, and stores what it measured and fitted as a run of
-// kind model.RunFit, which the report's model and eval's summary rest on.
+// kind calib.RunFit, which the report's model and eval's summary rest on.
 func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db string, plan Plan, mem *sentinel.Memory, stored Stored) error {
 	if probeID == 0 {
 		return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
@@ -547,7 +548,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	if err != nil {
 		return err
 	}
-	p, err := model.ReadProbe(run)
+	p, err := calib.ReadProbe(run)
 	if err != nil {
 		return err
 	}
@@ -564,7 +565,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	repeats, until := max(plan.PagePairs/2, 1), o.Start.Add(o.Budget)
 	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d, the database image in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated within the budget\n",
 		plan.PagePairs, plan.PageCell, cpu, repeats)
-	rec, err := record.Start(ctx, o.Store, model.RunFit, "numalab eval (page-size points)", struct {
+	rec, err := record.Start(ctx, o.Store, calib.RunFit, "numalab eval (page-size points)", struct {
 		DB        string        `json:"db"`
 		CPU       int           `json:"cpu"`
 		Pairs     int           `json:"pairs"`
@@ -579,7 +580,7 @@ func pagePoints(ctx context.Context, w io.Writer, o Options, probeID int64, db s
 	f, err := measurePages(ctx, db, cpu, plan.PagePairs, repeats, plan.PageCell, p.GHz, cacheChainBytes(o.Machine), until, mem)
 	headline := ""
 	if err == nil {
-		if aerr := rec.Add(model.KindMeasuredFit.Of(*f)); aerr != nil {
+		if aerr := rec.Add(calib.KindMeasuredFit.Of(*f)); aerr != nil {
 			err = aerr
 		}
 		headline = f.Headline()

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -175,14 +175,14 @@ func TestCellCounterReadFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.close()
-	f := &model.MeasuredFit{GHz: 3, Memory: []model.FitMemory{{Name: "4 KiB pages"}}}
+	f := &calib.MeasuredFit{GHz: 3, Memory: []calib.FitMemory{{Name: "4 KiB pages"}}}
 	chain, err := memlat.NewChase(1<<20, memlat.Pages4K)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer chain.Free()
 	r := &pageRun{ctx: context.Background(), conns: [2]*pageConn{conn}, chains: [3]*memlat.DRAMChase{chain}, f: f}
-	f.Memory = append(f.Memory, model.FitMemory{}, model.FitMemory{Name: "the caches", Hot: true})
+	f.Memory = append(f.Memory, calib.FitMemory{}, calib.FitMemory{Name: "the caches", Hot: true})
 	f.Sentinel.Take("start")
 	for _, fail := range []int{1, 2, 3, 0} {
 		conn.counters = func() (cellCounters, string) { return &failingCounters{fail: fail}, "" }

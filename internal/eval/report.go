@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -71,7 +71,7 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 			}
 		}
 		for _, a := range md.Assumptions {
-			if a.Basis == model.Assumed {
+			if a.Basis == calib.Assumed {
 				fmt.Fprintln(w, "  assumed: "+a.String())
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
@@ -37,7 +37,7 @@ func vmRuns(t *testing.T, name string) []*result.Run {
 func TestSummaryHeldOutOnce(t *testing.T) {
 	runs := vmRuns(t, "kvm-2vcpu-runs.json")[:2] // the memory probe and tpcc-ro
 	fit := vmRuns(t, "kvm-2vcpu-model-fit.json")[0]
-	f, err := model.KindMeasuredFit.Last(fit)
+	f, err := calib.KindMeasuredFit.Last(fit)
 	if err != nil || f == nil {
 		t.Fatalf("the stored fit: %v", err)
 	}
@@ -46,11 +46,11 @@ func TestSummaryHeldOutOnce(t *testing.T) {
 	}
 	f.HeldOutError = ""
 	for _, c := range f.Cells[len(f.Cells)-2:] {
-		h := model.PredictHeldOut(f.Fit.Workload, c.LatencyNS, f.GHz, c.TPSPerCore)
+		h := calib.PredictHeldOut(f.Fit.Workload, c.LatencyNS, f.GHz, c.TPSPerCore)
 		h.What, h.Latency, h.Cells = c.Label, "a random chain in "+f.Memory[c.Memory].Name, 1
 		f.HeldOut = append(f.HeldOut, h)
 	}
-	fit.Results = []result.Item{{Seq: 1, Kind: string(model.KindMeasuredFit), Body: mustJSON(t, f)}}
+	fit.Results = []result.Item{{Seq: 1, Kind: string(calib.KindMeasuredFit), Body: mustJSON(t, f)}}
 	r, err := report.Build(append(runs, fit))
 	if err != nil {
 		t.Fatal(err)

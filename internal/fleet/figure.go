@@ -6,8 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
@@ -125,12 +125,12 @@ const (
 )
 
 // probeFigures are a memory probe's DRAM latency and bandwidth. The DRAM
-// latency is model.ReadProbe's local latency; its repeats are that value
+// latency is calib.ReadProbe's local latency; its repeats are that value
 // scaled by the probe's own repeats of the fully random chain's largest
 // point (memlat.Repeat, 4 KiB pages, else 2 MiB), relative to their median,
 // so that the host's spread is the probe's own.
 func probeFigures(r *result.Run, add func(Figure, string, []float64)) error {
-	p, err := model.ReadProbe(r)
+	p, err := calib.ReadProbe(r)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func probeFigures(r *result.Run, add func(Figure, string, []float64)) error {
 			}
 		}
 		add(Figure{Name: dramName, Unit: "ns", Kind: r.Kind, Affects: preflight.Latency,
-			Definition: "local DRAM latency as the model reads a probe (model.ReadProbe): the NUMA matrix's local latency, else the random chain's DRAM latency"}, r.Host, vals)
+			Definition: "local DRAM latency as the model reads a probe (calib.ReadProbe): the NUMA matrix's local latency, else the random chain's DRAM latency"}, r.Host, vals)
 	}
 	bw, err := memlat.KindBandwidth.Last(r)
 	if err != nil || bw == nil {

@@ -199,3 +199,34 @@ func TierBreakEven(fastNS, slowNS, dramNS float64) (float64, error) {
 func TierLatency(fastNS, slowNS, x float64) float64 {
 	return (1-x)*fastNS + x*slowNS
 }
+
+// TierLevel is the average latency of two tiers at one miss fraction.
+type TierLevel struct {
+	Miss      float64 `json:"miss_fraction"`
+	LatencyNS float64 `json:"latency_ns"`
+	VsDRAM    float64 `json:"vs_dram"`
+}
+
+// Tiers is a fast tier in front of a slow one against conventional DRAM.
+type Tiers struct {
+	FastNS    float64     `json:"fast_ns"`
+	SlowNS    float64     `json:"slow_ns"`
+	DRAMNS    float64     `json:"dram_ns"`
+	BreakEven float64     `json:"break_even_miss_fraction"` // TierBreakEven
+	Levels    []TierLevel `json:"levels"`
+}
+
+// TwoTiers computes the break-even and the average latency at miss
+// fractions from 1% to 50%.
+func TwoTiers(fastNS, slowNS, dramNS float64) (Tiers, error) {
+	x, err := TierBreakEven(fastNS, slowNS, dramNS)
+	if err != nil {
+		return Tiers{}, err
+	}
+	t := Tiers{FastNS: fastNS, SlowNS: slowNS, DRAMNS: dramNS, BreakEven: x}
+	for _, m := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5} {
+		l := TierLatency(fastNS, slowNS, m)
+		t.Levels = append(t.Levels, TierLevel{m, l, l / dramNS})
+	}
+	return t, nil
+}

@@ -30,7 +30,7 @@ type Interval struct {
 }
 
 // String is the interval as "low to high", whole numbers.
-func (iv Interval) String() string { return thousands(iv.Low) + " to " + thousands(iv.High) }
+func (iv Interval) String() string { return Thousands(iv.Low) + " to " + Thousands(iv.High) }
 
 // Fit is what the points imply: cycles per transaction C = A + M·L·f,
 // with A the core cycles a transaction needs when nothing waits for
@@ -151,4 +151,13 @@ func tQuantile975(dof int) float64 {
 		return t975[dof-1]
 	}
 	return 1.96 + 2.46/float64(dof)
+}
+
+// Parenthesised is " (95% interval a to b)", or "" without an interval
+// (iv nil).
+func (iv *Interval) Parenthesised() string {
+	if iv == nil {
+		return ""
+	}
+	return " (95% interval " + iv.String() + ")"
 }

@@ -3,10 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"slices"
-	"strconv"
-
-	"github.com/numalab/numalab/internal/result"
 )
 
 // RowMeanLatency is the latency seen by a thread on node i when its
@@ -151,8 +147,31 @@ func (mc Machine) DefaultSockets() []int {
 	return ss
 }
 
+// Latencies are a machine's memory latencies as given (--local-ns,
+// --one-socket-ns, --remote-ns), read one way by every command: LocalNS is
+// the local node's latency on a multi-socket server, and one socket's too
+// unless OneSocketNS gives one socket's own (docs/model.md: without it
+// L1 = Lloc). 0 is not given.
+type Latencies struct {
+	LocalNS, OneSocketNS, RemoteNS float64
+}
+
+// OneSocket is one socket's latency: OneSocketNS when given, else LocalNS.
+func (l Latencies) OneSocket() float64 {
+	if l.OneSocketNS > 0 {
+		return l.OneSocketNS
+	}
+	return l.LocalNS
+}
+
+// Latencies are the uniform model's latencies of mc.
+func (mc Machine) Latencies() Latencies {
+	return Latencies{LocalNS: mc.LocalNS, OneSocketNS: mc.OneSocketNS, RemoteNS: mc.RemoteNS}
+}
+
 // Latency is the average memory latency (ns) of a system of S sockets.
-// The uniform model takes one socket at OneSocketNS (when given) and, above
+// The uniform model takes one socket at its one-socket latency
+// (Latencies.OneSocket), whatever the locality, and, above
 // PublishedSockets, puts every node but three one-hop neighbours two hops
 // away, at 2·Lrem − Lloc, with a second coherency check (LocalNS −
 // OneSocketNS) on every access.
@@ -165,24 +184,19 @@ func (mc Machine) Latency(sockets int) (float64, error) {
 		b = mc.BufferNS
 	}
 	if mc.Matrix == nil {
+		if sockets == 1 {
+			// No remote latency is needed (or may be known) for one
+			// socket, and every access is local.
+			return mc.Latencies().OneSocket() + b, nil
+		}
 		if mc.Locality >= 0 {
 			return LocalityLatency(mc.LocalNS, mc.RemoteNS, b, sockets, mc.Locality), nil
-		}
-		if sockets == 1 {
-			// No remote latency is needed (or may be known) for one socket.
-			if mc.OneSocketNS > 0 {
-				return mc.OneSocketNS + b, nil
-			}
-			return mc.LocalNS + b, nil
 		}
 		if sockets <= PublishedSockets {
 			return AverageLatency(mc.LocalNS, mc.RemoteNS, b, sockets), nil
 		}
 		far := 2*mc.RemoteNS - mc.LocalNS
-		check := 0.0
-		if mc.OneSocketNS > 0 {
-			check = mc.LocalNS - mc.OneSocketNS
-		}
+		check := mc.LocalNS - mc.Latencies().OneSocket()
 		s := float64(sockets)
 		return (mc.LocalNS+3*mc.RemoteNS+(s-4)*far)/s + check + b, nil
 	}
@@ -194,108 +208,4 @@ func (mc Machine) Latency(sockets int) (float64, error) {
 		set = append(set, g...)
 	}
 	return SetLatency(mc.Matrix, set, mc.Locality) + b, nil
-}
-
-// TopologyMachine groups a topology's NUMA nodes by socket and takes its
-// latency matrix: the measured LatencyNS when present, else the firmware
-// distances scaled to localNS (remote = local·d/10), else — a topology
-// that records neither — localNS on the diagonal and remoteNS elsewhere.
-// Nodes without CPUs (memory-only nodes) are left out: threads cannot run
-// there and the uniform-access assumption does not hold for them. A
-// topology without packages is grouped by NUMA node. Cores per socket is
-// the smallest number of cores on any socket.
-func TopologyMachine(t *result.Topology, localNS, remoteNS float64) (Machine, error) {
-	var m [][]float64
-	var src string
-	n := max(len(t.Nodes), 1)
-	switch {
-	case len(t.LatencyNS) > 0:
-		m, src = t.LatencyNS, "measured node latency matrix"
-	case len(t.Distances) > 0:
-		if !(localNS > 0) {
-			return Machine{}, fmt.Errorf("scaling node distances needs a measured local latency, got %v ns: %w", localNS, ErrInput)
-		}
-		m, src = DistanceMatrix(t.Distances, localNS), fmt.Sprintf("node distances × %s ns / 10", strconv.FormatFloat(localNS, 'f', -1, 64))
-	case localNS > 0 && (n == 1 || remoteNS > 0):
-		m = make([][]float64, n)
-		for i := range m {
-			m[i] = make([]float64, n)
-			for j := range m[i] {
-				m[i][j] = remoteNS
-			}
-			m[i][i] = localNS
-		}
-		src = fmt.Sprintf("no node distances; local %s ns, remote %s ns", strconv.FormatFloat(localNS, 'f', -1, 64), strconv.FormatFloat(remoteNS, 'f', -1, 64))
-	default:
-		return Machine{}, fmt.Errorf("topology %s has neither a latency matrix nor node distances, and no local and remote latency were given: %w", t.Source, ErrInput)
-	}
-	if err := CheckMatrix(m); err != nil {
-		return Machine{}, err
-	}
-	if len(m) != n {
-		return Machine{}, fmt.Errorf("topology %s: latency matrix of %d nodes for %d NUMA nodes: %w", t.Source, len(m), len(t.Nodes), ErrInput)
-	}
-	// node index → package, and package → cores.
-	cpuPkg := map[int]int{}
-	for _, c := range t.CPUs {
-		cpuPkg[c.ID] = c.Package
-	}
-	coresOf := map[int]int{}
-	for _, c := range t.Cores {
-		coresOf[c.Package]++
-	}
-	byPkg := len(t.Packages) > 0
-	groupOf := map[int][]int{} // package (or node) ID → matrix indices
-	var keys []int
-	for i, n := range t.Nodes {
-		if len(n.CPUs) == 0 {
-			continue
-		}
-		k := n.ID
-		if byPkg {
-			k = cpuPkg[n.CPUs[0]]
-		}
-		if _, ok := groupOf[k]; !ok {
-			keys = append(keys, k)
-		}
-		groupOf[k] = append(groupOf[k], i)
-	}
-	if len(t.Nodes) == 0 {
-		keys, groupOf[0] = []int{0}, []int{0}
-	}
-	if len(keys) == 0 {
-		return Machine{}, fmt.Errorf("topology %s: no NUMA node has CPUs: %w", t.Source, ErrInput)
-	}
-	slices.Sort(keys)
-	mc := Machine{Source: src, Matrix: m, Locality: -1}
-	cores := 0
-	for _, k := range keys {
-		mc.Sockets = append(mc.Sockets, groupOf[k])
-		n := coresOf[k]
-		if !byPkg {
-			n = nodeCores(t, groupOf[k])
-		}
-		if cores == 0 || n < cores {
-			cores = n
-		}
-	}
-	mc.CoresPerSocket = max(cores, 1)
-	return mc, nil
-}
-
-// nodeCores counts the physical cores with a CPU on the given nodes.
-func nodeCores(t *result.Topology, idx []int) int {
-	on := map[int]bool{}
-	for _, i := range idx {
-		for _, c := range t.Nodes[i].CPUs {
-			on[c] = true
-		}
-	}
-	n := 0
-	for _, c := range t.Cores {
-		if slices.ContainsFunc(c.CPUs, func(id int) bool { return on[id] }) {
-			n++
-		}
-	}
-	return n
 }

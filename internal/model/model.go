@@ -15,20 +15,21 @@
 // latency in ns and f the core clock in GHz. The classic form of the
 // literature's worked examples, I instructions of which a fraction m waits,
 // is A = (1 − m)·I and M = m·I. A and M are fitted, with confidence
-// intervals, from points at two or more latencies; the SMT gain and the
-// multi-socket latencies come from measurement or, failing that, from the
-// published bands of published.go, and every prediction carries the band
-// those leave (Uncertainty). On top of these the package derives scaling
-// ratios, the single-socket latency that matches an S-socket system, the
-// two-tier memory break-even, DRAM timing, a DOP rule of thumb,
-// per-core-licence sizing and the choice of a server to buy.
+// intervals, from points at two or more latencies (FitPoints); the SMT
+// gain and the multi-socket latencies come from measurement or, failing
+// that, from the published bands of published.go (StallBand). On top of
+// these the package derives scaling ratios, the single-socket latency that
+// matches an S-socket system, the two-tier memory break-even, DRAM timing
+// and per-core-licence sizing, and it parses and checks the model
+// commands' inputs, each refusal naming its flag.
 //
-// The model does no I/O and measures nothing: it is arithmetic on numbers
-// the caller supplies (from flags, a topology or a stored probe, read
-// through the Stored interface the caller opens). It parses and checks
-// the model commands' inputs, and its refusals name their flags. It models
-// neither bandwidth, nor queueing under load, nor caches: a "latency" is the
-// average round trip of a dependent miss.
+// The model does no I/O, measures nothing and knows no stored run: it is
+// arithmetic on numbers the caller supplies. Reading a machine's figures
+// from a topology or a stored run, and calibrating to stored runs, is
+// package calib's; choosing a server to buy is package decide's; the DOP
+// rule of thumb is package dop's. It models neither bandwidth, nor
+// queueing under load, nor caches: a "latency" is the average round trip
+// of a dependent miss.
 package model
 
 import (
@@ -104,9 +105,9 @@ func TPSPerCore(w Workload, latencyNS, ghz float64) float64 {
 	return ghz * 1e9 / CyclesPerTxn(w, latencyNS, ghz)
 }
 
-// threadTPS is the per-core throughput the tables use: TPSPerCore times
+// ThreadTPS is the per-core throughput the tables use: TPSPerCore times
 // the SMT gain (1 with one thread per core).
-func threadTPS(w Workload, latencyNS, ghz, smtGain float64) float64 {
+func ThreadTPS(w Workload, latencyNS, ghz, smtGain float64) float64 {
 	return TPSPerCore(w, latencyNS, ghz) * smtGain
 }
 

@@ -98,7 +98,7 @@ func TestSMT(t *testing.T) {
 	if v := PublishedSMTGain; !(v.Value >= v.Low && v.Value <= v.High && v.High < 1.5) {
 		t.Errorf("published SMT band %v: want the default inside it and below 1.5", v)
 	}
-	if got := threadTPS(w, 67, 3, Grid{SMTGain: 1.25}.Gain(2)); !near(got, 1.25*3e9/1.1e8) {
+	if got := ThreadTPS(w, 67, 3, Grid{SMTGain: 1.25}.Gain(2)); !near(got, 1.25*3e9/1.1e8) {
 		t.Errorf("SMT 2 at a given gain 1.25: %v, want %v", got, 1.25*3e9/1.1e8)
 	}
 }

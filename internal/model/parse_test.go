@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/result"
 )
 
 func TestParsePoint(t *testing.T) {
@@ -94,41 +91,5 @@ func TestDefaultSockets(t *testing.T) {
 	m := Machine{Matrix: [][]float64{{1}}, Sockets: [][]int{{0}, {1}, {2}}}
 	if s := m.DefaultSockets(); !slices.Equal(s, []int{1, 2, 3}) {
 		t.Errorf("three sockets: %v", s)
-	}
-}
-
-func TestRunMachine(t *testing.T) {
-	if _, _, err := RunMachine(stored(t, 4, result.RunOLTP, nil)); err == nil || !strings.Contains(err.Error(), "run 4 was stored without") {
-		t.Errorf("bare run: %v", err)
-	}
-	top, p, err := RunMachine(stored(t, 5, result.RunOLTP, oneNode()))
-	if err != nil || p != nil || top == nil || top.Source != "run 5 (test)" {
-		t.Fatalf("machine only: %+v, %+v, %v", top, p, err)
-	}
-	probe := stored(t, 6, result.RunProbeMem, nil, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90}))
-	top, p, err = RunMachine(probe)
-	if err != nil || top != nil || p == nil || p.LocalNS != 90 {
-		t.Errorf("probe only: %+v, %+v, %v", top, p, err)
-	}
-}
-
-func TestGivenCPU(t *testing.T) {
-	c, as := GivenCPU(3, 67, 0, 16, 2)
-	// --local-ns is one socket's: the multi-socket local and remote
-	// latencies follow the published ratios.
-	multi := 67 * PublishedMultiSocketLocal.Value
-	remote := multi * PublishedRemoteRatio.Value
-	if want := (CPU{GHz: 3, CoresPerSocket: 16, SMT: 2, OneSocketNS: 67, LocalNS: multi, RemoteNS: remote, RemoteAssumed: true}); c != want {
-		t.Errorf("CPU %+v, want %+v", c, want)
-	}
-	if len(as) != 4 || as[3].Value != remote || !strings.HasPrefix(as[3].Source, "no --remote-ns") || !as[3].Banded() || !as[2].Banded() {
-		t.Errorf("no remote: %+v", as)
-	}
-	c, as = GivenCPU(3, 67, 140, 16, 2)
-	if r := c.RemoteNS; r != 140 || as[3].Source != "--remote-ns" || c.RemoteAssumed {
-		t.Errorf("remote given: %g, %+v", r, as)
-	}
-	if w := GivenWorkload(Workload{Instructions: 1e7, Miss: 0.05}); len(w) != 2 || w[0].Basis != Assumed || w[1].Value != 0.05 {
-		t.Errorf("GivenWorkload = %+v", w)
 	}
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 )
@@ -43,23 +42,4 @@ func Plausible(flag string, ns, ghz []float64, sockets []int, unchecked bool) er
 		return fmt.Errorf("-%s: %q is not %s (--unchecked accepts it)", flag, v, why)
 	}
 	return nil
-}
-
-// Check refuses the figures given in s that no machine has, unless
-// unchecked: the local and remote latencies, and the buffer's extra
-// latency.
-func (s MachineSpec) Check(unchecked bool) error {
-	var errs []error
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"local-ns", s.LocalNS}, {"remote-ns", s.RemoteNS}} {
-		if f.v > 0 {
-			errs = append(errs, Plausible(f.name, []float64{f.v}, nil, nil, unchecked))
-		}
-	}
-	if s.BufferNS > PlausibleMaxNS && !unchecked {
-		errs = append(errs, fmt.Errorf("-buffer-ns: %q is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", fmt.Sprint(s.BufferNS), PlausibleMaxNS))
-	}
-	return errors.Join(errs...)
 }

@@ -1,6 +1,8 @@
 package model
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestImplausible(t *testing.T) {
 	for _, c := range []struct {

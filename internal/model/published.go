@@ -1,6 +1,8 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+)
 
 // Range is a figure the model assumes where nothing was measured: a
 // default inside a band, both from published measurements, with the
@@ -14,7 +16,7 @@ type Range struct {
 
 // String is "1.1 (1 to 1.19)".
 func (r Range) String() string {
-	return fmt.Sprintf("%s (%s to %s)", sig(r.Value, 4), sig(r.Low, 4), sig(r.High, 4))
+	return fmt.Sprintf("%s (%s to %s)", Sig(r.Value, 4), Sig(r.Low, 4), Sig(r.High, 4))
 }
 
 // The published bands the model falls back on.

@@ -71,7 +71,7 @@ func Size(z Sizing) ([]SizeRow, error) {
 			if c.Cores < 1 || !(c.GHz > 0) || c.Price < 0 {
 				return nil, fmt.Errorf("processor %q: %d cores, %v GHz, price %v: want positive cores and clock and a price of zero or more: %w", c.Name, c.Cores, c.GHz, c.Price, ErrInput)
 			}
-			per := threadTPS(z.Workload, l, c.GHz, Grid{}.Gain(z.SMT))
+			per := ThreadTPS(z.Workload, l, c.GHz, Grid{}.Gain(z.SMT))
 			r := SizeRow{
 				Sockets: s, CPU: c, Cores: s * c.Cores, LatencyNS: l,
 				TPSPerCore: per, TotalTPS: TotalTPS(per, c.Cores, s),
@@ -118,23 +118,4 @@ func ClockCPUs(cpus []CPUOption, ghz float64) error {
 		cpus[i].Name = cpus[i].DefaultName()
 	}
 	return errors.Join(errs...)
-}
-
-// Size sizes z on the machine of s (z.Machine is built here), its socket
-// counts limited by the topology's; socketsFlag is --sockets as given,
-// for its error. It returns z with its machine, and Size's rows.
-func (s MachineSpec) Size(z Sizing, socketsFlag string) (Sizing, []SizeRow, error) {
-	mc, t, _, err := s.Build(maxOr(z.Sockets, 1))
-	if err != nil {
-		return z, nil, err
-	}
-	if err := socketsFit(socketsFlag, z.Sockets, mc, t); err != nil {
-		return z, nil, err
-	}
-	z.Machine = mc
-	rows, err := Size(z)
-	if err != nil {
-		return z, nil, fmt.Errorf("sizing: %w", err)
-	}
-	return z, rows, nil
 }

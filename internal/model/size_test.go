@@ -81,17 +81,3 @@ func TestClockCPUs(t *testing.T) {
 		t.Errorf("ClockCPUs(0) = %v", err)
 	}
 }
-
-// TestSizeOnSpec: the spec's machine sizes the question; socket counts a
-// topology lacks are refused.
-func TestSizeOnSpec(t *testing.T) {
-	q := Sizing{Workload: Default(), TargetTPS: 400, CPUs: []CPUOption{{Name: "8c", Cores: 8, GHz: 3, Price: 1000}}, Sockets: []int{1, 2}, SMT: 1}
-	z, rows, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Size(q, "1,2")
-	if err != nil || z.Machine.LocalNS != 67 || len(rows) != 2 {
-		t.Errorf("Size = %+v, %d rows, %v", z.Machine, len(rows), err)
-	}
-	q.Sockets = []int{8}
-	if _, _, err := (MachineSpec{LocalNS: 90, Locality: -1, Topology: fourSockets(t)}).Size(q, "8"); err == nil || !strings.HasPrefix(err.Error(), `-sockets: "8" does not fit`) {
-		t.Errorf("8 sockets on 4: %v", err)
-	}
-}

@@ -101,7 +101,7 @@ func Evaluate(w Workload, mc Machine, g Grid) (Table, error) {
 				return Table{}, fmt.Errorf("%d threads per core: want at least 1: %w", k, ErrInput)
 			}
 			gain := g.Gain(k)
-			base := threadTPS(w, l1, f, gain)
+			base := ThreadTPS(w, l1, f, gain)
 			first := len(t.Rows)
 			for _, s := range g.Sockets {
 				l, err := mc.Latency(s)
@@ -111,7 +111,7 @@ func Evaluate(w Workload, mc Machine, g Grid) (Table, error) {
 				if !(l > 0) {
 					return Table{}, fmt.Errorf("%d sockets: latency %v ns: want a positive latency: %w", s, l, ErrInput)
 				}
-				per := threadTPS(w, l, f, gain)
+				per := ThreadTPS(w, l, f, gain)
 				r := Row{
 					Sockets: s, CoresPerSocket: mc.CoresPerSocket, SMT: k, GHz: f,
 					LatencyNS: l, LatencyCycles: LatencyCycles(l, f), CyclesPerTxn: CyclesPerTxn(w, l, f),

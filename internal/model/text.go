@@ -5,23 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 )
-
-// Num prints a number to 6 significant digits without exponent or
-// trailing zeros: 3, 2.2, 0.05, 317.375.
-func Num(v float64) string { return sig(v, 6) }
-
-// sig prints v rounded to n significant digits, without exponent or
-// trailing zeros.
-func sig(v float64, n int) string {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', n, 64), 64)
-	if err != nil {
-		return strconv.FormatFloat(v, 'g', n, 64)
-	}
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
 
 // Describe prints the provenance header every model table starts with.
 func Describe(w io.Writer, wl Workload, mc Machine) {
@@ -66,7 +51,7 @@ func WriteTable(w io.Writer, t Table) error {
 	fmt.Fprintln(tw, head+"1S match ns\t")
 	unmatched := ""
 	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t", r.Sockets, r.SMT, sig(r.GHz, 4),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t", r.Sockets, r.SMT, Sig(r.GHz, 4),
 			r.LatencyNS, r.LatencyCycles, r.CyclesPerTxn/1e6, r.TPSPerCore, r.TotalTPS, r.PerCoreVs1S, r.TotalVs1S)
 		if smt {
 			fmt.Fprintf(tw, "%.3f\t", r.SMTGain)
@@ -84,7 +69,7 @@ func WriteTable(w io.Writer, t Table) error {
 	fmt.Fprintln(w, "\n1S match: the latency one socket with the same cores per socket, clock and SMT needs for the same total tps.")
 	if smt {
 		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's (--smt-gain; default %s: %s).\n",
-			sig(t.Rows[len(t.Rows)-1].SMTGain, 4), PublishedSMTGain, PublishedSMTGain.Source)
+			Sig(t.Rows[len(t.Rows)-1].SMTGain, 4), PublishedSMTGain, PublishedSMTGain.Source)
 	}
 	for _, r := range t.Rows {
 		if r.Beyond {
@@ -102,14 +87,10 @@ func WriteTable(w io.Writer, t Table) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "GHz\tSMT\tfrom\tto\ttotal ×\tper core ×\t")
 	for _, s := range t.Scaling {
-		fmt.Fprintf(tw, "%s\t%d\t%dS\t%dS\t%.3f\t%.3f\t\n", sig(s.GHz, 4), s.SMT, s.From, s.To, s.TotalRatio, s.PerCoreRatio)
+		fmt.Fprintf(tw, "%s\t%d\t%dS\t%dS\t%.3f\t%.3f\t\n", Sig(s.GHz, 4), s.SMT, s.From, s.To, s.TotalRatio, s.PerCoreRatio)
 	}
 	return tw.Flush()
 }
-
-// g12 prints a number to 12 significant digits, enough for any use and
-// free of floating-point noise.
-func g12(v float64) string { return strconv.FormatFloat(v, 'g', 12, 64) }
 
 // WriteCSV prints one row per configuration.
 func WriteCSV(w io.Writer, t Table) error {
@@ -119,50 +100,14 @@ func WriteCSV(w io.Writer, t Table) error {
 	for _, r := range t.Rows {
 		m := ""
 		if r.Match1SNS != nil {
-			m = g12(*r.Match1SNS)
+			m = G12(*r.Match1SNS)
 		}
-		cw.Write([]string{strconv.Itoa(r.Sockets), strconv.Itoa(r.CoresPerSocket), strconv.Itoa(r.SMT), g12(r.GHz),
-			g12(r.LatencyNS), g12(r.LatencyCycles), g12(r.CyclesPerTxn), g12(r.TPSPerCore), g12(r.TotalTPS),
-			g12(r.PerCoreVs1S), g12(r.TotalVs1S), g12(r.SMTGain), m})
+		cw.Write([]string{strconv.Itoa(r.Sockets), strconv.Itoa(r.CoresPerSocket), strconv.Itoa(r.SMT), G12(r.GHz),
+			G12(r.LatencyNS), G12(r.LatencyCycles), G12(r.CyclesPerTxn), G12(r.TPSPerCore), G12(r.TotalTPS),
+			G12(r.PerCoreVs1S), G12(r.TotalVs1S), G12(r.SMTGain), m})
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// percent prints a fraction as a percentage.
-func percent(x float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*x), "0"), ".") + "%"
-}
-
-// TierLevel is the average latency of two tiers at one miss fraction.
-type TierLevel struct {
-	Miss      float64 `json:"miss_fraction"`
-	LatencyNS float64 `json:"latency_ns"`
-	VsDRAM    float64 `json:"vs_dram"`
-}
-
-// Tiers is a fast tier in front of a slow one against conventional DRAM.
-type Tiers struct {
-	FastNS    float64     `json:"fast_ns"`
-	SlowNS    float64     `json:"slow_ns"`
-	DRAMNS    float64     `json:"dram_ns"`
-	BreakEven float64     `json:"break_even_miss_fraction"` // TierBreakEven
-	Levels    []TierLevel `json:"levels"`
-}
-
-// TwoTiers computes the break-even and the average latency at miss
-// fractions from 1% to 50%.
-func TwoTiers(fastNS, slowNS, dramNS float64) (Tiers, error) {
-	x, err := TierBreakEven(fastNS, slowNS, dramNS)
-	if err != nil {
-		return Tiers{}, err
-	}
-	t := Tiers{FastNS: fastNS, SlowNS: slowNS, DRAMNS: dramNS, BreakEven: x}
-	for _, m := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5} {
-		l := TierLatency(fastNS, slowNS, m)
-		t.Levels = append(t.Levels, TierLevel{m, l, l / dramNS})
-	}
-	return t, nil
 }
 
 // WriteTiers prints the break-even and the table of miss fractions.
@@ -176,13 +121,13 @@ func WriteTiers(w io.Writer, t Tiers) error {
 	case x >= 1:
 		fmt.Fprintln(w, "The slow tier is no slower than DRAM: two tiers always win.")
 	default:
-		fmt.Fprintf(w, "Two tiers beat DRAM while fewer than %s of accesses miss the fast tier.\n", percent(x))
+		fmt.Fprintf(w, "Two tiers beat DRAM while fewer than %s of accesses miss the fast tier.\n", Percent(x))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "miss fast tier\taverage ns\tvs DRAM\t")
 	for _, l := range t.Levels {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t\n", percent(l.Miss), l.LatencyNS, l.VsDRAM)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t\n", Percent(l.Miss), l.LatencyNS, l.VsDRAM)
 	}
 	return tw.Flush()
 }
@@ -210,21 +155,13 @@ func WriteSize(w io.Writer, z Sizing, rows []SizeRow) error {
 	return nil
 }
 
-// interval is " (95% interval a to b)", or "" without one.
-func interval(iv *Interval) string {
-	if iv == nil {
-		return ""
-	}
-	return " (95% interval " + iv.String() + ")"
-}
-
 // WriteFit prints a fit: the workload it implies, its R² and each point's
 // residual.
 func WriteFit(w io.Writer, fit Fit) error {
 	fmt.Fprintf(w, "Fit of %d points (least squares on cycles per transaction against latency in cycles):\n", fit.Points)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  core cycles per transaction (A)\t%s%s\n", thousands(fit.A), interval(fit.AInterval))
-	fmt.Fprintf(tw, "  memory waits per transaction (M)\t%s%s\n", thousands(fit.M), interval(fit.MInterval))
+	fmt.Fprintf(tw, "  core cycles per transaction (A)\t%s%s\n", Thousands(fit.A), fit.AInterval.Parenthesised())
+	fmt.Fprintf(tw, "  memory waits per transaction (M)\t%s%s\n", Thousands(fit.M), fit.MInterval.Parenthesised())
 	fmt.Fprintf(tw, "  classic form: I = A + M, m = M/I\t%.0f, %.5f\n", fit.Workload.Instructions, fit.Workload.Miss)
 	r2 := fmt.Sprintf("%.6f", fit.R2)
 	if fit.Points == 2 {
@@ -241,28 +178,4 @@ func WriteFit(w io.Writer, fit Fit) error {
 		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%+.2f%%\t\n", Num(r.LatencyNS), Num(r.GHz), r.CyclesPerTxn/1e6, Num(r.TPSPerCore), r.FitTPSPerCore, 100*r.RelativeErrorTPS)
 	}
 	return tw.Flush()
-}
-
-// WriteCalibration prints how the model was calibrated to stored runs and
-// its predictions.
-func WriteCalibration(w io.Writer, c *Calibration) error {
-	fmt.Fprintf(w, "Fit of OLTP run %d with memory probe run %d:\n", c.OLTPRun, c.ProbeRun)
-	if c.FitChoice != "" {
-		fmt.Fprintf(w, "  %s\n", c.FitChoice)
-	}
-	fmt.Fprintf(w, "  %s\n", c.Method)
-	fmt.Fprintf(w, "  %s\n", c.Derived())
-	if c.Fit != nil {
-		fmt.Fprintf(w, "  R² of cycles per transaction: %.6f over %d points\n", c.Fit.R2, c.Fit.Points)
-	}
-	for _, n := range c.Statements() {
-		fmt.Fprintf(w, "  %s\n", n)
-	}
-	if c.Measured != nil {
-		for _, l := range c.Measured.Lines() {
-			fmt.Fprintf(w, "  %s\n", l)
-		}
-	}
-	fmt.Fprintln(w, "\nPredictions for the fitted workload:")
-	return WriteTable(w, c.Table)
 }

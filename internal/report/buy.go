@@ -7,22 +7,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/decide"
 )
 
 // AnchorBuy is the "Which server" section.
 const AnchorBuy = "which-server"
 
 // Purchase is the buy decision for the report's calibrated model: the
-// built-in candidates derived from the probed CPU (model.BuiltinCandidates),
+// built-in candidates derived from the probed CPU (decide.BuiltinCandidates),
 // with the band the calibration supports; nil without a prediction. The
 // report's findings and section and eval's summary all take it from here.
-func Purchase(r *Report) *model.Purchase {
+func Purchase(r *Report) *decide.Purchase {
 	md := r.Model
 	if md == nil || len(md.Table.Rows) == 0 {
 		return nil
 	}
-	p, err := model.BuyCalibrated(md, 0, nil)
+	p, err := decide.BuyCalibrated(md, 0, nil)
 	if err != nil {
 		return nil
 	}
@@ -58,7 +58,7 @@ func buySection(r *Report) section {
 
 // costBars is a horizontal bar chart of cost per 1,000 tps, one bar per
 // candidate, with a whisker over the cost at the band's ends.
-func costBars(id string, p *model.Purchase) string {
+func costBars(id string, p *decide.Purchase) string {
 	const labelW, rowH, top = 210.0, 30.0, 40.0
 	var vals []float64
 	for _, r := range p.Rows {
@@ -99,7 +99,7 @@ func costBars(id string, p *model.Purchase) string {
 }
 
 // cost is a candidate's cost per 1,000 tps at a throughput of its band.
-func cost(r model.BuyRow, tps float64) float64 {
+func cost(r decide.BuyRow, tps float64) float64 {
 	if !(tps > 0) {
 		return r.CostPerKTPS
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 )
@@ -146,7 +146,7 @@ func TestOneFigurePerQuantity(t *testing.T) {
 					DRAM DRAM    `json:"dram"`
 				} `json:"memory"`
 				OLTP  OLTP              `json:"oltp"`
-				Model model.Calibration `json:"model"`
+				Model calib.Calibration `json:"model"`
 			}
 			if err := json.Unmarshal(js.Bytes(), &j); err != nil {
 				t.Fatal(err)

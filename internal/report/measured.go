@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
 // measuredTables are the measured fit's cells, each with the speed
 // sentinel's samples around it, and the sentinel's whole series.
-func measuredTables(f *model.MeasuredFit) []table {
+func measuredTables(f *calib.MeasuredFit) []table {
 	v := f.Verdict
 	dev := func(i int) string {
 		if i < 0 || i >= len(v.Deviation) {
@@ -65,7 +65,7 @@ func measuredTables(f *model.MeasuredFit) []table {
 // measuredNotes are why the measured fit has no held-out check (its
 // checks are among the model's Statements), its counters and its
 // sentinel verdict, for the model section.
-func measuredNotes(f *model.MeasuredFit) []string {
+func measuredNotes(f *calib.MeasuredFit) []string {
 	var out []string
 	if f.HeldOutError != "" {
 		out = append(out, "No held-out check: "+f.HeldOutError+".")

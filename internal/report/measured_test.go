@@ -7,17 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
-// fitRun is a stored measured fit (kind model.RunFit) of six cells at 300
+// fitRun is a stored measured fit (kind calib.RunFit) of six cells at 300
 // and 200 ns, 3 GHz, each with its hot runs in the caches (5 ns), the
 // fourth next to a sentinel sample 40% slow.
 func fitRun(id int64) *result.Run {
-	f := model.MeasuredFit{What: "tpcc-ro in two memories", Method: "test", GHz: 3,
-		Memory: []model.FitMemory{{Name: "4 KiB pages", LatencyNS: 300, SamplesNS: []float64{300}}, {Name: "2 MiB pages", LatencyNS: 200, SamplesNS: []float64{200}},
+	f := calib.MeasuredFit{What: "tpcc-ro in two memories", Method: "test", GHz: 3,
+		Memory: []calib.FitMemory{{Name: "4 KiB pages", LatencyNS: 300, SamplesNS: []float64{300}}, {Name: "2 MiB pages", LatencyNS: 200, SamplesNS: []float64{200}},
 			{Name: "the caches", Hot: true, LatencyNS: 5, SamplesNS: []float64{5}}},
 		CountersReason: "instructions: ENOENT (no such file or directory, kernel.perf_event_paranoid 2)"}
 	f.Sentinel.Samples = []sentinel.Sample{{Label: "start", Took: 6 * time.Millisecond}}
@@ -29,16 +30,16 @@ func fitRun(id int64) *result.Run {
 			took = 9 * time.Millisecond
 		}
 		label := "cell " + string(rune('1'+k))
-		f.Cells = append(f.Cells, model.FitCell{Label: label, Memory: mem, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / c * (1 + 0.01*float64(k%3))},
+		f.Cells = append(f.Cells, calib.FitCell{Label: label, Memory: mem, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / c * (1 + 0.01*float64(k%3))},
 			Txns: 1000, Seconds: 0.2, Before: k, After: k + 1},
-			model.FitCell{Label: label + " hot", Memory: 2, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / (300_000 + 300*5*3)},
+			calib.FitCell{Label: label + " hot", Memory: 2, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / (300_000 + 300*5*3)},
 				Txns: 1000, Seconds: 0.2, Before: k, After: k + 1})
 		f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "after cell", Took: took})
 	}
 	f.Flag(0.15)
 	f.Compute()
-	return &result.Run{ID: id, Kind: model.RunFit, Status: result.StatusComplete, Started: time.Unix(1_800_000_000, 0),
-		Results: []result.Item{item(string(model.KindMeasuredFit), f)}}
+	return &result.Run{ID: id, Kind: calib.RunFit, Status: result.StatusComplete, Started: time.Unix(1_800_000_000, 0),
+		Results: []result.Item{item(string(calib.KindMeasuredFit), f)}}
 }
 
 // TestMeasuredFitInReport: with a stored measured fit among the runs, the
@@ -103,7 +104,7 @@ func TestMeasuredFitInReport(t *testing.T) {
 // memory reference drifted is off though its core reference held; the
 // cells beside it are kept, since a cell's latency is timed next to it.
 func TestMeasuredSentinelMemory(t *testing.T) {
-	f, err := model.KindMeasuredFit.Last(fitRun(1))
+	f, err := calib.KindMeasuredFit.Last(fitRun(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
@@ -23,14 +23,14 @@ import (
 )
 
 // Kinds lists the run kinds a report shows, in the order of its sections.
-var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind, model.RunFit}
+var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind, calib.RunFit}
 
 // optional are the kinds whose absence is not reported: experiments a
 // user runs on purpose, which eval does not (insert) or which have their
 // own command (tpch), or which only eval makes (model-fit: the model then
 // rests on the OLTP run). A missing null run is reported only beside an
 // OLTP run, whose one-stream cell it explains.
-var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind, model.RunFit}
+var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind, calib.RunFit}
 
 // ErrNoRuns is returned by Build when it is given no run.
 var ErrNoRuns = errors.New("no runs to report")
@@ -247,8 +247,8 @@ type IO struct {
 
 // Model is the memory-latency model's prediction for 1, 2 and 4 sockets
 // of the probed CPU, with the workload fitted to the OLTP run when there is
-// one: model.Calibrate's answer.
-type Model = model.Calibration
+// one: calib.Calibrate's answer.
+type Model = calib.Calibration
 
 // Build computes a report from runs, at most one of each kind. Runs of
 // kinds it does not know add only their machine and provenance.
@@ -383,7 +383,7 @@ func Build(runs []*result.Run) (*Report, error) {
 		r.Machine.GHz = r.Memory.GHz
 	}
 	if r.Memory != nil {
-		if r.Model, err = model.Calibrate(runs...); err != nil {
+		if r.Model, err = calib.Calibrate(runs...); err != nil {
 			return nil, err
 		}
 		r.Notes = append(r.Notes, modelNote(r.Model))

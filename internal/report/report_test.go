@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/golden"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
@@ -225,8 +226,8 @@ func TestModelFit(t *testing.T) {
 	if md.RemoteAssumed || md.RemoteNS != 169.5 || md.CoresPerSocket != 2 {
 		t.Errorf("two-socket: remote %v (assumed %v), %d cores per socket; want measured 169.5 ns and 2", md.RemoteNS, md.RemoteAssumed, md.CoresPerSocket)
 	}
-	if len(md.Table.Rows) != 2*len(model.PredictSockets) { // SMT 1 and 2
-		t.Errorf("two-socket: %d model rows, want %d", len(md.Table.Rows), 2*len(model.PredictSockets))
+	if len(md.Table.Rows) != 2*len(calib.PredictSockets) { // SMT 1 and 2
+		t.Errorf("two-socket: %d model rows, want %d", len(md.Table.Rows), 2*len(calib.PredictSockets))
 	}
 
 	vm := build(t, stored(t, vmRuns(t))).Model
@@ -239,7 +240,7 @@ func TestModelFit(t *testing.T) {
 	if vm.SMTMeasured {
 		t.Errorf("kvm-2vcpu: SMT gain %v measured on a machine without SMT", vm.SMT)
 	}
-	if n := len(model.PredictSockets); len(vm.Table.Rows) != n || vm.Table.Rows[n-1].Sockets != 4 {
+	if n := len(calib.PredictSockets); len(vm.Table.Rows) != n || vm.Table.Rows[n-1].Sockets != 4 {
 		t.Errorf("kvm-2vcpu: model rows %+v, want 1, 2, 4 sockets", vm.Table.Rows)
 	}
 }

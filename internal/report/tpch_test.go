@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
@@ -19,7 +19,7 @@ func TestTPCHEstimateAndLadder(t *testing.T) {
 			{DOP: 1, Speedup: 1, Cost: 1349, EstSpeedup: 1},
 			{DOP: 2, Speedup: 0.4, Cost: 1057, EstSpeedup: 1349.0 / 1057, Departs: true, PlanChanged: true},
 		}}},
-		Rule: &model.DOPRule{Threshold: 50, ThresholdSeconds: 0.5, SecondsPerUnit: 0.01, CoresPerSocket: 8, Sockets: 1},
+		Rule: &dop.Rule{Threshold: 50, ThresholdSeconds: 0.5, SecondsPerUnit: 0.01, CoresPerSocket: 8, Sockets: 1},
 	}
 	est, ok := estimateTable(a)
 	want := []string{"Q5", "2", "1,349 → 1,057", "1.28×", "0.40×", "0.31", "measured under half the estimate, plan changed"}

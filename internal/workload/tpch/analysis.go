@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 )
@@ -24,27 +24,27 @@ type Analysis struct {
 	// Rule is the DOP rule of thumb each query's Rule comes from, its
 	// threshold a cost (a time turned into one by Cost's fit); RuleNote
 	// says why there is none when one was asked for.
-	Rule     *model.DOPRule `json:"dop_rule,omitempty"`
-	RuleNote string         `json:"dop_rule_note,omitempty"`
+	Rule     *dop.Rule `json:"dop_rule,omitempty"`
+	RuleNote string    `json:"dop_rule_note,omitempty"`
 }
 
 // RuleSpec is the DOP rule of thumb to set beside the measured DOPs: its
 // threshold as given (a time is turned into a cost with the run's fitted
 // seconds per cost unit) and the machine's cores.
 type RuleSpec struct {
-	Threshold      model.DOPThreshold
+	Threshold      dop.Threshold
 	CoresPerSocket int
 	Sockets        int
 }
 
 // QueryScaling is one query's times against DOP (medians over repeats).
 type QueryScaling struct {
-	Query   int              `json:"query"`
-	Points  []DOPPoint       `json:"points"`
-	BestDOP int              `json:"best_dop"`
-	StopsAt int              `json:"stops_at,omitempty"` // the DOP after which the next gains less than 10%; 0: scales to the last
-	Cost    float64          `json:"cost,omitempty"`     // plan cost at the lowest DOP
-	Rule    *model.DOPAdvice `json:"rule,omitempty"`     // the rule of thumb's DOP for that cost
+	Query   int         `json:"query"`
+	Points  []DOPPoint  `json:"points"`
+	BestDOP int         `json:"best_dop"`
+	StopsAt int         `json:"stops_at,omitempty"` // the DOP after which the next gains less than 10%; 0: scales to the last
+	Cost    float64     `json:"cost,omitempty"`     // plan cost at the lowest DOP
+	Rule    *dop.Advice `json:"rule,omitempty"`     // the rule of thumb's DOP for that cost
 }
 
 // DOPPoint is a query at one DOP.

@@ -4,7 +4,7 @@ import (
 	"github.com/numalab/numalab/internal/planest"
 	"slices"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/dop"
 	"strings"
 	"testing"
 
@@ -126,7 +126,7 @@ func TestEstimatedSpeedup(t *testing.T) {
 func TestRuleInSeconds(t *testing.T) {
 	scan := "Seq Scan"
 	cells := []Cell{power(1, 1, 1, scan, 100), power(2, 1, 2, scan, 200), power(3, 1, 3, scan, 300), power(4, 1, 0.4, scan, 40)}
-	spec := &RuleSpec{Threshold: model.DOPThreshold{Seconds: 0.5}, CoresPerSocket: 4, Sockets: 1}
+	spec := &RuleSpec{Threshold: dop.Threshold{Seconds: 0.5}, CoresPerSocket: 4, Sockets: 1}
 	an := Analyze(cells, spec)
 	r := an.Rule
 	if r == nil || r.Threshold != 50 || r.ThresholdSeconds != 0.5 || r.SecondsPerUnit != 0.01 {
@@ -152,7 +152,7 @@ func TestRuleInSeconds(t *testing.T) {
 	if few.Rule != nil || few.Queries[0].Rule != nil || !strings.Contains(few.RuleNote, "threshold 500ms") {
 		t.Errorf("two costs, no fit: rule %+v, note %q; want none, and why", few.Rule, few.RuleNote)
 	}
-	byCost := Analyze(cells[:2], &RuleSpec{Threshold: model.DOPThreshold{Cost: 150}, CoresPerSocket: 4, Sockets: 1})
+	byCost := Analyze(cells[:2], &RuleSpec{Threshold: dop.Threshold{Cost: 150}, CoresPerSocket: 4, Sockets: 1})
 	if byCost.Rule == nil || byCost.Queries[0].Rule.DOP != 1 || byCost.Queries[1].Rule.DOP != 2 {
 		t.Errorf("threshold cost 150: %+v; want Q1 serial, Q2 at DOP 2", byCost.Queries)
 	}

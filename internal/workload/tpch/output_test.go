@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -16,15 +16,15 @@ func TestConclude(t *testing.T) {
 	s := NewSweep(RunConfig{Engine: "duckdb"}, "", -1)
 	machine := &result.Topology{Cores: make([]result.Core, 8), Packages: make([]result.Package, 2)}
 	a, b := power(1, 1, 4, "Seq Scan", 5000), power(1, 2, 2, "Seq Scan", 5000)
-	out := s.Conclude([]*Cell{&a, &b}, machine, model.DOPThreshold{Cost: 1000}, nil)
-	want := Analyze([]Cell{a, b}, &RuleSpec{Threshold: model.DOPThreshold{Cost: 1000}, CoresPerSocket: 4, Sockets: 2})
+	out := s.Conclude([]*Cell{&a, &b}, machine, dop.Threshold{Cost: 1000}, nil)
+	want := Analyze([]Cell{a, b}, &RuleSpec{Threshold: dop.Threshold{Cost: 1000}, CoresPerSocket: 4, Sockets: 2})
 	if !reflect.DeepEqual(out.Analysis, want) || out.Analysis.Queries[0].Rule == nil {
 		t.Errorf("analysis %+v\nwant %+v, with a rule's DOP", out.Analysis, want)
 	}
 	if len(out.Cells) != 2 || out.Storage != nil {
 		t.Errorf("cells %d, storage %q; want 2 and none", len(out.Cells), out.Storage)
 	}
-	if none := s.Conclude(nil, machine, model.DOPThreshold{Cost: 1000}, nil); none.Cells == nil {
+	if none := s.Conclude(nil, machine, dop.Threshold{Cost: 1000}, nil); none.Cells == nil {
 		t.Error("no cells: Cells is nil, want an empty list")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -16,7 +16,7 @@ import (
 func TestWriteAnalysis(t *testing.T) {
 	an := Analysis{
 		Queries: []QueryScaling{
-			{Query: 1, Points: []DOPPoint{{DOP: 1, Speedup: 1}, {DOP: 2, Speedup: 1.8, Used: 1}}, BestDOP: 2, StopsAt: 2, Cost: 1234, Rule: &model.DOPAdvice{DOP: 2}},
+			{Query: 1, Points: []DOPPoint{{DOP: 1, Speedup: 1}, {DOP: 2, Speedup: 1.8, Used: 1}}, BestDOP: 2, StopsAt: 2, Cost: 1234, Rule: &dop.Advice{DOP: 2}},
 			{Query: 6, Points: []DOPPoint{{DOP: 1, Speedup: 1}}, BestDOP: 1},
 		},
 		Changes: []PlanChange{{Query: 1, FromDOP: 1, DOP: 2, Added: []string{"Gather"}}},

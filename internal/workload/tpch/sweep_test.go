@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
@@ -102,7 +102,7 @@ func checkSweep(t *testing.T, cells []Cell, unit string) Analysis {
 			t.Errorf("throughput cell %+v: no rate or slowest query", c)
 		}
 	}
-	an := Analyze(cells, &RuleSpec{Threshold: model.DOPThreshold{Cost: 1000}, CoresPerSocket: 2, Sockets: 1})
+	an := Analyze(cells, &RuleSpec{Threshold: dop.Threshold{Cost: 1000}, CoresPerSocket: 2, Sockets: 1})
 	if len(an.Queries) != 3 || an.Advice == nil || len(an.Advice.PerStreams) != 1 {
 		t.Fatalf("analysis: %d queries, advice %+v; want 3 and one stream count", len(an.Queries), an.Advice)
 	}

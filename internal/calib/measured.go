@@ -1,4 +1,4 @@
-package model
+package calib
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/stats"
@@ -53,7 +54,7 @@ type FitCell struct {
 	// ChainNS is its memory's chain timed right after it, which Compute
 	// takes as its latency; 0 when none was (its memory's median then).
 	ChainNS float64 `json:"chain_ns,omitempty"`
-	Point
+	model.Point
 	Txns    int64   `json:"txns"`
 	Seconds float64 `json:"seconds"`
 	// Before and After are the sentinel samples that bracket the cell.
@@ -85,7 +86,7 @@ type MeasuredFit struct {
 	Cells    []FitCell        `json:"cells"`
 	Sentinel sentinel.Series  `json:"sentinel"`
 	Verdict  sentinel.Verdict `json:"verdict"`
-	Fit      *Fit             `json:"fit,omitempty"`
+	Fit      *model.Fit       `json:"fit,omitempty"`
 	FitError string           `json:"fit_error,omitempty"`
 	// HeldOut predicts, from the fit to the first half of each memory's
 	// kept cells, the cold rates of the second half's from their own hot
@@ -138,12 +139,12 @@ func (f *MeasuredFit) Compute() {
 		}
 	}
 	kept := f.kept()
-	var pts []Point
+	var pts []model.Point
 	for _, c := range kept {
 		pts = append(pts, c.Point)
 	}
 	f.Fit, f.FitError = nil, ""
-	if fit, err := FitPoints(pts); err != nil {
+	if fit, err := model.FitPoints(pts); err != nil {
 		f.FitError = err.Error()
 	} else {
 		f.Fit = &fit
@@ -155,7 +156,7 @@ func (f *MeasuredFit) Compute() {
 	}
 	// The first half of each memory's kept cells, the caches' included,
 	// is fitted; each later cold cell is predicted from its own hot runs.
-	var first []Point
+	var first []model.Point
 	later := map[int][]FitCell{}
 	for mem := range f.Memory {
 		var of []FitCell
@@ -174,7 +175,7 @@ func (f *MeasuredFit) Compute() {
 		}
 		later[mem] = of[h:]
 	}
-	fit, err := FitPoints(first)
+	fit, err := model.FitPoints(first)
 	if err != nil {
 		f.HeldOutError = "the first half does not fit: " + err.Error()
 		return
@@ -217,7 +218,7 @@ func (f *MeasuredFit) hotOf(c FitCell) (FitCell, bool) {
 }
 
 // Points are the kept cells as points, with each cell's label.
-func (f *MeasuredFit) Points() (pts []Point, cells []string) {
+func (f *MeasuredFit) Points() (pts []model.Point, cells []string) {
 	for _, c := range f.kept() {
 		pts = append(pts, c.Point)
 		cells = append(cells, c.Label)
@@ -271,7 +272,7 @@ func (f *MeasuredFit) Counted() (Counted, bool) {
 		}
 		ins, miss, cyc, ipc = append(ins, i), append(miss, float64(c.Counters.LLCMisses)/n), append(cyc, cy), append(ipc, i/cy)
 		if f.Fit != nil {
-			stall = append(stall, f.Fit.M*LatencyCycles(c.LatencyNS, c.GHz)/cy)
+			stall = append(stall, f.Fit.M*model.LatencyCycles(c.LatencyNS, c.GHz)/cy)
 		}
 	}
 	if len(ins) == 0 {
@@ -305,9 +306,9 @@ func (f *MeasuredFit) CounterLine() string {
 		cyc = "cycles from the clock and the rate"
 	}
 	s := fmt.Sprintf("hardware counters (medians over %d kept cold cells): %s instructions and %s last-level misses per transaction, %s cycles per transaction (%s), IPC %.2f",
-		c.Cells, thousands(c.InstructionsPerT), thousands(c.MissesPerT), thousands(c.CyclesPerT), cyc, c.IPC)
+		c.Cells, model.Thousands(c.InstructionsPerT), model.Thousands(c.MissesPerT), model.Thousands(c.CyclesPerT), cyc, c.IPC)
 	if f.Fit != nil {
-		s += fmt.Sprintf(", stall share M·L·f/C %s", percent(c.StallShare))
+		s += fmt.Sprintf(", stall share M·L·f/C %s", model.Percent(c.StallShare))
 	}
 	if len(unread) > 0 {
 		s += fmt.Sprintf("; %d kept cell(s) not counted, a read of their counters failed (%s: %s)", len(unread), strings.Join(unread, ", "), readWhy)
@@ -367,7 +368,7 @@ func (f *MeasuredFit) Lines() []string {
 	out = append(out, fmt.Sprintf("  tps per cell: %s; %d of %d cells kept (left out: a core reading of the sentinel off next to it; the memory's speed is in each cold cell's latency, its chain timed right after it)", strings.Join(cells, ", "), len(f.Cells)-off, len(f.Cells)))
 	if fit := f.Fit; fit != nil {
 		out = append(out, fmt.Sprintf("  fit: A = %s core cycles%s, M = %s memory waits%s, R² %.3f over %d cells",
-			thousands(fit.A), interval(fit.AInterval), thousands(fit.M), interval(fit.MInterval), fit.R2, fit.Points))
+			model.Thousands(fit.A), fit.AInterval.Parenthesised(), model.Thousands(fit.M), fit.MInterval.Parenthesised(), fit.R2, fit.Points))
 	} else {
 		out = append(out, "  no fit: "+f.FitError)
 	}
@@ -394,7 +395,7 @@ func (f *MeasuredFit) Headline() string {
 	if f.Fit == nil {
 		return fmt.Sprintf("%d cells, no fit: %s", len(f.Cells), f.FitError)
 	}
-	s := fmt.Sprintf("A = %s core cycles%s, M = %s memory waits%s over %d of %d cells", thousands(f.Fit.A), interval(f.Fit.AInterval), thousands(f.Fit.M), interval(f.Fit.MInterval), f.Fit.Points, len(f.Cells))
+	s := fmt.Sprintf("A = %s core cycles%s, M = %s memory waits%s over %d of %d cells", model.Thousands(f.Fit.A), f.Fit.AInterval.Parenthesised(), model.Thousands(f.Fit.M), f.Fit.MInterval.Parenthesised(), f.Fit.Points, len(f.Cells))
 	if e, ok := f.HeldOutMedian(); ok {
 		s += fmt.Sprintf("; held-out median error %+.1f%%", 100*e)
 	}

@@ -1,9 +1,10 @@
-package model
+package calib
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -95,7 +96,7 @@ type MachineSpec struct {
 // counts (nil: none) and the core clock measured or recorded with the
 // machine (0: unknown). Its errors name the flags of 'numalab model' that
 // would supply what is missing.
-func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, error) {
+func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, float64, error) {
 	t := s.Topology
 	local, remote := s.LocalNS, s.RemoteNS
 	localSet, remoteSet := local > 0, remote > 0
@@ -132,29 +133,29 @@ func (s MachineSpec) Build(maxSockets int) (Machine, *result.Topology, float64, 
 			t = nil
 		}
 	}
-	var mc Machine
+	var mc model.Machine
 	if t != nil {
 		switch {
 		case len(t.LatencyNS) > 0:
 		case len(t.Distances) > 0 && !localSet:
-			return Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
+			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
 		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
-			return Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
+			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
 		}
 		var err error
 		mc, err = TopologyMachine(t, local, remote)
 		if err != nil {
-			return Machine{}, nil, 0, fmt.Errorf("reading latencies from %s: %w", t.Source, err)
+			return model.Machine{}, nil, 0, fmt.Errorf("reading latencies from %s: %w", t.Source, err)
 		}
 		mc.Source = t.Source + ": " + mc.Source
 	} else {
 		if !localSet {
-			return Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
+			return model.Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
 		}
 		if maxSockets > 1 && !remoteSet {
-			return Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
+			return model.Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
 		}
-		mc = Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, CoresPerSocket: max(runCores, 1)}
+		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, CoresPerSocket: max(runCores, 1)}
 	}
 	if s.CoresPerSocket > 0 {
 		mc.CoresPerSocket = s.CoresPerSocket

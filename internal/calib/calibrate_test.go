@@ -1,4 +1,4 @@
-package model
+package calib
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -90,8 +91,8 @@ func TestCalibrateOnePoint(t *testing.T) {
 	if w := c.Workload; math.Abs(w.Core()-4e6) > 1e-3 || math.Abs(w.Waits()-2e4) > 1e-6 {
 		t.Errorf("workload A = %v, M = %v; want 4e6, 2e4", w.Core(), w.Waits())
 	}
-	if !c.RemoteAssumed || c.RemoteNS != 100*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value || c.CoresPerSocket != 2 {
-		t.Errorf("remote %g (assumed %v), cores per socket %d; want assumed %g, 2", c.RemoteNS, c.RemoteAssumed, c.CoresPerSocket, 100*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value)
+	if !c.RemoteAssumed || c.RemoteNS != 100*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value || c.CoresPerSocket != 2 {
+		t.Errorf("remote %g (assumed %v), cores per socket %d; want assumed %g, 2", c.RemoteNS, c.RemoteAssumed, c.CoresPerSocket, 100*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value)
 	}
 	if n := len(c.Table.Rows); n != len(PredictSockets)*2 {
 		t.Errorf("%d predicted rows, want %d sockets × SMT 1 and 2", n, len(PredictSockets))
@@ -129,8 +130,8 @@ func TestCalibrateNoNUMAEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.RemoteAssumed || c.RemoteNS != 100.5*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value {
-		t.Errorf("remote %g (assumed %v), want %g assumed", c.RemoteNS, c.RemoteAssumed, 100.5*PublishedMultiSocketLocal.Value*PublishedRemoteRatio.Value)
+	if !c.RemoteAssumed || c.RemoteNS != 100.5*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value {
+		t.Errorf("remote %g (assumed %v), want %g assumed", c.RemoteNS, c.RemoteAssumed, 100.5*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value)
 	}
 	a, ok := c.Assumption(AssumeRemote)
 	l, _ := c.Assumption(AssumeLocal)
@@ -175,7 +176,7 @@ func TestCalibrateStatesAndFlags(t *testing.T) {
 	if a, _ := c.Assumption(AssumeM); a.Basis != Assumed || !a.Banded() || !strings.Contains(a.Source, "two latency points would fit it") {
 		t.Errorf("M's assumption %+v, want it assumed with a band, and why", a)
 	}
-	if a, _ := c.Assumption(AssumeSMT); a.Basis != Assumed || a.Value != PublishedSMTGain.Value || !strings.Contains(a.Source, "Linchi Shea") {
+	if a, _ := c.Assumption(AssumeSMT); a.Basis != Assumed || a.Value != model.PublishedSMTGain.Value || !strings.Contains(a.Source, "Linchi Shea") {
 		t.Errorf("SMT assumption %+v, want the published gain with its source", a)
 	}
 	if len(c.Residuals) != 1 || math.Abs(c.Residuals[0].RelativeErrorTPS) > 1e-12 || !strings.Contains(c.Residuals[0].Cell, "run 2's smt=off") {
@@ -206,12 +207,12 @@ func TestCalibrateTwoLatencies(t *testing.T) {
 	}
 	s := memlat.Summary{GHz: 3, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{100, 150}, {150, 100}}, LocalNS: 100, RemoteNS: 150}
 	probe := stored(t, 1, result.RunProbeMem, topo, memlat.KindSummary.Of(s))
-	w := FromCycles(2e5, 500)
+	w := model.FromCycles(2e5, 500)
 	var cells []result.Entry
 	for i, e := range []float64{1.01, 0.99, 1.02, 0.98} {
 		cells = append(cells,
-			result.KindCell.Of(result.Cell{Placement: "node=0,data=node0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: TPSPerCore(w, 100, 3) * e}),
-			result.KindCell.Of(result.Cell{Placement: "node=1,data=node0", CPUs: []int{1}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: TPSPerCore(w, 150, 3) * e}))
+			result.KindCell.Of(result.Cell{Placement: "node=0,data=node0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: model.TPSPerCore(w, 100, 3) * e}),
+			result.KindCell.Of(result.Cell{Placement: "node=1,data=node0", CPUs: []int{1}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: model.TPSPerCore(w, 150, 3) * e}))
 	}
 	c, err := Calibrate(probe, stored(t, 2, result.RunOLTP, topo, cells...))
 	if err != nil {
@@ -279,4 +280,12 @@ func TestCalibrateSMTOnNodes(t *testing.T) {
 	if !c.SMTMeasured || c.SMT.Value != 1.2 || !strings.Contains(c.SMT.Source, "(node=0,data=node0)") {
 		t.Errorf("SMT gain %+v, measured %v; want 720/600 = 1.2 from node=0,data=node0", c.SMT, c.SMTMeasured)
 	}
+}
+
+// near reports whether got is within a relative 1e-9 of want.
+func near(got, want float64) bool {
+	if want == 0 {
+		return math.Abs(got) < 1e-12
+	}
+	return math.Abs(got-want) <= 1e-9*math.Abs(want)
 }

@@ -1,4 +1,4 @@
-package model
+package decide
 
 import (
 	"encoding/csv"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/model"
 )
 
 // BestOn lists the measures a candidate wins on, in words.
@@ -28,7 +30,7 @@ func (p *Purchase) BestOn(name string) []string {
 func WritePurchase(w io.Writer, p *Purchase) error {
 	fmt.Fprintln(w, p.Recommendation)
 	fmt.Fprintf(w, "\nWorkload: A = %s core cycles and M = %s memory waits per transaction (C = A + M·L·f; classic form I = %s, m = %s)\n",
-		thousands(p.Workload.Core()), thousands(p.Workload.Waits()), thousands(p.Workload.Instructions), strconv.FormatFloat(p.Workload.Miss, 'g', 4, 64))
+		model.Thousands(p.Workload.Core()), model.Thousands(p.Workload.Waits()), model.Thousands(p.Workload.Instructions), strconv.FormatFloat(p.Workload.Miss, 'g', 4, 64))
 	if p.FitChoice != "" {
 		fmt.Fprintf(w, "Fit: %s\n", p.FitChoice)
 	}
@@ -45,8 +47,8 @@ func WritePurchase(w io.Writer, p *Purchase) error {
 	fmt.Fprintln(tw, "server\tsockets\tcores\tGHz\tSMT\tlatency ns\ttps/core\ttotal tps\tlow\thigh\tprice\tlicences\ttotal cost\tper 1000 tps\t")
 	for _, r := range p.Rows {
 		s := r.Server
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Sockets, s.Cores(), Num(s.GHz), s.SMT, r.LatencyNS,
-			r.TPSPerCore, thousands(r.TotalTPS), thousands(r.TPSLow), thousands(r.TPSHigh), thousands(s.Price), thousands(r.LicenceCost), thousands(r.TotalCost), thousands(r.CostPerKTPS))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Sockets, s.Cores(), model.Num(s.GHz), s.SMT, r.LatencyNS,
+			r.TPSPerCore, model.Thousands(r.TotalTPS), model.Thousands(r.TPSLow), model.Thousands(r.TPSHigh), model.Thousands(s.Price), model.Thousands(r.LicenceCost), model.Thousands(r.TotalCost), model.Thousands(r.CostPerKTPS))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -71,9 +73,9 @@ func WritePurchaseCSV(w io.Writer, p *Purchase) error {
 		"tps_per_core", "total_tps", "total_tps_low", "total_tps_high", "price", "licence_per_core", "licence_cost", "total_cost", "cost_per_1000_tps", "best_on"})
 	for _, r := range p.Rows {
 		s := r.Server
-		cw.Write([]string{s.Name, strconv.Itoa(s.Sockets), strconv.Itoa(s.CoresPerSocket), strconv.Itoa(s.Cores()), g12(s.GHz), strconv.Itoa(s.SMT),
-			g12(s.LocalNS), g12(s.RemoteNS), g12(s.BufferNS), g12(r.LatencyNS), g12(r.TPSPerCore), g12(r.TotalTPS), g12(r.TPSLow), g12(r.TPSHigh),
-			g12(s.Price), g12(s.LicencePerCore), g12(r.LicenceCost), g12(r.TotalCost), g12(r.CostPerKTPS), strings.Join(p.BestOn(s.Name), "; ")})
+		cw.Write([]string{s.Name, strconv.Itoa(s.Sockets), strconv.Itoa(s.CoresPerSocket), strconv.Itoa(s.Cores()), model.G12(s.GHz), strconv.Itoa(s.SMT),
+			model.G12(s.LocalNS), model.G12(s.RemoteNS), model.G12(s.BufferNS), model.G12(r.LatencyNS), model.G12(r.TPSPerCore), model.G12(r.TotalTPS), model.G12(r.TPSLow), model.G12(r.TPSHigh),
+			model.G12(s.Price), model.G12(s.LicencePerCore), model.G12(r.LicenceCost), model.G12(r.TotalCost), model.G12(r.CostPerKTPS), strings.Join(p.BestOn(s.Name), "; ")})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -1,4 +1,4 @@
-package model
+package calib
 
 import (
 	"errors"
@@ -9,62 +9,11 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
 )
-
-// ProbeLatency is what a stored memory probe ('numalab probe mem') gives
-// the model. ReadProbe chooses it by one rule:
-//
-//   - clock: the summary's measured clock, else the median of the stored
-//     clock measurements;
-//   - local latency: the DRAM latency (memlat.Summary.DRAM): the NUMA
-//     matrix's local latency, else the fully random chain's DRAM latency
-//     with 4 KiB pages, else with 2 MiB pages;
-//   - remote latency: the mean of the matrix's off-diagonal cells; 0 on a
-//     machine with one node, where it cannot be measured, and 0 when the
-//     matrix measured no NUMA effect (memlat.Summary.NoNUMAEffect): such a
-//     matrix is never a latency ratio, so the probe counts as one node.
-type ProbeLatency struct {
-	Run       int64
-	Summary   *memlat.Summary // nil: the probe stored none
-	GHz       float64         // 0: no clock measured
-	LocalNS   float64         // 0: no DRAM latency measured
-	LocalWhat string          // which measurement LocalNS is, in words
-	RemoteNS  float64         // 0: one node, or no NUMA effect
-	// NoNUMAEffect is set when the matrix had remote cells but measured
-	// remote no slower than local; its remote latency is then dropped.
-	NoNUMAEffect bool
-}
-
-// ReadProbe chooses the clock and latencies of a stored memory probe.
-func ReadProbe(probe *result.Run) (ProbeLatency, error) {
-	p := ProbeLatency{Run: probe.ID}
-	var err error
-	if p.Summary, err = memlat.KindSummary.Last(probe); err != nil {
-		return p, err
-	}
-	if s := p.Summary; s != nil {
-		p.GHz, p.RemoteNS = s.GHz, s.RemoteNS
-		if s.NoNUMAEffect {
-			p.RemoteNS, p.NoNUMAEffect = 0, true
-		}
-		p.LocalNS, p.LocalWhat = s.DRAM()
-	}
-	if !(p.GHz > 0) {
-		clocks, err := memlat.KindClock.All(probe)
-		if err != nil {
-			return p, err
-		}
-		var g []float64
-		for _, c := range clocks {
-			g = append(g, c.GHz.Median)
-		}
-		p.GHz = stats.Median(g)
-	}
-	return p, nil
-}
 
 // PredictSockets are the socket counts a calibration predicts: those the
 // published figures cover.
@@ -88,23 +37,23 @@ type Calibration struct {
 	CoresPerSocket int     `json:"cores_per_socket"`
 	// SMT is the gain of a core's second hardware thread: measured from
 	// smt=on and smt=off cells (Low = High = Value) or PublishedSMTGain.
-	SMT         Range `json:"smt_gain"`
-	SMTMeasured bool  `json:"smt_measured"`
+	SMT         model.Range `json:"smt_gain"`
+	SMTMeasured bool        `json:"smt_measured"`
 	// Method says in words how A and M were obtained.
-	Method   string   `json:"method"`
-	Workload Workload `json:"workload"`         // A and M in the classic form
-	Points   []Point  `json:"points,omitempty"` // the measurements fitted
-	Fit      *Fit     `json:"fit,omitempty"`    // two or more latencies: the fit and its quality (R², residuals, intervals)
+	Method   string         `json:"method"`
+	Workload model.Workload `json:"workload"`         // A and M in the classic form
+	Points   []model.Point  `json:"points,omitempty"` // the measurements fitted
+	Fit      *model.Fit     `json:"fit,omitempty"`    // two or more latencies: the fit and its quality (R², residuals, intervals)
 	// StallShare is M·L·f/C at the one-socket latency: the share of
 	// cycles waiting for memory.
-	StallShare float64 `json:"stall_share"`
-	Table      Table   `json:"table"`
+	StallShare float64     `json:"stall_share"`
+	Table      model.Table `json:"table"`
 	// Assumptions are every input of the prediction with its value and
 	// source; Residuals each fitted cell's measured and predicted
 	// throughput; Flags fitted parameters outside their plausible range.
-	Assumptions []Assumption `json:"assumptions,omitempty"`
-	Residuals   []Residual   `json:"residuals,omitempty"`
-	Flags       []string     `json:"flags,omitempty"`
+	Assumptions []Assumption     `json:"assumptions,omitempty"`
+	Residuals   []model.Residual `json:"residuals,omitempty"`
+	Flags       []string         `json:"flags,omitempty"`
 	// HeldOut predicts cells the fit did not see (see holdOut); nil
 	// without such cells.
 	HeldOut *HeldOut `json:"held_out,omitempty"`
@@ -169,7 +118,7 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: PublishedSMTGain}
+	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain}
 	s := p.Summary
 	if s == nil || !(p.GHz > 0) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no memlat.Summary with a clock and DRAM latency: no prediction", probe.ID))
@@ -188,7 +137,7 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 			smt = append(smt, k)
 		}
 	}
-	m.Workload = Default()
+	m.Workload = model.Default()
 	m.Method = "no OLTP run to fit: A and M assumed from docs/model.md's default transaction"
 	if oltp != nil {
 		if err := m.fitOLTP(oltp); err != nil {
@@ -198,10 +147,10 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 			return nil, err
 		}
 	}
-	m.StallShare = m.Workload.Waits() * LatencyCycles(m.OneSocketNS, m.GHz) / CyclesPerTxn(m.Workload, m.OneSocketNS, m.GHz)
+	m.StallShare = m.Workload.Waits() * model.LatencyCycles(m.OneSocketNS, m.GHz) / model.CyclesPerTxn(m.Workload, m.OneSocketNS, m.GHz)
 	m.stateWorkload()
 	m.plausibility()
-	t, err := Evaluate(m.Workload, m.Machine(), Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets, SMTGain: m.SMT.Value})
+	t, err := model.Evaluate(m.Workload, m.Machine(), model.Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets, SMTGain: m.SMT.Value})
 	if err != nil {
 		m.Notes = append(m.Notes, "evaluating the model: "+err.Error())
 		return m, nil
@@ -237,7 +186,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	if m.RemoteAssumed && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
 		mem := f.Memory[0]
 		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
-			mem.Name, run.ID, units.Bytes(mem.ChainBytes), fmtF(m.OneSocketNS, 1)))
+			mem.Name, run.ID, units.Bytes(mem.ChainBytes), model.Fixed(m.OneSocketNS, 1)))
 	}
 	c := m.WithFit(*f.Fit, pts, cells, method)
 	c.Measured, c.FitRun = f, run.ID
@@ -249,7 +198,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 // by the same published ratios.
 func (m *Calibration) atOneSocket(ns float64, source string) *Calibration {
 	c := *m
-	ml, rr := PublishedMultiSocketLocal, PublishedRemoteRatio
+	ml, rr := model.PublishedMultiSocketLocal, model.PublishedRemoteRatio
 	c.OneSocketNS, c.LocalNS = ns, ns*ml.Value
 	c.RemoteNS = c.LocalNS * rr.Value
 	c.Assumptions = slices.Clone(m.Assumptions)
@@ -276,8 +225,8 @@ func (m *Calibration) restsOn() string {
 }
 
 // Machine is the uniform machine of the calibration's latencies.
-func (m *Calibration) Machine() Machine {
-	return Machine{Source: fmt.Sprintf("run %d", m.ProbeRun), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS, OneSocketNS: m.OneSocketNS,
+func (m *Calibration) Machine() model.Machine {
+	return model.Machine{Source: fmt.Sprintf("run %d", m.ProbeRun), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS, OneSocketNS: m.OneSocketNS,
 		CoresPerSocket: m.CoresPerSocket, Locality: -1}
 }
 
@@ -286,7 +235,7 @@ func (m *Calibration) Machine() Machine {
 // states them.
 func (m *Calibration) latencies(p ProbeLatency) {
 	s := p.Summary
-	ml, rr := PublishedMultiSocketLocal, PublishedRemoteRatio
+	ml, rr := model.PublishedMultiSocketLocal, model.PublishedRemoteRatio
 	m.Assumptions = append(m.Assumptions,
 		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured, Source: fmt.Sprintf("the core clock memory probe run %d measured", p.Run)})
 	measured := fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, p.Run, units.Bytes(s.WorkingSetBytes))
@@ -295,7 +244,7 @@ func (m *Calibration) latencies(p ProbeLatency) {
 		m.OneSocketNS = m.LocalNS / ml.Value
 		m.Assumptions = append(m.Assumptions,
 			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Assumed, Low: m.LocalNS / ml.High, High: m.LocalNS / ml.Low,
-				Source: fmt.Sprintf("the measured local latency / %s: %s", sig(ml.Value, 4), ml.Source)},
+				Source: fmt.Sprintf("the measured local latency / %s: %s", model.Sig(ml.Value, 4), ml.Source)},
 			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Measured, Source: measured},
 			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Measured,
 				Source: fmt.Sprintf("the mean of the NUMA matrix's off-diagonal cells, memory probe run %d", p.Run)})
@@ -310,9 +259,9 @@ func (m *Calibration) latencies(p ProbeLatency) {
 		m.Assumptions = append(m.Assumptions,
 			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Measured, Source: measured},
 			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Assumed, Low: m.OneSocketNS * ml.Low, High: m.OneSocketNS * ml.High,
-				Source: fmt.Sprintf("%s× one socket's: %s; %s", sig(ml.Value, 4), ml.Source, why)},
+				Source: fmt.Sprintf("%s× one socket's: %s; %s", model.Sig(ml.Value, 4), ml.Source, why)},
 			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Assumed, Low: m.LocalNS * rr.Low, High: m.LocalNS * rr.High,
-				Source: fmt.Sprintf("%s× the multi-socket local latency: %s; 'numalab model --from-run %d --remote-ns N' models another", sig(rr.Value, 4), rr.Source, p.Run)})
+				Source: fmt.Sprintf("%s× the multi-socket local latency: %s; 'numalab model --from-run %d --remote-ns N' models another", model.Sig(rr.Value, 4), rr.Source, p.Run)})
 	}
 	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeBuffer, Value: 0, Unit: "ns", Basis: Assumed,
 		Source: "no memory buffer chip in the path of any socket count (the model's literature example adds 15 ns on 4 sockets; 'numalab model --buffer-ns' models one)"})
@@ -389,24 +338,24 @@ func (m *Calibration) fitSeries(run *result.Run, local, remote *seriesTPS) {
 	if m.RemoteAssumed {
 		localNS = m.OneSocketNS
 	}
-	var pts []Point
+	var pts []model.Point
 	for _, v := range local.all {
-		pts = append(pts, Point{LatencyNS: localNS, GHz: m.GHz, TPSPerCore: v})
+		pts = append(pts, model.Point{LatencyNS: localNS, GHz: m.GHz, TPSPerCore: v})
 		m.cells = append(m.cells, fmt.Sprintf("a one-stream cell of run %d's %s", run.ID, local.label))
 	}
 	if remote != nil && !m.RemoteAssumed {
 		two := slices.Clone(pts)
 		var cells []string
 		for _, v := range remote.all {
-			two = append(two, Point{LatencyNS: m.RemoteNS, GHz: m.GHz, TPSPerCore: v})
+			two = append(two, model.Point{LatencyNS: m.RemoteNS, GHz: m.GHz, TPSPerCore: v})
 			cells = append(cells, fmt.Sprintf("a one-stream cell of run %d's %s", run.ID, remote.label))
 		}
-		f, err := FitPoints(two)
+		f, err := model.FitPoints(two)
 		if err == nil {
 			m.Points, m.Fit, m.Workload = two, &f, f.Workload
 			m.cells = append(m.cells, cells...)
 			m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on local data (%s, median %s tps) at %s ns and on remote data (%s, median %s tps) at %s ns, %d cells; A and M both fitted",
-				run.ID, local.label, fmtF(local.tps, 0), fmtF(m.LocalNS, 1), remote.label, fmtF(remote.tps, 0), fmtF(m.RemoteNS, 1), len(two))
+				run.ID, local.label, model.Fixed(local.tps, 0), model.Fixed(m.LocalNS, 1), remote.label, model.Fixed(remote.tps, 0), model.Fixed(m.RemoteNS, 1), len(two))
 			return
 		}
 		m.Notes = append(m.Notes, "fitting A and M to local and remote data failed, so M follows from the published stall share: "+err.Error())
@@ -420,10 +369,10 @@ func (m *Calibration) fitSeries(run *result.Run, local, remote *seriesTPS) {
 // M = s·C/(L·f).
 func (m *Calibration) fitOne(what string, tps, latencyNS float64) {
 	c := m.GHz * 1e9 / tps
-	a, mm := CyclesAtShare(c, LatencyCycles(latencyNS, m.GHz), PublishedStallShare.Value)
-	m.Workload = FromCycles(a, mm)
+	a, mm := model.CyclesAtShare(c, model.LatencyCycles(latencyNS, m.GHz), model.PublishedStallShare.Value)
+	m.Workload = model.FromCycles(a, mm)
 	m.Method = fmt.Sprintf("fitted to %s: %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point A and M cannot both be fitted, so the published stall share %s of those cycles is taken as waiting (%s)",
-		what, fmtF(tps, 0), fmtF(latencyNS, 1), fmtF(m.GHz, 2), thousands(c), percent(PublishedStallShare.Value), PublishedStallShare.Source)
+		what, model.Fixed(tps, 0), model.Fixed(latencyNS, 1), model.Fixed(m.GHz, 2), model.Thousands(c), model.Percent(model.PublishedStallShare.Value), model.PublishedStallShare.Source)
 }
 
 // measureSMT takes the SMT gain from the run's smt=on and smt=off cells:
@@ -486,7 +435,7 @@ func (m *Calibration) measureSMT(run *result.Run) error {
 	if pair != "" {
 		where = " (" + pair + ")"
 	}
-	m.SMT = Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: OLTP run %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s", run.ID, fmtF(bestOn, 0), fmtF(bestOff, 0), cores, where)}
+	m.SMT = model.Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: OLTP run %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s", run.ID, model.Fixed(bestOn, 0), model.Fixed(bestOff, 0), cores, where)}
 	m.SMTMeasured = true
 	return nil
 }
@@ -516,7 +465,7 @@ func (m *Calibration) stateWorkload() {
 			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Source: src},
 			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Source: src})
 	case m.Fit == nil:
-		v := StallBand(w, m.Points[0].LatencyNS, m.GHz).Variants
+		v := model.StallBand(w, m.Points[0].LatencyNS, m.GHz).Variants
 		m.Assumptions = append(m.Assumptions,
 			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Low: v[1].Core(), High: v[0].Core(), Source: m.Method},
 			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Low: v[0].Waits(), High: v[1].Waits(), Source: "from the published stall share at the measured point; two latency points would fit it"})
@@ -537,15 +486,12 @@ func (m *Calibration) stateWorkload() {
 	}
 	m.Assumptions = append(m.Assumptions, smt)
 	for i, p := range m.Points {
-		fc := CyclesPerTxn(m.Workload, p.LatencyNS, p.GHz)
+		fc := model.CyclesPerTxn(m.Workload, p.LatencyNS, p.GHz)
 		ft := p.GHz * 1e9 / fc
-		m.Residuals = append(m.Residuals, Residual{Point: p, CyclesPerTxn: p.GHz * 1e9 / p.TPSPerCore, FitCyclesPerTxn: fc,
+		m.Residuals = append(m.Residuals, model.Residual{Point: p, CyclesPerTxn: p.GHz * 1e9 / p.TPSPerCore, FitCyclesPerTxn: fc,
 			FitTPSPerCore: ft, RelativeErrorTPS: (ft - p.TPSPerCore) / p.TPSPerCore, Cell: m.cells[i]})
 	}
 }
-
-// fmtF prints v with d decimals.
-func fmtF(v float64, d int) string { return strconv.FormatFloat(v, 'f', d, 64) }
 
 // ThreadsPerCore is the most hardware threads per core the prediction
 // covers: the machine's threads per core (1 without one).
@@ -557,39 +503,12 @@ func (m *Calibration) ThreadsPerCore() int {
 	return k
 }
 
-// Derived is A and M with their intervals and what follows from them at
-// one socket's latency: cycles per transaction and the stall share
-// M·L·f/C. Misses per transaction are at least M (overlapped misses are
-// not counted); instructions per cycle need an instruction count, which
-// the calibration does not measure (see CheckInstructions).
-func (m *Calibration) Derived() string {
-	w := m.Workload
-	a, mm := w.Core(), w.Waits()
-	var ai, mi string
-	if f := m.Fit; f != nil {
-		ai, mi = interval(f.AInterval), interval(f.MInterval)
-	}
-	return fmt.Sprintf("C = A + M·L·f with A = %s core cycles%s and M = %s memory waits per transaction%s; at one socket's %s ns and %s GHz C = %s cycles, %s of them waiting for memory (the stall share), and at least %s last-level misses per transaction",
-		thousands(a), ai, thousands(mm), mi, fmtF(m.OneSocketNS, 1), fmtF(m.GHz, 2), thousands(CyclesPerTxn(w, m.OneSocketNS, m.GHz)), percent(m.StallShare), thousands(mm))
-}
-
-// LatencyWords says which latency is which in one clause: the measured
-// one is "the DRAM latency".
-func (m *Calibration) LatencyWords() string {
-	if m.RemoteAssumed {
-		return fmt.Sprintf("one socket: the DRAM latency, %s ns; several sockets: local %s ns and remote %s ns, assumed from the published ratios",
-			fmtF(m.OneSocketNS, 1), fmtF(m.LocalNS, 1), fmtF(m.RemoteNS, 1))
-	}
-	return fmt.Sprintf("several sockets: local: the DRAM latency, %s ns, and remote %s ns, measured; one socket %s ns, assumed from the published ratio",
-		fmtF(m.LocalNS, 1), fmtF(m.RemoteNS, 1), fmtF(m.OneSocketNS, 1))
-}
-
 // WithFit is the calibration with A and M from another fit: points at two
 // latencies measured apart from the OLTP run (eval's page-size points),
 // described by method. The prediction, the assumptions and the residuals
 // follow the new fit; the held-out prediction, of the OLTP run's cells,
 // is dropped, since it tested the old one.
-func (m *Calibration) WithFit(f Fit, points []Point, cells []string, method string) *Calibration {
+func (m *Calibration) WithFit(f model.Fit, points []model.Point, cells []string, method string) *Calibration {
 	c := *m
 	c.Fit, c.Workload, c.Points, c.cells, c.Method, c.HeldOut = &f, f.Workload, points, cells, method, nil
 	c.Residuals, c.Flags = nil, nil
@@ -599,10 +518,10 @@ func (m *Calibration) WithFit(f Fit, points []Point, cells []string, method stri
 			c.Assumptions = append(c.Assumptions, a)
 		}
 	}
-	c.StallShare = c.Workload.Waits() * LatencyCycles(c.OneSocketNS, c.GHz) / CyclesPerTxn(c.Workload, c.OneSocketNS, c.GHz)
+	c.StallShare = c.Workload.Waits() * model.LatencyCycles(c.OneSocketNS, c.GHz) / model.CyclesPerTxn(c.Workload, c.OneSocketNS, c.GHz)
 	c.stateWorkload()
 	c.plausibility()
-	t, err := Evaluate(c.Workload, c.Machine(), Grid{GHz: []float64{c.GHz}, SMT: smtOf(m.Table), Sockets: PredictSockets, SMTGain: c.SMT.Value})
+	t, err := model.Evaluate(c.Workload, c.Machine(), model.Grid{GHz: []float64{c.GHz}, SMT: smtOf(m.Table), Sockets: PredictSockets, SMTGain: c.SMT.Value})
 	if err == nil {
 		c.Table = t
 	}
@@ -610,7 +529,7 @@ func (m *Calibration) WithFit(f Fit, points []Point, cells []string, method stri
 }
 
 // smtOf are the threads per core a table covers.
-func smtOf(t Table) []int {
+func smtOf(t model.Table) []int {
 	var ks []int
 	for _, r := range t.Rows {
 		if !slices.Contains(ks, r.SMT) {
@@ -618,4 +537,60 @@ func smtOf(t Table) []int {
 		}
 	}
 	return ks
+}
+
+// plausibility flags a stall share outside the published band: the fit
+// then says the transaction waits for memory more or less than OLTP was
+// measured to on real cores.
+func (m *Calibration) plausibility() {
+	if len(m.Points) == 0 || m.Fit == nil {
+		return
+	}
+	b := model.PublishedStallShare
+	if m.StallShare < b.Low || m.StallShare > b.High {
+		m.Flags = append(m.Flags, fmt.Sprintf("the fit's stall share at one socket's %s ns, M·L·f/C = %s, is outside the published %s to %s (%s)",
+			model.Fixed(m.OneSocketNS, 1), model.Percent(m.StallShare), model.Percent(b.Low), model.Percent(b.High), b.Source))
+	}
+}
+
+// holdOut predicts OLTP run's cells the calibration did not see. With
+// remote data measured (several nodes), the remote one-stream series is
+// predicted by the workload fitted to the local series alone. Otherwise
+// the run's neighbour cells (memlat.NeighbourCell: one stream while a
+// bandwidth neighbour reads) are predicted by the calibrated workload at
+// the local latency plus what the neighbour added to a DRAM chain on the
+// cell's CPU (median over the cells); the cells' tps is their median.
+// Without either, HeldOut stays nil.
+func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
+	if remote != nil && !m.RemoteAssumed {
+		h := PredictHeldOut(fitOne(local.tps, m.LocalNS, m.GHz), m.RemoteNS, m.GHz, remote.tps)
+		h.What = fmt.Sprintf("run %d's one-stream cells of %s by a workload fitted to %s alone", run.ID, remote.label, local.label)
+		h.Latency, h.Cells = "the measured remote latency", remote.cells()
+		m.HeldOut = &h
+		return nil
+	}
+	nc, err := memlat.KindNeighbourCell.All(run)
+	if err != nil {
+		return err
+	}
+	var tps, added []float64
+	var gbps float64
+	for _, c := range nc {
+		if c.Cell.Streams == 1 && c.Cell.TPS > 0 {
+			tps, added = append(tps, c.Cell.TPS), append(added, c.AddedNS())
+			gbps += c.GBps
+		}
+	}
+	if len(tps) == 0 {
+		return nil
+	}
+	gbps /= float64(len(tps))
+	add := stats.Median(added)
+	h := PredictHeldOut(m.Workload, m.OneSocketNS+add, m.GHz, stats.Median(tps))
+	h.What = fmt.Sprintf("run %d's one-stream cells with a memory-bandwidth neighbour (%s GB/s)", run.ID, model.Fixed(gbps, 1))
+	h.Latency = fmt.Sprintf("the local %s ns plus the %s ns the neighbour added to a %s ns DRAM chain on the cell's CPU",
+		model.Fixed(m.OneSocketNS, 1), model.Fixed(add, 1), strconv.FormatFloat(stats.Median(aloneNS(nc)), 'f', 1, 64))
+	h.Cells = len(tps)
+	m.HeldOut = &h
+	return nil
 }

@@ -1,4 +1,4 @@
-package model
+package calib
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 )
@@ -50,9 +51,9 @@ func measuredFit(t *testing.T, speed float64) *MeasuredFit {
 		}
 		txns := int64(tps)
 		label := "cell " + string(rune('1'+k))
-		f.Cells = append(f.Cells, FitCell{Label: label, Memory: mem, ChainNS: chain, Point: Point{GHz: 2, TPSPerCore: tps},
+		f.Cells = append(f.Cells, FitCell{Label: label, Memory: mem, ChainNS: chain, Point: model.Point{GHz: 2, TPSPerCore: tps},
 			Txns: txns, Seconds: 1, Before: k, After: k + 1, Counters: &CellCounters{Instructions: uint64(txns) * 500_000, LLCMisses: uint64(txns) * 800}},
-			FitCell{Label: label + " hot", Memory: 2, Point: Point{GHz: 2, TPSPerCore: hot}, Txns: txns, Seconds: 1, Before: k, After: k + 1})
+			FitCell{Label: label + " hot", Memory: 2, Point: model.Point{GHz: 2, TPSPerCore: hot}, Txns: txns, Seconds: 1, Before: k, After: k + 1})
 		f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "after cell", Took: took, Mem: mem2})
 	}
 	f.Flag(0.15)
@@ -175,10 +176,10 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	// chain mapped as the OLTP data is), not the probe's 150 ns, and the
 	// multi-socket latencies follow it by the published ratios.
 	if a, _ := c.Assumption(AssumeOneSocket); c.OneSocketNS != 100 || a.Value != 100 || !strings.Contains(a.Source, "timed next to run 3's cells") ||
-		math.Abs(c.LocalNS-100*PublishedMultiSocketLocal.Value) > 1e-9 || without.OneSocketNS != 150 {
+		math.Abs(c.LocalNS-100*model.PublishedMultiSocketLocal.Value) > 1e-9 || without.OneSocketNS != 150 {
 		t.Errorf("one socket %v ns (%+v), local %v; want 100 from the fit's 4 KiB chain, and the probe's 150 without the fit", c.OneSocketNS, a, c.LocalNS)
 	}
-	if a, _ := c.Assumption(AssumeRemote); math.Abs(a.High-c.LocalNS*PublishedRemoteRatio.High) > 1e-9 || a.Value != c.RemoteNS {
+	if a, _ := c.Assumption(AssumeRemote); math.Abs(a.High-c.LocalNS*model.PublishedRemoteRatio.High) > 1e-9 || a.Value != c.RemoteNS {
 		t.Errorf("remote assumption %+v does not follow the local %v", a, c.LocalNS)
 	}
 	// The stall share follows the fit: M·L·f/C at one socket's 100 ns.

@@ -1,4 +1,4 @@
-package model
+package decide
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/numalab/numalab/internal/model"
 )
 
 // candidatesFile is a candidates file: one [[server]] table per server.
@@ -27,22 +28,22 @@ func ParseCandidates(name string, data []byte) ([]Server, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s: %w", name, pe.Position.Line, pe.Message, ErrInput)
+			return nil, fmt.Errorf("%s:%d: %s: %w", name, pe.Position.Line, pe.Message, model.ErrInput)
 		}
 		// A value of the wrong type: "toml: line 7 (last key "server.x"): ...".
 		if m := tomlTypeError.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("%s:%s: %s: %s: %w", name, m[1], m[2], m[3], ErrInput)
+			return nil, fmt.Errorf("%s:%s: %s: %s: %w", name, m[1], m[2], m[3], model.ErrInput)
 		}
-		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrInput)
+		return nil, fmt.Errorf("%s: %v: %w", name, err, model.ErrInput)
 	}
 	lines := keyLines(data)
 	var errs []error
 	for _, k := range md.Undecoded() {
 		errs = append(errs, fmt.Errorf("%s:%d: unknown key %q (want a [[server]] table with name, sockets, cores_per_socket, ghz, smt, local_ns, remote_ns, ddr, controller_ns, buffer_ns, price, licence_per_core, note): %w",
-			name, lines.of(k), k.String(), ErrInput))
+			name, lines.of(k), k.String(), model.ErrInput))
 	}
 	if len(f.Server) == 0 && len(errs) == 0 {
-		errs = append(errs, fmt.Errorf("%s: no [[server]] table: want one per candidate: %w", name, ErrInput))
+		errs = append(errs, fmt.Errorf("%s: no [[server]] table: want one per candidate: %w", name, model.ErrInput))
 	}
 	seen := map[string]bool{}
 	for i := range f.Server {
@@ -52,10 +53,10 @@ func ParseCandidates(name string, data []byte) ([]Server, error) {
 			s.SMT = 1
 		}
 		for _, e := range s.resolve() {
-			errs = append(errs, fmt.Errorf("%s:%d: %s: %w", name, lines.field(i, e.field, s.line), e.msg, ErrInput))
+			errs = append(errs, fmt.Errorf("%s:%d: %s: %w", name, lines.field(i, e.field, s.line), e.msg, model.ErrInput))
 		}
 		if seen[s.Name] && s.Name != "" {
-			errs = append(errs, fmt.Errorf("%s:%d: name %q: a second server of that name: want one name per candidate: %w", name, lines.field(i, "name", s.line), s.Name, ErrInput))
+			errs = append(errs, fmt.Errorf("%s:%d: name %q: a second server of that name: want one name per candidate: %w", name, lines.field(i, "name", s.line), s.Name, model.ErrInput))
 		}
 		seen[s.Name] = true
 	}
@@ -85,7 +86,7 @@ func (s *Server) resolve() []fieldError {
 	}
 	floatIn := func(field string, v, lo, hi float64, what string) {
 		if !(v > lo && v <= hi) {
-			bad(field, "= %s is not %s: want above %s and at most %s", Num(v), what, Num(lo), Num(hi))
+			bad(field, "= %s is not %s: want above %s and at most %s", model.Num(v), what, model.Num(lo), model.Num(hi))
 		}
 	}
 	intIn("sockets", s.Sockets, 1, 64, "a socket count")
@@ -100,25 +101,25 @@ func (s *Server) resolve() []fieldError {
 		if err != nil {
 			bad("ddr", "= %q: %v", s.DDR, err)
 		} else if !(s.ControllerNS > 0 && s.ControllerNS <= 1000) {
-			bad("controller_ns", "= %s: with ddr, want the time outside the DRAM chips in ns, above 0 and at most 1000 (local_ns = (tRP + tRCD + CL)·2000/MT/s + controller_ns)", Num(s.ControllerNS))
+			bad("controller_ns", "= %s: with ddr, want the time outside the DRAM chips in ns, above 0 and at most 1000 (local_ns = (tRP + tRCD + CL)·2000/MT/s + controller_ns)", model.Num(s.ControllerNS))
 		} else {
-			s.LocalNS = DRAMAccessNS(mts, t) + s.ControllerNS
+			s.LocalNS = model.DRAMAccessNS(mts, t) + s.ControllerNS
 		}
 	} else {
 		floatIn("local_ns", s.LocalNS, 0, 2000, "a memory latency in ns (or give ddr and controller_ns)")
 	}
 	switch {
 	case s.Sockets > 1 && !(s.RemoteNS >= s.LocalNS && s.RemoteNS <= 5000):
-		bad("remote_ns", "= %s: with %d sockets, want the remote latency in ns, at least local_ns (%s) and at most 5000", Num(s.RemoteNS), s.Sockets, Num(s.LocalNS))
+		bad("remote_ns", "= %s: with %d sockets, want the remote latency in ns, at least local_ns (%s) and at most 5000", model.Num(s.RemoteNS), s.Sockets, model.Num(s.LocalNS))
 	case s.Sockets == 1 && s.RemoteNS != 0:
-		bad("remote_ns", "= %s on one socket: a one-socket server has no remote memory (leave it out)", Num(s.RemoteNS))
+		bad("remote_ns", "= %s on one socket: a one-socket server has no remote memory (leave it out)", model.Num(s.RemoteNS))
 	}
 	if !(s.BufferNS >= 0 && s.BufferNS <= 500) {
-		bad("buffer_ns", "= %s is not a buffer latency: want 0 to 500 ns", Num(s.BufferNS))
+		bad("buffer_ns", "= %s is not a buffer latency: want 0 to 500 ns", model.Num(s.BufferNS))
 	}
 	floatIn("price", s.Price, 0, 1e9, "a price")
 	if !(s.LicencePerCore >= 0 && s.LicencePerCore <= 1e7) {
-		bad("licence_per_core", "= %s is not a licence price: want 0 (no per-core licence) to 10,000,000", Num(s.LicencePerCore))
+		bad("licence_per_core", "= %s is not a licence price: want 0 (no per-core licence) to 10,000,000", model.Num(s.LicencePerCore))
 	}
 	return errs
 }
@@ -128,18 +129,18 @@ var tomlTypeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\)
 var ddrSpec = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?)\s+(\S+)\s*$`)
 
 // parseDDR reads "MT/s CL-tRCD-tRP", e.g. "3200 22-22-22".
-func parseDDR(s string) (float64, Timings, error) {
+func parseDDR(s string) (float64, model.Timings, error) {
 	m := ddrSpec.FindStringSubmatch(s)
 	if m == nil {
-		return 0, Timings{}, errors.New(`want "MT/s CL-tRCD-tRP", e.g. "3200 22-22-22"`)
+		return 0, model.Timings{}, errors.New(`want "MT/s CL-tRCD-tRP", e.g. "3200 22-22-22"`)
 	}
 	mts, _ := strconv.ParseFloat(m[1], 64)
 	if mts < 200 || mts > 20000 {
-		return 0, Timings{}, fmt.Errorf("%s MT/s is not a DDR transfer rate: want 200 to 20000", m[1])
+		return 0, model.Timings{}, fmt.Errorf("%s MT/s is not a DDR transfer rate: want 200 to 20000", m[1])
 	}
-	t, err := ParseTimings(m[2])
+	t, err := model.ParseTimings(m[2])
 	if err != nil || t.CL > 200 || t.RCD > 200 || t.RP > 200 {
-		return 0, Timings{}, fmt.Errorf("timings %q: want CL-tRCD-tRP, each 1 to 200 cycles, e.g. 22-22-22", m[2])
+		return 0, model.Timings{}, fmt.Errorf("timings %q: want CL-tRCD-tRP, each 1 to 200 cycles, e.g. 22-22-22", m[2])
 	}
 	return mts, t, nil
 }
@@ -237,8 +238,8 @@ const Illustrative = "illustrative prices, not quotes: give yours with --candida
 // with tighter timings, 16-18-18 instead of 22-22-22 at 3200 MT/s:
 // (22 + 22 + 22 − 16 − 18 − 18)·2000/3200 = 8.75 ns less per access.
 var (
-	builtinDRAMSlow = Timings{CL: 22, RCD: 22, RP: 22}
-	builtinDRAMFast = Timings{CL: 16, RCD: 18, RP: 18}
+	builtinDRAMSlow = model.Timings{CL: 22, RCD: 22, RP: 22}
+	builtinDRAMFast = model.Timings{CL: 16, RCD: 18, RP: 18}
 )
 
 // CPU is the processor the built-in candidates are derived from: its
@@ -251,15 +252,6 @@ type CPU struct {
 	SMT                            int
 	OneSocketNS, LocalNS, RemoteNS float64
 	RemoteAssumed                  bool
-}
-
-// CPU is the processor c was calibrated on, with smt threads per core, or
-// when smt is 0 the threads per core its run measured.
-func (c *Calibration) CPU(smt int) CPU {
-	if smt == 0 {
-		smt = c.ThreadsPerCore()
-	}
-	return CPU{GHz: c.GHz, CoresPerSocket: c.CoresPerSocket, SMT: smt, OneSocketNS: c.OneSocketNS, LocalNS: c.LocalNS, RemoteNS: c.RemoteNS, RemoteAssumed: c.RemoteAssumed}
 }
 
 // BuiltinCandidates derives candidates from this CPU: 1, 2 and 4 sockets
@@ -284,13 +276,13 @@ func BuiltinCandidates(this CPU) []Server {
 		if n > 1 {
 			s.LocalNS, s.RemoteNS, s.oneNS, s.remoteDerived = this.LocalNS, this.RemoteNS, oneNS, this.RemoteAssumed
 		}
-		s.Note = fmt.Sprintf("%d× this CPU, one thread per core; price %s for the system + %s per core (%s)", n, thousands(builtinSystem[n]), Num(builtinPricePerCore), Illustrative)
+		s.Note = fmt.Sprintf("%d× this CPU, one thread per core; price %s for the system + %s per core (%s)", n, model.Thousands(builtinSystem[n]), model.Num(builtinPricePerCore), Illustrative)
 		out = append(out, s)
 	}
 	half := base
 	half.Name, half.Sockets, half.CoresPerSocket, half.GHz = "half cores, +25% clock", 1, max(cores/2, 1), ghz*1.25
 	half.Price = price(1, cores)
-	half.Note = fmt.Sprintf("%d cores at %s GHz: a frequency-optimised part at the price of the full one (%s)", half.CoresPerSocket, fmtF(half.GHz, 2), Illustrative)
+	half.Note = fmt.Sprintf("%d cores at %s GHz: a frequency-optimised part at the price of the full one (%s)", half.CoresPerSocket, model.Fixed(half.GHz, 2), Illustrative)
 	out = append(out, half)
 	k := max(smt, 2)
 	on := base
@@ -301,10 +293,10 @@ func BuiltinCandidates(this CPU) []Server {
 	}
 	out = append(out, on)
 	fast := base
-	cut := DRAMAccessNS(3200, builtinDRAMSlow) - DRAMAccessNS(3200, builtinDRAMFast)
+	cut := model.DRAMAccessNS(3200, builtinDRAMSlow) - model.DRAMAccessNS(3200, builtinDRAMFast)
 	fast.Name, fast.Sockets, fast.LocalNS = "this CPU ×1, low-latency DRAM", 1, math.Max(oneNS-cut, 1)
 	fast.Price = price(1, cores) + builtinDRAMPremium
-	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (%s)", fmtF(cut, 2), thousands(builtinDRAMPremium), Illustrative)
+	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (%s)", model.Fixed(cut, 2), model.Thousands(builtinDRAMPremium), Illustrative)
 	out = append(out, fast)
 	return out
 }

@@ -1,12 +1,15 @@
-package model
+package decide
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -47,7 +50,7 @@ func TestParseCandidatesErrors(t *testing.T) {
 		"unknown top":    {"colour = 1\n" + base + "local_ns = 90\nremote_ns = 120\n", `c.toml:1: unknown key "colour"`},
 	} {
 		_, err := ParseCandidates("c.toml", []byte(c.text))
-		if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !errors.Is(err, model.ErrInput) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", name, err, c.want)
 		}
 	}
@@ -61,10 +64,10 @@ func TestParseCandidatesErrors(t *testing.T) {
 // L = 66.7 ns, below local, so B never wins; at 1.5e6, L = 133.3 ns,
 // r = 33.33%; at 5e5, L = 400 ns, above remote, so B always wins.
 func TestBreakEvenEdges(t *testing.T) {
-	w := Workload{Instructions: 1, Miss: 1}
+	w := model.Workload{Instructions: 1, Miss: 1}
 	a := Server{Name: "A", Sockets: 1, CoresPerSocket: 1, GHz: 1, SMT: 1, LocalNS: 100, Price: 1e6}
 	b := Server{Name: "B", Sockets: 2, CoresPerSocket: 1, GHz: 1, SMT: 1, LocalNS: 100, RemoteNS: 200, Price: 3e6}
-	p, err := Buy(w, Uncertainty{SMT: PublishedSMTGain}, []Server{a, b})
+	p, err := Buy(w, Uncertainty{SMT: model.PublishedSMTGain}, []Server{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func TestBreakEvenEdges(t *testing.T) {
 		t.Errorf("break-even %+v, recommendation %q", p.BreakEven, p.Recommendation)
 	}
 	b.Price = 1.5e6
-	p, err = Buy(w, Uncertainty{SMT: PublishedSMTGain}, []Server{a, b})
+	p, err = Buy(w, Uncertainty{SMT: model.PublishedSMTGain}, []Server{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +84,7 @@ func TestBreakEvenEdges(t *testing.T) {
 		t.Errorf("break-even %+v, recommendation %q; want 1/3", p.BreakEven, p.Recommendation)
 	}
 	b.Price = 5e5
-	p, _ = Buy(w, Uncertainty{SMT: PublishedSMTGain}, []Server{a, b})
+	p, _ = Buy(w, Uncertainty{SMT: model.PublishedSMTGain}, []Server{a, b})
 	if p.BreakEven.RemoteFraction <= 1 || !strings.Contains(p.Recommendation, "Buy B") || !strings.Contains(p.Recommendation, "beats A at any remote fraction") {
 		t.Errorf("cheap B: break-even %+v, recommendation %q", p.BreakEven, p.Recommendation)
 	}
@@ -124,13 +127,13 @@ func TestBuiltinCandidates(t *testing.T) {
 // assumptions (the remote latency assumed from the local); without one,
 // the candidates file's first server anchors the band.
 func TestBuyGiven(t *testing.T) {
-	w := Default()
-	p, err := BuyGiven(w, &GivenCPUFigures{GHz: 3, LocalNS: 100, Cores: 16, SMT: 1}, nil)
+	w := model.Default()
+	p, err := BuyGiven(w, &GivenCPUFigures{GHz: 3, Latencies: model.Latencies{LocalNS: 100}, Cores: 16, SMT: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote := 100 * PublishedMultiSocketLocal.Value * PublishedRemoteRatio.Value
-	if len(p.Rows) != 6 || len(p.Assumptions) != 6 || p.Assumptions[5].Name != AssumeRemote || p.Assumptions[5].Value != remote {
+	remote := 100 * model.PublishedRemoteRatio.Value
+	if len(p.Rows) != 6 || len(p.Assumptions) != 6 || p.Assumptions[5].Name != calib.AssumeRemote || p.Assumptions[5].Value != remote {
 		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 6 assumptions ending with remote %g", len(p.Rows), p.Assumptions, remote)
 	}
 	servers, err := ParseCandidates("c.toml", []byte("[[server]]\nname = \"a\"\nsockets = 1\ncores_per_socket = 8\nghz = 2\nlocal_ns = 120\nprice = 10\n"))
@@ -141,7 +144,7 @@ func TestBuyGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Buy(w, Uncertainty{SMT: PublishedSMTGain, Fit: StallBand(w, 120, 2), AnchorNS: 120, AnchorGHz: 2}, servers)
+	want, err := Buy(w, Uncertainty{SMT: model.PublishedSMTGain, Fit: model.StallBand(w, 120, 2), AnchorNS: 120, AnchorGHz: 2}, servers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +167,7 @@ func TestBuyCalibrated(t *testing.T) {
 	m.Cores = []result.Core{{ID: 0, CPUs: []int{0, 1}}, {ID: 1, CPUs: []int{2, 3}}}
 	m.Nodes = []result.Node{{ID: 0, CPUs: []int{0, 1, 2, 3}}}
 	m.Packages = []result.Package{{ID: 0, CPUs: []int{0, 1, 2, 3}}}
-	c, err := Calibrate(stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, DRAMNS4K: 95})))
+	c, err := calib.Calibrate(stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, DRAMNS4K: 95})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,4 +180,18 @@ func TestBuyCalibrated(t *testing.T) {
 			t.Errorf("smt %d: rows %+v, assumptions %v", smt, p.Rows, p.Assumptions)
 		}
 	}
+}
+
+// stored is a run of kind with the machine and items given.
+func stored(t *testing.T, id int64, kind string, machine *result.Topology, entries ...result.Entry) *result.Run {
+	t.Helper()
+	r := &result.Run{ID: id, Kind: kind, Machine: machine}
+	for i, e := range entries {
+		b, err := json.Marshal(e.Body())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Results = append(r.Results, result.Item{Seq: i + 1, Kind: e.Kind(), Body: b})
+	}
+	return r
 }

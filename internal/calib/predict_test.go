@@ -1,4 +1,4 @@
-package model
+package calib
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/topo"
@@ -28,8 +29,8 @@ func fourSockets(t *testing.T) *result.Topology {
 // TestPredict: socket counts and clocks default to the machine's; socket
 // counts beyond a topology's and a missing clock are refused by flag.
 func TestPredict(t *testing.T) {
-	w := Workload{Instructions: DefaultInstructions, Miss: DefaultMiss}
-	tab, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, Grid{GHz: []float64{3}, SMT: []int{1}}, "", 8)
+	w := model.Workload{Instructions: model.DefaultInstructions, Miss: model.DefaultMiss}
+	tab, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, model.Grid{GHz: []float64{3}, SMT: []int{1}}, "", 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestPredict(t *testing.T) {
 	if !slices.Equal(ss, []int{1, 2, 4}) || tab.Rows[0].GHz != 3 {
 		t.Errorf("flags only: rows of %v sockets at %g GHz; want 1,2,4 (the published figures' reach) at 3", ss, tab.Rows[0].GHz)
 	}
-	_, err = MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, Grid{SMT: []int{1}}, "", 8)
+	_, err = MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, model.Grid{SMT: []int{1}}, "", 8)
 	if err == nil || !strings.HasPrefix(err.Error(), "-ghz: missing: ") {
 		t.Errorf("no clock: %v", err)
 	}
@@ -51,7 +52,7 @@ func TestPredict(t *testing.T) {
 		sockets []int
 		want    string
 	}{{"8", []int{8}, `-sockets: "8" does not fit`}, {"", []int{8}, `-sockets: "8" does not fit`}, {"1,8", []int{1, 8}, `-sockets: "1,8" does not fit`}} {
-		_, err := spec.Predict(w, Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: c.sockets}, c.flag, 8)
+		_, err := spec.Predict(w, model.Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: c.sockets}, c.flag, 8)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !strings.HasSuffix(err.Error(), "it has 4 socket(s) (try --sockets 1,2,3,4)") {
 			t.Errorf("--sockets %q on 4 sockets: %v", c.flag, err)
 		}
@@ -75,7 +76,7 @@ func TestMachineCheck(t *testing.T) {
 	if err := (MachineSpec{LocalNS: 67, RemoteNS: 125, BufferNS: 15}).Check(false); err != nil {
 		t.Errorf("a plausible machine: %v", err)
 	}
-	if err := Plausible("ghz-list", nil, []float64{3, 40}, nil, false); err == nil || err.Error() != `-ghz-list: "40" is not a plausible clock: want 0.1 to 10 GHz (--unchecked accepts it)` {
+	if err := model.Plausible("ghz-list", nil, []float64{3, 40}, nil, false); err == nil || err.Error() != `-ghz-list: "40" is not a plausible clock: want 0.1 to 10 GHz (--unchecked accepts it)` {
 		t.Errorf("Plausible = %v", err)
 	}
 }
@@ -101,5 +102,34 @@ func TestStoredMachine(t *testing.T) {
 	}
 	if _, _, err := StoredMachine(st, r.ID+1); err == nil || !strings.HasPrefix(err.Error(), "-from-run: ") {
 		t.Errorf("no such run: %v", err)
+	}
+}
+
+func TestRunMachine(t *testing.T) {
+	if _, _, err := RunMachine(stored(t, 4, result.RunOLTP, nil)); err == nil || !strings.Contains(err.Error(), "run 4 was stored without") {
+		t.Errorf("bare run: %v", err)
+	}
+	top, p, err := RunMachine(stored(t, 5, result.RunOLTP, oneNode()))
+	if err != nil || p != nil || top == nil || top.Source != "run 5 (test)" {
+		t.Fatalf("machine only: %+v, %+v, %v", top, p, err)
+	}
+	probe := stored(t, 6, result.RunProbeMem, nil, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90}))
+	top, p, err = RunMachine(probe)
+	if err != nil || top != nil || p == nil || p.LocalNS != 90 {
+		t.Errorf("probe only: %+v, %+v, %v", top, p, err)
+	}
+}
+
+// TestSizeOnSpec: the spec's machine sizes the question; socket counts a
+// topology lacks are refused.
+func TestSizeOnSpec(t *testing.T) {
+	q := model.Sizing{Workload: model.Default(), TargetTPS: 400, CPUs: []model.CPUOption{{Name: "8c", Cores: 8, GHz: 3, Price: 1000}}, Sockets: []int{1, 2}, SMT: 1}
+	z, rows, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Size(q, "1,2")
+	if err != nil || z.Machine.LocalNS != 67 || len(rows) != 2 {
+		t.Errorf("Size = %+v, %d rows, %v", z.Machine, len(rows), err)
+	}
+	q.Sockets = []int{8}
+	if _, _, err := (MachineSpec{LocalNS: 90, Locality: -1, Topology: fourSockets(t)}).Size(q, "8"); err == nil || !strings.HasPrefix(err.Error(), `-sockets: "8" does not fit`) {
+		t.Errorf("8 sockets on 4: %v", err)
 	}
 }

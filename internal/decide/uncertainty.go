@@ -1,0 +1,150 @@
+package decide
+
+import (
+	"math"
+
+	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/model"
+)
+
+// Uncertainty is what a prediction's band covers: the workloads at the
+// ends of the fit's interval (or of the published stall share), the SMT
+// gain's range, and, for candidates derived from one socket's latency, the
+// published ratios of a multi-socket server's local and remote latency
+// (nil: measured).
+type Uncertainty struct {
+	Fit        model.Band
+	SMT        model.Range
+	MultiLocal *model.Range
+	Remote     *model.Range
+	// Anchor is where the fit varies through: one socket's latency and the
+	// clock it was measured at.
+	AnchorNS, AnchorGHz float64
+}
+
+// scenario is one combination of the uncertain inputs.
+type scenario struct {
+	w          model.Workload
+	smt        float64
+	ml, rr     float64
+	remoteFrac float64 // < 0: no locality
+}
+
+// center is the scenario at every input's assumed value.
+func (u Uncertainty) center(w model.Workload) scenario {
+	sc := scenario{w: w, smt: u.SMT.Value, ml: 1, rr: 1, remoteFrac: -1}
+	if u.MultiLocal != nil {
+		sc.ml = u.MultiLocal.Value
+	}
+	if u.Remote != nil {
+		sc.rr = u.Remote.Value
+	}
+	return sc
+}
+
+// corners are every combination of the uncertain inputs' ends (and
+// centres) that input (one of the uncertain inputs' names, "" for all)
+// varies.
+func (u Uncertainty) corners(w model.Workload, input string) []scenario {
+	out := []scenario{u.center(w)}
+	vary := func(name string, f func(sc scenario) []scenario) {
+		if input != "" && input != name {
+			return
+		}
+		var next []scenario
+		for _, sc := range out {
+			next = append(next, f(sc)...)
+		}
+		out = append(out, next...)
+	}
+	vary(calib.AssumeA, func(sc scenario) []scenario {
+		var v []scenario
+		for _, w := range u.Fit.Variants {
+			sc.w = w
+			v = append(v, sc)
+		}
+		return v
+	})
+	vary(calib.AssumeSMT, func(sc scenario) []scenario {
+		a, b := sc, sc
+		a.smt, b.smt = u.SMT.Low, u.SMT.High
+		return []scenario{a, b}
+	})
+	if u.MultiLocal != nil {
+		vary(calib.AssumeLocal, func(sc scenario) []scenario {
+			a, b := sc, sc
+			a.ml, b.ml = u.MultiLocal.Low, u.MultiLocal.High
+			return []scenario{a, b}
+		})
+	}
+	if u.Remote != nil {
+		vary(calib.AssumeRemote, func(sc scenario) []scenario {
+			a, b := sc, sc
+			a.rr, b.rr = u.Remote.Low, u.Remote.High
+			return []scenario{a, b}
+		})
+	}
+	return out
+}
+
+// at is the server under a scenario: a candidate derived from one socket's
+// latency (OneSocketNS > 0) takes its multi-socket local and remote
+// latencies from the scenario's ratios, relative to their assumed values.
+func (s Server) at(sc scenario, u Uncertainty) Server {
+	if s.oneNS > 0 && s.Sockets > 1 {
+		c := u.center(model.Workload{})
+		s.LocalNS *= sc.ml / c.ml
+		s.RemoteNS *= sc.ml / c.ml
+		if s.remoteDerived {
+			s.RemoteNS *= sc.rr / c.rr
+		}
+	}
+	return s
+}
+
+// tpsAt is a server's per-core and total throughput under a scenario.
+func (u Uncertainty) tpsAt(s Server, sc scenario) (perCore, total float64) {
+	s = s.at(sc, u)
+	r := sc.remoteFrac
+	if r < 0 {
+		r = s.NoLocality()
+	}
+	g := 1.0
+	if s.SMT > 1 {
+		g = sc.smt
+	}
+	perCore = model.ThreadTPS(sc.w, s.LatencyNS(r), s.GHz, g)
+	return perCore, model.TotalTPS(perCore, s.CoresPerSocket, s.Sockets)
+}
+
+// costAt is a server's total cost per 1,000 tps under a scenario.
+func (u Uncertainty) costAt(s Server, sc scenario) float64 {
+	_, t := u.tpsAt(s, sc)
+	return (s.Price + float64(s.Cores())*s.LicencePerCore) / (t / 1000)
+}
+
+// band is a server's lowest and highest total tps over the corners that
+// input varies ("" all).
+func (u Uncertainty) band(w model.Workload, s Server, input string) (lo, hi float64) {
+	lo, hi = math.Inf(1), 0
+	for _, sc := range u.corners(w, input) {
+		_, t := u.tpsAt(s, sc)
+		lo, hi = math.Min(lo, t), math.Max(hi, t)
+	}
+	return lo, hi
+}
+
+// calibrated is what a calibration leaves uncertain: its fit's band, its
+// SMT gain and, where they were not measured, the published ratios of a
+// multi-socket server's latencies.
+func calibrated(c *calib.Calibration) Uncertainty {
+	u := Uncertainty{Fit: calib.CalibrationBand(c), SMT: c.SMT, AnchorNS: c.OneSocketNS, AnchorGHz: c.GHz}
+	if c.RemoteAssumed {
+		ml, rr := model.PublishedMultiSocketLocal, model.PublishedRemoteRatio
+		u.MultiLocal, u.Remote = &ml, &rr
+	} else {
+		ml := model.PublishedMultiSocketLocal
+		u.MultiLocal = &ml
+	}
+	return u
+}
