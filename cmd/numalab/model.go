@@ -45,6 +45,9 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	errs = append(errs, mf.check())
 	ks, err := cliflag.ParseInts("smt", *smt, 1)
 	errs = append(errs, err)
+	if *smtGain > 0 {
+		errs = append(errs, model.CheckSMTGain(*smtGain, ks))
+	}
 	var ss []int
 	if *sockets != "" {
 		ss, err = cliflag.ParseInts("sockets", *sockets, 1)

@@ -67,7 +67,7 @@ func cmdModelBuy(e *env, args []string) error {
 		if *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") || cliflag.Given(fs, "one-socket-ns") || cliflag.Given(fs, "remote-ns") {
 			errs.Missing(fs, "ghz", "local-ns")
 			l := latencies.read()
-			errs.BadIf(l.RemoteNS != 0 && l.RemoteNS < l.LocalNS, "remote-ns", model.Num(l.RemoteNS), "is below --local-ns: want the remote latency, at least the local one")
+			errs = append(errs, l.Check())
 			cpu = &decide.GivenCPUFigures{GHz: *ghz, Latencies: l, Cores: *cores, SMT: *smt}
 		}
 		if err := errors.Join(errs...); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/dop"
+	"github.com/numalab/numalab/internal/dram"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -30,29 +31,37 @@ func cmdModelDRAM(e *env, args []string) error {
 	errs.BadIf(*timings == "" && *trc == "", "timings", "", "is needed unless --trc is given: want e.g. --timings 19-19-19, --trc 45.75ns, or both")
 	errs.BadIf(*trc != "" && *tras != "", "tras", *tras, "gives tRC a second time: want --trc or --tras, not both")
 	errs.BadIf(*tras != "" && *timings == "", "tras", *tras, "needs --timings for tRP (tRC = tRAS + tRP)")
-	var t *model.Timings
+	rateOK := true
+	if cliflag.Given(fs, "mts") {
+		err := dram.CheckRate("mts", *mts)
+		errs, rateOK = append(errs, err), err == nil
+	}
+	var t *dram.Timings
 	if *timings != "" {
-		tm, err := model.ParseTimings(*timings)
+		tm, err := dram.ParseTimings(*timings)
 		errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
+		if err == nil && rateOK && *mts > 0 {
+			errs = append(errs, dram.CheckTimings("timings", *timings, tm, *mts))
+		}
 		t = &tm
 	}
-	var rc *model.RowCycle
+	var rc *dram.RowCycle
 	if *trc != "" && *mts > 0 {
-		r, err := model.ParseRowCycle(*trc, *mts)
+		r, err := dram.ParseRowCycle(*trc, *mts)
 		errs.BadIf(err != nil, "trc", *trc, "is not a time with its unit: want e.g. --trc 45.75ns (nanoseconds) or --trc 8clk (memory clocks)")
 		rc = &r
 	}
 	if *tras != "" && *mts > 0 && t != nil {
-		ns, _, err := model.ParseClockSpan(*tras, *mts)
+		ns, _, err := dram.ParseClockSpan(*tras, *mts)
 		errs.BadIf(err != nil, "tras", *tras, "is not a time with its unit: want e.g. --tras 32ns")
-		r := model.RowCycleFromRAS(*mts, ns, *t)
+		r := dram.RowCycleFromRAS(*mts, ns, *t)
 		rc = &r
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	a := model.DRAM(*mts, t, rc, *ghz)
-	return writeAs(e.stdout, *asJSON, a, model.WriteDRAM)
+	a := dram.Compute(*mts, t, rc, *ghz)
+	return writeAs(e.stdout, *asJSON, a, dram.Write)
 }
 
 func cmdModelTier(e *env, args []string) error {

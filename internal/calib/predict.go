@@ -82,19 +82,21 @@ func (s MachineSpec) Size(z model.Sizing, socketsFlag string) (model.Sizing, []m
 	return z, rows, nil
 }
 
-// Check refuses the figures given in s that no machine has, unless
-// unchecked: the local and remote latencies, and the buffer's extra
-// latency.
+// Check refuses the figures given in s that no machine has: latencies
+// and a buffer's extra latency outside the plausible ranges (unless
+// unchecked), and latencies out of their physical order
+// (model.Latencies.Check, always).
 func (s MachineSpec) Check(unchecked bool) error {
 	var errs []error
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"local-ns", s.LocalNS}, {"remote-ns", s.RemoteNS}} {
+	}{{"local-ns", s.LocalNS}, {"one-socket-ns", s.OneSocketNS}, {"remote-ns", s.RemoteNS}} {
 		if f.v > 0 {
 			errs = append(errs, model.Plausible(f.name, []float64{f.v}, nil, nil, unchecked))
 		}
 	}
+	errs = append(errs, model.Latencies{LocalNS: s.LocalNS, OneSocketNS: s.OneSocketNS, RemoteNS: s.RemoteNS}.Check())
 	if s.BufferNS > model.PlausibleMaxNS && !unchecked {
 		errs = append(errs, fmt.Errorf("-buffer-ns: %q is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", fmt.Sprint(s.BufferNS), model.PlausibleMaxNS))
 	}

@@ -60,18 +60,27 @@ func TestPredict(t *testing.T) {
 }
 
 // TestMachineCheck: implausible figures are refused by flag unless
-// unchecked.
+// unchecked; latencies out of their physical order always.
 func TestMachineCheck(t *testing.T) {
-	bad := MachineSpec{LocalNS: 1e308, RemoteNS: 0.5, BufferNS: 1e6}
+	bad := MachineSpec{LocalNS: 0.5, RemoteNS: 1e308, BufferNS: 1e6}
 	err := bad.Check(false)
-	for _, want := range []string{`-local-ns: "1e+308" is not a plausible memory latency: want 1 to 10000 ns (--unchecked accepts it)`,
-		`-remote-ns: "0.5" is not a plausible memory latency`, `-buffer-ns: "1e+06" is not a plausible extra latency: want up to 10000 ns`} {
+	for _, want := range []string{`-local-ns: "0.5" is not a plausible memory latency: want 1 to 10000 ns (--unchecked accepts it)`,
+		`-remote-ns: "1e+308" is not a plausible memory latency`, `-buffer-ns: "1e+06" is not a plausible extra latency: want up to 10000 ns`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check = %v; want %s", err, want)
 		}
 	}
 	if err := bad.Check(true); err != nil {
 		t.Errorf("unchecked: %v", err)
+	}
+	swapped := MachineSpec{LocalNS: 200, RemoteNS: 100, OneSocketNS: 300}
+	for _, unchecked := range []bool{false, true} {
+		err := swapped.Check(unchecked)
+		for _, want := range []string{`-remote-ns: "100" is below --local-ns (200 ns)`, `-one-socket-ns: "300" is above --local-ns (200 ns)`} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("unchecked %v: Check = %v; want %s", unchecked, err, want)
+			}
+		}
 	}
 	if err := (MachineSpec{LocalNS: 67, RemoteNS: 125, BufferNS: 15}).Check(false); err != nil {
 		t.Errorf("a plausible machine: %v", err)

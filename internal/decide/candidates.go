@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/numalab/numalab/internal/dram"
 	"github.com/numalab/numalab/internal/model"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) resolve() []fieldError {
 		} else if !(s.ControllerNS > 0 && s.ControllerNS <= 1000) {
 			bad("controller_ns", "= %s: with ddr, want the time outside the DRAM chips in ns, above 0 and at most 1000 (local_ns = (tRP + tRCD + CL)·2000/MT/s + controller_ns)", model.Num(s.ControllerNS))
 		} else {
-			s.LocalNS = model.DRAMAccessNS(mts, t) + s.ControllerNS
+			s.LocalNS = dram.AccessNS(mts, t) + s.ControllerNS
 		}
 	} else {
 		floatIn("local_ns", s.LocalNS, 0, 2000, "a memory latency in ns (or give ddr and controller_ns)")
@@ -129,18 +130,21 @@ var tomlTypeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\)
 var ddrSpec = regexp.MustCompile(`^\s*(\d+(?:\.\d+)?)\s+(\S+)\s*$`)
 
 // parseDDR reads "MT/s CL-tRCD-tRP", e.g. "3200 22-22-22".
-func parseDDR(s string) (float64, model.Timings, error) {
+func parseDDR(s string) (float64, dram.Timings, error) {
 	m := ddrSpec.FindStringSubmatch(s)
 	if m == nil {
-		return 0, model.Timings{}, errors.New(`want "MT/s CL-tRCD-tRP", e.g. "3200 22-22-22"`)
+		return 0, dram.Timings{}, errors.New(`want "MT/s CL-tRCD-tRP", e.g. "3200 22-22-22"`)
 	}
 	mts, _ := strconv.ParseFloat(m[1], 64)
-	if mts < 200 || mts > 20000 {
-		return 0, model.Timings{}, fmt.Errorf("%s MT/s is not a DDR transfer rate: want 200 to 20000", m[1])
+	if why := dram.RateBound(mts); why != "" {
+		return 0, dram.Timings{}, fmt.Errorf("%s MT/s is %s", m[1], why)
 	}
-	t, err := model.ParseTimings(m[2])
-	if err != nil || t.CL > 200 || t.RCD > 200 || t.RP > 200 {
-		return 0, model.Timings{}, fmt.Errorf("timings %q: want CL-tRCD-tRP, each 1 to 200 cycles, e.g. 22-22-22", m[2])
+	t, err := dram.ParseTimings(m[2])
+	if err != nil {
+		return 0, dram.Timings{}, fmt.Errorf("timings %q: want CL-tRCD-tRP in clock cycles, e.g. 22-22-22", m[2])
+	}
+	if why := dram.TimingsBound(t, mts); why != "" {
+		return 0, dram.Timings{}, fmt.Errorf("timings %q %s", m[2], why)
 	}
 	return mts, t, nil
 }
@@ -238,8 +242,8 @@ const Illustrative = "illustrative prices, not quotes: give yours with --candida
 // with tighter timings, 16-18-18 instead of 22-22-22 at 3200 MT/s:
 // (22 + 22 + 22 − 16 − 18 − 18)·2000/3200 = 8.75 ns less per access.
 var (
-	builtinDRAMSlow = model.Timings{CL: 22, RCD: 22, RP: 22}
-	builtinDRAMFast = model.Timings{CL: 16, RCD: 18, RP: 18}
+	builtinDRAMSlow = dram.Timings{CL: 22, RCD: 22, RP: 22}
+	builtinDRAMFast = dram.Timings{CL: 16, RCD: 18, RP: 18}
 )
 
 // CPU is the processor the built-in candidates are derived from: its
@@ -293,7 +297,7 @@ func BuiltinCandidates(this CPU) []Server {
 	}
 	out = append(out, on)
 	fast := base
-	cut := model.DRAMAccessNS(3200, builtinDRAMSlow) - model.DRAMAccessNS(3200, builtinDRAMFast)
+	cut := dram.AccessNS(3200, builtinDRAMSlow) - dram.AccessNS(3200, builtinDRAMFast)
 	fast.Name, fast.Sockets, fast.LocalNS = "this CPU ×1, low-latency DRAM", 1, math.Max(oneNS-cut, 1)
 	fast.Price = price(1, cores) + builtinDRAMPremium
 	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (%s)", model.Fixed(cut, 2), model.Thousands(builtinDRAMPremium), Illustrative)

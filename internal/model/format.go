@@ -1,13 +1,13 @@
 package model
 
-// The model's way of printing numbers, shared by calib's and decide's text.
-
 import (
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
+
+// The model's way of printing numbers, shared by calib's and decide's text.
 
 // Num prints a number to 6 significant digits without exponent or
 // trailing zeros: 3, 2.2, 0.05, 317.375.
@@ -55,3 +55,6 @@ func Thousands(v float64) string {
 
 // Fixed prints v with d decimals.
 func Fixed(v float64, d int) string { return strconv.FormatFloat(v, 'f', d, 64) }
+
+// AsGiven prints a refused value as short as it reads: 100, 0.5, 1e+300.
+func AsGiven(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -19,17 +19,19 @@
 // gain and the multi-socket latencies come from measurement or, failing
 // that, from the published bands of published.go (StallBand). On top of
 // these the package derives scaling ratios, the single-socket latency that
-// matches an S-socket system, the two-tier memory break-even, DRAM timing
-// and per-core-licence sizing, and it parses and checks the model
-// commands' inputs, each refusal naming its flag.
+// matches an S-socket system, the two-tier memory break-even and
+// per-core-licence sizing. It holds the one reading of a machine's latency
+// inputs (Latencies), and it parses and checks the model commands' inputs,
+// each refusal naming its flag: plausible ranges, and physical bounds no
+// machine passes.
 //
 // The model does no I/O, measures nothing and knows no stored run: it is
 // arithmetic on numbers the caller supplies. Reading a machine's figures
 // from a topology or a stored run, and calibrating to stored runs, is
 // package calib's; choosing a server to buy is package decide's; the DOP
-// rule of thumb is package dop's. It models neither bandwidth, nor
-// queueing under load, nor caches: a "latency" is the average round trip
-// of a dependent miss.
+// rule of thumb is package dop's; DDR timing is package dram's. It models
+// neither bandwidth, nor queueing under load, nor caches: a "latency" is
+// the average round trip of a dependent miss.
 package model
 
 import (

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -42,4 +43,37 @@ func Plausible(flag string, ns, ghz []float64, sockets []int, unchecked bool) er
 		return fmt.Errorf("-%s: %q is not %s (--unchecked accepts it)", flag, v, why)
 	}
 	return nil
+}
+
+// CheckSMTGain refuses an SMT gain above the smallest thread count above
+// one of threads: k hardware threads share one core, so together they do
+// at most k times what one thread does.
+func CheckSMTGain(gain float64, threads []int) error {
+	least := 0
+	for _, k := range threads {
+		if k > 1 && (least == 0 || k < least) {
+			least = k
+		}
+	}
+	if least > 0 && gain > float64(least) {
+		return fmt.Errorf("-smt-gain: %q is above %d, the --smt thread count: %d hardware threads share one core, so together they do at most %d× one thread's work (the published OLTP gains are %s)",
+			AsGiven(gain), least, least, least, PublishedSMTGain)
+	}
+	return nil
+}
+
+// Check refuses latencies no machine has: a remote latency below the
+// local one (a remote access crosses the link between sockets on top of
+// what a local one does), or one socket's above a multi-socket server's
+// local one (one socket skips the other sockets' coherency check). Only
+// latencies given (above 0) are checked.
+func (l Latencies) Check() error {
+	var errs []error
+	if l.RemoteNS > 0 && l.LocalNS > 0 && l.RemoteNS < l.LocalNS {
+		errs = append(errs, fmt.Errorf("-remote-ns: %q is below --local-ns (%s ns): a remote access crosses the link between sockets on top of a local one, so it takes at least the local latency", AsGiven(l.RemoteNS), AsGiven(l.LocalNS)))
+	}
+	if l.OneSocketNS > 0 && l.LocalNS > 0 && l.OneSocketNS > l.LocalNS {
+		errs = append(errs, fmt.Errorf("-one-socket-ns: %q is above --local-ns (%s ns): one socket skips the other sockets' coherency check, so its latency is at most a multi-socket server's local one", AsGiven(l.OneSocketNS), AsGiven(l.LocalNS)))
+	}
+	return errors.Join(errs...)
 }

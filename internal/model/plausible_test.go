@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,35 @@ func TestImplausible(t *testing.T) {
 		v, why := Implausible(c.ns, c.ghz, c.sockets)
 		if v != c.value || why != c.is {
 			t.Errorf("Implausible(%v, %v, %v) = %q, %q; want %q, %q", c.ns, c.ghz, c.sockets, v, why, c.value, c.is)
+		}
+	}
+}
+
+// TestBounds: each physical bound refuses what no machine has, naming the
+// flag, the value and the bound with its reason, and passes what one has.
+func TestBounds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want string // "": no error
+	}{
+		{"gain 1.19 of 2", CheckSMTGain(1.19, []int{1, 2}), ""},
+		{"gain 2 of 2", CheckSMTGain(2, []int{2, 4}), ""},
+		{"gain 100 of 2", CheckSMTGain(100, []int{1, 2}), `-smt-gain: "100" is above 2, the --smt thread count`},
+		{"gain 3 of 2 and 4", CheckSMTGain(3, []int{4, 2}), `-smt-gain: "3" is above 2`},
+		{"gain without SMT", CheckSMTGain(100, []int{1}), ""},
+		{"remote above local", Latencies{LocalNS: 67, RemoteNS: 125}.Check(), ""},
+		{"remote below local", Latencies{LocalNS: 200, RemoteNS: 100}.Check(), `-remote-ns: "100" is below --local-ns (200 ns): a remote access crosses`},
+		{"one socket below local", Latencies{LocalNS: 89, OneSocketNS: 76}.Check(), ""},
+		{"one socket above local", Latencies{LocalNS: 67, OneSocketNS: 90}.Check(), `-one-socket-ns: "90" is above --local-ns (67 ns)`},
+		{"local only", Latencies{LocalNS: 67}.Check(), ""},
+	} {
+		got := ""
+		if c.err != nil {
+			got = c.err.Error()
+		}
+		if (c.want == "") != (got == "") || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -1,10 +1,12 @@
-package model
+package dram
 
 import (
 	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/numalab/numalab/internal/model"
 )
 
 func TestDRAM(t *testing.T) {
@@ -27,18 +29,18 @@ func TestDRAM(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseTimings(%q): %v", tt.timings, err)
 		}
-		if got := DRAMClockNS(tt.mts); !near(got, tt.clock) {
-			t.Errorf("DRAMClockNS(%v) = %v, want %v", tt.mts, got, tt.clock)
+		if got := ClockNS(tt.mts); !near(got, tt.clock) {
+			t.Errorf("ClockNS(%v) = %v, want %v", tt.mts, got, tt.clock)
 		}
-		if got := DRAMAccessNS(tt.mts, tm); !near(got, tt.acces) {
-			t.Errorf("DRAMAccessNS(%v, %s) = %v, want %v", tt.mts, tt.timings, got, tt.acces)
+		if got := AccessNS(tt.mts, tm); !near(got, tt.acces) {
+			t.Errorf("AccessNS(%v, %s) = %v, want %v", tt.mts, tt.timings, got, tt.acces)
 		}
 	}
 	if tm, _ := ParseTimings("40-39-38"); tm != (Timings{CL: 40, RCD: 39, RP: 38}) {
 		t.Errorf("ParseTimings order: %+v, want CL 40, tRCD 39, tRP 38", tm)
 	}
 	for _, bad := range []string{"", "19-19", "19-19-19-43", "19-x-19", "0-19-19", "-19-19-19"} {
-		if _, err := ParseTimings(bad); !errors.Is(err, ErrInput) {
+		if _, err := ParseTimings(bad); !errors.Is(err, model.ErrInput) {
 			t.Errorf("ParseTimings(%q) = %v, want ErrInput", bad, err)
 		}
 	}
@@ -68,7 +70,7 @@ func TestRowCycle(t *testing.T) {
 		if math.Abs(rc.NS-tt.want) > 0.005 {
 			t.Errorf("DDR4-%v %s tRAS %v ns: tRC %.4f ns, want %v", tt.mts, tt.timings, tt.tras, rc.NS, tt.want)
 		}
-		a := DRAM(tt.mts, &tm, &rc, 3)
+		a := Compute(tt.mts, &tm, &rc, 3)
 		if a.RowCycle.NS <= a.AccessNS-1e-9 {
 			t.Errorf("DDR4-%v: tRC %.2f ns below tRP+tRCD+CL %.2f ns", tt.mts, a.RowCycle.NS, a.AccessNS)
 		}
@@ -85,42 +87,28 @@ func TestRowCycle(t *testing.T) {
 		t.Errorf("45.75ns = %+v, %v; want 45.75 ns as given", ns, err)
 	}
 	for _, bad := range []string{"", "8", "45.75", "ns", "-1ns", "0clk", "8 cycles", "x clk"} {
-		if _, err := ParseRowCycle(bad, 3200); !errors.Is(err, ErrInput) {
+		if _, err := ParseRowCycle(bad, 3200); !errors.Is(err, model.ErrInput) {
 			t.Errorf("ParseRowCycle(%q) = %v, want ErrInput", bad, err)
 		}
 	}
 	var b strings.Builder
-	if err := WriteDRAM(&b, DRAM(2400, nil, &rl, 0)); err != nil {
+	if err := Write(&b, Compute(2400, nil, &rl, 0)); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"tRC 6.67 ns", "random access by row cycle (tRC)  6.667 ns  8 clocks × 0.833 ns"} {
 		if !strings.Contains(b.String(), want) {
-			t.Errorf("WriteDRAM without timings: no %q in\n%s", want, b.String())
+			t.Errorf("Write without timings: no %q in\n%s", want, b.String())
 		}
 	}
 	if strings.Contains(b.String(), "CAS") {
-		t.Errorf("WriteDRAM without timings printed a CAS line:\n%s", b.String())
+		t.Errorf("Write without timings printed a CAS line:\n%s", b.String())
 	}
 }
 
-func TestTier(t *testing.T) {
-	// S = 10, D = 80, I = 300: x < (80 − 10)/(300 − 10) = 70/290 = 0.2414.
-	x, err := TierBreakEven(10, 300, 80)
-	if err != nil || !near(x, 70.0/290) {
-		t.Fatalf("TierBreakEven = %v, %v; want 0.2414", x, err)
+// near reports whether got is within a relative 1e-9 of want.
+func near(got, want float64) bool {
+	if want == 0 {
+		return math.Abs(got) < 1e-12
 	}
-	// At the break-even the two tiers average exactly D:
-	// 0.7586·10 + 0.2414·300 = 7.586 + 72.414 = 80.
-	if got := TierLatency(10, 300, x); !near(got, 80) {
-		t.Errorf("TierLatency at break-even = %v, want 80", got)
-	}
-	// Fast tier slower than DRAM: (80 − 90)/(300 − 90) = −0.0476 < 0: never wins.
-	if x, _ := TierBreakEven(90, 300, 80); !near(x, -10.0/210) {
-		t.Errorf("slow fast tier: x = %v", x)
-	}
-	for _, c := range [][3]float64{{0, 300, 80}, {10, -1, 80}, {10, 300, 0}, {100, 100, 80}, {100, 50, 80}} {
-		if _, err := TierBreakEven(c[0], c[1], c[2]); !errors.Is(err, ErrInput) {
-			t.Errorf("TierBreakEven%v = %v, want ErrInput", c, err)
-		}
-	}
+	return math.Abs(got-want) <= 1e-9*math.Abs(want)
 }
