@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/numalab/numalab/internal/managed"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/sysfs"
 )
@@ -343,7 +344,7 @@ func TestServerDiesWithParent(t *testing.T) {
 		t.Fatalf("%s: the killed process left no data directory to reclaim", dir)
 	}
 	cmd.Wait()
-	removed, err := Reclaim(sysfs.New("/"), tmp)
+	removed, err := managed.Reclaim(sysfs.New("/"), tmp, kind)
 	if err != nil || !slices.Equal(removed, []string{dir}) || exists(dir) {
 		t.Errorf("Reclaim = %v, %v; %s exists %v; want it removed", removed, err, dir, exists(dir))
 	}
@@ -418,7 +419,7 @@ func TestServerEmbedded(t *testing.T) {
 	if os.Geteuid() == 0 && (s.User != "nobody" || !strings.Contains(s.Describe(), "running as user nobody")) {
 		t.Errorf("running as %s (%q), want nobody", s.User, s.Describe())
 	}
-	if os.Geteuid() == 0 && unsearchable(filepath.Join(s.BinDir, "postgres"), procUID(t, s.PID()), -1) != "" {
+	if os.Geteuid() == 0 && managed.Unsearchable(filepath.Join(s.BinDir, "postgres"), procUID(t, s.PID()), -1) != "" {
 		t.Errorf("server binaries %s are not reachable by its account", s.BinDir)
 	}
 }
