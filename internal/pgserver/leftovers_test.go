@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/managed"
+	"github.com/numalab/numalab/internal/managed/managedtest"
 )
 
 // TestServerKilledLeavesNoSharedMemory kills a server's whole process
@@ -56,12 +57,12 @@ func TestServerKilledLeavesNoSharedMemory(t *testing.T) {
 	}
 	t.Logf("segments mapped: %v", segs)
 	killTree(s.PID())
-	for alive(s.PID()) {
+	for managedtest.Alive(s.PID()) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.Stop()
 	for _, seg := range segs {
-		if exists(seg) {
+		if managedtest.Exists(seg) {
 			t.Errorf("%s left after Stop", seg)
 		}
 	}
