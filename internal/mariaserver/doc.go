@@ -52,14 +52,19 @@
 // SIGKILL if numalab itself dies (PR_SET_PDEATHSIG): it is one process, so
 // nothing of it outlives numalab; only the temporary directory is left.
 //
-// Leftovers. The temporary directory holds numalab-owner.json: the owning
-// numalab process and the server, each by PID and start time (package
-// owner). Start first reclaims (Reclaim) every numalab-mariadb-* directory
+// Leftovers. The temporary directory holds numalab-owner.json (package
+// managed): the owning numalab process and the server, each by PID and
+// start time. Start first reclaims every numalab-mariadb-* directory
 // under $TMPDIR whose owner and server are both gone (a reused PID has
 // another start time); a directory whose owner lives, or without the
 // file, is never touched.
 //
 // Memory placement. Config.MemPolicy, when set, becomes mariadbd's NUMA
 // memory policy, and so that of its buffer pool, set on a locked OS thread
-// just before the fork as pgserver does for the postmaster.
+// just before the fork (package managed).
+//
+// The lifecycle (temporary directory, account, start with a deadline,
+// stop, leftovers, the description line) is package managed's; this
+// package supplies MariaDB's binaries, mariadb-install-db, init file,
+// settings and readiness.
 package mariaserver

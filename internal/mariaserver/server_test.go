@@ -6,17 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/numalab/numalab/internal/managed/managedtest"
 )
 
 // start starts a server, or skips the test when MariaDB is not installed.
@@ -95,7 +94,7 @@ func TestServer(t *testing.T) {
 	}
 
 	// The server runs as s.User: never root.
-	uid := procUID(t, s.PID())
+	uid := managedtest.ProcUID(t, s.PID())
 	u, err := user.Lookup(s.User)
 	if err != nil {
 		t.Fatal(err)
@@ -109,79 +108,36 @@ func TestServer(t *testing.T) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if alive(pid) {
+	if managedtest.Alive(pid) {
 		t.Errorf("mariadbd %d alive after Stop", pid)
 	}
-	if exists(dir) {
+	if managedtest.Exists(dir) {
 		t.Errorf("%s exists after Stop", dir)
 	}
 }
 
-// TestKilledOwner starts a server in a child process, kills that process
-// with SIGKILL mid-run (no chance to clean up), and checks that mariadbd
-// goes too (parent-death signal) and that the next Start reclaims the
-// directory it left.
+// TestKilledOwner checks that mariadbd goes when the numalab process that
+// started it is killed (parent-death signal), and that the next Start
+// reclaims the directory it left.
 func TestKilledOwner(t *testing.T) {
-	if os.Getenv("NUMALAB_MARIADB_CHILD") == "1" {
-		s, err := Start(context.Background(), Config{BufferPool: 64 << 20})
-		if err != nil {
-			fmt.Println("error", err)
-			os.Exit(1)
-		}
-		fmt.Println("server", s.PID(), s.Dir)
-		time.Sleep(time.Minute)
-		os.Exit(1)
-	}
 	if _, _, err := findBinaries(""); err != nil {
 		t.Skipf("MariaDB is not installed (.ci/run installs Debian's mariadb-server as root): %v", err)
 	}
-	// Its own TMPDIR, which the server's account can enter when run as root.
-	tmp, err := os.MkdirTemp("", "numalab-reclaim-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledOwner$")
-	cmd.Env = append(os.Environ(), "NUMALAB_MARIADB_CHILD=1", "TMPDIR="+tmp)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	var word, dir string
-	var pid int
-	if _, err := fmt.Fscan(out, &word, &pid, &dir); err != nil || word != "server" {
-		t.Fatalf("child said %q %d %q, %v", word, pid, dir, err)
-	}
-	defer os.RemoveAll(dir)
-	cmd.Process.Signal(syscall.SIGKILL)
-	deadline := time.Now().Add(20 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(-pid, syscall.SIGKILL)
-			t.Fatalf("mariadbd %d still running 20 s after its parent was killed", pid)
+	_, dir, tmp := managedtest.KillOwner(t, func() (int, string, error) {
+		s, err := Start(context.Background(), Config{BufferPool: 64 << 20})
+		if err != nil {
+			return 0, "", err
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Wait()
+		return s.PID(), s.Dir, nil
+	})
 	if left := mariadbdIn(dir); len(left) > 0 {
 		t.Errorf("mariadbd processes of %s left: %v", dir, left)
-	}
-	if !exists(filepath.Join(dir, "data")) {
-		t.Fatalf("%s: the killed process left no data directory to reclaim", dir)
 	}
 	t.Setenv("TMPDIR", tmp)
 	s := start(t, context.Background())
 	defer s.Stop()
-	if !slices.Equal(s.Reclaimed, []string{dir}) || s.ReclaimErr != nil || exists(dir) {
-		t.Errorf("Start reclaimed %v (%v); %s exists %v; want it removed", s.Reclaimed, s.ReclaimErr, dir, exists(dir))
+	if !slices.Equal(s.Reclaimed, []string{dir}) || s.ReclaimErr != nil || managedtest.Exists(dir) {
+		t.Errorf("Start reclaimed %v (%v); %s exists %v; want it removed", s.Reclaimed, s.ReclaimErr, dir, managedtest.Exists(dir))
 	}
 	if !strings.Contains(s.Describe(), "removed "+dir) {
 		t.Errorf("Describe() = %q: want it to say it removed %s", s.Describe(), dir)
@@ -199,45 +155,9 @@ func mariadbdIn(dir string) []int {
 			continue
 		}
 		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if alive(pid) {
+		if managedtest.Alive(pid) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
-}
-
-// alive reports whether process pid exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	f := strings.Fields(string(b[i+1:]))
-	return len(f) > 0 && f[0] != "Z"
-}
-
-// procUID reads the real uid of a process.
-func procUID(t *testing.T, pid int) int {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
-			uid, err := strconv.Atoi(f[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return uid
-		}
-	}
-	t.Fatalf("no Uid line in /proc/%d/status", pid)
-	return 0
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

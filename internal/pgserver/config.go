@@ -3,7 +3,6 @@ package pgserver
 import (
 	"fmt"
 	"runtime"
-	"sort"
 	"strconv"
 	"time"
 
@@ -75,7 +74,6 @@ func SharedBuffersFor(dataBytes int64) int64 {
 	return (b + mib - 1) / mib * mib
 }
 
-// Server is a running managed PostgreSQL server. Stop it (defer s.Stop())
 // pgSettings returns the server settings for cfg, with the socket in dir.
 func pgSettings(cfg Config, dir string) map[string]string {
 	cpus := runtime.NumCPU()
@@ -137,13 +135,4 @@ func shmSmall(want int64) (bool, error) {
 		return true, err
 	}
 	return int64(st.Bavail)*int64(st.Bsize) < want, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -52,11 +52,11 @@
 // directory is then left behind, with the /dev/shm segments of a server
 // killed mid-query.
 //
-// Leftovers. The temporary directory holds numalab-owner.json: the owning
-// numalab process and the postmaster, each by PID and start time (package
-// owner), and the server's dynamic shared memory control segment. Start
-// first reclaims (Reclaim) every numalab-pg-* directory under $TMPDIR
-// whose owner and postmaster are both gone (a reused PID has another start
+// Leftovers. The temporary directory holds numalab-owner.json (package
+// managed): the owning numalab process and the postmaster, each by PID and
+// start time, and the server's dynamic shared memory control segment.
+// Start first reclaims every numalab-pg-* directory under $TMPDIR whose
+// owner and postmaster are both gone (a reused PID has another start
 // time), with the /dev/shm segments its control segment lists and its
 // SysV segment; a directory whose owner lives, or without the file, is
 // never touched. Stop does the same for the shared memory of a server
@@ -64,11 +64,10 @@
 //
 // Memory placement. Config.MemPolicy, when set, becomes the postmaster's
 // NUMA memory policy, and so that of every backend it forks and of the
-// shared buffers it allocates. Go forks a child from whichever OS thread
-// runs the goroutine calling exec.Cmd.Start, and the child inherits that
-// thread's policy; numalab therefore starts the postmaster from a goroutine
-// locked to its own OS thread, sets the policy on that thread just before
-// starting it, and keeps the goroutine (and thread) alive until the server
-// exits, so the thread's policy never leaks to other goroutines and the
-// parent-death signal is not sent early by an exiting thread.
+// shared buffers it allocates (set on a locked OS thread just before the
+// fork: package managed).
+//
+// The lifecycle (temporary directory, account, start with a deadline,
+// stop, leftovers, the description line) is package managed's; this
+// package supplies PostgreSQL's binaries, initdb, settings and readiness.
 package pgserver

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,93 +13,19 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/numalab/numalab/internal/owner"
+	"github.com/numalab/numalab/internal/managed"
 	"github.com/numalab/numalab/internal/sysfs"
 )
-
-// markerName is the file in a managed server's temporary directory that
-// names the numalab process owning it, the postmaster, and the server's
-// dynamic shared memory control segment.
-const markerName = "numalab-owner.json"
-
-type marker struct {
-	Owner      owner.Process `json:"owner"`
-	Postmaster owner.Process `json:"postmaster"`
-	// DSMControl is the name of the control segment in /dev/shm
-	// ("PostgreSQL.1234"), which lists the server's other segments.
-	DSMControl string `json:"dsm_control,omitempty"`
-}
-
-// writeMarker writes m into dir, replacing the file whole.
-func writeMarker(dir string, m marker) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, markerName+".new")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("writing the owner marker: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, markerName)); err != nil {
-		return fmt.Errorf("writing the owner marker: %w", err)
-	}
-	return nil
-}
-
-func readMarker(dir string) (marker, error) {
-	var m marker
-	b, err := os.ReadFile(filepath.Join(dir, markerName))
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("reading %s: %w", filepath.Join(dir, markerName), err)
-	}
-	return m, nil
-}
-
-// Reclaim removes what managed servers of killed numalab processes left:
-// each numalab-pg-* directory in tmp whose marker names an owner and a
-// postmaster that are both gone (owner.Process.Gone: never one that
-// lives, even if its PID was reused), with the shared memory segments in
-// /dev/shm (below proc's root) and the SysV segment that server left; its
-// pgsql_tmp is inside the directory. A directory without a marker (being
-// created, or left by an older numalab) is left alone. Start calls it
-// before it creates its own directory. It returns the directories it
-// removed; an error names the ones it could not remove.
-func Reclaim(proc sysfs.FS, tmp string) ([]string, error) {
-	dirs, err := filepath.Glob(filepath.Join(tmp, "numalab-pg-*"))
-	if err != nil {
-		return nil, err
-	}
-	var removed []string
-	var errs []error
-	for _, dir := range dirs {
-		m, err := readMarker(dir)
-		if err != nil || !m.Owner.Gone(proc) || m.Postmaster.PID != 0 && !m.Postmaster.Gone(proc) {
-			continue
-		}
-		if err := removeSegments(proc, dir, m); err != nil {
-			errs = append(errs, err)
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			errs = append(errs, fmt.Errorf("removing %s, left by numalab process %d: %w", dir, m.Owner.PID, err))
-			continue
-		}
-		removed = append(removed, dir)
-	}
-	return removed, errors.Join(errs...)
-}
 
 // removeSegments removes the shared memory a dead server in dir left: the
 // POSIX segments its DSM control segment lists as in use, the control
 // segment itself, and the SysV segment postmaster.pid names, if nothing is
 // attached to it.
-func removeSegments(proc sysfs.FS, dir string, m marker) error {
+func removeSegments(proc sysfs.FS, dir string, m managed.Marker) error {
 	var errs []error
 	data := filepath.Join(dir, "data")
-	if m.DSMControl != "" {
-		ctl := proc.Path("dev/shm/" + m.DSMControl)
+	if m.Segment != "" {
+		ctl := proc.Path("dev/shm/" + m.Segment)
 		if b, err := os.ReadFile(ctl); err == nil {
 			for _, h := range dsmHandles(b, dataMajor(data)) {
 				p := proc.Path(fmt.Sprintf("dev/shm/PostgreSQL.%d", h))

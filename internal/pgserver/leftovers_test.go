@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,83 +14,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/numalab/numalab/internal/owner"
-	"github.com/numalab/numalab/internal/sysfs"
+	"github.com/numalab/numalab/internal/managed"
+	"github.com/numalab/numalab/internal/managed/managedtest"
 )
-
-// deadProcess returns a process that ran on this host and is gone: a
-// child named while it ran, then killed and reaped.
-func deadProcess(t *testing.T) owner.Process {
-	t.Helper()
-	proc := sysfs.New("/")
-	self, err := owner.Self(proc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	child := exec.Command("sleep", "60")
-	if err := child.Start(); err != nil {
-		t.Skip(err)
-	}
-	st, err := proc.ProcStat(child.Process.Pid)
-	child.Process.Kill()
-	child.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return owner.Process{Host: self.Host, PID: child.Process.Pid, Start: st.Start}
-}
-
-// TestReclaimOnlyTheDead removes a directory whose owner is gone, or whose
-// PID another process now has, and keeps one whose owner or postmaster
-// lives, one without a marker, and what does not look like a server's.
-func TestReclaimOnlyTheDead(t *testing.T) {
-	proc := sysfs.New("/")
-	self, err := owner.Self(proc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := deadProcess(t)
-	reused := self
-	reused.Start++
-	tmp := t.TempDir()
-	mk := func(name string, m *marker) string {
-		dir := filepath.Join(tmp, name)
-		if err := os.MkdirAll(filepath.Join(dir, "data", "base", "pgsql_tmp"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if m != nil {
-			if err := writeMarker(dir, *m); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir
-	}
-	gone := mk("numalab-pg-dead", &marker{Owner: dead, Postmaster: dead})
-	reusedDir := mk("numalab-pg-reused", &marker{Owner: reused})
-	live := mk("numalab-pg-live", &marker{Owner: self})
-	pmLive := mk("numalab-pg-pmlive", &marker{Owner: dead, Postmaster: self})
-	unmarked := mk("numalab-pg-unmarked", nil)
-	other := mk("other-dead", &marker{Owner: dead})
-
-	removed, err := Reclaim(proc, tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(removed)
-	if want := []string{gone, reusedDir}; !slices.Equal(removed, want) {
-		t.Errorf("Reclaim removed %v, want %v", removed, want)
-	}
-	for _, d := range []string{live, pmLive, unmarked, other} {
-		if !exists(d) {
-			t.Errorf("%s removed", d)
-		}
-	}
-	for _, d := range []string{gone, reusedDir} {
-		if exists(d) {
-			t.Errorf("%s left", d)
-		}
-	}
-}
 
 // TestServerKilledLeavesNoSharedMemory kills a server's whole process
 // group in the middle of a parallel query, as a crash would: Stop must
@@ -104,8 +29,8 @@ func TestServerKilledLeavesNoSharedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	m, err := readMarker(s.Dir)
-	if err != nil || m.Postmaster.PID != s.PID() || m.DSMControl == "" {
+	m, err := managed.ReadMarker(s.Dir)
+	if err != nil || m.Server.PID != s.PID() || m.Segment == "" {
 		t.Fatalf("marker %+v, %v: want the postmaster and its DSM control segment", m, err)
 	}
 	conn, err := pgx.Connect(ctx, s.DSN())
@@ -132,12 +57,12 @@ func TestServerKilledLeavesNoSharedMemory(t *testing.T) {
 	}
 	t.Logf("segments mapped: %v", segs)
 	killTree(s.PID())
-	for alive(s.PID()) {
+	for managedtest.Alive(s.PID()) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.Stop()
 	for _, seg := range segs {
-		if exists(seg) {
+		if managedtest.Exists(seg) {
 			t.Errorf("%s left after Stop", seg)
 		}
 	}

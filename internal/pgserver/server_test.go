@@ -3,9 +3,7 @@ package pgserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"runtime"
@@ -18,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/numalab/numalab/internal/managed"
+	"github.com/numalab/numalab/internal/managed/managedtest"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/sysfs"
 )
@@ -77,7 +77,7 @@ func TestServerQueries(t *testing.T) {
 	}
 
 	// The server runs as s.User: never root.
-	uid := procUID(t, s.PID())
+	uid := managedtest.ProcUID(t, s.PID())
 	u, err := user.Lookup(s.User)
 	if err != nil {
 		t.Fatal(err)
@@ -102,68 +102,6 @@ func mustMajor(t *testing.T, v string) int {
 	return m
 }
 
-// procUID reads the real uid of a process.
-func procUID(t *testing.T, pid int) int {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" {
-			uid, err := strconv.Atoi(f[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			return uid
-		}
-	}
-	t.Fatalf("no Uid line in /proc/%d/status", pid)
-	return 0
-}
-
-// alive reports whether process pid exists and is not a zombie (an orphan
-// waits as a zombie until init reaps it).
-func alive(pid int) bool {
-	state, _, ok := procStat(pid)
-	return ok && state != "Z"
-}
-
-// groupAlive reports whether any live process is left in process group
-// pgid.
-func groupAlive(pgid int) bool {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		if state, pgrp, ok := procStat(pid); ok && state != "Z" && pgrp == pgid {
-			return true
-		}
-	}
-	return false
-}
-
-// procStat reads a process's state and process group from /proc/pid/stat.
-func procStat(pid int) (state string, pgrp int, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, false
-	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return "", 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return "", 0, false
-	}
-	pgrp, err = strconv.Atoi(f[2])
-	return f[0], pgrp, err == nil
-}
-
 func TestServerStopRemovesEverything(t *testing.T) {
 	ctx := context.Background()
 	s, err := Start(ctx, Config{})
@@ -182,7 +120,7 @@ func TestServerStopRemovesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, dir := s.PID(), s.Dir
-	if !alive(pid) || !alive(backend) {
+	if !managedtest.Alive(pid) || !managedtest.Alive(backend) {
 		t.Fatalf("postmaster %d or backend %d not running", pid, backend)
 	}
 	// Stop with a client still connected: fast shutdown ends its backend.
@@ -192,8 +130,8 @@ func TestServerStopRemovesEverything(t *testing.T) {
 	}
 	t.Logf("stop %v", time.Since(t0))
 	conn.Close(ctx)
-	if alive(pid) || alive(backend) || groupAlive(pid) {
-		t.Errorf("after Stop, postmaster %d alive %v, backend %d alive %v, process group alive %v", pid, alive(pid), backend, alive(backend), groupAlive(pid))
+	if managedtest.Alive(pid) || managedtest.Alive(backend) || managedtest.GroupAlive(pid) {
+		t.Errorf("after Stop, postmaster %d alive %v, backend %d alive %v, process group alive %v", pid, managedtest.Alive(pid), backend, managedtest.Alive(backend), managedtest.GroupAlive(pid))
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after Stop, %s: %v; want it gone", dir, err)
@@ -215,8 +153,8 @@ func TestServerStopEscalates(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "fast shutdown did not finish") {
 		t.Errorf("Stop = %v, want it to report the escalation", err)
 	}
-	if alive(pid) || groupAlive(pid) || exists(dir) {
-		t.Errorf("after Stop, postmaster alive %v, process group alive %v, directory exists %v", alive(pid), groupAlive(pid), exists(dir))
+	if managedtest.Alive(pid) || managedtest.GroupAlive(pid) || managedtest.Exists(dir) {
+		t.Errorf("after Stop, postmaster alive %v, process group alive %v, directory exists %v", managedtest.Alive(pid), managedtest.GroupAlive(pid), managedtest.Exists(dir))
 	}
 }
 
@@ -241,7 +179,7 @@ func TestServerKilled(t *testing.T) {
 	}
 	pid, dir := s.PID(), s.Dir
 	syscall.Kill(pid, syscall.SIGKILL)
-	for alive(pid) {
+	for managedtest.Alive(pid) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	err = s.Stop()
@@ -249,13 +187,13 @@ func TestServerKilled(t *testing.T) {
 		t.Errorf("Stop = %v, want it to say the server had been killed", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for alive(backend) || groupAlive(pid) {
+	for managedtest.Alive(backend) || managedtest.GroupAlive(pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s after Stop: backend %d alive %v, process group alive %v", backend, alive(backend), groupAlive(pid))
+			t.Fatalf("10 s after Stop: backend %d alive %v, process group alive %v", backend, managedtest.Alive(backend), managedtest.GroupAlive(pid))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if exists(dir) {
+	if managedtest.Exists(dir) {
 		t.Errorf("%s left behind", dir)
 	}
 }
@@ -289,63 +227,20 @@ func TestServerStartFailure(t *testing.T) {
 	}
 }
 
-// TestServerDiesWithParent starts a server in a child process, kills that
-// process with SIGKILL (no chance to clean up), and checks the postmaster
-// goes too (parent-death signal), and that the next Start's Reclaim
-// removes the directory it left.
+// TestServerDiesWithParent checks that a server whose numalab process is
+// killed goes too (parent-death signal), and that Reclaim then removes the
+// directory it left.
 func TestServerDiesWithParent(t *testing.T) {
-	if os.Getenv("NUMALAB_PG_CHILD") == "1" {
+	_, dir, tmp := managedtest.KillOwner(t, func() (int, string, error) {
 		s, err := Start(context.Background(), Config{})
 		if err != nil {
-			fmt.Println("error", err)
-			os.Exit(1)
+			return 0, "", err
 		}
-		fmt.Println("server", s.PID(), s.Dir)
-		time.Sleep(time.Minute)
-		os.Exit(1)
-	}
-	// Its own TMPDIR, which the server's account can enter when run as root.
-	tmp, err := os.MkdirTemp("", "numalab-reclaim-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestServerDiesWithParent$")
-	cmd.Env = append(os.Environ(), "NUMALAB_PG_CHILD=1", "TMPDIR="+tmp)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	var word, dir string
-	var pid int
-	if _, err := fmt.Fscan(out, &word, &pid, &dir); err != nil || word != "server" {
-		t.Fatalf("child said %q %d %q, %v", word, pid, dir, err)
-	}
-	defer os.RemoveAll(dir)
-	cmd.Process.Kill()
-	deadline := time.Now().Add(20 * time.Second)
-	for alive(pid) || groupAlive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(-pid, syscall.SIGKILL)
-			t.Fatalf("postmaster %d still running 20 s after its parent was killed", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !exists(filepath.Join(dir, "data")) {
-		t.Fatalf("%s: the killed process left no data directory to reclaim", dir)
-	}
-	cmd.Wait()
-	removed, err := Reclaim(sysfs.New("/"), tmp)
-	if err != nil || !slices.Equal(removed, []string{dir}) || exists(dir) {
-		t.Errorf("Reclaim = %v, %v; %s exists %v; want it removed", removed, err, dir, exists(dir))
+		return s.PID(), s.Dir, nil
+	})
+	removed, err := managed.Reclaim(sysfs.New("/"), tmp, kind)
+	if err != nil || !slices.Equal(removed, []string{dir}) || managedtest.Exists(dir) {
+		t.Errorf("Reclaim = %v, %v; %s exists %v; want it removed", removed, err, dir, managedtest.Exists(dir))
 	}
 }
 
@@ -360,20 +255,15 @@ func TestServerStopsOnCancel(t *testing.T) {
 	pid, dir := s.PID(), s.Dir
 	cancel() // as Ctrl-C does
 	deadline := time.Now().Add(30 * time.Second)
-	for alive(pid) || groupAlive(pid) || exists(dir) {
+	for managedtest.Alive(pid) || managedtest.GroupAlive(pid) || managedtest.Exists(dir) {
 		if time.Now().After(deadline) {
-			t.Fatalf("30 s after cancel: postmaster alive %v, directory exists %v", alive(pid), exists(dir))
+			t.Fatalf("30 s after cancel: postmaster alive %v, directory exists %v", managedtest.Alive(pid), managedtest.Exists(dir))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := s.Stop(); err != nil {
 		t.Errorf("Stop after cancel: %v", err)
 	}
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // TestServerEmbedded forces the binaries embedded-postgres downloads
@@ -418,7 +308,7 @@ func TestServerEmbedded(t *testing.T) {
 	if os.Geteuid() == 0 && (s.User != "nobody" || !strings.Contains(s.Describe(), "running as user nobody")) {
 		t.Errorf("running as %s (%q), want nobody", s.User, s.Describe())
 	}
-	if os.Geteuid() == 0 && unsearchable(filepath.Join(s.BinDir, "postgres"), procUID(t, s.PID()), -1) != "" {
+	if os.Geteuid() == 0 && managed.Unsearchable(filepath.Join(s.BinDir, "postgres"), managedtest.ProcUID(t, s.PID()), -1) != "" {
 		t.Errorf("server binaries %s are not reachable by its account", s.BinDir)
 	}
 }

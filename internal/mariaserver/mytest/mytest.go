@@ -17,41 +17,17 @@ package mytest
 
 import (
 	"context"
-	"errors"
-	"sync"
-	"testing"
 
+	"github.com/numalab/numalab/internal/managed/managedtest"
 	"github.com/numalab/numalab/internal/mariaserver"
 )
 
 // Shared is one managed server, started on first use.
-type Shared struct {
-	cfg  mariaserver.Config
-	once sync.Once
-	s    *mariaserver.Server
-	err  error
-}
+type Shared = managedtest.Shared[*mariaserver.Server]
 
 // New returns a server that Server starts with cfg.
-func New(cfg mariaserver.Config) *Shared { return &Shared{cfg: cfg} }
-
-// Server returns the server, starting it on the first call.
-func (p *Shared) Server(tb testing.TB) *mariaserver.Server {
-	tb.Helper()
-	p.once.Do(func() { p.s, p.err = mariaserver.Start(context.Background(), p.cfg) })
-	switch {
-	case errors.Is(p.err, mariaserver.ErrNoBinaries):
-		tb.Skipf("no MariaDB server for this test: %v", p.err)
-	case p.err != nil:
-		tb.Fatal(p.err)
-	}
-	return p.s
-}
-
-// Stop stops the server if one started; it is safe to call more than once.
-func (p *Shared) Stop() error {
-	if p.s == nil {
-		return nil
-	}
-	return p.s.Stop()
+func New(cfg mariaserver.Config) *Shared {
+	return managedtest.NewShared("MariaDB", mariaserver.ErrNoBinaries, func() (*mariaserver.Server, error) {
+		return mariaserver.Start(context.Background(), cfg)
+	})
 }

@@ -19,62 +19,18 @@ package pgtest
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"sync"
-	"testing"
 
+	"github.com/numalab/numalab/internal/managed/managedtest"
 	"github.com/numalab/numalab/internal/pgserver"
 )
 
-// Shared is one managed server, started on first use.
-type Shared struct {
-	cfg  pgserver.Config
-	once sync.Once
-	s    *pgserver.Server
-	err  error
-}
+// Shared is one managed server, started on first use; Main runs a
+// package's tests and then stops it.
+type Shared = managedtest.Shared[*pgserver.Server]
 
 // New returns a server that Server starts with cfg.
 func New(cfg pgserver.Config) *Shared {
-	return &Shared{cfg: cfg}
-}
-
-// Server returns the server, starting it on the first call.
-func (p *Shared) Server(tb testing.TB) *pgserver.Server {
-	tb.Helper()
-	p.once.Do(func() {
-		p.s, p.err = pgserver.Start(context.Background(), p.cfg)
+	return managedtest.NewShared("PostgreSQL", pgserver.ErrNoBinaries, func() (*pgserver.Server, error) {
+		return pgserver.Start(context.Background(), cfg)
 	})
-	switch {
-	case errors.Is(p.err, pgserver.ErrNoBinaries):
-		tb.Skipf("no PostgreSQL server for this test: %v", p.err)
-	case p.err != nil:
-		tb.Fatal(p.err)
-	}
-	return p.s
-}
-
-// Stop stops the server if one started; it is safe to call more than once.
-func (p *Shared) Stop() error {
-	if p.s == nil {
-		return nil
-	}
-	return p.s.Stop()
-}
-
-// Main runs the tests, then each cleanup (say, closing the engines that
-// use the server), then stops the server, and returns the exit code for
-// os.Exit: m.Run's, or 1 when stopping fails (said on stderr).
-func (p *Shared) Main(m *testing.M, cleanup ...func()) int {
-	code := m.Run()
-	for _, f := range cleanup {
-		f()
-	}
-	if err := p.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	return code
 }

@@ -25,8 +25,11 @@ func (r *recorder) Skipf(format string, args ...any) { r.skipped = fmt.Sprintf(f
 func (r *recorder) Fatal(args ...any)                { r.failed = fmt.Sprint(args...) }
 
 // viaMain is the server TestMain stops through Main; TestServerForMain
-// starts it.
-var viaMain = New(pgserver.Config{SharedBuffers: 16 << 20})
+// starts it, and keeps it in mainServer.
+var (
+	viaMain    = New(pgserver.Config{SharedBuffers: 16 << 20})
+	mainServer *pgserver.Server
+)
 
 // TestMain checks Main: the cleanups run after the tests, while the server
 // still runs, and the server is stopped (its directory gone) at the end.
@@ -34,8 +37,8 @@ func TestMain(m *testing.M) {
 	cleanupSaw := "no cleanup"
 	code := viaMain.Main(m, func() {
 		cleanupSaw = ""
-		if viaMain.s != nil {
-			if _, err := os.Stat(viaMain.s.Dir); err != nil {
+		if mainServer != nil {
+			if _, err := os.Stat(mainServer.Dir); err != nil {
 				cleanupSaw = "server stopped before the cleanup: " + err.Error()
 			}
 		}
@@ -44,9 +47,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "Main:", cleanupSaw)
 		code = 1
 	}
-	if viaMain.s != nil {
-		if _, err := os.Stat(viaMain.s.Dir); !os.IsNotExist(err) {
-			fmt.Fprintf(os.Stderr, "Main: after Main, %s: %v, want it removed\n", viaMain.s.Dir, err)
+	if mainServer != nil {
+		if _, err := os.Stat(mainServer.Dir); !os.IsNotExist(err) {
+			fmt.Fprintf(os.Stderr, "Main: after Main, %s: %v, want it removed\n", mainServer.Dir, err)
 			code = 1
 		}
 	}
@@ -54,7 +57,8 @@ func TestMain(m *testing.M) {
 }
 
 func TestServerForMain(t *testing.T) {
-	if s := viaMain.Server(t); s.PID() <= 0 {
+	mainServer = viaMain.Server(t)
+	if s := mainServer; s.PID() <= 0 {
 		t.Errorf("server PID %d", s.PID())
 	}
 }

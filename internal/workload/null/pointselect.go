@@ -36,7 +36,7 @@ const pointSelectTable = `CREATE TABLE sbtest1 (
 // makeSbtest makes sure numalab's database on eng holds sbtest1 with ids
 // 1 to pointSelectRows, creating and filling it when it does not: c and
 // pad are groups of 11 random digits joined by dashes, as sysbench
-// writes them, and k random up to the rows.
+// writes them, and k random up to the rows; then ANALYZE TABLE.
 func makeSbtest(ctx context.Context, eng engine.Engine) error {
 	db := eng.DB()
 	var n, hi int64
@@ -74,6 +74,9 @@ func makeSbtest(ctx context.Context, eng engine.Engine) error {
 		}
 	}
 	if err := b.Close(); err != nil {
+		return fail(err)
+	}
+	if _, err := db.ExecContext(ctx, "ANALYZE TABLE sbtest1"); err != nil {
 		return fail(err)
 	}
 	return nil

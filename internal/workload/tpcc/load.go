@@ -304,7 +304,7 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 // indexes and ANALYZE; PostgreSQL's primary keys, indexes, VACUUM ANALYZE
 // (then load makes the transaction functions); MariaDB's secondary
 // indexes and ANALYZE TABLE (its primary keys come with the tables; then
-// load makes the procedures); nothing on DuckDB.
+// load makes the procedures); DuckDB's ANALYZE (its distinct counts).
 func afterData(eng engine.Engine) []string {
 	var out []string
 	switch eng.Name() {
@@ -319,6 +319,8 @@ func afterData(eng engine.Engine) []string {
 		out = append(append(out, indexes...), "VACUUM ANALYZE")
 	case dialectMariaDB:
 		out = append(append(out, indexes...), "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
+	case dialectDuckDB:
+		out = append(out, "ANALYZE")
 	}
 	return out
 }

@@ -105,8 +105,8 @@ func chunks(n Counts) []chunk {
 // schema (MariaDB: numalab's database). A table
 // that exists already is refused, untouched; a load that fails on
 // PostgreSQL or MariaDB drops the tables it created. Afterwards
-// PostgreSQL gets its primary keys and ANALYZE, SQLite ANALYZE, MariaDB
-// its secondary indexes (myIndexes) and ANALYZE TABLE.
+// PostgreSQL gets its primary keys and ANALYZE, SQLite and DuckDB ANALYZE,
+// MariaDB its secondary indexes (myIndexes) and ANALYZE TABLE.
 func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err error) {
 	st = LoadStats{Rows: map[string]int64{}}
 	g, err := newGen(cfg.Seed, cfg.SF)
@@ -161,7 +161,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 			names[i] = t.name
 		}
 		post = append(post, "ANALYZE "+strings.Join(names, ", "))
-	case dialectSQLite:
+	case dialectSQLite, dialectDuckDB:
 		post = append(post, "ANALYZE")
 	case dialectMariaDB:
 		post = append(post, myIndexes...)

@@ -20,19 +20,24 @@ var loadBytesPerRow = map[Dialect]int64{SQLite: 400, DuckDB: 40, Postgres: 560, 
 // memory.
 const myDimensionBytes = 132 << 20
 
+// pgDimensionKeyBytes is about what PostgreSQL's primary key of
+// dimension takes (94,281,728 bytes measured), whatever the rows.
+const pgDimensionKeyBytes = 90 << 20
+
 // pgMaxWAL is the WAL a managed server may keep during a load
 // (max_wal_size).
 const pgMaxWAL = 4 << 30
 
 // LoadBytes is about how much a load of rows rows writes on d: the file
-// (SQLite, DuckDB), MariaDB's tables, or PostgreSQL's tables and indexes
-// plus up to max_wal_size of WAL, or MariaDB's tables with the dimension
-// table, which is the same size whatever the rows. rows is at most
-// MaxRows, so it cannot overflow.
+// (SQLite, DuckDB), PostgreSQL's tables and indexes (dimension's key
+// whatever the rows) plus up to max_wal_size of WAL, or MariaDB's tables
+// with the dimension table, which is the same size whatever the rows. rows
+// is at most MaxRows, so it cannot overflow.
 func LoadBytes(d Dialect, rows int64) int64 {
 	b := max(rows, 0) * loadBytesPerRow[d]
 	switch d {
 	case Postgres:
+		b += pgDimensionKeyBytes
 		b += min(b, pgMaxWAL)
 	case MariaDB:
 		b += myDimensionBytes

@@ -19,9 +19,9 @@ func TestLoadBytes(t *testing.T) {
 	}{
 		{SQLite, 1000, 400_000},
 		{DuckDB, 1000, 40_000},
-		{Postgres, 1000, 2 * 560_000},            // data and as much WAL
-		{Postgres, MaxRows, MaxRows*560 + 4<<30}, // WAL bounded by max_wal_size
-		{MariaDB, 1000, 480_000 + 132<<20},       // and the dimension table, whatever the rows
+		{Postgres, 1000, 2 * (560_000 + 90<<20)},          // data, dimension's key and as much WAL
+		{Postgres, MaxRows, MaxRows*560 + 90<<20 + 4<<30}, // WAL bounded by max_wal_size
+		{MariaDB, 1000, 480_000 + 132<<20},                // and the dimension table, whatever the rows
 		{SQLite, -1, 0},
 	} {
 		if got := LoadBytes(tc.d, tc.rows); got != tc.want {

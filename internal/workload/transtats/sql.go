@@ -69,11 +69,13 @@ func createTranStats(d Dialect) string {
 }
 
 // dimSQL creates and fills the six dimension tables and dimension, their
-// cross join with every id and value. On SQLite and MariaDB dimension's
-// primary key is the six value columns, so that P1 looks rows up (SQLite
-// would build an automatic index on every run, MariaDB, whose joins are
-// nested loops, would scan dimension per row); MariaDB fills it in that
-// key's order. DuckDB and PostgreSQL hash-join.
+// cross join with every id and value. On SQLite, MariaDB and PostgreSQL
+// dimension's primary key is the six value columns, so that P1 looks rows
+// up (SQLite would build an automatic index on every run, MariaDB, whose
+// joins are nested loops, would scan dimension per row, and PostgreSQL,
+// which prices a hash join on six columns by its most selective one,
+// sorted all of dimension for a merge join: 5.5 s at 20,000 rows against
+// 0.1 s); MariaDB fills it in that key's order. DuckDB hash-joins.
 func dimSQL(d Dialect) []string {
 	var out []string
 	var cols, joins, key []string
@@ -125,6 +127,9 @@ func dimSQL(d Dialect) []string {
 			"INSERT INTO dimension "+sel)
 	} else {
 		out = append(out, "CREATE TABLE dimension AS "+sel)
+		if d == Postgres {
+			out = append(out, fmt.Sprintf("ALTER TABLE dimension ADD PRIMARY KEY (%s)", strings.Join(key, ", ")))
+		}
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package mariaserver
+package managed
 
 import (
 	"encoding/json"
@@ -15,13 +15,17 @@ import (
 // names the numalab process owning it and the server.
 const markerName = "numalab-owner.json"
 
-type marker struct {
+// Marker is what a server's directory says of who owns it.
+type Marker struct {
 	Owner  owner.Process `json:"owner"`
 	Server owner.Process `json:"server"`
+	// Segment names what the server keeps outside the directory, for
+	// Kind.Release (PostgreSQL: its DSM control segment in /dev/shm).
+	Segment string `json:"segment,omitempty"`
 }
 
-// writeMarker writes m into dir, replacing the file whole.
-func writeMarker(dir string, m marker) error {
+// WriteMarker writes m into dir, replacing the file whole.
+func WriteMarker(dir string, m Marker) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -36,8 +40,9 @@ func writeMarker(dir string, m marker) error {
 	return nil
 }
 
-func readMarker(dir string) (marker, error) {
-	var m marker
+// ReadMarker reads the marker in dir.
+func ReadMarker(dir string) (Marker, error) {
+	var m Marker
 	b, err := os.ReadFile(filepath.Join(dir, markerName))
 	if err != nil {
 		return m, err
@@ -48,24 +53,29 @@ func readMarker(dir string) (marker, error) {
 	return m, nil
 }
 
-// Reclaim removes what managed servers of killed numalab processes left:
-// each numalab-mariadb-* directory in tmp whose marker names an owner and
-// a server that are both gone (owner.Process.Gone: never one that lives,
-// even if its PID was reused). A directory without a marker (being
-// created) is left alone. Start calls it before it creates its own
-// directory. It returns the directories it removed; an error names the
-// ones it could not remove.
-func Reclaim(proc sysfs.FS, tmp string) ([]string, error) {
-	dirs, err := filepath.Glob(filepath.Join(tmp, "numalab-mariadb-*"))
+// Reclaim removes what managed servers of kind k that killed numalab
+// processes left: each k.Prefix* directory in tmp whose marker names an
+// owner and a server that are both gone (owner.Process.Gone: never one
+// that lives, even if its PID was reused), with what k.Release removes
+// outside it. A directory without a marker (being created) is left alone.
+// Start calls it before it creates its own directory. It returns the
+// directories it removed; an error names the ones it could not remove.
+func Reclaim(proc sysfs.FS, tmp string, k Kind) ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(tmp, k.Prefix+"*"))
 	if err != nil {
 		return nil, err
 	}
 	var removed []string
 	var errs []error
 	for _, dir := range dirs {
-		m, err := readMarker(dir)
+		m, err := ReadMarker(dir)
 		if err != nil || !m.Owner.Gone(proc) || m.Server.PID != 0 && !m.Server.Gone(proc) {
 			continue
+		}
+		if k.Release != nil {
+			if err := k.Release(proc, dir, m); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			errs = append(errs, fmt.Errorf("removing %s, left by numalab process %d: %w", dir, m.Owner.PID, err))
