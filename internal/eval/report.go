@@ -53,6 +53,7 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 // it started: the report's findings, the model's fit with its residuals
 // and held-out prediction, and each step's run (writeRuns).
 func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, sent *sentinel.Series, took time.Duration) error {
+	verdict := sent.Check(SentinelTolerance)
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
 		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
 		if p := report.Purchase(r); p != nil {
@@ -66,7 +67,7 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64), strconv.FormatFloat(md.SMT.High, 'g', 3, 64))
 		}
 		if md.FitRun == 0 {
-			if off := offSpeed(sent, "tpcc-ro on SQLite"); off != "" {
+			if off := offSpeed(sent, verdict, "tpcc-ro on SQLite"); off != "" {
 				fmt.Fprintln(w, "  "+off)
 			}
 		}
@@ -105,7 +106,7 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 			fmt.Fprintln(w, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
 		}
 	}
-	fmt.Fprintln(w, "\n== "+sent.Check(SentinelTolerance).String(sent))
+	fmt.Fprintln(w, "\n== "+verdict.String(sent))
 	fmt.Fprintln(w, "\n== runs (numalab runs show ID: each with the command that runs it again)")
 	writeRuns(w, steps, runs, r)
 	return nil

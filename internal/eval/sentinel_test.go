@@ -44,14 +44,14 @@ func TestOffSpeed(t *testing.T) {
 		return sentinel.Sample{Label: label, Took: time.Duration(v) * time.Millisecond}
 	}
 	s := &sentinel.Series{Samples: []sentinel.Sample{ms("start", 10), ms("before x", 10), ms("after x", 10), ms("before tpcc-ro on SQLite", 10), ms("after tpcc-ro on SQLite", 14), ms("end", 10)}}
-	if got := offSpeed(s, "tpcc-ro on SQLite"); !strings.Contains(got, "not to be trusted") {
+	if got := offSpeed(s, s.Check(SentinelTolerance), "tpcc-ro on SQLite"); !strings.Contains(got, "not to be trusted") {
 		t.Errorf("40%% slow next to the step: %q", got)
 	}
 	s.Samples[4].Took = 11 * time.Millisecond
-	if got := offSpeed(s, "tpcc-ro on SQLite"); !strings.Contains(got, "held within 15%") {
+	if got := offSpeed(s, s.Check(SentinelTolerance), "tpcc-ro on SQLite"); !strings.Contains(got, "held within 15%") {
 		t.Errorf("10%% slow: %q", got)
 	}
-	if got := offSpeed(s, "no such step"); got != "" {
+	if got := offSpeed(s, s.Check(SentinelTolerance), "no such step"); got != "" {
 		t.Errorf("no such step: %q", got)
 	}
 }

@@ -13,11 +13,15 @@ import (
 // sentinel's samples around it, and the sentinel's whole series.
 func measuredTables(f *calib.MeasuredFit) []table {
 	v := f.Verdict
+	mem := len(v.MemDeviation) == len(f.Sentinel.Samples) && len(v.MemDeviation) > 0
 	dev := func(i int) string {
 		if i < 0 || i >= len(v.Deviation) {
 			return "–"
 		}
 		s := fmt.Sprintf("%+.0f%%", 100*v.Deviation[i])
+		if mem {
+			s = fmt.Sprintf("core %+.0f%%, memory %+.0f%%", 100*v.Deviation[i], 100*v.MemDeviation[i])
+		}
 		if slices.Contains(v.Off, i) {
 			s += " (off)"
 		}
@@ -41,21 +45,24 @@ func measuredTables(f *calib.MeasuredFit) []table {
 	}
 	series := table{ID: AnchorModel + "-sentinel", Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", fmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
 		Head: []string{"sample", "after", "ms", "off the median"}}
-	mem := len(v.MemDeviation) == len(f.Sentinel.Samples) && len(v.MemDeviation) > 0
 	if mem {
-		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (%d dependent loads beyond the last-level cache) median %s ms, tolerance ±%.0f%% for each; a sample is off when either is",
-			fmtF(float64(v.Median)/1e6, 2), sentinel.MemLoads, fmtF(float64(v.MemMedian)/1e6, 2), 100*v.Tolerance)
-		series.Head = []string{"sample", "after", "core ms", "core off its median", "memory ms", "memory off its median", "off"}
+		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (the lowest of %d windows of %d dependent loads beyond the last-level cache, its pages in memory) median %s ns a load, tolerance ±%.0f%% for each; a sample is off when either is, or when the memory reference's pages were not all in memory",
+			fmtF(float64(v.Median)/1e6, 2), sentinel.MemWindows, sentinel.MemLoads, fmtF(sentinel.PerLoad(v.MemMedian), 0), 100*v.Tolerance)
+		series.Head = []string{"sample", "after", "core ms", "core off its median", "memory ns a load", "memory off its median", "off"}
 	}
 	for i, s := range f.Sentinel.Samples {
 		row := []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), dev(i)}
 		if mem {
 			off := "no"
-			if slices.Contains(v.Off, i) {
+			switch {
+			case !slices.Contains(v.Off, i):
+			case s.MemNotResident != "":
+				off = "yes: its pages: " + s.MemNotResident
+			default:
 				off = "yes"
 			}
 			row = []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), fmt.Sprintf("%+.0f%%", 100*v.Deviation[i]),
-				fmtF(float64(s.Mem)/1e6, 2), fmt.Sprintf("%+.0f%%", 100*v.MemDeviation[i]), off}
+				fmtF(sentinel.PerLoad(s.Mem), 0), fmt.Sprintf("%+.0f%%", 100*v.MemDeviation[i]), off}
 		}
 		series.Rows = append(series.Rows, row)
 	}
@@ -63,20 +70,19 @@ func measuredTables(f *calib.MeasuredFit) []table {
 }
 
 // measuredNotes are why the measured fit has no held-out check (its
-// checks are among the model's Statements), its counters and its
-// sentinel verdict, for the model section.
+// checks are among the model's Statements), its counters, and its
+// sentinel's stored verdict in the words stdout gives it, with the cells
+// left out beside it, for the model section.
 func measuredNotes(f *calib.MeasuredFit) []string {
 	var out []string
 	if f.HeldOutError != "" {
 		out = append(out, "No held-out check: "+f.HeldOutError+".")
 	}
 	out = append(out, strings.ToUpper(f.CounterLine()[:1])+f.CounterLine()[1:]+".")
-	off := len(f.OffCells())
-	if off == 0 {
-		out = append(out, fmt.Sprintf("The speed sentinel held within %.0f%% of its median next to every cell.", 100*f.Verdict.Tolerance))
-	} else {
-		out = append(out, fmt.Sprintf("%d cell(s) measured while the speed sentinel's core reference read more than %.0f%% off its median are left out of the fit and the held-out check: %s.",
-			off, 100*f.Verdict.Tolerance, strings.Join(f.OffCells(), ", ")))
+	line := f.Verdict.Line()
+	out = append(out, strings.ToUpper(line[:1])+line[1:]+".")
+	if off := f.OffCells(); len(off) > 0 {
+		out = append(out, fmt.Sprintf("%d cell(s) next to a sample whose core reference read off are left out of the fit and the held-out check: %s.", len(off), strings.Join(off, ", ")))
 	}
 	return out
 }

@@ -102,7 +102,8 @@ func TestMeasuredFitInReport(t *testing.T) {
 // TestMeasuredSentinelMemory: where the sentinel timed its memory
 // reference, the series table shows both references, and a sample whose
 // memory reference drifted is off though its core reference held; the
-// cells beside it are kept, since a cell's latency is timed next to it.
+// report's note gives the stored verdict in the words the model's lines
+// (eval's stdout) give it.
 func TestMeasuredSentinelMemory(t *testing.T) {
 	f, err := calib.KindMeasuredFit.Last(fitRun(1))
 	if err != nil {
@@ -110,18 +111,23 @@ func TestMeasuredSentinelMemory(t *testing.T) {
 	}
 	for i := range f.Sentinel.Samples {
 		f.Sentinel.Samples[i].Took = 6 * time.Millisecond
-		f.Sentinel.Samples[i].Mem = 5 * time.Millisecond
+		f.Sentinel.Samples[i].Mem = 200 * sentinel.MemLoads
 	}
-	f.Sentinel.Samples[2].Mem = 8 * time.Millisecond
+	f.Sentinel.Samples[2].Mem = 320 * sentinel.MemLoads
 	f.Flag(0.15)
-	series := measuredTables(f)[1]
-	if !slices.Contains(series.Head, "memory ms") || len(series.Rows) != 7 {
+	tables := measuredTables(f)
+	series := tables[1]
+	if !slices.Contains(series.Head, "memory ns a load") || len(series.Rows) != 7 {
 		t.Fatalf("series table %q with %d rows, want the memory reference's columns", series.Head, len(series.Rows))
 	}
-	if row := series.Rows[2]; row[3] != "+0%" || row[5] != "+60%" || row[6] != "yes" || series.Rows[1][6] != "no" {
+	if row := series.Rows[2]; row[3] != "+0%" || row[4] != "320" || row[5] != "+60%" || row[6] != "yes" || series.Rows[1][6] != "no" {
 		t.Errorf("rows %q and %q: want sample 2 off by its memory reference alone, sample 1 not", series.Rows[1], row)
 	}
-	if off := f.OffCells(); len(off) != 0 {
-		t.Errorf("cells off %q, want none: the memory reference alone leaves no cell out", off)
+	if row := tables[0].Rows[2]; row[4] != "core +0%, memory +0%" || row[5] != "core +0%, memory +60% (off)" {
+		t.Errorf("cell row %q: want the samples around it with both references, the one after off", row)
+	}
+	line := f.Verdict.Line()
+	if !strings.Contains(line, "1 of 7 samples off") || !slices.Contains(measuredNotes(f), "S"+line[1:]+".") || !slices.Contains(f.Lines(), "  "+f.Verdict.String(&f.Sentinel)) {
+		t.Errorf("notes %q: want the verdict's line %q, as the model's lines give it", measuredNotes(f), line)
 	}
 }

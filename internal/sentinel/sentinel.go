@@ -9,11 +9,14 @@
 // the CPU was taken or throttled. It misses memory interference (a
 // neighbour's traffic slows a transaction's cache misses, not its core
 // work), so a Series given a Memory times beside it a memory reference: a
-// short dependent-load chain over a buffer larger than the last-level
-// cache, each walk going on where the last stopped, timed the same way. A
-// Series keeps every sample with its label; Check compares each reference
-// with its median and flags the samples where either is more than a stated
-// tolerance off it.
+// dependent-load chain over a buffer larger than the last-level cache,
+// its pages made resident first (read, and checked with mincore(2)) so
+// that it times memory, not page faults, and the lowest of several short
+// windows kept, so that a preemption does not make a sample. A Series
+// keeps every sample with its label; Check compares each reference with
+// its median and flags the samples where either is more than a stated
+// tolerance off it. That Verdict is the one judgement of the series:
+// whatever says a sample, a step or a cell was off reads it.
 package sentinel
 
 import (
@@ -55,10 +58,16 @@ func Run() (time.Duration, uint64) {
 	return time.Since(start), x
 }
 
-// MemLoads is the memory reference's size: 8,192 dependent loads (2.1 to
-// 10.7 ms on the 2-vCPU guest under load, 253 to 1,306 ns a load), so that
-// a sample's three timings add less than the core reference's.
-const MemLoads = 8_192
+// MemLoads is one window of the memory reference: 1,024 dependent loads
+// (0.1 to 0.3 ms at 100 to 300 ns a load), shorter than a scheduler's
+// time slice, so that most windows run whole.
+const MemLoads = 1_024
+
+// MemWindows is how many windows a sample of the memory reference times;
+// it keeps the lowest, as memlat's probes keep their lowest clean window:
+// a window a neighbour preempted reads slow, a memory the machine slowed
+// reads slow in every window.
+const MemWindows = 16
 
 // Memory is the memory reference: a fully random dependent-load chain
 // (memlat's, in 4 KiB pages) over a buffer larger than the last-level
@@ -78,13 +87,39 @@ func NewMemory(bytes int64) (*Memory, error) {
 	return &Memory{c}, nil
 }
 
-// Run times MemLoads loads of the chain once on the calling goroutine,
-// locked to its OS thread for the duration, going on where the last run
-// stopped (so that the loads miss the caches).
-func (m *Memory) Run() time.Duration {
+// MemReading is one timing of the memory reference.
+type MemReading struct {
+	Took time.Duration // the lowest window's
+	// PagedIn are the pages found out of memory before it and read back
+	// in; NotResident says why its pages were not all in memory when it
+	// was timed ("" when they were).
+	PagedIn     int
+	NotResident string
+}
+
+// Run makes the chain's pages resident, then times MemWindows windows of
+// MemLoads loads on the calling goroutine, locked to its OS thread for
+// the duration, each going on where the last stopped (so that the loads
+// miss the caches), and keeps the lowest.
+func (m *Memory) Run() MemReading {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	return m.chase.Walk(MemLoads)
+	var r MemReading
+	in, out, err := m.chase.Warm()
+	switch {
+	case err != nil:
+		r.NotResident = err.Error()
+	case out > 0:
+		r.NotResident = fmt.Sprintf("%d still out of memory after three reads", out)
+	}
+	r.PagedIn = in - out
+	for range MemWindows {
+		d := m.chase.Walk(MemLoads)
+		if r.Took == 0 || d < r.Took {
+			r.Took = d
+		}
+	}
+	return r
 }
 
 // Free unmaps the chain.
@@ -97,6 +132,10 @@ type Sample struct {
 	Label string        `json:"label"`
 	Took  time.Duration `json:"took_ns"`
 	Mem   time.Duration `json:"mem_ns,omitempty"`
+	// MemPagedIn and MemNotResident are the memory reference's
+	// MemReading.PagedIn and NotResident.
+	MemPagedIn     int    `json:"mem_paged_in,omitempty"`
+	MemNotResident string `json:"mem_not_resident,omitempty"`
 }
 
 // Series is the samples of one run, in order.
@@ -109,22 +148,20 @@ type Series struct {
 // UseMemory makes Take time the memory reference m beside the core one.
 func (s *Series) UseMemory(m *Memory) { s.mem = m }
 
-// Take times the references (each the median of three runs, interleaved,
-// so that one preemption does not make a sample) and keeps them under
-// label.
+// Take times the core reference (the median of three runs, so that one
+// preemption does not make a sample) and then the memory reference where
+// the series has one, and keeps them under label.
 func (s *Series) Take(label string) Sample {
-	var t, mt []time.Duration
+	var t []time.Duration
 	for range 3 {
 		d, x := Run()
 		s.sink ^= x
 		t = append(t, d)
-		if s.mem != nil {
-			mt = append(mt, s.mem.Run())
-		}
 	}
 	sm := Sample{Label: label, Took: median(t)}
-	if len(mt) > 0 {
-		sm.Mem = median(mt)
+	if s.mem != nil {
+		r := s.mem.Run()
+		sm.Mem, sm.MemPagedIn, sm.MemNotResident = r.Took, r.PagedIn, r.NotResident
 	}
 	s.Samples = append(s.Samples, sm)
 	return sm
@@ -139,12 +176,15 @@ func median(t []time.Duration) time.Duration {
 	return t[len(t)/2]
 }
 
-// Verdict is how a series compares with its medians.
+// Verdict is how a series compares with its medians: computed once by
+// Check and kept with the series, it is what every text about the series
+// reads.
 type Verdict struct {
 	Median    time.Duration `json:"median_ns"`
 	Tolerance float64       `json:"tolerance"` // a fraction of the median
 	// Off are the samples where either reference read more than Tolerance
-	// off its median (indices into the series), with their deviations.
+	// off its median, or the memory reference's pages were not all in
+	// memory (indices into the series).
 	Off       []int     `json:"off,omitempty"`
 	Deviation []float64 `json:"deviation"` // per sample, (took − median) / median
 	// MemMedian and MemDeviation are the memory reference's, when every
@@ -155,7 +195,8 @@ type Verdict struct {
 
 // Check compares every sample with the series' medians: a sample where
 // either reference ran slower or faster than its median by more than tol
-// (a fraction) is off.
+// (a fraction), or whose memory reference was timed over pages not all in
+// memory, is off.
 func (s *Series) Check(tol float64) Verdict {
 	v := Verdict{Tolerance: tol}
 	if len(s.Samples) == 0 {
@@ -180,7 +221,7 @@ func (s *Series) Check(tol float64) Verdict {
 		if mem {
 			md := float64(sm.Mem-v.MemMedian) / float64(v.MemMedian)
 			v.MemDeviation = append(v.MemDeviation, md)
-			off = off || md > tol || md < -tol
+			off = off || md > tol || md < -tol || sm.MemNotResident != ""
 		}
 		if off {
 			v.Off = append(v.Off, i)
@@ -190,8 +231,9 @@ func (s *Series) Check(tol float64) Verdict {
 }
 
 // Between says whether anything between samples i and j (both included)
-// was off: a cell timed between them ran while the machine was not at its
-// usual speed.
+// was off: a cell or step timed between them ran while the machine was
+// not at its usual speed. It is the one test of a cell against the
+// sentinel.
 func (v Verdict) Between(i, j int) bool {
 	for _, k := range v.Off {
 		if k >= i && k <= j {
@@ -201,32 +243,50 @@ func (v Verdict) Between(i, j int) bool {
 	return false
 }
 
-// String is the verdict in one line, with the series.
+// Line is the verdict in one sentence: the medians, the tolerance and how
+// many samples were off.
+func (v Verdict) Line() string {
+	n := len(v.Deviation)
+	if n == 0 {
+		return "speed sentinel: no samples"
+	}
+	head := fmt.Sprintf("speed sentinel: %d samples, median %.1f ms, tolerance ±%.0f%%: ", n, float64(v.Median)/1e6, 100*v.Tolerance)
+	if len(v.MemDeviation) > 0 {
+		head = fmt.Sprintf("speed sentinel: %d samples, median %.1f ms (core) and %.0f ns a load (memory: the lowest of %d windows of %d dependent loads beyond the last-level cache, its pages in memory), tolerance ±%.0f%%: ",
+			n, float64(v.Median)/1e6, PerLoad(v.MemMedian), MemWindows, MemLoads, 100*v.Tolerance)
+	}
+	if len(v.Off) == 0 {
+		return head + "the machine held its speed"
+	}
+	return head + fmt.Sprintf("%d of %d samples off: what ran next to them ran while the machine was not at its usual speed", len(v.Off), n)
+}
+
+// PerLoad is a memory reference's timing in ns a load.
+func PerLoad(d time.Duration) float64 { return float64(d) / MemLoads }
+
+// String is the verdict's Line with the series.
 func (v Verdict) String(s *Series) string {
+	if len(s.Samples) == 0 {
+		return v.Line()
+	}
 	var parts []string
 	for i, sm := range s.Samples {
 		mark := ""
-		if slices.Contains(v.Off, i) {
+		switch {
+		case !slices.Contains(v.Off, i):
+		case sm.MemNotResident != "" && len(v.MemDeviation) > 0:
+			mark = " (off: the memory reference's pages: " + sm.MemNotResident + ")"
+		default:
 			mark = " (off)"
 		}
 		mem := ""
 		if len(v.MemDeviation) > 0 {
-			mem = fmt.Sprintf(", memory %.1f ms %+.0f%%", float64(sm.Mem)/1e6, 100*v.MemDeviation[i])
+			mem = fmt.Sprintf(", memory %.0f ns %+.0f%%", PerLoad(sm.Mem), 100*v.MemDeviation[i])
+		}
+		if sm.MemPagedIn > 0 {
+			mem += fmt.Sprintf(" (%d pages read back in first)", sm.MemPagedIn)
 		}
 		parts = append(parts, fmt.Sprintf("%s %.1f ms %+.0f%%%s%s", sm.Label, float64(sm.Took)/1e6, 100*v.Deviation[i], mem, mark))
 	}
-	head := fmt.Sprintf("speed sentinel: %d samples, median %.1f ms, tolerance ±%.0f%%: ", len(s.Samples), float64(v.Median)/1e6, 100*v.Tolerance)
-	if len(v.MemDeviation) > 0 {
-		head = fmt.Sprintf("speed sentinel: %d samples, median %.1f ms (core) and %.1f ms (memory: %d dependent loads beyond the last-level cache), tolerance ±%.0f%%: ",
-			len(s.Samples), float64(v.Median)/1e6, float64(v.MemMedian)/1e6, MemLoads, 100*v.Tolerance)
-	}
-	switch {
-	case len(s.Samples) == 0:
-		return "speed sentinel: no samples"
-	case len(v.Off) == 0:
-		head += "the machine held its speed"
-	default:
-		head += fmt.Sprintf("%d sample(s) off: what ran next to them ran while the machine was not at its usual speed", len(v.Off))
-	}
-	return head + " (" + strings.Join(parts, "; ") + ")"
+	return v.Line() + " (" + strings.Join(parts, "; ") + ")"
 }
