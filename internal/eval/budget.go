@@ -1,8 +1,8 @@
 package eval
 
 // The budget kept: eval's steps end by the budget plus Overrun (less what
-// the report takes to write), the step then running cut there with what
-// it measured stored; before each step, what it would take at the pace
+// the report takes to write and a cut step to stop), the step then
+// running cut there with what it measured stored; before each step, what it would take at the pace
 // the steps so far ran (their time against the plan's) is set against
 // what is left, and a step that would not fit is left out, saying so.
 
@@ -16,12 +16,17 @@ import (
 const Overrun = 0.05
 
 // reportTime is what eval keeps after its steps for the report and the
-// summary (reading the store, the fit, writing the HTML).
-const reportTime = 5 * time.Second
+// summary (reading the store, the fit, writing the HTML), and cutTime
+// what a step takes to stop when the deadline cuts it (a DuckDB query is
+// interrupted 5 s after its cancel: engine's duckInterruptGrace).
+const (
+	reportTime = 5 * time.Second
+	cutTime    = 6 * time.Second
+)
 
-// stepsDeadline is when eval's steps must have ended.
+// stepsDeadline is when eval's steps must be told to stop.
 func (o Options) stepsDeadline() time.Time {
-	return o.Start.Add(o.Budget + time.Duration(Overrun*float64(o.Budget)) - reportTime)
+	return o.Start.Add(o.Budget + time.Duration(Overrun*float64(o.Budget)) - reportTime - cutTime)
 }
 
 // pace is how eval's steps have run so far against their plan.

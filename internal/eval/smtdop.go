@@ -91,6 +91,7 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 // stored in storePath.
 func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
+	var unsized error // why the first step could not be sized
 	for i, sel := range smtPlacements {
 		// A machine with SMT has the steps, left out (saying why) when
 		// the plan has no room for them.
@@ -101,10 +102,16 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 			if i >= len(cfg.SMTDOP) {
 				return noRoom(cfg.SMTDOPBudget, cfg.RoomSearched)
 			}
-			if i == 0 && size != nil {
-				if err := size(); err != nil {
-					return err
+			switch {
+			case i == 0 && size != nil:
+				unsized = size()
+				if unsized != nil {
+					return unsized
 				}
+			case unsized != nil:
+				// The first placement could not be sized: the step
+				// cannot tell with one placement alone.
+				return fmt.Errorf("left out with smt=on: %w", unsized)
 			}
 			c := cfg.SMTDOP[i]
 			db, done, err := unheldDuckDB(w, c.DB)

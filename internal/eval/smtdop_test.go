@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -226,5 +227,25 @@ func TestSMTDOPStepHeldFile(t *testing.T) {
 		if _, err := os.Stat(cp); err == nil {
 			t.Errorf("the copy %s is still there after the step", cp)
 		}
+	}
+}
+
+// TestSMTDOPStepsUnsized: when the first placement cannot be sized (P1
+// too slow for the budget left), the second is left out too, saying why,
+// instead of running alone with windows too short to tell.
+func TestSMTDOPStepsUnsized(t *testing.T) {
+	p, err := NewPlan(15*time.Minute, fixture(t, "16em64t-4s2c2t.tar.bz2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := NewConfigs(p, t.TempDir())
+	ran := 0
+	tooSlow := fmt.Errorf("%w: P1 too slow", errNoRoom)
+	steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, func() error { return tooSlow }, func(Stored, transtats.RunConfig) error { ran++; return nil })
+	if err := runSteps(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, time.Now(), steps, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	if ran != 0 || !errors.Is(steps[0].err, tooSlow) || !errors.Is(steps[1].err, tooSlow) || !strings.Contains(steps[1].err.Error(), "left out with smt=on") {
+		t.Errorf("ran %d; steps' errors %v and %v, want both left out for P1", ran, steps[0].err, steps[1].err)
 	}
 }
