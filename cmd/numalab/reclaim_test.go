@@ -74,18 +74,19 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 		t.Fatalf("the killed numalab left %v, want its server's directory", left)
 	}
 	// Its postmaster goes on its own (parent-death signal); the next start
-	// reclaims only once it has.
-	var m struct{ Postmaster struct{ PID int } }
+	// reclaims only once it has. The owner file names it "server"
+	// (internal/managed).
+	var m struct{ Server struct{ PID int } }
 	b, _ := os.ReadFile(filepath.Join(left[0], "numalab-owner.json"))
-	if err := json.Unmarshal(b, &m); err != nil || m.Postmaster.PID == 0 {
+	if err := json.Unmarshal(b, &m); err != nil || m.Server.PID == 0 {
 		t.Fatalf("owner marker %q: %v", b, err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", m.Postmaster.PID)); err != nil {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", m.Server.PID)); err != nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("postmaster %d still running 30 s after numalab was killed", m.Postmaster.PID)
+			t.Fatalf("postmaster %d still running 30 s after numalab was killed", m.Server.PID)
 		}
 	}
 
