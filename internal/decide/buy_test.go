@@ -133,8 +133,9 @@ func TestBuyGiven(t *testing.T) {
 		t.Fatal(err)
 	}
 	remote := 100 * model.PublishedRemoteRatio.Value
-	if len(p.Rows) != 6 || len(p.Assumptions) != 6 || p.Assumptions[5].Name != calib.AssumeRemote || p.Assumptions[5].Value != remote {
-		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 6 assumptions ending with remote %g", len(p.Rows), p.Assumptions, remote)
+	if len(p.Rows) != 6 || len(p.Assumptions) != 7 || p.Assumptions[5].Name != calib.AssumeRemote || p.Assumptions[5].Value != remote ||
+		p.Assumptions[6].Name != AssumeLicence || p.Assumptions[6].Value != builtinLicence {
+		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 7 assumptions: remote %g, then the built-in licence price", len(p.Rows), p.Assumptions, remote)
 	}
 	servers, err := ParseCandidates("c.toml", []byte("[[server]]\nname = \"a\"\nsockets = 1\ncores_per_socket = 8\nghz = 2\nlocal_ns = 120\nprice = 10\n"))
 	if err != nil {
@@ -176,7 +177,8 @@ func TestBuyCalibrated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want || len(p.Assumptions) != len(c.Assumptions) {
+		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want || len(p.Assumptions) != len(c.Assumptions)+1 ||
+			p.Assumptions[len(c.Assumptions)].Name != AssumeLicence {
 			t.Errorf("smt %d: rows %+v, assumptions %v", smt, p.Rows, p.Assumptions)
 		}
 	}

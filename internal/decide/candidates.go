@@ -235,6 +235,10 @@ const (
 
 var builtinSystem = map[int]float64{1: 4000, 2: 9000, 4: 40000}
 
+// AssumeLicence names the licence price per core among a purchase's
+// assumptions when the built-in candidates give it.
+const AssumeLicence = "licence per physical core"
+
 // Illustrative is the label of every built-in price.
 const Illustrative = "illustrative prices, not quotes: give yours with --candidates"
 

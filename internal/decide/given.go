@@ -3,6 +3,7 @@ package decide
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/model"
@@ -91,6 +92,10 @@ func BuyGiven(w model.Workload, cpu *GivenCPUFigures, servers []Server) (*Purcha
 func buyAmong(w model.Workload, u Uncertainty, assumptions []calib.Assumption, this CPU, servers []Server) (*Purchase, error) {
 	if len(servers) == 0 {
 		servers = BuiltinCandidates(this)
+		// The built-in prices are assumed: the licence price first, the
+		// one the cost per core turns on.
+		assumptions = append(slices.Clip(assumptions), calib.Assumption{Name: AssumeLicence, Value: builtinLicence, Basis: calib.Assumed,
+			Source: "built-in, every physical core licensed (" + Illustrative + ")"})
 	}
 	p, err := Buy(w, u, servers)
 	if err != nil {
