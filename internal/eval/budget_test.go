@@ -3,9 +3,13 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/report"
+	"github.com/numalab/numalab/internal/result"
 )
 
 // TestPace: the steps so far at twice their plan make a step planned at
@@ -86,5 +90,16 @@ func TestRunStepsBudget(t *testing.T) {
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// TestWriteRunsCut: a step the budget's end cut is listed with the run it
+// stored (in the report), not as skipped.
+func TestWriteRunsCut(t *testing.T) {
+	s := &step{title: "tpcc-ro on SQLite", id: 4, err: fmt.Errorf("%w: %w during this step", errNoRoom, errBudgetEnd)}
+	var b strings.Builder
+	writeRuns(&b, []*step{s}, map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}, &report.Report{})
+	if want := "  tpcc-ro on SQLite: run 4 (interrupted): 900 tps; cut at the budget's end\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

@@ -118,6 +118,8 @@ func writeRuns(w io.Writer, steps []*step, runs map[int64]*result.Run, r *report
 	for _, s := range steps {
 		run := runs[s.id]
 		switch {
+		case errors.Is(s.err, errBudgetEnd) && run != nil:
+			fmt.Fprintf(w, "  %s: run %d (%s): %s; cut at the budget's end\n", s.title, run.ID, run.Status, run.Headline)
 		case skipped(s.err):
 			fmt.Fprintf(w, "  %s: skipped: %v\n", s.title, s.err)
 		case s.err != nil && run == nil:
