@@ -1,0 +1,351 @@
+package published
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ErrData is wrapped by every error about a published-data file.
+var ErrData = errors.New("invalid published data")
+
+// Source is a document a figure was read in.
+type Source struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	URL    string `json:"url"`
+	States string `json:"states"` // what was read there
+}
+
+// Platform is the memory latencies of a system the results ran on.
+type Platform struct {
+	ID       string  `json:"id"`
+	CPU      string  `json:"cpu"`
+	LocalNS  float64 `json:"local_ns"`
+	RemoteNS float64 `json:"remote_ns"`
+	BufferNS float64 `json:"buffer_ns,omitempty"` // on every access (a memory buffer chip)
+	Source   string  `json:"source"`
+	Note     string  `json:"note,omitempty"`
+}
+
+// Result is one published benchmark result.
+type Result struct {
+	ID         string  `json:"id"`
+	Benchmark  string  `json:"benchmark"`
+	System     string  `json:"system"`
+	CPU        string  `json:"cpu"`
+	Generation string  `json:"generation"`
+	GHz        float64 `json:"ghz"`
+	Sockets    int     `json:"sockets"`
+	Cores      int     `json:"cores"` // all physical cores of the system
+	Result     float64 `json:"result"`
+	Unit       string  `json:"unit"`
+	Date       string  `json:"date"` // YYYY, YYYY-MM or YYYY-MM-DD
+	Document   string  `json:"document"`
+	Platform   string  `json:"platform"`
+	Source     string  `json:"source"`
+}
+
+// Pair is two results whose ratio (To over From) the model predicts.
+type Pair struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Note string `json:"note,omitempty"`
+}
+
+// Results is the published-results file (data/tpc.json).
+type Results struct {
+	About     string     `json:"about"`
+	Sources   []Source   `json:"sources"`
+	Platforms []Platform `json:"platforms"`
+	Results   []Result   `json:"results"`
+	Pairs     []Pair     `json:"pairs"`
+}
+
+// LatencyBand is one socket's memory latency where no measurement of the
+// CPU itself was read: a band from published figures of other parts.
+type LatencyBand struct {
+	ID     string  `json:"id"`
+	LowNS  float64 `json:"low_ns"`
+	HighNS float64 `json:"high_ns"`
+	Source string  `json:"source"`
+	Note   string  `json:"note,omitempty"`
+}
+
+// MidNS is the band's middle, the value a prediction takes.
+func (b LatencyBand) MidNS() float64 { return (b.LowNS + b.HighNS) / 2 }
+
+// CPU is a server processor in the catalogue.
+type CPU struct {
+	Name           string  `json:"name"`
+	Vendor         string  `json:"vendor"`
+	Generation     string  `json:"generation"`
+	Cores          int     `json:"cores"`
+	Threads        int     `json:"threads"`
+	BaseGHz        float64 `json:"base_ghz"`
+	AllCoreGHz     float64 `json:"all_core_ghz"` // 0: not published
+	MemoryChannels int     `json:"memory_channels"`
+	MaxSockets     int     `json:"max_sockets"` // 1: a one-socket part
+	Latency        string  `json:"latency"`     // a latency band's id
+	PriceUSD       float64 `json:"price_usd"`
+	PriceKind      string  `json:"price_kind"`
+	PriceDate      string  `json:"price_date"`
+	SpecSource     string  `json:"spec_source"`
+	PriceSource    string  `json:"price_source"`
+	SpecURL        string  `json:"spec_url,omitempty"`
+	PriceURL       string  `json:"price_url,omitempty"`
+}
+
+// LoadedGHz is the clock the model runs the CPU at under load: the
+// all-core clock where published, else the base clock (a lower bound).
+func (c CPU) LoadedGHz() float64 {
+	if c.AllCoreGHz > 0 {
+		return c.AllCoreGHz
+	}
+	return c.BaseGHz
+}
+
+// Catalogue is the CPU catalogue file (data/cpus.json).
+type Catalogue struct {
+	About        string        `json:"about"`
+	Sources      []Source      `json:"sources"`
+	LatencyBands []LatencyBand `json:"latency_bands"`
+	CPUs         []CPU         `json:"cpus"`
+}
+
+// Band is the latency band a CPU names (Check guarantees it exists).
+func (c *Catalogue) Band(cpu CPU) LatencyBand {
+	for _, b := range c.LatencyBands {
+		if b.ID == cpu.Latency {
+			return b
+		}
+	}
+	return LatencyBand{}
+}
+
+// Source is the source of that id (Check guarantees it exists).
+func sourceOf(sources []Source, id string) Source {
+	for _, s := range sources {
+		if s.ID == id {
+			return s
+		}
+	}
+	return Source{}
+}
+
+//go:embed data/tpc.json
+var tpcJSON []byte
+
+//go:embed data/cpus.json
+var cpusJSON []byte
+
+// BuiltinResults is the embedded published-results file, checked.
+func BuiltinResults() (*Results, error) { return ParseResults("data/tpc.json", tpcJSON) }
+
+// BuiltinCatalogue is the embedded CPU catalogue, checked.
+func BuiltinCatalogue() (*Catalogue, error) { return ParseCatalogue("data/cpus.json", cpusJSON) }
+
+// decode reads JSON strictly: unknown fields and trailing data are errors.
+func decode(name string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+			return fmt.Errorf("%s:%d: %v: %w", name, line, err, ErrData)
+		}
+		return fmt.Errorf("%s: %v: %w", name, err, ErrData)
+	}
+	if dec.More() {
+		return fmt.Errorf("%s: data after the top-level object: want one JSON object: %w", name, ErrData)
+	}
+	return nil
+}
+
+// checker gathers every problem of a file, each naming the row and field.
+type checker struct {
+	name string
+	errs []error
+}
+
+func (c *checker) bad(row, field, format string, a ...any) {
+	c.errs = append(c.errs, fmt.Errorf("%s: %s: %s %s: %w", c.name, row, field, fmt.Sprintf(format, a...), ErrData))
+}
+
+func (c *checker) text(row, field, v string) {
+	if strings.TrimSpace(v) == "" {
+		c.bad(row, field, "is missing: want the figure's %s as its source gives it", field)
+	}
+}
+
+func (c *checker) number(row, field string, v, lo, hi float64) {
+	if !(v >= lo && v <= hi) {
+		c.bad(row, field, "= %v is out of range: want %v to %v", v, lo, hi)
+	}
+}
+
+func (c *checker) count(row, field string, v, lo, hi int) {
+	if v < lo || v > hi {
+		c.bad(row, field, "= %d is out of range: want %d to %d", v, lo, hi)
+	}
+}
+
+var dateForm = regexp.MustCompile(`^(19|20)\d\d(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$`)
+
+func (c *checker) date(row, field, v string) {
+	if !dateForm.MatchString(v) {
+		c.bad(row, field, "= %q: want the date its source gives, YYYY, YYYY-MM or YYYY-MM-DD", v)
+	}
+}
+
+// sources checks the source list and returns the ids it defines.
+func (c *checker) sources(ss []Source) map[string]bool {
+	ids := map[string]bool{}
+	if len(ss) == 0 {
+		c.bad("sources", "list", "is empty: want every document a figure was read in")
+	}
+	for i, s := range ss {
+		row := fmt.Sprintf("source %d (%q)", i+1, s.ID)
+		c.text(row, "id", s.ID)
+		c.text(row, "title", s.Title)
+		c.text(row, "states", s.States)
+		if ids[s.ID] {
+			c.bad(row, "id", "is given twice: want one id per source")
+		}
+		ids[s.ID] = true
+	}
+	return ids
+}
+
+func (c *checker) cites(ids map[string]bool, row, field, id string) {
+	if !ids[id] {
+		c.bad(row, field, "= %q names no source of the file: every figure needs the document it was read in", id)
+	}
+}
+
+// ParseResults reads and checks a published-results file: every result
+// and platform cites a listed source, every figure is in range, and every
+// pair names two results of one benchmark at different socket or core
+// counts. All problems are reported together.
+func ParseResults(name string, data []byte) (*Results, error) {
+	var r Results
+	if err := decode(name, data, &r); err != nil {
+		return nil, err
+	}
+	c := &checker{name: name}
+	ids := c.sources(r.Sources)
+	plats := map[string]bool{}
+	for i, p := range r.Platforms {
+		row := fmt.Sprintf("platform %d (%q)", i+1, p.ID)
+		c.text(row, "id", p.ID)
+		c.text(row, "cpu", p.CPU)
+		c.number(row, "local_ns", p.LocalNS, 20, 1000)
+		c.number(row, "remote_ns", p.RemoteNS, p.LocalNS, 3000)
+		c.number(row, "buffer_ns", p.BufferNS, 0, 200)
+		c.cites(ids, row, "source", p.Source)
+		plats[p.ID] = true
+	}
+	results := map[string]Result{}
+	for i, x := range r.Results {
+		row := fmt.Sprintf("result %d (%q)", i+1, x.ID)
+		for _, f := range []struct{ name, v string }{{"id", x.ID}, {"benchmark", x.Benchmark}, {"system", x.System}, {"cpu", x.CPU},
+			{"generation", x.Generation}, {"unit", x.Unit}, {"document", x.Document}} {
+			c.text(row, f.name, f.v)
+		}
+		c.number(row, "ghz", x.GHz, 0.1, 10)
+		c.count(row, "sockets", x.Sockets, 1, 64)
+		c.count(row, "cores", x.Cores, x.Sockets, 100000)
+		if x.Sockets > 0 && x.Cores%x.Sockets != 0 {
+			c.bad(row, "cores", "= %d is not a multiple of %d sockets: want all physical cores of the system", x.Cores, x.Sockets)
+		}
+		c.number(row, "result", x.Result, 1e-9, 1e12)
+		c.date(row, "date", x.Date)
+		c.cites(ids, row, "source", x.Source)
+		if !plats[x.Platform] {
+			c.bad(row, "platform", "= %q names no platform of the file: want the latencies the model needs", x.Platform)
+		}
+		if _, dup := results[x.ID]; dup {
+			c.bad(row, "id", "is given twice: want one id per result")
+		}
+		results[x.ID] = x
+	}
+	for i, p := range r.Pairs {
+		row := fmt.Sprintf("pair %d (%s to %s)", i+1, p.From, p.To)
+		a, okA := results[p.From]
+		b, okB := results[p.To]
+		switch {
+		case !okA || !okB:
+			c.bad(row, "from/to", "names a result the file does not have")
+		case a.Benchmark != b.Benchmark || a.Unit != b.Unit:
+			c.bad(row, "from/to", "compares %s %s with %s %s: want one benchmark", a.Benchmark, a.Unit, b.Benchmark, b.Unit)
+		case a.Sockets == b.Sockets && a.Cores == b.Cores:
+			c.bad(row, "from/to", "has the same sockets and cores on both sides: want a scaling pair")
+		}
+	}
+	if len(r.Pairs) == 0 {
+		c.bad("pairs", "list", "is empty: want at least one pair of results to compare")
+	}
+	if err := errors.Join(c.errs...); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// ParseCatalogue reads and checks a CPU catalogue: every CPU cites listed
+// sources for its specification and its price, names a latency band, and
+// has every figure in range. All problems are reported together.
+func ParseCatalogue(name string, data []byte) (*Catalogue, error) {
+	var cat Catalogue
+	if err := decode(name, data, &cat); err != nil {
+		return nil, err
+	}
+	c := &checker{name: name}
+	ids := c.sources(cat.Sources)
+	bands := map[string]bool{}
+	for i, b := range cat.LatencyBands {
+		row := fmt.Sprintf("latency band %d (%q)", i+1, b.ID)
+		c.text(row, "id", b.ID)
+		c.number(row, "low_ns", b.LowNS, 20, 1000)
+		c.number(row, "high_ns", b.HighNS, b.LowNS, 1000)
+		c.cites(ids, row, "source", b.Source)
+		bands[b.ID] = true
+	}
+	names := map[string]bool{}
+	for i, x := range cat.CPUs {
+		row := fmt.Sprintf("cpu %d (%q)", i+1, x.Name)
+		for _, f := range []struct{ name, v string }{{"name", x.Name}, {"vendor", x.Vendor}, {"generation", x.Generation}, {"price_kind", x.PriceKind}} {
+			c.text(row, f.name, f.v)
+		}
+		c.count(row, "cores", x.Cores, 1, 1024)
+		c.count(row, "threads", x.Threads, x.Cores, 8*max(x.Cores, 1))
+		c.number(row, "base_ghz", x.BaseGHz, 0.1, 10)
+		if x.AllCoreGHz != 0 {
+			c.number(row, "all_core_ghz", x.AllCoreGHz, x.BaseGHz, 10)
+		}
+		c.count(row, "memory_channels", x.MemoryChannels, 1, 64)
+		c.count(row, "max_sockets", x.MaxSockets, 1, 64)
+		c.number(row, "price_usd", x.PriceUSD, 1, 1e6)
+		c.date(row, "price_date", x.PriceDate)
+		c.cites(ids, row, "spec_source", x.SpecSource)
+		c.cites(ids, row, "price_source", x.PriceSource)
+		if !bands[x.Latency] {
+			c.bad(row, "latency", "= %q names no latency band of the file: want one socket's memory latency, measured or a band", x.Latency)
+		}
+		if names[x.Name] {
+			c.bad(row, "name", "is given twice: want one row per CPU")
+		}
+		names[x.Name] = true
+	}
+	if len(cat.CPUs) == 0 {
+		c.bad("cpus", "list", "is empty: want the CPUs to choose between")
+	}
+	if err := errors.Join(c.errs...); err != nil {
+		return nil, err
+	}
+	return &cat, nil
+}

@@ -1,0 +1,55 @@
+package published
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/numalab/numalab/internal/model"
+)
+
+// WriteValidation prints the validation: each pair's published and
+// predicted ratio with its band and the error, the results with their
+// sources, and what the prediction assumes.
+func WriteValidation(w io.Writer, r *Results, v *Validation) error {
+	fmt.Fprintln(w, v.Summary())
+	fmt.Fprintf(w, "\nHow: %s.\nBand: %s.\n\n", v.How, v.Band)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "pair\tfrom\tto\tlatency ns\tpublished\tpredicted\tband\terror\t")
+	for i, k := range v.Checks {
+		inBand := ""
+		if k.InBand {
+			inBand = " (in band)"
+		}
+		fmt.Fprintf(tw, "%d\t%d× %d cores, %s %s\t%d× %d cores, %s %s\t%s → %s\t%s×\t%s×\t%s–%s×\t%s%s\t\n", i+1,
+			k.From.Sockets, k.From.Cores, model.Thousands(k.From.Result), k.From.Unit,
+			k.To.Sockets, k.To.Cores, model.Thousands(k.To.Result), k.To.Unit,
+			model.Fixed(k.FromNS, 1), model.Fixed(k.ToNS, 1),
+			model.Fixed(k.Published, 3), model.Fixed(k.Predicted, 3), model.Fixed(k.Low, 3), model.Fixed(k.High, 3), signed(k.Error), inBand)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nPairs:")
+	for i, k := range v.Checks {
+		fmt.Fprintf(w, "  %d. %s → %s: %s\n", i+1, k.From.System, k.To.System, k.Pair.Note)
+	}
+	fmt.Fprintln(w, "\nResults:")
+	for _, x := range r.Results {
+		fmt.Fprintf(w, "  %s: %s, %d × %s (%s, %s GHz), %d cores, %s %s, %s %s. %s [%s]\n", x.ID, x.System, x.Sockets, x.CPU, x.Generation,
+			model.Num(x.GHz), x.Cores, model.AsGiven(x.Result), x.Unit, x.Benchmark, x.Date, x.Document, x.Source)
+	}
+	fmt.Fprintln(w, "\nLatencies:")
+	for _, p := range r.Platforms {
+		buf := ""
+		if p.BufferNS > 0 {
+			buf = fmt.Sprintf(", buffer %s ns", model.Num(p.BufferNS))
+		}
+		fmt.Fprintf(w, "  %s (%s): local %s ns, remote %s ns%s; %s [%s]\n", p.ID, p.CPU, model.Num(p.LocalNS), model.Num(p.RemoteNS), buf, p.Note, p.Source)
+	}
+	fmt.Fprintln(w, "\nSources:")
+	for _, s := range r.Sources {
+		fmt.Fprintf(w, "  [%s] %s, %s: %s\n", s.ID, s.Title, s.URL, s.States)
+	}
+	return nil
+}
