@@ -122,7 +122,7 @@ func TestHelpCitesDocs(t *testing.T) {
 	}
 	for _, sub := range [][]string{
 		{"run", "oltp"}, {"run", "report"}, {"run", "insert"}, {"run", "null"}, {"run", "tpch"}, {"probe", "mem"}, {"probe", "io"},
-		{"model", "dram"}, {"model", "tier"}, {"model", "size"}, {"model", "dop"}, {"model", "fit"}, {"model", "buy"}, {"store", "copy"},
+		{"model", "dram"}, {"model", "tier"}, {"model", "size"}, {"model", "dop"}, {"model", "fit"}, {"model", "buy"}, {"model", "validate"}, {"store", "copy"},
 	} {
 		helps = append(helps, append(sub, "--help"))
 	}

@@ -17,7 +17,7 @@ import (
 
 // modelSubcommands are the model's subcommands, each with its own flags.
 var modelSubcommands = map[string]func(e *env, args []string) error{
-	"dram": cmdModelDRAM, "tier": cmdModelTier, "size": cmdModelSize, "dop": cmdModelDOP, "fit": cmdModelFit, "buy": cmdModelBuy,
+	"dram": cmdModelDRAM, "tier": cmdModelTier, "size": cmdModelSize, "dop": cmdModelDOP, "fit": cmdModelFit, "buy": cmdModelBuy, "validate": cmdModelValidate,
 }
 
 func cmdModel(_ context.Context, e *env, args []string) error {
@@ -25,7 +25,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 		if sub, ok := modelSubcommands[args[0]]; ok {
 			return sub(e, args[1:])
 		}
-		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit or buy; see 'numalab model --help')", args[0])
+		return fmt.Errorf("model: unknown subcommand %q (want dram, tier, size, dop, fit, buy or validate; see 'numalab model --help')", args[0])
 	}
 	fs := cliflag.New(e.stderr, "model", helpText("model"))
 	workload := workloadFlags(fs)

@@ -3,6 +3,7 @@ package published
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/numalab/numalab/internal/model"
 )
@@ -140,8 +141,17 @@ func (v *Validation) InBand() int {
 // Summary is one sentence on how the model did, for the report.
 func (v *Validation) Summary() string {
 	lo, hi := v.ErrorRange()
-	return fmt.Sprintf("Against %d pairs of published TPC-E results (one CPU at 2 and 4 sockets), the model's ratio is off by %s to %s; %d of %d published ratios lie in its band.",
-		len(v.Checks), signed(lo), signed(hi), v.InBand(), len(v.Checks))
+	var shapes []string
+	seen := map[string]bool{}
+	for _, k := range v.Checks {
+		s := fmt.Sprintf("%s %d to %d sockets", k.From.Benchmark, k.From.Sockets, k.To.Sockets)
+		if !seen[s] {
+			seen[s] = true
+			shapes = append(shapes, s)
+		}
+	}
+	return fmt.Sprintf("Against %d pairs of published results of one CPU (%s), the model's ratio is off by %s to %s; %d of %d published ratios lie in its band.",
+		len(v.Checks), strings.Join(shapes, "; "), signed(lo), signed(hi), v.InBand(), len(v.Checks))
 }
 
 func signed(x float64) string {
