@@ -9,12 +9,15 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/published"
 )
 
 func cmdModelBuy(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model buy", helpText("model-buy"))
 	workload := workloadFlags(fs)
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
+	catalogue := fs.Bool("catalogue", false, "choose among the built-in catalogue of server CPUs, with list prices (docs/model.md)")
+	catalogueFile := fs.String("catalogue-file", "", "choose among the CPUs of a catalogue `file` (JSON, the built-in one's form)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
 	fitID := fitRunFlag(fs)
@@ -34,6 +37,8 @@ func cmdModelBuy(e *env, args []string) error {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
 	var servers []decide.Server
+	cat, err := readCatalogue(*catalogue, *catalogueFile, *candidates != "")
+	errs = append(errs, err)
 	if *candidates != "" {
 		data, err := os.ReadFile(*candidates)
 		if err != nil {
@@ -61,10 +66,14 @@ func cmdModelBuy(e *env, args []string) error {
 		if cliflag.Given(fs, "smt") {
 			smtGiven = *smt
 		}
-		p, err = decide.BuyCalibrated(c, smtGiven, servers)
+		if cat != nil {
+			p, err = decide.BuyCatalogueCalibrated(c, cat)
+		} else {
+			p, err = decide.BuyCalibrated(c, smtGiven, servers)
+		}
 	} else {
 		var cpu *decide.GivenCPUFigures // none: the candidates file anchors the band
-		if *candidates == "" || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") || cliflag.Given(fs, "one-socket-ns") || cliflag.Given(fs, "remote-ns") {
+		if (*candidates == "" && cat == nil) || cliflag.Given(fs, "ghz") || cliflag.Given(fs, "local-ns") || cliflag.Given(fs, "one-socket-ns") || cliflag.Given(fs, "remote-ns") {
 			errs.Missing(fs, "ghz", "local-ns")
 			l := latencies.read()
 			errs = append(errs, l.Check())
@@ -73,7 +82,11 @@ func cmdModelBuy(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		p, err = decide.BuyGiven(workload(), cpu, servers)
+		if cat != nil {
+			p, err = decide.BuyCatalogueGiven(workload(), cpu, cat)
+		} else {
+			p, err = decide.BuyGiven(workload(), cpu, servers)
+		}
 	}
 	if err != nil {
 		return err
@@ -85,4 +98,24 @@ func cmdModelBuy(e *env, args []string) error {
 		return decide.WritePurchaseCSV(e.stdout, p)
 	}
 	return decide.WritePurchase(e.stdout, p)
+}
+
+// readCatalogue is --catalogue's built-in catalogue or --catalogue-file's;
+// nil with neither.
+func readCatalogue(builtin bool, file string, candidates bool) (*published.Catalogue, error) {
+	switch {
+	case builtin && file != "":
+		return nil, errors.New("-catalogue and -catalogue-file: give one (the built-in catalogue or yours)")
+	case (builtin || file != "") && candidates:
+		return nil, errors.New("-candidates and a catalogue: choose among one set of candidates")
+	case builtin:
+		return published.BuiltinCatalogue()
+	case file != "":
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("-catalogue-file: %w", err)
+		}
+		return published.ParseCatalogue(file, data)
+	}
+	return nil, nil
 }

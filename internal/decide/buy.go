@@ -156,6 +156,9 @@ func (u Uncertainty) text(servers []Server) string {
 	if derived && u.Remote != nil {
 		parts = append(parts, fmt.Sprintf("remote latency %s× to %s× local (%s)", model.Sig(u.Remote.Low, 4), model.Sig(u.Remote.High, 4), u.Remote.Source))
 	}
+	if u.Catalogue != "" {
+		parts = append(parts, u.Catalogue)
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -165,6 +168,7 @@ var measurements = map[string]string{
 	calib.AssumeSMT:    "SMT on against off on a machine with SMT ('numalab run oltp --placements smt=on,smt=off')",
 	calib.AssumeLocal:  "one socket's local latency against a two-socket server's ('numalab probe mem' on each)",
 	calib.AssumeRemote: "a multi-socket server's remote latency ('numalab probe mem' on it measures the node matrix)",
+	AssumeCatalogue:    "the candidate CPUs' memory latency ('numalab probe mem' on each, or a published measurement for the catalogue)",
 }
 
 // decide makes the decision: the cheapest per 1,000 tps (win), unless its
@@ -218,7 +222,7 @@ func (p *Purchase) decide(w model.Workload, u Uncertainty, win int) {
 // cost band overlap a rival's most, and the measurement that pins it.
 func (p *Purchase) decider(w model.Workload, u Uncertainty, win Server) string {
 	best, most := "", math.Inf(-1)
-	for _, in := range []string{calib.AssumeA, calib.AssumeSMT, calib.AssumeLocal, calib.AssumeRemote} {
+	for _, in := range []string{calib.AssumeA, calib.AssumeSMT, calib.AssumeLocal, calib.AssumeRemote, AssumeCatalogue} {
 		lo, _ := u.band(w, win, in)
 		whi := (win.Price + float64(win.Cores())*win.LicencePerCore) / (lo / 1000)
 		for _, row := range p.Rows {

@@ -29,6 +29,10 @@ type Server struct {
 	// latency does too.
 	oneNS         float64
 	remoteDerived bool
+	// catLow and catHigh are, for a catalogue CPU (catalogue.go), the
+	// band of its one-socket latency, whose middle oneNS (or LocalNS)
+	// is; both 0 otherwise.
+	catLow, catHigh float64
 }
 
 // Cores is every physical core of the server, all licensed.

@@ -20,6 +20,10 @@ type Uncertainty struct {
 	// Anchor is where the fit varies through: one socket's latency and the
 	// clock it was measured at.
 	AnchorNS, AnchorGHz float64
+	// Catalogue, when not "", says what the latency bands of catalogue
+	// candidates (catalogue.go) cover: they vary together, every CPU at
+	// the same place in its band.
+	Catalogue string
 }
 
 // scenario is one combination of the uncertain inputs.
@@ -28,11 +32,12 @@ type scenario struct {
 	smt        float64
 	ml, rr     float64
 	remoteFrac float64 // < 0: no locality
+	catPos     float64 // where in its latency band a catalogue CPU is, 0 to 1
 }
 
 // center is the scenario at every input's assumed value.
 func (u Uncertainty) center(w model.Workload) scenario {
-	sc := scenario{w: w, smt: u.SMT.Value, ml: 1, rr: 1, remoteFrac: -1}
+	sc := scenario{w: w, smt: u.SMT.Value, ml: 1, rr: 1, remoteFrac: -1, catPos: 0.5}
 	if u.MultiLocal != nil {
 		sc.ml = u.MultiLocal.Value
 	}
@@ -84,6 +89,13 @@ func (u Uncertainty) corners(w model.Workload, input string) []scenario {
 			return []scenario{a, b}
 		})
 	}
+	if u.Catalogue != "" {
+		vary(AssumeCatalogue, func(sc scenario) []scenario {
+			a, b := sc, sc
+			a.catPos, b.catPos = 0, 1
+			return []scenario{a, b}
+		})
+	}
 	return out
 }
 
@@ -98,6 +110,10 @@ func (s Server) at(sc scenario, u Uncertainty) Server {
 		if s.remoteDerived {
 			s.RemoteNS *= sc.rr / c.rr
 		}
+	}
+	if s.catHigh > 0 {
+		f := (s.catLow + sc.catPos*(s.catHigh-s.catLow)) / ((s.catLow + s.catHigh) / 2)
+		s.LocalNS, s.RemoteNS = s.LocalNS*f, s.RemoteNS*f
 	}
 	return s
 }
