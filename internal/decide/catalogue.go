@@ -11,10 +11,6 @@ import (
 	"github.com/numalab/numalab/internal/published"
 )
 
-// AssumeCatalogue names the memory latency of catalogue CPUs among the
-// uncertain inputs: a band where no measurement of the CPU was read.
-const AssumeCatalogue = "catalogue CPUs' one-socket memory latency"
-
 // CatalogueCandidates are the catalogue's CPUs as candidates: each CPU in
 // a one-socket server and, if it takes two sockets, in a two-socket one;
 // at its all-core clock where published, else its base clock; every

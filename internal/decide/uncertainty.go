@@ -26,6 +26,10 @@ type Uncertainty struct {
 	Catalogue string
 }
 
+// AssumeCatalogue names the memory latency of catalogue CPUs among the
+// uncertain inputs: a band where no measurement of the CPU was read.
+const AssumeCatalogue = "catalogue CPUs' one-socket memory latency"
+
 // scenario is one combination of the uncertain inputs.
 type scenario struct {
 	w          model.Workload
