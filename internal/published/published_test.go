@@ -99,6 +99,10 @@ func TestValidateHandComputed(t *testing.T) {
 	if pub := 11357.28 / 6598.36; math.Abs(k.Published-pub) > 1e-12 {
 		t.Errorf("published %v: want %v", k.Published, pub)
 	}
+	// The latency that would match: 2 / (0.4 + 0.6·L/114) = published.
+	if l := 114 * (2/k.Published - 0.4) / 0.6; math.Abs(k.MatchNS-l) > 1e-9 {
+		t.Errorf("latency to match %v ns: want %v", k.MatchNS, l)
+	}
 	if !(k.Low <= k.Predicted && k.Predicted <= k.High) {
 		t.Errorf("band %v to %v does not hold the prediction %v", k.Low, k.High, k.Predicted)
 	}

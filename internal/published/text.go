@@ -13,19 +13,23 @@ import (
 // sources, and what the prediction assumes.
 func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 	fmt.Fprintln(w, v.Summary())
-	fmt.Fprintf(w, "\nHow: %s.\nBand: %s.\n\n", v.How, v.Band)
+	fmt.Fprintf(w, "\nHow: %s.\nBand: %s.\n\"To match\" is the second system's latency at which the model, at the assumed inputs, gives the published ratio.\n\n", v.How, v.Band)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "pair\tfrom\tto\tlatency ns\tpublished\tpredicted\tband\terror\t")
+	fmt.Fprintln(tw, "pair\tfrom\tto\tlatency ns\tpublished\tpredicted\tband\terror\tto match, ns\t")
 	for i, k := range v.Checks {
 		inBand := ""
 		if k.InBand {
 			inBand = " (in band)"
 		}
-		fmt.Fprintf(tw, "%d\t%d× %d cores, %s %s\t%d× %d cores, %s %s\t%s → %s\t%s×\t%s×\t%s–%s×\t%s%s\t\n", i+1,
+		match := "none"
+		if k.MatchNS > 0 {
+			match = model.Fixed(k.MatchNS, 1)
+		}
+		fmt.Fprintf(tw, "%d\t%d× %d cores, %s %s\t%d× %d cores, %s %s\t%s → %s\t%s×\t%s×\t%s–%s×\t%s%s\t%s\t\n", i+1,
 			k.From.Sockets, k.From.Cores, model.Thousands(k.From.Result), k.From.Unit,
 			k.To.Sockets, k.To.Cores, model.Thousands(k.To.Result), k.To.Unit,
 			model.Fixed(k.FromNS, 1), model.Fixed(k.ToNS, 1),
-			model.Fixed(k.Published, 3), model.Fixed(k.Predicted, 3), model.Fixed(k.Low, 3), model.Fixed(k.High, 3), signed(k.Error), inBand)
+			model.Fixed(k.Published, 3), model.Fixed(k.Predicted, 3), model.Fixed(k.Low, 3), model.Fixed(k.High, 3), signed(k.Error), inBand, match)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -24,6 +24,9 @@ type Check struct {
 	Error float64 `json:"error"`
 	// InBand says the published ratio lies within Low to High.
 	InBand bool `json:"in_band"`
+	// MatchNS is the To system's average latency at which the model, at
+	// the assumed inputs, would give the published ratio (0: none would).
+	MatchNS float64 `json:"match_latency_ns,omitempty"`
 }
 
 // Validation is every pair's check and what the band covers.
@@ -82,6 +85,21 @@ func (r *Results) ratio(from, to Result, s, rr float64) (ratio, fromNS, toNS flo
 	return b / a, fromNS, toNS, nil
 }
 
+// matchLatency is the latency of to at which the model, with the workload
+// fitted through from at the stall share s, gives the ratio want: to's
+// cores must each deliver want × from's total over to's cores (0 when no
+// latency does).
+func (r *Results) matchLatency(from, to Result, fromNS, s, want float64) float64 {
+	const c = 1e7
+	w := model.FromCycles(model.CyclesAtShare(c, model.LatencyCycles(fromNS, from.GHz), s))
+	target := want * model.TPSPerCore(w, fromNS, from.GHz) * float64(from.Cores) / float64(to.Cores)
+	l, err := model.LatencyForTPS(w, to.GHz, 1, target)
+	if err != nil {
+		return 0
+	}
+	return l
+}
+
 // Validate predicts every pair's ratio with the model: the workload at the
 // published OLTP stall share (its middle, band at its ends), each system's
 // latency its platform's with no locality, the remote latency the
@@ -111,6 +129,7 @@ func Validate(r *Results) (*Validation, error) {
 				k.Low, k.High = math.Min(k.Low, x), math.Max(k.High, x)
 			}
 		}
+		k.MatchNS = r.matchLatency(from, to, k.FromNS, share.Value, k.Published)
 		k.Error = k.Predicted/k.Published - 1
 		k.InBand = k.Published >= k.Low && k.Published <= k.High
 		v.Checks = append(v.Checks, k)
