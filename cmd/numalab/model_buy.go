@@ -68,6 +68,7 @@ func cmdModelBuy(e *env, args []string) error {
 			errs.Missing(fs, "ghz", "local-ns")
 			l := latencies.read()
 			errs = append(errs, l.Check())
+			errs.BadIf(l.TwoHopNS > 0, "remote-ns", model.Num(l.TwoHopNS), "is a second hop's latency: model buy's candidates stop at 4 sockets, all one hop apart")
 			cpu = &decide.GivenCPUFigures{GHz: *ghz, Latencies: l, Cores: *cores, SMT: *smt}
 		}
 		if err := errors.Join(errs...); err != nil {
