@@ -437,7 +437,7 @@ func TestModelBeyondFour(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--hwloc", "../../testdata/topology/192em64t-24n8c2t.xml", "--local-ns", "76", "--sockets", "4,6,8"},
+		{[]string{"--topology", "../../testdata/topology/192em64t-24n8c2t.xml", "--local-ns", "76", "--sockets", "4,6,8"},
 			"6, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from hwloc:../../testdata/topology/192em64t-24n8c2t.xml: node distances × 76 ns / 10."},
 		{[]string{"--local-ns", "67", "--remote-ns", "125,190", "--sockets", "4,5,8"},
 			"5, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from the remote latency per hop (--remote-ns): three sockets one hop away at 125 ns, the rest two hops away at 190 ns."},
