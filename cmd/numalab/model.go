@@ -55,14 +55,8 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 		ss, err = cliflag.ParseInts("sockets", *sockets, 1)
 		errs = append(errs, err, model.Plausible("sockets", nil, nil, ss, *mf.unchecked))
 	}
-	var gs []float64
-	if *ghzList != "" {
-		gs, err = model.ParsePositives("ghz-list", *ghzList)
-		errs = append(errs, err, model.Plausible("ghz-list", nil, gs, nil, *mf.unchecked))
-	} else if *ghz > 0 {
-		gs = []float64{*ghz}
-		errs = append(errs, model.Plausible("ghz", nil, gs, nil, *mf.unchecked))
-	}
+	gs, err := model.ParseClocks(*ghz, *ghzList, *mf.unchecked)
+	errs = append(errs, err)
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
@@ -202,12 +196,10 @@ func (m *machineFlags) spec() (calib.MachineSpec, error) {
 		s.Topology = t
 		return s, err
 	case *m.fromRun != 0:
-		st, err := store.OpenToRead(*m.store)
-		if err != nil {
-			return s, err
-		}
-		defer st.Close()
-		s.Topology, s.Probe, err = calib.StoredMachine(st, *m.fromRun)
+		err := readStore(*m.store, func(st *store.Store) (err error) {
+			s.Topology, s.Probe, err = calib.StoredMachine(st, *m.fromRun)
+			return err
+		})
 		return s, err
 	}
 	return s, nil

@@ -138,3 +138,20 @@ func ParsePoints(s string, ghz float64) ([]Point, error) {
 	}
 	return pts, nil
 }
+
+// ParseClocks reads the clocks to model: --ghz-list as given (list, ""
+// none) overrides --ghz (ghz, 0 none); each must be a plausible clock
+// (Plausible) unless unchecked. None given is none.
+func ParseClocks(ghz float64, list string, unchecked bool) ([]float64, error) {
+	if list != "" {
+		gs, err := ParsePositives("ghz-list", list)
+		if err != nil {
+			return nil, err
+		}
+		return gs, Plausible("ghz-list", nil, gs, nil, unchecked)
+	}
+	if ghz > 0 {
+		return []float64{ghz}, Plausible("ghz", nil, []float64{ghz}, nil, unchecked)
+	}
+	return nil, nil
+}
