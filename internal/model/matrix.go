@@ -244,3 +244,10 @@ func (mc Machine) HopSource() string {
 	}
 	return fmt.Sprintf("the remote latency per hop (--remote-ns): three sockets one hop away at %s ns, the rest two hops away at %s ns", Num(mc.RemoteNS), Num(mc.TwoHopNS))
 }
+
+// BeyondNote is the flag on the rows of mc's predictions for more than
+// PublishedSockets sockets: what the published figures say there, and
+// where those rows' latency comes from.
+func (mc Machine) BeyondNote() string {
+	return "beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from " + mc.HopSource()
+}

@@ -47,13 +47,6 @@ var (
 // cover: predictions for more are flagged as beyond them.
 const PublishedSockets = 4
 
-// BeyondNote is the flag on the rows of mc's predictions for more than
-// PublishedSockets sockets: what the published figures say there, and
-// where those rows' latency comes from.
-func (mc Machine) BeyondNote() string {
-	return "beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from " + mc.HopSource()
-}
-
 // CyclesAtShare is the fit of one point of c cycles per transaction at
 // latency x cycles when a share s of the cycles waits: M = s·c / x,
 // A = (1 − s)·c.
