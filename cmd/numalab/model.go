@@ -109,11 +109,11 @@ type latencyFlags struct {
 	remote, twoHops  *float64
 }
 
-// addLatencyFlags defines the latency flags on fs; remoteDefault says what
-// the command does without --remote-ns.
-func addLatencyFlags(fs *flag.FlagSet, remoteDefault string) latencyFlags {
+// addLatencyFlags defines the latency flags on fs; remoteUsage is
+// --remote-ns's usage: what the command takes and does without it.
+func addLatencyFlags(fs *flag.FlagSet, remoteUsage string) latencyFlags {
 	remote, twoHops := new(float64), new(float64)
-	fs.Func("remote-ns", "memory latency to a remote node, `ns`, or one per hop, ONE_HOP,TWO_HOPS: beyond 4 sockets three sockets one hop away, the rest two hops ("+remoteDefault+")", func(s string) (err error) {
+	fs.Func("remote-ns", remoteUsage, func(s string) (err error) {
 		*remote, *twoHops, err = model.ParseRemoteNS(s)
 		return err
 	})
@@ -147,7 +147,7 @@ type machineFlags struct {
 
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m := &machineFlags{fs: fs, locality: -1}
-	m.latencies = addLatencyFlags(fs, "needed for more than one socket")
+	m.latencies = addLatencyFlags(fs, "memory latency to a remote node, `ns`, or one per hop, ONE_HOP,TWO_HOPS: beyond 4 sockets three sockets one hop away, the rest two hops (needed for more than one socket)")
 	m.buffer = cliflag.Number(fs, "buffer-ns", 0, cliflag.AtLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
 		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
 	m.bufferMin = cliflag.LeastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
