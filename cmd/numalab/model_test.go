@@ -453,3 +453,34 @@ func TestModelBeyondFour(t *testing.T) {
 		t.Errorf("8 sockets by hops:\n%s", out)
 	}
 }
+
+// TestModelSMTRun: --smt-run takes the gain a stored OLTP run measured,
+// here 720/600 = 1.2, above the published band that --smt-gain is held to,
+// and says where it came from.
+func TestModelSMTRun(t *testing.T) {
+	m := &result.Topology{Source: "test", Cores: []result.Core{{ID: 0, CPUs: []int{0, 1}}}}
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &result.Run{Kind: result.RunOLTP, Machine: m, Status: result.StatusComplete}
+	if err := st.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []result.Cell{
+		{Placement: "smt=on", CPUs: []int{0, 1}, Cores: 1, Streams: 2, DataNode: -1, TPS: 720},
+		{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 600},
+	} {
+		if _, err := st.Add(r.ID, result.KindCell.Of(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	id := strconv.FormatInt(r.ID, 10)
+	out, _, err := runCLI(t, "model", "--store", path, "--smt-run", id, "--smt", "1,2", "--ghz", "3", "--local-ns", "67", "--sockets", "1")
+	if err != nil || !modelHasRow(out, []string{"1", "2", "3", "67.0", "201.0", "110.00", "32.73", "32.73", "1.000", "1.000", "1.200", "67.0"}) ||
+		!strings.Contains(out, "SMT gain: 1.2, the ratio of a core's throughput with more than one hardware thread to one thread's, measured: OLTP run "+id+"'s best smt=on median") {
+		t.Errorf("--smt-run %s: %v\n%s", id, err, out)
+	}
+}
