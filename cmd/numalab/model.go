@@ -36,6 +36,7 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	smt := fs.String("smt", "1", "hardware threads per core to model, e.g. 1,2,4")
 	smtGain := cliflag.Number(fs, "smt-gain", 0, cliflag.Above(0), "want a throughput ratio above 0, e.g. --smt-gain 1.15",
 		"`ratio` of a core's throughput with more than one hardware thread to one thread's (default: "+model.PublishedSMTGain.String()+", the published OLTP measurements; see --help)")
+	smtRun := fs.Int64("smt-run", 0, "stored OLTP run `ID` whose smt=on and smt=off cells measure the SMT gain (instead of --smt-gain)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per configuration)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -48,19 +49,14 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if *smtGain > 0 {
 		errs = append(errs, model.CheckSMTGain(*smtGain, ks))
 	}
+	errs.BadIf(*smtRun != 0 && *smtGain > 0, "smt-run", strconv.FormatInt(*smtRun, 10), "measures the gain --smt-gain gives: give one or the other")
 	var ss []int
 	if *sockets != "" {
 		ss, err = cliflag.ParseInts("sockets", *sockets, 1)
 		errs = append(errs, err, model.Plausible("sockets", nil, nil, ss, *mf.unchecked))
 	}
-	var gs []float64
-	if *ghzList != "" {
-		gs, err = model.ParsePositives("ghz-list", *ghzList)
-		errs = append(errs, err, model.Plausible("ghz-list", nil, gs, nil, *mf.unchecked))
-	} else if *ghz > 0 {
-		gs = []float64{*ghz}
-		errs = append(errs, model.Plausible("ghz", nil, gs, nil, *mf.unchecked))
-	}
+	gs, err := model.ParseClocks(*ghz, *ghzList, *mf.unchecked)
+	errs = append(errs, err)
 	if *asJSON && *asCSV {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
@@ -71,7 +67,18 @@ func cmdModel(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tab, err := spec.Predict(workload(), model.Grid{GHz: gs, SMT: ks, Sockets: ss, SMTGain: *smtGain}, *sockets, 4)
+	g := model.Grid{GHz: gs, SMT: ks, Sockets: ss, SMTGain: *smtGain}
+	if *smtRun != 0 {
+		err := readStore(*mf.store, func(st *store.Store) error {
+			r, err := calib.StoredSMTGain(st, *smtRun)
+			g.SMTGain, g.SMTSource = r.Value, r.Source
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	tab, err := spec.Predict(workload(), g, *sockets)
 	if err != nil {
 		return err
 	}
@@ -98,25 +105,30 @@ func workloadFlags(fs *flag.FlagSet) func() model.Workload {
 // definition of a machine's given latencies that every model subcommand
 // reads (model.Latencies).
 type latencyFlags struct {
-	local, oneSocket, remote *float64
+	local, oneSocket *float64
+	remote, twoHops  *float64
 }
 
-// addLatencyFlags defines the latency flags on fs; remoteDefault says what
-// the command does without --remote-ns.
-func addLatencyFlags(fs *flag.FlagSet, remoteDefault string) latencyFlags {
+// addLatencyFlags defines the latency flags on fs; remoteUsage is
+// --remote-ns's usage: what the command takes and does without it.
+func addLatencyFlags(fs *flag.FlagSet, remoteUsage string) latencyFlags {
+	remote, twoHops := new(float64), new(float64)
+	fs.Func("remote-ns", remoteUsage, func(s string) (err error) {
+		*remote, *twoHops, err = model.ParseRemoteNS(s)
+		return err
+	})
 	return latencyFlags{
+		remote: remote, twoHops: twoHops,
 		local: cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 67",
 			"memory latency to the local node of a multi-socket server, `ns`, and of one socket unless --one-socket-ns gives it"),
 		oneSocket: cliflag.Number(fs, "one-socket-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --one-socket-ns 76",
 			"memory latency of a one-socket server, `ns`, when lower than --local-ns on several sockets (Joe Chang: 76 against 89 to 93); default: --local-ns"),
-		remote: cliflag.Number(fs, "remote-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --remote-ns 125",
-			"memory latency to a remote node, `ns` ("+remoteDefault+")"),
 	}
 }
 
 // read is the latencies given (0: not given).
 func (l latencyFlags) read() model.Latencies {
-	return model.Latencies{LocalNS: *l.local, OneSocketNS: *l.oneSocket, RemoteNS: *l.remote}
+	return model.Latencies{LocalNS: *l.local, OneSocketNS: *l.oneSocket, RemoteNS: *l.remote, TwoHopNS: *l.twoHops}
 }
 
 // machineFlags say where latencies and core counts come from.
@@ -135,7 +147,7 @@ type machineFlags struct {
 
 func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 	m := &machineFlags{fs: fs, locality: -1}
-	m.latencies = addLatencyFlags(fs, "needed for more than one socket")
+	m.latencies = addLatencyFlags(fs, "memory latency to a remote node, `ns`, or one per hop, ONE_HOP,TWO_HOPS: beyond 4 sockets three sockets one hop away, the rest two hops (needed for more than one socket)")
 	m.buffer = cliflag.Number(fs, "buffer-ns", 0, cliflag.AtLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
 		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
 	m.bufferMin = cliflag.LeastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
@@ -159,7 +171,7 @@ func addMachineFlags(fs *flag.FlagSet) *machineFlags {
 // the topology or probe that --topology or --from-run read.
 func (m *machineFlags) figures() calib.MachineSpec {
 	l := m.latencies.read()
-	return calib.MachineSpec{LocalNS: l.LocalNS, RemoteNS: l.RemoteNS, OneSocketNS: l.OneSocketNS, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+	return calib.MachineSpec{LocalNS: l.LocalNS, RemoteNS: l.RemoteNS, OneSocketNS: l.OneSocketNS, TwoHopNS: l.TwoHopNS, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
 		Locality: m.locality, CoresPerSocket: *m.cores}
 }
 
@@ -184,13 +196,21 @@ func (m *machineFlags) spec() (calib.MachineSpec, error) {
 		s.Topology = t
 		return s, err
 	case *m.fromRun != 0:
-		st, err := store.OpenToRead(*m.store)
-		if err != nil {
-			return s, err
-		}
-		defer st.Close()
-		s.Topology, s.Probe, err = calib.StoredMachine(st, *m.fromRun)
+		err := readStore(*m.store, func(st *store.Store) (err error) {
+			s.Topology, s.Probe, err = calib.StoredMachine(st, *m.fromRun)
+			return err
+		})
 		return s, err
 	}
 	return s, nil
+}
+
+// readStore calls f with the results store at path, opened to read.
+func readStore(path string, f func(*store.Store) error) error {
+	st, err := store.OpenToRead(path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return f(st)
 }

@@ -24,7 +24,7 @@ func cmdModelBuy(e *env, args []string) error {
 	storePath := cliflag.Store(fs) // read with --run
 	ghz := cliflag.Number(fs, "ghz", 0, func(v float64) bool { return v > 0 && v <= model.PlausibleMaxGHz },
 		fmt.Sprintf("want GHz above 0 and up to %g, e.g. --ghz 3 (or --run ID)", model.PlausibleMaxGHz), "this CPU's clock, `GHz` (without --run)")
-	latencies := addLatencyFlags(fs, "without --run; default: "+model.Sig(model.PublishedRemoteRatio.Value, 4)+"× --local-ns, the published ratio, with its band")
+	latencies := addLatencyFlags(fs, "memory latency to a remote node, `ns` (without --run; default: "+model.Sig(model.PublishedRemoteRatio.Value, 4)+"× --local-ns, the published ratio, with its band)")
 	cores := cliflag.LeastInt(fs, "cores", 1, 1, "this CPU's physical `cores` per socket (without --run)")
 	smt := cliflag.LeastInt(fs, "smt", 2, 1, "hardware `threads` per core of the built-in SMT candidate")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -77,6 +77,7 @@ func cmdModelBuy(e *env, args []string) error {
 			errs.Missing(fs, "ghz", "local-ns")
 			l := latencies.read()
 			errs = append(errs, l.Check())
+			errs.BadIf(l.TwoHopNS > 0, "remote-ns", model.Num(l.TwoHopNS), "is a second hop's latency: model buy's candidates stop at 4 sockets, all one hop apart")
 			cpu = &decide.GivenCPUFigures{GHz: *ghz, Latencies: l, Cores: *cores, SMT: *smt}
 		}
 		if err := errors.Join(errs...); err != nil {

@@ -28,39 +28,10 @@ func cmdModelDRAM(e *env, args []string) error {
 		return err
 	}
 	errs.Missing(fs, "mts")
-	errs.BadIf(*timings == "" && *trc == "", "timings", "", "is needed unless --trc is given: want e.g. --timings 19-19-19, --trc 45.75ns, or both")
-	errs.BadIf(*trc != "" && *tras != "", "tras", *tras, "gives tRC a second time: want --trc or --tras, not both")
-	errs.BadIf(*tras != "" && *timings == "", "tras", *tras, "needs --timings for tRP (tRC = tRAS + tRP)")
-	rateOK := true
-	if cliflag.Given(fs, "mts") {
-		err := dram.CheckRate("mts", *mts)
-		errs, rateOK = append(errs, err), err == nil
-	}
-	var t *dram.Timings
-	if *timings != "" {
-		tm, err := dram.ParseTimings(*timings)
-		errs.BadIf(err != nil, "timings", *timings, "is not CL-tRCD-tRP in memory clocks: want e.g. --timings 19-19-19")
-		if err == nil && rateOK && *mts > 0 {
-			errs = append(errs, dram.CheckTimings("timings", *timings, tm, *mts))
-		}
-		t = &tm
-	}
-	var rc *dram.RowCycle
-	if *trc != "" && *mts > 0 {
-		r, err := dram.ParseRowCycle(*trc, *mts)
-		errs.BadIf(err != nil, "trc", *trc, "is not a time with its unit: want e.g. --trc 45.75ns (nanoseconds) or --trc 8clk (memory clocks)")
-		rc = &r
-	}
-	if *tras != "" && *mts > 0 && t != nil {
-		ns, _, err := dram.ParseClockSpan(*tras, *mts)
-		errs.BadIf(err != nil, "tras", *tras, "is not a time with its unit: want e.g. --tras 32ns")
-		r := dram.RowCycleFromRAS(*mts, ns, *t)
-		rc = &r
-	}
-	if err := errors.Join(errs...); err != nil {
+	a, err := dram.Input{MTS: *mts, MTSGiven: cliflag.Given(fs, "mts"), Timings: *timings, TRC: *trc, TRAS: *tras, GHz: *ghz}.Access()
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return err
 	}
-	a := dram.Compute(*mts, t, rc, *ghz)
 	return writeAs(e.stdout, *asJSON, a, dram.Write)
 }
 
@@ -150,42 +121,18 @@ func cmdModelDOP(e *env, args []string) error {
 		return err
 	}
 	errs.Missing(fs, "threshold", "cores-per-socket")
-	var th dop.Threshold
-	if *thresholdArg != "" {
-		th, err = dop.ParseThreshold(*thresholdArg)
-		errs.BadIf(err != nil, "threshold", *thresholdArg, "is not a plan cost or a time: want e.g. --threshold 30 or --threshold 0.5s")
-	}
-	errs.BadIf(*unitsPerSec > 0 && *runID != 0, "run", strconv.FormatInt(*runID, 10), "gives the cost units per second a second time: want --units-per-second or --run, not both")
-	errs.BadIf(th.Seconds > 0 && *unitsPerSec == 0 && *runID == 0, "threshold", *thresholdArg, "is a time: give --units-per-second (e.g. 57.135) or --run ID of a stored tpch run to turn it into a cost")
-	errs.BadIf(th.Cost > 0 && (*unitsPerSec > 0 || *runID != 0), "threshold", *thresholdArg, "is a cost already: --units-per-second and --run are for a threshold in time (e.g. 0.5s)")
-	var cs []float64
-	if *costs != "" {
-		cs, err = model.ParsePositives("cost", *costs)
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
+	in := dop.Input{Threshold: *thresholdArg, Costs: *costs, UnitsPerSecond: *unitsPerSec, RunID: *runID, CoresPerSocket: *cores, Sockets: *sockets, Span: *span}
+	th, cs, err := in.Check()
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return err
 	}
 	secsPerUnit := 0.0
-	if *unitsPerSec > 0 {
-		secsPerUnit = 1 / *unitsPerSec
-	}
 	if *runID != 0 {
 		if secsPerUnit, err = tpchSecondsPerUnit(*storePath, *runID); err != nil {
 			return err
 		}
 	}
-	rule, err := th.Rule(secsPerUnit, *cores, *sockets)
-	if err != nil {
-		return err
-	}
-	rule.SpanThreshold = *span
-	errs.BadIf(*span > 0 && *span < rule.Threshold, "span-threshold", model.Num(*span), fmt.Sprintf("is below the threshold's cost %s: want a higher cost (or 0: never span)", model.Num(rule.Threshold)))
-	errs.BadIf(*span > 0 && *sockets < 2, "sockets", strconv.Itoa(*sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more")
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	l, err := rule.Ladder(cs)
+	l, err := in.Ladder(th, cs, secsPerUnit)
 	if err != nil {
 		return err
 	}
@@ -194,27 +141,25 @@ func cmdModelDOP(e *env, args []string) error {
 
 // tpchSecondsPerUnit is the seconds per cost unit fitted in a stored tpch
 // run's analysis.
-func tpchSecondsPerUnit(storePath string, runID int64) (float64, error) {
-	st, err := store.OpenToRead(storePath)
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	run, err := st.Get(runID)
-	if err != nil {
-		return 0, err
-	}
-	if run.Kind != tpch.RunKind {
-		return 0, fmt.Errorf("-run: run %d is a %s run, not a tpch run (try 'numalab runs --kind tpch')", runID, run.Kind)
-	}
-	an, err := tpch.KindAnalysis.Last(run)
-	if err != nil {
-		return 0, err
-	}
-	if an == nil || an.Cost == nil || !(an.Cost.SecondsPerUnit > 0) {
-		return 0, fmt.Errorf("-run: tpch run %d has no fitted seconds per cost unit (it needs plan costs of 3 or more queries: PostgreSQL or DuckDB, not SQLite)", runID)
-	}
-	return an.Cost.SecondsPerUnit, nil
+func tpchSecondsPerUnit(storePath string, runID int64) (secs float64, err error) {
+	err = readStore(storePath, func(st *store.Store) error {
+		run, err := st.Get(runID)
+		if err != nil {
+			return err
+		}
+		if run.Kind != tpch.RunKind {
+			return fmt.Errorf("-run: run %d is a %s run, not a tpch run (try 'numalab runs --kind tpch')", runID, run.Kind)
+		}
+		an, err := tpch.KindAnalysis.Last(run)
+		if err == nil && (an == nil || an.Cost == nil || !(an.Cost.SecondsPerUnit > 0)) {
+			err = fmt.Errorf("-run: tpch run %d has no fitted seconds per cost unit (it needs plan costs of 3 or more queries: PostgreSQL or DuckDB, not SQLite)", runID)
+		}
+		if err == nil {
+			secs = an.Cost.SecondsPerUnit
+		}
+		return err
+	})
+	return secs, err
 }
 
 func cmdModelFit(e *env, args []string) error {
@@ -253,14 +198,8 @@ func cmdModelFit(e *env, args []string) error {
 	errs = append(errs, err)
 	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
 	errs = append(errs, err)
-	var gs []float64
-	if *ghz > 0 {
-		gs = []float64{*ghz}
-	}
-	if *ghzList != "" {
-		gs, err = model.ParsePositives("ghz-list", *ghzList)
-		errs = append(errs, err)
-	}
+	gs, err := model.ParseClocks(*ghz, *ghzList, *mf.unchecked)
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -282,11 +221,10 @@ func fitRunFlag(fs *flag.FlagSet) *int64 {
 
 // calibrateRun calibrates the model to a stored OLTP run, its memory
 // probe and a stored model-fit run (calib.CalibrateStored).
-func calibrateRun(storePath string, runID, probeID, fitID int64) (*calib.Calibration, error) {
-	st, err := store.OpenToRead(storePath)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	return calib.CalibrateStored(st, runID, probeID, fitID)
+func calibrateRun(storePath string, runID, probeID, fitID int64) (c *calib.Calibration, err error) {
+	err = readStore(storePath, func(st *store.Store) (err error) {
+		c, err = calib.CalibrateStored(st, runID, probeID, fitID)
+		return err
+	})
+	return c, err
 }

@@ -124,6 +124,13 @@ func TestModelBadInput(t *testing.T) {
 		// Physical bounds, one check for every subcommand that takes the input.
 		{[]string{"model", "--smt", "1,2", "--smt-gain", "100", "--ghz", "3", "--local-ns", "67", "--sockets", "1"}, []string{`-smt-gain: "100" is above 2, the --smt thread count`}},
 		{[]string{"model", "--ghz", "3", "--local-ns", "200", "--remote-ns", "100"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
+		{[]string{"model", "--smt", "1,2", "--smt-gain", "1.5", "--ghz", "3", "--local-ns", "67", "--sockets", "1"}, []string{`-smt-gain: "1.5" is outside the published band, 1 to 1.19 (Linchi Shea's`, "--smt-run ID"}},
+		{[]string{"model", "--smt", "1,2", "--smt-gain", "1.1", "--smt-run", "3", "--ghz", "3", "--local-ns", "67", "--sockets", "1"}, []string{"-smt-run", "give one or the other"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125", "--sockets", "4,8"}, []string{`-sockets: 8 sockets need the hops between them`, "--topology FILE", "--remote-ns ONE_HOP,TWO_HOPS"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190", "--sockets", "9"}, []string{"9 sockets: the remote latency per hop gives at most 8"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,100"}, []string{`-remote-ns: two hops' "100" is below one hop's 125 ns`}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190,250"}, []string{`-remote-ns: "125,190,250" is not valid`}},
+		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190"}, []string{"-remote-ns", "stop at 4 sockets"}},
 		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "200", "--remote-ns", "100", "--cpu-cost", "cores=8,ghz=3,price=1"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
 		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "200", "--remote-ns", "100"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
 		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "67", "--one-socket-ns", "90"}, []string{`-one-socket-ns: "90" is above --local-ns (67 ns)`}},
@@ -419,5 +426,61 @@ func TestModelFitRunUsesStoredFit(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "-fit-run: \"5\"") || !strings.Contains(err.Error(), "needs --run") {
 			t.Errorf("model %q: %v", args, err)
 		}
+	}
+}
+
+// TestModelBeyondFour: more than four sockets come from a topology's
+// distances or from the remote latency per hop, and every row beyond four
+// is flagged with where its latency came from.
+func TestModelBeyondFour(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--topology", "../../testdata/topology/192em64t-24n8c2t.xml", "--local-ns", "76", "--sockets", "4,6,8"},
+			"6, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from hwloc:../../testdata/topology/192em64t-24n8c2t.xml: node distances × 76 ns / 10."},
+		{[]string{"--local-ns", "67", "--remote-ns", "125,190", "--sockets", "4,5,8"},
+			"5, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from the remote latency per hop (--remote-ns): three sockets one hop away at 125 ns, the rest two hops away at 190 ns."},
+	} {
+		out, _, err := runCLI(t, append([]string{"model", "--ghz", "3"}, c.args...)...)
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("%v: %v\n%s\nwant the line %q", c.args, err, out, c.want)
+		}
+	}
+	// (67 + 3·125 + 4·190)/8 = 150.25 ns for eight sockets by hops.
+	out, _, _ := runCLI(t, "model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190", "--sockets", "8")
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), " 8 1 3 150.2 450.8 ") {
+		t.Errorf("8 sockets by hops:\n%s", out)
+	}
+}
+
+// TestModelSMTRun: --smt-run takes the gain a stored OLTP run measured,
+// here 720/600 = 1.2, above the published band that --smt-gain is held to,
+// and says where it came from.
+func TestModelSMTRun(t *testing.T) {
+	m := &result.Topology{Source: "test", Cores: []result.Core{{ID: 0, CPUs: []int{0, 1}}}}
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &result.Run{Kind: result.RunOLTP, Machine: m, Status: result.StatusComplete}
+	if err := st.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []result.Cell{
+		{Placement: "smt=on", CPUs: []int{0, 1}, Cores: 1, Streams: 2, DataNode: -1, TPS: 720},
+		{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 600},
+	} {
+		if _, err := st.Add(r.ID, result.KindCell.Of(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	id := strconv.FormatInt(r.ID, 10)
+	out, _, err := runCLI(t, "model", "--store", path, "--smt-run", id, "--smt", "1,2", "--ghz", "3", "--local-ns", "67", "--sockets", "1")
+	if err != nil || !modelHasRow(out, []string{"1", "2", "3", "67.0", "201.0", "110.00", "32.73", "32.73", "1.000", "1.000", "1.200", "67.0"}) ||
+		!strings.Contains(out, "SMT gain: 1.2, the ratio of a core's throughput with more than one hardware thread to one thread's, measured: OLTP run "+id+"'s best smt=on median") {
+		t.Errorf("--smt-run %s: %v\n%s", id, err, out)
 	}
 }

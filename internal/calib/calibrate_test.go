@@ -282,6 +282,31 @@ func TestCalibrateSMTOnNodes(t *testing.T) {
 	}
 }
 
+// TestStoredSMTGain: --smt-run's gain is the stored OLTP run's measured
+// one (720/600 = 1.2, above the published band, which a measurement may
+// be); a run with no smt=on and smt=off pair, or of another kind, is
+// refused, saying what would measure one.
+func TestStoredSMTGain(t *testing.T) {
+	m := oneNode()
+	cell := func(placement string, streams int, tps float64) result.Entry {
+		return result.KindCell.Of(result.Cell{Placement: placement, CPUs: []int{0, 1}, Cores: 2, Streams: streams, DataNode: 0, TPS: tps})
+	}
+	st := runMap{
+		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100})),
+		2: stored(t, 2, result.RunOLTP, m, cell("node=0,data=node0,smt=on", 4, 720), cell("node=0,data=node0,smt=off", 2, 600)),
+		3: stored(t, 3, result.RunOLTP, m, cell("node=0", 1, 300)),
+	}
+	r, err := StoredSMTGain(st, 2)
+	if err != nil || r.Value != 1.2 || r.Low != 1.2 || !strings.HasPrefix(r.Source, "measured: OLTP run 2's") {
+		t.Errorf("StoredSMTGain(2) = %+v, %v; want 1.2 measured by run 2", r, err)
+	}
+	for id, want := range map[int64]string{1: "-smt-run: run 1 is a probe-mem run, not an OLTP run", 3: "-smt-run: OLTP run 3 has no smt=on and smt=off cells"} {
+		if _, err := StoredSMTGain(st, id); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("StoredSMTGain(%d) = %v, want %q", id, err, want)
+		}
+	}
+}
+
 // near reports whether got is within a relative 1e-9 of want.
 func near(got, want float64) bool {
 	if want == 0 {

@@ -31,7 +31,7 @@ func FitAndPredict(pts []model.Point, machine func() (MachineSpec, error), g mod
 	if err != nil {
 		return FitResult{}, err
 	}
-	tab, err := s.Predict(fit.Workload, g, socketsFlag, 1)
+	tab, err := s.Predict(fit.Workload, g, socketsFlag)
 	if err != nil {
 		return FitResult{}, err
 	}

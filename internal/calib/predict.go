@@ -12,10 +12,11 @@ import (
 )
 
 // Predict evaluates w on the machine of s over g: its sockets default to
-// the machine's (built for up to defSockets), its clocks to the machine's
-// clock. socketsFlag is --sockets as given, for its error.
-func (s MachineSpec) Predict(w model.Workload, g model.Grid, socketsFlag string, defSockets int) (model.Table, error) {
-	mc, t, machineGHz, err := s.Build(maxOr(g.Sockets, defSockets))
+// the machine's (model.Machine.DefaultSockets: 1, 2 and 4 without a
+// topology), its clocks to the machine's clock. socketsFlag is --sockets
+// as given, for its error.
+func (s MachineSpec) Predict(w model.Workload, g model.Grid, socketsFlag string) (model.Table, error) {
+	mc, t, machineGHz, err := s.Build(maxOr(g.Sockets, model.PublishedSockets))
 	if err != nil {
 		return model.Table{}, err
 	}
@@ -96,7 +97,10 @@ func (s MachineSpec) Check(unchecked bool) error {
 			errs = append(errs, model.Plausible(f.name, []float64{f.v}, nil, nil, unchecked))
 		}
 	}
-	errs = append(errs, model.Latencies{LocalNS: s.LocalNS, OneSocketNS: s.OneSocketNS, RemoteNS: s.RemoteNS}.Check())
+	if s.TwoHopNS > 0 {
+		errs = append(errs, model.Plausible("remote-ns", []float64{s.TwoHopNS}, nil, nil, unchecked))
+	}
+	errs = append(errs, model.Latencies{LocalNS: s.LocalNS, OneSocketNS: s.OneSocketNS, RemoteNS: s.RemoteNS, TwoHopNS: s.TwoHopNS}.Check())
 	if s.BufferNS > model.PlausibleMaxNS && !unchecked {
 		errs = append(errs, fmt.Errorf("-buffer-ns: %q is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", fmt.Sprint(s.BufferNS), model.PlausibleMaxNS))
 	}

@@ -30,7 +30,7 @@ func fourSockets(t *testing.T) *result.Topology {
 // counts beyond a topology's and a missing clock are refused by flag.
 func TestPredict(t *testing.T) {
 	w := model.Workload{Instructions: model.DefaultInstructions, Miss: model.DefaultMiss}
-	tab, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, model.Grid{GHz: []float64{3}, SMT: []int{1}}, "", 8)
+	tab, err := MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, model.Grid{GHz: []float64{3}, SMT: []int{1}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestPredict(t *testing.T) {
 	if !slices.Equal(ss, []int{1, 2, 4}) || tab.Rows[0].GHz != 3 {
 		t.Errorf("flags only: rows of %v sockets at %g GHz; want 1,2,4 (the published figures' reach) at 3", ss, tab.Rows[0].GHz)
 	}
-	_, err = MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, model.Grid{SMT: []int{1}}, "", 8)
+	_, err = MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}.Predict(w, model.Grid{SMT: []int{1}}, "")
 	if err == nil || !strings.HasPrefix(err.Error(), "-ghz: missing: ") {
 		t.Errorf("no clock: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestPredict(t *testing.T) {
 		sockets []int
 		want    string
 	}{{"8", []int{8}, `-sockets: "8" does not fit`}, {"", []int{8}, `-sockets: "8" does not fit`}, {"1,8", []int{1, 8}, `-sockets: "1,8" does not fit`}} {
-		_, err := spec.Predict(w, model.Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: c.sockets}, c.flag, 8)
+		_, err := spec.Predict(w, model.Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: c.sockets}, c.flag)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !strings.HasSuffix(err.Error(), "it has 4 socket(s) (try --sockets 1,2,3,4)") {
 			t.Errorf("--sockets %q on 4 sockets: %v", c.flag, err)
 		}

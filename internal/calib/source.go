@@ -82,7 +82,11 @@ type MachineSpec struct {
 	// OneSocketNS is one socket's latency when it differs from a
 	// multi-socket server's local latency (0: the same); the uniform model
 	// only.
-	OneSocketNS      float64
+	OneSocketNS float64
+	// TwoHopNS is the remote latency two hops away (0: not given): with
+	// it, and no topology, the uniform model goes beyond
+	// model.PublishedSockets (model.Machine.TwoHopNS).
+	TwoHopNS         float64
 	BufferNS         float64
 	BufferMinSockets int
 	Locality         float64 // -1: none (every node equally likely)
@@ -141,6 +145,8 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
 		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
 			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
+		case len(t.Distances) == 0 && maxSockets > model.PublishedSockets:
+			return model.Machine{}, nil, 0, fmt.Errorf("-sockets: %d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
 		}
 		var err error
 		mc, err = TopologyMachine(t, local, remote)
@@ -148,6 +154,11 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 			return model.Machine{}, nil, 0, fmt.Errorf("reading latencies from %s: %w", t.Source, err)
 		}
 		mc.Source = t.Source + ": " + mc.Source
+		if len(t.LatencyNS) == 0 && len(t.Distances) == 0 && len(mc.Sockets) > model.PublishedSockets {
+			// Without distances nothing gives the hops: stop where the
+			// published figures do.
+			mc.Sockets = mc.Sockets[:model.PublishedSockets]
+		}
 	} else {
 		if !localSet {
 			return model.Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
@@ -155,7 +166,10 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		if maxSockets > 1 && !remoteSet {
 			return model.Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
 		}
-		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, CoresPerSocket: max(runCores, 1)}
+		if maxSockets > model.PublishedSockets && s.TwoHopNS == 0 {
+			return model.Machine{}, nil, 0, fmt.Errorf("-sockets: %d sockets need the hops between them: the published figures stop at %d, and one remote latency gives no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
+		}
+		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, TwoHopNS: s.TwoHopNS, CoresPerSocket: max(runCores, 1)}
 	}
 	if s.CoresPerSocket > 0 {
 		mc.CoresPerSocket = s.CoresPerSocket

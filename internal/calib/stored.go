@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -109,4 +110,25 @@ func StoredMachine(st Stored, id int64) (*result.Topology, *ProbeLatency, error)
 		return nil, nil, fmt.Errorf("-from-run: %w", err)
 	}
 	return t, p, nil
+}
+
+// StoredSMTGain is the SMT gain the stored OLTP run id measured (its best
+// smt=on median over its best smt=off median on the same cores), for
+// --smt-run; a run with no such pair is refused, saying what would do.
+func StoredSMTGain(st Stored, id int64) (model.Range, error) {
+	r, err := st.Get(id)
+	if err != nil {
+		return model.Range{}, fmt.Errorf("-smt-run: %w", err)
+	}
+	if r.Kind != result.RunOLTP {
+		return model.Range{}, fmt.Errorf("-smt-run: run %d is a %s run, not an OLTP run (try 'numalab runs --kind %s')", id, r.Kind, result.RunOLTP)
+	}
+	var c Calibration
+	if err := c.measureSMT(r); err != nil {
+		return model.Range{}, fmt.Errorf("-smt-run: %w", err)
+	}
+	if !c.SMTMeasured {
+		return model.Range{}, fmt.Errorf("-smt-run: OLTP run %d has no smt=on and smt=off cells on the same cores of a machine with SMT: it measured no SMT gain (eval's SMT step, or 'numalab run oltp' with both placements, measures one)", id)
+	}
+	return c.SMT, nil
 }

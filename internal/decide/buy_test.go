@@ -43,6 +43,7 @@ func TestParseCandidatesErrors(t *testing.T) {
 		"ddr and local":  {base + "local_ns = 90\nremote_ns = 120\nddr = \"3200 22-22-22\"\ncontroller_ns = 40\n", `c.toml:9: server "a": ddr and local_ns are both given`},
 		"ddr no ctrl":    {base + "remote_ns = 120\nddr = \"3200 22-22-22\"\n", `c.toml:1: server "a": controller_ns = 0: with ddr`},
 		"bad ddr":        {base + "remote_ns = 120\nddr = \"fast\"\ncontroller_ns = 40\n", `c.toml:8: server "a": ddr = "fast": want "MT/s CL-tRCD-tRP"`},
+		"8 sockets":      {strings.Replace(base, "sockets = 2", "sockets = 8", 1) + "local_ns = 90\nremote_ns = 120\n", `c.toml:3: server "a": sockets = 8 is not a socket count whose latency local_ns and remote_ns give`},
 		"smt 0":          {base + "local_ns = 90\nremote_ns = 120\nsmt = 0\n", `c.toml:9: server "a": smt = 0 is not a count of hardware threads`},
 		"licence < 0":    {base + "local_ns = 90\nremote_ns = 120\nlicence_per_core = -1\n", `c.toml:9: server "a": licence_per_core = -1`},
 		"duplicate":      {base + "local_ns = 90\nremote_ns = 120\n" + base + "local_ns = 90\nremote_ns = 120\n", `c.toml:10: name "a": a second server`},

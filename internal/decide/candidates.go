@@ -90,7 +90,7 @@ func (s *Server) resolve() []fieldError {
 			bad(field, "= %s is not %s: want above %s and at most %s", model.Num(v), what, model.Num(lo), model.Num(hi))
 		}
 	}
-	intIn("sockets", s.Sockets, 1, 64, "a socket count")
+	intIn("sockets", s.Sockets, 1, model.PublishedSockets, "a socket count whose latency local_ns and remote_ns give (beyond 4 sockets the hops between them matter, which one remote latency does not give: 'numalab model --topology FILE' models more)")
 	intIn("cores_per_socket", s.CoresPerSocket, 1, 1024, "a core count")
 	intIn("smt", s.SMT, 1, 8, "a count of hardware threads per core")
 	floatIn("ghz", s.GHz, 0, 10, "a core clock in GHz")

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -107,6 +108,11 @@ type Machine struct {
 	LocalNS     float64 `json:"local_ns,omitempty"`
 	RemoteNS    float64 `json:"remote_ns,omitempty"`
 	OneSocketNS float64 `json:"one_socket_ns,omitempty"`
+	// TwoHopNS, when above 0, is the remote latency two hops away: the
+	// uniform model then takes up to MaxHopSockets sockets, three of them
+	// one hop (RemoteNS) from each socket and the rest two hops away.
+	// Without it the uniform model stops at PublishedSockets.
+	TwoHopNS float64 `json:"two_hop_ns,omitempty"`
 	// Matrix is a node-to-node latency matrix in ns, and Sockets the
 	// matrix indices of each socket's nodes, in order: S sockets use the
 	// first S groups.
@@ -151,9 +157,11 @@ func (mc Machine) DefaultSockets() []int {
 // --one-socket-ns, --remote-ns), read one way by every command: LocalNS is
 // the local node's latency on a multi-socket server, and one socket's too
 // unless OneSocketNS gives one socket's own (docs/model.md: without it
-// L1 = Lloc). 0 is not given.
+// L1 = Lloc); RemoteNS is one hop's remote latency and TwoHopNS two
+// hops' (--remote-ns ONE,TWO), which alone lets the uniform model go
+// beyond PublishedSockets. 0 is not given.
 type Latencies struct {
-	LocalNS, OneSocketNS, RemoteNS float64
+	LocalNS, OneSocketNS, RemoteNS, TwoHopNS float64
 }
 
 // OneSocket is one socket's latency: OneSocketNS when given, else LocalNS.
@@ -166,15 +174,28 @@ func (l Latencies) OneSocket() float64 {
 
 // Latencies are the uniform model's latencies of mc.
 func (mc Machine) Latencies() Latencies {
-	return Latencies{LocalNS: mc.LocalNS, OneSocketNS: mc.OneSocketNS, RemoteNS: mc.RemoteNS}
+	return Latencies{LocalNS: mc.LocalNS, OneSocketNS: mc.OneSocketNS, RemoteNS: mc.RemoteNS, TwoHopNS: mc.TwoHopNS}
 }
+
+// MaxHopSockets is the most sockets the per-hop uniform model takes: each
+// socket linked to three others (as on the published four-socket
+// servers), every other socket two hops away, reaches seven others.
+const MaxHopSockets = 8
+
+// ErrBeyond is wrapped when a socket count above PublishedSockets has no
+// topology, and no per-hop latencies, to give its hops.
+var ErrBeyond = errors.New("beyond the published figures without the hops")
+
+// BeyondHint says what gives the hops beyond PublishedSockets sockets.
+const BeyondHint = "give a topology whose node distances give the hops (--topology FILE: a captured machine or hwloc XML; --from-run ID), or the remote latency per hop (--remote-ns ONE_HOP,TWO_HOPS: three sockets one hop away, the rest two hops, up to 8 sockets)"
 
 // Latency is the average memory latency (ns) of a system of S sockets.
 // The uniform model takes one socket at its one-socket latency
-// (Latencies.OneSocket), whatever the locality, and, above
-// PublishedSockets, puts every node but three one-hop neighbours two hops
-// away, at 2·Lrem − Lloc, with a second coherency check (LocalNS −
-// OneSocketNS) on every access.
+// (Latencies.OneSocket), whatever the locality. Above PublishedSockets it
+// needs the hops: a matrix (a topology's), or TwoHopNS, three sockets one
+// hop away at RemoteNS and the rest two hops away at TwoHopNS, up to
+// MaxHopSockets; without them it refuses (ErrBeyond), as it does nothing
+// the published figures or the inputs do not give.
 func (mc Machine) Latency(sockets int) (float64, error) {
 	if sockets < 1 {
 		return 0, fmt.Errorf("%d sockets: want at least 1: %w", sockets, ErrInput)
@@ -189,16 +210,21 @@ func (mc Machine) Latency(sockets int) (float64, error) {
 			// socket, and every access is local.
 			return mc.Latencies().OneSocket() + b, nil
 		}
+		remote := mc.RemoteNS // the mean remote latency
+		switch {
+		case sockets <= PublishedSockets:
+		case mc.TwoHopNS == 0:
+			return 0, fmt.Errorf("%d sockets: the published figures stop at %d and one remote latency does not give the hops between more sockets: %s: %w", sockets, PublishedSockets, BeyondHint, ErrBeyond)
+		case sockets > MaxHopSockets:
+			return 0, fmt.Errorf("%d sockets: the remote latency per hop gives at most %d (three sockets one hop away, the rest two hops): give a topology whose node distances give the hops (--topology FILE, --from-run ID): %w", sockets, MaxHopSockets, ErrBeyond)
+		default:
+			s := float64(sockets)
+			remote = (3*mc.RemoteNS + (s-4)*mc.TwoHopNS) / (s - 1)
+		}
 		if mc.Locality >= 0 {
-			return LocalityLatency(mc.LocalNS, mc.RemoteNS, b, sockets, mc.Locality), nil
+			return LocalityLatency(mc.LocalNS, remote, b, sockets, mc.Locality), nil
 		}
-		if sockets <= PublishedSockets {
-			return AverageLatency(mc.LocalNS, mc.RemoteNS, b, sockets), nil
-		}
-		far := 2*mc.RemoteNS - mc.LocalNS
-		check := mc.LocalNS - mc.Latencies().OneSocket()
-		s := float64(sockets)
-		return (mc.LocalNS+3*mc.RemoteNS+(s-4)*far)/s + check + b, nil
+		return AverageLatency(mc.LocalNS, remote, b, sockets), nil
 	}
 	if sockets > len(mc.Sockets) {
 		return 0, fmt.Errorf("%d sockets do not fit a topology of %d: %w", sockets, len(mc.Sockets), ErrInput)
@@ -208,4 +234,20 @@ func (mc Machine) Latency(sockets int) (float64, error) {
 		set = append(set, g...)
 	}
 	return SetLatency(mc.Matrix, set, mc.Locality) + b, nil
+}
+
+// HopSource says where the latency of a row beyond PublishedSockets comes
+// from: the matrix's source, or the remote latency per hop.
+func (mc Machine) HopSource() string {
+	if mc.Matrix != nil {
+		return mc.Source
+	}
+	return fmt.Sprintf("the remote latency per hop (--remote-ns): three sockets one hop away at %s ns, the rest two hops away at %s ns", Num(mc.RemoteNS), Num(mc.TwoHopNS))
+}
+
+// BeyondNote is the flag on the rows of mc's predictions for more than
+// PublishedSockets sockets: what the published figures say there, and
+// where those rows' latency comes from.
+func (mc Machine) BeyondNote() string {
+	return "beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from " + mc.HopSource()
 }

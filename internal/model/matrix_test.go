@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -53,18 +54,59 @@ func TestUniformMachine(t *testing.T) {
 	for _, c := range []struct {
 		s    int
 		want float64
-	}{{1, 67}, {2, 96}, {4, 125.5}, {8, (67+3*125+4*183)/8.0 + 15}} {
+	}{{1, 67}, {2, 96}, {4, 125.5}} {
 		if l, err := mc.Latency(c.s); err != nil || !near(l, c.want) {
 			t.Errorf("Latency(%d) = %v, %v; want %v", c.s, l, err, c.want)
 		}
 	}
-	// One socket apart (76 ns against 89 local): one socket at 76, and
-	// eight sockets pay the 13 ns coherency check a second time.
+	// Beyond four sockets one remote latency gives no hops: refused,
+	// saying what would give them.
+	if l, err := mc.Latency(5); !errors.Is(err, ErrBeyond) || !strings.Contains(err.Error(), "--remote-ns ONE_HOP,TWO_HOPS") || !strings.Contains(err.Error(), "--topology FILE") {
+		t.Errorf("Latency(5) without hops = %v, %v; want ErrBeyond naming --topology and --remote-ns per hop", l, err)
+	}
+	// The remote latency per hop: three sockets one hop away, the rest
+	// two hops, up to eight sockets; no coherency check beyond the local
+	// latency's (a matrix of the same hops gives the same).
+	mc.TwoHopNS = 190
+	for _, c := range []struct {
+		s    int
+		want float64
+	}{{4, 125.5}, {5, (67+3*125+190)/5.0 + 15}, {8, (67+3*125+4*190)/8.0 + 15}} {
+		if l, err := mc.Latency(c.s); err != nil || !near(l, c.want) {
+			t.Errorf("per hop: Latency(%d) = %v, %v; want %v", c.s, l, err, c.want)
+		}
+	}
+	if l, err := mc.Latency(9); !errors.Is(err, ErrBeyond) || !strings.Contains(err.Error(), "at most 8") {
+		t.Errorf("Latency(9) per hop = %v, %v; want ErrBeyond: at most 8", l, err)
+	}
+	hops := make([][]float64, 8)
+	for i := range hops {
+		hops[i] = make([]float64, 8)
+		for j := range hops[i] {
+			switch d := (j - i + 8) % 8; {
+			case d == 0:
+				hops[i][j] = 67
+			case d <= 3:
+				hops[i][j] = 125
+			default:
+				hops[i][j] = 190
+			}
+		}
+	}
+	mc.Locality = 0.5
+	byMatrix := Machine{Matrix: hops, Sockets: [][]int{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}, Locality: 0.5}
+	if a, _ := mc.Latency(8); !near(a, mc.BufferNS+SetLatency(hops, nil, 0.5)) {
+		t.Errorf("per hop at 50%% locality = %v, a matrix of the same hops %v", a-mc.BufferNS, SetLatency(hops, nil, 0.5))
+	}
+	if l, err := byMatrix.Latency(8); err != nil || !near(l, 0.5*67+0.5*(3*125+4*190)/7.0) {
+		t.Errorf("matrix of hops: Latency(8) = %v, %v", l, err)
+	}
+	// One socket apart (76 ns against 89 local): one socket at 76.
 	mc = Machine{OneSocketNS: 76, LocalNS: 89, RemoteNS: 139, Locality: -1}
 	for _, c := range []struct {
 		s    int
 		want float64
-	}{{1, 76}, {2, 114}, {8, (89+3*139+4*189)/8.0 + 13}} {
+	}{{1, 76}, {2, 114}} {
 		if l, err := mc.Latency(c.s); err != nil || !near(l, c.want) {
 			t.Errorf("one socket apart: Latency(%d) = %v, %v; want %v", c.s, l, err, c.want)
 		}

@@ -22,8 +22,10 @@
 // matches an S-socket system, the two-tier memory break-even and
 // per-core-licence sizing. It holds the one reading of a machine's latency
 // inputs (Latencies), and it parses and checks the model commands' inputs,
-// each refusal naming its flag: plausible ranges, and physical bounds no
-// machine passes.
+// each refusal naming its flag: plausible ranges, physical bounds no
+// machine passes, the published SMT band for a gain nothing measured, and
+// more than PublishedSockets sockets only where a topology or the remote
+// latency per hop gives the hops.
 //
 // The model does no I/O, measures nothing and knows no stored run: it is
 // arithmetic on numbers the caller supplies. Reading a machine's figures

@@ -138,3 +138,36 @@ func ParsePoints(s string, ghz float64) ([]Point, error) {
 	}
 	return pts, nil
 }
+
+// ParseClocks reads the clocks to model: --ghz-list as given (list, ""
+// none) overrides --ghz (ghz, 0 none); each must be a plausible clock
+// (Plausible) unless unchecked. None given is none.
+func ParseClocks(ghz float64, list string, unchecked bool) ([]float64, error) {
+	if list != "" {
+		gs, err := ParsePositives("ghz-list", list)
+		if err != nil {
+			return nil, err
+		}
+		return gs, Plausible("ghz-list", nil, gs, nil, unchecked)
+	}
+	if ghz > 0 {
+		return []float64{ghz}, Plausible("ghz", nil, []float64{ghz}, nil, unchecked)
+	}
+	return nil, nil
+}
+
+// ParseRemoteNS reads --remote-ns: one remote latency in ns ("125"), or
+// one per hop ("125,190": one hop, then two hops), each above 0.
+func ParseRemoteNS(s string) (oneHop, twoHops float64, err error) {
+	f := strings.Split(s, ",")
+	var v [2]float64
+	for i, p := range f {
+		if i < len(v) {
+			v[i], err = strconv.ParseFloat(strings.TrimSpace(p), 64)
+		}
+		if len(f) > len(v) || err != nil || !(v[i] > 0) || math.IsInf(v[i], 0) {
+			return 0, 0, errors.New("want ns above 0, one remote latency or one per hop (one hop, two hops), e.g. --remote-ns 125 or --remote-ns ONE_HOP,TWO_HOPS")
+		}
+	}
+	return v[0], v[1], nil
+}

@@ -93,3 +93,34 @@ func TestDefaultSockets(t *testing.T) {
 		t.Errorf("three sockets: %v", s)
 	}
 }
+
+// TestParseClocks: --ghz-list overrides --ghz; both are held to the
+// plausible clocks unless unchecked; none given is none.
+func TestParseClocks(t *testing.T) {
+	for _, c := range []struct {
+		ghz       float64
+		list      string
+		unchecked bool
+		want      []float64
+		err       string
+	}{
+		{3, "", false, []float64{3}, ""},
+		{3, "2,1", false, []float64{2, 1}, ""},
+		{0, "", false, nil, ""},
+		{20, "", false, nil, `-ghz: "20" is not a plausible clock`},
+		{20, "", true, []float64{20}, ""},
+		{3, "2,20", false, nil, `-ghz-list: "20" is not a plausible clock`},
+		{3, "2,x", false, nil, `-ghz-list: "2,x" is not a list of numbers above 0`},
+	} {
+		got, err := ParseClocks(c.ghz, c.list, c.unchecked)
+		if c.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("ParseClocks(%g, %q) = %v, want %q", c.ghz, c.list, err, c.err)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("ParseClocks(%g, %q) = %v, %v; want %v", c.ghz, c.list, got, err, c.want)
+		}
+	}
+}

@@ -34,10 +34,15 @@ func TestBounds(t *testing.T) {
 		want string // "": no error
 	}{
 		{"gain 1.19 of 2", CheckSMTGain(1.19, []int{1, 2}), ""},
-		{"gain 2 of 2", CheckSMTGain(2, []int{2, 4}), ""},
+		{"gain 1 of 2", CheckSMTGain(1, []int{1, 2}), ""},
+		{"gain 2 of 2", CheckSMTGain(2, []int{2, 4}), `-smt-gain: "2" is outside the published band, 1 to 1.19 (Linchi Shea's`},
+		{"gain 1.2 of 2", CheckSMTGain(1.2, []int{2}), `-smt-gain: "1.2" is outside the published band, 1 to 1.19`},
+		{"gain 0.9 of 2", CheckSMTGain(0.9, []int{2}), `-smt-gain: "0.9" is outside the published band, 1 to 1.19`},
 		{"gain 100 of 2", CheckSMTGain(100, []int{1, 2}), `-smt-gain: "100" is above 2, the --smt thread count`},
 		{"gain 3 of 2 and 4", CheckSMTGain(3, []int{4, 2}), `-smt-gain: "3" is above 2`},
-		{"gain without SMT", CheckSMTGain(100, []int{1}), ""},
+		{"gain without SMT", CheckSMTGain(100, []int{1}), `-smt-gain: "100" is outside the published band`},
+		{"two hops above one", Latencies{LocalNS: 67, RemoteNS: 125, TwoHopNS: 190}.Check(), ""},
+		{"two hops below one", Latencies{LocalNS: 67, RemoteNS: 125, TwoHopNS: 100}.Check(), `-remote-ns: two hops' "100" is below one hop's 125 ns`},
 		{"remote above local", Latencies{LocalNS: 67, RemoteNS: 125}.Check(), ""},
 		{"remote below local", Latencies{LocalNS: 200, RemoteNS: 100}.Check(), `-remote-ns: "100" is below --local-ns (200 ns): a remote access crosses`},
 		{"one socket below local", Latencies{LocalNS: 89, OneSocketNS: 76}.Check(), ""},

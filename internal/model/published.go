@@ -47,10 +47,6 @@ var (
 // cover: predictions for more are flagged as beyond them.
 const PublishedSockets = 4
 
-// BeyondPublished is the flag on a prediction for more than
-// PublishedSockets sockets.
-const BeyondPublished = "beyond the published figures: they stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang); the latency comes from node distances with two hops and a second coherency check, not from a measurement"
-
 // CyclesAtShare is the fit of one point of c cycles per transaction at
 // latency x cycles when a share s of the cycles waits: M = s·c / x,
 // A = (1 − s)·c.

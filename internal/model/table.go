@@ -27,7 +27,7 @@ type Row struct {
 	// would do (see Match1SNote).
 	Match1SNS   *float64 `json:"match_1s_latency_ns"`
 	Match1SNote string   `json:"match_1s_note,omitempty"`
-	// Beyond is set above PublishedSockets sockets (BeyondPublished).
+	// Beyond is set above PublishedSockets sockets (Machine.BeyondNote).
 	Beyond bool `json:"beyond_published,omitempty"`
 }
 
@@ -48,6 +48,8 @@ type Table struct {
 	Machine  Machine   `json:"machine"`
 	Rows     []Row     `json:"rows"`
 	Scaling  []Scaling `json:"scaling"`
+	// SMTSource is Grid.SMTSource: where a measured SMT gain comes from.
+	SMTSource string `json:"smt_source,omitempty"`
 }
 
 // Grid is the set of configurations to evaluate: every combination of
@@ -59,6 +61,9 @@ type Grid struct {
 	// SMTGain is the throughput of a core with more than one hardware
 	// thread over one thread; 0: PublishedSMTGain's default.
 	SMTGain float64
+	// SMTSource, for a measured SMTGain, says what measured it ("": the
+	// gain is given, or the published default).
+	SMTSource string
 }
 
 // Gain is the SMT gain for k threads per core: 1 for one thread.
@@ -87,7 +92,7 @@ func Evaluate(w Workload, mc Machine, g Grid) (Table, error) {
 			}
 		}
 	}
-	t := Table{Workload: w, Machine: mc}
+	t := Table{Workload: w, Machine: mc, SMTSource: g.SMTSource}
 	l1, err := mc.Latency(1)
 	if err != nil {
 		return Table{}, err

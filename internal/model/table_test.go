@@ -52,7 +52,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestEvaluateScalingPairs(t *testing.T) {
-	mc := Machine{LocalNS: 67, RemoteNS: 125, Locality: -1, CoresPerSocket: 1}
+	mc := Machine{LocalNS: 67, RemoteNS: 125, TwoHopNS: 190, Locality: -1, CoresPerSocket: 1}
 	tab, err := Evaluate(Default(), mc, Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: []int{1, 2, 4, 8}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -19,6 +21,9 @@ func Describe(w io.Writer, wl Workload, mc Machine) {
 		}
 		if mc.RemoteNS > 0 {
 			fmt.Fprintf(w, ", remote %s ns", Num(mc.RemoteNS))
+		}
+		if mc.TwoHopNS > 0 {
+			fmt.Fprintf(w, " one hop and %s ns two hops", Num(mc.TwoHopNS))
 		}
 	} else {
 		fmt.Fprintf(w, "Latency: %s, %d socket(s)", mc.Source, len(mc.Sockets))
@@ -67,15 +72,20 @@ func WriteTable(w io.Writer, t Table) error {
 		return err
 	}
 	fmt.Fprintln(w, "\n1S match: the latency one socket with the same cores per socket, clock and SMT needs for the same total tps.")
-	if smt {
+	if smt && t.SMTSource != "" {
+		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's, %s.\n", Sig(t.Rows[len(t.Rows)-1].SMTGain, 4), t.SMTSource)
+	} else if smt {
 		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's (--smt-gain; default %s: %s).\n",
 			Sig(t.Rows[len(t.Rows)-1].SMTGain, 4), PublishedSMTGain, PublishedSMTGain.Source)
 	}
+	var beyond []string
 	for _, r := range t.Rows {
-		if r.Beyond {
-			fmt.Fprintf(w, "%d sockets: %s.\n", r.Sockets, BeyondPublished)
-			break
+		if n := strconv.Itoa(r.Sockets); r.Beyond && !slices.Contains(beyond, n) {
+			beyond = append(beyond, n)
 		}
+	}
+	if len(beyond) > 0 {
+		fmt.Fprintf(w, "%s sockets: %s.\n", strings.Join(beyond, ", "), t.Machine.BeyondNote())
 	}
 	if unmatched != "" {
 		fmt.Fprintf(w, "-: %s.\n", unmatched)
