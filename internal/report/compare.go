@@ -122,7 +122,7 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 	for _, f := range c.Figures {
 		if f.Verdict == stats.Higher || f.Verdict == stats.Lower {
 			c.Summary = append(c.Summary, fmt.Sprintf("%s: %s %s, 95%% CI %s, against %s, 95%% CI %s (%s×; p=%s, n=%d+%d)",
-				f.Name, fmtSig(f.B), f.Unit, ciText(f.Test.B), fmtSig(f.A), ciText(f.Test.A), fmtF(f.Ratio, 3), fmtF(f.Test.P, 3), f.Test.A.N, f.Test.B.N))
+				f.Name, FmtSig(f.B), f.Unit, ciText(f.Test.B), FmtSig(f.A), ciText(f.Test.A), FmtF(f.Ratio, 3), FmtF(f.Test.P, 3), f.Test.A.N, f.Test.B.N))
 		}
 	}
 	return c, nil
@@ -151,7 +151,7 @@ func nullFigures(in *result.Run) ([]Figure, error) {
 	}
 	var out []Figure
 	for _, p := range n.Points {
-		key := fmt.Sprintf("%s %s, %s", n.Engine, p.Label(), plural(p.Streams, "stream"))
+		key := fmt.Sprintf("%s %s, %s", n.Engine, p.Label(), Plural(p.Streams, "stream"))
 		out = append(out, fig(key+": round trips", "calls/s", p.CallsRepeats...), fig(key+": p50 latency", "µs", p.P50US))
 	}
 	return out, nil
@@ -167,7 +167,7 @@ func insertFigures(in *result.Run) ([]Figure, error) {
 	var out []Figure
 	for _, s := range x.Series {
 		for _, p := range s.Points {
-			out = append(out, fig(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement, plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
+			out = append(out, fig(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement, Plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
 		}
 	}
 	return out, nil
@@ -263,7 +263,7 @@ func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
 				n = sr.Label
 			}
 			for _, p := range sr.Points {
-				key := fmt.Sprintf("%s, %s", n, plural(p.Streams, "stream"))
+				key := fmt.Sprintf("%s, %s", n, Plural(p.Streams, "stream"))
 				if p.Interrupted {
 					c.Notes = append(c.Notes, fmt.Sprintf("%s of run %d was cut short: its figures cover less than the planned window", key, o.Run))
 				}
@@ -295,7 +295,7 @@ func compareQueries(a, b *result.Run) ([]Figure, []Figure, error) {
 		var out []Figure
 		for _, sr := range q.ByDOP {
 			for _, p := range sr.Points {
-				key := fmt.Sprintf("%s DOP %d, %s", sr.Query, p.DOP, plural(p.Streams, "stream"))
+				key := fmt.Sprintf("%s DOP %d, %s", sr.Query, p.DOP, Plural(p.Streams, "stream"))
 				out = append(out, fig(key+": queries per hour", "queries/h", p.QPHRepeats...))
 				out = append(out, fig(key+": mean response", "ms", p.MeanMS))
 			}
@@ -348,17 +348,17 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 	for _, f := range c.Figures {
 		p := "–"
 		if f.Verdict != stats.CannotTell {
-			p = fmtF(f.Test.P, 3)
+			p = FmtF(f.Test.P, 3)
 		} else {
 			cannot++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\n", f.Name, f.Unit, fmtSig(f.A), fmtSig(f.B), ratioText(f),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\n", f.Name, f.Unit, FmtSig(f.A), FmtSig(f.B), ratioText(f),
 			ciText(f.Test.A), ciText(f.Test.B), f.Test.A.N, f.Test.B.N, p, f.Verdict)
 	}
 	tw.Flush()
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Each verdict is a Mann-Whitney U test of the two runs' repeats at p <= %s (golang.org/x/perf/benchmath); "+
-		"A and B are medians, n their repeats; a CI needs %s.\n", fmtF(stats.Alpha, 2), "6 or more repeats")
+		"A and B are medians, n their repeats; a CI needs %s.\n", FmtF(stats.Alpha, 2), "6 or more repeats")
 	if cannot > 0 {
 		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on both (a difference needs 4 or more repeats each; try run oltp --repeat 5).\n",
 			cannot, len(c.Figures))
@@ -386,7 +386,7 @@ func ratioText(f Figure) string {
 	if f.A == 0 {
 		return "–"
 	}
-	return fmtF(f.Ratio, 3)
+	return FmtF(f.Ratio, 3)
 }
 
 // ciText is a median's confidence interval, "[9,812, 10,192]", or "–"
@@ -395,5 +395,5 @@ func ciText(iv stats.Interval) string {
 	if !iv.HasCI {
 		return "–"
 	}
-	return "[" + fmtSig(iv.Lo) + ", " + fmtSig(iv.Hi) + "]"
+	return "[" + FmtSig(iv.Lo) + ", " + FmtSig(iv.Hi) + "]"
 }

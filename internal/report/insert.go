@@ -184,7 +184,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 	for _, s := range in.Series {
 		for _, p := range s.Points {
 			if p.Empty > 0 {
-				empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", s.Placement, plural(p.Streams, "stream"), p.Empty, p.Repeats))
+				empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", s.Placement, Plural(p.Streams, "stream"), p.Empty, p.Repeats))
 			}
 		}
 	}
@@ -199,7 +199,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 
 func insertPoint(cells []result.Cell, sts []insert.CellStats, rowBytes int) InsertPoint {
 	c0 := cells[0]
-	p := InsertPoint{Streams: c0.Streams, Repeats: len(cells), StreamCPUs: streamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
+	p := InsertPoint{Streams: c0.Streams, Repeats: len(cells), StreamCPUs: StreamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
 	var rows, p95, busy, cs, lock []float64
 	samples := map[string]int{}
 	for i, c := range cells {
@@ -277,8 +277,8 @@ func insertFindings(r *Report, add, detail func(anchor, format string, a ...any)
 			}
 			d := stats.Compare(from.RowsRepeats, to.RowsRepeats)
 			what := fmt.Sprintf("on %s (%s, run %d): %s loaded %s rows/s against %s with %s (%s, medians over repeats); the run found a fall in %d of %d repeats; dominant wait at %s: %s; %s",
-				in.Label, k.placement, in.Run, plural(k.to, "stream"), fmtN(to.RowsPerSec), fmtN(from.RowsPerSec), plural(k.from, "stream"),
-				pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), plural(k.to, "stream"), to.Dominant, evidence(d))
+				in.Label, k.placement, in.Run, Plural(k.to, "stream"), FmtN(to.RowsPerSec), FmtN(from.RowsPerSec), Plural(k.from, "stream"),
+				Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), Plural(k.to, "stream"), to.Dominant, Evidence(d))
 			switch {
 			case d.Verdict == stats.Lower:
 				add(AnchorInsertTable, "More streams loaded less %s.", what)
@@ -308,10 +308,10 @@ func insertPointAt(in InsertRun, placement string, streams int) *InsertPoint {
 	return nil
 }
 
-func insertSection(r *Report) section {
-	s := section{ID: AnchorInsert, Title: "Concurrent loading into one table"}
+func insertSection(r *Report) HTMLSection {
+	s := HTMLSection{ID: AnchorInsert, Title: "Concurrent loading into one table"}
 	if len(r.Insert) == 0 {
-		s.Absent = absentText(r, AnchorInsert)
+		s.Absent = AbsentText(r, AnchorInsert)
 		return s
 	}
 	var runs []string
@@ -321,7 +321,7 @@ func insertSection(r *Report) section {
 			v = " (engine version " + in.Version + ")"
 		}
 		runs = append(runs, fmt.Sprintf("run %d: %s%s, batches of %s rows, %s s measured after %s s warm-up per cell",
-			in.Run, in.Label, v, fmtN(float64(in.Batch)), fmtF(in.DurationS, 1), fmtF(in.WarmupS, 1)))
+			in.Run, in.Label, v, FmtN(float64(in.Batch)), FmtF(in.DurationS, 1), FmtF(in.WarmupS, 1)))
 	}
 	s.Intro = fmt.Sprintf("S streams each load batches of rows into one shared table in a closed loop (%s). Rows/s count batches completed in the window, all streams together; MB/s is rows/s × %d bytes of values a row, not what the engine writes. CPU busy is the placement's CPUs'; context switches are the whole machine's. Where the time went: SQLite's write-lock wait, PostgreSQL's wait events sampled from pg_stat_activity; DuckDB has none to sample. Each figure is the median over repeats, [min–max] the repeats'.",
 		strings.Join(runs, "; "), insert.RowBytes)
@@ -333,31 +333,31 @@ func insertSection(r *Report) section {
 			}
 		}
 	}
-	c := chart{ID: AnchorInsert + "-rows", Title: "Rows loaded per second against streams",
-		X: streamsScale("streams", xs), Y: scale{Label: "rows/s (all streams)", Zero: true, Format: fmtCompact},
+	c := Chart{ID: AnchorInsert + "-rows", Title: "Rows loaded per second against streams",
+		X: StreamsScale("streams", xs), Y: Scale{Label: "rows/s (all streams)", Zero: true, Format: FmtCompact},
 		Y2Label: fmt.Sprintf("MB/s (%d B a row)", insert.RowBytes), Y2Factor: float64(insert.RowBytes) / 1e6}
-	tb := table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]",
+	tb := Table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]",
 		Head: []string{"run", "engine, method", "placement", "streams", "CPUs of the streams", "repeats", "rows/s", "min–max", "MB/s", "p95 batch ms", "CPU busy %", "context switches/s", "where the time went", "wait events sampled"}}
 	for _, in := range r.Insert {
 		for _, sr := range in.Series {
-			line := series{Name: fmt.Sprintf("%s, %s", in.Label, sr.Placement)}
+			line := Series{Name: fmt.Sprintf("%s, %s", in.Label, sr.Placement)}
 			for _, p := range sr.Points {
-				line.Points = append(line.Points, point{X: float64(p.Streams), Y: p.RowsPerSec, Lo: p.RowsMin, Hi: p.RowsMax})
+				line.Points = append(line.Points, Point{X: float64(p.Streams), Y: p.RowsPerSec, Lo: p.RowsMin, Hi: p.RowsMax})
 				where := p.Dominant
 				if p.Empty > 0 {
 					where += fmt.Sprintf(" (%d of %d repeats loaded nothing)", p.Empty, p.Repeats)
 				}
 				if p.Stopped > 0 {
-					where += fmt.Sprintf(" (%s stopped early)", plural(p.Stopped, "stream"))
+					where += fmt.Sprintf(" (%s stopped early)", Plural(p.Stopped, "stream"))
 				}
 				tb.Rows = append(tb.Rows, []string{strconv.FormatInt(in.Run, 10), in.Label, sr.Placement, strconv.Itoa(p.Streams), p.StreamCPUs, strconv.Itoa(p.Repeats),
-					fmtN(p.RowsPerSec), fmtN(p.RowsMin) + "–" + fmtN(p.RowsMax), fmtF(p.MBPerSec, 1), fmtF(p.P95MS, 3), fmtF(p.CPUBusyPct, 0), fmtN(p.CtxPerSec),
-					where, orDash(waitsText(p.Waits, 3))})
+					FmtN(p.RowsPerSec), FmtN(p.RowsMin) + "–" + FmtN(p.RowsMax), FmtF(p.MBPerSec, 1), FmtF(p.P95MS, 3), FmtF(p.CPUBusyPct, 0), FmtN(p.CtxPerSec),
+					where, OrDash(waitsText(p.Waits, 3))})
 			}
 			c.Series = append(c.Series, line)
 		}
 	}
-	s.Figures = append(s.Figures, figure{ID: c.ID, SVG: template.HTML(c.svg())})
+	s.Figures = append(s.Figures, Plot{ID: c.ID, SVG: template.HTML(c.SVG())})
 	s.Tables = append(s.Tables, tb)
 	for _, in := range r.Insert {
 		for _, f := range in.Drops {
@@ -377,20 +377,20 @@ func waitsText(ws []insert.WaitShare, n int) string {
 		if i == n {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s%%", w.Event, fmtF(w.Pct, 0)))
+		parts = append(parts, fmt.Sprintf("%s %s%%", w.Event, FmtF(w.Pct, 0)))
 	}
 	return strings.Join(parts, ", ")
 }
 
 func textInsert(b *strings.Builder, in InsertRun) {
 	fmt.Fprintf(b, "  run %d: %s (engine version %s), batches of %d rows, %s s measured after %s s warm-up per cell; median of repeats [min-max]; MB/s at %d B a row\n",
-		in.Run, in.Label, in.Version, in.Batch, fmtF(in.DurationS, 1), fmtF(in.WarmupS, 1), in.RowBytes)
+		in.Run, in.Label, in.Version, in.Batch, FmtF(in.DurationS, 1), FmtF(in.WarmupS, 1), in.RowBytes)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    placement\tstreams\trepeats\trows/s\tmin-max\tMB/s\tp95 ms\tCPU %\tcs/s\twhere the time went\t")
 	for _, s := range in.Series {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Placement, p.Streams, p.Repeats, fmtN(p.RowsPerSec), fmtN(p.RowsMin), fmtN(p.RowsMax),
-				fmtF(p.MBPerSec, 1), fmtF(p.P95MS, 3), fmtF(p.CPUBusyPct, 0), fmtN(p.CtxPerSec), p.Dominant)
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Placement, p.Streams, p.Repeats, FmtN(p.RowsPerSec), FmtN(p.RowsMin), FmtN(p.RowsMax),
+				FmtF(p.MBPerSec, 1), FmtF(p.P95MS, 3), FmtF(p.CPUBusyPct, 0), FmtN(p.CtxPerSec), p.Dominant)
 		}
 	}
 	tw.Flush()

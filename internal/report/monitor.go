@@ -59,19 +59,19 @@ func buildMonitor(run *result.Run) (*Monitor, error) {
 }
 
 // monitorSection is the table of what each facility cost.
-func monitorSection(r *Report) section {
+func monitorSection(r *Report) HTMLSection {
 	m := r.Monitor
 	a := m.Analysis
 	where := a.Placement
 	if where == "" {
 		where = "all CPUs"
 	}
-	s := section{ID: AnchorMonitor, Title: "What monitoring costs",
+	s := HTMLSection{ID: AnchorMonitor, Title: "What monitoring costs",
 		Intro: fmt.Sprintf("Run %d: tpcc-ro on %s, %d streams on %s, each facility off and on in interleaved pairs of %v cells (after %v warm-up), %d repeats a side. "+
 			"The ratio is tps on over tps off: the Hodges-Lehmann estimate with its distribution-free 95%% interval; cost = 1 − ratio; \"cannot tell\" when the interval holds 1. "+
 			"What on and off mean for each facility: docs/monitoring.md.",
 			m.Run, m.Config.Engine, a.Streams, where, m.Config.Duration, m.Config.Warmup, m.Config.Repeat)}
-	t := table{ID: AnchorMonitor + "-cost", Caption: "Throughput with each facility off and on (median tps over repeats, with its interval where there are enough), and the cost",
+	t := Table{ID: AnchorMonitor + "-cost", Caption: "Throughput with each facility off and on (median tps over repeats, with its interval where there are enough), and the cost",
 		Head: []string{"facility", "tps off", "tps on", "ratio on/off", "interval", "n off+on", "cost"}}
 	for _, o := range a.Overheads {
 		iv := "too few repeats"
@@ -83,7 +83,7 @@ func monitorSection(r *Report) section {
 	}
 	s.Tables = append(s.Tables, t)
 	if p := m.Paced; p != nil {
-		pt := table{ID: AnchorMonitor + "-paced", Caption: fmt.Sprintf("At a paced load, %.2f of capacity (%s calls/s, open loop): what each facility added, on − off, Hodges-Lehmann shift [95%% interval] n off+on; latency from intended start", p.Fraction, fmtN(p.Rate)),
+		pt := Table{ID: AnchorMonitor + "-paced", Caption: fmt.Sprintf("At a paced load, %.2f of capacity (%s calls/s, open loop): what each facility added, on − off, Hodges-Lehmann shift [95%% interval] n off+on; latency from intended start", p.Fraction, FmtN(p.Rate)),
 			Head: []string{"facility", "tps off", "tps on", "CPU busy % added (points)", "p50 µs added", "p99 µs added"}}
 		for _, o := range p.Overheads {
 			pt.Rows = append(pt.Rows, []string{o.Facility, o.Off.String(), o.On.String(), o.CPUAdded.String(), o.P50Added.String(), o.P99Added.String()})

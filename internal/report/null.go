@@ -123,10 +123,10 @@ func buildNull(run *result.Run) (*NullRun, error) {
 		p := nullPoint(groups[k])
 		n.Points = append(n.Points, p)
 		if p.Empty > 0 {
-			empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", p.Label(), plural(p.Streams, "stream"), p.Empty, p.Repeats))
+			empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", p.Label(), Plural(p.Streams, "stream"), p.Empty, p.Repeats))
 		}
 		if p.Interrupted {
-			cut = append(cut, fmt.Sprintf("%s at %s", p.Label(), plural(p.Streams, "stream")))
+			cut = append(cut, fmt.Sprintf("%s at %s", p.Label(), Plural(p.Streams, "stream")))
 		}
 	}
 	if len(empty) > 0 {
@@ -235,7 +235,7 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 			var parts []string
 			fast, slow := ps[0], ps[0]
 			for _, p := range ps {
-				parts = append(parts, fmt.Sprintf("%s %s/s (p50 %s µs, %s context switches per call)", p.Pairing, fmtN(p.Calls), fmtF(p.P50US, 1), fmtF(p.CtxPerCall, 2)))
+				parts = append(parts, fmt.Sprintf("%s %s/s (p50 %s µs, %s context switches per call)", p.Pairing, FmtN(p.Calls), FmtF(p.P50US, 1), FmtF(p.CtxPerCall, 2)))
 				if p.Calls > fast.Calls {
 					fast = p
 				}
@@ -247,7 +247,7 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 				continue
 			}
 			detail(nullTable(n.Run), "Null transaction on %s over %s, one stream, by where the backend ran against the client: %s; %s gave %s× %s's round trips; %s (run %d).",
-				n.Engine, tr, strings.Join(parts, ", "), fast.Pairing, fmtF(fast.Calls/slow.Calls, 2), slow.Pairing, evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
+				n.Engine, tr, strings.Join(parts, ", "), fast.Pairing, FmtF(fast.Calls/slow.Calls, 2), slow.Pairing, Evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
 		}
 		var un []string
 		for _, p := range n.Matrix {
@@ -278,7 +278,7 @@ func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a 
 	var one *OLTPPoint
 	var label string
 	for i := range o.Series {
-		if p := pointAt(o.Series[i].Points, 1); p != nil && p.TPS > 0 {
+		if p := PointAt(o.Series[i].Points, 1); p != nil && p.TPS > 0 {
 			one, label = p, o.Series[i].Label
 			break
 		}
@@ -302,20 +302,20 @@ func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a 
 	}
 	share := one.TPS / f.Calls
 	lo, hi := one.TPSMin/f.CallsMax, one.TPSMax/f.CallsMin
-	spread := fmt.Sprintf("%s to %s over the repeats' extremes (%d and %d repeats)", pctAbs(lo), pctAbs(hi), one.Repeats, f.Repeats)
+	spread := fmt.Sprintf("%s to %s over the repeats' extremes (%d and %d repeats)", PctAbs(lo), PctAbs(hi), one.Repeats, f.Repeats)
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
 		spread = fmt.Sprintf("with %d and %d repeats, too few to measure its spread", one.Repeats, f.Repeats)
 	case hi > 1:
-		spread = fmt.Sprintf("from %s to more than the whole transaction over the repeats' extremes (%d and %d repeats): they disagree too much to bound it", pctAbs(lo), one.Repeats, f.Repeats)
+		spread = fmt.Sprintf("from %s to more than the whole transaction over the repeats' extremes (%d and %d repeats): they disagree too much to bound it", PctAbs(lo), one.Repeats, f.Repeats)
 	}
 	txn := fmt.Sprintf("One-stream OLTP on %s takes %s µs a transaction (%s tps, %s, OLTP run %d); the null round-trip floor is %s µs a call (%s/s, %s, null run %d)",
-		o.Engine, fmtF(1e6/one.TPS, 1), fmtN(one.TPS), label, o.Run, fmtF(1e6/f.Calls, 1), fmtN(f.Calls), f.Label(), n.Run)
+		o.Engine, FmtF(1e6/one.TPS, 1), FmtN(one.TPS), label, o.Run, FmtF(1e6/f.Calls, 1), FmtN(f.Calls), f.Label(), n.Run)
 	if o.Engine != "postgres" {
 		// In-process engines make several calls per transaction, how many
 		// depends on the transaction: the floor says how many it would take.
 		add(nullTable(n.Run), "%s: one call is %s of a transaction's time (%s), so calls alone would fill a transaction only if it made %s of them; the engine's work, not the call, sets its pace unless it makes that many.",
-			txn, pctAbs(share), spread, fmtN(1/share))
+			txn, PctAbs(share), spread, FmtN(1/share))
 		return
 	}
 	verdict := "the repeats do not show whether the round trip or the work dominates"
@@ -323,18 +323,18 @@ func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a 
 	case one.Repeats < 2 || f.Repeats < 2:
 		verdict = "too few repeats to call it latency-bound or not"
 	case lo >= latencyBound:
-		verdict = fmt.Sprintf("single-stream OLTP is latency-bound: even at the repeats' extremes the round trip takes at least %s of a transaction", pctAbs(latencyBound))
+		verdict = fmt.Sprintf("single-stream OLTP is latency-bound: even at the repeats' extremes the round trip takes at least %s of a transaction", PctAbs(latencyBound))
 	case hi <= notLatencyBound:
-		verdict = fmt.Sprintf("it is not latency-bound: even at the repeats' extremes the round trip takes at most %s, and the work inside the transaction dominates", pctAbs(notLatencyBound))
+		verdict = fmt.Sprintf("it is not latency-bound: even at the repeats' extremes the round trip takes at most %s, and the work inside the transaction dominates", PctAbs(notLatencyBound))
 	}
 	add(nullTable(n.Run), "%s: a tpcc-ro transaction on PostgreSQL is one call, so its round trip takes at least %s of the transaction's time (%s); %s.",
-		txn, pctAbs(share), spread, verdict)
+		txn, PctAbs(share), spread, verdict)
 }
 
-func nullSection(r *Report) section {
-	s := section{ID: AnchorNull, Title: "Null transaction: the round-trip floor"}
+func nullSection(r *Report) HTMLSection {
+	s := HTMLSection{ID: AnchorNull, Title: "Null transaction: the round-trip floor"}
 	if len(r.Null) == 0 {
-		s.Absent = absentText(r, AnchorNull)
+		s.Absent = AbsentText(r, AnchorNull)
 		return s
 	}
 	s.Intro = "SELECT 1 in a closed loop: the fixed cost of a call (client library, transport, the server's scheduler) with no work on data. Round trips per second count all streams; per stream is that over the streams. Latency percentiles are of one call. Context switches are the whole machine's, per second of the window and per call. Each figure is the median over repeats, [min–max] the repeats'."
@@ -346,7 +346,7 @@ func nullSection(r *Report) section {
 		default:
 			runLabel = fmt.Sprintf("Run %d, %s in-process (a prepared no-op: the floor of the floor)", n.Run, n.Engine)
 		}
-		runLabel += fmt.Sprintf(", %s s measured after %s s warm-up per cell", fmtF(n.DurationS, 1), fmtF(n.WarmupS, 1))
+		runLabel += fmt.Sprintf(", %s s measured after %s s warm-up per cell", FmtF(n.DurationS, 1), FmtF(n.WarmupS, 1))
 		var streams []float64
 		low := 0
 		for _, p := range n.Points {
@@ -356,21 +356,21 @@ func nullSection(r *Report) section {
 			}
 		}
 		if len(slices.Compact(slices.Sorted(slices.Values(streams)))) > 1 {
-			c := chart{ID: fmt.Sprintf("%s-%d-streams", AnchorNull, n.Run), Title: fmt.Sprintf("Run %d, %s: round trips/s against streams", n.Run, n.Engine),
-				X: streamsScale("streams", streams), Y: scale{Label: "round trips/s (all streams)", Zero: true, Format: fmtCompact}}
+			c := Chart{ID: fmt.Sprintf("%s-%d-streams", AnchorNull, n.Run), Title: fmt.Sprintf("Run %d, %s: round trips/s against streams", n.Run, n.Engine),
+				X: StreamsScale("streams", streams), Y: Scale{Label: "round trips/s (all streams)", Zero: true, Format: FmtCompact}}
 			var order []string
-			bySeries := map[string]*series{}
+			bySeries := map[string]*Series{}
 			for _, p := range n.Points {
 				if bySeries[p.Label()] == nil {
-					bySeries[p.Label()] = &series{Name: p.Label()}
+					bySeries[p.Label()] = &Series{Name: p.Label()}
 					order = append(order, p.Label())
 				}
-				bySeries[p.Label()].Points = append(bySeries[p.Label()].Points, point{X: float64(p.Streams), Y: p.Calls, Lo: p.CallsMin, Hi: p.CallsMax})
+				bySeries[p.Label()].Points = append(bySeries[p.Label()].Points, Point{X: float64(p.Streams), Y: p.Calls, Lo: p.CallsMin, Hi: p.CallsMax})
 			}
 			for _, l := range order {
 				c.Series = append(c.Series, *bySeries[l])
 			}
-			s.Figures = append(s.Figures, figure{ID: c.ID, SVG: template.HTML(c.svg())})
+			s.Figures = append(s.Figures, Plot{ID: c.ID, SVG: template.HTML(c.SVG())})
 		} else {
 			var labels, notes []string
 			var vals []float64
@@ -378,8 +378,8 @@ func nullSection(r *Report) section {
 				labels, notes, vals = append(labels, p.Pairing), append(notes, p.Transport), append(vals, p.Calls)
 			}
 			id := fmt.Sprintf("%s-%d-bars", AnchorNull, n.Run)
-			title := fmt.Sprintf("Run %d, %s: round trips/s at %s, per pairing", n.Run, n.Engine, plural(low, "stream"))
-			s.Figures = append(s.Figures, figure{ID: id, SVG: template.HTML(bars(id, title, "round trips/s (median over repeats)", labels, vals, notes))})
+			title := fmt.Sprintf("Run %d, %s: round trips/s at %s, per pairing", n.Run, n.Engine, Plural(low, "stream"))
+			s.Figures = append(s.Figures, Plot{ID: id, SVG: template.HTML(Bars(id, title, "round trips/s (median over repeats)", labels, vals, notes))})
 		}
 		if len(n.Matrix) > 0 {
 			var transports []string
@@ -388,8 +388,8 @@ func nullSection(r *Report) section {
 					transports = append(transports, p.Transport)
 				}
 			}
-			mt := table{ID: fmt.Sprintf("%s-%d-matrix", AnchorNull, n.Run),
-				Caption: fmt.Sprintf("%s: the client/backend placement matrix at %s, round trips/s [min–max] and p50 µs; a pairing this machine cannot offer is labelled unavailable, with why", runLabel, plural(low, "stream")),
+			mt := Table{ID: fmt.Sprintf("%s-%d-matrix", AnchorNull, n.Run),
+				Caption: fmt.Sprintf("%s: the client/backend placement matrix at %s, round trips/s [min–max] and p50 µs; a pairing this machine cannot offer is labelled unavailable, with why", runLabel, Plural(low, "stream")),
 				Head:    append([]string{"pairing", "client CPU", "backend CPU"}, transports...)}
 			for _, pr := range n.Matrix {
 				row := []string{pr.Name, cpuOrDash(pr.Client), cpuOrDash(pr.Backend)}
@@ -401,7 +401,7 @@ func nullSection(r *Report) section {
 					default:
 						for _, p := range n.Points {
 							if p.Transport == tr && p.Pairing == pr.Name && p.Streams == low {
-								cell = fmt.Sprintf("%s [%s–%s], p50 %s µs", fmtN(p.Calls), fmtN(p.CallsMin), fmtN(p.CallsMax), fmtF(p.P50US, 1))
+								cell = fmt.Sprintf("%s [%s–%s], p50 %s µs", FmtN(p.Calls), FmtN(p.CallsMin), FmtN(p.CallsMax), FmtF(p.P50US, 1))
 							}
 						}
 					}
@@ -411,12 +411,12 @@ func nullSection(r *Report) section {
 			}
 			s.Tables = append(s.Tables, mt)
 		}
-		tb := table{ID: nullTable(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]",
+		tb := Table{ID: nullTable(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]",
 			Head: []string{"transport", "pairing", "CPUs (client/backend)", "streams", "repeats", "round trips/s", "min–max", "per stream", "p50 µs", "p95 µs", "p99 µs", "context switches/s", "per call", "flags"}}
 		for _, p := range n.Points {
-			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.Calls),
-				fmtN(p.CallsMin) + "–" + fmtN(p.CallsMax), fmtN(p.PerStream), fmtF(p.P50US, 1), fmtF(p.P95US, 1), fmtF(p.P99US, 1),
-				fmtN(p.CtxPerSec), fmtF(p.CtxPerCall, 2), orDash(nullFlags(p))})
+			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), FmtN(p.Calls),
+				FmtN(p.CallsMin) + "–" + FmtN(p.CallsMax), FmtN(p.PerStream), FmtF(p.P50US, 1), FmtF(p.P95US, 1), FmtF(p.P99US, 1),
+				FmtN(p.CtxPerSec), FmtF(p.CtxPerCall, 2), OrDash(nullFlags(p))})
 		}
 		s.Tables = append(s.Tables, tb)
 		for _, note := range n.Notes {
@@ -440,7 +440,7 @@ func nullFlags(p NullPoint) string {
 		f = append(f, fmt.Sprintf("%d of %d repeats empty", p.Empty, p.Repeats))
 	}
 	if p.Repeats > 1 && p.CallsMin < UnstableBelow*p.Calls {
-		f = append(f, fmt.Sprintf("a repeat below %s of the median", pctAbs(UnstableBelow)))
+		f = append(f, fmt.Sprintf("a repeat below %s of the median", PctAbs(UnstableBelow)))
 	}
 	if p.Unstable {
 		f = append(f, "unstable")
@@ -457,7 +457,7 @@ func textNull(b *strings.Builder, n NullRun) {
 		what = fmt.Sprintf("PostgreSQL %s, %s protocol", n.Version, n.Protocol)
 	}
 	fmt.Fprintf(b, "  run %d: SELECT 1 on %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; context switches are the machine's\n",
-		n.Run, what, fmtF(n.DurationS, 1), fmtF(n.WarmupS, 1))
+		n.Run, what, FmtF(n.DurationS, 1), FmtF(n.WarmupS, 1))
 	for _, p := range n.Matrix {
 		if p.Unavailable != "" {
 			fmt.Fprintf(b, "    %s: unavailable (%s)\n", p.Name, p.Unavailable)
@@ -467,8 +467,8 @@ func textNull(b *strings.Builder, n NullRun) {
 	fmt.Fprintln(tw, "    transport\tpairing\tcpus\tstreams\trepeats\tcalls/s\tmin-max\t/stream\tp50 µs\tp95 µs\tp99 µs\tcs/s\tcs/call\tflags\t")
 	for _, p := range n.Points {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Transport, p.Pairing, p.CPUs(), p.Streams, p.Repeats,
-			fmtN(p.Calls), fmtN(p.CallsMin), fmtN(p.CallsMax), fmtN(p.PerStream), fmtF(p.P50US, 1), fmtF(p.P95US, 1), fmtF(p.P99US, 1),
-			fmtN(p.CtxPerSec), fmtF(p.CtxPerCall, 2), nullFlags(p))
+			FmtN(p.Calls), FmtN(p.CallsMin), FmtN(p.CallsMax), FmtN(p.PerStream), FmtF(p.P50US, 1), FmtF(p.P95US, 1), FmtF(p.P99US, 1),
+			FmtN(p.CtxPerSec), FmtF(p.CtxPerCall, 2), nullFlags(p))
 	}
 	tw.Flush()
 	for _, note := range n.Notes {

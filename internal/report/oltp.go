@@ -109,7 +109,7 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 func oltpPoint(cells []result.Cell) OLTPPoint {
 	c0 := cells[0]
 	p := OLTPPoint{Streams: c0.Streams, Repeats: len(cells), Cores: c0.Cores, CPUs: c0.CPUs,
-		StreamCPUs: streamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
+		StreamCPUs: StreamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
 	var tps, p95, busy []float64
 	p.SecMin = -1
 	for _, c := range cells {

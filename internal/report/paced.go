@@ -103,10 +103,10 @@ func pacedRow(c PacedCell) []string {
 	if c.Pace.Mode == "rate" {
 		pace = fmt.Sprintf("%s/s (%s)", strconv.FormatFloat(c.Pace.Rate, 'g', 4, 64), c.Pace.Arrivals)
 		due, late, backlog = strconv.FormatInt(c.Pace.Offered, 10), strconv.FormatInt(c.Pace.Late, 10), strconv.FormatInt(c.Pace.Backlog, 10)
-		service = fmtF(c.Pace.Service.P99US/1000, 2)
+		service = FmtF(c.Pace.Service.P99US/1000, 2)
 	}
 	return []string{strconv.Itoa(c.Cell), c.Query, strconv.Itoa(c.Streams), strconv.Itoa(c.DOP), pace, due, strconv.FormatInt(c.Done, 10),
-		fmtF(c.Achieved, 2), late, backlog, fmtF(c.P50US/1000, 2), fmtF(c.P95US/1000, 2), fmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
+		FmtF(c.Achieved, 2), late, backlog, FmtF(c.P50US/1000, 2), FmtF(c.P95US/1000, 2), FmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
 }
 
 // pacedCaption says what one paced run's table shows.
@@ -124,11 +124,11 @@ func lateAfter(p PacedRun) string {
 	return "1ms"
 }
 
-func pacedSection(r *Report) section {
-	s := section{ID: AnchorPaced, Title: "Paced queries",
+func pacedSection(r *Report) HTMLSection {
+	s := HTMLSection{ID: AnchorPaced, Title: "Paced queries",
 		Intro: "Runs of 'run tpch' and 'run report' paced by a think time or an arrival rate. Their throughput is their schedule's, so they are shown here and never read as capacity (the TPC-H-derived and reporting sections, the fleet and the model read closed-loop runs only)."}
 	for _, p := range r.PacedQueries {
-		t := table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHead}
+		t := Table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHead}
 		for _, c := range p.Cells {
 			t.Rows = append(t.Rows, pacedRow(c))
 		}

@@ -171,25 +171,25 @@ func sortedPairs(m map[[2]int][]float64) [][2]int {
 }
 
 // rowColumnTable sets a row engine's times beside a column engine's.
-func rowColumnTable(rc RowColumn) table {
-	t := table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
+func rowColumnTable(rc RowColumn) Table {
+	t := Table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
 		Caption: fmt.Sprintf("Rows against columns at SF %g on this host: %s (run %d) over %s (run %d), each query alone at each DOP both ran; the ratio is how many times longer the row engine took, the Hodges-Lehmann estimate over repeats with its %.0f%% interval",
 			rc.SF, rc.RowEngine, rc.Row, rc.ColumnEngine, rc.Column, 100*stats.Confidence),
 		Head: []string{"query", "DOP", rc.RowEngine + ", s", rc.ColumnEngine + ", s", "row / column", "interval", "repeats"}}
 	for _, p := range rc.Points {
 		iv := "too few repeats"
 		if p.Ratio.HasCI {
-			iv = fmt.Sprintf("[%s, %s]", fmtF(p.Ratio.Lo, 2), fmtF(p.Ratio.Hi, 2))
+			iv = fmt.Sprintf("[%s, %s]", FmtF(p.Ratio.Lo, 2), FmtF(p.Ratio.Hi, 2))
 		}
-		t.Rows = append(t.Rows, []string{tpch.QueryName(p.Query), strconv.Itoa(p.DOP), fmtF(p.RowSeconds, 4), fmtF(p.ColumnSeconds, 4),
-			fmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
+		t.Rows = append(t.Rows, []string{tpch.QueryName(p.Query), strconv.Itoa(p.DOP), FmtF(p.RowSeconds, 4), FmtF(p.ColumnSeconds, 4),
+			FmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
 	}
 	return t
 }
 
-func tpchSection(r *Report) section {
+func tpchSection(r *Report) HTMLSection {
 	t := r.TPCH
-	s := section{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
+	s := HTMLSection{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
 	a := t.Analysis
 	s.Intro = fmt.Sprintf("Run %d: %d TPC-H-derived queries on %s %s at SF %g (TPC-H-derived, not audited: no figure here is a QphH). Power test: each query alone on one stream at each DOP; its time is the median over repeats of its mean in a %v window. Speedup is against the lowest DOP.",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
@@ -197,21 +197,21 @@ func tpchSection(r *Report) section {
 	for _, d := range t.Config.DOP {
 		dops = append(dops, float64(d))
 	}
-	sp := &chart{ID: AnchorTPCH + "-speedup", Title: "Speedup against DOP, one line per query (dashed grey: ideal)",
-		X: scale{Label: "DOP", Ticks: dops, Format: fmtSig}, Y: scale{Label: "speedup against the lowest DOP", Zero: true, Format: fmtSig}, Ideal: true}
+	sp := &Chart{ID: AnchorTPCH + "-speedup", Title: "Speedup against DOP, one line per query (dashed grey: ideal)",
+		X: Scale{Label: "DOP", Ticks: dops, Format: FmtSig}, Y: Scale{Label: "speedup against the lowest DOP", Zero: true, Format: FmtSig}, Ideal: true}
 	var ys []float64
-	best := table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
+	best := Table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
 		Head: []string{"query", "time at the lowest DOP, s", "best DOP", "speedup there", "stops scaling at", "rule-of-thumb DOP", "plan cost", "DOP the engine used"}}
 	var timedByExplain []string
 	for _, q := range a.Queries {
-		sr := series{Name: tpch.QueryName(q.Query)}
+		sr := Series{Name: tpch.QueryName(q.Query)}
 		var used, explained []string
 		bestSp := 1.0
 		for _, p := range q.Points {
 			if p.Explained {
 				explained = append(explained, strconv.Itoa(p.DOP))
 			}
-			sr.Points = append(sr.Points, point{X: float64(p.DOP), Y: p.Speedup})
+			sr.Points = append(sr.Points, Point{X: float64(p.DOP), Y: p.Speedup})
 			ys = append(ys, p.Speedup, float64(p.DOP))
 			if p.DOP == q.BestDOP {
 				bestSp = p.Speedup
@@ -228,21 +228,21 @@ func tpchSection(r *Report) section {
 		if q.Rule != nil {
 			rule = strconv.Itoa(q.Rule.DOP)
 		}
-		first := fmtF(q.Points[0].Seconds, 4)
+		first := FmtF(q.Points[0].Seconds, 4)
 		if q.Points[0].Explained {
 			first += " (EXPLAIN ANALYZE)"
 		}
 		if len(explained) > 0 {
 			timedByExplain = append(timedByExplain, tpch.QueryName(q.Query)+" at DOP "+strings.Join(explained, ", "))
 		}
-		best.Rows = append(best.Rows, []string{tpch.QueryName(q.Query), first, strconv.Itoa(q.BestDOP), fmtF(bestSp, 2) + "×", stops, rule,
-			fmtN(q.Cost), orDash(strings.Join(used, ", "))})
+		best.Rows = append(best.Rows, []string{tpch.QueryName(q.Query), first, strconv.Itoa(q.BestDOP), FmtF(bestSp, 2) + "×", stops, rule,
+			FmtN(q.Cost), OrDash(strings.Join(used, ", "))})
 	}
 	if len(timedByExplain) > 0 {
 		s.Notes = append(s.Notes, "No run finished in the window, so the time is PostgreSQL's EXPLAIN ANALYZE's one run (marked EXPLAIN ANALYZE), for: "+strings.Join(timedByExplain, "; ")+". Each such time is one run a repeat.")
 	}
-	sp.Y.fit(ys)
-	s.Figures = append(s.Figures, figure{ID: sp.ID, SVG: template.HTML(sp.svg())})
+	sp.Y.Fit(ys)
+	s.Figures = append(s.Figures, Plot{ID: sp.ID, SVG: template.HTML(sp.SVG())})
 	s.Tables = append(s.Tables, best)
 	if lt, ok := ladderTable(a); ok {
 		s.Tables = append(s.Tables, lt)
@@ -253,9 +253,9 @@ func tpchSection(r *Report) section {
 	if est, ok := estimateTable(a); ok {
 		s.Tables = append(s.Tables, est)
 	}
-	changes := table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
+	changes := Table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
 	for _, c := range a.Changes {
-		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), orDash(strings.Join(c.Removed, ", ")), orDash(strings.Join(c.Added, ", "))})
+		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), OrDash(strings.Join(c.Removed, ", ")), OrDash(strings.Join(c.Added, ", "))})
 	}
 	if len(changes.Rows) == 0 {
 		changes.Rows = append(changes.Rows, []string{"none", "–", "–", "–", "–"})
@@ -265,34 +265,34 @@ func tpchSection(r *Report) section {
 		s.Tables = append(s.Tables, rowColumnTable(rc))
 	}
 	if f := a.Cost; f != nil {
-		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
-			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
+		cc := &Chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
+			X: Scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: FmtCompact}, Y: Scale{Label: "seconds", Log: 10, Format: FmtSig}}
 		var xs, ys []float64
-		on, off := series{Name: "within 2× of the line", Marks: true}, series{Name: "more than 2× off", Marks: true}
+		on, off := Series{Name: "within 2× of the line", Marks: true}, Series{Name: "more than 2× off", Marks: true}
 		for _, p := range f.Points {
 			xs, ys = append(xs, p.Cost), append(ys, p.Seconds)
 			if p.Error > 2 || p.Error < 0.5 {
-				off.Points = append(off.Points, point{X: p.Cost, Y: p.Seconds})
+				off.Points = append(off.Points, Point{X: p.Cost, Y: p.Seconds})
 			} else {
-				on.Points = append(on.Points, point{X: p.Cost, Y: p.Seconds})
+				on.Points = append(on.Points, Point{X: p.Cost, Y: p.Seconds})
 			}
 		}
-		cc.X.fit(xs)
-		cc.Y.fit(append(ys, cc.X.Min*f.SecondsPerUnit, cc.X.Max*f.SecondsPerUnit))
-		line := series{Name: "fitted", Points: []point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
+		cc.X.Fit(xs)
+		cc.Y.Fit(append(ys, cc.X.Min*f.SecondsPerUnit, cc.X.Max*f.SecondsPerUnit))
+		line := Series{Name: "fitted", Points: []Point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
 		cc.Series = append(cc.Series, line, on, off)
-		s.Figures = append(s.Figures, figure{ID: cc.ID, SVG: template.HTML(cc.svg())})
-		ct := table{ID: AnchorTPCH + "-cost-table", Caption: "The cost model's largest errors: measured time over the fitted line's",
+		s.Figures = append(s.Figures, Plot{ID: cc.ID, SVG: template.HTML(cc.SVG())})
+		ct := Table{ID: AnchorTPCH + "-cost-table", Caption: "The cost model's largest errors: measured time over the fitted line's",
 			Head: []string{"query", "cost", "seconds", "error", "operators"}}
 		for _, p := range f.Largest(len(f.Points)) {
-			ct.Rows = append(ct.Rows, []string{tpch.QueryName(p.Query), fmtN(p.Cost), fmtF(p.Seconds, 4), fmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
+			ct.Rows = append(ct.Rows, []string{tpch.QueryName(p.Query), FmtN(p.Cost), FmtF(p.Seconds, 4), FmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
 		}
 		s.Tables = append(s.Tables, ct)
 		var offQ []string
 		for _, q := range f.Off {
 			offQ = append(offQ, tpch.QueryName(q))
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", orDash(strings.Join(offQ, ", ")), orDash(strings.Join(f.Common, ", "))))
+		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", OrDash(strings.Join(offQ, ", ")), OrDash(strings.Join(f.Common, ", "))))
 		if t.Config.Engine == "postgres" {
 			var probe *result.IORatio
 			if r.IO != nil && r.IO.Probe != nil {
@@ -302,7 +302,7 @@ func tpchSection(r *Report) section {
 		}
 	}
 	if adv := a.Advice; adv != nil {
-		dt := table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
+		dt := Table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
 			Head: []string{"streams", "DOP", "queries per hour", "slowest query, s", "repeats", "verdict"}}
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
@@ -323,11 +323,11 @@ func tpchSection(r *Report) section {
 				if ps.BestQPH == 0 {
 					v = append(v, "at every DOP the median repeat finished no query: nothing to choose by (lengthen --duration)")
 				}
-				qph, slowest := fmt.Sprintf("%s [%s–%s]", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax)), fmt.Sprintf("%s (%s)", fmtF(p.Slowest, 3), tpch.QueryName(p.SlowestQuery))
+				qph, slowest := fmt.Sprintf("%s [%s–%s]", FmtN(p.QPH), FmtN(p.QPHMin), FmtN(p.QPHMax)), fmt.Sprintf("%s (%s)", FmtF(p.Slowest, 3), tpch.QueryName(p.SlowestQuery))
 				if p.QPHMax == 0 {
 					qph, slowest = "none finished", "-"
 				}
-				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest, strconv.Itoa(p.Repeats), orDash(strings.Join(v, ", "))})
+				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest, strconv.Itoa(p.Repeats), OrDash(strings.Join(v, ", "))})
 			}
 		}
 		s.Tables = append(s.Tables, dt)
@@ -344,22 +344,22 @@ func tpchSection(r *Report) section {
 // ladderTable is the DOP rule of thumb's ladder in cost units and, when
 // its threshold was a time, in seconds by the run's fit; false without a
 // rule.
-func ladderTable(a tpch.Analysis) (table, bool) {
+func ladderTable(a tpch.Analysis) (Table, bool) {
 	r := a.Rule
 	if r == nil {
-		return table{}, false
+		return Table{}, false
 	}
-	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", fmtN(r.Threshold), r.CoresPerSocket)
+	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", FmtN(r.Threshold), r.CoresPerSocket)
 	if r.SecondsPerUnit > 0 {
-		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", fmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
+		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", FmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
 	}
-	t := table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
+	t := Table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
 	for _, g := range a.Rungs() {
 		secs := "-"
 		if g.Seconds > 0 {
-			secs = fmtF(g.Seconds, 3)
+			secs = FmtF(g.Seconds, 3)
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(g.DOP), fmtN(g.Cost), secs})
+		t.Rows = append(t.Rows, []string{strconv.Itoa(g.DOP), FmtN(g.Cost), secs})
 	}
 	return t, len(t.Rows) > 0
 }
@@ -367,22 +367,22 @@ func ladderTable(a tpch.Analysis) (table, bool) {
 // estimateTable sets the optimizer's estimated speedup (plan cost at the
 // lowest DOP over the cost at each DOP) beside the measured one; false
 // when no point has an estimate (the engine's cost does not price DOP).
-func estimateTable(a tpch.Analysis) (table, bool) {
+func estimateTable(a tpch.Analysis) (Table, bool) {
 	return estimates(AnchorTPCH+"-estimate", "", a.Estimates())
 }
 
 // estimates is the table of rows, for tpch and reporting alike; false
 // when there are none. what, when not "", opens the caption.
-func estimates(id, what string, rows []planest.Row) (table, bool) {
-	t := table{ID: id, Caption: what + "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
+func estimates(id, what string, rows []planest.Row) (Table, bool) {
+	t := Table{ID: id, Caption: what + "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
 		Head: []string{"query", "DOP", "plan cost", "estimated speedup", "measured speedup", "measured / estimated", "flag"}}
 	streams := slices.ContainsFunc(rows, func(r planest.Row) bool { return r.Streams > 0 })
 	if streams {
 		t.Head = slices.Insert(t.Head, 1, "streams")
 	}
 	for _, r := range rows {
-		row := []string{r.Query, strconv.Itoa(r.DOP), fmtN(r.BaseCost) + " → " + fmtN(r.Cost),
-			fmtF(r.Estimated, 2) + "×", fmtF(r.Measured, 2) + "×", fmtF(r.Measured/r.Estimated, 2), orDash(strings.Join(r.Flags(), ", "))}
+		row := []string{r.Query, strconv.Itoa(r.DOP), FmtN(r.BaseCost) + " → " + FmtN(r.Cost),
+			FmtF(r.Estimated, 2) + "×", FmtF(r.Measured, 2) + "×", FmtF(r.Measured/r.Estimated, 2), OrDash(strings.Join(r.Flags(), ", "))}
 		if streams {
 			row = slices.Insert(row, 1, strconv.Itoa(r.Streams))
 		}
@@ -403,19 +403,19 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			stops = strconv.Itoa(q.StopsAt)
 		}
 		for _, p := range q.Points {
-			secs := fmtF(p.Seconds, 4)
+			secs := FmtF(p.Seconds, 4)
 			if p.Explained {
 				secs += " (EXPLAIN ANALYZE)"
 			}
 			est := "-"
 			if p.EstSpeedup > 0 {
-				est = fmtF(p.EstSpeedup, 2) + "×"
+				est = FmtF(p.EstSpeedup, 2) + "×"
 				r := planest.Row{Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged}
 				if f := r.Flags(); len(f) > 0 {
 					est += " (" + strings.Join(f, ", ") + ")"
 				}
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), est, q.BestDOP, stops)
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, FmtF(p.Min, 4), FmtF(p.Max, 4), FmtF(p.Speedup, 2), est, q.BestDOP, stops)
 		}
 	}
 	tw.Flush()
@@ -424,10 +424,10 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
 				if p.QPHMax == 0 {
-					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n", plural(ps.Streams, "stream"), p.DOP, p.Repeats)
+					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n", Plural(ps.Streams, "stream"), p.DOP, p.Repeats)
 					continue
 				}
-				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", plural(ps.Streams, "stream"), p.DOP, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.Repeats)
+				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", Plural(ps.Streams, "stream"), p.DOP, FmtN(p.QPH), FmtN(p.QPHMin), FmtN(p.QPHMax), p.Repeats)
 			}
 		}
 	}
@@ -457,7 +457,7 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 				shown++
 			}
 			n = max(n, d.A.N, d.B.N)
-			top = append(top, fmt.Sprintf("%s %s×", tpch.QueryName(q.Query), fmtF(last.Speedup, 2)))
+			top = append(top, fmt.Sprintf("%s %s×", tpch.QueryName(q.Query), FmtF(last.Speedup, 2)))
 		} else {
 			stop = append(stop, fmt.Sprintf("%s at DOP %d", tpch.QueryName(q.Query), max(q.StopsAt, q.BestDOP)))
 		}
@@ -475,7 +475,7 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 			timed = fmt.Sprintf(" %s finished no run in the window: timed by one EXPLAIN ANALYZE.", strings.Join(explained, ", "))
 		}
 		add(AnchorTPCH+"-best", "%s: by the medians over repeats, %d of %d queries ran fastest at the highest DOP measured (%s); %s; stopped scaling (the next DOP gains less than 10%%): %s.%s",
-			what, len(top), len(top)+len(stop), orDash(strings.Join(top, ", ")), test, orDash(strings.Join(stop, ", ")), timed)
+			what, len(top), len(top)+len(stop), OrDash(strings.Join(top, ", ")), test, OrDash(strings.Join(stop, ", ")), timed)
 	}
 	if adv := a.Advice; adv != nil {
 		for _, ps := range adv.PerStreams {
@@ -486,7 +486,7 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 					best = &ps.Points[i]
 					continue
 				}
-				others = append(others, fmt.Sprintf("%s [%s–%s] at DOP %d", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.DOP))
+				others = append(others, fmt.Sprintf("%s [%s–%s] at DOP %d", FmtN(p.QPH), FmtN(p.QPHMin), FmtN(p.QPHMax), p.DOP))
 			}
 			if best == nil || len(others) == 0 {
 				continue
@@ -499,7 +499,7 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 				how = "clear of the other DOPs' ranges over repeats"
 			}
 			add(AnchorTPCH+"-dop", "%s, throughput test with %s: DOP %d gave the most queries per hour, %s [%s–%s] (%d repeats), against %s; %s.",
-				what, plural(ps.Streams, "stream"), best.DOP, fmtN(best.QPH), fmtN(best.QPHMin), fmtN(best.QPHMax), best.Repeats, strings.Join(others, ", "), how)
+				what, Plural(ps.Streams, "stream"), best.DOP, FmtN(best.QPH), FmtN(best.QPHMin), FmtN(best.QPHMax), best.Repeats, strings.Join(others, ", "), how)
 		}
 	}
 }

@@ -156,14 +156,14 @@ func TestNullFigures(t *testing.T) {
 					run.ID, k, p.Calls, p.P50US, p.CtxPerCall, p.PerStream, want, wantP50, wantCS, want/float64(p.Streams))
 			}
 			row := htmlRow(t, page, nullTable(run.ID), p.Transport, p.Pairing, p.CPUs(), itoa(p.Streams))
-			if row[5] != fmtN(want) || row[7] != fmtN(want/float64(p.Streams)) || row[8] != fmtF(wantP50, 1) || row[12] != fmtF(wantCS, 2) {
-				t.Errorf("html: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, row, fmtN(want), fmtN(want/float64(p.Streams)), fmtF(wantP50, 1), fmtF(wantCS, 2))
+			if row[5] != FmtN(want) || row[7] != FmtN(want/float64(p.Streams)) || row[8] != FmtF(wantP50, 1) || row[12] != FmtF(wantCS, 2) {
+				t.Errorf("html: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, row, FmtN(want), FmtN(want/float64(p.Streams)), FmtF(wantP50, 1), FmtF(wantCS, 2))
 			}
 			line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.Transport) + `\s+` + regexp.QuoteMeta(p.Pairing) + `\s+` + regexp.QuoteMeta(p.CPUs()) + `\s+` + itoa(p.Streams) + `\s+\d+\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`).FindStringSubmatch(txt)
 			if line == nil {
 				t.Errorf("text: no row for run %d %v", run.ID, k)
-			} else if line[1] != fmtN(want) || line[2] != fmtN(want/float64(p.Streams)) || line[3] != fmtF(wantP50, 1) || line[4] != fmtF(wantCS, 2) {
-				t.Errorf("text: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, line[0], fmtN(want), fmtN(want/float64(p.Streams)), fmtF(wantP50, 1), fmtF(wantCS, 2))
+			} else if line[1] != FmtN(want) || line[2] != FmtN(want/float64(p.Streams)) || line[3] != FmtF(wantP50, 1) || line[4] != FmtF(wantCS, 2) {
+				t.Errorf("text: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, line[0], FmtN(want), FmtN(want/float64(p.Streams)), FmtF(wantP50, 1), FmtF(wantCS, 2))
 			}
 		}
 	}
@@ -187,8 +187,8 @@ func TestNullFigures(t *testing.T) {
 			continue
 		}
 		for _, p := range j.Null[1].Points {
-			if p.Transport == tr && !strings.Contains(f.Text, p.Pairing+" "+fmtN(p.Calls)+"/s (p50 "+fmtF(p.P50US, 1)+" µs") {
-				t.Errorf("%s: finding %q lacks %s's %s/s", tr, f.Text, p.Pairing, fmtN(p.Calls))
+			if p.Transport == tr && !strings.Contains(f.Text, p.Pairing+" "+FmtN(p.Calls)+"/s (p50 "+FmtF(p.P50US, 1)+" µs") {
+				t.Errorf("%s: finding %q lacks %s's %s/s", tr, f.Text, p.Pairing, FmtN(p.Calls))
 			}
 		}
 		if !strings.Contains(f.Text, "n=3+3") {
@@ -239,11 +239,11 @@ func TestInsertFigures(t *testing.T) {
 				t.Errorf("json: run %d at %d streams: %v rows/s, %v MB/s, %d repeats; want %v, %v, 3", run.ID, p.Streams, p.RowsPerSec, p.MBPerSec, p.Repeats, want, mb)
 			}
 			row := htmlRow(t, page, AnchorInsertTable, itoa64(run.ID), in.Label, "all CPUs", itoa(p.Streams))
-			if row[6] != fmtN(want) || row[8] != fmtF(mb, 1) {
-				t.Errorf("html: run %d row %q: want %s rows/s and %s MB/s", run.ID, row, fmtN(want), fmtF(mb, 1))
+			if row[6] != FmtN(want) || row[8] != FmtF(mb, 1) {
+				t.Errorf("html: run %d row %q: want %s rows/s and %s MB/s", run.ID, row, FmtN(want), FmtF(mb, 1))
 			}
-			if !regexp.MustCompile(`(?m)^\s+all CPUs\s+` + itoa(p.Streams) + `\s+3\s+` + regexp.QuoteMeta(fmtN(want)) + `\s+\S+\s+` + regexp.QuoteMeta(fmtF(mb, 1)) + `\s`).MatchString(txt) {
-				t.Errorf("text: no row of run %d at %d streams with %s rows/s and %s MB/s", run.ID, p.Streams, fmtN(want), fmtF(mb, 1))
+			if !regexp.MustCompile(`(?m)^\s+all CPUs\s+` + itoa(p.Streams) + `\s+3\s+` + regexp.QuoteMeta(FmtN(want)) + `\s+\S+\s+` + regexp.QuoteMeta(FmtF(mb, 1)) + `\s`).MatchString(txt) {
+				t.Errorf("text: no row of run %d at %d streams with %s rows/s and %s MB/s", run.ID, p.Streams, FmtN(want), FmtF(mb, 1))
 			}
 		}
 		stored, err := insert.KindFinding.All(run)
@@ -279,7 +279,7 @@ func TestInsertFigures(t *testing.T) {
 // round trip's share, no more firmly than the repeats' extremes allow.
 func TestFloorFinding(t *testing.T) {
 	r := build(t, workloadRuns(t, 1, 2, 3, 4, 5, 6, 8))
-	one := pointAt(r.OLTP.Series[0].Points, 1)
+	one := PointAt(r.OLTP.Series[0].Points, 1)
 	_, floor := nullFloor(r.Null, "sqlite")
 	if floor == nil || floor.Transport != null.InProcess {
 		t.Fatalf("SQLite's floor %+v, want the in-process one-stream point", floor)
@@ -288,15 +288,15 @@ func TestFloorFinding(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no floor finding in %q", r.Findings)
 	}
-	for _, want := range []string{fmtN(one.TPS) + " tps", fmtF(1e6/one.TPS, 1) + " µs a transaction", fmtN(floor.Calls) + "/s", "null run 1", "OLTP run 6",
-		"only if it made " + fmtN(floor.Calls/one.TPS) + " of them"} {
+	for _, want := range []string{FmtN(one.TPS) + " tps", FmtF(1e6/one.TPS, 1) + " µs a transaction", FmtN(floor.Calls) + "/s", "null run 1", "OLTP run 6",
+		"only if it made " + FmtN(floor.Calls/one.TPS) + " of them"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("floor finding %q lacks %q", f.Text, want)
 		}
 	}
 
 	pg := build(t, workloadRuns(t, 2, 7))
-	one = pointAt(pg.OLTP.Series[0].Points, 1)
+	one = PointAt(pg.OLTP.Series[0].Points, 1)
 	_, floor = nullFloor(pg.Null, "postgres")
 	if floor == nil || floor.Transport != null.Unix || floor.Streams != 1 {
 		t.Fatalf("PostgreSQL's floor %+v, want a one-stream unix point", floor)
@@ -311,7 +311,7 @@ func TestFloorFinding(t *testing.T) {
 		t.Fatalf("no floor finding in %q", pg.Findings)
 	}
 	lo, hi := one.TPSMin/floor.CallsMax, one.TPSMax/floor.CallsMin
-	for _, want := range []string{"at least " + pctAbs(one.TPS/floor.Calls) + " of the transaction's time", pctAbs(lo) + " to " + pctAbs(hi), "(3 and 3 repeats)"} {
+	for _, want := range []string{"at least " + PctAbs(one.TPS/floor.Calls) + " of the transaction's time", PctAbs(lo) + " to " + PctAbs(hi), "(3 and 3 repeats)"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("floor finding %q lacks %q", f.Text, want)
 		}
@@ -418,13 +418,13 @@ func TestTPCHRanges(t *testing.T) {
 			if lo == hi {
 				t.Fatalf("%d streams, DOP %d: the fixture's repeats agree (%v): nothing to check", ps.Streams, p.DOP, qph)
 			}
-			want := fmtN(stats.Median(qph)) + " [" + fmtN(lo) + "–" + fmtN(hi) + "]"
+			want := FmtN(stats.Median(qph)) + " [" + FmtN(lo) + "–" + FmtN(hi) + "]"
 			row := htmlRow(t, page, AnchorTPCH+"-dop", itoa(ps.Streams), itoa(p.DOP))
 			if row[2] != want {
 				t.Errorf("html: %d streams, DOP %d: %q, want %q", ps.Streams, p.DOP, row[2], want)
 			}
-			if !strings.Contains(txt, "DOP "+itoa(p.DOP)+": "+fmtN(stats.Median(qph))+" queries per hour ["+fmtN(lo)+"-"+fmtN(hi)+"]") {
-				t.Errorf("text: %d streams, DOP %d: no %s [%s-%s]", ps.Streams, p.DOP, fmtN(stats.Median(qph)), fmtN(lo), fmtN(hi))
+			if !strings.Contains(txt, "DOP "+itoa(p.DOP)+": "+FmtN(stats.Median(qph))+" queries per hour ["+FmtN(lo)+"-"+FmtN(hi)+"]") {
+				t.Errorf("text: %d streams, DOP %d: no %s [%s-%s]", ps.Streams, p.DOP, FmtN(stats.Median(qph)), FmtN(lo), FmtN(hi))
 			}
 			checked++
 		}
