@@ -147,11 +147,12 @@ func findings(r *Report) []Finding {
 	}
 	// The other workloads' findings follow those that answer questions 1
 	// to 5: the round-trip floor, TPC-H, concurrent loading.
-	nullFindings(r, add, detail)
-	if t := r.TPCH; t != nil {
-		tpchFindings(t, add)
+	// In the order of their sections: those beside the OLTP section first.
+	for _, beside := range []bool{true, false} {
+		for _, sec := range r.placed(beside) {
+			sec.Findings(r, add, detail)
+		}
 	}
-	insertFindings(r, add, detail)
 	out = append(out, more...)
 	for _, a := range r.Absent {
 		if a.Section == "model" {

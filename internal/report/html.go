@@ -12,6 +12,7 @@ import (
 
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 )
@@ -49,6 +50,9 @@ type HTMLSection struct {
 	Tables    []Table
 	Notes     []string
 	Drawing   template.HTML // the machine only
+	// Shows are the figures a workload's section shows, so that each
+	// preflight warning that affects them is noted beside them.
+	Shows []preflight.Figure
 }
 
 type htmlView struct {
@@ -80,32 +84,20 @@ func WriteHTML(w io.Writer, r *Report) error {
 		v.Title = "numalab report: " + r.Machine.Topology.CPUModel
 	}
 	v.Sections = append(v.Sections, machineSection(r), memorySection(r), oltpSection(r))
-	if len(r.Null) > 0 || absent(r, AnchorNull) != nil {
-		v.Sections = append(v.Sections, nullSection(r))
+	for _, sec := range r.placed(true) {
+		v.Sections = append(v.Sections, sec.HTML(r)...)
 	}
 	v.Sections = append(v.Sections, querySection(r))
 	if r.PlacedDOP != nil {
 		v.Sections = append(v.Sections, placedDOPSection(r))
 	}
 	v.Sections = append(v.Sections, ioSection(r), modelSection(r), buySection(r))
-	if r.TPCH != nil {
-		v.Sections = append(v.Sections, tpchSection(r))
-	}
-	if len(r.Insert) > 0 {
-		v.Sections = append(v.Sections, insertSection(r))
-	}
-	if r.Monitor != nil {
-		v.Sections = append(v.Sections, monitorSection(r))
-	}
-	if len(r.Curves) > 0 {
-		v.Sections = append(v.Sections, curveSection(r))
-	}
-	if len(r.PacedQueries) > 0 {
-		v.Sections = append(v.Sections, pacedSection(r))
+	for _, sec := range r.placed(false) {
+		v.Sections = append(v.Sections, sec.HTML(r)...)
 	}
 	for i, s := range v.Sections {
 		if s.Absent == "" {
-			v.Sections[i].Notes = append(caveatNotes(r.Preflight, sectionFigures[s.ID]), s.Notes...)
+			v.Sections[i].Notes = append(caveatNotes(r.Preflight, append(sectionFigures[s.ID], s.Shows...)), s.Notes...)
 		}
 	}
 	v.Runs = Table{ID: AnchorRuns, Caption: "Every figure above names the run it comes from.",
@@ -424,7 +416,7 @@ func querySection(r *Report) HTMLSection {
 		}
 	}
 	s.Tables = append(s.Tables, tb)
-	if et, ok := estimates(AnchorQueries+"-estimate", "", q.Estimates); ok {
+	if et, ok := EstimateTable(AnchorQueries+"-estimate", "", q.Estimates); ok {
 		s.Tables = append(s.Tables, et)
 	}
 	if q.NoEstimate != "" {

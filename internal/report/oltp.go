@@ -10,7 +10,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
 // oltpRunConfig is the part of run oltp's stored configuration the report
@@ -31,13 +30,6 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 	}
 	o := &OLTP{Run: run.ID, Engine: cfg.Engine, Warehouses: cfg.Warehouses,
 		DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
-	load, err := tpcc.KindLoad.Last(run)
-	if err != nil {
-		return nil, err
-	}
-	if load != nil && load.Meta.Warehouses > 0 {
-		o.Warehouses = load.Meta.Warehouses
-	}
 	cells, err := result.KindCell.All(run)
 	if err != nil {
 		return nil, err

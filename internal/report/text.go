@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -87,12 +86,8 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		absentNote("oltp")
 	}
-	if len(r.Null) > 0 || absent(r, AnchorNull) != nil {
-		b.WriteString("\nNull transaction: the round-trip floor\n")
-		for _, n := range r.Null {
-			textNull(&b, n)
-		}
-		absentNote(AnchorNull)
+	for _, sec := range r.placed(true) {
+		sec.Text(&b, r)
 	}
 	b.WriteString("\nReporting queries\n")
 	if q := r.Reporting; q != nil {
@@ -109,25 +104,8 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		absentNote("io")
 	}
-	if t := r.TPCH; t != nil {
-		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
-		textTPCH(&b, t)
-	}
-	if len(r.PacedQueries) > 0 {
-		b.WriteString("\nPaced queries (throughput is the schedule's, not capacity)\n")
-		for _, p := range r.PacedQueries {
-			textPaced(&b, p)
-		}
-	}
-	for _, cr := range r.Curves {
-		fmt.Fprintf(&b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
-		curve.WriteText(&b, cr.Curve)
-	}
-	if len(r.Insert) > 0 {
-		b.WriteString("\nConcurrent loading into one table\n")
-		for _, in := range r.Insert {
-			textInsert(&b, in)
-		}
+	for _, sec := range r.placed(false) {
+		sec.Text(&b, r)
 	}
 	b.WriteString("\nModel: 1, 2 and 4 sockets of this CPU\n")
 	if md := r.Model; md != nil {
