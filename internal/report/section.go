@@ -197,9 +197,9 @@ func buildSections(r *Report, runs []*result.Run) error {
 // MarshalJSON writes the report's own fields and, before its findings,
 // each workload section's fields, so that their keys stay where they
 // were ("null", "tpch", ...).
-func (r *Report) MarshalJSON() ([]byte, error) {
+func (r Report) MarshalJSON() ([]byte, error) {
 	type own Report // without this method
-	head, err := members((*own)(r))
+	head, err := members(own(r))
 	if err != nil {
 		return nil, err
 	}
