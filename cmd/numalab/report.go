@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	_ "github.com/numalab/numalab/internal/workloads" // the workloads' report sections (report, compare)
 )
 
 func cmdReport(_ context.Context, e *env, args []string) error {
@@ -94,12 +95,12 @@ func loadRuns(storePath string, ids []int64) (runs []*result.Run, newer []string
 		return nil, nil, err
 	}
 	defer st.Close()
-	if runs, err = st.GetRuns(ids, report.Kinds); err != nil {
+	if runs, err = st.GetRuns(ids, report.Kinds()); err != nil {
 		return nil, nil, err
 	}
 	if len(runs) == 0 {
 		return nil, nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
-			result.Redact(storePath), strings.Join(report.Kinds, ", "))
+			result.Redact(storePath), strings.Join(report.Kinds(), ", "))
 	}
 	all, err := st.List()
 	return runs, report.NewerRuns(runs, all), err

@@ -15,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpch"
+	_ "github.com/numalab/numalab/internal/workloads" // the workloads' report sections
 )
 
 // buildReport builds the report from the runs the steps stored in the store
@@ -131,10 +132,11 @@ func writeRuns(w io.Writer, steps []*step, runs map[int64]*result.Run, r *report
 		default:
 			fmt.Fprintf(w, "  %s: run %d (%s): %s\n", s.title, run.ID, run.Status, run.Headline)
 		}
-		if r.TPCH == nil || s.id != r.TPCH.Run {
+		t := report.SectionOf[*tpch.Section](r)
+		if t == nil || s.id != t.Run.Run {
 			continue
 		}
-		for _, q := range r.TPCH.Analysis.Queries {
+		for _, q := range t.Run.Analysis.Queries {
 			if len(q.Points) == 0 {
 				continue
 			}
@@ -145,6 +147,6 @@ func writeRuns(w io.Writer, steps []*step, runs map[int64]*result.Run, r *report
 			fmt.Fprintf(w, "    %s: %.4f s at DOP %d; speedup %s (median of %d); best DOP %d\n",
 				tpch.QueryName(q.Query), q.Points[0].Seconds, q.Points[0].DOP, strings.Join(sp, ", "), q.Points[0].Repeats, q.BestDOP)
 		}
-		fmt.Fprintf(w, "    plan changes between DOPs: %d\n", len(r.TPCH.Analysis.Changes))
+		fmt.Fprintf(w, "    plan changes between DOPs: %d\n", len(t.Run.Analysis.Changes))
 	}
 }

@@ -29,21 +29,21 @@ func Purchase(r *Report) *decide.Purchase {
 	return p
 }
 
-func buySection(r *Report) section {
-	s := section{ID: AnchorBuy, Title: "Which server"}
+func buySection(r *Report) HTMLSection {
+	s := HTMLSection{ID: AnchorBuy, Title: "Which server"}
 	p := Purchase(r)
 	if p == nil {
 		s.Absent = "The model made no prediction (see its section), so there is nothing to choose between. To choose: 'numalab probe mem --quick' and 'numalab run oltp', then 'numalab model buy --run ID --candidates FILE'."
 		return s
 	}
 	s.Intro = p.Recommendation
-	s.Figures = append(s.Figures, figure{ID: AnchorBuy + "-cost", SVG: template.HTML(costBars(AnchorBuy+"-cost", p))})
-	tb := table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
+	s.Figures = append(s.Figures, Plot{ID: AnchorBuy + "-cost", SVG: template.HTML(costBars(AnchorBuy+"-cost", p))})
+	tb := Table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
 		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}
 	for _, row := range p.Rows {
 		v := row.Server
-		tb.Rows = append(tb.Rows, []string{v.Name, strconv.Itoa(v.Sockets), strconv.Itoa(v.Cores()), fmtF(v.GHz, 2), strconv.Itoa(v.SMT), fmtF(row.LatencyNS, 1),
-			fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtN(row.TPSLow) + " to " + fmtN(row.TPSHigh), fmtN(row.TotalCost), fmtN(row.CostPerKTPS), orDash(strings.Join(p.BestOn(v.Name), ", "))})
+		tb.Rows = append(tb.Rows, []string{v.Name, strconv.Itoa(v.Sockets), strconv.Itoa(v.Cores()), FmtF(v.GHz, 2), strconv.Itoa(v.SMT), FmtF(row.LatencyNS, 1),
+			FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtN(row.TPSLow) + " to " + FmtN(row.TPSHigh), FmtN(row.TotalCost), FmtN(row.CostPerKTPS), OrDash(strings.Join(p.BestOn(v.Name), ", "))})
 	}
 	s.Tables = append(s.Tables, tb)
 	s.Notes = append(s.Notes,
@@ -64,8 +64,8 @@ func costBars(id string, p *decide.Purchase) string {
 	for _, r := range p.Rows {
 		vals = append(vals, r.CostPerKTPS, cost(r, r.TPSLow), cost(r, r.TPSHigh))
 	}
-	sc := scale{Label: "cost per 1,000 tps", Zero: true, Format: fmtSig}
-	sc.fit(vals)
+	sc := Scale{Label: "cost per 1,000 tps", Zero: true, Format: FmtSig}
+	sc.Fit(vals)
 	h := top + rowH*float64(len(p.Rows)) + 44
 	x0, x1 := labelW, chartW-padR/2
 	x := func(v float64) float64 { return x0 + sc.pos(v)*(x1-x0) }
@@ -78,19 +78,19 @@ func costBars(id string, p *decide.Purchase) string {
 	yEnd := top + rowH*float64(len(p.Rows))
 	for _, t := range sc.ticks() {
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x(t)), xy(top-6), xy(x(t)), xy(yEnd))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x(t)), xy(yEnd+16), esc(fmtSig(t)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x(t)), xy(yEnd+16), esc(FmtSig(t)))
 	}
 	for i, r := range p.Rows {
 		y := top + rowH*float64(i)
 		name := r.Server.Name
 		fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-8), xy(y+rowH/2+4), esc(name))
 		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s per 1,000 tps</title></rect>`,
-			xy(x0), xy(y+5), xy(x(r.CostPerKTPS)-x0), xy(rowH-10), esc(name), esc(fmtN(r.CostPerKTPS)))
+			xy(x0), xy(y+5), xy(x(r.CostPerKTPS)-x0), xy(rowH-10), esc(name), esc(FmtN(r.CostPerKTPS)))
 		lo, hi := cost(r, r.TPSHigh), cost(r, r.TPSLow)
 		if hi > lo {
 			fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x(lo)), xy(y+rowH/2), xy(x(hi)), xy(y+rowH/2))
 		}
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x(max(hi, r.CostPerKTPS))+4), xy(y+rowH/2+4), esc(fmtN(r.CostPerKTPS)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x(max(hi, r.CostPerKTPS))+4), xy(y+rowH/2+4), esc(FmtN(r.CostPerKTPS)))
 	}
 	fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(top-6), xy(x0), xy(yEnd))
 	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy((x0+x1)/2), xy(yEnd+34), esc(sc.Label))
@@ -115,7 +115,7 @@ func textBuy(b *strings.Builder, r *Report) {
 	}
 	fmt.Fprintf(b, "  %s\n", p.Recommendation)
 	for _, row := range p.Rows {
-		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Server.Name, fmtN(row.TotalTPS), fmtN(row.TPSLow), fmtN(row.TPSHigh), fmtN(row.CostPerKTPS))
+		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Server.Name, FmtN(row.TotalTPS), FmtN(row.TPSLow), FmtN(row.TPSHigh), FmtN(row.CostPerKTPS))
 	}
 	fmt.Fprintf(b, "  band: %s; prices assumed: 'numalab model buy --candidates FILE' prices real servers\n", p.Band)
 }

@@ -8,11 +8,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
-	"github.com/numalab/numalab/internal/workload/insert"
-	"github.com/numalab/numalab/internal/workload/null"
 )
 
 // ErrKindMismatch is wrapped when two runs of different kinds are compared.
@@ -72,13 +71,13 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 		fa, fb, err = compareQueries(a, b)
 	case result.RunProbeIO:
 		fa, fb, err = compareIO(a, b)
-	case null.RunKind:
-		fa, fb, err = compareWith(a, b, nullFigures)
-	case insert.RunKind:
-		fa, fb, err = compareWith(a, b, insertFigures)
 	default:
-		return nil, fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",
-			a.ID, b.ID, a.Kind, strings.Join(comparable, ", "))
+		w := registered(a.Kind)
+		if w == nil || w.Figures == nil {
+			return nil, fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",
+				a.ID, b.ID, a.Kind, strings.Join(comparable(), ", "))
+		}
+		fa, fb, err = compareWith(a, b, w.Figures)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("comparing runs %d and %d: %w", a.ID, b.ID, err)
@@ -122,15 +121,23 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 	for _, f := range c.Figures {
 		if f.Verdict == stats.Higher || f.Verdict == stats.Lower {
 			c.Summary = append(c.Summary, fmt.Sprintf("%s: %s %s, 95%% CI %s, against %s, 95%% CI %s (%s×; p=%s, n=%d+%d)",
-				f.Name, fmtSig(f.B), f.Unit, ciText(f.Test.B), fmtSig(f.A), ciText(f.Test.A), fmtF(f.Ratio, 3), fmtF(f.Test.P, 3), f.Test.A.N, f.Test.B.N))
+				f.Name, FmtSig(f.B), f.Unit, ciText(f.Test.B), FmtSig(f.A), ciText(f.Test.A), FmtF(f.Ratio, 3), FmtF(f.Test.P, 3), f.Test.A.N, f.Test.B.N))
 		}
 	}
 	return c, nil
 }
 
-// fig is a one-run figure (the A side): its repeats.
-// comparable are the kinds Compare knows.
-var comparable = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, result.RunProbeIO, insert.RunKind}
+// comparable are the kinds Compare knows: its own and those whose
+// workload gives figures, in the order of Kinds.
+func comparable() []string {
+	var out []string
+	for _, k := range Kinds() {
+		if w := registered(k); k != calib.RunFit && (w == nil || w.Figures != nil) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
 
 // compareWith is each run's figures.
 func compareWith(a, b *result.Run, figures func(*result.Run) ([]Figure, error)) ([]Figure, []Figure, error) {
@@ -142,38 +149,9 @@ func compareWith(a, b *result.Run, figures func(*result.Run) ([]Figure, error)) 
 	return fa, fb, err
 }
 
-// nullFigures are a null run's round trips per second, per transport,
-// pairing and streams, a value a repeat, and their p50 latency.
-func nullFigures(in *result.Run) ([]Figure, error) {
-	n, err := buildNull(in)
-	if err != nil {
-		return nil, err
-	}
-	var out []Figure
-	for _, p := range n.Points {
-		key := fmt.Sprintf("%s %s, %s", n.Engine, p.Label(), plural(p.Streams, "stream"))
-		out = append(out, fig(key+": round trips", "calls/s", p.CallsRepeats...), fig(key+": p50 latency", "µs", p.P50US))
-	}
-	return out, nil
-}
-
-// insertFigures are an insert run's rows per second, per placement and
-// streams, a value a repeat.
-func insertFigures(in *result.Run) ([]Figure, error) {
-	x, err := buildInsert(in)
-	if err != nil {
-		return nil, err
-	}
-	var out []Figure
-	for _, s := range x.Series {
-		for _, p := range s.Points {
-			out = append(out, fig(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement, plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
-		}
-	}
-	return out, nil
-}
-
-func fig(name, unit string, repeats ...float64) Figure {
+// NewFigure is a one-run figure (the A side): its repeats, their median
+// its value.
+func NewFigure(name, unit string, repeats ...float64) Figure {
 	return Figure{Name: name, Unit: unit, A: stats.Median(repeats), ARepeats: repeats}
 }
 
@@ -184,27 +162,27 @@ func compareMemory(a, b *result.Run) ([]Figure, []Figure, error) {
 			return nil, err
 		}
 		var out []Figure
-		out = append(out, fig("core clock", "GHz", m.GHz))
+		out = append(out, NewFigure("core clock", "GHz", m.GHz))
 		for _, l := range m.Ladders {
 			for _, p := range l.Points {
-				out = append(out, fig(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns", p.NS.Median))
+				out = append(out, NewFigure(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns", p.NS.Median))
 			}
 		}
 		if mx := m.Matrix; mx != nil {
 			for i, row := range mx.NS {
 				for j, st := range row {
-					out = append(out, fig(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", st.Median))
+					out = append(out, NewFigure(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", st.Median))
 				}
 			}
 		}
 		if ml := m.MLP; ml != nil {
 			for _, p := range ml.Points {
-				out = append(out, fig(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", p.NSPerLoad.Median))
+				out = append(out, NewFigure(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", p.NSPerLoad.Median))
 			}
 		}
 		if bw := m.Bandwidth; bw != nil {
 			for _, p := range bw.Read {
-				out = append(out, fig(fmt.Sprintf("read bandwidth %d threads", p.Threads), "GB/s", p.GBps))
+				out = append(out, NewFigure(fmt.Sprintf("read bandwidth %d threads", p.Threads), "GB/s", p.GBps))
 			}
 		}
 		return out, nil
@@ -263,12 +241,12 @@ func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
 				n = sr.Label
 			}
 			for _, p := range sr.Points {
-				key := fmt.Sprintf("%s, %s", n, plural(p.Streams, "stream"))
+				key := fmt.Sprintf("%s, %s", n, Plural(p.Streams, "stream"))
 				if p.Interrupted {
 					c.Notes = append(c.Notes, fmt.Sprintf("%s of run %d was cut short: its figures cover less than the planned window", key, o.Run))
 				}
-				out = append(out, fig(key+": throughput", "tps", p.TPSRepeats...))
-				out = append(out, fig(key+": p95 latency", "ms", p.P95Repeats...))
+				out = append(out, NewFigure(key+": throughput", "tps", p.TPSRepeats...))
+				out = append(out, NewFigure(key+": p95 latency", "ms", p.P95Repeats...))
 			}
 		}
 		return out
@@ -295,9 +273,9 @@ func compareQueries(a, b *result.Run) ([]Figure, []Figure, error) {
 		var out []Figure
 		for _, sr := range q.ByDOP {
 			for _, p := range sr.Points {
-				key := fmt.Sprintf("%s DOP %d, %s", sr.Query, p.DOP, plural(p.Streams, "stream"))
-				out = append(out, fig(key+": queries per hour", "queries/h", p.QPHRepeats...))
-				out = append(out, fig(key+": mean response", "ms", p.MeanMS))
+				key := fmt.Sprintf("%s DOP %d, %s", sr.Query, p.DOP, Plural(p.Streams, "stream"))
+				out = append(out, NewFigure(key+": queries per hour", "queries/h", p.QPHRepeats...))
+				out = append(out, NewFigure(key+": mean response", "ms", p.MeanMS))
 			}
 		}
 		return out, nil
@@ -319,9 +297,9 @@ func compareIO(a, b *result.Run) ([]Figure, []Figure, error) {
 		var out []Figure
 		for _, p := range x.Probe.Patterns {
 			key := fmt.Sprintf("%s %s QD %d", p.Name, units.Bytes(p.BlockSize), p.QD)
-			out = append(out, fig(key+": IOPS", "IOPS", p.Read.IOPS))
-			out = append(out, fig(key+": MB/s", "MB/s", p.Read.MBps))
-			out = append(out, fig(key+": p99 latency", "µs", p.Read.P99Us))
+			out = append(out, NewFigure(key+": IOPS", "IOPS", p.Read.IOPS))
+			out = append(out, NewFigure(key+": MB/s", "MB/s", p.Read.MBps))
+			out = append(out, NewFigure(key+": p99 latency", "µs", p.Read.P99Us))
 		}
 		return out, nil
 	}
@@ -348,17 +326,17 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 	for _, f := range c.Figures {
 		p := "–"
 		if f.Verdict != stats.CannotTell {
-			p = fmtF(f.Test.P, 3)
+			p = FmtF(f.Test.P, 3)
 		} else {
 			cannot++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\n", f.Name, f.Unit, fmtSig(f.A), fmtSig(f.B), ratioText(f),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d+%d\t%s\t%s\n", f.Name, f.Unit, FmtSig(f.A), FmtSig(f.B), ratioText(f),
 			ciText(f.Test.A), ciText(f.Test.B), f.Test.A.N, f.Test.B.N, p, f.Verdict)
 	}
 	tw.Flush()
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Each verdict is a Mann-Whitney U test of the two runs' repeats at p <= %s (golang.org/x/perf/benchmath); "+
-		"A and B are medians, n their repeats; a CI needs %s.\n", fmtF(stats.Alpha, 2), "6 or more repeats")
+		"A and B are medians, n their repeats; a CI needs %s.\n", FmtF(stats.Alpha, 2), "6 or more repeats")
 	if cannot > 0 {
 		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on both (a difference needs 4 or more repeats each; try run oltp --repeat 5).\n",
 			cannot, len(c.Figures))
@@ -386,7 +364,7 @@ func ratioText(f Figure) string {
 	if f.A == 0 {
 		return "–"
 	}
-	return fmtF(f.Ratio, 3)
+	return FmtF(f.Ratio, 3)
 }
 
 // ciText is a median's confidence interval, "[9,812, 10,192]", or "–"
@@ -395,5 +373,5 @@ func ciText(iv stats.Interval) string {
 	if !iv.HasCI {
 		return "–"
 	}
-	return "[" + fmtSig(iv.Lo) + ", " + fmtSig(iv.Hi) + "]"
+	return "[" + FmtSig(iv.Lo) + ", " + FmtSig(iv.Hi) + "]"
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 // CSVHeader is the header of WriteCSV's one long table: one row per
@@ -68,17 +66,8 @@ func WriteCSV(w io.Writer, r *Report) error {
 			}
 		}
 	}
-	for _, n := range r.Null {
-		for _, p := range n.Points {
-			name, x := fmt.Sprintf("%s %s", n.Engine, p.Label()), float64(p.Streams)
-			row("null", n.Run, name, "streams", x, "round_trips", p.Calls, "calls/s", &p.CallsMin, &p.CallsMax, p.Repeats)
-			row("null", n.Run, name, "streams", x, "round_trips_per_stream", p.PerStream, "calls/s", nil, nil, p.Repeats)
-			row("null", n.Run, name, "streams", x, "p50_latency", p.P50US, "us", nil, nil, p.Repeats)
-			row("null", n.Run, name, "streams", x, "p95_latency", p.P95US, "us", nil, nil, p.Repeats)
-			row("null", n.Run, name, "streams", x, "p99_latency", p.P99US, "us", nil, nil, p.Repeats)
-			row("null", n.Run, name, "streams", x, "context_switches", p.CtxPerSec, "1/s", nil, nil, p.Repeats)
-			row("null", n.Run, name, "streams", x, "context_switches_per_call", p.CtxPerCall, "1/call", nil, nil, p.Repeats)
-		}
+	for _, sec := range r.placed(true) {
+		sec.CSV(row)
 	}
 	if q := r.Reporting; q != nil {
 		for _, s := range q.ByDOP {
@@ -112,43 +101,9 @@ func WriteCSV(w io.Writer, r *Report) error {
 			row("io", x.Run, name, "queue_depth", float64(p.QD), "read_p99_latency", p.Read.P99Us, "us", nil, nil, 0)
 		}
 	}
-	if t := r.TPCH; t != nil {
-		for _, q := range t.Analysis.Queries {
-			for _, p := range q.Points {
-				row("tpch", t.Run, tpch.QueryName(q.Query), "dop", float64(p.DOP), "time", p.Seconds, "s", nil, nil, p.Repeats)
-				row("tpch", t.Run, tpch.QueryName(q.Query), "dop", float64(p.DOP), "speedup", p.Speedup, "ratio", nil, nil, p.Repeats)
-			}
-		}
+	for _, sec := range r.placed(false) {
+		sec.CSV(row)
 	}
-	for _, in := range r.Insert {
-		for _, s := range in.Series {
-			name := in.Label + ", " + s.Placement
-			for _, p := range s.Points {
-				x := float64(p.Streams)
-				row("insert", in.Run, name, "streams", x, "rows", p.RowsPerSec, "rows/s", &p.RowsMin, &p.RowsMax, p.Repeats)
-				row("insert", in.Run, name, "streams", x, "bandwidth", p.MBPerSec, "MB/s", nil, nil, p.Repeats)
-				row("insert", in.Run, name, "streams", x, "p95_batch_latency", p.P95MS, "ms", nil, nil, p.Repeats)
-				row("insert", in.Run, name, "streams", x, "cpu_busy", p.CPUBusyPct, "%", nil, nil, p.Repeats)
-				row("insert", in.Run, name, "streams", x, "context_switches", p.CtxPerSec, "1/s", nil, nil, p.Repeats)
-			}
-		}
-	}
-	for _, cr := range r.Curves {
-		name := "tpcc-ro on " + cr.Config.Engine
-		for _, p := range cr.Curve.Points {
-			if p.Interrupted {
-				continue
-			}
-			row("curve", cr.Run, name, "offered_per_s", p.Offered, "achieved", p.Achieved, "tps", nil, nil, 0)
-			row("curve", cr.Run, name, "offered_per_s", p.Offered, "p50_latency", p.P50US, "us", nil, nil, 0)
-			row("curve", cr.Run, name, "offered_per_s", p.Offered, "p95_latency", p.P95US, "us", nil, nil, 0)
-			row("curve", cr.Run, name, "offered_per_s", p.Offered, "p99_latency", p.P99US, "us", nil, nil, 0)
-			if p.CPUPct >= 0 {
-				row("curve", cr.Run, name, "offered_per_s", p.Offered, "cpu_busy", p.CPUPct, "%", nil, nil, 0)
-			}
-		}
-	}
-	pacedCSV(r, row)
 	if md := r.Model; md != nil {
 		for _, rw := range md.Table.Rows {
 			name := fmt.Sprintf("model, %d threads per core, %s GHz", rw.SMT, num(rw.GHz))

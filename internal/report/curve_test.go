@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -8,9 +8,26 @@ import (
 
 	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
+
+// curvesOf is the report's load curves; none when it has no curve section.
+func curvesOf(r *report.Report) []tpcc.CurveRun {
+	if s := report.SectionOf[*tpcc.CurveSection](r); s != nil {
+		return s.Runs
+	}
+	return nil
+}
+
+// monitorOf is the report's monitoring run; nil when it has none.
+func monitorOf(r *report.Report) *tpcc.MonitorRun {
+	if s := report.SectionOf[*tpcc.MonitorSection](r); s != nil {
+		return s.Run
+	}
+	return nil
+}
 
 // curveRun is a curve run on engine: capacity 1000 tps, p99 rising past
 // 0.8 of it.
@@ -26,24 +43,24 @@ func curveRun(id int64, engine string, storeCurve bool) *result.Run {
 			Pace: &result.Pace{Mode: "rate", Rate: rate}})
 	}
 	for _, c := range cells {
-		run.Results = append(run.Results, item(string(result.KindCell), *c))
+		run.Results = append(run.Results, report.Item(string(result.KindCell), *c))
 	}
 	if storeCurve {
-		run.Results = append(run.Results, item(string(curve.KindCurve), curve.Analyze(cells, cfg.CurveAt, 2)))
+		run.Results = append(run.Results, report.Item(string(curve.KindCurve), curve.Analyze(cells, cfg.CurveAt, 2)))
 	}
 	return run
 }
 
 func TestCurveSection(t *testing.T) {
-	r, err := Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(4, "postgres", false)})
+	r, err := report.Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(4, "postgres", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Curves) != 2 || !r.Curves[1].Curve.Knee.Found || r.Curves[1].Curve.Knee.Above != 800 || r.Curves[0].Curve.Knee != r.Curves[1].Curve.Knee {
-		t.Fatalf("curves %+v", r.Curves)
+	if len(curvesOf(r)) != 2 || !curvesOf(r)[1].Curve.Knee.Found || curvesOf(r)[1].Curve.Knee.Above != 800 || curvesOf(r)[0].Curve.Knee != curvesOf(r)[1].Curve.Knee {
+		t.Fatalf("curves %+v", curvesOf(r))
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r); err != nil {
+	if err := report.WriteHTML(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -53,19 +70,19 @@ func TestCurveSection(t *testing.T) {
 		}
 	}
 	var text, csv bytes.Buffer
-	if err := WriteText(&text, r); err != nil {
+	if err := report.WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "Load curve (run 4, tpcc-ro on postgres)") || !strings.Contains(text.String(), "between 500/s and 800/s") {
 		t.Errorf("text report:\n%s", text.String())
 	}
-	if err := WriteCSV(&csv, r); err != nil {
+	if err := report.WriteCSV(&csv, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(csv.String(), "curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us") {
 		t.Errorf("CSV lacks the curve's rows:\n%s", csv.String())
 	}
-	if _, err := Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(5, "sqlite", true)}); err == nil {
+	if _, err := report.Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(5, "sqlite", true)}); err == nil {
 		t.Error("two curve runs on one engine accepted")
 	}
 }
@@ -86,19 +103,19 @@ func TestMonitorSectionPaced(t *testing.T) {
 						c.Cell.Total.P99US = 300 + float64(i)
 					}
 				}
-				run.Results = append(run.Results, item(string(monitor.KindCell), c))
+				run.Results = append(run.Results, report.Item(string(monitor.KindCell), c))
 			}
 		}
 	}
-	r, err := Build([]*result.Run{run})
+	r, err := report.Build([]*result.Run{run})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Monitor.Paced == nil || r.Monitor.Paced.Overheads[0].P99Added.Estimate < 100 {
-		t.Fatalf("paced analysis %+v", r.Monitor.Paced)
+	if monitorOf(r).Paced == nil || monitorOf(r).Paced.Overheads[0].P99Added.Estimate < 100 {
+		t.Fatalf("paced analysis %+v", monitorOf(r).Paced)
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r); err != nil {
+	if err := report.WriteHTML(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `id="monitor-paced"`) || !strings.Contains(b.String(), "0.50 of capacity") {

@@ -82,7 +82,7 @@ func TestOneFigurePerQuantity(t *testing.T) {
 					t.Errorf("%s: %d mentions of DRAM latency, want the finding and the memory section's definition at least", name, len(ms))
 				}
 				for _, m := range ms {
-					if want := fmtF(d.NS, decimals(m[1])); m[1] != want {
+					if want := FmtF(d.NS, decimals(m[1])); m[1] != want {
 						t.Errorf("%s: %q gives %s ns, want the defined DRAM latency %s ns", name, m[0], m[1], want)
 					}
 				}
@@ -95,8 +95,8 @@ func TestOneFigurePerQuantity(t *testing.T) {
 						t.Errorf("%s: %q: %v cycles is not %v ns × %v GHz", name, m[0], cyc, ns, d.GHz)
 					}
 				}
-				if !strings.Contains(out, fmtF(d.GHz, 2)+" GHz") {
-					t.Errorf("%s: the clock %s GHz is not stated", name, fmtF(d.GHz, 2))
+				if !strings.Contains(out, FmtF(d.GHz, 2)+" GHz") {
+					t.Errorf("%s: the clock %s GHz is not stated", name, FmtF(d.GHz, 2))
 				}
 				// tps per core in the findings' peak.
 				for _, m := range peakRE.FindAllStringSubmatch(out, -1) {
@@ -106,8 +106,8 @@ func TestOneFigurePerQuantity(t *testing.T) {
 						t.Errorf("%s: %q names no measured cell", name, m[0])
 						continue
 					}
-					if m[4] != fmtN(p.TPS/float64(p.Cores)) || m[1] != fmtN(p.TPS) {
-						t.Errorf("%s: %q, want %s tps and %s tps per core", name, m[0], fmtN(p.TPS), fmtN(p.TPS/float64(p.Cores)))
+					if m[4] != FmtN(p.TPS/float64(p.Cores)) || m[1] != FmtN(p.TPS) {
+						t.Errorf("%s: %q, want %s tps and %s tps per core", name, m[0], FmtN(p.TPS), FmtN(p.TPS/float64(p.Cores)))
 					}
 				}
 			}
@@ -134,8 +134,8 @@ func TestOneFigurePerQuantity(t *testing.T) {
 					t.Errorf("text: row %q names no measured cell", m[0])
 					continue
 				}
-				if m[5] != fmtN(p.TPS/float64(p.Cores)) {
-					t.Errorf("text: row %q gives %s tps/core, want %s", strings.TrimSpace(m[0]), m[5], fmtN(p.TPS/float64(p.Cores)))
+				if m[5] != FmtN(p.TPS/float64(p.Cores)) {
+					t.Errorf("text: row %q gives %s tps/core, want %s", strings.TrimSpace(m[0]), m[5], FmtN(p.TPS/float64(p.Cores)))
 				}
 			}
 
@@ -190,7 +190,7 @@ func TestOneFigurePerQuantity(t *testing.T) {
 			for l, v := range byLatency {
 				found := false
 				for _, s := range j.OLTP.Series {
-					if p := pointAt(s.Points, 1); p != nil && math.Abs(p.TPSPerCore-stats.Median(v)) <= 1e-9*p.TPSPerCore {
+					if p := PointAt(s.Points, 1); p != nil && math.Abs(p.TPSPerCore-stats.Median(v)) <= 1e-9*p.TPSPerCore {
 						found = true
 					}
 				}
@@ -209,7 +209,7 @@ func TestOneFigurePerQuantity(t *testing.T) {
 func oltpPointOf(r *Report, label string, streams int) *OLTPPoint {
 	for _, s := range r.OLTP.Series {
 		if s.Label == label {
-			return pointAt(s.Points, streams)
+			return PointAt(s.Points, streams)
 		}
 	}
 	return nil

@@ -50,10 +50,10 @@ func findings(r *Report) []Finding {
 		if d := m.DRAM; d != nil && d.GHz > 0 {
 			uses := "the model uses this figure"
 			if md := r.Model; md != nil && md.FitRun != 0 && md.OneSocketNS != d.NS {
-				uses = fmt.Sprintf("the model uses %s ns instead, a random chain in memory mapped as the OLTP data is (run %d)", fmtF(md.OneSocketNS, 1), md.FitRun)
+				uses = fmt.Sprintf("the model uses %s ns instead, a random chain in memory mapped as the OLTP data is (run %d)", FmtF(md.OneSocketNS, 1), md.FitRun)
 			}
 			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz: %s (run %d); %s.",
-				fmtF(d.NS, 1), fmtF(d.Cycles, 0), fmtF(d.GHz, 2), d.Label, m.Run, uses)
+				FmtF(d.NS, 1), FmtF(d.Cycles, 0), FmtF(d.GHz, 2), d.Label, m.Run, uses)
 			if v := dramVariants(m); len(v) > 0 {
 				detail(AnchorLadder, "Other DRAM readings of run %d, variants the model does not use: %s.", m.Run, strings.Join(v, "; "))
 			}
@@ -66,13 +66,13 @@ func findings(r *Report) []Finding {
 			switch d.Verdict {
 			case stats.Lower:
 				detail(AnchorLadder, "Huge pages (2 MiB) cut the fully random chain's latency from %s to %s ns (%s, lowest clean windows): the difference is TLB misses; %s.",
-					fmtF(s.DRAMNS4K, 1), fmtF(s.DRAMNS2M, 1), pctAbs(-change), evidence(d))
+					FmtF(s.DRAMNS4K, 1), FmtF(s.DRAMNS2M, 1), PctAbs(-change), Evidence(d))
 			case stats.CannotTell:
 				detail(AnchorLadder, "Huge pages (2 MiB) measured %s ns against %s ns with 4 KiB pages for the fully random chain (%s, lowest clean windows); %s.",
-					fmtF(s.DRAMNS2M, 1), fmtF(s.DRAMNS4K, 1), pct(change), evidence(d))
+					FmtF(s.DRAMNS2M, 1), FmtF(s.DRAMNS4K, 1), Pct(change), Evidence(d))
 			default:
 				detail(AnchorLadder, "Huge pages (2 MiB) did not lower the fully random chain's latency: %s ns against %s ns with 4 KiB pages (%s, lowest clean windows); %s.",
-					fmtF(s.DRAMNS2M, 1), fmtF(s.DRAMNS4K, 1), pct(change), evidence(d))
+					FmtF(s.DRAMNS2M, 1), FmtF(s.DRAMNS4K, 1), Pct(change), Evidence(d))
 			}
 		}
 		if len(s.Levels) > 0 {
@@ -82,9 +82,9 @@ func findings(r *Report) []Finding {
 				if name == "DRAM" {
 					name = "memory"
 				}
-				parts = append(parts, fmt.Sprintf("%s %s ns = %s cycles", name, fmtF(l.NS, 1), fmtF(l.NS*m.GHz, 0)))
+				parts = append(parts, fmt.Sprintf("%s %s ns = %s cycles", name, FmtF(l.NS, 1), FmtF(l.NS*m.GHz, 0)))
 			}
-			detail(AnchorLadder, "Latency plateaus of the TLB-local chain (a variant that avoids TLB misses; cycles at %s GHz): %s.", fmtF(m.GHz, 2), strings.Join(parts, ", "))
+			detail(AnchorLadder, "Latency plateaus of the TLB-local chain (a variant that avoids TLB misses; cycles at %s GHz): %s.", FmtF(m.GHz, 2), strings.Join(parts, ", "))
 			cacheFindings(s.Levels, detail)
 		}
 		if mx := m.Matrix; mx != nil {
@@ -92,17 +92,17 @@ func findings(r *Report) []Finding {
 				add(AnchorMatrix, "One NUMA node: all memory is local; remote latency cannot be measured on this machine.")
 			} else if s.LocalNS > 0 && s.RemoteNS > 0 {
 				add(AnchorMatrix, "Remote memory costs %s ns against %s ns local: %s× (%s nodes, lowest clean windows of the NUMA matrix, run %d).",
-					fmtF(s.RemoteNS, 1), fmtF(s.LocalNS, 1), fmtF(s.RemoteNS/s.LocalNS, 2), strconv.Itoa(len(mx.MemNodes)), m.Run)
+					FmtF(s.RemoteNS, 1), FmtF(s.LocalNS, 1), FmtF(s.RemoteNS/s.LocalNS, 2), strconv.Itoa(len(mx.MemNodes)), m.Run)
 			}
 		}
 		if p := mlpPeak(m.MLP); p != nil && p.InFlight > 1.5 {
 			one := m.MLP.Points[0].NSPerLoad.Median
 			if p.InFlight <= float64(p.Chains) {
 				detail(AnchorMLP, "One core keeps %s misses in flight with %d independent chains: %s ns per load for one chain over %s ns per load for %d, each the median of its windows.",
-					fmtF(p.InFlight, 1), p.Chains, fmtF(one, 1), fmtF(p.NSPerLoad.Median, 1), p.Chains)
+					FmtF(p.InFlight, 1), p.Chains, FmtF(one, 1), FmtF(p.NSPerLoad.Median, 1), p.Chains)
 			} else {
 				detail(AnchorMLP, "Memory-level parallelism cannot be read from this probe: %d chains ran %s× faster per load than one (medians %s and %s ns), more than their number, so not every load missed to memory.",
-					p.Chains, fmtF(p.InFlight, 1), fmtF(p.NSPerLoad.Median, 1), fmtF(one, 1))
+					p.Chains, FmtF(p.InFlight, 1), FmtF(p.NSPerLoad.Median, 1), FmtF(one, 1))
 			}
 		}
 	}
@@ -118,7 +118,7 @@ func findings(r *Report) []Finding {
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio
 		detail(AnchorIO, "Storage: %s random 8 KiB reads per second at queue depth 1; sequential reads deliver %s× that page rate, against %s× in the optimizer's cost model (%s).",
-			fmtN(x.RandomIOPS), fmtF(x.Ratio, 1), fmtF(x.ModelRatio, 1), x.ModelName)
+			FmtN(x.RandomIOPS), FmtF(x.Ratio, 1), FmtF(x.ModelRatio, 1), x.ModelName)
 	}
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
 		var one, two, four float64
@@ -137,21 +137,22 @@ func findings(r *Report) []Finding {
 		}
 		if one > 0 && two > 0 && four > 0 {
 			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's; %s).",
-				fmtF(two/one, 2), fmtF(four/one, 2), pct(two/one/2-1), pct(four/one/4-1), md.Brief())
+				FmtF(two/one, 2), FmtF(four/one, 2), Pct(two/one/2-1), Pct(four/one/4-1), md.Brief())
 		}
 		if h := md.HeldOut; h != nil {
 			add(AnchorModel, "Model check: on cells it was not fitted to (%s) the model predicts %s tps per core at %s ns; they measured %s (median of %d): error %s.",
-				h.What, fmtN(h.PredictedTPS), fmtF(h.LatencyNS, 1), fmtN(h.MeasuredTPS), h.Cells, pct(h.Error))
+				h.What, FmtN(h.PredictedTPS), FmtF(h.LatencyNS, 1), FmtN(h.MeasuredTPS), h.Cells, Pct(h.Error))
 		}
 		modelErrorFinding(md, detail)
 	}
 	// The other workloads' findings follow those that answer questions 1
 	// to 5: the round-trip floor, TPC-H, concurrent loading.
-	nullFindings(r, add, detail)
-	if t := r.TPCH; t != nil {
-		tpchFindings(t, add)
+	// In the order of their sections: those beside the OLTP section first.
+	for _, beside := range []bool{true, false} {
+		for _, sec := range r.placed(beside) {
+			sec.Findings(r, add, detail)
+		}
 	}
-	insertFindings(r, add, detail)
 	out = append(out, more...)
 	for _, a := range r.Absent {
 		if a.Section == "model" {
@@ -186,7 +187,7 @@ func cacheFindings(levels []memlat.Level, detail func(anchor, format string, a .
 		if l.CacheBytes <= 0 || l.KneeBytes <= 0 {
 			continue
 		}
-		s := fmt.Sprintf("%s %s of %s advertised (%s)", l.Name, units.Bytes(l.KneeBytes), units.Bytes(l.CacheBytes), pctAbs(l.KneeRatio))
+		s := fmt.Sprintf("%s %s of %s advertised (%s)", l.Name, units.Bytes(l.KneeBytes), units.Bytes(l.CacheBytes), PctAbs(l.KneeRatio))
 		if l.KneeRatio < 0.5 {
 			small = append(small, s)
 		} else {
@@ -231,16 +232,16 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		return
 	}
 	add(AnchorOLTP, "OLTP (%s, %s): peak %s tps at %d streams on %s, %s tps per core (run %d).",
-		o.Workload, plural(o.Warehouses, "warehouse"), fmtN(best.TPS), best.Streams, bestLabel, fmtN(best.TPSPerCore), o.Run)
+		o.Workload, Plural(o.Warehouses, "warehouse"), FmtN(best.TPS), best.Streams, bestLabel, FmtN(best.TPSPerCore), o.Run)
 	// Scaling from one stream, per series.
 	for _, s := range o.Series {
-		one := pointAt(s.Points, 1)
+		one := PointAt(s.Points, 1)
 		if one == nil || !(one.TPS > 0) {
 			continue
 		}
 		for _, n := range []int{2} {
-			if p := pointAt(s.Points, n); p != nil {
-				add(AnchorOLTPTable, "%d streams gave %s× one stream (%s); %s.", n, fmtF(p.TPS/one.TPS, 2), s.Label, evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
+			if p := PointAt(s.Points, n); p != nil {
+				add(AnchorOLTPTable, "%d streams gave %s× one stream (%s); %s.", n, FmtF(p.TPS/one.TPS, 2), s.Label, Evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
 			}
 		}
 		break
@@ -257,7 +258,7 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 				continue
 			}
 			for _, p := range loc.Points {
-				q := pointAt(rem.Points, p.Streams)
+				q := PointAt(rem.Points, p.Streams)
 				if q == nil || !(p.TPS > 0) {
 					continue
 				}
@@ -271,11 +272,11 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		d := stats.Compare(gapLoc.TPSRepeats, gapRem.TPSRepeats)
 		switch {
 		case d.Verdict == stats.Lower:
-			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams (the largest gap between local and remote data); %s.", pctAbs(gap), gapAt, evidence(d))
+			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams (the largest gap between local and remote data); %s.", PctAbs(gap), gapAt, Evidence(d))
 		case d.Verdict == stats.NoDiff || d.Verdict == stats.Higher:
-			add(AnchorOLTPTable, "Remote data did not cost throughput: at %d streams, the largest gap, it measured %s %s local data's; %s.", gapAt, pctAbs(math.Abs(gap)), belowAbove(gap), evidence(d))
+			add(AnchorOLTPTable, "Remote data did not cost throughput: at %d streams, the largest gap, it measured %s %s local data's; %s.", gapAt, PctAbs(math.Abs(gap)), belowAbove(gap), Evidence(d))
 		default:
-			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams (the largest gap); %s.", pctAbs(math.Abs(gap)), belowAbove(gap), gapAt, evidence(d))
+			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams (the largest gap); %s.", PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
 		}
 	}
 	streamFindings(o, add, detail)
@@ -307,7 +308,7 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 				verb = "measured " + map[bool]string{true: "+", false: "-"}[on.TPS >= off.TPS]
 			}
 			add(AnchorOLTPTable, "SMT %s%s: %s tps at best with siblings (%d streams) against %s tps with one thread per core (%d streams); %s.",
-				verb, pctAbs(g), fmtN(on.TPS), on.Streams, fmtN(off.TPS), off.Streams, evidence(d))
+				verb, PctAbs(g), FmtN(on.TPS), on.Streams, FmtN(off.TPS), off.Streams, Evidence(d))
 		}
 	} else if mach != nil {
 		detail(AnchorMachine, "No SMT on this machine (one hardware thread per core): SMT on against off cannot be measured here.")
@@ -329,7 +330,7 @@ func spreadWithin(a, b QueryPoint) string {
 	if hi < noisyCV {
 		return ""
 	}
-	return fmt.Sprintf("; the cells' response times vary by %s to %s of their mean (stdev over mean)", pctAbs(lo), pctAbs(hi))
+	return fmt.Sprintf("; the cells' response times vary by %s to %s of their mean (stdev over mean)", PctAbs(lo), PctAbs(hi))
 }
 
 // modelErrorFinding says how well the model reproduces the cells it was
@@ -342,11 +343,11 @@ func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) 
 	worst := 0.0
 	for _, r := range md.Residuals {
 		worst = max(worst, math.Abs(r.RelativeErrorTPS))
-		parts = append(parts, fmt.Sprintf("%s tps per core measured, %s modelled (%s)", fmtN(r.TPSPerCore), fmtN(r.FitTPSPerCore), pct(r.RelativeErrorTPS)))
+		parts = append(parts, fmt.Sprintf("%s tps per core measured, %s modelled (%s)", FmtN(r.TPSPerCore), FmtN(r.FitTPSPerCore), Pct(r.RelativeErrorTPS)))
 	}
 	if len(md.Residuals) == 1 || worst < 1e-9 {
 		detail(AnchorModel, "Model error: it was fitted to %s, which it reproduces by construction (%s); no cell it did not see has measured its error, so the error of its predictions is not known.",
-			plural(len(md.Residuals), "point"), strings.Join(parts, "; "))
+			Plural(len(md.Residuals), "point"), strings.Join(parts, "; "))
 		return
 	}
 	unseen := " No cell it did not see has measured its error."
@@ -354,7 +355,7 @@ func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) 
 		unseen = " The held-out check measures its error on cells it did not see."
 	}
 	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s.%s",
-		len(md.Residuals), strings.Join(parts, "; "), pctAbs(worst), unseen)
+		len(md.Residuals), strings.Join(parts, "; "), PctAbs(worst), unseen)
 }
 
 // belowAbove words a cost: a positive one is below.
@@ -365,15 +366,15 @@ func belowAbove(cost float64) string {
 	return "above"
 }
 
-// evidence says what a test of repeats allows a finding to claim.
-func evidence(d stats.Difference) string {
+// Evidence says what a test of repeats allows a finding to claim.
+func Evidence(d stats.Difference) string {
 	switch d.Verdict {
 	case stats.CannotTell:
 		return fmt.Sprintf("n=%d+%d repeats, too few to tell this from noise", d.A.N, d.B.N)
 	case stats.NoDiff:
-		return fmt.Sprintf("no difference shown by a U test over repeats (p=%s, n=%d+%d)", fmtF(d.P, 3), d.A.N, d.B.N)
+		return fmt.Sprintf("no difference shown by a U test over repeats (p=%s, n=%d+%d)", FmtF(d.P, 3), d.A.N, d.B.N)
 	}
-	return fmt.Sprintf("a U test over repeats shows it (p=%s, n=%d+%d)", fmtF(d.P, 3), d.A.N, d.B.N)
+	return fmt.Sprintf("a U test over repeats shows it (p=%s, n=%d+%d)", FmtF(d.P, 3), d.A.N, d.B.N)
 }
 
 // smallDrop is the fall in throughput under which, without a test that
@@ -409,15 +410,15 @@ func streamFindings(o *OLTP, add, detail func(anchor, format string, a ...any)) 
 				verb = "measured lower"
 			}
 			add(AnchorOLTPTable, "Throughput %s when streams outnumbered the %d CPUs of %s: %s tps at %d streams to %s at %d (%s), p95 %s → %s ms; %s.",
-				verb, cpus, s.Label, fmtN(peak.TPS), peak.Streams, fmtN(p.TPS), p.Streams, pct(p.TPS/peak.TPS-1),
-				fmtF(peak.P95MS, 2), fmtF(p.P95MS, 2), evidence(d))
+				verb, cpus, s.Label, FmtN(peak.TPS), peak.Streams, FmtN(p.TPS), p.Streams, Pct(p.TPS/peak.TPS-1),
+				FmtF(peak.P95MS, 2), FmtF(p.P95MS, 2), Evidence(d))
 			break
 		}
 	}
 	var unstable, disk []string
 	for _, s := range o.Series {
 		for _, p := range s.Points {
-			cell := fmt.Sprintf("%s at %s", s.Label, plural(p.Streams, "stream"))
+			cell := fmt.Sprintf("%s at %s", s.Label, Plural(p.Streams, "stream"))
 			if p.Unstable {
 				unstable = append(unstable, cell)
 			}
@@ -428,14 +429,15 @@ func streamFindings(o *OLTP, add, detail func(anchor, format string, a ...any)) 
 	}
 	if len(unstable) > 0 {
 		add(AnchorOLTPTable, "Unstable cells (a whole second below %s of the cell's median second; their throughput is not steady): %s.",
-			pctAbs(UnstableBelow), strings.Join(unstable, "; "))
+			PctAbs(UnstableBelow), strings.Join(unstable, "; "))
 	}
 	if len(disk) > 0 {
 		add(AnchorOLTPTable, "Cells that read from disk in their measured window (they measure storage too, not only memory): %s.", strings.Join(disk, "; "))
 	}
 }
 
-func pointAt(ps []OLTPPoint, streams int) *OLTPPoint {
+// PointAt is the point of ps at a stream count; nil when none.
+func PointAt(ps []OLTPPoint, streams int) *OLTPPoint {
 	for i := range ps {
 		if ps[i].Streams == streams {
 			return &ps[i]
@@ -463,19 +465,19 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		switch {
 		case best.Speedup > 0 && best.DOP > 1 && min(base.Queries, best.Queries) < MinQueries:
 			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream), but a cell of the two finished only %d queries in its window, too few for a rate to compare (at least %d), so whether parallelism helped is not known.",
-				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), min(base.Queries, best.Queries), MinQueries)
+				s.Query, q.Engine, best.DOP, FmtF(best.Speedup, 2), min(base.Queries, best.Queries), MinQueries)
 		case best.Speedup > 0 && best.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, best.QPHRepeats)
 			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×); %s%s.",
-				s.Query, q.Engine, best.DOP, fmtF(best.Speedup, 2), best.DOP, evidence(d), spreadWithin(base, best))
+				s.Query, q.Engine, best.DOP, FmtF(best.Speedup, 2), best.DOP, Evidence(d), spreadWithin(base, best))
 		case top.Speedup > 0 && top.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, top.QPHRepeats)
 			if d.Verdict == stats.CannotTell {
 				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s, so whether parallelism helped is not known%s.",
-					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d), spreadWithin(base, top))
+					s.Query, q.Engine, top.DOP, FmtF(top.Speedup, 2), Evidence(d), spreadWithin(base, top))
 			} else {
 				add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s.",
-					s.Query, q.Engine, top.DOP, fmtF(top.Speedup, 2), evidence(d))
+					s.Query, q.Engine, top.DOP, FmtF(top.Speedup, 2), Evidence(d))
 			}
 		}
 	}
@@ -485,7 +487,7 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		}
 		last := s.Points[len(s.Points)-1]
 		detail(AnchorQueries, "%s at DOP 1: %d streams gave %s× the queries per hour of one stream.",
-			s.Query, last.Streams, fmtF(last.QPH/s.Points[0].QPH, 2))
+			s.Query, last.Streams, FmtF(last.QPH/s.Points[0].QPH, 2))
 	}
 	if n := len(q.Plans); n > 0 {
 		detail(AnchorQueries, "%d plan change(s) found, e.g. %s.", n, q.Plans[0].Detail)
@@ -495,8 +497,8 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 	}
 }
 
-// fmtF formats v with prec digits after the point.
-func fmtF(v float64, prec int) string {
+// FmtF formats v with prec digits after the point.
+func FmtF(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
@@ -507,13 +509,13 @@ func fmtF(v float64, prec int) string {
 	return s
 }
 
-// fmtN formats a large count rounded, with thousands separators: 12,345.
-func fmtN(v float64) string {
+// FmtN formats a large count rounded, with thousands separators: 12,345.
+func FmtN(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "–"
 	}
 	if math.Abs(v) < 100 {
-		return fmtF(v, 1)
+		return FmtF(v, 1)
 	}
 	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	neg := strings.HasPrefix(s, "-")
@@ -531,17 +533,17 @@ func fmtN(v float64) string {
 	return b.String()
 }
 
-// pct formats a fraction as a signed percentage: +12.3%.
-func pct(f float64) string {
-	s := fmtF(100*f, 1) + "%"
+// Pct formats a fraction as a signed percentage: +12.3%.
+func Pct(f float64) string {
+	s := FmtF(100*f, 1) + "%"
 	if f > 0 {
 		s = "+" + s
 	}
 	return s
 }
 
-// pctAbs formats a fraction as a percentage without sign: 12.3%.
-func pctAbs(f float64) string { return fmtF(100*f, 1) + "%" }
+// PctAbs formats a fraction as a percentage without sign: 12.3%.
+func PctAbs(f float64) string { return FmtF(100*f, 1) + "%" }
 
 func pageWords(b int64) string {
 	if b >= 2<<20 {

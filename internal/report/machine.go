@@ -123,11 +123,11 @@ func machineTree(t *result.Topology) (pkgs []pkgView, loose []string) {
 }
 
 // cpuList writes sorted CPU numbers as ranges: 0-3,8.
-// streamCPUs says which CPUs each stream of a cell ran on: with spread,
+// StreamCPUs says which CPUs each stream of a cell ran on: with spread,
 // stream i was pinned to cpus[i mod len(cpus)] alone ("per stream 0,2,1,3",
 // the first 16 streams listed); otherwise every stream could run on all of
 // cpus ("all share 0-3"), or nothing was pinned ("not pinned").
-func streamCPUs(cpus []int, spread bool, streams int) string {
+func StreamCPUs(cpus []int, spread bool, streams int) string {
 	if len(cpus) == 0 {
 		return "not pinned"
 	}

@@ -11,7 +11,7 @@ import (
 
 // measuredTables are the measured fit's cells, each with the speed
 // sentinel's samples around it, and the sentinel's whole series.
-func measuredTables(f *calib.MeasuredFit) []table {
+func measuredTables(f *calib.MeasuredFit) []Table {
 	v := f.Verdict
 	mem := len(v.MemDeviation) == len(f.Sentinel.Samples) && len(v.MemDeviation) > 0
 	dev := func(i int) string {
@@ -27,7 +27,7 @@ func measuredTables(f *calib.MeasuredFit) []table {
 		}
 		return s
 	}
-	cells := table{ID: AnchorModel + "-cells", Caption: fmt.Sprintf("The measured fit's cells: %s; the sentinel's samples just before and after each, off its median", f.What),
+	cells := Table{ID: AnchorModel + "-cells", Caption: fmt.Sprintf("The measured fit's cells: %s; the sentinel's samples just before and after each, off its median", f.What),
 		Head: []string{"cell", "memory", "latency ns", "tps per core", "sentinel before", "sentinel after", "in the fit", "instructions per txn", "LLC misses per txn"}}
 	for _, c := range f.Cells {
 		in := "yes"
@@ -39,19 +39,19 @@ func measuredTables(f *calib.MeasuredFit) []table {
 			ins, miss = "– (the read failed)", "– (the read failed)"
 		}
 		if k := c.Counters; k != nil && c.Txns > 0 {
-			ins, miss = fmtN(float64(k.Instructions)/float64(c.Txns)), fmtN(float64(k.LLCMisses)/float64(c.Txns))
+			ins, miss = FmtN(float64(k.Instructions)/float64(c.Txns)), FmtN(float64(k.LLCMisses)/float64(c.Txns))
 		}
-		cells.Rows = append(cells.Rows, []string{c.Label, f.Memory[c.Memory].Name, fmtF(c.LatencyNS, 1), fmtN(c.TPSPerCore), dev(c.Before), dev(c.After), in, ins, miss})
+		cells.Rows = append(cells.Rows, []string{c.Label, f.Memory[c.Memory].Name, FmtF(c.LatencyNS, 1), FmtN(c.TPSPerCore), dev(c.Before), dev(c.After), in, ins, miss})
 	}
-	series := table{ID: AnchorModel + "-sentinel", Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", fmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
+	series := Table{ID: AnchorModel + "-sentinel", Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", FmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
 		Head: []string{"sample", "after", "ms", "off the median"}}
 	if mem {
 		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (the lowest of %d windows of %d dependent loads beyond the last-level cache, its pages in memory) median %s ns a load, tolerance ±%.0f%% for each; a sample is off when either is, or when the memory reference's pages were not all in memory",
-			fmtF(float64(v.Median)/1e6, 2), sentinel.MemWindows, sentinel.MemLoads, fmtF(sentinel.PerLoad(v.MemMedian), 0), 100*v.Tolerance)
+			FmtF(float64(v.Median)/1e6, 2), sentinel.MemWindows, sentinel.MemLoads, FmtF(sentinel.PerLoad(v.MemMedian), 0), 100*v.Tolerance)
 		series.Head = []string{"sample", "after", "core ms", "core off its median", "memory ns a load", "memory off its median", "off"}
 	}
 	for i, s := range f.Sentinel.Samples {
-		row := []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), dev(i)}
+		row := []string{fmt.Sprint(i), s.Label, FmtF(float64(s.Took)/1e6, 2), dev(i)}
 		if mem {
 			off := "no"
 			switch {
@@ -61,12 +61,12 @@ func measuredTables(f *calib.MeasuredFit) []table {
 			default:
 				off = "yes"
 			}
-			row = []string{fmt.Sprint(i), s.Label, fmtF(float64(s.Took)/1e6, 2), fmt.Sprintf("%+.0f%%", 100*v.Deviation[i]),
-				fmtF(sentinel.PerLoad(s.Mem), 0), fmt.Sprintf("%+.0f%%", 100*v.MemDeviation[i]), off}
+			row = []string{fmt.Sprint(i), s.Label, FmtF(float64(s.Took)/1e6, 2), fmt.Sprintf("%+.0f%%", 100*v.Deviation[i]),
+				FmtF(sentinel.PerLoad(s.Mem), 0), fmt.Sprintf("%+.0f%%", 100*v.MemDeviation[i]), off}
 		}
 		series.Rows = append(series.Rows, row)
 	}
-	return []table{cells, series}
+	return []Table{cells, series}
 }
 
 // measuredNotes are why the measured fit has no held-out check (its

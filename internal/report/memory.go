@@ -95,7 +95,7 @@ func dramVariants(m *Memory) []string {
 		{s.TLBLocalDRAMNS2M, "TLB-local chain, " + pageWords(s.PageBytes2M) + " pages"},
 	} {
 		if v.ns > 0 && v.ns != d.NS {
-			out = append(out, fmt.Sprintf("%s %s ns", v.what, fmtF(v.ns, 1)))
+			out = append(out, fmt.Sprintf("%s %s ns", v.what, FmtF(v.ns, 1)))
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -33,17 +34,17 @@ func TestMonitorSection(t *testing.T) {
 	for _, stored := range []bool{true, false} {
 		run := &result.Run{ID: 7, Kind: monitor.RunKind, Host: "h", Status: result.StatusComplete, Config: conf}
 		for _, c := range cells {
-			run.Results = append(run.Results, item(string(monitor.KindCell), c))
+			run.Results = append(run.Results, report.Item(string(monitor.KindCell), c))
 		}
 		if stored {
-			run.Results = append(run.Results, item(string(monitor.KindAnalysis), monitor.Analyze(cells)))
+			run.Results = append(run.Results, report.Item(string(monitor.KindAnalysis), monitor.Analyze(cells)))
 		}
-		r, err := Build([]*result.Run{run})
+		r, err := report.Build([]*result.Run{run})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Monitor == nil || len(r.Monitor.Analysis.Overheads) != 1 || r.Monitor.Analysis.Overheads[0].Verdict != monitor.Costs {
-			t.Fatalf("stored analysis %v: monitor section %+v", stored, r.Monitor)
+		if monitorOf(r) == nil || len(monitorOf(r).Analysis.Overheads) != 1 || monitorOf(r).Analysis.Overheads[0].Verdict != monitor.Costs {
+			t.Fatalf("stored analysis %v: monitor section %+v", stored, monitorOf(r))
 		}
 		for _, n := range r.Notes {
 			if strings.Contains(n, "does not chart") {
@@ -51,7 +52,7 @@ func TestMonitorSection(t *testing.T) {
 			}
 		}
 		var b bytes.Buffer
-		if err := WriteHTML(&b, r); err != nil {
+		if err := report.WriteHTML(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		html := b.String()

@@ -10,7 +10,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
 // oltpRunConfig is the part of run oltp's stored configuration the report
@@ -31,13 +30,6 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 	}
 	o := &OLTP{Run: run.ID, Engine: cfg.Engine, Warehouses: cfg.Warehouses,
 		DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
-	load, err := tpcc.KindLoad.Last(run)
-	if err != nil {
-		return nil, err
-	}
-	if load != nil && load.Meta.Warehouses > 0 {
-		o.Warehouses = load.Meta.Warehouses
-	}
 	cells, err := result.KindCell.All(run)
 	if err != nil {
 		return nil, err
@@ -109,7 +101,7 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 func oltpPoint(cells []result.Cell) OLTPPoint {
 	c0 := cells[0]
 	p := OLTPPoint{Streams: c0.Streams, Repeats: len(cells), Cores: c0.Cores, CPUs: c0.CPUs,
-		StreamCPUs: streamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
+		StreamCPUs: StreamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
 	var tps, p95, busy []float64
 	p.SecMin = -1
 	for _, c := range cells {

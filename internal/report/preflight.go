@@ -20,17 +20,14 @@ type Caveat struct {
 	Runs    []int64            `json:"runs"` // the runs whose preflight warned
 }
 
-// sectionFigures is, per report section, the figures it shows, so that a
-// caveat is printed beside every figure it affects.
+// sectionFigures is, per report section of its own, the figures it
+// shows, so that a caveat is printed beside every figure it affects; a
+// workload's section names its own (HTMLSection.Shows).
 var sectionFigures = map[string][]preflight.Figure{
 	"memory":      {preflight.Latency, preflight.Bandwidth, preflight.NUMA},
 	AnchorOLTP:    {preflight.OLTP, preflight.Scaling, preflight.NUMA},
 	AnchorQueries: {preflight.Queries, preflight.Scaling},
 	AnchorModel:   {preflight.Latency, preflight.OLTP},
-	// Where a client, its backend and loading streams run: what a guest's
-	// vCPUs sharing cores, or a governor, changes.
-	AnchorNull:   {preflight.Scaling},
-	AnchorInsert: {preflight.Scaling},
 }
 
 // caveats gathers the preflight warnings stored with runs, one per

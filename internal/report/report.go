@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,26 +10,11 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
-	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
-	"github.com/numalab/numalab/internal/workload/insert"
-	"github.com/numalab/numalab/internal/workload/null"
-	"github.com/numalab/numalab/internal/workload/tpch"
 )
-
-// Kinds lists the run kinds a report shows, in the order of its sections.
-var Kinds = []string{result.RunProbeMem, result.RunOLTP, null.RunKind, result.RunQueries, tpch.RunKind, result.RunProbeIO, insert.RunKind, calib.RunFit}
-
-// optional are the kinds whose absence is not reported: experiments a
-// user runs on purpose, which eval does not (insert) or which have their
-// own command (tpch), or which only eval makes (model-fit: the model then
-// rests on the OLTP run). A missing null run is reported only beside an
-// OLTP run, whose one-stream cell it explains.
-var optional = []string{tpch.RunKind, insert.RunKind, null.RunKind, calib.RunFit}
 
 // ErrNoRuns is returned by Build when it is given no run.
 var ErrNoRuns = errors.New("no runs to report")
@@ -47,21 +31,9 @@ type Report struct {
 	PlacedDOP *PlacedDOP `json:"placement_dop,omitempty"`
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
-	TPCH      *TPCH      `json:"tpch,omitempty"`
-	// RowColumn sets a row engine's TPC-H-derived times beside a column
-	// engine's, when runs of both at the same SF on the same host are in
-	// the report.
-	RowColumn []RowColumn `json:"row_column,omitempty"`
-	// Null and Insert hold one entry per run: a report may show several
-	// (one per engine, or engine and method), as eval's null step stores
-	// SQLite's floor and PostgreSQL's matrix as two runs.
-	Null    []NullRun   `json:"null,omitempty"`
-	Insert  []InsertRun `json:"insert,omitempty"`
-	Monitor *Monitor    `json:"monitor,omitempty"`
-	// Curves holds one load curve per run, one run per engine.
-	Curves []CurveRun `json:"curves,omitempty"`
-	// PacedQueries holds the paced tpch and reporting runs, cell by cell.
-	PacedQueries []PacedRun `json:"paced_queries,omitempty"`
+	// sections are the workloads' sections (Register), in order; their
+	// JSON stands here, after the model's (MarshalJSON).
+	sections []shown
 	// Findings are plain-language sentences, most important first, each
 	// with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
@@ -131,7 +103,7 @@ type OLTP struct {
 	Run        int64        `json:"run"`
 	Engine     string       `json:"engine"`
 	Workload   string       `json:"workload"`
-	Warehouses int          `json:"warehouses"`
+	Warehouses int          `json:"warehouses"` // the load's, when it found another (tpcc.OLTPReport)
 	DurationS  float64      `json:"duration_s"` // measured window per cell
 	WarmupS    float64      `json:"warmup_s"`
 	Series     []OLTPSeries `json:"series"`
@@ -197,8 +169,9 @@ type Reporting struct {
 	ByStreams []QuerySeries        `json:"by_streams"` // speedup against DOP, one series per query and streams
 	Plans     []result.PlanFinding `json:"plans,omitempty"`
 	// Estimates set the optimizer's estimated speedup against DOP beside
-	// the measured one (PostgreSQL only: transtats.Estimates);
-	// NoEstimate says why there are none on another engine.
+	// the measured one (PostgreSQL only); NoEstimate says why there are
+	// none on another engine. The reporting workload fills both
+	// (Workload.Complete).
 	Estimates  []planest.Row `json:"estimates,omitempty"`
 	NoEstimate string        `json:"no_estimate,omitempty"`
 	Errors     []string      `json:"errors,omitempty"`
@@ -274,7 +247,7 @@ func Build(runs []*result.Run) (*Report, error) {
 			byKind[run.Kind] = run
 		}
 		r.Runs = append(r.Runs, runRef(run))
-		if !slices.Contains(Kinds, run.Kind) && run.Kind != monitor.RunKind && run.Kind != curve.RunKind && !isPacedQueries(run.Kind) {
+		if !slices.Contains(coreKinds, run.Kind) && registered(run.Kind) == nil {
 			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
@@ -325,19 +298,6 @@ func Build(runs []*result.Run) (*Report, error) {
 			}
 		}
 	}
-	if run := byKind[tpch.RunKind]; run != nil {
-		if r.TPCH, err = buildTPCH(run); err != nil {
-			return nil, err
-		}
-		if r.RowColumn, err = rowColumn(seen[tpch.RunKind]); err != nil {
-			return nil, err
-		}
-	}
-	if run := byKind[monitor.RunKind]; run != nil {
-		if r.Monitor, err = buildMonitor(run); err != nil {
-			return nil, err
-		}
-	}
 	if run := byKind[result.RunProbeIO]; run != nil {
 		if r.IO, err = buildIO(run); err != nil {
 			return nil, err
@@ -348,36 +308,6 @@ func Build(runs []*result.Run) (*Report, error) {
 			}
 		}
 	}
-	for _, run := range runs {
-		switch run.Kind {
-		case null.RunKind:
-			n, err := buildNull(run)
-			if err != nil {
-				return nil, err
-			}
-			r.Null = append(r.Null, *n)
-		case insert.RunKind:
-			in, err := buildInsert(run)
-			if err != nil {
-				return nil, err
-			}
-			r.Insert = append(r.Insert, *in)
-		case curve.RunKind:
-			cr, err := buildCurve(run)
-			if err != nil {
-				return nil, err
-			}
-			r.Curves = append(r.Curves, *cr)
-		case KindTPCHPaced, KindReportPaced:
-			pr, err := buildPaced(run)
-			if err != nil {
-				return nil, err
-			}
-			r.PacedQueries = append(r.PacedQueries, *pr)
-		}
-	}
-	slices.SortFunc(r.Null, func(a, b NullRun) int { return cmp.Compare(a.Run, b.Run) })
-	slices.SortFunc(r.Insert, func(a, b InsertRun) int { return cmp.Compare(a.Run, b.Run) })
 	r.Machine = buildMachine(runs)
 	if r.Machine != nil && r.Memory != nil {
 		r.Machine.GHz = r.Memory.GHz
@@ -388,18 +318,28 @@ func Build(runs []*result.Run) (*Report, error) {
 		}
 		r.Notes = append(r.Notes, modelNote(r.Model))
 	}
-	for _, k := range Kinds {
-		switch {
+	for _, k := range Kinds() {
+		switch w := registered(k); {
 		case byKind[k] != nil:
-		case k == null.RunKind && r.OLTP != nil && nullRuns(r.OLTP.Engine):
-			r.Absent = append(r.Absent, Absent{Section: AnchorNull, Kind: k, Hint: "numalab run null --engine " + r.OLTP.Engine})
-		case !slices.Contains(optional, k):
+		case w != nil:
+			// A workload's section says itself whether its absence matters.
+			if w.Absent == nil {
+				continue
+			}
+			if a := w.Absent(r); a != nil {
+				r.Absent = append(r.Absent, *a)
+			}
+		case k != calib.RunFit:
+			// The model's fit is eval's: the model then rests on the OLTP run.
 			r.Absent = append(r.Absent, absentFor(k))
 		}
 	}
 	if byKind[result.RunProbeMem] == nil {
 		r.Absent = append(r.Absent, Absent{Section: "model", Kind: result.RunProbeMem,
 			Hint: "the model needs a memory probe for the local latency and clock: numalab probe mem --quick"})
+	}
+	if err := buildSections(r, runs); err != nil {
+		return nil, err
 	}
 	r.Findings = findings(r)
 	return r, nil
@@ -424,40 +364,47 @@ func reportingRuns(runs []*result.Run) (shown *result.Run, placed []*result.Run)
 }
 
 // variant is what tells apart runs of a kind a report shows several of:
-// a null run's engine, an insert run's engine, method and indexes, a
-// reporting run's placement. Other kinds have one variant.
+// a reporting run's placement, a storage probe's span, and what a
+// workload's Variant says of its runs. Other kinds have one variant.
 func variant(run *result.Run) string {
-	if run.Kind == result.RunQueries {
+	switch run.Kind {
+	case result.RunQueries:
 		if p := placement(run); p != "" {
 			return "placed " + p
 		}
 		return ""
-	}
-	var c struct {
-		Engine  string `json:"engine"`
-		Method  string `json:"method"`
-		Indexes bool   `json:"indexes"`
-		Key     string `json:"key"`
-		Span    int64  `json:"span"`
-	}
-	if run.Kind != null.RunKind && run.Kind != insert.RunKind && run.Kind != curve.RunKind && run.Kind != result.RunProbeIO && run.Kind != tpch.RunKind && !isPacedQueries(run.Kind) {
+	case result.RunProbeIO:
+		var c struct {
+			Span int64 `json:"span"`
+		}
+		// An unreadable configuration is reported when the run's section
+		// is built; here it is one more variant.
+		if err := json.Unmarshal(run.Config, &c); err != nil {
+			return "with an unreadable configuration"
+		}
+		if c.Span > 0 {
+			return "over a span of " + units.Bytes(c.Span).String()
+		}
 		return ""
+	}
+	if w := registered(run.Kind); w != nil && w.Variant != nil {
+		return w.Variant(run)
+	}
+	return ""
+}
+
+// EngineVariant is the variant of a run of which a report shows one per
+// engine: "on postgres" (a Workload's Variant).
+func EngineVariant(run *result.Run) string {
+	var c struct {
+		Engine string `json:"engine"`
 	}
 	// An unreadable configuration is reported when the run's section is
 	// built; here it is one more variant.
 	if err := json.Unmarshal(run.Config, &c); err != nil {
 		return "with an unreadable configuration"
 	}
-	if run.Kind == null.RunKind || run.Kind == curve.RunKind || run.Kind == tpch.RunKind || isPacedQueries(run.Kind) {
-		return "on " + c.Engine
-	}
-	if run.Kind == result.RunProbeIO {
-		if c.Span > 0 {
-			return "over a span of " + units.Bytes(c.Span).String()
-		}
-		return ""
-	}
-	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes, c.Key)
+	return "on " + c.Engine
 }
 
 func absentFor(kind string) Absent {

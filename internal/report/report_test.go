@@ -349,7 +349,7 @@ func TestStreamCPUs(t *testing.T) {
 		{[]int{0, 2, 1, 3}, true, 6, "per stream 0,2,1,3,0,2"},
 		{many, true, 20, "per stream 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,…"},
 	} {
-		if got := streamCPUs(c.cpus, c.spread, c.streams); got != c.want {
+		if got := StreamCPUs(c.cpus, c.spread, c.streams); got != c.want {
 			t.Errorf("streamCPUs(%v, %v, %d) = %q, want %q", c.cpus, c.spread, c.streams, got, c.want)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
-	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 // queryRunConfig is the part of run report's stored configuration the
@@ -54,11 +53,6 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 	if err != nil {
 		return nil, err
 	}
-	ptrs := make([]*result.QueryCell, len(cells))
-	for i := range cells {
-		ptrs[i] = &cells[i]
-	}
-	q.Estimates, q.NoEstimate = transtats.Estimates(ptrs), transtats.NoEstimate(q.Engine, cfg.DOP)
 	type key struct {
 		query        string
 		streams, dop int

@@ -133,7 +133,7 @@ func (s *PlacedDOP) judge() {
 	var few []string
 	for _, p := range s.Points {
 		if p.Queries < MinQueries {
-			few = append(few, fmt.Sprintf("%s: %d in %s s", p.Name(), p.Queries, fmtF(p.WindowS, 1)))
+			few = append(few, fmt.Sprintf("%s: %d in %s s", p.Name(), p.Queries, FmtF(p.WindowS, 1)))
 		}
 	}
 	if len(few) > 0 {
@@ -157,11 +157,11 @@ func (s *PlacedDOP) judge() {
 	if d.Verdict == stats.Higher {
 		s.Winner = best.Name()
 		s.Verdict = fmt.Sprintf("best %s: %s queries/h against %s for the next best, %s (U test p=%.3f, %d+%d repeats)",
-			best.Name(), fmtN(best.QPH), fmtN(next.QPH), next.Name(), d.P, d.B.N, d.A.N)
+			best.Name(), FmtN(best.QPH), FmtN(next.QPH), next.Name(), d.P, d.B.N, d.A.N)
 		return
 	}
 	s.Verdict = fmt.Sprintf("cannot tell: the best, %s at %s queries/h, is not told apart from the next, %s at %s: %s",
-		best.Name(), fmtN(best.QPH), next.Name(), fmtN(next.QPH), d)
+		best.Name(), FmtN(best.QPH), next.Name(), FmtN(next.QPH), d)
 }
 
 // Text is the section in one line: "P1 queries/h, median of 4: smt=on
@@ -169,7 +169,7 @@ func (s *PlacedDOP) judge() {
 func (s *PlacedDOP) Text() string {
 	var parts []string
 	for _, p := range s.Points {
-		t := fmt.Sprintf("%s %s", p.Name(), fmtN(p.QPH))
+		t := fmt.Sprintf("%s %s", p.Name(), FmtN(p.QPH))
 		if p.Oversubscribed {
 			t += " (oversubscribed)"
 		}
@@ -212,27 +212,27 @@ func (s *PlacedDOP) repeats() string {
 }
 
 // placedDOPSection is the section in the HTML report.
-func placedDOPSection(r *Report) section {
+func placedDOPSection(r *Report) HTMLSection {
 	pd := r.PlacedDOP
-	s := section{ID: AnchorPlacedDOP, Title: pd.title()}
+	s := HTMLSection{ID: AnchorPlacedDOP, Title: pd.title()}
 	s.Intro = fmt.Sprintf("Runs %s: %s on the same database as the reporting runs, placed on a CPU selector (smt=on: every logical CPU; smt=off: one thread per core, so a DOP above the cores is oversubscribed). A winner is named only when every cell finished at least %d queries in its window and the best's repeats are higher than the next best's by a U test (p ≤ %.2f).",
 		joinIDs(pd.Runs), pd.queries(), MinQueries, stats.Alpha)
-	c := chart{ID: AnchorPlacedDOP + "-chart", Title: pd.queries() + ": queries per hour against DOP, per placement",
-		X: scale{Label: "DOP"}, Y: scale{Label: "queries per hour", Zero: true, Format: fmtCompact}}
+	c := Chart{ID: AnchorPlacedDOP + "-chart", Title: pd.queries() + ": queries per hour against DOP, per placement",
+		X: Scale{Label: "DOP"}, Y: Scale{Label: "queries per hour", Zero: true, Format: FmtCompact}}
 	var dops []float64
 	for _, p := range pd.Points {
 		dops = append(dops, float64(p.DOP))
 		name := p.Placement + " " + p.Query
-		i := slices.IndexFunc(c.Series, func(sr series) bool { return sr.Name == name })
+		i := slices.IndexFunc(c.Series, func(sr Series) bool { return sr.Name == name })
 		if i < 0 {
-			c.Series = append(c.Series, series{Name: name})
+			c.Series = append(c.Series, Series{Name: name})
 			i = len(c.Series) - 1
 		}
-		c.Series[i].Points = append(c.Series[i].Points, point{X: float64(p.DOP), Y: p.QPH, Lo: slices.Min(p.QPHRepeats), Hi: slices.Max(p.QPHRepeats)})
+		c.Series[i].Points = append(c.Series[i].Points, Point{X: float64(p.DOP), Y: p.QPH, Lo: slices.Min(p.QPHRepeats), Hi: slices.Max(p.QPHRepeats)})
 	}
-	c.X = streamsScale("DOP", dops)
-	s.Figures = append(s.Figures, figure{ID: c.ID, SVG: template.HTML(c.svg())})
-	tb := table{ID: AnchorPlacedDOP + "-table", Caption: "Median over repeats; fewest queries: the fewest one repeat finished in its window",
+	c.X = StreamsScale("DOP", dops)
+	s.Figures = append(s.Figures, Plot{ID: c.ID, SVG: template.HTML(c.SVG())})
+	tb := Table{ID: AnchorPlacedDOP + "-table", Caption: "Median over repeats; fewest queries: the fewest one repeat finished in its window",
 		Head: []string{"run", "placement", "query", "DOP", "repeats", "queries/h", "fewest queries", "mean ms", "workers ran on"}}
 	for _, p := range pd.Points {
 		w := dashIfEmpty(p.Workers)
@@ -240,7 +240,7 @@ func placedDOPSection(r *Report) section {
 			w = "oversubscribed"
 		}
 		tb.Rows = append(tb.Rows, []string{strconv.FormatInt(p.Run, 10), p.Placement, p.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Repeats),
-			fmtN(p.QPH), fmt.Sprintf("%d in %s s", p.Queries, fmtF(p.WindowS, 1)), fmtF(p.MeanMS, 1), w})
+			FmtN(p.QPH), fmt.Sprintf("%d in %s s", p.Queries, FmtF(p.WindowS, 1)), FmtF(p.MeanMS, 1), w})
 	}
 	s.Tables = append(s.Tables, tb)
 	s.Notes = append(s.Notes, "Verdict: "+pd.Verdict+".")

@@ -14,8 +14,8 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 // dashes tell series apart without colour.
 var dashes = []string{"", "6 3", "2 3", "8 3 2 3"}
 
-// scale is one axis: linear, or logarithmic in base 2 or 10.
-type scale struct {
+// Scale is one axis: linear, or logarithmic in base 2 or 10.
+type Scale struct {
 	Label    string
 	Log      float64 // 0: linear; else the log base of the ticks
 	Min, Max float64
@@ -26,7 +26,7 @@ type scale struct {
 	Ticks []float64
 }
 
-func (s *scale) f(v float64) float64 {
+func (s *Scale) f(v float64) float64 {
 	if s.Log > 0 {
 		return math.Log(v)
 	}
@@ -34,7 +34,7 @@ func (s *scale) f(v float64) float64 {
 }
 
 // pos maps v onto [0, 1].
-func (s *scale) pos(v float64) float64 {
+func (s *Scale) pos(v float64) float64 {
 	lo, hi := s.f(s.Min), s.f(s.Max)
 	if hi == lo {
 		return 0.5
@@ -42,8 +42,8 @@ func (s *scale) pos(v float64) float64 {
 	return (s.f(v) - lo) / (hi - lo)
 }
 
-// fit widens the scale to hold vs and rounds it to ticks.
-func (s *scale) fit(vs []float64) {
+// Fit widens the scale to hold vs and rounds it to ticks.
+func (s *Scale) Fit(vs []float64) {
 	first := true
 	for _, v := range vs {
 		if math.IsNaN(v) || math.IsInf(v, 0) || (s.Log > 0 && v <= 0) {
@@ -101,7 +101,7 @@ func niceStep(raw float64) float64 {
 }
 
 // ticks returns the axis's tick values.
-func (s *scale) ticks() []float64 {
+func (s *Scale) ticks() []float64 {
 	var out []float64
 	if len(s.Ticks) > 0 && s.Log == 0 {
 		return s.Ticks
@@ -132,32 +132,33 @@ func (s *scale) ticks() []float64 {
 	return out
 }
 
-// point is one value of a series; Lo and Hi draw a spread bar when they differ.
-type point struct {
+// Point is one value of a series; Lo and Hi draw a spread bar when they differ.
+type Point struct {
 	X, Y, Lo, Hi float64
 }
 
-type series struct {
+// Series is one line (or set of markers) of a Chart.
+type Series struct {
 	Name   string
-	Points []point
+	Points []Point
 	Marks  bool // markers only, no line
 }
 
-// hline is a labelled horizontal segment (a latency plateau).
-type hline struct {
+// HLine is a labelled horizontal segment (a latency plateau).
+type HLine struct {
 	Y, X0, X1 float64
 	Text      string
 }
 
-// chart is a line chart with optional spread bars, a second y axis that is
+// Chart is a line chart with optional spread bars, a second y axis that is
 // a constant multiple of the first, and labelled horizontal segments.
-type chart struct {
+type Chart struct {
 	ID, Title string
-	X, Y      scale
+	X, Y      Scale
 	Y2Label   string  // right axis label; "" for none
 	Y2Factor  float64 // right value = left value × factor
-	Series    []series
-	HLines    []hline
+	Series    []Series
+	HLines    []HLine
 	Ideal     bool // draw y = x (speedup charts)
 }
 
@@ -167,16 +168,16 @@ const (
 	padT, padB     = 34.0, 92.0
 )
 
-func (c *chart) px(x float64) float64 { return padL + c.X.pos(x)*(chartW-padL-padR) }
-func (c *chart) py(y float64) float64 { return chartH - padB - c.Y.pos(y)*(chartH-padT-padB) }
+func (c *Chart) px(x float64) float64 { return padL + c.X.pos(x)*(chartW-padL-padR) }
+func (c *Chart) py(y float64) float64 { return chartH - padB - c.Y.pos(y)*(chartH-padT-padB) }
 
-func xy(v float64) string { return trimZeros(fmtF(v, 1)) }
+func xy(v float64) string { return trimZeros(FmtF(v, 1)) }
 
 // px is an integer length for width and height attributes.
-func px(v float64) string { return fmtF(math.Ceil(v), 0) }
+func px(v float64) string { return FmtF(math.Ceil(v), 0) }
 
-// svg renders the chart; it fits the scales to the data first.
-func (c *chart) svg() string {
+// SVG renders the chart; it fits the scales to the data first.
+func (c *Chart) SVG() string {
 	var xs, ys []float64
 	for _, s := range c.Series {
 		for _, p := range s.Points {
@@ -193,8 +194,8 @@ func (c *chart) svg() string {
 	if c.Ideal {
 		ys = append(ys, xs...)
 	}
-	c.X.fit(xs)
-	c.Y.fit(ys)
+	c.X.Fit(xs)
+	c.Y.Fit(ys)
 	esc := html.EscapeString
 	var b strings.Builder
 	h := chartH + math.Max(0, float64((len(c.Series)+1)/2-2))*16
@@ -212,8 +213,8 @@ func (c *chart) svg() string {
 	}
 	if c.Y2Label != "" && c.Y2Factor > 0 {
 		// The right axis has its own round ticks, at value / factor.
-		r := scale{Log: c.Y.Log, Min: c.Y.Min * c.Y2Factor, Max: c.Y.Max * c.Y2Factor, Format: fmtSig}
-		r.fit([]float64{r.Min, r.Max})
+		r := Scale{Log: c.Y.Log, Min: c.Y.Min * c.Y2Factor, Max: c.Y.Max * c.Y2Factor, Format: FmtSig}
+		r.Fit([]float64{r.Min, r.Max})
 		for _, t := range r.ticks() {
 			v := t / c.Y2Factor
 			if v < c.Y.Min*0.999 || v > c.Y.Max*1.001 {
@@ -221,7 +222,7 @@ func (c *chart) svg() string {
 			}
 			y := c.py(v)
 			fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x1), xy(y), xy(x1+4), xy(y))
-			fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x1+6), xy(y+4), esc(fmtSig(t)))
+			fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x1+6), xy(y+4), esc(FmtSig(t)))
 		}
 	}
 	for _, t := range c.X.ticks() {
@@ -267,7 +268,7 @@ func (c *chart) svg() string {
 				fmt.Fprintf(&b, `<line class="spread" stroke="%s" x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, xy(x), xy(c.py(p.Lo)), xy(x), xy(c.py(p.Hi)))
 			}
 			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"><title>%s: %s</title></circle>`, xy(x), xy(y), col,
-				esc(s.Name), esc(c.X.Format(p.X)+", "+fmtSig(p.Y)))
+				esc(s.Name), esc(c.X.Format(p.X)+", "+FmtSig(p.Y)))
 		}
 	}
 	// Legend, below the axis label, in rows of up to three.
@@ -293,34 +294,34 @@ func (c *chart) svg() string {
 	return b.String()
 }
 
-// fmtSig formats with about three significant digits.
-func fmtSig(v float64) string {
+// FmtSig formats with about three significant digits.
+func FmtSig(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a == 0:
 		return "0"
 	case a >= 1000:
-		return fmtN(v)
+		return FmtN(v)
 	case a >= 100:
-		return fmtF(v, 0)
+		return FmtF(v, 0)
 	case a >= 10:
-		return trimZeros(fmtF(v, 1))
+		return trimZeros(FmtF(v, 1))
 	case a >= 1:
-		return trimZeros(fmtF(v, 2))
+		return trimZeros(FmtF(v, 2))
 	}
-	return trimZeros(fmtF(v, 3))
+	return trimZeros(FmtF(v, 3))
 }
 
-// fmtCompact labels ticks briefly: 1.25M, 250k, 12.5.
-func fmtCompact(v float64) string {
+// FmtCompact labels ticks briefly: 1.25M, 250k, 12.5.
+func FmtCompact(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1e6:
-		return trimZeros(fmtF(v/1e6, 2)) + "M"
+		return trimZeros(FmtF(v/1e6, 2)) + "M"
 	case a >= 1e4:
-		return trimZeros(fmtF(v/1e3, 1)) + "k"
+		return trimZeros(FmtF(v/1e3, 1)) + "k"
 	}
-	return fmtSig(v)
+	return FmtSig(v)
 }
 
 func trimZeros(s string) string {
@@ -375,9 +376,9 @@ func heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title
 				txt = "#fff"
 			}
 			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#fff"><title>node %d to node %d: %s ns (%s× the fastest)</title></rect>`,
-				xy(x), xy(y), xy(cell), xy(cell), fill, n, cols[j], fmtF(v, 1), fmtF(r, 2))
-			fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s ns</text>`, xy(x+cell/2), xy(y+cell/2), txt, fmtF(v, 1))
-			fmt.Fprintf(&b, `<text class="cellr" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s×</text>`, xy(x+cell/2), xy(y+cell/2+16), txt, fmtF(r, 2))
+				xy(x), xy(y), xy(cell), xy(cell), fill, n, cols[j], FmtF(v, 1), FmtF(r, 2))
+			fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s ns</text>`, xy(x+cell/2), xy(y+cell/2), txt, FmtF(v, 1))
+			fmt.Fprintf(&b, `<text class="cellr" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s×</text>`, xy(x+cell/2), xy(y+cell/2+16), txt, FmtF(r, 2))
 		}
 	}
 	b.WriteString(`</svg>`)
@@ -391,10 +392,10 @@ func heatColour(t float64) string {
 	return fmt.Sprintf("#%02x%02x%02x", lerp(0xde, 0xb2), lerp(0xeb, 0x18), lerp(0xf7, 0x2b))
 }
 
-// bars draws one bar per label with its value on top.
-func bars(id, title, ylabel string, labels []string, values []float64, notes []string) string {
-	s := scale{Label: ylabel, Zero: true, Format: fmtSig}
-	s.fit(values)
+// Bars draws one bar per label with its value on top.
+func Bars(id, title, ylabel string, labels []string, values []float64, notes []string) string {
+	s := Scale{Label: ylabel, Zero: true, Format: FmtSig}
+	s.Fit(values)
 	esc := html.EscapeString
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
@@ -406,15 +407,15 @@ func bars(id, title, ylabel string, labels []string, values []float64, notes []s
 	x0, x1 := padL, chartW-padR
 	for _, t := range s.ticks() {
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(py(t)), xy(x1), xy(py(t)))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-6), xy(py(t)+4), esc(fmtSig(t)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-6), xy(py(t)+4), esc(FmtSig(t)))
 	}
 	fmt.Fprintf(&b, `<text class="axis" transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`, xy((y0+y1)/2), esc(ylabel))
 	slot := (x1 - x0) / float64(max(len(values), 1))
 	for i, v := range values {
 		x := x0 + slot*float64(i) + slot*0.2
 		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s</title></rect>`,
-			xy(x), xy(py(v)), xy(slot*0.6), xy(y0-py(v)), esc(labels[i]), esc(fmtN(v)))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(py(v)-5), esc(fmtN(v)))
+			xy(x), xy(py(v)), xy(slot*0.6), xy(y0-py(v)), esc(labels[i]), esc(FmtN(v)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(py(v)-5), esc(FmtN(v)))
 		fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(y0+18), esc(labels[i]))
 		if i < len(notes) && notes[i] != "" {
 			fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x+slot*0.3), xy(y0+34), esc(notes[i]))

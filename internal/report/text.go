@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -54,7 +53,7 @@ func WriteText(w io.Writer, r *Report) error {
 
 	if m := r.Machine; m != nil {
 		t := m.Topology
-		fmt.Fprintf(&b, "\nMachine (run %d): %s\n", m.Run, orDash(t.CPUModel))
+		fmt.Fprintf(&b, "\nMachine (run %d): %s\n", m.Run, OrDash(t.CPUModel))
 		fmt.Fprintf(&b, "  %s\n", machineShape(m))
 		for _, line := range machineText(t) {
 			fmt.Fprintf(&b, "  %s\n", line)
@@ -87,12 +86,8 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		absentNote("oltp")
 	}
-	if len(r.Null) > 0 || absent(r, AnchorNull) != nil {
-		b.WriteString("\nNull transaction: the round-trip floor\n")
-		for _, n := range r.Null {
-			textNull(&b, n)
-		}
-		absentNote(AnchorNull)
+	for _, sec := range r.placed(true) {
+		sec.Text(&b, r)
 	}
 	b.WriteString("\nReporting queries\n")
 	if q := r.Reporting; q != nil {
@@ -109,25 +104,8 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		absentNote("io")
 	}
-	if t := r.TPCH; t != nil {
-		b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
-		textTPCH(&b, t)
-	}
-	if len(r.PacedQueries) > 0 {
-		b.WriteString("\nPaced queries (throughput is the schedule's, not capacity)\n")
-		for _, p := range r.PacedQueries {
-			textPaced(&b, p)
-		}
-	}
-	for _, cr := range r.Curves {
-		fmt.Fprintf(&b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
-		curve.WriteText(&b, cr.Curve)
-	}
-	if len(r.Insert) > 0 {
-		b.WriteString("\nConcurrent loading into one table\n")
-		for _, in := range r.Insert {
-			textInsert(&b, in)
-		}
+	for _, sec := range r.placed(false) {
+		sec.Text(&b, r)
 	}
 	b.WriteString("\nModel: 1, 2 and 4 sockets of this CPU\n")
 	if md := r.Model; md != nil {
@@ -141,7 +119,8 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-func orDash(s string) string {
+// OrDash is s, or a dash when s is empty.
+func OrDash(s string) string {
 	if s == "" {
 		return "–"
 	}
@@ -151,8 +130,8 @@ func orDash(s string) string {
 // machineShape is "1 package, 1 node, 2 cores, 2 logical CPUs (1 per core)".
 func machineShape(m *Machine) string {
 	t := m.Topology
-	s := fmt.Sprintf("%s, %s, %s, %s (%d per core)", plural(len(t.Packages), "package"), plural(len(t.Nodes), "NUMA node"),
-		plural(len(t.Cores), "core"), plural(len(t.CPUs), "logical CPU"), m.Threads)
+	s := fmt.Sprintf("%s, %s, %s, %s (%d per core)", Plural(len(t.Packages), "package"), Plural(len(t.Nodes), "NUMA node"),
+		Plural(len(t.Cores), "core"), Plural(len(t.CPUs), "logical CPU"), m.Threads)
 	var extra []string
 	if t.Hypervisor != "" {
 		extra = append(extra, "hypervisor "+t.Hypervisor)
@@ -167,7 +146,7 @@ func machineShape(m *Machine) string {
 		extra = append(extra, t.Kernel)
 	}
 	if m.GHz > 0 {
-		extra = append(extra, "core clock "+fmtF(m.GHz, 2)+" GHz (measured)")
+		extra = append(extra, "core clock "+FmtF(m.GHz, 2)+" GHz (measured)")
 	}
 	if len(extra) > 0 {
 		s += "; " + strings.Join(extra, ", ")
@@ -175,7 +154,8 @@ func machineShape(m *Machine) string {
 	return s
 }
 
-func plural(n int, word string) string {
+// Plural is "1 stream" or "3 streams".
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
@@ -184,16 +164,16 @@ func plural(n int, word string) string {
 
 func textMemory(b *strings.Builder, m *Memory) {
 	fmt.Fprintf(b, "  run %d: median of %d clean windows of >= %d ms per point, [min-max]; every cycle count is ns × the run's clock, %s GHz\n",
-		m.Run, m.Samples, m.WindowMS, fmtF(m.GHz, 2))
+		m.Run, m.Samples, m.WindowMS, FmtF(m.GHz, 2))
 	if d := m.DRAM; d != nil {
-		fmt.Fprintf(b, "  DRAM latency (the model's): %s ns = %s cycles, %s\n", fmtF(d.NS, 1), fmtF(d.Cycles, 0), d.Label)
+		fmt.Fprintf(b, "  DRAM latency (the model's): %s ns = %s cycles, %s\n", FmtF(d.NS, 1), FmtF(d.Cycles, 0), d.Label)
 	}
 	for _, l := range m.Ladders {
 		fmt.Fprintf(b, "  %s chain, %s pages, CPU %d:\n", l.Chain, pagesLabel(l), l.CPU)
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    working set\tns\tmin-max ns\tcycles\t")
 		for _, p := range l.Points {
-			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), fmtF(p.NS.Median, 1), fmtF(p.NS.Min, 1), fmtF(p.NS.Max, 1), fmtF(p.NS.Median*m.GHz, 0))
+			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), FmtF(p.NS.Median, 1), FmtF(p.NS.Min, 1), FmtF(p.NS.Max, 1), FmtF(p.NS.Median*m.GHz, 0))
 		}
 		tw.Flush()
 		if len(l.Levels) > 0 {
@@ -203,7 +183,7 @@ func textMemory(b *strings.Builder, m *Memory) {
 				if name == "DRAM" {
 					name = "memory"
 				}
-				p := fmt.Sprintf("%s %s ns up to %s touched", name, fmtF(lv.NS, 1), units.Bytes(lv.ToBytes))
+				p := fmt.Sprintf("%s %s ns up to %s touched", name, FmtF(lv.NS, 1), units.Bytes(lv.ToBytes))
 				if lv.KneeRatio > 0 {
 					p += fmt.Sprintf(" (knee %s of %s advertised)", units.Bytes(lv.KneeBytes), units.Bytes(lv.CacheBytes))
 				}
@@ -229,7 +209,7 @@ func textMemory(b *strings.Builder, m *Memory) {
 		for i, row := range ns {
 			fmt.Fprintf(tw, "    node %d\t", mx.CPUNodes[i])
 			for _, v := range row {
-				fmt.Fprintf(tw, "%s\t", fmtF(v, 1))
+				fmt.Fprintf(tw, "%s\t", FmtF(v, 1))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -238,21 +218,21 @@ func textMemory(b *strings.Builder, m *Memory) {
 	if ml := m.MLP; ml != nil && len(ml.Points) > 0 {
 		fmt.Fprintf(b, "  memory-level parallelism (%s, CPU %d):", units.Bytes(ml.Bytes), ml.CPU)
 		for _, p := range ml.Points {
-			fmt.Fprintf(b, " %d chains/%d thr %s ns/load (%s in flight);", p.Chains, p.Threads, fmtF(p.NSPerLoad.Median, 1), fmtF(p.InFlight, 1))
+			fmt.Fprintf(b, " %d chains/%d thr %s ns/load (%s in flight);", p.Chains, p.Threads, FmtF(p.NSPerLoad.Median, 1), FmtF(p.InFlight, 1))
 		}
 		b.WriteString("\n")
 	}
 	if c := m.C2C; c != nil && len(c.Pairs) > 0 {
-		fmt.Fprintf(b, "  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):", fmtF(c.GHz, 2))
+		fmt.Fprintf(b, "  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):", FmtF(c.GHz, 2))
 		for _, p := range c.Pairs {
-			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1], fmtF(p.BestNS, 1), fmtF(p.Cycles, 0))
+			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1], FmtF(p.BestNS, 1), FmtF(p.Cycles, 0))
 		}
 		b.WriteString("\n")
 	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
 		b.WriteString("  sequential read bandwidth:")
 		for _, p := range bw.Read {
-			fmt.Fprintf(b, " %d threads %s GB/s;", p.Threads, fmtF(p.GBps, 1))
+			fmt.Fprintf(b, " %d threads %s GB/s;", p.Threads, FmtF(p.GBps, 1))
 		}
 		b.WriteString("\n")
 	}
@@ -260,7 +240,7 @@ func textMemory(b *strings.Builder, m *Memory) {
 
 func textOLTP(b *strings.Builder, o *OLTP) {
 	fmt.Fprintf(b, "  run %d: %s on %s, %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; tps/core per physical core the streams ran on\n",
-		o.Run, o.Workload, o.Engine, plural(o.Warehouses, "warehouse"), fmtF(o.DurationS, 1), fmtF(o.WarmupS, 1))
+		o.Run, o.Workload, o.Engine, Plural(o.Warehouses, "warehouse"), FmtF(o.DurationS, 1), FmtF(o.WarmupS, 1))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    placement\tstreams\trepeats\ttps\tmin-max tps\tseconds min-max\ttps/core\tp95 ms\tCPU %\tflags\t")
 	for _, s := range o.Series {
@@ -272,8 +252,8 @@ func textOLTP(b *strings.Builder, o *OLTP) {
 			if p.Unstable {
 				flags = append(flags, "unstable")
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s-%s\t%s\t%s\t%s\t%s\t\n", s.Label, p.Streams, p.Repeats, fmtN(p.TPS),
-				fmtN(p.TPSMin), fmtN(p.TPSMax), fmtN(p.SecMin), fmtN(p.SecMax), fmtN(p.TPSPerCore), fmtF(p.P95MS, 3), fmtF(p.BusyPct, 0), strings.Join(flags, ","))
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s-%s\t%s\t%s\t%s\t%s\t\n", s.Label, p.Streams, p.Repeats, FmtN(p.TPS),
+				FmtN(p.TPSMin), FmtN(p.TPSMax), FmtN(p.SecMin), FmtN(p.SecMax), FmtN(p.TPSPerCore), FmtF(p.P95MS, 3), FmtF(p.BusyPct, 0), strings.Join(flags, ","))
 		}
 	}
 	tw.Flush()
@@ -284,7 +264,7 @@ func textOLTP(b *strings.Builder, o *OLTP) {
 
 func textQueries(b *strings.Builder, q *Reporting) {
 	fmt.Fprintf(b, "  run %d: transtats on %s %s, %s rows, %s s measured after %s s warm-up per cell\n",
-		q.Run, q.Engine, q.Version, fmtN(float64(q.Rows)), fmtF(q.DurationS, 1), fmtF(q.WarmupS, 1))
+		q.Run, q.Engine, q.Version, FmtN(float64(q.Rows)), FmtF(q.DurationS, 1), FmtF(q.WarmupS, 1))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	workers := q.hasWorkers()
 	head := "    query\tDOP\tstreams\tqueries/h\tmin-max\tmean ms\tp95 ms\tspeedup vs DOP 1\t"
@@ -294,8 +274,8 @@ func textQueries(b *strings.Builder, q *Reporting) {
 	fmt.Fprintln(tw, head)
 	for _, s := range q.ByDOP {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t", s.Query, p.DOP, p.Streams, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax),
-				fmtF(p.MeanMS, 1), fmtF(p.P95MS, 1), speedup(p))
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t", s.Query, p.DOP, p.Streams, FmtN(p.QPH), FmtN(p.QPHMin), FmtN(p.QPHMax),
+				FmtF(p.MeanMS, 1), FmtF(p.P95MS, 1), speedup(p))
 			if workers {
 				fmt.Fprintf(tw, "%s\t", dashIfEmpty(p.Workers))
 			}
@@ -325,33 +305,33 @@ func speedup(p QueryPoint) string {
 	if p.Speedup == 0 {
 		return "–"
 	}
-	return fmtF(p.Speedup, 2) + "×"
+	return FmtF(p.Speedup, 2) + "×"
 }
 
 func textIO(b *strings.Builder, x *IO) {
 	p := x.Probe
-	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, orDash(p.Dir), orDash(p.FSType), units.Bytes(p.FileSize), ioMode(p))
+	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, OrDash(p.Dir), OrDash(p.FSType), units.Bytes(p.FileSize), ioMode(p))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    pattern\tblock\tQD\tIOPS\tMB/s\tp50 µs\tp99 µs\t")
 	for _, pt := range p.Patterns {
-		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", pt.Name, units.Bytes(pt.BlockSize), pt.QD, fmtN(pt.Read.IOPS),
-			fmtF(pt.Read.MBps, 1), fmtF(pt.Read.P50Us, 1), fmtF(pt.Read.P99Us, 1))
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", pt.Name, units.Bytes(pt.BlockSize), pt.QD, FmtN(pt.Read.IOPS),
+			FmtF(pt.Read.MBps, 1), FmtF(pt.Read.P50Us, 1), FmtF(pt.Read.P99Us, 1))
 	}
 	tw.Flush()
 	if r := p.Ratio; r != nil {
-		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", fmtF(r.Ratio, 1), r.ModelName, fmtF(r.ModelRatio, 1))
+		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", FmtF(r.Ratio, 1), r.ModelName, FmtF(r.ModelRatio, 1))
 	}
 	for _, r := range p.Ratios {
 		kind := "one sequence"
 		if r.Readers > 0 {
-			kind = plural(r.Readers, "reader")
+			kind = Plural(r.Readers, "reader")
 		}
-		fmt.Fprintf(b, "  at QD %d, %s: %s×\n", r.QD, kind, fmtF(r.Ratio, 1))
+		fmt.Fprintf(b, "  at QD %d, %s: %s×\n", r.QD, kind, FmtF(r.Ratio, 1))
 	}
 	for _, sp := range x.Spans {
 		var ps []string
 		for _, pt := range sp.Points {
-			ps = append(ps, fmt.Sprintf("QD %d %s IOPS", pt.QD, fmtN(pt.IOPS)))
+			ps = append(ps, fmt.Sprintf("QD %d %s IOPS", pt.QD, FmtN(pt.IOPS)))
 		}
 		fmt.Fprintf(b, "  run %d over a span of %s: %s\n", sp.Run, units.Bytes(sp.Span), strings.Join(ps, ", "))
 	}
@@ -379,8 +359,8 @@ func textModel(b *strings.Builder, md *Model) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    sockets\tcores/socket\tSMT\tGHz\tlatency ns\tcycles\ttps/core\ttotal tps\tvs 1 socket\t")
 	for _, row := range md.Table.Rows {
-		fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s×\t\n", row.Sockets, row.CoresPerSocket, row.SMT, fmtF(row.GHz, 2),
-			fmtF(row.LatencyNS, 1), fmtF(row.LatencyCycles, 0), fmtN(row.TPSPerCore), fmtN(row.TotalTPS), fmtF(row.TotalVs1S, 2))
+		fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s×\t\n", row.Sockets, row.CoresPerSocket, row.SMT, FmtF(row.GHz, 2),
+			FmtF(row.LatencyNS, 1), FmtF(row.LatencyCycles, 0), FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtF(row.TotalVs1S, 2))
 	}
 	tw.Flush()
 	if f := md.Measured; f != nil {

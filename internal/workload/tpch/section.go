@@ -1,9 +1,10 @@
-package report
+package tpch
 
 import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strconv"
@@ -14,19 +15,60 @@ import (
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
-	"github.com/numalab/numalab/internal/workload/tpch"
 )
+
+// Report is what the report shows of tpch runs: one section, of the
+// first run, with a row engine's times beside a column engine's; one run
+// per engine. Its absence goes unsaid: 'run tpch' has its own command.
+var Report = report.Workload{
+	Kinds:   []string{RunKind},
+	Default: true,
+	Variant: report.EngineVariant,
+	Build: func(_ *report.Report, runs []*result.Run) (report.Section, error) {
+		t, err := buildTPCH(runs[0])
+		if err != nil {
+			return nil, err
+		}
+		rc, err := rowColumn(runs)
+		if err != nil {
+			return nil, err
+		}
+		return &Section{Run: t, RowColumn: rc}, nil
+	},
+}
+
+// Section is the tpch section of a report.
+type Section struct {
+	Run *ReportRun `json:"tpch,omitempty"`
+	// RowColumn sets a row engine's TPC-H-derived times beside a column
+	// engine's, when runs of both at the same SF on the same host are in
+	// the report.
+	RowColumn []RowColumn `json:"row_column,omitempty"`
+}
+
+var _ report.Section = (*Section)(nil)
+
+// CSV writes each query's time and speedup against DOP.
+func (sec *Section) CSV(row report.CSVRow) {
+	t := sec.Run
+	for _, q := range t.Analysis.Queries {
+		for _, p := range q.Points {
+			row("tpch", t.Run, QueryName(q.Query), "dop", float64(p.DOP), "time", p.Seconds, "s", nil, nil, p.Repeats)
+			row("tpch", t.Run, QueryName(q.Query), "dop", float64(p.DOP), "speedup", p.Speedup, "ratio", nil, nil, p.Repeats)
+		}
+	}
+}
 
 // AnchorTPCH is the TPC-H-derived section.
 const AnchorTPCH = "tpch"
 
-// TPCH is a 'numalab run tpch' run: its analysis, as stored with it.
-type TPCH struct {
+// ReportRun is a 'numalab run tpch' run: its analysis, as stored with it.
+type ReportRun struct {
 	Run      int64             `json:"run"`
-	Config   tpch.RunConfig    `json:"config"`
+	Config   RunConfig         `json:"config"`
 	Version  string            `json:"engine_version,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
-	Analysis tpch.Analysis     `json:"analysis"`
+	Analysis Analysis          `json:"analysis"`
 	// seconds are each power cell's time, by query and DOP: the repeats
 	// a finding's test compares.
 	seconds map[[2]int][]float64
@@ -34,8 +76,8 @@ type TPCH struct {
 
 // buildTPCH reads a tpch run: its stored analysis, or one made from its
 // cells when the run stopped before storing it (without the rule of thumb).
-func buildTPCH(run *result.Run) (*TPCH, error) {
-	t := &TPCH{Run: run.ID}
+func buildTPCH(run *result.Run) (*ReportRun, error) {
+	t := &ReportRun{Run: run.ID}
 	if len(run.Config) > 0 {
 		if err := json.Unmarshal(run.Config, &t.Config); err != nil {
 			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
@@ -46,22 +88,22 @@ func buildTPCH(run *result.Run) (*TPCH, error) {
 	} else if inf != nil {
 		t.Version, t.Settings = inf.Version, inf.Settings
 	}
-	an, err := tpch.KindAnalysis.Last(run)
+	an, err := KindAnalysis.Last(run)
 	if err != nil {
 		return nil, err
 	}
-	cells, err := tpch.KindCell.All(run)
+	cells, err := KindCell.All(run)
 	if err != nil {
 		return nil, err
 	}
 	t.seconds = map[[2]int][]float64{}
 	for _, c := range cells {
-		if c.Mode == tpch.ModePower && c.Cell != nil && (c.Cell.Total.Count > 0 || c.TimedByExplain) {
+		if c.Mode == ModePower && c.Cell != nil && (c.Cell.Total.Count > 0 || c.TimedByExplain) {
 			k := [2]int{c.Query, c.DOP}
 			t.seconds[k] = append(t.seconds[k], c.Seconds)
 		}
 	}
-	fresh := tpch.Analyze(cells, nil)
+	fresh := Analyze(cells, nil)
 	if an == nil {
 		an = &fresh
 	}
@@ -75,7 +117,7 @@ func buildTPCH(run *result.Run) (*TPCH, error) {
 // range over repeats and whether EXPLAIN ANALYZE timed it, and the
 // throughput test's advice whole (the cells' alone, so a run an older
 // numalab stored is judged by today's rules).
-func withRanges(a *tpch.Analysis, fresh tpch.Analysis) {
+func withRanges(a *Analysis, fresh Analysis) {
 	for i := range a.Queries {
 		for _, q := range fresh.Queries {
 			if q.Query != a.Queries[i].Query {
@@ -123,7 +165,7 @@ var rowEngines = []string{"postgres", "sqlite"}
 // rowColumn pairs each row engine's tpch run with the column engine's,
 // when both ran the same data (SF and seed) on the same host.
 func rowColumn(runs []*result.Run) ([]RowColumn, error) {
-	var rows, cols []*TPCH
+	var rows, cols []*ReportRun
 	hosts := map[int64]string{}
 	for _, run := range runs {
 		t, err := buildTPCH(run)
@@ -171,25 +213,28 @@ func sortedPairs(m map[[2]int][]float64) [][2]int {
 }
 
 // rowColumnTable sets a row engine's times beside a column engine's.
-func rowColumnTable(rc RowColumn) table {
-	t := table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
+func rowColumnTable(rc RowColumn) report.Table {
+	t := report.Table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
 		Caption: fmt.Sprintf("Rows against columns at SF %g on this host: %s (run %d) over %s (run %d), each query alone at each DOP both ran; the ratio is how many times longer the row engine took, the Hodges-Lehmann estimate over repeats with its %.0f%% interval",
 			rc.SF, rc.RowEngine, rc.Row, rc.ColumnEngine, rc.Column, 100*stats.Confidence),
 		Head: []string{"query", "DOP", rc.RowEngine + ", s", rc.ColumnEngine + ", s", "row / column", "interval", "repeats"}}
 	for _, p := range rc.Points {
 		iv := "too few repeats"
 		if p.Ratio.HasCI {
-			iv = fmt.Sprintf("[%s, %s]", fmtF(p.Ratio.Lo, 2), fmtF(p.Ratio.Hi, 2))
+			iv = fmt.Sprintf("[%s, %s]", report.FmtF(p.Ratio.Lo, 2), report.FmtF(p.Ratio.Hi, 2))
 		}
-		t.Rows = append(t.Rows, []string{tpch.QueryName(p.Query), strconv.Itoa(p.DOP), fmtF(p.RowSeconds, 4), fmtF(p.ColumnSeconds, 4),
-			fmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
+		t.Rows = append(t.Rows, []string{QueryName(p.Query), strconv.Itoa(p.DOP), report.FmtF(p.RowSeconds, 4), report.FmtF(p.ColumnSeconds, 4),
+			report.FmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
 	}
 	return t
 }
 
-func tpchSection(r *Report) section {
-	t := r.TPCH
-	s := section{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
+// HTML is the TPC-H-derived section: speedup against DOP, the row and
+// column engines side by side, plan changes, the cost fit and the DOP
+// advice.
+func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
+	t := sec.Run
+	s := report.HTMLSection{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
 	a := t.Analysis
 	s.Intro = fmt.Sprintf("Run %d: %d TPC-H-derived queries on %s %s at SF %g (TPC-H-derived, not audited: no figure here is a QphH). Power test: each query alone on one stream at each DOP; its time is the median over repeats of its mean in a %v window. Speedup is against the lowest DOP.",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
@@ -197,21 +242,21 @@ func tpchSection(r *Report) section {
 	for _, d := range t.Config.DOP {
 		dops = append(dops, float64(d))
 	}
-	sp := &chart{ID: AnchorTPCH + "-speedup", Title: "Speedup against DOP, one line per query (dashed grey: ideal)",
-		X: scale{Label: "DOP", Ticks: dops, Format: fmtSig}, Y: scale{Label: "speedup against the lowest DOP", Zero: true, Format: fmtSig}, Ideal: true}
+	sp := &report.Chart{ID: AnchorTPCH + "-speedup", Title: "Speedup against DOP, one line per query (dashed grey: ideal)",
+		X: report.Scale{Label: "DOP", Ticks: dops, Format: report.FmtSig}, Y: report.Scale{Label: "speedup against the lowest DOP", Zero: true, Format: report.FmtSig}, Ideal: true}
 	var ys []float64
-	best := table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
+	best := report.Table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
 		Head: []string{"query", "time at the lowest DOP, s", "best DOP", "speedup there", "stops scaling at", "rule-of-thumb DOP", "plan cost", "DOP the engine used"}}
 	var timedByExplain []string
 	for _, q := range a.Queries {
-		sr := series{Name: tpch.QueryName(q.Query)}
+		sr := report.Series{Name: QueryName(q.Query)}
 		var used, explained []string
 		bestSp := 1.0
 		for _, p := range q.Points {
 			if p.Explained {
 				explained = append(explained, strconv.Itoa(p.DOP))
 			}
-			sr.Points = append(sr.Points, point{X: float64(p.DOP), Y: p.Speedup})
+			sr.Points = append(sr.Points, report.Point{X: float64(p.DOP), Y: p.Speedup})
 			ys = append(ys, p.Speedup, float64(p.DOP))
 			if p.DOP == q.BestDOP {
 				bestSp = p.Speedup
@@ -228,21 +273,21 @@ func tpchSection(r *Report) section {
 		if q.Rule != nil {
 			rule = strconv.Itoa(q.Rule.DOP)
 		}
-		first := fmtF(q.Points[0].Seconds, 4)
+		first := report.FmtF(q.Points[0].Seconds, 4)
 		if q.Points[0].Explained {
 			first += " (EXPLAIN ANALYZE)"
 		}
 		if len(explained) > 0 {
-			timedByExplain = append(timedByExplain, tpch.QueryName(q.Query)+" at DOP "+strings.Join(explained, ", "))
+			timedByExplain = append(timedByExplain, QueryName(q.Query)+" at DOP "+strings.Join(explained, ", "))
 		}
-		best.Rows = append(best.Rows, []string{tpch.QueryName(q.Query), first, strconv.Itoa(q.BestDOP), fmtF(bestSp, 2) + "×", stops, rule,
-			fmtN(q.Cost), orDash(strings.Join(used, ", "))})
+		best.Rows = append(best.Rows, []string{QueryName(q.Query), first, strconv.Itoa(q.BestDOP), report.FmtF(bestSp, 2) + "×", stops, rule,
+			report.FmtN(q.Cost), report.OrDash(strings.Join(used, ", "))})
 	}
 	if len(timedByExplain) > 0 {
 		s.Notes = append(s.Notes, "No run finished in the window, so the time is PostgreSQL's EXPLAIN ANALYZE's one run (marked EXPLAIN ANALYZE), for: "+strings.Join(timedByExplain, "; ")+". Each such time is one run a repeat.")
 	}
-	sp.Y.fit(ys)
-	s.Figures = append(s.Figures, figure{ID: sp.ID, SVG: template.HTML(sp.svg())})
+	sp.Y.Fit(ys)
+	s.Figures = append(s.Figures, report.Plot{ID: sp.ID, SVG: template.HTML(sp.SVG())})
 	s.Tables = append(s.Tables, best)
 	if lt, ok := ladderTable(a); ok {
 		s.Tables = append(s.Tables, lt)
@@ -253,56 +298,56 @@ func tpchSection(r *Report) section {
 	if est, ok := estimateTable(a); ok {
 		s.Tables = append(s.Tables, est)
 	}
-	changes := table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
+	changes := report.Table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
 	for _, c := range a.Changes {
-		changes.Rows = append(changes.Rows, []string{tpch.QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), orDash(strings.Join(c.Removed, ", ")), orDash(strings.Join(c.Added, ", "))})
+		changes.Rows = append(changes.Rows, []string{QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), report.OrDash(strings.Join(c.Removed, ", ")), report.OrDash(strings.Join(c.Added, ", "))})
 	}
 	if len(changes.Rows) == 0 {
 		changes.Rows = append(changes.Rows, []string{"none", "–", "–", "–", "–"})
 	}
 	s.Tables = append(s.Tables, changes)
-	for _, rc := range r.RowColumn {
+	for _, rc := range sec.RowColumn {
 		s.Tables = append(s.Tables, rowColumnTable(rc))
 	}
 	if f := a.Cost; f != nil {
-		cc := &chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
-			X: scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: fmtCompact}, Y: scale{Label: "seconds", Log: 10, Format: fmtSig}}
+		cc := &report.Chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
+			X: report.Scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: report.FmtCompact}, Y: report.Scale{Label: "seconds", Log: 10, Format: report.FmtSig}}
 		var xs, ys []float64
-		on, off := series{Name: "within 2× of the line", Marks: true}, series{Name: "more than 2× off", Marks: true}
+		on, off := report.Series{Name: "within 2× of the line", Marks: true}, report.Series{Name: "more than 2× off", Marks: true}
 		for _, p := range f.Points {
 			xs, ys = append(xs, p.Cost), append(ys, p.Seconds)
 			if p.Error > 2 || p.Error < 0.5 {
-				off.Points = append(off.Points, point{X: p.Cost, Y: p.Seconds})
+				off.Points = append(off.Points, report.Point{X: p.Cost, Y: p.Seconds})
 			} else {
-				on.Points = append(on.Points, point{X: p.Cost, Y: p.Seconds})
+				on.Points = append(on.Points, report.Point{X: p.Cost, Y: p.Seconds})
 			}
 		}
-		cc.X.fit(xs)
-		cc.Y.fit(append(ys, cc.X.Min*f.SecondsPerUnit, cc.X.Max*f.SecondsPerUnit))
-		line := series{Name: "fitted", Points: []point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
+		cc.X.Fit(xs)
+		cc.Y.Fit(append(ys, cc.X.Min*f.SecondsPerUnit, cc.X.Max*f.SecondsPerUnit))
+		line := report.Series{Name: "fitted", Points: []report.Point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
 		cc.Series = append(cc.Series, line, on, off)
-		s.Figures = append(s.Figures, figure{ID: cc.ID, SVG: template.HTML(cc.svg())})
-		ct := table{ID: AnchorTPCH + "-cost-table", Caption: "The cost model's largest errors: measured time over the fitted line's",
+		s.Figures = append(s.Figures, report.Plot{ID: cc.ID, SVG: template.HTML(cc.SVG())})
+		ct := report.Table{ID: AnchorTPCH + "-cost-table", Caption: "The cost model's largest errors: measured time over the fitted line's",
 			Head: []string{"query", "cost", "seconds", "error", "operators"}}
 		for _, p := range f.Largest(len(f.Points)) {
-			ct.Rows = append(ct.Rows, []string{tpch.QueryName(p.Query), fmtN(p.Cost), fmtF(p.Seconds, 4), fmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
+			ct.Rows = append(ct.Rows, []string{QueryName(p.Query), report.FmtN(p.Cost), report.FmtF(p.Seconds, 4), report.FmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
 		}
 		s.Tables = append(s.Tables, ct)
 		var offQ []string
 		for _, q := range f.Off {
-			offQ = append(offQ, tpch.QueryName(q))
+			offQ = append(offQ, QueryName(q))
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", orDash(strings.Join(offQ, ", ")), orDash(strings.Join(f.Common, ", "))))
+		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", report.OrDash(strings.Join(offQ, ", ")), report.OrDash(strings.Join(f.Common, ", "))))
 		if t.Config.Engine == "postgres" {
 			var probe *result.IORatio
 			if r.IO != nil && r.IO.Probe != nil {
 				probe = r.IO.Probe.Ratio
 			}
-			s.Notes = append(s.Notes, tpch.StorageAdvice(t.Settings, probe, f)...)
+			s.Notes = append(s.Notes, StorageAdvice(t.Settings, probe, f)...)
 		}
 	}
 	if adv := a.Advice; adv != nil {
-		dt := table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
+		dt := report.Table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
 			Head: []string{"streams", "DOP", "queries per hour", "slowest query, s", "repeats", "verdict"}}
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
@@ -323,11 +368,11 @@ func tpchSection(r *Report) section {
 				if ps.BestQPH == 0 {
 					v = append(v, "at every DOP the median repeat finished no query: nothing to choose by (lengthen --duration)")
 				}
-				qph, slowest := fmt.Sprintf("%s [%s–%s]", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax)), fmt.Sprintf("%s (%s)", fmtF(p.Slowest, 3), tpch.QueryName(p.SlowestQuery))
+				qph, slowest := fmt.Sprintf("%s [%s–%s]", report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax)), fmt.Sprintf("%s (%s)", report.FmtF(p.Slowest, 3), QueryName(p.SlowestQuery))
 				if p.QPHMax == 0 {
 					qph, slowest = "none finished", "-"
 				}
-				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest, strconv.Itoa(p.Repeats), orDash(strings.Join(v, ", "))})
+				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest, strconv.Itoa(p.Repeats), report.OrDash(strings.Join(v, ", "))})
 			}
 		}
 		s.Tables = append(s.Tables, dt)
@@ -338,28 +383,28 @@ func tpchSection(r *Report) section {
 			s.Notes = append(s.Notes, "At no stream count measured does DOP 1 give the most queries per hour.")
 		}
 	}
-	return s
+	return []report.HTMLSection{s}
 }
 
 // ladderTable is the DOP rule of thumb's ladder in cost units and, when
 // its threshold was a time, in seconds by the run's fit; false without a
 // rule.
-func ladderTable(a tpch.Analysis) (table, bool) {
+func ladderTable(a Analysis) (report.Table, bool) {
 	r := a.Rule
 	if r == nil {
-		return table{}, false
+		return report.Table{}, false
 	}
-	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", fmtN(r.Threshold), r.CoresPerSocket)
+	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", report.FmtN(r.Threshold), r.CoresPerSocket)
 	if r.SecondsPerUnit > 0 {
-		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", fmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
+		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", report.FmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
 	}
-	t := table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
+	t := report.Table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
 	for _, g := range a.Rungs() {
 		secs := "-"
 		if g.Seconds > 0 {
-			secs = fmtF(g.Seconds, 3)
+			secs = report.FmtF(g.Seconds, 3)
 		}
-		t.Rows = append(t.Rows, []string{strconv.Itoa(g.DOP), fmtN(g.Cost), secs})
+		t.Rows = append(t.Rows, []string{strconv.Itoa(g.DOP), report.FmtN(g.Cost), secs})
 	}
 	return t, len(t.Rows) > 0
 }
@@ -367,31 +412,17 @@ func ladderTable(a tpch.Analysis) (table, bool) {
 // estimateTable sets the optimizer's estimated speedup (plan cost at the
 // lowest DOP over the cost at each DOP) beside the measured one; false
 // when no point has an estimate (the engine's cost does not price DOP).
-func estimateTable(a tpch.Analysis) (table, bool) {
-	return estimates(AnchorTPCH+"-estimate", "", a.Estimates())
+func estimateTable(a Analysis) (report.Table, bool) {
+	return report.EstimateTable(AnchorTPCH+"-estimate", "", a.Estimates())
 }
 
-// estimates is the table of rows, for tpch and reporting alike; false
-// when there are none. what, when not "", opens the caption.
-func estimates(id, what string, rows []planest.Row) (table, bool) {
-	t := table{ID: id, Caption: what + "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
-		Head: []string{"query", "DOP", "plan cost", "estimated speedup", "measured speedup", "measured / estimated", "flag"}}
-	streams := slices.ContainsFunc(rows, func(r planest.Row) bool { return r.Streams > 0 })
-	if streams {
-		t.Head = slices.Insert(t.Head, 1, "streams")
-	}
-	for _, r := range rows {
-		row := []string{r.Query, strconv.Itoa(r.DOP), fmtN(r.BaseCost) + " → " + fmtN(r.Cost),
-			fmtF(r.Estimated, 2) + "×", fmtF(r.Measured, 2) + "×", fmtF(r.Measured/r.Estimated, 2), orDash(strings.Join(r.Flags(), ", "))}
-		if streams {
-			row = slices.Insert(row, 1, strconv.Itoa(r.Streams))
-		}
-		t.Rows = append(t.Rows, row)
-	}
-	return t, len(t.Rows) > 0
+// Text is the TPC-H-derived section of the terminal report.
+func (sec *Section) Text(b *strings.Builder, _ *report.Report) {
+	b.WriteString("\nTPC-H-derived queries (not audited: no figure here is a QphH)\n")
+	textTPCH(b, sec.Run)
 }
 
-func textTPCH(b *strings.Builder, t *TPCH) {
+func textTPCH(b *strings.Builder, t *ReportRun) {
 	a := t.Analysis
 	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of repeats; speedup against the lowest DOP\n",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
@@ -403,19 +434,19 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 			stops = strconv.Itoa(q.StopsAt)
 		}
 		for _, p := range q.Points {
-			secs := fmtF(p.Seconds, 4)
+			secs := report.FmtF(p.Seconds, 4)
 			if p.Explained {
 				secs += " (EXPLAIN ANALYZE)"
 			}
 			est := "-"
 			if p.EstSpeedup > 0 {
-				est = fmtF(p.EstSpeedup, 2) + "×"
+				est = report.FmtF(p.EstSpeedup, 2) + "×"
 				r := planest.Row{Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged}
 				if f := r.Flags(); len(f) > 0 {
 					est += " (" + strings.Join(f, ", ") + ")"
 				}
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", tpch.QueryName(q.Query), p.DOP, secs, fmtF(p.Min, 4), fmtF(p.Max, 4), fmtF(p.Speedup, 2), est, q.BestDOP, stops)
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", QueryName(q.Query), p.DOP, secs, report.FmtF(p.Min, 4), report.FmtF(p.Max, 4), report.FmtF(p.Speedup, 2), est, q.BestDOP, stops)
 		}
 	}
 	tw.Flush()
@@ -424,18 +455,19 @@ func textTPCH(b *strings.Builder, t *TPCH) {
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
 				if p.QPHMax == 0 {
-					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n", plural(ps.Streams, "stream"), p.DOP, p.Repeats)
+					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n", report.Plural(ps.Streams, "stream"), p.DOP, p.Repeats)
 					continue
 				}
-				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", plural(ps.Streams, "stream"), p.DOP, fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.Repeats)
+				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", report.Plural(ps.Streams, "stream"), p.DOP, report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax), p.Repeats)
 			}
 		}
 	}
 }
 
-// tpchFindings say which queries scaled with DOP and which server-wide
+// Findings say which queries scaled with DOP and which server-wide
 // DOP the throughput test supports, as firmly as its repeats' ranges.
-func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
+func (sec *Section) Findings(_ *report.Report, add, _ report.Say) {
+	t := sec.Run
 	a := t.Analysis
 	what := fmt.Sprintf("TPC-H-derived queries on %s at SF %g (run %d)", t.Config.Engine, t.Config.SF, t.Run)
 	var top, stop, explained []string
@@ -446,7 +478,7 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 		}
 		for _, p := range q.Points {
 			if p.Explained {
-				explained = append(explained, tpch.QueryName(q.Query))
+				explained = append(explained, QueryName(q.Query))
 				break
 			}
 		}
@@ -457,9 +489,9 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 				shown++
 			}
 			n = max(n, d.A.N, d.B.N)
-			top = append(top, fmt.Sprintf("%s %s×", tpch.QueryName(q.Query), fmtF(last.Speedup, 2)))
+			top = append(top, fmt.Sprintf("%s %s×", QueryName(q.Query), report.FmtF(last.Speedup, 2)))
 		} else {
-			stop = append(stop, fmt.Sprintf("%s at DOP %d", tpch.QueryName(q.Query), max(q.StopsAt, q.BestDOP)))
+			stop = append(stop, fmt.Sprintf("%s at DOP %d", QueryName(q.Query), max(q.StopsAt, q.BestDOP)))
 		}
 	}
 	if len(top)+len(stop) > 0 {
@@ -475,18 +507,18 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 			timed = fmt.Sprintf(" %s finished no run in the window: timed by one EXPLAIN ANALYZE.", strings.Join(explained, ", "))
 		}
 		add(AnchorTPCH+"-best", "%s: by the medians over repeats, %d of %d queries ran fastest at the highest DOP measured (%s); %s; stopped scaling (the next DOP gains less than 10%%): %s.%s",
-			what, len(top), len(top)+len(stop), orDash(strings.Join(top, ", ")), test, orDash(strings.Join(stop, ", ")), timed)
+			what, len(top), len(top)+len(stop), report.OrDash(strings.Join(top, ", ")), test, report.OrDash(strings.Join(stop, ", ")), timed)
 	}
 	if adv := a.Advice; adv != nil {
 		for _, ps := range adv.PerStreams {
-			var best *tpch.Throughput
+			var best *Throughput
 			var others []string
 			for i, p := range ps.Points {
 				if p.DOP == ps.BestQPH {
 					best = &ps.Points[i]
 					continue
 				}
-				others = append(others, fmt.Sprintf("%s [%s–%s] at DOP %d", fmtN(p.QPH), fmtN(p.QPHMin), fmtN(p.QPHMax), p.DOP))
+				others = append(others, fmt.Sprintf("%s [%s–%s] at DOP %d", report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax), p.DOP))
 			}
 			if best == nil || len(others) == 0 {
 				continue
@@ -499,7 +531,7 @@ func tpchFindings(t *TPCH, add func(anchor, format string, a ...any)) {
 				how = "clear of the other DOPs' ranges over repeats"
 			}
 			add(AnchorTPCH+"-dop", "%s, throughput test with %s: DOP %d gave the most queries per hour, %s [%s–%s] (%d repeats), against %s; %s.",
-				what, plural(ps.Streams, "stream"), best.DOP, fmtN(best.QPH), fmtN(best.QPHMin), fmtN(best.QPHMax), best.Repeats, strings.Join(others, ", "), how)
+				what, report.Plural(ps.Streams, "stream"), best.DOP, report.FmtN(best.QPH), report.FmtN(best.QPHMin), report.FmtN(best.QPHMax), best.Repeats, strings.Join(others, ", "), how)
 		}
 	}
 }

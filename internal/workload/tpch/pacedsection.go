@@ -1,15 +1,14 @@
-package report
+package tpch
 
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
+	"github.com/numalab/numalab/internal/report"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 // AnchorPaced is the section of paced query runs.
@@ -19,11 +18,37 @@ const AnchorPaced = "paced-queries"
 // report' with --think or an arrival rate. Their queries per hour are
 // their schedule's, so no capacity chart reads them.
 var (
-	KindTPCHPaced    = tpch.RunKind + "-paced"
+	KindTPCHPaced    = RunKind + "-paced"
 	KindReportPaced  = result.RunQueries + "-paced"
 	pacedQueryKinds  = []string{KindTPCHPaced, KindReportPaced}
 	pacedQueryTitles = map[string]string{KindTPCHPaced: "TPC-H-derived", KindReportPaced: "reporting"}
 )
+
+// PacedReport is what the report shows of paced tpch and reporting runs:
+// one section, both kinds in one table each run, one run per kind and
+// engine. A report takes them only when named.
+var PacedReport = report.Workload{
+	Kinds:   pacedQueryKinds,
+	Variant: report.EngineVariant,
+	Build: func(_ *report.Report, runs []*result.Run) (report.Section, error) {
+		sec := &PacedSection{}
+		for _, run := range runs {
+			pr, err := buildPaced(run)
+			if err != nil {
+				return nil, err
+			}
+			sec.Runs = append(sec.Runs, *pr)
+		}
+		return sec, nil
+	},
+}
+
+// PacedSection is the paced tpch and reporting runs, cell by cell.
+type PacedSection struct {
+	Runs []PacedRun `json:"paced_queries,omitempty"`
+}
+
+var _ report.Section = (*PacedSection)(nil)
 
 // PacedRun is one paced tpch or reporting run, cell by cell.
 type PacedRun struct {
@@ -70,14 +95,14 @@ func buildPaced(run *result.Run) (*PacedRun, error) {
 			Done: m.Total.Count, Errors: m.Total.Errors, Achieved: m.TPS, P50US: m.Total.P50US, P95US: m.Total.P95US, P99US: m.Total.P99US})
 	}
 	if run.Kind == KindTPCHPaced {
-		cells, err := tpch.KindCell.All(run)
+		cells, err := KindCell.All(run)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range cells {
 			q := "all"
-			if c.Mode == tpch.ModePower {
-				q = tpch.QueryName(c.Query)
+			if c.Mode == ModePower {
+				q = QueryName(c.Query)
 			}
 			add(q, c.Cell)
 		}
@@ -103,10 +128,10 @@ func pacedRow(c PacedCell) []string {
 	if c.Pace.Mode == "rate" {
 		pace = fmt.Sprintf("%s/s (%s)", strconv.FormatFloat(c.Pace.Rate, 'g', 4, 64), c.Pace.Arrivals)
 		due, late, backlog = strconv.FormatInt(c.Pace.Offered, 10), strconv.FormatInt(c.Pace.Late, 10), strconv.FormatInt(c.Pace.Backlog, 10)
-		service = fmtF(c.Pace.Service.P99US/1000, 2)
+		service = report.FmtF(c.Pace.Service.P99US/1000, 2)
 	}
 	return []string{strconv.Itoa(c.Cell), c.Query, strconv.Itoa(c.Streams), strconv.Itoa(c.DOP), pace, due, strconv.FormatInt(c.Done, 10),
-		fmtF(c.Achieved, 2), late, backlog, fmtF(c.P50US/1000, 2), fmtF(c.P95US/1000, 2), fmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
+		report.FmtF(c.Achieved, 2), late, backlog, report.FmtF(c.P50US/1000, 2), report.FmtF(c.P95US/1000, 2), report.FmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
 }
 
 // pacedCaption says what one paced run's table shows.
@@ -124,18 +149,30 @@ func lateAfter(p PacedRun) string {
 	return "1ms"
 }
 
-func pacedSection(r *Report) section {
-	s := section{ID: AnchorPaced, Title: "Paced queries",
+// HTML is the paced section: each run's cells.
+func (sec *PacedSection) HTML(_ *report.Report) []report.HTMLSection {
+	s := report.HTMLSection{ID: AnchorPaced, Title: "Paced queries",
 		Intro: "Runs of 'run tpch' and 'run report' paced by a think time or an arrival rate. Their throughput is their schedule's, so they are shown here and never read as capacity (the TPC-H-derived and reporting sections, the fleet and the model read closed-loop runs only)."}
-	for _, p := range r.PacedQueries {
-		t := table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHead}
+	for _, p := range sec.Runs {
+		t := report.Table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHead}
 		for _, c := range p.Cells {
 			t.Rows = append(t.Rows, pacedRow(c))
 		}
 		s.Tables = append(s.Tables, t)
 	}
-	return s
+	return []report.HTMLSection{s}
 }
+
+// Text is the paced section of the terminal report.
+func (sec *PacedSection) Text(b *strings.Builder, _ *report.Report) {
+	b.WriteString("\nPaced queries (throughput is the schedule's, not capacity)\n")
+	for _, p := range sec.Runs {
+		textPaced(b, p)
+	}
+}
+
+// Findings: paced runs add none; their throughput is their schedule's.
+func (sec *PacedSection) Findings(*report.Report, report.Say, report.Say) {}
 
 func textPaced(b *strings.Builder, p PacedRun) {
 	fmt.Fprintf(b, "  %s\n", pacedCaption(p))
@@ -147,10 +184,10 @@ func textPaced(b *strings.Builder, p PacedRun) {
 	tw.Flush()
 }
 
-// pacedCSV writes each paced cell's figures against its offered rate (0
-// for a think time) through row.
-func pacedCSV(r *Report, row func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string, lo, hi *float64, repeats int)) {
-	for _, p := range r.PacedQueries {
+// CSV writes each paced cell's figures against its offered rate (0 for a
+// think time).
+func (sec *PacedSection) CSV(row report.CSVRow) {
+	for _, p := range sec.Runs {
 		for _, c := range p.Cells {
 			name := fmt.Sprintf("%s on %s, cell %d, %s, %d streams, DOP %d", pacedQueryTitles[p.Kind], p.Engine, c.Cell, c.Query, c.Streams, c.DOP)
 			x := c.Pace.Rate
@@ -166,6 +203,3 @@ func pacedCSV(r *Report, row func(section string, run int64, series, xName strin
 		}
 	}
 }
-
-// isPacedQueries reports whether kind is a paced tpch or reporting run.
-func isPacedQueries(kind string) bool { return slices.Contains(pacedQueryKinds, kind) }

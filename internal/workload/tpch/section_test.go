@@ -1,4 +1,4 @@
-package report
+package tpch
 
 import (
 	"encoding/json"
@@ -6,16 +6,29 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/dop"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/workload/tpch"
 )
+
+// The report shows this package's section in these tests: only it is
+// registered in this test binary (internal/workloads imports tpch).
+func init() { report.Register(Report) }
+
+// itemOf is v stored as an item of kind.
+func itemOf(kind string, v any) result.Item {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return result.Item{Kind: kind, Body: b}
+}
 
 // TestTPCHEstimateAndLadder: the estimate table has a row per DOP above
 // the lowest with a flag where measured and estimated part, and the
 // ladder table gives each DOP's cost in both units.
 func TestTPCHEstimateAndLadder(t *testing.T) {
-	a := tpch.Analysis{
-		Queries: []tpch.QueryScaling{{Query: 5, Points: []tpch.DOPPoint{
+	a := Analysis{
+		Queries: []QueryScaling{{Query: 5, Points: []DOPPoint{
 			{DOP: 1, Speedup: 1, Cost: 1349, EstSpeedup: 1},
 			{DOP: 2, Speedup: 0.4, Cost: 1057, EstSpeedup: 1349.0 / 1057, Departs: true, PlanChanged: true},
 		}}},
@@ -40,11 +53,11 @@ func TestTPCHEstimateAndLadder(t *testing.T) {
 // DOP 1, one power cell a repeat.
 func tpchRun(t *testing.T, id int64, engine, host string, secs ...float64) *result.Run {
 	t.Helper()
-	conf, _ := json.Marshal(tpch.RunConfig{Engine: engine, SF: 0.1, Seed: 1, DOP: []int{1}})
-	run := &result.Run{ID: id, Kind: tpch.RunKind, Host: host, Status: result.StatusComplete, Config: conf}
+	conf, _ := json.Marshal(RunConfig{Engine: engine, SF: 0.1, Seed: 1, DOP: []int{1}})
+	run := &result.Run{ID: id, Kind: RunKind, Host: host, Status: result.StatusComplete, Config: conf}
 	for i, s := range secs {
-		c := tpch.Cell{Mode: tpch.ModePower, Query: 1, DOP: 1, Streams: 1, Repeat: i, Seconds: s, Cell: &result.Cell{Total: result.TxStats{Count: 1}}}
-		run.Results = append(run.Results, item(string(tpch.KindCell), c))
+		c := Cell{Mode: ModePower, Query: 1, DOP: 1, Streams: 1, Repeat: i, Seconds: s, Cell: &result.Cell{Total: result.TxStats{Count: 1}}}
+		run.Results = append(run.Results, itemOf(string(KindCell), c))
 	}
 	return run
 }
@@ -56,14 +69,14 @@ func tpchRun(t *testing.T, id int64, engine, host string, secs ...float64) *resu
 func TestRowColumn(t *testing.T) {
 	pg := tpchRun(t, 1, "postgres", "h", 4, 4.2, 3.9, 4.1, 4.05)
 	duck := tpchRun(t, 2, "duckdb", "h", 1, 1.05, 0.98, 1.02, 0.99)
-	r, err := Build([]*result.Run{pg, duck})
+	r, err := report.Build([]*result.Run{pg, duck})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.RowColumn) != 1 {
-		t.Fatalf("row/column %+v, want one pair", r.RowColumn)
+	if len(report.SectionOf[*Section](r).RowColumn) != 1 {
+		t.Fatalf("row/column %+v, want one pair", report.SectionOf[*Section](r).RowColumn)
 	}
-	rc := r.RowColumn[0]
+	rc := report.SectionOf[*Section](r).RowColumn[0]
 	p := rc.Points[0]
 	if rc.RowEngine != "postgres" || rc.ColumnEngine != "duckdb" || len(rc.Points) != 1 || p.Query != 1 || p.RowSeconds != 4.05 || p.ColumnSeconds != 1 ||
 		!p.Ratio.HasCI || p.Ratio.Lo > 4 || p.Ratio.Hi < 4 || p.Ratio.Lo < 3.5 {
@@ -74,7 +87,7 @@ func TestRowColumn(t *testing.T) {
 		t.Errorf("table rows %q", tb.Rows)
 	}
 	other := tpchRun(t, 3, "duckdb", "elsewhere", 1, 1, 1, 1)
-	if r, err := Build([]*result.Run{pg, other}); err != nil || len(r.RowColumn) != 0 {
-		t.Errorf("runs on two hosts: %+v, %v; want no comparison", r.RowColumn, err)
+	if r, err := report.Build([]*result.Run{pg, other}); err != nil || len(report.SectionOf[*Section](r).RowColumn) != 0 {
+		t.Errorf("runs on two hosts: %+v, %v; want no comparison", report.SectionOf[*Section](r).RowColumn, err)
 	}
 }

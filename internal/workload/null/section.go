@@ -1,8 +1,11 @@
-package report
+package null
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/numalab/numalab/internal/preflight"
+	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strconv"
@@ -12,15 +15,83 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
-	"github.com/numalab/numalab/internal/workload/null"
 )
 
-// AnchorNull is the null-transaction section.
+// AnchorNull is the null-transaction section of the report.
 const AnchorNull = "null"
 
-// NullRun is a 'numalab run null' run: round trips of SELECT 1 per
+// Report is what the report shows of null runs: one section, beside the
+// OLTP section, whose one-stream cell it explains; one run per engine.
+var Report = report.Workload{
+	Kinds:      []string{RunKind},
+	Default:    true,
+	BesideOLTP: true,
+	Variant:    report.EngineVariant,
+	Absent: func(r *report.Report) *report.Absent {
+		if r.OLTP != nil && nullRuns(r.OLTP.Engine) {
+			return &report.Absent{Section: AnchorNull, Kind: RunKind, Hint: "numalab run null --engine " + r.OLTP.Engine}
+		}
+		return nil
+	},
+	Build: func(_ *report.Report, runs []*result.Run) (report.Section, error) {
+		sec := &Section{}
+		for _, run := range runs {
+			n, err := buildNull(run)
+			if err != nil {
+				return nil, err
+			}
+			sec.Runs = append(sec.Runs, *n)
+		}
+		slices.SortFunc(sec.Runs, func(a, b ReportRun) int { return cmp.Compare(a.Run, b.Run) })
+		return sec, nil
+	},
+	Figures: figures,
+}
+
+// Section is the null runs' section of a report: a report may show
+// several (one per engine), as eval's null step stores SQLite's floor and
+// PostgreSQL's matrix as two runs.
+type Section struct {
+	Runs []ReportRun `json:"null,omitempty"`
+}
+
+var _ report.Section = (*Section)(nil)
+
+// CSV writes every null cell's figures.
+func (sec *Section) CSV(row report.CSVRow) {
+	for _, n := range sec.Runs {
+		for _, p := range n.Points {
+			name, x := fmt.Sprintf("%s %s", n.Engine, p.Label()), float64(p.Streams)
+			row("null", n.Run, name, "streams", x, "round_trips", p.Calls, "calls/s", &p.CallsMin, &p.CallsMax, p.Repeats)
+			row("null", n.Run, name, "streams", x, "round_trips_per_stream", p.PerStream, "calls/s", nil, nil, p.Repeats)
+			row("null", n.Run, name, "streams", x, "p50_latency", p.P50US, "us", nil, nil, p.Repeats)
+			row("null", n.Run, name, "streams", x, "p95_latency", p.P95US, "us", nil, nil, p.Repeats)
+			row("null", n.Run, name, "streams", x, "p99_latency", p.P99US, "us", nil, nil, p.Repeats)
+			row("null", n.Run, name, "streams", x, "context_switches", p.CtxPerSec, "1/s", nil, nil, p.Repeats)
+			row("null", n.Run, name, "streams", x, "context_switches_per_call", p.CtxPerCall, "1/call", nil, nil, p.Repeats)
+		}
+	}
+}
+
+// figures are a null run's round trips per second, per transport,
+// pairing and streams, a value a repeat, and their p50 latency: what
+// 'numalab compare' sets side by side.
+func figures(in *result.Run) ([]report.Figure, error) {
+	n, err := buildNull(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []report.Figure
+	for _, p := range n.Points {
+		key := fmt.Sprintf("%s %s, %s", n.Engine, p.Label(), report.Plural(p.Streams, "stream"))
+		out = append(out, report.NewFigure(key+": round trips", "calls/s", p.CallsRepeats...), report.NewFigure(key+": p50 latency", "µs", p.P50US))
+	}
+	return out, nil
+}
+
+// ReportRun is a 'numalab run null' run: round trips of SELECT 1 per
 // transport and client/backend pairing.
-type NullRun struct {
+type ReportRun struct {
 	Run       int64   `json:"run"`
 	Engine    string  `json:"engine"`
 	Version   string  `json:"engine_version,omitempty"`
@@ -29,14 +100,14 @@ type NullRun struct {
 	WarmupS   float64 `json:"warmup_s"`
 	// Matrix is every pairing of client and backend on the machine, those
 	// it cannot offer with the reason (PostgreSQL runs).
-	Matrix []null.Pairing `json:"matrix,omitempty"`
-	Points []NullPoint    `json:"points"`
-	Notes  []string       `json:"notes,omitempty"`
+	Matrix []Pairing     `json:"matrix,omitempty"`
+	Points []ReportPoint `json:"points"`
+	Notes  []string      `json:"notes,omitempty"`
 }
 
-// NullPoint is one transport, pairing and stream count: the median over
+// ReportPoint is one transport, pairing and stream count: the median over
 // repeats, with the repeats' min and max and each repeat's value.
-type NullPoint struct {
+type ReportPoint struct {
 	Transport  string `json:"transport"`
 	Pairing    string `json:"pairing"`
 	ClientCPU  int    `json:"client_cpu"`
@@ -65,7 +136,7 @@ type NullPoint struct {
 }
 
 // Label is "unix, same-cpu" (or "in-process").
-func (p NullPoint) Label() string {
+func (p ReportPoint) Label() string {
 	if p.Transport == p.Pairing {
 		return p.Transport
 	}
@@ -73,21 +144,21 @@ func (p NullPoint) Label() string {
 }
 
 // CPUs is "0/1": the client's CPU and the backend's.
-func (p NullPoint) CPUs() string {
+func (p ReportPoint) CPUs() string {
 	if p.BackendCPU < 0 {
 		return fmt.Sprint(p.ClientCPU)
 	}
 	return fmt.Sprintf("%d/%d", p.ClientCPU, p.BackendCPU)
 }
 
-func buildNull(run *result.Run) (*NullRun, error) {
-	var cfg null.RunConfig
+func buildNull(run *result.Run) (*ReportRun, error) {
+	var cfg RunConfig
 	if len(run.Config) > 0 {
 		if err := json.Unmarshal(run.Config, &cfg); err != nil {
 			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
 		}
 	}
-	n := &NullRun{Run: run.ID, Engine: cfg.Engine, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
+	n := &ReportRun{Run: run.ID, Engine: cfg.Engine, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
 	if cfg.Engine == "postgres" {
 		n.Protocol = cfg.Protocol
 	}
@@ -96,12 +167,12 @@ func buildNull(run *result.Run) (*NullRun, error) {
 	} else if inf != nil {
 		n.Version = inf.Version
 	}
-	if m, err := null.KindMatrix.Last(run); err != nil {
+	if m, err := KindMatrix.Last(run); err != nil {
 		return nil, err
 	} else if m != nil && cfg.Engine != "sqlite" {
 		n.Matrix = *m
 	}
-	cells, err := null.KindCell.All(run)
+	cells, err := KindCell.All(run)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +180,7 @@ func buildNull(run *result.Run) (*NullRun, error) {
 		transport, pairing string
 		streams            int
 	}
-	groups := map[key][]null.Cell{}
+	groups := map[key][]Cell{}
 	var order []key
 	for _, c := range cells {
 		k := key{c.Transport, c.Pairing.Name, c.Cell.Streams}
@@ -123,10 +194,10 @@ func buildNull(run *result.Run) (*NullRun, error) {
 		p := nullPoint(groups[k])
 		n.Points = append(n.Points, p)
 		if p.Empty > 0 {
-			empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", p.Label(), plural(p.Streams, "stream"), p.Empty, p.Repeats))
+			empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", p.Label(), report.Plural(p.Streams, "stream"), p.Empty, p.Repeats))
 		}
 		if p.Interrupted {
-			cut = append(cut, fmt.Sprintf("%s at %s", p.Label(), plural(p.Streams, "stream")))
+			cut = append(cut, fmt.Sprintf("%s at %s", p.Label(), report.Plural(p.Streams, "stream")))
 		}
 	}
 	if len(empty) > 0 {
@@ -141,9 +212,9 @@ func buildNull(run *result.Run) (*NullRun, error) {
 	return n, nil
 }
 
-func nullPoint(cells []null.Cell) NullPoint {
+func nullPoint(cells []Cell) ReportPoint {
 	c0 := cells[0]
-	p := NullPoint{Transport: c0.Transport, Pairing: c0.Pairing.Name, ClientCPU: c0.Pairing.Client, BackendCPU: c0.Pairing.Backend,
+	p := ReportPoint{Transport: c0.Transport, Pairing: c0.Pairing.Name, ClientCPU: c0.Pairing.Client, BackendCPU: c0.Pairing.Backend,
 		Streams: c0.Cell.Streams, Repeats: len(cells)}
 	var calls, p50, p95, p99, cs, csc []float64
 	for _, c := range cells {
@@ -159,7 +230,7 @@ func nullPoint(cells []null.Cell) NullPoint {
 				csc = append(csc, c.CtxSwitchesPerCall)
 			}
 		}
-		p.Unstable = p.Unstable || Unstable(c.Cell)
+		p.Unstable = p.Unstable || report.Unstable(c.Cell)
 		p.Interrupted = p.Interrupted || c.Cell.Interrupted
 	}
 	p.Calls, p.CallsMin, p.CallsMax, p.CallsRepeats = stats.Median(calls), slices.Min(calls), slices.Max(calls), calls
@@ -172,20 +243,20 @@ func nullPoint(cells []null.Cell) NullPoint {
 // nullFloor is the null run's fastest one-stream point on engine: the
 // round-trip floor an OLTP run on that engine stands on. PostgreSQL's
 // is taken over the unix socket when the run measured it.
-func nullFloor(runs []NullRun, engineName string) (*NullRun, *NullPoint) {
+func nullFloor(runs []ReportRun, engineName string) (*ReportRun, *ReportPoint) {
 	for i := range runs {
 		n := &runs[i]
 		if n.Engine != engineName {
 			continue
 		}
-		var best *NullPoint
+		var best *ReportPoint
 		unix := false
 		for j := range n.Points {
-			unix = unix || n.Points[j].Transport == null.Unix
+			unix = unix || n.Points[j].Transport == Unix
 		}
 		for j := range n.Points {
 			p := &n.Points[j]
-			if p.Streams != 1 || unix && p.Transport != null.Unix || !(p.Calls > 0) {
+			if p.Streams != 1 || unix && p.Transport != Unix || !(p.Calls > 0) {
 				continue
 			}
 			if best == nil || p.Calls > best.Calls {
@@ -199,31 +270,37 @@ func nullFloor(runs []NullRun, engineName string) (*NullRun, *NullPoint) {
 	return nil, nil
 }
 
+// Floor is the report's null run on engine with its fastest one-stream
+// point (nullFloor); nil when it has none.
+func (sec *Section) Floor(engine string) (*ReportRun, *ReportPoint) {
+	return nullFloor(sec.Runs, engine)
+}
+
 // nullRuns says whether the null transaction runs on an engine.
 func nullRuns(engineName string) bool {
-	c := null.DefaultRunConfig()
+	c := DefaultRunConfig()
 	c.Engine = engineName
 	return c.Check() == nil
 }
 
-// nullTable is the anchor of a null run's cells table.
-func nullTable(run int64) string { return fmt.Sprintf("%s-%d-cells", AnchorNull, run) }
+// CellsAnchor is the anchor of a null run's cells table.
+func CellsAnchor(run int64) string { return fmt.Sprintf("%s-%d-cells", AnchorNull, run) }
 
-// nullFindings say what the round-trip floor means for single-stream
+// Findings say what the round-trip floor means for single-stream
 // OLTP, and what the placement of client and backend did.
-func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) {
-	if o := r.OLTP; o != nil && len(r.Null) > 0 {
-		floorFinding(r, o, add, detail)
+func (sec *Section) Findings(r *report.Report, add, detail report.Say) {
+	if o := r.OLTP; o != nil && len(sec.Runs) > 0 {
+		floorFinding(sec.Runs, o, add, detail)
 	}
-	for _, n := range r.Null {
+	for _, n := range sec.Runs {
 		var transports []string
 		for _, p := range n.Points {
-			if !slices.Contains(transports, p.Transport) && p.Transport != null.InProcess {
+			if !slices.Contains(transports, p.Transport) && p.Transport != InProcess {
 				transports = append(transports, p.Transport)
 			}
 		}
 		for _, tr := range transports {
-			var ps []NullPoint
+			var ps []ReportPoint
 			for _, p := range n.Points {
 				if p.Transport == tr && p.Streams == 1 {
 					ps = append(ps, p)
@@ -235,7 +312,7 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 			var parts []string
 			fast, slow := ps[0], ps[0]
 			for _, p := range ps {
-				parts = append(parts, fmt.Sprintf("%s %s/s (p50 %s µs, %s context switches per call)", p.Pairing, fmtN(p.Calls), fmtF(p.P50US, 1), fmtF(p.CtxPerCall, 2)))
+				parts = append(parts, fmt.Sprintf("%s %s/s (p50 %s µs, %s context switches per call)", p.Pairing, report.FmtN(p.Calls), report.FmtF(p.P50US, 1), report.FmtF(p.CtxPerCall, 2)))
 				if p.Calls > fast.Calls {
 					fast = p
 				}
@@ -246,8 +323,8 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 			if !(slow.Calls > 0) {
 				continue
 			}
-			detail(nullTable(n.Run), "Null transaction on %s over %s, one stream, by where the backend ran against the client: %s; %s gave %s× %s's round trips; %s (run %d).",
-				n.Engine, tr, strings.Join(parts, ", "), fast.Pairing, fmtF(fast.Calls/slow.Calls, 2), slow.Pairing, evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
+			detail(CellsAnchor(n.Run), "Null transaction on %s over %s, one stream, by where the backend ran against the client: %s; %s gave %s× %s's round trips; %s (run %d).",
+				n.Engine, tr, strings.Join(parts, ", "), fast.Pairing, report.FmtF(fast.Calls/slow.Calls, 2), slow.Pairing, report.Evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
 		}
 		var un []string
 		for _, p := range n.Matrix {
@@ -256,10 +333,10 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 			}
 		}
 		if len(un) > 0 {
-			detail(nullTable(n.Run), "Client/backend pairings this machine cannot offer, so not measured: %s.", strings.Join(un, ", "))
+			detail(CellsAnchor(n.Run), "Client/backend pairings this machine cannot offer, so not measured: %s.", strings.Join(un, ", "))
 		}
 		for _, note := range n.Notes {
-			detail(nullTable(n.Run), "Null run %d: %s.", n.Run, note)
+			detail(CellsAnchor(n.Run), "Null run %d: %s.", n.Run, note)
 		}
 	}
 }
@@ -267,18 +344,18 @@ func nullFindings(r *Report, add, detail func(anchor, format string, a ...any)) 
 // Shares of a transaction's time the round trip must take, at least and
 // at most, for single-stream OLTP to be called latency-bound or not.
 const (
-	latencyBound    = 0.5
-	notLatencyBound = 0.2
+	LatencyBound    = 0.5
+	NotLatencyBound = 0.2
 )
 
 // floorFinding sets the OLTP run's one-stream cell against the null
 // floor on its engine: how much of a transaction's time one round trip
 // takes, and how firmly the repeats say so.
-func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a ...any)) {
-	var one *OLTPPoint
+func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
+	var one *report.OLTPPoint
 	var label string
 	for i := range o.Series {
-		if p := pointAt(o.Series[i].Points, 1); p != nil && p.TPS > 0 {
+		if p := report.PointAt(o.Series[i].Points, 1); p != nil && p.TPS > 0 {
 			one, label = p, o.Series[i].Label
 			break
 		}
@@ -286,10 +363,10 @@ func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a 
 	if one == nil {
 		return
 	}
-	n, f := nullFloor(r.Null, o.Engine)
+	n, f := nullFloor(runs, o.Engine)
 	if f == nil {
 		var engines []string
-		for _, n := range r.Null {
+		for _, n := range runs {
 			engines = append(engines, fmt.Sprintf("run %d on %s", n.Run, n.Engine))
 		}
 		try := "the null transaction does not run on it"
@@ -302,43 +379,45 @@ func floorFinding(r *Report, o *OLTP, add, detail func(anchor, format string, a 
 	}
 	share := one.TPS / f.Calls
 	lo, hi := one.TPSMin/f.CallsMax, one.TPSMax/f.CallsMin
-	spread := fmt.Sprintf("%s to %s over the repeats' extremes (%d and %d repeats)", pctAbs(lo), pctAbs(hi), one.Repeats, f.Repeats)
+	spread := fmt.Sprintf("%s to %s over the repeats' extremes (%d and %d repeats)", report.PctAbs(lo), report.PctAbs(hi), one.Repeats, f.Repeats)
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
 		spread = fmt.Sprintf("with %d and %d repeats, too few to measure its spread", one.Repeats, f.Repeats)
 	case hi > 1:
-		spread = fmt.Sprintf("from %s to more than the whole transaction over the repeats' extremes (%d and %d repeats): they disagree too much to bound it", pctAbs(lo), one.Repeats, f.Repeats)
+		spread = fmt.Sprintf("from %s to more than the whole transaction over the repeats' extremes (%d and %d repeats): they disagree too much to bound it", report.PctAbs(lo), one.Repeats, f.Repeats)
 	}
 	txn := fmt.Sprintf("One-stream OLTP on %s takes %s µs a transaction (%s tps, %s, OLTP run %d); the null round-trip floor is %s µs a call (%s/s, %s, null run %d)",
-		o.Engine, fmtF(1e6/one.TPS, 1), fmtN(one.TPS), label, o.Run, fmtF(1e6/f.Calls, 1), fmtN(f.Calls), f.Label(), n.Run)
+		o.Engine, report.FmtF(1e6/one.TPS, 1), report.FmtN(one.TPS), label, o.Run, report.FmtF(1e6/f.Calls, 1), report.FmtN(f.Calls), f.Label(), n.Run)
 	if o.Engine != "postgres" {
 		// In-process engines make several calls per transaction, how many
 		// depends on the transaction: the floor says how many it would take.
-		add(nullTable(n.Run), "%s: one call is %s of a transaction's time (%s), so calls alone would fill a transaction only if it made %s of them; the engine's work, not the call, sets its pace unless it makes that many.",
-			txn, pctAbs(share), spread, fmtN(1/share))
+		add(CellsAnchor(n.Run), "%s: one call is %s of a transaction's time (%s), so calls alone would fill a transaction only if it made %s of them; the engine's work, not the call, sets its pace unless it makes that many.",
+			txn, report.PctAbs(share), spread, report.FmtN(1/share))
 		return
 	}
 	verdict := "the repeats do not show whether the round trip or the work dominates"
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
 		verdict = "too few repeats to call it latency-bound or not"
-	case lo >= latencyBound:
-		verdict = fmt.Sprintf("single-stream OLTP is latency-bound: even at the repeats' extremes the round trip takes at least %s of a transaction", pctAbs(latencyBound))
-	case hi <= notLatencyBound:
-		verdict = fmt.Sprintf("it is not latency-bound: even at the repeats' extremes the round trip takes at most %s, and the work inside the transaction dominates", pctAbs(notLatencyBound))
+	case lo >= LatencyBound:
+		verdict = fmt.Sprintf("single-stream OLTP is latency-bound: even at the repeats' extremes the round trip takes at least %s of a transaction", report.PctAbs(LatencyBound))
+	case hi <= NotLatencyBound:
+		verdict = fmt.Sprintf("it is not latency-bound: even at the repeats' extremes the round trip takes at most %s, and the work inside the transaction dominates", report.PctAbs(NotLatencyBound))
 	}
-	add(nullTable(n.Run), "%s: a tpcc-ro transaction on PostgreSQL is one call, so its round trip takes at least %s of the transaction's time (%s); %s.",
-		txn, pctAbs(share), spread, verdict)
+	add(CellsAnchor(n.Run), "%s: a tpcc-ro transaction on PostgreSQL is one call, so its round trip takes at least %s of the transaction's time (%s); %s.",
+		txn, report.PctAbs(share), spread, verdict)
 }
 
-func nullSection(r *Report) section {
-	s := section{ID: AnchorNull, Title: "Null transaction: the round-trip floor"}
-	if len(r.Null) == 0 {
-		s.Absent = absentText(r, AnchorNull)
-		return s
+// HTML is the null section: per run a chart of round trips against
+// streams (or per pairing), the placement matrix and every cell.
+func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
+	s := report.HTMLSection{ID: AnchorNull, Title: "Null transaction: the round-trip floor", Shows: []preflight.Figure{preflight.Scaling}}
+	if len(sec.Runs) == 0 {
+		s.Absent = report.AbsentText(r, AnchorNull)
+		return []report.HTMLSection{s}
 	}
 	s.Intro = "SELECT 1 in a closed loop: the fixed cost of a call (client library, transport, the server's scheduler) with no work on data. Round trips per second count all streams; per stream is that over the streams. Latency percentiles are of one call. Context switches are the whole machine's, per second of the window and per call. Each figure is the median over repeats, [min–max] the repeats'."
-	for _, n := range r.Null {
+	for _, n := range sec.Runs {
 		var runLabel string
 		switch {
 		case n.Engine == "postgres":
@@ -346,7 +425,7 @@ func nullSection(r *Report) section {
 		default:
 			runLabel = fmt.Sprintf("Run %d, %s in-process (a prepared no-op: the floor of the floor)", n.Run, n.Engine)
 		}
-		runLabel += fmt.Sprintf(", %s s measured after %s s warm-up per cell", fmtF(n.DurationS, 1), fmtF(n.WarmupS, 1))
+		runLabel += fmt.Sprintf(", %s s measured after %s s warm-up per cell", report.FmtF(n.DurationS, 1), report.FmtF(n.WarmupS, 1))
 		var streams []float64
 		low := 0
 		for _, p := range n.Points {
@@ -356,21 +435,21 @@ func nullSection(r *Report) section {
 			}
 		}
 		if len(slices.Compact(slices.Sorted(slices.Values(streams)))) > 1 {
-			c := chart{ID: fmt.Sprintf("%s-%d-streams", AnchorNull, n.Run), Title: fmt.Sprintf("Run %d, %s: round trips/s against streams", n.Run, n.Engine),
-				X: streamsScale("streams", streams), Y: scale{Label: "round trips/s (all streams)", Zero: true, Format: fmtCompact}}
+			c := report.Chart{ID: fmt.Sprintf("%s-%d-streams", AnchorNull, n.Run), Title: fmt.Sprintf("Run %d, %s: round trips/s against streams", n.Run, n.Engine),
+				X: report.StreamsScale("streams", streams), Y: report.Scale{Label: "round trips/s (all streams)", Zero: true, Format: report.FmtCompact}}
 			var order []string
-			bySeries := map[string]*series{}
+			bySeries := map[string]*report.Series{}
 			for _, p := range n.Points {
 				if bySeries[p.Label()] == nil {
-					bySeries[p.Label()] = &series{Name: p.Label()}
+					bySeries[p.Label()] = &report.Series{Name: p.Label()}
 					order = append(order, p.Label())
 				}
-				bySeries[p.Label()].Points = append(bySeries[p.Label()].Points, point{X: float64(p.Streams), Y: p.Calls, Lo: p.CallsMin, Hi: p.CallsMax})
+				bySeries[p.Label()].Points = append(bySeries[p.Label()].Points, report.Point{X: float64(p.Streams), Y: p.Calls, Lo: p.CallsMin, Hi: p.CallsMax})
 			}
 			for _, l := range order {
 				c.Series = append(c.Series, *bySeries[l])
 			}
-			s.Figures = append(s.Figures, figure{ID: c.ID, SVG: template.HTML(c.svg())})
+			s.Figures = append(s.Figures, report.Plot{ID: c.ID, SVG: template.HTML(c.SVG())})
 		} else {
 			var labels, notes []string
 			var vals []float64
@@ -378,8 +457,8 @@ func nullSection(r *Report) section {
 				labels, notes, vals = append(labels, p.Pairing), append(notes, p.Transport), append(vals, p.Calls)
 			}
 			id := fmt.Sprintf("%s-%d-bars", AnchorNull, n.Run)
-			title := fmt.Sprintf("Run %d, %s: round trips/s at %s, per pairing", n.Run, n.Engine, plural(low, "stream"))
-			s.Figures = append(s.Figures, figure{ID: id, SVG: template.HTML(bars(id, title, "round trips/s (median over repeats)", labels, vals, notes))})
+			title := fmt.Sprintf("Run %d, %s: round trips/s at %s, per pairing", n.Run, n.Engine, report.Plural(low, "stream"))
+			s.Figures = append(s.Figures, report.Plot{ID: id, SVG: template.HTML(report.Bars(id, title, "round trips/s (median over repeats)", labels, vals, notes))})
 		}
 		if len(n.Matrix) > 0 {
 			var transports []string
@@ -388,8 +467,8 @@ func nullSection(r *Report) section {
 					transports = append(transports, p.Transport)
 				}
 			}
-			mt := table{ID: fmt.Sprintf("%s-%d-matrix", AnchorNull, n.Run),
-				Caption: fmt.Sprintf("%s: the client/backend placement matrix at %s, round trips/s [min–max] and p50 µs; a pairing this machine cannot offer is labelled unavailable, with why", runLabel, plural(low, "stream")),
+			mt := report.Table{ID: fmt.Sprintf("%s-%d-matrix", AnchorNull, n.Run),
+				Caption: fmt.Sprintf("%s: the client/backend placement matrix at %s, round trips/s [min–max] and p50 µs; a pairing this machine cannot offer is labelled unavailable, with why", runLabel, report.Plural(low, "stream")),
 				Head:    append([]string{"pairing", "client CPU", "backend CPU"}, transports...)}
 			for _, pr := range n.Matrix {
 				row := []string{pr.Name, cpuOrDash(pr.Client), cpuOrDash(pr.Backend)}
@@ -401,7 +480,7 @@ func nullSection(r *Report) section {
 					default:
 						for _, p := range n.Points {
 							if p.Transport == tr && p.Pairing == pr.Name && p.Streams == low {
-								cell = fmt.Sprintf("%s [%s–%s], p50 %s µs", fmtN(p.Calls), fmtN(p.CallsMin), fmtN(p.CallsMax), fmtF(p.P50US, 1))
+								cell = fmt.Sprintf("%s [%s–%s], p50 %s µs", report.FmtN(p.Calls), report.FmtN(p.CallsMin), report.FmtN(p.CallsMax), report.FmtF(p.P50US, 1))
 							}
 						}
 					}
@@ -411,19 +490,19 @@ func nullSection(r *Report) section {
 			}
 			s.Tables = append(s.Tables, mt)
 		}
-		tb := table{ID: nullTable(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]",
+		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]",
 			Head: []string{"transport", "pairing", "CPUs (client/backend)", "streams", "repeats", "round trips/s", "min–max", "per stream", "p50 µs", "p95 µs", "p99 µs", "context switches/s", "per call", "flags"}}
 		for _, p := range n.Points {
-			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), fmtN(p.Calls),
-				fmtN(p.CallsMin) + "–" + fmtN(p.CallsMax), fmtN(p.PerStream), fmtF(p.P50US, 1), fmtF(p.P95US, 1), fmtF(p.P99US, 1),
-				fmtN(p.CtxPerSec), fmtF(p.CtxPerCall, 2), orDash(nullFlags(p))})
+			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), report.FmtN(p.Calls),
+				report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax), report.FmtN(p.PerStream), report.FmtF(p.P50US, 1), report.FmtF(p.P95US, 1), report.FmtF(p.P99US, 1),
+				report.FmtN(p.CtxPerSec), report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
 		}
 		s.Tables = append(s.Tables, tb)
 		for _, note := range n.Notes {
 			s.Notes = append(s.Notes, fmt.Sprintf("Run %d: %s.", n.Run, note))
 		}
 	}
-	return s
+	return []report.HTMLSection{s}
 }
 
 func cpuOrDash(id int) string {
@@ -434,13 +513,13 @@ func cpuOrDash(id int) string {
 }
 
 // nullFlags are a point's warnings: "2 of 3 repeats empty, unstable".
-func nullFlags(p NullPoint) string {
+func nullFlags(p ReportPoint) string {
 	var f []string
 	if p.Empty > 0 {
 		f = append(f, fmt.Sprintf("%d of %d repeats empty", p.Empty, p.Repeats))
 	}
-	if p.Repeats > 1 && p.CallsMin < UnstableBelow*p.Calls {
-		f = append(f, fmt.Sprintf("a repeat below %s of the median", pctAbs(UnstableBelow)))
+	if p.Repeats > 1 && p.CallsMin < report.UnstableBelow*p.Calls {
+		f = append(f, fmt.Sprintf("a repeat below %s of the median", report.PctAbs(report.UnstableBelow)))
 	}
 	if p.Unstable {
 		f = append(f, "unstable")
@@ -451,13 +530,26 @@ func nullFlags(p NullPoint) string {
 	return strings.Join(f, ", ")
 }
 
-func textNull(b *strings.Builder, n NullRun) {
+// Text is the null section of the terminal report.
+func (sec *Section) Text(b *strings.Builder, r *report.Report) {
+	b.WriteString("\nNull transaction: the round-trip floor\n")
+	for _, n := range sec.Runs {
+		textNull(b, n)
+	}
+	for _, a := range r.Absent {
+		if a.Section == AnchorNull {
+			fmt.Fprintf(b, "  no %s run given (try '%s')\n", a.Kind, a.Hint)
+		}
+	}
+}
+
+func textNull(b *strings.Builder, n ReportRun) {
 	what := fmt.Sprintf("%s in-process", n.Engine)
 	if n.Engine == "postgres" {
 		what = fmt.Sprintf("PostgreSQL %s, %s protocol", n.Version, n.Protocol)
 	}
 	fmt.Fprintf(b, "  run %d: SELECT 1 on %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; context switches are the machine's\n",
-		n.Run, what, fmtF(n.DurationS, 1), fmtF(n.WarmupS, 1))
+		n.Run, what, report.FmtF(n.DurationS, 1), report.FmtF(n.WarmupS, 1))
 	for _, p := range n.Matrix {
 		if p.Unavailable != "" {
 			fmt.Fprintf(b, "    %s: unavailable (%s)\n", p.Name, p.Unavailable)
@@ -467,8 +559,8 @@ func textNull(b *strings.Builder, n NullRun) {
 	fmt.Fprintln(tw, "    transport\tpairing\tcpus\tstreams\trepeats\tcalls/s\tmin-max\t/stream\tp50 µs\tp95 µs\tp99 µs\tcs/s\tcs/call\tflags\t")
 	for _, p := range n.Points {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Transport, p.Pairing, p.CPUs(), p.Streams, p.Repeats,
-			fmtN(p.Calls), fmtN(p.CallsMin), fmtN(p.CallsMax), fmtN(p.PerStream), fmtF(p.P50US, 1), fmtF(p.P95US, 1), fmtF(p.P99US, 1),
-			fmtN(p.CtxPerSec), fmtF(p.CtxPerCall, 2), nullFlags(p))
+			report.FmtN(p.Calls), report.FmtN(p.CallsMin), report.FmtN(p.CallsMax), report.FmtN(p.PerStream), report.FmtF(p.P50US, 1), report.FmtF(p.P95US, 1), report.FmtF(p.P99US, 1),
+			report.FmtN(p.CtxPerSec), report.FmtF(p.CtxPerCall, 2), nullFlags(p))
 	}
 	tw.Flush()
 	for _, note := range n.Notes {

@@ -1,8 +1,11 @@
-package report
+package insert
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/numalab/numalab/internal/preflight"
+	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strconv"
@@ -12,15 +15,93 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
-	"github.com/numalab/numalab/internal/workload/insert"
 )
 
-// AnchorInsert is the concurrent-loading section.
+// AnchorInsert is the concurrent-loading section of the report.
 const AnchorInsert = "insert"
 
-// InsertRun is a 'numalab run insert' run: bulk loading into one table
+// Report is what the report shows of insert runs: one section, one run
+// per engine, method and key. Its absence goes unsaid: eval does not
+// load.
+var Report = report.Workload{
+	Kinds:   []string{RunKind},
+	Default: true,
+	Variant: variant,
+	Build: func(_ *report.Report, runs []*result.Run) (report.Section, error) {
+		sec := &Section{}
+		for _, run := range runs {
+			in, err := buildInsert(run)
+			if err != nil {
+				return nil, err
+			}
+			sec.Runs = append(sec.Runs, *in)
+		}
+		slices.SortFunc(sec.Runs, func(a, b ReportRun) int { return cmp.Compare(a.Run, b.Run) })
+		return sec, nil
+	},
+	Figures: figures,
+}
+
+// Section is the insert runs' section of a report: one entry per run.
+type Section struct {
+	Runs []ReportRun `json:"insert,omitempty"`
+}
+
+var _ report.Section = (*Section)(nil)
+
+// variant is an insert run's engine, method, indexes and key: "on
+// postgres copy, indexed".
+func variant(run *result.Run) string {
+	var c struct {
+		Engine  string `json:"engine"`
+		Method  string `json:"method"`
+		Indexes bool   `json:"indexes"`
+		Key     string `json:"key"`
+	}
+	// An unreadable configuration is reported when the section is built;
+	// here it is one more variant.
+	if err := json.Unmarshal(run.Config, &c); err != nil {
+		return "with an unreadable configuration"
+	}
+	return "on " + insertLabel(c.Engine, insertMethod(c.Engine, c.Method), c.Indexes, c.Key)
+}
+
+// CSV writes every insert cell's figures.
+func (sec *Section) CSV(row report.CSVRow) {
+	for _, in := range sec.Runs {
+		for _, s := range in.Series {
+			name := in.Label + ", " + s.Placement
+			for _, p := range s.Points {
+				x := float64(p.Streams)
+				row("insert", in.Run, name, "streams", x, "rows", p.RowsPerSec, "rows/s", &p.RowsMin, &p.RowsMax, p.Repeats)
+				row("insert", in.Run, name, "streams", x, "bandwidth", p.MBPerSec, "MB/s", nil, nil, p.Repeats)
+				row("insert", in.Run, name, "streams", x, "p95_batch_latency", p.P95MS, "ms", nil, nil, p.Repeats)
+				row("insert", in.Run, name, "streams", x, "cpu_busy", p.CPUBusyPct, "%", nil, nil, p.Repeats)
+				row("insert", in.Run, name, "streams", x, "context_switches", p.CtxPerSec, "1/s", nil, nil, p.Repeats)
+			}
+		}
+	}
+}
+
+// figures are an insert run's rows per second, per placement and
+// streams, a value a repeat: what 'numalab compare' sets side by side.
+func figures(in *result.Run) ([]report.Figure, error) {
+	x, err := buildInsert(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []report.Figure
+	for _, s := range x.Series {
+		for _, p := range s.Points {
+			out = append(out, report.NewFigure(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement, report.Plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
+		}
+	}
+	return out, nil
+}
+
+// ReportRun is a 'numalab run insert' run: bulk loading into one table
 // against streams, per placement.
-type InsertRun struct {
+type ReportRun struct {
 	Run       int64          `json:"run"`
 	Engine    string         `json:"engine"`
 	Version   string         `json:"engine_version,omitempty"`
@@ -31,22 +112,22 @@ type InsertRun struct {
 	RowBytes  int            `json:"row_bytes"`
 	DurationS float64        `json:"duration_s"`
 	WarmupS   float64        `json:"warmup_s"`
-	Series    []InsertSeries `json:"series"`
+	Series    []ReportSeries `json:"series"`
 	// Drops are the run's own findings, a cell that loaded less than one
 	// of fewer streams, their placement named as the series'.
-	Drops []insert.Finding `json:"drops,omitempty"`
-	Notes []string         `json:"notes,omitempty"`
+	Drops []Finding `json:"drops,omitempty"`
+	Notes []string  `json:"notes,omitempty"`
 }
 
-// InsertSeries is one placement over stream counts.
-type InsertSeries struct {
+// ReportSeries is one placement over stream counts.
+type ReportSeries struct {
 	Placement string        `json:"placement"` // the selector; "all CPUs" when none
-	Points    []InsertPoint `json:"points"`
+	Points    []ReportPoint `json:"points"`
 }
 
-// InsertPoint is one stream count of a placement: medians over repeats,
+// ReportPoint is one stream count of a placement: medians over repeats,
 // with the repeats' min and max of rows/s and each repeat's value.
-type InsertPoint struct {
+type ReportPoint struct {
 	Streams     int       `json:"streams"`
 	Repeats     int       `json:"repeats"`
 	StreamCPUs  string    `json:"stream_cpus"`
@@ -63,8 +144,8 @@ type InsertPoint struct {
 	// LockWaitPct is SQLite's share of the streams' time waiting for the
 	// write lock; Waits PostgreSQL's wait events over every repeat's
 	// samples, most frequent first.
-	LockWaitPct float64            `json:"lock_wait_pct,omitempty"`
-	Waits       []insert.WaitShare `json:"waits,omitempty"`
+	LockWaitPct float64     `json:"lock_wait_pct,omitempty"`
+	Waits       []WaitShare `json:"waits,omitempty"`
 	// Dominant is where the time went in the repeat nearest the median.
 	Dominant    string `json:"dominant"`
 	Empty       int    `json:"empty_repeats,omitempty"`
@@ -96,15 +177,15 @@ func insertLabel(engineName, method string, indexes bool, key string) string {
 	return s
 }
 
-func buildInsert(run *result.Run) (*InsertRun, error) {
-	var cfg insert.RunConfig
+func buildInsert(run *result.Run) (*ReportRun, error) {
+	var cfg RunConfig
 	if len(run.Config) > 0 {
 		if err := json.Unmarshal(run.Config, &cfg); err != nil {
 			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
 		}
 	}
-	in := &InsertRun{Run: run.ID, Engine: cfg.Engine, Method: insertMethod(cfg.Engine, cfg.Method), Indexes: cfg.Indexes,
-		Batch: cfg.Batch, RowBytes: insert.RowBytes, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
+	in := &ReportRun{Run: run.ID, Engine: cfg.Engine, Method: insertMethod(cfg.Engine, cfg.Method), Indexes: cfg.Indexes,
+		Batch: cfg.Batch, RowBytes: RowBytes, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
 	in.Label = insertLabel(in.Engine, in.Method, in.Indexes, cfg.Key)
 	if inf, err := engine.KindInfo.Last(run); err != nil {
 		return nil, err
@@ -115,14 +196,14 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	sts, err := insert.KindCellStats.All(run)
+	sts, err := KindCellStats.All(run)
 	if err != nil {
 		return nil, err
 	}
-	if in.Drops, err = insert.KindFinding.All(run); err != nil {
+	if in.Drops, err = KindFinding.All(run); err != nil {
 		return nil, err
 	}
-	byIndex := map[int]insert.CellStats{}
+	byIndex := map[int]CellStats{}
 	for _, st := range sts {
 		byIndex[st.Index] = st
 	}
@@ -132,7 +213,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 	}
 	type repeat struct {
 		cell  result.Cell
-		stats insert.CellStats
+		stats CellStats
 	}
 	groups := map[key][]repeat{}
 	var placements []string
@@ -158,7 +239,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 		}
 	}
 	for _, pl := range placements {
-		s := InsertSeries{Placement: pl}
+		s := ReportSeries{Placement: pl}
 		var streams []int
 		for k := range groups {
 			if k.placement == pl {
@@ -169,7 +250,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 		for _, n := range streams {
 			rs := groups[key{pl, n}]
 			var cs []result.Cell
-			var ss []insert.CellStats
+			var ss []CellStats
 			for _, r := range rs {
 				cs, ss = append(cs, r.cell), append(ss, r.stats)
 			}
@@ -184,7 +265,7 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 	for _, s := range in.Series {
 		for _, p := range s.Points {
 			if p.Empty > 0 {
-				empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", s.Placement, plural(p.Streams, "stream"), p.Empty, p.Repeats))
+				empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", s.Placement, report.Plural(p.Streams, "stream"), p.Empty, p.Repeats))
 			}
 		}
 	}
@@ -197,9 +278,9 @@ func buildInsert(run *result.Run) (*InsertRun, error) {
 	return in, nil
 }
 
-func insertPoint(cells []result.Cell, sts []insert.CellStats, rowBytes int) InsertPoint {
+func insertPoint(cells []result.Cell, sts []CellStats, rowBytes int) ReportPoint {
 	c0 := cells[0]
-	p := InsertPoint{Streams: c0.Streams, Repeats: len(cells), StreamCPUs: streamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
+	p := ReportPoint{Streams: c0.Streams, Repeats: len(cells), StreamCPUs: report.StreamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
 	var rows, p95, busy, cs, lock []float64
 	samples := map[string]int{}
 	for i, c := range cells {
@@ -228,9 +309,9 @@ func insertPoint(cells []result.Cell, sts []insert.CellStats, rowBytes int) Inse
 		total += n
 	}
 	for ev, n := range samples {
-		p.Waits = append(p.Waits, insert.WaitShare{Event: ev, Samples: n, Pct: 100 * float64(n) / float64(total)})
+		p.Waits = append(p.Waits, WaitShare{Event: ev, Samples: n, Pct: 100 * float64(n) / float64(total)})
 	}
-	slices.SortFunc(p.Waits, func(a, b insert.WaitShare) int {
+	slices.SortFunc(p.Waits, func(a, b WaitShare) int {
 		if a.Samples != b.Samples {
 			return b.Samples - a.Samples
 		}
@@ -238,7 +319,7 @@ func insertPoint(cells []result.Cell, sts []insert.CellStats, rowBytes int) Inse
 	})
 	near := 0
 	for i, st := range sts {
-		if abs(st.RowsPerSec-p.RowsPerSec) < abs(sts[near].RowsPerSec-p.RowsPerSec) {
+		if absF(st.RowsPerSec-p.RowsPerSec) < absF(sts[near].RowsPerSec-p.RowsPerSec) {
 			near = i
 		}
 	}
@@ -246,17 +327,17 @@ func insertPoint(cells []result.Cell, sts []insert.CellStats, rowBytes int) Inse
 	return p
 }
 
-func abs(v float64) float64 { return max(v, -v) }
+func absF(v float64) float64 { return max(v, -v) }
 
 // AnchorInsertTable is the insert runs' cells table.
 const AnchorInsertTable = AnchorInsert + "-table"
 
-// insertFindings carry each run's own findings (a cell that loaded less
+// Findings carry each run's own findings (a cell that loaded less
 // than a cell of fewer streams) into the report, once per placement and
 // pair of stream counts, with how many repeats showed it and what a test
 // over the repeats allows.
-func insertFindings(r *Report, add, detail func(anchor, format string, a ...any)) {
-	for _, in := range r.Insert {
+func (sec *Section) Findings(_ *report.Report, add, detail report.Say) {
+	for _, in := range sec.Runs {
 		type pair struct {
 			placement string
 			from, to  int
@@ -277,8 +358,8 @@ func insertFindings(r *Report, add, detail func(anchor, format string, a ...any)
 			}
 			d := stats.Compare(from.RowsRepeats, to.RowsRepeats)
 			what := fmt.Sprintf("on %s (%s, run %d): %s loaded %s rows/s against %s with %s (%s, medians over repeats); the run found a fall in %d of %d repeats; dominant wait at %s: %s; %s",
-				in.Label, k.placement, in.Run, plural(k.to, "stream"), fmtN(to.RowsPerSec), fmtN(from.RowsPerSec), plural(k.from, "stream"),
-				pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), plural(k.to, "stream"), to.Dominant, evidence(d))
+				in.Label, k.placement, in.Run, report.Plural(k.to, "stream"), report.FmtN(to.RowsPerSec), report.FmtN(from.RowsPerSec), report.Plural(k.from, "stream"),
+				report.Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), report.Plural(k.to, "stream"), to.Dominant, report.Evidence(d))
 			switch {
 			case d.Verdict == stats.Lower:
 				add(AnchorInsertTable, "More streams loaded less %s.", what)
@@ -294,7 +375,7 @@ func insertFindings(r *Report, add, detail func(anchor, format string, a ...any)
 	}
 }
 
-func insertPointAt(in InsertRun, placement string, streams int) *InsertPoint {
+func insertPointAt(in ReportRun, placement string, streams int) *ReportPoint {
 	for i := range in.Series {
 		if in.Series[i].Placement != placement {
 			continue
@@ -308,58 +389,60 @@ func insertPointAt(in InsertRun, placement string, streams int) *InsertPoint {
 	return nil
 }
 
-func insertSection(r *Report) section {
-	s := section{ID: AnchorInsert, Title: "Concurrent loading into one table"}
-	if len(r.Insert) == 0 {
-		s.Absent = absentText(r, AnchorInsert)
-		return s
+// HTML is the insert section: rows/s against streams of every run, and
+// every cell.
+func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
+	s := report.HTMLSection{ID: AnchorInsert, Title: "Concurrent loading into one table", Shows: []preflight.Figure{preflight.Scaling}}
+	if len(sec.Runs) == 0 {
+		s.Absent = report.AbsentText(r, AnchorInsert)
+		return []report.HTMLSection{s}
 	}
 	var runs []string
-	for _, in := range r.Insert {
+	for _, in := range sec.Runs {
 		v := ""
 		if in.Version != "" {
 			v = " (engine version " + in.Version + ")"
 		}
 		runs = append(runs, fmt.Sprintf("run %d: %s%s, batches of %s rows, %s s measured after %s s warm-up per cell",
-			in.Run, in.Label, v, fmtN(float64(in.Batch)), fmtF(in.DurationS, 1), fmtF(in.WarmupS, 1)))
+			in.Run, in.Label, v, report.FmtN(float64(in.Batch)), report.FmtF(in.DurationS, 1), report.FmtF(in.WarmupS, 1)))
 	}
 	s.Intro = fmt.Sprintf("S streams each load batches of rows into one shared table in a closed loop (%s). Rows/s count batches completed in the window, all streams together; MB/s is rows/s × %d bytes of values a row, not what the engine writes. CPU busy is the placement's CPUs'; context switches are the whole machine's. Where the time went: SQLite's write-lock wait, PostgreSQL's wait events sampled from pg_stat_activity; DuckDB has none to sample. Each figure is the median over repeats, [min–max] the repeats'.",
-		strings.Join(runs, "; "), insert.RowBytes)
+		strings.Join(runs, "; "), RowBytes)
 	var xs []float64
-	for _, in := range r.Insert {
+	for _, in := range sec.Runs {
 		for _, sr := range in.Series {
 			for _, p := range sr.Points {
 				xs = append(xs, float64(p.Streams))
 			}
 		}
 	}
-	c := chart{ID: AnchorInsert + "-rows", Title: "Rows loaded per second against streams",
-		X: streamsScale("streams", xs), Y: scale{Label: "rows/s (all streams)", Zero: true, Format: fmtCompact},
-		Y2Label: fmt.Sprintf("MB/s (%d B a row)", insert.RowBytes), Y2Factor: float64(insert.RowBytes) / 1e6}
-	tb := table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]",
+	c := report.Chart{ID: AnchorInsert + "-rows", Title: "Rows loaded per second against streams",
+		X: report.StreamsScale("streams", xs), Y: report.Scale{Label: "rows/s (all streams)", Zero: true, Format: report.FmtCompact},
+		Y2Label: fmt.Sprintf("MB/s (%d B a row)", RowBytes), Y2Factor: float64(RowBytes) / 1e6}
+	tb := report.Table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]",
 		Head: []string{"run", "engine, method", "placement", "streams", "CPUs of the streams", "repeats", "rows/s", "min–max", "MB/s", "p95 batch ms", "CPU busy %", "context switches/s", "where the time went", "wait events sampled"}}
-	for _, in := range r.Insert {
+	for _, in := range sec.Runs {
 		for _, sr := range in.Series {
-			line := series{Name: fmt.Sprintf("%s, %s", in.Label, sr.Placement)}
+			line := report.Series{Name: fmt.Sprintf("%s, %s", in.Label, sr.Placement)}
 			for _, p := range sr.Points {
-				line.Points = append(line.Points, point{X: float64(p.Streams), Y: p.RowsPerSec, Lo: p.RowsMin, Hi: p.RowsMax})
+				line.Points = append(line.Points, report.Point{X: float64(p.Streams), Y: p.RowsPerSec, Lo: p.RowsMin, Hi: p.RowsMax})
 				where := p.Dominant
 				if p.Empty > 0 {
 					where += fmt.Sprintf(" (%d of %d repeats loaded nothing)", p.Empty, p.Repeats)
 				}
 				if p.Stopped > 0 {
-					where += fmt.Sprintf(" (%s stopped early)", plural(p.Stopped, "stream"))
+					where += fmt.Sprintf(" (%s stopped early)", report.Plural(p.Stopped, "stream"))
 				}
 				tb.Rows = append(tb.Rows, []string{strconv.FormatInt(in.Run, 10), in.Label, sr.Placement, strconv.Itoa(p.Streams), p.StreamCPUs, strconv.Itoa(p.Repeats),
-					fmtN(p.RowsPerSec), fmtN(p.RowsMin) + "–" + fmtN(p.RowsMax), fmtF(p.MBPerSec, 1), fmtF(p.P95MS, 3), fmtF(p.CPUBusyPct, 0), fmtN(p.CtxPerSec),
-					where, orDash(waitsText(p.Waits, 3))})
+					report.FmtN(p.RowsPerSec), report.FmtN(p.RowsMin) + "–" + report.FmtN(p.RowsMax), report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0), report.FmtN(p.CtxPerSec),
+					where, report.OrDash(waitsText(p.Waits, 3))})
 			}
 			c.Series = append(c.Series, line)
 		}
 	}
-	s.Figures = append(s.Figures, figure{ID: c.ID, SVG: template.HTML(c.svg())})
+	s.Figures = append(s.Figures, report.Plot{ID: c.ID, SVG: template.HTML(c.SVG())})
 	s.Tables = append(s.Tables, tb)
-	for _, in := range r.Insert {
+	for _, in := range sec.Runs {
 		for _, f := range in.Drops {
 			s.Notes = append(s.Notes, fmt.Sprintf("Run %d, cell %d, the run's finding: %s.", in.Run, f.Index, f.Text))
 		}
@@ -367,30 +450,38 @@ func insertSection(r *Report) section {
 			s.Notes = append(s.Notes, fmt.Sprintf("Run %d: %s.", in.Run, n))
 		}
 	}
-	return s
+	return []report.HTMLSection{s}
 }
 
 // waitsText is the n most frequent wait events: "Client:ClientRead 50%, CPU 30%".
-func waitsText(ws []insert.WaitShare, n int) string {
+func waitsText(ws []WaitShare, n int) string {
 	var parts []string
 	for i, w := range ws {
 		if i == n {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s%%", w.Event, fmtF(w.Pct, 0)))
+		parts = append(parts, fmt.Sprintf("%s %s%%", w.Event, report.FmtF(w.Pct, 0)))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func textInsert(b *strings.Builder, in InsertRun) {
+// Text is the insert section of the terminal report.
+func (sec *Section) Text(b *strings.Builder, _ *report.Report) {
+	b.WriteString("\nConcurrent loading into one table\n")
+	for _, in := range sec.Runs {
+		textInsert(b, in)
+	}
+}
+
+func textInsert(b *strings.Builder, in ReportRun) {
 	fmt.Fprintf(b, "  run %d: %s (engine version %s), batches of %d rows, %s s measured after %s s warm-up per cell; median of repeats [min-max]; MB/s at %d B a row\n",
-		in.Run, in.Label, in.Version, in.Batch, fmtF(in.DurationS, 1), fmtF(in.WarmupS, 1), in.RowBytes)
+		in.Run, in.Label, in.Version, in.Batch, report.FmtF(in.DurationS, 1), report.FmtF(in.WarmupS, 1), in.RowBytes)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    placement\tstreams\trepeats\trows/s\tmin-max\tMB/s\tp95 ms\tCPU %\tcs/s\twhere the time went\t")
 	for _, s := range in.Series {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Placement, p.Streams, p.Repeats, fmtN(p.RowsPerSec), fmtN(p.RowsMin), fmtN(p.RowsMax),
-				fmtF(p.MBPerSec, 1), fmtF(p.P95MS, 3), fmtF(p.CPUBusyPct, 0), fmtN(p.CtxPerSec), p.Dominant)
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Placement, p.Streams, p.Repeats, report.FmtN(p.RowsPerSec), report.FmtN(p.RowsMin), report.FmtN(p.RowsMax),
+				report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0), report.FmtN(p.CtxPerSec), p.Dominant)
 		}
 	}
 	tw.Flush()
