@@ -31,6 +31,7 @@ type table struct {
 	Caption string
 	Head    []string
 	Rows    [][]string
+	Fold    bool // under a disclosure, whatever its length (a chart's numbers)
 }
 
 // figure is an SVG chart with its anchor.
@@ -53,6 +54,7 @@ type htmlView struct {
 	Title    string
 	CSS      template.CSS
 	Subtitle string
+	Card     card
 	Findings []Finding
 	Notes    []string
 	Sections []section
@@ -62,7 +64,7 @@ type htmlView struct {
 // WriteHTML writes the report as one self-contained HTML file: inline CSS
 // and SVG, no script, no external reference.
 func WriteHTML(w io.Writer, r *Report) error {
-	v := htmlView{Title: "numalab report", CSS: template.CSS(styleCSS), Findings: r.Findings, Notes: r.Notes}
+	v := htmlView{Title: "numalab report", CSS: template.CSS(styleCSS), Card: decisionCard(r), Findings: r.Findings, Notes: r.Notes}
 	var hosts []string
 	for _, ref := range r.Runs {
 		if len(hosts) == 0 || hosts[len(hosts)-1] != ref.Host {
