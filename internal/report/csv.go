@@ -149,6 +149,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 		}
 	}
 	pacedCSV(r, row)
+	machineCSV(r, row)
 	if md := r.Model; md != nil {
 		for _, rw := range md.Table.Rows {
 			name := fmt.Sprintf("model, %d threads per core, %s GHz", rw.SMT, num(rw.GHz))

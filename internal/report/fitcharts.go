@@ -158,3 +158,45 @@ func withoutResiduals(lines []string) []string {
 	}
 	return out
 }
+
+// csvRow is WriteCSV's row writer.
+type csvRow = func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string, lo, hi *float64, repeats int)
+
+// machineCSV writes the numbers of the decision card's, the fit's and the
+// sentinel's charts, and the ladder's cache levels, as WriteCSV's rows.
+func machineCSV(r *Report, row csvRow) {
+	if m := r.Memory; m != nil && m.Summary != nil {
+		for _, lv := range m.Summary.Levels {
+			if lv.CacheBytes <= 0 {
+				continue // memory: no cache size to mark
+			}
+			row("memory_levels", m.Run, lv.Name, "cache_bytes", float64(lv.CacheBytes), "plateau_latency", lv.NS, "ns", nil, nil, 0)
+		}
+	}
+	md := r.Model
+	if md == nil {
+		return
+	}
+	run := md.OLTPRun
+	if md.FitRun != 0 {
+		run = md.FitRun
+	}
+	for _, p := range fitPoints(md) {
+		row("model_fit", run, p.Cell+" ("+p.Role+")", "measured_tps_per_core", p.Measured, "model_tps_per_core", p.Predicted, "tps/core", nil, nil, 0)
+	}
+	if f := md.Measured; f != nil {
+		v := f.Verdict
+		for i, d := range v.Deviation {
+			row("sentinel", md.FitRun, "core reference", "sample", float64(i), "off_median", d, "fraction", nil, nil, 0)
+			if len(v.MemDeviation) == len(v.Deviation) {
+				row("sentinel", md.FitRun, "memory reference", "sample", float64(i), "off_median", v.MemDeviation[i], "fraction", nil, nil, 0)
+			}
+		}
+	}
+	if p := Purchase(r); p != nil {
+		for i, c := range p.Rows {
+			lo, hi := c.CostBand()
+			row("decision", md.ProbeRun, c.Server.Name, "candidate", float64(i), "cost_per_1000_tps", c.CostPerKTPS, "price units", &lo, &hi, 0)
+		}
+	}
+}

@@ -181,11 +181,11 @@ func memorySection(r *Report) section {
 		s.Intro += fmt.Sprintf(" DRAM latency, the figure the model uses: %s ns = %s cycles, %s.", fmtF(d.NS, 1), fmtF(d.Cycles, 0), d.Label)
 	}
 	if len(m.Ladders) > 0 {
-		c := chart{ID: AnchorLadder, Title: "Latency of a dependent load against working set",
+		c := chart{ID: AnchorLadder, Title: "Load latency against working set (dotted: advertised cache sizes)",
 			X:       scale{Label: "working set (bytes, log 2 scale)", Log: 2, Format: func(v float64) string { return units.Bytes(v).String() }},
 			Y:       scale{Label: "ns per load (log scale)", Log: 10, Format: fmtSig},
 			Y2Label: fmt.Sprintf("core cycles at %s GHz", fmtF(m.GHz, 2)), Y2Factor: m.GHz}
-		tb := table{ID: AnchorLadder + "-table", Caption: fmt.Sprintf("Ladder points (run %d): median ns [min–max] over %d windows; cycles at %s GHz", m.Run, m.Samples, fmtF(m.GHz, 2)),
+		tb := table{ID: AnchorLadder + "-table", Fold: true, Caption: fmt.Sprintf("Ladder points (run %d): median ns [min–max] over %d windows; cycles at %s GHz", m.Run, m.Samples, fmtF(m.GHz, 2)),
 			Head: []string{"chain", "pages (obtained)", "working set", "ns", "min–max ns", "cycles", "samples"}}
 		for _, l := range m.Ladders {
 			sr := series{Name: fmt.Sprintf("%s chain, %s pages", l.Chain, pagesLabel(l)), Marks: len(l.Points) == 1}
@@ -210,6 +210,10 @@ func memorySection(r *Report) section {
 					}
 					c.HLines = append(c.HLines, hline{Y: lv.NS, X0: from, X1: to,
 						Text: fmt.Sprintf("%s %s ns = %s cycles (%s chain)", name, fmtF(lv.NS, 1), fmtF(lv.NS*m.GHz, 0), l.Chain)})
+					if lv.CacheBytes > 0 {
+						// The cache's advertised size, where this ladder touched it.
+						c.VLines = append(c.VLines, vline{X: workingSetAt(l, lv.CacheBytes), Text: lv.Name + " " + units.Bytes(lv.CacheBytes).String()})
+					}
 				}
 			}
 		}

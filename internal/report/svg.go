@@ -270,8 +270,8 @@ func (c *chart) svg() string {
 	}
 	for i, v := range c.VLines {
 		x := c.px(v.X)
-		fmt.Fprintf(&b, `<line class="plateau" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x), xy(y0), xy(x), xy(y1))
-		fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">%s</text>`, xy(x+3), xy(y1+12+12*float64(i%2)), esc(v.Text))
+		fmt.Fprintf(&b, `<line class="cacheline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x), xy(y0), xy(x), xy(y1))
+		fmt.Fprintf(&b, `<text class="vnote" x="%s" y="%s">%s</text>`, xy(x+3), xy(y1+12+12*float64(i%2)), esc(v.Text))
 	}
 	for i, s := range c.Series {
 		col := palette[i%len(palette)]
