@@ -32,8 +32,36 @@ var fitScenario = scenario{"kvm-2vcpu-fit", func(t *testing.T) []*result.Run {
 }}
 
 // The fit scenario joins every output test (golden files, tidy, anchors,
-// self-contained) without touching the lists the workload tests own.
+// self-contained) and the browser's chart test, without touching the
+// lists the workload tests own.
 func init() { allScenarios = append(allScenarios, fitScenario) }
+
+// In a real browser, the fit's and the sentinel's charts draw every point:
+// the fit's eight cells and the sentinel's nine samples of the stored fit
+// (its 1×1 NUMA matrix is why the scenario is not among browserScenarios).
+func TestBrowserFitCharts(t *testing.T) {
+	bin := chromium(t)
+	dir := t.TempDir()
+	_, html := writeReport(t, dir, fitScenario)
+	probe := filepath.Join(dir, "probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := runChromium(t, bin, "--window-size=1400,2000", "--dump-dom", "file://"+probe)
+	want := map[string]int{AnchorFit + "-svg": 8, AnchorSentinel + "-svg": 9}
+	for id, n := range want {
+		m := regexp.MustCompile(`(?m)^` + id + ` (\d+) (\d+) (\d+) (\d+)$`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Errorf("chart %s is not on the page", id)
+			continue
+		}
+		w, _ := strconv.Atoi(m[1])
+		drawn, _ := strconv.Atoi(m[4])
+		if w < 300 || drawn < n {
+			t.Errorf("chart %s: %s px wide with %d marks drawn, want at least %d", id, m[1], drawn, n)
+		}
+	}
+}
 
 // layoutProbe measures the page after layout with every disclosure open:
 // the page's width, each table against the box it scrolls in, every
