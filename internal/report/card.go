@@ -46,8 +46,11 @@ func decisionCard(r *Report) card {
 			break
 		}
 		in := cardInput{Name: f.Input, Value: model.Figure(f.Assumed), Source: flipSource(p, f.Input)}
-		if strings.HasPrefix(f.Input, "the price of ") {
+		switch {
+		case strings.HasPrefix(f.Input, "the price of "):
 			in.Name = "winner's price"
+		case f.Input == "stall share at one socket":
+			in.Name = "stall share (1 socket)"
 		}
 		switch {
 		case f.None && f.Range == "0 up":
@@ -76,11 +79,11 @@ func cardSentence(p *decide.Purchase) string {
 	if p.Decision != "" {
 		return fmt.Sprintf("Buy %s: %s, the cheapest of %d candidates.", p.Decision, cost, len(p.Rows))
 	}
-	within := fmt.Sprintf("%d others' bands", len(p.Rivals))
+	rivals := fmt.Sprintf("%d others'", len(p.Rivals))
 	if len(p.Rivals) == 1 {
-		within = p.Rivals[0] + "'s band"
+		rivals = p.Rivals[0] + "'s"
 	}
-	return fmt.Sprintf("Cannot tell: %s is cheapest at %s, within %s. To decide, measure %s.", best.Server.Name, cost, within, p.Decider)
+	return fmt.Sprintf("Cannot tell: %s is cheapest at %s, but its band overlaps %s. To decide, measure %s.", best.Server.Name, cost, rivals, p.Decider)
 }
 
 // flipSource is where the value of a decision's input comes from: the
