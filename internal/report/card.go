@@ -120,3 +120,13 @@ func noDecision(r *Report) string {
 	}
 	return fmt.Sprintf("No decision: choosing a server needs %s. Run %s, or 'numalab eval' for everything.", strings.Join(need, " and "), strings.Join(hints, " and "))
 }
+
+// cardText is the card's sentence for the text report: the answer, or
+// what run would give one.
+func cardText(r *Report) string {
+	c := decisionCard(r)
+	if c.Absent != "" {
+		return c.Absent
+	}
+	return c.Sentence
+}
