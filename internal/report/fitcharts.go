@@ -65,7 +65,7 @@ func fitFigure(md *Model) (figure, table, bool) {
 		return figure{}, table{}, false
 	}
 	c := chart{ID: AnchorFit, Title: "The model's fit: predicted against measured tps per core (dashed: exact)",
-		X: scale{Label: "measured tps per core", Format: fmtCompact}, Y: scale{Label: "model tps per core", Format: fmtCompact}, Ideal: true, Square: true, IdealText: "1:1"}
+		X: scale{Label: "measured tps per core", Format: fmtSig}, Y: scale{Label: "model tps per core", Format: fmtSig}, Ideal: true, Square: true, IdealText: "1:1"}
 	idx := map[string]int{}
 	tb := table{ID: AnchorFit + "-table", Caption: "The fit's points: each cell's measured tps per core and the model's at its latency; error = (model − measured) / measured" + fitCaveat(md),
 		Head: []string{"cell", "memory or latency", "latency ns", "measured tps per core", "model tps per core", "error", "role"}, Fold: true}
