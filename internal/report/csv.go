@@ -104,6 +104,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 	for _, sec := range r.placed(false) {
 		sec.CSV(row)
 	}
+	machineCSV(r, row)
 	if md := r.Model; md != nil {
 		for _, rw := range md.Table.Rows {
 			name := fmt.Sprintf("model, %d threads per core, %s GHz", rw.SMT, num(rw.GHz))

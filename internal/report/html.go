@@ -32,6 +32,7 @@ type Table struct {
 	Caption string
 	Head    []string
 	Rows    [][]string
+	Fold    bool // under a disclosure, whatever its length (a chart's numbers)
 }
 
 // Plot is an SVG chart with its anchor.
@@ -59,6 +60,7 @@ type htmlView struct {
 	Title    string
 	CSS      template.CSS
 	Subtitle string
+	Card     card
 	Findings []Finding
 	Notes    []string
 	Sections []HTMLSection
@@ -68,7 +70,7 @@ type htmlView struct {
 // WriteHTML writes the report as one self-contained HTML file: inline CSS
 // and SVG, no script, no external reference.
 func WriteHTML(w io.Writer, r *Report) error {
-	v := htmlView{Title: "numalab report", CSS: template.CSS(styleCSS), Findings: r.Findings, Notes: r.Notes}
+	v := htmlView{Title: "numalab report", CSS: template.CSS(styleCSS), Card: decisionCard(r), Findings: r.Findings, Notes: r.Notes}
 	var hosts []string
 	for _, ref := range r.Runs {
 		if len(hosts) == 0 || hosts[len(hosts)-1] != ref.Host {
@@ -175,11 +177,11 @@ func memorySection(r *Report) HTMLSection {
 		s.Intro += fmt.Sprintf(" DRAM latency, the figure the model uses: %s ns = %s cycles, %s.", FmtF(d.NS, 1), FmtF(d.Cycles, 0), d.Label)
 	}
 	if len(m.Ladders) > 0 {
-		c := Chart{ID: AnchorLadder, Title: "Latency of a dependent load against working set",
+		c := Chart{ID: AnchorLadder, Title: "Load latency against working set (dotted: advertised cache sizes)",
 			X:       Scale{Label: "working set (bytes, log 2 scale)", Log: 2, Format: func(v float64) string { return units.Bytes(v).String() }},
 			Y:       Scale{Label: "ns per load (log scale)", Log: 10, Format: FmtSig},
 			Y2Label: fmt.Sprintf("core cycles at %s GHz", FmtF(m.GHz, 2)), Y2Factor: m.GHz}
-		tb := Table{ID: AnchorLadder + "-table", Caption: fmt.Sprintf("Ladder points (run %d): median ns [min–max] over %d windows; cycles at %s GHz", m.Run, m.Samples, FmtF(m.GHz, 2)),
+		tb := Table{ID: AnchorLadder + "-table", Fold: true, Caption: fmt.Sprintf("Ladder points (run %d): median ns [min–max] over %d windows; cycles at %s GHz", m.Run, m.Samples, FmtF(m.GHz, 2)),
 			Head: []string{"chain", "pages (obtained)", "working set", "ns", "min–max ns", "cycles", "samples"}}
 		for _, l := range m.Ladders {
 			sr := Series{Name: fmt.Sprintf("%s chain, %s pages", l.Chain, pagesLabel(l)), Marks: len(l.Points) == 1}
@@ -204,6 +206,10 @@ func memorySection(r *Report) HTMLSection {
 					}
 					c.HLines = append(c.HLines, HLine{Y: lv.NS, X0: from, X1: to,
 						Text: fmt.Sprintf("%s %s ns = %s cycles (%s chain)", name, FmtF(lv.NS, 1), FmtF(lv.NS*m.GHz, 0), l.Chain)})
+					if lv.CacheBytes > 0 {
+						// The cache's advertised size, where this ladder touched it.
+						c.VLines = append(c.VLines, VLine{X: workingSetAt(l, lv.CacheBytes), Text: lv.Name + " " + units.Bytes(lv.CacheBytes).String()})
+					}
 				}
 			}
 		}
@@ -523,53 +529,6 @@ func ioSpanFigure(spans []IOSpan) Plot {
 	c.X.Fit(xs)
 	c.Y.Fit(ys)
 	return Plot{ID: c.ID, SVG: template.HTML(c.SVG())}
-}
-
-func modelSection(r *Report) HTMLSection {
-	s := HTMLSection{ID: AnchorModel, Title: "Model: 1, 2 and 4 sockets of this CPU"}
-	md := r.Model
-	if md == nil {
-		s.Absent = AbsentText(r, "model")
-		return s
-	}
-	s.Intro = "The memory-latency transaction model (docs/model.md): cycles per transaction C = A + M·L·f (A core cycles with no memory wait, M unoverlapped memory waits, L latency, f clock); tps per core = f·10⁹ / C, times the SMT gain with SMT; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
-	s.Notes = append(s.Notes, md.Statements()...)
-	if len(md.Table.Rows) == 0 {
-		return s
-	}
-	s.Notes = append(s.Notes, fmt.Sprintf("Workload: %s. %s.", md.Derived(), md.Method))
-	if md.Fit != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("Fit quality: R² = %s over %d points.", FmtF(md.Fit.R2, 4), md.Fit.Points))
-	}
-	if f := md.Measured; f != nil {
-		s.Notes = append(s.Notes, measuredNotes(f)...)
-	}
-	var labels, notes []string
-	var vals []float64
-	tb := Table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (%s); tps per core is per physical core",
-		FmtF(md.GHz, 2), md.CoresPerSocket, md.LatencyWords()),
-		Head: []string{"sockets", "cores per socket", "threads per core", "average latency ns", "latency cycles", "cycles per transaction", "tps per core", "total tps", "total vs 1 socket", "per core vs 1 socket", "1-socket latency to match"}}
-	for _, row := range md.Table.Rows {
-		match := row.Match1SNote
-		if row.Match1SNS != nil {
-			match = FmtF(*row.Match1SNS, 1) + " ns"
-		}
-		tb.Rows = append(tb.Rows, []string{strconv.Itoa(row.Sockets), strconv.Itoa(row.CoresPerSocket), strconv.Itoa(row.SMT), FmtF(row.LatencyNS, 1),
-			FmtF(row.LatencyCycles, 0), FmtN(row.CyclesPerTxn), FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtF(row.TotalVs1S, 2) + "×", FmtF(row.PerCoreVs1S, 2) + "×", OrDash(match)})
-		label := Plural(row.Sockets, "socket")
-		if row.SMT > 1 {
-			label += fmt.Sprintf(", SMT %d", row.SMT)
-		}
-		labels = append(labels, label)
-		vals = append(vals, row.TotalTPS)
-		notes = append(notes, FmtN(row.TPSPerCore)+" per core")
-	}
-	s.Figures = append(s.Figures, Plot{ID: AnchorModel + "-bars", SVG: template.HTML(Bars(AnchorModel+"-bars", "Predicted total transactions per second", "tps (model)", labels, vals, notes))})
-	s.Tables = append(s.Tables, tb)
-	if f := md.Measured; f != nil {
-		s.Tables = append(s.Tables, measuredTables(f)...)
-	}
-	return s
 }
 
 func assumedWord(b bool) string {

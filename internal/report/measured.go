@@ -43,7 +43,7 @@ func measuredTables(f *calib.MeasuredFit) []Table {
 		}
 		cells.Rows = append(cells.Rows, []string{c.Label, f.Memory[c.Memory].Name, FmtF(c.LatencyNS, 1), FmtN(c.TPSPerCore), dev(c.Before), dev(c.After), in, ins, miss})
 	}
-	series := Table{ID: AnchorModel + "-sentinel", Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", FmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
+	series := Table{ID: AnchorModel + "-sentinel", Fold: true, Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", FmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
 		Head: []string{"sample", "after", "ms", "off the median"}}
 	if mem {
 		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (the lowest of %d windows of %d dependent loads beyond the last-level cache, its pages in memory) median %s ns a load, tolerance ±%.0f%% for each; a sample is off when either is, or when the memory reference's pages were not all in memory",

@@ -141,7 +141,14 @@ type Point struct {
 type Series struct {
 	Name   string
 	Points []Point
-	Marks  bool // markers only, no line
+	Marks  bool   // markers only, no line
+	Shape  string // the marker: "" a dot, "ring" (left out), "square" (held out)
+}
+
+// VLine is a labelled vertical line (a cache's size on the ladder).
+type VLine struct {
+	X    float64
+	Text string
 }
 
 // HLine is a labelled horizontal segment (a latency plateau).
@@ -159,7 +166,10 @@ type Chart struct {
 	Y2Factor  float64 // right value = left value × factor
 	Series    []Series
 	HLines    []HLine
-	Ideal     bool // draw y = x (speedup charts)
+	VLines    []VLine
+	Ideal     bool   // draw y = x (speedup charts; the 1:1 line of measured against predicted)
+	Square    bool   // both axes span every x and y (measured against predicted)
+	IdealText string // the y = x line's label; "" for "ideal"
 }
 
 const (
@@ -193,6 +203,13 @@ func (c *Chart) SVG() string {
 	}
 	if c.Ideal {
 		ys = append(ys, xs...)
+	}
+	for _, v := range c.VLines {
+		xs = append(xs, v.X)
+	}
+	if c.Square {
+		xs = append(xs, ys...)
+		ys = xs
 	}
 	c.X.Fit(xs)
 	c.Y.Fit(ys)
@@ -240,13 +257,22 @@ func (c *Chart) SVG() string {
 		lo, hi := math.Max(c.X.Min, c.Y.Min), math.Min(c.X.Max, c.Y.Max)
 		if hi > lo {
 			fmt.Fprintf(&b, `<line class="ideal" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(lo)), xy(c.py(lo)), xy(c.px(hi)), xy(c.py(hi)))
-			fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">ideal</text>`, xy(c.px(hi)-30), xy(c.py(hi)+14))
+			label := c.IdealText
+			if label == "" {
+				label = "ideal"
+			}
+			fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">%s</text>`, xy(c.px(hi)-30), xy(c.py(hi)+14), esc(label))
 		}
 	}
 	for _, h := range c.HLines {
 		y := c.py(h.Y)
 		fmt.Fprintf(&b, `<line class="plateau" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(h.X0)), xy(y), xy(c.px(h.X1)), xy(y))
 		fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">%s</text>`, xy(c.px(h.X0)), xy(y-5), esc(h.Text))
+	}
+	for i, v := range c.VLines {
+		x := c.px(v.X)
+		fmt.Fprintf(&b, `<line class="cacheline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x), xy(y0), xy(x), xy(y1))
+		fmt.Fprintf(&b, `<text class="vnote" x="%s" y="%s">%s</text>`, xy(x+3), xy(y1+12+12*float64(i%2)), esc(v.Text))
 	}
 	for i, s := range c.Series {
 		col := palette[i%len(palette)]
@@ -267,8 +293,7 @@ func (c *Chart) SVG() string {
 			if p.Lo != p.Hi {
 				fmt.Fprintf(&b, `<line class="spread" stroke="%s" x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, xy(x), xy(c.py(p.Lo)), xy(x), xy(c.py(p.Hi)))
 			}
-			fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"><title>%s: %s</title></circle>`, xy(x), xy(y), col,
-				esc(s.Name), esc(c.X.Format(p.X)+", "+FmtSig(p.Y)))
+			b.WriteString(marker(s.Shape, x, y, col, esc(s.Name)+": "+esc(c.X.Format(p.X)+", "+FmtSig(p.Y))))
 		}
 	}
 	// Legend, below the axis label, in rows of up to three.
@@ -286,12 +311,32 @@ func (c *Chart) SVG() string {
 		if d := dashes[i%len(dashes)]; d != "" {
 			da = fmt.Sprintf(` stroke-dasharray="%s"`, d)
 		}
-		fmt.Fprintf(&b, `<line class="line" stroke="%s"%s x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, da, xy(lx), xy(ly-4), xy(lx+18), xy(ly-4))
-		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.2" fill="%s"/>`, xy(lx+9), xy(ly-4), col)
+		if !s.Marks {
+			fmt.Fprintf(&b, `<line class="line" stroke="%s"%s x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, da, xy(lx), xy(ly-4), xy(lx+18), xy(ly-4))
+		}
+		b.WriteString(marker(s.Shape, lx+9, ly-4, col, ""))
 		fmt.Fprintf(&b, `<text class="legend" x="%s" y="%s">%s</text>`, xy(lx+24), xy(ly), esc(s.Name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// marker draws one point's mark: a dot, a ring or a square, with its
+// tooltip (escaped) when title is not empty.
+func marker(shape string, x, y float64, col, title string) string {
+	var tag, attrs string
+	switch shape {
+	case "ring":
+		tag, attrs = "circle", fmt.Sprintf(`cx="%s" cy="%s" r="5" fill="none" stroke="%s" stroke-width="2"`, xy(x), xy(y), col)
+	case "square":
+		tag, attrs = "rect", fmt.Sprintf(`x="%s" y="%s" width="8" height="8" fill="%s"`, xy(x-4), xy(y-4), col)
+	default:
+		tag, attrs = "circle", fmt.Sprintf(`cx="%s" cy="%s" r="3.2" fill="%s"`, xy(x), xy(y), col)
+	}
+	if title == "" {
+		return "<" + tag + " " + attrs + "/>"
+	}
+	return "<" + tag + " " + attrs + "><title>" + title + "</title></" + tag + ">"
 }
 
 // FmtSig formats with about three significant digits.

@@ -37,7 +37,7 @@ func WriteFindings(w io.Writer, r *Report, n int) error {
 // each section with its provenance.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
-	b.WriteString("numalab report\n\nFindings\n")
+	fmt.Fprintf(&b, "numalab report\n\nThe answer: %s\n\nFindings\n", cardText(r))
 	WriteFindings(&b, r, 0)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
