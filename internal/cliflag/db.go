@@ -11,7 +11,7 @@ import (
 )
 
 // ErrPostgresFile refuses --db with PostgreSQL.
-var ErrPostgresFile = errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn)")
+var ErrPostgresFile = errors.New("-db: a file is for --engine " + engine.List(engine.IsEmbedded) + " (" + engine.Titles(engine.IsServer) + " take --dsn)")
 
 // CheckFileEngine refuses a --db file whose first bytes say it belongs to
 // another engine than name: opened by the wrong engine it fails late and
@@ -23,14 +23,11 @@ func CheckFileEngine(name, path string) error {
 	if err != nil || got == name {
 		return nil
 	}
+	g, _ := engine.Lookup(got)
+	w, _ := engine.Lookup(name)
 	return Bad("db", path, fmt.Sprintf("is %s database, not %s: give --engine %s, or a --db file that does not exist to load a new %s one",
-		engineArticle[got], engineTitle[name], got, engineTitle[name]))
+		g.Article, w.Title, got, w.Title))
 }
-
-var (
-	engineTitle   = map[string]string{"sqlite": "SQLite", "duckdb": "DuckDB"}
-	engineArticle = map[string]string{"sqlite": "an SQLite", "duckdb": "a DuckDB"}
-)
 
 // DB are --engine, --db and --dsn: the database that a command reads, a
 // file (SQLite, DuckDB) or a PostgreSQL server.
@@ -42,7 +39,7 @@ type DB struct {
 // AddDB defines the three flags on fs; path is --db's default.
 func AddDB(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *DB {
 	return &DB{fs: fs,
-		Engine: fs.String("engine", "", "sqlite, duckdb, postgres or mariadb (default: from the --db file's first bytes; postgres with --dsn)"),
+		Engine: fs.String("engine", "", engine.List(nil)+" (default: from the --db file's first bytes; "+engine.DefaultServer+" with --dsn)"),
 		Path:   fs.String("db", path, pathUsage),
 		DSN:    fs.String("dsn", "", dsnUsage),
 	}
@@ -54,31 +51,32 @@ func AddDB(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *DB {
 func (d *DB) Resolve() (string, Errs) {
 	var errs Errs
 	name, path, dsn := *d.Engine, *d.Path, *d.DSN
+	spec, known := engine.Lookup(name)
 	file := path != "" && (dsn == "" || Given(d.fs, "db"))
 	switch {
-	case (name == "postgres" || name == "mariadb") && Given(d.fs, "db"):
+	case spec.Server && Given(d.fs, "db"):
 		errs = append(errs, ErrPostgresFile)
 	case file && dsn != "":
 		errs = append(errs, errors.New("-db and -dsn: give one database, not both"))
 	case !file && dsn == "":
 		errs = append(errs, errors.New("give --db FILE (SQLite, DuckDB) or --dsn DSN (PostgreSQL)"))
 	}
-	switch name {
-	case "":
+	switch {
+	case name == "":
 		if dsn != "" {
-			return "postgres", errs
+			return engine.DefaultServer, errs
 		}
-	case "sqlite", "duckdb":
+	case !known:
+		errs.BadIf(true, "engine", name, "is not an engine (want "+engine.List(nil)+")")
+		return name, errs
+	case spec.Server:
+		errs.BadIf(dsn == "", "engine", name, "reads a server: give --dsn DSN")
+		return name, errs
+	default:
 		errs.BadIf(dsn != "", "engine", name, "reads a file: give --db FILE, not --dsn")
 		if err := CheckFileEngine(name, path); file && err != nil {
 			errs = append(errs, err)
 		}
-	case "postgres", "mariadb":
-		errs.BadIf(dsn == "", "engine", name, "reads a server: give --dsn DSN")
-		return name, errs
-	default:
-		errs.BadIf(true, "engine", name, "is not an engine (want sqlite, duckdb, postgres or mariadb)")
-		return name, errs
 	}
 	if !file {
 		return name, errs

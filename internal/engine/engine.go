@@ -232,7 +232,7 @@ func (o Options) BindServer(node int) Options {
 }
 
 // Engines lists the engine names Open knows.
-var Engines = []string{"sqlite", "duckdb", "postgres", "mariadb"}
+var Engines = Names(nil)
 
 // Open opens the named engine.
 func Open(ctx context.Context, name string, opt Options) (Engine, error) {
