@@ -204,6 +204,14 @@ type Options struct {
 	// without DSN); when MariaDB.BufferPool is 0 it is
 	// mariaserver.BufferPoolFor(DataBytes).
 	MariaDB mariaserver.Config
+	// ServerSettings are extra settings a managed server (PostgreSQL or
+	// MariaDB) starts with, over PG.Settings and MariaDB.Settings (a
+	// library to preload, a log to keep); a --dsn server is never started,
+	// so they do not apply to it.
+	ServerSettings map[string]string
+	// TCP asks a managed PostgreSQL server to listen on a loopback address
+	// too (ManagedServer's TCPDSN); a managed MariaDB server always does.
+	TCP bool
 	// DataBytes is about how large the data to load is, to size caches.
 	DataBytes int64
 	// Schema is numalab's PostgreSQL schema (default "numalab").

@@ -80,25 +80,25 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
-	dsn := opt.DSN
-	if dsn == "" {
+	dsn, where, srv, err := serverDSN(ctx, "mariadb", opt, func(ctx context.Context) (*mariaserver.Server, error) {
 		cfg := opt.MariaDB
 		if cfg.BufferPool <= 0 {
 			cfg.BufferPool = mariaserver.BufferPoolFor(opt.DataBytes)
 		}
-		s, err := mariaserver.Start(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("opening mariadb: %w", err)
-		}
-		e.server, e.pin, dsn = s, true, s.DSN()
-		e.where = s.Describe()
+		cfg.Settings = serverSettings(cfg.Settings, opt.ServerSettings)
+		return mariaserver.Start(ctx, cfg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.where = where
+	if srv != nil {
+		e.server, e.pin = srv, true
 		defer func() {
 			if err != nil {
-				s.Stop()
+				srv.Stop()
 			}
 		}()
-	} else {
-		e.where = result.Redact(dsn)
 	}
 	if e.cfg, err = mysql.ParseDSN(dsn); err != nil {
 		return nil, &pgConnectError{
@@ -692,3 +692,11 @@ func (c *myConn) Native() Native {
 // sched_setaffinity takes as it takes a process id).
 func (c *myConn) BackendPID() int { return c.tid }
 func (c *myConn) Close() error    { return c.one.Close() }
+
+// managed is the managed server's description and its TCP address.
+func (e *myEngine) managed() (Managed, bool) {
+	if e.server == nil {
+		return Managed{}, false
+	}
+	return Managed{Describe: e.server.Describe(), Reclaimed: len(e.server.Reclaimed) > 0 || e.server.ReclaimErr != nil, TCPDSN: e.server.TCPDSN()}, true
+}
