@@ -64,6 +64,11 @@ type Parallel struct {
 	Query bool
 	// DOP is how SetDOP sets the degree of parallelism.
 	DOP string
+	// Launched says the plan of a query run (planest's ANALYZE) says
+	// how many workers it launched.
+	Launched bool
+	// Refusal says why a DOP above 1 is refused, when it is.
+	Refusal string
 	// Costed says the optimizer prices parallelism in its plan's cost, so
 	// that the estimated speedup against DOP means something.
 	Costed bool
@@ -78,6 +83,10 @@ type Placement struct {
 	// memory the engine allocates (a server's shared memory, DuckDB's
 	// buffer pool), bound by the thread or server that touches it first.
 	FilePages bool
+	// Fresh says the database must be opened afresh before its data is
+	// placed, so that none of it is in the engine's memory already
+	// (DuckDB's buffer pool keeps the blocks a load left).
+	Fresh bool
 	// ServerMemory names a server's data memory, which the whole server
 	// is bound to ("" for an embedded engine).
 	ServerMemory string
@@ -121,7 +130,7 @@ const (
 // specs are the engines, in the order help texts list them.
 var specs = []Spec{
 	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, FileExt: "db",
-		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1"},
+		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1", Refusal: "SQLite runs each query on one thread"},
 		Placement: Placement{FilePages: true,
 			How:      "the file's clean cached pages dropped and read back from a thread bound to the node, pages still elsewhere moved (move_pages)",
 			Verified: "the file's cached pages by node (move_pages in query mode): at least 99% on the node"},
@@ -130,14 +139,14 @@ var specs = []Spec{
 		Plan:    PlanText},
 	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, FileExt: "duckdb",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
-		Placement: Placement{
+		Placement: Placement{Fresh: true,
 			How:      "the file's pages as SQLite's, then the buffer pool filled by one thread bound to the node (SET threads = 1)",
 			Verified: "the anonymous memory this process gained per node (numa_maps) against the buffer pool's size"},
 		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool", Pin: "the stream's thread is pinned; DuckDB's workers are not"},
 		Inspect: Inspect{Reads: "the file: storage_info's blocks per table and column, duckdb_indexes"},
 		Plan:    PlanDuckJSON},
 	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, Server: true,
-		Parallel: Parallel{Query: true, Costed: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
+		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
 		Placement: Placement{ServerMemory: "PostgreSQL's shared memory",
 			How:      "a managed server's memory bound to the node (the postmaster's policy), its shared memory prewarmed by a backend pinned there",
 			Verified: "the shared memory's pages by node as the prewarming backend maps it (numa_maps): at least 99% on the node"},
@@ -148,7 +157,8 @@ var specs = []Spec{
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
 	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, Server: true,
-		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1"},
+		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
+			Refusal: "MariaDB has no intra-query parallelism (each query runs on its connection's one thread)"},
 		Placement: Placement{ServerMemory: "MariaDB's buffer pool",
 			How:      "a managed server's memory bound to the node (mariadbd's policy), its buffer pool prewarmed by a connection whose thread is pinned there",
 			Verified: "mariadbd's anonymous memory by node (numa_maps): at least 99% on the node"},
@@ -225,3 +235,9 @@ func IsEmbedded(s Spec) bool { return !s.Server }
 
 // DefaultServer is the engine a --dsn means when no --engine is given.
 const DefaultServer = "postgres"
+
+// DialectOf is the dialect of the engine named name, "" for none.
+func DialectOf(name string) Dialect {
+	s, _ := Lookup(name)
+	return s.Dialect
+}

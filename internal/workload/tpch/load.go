@@ -113,12 +113,12 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	if err != nil {
 		return st, fmt.Errorf("loading tpch: %w", err)
 	}
-	dialect := eng.Name()
+	dialect := engine.DialectOf(eng.Name())
 	st.Workers = cfg.Workers
 	if st.Workers <= 0 {
 		st.Workers = runtime.NumCPU()
 	}
-	if dialect == dialectSQLite {
+	if dialect == engine.SQLite {
 		st.Workers = 1
 	}
 	var created []string
@@ -126,7 +126,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		// A failed load into PostgreSQL or MariaDB drops the tables it
 		// created; a file's caller discards the file
 		// (engine.Engine.Discard).
-		if err == nil || (dialect != dialectPostgres && dialect != dialectMariaDB) {
+		if err == nil || (dialect != engine.Postgres && dialect != engine.MariaDB) {
 			return
 		}
 		for _, name := range created {
@@ -154,16 +154,16 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	t0 = time.Now()
 	var post []string
 	switch dialect {
-	case dialectPostgres:
+	case engine.Postgres:
 		names := make([]string, len(tables))
 		for i, t := range tables {
 			post = append(post, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+t.pkey+")")
 			names[i] = t.name
 		}
 		post = append(post, "ANALYZE "+strings.Join(names, ", "))
-	case dialectSQLite, dialectDuckDB:
+	case engine.SQLite, engine.DuckDB:
 		post = append(post, "ANALYZE")
-	case dialectMariaDB:
+	case engine.MariaDB:
 		post = append(post, myIndexes...)
 		post = append(post, "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
 	}
@@ -181,14 +181,14 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 // table (in tables' order).
 func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
 	cs := chunks(g.n)
-	switch eng.Name() {
-	case dialectPostgres:
+	switch engine.DialectOf(eng.Name()) {
+	case engine.Postgres:
 		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &pgWorker{ctx: ctx, eng: eng}, nil })
-	case dialectDuckDB:
+	case engine.DuckDB:
 		return insertDuckDB(ctx, eng, g, cs, workers)
-	case dialectSQLite:
+	case engine.SQLite:
 		return generate(ctx, g, cs, 1, func(context.Context) (worker, error) { return &sqliteWorker{eng: eng}, nil })
-	case dialectMariaDB:
+	case engine.MariaDB:
 		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &myWorker{ctx: ctx, eng: eng}, nil })
 	}
 	return nil, fmt.Errorf("no loader for engine %q", eng.Name())

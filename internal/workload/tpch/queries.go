@@ -3,6 +3,7 @@ package tpch
 import (
 	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/engine"
 	"strconv"
 	"strings"
 	"time"
@@ -31,12 +32,12 @@ const Queries = 22
 // "postgres" or "mariadb") with substitution parameters drawn as qgen
 // does (clause 2.4.n.3) by an RNG of seed: the same n, seed and sf give
 // the same parameters on every engine. sf sets Q11's FRACTION (0.0001/SF).
-func QueryFor(n int, dialect string, seed int64, sf float64) (Query, error) {
+func QueryFor(n int, dialect engine.Dialect, seed int64, sf float64) (Query, error) {
 	if n < 1 || n > Queries {
 		return Query{}, fmt.Errorf("%w: %d (expected 1 to %d)", ErrQuery, n, Queries)
 	}
 	switch dialect {
-	case dialectSQLite, dialectDuckDB, dialectPostgres, dialectMariaDB:
+	case engine.SQLite, engine.DuckDB, engine.Postgres, engine.MariaDB:
 	default:
 		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected sqlite, duckdb, postgres or mariadb)", n, dialect)
 	}
@@ -51,7 +52,7 @@ func QueryFor(n int, dialect string, seed int64, sf float64) (Query, error) {
 // qb builds one query: it draws the parameters, records them, and writes
 // the dialect's forms of dates and years.
 type qb struct {
-	d      string
+	d      engine.Dialect
 	r      rng
 	sf     float64
 	params []string
@@ -66,7 +67,7 @@ func (q *qb) param(name, v string) string {
 // date is a date literal: DATE '1995-03-15', or on SQLite the text.
 func (q *qb) date(t time.Time) string {
 	s := "'" + t.Format(time.DateOnly) + "'"
-	if q.d == dialectSQLite {
+	if q.d == engine.SQLite {
 		return s
 	}
 	return "DATE " + s
@@ -74,7 +75,7 @@ func (q *qb) date(t time.Time) string {
 
 // year is the year of a date column, an integer.
 func (q *qb) year(col string) string {
-	if q.d == dialectSQLite {
+	if q.d == engine.SQLite {
 		return "CAST(strftime('%Y', " + col + ") AS INTEGER)"
 	}
 	return "extract(year from " + col + ")"
