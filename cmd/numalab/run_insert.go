@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/insert"
 )
@@ -15,7 +16,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	cfg = insert.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run insert", helpText("run-insert"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
+	fs.String("engine", cfg.Engine, "engine: "+engine.List(nil))
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-insert.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
 	cliflag.ConnectTimeout(fs)

@@ -9,6 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -21,7 +22,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	cfg = tpcc.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run oltp", helpText("run-oltp"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
+	fs.String("engine", cfg.Engine, "engine: "+engine.List(nil))
 	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
 	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
 	cliflag.ConnectTimeout(fs)

@@ -108,3 +108,33 @@ func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
 func ConnectTimeoutSetting(p *time.Duration) Setting {
 	return Optional(Duration("connect-timeout", p))
 }
+
+// EngineSettings are --engine, --dsn, --connect-timeout and --db as
+// settings of a command that loads its own data (run tpch, run report),
+// each checked against the registry as it is set: --engine an engine;
+// --dsn only for a server engine, --db only for an embedded one (--engine
+// is set before them).
+func EngineSettings(name, dsn *string, timeout *time.Duration, db *string) Settings {
+	spec := func() engine.Spec { s, _ := engine.Lookup(*name); return s }
+	return Settings{
+		Validated(Str("engine", name), func(v string) error {
+			if _, ok := engine.Lookup(v); !ok {
+				return Bad("engine", v, "is not an engine: want "+engine.List(nil))
+			}
+			return nil
+		}),
+		Validated(DSN(dsn), func(v string) error {
+			if v != "" && !spec().Server {
+				return fmt.Errorf("-dsn: a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
+			}
+			return nil
+		}),
+		ConnectTimeoutSetting(timeout),
+		Validated(Optional(Str("db", db)), func(v string) error {
+			if v != "" && spec().Server {
+				return ErrPostgresFile
+			}
+			return nil
+		}),
+	}
+}

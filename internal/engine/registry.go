@@ -241,3 +241,12 @@ func DialectOf(name string) Dialect {
 	s, _ := Lookup(name)
 	return s.Dialect
 }
+
+// ByDialect is the first engine, in the registry's order, that speaks d.
+func ByDialect(d Dialect) (Spec, bool) {
+	i := slices.IndexFunc(specs, func(s Spec) bool { return s.Dialect == d })
+	if i < 0 {
+		return Spec{}, false
+	}
+	return specs[i], true
+}

@@ -36,11 +36,11 @@ var tranStatsColumns = []string{"server_config", "users", "cpus", "thread_name",
 	"tran_type", "tran_status", "tran_begin", "tran_end", "resultset_size", "filler"}
 
 // loadMethod names each engine's bulk path, for the record.
-var loadMethod = map[Dialect]string{
-	SQLite:   "prepared multi-row INSERT in large transactions",
-	DuckDB:   "appender",
-	Postgres: "COPY",
-	MariaDB:  "prepared multi-row INSERT",
+var loadMethod = map[engine.Dialect]string{
+	engine.SQLite:   "prepared multi-row INSERT in large transactions",
+	engine.DuckDB:   "appender",
+	engine.Postgres: "COPY",
+	engine.MariaDB:  "prepared multi-row INSERT",
 }
 
 // Open makes sure the database holds a complete transtats data set of
@@ -61,7 +61,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := CheckFits(cfg.Dialect, cfg.Engine, cfg.Rows); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
 	}
-	if cfg.Dialect.IsServer() {
+	if specOf(cfg.Dialect).Server {
 		return openServer(ctx, cfg)
 	}
 	return openFile(ctx, cfg)
@@ -147,10 +147,10 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	opt := cfg.Engine
 	opt.DataBytes = cfg.Rows * BytesPerRow
-	if cfg.Dialect == MariaDB {
+	if cfg.Dialect == engine.MariaDB {
 		opt.DataBytes += myDimensionBytes
 	}
-	server := serverTitle[cfg.Dialect]
+	server := specOf(cfg.Dialect).Title
 	eng, err := engine.Open(ctx, string(cfg.Dialect), opt)
 	if err != nil {
 		return nil, fmt.Errorf("opening transtats on %s: %w", server, err)
@@ -187,7 +187,7 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 // readMeta reads the marker table.
-func readMeta(ctx context.Context, d Dialect, db *sql.DB) (map[string]string, error) {
+func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(d)+", value FROM "+metaTable)
 	if err != nil {
 		return nil, err
@@ -206,8 +206,8 @@ func readMeta(ctx context.Context, d Dialect, db *sql.DB) (map[string]string, er
 
 // metaKey is the marker table's key column: key is a reserved word in
 // MariaDB, which quotes it with backticks.
-func metaKey(d Dialect) string {
-	if d == MariaDB {
+func metaKey(d engine.Dialect) string {
+	if d == engine.MariaDB {
 		return "`key`"
 	}
 	return "key"
@@ -217,7 +217,7 @@ func metaKey(d Dialect) string {
 // load that would leave its filesystem less than 5% free
 // (engine.CheckRoom), with the estimate (LoadBytes) and the free space.
 func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
-	d := Dialect(eng.Name())
+	d := engine.DialectOf(eng.Name())
 	st := LoadStats{Engine: string(d), Workload: "transtats", Method: loadMethod[d], Rows: cfg.Rows, Rate: cfg.Rate}
 	if err := engine.CheckRoom(eng, LoadBytes(d, cfg.Rows)); err != nil {
 		return st, fmt.Errorf("loading %d rows: %w", cfg.Rows, err)
@@ -261,7 +261,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 	st.Insert = time.Since(t1)
 	st.RowsPerSecond = float64(cfg.Rows) / st.Insert.Seconds()
 
-	if d == Postgres {
+	if d == engine.Postgres {
 		cfg.progress("building tran_stats' primary key (tran_begin, tran_count)", cfg.Rows)
 		if err := exec("ALTER TABLE tran_stats ADD PRIMARY KEY (tran_begin, tran_count)"); err != nil {
 			return st, err
@@ -282,8 +282,8 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return st, err
 	}
 	cfg.progress("gathering statistics", cfg.Rows)
-	analyze := map[Dialect]string{SQLite: "ANALYZE", DuckDB: "ANALYZE", Postgres: "VACUUM ANALYZE",
-		MariaDB: "ANALYZE TABLE " + strings.Join(tables[1:], ", ")}[d]
+	analyze := map[engine.Dialect]string{engine.SQLite: "ANALYZE", engine.DuckDB: "ANALYZE", engine.Postgres: "VACUUM ANALYZE",
+		engine.MariaDB: "ANALYZE TABLE " + strings.Join(tables[1:], ", ")}[d]
 	if err := exec(analyze); err != nil {
 		return st, err
 	}
@@ -297,7 +297,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 			return st, err
 		}
 	}
-	if d == DuckDB {
+	if d == engine.DuckDB {
 		if err := exec("CHECKPOINT"); err != nil {
 			return st, err
 		}
@@ -312,7 +312,7 @@ func insertRows(ctx context.Context, eng engine.Engine, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("loading tran_stats: %w", err)
 	}
-	text := Dialect(eng.Name()) == SQLite
+	text := engine.DialectOf(eng.Name()) == engine.SQLite
 	tt := newTimeText()
 	const every = 1 << 16
 	for i := int64(1); i <= cfg.Rows; i++ {
