@@ -254,7 +254,7 @@ func Open(ctx context.Context, name string, opt Options) (Engine, error) {
 	case "mariadb":
 		return openMariaDB(ctx, opt)
 	}
-	return nil, fmt.Errorf("opening engine: unknown engine %q (expected %s)", name, strings.Join(Engines, ", "))
+	return nil, fmt.Errorf("opening engine: unknown engine %q (expected %s)", name, List(nil))
 }
 
 // checkDOP refuses a DOP that is not positive or exceeds the machine's CPUs.
