@@ -5,8 +5,12 @@ package tpcc
 // package asks these functions, or the engine registry for a capability.
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -142,4 +146,109 @@ func ddlFor(t *table, dialect engine.Dialect) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// dialect is what tpcc does its own way on one engine, beside its SQL
+// text (the functions above).
+type dialect struct {
+	// drop drops a previous or partial load of tpcc's objects in
+	// numalab's schema (a server's); nil for a file of tpcc's own.
+	drop func(ctx context.Context, eng engine.Engine) error
+	// code makes the transactions' server-side code (codeKind: PostgreSQL
+	// functions, MariaDB procedures) after a load and on every open.
+	code     func(ctx context.Context, eng engine.Engine) error
+	codeKind string
+	// oneWriter says rows go in on one connection (insertAll) and the
+	// data is the file's own pages (prewarm reads the file).
+	oneWriter bool
+	// runner opens one stream's transactions.
+	runner func(ctx context.Context, w *Workload) (runner, error)
+	// loadErr explains a load's error in the engine's terms.
+	loadErr func(error) error
+	// size is the loaded tables' size in numalab's schema; nil: the
+	// file's, after beforeSize.
+	size       func(ctx context.Context, eng engine.Engine) (int64, error)
+	beforeSize string
+}
+
+var dialects = map[engine.Dialect]dialect{
+	engine.SQLite: {oneWriter: true, loadErr: engine.SQLiteError,
+		runner: func(ctx context.Context, w *Workload) (runner, error) { return newSQLiteRunner(ctx, w) }},
+	engine.DuckDB: {beforeSize: "CHECKPOINT",
+		runner: func(ctx context.Context, w *Workload) (runner, error) { return newDuckRunner(ctx, w) }},
+	engine.Postgres: {drop: dropPG, codeKind: "functions",
+		code: func(ctx context.Context, eng engine.Engine) error {
+			_, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(eng.Schema()))
+			return err
+		},
+		runner: func(ctx context.Context, w *Workload) (runner, error) { return newPGRunner(ctx, w) },
+		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
+			var n int64
+			names := make([]string, 0, len(tables)+1)
+			for _, t := range tables {
+				names = append(names, t.name)
+			}
+			names = append(names, metaTable(engine.Postgres))
+			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, names).Scan(&n)
+			return n, err
+		}},
+	engine.MariaDB: {drop: dropMy, code: createMyProcedures, codeKind: "procedures",
+		runner: func(ctx context.Context, w *Workload) (runner, error) { return newMyRunner(ctx, w) },
+		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
+			var n int64
+			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables
+			WHERE table_schema = database() AND table_name IN ('`+strings.Join(tableNames(), "', '")+`', '`+metaTable(engine.MariaDB)+`')`).Scan(&n)
+			return n, err
+		}},
+}
+
+// metaDDL is the marker table's DDL: MariaDB quotes KEY and indexes no
+// TEXT whole.
+func metaDDL(d engine.Dialect) string {
+	if d == engine.MariaDB {
+		return "CREATE TABLE " + metaTable(d) + " (`key` varchar(64) PRIMARY KEY, value varchar(64) NOT NULL)"
+	}
+	return "CREATE TABLE " + metaTable(d) + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+}
+
+// dropPG drops the functions and tables a TPC-C load makes in numalab's
+// PostgreSQL schema, if they exist; never with CASCADE, so that nothing
+// else that depends on them goes.
+func dropPG(ctx context.Context, eng engine.Engine) error {
+	q := pgx.Identifier{eng.Schema()}.Sanitize()
+	stmts := []string{
+		"DROP FUNCTION IF EXISTS " + q + ".order_status(integer, integer, integer, integer), " +
+			q + ".order_status_aug(integer, integer, integer, integer), " +
+			q + ".stock_level(integer, integer, integer), " + q + ".stock_level_aug(integer, integer, integer)",
+		"DROP TABLE IF EXISTS " + q + "." + metaTable(engine.Postgres),
+	}
+	for _, t := range tables {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+q+"."+t.name)
+	}
+	for _, s := range stmts {
+		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// dropMy drops the procedures and tables a TPC-C load makes in numalab's
+// MariaDB database, if they exist.
+func dropMy(ctx context.Context, eng engine.Engine) error {
+	var stmts []string
+	for _, p := range []string{"order_status", "order_status_aug", "stock_level", "stock_level_aug"} {
+		stmts = append(stmts, "DROP PROCEDURE IF EXISTS "+p)
+	}
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+metaTable(engine.MariaDB))
+	for _, t := range tables {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+t.name)
+	}
+	for _, s := range stmts {
+		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return nil
 }

@@ -122,18 +122,15 @@ func Open(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error
 		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
 	}
 	w := &Workload{eng: eng, dialect: engine.DialectOf(eng.Name()), meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
-	if w.dialect == engine.SQLite {
+	d := dialects[w.dialect]
+	if d.oneWriter {
 		w.path = eng.Path()
 	}
-	if w.dialect == engine.Postgres {
-		// The functions of this numalab version, whatever loaded the data.
-		if _, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(w.eng.Schema())); err != nil {
-			return nil, fmt.Errorf("opening tpcc on postgres: creating the transaction functions: %w", err)
-		}
-	}
-	if w.dialect == engine.MariaDB {
-		if err := createMyProcedures(ctx, eng); err != nil {
-			return nil, fmt.Errorf("opening tpcc on mariadb: creating the transaction procedures: %w", err)
+	if d.code != nil {
+		// The server-side code of this numalab version, whatever loaded
+		// the data.
+		if err := d.code(ctx, eng); err != nil {
+			return nil, fmt.Errorf("opening tpcc on %s: creating the transaction %s: %w", eng.Name(), d.codeKind, err)
 		}
 	}
 	return w, nil
@@ -241,20 +238,13 @@ func (w *Workload) NewStream(rng *rand.Rand) (*Stream, error) {
 // server).
 func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, error) {
 	s := &Stream{w: w, rng: rng}
-	if len(w.opt.Session) > 0 && w.dialect != engine.Postgres && w.dialect != engine.MariaDB {
-		return nil, fmt.Errorf("opening a tpcc stream: session statements are for PostgreSQL and MariaDB, not %s", w.dialect)
+	if spec, _ := engine.ByDialect(w.dialect); len(w.opt.Session) > 0 && !spec.Server {
+		return nil, fmt.Errorf("opening a tpcc stream: session statements are for %s, not %s", engine.Titles(engine.IsServer), w.dialect)
 	}
 	var err error
-	switch w.dialect {
-	case engine.SQLite:
-		s.x, err = newSQLiteRunner(ctx, w)
-	case engine.DuckDB:
-		s.x, err = newDuckRunner(ctx, w)
-	case engine.Postgres:
-		s.x, err = newPGRunner(ctx, w)
-	case engine.MariaDB:
-		s.x, err = newMyRunner(ctx, w)
-	default:
+	if d, ok := dialects[w.dialect]; ok {
+		s.x, err = d.runner(ctx, w)
+	} else {
 		err = fmt.Errorf("no tpcc transactions for engine %q", w.dialect)
 	}
 	if err != nil {
