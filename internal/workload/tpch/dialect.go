@@ -6,7 +6,9 @@ package tpch
 // engine registry for a capability.
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -118,4 +120,65 @@ var bytesPerSF = map[engine.Dialect]struct{ fixed, perSF float64 }{
 	engine.DuckDB:   {2 << 20, 0.45e9},
 	engine.Postgres: {1 << 20, 1.75e9},
 	engine.MariaDB:  {4 << 20, 2.0e9},
+}
+
+// date is a date literal: DATE '1995-03-15', or on SQLite the text.
+func (q *qb) date(t time.Time) string {
+	s := "'" + t.Format(time.DateOnly) + "'"
+	if q.d == engine.SQLite {
+		return s
+	}
+	return "DATE " + s
+}
+
+// year is the year of a date column, an integer.
+func (q *qb) year(col string) string {
+	if q.d == engine.SQLite {
+		return "CAST(strftime('%Y', " + col + ") AS INTEGER)"
+	}
+	return "extract(year from " + col + ")"
+}
+
+// dialect is how tpch loads one engine, beside its SQL text.
+type dialect struct {
+	// oneWriter says one worker writes (SQLite's one writer at a time).
+	oneWriter bool
+	// insert generates every table's rows into eng's tables, which exist
+	// and are empty, by the engine's bulk path over the chunks cs, and
+	// returns the rows written per table (in tables' order).
+	insert func(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int) ([]int64, error)
+	// afterLoad is what runs after the rows are in: PostgreSQL's primary
+	// keys and ANALYZE, SQLite's and DuckDB's ANALYZE, MariaDB's
+	// secondary indexes (myIndexes) and ANALYZE TABLE.
+	afterLoad func() []string
+}
+
+var dialects = map[engine.Dialect]dialect{
+	engine.SQLite: {oneWriter: true,
+		insert: func(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, _ int) ([]int64, error) {
+			return generate(ctx, g, cs, 1, func(context.Context) (worker, error) { return &sqliteWorker{eng: eng}, nil })
+		},
+		afterLoad: func() []string { return []string{"ANALYZE"} }},
+	engine.DuckDB: {insert: insertDuckDB,
+		afterLoad: func() []string { return []string{"ANALYZE"} }},
+	engine.Postgres: {
+		insert: func(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int) ([]int64, error) {
+			return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &pgWorker{ctx: ctx, eng: eng}, nil })
+		},
+		afterLoad: func() []string {
+			var post []string
+			names := make([]string, len(tables))
+			for i, t := range tables {
+				post = append(post, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+t.pkey+")")
+				names[i] = t.name
+			}
+			return append(post, "ANALYZE "+strings.Join(names, ", "))
+		}},
+	engine.MariaDB: {
+		insert: func(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int) ([]int64, error) {
+			return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &myWorker{ctx: ctx, eng: eng}, nil })
+		},
+		afterLoad: func() []string {
+			return append(append([]string{}, myIndexes...), "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
+		}},
 }

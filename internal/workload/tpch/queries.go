@@ -36,10 +36,8 @@ func QueryFor(n int, dialect engine.Dialect, seed int64, sf float64) (Query, err
 	if n < 1 || n > Queries {
 		return Query{}, fmt.Errorf("%w: %d (expected 1 to %d)", ErrQuery, n, Queries)
 	}
-	switch dialect {
-	case engine.SQLite, engine.DuckDB, engine.Postgres, engine.MariaDB:
-	default:
-		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected sqlite, duckdb, postgres or mariadb)", n, dialect)
+	if _, ok := dialects[dialect]; !ok {
+		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected %s)", n, dialect, engine.List(nil))
 	}
 	if _, err := CountsFor(sf); err != nil {
 		return Query{}, fmt.Errorf("tpch query %d: %w", n, err)
@@ -62,23 +60,6 @@ type qb struct {
 func (q *qb) param(name, v string) string {
 	q.params = append(q.params, name+"="+v)
 	return v
-}
-
-// date is a date literal: DATE '1995-03-15', or on SQLite the text.
-func (q *qb) date(t time.Time) string {
-	s := "'" + t.Format(time.DateOnly) + "'"
-	if q.d == engine.SQLite {
-		return s
-	}
-	return "DATE " + s
-}
-
-// year is the year of a date column, an integer.
-func (q *qb) year(col string) string {
-	if q.d == engine.SQLite {
-		return "CAST(strftime('%Y', " + col + ") AS INTEGER)"
-	}
-	return "extract(year from " + col + ")"
 }
 
 // int draws an integer in [lo, hi] as a parameter.
