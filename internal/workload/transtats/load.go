@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
@@ -34,14 +33,6 @@ var tables = func() []string {
 // tranStatsColumns in the order RowAt's fields are appended.
 var tranStatsColumns = []string{"server_config", "users", "cpus", "thread_name", "tran_count",
 	"tran_type", "tran_status", "tran_begin", "tran_end", "resultset_size", "filler"}
-
-// loadMethod names each engine's bulk path, for the record.
-var loadMethod = map[engine.Dialect]string{
-	engine.SQLite:   "prepared multi-row INSERT in large transactions",
-	engine.DuckDB:   "appender",
-	engine.Postgres: "COPY",
-	engine.MariaDB:  "prepared multi-row INSERT",
-}
 
 // Open makes sure the database holds a complete transtats data set of
 // cfg.Rows rows at cfg.Rate, loading it when it does not, and opens it for
@@ -146,10 +137,7 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 // it complete.
 func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	opt := cfg.Engine
-	opt.DataBytes = cfg.Rows * BytesPerRow
-	if cfg.Dialect == engine.MariaDB {
-		opt.DataBytes += myDimensionBytes
-	}
+	opt.DataBytes = cfg.Rows*BytesPerRow + cachedBytes[cfg.Dialect]
 	server := specOf(cfg.Dialect).Title
 	eng, err := engine.Open(ctx, string(cfg.Dialect), opt)
 	if err != nil {
@@ -204,15 +192,6 @@ func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]str
 	return m, rows.Err()
 }
 
-// metaKey is the marker table's key column: key is a reserved word in
-// MariaDB, which quotes it with backticks.
-func metaKey(d engine.Dialect) string {
-	if d == engine.MariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
 // load creates and fills every table in a new database, after refusing a
 // load that would leave its filesystem less than 5% free
 // (engine.CheckRoom), with the estimate (LoadBytes) and the free space.
@@ -261,15 +240,12 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 	st.Insert = time.Since(t1)
 	st.RowsPerSecond = float64(cfg.Rows) / st.Insert.Seconds()
 
-	if d == engine.Postgres {
+	if keys := afterInsert[d]; len(keys) > 0 {
 		cfg.progress("building tran_stats' primary key (tran_begin, tran_count)", cfg.Rows)
-		if err := exec("ALTER TABLE tran_stats ADD PRIMARY KEY (tran_begin, tran_count)"); err != nil {
-			return st, err
-		}
-		// The heap is already in key order (rows were copied so): mark the
-		// key as the clustering index without rewriting the table.
-		if err := exec("ALTER TABLE tran_stats CLUSTER ON tran_stats_pkey"); err != nil {
-			return st, err
+		for _, q := range keys {
+			if err := exec(q); err != nil {
+				return st, err
+			}
 		}
 	}
 	cfg.progress("building the dimension tables and dimension", cfg.Rows)
@@ -282,9 +258,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return st, err
 	}
 	cfg.progress("gathering statistics", cfg.Rows)
-	analyze := map[engine.Dialect]string{engine.SQLite: "ANALYZE", engine.DuckDB: "ANALYZE", engine.Postgres: "VACUUM ANALYZE",
-		engine.MariaDB: "ANALYZE TABLE " + strings.Join(tables[1:], ", ")}[d]
-	if err := exec(analyze); err != nil {
+	if err := exec(analyze[d]); err != nil {
 		return st, err
 	}
 	st.Total = time.Since(t0)
@@ -297,8 +271,8 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 			return st, err
 		}
 	}
-	if d == engine.DuckDB {
-		if err := exec("CHECKPOINT"); err != nil {
+	if q := afterComplete[d]; q != "" {
+		if err := exec(q); err != nil {
 			return st, err
 		}
 	}
@@ -312,7 +286,7 @@ func insertRows(ctx context.Context, eng engine.Engine, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("loading tran_stats: %w", err)
 	}
-	text := engine.DialectOf(eng.Name()) == engine.SQLite
+	text := timesAsText[engine.DialectOf(eng.Name())]
 	tt := newTimeText()
 	const every = 1 << 16
 	for i := int64(1); i <= cfg.Rows; i++ {

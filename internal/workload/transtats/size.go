@@ -6,14 +6,6 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 )
 
-// Bytes a row of tran_stats takes loaded, per engine, with its indexes and
-// its share of the dimension tables: measured on loads of 500,000 rows
-// (SQLite's file 192,004,096 bytes, DuckDB's 16,789,504, PostgreSQL's
-// tables with their indexes 275,832,832) and rounded up. MariaDB's from a
-// load of 100,000 rows (InnoDB's tran_stats 20,512,768 bytes, dimension
-// 130,990,080 whatever the rows), taken at 500,000 rows and rounded up.
-var loadBytesPerRow = map[engine.Dialect]int64{engine.SQLite: 400, engine.DuckDB: 40, engine.Postgres: 560, engine.MariaDB: 480}
-
 // myDimensionBytes is about what MariaDB's dimension table takes in
 // InnoDB (130,990,080 bytes measured), added to the data a managed
 // server's buffer pool is sized for, so that P1's lookups in it stay in
@@ -34,15 +26,8 @@ const pgMaxWAL = 4 << 30
 // with the dimension table, which is the same size whatever the rows. rows
 // is at most MaxRows, so it cannot overflow.
 func LoadBytes(d engine.Dialect, rows int64) int64 {
-	b := max(rows, 0) * loadBytesPerRow[d]
-	switch d {
-	case engine.Postgres:
-		b += pgDimensionKeyBytes
-		b += min(b, pgMaxWAL)
-	case engine.MariaDB:
-		b += myDimensionBytes
-	}
-	return b
+	b := max(rows, 0)*loadBytesPerRow[d] + fixedLoadBytes[d]
+	return b + min(b, loadWAL[d])
 }
 
 // CheckFits refuses, before any work, a number of rows that could never
