@@ -222,7 +222,7 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 		Opened: func(info engine.Info) { s.ld.Where = info.Where },
 	}
 	if cfg.DSN == "" {
-		src.Where.PG.Settings, src.Where.MariaDB.Settings = s.server, s.server
+		src.Where.ServerSettings = s.server
 	}
 	src.Where = src.Where.BindServer(s.dataNode)
 	say("opening " + cfg.Engine)

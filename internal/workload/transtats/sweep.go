@@ -154,7 +154,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		tell.Say("starting a throwaway " + specOf(d).Title + " server")
 	}
 	opt := engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode)
-	opt.PG.Settings, opt.MariaDB.Settings = s.server, s.server
+	opt.ServerSettings = s.server
 	s.db0 = Config{Dialect: d, Engine: opt, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
