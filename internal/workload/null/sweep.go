@@ -306,8 +306,10 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		tell.Say("starting " + s.spec.Article + " server")
 	}
 	first, err := engine.Open(ctx, s.cfg.Engine, opt)
-	if err != nil {
+	if err != nil && s.cfg.DSN != "" {
 		return nil, fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, s.cfg.Transports[0], err)
+	} else if err != nil {
+		return nil, err // the managed server's start says what failed
 	}
 	dsns := map[string]string{}
 	if m, ok := engine.ManagedServer(first); ok {
