@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
-	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/insert"
 )
@@ -16,10 +15,7 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	cfg = insert.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run insert", helpText("run-insert"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: "+engine.List(nil))
-	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-insert.db or .duckdb)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
-	cliflag.ConnectTimeout(fs)
+	cliflag.EngineFlags(fs, cfg.Engine, "", "numalab-insert.db or .duckdb")
 	fs.String("method", cfg.Method, "PostgreSQL's load: copy or insert (MariaDB loads with multi-row INSERTs)")
 	fs.Bool("indexes", false, "PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k")
 	fs.String("key", cfg.Key, "the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)")

@@ -23,9 +23,7 @@ import (
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
-	fs.String("engine", cfg.Engine, "engine: "+null.Engines())
-	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
+	cliflag.EngineFlags(fs, cfg.Engine, null.Engines(), "")
 	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
 	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")

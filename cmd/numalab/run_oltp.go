@@ -9,7 +9,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/numalab/numalab/internal/cliflag"
-	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -22,10 +21,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	cfg = tpcc.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run oltp", helpText("run-oltp"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: "+engine.List(nil))
-	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
-	cliflag.ConnectTimeout(fs)
+	cliflag.EngineFlags(fs, cfg.Engine, "", "numalab-tpcc-wW.db or .duckdb")
 	cliflag.RangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
 	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
 	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")

@@ -24,10 +24,7 @@ import (
 // configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
-	fs.String("engine", "sqlite", "engine: "+engine.List(nil)+" (no intra-query parallelism: --dop 1)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
-	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
+	cliflag.EngineFlags(fs, "sqlite", cliflag.EnginesDOP(), "transtats-N.sqlite or .duckdb")
 	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
 	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
 	fs.String("streams", "1", "stream counts to sweep, e.g. 1,2,4,8")

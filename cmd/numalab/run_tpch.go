@@ -21,10 +21,7 @@ import (
 // tpchFlags parses the flags into a checked configuration.
 func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
-	fs.String("engine", "duckdb", "engine: "+engine.List(nil)+" (no intra-query parallelism: --dop 1)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
-	fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
+	cliflag.EngineFlags(fs, "duckdb", cliflag.EnginesDOP(), "tpch-SF.sqlite or .duckdb")
 	fs.Float64("sf", 0.01, "scale factor: 1 is about 1 GB of flat data")
 	fs.Int64("seed", 1, "seed of the data and the queries' parameters")
 	fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")

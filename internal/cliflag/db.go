@@ -1,6 +1,7 @@
 package cliflag
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -137,4 +138,24 @@ func EngineSettings(name, dsn *string, timeout *time.Duration, db *string) Setti
 			return nil
 		}),
 	}
+}
+
+// EngineFlags defines --engine (default def; engines lists the ones the
+// command takes, "" for every engine of the registry), --dsn,
+// --connect-timeout and, with dbUsage, --db: the database flags of a
+// command that loads or opens its own (run oltp, insert, null, tpch,
+// report), whose values its settings table then reads.
+func EngineFlags(fs *flag.FlagSet, def, engines, dbUsage string) {
+	fs.String("engine", def, "engine: "+cmp.Or(engines, engine.List(nil)))
+	fs.String("dsn", "", "for "+engine.List(engine.IsServer)+" (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)")
+	ConnectTimeout(fs)
+	if dbUsage != "" {
+		fs.String("db", "", "database `file` for "+engine.List(engine.IsEmbedded)+" (default "+dbUsage+")")
+	}
+}
+
+// EnginesDOP lists the engines for a command with --dop, saying which
+// run a query on one thread only.
+func EnginesDOP() string {
+	return engine.List(nil) + " (" + engine.List(func(s engine.Spec) bool { return !s.Parallel.Query }) + ": one thread a query, --dop 1)"
 }
