@@ -12,7 +12,8 @@ package engine
 //	c, err := eng.Connect(ctx)                           // one per stream, on its thread
 //
 // An Engine knows no workload: a workload writes its own SQL for each
-// dialect (Engine.Name) and, where speed matters, uses the connection's
+// dialect (the registry's, DialectOf(Engine.Name())) and, where speed
+// matters, uses the connection's
 // driver handle (Conn.Native, typed: go-sqlite3's connection for SQLite,
 // pgx's for PostgreSQL, a database/sql connection for DuckDB). The engine gives every engine the same
 // five things: a setup handle (DB) for schema statements and checks, a bulk
@@ -53,8 +54,8 @@ import (
 // Its methods may be called from any goroutine, one at a time; connections
 // from Connect belong to one stream each.
 type Engine interface {
-	// Name is the engine's name, also its SQL dialect: "sqlite", "duckdb",
-	// "postgres" or "mariadb".
+	// Name is the engine's name in the registry (Lookup): "sqlite",
+	// "duckdb", "postgres" or "mariadb".
 	Name() string
 	// DB is a database/sql handle for schema statements, index builds,
 	// checks and reports, not for the measured hot path. On PostgreSQL its
