@@ -23,7 +23,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	where, opt := *db.Path, engine.Options{Path: *db.Path}
-	if name == "postgres" || name == "mariadb" {
+	if spec, _ := engine.Lookup(name); spec.Server {
 		where, opt = "the --dsn database", engine.Options{DSN: *db.DSN, ConnectTimeout: *timeout}
 	}
 	eng, err := engine.Open(ctx, name, opt)

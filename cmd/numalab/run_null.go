@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -22,9 +23,7 @@ import (
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
-	fs.String("engine", cfg.Engine, "engine: postgres, mariadb or sqlite")
-	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
+	cliflag.EngineFlags(fs, cfg.Engine, null.Engines(), "")
 	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
 	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
 	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
@@ -48,10 +47,11 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
 		cfg.Transports = []string{null.DSNTransport(cfg.Engine, cfg.DSN)}
 	}
-	if cfg.Engine == "sqlite" {
+	spec, _ := engine.Lookup(cfg.Engine)
+	if !spec.Server {
 		cfg.Transports = nil
 	}
-	errs = append(errs, monitorChecks(fs, len(cfg.Monitor) > 0 && cfg.Engine != "sqlite", nullMonitorRequest(cfg), cfg.Paced(), "--rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
+	errs = append(errs, monitorChecks(fs, len(cfg.Monitor) > 0 && spec.Server, nullMonitorRequest(cfg), cfg.Paced(), "--rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
 	if err := errors.Join(append(errs, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
 	}
@@ -61,10 +61,10 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 // nullSettings are run null's flags on the fields of cfg; a server's
 // transport, pairing and protocol are spelled out for it alone.
 func nullSettings(cfg *null.RunConfig) cliflag.Settings {
-	pg := func() bool { return cfg.Engine != "sqlite" }
+	pg := func() bool { spec, _ := engine.Lookup(cfg.Engine); return spec.Server }
 	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
 		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
-		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return cfg.Engine == "mariadb" }),
+		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return null.PointSelectOn(cfg.Engine) }),
 		cliflag.Ints("streams", &cfg.Streams), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat),
 		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
 		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),

@@ -24,10 +24,7 @@ import (
 // configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
-	fs.String("engine", "sqlite", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
-	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
+	cliflag.EngineFlags(fs, "sqlite", cliflag.EnginesDOP(), "transtats-N.sqlite or .duckdb")
 	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
 	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
 	fs.String("streams", "1", "stream counts to sweep, e.g. 1,2,4,8")
@@ -58,8 +55,9 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
-	d, _ := transtats.ParseDialect(cfg.Engine)
-	if cfg.DB == "" && !d.IsServer() {
+	spec, _ := engine.Lookup(cfg.Engine)
+	d := spec.Dialect
+	if cfg.DB == "" && !spec.Server {
 		cfg.DB = transtats.DefaultPath(d, cfg.Rows)
 	}
 	if err := cliflag.CheckFileEngine(cfg.Engine, cfg.DB); err != nil {
@@ -75,27 +73,7 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 // checked as it is set (those of --dsn, --db and --dop against the
 // --engine set before them).
 func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
-	dialect := func() transtats.Dialect { d, _ := transtats.ParseDialect(cfg.Engine); return d }
-	return cliflag.Settings{
-		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
-			if _, err := transtats.ParseDialect(v); err != nil {
-				return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb, postgres or mariadb")
-			}
-			return nil
-		}),
-		cliflag.Validated(cliflag.DSN(&cfg.DSN), func(v string) error {
-			if v != "" && !dialect().IsServer() {
-				return fmt.Errorf("-dsn: a DSN is for --engine postgres or mariadb (the %s data is a file: use --db)", cfg.Engine)
-			}
-			return nil
-		}),
-		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
-		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
-			if v != "" && dialect().IsServer() {
-				return cliflag.ErrPostgresFile
-			}
-			return nil
-		}),
+	return append(cliflag.EngineSettings(&cfg.Engine, &cfg.DSN, &cfg.ConnectTimeout, &cfg.DB), cliflag.Settings{
 		cliflag.Int64("rows", &cfg.Rows),
 		cliflag.Validated(cliflag.Int64("rate", &cfg.Rate), func(string) error {
 			if err := transtats.CheckSize(cfg.Rows, cfg.Rate); err != nil {
@@ -110,7 +88,7 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 			return nil
 		}),
 		cliflag.Validated(cliflag.Ints("dop", &cfg.DOP), func(v string) error {
-			if err := transtats.CheckDOP(dialect(), cfg.DOP, runtime.NumCPU()); err != nil {
+			if err := transtats.CheckDOP(engine.DialectOf(cfg.Engine), cfg.DOP, runtime.NumCPU()); err != nil {
 				return cliflag.Bad("dop", v, err.Error())
 			}
 			return nil
@@ -135,7 +113,7 @@ func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
 		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
 		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),
 		cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 }),
-	}
+	}...)
 }
 
 // reportMonitorRequest is cfg's --monitor request.

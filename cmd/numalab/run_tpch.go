@@ -21,10 +21,7 @@ import (
 // tpchFlags parses the flags into a checked configuration.
 func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON, done bool, err error) {
 	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
-	fs.String("engine", "duckdb", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
-	fs.String("db", "", "database `file` for sqlite or duckdb (default tpch-SF.sqlite or .duckdb)")
+	cliflag.EngineFlags(fs, "duckdb", cliflag.EnginesDOP(), "tpch-SF.sqlite or .duckdb")
 	fs.Float64("sf", 0.01, "scale factor: 1 is about 1 GB of flat data")
 	fs.Int64("seed", 1, "seed of the data and the queries' parameters")
 	fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
@@ -48,7 +45,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 		return cfg, "", "", threshold, false, true, err
 	}
 	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
-	if cfg.DB == "" && cfg.Engine != "postgres" && cfg.Engine != "mariadb" {
+	if spec, _ := engine.Lookup(cfg.Engine); cfg.DB == "" && !spec.Server {
 		cfg.DB = fmt.Sprintf("tpch-%g.%s", cfg.SF, cfg.Engine)
 	}
 	if cfg.DB != "" {
@@ -73,27 +70,7 @@ var defaultDOPThreshold = dop.Threshold{Seconds: 0.5}
 // threshold, each value checked as it is set (those of --dsn, --db and
 // --dop against the --engine set before them).
 func tpchSettings(cfg *tpch.RunConfig, threshold *dop.Threshold) cliflag.Settings {
-	ss := cliflag.Settings{
-		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
-			switch v {
-			case "sqlite", "duckdb", "postgres", "mariadb":
-				return nil
-			}
-			return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb, postgres or mariadb")
-		}),
-		cliflag.Validated(cliflag.DSN(&cfg.DSN), func(v string) error {
-			if v != "" && cfg.Engine != "postgres" && cfg.Engine != "mariadb" {
-				return fmt.Errorf("-dsn: a DSN is for --engine postgres or mariadb (the %s data is a file: use --db)", cfg.Engine)
-			}
-			return nil
-		}),
-		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
-		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
-			if v != "" && (cfg.Engine == "postgres" || cfg.Engine == "mariadb") {
-				return cliflag.ErrPostgresFile
-			}
-			return nil
-		}),
+	ss := append(cliflag.EngineSettings(&cfg.Engine, &cfg.DSN, &cfg.ConnectTimeout, &cfg.DB), cliflag.Settings{
 		cliflag.Validated(cliflag.Float("sf", &cfg.SF), func(v string) error {
 			if _, err := tpch.CountsFor(cfg.SF); err != nil || !(cfg.SF > 0) {
 				return cliflag.Bad("sf", v, "is not a scale factor numalab can load: want a positive SF such as 0.01 or 1")
@@ -158,7 +135,7 @@ func tpchSettings(cfg *tpch.RunConfig, threshold *dop.Threshold) cliflag.Setting
 			}
 			return t, nil
 		}, dop.Threshold.String),
-	}
+	}...)
 	return append(ss, pacingSettings(&cfg.Pacing)...)
 }
 

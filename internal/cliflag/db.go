@@ -1,6 +1,7 @@
 package cliflag
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +12,7 @@ import (
 )
 
 // ErrPostgresFile refuses --db with PostgreSQL.
-var ErrPostgresFile = errors.New("-db: a file is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn)")
+var ErrPostgresFile = errors.New("-db: a file is for --engine " + engine.List(engine.IsEmbedded) + " (" + engine.Titles(engine.IsServer) + " take --dsn)")
 
 // CheckFileEngine refuses a --db file whose first bytes say it belongs to
 // another engine than name: opened by the wrong engine it fails late and
@@ -23,14 +24,11 @@ func CheckFileEngine(name, path string) error {
 	if err != nil || got == name {
 		return nil
 	}
+	g, _ := engine.Lookup(got)
+	w, _ := engine.Lookup(name)
 	return Bad("db", path, fmt.Sprintf("is %s database, not %s: give --engine %s, or a --db file that does not exist to load a new %s one",
-		engineArticle[got], engineTitle[name], got, engineTitle[name]))
+		g.Article, w.Title, got, w.Title))
 }
-
-var (
-	engineTitle   = map[string]string{"sqlite": "SQLite", "duckdb": "DuckDB"}
-	engineArticle = map[string]string{"sqlite": "an SQLite", "duckdb": "a DuckDB"}
-)
 
 // DB are --engine, --db and --dsn: the database that a command reads, a
 // file (SQLite, DuckDB) or a PostgreSQL server.
@@ -42,7 +40,7 @@ type DB struct {
 // AddDB defines the three flags on fs; path is --db's default.
 func AddDB(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *DB {
 	return &DB{fs: fs,
-		Engine: fs.String("engine", "", "sqlite, duckdb, postgres or mariadb (default: from the --db file's first bytes; postgres with --dsn)"),
+		Engine: fs.String("engine", "", engine.List(nil)+" (default: from the --db file's first bytes; "+engine.DefaultServer+" with --dsn)"),
 		Path:   fs.String("db", path, pathUsage),
 		DSN:    fs.String("dsn", "", dsnUsage),
 	}
@@ -54,31 +52,32 @@ func AddDB(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *DB {
 func (d *DB) Resolve() (string, Errs) {
 	var errs Errs
 	name, path, dsn := *d.Engine, *d.Path, *d.DSN
+	spec, known := engine.Lookup(name)
 	file := path != "" && (dsn == "" || Given(d.fs, "db"))
 	switch {
-	case (name == "postgres" || name == "mariadb") && Given(d.fs, "db"):
+	case spec.Server && Given(d.fs, "db"):
 		errs = append(errs, ErrPostgresFile)
 	case file && dsn != "":
 		errs = append(errs, errors.New("-db and -dsn: give one database, not both"))
 	case !file && dsn == "":
 		errs = append(errs, errors.New("give --db FILE (SQLite, DuckDB) or --dsn DSN (PostgreSQL)"))
 	}
-	switch name {
-	case "":
+	switch {
+	case name == "":
 		if dsn != "" {
-			return "postgres", errs
+			return engine.DefaultServer, errs
 		}
-	case "sqlite", "duckdb":
+	case !known:
+		errs.BadIf(true, "engine", name, "is not an engine (want "+engine.List(nil)+")")
+		return name, errs
+	case spec.Server:
+		errs.BadIf(dsn == "", "engine", name, "reads a server: give --dsn DSN")
+		return name, errs
+	default:
 		errs.BadIf(dsn != "", "engine", name, "reads a file: give --db FILE, not --dsn")
 		if err := CheckFileEngine(name, path); file && err != nil {
 			errs = append(errs, err)
 		}
-	case "postgres", "mariadb":
-		errs.BadIf(dsn == "", "engine", name, "reads a server: give --dsn DSN")
-		return name, errs
-	default:
-		errs.BadIf(true, "engine", name, "is not an engine (want sqlite, duckdb, postgres or mariadb)")
-		return name, errs
 	}
 	if !file {
 		return name, errs
@@ -109,4 +108,54 @@ func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
 // when not given.
 func ConnectTimeoutSetting(p *time.Duration) Setting {
 	return Optional(Duration("connect-timeout", p))
+}
+
+// EngineSettings are --engine, --dsn, --connect-timeout and --db as
+// settings of a command that loads its own data (run tpch, run report),
+// each checked against the registry as it is set: --engine an engine;
+// --dsn only for a server engine, --db only for an embedded one (--engine
+// is set before them).
+func EngineSettings(name, dsn *string, timeout *time.Duration, db *string) Settings {
+	spec := func() engine.Spec { s, _ := engine.Lookup(*name); return s }
+	return Settings{
+		Validated(Str("engine", name), func(v string) error {
+			if _, ok := engine.Lookup(v); !ok {
+				return Bad("engine", v, "is not an engine: want "+engine.List(nil))
+			}
+			return nil
+		}),
+		Validated(DSN(dsn), func(v string) error {
+			if v != "" && !spec().Server {
+				return fmt.Errorf("-dsn: a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
+			}
+			return nil
+		}),
+		ConnectTimeoutSetting(timeout),
+		Validated(Optional(Str("db", db)), func(v string) error {
+			if v != "" && spec().Server {
+				return ErrPostgresFile
+			}
+			return nil
+		}),
+	}
+}
+
+// EngineFlags defines --engine (default def; engines lists the ones the
+// command takes, "" for every engine of the registry), --dsn,
+// --connect-timeout and, with dbUsage, --db: the database flags of a
+// command that loads or opens its own (run oltp, insert, null, tpch,
+// report), whose values its settings table then reads.
+func EngineFlags(fs *flag.FlagSet, def, engines, dbUsage string) {
+	fs.String("engine", def, "engine: "+cmp.Or(engines, engine.List(nil)))
+	fs.String("dsn", "", "for "+engine.List(engine.IsServer)+" (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)")
+	ConnectTimeout(fs)
+	if dbUsage != "" {
+		fs.String("db", "", "database `file` for "+engine.List(engine.IsEmbedded)+" (default "+dbUsage+")")
+	}
+}
+
+// EnginesDOP lists the engines for a command with --dop, saying which
+// run a query on one thread only.
+func EnginesDOP() string {
+	return engine.List(nil) + " (" + engine.List(func(s engine.Spec) bool { return !s.Parallel.Query }) + ": one thread a query, --dop 1)"
 }

@@ -75,7 +75,8 @@ func PlaceData(ctx context.Context, e Engine, node int) (PlacedData, error) {
 		err = x.placeData(ctx, node, &pd)
 	case *pgEngine, *myEngine:
 		// The server's own memory, as its Prewarm reads it from numa_maps.
-		pd.Memory = map[string]string{"postgres": "PostgreSQL's shared memory", "mariadb": "MariaDB's buffer pool"}[e.Name()]
+		spec, _ := Lookup(e.Name())
+		pd.Memory = spec.Placement.ServerMemory
 		pd.Stats, err = e.Prewarm(ctx)
 		if err == nil && pd.Stats.Placement != nil {
 			if f := pd.Stats.Placement.Local(node); f < minOnNode {

@@ -22,11 +22,20 @@ func FileEngine(path string) (string, error) {
 	defer f.Close()
 	b := make([]byte, 16)
 	n, _ := io.ReadFull(f, b)
-	switch {
-	case n == 16 && string(b) == "SQLite format 3\x00":
-		return "sqlite", nil
-	case n >= 12 && string(b[8:12]) == "DUCK":
-		return "duckdb", nil
+	if name := HeaderEngine(b[:n]); name != "" {
+		return name, nil
 	}
 	return "", fmt.Errorf("telling the engine of %s: %w", path, ErrUnknownFile)
+}
+
+// HeaderEngine is the engine whose database file begins with b (a file's
+// first 16 bytes or more), "" for none.
+func HeaderEngine(b []byte) string {
+	switch {
+	case len(b) >= 16 && string(b[:16]) == "SQLite format 3\x00":
+		return "sqlite"
+	case len(b) >= 12 && string(b[8:12]) == "DUCK":
+		return "duckdb"
+	}
+	return ""
 }

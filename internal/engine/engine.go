@@ -12,7 +12,8 @@ package engine
 //	c, err := eng.Connect(ctx)                           // one per stream, on its thread
 //
 // An Engine knows no workload: a workload writes its own SQL for each
-// dialect (Engine.Name) and, where speed matters, uses the connection's
+// dialect (the registry's, DialectOf(Engine.Name())) and, where speed
+// matters, uses the connection's
 // driver handle (Conn.Native, typed: go-sqlite3's connection for SQLite,
 // pgx's for PostgreSQL, a database/sql connection for DuckDB). The engine gives every engine the same
 // five things: a setup handle (DB) for schema statements and checks, a bulk
@@ -53,8 +54,8 @@ import (
 // Its methods may be called from any goroutine, one at a time; connections
 // from Connect belong to one stream each.
 type Engine interface {
-	// Name is the engine's name, also its SQL dialect: "sqlite", "duckdb",
-	// "postgres" or "mariadb".
+	// Name is the engine's name in the registry (Lookup): "sqlite",
+	// "duckdb", "postgres" or "mariadb".
 	Name() string
 	// DB is a database/sql handle for schema statements, index builds,
 	// checks and reports, not for the measured hot path. On PostgreSQL its
@@ -204,6 +205,14 @@ type Options struct {
 	// without DSN); when MariaDB.BufferPool is 0 it is
 	// mariaserver.BufferPoolFor(DataBytes).
 	MariaDB mariaserver.Config
+	// ServerSettings are extra settings a managed server (PostgreSQL or
+	// MariaDB) starts with, over PG.Settings and MariaDB.Settings (a
+	// library to preload, a log to keep); a --dsn server is never started,
+	// so they do not apply to it.
+	ServerSettings map[string]string
+	// TCP asks a managed PostgreSQL server to listen on a loopback address
+	// too (ManagedServer's TCPDSN); a managed MariaDB server always does.
+	TCP bool
 	// DataBytes is about how large the data to load is, to size caches.
 	DataBytes int64
 	// Schema is numalab's PostgreSQL schema (default "numalab").
@@ -232,7 +241,7 @@ func (o Options) BindServer(node int) Options {
 }
 
 // Engines lists the engine names Open knows.
-var Engines = []string{"sqlite", "duckdb", "postgres", "mariadb"}
+var Engines = Names(nil)
 
 // Open opens the named engine.
 func Open(ctx context.Context, name string, opt Options) (Engine, error) {
@@ -246,7 +255,7 @@ func Open(ctx context.Context, name string, opt Options) (Engine, error) {
 	case "mariadb":
 		return openMariaDB(ctx, opt)
 	}
-	return nil, fmt.Errorf("opening engine: unknown engine %q (expected %s)", name, strings.Join(Engines, ", "))
+	return nil, fmt.Errorf("opening engine: unknown engine %q (expected %s)", name, List(nil))
 }
 
 // checkDOP refuses a DOP that is not positive or exceeds the machine's CPUs.

@@ -85,25 +85,28 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
-	dsn := opt.DSN
-	if dsn == "" {
+	dsn, where, srv, err := serverDSN(ctx, "postgres", opt, func(ctx context.Context) (*pgserver.Server, error) {
 		cfg := opt.PG
 		if cfg.SharedBuffers <= 0 {
 			cfg.SharedBuffers = pgserver.SharedBuffersFor(opt.DataBytes)
 		}
-		s, err := pgserver.Start(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("opening postgres: %w", err)
+		cfg.Settings = serverSettings(cfg.Settings, opt.ServerSettings)
+		if opt.TCP {
+			cfg.Settings = serverSettings(cfg.Settings, map[string]string{"listen_addresses": loopback()})
 		}
-		e.server, e.pin, dsn = s, true, s.DSN()
-		e.where = s.Describe()
+		return pgserver.Start(ctx, cfg)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.where = where
+	if srv != nil {
+		e.server, e.pin = srv, true
 		defer func() {
 			if err != nil {
-				s.Stop()
+				srv.Stop()
 			}
 		}()
-	} else {
-		e.where = result.Redact(dsn)
 	}
 	// Connect once first: ConnectPG's errors hide the password and say
 	// what to check.
@@ -164,6 +167,19 @@ func (e *pgEngine) Name() string   { return "postgres" }
 func (e *pgEngine) DB() *sql.DB    { return e.db }
 func (e *pgEngine) Path() string   { return "" }
 func (e *pgEngine) Schema() string { return e.schema }
+
+// managed is the managed server's description and its TCP address, when
+// it listens on one (listen_addresses).
+func (e *pgEngine) managed() (Managed, bool) {
+	if e.server == nil {
+		return Managed{}, false
+	}
+	m := Managed{Describe: e.server.Describe(), Reclaimed: len(e.server.Reclaimed) > 0 || e.server.ReclaimErr != nil}
+	if addr := e.server.Settings()["listen_addresses"]; addr != "" {
+		m.TCPDSN = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", addr, e.cfg.Port, e.cfg.User, e.cfg.Database)
+	}
+	return m, true
+}
 
 // Server is the managed server, nil with a user's DSN.
 func (e *pgEngine) Server() *pgserver.Server { return e.server }

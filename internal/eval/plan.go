@@ -55,21 +55,29 @@ type Plan struct {
 	// in 2 MiB pages: the model's two latency points (pagecal.go).
 	PagePairs int
 	PageCell  time.Duration
-	// MariaDB: where a MariaDB server can be had (mariaserver.Installed)
-	// and the budget has room (shrink), its null transaction as
-	// PostgreSQL's (NullTransports, NullRepeat) and a short tpcc-ro step
-	// on a throwaway server: one warehouse, MariaDBStreams, one repeat,
-	// MariaDBWarm+MariaDBCell per cell.
-	MariaDB        bool
-	MariaDBStreams []int
-	MariaDBWarm    time.Duration
-	MariaDBCell    time.Duration
-	// MariaDBBudget, SMTDOPBudget and TPCHBudget, when that step was left
+	// Server is the steps of the server engine beside PostgreSQL
+	// (MariaDB): where its server can be had (mariaserver.Installed) and
+	// the budget has room (shrink), its null transaction as PostgreSQL's
+	// (NullTransports, NullRepeat) and a short tpcc-ro step on a
+	// throwaway server.
+	Server ServerSteps
+	// Server.Budget, SMTDOPBudget and TPCHBudget, when that step was left
 	// out for want of budget, are the least whole-minute budget up to
 	// RoomSearched (an hour, or twice the budget if more) that has room
 	// for it on this machine (0: none has, or the step was not left out
 	// for budget).
-	MariaDBBudget, SMTDOPBudget, TPCHBudget, RoomSearched time.Duration
+	SMTDOPBudget, TPCHBudget, RoomSearched time.Duration
+}
+
+// ServerSteps are a server engine's own steps in a plan: when On, its
+// null transaction and tpcc-ro on a throwaway server with one warehouse,
+// Streams, one repeat, Warm+Cell per cell.
+type ServerSteps struct {
+	Engine     string // the engine registry's name
+	On         bool
+	Streams    []int
+	Warm, Cell time.Duration
+	Budget     time.Duration // as SMTDOPBudget, for these steps
 }
 
 // ProbeTime is what the plan allows the memory probe.
@@ -175,8 +183,8 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		}
 		return 0
 	}
-	if !p.MariaDB && haveMariaDB() == nil {
-		p.MariaDBBudget = least(func(q Plan) bool { return q.MariaDB })
+	if !p.Server.On && haveMariaDB() == nil {
+		p.Server.Budget = least(func(q Plan) bool { return q.Server.On })
 	}
 	if p.SMTNoRoom {
 		p.SMTDOPBudget = least(func(q Plan) bool { return len(q.SMTDOP) > 0 })
@@ -220,9 +228,9 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
 		PagePairs: 4, PageCell: 650 * time.Millisecond,
-		MariaDB: haveMariaDB() == nil, MariaDBStreams: []int{1}, MariaDBWarm: 500 * time.Millisecond, MariaDBCell: time.Second}
+		Server: ServerSteps{Engine: "mariadb", On: haveMariaDB() == nil, Streams: []int{1}, Warm: 500 * time.Millisecond, Cell: time.Second}}
 	if n > 1 {
-		p.MariaDBStreams = append(p.MariaDBStreams, n)
+		p.Server.Streams = append(p.Server.Streams, n)
 	}
 	switch {
 	case budget >= time.Hour:
@@ -283,8 +291,8 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		if len(p.TPCHQueries) > 0 {
 			f += time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 		}
-		if p.MariaDB {
-			f += 2*myStart + myLoadWH + time.Duration(len(p.MariaDBStreams))*(p.MariaDBWarm+p.MariaDBCell+cellSetup)
+		if p.Server.On {
+			f += 2*myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+cellSetup)
 		}
 		return f
 	}
@@ -338,8 +346,8 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 // (SMTDOP and TPCHQueries empty).
 func (p *Plan) shrink() bool {
 	switch {
-	case p.MariaDB:
-		p.MariaDB = false
+	case p.Server.On:
+		p.Server.On = false
 	case p.Repeat > 3:
 		p.Repeat--
 	case p.QueryRepeat > 3:
@@ -377,7 +385,7 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 		pairs++
 	}
 	servers := 1
-	if p.MariaDB {
+	if p.Server.On {
 		servers++
 	}
 	cells := p.NullRepeat * (1 + servers*pairs*len(p.NullTransports))
@@ -396,7 +404,7 @@ func (p Plan) queryCell() time.Duration { return p.QueryWarm + p.QueryCell + cel
 // nullServerTime is a server's null step: its start (start) and a cell
 // per pairing, transport and repeat.
 func (p Plan) nullServerTime(t *result.Topology, start time.Duration) time.Duration {
-	return start + (p.nullTime(t)-time.Duration(p.NullRepeat)*p.nullCell())/time.Duration(1+b2i(p.MariaDB))
+	return start + (p.nullTime(t)-time.Duration(p.NullRepeat)*p.nullCell())/time.Duration(1+b2i(p.Server.On))
 }
 
 // oltpTime is the tpcc-ro step on SQLite: its load and cells.
@@ -413,13 +421,13 @@ func (p Plan) oltpTime(t *result.Topology) time.Duration {
 
 // myOLTPTime is the tpcc-ro step on MariaDB: its server, load and cells.
 func (p Plan) myOLTPTime() time.Duration {
-	return myStart + myLoadWH + time.Duration(len(p.MariaDBStreams))*(p.MariaDBWarm+p.MariaDBCell+cellSetup)
+	return myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+cellSetup)
 }
 
 // ifMariaDB is d where the plan has MariaDB's steps, else 0: a step the
 // plan left out says why itself (mariaDBStep).
 func (p Plan) ifMariaDB(d time.Duration) time.Duration {
-	if p.MariaDB {
+	if p.Server.On {
 		return d
 	}
 	return 0

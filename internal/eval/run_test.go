@@ -154,8 +154,8 @@ func TestRunMariaDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan, err := NewPlan(o.Budget, o.Machine)
-	if err != nil || !plan.MariaDB {
-		t.Fatalf("15m plan: MariaDB %v, %v; want MariaDB's steps", plan.MariaDB, err)
+	if err != nil || !plan.Server.On {
+		t.Fatalf("15m plan: MariaDB %v, %v; want MariaDB's steps", plan.Server.On, err)
 	}
 	var nulls []null.RunConfig
 	var oltps []tpcc.RunConfig
@@ -184,8 +184,8 @@ func TestRunMariaDB(t *testing.T) {
 		t.Fatalf("OLTP steps %+v; want SQLite's, then MariaDB's", oltps)
 	}
 	ot := oltps[1]
-	if ot.Warehouses != 1 || ot.Repeat != 1 || ot.DB != "" || ot.DSN != "" || ot.Duration != plan.MariaDBCell || ot.Duration > oltps[0].Duration {
-		t.Errorf("MariaDB's tpcc-ro step %+v; want one warehouse, one repeat, a managed server, cells of %v, no longer than SQLite's", ot, plan.MariaDBCell)
+	if ot.Warehouses != 1 || ot.Repeat != 1 || ot.DB != "" || ot.DSN != "" || ot.Duration != plan.Server.Cell || ot.Duration > oltps[0].Duration {
+		t.Errorf("MariaDB's tpcc-ro step %+v; want one warehouse, one repeat, a managed server, cells of %v, no longer than SQLite's", ot, plan.Server.Cell)
 	}
 	if !strings.Contains(stdout.String(), "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1") {
 		t.Errorf("the plan does not say MariaDB's steps:\n%s", stdout.String())
@@ -203,7 +203,7 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if without.MariaDB {
+		if without.Server.On {
 			t.Errorf("%v: MariaDB planned where it cannot be had", b)
 		}
 		withMariaDB(t)
@@ -215,24 +215,24 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 			t.Errorf("%v: with MariaDB the repeats are %d/%d/%d and %d TPC-H queries; without %d/%d/%d and %d", b,
 				with.Repeat, with.QueryRepeat, with.NullRepeat, len(with.TPCHQueries), without.Repeat, without.QueryRepeat, without.NullRepeat, len(without.TPCHQueries))
 		}
-		t.Logf("%v: MariaDB %v (else from --budget %v); OLTP cells %v (without %v)", b, with.MariaDB, with.MariaDBBudget, with.OLTPCell, without.OLTPCell)
-		if b >= 15*time.Minute && !with.MariaDB {
+		t.Logf("%v: MariaDB %v (else from --budget %v); OLTP cells %v (without %v)", b, with.Server.On, with.Server.Budget, with.OLTPCell, without.OLTPCell)
+		if b >= 15*time.Minute && !with.Server.On {
 			t.Errorf("%v: no room for MariaDB's steps", b)
 		}
 		// Left out, the plan names the least whole-minute budget that
 		// keeps them, and the minute below it does not.
 		switch {
-		case with.MariaDB && with.MariaDBBudget != 0, without.MariaDBBudget != 0:
-			t.Errorf("%v: MariaDBBudget %v with MariaDB planned, %v without a server; want 0", b, with.MariaDBBudget, without.MariaDBBudget)
-		case !with.MariaDB:
-			above, err1 := NewPlan(with.MariaDBBudget, m)
-			below, err2 := NewPlan(with.MariaDBBudget-time.Minute, m)
-			if with.MariaDBBudget <= b || err1 != nil || err2 != nil || !above.MariaDB || below.MariaDB {
-				t.Errorf("%v: MariaDBBudget %v (planned there %v, a minute less %v; %v %v)", b, with.MariaDBBudget, above.MariaDB, below.MariaDB, err1, err2)
+		case with.Server.On && with.Server.Budget != 0, without.Server.Budget != 0:
+			t.Errorf("%v: MariaDBBudget %v with MariaDB planned, %v without a server; want 0", b, with.Server.Budget, without.Server.Budget)
+		case !with.Server.On:
+			above, err1 := NewPlan(with.Server.Budget, m)
+			below, err2 := NewPlan(with.Server.Budget-time.Minute, m)
+			if with.Server.Budget <= b || err1 != nil || err2 != nil || !above.Server.On || below.Server.On {
+				t.Errorf("%v: MariaDBBudget %v (planned there %v, a minute less %v; %v %v)", b, with.Server.Budget, above.Server.On, below.Server.On, err1, err2)
 			}
 			var txt strings.Builder
 			writePlan(&txt, with)
-			if !strings.Contains(txt.String(), fmt.Sprintf("(--budget %dm has)", with.MariaDBBudget/time.Minute)) {
+			if !strings.Contains(txt.String(), fmt.Sprintf("(--budget %dm has)", with.Server.Budget/time.Minute)) {
 				t.Errorf("%v: the plan does not say which budget has room for MariaDB:\n%s", b, txt.String())
 			}
 		}

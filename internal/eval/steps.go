@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
@@ -43,21 +44,21 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.NullPG = null.DefaultRunConfig()
 	c.NullPG.Transports = plan.NullTransports
 	c.NullMy = null.DefaultRunConfig()
-	c.NullMy.Engine, c.NullMy.Transports = "mariadb", plan.NullTransports
+	c.NullMy.Engine, c.NullMy.Transports = plan.Server.Engine, plan.NullTransports
 	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG, &c.NullMy} {
 		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
 	}
-	c.MariaDB = plan.MariaDB
-	c.MariaDBBudget, c.SMTDOPBudget, c.TPCHBudget, c.RoomSearched = plan.MariaDBBudget, plan.SMTDOPBudget, plan.TPCHBudget, plan.RoomSearched
+	c.MariaDB = plan.Server.On
+	c.MariaDBBudget, c.SMTDOPBudget, c.TPCHBudget, c.RoomSearched = plan.Server.Budget, plan.SMTDOPBudget, plan.TPCHBudget, plan.RoomSearched
 	c.OLTPMy = tpcc.DefaultRunConfig()
-	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = "mariadb", 1, plan.MariaDBStreams, 1
-	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.MariaDBWarm, plan.MariaDBCell
+	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = plan.Server.Engine, 1, plan.Server.Streams, 1
+	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.Server.Warm, plan.Server.Cell
 	c.OLTP = tpcc.DefaultRunConfig()
 	c.OLTP.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
 	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
 	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour
 	c.OLTP.Warmup, c.OLTP.Duration = plan.OLTPWarmup, plan.OLTPCell
-	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
+	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(engine.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
 	c.SMTDOP = smtDOPConfigs(plan, c.Report)
@@ -85,7 +86,7 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 	re.ProbeQuick = plan.ProbeQuick
 	// The budgets that have room for a step left out were found for the
 	// budget less the overrun: the user's are that much more.
-	for _, b := range []*time.Duration{&re.MariaDBBudget, &re.SMTDOPBudget, &re.TPCHBudget, &re.RoomSearched} {
+	for _, b := range []*time.Duration{&re.Server.Budget, &re.SMTDOPBudget, &re.TPCHBudget, &re.RoomSearched} {
 		if *b > 0 {
 			*b = (*b + over + time.Minute - 1).Truncate(time.Minute)
 		}

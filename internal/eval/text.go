@@ -33,11 +33,11 @@ func writePlan(w io.Writer, plan Plan) {
 		strings.Join(plan.NullTransports, " and "), plan.NullWarm, plan.NullCell, plan.NullRepeat, repeatNote(plan.NullRepeat))
 	fmt.Fprintf(w, "      tpcc-ro W=%d, streams %s (at most %d per logical CPU of each placement), placements %q, %v+%v per cell x%d repeats%s%s\n",
 		plan.Warehouses, cliflag.FormatInts(plan.Streams), plan.StreamsPerCPU, plan.Placements, plan.OLTPWarmup, plan.OLTPCell, plan.Repeat, nb, repeatNote(plan.Repeat))
-	if plan.MariaDB {
+	if plan.Server.On {
 		fmt.Fprintf(w, "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1, streams %s, %v+%v per cell x1\n",
-			cliflag.FormatInts(plan.MariaDBStreams), plan.MariaDBWarm, plan.MariaDBCell)
+			cliflag.FormatInts(plan.Server.Streams), plan.Server.Warm, plan.Server.Cell)
 	} else if haveMariaDB() == nil {
-		fmt.Fprintf(w, "      MariaDB: left out, the budget has no room for its steps on this machine%s\n", roomAt(plan.MariaDBBudget, plan.RoomSearched))
+		fmt.Fprintf(w, "      MariaDB: left out, the budget has no room for its steps on this machine%s\n", roomAt(plan.Server.Budget, plan.RoomSearched))
 	}
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
 		plan.Rows, cliflag.FormatInts(plan.DOPs), plan.QueryWarm, plan.QueryCell, plan.QueryRepeat, repeatNote(plan.QueryRepeat))

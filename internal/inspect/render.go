@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 )
@@ -29,9 +30,10 @@ func sizeText(b *int64) string {
 	return units.Bytes(*b).String()
 }
 
-// tableName is schema.table, or the table alone for SQLite's main.
+// tableName is schema.table, or the table alone for the engine's
+// unqualified schema (SQLite's main).
 func tableName(in *result.Inspection, t result.TableSpace) string {
-	if t.Schema == "" || (in.Engine == "sqlite" && t.Schema == "main") {
+	if spec, _ := engine.Lookup(in.Engine); t.Schema == "" || (spec.Inspect.Unqualified != "" && t.Schema == spec.Inspect.Unqualified) {
 		return t.Name
 	}
 	return t.Schema + "." + t.Name
@@ -108,7 +110,9 @@ func WriteText(w io.Writer, in *result.Inspection) {
 		fmt.Fprintf(w, ", %s free", sizeText(in.FreeBytes))
 	}
 	fmt.Fprintln(w)
-	if in.Engine == "postgres" {
+	spec, _ := engine.Lookup(in.Engine)
+	usage := spec.Inspect.Usage
+	if usage {
 		fmt.Fprintf(w, "usage counters since %s (statistics reset), read at %s\n", timeText(in.StatsSince), timeText(in.StatsAsOf))
 	}
 	if len(in.Tables) == 0 {
@@ -123,7 +127,7 @@ func WriteText(w io.Writer, in *result.Inspection) {
 			wide = max(wide, len(tableName(in, t)))
 		}
 		head := fmt.Sprintf("%-*s\tROWS\tRESERVED\tDATA\tINDEX\tUNUSED\tBYTES/ROW\tINDEXES\t", wide, "TABLE")
-		if in.Engine == "postgres" {
+		if usage {
 			head += "LAST ANALYZE\t"
 		}
 		fmt.Fprintln(tw, head)
@@ -135,7 +139,7 @@ func WriteText(w io.Writer, in *result.Inspection) {
 			}
 			line := fmt.Sprintf("%-*s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t", wide, tableName(in, t), rowsText(t),
 				sizeText(&res), sizeText(&data), sizeText(t.Index), sizeText(t.Unused), per, t.IndexCount)
-			if in.Engine == "postgres" {
+			if usage {
 				last := t.LastAnalyze
 				if t.LastAutoanalyze != nil && (last == nil || t.LastAutoanalyze.After(*last)) {
 					last = t.LastAutoanalyze
@@ -155,7 +159,7 @@ func WriteText(w io.Writer, in *result.Inspection) {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		head := "INDEX\tTABLE\tKEY\tINCLUDE\tKIND\tWHERE\tSIZE\tENTRIES"
-		if in.Engine == "postgres" {
+		if usage {
 			head += "\tSCANS\tTUP READ\tTUP FETCH\tLAST SCAN"
 		}
 		fmt.Fprintln(tw, head)
@@ -171,7 +175,7 @@ func WriteText(w io.Writer, in *result.Inspection) {
 				}
 				line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", ix.Name, tableName(in, t), keyText(ix),
 					orDash(strings.Join(ix.Include, ", ")), kindText(ix), orDash(ix.Where), size, entries)
-				if in.Engine == "postgres" {
+				if usage {
 					if u := ix.Usage; u != nil {
 						last := "-"
 						if u.LastScan != nil {

@@ -343,14 +343,11 @@ func openDatabaseFile(path string) (*os.File, int64, error) {
 func engineHint(f *os.File, want string) string {
 	b := make([]byte, 16)
 	n, _ := f.ReadAt(b, 0)
-	b = b[:n]
-	switch {
-	case want != "sqlite" && len(b) >= 16 && string(b) == string(sqliteMagic):
-		return " (it is an SQLite database: try --engine sqlite)"
-	case want != "duckdb" && len(b) >= 12 && string(b[8:12]) == "DUCK":
-		return " (it is a DuckDB database: try --engine duckdb)"
+	got, ok := engine.Lookup(engine.HeaderEngine(b[:n]))
+	if !ok || got.Name == want {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf(" (it is %s database: try --engine %s)", got.Article, got.Name)
 }
 
 // perRow is data bytes per row, nil without rows.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -159,9 +160,9 @@ func Check(r Request) ([]Facility, error) {
 		return nil, fmt.Errorf("-monitor: no facility named: want some of %s", strings.Join(Names(), ","))
 	}
 	isAre := func(n []string) string { return map[bool]string{true: "is", false: "are"}[len(n) == 1] }
-	for _, e := range []struct{ engine, name string }{{"postgres", "PostgreSQL"}, {"mariadb", "MariaDB"}} {
-		if n := onEngine(fs, e.engine); len(n) > 0 && r.Engine != e.engine {
-			return nil, fmt.Errorf("-monitor: %s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "), isAre(n), e.name, e.engine)
+	for _, e := range engine.Specs() {
+		if n := onEngine(fs, e.Name); len(n) > 0 && r.Engine != e.Name {
+			return nil, fmt.Errorf("-monitor: %s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "), isAre(n), e.Title, e.Name)
 		}
 	}
 	if srv := Server(fs); len(srv) > 0 && r.DSN && !r.AllowSettings {

@@ -63,8 +63,9 @@ func (p Plan) Operators() []string {
 // FORMAT=JSON where the server gives one (MySQL's query_cost, MariaDB's
 // from 11.0; MariaDB 10 gives none). analyze is PostgreSQL's alone.
 func Explain(ctx context.Context, eng engine.Engine, sql string, analyze bool) (Plan, error) {
-	switch eng.Name() {
-	case "postgres":
+	spec, _ := engine.Lookup(eng.Name())
+	switch spec.Plan {
+	case engine.PlanPostgresJSON:
 		how := "EXPLAIN (FORMAT JSON) "
 		if analyze {
 			how = "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) "
@@ -74,13 +75,13 @@ func Explain(ctx context.Context, eng engine.Engine, sql string, analyze bool) (
 			return Plan{}, fmt.Errorf("explaining on postgres: %w", err)
 		}
 		return pgPlan(raw)
-	case "duckdb":
+	case engine.PlanDuckJSON:
 		var key, raw string
 		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+sql).Scan(&key, &raw); err != nil {
 			return Plan{}, fmt.Errorf("explaining on duckdb: %w", err)
 		}
 		return duckPlan([]byte(raw))
-	case "mariadb":
+	case engine.PlanMySQLJSON:
 		var raw []byte
 		if err := eng.DB().QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+sql).Scan(&raw); err != nil {
 			return Plan{}, fmt.Errorf("explaining on mariadb: %w", err)

@@ -16,6 +16,7 @@
 package insert
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -108,10 +109,8 @@ func DefaultRunConfig() RunConfig {
 
 // DefaultPath is the database file on an embedded engine.
 func DefaultPath(engineName string) string {
-	if engineName == "duckdb" {
-		return "numalab-insert.duckdb"
-	}
-	return "numalab-insert.db"
+	spec, _ := engine.Lookup(engineName)
+	return "numalab-insert." + cmp.Or(spec.FileExt, "db")
 }
 
 // batchBytesPerRow bounds a batch's memory per row in a stream: the row's
@@ -121,17 +120,8 @@ const batchBytesPerRow = 256
 // diskBytesPerRow is about what a row costs on disk: heap or B-tree
 // tuple overhead, plus an index entry for each index.
 func diskBytesPerRow(engineName string, indexes bool, key string) int64 {
-	switch {
-	case engineName == "postgres" && (indexes || key == "stream" || key == "shared"):
-		return 100 + 2*40
-	case engineName == "postgres":
-		return 100
-	case engineName == "mariadb" && indexes:
-		return 100 + 40
-	case engineName == "mariadb":
-		return 100 // InnoDB's row header, the row and the leaf's slack
-	case engineName == "duckdb":
-		return RowBytes // compressed columns: at most the raw row
+	if _, d, ok := dialectOf(engineName); ok {
+		return d.diskBytes(indexes, key)
 	}
 	return RowBytes + 16
 }
@@ -161,29 +151,30 @@ func neverFits(db string, maxRows, need int64) error {
 // on other settings.
 func (c *RunConfig) Check(root string) error {
 	var errs []error
-	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, bad("engine", c.Engine, "is not an engine: want sqlite, duckdb, postgres or mariadb"))
+	spec, d, ok := dialectOf(c.Engine)
+	if !ok {
+		errs = append(errs, bad("engine", c.Engine, "is not an engine: want "+engine.List(nil)))
 	}
-	server := c.Engine == "postgres" || c.Engine == "mariadb"
+	server := spec.Server
 	if c.DSN != "" && !server {
-		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb"))
+		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
 	}
 	if c.DB == "" && !server {
 		c.DB = DefaultPath(c.Engine)
 	}
 	if c.DB != "" && server {
-		errs = append(errs, bad("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
+		errs = append(errs, bad("db", c.DB, "is for --engine "+engine.List(engine.IsEmbedded)+" (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
 	}
 	switch {
 	case !slices.Contains(Methods, c.Method):
 		errs = append(errs, bad("method", c.Method, "is not a method: want copy or insert"))
-	case c.Engine == "mariadb":
-		c.Method = "insert" // MariaDB's one way: multi-row INSERTs
-	case c.Method != "copy" && c.Engine != "postgres":
-		errs = append(errs, bad("method", c.Method, "is for --engine postgres (DuckDB uses its Appender, SQLite prepared INSERTs)"))
+	case ok && !d.methods && server:
+		c.Method = d.only // the server's one way
+	case c.Method != "copy" && !d.methods:
+		errs = append(errs, bad("method", c.Method, "is for --engine "+engine.List(func(s engine.Spec) bool { _, d, _ := dialectOf(s.Name); return d.methods })+" (DuckDB uses its Appender, SQLite prepared INSERTs)"))
 	}
 	if c.Indexes && !server {
-		errs = append(errs, bad("indexes", "true", "is for --engine postgres or mariadb"))
+		errs = append(errs, bad("indexes", "true", "is for --engine "+engine.List(engine.IsServer)))
 	}
 	if c.Key == "" {
 		c.Key = "none"

@@ -133,7 +133,7 @@ func (l *myLoader) close() error { return l.c.Close() }
 // claimMyTable makes numalab's MariaDB table afresh in the engine's
 // database: it drops a table of that name only when its comment is
 // marker, and refuses any other.
-func claimMyTable(ctx context.Context, db *sql.DB, schema string, indexes bool, key string) error {
+func claimMyTable(ctx context.Context, db *sql.DB, schema string, indexes bool, key string, d dialect) error {
 	var comment string
 	err := db.QueryRowContext(ctx, "SELECT table_comment FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, Table).Scan(&comment)
 	switch {
@@ -147,7 +147,7 @@ func claimMyTable(ctx context.Context, db *sql.DB, schema string, indexes bool, 
 			return fmt.Errorf("dropping numalab's earlier %s.%s: %w", schema, Table, err)
 		}
 	}
-	q := createSQL("mariadb", Table, key)[0]
+	q := createSQL(d, Table, key)[0]
 	if indexes {
 		q = strings.TrimSuffix(q, ")") + ", INDEX (k))"
 	}

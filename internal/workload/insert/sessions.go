@@ -32,17 +32,9 @@ func endSessions(ctx context.Context, eng engine.Engine, ids []int32, grace time
 	if len(ids) == 0 {
 		return nil
 	}
-	var count, kill func(int32) string
-	switch eng.Name() {
-	case "postgres":
-		count = func(id int32) string { return "SELECT count(*) FROM pg_stat_activity WHERE pid = " + itoa(id) }
-		kill = func(id int32) string { return "SELECT pg_terminate_backend(" + itoa(id) + ")" }
-	case "mariadb":
-		count = func(id int32) string {
-			return "SELECT count(*) FROM information_schema.processlist WHERE id = " + itoa(id)
-		}
-		kill = func(id int32) string { return "KILL CONNECTION " + itoa(id) }
-	default:
+	_, d, _ := dialectOf(eng.Name())
+	count, kill := d.count, d.kill
+	if count == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, grace+killWait+5*time.Second)

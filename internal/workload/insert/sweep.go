@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
@@ -29,6 +27,8 @@ type Measured struct {
 // Sweep is the insert workload as a sweep.Workload.
 type Sweep struct {
 	cfg  RunConfig
+	spec engine.Spec
+	d    dialect
 	eng  engine.Engine // nil on SQLite once the file is made
 	sqdb *sql.DB       // SQLite: writable handle for emptying the table
 	cur  *cellState
@@ -38,11 +38,14 @@ type Sweep struct {
 var _ sweep.Workload[*Measured] = (*Sweep)(nil)
 
 // NewSweep is the workload configured by cfg (checked).
-func NewSweep(cfg RunConfig) *Sweep { return &Sweep{cfg: cfg} }
+func NewSweep(cfg RunConfig) *Sweep {
+	spec, d, _ := dialectOf(cfg.Engine)
+	return &Sweep{cfg: cfg, spec: spec, d: d}
+}
 
 // Describe names the workload and engine.
 func (s *Sweep) Describe() sweep.Description {
-	return sweep.Description{Workload: "insert", Engine: s.cfg.Engine, InCgo: s.cfg.Engine == "sqlite" || s.cfg.Engine == "duckdb"}
+	return sweep.Description{Workload: "insert", Engine: s.cfg.Engine, InCgo: !s.spec.Server}
 }
 
 // Types is one: a batch.
@@ -56,23 +59,11 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	tell.Say("opening " + cfg.Engine)
 	var eng engine.Engine
 	var err error
-	if cfg.Engine == "postgres" {
-		if eng, err = engine.Open(ctx, "postgres", engine.Options{DSN: cfg.DSN, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
+	if s.spec.Server {
+		if eng, err = engine.Open(ctx, cfg.Engine, engine.Options{DSN: cfg.DSN, DataBytes: s.d.dataBytes, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
 			return nil, err
 		}
-		err = claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
-	} else if cfg.Engine == "mariadb" {
-		if eng, err = engine.Open(ctx, "mariadb", engine.Options{DSN: cfg.DSN, DataBytes: myPoolBytes, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
-			return nil, err
-		}
-		if cfg.DSN == "" {
-			if _, err = eng.DB().ExecContext(ctx, myInstruments); err != nil {
-				err = fmt.Errorf("turning on performance_schema's wait instruments: %w", err)
-			}
-		}
-		if err == nil {
-			err = claimMyTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key)
-		}
+		err = s.d.claim(ctx, eng, cfg, s.d)
 	} else {
 		if err = claimFile(ctx, cfg.Engine, cfg.DB); err != nil {
 			return nil, err
@@ -94,7 +85,7 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		return nil, err
 	}
 	s.eng = eng
-	if cfg.Engine == "sqlite" {
+	if s.d.oneWriter {
 		// The load connection holds the file's lock: the streams write
 		// through connections of their own.
 		s.eng = nil
@@ -149,42 +140,16 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 			return fmt.Errorf("before cell %d: %w", c.Index, err)
 		}
 	}
-	var err error
-	switch s.cfg.Engine {
-	case "postgres":
-		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE "+pgx.Identifier{s.eng.Schema(), Table}.Sanitize()+" RESTART IDENTITY")
-	case "mariadb":
-		_, err = s.eng.DB().ExecContext(ctx, "TRUNCATE TABLE "+Table) // AUTO_INCREMENT starts again at 1
-	case "duckdb":
-		_, err = s.eng.DB().ExecContext(ctx, "DROP TABLE "+Table)
-		for _, q := range createSQL("duckdb", Table, s.cfg.Key) {
-			if err == nil {
-				_, err = s.eng.DB().ExecContext(ctx, q)
-			}
-		}
-	default:
-		_, err = s.sqdb.ExecContext(ctx, "DELETE FROM "+Table)
-	}
-	if err != nil {
+	if err := s.d.empty(ctx, s); err != nil {
 		return fmt.Errorf("emptying %s before cell %d: %w", Table, c.Index, err)
 	}
 	s.cur = &cellState{streams: c.Streams}
-	if s.cfg.Engine == "postgres" {
-		// The sampler's connection is the setup pool's: an ordinary Go
-		// network connection, which waits without holding a P the
-		// streams need.
+	if s.d.sample != nil {
 		conn, err := s.eng.DB().Conn(ctx)
 		if err != nil {
-			return fmt.Errorf("connecting the wait-event sampler: %w", err)
+			return fmt.Errorf("connecting the wait sampler (%s): %w", s.spec.Waits, err)
 		}
-		s.cur.waits = startSampler(conn, s.cur, s.cfg.WaitEvery)
-	}
-	if s.cfg.Engine == "mariadb" {
-		conn, err := s.eng.DB().Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("connecting the performance_schema reader: %w", err)
-		}
-		s.cur.myWaits = startMySampler(conn, s.cur, s.cfg.WaitEvery)
+		s.d.sample(conn, s.cur, s.cfg)
 	}
 	return nil
 }
@@ -212,32 +177,9 @@ func (cs *cellState) pids() []int32 {
 
 // Stream opens one stream's connection on its own thread.
 func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, error) {
-	var l loader
-	switch s.cfg.Engine {
-	case "sqlite":
-		sl, err := openSQLiteLoader(s.cfg.DB, loadColumns(s.cfg.Key))
-		if err != nil {
-			return nil, err
-		}
-		l = sl
-	case "duckdb":
-		conn, err := s.eng.Connect(ctx)
-		if err != nil {
-			return nil, err
-		}
-		l = &duckLoader{c: conn}
-	case "mariadb":
-		ml, err := openMyLoader(ctx, s.eng, loadColumns(s.cfg.Key))
-		if err != nil {
-			return nil, err
-		}
-		l = ml
-	default:
-		pl, err := openPGLoader(ctx, s.eng, s.cfg.Method, s.cfg.Batch, loadColumns(s.cfg.Key))
-		if err != nil {
-			return nil, err
-		}
-		l = pl
+	l, err := s.d.loader(ctx, s)
+	if err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(i)+uint64(c.Index)<<32))
 	limit := batchesOf(s.cfg.MaxRows, s.cfg.Batch, s.cur.streams, i)
@@ -315,7 +257,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 		return sweep.Outcome[*Measured]{Stop: err}
 	}
 	st := s.stats(c, m, cs, samples)
-	if s.cfg.Engine == "mariadb" {
+	if cs != nil && cs.myWaits != nil {
 		st.Waits, st.Dominant = myWaits, myDominant(myWaits, myWhy)
 	}
 	out := sweep.Outcome[*Measured]{Item: &Measured{Cell: m, Stats: st}, Stop: err,
@@ -340,7 +282,7 @@ func (s *Sweep) stats(c sweep.Cell, m *result.Cell, cs *cellState, samples map[s
 	}
 	from := m.Started.Add(m.Warmup).UnixNano()
 	to := from + m.Measured.Nanoseconds()
-	if s.cfg.Engine == "sqlite" && m.Measured > 0 {
+	if s.d.oneWriter && m.Measured > 0 {
 		var w time.Duration
 		for _, str := range cs.opened {
 			for _, e := range str.log {
@@ -357,23 +299,16 @@ func (s *Sweep) stats(c sweep.Cell, m *result.Cell, cs *cellState, samples map[s
 }
 
 func (s *Sweep) method() string {
-	switch s.cfg.Engine {
-	case "postgres":
-		return s.cfg.Method
-	case "duckdb":
-		return "appender"
+	if s.d.method == nil {
+		return "insert"
 	}
-	// MariaDB's multi-row INSERTs, SQLite's prepared ones
-	return "insert"
+	return s.d.method(s.cfg.Method)
 }
 
 // dominant names where the streams' time went, in the engine's terms.
 func (s *Sweep) dominant(st CellStats) string {
-	switch s.cfg.Engine {
-	case "sqlite":
-		return fmt.Sprintf("SQLite's write lock: streams waited %.0f%% of their time for it", st.LockWaitPct)
-	case "duckdb":
-		return fmt.Sprintf("not sampled (DuckDB runs in-process and has no wait events); CPU %.0f%% busy", st.CPUBusyPct)
+	if s.d.dominant != nil {
+		return s.d.dominant(st)
 	}
 	for _, w := range st.Waits {
 		if w.Event == waitCPU {

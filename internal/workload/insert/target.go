@@ -274,34 +274,6 @@ func (l *sqliteLoader) close() error {
 // duckSequence is the sequence DuckDB's shared key draws from.
 const duckSequence = "numalab_insert_id"
 
-// createSQL is the table's DDL on an engine with a key (Keys): for
-// "shared" a primary key the engine numbers from one sequence, for
-// "stream" a primary key the streams number.
-func createSQL(engineName, name, key string) []string {
-	id := "id BIGINT NOT NULL"
-	switch {
-	case key != "none" && engineName == "sqlite":
-		id = "id INTEGER PRIMARY KEY" // the rowid: max(rowid) + 1 when not given
-	case key == "stream":
-		id = "id BIGINT PRIMARY KEY"
-	case key == "shared" && engineName == "postgres":
-		id = "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
-	case key == "shared" && engineName == "mariadb":
-		id = "id BIGINT AUTO_INCREMENT PRIMARY KEY"
-	case key == "shared":
-		id = "id BIGINT PRIMARY KEY DEFAULT nextval('" + duckSequence + "')"
-	}
-	var qs []string
-	if key == "shared" && engineName == "duckdb" {
-		qs = append(qs, "CREATE OR REPLACE SEQUENCE "+duckSequence)
-	}
-	pad := "TEXT"
-	if engineName == "mariadb" {
-		pad = fmt.Sprintf("VARCHAR(%d)", padLen) // in the row, as PostgreSQL keeps a short text
-	}
-	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad %s NOT NULL)", name, id, pad))
-}
-
 // claimFile removes path when it is a file numalab's insert workload made
 // (its meta table holds marker), and refuses, untouched, any other file.
 // A missing file is fine.
@@ -341,10 +313,11 @@ func claimFile(ctx context.Context, engineName, path string) error {
 // (first, so that a file cut short is still known as numalab's) and the
 // empty target table.
 func createFile(ctx context.Context, eng engine.Engine, key string) error {
+	_, d, _ := dialectOf(eng.Name())
 	for _, q := range append([]string{
 		"CREATE TABLE " + metaTable + " (note TEXT NOT NULL)",
 		"INSERT INTO " + metaTable + " VALUES ('" + marker + "')",
-	}, createSQL(eng.Name(), Table, key)...) {
+	}, createSQL(d, Table, key)...) {
 		if _, err := eng.DB().ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("creating %s: %w", eng.Path(), err)
 		}
@@ -354,7 +327,7 @@ func createFile(ctx context.Context, eng engine.Engine, key string) error {
 
 // claimPGTable makes numalab's PostgreSQL table afresh: it drops a table
 // of that name only when its comment is marker, and refuses any other.
-func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool, key string) error {
+func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool, key string, d dialect) error {
 	name := pgx.Identifier{schema, Table}.Sanitize()
 	var comment sql.NullString
 	err := db.QueryRowContext(ctx, `SELECT obj_description(c.oid, 'pg_class') FROM pg_class c
@@ -370,7 +343,7 @@ func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool, 
 			return fmt.Errorf("dropping numalab's earlier %s: %w", name, err)
 		}
 	}
-	qs := append(createSQL("postgres", name, key), "COMMENT ON TABLE "+name+" IS '"+marker+"'")
+	qs := append(createSQL(d, name, key), "COMMENT ON TABLE "+name+" IS '"+marker+"'")
 	if indexes && key == "none" {
 		qs = append(qs, "ALTER TABLE "+name+" ADD PRIMARY KEY (id)")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,13 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/mariaserver"
-	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -113,15 +107,19 @@ func DefaultRunConfig() RunConfig {
 func (c *RunConfig) Check() error {
 	var errs []error
 	bad := func(flag, v, want string) { errs = append(errs, fmt.Errorf("-%s: %q %s", flag, v, want)) }
-	switch c.Engine {
-	case "sqlite":
+	spec, _, ok := dialectOf(c.Engine)
+	servers := engine.List(func(s engine.Spec) bool { _, _, ok := dialectOf(s.Name); return ok && s.Server })
+	switch {
+	case !ok:
+		bad("engine", c.Engine, "is not an engine of the null transaction: want "+Engines())
+	case !spec.Server:
 		if c.DSN != "" {
-			bad("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb")
+			bad("dsn", result.Redact(c.DSN), "is for --engine "+servers)
 		}
 		if len(c.Monitor) > 0 {
-			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine postgres or mariadb: SQLite's null transaction runs in this process, with no server and no session whose monitoring to switch")
+			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine "+servers+": "+spec.Title+"'s null transaction runs in this process, with no server and no session whose monitoring to switch")
 		}
-	case "postgres", "mariadb":
+	default:
 		if len(c.Transports) == 0 {
 			bad("transport", "", "is empty: want unix, tcp or unix,tcp")
 		}
@@ -133,8 +131,6 @@ func (c *RunConfig) Check() error {
 		if c.DSN != "" && len(c.Transports) > 1 {
 			bad("transport", fmt.Sprint(c.Transports), "names two transports, and a --dsn is one (its host says which)")
 		}
-	default:
-		bad("engine", c.Engine, "is not an engine of the null transaction: want sqlite, postgres or mariadb")
 	}
 	for _, p := range c.Pairings {
 		if !slices.Contains(Pairings, p) {
@@ -147,8 +143,8 @@ func (c *RunConfig) Check() error {
 	switch c.Call {
 	case "", CallSelect1:
 	case CallPointSelect:
-		if c.Engine != "mariadb" || c.Protocol != Prepared {
-			bad("call", c.Call, "is for --engine mariadb with --protocol prepared (sysbench's oltp_point_select prepares its statement)")
+		if !PointSelectOn(c.Engine) || c.Protocol != Prepared {
+			bad("call", c.Call, "is for --engine "+engine.List(func(s engine.Spec) bool { return PointSelectOn(s.Name) })+" with --protocol prepared (sysbench's oltp_point_select prepares its statement)")
 		}
 	default:
 		bad("call", c.Call, "is not a call: want select1 or point-select")
@@ -175,15 +171,8 @@ func (c *RunConfig) Check() error {
 // (PostgreSQL: a host that is a directory), or TCP (an unreadable DSN is
 // left for the connection to refuse, with its reasons).
 func DSNTransport(eng, dsn string) string {
-	if eng == "mariadb" {
-		if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Net == "unix" {
-			return Unix
-		}
-		return TCP
-	}
-	cc, err := pgx.ParseConfig(dsn)
-	if err == nil && strings.HasPrefix(cc.Host, "/") {
-		return Unix
+	if _, d, ok := dialectOf(eng); ok && d.transport != nil {
+		return d.transport(dsn)
 	}
 	return TCP
 }
@@ -201,7 +190,7 @@ type Layout struct {
 func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing) {
 	m := Matrix(t)
 	transports, pairs := c.Transports, Select(m, c.Pairings)
-	if c.Engine == "sqlite" {
+	if spec, _ := engine.Lookup(c.Engine); !spec.Server {
 		p := m[0]
 		p.Name, p.Backend = InProcess, -1
 		transports, pairs = []string{InProcess}, []Pairing{p}
@@ -239,8 +228,9 @@ type Sweep struct {
 	cfg    RunConfig
 	layout []Layout
 	matrix []Pairing
-	server *pgserver.Server
-	maria  *mariaserver.Server
+	spec   engine.Spec
+	dial   dialect
+	owner  engine.Engine            // the engine that started a managed server, closed last
 	engs   map[string]engine.Engine // by transport
 	root   string                   // of /proc
 	was    []int                    // the process's CPUs before a cell pinned it; nil: not pinned
@@ -256,12 +246,13 @@ var _ sweep.Workload[*Cell] = (*Sweep)(nil)
 // NewSweep is the null transaction configured by cfg (checked), for the
 // cells and layout of cfg.Cells.
 func NewSweep(cfg RunConfig, layout []Layout, matrix []Pairing) *Sweep {
-	return &Sweep{cfg: cfg, layout: layout, matrix: matrix, engs: map[string]engine.Engine{}, root: "/"}
+	spec, d, _ := dialectOf(cfg.Engine)
+	return &Sweep{cfg: cfg, spec: spec, dial: d, layout: layout, matrix: matrix, engs: map[string]engine.Engine{}, root: "/"}
 }
 
 // Describe names the workload and engine.
 func (s *Sweep) Describe() sweep.Description {
-	return sweep.Description{Workload: "null", Engine: s.cfg.Engine, InCgo: s.cfg.Engine == "sqlite"}
+	return sweep.Description{Workload: "null", Engine: s.cfg.Engine, InCgo: !s.spec.Server}
 }
 
 // Types is the one call.
@@ -283,14 +274,6 @@ func (s *Sweep) ServerSettings(m map[string]string) { s.settings = m }
 // per cell.
 func (s *Sweep) Session(stmts []string) { s.session = stmts }
 
-// loopback is an address of the loopback network for a managed server's
-// TCP socket, chosen from this process's id so that two numalab
-// processes' servers do not collide on one port.
-func loopback() string {
-	pid := os.Getpid()
-	return fmt.Sprintf("127.78.%d.%d", pid/254%256, pid%254+1)
-}
-
 // sayServer shows which managed server was started. One that removed what
 // killed numalab processes left (or could not) says so on a line of its
 // own: a progress line may be dropped (at most one a second in a log), and
@@ -303,57 +286,48 @@ func sayServer(tell sweep.Teller, describe string, reclaimed bool) {
 	tell.Say(describe)
 }
 
-// Open starts a managed PostgreSQL server (listening on a loopback address
-// too, for TCP) or uses the DSN, and opens the engine once per transport.
-// It stores the matrix and says which pairings are unavailable.
+// Open starts a managed server (listening on a loopback address too, for
+// TCP) or uses the DSN, through the engine package, and opens the engine
+// once per transport. It stores the matrix and says which pairings are
+// unavailable.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
 	items := []result.Entry{KindMatrix.Of(s.matrix)}
 	for _, p := range s.matrix {
-		if p.Unavailable != "" && s.cfg.Engine != "sqlite" && slices.Contains(s.cfg.Pairings, p.Name) {
+		if p.Unavailable != "" && s.spec.Server && slices.Contains(s.cfg.Pairings, p.Name) {
 			tell.Note("note: " + p.String())
 		}
 	}
-	if s.cfg.Engine == "sqlite" {
+	if !s.spec.Server {
 		return items, nil
 	}
+	opt := engine.Options{DSN: s.cfg.DSN, PinBackends: true, MariaDBCacheMetadata: true, ConnectTimeout: s.cfg.ConnectTimeout,
+		ServerSettings: s.settings, TCP: slices.Contains(s.cfg.Transports, TCP)}
+	if s.cfg.DSN == "" {
+		tell.Say("starting " + s.spec.Article + " server")
+	}
+	first, err := engine.Open(ctx, s.cfg.Engine, opt)
+	if err != nil && s.cfg.DSN != "" {
+		return nil, fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, s.cfg.Transports[0], err)
+	} else if err != nil {
+		return nil, err // the managed server's start says what failed
+	}
 	dsns := map[string]string{}
-	if s.cfg.DSN != "" {
-		dsns[s.cfg.Transports[0]] = s.cfg.DSN
-	} else if s.cfg.Engine == "mariadb" {
-		tell.Say("starting a MariaDB server")
-		srv, err := mariaserver.Start(ctx, mariaserver.Config{Settings: s.settings})
-		if err != nil {
-			return nil, err
-		}
-		s.maria = srv
-		sayServer(tell, srv.Describe(), len(srv.Reclaimed) > 0 || srv.ReclaimErr != nil)
-		dsns[Unix], dsns[TCP] = srv.DSN(), srv.TCPDSN()
+	if m, ok := engine.ManagedServer(first); ok {
+		s.owner = first
+		sayServer(tell, m.Describe, m.Reclaimed)
+		dsns[TCP] = m.TCPDSN
 	} else {
-		tell.Say("starting a PostgreSQL server")
-		pc := pgserver.Config{Settings: maps.Clone(s.settings)}
-		if slices.Contains(s.cfg.Transports, TCP) {
-			if pc.Settings == nil {
-				pc.Settings = map[string]string{}
-			}
-			pc.Settings["listen_addresses"] = loopback()
-		}
-		srv, err := pgserver.Start(ctx, pc)
-		if err != nil {
-			return nil, err
-		}
-		s.server = srv
-		sayServer(tell, srv.Describe(), len(srv.Reclaimed) > 0 || srv.ReclaimErr != nil)
-		cc, err := pgx.ParseConfig(srv.DSN())
-		if err != nil {
-			return nil, errors.Join(err, s.Close())
-		}
-		dsns[Unix] = srv.DSN()
-		dsns[TCP] = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", loopback(), cc.Port, cc.User, cc.Database)
+		s.engs[s.cfg.Transports[0]] = first
 	}
 	for _, tr := range s.cfg.Transports {
-		e, err := engine.Open(ctx, s.cfg.Engine, engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true, ConnectTimeout: s.cfg.ConnectTimeout})
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
+		e := s.engs[tr]
+		if e == nil && tr == Unix && s.owner != nil {
+			e = s.owner
+		} else if e == nil {
+			opt := engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true, ConnectTimeout: s.cfg.ConnectTimeout}
+			if e, err = engine.Open(ctx, s.cfg.Engine, opt); err != nil {
+				return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
+			}
 		}
 		s.engs[tr] = e
 		if s.cfg.Call == CallPointSelect {
@@ -383,7 +357,7 @@ func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, err
 // stop-the-world), and the stream's thread, holding the only P while it
 // waits for an answer, would keep the timers and the monitor from running.
 func (s *Sweep) Begin(_ context.Context, c sweep.Cell) error {
-	if s.cfg.Engine == "sqlite" {
+	if !s.spec.Server {
 		return nil
 	}
 	if s.was == nil {
@@ -449,7 +423,7 @@ func (s *Sweep) releaseProcs() error {
 // CPU while it connects (the engine pins the new backend to the
 // connecting thread's CPUs), then back to the client's.
 func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, error) {
-	if s.cfg.Engine == "sqlite" {
+	if !s.spec.Server {
 		return openSQLite()
 	}
 	l := s.layout[c.Index]
@@ -466,10 +440,7 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, 
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.Engine == "mariadb" {
-		return openMy(ctx, conn, s.cfg.Protocol, s.cfg.Call, s.session)
-	}
-	return openPG(ctx, conn, s.cfg.Protocol, s.session)
+	return s.dial.open(ctx, conn, s.cfg.Protocol, s.cfg.Call, s.session)
 }
 
 // End makes the cell's item.
@@ -480,7 +451,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	l := s.layout[c.Index]
 	it := &Cell{Cell: *m, Transport: l.Transport, Pairing: l.Pairing}
 	it.Call = s.Types()[0]
-	if s.cfg.Engine != "sqlite" {
+	if s.spec.Server {
 		it.Protocol = s.cfg.Protocol
 	}
 	if m.Streams > 0 {
@@ -504,16 +475,14 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 func (s *Sweep) Close() error {
 	var errs []error
 	for tr, e := range s.engs {
-		errs = append(errs, e.Close())
+		if e != s.owner {
+			errs = append(errs, e.Close())
+		}
 		delete(s.engs, tr)
 	}
-	if s.server != nil {
-		errs = append(errs, s.server.Stop())
-		s.server = nil
-	}
-	if s.maria != nil {
-		errs = append(errs, s.maria.Stop())
-		s.maria = nil
+	if s.owner != nil {
+		errs = append(errs, s.owner.Close()) // and stops the managed server
+		s.owner = nil
 	}
 	if s.was != nil {
 		errs = append(errs, s.pinProcess(s.was))

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -144,15 +143,6 @@ var cardinality = []struct {
 	{tNewOrder, func(w int64) int64 { return w * DistrictsPerWH * NewOrdersPerDist }},
 }
 
-// forDialect rewrites a condition's casts for MariaDB, whose CAST knows
-// SIGNED, not BIGINT or INTEGER.
-func forDialect(dialect, q string) string {
-	if dialect != dialectMariaDB {
-		return q
-	}
-	return strings.NewReplacer(" AS BIGINT)", " AS SIGNED)", " AS INTEGER)", " AS SIGNED)").Replace(q)
-}
-
 func n(v sql.NullInt64) string {
 	if !v.Valid {
 		return "null"
@@ -180,15 +170,15 @@ func money(v sql.NullInt64) string {
 // database that is not a numalab TPC-C database (ErrNotTPCC) or whose load
 // did not finish (ErrUnfinished).
 func Check(ctx context.Context, eng engine.Engine) error {
-	if _, err := readMeta(ctx, eng.DB(), eng.Name()); err != nil {
+	if _, err := readMeta(ctx, eng.DB(), engine.DialectOf(eng.Name())); err != nil {
 		return err
 	}
-	return check(ctx, eng.DB(), eng.Name())
+	return check(ctx, eng.DB(), engine.DialectOf(eng.Name()))
 }
 
 // check runs Check's conditions without looking at the marker table: a
 // load checks what it loaded before it marks it complete.
-func check(ctx context.Context, db *sql.DB, dialect string) error {
+func check(ctx context.Context, db *sql.DB, dialect engine.Dialect) error {
 	var errs []error
 	var w int64
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM warehouse").Scan(&w); err != nil {

@@ -484,7 +484,7 @@ func TestMariaDBLoadMatchesPostgres(t *testing.T) {
 			for j := range ptrs {
 				ptrs[j] = &got[i][j]
 			}
-			if err := eng.DB().QueryRowContext(ctx, forDialect(eng.Name(), q)).Scan(ptrs...); err != nil {
+			if err := eng.DB().QueryRowContext(ctx, forDialect(engine.DialectOf(eng.Name()), q)).Scan(ptrs...); err != nil {
 				t.Fatalf("%s: %s: %v", eng.Name(), tb.name, err)
 			}
 		}

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/numalab/numalab/internal/engine"
 )
@@ -79,32 +76,27 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 	if cfg.Now.IsZero() {
 		cfg.Now = time.Now()
 	}
-	dialect := eng.Name()
-	switch dialect {
-	case dialectSQLite, dialectDuckDB, dialectPostgres, dialectMariaDB:
-	default:
+	dialect := engine.DialectOf(eng.Name())
+	d, ok := dialects[dialect]
+	if !ok {
 		return st, fmt.Errorf("loading tpcc: no loader for engine %q", dialect)
 	}
-	if err := engine.CheckRoom(eng, LoadBytes(dialect, cfg.Warehouses)); err != nil {
+	if err := engine.CheckRoom(eng, LoadBytes(eng.Name(), cfg.Warehouses)); err != nil {
 		return st, fmt.Errorf("loading %d tpcc warehouses into %s: %w", cfg.Warehouses, dialect, err)
 	}
 	st, err := load(ctx, eng, cfg)
 	switch {
-	case err != nil && dialect == dialectSQLite:
-		err = engine.SQLiteError(err)
-	case err != nil && dialect == dialectPostgres:
-		if derr := dropPG(context.WithoutCancel(ctx), eng); derr != nil {
-			err = fmt.Errorf("%w; and removing the partial load: %w", err, derr)
-		}
-	case err != nil && dialect == dialectMariaDB:
-		if derr := dropMy(context.WithoutCancel(ctx), eng); derr != nil {
+	case err != nil && d.loadErr != nil:
+		err = d.loadErr(err)
+	case err != nil && d.drop != nil:
+		if derr := d.drop(context.WithoutCancel(ctx), eng); derr != nil {
 			err = fmt.Errorf("%w; and removing the partial load: %w", err, derr)
 		}
 	}
 	if err != nil {
 		return st, fmt.Errorf("loading tpcc into %s: %w", dialect, err)
 	}
-	st.Bytes, err = loadedBytes(ctx, eng)
+	st.Bytes, err = loadedBytes(ctx, eng, d)
 	if err != nil {
 		return st, fmt.Errorf("loading tpcc into %s: measuring its size: %w", dialect, err)
 	}
@@ -113,25 +105,12 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 
 // loadedBytes is the database's size: the file (SQLite, DuckDB), or the
 // TPC-C tables with their indexes (PostgreSQL).
-func loadedBytes(ctx context.Context, eng engine.Engine) (int64, error) {
-	switch eng.Name() {
-	case dialectPostgres:
-		var n int64
-		names := make([]string, 0, len(tables)+1)
-		for _, t := range tables {
-			names = append(names, t.name)
-		}
-		names = append(names, metaTable(dialectPostgres))
-		err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
-			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, names).Scan(&n)
-		return n, err
-	case dialectMariaDB:
-		var n int64
-		err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables
-			WHERE table_schema = database() AND table_name IN ('`+strings.Join(tableNames(), "', '")+`', '`+metaTable(dialectMariaDB)+`')`).Scan(&n)
-		return n, err
-	case dialectDuckDB:
-		if _, err := eng.DB().ExecContext(ctx, "CHECKPOINT"); err != nil {
+func loadedBytes(ctx context.Context, eng engine.Engine, d dialect) (int64, error) {
+	if d.size != nil {
+		return d.size(ctx, eng)
+	}
+	if d.beforeSize != "" {
+		if _, err := eng.DB().ExecContext(ctx, d.beforeSize); err != nil {
 			return 0, err
 		}
 	}
@@ -140,19 +119,6 @@ func loadedBytes(ctx context.Context, eng engine.Engine) (int64, error) {
 		return 0, err
 	}
 	return fi.Size(), nil
-}
-
-// placeholders returns n parameter markers for dialect.
-func placeholders(dialect string, n int) string {
-	ps := make([]string, n)
-	for i := range ps {
-		if dialect == dialectPostgres {
-			ps[i] = "$" + strconv.Itoa(i+1)
-		} else {
-			ps[i] = "?"
-		}
-	}
-	return strings.Join(ps, ", ")
 }
 
 // metaRows are the marker table's rows for a load.
@@ -169,47 +135,6 @@ func metaRows(cfg LoadConfig, k Constants) [][2]string {
 	}
 }
 
-// dropPG drops the functions and tables a TPC-C load makes in numalab's
-// PostgreSQL schema, if they exist; never with CASCADE, so that nothing
-// else that depends on them goes.
-func dropPG(ctx context.Context, eng engine.Engine) error {
-	q := pgx.Identifier{eng.Schema()}.Sanitize()
-	stmts := []string{
-		"DROP FUNCTION IF EXISTS " + q + ".order_status(integer, integer, integer, integer), " +
-			q + ".order_status_aug(integer, integer, integer, integer), " +
-			q + ".stock_level(integer, integer, integer), " + q + ".stock_level_aug(integer, integer, integer)",
-		"DROP TABLE IF EXISTS " + q + "." + metaTable(dialectPostgres),
-	}
-	for _, t := range tables {
-		stmts = append(stmts, "DROP TABLE IF EXISTS "+q+"."+t.name)
-	}
-	for _, s := range stmts {
-		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
-	return nil
-}
-
-// dropMy drops the procedures and tables a TPC-C load makes in numalab's
-// MariaDB database, if they exist.
-func dropMy(ctx context.Context, eng engine.Engine) error {
-	var stmts []string
-	for _, p := range []string{"order_status", "order_status_aug", "stock_level", "stock_level_aug"} {
-		stmts = append(stmts, "DROP PROCEDURE IF EXISTS "+p)
-	}
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+metaTable(dialectMariaDB))
-	for _, t := range tables {
-		stmts = append(stmts, "DROP TABLE IF EXISTS "+t.name)
-	}
-	for _, s := range stmts {
-		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
-	return nil
-}
-
 // tableNames are the nine tables' names.
 func tableNames() []string {
 	names := make([]string, len(tables))
@@ -223,27 +148,20 @@ func tableNames() []string {
 // data, checks and marks the load complete.
 func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
 	var st LoadStats
-	dialect := eng.Name()
+	dialect := engine.DialectOf(eng.Name())
+	d := dialects[dialect]
 	db := eng.DB()
 	g := newGen(cfg.Seed, labelConstants)
 	k := newConstants(g)
-	if dialect == dialectPostgres {
-		if err := dropPG(ctx, eng); err != nil {
-			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
-		}
-	}
-	if dialect == dialectMariaDB {
-		if err := dropMy(ctx, eng); err != nil {
+	if d.drop != nil {
+		if err := d.drop(ctx, eng); err != nil {
 			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
 		}
 	}
 	meta := metaTable(dialect)
 	// The marker table's load_complete row is written last, so a database
 	// without it was never finished.
-	ddl := []string{"CREATE TABLE " + meta + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"}
-	if dialect == dialectMariaDB {
-		ddl[0] = "CREATE TABLE " + meta + " (`key` varchar(64) PRIMARY KEY, value varchar(64) NOT NULL)"
-	}
+	ddl := []string{metaDDL(dialect)}
 	for _, t := range tables {
 		ddl = append(ddl, ddlFor(t, dialect))
 	}
@@ -261,7 +179,7 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 
 	t0 := time.Now()
 	insert := insertBulk
-	if dialect == dialectSQLite {
+	if d.oneWriter {
 		insert = insertAll
 	}
 	rows, err := insert(ctx, eng, cfg, k)
@@ -277,14 +195,9 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 			return st, fmt.Errorf("building indexes: %s: %w", q, err)
 		}
 	}
-	if dialect == dialectPostgres {
-		if _, err := db.ExecContext(ctx, pgFunctionsSQL(eng.Schema())); err != nil {
-			return st, fmt.Errorf("creating the transaction functions: %w", err)
-		}
-	}
-	if dialect == dialectMariaDB {
-		if err := createMyProcedures(ctx, eng); err != nil {
-			return st, fmt.Errorf("creating the transaction procedures: %w", err)
+	if d.code != nil {
+		if err := d.code(ctx, eng); err != nil {
+			return st, fmt.Errorf("creating the transaction %s: %w", d.codeKind, err)
 		}
 	}
 	st.Index = time.Since(t0)
@@ -298,31 +211,6 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 		return st, fmt.Errorf("marking the load complete: %w", err)
 	}
 	return st, nil
-}
-
-// afterData is what a load runs after the rows are in: SQLite's secondary
-// indexes and ANALYZE; PostgreSQL's primary keys, indexes, VACUUM ANALYZE
-// (then load makes the transaction functions); MariaDB's secondary
-// indexes and ANALYZE TABLE (its primary keys come with the tables; then
-// load makes the procedures); DuckDB's ANALYZE (its distinct counts).
-func afterData(eng engine.Engine) []string {
-	var out []string
-	switch eng.Name() {
-	case dialectSQLite:
-		out = append(append(out, indexes...), "ANALYZE")
-	case dialectPostgres:
-		for _, t := range tables {
-			if pk := primaryKey(t); pk != "" {
-				out = append(out, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+pk+")")
-			}
-		}
-		out = append(append(out, indexes...), "VACUUM ANALYZE")
-	case dialectMariaDB:
-		out = append(append(out, indexes...), "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
-	case dialectDuckDB:
-		out = append(out, "ANALYZE")
-	}
-	return out
 }
 
 // insertBulk generates every row in one goroutine and appends them in this

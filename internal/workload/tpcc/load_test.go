@@ -138,10 +138,10 @@ func TestLoadW1(t *testing.T) {
 	if sharedStats.Rows != ExpectedRows(1)-300000+ol {
 		t.Errorf("stats say %d rows, tables hold %d", sharedStats.Rows, ExpectedRows(1)-300000+ol)
 	}
-	if err := check(context.Background(), db, dialectSQLite); err != nil {
+	if err := check(context.Background(), db, engine.SQLite); err != nil {
 		t.Errorf("check after load: %v", err)
 	}
-	m, err := readMeta(context.Background(), db, dialectSQLite)
+	m, err := readMeta(context.Background(), db, engine.SQLite)
 	if err != nil {
 		t.Fatal(err)
 	}

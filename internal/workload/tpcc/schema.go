@@ -155,84 +155,11 @@ func insertSQL(t *table, n int) string {
 	return b.String()
 }
 
-// Dialects: the engines' names (engine.Engine.Name).
-const (
-	dialectSQLite   = "sqlite"
-	dialectDuckDB   = "duckdb"
-	dialectPostgres = "postgres"
-	dialectMariaDB  = "mariadb"
-)
-
-// metaTable is numalab's marker table in a dialect: numalab_meta in a file
-// of its own (SQLite, DuckDB), tpcc_meta in numalab's PostgreSQL schema or
-// MariaDB database, which other workloads share.
-func metaTable(dialect string) string {
-	if dialect == dialectPostgres || dialect == dialectMariaDB {
-		return "tpcc_meta"
-	}
-	return "numalab_meta"
-}
-
-// metaKey is the marker table's key column as a dialect spells it: KEY is
-// a reserved word in MariaDB and MySQL.
-func metaKey(dialect string) string {
-	if dialect == dialectMariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
-// myTextTypes are the MariaDB types of TEXT columns that an index holds:
-// their lengths of Clause 1.3, which keep the index within InnoDB's 3072
-// bytes. Every other TEXT column is a varchar of its longest value.
-var myTextTypes = map[string]string{"c_first": "varchar(16)", "c_last": "varchar(16)"}
-
 // colRE finds a column's type in the SQLite DDL; pkRE the primary key.
 var (
 	colRE = regexp.MustCompile(`(?m)\b([a-z_0-9]+) (INTEGER|TEXT|REAL)\b`)
 	pkRE  = regexp.MustCompile(`PRIMARY KEY \(([^)]*)\)`)
 )
-
-// ddlFor is t's CREATE TABLE in dialect, without its primary key, which
-// primaryKeyFor adds after the load (PostgreSQL) or which is left out
-// (DuckDB: see Load); on MariaDB with it, since InnoDB stores a table in
-// its primary key's order and the rows arrive in that order. Types map
-// INTEGER to integer, TEXT to text (VARCHAR; MariaDB varchar(500), the
-// longest C_DATA, or myTextTypes) and REAL to double precision, so that
-// every engine holds the same values.
-func ddlFor(t *table, dialect string) string {
-	if dialect == dialectSQLite {
-		return t.ddl
-	}
-	types := map[string]string{}
-	for _, m := range colRE.FindAllStringSubmatch(t.ddl, -1) {
-		types[m[1]] = m[2]
-	}
-	names := map[string]string{"INTEGER": "integer", "TEXT": "text", "REAL": "double precision"}
-	switch dialect {
-	case dialectDuckDB:
-		names = map[string]string{"INTEGER": "INTEGER", "TEXT": "VARCHAR", "REAL": "DOUBLE"}
-	case dialectMariaDB:
-		names = map[string]string{"INTEGER": "int", "TEXT": "varchar(500)", "REAL": "double"}
-	}
-	var b strings.Builder
-	b.WriteString("CREATE TABLE " + t.name + " (")
-	for i, c := range t.cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		typ := names[types[c]]
-		if mt, ok := myTextTypes[c]; ok && dialect == dialectMariaDB {
-			typ = mt
-		}
-		b.WriteString(c + " " + typ)
-	}
-	if pk := primaryKey(t); pk != "" && dialect == dialectMariaDB {
-		b.WriteString(", PRIMARY KEY (" + pk + ")")
-	}
-	b.WriteString(")")
-	return b.String()
-}
 
 // primaryKey is t's primary key columns, "" for HISTORY.
 func primaryKey(t *table) string {

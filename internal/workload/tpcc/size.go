@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -29,15 +30,8 @@ const pgMaxWAL = 4 << 30
 // the file (SQLite, DuckDB), or PostgreSQL's tables and indexes plus up
 // to max_wal_size of WAL. It saturates at math.MaxInt64.
 func LoadBytes(engineName string, w int) int64 {
-	per := int64(sqliteBytesPerWarehouse)
-	switch engineName {
-	case dialectDuckDB:
-		per = duckdbBytesPerWarehouse
-	case dialectPostgres:
-		per = pgBytesPerWarehouse
-	case dialectMariaDB:
-		per = myBytesPerWarehouse
-	}
+	d := engine.DialectOf(engineName)
+	per := cmp.Or(bytesPerWarehouse[d], sqliteBytesPerWarehouse)
 	if w <= 0 {
 		return 0
 	}
@@ -45,9 +39,7 @@ func LoadBytes(engineName string, w int) int64 {
 		return math.MaxInt64
 	}
 	b := int64(w) * per
-	if engineName == dialectPostgres {
-		b += min(b, pgMaxWAL)
-	}
+	b += min(b, loadWAL[d])
 	return b
 }
 

@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,10 +71,8 @@ func DefaultRunConfig() RunConfig {
 
 // DefaultPath is the database file of W warehouses on an embedded engine.
 func DefaultPath(engineName string, warehouses int) string {
-	if engineName == "duckdb" {
-		return fmt.Sprintf("numalab-tpcc-w%d.duckdb", warehouses)
-	}
-	return fmt.Sprintf("numalab-tpcc-w%d.db", warehouses)
+	spec, _ := engine.Lookup(engineName)
+	return fmt.Sprintf("numalab-tpcc-w%d.%s", warehouses, cmp.Or(spec.FileExt, "db"))
 }
 
 func badSetting(name, value, want string) error {
@@ -85,13 +84,13 @@ func badSetting(name, value, want string) error {
 func (c *RunConfig) Check() error {
 	var errs []error
 	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want sqlite, duckdb, postgres or mariadb"))
+		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want "+engine.List(nil)))
 	}
 	if c.DSN != "" && !isServer(c.Engine) {
-		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine postgres or mariadb"))
+		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
 	}
 	if c.DB != "" && isServer(c.Engine) {
-		errs = append(errs, badSetting("db", c.DB, "is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn, or none for a throwaway server)"))
+		errs = append(errs, badSetting("db", c.DB, "is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn, or none for a throwaway server)"))
 	}
 	if c.DB == "" && !isServer(c.Engine) {
 		c.DB = DefaultPath(c.Engine, c.Warehouses)
@@ -140,10 +139,11 @@ func (c RunConfig) Spec() sweep.Spec {
 		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour}
 }
 
-// isServer says whether engine is a server (PostgreSQL, MariaDB) rather
-// than a file in this process.
-func isServer(engine string) bool {
-	return engine == dialectPostgres || engine == dialectMariaDB
+// isServer says whether the engine named name is a server (the
+// registry's Server) rather than a file in this process.
+func isServer(name string) bool {
+	spec, _ := engine.Lookup(name)
+	return spec.Server
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -222,7 +222,7 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 		Opened: func(info engine.Info) { s.ld.Where = info.Where },
 	}
 	if cfg.DSN == "" {
-		src.Where.PG.Settings, src.Where.MariaDB.Settings = s.server, s.server
+		src.Where.ServerSettings = s.server
 	}
 	src.Where = src.Where.BindServer(s.dataNode)
 	say("opening " + cfg.Engine)
@@ -267,8 +267,8 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 		return nil, fmt.Errorf("prewarming tpcc on %s: %w", s.cfg.Engine, err)
 	}
 	pw.Seconds = time.Since(start).Seconds()
-	switch {
-	case s.cfg.Engine == "sqlite":
+	switch spec, _ := engine.Lookup(s.cfg.Engine); {
+	case spec.Placement.FilePages:
 		var pages place.PageSummary
 		if node >= 0 {
 			pages, err = place.MoveFilePages(s.w.Path(), node)
@@ -281,7 +281,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 		pw.Pages = &pages
 	case node >= 0 && pw.Stats.Placement != nil:
 		if f := pw.Stats.Placement.Local(node); f < 0.99 {
-			return nil, fmt.Errorf("placing the %s server's data memory (PostgreSQL's shared memory, MariaDB's buffer pool) on node %d: only %.1f%% landed there", s.cfg.Engine, node, 100*f)
+			return nil, fmt.Errorf("placing the %s server's data memory (%s) on node %d: only %.1f%% landed there", s.cfg.Engine, spec.Placement.ServerMemory, node, 100*f)
 		}
 	}
 	s.ld.Prewarm = append(s.ld.Prewarm, pw)

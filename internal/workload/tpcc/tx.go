@@ -35,23 +35,10 @@ type Meta struct {
 	LoadTime      string    `json:"load_time"`
 }
 
-// tableExistsSQL finds a table by name ($1 or ?) in a dialect.
-func tableExistsSQL(dialect string) string {
-	switch dialect {
-	case dialectSQLite:
-		return "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ?"
-	case dialectPostgres:
-		return "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
-	case dialectMariaDB:
-		return "SELECT table_name FROM information_schema.tables WHERE table_schema = database() AND table_name = ?"
-	}
-	return "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = current_schema() AND table_name = ?"
-}
-
 // readMeta reads numalab's marker table and refuses a database that is not
 // a numalab TPC-C database, was made by another schema version, or whose
 // load did not finish.
-func readMeta(ctx context.Context, db *sql.DB, dialect string) (Meta, error) {
+func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (Meta, error) {
 	var m Meta
 	var name string
 	meta := metaTable(dialect)
@@ -120,7 +107,7 @@ type Options struct {
 type Workload struct {
 	path    string // SQLite: the file
 	eng     engine.Engine
-	dialect string
+	dialect engine.Dialect
 	meta    Meta
 	run     Constants
 	opt     Options
@@ -130,23 +117,20 @@ type Workload struct {
 // one that is not complete. The workload uses eng until the streams are
 // closed; the caller closes eng (or the Workload, with Prepare).
 func Open(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error) {
-	m, err := readMeta(ctx, eng.DB(), eng.Name())
+	m, err := readMeta(ctx, eng.DB(), engine.DialectOf(eng.Name()))
 	if err != nil {
 		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
 	}
-	w := &Workload{eng: eng, dialect: eng.Name(), meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
-	if w.dialect == dialectSQLite {
+	w := &Workload{eng: eng, dialect: engine.DialectOf(eng.Name()), meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
+	d := dialects[w.dialect]
+	if d.oneWriter {
 		w.path = eng.Path()
 	}
-	if w.dialect == dialectPostgres {
-		// The functions of this numalab version, whatever loaded the data.
-		if _, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(w.eng.Schema())); err != nil {
-			return nil, fmt.Errorf("opening tpcc on postgres: creating the transaction functions: %w", err)
-		}
-	}
-	if w.dialect == dialectMariaDB {
-		if err := createMyProcedures(ctx, eng); err != nil {
-			return nil, fmt.Errorf("opening tpcc on mariadb: creating the transaction procedures: %w", err)
+	if d.code != nil {
+		// The server-side code of this numalab version, whatever loaded
+		// the data.
+		if err := d.code(ctx, eng); err != nil {
+			return nil, fmt.Errorf("opening tpcc on %s: creating the transaction %s: %w", eng.Name(), d.codeKind, err)
 		}
 	}
 	return w, nil
@@ -165,7 +149,7 @@ func (w *Workload) RunConstants() Constants { return w.run }
 func (w *Workload) Path() string { return w.path }
 
 // Dialect is the engine's name: sqlite, duckdb or postgres.
-func (w *Workload) Dialect() string { return w.dialect }
+func (w *Workload) Dialect() engine.Dialect { return w.dialect }
 
 // Transaction types, indexes into TxNames.
 const (
@@ -254,20 +238,13 @@ func (w *Workload) NewStream(rng *rand.Rand) (*Stream, error) {
 // server).
 func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, error) {
 	s := &Stream{w: w, rng: rng}
-	if len(w.opt.Session) > 0 && w.dialect != dialectPostgres && w.dialect != dialectMariaDB {
-		return nil, fmt.Errorf("opening a tpcc stream: session statements are for PostgreSQL and MariaDB, not %s", w.dialect)
+	if spec, _ := engine.ByDialect(w.dialect); len(w.opt.Session) > 0 && !spec.Server {
+		return nil, fmt.Errorf("opening a tpcc stream: session statements are for %s, not %s", engine.Titles(engine.IsServer), w.dialect)
 	}
 	var err error
-	switch w.dialect {
-	case dialectSQLite:
-		s.x, err = newSQLiteRunner(ctx, w)
-	case dialectDuckDB:
-		s.x, err = newDuckRunner(ctx, w)
-	case dialectPostgres:
-		s.x, err = newPGRunner(ctx, w)
-	case dialectMariaDB:
-		s.x, err = newMyRunner(ctx, w)
-	default:
+	if d, ok := dialects[w.dialect]; ok {
+		s.x, err = d.runner(ctx, w)
+	} else {
 		err = fmt.Errorf("no tpcc transactions for engine %q", w.dialect)
 	}
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,20 +112,24 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	if err != nil {
 		return st, fmt.Errorf("loading tpch: %w", err)
 	}
-	dialect := eng.Name()
+	dialect := engine.DialectOf(eng.Name())
+	d, ok := dialects[dialect]
+	if !ok {
+		return st, fmt.Errorf("loading tpch: no loader for engine %q", eng.Name())
+	}
+	spec, _ := engine.Lookup(eng.Name())
 	st.Workers = cfg.Workers
 	if st.Workers <= 0 {
 		st.Workers = runtime.NumCPU()
 	}
-	if dialect == dialectSQLite {
+	if d.oneWriter {
 		st.Workers = 1
 	}
 	var created []string
 	defer func() {
-		// A failed load into PostgreSQL or MariaDB drops the tables it
-		// created; a file's caller discards the file
-		// (engine.Engine.Discard).
-		if err == nil || (dialect != dialectPostgres && dialect != dialectMariaDB) {
+		// A failed load into a server drops the tables it created; a
+		// file's caller discards the file (engine.Engine.Discard).
+		if err == nil || !spec.Server {
 			return
 		}
 		for _, name := range created {
@@ -152,22 +155,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		return st, fmt.Errorf("loading tpch into %s: %w", dialect, err)
 	}
 	t0 = time.Now()
-	var post []string
-	switch dialect {
-	case dialectPostgres:
-		names := make([]string, len(tables))
-		for i, t := range tables {
-			post = append(post, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+t.pkey+")")
-			names[i] = t.name
-		}
-		post = append(post, "ANALYZE "+strings.Join(names, ", "))
-	case dialectSQLite, dialectDuckDB:
-		post = append(post, "ANALYZE")
-	case dialectMariaDB:
-		post = append(post, myIndexes...)
-		post = append(post, "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
-	}
-	for _, s := range post {
+	for _, s := range d.afterLoad() {
 		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
 			return st, fmt.Errorf("loading tpch into %s: %s: %w", dialect, s, err)
 		}
@@ -177,21 +165,14 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 }
 
 // insert generates every table's rows into eng's tables, which exist and
-// are empty, by the engine's bulk path, and returns the rows written per
-// table (in tables' order).
+// are empty, by the engine's bulk path (its dialect's insert), and returns
+// the rows written per table (in tables' order).
 func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
-	cs := chunks(g.n)
-	switch eng.Name() {
-	case dialectPostgres:
-		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &pgWorker{ctx: ctx, eng: eng}, nil })
-	case dialectDuckDB:
-		return insertDuckDB(ctx, eng, g, cs, workers)
-	case dialectSQLite:
-		return generate(ctx, g, cs, 1, func(context.Context) (worker, error) { return &sqliteWorker{eng: eng}, nil })
-	case dialectMariaDB:
-		return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &myWorker{ctx: ctx, eng: eng}, nil })
+	d, ok := dialects[engine.DialectOf(eng.Name())]
+	if !ok {
+		return nil, fmt.Errorf("no loader for engine %q", eng.Name())
 	}
-	return nil, fmt.Errorf("no loader for engine %q", eng.Name())
+	return d.insert(ctx, eng, g, chunks(g.n), workers)
 }
 
 // generate runs workers, each opened by open, over the chunks cs and

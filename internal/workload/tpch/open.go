@@ -63,7 +63,7 @@ func Open(ctx context.Context, cfg OpenConfig) (*DB, error) {
 	}
 	opt := cfg.Options
 	opt.DataBytes = need
-	if cfg.Engine == dialectPostgres || cfg.Engine == dialectMariaDB {
+	if spec, _ := engine.Lookup(cfg.Engine); spec.Server {
 		return openServer(ctx, cfg, opt, need)
 	}
 	return openFile(ctx, cfg, opt, need)
@@ -90,7 +90,7 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", cfg.Engine, err))
 		}
-		m, merr := readMeta(ctx, eng.DB(), cfg.Engine)
+		m, merr := readMeta(ctx, eng.DB(), engine.DialectOf(cfg.Engine))
 		switch {
 		case merr != nil || m["workload"] != "tpch":
 			eng.Close()
@@ -151,7 +151,8 @@ func removeLeftLoads(path string) error {
 }
 
 func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need int64) (*DB, error) {
-	server := map[string]string{dialectPostgres: "PostgreSQL", dialectMariaDB: "MariaDB"}[cfg.Engine]
+	spec, _ := engine.Lookup(cfg.Engine)
+	server := spec.Title
 	if opt.DSN == "" {
 		cfg.Say("starting a throwaway " + server + " server")
 	}
@@ -167,7 +168,7 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 		eng.Close()
 		return nil, fmt.Errorf("opening tpch on %s (%s): %w", server, where, err)
 	}
-	m, merr := readMeta(ctx, eng.DB(), cfg.Engine)
+	m, merr := readMeta(ctx, eng.DB(), engine.DialectOf(cfg.Engine))
 	switch {
 	case merr == nil && ready(m, cfg):
 		return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: where}, nil
@@ -181,7 +182,7 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 	default:
 		for _, t := range append(tableNames(), metaTable) {
 			var n int
-			if err := eng.DB().QueryRowContext(ctx, tableCount[cfg.Engine], t).Scan(&n); err != nil {
+			if err := eng.DB().QueryRowContext(ctx, tableCount[engine.DialectOf(cfg.Engine)], t).Scan(&n); err != nil {
 				return fail(err)
 			}
 			if n > 0 {
@@ -206,10 +207,10 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 		return LoadStats{}, fmt.Errorf("SF %g: %w", cfg.SF, err)
 	}
 	db := eng.DB()
-	if _, err := db.ExecContext(ctx, "CREATE TABLE "+metaTable+" ("+metaKey(cfg.Engine)+" "+metaKeyType(cfg.Engine)+" PRIMARY KEY, value TEXT NOT NULL)"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+metaTable+" ("+metaKey(engine.DialectOf(cfg.Engine))+" "+metaKeyType(engine.DialectOf(cfg.Engine))+" PRIMARY KEY, value TEXT NOT NULL)"); err != nil {
 		return LoadStats{}, fmt.Errorf("creating %s: %w", metaTable, err)
 	}
-	if err := putMeta(ctx, db, cfg.Engine, map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
+	if err := putMeta(ctx, db, engine.DialectOf(cfg.Engine), map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
 		return LoadStats{}, err
 	}
 	cfg.Say(fmt.Sprintf("loading tpch SF %g into %s", cfg.SF, cfg.Engine))
@@ -217,10 +218,10 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 	if err != nil {
 		return st, err
 	}
-	return st, putMeta(ctx, db, cfg.Engine, map[string]string{"load_complete": "1"})
+	return st, putMeta(ctx, db, engine.DialectOf(cfg.Engine), map[string]string{"load_complete": "1"})
 }
 
-func putMeta(ctx context.Context, db *sql.DB, dialect string, kv map[string]string) error {
+func putMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect, kv map[string]string) error {
 	for k, v := range kv {
 		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+metaKey(dialect)+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
 			return fmt.Errorf("writing %s: %w", metaTable, err)
@@ -229,7 +230,7 @@ func putMeta(ctx context.Context, db *sql.DB, dialect string, kv map[string]stri
 	return nil
 }
 
-func readMeta(ctx context.Context, db *sql.DB, dialect string) (map[string]string, error) {
+func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(dialect)+", value FROM "+metaTable)
 	if err != nil {
 		return nil, err
@@ -258,28 +259,4 @@ func tableNames() []string {
 		out = append(out, t.name)
 	}
 	return out
-}
-
-// tableCount counts the tables of a name (the query's one argument) in
-// numalab's schema (MariaDB: database), per server engine.
-var tableCount = map[string]string{
-	dialectPostgres: "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = $1",
-	dialectMariaDB:  "SELECT count(*) FROM information_schema.tables WHERE table_schema = database() AND table_name = ?",
-}
-
-// metaKey is the marker table's key column: key is a reserved word in
-// MariaDB, which quotes it with backticks.
-func metaKey(dialect string) string {
-	if dialect == dialectMariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
-// metaKeyType is the key column's type: MariaDB indexes no TEXT whole.
-func metaKeyType(dialect string) string {
-	if dialect == dialectMariaDB {
-		return "VARCHAR(64)"
-	}
-	return "TEXT"
 }

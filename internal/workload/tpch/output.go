@@ -2,6 +2,7 @@ package tpch
 
 import (
 	"errors"
+	"github.com/numalab/numalab/internal/engine"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold d
 		// no DOP is chosen by them.
 		out.Analysis.Advice = nil
 	}
-	if inf := s.Info(); inf != nil && s.cfg.Engine == "postgres" {
+	if inf := s.Info(); inf != nil && pageCosts[engine.DialectOf(s.cfg.Engine)] {
 		out.Storage = StorageAdvice(inf.Settings, probe, out.Analysis.Cost)
 	}
 	return out

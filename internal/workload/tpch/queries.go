@@ -3,6 +3,7 @@ package tpch
 import (
 	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/engine"
 	"strconv"
 	"strings"
 	"time"
@@ -31,14 +32,12 @@ const Queries = 22
 // "postgres" or "mariadb") with substitution parameters drawn as qgen
 // does (clause 2.4.n.3) by an RNG of seed: the same n, seed and sf give
 // the same parameters on every engine. sf sets Q11's FRACTION (0.0001/SF).
-func QueryFor(n int, dialect string, seed int64, sf float64) (Query, error) {
+func QueryFor(n int, dialect engine.Dialect, seed int64, sf float64) (Query, error) {
 	if n < 1 || n > Queries {
 		return Query{}, fmt.Errorf("%w: %d (expected 1 to %d)", ErrQuery, n, Queries)
 	}
-	switch dialect {
-	case dialectSQLite, dialectDuckDB, dialectPostgres, dialectMariaDB:
-	default:
-		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected sqlite, duckdb, postgres or mariadb)", n, dialect)
+	if _, ok := dialects[dialect]; !ok {
+		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected %s)", n, dialect, engine.List(nil))
 	}
 	if _, err := CountsFor(sf); err != nil {
 		return Query{}, fmt.Errorf("tpch query %d: %w", n, err)
@@ -51,7 +50,7 @@ func QueryFor(n int, dialect string, seed int64, sf float64) (Query, error) {
 // qb builds one query: it draws the parameters, records them, and writes
 // the dialect's forms of dates and years.
 type qb struct {
-	d      string
+	d      engine.Dialect
 	r      rng
 	sf     float64
 	params []string
@@ -61,23 +60,6 @@ type qb struct {
 func (q *qb) param(name, v string) string {
 	q.params = append(q.params, name+"="+v)
 	return v
-}
-
-// date is a date literal: DATE '1995-03-15', or on SQLite the text.
-func (q *qb) date(t time.Time) string {
-	s := "'" + t.Format(time.DateOnly) + "'"
-	if q.d == dialectSQLite {
-		return s
-	}
-	return "DATE " + s
-}
-
-// year is the year of a date column, an integer.
-func (q *qb) year(col string) string {
-	if q.d == dialectSQLite {
-		return "CAST(strftime('%Y', " + col + ") AS INTEGER)"
-	}
-	return "extract(year from " + col + ")"
 }
 
 // int draws an integer in [lo, hi] as a parameter.

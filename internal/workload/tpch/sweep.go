@@ -117,17 +117,22 @@ func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
 }
 
 // isServer says the engine is a server numalab talks to over a socket
-// (PostgreSQL, MariaDB), not a library in the process.
-func isServer(eng string) bool { return eng == dialectPostgres || eng == dialectMariaDB }
+// (the registry's Server), not a library in the process.
+func isServer(eng string) bool {
+	spec, _ := engine.Lookup(eng)
+	return spec.Server
+}
 
 // CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
 func CheckDOP(eng string, dops []int, cpus int) error {
 	for _, p := range dops {
-		if eng == dialectSQLite && p != 1 {
-			return fmt.Errorf("asks SQLite for DOP %d, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)", p)
-		}
-		if eng == dialectMariaDB && p != 1 {
-			return fmt.Errorf("asks MariaDB for DOP %d, but MariaDB has no intra-query parallelism (each query runs on its connection's one thread): use --dop 1 (or --engine duckdb or postgres), or --streams for concurrent queries", p)
+		if spec, ok := engine.Lookup(eng); ok && !spec.Parallel.Query && p != 1 {
+			more := ""
+			if spec.Server {
+				more = ", or --streams for concurrent queries"
+			}
+			return fmt.Errorf("asks %s for DOP %d, but %s: use --dop 1 (or --engine %s)%s", spec.Title, p, spec.Parallel.Refusal,
+				engine.List(func(s engine.Spec) bool { return s.Parallel.Query }), more)
 		}
 		if p > cpus {
 			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
@@ -183,23 +188,19 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		return nil, err
 	}
 	s.db = db
-	ld := result.BulkLoad{Engine: s.cfg.Engine, Workload: "tpch", Method: loadMethod[s.cfg.Engine], Rows: db.Stats.Total,
+	ld := result.BulkLoad{Engine: s.cfg.Engine, Workload: "tpch", Method: loadMethod[engine.DialectOf(s.cfg.Engine)], Rows: db.Stats.Total,
 		Insert: db.Stats.Insert, RowsPerSecond: db.Stats.RowsPerSec(), Total: db.Stats.Insert + db.Stats.Keys, Reused: db.Reused, Where: db.Where}
 	if db.Reused {
 		tell.Note(fmt.Sprintf("tpch SF %g: reused numalab's earlier load in %s", s.cfg.SF, db.Where))
 	} else {
-		// The rate is LoadStats.RowsPerSec's: up to the last commit.
-		// DuckDB writes some of it again when the file closes (its
-		// checkpoint), which the load benchmark times too.
-		after := ""
-		if s.cfg.Engine == dialectDuckDB {
-			after = ", before DuckDB's checkpoint"
-		}
+		// The rate is LoadStats.RowsPerSec's: up to the last commit
+		// (afterCommit: what an engine writes later).
+		after := afterCommit[engine.DialectOf(s.cfg.Engine)]
 		tell.Note(fmt.Sprintf("tpch SF %g: %d rows loaded in %s by %s with %d workers, %.0f rows/s to the last commit%s", s.cfg.SF, db.Stats.Total, db.Where, ld.Method, db.Stats.Workers, ld.RowsPerSecond, after))
 	}
 	s.sql = map[int]string{}
 	for _, q := range s.cfg.Queries {
-		qq, err := QueryFor(q, s.cfg.Engine, s.cfg.Seed, s.cfg.SF)
+		qq, err := QueryFor(q, engine.DialectOf(s.cfg.Engine), s.cfg.Seed, s.cfg.SF)
 		if err != nil {
 			return nil, err
 		}
@@ -215,13 +216,6 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 // KindLoad is how the tpch data got into the engine.
 const KindLoad result.Kind[result.BulkLoad] = "tpch.Load"
 
-var loadMethod = map[string]string{
-	dialectPostgres: "COPY (binary)",
-	dialectDuckDB:   "INSERT from chunk table functions",
-	dialectSQLite:   "prepared multi-row INSERT",
-	dialectMariaDB:  "prepared multi-row INSERT",
-}
-
 // Prewarm reads the data on the calling thread; with node >= 0 (a
 // thread pinned to it and bound to its memory) it places the data there
 // and checks where it landed (engine.PlaceData), a DuckDB database opened
@@ -232,7 +226,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 		_, err := s.db.Eng.Prewarm(ctx)
 		return nil, err
 	}
-	if s.cfg.Engine == dialectDuckDB {
+	if spec, _ := engine.Lookup(s.cfg.Engine); spec.Placement.Fresh {
 		old := *s.db
 		if err := s.db.Eng.Close(); err != nil {
 			return nil, err
@@ -276,7 +270,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 				tc.PlanError = result.Redact(err.Error())
 			} else {
 				tc.Plan = &p
-				if s.cfg.Engine == dialectPostgres {
+				if spec, _ := engine.Lookup(s.cfg.Engine); spec.Parallel.Launched {
 					tc.Used = 1 + p.WorkersLaunched
 				}
 			}

@@ -15,7 +15,7 @@ import (
 
 // Config says which database to use and what it must hold.
 type Config struct {
-	Dialect Dialect
+	Dialect engine.Dialect
 	// Engine says where the database is: Path (SQLite, DuckDB) or DSN
 	// (PostgreSQL, MariaDB; empty starts a managed server), PG, Schema,
 	// PinBackends. Open sets Create and DataBytes itself.
@@ -41,10 +41,10 @@ func (c *Config) defaults() error {
 	if err := CheckSize(c.Rows, c.Rate); err != nil {
 		return err
 	}
-	if _, err := ParseDialect(string(c.Dialect)); err != nil {
-		return err
+	if _, ok := engine.ByDialect(c.Dialect); !ok {
+		return fmt.Errorf("unknown engine %q (expected %s)", c.Dialect, engine.List(nil))
 	}
-	if !c.Dialect.IsServer() && c.Engine.Path == "" {
+	if !specOf(c.Dialect).Server && c.Engine.Path == "" {
 		return fmt.Errorf("no %s database file given", c.Dialect)
 	}
 	return nil
@@ -62,7 +62,7 @@ const BytesPerRow = 240
 
 // DefaultPath is the file an embedded engine keeps n rows in when the user
 // names none: in the working directory, one per engine and size.
-func DefaultPath(d Dialect, rows int64) string {
+func DefaultPath(d engine.Dialect, rows int64) string {
 	return fmt.Sprintf("transtats-%d.%s", rows, d)
 }
 
@@ -82,7 +82,7 @@ const (
 )
 
 // statsFromMeta rebuilds a finished load's figures.
-func statsFromMeta(d Dialect, m map[string]string) LoadStats {
+func statsFromMeta(d engine.Dialect, m map[string]string) LoadStats {
 	st := LoadStats{Engine: string(d), Workload: "transtats", Method: m[metaMethod], Reused: true}
 	st.Rows, _ = strconv.ParseInt(m[metaRows], 10, 64)
 	st.Rate, _ = strconv.ParseInt(m[metaRate], 10, 64)
@@ -145,7 +145,7 @@ func (db *DB) SetDOP(ctx context.Context, dop int) error { return db.eng.SetDOP(
 // after Start) at the current DOP, normalised by the engine so that equal
 // plans have equal texts.
 func (db *DB) Explain(ctx context.Context, q string, sec int64) (string, error) {
-	text, err := QueryText(Dialect(db.eng.Name()), q, sec)
+	text, err := QueryText(engine.DialectOf(db.eng.Name()), q, sec)
 	if err != nil {
 		return "", err
 	}
@@ -160,7 +160,7 @@ func (db *DB) Explain(ctx context.Context, q string, sec int64) (string, error) 
 // Start) at the current DOP with its estimated cost, without running it
 // (planest.Explain); SQLite's has no cost, nor MariaDB 10's.
 func (db *DB) Cost(ctx context.Context, q string, sec int64) (planest.Plan, error) {
-	text, err := QueryText(Dialect(db.eng.Name()), q, sec)
+	text, err := QueryText(engine.DialectOf(db.eng.Name()), q, sec)
 	if err != nil {
 		return planest.Plan{}, err
 	}
@@ -174,7 +174,7 @@ func (db *DB) Cost(ctx context.Context, q string, sec int64) (planest.Plan, erro
 // Run runs query q on c (P2 with t = sec seconds after Start) and checks
 // what it can: P1 must count every row.
 func (db *DB) Run(ctx context.Context, c engine.Conn, q string, sec int64) (Result, error) {
-	text, err := QueryText(Dialect(db.eng.Name()), q, sec)
+	text, err := QueryText(engine.DialectOf(db.eng.Name()), q, sec)
 	if err != nil {
 		return Result{}, err
 	}

@@ -2,6 +2,7 @@ package transtats
 
 import (
 	"cmp"
+	"github.com/numalab/numalab/internal/engine"
 	"slices"
 
 	"github.com/numalab/numalab/internal/planest"
@@ -81,12 +82,13 @@ func Estimates(cells []*result.QueryCell) []planest.Row {
 
 // NoEstimate says why a run on engine over dops has no estimated speedup,
 // or "" when it may have one (PostgreSQL) or needs none (one DOP).
-func NoEstimate(engine string, dops []int) string {
-	if len(dops) < 2 || Dialect(engine) == Postgres {
+func NoEstimate(name string, dops []int) string {
+	spec, _ := engine.Lookup(name)
+	if len(dops) < 2 || spec.Parallel.Costed {
 		return ""
 	}
-	if Dialect(engine) == DuckDB {
-		return "no estimated speedup: DuckDB's plans carry no cost, and the estimated rows that stand in for one do not change with the thread count"
+	if spec.Plan == engine.PlanDuckJSON {
+		return "no estimated speedup: " + spec.Title + "'s plans carry no cost, and the estimated rows that stand in for one do not change with the thread count"
 	}
-	return "no estimated speedup: " + engine + "'s plans carry no cost"
+	return "no estimated speedup: " + name + "'s plans carry no cost"
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
@@ -35,14 +34,6 @@ var tables = func() []string {
 var tranStatsColumns = []string{"server_config", "users", "cpus", "thread_name", "tran_count",
 	"tran_type", "tran_status", "tran_begin", "tran_end", "resultset_size", "filler"}
 
-// loadMethod names each engine's bulk path, for the record.
-var loadMethod = map[Dialect]string{
-	SQLite:   "prepared multi-row INSERT in large transactions",
-	DuckDB:   "appender",
-	Postgres: "COPY",
-	MariaDB:  "prepared multi-row INSERT",
-}
-
 // Open makes sure the database holds a complete transtats data set of
 // cfg.Rows rows at cfg.Rate, loading it when it does not, and opens it for
 // running.
@@ -61,7 +52,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := CheckFits(cfg.Dialect, cfg.Engine, cfg.Rows); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
 	}
-	if cfg.Dialect.IsServer() {
+	if specOf(cfg.Dialect).Server {
 		return openServer(ctx, cfg)
 	}
 	return openFile(ctx, cfg)
@@ -146,11 +137,8 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 // it complete.
 func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	opt := cfg.Engine
-	opt.DataBytes = cfg.Rows * BytesPerRow
-	if cfg.Dialect == MariaDB {
-		opt.DataBytes += myDimensionBytes
-	}
-	server := serverTitle[cfg.Dialect]
+	opt.DataBytes = cfg.Rows*BytesPerRow + cachedBytes[cfg.Dialect]
+	server := specOf(cfg.Dialect).Title
 	eng, err := engine.Open(ctx, string(cfg.Dialect), opt)
 	if err != nil {
 		return nil, fmt.Errorf("opening transtats on %s: %w", server, err)
@@ -187,7 +175,7 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 // readMeta reads the marker table.
-func readMeta(ctx context.Context, d Dialect, db *sql.DB) (map[string]string, error) {
+func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(d)+", value FROM "+metaTable)
 	if err != nil {
 		return nil, err
@@ -204,20 +192,11 @@ func readMeta(ctx context.Context, d Dialect, db *sql.DB) (map[string]string, er
 	return m, rows.Err()
 }
 
-// metaKey is the marker table's key column: key is a reserved word in
-// MariaDB, which quotes it with backticks.
-func metaKey(d Dialect) string {
-	if d == MariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
 // load creates and fills every table in a new database, after refusing a
 // load that would leave its filesystem less than 5% free
 // (engine.CheckRoom), with the estimate (LoadBytes) and the free space.
 func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
-	d := Dialect(eng.Name())
+	d := engine.DialectOf(eng.Name())
 	st := LoadStats{Engine: string(d), Workload: "transtats", Method: loadMethod[d], Rows: cfg.Rows, Rate: cfg.Rate}
 	if err := engine.CheckRoom(eng, LoadBytes(d, cfg.Rows)); err != nil {
 		return st, fmt.Errorf("loading %d rows: %w", cfg.Rows, err)
@@ -261,15 +240,12 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 	st.Insert = time.Since(t1)
 	st.RowsPerSecond = float64(cfg.Rows) / st.Insert.Seconds()
 
-	if d == Postgres {
+	if keys := afterInsert[d]; len(keys) > 0 {
 		cfg.progress("building tran_stats' primary key (tran_begin, tran_count)", cfg.Rows)
-		if err := exec("ALTER TABLE tran_stats ADD PRIMARY KEY (tran_begin, tran_count)"); err != nil {
-			return st, err
-		}
-		// The heap is already in key order (rows were copied so): mark the
-		// key as the clustering index without rewriting the table.
-		if err := exec("ALTER TABLE tran_stats CLUSTER ON tran_stats_pkey"); err != nil {
-			return st, err
+		for _, q := range keys {
+			if err := exec(q); err != nil {
+				return st, err
+			}
 		}
 	}
 	cfg.progress("building the dimension tables and dimension", cfg.Rows)
@@ -282,9 +258,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return st, err
 	}
 	cfg.progress("gathering statistics", cfg.Rows)
-	analyze := map[Dialect]string{SQLite: "ANALYZE", DuckDB: "ANALYZE", Postgres: "VACUUM ANALYZE",
-		MariaDB: "ANALYZE TABLE " + strings.Join(tables[1:], ", ")}[d]
-	if err := exec(analyze); err != nil {
+	if err := exec(analyze[d]); err != nil {
 		return st, err
 	}
 	st.Total = time.Since(t0)
@@ -297,8 +271,8 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 			return st, err
 		}
 	}
-	if d == DuckDB {
-		if err := exec("CHECKPOINT"); err != nil {
+	if q := afterComplete[d]; q != "" {
+		if err := exec(q); err != nil {
 			return st, err
 		}
 	}
@@ -312,7 +286,7 @@ func insertRows(ctx context.Context, eng engine.Engine, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("loading tran_stats: %w", err)
 	}
-	text := Dialect(eng.Name()) == SQLite
+	text := timesAsText[engine.DialectOf(eng.Name())]
 	tt := newTimeText()
 	const every = 1 << 16
 	for i := int64(1); i <= cfg.Rows; i++ {

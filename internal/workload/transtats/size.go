@@ -6,14 +6,6 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 )
 
-// Bytes a row of tran_stats takes loaded, per engine, with its indexes and
-// its share of the dimension tables: measured on loads of 500,000 rows
-// (SQLite's file 192,004,096 bytes, DuckDB's 16,789,504, PostgreSQL's
-// tables with their indexes 275,832,832) and rounded up. MariaDB's from a
-// load of 100,000 rows (InnoDB's tran_stats 20,512,768 bytes, dimension
-// 130,990,080 whatever the rows), taken at 500,000 rows and rounded up.
-var loadBytesPerRow = map[Dialect]int64{SQLite: 400, DuckDB: 40, Postgres: 560, MariaDB: 480}
-
 // myDimensionBytes is about what MariaDB's dimension table takes in
 // InnoDB (130,990,080 bytes measured), added to the data a managed
 // server's buffer pool is sized for, so that P1's lookups in it stay in
@@ -33,24 +25,17 @@ const pgMaxWAL = 4 << 30
 // whatever the rows) plus up to max_wal_size of WAL, or MariaDB's tables
 // with the dimension table, which is the same size whatever the rows. rows
 // is at most MaxRows, so it cannot overflow.
-func LoadBytes(d Dialect, rows int64) int64 {
-	b := max(rows, 0) * loadBytesPerRow[d]
-	switch d {
-	case Postgres:
-		b += pgDimensionKeyBytes
-		b += min(b, pgMaxWAL)
-	case MariaDB:
-		b += myDimensionBytes
-	}
-	return b
+func LoadBytes(d engine.Dialect, rows int64) int64 {
+	b := max(rows, 0)*loadBytesPerRow[d] + fixedLoadBytes[d]
+	return b + min(b, loadWAL[d])
 }
 
 // CheckFits refuses, before any work, a number of rows that could never
 // be loaded where it would go: more than the whole filesystem holds (the
 // file's directory; a managed server's $TMPDIR). A server reached by DSN,
 // or a directory that cannot be read, is not judged here.
-func CheckFits(d Dialect, where engine.Options, rows int64) error {
-	if err := engine.HoldsLoad(d.IsServer(), where, LoadBytes(d, rows)); err != nil {
+func CheckFits(d engine.Dialect, where engine.Options, rows int64) error {
+	if err := engine.HoldsLoad(specOf(d).Server, where, LoadBytes(d, rows)); err != nil {
 		return fmt.Errorf("%d rows on %s: %w", rows, d, err)
 	}
 	return nil

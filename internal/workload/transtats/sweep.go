@@ -58,7 +58,7 @@ type RunConfig struct {
 // count, the DOPs in the order given.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
-		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: Dialect(c.Engine).IsServer()}
+		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: isServer(c.Engine)}
 }
 
 // Plan is the configuration's sweep plan with its cells.
@@ -141,7 +141,7 @@ func (s *Sweep) Findings() []*result.PlanFinding { return s.findings }
 
 // Describe names the workload and engine.
 func (s *Sweep) Describe() sweep.Description {
-	return sweep.Description{Workload: "transtats", Engine: s.cfg.Engine, InCgo: !Dialect(s.cfg.Engine).IsServer()}
+	return sweep.Description{Workload: "transtats", Engine: s.cfg.Engine, InCgo: !isServer(s.cfg.Engine)}
 }
 
 // Types are the queries.
@@ -149,12 +149,12 @@ func (s *Sweep) Types() []string { return s.cfg.Queries }
 
 // Open loads the data where it is missing or incomplete, or reuses it.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	d := Dialect(s.cfg.Engine)
-	if s.dsn == "" && d.IsServer() {
-		tell.Say("starting a throwaway " + serverTitle[d] + " server")
+	d := engine.DialectOf(s.cfg.Engine)
+	if s.dsn == "" && isServer(s.cfg.Engine) {
+		tell.Say("starting a throwaway " + specOf(d).Title + " server")
 	}
 	opt := engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode)
-	opt.PG.Settings, opt.MariaDB.Settings = s.server, s.server
+	opt.ServerSettings = s.server
 	s.db0 = Config{Dialect: d, Engine: opt, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
@@ -188,7 +188,7 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 	if node < 0 {
 		return nil, nil
 	}
-	if Dialect(s.cfg.Engine) == DuckDB {
+	if spec, _ := engine.Lookup(s.cfg.Engine); spec.Placement.Fresh {
 		load := s.db.Load
 		if err := s.db.Close(); err != nil {
 			return nil, err
@@ -228,7 +228,7 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	qc.PlanBefore, s.curPlanErr = s.db.Explain(ctx, c.Type, s.planT)
 	if s.curPlanErr != nil {
 		qc.PlanError = s.curPlanErr.Error()
-	} else if Dialect(s.cfg.Engine) != SQLite {
+	} else if spec, _ := engine.Lookup(s.cfg.Engine); spec.Plan != engine.PlanText {
 		p, err := s.db.Cost(ctx, c.Type, s.planT)
 		if err != nil {
 			qc.PlanError = result.Redact(err.Error())
@@ -262,7 +262,7 @@ func (s *Sweep) Session(stmts []string) { s.session = stmts }
 // Stream opens a stream of the cell's query with its own seed, its
 // session set up with the Session statements.
 func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
-	if len(s.session) > 0 && !Dialect(s.cfg.Engine).IsServer() {
+	if len(s.session) > 0 && !isServer(s.cfg.Engine) {
 		return nil, fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine)
 	}
 	st, err := s.db.NewStream(ctx, c.Type, s.cfg.Seed*1_000_003+uint64(c.Index)<<16+uint64(stream))
@@ -426,14 +426,22 @@ func timeless(plan string, t, other int64) string {
 	return r.Replace(plan)
 }
 
+// isServer says the engine named name is a server (the registry's Server).
+func isServer(name string) bool {
+	spec, _ := engine.Lookup(name)
+	return spec.Server
+}
+
 // CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
-func CheckDOP(d Dialect, dops []int, cpus int) error {
+func CheckDOP(d engine.Dialect, dops []int, cpus int) error {
 	for _, p := range dops {
-		if d == SQLite && p != 1 {
-			return errors.New("asks SQLite for parallelism, but SQLite runs each query on one thread: use --dop 1 (or --engine duckdb or postgres)")
-		}
-		if d == MariaDB && p != 1 {
-			return fmt.Errorf("asks MariaDB for DOP %d, but MariaDB has no intra-query parallelism (each query runs on its connection's one thread): use --dop 1 (or --engine duckdb or postgres), or --streams for concurrent queries", p)
+		if spec := specOf(d); spec.Name != "" && !spec.Parallel.Query && p != 1 {
+			more, what := "", "parallelism"
+			if spec.Server {
+				more, what = ", or --streams for concurrent queries", fmt.Sprintf("DOP %d", p)
+			}
+			return fmt.Errorf("asks %s for %s, but %s: use --dop 1 (or --engine %s)%s", spec.Title, what, spec.Parallel.Refusal,
+				engine.List(func(s engine.Spec) bool { return s.Parallel.Query }), more)
 		}
 		if p > cpus {
 			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)

@@ -1,0 +1,48 @@
+package cliflag
+
+import (
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/engine"
+)
+
+// TestEngineSettings checks --engine, --dsn and --db against every engine
+// of the registry: a DSN only for a server, a file only for an embedded
+// engine, and an unknown engine refused with the registry's list.
+func TestEngineSettings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" for none refused
+	}{
+		{[]string{"--engine", "oracle"}, `-engine: "oracle" is not an engine: want ` + engine.List(nil)},
+		{[]string{"--engine", "sqlite", "--dsn", "x"}, "-dsn: a DSN is for --engine postgres or mariadb (the sqlite data is a file: use --db)"},
+		{[]string{"--engine", "duckdb", "--db", "t.duckdb"}, ""},
+		{[]string{"--engine", "mariadb", "--db", "t.db"}, ErrPostgresFile.Error()},
+		{[]string{"--engine", "postgres", "--dsn", "host=/tmp"}, ""},
+	} {
+		var name, dsn, db string
+		var timeout time.Duration
+		ss := EngineSettings(&name, &dsn, &timeout, &db)
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.String("engine", "sqlite", "")
+		fs.String("dsn", "", "")
+		fs.String("db", "", "")
+		ConnectTimeout(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		bad := ss.Apply(fs, true)
+		switch {
+		case c.want == "" && len(bad) > 0:
+			t.Errorf("%q: refused %v", c.args, bad)
+		case c.want != "" && (len(bad) != 1 || !strings.HasPrefix(bad[0].Error(), c.want)):
+			t.Errorf("%q: refused %v; want %q", c.args, bad, c.want)
+		}
+	}
+	if want := "-db: a file is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn)"; ErrPostgresFile.Error() != want {
+		t.Errorf("ErrPostgresFile = %q; want %q", ErrPostgresFile, want)
+	}
+}
