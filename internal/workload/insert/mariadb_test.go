@@ -102,8 +102,10 @@ func TestMariaDB(t *testing.T) {
 		}
 		switch c.key {
 		case "shared":
-			if lo != 1 || hi != n {
-				t.Errorf("key shared: ids %d..%d for %d rows; want 1..n from the AUTO_INCREMENT, started again for the cell", lo, hi, n)
+			// A batch a stream had in flight when the window closed is rolled
+			// back and skips its values: at most one batch per stream.
+			if skip := int64(cfg.Batch * cfg.Streams[len(cfg.Streams)-1]); lo != 1 || hi < n || hi > n+skip {
+				t.Errorf("key shared: ids %d..%d for %d rows; want 1..n from the AUTO_INCREMENT, started again for the cell, with at most %d values skipped by batches rolled back at the window's end", lo, hi, n, skip)
 			}
 		case "stream":
 			var streams int64
