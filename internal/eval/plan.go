@@ -10,6 +10,7 @@ import (
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/workload/pages"
 )
 
 // Plan is what eval's budget buys on a machine: a function of both and
@@ -451,21 +452,17 @@ func b2i(b bool) int {
 	return 0
 }
 
-// pageTime is what the page-size step takes: its cells, each followed by
-// a timing of its memory's random chain (pageChase), six more timings
-// (each memory's and the caches' before the first pair and after the
-// last), a quarter cell of warm-up on each image, and copying the image
-// twice and the sentinel (pageSetup). It repeats off-speed cells only
-// within this time.
-func (p Plan) pageTime() time.Duration {
-	return time.Duration(2*p.PagePairs)*(p.PageCell+pageChase) + 6*pageChase + p.PageCell/2 + pageSetup
+// pageTime is what the page-size step takes as planned
+// (pages.RunConfig.Time): its repeats are left out.
+func (p Plan) pageTime() time.Duration { return p.pagesConfig("").Time() }
+
+// pagesConfig is the page-size step's configuration of the tpcc-ro file
+// db: the plan's pairs and cells, up to half the pairs repeated.
+func (p Plan) pagesConfig(db string) pages.RunConfig {
+	c := pages.DefaultRunConfig()
+	c.DB, c.Pairs, c.Cell, c.Repeats, c.Tolerance = db, p.PagePairs, p.PageCell, max(p.PagePairs/2, 1), SentinelTolerance
+	return c
 }
-
-// pageChase is one timing of a random chain: two windows of 50 ms.
-const pageChase = 100 * time.Millisecond
-
-// pageSetup is the page-size step's copying and sentinel samples.
-const pageSetup = 2 * time.Second
 
 // tpchTime is what the TPC-H step's cells take: each also captures its
 // plan, within the cell's setup.

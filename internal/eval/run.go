@@ -15,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -68,7 +69,8 @@ type Commands struct {
 	OLTP     func(ctx context.Context, stored Stored, c tpcc.RunConfig) error
 	Report   func(ctx context.Context, stored Stored, c transtats.RunConfig) error
 	TPCH     func(ctx context.Context, stored Stored, c tpch.RunConfig) error
-	Curve    func(ctx context.Context, stored Stored, c tpcc.RunConfig) error // run oltp --curve
+	Curve    func(ctx context.Context, stored Stored, c tpcc.RunConfig) error  // run oltp --curve
+	Pages    func(ctx context.Context, stored Stored, c pages.RunConfig) error // run pages
 }
 
 // Run plans eval for the budget on the machine and says what the plan
@@ -121,7 +123,10 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(stepCtx, s, cfg.OLTPMy) })
 		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.myOLTPTime()) })},
 		{title: pageStepTitle, run: func(s Stored) error {
-			return pagePoints(stepCtx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s)
+			if probe.id == 0 {
+				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
+			}
+			return cmds.Pages(stepCtx, s, pagesConfig(cfg, probe.id, o))
 		}, essential: true, est: est(Plan.pageTime)},
 		queries,
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {

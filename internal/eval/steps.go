@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -33,6 +34,7 @@ type Configs struct {
 	Report                                                transtats.RunConfig
 	SMTDOP                                                []transtats.RunConfig // smt=on, smt=off; none without SMT
 	TPCH                                                  tpch.RunConfig
+	Pages                                                 pages.RunConfig // without its probe run
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -61,6 +63,7 @@ func NewConfigs(plan Plan, dir string) Configs {
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
 	c.SMTDOP = smtDOPConfigs(plan, c.Report)
+	c.Pages = plan.pagesConfig(c.OLTP.DB)
 	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
 	return c
@@ -93,6 +96,23 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 	fmt.Fprintf(w, "the probe took %v, %v more than planned: now\n", took.Round(time.Second), over.Round(time.Second))
 	writePlan(w, re)
 	return NewConfigs(re, dir)
+}
+
+// pageStepTitle is the page-size step's heading.
+const pageStepTitle = "page-size points for the model"
+
+// pagesConfig is the page-size step's configuration when it starts: at
+// the clock of the memory probe's run probeID, its repeats only while
+// they end within the budget (the plan leaves them out of the step's
+// time: they would cost the 5-minute plan an OLTP repeat; the load
+// curve, last, takes what is left, so they shorten it).
+func pagesConfig(cfg Configs, probeID int64, o Options) pages.RunConfig {
+	c := cfg.Pages
+	c.ProbeRun, c.RepeatWithin = probeID, time.Until(o.Start.Add(o.Budget)).Truncate(time.Second)
+	if c.RepeatWithin <= 0 {
+		c.Repeats, c.RepeatWithin = 0, 0
+	}
+	return c
 }
 
 // errNoRoom skips a step the budget had no room for (Plan's shrink).
