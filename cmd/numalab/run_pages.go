@@ -8,6 +8,7 @@ import (
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/pages"
 )
@@ -53,7 +54,7 @@ func runPagesConfig(ctx context.Context, e *env, c pages.RunConfig, storePath st
 	if err != nil {
 		return err
 	}
-	mem, err := pages.SentinelMemory(machine)
+	mem, err := sentinel.MemoryFor(machine)
 	if err != nil {
 		fmt.Fprintf(e.stdout, "speed sentinel: the core reference alone: %v\n", err)
 	} else {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
@@ -14,7 +13,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/store"
-	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
 // buildReport builds the report from the runs the steps stored in the store
@@ -134,17 +132,8 @@ func writeRuns(w io.Writer, steps []*step, runs map[int64]*result.Run, r *report
 		if r.TPCH == nil || s.id != r.TPCH.Run {
 			continue
 		}
-		for _, q := range r.TPCH.Analysis.Queries {
-			if len(q.Points) == 0 {
-				continue
-			}
-			var sp []string
-			for _, p := range q.Points {
-				sp = append(sp, fmt.Sprintf("DOP %d %.2fx", p.DOP, p.Speedup))
-			}
-			fmt.Fprintf(w, "    %s: %.4f s at DOP %d; speedup %s (median of %d); best DOP %d\n",
-				tpch.QueryName(q.Query), q.Points[0].Seconds, q.Points[0].DOP, strings.Join(sp, ", "), q.Points[0].Repeats, q.BestDOP)
+		for _, l := range r.TPCH.Analysis.SpeedupLines() {
+			fmt.Fprintln(w, "    "+l)
 		}
-		fmt.Fprintf(w, "    plan changes between DOPs: %d\n", len(r.TPCH.Analysis.Changes))
 	}
 }

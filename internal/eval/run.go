@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/pages"
@@ -93,8 +94,12 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	fmt.Fprintf(stdout, "numalab eval: %s, budget %v (its steps end by %v, the report after)\n", topo.Shape(o.Machine), o.Budget,
 		o.stepsDeadline().Sub(o.Start).Round(time.Second))
 	writePlan(stdout, plan)
-	mem := sentinelMemory(stdout, o.Machine)
-	if mem != nil {
+	// The speed sentinel's memory reference; the core one alone where it
+	// cannot be mapped.
+	mem, err := sentinel.MemoryFor(o.Machine)
+	if err != nil {
+		fmt.Fprintf(stdout, "speed sentinel: the core reference alone: %v\n", err)
+	} else {
 		defer mem.Free()
 	}
 	// The steps stop at the budget's end (plus Overrun); the report is

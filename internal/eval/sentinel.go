@@ -2,9 +2,7 @@ package eval
 
 import (
 	"fmt"
-	"io"
 
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
@@ -12,24 +10,6 @@ import (
 // before the step next to it is said to have run off the machine's usual
 // speed: a tenth and a half, well inside the ±30% phases this guest shows.
 const SentinelTolerance = 0.15
-
-// sentinelMemory maps the speed sentinel's memory reference over more
-// than the largest cache of machine m; nil, with a line on w saying why,
-// when it cannot be mapped (the core reference then runs alone).
-func sentinelMemory(w io.Writer, m *result.Topology) *sentinel.Memory {
-	var llc int64
-	if m != nil {
-		for _, c := range m.Caches {
-			llc = max(llc, c.SizeBytes)
-		}
-	}
-	mem, err := sentinel.NewMemory(sentinel.MemoryBytes(llc))
-	if err != nil {
-		fmt.Fprintf(w, "speed sentinel: the core reference alone: %v\n", err)
-		return nil
-	}
-	return mem
-}
 
 // watch times the speed sentinel, with the memory reference mem where
 // there is one, at the start and around every step: the samples "before

@@ -17,9 +17,9 @@ func TestWatch(t *testing.T) {
 		{title: "a", run: func(Stored) error { return nil }},
 		{title: "b", run: func(Stored) error { return boom }},
 	}
-	mem := sentinelMemory(t.Output(), fixture(t, "kvm-2vcpu-zen.tar.gz"))
-	if mem == nil {
-		t.Fatal("no memory reference")
+	mem, err := sentinel.MemoryFor(fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer mem.Free()
 	s := watch(steps, mem)

@@ -8,12 +8,8 @@ package eval
 // Without SMT DOP = cores = CPUs and there is nothing to compare.
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +19,6 @@ import (
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
@@ -114,11 +109,14 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 				return fmt.Errorf("left out with smt=on: %w", unsized)
 			}
 			c := cfg.SMTDOP[i]
-			db, done, err := unheldDuckDB(w, c.DB)
+			db, note, done, err := engine.UnheldDuckDB(c.DB)
 			if err != nil {
 				return err
 			}
 			defer done()
+			if note != "" {
+				fmt.Fprintln(w, note)
+			}
 			c.DB = db
 			if err := run(s, c); err != nil || i < len(smtPlacements)-1 {
 				return err
@@ -167,8 +165,8 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 	return nil
 }
 
-// p1Time is the median over repeats of P1's mean time at DOP 1 and one
-// stream in the reporting run id; 0 when no such cell finished a query.
+// p1Time is transtats.P1Time of the reporting run id in the store at
+// storePath.
 func p1Time(storePath string, id int64) (time.Duration, error) {
 	st, err := store.OpenToRead(storePath)
 	if err != nil {
@@ -179,66 +177,7 @@ func p1Time(storePath string, id int64) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	cells, err := result.KindQueryCell.All(run)
-	if err != nil {
-		return 0, err
-	}
-	var us []float64
-	for _, c := range cells {
-		if c.Query == transtats.P1 && c.Cell != nil && c.Cell.DOP == 1 && c.Cell.Streams == 1 && c.Cell.Total.Count > 0 {
-			us = append(us, c.Cell.Total.MeanUS)
-		}
-	}
-	if len(us) == 0 {
-		return 0, nil
-	}
-	return time.Duration(stats.Median(us) * float64(time.Microsecond)), nil
-}
-
-// unheldDuckDB is path, or where DuckDB may still hold it in this process
-// (an earlier step's parallel query was interrupted: engine.DuckHeld), a
-// copy of it beside it, which done removes: opening path again would be
-// refused.
-func unheldDuckDB(w io.Writer, path string) (string, func(), error) {
-	why := engine.DuckHeld(path)
-	if why == "" {
-		return path, func() {}, nil
-	}
-	dir, base := filepath.Split(path)
-	f, err := os.CreateTemp(dir, strings.TrimSuffix(base, ".duckdb")+"-copy-*.duckdb")
-	if err != nil {
-		return "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path, why, err)
-	}
-	cp := f.Name()
-	f.Close()
-	done := func() { os.Remove(cp); os.Remove(cp + ".wal") }
-	for _, ext := range []string{"", ".wal"} {
-		if err := copyFile(path+ext, cp+ext); err != nil && !(ext != "" && errors.Is(err, fs.ErrNotExist)) {
-			done()
-			return "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path+ext, why, err)
-		}
-	}
-	fmt.Fprintf(w, "DuckDB may still hold %s in this process (%s): this step reads a copy, %s, removed after it\n", path, why, cp)
-	return cp, done, nil
-}
-
-// copyFile copies the file from to the file to, which it creates or
-// truncates.
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return transtats.P1Time(run)
 }
 
 // writeSMTDOPWinner says, from the step's stored runs, the queries per

@@ -110,18 +110,6 @@ func CacheChainBytes(t *result.Topology) int64 {
 	return 128 << 10
 }
 
-// SentinelMemory maps the speed sentinel's memory reference over more
-// than the largest cache of machine t (sentinel.MemoryBytes).
-func SentinelMemory(t *result.Topology) (*sentinel.Memory, error) {
-	var llc int64
-	if t != nil {
-		for _, c := range t.Caches {
-			llc = max(llc, c.SizeBytes)
-		}
-	}
-	return sentinel.NewMemory(sentinel.MemoryBytes(llc))
-}
-
 // Measure runs cfg at the clock ghz: pairs of cells on cfg.CPU, the
 // tpcc-ro image in 4 KiB then 2 MiB pages, each cell followed by a
 // timing of its memory's chain and a sample of the speed sentinel (with
