@@ -11,6 +11,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/pages"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 // Plan is what eval's budget buys on a machine: a function of both and
@@ -244,7 +245,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	if p.DOPs[len(p.DOPs)-1] != n {
 		p.DOPs = append(p.DOPs, n)
 	}
-	smtDOP, err := smtDOPs(t)
+	smtDOP, err := transtats.SMTDOPs(t)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -440,11 +441,6 @@ func (p Plan) tpchStepTime() time.Duration {
 	return time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 }
 
-// smtDOPTime is one placement's run of the SMT × DOP step.
-func (p Plan) smtDOPTime() time.Duration {
-	return time.Duration(len(p.SMTDOP)*p.QueryRepeat) * p.queryCell()
-}
-
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -452,16 +448,10 @@ func b2i(b bool) int {
 	return 0
 }
 
-// pageTime is what the page-size step takes as planned
-// (pages.RunConfig.Time): its repeats are left out.
-func (p Plan) pageTime() time.Duration { return p.pagesConfig("").Time() }
-
-// pagesConfig is the page-size step's configuration of the tpcc-ro file
-// db: the plan's pairs and cells, up to half the pairs repeated.
-func (p Plan) pagesConfig(db string) pages.RunConfig {
-	c := pages.DefaultRunConfig()
-	c.DB, c.Pairs, c.Cell, c.Repeats, c.Tolerance = db, p.PagePairs, p.PageCell, max(p.PagePairs/2, 1), SentinelTolerance
-	return c
+// pageTime is what the page-size step takes as planned (its repeats
+// left out: pages.RunConfig.Time).
+func (p Plan) pageTime() time.Duration {
+	return pages.RunConfig{Pairs: p.PagePairs, Cell: p.PageCell}.Time()
 }
 
 // tpchTime is what the TPC-H step's cells take: each also captures its

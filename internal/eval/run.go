@@ -77,9 +77,9 @@ type Commands struct {
 // Run plans eval for the budget on the machine and says what the plan
 // bought; runs its steps (the memory probe, the null transaction on
 // SQLite, PostgreSQL and MariaDB, tpcc-ro on SQLite and briefly on
-// MariaDB, transtats and TPC-H-derived
-// queries on DuckDB, and a load curve of tpcc-ro on SQLite when the budget
-// has room left), planning the rest again when the probe overran
+// MariaDB, the page-size points, transtats, SMT x DOP and TPC-H-derived
+// queries on DuckDB, and a load curve of tpcc-ro on SQLite when the
+// budget has room left), planning the rest again when the probe overran
 // (replan); then writes the HTML report of the runs they stored, and the
 // summary on stdout. A step's failure does not stop the next, and is said
 // on stderr and in the summary; Run fails only when the report could not
@@ -131,7 +131,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			if probe.id == 0 {
 				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
 			}
-			return cmds.Pages(stepCtx, s, pagesConfig(cfg, probe.id, o))
+			return cmds.Pages(stepCtx, s, pagesConfig(cfg.Pages, probe.id, o.Start.Add(o.Budget)))
 		}, essential: true, est: est(Plan.pageTime)},
 		queries,
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"fmt"
-
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
@@ -28,21 +26,4 @@ func watch(steps []*step, mem *sentinel.Memory) *sentinel.Series {
 		}
 	}
 	return s
-}
-
-// offSpeed says, when the sentinel's verdict v on series s has a sample
-// off next to the step of that title, that the model's fit came from
-// cells taken while the machine was not at its usual speed; "" when it
-// held.
-func offSpeed(s *sentinel.Series, v sentinel.Verdict, title string) string {
-	for i, sm := range s.Samples {
-		if sm.Label != "before "+title || i+1 >= len(s.Samples) {
-			continue
-		}
-		if v.Between(i, i+1) {
-			return fmt.Sprintf("the speed sentinel read more than %.0f%% off its median next to the %s step, whose cells the model is fitted to: the fit is not to be trusted (run eval again)", 100*v.Tolerance, title)
-		}
-		return fmt.Sprintf("the speed sentinel held within %.0f%% of its median around the %s step, whose cells the model is fitted to", 100*v.Tolerance, title)
-	}
-	return ""
 }

@@ -1,67 +1,25 @@
 package eval
 
-// The SMT × DOP step: where the machine has SMT, transtats' P1 on DuckDB
-// at DOP 1, the physical cores and the logical CPUs, once with the query's
-// workers on every logical CPU (smt=on) and once on one thread per core
-// (smt=off, where DOP = logical CPUs is oversubscribed): the classic
-// question whether DOP 2N on N cores with SMT beats DOP N without it.
-// Without SMT DOP = cores = CPUs and there is nothing to compare.
+// The SMT × DOP step: transtats' comparison (transtats.SMTDOPs) sized
+// from P1's time in the transtats step, its winner said from its runs.
 
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
-// smtPlacements are the SMT × DOP step's placements, one run each.
-var smtPlacements = []string{"smt=on", "smt=off"}
-
-// smtDOPs are the SMT × DOP step's DOPs on t: 1, the physical cores and
-// the logical CPUs; nil where t has no SMT.
-func smtDOPs(t *result.Topology) ([]int, error) {
-	if t.ThreadsPerCore() <= 1 {
-		return nil, nil
-	}
-	on, err := place.Resolve(t, "smt=on")
-	if err != nil {
-		return nil, fmt.Errorf("planning eval's SMT x DOP step: %w", err)
-	}
-	if on.Cores == len(on.CPUs) {
-		return nil, nil
-	}
-	// One core of two threads would give DOP 1 twice.
-	return slices.Compact([]int{1, on.Cores, len(on.CPUs)}), nil
-}
-
 // smtDOPCells is how many cells the SMT × DOP step runs.
 func (p Plan) smtDOPCells() int {
-	return len(smtPlacements) * len(p.SMTDOP) * p.QueryRepeat
-}
-
-// smtDOPConfigs are the SMT × DOP step's runs: the transtats step's
-// configuration (its database, cell lengths and repeats), P1 alone at
-// the plan's SMT DOPs, on each of smtPlacements; none without SMT.
-func smtDOPConfigs(p Plan, report transtats.RunConfig) []transtats.RunConfig {
-	if len(p.SMTDOP) == 0 {
-		return nil
-	}
-	var out []transtats.RunConfig
-	for _, sel := range smtPlacements {
-		c := report
-		c.Queries, c.DOP, c.Placement = []string{transtats.P1}, p.SMTDOP, sel
-		out = append(out, c)
-	}
-	return out
+	return len(transtats.SMTPlacements) * len(p.SMTDOP) * p.QueryRepeat
 }
 
 // writeSMTDOPPlan is the plan's line for the step.
@@ -75,19 +33,18 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 		return
 	}
 	fmt.Fprintf(w, "      SMT x DOP on DuckDB: transtats P1 at DOP %s (1, the physical cores, the logical CPUs) placed %s, %v+%v per cell x%d repeats%s\n",
-		cliflag.FormatInts(p.SMTDOP), strings.Join(smtPlacements, " and "), p.QueryWarm, p.QueryCell, p.QueryRepeat, repeatNote(p.QueryRepeat))
+		cliflag.FormatInts(p.SMTDOP), strings.Join(transtats.SMTPlacements, " and "), p.QueryWarm, p.QueryCell, p.QueryRepeat, repeatNote(p.QueryRepeat))
 }
 
 // smtDOPSteps are the step's runs, one step a placement (none without
-// SMT), taking their
-// configurations from cfg when they run (a replan changes them), the
-// first after size, when not nil, has sized them; after the last, w is
-// told which placement and DOP won, when the cells tell, from the runs
-// stored in storePath.
+// SMT), taking their configurations from cfg when they run (a replan
+// changes them), the first after size, when not nil, has sized them;
+// after the last, w is told which placement and DOP won, when the cells
+// tell, from the runs stored in storePath.
 func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
 	var unsized error // why the first step could not be sized
-	for i, sel := range smtPlacements {
+	for i, sel := range transtats.SMTPlacements {
 		// A machine with SMT has the steps, left out (saying why) when
 		// the plan has no room for them.
 		if i >= len(cfg.SMTDOP) && !cfg.Plan.SMTNoRoom {
@@ -118,7 +75,7 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 				fmt.Fprintln(w, note)
 			}
 			c.DB = db
-			if err := run(s, c); err != nil || i < len(smtPlacements)-1 {
+			if err := run(s, c); err != nil || i < len(transtats.SMTPlacements)-1 {
 				return err
 			}
 			return writeSMTDOPWinner(w, storePath, steps)
@@ -139,7 +96,11 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 	if id == 0 {
 		return fmt.Errorf("%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell", errNoRoom)
 	}
-	t1, err := p1Time(storePath, id)
+	run, err := storedRun(storePath, id)
+	if err != nil {
+		return err
+	}
+	t1, err := transtats.P1Time(run)
 	if err != nil {
 		return err
 	}
@@ -165,40 +126,29 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 	return nil
 }
 
-// p1Time is transtats.P1Time of the reporting run id in the store at
-// storePath.
-func p1Time(storePath string, id int64) (time.Duration, error) {
+// storedRun is run id of the store at storePath.
+func storedRun(storePath string, id int64) (*result.Run, error) {
 	st, err := store.OpenToRead(storePath)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer st.Close()
-	run, err := st.Get(id)
-	if err != nil {
-		return 0, err
-	}
-	return transtats.P1Time(run)
+	return st.Get(id)
 }
 
 // writeSMTDOPWinner says, from the step's stored runs, the queries per
 // hour of each placement and DOP and which was best, when the cells tell
 // (report.PlacedDOP: the report says the same).
 func writeSMTDOPWinner(w io.Writer, storePath string, steps []*step) error {
-	st, err := store.Open(storePath)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	var runs []*result.Run
 	for _, s := range steps {
-		if s.id == 0 {
-			continue
+		if s.id != 0 {
+			r, err := storedRun(storePath, s.id)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, r)
 		}
-		r, err := st.Get(s.id)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, r)
 	}
 	pd, err := report.BuildPlacedDOP(runs)
 	if err != nil || len(pd.Points) == 0 {

@@ -20,21 +20,15 @@ import (
 
 // Configs is the configuration of each of eval's steps after the probe.
 type Configs struct {
-	Plan               Plan // what they were made from
-	NullSQLite, NullPG null.RunConfig
-	OLTP               tpcc.RunConfig
-	// NullMy and OLTPMy are MariaDB's steps; MariaDB says the plan has
-	// them.
-	MariaDB bool
-	// MariaDBBudget, SMTDOPBudget, TPCHBudget and RoomSearched are the
-	// plan's: the budgets that would have room for steps this one has not.
-	MariaDBBudget, SMTDOPBudget, TPCHBudget, RoomSearched time.Duration
-	NullMy                                                null.RunConfig
-	OLTPMy                                                tpcc.RunConfig
-	Report                                                transtats.RunConfig
-	SMTDOP                                                []transtats.RunConfig // smt=on, smt=off; none without SMT
-	TPCH                                                  tpch.RunConfig
-	Pages                                                 pages.RunConfig // without its probe run
+	// Plan is what they were made from: whether they have MariaDB's steps
+	// (NullMy, OLTPMy), and which budgets have room for those they have not.
+	Plan
+	NullSQLite, NullPG, NullMy null.RunConfig
+	OLTP, OLTPMy               tpcc.RunConfig
+	Report                     transtats.RunConfig
+	SMTDOP                     []transtats.RunConfig // smt=on, smt=off; none without SMT
+	TPCH                       tpch.RunConfig
+	Pages                      pages.RunConfig // without its probe run
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -49,8 +43,6 @@ func NewConfigs(plan Plan, dir string) Configs {
 	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG, &c.NullMy} {
 		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
 	}
-	c.MariaDB = plan.MariaDB
-	c.MariaDBBudget, c.SMTDOPBudget, c.TPCHBudget, c.RoomSearched = plan.MariaDBBudget, plan.SMTDOPBudget, plan.TPCHBudget, plan.RoomSearched
 	c.OLTPMy = tpcc.DefaultRunConfig()
 	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = "mariadb", 1, plan.MariaDBStreams, 1
 	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.MariaDBWarm, plan.MariaDBCell
@@ -62,8 +54,8 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(transtats.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
-	c.SMTDOP = smtDOPConfigs(plan, c.Report)
-	c.Pages = plan.pagesConfig(c.OLTP.DB)
+	c.SMTDOP = transtats.SMTDOPConfigs(c.Report, plan.SMTDOP)
+	c.Pages = pages.RunConfig{DB: c.OLTP.DB, CPU: -1, Pairs: plan.PagePairs, Cell: plan.PageCell, Repeats: max(plan.PagePairs/2, 1), Tolerance: SentinelTolerance}
 	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
 	return c
@@ -101,16 +93,15 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 // pageStepTitle is the page-size step's heading.
 const pageStepTitle = "page-size points for the model"
 
-// pagesConfig is the page-size step's configuration when it starts: at
-// the clock of the memory probe's run probeID, its repeats only while
-// they end within the budget (the plan leaves them out of the step's
-// time: they would cost the 5-minute plan an OLTP repeat; the load
-// curve, last, takes what is left, so they shorten it).
-func pagesConfig(cfg Configs, probeID int64, o Options) pages.RunConfig {
-	c := cfg.Pages
-	c.ProbeRun, c.RepeatWithin = probeID, time.Until(o.Start.Add(o.Budget)).Truncate(time.Second)
-	if c.RepeatWithin <= 0 {
-		c.Repeats, c.RepeatWithin = 0, 0
+// pagesConfig is the page-size step's configuration c when it starts:
+// at the clock of the memory probe's run probeID, and off-speed cells
+// repeated only while they end before until, the budget's end (the plan
+// leaves them out of the step's time: they would cost the 5-minute plan
+// an OLTP repeat; the load curve, last, takes what is left).
+func pagesConfig(c pages.RunConfig, probeID int64, until time.Time) pages.RunConfig {
+	c.ProbeRun, c.RepeatWithin = probeID, max(time.Until(until).Truncate(time.Second), 0)
+	if c.RepeatWithin == 0 {
+		c.Repeats = 0
 	}
 	return c
 }
