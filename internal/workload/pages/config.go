@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"time"
 
@@ -83,6 +84,9 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 	}
 	if t != nil && len(t.CPUs) > 0 && !slices.ContainsFunc(t.CPUs, func(x result.CPU) bool { return x.ID == c.CPU }) {
 		return 0, fmt.Errorf("-cpu: %d is not a CPU of this machine (numalab topo lists them)", c.CPU)
+	}
+	if _, err := os.Stat(c.DB); err != nil {
+		return 0, fmt.Errorf("-db: %s: no such file (expected a tpcc SQLite file; numalab run oltp --engine sqlite --warehouses 1 loads one)", c.DB)
 	}
 	if c.GHz > 0 {
 		return c.GHz, nil
