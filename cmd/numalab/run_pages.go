@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
-	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/pages"
 )
@@ -54,28 +52,14 @@ func runPagesConfig(ctx context.Context, e *env, c pages.RunConfig, storePath st
 	if err != nil {
 		return err
 	}
-	mem, err := sentinel.MemoryFor(machine)
-	if err != nil {
-		fmt.Fprintf(e.stdout, "speed sentinel: the core reference alone: %v\n", err)
-	} else {
-		defer mem.Free()
-	}
-	fmt.Fprintf(e.stdout, "%d pairs of %v cells on CPU %d at %.2f GHz, the database image in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated\n",
-		c.Pairs, c.Cell, c.CPU, ghz, c.Repeats)
 	rec, err := startRun(ctx, e.withArgs(pagesSettings(&c).Argv("run", "pages", "--store", storePath)), storePath, calib.RunFit, c)
 	if err != nil {
 		return err
 	}
-	f, err := pages.Measure(ctx, c, ghz, pages.CacheChainBytes(machine), mem, func(fc calib.FitCell) {
-		fmt.Fprintf(e.stdout, "  %-28s %8.0f tps  %6.1f ns  %s\n", fc.Label, fc.TPSPerCore, fc.ChainNS, time.Duration(fc.Seconds*float64(time.Second)).Round(time.Millisecond))
-	})
+	f, err := pages.Run(ctx, c, machine, ghz, e.stdout)
 	headline := ""
 	if f != nil {
-		err = errors.Join(err, rec.Add(calib.KindMeasuredFit.Of(*f)))
-		headline = f.Headline()
-		for _, l := range f.Lines() {
-			fmt.Fprintln(e.stdout, l)
-		}
+		err, headline = errors.Join(err, rec.Add(calib.KindMeasuredFit.Of(*f))), f.Headline()
 	}
 	return finishRun(e, rec, err, headline, false, nil)
 }

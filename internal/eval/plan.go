@@ -54,7 +54,7 @@ type Plan struct {
 	TPCHWarm    time.Duration
 	TPCHCell    time.Duration
 	// PagePairs pairs of PageCell cells, the tpcc-ro image in 4 KiB then
-	// in 2 MiB pages: the model's two latency points (pagecal.go).
+	// in 2 MiB pages: the model's two latency points (run pages).
 	PagePairs int
 	PageCell  time.Duration
 	// MariaDB: where a MariaDB server can be had (mariaserver.Installed)

@@ -3,6 +3,7 @@ package pages
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -219,4 +220,28 @@ func stopped(ctx context.Context, err error) error {
 		return ctx.Err()
 	}
 	return err
+}
+
+// Run is Measure on machine t (the caches' chain CacheChainBytes, the
+// speed sentinel's memory reference mapped for t, or the core reference
+// alone where it cannot be), saying on w what it runs, each cell as it is
+// measured and, at the end, the fit (MeasuredFit's Lines).
+func Run(ctx context.Context, cfg RunConfig, t *result.Topology, ghz float64, w io.Writer) (*calib.MeasuredFit, error) {
+	mem, err := sentinel.MemoryFor(t)
+	if err != nil {
+		fmt.Fprintf(w, "speed sentinel: the core reference alone: %v\n", err)
+	} else {
+		defer mem.Free()
+	}
+	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d at %.2f GHz, the database image in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated\n",
+		cfg.Pairs, cfg.Cell, cfg.CPU, ghz, cfg.Repeats)
+	f, err := Measure(ctx, cfg, ghz, CacheChainBytes(t), mem, func(c calib.FitCell) {
+		fmt.Fprintf(w, "  %-28s %8.0f tps  %6.1f ns  %s\n", c.Label, c.TPSPerCore, c.ChainNS, time.Duration(c.Seconds*float64(time.Second)).Round(time.Millisecond))
+	})
+	if f != nil {
+		for _, l := range f.Lines() {
+			fmt.Fprintln(w, l)
+		}
+	}
+	return f, err
 }
