@@ -14,6 +14,7 @@
 //
 // It refuses a database that is not tpcc (no tpcc_meta), a CPU this
 // process may not run on, and counts nothing it could not read: a cell
-// whose hardware counters could not be opened or read says why. It does
-// not print; the command renders what it measured.
+// whose hardware counters could not be opened or read says why. It
+// prints only to the writer it is given (Run); the command stores the
+// fit.
 package pages
