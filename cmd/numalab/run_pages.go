@@ -18,8 +18,10 @@ func pagesSettings(c *pages.RunConfig) cliflag.Settings {
 		cliflag.Optional(cliflag.Int64("probe-run", &c.ProbeRun)), cliflag.Float("tolerance", &c.Tolerance)}
 }
 
-func runPages(ctx context.Context, e *env, args []string) error {
-	c := pages.DefaultRunConfig()
+// pagesFlags parses run pages' command line into a checked
+// configuration and the store.
+func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, done bool, err error) {
+	c = pages.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run pages", helpText("run-pages"))
 	fs.String("db", c.DB, "tpcc SQLite `file` (run oltp --engine sqlite loads one); warehouse 1 is read")
 	fs.Int("cpu", c.CPU, "`CPU` the cells and chains run on (-1: the machine's first)")
@@ -33,12 +35,17 @@ func runPages(ctx context.Context, e *env, args []string) error {
 	sp := cliflag.Store(fs)
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
+		return c, "", true, err
+	}
+	return c, *sp, false, errors.Join(append(append(bad, pagesSettings(&c).Apply(fs, true)...), c.Check())...)
+}
+
+func runPages(ctx context.Context, e *env, args []string) error {
+	c, storePath, done, err := pagesFlags(e, args)
+	if done || err != nil {
 		return err
 	}
-	if err := errors.Join(append(append(bad, pagesSettings(&c).Apply(fs, true)...), c.Check())...); err != nil {
-		return err
-	}
-	return runPagesConfig(ctx, e, c, *sp)
+	return runPagesConfig(ctx, e, c, storePath)
 }
 
 // runPagesConfig runs a checked configuration and stores the fit; with

@@ -3,14 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/eval"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -107,5 +111,34 @@ func TestRunPagesSQLite(t *testing.T) {
 	again := strings.Fields(strings.TrimPrefix(r.Command, "numalab "))
 	if _, _, err := runCLI(t, again...); err != nil {
 		t.Errorf("the stored command %q: %v", r.Command, err)
+	}
+}
+
+// TestPagesStoredCommandParses: the command line run pages stores, for
+// its defaults and for eval's page-size step (its probe run and repeat
+// bound set), parses back to the same configuration.
+func TestPagesStoredCommandParses(t *testing.T) {
+	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := eval.NewPlan(5*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := eval.NewConfigs(plan, "it's here").Pages
+	step.ProbeRun, step.RepeatWithin, step.CPU = 3, 95*time.Second, 1
+	ghz := pages.DefaultRunConfig()
+	ghz.GHz = 3.25
+	for _, c := range []pages.RunConfig{pages.DefaultRunConfig(), step, ghz} {
+		argv := pagesSettings(&c).Argv("run", "pages", "--store", "s.db")
+		words := shellSplit(t, "numalab "+shellJoin(argv))
+		got, st, done, err := pagesFlags(&env{stdout: io.Discard, stderr: io.Discard}, words[3:])
+		if err != nil || done || st != "s.db" {
+			t.Fatalf("%q: store %q, %v", argv, st, err)
+		}
+		if a, b := asJSON(t, got), asJSON(t, c); a != b {
+			t.Errorf("%q\nparses to %s\nwant      %s", argv, a, b)
+		}
 	}
 }
