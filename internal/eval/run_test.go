@@ -63,7 +63,11 @@ func TestRun(t *testing.T) {
 			return nil
 		},
 		Pages: func(_ context.Context, _ Stored, c pages.RunConfig) error {
-			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d within %v", c.Pairs, c.Cell, filepath.Base(c.DB), c.ProbeRun, c.Repeats, c.RepeatWithin.Round(time.Minute)))
+			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d", c.Pairs, c.Cell, filepath.Base(c.DB), c.ProbeRun, c.Repeats))
+			// Repeats only while they end within the budget.
+			if left := time.Until(o.Start.Add(o.Budget)); c.RepeatWithin <= 0 || c.RepeatWithin > left+time.Second {
+				t.Errorf("the page-size step's repeats within %v; want the %v left of the budget", c.RepeatWithin, left)
+			}
 			return nil
 		},
 	}
@@ -71,7 +75,7 @@ func TestRun(t *testing.T) {
 	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {
 		t.Errorf("Run = %v; want nil: the report was written, and the OLTP step's failure is in it", err)
 	}
-	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2 within 5m0s; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
+	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
 		t.Errorf("steps ran %s\nwant      %s", got, want)
 	}
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
