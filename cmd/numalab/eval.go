@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/units"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -88,6 +89,9 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 		},
 		Curve: func(ctx context.Context, stored eval.Stored, c tpcc.RunConfig) error {
 			return runOLTPCurve(ctx, sub(stored), c, o.Store, false)
+		},
+		Pages: func(ctx context.Context, stored eval.Stored, c pages.RunConfig) error {
+			return runPagesConfig(ctx, sub(stored), c, o.Store)
 		},
 	})
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -98,7 +98,7 @@ func TestRunStepsBudget(t *testing.T) {
 func TestWriteRunsCut(t *testing.T) {
 	s := &step{title: "tpcc-ro on SQLite", id: 4, err: fmt.Errorf("%w: %w during this step", errNoRoom, errBudgetEnd)}
 	var b strings.Builder
-	writeRuns(&b, []*step{s}, map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}, &report.Report{})
+	report.WriteStepRuns(&b, stepRuns([]*step{s}, map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}), &report.Report{})
 	if want := "  tpcc-ro on SQLite: run 4 (interrupted): 900 tps; cut at the budget's end\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
+	"github.com/numalab/numalab/internal/workload/pages"
+	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
 // Plan is what eval's budget buys on a machine: a function of both and
@@ -52,7 +54,7 @@ type Plan struct {
 	TPCHWarm    time.Duration
 	TPCHCell    time.Duration
 	// PagePairs pairs of PageCell cells, the tpcc-ro image in 4 KiB then
-	// in 2 MiB pages: the model's two latency points (pagecal.go).
+	// in 2 MiB pages: the model's two latency points (run pages).
 	PagePairs int
 	PageCell  time.Duration
 	// Server is the steps of the server engine beside PostgreSQL
@@ -251,7 +253,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	if p.DOPs[len(p.DOPs)-1] != n {
 		p.DOPs = append(p.DOPs, n)
 	}
-	smtDOP, err := smtDOPs(t)
+	smtDOP, err := transtats.SMTDOPs(t)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -447,11 +449,6 @@ func (p Plan) tpchStepTime() time.Duration {
 	return time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 }
 
-// smtDOPTime is one placement's run of the SMT × DOP step.
-func (p Plan) smtDOPTime() time.Duration {
-	return time.Duration(len(p.SMTDOP)*p.QueryRepeat) * p.queryCell()
-}
-
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -459,21 +456,11 @@ func b2i(b bool) int {
 	return 0
 }
 
-// pageTime is what the page-size step takes: its cells, each followed by
-// a timing of its memory's random chain (pageChase), six more timings
-// (each memory's and the caches' before the first pair and after the
-// last), a quarter cell of warm-up on each image, and copying the image
-// twice and the sentinel (pageSetup). It repeats off-speed cells only
-// within this time.
+// pageTime is what the page-size step takes as planned (its repeats
+// left out: pages.RunConfig.Time).
 func (p Plan) pageTime() time.Duration {
-	return time.Duration(2*p.PagePairs)*(p.PageCell+pageChase) + 6*pageChase + p.PageCell/2 + pageSetup
+	return pages.RunConfig{Pairs: p.PagePairs, Cell: p.PageCell}.Time()
 }
-
-// pageChase is one timing of a random chain: two windows of 50 ms.
-const pageChase = 100 * time.Millisecond
-
-// pageSetup is the page-size step's copying and sentinel samples.
-const pageSetup = 2 * time.Second
 
 // tpchTime is what the TPC-H step's cells take: each also captures its
 // plan, within the cell's setup.

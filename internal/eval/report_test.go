@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 )
@@ -46,7 +47,7 @@ func TestReportAndRuns(t *testing.T) {
 		t.Errorf("report of runs %v; stored %d; want the probe's only, both stored", r.Runs, len(runs))
 	}
 	var b strings.Builder
-	writeRuns(&b, steps, runs, r)
+	report.WriteStepRuns(&b, stepRuns(steps, runs), r)
 	want := fmt.Sprintf("  memory probe: run %d (complete): probed\n  null transaction on PostgreSQL: skipped: starting: %v\n  tpcc-ro on SQLite: no run stored\n",
 		ids[0], pgserver.ErrNoBinaries)
 	if b.String() != want {

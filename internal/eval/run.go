@@ -13,8 +13,10 @@ import (
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -68,15 +70,16 @@ type Commands struct {
 	OLTP     func(ctx context.Context, stored Stored, c tpcc.RunConfig) error
 	Report   func(ctx context.Context, stored Stored, c transtats.RunConfig) error
 	TPCH     func(ctx context.Context, stored Stored, c tpch.RunConfig) error
-	Curve    func(ctx context.Context, stored Stored, c tpcc.RunConfig) error // run oltp --curve
+	Curve    func(ctx context.Context, stored Stored, c tpcc.RunConfig) error  // run oltp --curve
+	Pages    func(ctx context.Context, stored Stored, c pages.RunConfig) error // run pages
 }
 
 // Run plans eval for the budget on the machine and says what the plan
 // bought; runs its steps (the memory probe, the null transaction on
 // SQLite, PostgreSQL and MariaDB, tpcc-ro on SQLite and briefly on
-// MariaDB, transtats and TPC-H-derived
-// queries on DuckDB, and a load curve of tpcc-ro on SQLite when the budget
-// has room left), planning the rest again when the probe overran
+// MariaDB, the page-size points, transtats, SMT x DOP and TPC-H-derived
+// queries on DuckDB, and a load curve of tpcc-ro on SQLite when the
+// budget has room left), planning the rest again when the probe overran
 // (replan); then writes the HTML report of the runs they stored, and the
 // summary on stdout. A step's failure does not stop the next, and is said
 // on stderr and in the summary; Run fails only when the report could not
@@ -91,8 +94,12 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	fmt.Fprintf(stdout, "numalab eval: %s, budget %v (its steps end by %v, the report after)\n", topo.Shape(o.Machine), o.Budget,
 		o.stepsDeadline().Sub(o.Start).Round(time.Second))
 	writePlan(stdout, plan)
-	mem := sentinelMemory(stdout, o.Machine)
-	if mem != nil {
+	// The speed sentinel's memory reference; the core one alone where it
+	// cannot be mapped.
+	mem, err := sentinel.MemoryFor(o.Machine)
+	if err != nil {
+		fmt.Fprintf(stdout, "speed sentinel: the core reference alone: %v\n", err)
+	} else {
 		defer mem.Free()
 	}
 	// The steps stop at the budget's end (plus Overrun); the report is
@@ -121,7 +128,10 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(stepCtx, s, cfg.OLTPMy) })
 		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.myOLTPTime()) })},
 		{title: pageStepTitle, run: func(s Stored) error {
-			return pagePoints(stepCtx, stdout, o, probe.id, cfg.OLTP.DB, plan, mem, s)
+			if probe.id == 0 {
+				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
+			}
+			return cmds.Pages(stepCtx, s, pagesConfig(cfg.Pages, probe.id, o.Start.Add(o.Budget)))
 		}, essential: true, est: est(Plan.pageTime)},
 		queries,
 		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {

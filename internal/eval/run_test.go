@@ -17,6 +17,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -61,12 +62,20 @@ func TestRun(t *testing.T) {
 			order = append(order, fmt.Sprintf("curve at %v on %s", c.CurveAt, filepath.Base(c.DB)))
 			return nil
 		},
+		Pages: func(_ context.Context, _ Stored, c pages.RunConfig) error {
+			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d", c.Pairs, c.Cell, filepath.Base(c.DB), c.ProbeRun, c.Repeats))
+			// Repeats only while they end within the budget.
+			if left := time.Until(o.Start.Add(o.Budget)); c.RepeatWithin <= 0 || c.RepeatWithin > left+time.Second {
+				t.Errorf("the page-size step's repeats within %v; want the %v left of the budget", c.RepeatWithin, left)
+			}
+			return nil
+		},
 	}
 	var stdout, stderr strings.Builder
 	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {
 		t.Errorf("Run = %v; want nil: the report was written, and the OLTP step's failure is in it", err)
 	}
-	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
+	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
 		t.Errorf("steps ran %s\nwant      %s", got, want)
 	}
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
@@ -99,7 +108,8 @@ func TestRunNoReport(t *testing.T) {
 		OLTP:   func(context.Context, Stored, tpcc.RunConfig) error { return broken },
 		Report: func(context.Context, Stored, transtats.RunConfig) error { return broken },
 		TPCH:   func(context.Context, Stored, tpch.RunConfig) error { return broken },
-		Curve:  func(context.Context, Stored, tpcc.RunConfig) error { return broken }}
+		Curve:  func(context.Context, Stored, tpcc.RunConfig) error { return broken },
+		Pages:  func(context.Context, Stored, pages.RunConfig) error { return broken }}
 	err := Run(context.Background(), io.Discard, io.Discard, o, cmds)
 	if err == nil || !strings.Contains(err.Error(), "memory probe: broken") || !strings.Contains(err.Error(), "no step stored a run: nothing to report") {
 		t.Errorf("Run = %v; want the steps' failures and no report", err)
@@ -165,6 +175,7 @@ func TestRunMariaDB(t *testing.T) {
 		Report: func(context.Context, Stored, transtats.RunConfig) error { return nil },
 		TPCH:   func(context.Context, Stored, tpch.RunConfig) error { return nil },
 		Curve:  func(context.Context, Stored, tpcc.RunConfig) error { return nil },
+		Pages:  func(context.Context, Stored, pages.RunConfig) error { return nil },
 	}
 	var stdout, stderr strings.Builder
 	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {

@@ -1,10 +1,6 @@
 package eval
 
 import (
-	"fmt"
-	"io"
-
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
@@ -12,24 +8,6 @@ import (
 // before the step next to it is said to have run off the machine's usual
 // speed: a tenth and a half, well inside the ±30% phases this guest shows.
 const SentinelTolerance = 0.15
-
-// sentinelMemory maps the speed sentinel's memory reference over more
-// than the largest cache of machine m; nil, with a line on w saying why,
-// when it cannot be mapped (the core reference then runs alone).
-func sentinelMemory(w io.Writer, m *result.Topology) *sentinel.Memory {
-	var llc int64
-	if m != nil {
-		for _, c := range m.Caches {
-			llc = max(llc, c.SizeBytes)
-		}
-	}
-	mem, err := sentinel.NewMemory(sentinel.MemoryBytes(llc))
-	if err != nil {
-		fmt.Fprintf(w, "speed sentinel: the core reference alone: %v\n", err)
-		return nil
-	}
-	return mem
-}
 
 // watch times the speed sentinel, with the memory reference mem where
 // there is one, at the start and around every step: the samples "before
@@ -48,21 +26,4 @@ func watch(steps []*step, mem *sentinel.Memory) *sentinel.Series {
 		}
 	}
 	return s
-}
-
-// offSpeed says, when the sentinel's verdict v on series s has a sample
-// off next to the step of that title, that the model's fit came from
-// cells taken while the machine was not at its usual speed; "" when it
-// held.
-func offSpeed(s *sentinel.Series, v sentinel.Verdict, title string) string {
-	for i, sm := range s.Samples {
-		if sm.Label != "before "+title || i+1 >= len(s.Samples) {
-			continue
-		}
-		if v.Between(i, i+1) {
-			return fmt.Sprintf("the speed sentinel read more than %.0f%% off its median next to the %s step, whose cells the model is fitted to: the fit is not to be trusted (run eval again)", 100*v.Tolerance, title)
-		}
-		return fmt.Sprintf("the speed sentinel held within %.0f%% of its median around the %s step, whose cells the model is fitted to", 100*v.Tolerance, title)
-	}
-	return ""
 }

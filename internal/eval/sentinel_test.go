@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/numalab/numalab/internal/sentinel"
 )
@@ -17,9 +16,9 @@ func TestWatch(t *testing.T) {
 		{title: "a", run: func(Stored) error { return nil }},
 		{title: "b", run: func(Stored) error { return boom }},
 	}
-	mem := sentinelMemory(t.Output(), fixture(t, "kvm-2vcpu-zen.tar.gz"))
-	if mem == nil {
-		t.Fatal("no memory reference")
+	mem, err := sentinel.MemoryFor(fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	defer mem.Free()
 	s := watch(steps, mem)
@@ -35,23 +34,5 @@ func TestWatch(t *testing.T) {
 	}
 	if got := strings.Join(labels, "|"); got != "start|before a|after a|before b|after b" || !errors.Is(steps[1].err, boom) {
 		t.Errorf("samples %q, step b's error %v", got, steps[1].err)
-	}
-}
-
-// TestOffSpeed: the fit's step is flagged when a sample next to it is off.
-func TestOffSpeed(t *testing.T) {
-	ms := func(label string, v int) sentinel.Sample {
-		return sentinel.Sample{Label: label, Took: time.Duration(v) * time.Millisecond}
-	}
-	s := &sentinel.Series{Samples: []sentinel.Sample{ms("start", 10), ms("before x", 10), ms("after x", 10), ms("before tpcc-ro on SQLite", 10), ms("after tpcc-ro on SQLite", 14), ms("end", 10)}}
-	if got := offSpeed(s, s.Check(SentinelTolerance), "tpcc-ro on SQLite"); !strings.Contains(got, "not to be trusted") {
-		t.Errorf("40%% slow next to the step: %q", got)
-	}
-	s.Samples[4].Took = 11 * time.Millisecond
-	if got := offSpeed(s, s.Check(SentinelTolerance), "tpcc-ro on SQLite"); !strings.Contains(got, "held within 15%") {
-		t.Errorf("10%% slow: %q", got)
-	}
-	if got := offSpeed(s, s.Check(SentinelTolerance), "no such step"); got != "" {
-		t.Errorf("no such step: %q", got)
 	}
 }

@@ -1,72 +1,25 @@
 package eval
 
-// The SMT × DOP step: where the machine has SMT, transtats' P1 on DuckDB
-// at DOP 1, the physical cores and the logical CPUs, once with the query's
-// workers on every logical CPU (smt=on) and once on one thread per core
-// (smt=off, where DOP = logical CPUs is oversubscribed): the classic
-// question whether DOP 2N on N cores with SMT beats DOP N without it.
-// Without SMT DOP = cores = CPUs and there is nothing to compare.
+// The SMT × DOP step: transtats' comparison (transtats.SMTDOPs) sized
+// from P1's time in the transtats step, its winner said from its runs.
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
-// smtPlacements are the SMT × DOP step's placements, one run each.
-var smtPlacements = []string{"smt=on", "smt=off"}
-
-// smtDOPs are the SMT × DOP step's DOPs on t: 1, the physical cores and
-// the logical CPUs; nil where t has no SMT.
-func smtDOPs(t *result.Topology) ([]int, error) {
-	if t.ThreadsPerCore() <= 1 {
-		return nil, nil
-	}
-	on, err := place.Resolve(t, "smt=on")
-	if err != nil {
-		return nil, fmt.Errorf("planning eval's SMT x DOP step: %w", err)
-	}
-	if on.Cores == len(on.CPUs) {
-		return nil, nil
-	}
-	// One core of two threads would give DOP 1 twice.
-	return slices.Compact([]int{1, on.Cores, len(on.CPUs)}), nil
-}
-
 // smtDOPCells is how many cells the SMT × DOP step runs.
 func (p Plan) smtDOPCells() int {
-	return len(smtPlacements) * len(p.SMTDOP) * p.QueryRepeat
-}
-
-// smtDOPConfigs are the SMT × DOP step's runs: the transtats step's
-// configuration (its database, cell lengths and repeats), P1 alone at
-// the plan's SMT DOPs, on each of smtPlacements; none without SMT.
-func smtDOPConfigs(p Plan, report transtats.RunConfig) []transtats.RunConfig {
-	if len(p.SMTDOP) == 0 {
-		return nil
-	}
-	var out []transtats.RunConfig
-	for _, sel := range smtPlacements {
-		c := report
-		c.Queries, c.DOP, c.Placement = []string{transtats.P1}, p.SMTDOP, sel
-		out = append(out, c)
-	}
-	return out
+	return len(transtats.SMTPlacements) * len(p.SMTDOP) * p.QueryRepeat
 }
 
 // writeSMTDOPPlan is the plan's line for the step.
@@ -80,19 +33,18 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 		return
 	}
 	fmt.Fprintf(w, "      SMT x DOP on DuckDB: transtats P1 at DOP %s (1, the physical cores, the logical CPUs) placed %s, %v+%v per cell x%d repeats%s\n",
-		cliflag.FormatInts(p.SMTDOP), strings.Join(smtPlacements, " and "), p.QueryWarm, p.QueryCell, p.QueryRepeat, repeatNote(p.QueryRepeat))
+		cliflag.FormatInts(p.SMTDOP), strings.Join(transtats.SMTPlacements, " and "), p.QueryWarm, p.QueryCell, p.QueryRepeat, repeatNote(p.QueryRepeat))
 }
 
 // smtDOPSteps are the step's runs, one step a placement (none without
-// SMT), taking their
-// configurations from cfg when they run (a replan changes them), the
-// first after size, when not nil, has sized them; after the last, w is
-// told which placement and DOP won, when the cells tell, from the runs
-// stored in storePath.
+// SMT), taking their configurations from cfg when they run (a replan
+// changes them), the first after size, when not nil, has sized them;
+// after the last, w is told which placement and DOP won, when the cells
+// tell, from the runs stored in storePath.
 func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
 	var unsized error // why the first step could not be sized
-	for i, sel := range smtPlacements {
+	for i, sel := range transtats.SMTPlacements {
 		// A machine with SMT has the steps, left out (saying why) when
 		// the plan has no room for them.
 		if i >= len(cfg.SMTDOP) && !cfg.Plan.SMTNoRoom {
@@ -114,13 +66,16 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 				return fmt.Errorf("left out with smt=on: %w", unsized)
 			}
 			c := cfg.SMTDOP[i]
-			db, done, err := unheldDuckDB(w, c.DB)
+			db, note, done, err := engine.UnheldDuckDB(c.DB)
 			if err != nil {
 				return err
 			}
 			defer done()
+			if note != "" {
+				fmt.Fprintln(w, note)
+			}
 			c.DB = db
-			if err := run(s, c); err != nil || i < len(smtPlacements)-1 {
+			if err := run(s, c); err != nil || i < len(transtats.SMTPlacements)-1 {
 				return err
 			}
 			return writeSMTDOPWinner(w, storePath, steps)
@@ -141,7 +96,11 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 	if id == 0 {
 		return fmt.Errorf("%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell", errNoRoom)
 	}
-	t1, err := p1Time(storePath, id)
+	run, err := storedRun(storePath, id)
+	if err != nil {
+		return err
+	}
+	t1, err := transtats.P1Time(run)
 	if err != nil {
 		return err
 	}
@@ -167,99 +126,29 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 	return nil
 }
 
-// p1Time is the median over repeats of P1's mean time at DOP 1 and one
-// stream in the reporting run id; 0 when no such cell finished a query.
-func p1Time(storePath string, id int64) (time.Duration, error) {
+// storedRun is run id of the store at storePath.
+func storedRun(storePath string, id int64) (*result.Run, error) {
 	st, err := store.OpenToRead(storePath)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer st.Close()
-	run, err := st.Get(id)
-	if err != nil {
-		return 0, err
-	}
-	cells, err := result.KindQueryCell.All(run)
-	if err != nil {
-		return 0, err
-	}
-	var us []float64
-	for _, c := range cells {
-		if c.Query == transtats.P1 && c.Cell != nil && c.Cell.DOP == 1 && c.Cell.Streams == 1 && c.Cell.Total.Count > 0 {
-			us = append(us, c.Cell.Total.MeanUS)
-		}
-	}
-	if len(us) == 0 {
-		return 0, nil
-	}
-	return time.Duration(stats.Median(us) * float64(time.Microsecond)), nil
-}
-
-// unheldDuckDB is path, or where DuckDB may still hold it in this process
-// (an earlier step's parallel query was interrupted: engine.DuckHeld), a
-// copy of it beside it, which done removes: opening path again would be
-// refused.
-func unheldDuckDB(w io.Writer, path string) (string, func(), error) {
-	why := engine.DuckHeld(path)
-	if why == "" {
-		return path, func() {}, nil
-	}
-	dir, base := filepath.Split(path)
-	f, err := os.CreateTemp(dir, strings.TrimSuffix(base, ".duckdb")+"-copy-*.duckdb")
-	if err != nil {
-		return "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path, why, err)
-	}
-	cp := f.Name()
-	f.Close()
-	done := func() { os.Remove(cp); os.Remove(cp + ".wal") }
-	for _, ext := range []string{"", ".wal"} {
-		if err := copyFile(path+ext, cp+ext); err != nil && !(ext != "" && errors.Is(err, fs.ErrNotExist)) {
-			done()
-			return "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path+ext, why, err)
-		}
-	}
-	fmt.Fprintf(w, "DuckDB may still hold %s in this process (%s): this step reads a copy, %s, removed after it\n", path, why, cp)
-	return cp, done, nil
-}
-
-// copyFile copies the file from to the file to, which it creates or
-// truncates.
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return st.Get(id)
 }
 
 // writeSMTDOPWinner says, from the step's stored runs, the queries per
 // hour of each placement and DOP and which was best, when the cells tell
 // (report.PlacedDOP: the report says the same).
 func writeSMTDOPWinner(w io.Writer, storePath string, steps []*step) error {
-	st, err := store.Open(storePath)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
 	var runs []*result.Run
 	for _, s := range steps {
-		if s.id == 0 {
-			continue
+		if s.id != 0 {
+			r, err := storedRun(storePath, s.id)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, r)
 		}
-		r, err := st.Get(s.id)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, r)
 	}
 	pd, err := report.BuildPlacedDOP(runs)
 	if err != nil || len(pd.Points) == 0 {

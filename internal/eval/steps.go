@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -20,20 +21,16 @@ import (
 
 // Configs is the configuration of each of eval's steps after the probe.
 type Configs struct {
-	Plan               Plan // what they were made from
-	NullSQLite, NullPG null.RunConfig
-	OLTP               tpcc.RunConfig
-	// NullMy and OLTPMy are MariaDB's steps; MariaDB says the plan has
-	// them.
-	MariaDB bool
-	// MariaDBBudget, SMTDOPBudget, TPCHBudget and RoomSearched are the
-	// plan's: the budgets that would have room for steps this one has not.
-	MariaDBBudget, SMTDOPBudget, TPCHBudget, RoomSearched time.Duration
-	NullMy                                                null.RunConfig
-	OLTPMy                                                tpcc.RunConfig
-	Report                                                transtats.RunConfig
-	SMTDOP                                                []transtats.RunConfig // smt=on, smt=off; none without SMT
-	TPCH                                                  tpch.RunConfig
+	// Plan is what they were made from: whether they have the server
+	// engine's steps (Server.On: NullMy, OLTPMy), and which budgets have
+	// room for those they have not.
+	Plan
+	NullSQLite, NullPG, NullMy null.RunConfig
+	OLTP, OLTPMy               tpcc.RunConfig
+	Report                     transtats.RunConfig
+	SMTDOP                     []transtats.RunConfig // smt=on, smt=off; none without SMT
+	TPCH                       tpch.RunConfig
+	Pages                      pages.RunConfig // without its probe run
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -48,8 +45,6 @@ func NewConfigs(plan Plan, dir string) Configs {
 	for _, n := range []*null.RunConfig{&c.NullSQLite, &c.NullPG, &c.NullMy} {
 		n.Streams, n.Warmup, n.Duration, n.Repeat = []int{1}, plan.NullWarm, plan.NullCell, plan.NullRepeat
 	}
-	c.MariaDB = plan.Server.On
-	c.MariaDBBudget, c.SMTDOPBudget, c.TPCHBudget, c.RoomSearched = plan.Server.Budget, plan.SMTDOPBudget, plan.TPCHBudget, plan.RoomSearched
 	c.OLTPMy = tpcc.DefaultRunConfig()
 	c.OLTPMy.Engine, c.OLTPMy.Warehouses, c.OLTPMy.Streams, c.OLTPMy.Repeat = plan.Server.Engine, 1, plan.Server.Streams, 1
 	c.OLTPMy.Warmup, c.OLTPMy.Duration = plan.Server.Warm, plan.Server.Cell
@@ -61,7 +56,8 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(engine.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
-	c.SMTDOP = smtDOPConfigs(plan, c.Report)
+	c.SMTDOP = transtats.SMTDOPConfigs(c.Report, plan.SMTDOP)
+	c.Pages = pages.RunConfig{DB: c.OLTP.DB, CPU: -1, Pairs: plan.PagePairs, Cell: plan.PageCell, Repeats: max(plan.PagePairs/2, 1), Tolerance: SentinelTolerance}
 	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
 	return c
@@ -96,6 +92,22 @@ func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topolo
 	return NewConfigs(re, dir)
 }
 
+// pageStepTitle is the page-size step's heading.
+const pageStepTitle = "page-size points for the model"
+
+// pagesConfig is the page-size step's configuration c when it starts:
+// at the clock of the memory probe's run probeID, and off-speed cells
+// repeated only while they end before until, the budget's end (the plan
+// leaves them out of the step's time: they would cost the 5-minute plan
+// an OLTP repeat; the load curve, last, takes what is left).
+func pagesConfig(c pages.RunConfig, probeID int64, until time.Time) pages.RunConfig {
+	c.ProbeRun, c.RepeatWithin = probeID, max(time.Until(until).Truncate(time.Second), 0)
+	if c.RepeatWithin == 0 {
+		c.Repeats = 0
+	}
+	return c
+}
+
 // errNoRoom skips a step the budget had no room for (Plan's shrink).
 var errNoRoom = errors.New("the budget has no room for this step on this machine")
 
@@ -113,13 +125,13 @@ func skipped(err error) bool {
 // mariaDBStep runs a MariaDB step when the plan has it; else it is left
 // out, for want of a server (haveMariaDB's error) or of budget.
 func mariaDBStep(cfg *Configs, run func() error) error {
-	if cfg.MariaDB {
+	if cfg.Server.On {
 		return run()
 	}
 	if err := haveMariaDB(); err != nil {
 		return err
 	}
-	return noRoom(cfg.MariaDBBudget, cfg.RoomSearched)
+	return noRoom(cfg.Server.Budget, cfg.RoomSearched)
 }
 
 // step is one step of eval and the run it stored.

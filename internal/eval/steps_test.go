@@ -67,8 +67,8 @@ func TestReplanAfterSlowProbe(t *testing.T) {
 		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v x%d (was %v x%d); said %q",
 			o3.Duration, o3.Repeat, o.Duration, o.Repeat, r3.Duration, r3.Repeat, r.Duration, r.Repeat, out.String())
 	}
-	if cfg.MariaDB || cfg.MariaDBBudget == 0 || c3.MariaDBBudget != cfg.MariaDBBudget+time.Minute {
-		t.Errorf("MariaDB's steps at 5m: planned %v, from --budget %v; a minute late, from %v", cfg.MariaDB, cfg.MariaDBBudget, c3.MariaDBBudget)
+	if cfg.Server.On || cfg.Server.Budget == 0 || c3.Server.Budget != cfg.Server.Budget+time.Minute {
+		t.Errorf("MariaDB's steps at 5m: planned %v, from --budget %v; a minute late, from %v", cfg.Server.On, cfg.Server.Budget, c3.Server.Budget)
 	}
 }
 

@@ -48,6 +48,15 @@ type Section struct {
 
 var _ report.Section = (*Section)(nil)
 
+// RunLines are the power test's speedups in brief under run's step in
+// eval's summary (Analysis.SpeedupLines), when run is the section's.
+func (s *Section) RunLines(run int64) []string {
+	if s.Run == nil || s.Run.Run != run {
+		return nil
+	}
+	return s.Run.Analysis.SpeedupLines()
+}
+
 // CSV writes each query's time and speedup against DOP.
 func (sec *Section) CSV(row report.CSVRow) {
 	t := sec.Run

@@ -1,14 +1,14 @@
-package eval
+package pages
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,31 +19,71 @@ import (
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
-// TestPagePoints loads a one-warehouse tpcc database, and runs the
-// page-size step's cells on it: the two images are backed as advised
-// (checked in /proc/self/smaps where the kernel gives huge pages at all),
-// every cell ran as many hot transactions as cold ones, at the latency of
-// its memory or of the caches, and the cells the sentinel kept are what
-// the fit saw. It asserts what numalab controls, not the machine's speed.
-func TestPagePoints(t *testing.T) {
+var (
+	w1Once sync.Once
+	w1Dir  string
+	w1Err  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if w1Dir != "" {
+		os.RemoveAll(w1Dir)
+	}
+	os.Exit(code)
+}
+
+// w1 is a one-warehouse tpcc database, loaded once for the package's
+// tests (seconds).
+func w1(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("loads a tpcc database (seconds)")
 	}
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "w1.db")
-	w, _, err := tpcc.Prepare(ctx, tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
-	if err != nil {
-		t.Fatal(err)
+	w1Once.Do(func() {
+		if w1Dir, w1Err = os.MkdirTemp("", "pages-test-"); w1Err != nil {
+			return
+		}
+		path := filepath.Join(w1Dir, "w1.db")
+		var w *tpcc.Workload
+		w, _, w1Err = tpcc.Prepare(context.Background(), tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
+		if w1Err == nil {
+			w.Engine().Close()
+		}
+	})
+	if w1Err != nil {
+		t.Fatal(w1Err)
 	}
-	w.Engine().Close()
+	return filepath.Join(w1Dir, "w1.db")
+}
+
+// testConfig is cfg for the tests: pairs of short cells on CPU 0.
+func testConfig(db string, pairs, repeats int, cell time.Duration) RunConfig {
+	c := DefaultRunConfig()
+	c.DB, c.CPU, c.Pairs, c.Repeats, c.Cell = db, 0, pairs, repeats, cell
+	return c
+}
+
+// TestPagePoints runs the experiment's cells on a one-warehouse tpcc
+// database: the two images are backed as advised (checked in
+// proc/self/smaps where the kernel gives huge pages at all), every cell
+// ran as many hot transactions as cold ones, at the latency of its memory
+// or of the caches, and the cells the sentinel kept are what the fit saw.
+// It asserts what numalab controls, not the machine's speed.
+func TestPagePoints(t *testing.T) {
+	path := w1(t)
 	mem, err := sentinel.NewMemory(sentinel.MemoryBytes(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mem.Free()
-	pp, err := measurePages(ctx, path, 0, 3, 1, 200*time.Millisecond, 3, 256<<10, time.Now().Add(time.Hour), mem)
+	var heard []string
+	pp, err := Measure(context.Background(), testConfig(path, 3, 1, 200*time.Millisecond), 3, 256<<10, mem, func(c calib.FitCell) { heard = append(heard, c.Label) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(heard) != len(pp.Cells) || heard[0] != "pair 1, 4 KiB pages, cold" {
+		t.Errorf("progress heard of %q; want every one of the %d cells in order", heard, len(pp.Cells))
 	}
 	if len(pp.Memory) != 3 || !pp.Memory[hotMemory].Hot || pp.Memory[hotMemory].ChainBytes != 256<<10 {
 		t.Fatalf("memory %+v, want 4 KiB and 2 MiB pages, then the caches with a chain of 256 KiB", pp.Memory)
@@ -121,6 +161,27 @@ func TestPagePoints(t *testing.T) {
 	}
 }
 
+// TestMeasureStopped: a run stopped part way (Ctrl-C) returns the cells
+// it measured, fitted, with ctx's error; one stopped before its first
+// cell returns nothing to store.
+func TestMeasureStopped(t *testing.T) {
+	path := w1(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	f, err := Measure(ctx, testConfig(path, 50, 0, 100*time.Millisecond), 3, 256<<10, nil, func(calib.FitCell) {
+		if n++; n == 4 { // two cells, each cold and hot
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || f == nil || len(f.Cells) != 4 || f.Fit == nil && f.FitError == "" {
+		t.Fatalf("stopped after two cells: %v, fit %+v; want context.Canceled and the two cells, fitted", err, f)
+	}
+	f, err = Measure(ctx, testConfig(path, 2, 0, 100*time.Millisecond), 3, 256<<10, nil, nil)
+	if !errors.Is(err, context.Canceled) || f != nil && len(f.Cells) > 0 {
+		t.Errorf("stopped before the start: %v, %+v; want context.Canceled and no cells", err, f)
+	}
+}
+
 // failingCounters are open counters whose read number fail fails (1: the
 // read at the cell's start, 2: the one after its first cold run, 3: after
 // its first hot run, 0: none); each read counts 1000 instructions and 10
@@ -137,40 +198,22 @@ func (c *failingCounters) Read() ([]uint64, error) {
 
 func (c *failingCounters) Close() {}
 
-// TestCellCounterReadFails: a page-size cell whose counters opened but
-// could not be read at its start or between its runs is kept, uncounted,
-// with the reason, and the step goes on to the next cell (a failed read
+// TestCellCounterReadFails: a cell whose counters opened but could not be
+// read at its start or between its runs is kept, uncounted, with the
+// reason, and the experiment goes on to the next cell (a failed read
 // aborted it); a cell whose reads succeed stores the counts of its cold
-// runs on its cold cell and of its hot runs on its hot one. The image is
-// an empty tpcc-ro schema, so transactions run without a load.
+// runs on its cold cell and of its hot runs on its hot one.
 func TestCellCounterReadFails(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "empty.db")
-	db, err := sql.Open("sqlite3", path)
+	b, err := os.ReadFile(w1(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ddl := range []string{
-		"CREATE TABLE customer (c_id, c_d_id, c_w_id, c_first, c_middle, c_last, c_balance)",
-		"CREATE TABLE orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id)",
-		"CREATE TABLE order_line (ol_o_id, ol_d_id, ol_w_id, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d)",
-		"CREATE TABLE district (d_id, d_w_id, d_next_o_id)",
-		"CREATE TABLE stock (s_i_id, s_w_id, s_quantity)",
-	} {
-		if _, err := db.Exec(ddl); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := newImage(b, false)
+	im, err := newImage("/", b, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer im.free()
-	conn, err := openPageConn(im)
+	conn, err := openPageConn(context.Background(), im)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,5 +248,38 @@ func TestCellCounterReadFails(t *testing.T) {
 	}
 	if l := f.CounterLine(); !strings.Contains(l, "6 kept cell(s) not counted") || !strings.Contains(l, "bad file descriptor") {
 		t.Errorf("counter line %q does not name the uncounted cells", l)
+	}
+}
+
+// TestColdHotSameInputs: the stream over an image, reseeded alike, runs
+// the same transactions: a pair's hot run repeats its cold run's.
+func TestColdHotSameInputs(t *testing.T) {
+	b, err := os.ReadFile(w1(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := newImage("/", b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.free()
+	conn, err := openPageConn(context.Background(), im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.close()
+	var kinds [2][]int
+	for i := range 2 {
+		conn.pcg.Seed(42, 0)
+		for range 20 {
+			k, err := conn.stream.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			kinds[i] = append(kinds[i], k)
+		}
+	}
+	if fmt.Sprint(kinds[0]) != fmt.Sprint(kinds[1]) {
+		t.Errorf("reseeded alike, the stream ran %v then %v", kinds[0], kinds[1])
 	}
 }

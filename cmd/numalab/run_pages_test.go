@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/workload/pages"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+)
+
+func TestRunPagesHelp(t *testing.T) {
+	out, _, err := runCLI(t, "run", "pages", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Usage: numalab run pages", "docs/model.md", "4 KiB", "2 MiB", "cold", "hot", "--probe-run",
+		"Ctrl-C", "numalab eval", "Examples:", "Flags:", "-repeat-within"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run pages --help lacks %q", want)
+		}
+	}
+}
+
+// TestRunPagesBadInput: every bad value is refused before anything runs,
+// naming its flag.
+func TestRunPagesBadInput(t *testing.T) {
+	st, db := filepath.Join(t.TempDir(), "s.db"), filepath.Join(t.TempDir(), "w1.db")
+	if err := os.WriteFile(db, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pairs", "0"}, `-pairs: "0" is not 1 to 1000 pairs of cells`},
+		{[]string{"--cell", "1ms"}, `-cell: "1ms" is not a cell of 10ms to 1h`},
+		{[]string{"--repeats", "9", "--pairs", "2"}, `-repeats: "9" is not 0 to 4 repeats`},
+		{[]string{"--repeat-within", "-1s"}, `-repeat-within: "-1s"`},
+		{[]string{"--ghz", "40"}, `-ghz: "40" is not a clock of up to 10 GHz`},
+		{[]string{"--probe-run", "-2"}, `-probe-run: "-2" is not a run ID`},
+		{[]string{"--tolerance", "1.5"}, `-tolerance: "1.5" is not a fraction`},
+		{[]string{"--cpu", "-5"}, `-cpu: "-5" is not a CPU number`},
+		{[]string{"--db", ""}, `-db: "" names no file`},
+		{[]string{"--cpu", "4096", "--ghz", "3"}, "-cpu: 4096 is not a CPU of this machine"},
+		{[]string{"--ghz", "3", "--db", filepath.Join(t.TempDir(), "none.db")}, "none.db: no such file"},
+		{[]string{"--db", db}, "-probe-run: reading the memory probe's clock: no store at"},
+	} {
+		_, _, err := runCLI(t, append([]string{"run", "pages", "--store", st}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+	// A store without a memory probe has no clock to offer.
+	s, err := store.Open(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, _, err := runCLI(t, "run", "pages", "--store", st, "--db", db); err == nil || !strings.Contains(err.Error(), "holds no complete memory probe") {
+		t.Errorf("a store without a probe: %v", err)
+	}
+}
+
+// TestRunPagesSQLite runs the experiment briefly on a one-warehouse tpcc
+// database: the fit is stored as a model-fit run with its configuration
+// and a command line that runs it again, which does.
+func TestRunPagesSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a tpcc database and runs the cells (seconds)")
+	}
+	dir := t.TempDir()
+	db, st := filepath.Join(dir, "w1.db"), filepath.Join(dir, "s.db")
+	w, _, err := tpcc.Prepare(context.Background(), tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: db}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Engine().Close()
+	out, _, err := runCLI(t, "run", "pages", "--db", db, "--store", st, "--ghz", "2.5", "--pairs", "1", "--cell", "100ms", "--repeats", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 pairs of 100ms cells on CPU ", "at 2.50 GHz", "pair 1, 4 KiB pages, cold", "pair 1, 2 MiB pages, hot", "speed sentinel: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	r := onlyRun(t, st)
+	var cfg pages.RunConfig
+	if err := json.Unmarshal(r.Config, &cfg); err != nil || cfg.DB != db || cfg.Pairs != 1 || cfg.CPU < 0 || cfg.GHz != 2.5 {
+		t.Errorf("stored configuration %s (%v); want the run's, its CPU resolved", r.Config, err)
+	}
+	f, err := calib.KindMeasuredFit.Last(r)
+	if err != nil || f == nil || len(f.Cells) != 4 || f.GHz != 2.5 {
+		t.Fatalf("stored fit %+v, %v; want the four cells (two cells, cold and hot) at 2.5 GHz", f, err)
+	}
+	if r.Kind != calib.RunFit || r.Status != "complete" || !strings.HasPrefix(r.Command, "numalab run pages ") || !strings.Contains(r.Command, " --db "+db) || !strings.Contains(r.Command, " --ghz 2.5") {
+		t.Fatalf("stored run %s %s %q", r.Kind, r.Status, r.Command)
+	}
+	// The stored command runs again as it stands.
+	again := strings.Fields(strings.TrimPrefix(r.Command, "numalab "))
+	if _, _, err := runCLI(t, again...); err != nil {
+		t.Errorf("the stored command %q: %v", r.Command, err)
+	}
+}
+
+// TestPagesStoredCommandParses: the command line run pages stores, for
+// its defaults and for eval's page-size step (its probe run and repeat
+// bound set), parses back to the same configuration.
+func TestPagesStoredCommandParses(t *testing.T) {
+	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", "kvm-2vcpu-zen.tar.gz"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := eval.NewPlan(5*time.Minute, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := eval.NewConfigs(plan, "it's here").Pages
+	step.ProbeRun, step.RepeatWithin, step.CPU = 3, 95*time.Second, 1
+	ghz := pages.DefaultRunConfig()
+	ghz.GHz = 3.25
+	for _, c := range []pages.RunConfig{pages.DefaultRunConfig(), step, ghz} {
+		argv := pagesSettings(&c).Argv("run", "pages", "--store", "s.db")
+		words := shellSplit(t, "numalab "+shellJoin(argv))
+		got, st, done, err := pagesFlags(&env{stdout: io.Discard, stderr: io.Discard}, words[3:])
+		if err != nil || done || st != "s.db" {
+			t.Fatalf("%q: store %q, %v", argv, st, err)
+		}
+		if a, b := asJSON(t, got), asJSON(t, c); a != b {
+			t.Errorf("%q\nparses to %s\nwant      %s", argv, a, b)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package report
+
+// eval's summary: what 'numalab eval' prints when its steps are done.
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
+)
+
+// StepRun is one step of a composed run ('numalab eval') as its summary
+// lists it: its title, the run it stored (nil: none) and how it ended.
+type StepRun struct {
+	Title string
+	Run   *result.Run
+	Err   error // why it failed, or was left out (Skipped) or cut (Cut)
+	// Skipped: left out, not failed (no server binaries, no room in the
+	// budget); Cut: cut at the budget's end, what it measured stored.
+	Skipped, Cut bool
+}
+
+// WriteSummary is what eval prints when its steps are done, took after
+// it started: which server the model says to buy and what that rests on,
+// r's findings, the model's fit with its residuals and held-out
+// prediction, the speed sentinel's series sent judged at tol (and
+// whether it held around fitStep, the step whose cells the model is
+// fitted to when no page-size fit is), and each step's run (WriteStepRuns).
+func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series, tol float64, fitStep string, took time.Duration) error {
+	verdict := sent.Check(tol)
+	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
+		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
+		if p := Purchase(r); p != nil {
+			fmt.Fprintln(w, "  "+p.Recommendation)
+		}
+		fmt.Fprintln(w, "  it rests on: "+md.Derived())
+		if md.SMTMeasured {
+			fmt.Fprintf(w, "  SMT gain %s, %s\n", strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), md.SMT.Source)
+		} else {
+			fmt.Fprintf(w, "  SMT gain %s, assumed: the published band is %s to %s (docs/model.md); a run with smt=on and smt=off cells measures it\n",
+				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64), strconv.FormatFloat(md.SMT.High, 'g', 3, 64))
+		}
+		if md.FitRun == 0 {
+			if off := offSpeed(sent, verdict, fitStep); off != "" {
+				fmt.Fprintln(w, "  "+off)
+			}
+		}
+		for _, a := range md.Assumptions {
+			if a.Basis == calib.Assumed {
+				fmt.Fprintln(w, "  assumed: "+a.String())
+			}
+		}
+		switch {
+		case md.Measured == nil:
+			fmt.Fprintln(w, "  page-size points: none (the step did not run or failed), so A and M rest on the OLTP run alone")
+		case md.FitRun == 0:
+			fmt.Fprintln(w, "  page-size points: their cells did not fit, so A and M rest on the OLTP run alone:")
+			fallthrough
+		default:
+			for _, l := range md.Measured.Lines() {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
+	if err := WriteFindings(w, r, 10); err != nil {
+		return err
+	}
+	if md := r.Model; md != nil {
+		fmt.Fprintln(w, "\n== model fit (residuals and held-out prediction)")
+		for _, c := range md.Checks() {
+			fmt.Fprintln(w, "  "+c)
+		}
+		switch {
+		case md.HeldOut != nil:
+		case md.Measured != nil && len(md.Measured.HeldOut) == 0:
+			fmt.Fprintln(w, "  no held-out prediction: the page-size fit gave none (its note above says why)")
+		case md.Measured == nil:
+			fmt.Fprintln(w, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
+		}
+	}
+	fmt.Fprintln(w, "\n== "+verdict.String(sent))
+	fmt.Fprintln(w, "\n== runs (numalab runs show ID: each with the command that runs it again)")
+	WriteStepRuns(w, steps, r)
+	return nil
+}
+
+// WriteStepRuns lists each step's run with its headline, the TPC-H step's
+// speedups, and the steps that stored none.
+func WriteStepRuns(w io.Writer, steps []StepRun, r *Report) {
+	for _, s := range steps {
+		run := s.Run
+		switch {
+		case s.Cut && run != nil:
+			fmt.Fprintf(w, "  %s: run %d (%s): %s; cut at the budget's end\n", s.Title, run.ID, run.Status, run.Headline)
+		case s.Skipped:
+			fmt.Fprintf(w, "  %s: skipped: %v\n", s.Title, s.Err)
+		case s.Err != nil && run == nil:
+			fmt.Fprintf(w, "  %s: failed: %v\n", s.Title, s.Err)
+		case s.Err != nil:
+			fmt.Fprintf(w, "  %s: failed: %v (run %d, %s: what it measured is in the report)\n", s.Title, s.Err, run.ID, run.Status)
+		case run == nil:
+			fmt.Fprintf(w, "  %s: no run stored\n", s.Title)
+		default:
+			fmt.Fprintf(w, "  %s: run %d (%s): %s\n", s.Title, run.ID, run.Status, run.Headline)
+		}
+		if run == nil {
+			continue
+		}
+		for _, sec := range r.sections {
+			if rl, ok := sec.Section.(RunLiner); ok {
+				for _, l := range rl.RunLines(run.ID) {
+					fmt.Fprintln(w, "    "+l)
+				}
+			}
+		}
+	}
+}
+
+// RunLiner is a workload's section with lines of its own under one of its
+// runs in a composed run's summary (TPC-H's speedups under its step's
+// run); none for a run it does not show.
+type RunLiner interface {
+	RunLines(run int64) []string
+}
+
+// offSpeed says, when the sentinel's verdict v on series s has a sample
+// off next to the step of that title, that the model's fit came from
+// cells taken while the machine was not at its usual speed; "" when it
+// held.
+func offSpeed(s *sentinel.Series, v sentinel.Verdict, title string) string {
+	for i, sm := range s.Samples {
+		if sm.Label != "before "+title || i+1 >= len(s.Samples) {
+			continue
+		}
+		if v.Between(i, i+1) {
+			return fmt.Sprintf("the speed sentinel read more than %.0f%% off its median next to the %s step, whose cells the model is fitted to: the fit is not to be trusted (run eval again)", 100*v.Tolerance, title)
+		}
+		return fmt.Sprintf("the speed sentinel held within %.0f%% of its median around the %s step, whose cells the model is fitted to", 100*v.Tolerance, title)
+	}
+	return ""
+}

@@ -1,0 +1,122 @@
+package pages
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+)
+
+// RunConfig is one run of the experiment, as 'numalab run pages' takes
+// it and stores it with the run (the JSON names are those eval stored
+// before the experiment had a command).
+type RunConfig struct {
+	// DB is the tpcc-ro SQLite file (any number of warehouses; the
+	// transactions read warehouse 1).
+	DB string `json:"db"`
+	// CPU is the CPU the cells and chains run on; -1, the machine's
+	// first.
+	CPU int `json:"cpu"`
+	// Pairs of cells, each Cell long: one in 4 KiB pages, one in 2 MiB.
+	Pairs int           `json:"pairs"`
+	Cell  time.Duration `json:"cell_ns"`
+	// Repeats is how many off-speed cells may run again; RepeatWithin,
+	// when not 0, leaves out a repeat that would end later than that
+	// after the start.
+	Repeats      int           `json:"repeats"`
+	RepeatWithin time.Duration `json:"repeat_within_ns,omitempty"`
+	// GHz is the core clock the points are at; 0: the clock of the
+	// memory probe ProbeRun in the store (0: its newest).
+	GHz      float64 `json:"ghz,omitempty"`
+	ProbeRun int64   `json:"probe_run"`
+	// Tolerance is how far off its median the speed sentinel's core
+	// reading may be before the cells beside it are left out.
+	Tolerance float64 `json:"sentinel_tolerance"`
+}
+
+// DefaultRunConfig is eval's five-minute plan's: 4 pairs of 650 ms cells.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{DB: tpcc.DefaultPath("sqlite", 1), CPU: -1, Pairs: 4, Cell: 650 * time.Millisecond, Repeats: 2, Tolerance: 0.15}
+}
+
+// Time is what a run of c takes as planned: its cells, each followed by
+// a timing of its memory's chain, six more timings (every chain before
+// the first pair and after the last), the warm-up of each image (a
+// quarter cell), and the copies and sentinel samples (two seconds). It
+// leaves the repeats out.
+func (c RunConfig) Time() time.Duration {
+	return time.Duration(2*c.Pairs)*(c.Cell+ChaseTime) + 6*ChaseTime + c.Cell/2 + 2*time.Second
+}
+
+// Check refuses values no run could use, naming the flag.
+func (c RunConfig) Check() error {
+	var bad cliflag.Errs
+	bad.BadIf(c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
+	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")
+	bad.BadIf(c.Pairs < 1 || c.Pairs > 1000, "pairs", fmt.Sprint(c.Pairs), "is not 1 to 1000 pairs of cells")
+	bad.BadIf(c.Cell < 10*time.Millisecond || c.Cell > time.Hour, "cell", c.Cell.String(), "is not a cell of 10ms to 1h")
+	bad.BadIf(c.Repeats < 0 || c.Repeats > c.Pairs*2, "repeats", fmt.Sprint(c.Repeats), fmt.Sprintf("is not 0 to %d repeats (two cells a pair)", c.Pairs*2))
+	bad.BadIf(c.RepeatWithin < 0, "repeat-within", c.RepeatWithin.String(), "is not a duration (0 for no bound)")
+	bad.BadIf(c.GHz < 0 || c.GHz > 10 || math.IsNaN(c.GHz), "ghz", fmt.Sprint(c.GHz), "is not a clock of up to 10 GHz (0 for the memory probe's)")
+	bad.BadIf(c.ProbeRun < 0, "probe-run", fmt.Sprint(c.ProbeRun), "is not a run ID (0 for the store's newest memory probe)")
+	bad.BadIf(!(c.Tolerance > 0 && c.Tolerance < 1), "tolerance", fmt.Sprint(c.Tolerance), "is not a fraction above 0 and below 1 (0.15 is 15%)")
+	return errors.Join(bad...)
+}
+
+// Resolve gives c's defaults their values on machine t with the store
+// at storePath: CPU -1 becomes t's first CPU, and without GHz the clock
+// is read from the memory probe ProbeRun (the newest when 0), which
+// ProbeRun then names. It returns the clock.
+func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, error) {
+	if c.CPU < 0 {
+		c.CPU = 0
+		if t != nil && len(t.CPUs) > 0 {
+			c.CPU = t.CPUs[0].ID
+		}
+	}
+	if t != nil && len(t.CPUs) > 0 && !slices.ContainsFunc(t.CPUs, func(x result.CPU) bool { return x.ID == c.CPU }) {
+		return 0, fmt.Errorf("-cpu: %d is not a CPU of this machine (numalab topo lists them)", c.CPU)
+	}
+	if _, err := os.Stat(c.DB); err != nil {
+		return 0, fmt.Errorf("-db: %s: no such file (expected a tpcc SQLite file; numalab run oltp --engine sqlite --warehouses 1 loads one)", c.DB)
+	}
+	if c.GHz > 0 {
+		return c.GHz, nil
+	}
+	st, err := store.OpenToRead(storePath)
+	if err != nil {
+		return 0, fmt.Errorf("-probe-run: reading the memory probe's clock: %w (or give --ghz)", err)
+	}
+	defer st.Close()
+	if c.ProbeRun == 0 {
+		if c.ProbeRun, err = st.Latest(result.RunProbeMem, 0, result.StatusComplete); err != nil {
+			return 0, err
+		}
+		if c.ProbeRun == 0 {
+			return 0, fmt.Errorf("-probe-run: %s holds no complete memory probe whose clock the points could be at (run numalab probe mem --store %s first, or give --ghz)", storePath, storePath)
+		}
+	}
+	run, err := st.Get(c.ProbeRun)
+	if err != nil {
+		return 0, fmt.Errorf("-probe-run: %w", err)
+	}
+	if run.Kind != result.RunProbeMem {
+		return 0, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe (numalab runs --kind probe-mem lists them)", c.ProbeRun, run.Kind)
+	}
+	p, err := calib.ReadProbe(run)
+	if err != nil {
+		return 0, fmt.Errorf("-probe-run: %w", err)
+	}
+	if !(p.GHz > 0) {
+		return 0, fmt.Errorf("-probe-run: memory probe run %d measured no clock (give --ghz)", c.ProbeRun)
+	}
+	return p.GHz, nil
+}

@@ -1,0 +1,20 @@
+// Package pages is the page-size experiment ('numalab run pages'): the
+// model's latency points measured on one machine, one node included. A
+// tpcc-ro SQLite database is copied into anonymous memory twice, once
+// advised MADV_NOHUGEPAGE (4 KiB pages) and once MADV_HUGEPAGE (2 MiB
+// pages), and read in place by SQLite (engine.OpenSQLiteImage); tpcc's
+// own Order-Status and Stock-Level transactions (tpcc.Stream, drawing
+// from warehouse 1) run on one pinned CPU, each twice in a row with the
+// same inputs: cold, then hot from the caches the first run filled. Each
+// cell is followed by a timing of a random chain in memory mapped like
+// its image and as large, and by a sample of the speed sentinel; the
+// caches' latency is a chain half the size of the level-2 cache. A and M
+// are fitted to the kept cells (calib.MeasuredFit, stored as a run of
+// kind calib.RunFit).
+//
+// It refuses a database that is not tpcc (no tpcc_meta), a CPU this
+// process may not run on, and counts nothing it could not read: a cell
+// whose hardware counters could not be opened or read says why. It
+// prints only to the writer it is given (Run); the command stores the
+// fit.
+package pages
