@@ -2,13 +2,10 @@ package eval
 
 import (
 	"errors"
-	"io"
-	"time"
 
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/store"
 	_ "github.com/numalab/numalab/internal/workloads" // the workloads' report sections
 )
@@ -43,12 +40,6 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 	}
 	r, err := report.Build(runs)
 	return r, all, err
-}
-
-// writeSummary is report.WriteSummary of eval's steps and the runs they
-// stored: the model rests on the tpcc-ro step where no page-size fit is.
-func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, sent *sentinel.Series, took time.Duration) error {
-	return report.WriteSummary(w, r, stepRuns(steps, runs), sent, SentinelTolerance, "tpcc-ro on SQLite", took)
 }
 
 // stepRuns are the steps as the summary lists them.

@@ -59,7 +59,7 @@ func TestSummaryHeldOutOnce(t *testing.T) {
 		t.Fatal("the report's model does not rest on the stored fit")
 	}
 	var b strings.Builder
-	if err := writeSummary(&b, r, nil, nil, &sentinel.Series{}, time.Minute); err != nil {
+	if err := report.WriteSummary(&b, r, nil, &sentinel.Series{}, SentinelTolerance, "tpcc-ro on SQLite", time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range f.HeldOut {
