@@ -327,8 +327,9 @@ func sortInts(s []int) { slices.Sort(s) }
 type ProcStat struct {
 	// State is the process state letter: R, S, D, Z (zombie), ...
 	State byte
-	// PPID is the parent's process id (field 4).
-	PPID int
+	// PPID is the parent's process id (field 4), PGRP its process group
+	// (field 5).
+	PPID, PGRP int
 	// Start is when the process started, in clock ticks after boot (field
 	// 22): with the PID it names one process, even after the PID is reused.
 	Start uint64
@@ -355,5 +356,9 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 	if err != nil {
 		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: parent %q: %w", f[1], ErrFormat)
 	}
-	return ProcStat{State: f[0][0], PPID: ppid, Start: start}, nil
+	pgrp, err := strconv.Atoi(f[2])
+	if err != nil {
+		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: process group %q: %w", f[2], ErrFormat)
+	}
+	return ProcStat{State: f[0][0], PPID: ppid, PGRP: pgrp, Start: start}, nil
 }

@@ -1,9 +1,9 @@
 // Package managedtest holds what the tests of every managed server kind
 // (pgserver, mariaserver) share: a server whose numalab process is killed
-// under it, and reading /proc for what is left.
+// under it, and reading /proc (through sysfs) for what is left.
 //
-// It is for tests only, and reads the host's /proc: the processes it
-// names are the tests' own.
+// It is for tests only, and reads the host's processes: those it names
+// are the tests' own.
 package managedtest
 
 import (
@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // childEnv marks the child process KillOwner runs.
@@ -81,42 +83,22 @@ func KillOwner(t *testing.T, start func() (pid int, dir string, err error)) (pid
 	return pid, dir, tmp
 }
 
-// procStat reads a process's state and process group.
-func procStat(pid int) (state string, pgrp int, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", 0, false
-	}
-	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return "", 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return "", 0, false
-	}
-	pgrp, err = strconv.Atoi(f[2])
-	return f[0], pgrp, err == nil
-}
+// host reads the processes of this machine.
+var host = sysfs.New("/")
 
 // Alive reports whether process pid exists and is not a zombie (an orphan
 // waits as a zombie until init reaps it).
 func Alive(pid int) bool {
-	state, _, ok := procStat(pid)
-	return ok && state != "Z"
+	st, err := host.ProcStat(pid)
+	return err == nil && st.State != 'Z'
 }
 
 // GroupAlive reports whether any live process is left in process group
 // pgid.
 func GroupAlive(pgid int) bool {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		if state, pgrp, ok := procStat(pid); ok && state != "Z" && pgrp == pgid {
+	pids, _ := host.Numbered("proc", "")
+	for _, pid := range pids {
+		if st, err := host.ProcStat(pid); err == nil && st.State != 'Z' && st.PGRP == pgid {
 			return true
 		}
 	}
@@ -126,7 +108,7 @@ func GroupAlive(pgid int) bool {
 // ProcUID reads the real uid of a process.
 func ProcUID(t *testing.T, pid int) int {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	b, err := host.Bytes(fmt.Sprintf("proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
