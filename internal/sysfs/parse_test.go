@@ -283,10 +283,11 @@ func TestParseProcStat(t *testing.T) {
 		want ProcStat
 		err  bool
 	}{
-		{real, ProcStat{State: 'S', PPID: 4200, Start: 86528137}, false},
-		{"77 (a b) c)) Z 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0", ProcStat{State: 'Z', PPID: 1, Start: 123}, false},
+		{real, ProcStat{State: 'S', PPID: 4200, PGRP: 4200, Start: 86528137}, false},
+		{"77 (a b) c)) Z 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0", ProcStat{State: 'Z', PPID: 1, PGRP: 77, Start: 123}, false},
 		{"77 a S 1", ProcStat{}, true},
 		{"77 (x) S 1 2 3", ProcStat{}, true},
+		{"77 (x) S 1 group 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0", ProcStat{}, true},
 		{"77 (x) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 later 0", ProcStat{}, true},
 	} {
 		got, err := ParseProcStat([]byte(tc.in))
