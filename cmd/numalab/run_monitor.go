@@ -3,50 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"time"
 
-	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/sweep"
 )
-
-// defineMonitorFlags defines --monitor, --allow-settings and
-// --monitor-load on fs, for run oltp, run null and run report.
-func defineMonitorFlags(fs *flag.FlagSet) {
-	fs.String("monitor", "", "measure what monitoring `facilities` cost, off against on: PostgreSQL's pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing; MariaDB's performance_schema,general_log,slow_log,slow_log_explain; numalab's trace,sysmon,series (see above)")
-	fs.Bool("allow-settings", false, "let --monitor SET PostgreSQL or MariaDB facilities in numalab's sessions on the --dsn server (never its configuration)")
-	fs.Float64("monitor-load", monitor.DefaultPacedLoad, "with --monitor: run the pairs again open-loop at this `fraction` of the capacity the saturated off cells measured, and report CPU % and p50/p99 added there (0: saturation only)")
-}
-
-// monitorChecks checks a run's monitoring flags. With monitoring on, it
-// sets --repeat's default (monitor.MinRepeat) and refuses a bad request
-// and pacing (paceFlags names the command's pacing flags); with it off,
-// --allow-settings and --monitor-load, whose value it zeroes.
-func monitorChecks(fs *flag.FlagSet, on bool, req monitor.Request, paced bool, paceFlags string, repeat *int, load *float64) []error {
-	var errs []error
-	if on {
-		if !cliflag.Given(fs, "repeat") {
-			*repeat = monitor.MinRepeat
-		}
-		if _, err := monitor.Check(req); err != nil {
-			errs = append(errs, err)
-		}
-		if paced {
-			errs = append(errs, fmt.Errorf("-monitor: not with %s (it paces its own cells: see --monitor-load)", paceFlags))
-		}
-		return errs
-	}
-	if req.AllowSettings {
-		errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
-	}
-	if cliflag.Given(fs, "monitor-load") {
-		errs = append(errs, errors.New("-monitor-load: is for --monitor"))
-	}
-	*load = 0
-	return errs
-}
 
 // monitorFacilities are the facilities of a --monitor request, checked;
 // on a user's server (dsn) the server is checked too, before anything is

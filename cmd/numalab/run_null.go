@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
@@ -22,26 +21,14 @@ import (
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run null", helpText("run-null"))
-	fs.String("engine", cfg.Engine, "engine: postgres, mariadb or sqlite")
-	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
-	fs.String("transport", strings.Join(cfg.Transports, ","), "server transports: unix, tcp or unix,tcp")
-	fs.String("pairing", strings.Join(cfg.Pairings, ","), "client/backend pairings to run")
-	fs.String("protocol", cfg.Protocol, "how the server call is sent: prepared or simple")
-	fs.String("call", null.CallSelect1, "what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's sbtest1; --engine mariadb, --protocol prepared)")
-	fs.String("streams", cliflag.FormatInts(cfg.Streams), "stream counts to sweep, e.g. 1,2,4")
-	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
-	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
-	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, interleaved, 1 to 1000")
-	definePacingFlags(fs)
-	defineMonitorFlags(fs)
+	cfg.Settings().Define(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", false, true, err
 	}
-	errs = append(errs, nullSettings(&cfg).Apply(fs, true)...)
+	errs = append(errs, cfg.Settings().Apply(fs, true)...)
 	if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
 		errs = append(errs, cliflag.Bad("streams", cliflag.FormatInts(cfg.Streams), why))
 	}
@@ -51,33 +38,11 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	if cfg.Engine == "sqlite" {
 		cfg.Transports = nil
 	}
-	errs = append(errs, monitorChecks(fs, len(cfg.Monitor) > 0 && cfg.Engine != "sqlite", nullMonitorRequest(cfg), cfg.Paced(), "--rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
+	errs = append(errs, cliflag.CheckMonitor(fs, len(cfg.Monitor) > 0 && cfg.Engine != "sqlite", nullMonitorRequest(cfg), cfg.Paced(), "--rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
 	if err := errors.Join(append(errs, cfg.Check())...); err != nil {
 		return cfg, "", false, true, err
 	}
 	return cfg, *sp, *js, false, nil
-}
-
-// nullSettings are run null's flags on the fields of cfg; a server's
-// transport, pairing and protocol are spelled out for it alone.
-func nullSettings(cfg *null.RunConfig) cliflag.Settings {
-	pg := func() bool { return cfg.Engine != "sqlite" }
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
-		cliflag.When(cliflag.List("transport", ",", &cfg.Transports), pg), cliflag.When(cliflag.List("pairing", ",", &cfg.Pairings), pg),
-		cliflag.When(cliflag.Str("protocol", &cfg.Protocol), pg), cliflag.When(cliflag.Str("call", &cfg.Call), func() bool { return cfg.Engine == "mariadb" }),
-		cliflag.Ints("streams", &cfg.Streams), cliflag.Duration("duration", &cfg.Duration), cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat),
-		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
-		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),
-		cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 })}
-	return append(ss, pacingSettings(&cfg.Pacing)...)
-}
-
-// splitNames is a comma-separated list of names, none when empty.
-func splitNames(s string) ([]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	return strings.Split(s, ","), nil
 }
 
 // nullMonitorRequest is cfg's --monitor request.
@@ -88,7 +53,7 @@ func nullMonitorRequest(cfg null.RunConfig) monitor.Request {
 // nullArgv is the one command line that gives cfg, every setting spelled
 // out (the password of a DSN is hidden).
 func nullArgv(cfg null.RunConfig) []string {
-	return nullSettings(&cfg).Argv("run", "null")
+	return cfg.Settings().Argv("run", "null")
 }
 
 func runNull(ctx context.Context, e *env, args []string) error {

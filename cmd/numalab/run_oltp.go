@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"math"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -21,25 +19,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	cfg = tpcc.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run oltp", helpText("run-oltp"))
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	fs.String("engine", cfg.Engine, "engine: sqlite, duckdb, postgres or mariadb")
-	fs.String("db", "", "database `file` for sqlite or duckdb (default numalab-tpcc-wW.db or .duckdb)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB/MySQL `DSN` to use (default: a throwaway server numalab starts and stops)")
-	cliflag.ConnectTimeout(fs)
-	cliflag.RangedInt(fs, "warehouses", cfg.Warehouses, 1, math.MaxInt32, "TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)")
-	fs.String("streams", "1,2,4", "stream counts to sweep, e.g. 1,2,4,8")
-	fs.String("placement", "", "placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)")
-	fs.Bool("spread", cfg.Spread, "pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)")
-	cliflag.RangedInt(fs, "data-node", cfg.DataNode, -1, 1023, "NUMA node to place the data pages on (-1: leave them where they are)")
-	cliflag.RangedDuration(fs, "duration", cfg.Duration, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
-	cliflag.RangedDuration(fs, "warmup", cfg.Warmup, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
-	cliflag.RangedInt(fs, "repeat", cfg.Repeat, 1, 1000, "repetitions of every cell, 1 to 1000")
-	cliflag.RangedInt(fs, "streams-per-cpu", 0, 0, 1024, "leave out cells with more streams than N per logical CPU of their placement (0: none)")
-	fs.Bool("augmented", false, "the augmented variant: each transaction also computes avg(i_price) over i_id < 15000")
-	fs.Bool("neighbour", false, "add, per repeat, one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU (the model's held-out cell)")
-	cliflag.RangedInt(fs, "trace", 0, 0, 1_000_000, "record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000")
-	fs.Int64("seed", cfg.Seed, "seed for the load and the streams' random numbers")
-	defineMonitorFlags(fs)
-	defineLoadFlags(fs)
+	cfg.Settings().Define(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
@@ -54,7 +34,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 		}
 	}
 	repeatGiven := md.IsDefined("repeat")
-	bad = append(bad, oltpSettings(&cfg).Apply(fs, false)...)
+	bad = append(bad, cfg.Settings().Apply(fs, false)...)
 	if len(cfg.Monitor) > 0 {
 		if !repeatGiven && !cliflag.Given(fs, "repeat") {
 			cfg.Repeat = monitor.MinRepeat
@@ -79,7 +59,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 			bad = append(bad, errors.New("-monitor-load: is for --monitor"))
 		}
 	}
-	curveDefaults(&cfg.Load)
+	cliflag.CurveDefaults(&cfg.Load)
 	if cfg.Curve && cfg.Neighbour {
 		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
 	}
@@ -89,23 +69,11 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	return cfg, *sp, *js, false, cliflag.CheckFileEngine(cfg.Engine, cfg.DB)
 }
 
-// oltpSettings are run oltp's flags on the fields of cfg.
-func oltpSettings(cfg *tpcc.RunConfig) cliflag.Settings {
-	ss := cliflag.Settings{cliflag.Str("engine", &cfg.Engine), cliflag.Optional(cliflag.Str("db", &cfg.DB)), cliflag.DSN(&cfg.DSN), cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
-		cliflag.Int("warehouses", &cfg.Warehouses), cliflag.Ints("streams", &cfg.Streams), cliflag.List("placement", ";", &cfg.Placements),
-		cliflag.Bool("spread", &cfg.Spread), cliflag.Int("data-node", &cfg.DataNode), cliflag.Duration("duration", &cfg.Duration),
-		cliflag.Duration("warmup", &cfg.Warmup), cliflag.Int("repeat", &cfg.Repeat), cliflag.Optional(cliflag.Int("streams-per-cpu", &cfg.StreamsPerCPU)),
-		cliflag.Optional(cliflag.Bool("augmented", &cfg.Augmented)), cliflag.Optional(cliflag.Bool("neighbour", &cfg.Neighbour)), cliflag.Int("trace", &cfg.Trace),
-		cliflag.Int64("seed", &cfg.Seed), cliflag.Optional(cliflag.List("monitor", ",", &cfg.Monitor)), cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings))}
-	ss = append(ss, loadSettings(&cfg.Load)...)
-	return append(ss, cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 }))
-}
-
 // oltpArgv is the one command line that gives cfg: every setting spelled
 // out, so that the stored command re-runs the same cells whatever the
 // defaults become (the password of a DSN is hidden).
 func oltpArgv(cfg tpcc.RunConfig) []string {
-	return oltpSettings(&cfg).Argv("run", "oltp")
+	return cfg.Settings().Argv("run", "oltp")
 }
 
 func runOLTP(ctx context.Context, e *env, args []string) error {

@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
@@ -23,36 +21,17 @@ import (
 // reportFlags parses run report's command line into a checked
 // configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
+	cfg = transtats.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
-	fs.String("engine", "sqlite", "engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)")
-	fs.String("dsn", "", "PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)")
-	cliflag.ConnectTimeout(fs)
-	fs.String("db", "", "database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)")
-	fs.Int64("rows", transtats.DefaultRows, "rows of tran_stats (N), up to 200000000")
-	fs.Int64("rate", transtats.DefaultRate, "rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)")
-	fs.String("streams", "1", "stream counts to sweep, e.g. 1,2,4,8")
-	fs.String("dop", "1", "degrees of parallelism to sweep, e.g. 1,2,4")
-	fs.String("query", "P1,P2", "queries: P1, P2 or P1,P2")
-	cliflag.RangedDuration(fs, "duration", 30*time.Second, 10*time.Millisecond, 24*time.Hour, "measured window of each cell, 10ms to 24h")
-	cliflag.RangedDuration(fs, "warmup", 5*time.Second, 0, time.Hour, "warm-up before each cell's window, excluded from every figure, up to 1h")
-	fs.String("placement", "", "placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)")
-	fs.Int("data-node", -1, "NUMA node to place the data on before the cells (-1: leave it where it is); data=nodeN in a placement wins")
-	fs.Uint64("seed", 1, "seed of the streams' random numbers (P2's t)")
-	cliflag.RangedInt(fs, "repeat", 1, 1, 1000, "repetitions of every cell, 1 to 1000, all cells once before any again")
-	cliflag.RangedInt(fs, "hog", 0, 0, runtime.NumCPU(), "keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs")
-	cliflag.RangedDuration(fs, "think", 0, 0, time.Hour, "closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)")
-	fs.String("think-dist", "", "think times: fixed (the default) or exp (exponential with mean --think)")
-	fs.Float64("arrival-rate", 0, "open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)")
-	fs.String("arrivals", "", "arrivals of --arrival-rate: poisson (the default) or uniform")
-	defineMonitorFlags(fs)
+	cfg.Settings().Define(fs)
 	sp := cliflag.Store(fs)
 	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", "", false, true, err
 	}
-	errs = append(errs, reportSettings(&cfg).Apply(fs, true)...)
-	errs = append(errs, monitorChecks(fs, len(cfg.Monitor) > 0, reportMonitorRequest(cfg), cfg.Paced(), "--arrival-rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
+	errs = append(errs, cfg.Settings().Apply(fs, true)...)
+	errs = append(errs, cliflag.CheckMonitor(fs, len(cfg.Monitor) > 0, reportMonitorRequest(cfg), cfg.Paced(), "--arrival-rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
 	errs = append(errs, reportPacingError(cfg.Load.Check()))
 	if err := errors.Join(errs...); err != nil {
 		return cfg, "", "", false, true, err
@@ -69,73 +48,6 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, cliflag.Bad("rows", strconv.FormatInt(cfg.Rows, 10), "could never be loaded here: "+err.Error())
 	}
 	return cfg, dsn, *sp, *js, false, nil
-}
-
-// reportSettings are run report's flags on the fields of cfg, each value
-// checked as it is set (those of --dsn, --db and --dop against the
-// --engine set before them).
-func reportSettings(cfg *transtats.RunConfig) cliflag.Settings {
-	dialect := func() transtats.Dialect { d, _ := transtats.ParseDialect(cfg.Engine); return d }
-	return cliflag.Settings{
-		cliflag.Validated(cliflag.Str("engine", &cfg.Engine), func(v string) error {
-			if _, err := transtats.ParseDialect(v); err != nil {
-				return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb, postgres or mariadb")
-			}
-			return nil
-		}),
-		cliflag.Validated(cliflag.DSN(&cfg.DSN), func(v string) error {
-			if v != "" && !dialect().IsServer() {
-				return fmt.Errorf("-dsn: a DSN is for --engine postgres or mariadb (the %s data is a file: use --db)", cfg.Engine)
-			}
-			return nil
-		}),
-		cliflag.ConnectTimeoutSetting(&cfg.ConnectTimeout),
-		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &cfg.DB)), func(v string) error {
-			if v != "" && dialect().IsServer() {
-				return cliflag.ErrPostgresFile
-			}
-			return nil
-		}),
-		cliflag.Int64("rows", &cfg.Rows),
-		cliflag.Validated(cliflag.Int64("rate", &cfg.Rate), func(string) error {
-			if err := transtats.CheckSize(cfg.Rows, cfg.Rate); err != nil {
-				return fmt.Errorf("-rows/-rate: %w", err)
-			}
-			return nil
-		}),
-		cliflag.Validated(cliflag.Ints("streams", &cfg.Streams), func(v string) error {
-			if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
-				return cliflag.Bad("streams", v, why)
-			}
-			return nil
-		}),
-		cliflag.Validated(cliflag.Ints("dop", &cfg.DOP), func(v string) error {
-			if err := transtats.CheckDOP(dialect(), cfg.DOP, runtime.NumCPU()); err != nil {
-				return cliflag.Bad("dop", v, err.Error())
-			}
-			return nil
-		}),
-		cliflag.Field("query", &cfg.Queries, func(s string) ([]string, error) {
-			q, err := transtats.ParseQueries(s)
-			if err != nil {
-				return nil, fmt.Errorf("-query: %w", err)
-			}
-			return q, nil
-		}, func(q []string) string { return strings.Join(q, ",") }),
-		cliflag.Duration("duration", &cfg.Duration),
-		cliflag.Duration("warmup", &cfg.Warmup),
-		cliflag.Optional(cliflag.Str("placement", &cfg.Placement)),
-		cliflag.Int("data-node", &cfg.DataNode),
-		cliflag.Uint64("seed", &cfg.Seed),
-		// A run stored before repeats has 0: it ran once.
-		cliflag.Field("repeat", &cfg.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }),
-		cliflag.Optional(cliflag.Int("hog", &cfg.Hog)),
-		cliflag.Optional(cliflag.Duration("think", &cfg.Pacing.Think)), cliflag.Optional(cliflag.Str("think-dist", &cfg.Pacing.ThinkDist)),
-		cliflag.Optional(cliflag.Float("arrival-rate", &cfg.Pacing.Rate)), cliflag.Optional(cliflag.Str("arrivals", &cfg.Pacing.Arrivals)),
-		cliflag.Optional(cliflag.Field("monitor", &cfg.Monitor, splitNames, func(v []string) string { return strings.Join(v, ",") })),
-		cliflag.Optional(cliflag.Bool("allow-settings", &cfg.AllowSettings)),
-		cliflag.When(cliflag.Float("monitor-load", &cfg.MonitorLoad), func() bool { return len(cfg.Monitor) > 0 }),
-	}
 }
 
 // reportMonitorRequest is cfg's --monitor request.
@@ -156,7 +68,7 @@ func reportPacingError(err error) error {
 // reportArgv is the one command line that gives cfg, every setting
 // spelled out (the password of a DSN is hidden).
 func reportArgv(cfg transtats.RunConfig) []string {
-	return reportSettings(&cfg).Argv("run", "report")
+	return cfg.Settings().Argv("run", "report")
 }
 
 // reportOutput is what --json prints.

@@ -101,12 +101,13 @@ func (d *DB) Resolve() (string, Errs) {
 // that connects to a server: how long connecting may take. Its default,
 // 0, is engine.DefaultConnectTimeout.
 func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
-	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour,
-		fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v)", engine.DefaultConnectTimeout))
+	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour, connectTimeoutUsage)
 }
 
-// ConnectTimeoutSetting is --connect-timeout's setting, left out of argv
-// when not given.
+var connectTimeoutUsage = fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v)", engine.DefaultConnectTimeout)
+
+// ConnectTimeoutSetting is --connect-timeout's setting, with ConnectTimeout's
+// flag, left out of argv when not given.
 func ConnectTimeoutSetting(p *time.Duration) Setting {
-	return Optional(Duration("connect-timeout", p))
+	return Optional(DurationIn("connect-timeout", p, 100*time.Millisecond, time.Hour)).Flag(connectTimeoutUsage)
 }

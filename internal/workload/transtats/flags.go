@@ -1,0 +1,88 @@
+package transtats
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// DefaultRunConfig is 'numalab run report' without flags.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{Engine: "sqlite", Rows: DefaultRows, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1}, Queries: []string{P1, P2},
+		Duration: 30 * time.Second, Warmup: 5 * time.Second, DataNode: -1, Seed: 1, Repeat: 1}
+}
+
+// Settings are run report's flags on the fields of c, each defined once:
+// its name, help, range and default (c's value when they are defined), how
+// its value reaches c, checked as it is set (those of --dsn, --db and --dop
+// against the --engine set before them), and how c is spelled back as the
+// command line that re-runs it, in that line's order (cliflag.Settings).
+func (c *RunConfig) Settings() cliflag.Settings {
+	dialect := func() Dialect { d, _ := ParseDialect(c.Engine); return d }
+	return cliflag.Settings{
+		cliflag.Validated(cliflag.Str("engine", &c.Engine), func(v string) error {
+			if _, err := ParseDialect(v); err != nil {
+				return cliflag.Bad("engine", v, "is not an engine: want sqlite, duckdb, postgres or mariadb")
+			}
+			return nil
+		}).Flag("engine: sqlite, duckdb, postgres or mariadb (no intra-query parallelism: --dop 1)"),
+		cliflag.Validated(cliflag.DSN(&c.DSN), func(v string) error {
+			if v != "" && !dialect().IsServer() {
+				return fmt.Errorf("-dsn: a DSN is for --engine postgres or mariadb (the %s data is a file: use --db)", c.Engine)
+			}
+			return nil
+		}).Flag("PostgreSQL or MariaDB `DSN` to use (default: a throwaway server numalab starts)"),
+		cliflag.ConnectTimeoutSetting(&c.ConnectTimeout),
+		cliflag.Validated(cliflag.Optional(cliflag.Str("db", &c.DB)), func(v string) error {
+			if v != "" && dialect().IsServer() {
+				return cliflag.ErrPostgresFile
+			}
+			return nil
+		}).Flag("database `file` for sqlite or duckdb (default transtats-N.sqlite or .duckdb)"),
+		cliflag.Int64("rows", &c.Rows).Flag("rows of tran_stats (N), up to 200000000"),
+		cliflag.Validated(cliflag.Int64("rate", &c.Rate), func(string) error {
+			if err := CheckSize(c.Rows, c.Rate); err != nil {
+				return fmt.Errorf("-rows/-rate: %w", err)
+			}
+			return nil
+		}).Flag("rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)"),
+		cliflag.Validated(cliflag.Ints("streams", &c.Streams), func(v string) error {
+			if why := sweep.TooManyStreams(c.Streams, runtime.NumCPU()); why != "" {
+				return cliflag.Bad("streams", v, why)
+			}
+			return nil
+		}).Flag("stream counts to sweep, e.g. 1,2,4,8"),
+		cliflag.Validated(cliflag.Ints("dop", &c.DOP), func(v string) error {
+			if err := CheckDOP(dialect(), c.DOP, runtime.NumCPU()); err != nil {
+				return cliflag.Bad("dop", v, err.Error())
+			}
+			return nil
+		}).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
+		cliflag.Field("query", &c.Queries, func(s string) ([]string, error) {
+			q, err := ParseQueries(s)
+			if err != nil {
+				return nil, fmt.Errorf("-query: %w", err)
+			}
+			return q, nil
+		}, func(q []string) string { return strings.Join(q, ",") }).Flag("queries: P1, P2 or P1,P2"),
+		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
+		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
+		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag("placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
+		cliflag.Int("data-node", &c.DataNode).Flag("NUMA node to place the data on before the cells (-1: leave it where it is); data=nodeN in a placement wins"),
+		cliflag.Uint64("seed", &c.Seed).Flag("seed of the streams' random numbers (P2's t)"),
+		// A run stored before repeats has 0: it ran once.
+		cliflag.InRange(cliflag.Field("repeat", &c.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }), 1, 1000).
+			Flag("repetitions of every cell, 1 to 1000, all cells once before any again"),
+		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
+		cliflag.Optional(cliflag.DurationIn("think", &c.Pacing.Think, 0, time.Hour)).Flag("closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)"),
+		cliflag.Optional(cliflag.Str("think-dist", &c.Pacing.ThinkDist)).Flag("think times: fixed (the default) or exp (exponential with mean --think)"),
+		cliflag.Optional(cliflag.Float("arrival-rate", &c.Pacing.Rate)).Flag("open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)"),
+		cliflag.Optional(cliflag.Str("arrivals", &c.Pacing.Arrivals)).Flag("arrivals of --arrival-rate: poisson (the default) or uniform"),
+		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings), cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
+	}
+}
