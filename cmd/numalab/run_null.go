@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -29,25 +28,10 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 		return cfg, "", false, true, err
 	}
 	errs = append(errs, cfg.Settings().Apply(fs, true)...)
-	if why := sweep.TooManyStreams(cfg.Streams, runtime.NumCPU()); why != "" {
-		errs = append(errs, cliflag.Bad("streams", cliflag.FormatInts(cfg.Streams), why))
-	}
-	if cfg.DSN != "" && !cliflag.Given(fs, "transport") {
-		cfg.Transports = []string{null.DSNTransport(cfg.Engine, cfg.DSN)}
-	}
-	if cfg.Engine == "sqlite" {
-		cfg.Transports = nil
-	}
-	errs = append(errs, cliflag.CheckMonitor(fs, len(cfg.Monitor) > 0 && cfg.Engine != "sqlite", nullMonitorRequest(cfg), cfg.Paced(), "--rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
-	if err := errors.Join(append(errs, cfg.Check())...); err != nil {
+	if err := errors.Join(append(errs, cfg.CheckFlags(fs)...)...); err != nil {
 		return cfg, "", false, true, err
 	}
 	return cfg, *sp, *js, false, nil
-}
-
-// nullMonitorRequest is cfg's --monitor request.
-func nullMonitorRequest(cfg null.RunConfig) monitor.Request {
-	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
 }
 
 // nullArgv is the one command line that gives cfg, every setting spelled
@@ -111,7 +95,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 // its first transport, pairing this machine offers and stream count.
 // With --monitor-load the plan has twice the cells, all of that layout.
 func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, nullMonitorRequest(cfg), cfg.DSN, cfg.ConnectTimeout)
+	fs, err := monitorFacilities(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

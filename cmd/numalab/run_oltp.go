@@ -33,37 +33,9 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 			return cfg, "", false, true, err
 		}
 	}
-	repeatGiven := md.IsDefined("repeat")
 	bad = append(bad, cfg.Settings().Apply(fs, false)...)
-	if len(cfg.Monitor) > 0 {
-		if !repeatGiven && !cliflag.Given(fs, "repeat") {
-			cfg.Repeat = monitor.MinRepeat
-		}
-		if _, err := monitor.Check(monitorRequest(cfg)); err != nil {
-			bad = append(bad, err)
-		}
-		if cfg.Neighbour {
-			bad = append(bad, errors.New("-neighbour: not with --monitor, whose cells are pairs of one stream count and placement"))
-		}
-		if cfg.Paced() || cfg.Curve {
-			bad = append(bad, errors.New("-monitor: not with --rate, --think or --curve (it paces its own cells: see --monitor-load)"))
-		}
-		if !md.IsDefined("monitor_load") && !cliflag.Given(fs, "monitor-load") {
-			cfg.MonitorLoad = monitor.DefaultPacedLoad
-		}
-	} else {
-		if cfg.AllowSettings {
-			bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
-		}
-		if cfg.MonitorLoad != 0 {
-			bad = append(bad, errors.New("-monitor-load: is for --monitor"))
-		}
-	}
-	cliflag.CurveDefaults(&cfg.Load)
-	if cfg.Curve && cfg.Neighbour {
-		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
-	}
-	if err := errors.Join(append(bad, cfg.Check())...); err != nil {
+	bad = append(bad, cfg.CheckFlags(func(flag, key string) bool { return md.IsDefined(key) || cliflag.Given(fs, flag) })...)
+	if err := errors.Join(bad...); err != nil {
 		return cfg, "", false, true, err
 	}
 	return cfg, *sp, *js, false, cliflag.CheckFileEngine(cfg.Engine, cfg.DB)
@@ -106,15 +78,10 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 	return finishRun(e, rec, err, tpcc.Headline(measured), asJSON, append([]*result.Cell{}, measured...))
 }
 
-// monitorRequest is cfg's --monitor request.
-func monitorRequest(cfg tpcc.RunConfig) monitor.Request {
-	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
-}
-
 // runOLTPMonitor runs --monitor on the first stream count and placement
 // (runMonitor).
 func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, monitorRequest(cfg), cfg.DSN, cfg.ConnectTimeout)
+	fs, err := monitorFacilities(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
@@ -31,38 +30,13 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 		return cfg, "", "", false, true, err
 	}
 	errs = append(errs, cfg.Settings().Apply(fs, true)...)
-	errs = append(errs, cliflag.CheckMonitor(fs, len(cfg.Monitor) > 0, reportMonitorRequest(cfg), cfg.Paced(), "--arrival-rate or --think", &cfg.Repeat, &cfg.MonitorLoad)...)
-	errs = append(errs, reportPacingError(cfg.Load.Check()))
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(append(errs, cfg.CheckFlags(fs)...)...); err != nil {
 		return cfg, "", "", false, true, err
 	}
-	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
-	d, _ := transtats.ParseDialect(cfg.Engine)
-	if cfg.DB == "" && !d.IsServer() {
-		cfg.DB = transtats.DefaultPath(d, cfg.Rows)
-	}
-	if err := cliflag.CheckFileEngine(cfg.Engine, cfg.DB); err != nil {
+	if dsn, err = cfg.Resolve(); err != nil {
 		return cfg, "", "", false, true, err
-	}
-	if err := transtats.CheckFits(d, engine.Options{Path: cfg.DB, DSN: dsn}, cfg.Rows); err != nil {
-		return cfg, "", "", false, true, cliflag.Bad("rows", strconv.FormatInt(cfg.Rows, 10), "could never be loaded here: "+err.Error())
 	}
 	return cfg, dsn, *sp, *js, false, nil
-}
-
-// reportMonitorRequest is cfg's --monitor request.
-func reportMonitorRequest(cfg transtats.RunConfig) monitor.Request {
-	return monitor.Request{Names: cfg.Monitor, Engine: cfg.Engine, DSN: cfg.DSN != "", AllowSettings: cfg.AllowSettings}
-}
-
-// reportPacingError names run report's open-loop flag, --arrival-rate,
-// where sweep.Pacing's checks name --rate (which here is the data's).
-func reportPacingError(err error) error {
-	if err == nil {
-		return nil
-	}
-	r := strings.NewReplacer("--rate or --curve", "--arrival-rate", "--rate", "--arrival-rate", "-rate:", "-arrival-rate:")
-	return errors.New(r.Replace(err.Error()))
 }
 
 // reportArgv is the one command line that gives cfg, every setting
@@ -97,7 +71,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // runReportMonitor runs --monitor (runMonitor) on the first query, stream
 // count and DOP of cfg.
 func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, reportMonitorRequest(cfg), dsn, cfg.ConnectTimeout)
+	fs, err := monitorFacilities(ctx, cfg.MonitorRequest(), dsn, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

@@ -3,14 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"strconv"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/dop"
-	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -30,19 +25,8 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	if err := errors.Join(append(append(bad, cfg.Settings(&threshold).Apply(fs, true)...), cfg.Pacing.Check())...); err != nil {
 		return cfg, "", "", threshold, false, true, err
 	}
-	dsn, cfg.DSN = cfg.DSN, result.Redact(cfg.DSN)
-	if cfg.DB == "" && cfg.Engine != "postgres" && cfg.Engine != "mariadb" {
-		cfg.DB = fmt.Sprintf("tpch-%g.%s", cfg.SF, cfg.Engine)
-	}
-	if cfg.DB != "" {
-		need, _ := tpch.EstimatedBytes(cfg.SF, cfg.Engine)
-		room, err := engine.RoomAt(filepath.Dir(cfg.DB))
-		if err == nil {
-			err = room.Check(need)
-		}
-		if err != nil {
-			return cfg, "", "", threshold, false, true, cliflag.Bad("sf", strconv.FormatFloat(cfg.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
-		}
+	if dsn, err = cfg.Resolve(); err != nil {
+		return cfg, "", "", threshold, false, true, err
 	}
 	return cfg, dsn, *sp, threshold, *js, false, nil
 }

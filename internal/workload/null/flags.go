@@ -1,9 +1,13 @@
 package null
 
 import (
+	"flag"
+	"runtime"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/sweep"
 )
 
 // Settings are run null's flags on the fields of c, each defined once: its
@@ -28,4 +32,28 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings), cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
 	}
 	return append(ss, cliflag.Pacing(&c.Pacing)...)
+}
+
+// MonitorRequest is c's --monitor request.
+func (c RunConfig) MonitorRequest() monitor.Request {
+	return monitor.Request{Names: c.Monitor, Engine: c.Engine, DSN: c.DSN != "", AllowSettings: c.AllowSettings}
+}
+
+// CheckFlags checks and completes c as the flags of fs set it
+// (Settings.Apply): the stream counts against this machine's CPUs, a
+// --dsn server's transport unless --transport is given (none for SQLite),
+// --monitor's request and defaults (cliflag.CheckMonitor), then Check.
+func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
+	var errs []error
+	if why := sweep.TooManyStreams(c.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, cliflag.Bad("streams", cliflag.FormatInts(c.Streams), why))
+	}
+	if c.DSN != "" && !cliflag.Given(fs, "transport") {
+		c.Transports = []string{DSNTransport(c.Engine, c.DSN)}
+	}
+	if c.Engine == "sqlite" {
+		c.Transports = nil
+	}
+	errs = append(errs, cliflag.CheckMonitor(fs, len(c.Monitor) > 0 && c.Engine != "sqlite", c.MonitorRequest(), c.Paced(), "--rate or --think", &c.Repeat, &c.MonitorLoad)...)
+	return append(errs, c.Check())
 }

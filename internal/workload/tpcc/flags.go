@@ -1,10 +1,12 @@
 package tpcc
 
 import (
+	"errors"
 	"math"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/monitor"
 )
 
 // Settings are run oltp's flags on the fields of c, each defined once: its
@@ -34,4 +36,47 @@ func (c *RunConfig) Settings() cliflag.Settings {
 	}
 	ss = append(ss, cliflag.Load(&c.Load)...)
 	return append(ss, cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor))
+}
+
+// MonitorRequest is c's --monitor request.
+func (c RunConfig) MonitorRequest() monitor.Request {
+	return monitor.Request{Names: c.Monitor, Engine: c.Engine, DSN: c.DSN != "", AllowSettings: c.AllowSettings}
+}
+
+// CheckFlags checks and completes c as its sweep file and flags set it,
+// given saying whether a flag, or its key in the sweep file, was given:
+// --monitor's request, its defaults (--repeat, --monitor-load) and what it
+// does not go with, or with it off its flags refused; a curve's defaults
+// (cliflag.CurveDefaults), and what it does not go with; then Check.
+func (c *RunConfig) CheckFlags(given func(flag, key string) bool) []error {
+	var bad []error
+	if len(c.Monitor) > 0 {
+		if !given("repeat", "repeat") {
+			c.Repeat = monitor.MinRepeat
+		}
+		if _, err := monitor.Check(c.MonitorRequest()); err != nil {
+			bad = append(bad, err)
+		}
+		if c.Neighbour {
+			bad = append(bad, errors.New("-neighbour: not with --monitor, whose cells are pairs of one stream count and placement"))
+		}
+		if c.Paced() || c.Curve {
+			bad = append(bad, errors.New("-monitor: not with --rate, --think or --curve (it paces its own cells: see --monitor-load)"))
+		}
+		if !given("monitor-load", "monitor_load") {
+			c.MonitorLoad = monitor.DefaultPacedLoad
+		}
+	} else {
+		if c.AllowSettings {
+			bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
+		}
+		if c.MonitorLoad != 0 {
+			bad = append(bad, errors.New("-monitor-load: is for --monitor"))
+		}
+	}
+	cliflag.CurveDefaults(&c.Load)
+	if c.Curve && c.Neighbour {
+		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
+	}
+	return append(bad, c.Check())
 }

@@ -2,11 +2,15 @@ package tpch
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/dop"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -111,4 +115,26 @@ func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
 		}, dop.Threshold.String).Flag("where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)"),
 	}
 	return append(ss, cliflag.Pacing(&c.Pacing)...)
+}
+
+// Resolve completes a checked c with its database: c keeps the DSN
+// without its password and Resolve returns the one to connect with; an
+// embedded engine's file defaults to tpch-SF.ENGINE and must have room for
+// the data.
+func (c *RunConfig) Resolve() (dsn string, err error) {
+	dsn, c.DSN = c.DSN, result.Redact(c.DSN)
+	if c.DB == "" && c.Engine != "postgres" && c.Engine != "mariadb" {
+		c.DB = fmt.Sprintf("tpch-%g.%s", c.SF, c.Engine)
+	}
+	if c.DB != "" {
+		need, _ := EstimatedBytes(c.SF, c.Engine)
+		room, err := engine.RoomAt(filepath.Dir(c.DB))
+		if err == nil {
+			err = room.Check(need)
+		}
+		if err != nil {
+			return "", cliflag.Bad("sf", strconv.FormatFloat(c.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
+		}
+	}
+	return dsn, nil
 }

@@ -1,6 +1,8 @@
 package transtats
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -8,6 +10,9 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -85,4 +90,42 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.Optional(cliflag.Str("arrivals", &c.Pacing.Arrivals)).Flag("arrivals of --arrival-rate: poisson (the default) or uniform"),
 		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings), cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
 	}
+}
+
+// MonitorRequest is c's --monitor request.
+func (c RunConfig) MonitorRequest() monitor.Request {
+	return monitor.Request{Names: c.Monitor, Engine: c.Engine, DSN: c.DSN != "", AllowSettings: c.AllowSettings}
+}
+
+// CheckFlags checks c as the flags of fs set it (Settings.Apply) for what
+// only the whole configuration shows: --monitor's request and defaults
+// (cliflag.CheckMonitor), and the pacing, named as run report names its
+// flags (--arrival-rate, where sweep.Pacing's checks name --rate, which
+// here is the data's).
+func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
+	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced(), "--arrival-rate or --think", &c.Repeat, &c.MonitorLoad)
+	if err := c.Load.Check(); err != nil {
+		r := strings.NewReplacer("--rate or --curve", "--arrival-rate", "--rate", "--arrival-rate", "-rate:", "-arrival-rate:")
+		errs = append(errs, errors.New(r.Replace(err.Error())))
+	}
+	return errs
+}
+
+// Resolve completes a checked c with its database: c keeps the DSN
+// without its password and Resolve returns the one to connect with; an
+// embedded engine's file defaults to DefaultPath, must be of that engine,
+// and must have room for the rows.
+func (c *RunConfig) Resolve() (dsn string, err error) {
+	dsn, c.DSN = c.DSN, result.Redact(c.DSN)
+	d, _ := ParseDialect(c.Engine)
+	if c.DB == "" && !d.IsServer() {
+		c.DB = DefaultPath(d, c.Rows)
+	}
+	if err := cliflag.CheckFileEngine(c.Engine, c.DB); err != nil {
+		return "", err
+	}
+	if err := CheckFits(d, engine.Options{Path: c.DB, DSN: dsn}, c.Rows); err != nil {
+		return "", cliflag.Bad("rows", strconv.FormatInt(c.Rows, 10), "could never be loaded here: "+err.Error())
+	}
+	return dsn, nil
 }
