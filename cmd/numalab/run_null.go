@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
@@ -52,22 +51,13 @@ func runNull(ctx context.Context, e *env, args []string) error {
 }
 
 // nullCells are cfg's cells on this machine, their layout and the
-// matrix (null.RunConfig.Cells); an error when the machine offers none of
-// the pairings asked for.
+// matrix (null.RunConfig.Offered).
 func nullCells(cfg null.RunConfig) ([]sweep.Cell, []null.Layout, []null.Pairing, error) {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reading this machine's topology: %w", err)
 	}
-	cells, layout, matrix := cfg.Cells(machine)
-	if len(cells) == 0 {
-		var why []string
-		for _, p := range null.Select(matrix, cfg.Pairings) {
-			why = append(why, p.String())
-		}
-		return nil, nil, nil, fmt.Errorf("-pairing: this machine offers none of %s (%s)", strings.Join(cfg.Pairings, ", "), strings.Join(why, "; "))
-	}
-	return cells, layout, matrix, nil
+	return cfg.Offered(machine)
 }
 
 // runNullConfig runs a checked configuration: cells, store, sweep, render.
@@ -78,11 +68,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	kind := null.RunKind
-	if cfg.Call == null.CallPointSelect {
-		kind = null.PointSelectKind
-	}
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(kind, cfg.Pacing), cfg)
+	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(cfg.Kind(), cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 
 	"github.com/numalab/numalab/internal/cliflag"
-	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
-	"github.com/numalab/numalab/internal/place"
-	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -45,18 +39,6 @@ func reportArgv(cfg transtats.RunConfig) []string {
 	return cfg.Settings().Argv("run", "report")
 }
 
-// reportOutput is what --json prints.
-type reportOutput struct {
-	Load     *result.BulkLoad      `json:"load,omitempty"`
-	Engine   *engine.Info          `json:"engine,omitempty"`
-	Cells    []*result.QueryCell   `json:"cells"`
-	Findings []*result.PlanFinding `json:"findings"`
-	// Estimates set the optimizer's estimated speedup beside the measured
-	// one (PostgreSQL; NoEstimate says why not on another engine).
-	Estimates  []planest.Row `json:"estimates"`
-	NoEstimate string        `json:"no_estimate,omitempty"`
-}
-
 func runReport(ctx context.Context, e *env, args []string) error {
 	cfg, dsn, storePath, asJSON, done, err := reportFlags(e, args)
 	if done || err != nil {
@@ -82,7 +64,7 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 		return err
 	}
 	defer prog.Done()
-	if err := checkHog(cfg.Hog, one); err != nil {
+	if err := cliflag.CheckHog(cfg.Hog, one); err != nil {
 		return err
 	}
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
@@ -99,7 +81,7 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		return err
 	}
 	defer prog.Done()
-	if err := checkHog(cfg.Hog, cells); err != nil {
+	if err := cliflag.CheckHog(cfg.Hog, cells); err != nil {
 		return err
 	}
 	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
@@ -109,38 +91,9 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 	w := transtats.NewSweep(cfg, dsn, cells[0].DataNode) // one data node for a server (OneDataNode)
 	transtats.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), w, rec, prog)
-	out := reportOutput{Cells: measured, Findings: w.Findings(), Load: w.Load(), Engine: w.Info(),
-		Estimates: transtats.Estimates(measured), NoEstimate: transtats.NoEstimate(cfg.Engine, cfg.DOP)}
-	if out.Cells == nil {
-		out.Cells = []*result.QueryCell{}
-	}
-	if out.Findings == nil {
-		out.Findings = []*result.PlanFinding{}
-	}
-	if out.Estimates == nil {
-		out.Estimates = []planest.Row{}
-	}
+	out := w.Conclude(cfg, measured)
 	if !asJSON {
-		planest.WriteTable(prog.table, out.Estimates)
-		if out.NoEstimate != "" {
-			fmt.Fprintf(prog.table, "\n%s\n", out.NoEstimate)
-		}
+		transtats.WriteEstimates(prog.table, out)
 	}
 	return finishRun(e, rec, err, transtats.Headline(cfg, measured), asJSON, out)
-}
-
-// checkHog refuses a --hog of more CPUs than a cell's placement has
-// (run report, run tpch): the busy threads would double up on CPUs, and
-// the run would be labelled with more busy CPUs than there were.
-func checkHog(n int, cells []sweep.Cell) error {
-	if n == 0 {
-		return nil
-	}
-	for _, c := range cells {
-		if _, err := place.HogCPUs(c.Place.Streams, n); err != nil {
-			where := cmp.Or(c.Placement, "(all CPUs)")
-			return cliflag.Bad("hog", strconv.Itoa(n), fmt.Sprintf("is more than placement %s has: %v (give --hog up to its CPUs)", where, err))
-		}
-	}
-	return nil
 }

@@ -61,7 +61,7 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 		return err
 	}
 	defer prog.Done()
-	if err := checkHog(cfg.Hog, cells); err != nil {
+	if err := cliflag.CheckHog(cfg.Hog, cells); err != nil {
 		return err
 	}
 	probe := store.LatestIORatio(storePath)

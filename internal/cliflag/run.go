@@ -1,6 +1,7 @@
 package cliflag
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -127,4 +129,20 @@ func CheckMonitor(fs *flag.FlagSet, on bool, req monitor.Request, paced bool, pa
 	}
 	*load = 0
 	return errs
+}
+
+// CheckHog refuses a --hog of more CPUs than a cell's placement has
+// (run report, run tpch): the busy threads would double up on CPUs, and
+// the run would be labelled with more busy CPUs than there were.
+func CheckHog(n int, cells []sweep.Cell) error {
+	if n == 0 {
+		return nil
+	}
+	for _, c := range cells {
+		if _, err := place.HogCPUs(c.Place.Streams, n); err != nil {
+			where := cmp.Or(c.Placement, "(all CPUs)")
+			return Bad("hog", strconv.Itoa(n), fmt.Sprintf("is more than placement %s has: %v (give --hog up to its CPUs)", where, err))
+		}
+	}
+	return nil
 }
