@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/numalab/numalab/internal/curve"
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -40,14 +38,6 @@ func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath str
 	plan.Pace = curve.Pacer(cfg.CurveAt, cfg.Pacing, cfg.Seed)
 	prog.Note("--curve: cell 0 is the closed-loop capacity; the others are paced at fractions of it")
 	tpcc.WriteHeader(prog.table)
-	measured, err := sweep.Run(ctx, plan, tpcc.NewSweep(cfg, one[0].DataNode), rec, prog)
-	cv := curve.Analyze(measured, cfg.CurveAt, cfg.KneeFactor)
-	if len(measured) > 1 {
-		err = errors.Join(err, rec.Add(curve.KindCurve.Of(cv)))
-		curve.WriteText(prog.table, cv)
-	}
-	return finishRun(e, rec, err, curve.Headline(cv), asJSON, struct {
-		Cells []*result.Cell `json:"cells"`
-		Curve curve.Curve    `json:"curve"`
-	}{append([]*result.Cell{}, measured...), cv})
+	out, err := curve.Measure(ctx, plan, tpcc.NewSweep(cfg, one[0].DataNode), cfg.CurveAt, cfg.KneeFactor, rec, prog, prog.table)
+	return finishRun(e, rec, err, curve.Headline(out.Curve), asJSON, out)
 }

@@ -96,8 +96,7 @@ func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath s
 	defer prog.Done()
 	p := one[0].Pairing
 	prog.Note(fmt.Sprintf("--monitor: every cell runs %s over %s, %s: client on cpu %d, backend on cpu %d", w.Types()[0], one[0].Transport, p.Name, p.Client, p.Backend))
-	return runMonitor(ctx, e, monitorJob[null.Cell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.NullRunKind, argv: nullArgv(cfg), config: cfg,
-		one: cells[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: 1, plan: cfg.Plan,
-		inner:    monitor.Inner[null.Cell]{Sweep: w, Session: w.Session, Kind: null.KindCell, Cell: func(c *null.Cell) *result.Cell { return &c.Cell }},
-		settings: w.ServerSettings}, prog, storePath, asJSON)
+	return runMonitor(ctx, e, monitor.Job[null.Cell]{Facilities: fs, Kind: monitor.NullRunKind, One: cells[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: 1, Plan: cfg.Plan,
+		Inner:    monitor.Inner[null.Cell]{Sweep: w, Session: w.Session, Kind: null.KindCell, Cell: func(c *null.Cell) *result.Cell { return &c.Cell }},
+		Settings: w.ServerSettings}, cfg.DSN != "", nullArgv(cfg), cfg, prog, storePath, asJSON)
 }

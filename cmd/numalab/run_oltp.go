@@ -93,8 +93,7 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	}
 	defer prog.Done()
 	w := tpcc.NewSweep(cfg, one[0].DataNode)
-	return runMonitor(ctx, e, monitorJob[result.Cell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.RunKind, argv: oltpArgv(cfg), config: cfg,
-		one: one[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: cfg.Seed, plan: cfg.Plan,
-		inner:    monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell, Cell: func(c *result.Cell) *result.Cell { return c }},
-		settings: w.ServerSettings}, prog, storePath, asJSON)
+	return runMonitor(ctx, e, monitor.Job[result.Cell]{Facilities: fs, Kind: monitor.RunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: cfg.Seed, Plan: cfg.Plan,
+		Inner:    monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell, Cell: func(c *result.Cell) *result.Cell { return c }},
+		Settings: w.ServerSettings}, cfg.DSN != "", oltpArgv(cfg), cfg, prog, storePath, asJSON)
 }

@@ -68,10 +68,9 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 		return err
 	}
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
-	return runMonitor(ctx, e, monitorJob[result.QueryCell]{fs: fs, dsn: cfg.DSN != "", kind: monitor.ReportRunKind, argv: reportArgv(cfg), config: cfg,
-		one: one[0], repeat: cfg.Repeat, window: cfg.Duration, load: cfg.MonitorLoad, pacing: cfg.Pacing, seed: int64(cfg.Seed), plan: cfg.Plan,
-		inner:    monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }},
-		settings: w.ServerSettings}, prog, storePath, asJSON)
+	return runMonitor(ctx, e, monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: int64(cfg.Seed), Plan: cfg.Plan,
+		Inner:    monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }},
+		Settings: w.ServerSettings}, cfg.DSN != "", reportArgv(cfg), cfg, prog, storePath, asJSON)
 }
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.
