@@ -81,7 +81,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 // its first transport, pairing this machine offers and stream count.
 // With --monitor-load the plan has twice the cells, all of that layout.
 func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
+	fs, err := monitor.CheckRequest(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

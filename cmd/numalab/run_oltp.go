@@ -81,7 +81,7 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 // runOLTPMonitor runs --monitor on the first stream count and placement
 // (runMonitor).
 func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
+	fs, err := monitor.CheckRequest(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

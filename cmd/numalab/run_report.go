@@ -53,7 +53,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // runReportMonitor runs --monitor (runMonitor) on the first query, stream
 // count and DOP of cfg.
 func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	fs, err := monitorFacilities(ctx, cfg.MonitorRequest(), dsn, cfg.ConnectTimeout)
+	fs, err := monitor.CheckRequest(ctx, cfg.MonitorRequest(), dsn, cfg.ConnectTimeout)
 	if err != nil {
 		return err
 	}

@@ -69,3 +69,19 @@ func (j Job[V]) Run(ctx context.Context, rec sweep.Recorder, prog sweep.Progress
 	}
 	return out, err
 }
+
+// CheckRequest is the facilities of a --monitor request, checked; on a
+// user's server (dsn) the server is checked too, connecting within
+// timeout, before anything is measured.
+func CheckRequest(ctx context.Context, r Request, dsn string, timeout time.Duration) ([]Facility, error) {
+	fs, err := Check(r)
+	if err != nil {
+		return nil, err
+	}
+	if dsn != "" {
+		if err := CheckServer(ctx, dsn, fs, timeout); err != nil {
+			return nil, err
+		}
+	}
+	return fs, nil
+}
