@@ -17,11 +17,8 @@ import (
 // then the sweep file, then the flags given.
 func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = tpcc.DefaultRunConfig()
-	fs := cliflag.New(e.stderr, "run oltp", helpText("run-oltp"))
+	fs, sp, js := runFlagSet(e, "oltp", cfg.Settings(), "print the cells as JSON on stdout (the table goes to stderr)")
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	cfg.Settings().Define(fs)
-	sp := cliflag.Store(fs)
-	js := fs.Bool("json", false, "print the cells as JSON on stdout (the table goes to stderr)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", false, true, err

@@ -15,10 +15,7 @@ import (
 // configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	cfg = transtats.DefaultRunConfig()
-	fs := cliflag.New(e.stderr, "run report", helpText("run-report"))
-	cfg.Settings().Define(fs)
-	sp := cliflag.Store(fs)
-	js := fs.Bool("json", false, "print the run as JSON on stdout at the end (the table goes to stderr)")
+	fs, sp, js := runFlagSet(e, "report", cfg.Settings(), "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", "", false, true, err
@@ -59,14 +56,11 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 	}
 	spec := cfg.Spec()
 	spec.Streams, spec.DOPs, spec.Types, spec.Repeat = cfg.Streams[:1], cfg.DOP[:1], cfg.Queries[:1], 1
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON}, monitor.WriteRow, spec)
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, hog: cfg.Hog}, monitor.WriteRow, spec)
 	if err != nil {
 		return err
 	}
 	defer prog.Done()
-	if err := cliflag.CheckHog(cfg.Hog, one); err != nil {
-		return err
-	}
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
 	return runMonitor(ctx, e, monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: int64(cfg.Seed), Plan: cfg.Plan,
 		Inner:    monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }},
@@ -75,14 +69,11 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.
 func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, storePath string, asJSON bool) error {
-	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON}, transtats.WriteRow, cfg.Spec())
+	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, hog: cfg.Hog}, transtats.WriteRow, cfg.Spec())
 	if err != nil {
 		return err
 	}
 	defer prog.Done()
-	if err := cliflag.CheckHog(cfg.Hog, cells); err != nil {
-		return err
-	}
 	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
 	if err != nil {
 		return err

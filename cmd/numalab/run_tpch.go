@@ -14,10 +14,7 @@ import (
 // tpchFlags parses the flags into a checked configuration.
 func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON, done bool, err error) {
 	cfg, threshold = tpch.DefaultRunConfig(), defaultDOPThreshold
-	fs := cliflag.New(e.stderr, "run tpch", helpText("run-tpch"))
-	cfg.Settings(&threshold).Define(fs)
-	sp := cliflag.Store(fs)
-	js := fs.Bool("json", false, "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
+	fs, sp, js := runFlagSet(e, "tpch", cfg.Settings(&threshold), "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", "", threshold, false, true, err
@@ -56,14 +53,11 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 	if len(cfg.Streams) > 0 {
 		specs = append(specs, cfg.ThroughputSpec())
 	}
-	machine, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON}, tpch.WriteRow, specs...)
+	machine, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, hog: cfg.Hog}, tpch.WriteRow, specs...)
 	if err != nil {
 		return err
 	}
 	defer prog.Done()
-	if err := cliflag.CheckHog(cfg.Hog, cells); err != nil {
-		return err
-	}
 	probe := store.LatestIORatio(storePath)
 	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, pacedKind(tpch.RunKind, cfg.Pacing), cfg)
 	if err != nil {
