@@ -31,12 +31,6 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	return cfg, *sp, *js, false, cfg.Check("/")
 }
 
-// insertArgv is the one command line that gives cfg, every setting
-// spelled out (the password of a DSN hidden).
-func insertArgv(cfg insert.RunConfig) []string {
-	return cfg.Settings().Argv("run", "insert")
-}
-
 func runInsert(ctx context.Context, e *env, args []string) error {
 	cfg, storePath, asJSON, done, err := insertFlags(e, args)
 	if done || err != nil {
@@ -47,7 +41,7 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(insertArgv(cfg)), storePath, pacedKind(insert.RunKind, cfg.Pacing), cfg)
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, pacedKind(insert.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

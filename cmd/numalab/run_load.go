@@ -30,7 +30,7 @@ func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath str
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, curve.RunKind, cfg)
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, curve.RunKind, cfg)
 	if err != nil {
 		return err
 	}

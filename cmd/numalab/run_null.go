@@ -30,12 +30,6 @@ func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJ
 	return cfg, *sp, *js, false, nil
 }
 
-// nullArgv is the one command line that gives cfg, every setting spelled
-// out (the password of a DSN is hidden).
-func nullArgv(cfg null.RunConfig) []string {
-	return cfg.Settings().Argv("run", "null")
-}
-
 func runNull(ctx context.Context, e *env, args []string) error {
 	cfg, storePath, asJSON, done, err := nullFlags(e, args)
 	if done || err != nil {
@@ -65,7 +59,7 @@ func runNullConfig(ctx context.Context, e *env, cfg null.RunConfig, storePath st
 	}
 	prog := newRows(e, asJSON, null.WriteRow)
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(nullArgv(cfg)), storePath, pacedKind(cfg.Kind(), cfg.Pacing), cfg)
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, pacedKind(cfg.Kind(), cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}
@@ -95,5 +89,5 @@ func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath s
 	prog.Note(fmt.Sprintf("--monitor: every cell runs %s over %s, %s: client on cpu %d, backend on cpu %d", w.Types()[0], one[0].Transport, p.Name, p.Client, p.Backend))
 	return runMonitor(ctx, e, monitor.Job[null.Cell]{Facilities: fs, Kind: monitor.NullRunKind, One: cells[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: 1, Plan: cfg.Plan,
 		Inner:    monitor.Inner[null.Cell]{Sweep: w, Session: w.Session, Kind: null.KindCell, Cell: func(c *null.Cell) *result.Cell { return &c.Cell }},
-		Settings: w.ServerSettings}, cfg.DSN != "", nullArgv(cfg), cfg, prog, storePath, asJSON)
+		Settings: w.ServerSettings}, cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }

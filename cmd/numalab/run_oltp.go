@@ -38,13 +38,6 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	return cfg, *sp, *js, false, cliflag.CheckFileEngine(cfg.Engine, cfg.DB)
 }
 
-// oltpArgv is the one command line that gives cfg: every setting spelled
-// out, so that the stored command re-runs the same cells whatever the
-// defaults become (the password of a DSN is hidden).
-func oltpArgv(cfg tpcc.RunConfig) []string {
-	return cfg.Settings().Argv("run", "oltp")
-}
-
 func runOLTP(ctx context.Context, e *env, args []string) error {
 	cfg, storePath, asJSON, done, err := oltpFlags(e, args)
 	if done || err != nil {
@@ -66,7 +59,7 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(oltpArgv(cfg)), storePath, pacedKind(result.RunOLTP, cfg.Pacing), cfg)
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, pacedKind(result.RunOLTP, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}
@@ -92,5 +85,5 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	w := tpcc.NewSweep(cfg, one[0].DataNode)
 	return runMonitor(ctx, e, monitor.Job[result.Cell]{Facilities: fs, Kind: monitor.RunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: cfg.Seed, Plan: cfg.Plan,
 		Inner:    monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell, Cell: func(c *result.Cell) *result.Cell { return c }},
-		Settings: w.ServerSettings}, cfg.DSN != "", oltpArgv(cfg), cfg, prog, storePath, asJSON)
+		Settings: w.ServerSettings}, cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }

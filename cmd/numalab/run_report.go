@@ -30,12 +30,6 @@ func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath
 	return cfg, dsn, *sp, *js, false, nil
 }
 
-// reportArgv is the one command line that gives cfg, every setting
-// spelled out (the password of a DSN is hidden).
-func reportArgv(cfg transtats.RunConfig) []string {
-	return cfg.Settings().Argv("run", "report")
-}
-
 func runReport(ctx context.Context, e *env, args []string) error {
 	cfg, dsn, storePath, asJSON, done, err := reportFlags(e, args)
 	if done || err != nil {
@@ -64,7 +58,7 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
 	return runMonitor(ctx, e, monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: int64(cfg.Seed), Plan: cfg.Plan,
 		Inner:    monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }},
-		Settings: w.ServerSettings}, cfg.DSN != "", reportArgv(cfg), cfg, prog, storePath, asJSON)
+		Settings: w.ServerSettings}, cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.
@@ -74,7 +68,7 @@ func runReportConfig(ctx context.Context, e *env, cfg transtats.RunConfig, dsn, 
 		return err
 	}
 	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(reportArgv(cfg)), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, pacedKind(result.RunQueries, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

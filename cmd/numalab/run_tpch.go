@@ -33,11 +33,6 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 // time (Chang's proposal, cost 30 at his measured 57 units/s).
 var defaultDOPThreshold = dop.Threshold{Seconds: 0.5}
 
-// tpchArgv is the one command line that gives cfg.
-func tpchArgv(cfg tpch.RunConfig, threshold dop.Threshold) []string {
-	return cfg.Settings(&threshold).Argv("run", "tpch")
-}
-
 func runTPCH(ctx context.Context, e *env, args []string) error {
 	cfg, dsn, storePath, threshold, asJSON, done, err := tpchFlags(e, args)
 	if done || err != nil {
@@ -59,7 +54,7 @@ func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePa
 	}
 	defer prog.Done()
 	probe := store.LatestIORatio(storePath)
-	rec, err := startRun(ctx, e.withArgs(tpchArgv(cfg, threshold)), storePath, pacedKind(tpch.RunKind, cfg.Pacing), cfg)
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv(threshold)), storePath, pacedKind(tpch.RunKind, cfg.Pacing), cfg)
 	if err != nil {
 		return err
 	}

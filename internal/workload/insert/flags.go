@@ -32,3 +32,8 @@ func (c *RunConfig) Settings() cliflag.Settings {
 	}
 	return append(ss, cliflag.Pacing(&c.Pacing)...)
 }
+
+// Argv is the one command line that gives c, 'numalab run insert' with every
+// setting spelled out, so that a stored command re-runs the same cells
+// whatever the defaults become (the password of a DSN is hidden).
+func (c RunConfig) Argv() []string { return c.Settings().Argv("run", "insert") }

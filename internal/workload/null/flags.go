@@ -57,3 +57,8 @@ func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
 	errs = append(errs, cliflag.CheckMonitor(fs, len(c.Monitor) > 0 && c.Engine != "sqlite", c.MonitorRequest(), c.Paced(), "--rate or --think", &c.Repeat, &c.MonitorLoad)...)
 	return append(errs, c.Check())
 }
+
+// Argv is the one command line that gives c, 'numalab run null' with every
+// setting spelled out, so that a stored command re-runs the same cells
+// whatever the defaults become (the password of a DSN is hidden).
+func (c RunConfig) Argv() []string { return c.Settings().Argv("run", "null") }

@@ -80,3 +80,8 @@ func (c *RunConfig) CheckFlags(given func(flag, key string) bool) []error {
 	}
 	return append(bad, c.Check())
 }
+
+// Argv is the one command line that gives c, 'numalab run oltp' with every
+// setting spelled out, so that a stored command re-runs the same cells
+// whatever the defaults become (the password of a DSN is hidden).
+func (c RunConfig) Argv() []string { return c.Settings().Argv("run", "oltp") }

@@ -138,3 +138,11 @@ func (c *RunConfig) Resolve() (dsn string, err error) {
 	}
 	return dsn, nil
 }
+
+// Argv is the one command line that gives c and threshold, 'numalab run
+// tpch' with every setting spelled out, so that a stored command re-runs
+// the same cells whatever the defaults become (the password of a DSN is
+// hidden).
+func (c RunConfig) Argv(threshold dop.Threshold) []string {
+	return c.Settings(&threshold).Argv("run", "tpch")
+}

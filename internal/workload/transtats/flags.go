@@ -129,3 +129,8 @@ func (c *RunConfig) Resolve() (dsn string, err error) {
 	}
 	return dsn, nil
 }
+
+// Argv is the one command line that gives c, 'numalab run report' with every
+// setting spelled out, so that a stored command re-runs the same cells
+// whatever the defaults become (the password of a DSN is hidden).
+func (c RunConfig) Argv() []string { return c.Settings().Argv("run", "report") }
