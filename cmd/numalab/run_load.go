@@ -23,9 +23,7 @@ func pacedKind(kind string, p sweep.Pacing) string {
 // fractions of it, each stored as it is measured, then the curve and its
 // knee, stored and printed.
 func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	spec := cfg.Spec()
-	spec.Streams, spec.Placements, spec.Repeat, spec.Neighbour = cfg.Streams[:1], cfg.Placements[:1], 1, false
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, tpcc.WriteRow, spec)
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, tpcc.WriteRow, cfg.FirstSpec())
 	if err != nil {
 		return err
 	}

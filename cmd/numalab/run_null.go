@@ -8,7 +8,6 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
@@ -87,7 +86,5 @@ func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath s
 	defer prog.Done()
 	p := one[0].Pairing
 	prog.Note(fmt.Sprintf("--monitor: every cell runs %s over %s, %s: client on cpu %d, backend on cpu %d", w.Types()[0], one[0].Transport, p.Name, p.Client, p.Backend))
-	return runMonitor(ctx, e, monitor.Job[null.Cell]{Facilities: fs, Kind: monitor.NullRunKind, One: cells[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: 1, Plan: cfg.Plan,
-		Inner:    monitor.Inner[null.Cell]{Sweep: w, Session: w.Session, Kind: null.KindCell, Cell: func(c *null.Cell) *result.Cell { return &c.Cell }},
-		Settings: w.ServerSettings}, cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
+	return runMonitor(ctx, e, cfg.MonitorJob(fs, cells[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }

@@ -75,15 +75,11 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	if err != nil {
 		return err
 	}
-	spec := cfg.Spec()
-	spec.Streams, spec.Placements, spec.Repeat, spec.Neighbour = cfg.Streams[:1], cfg.Placements[:1], 1, false
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, monitor.WriteRow, spec)
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, monitor.WriteRow, cfg.FirstSpec())
 	if err != nil {
 		return err
 	}
 	defer prog.Done()
 	w := tpcc.NewSweep(cfg, one[0].DataNode)
-	return runMonitor(ctx, e, monitor.Job[result.Cell]{Facilities: fs, Kind: monitor.RunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: cfg.Seed, Plan: cfg.Plan,
-		Inner:    monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell, Cell: func(c *result.Cell) *result.Cell { return c }},
-		Settings: w.ServerSettings}, cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
+	return runMonitor(ctx, e, cfg.MonitorJob(fs, one[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }

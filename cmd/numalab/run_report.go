@@ -48,17 +48,13 @@ func runReportMonitor(ctx context.Context, e *env, cfg transtats.RunConfig, dsn,
 	if err != nil {
 		return err
 	}
-	spec := cfg.Spec()
-	spec.Streams, spec.DOPs, spec.Types, spec.Repeat = cfg.Streams[:1], cfg.DOP[:1], cfg.Queries[:1], 1
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, hog: cfg.Hog}, monitor.WriteRow, spec)
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, hog: cfg.Hog}, monitor.WriteRow, cfg.FirstSpec())
 	if err != nil {
 		return err
 	}
 	defer prog.Done()
 	w := transtats.NewSweep(cfg, dsn, one[0].DataNode)
-	return runMonitor(ctx, e, monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one[0], Repeat: cfg.Repeat, Window: cfg.Duration, Load: cfg.MonitorLoad, Pacing: cfg.Pacing, Seed: int64(cfg.Seed), Plan: cfg.Plan,
-		Inner:    monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }},
-		Settings: w.ServerSettings}, cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
+	return runMonitor(ctx, e, cfg.MonitorJob(fs, one[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }
 
 // runReportConfig runs a checked configuration: plan, store, sweep, render.
