@@ -14,16 +14,11 @@ func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string,
 	cfg = insert.DefaultRunConfig()
 	fs, sp, js := runFlagSet(e, "insert", cfg.Settings(), "print the cells' load figures as JSON on stdout (the table goes to stderr)")
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
-	if done, err = cliflag.Parse(e.stdout, fs, args); done {
+	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return cfg, "", false, true, err
 	}
-	if err = cliflag.NoArgs(fs); err != nil {
+	if _, err := cliflag.SweepFile("run insert", *file, &cfg); err != nil {
 		return cfg, "", false, true, err
-	}
-	if *file != "" {
-		if _, err := cliflag.SweepFile("run insert", *file, &cfg); err != nil {
-			return cfg, "", false, true, err
-		}
 	}
 	if bad := cfg.Settings().Apply(fs, false); len(bad) > 0 {
 		return cfg, "", false, true, bad[0]
@@ -47,9 +42,5 @@ func runInsert(ctx context.Context, e *env, args []string) error {
 	}
 	insert.WriteHeader(prog.table)
 	measured, err := sweep.Run(ctx, cfg.Plan(cells), insert.NewSweep(cfg), rec, prog)
-	stats := []insert.CellStats{}
-	for _, m := range measured {
-		stats = append(stats, m.Stats)
-	}
-	return finishRun(e, rec, err, insert.Headline(measured), asJSON, stats)
+	return finishRun(e, rec, err, insert.Headline(measured), asJSON, insert.Stats(measured))
 }

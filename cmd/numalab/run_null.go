@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
@@ -79,12 +78,9 @@ func runNullMonitor(ctx context.Context, e *env, cfg null.RunConfig, storePath s
 	if err != nil {
 		return err
 	}
-	// Every cell of the plan runs the first cell's layout.
-	one := slices.Repeat(layout[:1], len(fs)*cfg.Repeat*4)
-	w := null.NewSweep(cfg, one, matrix)
+	w, note := cfg.MonitorSweep(len(fs), layout, matrix)
 	prog := newRows(e, asJSON, monitor.WriteRow)
 	defer prog.Done()
-	p := one[0].Pairing
-	prog.Note(fmt.Sprintf("--monitor: every cell runs %s over %s, %s: client on cpu %d, backend on cpu %d", w.Types()[0], one[0].Transport, p.Name, p.Client, p.Backend))
+	prog.Note(note)
 	return runMonitor(ctx, e, cfg.MonitorJob(fs, cells[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
 }

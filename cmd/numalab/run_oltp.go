@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/result"
@@ -23,12 +21,9 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 	if done {
 		return cfg, "", false, true, err
 	}
-	var md toml.MetaData
-	if *file != "" {
-		md, err = cliflag.SweepFile("run oltp", *file, &cfg)
-		if err != nil {
-			return cfg, "", false, true, err
-		}
+	md, err := cliflag.SweepFile("run oltp", *file, &cfg)
+	if err != nil {
+		return cfg, "", false, true, err
 	}
 	bad = append(bad, cfg.Settings().Apply(fs, false)...)
 	bad = append(bad, cfg.CheckFlags(func(flag, key string) bool { return md.IsDefined(key) || cliflag.Given(fs, flag) })...)

@@ -244,8 +244,12 @@ func (ss Settings) Argv(words ...string) []string {
 }
 
 // SweepFile decodes the sweep file of 'numalab cmd -f path' into cfg, a
-// pointer to the command's configuration, refusing a key it does not have.
+// pointer to the command's configuration, refusing a key it does not have;
+// an empty path is no sweep file.
 func SweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
+	if path == "" {
+		return toml.MetaData{}, nil
+	}
 	md, err := toml.DecodeFile(path, cfg)
 	if err != nil {
 		return md, fmt.Errorf("-f: reading sweep file %s: %w", path, err)
