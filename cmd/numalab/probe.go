@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/memlat"
@@ -45,23 +43,7 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	if minB != 0 {
 		cfg.MinBytes = int64(minB)
 	}
-	switch *pages {
-	case "4k", "2m":
-		cfg.Pages = []string{*pages}
-	case "both":
-	default:
-		errs = append(errs, cliflag.Bad("pages", *pages, "is not a page size (want 4k, 2m or both)"))
-	}
-	if *nodes != "" {
-		for _, f := range strings.Split(*nodes, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 0 {
-				errs = append(errs, cliflag.Bad("nodes", *nodes, "is not a list of node numbers (want e.g. 0,1)"))
-				break
-			}
-			cfg.Nodes = append(cfg.Nodes, n)
-		}
-	}
+	errs = append(errs, cfg.SetPagesNodes(*pages, *nodes)...)
 	cfg.SetSamples(*samples)
 	cfg.WindowMS = *window
 	if *repeats > 0 { // 0: not given

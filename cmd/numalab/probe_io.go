@@ -60,12 +60,9 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 	}
 	c.SeqSizes = nil
 	for _, b := range seq {
-		if !iobench.ValidBlockSize(int(b)) {
-			errs = append(errs, fmt.Errorf("-seq: %s (%d bytes) is not a block size from 4KiB to 1MiB that divides 1MiB (try 64KiB,1MiB)", b, int64(b)))
-		}
 		c.SeqSizes = append(c.SeqSizes, int(b))
 	}
-	if err := errors.Join(append(errs, checkProbeIO(c)...)...); err != nil {
+	if err := errors.Join(append(errs, c.CheckFlags()...)...); err != nil {
 		return err
 	}
 	if err := c.Check(); err != nil {
@@ -102,18 +99,4 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 			len(r.Patterns), len(iobench.Plan(c)), err)
 	}
 	return err
-}
-
-// checkProbeIO names the flag of every value in c that parsed but that the
-// probe cannot run.
-func checkProbeIO(c iobench.Config) []error {
-	var errs cliflag.Errs
-	errs.BadIf(c.Dir == "", "path", c.Dir, "is empty (want a directory on the storage to test)")
-	if c.Size != 0 && (c.Size < iobench.MinSize || c.Size%(1<<20) != 0) {
-		errs = append(errs, fmt.Errorf("-size: %s (%d bytes) is not a whole number of MiB of at least %s (try 256MiB)", units.Bytes(c.Size), c.Size, units.Bytes(iobench.MinSize)))
-	}
-	if c.Span != 0 && (c.Span%(1<<20) != 0 || c.Span < c.Size) {
-		errs = append(errs, fmt.Errorf("-span: %s is not a whole number of MiB at least as large as the test file (try 8GiB)", units.Bytes(c.Span)))
-	}
-	return errs
 }

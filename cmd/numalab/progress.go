@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
@@ -91,12 +92,14 @@ type sweepOut struct {
 	asJSON  bool // stdout is for --json: the rows go to stderr
 	spread  bool // stream i pinned to the i-th CPU of its placement alone
 	machine bool // print what this machine cannot compare (sweep.MachineNotes) first
+	hog     int  // --hog, refused when more than a cell's placement has (cliflag.CheckHog)
 }
 
 // startSweep is how a sweep command starts: this machine's topology, the
 // cells of specs on it (numbered in order across them), and the printer of
 // a row per cell, on stdout or, when stdout is for --json, on stderr,
-// which has printed the planner's notes. The caller calls its Done.
+// which has printed the planner's notes; an error when out.hog is more
+// than a cell's placement has. The caller calls its Done.
 func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M), specs ...sweep.Spec) (*result.Topology, []sweep.Cell, *rows[M], error) {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
@@ -121,6 +124,9 @@ func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M
 	r := newRows(e, out.asJSON, write)
 	for _, n := range notes {
 		r.Note("note: " + n)
+	}
+	if err := cliflag.CheckHog(out.hog, cells); err != nil {
+		return nil, nil, nil, err
 	}
 	return machine, cells, r, nil
 }

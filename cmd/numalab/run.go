@@ -1,9 +1,22 @@
 package main
 
-import "context"
+import (
+	"context"
+	"flag"
+
+	"github.com/numalab/numalab/internal/cliflag"
+)
 
 // cmdRun runs a workload sweep: run oltp, report, insert, null or tpch.
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	return subcommands(ctx, e, args, "run", "workload", []command{
 		{"oltp", "", runOLTP}, {"report", "", runReport}, {"insert", "", runInsert}, {"null", "", runNull}, {"tpch", "", runTPCH}, {"pages", "", runPages}})
+}
+
+// runFlagSet is the flag set of run command name: the flags of its
+// configuration's settings ss, then --store and --json (jsonUsage).
+func runFlagSet(e *env, name string, ss cliflag.Settings, jsonUsage string) (fs *flag.FlagSet, storePath *string, asJSON *bool) {
+	fs = cliflag.New(e.stderr, "run "+name, helpText("run-"+name))
+	ss.Define(fs)
+	return fs, cliflag.Store(fs), fs.Bool("json", false, jsonUsage)
 }

@@ -199,7 +199,7 @@ func TestRunReportSQLiteJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	var o reportOutput
+	var o transtats.Output
 	if err := json.Unmarshal([]byte(out), &o); err != nil {
 		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
 	}
@@ -310,7 +310,7 @@ func TestRunReportPaced(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	var o reportOutput
+	var o transtats.Output
 	if err := json.Unmarshal([]byte(out), &o); err != nil || len(o.Cells) != 1 || o.Cells[0].Cell == nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}

@@ -1,7 +1,9 @@
 // Package cliflag is the typed command-line flags of numalab's commands:
 // values checked at parse time, every bad value reported together, and a
-// configuration's settings table that reads flags and sweep files and
-// writes the command line back.
+// configuration's settings table, where each flag is defined once (name,
+// help, default, range, check, field), that defines the flags, reads them
+// and sweep files and writes the command line back; and the settings the
+// run commands share (pacing, the load curve, --monitor).
 //
 // It knows flags, not commands: it prints only a flag set's usage and the
 // flag package's own errors, to the writers it is given, and never exits.

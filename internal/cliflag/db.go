@@ -100,22 +100,24 @@ func (d *DB) Resolve() (string, Errs) {
 // that connects to a server: how long connecting may take. Its default,
 // 0, is engine.DefaultConnectTimeout.
 func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
-	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour,
-		fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v)", engine.DefaultConnectTimeout))
+	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour, connectTimeoutUsage)
 }
 
-// ConnectTimeoutSetting is --connect-timeout's setting, left out of argv
-// when not given.
+var connectTimeoutUsage = fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v)", engine.DefaultConnectTimeout)
+
+// ConnectTimeoutSetting is --connect-timeout's setting, with ConnectTimeout's
+// flag, left out of argv when not given.
 func ConnectTimeoutSetting(p *time.Duration) Setting {
-	return Optional(Duration("connect-timeout", p))
+	return Optional(DurationIn("connect-timeout", p, 100*time.Millisecond, time.Hour)).Flag(connectTimeoutUsage)
 }
 
 // EngineSettings are --engine, --dsn, --connect-timeout and --db as
 // settings of a command that loads its own data (run tpch, run report),
-// each checked against the registry as it is set: --engine an engine;
-// --dsn only for a server engine, --db only for an embedded one (--engine
-// is set before them).
-func EngineSettings(name, dsn *string, timeout *time.Duration, db *string) Settings {
+// with their flags (engines and dbDefault as EngineUsage and DBUsage take
+// them), each checked against the registry as it is set: --engine an
+// engine; --dsn only for a server engine, --db only for an embedded one
+// (--engine is set before them).
+func EngineSettings(name, dsn *string, timeout *time.Duration, db *string, engines, dbDefault string) Settings {
 	spec := func() engine.Spec { s, _ := engine.Lookup(*name); return s }
 	return Settings{
 		Validated(Str("engine", name), func(v string) error {
@@ -123,35 +125,33 @@ func EngineSettings(name, dsn *string, timeout *time.Duration, db *string) Setti
 				return Bad("engine", v, "is not an engine: want "+engine.List(nil))
 			}
 			return nil
-		}),
+		}).Flag(EngineUsage(engines)),
 		Validated(DSN(dsn), func(v string) error {
 			if v != "" && !spec().Server {
 				return fmt.Errorf("-dsn: a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
 			}
 			return nil
-		}),
+		}).Flag(DSNUsage),
 		ConnectTimeoutSetting(timeout),
 		Validated(Optional(Str("db", db)), func(v string) error {
 			if v != "" && spec().Server {
 				return ErrPostgresFile
 			}
 			return nil
-		}),
+		}).Flag(DBUsage(dbDefault)),
 	}
 }
 
-// EngineFlags defines --engine (default def; engines lists the ones the
-// command takes, "" for every engine of the registry), --dsn,
-// --connect-timeout and, with dbUsage, --db: the database flags of a
-// command that loads or opens its own (run oltp, insert, null, tpch,
-// report), whose values its settings table then reads.
-func EngineFlags(fs *flag.FlagSet, def, engines, dbUsage string) {
-	fs.String("engine", def, "engine: "+cmp.Or(engines, engine.List(nil)))
-	fs.String("dsn", "", "for "+engine.List(engine.IsServer)+" (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)")
-	ConnectTimeout(fs)
-	if dbUsage != "" {
-		fs.String("db", "", "database `file` for "+engine.List(engine.IsEmbedded)+" (default "+dbUsage+")")
-	}
+// EngineUsage is --engine's help: the engines a command takes ("" for
+// every engine of the registry).
+func EngineUsage(engines string) string { return "engine: " + cmp.Or(engines, engine.List(nil)) }
+
+// DSNUsage is --dsn's help in every command that opens its own database.
+var DSNUsage = "for " + engine.List(engine.IsServer) + " (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)"
+
+// DBUsage is --db's help, the file named def by default.
+func DBUsage(def string) string {
+	return "database `file` for " + engine.List(engine.IsEmbedded) + " (default " + def + ")"
 }
 
 // EnginesDOP lists the engines for a command with --dop, saying which

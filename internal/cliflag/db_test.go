@@ -23,14 +23,11 @@ func TestEngineSettings(t *testing.T) {
 		{[]string{"--engine", "mariadb", "--db", "t.db"}, ErrPostgresFile.Error()},
 		{[]string{"--engine", "postgres", "--dsn", "host=/tmp"}, ""},
 	} {
-		var name, dsn, db string
+		name, dsn, db := "sqlite", "", ""
 		var timeout time.Duration
-		ss := EngineSettings(&name, &dsn, &timeout, &db)
+		ss := EngineSettings(&name, &dsn, &timeout, &db, "", "t.db")
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.String("engine", "sqlite", "")
-		fs.String("dsn", "", "")
-		fs.String("db", "", "")
-		ConnectTimeout(fs)
+		ss.Define(fs)
 		if err := fs.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
@@ -40,6 +37,16 @@ func TestEngineSettings(t *testing.T) {
 			t.Errorf("%q: refused %v", c.args, bad)
 		case c.want != "" && (len(bad) != 1 || !strings.HasPrefix(bad[0].Error(), c.want)):
 			t.Errorf("%q: refused %v; want %q", c.args, bad, c.want)
+		}
+	}
+	var name, dsn, db string
+	var timeout time.Duration
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	EngineSettings(&name, &dsn, &timeout, &db, "", "t.db").Define(fs)
+	for flag, want := range map[string]string{"engine": "engine: sqlite, duckdb, postgres or mariadb", "db": "database `file` for sqlite or duckdb (default t.db)",
+		"dsn": "for postgres or mariadb (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)"} {
+		if f := fs.Lookup(flag); f == nil || f.Usage != want {
+			t.Errorf("--%s's help: %v; want %q", flag, f, want)
 		}
 	}
 	if want := "-db: a file is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn)"; ErrPostgresFile.Error() != want {

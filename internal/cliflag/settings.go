@@ -14,9 +14,10 @@ import (
 
 // Setting ties one flag of a run command to the field of its configuration
 // that the flag sets. A command's settings, in the order its stored command
-// line spells them, are the one place that says how a flag's value reaches
-// the configuration (Settings.Apply) and how the configuration is written
-// back as the command line that re-runs it (Settings.Argv).
+// line spells them, are the one place that defines a flag (Setting.Flag,
+// Settings.Define: its name, help, default and range), says how its value
+// reaches the configuration (Settings.Apply) and how the configuration is
+// written back as the command line that re-runs it (Settings.Argv).
 type Setting struct {
 	name string
 	set  func(string) error // parse a flag's value into the field
@@ -25,6 +26,12 @@ type Setting struct {
 	bool bool               // a bool: argv writes --name=v, or --name when optional
 	opt  bool               // argv leaves it out when zero
 	when func() bool        // if set, argv leaves it out unless it holds
+	// define defines the flag on a flag set with a default spelled as
+	// argv spells it, and the flag's help; usage is its help (none: no
+	// flag), dflt its default when that is not the field's value.
+	define      func(fs *flag.FlagSet, value, usage string)
+	usage, dflt string
+	hasDflt     bool
 }
 
 // Settings are a command's settings, in the order of its command line.
@@ -42,9 +49,76 @@ func Field[T any](name string, p *T, parse func(string) (T, error), format func(
 			}
 			return err
 		},
-		get:  func() string { return format(*p) },
-		zero: func() bool { var z T; return format(*p) == format(z) },
-		bool: isBool,
+		get:    func() string { return format(*p) },
+		zero:   func() bool { var z T; return format(*p) == format(z) },
+		bool:   isBool,
+		define: func(fs *flag.FlagSet, v, usage string) { fs.String(name, v, usage) },
+	}
+}
+
+// typed is s with its flag defined as the flag package's own type,
+// def, parsing the default with parse.
+func typed[T, R any](s Setting, parse func(string) (T, error), def func(fs *flag.FlagSet, name string, v T, usage string) R) Setting {
+	name := s.name
+	s.define = func(fs *flag.FlagSet, v, usage string) {
+		x, _ := parse(v)
+		def(fs, name, x, usage)
+	}
+	return s
+}
+
+// Flag is s with its flag: usage its help, its default the field's value
+// when the flags are defined (Settings.Define).
+func (s Setting) Flag(usage string) Setting {
+	s.usage = usage
+	return s
+}
+
+// FlagDefault is s with its flag, whose default is v (spelled as argv
+// spells it) rather than the field's value.
+func (s Setting) FlagDefault(v, usage string) Setting {
+	s.usage, s.dflt, s.hasDflt = usage, v, true
+	return s
+}
+
+// IntIn is the setting of an int field whose flag takes values from min
+// to max.
+func IntIn(name string, p *int, min, max int) Setting { return InRange(Int(name, p), min, max) }
+
+// DurationIn is the setting of a time.Duration field whose flag takes
+// values from min to max.
+func DurationIn(name string, p *time.Duration, min, max time.Duration) Setting {
+	return InRange(Duration(name, p), min, max)
+}
+
+// InRange is s, the setting of an int or time.Duration field, with a flag
+// that takes values from min to max (RangedInt, RangedDuration).
+func InRange[T int | time.Duration](s Setting, min, max T) Setting {
+	name := s.name
+	s.define = func(fs *flag.FlagSet, v, usage string) {
+		if _, isInt := any(min).(int); isInt {
+			n, _ := strconv.Atoi(v)
+			RangedInt(fs, name, n, int(min), int(max), usage)
+			return
+		}
+		d, _ := time.ParseDuration(v)
+		RangedDuration(fs, name, d, time.Duration(min), time.Duration(max), usage)
+	}
+	return s
+}
+
+// Define defines the flag of every setting that has one (Setting.Flag) on
+// fs.
+func (ss Settings) Define(fs *flag.FlagSet) {
+	for _, s := range ss {
+		if s.usage == "" {
+			continue
+		}
+		v := s.get()
+		if s.hasDflt {
+			v = s.dflt
+		}
+		s.define(fs, v, s.usage)
 	}
 }
 
@@ -74,7 +148,8 @@ func Validated(s Setting, check func(v string) error) Setting {
 }
 
 // Str, Bool, Int, Int64, Uint64, Float and Duration are the settings of a
-// field of that type, spelled in argv as strconv and time write it.
+// field of that type, spelled in argv as strconv and time write it; their
+// flags are the flag package's of that type.
 
 // Str is the setting of a string field, spelled as it is.
 func Str(name string, p *string) Setting {
@@ -90,35 +165,35 @@ func DSN(p *string) Setting {
 
 // Bool is the setting of a bool field.
 func Bool(name string, p *bool) Setting {
-	return Field(name, p, strconv.ParseBool, strconv.FormatBool)
+	return typed(Field(name, p, strconv.ParseBool, strconv.FormatBool), strconv.ParseBool, (*flag.FlagSet).Bool)
 }
 
 // Int is the setting of a int field.
 func Int(name string, p *int) Setting {
-	return Field(name, p, strconv.Atoi, strconv.Itoa)
+	return typed(Field(name, p, strconv.Atoi, strconv.Itoa), strconv.Atoi, (*flag.FlagSet).Int)
 }
 
 // Int64 is the setting of a int64 field.
 func Int64(name string, p *int64) Setting {
-	return Field(name, p, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) },
-		func(v int64) string { return strconv.FormatInt(v, 10) })
+	parse := func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
+	return typed(Field(name, p, parse, func(v int64) string { return strconv.FormatInt(v, 10) }), parse, (*flag.FlagSet).Int64)
 }
 
 // Uint64 is the setting of a uint64 field.
 func Uint64(name string, p *uint64) Setting {
-	return Field(name, p, func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) },
-		func(v uint64) string { return strconv.FormatUint(v, 10) })
+	parse := func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }
+	return typed(Field(name, p, parse, func(v uint64) string { return strconv.FormatUint(v, 10) }), parse, (*flag.FlagSet).Uint64)
 }
 
 // Float is the setting of a float64 field.
 func Float(name string, p *float64) Setting {
-	return Field(name, p, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) },
-		func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
+	return typed(Field(name, p, parse, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }), parse, (*flag.FlagSet).Float64)
 }
 
 // Duration is the setting of a time.Duration field.
 func Duration(name string, p *time.Duration) Setting {
-	return Field(name, p, time.ParseDuration, time.Duration.String)
+	return typed(Field(name, p, time.ParseDuration, time.Duration.String), time.ParseDuration, (*flag.FlagSet).Duration)
 }
 
 // Ints is a comma-separated list of whole numbers of at least 1.
@@ -169,8 +244,12 @@ func (ss Settings) Argv(words ...string) []string {
 }
 
 // SweepFile decodes the sweep file of 'numalab cmd -f path' into cfg, a
-// pointer to the command's configuration, refusing a key it does not have.
+// pointer to the command's configuration, refusing a key it does not have;
+// an empty path is no sweep file.
 func SweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
+	if path == "" {
+		return toml.MetaData{}, nil
+	}
 	md, err := toml.DecodeFile(path, cfg)
 	if err != nil {
 		return md, fmt.Errorf("-f: reading sweep file %s: %w", path, err)

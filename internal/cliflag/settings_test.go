@@ -3,6 +3,7 @@ package cliflag
 import (
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,5 +136,44 @@ func TestSweepFileRefusesUnknownKey(t *testing.T) {
 	_, err := SweepFile("run x", path, &cfg)
 	if err == nil || !strings.Contains(err.Error(), `unknown setting "repeats" (see 'numalab run x --help'`) || cfg.Repeat != 3 {
 		t.Errorf("err %v, repeat %d", err, cfg.Repeat)
+	}
+}
+
+// TestDefine: a setting's flag is the flag package's of its field's type
+// (so --help prints it as before), its default the field's value or the
+// one FlagDefault gives, its range refused at parse time, and a setting
+// without Flag has no flag.
+func TestDefine(t *testing.T) {
+	var (
+		name    = "sqlite"
+		n       = 7
+		wait    = 2 * time.Second
+		load    float64
+		list    = []int{1, 2}
+		on      = true
+		hidden  int
+		parse   = func(s string) (string, error) { return s, nil }
+		defined = map[string]string{}
+	)
+	ss := Settings{Str("name", &name).Flag("a `word`"), IntIn("n", &n, 1, 10).Flag("n"), DurationIn("wait", &wait, 0, time.Minute).Flag("w"),
+		Float("load", &load).FlagDefault("0.5", "l"), Ints("list", &list).Flag("l"), Bool("on", &on).Flag("b"), Int("hidden", &hidden),
+		Field("q", &name, parse, func(s string) string { return s }).FlagDefault("1-22", "q")}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	ss.Define(fs)
+	fs.VisitAll(func(f *flag.Flag) { defined[f.Name] = f.DefValue })
+	want := map[string]string{"name": "sqlite", "n": "7", "wait": "2s", "load": "0.5", "list": "1,2", "on": "true", "q": "1-22"}
+	if !maps.Equal(defined, want) {
+		t.Errorf("Define: flags and defaults %v; want %v", defined, want)
+	}
+	if _, ok := fs.Lookup("load").Value.(flag.Getter); !ok {
+		t.Error("--load is not the flag package's float")
+	}
+	_, bad, err := ParseChecked(io.Discard, fs, []string{"--n", "11", "--wait", "2m", "--load", "0.25"})
+	if err != nil || len(bad) != 2 {
+		t.Fatalf("ParseChecked of --n 11 --wait 2m: bad %v, err %v; want both refused", bad, err)
+	}
+	if bad := ss.Apply(fs, true); len(bad) != 0 || load != 0.25 || n != 7 || wait != 2*time.Second || name != "1-22" {
+		t.Errorf("Apply: refused %v, load %v n %d wait %v name %q", bad, load, n, wait, name)
 	}
 }

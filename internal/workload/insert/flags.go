@@ -1,0 +1,39 @@
+package insert
+
+import (
+	"time"
+
+	"github.com/numalab/numalab/internal/cliflag"
+)
+
+// Settings are run insert's flags on the fields of c, each defined once:
+// its name, help, range and default (c's value when they are defined), how
+// its value reaches c, and how c is spelled back as the command line that
+// re-runs it, in that line's order (cliflag.Settings).
+func (c *RunConfig) Settings() cliflag.Settings {
+	ss := cliflag.Settings{
+		cliflag.Str("engine", &c.Engine).Flag(cliflag.EngineUsage("")),
+		cliflag.Optional(cliflag.Str("db", &c.DB)).Flag(cliflag.DBUsage("numalab-insert.db or .duckdb")),
+		cliflag.DSN(&c.DSN).Flag(cliflag.DSNUsage),
+		cliflag.ConnectTimeoutSetting(&c.ConnectTimeout),
+		cliflag.Str("method", &c.Method).Flag("PostgreSQL's load: copy or insert (MariaDB loads with multi-row INSERTs)"),
+		cliflag.Bool("indexes", &c.Indexes).Flag("PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k"),
+		cliflag.Str("key", &c.Key).Flag("the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)"),
+		cliflag.Int("batch", &c.Batch).Flag("rows per batch"),
+		cliflag.Int64("max-rows", &c.MaxRows).Flag("rows one cell may write, all streams together"),
+		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4,8"),
+		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'node=0;' (default: all CPUs)"),
+		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
+		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
+		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
+		cliflag.IntIn("repeat", &c.Repeat, 1, 1000).Flag("repetitions of every cell, 1 to 1000"),
+		cliflag.DurationIn("wait-every", &c.WaitEvery, time.Millisecond, time.Minute).Flag("how often to sample PostgreSQL's wait events, 1ms to 1m, or to read MariaDB's performance_schema wait sums (at least 100ms)"),
+		cliflag.Int64("seed", &c.Seed).Flag("seed for the streams' random numbers"),
+	}
+	return append(ss, cliflag.Pacing(&c.Pacing)...)
+}
+
+// Argv is the one command line that gives c, 'numalab run insert' with every
+// setting spelled out, so that a stored command re-runs the same cells
+// whatever the defaults become (the password of a DSN is hidden).
+func (c RunConfig) Argv() []string { return c.Settings().Argv("run", "insert") }
