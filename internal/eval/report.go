@@ -51,14 +51,20 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 }
 
 // writeSummary is what eval prints when its steps are done, took after
-// it started: the report's findings, the model's fit with its residuals
-// and held-out prediction, and each step's run (writeRuns).
+// it started: the report's findings, the lines its text and HTML open
+// with (the decision first); what the decision rests on; the model's fit
+// with its residuals and held-out prediction; and each step's run
+// (writeRuns).
 func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*result.Run, sent *sentinel.Series, took time.Duration) error {
 	verdict := sent.Check(SentinelTolerance)
+	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
+	if err := report.WriteFindings(w, r, 0); err != nil {
+		return err
+	}
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
-		if p := report.Purchase(r); p != nil {
-			fmt.Fprintln(w, "  "+p.Recommendation)
+		fmt.Fprintln(w, "\n== which server: what the decision rests on")
+		if p := report.Purchase(r); p != nil && p.Decision == "" && p.Decider != "" {
+			fmt.Fprintln(w, "  the measurement that would decide: "+p.Decider)
 		}
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
 		if md.SMTMeasured {
@@ -88,11 +94,6 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 				fmt.Fprintln(w, "  "+l)
 			}
 		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
-	if err := report.WriteFindings(w, r, 10); err != nil {
-		return err
 	}
 	if md := r.Model; md != nil {
 		fmt.Fprintln(w, "\n== model fit (residuals and held-out prediction)")

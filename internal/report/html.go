@@ -51,8 +51,11 @@ type HTMLSection struct {
 	Notes     []string
 	Drawing   template.HTML // the machine only
 	// Shows are the figures a workload's section shows, so that each
-	// preflight warning that affects them is noted beside them.
+	// preflight warning that affects them is linked from it.
 	Shows []preflight.Figure
+	// Warned are the settings of the preflight warnings that affect its
+	// figures: the section links to the one box that shows them.
+	Warned []string
 }
 
 type htmlView struct {
@@ -61,6 +64,10 @@ type htmlView struct {
 	Subtitle string
 	Findings []Finding
 	Notes    []string
+	// Details are the findings that follow the answers (folded);
+	// Warnings the preflight warnings, each once.
+	Details  []Finding
+	Warnings []warningView
 	Sections []HTMLSection
 	Runs     Table
 }
@@ -95,11 +102,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for _, sec := range r.placed(false) {
 		v.Sections = append(v.Sections, sec.HTML(r)...)
 	}
-	for i, s := range v.Sections {
-		if s.Absent == "" {
-			v.Sections[i].Notes = append(caveatNotes(r.Preflight, append(sectionFigures[s.ID], s.Shows...)), s.Notes...)
-		}
-	}
+	v.Findings, v.Details = splitFindings(r.Findings)
+	v.Warnings = warningViews(r.Preflight, v.Sections)
 	v.Runs = Table{ID: AnchorRuns, Caption: "Every figure above names the run it comes from.",
 		Head: []string{"run", "kind", "host", "started", "finished", "status", "numalab", "command", "headline"}}
 	for _, ref := range r.Runs {

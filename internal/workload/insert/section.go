@@ -357,9 +357,9 @@ func (sec *Section) Findings(_ *report.Report, add, detail report.Say) {
 				continue
 			}
 			d := stats.Compare(from.RowsRepeats, to.RowsRepeats)
-			what := fmt.Sprintf("on %s (%s, run %d): %s loaded %s rows/s against %s with %s (%s, medians over repeats); the run found a fall in %d of %d repeats; dominant wait at %s: %s; %s",
-				in.Label, k.placement, in.Run, report.Plural(k.to, "stream"), report.FmtN(to.RowsPerSec), report.FmtN(from.RowsPerSec), report.Plural(k.from, "stream"),
-				report.Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), report.Plural(k.to, "stream"), to.Dominant, report.Evidence(d))
+			what := fmt.Sprintf("on %s (%s, run %d): %s rows/s at %s against %s at %d (%s; a fall in %d of %d repeats; %s)",
+				in.Label, k.placement, in.Run, report.FmtN(to.RowsPerSec), report.Plural(k.to, "stream"), report.FmtN(from.RowsPerSec), k.from,
+				report.Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), report.Evidence(d))
 			switch {
 			case d.Verdict == stats.Lower:
 				add(AnchorInsertTable, "More streams loaded less %s.", what)
