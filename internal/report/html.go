@@ -32,6 +32,7 @@ type Table struct {
 	Caption string
 	Head    []string
 	Rows    [][]string
+	Fold    bool // under a disclosure, whatever its length (a chart's numbers)
 }
 
 // Plot is an SVG chart with its anchor.
