@@ -272,8 +272,8 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 	if best == nil {
 		return
 	}
-	add(AnchorOLTP, "OLTP peak %s tps (%s per core) at %s on %s (%s, run %d).",
-		FmtN(best.TPS), FmtN(best.TPSPerCore), Plural(best.Streams, "stream"), bestLabel, o.Workload, o.Run)
+	add(AnchorOLTP, "OLTP peak %s tps at %s on %s, %s tps per core (%s, run %d).",
+		FmtN(best.TPS), Plural(best.Streams, "stream"), bestLabel, FmtN(best.TPSPerCore), o.Workload, o.Run)
 	// Scaling from one stream, per series.
 	for _, s := range o.Series {
 		one := PointAt(s.Points, 1)

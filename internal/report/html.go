@@ -314,8 +314,8 @@ func oltpSection(r *Report) HTMLSection {
 	tps := Chart{ID: AnchorOLTP + "-tps", Title: "Transactions per second against streams", X: StreamsScale("streams", xs), Y: Scale{Label: "tps (all streams)", Zero: true, Format: FmtCompact}}
 	per := Chart{ID: AnchorOLTP + "-per-core", Title: "Transactions per second per core", X: StreamsScale("streams", xs), Y: Scale{Label: "tps per physical core", Zero: true, Format: FmtCompact}}
 	lat := Chart{ID: AnchorOLTP + "-p95", Title: "95th percentile latency", X: StreamsScale("streams", xs), Y: Scale{Label: "p95 latency (ms)", Zero: true, Format: FmtSig}}
-	tb := Table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", o.Run),
-		Head: []string{"placement", "streams", "CPUs of the streams", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
+	tb := Table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]; seconds: the slowest and fastest whole second, tps", o.Run),
+		Head: []string{"placement", "streams", "CPUs of the streams (cores)", "repeats", "tps [min–max]", "seconds, tps", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
 	for _, sr := range o.Series {
 		a, b, c := Series{Name: sr.Label}, Series{Name: sr.Label}, Series{Name: sr.Label}
 		for _, p := range sr.Points {
@@ -337,8 +337,8 @@ func oltpSection(r *Report) HTMLSection {
 			if p.Unstable {
 				disk += ", unstable"
 			}
-			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), p.StreamCPUs, strconv.Itoa(p.Cores), strconv.Itoa(p.Repeats),
-				FmtN(p.TPS), FmtN(p.TPSMin) + "–" + FmtN(p.TPSMax), FmtN(p.SecMin) + "–" + FmtN(p.SecMax), FmtN(p.TPSPerCore),
+			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), fmt.Sprintf("%s (%d)", p.StreamCPUs, p.Cores), strconv.Itoa(p.Repeats),
+				FmtN(p.TPS) + " [" + FmtN(p.TPSMin) + "–" + FmtN(p.TPSMax) + "]", FmtN(p.SecMin) + "–" + FmtN(p.SecMax), FmtN(p.TPSPerCore),
 				FmtF(p.P95MS, 3), FmtF(p.BusyPct, 0), disk})
 		}
 		tps.Series, per.Series, lat.Series = append(tps.Series, a), append(per.Series, b), append(lat.Series, c)
@@ -405,15 +405,16 @@ func querySection(r *Report) HTMLSection {
 		s.Figures = append(s.Figures, Plot{ID: sp.ID, SVG: template.HTML(sp.SVG())})
 	}
 	tb := Table{ID: AnchorQueries + "-table", Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", q.Run),
-		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour", "min–max", "mean ms", "p95 ms", "speedup vs DOP 1", "errors"}}
+		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour [min–max]", "mean / p95 ms", "speedup vs DOP 1", "errors"}}
 	workers := q.hasWorkers()
 	if workers {
-		tb.Head = append(tb.Head, "workers ran on (CPUs; in: every sample inside the placement)")
+		tb.Caption += "; workers ran on: the CPUs their samples saw (in: every sample inside the placement)"
+		tb.Head = append(tb.Head, "workers ran on (CPUs)")
 	}
 	for _, sr := range q.ByDOP {
 		for _, p := range sr.Points {
-			row := []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), FmtN(p.QPH),
-				FmtN(p.QPHMin) + "–" + FmtN(p.QPHMax), FmtF(p.MeanMS, 1), FmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)}
+			row := []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), FmtN(p.QPH) + " [" + FmtN(p.QPHMin) + "–" + FmtN(p.QPHMax) + "]",
+				FmtF(p.MeanMS, 1) + " / " + FmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)}
 			if workers {
 				row = append(row, dashIfEmpty(p.Workers))
 			}

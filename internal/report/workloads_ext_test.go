@@ -75,7 +75,7 @@ func TestNullFigures(t *testing.T) {
 					run.ID, k, p.Calls, p.P50US, p.CtxPerCall, p.PerStream, want, wantP50, wantCS, want/float64(p.Streams))
 			}
 			row := report.HTMLRow(t, page, null.CellsAnchor(run.ID), p.Transport, p.Pairing, p.CPUs(), itoa(p.Streams))
-			if row[5] != report.FmtN(want) || row[7] != report.FmtN(want/float64(p.Streams)) || row[8] != report.FmtF(wantP50, 1) || row[12] != report.FmtF(wantCS, 2) {
+			if !strings.HasPrefix(row[5], report.FmtN(want)+" [") || row[6] != report.FmtN(want/float64(p.Streams)) || !strings.HasPrefix(row[7], report.FmtF(wantP50, 1)+" / ") || row[8] != report.FmtF(wantCS, 2) {
 				t.Errorf("html: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, row, report.FmtN(want), report.FmtN(want/float64(p.Streams)), report.FmtF(wantP50, 1), report.FmtF(wantCS, 2))
 			}
 			line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.Transport) + `\s+` + regexp.QuoteMeta(p.Pairing) + `\s+` + regexp.QuoteMeta(p.CPUs()) + `\s+` + itoa(p.Streams) + `\s+\d+\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`).FindStringSubmatch(txt)
@@ -158,7 +158,7 @@ func TestInsertFigures(t *testing.T) {
 				t.Errorf("json: run %d at %d streams: %v rows/s, %v MB/s, %d repeats; want %v, %v, 3", run.ID, p.Streams, p.RowsPerSec, p.MBPerSec, p.Repeats, want, mb)
 			}
 			row := report.HTMLRow(t, page, insert.AnchorInsertTable, itoa64(run.ID), in.Label, "all CPUs", itoa(p.Streams))
-			if row[6] != report.FmtN(want) || row[8] != report.FmtF(mb, 1) {
+			if !strings.HasPrefix(row[5], report.FmtN(want)+" [") || row[6] != report.FmtF(mb, 1) {
 				t.Errorf("html: run %d row %q: want %s rows/s and %s MB/s", run.ID, row, report.FmtN(want), report.FmtF(mb, 1))
 			}
 			if !regexp.MustCompile(`(?m)^\s+all CPUs\s+` + itoa(p.Streams) + `\s+3\s+` + regexp.QuoteMeta(report.FmtN(want)) + `\s+\S+\s+` + regexp.QuoteMeta(report.FmtF(mb, 1)) + `\s`).MatchString(txt) {

@@ -488,12 +488,12 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			}
 			s.Tables = append(s.Tables, mt)
 		}
-		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]",
-			Head: []string{"transport", "pairing", "CPUs (client/backend)", "streams", "repeats", "round trips/s", "min–max", "per stream", "p50 µs", "p95 µs", "p99 µs", "context switches/s", "per call", "flags"}}
+		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]; context switches per second are in the CSV and the text report",
+			Head: []string{"transport", "pairing", "CPUs (client/ backend)", "streams", "repeats", "round trips/s [min–max]", "per stream /s", "latency µs p50 / p95 / p99", "context switches per call", "flags"}}
 		for _, p := range n.Points {
-			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), report.FmtN(p.Calls),
-				report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax), report.FmtN(p.PerStream), report.FmtF(p.P50US, 1), report.FmtF(p.P95US, 1), report.FmtF(p.P99US, 1),
-				report.FmtN(p.CtxPerSec), report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
+			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
+				report.FmtN(p.Calls) + " [" + report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax) + "]", report.FmtN(p.PerStream),
+				report.FmtF(p.P50US, 1) + " / " + report.FmtF(p.P95US, 1) + " / " + report.FmtF(p.P99US, 1), report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
 		}
 		s.Tables = append(s.Tables, tb)
 		for _, note := range n.Notes {
