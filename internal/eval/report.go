@@ -62,7 +62,11 @@ func writeSummary(w io.Writer, r *report.Report, steps []*step, runs map[int64]*
 		return err
 	}
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		fmt.Fprintln(w, "\n== which server: what the decision rests on")
+		// The decision line again, heading what it rests on.
+		fmt.Fprintln(w, "\n== which server (what the decision rests on)")
+		if line := report.DecisionLine(r); line != "" {
+			fmt.Fprintln(w, "  "+line)
+		}
 		if p := report.Purchase(r); p != nil && p.Decision == "" && p.Decider != "" {
 			fmt.Fprintln(w, "  the measurement that would decide: "+p.Decider)
 		}

@@ -77,3 +77,37 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// TestSummaryOpensWithFindings: eval's summary opens with the lines the
+// text report opens with, the decision first, and heads what the decision
+// rests on with that same line.
+func TestSummaryOpensWithFindings(t *testing.T) {
+	r, err := report.Build(vmRuns(t, "kvm-2vcpu-runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, txt strings.Builder
+	if err := writeSummary(&sum, r, nil, nil, &sentinel.Series{}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteText(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	var lines strings.Builder
+	if err := report.WriteFindings(&lines, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	decision := report.DecisionLine(r)
+	if !strings.HasPrefix(lines.String(), "  - "+decision+"\n") || !strings.HasPrefix(decision, "Which server: ") {
+		t.Fatalf("the findings do not open with the decision %q:\n%s", decision, lines.String())
+	}
+	if !strings.HasPrefix(sum.String(), "== findings (1m0s in all)\n"+lines.String()) {
+		t.Errorf("eval's summary does not open with the findings:\n%s", sum.String())
+	}
+	if !strings.HasPrefix(txt.String(), "numalab report\n\nFindings\n"+lines.String()) {
+		t.Errorf("the text report does not open with the findings:\n%s", txt.String())
+	}
+	if !strings.Contains(sum.String(), "== which server (what the decision rests on)\n  "+decision+"\n") {
+		t.Errorf("eval's summary does not head what the decision rests on with it:\n%s", sum.String())
+	}
+}

@@ -43,10 +43,8 @@ func findings(r *Report) []Finding {
 		more = append(more, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...), Kind: FindingDetail})
 	}
 	// The decision first: the answer the report exists for.
-	if p := Purchase(r); p != nil {
-		if line := decisionLine(p); line != "" {
-			add(AnchorBuy, "%s", line)
-		}
+	if line := DecisionLine(r); line != "" {
+		add(AnchorBuy, "%s", line)
 	}
 	if m := r.Memory; m != nil && m.Summary != nil {
 		s := m.Summary
@@ -179,6 +177,15 @@ func splitFindings(fs []Finding) (answers, details []Finding) {
 	return answers, details
 }
 
+// DecisionLine is the report's decision in one line, its first finding
+// (decisionLine); "" when the model made no prediction.
+func DecisionLine(r *Report) string {
+	if p := Purchase(r); p != nil {
+		return decisionLine(p)
+	}
+	return ""
+}
+
 // decisionLine is the decision in one line, linking to "Which server":
 // the candidate to buy and its cost per 1,000 tps with its band, or that
 // the bands cannot tell it from its rivals. "" without candidates.
@@ -197,9 +204,9 @@ func decisionLine(p *decide.Purchase) string {
 	if p.Decision != "" {
 		return fmt.Sprintf("Which server: %s, at %s, the cheapest of %s.", p.Decision, cost, Plural(len(p.Rows), "candidate"))
 	}
-	rivals := Plural(len(p.Rivals), "other")
+	rivals := fmt.Sprintf("the bands of %d others", len(p.Rivals))
 	if len(p.Rivals) == 1 {
-		rivals = p.Rivals[0]
+		rivals = "the band of " + p.Rivals[0]
 	}
 	return fmt.Sprintf("Which server: cannot tell; %s is cheapest at %s, but its band overlaps %s.", best.Server.Name, cost, rivals)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -351,6 +352,48 @@ func TestStreamCPUs(t *testing.T) {
 	} {
 		if got := StreamCPUs(c.cpus, c.spread, c.streams); got != c.want {
 			t.Errorf("streamCPUs(%v, %v, %d) = %q, want %q", c.cpus, c.spread, c.streams, got, c.want)
+		}
+	}
+}
+
+// TestFindingsAsLines: each finding is one short sentence, the answers
+// (the decision first) listed on the first screen and the details folded
+// under a disclosure, each linking to the section that shows it; the
+// text report lists the same lines.
+func TestFindingsAsLines(t *testing.T) {
+	sentences := regexp.MustCompile(`[.:;] [A-Z][a-z]+ [a-z]`) // a second sentence starts
+	for _, sc := range allScenarios {
+		r := build(t, sc.runs(t))
+		page := html.UnescapeString(renderHTML(t, sc.runs(t)))
+		var txt bytes.Buffer
+		if err := WriteText(&txt, r); err != nil {
+			t.Fatal(err)
+		}
+		i, j := strings.Index(page, `<section id="findings">`), strings.Index(page, `<details id="findings-details">`)
+		if i < 0 || j < i {
+			t.Fatalf("%s: no findings section with its details folded", sc.name)
+		}
+		if p := Purchase(r); p != nil && (len(r.Findings) == 0 || r.Findings[0].Anchor != AnchorBuy || !strings.HasPrefix(r.Findings[0].Text, "Which server: ")) {
+			t.Errorf("%s: the first finding %v is not the decision, linked to #%s", sc.name, r.Findings[0], AnchorBuy)
+		}
+		for _, f := range r.Findings {
+			if n := len(strings.Fields(f.Text)); n > 50 {
+				t.Errorf("%s: finding of %d words, want at most 50: %q", sc.name, n, f.Text)
+			}
+			if m := sentences.FindString(f.Text); m != "" || !strings.HasSuffix(f.Text, ".") {
+				t.Errorf("%s: finding %q is not one sentence (%q)", sc.name, f.Text, m)
+			}
+			li := `<li><a href="#` + f.Anchor + `">` + f.Text + `</a></li>`
+			at := strings.Index(page, li)
+			switch {
+			case at < 0:
+				t.Errorf("%s: the HTML does not list %q linked to #%s", sc.name, f.Text, f.Anchor)
+			case (f.Kind == FindingDetail) != (at > j):
+				t.Errorf("%s: finding %q (%s) is on the wrong side of the fold", sc.name, f.Text, f.Kind)
+			}
+			if !strings.Contains(txt.String(), "  - "+f.Text+"\n") {
+				t.Errorf("%s: the text report does not list %q", sc.name, f.Text)
+			}
 		}
 	}
 }

@@ -207,7 +207,7 @@ func TestFloorFinding(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no floor finding in %q", r.Findings)
 	}
-	for _, want := range []string{report.FmtN(one.TPS) + " tps", report.FmtF(1e6/one.TPS, 1) + " µs a transaction", report.FmtN(floor.Calls) + "/s", "null run 1", "OLTP run 6",
+	for _, want := range []string{report.FmtF(1e6/floor.Calls, 1) + " µs round trip", report.FmtF(1e6/one.TPS, 1) + " µs transaction", "null run 1", "OLTP run 6",
 		"only if it made " + report.FmtN(floor.Calls/one.TPS) + " of them"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("floor finding %q lacks %q", f.Text, want)
@@ -230,7 +230,7 @@ func TestFloorFinding(t *testing.T) {
 		t.Fatalf("no floor finding in %q", pg.Findings)
 	}
 	lo, hi := one.TPSMin/floor.CallsMax, one.TPSMax/floor.CallsMin
-	for _, want := range []string{"at least " + report.PctAbs(one.TPS/floor.Calls) + " of the transaction's time", report.PctAbs(lo) + " to " + report.PctAbs(hi), "(3 and 3 repeats)"} {
+	for _, want := range []string{"is at least " + report.PctAbs(one.TPS/floor.Calls) + " of a " + report.FmtF(1e6/one.TPS, 1) + " µs transaction", report.PctAbs(lo) + " to " + report.PctAbs(hi), "3 and 3 repeats", "its one call"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("floor finding %q lacks %q", f.Text, want)
 		}

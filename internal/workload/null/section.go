@@ -377,22 +377,27 @@ func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 	}
 	share := one.TPS / f.Calls
 	lo, hi := one.TPSMin/f.CallsMax, one.TPSMax/f.CallsMin
-	spread := fmt.Sprintf("%s to %s over the repeats' extremes (%d and %d repeats)", report.PctAbs(lo), report.PctAbs(hi), one.Repeats, f.Repeats)
+	spread := fmt.Sprintf("%s to %s at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), report.PctAbs(hi), one.Repeats, f.Repeats)
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
 		spread = fmt.Sprintf("%d and %d repeats, too few for a spread", one.Repeats, f.Repeats)
 	case hi > 1:
-		spread = fmt.Sprintf("%s to over 100%% at the repeats' extremes (%d and %d repeats)", report.PctAbs(lo), one.Repeats, f.Repeats)
+		spread = fmt.Sprintf("%s to over 100%% at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), one.Repeats, f.Repeats)
 	}
-	txn := fmt.Sprintf("One-stream OLTP on %s takes %s µs a transaction (%s tps, OLTP run %d)", o.Engine, report.FmtF(1e6/one.TPS, 1), report.FmtN(one.TPS), o.Run)
-	call := fmt.Sprintf("%s µs (%s/s, %s, null run %d)", report.FmtF(1e6/f.Calls, 1), report.FmtN(f.Calls), f.Label(), n.Run)
+	is := "is"
+	if o.Engine == "postgres" {
+		is = "is at least" // the floor is the least a call takes
+	}
+	head := fmt.Sprintf("One-stream OLTP on %s: the %s µs round trip (null run %d) %s %s of a %s µs transaction (OLTP run %d; %s)",
+		o.Engine, report.FmtF(1e6/f.Calls, 1), n.Run, is, report.PctAbs(share), report.FmtF(1e6/one.TPS, 1), o.Run, spread)
 	if o.Engine != "postgres" {
 		// In-process engines make several calls per transaction, how many
 		// depends on the transaction: the floor says how many it would take.
-		add(CellsAnchor(n.Run), "%s, and a call's floor, %s, is %s of it (%s): calls would set its pace only if it made %s of them.",
-			txn, call, report.PctAbs(share), spread, report.FmtN(1/share))
+		add(CellsAnchor(n.Run), "%s, so calls set its pace only if it made %s of them.", head, report.FmtN(1/share))
 		return
 	}
+	// A tpcc-ro transaction on PostgreSQL is one call: the share is a
+	// lower bound of the round trip's part.
 	verdict := "the repeats do not show whether the round trip or the work dominates"
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
@@ -402,8 +407,7 @@ func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 	case hi <= NotLatencyBound:
 		verdict = fmt.Sprintf("it is not latency-bound (at most %s at the extremes)", report.PctAbs(NotLatencyBound))
 	}
-	add(CellsAnchor(n.Run), "%s in one call, whose round trip, %s, takes at least %s of the transaction's time (%s): %s.",
-		txn, call, report.PctAbs(share), spread, verdict)
+	add(CellsAnchor(n.Run), "%s, its one call: %s.", head, verdict)
 }
 
 // HTML is the null section: per run a chart of round trips against
