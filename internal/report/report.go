@@ -41,7 +41,8 @@ type Report struct {
 	Absent []Absent `json:"absent,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
 	// Preflight lists the settings that distorted the runs' figures, as
-	// their preflights warned; each is shown beside the figures it affects.
+	// their preflights warned; each is shown once, and every section whose
+	// figures it affects links to it.
 	Preflight []Caveat `json:"preflight,omitempty"`
 }
 
