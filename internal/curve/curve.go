@@ -131,6 +131,10 @@ type Curve struct {
 	Fractions   []float64 `json:"fractions"`
 }
 
+// Limit is the p99 (µs) past which a load is beyond the knee: Factor
+// times the low-load floor; 0 without a floor.
+func (cv Curve) Limit() float64 { return cv.Factor * cv.FloorUS }
+
 // KindCurve stores a curve with its run; RunKind is the run's kind
 // ('numalab run oltp --curve').
 const (

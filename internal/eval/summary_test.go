@@ -77,3 +77,36 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// TestSummaryOpensWithFindings: eval's summary opens with the lines the
+// text report opens with, the decision first, and heads what the decision
+// rests on with that same line.
+func TestSummaryOpensWithFindings(t *testing.T) {
+	r, err := report.Build(vmRuns(t, "kvm-2vcpu-runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum, txt strings.Builder
+	if err := report.WriteSummary(&sum, r, nil, &sentinel.Series{}, SentinelTolerance, "tpcc-ro on SQLite", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteText(&txt, r); err != nil {
+		t.Fatal(err)
+	}
+	var lines strings.Builder
+	if err := report.WriteFindings(&lines, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	decision := report.DecisionLine(r)
+	if !strings.HasPrefix(lines.String(), "  - "+decision+"\n") || !strings.HasPrefix(decision, "Which server: ") {
+		t.Fatalf("the findings do not open with the decision %q:\n%s", decision, lines.String())
+	}
+	answer, _, _ := strings.Cut(strings.TrimPrefix(txt.String(), "numalab report\n\n"), "\n")
+	if !strings.HasPrefix(answer, "The answer: ") || !strings.Contains(txt.String(), answer+"\n\nFindings\n"+lines.String()) ||
+		!strings.HasPrefix(sum.String(), "== findings (1m0s in all)\n  "+answer+"\n"+lines.String()) {
+		t.Errorf("eval's summary does not open as the text report does (%q):\n%s", answer, sum.String())
+	}
+	if !strings.Contains(sum.String(), "== which server (what the decision rests on)\n  "+decision+"\n") {
+		t.Errorf("eval's summary does not head what the decision rests on with it:\n%s", sum.String())
+	}
+}

@@ -64,7 +64,10 @@ func TestCurveSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{`id="curve-3-latency-svg"`, `id="curve-4-tps-svg"`, "Throughput and latency against offered load", "between 500/s and 800/s", "2× p99 floor"} {
+	// The knee is marked on the latency chart (its estimate and the
+	// bracket), and the loads' numbers are folded under a disclosure.
+	for _, want := range []string{`id="curve-3-latency-svg"`, `id="curve-4-tps-svg"`, "Throughput and latency against offered load", "between 500/s and 800/s", "2× p99 floor",
+		"knee ≈ 639/s (500–800/s)", `<details id="curve-3-table">`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the HTML lacks %q", want)
 		}
@@ -78,6 +81,14 @@ func TestCurveSection(t *testing.T) {
 	}
 	if err := report.WriteCSV(&csv, r); err != nil {
 		t.Fatal(err)
+	}
+	if f := report.FindingWith(r, "Load curve on postgres: p99 left 2× its floor at about 639 calls/s"); f == nil || f.Anchor != "curve-4-latency" {
+		t.Errorf("knee finding %v: want the knee, linked to its chart", f)
+	}
+	for _, want := range []string{"curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us", "curve,4,tpcc-ro on postgres,knee_factor,2,knee_offered,638.9", ",calls/s,500,800,"} {
+		if !strings.Contains(csv.String(), want) {
+			t.Errorf("CSV lacks %q", want)
+		}
 	}
 	if !strings.Contains(csv.String(), "curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us") {
 		t.Errorf("CSV lacks the curve's rows:\n%s", csv.String())

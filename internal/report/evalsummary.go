@@ -25,17 +25,24 @@ type StepRun struct {
 }
 
 // WriteSummary is what eval prints when its steps are done, took after
-// it started: which server the model says to buy and what that rests on,
-// r's findings, the model's fit with its residuals and held-out
-// prediction, the speed sentinel's series sent judged at tol (and
+// it started: what the text report opens with (the decision card's
+// sentence, then r's findings), what the decision rests on, the model's
+// fit with its residuals and held-out prediction, the speed sentinel's series sent judged at tol (and
 // whether it held around fitStep, the step whose cells the model is
 // fitted to when no page-size fit is), and each step's run (WriteStepRuns).
 func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series, tol float64, fitStep string, took time.Duration) error {
 	verdict := sent.Check(tol)
+	fmt.Fprintf(w, "== findings (%v in all)\n  The answer: %s\n", took.Round(time.Second), cardText(r))
+	if err := WriteFindings(w, r, 0); err != nil {
+		return err
+	}
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		fmt.Fprintf(w, "== which server (%v in all)\n", took.Round(time.Second))
-		if p := Purchase(r); p != nil {
-			fmt.Fprintln(w, "  "+p.Recommendation)
+		fmt.Fprintln(w, "\n== which server (what the decision rests on)")
+		if line := DecisionLine(r); line != "" {
+			fmt.Fprintln(w, "  "+line)
+		}
+		if p := Purchase(r); p != nil && p.Decision == "" && p.Decider != "" {
+			fmt.Fprintln(w, "  the measurement that would decide: "+p.Decider)
 		}
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
 		if md.SMTMeasured {
@@ -65,11 +72,6 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 				fmt.Fprintln(w, "  "+l)
 			}
 		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintf(w, "== findings (%v in all)\n", took.Round(time.Second))
-	if err := WriteFindings(w, r, 10); err != nil {
-		return err
 	}
 	if md := r.Model; md != nil {
 		fmt.Fprintln(w, "\n== model fit (residuals and held-out prediction)")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
@@ -27,35 +28,35 @@ const (
 	AnchorRuns      = "runs"
 )
 
-// findings writes the plain-language sentences, most telling first.
+// findings writes the plain-language lines, most telling first: each one
+// sentence with its figure, linking to the table or chart that shows it.
+// The answers come first; the details (Finding.Detail) follow them.
 func findings(r *Report) []Finding {
 	// The first findings answer docs/questions.md (what memory costs,
 	// what remote data and SMT do, how throughput scales, what more
 	// sockets would give); the details follow.
 	out, more := []Finding{}, []Finding{}
 	add := func(anchor, format string, a ...any) {
-		out = append(out, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...)})
+		out = append(out, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...), Kind: FindingAnswer})
 	}
 	detail := func(anchor, format string, a ...any) {
-		more = append(more, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...)})
+		more = append(more, Finding{Anchor: anchor, Text: fmt.Sprintf(format, a...), Kind: FindingDetail})
 	}
 	// The decision first: the answer the report exists for.
-	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
-		if p := Purchase(r); p != nil {
-			add(AnchorBuy, "Which server: %s", p.Recommendation)
-		}
+	if line := DecisionLine(r); line != "" {
+		add(AnchorBuy, "%s", line)
 	}
 	if m := r.Memory; m != nil && m.Summary != nil {
 		s := m.Summary
 		if d := m.DRAM; d != nil && d.GHz > 0 {
-			uses := "the model uses this figure"
+			uses := ""
 			if md := r.Model; md != nil && md.FitRun != 0 && md.OneSocketNS != d.NS {
-				uses = fmt.Sprintf("the model uses %s ns instead, a random chain in memory mapped as the OLTP data is (run %d)", FmtF(md.OneSocketNS, 1), md.FitRun)
+				uses = fmt.Sprintf("; the model uses %s ns, a chain mapped as the OLTP data is (run %d)", FmtF(md.OneSocketNS, 1), md.FitRun)
 			}
-			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz: %s (run %d); %s.",
-				FmtF(d.NS, 1), FmtF(d.Cycles, 0), FmtF(d.GHz, 2), d.Label, m.Run, uses)
+			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz (run %d)%s.",
+				FmtF(d.NS, 1), FmtF(d.Cycles, 0), FmtF(d.GHz, 2), m.Run, uses)
 			if v := dramVariants(m); len(v) > 0 {
-				detail(AnchorLadder, "Other DRAM readings of run %d, variants the model does not use: %s.", m.Run, strings.Join(v, "; "))
+				detail(AnchorLadder, "DRAM readings the model does not use: %s.", strings.Join(v, "; "))
 			}
 		}
 		if s.DRAMNS4K > 0 && s.DRAMNS2M > 0 && s.PageBytes2M >= 2<<20 {
@@ -65,13 +66,13 @@ func findings(r *Report) []Finding {
 			change := s.DRAMNS2M/s.DRAMNS4K - 1
 			switch d.Verdict {
 			case stats.Lower:
-				detail(AnchorLadder, "Huge pages (2 MiB) cut the fully random chain's latency from %s to %s ns (%s, lowest clean windows): the difference is TLB misses; %s.",
+				detail(AnchorLadder, "Huge pages (2 MiB) cut random-chain latency from %s to %s ns (%s, TLB misses; %s).",
 					FmtF(s.DRAMNS4K, 1), FmtF(s.DRAMNS2M, 1), PctAbs(-change), Evidence(d))
 			case stats.CannotTell:
-				detail(AnchorLadder, "Huge pages (2 MiB) measured %s ns against %s ns with 4 KiB pages for the fully random chain (%s, lowest clean windows); %s.",
+				detail(AnchorLadder, "Huge pages (2 MiB) measured %s ns against %s ns with 4 KiB pages on the random chain (%s; %s).",
 					FmtF(s.DRAMNS2M, 1), FmtF(s.DRAMNS4K, 1), Pct(change), Evidence(d))
 			default:
-				detail(AnchorLadder, "Huge pages (2 MiB) did not lower the fully random chain's latency: %s ns against %s ns with 4 KiB pages (%s, lowest clean windows); %s.",
+				detail(AnchorLadder, "Huge pages (2 MiB) did not lower random-chain latency: %s ns against %s ns with 4 KiB pages (%s; %s).",
 					FmtF(s.DRAMNS2M, 1), FmtF(s.DRAMNS4K, 1), Pct(change), Evidence(d))
 			}
 		}
@@ -82,27 +83,27 @@ func findings(r *Report) []Finding {
 				if name == "DRAM" {
 					name = "memory"
 				}
-				parts = append(parts, fmt.Sprintf("%s %s ns = %s cycles", name, FmtF(l.NS, 1), FmtF(l.NS*m.GHz, 0)))
+				parts = append(parts, fmt.Sprintf("%s %s ns (%s cycles)", name, FmtF(l.NS, 1), FmtF(l.NS*m.GHz, 0)))
 			}
-			detail(AnchorLadder, "Latency plateaus of the TLB-local chain (a variant that avoids TLB misses; cycles at %s GHz): %s.", FmtF(m.GHz, 2), strings.Join(parts, ", "))
+			detail(AnchorLevels, "Latency plateaus: %s.", strings.Join(parts, ", "))
 			cacheFindings(s.Levels, detail)
 		}
 		if mx := m.Matrix; mx != nil {
 			if mx.SingleNode || len(mx.MemNodes) < 2 {
-				add(AnchorMatrix, "One NUMA node: all memory is local; remote latency cannot be measured on this machine.")
+				add(AnchorMatrix, "One NUMA node: remote latency cannot be measured on this machine.")
 			} else if s.LocalNS > 0 && s.RemoteNS > 0 {
-				add(AnchorMatrix, "Remote memory costs %s ns against %s ns local: %s× (%s nodes, lowest clean windows of the NUMA matrix, run %d).",
+				add(AnchorMatrix, "Remote memory costs %s ns against %s ns local: %s× (%s nodes, run %d).",
 					FmtF(s.RemoteNS, 1), FmtF(s.LocalNS, 1), FmtF(s.RemoteNS/s.LocalNS, 2), strconv.Itoa(len(mx.MemNodes)), m.Run)
 			}
 		}
 		if p := mlpPeak(m.MLP); p != nil && p.InFlight > 1.5 {
 			one := m.MLP.Points[0].NSPerLoad.Median
 			if p.InFlight <= float64(p.Chains) {
-				detail(AnchorMLP, "One core keeps %s misses in flight with %d independent chains: %s ns per load for one chain over %s ns per load for %d, each the median of its windows.",
-					FmtF(p.InFlight, 1), p.Chains, FmtF(one, 1), FmtF(p.NSPerLoad.Median, 1), p.Chains)
+				detail(AnchorMLP, "One core keeps %s misses in flight: %s ns per load with %d chains against %s ns with one.",
+					FmtF(p.InFlight, 1), FmtF(p.NSPerLoad.Median, 1), p.Chains, FmtF(one, 1))
 			} else {
-				detail(AnchorMLP, "Memory-level parallelism cannot be read from this probe: %d chains ran %s× faster per load than one (medians %s and %s ns), more than their number, so not every load missed to memory.",
-					p.Chains, FmtF(p.InFlight, 1), FmtF(p.NSPerLoad.Median, 1), FmtF(one, 1))
+				detail(AnchorMLP, "Memory-level parallelism is not readable here: %d chains ran %s× faster per load than one, more than their number (not every load missed).",
+					p.Chains, FmtF(p.InFlight, 1))
 			}
 		}
 	}
@@ -117,8 +118,8 @@ func findings(r *Report) []Finding {
 	}
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio
-		detail(AnchorIO, "Storage: %s random 8 KiB reads per second at queue depth 1; sequential reads deliver %s× that page rate, against %s× in the optimizer's cost model (%s).",
-			FmtN(x.RandomIOPS), FmtF(x.Ratio, 1), FmtF(x.ModelRatio, 1), x.ModelName)
+		detail(AnchorIO, "Storage: %s random 8 KiB reads/s at queue depth 1; sequential reads deliver %s× that page rate (the optimizer assumes %s×).",
+			FmtN(x.RandomIOPS), FmtF(x.Ratio, 1), FmtF(x.ModelRatio, 1))
 	}
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
 		var one, two, four float64
@@ -136,12 +137,12 @@ func findings(r *Report) []Finding {
 			}
 		}
 		if one > 0 && two > 0 && four > 0 {
-			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s of one socket's; %s).",
-				FmtF(two/one, 2), FmtF(four/one, 2), Pct(two/one/2-1), Pct(four/one/4-1), md.Brief())
+			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s).",
+				FmtF(two/one, 2), FmtF(four/one, 2), Pct(two/one/2-1), Pct(four/one/4-1))
 		}
 		if h := md.HeldOut; h != nil {
-			add(AnchorModel, "Model check: on cells it was not fitted to (%s) the model predicts %s tps per core at %s ns; they measured %s (median of %d): error %s.",
-				h.What, FmtN(h.PredictedTPS), FmtF(h.LatencyNS, 1), FmtN(h.MeasuredTPS), h.Cells, Pct(h.Error))
+			add(AnchorModel, "Model check on cells it was not fitted to: predicted %s tps per core at %s ns, measured %s (median of %d), error %s.",
+				FmtN(h.PredictedTPS), FmtF(h.LatencyNS, 1), FmtN(h.MeasuredTPS), h.Cells, Pct(h.Error))
 		}
 		modelErrorFinding(md, detail)
 	}
@@ -158,9 +159,56 @@ func findings(r *Report) []Finding {
 		if a.Section == "model" {
 			continue
 		}
-		out = append(out, Finding{Anchor: a.Section, Text: fmt.Sprintf("No %s run: its section is empty (try '%s').", a.Kind, a.Hint)})
+		out = append(out, Finding{Anchor: a.Section, Text: fmt.Sprintf("No %s run (try '%s').", a.Kind, a.Hint), Kind: FindingDetail})
 	}
 	return out
+}
+
+// splitFindings parts the findings into the answers and the details that
+// follow them.
+func splitFindings(fs []Finding) (answers, details []Finding) {
+	for _, f := range fs {
+		if f.Kind == FindingDetail {
+			details = append(details, f)
+		} else {
+			answers = append(answers, f)
+		}
+	}
+	return answers, details
+}
+
+// DecisionLine is the report's decision in one line, its first finding
+// (decisionLine); "" when the model made no prediction.
+func DecisionLine(r *Report) string {
+	if p := Purchase(r); p != nil {
+		return decisionLine(p)
+	}
+	return ""
+}
+
+// decisionLine is the decision in one line, linking to "Which server":
+// the candidate to buy and its cost per 1,000 tps with its band, or that
+// the bands cannot tell it from its rivals. "" without candidates.
+func decisionLine(p *decide.Purchase) string {
+	if len(p.Rows) == 0 {
+		return ""
+	}
+	best := p.Rows[0]
+	for _, row := range p.Rows {
+		if row.Server.Name == p.Best.CostPerKTPS {
+			best = row
+		}
+	}
+	lo, hi := best.CostBand()
+	cost := fmt.Sprintf("%s per 1,000 tps (%s to %s)", FmtN(best.CostPerKTPS), FmtN(lo), FmtN(hi))
+	if p.Decision != "" {
+		return fmt.Sprintf("Which server: %s, at %s, the cheapest of %s.", p.Decision, cost, Plural(len(p.Rows), "candidate"))
+	}
+	rivals := fmt.Sprintf("the bands of %d others", len(p.Rivals))
+	if len(p.Rivals) == 1 {
+		rivals = "the band of " + p.Rivals[0]
+	}
+	return fmt.Sprintf("Which server: cannot tell; %s is cheapest at %s, but its band overlaps %s.", best.Server.Name, cost, rivals)
 }
 
 // randomMedians are the fully random chain's medians at its largest
@@ -187,7 +235,7 @@ func cacheFindings(levels []memlat.Level, detail func(anchor, format string, a .
 		if l.CacheBytes <= 0 || l.KneeBytes <= 0 {
 			continue
 		}
-		s := fmt.Sprintf("%s %s of %s advertised (%s)", l.Name, units.Bytes(l.KneeBytes), units.Bytes(l.CacheBytes), PctAbs(l.KneeRatio))
+		s := fmt.Sprintf("%s %s of %s (%s)", l.Name, units.Bytes(l.KneeBytes), units.Bytes(l.CacheBytes), PctAbs(l.KneeRatio))
 		if l.KneeRatio < 0.5 {
 			small = append(small, s)
 		} else {
@@ -195,10 +243,10 @@ func cacheFindings(levels []memlat.Level, detail func(anchor, format string, a .
 		}
 	}
 	if len(small) > 0 {
-		detail(AnchorLevels, "Effective cache smaller than advertised: %s; latency rose at that many bytes touched. In a virtual machine the rest is usually shared with neighbours.", strings.Join(small, ", "))
+		detail(AnchorLevels, "Effective cache smaller than advertised (in a VM, shared with neighbours): %s.", strings.Join(small, ", "))
 	}
 	if len(fit) > 0 {
-		detail(AnchorLevels, "Effective cache sizes (the knee, in bytes touched, against the size the topology reports): %s.", strings.Join(fit, ", "))
+		detail(AnchorLevels, "Effective cache sizes against the advertised: %s.", strings.Join(fit, ", "))
 	}
 }
 
@@ -231,8 +279,8 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 	if best == nil {
 		return
 	}
-	add(AnchorOLTP, "OLTP (%s, %s): peak %s tps at %d streams on %s, %s tps per core (run %d).",
-		o.Workload, Plural(o.Warehouses, "warehouse"), FmtN(best.TPS), best.Streams, bestLabel, FmtN(best.TPSPerCore), o.Run)
+	add(AnchorOLTP, "OLTP peak %s tps at %s on %s, %s tps per core (%s, run %d).",
+		FmtN(best.TPS), Plural(best.Streams, "stream"), bestLabel, FmtN(best.TPSPerCore), o.Workload, o.Run)
 	// Scaling from one stream, per series.
 	for _, s := range o.Series {
 		one := PointAt(s.Points, 1)
@@ -241,7 +289,7 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		}
 		for _, n := range []int{2} {
 			if p := PointAt(s.Points, n); p != nil {
-				add(AnchorOLTPTable, "%d streams gave %s× one stream (%s); %s.", n, FmtF(p.TPS/one.TPS, 2), s.Label, Evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
+				add(AnchorOLTPTable, "%d streams gave %s× one stream's tps on %s (%s).", n, FmtF(p.TPS/one.TPS, 2), s.Label, Evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
 			}
 		}
 		break
@@ -272,11 +320,11 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		d := stats.Compare(gapLoc.TPSRepeats, gapRem.TPSRepeats)
 		switch {
 		case d.Verdict == stats.Lower:
-			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams (the largest gap between local and remote data); %s.", PctAbs(gap), gapAt, Evidence(d))
+			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams, the largest gap (%s).", PctAbs(gap), gapAt, Evidence(d))
 		case d.Verdict == stats.NoDiff || d.Verdict == stats.Higher:
-			add(AnchorOLTPTable, "Remote data did not cost throughput: at %d streams, the largest gap, it measured %s %s local data's; %s.", gapAt, PctAbs(math.Abs(gap)), belowAbove(gap), Evidence(d))
+			add(AnchorOLTPTable, "Remote data did not cost throughput: %s %s local at %d streams, the largest gap (%s).", PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
 		default:
-			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams (the largest gap); %s.", PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
+			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams, the largest gap (%s).", PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
 		}
 	}
 	streamFindings(o, add, detail)
@@ -307,11 +355,11 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 			if d.Verdict == stats.CannotTell || d.Verdict == stats.NoDiff {
 				verb = "measured " + map[bool]string{true: "+", false: "-"}[on.TPS >= off.TPS]
 			}
-			add(AnchorOLTPTable, "SMT %s%s: %s tps at best with siblings (%d streams) against %s tps with one thread per core (%d streams); %s.",
-				verb, PctAbs(g), FmtN(on.TPS), on.Streams, FmtN(off.TPS), off.Streams, Evidence(d))
+			add(AnchorOLTPTable, "SMT %s%s: %s tps at best with siblings against %s with one thread per core (%s).",
+				verb, PctAbs(g), FmtN(on.TPS), FmtN(off.TPS), Evidence(d))
 		}
 	} else if mach != nil {
-		detail(AnchorMachine, "No SMT on this machine (one hardware thread per core): SMT on against off cannot be measured here.")
+		detail(AnchorMachine, "No SMT on this machine: SMT on against off cannot be measured here.")
 	}
 	for _, n := range o.Notes {
 		detail(AnchorOLTPTable, "Note: %s.", n)
@@ -330,32 +378,30 @@ func spreadWithin(a, b QueryPoint) string {
 	if hi < noisyCV {
 		return ""
 	}
-	return fmt.Sprintf("; the cells' response times vary by %s to %s of their mean (stdev over mean)", PctAbs(lo), PctAbs(hi))
+	return fmt.Sprintf("; response times vary by %s to %s of their mean", PctAbs(lo), PctAbs(hi))
 }
 
 // modelErrorFinding says how well the model reproduces the cells it was
-// fitted to, and that no cell it did not see has measured its error.
+// fitted to, and whether a cell it did not see has measured its error.
 func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) {
 	if len(md.Residuals) == 0 {
 		return
 	}
-	var parts []string
 	worst := 0.0
 	for _, r := range md.Residuals {
 		worst = max(worst, math.Abs(r.RelativeErrorTPS))
-		parts = append(parts, fmt.Sprintf("%s tps per core measured, %s modelled (%s)", FmtN(r.TPSPerCore), FmtN(r.FitTPSPerCore), Pct(r.RelativeErrorTPS)))
 	}
 	if len(md.Residuals) == 1 || worst < 1e-9 {
-		detail(AnchorModel, "Model error: it was fitted to %s, which it reproduces by construction (%s); no cell it did not see has measured its error, so the error of its predictions is not known.",
-			Plural(len(md.Residuals), "point"), strings.Join(parts, "; "))
+		detail(AnchorModel, "Model error not known: it reproduces the %s it was fitted to by construction, and no cell it did not see measured it.",
+			Plural(len(md.Residuals), "point"))
 		return
 	}
-	unseen := " No cell it did not see has measured its error."
+	unseen := "no cell it did not see measured its error"
 	if md.HeldOut != nil {
-		unseen = " The held-out check measures its error on cells it did not see."
+		unseen = "the held-out check measures it on unseen cells"
 	}
-	detail(AnchorModel, "Model error over the %d points it was fitted to: %s; the largest is %s.%s",
-		len(md.Residuals), strings.Join(parts, "; "), PctAbs(worst), unseen)
+	detail(AnchorModel, "Model error over the %d points it was fitted to: at most %s (%s).",
+		len(md.Residuals), PctAbs(worst), unseen)
 }
 
 // belowAbove words a cost: a positive one is below.
@@ -366,15 +412,17 @@ func belowAbove(cost float64) string {
 	return "above"
 }
 
-// Evidence says what a test of repeats allows a finding to claim.
+// Evidence says, briefly, what a test of repeats allows a finding to
+// claim: "U test p=0.008, n=5+5", "no difference shown, U test p=0.421,
+// n=5+5" or "n=2+2 repeats, too few to tell".
 func Evidence(d stats.Difference) string {
 	switch d.Verdict {
 	case stats.CannotTell:
-		return fmt.Sprintf("n=%d+%d repeats, too few to tell this from noise", d.A.N, d.B.N)
+		return fmt.Sprintf("n=%d+%d repeats, too few to tell", d.A.N, d.B.N)
 	case stats.NoDiff:
-		return fmt.Sprintf("no difference shown by a U test over repeats (p=%s, n=%d+%d)", FmtF(d.P, 3), d.A.N, d.B.N)
+		return fmt.Sprintf("no difference shown, U test p=%s, n=%d+%d", FmtF(d.P, 3), d.A.N, d.B.N)
 	}
-	return fmt.Sprintf("a U test over repeats shows it (p=%s, n=%d+%d)", FmtF(d.P, 3), d.A.N, d.B.N)
+	return fmt.Sprintf("U test p=%s, n=%d+%d", FmtF(d.P, 3), d.A.N, d.B.N)
 }
 
 // smallDrop is the fall in throughput under which, without a test that
@@ -409,9 +457,8 @@ func streamFindings(o *OLTP, add, detail func(anchor, format string, a ...any)) 
 			if d.Verdict != stats.Lower {
 				verb = "measured lower"
 			}
-			add(AnchorOLTPTable, "Throughput %s when streams outnumbered the %d CPUs of %s: %s tps at %d streams to %s at %d (%s), p95 %s → %s ms; %s.",
-				verb, cpus, s.Label, FmtN(peak.TPS), peak.Streams, FmtN(p.TPS), p.Streams, Pct(p.TPS/peak.TPS-1),
-				FmtF(peak.P95MS, 2), FmtF(p.P95MS, 2), Evidence(d))
+			add(AnchorOLTPTable, "Throughput %s %s once streams outnumbered the %d CPUs of %s: %s tps at %d streams, %s at %d (%s).",
+				verb, Pct(p.TPS/peak.TPS-1), cpus, s.Label, FmtN(peak.TPS), peak.Streams, FmtN(p.TPS), p.Streams, Evidence(d))
 			break
 		}
 	}
@@ -428,11 +475,11 @@ func streamFindings(o *OLTP, add, detail func(anchor, format string, a ...any)) 
 		}
 	}
 	if len(unstable) > 0 {
-		add(AnchorOLTPTable, "Unstable cells (a whole second below %s of the cell's median second; their throughput is not steady): %s.",
+		add(AnchorOLTPTable, "Unstable cells (a second below %s of their median second): %s.",
 			PctAbs(UnstableBelow), strings.Join(unstable, "; "))
 	}
 	if len(disk) > 0 {
-		add(AnchorOLTPTable, "Cells that read from disk in their measured window (they measure storage too, not only memory): %s.", strings.Join(disk, "; "))
+		add(AnchorOLTPTable, "Cells that read from disk, so measure storage too: %s.", strings.Join(disk, "; "))
 	}
 }
 
@@ -464,19 +511,19 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		base := s.Points[0]
 		switch {
 		case best.Speedup > 0 && best.DOP > 1 && min(base.Queries, best.Queries) < MinQueries:
-			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream), but a cell of the two finished only %d queries in its window, too few for a rate to compare (at least %d), so whether parallelism helped is not known.",
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, but a cell finished only %d queries (fewer than %d), so whether parallelism helped is not known.",
 				s.Query, q.Engine, best.DOP, FmtF(best.Speedup, 2), min(base.Queries, best.Queries), MinQueries)
 		case best.Speedup > 0 && best.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, best.QPHRepeats)
-			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× as many queries per hour as DOP 1 (one stream; ideal %d×); %s%s.",
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, one stream (ideal %d×; %s%s).",
 				s.Query, q.Engine, best.DOP, FmtF(best.Speedup, 2), best.DOP, Evidence(d), spreadWithin(base, best))
 		case top.Speedup > 0 && top.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, top.QPHRepeats)
 			if d.Verdict == stats.CannotTell {
-				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s, so whether parallelism helped is not known%s.",
+				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, one stream, so whether parallelism helped is not known (%s%s).",
 					s.Query, q.Engine, top.DOP, FmtF(top.Speedup, 2), Evidence(d), spreadWithin(base, top))
 			} else {
-				add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× the queries per hour of DOP 1 (one stream); %s.",
+				add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× DOP 1's queries per hour, one stream (%s).",
 					s.Query, q.Engine, top.DOP, FmtF(top.Speedup, 2), Evidence(d))
 			}
 		}
@@ -486,64 +533,16 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 			continue
 		}
 		last := s.Points[len(s.Points)-1]
-		detail(AnchorQueries, "%s at DOP 1: %d streams gave %s× the queries per hour of one stream.",
+		detail(AnchorQueries, "%s at DOP 1: %d streams gave %s× one stream's queries per hour.",
 			s.Query, last.Streams, FmtF(last.QPH/s.Points[0].QPH, 2))
 	}
 	if n := len(q.Plans); n > 0 {
-		detail(AnchorQueries, "%d plan change(s) found, e.g. %s.", n, q.Plans[0].Detail)
+		detail(AnchorQueries, "%s between DOPs, e.g. %s.", Plural(n, "plan change"), q.Plans[0].Detail)
 	}
 	if len(q.Errors) > 0 {
 		add(AnchorQueries, "Some reporting cells failed: %s.", q.Errors[0])
 	}
 }
-
-// FmtF formats v with prec digits after the point.
-func FmtF(v float64, prec int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s[3:], "0") == "" {
-		s = s[1:]
-	}
-	return s
-}
-
-// FmtN formats a large count rounded, with thousands separators: 12,345.
-func FmtN(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	if math.Abs(v) < 100 {
-		return FmtF(v, 1)
-	}
-	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// Pct formats a fraction as a signed percentage: +12.3%.
-func Pct(f float64) string {
-	s := FmtF(100*f, 1) + "%"
-	if f > 0 {
-		s = "+" + s
-	}
-	return s
-}
-
-// PctAbs formats a fraction as a percentage without sign: 12.3%.
-func PctAbs(f float64) string { return FmtF(100*f, 1) + "%" }
 
 func pageWords(b int64) string {
 	if b >= 2<<20 {

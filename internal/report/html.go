@@ -52,8 +52,11 @@ type HTMLSection struct {
 	Notes     []string
 	Drawing   template.HTML // the machine only
 	// Shows are the figures a workload's section shows, so that each
-	// preflight warning that affects them is noted beside them.
+	// preflight warning that affects them is linked from it.
 	Shows []preflight.Figure
+	// Warned are the settings of the preflight warnings that affect its
+	// figures: the section links to the one box that shows them.
+	Warned []string
 }
 
 type htmlView struct {
@@ -63,6 +66,10 @@ type htmlView struct {
 	Card     card
 	Findings []Finding
 	Notes    []string
+	// Details are the findings that follow the answers (folded);
+	// Warnings the preflight warnings, each once.
+	Details  []Finding
+	Warnings []warningView
 	Sections []HTMLSection
 	Runs     Table
 }
@@ -97,11 +104,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for _, sec := range r.placed(false) {
 		v.Sections = append(v.Sections, sec.HTML(r)...)
 	}
-	for i, s := range v.Sections {
-		if s.Absent == "" {
-			v.Sections[i].Notes = append(caveatNotes(r.Preflight, append(sectionFigures[s.ID], s.Shows...)), s.Notes...)
-		}
-	}
+	v.Findings, v.Details = splitFindings(r.Findings)
+	v.Warnings = warningViews(r.Preflight, v.Sections)
 	v.Runs = Table{ID: AnchorRuns, Caption: "Every figure above names the run it comes from.",
 		Head: []string{"run", "kind", "host", "started", "finished", "status", "numalab", "command", "headline"}}
 	for _, ref := range r.Runs {
@@ -315,8 +319,8 @@ func oltpSection(r *Report) HTMLSection {
 	tps := Chart{ID: AnchorOLTP + "-tps", Title: "Transactions per second against streams", X: StreamsScale("streams", xs), Y: Scale{Label: "tps (all streams)", Zero: true, Format: FmtCompact}}
 	per := Chart{ID: AnchorOLTP + "-per-core", Title: "Transactions per second per core", X: StreamsScale("streams", xs), Y: Scale{Label: "tps per physical core", Zero: true, Format: FmtCompact}}
 	lat := Chart{ID: AnchorOLTP + "-p95", Title: "95th percentile latency", X: StreamsScale("streams", xs), Y: Scale{Label: "p95 latency (ms)", Zero: true, Format: FmtSig}}
-	tb := Table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", o.Run),
-		Head: []string{"placement", "streams", "CPUs of the streams", "cores", "repeats", "tps", "min–max tps", "slowest–fastest second", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
+	tb := Table{ID: AnchorOLTPTable, Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]; seconds: the slowest and fastest whole second, tps", o.Run),
+		Head: []string{"placement", "streams", "CPUs of the streams (cores)", "repeats", "tps [min–max]", "seconds, tps", "tps per core", "p95 ms", "CPU busy %", "disk, stability"}}
 	for _, sr := range o.Series {
 		a, b, c := Series{Name: sr.Label}, Series{Name: sr.Label}, Series{Name: sr.Label}
 		for _, p := range sr.Points {
@@ -338,8 +342,8 @@ func oltpSection(r *Report) HTMLSection {
 			if p.Unstable {
 				disk += ", unstable"
 			}
-			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), p.StreamCPUs, strconv.Itoa(p.Cores), strconv.Itoa(p.Repeats),
-				FmtN(p.TPS), FmtN(p.TPSMin) + "–" + FmtN(p.TPSMax), FmtN(p.SecMin) + "–" + FmtN(p.SecMax), FmtN(p.TPSPerCore),
+			tb.Rows = append(tb.Rows, []string{sr.Label, strconv.Itoa(p.Streams), fmt.Sprintf("%s (%d)", p.StreamCPUs, p.Cores), strconv.Itoa(p.Repeats),
+				FmtN(p.TPS) + " [" + FmtN(p.TPSMin) + "–" + FmtN(p.TPSMax) + "]", FmtN(p.SecMin) + "–" + FmtN(p.SecMax), FmtN(p.TPSPerCore),
 				FmtF(p.P95MS, 3), FmtF(p.BusyPct, 0), disk})
 		}
 		tps.Series, per.Series, lat.Series = append(tps.Series, a), append(per.Series, b), append(lat.Series, c)
@@ -406,15 +410,16 @@ func querySection(r *Report) HTMLSection {
 		s.Figures = append(s.Figures, Plot{ID: sp.ID, SVG: template.HTML(sp.SVG())})
 	}
 	tb := Table{ID: AnchorQueries + "-table", Caption: fmt.Sprintf("Cells of run %d: median over repeats [min–max]", q.Run),
-		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour", "min–max", "mean ms", "p95 ms", "speedup vs DOP 1", "errors"}}
+		Head: []string{"query", "DOP", "streams", "repeats", "queries per hour [min–max]", "mean / p95 ms", "speedup vs DOP 1", "errors"}}
 	workers := q.hasWorkers()
 	if workers {
-		tb.Head = append(tb.Head, "workers ran on (CPUs; in: every sample inside the placement)")
+		tb.Caption += "; workers ran on: the CPUs their samples saw (in: every sample inside the placement)"
+		tb.Head = append(tb.Head, "workers ran on (CPUs)")
 	}
 	for _, sr := range q.ByDOP {
 		for _, p := range sr.Points {
-			row := []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), FmtN(p.QPH),
-				FmtN(p.QPHMin) + "–" + FmtN(p.QPHMax), FmtF(p.MeanMS, 1), FmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)}
+			row := []string{sr.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), FmtN(p.QPH) + " [" + FmtN(p.QPHMin) + "–" + FmtN(p.QPHMax) + "]",
+				FmtF(p.MeanMS, 1) + " / " + FmtF(p.P95MS, 1), speedup(p), strconv.FormatInt(p.Errors, 10)}
 			if workers {
 				row = append(row, dashIfEmpty(p.Workers))
 			}

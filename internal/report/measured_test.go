@@ -60,10 +60,10 @@ func TestMeasuredFitInReport(t *testing.T) {
 	if p == nil || p0 == nil || p.Recommendation == p0.Recommendation {
 		t.Fatalf("the recommendation does not change with the stored fit: %v", p)
 	}
-	if f := findingWith(r, "Which server: "+p.Recommendation); f == nil {
-		t.Errorf("no finding with the recommendation %q", p.Recommendation)
+	if f := findingWith(r, decisionLine(p)); f == nil || f.Anchor != AnchorBuy || f.Kind != FindingAnswer || decisionLine(p) == decisionLine(p0) {
+		t.Errorf("decision finding %v: want the stored fit's decision %q, linked to #%s", f, decisionLine(p), AnchorBuy)
 	}
-	if f := findingWith(r, "the model uses 300.0 ns instead"); f == nil {
+	if f := findingWith(r, "the model uses 300.0 ns,"); f == nil {
 		t.Errorf("the DRAM finding does not say the model uses the fit's 4 KiB chain: %q", r.Findings)
 	}
 	for _, n := range r.Notes {

@@ -20,8 +20,11 @@ type Caveat struct {
 	Runs    []int64            `json:"runs"` // the runs whose preflight warned
 }
 
+// AnchorPreflight is the box of preflight warnings, each shown once.
+const AnchorPreflight = "preflight"
+
 // sectionFigures is, per report section of its own, the figures it
-// shows, so that a caveat is printed beside every figure it affects; a
+// shows, so that a section links to every caveat that affects them; a
 // workload's section names its own (HTMLSection.Shows).
 var sectionFigures = map[string][]preflight.Figure{
 	"memory":      {preflight.Latency, preflight.Bandwidth, preflight.NUMA},
@@ -58,13 +61,36 @@ func caveats(runs []*result.Run) ([]Caveat, error) {
 	return out, nil
 }
 
-// caveatNotes are the caveats that affect any of figs, as sentences.
-func caveatNotes(cs []Caveat, figs []preflight.Figure) []string {
-	var out []string
+// affects says whether the caveat affects any of figs.
+func (c Caveat) affects(figs []preflight.Figure) bool {
+	return slices.ContainsFunc(c.Affects, func(f preflight.Figure) bool { return slices.Contains(figs, f) })
+}
+
+// warningView is one preflight warning in the HTML report's box: its
+// sentence, what it affects, and the sections that show those figures.
+type warningView struct {
+	Text, Affects string
+	Sections      []sectionLink
+}
+
+// sectionLink is a link to a section of the report.
+type sectionLink struct{ ID, Title string }
+
+// warningViews puts each caveat once in the box, with links to the
+// sections whose figures it affects, and has each of those sections name
+// it (HTMLSection.Warned) instead of repeating it.
+func warningViews(cs []Caveat, secs []HTMLSection) []warningView {
+	var out []warningView
 	for _, c := range cs {
-		if slices.ContainsFunc(c.Affects, func(f preflight.Figure) bool { return slices.Contains(figs, f) }) {
-			out = append(out, c.String())
+		w := warningView{Text: c.line(), Affects: c.affectsText()}
+		for i := range secs {
+			s := &secs[i]
+			if s.Absent == "" && c.affects(append(slices.Clone(sectionFigures[s.ID]), s.Shows...)) {
+				w.Sections = append(w.Sections, sectionLink{s.ID, s.Title})
+				s.Warned = append(s.Warned, c.Setting)
+			}
 		}
+		out = append(out, w)
 	}
 	return out
 }
@@ -76,6 +102,15 @@ func (c Caveat) String() string {
 		runs = "runs"
 	}
 	return fmt.Sprintf("Preflight warning (%s %s): %s: %s; %s", runs, joinIDs(c.Runs), c.Setting, c.Effect, c.Fix)
+}
+
+// line is "governor powersave (runs 3, 4): effect; fix".
+func (c Caveat) line() string {
+	runs := "run"
+	if len(c.Runs) > 1 {
+		runs = "runs"
+	}
+	return fmt.Sprintf("%s (%s %s): %s; %s", c.Setting, runs, joinIDs(c.Runs), c.Effect, c.Fix)
 }
 
 // affectsText is "memory latency, tpcc-ro tps".

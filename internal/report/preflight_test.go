@@ -9,9 +9,10 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-// TestCaveatsBesideTheirFigures: a preflight warning stored with the runs
-// is printed beside every section whose figures it affects, and only there.
-func TestCaveatsBesideTheirFigures(t *testing.T) {
+// TestCaveatsOnce: a preflight warning stored with the runs is shown
+// once, in the report's box of warnings, and every section whose figures
+// it affects (and only those) links to that box, naming it.
+func TestCaveatsOnce(t *testing.T) {
 	runs := vmRuns(t)
 	dam := preflight.Warning{Setting: "DAMON on: kdamond 0", Effect: "pages are sampled and paged out",
 		Fix: "stop kdamond 0", Affects: []preflight.Figure{preflight.Latency, preflight.OLTP}}
@@ -34,12 +35,18 @@ func TestCaveatsBesideTheirFigures(t *testing.T) {
 	}
 	html := b.String()
 	section := func(id string) string {
-		i := strings.Index(html, `<section id="`+id+`">`)
+		i := strings.Index(html, `<section id="`+id+`"`)
 		if i < 0 {
 			return ""
 		}
 		rest := html[i:]
 		return rest[:strings.Index(rest, "</section>")]
+	}
+	box := section(AnchorPreflight)
+	for _, w := range []preflight.Warning{dam, gov} {
+		if n := strings.Count(html, w.Effect); n != 1 || !strings.Contains(box, w.Effect) || !strings.Contains(box, w.Fix) {
+			t.Errorf("warning %q: its effect is shown %d times, want once, in the box:\n%s", w.Setting, n, box)
+		}
 	}
 	for _, c := range []struct {
 		id        string
@@ -48,6 +55,7 @@ func TestCaveatsBesideTheirFigures(t *testing.T) {
 		{"memory", true, false},
 		{AnchorOLTP, true, false},
 		{AnchorModel, true, false},
+		{AnchorQueries, false, true},
 		{AnchorMachine, false, false},
 	} {
 		s := section(c.id)
@@ -55,10 +63,16 @@ func TestCaveatsBesideTheirFigures(t *testing.T) {
 			t.Fatalf("no section %q", c.id)
 		}
 		if got := strings.Contains(s, "DAMON on: kdamond 0"); got != c.dam {
-			t.Errorf("section %s shows the DAMON warning: %v, want %v", c.id, got, c.dam)
+			t.Errorf("section %s names the DAMON warning: %v, want %v", c.id, got, c.dam)
 		}
 		if got := strings.Contains(s, "governor powersave"); got != c.govs {
-			t.Errorf("section %s shows the governor warning: %v, want %v", c.id, got, c.govs)
+			t.Errorf("section %s names the governor warning: %v, want %v", c.id, got, c.govs)
+		}
+		if got := strings.Contains(s, `href="#`+AnchorPreflight+`"`); got != (c.dam || c.govs) {
+			t.Errorf("section %s links to the warnings: %v, want %v", c.id, got, c.dam || c.govs)
+		}
+		if c.dam && !strings.Contains(box, `<a href="#`+c.id+`">`) {
+			t.Errorf("the box does not link to section %s, whose figures DAMON affects", c.id)
 		}
 	}
 	b.Reset()

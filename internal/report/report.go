@@ -34,14 +34,15 @@ type Report struct {
 	// sections are the workloads' sections (Register), in order; their
 	// JSON stands here, after the model's (MarshalJSON).
 	sections []shown
-	// Findings are plain-language sentences, most important first, each
-	// with the anchor of the table or chart behind it.
+	// Findings are plain-language lines, the answers first, then the
+	// details, each with the anchor of the table or chart behind it.
 	Findings []Finding `json:"findings"`
 	// Absent says, per section without its run, what would fill it.
 	Absent []Absent `json:"absent,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
 	// Preflight lists the settings that distorted the runs' figures, as
-	// their preflights warned; each is shown beside the figures it affects.
+	// their preflights warned; each is shown once, and every section whose
+	// figures it affects links to it.
 	Preflight []Caveat `json:"preflight,omitempty"`
 }
 
@@ -59,12 +60,22 @@ type RunRef struct {
 	Error    string `json:"error,omitempty"`
 }
 
-// Finding is one plain-language sentence and the anchor (an id in the
-// HTML) of the numbers behind it.
+// Finding is one plain-language sentence with its figure and the anchor
+// (an id in the HTML) of the table or chart that shows it: one line, the
+// same in HTML, text and eval's summary.
 type Finding struct {
 	Anchor string `json:"anchor"`
 	Text   string `json:"text"`
+	// Kind is FindingAnswer, or FindingDetail for a detail that follows
+	// the answers (folded in HTML).
+	Kind string `json:"kind"`
 }
+
+// The kinds of finding: an answer to docs/questions.md, or a detail.
+const (
+	FindingAnswer = "answer"
+	FindingDetail = "detail"
+)
 
 // Absent is a section whose run kind was not given.
 type Absent struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -180,7 +181,7 @@ func TestFindings(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"Remote data measured", "SMT measured", "P1 on duckdb: DOP 4 ran"} {
-		if f := findingWith(r, text); f != nil && !strings.Contains(f.Text, "too few to tell this from noise") {
+		if f := findingWith(r, text); f != nil && !strings.Contains(f.Text, "too few to tell") {
 			t.Errorf("finding %q: want it to say the repeats cannot tell", f.Text)
 		}
 	}
@@ -188,7 +189,7 @@ func TestFindings(t *testing.T) {
 	if f := findingWith(five, "Remote data cost"); f == nil || !regexp.MustCompile(`cost 2[6-9]\.\d% of throughput .*p=0\.008, n=5\+5`).MatchString(f.Text) {
 		t.Errorf("five repeats: remote data finding %v: want a cost near 28%% with its test", f)
 	}
-	if f := findingWith(five, "SMT added 2"); f == nil || !strings.Contains(f.Text, "U test over repeats shows it") {
+	if f := findingWith(five, "SMT added 2"); f == nil || !regexp.MustCompile(`U test p=0\.0\d+, n=5\+5`).MatchString(f.Text) {
 		t.Errorf("five repeats: SMT finding %v: want the gain with its test", f)
 	}
 	// A one-node, no-SMT machine says so instead of inventing numbers.
@@ -351,6 +352,48 @@ func TestStreamCPUs(t *testing.T) {
 	} {
 		if got := StreamCPUs(c.cpus, c.spread, c.streams); got != c.want {
 			t.Errorf("streamCPUs(%v, %v, %d) = %q, want %q", c.cpus, c.spread, c.streams, got, c.want)
+		}
+	}
+}
+
+// TestFindingsAsLines: each finding is one short sentence, the answers
+// (the decision first) listed on the first screen and the details folded
+// under a disclosure, each linking to the section that shows it; the
+// text report lists the same lines.
+func TestFindingsAsLines(t *testing.T) {
+	sentences := regexp.MustCompile(`[.:;] [A-Z][a-z]+ [a-z]`) // a second sentence starts
+	for _, sc := range allScenarios {
+		r := build(t, sc.runs(t))
+		page := html.UnescapeString(renderHTML(t, sc.runs(t)))
+		var txt bytes.Buffer
+		if err := WriteText(&txt, r); err != nil {
+			t.Fatal(err)
+		}
+		i, j := strings.Index(page, `<section id="findings">`), strings.Index(page, `<details id="findings-details">`)
+		if i < 0 || j < i {
+			t.Fatalf("%s: no findings section with its details folded", sc.name)
+		}
+		if p := Purchase(r); p != nil && (len(r.Findings) == 0 || r.Findings[0].Anchor != AnchorBuy || !strings.HasPrefix(r.Findings[0].Text, "Which server: ")) {
+			t.Errorf("%s: the first finding %v is not the decision, linked to #%s", sc.name, r.Findings[0], AnchorBuy)
+		}
+		for _, f := range r.Findings {
+			if n := len(strings.Fields(f.Text)); n > 50 {
+				t.Errorf("%s: finding of %d words, want at most 50: %q", sc.name, n, f.Text)
+			}
+			if m := sentences.FindString(f.Text); m != "" || !strings.HasSuffix(f.Text, ".") {
+				t.Errorf("%s: finding %q is not one sentence (%q)", sc.name, f.Text, m)
+			}
+			li := `<li><a href="#` + f.Anchor + `">` + f.Text + `</a></li>`
+			at := strings.Index(page, li)
+			switch {
+			case at < 0:
+				t.Errorf("%s: the HTML does not list %q linked to #%s", sc.name, f.Text, f.Anchor)
+			case (f.Kind == FindingDetail) != (at > j):
+				t.Errorf("%s: finding %q (%s) is on the wrong side of the fold", sc.name, f.Text, f.Kind)
+			}
+			if !strings.Contains(txt.String(), "  - "+f.Text+"\n") {
+				t.Errorf("%s: the text report does not list %q", sc.name, f.Text)
+			}
 		}
 	}
 }

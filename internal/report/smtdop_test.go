@@ -95,8 +95,8 @@ func TestQueryFindingsTooFew(t *testing.T) {
 		queries int64
 		want    string
 	}{
-		{1, "but a cell of the two finished only 1 queries in its window, too few for a rate to compare (at least 5), so whether parallelism helped is not known"},
-		{20, "P1 on duckdb: DOP 2 ran 1.80× as many queries per hour as DOP 1 (one stream; ideal 2×); a U test over repeats shows it"},
+		{1, "but a cell finished only 1 queries (fewer than 5), so whether parallelism helped is not known"},
+		{20, "P1 on duckdb: DOP 2 ran 1.80× DOP 1's queries per hour, one stream (ideal 2×; U test p="},
 	} {
 		q := &Reporting{Engine: "duckdb", ByStreams: []QuerySeries{{Query: "P1", Streams: 1, Points: []QueryPoint{pt(1, 1000, c.queries), pt(2, 1800, c.queries)}}}}
 		var got []string

@@ -20,10 +20,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return enc.Encode(r)
 }
 
-// WriteFindings writes up to n findings (all when n ≤ 0), one a line.
+// WriteFindings writes the findings that answer (the decision first),
+// up to n of them (all when n ≤ 0), one a line: the lines the HTML
+// report's findings show, and what both the text report and eval's
+// summary open with.
 func WriteFindings(w io.Writer, r *Report, n int) error {
 	var b strings.Builder
-	for i, f := range r.Findings {
+	answers, _ := splitFindings(r.Findings)
+	for i, f := range answers {
 		if n > 0 && i >= n {
 			break
 		}
@@ -33,12 +37,18 @@ func WriteFindings(w io.Writer, r *Report, n int) error {
 	return err
 }
 
-// WriteText writes the report as terminal tables: findings first, then
-// each section with its provenance.
+// WriteText writes the report as terminal tables: the findings first
+// (the answers, then the details), then each section with its provenance.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "numalab report\n\nThe answer: %s\n\nFindings\n", cardText(r))
 	WriteFindings(&b, r, 0)
+	if _, details := splitFindings(r.Findings); len(details) > 0 {
+		b.WriteString("\nDetails\n")
+		for _, f := range details {
+			fmt.Fprintf(&b, "  - %s\n", f.Text)
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}

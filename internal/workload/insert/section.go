@@ -357,9 +357,9 @@ func (sec *Section) Findings(_ *report.Report, add, detail report.Say) {
 				continue
 			}
 			d := stats.Compare(from.RowsRepeats, to.RowsRepeats)
-			what := fmt.Sprintf("on %s (%s, run %d): %s loaded %s rows/s against %s with %s (%s, medians over repeats); the run found a fall in %d of %d repeats; dominant wait at %s: %s; %s",
-				in.Label, k.placement, in.Run, report.Plural(k.to, "stream"), report.FmtN(to.RowsPerSec), report.FmtN(from.RowsPerSec), report.Plural(k.from, "stream"),
-				report.Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), report.Plural(k.to, "stream"), to.Dominant, report.Evidence(d))
+			what := fmt.Sprintf("on %s (%s, run %d): %s rows/s at %s against %s at %d (%s; a fall in %d of %d repeats; %s)",
+				in.Label, k.placement, in.Run, report.FmtN(to.RowsPerSec), report.Plural(k.to, "stream"), report.FmtN(from.RowsPerSec), k.from,
+				report.Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), report.Evidence(d))
 			switch {
 			case d.Verdict == stats.Lower:
 				add(AnchorInsertTable, "More streams loaded less %s.", what)
@@ -419,8 +419,8 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 	c := report.Chart{ID: AnchorInsert + "-rows", Title: "Rows loaded per second against streams",
 		X: report.StreamsScale("streams", xs), Y: report.Scale{Label: "rows/s (all streams)", Zero: true, Format: report.FmtCompact},
 		Y2Label: fmt.Sprintf("MB/s (%d B a row)", RowBytes), Y2Factor: float64(RowBytes) / 1e6}
-	tb := report.Table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]",
-		Head: []string{"run", "engine, method", "placement", "streams", "CPUs of the streams", "repeats", "rows/s", "min–max", "MB/s", "p95 batch ms", "CPU busy %", "context switches/s", "where the time went", "wait events sampled"}}
+	tb := report.Table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]; context switches per second are in the text report and the CSV, the CPUs each stream ran on in the JSON",
+		Head: []string{"run", "engine, method", "placement", "streams", "repeats", "rows/s [min–max]", "MB/s", "p95 batch ms", "CPU busy %", "where the time went", "wait events sampled"}}
 	for _, in := range sec.Runs {
 		for _, sr := range in.Series {
 			line := report.Series{Name: fmt.Sprintf("%s, %s", in.Label, sr.Placement)}
@@ -433,8 +433,8 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 				if p.Stopped > 0 {
 					where += fmt.Sprintf(" (%s stopped early)", report.Plural(p.Stopped, "stream"))
 				}
-				tb.Rows = append(tb.Rows, []string{strconv.FormatInt(in.Run, 10), in.Label, sr.Placement, strconv.Itoa(p.Streams), p.StreamCPUs, strconv.Itoa(p.Repeats),
-					report.FmtN(p.RowsPerSec), report.FmtN(p.RowsMin) + "–" + report.FmtN(p.RowsMax), report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0), report.FmtN(p.CtxPerSec),
+				tb.Rows = append(tb.Rows, []string{strconv.FormatInt(in.Run, 10), in.Label, sr.Placement, strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
+					report.FmtN(p.RowsPerSec) + " [" + report.FmtN(p.RowsMin) + "–" + report.FmtN(p.RowsMax) + "]", report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0),
 					where, report.OrDash(waitsText(p.Waits, 3))})
 			}
 			c.Series = append(c.Series, line)

@@ -309,10 +309,8 @@ func (sec *Section) Findings(r *report.Report, add, detail report.Say) {
 			if len(ps) < 2 {
 				continue
 			}
-			var parts []string
 			fast, slow := ps[0], ps[0]
 			for _, p := range ps {
-				parts = append(parts, fmt.Sprintf("%s %s/s (p50 %s µs, %s context switches per call)", p.Pairing, report.FmtN(p.Calls), report.FmtF(p.P50US, 1), report.FmtF(p.CtxPerCall, 2)))
 				if p.Calls > fast.Calls {
 					fast = p
 				}
@@ -323,8 +321,9 @@ func (sec *Section) Findings(r *report.Report, add, detail report.Say) {
 			if !(slow.Calls > 0) {
 				continue
 			}
-			detail(CellsAnchor(n.Run), "Null transaction on %s over %s, one stream, by where the backend ran against the client: %s; %s gave %s× %s's round trips; %s (run %d).",
-				n.Engine, tr, strings.Join(parts, ", "), fast.Pairing, report.FmtF(fast.Calls/slow.Calls, 2), slow.Pairing, report.Evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
+			detail(CellsAnchor(n.Run), "Null transaction on %s over %s, one stream: backend %s gave %s× the round trips of %s, %s/s against %s/s (%s; run %d).",
+				n.Engine, tr, fast.Pairing, report.FmtF(fast.Calls/slow.Calls, 2), slow.Pairing, report.FmtN(fast.Calls), report.FmtN(slow.Calls),
+				report.Evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
 		}
 		var un []string
 		for _, p := range n.Matrix {
@@ -333,7 +332,7 @@ func (sec *Section) Findings(r *report.Report, add, detail report.Say) {
 			}
 		}
 		if len(un) > 0 {
-			detail(CellsAnchor(n.Run), "Client/backend pairings this machine cannot offer, so not measured: %s.", strings.Join(un, ", "))
+			detail(CellsAnchor(n.Run), "Client/backend pairings not measured, as this machine cannot offer them: %s.", strings.Join(un, ", "))
 		}
 		for _, note := range n.Notes {
 			detail(CellsAnchor(n.Run), "Null run %d: %s.", n.Run, note)
@@ -353,10 +352,9 @@ const (
 // takes, and how firmly the repeats say so.
 func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 	var one *report.OLTPPoint
-	var label string
 	for i := range o.Series {
 		if p := report.PointAt(o.Series[i].Points, 1); p != nil && p.TPS > 0 {
-			one, label = p, o.Series[i].Label
+			one = p
 			break
 		}
 	}
@@ -373,39 +371,43 @@ func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 		if nullRuns(o.Engine) {
 			try = "try 'numalab run null --engine " + o.Engine + "'"
 		}
-		detail(AnchorNull, "No one-stream null cell on %s, the OLTP run's engine (null %s): the report cannot say how much of its transactions the round trips take (%s).",
+		detail(AnchorNull, "No one-stream null cell on %s, the OLTP run's engine (null %s), so the round trips' share of a transaction is not known (%s).",
 			o.Engine, strings.Join(engines, ", "), try)
 		return
 	}
 	share := one.TPS / f.Calls
 	lo, hi := one.TPSMin/f.CallsMax, one.TPSMax/f.CallsMin
-	spread := fmt.Sprintf("%s to %s over the repeats' extremes (%d and %d repeats)", report.PctAbs(lo), report.PctAbs(hi), one.Repeats, f.Repeats)
+	spread := fmt.Sprintf("%s to %s at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), report.PctAbs(hi), one.Repeats, f.Repeats)
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
-		spread = fmt.Sprintf("with %d and %d repeats, too few to measure its spread", one.Repeats, f.Repeats)
+		spread = fmt.Sprintf("%d and %d repeats, too few for a spread", one.Repeats, f.Repeats)
 	case hi > 1:
-		spread = fmt.Sprintf("from %s to more than the whole transaction over the repeats' extremes (%d and %d repeats): they disagree too much to bound it", report.PctAbs(lo), one.Repeats, f.Repeats)
+		spread = fmt.Sprintf("%s to over 100%% at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), one.Repeats, f.Repeats)
 	}
-	txn := fmt.Sprintf("One-stream OLTP on %s takes %s µs a transaction (%s tps, %s, OLTP run %d); the null round-trip floor is %s µs a call (%s/s, %s, null run %d)",
-		o.Engine, report.FmtF(1e6/one.TPS, 1), report.FmtN(one.TPS), label, o.Run, report.FmtF(1e6/f.Calls, 1), report.FmtN(f.Calls), f.Label(), n.Run)
+	is := "is"
+	if o.Engine == "postgres" {
+		is = "is at least" // the floor is the least a call takes
+	}
+	head := fmt.Sprintf("One-stream OLTP on %s: the %s µs round trip (null run %d) %s %s of a %s µs transaction (OLTP run %d; %s)",
+		o.Engine, report.FmtF(1e6/f.Calls, 1), n.Run, is, report.PctAbs(share), report.FmtF(1e6/one.TPS, 1), o.Run, spread)
 	if o.Engine != "postgres" {
 		// In-process engines make several calls per transaction, how many
 		// depends on the transaction: the floor says how many it would take.
-		add(CellsAnchor(n.Run), "%s: one call is %s of a transaction's time (%s), so calls alone would fill a transaction only if it made %s of them; the engine's work, not the call, sets its pace unless it makes that many.",
-			txn, report.PctAbs(share), spread, report.FmtN(1/share))
+		add(CellsAnchor(n.Run), "%s, so calls set its pace only if it made %s of them.", head, report.FmtN(1/share))
 		return
 	}
+	// A tpcc-ro transaction on PostgreSQL is one call: the share is a
+	// lower bound of the round trip's part.
 	verdict := "the repeats do not show whether the round trip or the work dominates"
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
 		verdict = "too few repeats to call it latency-bound or not"
 	case lo >= LatencyBound:
-		verdict = fmt.Sprintf("single-stream OLTP is latency-bound: even at the repeats' extremes the round trip takes at least %s of a transaction", report.PctAbs(LatencyBound))
+		verdict = fmt.Sprintf("it is latency-bound (at least %s at the extremes)", report.PctAbs(LatencyBound))
 	case hi <= NotLatencyBound:
-		verdict = fmt.Sprintf("it is not latency-bound: even at the repeats' extremes the round trip takes at most %s, and the work inside the transaction dominates", report.PctAbs(NotLatencyBound))
+		verdict = fmt.Sprintf("it is not latency-bound (at most %s at the extremes)", report.PctAbs(NotLatencyBound))
 	}
-	add(CellsAnchor(n.Run), "%s: a tpcc-ro transaction on PostgreSQL is one call, so its round trip takes at least %s of the transaction's time (%s); %s.",
-		txn, report.PctAbs(share), spread, verdict)
+	add(CellsAnchor(n.Run), "%s, its one call: %s.", head, verdict)
 }
 
 // HTML is the null section: per run a chart of round trips against
@@ -490,12 +492,12 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			}
 			s.Tables = append(s.Tables, mt)
 		}
-		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]",
-			Head: []string{"transport", "pairing", "CPUs (client/backend)", "streams", "repeats", "round trips/s", "min–max", "per stream", "p50 µs", "p95 µs", "p99 µs", "context switches/s", "per call", "flags"}}
+		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]; context switches per second are in the CSV and the text report",
+			Head: []string{"transport", "pairing", "CPUs (client/ backend)", "streams", "repeats", "round trips/s [min–max]", "per stream /s", "latency µs p50 / p95 / p99", "context switches per call", "flags"}}
 		for _, p := range n.Points {
-			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats), report.FmtN(p.Calls),
-				report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax), report.FmtN(p.PerStream), report.FmtF(p.P50US, 1), report.FmtF(p.P95US, 1), report.FmtF(p.P99US, 1),
-				report.FmtN(p.CtxPerSec), report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
+			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
+				report.FmtN(p.Calls) + " [" + report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax) + "]", report.FmtN(p.PerStream),
+				report.FmtF(p.P50US, 1) + " / " + report.FmtF(p.P95US, 1) + " / " + report.FmtF(p.P99US, 1), report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
 		}
 		s.Tables = append(s.Tables, tb)
 		for _, note := range n.Notes {

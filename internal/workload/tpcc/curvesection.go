@@ -66,11 +66,33 @@ func (sec *CurveSection) CSV(row report.CSVRow) {
 				row("curve", cr.Run, name, "offered_per_s", p.Offered, "cpu_busy", p.CPUPct, "%", nil, nil, 0)
 			}
 		}
+		// The knee the chart marks: its floor, and the load at which p99
+		// reached the limit, with the two measured loads that bracket it.
+		cv := cr.Curve
+		row("curve", cr.Run, name, "knee_factor", cv.Factor, "p99_floor", cv.FloorUS, "us", nil, nil, 0)
+		if k := cv.Knee; k.Found {
+			row("curve", cr.Run, name, "knee_factor", cv.Factor, "knee_offered", k.Estimate, "calls/s", &k.Below, &k.Above, 0)
+			row("curve", cr.Run, name, "knee_factor", cv.Factor, "knee_fraction_of_capacity", k.EstimateFraction, "fraction", &k.BelowFraction, &k.AboveFraction, 0)
+		}
 	}
 }
 
-// Findings: the knee is in the section's table; a curve adds no finding.
-func (sec *CurveSection) Findings(*report.Report, report.Say, report.Say) {}
+// Findings: each curve's knee, in one line.
+func (sec *CurveSection) Findings(_ *report.Report, add, _ report.Say) {
+	for _, cr := range sec.Runs {
+		cv := cr.Curve
+		if k := cv.Knee; k.Found {
+			add(cr.anchor(), "Load curve on %s: p99 left %g× its floor at about %s calls/s, %s of the capacity %s tps (between %s and %s/s, run %d).",
+				cr.Config.Engine, cv.Factor, report.FmtN(k.Estimate), report.FmtF(k.EstimateFraction, 2), report.FmtN(cv.Capacity), report.FmtN(k.Below), report.FmtN(k.Above), cr.Run)
+		} else if len(cv.Points) > 0 {
+			add(cr.anchor(), "Load curve on %s: p99 stayed within %g× its floor at every load measured, so the knee is past them (capacity %s tps, run %d).",
+				cr.Config.Engine, cv.Factor, report.FmtN(cv.Capacity), cr.Run)
+		}
+	}
+}
+
+// anchor is the curve run's latency chart, where the knee is marked.
+func (cr CurveRun) anchor() string { return fmt.Sprintf("%s-%d-latency", AnchorCurve, cr.Run) }
 
 // CurveRun is a 'numalab run oltp --curve' run: its curve and knee.
 type CurveRun struct {
@@ -145,13 +167,20 @@ func (sec *CurveSection) HTML(_ *report.Report) []report.HTMLSection {
 			ach.Points = append(ach.Points, spreadPoint(x, pts, func(p curve.Point) float64 { return p.Achieved }))
 		}
 		lat.Series, tput.Series = []report.Series{p50, p95, p99}, []report.Series{ach}
-		if len(p99.Points) > 0 {
-			lat.HLines = append(lat.HLines, report.HLine{Y: cv.Factor * cv.FloorUS / 1000, X0: p99.Points[0].X, X1: p99.Points[len(p99.Points)-1].X,
+		if len(p99.Points) > 0 && cv.Limit() > 0 {
+			lat.HLines = append(lat.HLines, report.HLine{Y: cv.Limit() / 1000, X0: p99.Points[0].X, X1: p99.Points[len(p99.Points)-1].X,
 				Text: fmt.Sprintf("%g× p99 floor", cv.Factor)})
 		}
+		if knee, ok := kneeMark(cv, p50, p99); ok {
+			// The knee: a vertical mark at the estimate across the
+			// latencies drawn, and the bracket of measured loads on the
+			// limit line.
+			lat.Series = append(lat.Series, knee)
+			lat.HLines = append(lat.HLines, report.HLine{Y: cv.Limit() / 1000, X0: cv.Knee.Below, X1: cv.Knee.Above, Text: "knee"})
+		}
 		s.Figures = append(s.Figures, report.Plot{ID: lat.ID, SVG: template.HTML(lat.SVG())}, report.Plot{ID: tput.ID, SVG: template.HTML(tput.SVG())})
-		t := report.Table{ID: id + "-table", Caption: fmt.Sprintf("Run %d (%s, %s): capacity %s tps in a closed loop; %s", cr.Run, cr.Config.Engine, report.Plural(cv.Streams, "stream"), report.FmtN(cv.Capacity), curve.KneeText(cv)),
-			Head: []string{"load", "offered/s", "achieved/s", "p50 ms", "p95 ms", "p99 ms", "service p99 ms", "CPU busy %", "late", "backlog", "repeat"}}
+		t := report.Table{ID: id + "-table", Fold: true, Caption: fmt.Sprintf("Run %d (%s, %s): capacity %s tps in a closed loop; %s", cr.Run, cr.Config.Engine, report.Plural(cv.Streams, "stream"), report.FmtN(cv.Capacity), curve.KneeText(cv)),
+			Head: []string{"load (of capacity)", "offered /s", "achieved /s", "p50 ms", "p95 ms", "p99 ms", "service p99 ms", "CPU busy %", "late", "backlog", "repeat"}}
 		for _, p := range cv.Points {
 			cpu := "-"
 			if p.CPUPct >= 0 {
@@ -164,6 +193,22 @@ func (sec *CurveSection) HTML(_ *report.Report) []report.HTMLSection {
 		s.Notes = append(s.Notes, cv.Notes...)
 	}
 	return []report.HTMLSection{s}
+}
+
+// kneeMark is the knee as a series of one point: at the estimated load,
+// on the limit, its bar spanning the latencies drawn so that it reads as
+// a vertical mark; false when no knee was found.
+func kneeMark(cv curve.Curve, p50, p99 report.Series) (report.Series, bool) {
+	k := cv.Knee
+	if !k.Found || cv.Limit() <= 0 || len(p50.Points) == 0 || len(p99.Points) == 0 {
+		return report.Series{}, false
+	}
+	lo, hi := cv.Limit()/1000, cv.Limit()/1000
+	for _, p := range append(slices.Clone(p50.Points), p99.Points...) {
+		lo, hi = min(lo, p.Lo, p.Y), max(hi, p.Hi, p.Y)
+	}
+	name := fmt.Sprintf("knee ≈ %s/s (%s–%s/s)", report.FmtN(k.Estimate), report.FmtN(k.Below), report.FmtN(k.Above))
+	return report.Series{Name: name, Marks: true, Points: []report.Point{{X: k.Estimate, Y: cv.Limit() / 1000, Lo: lo, Hi: hi}}}, true
 }
 
 // spreadPoint is the median of f over pts at x, with their range.

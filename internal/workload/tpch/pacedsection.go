@@ -134,6 +134,16 @@ func pacedRow(c PacedCell) []string {
 		report.FmtF(c.Achieved, 2), late, backlog, report.FmtF(c.P50US/1000, 2), report.FmtF(c.P95US/1000, 2), report.FmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
 }
 
+// pacedHTMLHead is the HTML's narrower heading of pacedRow's columns:
+// due and completed, late and never started, and the three latency
+// percentiles each share a column.
+var pacedHTMLHead = []string{"cell", "query", "streams", "DOP", "pacing", "due / completed", "per s", "late / never started", "latency ms p50 / p95 / p99", "service p99 ms", "errors"}
+
+// pacedHTMLRow is pacedRow's cells under pacedHTMLHead.
+func pacedHTMLRow(r []string) []string {
+	return []string{r[0], r[1], r[2], r[3], r[4], r[5] + " / " + r[6], r[7], r[8] + " / " + r[9], r[10] + " / " + r[11] + " / " + r[12], r[13], r[14]}
+}
+
 // pacedCaption says what one paced run's table shows.
 func pacedCaption(p PacedRun) string {
 	return fmt.Sprintf("Run %d (%s), %s queries on %s, paced: with an arrival rate the latency runs from each query's intended start (queueing shows) and a query that started over %s late is counted; service p99 is from its actual start; with a think time both run from the actual start",
@@ -154,9 +164,9 @@ func (sec *PacedSection) HTML(_ *report.Report) []report.HTMLSection {
 	s := report.HTMLSection{ID: AnchorPaced, Title: "Paced queries",
 		Intro: "Runs of 'run tpch' and 'run report' paced by a think time or an arrival rate. Their throughput is their schedule's, so they are shown here and never read as capacity (the TPC-H-derived and reporting sections, the fleet and the model read closed-loop runs only)."}
 	for _, p := range sec.Runs {
-		t := report.Table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHead}
+		t := report.Table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHTMLHead}
 		for _, c := range p.Cells {
-			t.Rows = append(t.Rows, pacedRow(c))
+			t.Rows = append(t.Rows, pacedHTMLRow(pacedRow(c)))
 		}
 		s.Tables = append(s.Tables, t)
 	}

@@ -478,7 +478,7 @@ func textTPCH(b *strings.Builder, t *ReportRun) {
 func (sec *Section) Findings(_ *report.Report, add, _ report.Say) {
 	t := sec.Run
 	a := t.Analysis
-	what := fmt.Sprintf("TPC-H-derived queries on %s at SF %g (run %d)", t.Config.Engine, t.Config.SF, t.Run)
+	what := fmt.Sprintf("TPC-H on %s, SF %g (run %d)", t.Config.Engine, t.Config.SF, t.Run)
 	var top, stop, explained []string
 	shown, n := 0, 0
 	for _, q := range a.Queries {
@@ -504,19 +504,19 @@ func (sec *Section) Findings(_ *report.Report, add, _ report.Say) {
 		}
 	}
 	if len(top)+len(stop) > 0 {
-		test := fmt.Sprintf("a U test over repeats (lowest against highest DOP) shows the gain for %d of them", shown)
+		test := fmt.Sprintf("a U test shows the gain for %d of them", shown)
 		switch {
 		case len(top) == 0:
 			test = "none gained to the last"
 		case n < 4:
-			test = fmt.Sprintf("at most %d repeats a DOP, too few for a U test to show a gain", n)
+			test = fmt.Sprintf("at most %d repeats a DOP, too few for a U test", n)
 		}
 		timed := ""
 		if len(explained) > 0 {
-			timed = fmt.Sprintf(" %s finished no run in the window: timed by one EXPLAIN ANALYZE.", strings.Join(explained, ", "))
+			timed = fmt.Sprintf("; %s timed by one EXPLAIN ANALYZE", strings.Join(explained, ", "))
 		}
-		add(AnchorTPCH+"-best", "%s: by the medians over repeats, %d of %d queries ran fastest at the highest DOP measured (%s); %s; stopped scaling (the next DOP gains less than 10%%): %s.%s",
-			what, len(top), len(top)+len(stop), report.OrDash(strings.Join(top, ", ")), test, report.OrDash(strings.Join(stop, ", ")), timed)
+		add(AnchorTPCH+"-best", "%s: %d of %d queries ran fastest at the highest DOP (%s), and stopped scaling: %s (medians; %s%s).",
+			what, len(top), len(top)+len(stop), report.OrDash(strings.Join(top, ", ")), report.OrDash(strings.Join(stop, ", ")), test, timed)
 	}
 	if adv := a.Advice; adv != nil {
 		for _, ps := range adv.PerStreams {
@@ -527,20 +527,20 @@ func (sec *Section) Findings(_ *report.Report, add, _ report.Say) {
 					best = &ps.Points[i]
 					continue
 				}
-				others = append(others, fmt.Sprintf("%s [%s–%s] at DOP %d", report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax), p.DOP))
+				others = append(others, fmt.Sprintf("%s at DOP %d", report.FmtN(p.QPH), p.DOP))
 			}
 			if best == nil || len(others) == 0 {
 				continue
 			}
-			how := "its range over repeats overlaps another DOP's, so the measurement does not settle it"
+			how := fmt.Sprintf("the ranges over %d repeats overlap: not settled", best.Repeats)
 			switch {
 			case best.Repeats < 2:
-				how = "one repeat: no spread measured, so the measurement does not settle it"
+				how = "one repeat, no spread: not settled"
 			case ps.Clear:
-				how = "clear of the other DOPs' ranges over repeats"
+				how = fmt.Sprintf("clear of the others' ranges over %d repeats", best.Repeats)
 			}
-			add(AnchorTPCH+"-dop", "%s, throughput test with %s: DOP %d gave the most queries per hour, %s [%s–%s] (%d repeats), against %s; %s.",
-				what, report.Plural(ps.Streams, "stream"), best.DOP, report.FmtN(best.QPH), report.FmtN(best.QPHMin), report.FmtN(best.QPHMax), best.Repeats, strings.Join(others, ", "), how)
+			add(AnchorTPCH+"-dop", "%s, throughput test with %s: DOP %d gave the most queries per hour, %s against %s (%s).",
+				what, report.Plural(ps.Streams, "stream"), best.DOP, report.FmtN(best.QPH), strings.Join(others, ", "), how)
 		}
 	}
 }
