@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/preflight"
-	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/preflight"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 )
@@ -154,13 +154,10 @@ type ReportPoint struct {
 }
 
 // insertMethod is how an engine's streams load, as the insert workload
-// names it: PostgreSQL's by the configuration.
+// names it (its dialect's method): PostgreSQL's by the configuration.
 func insertMethod(engineName, method string) string {
-	switch engineName {
-	case "postgres":
-		return method
-	case "duckdb":
-		return "appender"
+	if _, d, ok := dialectOf(engineName); ok {
+		return d.method(method)
 	}
 	return "insert"
 }

@@ -25,11 +25,17 @@ type dialect struct {
 	pointSelect bool
 	// transport is the transport a DSN names.
 	transport func(dsn string) string
+	// named: the report names the server's version and the protocol a
+	// run's calls were sent with.
+	named bool
+	// oneCall: an OLTP transaction on the engine is one call (a server
+	// function), so its null round trip is the least a transaction takes.
+	oneCall bool
 }
 
 var dialects = map[engine.Dialect]dialect{
 	engine.SQLite: {},
-	engine.Postgres: {
+	engine.Postgres: {named: true, oneCall: true,
 		open: func(ctx context.Context, conn engine.Conn, protocol, _ string, session []string) (drive.Stream, error) {
 			return openPG(ctx, conn, protocol, session)
 		},
@@ -65,6 +71,18 @@ func dialectOf(name string) (engine.Spec, dialect, bool) {
 // Engines are the engines with a null transaction, for messages.
 func Engines() string {
 	return engine.List(func(s engine.Spec) bool { _, ok := dialects[s.Dialect]; return ok })
+}
+
+// namedOn says the report names engine name's version and protocol.
+func namedOn(name string) bool {
+	_, d, ok := dialectOf(name)
+	return ok && d.named
+}
+
+// oneCallOn says an OLTP transaction on engine name is one call.
+func oneCallOn(name string) bool {
+	_, d, ok := dialectOf(name)
+	return ok && d.oneCall
 }
 
 // PointSelectOn says engine name has sysbench's point select (--call

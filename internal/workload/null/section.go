@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/preflight"
-	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/preflight"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 )
@@ -159,7 +159,7 @@ func buildNull(run *result.Run) (*ReportRun, error) {
 		}
 	}
 	n := &ReportRun{Run: run.ID, Engine: cfg.Engine, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
-	if cfg.Engine == "postgres" {
+	if namedOn(cfg.Engine) {
 		n.Protocol = cfg.Protocol
 	}
 	if inf, err := engine.KindInfo.Last(run); err != nil {
@@ -169,7 +169,7 @@ func buildNull(run *result.Run) (*ReportRun, error) {
 	}
 	if m, err := KindMatrix.Last(run); err != nil {
 		return nil, err
-	} else if m != nil && cfg.Engine != "sqlite" {
+	} else if spec, _ := engine.Lookup(cfg.Engine); m != nil && spec.Server {
 		n.Matrix = *m
 	}
 	cells, err := KindCell.All(run)
@@ -385,12 +385,12 @@ func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 		spread = fmt.Sprintf("%s to over 100%% at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), one.Repeats, f.Repeats)
 	}
 	is := "is"
-	if o.Engine == "postgres" {
+	if oneCallOn(o.Engine) {
 		is = "is at least" // the floor is the least a call takes
 	}
 	head := fmt.Sprintf("One-stream OLTP on %s: the %s µs round trip (null run %d) %s %s of a %s µs transaction (OLTP run %d; %s)",
 		o.Engine, report.FmtF(1e6/f.Calls, 1), n.Run, is, report.PctAbs(share), report.FmtF(1e6/one.TPS, 1), o.Run, spread)
-	if o.Engine != "postgres" {
+	if !oneCallOn(o.Engine) {
 		// In-process engines make several calls per transaction, how many
 		// depends on the transaction: the floor says how many it would take.
 		add(CellsAnchor(n.Run), "%s, so calls set its pace only if it made %s of them.", head, report.FmtN(1/share))
@@ -422,7 +422,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 	for _, n := range sec.Runs {
 		var runLabel string
 		switch {
-		case n.Engine == "postgres":
+		case namedOn(n.Engine):
 			runLabel = fmt.Sprintf("Run %d, PostgreSQL %s, %s protocol", n.Run, n.Version, n.Protocol)
 		default:
 			runLabel = fmt.Sprintf("Run %d, %s in-process (a prepared no-op: the floor of the floor)", n.Run, n.Engine)
@@ -547,7 +547,7 @@ func (sec *Section) Text(b *strings.Builder, r *report.Report) {
 
 func textNull(b *strings.Builder, n ReportRun) {
 	what := fmt.Sprintf("%s in-process", n.Engine)
-	if n.Engine == "postgres" {
+	if namedOn(n.Engine) {
 		what = fmt.Sprintf("PostgreSQL %s, %s protocol", n.Version, n.Protocol)
 	}
 	fmt.Fprintf(b, "  run %d: SELECT 1 on %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; context switches are the machine's\n",

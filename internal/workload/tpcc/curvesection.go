@@ -3,12 +3,12 @@ package tpcc
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strings"
 
 	"github.com/numalab/numalab/internal/curve"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 )

@@ -3,10 +3,10 @@ package tpcc
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/report"
 	"strings"
 
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 )
 

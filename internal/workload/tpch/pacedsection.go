@@ -3,11 +3,11 @@ package tpch
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/report"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 )
 

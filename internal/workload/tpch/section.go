@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/report"
 	"html/template"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 )
@@ -347,7 +347,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			offQ = append(offQ, QueryName(q))
 		}
 		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", report.OrDash(strings.Join(offQ, ", ")), report.OrDash(strings.Join(f.Common, ", "))))
-		if t.Config.Engine == "postgres" {
+		if pageCosts[engine.DialectOf(t.Config.Engine)] {
 			var probe *result.IORatio
 			if r.IO != nil && r.IO.Probe != nil {
 				probe = r.IO.Probe.Ratio
