@@ -56,7 +56,9 @@ func TestMain(m *testing.M) {
 		r.Close()
 		w.Close()
 	}
+	waitMainJob := startMainJob() // the README's main job, beside the other tests
 	os.Exit(pg.Main(m, func() {
+		waitMainJob()
 		my.Stop()
 		if tpccDir != "" {
 			os.RemoveAll(tpccDir)

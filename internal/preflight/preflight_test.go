@@ -66,6 +66,7 @@ func TestWarningsOnCaptures(t *testing.T) {
 	for _, a := range archives {
 		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(a), ".tar.gz"), ".tar.bz2")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each unpacks its capture into a directory of its own
 			want, ok := wantWarnings[name]
 			if !ok {
 				t.Fatalf("capture %s is not in wantWarnings", name)

@@ -22,19 +22,23 @@ import (
 // node, probe mem's N×N matrix and labels, run oltp local against remote;
 // on the eval machine, eval's own quick probe stands for probe mem).
 //
-// eval, the main job, runs at its smallest budget (2 minutes, which it
-// keeps) on the machines of the shapes it exists for: SMT on two nodes,
-// two sockets of two nodes each, and 2 CPU nodes of one CPU and a
-// memory-only node, where its quick probe's matrix is not square. Its
-// quick probe stands for probe mem there.
+// eval, the main job, runs at its smallest budget (2 minutes, or the least
+// the machine has room for, which it keeps) on the machines of the shapes
+// it exists for: SMT on two nodes, and two sockets of two nodes each with
+// a memory-only node, where its quick probe's matrix is not square. Its
+// quick probe stands for probe mem there. (The memory-only node was a
+// machine of its own, with 2 CPU nodes and an eval of its own: joined to
+// the two-socket machine, its checks run on one eval's guest, which saves
+// the suite one eval budget and one boot.)
 //
 // --data-node is checked for every node on tmpfs and on the RAM disk's
 // filesystem (ext4) on the 2-node machine; elsewhere for every node once,
 // on tmpfs and the RAM disk's (ext2) by turns.
 //
-// A boot takes about 25 s under TCG, so a test of another file that needs
-// one of these machines adds its commands to the machine's guest run
-// (extra) instead of booting its own: see matrixRun.
+// A guest's commands cost far more than its boot (a few seconds), but
+// every guest runs the matrix's checks of its own, so a test of another
+// file that needs one of these machines adds its commands to the
+// machine's guest run (extra) instead of booting its own: see matrixRun.
 type machineCase struct {
 	name   string
 	m      Machine
@@ -50,13 +54,12 @@ var matrix = []machineCase{
 		addReportPlacement(s, "node=1", m.DiskFS())
 		return addHostTests(t, s)
 	}},
-	{"2sockets-4nodes", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemPerNodeMiB: 768, RAMDiskMiB: 256,
+	{"2sockets-4nodes-memory-only", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemPerNodeMiB: 768, MemOnlyMiB: 768, RAMDiskMiB: 256,
 		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, true, nil},
-	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, true, func(t *testing.T, s *script, _ Machine) []string {
-		addReportPlacement(s, "smt=off", "")
+	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, true, func(t *testing.T, s *script, m Machine) []string {
+		addSMTDOP(t, s, m) // TestReportPlacement's smt=off cell too
 		return nil
 	}},
-	{"memory-only-node", Machine{Nodes: 2, CPUsPerNode: 1, MemOnlyMiB: 768, RAMDiskMiB: 256}, false, true, nil},
 }
 
 // guestRun is the one run of a matrix machine's guest that the matrix and
@@ -71,6 +74,16 @@ type guestRun struct {
 }
 
 var guestRuns = map[string]*guestRun{}
+
+// matrixMachine is the machine of the matrix named name.
+func matrixMachine(t *testing.T, name string) Machine {
+	t.Helper()
+	i := slices.IndexFunc(matrix, func(mc machineCase) bool { return mc.name == name })
+	if i < 0 {
+		t.Fatalf("no matrix machine %q", name)
+	}
+	return matrix[i].m
+}
 
 // matrixRun is the sections of the guest run of the matrix machine name,
 // with every test's commands; the first test to ask boots it, whichever

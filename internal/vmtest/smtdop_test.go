@@ -15,41 +15,26 @@ import (
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
-// TestEvalSMTDOPStep: in a guest with SMT (one node, 2 cores of 2
-// threads), eval plans its SMT × DOP step from the guest's own topology:
-// P1 at DOP 1, 2 (the cores) and 4 (the logical CPUs), placed smt=on and
-// smt=off. The guest runs those two runs as 'run report' with the plan's
-// settings, but 1 s windows and one repeat (the suite must stay short),
-// and every DOP > 1 cell must have had its DuckDB workers sampled on its
-// placement's CPUs only, DOP 4 on smt=off marked oversubscribed.
+// TestEvalSMTDOPStep: in the matrix's SMT guest (two nodes, each one core
+// of 2 threads), eval plans its SMT × DOP step from the guest's own
+// topology: P1 at DOP 1, 2 (the cores) and 4 (the logical CPUs), placed
+// smt=on and smt=off. The guest runs those two runs as 'run report' with
+// the plan's settings, but 1 s windows and one repeat (the suite must stay
+// short), and every DOP > 1 cell must have had its DuckDB workers sampled
+// on its placement's CPUs only, DOP 4 on smt=off marked oversubscribed.
 //
-// One boot does both: the runs are planned before it from a stand-in of
-// the machine's topology (standInTopology), the guest also prints its own
-// topology, and the test then plans again from that and fails unless the
-// guest's plan gives the very commands the guest ran. (A first boot only
-// to read the topology cost about 27 s of the suite.)
+// Its commands run in the matrix's SMT guest (matrixRun, addSMTDOP),
+// after the matrix's own, rather than in a guest of its own: the runs are
+// planned before the boot from a stand-in of the machine's topology
+// (standInTopology), and the test then plans again from the topology the
+// guest printed (the matrix's topo section) and fails unless the guest's
+// plan gives the very commands the guest ran. Its database is on tmpfs
+// (/tmp/w), as it was in a guest of its own without the RAM disk.
 func TestEvalSMTDOPStep(t *testing.T) {
-	h := host(t)
-	files := guestFiles(t)
-	m := Machine{Nodes: 1, CPUsPerNode: 4, ThreadsPerCore: 2}
-
-	standIn, err := eval.NewPlan(5*time.Minute, standInTopology(m))
-	if err != nil {
-		t.Fatalf("planning from the stand-in topology of %s: %v", m, err)
-	}
-	planned := eval.NewConfigs(standIn, "/tmp/w").SMTDOP
-	if len(planned) == 0 {
-		t.Fatalf("no SMT x DOP runs planned from the stand-in topology of %s (DOPs %v, no room %v)", m, standIn.SMTDOP, standIn.SMTNoRoom)
-	}
-	s := newScript()
-	s.add("topo", "numalab topo --json")
-	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
-	for i, c := range planned {
-		checkSMTDOPRun(t, c)
-		s.add("select-"+c.Placement, "numalab topo --select '"+c.Placement+"' --json")
-		s.add("run-"+c.Placement, smtDOPRunLine(c, i))
-	}
-	secs := runScript(t, h, m, files, s, 10*time.Minute)
+	host(t)
+	m := matrixMachine(t, "smt")
+	planned := plannedSMTDOP(t, m)
+	secs := matrixRun(t, "smt")
 
 	var tp result.Topology
 	decode(t, "topo", secs["topo"], &tp)
@@ -76,10 +61,10 @@ func TestEvalSMTDOPStep(t *testing.T) {
 	}
 	for _, c := range runs {
 		var p place.Placement
-		decode(t, "select-"+c.Placement, secs["select-"+c.Placement], &p)
+		decode(t, "smtdop-select-"+c.Placement, secs["smtdop-select-"+c.Placement], &p)
 		var r storedRun
-		decode(t, "run-"+c.Placement, secs["run-"+c.Placement], &r)
-		t.Logf("%s:\n%s", c.Placement, secs["run-"+c.Placement].Err)
+		decode(t, "smtdop-run-"+c.Placement, secs["smtdop-run-"+c.Placement], &r)
+		t.Logf("%s:\n%s", c.Placement, secs["smtdop-run-"+c.Placement].Err)
 		var dops []int
 		for _, it := range r.Results {
 			var qc result.QueryCell
@@ -121,6 +106,37 @@ func TestEvalSMTDOPStep(t *testing.T) {
 	}
 }
 
+// plannedSMTDOP is the SMT × DOP runs eval plans from the stand-in
+// topology of m, which the guest runs (addSMTDOP).
+func plannedSMTDOP(t *testing.T, m Machine) []transtats.RunConfig {
+	t.Helper()
+	standIn, err := eval.NewPlan(5*time.Minute, standInTopology(m))
+	if err != nil {
+		t.Fatalf("planning from the stand-in topology of %s: %v", m, err)
+	}
+	planned := eval.NewConfigs(standIn, "/tmp/w").SMTDOP
+	if len(planned) == 0 {
+		t.Fatalf("no SMT x DOP runs planned from the stand-in topology of %s (DOPs %v, no room %v)", m, standIn.SMTDOP, standIn.SMTNoRoom)
+	}
+	for _, c := range planned {
+		checkSMTDOPRun(t, c)
+	}
+	return planned
+}
+
+// addSMTDOP adds TestEvalSMTDOPStep's sections to the guest of m: each
+// planned run's placement and the run itself, in /tmp/w (tmpfs). It
+// leaves nothing behind.
+func addSMTDOP(t *testing.T, s *script, m Machine) {
+	t.Helper()
+	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
+	for i, c := range plannedSMTDOP(t, m) {
+		s.add("smtdop-select-"+c.Placement, "numalab topo --select '"+c.Placement+"' --json")
+		s.add("smtdop-run-"+c.Placement, smtDOPRunLine(c, i))
+	}
+	s.raw("rm -rf /tmp/w")
+}
+
 // checkSMTDOPRun: a planned run is one the guest can run as planned.
 func checkSMTDOPRun(t *testing.T, c transtats.RunConfig) {
 	t.Helper()
@@ -137,28 +153,37 @@ func smtDOPRunLine(c transtats.RunConfig, i int) string {
 		c.Engine, c.DB, c.Rows, c.Streams[0], cliflag.FormatInts(c.DOP), c.Queries[0], c.Placement, i+1)
 }
 
-// standInTopology is what the guest's sysfs shows for m, one socket: node
-// i has CPUs i·CPUsPerNode on, CPUs of a core are consecutive, and every
-// node its memory. It only plans the guest's commands before the boot;
-// TestEvalSMTDOPStep checks the plan against the guest's own topology.
+// standInTopology is what the guest's sysfs shows for m: node i has CPUs
+// i·CPUsPerNode on, CPUs of a core are consecutive, the sockets split the
+// CPUs in order, every node has its memory, and a memory-only node comes
+// last. It only plans the guest's commands and eval's budget before the
+// boot; TestEvalSMTDOPStep checks the plan against the guest's own
+// topology.
 func standInTopology(m Machine) *result.Topology {
-	tp := &result.Topology{Source: "stand-in for " + m.String(), Packages: []result.Package{{ID: 0}}}
-	for n := range m.Nodes {
+	tp := &result.Topology{Source: "stand-in for " + m.String()}
+	for p := range m.sockets() {
+		tp.Packages = append(tp.Packages, result.Package{ID: p})
+	}
+	perSocket := m.CPUs() / m.sockets()
+	for n := range m.AllNodes() {
 		node := result.Node{ID: n, MemBytes: int64(m.memPerNode()) << 20}
-		for c := n * m.CPUsPerNode; c < (n+1)*m.CPUsPerNode; c++ {
-			core := c / m.threads()
+		if n >= m.Nodes {
+			node.MemBytes = int64(m.MemOnlyMiB) << 20
+		}
+		for c := n * m.CPUsPerNode; n < m.Nodes && c < (n+1)*m.CPUsPerNode; c++ {
+			core, pkg := c/m.threads(), c/perSocket
 			if core == len(tp.Cores) {
-				tp.Cores = append(tp.Cores, result.Core{ID: core})
+				tp.Cores = append(tp.Cores, result.Core{ID: core, Package: pkg})
 			}
 			tp.Cores[core].CPUs = append(tp.Cores[core].CPUs, c)
-			tp.CPUs = append(tp.CPUs, result.CPU{ID: c, Core: core, Node: n})
-			tp.Packages[0].CPUs = append(tp.Packages[0].CPUs, c)
+			tp.CPUs = append(tp.CPUs, result.CPU{ID: c, Package: pkg, Core: core, Node: n})
+			tp.Packages[pkg].CPUs = append(tp.Packages[pkg].CPUs, c)
 			node.CPUs = append(node.CPUs, c)
 		}
 		tp.Nodes = append(tp.Nodes, node)
 	}
-	for i := range m.Nodes {
-		row := make([]int, m.Nodes)
+	for i := range m.AllNodes() {
+		row := make([]int, m.AllNodes())
 		for j := range row {
 			row[j] = m.Distance(i, j)
 		}

@@ -21,19 +21,20 @@ import (
 // stored: the file's pages and DuckDB's buffer memory on node 0.
 //
 // Its commands run in the matrix's guests of those machines (matrixRun),
-// after the matrix's own, rather than in guests of their own: a boot
-// takes seconds. The SMT guest so has the matrix's ext2 RAM disk, which
-// the smt=off cell does not use: its database is on tmpfs (/tmp/w), as it
-// was in a guest of its own without the disk, and where DuckDB's workers
-// run does not depend on a filesystem.
+// after the matrix's own, rather than in guests of their own. In the SMT
+// guest the cell is the DOP 4 cell of TestEvalSMTDOPStep's smt=off run
+// (P1 at DOP 1, 2 and 4, its database on tmpfs), which that test checks
+// for its DOPs as this one does for DOP 4: one run, read by both, instead
+// of two runs of the same cell.
 func TestReportPlacement(t *testing.T) {
 	host(t)
 	for _, tc := range []struct {
 		name, sel, guest string
 		dataFS           []string // the filesystems of the --data-node runs
+		selSec, runSec   string   // the sections of the placement and of the run
 	}{
-		{"2nodes-node1", "node=1", "2nodes", []string{"tmpfs", "ext4"}},
-		{"smt-off", "smt=off", "smt", nil},
+		{"2nodes-node1", "node=1", "2nodes", []string{"tmpfs", "ext4"}, "report-select", "report"},
+		{"smt-off", "smt=off", "smt", nil, "smtdop-select-smt=off", "smtdop-run-smt=off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secs := matrixRun(t, tc.guest)
@@ -41,10 +42,10 @@ func TestReportPlacement(t *testing.T) {
 				checkReportDataNode(t, fs, secs["report-data-node-"+fs])
 			}
 			var p place.Placement
-			decode(t, "report-select", secs["report-select"], &p)
+			decode(t, tc.selSec, secs[tc.selSec], &p)
 			var r storedRun
-			decode(t, "report", secs["report"], &r)
-			t.Logf("run report:\n%s", secs["report"].Err)
+			decode(t, tc.runSec, secs[tc.runSec], &r)
+			t.Logf("run report:\n%s", secs[tc.runSec].Err)
 			var cells []result.QueryCell
 			for _, it := range r.Results {
 				var qc result.QueryCell

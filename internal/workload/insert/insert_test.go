@@ -102,6 +102,7 @@ func tableRows(t *testing.T, eng, path string) int64 {
 }
 
 func TestSweepSQLiteShowsTheWriteLock(t *testing.T) {
+	t.Parallel() // cells of fixed length on a file of its own
 	path := filepath.Join(t.TempDir(), "ins.db")
 	got, _ := runSweep(t, shortConfig("sqlite", path))
 	two := got[1].Stats
@@ -120,6 +121,7 @@ func TestSweepSQLiteShowsTheWriteLock(t *testing.T) {
 }
 
 func TestSweepDuckDB(t *testing.T) {
+	t.Parallel() // cells of fixed length on a file of its own
 	path := filepath.Join(t.TempDir(), "ins.duckdb")
 	got, _ := runSweep(t, shortConfig("duckdb", path))
 	if n := tableRows(t, "duckdb", path); n < got[1].Stats.Rows {
@@ -131,6 +133,7 @@ func TestSweepDuckDB(t *testing.T) {
 }
 
 func TestPostgres(t *testing.T) {
+	t.Parallel() // cells of fixed length on a server of its own
 	ctx := context.Background()
 	srv, err := pgserver.Start(ctx, pgserver.Config{})
 	if err != nil {
@@ -318,6 +321,7 @@ func TestWaitShares(t *testing.T) {
 // all its streams, in whole batches; a stream that wrote its share stops
 // without an error, saying which limit stopped it.
 func TestMaxRowsStopsStreams(t *testing.T) {
+	t.Parallel() // files of its own
 	m, err := topo.FromSysfs("/")
 	if err != nil {
 		t.Fatal(err)
@@ -397,6 +401,7 @@ func keyIDs(t *testing.T, db *sql.DB, table string) (n, distinct, lo, hi int64) 
 // carries each stream's range, and both are the primary key (a second
 // row with a taken id is refused).
 func TestKeys(t *testing.T) {
+	t.Parallel() // cells of fixed length on files of its own
 	for _, eng := range []string{"sqlite", "duckdb"} {
 		for _, key := range []string{"stream", "shared"} {
 			t.Run(eng+"/"+key, func(t *testing.T) {
