@@ -30,8 +30,9 @@ import (
 // machine of its own, with 2 CPU nodes and an eval of its own: joined to
 // the two-socket machine, its checks run on one eval's guest, which saves
 // the suite one eval budget and one boot. Its CPU nodes keep the 1 GiB
-// each the memory-only machine's had: at 768 MiB eval was killed, out of
-// memory, in one fresh-clone run of two.)
+// each the memory-only machine's had: at 768 MiB eval was killed by a
+// SIGKILL after its last step, most likely the guest's OOM killer, in one
+// fresh-clone run of two.)
 //
 // --data-node is checked for every node on tmpfs and on the RAM disk's
 // filesystem (ext4) on the 2-node machine; elsewhere for every node once,
