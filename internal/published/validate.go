@@ -32,8 +32,11 @@ type Check struct {
 // Validation is every pair's check and what the band covers.
 type Validation struct {
 	Checks []Check `json:"checks"`
-	Band   string  `json:"band"`
-	How    string  `json:"how"`
+	// Share is the stall share the predictions are made at (the band
+	// stays the published one's ends).
+	Share float64 `json:"stall_share"`
+	Band  string  `json:"band"`
+	How   string  `json:"how"`
 }
 
 // platform is a result's platform (ParseResults guarantees it exists).
@@ -106,8 +109,18 @@ func (r *Results) matchLatency(from, to Result, fromNS, s, want float64) float64
 // platform's (band: the published remote/local ratios), the clock each
 // result's, cores all of the system's.
 func Validate(r *Results) (*Validation, error) {
+	return ValidateAt(r, model.PublishedStallShare.Value)
+}
+
+// ValidateAt is Validate with the prediction at stall share s (a
+// workload's fitted one, as the report's model section checks it); the
+// band is still the published stall shares' and remote ratios'.
+func ValidateAt(r *Results, s float64) (*Validation, error) {
+	if !(s > 0 && s < 1) {
+		return nil, fmt.Errorf("stall share %s: want a fraction above 0 and below 1", model.Num(s))
+	}
 	share, rr := model.PublishedStallShare, model.PublishedRemoteRatio
-	v := &Validation{
+	v := &Validation{Share: s,
 		How: "predicted ratio = (cores_to · tps per core at L_to) / (cores_from · tps per core at L_from); tps per core = f·10⁹/(A + M·L·f) " +
 			"with A and M through the from-system's latency and clock at the stall share; L = (local + (S − 1)·remote)/S + buffer, no locality",
 		Band: fmt.Sprintf("the stall share from %s to %s (%s); the remote latency from %s× to %s× local (%s)",
@@ -117,19 +130,19 @@ func Validate(r *Results) (*Validation, error) {
 		from, to := r.result(p.From), r.result(p.To)
 		k := Check{Pair: p, From: from, To: to, Published: to.Result / from.Result, Low: math.Inf(1), High: math.Inf(-1)}
 		var err error
-		if k.Predicted, k.FromNS, k.ToNS, err = r.ratio(from, to, share.Value, 0); err != nil {
+		if k.Predicted, k.FromNS, k.ToNS, err = r.ratio(from, to, s, 0); err != nil {
 			return nil, fmt.Errorf("pair %s to %s: %w", p.From, p.To, err)
 		}
-		for _, s := range []float64{share.Low, share.Value, share.High} {
+		for _, b := range []float64{share.Low, s, share.High} {
 			for _, q := range []float64{rr.Low, 0, rr.High} {
-				x, _, _, err := r.ratio(from, to, s, q)
+				x, _, _, err := r.ratio(from, to, b, q)
 				if err != nil {
 					return nil, fmt.Errorf("pair %s to %s: %w", p.From, p.To, err)
 				}
 				k.Low, k.High = math.Min(k.Low, x), math.Max(k.High, x)
 			}
 		}
-		k.MatchNS = r.matchLatency(from, to, k.FromNS, share.Value, k.Published)
+		k.MatchNS = r.matchLatency(from, to, k.FromNS, s, k.Published)
 		k.Error = k.Predicted/k.Published - 1
 		k.InBand = k.Published >= k.Low && k.Published <= k.High
 		v.Checks = append(v.Checks, k)
@@ -169,8 +182,8 @@ func (v *Validation) Summary() string {
 			shapes = append(shapes, s)
 		}
 	}
-	return fmt.Sprintf("Against %d pairs of published results of one CPU (%s), the model's ratio is off by %s to %s; %d of %d published ratios lie in its band.",
-		len(v.Checks), strings.Join(shapes, "; "), signed(lo), signed(hi), v.InBand(), len(v.Checks))
+	return fmt.Sprintf("Against %d pairs of published results of one CPU (%s), the model's ratio at a stall share of %s is off by %s to %s; %d of %d published ratios lie in its band.",
+		len(v.Checks), strings.Join(shapes, "; "), model.Percent(v.Share), signed(lo), signed(hi), v.InBand(), len(v.Checks))
 }
 
 func signed(x float64) string {

@@ -28,6 +28,9 @@ func modelSection(r *Report) HTMLSection {
 	if f := md.Measured; f != nil {
 		s.Notes = append(s.Notes, measuredNotes(f)...)
 	}
+	if r.Published != nil {
+		s.Notes = append(s.Notes, publishedLine(r.Published))
+	}
 	var labels, notes []string
 	var vals []float64
 	tb := Table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (%s); tps per core is per physical core",

@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/published"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
 )
@@ -31,6 +32,9 @@ type Report struct {
 	PlacedDOP *PlacedDOP `json:"placement_dop,omitempty"`
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
+	// Published is the model against public audited results, at its
+	// workload's stall share (nil without a model).
+	Published *published.Validation `json:"published_check,omitempty"`
 	// sections are the workloads' sections (Register), in order; their
 	// JSON stands here, after the model's (MarshalJSON).
 	sections []shown
@@ -328,6 +332,9 @@ func Build(runs []*result.Run) (*Report, error) {
 			return nil, err
 		}
 		r.Notes = append(r.Notes, modelNote(r.Model))
+		if r.Published, err = publishedCheck(r.Model); err != nil {
+			return nil, err
+		}
 	}
 	for _, k := range Kinds() {
 		switch w := registered(k); {

@@ -120,6 +120,9 @@ func WriteText(w io.Writer, r *Report) error {
 	b.WriteString("\nModel: 1, 2 and 4 sockets of this CPU\n")
 	if md := r.Model; md != nil {
 		textModel(&b, md)
+		if r.Published != nil {
+			fmt.Fprintf(&b, "  %s\n", publishedLine(r.Published))
+		}
 	} else {
 		absentNote("model")
 	}
