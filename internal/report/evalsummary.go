@@ -41,22 +41,26 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 		if line := DecisionLine(r); line != "" {
 			fmt.Fprintln(w, "  "+line)
 		}
-		if p := Purchase(r); p != nil && p.Decision == "" && p.Decider != "" {
+		p := Purchase(r)
+		if p != nil && p.Decision == "" && p.Decider != "" {
 			fmt.Fprintln(w, "  the measurement that would decide: "+p.Decider)
 		}
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
 		if md.SMTMeasured {
 			fmt.Fprintf(w, "  SMT gain %s, %s\n", strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), md.SMT.Source)
-		} else {
-			fmt.Fprintf(w, "  SMT gain %s, assumed: the published band is %s to %s (docs/model.md); a run with smt=on and smt=off cells measures it\n",
-				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64), strconv.FormatFloat(md.SMT.High, 'g', 3, 64))
 		}
 		if md.FitRun == 0 {
 			if off := offSpeed(sent, verdict, fitStep); off != "" {
 				fmt.Fprintln(w, "  "+off)
 			}
 		}
-		for _, a := range md.Assumptions {
+		// The decision's assumptions: the model's, and the purchase's
+		// own (the licence price per core).
+		assumed := md.Assumptions
+		if p != nil {
+			assumed = p.Assumptions
+		}
+		for _, a := range assumed {
 			if a.Basis == calib.Assumed {
 				fmt.Fprintln(w, "  assumed: "+a.String())
 			}

@@ -25,3 +25,19 @@ func TestOffSpeed(t *testing.T) {
 		t.Errorf("no such step: %q", got)
 	}
 }
+
+// TestSummaryAssumptions: eval's summary lists every input the decision
+// assumed, the licence price per core among them, each once.
+func TestSummaryAssumptions(t *testing.T) {
+	r := build(t, stored(t, vmRuns(t)))
+	var b strings.Builder
+	if err := WriteSummary(&b, r, nil, &sentinel.Series{}, 0.15, "", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"assumed: licence per physical core 7,000", "assumed: SMT gain"} {
+		if n := strings.Count(out, want); n != 1 {
+			t.Errorf("summary has %q %d times, want once:\n%s", want, n, out)
+		}
+	}
+}
