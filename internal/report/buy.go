@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/decide"
 )
 
@@ -50,6 +52,14 @@ func buySection(r *Report) HTMLSection {
 		"Total cost is the server's price plus every physical core's licence; cost per 1,000 tps divides it by the predicted total tps. The formulas are those of Joe Chang's sizing articles \"Memory Latency and NUMA\" and \"Memory Latency - Return to Single Processor\" (docs/model.md).",
 		"Band: "+p.Band+".",
 		"The prices are illustrative, not quotes: 'numalab model buy --run ID --candidates FILE' prices real servers.")
+	// The purchase's own assumptions (the licence price); the model's are
+	// in its section.
+	for _, a := range p.Assumptions {
+		if !slices.ContainsFunc(r.Model.Assumptions, func(m calib.Assumption) bool { return m.Name == a.Name }) {
+			t := a.String()
+			s.Notes = append(s.Notes, strings.ToUpper(t[:1])+t[1:]+".")
+		}
+	}
 	for _, row := range p.Rows {
 		s.Notes = append(s.Notes, row.Server.Name+": "+row.Server.Note+".")
 	}
