@@ -19,6 +19,7 @@ var engines = []string{
 	"github.com/mattn/go-sqlite3",
 	"github.com/duckdb/duckdb-go/v2",
 	"github.com/jackc/pgx/v5",
+	"github.com/go-sql-driver/mysql",
 }
 
 // Module returns the version of a dependency compiled into this binary, or
