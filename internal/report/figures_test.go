@@ -99,7 +99,11 @@ func TestOneFigurePerQuantity(t *testing.T) {
 					t.Errorf("%s: the clock %s GHz is not stated", name, FmtF(d.GHz, 2))
 				}
 				// tps per core in the findings' peak.
-				for _, m := range peakRE.FindAllStringSubmatch(out, -1) {
+				peaks := peakRE.FindAllStringSubmatch(out, -1)
+				if len(peaks) == 0 {
+					t.Errorf("%s: no finding of the OLTP peak (%s) found", name, peakRE)
+				}
+				for _, m := range peaks {
 					streams, _ := strconv.Atoi(m[2])
 					p := oltpPointOf(r, m[3], streams)
 					if p == nil {
