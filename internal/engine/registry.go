@@ -24,6 +24,16 @@ const (
 	MariaDB  Dialect = "mariadb" // MariaDB, and MySQL 8 through a --dsn
 )
 
+// Key is the column name "key" (the workloads' marker tables' key) as
+// dialect d must write it: KEY is a reserved word in MariaDB and MySQL,
+// which quote it with backticks; the other dialects take it bare.
+func (d Dialect) Key() string {
+	if d == MariaDB {
+		return "`key`"
+	}
+	return "key"
+}
+
 // Spec is one engine: its identity and its capabilities.
 type Spec struct {
 	// Name is --engine's value, Engine.Name and the stored runs' engine.

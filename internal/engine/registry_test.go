@@ -75,3 +75,13 @@ func TestRegistryFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDialectKey: the marker tables' key column is backquoted where KEY is
+// a reserved word (MariaDB, MySQL) and bare elsewhere.
+func TestDialectKey(t *testing.T) {
+	for d, want := range map[Dialect]string{MariaDB: "`key`", Postgres: "key", SQLite: "key", DuckDB: "key"} {
+		if got := d.Key(); got != want {
+			t.Errorf("%s.Key() = %q, want %q", d, got, want)
+		}
+	}
+}

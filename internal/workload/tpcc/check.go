@@ -184,7 +184,7 @@ func check(ctx context.Context, db *sql.DB, dialect engine.Dialect) error {
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM warehouse").Scan(&w); err != nil {
 		return fmt.Errorf("checking consistency: counting warehouses: %w", err)
 	}
-	if err := db.QueryRowContext(ctx, forDialect(dialect, "SELECT CAST(value AS INTEGER) FROM "+metaTable(dialect)+" WHERE "+metaKey(dialect)+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := db.QueryRowContext(ctx, forDialect(dialect, "SELECT CAST(value AS INTEGER) FROM "+metaTable(dialect)+" WHERE "+dialect.Key()+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("checking consistency: reading the loaded warehouses: %w", err)
 	}
 	for _, c := range cardinality {

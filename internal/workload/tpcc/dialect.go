@@ -93,15 +93,6 @@ func metaTable(dialect engine.Dialect) string {
 	return "numalab_meta"
 }
 
-// metaKey is the marker table's key column as a dialect spells it: KEY is
-// a reserved word in MariaDB and MySQL.
-func metaKey(dialect engine.Dialect) string {
-	if dialect == engine.MariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
 // myTextTypes are the MariaDB types of TEXT columns that an index holds:
 // their lengths of Clause 1.3, which keep the index within InnoDB's 3072
 // bytes. Every other TEXT column is a varchar of its longest value.

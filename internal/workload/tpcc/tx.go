@@ -50,7 +50,7 @@ func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (Meta, er
 		return m, fmt.Errorf("%w: %w (load one with %s)", ErrNotTPCC, err, reloadHint)
 	}
 	kv := map[string]string{}
-	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(dialect)+", value FROM "+meta)
+	rows, err := db.QueryContext(ctx, "SELECT "+dialect.Key()+", value FROM "+meta)
 	if err != nil {
 		return m, fmt.Errorf("reading %s: %w", meta, err)
 	}

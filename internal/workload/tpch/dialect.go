@@ -84,15 +84,6 @@ var tableCount = map[engine.Dialect]string{
 	engine.MariaDB:  "SELECT count(*) FROM information_schema.tables WHERE table_schema = database() AND table_name = ?",
 }
 
-// metaKey is the marker table's key column: key is a reserved word in
-// MariaDB, which quotes it with backticks.
-func metaKey(dialect engine.Dialect) string {
-	if dialect == engine.MariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
 // metaKeyType is the key column's type: MariaDB indexes no TEXT whole.
 func metaKeyType(dialect engine.Dialect) string {
 	if dialect == engine.MariaDB {

@@ -207,7 +207,7 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 		return LoadStats{}, fmt.Errorf("SF %g: %w", cfg.SF, err)
 	}
 	db := eng.DB()
-	if _, err := db.ExecContext(ctx, "CREATE TABLE "+metaTable+" ("+metaKey(engine.DialectOf(cfg.Engine))+" "+metaKeyType(engine.DialectOf(cfg.Engine))+" PRIMARY KEY, value TEXT NOT NULL)"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+metaTable+" ("+engine.DialectOf(cfg.Engine).Key()+" "+metaKeyType(engine.DialectOf(cfg.Engine))+" PRIMARY KEY, value TEXT NOT NULL)"); err != nil {
 		return LoadStats{}, fmt.Errorf("creating %s: %w", metaTable, err)
 	}
 	if err := putMeta(ctx, db, engine.DialectOf(cfg.Engine), map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
@@ -223,7 +223,7 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 
 func putMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect, kv map[string]string) error {
 	for k, v := range kv {
-		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+metaKey(dialect)+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+dialect.Key()+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
 			return fmt.Errorf("writing %s: %w", metaTable, err)
 		}
 	}
@@ -231,7 +231,7 @@ func putMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect, kv map[str
 }
 
 func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(dialect)+", value FROM "+metaTable)
+	rows, err := db.QueryContext(ctx, "SELECT "+dialect.Key()+", value FROM "+metaTable)
 	if err != nil {
 		return nil, err
 	}

@@ -262,12 +262,3 @@ var loadMethod = map[engine.Dialect]string{
 // load of 100,000 rows (InnoDB's tran_stats 20,512,768 bytes, dimension
 // 130,990,080 whatever the rows), taken at 500,000 rows and rounded up.
 var loadBytesPerRow = map[engine.Dialect]int64{engine.SQLite: 400, engine.DuckDB: 40, engine.Postgres: 560, engine.MariaDB: 480}
-
-// metaKey is the marker table's key column: key is a reserved word in
-// MariaDB, which quotes it with backticks.
-func metaKey(d engine.Dialect) string {
-	if d == engine.MariaDB {
-		return "`key`"
-	}
-	return "key"
-}

@@ -176,7 +176,7 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 
 // readMeta reads the marker table.
 func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT "+metaKey(d)+", value FROM "+metaTable)
+	rows, err := db.QueryContext(ctx, "SELECT "+d.Key()+", value FROM "+metaTable)
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +210,12 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return nil
 	}
 	setMeta := func(k, v string) error {
-		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+metaKey(d)+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+d.Key()+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
 			return fmt.Errorf("loading: recording %s: %w", k, err)
 		}
 		return nil
 	}
-	if err := exec("CREATE TABLE " + metaTable + " (" + metaKey(d) + " VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
+	if err := exec("CREATE TABLE " + metaTable + " (" + d.Key() + " VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
 		return st, err
 	}
 	for _, kv := range [][2]string{
