@@ -66,10 +66,6 @@ func startNeighbour(ctx context.Context, c Cell) (*neighbour, error) {
 	if len(c.Neighbour) == 0 {
 		return nil, nil
 	}
-	t, err := topo.FromSysfs("/")
-	if err != nil {
-		return nil, err
-	}
 	ch, err := memlat.NewDRAMChase(neighbourChaseBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cell %d: %w", c.Index, err)
@@ -86,6 +82,10 @@ func startNeighbour(ctx context.Context, c Cell) (*neighbour, error) {
 		}
 		nb.stop = func() (float64, error) { h.Stop(); return 0, nil }
 	} else {
+		t, err := topo.FromSysfs("/")
+		if err != nil {
+			return nil, err
+		}
 		n, err := memlat.StartNeighbour(t, c.Neighbour)
 		if err != nil {
 			return nil, fmt.Errorf("cell %d: %w", c.Index, err)

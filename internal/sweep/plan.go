@@ -48,8 +48,10 @@ type Spec struct {
 	// neighbour (memlat.StartNeighbour) reads on every other CPU, and
 	// beside it the same stream while a control neighbour (place.Hog)
 	// keeps those CPUs as busy without memory traffic; each is stored as
-	// a memlat.NeighbourCell, never as an ordinary cell.
-	Neighbour bool
+	// a memlat.NeighbourCell, never as an ordinary cell. NeighbourPairs,
+	// when positive, keeps the pairs to the first that many repeats.
+	Neighbour      bool
+	NeighbourPairs int
 }
 
 // Cell is one planned cell with its placement resolved.
@@ -184,7 +186,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 				}
 			}
 		}
-		if spec.Neighbour {
+		if spec.Neighbour && (spec.NeighbourPairs == 0 || r < spec.NeighbourPairs) {
 			first, dn := resolved[placements[0]], spec.DataNode
 			if first.DataNode >= 0 {
 				dn = first.DataNode
