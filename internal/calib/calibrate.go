@@ -57,6 +57,10 @@ type Calibration struct {
 	// HeldOut predicts cells the fit did not see (see holdOut); nil
 	// without such cells.
 	HeldOut *HeldOut `json:"held_out,omitempty"`
+	// Other is the held-out point at another latency: the OLTP run's
+	// pairs of neighbour and control cells, predicted by whichever fit
+	// the calibration rests on (see other); nil without pairs.
+	Other *OtherLatency `json:"other_latency,omitempty"`
 	// Measured is the stored measured fit (kind RunFit) among the runs:
 	// cells at two or more latencies, bracketed by the speed sentinel.
 	// FitRun is its run when A and M come from it; 0 when its cells did
@@ -69,6 +73,10 @@ type Calibration struct {
 	Notes     []string `json:"notes,omitempty"`
 
 	cells []string // per point, the cells it came from
+	// pairs are the OLTP run's neighbour and control cells, paired
+	// (holdOut); other predicts them.
+	pairs    []NeighbourPair
+	pairsRun int64
 }
 
 // ErrNoProbe is returned by Calibrate without a memory probe run.
@@ -159,6 +167,7 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	if measured != nil {
 		return m.withMeasured(measured)
 	}
+	m.Other = m.other()
 	return m, nil
 }
 
@@ -172,10 +181,12 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	switch {
 	case f == nil:
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no measured fit: A and M rest on %s", run.ID, m.restsOn()))
+		m.Other = m.other()
 		return m, nil
 	case f.Fit == nil:
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s", run.ID, f.FitError, m.restsOn()))
 		m.Measured = f
+		m.Other = m.other()
 		return m, nil
 	}
 	pts, cells := f.Points()
@@ -190,6 +201,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	}
 	c := m.WithFit(*f.Fit, pts, cells, method)
 	c.Measured, c.FitRun = f, run.ID
+	c.Other = c.other()
 	return c, nil
 }
 
@@ -555,12 +567,15 @@ func (m *Calibration) plausibility() {
 
 // holdOut predicts OLTP run's cells the calibration did not see. With
 // remote data measured (several nodes), the remote one-stream series is
-// predicted by the workload fitted to the local series alone. Otherwise
-// the run's neighbour cells (memlat.NeighbourCell: one stream while a
-// bandwidth neighbour reads) are predicted by the calibrated workload at
-// the local latency plus what the neighbour added to a DRAM chain on the
-// cell's CPU (median over the cells); the cells' tps is their median.
-// Without either, HeldOut stays nil.
+// predicted by the workload fitted to the local series alone. Otherwise,
+// where the run paired its neighbour cells with control cells, the pairs
+// are kept for Other (see other) and HeldOut stays nil. A run stored
+// before control cells existed has neighbour cells alone
+// (memlat.NeighbourCell: one stream while a bandwidth neighbour reads):
+// they are predicted as then, by the calibrated workload at the local
+// latency plus what the neighbour added to a DRAM chain on the cell's CPU
+// (median over the cells), against the cells' median tps, and HeldOut
+// says they had no control. Without either, HeldOut stays nil.
 func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	if remote != nil && !m.RemoteAssumed {
 		h := PredictHeldOut(fitOne(local.tps, m.LocalNS, m.GHz), m.RemoteNS, m.GHz, remote.tps)
@@ -572,6 +587,10 @@ func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	nc, err := memlat.KindNeighbourCell.All(run)
 	if err != nil {
 		return err
+	}
+	if p := Pairs(nc); len(p) > 0 {
+		m.pairs, m.pairsRun = p, run.ID
+		return nil
 	}
 	var tps, added []float64
 	var gbps float64
@@ -587,10 +606,43 @@ func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	gbps /= float64(len(tps))
 	add := stats.Median(added)
 	h := PredictHeldOut(m.Workload, m.OneSocketNS+add, m.GHz, stats.Median(tps))
-	h.What = fmt.Sprintf("run %d's one-stream cells with a memory-bandwidth neighbour (%s GB/s)", run.ID, model.Fixed(gbps, 1))
+	h.What = fmt.Sprintf("run %d's one-stream cells with a memory-bandwidth neighbour (%s GB/s; no control cells beside them, so what the neighbour does besides loading memory, such as taking the other CPU, is in this error too)", run.ID, model.Fixed(gbps, 1))
 	h.Latency = fmt.Sprintf("the local %s ns plus the %s ns the neighbour added to a %s ns DRAM chain on the cell's CPU",
 		model.Fixed(m.OneSocketNS, 1), model.Fixed(add, 1), strconv.FormatFloat(stats.Median(aloneNS(nc)), 'f', 1, 64))
 	h.Cells = len(tps)
 	m.HeldOut = &h
 	return nil
+}
+
+// other predicts the OLTP run's neighbour pairs (PredictOther) by the
+// workload the calibration rests on, at L: with a measured fit, the
+// latency of its first cold memory (4 KiB pages in eval's page-size
+// points: tpcc-ro's data is the page cache's, mapped in 4 KiB pages, and
+// so is the neighbour's chain); else the latency the OLTP fit's points
+// are at. nil without pairs or a fitted workload.
+func (m *Calibration) other() *OtherLatency {
+	if len(m.pairs) == 0 || len(m.Points) == 0 {
+		return nil
+	}
+	base, where := m.Points[0].LatencyNS, fmt.Sprintf("the latency OLTP run %d's fitted cells are at", m.OLTPRun)
+	if f := m.Measured; f != nil && m.FitRun != 0 && len(f.Memory) > 0 && !f.Memory[0].Hot && f.Memory[0].LatencyNS > 0 {
+		base, where = f.Memory[0].LatencyNS, fmt.Sprintf("the page-size fit's %s, run %d's random chain in memory mapped as the OLTP data is", f.Memory[0].Name, m.FitRun)
+	}
+	var fitted []float64
+	for _, p := range m.Points {
+		fitted = append(fitted, p.LatencyNS)
+	}
+	o := PredictOther(m.pairs, m.Workload, base, m.GHz, fitted)
+	o.Base = where
+	o.What = fmt.Sprintf("run %d's %s of one-stream cells, each with a memory-bandwidth neighbour (%s GB/s) and with a control neighbour (as busy, no memory traffic) on the same CPUs",
+		m.pairsRun, plural(len(m.pairs), "pair"), model.Fixed(o.GBps, 1))
+	return &o
+}
+
+// plural is n and the noun, plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

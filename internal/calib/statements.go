@@ -24,7 +24,8 @@ func (m *Calibration) Statements() []string {
 }
 
 // Checks are how well the model fits: the residual of each measured cell
-// it was fitted to, and the held-out prediction with its error.
+// it was fitted to, the held-out predictions with their errors, and the
+// held-out point at another latency with its error.
 func (m *Calibration) Checks() []string {
 	var out []string
 	for _, r := range m.Residuals {
@@ -38,6 +39,9 @@ func (m *Calibration) Checks() []string {
 		for _, h := range m.Measured.HeldOut {
 			out = append(out, h.String())
 		}
+	}
+	if m.Other != nil {
+		out = append(out, m.Other.String())
 	}
 	return out
 }

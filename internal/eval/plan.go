@@ -27,10 +27,15 @@ type Plan struct {
 	OLTPCell      time.Duration
 	Repeat        int
 	// Neighbour runs the neighbour cells (sweep.Spec.Neighbour): on a machine
-	// of one node and several CPUs, the model's held-out point.
-	Neighbour bool
-	Rows      int64
-	DOPs      []int // transtats' and TPC-H's: 1, 2, 4, … and the logical CPUs
+	// of one node and several CPUs, a pair a repeat, one with a memory-
+	// bandwidth neighbour and one with a control neighbour, the model's
+	// held-out point at another latency.
+	// NeighbourPairs keeps the pairs to the first that many repeats
+	// (shrink); 0: every repeat.
+	Neighbour      bool
+	NeighbourPairs int
+	Rows           int64
+	DOPs           []int // transtats' and TPC-H's: 1, 2, 4, … and the logical CPUs
 	// SMTDOP are the SMT × DOP step's DOPs (smtdop.go): 1, the physical
 	// cores and the logical CPUs; nil where the machine has no SMT.
 	SMTDOP    []int
@@ -110,13 +115,19 @@ const (
 	myStart   = 10 * time.Second
 	myLoadWH  = 25 * time.Second
 	cellSetup = 500 * time.Millisecond
-	// neighbourSetup is a neighbour cell's extra: linking its chain,
-	// timing it twice and starting the neighbour (4.5 to 6.7 s measured).
+	// neighbourSetup is a neighbour cell's extra, the control's as the
+	// bandwidth neighbour's: linking its chain, timing it twice and
+	// starting the neighbour (4.5 to 6.7 s measured with the bandwidth
+	// neighbour).
 	neighbourSetup = 6 * time.Second
 	// MinBudget and MaxBudget bound the budget eval accepts.
 	MinBudget = 2 * time.Minute
 	MaxBudget = 7 * 24 * time.Hour
 )
+
+// minPairs is the fewest neighbour pairs shrink keeps before it takes
+// repeats: two give the other latency's ratio a median of two.
+const minPairs = 2
 
 // Repeats is how often eval runs each OLTP and transtats cell when
 // the budget allows, and each null cell always. The findings compare
@@ -314,9 +325,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		}
 		oltpCells, queryCells = len(cells), 2*len(p.DOPs)*p.QueryRepeat+p.smtDOPCells()
 		oltpNeed = time.Duration(oltpCells) * (minCell + cellSetup)
-		if p.Neighbour {
-			oltpNeed += time.Duration(p.Repeat) * neighbourSetup
-		}
+		oltpNeed += p.neighbourSetups()
 		queryNeed = time.Duration(queryCells) * (minQueryCell + cellSetup)
 		if oltpNeed+queryNeed <= left || !p.shrink() {
 			break
@@ -341,15 +350,19 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 
 // shrink makes the plan one step smaller and says whether it could:
 // first MariaDB's steps are left out (they never cost the other steps a
-// repeat), then one repeat fewer, OLTP's fourth, transtats', the null
+// repeat), then the neighbour pairs go down to minPairs (the other
+// latency's ratio is a median over pairs; the findings' U tests need
+// every repeat), then one repeat fewer, OLTP's fourth, transtats', the null
 // cells' down to 3, then one of OLTP and transtats each in turn, then
 // the null cells' down to 1; last, at the smallest budgets on machines of
 // many cells, the SMT × DOP step and then the TPC-H step are left out
-// (SMTDOP and TPCHQueries empty).
+// (SMTDOP and TPCHQueries empty), and then the neighbour pairs.
 func (p *Plan) shrink() bool {
 	switch {
 	case p.Server.On:
 		p.Server.On = false
+	case p.pairs() > minPairs:
+		p.NeighbourPairs = p.pairs() - 1
 	case p.Repeat > 3:
 		p.Repeat--
 	case p.QueryRepeat > 3:
@@ -366,6 +379,8 @@ func (p *Plan) shrink() bool {
 		p.SMTDOP, p.SMTNoRoom = nil, true
 	case len(p.TPCHQueries) > 0:
 		p.TPCHQueries = nil
+	case p.Neighbour:
+		p.Neighbour = false
 	default:
 		return false
 	}
@@ -415,10 +430,27 @@ func (p Plan) oltpTime(t *result.Topology) time.Duration {
 	if cells, _, err := sweep.Resolve(t, p.OLTPSpec(), true); err == nil {
 		d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + cellSetup)
 	}
-	if p.Neighbour {
-		d += time.Duration(p.Repeat) * neighbourSetup
+	return d + p.neighbourSetups()
+}
+
+// neighbourSetups are the neighbour cells' extras: a pair a repeat
+// (sweep.Spec.Neighbour), each cell with its setup.
+func (p Plan) neighbourSetups() time.Duration {
+	if !p.Neighbour {
+		return 0
 	}
-	return d
+	return time.Duration(2*p.pairs()) * neighbourSetup
+}
+
+// pairs is how many repeats have a neighbour pair.
+func (p Plan) pairs() int {
+	if !p.Neighbour {
+		return 0
+	}
+	if p.NeighbourPairs > 0 {
+		return min(p.NeighbourPairs, p.Repeat)
+	}
+	return p.Repeat
 }
 
 // myOLTPTime is the tpcc-ro step on MariaDB: its server, load and cells.
@@ -471,7 +503,7 @@ func (p Plan) tpchTime() time.Duration {
 
 // OLTPSpec is the OLTP step's sweep.
 func (p Plan) OLTPSpec() sweep.Spec {
-	return sweep.Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour}
+	return sweep.Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour, NeighbourPairs: p.NeighbourPairs}
 }
 
 func firstNodeWithCPUs(t *result.Topology) (int, bool) {

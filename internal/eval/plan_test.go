@@ -86,7 +86,7 @@ func TestNewPlanBudget(t *testing.T) {
 	if p, err := NewPlan(MaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
 		t.Errorf("NewPlan(%v) = %+v, %v; want positive cells", MaxBudget, p, err)
 	}
-	// 16 CPUs: 11 OLTP cells and a neighbour cell a repeat, 10 transtats
+	// 16 CPUs: 11 OLTP cells and a pair of neighbour cells a repeat, 10 transtats
 	// cells (P1, P2 at 5 DOPs) a repeat; after the fixed costs and the
 	// null and TPC-H steps (16 and 15 cells of 2 s) 151 s are left: 4+4
 	// repeats need 48×3.5+24+40×5.5 s, too many, so OLTP's, transtats'
@@ -116,9 +116,7 @@ func plannedTime(t *testing.T, p Plan, m *result.Topology) time.Duration {
 		d += time.Duration(p.TPCHSF * 10 * float64(loadSF01))
 	}
 	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + cellSetup)
-	if p.Neighbour {
-		d += time.Duration(p.Repeat) * neighbourSetup
-	}
+	d += time.Duration(2*p.pairs()) * neighbourSetup
 	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat+2*len(p.SMTDOP)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + cellSetup)
 	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + cellSetup)
 	pairs := len(null4(m))
@@ -217,18 +215,26 @@ func TestShrinkOrder(t *testing.T) {
 }
 
 // TestNewPlanRepeatsAndNeighbour: on a 2-vCPU guest of one node the 5m
-// plan repeats every OLTP and transtats cell 4 times (so that a U test
-// of 2 streams against 1, or DOP 2 against DOP 1, can reach p ≤ 0.05),
-// and each repeat has one neighbour cell: one stream on cpu 0, the
-// neighbour on cpu 1.
+// and 6m plans repeat every OLTP and transtats cell 4 times (so that a U
+// test of 2 streams against 1, or DOP 2 against DOP 1, can reach
+// p ≤ 0.05); the 5m plan, whose OLTP cells were already the shortest with
+// one neighbour cell a repeat, keeps the neighbour pairs to the first two
+// repeats (as many cells and setups as that one cell a repeat), the 6m
+// plan has a pair in every repeat;
+// and each repeat has a pair of neighbour cells, one with a bandwidth
+// neighbour and one with a control, adjacent and alternating in order:
+// one stream on cpu 0, the neighbour on cpu 1.
 func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
-	p, err := NewPlan(5*time.Minute, m)
+	if p, err := NewPlan(5*time.Minute, m); err != nil || p.Repeat != Repeats || p.QueryRepeat != Repeats || !p.Neighbour || p.pairs() != 2 {
+		t.Errorf("5m plan %+v, %v: want %d OLTP and transtats repeats, neighbour pairs in the first 2", p, err, Repeats)
+	}
+	p, err := NewPlan(6*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Repeat != Repeats || p.QueryRepeat != Repeats || p.NullRepeat != Repeats || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
-		t.Fatalf("5m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, Repeats)
+		t.Fatalf("6m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, Repeats)
 	}
 	cells, _, err := sweep.Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
@@ -237,17 +243,22 @@ func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 	var got []string
 	for i, c := range cells {
 		if len(c.Neighbour) > 0 {
-			got = append(got, c.String())
+			got = append(got, fmt.Sprintf("repeat %d: %s", c.Repeat, c))
 			if c.Streams != 1 || c.Place.Streams[0] != 0 || !slices.Equal(c.Neighbour, []int{1}) || c.Cores != 1 {
 				t.Errorf("neighbour cell %+v: want 1 stream on cpu 0 (1 core), the neighbour on cpu 1", c)
+			}
+			if i > 0 && len(cells[i-1].Neighbour) > 0 && (cells[i-1].Control == c.Control || cells[i-1].Repeat != c.Repeat) {
+				t.Errorf("cells %d and %d: want a bandwidth neighbour and a control side by side in one repeat", i-1, i)
 			}
 		}
 		if c.Index != i {
 			t.Errorf("cell %d at position %d", c.Index, i)
 		}
 	}
-	if len(got) != Repeats || len(cells) != Repeats*(len(p.Streams)+1) {
-		t.Errorf("%d cells, neighbour cells %q; want %d of %d", len(cells), got, Repeats, Repeats*(len(p.Streams)+1))
+	want := []string{"repeat 0: 1 stream on cpus 0-1 (2 cores), a bandwidth neighbour on cpus 1", "repeat 0: 1 stream on cpus 0-1 (2 cores), a control neighbour on cpus 1",
+		"repeat 1: 1 stream on cpus 0-1 (2 cores), a control neighbour on cpus 1", "repeat 1: 1 stream on cpus 0-1 (2 cores), a bandwidth neighbour on cpus 1"}
+	if len(got) != 2*Repeats || !slices.Equal(got[:4], want) || len(cells) != Repeats*(len(p.Streams)+2) {
+		t.Errorf("%d cells, neighbour cells %q; want %d of %d, starting %q", len(cells), got, 2*Repeats, Repeats*(len(p.Streams)+2), want)
 	}
 	multi, err := NewPlan(5*time.Minute, fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
 	if err != nil || multi.Neighbour {

@@ -52,7 +52,7 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.OLTP = tpcc.DefaultRunConfig()
 	c.OLTP.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
 	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
-	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour
+	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour, c.OLTP.NeighbourPairs = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour, plan.NeighbourPairs
 	c.OLTP.Warmup, c.OLTP.Duration = plan.OLTPWarmup, plan.OLTPCell
 	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(engine.DuckDB, plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},

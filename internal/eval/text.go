@@ -23,7 +23,7 @@ func roomAt(b, searched time.Duration) string {
 func writePlan(w io.Writer, plan Plan) {
 	nb := ""
 	if plan.Neighbour {
-		nb = " (and a cell with a memory-bandwidth neighbour)"
+		nb = fmt.Sprintf(" (and in %s a pair, one stream with a memory-bandwidth neighbour and with a control neighbour: the held-out point at another latency)", repeatsWord(plan.pairs(), plan.Repeat))
 	}
 	var qs []string
 	for _, q := range plan.TPCHQueries {
@@ -66,4 +66,16 @@ func repeatNote(n int) string {
 	}
 	return fmt.Sprintf(" (the budget allows no more: with %d a side a U test's smallest p is %.2f, so the findings comparing these cells cannot tell; %d a side need a larger --budget)",
 		n, min(2/c, 1), Repeats)
+}
+
+// repeatsWord says which repeats have something: "every repeat", "the
+// first 2 repeats".
+func repeatsWord(n, of int) string {
+	switch {
+	case n >= of:
+		return "every repeat"
+	case n == 1:
+		return "the first repeat"
+	}
+	return fmt.Sprintf("the first %d repeats", n)
 }

@@ -30,7 +30,7 @@ func TestWritePlan(t *testing.T) {
 	var b strings.Builder
 	writePlan(&b, p)
 	want := `plan: null transaction on SQLite and PostgreSQL (unix, every client/backend pairing), 500ms+1s per cell x4 repeats
-      tpcc-ro W=1, streams 1,2,4 (at most 2 per logical CPU of each placement), placements [""], 1s+2s per cell x4 repeats (and a cell with a memory-bandwidth neighbour)
+      tpcc-ro W=1, streams 1,2,4 (at most 2 per logical CPU of each placement), placements [""], 1s+2s per cell x4 repeats (and in the first 2 repeats a pair, one stream with a memory-bandwidth neighbour and with a control neighbour: the held-out point at another latency)
       transtats 1000000 rows on DuckDB, DOP 1,2, 1s+4s per cell x4 repeats
       SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs
       page-size points for the model: 4 pairs of 650ms cells, the tpcc-ro image in 4 KiB then 2 MiB pages, each transaction cold then hot, the speed sentinel around each

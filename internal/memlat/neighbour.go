@@ -143,9 +143,14 @@ func (d *DRAMChase) Free() { d.buf.free() }
 // NeighbourCell is a workload cell measured while a bandwidth neighbour
 // ran on other CPUs, with the DRAM latency the cell's first CPU saw just
 // before the cell, on one chain, alone and with the neighbour running.
+// With Control the neighbour was a control: as many busy threads on the
+// same CPUs, without memory traffic (GBps 0), the bandwidth neighbour's
+// pair in the same repeat (Cell.Repeat). Runs stored before controls
+// existed have none.
 type NeighbourCell struct {
 	Cell       result.Cell `json:"cell"`
 	Neighbour  []int       `json:"neighbour_cpus"`
+	Control    bool        `json:"control,omitempty"`
 	ChaseCPU   int         `json:"chase_cpu"`
 	ChaseBytes int64       `json:"chase_bytes"`
 	AloneNS    Stat        `json:"alone_ns"`

@@ -82,12 +82,11 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 		for _, c := range md.Checks() {
 			fmt.Fprintln(w, "  "+c)
 		}
-		switch {
-		case md.HeldOut != nil:
-		case md.Measured != nil && len(md.Measured.HeldOut) == 0:
-			fmt.Fprintln(w, "  no held-out prediction: the page-size fit gave none (its note above says why)")
-		case md.Measured == nil:
-			fmt.Fprintln(w, "  no held-out prediction: the OLTP run has neither remote-data nor neighbour cells (numalab run oltp --neighbour)")
+		if md.Measured != nil && len(md.Measured.HeldOut) == 0 {
+			fmt.Fprintln(w, "  no held-out prediction from the page-size fit: it gave none (its note above says why)")
+		}
+		if md.HeldOut == nil && md.Other == nil {
+			fmt.Fprintln(w, "  no held-out prediction of the OLTP run's cells: it has neither remote-data cells nor pairs of neighbour and control cells (numalab run oltp --neighbour)")
 		}
 	}
 	fmt.Fprintln(w, "\n== "+verdict.String(sent))

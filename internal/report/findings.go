@@ -144,6 +144,10 @@ func findings(r *Report) []Finding {
 			add(AnchorModel, "Model check on cells it was not fitted to: predicted %s tps per core at %s ns, measured %s (median of %d), error %s.",
 				FmtN(h.PredictedTPS), FmtF(h.LatencyNS, 1), FmtN(h.MeasuredTPS), h.Cells, Pct(h.Error))
 		}
+		if o := md.Other; o != nil {
+			add(AnchorModel, "Model check at another latency, not refitted: a memory-bandwidth neighbour against a control added %s ns (%s); predicted tps ratio %s, measured %s (median of %d pairs), error %s.",
+				FmtF(o.AddedNS, 1), o.Where(), FmtF(o.PredictedRatio, 3), FmtF(o.MeasuredRatio, 3), len(o.Pairs), Pct(o.Error))
+		}
 		modelErrorFinding(md, detail)
 	}
 	// The other workloads' findings follow those that answer questions 1
@@ -392,12 +396,16 @@ func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) 
 		worst = max(worst, math.Abs(r.RelativeErrorTPS))
 	}
 	if len(md.Residuals) == 1 || worst < 1e-9 {
+		if md.HeldOut != nil || md.Other != nil {
+			detail(AnchorModel, "Model error only from the held-out check: it reproduces the %s it was fitted to by construction.", Plural(len(md.Residuals), "point"))
+			return
+		}
 		detail(AnchorModel, "Model error not known: it reproduces the %s it was fitted to by construction, and no cell it did not see measured it.",
 			Plural(len(md.Residuals), "point"))
 		return
 	}
 	unseen := "no cell it did not see measured its error"
-	if md.HeldOut != nil {
+	if md.HeldOut != nil || md.Other != nil {
 		unseen = "the held-out check measures it on unseen cells"
 	}
 	detail(AnchorModel, "Model error over the %d points it was fitted to: at most %s (%s).",

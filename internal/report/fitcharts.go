@@ -23,14 +23,29 @@ type fitPoint struct {
 	Cell, Group         string // the cell; its memory or latency
 	LatencyNS           float64
 	Measured, Predicted float64
-	Role                string // "fitted", "held out" or "left out: …"
+	Role                string // "fitted", "held out", "held out at another latency" (or "… not another latency") or "left out: …"
 }
 
 // fitPoints are every point the model's fit was judged on: with a stored
 // measured fit, each of its cells (those the sentinel left out predicted
 // by the fit all the same) and each held-out check; else the fit's
-// residuals and its held-out check.
+// residuals and its held-out check; and the held-out point at another
+// latency, its ratios shown as tps at the control cells' median.
 func fitPoints(md *Model) []fitPoint {
+	out := fitted(md)
+	if o := md.Other; o != nil {
+		role := "held out at another latency"
+		if !o.Another {
+			role = "held out, not another latency"
+		}
+		out = append(out, fitPoint{Cell: o.What, Group: fmt.Sprintf("%s + %s ns the neighbour added over the control; tps: each ratio × the control cells' median %s", FmtF(o.BaseNS, 1), FmtF(o.AddedNS, 1), FmtN(o.ControlTPS)),
+			LatencyNS: o.LatencyNS, Measured: o.MeasuredTPS(), Predicted: o.PredictedTPS(), Role: role})
+	}
+	return out
+}
+
+// fitted are fitPoints' points but the one at another latency.
+func fitted(md *Model) []fitPoint {
 	var out []fitPoint
 	if f := md.Measured; f != nil && md.Fit != nil {
 		for _, c := range f.Cells {
@@ -74,6 +89,8 @@ func fitFigure(md *Model) (Plot, Table, bool) {
 		switch {
 		case p.Role == "held out":
 			name, shape = "held out: "+p.Group, "square"
+		case strings.HasPrefix(p.Role, "held out"):
+			name, shape = p.Role, "square"
 		case p.Role != "fitted":
 			name, shape = "left out (sentinel off)", "ring"
 		}

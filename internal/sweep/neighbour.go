@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
 )
@@ -15,8 +16,12 @@ import (
 const neighbourChaseBytes = 256 << 20
 
 // neighbourCells are spec's neighbour cells of repeat r (see
-// Spec.Neighbour): one stream on the first CPU of placement p, a
-// bandwidth neighbour on every other CPU of t; none when t has one CPU.
+// Spec.Neighbour): one stream on the first CPU of placement p with a
+// bandwidth neighbour on every other CPU of t, and beside it the same
+// stream with a control neighbour on those CPUs; none when t has one CPU.
+// The two alternate by repeat (the bandwidth neighbour first in even
+// repeats, the control first in odd ones), so that a drift over the run
+// does not favour either side of the pair.
 func neighbourCells(t *result.Topology, p Cell, r, index int) []Cell {
 	if len(p.Place.Streams) == 0 {
 		return nil
@@ -35,43 +40,71 @@ func neighbourCells(t *result.Topology, p Cell, r, index int) []Cell {
 	c.Point.Index, c.Point.Streams, c.Point.Repeat = index, 1, r
 	c.Cores = CoresUsed(t, p.Place.Streams, true, 1)
 	c.Spread, c.Neighbour = true, others
-	return []Cell{c}
+	ctl := c
+	ctl.Control = true
+	if r%2 == 1 {
+		c, ctl = ctl, c
+	}
+	c.Index, ctl.Index = index, index+1
+	return []Cell{c, ctl}
 }
 
-// neighbour is a running bandwidth neighbour and what it imposed.
+// neighbour is a running bandwidth or control neighbour and what it
+// imposed.
 type neighbour struct {
-	n   *memlat.Neighbour
-	rec memlat.NeighbourCell
+	stop func() (gbps float64, err error)
+	rec  memlat.NeighbourCell
 }
 
 // startNeighbour measures a DRAM chain on cell c's first CPU alone, starts
-// c's bandwidth neighbour and measures the chain again; the neighbour runs
-// on until finish. nil, nil for a cell without a neighbour.
+// c's neighbour (a bandwidth neighbour, or for a control cell a
+// place.Hog: one add loop per CPU, in registers, its stop flag the one
+// load, so it keeps those CPUs busy without memory traffic) and measures
+// the chain again; the neighbour runs on until finish. nil, nil for a
+// cell without a neighbour.
 func startNeighbour(ctx context.Context, c Cell) (*neighbour, error) {
 	if len(c.Neighbour) == 0 {
 		return nil, nil
-	}
-	t, err := topo.FromSysfs("/")
-	if err != nil {
-		return nil, err
 	}
 	ch, err := memlat.NewDRAMChase(neighbourChaseBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cell %d: %w", c.Index, err)
 	}
 	defer ch.Free()
-	nb := &neighbour{rec: memlat.NeighbourCell{Neighbour: c.Neighbour, ChaseCPU: c.Place.Streams[0], ChaseBytes: ch.Bytes}}
+	nb := &neighbour{rec: memlat.NeighbourCell{Neighbour: c.Neighbour, Control: c.Control, ChaseCPU: c.Place.Streams[0], ChaseBytes: ch.Bytes}}
 	if nb.rec.AloneNS, err = ch.Measure(ctx, nb.rec.ChaseCPU); err != nil {
 		return nil, fmt.Errorf("cell %d: measuring DRAM latency alone: %w", c.Index, err)
 	}
-	if nb.n, err = memlat.StartNeighbour(t, c.Neighbour); err != nil {
-		return nil, fmt.Errorf("cell %d: %w", c.Index, err)
+	if c.Control {
+		h, err := place.StartHog(c.Neighbour)
+		if err != nil {
+			return nil, fmt.Errorf("cell %d: starting the control neighbour: %w", c.Index, err)
+		}
+		nb.stop = func() (float64, error) { h.Stop(); return 0, nil }
+	} else {
+		t, err := topo.FromSysfs("/")
+		if err != nil {
+			return nil, err
+		}
+		n, err := memlat.StartNeighbour(t, c.Neighbour)
+		if err != nil {
+			return nil, fmt.Errorf("cell %d: %w", c.Index, err)
+		}
+		nb.stop = n.Stop
 	}
 	if nb.rec.LoadedNS, err = ch.Measure(ctx, nb.rec.ChaseCPU); err != nil {
-		nb.n.Stop()
-		return nil, fmt.Errorf("cell %d: measuring DRAM latency with the neighbour: %w", c.Index, err)
+		_, _ = nb.stop()
+		return nil, fmt.Errorf("cell %d: measuring DRAM latency with the %s: %w", c.Index, c.neighbourWord(), err)
 	}
 	return nb, nil
+}
+
+// neighbourWord names the cell's neighbour.
+func (c Cell) neighbourWord() string {
+	if c.Control {
+		return "control neighbour"
+	}
+	return "bandwidth neighbour"
 }
 
 // finish stops the neighbour and stores the cell as a
@@ -82,7 +115,7 @@ func (nb *neighbour) finish(m *result.Cell, o []result.Entry) ([]result.Entry, e
 		return o, nil
 	}
 	var err error
-	nb.rec.GBps, err = nb.n.Stop()
+	nb.rec.GBps, err = nb.stop()
 	if m == nil || len(o) == 0 || err != nil {
 		return nil, err
 	}

@@ -43,11 +43,15 @@ type Spec struct {
 	// OneDataNode refuses cells that ask for different data nodes (a
 	// server whose memory is bound when it starts).
 	OneDataNode bool
-	// Neighbour adds to each repeat a neighbour cell: one stream on the
-	// first placement's first CPU while a memory-bandwidth neighbour
-	// (memlat.StartNeighbour) reads on every other CPU; it is stored as a
-	// memlat.NeighbourCell, never as an ordinary cell.
-	Neighbour bool
+	// Neighbour adds to each repeat a pair of neighbour cells: one stream
+	// on the first placement's first CPU while a memory-bandwidth
+	// neighbour (memlat.StartNeighbour) reads on every other CPU, and
+	// beside it the same stream while a control neighbour (place.Hog)
+	// keeps those CPUs as busy without memory traffic; each is stored as
+	// a memlat.NeighbourCell, never as an ordinary cell. NeighbourPairs,
+	// when positive, keeps the pairs to the first that many repeats.
+	Neighbour      bool
+	NeighbourPairs int
 }
 
 // Cell is one planned cell with its placement resolved.
@@ -64,8 +68,10 @@ type Cell struct {
 	// so a cell of s streams counts the cores of s×d threads.
 	Cores int
 	// Neighbour are the CPUs of a memory-bandwidth neighbour run during
-	// the cell; nil: none (see Spec.Neighbour).
+	// the cell, or with Control of a control neighbour (busy, no memory
+	// traffic); nil: none (see Spec.Neighbour).
 	Neighbour []int
+	Control   bool
 }
 
 // String says what the cell runs and on which CPUs, with the physical
@@ -88,7 +94,7 @@ func (c Cell) String() string {
 		s += fmt.Sprintf(", data on node %d", c.DataNode)
 	}
 	if len(c.Neighbour) > 0 {
-		s += fmt.Sprintf(", a bandwidth neighbour on cpus %s", place.FormatCPUs(c.Neighbour))
+		s += fmt.Sprintf(", a %s on cpus %s", c.neighbourWord(), place.FormatCPUs(c.Neighbour))
 	}
 	return s
 }
@@ -180,7 +186,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 				}
 			}
 		}
-		if spec.Neighbour {
+		if spec.Neighbour && (spec.NeighbourPairs == 0 || r < spec.NeighbourPairs) {
 			first, dn := resolved[placements[0]], spec.DataNode
 			if first.DataNode >= 0 {
 				dn = first.DataNode

@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,5 +202,61 @@ func TestTooManyStreams(t *testing.T) {
 	}
 	if why := TooManyStreams([]int{1, 129}, 2); !strings.Contains(why, "more than 128 streams") {
 		t.Errorf("129 streams on 2 CPUs: %q; want refused", why)
+	}
+}
+
+// TestResolveNeighbourPairs: each repeat ends with a pair, one stream on
+// the first placement's first CPU with a bandwidth neighbour and with a
+// control neighbour on every other CPU, the bandwidth neighbour first in
+// even repeats and the control first in odd ones; indices run on.
+func TestResolveNeighbourPairs(t *testing.T) {
+	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	cells, _, err := Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1, Neighbour: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 3*4 {
+		t.Fatalf("%d cells, want 2 plain cells and a pair in each of 3 repeats", len(cells))
+	}
+	first := cells[0].Place.Streams[0]
+	for r := range 3 {
+		rep := cells[4*r : 4*r+4]
+		for i, c := range rep {
+			if c.Index != 4*r+i || c.Repeat != r {
+				t.Errorf("repeat %d cell %d: index %d, repeat %d", r, i, c.Index, c.Repeat)
+			}
+		}
+		a, b := rep[2], rep[3]
+		if want := r%2 == 1; a.Control != want || b.Control == want {
+			t.Errorf("repeat %d: control first %v, second %v; want the control first in odd repeats only", r, a.Control, b.Control)
+		}
+		for _, c := range []Cell{a, b} {
+			if c.Streams != 1 || c.Place.Streams[0] != first || len(c.Neighbour) != len(m.CPUs)-1 || slices.Contains(c.Neighbour, first) || c.Cores != 1 {
+				t.Errorf("repeat %d neighbour cell %+v: want 1 stream on cpu %d (1 core), the neighbour on the other %d CPUs", r, c, first, len(m.CPUs)-1)
+			}
+		}
+		if !slices.Equal(a.Neighbour, b.Neighbour) {
+			t.Errorf("repeat %d: neighbour on %v, control on %v", r, a.Neighbour, b.Neighbour)
+		}
+		if s := rep[3].String(); !strings.Contains(s, "neighbour on cpus") {
+			t.Errorf("cell string %q names no neighbour", s)
+		}
+	}
+	if s := cells[3].String(); !strings.Contains(s, "a control neighbour on cpus") {
+		t.Errorf("repeat 0's control cell is %q", s)
+	}
+	// NeighbourPairs 2 keeps the pairs to the first two repeats.
+	cells, _, err = Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1, Neighbour: true, NeighbourPairs: 2}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []int
+	for _, c := range cells {
+		if len(c.Neighbour) > 0 {
+			pairs = append(pairs, c.Repeat)
+		}
+	}
+	if !slices.Equal(pairs, []int{0, 0, 1, 1}) || len(cells) != 10 {
+		t.Errorf("NeighbourPairs 2: neighbour cells in repeats %v of %d cells; want two in each of repeats 0 and 1, 10 cells", pairs, len(cells))
 	}
 }

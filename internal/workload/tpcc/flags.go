@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -29,7 +30,8 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.IntIn("repeat", &c.Repeat, 1, 1000).Flag("repetitions of every cell, 1 to 1000"),
 		cliflag.Optional(cliflag.IntIn("streams-per-cpu", &c.StreamsPerCPU, 0, 1024)).Flag("leave out cells with more streams than N per logical CPU of their placement (0: none)"),
 		cliflag.Optional(cliflag.Bool("augmented", &c.Augmented)).Flag("the augmented variant: each transaction also computes avg(i_price) over i_id < 15000"),
-		cliflag.Optional(cliflag.Bool("neighbour", &c.Neighbour)).Flag("add, per repeat, one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU (the model's held-out cell)"),
+		cliflag.Optional(cliflag.Bool("neighbour", &c.Neighbour)).Flag("add, per repeat, a pair of cells: one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU, and beside it the same stream while a control neighbour keeps those CPUs as busy without memory traffic (the model's held-out point at another latency: the tps ratio of the pair against the latency the neighbour adds over the control)"),
+		cliflag.Optional(cliflag.IntIn("neighbour-pairs", &c.NeighbourPairs, 0, 1000)).Flag("with --neighbour, the pairs in the first N repeats only (0: every repeat)"),
 		cliflag.IntIn("trace", &c.Trace, 0, 1_000_000).Flag("record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000"),
 		cliflag.Int64("seed", &c.Seed).Flag("seed for the load and the streams' random numbers"),
 		cliflag.Monitor(&c.Monitor, true), cliflag.AllowSettings(&c.AllowSettings),
@@ -77,6 +79,9 @@ func (c *RunConfig) CheckFlags(given func(flag, key string) bool) []error {
 	cliflag.CurveDefaults(&c.Load)
 	if c.Curve && c.Neighbour {
 		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
+	}
+	if c.NeighbourPairs > 0 && !c.Neighbour {
+		bad = append(bad, fmt.Errorf("-neighbour-pairs: %d pairs without --neighbour (add --neighbour)", c.NeighbourPairs))
 	}
 	return append(bad, c.Check())
 }

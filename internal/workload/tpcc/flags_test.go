@@ -15,7 +15,8 @@ import (
 // TestCheckFlags: --monitor takes its own --repeat and --monitor-load
 // defaults unless given (by flag or sweep file), and refuses --neighbour;
 // off, --allow-settings is refused by name; a curve gets its fractions and
-// knee factor spelled out, and refuses --neighbour.
+// knee factor spelled out, and refuses --neighbour; --neighbour-pairs
+// needs --neighbour.
 func TestCheckFlags(t *testing.T) {
 	none := func(flag, key string) bool { return false }
 	c := DefaultRunConfig()
@@ -42,6 +43,11 @@ func TestCheckFlags(t *testing.T) {
 	err = errors.Join(c.CheckFlags(none)...)
 	if !slices.Equal(c.CurveAt, curve.DefaultFractions) || c.KneeFactor != curve.DefaultFactor || err == nil || !strings.Contains(err.Error(), "-neighbour: not with --curve") {
 		t.Errorf("--curve --neighbour: at %v, factor %g, err %v", c.CurveAt, c.KneeFactor, err)
+	}
+	c = DefaultRunConfig()
+	c.NeighbourPairs = 2
+	if err := errors.Join(c.CheckFlags(none)...); err == nil || !strings.Contains(err.Error(), "-neighbour-pairs: 2 pairs without --neighbour") {
+		t.Errorf("--neighbour-pairs without --neighbour: %v", err)
 	}
 }
 

@@ -27,7 +27,10 @@ func WriteRow(w io.Writer, sc sweep.Cell, c *result.Cell) {
 	if sel == "" {
 		sel = "all"
 	}
-	if len(sc.Neighbour) > 0 {
+	switch {
+	case sc.Control:
+		sel += " +control"
+	case len(sc.Neighbour) > 0:
 		sel += " +neighbour"
 	}
 	data := "-"

@@ -40,9 +40,11 @@ type RunConfig struct {
 	StreamsPerCPU int  `toml:"streams_per_cpu" json:"streams_per_cpu,omitempty"`
 	Augmented     bool `toml:"augmented" json:"augmented"`
 	Trace         int  `toml:"trace" json:"trace"` // calls recorded per stream; 0 = none
-	// Neighbour adds the neighbour cells of sweep.Spec.Neighbour.
-	Neighbour bool  `toml:"neighbour" json:"neighbour,omitempty"`
-	Seed      int64 `toml:"seed" json:"seed"`
+	// Neighbour adds the neighbour cells of sweep.Spec.Neighbour, in the
+	// first NeighbourPairs repeats (0: every repeat).
+	Neighbour      bool  `toml:"neighbour" json:"neighbour,omitempty"`
+	NeighbourPairs int   `toml:"neighbour_pairs" json:"neighbour_pairs,omitempty"`
+	Seed           int64 `toml:"seed" json:"seed"`
 	// Monitor names the facilities whose cost 'run oltp --monitor'
 	// measures (package monitor); AllowSettings lets it set PostgreSQL
 	// facilities in its sessions on a --dsn server.
@@ -136,7 +138,7 @@ func (c *RunConfig) Check() error {
 // Spec is the configuration's sweep.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: c.DataNode,
-		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour}
+		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour, NeighbourPairs: c.NeighbourPairs}
 }
 
 // isServer says whether the engine named name is a server (the
