@@ -2,10 +2,13 @@ package memlat
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // warmPasses is how often Warm reads the chain's pages before it gives up
@@ -52,4 +55,19 @@ func notResident(mem, vec []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// Huge reads again what share of the chain is in 2 MiB pages
+// (AnonHugePages in procRoot/proc/self/smaps over its length):
+// HugeFraction is the share when it was mapped, and the kernel may split
+// its huge pages since (reclaim, DAMON's page-out) or collapse its small
+// ones (khugepaged).
+func (d *DRAMChase) Huge(procRoot string) (float64, error) {
+	mem := d.buf.mem
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps", func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
+	if err != nil {
+		return 0, fmt.Errorf("reading the chain's page size: %w", err)
+	}
+	return min(float64(m.AnonHugePages)/float64(len(mem)), 1), nil
 }

@@ -9,14 +9,19 @@
 // the CPU was taken or throttled. It misses memory interference (a
 // neighbour's traffic slows a transaction's cache misses, not its core
 // work), so a Series given a Memory times beside it a memory reference: a
-// dependent-load chain over a buffer larger than the last-level cache,
-// its pages made resident first (read, and checked with mincore(2)) so
-// that it times memory, not page faults, and the lowest of several short
-// windows kept, so that a preemption does not make a sample. A Series
-// keeps every sample with its label; Check compares each reference with
-// its median and flags the samples where either is more than a stated
-// tolerance off it. That Verdict is the one judgement of the series:
-// whatever says a sample, a step or a cell was off reads it.
+// dependent-load chain over a buffer larger than the last-level cache, in
+// 2 MiB pages where the kernel gives them (asked for with madvise; each
+// sample records the share it got, read from smaps), so that its loads
+// time memory and not page walks, whose cost in 4 KiB pages moved with
+// whatever ran before a sample; its pages made resident first (read, and
+// checked with mincore(2)) so that it times memory, not page faults; and
+// the lowest of several short windows kept, so that a preemption does not
+// make a sample. A Series keeps every sample with its label; Check
+// compares each reference with its median and flags the samples where
+// either is more than a stated tolerance off it. That Verdict is the one
+// judgement of the series: whatever says a sample, a step or a cell was
+// off reads it. It does not tell a slower machine from a slower chain
+// (a sample whose chain lost its huge pages reads slower, and says so).
 package sentinel
 
 import (
@@ -70,17 +75,32 @@ const MemLoads = 1_024
 const MemWindows = 16
 
 // Memory is the memory reference: a fully random dependent-load chain
-// (memlat's, in 4 KiB pages) over a buffer larger than the last-level
-// cache.
+// (memlat's) over a buffer larger than the last-level cache, in 2 MiB
+// pages where the kernel gives them.
 type Memory struct{ chase *memlat.DRAMChase }
 
 // MemoryBytes is the memory reference's buffer on a machine whose largest
 // cache holds llc bytes: four times it, and at least 64 MiB.
 func MemoryBytes(llc int64) int64 { return max(4*llc, 64<<20) }
 
-// NewMemory maps and links the memory reference's chain over bytes.
+// NewMemory maps and links the memory reference's chain over bytes, in
+// 2 MiB pages (transparent huge pages asked for with madvise): in 4 KiB
+// pages every load of the chain misses the TLB, and its page walks, which
+// the steps between samples evict from the caches, moved its readings
+// more than memory did (the experiment in docs/model.md).
+// A kernel built without transparent huge pages refuses the advice; the
+// reference is then in 4 KiB pages, and every sample says so.
 func NewMemory(bytes int64) (*Memory, error) {
-	c, err := memlat.NewDRAMChase(bytes)
+	m, err := newMemory(bytes, memlat.Pages2M)
+	if err != nil {
+		m, err = newMemory(bytes, memlat.Pages4K)
+	}
+	return m, err
+}
+
+// newMemory is the memory reference in pages (memlat.Pages4K or Pages2M).
+func newMemory(bytes int64, pages string) (*Memory, error) {
+	c, err := memlat.NewChase(bytes, pages)
 	if err != nil {
 		return nil, fmt.Errorf("mapping the speed sentinel's memory reference (%d MiB): %w", bytes>>20, err)
 	}
@@ -95,12 +115,16 @@ type MemReading struct {
 	// was timed ("" when they were).
 	PagedIn     int
 	NotResident string
+	// Huge is the share of the chain in 2 MiB pages when it was timed
+	// (smaps; the share it was mapped with when smaps could not be read).
+	Huge float64
 }
 
-// Run makes the chain's pages resident, then times MemWindows windows of
-// MemLoads loads on the calling goroutine, locked to its OS thread for
-// the duration, each going on where the last stopped (so that the loads
-// miss the caches), and keeps the lowest.
+// Run makes the chain's pages resident and reads what share of them is
+// huge, then times MemWindows windows of MemLoads loads on the calling
+// goroutine, locked to its OS thread for the duration, each going on where
+// the last stopped (so that the loads miss the caches), and keeps the
+// lowest.
 func (m *Memory) Run() MemReading {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -113,6 +137,9 @@ func (m *Memory) Run() MemReading {
 		r.NotResident = fmt.Sprintf("%d still out of memory after three reads", out)
 	}
 	r.PagedIn = in - out
+	if r.Huge, err = m.chase.Huge("/"); err != nil {
+		r.Huge = m.chase.HugeFraction
+	}
 	for range MemWindows {
 		d := m.chase.Walk(MemLoads)
 		if r.Took == 0 || d < r.Took {
@@ -136,6 +163,9 @@ type Sample struct {
 	// MemReading.PagedIn and NotResident.
 	MemPagedIn     int    `json:"mem_paged_in,omitempty"`
 	MemNotResident string `json:"mem_not_resident,omitempty"`
+	// MemHuge is the memory reference's MemReading.Huge: 0 in samples
+	// stored before the reference asked for 2 MiB pages.
+	MemHuge float64 `json:"mem_huge,omitempty"`
 }
 
 // Series is the samples of one run, in order.
@@ -161,7 +191,7 @@ func (s *Series) Take(label string) Sample {
 	sm := Sample{Label: label, Took: median(t)}
 	if s.mem != nil {
 		r := s.mem.Run()
-		sm.Mem, sm.MemPagedIn, sm.MemNotResident = r.Took, r.PagedIn, r.NotResident
+		sm.Mem, sm.MemPagedIn, sm.MemNotResident, sm.MemHuge = r.Took, r.PagedIn, r.NotResident, r.Huge
 	}
 	s.Samples = append(s.Samples, sm)
 	return sm
@@ -191,6 +221,10 @@ type Verdict struct {
 	// sample timed it.
 	MemMedian    time.Duration `json:"mem_median_ns,omitempty"`
 	MemDeviation []float64     `json:"mem_deviation,omitempty"`
+	// MemPages is the memory reference's page size over the samples, as
+	// MemReference says it ("in 2 MiB pages"; "" in verdicts stored
+	// before it was kept).
+	MemPages string `json:"mem_pages,omitempty"`
 }
 
 // Check compares every sample with the series' medians: a sample where
@@ -213,6 +247,7 @@ func (s *Series) Check(tol float64) Verdict {
 	mem := len(mt) == len(t)
 	if mem {
 		v.MemMedian = median(mt)
+		v.MemPages = pages(s.Samples)
 	}
 	for i, sm := range s.Samples {
 		d := float64(sm.Took-v.Median) / float64(v.Median)
@@ -228,6 +263,39 @@ func (s *Series) Check(tol float64) Verdict {
 		}
 	}
 	return v
+}
+
+// pages says in what pages the samples' memory reference was: "in 4 KiB
+// pages", "in 2 MiB pages" (at least 99.9% of the chain in every sample),
+// or the share of it in 2 MiB pages, the lowest and highest of the
+// samples' when they differ.
+func pages(ss []Sample) string {
+	lo, hi := 1.0, 0.0
+	for _, sm := range ss {
+		lo, hi = min(lo, sm.MemHuge), max(hi, sm.MemHuge)
+	}
+	switch {
+	case hi == 0:
+		return "in 4 KiB pages"
+	case lo >= 0.999:
+		return "in 2 MiB pages"
+	case percent(lo) == percent(hi):
+		return percent(hi) + " in 2 MiB pages"
+	}
+	return percent(lo) + " to " + percent(hi) + " in 2 MiB pages"
+}
+
+// percent is a share in whole percent.
+func percent(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+
+// MemReference describes the memory reference behind the verdict: how it
+// is timed and, where the verdict knows, in what pages.
+func (v Verdict) MemReference() string {
+	p := ""
+	if v.MemPages != "" {
+		p = ", " + v.MemPages
+	}
+	return fmt.Sprintf("the lowest of %d windows of %d dependent loads beyond the last-level cache%s, its pages in memory", MemWindows, MemLoads, p)
 }
 
 // Between says whether anything between samples i and j (both included)
@@ -252,8 +320,8 @@ func (v Verdict) Line() string {
 	}
 	head := fmt.Sprintf("speed sentinel: %d samples, median %.1f ms, tolerance ±%.0f%%: ", n, float64(v.Median)/1e6, 100*v.Tolerance)
 	if len(v.MemDeviation) > 0 {
-		head = fmt.Sprintf("speed sentinel: %d samples, median %.1f ms (core) and %.0f ns a load (memory: the lowest of %d windows of %d dependent loads beyond the last-level cache, its pages in memory), tolerance ±%.0f%%: ",
-			n, float64(v.Median)/1e6, PerLoad(v.MemMedian), MemWindows, MemLoads, 100*v.Tolerance)
+		head = fmt.Sprintf("speed sentinel: %d samples, median %.1f ms (core) and %.0f ns a load (memory: %s), tolerance ±%.0f%%: ",
+			n, float64(v.Median)/1e6, PerLoad(v.MemMedian), v.MemReference(), 100*v.Tolerance)
 	}
 	if len(v.Off) == 0 {
 		return head + "the machine held its speed"
@@ -269,6 +337,9 @@ func (v Verdict) String(s *Series) string {
 	if len(s.Samples) == 0 {
 		return v.Line()
 	}
+	// Where the samples' chains were not all in the same pages, each says
+	// its share in 2 MiB pages.
+	mixed := len(v.MemDeviation) > 0 && slices.ContainsFunc(s.Samples, func(sm Sample) bool { return percent(sm.MemHuge) != percent(s.Samples[0].MemHuge) })
 	var parts []string
 	for i, sm := range s.Samples {
 		mark := ""
@@ -282,6 +353,9 @@ func (v Verdict) String(s *Series) string {
 		mem := ""
 		if len(v.MemDeviation) > 0 {
 			mem = fmt.Sprintf(", memory %.0f ns %+.0f%%", PerLoad(sm.Mem), 100*v.MemDeviation[i])
+		}
+		if mixed {
+			mem += " (" + percent(sm.MemHuge) + " in 2 MiB pages)"
 		}
 		if sm.MemPagedIn > 0 {
 			mem += fmt.Sprintf(" (%d pages read back in first)", sm.MemPagedIn)
