@@ -239,10 +239,13 @@ func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
 // to a load is the host's: on the 2-vCPU guest here one streamer added a
 // median 30%, 28% and 24% in three runs, 8, 8 and 7 of its 8 samples
 // flagged, while the quiet samples stayed within a few percent (a streamer
-// that read and wrote a line in turn added 10% to 18%). So the test
-// asserts that the streamers' samples read slower than the quiet ones,
-// taken together, and that at least one of eight is flagged; how many
-// were is logged.
+// that read and wrote a line in turn added 10% to 18%); beside another
+// package's memory tests, only 4%. So the test asserts that the
+// streamers' samples read slower than the quiet ones, taken together, and
+// that where they read slower by more than the tolerance at least one is
+// flagged; how many were is logged. A round in which other work kept the
+// streamers off their CPUs injected nothing and is left out; with fewer
+// than 4 of 12 rounds left the test skips, saying so.
 func TestStreamerFlaggedHost(t *testing.T) {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
@@ -276,21 +279,35 @@ func TestStreamerFlaggedHost(t *testing.T) {
 	defer m.Free()
 	s := &Series{}
 	s.UseMemory(m)
-	var streamed []int
-	for range 8 {
+	// streamed are the streamers' samples; starved, those taken while
+	// other work kept the streamers off their CPUs (each ran less than
+	// 80% of the time), which injected no slowdown and are left out.
+	var streamed, starved []int
+	for range 12 {
 		s.Take("quiet")
 		s.Take("quiet")
 		stop := stream(t, &others, others.Count())
 		time.Sleep(100 * time.Millisecond)
-		streamed = append(streamed, len(s.Samples))
+		i := len(s.Samples)
 		s.Take("streamers")
-		stop()
+		if ran := stop(); ran < 0.8 {
+			starved = append(starved, i)
+			t.Logf("sample %d: the streamers ran %.0f%% of the time (other work on their CPUs): left out", i, 100*ran)
+			continue
+		}
+		streamed = append(streamed, i)
+	}
+	if len(streamed) < 4 {
+		t.Skipf("the streamers were kept off their CPUs by other work in %d of 12 rounds (less than 80%% of the time running), so too little slowdown was injected to check: run the test on a quiet machine", len(starved))
 	}
 	v := s.Check(0.15)
 	t.Log(v.String(s))
 	var quiet, loud []float64
 	flagged := 0
 	for i, d := range v.MemDeviation {
+		if slices.Contains(starved, i) {
+			continue
+		}
 		if !slices.Contains(streamed, i) {
 			quiet = append(quiet, d)
 			continue
@@ -304,15 +321,24 @@ func TestStreamerFlaggedHost(t *testing.T) {
 	slices.Sort(loud)
 	q, l := quiet[len(quiet)/2], loud[len(loud)/2]
 	t.Logf("memory reference off its median: quiet samples %+.0f%% (median of %d), streamers' %+.0f%% (median of %d); %d of the streamers' samples flagged slow", 100*q, len(quiet), 100*l, len(loud), flagged)
-	if l <= q || flagged == 0 {
-		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians), %d of %d flagged slow; want slower, and at least one flagged", cpus[1:min(len(cpus), 8)], 100*l, 100*q, flagged, len(loud))
+	// The streamers must slow the reference; how much depends on what
+	// else loads the machine's memory (beside another test package's
+	// streams they added 4%, alone 21% to 31%), so the verdict must flag
+	// them where they slowed it past the tolerance.
+	if l <= q {
+		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians): want slower", cpus[1:min(len(cpus), 8)], 100*l, 100*q)
+	}
+	if l-q > v.Tolerance && flagged == 0 {
+		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians), beyond the ±%.0f%% tolerance, yet none of %d was flagged", cpus[1:min(len(cpus), 8)], 100*l, 100*q, 100*v.Tolerance, len(loud))
 	}
 }
 
 // stream starts n threads on the CPUs of set, each copying one half of its
-// own 128 MiB onto the other until stop.
-func stream(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
+// own 128 MiB onto the other until stop, which returns the least share of
+// the time any of them ran (its thread's CPU time over the wall time).
+func stream(t *testing.T, set *unix.CPUSet, n int) (stop func() float64) {
 	quit, pinned := make(chan struct{}), make(chan error)
+	ran := make(chan float64, n)
 	var done sync.WaitGroup
 	for range n {
 		done.Add(1)
@@ -324,11 +350,13 @@ func stream(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
 			for i := 0; i < len(buf); i += 512 { // its pages faulted in before it counts as streaming
 				buf[i] = 1
 			}
+			cpu0, wall0 := threadCPU(), time.Now()
 			pinned <- err
 			for {
 				copy(buf[len(buf)/2:], buf[:len(buf)/2])
 				select {
 				case <-quit:
+					ran <- float64(threadCPU()-cpu0) / float64(time.Since(wall0))
 					return
 				default:
 				}
@@ -339,12 +367,29 @@ func stream(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
 	for range n {
 		errs = append(errs, <-pinned)
 	}
-	stop = func() { close(quit); done.Wait() }
+	stop = func() float64 {
+		close(quit)
+		done.Wait()
+		least := 1.0
+		for range n {
+			least = min(least, <-ran)
+		}
+		return least
+	}
 	if err := errors.Join(errs...); err != nil {
 		stop()
 		t.Fatalf("pinning the streamers: %v", err)
 	}
 	return stop
+}
+
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // hog starts n threads spinning on the CPUs of set; stop ends them (and
