@@ -46,8 +46,8 @@ func measuredTables(f *calib.MeasuredFit) []Table {
 	series := Table{ID: AnchorModel + "-sentinel", Fold: true, Caption: fmt.Sprintf("The speed sentinel around the measured fit's cells: median %s ms, tolerance ±%.0f%%", FmtF(float64(v.Median)/1e6, 2), 100*v.Tolerance),
 		Head: []string{"sample", "after", "ms", "off the median"}}
 	if mem {
-		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (the lowest of %d windows of %d dependent loads beyond the last-level cache, its pages in memory) median %s ns a load, tolerance ±%.0f%% for each; a sample is off when either is, or when the memory reference's pages were not all in memory",
-			FmtF(float64(v.Median)/1e6, 2), sentinel.MemWindows, sentinel.MemLoads, FmtF(sentinel.PerLoad(v.MemMedian), 0), 100*v.Tolerance)
+		series.Caption = fmt.Sprintf("The speed sentinel around the measured fit's cells: core reference median %s ms, memory reference (%s) median %s ns a load, tolerance ±%.0f%% for each; a sample is off when either is, or when the memory reference's pages were not all in memory",
+			FmtF(float64(v.Median)/1e6, 2), v.MemReference(), FmtF(sentinel.PerLoad(v.MemMedian), 0), 100*v.Tolerance)
 		series.Head = []string{"sample", "after", "core ms", "core off its median", "memory ns a load", "memory off its median", "off"}
 	}
 	for i, s := range f.Sentinel.Samples {
