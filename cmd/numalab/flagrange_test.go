@@ -151,15 +151,15 @@ func TestHostileFlags(t *testing.T) {
 	// Flags of every run command (pacing, --connect-timeout).
 	common := map[string]string{"think": "dur", "rate": "float", "connect-timeout": "dur"}
 	// with are the flags a flag is for, given beside it.
-	with := map[string][]string{"monitor-load": {"--monitor", "trace"}, "knee-factor": {"--curve"}}
+	with := map[string][]string{"monitor-load": {"--monitor", "trace"}, "knee-factor": {"--curve"}, "neighbour-pairs": {"--neighbour"}}
 	for _, c := range []struct {
 		cmd   []string
 		kinds map[string]string
 		ok    map[string][]string // hostile values the flag takes
 	}{
 		{[]string{"run", "oltp"}, map[string]string{"warehouses": "int", "data-node": "int", "duration": "dur", "warmup": "dur", "repeat": "int",
-			"streams-per-cpu": "int", "trace": "int", "seed": "int", "streams": "ints", "knee-factor": "float", "monitor-load": "float"},
-			map[string][]string{"data-node": {"0"}, "warmup": {"0"}, "streams-per-cpu": {"0"}, "trace": {"0"}, "seed": {"0", "-3", "1000000000000"},
+			"streams-per-cpu": "int", "trace": "int", "seed": "int", "streams": "ints", "knee-factor": "float", "monitor-load": "float", "neighbour-pairs": "int"},
+			map[string][]string{"data-node": {"0"}, "warmup": {"0"}, "streams-per-cpu": {"0"}, "trace": {"0"}, "seed": {"0", "-3", "1000000000000"}, "neighbour-pairs": {"0"},
 				"think": {"0"}, "rate": {"0"}, "monitor-load": {"0"}, "knee-factor": {"0"}}}, // knee-factor 0: the default
 		{[]string{"run", "insert"}, map[string]string{"batch": "int", "max-rows": "int", "duration": "dur", "warmup": "dur", "repeat": "int",
 			"wait-every": "dur", "seed": "int", "streams": "ints"},

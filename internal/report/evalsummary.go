@@ -48,6 +48,9 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 		fmt.Fprintln(w, "  it rests on: "+md.Derived())
 		if md.SMTMeasured {
 			fmt.Fprintf(w, "  SMT gain %s, %s\n", strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), md.SMT.Source)
+		} else {
+			fmt.Fprintf(w, "  SMT gain %s, assumed: the published band is %s to %s (%s; docs/model.md); a run with smt=on and smt=off cells measures it\n",
+				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64), strconv.FormatFloat(md.SMT.High, 'g', 3, 64), md.SMT.Source)
 		}
 		if md.FitRun == 0 {
 			if off := offSpeed(sent, verdict, fitStep); off != "" {
@@ -61,7 +64,8 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 			assumed = p.Assumptions
 		}
 		for _, a := range assumed {
-			if a.Basis == calib.Assumed {
+			// The SMT gain has its line above.
+			if a.Basis == calib.Assumed && a.Name != calib.AssumeSMT {
 				fmt.Fprintln(w, "  assumed: "+a.String())
 			}
 		}

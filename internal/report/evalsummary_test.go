@@ -35,7 +35,7 @@ func TestSummaryAssumptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"assumed: licence per physical core 7,000", "assumed: SMT gain"} {
+	for _, want := range []string{"assumed: licence per physical core 7,000", "SMT gain 1.1, assumed: the published band is 1 to 1.19 (Linchi Shea", "SMT gain"} {
 		if n := strings.Count(out, want); n != 1 {
 			t.Errorf("summary has %q %d times, want once:\n%s", want, n, out)
 		}
