@@ -32,8 +32,8 @@ import (
 // the suite one eval budget and one boot. Its CPU nodes have 1.5 GiB
 // each: at 768 MiB, and again at 1 GiB, eval was killed by a SIGKILL
 // (exit 137) right after its page-size step, in one fresh-clone run of two
-// and of seven: most likely the guest's OOM killer, node 0 holding the
-// page-size step's two database images beside the eval's files in RAM.)
+// and of seven: most likely the guest's OOM killer (not confirmed: the
+// guest's kernel log is not kept), the eval's files being in RAM.)
 //
 // --data-node is checked for every node on tmpfs and on the RAM disk's
 // filesystem (ext4) on the 2-node machine; elsewhere for every node once,
