@@ -185,17 +185,8 @@ func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
 	}
 	var one unix.CPUSet
 	one.Set(cpu)
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		t.Fatal(err)
-	}
-	defer unix.SchedSetaffinity(0, &set)
-	m, err := NewMemory(MemoryBytes(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Free()
-	s := &Series{}
-	s.UseMemory(m)
+	s, restore := pinnedSeries(t, &one, &set)
+	defer restore()
 	var hogged []int
 	for range 4 {
 		s.Take("quiet")
@@ -263,22 +254,14 @@ func TestStreamerFlaggedHost(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(min(len(cpus), 8) + 1))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var one, others unix.CPUSet
-	one.Set(cpus[0])
+	var others unix.CPUSet
 	for _, c := range cpus[1:min(len(cpus), 8)] {
 		others.Set(c)
 	}
-	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		t.Fatal(err)
-	}
-	defer unix.SchedSetaffinity(0, &set)
-	m, err := NewMemory(MemoryBytes(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Free()
-	s := &Series{}
-	s.UseMemory(m)
+	var one unix.CPUSet
+	one.Set(cpus[0])
+	s, restore := pinnedSeries(t, &one, &set)
+	defer restore()
 	// streamed are the streamers' samples; starved, those taken while
 	// other work kept the streamers off their CPUs (each ran less than
 	// 80% of the time), which injected no slowdown and are left out.
@@ -422,4 +405,21 @@ func hog(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
 		t.Fatalf("pinning the hogs: %v", err)
 	}
 	return stop
+}
+
+// pinnedSeries pins the calling thread (locked by the caller) to the CPUs
+// of one and returns a series that times the memory reference beside the
+// core one; restore frees the reference and gives the thread back set.
+func pinnedSeries(t *testing.T, one, set *unix.CPUSet) (s *Series, restore func()) {
+	if err := unix.SchedSetaffinity(0, one); err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMemory(MemoryBytes(0))
+	if err != nil {
+		unix.SchedSetaffinity(0, set)
+		t.Fatal(err)
+	}
+	s = &Series{}
+	s.UseMemory(m)
+	return s, func() { m.Free(); unix.SchedSetaffinity(0, set) }
 }
