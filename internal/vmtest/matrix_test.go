@@ -256,6 +256,8 @@ done`)
 	if mc.eval {
 		s.raw(fmt.Sprintf("mkdir -p /tmp/ev && cp /opt/bin/%s /opt/bin/%s /tmp/ev/", tpccDB, transtatsDB))
 		s.add("eval", "numalab eval --budget "+evalBudget(m).String()+" --dir /tmp/ev --store /tmp/ev/s.db --out /tmp/ev/r.html")
+		// The kernel's word on a killed eval (the OOM killer's report).
+		s.add("eval-kernel", "dmesg | grep -i -A70 -m1 'invoked oom-killer'; dmesg | grep -i 'killed process'; free")
 		s.add("eval-report", "tail -c 100 /tmp/ev/r.html")
 		for id := 1; id <= evalRuns; id++ {
 			s.add(fmt.Sprintf("eval-run%d", id), fmt.Sprintf("numalab runs show --json --store /tmp/ev/s.db %d", id))
@@ -601,7 +603,7 @@ var evalSteps = []string{"memory probe", "null transaction on SQLite", "null tra
 func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 	sec := secs["eval"]
 	if sec.Code != 0 {
-		t.Fatalf("eval: exit %d\nstdout:\n%s\nstderr:\n%s", sec.Code, sec.Out, sec.Err)
+		t.Fatalf("eval: exit %d\nthe guest's kernel log on it:\n%s\nstderr:\n%s\nstdout:\n%s", sec.Code, secs["eval-kernel"].Out, sec.Err, sec.Out)
 	}
 	out := string(sec.Out)
 	t.Logf("eval's summary (%.0f s in the guest):\n%s", sec.Seconds, out)
