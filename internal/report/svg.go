@@ -79,8 +79,11 @@ func (s *Scale) Fit(vs []float64) {
 	if s.Zero {
 		s.Min = math.Min(0, s.Min)
 	}
-	if s.Max == s.Min {
-		s.Max = s.Min + 1
+	if s.Max-s.Min <= 1e-9*math.Max(math.Abs(s.Min), math.Abs(s.Max)) {
+		// One value, or values that differ in their last digits (a
+		// model through a measured point by construction, say): one
+		// value on a chart, and no step finer than their precision.
+		s.Max = s.Min + math.Max(1, 1e-6*math.Abs(s.Min))
 	}
 	step := niceStep((s.Max - s.Min) / 5)
 	s.Min = math.Floor(s.Min/step) * step
@@ -125,9 +128,15 @@ func (s *Scale) ticks() []float64 {
 		}
 		return out
 	}
+	// Counted, not added up: a step below the values' precision added
+	// to v leaves v where it was, and a loop on v never ends (an eval
+	// whose chart had two values one ulp apart grew until the kernel's
+	// OOM killer took it). n is NaN, and no tick drawn, for an infinite
+	// scale.
 	step := niceStep((s.Max - s.Min) / 5)
-	for v := s.Min; v <= s.Max+step*1e-9; v += step {
-		out = append(out, math.Round(v/step)*step)
+	n := math.Floor((s.Max-s.Min)/step + 1e-9)
+	for i := 0.0; i <= n; i++ {
+		out = append(out, math.Round((s.Min+i*step)/step)*step)
 	}
 	return out
 }

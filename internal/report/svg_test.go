@@ -1,0 +1,47 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestScaleValuesApartInTheirLastDigits: an axis whose values differ only
+// in their last bits (a model's prediction through a measured point by
+// construction) gets ticks and a chart in bounded time. Its ticks once
+// looped adding a step below the values' precision, and eval's report
+// grew until the OOM killer took it.
+func TestScaleValuesApartInTheirLastDigits(t *testing.T) {
+	for _, v := range []float64{302.8, 1554.8, 3415487.7, 1e17, -42.5} {
+		vs := []float64{v, math.Nextafter(v, math.Inf(1)), math.Nextafter(math.Nextafter(v, math.Inf(1)), math.Inf(1))}
+		done := make(chan string, 1)
+		go func() {
+			s := Scale{}
+			s.Fit(vs)
+			ticks := s.ticks()
+			c := Chart{ID: "t", Title: "t", X: Scale{Label: "x", Format: FmtSig}, Y: Scale{Label: "y", Format: FmtSig},
+				Series: []Series{{Name: "s", Points: []Point{{X: vs[0], Y: vs[1]}, {X: vs[1], Y: vs[2]}, {X: vs[2], Y: vs[0]}}}}}
+			svg := c.SVG()
+			switch {
+			case len(ticks) < 2 || len(ticks) > 11:
+				done <- fmt.Sprintf("%d ticks, want 2 to 11", len(ticks))
+			case !(s.Min <= v && s.Max >= vs[2]):
+				done <- "the scale does not hold its values"
+			case !strings.Contains(svg, "</svg>"):
+				done <- "no whole chart"
+			default:
+				done <- ""
+			}
+		}()
+		select {
+		case msg := <-done:
+			if msg != "" {
+				t.Errorf("values %v: %s", vs, msg)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("values %v: no ticks or chart after 10 s (the tick loop does not end)", vs)
+		}
+	}
+}
