@@ -24,7 +24,10 @@
 // the guest's kernel has not reached its /init within the boot limit
 // (ErrNoBoot, with the kernel's log), when the command's time runs out,
 // when the context is cancelled, and on SIGINT or SIGTERM (after which
-// the signal takes its usual course).
+// the signal takes its usual course). qemu runs at a nice value Favour
+// below the test process's where that may be raised (root): a guest's
+// eval spends a budget of wall time, which the packages go test runs
+// beside would otherwise take.
 //
 // A machine may have a RAM disk at /data, ext2 (busybox's mke2fs) or ext4
 // (the host's mke2fs, from e2fsprogs, carried into the guest).

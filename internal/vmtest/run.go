@@ -288,9 +288,9 @@ func reraise(sig syscall.Signal) {
 	unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
 }
 
-// Favour is how much nicer than this process qemu is not: its nice value
-// is Favour below this process's (a higher priority) where the process
-// may raise priorities (root, CAP_SYS_NICE). A guest's eval spends a
+// Favour is how far below this process's nice value qemu's is (a higher
+// priority), where the process may raise priorities (root,
+// CAP_SYS_NICE). A guest's eval spends a
 // budget of wall time, and the packages go test runs beside this one
 // would otherwise take the CPU its steps need (a guest's probe once took
 // 107 s of a 2-minute budget and eval stored no OLTP run); they mostly
