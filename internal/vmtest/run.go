@@ -290,11 +290,12 @@ func reraise(sig syscall.Signal) {
 
 // Favour is how far below this process's nice value qemu's is (a higher
 // priority), where the process may raise priorities (root,
-// CAP_SYS_NICE). A guest's eval spends a
-// budget of wall time, and the packages go test runs beside this one
-// would otherwise take the CPU its steps need (a guest's probe once took
-// 107 s of a 2-minute budget and eval stored no OLTP run); they mostly
-// wait on timed cells and lose little.
+// CAP_SYS_NICE). A guest's eval spends a budget of wall time, and the
+// packages go test runs beside this one (.ci/run's -p 3) would otherwise
+// take the CPU its steps need: without it, a guest's probe once took
+// 107 s of a 2-minute budget and eval stored no OLTP run. Those packages
+// mostly wait on timed cells; beside a favoured qemu they take longer
+// (1.5 to 2.4 times in three fresh-clone runs), the suite less.
 const Favour = 5
 
 // startFavoured starts cmd from an OS thread of its own whose nice value
