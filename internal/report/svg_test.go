@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/numalab/numalab/internal/model"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/model"
 )
 
 // TestScaleValuesApartInTheirLastDigits: an axis whose values differ only
