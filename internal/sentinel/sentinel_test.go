@@ -320,50 +320,32 @@ func TestStreamerFlaggedHost(t *testing.T) {
 // own 128 MiB onto the other until stop, which returns the least share of
 // the time any of them ran (its thread's CPU time over the wall time).
 func stream(t *testing.T, set *unix.CPUSet, n int) (stop func() float64) {
-	quit, pinned := make(chan struct{}), make(chan error)
 	ran := make(chan float64, n)
-	var done sync.WaitGroup
-	for range n {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-			err := unix.SchedSetaffinity(0, set)
-			buf := make([]uint64, 16<<20)
-			for i := 0; i < len(buf); i += 512 { // its pages faulted in before it counts as streaming
-				buf[i] = 1
+	end := pinnedThreads(t, set, n, "streamers", func(ready func(), quit <-chan struct{}) {
+		buf := make([]uint64, 16<<20)
+		for i := 0; i < len(buf); i += 512 { // its pages faulted in before it counts as streaming
+			buf[i] = 1
+		}
+		cpu0, wall0 := threadCPU(), time.Now()
+		ready()
+		for {
+			copy(buf[len(buf)/2:], buf[:len(buf)/2])
+			select {
+			case <-quit:
+				ran <- float64(threadCPU()-cpu0) / float64(time.Since(wall0))
+				return
+			default:
 			}
-			cpu0, wall0 := threadCPU(), time.Now()
-			pinned <- err
-			for {
-				copy(buf[len(buf)/2:], buf[:len(buf)/2])
-				select {
-				case <-quit:
-					ran <- float64(threadCPU()-cpu0) / float64(time.Since(wall0))
-					return
-				default:
-				}
-			}
-		}()
-	}
-	var errs []error
-	for range n {
-		errs = append(errs, <-pinned)
-	}
-	stop = func() float64 {
-		close(quit)
-		done.Wait()
+		}
+	})
+	return func() float64 {
+		end()
 		least := 1.0
 		for range n {
 			least = min(least, <-ran)
 		}
 		return least
 	}
-	if err := errors.Join(errs...); err != nil {
-		stop()
-		t.Fatalf("pinning the streamers: %v", err)
-	}
-	return stop
 }
 
 // threadCPU is the calling thread's CPU time.
@@ -378,21 +360,35 @@ func threadCPU() time.Duration {
 // hog starts n threads spinning on the CPUs of set; stop ends them (and
 // their threads, which keep the affinity).
 func hog(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
-	quit, pinned := make(chan struct{}), make(chan error)
+	return pinnedThreads(t, set, n, "hogs", func(ready func(), quit <-chan struct{}) {
+		ready()
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+		}
+	})
+}
+
+// pinnedThreads starts n threads on the CPUs of set, each running work
+// until quit is closed, and returns once every one has called ready (or
+// failed to be pinned, which fails t, named what). stop closes quit and
+// waits for them; their threads end with them, keeping the affinity.
+func pinnedThreads(t *testing.T, set *unix.CPUSet, n int, what string, work func(ready func(), quit <-chan struct{})) (stop func()) {
+	quit, pinned := make(chan struct{}), make(chan error, n)
 	var done sync.WaitGroup
 	for range n {
 		done.Add(1)
 		go func() {
 			defer done.Done()
 			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-			pinned <- unix.SchedSetaffinity(0, set)
-			for {
-				select {
-				case <-quit:
-					return
-				default:
-				}
+			if err := unix.SchedSetaffinity(0, set); err != nil {
+				pinned <- err
+				return
 			}
+			work(func() { pinned <- nil }, quit)
 		}()
 	}
 	var errs []error
@@ -402,7 +398,7 @@ func hog(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
 	stop = func() { close(quit); done.Wait() }
 	if err := errors.Join(errs...); err != nil {
 		stop()
-		t.Fatalf("pinning the hogs: %v", err)
+		t.Fatalf("pinning the %s: %v", what, err)
 	}
 	return stop
 }
