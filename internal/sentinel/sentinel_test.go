@@ -159,17 +159,25 @@ func advisedHuge(t *testing.T, size int64) (float64, bool) {
 
 // TestHogOnSentinelCPUFlaggedHost: samples taken while busy threads
 // share the sentinel's CPU are flagged against quiet samples taken
-// between them. The test pins itself and four hogs to one CPU (with a P
-// for each, so that all run), so the sentinel gets at most a fifth of it
-// on any machine, more than the three-fold swings a shared machine's
-// neighbours gave the quiet samples here; it alternates two quiet samples
-// with one beside the hogs, so a neighbour that comes and goes meets both
-// alike. How many quiet samples are off follows those neighbours, so it
-// is logged; what is held is what the sentinel controls: the hogs'
-// samples flagged slow, and the memory reference timed over pages all in
-// memory in every sample. It asserts no speed.
+// between them. The test pins itself and nine hogs to one CPU (with a P
+// for each, so that all run), so the sentinel gets at most a tenth of it;
+// it alternates two quiet samples with one beside the hogs, so a
+// neighbour that comes and goes meets both alike. Other work can take the
+// sentinel's CPU too: in CI the quiet samples read 5.2 to 25.8 ms (the
+// emulated machines' qemu, which runs at a higher priority, shared the
+// CPU), the median was such a slowed one, and a sample beside four hogs
+// read 4% under it. So the test reads what share of its CPU the
+// sentinel's thread got in each sample (its CPU time over the wall time)
+// and asks for a flag where the hogs cut that share to less than the
+// median sample's by more than half again the tolerance, i.e. where they
+// slowed the reference past the tolerance against the series' median; a
+// hog sample that other work slowed as much as the quiet ones is left
+// out, and with none left the test skips, saying so. How many quiet
+// samples are off follows those neighbours, so it is logged. Also held:
+// the memory reference timed over pages all in memory in every sample.
+// It asserts no speed.
 func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
-	const hogs = 4
+	const hogs = 9
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(hogs + 2))
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -188,25 +196,39 @@ func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
 	s, restore := pinnedSeries(t, &one, &set)
 	defer restore()
 	var hogged []int
+	var share []float64 // per sample, the sentinel thread's CPU time over the wall time
+	take := func(label string) {
+		cpu0, wall0 := threadCPU(), time.Now()
+		s.Take(label)
+		share = append(share, float64(threadCPU()-cpu0)/float64(time.Since(wall0)))
+	}
 	for range 4 {
-		s.Take("quiet")
-		s.Take("quiet")
+		take("quiet")
+		take("quiet")
 		stop := hog(t, &one, hogs)
 		hogged = append(hogged, len(s.Samples))
-		s.Take("hogs")
+		take("hogs")
 		stop()
 	}
-	s.Take("quiet")
+	take("quiet")
 	v := s.Check(0.15)
 	t.Log(v.String(s))
-	coreOff, memOff := 0, 0
+	sorted := slices.Clone(share)
+	slices.Sort(sorted)
+	mid := sorted[len(sorted)/2]
+	coreOff, memOff, checked := 0, 0, 0
 	for i, sm := range s.Samples {
 		if sm.MemNotResident != "" {
 			t.Errorf("sample %d: the memory reference's pages: %s", i, sm.MemNotResident)
 		}
 		if slices.Contains(hogged, i) {
+			if mid/share[i] <= 1.5*(1+v.Tolerance) {
+				t.Logf("sample %d, with %d hogs on CPU %d: the sentinel got %.0f%% of its CPU against the median sample's %.0f%% (other work slowed the others as much): left out", i, hogs, cpu, 100*share[i], 100*mid)
+				continue
+			}
+			checked++
 			if !slices.Contains(v.Off, i) || v.Deviation[i] <= v.Tolerance {
-				t.Errorf("sample %d, taken with %d hogs on CPU %d: core %+.0f%%, not flagged slow", i, hogs, cpu, 100*v.Deviation[i])
+				t.Errorf("sample %d, taken with %d hogs on CPU %d (the sentinel got %.0f%% of its CPU against the median sample's %.0f%%): core %+.0f%%, not flagged slow", i, hogs, cpu, 100*share[i], 100*mid, 100*v.Deviation[i])
 			}
 			continue
 		}
@@ -217,7 +239,10 @@ func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
 			memOff++
 		}
 	}
-	t.Logf("quiet samples off: %d of 9 by the core reference, %d by the memory reference", coreOff, memOff)
+	t.Logf("quiet samples off: %d of 9 by the core reference, %d by the memory reference; the sentinel's share of its CPU per sample: %.2f", coreOff, memOff, share)
+	if checked == 0 {
+		t.Skipf("in none of the %d samples beside the hogs did they cut the sentinel's share of its CPU below the median sample's by more than half again the tolerance (other work on CPU %d slowed the quiet samples as much): run the test on a quieter machine", len(hogged), cpu)
+	}
 }
 
 // TestStreamerFlaggedHost: samples of the memory reference taken while
