@@ -295,7 +295,10 @@ func reraise(sig syscall.Signal) {
 // take the CPU its steps need: without it, a guest's probe once took
 // 107 s of a 2-minute budget and eval stored no OLTP run. Those packages
 // mostly wait on timed cells; beside a favoured qemu they take longer
-// (1.5 to 2.4 times in three fresh-clone runs), the suite less.
+// (1.5 to 2.4 times in three fresh-clone runs), the suite less; and a
+// test there that times work on one CPU finds that CPU taken when a
+// guest is busy (sentinel's hog test, which reads its thread's share of
+// the CPU for that reason).
 const Favour = 5
 
 // startFavoured starts cmd from an OS thread of its own whose nice value
