@@ -98,12 +98,13 @@ func (d *DB) Resolve() (string, Errs) {
 
 // ConnectTimeout defines --connect-timeout, one flag for every command
 // that connects to a server: how long connecting may take. Its default,
-// 0, is engine.DefaultConnectTimeout.
+// 0, is the engine's: engine.DefaultConnectTimeout for a --dsn server,
+// engine.OwnServerConnectTimeout for numalab's own.
 func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
 	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour, connectTimeoutUsage)
 }
 
-var connectTimeoutUsage = fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v)", engine.DefaultConnectTimeout)
+var connectTimeoutUsage = fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v for a --dsn server, %v for numalab's own)", engine.DefaultConnectTimeout, engine.OwnServerConnectTimeout)
 
 // ConnectTimeoutSetting is --connect-timeout's setting, with ConnectTimeout's
 // flag, left out of argv when not given.

@@ -218,7 +218,8 @@ type Options struct {
 	// Schema is numalab's PostgreSQL schema (default "numalab").
 	Schema string
 	// ConnectTimeout bounds connecting to a server, each connection
-	// (PostgreSQL, MariaDB); 0 means DefaultConnectTimeout.
+	// (PostgreSQL, MariaDB); 0 means DefaultConnectTimeout for a --dsn
+	// server, OwnServerConnectTimeout for numalab's own.
 	ConnectTimeout time.Duration
 	// PinBackends pins each PostgreSQL backend to the CPUs of the thread
 	// that called Connect. Always done with a managed server; with a DSN

@@ -63,7 +63,9 @@ type myEngine struct {
 	cache  bool // Options.MariaDBCacheMetadata
 	// timeout bounds each connection's connecting (ConnectBound).
 	timeout time.Duration
-	db      *sql.DB
+	// ownLog is numalab's own server's log, "" with a --dsn server.
+	ownLog string
+	db     *sql.DB
 	// threadCPUs are mariadbd's CPUs before SetDOPPlaced set its threads
 	// to a cell's (nil: not set), given back by a cell with no CPUs.
 	threadCPUs []int
@@ -72,7 +74,7 @@ type myEngine struct {
 var _ Engine = (*myEngine)(nil)
 
 func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
-	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends, cache: opt.MariaDBCacheMetadata, timeout: opt.ConnectTimeout}
+	e := &myEngine{schema: opt.Schema, pin: opt.PinBackends, cache: opt.MariaDBCacheMetadata}
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
@@ -88,8 +90,9 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 		return nil, err
 	}
 	e.where = where
+	e.timeout = connectBound(opt.ConnectTimeout, srv != nil)
 	if srv != nil {
-		e.server, e.pin = srv, true
+		e.server, e.pin, e.ownLog = srv, true, srv.LogPath()
 		defer func() {
 			if err != nil {
 				srv.Stop()
@@ -105,7 +108,7 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	e.cfg.ParseTime = true
 	base := e.cfg.Clone()
 	base.DBName = ""
-	c, err := connectMy(ctx, base, nil, e.timeout)
+	c, err := e.connect(ctx, base, nil)
 	if err != nil {
 		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.server != nil)), dsn: dsn, err: err}
 	}
@@ -124,11 +127,12 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	return e, nil
 }
 
-// connectMy opens a pool of one connection with cfg, dialling with dial
+// connect opens a pool of one connection with cfg, dialling with dial
 // when it is not nil, and returns the connection (closing it closes the
 // pool's last connection; the pool itself is closed with it). Connecting
-// is bounded by timeout (ConnectBound).
-func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error), timeout time.Duration) (*myOne, error) {
+// is bounded by e.timeout (ConnectBound); a timeout of numalab's own
+// server quotes its log.
+func (e *myEngine) connect(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error)) (*myOne, error) {
 	cfg = cfg.Clone()
 	if dial != nil {
 		cfg.DialFunc = dial
@@ -139,10 +143,10 @@ func connectMy(ctx context.Context, cfg *mysql.Config, dial func(context.Context
 	}
 	db := sql.OpenDB(conn)
 	db.SetMaxOpenConns(1)
-	c, err := ConnectBound(ctx, timeout, db.Conn)
+	c, err := ConnectBound(ctx, e.timeout, db.Conn)
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, ownServerTimeout(err, e.ownLog)
 	}
 	return &myOne{Conn: c, db: db}, nil
 }

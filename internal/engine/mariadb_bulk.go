@@ -19,7 +19,7 @@ func (e *myEngine) Bulk(ctx context.Context, table string, columns []string) (Bu
 	if len(columns) == 0 {
 		return nil, fmt.Errorf("loading %s: no columns", table)
 	}
-	c, err := connectMy(ctx, e.cfg, nil, e.timeout)
+	c, err := e.connect(ctx, e.cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: connecting: %s", table, result.Redact(err.Error()))
 	}

@@ -31,7 +31,7 @@ func (e *myEngine) Connect(ctx context.Context) (Conn, error) {
 		mc.sock, mc.cache = cm, cm
 		return cm, nil
 	}
-	c, err := connectMy(ctx, e.cfg, dial, e.timeout)
+	c, err := e.connect(ctx, e.cfg, dial)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to mariadb %s: %s%s", e.where, result.Redact(err.Error()), myConnectHint(err, e.server != nil))
 	}

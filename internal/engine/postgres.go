@@ -66,7 +66,9 @@ type pgEngine struct {
 	pin    bool
 	// timeout bounds each connection's connecting (ConnectBound).
 	timeout time.Duration
-	db      *sql.DB
+	// ownLog is numalab's own server's log, "" with a --dsn server.
+	ownLog string
+	db     *sql.DB
 
 	mu      sync.Mutex
 	params  map[string]string // runtime parameters of new connections
@@ -81,7 +83,7 @@ type pgEngine struct {
 var _ Engine = (*pgEngine)(nil)
 
 func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
-	e := &pgEngine{schema: opt.Schema, pin: opt.PinBackends, timeout: opt.ConnectTimeout}
+	e := &pgEngine{schema: opt.Schema, pin: opt.PinBackends}
 	if e.schema == "" {
 		e.schema = DefaultSchema
 	}
@@ -100,8 +102,9 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 		return nil, err
 	}
 	e.where = where
+	e.timeout = connectBound(opt.ConnectTimeout, srv != nil)
 	if srv != nil {
-		e.server, e.pin = srv, true
+		e.server, e.pin, e.ownLog = srv, true, srv.LogPath()
 		defer func() {
 			if err != nil {
 				srv.Stop()
@@ -112,7 +115,7 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	// what to check.
 	c, err := connectPG(ctx, dsn, e.server != nil, e.timeout)
 	if err != nil {
-		return nil, fmt.Errorf("opening postgres: %w", err)
+		return nil, fmt.Errorf("opening postgres: %w", ownServerTimeout(err, e.ownLog))
 	}
 	e.cfg = c.Config().Copy()
 	err = claimSchema(ctx, c, e.schema)
@@ -204,7 +207,7 @@ func (e *pgEngine) Bulk(ctx context.Context, table string, columns []string) (Bu
 	}
 	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, e.connConfig()) })
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: connecting to postgres %s: %s", table, e.where, result.Redact(err.Error()))
+		return nil, fmt.Errorf("loading %s: connecting to postgres %s: %s", table, e.where, result.Redact(ownServerTimeout(err, e.ownLog).Error()))
 	}
 	return &pgBulk{ctx: ctx, c: c, table: pgx.Identifier{e.schema, table}, cols: columns,
 		buf: make([]any, 0, pgBulkRows*len(columns))}, nil
@@ -275,6 +278,7 @@ func (e *pgEngine) Connect(ctx context.Context) (Conn, error) {
 	cc.DialFunc = dialBlocking // see pgconn_blocking.go
 	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
 	if err != nil {
+		err = ownServerTimeout(err, e.ownLog)
 		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
 	}
 	pc := &pgConn{c: c, pid: int(c.PgConn().PID())}
