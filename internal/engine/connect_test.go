@@ -69,6 +69,11 @@ func TestOwnServerConnectTimeout(t *testing.T) {
 			if msg := err.Error(); !strings.Contains(msg, "no answer within 1s from numalab's own server") || !strings.Contains(msg, filepath.Base(log)) || took > 6*time.Second {
 				t.Errorf("after %v: %v; want the own server's timeout of 1s, quoting %s", took.Round(time.Millisecond), err, filepath.Base(log))
 			}
+			if pe, ok := eng.(*pgEngine); ok { // the first connection of Open, the same way
+				if _, err := connectPG(ctx, pe.server.DSN(), pe.ownLog, time.Second); err == nil || !strings.Contains(err.Error(), "from numalab's own server") || !strings.Contains(err.Error(), filepath.Base(log)) {
+					t.Errorf("connectPG to the stopped own server: %v; want the own server's timeout, quoting %s", err, filepath.Base(log))
+				}
+			}
 			syscall.Kill(pid, syscall.SIGCONT)
 			stopped = false
 			*bound = OwnServerConnectTimeout

@@ -18,12 +18,12 @@ import (
 // stays reachable through errors.As (for *pgconn.PgError and the like).
 // Connecting is bounded by timeout (ConnectBound).
 func ConnectPG(ctx context.Context, dsn string, timeout time.Duration) (*pgx.Conn, error) {
-	return connectPG(ctx, dsn, false, timeout)
+	return connectPG(ctx, dsn, "", timeout)
 }
 
-// connectPG is ConnectPG; managed says the server is numalab's own, whose
-// DSN the user did not give.
-func connectPG(ctx context.Context, dsn string, managed bool, timeout time.Duration) (*pgx.Conn, error) {
+// connectPG is ConnectPG; ownLog, when not "", is the log of the server,
+// numalab's own, whose DSN the user did not give (ownServerTimeout).
+func connectPG(ctx context.Context, dsn, ownLog string, timeout time.Duration) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, &pgConnectError{
@@ -34,7 +34,8 @@ func connectPG(ctx context.Context, dsn string, managed bool, timeout time.Durat
 	}
 	conn, err := ConnectBound(ctx, timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) })
 	if err != nil {
-		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err, managed)), dsn: dsn, err: err}
+		err = ownServerTimeout(err, ownLog)
+		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err, ownLog != "")), dsn: dsn, err: err}
 	}
 	return conn, nil
 }

@@ -53,7 +53,11 @@ func TestConnectPGHintManaged(t *testing.T) {
 	ctx := context.Background()
 	const dsn = "postgres://u@127.0.0.1:1/db?connect_timeout=2&sslmode=disable"
 	for _, managed := range []bool{false, true} {
-		conn, err := connectPG(ctx, dsn, managed, 0)
+		ownLog := "" // a --dsn server
+		if managed {
+			ownLog = filepath.Join(t.TempDir(), "postgres.log")
+		}
+		conn, err := connectPG(ctx, dsn, ownLog, 0)
 		if err == nil {
 			conn.Close(ctx)
 			t.Fatalf("connecting to port 1: no error")

@@ -113,9 +113,9 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	}
 	// Connect once first: ConnectPG's errors hide the password and say
 	// what to check.
-	c, err := connectPG(ctx, dsn, e.server != nil, e.timeout)
+	c, err := connectPG(ctx, dsn, e.ownLog, e.timeout)
 	if err != nil {
-		return nil, fmt.Errorf("opening postgres: %w", ownServerTimeout(err, e.ownLog))
+		return nil, fmt.Errorf("opening postgres: %w", err)
 	}
 	e.cfg = c.Config().Copy()
 	err = claimSchema(ctx, c, e.schema)
