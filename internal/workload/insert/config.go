@@ -60,7 +60,7 @@ type RunConfig struct {
 	Engine string `toml:"engine" json:"engine"`
 	DB     string `toml:"db" json:"db"`
 	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
-	// ConnectTimeout bounds connecting to the server (0: the engine's default for it).
+	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
 	ConnectTimeout time.Duration `toml:"connect_timeout" json:"connect_timeout,omitempty"`
 	// Method is PostgreSQL's: "copy" (COPY FROM STDIN) or "insert"
 	// (multi-row INSERTs, one transaction per batch). MariaDB's is always

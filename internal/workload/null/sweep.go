@@ -74,7 +74,7 @@ type Cell struct {
 type RunConfig struct {
 	Engine string `json:"engine"`
 	DSN    string `json:"-"` // may hold a password: never stored
-	// ConnectTimeout bounds connecting to the server (0: the engine's default for it).
+	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
 	Transports     []string      `json:"transports"`
 	Pairings       []string      `json:"pairings"`

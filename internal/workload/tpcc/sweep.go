@@ -25,7 +25,7 @@ type RunConfig struct {
 	Engine string `toml:"engine" json:"engine"`
 	DB     string `toml:"db" json:"db"`
 	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
-	// ConnectTimeout bounds connecting to the server (0: the engine's default for it).
+	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
 	ConnectTimeout time.Duration `toml:"connect_timeout" json:"connect_timeout,omitempty"`
 	Warehouses     int           `toml:"warehouses" json:"warehouses"`
 	Streams        []int         `toml:"streams" json:"streams"`

@@ -19,7 +19,7 @@ import (
 type RunConfig struct {
 	Engine string `json:"engine"`
 	DSN    string `json:"dsn,omitempty"` // password hidden
-	// ConnectTimeout bounds connecting to the server (0: the engine's default for it).
+	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
 	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
 	DB             string        `json:"db,omitempty"`
 	Rows           int64         `json:"rows"`
