@@ -199,15 +199,22 @@ func (e *pgEngine) connConfig() *pgx.ConnConfig {
 	return cc
 }
 
+// connect opens a connection with cc, bounded by e.timeout (ConnectBound);
+// a timeout of numalab's own server quotes its log.
+func (e *pgEngine) connect(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
+	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
+	return c, ownServerTimeout(err, e.ownLog)
+}
+
 // Bulk loads with COPY (pgx CopyFrom), one COPY per Flush or per
 // pgBulkRows rows, on a connection of its own.
 func (e *pgEngine) Bulk(ctx context.Context, table string, columns []string) (Bulk, error) {
 	if len(columns) == 0 {
 		return nil, fmt.Errorf("loading %s: no columns", table)
 	}
-	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, e.connConfig()) })
+	c, err := e.connect(ctx, e.connConfig())
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: connecting to postgres %s: %s", table, e.where, result.Redact(ownServerTimeout(err, e.ownLog).Error()))
+		return nil, fmt.Errorf("loading %s: connecting to postgres %s: %s", table, e.where, result.Redact(err.Error()))
 	}
 	return &pgBulk{ctx: ctx, c: c, table: pgx.Identifier{e.schema, table}, cols: columns,
 		buf: make([]any, 0, pgBulkRows*len(columns))}, nil
@@ -276,9 +283,8 @@ func (b *pgBulk) Rows() int64 { return b.rows }
 func (e *pgEngine) Connect(ctx context.Context) (Conn, error) {
 	cc := e.connConfig()
 	cc.DialFunc = dialBlocking // see pgconn_blocking.go
-	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
+	c, err := e.connect(ctx, cc)
 	if err != nil {
-		err = ownServerTimeout(err, e.ownLog)
 		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
 	}
 	pc := &pgConn{c: c, pid: int(c.PgConn().PID())}
