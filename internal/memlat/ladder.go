@@ -70,6 +70,10 @@ type Ladder struct {
 	Points       []Point `json:"points"`
 	Levels       []Level `json:"levels,omitempty"`
 	LabelError   string  `json:"label_error,omitempty"`
+	// Cut is set when the probe stopped (its deadline, Ctrl-C, a failure)
+	// before the ladder's largest working set: its last point is then not
+	// the DRAM latency, and no summary reads it as one.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Last returns the ladder's largest point.
@@ -231,6 +235,7 @@ func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, re
 				l.label(caches, prefix)
 			}
 			if len(l.Points) > 0 {
+				l.Cut = len(l.Points) < len(sz)
 				rep.Ladders = append(rep.Ladders, l)
 				if eerr := emit(KindLadder.Of(l)); eerr != nil && err == nil {
 					err = eerr

@@ -44,6 +44,10 @@ type Matrix struct {
 	// row's local cell, which real NUMA hardware does not do; such a
 	// matrix is flagged NoNUMAEffect whatever its RemoteRatio.
 	Inverted string `json:"inverted,omitempty"`
+	// Cut is set when the probe stopped (its deadline, Ctrl-C, a failure)
+	// before every cell was measured: a row of NS is then shorter than
+	// MemNodes, or empty.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // NUMAEffectRatio is the remote-to-local latency ratio below which a
@@ -85,6 +89,15 @@ func (m *Matrix) assess() {
 	}
 	m.RemoteRatio = mean(rem) / mean(loc)
 	m.NoNUMAEffect = m.RemoteRatio < NUMAEffectRatio || m.Inverted != ""
+}
+
+// Cells is how many cells were measured.
+func (m *Matrix) Cells() int {
+	n := 0
+	for _, row := range m.NS {
+		n += len(row)
+	}
+	return n
 }
 
 // Caveat is what a reader must know before using the matrix, or "".
@@ -142,6 +155,9 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		rep.Notes = append(rep.Notes, note)
 	}
 	m.NS = make([][]Stat, len(m.CPUNodes))
+	// The cells measured when a stop cuts the matrix are kept, each row as
+	// far as it got.
+	defer m.finish()
 	for j, mn := range m.MemNodes {
 		say(fmt.Sprintf("NUMA matrix: memory on node %d", mn))
 		b, err := mapBuffer(cfg.ProcRoot, m.Bytes, pages, mn)
@@ -181,6 +197,16 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		}
 		b.free()
 	}
+	return nil
+}
+
+// finish fills Relative and the assessment from the cells measured, and
+// marks the matrix cut when a row lacks cells.
+func (m *Matrix) finish() {
+	m.Cut = false
+	for _, row := range m.NS {
+		m.Cut = m.Cut || len(row) < len(m.MemNodes)
+	}
 	fastest := 0.0
 	for _, row := range m.NS {
 		for _, s := range row {
@@ -189,6 +215,7 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 			}
 		}
 	}
+	m.Relative = m.Relative[:0]
 	for _, row := range m.NS {
 		r := make([]float64, len(row))
 		for j, s := range row {
@@ -197,7 +224,6 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		m.Relative = append(m.Relative, r)
 	}
 	m.assess()
-	return nil
 }
 
 // minMatrixBytes is the smallest chain the matrix measures DRAM with: far

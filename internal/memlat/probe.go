@@ -28,6 +28,7 @@ package memlat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -83,12 +84,23 @@ func dataCaches(t *result.Topology, cpu int) []int64 {
 // cfg must have passed Validate. say gets progress lines; emit gets every
 // result as it is measured. What was measured before an error or a
 // cancelled ctx is in the returned report.
-func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string), emit Emit) (*Report, error) {
+func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string), emit Emit) (rep *Report, err error) {
 	start := time.Now()
 	if cfg.ProcRoot == "" {
 		cfg.ProcRoot = "/"
 	}
-	rep := &Report{Config: cfg}
+	rep = &Report{Config: cfg}
+	defer func() {
+		// A probe stopped after its clock (its deadline, Ctrl-C) keeps a
+		// summary of what it measured: the clock, the ladders that
+		// reached their largest working set, the matrix's cells so far.
+		if err != nil && ctx.Err() != nil && rep.GHz > 0 {
+			rep.Summary = summarize(rep)
+			rep.Summary.Cut = true
+			rep.Elapsed = time.Since(start).Seconds()
+			err = errors.Join(err, emit(KindSummary.Of(rep.Summary)))
+		}
+	}()
 	cpu0 := t.CPUs[0].ID
 	clock := func(when string) (float64, error) {
 		say("core clock: " + when)
@@ -103,6 +115,7 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 	if err != nil {
 		return rep, err
 	}
+	rep.GHz = ghz // the median of every clock at the end
 	if cfg.C2CSamples > 0 && len(t.CPUs) > 1 {
 		if err := probeC2C(ctx, &cfg, t, ghz, rep, say); err != nil {
 			return rep, err
@@ -152,6 +165,10 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 		return rep, err
 	}
 	if err := probeMatrix(ctx, &cfg, t, rep, say); err != nil {
+		if m := rep.Matrix; m != nil && m.Cells() > 0 {
+			// The cells measured before the stop are kept.
+			return rep, errors.Join(err, emit(KindMatrix.Of(*m)))
+		}
 		return rep, err
 	}
 	if err := emit(KindMatrix.Of(*rep.Matrix)); err != nil {

@@ -89,12 +89,19 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(tw)
 		for i, row := range m.NS {
 			fmt.Fprintf(tw, "node %d (CPU %d)\t", m.CPUNodes[i], m.CPUs[i])
-			for j, s := range row {
-				fmt.Fprintf(tw, "%.1f (%.2f)\t", best(s), m.Relative[i][j])
+			for j := range m.MemNodes {
+				if j < len(row) && i < len(m.Relative) && j < len(m.Relative[i]) {
+					fmt.Fprintf(tw, "%.1f (%.2f)\t", best(row[j]), m.Relative[i][j])
+				} else {
+					fmt.Fprint(tw, "-\t")
+				}
 			}
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
+		if m.Cut {
+			fmt.Fprintf(&b, "(cut: the probe stopped after %d of the %d cells; - was not measured)\n", m.Cells(), len(m.CPUNodes)*len(m.MemNodes))
+		}
 		if c := m.Caveat(); c != "" {
 			fmt.Fprintf(&b, "(%s)\n", c)
 		}
@@ -224,8 +231,13 @@ func writeLevels(b *strings.Builder, r *Report) {
 // writeSummary prints the DRAM latencies at the largest working set.
 func writeSummary(b *strings.Builder, r *Report) {
 	var rows []string
+	var largest int64
 	for _, l := range r.Ladders {
+		if l.Cut {
+			continue
+		}
 		p := l.Last()
+		largest = p.Bytes
 		med := []string{fmt.Sprintf("%.1f", p.NS.Median)}
 		n := p.NS.Samples
 		for _, s := range p.Repeats {
@@ -238,7 +250,7 @@ func writeSummary(b *strings.Builder, r *Report) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n", units.Bytes(r.Ladders[0].Last().Bytes))
+	fmt.Fprintf(b, "\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n", units.Bytes(largest))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "chain\tpages asked\tobtained\tns\tcycles\tmedians ns\twindows\t")
 	for _, row := range rows {

@@ -2,9 +2,12 @@ package memlat
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/numalab/numalab/internal/golden"
+	"github.com/numalab/numalab/internal/units"
 )
 
 // goldenReport is a small report with every section, built from synthetic
@@ -56,4 +59,41 @@ func TestWriteTextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/report.golden", b.Bytes())
+}
+
+// TestWriteTextCut: a probe cut at any point renders: a matrix whose rows
+// stopped at different cells (eval's probe, cut inside its NUMA matrix on
+// a four-node guest, panicked here on a row with cells and no relative
+// figures), a ladder that did not reach its largest working set (not
+// read as DRAM), no summary.
+func TestWriteTextCut(t *testing.T) {
+	st := Stat{Median: 100, Min: 98, Max: 104, Samples: 3, Window: 50}
+	for _, rows := range [][][]Stat{{{st, st}, {}}, {{st}, {}}, {{}, {}}, {{st, st, st, st}, {st}}} {
+		r := goldenReport()
+		r.Summary = Summary{}
+		r.Ladders[1].Points = r.Ladders[0].Points[:1]
+		r.Ladders[1].Cut = true
+		m := &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1, 2, 3}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, Pages: Pages2M, NS: rows}
+		m.finish()
+		r.Matrix = m
+		var b bytes.Buffer
+		if err := WriteText(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		cells := 0
+		for _, row := range rows {
+			cells += len(row)
+		}
+		if want := fmt.Sprintf("(cut: the probe stopped after %d of the 8 cells; - was not measured)", cells); !m.Cut || !strings.Contains(b.String(), want) {
+			t.Errorf("matrix %d cells: cut %v, want %q in\n%s", cells, m.Cut, want, b.String())
+		}
+		// As the probe held it when the stop came, before finish.
+		m.Relative = nil
+		if err := WriteText(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if s := summarize(r); s.DRAMNS2M != 0 {
+			t.Errorf("the cut random ladder's last point (%s) read as DRAM: %v ns", units.Bytes(r.Ladders[1].Last().Bytes), s.DRAMNS2M)
+		}
+	}
 }

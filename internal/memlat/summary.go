@@ -40,12 +40,19 @@ type Summary struct {
 	// Levels are the labelled plateaus of the TLB-local ladder (2 MiB pages
 	// when measured, else 4 KiB).
 	Levels []Level `json:"levels,omitempty"`
+	// Cut is set on the summary of a probe that stopped before its end
+	// (its deadline, Ctrl-C): it holds what was measured, ladders that
+	// reached their largest working set and the matrix's cells so far.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // summarize fills the Summary from the report's parts.
 func summarize(rep *Report) Summary {
 	s := Summary{GHz: rep.GHz}
 	for _, l := range rep.Ladders {
+		if l.Cut {
+			continue
+		}
 		last := l.Last()
 		s.WorkingSetBytes = last.Bytes
 		switch {
@@ -133,6 +140,9 @@ func (s Summary) Headline() string {
 	}
 	if s.GHz > 0 {
 		parts = append(parts, fmt.Sprintf("%.2f GHz", s.GHz))
+	}
+	if s.Cut {
+		parts = append(parts, "the probe cut short")
 	}
 	return strings.Join(parts, "; ")
 }

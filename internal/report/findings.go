@@ -219,7 +219,7 @@ func decisionLine(p *decide.Purchase) string {
 // working set with the given pages: one per mapping it was measured in.
 func randomMedians(m *Memory, pages string) []float64 {
 	for _, l := range m.Ladders {
-		if l.Chain == memlat.Random && l.Pages == pages && len(l.Points) > 0 {
+		if l.Chain == memlat.Random && l.Pages == pages && len(l.Points) > 0 && !l.Cut {
 			p := l.Last()
 			v := []float64{p.NS.Median}
 			for _, r := range p.Repeats {

@@ -413,10 +413,14 @@ func heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title
 		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">thread on node %d</text>`, xy(left-6), xy(y+cell/2+4), n)
 		for j := range cols {
 			x := left + cell*float64(j)
-			v, r := 0.0, 1.0
-			if j < len(ns[i]) {
-				v = ns[i][j]
+			if i >= len(ns) || j >= len(ns[i]) {
+				// A matrix cut before this cell: not measured.
+				fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#eee" stroke="#fff"><title>node %d to node %d: not measured (the probe was cut)</title></rect>`,
+					xy(x), xy(y), xy(cell), xy(cell), n, cols[j])
+				fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle">not measured</text>`, xy(x+cell/2), xy(y+cell/2))
+				continue
 			}
+			v, r := ns[i][j], 1.0
 			if i < len(rel) && j < len(rel[i]) {
 				r = rel[i][j]
 			}
