@@ -31,6 +31,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/numalab/numalab/internal/memlat"
 )
 
@@ -42,16 +44,18 @@ const Steps = 1_000_000
 const words = 8192
 
 // Run times the reference workload once on the calling goroutine, locked
-// to its OS thread for the duration. The sum it returns keeps the
-// compiler from removing the work.
-func Run() (time.Duration, uint64) {
+// to its OS thread for the duration, and says what share of that time
+// the thread ran (its CPU time over the wall time; 0 where the thread's
+// CPU time cannot be read). The sum it returns keeps the compiler from
+// removing the work.
+func Run() (time.Duration, float64, uint64) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	buf := make([]uint64, words)
 	for i := range buf {
 		buf[i] = uint64(i)*0x9e3779b97f4a7c15 + 1
 	}
-	start := time.Now()
+	cpu0, start := threadCPU(), time.Now()
 	x, j := uint64(0x2545f4914f6cdd1d), uint64(0)
 	for range Steps {
 		x ^= buf[j]
@@ -60,7 +64,21 @@ func Run() (time.Duration, uint64) {
 		buf[j] = x
 		j = x & (words - 1)
 	}
-	return time.Since(start), x
+	took, cpu := time.Since(start), threadCPU()-cpu0
+	share := 0.0
+	if cpu0 > 0 && took > 0 {
+		share = min(float64(cpu)/float64(took), 1)
+	}
+	return took, share, x
+}
+
+// threadCPU is the calling thread's CPU time, 0 where it cannot be read.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // MemLoads is one window of the memory reference: 1,024 dependent loads
@@ -158,6 +176,12 @@ func (m *Memory) Free() { m.chase.Free() }
 type Sample struct {
 	Label string        `json:"label"`
 	Took  time.Duration `json:"took_ns"`
+	// Share is the share of its CPU the core reference's thread got in
+	// the run Took is (its CPU time over the wall time): well under 1,
+	// other work on that CPU took the rest; near 1 with Took slow, the
+	// CPU itself ran slower (a clock, or a host that took the vCPU). 0
+	// where it could not be read, and in samples stored before it was.
+	Share float64       `json:"cpu_share,omitempty"`
 	Mem   time.Duration `json:"mem_ns,omitempty"`
 	// MemPagedIn and MemNotResident are the memory reference's
 	// MemReading.PagedIn and NotResident.
@@ -182,13 +206,18 @@ func (s *Series) UseMemory(m *Memory) { s.mem = m }
 // preemption does not make a sample) and then the memory reference where
 // the series has one, and keeps them under label.
 func (s *Series) Take(label string) Sample {
-	var t []time.Duration
-	for range 3 {
-		d, x := Run()
-		s.sink ^= x
-		t = append(t, d)
+	type run struct {
+		took  time.Duration
+		share float64
 	}
-	sm := Sample{Label: label, Took: median(t)}
+	var rs []run
+	for range 3 {
+		d, share, x := Run()
+		s.sink ^= x
+		rs = append(rs, run{d, share})
+	}
+	slices.SortFunc(rs, func(a, b run) int { return int(a.took - b.took) })
+	sm := Sample{Label: label, Took: rs[1].took, Share: rs[1].share}
 	if s.mem != nil {
 		r := s.mem.Run()
 		sm.Mem, sm.MemPagedIn, sm.MemNotResident, sm.MemHuge = r.Took, r.PagedIn, r.NotResident, r.Huge
@@ -329,6 +358,10 @@ func (v Verdict) Line() string {
 	return head + fmt.Sprintf("%d of %d samples off: what ran next to them ran while the machine was not at its usual speed", len(v.Off), n)
 }
 
+// busyShare is the share of its CPU under which a sample's core reference
+// is said to have shared its CPU with other work.
+const busyShare = 0.9
+
 // PerLoad is a memory reference's timing in ns a load.
 func PerLoad(d time.Duration) float64 { return float64(d) / MemLoads }
 
@@ -347,6 +380,8 @@ func (v Verdict) String(s *Series) string {
 		case !slices.Contains(v.Off, i):
 		case sm.MemNotResident != "" && len(v.MemDeviation) > 0:
 			mark = " (off: the memory reference's pages: " + sm.MemNotResident + ")"
+		case sm.Share > 0 && sm.Share < busyShare:
+			mark = fmt.Sprintf(" (off: the core reference got %s of its CPU, other work the rest)", percent(sm.Share))
 		default:
 			mark = " (off)"
 		}
