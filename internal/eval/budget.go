@@ -52,8 +52,9 @@ func (p pace) factor() float64 {
 
 // fits says nil when a step planned to take planned fits in left at pace
 // p; otherwise why not (wrapping errNoRoom: the step is left out, not
-// failed).
-func (p pace) fits(planned, left time.Duration) error {
+// failed), and what was kept from it: reserve (as planned), for the
+// steps after it that the model rests on.
+func (p pace) fits(planned, left, reserve time.Duration) error {
 	need := time.Duration(float64(planned) * p.factor())
 	if need <= left {
 		return nil
@@ -62,7 +63,29 @@ func (p pace) fits(planned, left time.Duration) error {
 	if f := p.factor(); f > 1.05 {
 		pace = fmt.Sprintf(" at this machine's pace (the steps so far took %.1f× their plan)", f)
 	}
-	return fmt.Errorf("%w: it would take about %v%s, and %v of the budget is left", errNoRoom, round(need), pace, round(max(left, 0)))
+	kept := ""
+	if reserve > 0 {
+		kept = fmt.Sprintf(" beside the %v kept for the steps after it that the model rests on", round(time.Duration(float64(reserve)*p.factor())))
+	}
+	return fmt.Errorf("%w: it would take about %v%s, and %v of the budget is left%s", errNoRoom, round(need), pace, round(max(left, 0)), kept)
+}
+
+// share is how long a step planned at planned may run, with left of the
+// budget left and the essential steps after it planned at reserve, at
+// pace factor: an essential step its part of left in proportion to its
+// plan beside the reserve (all of left when nothing is reserved), so that
+// on a slow machine each step the model rests on is cut to its part and
+// none takes the others'; any other step what the reserve at that pace
+// leaves (at most 0: it is left out). A step without a plan (planned 0)
+// that is essential gets what the reserve at that pace leaves too.
+func share(planned, reserve, left time.Duration, essential bool, factor float64) time.Duration {
+	if left <= 0 {
+		return 0
+	}
+	if essential && planned > 0 {
+		return time.Duration(float64(left) * float64(planned) / float64(planned+reserve))
+	}
+	return max(left-time.Duration(float64(reserve)*factor), 0)
 }
 
 // round is d to the second, or under 10 s to a tenth of one.

@@ -17,18 +17,18 @@ import (
 // they are.
 func TestPace(t *testing.T) {
 	var p pace
-	if p.factor() != 1 || p.fits(10*time.Second, 10*time.Second) != nil {
+	if p.factor() != 1 || p.fits(10*time.Second, 10*time.Second, 0) != nil {
 		t.Errorf("no step yet: factor %v", p.factor())
 	}
 	p.add(10*time.Second, 20*time.Second)
 	if p.factor() != 2 {
 		t.Errorf("factor %v, want 2", p.factor())
 	}
-	err := p.fits(10*time.Second, 15*time.Second)
+	err := p.fits(10*time.Second, 15*time.Second, 0)
 	if !errors.Is(err, errNoRoom) || !strings.Contains(err.Error(), "it would take about 20s at this machine's pace (the steps so far took 2.0× their plan), and 15s of the budget is left") {
 		t.Errorf("fits = %v", err)
 	}
-	if err := p.fits(10*time.Second, 21*time.Second); err != nil {
+	if err := p.fits(10*time.Second, 21*time.Second, 0); err != nil {
 		t.Errorf("fits with room = %v", err)
 	}
 	p = pace{}
@@ -39,15 +39,17 @@ func TestPace(t *testing.T) {
 }
 
 // TestRunStepsBudget: under a deadline, a step that at the pace so far
-// would not fit is left out saying so, an essential one runs anyway and
-// is cut at the deadline, and the steps after the deadline are left out;
+// would not fit beside what the essential steps after it are planned to
+// take is left out saying so; an essential one runs anyway, cut at its
+// share of what is left when another essential step follows, at the
+// deadline when none does; the steps after the deadline are left out;
 // none of these is a failure.
 func TestRunStepsBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 	defer cancel()
 	var ran []string
-	sleep := func(name string, d time.Duration) func(Stored) error {
-		return func(Stored) error {
+	sleep := func(name string, d time.Duration) func(context.Context, Stored) error {
+		return func(ctx context.Context, _ Stored) error {
 			ran = append(ran, name)
 			select {
 			case <-time.After(d):
@@ -63,26 +65,31 @@ func TestRunStepsBudget(t *testing.T) {
 		// Planned at 100 ms, takes 200 ms: the pace is 2.
 		{title: "slow", run: sleep("slow", 200*time.Millisecond), est: planned(100 * time.Millisecond)},
 		// Left out at once (no server here): it says nothing of the pace.
-		{title: "no server", run: func(Stored) error { return noRoom(0, time.Hour) }, est: planned(10 * time.Second)},
-		// 250 ms planned, 500 at the pace; about 400 left.
+		{title: "no server", run: func(context.Context, Stored) error { return noRoom(0, time.Hour) }, est: planned(0)},
+		// 250 ms planned, 500 at the pace; about 400 left, 400 of it
+		// kept for the two essential steps (2 × 100 ms at the pace).
 		{title: "too long", run: sleep("too long", 0), est: planned(250 * time.Millisecond)},
-		{title: "essential", run: sleep("essential", time.Hour), est: planned(time.Hour), essential: true},
+		// Half of the 400 left: its plan beside the next one's.
+		{title: "essential", run: sleep("essential", time.Hour), est: planned(100 * time.Millisecond), essential: true},
+		{title: "last essential", run: sleep("last essential", time.Hour), est: planned(100 * time.Millisecond), essential: true},
 		{title: "after", run: sleep("after", 0), est: planned(0)},
 	}
 	var stdout, stderr strings.Builder
 	if err := runSteps(ctx, &stdout, &stderr, time.Now(), steps, func() {}); err != nil {
 		t.Fatalf("runSteps = %v\n%s", err, stderr.String())
 	}
-	if strings.Join(ran, ",") != "first,slow,essential" {
-		t.Errorf("ran %v, want first, slow and essential", ran)
+	if strings.Join(ran, ",") != "first,slow,essential,last essential" {
+		t.Errorf("ran %v, want first, slow and the essential steps", ran)
 	}
 	for _, c := range []struct {
 		step int
 		want string
 	}{
 		{3, "at this machine's pace (the steps so far took 2"},
-		{4, "the budget's end came during this step, which was cut there (what it measured is stored)"},
-		{5, "the budget's end came before this step"},
+		{3, "beside the 400ms kept for the steps after it that the model rests on"},
+		{4, "its share of the budget ended (200ms, keeping 100ms for the steps after it that the model rests on) during this step, which was cut there"},
+		{5, "the budget's end came during this step, which was cut there (what it measured is stored)"},
+		{6, "the budget's end came before this step"},
 	} {
 		if s := steps[c.step]; !skipped(s.err) || !strings.Contains(s.err.Error(), c.want) {
 			t.Errorf("step %q: %v, want skipped with %q", s.title, s.err, c.want)
@@ -93,13 +100,46 @@ func TestRunStepsBudget(t *testing.T) {
 	}
 }
 
-// TestWriteRunsCut: a step the budget's end cut is listed with the run it
-// stored (in the report), not as skipped.
+// TestShare: an essential step gets its part of what is left beside the
+// essential steps after it, and all of it with none after it; another
+// step what the reserve, at the pace so far, leaves.
+func TestShare(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		planned, reserve, left time.Duration
+		essential              bool
+		factor                 float64
+		want                   time.Duration
+	}{
+		{15 * s, 75 * s, 90 * s, true, 1, 15 * s},
+		{15 * s, 75 * s, 45 * s, true, 3, 7500 * time.Millisecond}, // half speed: the same part of less
+		{40 * s, 0, 60 * s, true, 2, 60 * s},
+		{0, 30 * s, 60 * s, true, 1, 30 * s},
+		{10 * s, 30 * s, 100 * s, false, 2, 40 * s},
+		{10 * s, 30 * s, 50 * s, false, 2, 0},
+		{10 * s, 0, -s, true, 1, 0},
+	} {
+		if got := share(c.planned, c.reserve, c.left, c.essential, c.factor); got != c.want {
+			t.Errorf("share(%v, %v, %v, %v, %v) = %v, want %v", c.planned, c.reserve, c.left, c.essential, c.factor, got, c.want)
+		}
+	}
+}
+
+// TestWriteRunsCut: a step a deadline cut is listed with the run it
+// stored (in the report), not as skipped, saying which deadline.
 func TestWriteRunsCut(t *testing.T) {
-	s := &step{title: "tpcc-ro on SQLite", id: 4, err: fmt.Errorf("%w: %w during this step", errNoRoom, errBudgetEnd)}
-	var b strings.Builder
-	report.WriteStepRuns(&b, stepRuns([]*step{s}, map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}), &report.Report{})
-	if want := "  tpcc-ro on SQLite: run 4 (interrupted): 900 tps; cut at the budget's end\n"; b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("%w: %w during this step", errNoRoom, errBudgetEnd), "cut at the budget's end"},
+		{fmt.Errorf("%w: %w (20s, keeping 1m0s …) during this step", errNoRoom, errShareEnd), "cut at its share of the budget"},
+	} {
+		s := &step{title: "tpcc-ro on SQLite", id: 4, err: c.err}
+		var b strings.Builder
+		report.WriteStepRuns(&b, stepRuns([]*step{s}, map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}), &report.Report{})
+		if want := "  tpcc-ro on SQLite: run 4 (interrupted): 900 tps; " + c.want + "\n"; b.String() != want {
+			t.Errorf("got %q, want %q", b.String(), want)
+		}
 	}
 }

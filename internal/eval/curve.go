@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"time"
 
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -30,8 +31,8 @@ func curveTime(c tpcc.RunConfig) time.Duration {
 // curveStep is eval's last step, the load curve on SQLite tpcc-ro, run
 // when what is left of the budget holds it (runSteps: the plan gives it
 // no time of its own); its run's headline says where the knee is.
-func curveStep(cfg *Configs, run func(Stored, tpcc.RunConfig) error) *step {
+func curveStep(cfg *Configs, run func(context.Context, Stored, tpcc.RunConfig) error) *step {
 	return &step{title: "load curve, tpcc-ro on SQLite",
-		run: func(s Stored) error { return run(s, curveConfig(cfg.OLTP)) },
+		run: func(ctx context.Context, s Stored) error { return run(ctx, s, curveConfig(cfg.OLTP)) },
 		est: func() time.Duration { return curveTime(curveConfig(cfg.OLTP)) }}
 }

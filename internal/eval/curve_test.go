@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -27,11 +28,11 @@ func TestCurveStep(t *testing.T) {
 	}
 	cfg := &Configs{OLTP: oltp}
 	var got tpcc.RunConfig
-	st := curveStep(cfg, func(_ Stored, c tpcc.RunConfig) error { got = c; return nil })
+	st := curveStep(cfg, func(_ context.Context, _ Stored, c tpcc.RunConfig) error { got = c; return nil })
 	if st.est() != curveTime(c) || st.essential {
 		t.Errorf("the curve step's planned time %v, essential %v: want %v, not essential", st.est(), st.essential, curveTime(c))
 	}
-	if err := st.run(nil); err != nil || got.DB != "w1.db" || !got.Curve {
+	if err := st.run(context.Background(), nil); err != nil || got.DB != "w1.db" || !got.Curve {
 		t.Errorf("the curve step ran %+v: %v", got, err)
 	}
 }

@@ -42,11 +42,22 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 	return r, all, err
 }
 
+// cutAt says where a step whose error is err was cut, "" if it was not.
+func cutAt(err error) string {
+	switch {
+	case errors.Is(err, errBudgetEnd):
+		return "at the budget's end"
+	case errors.Is(err, errShareEnd):
+		return "at its share of the budget"
+	}
+	return ""
+}
+
 // stepRuns are the steps as the summary lists them.
 func stepRuns(steps []*step, runs map[int64]*result.Run) []report.StepRun {
 	var out []report.StepRun
 	for _, s := range steps {
-		out = append(out, report.StepRun{Title: s.title, Run: runs[s.id], Err: s.err, Skipped: skipped(s.err), Cut: errors.Is(s.err, errBudgetEnd)})
+		out = append(out, report.StepRun{Title: s.title, Run: runs[s.id], Err: s.err, Skipped: skipped(s.err), Cut: cutAt(s.err)})
 	}
 	return out
 }

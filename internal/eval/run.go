@@ -106,8 +106,11 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	// written after, under ctx alone.
 	stepCtx, stop := context.WithDeadline(ctx, o.stepsDeadline())
 	defer stop()
-	probe := &step{title: "memory probe", run: func(s Stored) error { return cmds.ProbeMem(stepCtx, s, plan.ProbeQuick) }}
-	queries := &step{title: "transtats on DuckDB", run: func(s Stored) error { return cmds.Report(stepCtx, s, cfg.Report) }}
+	// The probe rests the page-size points' clock: it is essential, and
+	// cut at its share of the budget like the steps the model rests on.
+	probe := &step{title: "memory probe", run: func(ctx context.Context, s Stored) error { return cmds.ProbeMem(ctx, s, plan.ProbeQuick) },
+		est: plan.ProbeTime, essential: true}
+	queries := &step{title: "transtats on DuckDB", run: func(ctx context.Context, s Stored) error { return cmds.Report(ctx, s, cfg.Report) }}
 	// est is a step's time as planned, read when it starts (a replan
 	// changes cfg).
 	est := func(f func(p Plan) time.Duration) func() time.Duration {
@@ -115,36 +118,36 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	}
 	steps := []*step{
 		probe,
-		{title: "null transaction on SQLite", run: func(s Stored) error { return cmds.Null(stepCtx, s, cfg.NullSQLite) },
+		{title: "null transaction on SQLite", run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullSQLite) },
 			est: est(func(p Plan) time.Duration { return time.Duration(p.NullRepeat) * p.nullCell() })},
-		{title: "null transaction on PostgreSQL", run: func(s Stored) error { return cmds.Null(stepCtx, s, cfg.NullPG) },
+		{title: "null transaction on PostgreSQL", run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullPG) },
 			est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, pgStart) })},
-		{title: "null transaction on MariaDB", run: func(s Stored) error {
-			return mariaDBStep(&cfg, func() error { return cmds.Null(stepCtx, s, cfg.NullMy) })
+		{title: "null transaction on MariaDB", run: func(ctx context.Context, s Stored) error {
+			return mariaDBStep(&cfg, func() error { return cmds.Null(ctx, s, cfg.NullMy) })
 		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.nullServerTime(o.Machine, myStart)) })},
-		{title: "tpcc-ro on SQLite", run: func(s Stored) error { return cmds.OLTP(stepCtx, s, cfg.OLTP) }, essential: true,
+		{title: "tpcc-ro on SQLite", run: func(ctx context.Context, s Stored) error { return cmds.OLTP(ctx, s, cfg.OLTP) }, essential: true,
 			est: est(func(p Plan) time.Duration { return p.oltpTime(o.Machine) })},
-		{title: "tpcc-ro on MariaDB", run: func(s Stored) error {
-			return mariaDBStep(&cfg, func() error { return cmds.OLTP(stepCtx, s, cfg.OLTPMy) })
+		{title: "tpcc-ro on MariaDB", run: func(ctx context.Context, s Stored) error {
+			return mariaDBStep(&cfg, func() error { return cmds.OLTP(ctx, s, cfg.OLTPMy) })
 		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.myOLTPTime()) })},
-		{title: pageStepTitle, run: func(s Stored) error {
+		{title: pageStepTitle, run: func(ctx context.Context, s Stored) error {
 			if probe.id == 0 {
 				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
 			}
-			return cmds.Pages(stepCtx, s, pagesConfig(cfg.Pages, probe.id, o.Start.Add(o.Budget)))
+			return cmds.Pages(ctx, s, pagesConfig(cfg.Pages, probe.id, o.Start.Add(o.Budget)))
 		}, essential: true, est: est(Plan.pageTime)},
 		queries,
-		{title: "TPC-H-derived on DuckDB", run: func(s Stored) error {
+		{title: "TPC-H-derived on DuckDB", run: func(ctx context.Context, s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
 				return noRoom(cfg.TPCHBudget, cfg.RoomSearched)
 			}
-			return cmds.TPCH(stepCtx, s, cfg.TPCH)
+			return cmds.TPCH(ctx, s, cfg.TPCH)
 		}, est: est(Plan.tpchStepTime)},
-		curveStep(&cfg, func(s Stored, c tpcc.RunConfig) error { return cmds.Curve(stepCtx, s, c) }),
+		curveStep(&cfg, func(ctx context.Context, s Stored, c tpcc.RunConfig) error { return cmds.Curve(ctx, s, c) }),
 	}
 	queries.est = est(Plan.queryTime)
 	sizeSMT := func() error { return sizeSMTDOP(stdout, o.Store, queries.id, &cfg, time.Until(o.stepsDeadline())) }
-	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, func(s Stored, c transtats.RunConfig) error { return cmds.Report(stepCtx, s, c) })...) // before the curve
+	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, func(ctx context.Context, s Stored, c transtats.RunConfig) error { return cmds.Report(ctx, s, c) })...) // before the curve
 	sent := watch(steps, mem)
 	stepErr := runSteps(stepCtx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)

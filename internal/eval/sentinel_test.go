@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -13,8 +14,8 @@ import (
 func TestWatch(t *testing.T) {
 	boom := errors.New("boom")
 	steps := []*step{
-		{title: "a", run: func(Stored) error { return nil }},
-		{title: "b", run: func(Stored) error { return boom }},
+		{title: "a", run: func(context.Context, Stored) error { return nil }},
+		{title: "b", run: func(context.Context, Stored) error { return boom }},
 	}
 	mem, err := sentinel.MemoryFor(fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if err != nil {
@@ -23,7 +24,7 @@ func TestWatch(t *testing.T) {
 	defer mem.Free()
 	s := watch(steps, mem)
 	for _, st := range steps {
-		st.err = st.run(func(string, int64) {})
+		st.err = st.run(context.Background(), func(string, int64) {})
 	}
 	var labels []string
 	for _, sm := range s.Samples {

@@ -4,6 +4,7 @@ package eval
 // from P1's time in the transtats step, its winner said from its runs.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -41,7 +42,7 @@ func writeSMTDOPPlan(w io.Writer, p Plan) {
 // changes them), the first after size, when not nil, has sized them;
 // after the last, w is told which placement and DOP won, when the cells
 // tell, from the runs stored in storePath.
-func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(Stored, transtats.RunConfig) error) []*step {
+func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(context.Context, Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
 	var unsized error // why the first step could not be sized
 	for i, sel := range transtats.SMTPlacements {
@@ -50,7 +51,7 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 		if i >= len(cfg.SMTDOP) && !cfg.Plan.SMTNoRoom {
 			break
 		}
-		steps = append(steps, &step{title: "SMT x DOP on DuckDB, " + sel, run: func(s Stored) error {
+		steps = append(steps, &step{title: "SMT x DOP on DuckDB, " + sel, run: func(ctx context.Context, s Stored) error {
 			if i >= len(cfg.SMTDOP) {
 				return noRoom(cfg.SMTDOPBudget, cfg.RoomSearched)
 			}
@@ -75,7 +76,7 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 				fmt.Fprintln(w, note)
 			}
 			c.DB = db
-			if err := run(s, c); err != nil || i < len(transtats.SMTPlacements)-1 {
+			if err := run(ctx, s, c); err != nil || i < len(transtats.SMTPlacements)-1 {
 				return err
 			}
 			return writeSMTDOPWinner(w, storePath, steps)

@@ -69,7 +69,7 @@ func TestSMTDOPPlan(t *testing.T) {
 	if len(steps) != 2 {
 		t.Fatalf("32 CPUs at 5m: %d SMT x DOP steps, want both, left out", len(steps))
 	}
-	if err := steps[0].run(nil); !skipped(err) || !strings.Contains(err.Error(), "(--budget") {
+	if err := steps[0].run(context.Background(), nil); !skipped(err) || !strings.Contains(err.Error(), "(--budget") {
 		t.Errorf("32 CPUs at 5m: the SMT x DOP step = %v, want left out naming the budget that has room", err)
 	}
 	// It names the least budget that has room, and that budget has.
@@ -126,7 +126,7 @@ func TestSMTDOPSteps(t *testing.T) {
 func smtDOPRuns(t *testing.T, m *result.Topology, cfg *Configs, qph map[string]map[int]float64, queries int64) string {
 	t.Helper()
 	storePath := filepath.Join(t.TempDir(), "s.db")
-	run := func(stored Stored, c transtats.RunConfig) error {
+	run := func(_ context.Context, stored Stored, c transtats.RunConfig) error {
 		st, err := store.Open(storePath)
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func TestSMTDOPStepHeldFile(t *testing.T) {
 		cfg.SMTDOP[i].DB = path
 	}
 	var read []string
-	run := func(_ Stored, c transtats.RunConfig) error {
+	run := func(_ context.Context, _ Stored, c transtats.RunConfig) error {
 		e, err := engine.Open(ctx, "duckdb", engine.Options{Path: c.DB})
 		if err != nil {
 			return err
@@ -241,7 +241,7 @@ func TestSMTDOPStepsUnsized(t *testing.T) {
 	cfg := NewConfigs(p, t.TempDir())
 	ran := 0
 	tooSlow := fmt.Errorf("%w: P1 too slow", errNoRoom)
-	steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, func() error { return tooSlow }, func(Stored, transtats.RunConfig) error { ran++; return nil })
+	steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, func() error { return tooSlow }, func(context.Context, Stored, transtats.RunConfig) error { ran++; return nil })
 	if err := runSteps(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, time.Now(), steps, func() {}); err != nil {
 		t.Fatal(err)
 	}

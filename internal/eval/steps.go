@@ -138,31 +138,43 @@ func mariaDBStep(cfg *Configs, run func() error) error {
 // step is one step of eval and the run it stored.
 type step struct {
 	title string
-	// run runs the step; stored hears of every run it stores.
-	run func(stored Stored) error
-	// est is the step's time as planned; nil for the first, which has
-	// the whole budget.
+	// run runs the step until ctx is done (its share of the budget);
+	// stored hears of every run it stores.
+	run func(ctx context.Context, stored Stored) error
+	// est is the step's time as planned; nil for a step that has none
+	// of its own.
 	est func() time.Duration
 	// essential: the model rests on the step, which runs even when the
-	// pace so far says it will not fit (the budget's end cuts it).
+	// pace so far says it will not fit, cut at its share of the budget
+	// (share): the steps after it that the model rests on keep theirs.
 	essential bool
 	id        int64 // of the run it stored; 0 none
 	err       error
 }
 
 // errBudgetEnd is what a step cut at the budget's end, and a step the
-// budget's end came before, say.
-var errBudgetEnd = errors.New("the budget's end came")
+// budget's end came before, say; errShareEnd what a step cut at its
+// share of the budget says.
+var (
+	errBudgetEnd = errors.New("the budget's end came")
+	errShareEnd  = errors.New("its share of the budget ended")
+)
 
 // runSteps runs steps in order until ctx is done, each under a heading
 // with the time since start, and calls afterFirst once the first (the
-// memory probe) is done. Before each later step it sets the step's
+// memory probe) is done (the first does not count in the pace: afterFirst
+// plans again for its overrun). Before each step it sets the step's
 // planned time, at the pace the steps so far ran, against what is left
-// until ctx's deadline, and leaves out one that would not fit (unless
-// essential). A step left out (skipped) is said on stdout, a failure on
-// stderr; the failures come back joined. When ctx's deadline passes
-// during a step, the step is cut there (what it measured is stored) and
-// the steps after it are left out; when ctx is cancelled, none runs.
+// until ctx's deadline less what the essential steps after it are
+// planned to take at that pace, and leaves out one that would not fit
+// (unless essential). Each step runs until its share of what is left
+// (share), and is cut there: an essential step at its part of what is
+// left in proportion to its plan beside the essential steps after it,
+// any other at what they leave. A step left out (skipped) is said on
+// stdout, a failure on stderr; the failures come back joined. When ctx's
+// deadline passes during a step, the step is cut there (what it
+// measured is stored) and the steps after it are left out; when ctx is
+// cancelled, none runs.
 func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, steps []*step, afterFirst func()) error {
 	var errs []error
 	var p pace
@@ -172,31 +184,32 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 			break
 		}
 		fmt.Fprintf(stdout, "== %d/%d %s (%v elapsed)\n", i+1, len(steps), s.title, time.Since(start).Round(time.Second))
-		var planned time.Duration
+		var planned, reserve time.Duration
 		if s.est != nil {
 			planned = s.est()
 		}
+		for _, later := range steps[i+1:] {
+			if later.essential && later.est != nil {
+				reserve += later.est()
+			}
+		}
 		t0 := time.Now()
+		var until time.Duration // the step's share, when bounded
+		if bounded {
+			until = share(planned, reserve, time.Until(deadline), s.essential, p.factor())
+		}
 		switch {
 		case ctx.Err() != nil:
 			s.err = fmt.Errorf("%w: %w before this step", errNoRoom, errBudgetEnd)
 		case bounded && s.est != nil && !s.essential:
-			s.err = p.fits(planned, time.Until(deadline))
+			s.err = p.fits(planned, until, reserve)
 		}
 		if s.err == nil {
-			s.err = s.run(func(_ string, id int64) { s.id = id })
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				// A step cut at the deadline may say so or return as a
-				// Ctrl-C'd command does, with what it measured stored.
-				cut := fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)", errNoRoom, errBudgetEnd)
-				if s.err != nil {
-					cut = fmt.Errorf("%w: %w", cut, s.err)
-				}
-				s.err = cut
-			}
+			s.err = runStep(ctx, s, bounded, until, reserve)
 			// A step left out at once (no server binaries) tells
-			// nothing of the pace.
-			if s.est != nil && !skipped(s.err) {
+			// nothing of the pace, nor does the first (the memory
+			// probe), whose overrun afterFirst takes out of the plan.
+			if i > 0 && s.est != nil && !skipped(s.err) {
 				p.add(planned, time.Since(t0))
 			}
 		}
@@ -217,6 +230,36 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 	return errors.Join(errs...)
 }
 
+// runStep runs s, when bounded for its share until, and says why when a
+// deadline cut it: the budget's end (ctx's), or its share, which kept
+// reserve for the essential steps after it.
+func runStep(ctx context.Context, s *step, bounded bool, until, reserve time.Duration) error {
+	sctx, stop := ctx, func() {}
+	if bounded {
+		// A share that reaches ctx's deadline is ctx's deadline: a cut
+		// there is the budget's end.
+		sctx, stop = context.WithDeadline(ctx, time.Now().Add(until))
+	}
+	defer stop()
+	err := s.run(sctx, func(_ string, id int64) { s.id = id })
+	var cut error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// A step cut at the deadline may say so or return as a Ctrl-C'd
+		// command does, with what it measured stored.
+		cut = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)", errNoRoom, errBudgetEnd)
+	case errors.Is(sctx.Err(), context.DeadlineExceeded):
+		cut = fmt.Errorf("%w: %w (%v, keeping %v for the steps after it that the model rests on) during this step, which was cut there (what it measured is stored)",
+			errNoRoom, errShareEnd, round(until), round(reserve))
+	default:
+		return err
+	}
+	if err != nil {
+		cut = fmt.Errorf("%w: %w", cut, err)
+	}
+	return cut
+}
+
 // SentinelTolerance is how far off its median the speed sentinel may read
 // before the step next to it is said to have run off the machine's usual
 // speed: a tenth and a half, well inside the ±30% phases this guest shows.
@@ -232,10 +275,10 @@ func watch(steps []*step, mem *sentinel.Memory) *sentinel.Series {
 	s.Take("start")
 	for _, st := range steps {
 		run, title := st.run, st.title
-		st.run = func(stored Stored) error {
+		st.run = func(ctx context.Context, stored Stored) error {
 			s.Take("before " + title)
 			defer s.Take("after " + title)
-			return run(stored)
+			return run(ctx, stored)
 		}
 	}
 	return s

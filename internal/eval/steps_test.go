@@ -81,11 +81,11 @@ func TestRunSteps(t *testing.T) {
 	defer cancel()
 	failed := errors.New("disk full")
 	steps := []*step{
-		{title: "probe", run: func(stored Stored) error { stored(result.RunProbeMem, 7); return nil }},
-		{title: "postgres", run: func(Stored) error { return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries) }},
-		{title: "tpch", run: func(Stored) error { return errNoRoom }},
-		{title: "oltp", run: func(stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
-		{title: "never", run: func(Stored) error { t.Error("a step ran after the cancel"); return nil }},
+		{title: "probe", run: func(_ context.Context, stored Stored) error { stored(result.RunProbeMem, 7); return nil }},
+		{title: "postgres", run: func(context.Context, Stored) error { return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries) }},
+		{title: "tpch", run: func(context.Context, Stored) error { return errNoRoom }},
+		{title: "oltp", run: func(_ context.Context, stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
+		{title: "never", run: func(context.Context, Stored) error { t.Error("a step ran after the cancel"); return nil }},
 	}
 	var stdout, stderr strings.Builder
 	after := 0

@@ -20,8 +20,11 @@ type StepRun struct {
 	Run   *result.Run
 	Err   error // why it failed, or was left out (Skipped) or cut (Cut)
 	// Skipped: left out, not failed (no server binaries, no room in the
-	// budget); Cut: cut at the budget's end, what it measured stored.
-	Skipped, Cut bool
+	// budget).
+	Skipped bool
+	// Cut says where a deadline cut the step, what it measured stored:
+	// "at the budget's end", "at its share of the budget"; "" not cut.
+	Cut string
 }
 
 // WriteSummary is what eval prints when its steps are done, took after
@@ -105,8 +108,8 @@ func WriteStepRuns(w io.Writer, steps []StepRun, r *Report) {
 	for _, s := range steps {
 		run := s.Run
 		switch {
-		case s.Cut && run != nil:
-			fmt.Fprintf(w, "  %s: run %d (%s): %s; cut at the budget's end\n", s.Title, run.ID, run.Status, run.Headline)
+		case s.Cut != "" && run != nil:
+			fmt.Fprintf(w, "  %s: run %d (%s): %s; cut %s\n", s.Title, run.ID, run.Status, run.Headline, s.Cut)
 		case s.Skipped:
 			fmt.Fprintf(w, "  %s: skipped: %v\n", s.Title, s.Err)
 		case s.Err != nil && run == nil:
