@@ -289,3 +289,17 @@ func TestRunOLTPEngines(t *testing.T) {
 		t.Errorf("--dsn with sqlite: %v", err)
 	}
 }
+
+// TestNeighbourNotWithRate: --neighbour measures a tps ratio, which a
+// fixed arrival rate makes 1 by construction: refused with why, before
+// anything is stored.
+func TestNeighbourNotWithRate(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "s.db")
+	_, _, err := runCLI(t, "run", "oltp", "--neighbour", "--rate", "100", "--store", st)
+	if err == nil || !strings.Contains(err.Error(), "-neighbour: not with --rate") || !strings.Contains(err.Error(), "1 by construction") {
+		t.Errorf("run oltp --neighbour --rate 100: %v, want it refused with why", err)
+	}
+	if _, err := os.Stat(st); err == nil {
+		t.Error("a refused command made the store")
+	}
+}

@@ -52,7 +52,11 @@ func TestRunPagesBadInput(t *testing.T) {
 		{[]string{"--cell", "1ms"}, `-cell: "1ms" is not a cell of 10ms to 1h`},
 		{[]string{"--repeats", "9", "--pairs", "2"}, `-repeats: "9" is not 0 to 4 repeats`},
 		{[]string{"--repeat-within", "-1s"}, `-repeat-within: "-1s"`},
-		{[]string{"--ghz", "40"}, `-ghz: "40" is not a clock of up to 10 GHz`},
+		{[]string{"--ghz", "40"}, `-ghz: "40" is not a plausible clock: want 0.1 to 10 GHz`},
+		// The bounds model applies to a clock (it refuses 'model --ghz
+		// 0.001'): a fit at a clock no machine has is not stored.
+		{[]string{"--ghz", "0.001"}, `-ghz: "0.001" is not a plausible clock: want 0.1 to 10 GHz`},
+		{[]string{"--ghz", "-1"}, `-ghz: "-1" is not a plausible clock`},
 		{[]string{"--probe-run", "-2"}, `-probe-run: "-2" is not a run ID`},
 		{[]string{"--tolerance", "1.5"}, `-tolerance: "1.5" is not a fraction`},
 		{[]string{"--cpu", "-5"}, `-cpu: "-5" is not a CPU number`},
@@ -85,6 +89,21 @@ func TestRunPagesBadInput(t *testing.T) {
 	s.Close()
 	if _, _, err := runCLI(t, "run", "pages", "--store", st, "--db", db); err == nil || !strings.Contains(err.Error(), "holds no complete memory probe") {
 		t.Errorf("a store without a probe: %v", err)
+	}
+	// A --probe-run that does not exist is refused, --ghz or not.
+	for _, args := range [][]string{{"--probe-run", "999"}, {"--probe-run", "999", "--ghz", "3"}} {
+		_, _, err := runCLI(t, append([]string{"run", "pages", "--store", st, "--db", db}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "-probe-run: run 999: no such run") {
+			t.Errorf("%v: err = %v, want the missing run named", args, err)
+		}
+	}
+	s, err = store.OpenReadOnly(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if runs, err := s.List(); err != nil || len(runs) != 0 {
+		t.Errorf("refused commands stored %d runs (%v)", len(runs), err)
 	}
 }
 
