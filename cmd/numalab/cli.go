@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/version"
 )
 
@@ -84,8 +85,24 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, helpText("numalab"), b.String())
 }
 
-// run is the whole program: main only adds the process's streams and exit code.
+// run is the whole program: main only adds the process's streams and exit
+// code. Its error never shows a password, whichever door a connection
+// string came in by (result.Redact).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if err := dispatch(ctx, args, stdout, stderr); err != nil {
+		return redacted{err}
+	}
+	return nil
+}
+
+// redacted is an error whose text has every password hidden.
+type redacted struct{ err error }
+
+func (r redacted) Error() string { return result.Redact(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
+
+// dispatch runs the command args name.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	e := &env{stdout: stdout, stderr: stderr, args: args}
 	if len(args) == 0 {
 		usage(stderr)

@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
@@ -287,5 +290,60 @@ func TestRunOLTPEngines(t *testing.T) {
 	_, _, err := runCLI(t, "run", "oltp", "--engine", "sqlite", "--dsn", "postgres://u:s3cret@h/db", "--store", filepath.Join(t.TempDir(), "s.db"))
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("--dsn with sqlite: %v", err)
+	}
+}
+
+// TestNeighbourNotWithRate: --neighbour measures a tps ratio, which a
+// fixed arrival rate makes 1 by construction: refused with why, before
+// anything is stored.
+func TestNeighbourNotWithRate(t *testing.T) {
+	st := filepath.Join(t.TempDir(), "s.db")
+	_, _, err := runCLI(t, "run", "oltp", "--neighbour", "--rate", "100", "--store", st)
+	if err == nil || !strings.Contains(err.Error(), "-neighbour: not with --rate") || !strings.Contains(err.Error(), "1 by construction") {
+		t.Errorf("run oltp --neighbour --rate 100: %v, want it refused with why", err)
+	}
+	if _, err := os.Stat(st); err == nil {
+		t.Error("a refused command made the store")
+	}
+}
+
+// TestRunOLTPNeighbourHeadline: with --neighbour, the headline is the
+// plain cells' alone: the pair at one stream (beside a bandwidth and a
+// control neighbour) was once counted as two more repeats of the plain
+// cell ("320 tps ... (median of 3 repeats)" where the plain cell did
+// 6488).
+func TestRunOLTPNeighbourHeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three tpcc cells beside neighbours (seconds)")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("a neighbour needs a CPU beside the stream's")
+	}
+	st := filepath.Join(t.TempDir(), "s.db")
+	_, _, err := runCLI(t, "run", "oltp", "--engine", "sqlite", "--db", tpccDB(t), "--streams", "1", "--neighbour",
+		"--duration", "300ms", "--warmup", "0s", "--store", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := onlyRun(t, st)
+	var plain []float64
+	neighbours := 0
+	for _, it := range r.Results {
+		switch it.Kind {
+		case string(result.KindCell):
+			var c result.Cell
+			if err := json.Unmarshal(it.Body, &c); err != nil {
+				t.Fatal(err)
+			}
+			plain = append(plain, c.TPS)
+		case string(memlat.KindNeighbourCell):
+			neighbours++
+		}
+	}
+	if len(plain) != 1 || neighbours != 2 {
+		t.Fatalf("stored %d plain cells and %d neighbour cells, want 1 and 2", len(plain), neighbours)
+	}
+	if want := fmt.Sprintf("%.0f tps ", plain[0]); !strings.HasPrefix(r.Headline, want) || strings.Contains(r.Headline, "median of") {
+		t.Errorf("headline %q, want the plain cell's %q alone", r.Headline, want)
 	}
 }

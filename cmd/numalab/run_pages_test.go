@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,8 +36,12 @@ func TestRunPagesHelp(t *testing.T) {
 // TestRunPagesBadInput: every bad value is refused before anything runs,
 // naming its flag.
 func TestRunPagesBadInput(t *testing.T) {
-	st, db := filepath.Join(t.TempDir(), "s.db"), filepath.Join(t.TempDir(), "w1.db")
-	if err := os.WriteFile(db, nil, 0o644); err != nil {
+	st, db, empty := filepath.Join(t.TempDir(), "s.db"), sqliteFile(t), filepath.Join(t.TempDir(), "w1.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(text, []byte("not a database at all"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -47,7 +52,11 @@ func TestRunPagesBadInput(t *testing.T) {
 		{[]string{"--cell", "1ms"}, `-cell: "1ms" is not a cell of 10ms to 1h`},
 		{[]string{"--repeats", "9", "--pairs", "2"}, `-repeats: "9" is not 0 to 4 repeats`},
 		{[]string{"--repeat-within", "-1s"}, `-repeat-within: "-1s"`},
-		{[]string{"--ghz", "40"}, `-ghz: "40" is not a clock of up to 10 GHz`},
+		{[]string{"--ghz", "40"}, `-ghz: "40" is not a plausible clock: want 0.1 to 10 GHz`},
+		// The bounds model applies to a clock (it refuses 'model --ghz
+		// 0.001'): a fit at a clock no machine has is not stored.
+		{[]string{"--ghz", "0.001"}, `-ghz: "0.001" is not a plausible clock: want 0.1 to 10 GHz`},
+		{[]string{"--ghz", "-1"}, `-ghz: "-1" is not a plausible clock`},
 		{[]string{"--probe-run", "-2"}, `-probe-run: "-2" is not a run ID`},
 		{[]string{"--tolerance", "1.5"}, `-tolerance: "1.5" is not a fraction`},
 		{[]string{"--cpu", "-5"}, `-cpu: "-5" is not a CPU number`},
@@ -55,10 +64,21 @@ func TestRunPagesBadInput(t *testing.T) {
 		{[]string{"--cpu", "4096", "--ghz", "3"}, "-cpu: 4096 is not a CPU of this machine"},
 		{[]string{"--ghz", "3", "--db", filepath.Join(t.TempDir(), "none.db")}, "none.db: no such file"},
 		{[]string{"--db", db}, "-probe-run: reading the memory probe's clock: no store at"},
+		// What was wrong is named: the file, not what failed on it later.
+		{[]string{"--ghz", "3", "--db", empty}, "-db: " + empty + " is empty (expected a tpcc SQLite file"},
+		{[]string{"--ghz", "3", "--db", t.TempDir()}, "is a directory (expected a tpcc SQLite file"},
+		{[]string{"--ghz", "3", "--db", text}, "is not an SQLite database by its first bytes"},
 	} {
 		_, _, err := runCLI(t, append([]string{"run", "pages", "--store", st}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+		// A flag the user did not give is not blamed (--pairs 0 once
+		// refused the default --repeats 2 as "not 0 to 0 repeats").
+		for _, f := range []string{"-repeats", "-pairs", "-cell", "-ghz", "-cpu", "-tolerance"} {
+			if err != nil && strings.Contains(err.Error(), f+":") && !slices.Contains(c.args, "-"+f) {
+				t.Errorf("%v: err = %v blames %s, which was not given", c.args, err, f)
+			}
 		}
 	}
 	// A store without a memory probe has no clock to offer.
@@ -69,6 +89,21 @@ func TestRunPagesBadInput(t *testing.T) {
 	s.Close()
 	if _, _, err := runCLI(t, "run", "pages", "--store", st, "--db", db); err == nil || !strings.Contains(err.Error(), "holds no complete memory probe") {
 		t.Errorf("a store without a probe: %v", err)
+	}
+	// A --probe-run that does not exist is refused, --ghz or not.
+	for _, args := range [][]string{{"--probe-run", "999"}, {"--probe-run", "999", "--ghz", "3"}} {
+		_, _, err := runCLI(t, append([]string{"run", "pages", "--store", st, "--db", db}, args...)...)
+		if err == nil || !strings.Contains(err.Error(), "-probe-run: run 999: no such run") {
+			t.Errorf("%v: err = %v, want the missing run named", args, err)
+		}
+	}
+	s, err = store.OpenReadOnly(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if runs, err := s.List(); err != nil || len(runs) != 0 {
+		t.Errorf("refused commands stored %d runs (%v)", len(runs), err)
 	}
 }
 

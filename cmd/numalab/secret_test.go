@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,5 +89,95 @@ func TestDSNPasswordNeverLeaks(t *testing.T) {
 		if strings.Contains(s, pw) || strings.Contains(s, "PWesc") {
 			t.Errorf("the password appears in %s: %s", what, s)
 		}
+	}
+}
+
+// TestConnStringNeverLeaks: a connection string given where numalab
+// expects a file, by every door (--store and --db of each command that
+// has them, $NUMALAB_STORE, a sweep file's db, store copy's arguments),
+// is refused before anything is opened: its password is in no output,
+// no stored run, and no file is named after it.
+func TestConnStringNeverLeaks(t *testing.T) {
+	const pw = "Hunt3rPW"
+	conns := []string{
+		"host=127.0.0.1 password=" + pw + " dbname=x",
+		"mysql://u:" + pw + "@127.0.0.1:1/db",
+		"u:" + pw + "@tcp(127.0.0.1:1)/db",
+	}
+	dir := t.TempDir()
+	t.Chdir(dir) // a file named after the string would land here
+	st := filepath.Join(dir, "s.db")
+	sweeps := t.TempDir() // holds the password: the user wrote it there
+	type door struct {
+		name string
+		args []string
+		env  string // $NUMALAB_STORE
+	}
+	var doors []door
+	for _, c := range conns {
+		for _, cmd := range [][]string{
+			{"run", "oltp", "--engine", "sqlite", "--streams", "1", "--duration", "1s", "--warmup", "0s"},
+			{"run", "insert", "--engine", "sqlite", "--max-rows", "1000"},
+			{"run", "tpch", "--engine", "sqlite", "--sf", "0.001"},
+			{"run", "report", "--engine", "sqlite", "--rows", "1000"},
+			{"run", "pages"},
+		} {
+			doors = append(doors, door{"--db", append(slices.Clone(cmd), "--db", c, "--store", st), ""})
+		}
+		for _, cmd := range [][]string{{"inspect"}, {"check"}} {
+			doors = append(doors, door{"--db", append(slices.Clone(cmd), "--db", c), ""})
+		}
+		for _, cmd := range [][]string{
+			{"run", "oltp", "--engine", "sqlite", "--streams", "1", "--duration", "1s", "--warmup", "0s"},
+			{"probe", "mem", "--quick"},
+			{"runs"},
+			{"report"},
+			{"fleet"},
+			{"model", "fit"},
+		} {
+			doors = append(doors, door{"--store", append(slices.Clone(cmd), "--store", c), ""})
+			doors = append(doors, door{"$NUMALAB_STORE", cmd, c})
+		}
+		doors = append(doors, door{"store copy", []string{"store", "copy", c, st}, ""}, door{"store copy", []string{"store", "copy", st, c}, ""})
+		for _, cmd := range []string{"oltp", "insert"} {
+			sweep := filepath.Join(sweeps, cmd+".toml")
+			if err := os.WriteFile(sweep, []byte("engine = \"sqlite\"\ndb = "+strconv.Quote(c)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			doors = append(doors, door{"a sweep file", []string{"run", cmd, "-f", sweep, "--store", st}, ""})
+		}
+	}
+	for _, d := range doors {
+		t.Setenv("NUMALAB_STORE", d.env)
+		out, errOut, err := runCLI(t, d.args...)
+		if err == nil {
+			t.Errorf("%s: numalab %s: a connection string was taken for a file", d.name, strings.Join(d.args, " "))
+			continue
+		}
+		for what, s := range map[string]string{"error": err.Error(), "stdout": out, "stderr": errOut} {
+			if strings.Contains(s, pw) {
+				t.Errorf("%s: numalab %s: the password appears in the %s: %s", d.name, strings.Join(d.args, " "), what, s)
+			}
+		}
+		if !strings.Contains(err.Error(), "looks like a connection string") {
+			t.Errorf("%s: numalab %s: refused as %q, not as a connection string", d.name, strings.Join(d.args, " "), err)
+		}
+	}
+	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(p, pw) || strings.Contains(p, "host=") || strings.Contains(p, "dbname") {
+			t.Errorf("a file is named after a connection string: %s", p)
+		}
+		if e.Type().IsRegular() {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(pw)) {
+				t.Errorf("the password is in the bytes of %s", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -26,6 +26,9 @@ func cmdStore(_ context.Context, e *env, args []string) error {
 		return fmt.Errorf("store copy: want two stores, FROM and TO (see 'numalab store --help')")
 	}
 	from, to := fs.Arg(0), fs.Arg(1)
+	if err := errors.Join(store.CheckTarget(from), store.CheckTarget(to)); err != nil {
+		return fmt.Errorf("store copy: %w", err)
+	}
 	if from == to {
 		return fmt.Errorf("store copy: FROM and TO are both %s: nothing to copy", result.Redact(from))
 	}

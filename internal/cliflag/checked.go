@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/numalab/numalab/internal/result"
 )
 
 // ParseChecked is ParseNoArgs for a command that reports every bad flag at
@@ -60,7 +62,7 @@ type checked struct {
 func (c checked) Set(s string) error {
 	was := c.Value.String()
 	if err := c.Value.Set(s); err != nil {
-		*c.bad = append(*c.bad, fmt.Errorf("-%s: %q is not valid: %w", c.name, s, err))
+		*c.bad = append(*c.bad, fmt.Errorf("-%s: %q is not valid: %w", c.name, result.Redact(s), err))
 		c.Value.Set(was)
 	}
 	return nil

@@ -54,6 +54,9 @@ func Parse(stdout io.Writer, fs *flag.FlagSet, args []string) (done bool, err er
 		fs.Usage()
 		return true, ErrUsage
 	}
+	if err := CheckFileFlags(fs); err != nil {
+		return true, err
+	}
 	return false, nil
 }
 

@@ -164,8 +164,8 @@ func (u Uncertainty) text(servers []Server) string {
 
 // measurements are what would pin each uncertain input down.
 var measurements = map[string]string{
-	calib.AssumeA:      "more latency points (a longer 'numalab eval', or 'numalab model measure' again) to narrow A and M",
-	calib.AssumeSMT:    "SMT on against off on a machine with SMT ('numalab run oltp --placements smt=on,smt=off')",
+	calib.AssumeA:      "more latency points (a longer 'numalab eval', or 'numalab run pages' again) to narrow A and M",
+	calib.AssumeSMT:    `SMT on against off on a machine with SMT ('numalab run oltp --placement "smt=on;smt=off"')`,
 	calib.AssumeLocal:  "one socket's local latency against a two-socket server's ('numalab probe mem' on each)",
 	calib.AssumeRemote: "a multi-socket server's remote latency ('numalab probe mem' on it measures the node matrix)",
 	AssumeCatalogue:    "the candidate CPUs' memory latency ('numalab probe mem' on each, or a published measurement for the catalogue)",

@@ -13,7 +13,8 @@ var ErrUnknownFile = errors.New("neither SQLite nor DuckDB")
 
 // FileEngine tells a database file's engine, "sqlite" or "duckdb", by its
 // first bytes (SQLite's "SQLite format 3\0" header, DuckDB's "DUCK" magic
-// at offset 8).
+// at offset 8). A file it cannot read (a directory) is that error, not
+// ErrUnknownFile.
 func FileEngine(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -21,7 +22,10 @@ func FileEngine(path string) (string, error) {
 	}
 	defer f.Close()
 	b := make([]byte, 16)
-	n, _ := io.ReadFull(f, b)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", fmt.Errorf("telling the engine of %s: %w", path, err) // unreadable (a directory): no verdict
+	}
 	if name := HeaderEngine(b[:n]); name != "" {
 		return name, nil
 	}

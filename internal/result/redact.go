@@ -335,3 +335,45 @@ func RedactWithDSN(s, dsn string) string {
 	}
 	return s
 }
+
+// LooksLikeDSN reports whether s, given where a file name is expected
+// (--store, --db), looks like a connection string instead: a URL of any
+// scheme ("mysql://u@h/db", "postgres://..."), text that holds a password
+// Redact would hide ("u:PW@h", "password=PW"), or libpq's key=value form
+// ("host=h dbname=x"). numalab never names a file after such a string: the
+// file would carry the password, and the user meant a server.
+func LooksLikeDSN(s string) bool {
+	if Redact(s) != s || hasScheme(s) {
+		return true
+	}
+	for _, w := range strings.Fields(s) {
+		k, _, ok := strings.Cut(w, "=")
+		if ok && slices.Contains(libpqKeys, asciiLower(k)) {
+			return true
+		}
+		if strings.Contains(w, "@tcp(") || strings.Contains(w, "@unix(") { // Go's MySQL driver
+			return true
+		}
+	}
+	return false
+}
+
+// libpqKeys are the keys of libpq's key=value connection strings that a
+// file name would hardly start a word with.
+var libpqKeys = []string{"host", "hostaddr", "port", "dbname", "user", "password", "passfile",
+	"sslmode", "sslrootcert", "connect_timeout", "application_name", "service", "target_session_attrs"}
+
+// hasScheme says whether s starts with a URL's "scheme://".
+func hasScheme(s string) bool {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for k, c := range s[:i] {
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (k == 0 || !('0' <= c && c <= '9' || c == '+' || c == '.' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}

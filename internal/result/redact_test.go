@@ -244,3 +244,31 @@ func TestRedactNeverLeaks(t *testing.T) {
 		t.Errorf("%d leaks in 12000 passwords", leaks)
 	}
 }
+
+func TestLooksLikeDSN(t *testing.T) {
+	for _, s := range []string{
+		"host=127.0.0.1 password=hunter2 dbname=x",
+		"host=/run/postgresql dbname=x",
+		"dbname=x",
+		"mysql://u:pw@h/db",
+		"mysql://u@h/db",
+		"postgres://u@h/db",
+		"sqlite3://x.db",
+		"u:pw@h/db",
+		"u:pw@tcp(127.0.0.1:3306)/db",
+		"root@unix(/run/mysqld/mysqld.sock)/db",
+		"PGPASSWORD=pw",
+	} {
+		if !LooksLikeDSN(s) {
+			t.Errorf("LooksLikeDSN(%q) = false: it is a connection string", s)
+		}
+	}
+	for _, s := range []string{
+		"numalab.db", "/tmp/results/numalab.db", "runs 2024.db", "a=b.db", "./x//y.db",
+		"/srv/host-1/numalab.db", "numalab-tpcc-w1.duckdb", "my@file.db", "", "9://x",
+	} {
+		if LooksLikeDSN(s) {
+			t.Errorf("LooksLikeDSN(%q) = true: it is a file name", s)
+		}
+	}
+}

@@ -142,7 +142,7 @@ func (s *Store) migratePostgres(ctx context.Context, readOnly bool) error {
 				pgSchema, ErrNotStore, pgMark)
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT version FROM `+pgSchema+`.`+pgMark).Scan(&ver); err != nil {
-			return fmt.Errorf("schema %s is %w: reading its version: %v", pgSchema, ErrNotStore, err)
+			return fmt.Errorf("schema %s: reading its version: %w", pgSchema, err) // numalab's mark is there: not a verdict on the schema
 		}
 	}
 	if ver > len(pgMigrations) {

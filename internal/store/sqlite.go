@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-sqlite3" // the SQLite driver
+	"golang.org/x/sys/unix"
 
 	"github.com/numalab/numalab/internal/result"
 )
@@ -79,7 +81,7 @@ func openSQLite(path string) (*Store, error) {
 		if isBusy(err) {
 			return nil, fmt.Errorf("opening store %q: %w", path, lockedError(path, err))
 		}
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
+		return nil, fmt.Errorf("opening store %q: %w", path, fileTrouble(path, err))
 	}
 	return s, nil
 }
@@ -186,7 +188,7 @@ func checkFile(path string) error {
 	defer db.Close()
 	app, _, tables, err := readMarks(db)
 	if err != nil {
-		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
+		return marksError(path, err)
 	}
 	if app != applicationID && (app != 0 || tables != 0) {
 		return fmt.Errorf("file is %w: an SQLite database of another program (try --store new.db)", ErrNotStore)
@@ -216,7 +218,7 @@ func (s *Store) migrateSQLite() error {
 	defer tx.Rollback()
 	app, ver, tables, err := readMarks(tx)
 	if err != nil {
-		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
+		return marksError(s.name, err)
 	}
 	switch {
 	case app == 0 && tables == 0 && ver == 0:
@@ -237,6 +239,47 @@ func (s *Store) migrateSQLite() error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// marksError is readMarks's failure on the file path: the file is not a
+// store only where SQLite says it is no database, or a corrupt one; any
+// other failure (a full disk, a directory that cannot be written, an I/O
+// error) is named as what it is (fileTrouble), never blamed on the file.
+func marksError(path string, err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt) {
+		return fmt.Errorf("file is %w: %v (try --store new.db)", ErrNotStore, err)
+	}
+	return fileTrouble(path, err)
+}
+
+// fileTrouble is err, SQLite's failure to open, read or write the store
+// in the file path, with what was wrong where it can be told: no space
+// left on the file system, a directory that does not exist or cannot be
+// written, a file that cannot be written. SQLite itself may say "no such
+// file or directory" for a directory it may not create a file in.
+func fileTrouble(path string, err error) error {
+	if errors.Is(err, ErrNotStore) || errors.Is(err, ErrNewer) {
+		return err
+	}
+	var se sqlite3.Error
+	errors.As(err, &se)
+	dir := filepath.Dir(path)
+	if se.Code == sqlite3.ErrFull || se.SystemErrno == unix.ENOSPC || errors.Is(err, unix.ENOSPC) {
+		return fmt.Errorf("the file system holding %s is full (%w): free space there, or give --store elsewhere", dir, err)
+	}
+	if st, serr := os.Stat(dir); serr != nil {
+		return fmt.Errorf("its directory: %w (SQLite said: %v): create it, or give --store elsewhere", serr, err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory (SQLite said: %v): give --store elsewhere", dir, err)
+	}
+	if aerr := unix.Access(dir, unix.W_OK); aerr != nil {
+		return fmt.Errorf("directory %s cannot be written: %w (SQLite said: %v): give --store in a directory you can write", dir, aerr, err)
+	}
+	if aerr := unix.Access(path, unix.W_OK); aerr != nil && !errors.Is(aerr, unix.ENOENT) {
+		return fmt.Errorf("the file cannot be written: %w (SQLite said: %v): give --store a file you can write", aerr, err)
+	}
+	return err
 }
 
 func newerError(ver int) error {
@@ -267,11 +310,12 @@ func openSQLiteReadOnly(path string) (*Store, error) {
 		db, err = openQuery(path, "mode=ro")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening store %q: %w", path, err)
+		return nil, fmt.Errorf("opening store %q: %w", path, fileTrouble(path, err))
 	}
 	app, ver, _, err := readMarks(db)
 	switch {
 	case err != nil:
+		err = marksError(path, err)
 	case app != applicationID || ver == 0:
 		err = ErrNoStore // an empty SQLite database: a writer would make it a store
 	case ver > len(migrations):

@@ -57,6 +57,11 @@ var ErrNoRun = errors.New("no such run")
 // yet: a missing or empty file, a database without the schema.
 var ErrNoStore = errors.New("no store yet")
 
+// ErrConnString refuses a store named by something that looks like a
+// connection string other than a postgres:// URL (result.LooksLikeDSN):
+// numalab never names a file after one, which would carry its password.
+var ErrConnString = errors.New("looks like a connection string, not a file; a PostgreSQL store is given as postgres://user@host/db")
+
 // ErrNewer is returned for a store written by a newer numalab.
 var ErrNewer = errors.New("stored by a newer numalab")
 
@@ -94,6 +99,9 @@ func IsURL(target string) bool {
 // file or schema that is not a numalab store, a store written by a newer
 // numalab and a server it cannot reach, writing nothing.
 func Open(target string) (*Store, error) {
+	if err := checkTarget(target); err != nil {
+		return nil, err
+	}
 	if IsURL(target) {
 		return openPostgres(target, false)
 	}
@@ -105,10 +113,30 @@ func Open(target string) (*Store, error) {
 // returns ErrNoStore; a store from a newer numalab is refused. It reads
 // every older schema as it is.
 func OpenReadOnly(target string) (*Store, error) {
+	if err := checkTarget(target); err != nil {
+		return nil, err
+	}
 	if IsURL(target) {
 		return openPostgres(target, true)
 	}
 	return openSQLiteReadOnly(target)
+}
+
+// CheckTarget refuses, with ErrConnString, a target that is not a
+// postgres:// URL but looks like a connection string: a file is never
+// named after one.
+func CheckTarget(target string) error {
+	if !IsURL(target) && result.LooksLikeDSN(target) {
+		return fmt.Errorf("%q %w", result.Redact(target), ErrConnString)
+	}
+	return nil
+}
+
+func checkTarget(target string) error {
+	if err := CheckTarget(target); err != nil {
+		return fmt.Errorf("opening store %w", err)
+	}
+	return nil
 }
 
 // Path names the store in messages: its file, or its URL without the
@@ -185,7 +213,9 @@ type execer interface {
 }
 
 // insertRun stores r with the given UID, written by process p (nil: none
-// named), and sets r.ID.
+// named), and sets r.ID. Its command, configuration, headline and error
+// are stored with every password hidden, whatever flag, file or variable
+// they came from.
 func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process) (int64, error) {
 	var machine []byte
 	if r.Machine != nil {
@@ -194,7 +224,7 @@ func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process)
 			return 0, fmt.Errorf("recording run: %w", err)
 		}
 	}
-	cfg := r.Config
+	cfg := result.RedactJSON(r.Config)
 	if len(cfg) == 0 {
 		cfg = json.RawMessage("{}")
 	}
@@ -211,8 +241,8 @@ func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process)
 	}
 	err := x.QueryRow(s.q(`INSERT INTO runs (uid, kind, command, config, version, host, machine, started, finished, status, headline, error, pid, pid_start)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		uid, r.Kind, r.Command, string(cfg), r.Version, r.Host, nullString(machine), s.at(r.Started), finished,
-		r.Status, r.Headline, r.Error, pid, start).Scan(&r.ID)
+		uid, r.Kind, result.Redact(r.Command), string(cfg), r.Version, r.Host, nullString(machine), s.at(r.Started), finished,
+		r.Status, result.Redact(r.Headline), result.Redact(r.Error), pid, start).Scan(&r.ID)
 	if err != nil {
 		return 0, fmt.Errorf("recording run in %s: %w", s.name, err)
 	}
@@ -247,11 +277,12 @@ func (s *Store) Add(id int64, e result.Entry) (int, error) {
 	return seq, nil
 }
 
-// Finish records how run id ended.
+// Finish records how run id ended, with any password in the headline or
+// the error hidden.
 func (s *Store) Finish(id int64, finished time.Time, status, headline, errText string) error {
 	err := s.waitLock(func() error {
 		_, err := s.db.Exec(s.q(`UPDATE runs SET finished = ?, status = ?, headline = ?, error = ? WHERE id = ?`),
-			s.at(finished), status, headline, errText, id)
+			s.at(finished), status, result.Redact(headline), result.Redact(errText), id)
 		return err
 	})
 	if err != nil {

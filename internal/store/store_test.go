@@ -337,6 +337,58 @@ func TestAddHidesPasswords(t *testing.T) {
 	}
 }
 
+// TestRunHidesPasswords: a run's command, configuration, headline and
+// error are stored with every password hidden, whatever door it came in
+// by (a --db or sweep-file value in the configuration, an error that
+// quotes a DSN): no byte of the store holds it.
+func TestRunHidesPasswords(t *testing.T) {
+	const pw = "hunter2pw"
+	dir := t.TempDir()
+	s, err := Open(filepath.Join(dir, "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun("oltp")
+	r.Command = "numalab run oltp --db 'host=h password=" + pw + " dbname=x'"
+	r.Config = []byte(`{"db":"host=h password=` + pw + ` dbname=x","store":"mysql://u:` + pw + `@h/db"}`)
+	if err := s.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(r.ID, time.Now(), result.StatusFailed, "0 tps at postgres://u:"+pw+"@h/x", "connecting to mysql://u:"+pw+"@h/db: refused"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), pw) {
+			t.Errorf("the password is in the bytes of %s", e.Name())
+		}
+	}
+}
+
+// TestRefusesConnectionStrings: a target that looks like a connection
+// string, but is no postgres:// URL, is refused without creating a file
+// named after it, its password not quoted.
+func TestRefusesConnectionStrings(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, target := range []string{"host=127.0.0.1 password=hunter2 dbname=x", "mysql://u:hunter2@h/db", "dbname=x"} {
+		for name, open := range map[string]func(string) (*Store, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+			_, err := open(target)
+			if !errors.Is(err, ErrConnString) || strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("%s(%q) = %v, want ErrConnString without the password", name, target, err)
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("refused targets left %v", ents)
+	}
+}
+
 // TestReadOnlyLeavesNoFiles: reading a store leaves its directory as it
 // found it (no -wal or -shm files), as a writer's close does.
 func TestReadOnlyLeavesNoFiles(t *testing.T) {

@@ -155,7 +155,10 @@ func (plan Plan) config(c Cell, types []string, procs int, before []*result.Cell
 }
 
 // Run runs every cell of plan on w in order, storing each through rec as
-// soon as it is measured, and returns the cells' items. A cell that read
+// soon as it is measured, and returns the items of the workload's own
+// cells: a neighbour pair's cells are stored apart (memlat.NeighbourCell)
+// and reported to prog, but not returned, so that a headline or a table
+// made from Run's result never mixes them with the plain cells. A cell that read
 // from disk in its window (plan.Monitor says so) is stored, flagged in the
 // cell, and noted. Ctrl-C (ctx) ends
 // the current cell early; it is stored, marked cut short, and Run returns
@@ -230,7 +233,9 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 			return out, errors.Join(o.Stop, err)
 		}
 		if len(o.Store) > 0 {
-			out = append(out, o.Item)
+			if len(c.Neighbour) == 0 { // a neighbour pair is stored apart, and returned by no Run
+				out = append(out, o.Item)
+			}
 			if serr := store(rec, o.Store); serr != nil {
 				return out, errors.Join(o.Stop, serr)
 			}

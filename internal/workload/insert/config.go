@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/memlat"
@@ -159,11 +160,14 @@ func (c *RunConfig) Check(root string) error {
 	if c.DSN != "" && !server {
 		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
 	}
+	if err := cliflag.CheckFileName("db", c.DB); err != nil { // a sweep file's db, which no flag check saw
+		errs = append(errs, err)
+	}
 	if c.DB == "" && !server {
 		c.DB = DefaultPath(c.Engine)
 	}
 	if c.DB != "" && server {
-		errs = append(errs, bad("db", c.DB, "is for --engine "+engine.List(engine.IsEmbedded)+" (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
+		errs = append(errs, bad("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
 	}
 	switch {
 	case !slices.Contains(Methods, c.Method):

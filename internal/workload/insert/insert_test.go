@@ -240,6 +240,21 @@ func TestRefusesFilesNotOurs(t *testing.T) {
 	if _, err := NewSweep(shortConfig("duckdb", path)).Open(context.Background(), &entries{}); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("SQLite file as duckdb: got %v, want ErrNotOurs", err)
 	}
+	// Stopped while looking (Ctrl-C): a cancellation, no verdict on the
+	// file, nothing removed.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := claimFile(ctx, "sqlite", path); !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotOurs) {
+		t.Errorf("claiming a file, cancelled: got %v, want a cancellation, not a refusal", err)
+	}
+	// A file that cannot be read is named so, not called foreign.
+	unreadable := filepath.Join(dir, "unreadable")
+	if err := os.Mkdir(unreadable, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := claimFile(context.Background(), "sqlite", unreadable); err == nil || errors.Is(err, ErrNotOurs) {
+		t.Errorf("claiming a directory: got %v, want it named as unreadable, not as foreign", err)
+	}
 }
 
 func TestCheckRefusesBadBatches(t *testing.T) {

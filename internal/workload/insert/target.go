@@ -285,19 +285,28 @@ func claimFile(ctx context.Context, engineName, path string) error {
 		return fmt.Errorf("opening %s: %w: %s (choose another --db, or remove the file yourself if it is numalab's)", path, ErrNotOurs, why)
 	}
 	kind, err := engine.FileEngine(path)
-	if err != nil {
+	switch {
+	case errors.Is(err, engine.ErrUnknownFile):
 		return refuse(err.Error())
+	case err != nil: // unreadable: nothing was learnt of whose it is
+		return fmt.Errorf("opening %s: %w", path, err)
 	}
 	if kind != engineName {
 		return refuse("it is a " + kind + " file")
 	}
 	eng, err := engine.Open(ctx, engineName, engine.Options{Path: path})
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("opening %s: %w", path, ctx.Err()) // stopped, not refused
+	}
 	if err != nil {
 		return refuse(err.Error())
 	}
 	var note string
 	err = eng.DB().QueryRowContext(ctx, "SELECT note FROM "+metaTable).Scan(&note)
 	eng.Close()
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("opening %s: reading %s: %w", path, metaTable, ctx.Err()) // stopped, not refused
+	}
 	if err != nil || note != marker {
 		return refuse("it has no " + metaTable + " table saying so")
 	}

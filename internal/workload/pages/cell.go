@@ -2,6 +2,7 @@ package pages
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -39,7 +40,10 @@ func openPageConn(ctx context.Context, im *image) (*pageConn, error) {
 	}
 	if err != nil {
 		eng.Close()
-		return nil, fmt.Errorf("the database image: %w (is it a tpcc database?)", err)
+		if errors.Is(err, tpcc.ErrNotTPCC) {
+			return nil, fmt.Errorf("the database image: %w (is it a tpcc database?)", err)
+		}
+		return nil, fmt.Errorf("the database image: %w", err)
 	}
 	pcg := rand.NewPCG(1, 2)
 	s, err := w.OpenStream(ctx, rand.New(pcg))

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -33,8 +36,9 @@ type RunConfig struct {
 	// after the start.
 	Repeats      int           `json:"repeats"`
 	RepeatWithin time.Duration `json:"repeat_within_ns,omitempty"`
-	// GHz is the core clock the points are at; 0: the clock of the
-	// memory probe ProbeRun in the store (0: its newest).
+	// GHz is the core clock the points are at, within the bounds model
+	// applies to a clock; 0: the clock of the memory probe ProbeRun in the
+	// store (0: its newest). A ProbeRun given with GHz must exist too.
 	GHz      float64 `json:"ghz,omitempty"`
 	ProbeRun int64   `json:"probe_run"`
 	// Tolerance is how far off its median the speed sentinel's core
@@ -63,12 +67,48 @@ func (c RunConfig) Check() error {
 	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")
 	bad.BadIf(c.Pairs < 1 || c.Pairs > 1000, "pairs", fmt.Sprint(c.Pairs), "is not 1 to 1000 pairs of cells")
 	bad.BadIf(c.Cell < 10*time.Millisecond || c.Cell > time.Hour, "cell", c.Cell.String(), "is not a cell of 10ms to 1h")
-	bad.BadIf(c.Repeats < 0 || c.Repeats > c.Pairs*2, "repeats", fmt.Sprint(c.Repeats), fmt.Sprintf("is not 0 to %d repeats (two cells a pair)", c.Pairs*2))
+	// --repeats is bounded by --pairs: judged only against pairs that
+	// pass, so that a bad --pairs is not blamed on it.
+	bad.BadIf(c.Repeats < 0 || c.Pairs >= 1 && c.Pairs <= 1000 && c.Repeats > c.Pairs*2, "repeats", fmt.Sprint(c.Repeats), fmt.Sprintf("is not 0 to %d repeats (two cells a pair)", c.Pairs*2))
 	bad.BadIf(c.RepeatWithin < 0, "repeat-within", c.RepeatWithin.String(), "is not a duration (0 for no bound)")
-	bad.BadIf(c.GHz < 0 || c.GHz > 10 || math.IsNaN(c.GHz), "ghz", fmt.Sprint(c.GHz), "is not a clock of up to 10 GHz (0 for the memory probe's)")
+	if _, why := model.Implausible(nil, []float64{c.GHz}, nil); c.GHz != 0 && why != "" || math.IsNaN(c.GHz) {
+		// The bounds model applies to a clock: a fit stored at a clock no
+		// machine has would be refused by every model command reading it.
+		bad.BadIf(true, "ghz", fmt.Sprint(c.GHz), "is not "+cmp.Or(why, "a clock")+" (0 for the memory probe's)")
+	}
 	bad.BadIf(c.ProbeRun < 0, "probe-run", fmt.Sprint(c.ProbeRun), "is not a run ID (0 for the store's newest memory probe)")
 	bad.BadIf(!(c.Tolerance > 0 && c.Tolerance < 1), "tolerance", fmt.Sprint(c.Tolerance), "is not a fraction above 0 and below 1 (0.15 is 15%)")
 	return errors.Join(bad...)
+}
+
+// loadHint says how to make the file --db wants.
+const loadHint = "expected a tpcc SQLite file; numalab run oltp --engine sqlite --warehouses 1 loads one"
+
+// checkDB refuses, naming what is wrong with it, a --db that is no
+// SQLite file: missing, unreadable, a directory, empty, or another kind of
+// file by its first bytes.
+func checkDB(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-db: %s: no such file (%s)", path, loadHint)
+	case err != nil:
+		return fmt.Errorf("-db: %w (%s)", err, loadHint)
+	case st.IsDir():
+		return fmt.Errorf("-db: %s is a directory (%s)", path, loadHint)
+	case st.Size() == 0:
+		return fmt.Errorf("-db: %s is empty (%s)", path, loadHint)
+	}
+	name, err := engine.FileEngine(path)
+	switch {
+	case errors.Is(err, engine.ErrUnknownFile):
+		return fmt.Errorf("-db: %s is not an SQLite database by its first bytes (%s)", path, loadHint)
+	case err != nil:
+		return fmt.Errorf("-db: %w (%s)", err, loadHint)
+	case name != "sqlite":
+		return fmt.Errorf("-db: %s is a %s database, not SQLite (%s)", path, name, loadHint)
+	}
+	return nil
 }
 
 // Resolve gives c's defaults their values on machine t with the store
@@ -85,10 +125,10 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 	if t != nil && len(t.CPUs) > 0 && !slices.ContainsFunc(t.CPUs, func(x result.CPU) bool { return x.ID == c.CPU }) {
 		return 0, fmt.Errorf("-cpu: %d is not a CPU of this machine (numalab topo lists them)", c.CPU)
 	}
-	if _, err := os.Stat(c.DB); err != nil {
-		return 0, fmt.Errorf("-db: %s: no such file (expected a tpcc SQLite file; numalab run oltp --engine sqlite --warehouses 1 loads one)", c.DB)
+	if err := checkDB(c.DB); err != nil {
+		return 0, err
 	}
-	if c.GHz > 0 {
+	if c.GHz > 0 && c.ProbeRun == 0 {
 		return c.GHz, nil
 	}
 	st, err := store.OpenToRead(storePath)
@@ -106,10 +146,13 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 	}
 	run, err := st.Get(c.ProbeRun)
 	if err != nil {
-		return 0, fmt.Errorf("-probe-run: %w", err)
+		return 0, fmt.Errorf("-probe-run: %w (numalab runs --kind probe-mem lists the memory probes)", err)
 	}
 	if run.Kind != result.RunProbeMem {
 		return 0, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe (numalab runs --kind probe-mem lists them)", c.ProbeRun, run.Kind)
+	}
+	if c.GHz > 0 {
+		return c.GHz, nil // the clock given, beside the probe named
 	}
 	p, err := calib.ReadProbe(run)
 	if err != nil {
@@ -117,6 +160,9 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 	}
 	if !(p.GHz > 0) {
 		return 0, fmt.Errorf("-probe-run: memory probe run %d measured no clock (give --ghz)", c.ProbeRun)
+	}
+	if v, why := model.Implausible(nil, []float64{p.GHz}, nil); why != "" {
+		return 0, fmt.Errorf("-probe-run: memory probe run %d measured a clock of %s GHz, which is not %s (give --ghz)", c.ProbeRun, v, why)
 	}
 	return p.GHz, nil
 }

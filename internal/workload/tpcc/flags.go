@@ -80,6 +80,9 @@ func (c *RunConfig) CheckFlags(given func(flag, key string) bool) []error {
 	if c.Curve && c.Neighbour {
 		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
 	}
+	if c.Neighbour && c.Rate > 0 {
+		bad = append(bad, errors.New("-neighbour: not with --rate: at a fixed arrival rate the cell beside the neighbour completes as many calls as the cell beside the control, so their tps ratio is 1 by construction and says nothing of latency (drop --rate; --think, a closed loop, keeps the ratio)"))
+	}
 	if c.NeighbourPairs > 0 && !c.Neighbour {
 		bad = append(bad, fmt.Errorf("-neighbour-pairs: %d pairs without --neighbour (add --neighbour)", c.NeighbourPairs))
 	}

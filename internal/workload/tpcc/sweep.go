@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/place"
@@ -92,7 +93,10 @@ func (c *RunConfig) Check() error {
 		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
 	}
 	if c.DB != "" && isServer(c.Engine) {
-		errs = append(errs, badSetting("db", c.DB, "is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn, or none for a throwaway server)"))
+		errs = append(errs, badSetting("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn, or none for a throwaway server)"))
+	}
+	if err := cliflag.CheckFileName("db", c.DB); err != nil { // a sweep file's db, which no flag check saw
+		errs = append(errs, err)
 	}
 	if c.DB == "" && !isServer(c.Engine) {
 		c.DB = DefaultPath(c.Engine, c.Warehouses)

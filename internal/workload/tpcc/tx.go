@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -45,6 +46,9 @@ func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (Meta, er
 	err := db.QueryRowContext(ctx, tableExistsSQL(dialect), meta).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, fmt.Errorf("%w: it has no %s table (load one with %s)", ErrNotTPCC, meta, reloadHint)
+	}
+	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return m, fmt.Errorf("reading %s: %w", meta, cmp.Or(ctx.Err(), err)) // stopped: nothing was learnt of the file
 	}
 	if err != nil {
 		return m, fmt.Errorf("%w: %w (load one with %s)", ErrNotTPCC, err, reloadHint)

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3" // the "sqlite3" driver, for writing corrupt copies
+
+	"github.com/numalab/numalab/internal/engine"
 )
 
 // script is an intner returning queued values (each must lie in [0, n)).
@@ -448,5 +450,31 @@ func TestPickByName(t *testing.T) {
 		if err := pickByName(names, in, &r); err != nil || r.CID != want || r.First != fmt.Sprint("F", want) || r.Last != in.Last {
 			t.Errorf("%d names: %+v, %v; want customer %d", n, r, err, want)
 		}
+	}
+}
+
+// TestOpenCancelledIsNotRefusal: a cancelled context (Ctrl-C while run
+// pages' warm-up opened the image) is reported as a cancellation, never as
+// "not a numalab TPC-C database", by Open and by Check, on a real tpcc
+// file and on an empty database.
+func TestOpenCancelledIsNotRefusal(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	mutate(t, empty, "CREATE TABLE t (x)")
+	for _, path := range []string{copyDB(t), empty} {
+		eng, err := engine.Open(context.Background(), "sqlite", engine.Options{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = Open(ctx, eng, Options{})
+		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotTPCC) || strings.Contains(err.Error(), "not a numalab") {
+			t.Errorf("Open(%s) cancelled = %v, want a cancellation, not a refusal", filepath.Base(path), err)
+		}
+		if err := Check(ctx, eng); !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotTPCC) {
+			t.Errorf("Check(%s) cancelled = %v, want a cancellation, not a refusal", filepath.Base(path), err)
+		}
+		eng.Close()
 	}
 }
