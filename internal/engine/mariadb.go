@@ -27,8 +27,10 @@ package engine
 // TABLE): SetDOP accepts only 1, as on SQLite.
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +44,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/numalab/numalab/internal/managed"
 	"github.com/numalab/numalab/internal/mariaserver"
 )
 
@@ -110,7 +113,7 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	base.DBName = ""
 	c, err := e.connect(ctx, base, nil)
 	if err != nil {
-		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.server != nil)), dsn: dsn, err: err}
+		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.ownLog)), dsn: dsn, err: err}
 	}
 	err = claimDatabase(ctx, c, e.schema)
 	c.Close()
@@ -210,8 +213,11 @@ func quoteMy(name string) string {
 	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
-// myConnectHint suggests what to check for common connection failures.
-func myConnectHint(err error, managed bool) string {
+// myConnectHint suggests what to check for common connection failures;
+// ownLog is numalab's own server's log ("" for a --dsn server), whose end
+// is quoted where the server closed the connection at once.
+func myConnectHint(err error, ownLog string) string {
+	own := ownLog != ""
 	var me *mysql.MySQLError
 	var timeout *ConnectTimeoutError
 	if errors.As(err, &timeout) {
@@ -227,12 +233,20 @@ func myConnectHint(err error, managed bool) string {
 		return ""
 	}
 	switch {
-	case managed && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
+	case own && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
 		return " (numalab's own server is no longer running: it stopped or was killed; run again to start a fresh one)"
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
 		return " (is the server running and listening at that socket or host and port? omit --dsn to let numalab start its own server)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return " (no answer in time: check the host name, port and firewall)"
+	case errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn):
+		// The driver's word for a connection the server closed before
+		// or during the handshake (it logs the cause, which numalab
+		// silences).
+		if own {
+			return ": numalab's own server closed the connection at once, before it answered the handshake" + cmp.Or(managed.LogTail(ownLog), "; its log "+ownLog+" is empty")
+		}
+		return ": the server closed the connection at once, before it answered the handshake (is a MariaDB or MySQL server listening there, and does it take this client: max_connections, host-based rules, TLS required? its error log says why)"
 	}
 	return ""
 }

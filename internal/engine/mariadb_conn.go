@@ -33,7 +33,7 @@ func (e *myEngine) Connect(ctx context.Context) (Conn, error) {
 	}
 	c, err := e.connect(ctx, e.cfg, dial)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to mariadb %s: %s%s", e.where, result.Redact(err.Error()), myConnectHint(err, e.server != nil))
+		return nil, fmt.Errorf("connecting to mariadb %s: %s%s", e.where, result.Redact(err.Error()), myConnectHint(err, e.ownLog))
 	}
 	mc.one = c
 	err = c.QueryRowContext(ctx, "SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&mc.tid)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"net"
 	"runtime"
 	"slices"
 	"strings"
@@ -172,5 +173,36 @@ func TestMariaDBConnClosedByCancel(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("closing the dropped connection: %v, want nil", err)
+	}
+}
+
+// TestMariaDBServerClosesAtOnce: a server that accepts the connection and
+// closes it before the handshake is said to have done so, not with the
+// driver's bare "invalid connection" (PostgreSQL's driver says what
+// happened: an unexpected EOF).
+func TestMariaDBServerClosesAtOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skipf("no loopback listener here: %v", err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	e, err := Open(ctx, "mariadb", Options{DSN: "numalab:secret@tcp(" + ln.Addr().String() + ")/"})
+	if err == nil {
+		e.Close()
+		t.Fatal("opened a server that closes every connection at once")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "the server closed the connection at once, before it answered the handshake") || strings.Contains(msg, "secret") {
+		t.Errorf("error %q: want it to say the server closed the connection at once, without the password", msg)
 	}
 }
