@@ -76,6 +76,9 @@ type Calibration struct {
 	// (holdOut); other predicts them.
 	pairs    []NeighbourPair
 	pairsRun int64
+	// fromFit: one socket's latency is the measured fit's chain already
+	// (the probe measured none: ProbeLatency.FromFit).
+	fromFit bool
 }
 
 // ErrNoProbe is returned by Calibrate without a memory probe run.
@@ -131,11 +134,20 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no memlat.Summary with a clock and DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
+	if !(p.LocalNS > 0) && measured != nil {
+		// A probe cut before its DRAM point (eval's, at its share of the
+		// budget on a busy machine): the page-size step's chain, timed
+		// next to its cells, is a DRAM latency measured on this machine.
+		if err := p.fromMeasured(measured); err != nil {
+			return nil, err
+		}
+	}
 	if !(p.LocalNS > 0) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d measured no DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
 	m.latencies(p)
+	m.fromFit = p.FromFit
 	m.CoresPerSocket = 1
 	smt := []int{1}
 	if mr := result.MachineRun(runs); mr != nil {
@@ -193,7 +205,7 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	if off := f.OffCells(); len(off) > 0 {
 		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel's core reference read more than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
 	}
-	if m.RemoteAssumed && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
+	if m.RemoteAssumed && !m.fromFit && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
 		mem := f.Memory[0]
 		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
 			mem.Name, run.ID, units.Bytes(mem.ChainBytes), model.Fixed(m.OneSocketNS, 1)))
@@ -249,7 +261,10 @@ func (m *Calibration) latencies(p ProbeLatency) {
 	ml, rr := model.PublishedMultiSocketLocal, model.PublishedRemoteRatio
 	m.Assumptions = append(m.Assumptions,
 		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured, Source: fmt.Sprintf("the core clock memory probe run %d measured", p.Run)})
-	measured := fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, p.Run, units.Bytes(s.WorkingSetBytes))
+	measured := p.LocalWhat
+	if !p.FromFit {
+		measured = fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, p.Run, units.Bytes(s.WorkingSetBytes))
+	}
 	if p.RemoteNS > 0 {
 		m.LocalNS, m.RemoteNS = p.LocalNS, p.RemoteNS
 		m.OneSocketNS = m.LocalNS / ml.Value
@@ -570,4 +585,21 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// fromMeasured takes LocalNS from the measured fit stored in run (kind
+// RunFit), for a probe that measured no DRAM latency (cut before its
+// largest working set): the random chain its first memory's cells were
+// timed next to, mapped as their data is. Without such a chain p stays as
+// it is.
+func (p *ProbeLatency) fromMeasured(run *result.Run) error {
+	f, err := KindMeasuredFit.Last(run)
+	if err != nil || f == nil || len(f.Memory) == 0 || !(f.Memory[0].LatencyNS > 0) {
+		return err
+	}
+	mem := f.Memory[0]
+	p.LocalNS, p.FromFit = mem.LatencyNS, true
+	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): memory probe run %d was cut before its DRAM point",
+		mem.Name, run.ID, units.Bytes(mem.ChainBytes), p.Run)
+	return nil
 }

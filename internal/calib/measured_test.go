@@ -197,6 +197,31 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	}
 }
 
+// TestCalibrateProbeCutBeforeDRAM: a memory probe cut before its DRAM
+// point (its clock alone, eval's at its share of a busy machine's budget)
+// takes the one-socket latency from the measured fit's chain, saying so,
+// and predicts; without a fit run it still predicts nothing.
+func TestCalibrateProbeCutBeforeDRAM(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, Cut: true}))
+	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	without, err := Calibrate(probe, oltp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(without.Table.Rows) > 0 || !strings.Contains(strings.Join(without.Notes, " "), "run 1 measured no DRAM latency: no prediction") {
+		t.Errorf("without a fit run: %d rows, notes %q; want no prediction, saying why", len(without.Table.Rows), without.Notes)
+	}
+	c, err := Calibrate(probe, oltp, stored(t, 3, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := c.Assumption(AssumeOneSocket)
+	if c.OneSocketNS != 100 || a.Basis != Measured || !strings.Contains(a.Source, "memory probe run 1 was cut before its DRAM point") || len(c.Table.Rows) == 0 {
+		t.Errorf("one socket %v ns (%+v), %d rows; want 100 ns from the fit's chain, said so, and a prediction", c.OneSocketNS, a, len(c.Table.Rows))
+	}
+}
+
 // runMap is a store of runs by id; Latest ignores statuses.
 type runMap map[int64]*result.Run
 

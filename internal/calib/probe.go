@@ -28,6 +28,9 @@ type ProbeLatency struct {
 	// NoNUMAEffect is set when the matrix had remote cells but measured
 	// remote no slower than local; its remote latency is then dropped.
 	NoNUMAEffect bool
+	// FromFit is set when LocalNS is not the probe's but the chain a
+	// measured fit timed next to its cells (fromMeasured).
+	FromFit bool
 }
 
 // ReadProbe chooses the clock and latencies of a stored memory probe.
