@@ -193,15 +193,6 @@ func render(c Command, global []int, ph Placeholders) (string, []int) {
 // meta-command).
 func (s *Set) SQL(script, command int) string { return s.scripts[script].sql[command] }
 
-// Scripts is the set's scripts, in the order given to NewSet.
-func (s *Set) Scripts() []*Script {
-	out := make([]*Script, len(s.scripts))
-	for i, p := range s.scripts {
-		out[i] = p.s
-	}
-	return out
-}
-
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()

@@ -109,6 +109,13 @@ func TestRun(t *testing.T) {
 			slept:  []time.Duration{2 * time.Second, 10 * time.Millisecond, 3 * time.Microsecond, -time.Millisecond, 2 * time.Second},
 		},
 		{
+			// pgbench 15.18 gave 3 for the same two lines
+			name:   "continuation",
+			script: "\\set x 1 + \\\r\n  2\r\nselect :x;\r\n",
+			log:    []string{"select ? [3]"},
+			vars:   "x=3",
+		},
+		{
 			name:   "sleep-undefined",
 			script: "\\sleep :n ms",
 			err:    `t.sql:1: \sleep :n ms: undefined variable "n"`,
