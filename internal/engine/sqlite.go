@@ -444,9 +444,12 @@ func (e *sqliteEngine) SetDOP(ctx context.Context, dop int) error {
 func (e *sqliteEngine) Describe(ctx context.Context) (Info, error) {
 	v, _, _ := sqlite3.Version()
 	in := Info{Engine: "sqlite", Version: v, Where: e.path, Settings: map[string]string{}}
-	if e.created {
+	switch {
+	case e.created:
 		in.Settings["mode"] = "load: journal_mode=OFF, synchronous=OFF, locking_mode=EXCLUSIVE"
-	} else {
+	case e.write:
+		in.Settings["mode"] = fmt.Sprintf("read-write, busy timeout %v, one connection per stream, no connection mutex", WriteBusyTimeout)
+	default:
 		in.Settings["mode"] = "read-only, immutable=1, one connection per stream, no connection mutex"
 	}
 	for _, p := range []string{"page_size", "cache_size", "mmap_size", "journal_mode", "page_count"} {
