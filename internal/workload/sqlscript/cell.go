@@ -23,8 +23,9 @@ type Cell struct {
 	// Partial, when set, says why the per-command figures leave out some
 	// streams (a cut cell's streams still in a call).
 	Partial string `json:"partial,omitempty"`
-	// FirstError is the first failed transaction's error in the cell, with
-	// its script, line and command; empty when none failed.
+	// FirstError is the first failed transaction's error in the cell (its
+	// warm-up included), with its script, line and command; empty when
+	// none failed.
 	FirstError string `json:"first_error,omitempty"`
 }
 

@@ -18,7 +18,9 @@ import (
 // for the calls drive counts (drive.Counter), and which End merges once
 // the cell is over. Nothing here is shared with another stream but the
 // run's count of failures, touched only when a counted call failed, and
-// read once per call.
+// read once per call. That count is of every failed transaction, in
+// warm-ups too (a script that cannot run stops the run before its first
+// window), where the cells' figures count those in their windows.
 type stream struct {
 	conn   engine.Conn
 	client *pgscript.Client
@@ -31,10 +33,10 @@ type stream struct {
 	err    error
 	obs    []observed
 
-	figs   [][]cmdFigs // by script, by command
-	tx     []txFigs    // by script
-	first  *pgscript.Error
-	closed atomic.Bool // Close returned: figs are the stream's last
+	figs   [][]cmdFigs     // by script, by command
+	tx     []txFigs        // by script
+	first  *pgscript.Error // the stream's first failure, warm-up included
+	closed atomic.Bool     // Close returned: figs are the stream's last
 }
 
 // observed is one command's end, as pgscript's Observe hook reports it.
@@ -107,6 +109,13 @@ func (st *stream) Next(ctx context.Context) (int, error) {
 	st.obs = st.obs[:0]
 	st.script = st.client.Choose()
 	st.tries, st.err = st.client.Run(ctx, st.conn, st.script)
+	if st.err != nil && ctx.Err() == nil {
+		var pe *pgscript.Error
+		if st.first == nil && errors.As(st.err, &pe) {
+			st.first = pe
+		}
+		st.halt.failed.Add(1)
+	}
 	return st.script, st.err
 }
 
@@ -132,13 +141,6 @@ func (st *stream) Counted(ok bool) {
 	if st.tries > 1 {
 		st.tx[st.script].retried++
 		st.tx[st.script].retries += int64(st.tries - 1)
-	}
-	if !ok {
-		var pe *pgscript.Error
-		if st.first == nil && errors.As(st.err, &pe) {
-			st.first = pe
-		}
-		st.halt.failed.Add(1)
 	}
 }
 

@@ -186,8 +186,10 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	}
 	switch failed := s.halt.failed.Load(); {
 	case failed > s.halt.max:
-		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): %s failed in this run, more than --max-errors %d allows; the first in this cell: %s",
+		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): %s failed in this run (warm-ups included), more than --max-errors %d allows; the first in this cell: %s",
 			c.Index, c, plural(failed, "transaction"), s.halt.max, firstError(&it)), err)
+	case m.Total.Count == 0 && !m.Interrupted && len(m.Stopped) > 0:
+		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): no transaction completed: stream %d stopped: %s", c.Index, c, m.Stopped[0].Stream, m.Stopped[0].Reason), err)
 	case m.Total.Count == 0 && !m.Interrupted:
 		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): no transaction completed in its %v window (try a longer --duration)", c.Index, c, m.Measured), err)
 	}

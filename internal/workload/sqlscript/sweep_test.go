@@ -59,10 +59,11 @@ func files(t *testing.T, texts map[string]string) string {
 	return dir
 }
 
-// sweepOf runs cfg's sweep on this host: streams 1 and 2, 300 ms cells.
+// sweepOf runs cfg's sweep on this host: streams 1 and 2, 300 ms cells
+// (its warm-up as cfg has it).
 func sweepOf(t *testing.T, cfg RunConfig) ([]*Cell, *recorder, error) {
 	t.Helper()
-	cfg.Streams, cfg.Duration, cfg.Warmup = []int{1, 2}, 300*time.Millisecond, 50*time.Millisecond
+	cfg.Streams, cfg.Duration = []int{1, 2}, 300*time.Millisecond
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +98,7 @@ func sweepOf(t *testing.T, cfg RunConfig) ([]*Cell, *recorder, error) {
 func TestSweepSQLite(t *testing.T) {
 	dir := files(t, map[string]string{"schema.sql": bankSchema, "bank.sql": bankScript})
 	cfg := DefaultRunConfig()
+	cfg.Warmup = 50 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
 	cfg.Scripts = []string{filepath.Join(dir, "bank.sql")}
 	out, rec, err := sweepOf(t, cfg)
@@ -122,6 +124,7 @@ INSERT INTO accounts SELECT i, 0 FROM range(1, 1001) t(i);
 	read := "\\set aid random(1, 1000)\nSELECT balance FROM accounts WHERE aid = :aid;\nSELECT count(*) AS n FROM accounts WHERE balance > :aid \\gset\n"
 	dir := files(t, map[string]string{"schema.sql": schema, "read.sql": read})
 	cfg := DefaultRunConfig()
+	cfg.Warmup = 50 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "duckdb", filepath.Join(dir, "bank.duckdb"), filepath.Join(dir, "schema.sql")
 	cfg.Scripts = []string{filepath.Join(dir, "read.sql")}
 	out, _, err := sweepOf(t, cfg)
@@ -165,8 +168,11 @@ SELECT * FROM missing WHERE x = :aid;
 `
 	dir := files(t, map[string]string{"schema.sql": bankSchema, "flaky.sql": flaky})
 	cfg := DefaultRunConfig()
+	cfg.Warmup = 50 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
-	cfg.Scripts, cfg.MaxErrors = []string{filepath.Join(dir, "flaky.sql")}, 3
+	// No warm-up: failures in a warm-up count against --max-errors too,
+	// and would stop the run before its first window.
+	cfg.Scripts, cfg.MaxErrors, cfg.Warmup = []string{filepath.Join(dir, "flaky.sql")}, 3, 0
 	out, rec, err := sweepOf(t, cfg)
 	if err == nil || !strings.Contains(err.Error(), "more than --max-errors 3") || !strings.Contains(err.Error(), "flaky.sql:4: SELECT * FROM missing") ||
 		!strings.Contains(err.Error(), "no such table: missing") {
@@ -182,5 +188,24 @@ SELECT * FROM missing WHERE x = :aid;
 	}
 	if len(c.Cell.Stopped) == 0 {
 		t.Errorf("no stream stopped once failures passed --max-errors")
+	}
+}
+
+// TestSweepStopsInWarmup: a script that cannot run (a statement the
+// engine refuses) stops the run in the first cell's warm-up, naming the
+// line and the engine's error, not after a thousand failures.
+func TestSweepStopsInWarmup(t *testing.T) {
+	dir := files(t, map[string]string{"schema.sql": bankSchema, "bad.sql": "SELECT 1 AS one;\nEND TRANSACTION NOW;\n"})
+	cfg := DefaultRunConfig()
+	cfg.Warmup = 50 * time.Millisecond
+	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
+	cfg.Scripts = []string{filepath.Join(dir, "bad.sql")}
+	out, _, err := sweepOf(t, cfg)
+	if err == nil || !strings.Contains(err.Error(), "1 transaction failed in this run (warm-ups included), more than --max-errors 0") ||
+		!strings.Contains(err.Error(), "bad.sql:2: END TRANSACTION NOW: ") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(out) != 1 || out[0].Cell.Total.Count != 0 || len(out[0].Cell.Stopped) != 1 {
+		t.Errorf("%d cells; want the first, stored with its stream stopped", len(out))
 	}
 }
