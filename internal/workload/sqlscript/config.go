@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
@@ -72,16 +73,20 @@ func (c *RunConfig) Check() error {
 	case !ok:
 		errs = append(errs, bad("engine", c.Engine, "is not an engine of run sql: want "+Engines()))
 	case spec.Server && c.DB != "":
-		errs = append(errs, bad("db", c.DB, "is for --engine sqlite or duckdb ("+spec.Title+" takes --dsn, or none for numalab's own server)"))
+		errs = append(errs, bad("db", c.DB, "is for --engine "+engine.List(engine.IsEmbedded)+
+			" ("+spec.Title+" takes --dsn, or none for numalab's own server)"))
 	case !spec.Server && c.DSN != "":
 		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for a server engine ("+spec.Title+" takes --db FILE)"))
 	case !spec.Server && c.DB == "":
-		errs = append(errs, errors.New("-db: no database file given: want --db FILE (an existing database, or a new one with --init FILE)"))
+		errs = append(errs, errors.New("-db: no database file given: "+
+			"want --db FILE (an existing database, or a new one with --init FILE)"))
 	case c.DSN != "" && c.Init != "":
-		errs = append(errs, bad("init", c.Init, "is for numalab's own server or a new --db file: numalab writes nothing into a --dsn server's database but what the scripts do (run the SQL yourself first)"))
+		errs = append(errs, bad("init", c.Init, "is for numalab's own server or a new --db file: numalab writes nothing "+
+			"into a --dsn server's database but what the scripts do (run the SQL yourself first)"))
 	}
 	if len(c.Scripts)+len(c.Builtins) == 0 {
-		errs = append(errs, errors.New("-script: no script given: want --script FILE[@WEIGHT] or --builtin NAME[@WEIGHT] (tpcb-like, simple-update or select-only), once or more"))
+		errs = append(errs, errors.New("-script: no script given: want --script FILE[@WEIGHT] or "+
+			"--builtin NAME[@WEIGHT] (tpcb-like, simple-update or select-only), once or more"))
 	}
 	for _, d := range c.Defines {
 		if _, _, err := pgscript.ParseDefine(d); err != nil {
