@@ -121,6 +121,49 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 	if !strings.Contains(errOut, "tps") || !strings.Contains(errOut, "statement latencies") {
 		t.Errorf("the tables did not go to stderr with --json:\n%s", errOut)
 	}
+	// The stored command line parses back to the stored configuration
+	// (the DSN's password aside: a test server's DSN has none).
+	if strings.Contains(r.Command, "--dsn") {
+		return
+	}
+	var words []string // after 'numalab run sql', but --init: the file it made exists now
+	fields := strings.Fields(r.Command)[3:]
+	for i := 0; i < len(fields); i++ {
+		switch fields[i] {
+		case "--init":
+			i++
+		case "''":
+			words = append(words, "")
+		default:
+			words = append(words, fields[i])
+		}
+	}
+	back, _, _, _, done, err := sqlFlags(&env{stdout: new(strings.Builder), stderr: new(strings.Builder)}, words)
+	if done || err != nil {
+		t.Fatalf("the stored command %q does not parse: %v", r.Command, err)
+	}
+	if js, _ := json.Marshal(back); !strings.Contains(string(r.Config), `"streams":[1,2]`) || !jsonSame(t, js, r.Config, "init") {
+		t.Errorf("stored command %q gives\n%s\nstored\n%s", r.Command, js, r.Config)
+	}
+	// The report shows the run.
+	text, _, err := runCLI(t, "report", "--store", st, "--format", "text")
+	if err != nil || !strings.Contains(text, "Your SQL: script runs") || !strings.Contains(text, "bank.sql@1") {
+		t.Errorf("report: %v\n%s", err, text)
+	}
+}
+
+// jsonSame says whether two JSON objects are equal but for the key skip.
+func jsonSame(t *testing.T, a, b []byte, skip string) bool {
+	t.Helper()
+	var x, y map[string]any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	delete(x, skip)
+	delete(y, skip)
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
 }
 
 func TestRunSQLSQLite(t *testing.T) {
