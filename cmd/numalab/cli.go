@@ -48,7 +48,7 @@ var commands = []command{
 	{"topo", "show the machine: packages, nodes, cores, SMT siblings, caches, distances", cmdTopo},
 	{"runs", "list stored runs, or show one (runs show ID)", cmdRuns},
 	{"store", "copy runs between results stores, SQLite and PostgreSQL (store copy FROM TO)", cmdStore},
-	{"run", "run a workload sweep: run oltp (tpcc-ro), run report (transtats, x DOP), run insert (bulk loading), run null (SELECT 1), run tpch", cmdRun},
+	{"run", "run a workload sweep: run oltp (tpcc-ro), run report (transtats, x DOP), run insert (bulk loading), run null (SELECT 1), run tpch, run sql (your own pgbench scripts)", cmdRun},
 	{"check", "check a numalab TPC-C database against the specification's consistency conditions", cmdCheck},
 	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth), probe io (storage)", cmdProbe},
 	{"model", "model throughput from memory latency: sockets, SMT, clocks, DRAM, tiers, sizing, DOP, fit", cmdModel},

@@ -7,10 +7,11 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 )
 
-// cmdRun runs a workload sweep: run oltp, report, insert, null or tpch.
+// cmdRun runs a workload sweep: run oltp, report, insert, null, tpch, pages or sql.
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	return subcommands(ctx, e, args, "run", "workload", []command{
-		{"oltp", "", runOLTP}, {"report", "", runReport}, {"insert", "", runInsert}, {"null", "", runNull}, {"tpch", "", runTPCH}, {"pages", "", runPages}})
+		{"oltp", "", runOLTP}, {"report", "", runReport}, {"insert", "", runInsert}, {"null", "", runNull}, {"tpch", "", runTPCH}, {"pages", "", runPages},
+		{"sql", "", runSQL}})
 }
 
 // runFlagSet is the flag set of run command name: the flags of its

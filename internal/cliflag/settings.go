@@ -26,6 +26,7 @@ type Setting struct {
 	bool bool               // a bool: argv writes --name=v, or --name when optional
 	opt  bool               // argv leaves it out when zero
 	when func() bool        // if set, argv leaves it out unless it holds
+	each func() []string    // a repeated flag's values: argv spells each
 	// define defines the flag on a flag set with a default spelled as
 	// argv spells it, and the flag's help; usage is its help (none: no
 	// flag), dflt its default when that is not the field's value.
@@ -207,6 +208,42 @@ func List(name, sep string, p *[]string) Setting {
 		func(v []string) string { return strings.Join(v, sep) })
 }
 
+// Repeated is the setting of a flag given once per value (--script a.sql
+// --script b.sql), the values in the order given; argv spells each so,
+// and none when there are none. A value may not hold a newline.
+func Repeated(name string, p *[]string) Setting {
+	s := Optional(Field(name, p, func(v string) ([]string, error) {
+		if v == "" {
+			return nil, nil
+		}
+		return strings.Split(v, "\n"), nil
+	}, func(v []string) string { return strings.Join(v, "\n") }))
+	s.each = func() []string { return *p }
+	s.define = func(fs *flag.FlagSet, v, usage string) { fs.Var(&repeated{name: name}, name, usage) }
+	return s
+}
+
+// repeated is a Repeated setting's flag: each value given appended.
+type repeated struct {
+	name string
+	vals []string
+}
+
+func (r *repeated) String() string {
+	if r == nil {
+		return ""
+	}
+	return strings.Join(r.vals, "\n")
+}
+
+func (r *repeated) Set(v string) error {
+	if strings.Contains(v, "\n") {
+		return fmt.Errorf("%q holds a newline (expected one value per --%s)", v, r.name)
+	}
+	r.vals = append(r.vals, v)
+	return nil
+}
+
 // Apply sets the field of every flag of fs given on the command line (all:
 // of every flag, given or default), in the settings' order, and returns
 // the values refused.
@@ -232,6 +269,10 @@ func (ss Settings) Argv(words ...string) []string {
 		switch {
 		case s.when != nil && !s.when():
 		case s.opt && s.zero():
+		case s.each != nil:
+			for _, v := range s.each() {
+				a = append(a, "--"+s.name, v)
+			}
 		case s.opt && s.bool:
 			a = append(a, "--"+s.name)
 		case s.bool:

@@ -177,3 +177,28 @@ func TestDefine(t *testing.T) {
 		t.Errorf("Apply: refused %v, load %v n %d wait %v name %q", bad, load, n, wait, name)
 	}
 }
+
+// TestRepeated: a Repeated flag keeps each value given, in order, argv
+// spells each back, and none when none was given.
+func TestRepeated(t *testing.T) {
+	var files []string
+	ss := Settings{Repeated("script", &files).Flag("a script")}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	ss.Define(fs)
+	if got := ss.Argv("run"); !slices.Equal(got, []string{"run"}) {
+		t.Errorf("Argv of none: %q", got)
+	}
+	if err := fs.Parse([]string{"--script", "a.sql@2", "--script", "b c.sql"}); err != nil {
+		t.Fatal(err)
+	}
+	if bad := ss.Apply(fs, true); len(bad) != 0 || !slices.Equal(files, []string{"a.sql@2", "b c.sql"}) {
+		t.Errorf("Apply: %q (%v)", files, bad)
+	}
+	if got, want := ss.Argv("run"), []string{"run", "--script", "a.sql@2", "--script", "b c.sql"}; !slices.Equal(got, want) {
+		t.Errorf("Argv %q, want %q", got, want)
+	}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse([]string{"--script", "a\nb"}); err == nil || !strings.Contains(err.Error(), "newline") {
+		t.Errorf("a value with a newline: %v", err)
+	}
+}

@@ -52,6 +52,15 @@ type Stream interface {
 	Close() error
 }
 
+// Counter is a Stream told which of its calls counted: Run calls Counted
+// after each call that completed in the measured window (ok: it
+// succeeded), before the next call, and for no other call. A workload
+// keeps figures of its own of those calls alone with it (run sql's
+// per-statement latencies), in the stream, as drive keeps its histograms.
+type Counter interface {
+	Counted(ok bool)
+}
+
 // Opener opens stream number stream (from 0). Run calls it on the stream's
 // own locked and pinned OS thread.
 type Opener func(ctx context.Context, stream int) (Stream, error)
@@ -428,6 +437,7 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 	}
 	warmup, dur := cfg.Warmup, cfg.Duration
 	consecutive := 0
+	counter, _ := s.(Counter)
 	// The clock is elapsed time since t0: time.Since reads only the
 	// monotonic clock, half the cost of time.Now.
 	for {
@@ -462,6 +472,9 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		if err != nil {
 			consecutive++
 			if ph == measuring {
+				if counter != nil {
+					counter.Counted(false)
+				}
 				st.errs[typ]++
 				if st.firstErr[typ] == "" {
 					st.firstErr[typ] = err.Error()
@@ -477,6 +490,9 @@ func runStream(ctx context.Context, cfg *Config, id int, st *streamState, open O
 		}
 		consecutive = 0
 		if ph == measuring {
+			if counter != nil {
+				counter.Counted(true)
+			}
 			st.hists[typ].Record(int64(e - from))
 			if st.perSec != nil {
 				st.perSec[secondOf(e, warmup, nslots)]++
@@ -529,9 +545,9 @@ func merge(cell *result.Cell, cfg *Config, states []*streamState) {
 		if firstErr == "" {
 			firstErr = first
 		}
-		cell.Types = append(cell.Types, txStats(cfg.Types[typ], h, errs, first))
+		cell.Types = append(cell.Types, TxStats(cfg.Types[typ], h, errs, first))
 	}
-	cell.Total = txStats("total", total, totalErrs, firstErr)
+	cell.Total = TxStats("total", total, totalErrs, firstErr)
 	if !cfg.Pace.Closed() {
 		mergePace(cell, cfg.Pace, states)
 	}
@@ -579,8 +595,9 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// txStats turns a histogram (ns) into a TxStats (µs).
-func txStats(name string, h *stats.Histogram, errs int64, firstErr string) result.TxStats {
+// TxStats turns a histogram (ns) into a TxStats (µs), with a type's
+// failures and first error: a cell's figures of a type.
+func TxStats(name string, h *stats.Histogram, errs int64, firstErr string) result.TxStats {
 	q := h.Quantiles(0.5, 0.9, 0.95, 0.99, 0.999)
 	const us = 1e3
 	return result.TxStats{

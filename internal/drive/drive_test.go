@@ -548,3 +548,35 @@ func TestRunStreamDone(t *testing.T) {
 		}
 	}
 }
+
+// countingStream is a flakyStream told which calls counted.
+type countingStream struct {
+	flakyStream
+	ok, failed int64
+}
+
+func (c *countingStream) Counted(ok bool) {
+	if ok {
+		c.ok++
+	} else {
+		c.failed++
+	}
+}
+
+// TestRunCounter: a Counter is told of the calls the cell counts, and of
+// no warm-up call: its figures are the cell's.
+func TestRunCounter(t *testing.T) {
+	var streams [2]*countingStream
+	cell, err := Run(context.Background(), Config{Types: []string{"a", "b"}, Streams: 2, Warmup: 100 * ms, Duration: 200 * ms},
+		func(ctx context.Context, i int) (Stream, error) {
+			streams[i] = &countingStream{}
+			return streams[i], nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, failed := streams[0].ok+streams[1].ok, streams[0].failed+streams[1].failed
+	if ok != cell.Total.Count || failed != cell.Total.Errors || ok == 0 || failed == 0 {
+		t.Errorf("told of %d successes and %d failures; the cell counted %d and %d", ok, failed, cell.Total.Count, cell.Total.Errors)
+	}
+}

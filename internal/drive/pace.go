@@ -307,6 +307,6 @@ func mergePace(cell *result.Cell, p Pace, states []*streamState) {
 		cp.Late += st.paced.late
 		cp.Backlog += st.paced.backlog
 	}
-	cp.Service = txStats("service", service, 0, "")
+	cp.Service = TxStats("service", service, 0, "")
 	cell.Pace = cp
 }

@@ -65,7 +65,9 @@ func openDuckDB(ctx context.Context, opt Options) (*duckEngine, error) {
 		if _, err := os.Stat(opt.Path); err != nil {
 			return nil, fmt.Errorf("opening duckdb: %w (load it first)", err)
 		}
-		dsn += "?access_mode=READ_ONLY"
+		if !opt.Write {
+			dsn += "?access_mode=READ_ONLY"
+		}
 	}
 	release, err := holdDuckFile(opt.Path)
 	if err != nil {

@@ -226,6 +226,18 @@ type Options struct {
 	// only when set, and only for a backend that is a local postgres
 	// process.
 	PinBackends bool
+	// Write opens an existing SQLite or DuckDB file read-write, for DB
+	// and for the streams' connections (SQLite: each with a busy timeout
+	// of WriteBusyTimeout), not read-only: a workload whose statements
+	// are the user's (run sql) may write. Ignored with Create, which
+	// writes anyway.
+	Write bool
+	// UserSchema, with a DSN, leaves the connections in the database and
+	// search path the DSN and the server give, and Open creates no schema
+	// (MariaDB database) of numalab's there: a workload whose statements
+	// are the user's (run sql) reads the user's tables and writes nothing
+	// of its own. Ignored for a managed server, whose schema is numalab's.
+	UserSchema bool
 }
 
 // BindServer is o with a managed server's memory bound to node, for

@@ -11,7 +11,9 @@ package engine
 // PostgreSQL's C locale) with a marker table, numalab_owner, whose
 // comment is schemaMarker: MySQL has no comment on a database. When the
 // database exists without that table and comment, Open stops with an
-// error: numalab neither uses nor drops a database it did not make.
+// error: numalab neither uses nor drops a database it did not make. With
+// Options.UserSchema and a DSN there is no such database: the connections
+// use the DSN's database, if it names one.
 //
 // Connections. Streams get one connection each (a database/sql pool of
 // one, held as one *sql.Conn), whose socket is read in blocking mode on
@@ -115,12 +117,16 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	if err != nil {
 		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.ownLog)), dsn: dsn, err: err}
 	}
-	err = claimDatabase(ctx, c, e.schema)
+	if opt.UserSchema && srv == nil {
+		e.schema = e.cfg.DBName // the DSN's, maybe none
+	} else {
+		err = claimDatabase(ctx, c, e.schema)
+		e.cfg.DBName = e.schema
+	}
 	c.Close()
 	if err != nil {
 		return nil, fmt.Errorf("opening mariadb %s: %w", e.where, err)
 	}
-	e.cfg.DBName = e.schema
 	conn, err := mysql.NewConnector(e.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("opening mariadb %s: %w", e.where, err)

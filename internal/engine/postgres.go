@@ -7,7 +7,8 @@ package engine
 // default "numalab"), which every connection has as its search_path. Open
 // creates it with the comment schemaMarker when it does not exist. When it
 // exists without that comment, Open stops with an error: numalab neither
-// uses nor drops a schema it did not make.
+// uses nor drops a schema it did not make. With Options.UserSchema and a
+// DSN there is no such schema: the connections keep the DSN's search path.
 //
 // Connections. Streams get one pgx connection each (no pool in the hot
 // path). pgx prepares each distinct statement once per connection and then
@@ -118,7 +119,12 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 		return nil, fmt.Errorf("opening postgres: %w", err)
 	}
 	e.cfg = c.Config().Copy()
-	err = claimSchema(ctx, c, e.schema)
+	e.params = map[string]string{"search_path": e.schema}
+	if opt.UserSchema && srv == nil {
+		e.schema, e.params = "", map[string]string{}
+	} else {
+		err = claimSchema(ctx, c, e.schema)
+	}
 	if err == nil {
 		err = c.QueryRow(ctx, "SELECT current_setting('max_worker_processes')::int").Scan(&e.workers)
 	}
@@ -126,7 +132,6 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening postgres %s: %w", e.where, err)
 	}
-	e.params = map[string]string{"search_path": e.schema}
 	e.db = stdlib.OpenDB(*e.cfg, stdlib.OptionBeforeConnect(func(ctx context.Context, cc *pgx.ConnConfig) error {
 		e.mu.Lock()
 		defer e.mu.Unlock()

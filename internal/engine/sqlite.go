@@ -32,6 +32,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 	"golang.org/x/sys/unix"
@@ -119,6 +120,32 @@ func SQLiteError(err error) error {
 // runParams open a file read-only and immutable, without a per-connection
 // mutex (each connection belongs to one stream).
 const runParams = "mode=ro&immutable=1&_mutex=no"
+
+// WriteBusyTimeout is how long a read-write SQLite connection
+// (Options.Write) waits for another's lock before its statement fails
+// with SQLITE_BUSY.
+const WriteBusyTimeout = 5 * time.Second
+
+// writeParams open a file read-write, with a busy timeout, without a
+// per-connection mutex (each connection belongs to one stream). The
+// journal mode is the file's: numalab sets nothing in it.
+var writeParams = fmt.Sprintf("mode=rw&_busy_timeout=%d&_mutex=no", WriteBusyTimeout.Milliseconds())
+
+// openSQLiteWrite opens one read-write connection to an existing file.
+func openSQLiteWrite(path string) (*sqlite3.SQLiteConn, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	dsn, err := sqliteURI(path, writeParams)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	dc, err := (&sqlite3.SQLiteDriver{}).Open(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return dc.(*sqlite3.SQLiteConn), nil
+}
 
 // OpenSQLiteConn opens one read-only connection to an existing file for a
 // stream, with mmap covering the whole file (up to SQLiteMaxMmap). Each
@@ -211,10 +238,11 @@ func PrewarmSQLiteFile(path string, evict bool) (int64, error) {
 
 // sqliteEngine is SQLite as an Engine: a file, written by one load
 // connection (Options.Create) and read by read-only, immutable stream
-// connections.
+// connections, or with Options.Write read and written by read-write ones.
 type sqliteEngine struct {
 	path    string
 	created bool
+	write   bool
 	db      *sql.DB
 }
 
@@ -226,9 +254,20 @@ func openSQLite(opt Options) (*sqliteEngine, error) {
 	}
 	e := &sqliteEngine{path: opt.Path, created: opt.Create}
 	var err error
-	if opt.Create {
+	switch {
+	case opt.Create:
 		e.db, err = CreateSQLite(opt.Path)
-	} else {
+	case opt.Write:
+		e.write = true
+		var dsn string
+		if _, err = os.Stat(opt.Path); err == nil {
+			dsn, err = sqliteURI(opt.Path, writeParams)
+		}
+		if err == nil {
+			e.db = sql.OpenDB(connector{dsn: dsn, d: &sqlite3.SQLiteDriver{}})
+			e.db.SetMaxIdleConns(2)
+		}
+	default:
 		e.db, err = OpenSQLiteDB(opt.Path)
 		if err == nil {
 			e.db.SetMaxIdleConns(2)
@@ -379,9 +418,14 @@ func (b *sqliteBulk) Close() error {
 
 func (b *sqliteBulk) Rows() int64 { return b.rows }
 
-// Connect opens a read-only, immutable connection with mmap over the file.
+// Connect opens a read-only, immutable connection with mmap over the file,
+// or with Options.Write a read-write one.
 func (e *sqliteEngine) Connect(ctx context.Context) (Conn, error) {
-	c, err := OpenSQLiteConn(e.path)
+	open := OpenSQLiteConn
+	if e.write {
+		open = openSQLiteWrite
+	}
+	c, err := open(e.path)
 	if err != nil {
 		return nil, err
 	}
@@ -400,9 +444,12 @@ func (e *sqliteEngine) SetDOP(ctx context.Context, dop int) error {
 func (e *sqliteEngine) Describe(ctx context.Context) (Info, error) {
 	v, _, _ := sqlite3.Version()
 	in := Info{Engine: "sqlite", Version: v, Where: e.path, Settings: map[string]string{}}
-	if e.created {
+	switch {
+	case e.created:
 		in.Settings["mode"] = "load: journal_mode=OFF, synchronous=OFF, locking_mode=EXCLUSIVE"
-	} else {
+	case e.write:
+		in.Settings["mode"] = fmt.Sprintf("read-write, busy timeout %v, one connection per stream, no connection mutex", WriteBusyTimeout)
+	default:
 		in.Settings["mode"] = "read-only, immutable=1, one connection per stream, no connection mutex"
 	}
 	for _, p := range []string{"page_size", "cache_size", "mmap_size", "journal_mode", "page_count"} {

@@ -91,3 +91,39 @@ func TestSQLiteDiskFull(t *testing.T) {
 		t.Errorf("insert past max_page_count: %v, want ErrDiskFull", err)
 	}
 }
+
+// TestSQLiteWrite: Options.Write opens an existing file read-write, for
+// DB and for two streams that write it in turn.
+func TestSQLiteWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.db")
+	db, err := CreateSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t (x INTEGER PRIMARY KEY, n INTEGER); INSERT INTO t VALUES (1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	e, err := Open(t.Context(), "sqlite", Options{Path: path, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for range 2 {
+		c, err := e.Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Exec(t.Context(), "UPDATE t SET n = n + ? WHERE x = 1", int64(2)); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	var n int
+	if err := e.DB().QueryRow("SELECT n FROM t").Scan(&n); err != nil || n != 4 {
+		t.Errorf("n = %d (%v), want 4 after two streams added 2", n, err)
+	}
+	if _, err := Open(t.Context(), "sqlite", Options{Path: filepath.Join(t.TempDir(), "none.db"), Write: true}); err == nil {
+		t.Error("Write opened a file that does not exist; want it refused")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/workload/insert"
 	"github.com/numalab/numalab/internal/workload/null"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/tpch"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -33,6 +34,7 @@ func init() {
 		tpcc.MonitorReport, // what monitoring costs ('run oltp --monitor')
 		tpcc.CurveReport,   // throughput and latency against offered load
 		tpch.PacedReport,   // paced tpch and reporting runs
+		sqlscript.Report,   // the user's own scripts ('run sql')
 	} {
 		report.Register(w)
 	}

@@ -1,0 +1,242 @@
+package sqlscript
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/pgscript"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sweep"
+)
+
+// RunKind is the kind of a 'numalab run sql' run in the store.
+const RunKind = "sql"
+
+// RunConfig is a script sweep ('numalab run sql'); it is stored with the
+// run (the scripts' texts too, as KindScripts).
+type RunConfig struct {
+	Engine string `json:"engine"`
+	DB     string `json:"db,omitempty"`
+	DSN    string `json:"-"` // may hold a password: never stored
+	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
+	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	// Scripts are --script FILE[@WEIGHT], Builtins --builtin
+	// NAME[@WEIGHT], Defines --define NAME=VALUE, each as given.
+	Scripts  []string `json:"scripts,omitempty"`
+	Builtins []string `json:"builtins,omitempty"`
+	Defines  []string `json:"defines,omitempty"`
+	// Init is SQL (a script) run once before the sweep on a fresh --db
+	// file or the managed server; "" for none.
+	Init       string        `json:"init,omitempty"`
+	Scale      int           `json:"scale"`
+	Seed       int64         `json:"seed"`
+	Streams    []int         `json:"streams"`
+	Placements []string      `json:"placements"`
+	Spread     bool          `json:"spread"`
+	Duration   time.Duration `json:"duration_ns"`
+	Warmup     time.Duration `json:"warmup_ns"`
+	Repeat     int           `json:"repeat"`
+	// MaxErrors is how many failed transactions the run tolerates, over
+	// its cells' windows: one more stops it. MaxTries is how many times a
+	// transaction that failed with a serialization failure or deadlock is
+	// tried.
+	MaxErrors int `json:"max_errors"`
+	MaxTries  int `json:"max_tries"`
+	// Pacing paces the calls (think time, arrival rate); the zero value
+	// runs closed loops.
+	sweep.Pacing
+}
+
+// DefaultRunConfig is 'numalab run sql' without flags (a script is still
+// to be named).
+func DefaultRunConfig() RunConfig {
+	return RunConfig{Engine: "postgres", Scale: 1, Seed: 1, Streams: []int{1, 2, 4}, Placements: []string{""}, Spread: true,
+		Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1, MaxTries: 1}
+}
+
+func bad(flag, v, want string) error { return fmt.Errorf("-%s: %q %s", flag, v, want) }
+
+// Check validates the configuration, but for the scripts themselves
+// (Load) and the files on disk (CheckFiles).
+func (c *RunConfig) Check() error {
+	var errs []error
+	spec, _, ok := dialectOf(c.Engine)
+	switch {
+	case !ok:
+		errs = append(errs, bad("engine", c.Engine, "is not an engine of run sql: want "+Engines()))
+	case spec.Server && c.DB != "":
+		errs = append(errs, bad("db", c.DB, "is for --engine "+engine.List(engine.IsEmbedded)+
+			" ("+spec.Title+" takes --dsn, or none for numalab's own server)"))
+	case !spec.Server && c.DSN != "":
+		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for a server engine ("+spec.Title+" takes --db FILE)"))
+	case !spec.Server && c.DB == "":
+		errs = append(errs, errors.New("-db: no database file given: "+
+			"want --db FILE (an existing database, or a new one with --init FILE)"))
+	case c.DSN != "" && c.Init != "":
+		errs = append(errs, bad("init", c.Init, "is for numalab's own server or a new --db file: numalab writes nothing "+
+			"into a --dsn server's database but what the scripts do (run the SQL yourself first)"))
+	}
+	if len(c.Scripts)+len(c.Builtins) == 0 {
+		errs = append(errs, errors.New("-script: no script given: want --script FILE[@WEIGHT] or "+
+			"--builtin NAME[@WEIGHT] (tpcb-like, simple-update or select-only), once or more"))
+	}
+	for _, d := range c.Defines {
+		if _, _, err := pgscript.ParseDefine(d); err != nil {
+			errs = append(errs, fmt.Errorf("-define: %w", err))
+		}
+	}
+	if c.Scale < 1 {
+		errs = append(errs, bad("scale", strconv.Itoa(c.Scale), "is not a positive scale: want 1 or more (the :scale variable)"))
+	}
+	if len(c.Streams) == 0 || slices.Min(c.Streams) < 1 {
+		errs = append(errs, bad("streams", fmt.Sprint(c.Streams), "needs counts of 1 or more: want e.g. 1,2,4"))
+	} else if why := sweep.TooManyStreams(c.Streams, runtime.NumCPU()); why != "" {
+		errs = append(errs, bad("streams", fmt.Sprint(c.Streams), why))
+	}
+	if len(c.Placements) == 0 {
+		c.Placements = []string{""}
+	}
+	if c.Duration <= 0 {
+		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 10s"))
+	}
+	if c.Warmup < 0 {
+		errs = append(errs, bad("warmup", c.Warmup.String(), "is negative: want e.g. 2s or 0s"))
+	}
+	if c.Repeat < 1 {
+		errs = append(errs, bad("repeat", strconv.Itoa(c.Repeat), "is not a positive count"))
+	}
+	if c.MaxErrors < 0 {
+		errs = append(errs, bad("max-errors", strconv.Itoa(c.MaxErrors), "is negative: want 0 (stop at the first failure) or more"))
+	}
+	if c.MaxTries < 1 {
+		errs = append(errs, bad("max-tries", strconv.Itoa(c.MaxTries), "is not a positive count: want 1 (no retry) or more"))
+	}
+	if err := c.Pacing.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// CheckFiles checks the database file against --init: a fresh file for
+// --init, an existing one without it.
+func (c *RunConfig) CheckFiles() error {
+	spec, _, ok := dialectOf(c.Engine)
+	if !ok || spec.Server || c.DB == "" {
+		return nil
+	}
+	_, err := os.Stat(c.DB)
+	switch {
+	case err == nil && c.Init != "":
+		return bad("db", c.DB, "exists, and --init sets up a new database: name a new file, or leave out --init to run on this one")
+	case errors.Is(err, os.ErrNotExist) && c.Init == "":
+		return bad("db", c.DB, "does not exist: name an existing database, or add --init FILE to make this one")
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("-db: %w", err)
+	}
+	return nil
+}
+
+// Spec is the configuration's sweep.
+func (c RunConfig) Spec() sweep.Spec {
+	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: -1}
+}
+
+// Plan is the configuration's sweep plan with its cells.
+func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
+}
+
+// Script is one script of the run as it is stored: where it came from,
+// its weight and its text.
+type Script struct {
+	Name   string `json:"name"` // the file as given, or builtin:NAME
+	Weight int    `json:"weight"`
+	Text   string `json:"text"`
+}
+
+// KindScripts is the stored item of a run's scripts, in the order the
+// cells' types and per-statement figures number them.
+const KindScripts result.Kind[[]Script] = "sql.Scripts"
+
+// Load reads and parses every script of c, built-ins and files, before
+// anything connects: each error names the file, line and column. It
+// returns them in the order the cells number them (files, then
+// built-ins), with their stored form.
+func (c RunConfig) Load() ([]pgscript.Weighted, []Script, error) {
+	var ws []pgscript.Weighted
+	var stored []Script
+	var errs []error
+	for _, spec := range c.Scripts {
+		file, weight, err := pgscript.ParseSpec(spec)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-script: %w", err))
+			continue
+		}
+		text, err := os.ReadFile(file)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-script: reading %w", err))
+			continue
+		}
+		s, err := pgscript.Parse(file, strings.NewReader(string(text)))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-script: %w", err))
+			continue
+		}
+		ws = append(ws, pgscript.Weighted{Script: s, Weight: weight})
+		stored = append(stored, Script{Name: file, Weight: weight, Text: string(text)})
+	}
+	for _, spec := range c.Builtins {
+		name, weight, err := pgscript.ParseSpec(spec)
+		if err != nil {
+			errs = append(errs, errors.New("-builtin: "+strings.Replace(err.Error(), "--script", "--builtin", 1)))
+			continue
+		}
+		s, err := pgscript.Builtin(name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-builtin: %w", err))
+			continue
+		}
+		ws = append(ws, pgscript.Weighted{Script: s, Weight: weight})
+		stored = append(stored, Script{Name: s.Name, Weight: weight})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return ws, stored, nil
+}
+
+// LoadInit reads and parses --init's file, nil when there is none.
+func (c RunConfig) LoadInit() (*pgscript.Script, error) {
+	if c.Init == "" {
+		return nil, nil
+	}
+	f, err := os.Open(c.Init)
+	if err != nil {
+		return nil, fmt.Errorf("-init: reading %w", err)
+	}
+	defer f.Close()
+	s, err := pgscript.Parse(c.Init, f)
+	if err != nil {
+		return nil, fmt.Errorf("-init: %w", err)
+	}
+	return s, nil
+}
+
+// options are the scripts' options on engine d, without Observe.
+func (c RunConfig) options(d dialect) pgscript.Options {
+	defs := map[string]string{}
+	for _, def := range c.Defines {
+		name, value, _ := pgscript.ParseDefine(def)
+		defs[name] = value
+	}
+	return pgscript.Options{Placeholders: d.placeholders, Seed: uint64(c.Seed), Scale: int64(c.Scale), Defines: defs,
+		MaxTries: c.MaxTries, Retryable: d.retryable}
+}
