@@ -4,50 +4,86 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/store"
 )
 
-// TestProbeCutRenders: a memory probe stopped at any moment (its
-// deadline, Ctrl-C) prints what it measured and stores it, and every
-// format of the report renders the stored run: eval's probe, cut at its
-// share of the budget inside the NUMA matrix, once panicked in the text
-// renderer on a row with no cells. The cuts fall at spread moments of a
-// small probe (its clock, ladders, bandwidth, matrix, repeats); the first
-// of them also before any result.
-func TestProbeCutRenders(t *testing.T) {
-	dir := t.TempDir()
-	st := filepath.Join(dir, "s.db")
-	probe := []string{"probe", "mem", "--max", "16m", "--window", "5", "--samples", "1", "--per-doubling", "1", "--repeats", "2", "--store", st}
-	start := time.Now()
-	if _, stderr, err := runCLI(t, probe...); err != nil {
-		t.Fatalf("the whole probe: %v\n%s", err, stderr)
-	}
-	whole := time.Since(start)
-	id := 1
-	for _, f := range []float64{0.02, 0.1, 0.25, 0.4, 0.55, 0.7, 0.85} {
-		cut := time.Duration(f * float64(whole))
-		t.Run(fmt.Sprintf("at %.0f%%", 100*f), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), cut)
-			defer cancel()
-			var out, errb bytes.Buffer
-			err := runChecked(t, ctx, probe, &out, &errb)
-			if err == nil {
-				t.Skipf("the probe ended within %v (the whole one took %v): nothing was cut", cut, whole)
+// TestCutRenders: a probe or a workload stopped at any moment (its
+// deadline, Ctrl-C) ends without a panic, stores what it measured, and
+// every format of the report renders each stored run: eval's probe, cut
+// at its share of the budget inside the NUMA matrix, once panicked in the
+// text renderer on a row with no cells. The cuts fall at spread moments
+// of a small run of each (a probe's clock, ladders, bandwidth, matrix and
+// repeats; a workload's load, warm-up, cells and analysis).
+func TestCutRenders(t *testing.T) {
+	tpcc := tpccDB(t)
+	for _, c := range []struct {
+		name string
+		args func(dir string, i int) []string
+	}{
+		{"probe mem", func(string, int) []string {
+			return []string{"probe", "mem", "--max", "16m", "--window", "5", "--samples", "1", "--per-doubling", "1", "--repeats", "2"}
+		}},
+		{"run oltp", func(string, int) []string {
+			return []string{"run", "oltp", "--db", tpcc, "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms", "--repeat", "2"}
+		}},
+		{"run null", func(string, int) []string {
+			return []string{"run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms", "--repeat", "2"}
+		}},
+		{"run insert", func(dir string, i int) []string {
+			return []string{"run", "insert", "--db", filepath.Join(dir, fmt.Sprintf("ins%d.db", i)), "--streams", "1,2", "--batch", "100", "--duration", "300ms", "--warmup", "100ms"}
+		}},
+		{"run sql", func(dir string, i int) []string {
+			return []string{"run", "sql", "--engine", "sqlite", "--db", filepath.Join(dir, fmt.Sprintf("sql%d.db", i)), "--init", filepath.Join(dir, "schema.sql"),
+				"--script", filepath.Join(dir, "bank.sql"), "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms"}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range map[string]string{
+				"schema.sql": "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER);\nWITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000) INSERT INTO acct SELECT x, 0 FROM n;\n",
+				"bank.sql":   "\\set id random(1, 1000)\nUPDATE acct SET bal = bal + 1 WHERE id = :id;\nSELECT bal FROM acct WHERE id = :id;\n",
+			} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
-			id++
-			if !strings.Contains(err.Error(), "deadline exceeded") {
-				t.Fatalf("probe cut at %v: %v, want it to say it was stopped\n%s", cut, err, errb.String())
+			st := filepath.Join(dir, "s.db")
+			start := time.Now()
+			if _, stderr, err := runCLI(t, append(c.args(dir, 0), "--store", st)...); err != nil {
+				t.Fatalf("the whole run: %v\n%s", err, stderr)
 			}
-			if strings.Contains(errb.String(), "panic") {
-				t.Fatalf("probe cut at %v panicked:\n%s", cut, errb.String())
+			whole := time.Since(start)
+			for i, f := range []float64{0.05, 0.3, 0.55, 0.8} {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(f*float64(whole)))
+				var out, errb bytes.Buffer
+				err := runChecked(t, ctx, append(c.args(dir, i+1), "--store", st), &out, &errb)
+				cancel()
+				if strings.Contains(errb.String(), "panic") || strings.Contains(out.String(), "panic") {
+					t.Fatalf("cut at %.0f%% of %v: it panicked:\n%s", 100*f, whole, errb.String())
+				}
+				t.Logf("cut at %.0f%% of %v: %v", 100*f, whole, err)
 			}
-			for _, format := range []string{"text", "json", "csv", "html"} {
-				args := []string{"report", "--store", st, "--format", format, "--out", filepath.Join(dir, fmt.Sprintf("r%d.%s", id, format)), fmt.Sprint(id)}
-				if _, stderr, err := runCLI(t, args...); err != nil {
-					t.Errorf("numalab %s: %v\n%s", strings.Join(args, " "), err, stderr)
+			s, err := store.Open(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := s.List()
+			s.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range runs {
+				for _, format := range []string{"text", "json", "csv", "html"} {
+					args := []string{"report", "--store", st, "--format", format, "--out", filepath.Join(dir, fmt.Sprintf("r%d.%s", r.ID, format)), fmt.Sprint(r.ID)}
+					if _, stderr, err := runCLI(t, args...); err != nil {
+						t.Errorf("run %d (%s): numalab %s: %v\n%s", r.ID, r.Status, strings.Join(args, " "), err, stderr)
+					}
 				}
 			}
 		})
