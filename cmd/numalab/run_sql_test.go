@@ -105,7 +105,7 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
 	r := onlyRun(t, st)
-	stored, err := sqlscript.KindCell.All(r)
+	stored, err := sqlscript.StoredCells(r)
 	if err != nil || len(stored) != 2 || r.Kind != sqlscript.RunKind || r.Status != "complete" {
 		t.Fatalf("stored run %s (%s): %d cells (%v)", r.Kind, r.Status, len(stored), err)
 	}
@@ -243,7 +243,7 @@ func TestRunSQLStopsAtMaxErrors(t *testing.T) {
 		t.Fatalf("err = %v; want the run stopped at --max-errors, naming flaky.sql:4 and its error\n%s", err, errOut)
 	}
 	r := onlyRun(t, st)
-	cells, _ := sqlscript.KindCell.All(r)
+	cells, _ := sqlscript.StoredCells(r)
 	var failed int64
 	for _, c := range cells {
 		failed += c.Cell.Total.Errors

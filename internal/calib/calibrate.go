@@ -79,6 +79,8 @@ type Calibration struct {
 	// fromFit: one socket's latency is the measured fit's chain already
 	// (the probe measured none: ProbeLatency.FromFit).
 	fromFit bool
+	// oltpLabel names OLTPRun's kind in words (RunLabel).
+	oltpLabel string
 }
 
 // ErrNoProbe is returned by Calibrate without a memory probe run.
@@ -86,7 +88,9 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 
 // Calibrate calibrates the model to runs: the memory probe among them (a
 // run of kind result.RunProbeMem) gives the clock and the latencies
-// (ReadProbe's rule), the OLTP run (result.RunOLTP), if any, the workload.
+// (ReadProbe's rule), the OLTP run (result.RunOLTP), if any, the
+// workload; without one, a run of the user's scripts (result.RunSQL),
+// whose cells are alike.
 // Cores per socket are the smallest package's of the machine the runs
 // recorded (result.MachineRun), SMT its threads per core.
 //
@@ -110,19 +114,24 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 // What cannot be predicted (no summary, no clock, no DRAM latency) is said
 // in Notes with an empty Table; an error is a run that cannot be read.
 func Calibrate(runs ...*result.Run) (*Calibration, error) {
-	var probe, oltp, measured *result.Run
+	var probe, oltp, script, measured *result.Run
 	for _, r := range runs {
 		switch r.Kind {
 		case result.RunProbeMem:
 			probe = r
 		case result.RunOLTP:
 			oltp = r
+		case result.RunSQL:
+			script = r
 		case RunFit:
 			measured = r
 		}
 	}
 	if probe == nil {
 		return nil, ErrNoProbe
+	}
+	if oltp == nil {
+		oltp = script // the user's scripts, where numalab's own OLTP run is not among the runs
 	}
 	p, err := ReadProbe(probe)
 	if err != nil {
@@ -242,7 +251,7 @@ func (m *Calibration) atOneSocket(ns float64, source string) *Calibration {
 // restsOn says what A and M come from without a measured fit.
 func (m *Calibration) restsOn() string {
 	if m.OLTPRun != 0 {
-		return fmt.Sprintf("OLTP run %d", m.OLTPRun)
+		return fmt.Sprintf("%s %d", m.OLTPRunLabel(), m.OLTPRun)
 	}
 	return "the default transaction"
 }
@@ -349,10 +358,10 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 		return err
 	}
 	if local == nil {
-		m.Notes = append(m.Notes, fmt.Sprintf("OLTP run %d has no one-stream cell on local data: the workload is not fitted", run.ID))
+		m.Notes = append(m.Notes, fmt.Sprintf("%s %d has no one-stream cell on local data: the workload is not fitted", RunLabel(run.Kind), run.ID))
 		return nil
 	}
-	m.OLTPRun = run.ID
+	m.OLTPRun, m.oltpLabel = run.ID, RunLabel(run.Kind)
 	m.fitSeries(run, local, remote)
 	return m.holdOut(run, local, remote)
 }
@@ -380,14 +389,14 @@ func (m *Calibration) fitSeries(run *result.Run, local, remote *seriesTPS) {
 		if err == nil {
 			m.Points, m.Fit, m.Workload = two, &f, f.Workload
 			m.cells = append(m.cells, cells...)
-			m.Method = fmt.Sprintf("fitted to OLTP run %d: one stream on local data (%s, median %s tps) at %s ns and on remote data (%s, median %s tps) at %s ns, %d cells; A and M both fitted",
-				run.ID, local.label, model.Fixed(local.tps, 0), model.Fixed(m.LocalNS, 1), remote.label, model.Fixed(remote.tps, 0), model.Fixed(m.RemoteNS, 1), len(two))
+			m.Method = fmt.Sprintf("fitted to %s %d: one stream on local data (%s, median %s tps) at %s ns and on remote data (%s, median %s tps) at %s ns, %d cells; A and M both fitted",
+				RunLabel(run.Kind), run.ID, local.label, model.Fixed(local.tps, 0), model.Fixed(m.LocalNS, 1), remote.label, model.Fixed(remote.tps, 0), model.Fixed(m.RemoteNS, 1), len(two))
 			return
 		}
 		m.Notes = append(m.Notes, "fitting A and M to local and remote data failed, so M follows from the published stall share: "+err.Error())
 	}
 	m.Points = pts
-	m.fitOne(fmt.Sprintf("OLTP run %d: one stream on %s, median of %d cells", run.ID, local.label, local.cells()), local.tps, localNS)
+	m.fitOne(fmt.Sprintf("%s %d: one stream on %s, median of %d cells", RunLabel(run.Kind), run.ID, local.label, local.cells()), local.tps, localNS)
 }
 
 // fitOne fits one latency point: C = f·10⁹/tps, and with M unknown the
@@ -461,7 +470,7 @@ func (m *Calibration) measureSMT(run *result.Run) error {
 	if pair != "" {
 		where = " (" + pair + ")"
 	}
-	m.SMT = model.Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: OLTP run %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s", run.ID, model.Fixed(bestOn, 0), model.Fixed(bestOff, 0), cores, where)}
+	m.SMT = model.Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: %s %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s", RunLabel(run.Kind), run.ID, model.Fixed(bestOn, 0), model.Fixed(bestOff, 0), cores, where)}
 	m.SMTMeasured = true
 	return nil
 }

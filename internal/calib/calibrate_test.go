@@ -102,6 +102,35 @@ func TestCalibrateOnePoint(t *testing.T) {
 	}
 }
 
+// TestCalibrateScriptRun: a run of the user's scripts is fitted as an OLTP
+// run is, and named as what it is; beside numalab's own OLTP run, the
+// OLTP run is taken, whichever came first.
+func TestCalibrateScriptRun(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100}))
+	cell := func(tps float64) result.Entry {
+		return result.KindCell.Of(result.Cell{Placement: "cpus=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: tps})
+	}
+	script := stored(t, 2, result.RunSQL, m, cell(300))
+	c, err := Calibrate(probe, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := c.Workload; c.OLTPRun != 2 || math.Abs(w.Core()-4e6) > 1e-3 || !strings.HasPrefix(c.Method, "fitted to script run 2: one stream on cpus=0") {
+		t.Errorf("script run: fitted run %d, A = %v, method %q; want run 2's 300 tps at 100 ns (A = 4e6), named a script run", c.OLTPRun, w.Core(), c.Method)
+	}
+	oltp := stored(t, 3, result.RunOLTP, m, cell(600))
+	for _, runs := range [][]*result.Run{{probe, script, oltp}, {probe, oltp, script}} {
+		c, err := Calibrate(runs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.OLTPRun != 3 {
+			t.Errorf("runs %d, %d, %d: fitted to run %d, want the OLTP run 3", runs[0].ID, runs[1].ID, runs[2].ID, c.OLTPRun)
+		}
+	}
+}
+
 func TestCalibrateWithoutProbe(t *testing.T) {
 	if _, err := Calibrate(stored(t, 2, result.RunOLTP, nil)); !errors.Is(err, ErrNoProbe) {
 		t.Errorf("Calibrate(oltp alone) = %v, want ErrNoProbe", err)

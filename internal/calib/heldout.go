@@ -112,7 +112,7 @@ func (m *Calibration) other() *OtherLatency {
 	if len(m.pairs) == 0 || len(m.Points) == 0 {
 		return nil
 	}
-	base, where := m.Points[0].LatencyNS, fmt.Sprintf("the latency OLTP run %d's fitted cells are at", m.OLTPRun)
+	base, where := m.Points[0].LatencyNS, fmt.Sprintf("the latency %s %d's fitted cells are at", m.OLTPRunLabel(), m.OLTPRun)
 	if f := m.Measured; f != nil && m.FitRun != 0 && len(f.Memory) > 0 && !f.Memory[0].Hot && f.Memory[0].LatencyNS > 0 {
 		base, where = f.Memory[0].LatencyNS, fmt.Sprintf("the page-size fit's %s, run %d's random chain in memory mapped as the OLTP data is", f.Memory[0].Name, m.FitRun)
 	}

@@ -26,8 +26,8 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 	if err != nil {
 		return nil, err
 	}
-	if oltp.Kind != result.RunOLTP {
-		return nil, fmt.Errorf("-run: run %d is a %s run, not an OLTP run (try 'numalab runs')", runID, oltp.Kind)
+	if oltp.Kind != result.RunOLTP && oltp.Kind != result.RunSQL {
+		return nil, fmt.Errorf("-run: run %d is a %s run, not an OLTP run or a run of your scripts (try 'numalab runs --kind oltp' or '--kind sql')", runID, oltp.Kind)
 	}
 	if probeID == 0 {
 		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
@@ -57,9 +57,9 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 	switch {
 	case len(runs) == 0 || c.FitRun != 0:
 	case c.Measured != nil:
-		c.FitChoice += fmt.Sprintf(", not used: its cells did not fit (%s), so A and M are fitted to OLTP run %d alone", c.Measured.FitError, runID)
+		c.FitChoice += fmt.Sprintf(", not used: its cells did not fit (%s), so A and M are fitted to %s %d alone", c.Measured.FitError, RunLabel(oltp.Kind), runID)
 	default:
-		c.FitChoice += fmt.Sprintf(", not used: it stored no measured fit, so A and M are fitted to OLTP run %d alone", runID)
+		c.FitChoice += fmt.Sprintf(", not used: it stored no measured fit, so A and M are fitted to %s %d alone", RunLabel(oltp.Kind), runID)
 	}
 	if len(c.Points) == 0 {
 		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
@@ -80,7 +80,7 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			return nil, "", err
 		}
 		if fitID == 0 {
-			return nil, fmt.Sprintf("no %s run in the store ('numalab eval' stores one): A and M fitted to OLTP run %d alone", RunFit, oltp.ID), nil
+			return nil, fmt.Sprintf("no %s run in the store ('numalab eval' stores one): A and M fitted to %s %d alone", RunFit, RunLabel(oltp.Kind), oltp.ID), nil
 		}
 		how = "the newest in the store (--fit-run ID chooses another)"
 	}
@@ -92,8 +92,8 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 		return nil, "", fmt.Errorf("-fit-run: run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
 	}
 	if !named && run.Host != oltp.Host {
-		return nil, fmt.Sprintf("the newest %s run, %d, was measured on host %q and OLTP run %d on %q, so it is not used (--fit-run ID names one): A and M fitted to OLTP run %d alone",
-			RunFit, fitID, run.Host, oltp.ID, oltp.Host, oltp.ID), nil
+		return nil, fmt.Sprintf("the newest %s run, %d, was measured on host %q and %s %d on %q, so it is not used (--fit-run ID names one): A and M fitted to it alone",
+			RunFit, fitID, run.Host, RunLabel(oltp.Kind), oltp.ID, oltp.Host), nil
 	}
 	return []*result.Run{run}, fmt.Sprintf("%s run %d, %s", RunFit, fitID, how), nil
 }

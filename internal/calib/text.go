@@ -10,7 +10,7 @@ import (
 // WriteCalibration prints how the model was calibrated to stored runs and
 // its predictions.
 func WriteCalibration(w io.Writer, c *Calibration) error {
-	fmt.Fprintf(w, "Fit of OLTP run %d with memory probe run %d:\n", c.OLTPRun, c.ProbeRun)
+	fmt.Fprintf(w, "Fit of %s %d with memory probe run %d:\n", c.OLTPRunLabel(), c.OLTPRun, c.ProbeRun)
 	if c.FitChoice != "" {
 		fmt.Fprintf(w, "  %s\n", c.FitChoice)
 	}

@@ -81,7 +81,7 @@ func NewerRuns(used []*result.Run, all []result.Run) []string {
 func modelNote(md *Model) string {
 	s := fmt.Sprintf("the model is calibrated to memory probe run %d", md.ProbeRun)
 	if md.OLTPRun > 0 {
-		s += fmt.Sprintf(" and fitted to OLTP run %d", md.OLTPRun)
+		s += fmt.Sprintf(" and fitted to %s %d", md.OLTPRunLabel(), md.OLTPRun)
 	} else {
 		s += " with no OLTP run fitted"
 	}

@@ -10,6 +10,7 @@ const (
 	RunProbeMem = "probe-mem" // numalab probe mem
 	RunProbeIO  = "probe-io"  // numalab probe io
 	RunOLTP     = "oltp"      // numalab run oltp
+	RunSQL      = "sql"       // numalab run sql: the user's pgbench scripts
 	RunQueries  = "report"    // numalab run report: transtats reporting queries
 )
 

@@ -11,14 +11,22 @@ import (
 
 // Stored items of a run.
 const (
-	KindCell result.Kind[Cell]       = "sql.Cell" // one measured cell
-	KindInit result.Kind[InitRecord] = "sql.Init" // --init, run once before the sweep
+	// KindCellScripts is a cell's per-script figures, stored right after
+	// the cell itself (result.KindCell, as every OLTP-like run's cells
+	// are, which calib fits the model to).
+	KindCellScripts result.Kind[CellScripts] = "sql.CellScripts"
+	KindInit        result.Kind[InitRecord]  = "sql.Init" // --init, run once before the sweep
 )
 
 // Cell is one measured cell: drive's cell, whose types are the scripts,
 // with each script's retries and per-command figures.
 type Cell struct {
-	Cell    result.Cell   `json:"cell"`
+	Cell result.Cell `json:"cell"`
+	CellScripts
+}
+
+// CellScripts are a cell's figures per script.
+type CellScripts struct {
 	Scripts []ScriptStats `json:"scripts"`
 	// Partial, when set, says why the per-command figures leave out some
 	// streams (a cut cell's streams still in a call).
@@ -120,4 +128,25 @@ func merge(m *result.Cell, ws []pgscript.Weighted, streams []*stream) Cell {
 		c.Scripts = append(c.Scripts, ss)
 	}
 	return c
+}
+
+// StoredCells are run's cells as stored: each result.KindCell with the
+// KindCellScripts stored after it.
+func StoredCells(run *result.Run) ([]Cell, error) {
+	cells, err := result.KindCell.All(run)
+	if err != nil {
+		return nil, err
+	}
+	scripts, err := KindCellScripts.All(run)
+	if err != nil {
+		return nil, err
+	}
+	if len(scripts) != len(cells) {
+		return nil, fmt.Errorf("run %d stored %d cells and %d cells' script figures: want one of each per cell", run.ID, len(cells), len(scripts))
+	}
+	out := make([]Cell, len(cells))
+	for i := range cells {
+		out[i] = Cell{Cell: cells[i], CellScripts: scripts[i]}
+	}
+	return out, nil
 }

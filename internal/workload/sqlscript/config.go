@@ -18,7 +18,7 @@ import (
 )
 
 // RunKind is the kind of a 'numalab run sql' run in the store.
-const RunKind = "sql"
+const RunKind = result.RunSQL
 
 // RunConfig is a script sweep ('numalab run sql'); it is stored with the
 // run (the scripts' texts too, as KindScripts).

@@ -65,7 +65,7 @@ type ReportPoint struct {
 var _ report.Section = (*Section)(nil)
 
 func buildRun(run *result.Run) (ReportRun, error) {
-	cells, err := KindCell.All(run)
+	cells, err := StoredCells(run)
 	if err != nil {
 		return ReportRun{}, err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // Sweep is a run of scripts as a sweep.Workload: each measured cell is a
-// *Cell, stored as KindCell.
+// *Cell, stored as result.KindCell and KindCellScripts.
 type Sweep struct {
 	cfg     RunConfig
 	spec    engine.Spec
@@ -180,7 +180,7 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	s.mu.Lock()
 	it := merge(m, s.scripts, s.streams)
 	s.mu.Unlock()
-	o := sweep.Outcome[*Cell]{Item: &it, Store: []result.Entry{KindCell.Of(it)}, Stop: err}
+	o := sweep.Outcome[*Cell]{Item: &it, Store: []result.Entry{result.KindCell.Of(it.Cell), KindCellScripts.Of(it.CellScripts)}, Stop: err}
 	if it.Partial != "" {
 		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, c, it.Partial))
 	}

@@ -178,7 +178,7 @@ SELECT * FROM missing WHERE x = :aid;
 		!strings.Contains(err.Error(), "no such table: missing") {
 		t.Fatalf("err = %v; want the run stopped at --max-errors, naming flaky.sql:4 and its error", err)
 	}
-	if len(out) != 1 || !slices.Contains(rec.kinds(), string(KindCell)) {
+	if len(out) != 1 || !slices.Contains(rec.kinds(), string(result.KindCell)) || !slices.Contains(rec.kinds(), string(KindCellScripts)) {
 		t.Fatalf("%d cells measured, stored %v; want the first kept", len(out), rec.kinds())
 	}
 	c := out[0]
