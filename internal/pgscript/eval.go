@@ -304,32 +304,29 @@ func fnPow(_ *Client, a []value) (value, error) {
 func extremum(least bool) func(*Client, []value) (value, error) {
 	return func(_ *Client, a []value) (value, error) {
 		if slices.ContainsFunc(a, func(v value) bool { return v.k == kDouble }) {
-			m, err := a[0].toDouble()
-			for _, v := range a[1:] {
-				if err != nil {
-					break
-				}
-				var x float64
-				x, err = v.toDouble()
-				if least == (x < m) && x != m {
-					m = x
-				}
-			}
+			m, err := pick(least, a, value.toDouble)
 			return doubleValue(m), err
 		}
-		m, err := a[0].toInt()
-		for _, v := range a[1:] {
-			if err != nil {
-				break
-			}
-			var x int64
-			x, err = v.toInt()
-			if least == (x < m) && x != m {
-				m = x
-			}
-		}
+		m, err := pick(least, a, value.toInt)
 		return intValue(m), err
 	}
+}
+
+// pick is the least or greatest of a, each converted by conv; the first
+// conversion error ends it.
+func pick[T int64 | float64](least bool, a []value, conv func(value) (T, error)) (T, error) {
+	m, err := conv(a[0])
+	for _, v := range a[1:] {
+		if err != nil {
+			break
+		}
+		var x T
+		x, err = conv(v)
+		if least == (x < m) && x != m {
+			m = x
+		}
+	}
+	return m, err
 }
 
 func hash(h func(v, seed int64) int64) func(*Client, []value) (value, error) {
