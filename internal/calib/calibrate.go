@@ -595,20 +595,3 @@ func plural(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
-
-// fromMeasured takes LocalNS from the measured fit stored in run (kind
-// RunFit), for a probe that measured no DRAM latency (cut before its
-// largest working set): the random chain its first memory's cells were
-// timed next to, mapped as their data is. Without such a chain p stays as
-// it is.
-func (p *ProbeLatency) fromMeasured(run *result.Run) error {
-	f, err := KindMeasuredFit.Last(run)
-	if err != nil || f == nil || len(f.Memory) == 0 || !(f.Memory[0].LatencyNS > 0) {
-		return err
-	}
-	mem := f.Memory[0]
-	p.LocalNS, p.FromFit = mem.LatencyNS, true
-	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): memory probe run %d was cut before its DRAM point",
-		mem.Name, run.ID, units.Bytes(mem.ChainBytes), p.Run)
-	return nil
-}
