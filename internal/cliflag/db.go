@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
@@ -159,4 +160,16 @@ func DBUsage(def string) string {
 // run a query on one thread only.
 func EnginesDOP() string {
 	return engine.List(nil) + " (" + engine.List(func(s engine.Spec) bool { return !s.Parallel.Query }) + ": one thread a query, --dop 1)"
+}
+
+// DOPs is --dop, the degrees of parallelism to sweep, each checked
+// against the engine spec gives (read when the flag is set) and this
+// machine's CPUs.
+func DOPs(p *[]int, spec func() engine.Spec) Setting {
+	return Validated(Ints("dop", p), func(v string) error {
+		if err := spec().CheckDOP(*p, runtime.NumCPU()); err != nil {
+			return Bad("dop", v, err.Error())
+		}
+		return nil
+	})
 }

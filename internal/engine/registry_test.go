@@ -85,3 +85,25 @@ func TestDialectKey(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDOP checks that a DOP above 1 is refused, with the reason, on
+// the engines that run a query on one thread, and above the machine's
+// CPUs on every engine.
+func TestCheckDOP(t *testing.T) {
+	for _, name := range Engines {
+		spec, _ := Lookup(name)
+		if err := spec.CheckDOP([]int{1}, 2); err != nil {
+			t.Errorf("%s DOP 1: %v", name, err)
+		}
+		err := spec.CheckDOP([]int{1, 2}, 2)
+		switch {
+		case spec.Parallel.Query && err != nil:
+			t.Errorf("%s DOP 1,2 on 2 CPUs: %v", name, err)
+		case !spec.Parallel.Query && (err == nil || !strings.Contains(err.Error(), spec.Parallel.Refusal)):
+			t.Errorf("%s DOP 1,2: %v; want a refusal saying %q", name, err, spec.Parallel.Refusal)
+		}
+		if err := spec.CheckDOP([]int{3}, 2); err == nil || !strings.Contains(err.Error(), "3") {
+			t.Errorf("%s DOP 3 on 2 CPUs: %v; want a refusal", name, err)
+		}
+	}
+}

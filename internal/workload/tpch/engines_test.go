@@ -325,18 +325,6 @@ func TestOpenMariaDB(t *testing.T) {
 	}
 }
 
-// TestCheckDOPMariaDB checks that a DOP above 1 on MariaDB is refused
-// with the reason: it has no intra-query parallelism.
-func TestCheckDOPMariaDB(t *testing.T) {
-	if err := CheckDOP(dialectMariaDB, []int{1}, 2); err != nil {
-		t.Errorf("DOP 1: %v", err)
-	}
-	err := CheckDOP(dialectMariaDB, []int{1, 2}, 2)
-	if err == nil || !strings.Contains(err.Error(), "MariaDB has no intra-query parallelism") {
-		t.Errorf("DOP 1,2: %v; want a refusal saying MariaDB has no intra-query parallelism", err)
-	}
-}
-
 // checkSizeEstimate checks EstimatedBytes against the size of a load: at
 // least it, at most twice.
 func checkSizeEstimate(t *testing.T, eng engine.Engine, sf float64) {

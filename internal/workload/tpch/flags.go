@@ -36,12 +36,7 @@ func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
 			return nil
 		}).Flag("scale factor: 1 is about 1 GB of flat data"),
 		cliflag.Int64("seed", &c.Seed).Flag("seed of the data and the queries' parameters"),
-		cliflag.Validated(cliflag.Ints("dop", &c.DOP), func(v string) error {
-			if err := CheckDOP(c.Engine, c.DOP, runtime.NumCPU()); err != nil {
-				return cliflag.Bad("dop", v, err.Error())
-			}
-			return nil
-		}).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
+		cliflag.DOPs(&c.DOP, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
 		cliflag.Field("query", &c.Queries, func(s string) ([]int, error) {
 			q, err := ParseQueries(s)
 			if err != nil {

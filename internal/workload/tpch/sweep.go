@@ -123,24 +123,6 @@ func isServer(eng string) bool {
 	return spec.Server
 }
 
-// CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
-func CheckDOP(eng string, dops []int, cpus int) error {
-	for _, p := range dops {
-		if spec, ok := engine.Lookup(eng); ok && !spec.Parallel.Query && p != 1 {
-			more := ""
-			if spec.Server {
-				more = ", or --streams for concurrent queries"
-			}
-			return fmt.Errorf("asks %s for DOP %d, but %s: use --dop 1 (or --engine %s)%s", spec.Title, p, spec.Parallel.Refusal,
-				engine.List(func(s engine.Spec) bool { return s.Parallel.Query }), more)
-		}
-		if p > cpus {
-			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
-		}
-	}
-	return nil
-}
-
 // Sweep is tpch as a sweep.Workload.
 type Sweep struct {
 	cfg      RunConfig

@@ -43,12 +43,7 @@ func (c *RunConfig) Settings() cliflag.Settings {
 			}
 			return nil
 		}).Flag("stream counts to sweep, e.g. 1,2,4,8"),
-		cliflag.Validated(cliflag.Ints("dop", &c.DOP), func(v string) error {
-			if err := CheckDOP(dialect(), c.DOP, runtime.NumCPU()); err != nil {
-				return cliflag.Bad("dop", v, err.Error())
-			}
-			return nil
-		}).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
+		cliflag.DOPs(&c.DOP, func() engine.Spec { return specOf(dialect()) }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
 		cliflag.Field("query", &c.Queries, func(s string) ([]string, error) {
 			q, err := ParseQueries(s)
 			if err != nil {

@@ -431,21 +431,3 @@ func isServer(name string) bool {
 	spec, _ := engine.Lookup(name)
 	return spec.Server
 }
-
-// CheckDOP refuses DOPs the engine or the machine (cpus) cannot give.
-func CheckDOP(d engine.Dialect, dops []int, cpus int) error {
-	for _, p := range dops {
-		if spec := specOf(d); spec.Name != "" && !spec.Parallel.Query && p != 1 {
-			more, what := "", "parallelism"
-			if spec.Server {
-				more, what = ", or --streams for concurrent queries", fmt.Sprintf("DOP %d", p)
-			}
-			return fmt.Errorf("asks %s for %s, but %s: use --dop 1 (or --engine %s)%s", spec.Title, what, spec.Parallel.Refusal,
-				engine.List(func(s engine.Spec) bool { return s.Parallel.Query }), more)
-		}
-		if p > cpus {
-			return fmt.Errorf("has DOP %d, more than this machine's %d CPUs: use at most %d", p, cpus, cpus)
-		}
-	}
-	return nil
-}
