@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/numalab/numalab/internal/curve"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -36,6 +37,6 @@ func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath str
 	plan.Pace = curve.Pacer(cfg.CurveAt, cfg.Pacing, cfg.Seed)
 	prog.Note("--curve: cell 0 is the closed-loop capacity; the others are paced at fractions of it")
 	tpcc.WriteHeader(prog.table)
-	out, err := curve.Measure(ctx, plan, tpcc.NewSweep(cfg, one[0].DataNode), cfg.CurveAt, cfg.KneeFactor, rec, prog, prog.table)
+	out, err := curve.Measure(ctx, plan, tpcc.NewSweep(cfg, one[0].DataNode), func(c *result.Cell) *result.Cell { return c }, cfg.CurveAt, cfg.KneeFactor, rec, prog, prog.table)
 	return finishRun(e, rec, err, curve.Headline(out.Curve), asJSON, out)
 }

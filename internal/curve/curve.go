@@ -136,10 +136,12 @@ type Curve struct {
 func (cv Curve) Limit() float64 { return cv.Factor * cv.FloorUS }
 
 // KindCurve stores a curve with its run; RunKind is the run's kind
-// ('numalab run oltp --curve').
+// ('numalab run oltp --curve'), SQLRunKind that of 'numalab run sql
+// --curve'.
 const (
-	KindCurve result.Kind[Curve] = "curve.Curve"
-	RunKind                      = "oltp-curve"
+	KindCurve  result.Kind[Curve] = "curve.Curve"
+	RunKind                       = "oltp-curve"
+	SQLRunKind                    = "sql-curve"
 )
 
 // Analyze makes the curve of cells measured from Plan's (the capacity

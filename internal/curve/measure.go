@@ -9,23 +9,29 @@ import (
 	"github.com/numalab/numalab/internal/sweep"
 )
 
-// Output is what a --curve run prints with --json.
-type Output struct {
-	Cells []*result.Cell `json:"cells"`
-	Curve Curve          `json:"curve"`
+// Output is what a --curve run prints with --json: its cells, each a
+// workload's item T.
+type Output[T any] struct {
+	Cells []T   `json:"cells"`
+	Curve Curve `json:"curve"`
 }
 
 // Measure runs plan, a curve's cells (Plan) paced at their fractions of
 // the capacity (Pacer), with w, each cell stored with rec and told to prog
-// as it is measured; then the curve and its knee (Analyze), stored and
-// written to out once there is a paced cell.
-func Measure(ctx context.Context, plan sweep.Plan, w sweep.Workload[*result.Cell], fractions []float64, factor float64,
-	rec sweep.Recorder, prog sweep.Progress[*result.Cell], out io.Writer) (Output, error) {
+// as it is measured; then the curve and its knee (Analyze) of the cells
+// as cellOf reads them from w's items, stored and written to out once
+// there is a paced cell.
+func Measure[T any](ctx context.Context, plan sweep.Plan, w sweep.Workload[T], cellOf func(T) *result.Cell,
+	fractions []float64, factor float64, rec sweep.Recorder, prog sweep.Progress[T], out io.Writer) (Output[T], error) {
 	measured, err := sweep.Run(ctx, plan, w, rec, prog)
-	cv := Analyze(measured, fractions, factor)
+	cells := make([]*result.Cell, len(measured))
+	for i, m := range measured {
+		cells[i] = cellOf(m)
+	}
+	cv := Analyze(cells, fractions, factor)
 	if len(measured) > 1 {
 		err = errors.Join(err, rec.Add(KindCurve.Of(cv)))
 		WriteText(out, cv)
 	}
-	return Output{append([]*result.Cell{}, measured...), cv}, err
+	return Output[T]{append([]T{}, measured...), cv}, err
 }

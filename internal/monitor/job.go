@@ -14,7 +14,7 @@ import (
 // (transtats).
 type Job[V any] struct {
 	Facilities []Facility
-	Kind       string // RunKind, NullRunKind or ReportRunKind
+	Kind       string // RunKind, NullRunKind, ReportRunKind or SQLRunKind
 	One        sweep.Cell
 	Repeat     int
 	Window     time.Duration

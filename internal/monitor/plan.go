@@ -76,6 +76,7 @@ const (
 	RunKind                             = "oltp-monitor"   // 'numalab run oltp --monitor'
 	NullRunKind                         = "null-monitor"   // 'numalab run null --monitor'
 	ReportRunKind                       = "report-monitor" // 'numalab run report --monitor'
+	SQLRunKind                          = "sql-monitor"    // 'numalab run sql --monitor'
 )
 
 // Inner is a workload whose cells Wrap switches: its sweep, the hook

@@ -338,7 +338,7 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(&b, "Each verdict is a Mann-Whitney U test of the two runs' repeats at p <= %s (golang.org/x/perf/benchmath); "+
 		"A and B are medians, n their repeats; a CI needs %s.\n", FmtF(stats.Alpha, 2), "6 or more repeats")
 	if cannot > 0 {
-		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on both (a difference needs 4 or more repeats each; try run oltp --repeat 5).\n",
+		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on both (a difference needs 4 or more repeats each; run each again with --repeat 5).\n",
 			cannot, len(c.Figures))
 	}
 	if len(c.Summary) == 0 {

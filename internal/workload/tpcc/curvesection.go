@@ -17,11 +17,11 @@ import (
 const AnchorCurve = "curve"
 
 // CurveReport is what the report shows of load-curve runs ('run oltp
-// --curve'): one section, one run per engine. A report takes them only
-// when named.
+// --curve', 'run sql --curve'): one section, one run per workload and
+// engine. A report takes them only when named.
 var CurveReport = report.Workload{
-	Kinds:   []string{curve.RunKind},
-	Variant: report.EngineVariant,
+	Kinds:   []string{curve.RunKind, curve.SQLRunKind},
+	Variant: func(run *result.Run) string { return "of " + curveWorkload(run.Kind) + " " + report.EngineVariant(run) },
 	Build: func(_ *report.Report, runs []*result.Run) (report.Section, error) {
 		sec := &CurveSection{}
 		for _, run := range runs {
@@ -45,7 +45,7 @@ var _ report.Section = (*CurveSection)(nil)
 // Text writes each curve's points and knee.
 func (sec *CurveSection) Text(b *strings.Builder, _ *report.Report) {
 	for _, cr := range sec.Runs {
-		fmt.Fprintf(b, "\nLoad curve (run %d, tpcc-ro on %s)\n", cr.Run, cr.Config.Engine)
+		fmt.Fprintf(b, "\nLoad curve (run %d, %s on %s)\n", cr.Run, cr.Workload, cr.Config.Engine)
 		curve.WriteText(b, cr.Curve)
 	}
 }
@@ -53,7 +53,7 @@ func (sec *CurveSection) Text(b *strings.Builder, _ *report.Report) {
 // CSV writes each measured load's figures.
 func (sec *CurveSection) CSV(row report.CSVRow) {
 	for _, cr := range sec.Runs {
-		name := "tpcc-ro on " + cr.Config.Engine
+		name := cr.Workload + " on " + cr.Config.Engine
 		for _, p := range cr.Curve.Points {
 			if p.Interrupted {
 				continue
@@ -82,29 +82,40 @@ func (sec *CurveSection) Findings(_ *report.Report, add, _ report.Say) {
 	for _, cr := range sec.Runs {
 		cv := cr.Curve
 		if k := cv.Knee; k.Found {
-			add(cr.anchor(), "Load curve on %s: p99 left %g× its floor at about %s calls/s, %s of the capacity %s tps (between %s and %s/s, run %d).",
-				cr.Config.Engine, cv.Factor, report.FmtN(k.Estimate), report.FmtF(k.EstimateFraction, 2), report.FmtN(cv.Capacity), report.FmtN(k.Below), report.FmtN(k.Above), cr.Run)
+			add(cr.anchor(), "Load curve of %s on %s: p99 left %g× its floor at about %s calls/s, %s of the capacity %s tps (between %s and %s/s, run %d).",
+				cr.Workload, cr.Config.Engine, cv.Factor, report.FmtN(k.Estimate), report.FmtF(k.EstimateFraction, 2), report.FmtN(cv.Capacity), report.FmtN(k.Below), report.FmtN(k.Above), cr.Run)
 		} else if len(cv.Points) > 0 {
-			add(cr.anchor(), "Load curve on %s: p99 stayed within %g× its floor at every load measured, so the knee is past them (capacity %s tps, run %d).",
-				cr.Config.Engine, cv.Factor, report.FmtN(cv.Capacity), cr.Run)
+			add(cr.anchor(), "Load curve of %s on %s: p99 stayed within %g× its floor at every load measured, so the knee is past them (capacity %s tps, run %d).",
+				cr.Workload, cr.Config.Engine, cv.Factor, report.FmtN(cv.Capacity), cr.Run)
 		}
 	}
+}
+
+// curveWorkload names the workload of a curve run of kind.
+func curveWorkload(kind string) string {
+	if kind == curve.SQLRunKind {
+		return "your scripts"
+	}
+	return "tpcc-ro"
 }
 
 // anchor is the curve run's latency chart, where the knee is marked.
 func (cr CurveRun) anchor() string { return fmt.Sprintf("%s-%d-latency", AnchorCurve, cr.Run) }
 
-// CurveRun is a 'numalab run oltp --curve' run: its curve and knee.
+// CurveRun is a 'numalab run oltp --curve' or 'run sql --curve' run: its
+// curve and knee. Config is read as run oltp's; a run sql run's
+// configuration gives the same engine and curve settings.
 type CurveRun struct {
-	Run    int64       `json:"run"`
-	Config RunConfig   `json:"config"`
-	Curve  curve.Curve `json:"curve"`
+	Run      int64       `json:"run"`
+	Workload string      `json:"workload"` // tpcc-ro, or "your scripts"
+	Config   RunConfig   `json:"config"`
+	Curve    curve.Curve `json:"curve"`
 }
 
 // buildCurve reads a curve run: its stored curve, or one made from its
 // cells when the run stopped before storing it.
 func buildCurve(run *result.Run) (*CurveRun, error) {
-	cr := &CurveRun{Run: run.ID}
+	cr := &CurveRun{Run: run.ID, Workload: curveWorkload(run.Kind)}
 	if len(run.Config) > 0 {
 		if err := json.Unmarshal(run.Config, &cr.Config); err != nil {
 			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
@@ -141,7 +152,7 @@ func (sec *CurveSection) HTML(_ *report.Report) []report.HTMLSection {
 	for _, cr := range sec.Runs {
 		cv := cr.Curve
 		id := fmt.Sprintf("%s-%d", AnchorCurve, cr.Run)
-		lat := report.Chart{ID: id + "-latency", Title: fmt.Sprintf("Run %d, %s on %s: latency from intended start against offered load", cr.Run, "tpcc-ro", cr.Config.Engine),
+		lat := report.Chart{ID: id + "-latency", Title: fmt.Sprintf("Run %d, %s on %s: latency from intended start against offered load", cr.Run, cr.Workload, cr.Config.Engine),
 			X: report.Scale{Label: "offered load (calls/s)", Zero: true, Format: report.FmtCompact}, Y: report.Scale{Label: "latency (ms)", Log: 10, Format: report.FmtSig}}
 		tput := report.Chart{ID: id + "-tps", Title: fmt.Sprintf("Run %d, %s: achieved against offered", cr.Run, cr.Config.Engine),
 			X: report.Scale{Label: "offered load (calls/s)", Zero: true, Format: report.FmtCompact}, Y: report.Scale{Label: "achieved tps", Zero: true, Format: report.FmtCompact}, Ideal: true}
