@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/curve"
+	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/pgscript"
+	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/sqlscript"
 )
@@ -19,14 +23,14 @@ func sqlFlags(e *env, args []string) (cfg sqlscript.RunConfig, w *sqlscript.Swee
 	if done {
 		return cfg, nil, "", false, true, err
 	}
-	errs = append(errs, cfg.Settings().Apply(fs, true)...)
-	if err := errors.Join(append(errs, cfg.CheckFlags()...)...); err != nil {
+	errs = append(errs, cfg.Settings().Apply(fs, false)...)
+	if err := errors.Join(append(errs, cfg.CheckFlags(fs)...)...); err != nil {
 		return cfg, nil, "", false, true, err
 	}
-	scripts, stored, err := cfg.Load()
+	scripts, stored, err := cfg.ParseScripts()
 	var init *pgscript.Script
 	if err == nil {
-		init, err = cfg.LoadInit()
+		init, err = cfg.ParseInit()
 	}
 	if err == nil {
 		err = cliflag.CheckFileEngine(cfg.Engine, cfg.DB)
@@ -42,6 +46,12 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 	if done || err != nil {
 		return err
 	}
+	switch {
+	case len(cfg.Monitor) > 0:
+		return runSQLMonitor(ctx, e, cfg, w, storePath, asJSON)
+	case cfg.Curve:
+		return runSQLCurve(ctx, e, cfg, w, storePath, asJSON)
+	}
 	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, sqlscript.WriteRow, cfg.Spec())
 	if err != nil {
 		return err
@@ -56,5 +66,44 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 	if len(measured) > 0 {
 		sqlscript.WriteStatements(prog.table, measured[len(measured)-1])
 	}
+	if line := sqlscript.Speed(measured); line != "" {
+		fmt.Fprintln(prog.table, line)
+	}
 	return finishRun(e, rec, err, sqlscript.Headline(measured), asJSON, append([]*sqlscript.Cell{}, measured...))
+}
+
+// runSQLMonitor runs --monitor on the first stream count, DOP and
+// placement (runMonitor).
+func runSQLMonitor(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON bool) error {
+	fs, err := monitor.CheckRequest(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
+	if err != nil {
+		return err
+	}
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, monitor.WriteRow, cfg.FirstSpec())
+	if err != nil {
+		return err
+	}
+	defer prog.Done()
+	return runMonitor(ctx, e, cfg.MonitorJob(fs, one[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
+}
+
+// runSQLCurve runs --curve: the capacity cell, the paced cells at their
+// fractions of it, each stored as it is measured, then the curve and its
+// knee, stored and printed.
+func runSQLCurve(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON bool) error {
+	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, sqlscript.WriteRow, cfg.FirstSpec())
+	if err != nil {
+		return err
+	}
+	defer prog.Done()
+	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, curve.SQLRunKind, cfg)
+	if err != nil {
+		return err
+	}
+	plan := cfg.Plan(curve.Plan(one[0], cfg.CurveAt, cfg.Repeat))
+	plan.Pace = curve.Pacer(cfg.CurveAt, cfg.Pacing, cfg.Seed)
+	prog.Note("--curve: cell 0 is the closed-loop capacity; the others are paced at fractions of it")
+	sqlscript.WriteHeader(prog.table)
+	out, err := curve.Measure(ctx, plan, w, func(c *sqlscript.Cell) *result.Cell { return &c.Cell }, cfg.CurveAt, cfg.KneeFactor, rec, prog, prog.table)
+	return finishRun(e, rec, err, curve.Headline(out.Curve), asJSON, out)
 }

@@ -55,7 +55,7 @@ func TestRunSQLBadInput(t *testing.T) {
 		{nil, "-script: no script given"},
 		{[]string{"--script", filepath.Join(dir, "bad.sql")}, "bad.sql:1:"},
 		{[]string{"--script", filepath.Join(dir, "shell.sql")}, `shell.sql:1:1`},
-		{[]string{"--script", filepath.Join(dir, "none.sql")}, "-script: reading open"},
+		{[]string{"--script", filepath.Join(dir, "none.sql")}, "none.sql: no such file"},
 		{[]string{"--script", ok + "@x"}, "expected a weight"},
 		{[]string{"--builtin", "tpcc"}, `finding built-in script "tpcc"`},
 		{[]string{"--script", ok, "--define", "scale"}, "-define"},
@@ -94,7 +94,7 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	st := filepath.Join(t.TempDir(), "s.db")
 	args = append([]string{"run", "sql", "--script", filepath.Join(dir, "bank.sql"), "--streams", "1,2", "--duration", "300ms",
-		"--warmup", "50ms", "--store", st, "--json"}, args...)
+		"--warmup", "300ms", "--store", st, "--json"}, args...)
 	out, errOut, err := runCLI(t, args...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -112,6 +112,9 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 	for _, c := range stored {
 		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.Scripts[0].Commands[3].Stats.Count != c.Cell.Total.Count {
 			t.Errorf("cell %d: %+v", c.Cell.Index, c.Cell.Total)
+		}
+		if c.Sentinel == nil || c.Sentinel.Took <= 0 {
+			t.Errorf("cell %d: no speed sentinel reading after it (%+v)", c.Cell.Index, c.Sentinel)
 		}
 	}
 	if !strings.HasPrefix(r.Command, "numalab run sql --engine ") || !strings.Contains(r.Command, "--script "+filepath.Join(dir, "bank.sql")) ||
@@ -149,6 +152,13 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 	text, _, err := runCLI(t, "report", "--store", st, "--format", "text")
 	if err != nil || !strings.Contains(text, "Your SQL: script runs") || !strings.Contains(text, "bank.sql@1") {
 		t.Errorf("report: %v\n%s", err, text)
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if _, _, err := runCLI(t, "report", "--store", st, "--out", page); err != nil {
+		t.Fatalf("report --out: %v", err)
+	}
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), `id="sql-1-tps"`) {
+		t.Errorf("the HTML report has no chart of run 1's throughput against streams (%v)", err)
 	}
 }
 

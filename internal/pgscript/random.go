@@ -30,13 +30,17 @@ func newPRNG(seed uint64) prng {
 	return r
 }
 
-// clientPRNG derives client id's generator from the run's seed: distinct
-// clients get unrelated streams, and the same (seed, id) the same stream.
-func clientPRNG(seed uint64, id int) prng {
+// clientPRNG derives client id's generator from the run's seed and round
+// (0: none): distinct clients or rounds get unrelated streams, and the
+// same (seed, id, round) the same stream.
+func clientPRNG(seed uint64, id int, round uint64) prng {
 	s := seed
 	a := splitmix64(&s)
 	c := uint64(id)
 	b := splitmix64(&c)
+	if round > 0 {
+		b ^= splitmix64(&round)
+	}
 	return newPRNG(a ^ b)
 }
 

@@ -3,6 +3,7 @@ package pgscript
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,14 +61,36 @@ func TestDistributions(t *testing.T) {
 	}
 }
 
+// TestRounds checks that a round (run sql's cell) draws apart from
+// another and from none, the same again when repeated, and leaves
+// :default_seed, hash's and permute's, as it is.
+func TestRounds(t *testing.T) {
+	r1, r2 := drawsIn(t, "random(1, 1000000)", 7, 0, 50, 1), drawsIn(t, "random(1, 1000000)", 7, 0, 50, 2)
+	if slices.Equal(r1, r2) || slices.Equal(r1, draws(t, "random(1, 1000000)", 7, 0, 50)) {
+		t.Error("rounds 1 and 2, or round 1 and none, drew the same values")
+	}
+	if !slices.Equal(r1, drawsIn(t, "random(1, 1000000)", 7, 0, 50, 1)) {
+		t.Error("round 1 drew differently the second time")
+	}
+	if p1, p2 := drawsIn(t, "permute(5, 100)", 7, 0, 1, 1), drawsIn(t, "permute(5, 100)", 7, 0, 1, 2); !slices.Equal(p1, p2) {
+		t.Errorf("permute(5, 100) is %v in round 1 and %v in round 2: a round changed :default_seed", p1, p2)
+	}
+}
+
 // draws runs `\set v expr` n times for one client and returns the values.
 func draws(t *testing.T, expr string, seed uint64, client, n int) []int64 {
+	t.Helper()
+	return drawsIn(t, expr, seed, client, n, 0)
+}
+
+// drawsIn is draws in round round (Options.Round).
+func drawsIn(t *testing.T, expr string, seed uint64, client, n int, round uint64) []int64 {
 	t.Helper()
 	s, err := Parse("d.sql", strings.NewReader(`\set v `+expr))
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := NewSet(Options{Seed: seed}, Weighted{s, 1})
+	set, err := NewSet(Options{Seed: seed, Round: round}, Weighted{s, 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,10 @@ type Options struct {
 	// :random_seed; :default_seed, the seed of hash and permute, is
 	// derived from it.
 	Seed uint64
+	// Round, above 0, is mixed into every client's generator (not into
+	// :default_seed): run sql numbers its cells so, and each cell draws
+	// apart from the others, the same again when the run is repeated.
+	Round uint64
 	// Scale is :scale; 0 means 1.
 	Scale int64
 	// Defines are variables set before the first transaction
@@ -228,7 +232,7 @@ type Client struct {
 // Client makes client id's state; its generator is seeded by the set's
 // seed and id.
 func (s *Set) Client(id int) *Client {
-	c := &Client{set: s, id: id, rng: clientPRNG(s.opt.Seed, id)}
+	c := &Client{set: s, id: id, rng: clientPRNG(s.opt.Seed, id, s.opt.Round)}
 	c.vars = append([]value(nil), s.initial...)
 	c.vars[s.clientV] = intValue(int64(id))
 	c.saved = make([]value, len(c.vars))

@@ -63,6 +63,7 @@ var matrix = []machineCase{
 		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, true, nil},
 	{"smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256}, false, true, func(t *testing.T, s *script, m Machine) []string {
 		addSMTDOP(t, s, m) // TestReportPlacement's smt=off cell too
+		addSQL(s)
 		return nil
 	}},
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/stats"
 )
 
@@ -35,6 +36,11 @@ type CellScripts struct {
 	// warm-up included), with its script, line and command; empty when
 	// none failed.
 	FirstError string `json:"first_error,omitempty"`
+	// Workers is where the cell's parallel workers ran (DOP > 1).
+	Workers *result.WorkerCPUs `json:"workers,omitempty"`
+	// Sentinel is the speed sentinel's core reference, timed right after
+	// the cell (Speed judges the cells by them).
+	Sentinel *sentinel.Sample `json:"sentinel,omitempty"`
 }
 
 // ScriptStats are one script's figures in a cell.

@@ -3,6 +3,7 @@ package sqlscript
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"slices"
@@ -35,10 +36,13 @@ type RunConfig struct {
 	Defines  []string `json:"defines,omitempty"`
 	// Init is SQL (a script) run once before the sweep on a fresh --db
 	// file or the managed server; "" for none.
-	Init       string        `json:"init,omitempty"`
-	Scale      int           `json:"scale"`
-	Seed       int64         `json:"seed"`
-	Streams    []int         `json:"streams"`
+	Init    string `json:"init,omitempty"`
+	Scale   int    `json:"scale"`
+	Seed    int64  `json:"seed"`
+	Streams []int  `json:"streams"`
+	// DOPs are the degrees of parallelism of one statement to sweep
+	// (engine.Spec.Parallel: DuckDB's and PostgreSQL's; 1 elsewhere).
+	DOPs       []int         `json:"dop"`
 	Placements []string      `json:"placements"`
 	Spread     bool          `json:"spread"`
 	Duration   time.Duration `json:"duration_ns"`
@@ -50,22 +54,30 @@ type RunConfig struct {
 	// tried.
 	MaxErrors int `json:"max_errors"`
 	MaxTries  int `json:"max_tries"`
-	// Pacing paces the calls (think time, arrival rate); the zero value
-	// runs closed loops.
-	sweep.Pacing
+	// Trace is how many transactions each stream records (start, end,
+	// script, ok); 0: none.
+	Trace int `json:"trace,omitempty"`
+	// Monitor names the monitoring facilities whose cost --monitor
+	// measures, off against on; AllowSettings lets it set them in
+	// numalab's sessions on a --dsn server.
+	Monitor       []string `json:"monitor,omitempty"`
+	AllowSettings bool     `json:"allow_settings,omitempty"`
+	// Load paces the calls (think time, arrival rate) or asks for a load
+	// curve; the zero value runs closed loops.
+	sweep.Load
 }
 
 // DefaultRunConfig is 'numalab run sql' without flags (a script is still
 // to be named).
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Engine: "postgres", Scale: 1, Seed: 1, Streams: []int{1, 2, 4}, Placements: []string{""}, Spread: true,
+	return RunConfig{Engine: "postgres", Scale: 1, Seed: 1, Streams: []int{1, 2, 4}, DOPs: []int{1}, Placements: []string{""}, Spread: true,
 		Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1, MaxTries: 1}
 }
 
 func bad(flag, v, want string) error { return fmt.Errorf("-%s: %q %s", flag, v, want) }
 
 // Check validates the configuration, but for the scripts themselves
-// (Load) and the files on disk (CheckFiles).
+// (ParseScripts) and the files on disk (CheckFiles).
 func (c *RunConfig) Check() error {
 	var errs []error
 	spec, _, ok := dialectOf(c.Engine)
@@ -104,6 +116,14 @@ func (c *RunConfig) Check() error {
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
+	if len(c.DOPs) == 0 {
+		c.DOPs = []int{1}
+	}
+	if ok {
+		if err := spec.CheckDOP(c.DOPs, runtime.NumCPU()); err != nil {
+			errs = append(errs, bad("dop", fmt.Sprint(c.DOPs), err.Error()))
+		}
+	}
 	if c.Duration <= 0 {
 		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 10s"))
 	}
@@ -119,7 +139,7 @@ func (c *RunConfig) Check() error {
 	if c.MaxTries < 1 {
 		errs = append(errs, bad("max-tries", strconv.Itoa(c.MaxTries), "is not a positive count: want 1 (no retry) or more"))
 	}
-	if err := c.Pacing.Check(); err != nil {
+	if err := c.Load.Check(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -146,12 +166,13 @@ func (c *RunConfig) CheckFiles() error {
 
 // Spec is the configuration's sweep.
 func (c RunConfig) Spec() sweep.Spec {
-	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: -1}
+	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, DOPs: c.DOPs, Repeat: c.Repeat, DataNode: -1}
 }
 
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Trace: c.Trace, Monitor: drive.SysMonitor("/"),
+		Pace: c.Load.Pacer(c.Seed)}
 }
 
 // Script is one script of the run as it is stored: where it came from,
@@ -166,11 +187,11 @@ type Script struct {
 // cells' types and per-statement figures number them.
 const KindScripts result.Kind[[]Script] = "sql.Scripts"
 
-// Load reads and parses every script of c, built-ins and files, before
+// ParseScripts reads and parses every script of c, built-ins and files, before
 // anything connects: each error names the file, line and column. It
 // returns them in the order the cells number them (files, then
 // built-ins), with their stored form.
-func (c RunConfig) Load() ([]pgscript.Weighted, []Script, error) {
+func (c RunConfig) ParseScripts() ([]pgscript.Weighted, []Script, error) {
 	var ws []pgscript.Weighted
 	var stored []Script
 	var errs []error
@@ -182,7 +203,7 @@ func (c RunConfig) Load() ([]pgscript.Weighted, []Script, error) {
 		}
 		text, err := os.ReadFile(file)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("-script: reading %w", err))
+			errs = append(errs, unreadable("script", file, err))
 			continue
 		}
 		s, err := pgscript.Parse(file, strings.NewReader(string(text)))
@@ -213,14 +234,14 @@ func (c RunConfig) Load() ([]pgscript.Weighted, []Script, error) {
 	return ws, stored, nil
 }
 
-// LoadInit reads and parses --init's file, nil when there is none.
-func (c RunConfig) LoadInit() (*pgscript.Script, error) {
+// ParseInit reads and parses --init's file, nil when there is none.
+func (c RunConfig) ParseInit() (*pgscript.Script, error) {
 	if c.Init == "" {
 		return nil, nil
 	}
 	f, err := os.Open(c.Init)
 	if err != nil {
-		return nil, fmt.Errorf("-init: reading %w", err)
+		return nil, unreadable("init", c.Init, err)
 	}
 	defer f.Close()
 	s, err := pgscript.Parse(c.Init, f)
@@ -239,4 +260,13 @@ func (c RunConfig) options(d dialect) pgscript.Options {
 	}
 	return pgscript.Options{Placeholders: d.placeholders, Seed: uint64(c.Seed), Scale: int64(c.Scale), Defines: defs,
 		MaxTries: c.MaxTries, Retryable: d.retryable}
+}
+
+// unreadable says which file of a flag could not be read, and why.
+func unreadable(flag, file string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("-%s: cannot read %s: %w", flag, file, err)
 }

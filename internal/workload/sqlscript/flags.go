@@ -1,10 +1,13 @@
 package sqlscript
 
 import (
+	"flag"
 	"math"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/monitor"
 )
 
 // Settings are run sql's flags on the fields of c, each defined once: its
@@ -21,22 +24,38 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.IntIn("scale", &c.Scale, 1, math.MaxInt32).Flag("the :scale variable, 1 or more (as pgbench -s; the built-ins draw their keys from it)"),
 		cliflag.Int64("seed", &c.Seed).Flag("seed of the streams' random draws (:random_seed)"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4"),
+		cliflag.DOPs(&c.DOPs, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism of one statement to sweep, e.g. 1,2 (DuckDB's threads, PostgreSQL's parallel workers; 1 on SQLite and MariaDB)"),
 		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)"),
 		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
 		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
 		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
 		cliflag.IntIn("repeat", &c.Repeat, 1, 1000).Flag("repetitions of every cell, 1 to 1000"),
 		cliflag.IntIn("max-errors", &c.MaxErrors, 0, math.MaxInt32).Flag("failed transactions the run tolerates in its windows; one more stops it (0: stop at the first)"),
+		cliflag.IntIn("trace", &c.Trace, 0, 1_000_000).Flag("record up to N transactions per stream (start, end, script, stream, ok) in the store, up to 1000000"),
 		cliflag.IntIn("max-tries", &c.MaxTries, 1, 1000).Flag("tries of a transaction that fails with a serialization failure or deadlock, 1 (no retry) to 1000"),
 	)
-	return append(ss, cliflag.Pacing(&c.Pacing)...)
+	ss = append(ss, cliflag.Monitor(&c.Monitor, true), cliflag.AllowSettings(&c.AllowSettings))
+	ss = append(ss, cliflag.Load(&c.Load)...)
+	return append(ss, cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor))
 }
 
-// CheckFlags checks c as its flags set it: Check, then the database file
-// against --init (CheckFiles).
-func (c *RunConfig) CheckFlags() []error {
-	if err := c.Check(); err != nil {
-		return []error{err}
+// MonitorRequest is c's --monitor request.
+func (c RunConfig) MonitorRequest() monitor.Request {
+	return monitor.Request{Names: c.Monitor, Engine: c.Engine, DSN: c.DSN != "", AllowSettings: c.AllowSettings}
+}
+
+// CheckFlags checks and completes c as the flags of fs set it:
+// --monitor's request and defaults (cliflag.CheckMonitor) and a curve's
+// (cliflag.CurveDefaults), what they do not go with, then Check, then the
+// database file against --init (CheckFiles).
+func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
+	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced() || c.Curve, "--rate, --think or --curve", &c.Repeat, &c.MonitorLoad)
+	if len(c.Monitor) > 0 && !cliflag.Given(fs, "monitor-load") {
+		c.MonitorLoad = monitor.DefaultPacedLoad
+	}
+	cliflag.CurveDefaults(&c.Load)
+	if err := c.Check(); err != nil || len(errs) > 0 {
+		return append(errs, err)
 	}
 	if err := c.CheckFiles(); err != nil {
 		return []error{err}

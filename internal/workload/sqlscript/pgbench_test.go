@@ -101,7 +101,7 @@ func numalabTPS(t *testing.T, host *result.Topology, dsn, script string) float64
 	if err := cfg.Check(); err != nil {
 		t.Fatal(err)
 	}
-	ws, stored, err := cfg.Load()
+	ws, stored, err := cfg.ParseScripts()
 	if err != nil {
 		t.Fatal(err)
 	}

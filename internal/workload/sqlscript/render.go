@@ -10,14 +10,14 @@ import (
 
 // rowFormat lays out the table 'numalab run sql' prints as cells finish
 // (rows are printed one at a time, so widths are fixed).
-const rowFormat = "%4v %7v  %-16v %9v %9v %8v %8v %7v  %v\n"
+const rowFormat = "%4v %7v %4v  %-16v %9v %9v %8v %8v %7v  %v\n"
 
 // WriteHeader prints the heading of the table WriteRow fills.
 func WriteHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "streams", "placement", "tps", "tps/core", "p95 ms", "errors", "retries", "")
+	fmt.Fprintf(w, rowFormat, "cell", "streams", "dop", "placement", "tps", "tps/core", "p95 ms", "errors", "retries", "")
 }
 
-// WriteRow prints one measured cell: streams, placement, transactions per
+// WriteRow prints one measured cell: streams, DOP, placement, transactions per
 // second (all scripts), per core, the p95 transaction latency, failed
 // transactions and retries.
 func WriteRow(w io.Writer, _ sweep.Cell, c *Cell) {
@@ -37,7 +37,7 @@ func WriteRow(w io.Writer, _ sweep.Cell, c *Cell) {
 	case len(m.Stopped) > 0:
 		note = "(" + plural(int64(len(m.Stopped)), "stream") + " stopped)"
 	}
-	fmt.Fprintf(w, rowFormat, m.Index, m.Streams, sel, fmt.Sprintf("%.0f", m.TPS), fmt.Sprintf("%.0f", m.TPSPerCore),
+	fmt.Fprintf(w, rowFormat, m.Index, m.Streams, max(m.DOP, 1), sel, fmt.Sprintf("%.0f", m.TPS), fmt.Sprintf("%.0f", m.TPSPerCore),
 		fmt.Sprintf("%.3f", m.Total.P95US/1000), m.Total.Errors, retries, note)
 }
 
@@ -49,6 +49,9 @@ func WriteStatements(w io.Writer, c *Cell) {
 	sel := m.Placement
 	if sel == "" {
 		sel = "all CPUs"
+	}
+	if m.DOP > 1 {
+		sel += fmt.Sprintf(", DOP %d", m.DOP)
 	}
 	fmt.Fprintf(w, "\nstatement latencies in milliseconds and failures, cell %d (%s on %s):\n", m.Index, plural(int64(m.Streams), "stream"), sel)
 	for _, s := range c.Scripts {
@@ -71,14 +74,10 @@ func WriteStatements(w io.Writer, c *Cell) {
 	}
 }
 
-// Headline is the best point (placement and streams) by its median tps
-// over repeats, for 'numalab runs'.
+// Headline is the best point (placement, streams and DOP) by its median
+// tps over repeats, for 'numalab runs'.
 func Headline(cells []*Cell) string {
-	type point struct {
-		placement string
-		streams   int
-	}
-	order, groups := stats.Group(cells, func(c *Cell) point { return point{c.Cell.Placement, c.Cell.Streams} })
+	order, groups := stats.Group(cells, pointOf)
 	tps := func(c *Cell) float64 { return c.Cell.TPS }
 	var best []*Cell
 	for _, k := range order {
@@ -90,6 +89,9 @@ func Headline(cells []*Cell) string {
 		return ""
 	}
 	h := fmt.Sprintf("%.0f tps at %s", stats.MedianOf(best, tps), plural(int64(best[0].Cell.Streams), "stream"))
+	if d := best[0].Cell.DOP; d > 1 {
+		h += fmt.Sprintf(", DOP %d", d)
+	}
 	if len(best) > 1 {
 		h += fmt.Sprintf(" (median of %d repeats)", len(best))
 	}

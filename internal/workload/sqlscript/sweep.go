@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -26,6 +27,13 @@ type Sweep struct {
 	init    *pgscript.Script
 	eng     engine.Engine
 	halt    halt
+	workers *engine.Workers // the cell's parallel workers
+	sent    sentinel.Series // the speed sentinel, timed after each cell
+	// session are the statements each stream runs first (Session),
+	// settings a managed server's extra settings (ServerSettings): run
+	// sql --monitor switches a facility per cell.
+	session  []string
+	settings map[string]string
 
 	mu      sync.Mutex // streams opening at once register here, not in the hot path
 	streams []*stream  // the cell's
@@ -33,8 +41,8 @@ type Sweep struct {
 
 var _ sweep.Workload[*Cell] = (*Sweep)(nil)
 
-// NewSweep is cfg (checked) with its scripts parsed (Load) and --init's
-// (LoadInit, nil for none).
+// NewSweep is cfg (checked) with its scripts parsed (ParseScripts) and --init's
+// (ParseInit, nil for none).
 func NewSweep(cfg RunConfig, scripts []pgscript.Weighted, stored []Script, init *pgscript.Script) *Sweep {
 	spec, d, _ := dialectOf(cfg.Engine)
 	s := &Sweep{cfg: cfg, spec: spec, dial: d, scripts: scripts, stored: stored, init: init}
@@ -62,7 +70,8 @@ func (s *Sweep) Types() []string {
 // the scripts, the engine and what --init did.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
 	cfg := s.cfg
-	opt := engine.Options{DSN: cfg.DSN, ConnectTimeout: cfg.ConnectTimeout, UserSchema: true, Path: cfg.DB, Write: true}
+	opt := engine.Options{DSN: cfg.DSN, ConnectTimeout: cfg.ConnectTimeout, UserSchema: true, Path: cfg.DB, Write: true,
+		ServerSettings: s.settings}
 	switch {
 	case s.spec.Server && cfg.DSN == "":
 		tell.Say("starting " + s.spec.Article + " server")
@@ -145,20 +154,36 @@ func (s *Sweep) remove() error {
 // tables the scripts read. The warm-up (--warmup) warms what they touch.
 func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
 
-// Begin forgets the last cell's streams.
-func (s *Sweep) Begin(context.Context, sweep.Cell) error {
+// Begin forgets the last cell's streams, sets the cell's DOP with its
+// parallel workers on the cell's placement, and starts sampling where
+// they run.
+func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	s.streams = nil
+	var err error
+	if s.workers, err = engine.SetDOPPlaced(ctx, s.eng, c.DOP, c.Place.CPUs); err != nil {
+		return err
+	}
+	s.workers.Watch()
 	return nil
 }
 
 // Stream opens stream i's connection, on its own pinned thread, and its
-// client: client_id i, its generator seeded by --seed and i.
-func (s *Sweep) Stream(ctx context.Context, _ sweep.Cell, i int) (drive.Stream, error) {
+// client: client_id i, its generator seeded by --seed, i and the cell, so
+// that cells draw apart and a repeated run draws as this one did.
+func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, error) {
 	conn, err := s.eng.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st, err := newStream(conn, s.cfg.options(s.dial), s.scripts, i, &s.halt)
+	for _, q := range s.session {
+		if err := conn.Exec(ctx, q); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("setting up stream %d's session (%s): %w", i, q, err)
+		}
+	}
+	opt := s.cfg.options(s.dial)
+	opt.Round = uint64(c.Index) + 1
+	st, err := newStream(conn, opt, s.scripts, i, &s.halt)
 	if err != nil {
 		conn.Close()
 		return nil, err
@@ -175,11 +200,15 @@ func (s *Sweep) Stream(ctx context.Context, _ sweep.Cell, i int) (drive.Stream, 
 // success nor a failure, ends it too, as it measured nothing.
 func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) sweep.Outcome[*Cell] {
 	if m == nil {
+		s.workers.Done()
 		return sweep.Outcome[*Cell]{Stop: err}
 	}
 	s.mu.Lock()
 	it := merge(m, s.scripts, s.streams)
 	s.mu.Unlock()
+	it.Workers = s.workers.Done()
+	sample := s.sent.Take(fmt.Sprintf("after cell %d", c.Index))
+	it.Sentinel = &sample
 	o := sweep.Outcome[*Cell]{Item: &it, Store: []result.Entry{result.KindCell.Of(it.Cell), KindCellScripts.Of(it.CellScripts)}, Stop: err}
 	if it.Partial != "" {
 		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, c, it.Partial))
@@ -207,6 +236,15 @@ func firstError(c *Cell) string {
 	}
 	return "(in an earlier cell)"
 }
+
+// ServerSettings are settings a managed PostgreSQL or MariaDB server
+// starts with (set before Open); a --dsn server is never started, so
+// they do not apply to it.
+func (s *Sweep) ServerSettings(m map[string]string) { s.settings = m }
+
+// Session sets the statements each stream opened from now on runs first
+// on its connection, between Open and the next cell's streams.
+func (s *Sweep) Session(stmts []string) { s.session = stmts }
 
 // Close closes the engine (and stops a managed server).
 func (s *Sweep) Close() error {

@@ -70,11 +70,11 @@ func sweepOf(t *testing.T, cfg RunConfig) ([]*Cell, *recorder, error) {
 	if err := cfg.CheckFiles(); err != nil {
 		t.Fatal(err)
 	}
-	ws, stored, err := cfg.Load()
+	ws, stored, err := cfg.ParseScripts()
 	if err != nil {
 		t.Fatal(err)
 	}
-	init, err := cfg.LoadInit()
+	init, err := cfg.ParseInit()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func sweepOf(t *testing.T, cfg RunConfig) ([]*Cell, *recorder, error) {
 func TestSweepSQLite(t *testing.T) {
 	dir := files(t, map[string]string{"schema.sql": bankSchema, "bank.sql": bankScript})
 	cfg := DefaultRunConfig()
-	cfg.Warmup = 50 * time.Millisecond
+	cfg.Warmup = 300 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
 	cfg.Scripts = []string{filepath.Join(dir, "bank.sql")}
 	out, rec, err := sweepOf(t, cfg)
@@ -124,7 +124,7 @@ INSERT INTO accounts SELECT i, 0 FROM range(1, 1001) t(i);
 	read := "\\set aid random(1, 1000)\nSELECT balance FROM accounts WHERE aid = :aid;\nSELECT count(*) AS n FROM accounts WHERE balance > :aid \\gset\n"
 	dir := files(t, map[string]string{"schema.sql": schema, "read.sql": read})
 	cfg := DefaultRunConfig()
-	cfg.Warmup = 50 * time.Millisecond
+	cfg.Warmup = 300 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "duckdb", filepath.Join(dir, "bank.duckdb"), filepath.Join(dir, "schema.sql")
 	cfg.Scripts = []string{filepath.Join(dir, "read.sql")}
 	out, _, err := sweepOf(t, cfg)
@@ -168,7 +168,7 @@ SELECT * FROM missing WHERE x = :aid;
 `
 	dir := files(t, map[string]string{"schema.sql": bankSchema, "flaky.sql": flaky})
 	cfg := DefaultRunConfig()
-	cfg.Warmup = 50 * time.Millisecond
+	cfg.Warmup = 300 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
 	// No warm-up: failures in a warm-up count against --max-errors too,
 	// and would stop the run before its first window.
@@ -197,7 +197,7 @@ SELECT * FROM missing WHERE x = :aid;
 func TestSweepStopsInWarmup(t *testing.T) {
 	dir := files(t, map[string]string{"schema.sql": bankSchema, "bad.sql": "SELECT 1 AS one;\nEND TRANSACTION NOW;\n"})
 	cfg := DefaultRunConfig()
-	cfg.Warmup = 50 * time.Millisecond
+	cfg.Warmup = 300 * time.Millisecond
 	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
 	cfg.Scripts = []string{filepath.Join(dir, "bad.sql")}
 	out, _, err := sweepOf(t, cfg)
