@@ -17,7 +17,8 @@ import (
 // made by run sql --init in a short run stored in a store of its own.
 func sqliteBank(t *testing.T) (dir, db string) {
 	t.Helper()
-	dir = sqlFiles(t, map[string]string{"bank.sql": bankSQL, "schema.sql": `CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
+	dir = sqlFiles(t, map[string]string{"bank.sql": bankSQL, "schema.sql": `PRAGMA journal_mode = WAL;
+CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO sqltest_accounts SELECT i, 0 FROM n;
 `})
 	db = filepath.Join(dir, "bank.db")

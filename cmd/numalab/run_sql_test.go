@@ -177,7 +177,8 @@ func jsonSame(t *testing.T, a, b []byte, skip string) bool {
 }
 
 func TestRunSQLSQLite(t *testing.T) {
-	dir := sqlFiles(t, map[string]string{"bank.sql": bankSQL, "schema.sql": `CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
+	dir := sqlFiles(t, map[string]string{"bank.sql": bankSQL, "schema.sql": `PRAGMA journal_mode = WAL;
+CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO sqltest_accounts SELECT i, 0 FROM n;
 `})
 	runSQLSweep(t, dir, "--engine", "sqlite", "--db", filepath.Join(dir, "bank.db"), "--init", filepath.Join(dir, "schema.sql"))
