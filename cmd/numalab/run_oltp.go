@@ -64,17 +64,10 @@ func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath st
 }
 
 // runOLTPMonitor runs --monitor on the first stream count and placement
-// (runMonitor).
+// (monitorFirst).
 func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	fs, err := monitor.CheckRequest(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
-	if err != nil {
-		return err
+	job := func(fs []monitor.Facility, one sweep.Cell) monitor.Job[result.Cell] {
+		return cfg.MonitorJob(fs, one, tpcc.NewSweep(cfg, one.DataNode))
 	}
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, monitor.WriteRow, cfg.FirstSpec())
-	if err != nil {
-		return err
-	}
-	defer prog.Done()
-	w := tpcc.NewSweep(cfg, one[0].DataNode)
-	return runMonitor(ctx, e, cfg.MonitorJob(fs, one[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
+	return monitorFirst(ctx, e, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout, cfg.Spread, cfg.FirstSpec(), job, cfg.Argv(), cfg, storePath, asJSON)
 }

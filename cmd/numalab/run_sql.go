@@ -73,37 +73,18 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 }
 
 // runSQLMonitor runs --monitor on the first stream count, DOP and
-// placement (runMonitor).
+// placement (monitorFirst).
 func runSQLMonitor(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON bool) error {
-	fs, err := monitor.CheckRequest(ctx, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout)
-	if err != nil {
-		return err
+	job := func(fs []monitor.Facility, one sweep.Cell) monitor.Job[sqlscript.Cell] {
+		return cfg.MonitorJob(fs, one, w)
 	}
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, monitor.WriteRow, cfg.FirstSpec())
-	if err != nil {
-		return err
-	}
-	defer prog.Done()
-	return runMonitor(ctx, e, cfg.MonitorJob(fs, one[0], w), cfg.DSN != "", cfg.Argv(), cfg, prog, storePath, asJSON)
+	return monitorFirst(ctx, e, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout, cfg.Spread, cfg.FirstSpec(), job, cfg.Argv(), cfg, storePath, asJSON)
 }
 
-// runSQLCurve runs --curve: the capacity cell, the paced cells at their
-// fractions of it, each stored as it is measured, then the curve and its
-// knee, stored and printed.
+// runSQLCurve runs run sql --curve (runCurve).
 func runSQLCurve(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON bool) error {
-	_, one, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, sqlscript.WriteRow, cfg.FirstSpec())
-	if err != nil {
-		return err
-	}
-	defer prog.Done()
-	rec, err := startRun(ctx, e.withArgs(cfg.Argv()), storePath, curve.SQLRunKind, cfg)
-	if err != nil {
-		return err
-	}
-	plan := cfg.Plan(curve.Plan(one[0], cfg.CurveAt, cfg.Repeat))
-	plan.Pace = curve.Pacer(cfg.CurveAt, cfg.Pacing, cfg.Seed)
-	prog.Note("--curve: cell 0 is the closed-loop capacity; the others are paced at fractions of it")
-	sqlscript.WriteHeader(prog.table)
-	out, err := curve.Measure(ctx, plan, w, func(c *sqlscript.Cell) *result.Cell { return &c.Cell }, cfg.CurveAt, cfg.KneeFactor, rec, prog, prog.table)
-	return finishRun(e, rec, err, curve.Headline(out.Curve), asJSON, out)
+	return runCurve(ctx, e, curveRun[*sqlscript.Cell]{kind: curve.SQLRunKind, argv: cfg.Argv(), config: cfg, load: cfg.Load, seed: cfg.Seed,
+		repeat: cfg.Repeat, spread: cfg.Spread, first: cfg.FirstSpec(), plan: cfg.Plan,
+		sweep: func(sweep.Cell) sweep.Workload[*sqlscript.Cell] { return w },
+		cell:  func(c *sqlscript.Cell) *result.Cell { return &c.Cell }, header: sqlscript.WriteHeader, row: sqlscript.WriteRow}, storePath, asJSON)
 }
