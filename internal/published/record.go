@@ -57,6 +57,12 @@ type Pair struct {
 	Note string `json:"note,omitempty"`
 }
 
+// Candidate kinds.
+const (
+	KindLocality    = "locality"
+	KindRemoteRatio = "remote_ratio"
+)
+
 // Candidate is one published figure of a term that might explain why more
 // sockets cost more than the latency model says. Validate shows how each
 // term (its candidates together) moves every pair's error; none of them
@@ -73,12 +79,6 @@ type Candidate struct {
 	Source    string   `json:"source"`
 	Note      string   `json:"note,omitempty"`
 }
-
-// Candidate kinds.
-const (
-	KindLocality    = "locality"
-	KindRemoteRatio = "remote_ratio"
-)
 
 // Results is the published-results file (data/tpc.json).
 type Results struct {
