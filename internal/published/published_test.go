@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,8 +94,12 @@ func TestValidateHandComputed(t *testing.T) {
 		t.Fatalf("first pair %s to %s: the test's arithmetic is for the 8180 pair", k.From.ID, k.To.ID)
 	}
 	want := 2 / (0.4 + 0.6*126.5/114)
-	if math.Abs(k.Predicted-want) > 1e-12 || k.FromNS != 114 || k.ToNS != 126.5 {
-		t.Errorf("predicted %v at %v → %v ns: want %v at 114 → 126.5", k.Predicted, k.FromNS, k.ToNS, want)
+	if math.Abs(k.LatencyRatio-want) > 1e-12 || k.FromNS != 114 || k.ToNS != 126.5 {
+		t.Errorf("latency model's ratio %v at %v → %v ns: want %v at 114 → 126.5", k.LatencyRatio, k.FromNS, k.ToNS, want)
+	}
+	// The contention term: 56 → 112 cores at the fitted σ.
+	if c := (1 + v.Sigma*55) / (1 + v.Sigma*111); math.Abs(k.Contention-c) > 1e-12 || math.Abs(k.Predicted-want*c) > 1e-12 {
+		t.Errorf("contention %v, predicted %v: want %v and %v at σ = %v", k.Contention, k.Predicted, c, want*c, v.Sigma)
 	}
 	if pub := 11357.28 / 6598.36; math.Abs(k.Published-pub) > 1e-12 {
 		t.Errorf("published %v: want %v", k.Published, pub)
@@ -123,14 +128,15 @@ func TestValidateHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := []struct {
-		from, to string
-		errPct   float64
-		inBand   bool
+		from, to           string
+		latencyPct, errPct float64
+		looPct, cpuOutPct  float64
+		inBand             bool
 	}{
-		{"lenovo-sr650-8180", "lenovo-sr950-8180", 9.0, false},
-		{"fujitsu-rx2540m4-8180", "lenovo-sr950-8180", 9.2, false},
-		{"lenovo-2s-e5-2699v4", "lenovo-x3850x6-e7-8890v4", 3.9, false},
-		{"fujitsu-2s-e5-2699v4", "fujitsu-rx4770m3-e7-8890v4", 2.7, false},
+		{"lenovo-sr650-8180", "lenovo-sr950-8180", 9.0, 2.4, 3.3, 5.3, true},
+		{"fujitsu-rx2540m4-8180", "lenovo-sr950-8180", 9.2, 2.6, 3.5, 5.4, true},
+		{"lenovo-2s-e5-2699v4", "lenovo-x3850x6-e7-8890v4", 3.9, -2.0, -2.6, -4.3, true},
+		{"fujitsu-2s-e5-2699v4", "fujitsu-rx4770m3-e7-8890v4", 2.7, -3.1, -4.1, -5.4, true},
 	}
 	if len(v.Checks) != len(held) {
 		t.Fatalf("%d checks: the table holds %d", len(v.Checks), len(held))
@@ -141,12 +147,44 @@ func TestValidateHeld(t *testing.T) {
 			t.Errorf("check %d is %s to %s: want %s to %s", i+1, k.From.ID, k.To.ID, h.from, h.to)
 			continue
 		}
-		if got := math.Round(1000*k.Error) / 10; got != h.errPct || k.InBand != h.inBand {
-			t.Errorf("%s to %s: error %+.1f%%, in band %v: recorded %+.1f%%, %v", h.from, h.to, got, k.InBand, h.errPct, h.inBand)
+		pct := func(x float64) float64 { return math.Round(1000*x) / 10 }
+		if k.LOO == nil || k.LOO.CPUOut == nil {
+			t.Fatalf("%s to %s: no leave-one-out or CPU-out prediction", h.from, h.to)
+		}
+		got := []float64{pct(k.LatencyRatio/k.Published - 1), pct(k.Error), pct(k.LOO.Error), pct(k.LOO.CPUOut.Error)}
+		want := []float64{h.latencyPct, h.errPct, h.looPct, h.cpuOutPct}
+		if !slices.Equal(got, want) || k.InBand != h.inBand {
+			t.Errorf("%s to %s: latency alone, fitted, LOO, CPU out %v%%, in band %v: recorded %v%%, %v", h.from, h.to, got, k.InBand, want, h.inBand)
 		}
 	}
-	if !strings.Contains(v.Summary(), "+2.7% to +9.2%") {
-		t.Errorf("summary %q: want the error range +2.7%% to +9.2%%", v.Summary())
+	for _, w := range []string{"σ = 0.00122", "-3.1% to +2.6%", "leave-one-out by -4.1% to +3.5% (median |error| 3.4%)",
+		"CPU out median |error| 5.3%", "4 of 4"} {
+		if !strings.Contains(v.Summary(), w) {
+			t.Errorf("summary %q lacks %q", v.Summary(), w)
+		}
+	}
+	// The term table: the latency model alone, each candidate term, the
+	// contention term in and out of sample; every error to 0.1 point.
+	terms := [][]float64{
+		{9.0, 9.2, 3.9, 2.7},   // memory latency alone
+		{12.8, 12.9, 6.2, 5.0}, // + TPC-E's locality (80% on 2S, 70% on 4S)
+		{12.8, 13.0, 8.3, 7.0}, // + a 4S remote latency at 1.46× local
+		{9.0, 9.2, 3.1, 1.9},   // + Broadwell's measured 1.76× remote
+		{2.4, 2.6, -2.0, -3.1}, // + contention, σ fitted to all pairs
+		{3.3, 3.5, -2.6, -4.1}, // + contention, leave-one-out
+		{5.3, 5.4, -4.3, -5.4}, // + contention, the pair's CPU left out
+	}
+	if len(v.Terms) != len(terms) {
+		t.Fatalf("%d terms: the table holds %d", len(v.Terms), len(terms))
+	}
+	for i, term := range v.Terms {
+		var got []float64
+		for _, e := range term.Errors {
+			got = append(got, math.Round(1000*e)/10)
+		}
+		if !slices.Equal(got, terms[i]) || term.Adopted != (i == 0 || i > 3) {
+			t.Errorf("term %q: errors %v%%, adopted %v: recorded %v%%", term.Term, got, term.Adopted, terms[i])
+		}
 	}
 }
 
@@ -165,7 +203,8 @@ func TestWriteValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"11357.28 tpsE", "1.721×", "+9.0%", "[berry-2017]", "buffer 15 ns", "http://www.qdpma.com/ServerSystems/TPCE.html"} {
+	for _, want := range []string{"11357.28 tpsE", "1.721×", "+9.0%", "[berry-2017]", "buffer 15 ns", "http://www.qdpma.com/ServerSystems/TPCE.html",
+		"LOO error", "Which term moves each pair's error", "+ a four-socket remote latency (Intel MLC)", "[intel-mlc-4s]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -188,6 +227,10 @@ func TestParseRefuses(t *testing.T) {
 		{name: "pair of one shape", old: `"to": "lenovo-sr950-8180",`, new: `"to": "fujitsu-rx2540m4-8180",`, want: []string{"pair 1", "same sockets and cores"}},
 		{name: "price source", cat: true, old: `"price_source": "cpu-world"`, new: `"price_source": ""`, want: []string{"data/cpus.json", "price_source", "names no source"}},
 		{name: "threads", cat: true, old: `"threads": 192,`, new: `"threads": 12,`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "threads = 12 is out of range"}},
+		{name: "candidate kind", old: `"value": 1.46`, new: `"value": 1.46, "kind": "hops"`, want: []string{"candidate 3", `kind = "hops"`}},
+		{name: "candidate platform", old: `"platforms": [
+        "xeon-e5-v4",`, new: `"platforms": [
+        "xeon-e9",`, want: []string{"candidate 4", `names "xeon-e9"`}},
 		{name: "band", cat: true, old: `"latency": "server-one-socket",`, new: `"latency": "guess",`, want: []string{"latency", `"guess" names no latency band`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,5 +251,32 @@ func TestParseRefuses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitSigma holds the contention fit: points made at a known σ give it
+// back, and with two points the leave-one-out σ of one is the σ that
+// matches the other exactly, (1 − g)/(g·(n_to − 1) − (n_from − 1)) with
+// g = published / latency ratio.
+func TestFitSigma(t *testing.T) {
+	const sigma = 0.0013
+	var pts []sigmaPoint
+	for _, n := range [][2]int{{56, 112}, {44, 96}, {16, 32}} {
+		p := sigmaPoint{latency: 1.9, from: n[0], to: n[1]}
+		p.published = p.latency * p.contention(sigma)
+		pts = append(pts, p)
+	}
+	if got := fitSigma(pts, nil); math.Abs(got-sigma) > 1e-9 {
+		t.Errorf("fitted σ %v: want %v", got, sigma)
+	}
+	two := []sigmaPoint{{latency: 1.877, published: 1.721, from: 56, to: 112}, {latency: 1.909, published: 1.836, from: 44, to: 96}}
+	g := two[1].published / two[1].latency
+	want := (1 - g) / (g*95 - 43)
+	if f := fold(two, 0, func(j int) bool { return j == 0 }); math.Abs(f.Sigma-want) > 1e-9 {
+		t.Errorf("σ without pair 1: %v, want %v", f.Sigma, want)
+	}
+	// A published ratio above the latency model's asks for σ < 0: held at 0.
+	if got := fitSigma([]sigmaPoint{{latency: 1.8, published: 1.9, from: 2, to: 4}}, nil); got > 1e-9 {
+		t.Errorf("σ %v for a pair the latency model under-predicts: want 0", got)
 	}
 }

@@ -57,13 +57,37 @@ type Pair struct {
 	Note string `json:"note,omitempty"`
 }
 
+// Candidate kinds.
+const (
+	KindLocality    = "locality"
+	KindRemoteRatio = "remote_ratio"
+)
+
+// Candidate is one published figure of a term that might explain why more
+// sockets cost more than the latency model says. Validate shows how each
+// term (its candidates together) moves every pair's error; none of them
+// enters the prediction, which the contention term fitted leave-one-out
+// carries (scaling.go).
+type Candidate struct {
+	Term string `json:"term"`
+	// Kind is what the figure sets: "locality" (the share of accesses to
+	// the local node) or "remote_ratio" (remote over local latency).
+	Kind      string   `json:"kind"`
+	Sockets   int      `json:"sockets,omitempty"`   // the socket count it applies to (0: every one)
+	Platforms []string `json:"platforms,omitempty"` // the platforms it applies to (none: every one)
+	Value     float64  `json:"value"`
+	Source    string   `json:"source"`
+	Note      string   `json:"note,omitempty"`
+}
+
 // Results is the published-results file (data/tpc.json).
 type Results struct {
-	About     string     `json:"about"`
-	Sources   []Source   `json:"sources"`
-	Platforms []Platform `json:"platforms"`
-	Results   []Result   `json:"results"`
-	Pairs     []Pair     `json:"pairs"`
+	About      string      `json:"about"`
+	Sources    []Source    `json:"sources"`
+	Platforms  []Platform  `json:"platforms"`
+	Results    []Result    `json:"results"`
+	Pairs      []Pair      `json:"pairs"`
+	Candidates []Candidate `json:"candidates,omitempty"`
 }
 
 // LatencyBand is one socket's memory latency where no measurement of the
@@ -290,10 +314,35 @@ func ParseResults(name string, data []byte) (*Results, error) {
 	if len(r.Pairs) == 0 {
 		c.bad("pairs", "list", "is empty: want at least one pair of results to compare")
 	}
+	c.candidates(r.Candidates, ids, plats)
 	if err := errors.Join(c.errs...); err != nil {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// candidates checks the candidate terms: a known kind, a value in its
+// range, a listed source, platforms the file has.
+func (c *checker) candidates(cs []Candidate, ids, plats map[string]bool) {
+	for i, x := range cs {
+		row := fmt.Sprintf("candidate %d (%q)", i+1, x.Term)
+		c.text(row, "term", x.Term)
+		switch x.Kind {
+		case KindLocality:
+			c.number(row, "value", x.Value, 0, 1)
+		case KindRemoteRatio:
+			c.number(row, "value", x.Value, 1, 5)
+		default:
+			c.bad(row, "kind", "= %q: want %q or %q", x.Kind, KindLocality, KindRemoteRatio)
+		}
+		c.count(row, "sockets", x.Sockets, 0, 64)
+		for _, p := range x.Platforms {
+			if !plats[p] {
+				c.bad(row, "platforms", "names %q, no platform of the file", p)
+			}
+		}
+		c.cites(ids, row, "source", x.Source)
+	}
 }
 
 // ParseCatalogue reads and checks a CPU catalogue: every CPU cites listed

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/decide"
+	"github.com/numalab/numalab/internal/published"
 )
 
 // AnchorBuy is the "Which server" section.
@@ -31,6 +32,31 @@ func Purchase(r *Report) *decide.Purchase {
 	return p
 }
 
+// CataloguePurchase is the buy decision among real CPUs, the built-in
+// catalogue's (decide.BuyCatalogueCalibrated), for the report's calibrated
+// model; nil without a prediction. The card gives its answer beside the
+// one among this CPU's variants.
+func CataloguePurchase(r *Report) *decide.Purchase {
+	md := r.Model
+	if md == nil || len(md.Table.Rows) == 0 {
+		return nil
+	}
+	cat, err := published.BuiltinCatalogue()
+	if err != nil {
+		return nil
+	}
+	p, err := decide.BuyCatalogueCalibrated(md, cat)
+	if err != nil || len(p.Rows) == 0 {
+		return nil
+	}
+	return p
+}
+
+// realCPUs is the answer among the catalogue's CPUs in one sentence.
+func realCPUs(pc *decide.Purchase) string {
+	return "Among real CPUs (" + strconv.Itoa(len(pc.Rows)) + " catalogue servers, list prices; 'numalab model buy --catalogue --run ID' ranks them): " + cardSentence(pc)
+}
+
 func buySection(r *Report) HTMLSection {
 	s := HTMLSection{ID: AnchorBuy, Title: "Which server"}
 	p := Purchase(r)
@@ -39,6 +65,9 @@ func buySection(r *Report) HTMLSection {
 		return s
 	}
 	s.Intro = p.Recommendation
+	if pc := CataloguePurchase(r); pc != nil {
+		s.Notes = append(s.Notes, realCPUs(pc))
+	}
 	s.Figures = append(s.Figures, Plot{ID: AnchorBuy + "-cost", SVG: template.HTML(costBars(AnchorBuy+"-cost", p))})
 	tb := Table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
 		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}

@@ -19,6 +19,12 @@ const AnchorDecision = "decision"
 // runs that would give one. It carries no more than about 60 words.
 type card struct {
 	Sentence string
+	// RealCPUs is the answer among the catalogue's CPUs at list prices
+	// (CataloguePurchase): a part to buy, or the measurement that would
+	// decide; "" without one. The text answer (and eval's summary) gives
+	// it after Sentence; the HTML card, held to about 60 words, leaves it
+	// to "Which server".
+	RealCPUs string
 	Chart    template.HTML
 	Inputs   []cardInput
 	Absent   string // why there is no decision and what would give one; "" with one
@@ -41,6 +47,9 @@ func decisionCard(r *Report) card {
 		return card{Absent: noDecision(r)}
 	}
 	c := card{Sentence: cardSentence(p), Chart: template.HTML(costBars(AnchorDecision+"-cost", p))}
+	if pc := CataloguePurchase(r); pc != nil {
+		c.RealCPUs = realCPUs(pc)
+	}
 	for _, f := range p.Flips {
 		if len(c.Inputs) == maxCardInputs {
 			break
@@ -127,6 +136,9 @@ func cardText(r *Report) string {
 	c := decisionCard(r)
 	if c.Absent != "" {
 		return c.Absent
+	}
+	if c.RealCPUs != "" {
+		return c.Sentence + " " + c.RealCPUs
 	}
 	return c.Sentence
 }

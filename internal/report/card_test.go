@@ -45,6 +45,15 @@ func TestDecisionCard(t *testing.T) {
 	if in := c.Inputs[0]; in.Name != calib.AssumeSMT || in.Source != smt.Basis || in.Flips != model.Figure(p.Flips[0].At) {
 		t.Errorf("first input %+v: want the SMT gain, %s, flipping at %s", in, smt.Basis, model.Figure(p.Flips[0].At))
 	}
+	// Beside it, the answer among real CPUs: the catalogue's purchase, in
+	// the card and in the text report's answer.
+	pc := CataloguePurchase(r)
+	if pc == nil || !strings.HasSuffix(c.RealCPUs, ": "+cardSentence(pc)) || !strings.Contains(c.RealCPUs, "catalogue") {
+		t.Errorf("card's real CPUs %q: want the catalogue's answer %v", c.RealCPUs, pc)
+	}
+	if txt := cardText(r); !strings.HasSuffix(txt, c.RealCPUs) || !strings.HasPrefix(txt, c.Sentence) {
+		t.Errorf("text answer %q: want the variants' answer, then the real CPUs'", txt)
+	}
 	// With the bands apart, the card says what to buy.
 	p.Decision, p.Rivals = p.Best.CostPerKTPS, nil
 	if s := cardSentence(p); !regexp.MustCompile(`^Buy .+: [\d,]+ per 1,000 tps \([\d,]+ to [\d,]+\), the cheapest of \d candidates\.$`).MatchString(s) {
