@@ -75,7 +75,7 @@ func openSQLite(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	s := &Store{db: db, name: path, owners: true, uids: true}
+	s := &Store{db: db, name: path, owners: true, uids: true, writes: true}
 	if err := s.waitLock(s.migrateSQLite); err != nil {
 		db.Close()
 		if isBusy(err) {
@@ -101,6 +101,9 @@ var lockStep, lockLimit = 5 * time.Second, 30 * time.Second
 // nothing when it fails on a held lock) again while another holds the
 // store's write lock, telling Waiting, until lockLimit has passed.
 func (s *Store) waitLock(op func() error) error {
+	if err := s.writable(); err != nil {
+		return err
+	}
 	start := time.Now()
 	for {
 		err := op()
@@ -112,6 +115,25 @@ func (s *Store) waitLock(op func() error) error {
 				s.name, lockHolders(s.name), time.Since(start).Round(time.Second), lockLimit))
 		}
 	}
+}
+
+// writable says whether a file store opened to write can still be
+// written: SQLite writes its WAL index (the -shm file) through a shared
+// mapping, on reads too, and a file made immutable or a file system
+// remounted read-only under a run ends the process there with SIGBUS.
+// Checked before each operation, such a store ends the run with this
+// error instead, and what was stored before stays.
+func (s *Store) writable() error {
+	if s.pg || !s.writes {
+		return nil
+	}
+	for _, p := range []string{s.name, s.name + "-wal", s.name + "-shm"} {
+		if err := unix.Access(p, unix.W_OK); err != nil && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("store %s stopped accepting writes: %s: %w (what was stored before stays; make it writable again, or give --store elsewhere)",
+				s.name, filepath.Base(p), err)
+		}
+	}
+	return nil
 }
 
 // isBusy reports whether err is SQLite's "database is locked".

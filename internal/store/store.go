@@ -84,6 +84,9 @@ type Store struct {
 	// The runs table has the process columns, the uid column (not in an
 	// older store read as it is).
 	owners, uids bool
+	// writes says the store was opened to write (a file store is checked
+	// for it before each operation: writable).
+	writes bool
 
 	mu   sync.Mutex
 	held map[int64]*sql.Conn // PostgreSQL: the sessions holding this process's running runs' locks
@@ -146,6 +149,11 @@ func (s *Store) Path() string { return s.name }
 // Close closes the store.
 func (s *Store) Close() error {
 	s.releaseAll()
+	if err := s.writable(); err != nil {
+		// Closing would write the WAL index (SIGBUS: see writable): the
+		// handle stays open until the process exits, which releases it.
+		return err
+	}
 	return s.db.Close()
 }
 

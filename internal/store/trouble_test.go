@@ -73,3 +73,70 @@ func TestUnwritableDirIsNamed(t *testing.T) {
 		t.Errorf("Open in a missing directory = %v, want the directory named as missing", err)
 	}
 }
+
+// fsImmutableFL is FS_IMMUTABLE_FL of linux/fs.h, the flag chattr +i
+// sets (golang.org/x/sys does not name it).
+const fsImmutableFL = 0x10
+
+// setImmutable sets or clears path's immutable flag (chattr +i), or skips
+// the test with the reason it cannot.
+func setImmutable(t *testing.T, path string, on bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flags, err := unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+	if err == nil {
+		if on {
+			flags |= fsImmutableFL
+		} else {
+			flags &^= fsImmutableFL
+		}
+		err = unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, flags)
+	}
+	if err != nil && on {
+		t.Skipf("cannot make %s immutable here (needs CAP_LINUX_IMMUTABLE and a file system with the flag): %v", path, err)
+	}
+	if err != nil {
+		t.Errorf("making %s mutable again: %v", path, err)
+	}
+}
+
+// TestStoreStopsAcceptingWrites: a store whose WAL index is made
+// immutable during a run (a write through SQLite's shared mapping of it
+// would end the process with SIGBUS) refuses the next item and its close
+// with an error naming the file, and what was stored before stays.
+func TestStoreStopsAcceptingWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRun("probe-mem")
+	if err := s.Begin(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(r.ID, pointKind.Of(map[string]int{"i": 1})); err != nil {
+		t.Fatal(err)
+	}
+	setImmutable(t, path+"-shm", true)
+	defer setImmutable(t, path+"-shm", false)
+	if _, err := s.Add(r.ID, pointKind.Of(map[string]int{"i": 2})); err == nil || !strings.Contains(err.Error(), "stopped accepting writes: s.db-shm") {
+		t.Errorf("Add to an immutable store: %v; want it refused, naming s.db-shm", err)
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "stopped accepting writes") {
+		t.Errorf("Close of an immutable store: %v; want it refused", err)
+	}
+	setImmutable(t, path+"-shm", false)
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	got, err := ro.Get(r.ID)
+	if err != nil || len(got.Results) != 1 {
+		t.Fatalf("the run after: %v, %d items; want the one stored before", err, len(got.Results))
+	}
+}
