@@ -40,7 +40,7 @@ func decisionCard(r *Report) card {
 	if p == nil || len(p.Rows) == 0 {
 		return card{Absent: noDecision(r)}
 	}
-	c := card{Sentence: cardSentence(p), Chart: template.HTML(costBars(AnchorDecision+"-cost", p))}
+	c := card{Sentence: cardSentence(p), Chart: template.HTML(CostBars(AnchorDecision+"-cost", p))}
 	for _, f := range p.Flips {
 		if len(c.Inputs) == maxCardInputs {
 			break
