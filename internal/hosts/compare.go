@@ -128,6 +128,9 @@ func Compare(stores []string, srcs []Source, prices []Price) (*Comparison, error
 		c.Hosts = append(c.Hosts, h)
 	}
 	c.Notes = append(c.Notes, versions(c.Hosts)...)
+	for _, h := range c.Hosts {
+		c.Notes = append(c.Notes, h.Notes...)
+	}
 	slices.SortStableFunc(c.Hosts, func(a, b Host) int { return cmp.Compare(a.CostPerKTPS, b.CostPerKTPS) })
 	c.decide()
 	return c, nil
@@ -209,6 +212,32 @@ func versions(hs []Host) []string {
 	}
 	return []string{fmt.Sprintf("numalab versions differ (%s): a change in numalab between them may be in the figures; measure every host with one version to rule it out",
 		strings.Join(parts, ", "))}
+}
+
+// ClockTolerance is how far a run's start, by its host's clock, may lie
+// from when a PostgreSQL store received it, by the server's, before the
+// host's clock is said to differ: the run is stored a round trip after
+// it starts.
+const ClockTolerance = 2 * time.Second
+
+// clock says how far r's host's clock was from the store's when the
+// store received r; "" within ClockTolerance, or when the store did not
+// record it (SQLite, or an older store).
+func clock(r *result.Run) string {
+	if r.Received.IsZero() {
+		return ""
+	}
+	d := r.Started.Sub(r.Received)
+	if d.Abs() <= ClockTolerance {
+		return ""
+	}
+	way := "ahead of"
+	if d < 0 {
+		way = "behind"
+	}
+	return fmt.Sprintf("host %s's clock was %s %s the store's when it stored run %d (started %s by its clock, received %s by the store's): "+
+		"its times, and which of its runs is the latest, are off by as much (set its clock with NTP)",
+		r.Host, d.Abs().Round(time.Second), way, r.ID, r.Started.UTC().Format(time.RFC3339), r.Received.UTC().Format(time.RFC3339))
 }
 
 // cost fills h's cost from its price, its machine's physical cores and

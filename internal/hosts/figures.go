@@ -54,6 +54,9 @@ type SocketFit struct {
 func measureHost(s Source, p Price) (Host, error) {
 	r := s.Run
 	h := Host{Name: r.Host, Store: s.Store, Run: r.ID, Started: r.Started, Version: r.Version, Machine: machineOf(r.Machine)}
+	if n := clock(r); n != "" {
+		h.Notes = append(h.Notes, n)
+	}
 	cells, err := result.KindCell.All(r)
 	if err != nil {
 		return h, err

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -27,8 +28,9 @@ type spec struct {
 	warning    string    // a preflight warning affecting OLTP, "" for none
 	started    time.Time
 	latencyNS  float64
-	noProbe    bool
-	oltpStatus string
+	// now, when set, is the host's clock: each run starts at now(), as
+	// a command's does, instead of at started.
+	now func() time.Time
 }
 
 // topology is a one-socket, one-node machine of cores × smt CPUs.
@@ -55,8 +57,8 @@ func topology(host string, cores, smt int) *result.Topology {
 // write stores s's memory probe and OLTP run in st.
 func write(t *testing.T, st *store.Store, s spec) {
 	t.Helper()
-	s.engine = orText(s.engine, "sqlite")
-	s.version = orText(s.version, "test")
+	s.engine = cmp.Or(s.engine, "sqlite")
+	s.version = cmp.Or(s.version, "test")
 	s.warehouses = max(s.warehouses, 1)
 	if s.started.IsZero() {
 		s.started = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
@@ -70,12 +72,13 @@ func write(t *testing.T, st *store.Store, s spec) {
 		pf.Warnings = []preflight.Warning{{Setting: s.warning, Effect: "OLTP figures will read low", Fix: "fix it",
 			Affects: []preflight.Figure{preflight.OLTP}}}
 	}
-	if !s.noProbe {
-		probe := result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: s.version, Host: s.host, Machine: machine,
-			Started: s.started, Status: result.StatusComplete}
-		put(t, st, &probe, preflight.Kind.Of(pf),
-			memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS4K: s.latencyNS, LocalNS: s.latencyNS, Nodes: []int{0}, CPUNodes: []int{0}}))
+	if s.now != nil {
+		s.started = s.now()
 	}
+	probe := result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: s.version, Host: s.host, Machine: machine,
+		Started: s.started, Status: result.StatusComplete}
+	put(t, st, &probe, preflight.Kind.Of(pf),
+		memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS4K: s.latencyNS, LocalNS: s.latencyNS, Nodes: []int{0}, CPUNodes: []int{0}}))
 	cfg := tpcc.DefaultRunConfig()
 	cfg.Engine, cfg.Warehouses, cfg.Repeat, cfg.Curve = s.engine, s.warehouses, len(s.two), s.curve
 	raw, err := json.Marshal(cfg)
@@ -83,7 +86,10 @@ func write(t *testing.T, st *store.Store, s spec) {
 		t.Fatal(err)
 	}
 	oltp := result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Config: raw, Version: s.version, Host: s.host, Machine: machine,
-		Started: s.started.Add(time.Minute), Status: orText(s.oltpStatus, result.StatusComplete)}
+		Started: s.started.Add(time.Minute), Status: result.StatusComplete}
+	if s.now != nil {
+		oltp.Started = s.now()
+	}
 	items := []result.Entry{preflight.Kind.Of(pf)}
 	for streams, reps := range [][]float64{nil, s.one, s.two} {
 		for i, tps := range reps {

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -48,9 +49,6 @@ func WriteText(w io.Writer, c *Comparison) error {
 		for _, x := range h.Warnings {
 			fmt.Fprintf(w, "    ! %s\n", x)
 		}
-		for _, x := range h.Notes {
-			fmt.Fprintf(w, "    note: %s\n", x)
-		}
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
@@ -73,7 +71,7 @@ func SocketWords(h Host) string {
 
 // MachineWords is a machine in one phrase.
 func MachineWords(m Machine) string {
-	s := fmt.Sprintf("%s, %d %s, %d cores, %d threads, %d %s, %s GiB", orText(m.CPUModel, "CPU unknown"), m.Sockets, plural(m.Sockets, "socket", "sockets"),
+	s := fmt.Sprintf("%s, %d %s, %d cores, %d threads, %d %s, %s GiB", cmp.Or(m.CPUModel, "CPU unknown"), m.Sockets, plural(m.Sockets, "socket", "sockets"),
 		m.Cores, m.Threads, m.Nodes, plural(m.Nodes, "node", "nodes"), model.Fixed(m.MemGiB, 1))
 	if m.Hypervisor != "" {
 		s += ", hypervisor " + m.Hypervisor
@@ -120,13 +118,6 @@ func WriteCSV(w io.Writer, c *Comparison) error {
 func orDash(v float64, s string) string {
 	if v == 0 {
 		return "-"
-	}
-	return s
-}
-
-func orText(s, alt string) string {
-	if s == "" {
-		return alt
 	}
 	return s
 }
