@@ -71,8 +71,9 @@ type Host struct {
 	// none.
 	Sockets []SocketFit `json:"sockets,omitempty"`
 	Fit     string      `json:"fit"`
-	// Warnings are the preflight warnings of the run that distort OLTP
-	// figures: the host's figure is not comparable as it stands.
+	// Warnings are the preflight warnings of the run that distort its
+	// tps, tps per core or latency (distorting): the host's figure is not
+	// comparable as it stands.
 	Warnings []string `json:"warnings,omitempty"`
 	Notes    []string `json:"notes,omitempty"`
 }

@@ -50,6 +50,11 @@ type SocketFit struct {
 	VsOne      float64 `json:"total_vs_1_socket"`
 }
 
+// distorting are the figures a host's comparison rests on: its tps, its
+// tps per core, and the latency its fit reads. A preflight warning that
+// distorts one of them is shown beside the host.
+var distorting = []preflight.Figure{preflight.OLTP, preflight.Scaling, preflight.Latency}
+
 // measureHost reads one host's figures from its source, at price p.
 func measureHost(s Source, p Price) (Host, error) {
 	r := s.Run
@@ -101,7 +106,7 @@ func measureHost(s Source, p Price) (Host, error) {
 	}
 	if pf != nil {
 		for _, w := range pf.Warnings {
-			if slices.Contains(w.Affects, preflight.OLTP) {
+			if slices.ContainsFunc(w.Affects, func(f preflight.Figure) bool { return slices.Contains(distorting, f) }) {
 				h.Warnings = append(h.Warnings, w.String())
 			}
 		}
