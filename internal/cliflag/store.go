@@ -121,31 +121,3 @@ func unwrap(v flag.Value) flag.Value {
 	}
 	return v
 }
-
-// Strings adds a flag given once per value (--run 3 --run 7), the values
-// in the order given; an empty value is refused.
-func Strings(fs *flag.FlagSet, name, usage string) *[]string {
-	v := &stringList{name: name}
-	fs.Var(v, name, usage)
-	return &v.vals
-}
-
-type stringList struct {
-	name string
-	vals []string
-}
-
-func (s *stringList) String() string {
-	if s == nil {
-		return ""
-	}
-	return strings.Join(s.vals, ",")
-}
-
-func (s *stringList) Set(v string) error {
-	if v == "" {
-		return errors.New("empty " + s.name)
-	}
-	s.vals = append(s.vals, v)
-	return nil
-}
