@@ -105,13 +105,21 @@ func compareHosts(paths []string, sel hosts.Selection, prices []hosts.Price) (*h
 		stores = append(stores, st)
 		names = append(names, st.Path())
 	}
-	srcs, err := hosts.Select(stores, sel)
+	srcs, left, err := hosts.Select(stores, sel)
+	if err == nil && len(srcs) < 2 {
+		err = fmt.Errorf("only host %s has a run to compare in %s: measure each candidate into a store ('numalab eval --store STORE' on each) and give every store",
+			srcs[0].Run.Host, strings.Join(names, ", "))
+	}
+	if err != nil {
+		if len(left) > 0 {
+			err = fmt.Errorf("%w; left out: %s", err, strings.Join(left, "; "))
+		}
+		return nil, err
+	}
+	c, err := hosts.Compare(names, srcs, prices)
 	if err != nil {
 		return nil, err
 	}
-	if len(srcs) < 2 {
-		return nil, fmt.Errorf("only host %s has a run to compare in %s: measure each candidate into a store ('numalab eval --store STORE' on each) and give every store",
-			srcs[0].Run.Host, strings.Join(names, ", "))
-	}
-	return hosts.Compare(names, srcs, prices)
+	c.LeftOut = left
+	return c, nil
 }

@@ -35,6 +35,9 @@ type Comparison struct {
 	// Notes are what may make the hosts' figures differ besides the
 	// machines: numalab versions, clocks.
 	Notes []string `json:"notes,omitempty"`
+	// LeftOut are the hosts in the stores with no run to compare, each
+	// with why (Select).
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // Host is one host's measurement and cost.

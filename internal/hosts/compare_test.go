@@ -42,7 +42,7 @@ func TestNotComparableNamedRuns(t *testing.T) {
 	st := newStore(t, "one.db")
 	write(t, st, spec{host: "a", cores: 4, smt: 1, two: []float64{200, 210}, curve: true})
 	write(t, st, spec{host: "b", cores: 4, smt: 1, two: []float64{200, 210}})
-	srcs, err := Select([]Store{st}, Selection{Runs: []string{"2", "4"}})
+	srcs, _, err := Select([]Store{st}, Selection{Runs: []string{"2", "4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +50,14 @@ func TestNotComparableNamedRuns(t *testing.T) {
 	if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "a load curve") {
 		t.Fatalf("got %v, want a load curve refused", err)
 	}
-	// Without --run, the curve is not a candidate: host a has no run.
-	srcs, err = Select([]Store{st}, Selection{})
+	// Without --run, the curve is not a candidate: host a has no run,
+	// and is said to be left out, with why.
+	srcs, left, err := Select([]Store{st}, Selection{})
 	if err != nil || len(srcs) != 1 || srcs[0].Run.Host != "b" {
 		t.Fatalf("got %d sources, %v; want host b's run alone", len(srcs), err)
+	}
+	if len(left) != 1 || !strings.Contains(left[0], "host a: no complete closed-loop OLTP run to compare (the last seen: run 2 is a load curve)") {
+		t.Errorf("left out %q, want host a with its load curve", left)
 	}
 }
 

@@ -141,7 +141,7 @@ func compareSpecs(t *testing.T, prices []Price, specs ...spec) (*Comparison, err
 		stores = append(stores, st)
 		names = append(names, st.Path())
 	}
-	srcs, err := Select(stores, Selection{})
+	srcs, _, err := Select(stores, Selection{})
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func purchase(c *Comparison) *decide.Purchase {
 // band.
 func streamsChart(c *Comparison) string {
 	var xs []float64
-	ch := report.Chart{ID: "hosts-streams", Title: "Throughput against streams, each host's best cell at each count (bar: the band)",
+	ch := report.Chart{ID: "hosts-streams", Title: "Each host's best tps at each stream count (bar: the band)",
 		Y: report.Scale{Label: "tps", Zero: true, Format: report.FmtSig}}
 	for _, h := range c.Hosts {
 		s := report.Series{Name: h.Name}

@@ -48,8 +48,10 @@ type Selection struct {
 var ErrNoRuns = errors.New("no run to compare")
 
 // Select reads, from the stores, one run per host as sel says, with its
-// memory probe and its calibration; sorted by host.
-func Select(stores []Store, sel Selection) ([]Source, error) {
+// memory probe and its calibration, sorted by host; and, without
+// sel.Runs, a note for each host that stored runs but none to compare,
+// saying why, so that no candidate drops out unsaid.
+func Select(stores []Store, sel Selection) ([]Source, []string, error) {
 	type found struct {
 		st  Store
 		run result.Run
@@ -59,39 +61,57 @@ func Select(stores []Store, sel Selection) ([]Source, error) {
 		for _, text := range sel.Runs {
 			st, id, err := resolve(stores, text)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			r, err := st.Get(id)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if i := slices.IndexFunc(picks, func(f found) bool { return f.run.Host == r.Host }); i >= 0 {
-				return nil, fmt.Errorf("-run: runs %d and %d are both of host %s: give one run per host", picks[i].run.ID, r.ID, r.Host)
+				return nil, nil, fmt.Errorf("-run: runs %d and %d are both of host %s: give one run per host", picks[i].run.ID, r.ID, r.Host)
 			}
 			picks = append(picks, found{st, *r})
 		}
-	} else {
+	}
+	var left []string
+	if len(sel.Runs) == 0 {
 		latest := map[string]found{}
+		seen := map[string]string{} // host: why it has no run to compare
 		for _, st := range stores {
 			runs, err := st.List()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, r := range runs {
-				if r.Kind != result.RunOLTP || r.Status != result.StatusComplete {
+				if _, ok := seen[r.Host]; !ok {
+					seen[r.Host] = "no OLTP run"
+				}
+				if r.Kind != result.RunOLTP {
 					continue
 				}
 				m, err := Measured(&r)
-				if err != nil || m.Loop != closedLoop || (sel.Engine != "" && m.Engine != sel.Engine) {
-					continue
-				}
-				if old, ok := latest[r.Host]; !ok || r.Started.After(old.run.Started) {
-					latest[r.Host] = found{st, r}
+				switch {
+				case err != nil:
+					seen[r.Host] = err.Error()
+				case sel.Engine != "" && m.Engine != sel.Engine:
+					seen[r.Host] = "no OLTP run on " + sel.Engine
+				case m.Loop != closedLoop:
+					seen[r.Host] = fmt.Sprintf("run %d is %s", r.ID, m.Loop)
+				case r.Status != result.StatusComplete:
+					seen[r.Host] = fmt.Sprintf("run %d is %s", r.ID, r.Status)
+				default:
+					if old, ok := latest[r.Host]; !ok || r.Started.After(old.run.Started) {
+						latest[r.Host] = found{st, r}
+					}
 				}
 			}
 		}
-		for _, h := range slices.Sorted(maps.Keys(latest)) {
-			picks = append(picks, latest[h])
+		for _, h := range slices.Sorted(maps.Keys(seen)) {
+			if f, ok := latest[h]; ok {
+				picks = append(picks, f)
+			} else {
+				left = append(left, fmt.Sprintf("host %s: no complete closed-loop OLTP run to compare (the last seen: %s)", h, seen[h]))
+			}
 		}
 	}
 	if len(picks) == 0 {
@@ -99,7 +119,7 @@ func Select(stores []Store, sel Selection) ([]Source, error) {
 		if sel.Engine != "" {
 			on = " on " + sel.Engine
 		}
-		return nil, fmt.Errorf("%w: no complete closed-loop OLTP run%s in %s (measure each host first: 'numalab eval --store STORE', or 'numalab run oltp --repeat 3')",
+		return nil, left, fmt.Errorf("%w: no complete closed-loop OLTP run%s in %s (measure each host first: 'numalab eval --store STORE', or 'numalab run oltp --repeat 3')",
 			ErrNoRuns, on, strings.Join(paths(stores), ", "))
 	}
 	slices.SortFunc(picks, func(a, b found) int { return cmp.Compare(a.run.Host, b.run.Host) })
@@ -107,11 +127,11 @@ func Select(stores []Store, sel Selection) ([]Source, error) {
 	for _, p := range picks {
 		src, err := source(p.st, p.run.ID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, src)
 	}
-	return out, nil
+	return out, left, nil
 }
 
 // resolve finds the run text names: an ID when there is one store, else

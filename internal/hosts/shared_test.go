@@ -71,7 +71,7 @@ func TestSharedStore(t *testing.T) {
 	if err != nil || len(runs) != 6 {
 		t.Fatalf("%d runs stored (%v), want 6: a probe and an OLTP run of each host", len(runs), err)
 	}
-	srcs, err := Select([]Store{st}, Selection{})
+	srcs, _, err := Select([]Store{st}, Selection{})
 	if err != nil || len(srcs) != 3 {
 		t.Fatalf("%d hosts selected (%v), want 3", len(srcs), err)
 	}

@@ -53,6 +53,9 @@ func WriteText(w io.Writer, c *Comparison) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "\nNote: %s\n", n)
 	}
+	for _, n := range c.LeftOut {
+		fmt.Fprintf(w, "\nLeft out: %s\n", n)
+	}
 	return nil
 }
 
