@@ -66,7 +66,9 @@ type Host struct {
 	TotalCost   float64 `json:"total_cost"`
 	CostPerKTPS float64 `json:"cost_per_1000_tps"`
 	CostLow     float64 `json:"cost_per_1000_tps_low"`
-	CostHigh    float64 `json:"cost_per_1000_tps_high"` // 0 when not Banded
+	CostHigh    float64 `json:"cost_per_1000_tps_high"` // 0 when not Banded, or Unbounded
+	// Unbounded: the tps band reaches 0, so the cost band has no top.
+	Unbounded bool `json:"cost_band_unbounded,omitempty"`
 	// Streams is the best cell at each stream count the run measured.
 	Streams []StreamPoint `json:"streams"`
 	// Sockets is what the host's own calibrated model says of 2 and 4
@@ -255,10 +257,11 @@ func (h *Host) cost(p Price, r *result.Run) error {
 	h.TotalCost = p.Amount() + h.LicenceCost
 	h.CostPerKTPS = perKTPS(h.TotalCost, h.TPS)
 	h.CostLow = perKTPS(h.TotalCost, h.TPSHigh)
-	if h.Banded && h.TPSLow > 0 {
+	switch {
+	case h.Banded && h.TPSLow > 0:
 		h.CostHigh = perKTPS(h.TotalCost, h.TPSLow)
-	} else {
-		h.Banded = false
+	case h.Banded:
+		h.Unbounded = true
 	}
 	return nil
 }

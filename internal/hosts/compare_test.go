@@ -210,3 +210,22 @@ func TestVersionsAndWarnings(t *testing.T) {
 		t.Errorf("host %s warnings %q", h.Name, h.Warnings)
 	}
 }
+
+// TestUnbounded: a tps band that reaches 0 leaves the cost band with no
+// top: such a host is never outbid, and the answer cannot tell.
+func TestUnbounded(t *testing.T) {
+	if _, lo, _ := Band([]float64{10, 400}); lo != 0 {
+		t.Errorf("Band(10, 400) low = %v, want 0 (a throughput)", lo)
+	}
+	c, err := compareSpecs(t, prices(1000, 1000),
+		spec{host: "a", cores: 2, smt: 1, one: []float64{100}, two: []float64{10, 400}},
+		spec{host: "b", cores: 2, smt: 1, one: []float64{100}, two: []float64{200, 201, 199}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Hosts[0]
+	if a.Name != "a" || !a.Unbounded || a.CostHigh != 0 || c.Decision != "" ||
+		!strings.Contains(c.Recommendation, "band 373 to no upper bound (its tps band reaches 0)") {
+		t.Errorf("host %s unbounded %v, decision %q: %s", a.Name, a.Unbounded, c.Decision, c.Recommendation)
+	}
+}

@@ -19,7 +19,7 @@ const MaxMoreRepeats = 1000
 func (c *Comparison) decide() {
 	w := c.Hosts[0]
 	for _, o := range c.Hosts[1:] {
-		if !w.Banded || !o.Banded || o.CostLow <= w.CostHigh {
+		if !w.Banded || !o.Banded || w.Unbounded || o.CostLow <= w.CostHigh {
 			c.Rivals = append(c.Rivals, o.Name)
 		}
 	}
@@ -88,8 +88,11 @@ func MoreRepeats(a, b Host) (int, bool) {
 
 // costWords is a host's cost per 1,000 tps with its band.
 func costWords(h Host) string {
-	if !h.Banded {
+	switch {
+	case !h.Banded:
 		return fmt.Sprintf("%s per 1,000 tps, measured once", model.Thousands(h.CostPerKTPS))
+	case h.Unbounded:
+		return fmt.Sprintf("%s per 1,000 tps, band %s to no upper bound (its tps band reaches 0)", model.Thousands(h.CostPerKTPS), model.Thousands(h.CostLow))
 	}
 	return fmt.Sprintf("%s per 1,000 tps, band %s to %s", model.Thousands(h.CostPerKTPS), model.Thousands(h.CostLow), model.Thousands(h.CostHigh))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 	"github.com/numalab/numalab/internal/calib"
@@ -147,15 +148,16 @@ func cellPoints(cells []result.Cell) []point {
 	return pts
 }
 
-// Band is the mean of xs and its 95% confidence interval (Student's t);
-// with fewer than two values, the mean alone (low = high = mean).
+// Band is the mean of xs and its 95% confidence interval (Student's t),
+// its low end at least 0 (a throughput); with fewer than two values, the
+// mean alone (low = high = mean).
 func Band(xs []float64) (mean, low, high float64) {
 	mean = stats.Mean(xs)
 	if len(xs) < 2 {
 		return mean, mean, mean
 	}
 	w := halfWidth(len(xs), stats.StdDev(xs))
-	return mean, mean - w, mean + w
+	return mean, max(mean-w, 0), mean + w
 }
 
 // halfWidth is the band's half width for n repeats of standard deviation
@@ -212,7 +214,9 @@ func socketFits(s Source) ([]SocketFit, string) {
 		what += "; several sockets' latencies from the published ratios"
 	}
 	if c.FitChoice != "" {
-		what += "; " + c.FitChoice
+		// Select names the host's newest model-fit run, which calib
+		// words as a run named on the command line.
+		what += "; " + strings.Replace(c.FitChoice, "named by --fit-run", "the host's newest in its store", 1)
 	}
 	if len(out) == 0 {
 		return nil, "no prediction: " + what

@@ -26,7 +26,10 @@ func WriteText(w io.Writer, c *Comparison) error {
 	for _, h := range c.Hosts {
 		m := h.Machine
 		high := "-"
-		if h.Banded {
+		switch {
+		case h.Unbounded:
+			high = "none"
+		case h.Banded:
 			high = model.Thousands(h.CostHigh)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n",
