@@ -13,6 +13,9 @@ import (
 )
 
 func cmdModelBuy(e *env, args []string) error {
+	if hostsMode(args) {
+		return cmdModelBuyHosts(e, args)
+	}
 	fs := cliflag.New(e.stderr, "model buy", helpText("model-buy"))
 	workload := workloadFlags(fs)
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")

@@ -223,6 +223,14 @@ func Repeated(name string, p *[]string) Setting {
 	return s
 }
 
+// Strings adds a flag given once per value (--run 3 --run 7), the values
+// in the order given.
+func Strings(fs *flag.FlagSet, name, usage string) *[]string {
+	v := &repeated{name: name}
+	fs.Var(v, name, usage)
+	return &v.vals
+}
+
 // repeated is a Repeated setting's flag: each value given appended.
 type repeated struct {
 	name string

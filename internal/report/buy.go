@@ -68,7 +68,7 @@ func buySection(r *Report) HTMLSection {
 	if pc := CataloguePurchase(r); pc != nil {
 		s.Notes = append(s.Notes, realCPUs(pc))
 	}
-	s.Figures = append(s.Figures, Plot{ID: AnchorBuy + "-cost", SVG: template.HTML(costBars(AnchorBuy+"-cost", p))})
+	s.Figures = append(s.Figures, Plot{ID: AnchorBuy + "-cost", SVG: template.HTML(CostBars(AnchorBuy+"-cost", p))})
 	tb := Table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
 		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}
 	for _, row := range p.Rows {
@@ -95,9 +95,9 @@ func buySection(r *Report) HTMLSection {
 	return s
 }
 
-// costBars is a horizontal bar chart of cost per 1,000 tps, one bar per
+// CostBars is a horizontal bar chart of cost per 1,000 tps, one bar per
 // candidate, with a whisker over the cost at the band's ends.
-func costBars(id string, p *decide.Purchase) string {
+func CostBars(id string, p *decide.Purchase) string {
 	const labelW, rowH, top = 210.0, 30.0, 40.0
 	var vals []float64
 	for _, r := range p.Rows {

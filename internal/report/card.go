@@ -46,7 +46,7 @@ func decisionCard(r *Report) card {
 	if p == nil || len(p.Rows) == 0 {
 		return card{Absent: noDecision(r)}
 	}
-	c := card{Sentence: cardSentence(p), Chart: template.HTML(costBars(AnchorDecision+"-cost", p))}
+	c := card{Sentence: cardSentence(p), Chart: template.HTML(CostBars(AnchorDecision+"-cost", p))}
 	if pc := CataloguePurchase(r); pc != nil {
 		c.RealCPUs = realCPUs(pc)
 	}

@@ -25,6 +25,10 @@ var styleCSS string
 
 var tmpl = template.Must(template.New("report").Parse(htmlTemplate))
 
+// CSS is the report's style sheet, for other pages drawn with this
+// package's charts (their classes are styled here).
+func CSS() template.CSS { return template.CSS(styleCSS) }
+
 // Table is a rendered table: a caption with the provenance, a header and
 // rows of formatted cells.
 type Table struct {

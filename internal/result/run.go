@@ -17,6 +17,11 @@ type Run struct {
 	Machine  *Topology       `json:"machine,omitempty"`
 	Started  time.Time       `json:"started"`
 	Finished time.Time       `json:"finished,omitzero"`
+	// Received is when a PostgreSQL store first stored the run, by the
+	// server's clock (kept by copies): Started is the writing host's, so
+	// the two tell a host's clock from the store's. Zero for a run first
+	// stored in SQLite (one host's clock) or before stores kept it.
+	Received time.Time `json:"received,omitzero"`
 	// Status is "running" while the command runs, then "complete",
 	// "interrupted" (Ctrl-C: what was measured is kept) or "failed"; a
 	// running run whose process is gone reads back as "abandoned".

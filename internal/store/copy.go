@@ -90,7 +90,7 @@ func (s *Store) insertCopy(r *result.Run, uid string) (bool, error) {
 	if err := tx.QueryRow(s.q(`SELECT count(*) FROM runs WHERE uid = ?`), uid).Scan(&n); err != nil || n > 0 {
 		return false, err
 	}
-	id, err := s.insertRun(tx, r, uid, nil)
+	id, err := s.insertRun(tx, r, uid, nil, false)
 	if err != nil {
 		return false, err
 	}

@@ -54,6 +54,7 @@ var pgMigrations = []string{
 	`CREATE INDEX runs_kind ON runs (kind, id)`,
 	`ALTER TABLE runs ADD COLUMN pid INTEGER, ADD COLUMN pid_start BIGINT`,
 	`ALTER TABLE runs ADD COLUMN uid TEXT NOT NULL UNIQUE DEFAULT gen_random_uuid()::text`,
+	`ALTER TABLE runs ADD COLUMN received TIMESTAMPTZ`,
 }
 
 // openPostgres opens the store in the database at rawURL: for writing, it
@@ -148,7 +149,7 @@ func (s *Store) migratePostgres(ctx context.Context, readOnly bool) error {
 	if ver > len(pgMigrations) {
 		return newerError(ver)
 	}
-	s.owners, s.uids = ver >= ownerVersion, ver >= uidVersion
+	s.owners, s.uids, s.received = ver >= ownerVersion, ver >= uidVersion, ver >= receivedVersion
 	if readOnly || ver == len(pgMigrations) {
 		return nil
 	}
@@ -163,7 +164,7 @@ func (s *Store) migratePostgres(ctx context.Context, readOnly bool) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE `+pgSchema+`.`+pgMark+` SET version = $1`, len(pgMigrations)); err != nil {
 		return err
 	}
-	s.owners, s.uids = true, true
+	s.owners, s.uids, s.received = true, true, true
 	return tx.Commit()
 }
 

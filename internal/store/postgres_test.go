@@ -407,6 +407,17 @@ func TestPGCopyBothWays(t *testing.T) {
 			t.Errorf("%s holds %d runs, want 3", s.Path(), len(byUID[i]))
 		}
 	}
+	// The run first stored in PostgreSQL was received by the server's
+	// clock, and every copy keeps that; runs first stored in SQLite have
+	// no received time, in any store.
+	for uid, r := range byUID[0] {
+		switch {
+		case r.Kind == native.Kind && (r.Received.IsZero() || time.Since(r.Received).Abs() > time.Minute):
+			t.Errorf("run %s, first stored in PostgreSQL: received %v, want the server's now", uid, r.Received)
+		case r.Kind != native.Kind && !r.Received.IsZero():
+			t.Errorf("run %s, first stored in SQLite: received %v, want none", uid, r.Received)
+		}
+	}
 	for uid, want := range byUID[0] {
 		for i := 1; i < len(stores); i++ {
 			got, _ := json.Marshal(byUID[i][uid])

@@ -59,6 +59,9 @@ var migrations = []string{
 	UPDATE runs SET uid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
 		substr('89ab', 1 + abs(random() % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)));
 	CREATE UNIQUE INDEX runs_uid ON runs (uid);`,
+	// 5: when a PostgreSQL store received the run, by its own clock
+	// (result.Run.Received); SQLite keeps a copied run's.
+	`ALTER TABLE runs ADD COLUMN received TEXT;`,
 }
 
 // openSQLite opens (creating or migrating) the store in the file path.
@@ -75,7 +78,7 @@ func openSQLite(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	s := &Store{db: db, name: path, owners: true, uids: true, writes: true}
+	s := &Store{db: db, name: path, owners: true, uids: true, received: true, writes: true}
 	if err := s.waitLock(s.migrateSQLite); err != nil {
 		db.Close()
 		if isBusy(err) {
@@ -312,7 +315,8 @@ func newerError(ver int) error {
 // file (or an SQLite database without tables, which Open would adopt) is
 // ErrNoStore. Every older schema is read as it is: the migrations after
 // version 1 add an index, the run's process columns (read as NULL where
-// they are missing: Store.owners) and the uid column (Store.uids). A
+// they are missing: Store.owners), the uid column (Store.uids) and the
+// received column (Store.received). A
 // migration that changes a table otherwise must make this refuse the
 // versions before it, saying to open the store once with a command that
 // stores a run.
@@ -347,7 +351,7 @@ func openSQLiteReadOnly(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	return &Store{db: db, name: path, owners: ver >= ownerVersion, uids: ver >= uidVersion}, nil
+	return &Store{db: db, name: path, owners: ver >= ownerVersion, uids: ver >= uidVersion, received: ver >= receivedVersion}, nil
 }
 
 // openQuery opens path with the given SQLite URI parameters and checks

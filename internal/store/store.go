@@ -72,8 +72,9 @@ var SchemaVersion = len(migrations)
 // ownerVersion and uidVersion are the first schema versions whose runs
 // name their process, and have a UID.
 const (
-	ownerVersion = 3
-	uidVersion   = 4
+	ownerVersion    = 3
+	uidVersion      = 4
+	receivedVersion = 5
 )
 
 // Store is an open results store.
@@ -81,9 +82,9 @@ type Store struct {
 	db   *sql.DB
 	name string // the file, or the URL without its password
 	pg   bool
-	// The runs table has the process columns, the uid column (not in an
-	// older store read as it is).
-	owners, uids bool
+	// The runs table has the process columns, the uid column, the
+	// received column (not in an older store read as it is).
+	owners, uids, received bool
 	// writes says the store was opened to write (a file store is checked
 	// for it before each operation: writable).
 	writes bool
@@ -202,7 +203,7 @@ func (s *Store) Begin(r *result.Run) error {
 		self = &p
 	}
 	err := s.waitLock(func() error {
-		_, err := s.insertRun(s.db, r, NewUID(), self)
+		_, err := s.insertRun(s.db, r, NewUID(), self, true)
 		return err
 	})
 	if err != nil {
@@ -221,10 +222,11 @@ type execer interface {
 }
 
 // insertRun stores r with the given UID, written by process p (nil: none
-// named), and sets r.ID. Its command, configuration, headline and error
+// named), and sets r.ID: received now by a PostgreSQL store's clock when
+// fresh, else r.Received (a copy keeps it). Its command, configuration, headline and error
 // are stored with every password hidden, whatever flag, file or variable
 // they came from.
-func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process) (int64, error) {
+func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process, fresh bool) (int64, error) {
 	var machine []byte
 	if r.Machine != nil {
 		var err error
@@ -247,10 +249,21 @@ func (s *Store) insertRun(x execer, r *result.Run, uid string, p *owner.Process)
 	if p != nil {
 		pid, start = p.PID, int64(p.Start)
 	}
-	err := x.QueryRow(s.q(`INSERT INTO runs (uid, kind, command, config, version, host, machine, started, finished, status, headline, error, pid, pid_start)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+	var received any
+	if !r.Received.IsZero() {
+		received = s.at(r.Received)
+	}
+	at := "?, NULL" // SQLite: the copy's, or none
+	switch {
+	case s.pg && fresh:
+		at = "?::timestamptz, now()"
+	case s.pg:
+		at = "?::timestamptz, NULL"
+	}
+	err := x.QueryRow(s.q(`INSERT INTO runs (uid, kind, command, config, version, host, machine, started, finished, status, headline, error, pid, pid_start,
+		received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(`+at+`)) RETURNING id`),
 		uid, r.Kind, result.Redact(r.Command), string(cfg), r.Version, r.Host, nullString(machine), s.at(r.Started), finished,
-		r.Status, result.Redact(r.Headline), result.Redact(r.Error), pid, start).Scan(&r.ID)
+		r.Status, result.Redact(r.Headline), result.Redact(r.Error), pid, start, received).Scan(&r.ID)
 	if err != nil {
 		return 0, fmt.Errorf("recording run in %s: %w", s.name, err)
 	}
@@ -317,7 +330,7 @@ func (s *Store) List() ([]result.Run, error) { return s.Find(Filter{}) }
 // Find returns the runs f selects, oldest first, without machines or
 // items.
 func (s *Store) Find(f Filter) ([]result.Run, error) {
-	q := `SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` + s.ownerCols() + ` FROM runs WHERE 1 = 1`
+	q := `SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` + s.ownerCols() + `, ` + s.receivedCol() + ` FROM runs WHERE 1 = 1`
 	var args []any
 	if f.Host != "" {
 		q += ` AND host = ?`
@@ -450,7 +463,7 @@ func (s *Store) UID(id int64) (string, error) {
 // Get returns run id with its machine and items.
 func (s *Store) Get(id int64) (*result.Run, error) {
 	row := s.db.QueryRow(s.q(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error, `+
-		s.ownerCols()+` FROM runs WHERE id = ?`), id)
+		s.ownerCols()+`, `+s.receivedCol()+` FROM runs WHERE id = ?`), id)
 	r, err := scanRun(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %d: %w in %s (try 'numalab runs')", id, ErrNoRun, s.name)
@@ -487,17 +500,26 @@ func (s *Store) ownerCols() string {
 	return "NULL, NULL, NULL"
 }
 
+// receivedCol is the select expression of when the store received a run:
+// its column, or NULL in a store written before it existed.
+func (s *Store) receivedCol() string {
+	if s.received {
+		return "received"
+	}
+	return "NULL"
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scanRun(sc scanner) (*result.Run, error) {
 	var r result.Run
 	var config string
-	var started, finished any
+	var started, finished, received any
 	var machine sql.NullString
 	var pid, pidStart sql.NullInt64
 	var held sql.NullBool
 	if err := sc.Scan(&r.ID, &r.Kind, &r.Command, &config, &r.Version, &r.Host, &machine, &started, &finished,
-		&r.Status, &r.Headline, &r.Error, &pid, &pidStart, &held); err != nil {
+		&r.Status, &r.Headline, &r.Error, &pid, &pidStart, &held, &received); err != nil {
 		return nil, err
 	}
 	switch {
@@ -522,6 +544,11 @@ func scanRun(sc scanner) (*result.Run, error) {
 	if finished != nil {
 		if r.Finished, err = timeOf(finished); err != nil {
 			return nil, fmt.Errorf("run %d: bad finish time: %w", r.ID, err)
+		}
+	}
+	if received != nil {
+		if r.Received, err = timeOf(received); err != nil {
+			return nil, fmt.Errorf("run %d: bad received time: %w", r.ID, err)
 		}
 	}
 	if machine.Valid {
