@@ -91,25 +91,48 @@ func BenchmarkDriverPerCall(b *testing.B) {
 }
 
 func TestRunHotPathDoesNotAllocate(t *testing.T) {
-	cell, mallocs := atLeastCalls(t, Config{Types: spinTypes, Streams: 1}, 100_000)
+	cell, mallocs := atLeastCalls(t, Config{Types: spinTypes, Streams: 1}, noopOpener, 100_000)
 	if mallocs > uint64(cell.Total.Count/1000) {
 		t.Errorf("%d allocations for %d calls", mallocs, cell.Total.Count)
 	}
 	t.Logf("%d allocations for %d calls (%.0f ns a call)", mallocs, cell.Total.Count, 1e9/cell.TPS)
 }
 
-// atLeastCalls runs a cell of cfg and returns it with the allocations it
-// made: a cell's fixed allocations (its goroutine, histograms, series) are
+// countedNoop is a noopStream told which calls counted (a Counter).
+type countedNoop struct {
+	noopStream
+	counted int64
+}
+
+func (c *countedNoop) Counted(bool) { c.counted++ }
+
+// TestRunCounterDoesNotAllocate: telling a Counter of each counted call
+// adds no allocation to the loop.
+func TestRunCounterDoesNotAllocate(t *testing.T) {
+	var s *countedNoop
+	open := func(context.Context, int) (Stream, error) { s = &countedNoop{}; return s, nil }
+	cell, mallocs := atLeastCalls(t, Config{Types: spinTypes, Streams: 1}, open, 100_000)
+	if mallocs > uint64(cell.Total.Count/1000) {
+		t.Errorf("%d allocations for %d calls", mallocs, cell.Total.Count)
+	}
+	if s.counted != cell.Total.Count {
+		t.Errorf("told of %d counted calls; the cell counted %d", s.counted, cell.Total.Count)
+	}
+}
+
+// atLeastCalls runs a cell of cfg with streams from open and returns it
+// with the allocations it made: a cell's fixed allocations (its goroutine,
+// histograms, series) are
 // spread over at least n calls, so on a machine slowed down by its
 // neighbours the window doubles from 300 ms, up to 4.8 s, rather than the
 // bound being loosened; fewer calls even then fail the test.
-func atLeastCalls(t *testing.T, cfg Config, n int) (*result.Cell, uint64) {
+func atLeastCalls(t *testing.T, cfg Config, open Opener, n int) (*result.Cell, uint64) {
 	t.Helper()
 	var before, after runtime.MemStats
 	var cell *result.Cell
 	for cfg.Duration = 300 * time.Millisecond; cell == nil || int(cell.Total.Count) < n && cfg.Duration <= 5*time.Second; cfg.Duration *= 2 {
 		runtime.ReadMemStats(&before)
-		c, err := Run(context.Background(), cfg, noopOpener)
+		c, err := Run(context.Background(), cfg, open)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -340,7 +340,7 @@ func BenchmarkPacingOverhead(b *testing.B) {
 // TestRunPacedAtOverloadDoesNotAllocate: an open loop asked far more than
 // the stream sustains never sleeps, and allocates nothing a call.
 func TestRunPacedAtOverloadDoesNotAllocate(t *testing.T) {
-	cell, mallocs := atLeastCalls(t, Config{Types: spinTypes, Streams: 1, Pace: Pace{Rate: MaxRate}}, 50_000)
+	cell, mallocs := atLeastCalls(t, Config{Types: spinTypes, Streams: 1, Pace: Pace{Rate: MaxRate}}, noopOpener, 50_000)
 	if mallocs > uint64(cell.Total.Count/1000) {
 		t.Errorf("%d allocations for %d calls", mallocs, cell.Total.Count)
 	}

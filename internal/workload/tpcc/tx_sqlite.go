@@ -18,8 +18,8 @@ type sqliteRunner struct {
 	closeConn func() error
 	augmented bool
 
-	begin, commit, rollback                                  driver.Stmt
-	byID, byName, lastOrder, lines, nextOrder, lowStock, avg driver.Stmt
+	begin, commit, rollback                                  *sqliteStmt
+	byID, byName, lastOrder, lines, nextOrder, lowStock, avg *sqliteStmt
 
 	args  [6]driver.NamedValue
 	dest  [5]driver.Value
@@ -38,7 +38,7 @@ func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
 		s.args[i].Ordinal = i + 1
 	}
 	for _, p := range []struct {
-		st *driver.Stmt
+		st **sqliteStmt
 		q  string
 	}{
 		{&s.begin, "BEGIN"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
@@ -50,13 +50,27 @@ func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
 			s.close()
 			return nil, fmt.Errorf("preparing %q: %w", p.q, err)
 		}
-		*p.st = st
+		ss, ok := st.(*sqlite3.SQLiteStmt)
+		if !ok {
+			st.Close()
+			s.close()
+			return nil, fmt.Errorf("preparing %q: the driver gave a %T, not a *sqlite3.SQLiteStmt", p.q, st)
+		}
+		*p.st = &sqliteStmt{SQLiteStmt: ss, cols: -1}
 	}
 	return s, nil
 }
 
+// sqliteStmt is a prepared statement and the number of columns of its
+// rows, known from its first query on: the file is immutable, so its
+// results keep their shape, and no query asks the driver again.
+type sqliteStmt struct {
+	*sqlite3.SQLiteStmt
+	cols int // -1 before the first query
+}
+
 func (s *sqliteRunner) close() error {
-	for _, st := range []driver.Stmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines, s.nextOrder, s.lowStock, s.avg} {
+	for _, st := range []*sqliteStmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines, s.nextOrder, s.lowStock, s.avg} {
 		if st != nil {
 			st.Close()
 		}
@@ -67,14 +81,16 @@ func (s *sqliteRunner) close() error {
 // query runs st with the first n of s.args and calls row for each row in
 // s.dest. The context is Background: a cancellable one costs the driver a
 // goroutine per call; Next checks ctx between transactions instead.
-func (s *sqliteRunner) query(st driver.Stmt, n int, row func() error) error {
-	rows, err := st.(driver.StmtQueryContext).QueryContext(context.Background(), s.args[:n])
+func (s *sqliteRunner) query(st *sqliteStmt, n int, row func() error) error {
+	rows, err := st.QueryContext(context.Background(), s.args[:n])
 	if err != nil {
 		return err
 	}
-	nc := len(rows.Columns())
+	if st.cols < 0 {
+		st.cols = len(rows.Columns())
+	}
 	for {
-		err := rows.Next(s.dest[:nc])
+		err := rows.Next(s.dest[:st.cols])
 		if err == io.EOF {
 			break
 		}
@@ -96,8 +112,8 @@ func (s *sqliteRunner) set(vals ...int) int {
 	return len(vals)
 }
 
-func (s *sqliteRunner) exec(st driver.Stmt) error {
-	_, err := st.(driver.StmtExecContext).ExecContext(context.Background(), nil)
+func (s *sqliteRunner) exec(st *sqliteStmt) error {
+	_, err := st.ExecContext(context.Background(), nil)
 	return err
 }
 

@@ -87,6 +87,24 @@ func TestLastName(t *testing.T) {
 	}
 }
 
+// TestOrderStatusInputDoesNotAllocate: drawing a call's inputs, a last
+// name included, allocates nothing: the names are made once.
+func TestOrderStatusInputDoesNotAllocate(t *testing.T) {
+	s := &Stream{w: &Workload{meta: Meta{Warehouses: 3}, run: Constants{CLast: 100, CID: 5}}, rng: rand.New(rand.NewPCG(1, 2))}
+	byName := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		if s.orderStatusInput().Last != "" {
+			byName++
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.2f allocations a draw; want none", allocs)
+	}
+	if byName == 0 {
+		t.Error("no draw by last name in 1,000: the test saw no name")
+	}
+}
+
 func TestRunConstants(t *testing.T) {
 	g := newGen(1)
 	for load := 0; load <= aLast; load++ {

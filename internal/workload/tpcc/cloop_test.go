@@ -1,0 +1,244 @@
+package tpcc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/drive"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/stats"
+)
+
+// sqliteModule is the module whose amalgamation numalab links.
+const sqliteModule = "github.com/mattn/go-sqlite3"
+
+// cgoCFlags are the flags go-sqlite3 compiles its amalgamation with on
+// every platform: its sqlite3.go's unconditional '#cgo CFLAGS:' lines.
+func cgoCFlags(src []byte) []string {
+	var flags []string
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		if f, ok := strings.CutPrefix(sc.Text(), "#cgo CFLAGS:"); ok {
+			flags = append(flags, strings.Fields(f)...)
+		}
+	}
+	return flags
+}
+
+func TestCgoCFlags(t *testing.T) {
+	got := cgoCFlags([]byte("/*\n#cgo CFLAGS: -std=gnu99\n#cgo CFLAGS: -DA=1 -DB\n#cgo linux LDFLAGS: -ldl\n" +
+		"#cgo openbsd CFLAGS: -I/usr/local/include\n*/\n"))
+	if strings.Join(got, " ") != "-std=gnu99 -DA=1 -DB" {
+		t.Errorf("cgoCFlags = %q", got)
+	}
+}
+
+// buildCLoop compiles testdata/cloop.c with the amalgamation of the
+// go-sqlite3 module this build uses, with that module's flags and the go
+// command's CGO_CFLAGS, into the user's cache (keyed by all of them), and
+// returns the program's path.
+func buildCLoop(tb testing.TB) string {
+	tb.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		tb.Skip("no C compiler (cc) on PATH to build the C loop: install gcc")
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", sqliteModule).Output()
+	if err != nil {
+		tb.Fatalf("finding %s's source: %v", sqliteModule, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	binding, err := os.ReadFile(filepath.Join(dir, "sqlite3.go"))
+	if err != nil {
+		tb.Fatalf("reading %s's flags: %v", sqliteModule, err)
+	}
+	env, err := exec.Command("go", "env", "CGO_CFLAGS").Output()
+	if err != nil {
+		tb.Fatalf("go env CGO_CFLAGS: %v", err)
+	}
+	loop, err := filepath.Abs(filepath.Join("testdata", "cloop.c"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	src, err := os.ReadFile(loop)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	args := append(append(cgoCFlags(binding), strings.Fields(string(env))...), "-I"+dir)
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%q\n", cc, dir, args)
+	h.Write(src)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	bin := filepath.Join(cache, "numalab", "cloop-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
+	args = append(args, "-o", tmp, loop, filepath.Join(dir, "sqlite3-binding.c"), "-ldl", "-lpthread", "-lm")
+	tb.Logf("building the C loop (a minute): %s %s", cc, strings.Join(args, " "))
+	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		tb.Fatalf("building the C loop: %v\n%s", err, out)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		tb.Fatal(err)
+	}
+	return bin
+}
+
+// loopRun is one side's figures in one round: transactions per second of
+// the window, and per CPU-second the process used in it (what other work
+// on a shared machine disturbs less).
+type loopRun struct{ tps, perCPU float64 }
+
+// runCLoop runs the C loop on w's file, pinned to cpu.
+func runCLoop(tb testing.TB, bin string, w *Workload, cpu int, warmup, d time.Duration) loopRun {
+	st, err := os.Stat(w.Path())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	aug := "0"
+	if w.opt.Augmented {
+		aug = "1"
+	}
+	args := []string{w.Path(), strconv.FormatInt(min(st.Size()+1<<20, engine.SQLiteMaxMmap), 10), strconv.Itoa(cpu),
+		strconv.FormatFloat(warmup.Seconds(), 'f', -1, 64), strconv.FormatFloat(d.Seconds(), 'f', -1, 64),
+		strconv.Itoa(w.meta.Warehouses), strconv.Itoa(w.run.CLast), strconv.Itoa(w.run.CID), aug,
+		"BEGIN", "COMMIT", sqlCustomerByID, sqlCustomerByName, sqlLastOrder, sqlOrderLines, sqlNextOrder, sqlLowStock, sqlAvgPrice}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		tb.Fatalf("C loop: %v\n%s", err, out)
+	}
+	var n int64
+	var secs, cpuSecs float64
+	if _, err := fmt.Sscanf(string(out), "transactions %d seconds %g cpu %g", &n, &secs, &cpuSecs); err != nil || secs <= 0 || cpuSecs <= 0 {
+		tb.Fatalf("C loop printed %q", out)
+	}
+	return loopRun{tps: float64(n) / secs, perCPU: float64(n) / cpuSecs}
+}
+
+// runOneStream runs one numalab stream on w through drive, pinned to cpu,
+// as run oltp runs a SQLite cell; the process's CPU time is read when the
+// window opens and closes (drive's monitor hook).
+func runOneStream(tb testing.TB, w *Workload, cpu int, seed uint64, warmup, d time.Duration) loopRun {
+	var cpuSecs float64
+	watch := func() (func() (*result.Usage, error), error) {
+		c0 := cpuSeconds()
+		return func() (*result.Usage, error) {
+			cpuSecs = cpuSeconds() - c0
+			return nil, nil
+		}, nil
+	}
+	cell, err := drive.Run(context.Background(), drive.Config{
+		Types: TxNames, Streams: 1, CPUs: []int{cpu}, Cores: 1, Warmup: warmup, Duration: d,
+		Procs: drive.ProcsForCgo(1), Monitor: watch,
+	}, func(ctx context.Context, i int) (drive.Stream, error) {
+		return w.OpenStream(ctx, rand.New(rand.NewPCG(seed, uint64(i))))
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if cell.Total.Errors > 0 || cpuSecs <= 0 {
+		tb.Fatalf("numalab: %d failed calls (%+v), %g CPU seconds", cell.Total.Errors, cell.Types, cpuSecs)
+	}
+	return loopRun{tps: cell.TPS, perCPU: float64(cell.Total.Count) / cpuSecs}
+}
+
+// BenchmarkCLoopRatio is issue 51's check of the SQLite stream's own cost:
+// tpcc-ro on one SQLite stream on CPU 0 through numalab (drive.Run and the
+// stream, as run oltp runs a cell) against the C loop (testdata/cloop.c)
+// making the same calls on the same amalgamation and file, on the same CPU,
+// in interleaved rounds that alternate which goes first. It prints each
+// round's ratio numalab/C and their median, of transactions per second and
+// per CPU-second of the process. Run it alone:
+//
+//	go test -run '^$' -bench CLoopRatio -benchtime 1x ./internal/workload/tpcc/
+//
+// NUMALAB_CLOOP_ROUNDS (default 5) and NUMALAB_CLOOP_SECONDS (default 4,
+// each side's measured window, after a 1 s warm-up) set its length;
+// NUMALAB_CLOOP_DB names a loaded file to run on instead of the tests' own
+// one warehouse (loaded first, which a profile of the run would show).
+func BenchmarkCLoopRatio(b *testing.B) {
+	bin := buildCLoop(b)
+	rounds, secs := envInt("NUMALAB_CLOOP_ROUNDS", 5), envInt("NUMALAB_CLOOP_SECONDS", 4)
+	path := os.Getenv("NUMALAB_CLOOP_DB")
+	if path == "" {
+		path = loaded(b)
+	}
+	w, err := openFile(b, path, Options{Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const cpu = 0
+	warmup, d := time.Second, time.Duration(secs)*time.Second
+	for i := 0; i < b.N; i++ {
+		var nl, c []loopRun
+		load0 := loadAverage()
+		for r := 0; r < rounds; r++ {
+			if r%2 == 0 {
+				nl = append(nl, runOneStream(b, w, cpu, uint64(r), warmup, d))
+				c = append(c, runCLoop(b, bin, w, cpu, warmup, d))
+			} else {
+				c = append(c, runCLoop(b, bin, w, cpu, warmup, d))
+				nl = append(nl, runOneStream(b, w, cpu, uint64(r), warmup, d))
+			}
+		}
+		b.Logf("one stream on CPU %d, %d interleaved rounds of %ds (load average %s before, %s after):",
+			cpu, rounds, secs, load0, loadAverage())
+		for _, m := range []struct {
+			name string
+			of   func(loopRun) float64
+		}{{"tps", func(x loopRun) float64 { return x.tps }}, {"tx/cpu-s", func(x loopRun) float64 { return x.perCPU }}} {
+			var a, z, ratios []float64
+			for r := range nl {
+				a, z, ratios = append(a, m.of(nl[r])), append(z, m.of(c[r])), append(ratios, m.of(nl[r])/m.of(c[r]))
+			}
+			b.Logf("  %-8s numalab %s (median %.0f); C loop %s (median %.0f); numalab/C %s, median %.3f",
+				m.name, fmtTPS(a), stats.Median(a), fmtTPS(z), stats.Median(z), fmtRatios(ratios), stats.Median(ratios))
+			b.ReportMetric(stats.Median(ratios), "ratio-"+strings.ReplaceAll(m.name, "/", "-per-"))
+		}
+	}
+}
+
+// loadAverage is /proc/loadavg's 1-minute figure: what else ran beside the
+// rounds, for the reader of their ratios.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+func fmtRatios(x []float64) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strings.Join(s, "/")
+}
