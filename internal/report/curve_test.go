@@ -82,7 +82,7 @@ func TestCurveSection(t *testing.T) {
 	if err := report.WriteCSV(&csv, r); err != nil {
 		t.Fatal(err)
 	}
-	if f := report.FindingWith(r, "Load curve on postgres: p99 left 2× its floor at about 639 calls/s"); f == nil || f.Anchor != "curve-4-latency" {
+	if f := report.FindingWith(r, "Load curve of tpcc-ro on postgres: p99 left 2× its floor at about 639 calls/s"); f == nil || f.Anchor != "curve-4-latency" {
 		t.Errorf("knee finding %v: want the knee, linked to its chart", f)
 	}
 	for _, want := range []string{"curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us", "curve,4,tpcc-ro on postgres,knee_factor,2,knee_offered,638.9", ",calls/s,500,800,"} {
