@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/hosts"
@@ -91,11 +90,10 @@ func cmdModelBuyHosts(e *env, args []string) error {
 	return hosts.WriteText(e.stdout, c)
 }
 
-// compareHosts opens the stores to read, selects each host's run and
-// compares them.
+// compareHosts opens the stores to read and compares their hosts
+// (hosts.CompareStores).
 func compareHosts(paths []string, sel hosts.Selection, prices []hosts.Price) (*hosts.Comparison, error) {
 	var stores []hosts.Store
-	var names []string // as messages may show them: a URL without its password
 	for _, p := range paths {
 		st, err := store.OpenToRead(p)
 		if err != nil {
@@ -103,23 +101,6 @@ func compareHosts(paths []string, sel hosts.Selection, prices []hosts.Price) (*h
 		}
 		defer st.Close()
 		stores = append(stores, st)
-		names = append(names, st.Path())
 	}
-	srcs, left, err := hosts.Select(stores, sel)
-	if err == nil && len(srcs) < 2 {
-		err = fmt.Errorf("only host %s has a run to compare in %s: measure each candidate into a store ('numalab eval --store STORE' on each) and give every store",
-			srcs[0].Run.Host, strings.Join(names, ", "))
-	}
-	if err != nil {
-		if len(left) > 0 {
-			err = fmt.Errorf("%w; left out: %s", err, strings.Join(left, "; "))
-		}
-		return nil, err
-	}
-	c, err := hosts.Compare(names, srcs, prices)
-	if err != nil {
-		return nil, err
-	}
-	c.LeftOut = left
-	return c, nil
+	return hosts.CompareStores(stores, sel, prices)
 }

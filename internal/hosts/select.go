@@ -199,3 +199,34 @@ func paths(stores []Store) []string {
 	}
 	return out
 }
+
+// CompareStores selects each host's run in stores (Select) and compares
+// them (Compare), saying which hosts were left out and why; fewer than two
+// hosts with a run to compare is an error that says how to measure them.
+func CompareStores(stores []Store, sel Selection, prices []Price) (*Comparison, error) {
+	var names []string // as messages may show them: a URL without its password
+	for _, st := range stores {
+		names = append(names, st.Path())
+	}
+	srcs, left, err := Select(stores, sel)
+	if err == nil && len(srcs) < 2 {
+		who := "no host has"
+		if len(srcs) == 1 {
+			who = "only host " + srcs[0].Run.Host + " has"
+		}
+		err = fmt.Errorf("%s a run to compare in %s: measure each candidate into a store ('numalab eval --store STORE' on each) and give every store",
+			who, strings.Join(names, ", "))
+	}
+	if err != nil {
+		if len(left) > 0 {
+			err = fmt.Errorf("%w; left out: %s", err, strings.Join(left, "; "))
+		}
+		return nil, err
+	}
+	c, err := Compare(names, srcs, prices)
+	if err != nil {
+		return nil, err
+	}
+	c.LeftOut = left
+	return c, nil
+}
