@@ -130,8 +130,8 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 }
 
 // dataHuge is the share of eng's data memory in 2 MiB pages, as a
-// backend of it (a process, or a server thread) maps it: the largest
-// mapping in its proc/PID/smaps (dataMapping).
+// backend of it (a process, or a server thread) maps it: the mapping in
+// its proc/PID/smaps that dataMapping picks.
 func dataHuge(ctx context.Context, eng engine.Engine, cpu int) (float64, error) {
 	var pid int
 	err := pinned(cpu, func() error {
@@ -159,8 +159,12 @@ func dataHuge(ctx context.Context, eng engine.Engine, cpu int) (float64, error) 
 
 // smapsEntry is what dataMapping reads of one mapping, sizes in kB.
 type smapsEntry struct {
-	size, rss, anonHuge, pmdMapped, kernelPage int64
+	size, rss, hugetlb, anonHuge, pmdMapped, kernelPage int64
 }
+
+// resident is what of the mapping is in memory: its pages of 4 KiB or
+// transparent huge pages, and its pages from the kernel's pool.
+func (e smapsEntry) resident() int64 { return e.rss + e.hugetlb }
 
 // hugeShare is the share of the mapping in 2 MiB pages: all of it in the
 // kernel's pool (hugetlb: its kernel page size is 2 MiB), else its
@@ -176,17 +180,23 @@ func (e smapsEntry) hugeShare() float64 {
 }
 
 // errNoMapping is dataMapping's refusal of smaps with no mapping.
-var errNoMapping = errors.New("no mapping in smaps")
+var errNoMapping = errors.New("no mapping of at least 64 MiB in memory in smaps")
 
-// dataMapping is the largest mapping in smaps text: a server's shared
-// buffers or buffer pool.
+// minDataMapping is the least size of a mapping dataMapping takes for a
+// server's buffers: smaller ones are stacks, libraries and heaps.
+const minDataMapping = 64 << 10 // kB
+
+// dataMapping is, of the mappings in smaps text of at least
+// minDataMapping, the one with the most in memory: a server's shared
+// buffers or a chunk of its buffer pool (prewarmed), not a large
+// reservation of address space nothing was written to.
 func dataMapping(r io.Reader) (smapsEntry, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var best, cur smapsEntry
 	seen := false
 	flush := func() {
-		if seen && cur.size > best.size {
+		if seen && cur.size >= minDataMapping && cur.resident() > best.resident() {
 			best = cur
 		}
 	}
@@ -214,6 +224,8 @@ func dataMapping(r io.Reader) (smapsEntry, error) {
 			cur.rss = v
 		case "AnonHugePages:":
 			cur.anonHuge = v
+		case "Shared_Hugetlb:", "Private_Hugetlb:":
+			cur.hugetlb += v
 		case "ShmemPmdMapped:":
 			cur.pmdMapped = v
 		case "KernelPageSize:":
@@ -224,7 +236,7 @@ func dataMapping(r io.Reader) (smapsEntry, error) {
 		return smapsEntry{}, err
 	}
 	flush()
-	if !seen {
+	if best.size == 0 {
 		return smapsEntry{}, errNoMapping
 	}
 	return best, nil
