@@ -143,8 +143,15 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 		return nil, err
 	}
 	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain, Engine: legacyEngine}
-	if oltp != nil {
+	switch {
+	case oltp != nil:
 		m.Engine = RunEngine(oltp)
+	case len(fits) > 0:
+		// No run to fit: the model rests on the newest measured fit, of
+		// whichever engine.
+		if f, err := KindMeasuredFit.Last(fits[len(fits)-1]); err == nil && f != nil {
+			m.Engine = f.FitEngine()
+		}
 	}
 	measured, other, err := engineFit(fits, m.Engine)
 	if err != nil {

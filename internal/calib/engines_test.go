@@ -104,3 +104,33 @@ func TestTwoLatencyPointsRecoverAM(t *testing.T) {
 		t.Errorf("no fit: fit run %d, method %q, notes %q; want the stall share assumed, saying why", c.FitRun, c.Method, c.Notes)
 	}
 }
+
+// TestEngineCosts: each engine's newest fit gives its own row, A and M
+// its fit's, the stall share at one socket's latency and the per-core
+// rate falling with sockets; an engine whose cells did not fit says why.
+func TestEngineCosts(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
+	sq := measuredFit(t, 1)
+	pg := measuredFit(t, 1)
+	pg.Engine = "postgres"
+	bad := measuredFit(t, 1)
+	bad.Engine, bad.Fit, bad.FitError = "mariadb", nil, "too few cells"
+	rows, err := EngineCosts(probe, stored(t, 2, RunFit, m, KindMeasuredFit.Of(*sq)), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*pg)),
+		stored(t, 4, RunFit, m, KindMeasuredFit.Of(*bad)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[0].Engine != "sqlite" || rows[1].Engine != "postgres" || rows[1].FitRun != 3 || rows[2].NoFit != "too few cells" {
+		t.Fatalf("rows %+v; want sqlite, postgres (run 3), mariadb without a fit", rows)
+	}
+	r := rows[1]
+	// One socket's latency is the fit's first chain, 100 ns: M·L·f/C.
+	if want := 500 * 200.0 / (200_000 + 500*200); math.Abs(r.A-200_000) > 1 || math.Abs(r.StallShare-want) > 1e-6 || len(r.TPSPerCore) != 3 || !(r.VsOne[2] < r.VsOne[1] && r.VsOne[1] < 1) {
+		t.Errorf("postgres row %+v; want A 200,000, stall share %v, per-core rate falling with sockets", r, want)
+	}
+	var b strings.Builder
+	if err := WriteEngineCosts(&b, rows); err != nil || !strings.Contains(b.String(), "postgres") || !strings.Contains(b.String(), "no fit: too few cells") {
+		t.Errorf("table %q (%v)", b.String(), err)
+	}
+}

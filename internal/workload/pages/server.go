@@ -132,22 +132,28 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 // dataHuge is the share of eng's data memory in 2 MiB pages, as a
 // backend of it (a process, or a server thread) maps it: the mapping in
 // its proc/PID/smaps that dataMapping picks.
-func dataHuge(ctx context.Context, eng engine.Engine, cpu int) (float64, error) {
-	var pid int
-	err := pinned(cpu, func() error {
+func dataHuge(ctx context.Context, eng engine.Engine, cpu int) (share float64, err error) {
+	err = pinned(cpu, func() error {
 		c, err := eng.Connect(ctx)
 		if err != nil {
 			return err
 		}
-		pid = c.BackendPID()
-		return c.Close()
+		defer c.Close() // after the read: a PostgreSQL backend ends with its connection
+		share, err = backendHuge(c.BackendPID())
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("reading where its data is: %w", err)
 	}
+	return share, nil
+}
+
+// backendHuge is the share in 2 MiB pages of the data mapping in
+// proc/pid/smaps.
+func backendHuge(pid int) (float64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
 	if err != nil {
-		return 0, fmt.Errorf("reading where its data is: %w", err)
+		return 0, err
 	}
 	defer f.Close()
 	m, err := dataMapping(f)
