@@ -119,6 +119,11 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 			eng.Close()
 			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
 		}
+		if kind.huge && huge < 0.9 || !kind.huge && huge > 0.1 {
+			eng.Close()
+			return nil, fmt.Errorf("%s with %s=%s mapped its %s (the mapping of at least 64 MiB most in memory) %.0f%% in 2 MiB pages: the setting did not decide its page size here, so the two servers' data would not be in memory of two page sizes",
+				sp.title, sp.setting, value, sp.memory, 100*huge)
+		}
 		conn, err := newPageConn(ctx, w, cfg.CPU, eng.Close)
 		if err != nil {
 			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
