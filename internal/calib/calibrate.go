@@ -117,7 +117,12 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 //
 // What cannot be predicted (no summary, no clock, no DRAM latency) is said
 // in Notes with an empty Table; an error is a run that cannot be read.
-func Calibrate(runs ...*result.Run) (*Calibration, error) {
+func Calibrate(runs ...*result.Run) (*Calibration, error) { return CalibrateFor("", runs...) }
+
+// CalibrateFor is Calibrate for engine: only its OLTP and script runs,
+// and its measured fit, are taken; "" is Calibrate's choice (the OLTP
+// run's engine, else the newest fit's).
+func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 	var probe, oltp, script *result.Run
 	var fits []*result.Run
 	for _, r := range runs {
@@ -125,9 +130,13 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 		case result.RunProbeMem:
 			probe = r
 		case result.RunOLTP:
-			oltp = r
+			if engine == "" || RunEngine(r) == engine {
+				oltp = r
+			}
 		case result.RunSQL:
-			script = r
+			if engine == "" || RunEngine(r) == engine {
+				script = r
+			}
 		case RunFit:
 			fits = append(fits, r)
 		}
@@ -144,6 +153,8 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	}
 	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain, Engine: legacyEngine}
 	switch {
+	case engine != "":
+		m.Engine = engine
 	case oltp != nil:
 		m.Engine = RunEngine(oltp)
 	case len(fits) > 0:

@@ -96,3 +96,16 @@ func fitEngineOf(run *result.Run) (string, error) {
 	}
 	return f.FitEngine() + "'s " + f.FitWorkload(), nil
 }
+
+// For names the workload and engine the calibration's A and M are for:
+// "tpcc-ro on postgres" (FitChoice and Method say what they rest on).
+func (m *Calibration) For() string {
+	what := legacyWorkload
+	if m.oltpLabel == RunLabel(result.RunSQL) {
+		what = "your scripts"
+	}
+	if m.Measured != nil && m.FitRun != 0 {
+		what = m.Measured.FitWorkload()
+	}
+	return what + " on " + m.Engine
+}

@@ -29,10 +29,18 @@ type EngineCost struct {
 	R2         float64         `json:"r2"`
 	HeldOut    *float64        `json:"held_out_error,omitempty"`
 	StallShare float64         `json:"stall_share"`
-	// TPSPerCore are per PredictSockets; VsOne each over one socket's.
+	// TPSPerCore are per PredictSockets, at SocketNS; VsOne each over one
+	// socket's.
 	TPSPerCore []float64 `json:"tps_per_core"`
 	VsOne      []float64 `json:"vs_one_socket"`
+	SocketNS   []float64 `json:"socket_latency_ns"`
+	// Left is the share of its throughput per core with no memory wait
+	// the engine keeps at each of CurveNS: A / (A + M·L·f).
+	Left []float64 `json:"left"`
 }
+
+// CurveNS are the latencies EngineCost.Left is given at: 0 to 400 ns.
+var CurveNS = []float64{0, 25, 50, 75, 100, 125, 150, 175, 200, 250, 300, 350, 400}
 
 // EngineCosts calibrates the model to the memory probe among runs and to
 // each engine's newest measured fit among them (RunFit runs), one row an
@@ -100,6 +108,10 @@ func engineCost(probe, run *result.Run, runs []*result.Run) (EngineCost, error) 
 		}
 		row.TPSPerCore = append(row.TPSPerCore, c.Table.Rows[i].TPSPerCore)
 		row.VsOne = append(row.VsOne, c.Table.Rows[i].PerCoreVs1S)
+		row.SocketNS = append(row.SocketNS, c.Table.Rows[i].LatencyNS)
+	}
+	for _, ns := range CurveNS {
+		row.Left = append(row.Left, c.Fit.A/c.Fit.Cycles(ns, c.GHz))
 	}
 	return row, nil
 }

@@ -40,7 +40,7 @@ func decisionCard(r *Report) card {
 	if p == nil || len(p.Rows) == 0 {
 		return card{Absent: noDecision(r)}
 	}
-	c := card{Sentence: cardSentence(p), Chart: template.HTML(costBars(AnchorDecision+"-cost", p))}
+	c := card{Sentence: cardFor(r) + cardSentence(p), Chart: template.HTML(costBars(AnchorDecision+"-cost", p))}
 	for _, f := range p.Flips {
 		if len(c.Inputs) == maxCardInputs {
 			break
@@ -63,6 +63,15 @@ func decisionCard(r *Report) card {
 		c.Inputs = append(c.Inputs, in)
 	}
 	return c
+}
+
+// cardFor names the engine and workload the answer is for, and what its A
+// and M rest on.
+func cardFor(r *Report) string {
+	if r.Model == nil {
+		return ""
+	}
+	return "For " + r.Model.For() + ": "
 }
 
 // cardSentence is the answer in one sentence: the candidate to buy with
