@@ -23,7 +23,7 @@ func pagesSettings(c *pages.RunConfig) cliflag.Settings {
 func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, done bool, err error) {
 	c = pages.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run pages", helpText("run-pages"))
-	fs.String("engine", "sqlite", "`engine` whose data memory is mapped in both page sizes: sqlite (its image), postgres (shared buffers, huge_pages), mariadb (buffer pool, large pages)")
+	fs.String("engine", "", "`engine` whose data memory is mapped in both page sizes: sqlite (its image; \"\" too), postgres (shared buffers, huge_pages), mariadb (buffer pool, large pages)")
 	fs.String("db", c.DB, "tpcc SQLite `file` (run oltp --engine sqlite loads one); warehouse 1 is read; sqlite only")
 	fs.Int("cpu", c.CPU, "`CPU` the cells and chains run on (-1: the machine's first)")
 	fs.Int("pairs", c.Pairs, "pairs of cells, one in 4 KiB pages and one in 2 MiB, 1 to 1000")
