@@ -13,7 +13,7 @@ import (
 
 // pagesSettings are run pages' flags on the fields of c.
 func pagesSettings(c *pages.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Str("db", &c.DB), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
+	return cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Optional(cliflag.Str("db", &c.DB)), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
 		cliflag.Int("repeats", &c.Repeats), cliflag.Optional(cliflag.Duration("repeat-within", &c.RepeatWithin)), cliflag.Optional(cliflag.Float("ghz", &c.GHz)),
 		cliflag.Optional(cliflag.Int64("probe-run", &c.ProbeRun)), cliflag.Float("tolerance", &c.Tolerance)}
 }
@@ -38,7 +38,11 @@ func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, don
 	if done {
 		return c, "", true, err
 	}
-	return c, *sp, false, errors.Join(append(append(bad, pagesSettings(&c).Apply(fs, true)...), c.Check())...)
+	bad = append(bad, pagesSettings(&c).Apply(fs, true)...)
+	if c.Engine != "" && c.Engine != "sqlite" && !cliflag.Given(fs, "db") {
+		c.DB = "" // a server's data is its own: no SQLite file to name
+	}
+	return c, *sp, false, errors.Join(append(bad, c.Check())...)
 }
 
 func runPages(ctx context.Context, e *env, args []string) error {

@@ -71,6 +71,7 @@ func (c RunConfig) Time() time.Duration {
 func (c RunConfig) Check() error {
 	var bad cliflag.Errs
 	bad = append(bad, checkEngine(c.Engine)...)
+	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+" loads its own database into its own servers (leave --db out)")
 	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
 	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")
 	bad.BadIf(c.Pairs < 1 || c.Pairs > 1000, "pairs", fmt.Sprint(c.Pairs), "is not 1 to 1000 pairs of cells")

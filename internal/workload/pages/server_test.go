@@ -88,3 +88,23 @@ func TestServerSidesHost(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckEngine: a server engine takes no --db; DuckDB and unknown
+// engines are refused, saying why.
+func TestCheckEngine(t *testing.T) {
+	c := DefaultRunConfig()
+	c.Engine, c.DB = "postgres", ""
+	if err := c.Check(); err != nil {
+		t.Errorf("postgres without --db: %v", err)
+	}
+	for _, bad := range []struct{ engine, db, want string }{
+		{"postgres", "x.db", `-db: "x.db" names a SQLite file`},
+		{"duckdb", "", "DuckDB has no setting that maps its buffer manager's memory in 2 MiB pages"},
+		{"oracle", "", `-engine: "oracle" is not an engine whose data can be mapped in both page sizes (expected one of mariadb, postgres, sqlite)`},
+	} {
+		c.Engine, c.DB = bad.engine, bad.db
+		if err := c.Check(); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("--engine %s --db %q: %v; want %q", bad.engine, bad.db, err, bad.want)
+		}
+	}
+}
