@@ -94,18 +94,19 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 		value := sp.off
 		if kind.huge {
 			value = sp.on
-			res, err := hugepages.Reserve("/", hugepages.Pages(pool+pool/4+64<<20))
-			if err != nil {
-				return nil, fmt.Errorf("the %s's 2 MiB pages (%s=%s): %w", sp.memory, sp.setting, sp.on, err)
+		}
+		src := tpcc.Source{Engine: cfg.engine(), Where: engine.Options{ServerSettings: map[string]string{sp.setting: value}},
+			Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
+		var w *tpcc.Workload
+		if kind.huge {
+			var res *hugepages.Reservation
+			if w, res, err = prepareHuge(ctx, src, hugepages.Pages(pool+pool/4+64<<20)); err != nil {
+				return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
 			}
 			undo = append(undo, func() { res.Release() })
 			sd.where = fmt.Sprintf("its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by numalab and given back after), a managed server each, W=1 loaded and prewarmed, the backend pinned beside the stream",
 				sp.memory, sp.setting, sp.off, sp.setting, sp.on, res.Pages)
-		}
-		src := tpcc.Source{Engine: cfg.engine(), Where: engine.Options{ServerSettings: map[string]string{sp.setting: value}},
-			Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
-		w, _, err := tpcc.Prepare(ctx, src)
-		if err != nil {
+		} else if w, _, err = tpcc.Prepare(ctx, src); err != nil {
 			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
 		}
 		eng := w.Engine()
@@ -132,6 +133,30 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: huge, dataBytes: max(pw.FileBytes, 2<<20), conn: conn}
 	}
 	return sd, nil
+}
+
+// prepareHuge reserves pages 2 MiB pages and starts and loads src's
+// server in them; once more when the start fails: another server on the
+// machine (PostgreSQL's huge_pages=try, its default) may take the pool's
+// free pages as it starts.
+func prepareHuge(ctx context.Context, src tpcc.Source, pages int) (*tpcc.Workload, *hugepages.Reservation, error) {
+	var first error
+	for range 2 {
+		res, err := hugepages.Reserve("/", pages)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reserving its 2 MiB pages: %w", errors.Join(first, err))
+		}
+		w, _, err := tpcc.Prepare(ctx, src)
+		if err == nil {
+			return w, res, nil
+		}
+		res.Release()
+		if first != nil || ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%w (tried twice, the pages reserved afresh: another server on this machine may take them as it starts)", err)
+		}
+		first = err
+	}
+	return nil, nil, first
 }
 
 // dataHuge is the share of eng's data memory in 2 MiB pages, as a
