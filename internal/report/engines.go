@@ -19,8 +19,8 @@ func enginesFigure(r *Report) (Plot, Table, bool) {
 	if len(r.Engines) == 0 {
 		return Plot{}, Table{}, false
 	}
-	c := Chart{ID: AnchorEngines, Title: "What memory latency costs each engine here: throughput per core kept, A / (A + M·L·f)",
-		X: Scale{Label: "memory latency ns", Format: FmtSig, Zero: true}, Y: Scale{Label: "share of no-wait throughput", Format: FmtSig, Zero: true}}
+	c := Chart{ID: AnchorEngines, Title: "What memory latency costs each engine here",
+		X: Scale{Label: "memory latency ns", Format: FmtSig, Zero: true}, Y: Scale{Label: "tps per core kept, A / (A + M·L·f)", Format: FmtSig, Zero: true}}
 	head := []string{"engine", "workload", "fit run", "A core cycles", "M waits", "R²", "held-out error", "stall share (1 socket)"}
 	for _, s := range calib.PredictSockets {
 		head = append(head, Plural(s, "socket")+" tps per core")
