@@ -134,3 +134,20 @@ func TestEngineCosts(t *testing.T) {
 		t.Errorf("table %q (%v)", b.String(), err)
 	}
 }
+
+// TestCalibrateFor: calibrated for PostgreSQL beside SQLite's OLTP run and
+// fit, the model takes PostgreSQL's fit and no SQLite run, and says so.
+func TestCalibrateFor(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
+	sqOLTP := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	pg := measuredFit(t, 1)
+	pg.Engine = "postgres"
+	c, err := CalibrateFor("postgres", probe, sqOLTP, stored(t, 3, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1))), stored(t, 4, RunFit, m, KindMeasuredFit.Of(*pg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Engine != "postgres" || c.FitRun != 4 || c.OLTPRun != 0 || c.For() != "tpcc-ro on postgres" {
+		t.Errorf("for postgres: engine %q, fit run %d, OLTP run %d, for %q; want postgres's fit 4 and no SQLite run", c.Engine, c.FitRun, c.OLTPRun, c.For())
+	}
+}
