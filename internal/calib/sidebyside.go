@@ -39,8 +39,8 @@ type EngineCost struct {
 	Left []float64 `json:"left"`
 }
 
-// CurveNS are the latencies EngineCost.Left is given at: 0 to 400 ns.
-var CurveNS = []float64{0, 25, 50, 75, 100, 125, 150, 175, 200, 250, 300, 350, 400}
+// CurveNS are the latencies EngineCost.Left is given at: 0 to 500 ns.
+var CurveNS = []float64{0, 25, 50, 75, 100, 125, 150, 175, 200, 250, 300, 350, 400, 450, 500}
 
 // EngineCosts calibrates the model to the memory probe among runs and to
 // each engine's newest measured fit among them (RunFit runs), one row an
