@@ -28,6 +28,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
 	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
+	eng := fs.String("engine", "", "`engine` whose own fit the model and the decision rest on: sqlite, postgres (default: the tpcc-ro step's, sqlite)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
@@ -35,7 +36,10 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	if err := errors.Join(bad...); err != nil {
 		return err
 	}
-	o := eval.Options{Budget: *budget, Dir: *dir, Store: *storePath, Out: *out, Force: *force}
+	if *eng != "" && *eng != "sqlite" && *eng != "postgres" {
+		return fmt.Errorf("-engine: %q is not an engine eval fits (expected sqlite or postgres)", *eng)
+	}
+	o := eval.Options{Budget: *budget, Dir: *dir, Store: *storePath, Out: *out, Force: *force, Engine: *eng}
 	if err := o.Prepare(); err != nil {
 		return err
 	}

@@ -362,7 +362,7 @@ func TestModelFitRun(t *testing.T) {
 			t.Errorf("model fit --run output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(out, fmt.Sprintf("no model-fit run in the store ('numalab eval' stores one): A and M fitted to OLTP run %d alone", ids["oltp"])) {
+	if !strings.Contains(out, fmt.Sprintf("no model-fit run of sqlite on host %q in the store ('numalab run pages --engine sqlite' stores one): A and M fitted to OLTP run %d alone", storedRun(t, path, ids["oltp"]).Host, ids["oltp"])) {
 		t.Errorf("model fit --run does not say the store has no model-fit run:\n%s", out)
 	}
 	_, _, err = runCLI(t, "model", "fit", "--store", path, "--run", strconv.FormatInt(ids["probe-mem"], 10))
@@ -382,13 +382,13 @@ func TestModelFitRunUsesStoredFit(t *testing.T) {
 	if r := storedRun(t, path, 5); r.Kind != calib.RunFit {
 		t.Fatalf("run 5 is a %s run, want the stored fit", r.Kind)
 	}
-	newest := "model-fit run 5, the newest in the store (--fit-run ID chooses another)"
+	newest := "model-fit run 5, sqlite's tpcc-ro, the newest of sqlite on this host in the store (--fit-run ID chooses another)"
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{nil, newest},
-		{[]string{"--fit-run", "5"}, "model-fit run 5, named by --fit-run"},
+		{[]string{"--fit-run", "5"}, "model-fit run 5, sqlite's tpcc-ro, named by --fit-run"},
 	} {
 		out, _, err := runCLI(t, append([]string{"model", "fit", "--store", path, "--run", "2"}, c.args...)...)
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 
 // pagesSettings are run pages' flags on the fields of c.
 func pagesSettings(c *pages.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Str("db", &c.DB), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
+	return cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Optional(cliflag.Str("db", &c.DB)), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
 		cliflag.Int("repeats", &c.Repeats), cliflag.Optional(cliflag.Duration("repeat-within", &c.RepeatWithin)), cliflag.Optional(cliflag.Float("ghz", &c.GHz)),
 		cliflag.Optional(cliflag.Int64("probe-run", &c.ProbeRun)), cliflag.Float("tolerance", &c.Tolerance)}
 }
@@ -23,7 +23,8 @@ func pagesSettings(c *pages.RunConfig) cliflag.Settings {
 func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, done bool, err error) {
 	c = pages.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run pages", helpText("run-pages"))
-	fs.String("db", c.DB, "tpcc SQLite `file` (run oltp --engine sqlite loads one); warehouse 1 is read")
+	fs.String("engine", "", "`engine` whose data memory is mapped in both page sizes: sqlite (its image; \"\" too), postgres (shared buffers, huge_pages), mariadb (buffer pool, large pages)")
+	fs.String("db", c.DB, "tpcc SQLite `file` (run oltp --engine sqlite loads one); warehouse 1 is read; sqlite only")
 	fs.Int("cpu", c.CPU, "`CPU` the cells and chains run on (-1: the machine's first)")
 	fs.Int("pairs", c.Pairs, "pairs of cells, one in 4 KiB pages and one in 2 MiB, 1 to 1000")
 	fs.Duration("cell", c.Cell, "each cell's length, 10ms to 1h")
@@ -37,7 +38,11 @@ func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, don
 	if done {
 		return c, "", true, err
 	}
-	return c, *sp, false, errors.Join(append(append(bad, pagesSettings(&c).Apply(fs, true)...), c.Check())...)
+	bad = append(bad, pagesSettings(&c).Apply(fs, true)...)
+	if c.Engine != "" && c.Engine != "sqlite" && !cliflag.Given(fs, "db") {
+		c.DB = "" // a server's data is its own: no SQLite file to name
+	}
+	return c, *sp, false, errors.Join(append(bad, c.Check())...)
 }
 
 func runPages(ctx context.Context, e *env, args []string) error {

@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -39,7 +40,10 @@ type Calibration struct {
 	SMT         model.Range `json:"smt_gain"`
 	SMTMeasured bool        `json:"smt_measured"`
 	// Method says in words how A and M were obtained.
-	Method   string         `json:"method"`
+	Method string `json:"method"`
+	// Engine is the engine whose A and M these are: the OLTP (or script)
+	// run's, "sqlite" without one; a measured fit is taken only of it.
+	Engine   string         `json:"engine"`
 	Workload model.Workload `json:"workload"`         // A and M in the classic form
 	Points   []model.Point  `json:"points,omitempty"` // the measurements fitted
 	Fit      *model.Fit     `json:"fit,omitempty"`    // two or more latencies: the fit and its quality (R², residuals, intervals)
@@ -113,18 +117,28 @@ var ErrNoProbe = errors.New("no memory probe run to calibrate with (try 'numalab
 //
 // What cannot be predicted (no summary, no clock, no DRAM latency) is said
 // in Notes with an empty Table; an error is a run that cannot be read.
-func Calibrate(runs ...*result.Run) (*Calibration, error) {
-	var probe, oltp, script, measured *result.Run
+func Calibrate(runs ...*result.Run) (*Calibration, error) { return CalibrateFor("", runs...) }
+
+// CalibrateFor is Calibrate for engine: only its OLTP and script runs,
+// and its measured fit, are taken; "" is Calibrate's choice (the OLTP
+// run's engine, else the newest fit's).
+func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
+	var probe, oltp, script *result.Run
+	var fits []*result.Run
 	for _, r := range runs {
 		switch r.Kind {
 		case result.RunProbeMem:
 			probe = r
 		case result.RunOLTP:
-			oltp = r
+			if engine == "" || RunEngine(r) == engine {
+				oltp = r
+			}
 		case result.RunSQL:
-			script = r
+			if engine == "" || RunEngine(r) == engine {
+				script = r
+			}
 		case RunFit:
-			measured = r
+			fits = append(fits, r)
 		}
 	}
 	if probe == nil {
@@ -137,17 +151,37 @@ func Calibrate(runs ...*result.Run) (*Calibration, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain}
+	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain, Engine: legacyEngine}
+	switch {
+	case engine != "":
+		m.Engine = engine
+	case oltp != nil:
+		m.Engine = RunEngine(oltp)
+	case len(fits) > 0:
+		// No run to fit: the model rests on the newest measured fit, of
+		// whichever engine.
+		if f, err := KindMeasuredFit.Last(fits[len(fits)-1]); err == nil && f != nil {
+			m.Engine = f.FitEngine()
+		}
+	}
+	measured, other, err := engineFit(fits, m.Engine)
+	if err != nil {
+		return nil, err
+	}
+	if other != "" {
+		m.Notes = append(m.Notes, other)
+	}
 	s := p.Summary
 	if s == nil || !(p.GHz > 0) {
 		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no memlat.Summary with a clock and DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
-	if !(p.LocalNS > 0) && measured != nil {
+	if !(p.LocalNS > 0) && len(fits) > 0 {
 		// A probe cut before its DRAM point (eval's, at its share of the
 		// budget on a busy machine): the page-size step's chain, timed
-		// next to its cells, is a DRAM latency measured on this machine.
-		if err := p.fromMeasured(measured); err != nil {
+		// next to its cells, is a DRAM latency measured on this machine
+		// (any engine's: a chain's latency is the memory's).
+		if err := p.fromMeasured(cmp.Or(measured, fits[len(fits)-1])); err != nil {
 			return nil, err
 		}
 	}
@@ -408,85 +442,6 @@ func (m *Calibration) fitOne(what string, tps, latencyNS float64) {
 	m.Workload = model.FromCycles(a, mm)
 	m.Method = fmt.Sprintf("fitted to %s: %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point A and M cannot both be fitted, so the published stall share %s of those cycles is taken as waiting (%s)",
 		what, model.Fixed(tps, 0), model.Fixed(latencyNS, 1), model.Fixed(m.GHz, 2), model.Thousands(c), model.Percent(model.PublishedStallShare.Value), model.PublishedStallShare.Source)
-}
-
-// measureSMT takes the SMT gain from the run's smt=on and smt=off cells:
-// the best median tps over stream counts of smt=on (one placement on every
-// thread of some cores) over that of smt=off (one thread of each of the
-// same number of cores), both with the same rest of the selector
-// ("node=0,data=node0,smt=on" against "node=0,data=node0,smt=off", as
-// eval places them on a machine of several nodes); of several such pairs,
-// the one whose smt=on is fastest.
-func (m *Calibration) measureSMT(run *result.Run) error {
-	if run.Machine == nil || run.Machine.ThreadsPerCore() < 2 {
-		return nil
-	}
-	cells, err := result.KindCell.All(run)
-	if err != nil {
-		return err
-	}
-	type series struct {
-		tps   map[int][]float64
-		cores int
-	}
-	on, off := map[string]*series{}, map[string]*series{}
-	var bases []string
-	for _, c := range cells {
-		base, smt := splitSMT(c.Placement)
-		by := map[string]map[string]*series{"smt=on": on, "smt=off": off}[smt]
-		if by == nil || !(c.TPS > 0) {
-			continue
-		}
-		if by[base] == nil {
-			by[base] = &series{tps: map[int][]float64{}}
-			if !slices.Contains(bases, base) {
-				bases = append(bases, base)
-			}
-		}
-		by[base].tps[c.Streams] = append(by[base].tps[c.Streams], c.TPS)
-		by[base].cores = c.Cores
-	}
-	best := func(s *series) float64 {
-		var b float64
-		for _, v := range s.tps {
-			b = math.Max(b, stats.Median(v))
-		}
-		return b
-	}
-	var g, bestOn, bestOff float64
-	var cores int
-	var pair string
-	for _, b := range bases {
-		if on[b] == nil || off[b] == nil || on[b].cores != off[b].cores || best(on[b]) <= bestOn {
-			continue
-		}
-		bestOn, bestOff, cores, pair = best(on[b]), best(off[b]), on[b].cores, b
-		g = bestOn / bestOff
-	}
-	if !(g > 0) {
-		return nil
-	}
-	where := ""
-	if pair != "" {
-		where = " (" + pair + ")"
-	}
-	m.SMT = model.Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: %s %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s", RunLabel(run.Kind), run.ID, model.Fixed(bestOn, 0), model.Fixed(bestOff, 0), cores, where)}
-	m.SMTMeasured = true
-	return nil
-}
-
-// splitSMT splits a selector into its smt= term and the rest:
-// "node=0,data=node0,smt=on" is "node=0,data=node0" and "smt=on".
-func splitSMT(sel string) (rest, smt string) {
-	var keep []string
-	for _, term := range strings.Split(sel, ",") {
-		if strings.HasPrefix(term, "smt=") {
-			smt = term
-		} else {
-			keep = append(keep, term)
-		}
-	}
-	return strings.Join(keep, ","), smt
 }
 
 // stateWorkload states A, M and the SMT gain with their bases, and the

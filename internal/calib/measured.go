@@ -79,6 +79,11 @@ type FitCell struct {
 // RunFit run is among its runs: the report, its findings and eval's
 // summary then rest on this one fit.
 type MeasuredFit struct {
+	// Engine and Workload are what the cells ran: "sqlite", "tpcc-ro".
+	// A fit stored before they were ("" in both) is SQLite's tpcc-ro, the
+	// only one measured then (FitEngine).
+	Engine   string           `json:"engine,omitempty"`
+	Workload string           `json:"workload,omitempty"`
 	What     string           `json:"what"`   // the workload and where it ran, in words
 	Method   string           `json:"method"` // how the points were made, in words
 	GHz      float64          `json:"ghz"`
@@ -140,13 +145,14 @@ func (f *MeasuredFit) Compute() {
 	}
 	kept := f.kept()
 	var pts []model.Point
+	var lats []float64
 	for _, c := range kept {
-		pts = append(pts, c.Point)
+		pts, lats = append(pts, c.Point), append(lats, c.LatencyNS)
 	}
-	f.Fit, f.FitError = nil, ""
-	if fit, err := model.FitPoints(pts); err != nil {
+	f.Fit, f.FitError = nil, spreadError(lats)
+	if fit, err := model.FitPoints(pts); f.FitError == "" && err != nil {
 		f.FitError = err.Error()
-	} else {
+	} else if f.FitError == "" {
 		f.Fit = &fit
 	}
 	f.HeldOut, f.HeldOutError = nil, ""

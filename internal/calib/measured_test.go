@@ -256,7 +256,7 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.FitRun != 0 || c.FitChoice != "no model-fit run in the store ('numalab eval' stores one): A and M fitted to OLTP run 2 alone" {
+	if c.FitRun != 0 || c.FitChoice != `no model-fit run of sqlite on host "" in the store ('numalab run pages --engine sqlite' stores one): A and M fitted to OLTP run 2 alone` {
 		t.Errorf("no fit run: fit run %d, choice %q", c.FitRun, c.FitChoice)
 	}
 	f := measuredFit(t, 1)
@@ -267,8 +267,8 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 		fitID, used int64
 		choice      string
 	}{
-		{0, 0, "model-fit run 4, the newest in the store (--fit-run ID chooses another), not used: its cells did not fit (fitting: too few cells), so A and M are fitted to OLTP run 2 alone"},
-		{3, 3, "model-fit run 3, named by --fit-run"},
+		{0, 0, "model-fit run 4, sqlite's tpcc-ro, the newest of sqlite on this host in the store (--fit-run ID chooses another), not used: its cells did not fit (fitting: too few cells), so A and M are fitted to OLTP run 2 alone"},
+		{3, 3, "model-fit run 3, sqlite's tpcc-ro, named by --fit-run"},
 	} {
 		c, err := CalibrateStored(st, 2, 0, want.fitID)
 		if err != nil {
@@ -278,16 +278,23 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 			t.Errorf("--fit-run %d: fit run %d, choice %q; want %d, %q", want.fitID, c.FitRun, c.FitChoice, want.used, want.choice)
 		}
 	}
-	// The newest fit measured on another host is not used unless named.
+	// The newest fit measured on another host is not used unless named:
+	// the newest of this host is.
 	other := stored(t, 5, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1)))
 	other.Host = "elsewhere"
 	st[5] = other
+	delete(st, 4)
 	c, err = CalibrateStored(st, 2, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `the newest model-fit run, 5, was measured on host "elsewhere" and OLTP run 2 on "` + st[2].Host + `"`; c.FitRun != 0 || !strings.HasPrefix(c.FitChoice, want) {
-		t.Errorf("another host's fit: fit run %d, choice %q; want none used, %q", c.FitRun, c.FitChoice, want)
+	if c.FitRun != 3 || !strings.HasPrefix(c.FitChoice, "model-fit run 3, sqlite's tpcc-ro, the newest of sqlite on this host") {
+		t.Errorf("another host's fit: fit run %d, choice %q; want run 3, this host's", c.FitRun, c.FitChoice)
+	}
+	delete(st, 3)
+	c, err = CalibrateStored(st, 2, 0, 0)
+	if want := `not used: 5 (host "elsewhere", not "")`; err != nil || c.FitRun != 0 || !strings.Contains(c.FitChoice, want) {
+		t.Errorf("only another host's fit: fit run %d, choice %q (%v); want none used, %q", c.FitRun, c.FitChoice, err, want)
 	}
 	if c, err = CalibrateStored(st, 2, 0, 5); err != nil || c.FitRun != 5 {
 		t.Errorf("another host's fit named by --fit-run: fit run %d (%v); want 5", c.FitRun, err)

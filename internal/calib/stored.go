@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -69,33 +70,62 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 
 // storedFit is the RunFit run a stored calibration of oltp uses, as
 // CalibrateStored chooses it, and the choice in words; no run without one
-// stored. Unnamed, the newest is used only when it was measured on oltp's
-// host: a fit is one machine's A and M.
+// stored. Unnamed, the newest is used of those measured on oltp's engine
+// and host: a fit is one engine's A and M on one machine. Named, a fit of
+// another engine is refused.
 func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string, error) {
-	how := "named by --fit-run"
-	named := fitID != 0
-	if !named {
-		var err error
-		if fitID, err = st.Latest(RunFit, 0, result.StatusComplete); err != nil {
+	engine := RunEngine(oltp)
+	if fitID != 0 {
+		run, err := st.Get(fitID)
+		if err != nil {
 			return nil, "", err
 		}
-		if fitID == 0 {
-			return nil, fmt.Sprintf("no %s run in the store ('numalab eval' stores one): A and M fitted to %s %d alone", RunFit, RunLabel(oltp.Kind), oltp.ID), nil
+		if run.Kind != RunFit {
+			return nil, "", fmt.Errorf("-fit-run: run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
 		}
-		how = "the newest in the store (--fit-run ID chooses another)"
+		what, err := fitEngineOf(run)
+		if err != nil {
+			return nil, "", err
+		}
+		if what != "" && !strings.HasPrefix(what, engine+"'s ") {
+			return nil, "", fmt.Errorf("-fit-run: run %d fitted %s, and %s %d ran on %s: one engine's A and M are not another's (numalab run pages --engine %s stores %s's)",
+				fitID, what, RunLabel(oltp.Kind), oltp.ID, engine, engine, engine)
+		}
+		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, named by --fit-run", RunFit, fitID, what), nil
 	}
-	run, err := st.Get(fitID)
-	if err != nil {
-		return nil, "", err
+	var skipped []string
+	for id := int64(0); ; {
+		var err error
+		if id, err = st.Latest(RunFit, id, result.StatusComplete); err != nil {
+			return nil, "", err
+		}
+		if id == 0 {
+			break
+		}
+		run, err := st.Get(id)
+		if err != nil {
+			return nil, "", err
+		}
+		what, err := fitEngineOf(run)
+		switch {
+		case err != nil:
+			return nil, "", err
+		case what == "" || !strings.HasPrefix(what, engine+"'s "):
+			skipped = append(skipped, fmt.Sprintf("%d (%s)", id, cmp.Or(what, "no fit stored")))
+		case run.Host != oltp.Host:
+			skipped = append(skipped, fmt.Sprintf("%d (host %q, not %q)", id, run.Host, oltp.Host))
+		default:
+			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
+		}
 	}
-	if run.Kind != RunFit {
-		return nil, "", fmt.Errorf("-fit-run: run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
+	none := fmt.Sprintf("no %s run of %s on host %q in the store ('numalab run pages --engine %s' stores one)", RunFit, engine, oltp.Host, engine)
+	if n := len(skipped); n > 3 {
+		skipped = append(skipped[:3], fmt.Sprintf("%d more", n-3))
 	}
-	if !named && run.Host != oltp.Host {
-		return nil, fmt.Sprintf("the newest %s run, %d, was measured on host %q and %s %d on %q, so it is not used (--fit-run ID names one): A and M fitted to it alone",
-			RunFit, fitID, run.Host, RunLabel(oltp.Kind), oltp.ID, oltp.Host), nil
+	if len(skipped) > 0 {
+		none += "; not used: " + strings.Join(skipped, ", ")
 	}
-	return []*result.Run{run}, fmt.Sprintf("%s run %d, %s", RunFit, fitID, how), nil
+	return nil, fmt.Sprintf("%s: A and M fitted to %s %d alone", none, RunLabel(oltp.Kind), oltp.ID), nil
 }
 
 // StoredMachine is what the stored run id offers the model (RunMachine),

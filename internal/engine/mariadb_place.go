@@ -47,8 +47,11 @@ func bufferPoolPlacement(root string, pid int, chunk int64) (place.NumaUsage, er
 	return place.SumNumaMaps(keep), nil
 }
 
-// anonMappings are the start addresses of pid's anonymous mappings (no
-// file, not heap or stack) of at least min bytes, from /proc/<pid>/maps.
+// anonMappings are the start addresses of mariadbd's (pid) anonymous
+// mappings in runs of at least min bytes: contiguous mappings count as
+// one run, since the kernel splits a chunk's mapping where parts of it
+// were advised apart, and a chunk in large pages is a mapping of the
+// kernel's pool (/anon_hugepage).
 func anonMappings(root string, pid int, min int64) (map[uint64]bool, error) {
 	path := filepath.Join(root, "proc", strconv.Itoa(pid), "maps")
 	f, err := os.Open(path)
@@ -57,22 +60,37 @@ func anonMappings(root string, pid int, min int64) (map[uint64]bool, error) {
 	}
 	defer f.Close()
 	out := map[uint64]bool{}
+	var run []uint64 // starts of the current run of contiguous mappings
+	var runStart, runEnd uint64
+	end := func() {
+		if len(run) > 0 && int64(runEnd-runStart) >= min {
+			for _, a := range run {
+				out[a] = true
+			}
+		}
+		run = nil
+	}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) < 5 || len(fields) > 5 {
+		if len(fields) < 5 || len(fields) > 5 && fields[5] != "/anon_hugepage" {
+			end()
 			continue // a file, [heap], [stack] or another named mapping
 		}
 		lo, hi, ok := strings.Cut(fields[0], "-")
-		if !ok {
-			continue
-		}
 		a, err1 := strconv.ParseUint(lo, 16, 64)
 		b, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 == nil && err2 == nil && int64(b-a) >= min {
-			out[a] = true
+		if !ok || err1 != nil || err2 != nil {
+			end()
+			continue
 		}
+		if len(run) == 0 || a != runEnd {
+			end()
+			runStart = a
+		}
+		run, runEnd = append(run, a), b
 	}
+	end()
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}

@@ -11,7 +11,9 @@ import (
 	"github.com/numalab/numalab/internal/place"
 )
 
-// TestAnonMappings: only anonymous mappings of the size asked for count;
+// TestAnonMappings: only anonymous mappings (or mappings of the kernel's
+// huge page pool) in runs of the size asked for count, a run being
+// contiguous mappings (a chunk split where parts were advised apart);
 // files, the heap and the stack do not.
 func TestAnonMappings(t *testing.T) {
 	root := t.TempDir()
@@ -24,6 +26,9 @@ func TestAnonMappings(t *testing.T) {
 7f0000000000-7f0008000000 rw-p 00000000 00:00 0 
 7f0010000000-7f0010100000 rw-p 00000000 00:00 0 
 7f0020000000-7f0028000000 rw-p 00000000 fe:01 99 /tmp/ib_logfile0
+7f0030000000-7f0032000000 rw-p 00000000 00:00 0 
+7f0032000000-7f0036000000 rw-p 00000000 00:11 584938                     /anon_hugepage (deleted)
+7f0040000000-7f0042000000 rw-p 00000000 00:00 0 
 7ffc00000000-7ffc08000000 rw-p 00000000 00:00 0                          [stack]
 `
 	if err := os.WriteFile(filepath.Join(dir, "maps"), []byte(maps), 0o644); err != nil {
@@ -33,8 +38,8 @@ func TestAnonMappings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || !got[0x7f0000000000] {
-		t.Errorf("got %v; want the one anonymous 128 MiB mapping at 0x7f0000000000", got)
+	if len(got) != 3 || !got[0x7f0000000000] || !got[0x7f0030000000] || !got[0x7f0032000000] {
+		t.Errorf("got %v; want the anonymous 128 MiB mapping at 0x7f0000000000 and the run of 96 MiB at 0x7f0030000000", got)
 	}
 }
 

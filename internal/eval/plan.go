@@ -62,6 +62,15 @@ type Plan struct {
 	// in 2 MiB pages: the model's two latency points (run pages).
 	PagePairs int
 	PageCell  time.Duration
+	// ServerPages is the server engine whose own buffers a second
+	// page-size step maps in both page sizes, for its own fit (run pages
+	// --engine). The plan gives it time where the budget has room beside
+	// four repeats (ServerPagesPlanned; else ServerPagesBudget is the
+	// least budget that has); unplanned, it runs when what is left of the
+	// budget holds it.
+	ServerPages        string
+	ServerPagesPlanned bool
+	ServerPagesBudget  time.Duration
 	// Server is the steps of the server engine beside PostgreSQL
 	// (MariaDB): where its server can be had (mariaserver.Installed) and
 	// the budget has room (shrink), its null transaction as PostgreSQL's
@@ -107,6 +116,11 @@ const (
 	loadMRows  = 8 * time.Second
 	loadSF01   = 10 * time.Second
 	pgStart    = 10 * time.Second
+	// pgLoadWH is tpcc-ro's one warehouse loaded into a throwaway
+	// PostgreSQL server and prewarmed: 'run pages --engine postgres
+	// --pairs 1 --cell 100ms' (two servers, about a second of cells) took
+	// 43 s here under a load of 16.
+	pgLoadWH = 12 * time.Second
 	// myStart is a throwaway MariaDB server's start (mariadb-install-db
 	// and boot), myLoadWH tpcc-ro's one warehouse loaded into it: 'run
 	// oltp --engine mariadb --warehouses 1 --streams 1,2' with two 1.5 s
@@ -199,6 +213,9 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 	if !p.Server.On && haveMariaDB() == nil {
 		p.Server.Budget = least(func(q Plan) bool { return q.Server.On })
 	}
+	if !p.ServerPagesPlanned {
+		p.ServerPagesBudget = least(func(q Plan) bool { return q.ServerPagesPlanned })
+	}
 	if p.SMTNoRoom {
 		p.SMTDOPBudget = least(func(q Plan) bool { return len(q.SMTDOP) > 0 })
 	}
@@ -240,7 +257,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		// parallel work: a smaller SF has one and cannot run in parallel).
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
-		PagePairs: 4, PageCell: 650 * time.Millisecond,
+		PagePairs: 4, PageCell: 650 * time.Millisecond, ServerPages: "postgres", ServerPagesPlanned: true,
 		Server: ServerSteps{Engine: "mariadb", On: haveMariaDB() == nil, Streams: []int{1}, Warm: 500 * time.Millisecond, Cell: time.Second}}
 	if n > 1 {
 		p.Server.Streams = append(p.Server.Streams, n)
@@ -304,6 +321,9 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		if len(p.TPCHQueries) > 0 {
 			f += time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 		}
+		if p.ServerPagesPlanned {
+			f += p.serverPageTime()
+		}
 		if p.Server.On {
 			f += 2*myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+cellSetup)
 		}
@@ -350,7 +370,8 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 
 // shrink makes the plan one step smaller and says whether it could:
 // first MariaDB's steps are left out (they never cost the other steps a
-// repeat), then the neighbour pairs go down to minPairs (the other
+// repeat), then the server's page-size step's time (it still runs when
+// what is left of the budget holds it), then the neighbour pairs go down to minPairs (the other
 // latency's ratio is a median over pairs; the findings' U tests need
 // every repeat), then one repeat fewer, OLTP's fourth, transtats', the null
 // cells' down to 3, then one of OLTP and transtats each in turn, then
@@ -361,6 +382,8 @@ func (p *Plan) shrink() bool {
 	switch {
 	case p.Server.On:
 		p.Server.On = false
+	case p.ServerPagesPlanned:
+		p.ServerPagesPlanned = false
 	case p.pairs() > minPairs:
 		p.NeighbourPairs = p.pairs() - 1
 	case p.Repeat > 3:
@@ -493,6 +516,10 @@ func b2i(b bool) int {
 func (p Plan) pageTime() time.Duration {
 	return pages.RunConfig{Pairs: p.PagePairs, Cell: p.PageCell}.Time()
 }
+
+// serverPageTime is what the server's page-size step takes: two servers
+// started and loaded, and the cells.
+func (p Plan) serverPageTime() time.Duration { return 2*(pgStart+pgLoadWH) + p.pageTime() }
 
 // tpchTime is what the TPC-H step's cells take: each also captures its
 // plan, within the cell's setup.

@@ -11,10 +11,11 @@ import (
 )
 
 // buildReport builds the report from the runs the steps stored in the store
-// at storePath (both null runs: the report shows one per engine), and
+// at storePath (both null runs: the report shows one per engine), its model
+// resting on engine's fit ("": the OLTP step's engine), and
 // returns them by id. A PostgreSQL step skipped for want of binaries
 // stored a failed run with nothing in it: it is left out.
-func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*result.Run, error) {
+func buildReport(storePath, engine string, steps []*step) (*report.Report, map[int64]*result.Run, error) {
 	st, err := store.Open(storePath)
 	if err != nil {
 		return nil, nil, err
@@ -38,7 +39,7 @@ func buildReport(storePath string, steps []*step) (*report.Report, map[int64]*re
 	if len(runs) == 0 {
 		return nil, nil, errors.New("no step stored a run: nothing to report")
 	}
-	r, err := report.Build(runs)
+	r, err := report.BuildFor(engine, runs)
 	return r, all, err
 }
 

@@ -39,7 +39,7 @@ func TestReportAndRuns(t *testing.T) {
 	noPG := fmt.Errorf("starting: %w", pgserver.ErrNoBinaries)
 	steps := []*step{{title: "memory probe", id: ids[0]}, {title: "null transaction on PostgreSQL", id: ids[1], err: noPG},
 		{title: "tpcc-ro on SQLite"}}
-	r, runs, err := buildReport(db, steps)
+	r, runs, err := buildReport(db, "", steps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestReportAndRuns(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("runs list:\n%s\nwant:\n%s", b.String(), want)
 	}
-	if _, _, err := buildReport(db, steps[2:]); err == nil || !strings.Contains(err.Error(), "nothing to report") {
+	if _, _, err := buildReport(db, "", steps[2:]); err == nil || !strings.Contains(err.Error(), "nothing to report") {
 		t.Errorf("no run stored: %v", err)
 	}
 }

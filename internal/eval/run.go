@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -31,7 +32,10 @@ type Options struct {
 	Store   string // the results store the steps write to ("": numalab.db in Dir)
 	Out     string // the HTML report ("": numalab-report.html in Dir)
 	Force   bool   // let Out replace a file numalab did not write
-	Start   time.Time
+	// Engine is the engine whose fit the model and the decision rest on
+	// ("": the tpcc-ro step's, SQLite).
+	Engine string
+	Start  time.Time
 }
 
 // Prepare makes Dir, gives the store and the report left empty their
@@ -136,6 +140,12 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 			}
 			return cmds.Pages(ctx, s, pagesConfig(cfg.Pages, probe.id, o.Start.Add(o.Budget)))
 		}, essential: true, est: est(Plan.pageTime)},
+		{title: pageStepTitle + " on the server", run: func(ctx context.Context, s Stored) error {
+			if probe.id == 0 {
+				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
+			}
+			return cmds.Pages(ctx, s, pagesConfig(cfg.PagesServer, probe.id, o.Start.Add(o.Budget)))
+		}, est: est(Plan.serverPageTime)},
 		queries,
 		{title: "TPC-H-derived on DuckDB", run: func(ctx context.Context, s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
@@ -153,7 +163,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
 	})
 
-	r, runs, err := buildReport(o.Store, steps)
+	r, runs, err := buildReport(o.Store, o.Engine, steps)
 	if err != nil {
 		return errors.Join(stepErr, err)
 	}
@@ -163,6 +173,10 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	sent.Take("end")
 	// The model rests on the tpcc-ro step where no page-size fit is.
 	if err := report.WriteSummary(stdout, r, stepRuns(steps, runs), sent, SentinelTolerance, "tpcc-ro on SQLite", time.Since(o.Start)); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	if err := calib.WriteEngineCosts(stdout, r.Engines); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", o.Out)

@@ -63,7 +63,11 @@ func TestRun(t *testing.T) {
 			return nil
 		},
 		Pages: func(_ context.Context, _ Stored, c pages.RunConfig) error {
-			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d", c.Pairs, c.Cell, filepath.Base(c.DB), c.ProbeRun, c.Repeats))
+			on := filepath.Base(c.DB)
+			if c.Engine != "" {
+				on = c.Engine
+			}
+			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d", c.Pairs, c.Cell, on, c.ProbeRun, c.Repeats))
 			// Repeats only while they end within the budget.
 			if left := time.Until(o.Start.Add(o.Budget)); c.RepeatWithin <= 0 || c.RepeatWithin > left+time.Second {
 				t.Errorf("the page-size step's repeats within %v; want the %v left of the budget", c.RepeatWithin, left)
@@ -75,13 +79,13 @@ func TestRun(t *testing.T) {
 	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {
 		t.Errorf("Run = %v; want nil: the report was written, and the OLTP step's failure is in it", err)
 	}
-	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
+	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2; pages 4x650ms on postgres, probe run 1, repeats 2; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
 		t.Errorf("steps ran %s\nwant      %s", got, want)
 	}
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
-	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 9/10 TPC-H-derived on DuckDB", "== 10/10 load curve, tpcc-ro on SQLite", "== findings",
+	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 10/11 TPC-H-derived on DuckDB", "== 11/11 load curve, tpcc-ro on SQLite", "== findings",
 		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: failed: no disk\n",
 		"  null transaction on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n", "  tpcc-ro on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n",
 		"\nreport: " + o.Out + "\n"} {

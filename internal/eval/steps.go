@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/hugepages"
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
@@ -32,6 +33,7 @@ type Configs struct {
 	SMTDOP                     []transtats.RunConfig // smt=on, smt=off; none without SMT
 	TPCH                       tpch.RunConfig
 	Pages                      pages.RunConfig // without its probe run
+	PagesServer                pages.RunConfig // the server engine's (Plan.ServerPages), likewise
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
@@ -59,6 +61,8 @@ func NewConfigs(plan Plan, dir string) Configs {
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
 	c.SMTDOP = transtats.SMTDOPConfigs(c.Report, plan.SMTDOP)
 	c.Pages = pages.RunConfig{DB: c.OLTP.DB, CPU: -1, Pairs: plan.PagePairs, Cell: plan.PageCell, Repeats: max(plan.PagePairs/2, 1), Tolerance: SentinelTolerance}
+	c.PagesServer = c.Pages
+	c.PagesServer.Engine, c.PagesServer.DB = plan.ServerPages, ""
 	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
 	return c
@@ -120,7 +124,7 @@ func noRoom(b, searched time.Duration) error {
 
 // skipped says whether a step's error means it was left out, not failed.
 func skipped(err error) bool {
-	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) || errors.Is(err, errNoRoom)
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) || errors.Is(err, errNoRoom) || errors.Is(err, hugepages.ErrCannot)
 }
 
 // mariaDBStep runs a MariaDB step when the plan has it; else it is left

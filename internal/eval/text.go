@@ -44,6 +44,12 @@ func writePlan(w io.Writer, plan Plan) {
 	writeSMTDOPPlan(w, plan)
 	fmt.Fprintf(w, "      %s: %d pairs of %v cells, the tpcc-ro image in 4 KiB then 2 MiB pages, each transaction cold then hot, the speed sentinel around each\n",
 		pageStepTitle, plan.PagePairs, plan.PageCell)
+	when := ""
+	if !plan.ServerPagesPlanned {
+		when = ", when what is left of the budget holds it" + roomAt(plan.ServerPagesBudget, plan.RoomSearched)
+	}
+	fmt.Fprintf(w, "      %s on the server: the same cells on %s, its own buffers in 4 KiB then 2 MiB pages (two throwaway servers, W=1): its own A and M%s\n",
+		pageStepTitle, plan.ServerPages, when)
 	if len(qs) == 0 {
 		fmt.Fprintf(w, "      TPC-H-derived: left out, the budget has no room for it on this machine%s\n\n", roomAt(plan.TPCHBudget, plan.RoomSearched))
 		return

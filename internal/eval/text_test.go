@@ -20,7 +20,9 @@ func TestRepeatNote(t *testing.T) {
 }
 
 // TestWritePlan: the plan of a 2-CPU machine at 5m without a MariaDB
-// server, and one whose TPC-H step was left out.
+// server, and one whose TPC-H step was left out. The server's page-size
+// step (two PostgreSQL servers loaded) would cost the 5-minute plan two of
+// its four OLTP and transtats repeats: it runs unplanned there.
 func TestWritePlan(t *testing.T) {
 	noMariaDB(t)
 	p, err := NewPlan(5*time.Minute, fixture(t, "kvm-2vcpu-zen.tar.gz"))
@@ -34,6 +36,7 @@ func TestWritePlan(t *testing.T) {
       transtats 1000000 rows on DuckDB, DOP 1,2, 1s+4s per cell x4 repeats
       SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs
       page-size points for the model: 4 pairs of 650ms cells, the tpcc-ro image in 4 KiB then 2 MiB pages, each transaction cold then hot, the speed sentinel around each
+      page-size points for the model on the server: the same cells on postgres, its own buffers in 4 KiB then 2 MiB pages (two throwaway servers, W=1): its own A and M, when what is left of the budget holds it (--budget 7m has)
       TPC-H-derived SF 0.05 on DuckDB, Q21,Q9,Q1 at DOP 1,2, 500ms+1s per cell x1 repeats
 
 `

@@ -46,7 +46,7 @@ func decisionCard(r *Report) card {
 	if p == nil || len(p.Rows) == 0 {
 		return card{Absent: noDecision(r)}
 	}
-	c := card{Sentence: cardSentence(p), Chart: template.HTML(CostBars(AnchorDecision+"-cost", p))}
+	c := card{Sentence: cardFor(r) + cardSentence(p), Chart: template.HTML(CostBars(AnchorDecision+"-cost", p))}
 	if pc := CataloguePurchase(r); pc != nil {
 		c.RealCPUs = realCPUs(pc)
 	}
@@ -72,6 +72,15 @@ func decisionCard(r *Report) card {
 		c.Inputs = append(c.Inputs, in)
 	}
 	return c
+}
+
+// cardFor names the engine and workload the answer is for, and what its A
+// and M rest on.
+func cardFor(r *Report) string {
+	if r.Model == nil {
+		return ""
+	}
+	return "For " + r.Model.For() + ": "
 }
 
 // cardSentence is the answer in one sentence: the candidate to buy with

@@ -29,7 +29,7 @@ func TestDecisionCard(t *testing.T) {
 			best = &decideRow{row.Server.Name, model.Thousands(row.CostPerKTPS)}
 		}
 	}
-	if best == nil || !strings.HasPrefix(c.Sentence, "Cannot tell: "+best.name+" is cheapest at "+best.cost+" per 1,000 tps") ||
+	if best == nil || !strings.HasPrefix(c.Sentence, "For tpcc-ro on sqlite: Cannot tell: "+best.name+" is cheapest at "+best.cost+" per 1,000 tps") ||
 		!strings.HasSuffix(c.Sentence, "To decide, measure "+p.Decider+".") {
 		t.Errorf("card sentence %q: want the cheapest (%v) and the measurement %q", c.Sentence, best, p.Decider)
 	}

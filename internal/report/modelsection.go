@@ -53,6 +53,12 @@ func modelSection(r *Report) HTMLSection {
 	}
 	s.Figures = append(s.Figures, Plot{ID: AnchorModel + "-bars", SVG: template.HTML(Bars(AnchorModel+"-bars", "Predicted total transactions per second", "tps (model)", labels, vals, notes))})
 	s.Tables = append(s.Tables, tb)
+	if fig, et, ok := enginesFigure(r); ok {
+		if fig.SVG != "" {
+			s.Figures = append(s.Figures, fig)
+		}
+		s.Tables = append(s.Tables, et)
+	}
 	if fig, ft, ok := fitFigure(md); ok {
 		s.Figures = append(s.Figures, fig)
 		s.Tables = append(s.Tables, ft)

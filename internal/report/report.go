@@ -32,6 +32,9 @@ type Report struct {
 	PlacedDOP *PlacedDOP `json:"placement_dop,omitempty"`
 	IO        *IO        `json:"io,omitempty"`
 	Model     *Model     `json:"model,omitempty"`
+	// Engines are each engine's measured fit side by side: what memory
+	// latency costs each engine here (calib.EngineCosts).
+	Engines []calib.EngineCost `json:"engines,omitempty"`
 	// Published is the model against public audited results, at its
 	// workload's stall share (nil without a model).
 	Published *published.Validation `json:"published_check,omitempty"`
@@ -240,7 +243,11 @@ type Model = calib.Calibration
 
 // Build computes a report from runs, at most one of each kind. Runs of
 // kinds it does not know add only their machine and provenance.
-func Build(runs []*result.Run) (*Report, error) {
+func Build(runs []*result.Run) (*Report, error) { return BuildFor("", runs) }
+
+// BuildFor is Build with the model calibrated for engine (its OLTP run and
+// measured fit; "": the OLTP run's engine, calib.CalibrateFor).
+func BuildFor(engine string, runs []*result.Run) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, ErrNoRuns
 	}
@@ -328,7 +335,10 @@ func Build(runs []*result.Run) (*Report, error) {
 		r.Machine.GHz = r.Memory.GHz
 	}
 	if r.Memory != nil {
-		if r.Model, err = calib.Calibrate(runs...); err != nil {
+		if r.Model, err = calib.CalibrateFor(engine, runs...); err != nil {
+			return nil, err
+		}
+		if r.Engines, err = calib.EngineCosts(runs...); err != nil {
 			return nil, err
 		}
 		r.Notes = append(r.Notes, modelNote(r.Model))
@@ -382,8 +392,8 @@ func reportingRuns(runs []*result.Run) (shown *result.Run, placed []*result.Run)
 }
 
 // variant is what tells apart runs of a kind a report shows several of:
-// a reporting run's placement, a storage probe's span, and what a
-// workload's Variant says of its runs. Other kinds have one variant.
+// a reporting run's placement, a storage probe's span, a measured fit's
+// engine, and what a workload's Variant says of its runs. Other kinds have one variant.
 func variant(run *result.Run) string {
 	switch run.Kind {
 	case result.RunQueries:
@@ -404,6 +414,8 @@ func variant(run *result.Run) string {
 			return "over a span of " + units.Bytes(c.Span).String()
 		}
 		return ""
+	case calib.RunFit:
+		return EngineVariant(run) // one measured fit per engine
 	}
 	if w := registered(run.Kind); w != nil && w.Variant != nil {
 		return w.Variant(run)

@@ -15,11 +15,11 @@ import (
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
-// pageConn is tpcc's stream over one image, and how its cells open their
-// counters (openCounters).
+// pageConn is tpcc's stream over one copy of the data, and how its
+// cells open their counters (openCounters).
 type pageConn struct {
-	eng    engine.Engine
 	stream *tpcc.Stream
+	closer func() error // the engine's, or the server's
 	// draw draws each pair's seed; pcg, reseeded with it before each run,
 	// gives the transaction's inputs through the stream's random numbers.
 	draw     *rand.Rand
@@ -27,17 +27,14 @@ type pageConn struct {
 	counters func() (cellCounters, string)
 }
 
-// openPageConn opens im as a SQLite engine and a tpcc stream on it,
-// drawing from warehouse 1 alone.
-func openPageConn(ctx context.Context, im *image) (*pageConn, error) {
+// openImageConn opens im as a SQLite engine and a tpcc stream on it
+// (newPageConn).
+func openImageConn(ctx context.Context, im *image, cpu int) (*pageConn, error) {
 	eng, err := engine.OpenSQLiteImage(im.mem)
 	if err != nil {
 		return nil, err
 	}
 	w, err := tpcc.Open(ctx, eng, tpcc.Options{Seed: 1})
-	if err == nil {
-		w, err = w.FirstWarehouses(1)
-	}
 	if err != nil {
 		eng.Close()
 		if errors.Is(err, tpcc.ErrNotTPCC) {
@@ -45,18 +42,50 @@ func openPageConn(ctx context.Context, im *image) (*pageConn, error) {
 		}
 		return nil, fmt.Errorf("the database image: %w", err)
 	}
-	pcg := rand.NewPCG(1, 2)
-	s, err := w.OpenStream(ctx, rand.New(pcg))
+	return newPageConn(ctx, w, cpu, eng.Close)
+}
+
+// newPageConn is a tpcc stream on w drawing from warehouse 1 alone,
+// opened on cpu (a server's backend is pinned beside it there); closer
+// closes w's engine, also when the stream cannot be opened.
+func newPageConn(ctx context.Context, w *tpcc.Workload, cpu int, closer func() error) (*pageConn, error) {
+	w, err := w.FirstWarehouses(1)
 	if err != nil {
-		eng.Close()
+		closer()
+		return nil, fmt.Errorf("the database: %w", err)
+	}
+	pcg := rand.NewPCG(1, 2)
+	var s *tpcc.Stream
+	err = pinned(cpu, func() (err error) {
+		s, err = w.OpenStream(ctx, rand.New(pcg))
+		return err
+	})
+	if err != nil {
+		closer()
 		return nil, err
 	}
-	return &pageConn{eng: eng, stream: s, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg, counters: openCounters}, nil
+	return &pageConn{stream: s, closer: closer, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg, counters: openCounters}, nil
+}
+
+// pinned runs f on the calling goroutine's thread pinned to cpu
+// (place.Pin), and gives the thread back to the Go scheduler as it came.
+func pinned(cpu int, f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	old, err := place.Affinity()
+	if err != nil {
+		return fmt.Errorf("pinning to CPU %d: %w", cpu, err)
+	}
+	if err := place.Pin([]int{cpu}); err != nil {
+		return fmt.Errorf("pinning to CPU %d: %w", cpu, err)
+	}
+	defer place.Pin(old)
+	return f()
 }
 
 func (p *pageConn) close() {
 	p.stream.Close()
-	p.eng.Close()
+	p.closer()
 }
 
 // cellRun is what one cell measured: its cold runs (index 0) and its hot
@@ -111,18 +140,16 @@ func openCounters() (cellCounters, string) {
 // between the runs, outside their times. A failed read of the counters
 // leaves the cell uncounted, saying why (readFailed), and does not fail
 // it. It runs at least one pair, then until d or ctx is done.
-func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (cellRun, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	old, err := place.Affinity()
-	if err != nil {
-		return cellRun{}, fmt.Errorf("the page-size cell: %w", err)
-	}
-	if err := place.Pin([]int{cpu}); err != nil {
-		return cellRun{}, fmt.Errorf("the page-size cell: %w", err)
-	}
-	// The thread goes back to the Go scheduler as it came, not pinned.
-	defer place.Pin(old)
+func (p *pageConn) cell(ctx context.Context, cpu int, d time.Duration) (r cellRun, err error) {
+	err = pinned(cpu, func() error {
+		r, err = p.pinnedCell(ctx, d)
+		return err
+	})
+	return r, err
+}
+
+// pinnedCell is cell on the calling thread, already pinned.
+func (p *pageConn) pinnedCell(ctx context.Context, d time.Duration) (cellRun, error) {
 	ctr, why := p.counters()
 	r := cellRun{noCounters: why}
 	var sums [2][]uint64

@@ -22,8 +22,12 @@ import (
 // it and stores it with the run (the JSON names are those eval stored
 // before the experiment had a command).
 type RunConfig struct {
+	// Engine is whose memory the data is in: "sqlite" (or "": DB's image
+	// in memory numalab maps), or a server engine of serverPages (its own
+	// buffers in a managed server of each page size, loaded with W=1).
+	Engine string `json:"engine,omitempty"`
 	// DB is the tpcc-ro SQLite file (any number of warehouses; the
-	// transactions read warehouse 1).
+	// transactions read warehouse 1); SQLite only.
 	DB string `json:"db"`
 	// CPU is the CPU the cells and chains run on; -1, the machine's
 	// first.
@@ -51,6 +55,9 @@ func DefaultRunConfig() RunConfig {
 	return RunConfig{DB: tpcc.DefaultPath("sqlite", 1), CPU: -1, Pairs: 4, Cell: 650 * time.Millisecond, Repeats: 2, Tolerance: 0.15}
 }
 
+// engine is c's engine, "sqlite" for "".
+func (c RunConfig) engine() string { return cmp.Or(c.Engine, "sqlite") }
+
 // Time is what a run of c takes as planned: its cells, each followed by
 // a timing of its memory's chain, six more timings (every chain before
 // the first pair and after the last), the warm-up of each image (a
@@ -63,7 +70,9 @@ func (c RunConfig) Time() time.Duration {
 // Check refuses values no run could use, naming the flag.
 func (c RunConfig) Check() error {
 	var bad cliflag.Errs
-	bad.BadIf(c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
+	bad = append(bad, checkEngine(c.Engine)...)
+	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+" loads its own database into its own servers (leave --db out)")
+	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
 	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")
 	bad.BadIf(c.Pairs < 1 || c.Pairs > 1000, "pairs", fmt.Sprint(c.Pairs), "is not 1 to 1000 pairs of cells")
 	bad.BadIf(c.Cell < 10*time.Millisecond || c.Cell > time.Hour, "cell", c.Cell.String(), "is not a cell of 10ms to 1h")
@@ -125,8 +134,10 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 	if t != nil && len(t.CPUs) > 0 && !slices.ContainsFunc(t.CPUs, func(x result.CPU) bool { return x.ID == c.CPU }) {
 		return 0, fmt.Errorf("-cpu: %d is not a CPU of this machine (numalab topo lists them)", c.CPU)
 	}
-	if err := checkDB(c.DB); err != nil {
-		return 0, err
+	if c.engine() == "sqlite" {
+		if err := checkDB(c.DB); err != nil {
+			return 0, err
+		}
 	}
 	if c.GHz > 0 && c.ProbeRun == 0 {
 		return c.GHz, nil

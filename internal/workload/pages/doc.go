@@ -12,6 +12,14 @@
 // are fitted to the kept cells (calib.MeasuredFit, stored as a run of
 // kind calib.RunFit).
 //
+// A server engine's own buffers are measured the same way (RunConfig
+// .Engine, serverSides): two managed servers with tpcc-ro W=1, PostgreSQL's
+// shared buffers with huge_pages off and on (MariaDB's buffer pool with
+// large pages off and on), the 2 MiB pages reserved from the kernel's pool
+// by package hugepages and given back after; each server's data mapping is
+// checked in a backend's smaps, and a server whose setting did not decide
+// its page size is refused, as is DuckDB, which has no such setting.
+//
 // It refuses a database that is not tpcc (no tpcc_meta), a CPU this
 // process may not run on, and counts nothing it could not read: a cell
 // whose hardware counters could not be opened or read says why. It

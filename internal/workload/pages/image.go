@@ -1,8 +1,10 @@
 package pages
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -54,4 +56,36 @@ func hugeShare(procRoot string, addr uintptr, size int) float64 {
 		return 0
 	}
 	return float64(m.AnonHugePages) / float64(size)
+}
+
+// imageSides reads cfg.DB into memory twice, once in each page size
+// (newImage), each opened by SQLite in place (openImageConn).
+func imageSides(ctx context.Context, cfg RunConfig) (*sides, error) {
+	db, err := os.ReadFile(cfg.DB)
+	if err != nil {
+		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
+	}
+	sd := &sides{engine: "sqlite", title: "SQLite", where: "the database image read in place in memory of two page sizes"}
+	var undo []func()
+	sd.release = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	for i, kind := range pageMemory {
+		im, err := newImage("/", db, kind.huge)
+		if err != nil {
+			sd.release()
+			return nil, err
+		}
+		undo = append(undo, im.free)
+		conn, err := openImageConn(ctx, im, cfg.CPU)
+		if err != nil {
+			sd.release()
+			return nil, fmt.Errorf("%s: %w", cfg.DB, err)
+		}
+		undo = append(undo, conn.close)
+		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: im.HugeShare, dataBytes: int64(len(im.mem)), conn: conn}
+	}
+	return sd, nil
 }

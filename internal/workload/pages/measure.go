@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -129,33 +128,26 @@ func CacheChainBytes(t *result.Topology) int64 {
 // returned with ctx's error: the caller stores what was measured.
 func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, mem *sentinel.Memory, progress func(calib.FitCell)) (*calib.MeasuredFit, error) {
 	start := time.Now()
-	db, err := os.ReadFile(cfg.DB)
+	sd, err := openSides(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
+		return nil, err
 	}
-	f := &calib.MeasuredFit{
-		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on SQLite, one stream on CPU %d, the database image read in place in memory of two page sizes, each transaction run twice with the same inputs (cold, then hot from the caches)", cfg.CPU),
-		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, and up to %d of them run again where the time allowed",
-			cfg.Pairs, cfg.Cell, units.Bytes(cacheBytes), 100*cfg.Tolerance, cfg.Repeats),
+	defer sd.release()
+	f := &calib.MeasuredFit{Engine: sd.engine, Workload: "tpcc-ro",
+		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on %s, one stream on CPU %d, %s, each transaction run twice with the same inputs (cold, then hot from the caches)", sd.title, cfg.CPU, sd.where),
+		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, and up to %d of them run again where the time allowed%s",
+			cfg.Pairs, cfg.Cell, units.Bytes(cacheBytes), 100*cfg.Tolerance, cfg.Repeats, sd.chains),
 		GHz: ghz,
 	}
 	f.Sentinel.UseMemory(mem)
 	r := &pageRun{ctx: ctx, cpu: cfg.CPU, f: f, progress: progress}
-	for i, kind := range pageMemory {
-		im, err := newImage("/", db, kind.huge)
-		if err != nil {
-			return nil, err
-		}
-		defer im.free()
-		if r.conns[i], err = openPageConn(ctx, im); err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.DB, err)
-		}
-		defer r.conns[i].close()
-		if r.chains[i], err = memlat.NewChase(int64(len(im.mem)), kind.pages); err != nil {
-			return nil, fmt.Errorf("mapping the random chain in %s: %w", kind.name, err)
+	for i, s := range sd.s {
+		r.conns[i] = s.conn
+		if r.chains[i], err = memlat.NewChase(s.dataBytes, s.pages); err != nil {
+			return nil, fmt.Errorf("mapping the random chain in %s: %w", s.name, err)
 		}
 		defer r.chains[i].Free()
-		f.Memory = append(f.Memory, calib.FitMemory{Name: kind.name, DataHuge: im.HugeShare, ChainHuge: r.chains[i].HugeFraction, ChainBytes: r.chains[i].Bytes})
+		f.Memory = append(f.Memory, calib.FitMemory{Name: s.name, DataHuge: s.dataHuge, ChainHuge: r.chains[i].HugeFraction, ChainBytes: r.chains[i].Bytes})
 		if _, err := r.conns[i].cell(ctx, cfg.CPU, cfg.Cell/4); err != nil { // warm
 			return nil, err
 		}
@@ -182,6 +174,34 @@ func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, 
 	}
 	f.Compute()
 	return f, err
+}
+
+// side is one kind of memory the cells' data sits in: a tpcc stream whose
+// data is there, and how that memory is mapped.
+type side struct {
+	name, pages string  // "4 KiB pages", memlat.Pages4K: the chain's
+	dataHuge    float64 // the share of the data's memory in 2 MiB pages
+	dataBytes   int64   // the data's size: the chain's
+	conn        *pageConn
+}
+
+// sides are the two kinds of memory of one engine's data (in
+// pageMemory's order), what they are in words, and how to let them go.
+type sides struct {
+	s             [2]side
+	engine, title string // "postgres", "PostgreSQL"
+	where, chains string // where the data is, in words; how the chains stand for it
+	release       func()
+}
+
+// openSides opens cfg's engine's data in memory of both page sizes:
+// SQLite's image in memory numalab maps (imageSides), a server's buffers
+// in a managed server of each page size (serverSides).
+func openSides(ctx context.Context, cfg RunConfig) (*sides, error) {
+	if cfg.engine() == "sqlite" {
+		return imageSides(ctx, cfg)
+	}
+	return serverSides(ctx, cfg)
 }
 
 // cells runs the pairs, then the repeats of off-speed cells.
@@ -233,8 +253,8 @@ func Run(ctx context.Context, cfg RunConfig, t *result.Topology, ghz float64, w 
 	} else {
 		defer mem.Free()
 	}
-	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d at %.2f GHz, the database image in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated\n",
-		cfg.Pairs, cfg.Cell, cfg.CPU, ghz, cfg.Repeats)
+	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d at %.2f GHz, %s's data in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated\n",
+		cfg.Pairs, cfg.Cell, cfg.CPU, ghz, cfg.engine(), cfg.Repeats)
 	f, err := Measure(ctx, cfg, ghz, CacheChainBytes(t), mem, func(c calib.FitCell) {
 		chain := "the caches" // a hot cell's latency is their chain's median, at the end
 		if c.ChainNS > 0 {

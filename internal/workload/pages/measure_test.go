@@ -213,7 +213,7 @@ func TestCellCounterReadFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer im.free()
-	conn, err := openPageConn(context.Background(), im)
+	conn, err := openImageConn(context.Background(), im, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestColdHotSameInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer im.free()
-	conn, err := openPageConn(context.Background(), im)
+	conn, err := openImageConn(context.Background(), im, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,153 @@
+package calib
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/numalab/numalab/internal/memlat"
+	"github.com/numalab/numalab/internal/model"
+	"github.com/numalab/numalab/internal/result"
+)
+
+// pgOLTP is a stored one-stream OLTP run on PostgreSQL.
+func pgOLTP(t *testing.T, id int64) *result.Run {
+	r := stored(t, id, result.RunOLTP, oneNode(), result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	r.Config = []byte(`{"engine":"postgres","warehouses":1}`)
+	return r
+}
+
+// TestPostgresRunNotSQLiteFit: a PostgreSQL run's calibration never takes
+// SQLite's measured fit, stored or among the runs: with SQLite's alone it
+// falls back to its own run, saying why; with PostgreSQL's own stored it
+// takes that one and names it; naming SQLite's is refused.
+func TestPostgresRunNotSQLiteFit(t *testing.T) {
+	m := oneNode()
+	sqliteFit := measuredFit(t, 1) // stored before fits named their engine: SQLite's
+	st := runMap{
+		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150})),
+		2: pgOLTP(t, 2),
+		3: stored(t, 3, RunFit, m, KindMeasuredFit.Of(*sqliteFit)),
+	}
+	c, err := CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 0 || c.Engine != "postgres" || !strings.HasPrefix(c.FitChoice, `no model-fit run of postgres on host "" in the store`) ||
+		!strings.Contains(c.FitChoice, "not used: 3 (sqlite's tpcc-ro)") {
+		t.Errorf("PostgreSQL run with SQLite's fit stored: fit run %d, engine %q, choice %q; want none taken, saying SQLite's was not", c.FitRun, c.Engine, c.FitChoice)
+	}
+	if c.Fit != nil || !strings.Contains(c.Method, "published stall share") {
+		t.Errorf("without its own fit: method %q; want one point and the published stall share", c.Method)
+	}
+	direct, err := Calibrate(st[1], st[2], st[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if direct.FitRun != 0 || !strings.Contains(strings.Join(direct.Notes, " "), "no measured fit of postgres among the runs, only of other engines (run 3 (sqlite, tpcc-ro))") {
+		t.Errorf("Calibrate with SQLite's fit among the runs: fit run %d, notes %q", direct.FitRun, direct.Notes)
+	}
+	if _, err := CalibrateStored(st, 2, 0, 3); err == nil || !strings.Contains(err.Error(), "-fit-run: run 3 fitted sqlite's tpcc-ro, and OLTP run 2 ran on postgres") {
+		t.Errorf("SQLite's fit named for a PostgreSQL run: %v; want it refused", err)
+	}
+	pgFit := measuredFit(t, 1)
+	pgFit.Engine, pgFit.Workload = "postgres", "tpcc-ro"
+	st[4] = stored(t, 4, RunFit, m, KindMeasuredFit.Of(*pgFit))
+	st[5] = stored(t, 5, RunFit, m, KindMeasuredFit.Of(*sqliteFit)) // newer, SQLite's
+	c, err = CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 4 || !strings.HasPrefix(c.FitChoice, "model-fit run 4, postgres's tpcc-ro, the newest of postgres on this host") {
+		t.Errorf("PostgreSQL's own fit stored: fit run %d, choice %q; want run 4", c.FitRun, c.FitChoice)
+	}
+}
+
+// TestTwoLatencyPointsRecoverAM: cells made by known A and M at two
+// latencies, stored as PostgreSQL's fit, give back A and M through the
+// calibration of a PostgreSQL run; cells whose latencies are less than
+// MinSpread apart give no fit, and the calibration falls back to the
+// published stall share, saying why.
+func TestTwoLatencyPointsRecoverAM(t *testing.T) {
+	const a, mw, ghz = 300_000.0, 400.0, 2.0
+	f := &MeasuredFit{Engine: "postgres", Workload: "tpcc-ro", What: "injected", GHz: ghz,
+		Memory: []FitMemory{{Name: "4 KiB pages", LatencyNS: 160}, {Name: "2 MiB pages", LatencyNS: 120}}}
+	for k := range 6 {
+		mem := k % 2
+		ns := f.Memory[mem].LatencyNS
+		f.Cells = append(f.Cells, FitCell{Label: "cell", Memory: mem, Point: model.Point{GHz: ghz, TPSPerCore: ghz * 1e9 / (a + mw*ns*ghz)}})
+	}
+	f.Compute()
+	if f.Fit == nil || math.Abs(f.Fit.A-a) > 1e-3*a || math.Abs(f.Fit.M-mw) > 1e-3*mw {
+		t.Fatalf("fit %+v (%s); want A %v, M %v", f.Fit, f.FitError, a, mw)
+	}
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: ghz, LocalNS: 150}))
+	c, err := Calibrate(probe, pgOLTP(t, 2), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 3 || math.Abs(c.Workload.Core()-a) > 1e-3*a || math.Abs(c.Workload.Waits()-mw) > 1e-3*mw {
+		t.Errorf("calibration: fit run %d, A %v, M %v; want run 3's %v and %v", c.FitRun, c.Workload.Core(), c.Workload.Waits(), a, mw)
+	}
+	// 150 and 160 ns are 6.7% apart: no fit.
+	f.Memory[1].LatencyNS = 150
+	f.Compute()
+	if f.Fit != nil || !strings.Contains(f.FitError, "a fit needs two at least 15% apart") {
+		t.Fatalf("latencies 6.7%% apart: fit %+v, error %q; want none, saying why", f.Fit, f.FitError)
+	}
+	c, err = Calibrate(probe, pgOLTP(t, 2), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 0 || !strings.Contains(c.Method, "published stall share") || !strings.Contains(strings.Join(c.Notes, " "), "15% apart") {
+		t.Errorf("no fit: fit run %d, method %q, notes %q; want the stall share assumed, saying why", c.FitRun, c.Method, c.Notes)
+	}
+}
+
+// TestEngineCosts: each engine's newest fit gives its own row, A and M
+// its fit's, the stall share at one socket's latency and the per-core
+// rate falling with sockets; an engine whose cells did not fit says why.
+func TestEngineCosts(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
+	sq := measuredFit(t, 1)
+	pg := measuredFit(t, 1)
+	pg.Engine = "postgres"
+	bad := measuredFit(t, 1)
+	bad.Engine, bad.Fit, bad.FitError = "mariadb", nil, "too few cells"
+	rows, err := EngineCosts(probe, stored(t, 2, RunFit, m, KindMeasuredFit.Of(*sq)), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*pg)),
+		stored(t, 4, RunFit, m, KindMeasuredFit.Of(*bad)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 || rows[0].Engine != "sqlite" || rows[1].Engine != "postgres" || rows[1].FitRun != 3 || rows[2].NoFit != "too few cells" {
+		t.Fatalf("rows %+v; want sqlite, postgres (run 3), mariadb without a fit", rows)
+	}
+	r := rows[1]
+	// One socket's latency is the fit's first chain, 100 ns: M·L·f/C.
+	if want := 500 * 200.0 / (200_000 + 500*200); math.Abs(r.A-200_000) > 1 || math.Abs(r.StallShare-want) > 1e-6 || len(r.TPSPerCore) != 3 || !(r.VsOne[2] < r.VsOne[1] && r.VsOne[1] < 1) {
+		t.Errorf("postgres row %+v; want A 200,000, stall share %v, per-core rate falling with sockets", r, want)
+	}
+	var b strings.Builder
+	if err := WriteEngineCosts(&b, rows); err != nil || !strings.Contains(b.String(), "postgres") || !strings.Contains(b.String(), "no fit: too few cells") {
+		t.Errorf("table %q (%v)", b.String(), err)
+	}
+}
+
+// TestCalibrateFor: calibrated for PostgreSQL beside SQLite's OLTP run and
+// fit, the model takes PostgreSQL's fit and no SQLite run, and says so.
+func TestCalibrateFor(t *testing.T) {
+	m := oneNode()
+	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
+	sqOLTP := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	pg := measuredFit(t, 1)
+	pg.Engine = "postgres"
+	c, err := CalibrateFor("postgres", probe, sqOLTP, stored(t, 3, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1))), stored(t, 4, RunFit, m, KindMeasuredFit.Of(*pg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Engine != "postgres" || c.FitRun != 4 || c.OLTPRun != 0 || c.For() != "tpcc-ro on postgres" {
+		t.Errorf("for postgres: engine %q, fit run %d, OLTP run %d, for %q; want postgres's fit 4 and no SQLite run", c.Engine, c.FitRun, c.OLTPRun, c.For())
+	}
+}

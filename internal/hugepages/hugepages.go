@@ -1,0 +1,160 @@
+// Package hugepages reserves 2 MiB pages from the kernel's pool
+// (proc/sys/vm/nr_hugepages) for a server that maps its memory in them
+// (PostgreSQL's huge_pages=on, MariaDB's large pages), and gives them back.
+// It raises the pool by the pages asked for and lowers it by the same
+// count when released, so that pages another program reserved meanwhile
+// stay reserved. It refuses, saying why, where it cannot: not root, or
+// the kernel gave fewer pages than asked (memory short or fragmented);
+// it then gives back what it got. It reads and writes only below the root
+// it is given ("/" but in tests).
+package hugepages
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// PageBytes is the size of the pages this package reserves.
+const PageBytes = 2 << 20
+
+// ErrCannot is wrapped when pages cannot be reserved here.
+var ErrCannot = errors.New("2 MiB pages cannot be reserved")
+
+// Reservation is pages reserved by Reserve, to Release.
+type Reservation struct {
+	root string
+	// Pages is how many pages were reserved; Before the pool's size
+	// before.
+	Pages, Before int
+}
+
+// Pages is how many 2 MiB pages hold bytes.
+func Pages(bytes int64) int { return int((bytes + PageBytes - 1) / PageBytes) }
+
+const poolFile = "proc/sys/vm/nr_hugepages"
+
+// Reserve makes n more pages free in the pool under root. Pages other
+// programs hold beyond the pool (surplus, overcommitted) count in the
+// kernel's pool size: writing a size converts them first, so the size
+// written is what the pool holds, surplus included, plus n. The kernel
+// may give fewer than asked; then what it gave is given back and the
+// error says how many it had.
+func Reserve(root string, n int) (*Reservation, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("reserving %d 2 MiB pages: not a positive count", n)
+	}
+	before, err := readPool(root)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readMeminfo(root)
+	if err != nil {
+		return nil, err
+	}
+	target := max(before, m.total) + n
+	if err := writePool(root, target); err != nil {
+		return nil, err
+	}
+	r := &Reservation{root: root, Before: before, Pages: target - before}
+	after, err := readMeminfo(root)
+	if err != nil {
+		return nil, errors.Join(err, r.Release())
+	}
+	if got := after.available() - m.available(); got < n {
+		return nil, errors.Join(fmt.Errorf("%w: the kernel made %d of the %d 2 MiB pages asked for free (%d MiB of memory free: short or fragmented)",
+			ErrCannot, max(got, 0), n, after.freeKB>>10), r.Release())
+	}
+	return r, nil
+}
+
+// Release gives the reserved pages back: the pool is lowered by as many
+// as were reserved. Safe to call twice.
+func (r *Reservation) Release() error {
+	if r == nil || r.Pages == 0 {
+		return nil
+	}
+	now, err := readPool(r.root)
+	if err != nil {
+		return err
+	}
+	if err := writePool(r.root, max(now-r.Pages, 0)); err != nil {
+		return err
+	}
+	r.Pages = 0
+	return nil
+}
+
+func readPool(root string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(root, poolFile))
+	if err != nil {
+		return 0, fmt.Errorf("%w: reading /%s: %w", ErrCannot, poolFile, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, fmt.Errorf("reading /%s: %q is not a count", poolFile, strings.TrimSpace(string(b)))
+	}
+	return n, nil
+}
+
+func writePool(root string, n int) error {
+	err := os.WriteFile(filepath.Join(root, poolFile), []byte(strconv.Itoa(n)+"\n"), 0o644)
+	switch {
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("%w: writing /%s needs root (or reserve them yourself first: sysctl vm.nr_hugepages=N)", ErrCannot, poolFile)
+	case err != nil:
+		return fmt.Errorf("%w: writing /%s: %w", ErrCannot, poolFile, err)
+	}
+	return nil
+}
+
+// meminfo is what Reserve reads of proc/meminfo: the pool's pages (with
+// surplus ones), those free and those free but promised, and MemFree.
+type meminfo struct {
+	total, free, rsvd int
+	freeKB            int64
+}
+
+// available are the pool's pages free and promised to no mapping.
+func (m meminfo) available() int { return m.free - m.rsvd }
+
+func readMeminfo(root string) (meminfo, error) {
+	f, err := os.Open(filepath.Join(root, "proc/meminfo"))
+	if err != nil {
+		return meminfo{}, fmt.Errorf("%w: %w", ErrCannot, err)
+	}
+	defer f.Close()
+	return parseMeminfo(f)
+}
+
+// parseMeminfo reads the pool's counts and MemFree from meminfo text.
+func parseMeminfo(r io.Reader) (meminfo, error) {
+	var m meminfo
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "HugePages_Total:":
+			m.total = int(v)
+		case "HugePages_Free:":
+			m.free = int(v)
+		case "HugePages_Rsvd:":
+			m.rsvd = int(v)
+		case "MemFree:":
+			m.freeKB = v
+		}
+	}
+	return m, sc.Err()
+}

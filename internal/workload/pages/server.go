@@ -1,0 +1,279 @@
+package pages
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/hugepages"
+	"github.com/numalab/numalab/internal/mariaserver"
+	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/workload/tpcc"
+)
+
+// serverPage is a server engine's setting that maps its data memory in
+// 2 MiB pages from the kernel's pool (hugetlb), with its values off and on.
+type serverPage struct {
+	title, setting, off, on, memory string
+}
+
+// serverPages are the server engines whose data memory a setting maps in
+// 2 MiB pages.
+var serverPages = map[string]serverPage{
+	"postgres": {"PostgreSQL", "huge_pages", "off", "on", "shared buffers"},
+	"mariadb":  {"MariaDB", "large-pages", "OFF", "ON", "buffer pool"},
+}
+
+// noPages says, of the engines that run tpcc-ro, why one has no
+// page-size pair.
+var noPages = map[string]string{
+	"duckdb": "DuckDB has no setting that maps its buffer manager's memory in 2 MiB pages: its allocations take the kernel's transparent huge page default (madvise or never on most machines), which it does not advise, so only a machine-wide change (transparent_hugepage=always, which numalab does not make on a shared machine) would; its runs' model rests on one latency and the published stall share, or on remote memory where the machine has nodes",
+}
+
+// checkEngine refuses an engine without a page-size pair, saying why.
+func checkEngine(name string) cliflag.Errs {
+	var bad cliflag.Errs
+	if name == "" || name == "sqlite" {
+		return nil
+	}
+	if _, ok := serverPages[name]; ok {
+		return nil
+	}
+	names := []string{"sqlite"}
+	for n := range serverPages {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	why, ok := noPages[name]
+	if !ok {
+		why = "is not an engine whose data can be mapped in both page sizes"
+	}
+	bad.BadIf(true, "engine", name, why+" (expected one of "+strings.Join(names, ", ")+")")
+	return bad
+}
+
+// serverWarehouses is the size of a server's tpcc-ro database: the
+// transactions read warehouse 1 alone.
+const serverWarehouses = 1
+
+// serverSides starts two managed servers of cfg's engine, its data
+// memory in 4 KiB pages in one and in 2 MiB pages from the kernel's pool
+// in the other (numalab reserves the pages first and gives them back
+// after), loads W=1 into each, prewarms it, and opens a stream on each,
+// its backend pinned beside the stream on cfg.CPU.
+func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
+	sp := serverPages[cfg.engine()]
+	est := tpcc.EstimatedBytes(serverWarehouses)
+	pool := max(pgserver.SharedBuffersFor(est), mariaserver.BufferPoolFor(est))
+	sd := &sides{engine: cfg.engine(), title: sp.title,
+		chains: "; the 2 MiB chain is in transparent huge pages, not the kernel's pool: its walks are of 2 MiB pages as the server's are"}
+	var undo []func()
+	sd.release = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			sd.release()
+		}
+	}()
+	// The 2 MiB server first, right after its pages are reserved: another
+	// PostgreSQL server on the machine (huge_pages=try, the default) takes
+	// free pages of the pool when it starts.
+	for _, i := range []int{1, 0} {
+		kind := pageMemory[i]
+		value := sp.off
+		if kind.huge {
+			value = sp.on
+		}
+		src := tpcc.Source{Engine: cfg.engine(), Where: engine.Options{ServerSettings: map[string]string{sp.setting: value}},
+			Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
+		var w *tpcc.Workload
+		if kind.huge {
+			var res *hugepages.Reservation
+			if w, res, err = prepareHuge(ctx, src, hugepages.Pages(pool+pool/4+64<<20)); err != nil {
+				return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
+			}
+			undo = append(undo, func() { res.Release() })
+			sd.where = fmt.Sprintf("its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by numalab and given back after), a managed server each, W=1 loaded and prewarmed, the backend pinned beside the stream",
+				sp.memory, sp.setting, sp.off, sp.setting, sp.on, res.Pages)
+		} else if w, _, err = tpcc.Prepare(ctx, src); err != nil {
+			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
+		}
+		eng := w.Engine()
+		pw, err := w.Prewarm(ctx, false)
+		if err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("prewarming %s with %s=%s: %w", sp.title, sp.setting, value, err)
+		}
+		huge, err := dataHuge(ctx, eng, cfg.CPU)
+		if err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
+		}
+		if kind.huge && huge < 0.9 || !kind.huge && huge > 0.1 {
+			eng.Close()
+			return nil, fmt.Errorf("%s with %s=%s mapped its %s (the mapping of at least 64 MiB most in memory) %.0f%% in 2 MiB pages: the setting did not decide its page size here, so the two servers' data would not be in memory of two page sizes",
+				sp.title, sp.setting, value, sp.memory, 100*huge)
+		}
+		conn, err := newPageConn(ctx, w, cfg.CPU, eng.Close)
+		if err != nil {
+			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
+		}
+		undo = append(undo, conn.close)
+		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: huge, dataBytes: max(pw.FileBytes, 2<<20), conn: conn}
+	}
+	return sd, nil
+}
+
+// prepareHuge reserves pages 2 MiB pages and starts and loads src's
+// server in them; once more when the start fails: another server on the
+// machine (PostgreSQL's huge_pages=try, its default) may take the pool's
+// free pages as it starts.
+func prepareHuge(ctx context.Context, src tpcc.Source, pages int) (*tpcc.Workload, *hugepages.Reservation, error) {
+	var first error
+	for range 2 {
+		res, err := hugepages.Reserve("/", pages)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reserving its 2 MiB pages: %w", errors.Join(first, err))
+		}
+		w, _, err := tpcc.Prepare(ctx, src)
+		if err == nil {
+			return w, res, nil
+		}
+		res.Release()
+		if first != nil || ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%w (tried twice, the pages reserved afresh: another server on this machine may take them as it starts)", err)
+		}
+		first = err
+	}
+	return nil, nil, first
+}
+
+// dataHuge is the share of eng's data memory in 2 MiB pages, as a
+// backend of it (a process, or a server thread) maps it: the mapping in
+// its proc/PID/smaps that dataMapping picks.
+func dataHuge(ctx context.Context, eng engine.Engine, cpu int) (share float64, err error) {
+	err = pinned(cpu, func() error {
+		c, err := eng.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close() // after the read: a PostgreSQL backend ends with its connection
+		share, err = backendHuge(c.BackendPID())
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reading where its data is: %w", err)
+	}
+	return share, nil
+}
+
+// backendHuge is the share in 2 MiB pages of the data mapping in
+// proc/pid/smaps.
+func backendHuge(pid int) (float64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	m, err := dataMapping(f)
+	if err != nil {
+		return 0, fmt.Errorf("reading /proc/%d/smaps: %w", pid, err)
+	}
+	return m.hugeShare(), nil
+}
+
+// smapsEntry is what dataMapping reads of one mapping, sizes in kB.
+type smapsEntry struct {
+	size, rss, hugetlb, anonHuge, pmdMapped, kernelPage int64
+}
+
+// resident is what of the mapping is in memory: its pages of 4 KiB or
+// transparent huge pages, and its pages from the kernel's pool.
+func (e smapsEntry) resident() int64 { return e.rss + e.hugetlb }
+
+// hugeShare is the share of the mapping in 2 MiB pages: all of it in the
+// kernel's pool (hugetlb: its kernel page size is 2 MiB), else its
+// transparent huge pages over what is resident.
+func (e smapsEntry) hugeShare() float64 {
+	switch {
+	case e.kernelPage >= 2048:
+		return 1
+	case e.rss == 0:
+		return 0
+	}
+	return min(float64(e.anonHuge+e.pmdMapped)/float64(e.rss), 1)
+}
+
+// errNoMapping is dataMapping's refusal of smaps with no mapping.
+var errNoMapping = errors.New("no mapping of at least 64 MiB in memory in smaps")
+
+// minDataMapping is the least size of a mapping dataMapping takes for a
+// server's buffers: smaller ones are stacks, libraries and heaps.
+const minDataMapping = 64 << 10 // kB
+
+// dataMapping is, of the mappings in smaps text of at least
+// minDataMapping, the one with the most in memory: a server's shared
+// buffers or a chunk of its buffer pool (prewarmed), not a large
+// reservation of address space nothing was written to.
+func dataMapping(r io.Reader) (smapsEntry, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var best, cur smapsEntry
+	seen := false
+	flush := func() {
+		if seen && cur.size >= minDataMapping && cur.resident() > best.resident() {
+			best = cur
+		}
+	}
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if !strings.HasSuffix(f[0], ":") && strings.Contains(f[0], "-") {
+			flush()
+			cur, seen = smapsEntry{}, true
+			continue
+		}
+		if len(f) < 3 || f[2] != "kB" {
+			continue
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return smapsEntry{}, fmt.Errorf("smaps line %q: %w", sc.Text(), err)
+		}
+		switch f[0] {
+		case "Size:":
+			cur.size = v
+		case "Rss:":
+			cur.rss = v
+		case "AnonHugePages:":
+			cur.anonHuge = v
+		case "Shared_Hugetlb:", "Private_Hugetlb:":
+			cur.hugetlb += v
+		case "ShmemPmdMapped:":
+			cur.pmdMapped = v
+		case "KernelPageSize:":
+			cur.kernelPage = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return smapsEntry{}, err
+	}
+	flush()
+	if best.size == 0 {
+		return smapsEntry{}, errNoMapping
+	}
+	return best, nil
+}
