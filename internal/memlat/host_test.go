@@ -256,7 +256,7 @@ func TestProbeCancelledHost(t *testing.T) {
 }
 
 // hostTopology is this machine's topology, or a skip.
-func hostTopology(t *testing.T) *result.Topology {
+func hostTopology(t testing.TB) *result.Topology {
 	t.Helper()
 	tp, err := topo.FromSysfs("/")
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 )
 
 // Neighbour is a memory-bandwidth neighbour: one thread per CPU given,
-// each reading its own region sequentially (the streamers of the loaded
-// latency), until Stop.
+// each reading its own region sequentially with the widest loads the CPU
+// has (the streamers of the loaded latency), until Stop.
 type Neighbour struct {
 	CPUs  []int
 	buf   *buffer
@@ -45,7 +45,8 @@ func StartNeighbour(t *result.Topology, cpus []int) (*Neighbour, error) {
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.bytes[i], n.took[i], _, n.errs[i] = stream(cpu, b.mem[int64(i)*region:int64(i+1)*region], 0, &ready, gate, n.stop)
+			w := newStreamWork(widest(), OpRead, b.mem[int64(i)*region:int64(i+1)*region])
+			n.bytes[i], n.took[i], _, n.errs[i] = stream(cpu, w, 0, &ready, gate, n.stop)
 			if n.errs[i] != nil { // pinning failed: the thread never got ready
 				failed <- n.errs[i]
 				ready.Done()

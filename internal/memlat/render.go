@@ -51,26 +51,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "(%s)\n", m.Note)
 		}
 	}
-	if bw := r.Bandwidth; bw != nil {
-		if len(bw.Read) > 0 {
-			fmt.Fprintf(&b, "\nSequential read bandwidth (each thread streams its own %s region)\n", units.Bytes(bw.Read[0].RegionBytes))
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "threads\tCPUs\tGB/s\tpreempted\t")
-			for _, p := range bw.Read {
-				fmt.Fprintf(tw, "%d\t%s\t%.1f\t%d\t\n", p.Threads, ints(p.CPUs), p.GBps, p.Preempted)
-			}
-			tw.Flush()
-		}
-		if len(bw.Loaded) > 0 {
-			fmt.Fprintf(&b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n", units.Bytes(bw.Bytes), bw.CPU)
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "streamers\tns\tspread ns\tstream GB/s\t")
-			for _, p := range bw.Loaded {
-				fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.1f\t\n", p.Streamers, p.NS.Median, spread(p.NS), p.GBps)
-			}
-			tw.Flush()
-		}
-	}
+	writeBandwidth(&b, r.Bandwidth)
 	if m := r.Matrix; m != nil && len(m.NS) > 0 {
 		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s, lowest clean window in ns (relative to the fastest)\n",
 			units.Bytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
