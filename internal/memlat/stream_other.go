@@ -16,7 +16,6 @@ func hostKernels() []kernel {
 
 func goRead(p unsafe.Pointer, n int) { runtime.KeepAlive(readSum(p, n/8)) }
 
-
 func goWrite(p unsafe.Pointer, n int) { clear(unsafe.Slice((*byte)(p), n)) }
 
 func goCopy(dst, src unsafe.Pointer, n int) {
