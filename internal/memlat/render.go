@@ -264,10 +264,19 @@ func writeC2C(b *strings.Builder, c *C2C) {
 		c.Pairs[0].RoundTripNS.Samples, c.GHz)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pair\tCPUs\tround trip ns\tcycles\tone way ns\tmedian ns\tspread ns\t")
+	var unsteady []string
 	for _, p := range c.Pairs {
+		if p.Unsteady != "" {
+			fmt.Fprintf(tw, "%s\t%d,%d\t-\t-\t-\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.RoundTripNS.Median, spread(p.RoundTripNS))
+			unsteady = append(unsteady, fmt.Sprintf("(%s, CPUs %d,%d: %s)\n", p.Class, p.CPUs[0], p.CPUs[1], p.Unsteady))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d,%d\t%.1f\t%.0f\t%.1f\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.BestNS, p.Cycles, p.OneWayNS, p.RoundTripNS.Median, spread(p.RoundTripNS))
 	}
 	tw.Flush()
+	for _, u := range unsteady {
+		b.WriteString(u)
+	}
 	b.WriteString("(a round trip is two transfers of a modified line; one way is half of it, the figure multichase's pingpong prints;\n a median far above the lowest window means the threads often waited for their CPUs)\n")
 	if len(c.Missing) > 0 {
 		fmt.Fprintf(b, "(no pair on this machine: %s)\n", strings.Join(c.Missing, ", "))

@@ -51,7 +51,8 @@ func goldenReport() *Report {
 		C2C: &C2C{GHz: 3.6, Missing: []string{PairOtherLLC}, Pairs: []C2CPair{
 			{Class: PairSMT, CPUs: [2]int{0, 16}, RoundTripNS: st(40), BestNS: 39.2, OneWayNS: 19.6, Cycles: 141},
 			{Class: PairSameLLC, CPUs: [2]int{0, 1}, RoundTripNS: st(110), BestNS: 107.8, OneWayNS: 53.9, Cycles: 388},
-			{Class: PairOtherNode, CPUs: [2]int{0, 8}, RoundTripNS: st(300), BestNS: 294, OneWayNS: 147, Cycles: 1058}}},
+			{Class: PairOtherNode, CPUs: [2]int{0, 8}, RoundTripNS: st(300), BestNS: 294, OneWayNS: 147, Cycles: 1058},
+			newC2CPair(PairOtherCore, [2]int{0, 4}, summarise([]float64{101, 450, 460, 900, 470}, nil, 5, 2), 3.6, "KVM")}},
 		Notes:   []string{"a note"},
 		Elapsed: 61.2,
 	}

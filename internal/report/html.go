@@ -257,6 +257,11 @@ func memorySection(r *Report) HTMLSection {
 		tb := Table{ID: "memory-c2c", Caption: fmt.Sprintf("Cache-to-cache latency: one line bounced between two pinned threads, the lowest clean window; cycles at the probe's start clock, %s GHz; one way is half a round trip (multichase pingpong's figure)", FmtF(c.GHz, 2)),
 			Head: []string{"pair", "CPUs", "round trip ns", "cycles", "one way ns", "median ns"}}
 		for _, p := range c.Pairs {
+			if p.Unsteady != "" {
+				tb.Rows = append(tb.Rows, []string{p.Class, cpuList(p.CPUs[:]), "–", "–", "–", FmtF(p.RoundTripNS.Median, 1)})
+				s.Notes = append(s.Notes, fmt.Sprintf("Cache-to-cache, %s (CPUs %s): %s.", p.Class, cpuList(p.CPUs[:]), p.Unsteady))
+				continue
+			}
 			tb.Rows = append(tb.Rows, []string{p.Class, cpuList(p.CPUs[:]), FmtF(p.BestNS, 1), FmtF(p.Cycles, 0), FmtF(p.OneWayNS, 1), FmtF(p.RoundTripNS.Median, 1)})
 		}
 		s.Tables = append(s.Tables, tb)
