@@ -2,6 +2,7 @@ package memlat
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -27,7 +28,7 @@ type kernel struct {
 	// bytes the memory moves.
 	NonTemporal bool
 	read        func(p unsafe.Pointer, n int)
-	write       func(p unsafe.Pointer, n int)
+	write       func(p unsafe.Pointer, n int, v uint64)
 	copy        func(dst, src unsafe.Pointer, n int)
 	triad       func(a, b, c unsafe.Pointer, s float64, n int)
 }
@@ -61,6 +62,12 @@ func arrays(op string) int {
 // triadScalar is the s of the triad.
 const triadScalar = 3.0
 
+// fillBits is what write stores and the arrays hold before an operation
+// runs: float64 1.0, so that copy and triad never store zeros, which the
+// memory behind this guest writes faster than other data (NT stores of
+// zeros 31 GB/s, of other values 19-21, one thread, in C).
+var fillBits = math.Float64bits(1)
+
 // run does op over n bytes at off in each of a (arrays(op) of them;
 // the first is the one written).
 func (k kernel) run(op string, a []unsafe.Pointer, off, n int) {
@@ -68,7 +75,7 @@ func (k kernel) run(op string, a []unsafe.Pointer, off, n int) {
 	case OpRead:
 		k.read(unsafe.Add(a[0], off), n)
 	case OpWrite:
-		k.write(unsafe.Add(a[0], off), n)
+		k.write(unsafe.Add(a[0], off), n, fillBits)
 	case OpCopy:
 		k.copy(unsafe.Add(a[0], off), unsafe.Add(a[1], off), n)
 	case OpTriad:

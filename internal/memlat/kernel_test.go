@@ -1,13 +1,14 @@
 package memlat
 
 import (
+	"context"
 	"math"
 	"testing"
 	"unsafe"
 )
 
 // TestKernelsHost runs every bandwidth kernel this CPU has over a small
-// buffer and checks what each wrote: write zeroes its array, copy
+// buffer and checks what each wrote: write stores 1.0, copy
 // duplicates, triad computes b + 3c; read must not write. AVX-512 is
 // skipped, saying so, where the CPU lacks it.
 func TestKernelsHost(t *testing.T) {
@@ -33,7 +34,7 @@ func TestKernelsHost(t *testing.T) {
 				fill()
 				k.run(op, ptrs, 0, n)
 				for i := range a {
-					want := map[string]float64{OpRead: -1, OpWrite: 0, OpCopy: x[i], OpTriad: x[i] + triadScalar*y[i]}[op]
+					want := map[string]float64{OpRead: -1, OpWrite: 1, OpCopy: x[i], OpTriad: x[i] + triadScalar*y[i]}[op]
 					if a[i] != want || math.IsNaN(a[i]) {
 						t.Fatalf("%s: element %d is %v, want %v", op, i, a[i], want)
 					}
@@ -43,5 +44,44 @@ func TestKernelsHost(t *testing.T) {
 	}
 	if !names["AVX-512"] {
 		t.Run("AVX-512", func(t *testing.T) { t.Skip("this CPU (or its OS) has no AVX-512: its kernels cannot run here") })
+	}
+}
+
+// TestBWNodesHost measures read bandwidth per node pair on this machine,
+// in short windows: on one node nothing and a note saying so; on more,
+// one positive figure per pair of a node with CPUs and one with memory.
+// Here (one node) it checks the note; run in a guest with nodes
+// (/work/shared/tools/numavm) it runs the remote path.
+func TestBWNodesHost(t *testing.T) {
+	m := hostTopology(t)
+	cfg := DefaultConfig(true)
+	cfg.BWWindowMS = 20
+	bw, rep := &Bandwidth{}, &Report{}
+	if err := probeBWNodes(context.Background(), &cfg, m, widest(), bw, rep, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Nodes) < 2 {
+		if len(bw.Nodes) != 0 || len(rep.Notes) != 1 {
+			t.Errorf("one node: %d node pairs measured, notes %q; want none and a note", len(bw.Nodes), rep.Notes)
+		}
+		return
+	}
+	want := 0
+	for _, cn := range m.Nodes {
+		for _, mn := range m.Nodes {
+			if len(cn.CPUs) > 0 && mn.MemBytes > 0 {
+				want++
+			}
+		}
+	}
+	for _, p := range bw.Nodes {
+		t.Logf("node %d's CPUs %v, memory on node %d: %.1f GB/s (%d windows, %d preempted)",
+			p.CPUNode, p.Point.CPUs, p.MemNode, p.Point.GBps, p.Point.Windows, p.Point.Preempted)
+		if p.Point.GBps <= 0 {
+			t.Errorf("node %d to node %d: %.1f GB/s", p.CPUNode, p.MemNode, p.Point.GBps)
+		}
+	}
+	if len(bw.Nodes)+len(rep.Notes) != want {
+		t.Errorf("%d node pairs measured and %d left out (%q), want %d", len(bw.Nodes), len(rep.Notes), rep.Notes, want)
 	}
 }

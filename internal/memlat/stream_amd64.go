@@ -12,7 +12,7 @@ import (
 func readAVX512(p unsafe.Pointer, n int)
 
 //go:noescape
-func writeAVX512(p unsafe.Pointer, n int)
+func writeAVX512(p unsafe.Pointer, n int, v uint64)
 
 //go:noescape
 func copyAVX512(dst, src unsafe.Pointer, n int)
@@ -24,7 +24,7 @@ func triadAVX512(a, b, c unsafe.Pointer, s float64, n int)
 func readAVX2(p unsafe.Pointer, n int)
 
 //go:noescape
-func writeAVX2(p unsafe.Pointer, n int)
+func writeAVX2(p unsafe.Pointer, n int, v uint64)
 
 //go:noescape
 func copyAVX2(dst, src unsafe.Pointer, n int)
@@ -36,7 +36,7 @@ func triadAVX2(a, b, c unsafe.Pointer, s float64, n int)
 func readSSE2(p unsafe.Pointer, n int)
 
 //go:noescape
-func writeSSE2(p unsafe.Pointer, n int)
+func writeSSE2(p unsafe.Pointer, n int, v uint64)
 
 //go:noescape
 func copySSE2(dst, src unsafe.Pointer, n int)

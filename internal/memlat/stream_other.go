@@ -16,7 +16,11 @@ func hostKernels() []kernel {
 
 func goRead(p unsafe.Pointer, n int) { runtime.KeepAlive(readSum(p, n/8)) }
 
-func goWrite(p unsafe.Pointer, n int) { clear(unsafe.Slice((*byte)(p), n)) }
+func goWrite(p unsafe.Pointer, n int, v uint64) {
+	for i, w := 0, unsafe.Slice((*uint64)(p), n/8); i < len(w); i++ {
+		w[i] = v
+	}
+}
 
 func goCopy(dst, src unsafe.Pointer, n int) {
 	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
