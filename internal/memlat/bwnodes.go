@@ -20,7 +20,6 @@ func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel
 		rep.Notes = append(rep.Notes, "one NUMA node: no read bandwidth per node pair; the thread sweep is that node's")
 		return nil
 	}
-	region := bwRegionBytes(t)
 	pages := cfg.Pages[len(cfg.Pages)-1]
 	window := time.Duration(cfg.BWWindowMS) * time.Millisecond
 	want := func(id int) bool { return len(cfg.Nodes) == 0 || slices.Contains(cfg.Nodes, id) }
@@ -34,7 +33,7 @@ func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel
 				continue
 			}
 			say(fmt.Sprintf("read bandwidth: node %d's CPUs, memory on node %d", cn.ID, mn.ID))
-			need := region * int64(len(cpus))
+			need := bwBytes(t, len(cpus))
 			usable, err := NodeUsable(cfg.ProcRoot, mn.ID)
 			if err != nil {
 				return err
@@ -44,7 +43,7 @@ func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel
 					cn.ID, mn.ID, len(cpus), units.Bytes(need), units.Bytes(usable)))
 				continue
 			}
-			pt, err := nodeBWPoint(ctx, cfg, k, cpus, mn.ID, region, pages, window)
+			pt, err := nodeBWPoint(ctx, cfg, k, cpus, mn.ID, need, pages, window)
 			if err != nil {
 				return err
 			}
@@ -54,10 +53,10 @@ func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel
 	return nil
 }
 
-// nodeBWPoint is the read bandwidth of cpus, each over its own region of
-// memory bound to node.
-func nodeBWPoint(ctx context.Context, cfg *Config, k kernel, cpus []int, node int, region int64, pages string, window time.Duration) (BWPoint, error) {
-	b, err := mapBuffer(cfg.ProcRoot, region*int64(len(cpus)), pages, node)
+// nodeBWPoint is the read bandwidth of cpus, each over its own share of
+// bytes of memory bound to node.
+func nodeBWPoint(ctx context.Context, cfg *Config, k kernel, cpus []int, node int, bytes int64, pages string, window time.Duration) (BWPoint, error) {
+	b, err := mapBuffer(cfg.ProcRoot, bytes, pages, node)
 	if err != nil {
 		return BWPoint{}, err
 	}
@@ -70,7 +69,7 @@ func nodeBWPoint(ctx context.Context, cfg *Config, k kernel, cpus []int, node in
 		return BWPoint{}, fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w",
 			units.Bytes(int64(len(b.mem))), node, 100*frac, ErrCannotBind)
 	}
-	return bwPoint(ctx, k, OpRead, cpus, func(i int) []byte { return b.mem[int64(i)*region : int64(i+1)*region] }, window)
+	return bwPoint(ctx, k, OpRead, cpus, b.mem, window)
 }
 
 // nodeStreamCPUs is streamCPUs restricted to node's CPUs.

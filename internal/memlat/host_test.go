@@ -277,7 +277,7 @@ func TestNeighbourHost(t *testing.T) {
 		t.Skipf("no /proc/meminfo: %v", err)
 	}
 	const size = 256 << 20
-	if CheckFits(size+bwRegionBytes(m)*int64(len(m.CPUs)), mi) != nil {
+	if CheckFits(size+bwBytes(m, len(m.CPUs)), mi) != nil {
 		t.Skip("not enough free memory for the chain and the neighbour")
 	}
 	ch, err := NewDRAMChase(size)

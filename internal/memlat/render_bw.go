@@ -37,7 +37,8 @@ func writeBWThreads(b *strings.Builder, bw *Bandwidth) {
 	if kernel == "" {
 		kernel = "scalar 8-byte loads (a run stored before the vector kernels)"
 	}
-	fmt.Fprintf(b, "\nMemory bandwidth, %s, each thread over its own %s region:\n", kernel, units.Bytes(bw.Read[0].RegionBytes))
+	p := bw.Read[0]
+	fmt.Fprintf(b, "\nMemory bandwidth, %s, over %s, each thread its own share:\n", kernel, units.Bytes(p.RegionBytes*int64(p.Threads)))
 	b.WriteString("GB/s (10^9 B/s) of all threads, the highest clean window; copy and triad count bytes read and written, as STREAM does\n")
 	var ops []string
 	for _, op := range bwOps {
