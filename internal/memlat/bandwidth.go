@@ -16,7 +16,7 @@ import (
 type BWPoint struct {
 	Threads     int     `json:"threads"`
 	CPUs        []int   `json:"cpus"`
-	GBps        float64 `json:"gb_per_s"` // 10^9 bytes per second, all threads together
+	GBps        float64 `json:"gb_per_s"`     // 10^9 bytes per second, all threads together
 	RegionBytes int64   `json:"region_bytes"` // each thread's share
 	// Preempted is how many threads were preempted in the window
 	// reported: 0 unless no window was clean.
