@@ -46,11 +46,16 @@ type Bandwidth struct {
 	// Kernel says what the threads loaded and stored with (Kernel.Label);
 	// empty in runs stored before the vector kernels, whose Read is a
 	// scalar loop of 8-byte loads.
-	Kernel string    `json:"kernel,omitempty"`
-	Read   []BWPoint `json:"read"`
-	Write  []BWPoint `json:"write,omitempty"`
-	Copy   []BWPoint `json:"copy,omitempty"`
-	Triad  []BWPoint `json:"triad,omitempty"`
+	Kernel string `json:"kernel,omitempty"`
+	// Pages were asked for the thread sweep's mapping (the probe's last
+	// page size); PageBytes and HugeFraction say what it obtained.
+	Pages        string    `json:"pages,omitempty"`
+	PageBytes    int64     `json:"page_bytes,omitempty"`
+	HugeFraction float64   `json:"huge_frac,omitempty"`
+	Read         []BWPoint `json:"read"`
+	Write        []BWPoint `json:"write,omitempty"`
+	Copy         []BWPoint `json:"copy,omitempty"`
+	Triad        []BWPoint `json:"triad,omitempty"`
 	// Nodes is the read bandwidth per node pair, every CPU of the thread
 	// node streaming; empty on one node.
 	Nodes  []BWNodePoint `json:"nodes,omitempty"`
@@ -272,6 +277,7 @@ func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *cha
 		return err
 	}
 	defer rb.free()
+	bw.Pages, bw.PageBytes, bw.HugeFraction = pages, rb.PageBytes, rb.HugeFraction
 	window := time.Duration(cfg.BWWindowMS) * time.Millisecond
 
 	for _, op := range bwOps {

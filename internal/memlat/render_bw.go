@@ -38,7 +38,11 @@ func writeBWThreads(b *strings.Builder, bw *Bandwidth) {
 		kernel = "scalar 8-byte loads (a run stored before the vector kernels)"
 	}
 	p := bw.Read[0]
-	fmt.Fprintf(b, "\nMemory bandwidth, %s, over %s, each thread its own share:\n", kernel, units.Bytes(p.RegionBytes*int64(p.Threads)))
+	pages := ""
+	if bw.Pages != "" {
+		pages = ", " + PagesAsked(bw.Pages, bw.PageBytes, bw.HugeFraction)
+	}
+	fmt.Fprintf(b, "\nMemory bandwidth, %s, over %s%s, each thread its own share:\n", kernel, units.Bytes(p.RegionBytes*int64(p.Threads)), pages)
 	b.WriteString("GB/s (10^9 B/s) of all threads, the highest clean window; copy and triad count bytes read and written, as STREAM does\n")
 	var ops []string
 	for _, op := range bwOps {

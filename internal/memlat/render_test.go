@@ -39,6 +39,7 @@ func goldenReport() *Report {
 			{Chains: 16, Threads: 1, NSPerLoad: st(8), InFlight: 20}}, // more than its chains: marked
 			Note: "no SMT: each core runs one hardware thread, so chains cannot be split across siblings"},
 		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0, Kernel: "AVX2 (256-bit loads, non-temporal stores)",
+			Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
 			Read:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
 			Write: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 20.4, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 38.9, RegionBytes: 64 << 20}},
 			Copy:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 30.2, RegionBytes: 64 << 20}},
