@@ -267,7 +267,12 @@ func memorySection(r *Report) HTMLSection {
 		s.Tables = append(s.Tables, tb)
 	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
-		tb := Table{ID: "memory-bandwidth", Caption: fmt.Sprintf("Sequential read bandwidth: the threads stream over %s together, each its own share", units.Bytes(bw.Read[0].RegionBytes*int64(bw.Read[0].Threads))),
+		caption := fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", units.Bytes(bw.Read[0].RegionBytes))
+		if bw.Kernel != "" { // the threads share one mapping since the vector kernels
+			caption = fmt.Sprintf("Sequential read bandwidth, %s: the threads stream over %s together, each its own share",
+				bw.Kernel, units.Bytes(bw.Read[0].RegionBytes*int64(bw.Read[0].Threads)))
+		}
+		tb := Table{ID: "memory-bandwidth", Caption: caption,
 			Head: []string{"threads", "CPUs", "GB/s (10⁹ B/s)", "threads preempted"}}
 		for _, p := range bw.Read {
 			tb.Rows = append(tb.Rows, []string{strconv.Itoa(p.Threads), cpuList(p.CPUs), FmtF(p.GBps, 1), strconv.Itoa(p.Preempted)})
