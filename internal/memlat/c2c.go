@@ -33,6 +33,9 @@ type C2C struct {
 	GHz float64 `json:"ghz"`
 	// Missing names the classes this machine has no pair of, and why.
 	Missing []string `json:"missing,omitempty"`
+	// Hypervisor is the topology's (empty on bare metal): the host that
+	// moves or shares a guest's vCPUs, named when a pair is Unsteady.
+	Hypervisor string `json:"hypervisor,omitempty"`
 }
 
 // C2CPair is one pair's round trip: the first thread writes the line, the
@@ -53,6 +56,40 @@ type C2CPair struct {
 	OneWayNS    float64 `json:"one_way_ns"` // BestNS / 2
 	// Cycles is BestNS × the C2C's GHz.
 	Cycles float64 `json:"round_trip_cycles"`
+	// Spread is the median clean window over the lowest.
+	Spread float64 `json:"spread,omitempty"`
+	// Unsteady, when set, says why the windows are no cache's latency:
+	// they spread beyond C2CSpreadBound, or the timing thread was
+	// preempted in most (RoundTripNS.Noisy). On a guest that is the host
+	// moving the vCPUs between placements or running other work on them;
+	// BestNS and the rest are kept as measured but are not a latency.
+	Unsteady string `json:"unsteady,omitempty"`
+}
+
+// C2CSpreadBound is the median-to-lowest window ratio above which a pair's
+// round trips are not one latency. One placement's windows repeat within
+// a few percent; this 2-vCPU guest's host moved the pair between
+// placements about 65, 100 and 450 ns apart (1.5x and more), and while
+// it did, windows of one pair read 100 to 900 ns (issue 51).
+const C2CSpreadBound = 1.5
+
+// newC2CPair makes a pair's figures from its windows, and judges them.
+func newC2CPair(class string, cpus [2]int, st Stat, ghz float64, hypervisor string) C2CPair {
+	b := best(st)
+	p := C2CPair{Class: class, CPUs: cpus, RoundTripNS: st, BestNS: b, OneWayNS: b / 2, Cycles: b * ghz, Spread: ratio(st.Median, b)}
+	if p.Spread <= C2CSpreadBound && !st.Noisy {
+		return p
+	}
+	who := "other work shared the CPUs or the scheduler moved the threads"
+	if hypervisor != "" {
+		who = fmt.Sprintf("the host (%s) moved or shared the vCPUs", hypervisor)
+	}
+	why := fmt.Sprintf("windows %.0f-%.0f ns, the median %.1fx the lowest (above %.1fx)", st.Min, st.Max, p.Spread, C2CSpreadBound)
+	if p.Spread <= C2CSpreadBound {
+		why = fmt.Sprintf("the timing thread was preempted in most windows (%.0f-%.0f ns)", st.Min, st.Max)
+	}
+	p.Unsteady = who + ": " + why + "; no cache-to-cache latency measured"
+	return p
 }
 
 // ClassifyPair says which class the pair of CPUs a and b is on machine t.
@@ -121,7 +158,7 @@ func C2CPairs(t *result.Topology) (pairs [][2]int, classes, missing []string) {
 // pair the machine has.
 func probeC2C(ctx context.Context, cfg *Config, t *result.Topology, ghz float64, rep *Report, say func(string)) error {
 	pairs, classes, missing := C2CPairs(t)
-	c := &C2C{GHz: ghz, Missing: missing}
+	c := &C2C{GHz: ghz, Missing: missing, Hypervisor: t.Hypervisor}
 	rep.C2C = c
 	s := sampling{Samples: cfg.C2CSamples, MinWindow: 2 * time.Millisecond, Tries: 2 * cfg.C2CSamples}
 	for i, p := range pairs {
@@ -130,8 +167,7 @@ func probeC2C(ctx context.Context, cfg *Config, t *result.Topology, ghz float64,
 		if err != nil {
 			return fmt.Errorf("measuring the cache-to-cache latency between CPUs %d and %d: %w", p[0], p[1], err)
 		}
-		b := best(st)
-		c.Pairs = append(c.Pairs, C2CPair{Class: classes[i], CPUs: p, RoundTripNS: st, BestNS: b, OneWayNS: b / 2, Cycles: b * ghz})
+		c.Pairs = append(c.Pairs, newC2CPair(classes[i], p, st, ghz, t.Hypervisor))
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package memlat
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +62,38 @@ func TestPingPongHost(t *testing.T) {
 	}
 	if _, err := PingPong(context.Background(), a, a, 5, time.Millisecond); err == nil {
 		t.Error("a line bounced between a CPU and itself was measured")
+	}
+}
+
+// TestC2CVerdict: windows of one pair that spread beyond C2CSpreadBound,
+// or in most of which the timing thread was preempted, are judged no
+// cache latency and say who moved or shared the CPUs (the hypervisor when
+// there is one); windows of one placement keep their figure.
+func TestC2CVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		clean, preempted []float64
+		hypervisor       string
+		want             string // in Unsteady; "" for a steady pair
+	}{
+		{"one placement", []float64{64.1, 65.0, 66.3, 64.8, 67.0}, nil, "KVM", ""},
+		{"one slow placement", []float64{448, 452, 455, 470, 460}, []float64{9000}, "KVM", ""},
+		{"at the bound", []float64{100, 150, 150, 151, 160}, nil, "", ""},
+		{"moved between placements", []float64{101, 450, 460, 900, 470}, nil, "KVM", "the host (KVM) moved or shared the vCPUs: windows 101-900 ns, the median 4.6x the lowest"},
+		{"two placements, mostly the slower", []float64{65, 66, 100, 101, 102}, nil, "Xen", "the host (Xen) moved or shared the vCPUs"},
+		{"bare metal, shared", []float64{70, 300, 400}, nil, "", "other work shared the CPUs or the scheduler moved the threads"},
+		{"timing thread preempted", []float64{65}, []float64{66, 67, 70, 68}, "KVM", "the timing thread was preempted in most windows (65-70 ns)"},
+	} {
+		st := summarise(tc.clean, tc.preempted, len(tc.clean)+len(tc.preempted), 2)
+		p := newC2CPair(PairSameLLC, [2]int{0, 1}, st, 3.0, tc.hypervisor)
+		if tc.want == "" && p.Unsteady != "" || tc.want != "" && !strings.Contains(p.Unsteady, tc.want) {
+			t.Errorf("%s: spread %.2f, unsteady %q, want %q", tc.name, p.Spread, p.Unsteady, tc.want)
+		}
+		var b strings.Builder
+		writeC2C(&b, &C2C{GHz: 3, Pairs: []C2CPair{p}})
+		shown := strings.Contains(b.String(), fmt.Sprintf(" %.1f ", p.BestNS))
+		if shown == (tc.want != "") {
+			t.Errorf("%s: lowest window %.1f ns shown %v, unsteady %q:\n%s", tc.name, p.BestNS, shown, p.Unsteady, b.String())
+		}
 	}
 }

@@ -99,7 +99,7 @@ func (c *Config) dramSampling() sampling {
 // Need is the memory the probe maps at most at one time, in bytes.
 func (c *Config) Need(t *result.Topology) int64 {
 	chainMeta := c.MaxBytes / int64(c.SlotBytes) * 8 // order and cycle arrays on the Go heap
-	return c.MaxBytes + hugeBytes + chainMeta + int64(len(t.CPUs))*(bwRegionBytes(t)+hugeBytes)
+	return c.MaxBytes + hugeBytes + chainMeta + bwBytes(t, len(t.CPUs)) + hugeBytes
 }
 
 // FitMax is the largest working set, c.MaxBytes halved as often as it

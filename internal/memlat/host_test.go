@@ -256,7 +256,7 @@ func TestProbeCancelledHost(t *testing.T) {
 }
 
 // hostTopology is this machine's topology, or a skip.
-func hostTopology(t *testing.T) *result.Topology {
+func hostTopology(t testing.TB) *result.Topology {
 	t.Helper()
 	tp, err := topo.FromSysfs("/")
 	if err != nil {
@@ -277,7 +277,7 @@ func TestNeighbourHost(t *testing.T) {
 		t.Skipf("no /proc/meminfo: %v", err)
 	}
 	const size = 256 << 20
-	if CheckFits(size+bwRegionBytes(m)*int64(len(m.CPUs)), mi) != nil {
+	if CheckFits(size+bwBytes(m, len(m.CPUs)), mi) != nil {
 		t.Skip("not enough free memory for the chain and the neighbour")
 	}
 	ch, err := NewDRAMChase(size)

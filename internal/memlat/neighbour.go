@@ -12,8 +12,8 @@ import (
 )
 
 // Neighbour is a memory-bandwidth neighbour: one thread per CPU given,
-// each reading its own region sequentially (the streamers of the loaded
-// latency), until Stop.
+// each reading its own region sequentially with the widest loads the CPU
+// has (the streamers of the loaded latency), until Stop.
 type Neighbour struct {
 	CPUs  []int
 	buf   *buffer
@@ -30,8 +30,7 @@ func StartNeighbour(t *result.Topology, cpus []int) (*Neighbour, error) {
 	if len(cpus) == 0 {
 		return nil, errors.New("starting a bandwidth neighbour: no CPUs given")
 	}
-	region := bwRegionBytes(t)
-	b, err := mapBuffer("/", region*int64(len(cpus)), Pages4K, -1)
+	b, err := mapBuffer("/", bwBytes(t, len(cpus)), Pages4K, -1)
 	if err != nil {
 		return nil, fmt.Errorf("starting a bandwidth neighbour: %w", err)
 	}
@@ -45,7 +44,8 @@ func StartNeighbour(t *result.Topology, cpus []int) (*Neighbour, error) {
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.bytes[i], n.took[i], _, n.errs[i] = stream(cpu, b.mem[int64(i)*region:int64(i+1)*region], 0, &ready, gate, n.stop)
+			w := newStreamWork(widest(), OpRead, split(b.mem, k)(i))
+			n.bytes[i], n.took[i], _, n.errs[i] = stream(cpu, w, 0, &ready, gate, n.stop)
 			if n.errs[i] != nil { // pinning failed: the thread never got ready
 				failed <- n.errs[i]
 				ready.Done()

@@ -51,26 +51,7 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "(%s)\n", m.Note)
 		}
 	}
-	if bw := r.Bandwidth; bw != nil {
-		if len(bw.Read) > 0 {
-			fmt.Fprintf(&b, "\nSequential read bandwidth (each thread streams its own %s region)\n", units.Bytes(bw.Read[0].RegionBytes))
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "threads\tCPUs\tGB/s\tpreempted\t")
-			for _, p := range bw.Read {
-				fmt.Fprintf(tw, "%d\t%s\t%.1f\t%d\t\n", p.Threads, ints(p.CPUs), p.GBps, p.Preempted)
-			}
-			tw.Flush()
-		}
-		if len(bw.Loaded) > 0 {
-			fmt.Fprintf(&b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n", units.Bytes(bw.Bytes), bw.CPU)
-			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "streamers\tns\tspread ns\tstream GB/s\t")
-			for _, p := range bw.Loaded {
-				fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.1f\t\n", p.Streamers, p.NS.Median, spread(p.NS), p.GBps)
-			}
-			tw.Flush()
-		}
-	}
+	writeBandwidth(&b, r.Bandwidth)
 	if m := r.Matrix; m != nil && len(m.NS) > 0 {
 		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s, lowest clean window in ns (relative to the fastest)\n",
 			units.Bytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
@@ -283,10 +264,19 @@ func writeC2C(b *strings.Builder, c *C2C) {
 		c.Pairs[0].RoundTripNS.Samples, c.GHz)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pair\tCPUs\tround trip ns\tcycles\tone way ns\tmedian ns\tspread ns\t")
+	var unsteady []string
 	for _, p := range c.Pairs {
+		if p.Unsteady != "" {
+			fmt.Fprintf(tw, "%s\t%d,%d\t-\t-\t-\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.RoundTripNS.Median, spread(p.RoundTripNS))
+			unsteady = append(unsteady, fmt.Sprintf("(%s, CPUs %d,%d: %s)\n", p.Class, p.CPUs[0], p.CPUs[1], p.Unsteady))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%d,%d\t%.1f\t%.0f\t%.1f\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.BestNS, p.Cycles, p.OneWayNS, p.RoundTripNS.Median, spread(p.RoundTripNS))
 	}
 	tw.Flush()
+	for _, u := range unsteady {
+		b.WriteString(u)
+	}
 	b.WriteString("(a round trip is two transfers of a modified line; one way is half of it, the figure multichase's pingpong prints;\n a median far above the lowest window means the threads often waited for their CPUs)\n")
 	if len(c.Missing) > 0 {
 		fmt.Fprintf(b, "(no pair on this machine: %s)\n", strings.Join(c.Missing, ", "))

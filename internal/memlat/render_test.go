@@ -38,8 +38,13 @@ func goldenReport() *Report {
 			{Chains: 1, Threads: 1, NSPerLoad: st(160), InFlight: 1}, {Chains: 8, Threads: 1, NSPerLoad: noisy, InFlight: 5.33},
 			{Chains: 16, Threads: 1, NSPerLoad: st(8), InFlight: 20}}, // more than its chains: marked
 			Note: "no SMT: each core runs one hardware thread, so chains cannot be split across siblings"},
-		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0,
-			Read:   []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
+		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0, Kernel: "AVX2 (256-bit loads, non-temporal stores)",
+			Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
+			Read:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
+			Write: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 20.4, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 38.9, RegionBytes: 64 << 20}},
+			Copy:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 30.2, RegionBytes: 64 << 20}},
+			Nodes: []BWNodePoint{{CPUNode: 0, MemNode: 0, Point: BWPoint{Threads: 8, GBps: 60.5}}, {CPUNode: 0, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 40.1}},
+				{CPUNode: 1, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 61.1, Preempted: 2}}},
 			Loaded: []LoadedPoint{{Streamers: 0, NS: st(160)}, {Streamers: 1, NS: st(190), GBps: 30.5}}},
 		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
 			NS:       [][]Stat{{st(100), st(150)}, {st(152), st(101)}},
@@ -47,7 +52,8 @@ func goldenReport() *Report {
 		C2C: &C2C{GHz: 3.6, Missing: []string{PairOtherLLC}, Pairs: []C2CPair{
 			{Class: PairSMT, CPUs: [2]int{0, 16}, RoundTripNS: st(40), BestNS: 39.2, OneWayNS: 19.6, Cycles: 141},
 			{Class: PairSameLLC, CPUs: [2]int{0, 1}, RoundTripNS: st(110), BestNS: 107.8, OneWayNS: 53.9, Cycles: 388},
-			{Class: PairOtherNode, CPUs: [2]int{0, 8}, RoundTripNS: st(300), BestNS: 294, OneWayNS: 147, Cycles: 1058}}},
+			{Class: PairOtherNode, CPUs: [2]int{0, 8}, RoundTripNS: st(300), BestNS: 294, OneWayNS: 147, Cycles: 1058},
+			newC2CPair(PairOtherCore, [2]int{0, 4}, summarise([]float64{101, 450, 460, 900, 470}, nil, 5, 2), 3.6, "KVM")}},
 		Notes:   []string{"a note"},
 		Elapsed: 61.2,
 	}

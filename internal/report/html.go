@@ -261,12 +261,22 @@ func memorySection(r *Report) HTMLSection {
 		tb := Table{ID: "memory-c2c", Caption: fmt.Sprintf("Cache-to-cache latency: one line bounced between two pinned threads, the lowest clean window; cycles at the probe's start clock, %s GHz; one way is half a round trip (multichase pingpong's figure)", FmtF(c.GHz, 2)),
 			Head: []string{"pair", "CPUs", "round trip ns", "cycles", "one way ns", "median ns"}}
 		for _, p := range c.Pairs {
+			if p.Unsteady != "" {
+				tb.Rows = append(tb.Rows, []string{p.Class, cpuList(p.CPUs[:]), "–", "–", "–", FmtF(p.RoundTripNS.Median, 1)})
+				s.Notes = append(s.Notes, fmt.Sprintf("Cache-to-cache, %s (CPUs %s): %s.", p.Class, cpuList(p.CPUs[:]), p.Unsteady))
+				continue
+			}
 			tb.Rows = append(tb.Rows, []string{p.Class, cpuList(p.CPUs[:]), FmtF(p.BestNS, 1), FmtF(p.Cycles, 0), FmtF(p.OneWayNS, 1), FmtF(p.RoundTripNS.Median, 1)})
 		}
 		s.Tables = append(s.Tables, tb)
 	}
 	if bw := m.Bandwidth; bw != nil && len(bw.Read) > 0 {
-		tb := Table{ID: "memory-bandwidth", Caption: fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", units.Bytes(bw.Read[0].RegionBytes)),
+		caption := fmt.Sprintf("Sequential read bandwidth: each thread streams its own %s region", units.Bytes(bw.Read[0].RegionBytes))
+		if bw.Kernel != "" { // the threads share one mapping since the vector kernels
+			caption = fmt.Sprintf("Sequential read bandwidth, %s: the threads stream over %s together, each its own share",
+				bw.Kernel, units.Bytes(bw.Read[0].RegionBytes*int64(bw.Read[0].Threads)))
+		}
+		tb := Table{ID: "memory-bandwidth", Caption: caption,
 			Head: []string{"threads", "CPUs", "GB/s (10⁹ B/s)", "threads preempted"}}
 		for _, p := range bw.Read {
 			tb.Rows = append(tb.Rows, []string{strconv.Itoa(p.Threads), cpuList(p.CPUs), FmtF(p.GBps, 1), strconv.Itoa(p.Preempted)})

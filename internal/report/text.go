@@ -238,6 +238,10 @@ func textMemory(b *strings.Builder, m *Memory) {
 	if c := m.C2C; c != nil && len(c.Pairs) > 0 {
 		fmt.Fprintf(b, "  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):", FmtF(c.GHz, 2))
 		for _, p := range c.Pairs {
+			if p.Unsteady != "" {
+				fmt.Fprintf(b, " %s (CPUs %d,%d) none: %s;", p.Class, p.CPUs[0], p.CPUs[1], p.Unsteady)
+				continue
+			}
 			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1], FmtF(p.BestNS, 1), FmtF(p.Cycles, 0))
 		}
 		b.WriteString("\n")
