@@ -66,7 +66,8 @@ type Outcome[T any] struct {
 }
 
 // Workload is one workload on one engine, opened for a sweep. Run calls
-// Open first and Close last; the other methods between, from one
+// Open first and Close last (after an Open that failed too: Close gives
+// back whatever part of it was opened); the other methods between, from one
 // goroutine, except Stream, which Run calls on each stream's own pinned
 // thread.
 type Workload[T any] interface {
@@ -170,7 +171,9 @@ func (plan Plan) config(c Cell, types []string, procs int, before []*result.Cell
 func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, prog Progress[T]) ([]T, error) {
 	items, err := w.Open(ctx, prog)
 	if serr := store(rec, items); err != nil || serr != nil {
-		return nil, errors.Join(err, serr)
+		// An Open that failed part-way (cancelled after the engine
+		// opened, say) may hold what it opened: Close gives it back.
+		return nil, errors.Join(err, serr, w.Close())
 	}
 	defer w.Close()
 	d := w.Describe()

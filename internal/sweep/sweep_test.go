@@ -24,6 +24,8 @@ type counter struct {
 	// stuck, when not nil, makes cell 0's first stream a call that waits
 	// for it to close, whatever its context says.
 	stuck chan struct{}
+	// openErr, when not nil, is what Open returns, after what it opened.
+	openErr error
 }
 
 // stuckCall is a call that returns only when release closes.
@@ -41,7 +43,7 @@ func (w *counter) Describe() Description { return Description{Workload: "noop", 
 func (w *counter) Types() []string       { return []string{"noop"} }
 func (w *counter) Open(ctx context.Context, tell Teller) ([]result.Entry, error) {
 	w.log = append(w.log, "open")
-	return []result.Entry{result.Kind[int]("noop.Load").Of(1)}, nil
+	return []result.Entry{result.Kind[int]("noop.Load").Of(1)}, w.openErr
 }
 func (w *counter) Prewarm(ctx context.Context, node int, tell Teller) ([]result.Entry, error) {
 	w.log = append(w.log, fmt.Sprintf("prewarm %d", node))
@@ -89,6 +91,20 @@ func cells(dataNodes ...int) []Cell {
 		out = append(out, Cell{Point: drive.Point{Index: i, Streams: 1 + i%2}, DataNode: dn, DOP: 1, Place: place.Placement{DataNode: -1}})
 	}
 	return out
+}
+
+// TestRunClosesAFailedOpen: an Open that fails part-way (cancelled once
+// its engine opened) is closed all the same, so that what it opened is
+// given back, and nothing runs.
+func TestRunClosesAFailedOpen(t *testing.T) {
+	w := &counter{stopAt: -1, cancelI: -1, openErr: context.Canceled}
+	got, err := Run(context.Background(), Plan{Cells: cells(-1), Duration: 30 * time.Millisecond}, w, &memRecorder{}, &lines{})
+	if !errors.Is(err, context.Canceled) || len(got) != 0 {
+		t.Errorf("Run = %d cells, %v; want none and the Open's error", len(got), err)
+	}
+	if want := []string{"open", "close"}; !slices.Equal(w.log, want) {
+		t.Errorf("calls %q, want %q", w.log, want)
+	}
 }
 
 // TestRun: open, a prewarm whenever the data node changes, each cell
