@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -154,11 +155,17 @@ func (s *Sweep) remove() error {
 // tables the scripts read. The warm-up (--warmup) warms what they touch.
 func (s *Sweep) Prewarm(context.Context, int, sweep.Teller) ([]result.Entry, error) { return nil, nil }
 
-// Begin forgets the last cell's streams, sets the cell's DOP with its
-// parallel workers on the cell's placement, and starts sampling where
-// they run.
+// Begin forgets the last cell's streams and, when the run sweeps a DOP
+// above 1, sets the cell's DOP with its parallel workers on the cell's
+// placement and starts sampling where they run. A run at DOP 1 alone
+// leaves the engine's parallelism and its server's CPUs as they are:
+// placing PostgreSQL's workers moves its postmaster, and with it every
+// backend, onto the streams' CPUs.
 func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
-	s.streams = nil
+	s.streams, s.workers = nil, nil
+	if slices.Max(s.cfg.DOPs) <= 1 {
+		return nil
+	}
 	var err error
 	if s.workers, err = engine.SetDOPPlaced(ctx, s.eng, c.DOP, c.Place.CPUs); err != nil {
 		return err
