@@ -53,7 +53,7 @@ func TestProbeMemStoresRunHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"Latency ladder, 4k pages asked", "Core clock:", "NUMA latency matrix", "Sequential read bandwidth"} {
+	for _, want := range []string{"Latency ladder, 4k pages asked", "Core clock:", "NUMA latency matrix", "Memory bandwidth, "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
