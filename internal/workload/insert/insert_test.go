@@ -61,10 +61,18 @@ func runSweep(t *testing.T, cfg RunConfig) ([]*Measured, *entries) {
 	if len(got) != len(cells) {
 		t.Fatalf("%d cells measured, want %d", len(got), len(cells))
 	}
+	var rows int64
 	for _, g := range got {
 		st := g.Stats
-		if st.RowsPerSec <= 0 || st.Rows <= 0 || st.Rows%int64(cfg.Batch) != 0 {
-			t.Errorf("cell %d: %d rows, %.0f rows/s (%d errors: %s); want a positive count of whole batches", st.Index, st.Rows, st.RowsPerSec, g.Cell.Total.Errors, g.Cell.Total.FirstError)
+		rows += st.Rows
+		// A cell of a starved host may commit no batch in its window
+		// (seen beside the emulated guests): none is no error, part of
+		// one is.
+		if st.Rows < 0 || st.Rows%int64(cfg.Batch) != 0 {
+			t.Errorf("cell %d: %d rows, %.0f rows/s (%d errors: %s); want whole batches", st.Index, st.Rows, st.RowsPerSec, g.Cell.Total.Errors, g.Cell.Total.FirstError)
+		}
+		if st.Rows == 0 {
+			t.Logf("cell %d committed no batch in its window", st.Index)
 		}
 		if want := st.RowsPerSec * RowBytes / 1e6; st.MBPerSec != want {
 			t.Errorf("cell %d: %.3f MB/s, want %.3f", st.Index, st.MBPerSec, want)
@@ -75,6 +83,9 @@ func runSweep(t *testing.T, cfg RunConfig) ([]*Measured, *entries) {
 		if len(g.Cell.Stopped) > 0 {
 			t.Errorf("cell %d: streams stopped: %+v", st.Index, g.Cell.Stopped)
 		}
+	}
+	if rows == 0 {
+		t.Error("no cell committed a batch")
 	}
 	kinds := map[string]int{}
 	for _, it := range rec.items {
