@@ -19,16 +19,16 @@ import (
 	"github.com/numalab/numalab/internal/topo"
 )
 
-var pgbenchFlag = flag.Bool("pgbench", false, "compare run sql's built-in scripts with pgbench's on a 'pgbench -i -s 1' database (needs pgbench and taskset, two CPUs; about a minute)")
+var pgbenchFlag = flag.Bool("pgbench", false, "compare run sql's built-in scripts with pgbench's on a 'pgbench -i -s 1' database (needs pgbench and taskset, two CPUs; about two minutes)")
 
 // The comparison's pairs: numalab's cell and pgbench's run, one after the
 // other, the order alternating; each side warms up before its rate
 // counts (pgbench's rate is that of its per-second reports after the
 // warm-up).
 const (
-	benchPairs  = 3
+	benchPairs  = 9
 	benchWarmup = time.Second
-	benchRun    = 3 * time.Second
+	benchRun    = 2 * time.Second
 )
 
 // TestPgbenchRatio runs, on one managed server pinned to CPU 1 (its
