@@ -43,6 +43,9 @@ type Spec struct {
 	Title, Article string
 	// Dialect is the SQL the engine speaks.
 	Dialect Dialect
+	// SQL is how the engine spells the SQL every workload writes
+	// (dialect.go).
+	SQL SQL
 	// Server says the engine is a server numalab talks to over a socket,
 	// one it starts (managed) or one a --dsn names; otherwise the engine
 	// is embedded: a --db file, queried in this process through cgo.
@@ -139,7 +142,7 @@ const (
 
 // specs are the engines, in the order help texts list them.
 var specs = []Spec{
-	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, FileExt: "db",
+	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, SQL: sqliteSQL, FileExt: "db",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1", Refusal: "SQLite runs each query on one thread"},
 		Placement: Placement{FilePages: true,
 			How:      "the file's clean cached pages dropped and read back from a thread bound to the node, pages still elsewhere moved (move_pages)",
@@ -147,7 +150,7 @@ var specs = []Spec{
 		Threads: Threads{Find: "none: the query runs on the stream's own thread", Pin: "the stream's thread is pinned"},
 		Inspect: Inspect{Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
 		Plan:    PlanText},
-	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, FileExt: "duckdb",
+	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, SQL: duckSQL, FileExt: "duckdb",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
 		Placement: Placement{Fresh: true,
 			How:      "the file's pages as SQLite's, then the buffer pool filled by one thread bound to the node (SET threads = 1)",
@@ -155,7 +158,7 @@ var specs = []Spec{
 		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool", Pin: "the stream's thread is pinned; DuckDB's workers are not"},
 		Inspect: Inspect{Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
 		Plan:    PlanDuckJSON},
-	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, Server: true,
+	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, SQL: postgresSQL, Server: true,
 		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
 		Placement: Placement{ServerMemory: "PostgreSQL's shared memory",
 			How:      "a managed server's memory bound to the node (the postmaster's policy), its shared memory prewarmed by a backend pinned there",
@@ -166,7 +169,7 @@ var specs = []Spec{
 			Reads: "every schema but the system's (or --schema): pg_relation_size and pg_total_relation_size per table and index, pg_stat_user_tables' and _indexes' usage counters and last ANALYZE; free space within pages only with pgstattuple"},
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
-	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, Server: true,
+	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, SQL: mariadbSQL, Server: true,
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
 			Refusal: "MariaDB has no intra-query parallelism (each query runs on its connection's one thread)"},
 		Placement: Placement{ServerMemory: "MariaDB's buffer pool",
