@@ -123,7 +123,26 @@ type Inspect struct {
 	Usage bool
 	// Unqualified is the schema whose tables are named without it.
 	Unqualified string
+	// Catalog is where the sizes and structure are read from.
+	Catalog Catalog
 }
+
+// Catalog is the kind of catalog `numalab inspect` reads, which engines
+// of one family share (a MySQL server's is MariaDB's).
+type Catalog int
+
+const (
+	// NoCatalog: the engine cannot be inspected.
+	NoCatalog Catalog = iota
+	// CatalogSQLiteFile is an SQLite file's own b-tree pages.
+	CatalogSQLiteFile
+	// CatalogDuckDB is DuckDB's duckdb_tables and pragma_storage_info.
+	CatalogDuckDB
+	// CatalogPostgres is PostgreSQL's pg_class and statistics views.
+	CatalogPostgres
+	// CatalogMySQL is MariaDB's and MySQL's information_schema.
+	CatalogMySQL
+)
 
 // PlanForm is the kind of plan planest reads from an engine.
 type PlanForm int
@@ -148,7 +167,7 @@ var specs = []Spec{
 			How:      "the file's clean cached pages dropped and read back from a thread bound to the node, pages still elsewhere moved (move_pages)",
 			Verified: "the file's cached pages by node (move_pages in query mode): at least 99% on the node"},
 		Threads: Threads{Find: "none: the query runs on the stream's own thread", Pin: "the stream's thread is pinned"},
-		Inspect: Inspect{Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
+		Inspect: Inspect{Catalog: CatalogSQLiteFile, Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
 		Plan:    PlanText},
 	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, SQL: duckSQL, FileExt: "duckdb",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
@@ -156,7 +175,7 @@ var specs = []Spec{
 			How:      "the file's pages as SQLite's, then the buffer pool filled by one thread bound to the node (SET threads = 1)",
 			Verified: "the anonymous memory this process gained per node (numa_maps) against the buffer pool's size"},
 		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool", Pin: "the stream's thread is pinned; DuckDB's workers are not"},
-		Inspect: Inspect{Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
+		Inspect: Inspect{Catalog: CatalogDuckDB, Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
 		Plan:    PlanDuckJSON},
 	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, SQL: postgresSQL, Server: true,
 		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
@@ -165,7 +184,7 @@ var specs = []Spec{
 			Verified: "the shared memory's pages by node as the prewarming backend maps it (numa_maps): at least 99% on the node"},
 		Threads:    Threads{Own: true, Find: "pg_backend_pid(): a process per connection", Pin: "sched_setaffinity on the backend's PID to its stream's CPUs"},
 		Monitoring: []string{"pg_stat_statements", "auto_explain", "auto_explain_analyze", "log_all", "track_io_timing"},
-		Inspect: Inspect{Usage: true,
+		Inspect: Inspect{Usage: true, Catalog: CatalogPostgres,
 			Reads: "every schema but the system's (or --schema): pg_relation_size and pg_total_relation_size per table and index, pg_stat_user_tables' and _indexes' usage counters and last ANALYZE; free space within pages only with pgstattuple"},
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
@@ -177,7 +196,7 @@ var specs = []Spec{
 			Verified: "the buffer pool's mappings in mariadbd's numa_maps, per node: at least 99% on the node"},
 		Threads:    Threads{Own: true, Find: "performance_schema.threads' THREAD_OS_ID of the connection's PROCESSLIST_ID", Pin: "sched_setaffinity on that thread's TID"},
 		Monitoring: []string{"performance_schema", "general_log", "slow_log", "slow_log_explain"},
-		Inspect:    Inspect{Reads: "information_schema.tables (data, index, data_free) and statistics, mysql.innodb_index_stats' index sizes"},
+		Inspect:    Inspect{Catalog: CatalogMySQL, Reads: "information_schema.tables (data, index, data_free) and statistics, mysql.innodb_index_stats' index sizes"},
 		Plan:       PlanMySQLJSON,
 		Waits:      "performance_schema's wait sums per thread"},
 }
