@@ -61,6 +61,13 @@ type SQL interface {
 	Timestamp(t time.Time) string
 	// Year is the year of a date column, an integer.
 	Year(col string) string
+	// TextTimes says dates and times are stored, bound and compared as
+	// text ('1995-03-15 10:00:00'): the engine has no time type (SQLite).
+	TextTimes() bool
+	// ClusteredTable ends a CREATE TABLE whose rows are to be kept in
+	// their primary key's order: " WITHOUT ROWID" on SQLite, "" where
+	// every table is so kept (InnoDB) or none can be.
+	ClusteredTable() string
 
 	// TableCount counts the tables named by its one bound parameter in
 	// numalab's schema (a server's) or the database file.
@@ -80,9 +87,9 @@ type SQL interface {
 	// are for the engines that analyse a table at a time: PostgreSQL,
 	// MariaDB; SQLite and DuckDB analyse the whole database).
 	// AnalyzeLoaded does it after a bulk load, with the housekeeping a
-	// fresh table wants as well (PostgreSQL's VACUUM sets the visibility
-	// map that index-only scans read); no tables on PostgreSQL means
-	// every table the connection may vacuum.
+	// fresh table wants as well: PostgreSQL's VACUUM ANALYZE (of every
+	// table the connection may vacuum: its tables are ignored), whose
+	// VACUUM sets the visibility map that index-only scans read.
 	Analyze(tables ...string) string
 	AnalyzeLoaded(tables ...string) string
 	// Checkpoint writes what the engine holds of committed changes into
@@ -131,7 +138,8 @@ type dialect struct {
 	boundedText bool     // Text(max) is VARCHAR(max)
 	decimal     bool     // Decimal(p, s) is DECIMAL(p,s), else REAL
 	signed      bool     // integer casts are AS SIGNED
-	textTimes   bool     // date and time literals are bare text
+	textTimes   bool     // dates and times are text, their literals bare
+	clustered   string   // ClusteredTable
 	year        string   // Year's format, one %s: the column
 	tableCount  string   // TableCount
 	metaKey     string   // CreateMeta's key type
@@ -224,6 +232,10 @@ func (d *dialect) Timestamp(t time.Time) string {
 
 func (d *dialect) Year(col string) string { return fmt.Sprintf(d.year, col) }
 
+func (d *dialect) TextTimes() bool { return d.textTimes }
+
+func (d *dialect) ClusteredTable() string { return d.clustered }
+
 func (d *dialect) TableCount() string { return d.tableCount }
 
 func (d *dialect) CreateMeta(table string) string {
@@ -249,7 +261,7 @@ func (d *dialect) Analyze(tables ...string) string {
 
 func (d *dialect) AnalyzeLoaded(tables ...string) string {
 	if d.vacuum {
-		return "VACUUM " + d.Analyze(tables...)
+		return "VACUUM " + d.analyze
 	}
 	return d.Analyze(tables...)
 }
@@ -276,6 +288,7 @@ var (
 	sqliteSQL = &dialect{
 		types:      []string{"INTEGER", "BIGINT", "REAL", "TEXT", "TEXT", "TEXT"},
 		textTimes:  true,
+		clustered:  " WITHOUT ROWID",
 		year:       "CAST(strftime('%%Y', %s) AS INTEGER)",
 		tableCount: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?",
 		metaKey:    "TEXT",

@@ -118,8 +118,11 @@ func checkMeta(t *testing.T, db *sql.DB, d SQL) {
 func checkTypes(t *testing.T, db *sql.DB, d SQL) {
 	mustExec(t, db, "CREATE TABLE dialect_t (i "+d.Type(Integer)+", b "+d.Type(BigInt)+", f "+d.Type(Double)+
 		", dt "+d.Type(Date)+", ts "+d.Type(Timestamp)+", x "+d.Type(Text)+", s "+d.Text(20)+", v "+d.VarChar(20)+
-		", m "+d.Decimal(15, 2)+", PRIMARY KEY (b, "+d.Quote("s")+"))")
+		", m "+d.Decimal(15, 2)+", PRIMARY KEY (b, "+d.Quote("s")+"))"+d.ClusteredTable())
 	day := time.Date(1995, 3, 15, 10, 30, 0, 0, time.UTC)
+	if d.TextTimes() != (d.Type(Timestamp) == "TEXT") || d.TextTimes() != (d.Timestamp(day)[0] == '\'') {
+		t.Errorf("TextTimes %v, but a timestamp is %s, written %s", d.TextTimes(), d.Type(Timestamp), d.Timestamp(day))
+	}
 	p := d.Placeholder
 	mustExec(t, db, "INSERT INTO dialect_t VALUES ("+d.Placeholders(3)+", "+d.Date(day)+", "+d.Timestamp(day)+", "+
 		p(4)+", "+p(5)+", "+p(6)+", "+p(7)+")", 7, int64(1)<<40, 0.5, "a long text", "short", "var", 12.25)

@@ -55,6 +55,15 @@ type Spec struct {
 	FileExt string
 	// Parallel is how one query uses several threads.
 	Parallel Parallel
+	// Storage is how the engine keeps a table's rows, which a workload
+	// chooses its keys and its loader by.
+	Storage Storage
+	// BulkMethod is how Engine.Bulk loads, for the record.
+	BulkMethod string
+	// PageCosts says the optimizer prices page reads by settings that a
+	// storage probe can advise on (PostgreSQL's random_page_cost and
+	// seq_page_cost).
+	PageCosts bool
 	// Placement is how data is put on a NUMA node, and how it is checked.
 	Placement Placement
 	// Threads is how a connection's server thread is found and pinned.
@@ -70,6 +79,24 @@ type Spec struct {
 	// nothing (an embedded engine has no sessions of its own).
 	Waits string
 }
+
+// Storage is how an engine keeps a table's rows.
+type Storage int
+
+const (
+	// StorageClustered keeps rows in their primary key's order (InnoDB
+	// always, SQLite for a WITHOUT ROWID table: SQL.ClusteredTable): a
+	// key is declared with the table, and rows loaded in its order make
+	// the tree grow at its end; adding a key later rewrites the table, or
+	// cannot be done (SQLite).
+	StorageClustered Storage = iota + 1
+	// StorageHeap keeps rows in the order they came, indexes beside them
+	// (PostgreSQL): a key is best added after a bulk load.
+	StorageHeap
+	// StorageColumns keeps compressed columns in row groups with min/max
+	// zone maps (DuckDB): scans need no index, and an index slows a load.
+	StorageColumns
+)
 
 // Parallel is an engine's intra-query parallelism.
 type Parallel struct {
@@ -162,6 +189,7 @@ const (
 // specs are the engines, in the order help texts list them.
 var specs = []Spec{
 	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, SQL: sqliteSQL, FileExt: "db",
+		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT in large transactions",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1", Refusal: "SQLite runs each query on one thread"},
 		Placement: Placement{FilePages: true,
 			How:      "the file's clean cached pages dropped and read back from a thread bound to the node, pages still elsewhere moved (move_pages)",
@@ -170,6 +198,7 @@ var specs = []Spec{
 		Inspect: Inspect{Catalog: CatalogSQLiteFile, Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
 		Plan:    PlanText},
 	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, SQL: duckSQL, FileExt: "duckdb",
+		Storage: StorageColumns, BulkMethod: "appender",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
 		Placement: Placement{Fresh: true,
 			How:      "the file's pages as SQLite's, then the buffer pool filled by one thread bound to the node (SET threads = 1)",
@@ -178,6 +207,7 @@ var specs = []Spec{
 		Inspect: Inspect{Catalog: CatalogDuckDB, Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
 		Plan:    PlanDuckJSON},
 	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, SQL: postgresSQL, Server: true,
+		Storage: StorageHeap, BulkMethod: "COPY", PageCosts: true,
 		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
 		Placement: Placement{ServerMemory: "PostgreSQL's shared memory",
 			How:      "a managed server's memory bound to the node (the postmaster's policy), its shared memory prewarmed by a backend pinned there",
@@ -189,6 +219,7 @@ var specs = []Spec{
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
 	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, SQL: mariadbSQL, Server: true,
+		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
 			Refusal: "MariaDB has no intra-query parallelism (each query runs on its connection's one thread)"},
 		Placement: Placement{ServerMemory: "MariaDB's buffer pool",
