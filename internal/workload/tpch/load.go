@@ -112,12 +112,11 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	if err != nil {
 		return st, fmt.Errorf("loading tpch: %w", err)
 	}
-	dialect := engine.DialectOf(eng.Name())
-	d, ok := dialects[dialect]
+	spec, d, ok := loaderOf(eng.Name())
 	if !ok {
 		return st, fmt.Errorf("loading tpch: no loader for engine %q", eng.Name())
 	}
-	spec, _ := engine.Lookup(eng.Name())
+	dialect := spec.Name
 	st.Workers = cfg.Workers
 	if st.Workers <= 0 {
 		st.Workers = runtime.NumCPU()
@@ -139,7 +138,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		}
 	}()
 	for _, t := range tables {
-		if _, err := eng.DB().ExecContext(ctx, createTable(t, dialect)); err != nil {
+		if _, err := eng.DB().ExecContext(ctx, createTable(t, spec)); err != nil {
 			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", dialect, t.name, err)
 		}
 		created = append(created, t.name)
@@ -155,7 +154,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		return st, fmt.Errorf("loading tpch into %s: %w", dialect, err)
 	}
 	t0 = time.Now()
-	for _, s := range d.afterLoad() {
+	for _, s := range d.afterLoad(spec.SQL) {
 		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
 			return st, fmt.Errorf("loading tpch into %s: %s: %w", dialect, s, err)
 		}
@@ -168,7 +167,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 // are empty, by the engine's bulk path (its dialect's insert), and returns
 // the rows written per table (in tables' order).
 func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
-	d, ok := dialects[engine.DialectOf(eng.Name())]
+	_, d, ok := loaderOf(eng.Name())
 	if !ok {
 		return nil, fmt.Errorf("no loader for engine %q", eng.Name())
 	}
