@@ -116,7 +116,6 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	if !ok {
 		return st, fmt.Errorf("loading tpch: no loader for engine %q", eng.Name())
 	}
-	dialect := spec.Name
 	st.Workers = cfg.Workers
 	if st.Workers <= 0 {
 		st.Workers = runtime.NumCPU()
@@ -139,7 +138,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	}()
 	for _, t := range tables {
 		if _, err := eng.DB().ExecContext(ctx, createTable(t, spec)); err != nil {
-			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", dialect, t.name, err)
+			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", spec.Name, t.name, err)
 		}
 		created = append(created, t.name)
 	}
@@ -151,12 +150,12 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		st.Total += rows[i]
 	}
 	if err != nil {
-		return st, fmt.Errorf("loading tpch into %s: %w", dialect, err)
+		return st, fmt.Errorf("loading tpch into %s: %w", spec.Name, err)
 	}
 	t0 = time.Now()
 	for _, s := range d.afterLoad(spec.SQL) {
 		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
-			return st, fmt.Errorf("loading tpch into %s: %s: %w", dialect, s, err)
+			return st, fmt.Errorf("loading tpch into %s: %s: %w", spec.Name, s, err)
 		}
 	}
 	st.Keys = time.Since(t0)
@@ -164,7 +163,7 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 }
 
 // insert generates every table's rows into eng's tables, which exist and
-// are empty, by the engine's bulk path (its dialect's insert), and returns
+// are empty, by the engine's bulk path (its loader's insert), and returns
 // the rows written per table (in tables' order).
 func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
 	_, d, ok := loaderOf(eng.Name())
