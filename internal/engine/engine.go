@@ -11,9 +11,10 @@ package engine
 //	eng.SetDOP(ctx, 4)                                   // then open the streams
 //	c, err := eng.Connect(ctx)                           // one per stream, on its thread
 //
-// An Engine knows no workload: a workload writes its own SQL for each
-// dialect (the registry's, DialectOf(Engine.Name())) and, where speed
-// matters, uses the connection's
+// An Engine knows no workload: a workload writes its own SQL, spelled as
+// the engine's SQL says (SQLOf(Engine.Name()): placeholders, types,
+// casts, the marker table, statistics), and, where speed matters, uses
+// the connection's
 // driver handle (Conn.Native, typed: go-sqlite3's connection for SQLite,
 // pgx's for PostgreSQL, a database/sql connection for DuckDB). The engine gives every engine the same
 // five things: a setup handle (DB) for schema statements and checks, a bulk
