@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/published"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -176,8 +176,10 @@ type OLTPPoint struct {
 
 // Reporting is a transtats sweep of reporting queries.
 type Reporting struct {
-	Run       int64                `json:"run"`
-	Engine    string               `json:"engine"`
+	Run    int64  `json:"run"`
+	Engine string `json:"engine"`
+	// Version is the engine's, as the run stored it; the reporting
+	// workload fills it (Workload.Complete).
 	Version   string               `json:"engine_version,omitempty"`
 	Rows      int64                `json:"rows"`
 	DurationS float64              `json:"duration_s"`
@@ -190,9 +192,9 @@ type Reporting struct {
 	// the measured one (PostgreSQL only); NoEstimate says why there are
 	// none on another engine. The reporting workload fills both
 	// (Workload.Complete).
-	Estimates  []planest.Row `json:"estimates,omitempty"`
-	NoEstimate string        `json:"no_estimate,omitempty"`
-	Errors     []string      `json:"errors,omitempty"`
+	Estimates  []estimate.Row `json:"estimates,omitempty"`
+	NoEstimate string         `json:"no_estimate,omitempty"`
+	Errors     []string       `json:"errors,omitempty"`
 }
 
 // QuerySeries is one query at a fixed DOP (or fixed streams).
