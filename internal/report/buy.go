@@ -10,47 +10,23 @@ import (
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/chart"
 	"github.com/numalab/numalab/internal/decide"
-	"github.com/numalab/numalab/internal/published"
 )
 
 // AnchorBuy is the "Which server" section.
 const AnchorBuy = "which-server"
 
-// Purchase is the buy decision for the report's calibrated model: the
-// built-in candidates derived from the probed CPU (decide.BuiltinCandidates),
-// with the band the calibration supports; nil without a prediction. The
-// report's findings and section and eval's summary all take it from here.
-func Purchase(r *Report) *decide.Purchase {
-	md := r.Model
-	if md == nil || len(md.Table.Rows) == 0 {
-		return nil
-	}
-	p, err := decide.BuyCalibrated(md, 0, nil)
-	if err != nil {
-		return nil
-	}
-	return p
-}
+// Purchase is the buy decision Build took for the report's calibrated
+// model (decide.Choose): among the built-in candidates derived from the
+// probed CPU, with the band the calibration supports; nil without a
+// prediction. The report's findings and section and eval's summary all
+// take it from here.
+func Purchase(r *Report) *decide.Purchase { return r.purchase }
 
 // CataloguePurchase is the buy decision among real CPUs, the built-in
-// catalogue's (decide.BuyCatalogueCalibrated), for the report's calibrated
-// model; nil without a prediction. The card gives its answer beside the
-// one among this CPU's variants.
-func CataloguePurchase(r *Report) *decide.Purchase {
-	md := r.Model
-	if md == nil || len(md.Table.Rows) == 0 {
-		return nil
-	}
-	cat, err := published.BuiltinCatalogue()
-	if err != nil {
-		return nil
-	}
-	p, err := decide.BuyCatalogueCalibrated(md, cat)
-	if err != nil || len(p.Rows) == 0 {
-		return nil
-	}
-	return p
-}
+// catalogue's, that Build took for the report's calibrated model
+// (decide.Choose); nil without a prediction. The card gives its answer
+// beside the one among this CPU's variants.
+func CataloguePurchase(r *Report) *decide.Purchase { return r.catalogue }
 
 // realCPUs is the answer among the catalogue's CPUs in one sentence.
 func realCPUs(pc *decide.Purchase) string {

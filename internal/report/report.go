@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/published"
@@ -38,6 +39,9 @@ type Report struct {
 	// Published is the model against public audited results, at its
 	// workload's stall share (nil without a model).
 	Published *published.Validation `json:"published_check,omitempty"`
+	// purchase and catalogue are the buy decisions for the model
+	// (decide.Choose; Purchase, CataloguePurchase), taken once by Build.
+	purchase, catalogue *decide.Purchase
 	// sections are the workloads' sections (Register), in order; their
 	// JSON stands here, after the model's (MarshalJSON).
 	sections []shown
@@ -347,6 +351,7 @@ func BuildFor(engine string, runs []*result.Run) (*Report, error) {
 		if r.Published, err = publishedCheck(r.Model); err != nil {
 			return nil, err
 		}
+		r.purchase, r.catalogue = decide.Choose(r.Model)
 	}
 	for _, k := range Kinds() {
 		switch w := registered(k); {
