@@ -45,3 +45,24 @@ func TestScaleValuesApartInTheirLastDigits(t *testing.T) {
 		}
 	}
 }
+
+// HBars draws one bar per row, labelled, with a whisker only where the
+// row's band has width.
+func TestHBars(t *testing.T) {
+	svg := HBars("c", "Cost", "cost per 1,000 tps", "per 1,000 tps", []HBar{
+		{Label: "A & B", Value: 120, Lo: 100, Hi: 150},
+		{Label: "C", Value: 90, Lo: 90, Hi: 90},
+	})
+	for _, want := range []string{`id="c-svg"`, "<title>A &amp; B: 120 per 1,000 tps</title>", "<title>C: 90.0 per 1,000 tps</title>", "cost per 1,000 tps</text>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("HBars lacks %q:\n%s", want, svg)
+		}
+	}
+	if n := strings.Count(svg, `<rect class="bar"`); n != 2 {
+		t.Errorf("%d bars; want 2", n)
+	}
+	// One axis line at the bars' base, one whisker (A's); C's band is a point.
+	if n := strings.Count(svg, `<line class="axisline"`); n != 2 {
+		t.Errorf("%d axis lines and whiskers; want 2 (the base and A's whisker)", n)
+	}
+}
