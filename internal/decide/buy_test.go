@@ -162,6 +162,23 @@ func TestBuyGiven(t *testing.T) {
 // its SMT candidate with the threads per core asked for, else those the
 // run measured (at least 2).
 func TestBuyCalibrated(t *testing.T) {
+	c := probeCalibration(t)
+	for smt, want := range map[int]int{0: max(c.ThreadsPerCore(), 2), 3: 3} {
+		p, err := BuyCalibrated(c, smt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want || len(p.Assumptions) != len(c.Assumptions)+1 ||
+			p.Assumptions[len(c.Assumptions)].Name != AssumeLicence {
+			t.Errorf("smt %d: rows %+v, assumptions %v", smt, p.Rows, p.Assumptions)
+		}
+	}
+}
+
+// probeCalibration is the model calibrated to a memory probe alone (3 GHz,
+// 90 ns) on one socket of two cores with two threads each.
+func probeCalibration(t *testing.T) *calib.Calibration {
+	t.Helper()
 	m := &result.Topology{Source: "test"}
 	for i := range 4 {
 		m.CPUs = append(m.CPUs, result.CPU{ID: i, Core: i / 2, Node: 0})
@@ -173,15 +190,30 @@ func TestBuyCalibrated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for smt, want := range map[int]int{0: max(c.ThreadsPerCore(), 2), 3: 3} {
-		p, err := BuyCalibrated(c, smt, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want || len(p.Assumptions) != len(c.Assumptions)+1 ||
-			p.Assumptions[len(c.Assumptions)].Name != AssumeLicence {
-			t.Errorf("smt %d: rows %+v, assumptions %v", smt, p.Rows, p.Assumptions)
-		}
+	return c
+}
+
+// TestChoose: the report's two decisions are BuyCalibrated's among this
+// CPU's variants and the catalogue's, neither without a prediction, and a
+// catalogue answer never without rows.
+func TestChoose(t *testing.T) {
+	if own, cat := Choose(nil); own != nil || cat != nil {
+		t.Errorf("Choose(nil) = %v, %v; want no decision", own, cat)
+	}
+	c := probeCalibration(t)
+	if own, cat := Choose(&calib.Calibration{Workload: c.Workload}); own != nil || cat != nil {
+		t.Errorf("a calibration without a table: %v, %v; want no decision", own, cat)
+	}
+	own, cat := Choose(c)
+	want, err := BuyCalibrated(c, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own == nil || own.Recommendation != want.Recommendation || len(own.Rows) != len(want.Rows) {
+		t.Errorf("own = %+v; want BuyCalibrated's %+v", own, want)
+	}
+	if cat == nil || len(cat.Rows) == 0 {
+		t.Errorf("catalogue = %+v; want the built-in catalogue ranked", cat)
 	}
 }
 

@@ -110,7 +110,7 @@ type Config struct {
 	Spread bool
 	// Cores is the number of physical cores the streams run on, the
 	// divisor of tps per core (the caller knows the topology: see
-	// sweep.CoresUsed).
+	// result.Topology.CoresUsed).
 	Cores    int
 	Warmup   time.Duration // run but not counted; may be 0
 	Duration time.Duration // measured window, > 0

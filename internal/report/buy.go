@@ -2,55 +2,31 @@ package report
 
 import (
 	"fmt"
-	"html"
 	"html/template"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/chart"
 	"github.com/numalab/numalab/internal/decide"
-	"github.com/numalab/numalab/internal/published"
 )
 
 // AnchorBuy is the "Which server" section.
 const AnchorBuy = "which-server"
 
-// Purchase is the buy decision for the report's calibrated model: the
-// built-in candidates derived from the probed CPU (decide.BuiltinCandidates),
-// with the band the calibration supports; nil without a prediction. The
-// report's findings and section and eval's summary all take it from here.
-func Purchase(r *Report) *decide.Purchase {
-	md := r.Model
-	if md == nil || len(md.Table.Rows) == 0 {
-		return nil
-	}
-	p, err := decide.BuyCalibrated(md, 0, nil)
-	if err != nil {
-		return nil
-	}
-	return p
-}
+// Purchase is the buy decision Build took for the report's calibrated
+// model (decide.Choose): among the built-in candidates derived from the
+// probed CPU, with the band the calibration supports; nil without a
+// prediction. The report's findings and section and eval's summary all
+// take it from here.
+func Purchase(r *Report) *decide.Purchase { return r.purchase }
 
 // CataloguePurchase is the buy decision among real CPUs, the built-in
-// catalogue's (decide.BuyCatalogueCalibrated), for the report's calibrated
-// model; nil without a prediction. The card gives its answer beside the
-// one among this CPU's variants.
-func CataloguePurchase(r *Report) *decide.Purchase {
-	md := r.Model
-	if md == nil || len(md.Table.Rows) == 0 {
-		return nil
-	}
-	cat, err := published.BuiltinCatalogue()
-	if err != nil {
-		return nil
-	}
-	p, err := decide.BuyCatalogueCalibrated(md, cat)
-	if err != nil || len(p.Rows) == 0 {
-		return nil
-	}
-	return p
-}
+// catalogue's, that Build took for the report's calibrated model
+// (decide.Choose); nil without a prediction. The card gives its answer
+// beside the one among this CPU's variants.
+func CataloguePurchase(r *Report) *decide.Purchase { return r.catalogue }
 
 // realCPUs is the answer among the catalogue's CPUs in one sentence.
 func realCPUs(pc *decide.Purchase) string {
@@ -98,43 +74,11 @@ func buySection(r *Report) HTMLSection {
 // CostBars is a horizontal bar chart of cost per 1,000 tps, one bar per
 // candidate, with a whisker over the cost at the band's ends.
 func CostBars(id string, p *decide.Purchase) string {
-	const labelW, rowH, top = 210.0, 30.0, 40.0
-	var vals []float64
+	var bars []chart.HBar
 	for _, r := range p.Rows {
-		vals = append(vals, r.CostPerKTPS, cost(r, r.TPSLow), cost(r, r.TPSHigh))
+		bars = append(bars, chart.HBar{Label: r.Server.Name, Value: r.CostPerKTPS, Lo: cost(r, r.TPSHigh), Hi: cost(r, r.TPSLow)})
 	}
-	sc := Scale{Label: "cost per 1,000 tps", Zero: true, Format: FmtSig}
-	sc.Fit(vals)
-	h := top + rowH*float64(len(p.Rows)) + 44
-	x0, x1 := labelW, chartW-padR/2
-	x := func(v float64) float64 { return x0 + sc.pos(v)*(x1-x0) }
-	title := "Cost per 1,000 tps, lower is better (whisker: the band)"
-	esc := html.EscapeString
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
-		esc(id), xy(chartW), xy(h), px(chartW), px(h), esc(title))
-	fmt.Fprintf(&b, `<title>%s</title><text class="ctitle" x="8" y="20">%s</text>`, esc(title), esc(title))
-	yEnd := top + rowH*float64(len(p.Rows))
-	for _, t := range sc.ticks() {
-		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x(t)), xy(top-6), xy(x(t)), xy(yEnd))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x(t)), xy(yEnd+16), esc(FmtSig(t)))
-	}
-	for i, r := range p.Rows {
-		y := top + rowH*float64(i)
-		name := r.Server.Name
-		fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="end">%s</text>`, xy(x0-8), xy(y+rowH/2+4), esc(name))
-		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s per 1,000 tps</title></rect>`,
-			xy(x0), xy(y+5), xy(x(r.CostPerKTPS)-x0), xy(rowH-10), esc(name), esc(FmtN(r.CostPerKTPS)))
-		lo, hi := cost(r, r.TPSHigh), cost(r, r.TPSLow)
-		if hi > lo {
-			fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x(lo)), xy(y+rowH/2), xy(x(hi)), xy(y+rowH/2))
-		}
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s">%s</text>`, xy(x(max(hi, r.CostPerKTPS))+4), xy(y+rowH/2+4), esc(FmtN(r.CostPerKTPS)))
-	}
-	fmt.Fprintf(&b, `<line class="axisline" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x0), xy(top-6), xy(x0), xy(yEnd))
-	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy((x0+x1)/2), xy(yEnd+34), esc(sc.Label))
-	b.WriteString(`</svg>`)
-	return b.String()
+	return chart.HBars(id, "Cost per 1,000 tps, lower is better (whisker: the band)", "cost per 1,000 tps", "per 1,000 tps", bars)
 }
 
 // cost is a candidate's cost per 1,000 tps at a throughput of its band.

@@ -1,10 +1,11 @@
 // Package report turns stored runs into what a person reads: one
-// self-contained HTML file (inline CSS and inline SVG charts drawn here, no
-// script, no network), terminal tables, JSON and CSV, and a comparison of
-// two runs of the same kind.
+// self-contained HTML file (inline CSS and inline SVG charts drawn by
+// internal/chart, no script, no network), terminal tables, JSON and CSV,
+// and a comparison of two runs of the same kind.
 //
 // Build computes every figure and the plain-language findings from the
-// runs alone; the writers only render a Report. The same runs give the same
+// runs alone, the model's through the model's packages (calib calibrates,
+// decide takes the purchase, once); the writers only render a Report. The same runs give the same
 // bytes: map keys are sorted, floats have fixed formats, and the only times
 // shown are the runs' own.
 //

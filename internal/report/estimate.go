@@ -5,15 +5,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/estimate"
 )
 
 // EstimateTable is the table of rows, for tpch and reporting alike; false
 // when there are none. what, when not "", opens the caption.
-func EstimateTable(id, what string, rows []planest.Row) (Table, bool) {
+func EstimateTable(id, what string, rows []estimate.Row) (Table, bool) {
 	t := Table{ID: id, Caption: what + "Estimated speedup (the plan's cost at the lowest DOP over its cost at this DOP) against measured speedup; flagged where they part by more than 2× or the plan changed",
 		Head: []string{"query", "DOP", "plan cost", "estimated speedup", "measured speedup", "measured / estimated", "flag"}}
-	streams := slices.ContainsFunc(rows, func(r planest.Row) bool { return r.Streams > 0 })
+	streams := slices.ContainsFunc(rows, func(r estimate.Row) bool { return r.Streams > 0 })
 	if streams {
 		t.Head = slices.Insert(t.Head, 1, "streams")
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/chart"
 	"github.com/numalab/numalab/internal/iobench"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/preflight"
@@ -243,7 +244,7 @@ func memorySection(r *Report) HTMLSection {
 		if mx.SingleNode || len(mx.MemNodes) == 1 {
 			title = "NUMA latency matrix (1×1: this machine has one NUMA node)"
 		}
-		s.Figures = append(s.Figures, Plot{ID: AnchorMatrix, SVG: template.HTML(heatmap(AnchorMatrix, mx.CPUNodes, mx.MemNodes, ns, mx.Relative, title))})
+		s.Figures = append(s.Figures, Plot{ID: AnchorMatrix, SVG: template.HTML(chart.Heatmap(AnchorMatrix, mx.CPUNodes, mx.MemNodes, ns, mx.Relative, title))})
 		if mx.Reused {
 			s.Notes = append(s.Notes, "The quick probe's 1×1 matrix is the random chain's largest ladder point, not a separate run.")
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
-	"github.com/numalab/numalab/internal/sweep"
 )
 
 // oltpRunConfig is the part of run oltp's stored configuration the report
@@ -53,7 +52,7 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 		// streams ran on. Runs stored before it divided by the
 		// placement's cores, so the divisor is worked out again here.
 		if run.Machine != nil {
-			if used := sweep.CoresUsed(run.Machine, c.CPUs, c.SpreadCPUs, c.Streams); used > 0 {
+			if used := run.Machine.CoresUsed(c.CPUs, c.SpreadCPUs, c.Streams); used > 0 {
 				c.Cores = used
 			}
 		}

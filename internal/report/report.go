@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/decide"
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/published"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -38,6 +39,9 @@ type Report struct {
 	// Published is the model against public audited results, at its
 	// workload's stall share (nil without a model).
 	Published *published.Validation `json:"published_check,omitempty"`
+	// purchase and catalogue are the buy decisions for the model
+	// (decide.Choose; Purchase, CataloguePurchase), taken once by Build.
+	purchase, catalogue *decide.Purchase
 	// sections are the workloads' sections (Register), in order; their
 	// JSON stands here, after the model's (MarshalJSON).
 	sections []shown
@@ -176,8 +180,10 @@ type OLTPPoint struct {
 
 // Reporting is a transtats sweep of reporting queries.
 type Reporting struct {
-	Run       int64                `json:"run"`
-	Engine    string               `json:"engine"`
+	Run    int64  `json:"run"`
+	Engine string `json:"engine"`
+	// Version is the engine's, as the run stored it; the reporting
+	// workload fills it (Workload.Complete).
 	Version   string               `json:"engine_version,omitempty"`
 	Rows      int64                `json:"rows"`
 	DurationS float64              `json:"duration_s"`
@@ -190,9 +196,9 @@ type Reporting struct {
 	// the measured one (PostgreSQL only); NoEstimate says why there are
 	// none on another engine. The reporting workload fills both
 	// (Workload.Complete).
-	Estimates  []planest.Row `json:"estimates,omitempty"`
-	NoEstimate string        `json:"no_estimate,omitempty"`
-	Errors     []string      `json:"errors,omitempty"`
+	Estimates  []estimate.Row `json:"estimates,omitempty"`
+	NoEstimate string         `json:"no_estimate,omitempty"`
+	Errors     []string       `json:"errors,omitempty"`
 }
 
 // QuerySeries is one query at a fixed DOP (or fixed streams).
@@ -345,6 +351,7 @@ func BuildFor(engine string, runs []*result.Run) (*Report, error) {
 		if r.Published, err = publishedCheck(r.Model); err != nil {
 			return nil, err
 		}
+		r.purchase, r.catalogue = decide.Choose(r.Model)
 	}
 	for _, k := range Kinds() {
 		switch w := registered(k); {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 )
@@ -38,13 +37,6 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 		if q.Rows == 0 {
 			q.Rows = q.Load.Rows
 		}
-	}
-	infos, err := engine.KindInfo.All(run)
-	if err != nil {
-		return nil, err
-	}
-	if len(infos) > 0 {
-		q.Version = infos[0].Version
 	}
 	if q.Plans, err = result.KindPlanFinding.All(run); err != nil {
 		return nil, err

@@ -3,7 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/estimate"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -302,7 +302,7 @@ func textQueries(b *strings.Builder, q *Reporting) {
 	tw.Flush()
 	if len(q.Estimates) > 0 {
 		var eb strings.Builder
-		planest.WriteTable(&eb, q.Estimates)
+		estimate.WriteTable(&eb, q.Estimates)
 		for _, l := range strings.Split(strings.TrimSpace(eb.String()), "\n") {
 			fmt.Fprintf(b, "  %s\n", l)
 		}

@@ -38,7 +38,7 @@ func neighbourCells(t *result.Topology, p Cell, r, index int) []Cell {
 	}
 	c := p
 	c.Point.Index, c.Point.Streams, c.Point.Repeat = index, 1, r
-	c.Cores = CoresUsed(t, p.Place.Streams, true, 1)
+	c.Cores = t.CoresUsed(p.Place.Streams, true, 1)
 	c.Spread, c.Neighbour = true, others
 	ctl := c
 	ctl.Control = true

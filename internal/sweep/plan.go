@@ -64,7 +64,7 @@ type Cell struct {
 	Spread   bool            // stream i pinned to the i-th CPU alone
 	// Cores are the physical cores the streams and their queries'
 	// parallel workers run on: the divisor of tps per core (see
-	// CoresUsed). At DOP d the workers run on the placement's CPUs too,
+	// Topology.CoresUsed). At DOP d the workers run on the placement's CPUs too,
 	// so a cell of s streams counts the cores of s×d threads.
 	Cores int
 	// Neighbour are the CPUs of a memory-bandwidth neighbour run during
@@ -176,7 +176,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 							DOP:      d,
 							Type:     typ,
 							Spread:   spread,
-							Cores:    CoresUsed(t, p.Streams, spread, s*d),
+							Cores:    t.CoresUsed(p.Streams, spread, s*d),
 						}
 						if spec.OneDataNode && len(cells) > 0 && dn != cells[0].DataNode {
 							return nil, nil, fmt.Errorf("-placement: the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)

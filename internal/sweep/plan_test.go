@@ -148,8 +148,8 @@ func TestCoresUsed(t *testing.T) {
 		{[]int{c0.ID, sib}, true, 8, 1}, // more streams than CPUs wrap onto them
 		{nil, true, 4, 0},               // not pinned: unknown
 	} {
-		if got := CoresUsed(m, c.cpus, c.spread, c.streams); got != c.want {
-			t.Errorf("CoresUsed(%v, spread %v, %d streams) = %d; want %d", c.cpus, c.spread, c.streams, got, c.want)
+		if got := m.CoresUsed(c.cpus, c.spread, c.streams); got != c.want {
+			t.Errorf("m.CoresUsed(%v, spread %v, %d streams) = %d; want %d", c.cpus, c.spread, c.streams, got, c.want)
 		}
 	}
 }

@@ -4,14 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 )
 
 // Report completes the report's reporting section, which the report
 // builds itself (its findings and the SMT × DOP section read it): the
-// optimizer's estimated speedup against DOP beside the measured one
-// (Estimates), or why there is none (NoEstimate).
+// engine's version as the run stored it, and the optimizer's estimated
+// speedup against DOP beside the measured one (Estimates), or why there
+// is none (NoEstimate).
 var Report = report.Workload{
 	Complete: func(r *report.Report, runs []*result.Run) error {
 		q := r.Reporting
@@ -30,6 +32,13 @@ var Report = report.Workload{
 				if err := json.Unmarshal(run.Config, &cfg); err != nil {
 					return fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
 				}
+			}
+			infos, err := engine.KindInfo.All(run)
+			if err != nil {
+				return err
+			}
+			if len(infos) > 0 {
+				q.Version = infos[0].Version
 			}
 			cells, err := result.KindQueryCell.All(run)
 			if err != nil {

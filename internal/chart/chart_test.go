@@ -1,4 +1,4 @@
-package report
+package chart
 
 import (
 	"fmt"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/numalab/numalab/internal/model"
 )
 
 // TestScaleValuesApartInTheirLastDigits: an axis whose values differ only
@@ -48,27 +46,23 @@ func TestScaleValuesApartInTheirLastDigits(t *testing.T) {
 	}
 }
 
-// TestFitFigureThroughItsPoint: with one latency (no page-size fit) the
-// model passes through the measured median by construction, so measured
-// and predicted agree to their last bits or differ in them; the fit's
-// chart, square over both, is drawn either way.
-func TestFitFigureThroughItsPoint(t *testing.T) {
-	for _, m := range []float64{1554.8, 1298.0000000000002, 1440.5} {
-		for _, p := range []float64{m, math.Nextafter(m, 0), math.Nextafter(m, math.Inf(1))} {
-			md := &Model{Residuals: []model.Residual{{Point: model.Point{TPSPerCore: m, LatencyNS: 302.8}, FitTPSPerCore: p, Cell: "a cell"}}}
-			done := make(chan bool, 1)
-			go func() {
-				plot, _, ok := fitFigure(md)
-				done <- ok && strings.Contains(string(plot.SVG), "</svg>")
-			}()
-			select {
-			case ok := <-done:
-				if !ok {
-					t.Errorf("measured %v, predicted %v: no fit chart", m, p)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatalf("measured %v, predicted %v: no fit chart after 10 s", m, p)
-			}
+// HBars draws one bar per row, labelled, with a whisker only where the
+// row's band has width.
+func TestHBars(t *testing.T) {
+	svg := HBars("c", "Cost", "cost per 1,000 tps", "per 1,000 tps", []HBar{
+		{Label: "A & B", Value: 120, Lo: 100, Hi: 150},
+		{Label: "C", Value: 90, Lo: 90, Hi: 90},
+	})
+	for _, want := range []string{`id="c-svg"`, "<title>A &amp; B: 120 per 1,000 tps</title>", "<title>C: 90.0 per 1,000 tps</title>", "cost per 1,000 tps</text>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("HBars lacks %q:\n%s", want, svg)
 		}
+	}
+	if n := strings.Count(svg, `<rect class="bar"`); n != 2 {
+		t.Errorf("%d bars; want 2", n)
+	}
+	// One axis line at the bars' base, one whisker (A's); C's band is a point.
+	if n := strings.Count(svg, `<line class="axisline"`); n != 2 {
+		t.Errorf("%d axis lines and whiskers; want 2 (the base and A's whisker)", n)
 	}
 }
