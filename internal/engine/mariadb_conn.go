@@ -109,6 +109,7 @@ type myConn struct {
 	sock  net.Conn
 	cache *cacheMetaConn // nil without Options.MariaDBCacheMetadata
 	tid   int
+	wire  *myWire // the repeats' (wire_mariadb.go), nil before the first
 }
 
 func (c *myConn) Exec(ctx context.Context, query string, args ...any) error {
@@ -188,4 +189,13 @@ func (c *myConn) Native() Native {
 // BackendPID is the connection's server thread (a thread id, which
 // sched_setaffinity takes as it takes a process id).
 func (c *myConn) BackendPID() int { return c.tid }
-func (c *myConn) Close() error    { return c.one.Close() }
+
+// Close closes the connection through the driver, which quits and closes
+// the socket.
+func (c *myConn) Close() error {
+	shut := c.closeWire()
+	if err := c.one.Close(); err != nil && !shut {
+		return err
+	}
+	return nil
+}
