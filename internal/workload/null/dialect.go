@@ -37,7 +37,7 @@ var dialects = map[engine.Dialect]dialect{
 	engine.SQLite: {},
 	engine.Postgres: {named: true, oneCall: true,
 		open: func(ctx context.Context, conn engine.Conn, protocol, _ string, session []string) (drive.Stream, error) {
-			return openPG(ctx, conn, protocol, session)
+			return openServer(ctx, conn, protocol, "", session)
 		},
 		// a host that is a directory is a unix socket
 		transport: func(dsn string) string {
@@ -49,7 +49,7 @@ var dialects = map[engine.Dialect]dialect{
 	},
 	engine.MariaDB: {pointSelect: true,
 		open: func(ctx context.Context, conn engine.Conn, protocol, call string, session []string) (drive.Stream, error) {
-			return openMy(ctx, conn, protocol, call, session)
+			return openServer(ctx, conn, protocol, call, session)
 		},
 		transport: func(dsn string) string {
 			if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Net == "unix" {

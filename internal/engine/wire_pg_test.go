@@ -1,4 +1,4 @@
-package null
+package engine
 
 import (
 	"context"
@@ -25,13 +25,13 @@ func encode(t *testing.T, msgs ...pgproto3.BackendMessage) []byte {
 	return b
 }
 
-// TestPGStreamReadsAnswersInPieces runs a stream against a server on a
+// TestPGWireReadsAnswersInPieces repeats a call against a server on a
 // real unix socket that answers each call in pieces of 3 bytes, with an
 // error on the second call and a notice it sends unasked after the third
 // call's ReadyForQuery: every call ends at its ReadyForQuery, the second
 // fails with the server's error, the notice waits for the fourth, and the
 // small read buffer grows.
-func TestPGStreamReadsAnswersInPieces(t *testing.T) {
+func TestPGWireReadsAnswersInPieces(t *testing.T) {
 	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +68,12 @@ func TestPGStreamReadsAnswersInPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &pgStream{conn: conn, req: req, in: make([]byte, 8), closeConn: func() error { return nil }}
-	defer s.Close()
+	w := &pgWire{conn: conn, in: make([]byte, 8)}
+	defer w.close()
+	s := &pgRepeat{c: &pgConn{wire: w}, req: req}
 	ctx := context.Background()
 	for i := range answers {
-		_, err := s.Next(ctx)
+		err := s.Call(ctx)
 		var pgErr *pgconn.PgError
 		switch {
 		case i == 1 && (!errors.As(err, &pgErr) || pgErr.Code != "42601"):
@@ -84,7 +85,7 @@ func TestPGStreamReadsAnswersInPieces(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
-	if s.r != s.w || len(s.in) <= 8 {
-		t.Errorf("after the calls %d bytes unread, buffer %d bytes; want none unread and a grown buffer", s.w-s.r, len(s.in))
+	if w.r != w.w || len(w.in) <= 8 {
+		t.Errorf("after the calls %d bytes unread, buffer %d bytes; want none unread and a grown buffer", w.w-w.r, len(w.in))
 	}
 }
