@@ -163,16 +163,17 @@ type dialect struct {
 }
 
 var dialects = map[engine.Dialect]dialect{
-	engine.SQLite: {oneWriter: true, loadErr: engine.SQLiteError,
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newSQLiteRunner(ctx, w) }},
-	engine.DuckDB: {beforeSize: "CHECKPOINT",
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newDuckRunner(ctx, w) }},
+	engine.SQLite: {oneWriter: true, loadErr: engine.SQLiteError, runner: newStmtRunner},
+	engine.DuckDB: {beforeSize: "CHECKPOINT", runner: newStmtRunner},
 	engine.Postgres: {drop: dropPG, codeKind: "functions",
 		code: func(ctx context.Context, eng engine.Engine) error {
 			_, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(eng.Schema()))
 			return err
 		},
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newPGRunner(ctx, w) },
+		runner: func(ctx context.Context, w *Workload) (runner, error) {
+			osSQL, slSQL := pgCalls(w.eng.Schema(), w.opt.Augmented)
+			return newCallRunner(ctx, w, osSQL, slSQL)
+		},
 		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
 			var n int64
 			names := make([]string, 0, len(tables)+1)
@@ -185,7 +186,10 @@ var dialects = map[engine.Dialect]dialect{
 			return n, err
 		}},
 	engine.MariaDB: {drop: dropMy, code: createMyProcedures, codeKind: "procedures",
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newMyRunner(ctx, w) },
+		runner: func(ctx context.Context, w *Workload) (runner, error) {
+			osSQL, slSQL := myCalls(w.opt.Augmented)
+			return newCallRunner(ctx, w, osSQL, slSQL)
+		},
 		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
 			var n int64
 			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables

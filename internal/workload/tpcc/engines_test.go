@@ -433,8 +433,9 @@ func TestSessionStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lqt float64
-	if err := s.x.(*myRunner).c.Native().MariaDB.Conn.QueryRowContext(ctx, "SELECT @@session.long_query_time").Scan(&lqt); err != nil || lqt != 7 {
+	var lqt any
+	err = s.x.(*callRunner).c.Query(ctx, "SELECT @@session.long_query_time", nil, func(v []any) error { lqt = v[0]; return nil })
+	if err != nil || lqt != float64(7) {
 		t.Errorf("mariadb stream's long_query_time %v (%v); want the session statement's 7", lqt, err)
 	}
 	if _, err := s.Next(ctx); err != nil {

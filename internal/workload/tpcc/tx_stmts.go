@@ -2,186 +2,108 @@ package tpcc
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
-	"io"
 
-	"github.com/mattn/go-sqlite3"
+	"github.com/numalab/numalab/internal/engine"
 )
 
-// sqliteRunner runs the transactions on go-sqlite3's own API rather than
-// database/sql, whose per-call cost is several times SQLite's own for these
-// short transactions: prepared driver statements, arguments and results in
-// fixed arrays, one read transaction (BEGIN ... COMMIT) per call.
-type sqliteRunner struct {
-	conn      *sqlite3.SQLiteConn
-	closeConn func() error
+// stmtRunner runs the transactions as the clauses' statements (tx.go's
+// sql... constants), for an engine without tpcc's server-side code
+// (SQLite, DuckDB): each prepared once on the stream's own connection
+// (engine.Prepare: on SQLite go-sqlite3's driver statements, arguments
+// and results in fixed arrays, without database/sql, whose per-call cost
+// is several times SQLite's own for these short transactions), each call
+// one read transaction (BEGIN ... COMMIT). The context is Background: a
+// cancellable one costs the embedded engines' drivers a goroutine per
+// call; Next checks ctx between transactions instead.
+type stmtRunner struct {
+	c         engine.Conn
 	augmented bool
 
-	begin, commit, rollback                                  *sqliteStmt
-	byID, byName, lastOrder, lines, nextOrder, lowStock, avg *sqliteStmt
+	begin, commit, rollback                                  engine.Stmt
+	byID, byName, lastOrder, lines, nextOrder, lowStock, avg engine.Stmt
 
-	args  [6]driver.NamedValue
-	dest  [5]driver.Value
+	args  [6]any
 	names []nameRow
 }
 
-// newSQLiteRunner opens a read-only connection and prepares the
+// newStmtRunner opens the stream's connection and prepares the
 // statements.
-func newSQLiteRunner(ctx context.Context, w *Workload) (*sqliteRunner, error) {
+func newStmtRunner(ctx context.Context, w *Workload) (runner, error) {
 	c, err := w.eng.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &sqliteRunner{conn: c.Native().SQLite, closeConn: c.Close, augmented: w.opt.Augmented}
-	for i := range s.args {
-		s.args[i].Ordinal = i + 1
-	}
+	s := &stmtRunner{c: c, augmented: w.opt.Augmented}
 	for _, p := range []struct {
-		st **sqliteStmt
+		st *engine.Stmt
 		q  string
 	}{
 		{&s.begin, "BEGIN"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
 		{&s.byID, sqlCustomerByID}, {&s.byName, sqlCustomerByName}, {&s.lastOrder, sqlLastOrder},
 		{&s.lines, sqlOrderLines}, {&s.nextOrder, sqlNextOrder}, {&s.lowStock, sqlLowStock}, {&s.avg, sqlAvgPrice},
 	} {
-		st, err := s.conn.Prepare(p.q)
-		if err != nil {
+		if *p.st, err = engine.Prepare(ctx, c, p.q); err != nil {
 			s.close()
 			return nil, fmt.Errorf("preparing %q: %w", p.q, err)
 		}
-		ss, ok := st.(*sqlite3.SQLiteStmt)
-		if !ok {
-			st.Close()
-			s.close()
-			return nil, fmt.Errorf("preparing %q: the driver gave a %T, not a *sqlite3.SQLiteStmt", p.q, st)
-		}
-		*p.st = &sqliteStmt{SQLiteStmt: ss, cols: -1}
 	}
 	return s, nil
 }
 
-// sqliteStmt is a prepared statement and the number of columns of its
-// rows, known from its first query on: the file is immutable, so its
-// results keep their shape, and no query asks the driver again.
-type sqliteStmt struct {
-	*sqlite3.SQLiteStmt
-	cols int // -1 before the first query
-}
-
-func (s *sqliteRunner) close() error {
-	for _, st := range []*sqliteStmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines, s.nextOrder, s.lowStock, s.avg} {
+func (s *stmtRunner) close() error {
+	for _, st := range []engine.Stmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines,
+		s.nextOrder, s.lowStock, s.avg} {
 		if st != nil {
 			st.Close()
 		}
 	}
-	return s.closeConn()
+	return s.c.Close()
 }
 
-// query runs st with the first n of s.args and calls row for each row in
-// s.dest. The context is Background: a cancellable one costs the driver a
-// goroutine per call; Next checks ctx between transactions instead.
-func (s *sqliteRunner) query(st *sqliteStmt, n int, row func() error) error {
-	rows, err := st.QueryContext(context.Background(), s.args[:n])
-	if err != nil {
-		return err
-	}
-	if st.cols < 0 {
-		st.cols = len(rows.Columns())
-	}
-	for {
-		err := rows.Next(s.dest[:st.cols])
-		if err == io.EOF {
-			break
-		}
-		if err == nil {
-			err = row()
-		}
-		if err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	return rows.Close()
-}
-
-func (s *sqliteRunner) set(vals ...int) int {
-	for i, v := range vals {
-		s.args[i].Value = int64(v)
-	}
-	return len(vals)
-}
-
-func (s *sqliteRunner) exec(st *sqliteStmt) error {
-	_, err := st.ExecContext(context.Background(), nil)
-	return err
+// query runs st with vals as its arguments and calls row for each row.
+func (s *stmtRunner) query(st engine.Stmt, row func(engine.Row) error, vals ...any) error {
+	n := copy(s.args[:], vals)
+	return st.Query(context.Background(), s.args[:n], row)
 }
 
 // tx runs f in one read transaction.
-func (s *sqliteRunner) tx(f func() error) error {
-	if err := s.exec(s.begin); err != nil {
+func (s *stmtRunner) tx(f func() error) error {
+	if err := s.query(s.begin, nil); err != nil {
 		return err
 	}
 	if err := f(); err != nil {
-		s.exec(s.rollback)
+		s.query(s.rollback, nil)
 		return err
 	}
-	return s.exec(s.commit)
+	return s.query(s.commit, nil)
 }
 
-func (s *sqliteRunner) avgPrice(p *float64) error {
-	return s.query(s.avg, 0, func() error {
-		*p = asNumber[float64](s.dest[0])
+func (s *stmtRunner) avgPrice(p *float64) error {
+	return s.query(s.avg, func(row engine.Row) error {
+		*p = row.Float(0)
 		return nil
 	})
 }
 
 // orderStatus runs Order-Status in one read transaction.
-func (s *sqliteRunner) orderStatus(_ context.Context, in OrderStatusInput, r *OrderStatusResult) error {
+func (s *stmtRunner) orderStatus(_ context.Context, in OrderStatusInput, r *OrderStatusResult) error {
 	return s.tx(func() error {
-		if in.Last != "" {
-			// All customers of the name sorted by C_FIRST; take the one at
-			// position n/2 rounded up.
-			s.names = s.names[:0]
-			s.set(in.W, in.D)
-			s.args[2].Value = in.Last
-			err := s.query(s.byName, 3, func() error {
-				s.names = append(s.names, nameRow{id: asNumber[int](s.dest[0]), balance: asNumber[float64](s.dest[1]),
-					first: asString(s.dest[2]), middle: asString(s.dest[3])})
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if err := pickByName(s.names, in, r); err != nil {
-				return err
-			}
-		} else {
-			found := false
-			err := s.query(s.byID, s.set(in.W, in.D, in.CID), func() error {
-				found = true
-				r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, asNumber[float64](s.dest[0]), asString(s.dest[1]), asString(s.dest[2]), asString(s.dest[3])
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if !found {
-				return fmt.Errorf("no customer %d in warehouse %d district %d", in.CID, in.W, in.D)
-			}
+		if err := s.customer(in, r); err != nil {
+			return err
 		}
-		err := s.query(s.lastOrder, s.set(in.W, in.D, r.CID), func() error {
-			r.OID, r.EntryD, r.CarrierID = asNumber[int](s.dest[0]), asString(s.dest[1]), asNumber[int](s.dest[2])
+		err := s.query(s.lastOrder, func(row engine.Row) error {
+			r.OID, r.EntryD, r.CarrierID = int(row.Int(0)), row.Text(1), int(row.Int(2))
 			return nil
-		})
+		}, in.W, in.D, r.CID)
 		if err != nil || r.OID == 0 {
 			return err
 		}
-		err = s.query(s.lines, s.set(in.W, in.D, r.OID), func() error {
-			r.Lines = append(r.Lines, OrderLine{IID: asNumber[int](s.dest[0]), SupplyWID: asNumber[int](s.dest[1]),
-				Quantity: asNumber[int](s.dest[2]), Amount: asNumber[float64](s.dest[3]), DeliveryD: asString(s.dest[4])})
+		err = s.query(s.lines, func(row engine.Row) error {
+			r.Lines = append(r.Lines, OrderLine{IID: int(row.Int(0)), SupplyWID: int(row.Int(1)),
+				Quantity: int(row.Int(2)), Amount: row.Float(3), DeliveryD: row.Text(4)})
 			return nil
-		})
+		}, in.W, in.D, r.OID)
 		if err != nil || !s.augmented {
 			return err
 		}
@@ -189,26 +111,54 @@ func (s *sqliteRunner) orderStatus(_ context.Context, in OrderStatusInput, r *Or
 	})
 }
 
+// customer finds Order-Status's customer, by last name or by id.
+func (s *stmtRunner) customer(in OrderStatusInput, r *OrderStatusResult) error {
+	if in.Last != "" {
+		// All customers of the name sorted by C_FIRST; take the one at
+		// position n/2 rounded up.
+		s.names = s.names[:0]
+		err := s.query(s.byName, func(row engine.Row) error {
+			s.names = append(s.names, nameRow{id: int(row.Int(0)), balance: row.Float(1),
+				first: row.Text(2), middle: row.Text(3)})
+			return nil
+		}, in.W, in.D, in.Last)
+		if err != nil {
+			return err
+		}
+		return pickByName(s.names, in, r)
+	}
+	found := false
+	err := s.query(s.byID, func(row engine.Row) error {
+		found = true
+		r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, row.Float(0), row.Text(1), row.Text(2), row.Text(3)
+		return nil
+	}, in.W, in.D, in.CID)
+	if err == nil && !found {
+		err = fmt.Errorf("no customer %d in warehouse %d district %d", in.CID, in.W, in.D)
+	}
+	return err
+}
+
 // stockLevel runs Stock-Level in one read transaction.
-func (s *sqliteRunner) stockLevel(_ context.Context, w, d, threshold int) (int, error) {
+func (s *stmtRunner) stockLevel(_ context.Context, w, d, threshold int) (int, error) {
 	var low int
 	var avg float64
 	err := s.tx(func() error {
 		next := 0
-		err := s.query(s.nextOrder, s.set(w, d), func() error {
-			next = asNumber[int](s.dest[0])
+		err := s.query(s.nextOrder, func(row engine.Row) error {
+			next = int(row.Int(0))
 			return nil
-		})
+		}, w, d)
 		if err != nil {
 			return err
 		}
 		if next == 0 {
 			return fmt.Errorf("no district %d in warehouse %d", d, w)
 		}
-		err = s.query(s.lowStock, s.set(w, d, next, next-stockLevelOrders, w, threshold), func() error {
-			low = asNumber[int](s.dest[0])
+		err = s.query(s.lowStock, func(row engine.Row) error {
+			low = int(row.Int(0))
 			return nil
-		})
+		}, w, d, next, next-stockLevelOrders, w, threshold)
 		if err != nil || !s.augmented {
 			return err
 		}
