@@ -43,6 +43,9 @@ type Spec struct {
 	Title, Article string
 	// Dialect is the SQL the engine speaks.
 	Dialect Dialect
+	// SQL is how the engine spells the SQL every workload writes
+	// (dialect.go).
+	SQL SQL
 	// Server says the engine is a server numalab talks to over a socket,
 	// one it starts (managed) or one a --dsn names; otherwise the engine
 	// is embedded: a --db file, queried in this process through cgo.
@@ -52,6 +55,15 @@ type Spec struct {
 	FileExt string
 	// Parallel is how one query uses several threads.
 	Parallel Parallel
+	// Storage is how the engine keeps a table's rows, which a workload
+	// chooses its keys and its loader by.
+	Storage Storage
+	// BulkMethod is how Engine.Bulk loads, for the record.
+	BulkMethod string
+	// PageCosts says the optimizer prices page reads by settings that a
+	// storage probe can advise on (PostgreSQL's random_page_cost and
+	// seq_page_cost).
+	PageCosts bool
 	// Placement is how data is put on a NUMA node, and how it is checked.
 	Placement Placement
 	// Threads is how a connection's server thread is found and pinned.
@@ -67,6 +79,24 @@ type Spec struct {
 	// nothing (an embedded engine has no sessions of its own).
 	Waits string
 }
+
+// Storage is how an engine keeps a table's rows.
+type Storage int
+
+const (
+	// StorageClustered keeps rows in their primary key's order (InnoDB
+	// always, SQLite for a WITHOUT ROWID table: SQL.ClusteredTable): a
+	// key is declared with the table, and rows loaded in its order make
+	// the tree grow at its end; adding a key later rewrites the table, or
+	// cannot be done (SQLite).
+	StorageClustered Storage = iota + 1
+	// StorageHeap keeps rows in the order they came, indexes beside them
+	// (PostgreSQL): a key is best added after a bulk load.
+	StorageHeap
+	// StorageColumns keeps compressed columns in row groups with min/max
+	// zone maps (DuckDB): scans need no index, and an index slows a load.
+	StorageColumns
+)
 
 // Parallel is an engine's intra-query parallelism.
 type Parallel struct {
@@ -120,7 +150,26 @@ type Inspect struct {
 	Usage bool
 	// Unqualified is the schema whose tables are named without it.
 	Unqualified string
+	// Catalog is where the sizes and structure are read from.
+	Catalog Catalog
 }
+
+// Catalog is the kind of catalog `numalab inspect` reads, which engines
+// of one family share (a MySQL server's is MariaDB's).
+type Catalog int
+
+const (
+	// NoCatalog: the engine cannot be inspected.
+	NoCatalog Catalog = iota
+	// CatalogSQLiteFile is an SQLite file's own b-tree pages.
+	CatalogSQLiteFile
+	// CatalogDuckDB is DuckDB's duckdb_tables and pragma_storage_info.
+	CatalogDuckDB
+	// CatalogPostgres is PostgreSQL's pg_class and statistics views.
+	CatalogPostgres
+	// CatalogMySQL is MariaDB's and MySQL's information_schema.
+	CatalogMySQL
+)
 
 // PlanForm is the kind of plan planest reads from an engine.
 type PlanForm int
@@ -139,34 +188,38 @@ const (
 
 // specs are the engines, in the order help texts list them.
 var specs = []Spec{
-	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, FileExt: "db",
+	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, SQL: sqliteSQL, FileExt: "db",
+		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT in large transactions",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1", Refusal: "SQLite runs each query on one thread"},
 		Placement: Placement{FilePages: true,
 			How:      "the file's clean cached pages dropped and read back from a thread bound to the node, pages still elsewhere moved (move_pages)",
 			Verified: "the file's cached pages by node (move_pages in query mode): at least 99% on the node"},
 		Threads: Threads{Find: "none: the query runs on the stream's own thread", Pin: "the stream's thread is pinned"},
-		Inspect: Inspect{Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
+		Inspect: Inspect{Catalog: CatalogSQLiteFile, Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
 		Plan:    PlanText},
-	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, FileExt: "duckdb",
+	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, SQL: duckSQL, FileExt: "duckdb",
+		Storage: StorageColumns, BulkMethod: "appender",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
 		Placement: Placement{Fresh: true,
 			How:      "the file's pages as SQLite's, then the buffer pool filled by one thread bound to the node (SET threads = 1)",
 			Verified: "the anonymous memory this process gained per node (numa_maps) against the buffer pool's size"},
 		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool", Pin: "the stream's thread is pinned; DuckDB's workers are not"},
-		Inspect: Inspect{Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
+		Inspect: Inspect{Catalog: CatalogDuckDB, Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
 		Plan:    PlanDuckJSON},
-	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, Server: true,
+	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, SQL: postgresSQL, Server: true,
+		Storage: StorageHeap, BulkMethod: "COPY", PageCosts: true,
 		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
 		Placement: Placement{ServerMemory: "PostgreSQL's shared memory",
 			How:      "a managed server's memory bound to the node (the postmaster's policy), its shared memory prewarmed by a backend pinned there",
 			Verified: "the shared memory's pages by node as the prewarming backend maps it (numa_maps): at least 99% on the node"},
 		Threads:    Threads{Own: true, Find: "pg_backend_pid(): a process per connection", Pin: "sched_setaffinity on the backend's PID to its stream's CPUs"},
 		Monitoring: []string{"pg_stat_statements", "auto_explain", "auto_explain_analyze", "log_all", "track_io_timing"},
-		Inspect: Inspect{Usage: true,
+		Inspect: Inspect{Usage: true, Catalog: CatalogPostgres,
 			Reads: "every schema but the system's (or --schema): pg_relation_size and pg_total_relation_size per table and index, pg_stat_user_tables' and _indexes' usage counters and last ANALYZE; free space within pages only with pgstattuple"},
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
-	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, Server: true,
+	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, SQL: mariadbSQL, Server: true,
+		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
 			Refusal: "MariaDB has no intra-query parallelism (each query runs on its connection's one thread)"},
 		Placement: Placement{ServerMemory: "MariaDB's buffer pool",
@@ -174,7 +227,7 @@ var specs = []Spec{
 			Verified: "the buffer pool's mappings in mariadbd's numa_maps, per node: at least 99% on the node"},
 		Threads:    Threads{Own: true, Find: "performance_schema.threads' THREAD_OS_ID of the connection's PROCESSLIST_ID", Pin: "sched_setaffinity on that thread's TID"},
 		Monitoring: []string{"performance_schema", "general_log", "slow_log", "slow_log_explain"},
-		Inspect:    Inspect{Reads: "information_schema.tables (data, index, data_free) and statistics, mysql.innodb_index_stats' index sizes"},
+		Inspect:    Inspect{Catalog: CatalogMySQL, Reads: "information_schema.tables (data, index, data_free) and statistics, mysql.innodb_index_stats' index sizes"},
 		Plan:       PlanMySQLJSON,
 		Waits:      "performance_schema's wait sums per thread"},
 }

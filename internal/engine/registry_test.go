@@ -29,6 +29,9 @@ func TestRegistryNamesOpen(t *testing.T) {
 		if s.Server != (s.Placement.ServerMemory != "") || s.Server != s.Threads.Own {
 			t.Errorf("%s: server %v, server memory %q, own threads %v", s.Name, s.Server, s.Placement.ServerMemory, s.Threads.Own)
 		}
+		if s.Inspect.Catalog == NoCatalog || s.SQL == nil || s.Storage == 0 || s.BulkMethod == "" {
+			t.Errorf("%s: catalog %v, SQL %v, storage %v, bulk method %q", s.Name, s.Inspect.Catalog, s.SQL, s.Storage, s.BulkMethod)
+		}
 		if s.Parallel.Query == (s.Parallel.Refusal != "") {
 			t.Errorf("%s: parallel query %v with refusal %q", s.Name, s.Parallel.Query, s.Parallel.Refusal)
 		}

@@ -8,11 +8,11 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-// Database inspects the database tg names with its engine's reader
-// (SQLite, DuckDB, Postgres or MariaDB).
+// Database inspects the database tg names with the reader of its
+// engine's catalog (the registry's Inspect.Catalog).
 func Database(ctx context.Context, tg Target, opt Options) (*result.Inspection, error) {
 	spec, ok := engine.Lookup(tg.Engine)
-	read := readers[spec.Dialect]
+	read := reader(spec.Inspect.Catalog)
 	if !ok || read == nil {
 		return nil, fmt.Errorf("inspecting: unknown engine %q (expected %s)", tg.Engine, engine.List(nil))
 	}
@@ -23,8 +23,18 @@ func Database(ctx context.Context, tg Target, opt Options) (*result.Inspection, 
 	return read(ctx, where, opt)
 }
 
-// readers are the engines' readers, by the registry's dialect: a file's
-// path or a server's DSN in.
-var readers = map[engine.Dialect]func(context.Context, string, Options) (*result.Inspection, error){
-	engine.SQLite: SQLite, engine.DuckDB: DuckDB, engine.Postgres: Postgres, engine.MariaDB: MariaDB,
+// reader reads catalog c from a file's path or a server's DSN; nil for
+// an engine that cannot be inspected.
+func reader(c engine.Catalog) func(context.Context, string, Options) (*result.Inspection, error) {
+	switch c {
+	case engine.CatalogSQLiteFile:
+		return SQLite
+	case engine.CatalogDuckDB:
+		return DuckDB
+	case engine.CatalogPostgres:
+		return Postgres
+	case engine.CatalogMySQL:
+		return MariaDB
+	}
+	return nil
 }

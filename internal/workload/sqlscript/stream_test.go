@@ -29,7 +29,7 @@ func BenchmarkStream(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg := DefaultRunConfig()
-	d := dialects[engine.Postgres]
+	_, d, _ := dialectOf("postgres")
 	st, err := newStream(nullConn{row: []any{int64(0)}}, cfg.options(d), []pgscript.Weighted{{Script: s, Weight: 1}}, 0, &halt{})
 	if err != nil {
 		b.Fatal(err)

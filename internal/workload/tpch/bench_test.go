@@ -100,7 +100,7 @@ func benchLoad(b *testing.B, name string) {
 					b.Fatal(err)
 				}
 			}
-			if _, err := eng.DB().Exec(createTable(t, engine.DialectOf(name))); err != nil {
+			if _, err := eng.DB().Exec(createTable(t, specOf(name))); err != nil {
 				b.Fatal(err)
 			}
 		}

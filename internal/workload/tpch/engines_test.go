@@ -90,7 +90,7 @@ func openEngine(tb testing.TB, name string, opt engine.Options) engine.Engine {
 // number as a float64's %v, a date as 2006-01-02, NULL as "NULL".
 func answer(ctx context.Context, tb testing.TB, eng engine.Engine, n int, seed int64, sf float64) (Query, [][]any) {
 	tb.Helper()
-	q, err := QueryFor(n, engine.DialectOf(eng.Name()), seed, sf)
+	q, err := QueryFor(n, eng.Name(), seed, sf)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestQueriesAgreeAcrossEngines(t *testing.T) {
 func q1Identical(t *testing.T, pg, my engine.Engine, seed int64, sf float64) {
 	ctx := context.Background()
 	text := func(eng engine.Engine) [][]string {
-		q, err := QueryFor(1, engine.DialectOf(eng.Name()), seed, sf)
+		q, err := QueryFor(1, eng.Name(), seed, sf)
 		if err != nil {
 			t.Fatal(err)
 		}

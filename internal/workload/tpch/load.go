@@ -112,12 +112,10 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 	if err != nil {
 		return st, fmt.Errorf("loading tpch: %w", err)
 	}
-	dialect := engine.DialectOf(eng.Name())
-	d, ok := dialects[dialect]
+	spec, d, ok := loaderOf(eng.Name())
 	if !ok {
 		return st, fmt.Errorf("loading tpch: no loader for engine %q", eng.Name())
 	}
-	spec, _ := engine.Lookup(eng.Name())
 	st.Workers = cfg.Workers
 	if st.Workers <= 0 {
 		st.Workers = runtime.NumCPU()
@@ -139,8 +137,8 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		}
 	}()
 	for _, t := range tables {
-		if _, err := eng.DB().ExecContext(ctx, createTable(t, dialect)); err != nil {
-			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", dialect, t.name, err)
+		if _, err := eng.DB().ExecContext(ctx, createTable(t, spec)); err != nil {
+			return st, fmt.Errorf("loading tpch into %s: creating %s: %w", spec.Name, t.name, err)
 		}
 		created = append(created, t.name)
 	}
@@ -152,12 +150,12 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 		st.Total += rows[i]
 	}
 	if err != nil {
-		return st, fmt.Errorf("loading tpch into %s: %w", dialect, err)
+		return st, fmt.Errorf("loading tpch into %s: %w", spec.Name, err)
 	}
 	t0 = time.Now()
-	for _, s := range d.afterLoad() {
+	for _, s := range d.afterLoad(spec.SQL) {
 		if _, err := eng.DB().ExecContext(ctx, s); err != nil {
-			return st, fmt.Errorf("loading tpch into %s: %s: %w", dialect, s, err)
+			return st, fmt.Errorf("loading tpch into %s: %s: %w", spec.Name, s, err)
 		}
 	}
 	st.Keys = time.Since(t0)
@@ -165,10 +163,10 @@ func Load(ctx context.Context, eng engine.Engine, cfg Config) (st LoadStats, err
 }
 
 // insert generates every table's rows into eng's tables, which exist and
-// are empty, by the engine's bulk path (its dialect's insert), and returns
+// are empty, by the engine's bulk path (its loader's insert), and returns
 // the rows written per table (in tables' order).
 func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int64, error) {
-	d, ok := dialects[engine.DialectOf(eng.Name())]
+	_, d, ok := loaderOf(eng.Name())
 	if !ok {
 		return nil, fmt.Errorf("no loader for engine %q", eng.Name())
 	}

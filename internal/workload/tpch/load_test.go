@@ -102,7 +102,7 @@ func TestLoadDuckDBFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tb := range tables[:len(tables)-1] {
-		if _, err := eng.DB().Exec(createTable(tb, dialectDuckDB)); err != nil {
+		if _, err := eng.DB().Exec(createTable(tb, specOf(dialectDuckDB))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -176,7 +176,7 @@ func TestLoadDuckDBTwice(t *testing.T) {
 	}
 	for i := range 2 {
 		for _, tb := range tables {
-			if _, err := eng.DB().Exec("DROP TABLE IF EXISTS " + tb.name + "; " + createTable(tb, dialectDuckDB)); err != nil {
+			if _, err := eng.DB().Exec("DROP TABLE IF EXISTS " + tb.name + "; " + createTable(tb, specOf(dialectDuckDB))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -258,7 +258,7 @@ func TestLoadPostgresFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tb := range tables {
-		if _, err := eng.DB().ExecContext(ctx, createTable(tb, dialectPostgres)); err != nil {
+		if _, err := eng.DB().ExecContext(ctx, createTable(tb, specOf(dialectPostgres))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,7 +306,7 @@ func TestLoadPostgresFails(t *testing.T) {
 func TestPGSinkCloses(t *testing.T) {
 	ctx := context.Background()
 	eng := openNew(t, dialectPostgres, "tpch_sink")
-	if _, err := eng.DB().ExecContext(ctx, createTable(tRegion, dialectPostgres)); err != nil {
+	if _, err := eng.DB().ExecContext(ctx, createTable(tRegion, specOf(dialectPostgres))); err != nil {
 		t.Fatal(err)
 	}
 	g, err := newGen(1, 0.01)

@@ -90,7 +90,7 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", cfg.Engine, err))
 		}
-		m, merr := readMeta(ctx, eng.DB(), engine.DialectOf(cfg.Engine))
+		m, merr := readMeta(ctx, eng.DB(), engine.SQLOf(cfg.Engine))
 		switch {
 		case merr != nil || m["workload"] != "tpch":
 			eng.Close()
@@ -168,7 +168,7 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 		eng.Close()
 		return nil, fmt.Errorf("opening tpch on %s (%s): %w", server, where, err)
 	}
-	m, merr := readMeta(ctx, eng.DB(), engine.DialectOf(cfg.Engine))
+	m, merr := readMeta(ctx, eng.DB(), engine.SQLOf(cfg.Engine))
 	switch {
 	case merr == nil && ready(m, cfg):
 		return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: where}, nil
@@ -182,7 +182,7 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 	default:
 		for _, t := range append(tableNames(), metaTable) {
 			var n int
-			if err := eng.DB().QueryRowContext(ctx, tableCount[engine.DialectOf(cfg.Engine)], t).Scan(&n); err != nil {
+			if err := eng.DB().QueryRowContext(ctx, engine.SQLOf(cfg.Engine).TableCount(), t).Scan(&n); err != nil {
 				return fail(err)
 			}
 			if n > 0 {
@@ -207,10 +207,11 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 		return LoadStats{}, fmt.Errorf("SF %g: %w", cfg.SF, err)
 	}
 	db := eng.DB()
-	if _, err := db.ExecContext(ctx, "CREATE TABLE "+metaTable+" ("+engine.DialectOf(cfg.Engine).Key()+" "+metaKeyType(engine.DialectOf(cfg.Engine))+" PRIMARY KEY, value TEXT NOT NULL)"); err != nil {
+	d := engine.SQLOf(cfg.Engine)
+	if _, err := db.ExecContext(ctx, d.CreateMeta(metaTable)); err != nil {
 		return LoadStats{}, fmt.Errorf("creating %s: %w", metaTable, err)
 	}
-	if err := putMeta(ctx, db, engine.DialectOf(cfg.Engine), map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
+	if err := putMeta(ctx, db, d, map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
 		return LoadStats{}, err
 	}
 	cfg.Say(fmt.Sprintf("loading tpch SF %g into %s", cfg.SF, cfg.Engine))
@@ -218,20 +219,20 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 	if err != nil {
 		return st, err
 	}
-	return st, putMeta(ctx, db, engine.DialectOf(cfg.Engine), map[string]string{"load_complete": "1"})
+	return st, putMeta(ctx, db, d, map[string]string{"load_complete": "1"})
 }
 
-func putMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect, kv map[string]string) error {
+func putMeta(ctx context.Context, db *sql.DB, d engine.SQL, kv map[string]string) error {
 	for k, v := range kv {
-		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+dialect.Key()+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+		if _, err := db.ExecContext(ctx, d.WriteMeta(metaTable, k, v)); err != nil {
 			return fmt.Errorf("writing %s: %w", metaTable, err)
 		}
 	}
 	return nil
 }
 
-func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT "+dialect.Key()+", value FROM "+metaTable)
+func readMeta(ctx context.Context, db *sql.DB, d engine.SQL) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, d.ReadMeta(metaTable))
 	if err != nil {
 		return nil, err
 	}

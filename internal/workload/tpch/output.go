@@ -2,7 +2,6 @@ package tpch
 
 import (
 	"errors"
-	"github.com/numalab/numalab/internal/engine"
 	"strconv"
 	"strings"
 
@@ -37,7 +36,7 @@ func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold d
 		// no DOP is chosen by them.
 		out.Analysis.Advice = nil
 	}
-	if inf := s.Info(); inf != nil && pageCosts[engine.DialectOf(s.cfg.Engine)] {
+	if inf := s.Info(); inf != nil && pageCosts(s.cfg.Engine) {
 		out.Storage = StorageAdvice(inf.Settings, probe, out.Analysis.Cost)
 	}
 	return out

@@ -28,21 +28,22 @@ var ErrQuery = errors.New("no such TPC-H query")
 // Queries is how many queries there are.
 const Queries = 22
 
-// QueryFor returns query n (1 to 22) for dialect ("sqlite", "duckdb",
-// "postgres" or "mariadb") with substitution parameters drawn as qgen
+// QueryFor returns query n (1 to 22) for the engine named name
+// ("sqlite", "duckdb", "postgres" or "mariadb", in its SQL) with substitution parameters drawn as qgen
 // does (clause 2.4.n.3) by an RNG of seed: the same n, seed and sf give
 // the same parameters on every engine. sf sets Q11's FRACTION (0.0001/SF).
-func QueryFor(n int, dialect engine.Dialect, seed int64, sf float64) (Query, error) {
+func QueryFor(n int, name string, seed int64, sf float64) (Query, error) {
 	if n < 1 || n > Queries {
 		return Query{}, fmt.Errorf("%w: %d (expected 1 to %d)", ErrQuery, n, Queries)
 	}
-	if _, ok := dialects[dialect]; !ok {
-		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected %s)", n, dialect, engine.List(nil))
+	d := engine.SQLOf(name)
+	if d == nil {
+		return Query{}, fmt.Errorf("tpch query %d: no SQL for engine %q (expected %s)", n, name, engine.List(nil))
 	}
 	if _, err := CountsFor(sf); err != nil {
 		return Query{}, fmt.Errorf("tpch query %d: %w", n, err)
 	}
-	q := &qb{d: dialect, r: newRNG(seed, streamParams, int64(n)), sf: sf}
+	q := &qb{d: d, r: newRNG(seed, streamParams, int64(n)), sf: sf}
 	sql := queryText[n-1](q)
 	return Query{N: n, SQL: sql, Params: q.params, Ordered: n != 6 && n != 14 && n != 17 && n != 19}, nil
 }
@@ -50,7 +51,7 @@ func QueryFor(n int, dialect engine.Dialect, seed int64, sf float64) (Query, err
 // qb builds one query: it draws the parameters, records them, and writes
 // the dialect's forms of dates and years.
 type qb struct {
-	d      engine.Dialect
+	d      engine.SQL
 	r      rng
 	sf     float64
 	params []string

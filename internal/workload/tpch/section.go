@@ -347,7 +347,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			offQ = append(offQ, QueryName(q))
 		}
 		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", report.OrDash(strings.Join(offQ, ", ")), report.OrDash(strings.Join(f.Common, ", "))))
-		if pageCosts[engine.DialectOf(t.Config.Engine)] {
+		if pageCosts(t.Config.Engine) {
 			var probe *result.IORatio
 			if r.IO != nil && r.IO.Probe != nil {
 				probe = r.IO.Probe.Ratio

@@ -12,9 +12,9 @@ func EstimatedBytes(sf float64, eng string) (int64, error) {
 	if _, err := CountsFor(sf); err != nil {
 		return 0, fmt.Errorf("estimating a tpch load: %w", err)
 	}
-	b, ok := bytesPerSF[engine.DialectOf(eng)]
+	_, l, ok := loaderOf(eng)
 	if !ok {
 		return 0, fmt.Errorf("estimating a tpch load: no estimate for engine %q (expected %s)", eng, engine.List(nil))
 	}
-	return int64(b.fixed + b.perSF*sf), nil
+	return int64(l.fixed + l.perSF*sf), nil
 }

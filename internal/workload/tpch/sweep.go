@@ -170,19 +170,20 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		return nil, err
 	}
 	s.db = db
-	ld := result.BulkLoad{Engine: s.cfg.Engine, Workload: "tpch", Method: loadMethod[engine.DialectOf(s.cfg.Engine)], Rows: db.Stats.Total,
+	ld := result.BulkLoad{Engine: s.cfg.Engine, Workload: "tpch", Method: loaderMethod(s.cfg.Engine), Rows: db.Stats.Total,
 		Insert: db.Stats.Insert, RowsPerSecond: db.Stats.RowsPerSec(), Total: db.Stats.Insert + db.Stats.Keys, Reused: db.Reused, Where: db.Where}
 	if db.Reused {
 		tell.Note(fmt.Sprintf("tpch SF %g: reused numalab's earlier load in %s", s.cfg.SF, db.Where))
 	} else {
 		// The rate is LoadStats.RowsPerSec's: up to the last commit
 		// (afterCommit: what an engine writes later).
-		after := afterCommit[engine.DialectOf(s.cfg.Engine)]
+		spec, _ := engine.Lookup(s.cfg.Engine)
+		after := afterCommit(spec)
 		tell.Note(fmt.Sprintf("tpch SF %g: %d rows loaded in %s by %s with %d workers, %.0f rows/s to the last commit%s", s.cfg.SF, db.Stats.Total, db.Where, ld.Method, db.Stats.Workers, ld.RowsPerSecond, after))
 	}
 	s.sql = map[int]string{}
 	for _, q := range s.cfg.Queries {
-		qq, err := QueryFor(q, engine.DialectOf(s.cfg.Engine), s.cfg.Seed, s.cfg.SF)
+		qq, err := QueryFor(q, s.cfg.Engine, s.cfg.Seed, s.cfg.SF)
 		if err != nil {
 			return nil, err
 		}
