@@ -44,8 +44,10 @@
 //
 // # Engines
 //
-// The package knows each dialect's SQL and nothing about how the engine
-// was opened. DuckDB gets no indexes (rows in key order and zone maps);
+// The package picks its way of running on an engine once, by how the
+// engine keeps a table and whether it is a server (dialect.go's kindOf),
+// takes the engine's spelling of the generic SQL from engine.SQL, and
+// knows nothing about how the engine was opened. DuckDB gets no indexes (rows in key order and zone maps);
 // its streams share one database, each with its own connection.
 // PostgreSQL gets primary keys, the two indexes and VACUUM ANALYZE inside
 // numalab's schema; there each transaction is one call of a PL/pgSQL
