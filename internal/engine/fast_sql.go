@@ -227,3 +227,32 @@ func (c *duckConn) AppendRows(_ context.Context, table string, columns []string,
 		return a.Close()
 	})
 }
+
+// Prepare is c's Prepare when c is a Preparer, else a statement that runs
+// query through c.Query at each call: a workload that asks for prepared
+// statements runs on any engine.
+func Prepare(ctx context.Context, c Conn, query string) (Stmt, error) {
+	if p, ok := c.(Preparer); ok {
+		return p.Prepare(ctx, query)
+	}
+	return &plainStmt{c: c, query: query}, nil
+}
+
+// plainStmt runs its query through Conn.Query.
+type plainStmt struct {
+	c     Conn
+	query string
+	row   valuesRow[any]
+}
+
+func (s *plainStmt) Query(ctx context.Context, args []any, row func(Row) error) error {
+	return s.c.Query(ctx, s.query, args, func(v []any) error {
+		if row == nil {
+			return nil
+		}
+		s.row.v = v
+		return row(&s.row)
+	})
+}
+
+func (s *plainStmt) Close() error { return nil }

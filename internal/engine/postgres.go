@@ -550,7 +550,6 @@ func normalisePG(v any) any {
 	return normalise(v)
 }
 
-func (c *pgConn) Native() Native  { return Native{Postgres: c.c} }
 func (c *pgConn) BackendPID() int { return c.pid }
 func (c *pgConn) Close() error {
 	c.unwatch()
