@@ -26,8 +26,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"net"
-	"time"
 )
 
 var _ Repeater = (*myConn)(nil)
@@ -45,13 +43,11 @@ const serverMoreResultsExists = 0x0008
 
 // myWire is a stream connection's socket as its repeats read it.
 type myWire struct {
-	conn      net.Conn
+	watcher
 	cacheMeta bool // the server caches metadata
 	// in holds what the server sent; in[r:w] is not parsed yet.
 	in   []byte
 	r, w int
-	ctx  context.Context
-	stop func() bool
 }
 
 // myRepeat is one repeated command.
@@ -65,7 +61,7 @@ type myRepeat struct {
 // wireOf returns the connection's wire, made on first use.
 func (c *myConn) wireOf() *myWire {
 	if c.wire == nil {
-		c.wire = &myWire{conn: c.sock, cacheMeta: c.cache != nil && c.cache.negotiated, in: make([]byte, 8192)}
+		c.wire = &myWire{watcher: watcher{conn: c.sock}, cacheMeta: c.cache != nil && c.cache.negotiated, in: make([]byte, 8192)}
 	}
 	return c.wire
 }
@@ -119,21 +115,6 @@ func (r *myRepeat) Call(ctx context.Context) error {
 		return err
 	}
 	return r.answer()
-}
-
-// watch makes ctx's cancellation shut the socket, instead of the
-// previous context's.
-func (w *myWire) watch(ctx context.Context) {
-	if ctx == w.ctx {
-		return
-	}
-	if w.stop != nil {
-		w.stop()
-	}
-	w.ctx, w.stop = ctx, nil
-	if ctx.Done() != nil {
-		w.stop = context.AfterFunc(ctx, func() { w.conn.SetDeadline(time.Unix(1, 0)) })
-	}
 }
 
 // answer reads one command's answer: an OK or error packet, a prepared
@@ -297,12 +278,5 @@ func errPacket(p []byte) error {
 // shut the socket, after which the driver's quit fails: no error of the
 // connection's.
 func (c *myConn) closeWire() (shut bool) {
-	w := c.wire
-	if w == nil {
-		return false
-	}
-	if w.stop != nil {
-		w.stop()
-	}
-	return w.ctx != nil && w.ctx.Err() != nil
+	return c.wire != nil && c.wire.unwatch()
 }

@@ -61,17 +61,45 @@ func binaryOID(oid uint32) bool {
 
 // pgWire is a connection taken over from pgx.
 type pgWire struct {
-	conn net.Conn
-	out  []byte // one call's messages, encoded
+	watcher
+	out []byte // one call's messages, encoded
 	// in holds what the server sent; in[r:w] is not parsed yet (a
 	// message the server sent unasked, after ReadyForQuery, waits there
 	// for the next call).
 	in   []byte
 	r, w int
+}
+
+// watcher shuts a socket when its context is cancelled.
+type watcher struct {
+	conn net.Conn
 	// ctx is the context whose cancellation shuts the socket (stop
 	// undoes that): set once per context, not per call.
 	ctx  context.Context
 	stop func() bool
+}
+
+// watch makes ctx's cancellation shut the socket, instead of the
+// previous context's.
+func (w *watcher) watch(ctx context.Context) {
+	if ctx == w.ctx {
+		return
+	}
+	w.unwatch()
+	w.ctx = ctx
+	if ctx.Done() != nil {
+		w.stop = context.AfterFunc(ctx, func() { w.conn.SetDeadline(time.Unix(1, 0)) })
+	}
+}
+
+// unwatch stops watching; it says whether the watched context had been
+// cancelled, which shut the socket.
+func (w *watcher) unwatch() (shut bool) {
+	if w.stop != nil {
+		w.stop()
+		w.stop = nil
+	}
+	return w.ctx != nil && w.ctx.Err() != nil
 }
 
 // takeOver returns the connection's wire, hijacking it from pgx on the
@@ -89,30 +117,13 @@ func (c *pgConn) takeOver(ctx context.Context) (*pgWire, error) {
 	if err != nil {
 		return nil, fmt.Errorf("taking over the connection: %w", err)
 	}
-	c.wire = &pgWire{conn: hc.Conn, in: make([]byte, 8192)}
+	c.wire = &pgWire{watcher: watcher{conn: hc.Conn}, in: make([]byte, 8192)}
 	c.wire.watch(ctx)
 	return c.wire, nil
 }
 
-// watch makes ctx's cancellation shut the socket, instead of the
-// previous context's.
-func (w *pgWire) watch(ctx context.Context) {
-	if ctx == w.ctx {
-		return
-	}
-	if w.stop != nil {
-		w.stop()
-	}
-	w.ctx, w.stop = ctx, nil
-	if ctx.Done() != nil {
-		w.stop = context.AfterFunc(ctx, func() { w.conn.SetDeadline(time.Unix(1, 0)) })
-	}
-}
-
 func (w *pgWire) close() error {
-	if w.stop != nil {
-		w.stop()
-	}
+	w.unwatch()
 	w.conn.Write([]byte{'X', 0, 0, 0, 4}) // Terminate
 	return w.conn.Close()
 }
@@ -214,18 +225,9 @@ type pgStmt struct {
 // Prepare prepares query through pgx, before the connection's first fast
 // call.
 func (c *pgConn) Prepare(ctx context.Context, query string) (Stmt, error) {
-	if c.wire != nil {
-		return nil, fmt.Errorf("preparing %q: %w", query, errTakenOver)
-	}
-	pctx, err := c.watch(ctx)
+	name, sd, err := c.prepare(ctx, query)
 	if err != nil {
 		return nil, err
-	}
-	c.stmts++
-	name := "numalab_fast_" + strconv.Itoa(c.stmts)
-	sd, err := c.c.Prepare(pctx, name, query)
-	if err != nil {
-		return nil, cancelled(ctx, err)
 	}
 	s := &pgStmt{c: c, name: name, params: sd.ParamOIDs}
 	s.bind.PreparedStatement = name
@@ -240,6 +242,25 @@ func (c *pgConn) Prepare(ctx context.Context, query string) (Stmt, error) {
 	s.row.vals = make([][]byte, len(sd.Fields))
 	s.row.last = make([]string, len(sd.Fields))
 	return s, nil
+}
+
+// prepare prepares query through pgx under a name of the connection's,
+// before its first fast call.
+func (c *pgConn) prepare(ctx context.Context, query string) (string, *pgconn.StatementDescription, error) {
+	if c.wire != nil {
+		return "", nil, fmt.Errorf("preparing %q: %w", query, errTakenOver)
+	}
+	pctx, err := c.watch(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	c.stmts++
+	name := "numalab_fast_" + strconv.Itoa(c.stmts)
+	sd, err := c.c.Prepare(pctx, name, query)
+	if err != nil {
+		return "", nil, cancelled(ctx, err)
+	}
+	return name, sd, nil
 }
 
 func formatCode(oid uint32) int16 {
@@ -469,20 +490,11 @@ type pgRepeat struct {
 // (of the portal), Execute and Sync, the answer in text with its
 // RowDescription; simple, a Query.
 func (c *pgConn) Repeat(ctx context.Context, query string, prepared bool) (Repeat, error) {
-	if c.wire != nil {
-		return nil, fmt.Errorf("preparing %q: %w", query, errTakenOver)
-	}
 	var msgs []pgproto3.FrontendMessage
 	if prepared {
-		pctx, err := c.watch(ctx)
+		name, sd, err := c.prepare(ctx, query)
 		if err != nil {
 			return nil, err
-		}
-		c.stmts++
-		name := "numalab_fast_" + strconv.Itoa(c.stmts)
-		sd, err := c.c.Prepare(pctx, name, query)
-		if err != nil {
-			return nil, cancelled(ctx, err)
 		}
 		if len(sd.ParamOIDs) > 0 {
 			return nil, fmt.Errorf("preparing %q: PostgreSQL's repeated calls take no parameters", query)

@@ -68,7 +68,7 @@ func TestPGWireReadsAnswersInPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &pgWire{conn: conn, in: make([]byte, 8)}
+	w := &pgWire{watcher: watcher{conn: conn}, in: make([]byte, 8)}
 	defer w.close()
 	s := &pgRepeat{c: &pgConn{wire: w}, req: req}
 	ctx := context.Background()
