@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net"
 	"path/filepath"
 	"testing"
@@ -87,5 +89,73 @@ func TestPGWireReadsAnswersInPieces(t *testing.T) {
 	}
 	if w.r != w.w || len(w.in) <= 8 {
 		t.Errorf("after the calls %d bytes unread, buffer %d bytes; want none unread and a grown buffer", w.w-w.r, len(w.in))
+	}
+}
+
+// TestPGFastPaths prepares statements, then calls them on the wire: rows
+// of integers, floats, text and NULLs read in place, an error the server
+// reports, a batch committed together, a COPY, and the plain interface
+// refused once the connection speaks the protocol itself.
+func TestPGFastPaths(t *testing.T) {
+	s := pg.Server(t)
+	ctx := context.Background()
+	eng, err := Open(ctx, "postgres", Options{DSN: s.DSN(), Schema: "numalab_fast_test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for _, q := range []string{"DROP TABLE IF EXISTS fast", "CREATE TABLE fast (a bigint, b double precision, c text)"} {
+		if _, err := eng.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := eng.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sel, err := c.(Preparer).Prepare(ctx, "SELECT $1::int4 + 1, $2::float8 / 2, $3::text || 'x', NULL::int4, 5::int2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, err := c.(Preparer).Prepare(ctx, "INSERT INTO fast VALUES ($1, $2, $3)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = sel.Query(ctx, []any{41, 3.0, "ab"}, func(r Row) error {
+		got = append(got, fmt.Sprintf("%v %v %v %v %v %v %v %v", r.Len(), r.Int(0), r.Float(1), r.Text(2), r.Null(3), r.Int(3), r.Int(4), r.Text(0)))
+		return nil
+	})
+	if want := "5 42 1.5 abx true 0 5 42"; err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("a prepared call: %q, %v; want [%q]", got, err, want)
+	}
+	if err := sel.Query(ctx, []any{1, 1.0, "x", 4}, nil); err == nil {
+		t.Error("four arguments for three parameters: no error")
+	}
+	var pgErr *pgconn.PgError
+	if err := sel.Query(ctx, []any{math.MaxInt32, 1.0, "x"}, nil); !errors.As(err, &pgErr) || pgErr.Code != "22003" {
+		t.Errorf("an integer overflow: %v; want the server's 22003", err)
+	}
+	batch := []BatchExec{{Stmt: ins, Args: [][]byte{[]byte("1"), []byte("0.5"), []byte("one")}},
+		{Stmt: ins, Args: [][]byte{[]byte("2"), []byte("1.5"), []byte("two")}}}
+	if err := c.(Batcher).ExecBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.(Copier).CopyText(ctx, "fast", []string{"a", "b", "c"}, []byte("3\t2.5\tthree\n4\t\\N\tfour\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.(Copier).CopyText(ctx, "fast", []string{"a"}, []byte("not a number\n")); !errors.As(err, &pgErr) {
+		t.Errorf("a bad COPY: %v; want the server's error", err)
+	}
+	var n, sum int64
+	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*), sum(a) FROM fast").Scan(&n, &sum); err != nil || n != 4 || sum != 10 {
+		t.Errorf("after the batch and the COPY: %d rows summing %d (%v); want 4 summing 10", n, sum, err)
+	}
+	if err := c.Exec(ctx, "SELECT 1"); !errors.Is(err, errTakenOver) {
+		t.Errorf("Exec after a fast call: %v; want it refused", err)
+	}
+	if _, err := c.(Preparer).Prepare(ctx, "SELECT 1"); !errors.Is(err, errTakenOver) {
+		t.Errorf("Prepare after a fast call: %v; want it refused", err)
 	}
 }
