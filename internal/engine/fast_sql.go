@@ -143,7 +143,8 @@ func (c *duckConn) Prepare(ctx context.Context, query string) (Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sqlStmt{st: st, call: func(ctx context.Context) (context.Context, func()) { return c.e.callContext(ctx, query) }}, nil
+	call := func(ctx context.Context) (context.Context, func()) { return c.e.callContext(ctx, query) }
+	return &sqlStmt{st: st, call: call}, nil
 }
 
 // Prepare prepares query with the driver (COM_STMT_PREPARE; executions
@@ -203,7 +204,8 @@ func (s *sqlStmt) Close() error { return s.st.Close() }
 // AppendRows appends through an Appender of its own on the stream's
 // connection, closed (flushed into the table) before it returns. Columns
 // left out take their defaults.
-func (c *duckConn) AppendRows(_ context.Context, table string, columns []string, n int, row func(i int, vals []any)) error {
+func (c *duckConn) AppendRows(_ context.Context, table string, columns []string, n int,
+	row func(i int, vals []any)) error {
 	vals := make([]any, len(columns))
 	dv := make([]driver.Value, len(columns))
 	return c.c.Raw(func(dc any) error {

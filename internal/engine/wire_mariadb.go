@@ -61,7 +61,8 @@ type myRepeat struct {
 // wireOf returns the connection's wire, made on first use.
 func (c *myConn) wireOf() *myWire {
 	if c.wire == nil {
-		c.wire = &myWire{watcher: watcher{conn: c.sock}, cacheMeta: c.cache != nil && c.cache.negotiated, in: make([]byte, 8192)}
+		c.wire = &myWire{watcher: watcher{conn: c.sock}, in: make([]byte, 8192),
+			cacheMeta: c.cache != nil && c.cache.negotiated}
 	}
 	return c.wire
 }

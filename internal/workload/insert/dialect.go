@@ -194,6 +194,6 @@ func createSQL(d dialect, name, key string) []string {
 		id, qs = d.id, append(qs, d.before...)
 	}
 	// pad: in the row on MariaDB (VARCHAR), as PostgreSQL keeps a short text.
-	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad %s NOT NULL)",
-		name, id, d.sql.Text(padLen)))
+	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, "+
+		"v DOUBLE PRECISION NOT NULL, pad %s NOT NULL)", name, id, d.sql.Text(padLen)))
 }

@@ -62,7 +62,8 @@ var (
 	}
 )
 
-func openRepeater(ctx context.Context, conn engine.Conn, protocol, call string, session []string) (drive.Stream, error) {
+func openRepeater(ctx context.Context, conn engine.Conn, protocol, call string,
+	session []string) (drive.Stream, error) {
 	return openServer(ctx, conn, protocol, call, session)
 }
 

@@ -162,8 +162,9 @@ var (
 		},
 		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
 			var n int64
-			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables
-			WHERE table_schema = database() AND table_name IN ('`+strings.Join(tableNames(), "', '")+`', '`+metaServer+`')`).Scan(&n)
+			names := "'" + strings.Join(append(tableNames(), metaServer), "', '") + "'"
+			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0)
+			FROM information_schema.tables WHERE table_schema = database() AND table_name IN (`+names+`)`).Scan(&n)
 			return n, err
 		},
 		bytesPerWarehouse: myBytesPerWarehouse}
