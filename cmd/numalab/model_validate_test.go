@@ -30,7 +30,8 @@ func TestModelValidate(t *testing.T) {
 	if !strings.HasPrefix(out, v.Summary()+"\n") {
 		t.Errorf("output does not open with the summary %q:\n%s", v.Summary(), out)
 	}
-	for _, want := range []string{"1.721×", "1.877×", "+9.0%", "+2.7%", "[berry-2016]", "Lenovo System x3850 X6"} {
+	for _, want := range []string{"1.721×", "1.877×", "+9.0%", "+2.7%", "[berry-2016]", "Lenovo System x3850 X6",
+		"TPC-E 4 to 8 sockets", "Fujitsu PRIMERGY RX900 S1", "two hops 228.475 ns"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -3,9 +3,15 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-sqlite3"
 )
 
 // openEach opens the engine s names as a workload would: an embedded one
@@ -166,5 +172,26 @@ func checkSessions(ctx context.Context, t *testing.T, e Engine) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s = %d 10 s after %s", d.SessionCount(id), n, d.KillSession(id))
 		}
+	}
+}
+
+// TestRetryable: each engine retries its own serialization failures and
+// deadlocks, as its driver reports them, and no other engine's.
+func TestRetryable(t *testing.T) {
+	conflicts := map[string]error{
+		"sqlite":   sqlite3.Error{Code: sqlite3.ErrBusy},
+		"duckdb":   &duckdb.Error{Type: duckdb.ErrorTypeTransaction, Msg: "Conflict on tuple deletion"},
+		"postgres": fmt.Errorf("calling: %w", &pgconn.PgError{Code: "40P01"}),
+		"mariadb":  &mysql.MySQLError{Number: 1213},
+	}
+	for _, s := range Specs() {
+		for name, err := range conflicts {
+			if got := s.SQL.Retryable(err); got != (name == s.Name) {
+				t.Errorf("%s: Retryable(%s's %v) = %v", s.Name, name, err, got)
+			}
+		}
+	}
+	if postgresSQL.Retryable(&pgconn.PgError{Code: "23505"}) {
+		t.Error("postgres retries a unique violation")
 	}
 }

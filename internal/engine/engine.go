@@ -12,7 +12,8 @@ package engine
 //	c, err := eng.Connect(ctx)                           // one per stream, on its thread
 //
 // An Engine knows no workload: a workload writes its own SQL, spelled as
-// the engine's SQL says (Spec.SQL), and, where speed matters, asks a
+// the engine's SQL says (SQLOf(Engine.Name()): placeholders, types,
+// casts, the marker table, statistics), and, where speed matters, asks a
 // stream's connection for a fast path (fast.go: prepared statements,
 // repeated calls, batches, COPY, the Appender); no driver handle leaves
 // this package. The engine gives every engine the same

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/hugepages"
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
@@ -56,7 +55,7 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
 	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour, c.OLTP.NeighbourPairs = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour, plan.NeighbourPairs
 	c.OLTP.Warmup, c.OLTP.Duration = plan.OLTPWarmup, plan.OLTPCell
-	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath(engine.DuckDB, plan.Rows)),
+	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath("duckdb", plan.Rows)),
 		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
 		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
 	c.SMTDOP = transtats.SMTDOPConfigs(c.Report, plan.SMTDOP)

@@ -9,28 +9,33 @@ import (
 	"testing"
 )
 
-// TestBuiltinResults holds the shape item 4 of issue 36 asks of the
-// results file: at least four pairs from at least two CPU generations,
-// every result with its system, CPU, sockets, cores, result, date, the
-// document it comes from and a source the file lists, and every platform's
-// latencies with theirs.
+// TestBuiltinResults holds the shape item 2 of issue 48 asks of the
+// results file: at least eight pairs from at least three CPU generations,
+// two to four sockets and four to eight, every result with its system,
+// CPU, sockets, cores, result, date, the document it comes from and a
+// source the file lists, and every platform's latencies with theirs.
 func TestBuiltinResults(t *testing.T) {
 	r, err := BuiltinResults()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Pairs) < 4 {
-		t.Errorf("%d pairs: want at least 4", len(r.Pairs))
+	if len(r.Pairs) < 8 {
+		t.Errorf("%d pairs: want at least 8", len(r.Pairs))
 	}
-	gens := map[string]bool{}
+	gens, shapes := map[string]bool{}, map[[2]int]bool{}
 	for _, p := range r.Pairs {
-		gens[r.result(p.From).Generation] = true
-		if a, b := r.result(p.From), r.result(p.To); a.Generation != b.Generation {
+		a, b := r.result(p.From), r.result(p.To)
+		gens[a.Generation] = true
+		shapes[[2]int{a.Sockets, b.Sockets}] = true
+		if a.Generation != b.Generation {
 			t.Errorf("pair %s to %s crosses generations %s and %s: want one CPU", p.From, p.To, a.Generation, b.Generation)
 		}
 	}
-	if len(gens) < 2 {
-		t.Errorf("generations %v: want at least 2", gens)
+	if len(gens) < 3 {
+		t.Errorf("generations %v: want at least 3", gens)
+	}
+	if !shapes[[2]int{2, 4}] || !shapes[[2]int{4, 8}] {
+		t.Errorf("socket counts %v: want pairs of 2 to 4 sockets and of 4 to 8", shapes)
 	}
 	for _, x := range r.Results {
 		if sourceOf(r.Sources, x.Source).URL == "" || x.Document == "" || x.Date == "" || x.System == "" {
@@ -111,6 +116,18 @@ func TestValidateHandComputed(t *testing.T) {
 	if !(k.Low <= k.Predicted && k.Predicted <= k.High) {
 		t.Errorf("band %v to %v does not hold the prediction %v", k.Low, k.High, k.Predicted)
 	}
+	// Four to eight sockets of one X7560 system to the other, three
+	// sockets one hop away at 197.4 ns and four two hops away at 228.475,
+	// local 135.25: L4 = (135.25 + 3·197.4)/4, L8 = (135.25 + 3·197.4 +
+	// 4·228.475)/8; the same cores per socket and clock.
+	k = v.Checks[5]
+	if k.From.ID != "fujitsu-rx600s5-x7560" || k.To.ID != "fujitsu-rx900s1-x7560" {
+		t.Fatalf("sixth pair %s to %s: the test's arithmetic is for the Fujitsu X7560 pair", k.From.ID, k.To.ID)
+	}
+	l4, l8 := (135.25+3*197.4)/4, (135.25+3*197.4+4*228.475)/8
+	if want := 2 / (0.4 + 0.6*l8/l4); math.Abs(k.LatencyRatio-want) > 1e-12 || math.Abs(k.FromNS-l4) > 1e-9 || math.Abs(k.ToNS-l8) > 1e-9 {
+		t.Errorf("4 to 8 sockets: latency model's ratio %v at %v → %v ns: want %v at %v → %v", k.LatencyRatio, k.FromNS, k.ToNS, want, l4, l8)
+	}
 }
 
 // TestValidateHeld records how the model does on every pair: the error
@@ -133,10 +150,14 @@ func TestValidateHeld(t *testing.T) {
 		looPct, cpuOutPct  float64
 		inBand             bool
 	}{
-		{"lenovo-sr650-8180", "lenovo-sr950-8180", 9.0, 2.4, 3.3, 5.3, true},
-		{"fujitsu-rx2540m4-8180", "lenovo-sr950-8180", 9.2, 2.6, 3.5, 5.4, true},
-		{"lenovo-2s-e5-2699v4", "lenovo-x3850x6-e7-8890v4", 3.9, -2.0, -2.6, -4.3, true},
-		{"fujitsu-2s-e5-2699v4", "fujitsu-rx4770m3-e7-8890v4", 2.7, -3.1, -4.1, -5.4, true},
+		{"lenovo-sr650-8180", "lenovo-sr950-8180", 9.0, -0.1, -0.1, -0.1, true},
+		{"fujitsu-rx2540m4-8180", "lenovo-sr950-8180", 9.2, 0.0, 0.0, 0.0, true},
+		{"lenovo-2s-e5-2699v4", "lenovo-x3850x6-e7-8890v4", 3.9, -4.3, -5.3, -7.0, true},
+		{"fujitsu-2s-e5-2699v4", "fujitsu-rx4770m3-e7-8890v4", 2.7, -5.4, -6.6, -8.1, false},
+		{"ibm-2s-e7-2870", "ibm-x3850x5-e7-4870", 3.3, -0.2, -0.2, -0.2, true},
+		{"fujitsu-rx600s5-x7560", "fujitsu-rx900s1-x7560", 0.0, -5.1, -5.5, -3.6, true},
+		{"ibm-4s-x7560", "nec-8s-x7560", 19.6, 13.4, 14.6, 15.2, false},
+		{"dell-r910-x7560", "nec-8s-x7560", 14.3, 8.4, 9.2, 10.1, true},
 	}
 	if len(v.Checks) != len(held) {
 		t.Fatalf("%d checks: the table holds %d", len(v.Checks), len(held))
@@ -157,8 +178,8 @@ func TestValidateHeld(t *testing.T) {
 			t.Errorf("%s to %s: latency alone, fitted, LOO, CPU out %v%%, in band %v: recorded %v%%, %v", h.from, h.to, got, k.InBand, want, h.inBand)
 		}
 	}
-	for _, w := range []string{"σ = 0.00122", "-3.1% to +2.6%", "leave-one-out by -4.1% to +3.5% (median |error| 3.4%)",
-		"CPU out median |error| 5.3%", "4 of 4"} {
+	for _, w := range []string{"σ = 0.00179", "-5.4% to +13.4%", "leave-one-out by -6.6% to +14.6% (median |error| 5.4%)",
+		"CPU out median |error| 5.3%", "6 of 8", "TPC-E 2 to 4 sockets; TPC-E 4 to 8 sockets"} {
 		if !strings.Contains(v.Summary(), w) {
 			t.Errorf("summary %q lacks %q", v.Summary(), w)
 		}
@@ -166,13 +187,16 @@ func TestValidateHeld(t *testing.T) {
 	// The term table: the latency model alone, each candidate term, the
 	// contention term in and out of sample; every error to 0.1 point.
 	terms := [][]float64{
-		{9.0, 9.2, 3.9, 2.7},   // memory latency alone
-		{12.8, 12.9, 6.2, 5.0}, // + TPC-E's locality (80% on 2S, 70% on 4S)
-		{12.8, 13.0, 8.3, 7.0}, // + a 4S remote latency at 1.46× local
-		{9.0, 9.2, 3.1, 1.9},   // + Broadwell's measured 1.76× remote
-		{2.4, 2.6, -2.0, -3.1}, // + contention, σ fitted to all pairs
-		{3.3, 3.5, -2.6, -4.1}, // + contention, leave-one-out
-		{5.3, 5.4, -4.3, -5.4}, // + contention, the pair's CPU left out
+		{9.0, 9.2, 3.9, 2.7, 3.3, 0.0, 19.6, 14.3},      // memory latency alone
+		{12.8, 12.9, 6.2, 5.0, 6.4, 0.0, 19.6, 14.3},    // + TPC-E's locality (80% on 2S, 70% on 4S; n/a 4 to 8)
+		{12.8, 13.0, 8.3, 7.0, 3.2, 0.1, 19.6, 14.3},    // + a 4S remote latency at 1.46× local
+		{9.0, 9.2, 3.1, 1.9, 3.3, 0.0, 19.6, 14.3},      // + Broadwell's measured 1.76× remote
+		{-0.1, 0.0, -4.3, -5.4, -0.2, -5.1, 13.4, 8.4},  // + contention, σ fitted to all pairs
+		{-0.1, 0.0, -5.3, -6.6, -0.2, -5.5, 14.6, 9.2},  // + contention, leave-one-out
+		{-0.1, 0.0, -7.0, -8.1, -0.2, -3.6, 15.2, 10.1}, // + contention, the pair's CPU left out
+	}
+	if na := v.Terms[1].NotApplicable; !slices.Equal(na, []bool{false, false, false, false, false, true, true, true}) {
+		t.Errorf("locality term not applicable %v: want the three 4-to-8-socket pairs, which have no 8-socket figure", na)
 	}
 	if len(v.Terms) != len(terms) {
 		t.Fatalf("%d terms: the table holds %d", len(v.Terms), len(terms))
@@ -204,7 +228,8 @@ func TestWriteValidation(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"11357.28 tpsE", "1.721×", "+9.0%", "[berry-2017]", "buffer 15 ns", "http://www.qdpma.com/ServerSystems/TPCE.html",
-		"LOO error", "Which term moves each pair's error", "+ a four-socket remote latency (Intel MLC)", "[intel-mlc-4s]"} {
+		"LOO error", "Which term moves each pair's error", "+ a four-socket remote latency (Intel MLC)", "[intel-mlc-4s]",
+		"two hops 228.475 ns (band 197.4 to 259.55 ns)", "n/a", "3800 tpsE", "[chang-rx900-2010]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -231,6 +256,15 @@ func TestParseRefuses(t *testing.T) {
 		{name: "candidate platform", old: `"platforms": [
         "xeon-e5-v4",`, new: `"platforms": [
         "xeon-e9",`, want: []string{"candidate 4", `names "xeon-e9"`}},
+		{name: "eight sockets, no two hops", old: `"two_hop_ns": 228.475,`, new: ``,
+			want: []string{"result 14", `platform = "xeon-x7560" has no two_hop_ns: 8 sockets need`, "platform 5", "two_hop_ns is missing"}},
+		{name: "two hops below one", old: `"two_hop_low_ns": 197.4,`, new: `"two_hop_low_ns": 190,`,
+			want: []string{`platform 5 ("xeon-x7560")`, "two_hop_low_ns = 190 is out of range: want 197.4 to 228.475"}},
+		{name: "sixteen sockets", old: `"sockets": 8,
+      "cores": 64,
+      "result": 3141.76,`, new: `"sockets": 16,
+      "cores": 64,
+      "result": 3141.76,`, want: []string{"result 13", "sockets = 16: the per-hop model takes at most 8"}},
 		{name: "band", cat: true, old: `"latency": "server-one-socket",`, new: `"latency": "guess",`, want: []string{"latency", `"guess" names no latency band`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/numalab/numalab/internal/model"
 )
 
 // ErrData is wrapped by every error about a published-data file.
@@ -28,8 +30,15 @@ type Platform struct {
 	LocalNS  float64 `json:"local_ns"`
 	RemoteNS float64 `json:"remote_ns"`
 	BufferNS float64 `json:"buffer_ns,omitempty"` // on every access (a memory buffer chip)
-	Source   string  `json:"source"`
-	Note     string  `json:"note,omitempty"`
+	// TwoHopNS is the remote latency two hops away, which a result above
+	// model.PublishedSockets sockets needs (three sockets one hop away,
+	// the rest two); TwoHopLowNS and TwoHopHighNS its band where no
+	// measurement gives it (0: the value alone).
+	TwoHopNS     float64 `json:"two_hop_ns,omitempty"`
+	TwoHopLowNS  float64 `json:"two_hop_low_ns,omitempty"`
+	TwoHopHighNS float64 `json:"two_hop_high_ns,omitempty"`
+	Source       string  `json:"source"`
+	Note         string  `json:"note,omitempty"`
 }
 
 // Result is one published benchmark result.
@@ -219,6 +228,22 @@ func (c *checker) count(row, field string, v, lo, hi int) {
 	}
 }
 
+// twoHop checks a platform's two-hop latency: at least one hop's (an
+// access two hops away crosses one more link), its band around it.
+func (c *checker) twoHop(row string, p Platform) {
+	if p.TwoHopNS == 0 {
+		if p.TwoHopLowNS != 0 || p.TwoHopHighNS != 0 {
+			c.bad(row, "two_hop_ns", "is missing: a band of two hops needs the value the prediction takes")
+		}
+		return
+	}
+	c.number(row, "two_hop_ns", p.TwoHopNS, p.RemoteNS, 3000)
+	if p.TwoHopLowNS != 0 || p.TwoHopHighNS != 0 {
+		c.number(row, "two_hop_low_ns", p.TwoHopLowNS, p.RemoteNS, p.TwoHopNS)
+		c.number(row, "two_hop_high_ns", p.TwoHopHighNS, p.TwoHopNS, 3000)
+	}
+}
+
 var dateForm = regexp.MustCompile(`^(19|20)\d\d(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$`)
 
 func (c *checker) date(row, field, v string) {
@@ -263,7 +288,7 @@ func ParseResults(name string, data []byte) (*Results, error) {
 	}
 	c := &checker{name: name}
 	ids := c.sources(r.Sources)
-	plats := map[string]bool{}
+	plats := map[string]Platform{}
 	for i, p := range r.Platforms {
 		row := fmt.Sprintf("platform %d (%q)", i+1, p.ID)
 		c.text(row, "id", p.ID)
@@ -271,8 +296,9 @@ func ParseResults(name string, data []byte) (*Results, error) {
 		c.number(row, "local_ns", p.LocalNS, 20, 1000)
 		c.number(row, "remote_ns", p.RemoteNS, p.LocalNS, 3000)
 		c.number(row, "buffer_ns", p.BufferNS, 0, 200)
+		c.twoHop(row, p)
 		c.cites(ids, row, "source", p.Source)
-		plats[p.ID] = true
+		plats[p.ID] = p
 	}
 	results := map[string]Result{}
 	for i, x := range r.Results {
@@ -290,8 +316,13 @@ func ParseResults(name string, data []byte) (*Results, error) {
 		c.number(row, "result", x.Result, 1e-9, 1e12)
 		c.date(row, "date", x.Date)
 		c.cites(ids, row, "source", x.Source)
-		if !plats[x.Platform] {
+		if p, ok := plats[x.Platform]; !ok {
 			c.bad(row, "platform", "= %q names no platform of the file: want the latencies the model needs", x.Platform)
+		} else if x.Sockets > model.PublishedSockets && p.TwoHopNS == 0 {
+			c.bad(row, "platform", "= %q has no two_hop_ns: %d sockets need the remote latency two hops away (three sockets one hop away, the rest two)", x.Platform, x.Sockets)
+		}
+		if x.Sockets > model.MaxHopSockets {
+			c.bad(row, "sockets", "= %d: the per-hop model takes at most %d (three sockets one hop away, the rest two hops)", x.Sockets, model.MaxHopSockets)
 		}
 		if _, dup := results[x.ID]; dup {
 			c.bad(row, "id", "is given twice: want one id per result")
@@ -323,7 +354,7 @@ func ParseResults(name string, data []byte) (*Results, error) {
 
 // candidates checks the candidate terms: a known kind, a value in its
 // range, a listed source, platforms the file has.
-func (c *checker) candidates(cs []Candidate, ids, plats map[string]bool) {
+func (c *checker) candidates(cs []Candidate, ids map[string]bool, plats map[string]Platform) {
 	for i, x := range cs {
 		row := fmt.Sprintf("candidate %d (%q)", i+1, x.Term)
 		c.text(row, "term", x.Term)
@@ -337,7 +368,7 @@ func (c *checker) candidates(cs []Candidate, ids, plats map[string]bool) {
 		}
 		c.count(row, "sockets", x.Sockets, 0, 64)
 		for _, p := range x.Platforms {
-			if !plats[p] {
+			if _, ok := plats[p]; !ok {
 				c.bad(row, "platforms", "names %q, no platform of the file", p)
 			}
 		}

@@ -72,6 +72,10 @@ type TermEffect struct {
 	Source  string    `json:"source"`
 	Adopted bool      `json:"adopted"`
 	Errors  []float64 `json:"errors"`
+	// NotApplicable marks the pairs the term has no figure for: a
+	// locality given for one side's socket count and not the other's.
+	// Their error is the memory-latency model's alone.
+	NotApplicable []bool `json:"not_applicable,omitempty"`
 }
 
 // termEffects is the term table: the latency model alone, each candidate
@@ -112,12 +116,21 @@ func (r *Results) termEffects(v *Validation) ([]TermEffect, error) {
 			}
 		}
 		e := TermEffect{Term: "+ " + t, Source: fmt.Sprint(sources)}
-		for _, k := range v.Checks {
+		for i, k := range v.Checks {
+			if oneSided(cands, k) {
+				e.Errors = append(e.Errors, base.Errors[i])
+				e.NotApplicable = append(e.NotApplicable, true)
+				continue
+			}
 			x, _, _, err := r.ratio(k.From, k.To, variant{share: v.Share, cands: cands})
 			if err != nil {
 				return nil, fmt.Errorf("term %q, pair %s to %s: %w", t, k.Pair.From, k.Pair.To, err)
 			}
 			e.Errors = append(e.Errors, x/k.Published-1)
+			e.NotApplicable = append(e.NotApplicable, false)
+		}
+		if !slices.Contains(e.NotApplicable, true) {
+			e.NotApplicable = nil
 		}
 		out = append(out, e)
 	}
@@ -128,6 +141,16 @@ func (r *Results) termEffects(v *Validation) ([]TermEffect, error) {
 		}
 	}
 	return out, nil
+}
+
+// oneSided says the candidates give a locality for one side of the pair
+// and not the other: comparing a system with its locality to one without
+// would credit the term with the difference of having a figure.
+func oneSided(cands []Candidate, k Check) bool {
+	has := func(x Result) bool {
+		return slices.ContainsFunc(cands, func(c Candidate) bool { return c.Kind == KindLocality && c.applies(x.Platform, x.Sockets) })
+	}
+	return has(k.From) != has(k.To)
 }
 
 // MedianLOO is the median of the absolute leave-one-out errors, and

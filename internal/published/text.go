@@ -63,6 +63,12 @@ func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 		if p.BufferNS > 0 {
 			buf = fmt.Sprintf(", buffer %s ns", model.Num(p.BufferNS))
 		}
+		if p.TwoHopNS > 0 {
+			buf += fmt.Sprintf(", two hops %s ns", model.Num(p.TwoHopNS))
+			if p.TwoHopLowNS > 0 {
+				buf += fmt.Sprintf(" (band %s to %s ns)", model.Num(p.TwoHopLowNS), model.Num(p.TwoHopHighNS))
+			}
+		}
 		fmt.Fprintf(w, "  %s (%s): local %s ns, remote %s ns%s; %s [%s]\n", p.ID, p.CPU, model.Num(p.LocalNS), model.Num(p.RemoteNS), buf, p.Note, p.Source)
 	}
 	if len(r.Candidates) > 0 {
@@ -87,7 +93,8 @@ func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 
 // writeTerms prints the term table: each term's error for every pair.
 func writeTerms(w io.Writer, v *Validation) error {
-	fmt.Fprintln(w, "\nWhich term moves each pair's error (predicted / published − 1, at the same stall share):")
+	fmt.Fprintln(w, "\nWhich term moves each pair's error (predicted / published − 1, at the same stall share; "+
+		"n/a: the term has a figure for one side's socket count only):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "term\t"
 	for i := range v.Checks {
@@ -96,7 +103,11 @@ func writeTerms(w io.Writer, v *Validation) error {
 	fmt.Fprintln(tw, head+"in the model\tsource\t")
 	for _, t := range v.Terms {
 		row := t.Term + "\t"
-		for _, e := range t.Errors {
+		for i, e := range t.Errors {
+			if i < len(t.NotApplicable) && t.NotApplicable[i] {
+				row += "n/a\t"
+				continue
+			}
 			row += signed(e) + "\t"
 		}
 		used := "no"

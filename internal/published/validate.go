@@ -95,10 +95,12 @@ func (r *Results) result(id string) Result {
 }
 
 // variant is what a prediction assumes beyond the platforms' figures: the
-// stall share, the remote/local ratio (0: each platform's own) and any
+// stall share, the remote/local ratio (0: each platform's own), the end of
+// the two-hop band (−1 low, 0 the platform's value, +1 high) and any
 // candidate terms.
 type variant struct {
 	share, remoteRatio float64
+	hop                int
 	cands              []Candidate
 }
 
@@ -125,8 +127,22 @@ func (v variant) latency(p Platform, sockets int) (float64, error) {
 	if locality >= 0 {
 		return model.LocalityLatency(p.LocalNS, remote, p.BufferNS, sockets, locality), nil
 	}
-	m := model.Machine{LocalNS: p.LocalNS, RemoteNS: remote, BufferNS: p.BufferNS, BufferMinSockets: 1, Locality: -1}
+	m := model.Machine{LocalNS: p.LocalNS, RemoteNS: remote, TwoHopNS: v.twoHop(p) * remote / p.RemoteNS,
+		BufferNS: p.BufferNS, BufferMinSockets: 1, Locality: -1}
 	return m.Latency(sockets)
+}
+
+// twoHop is the platform's two-hop latency at v's end of its band (its
+// value where it has no band); a remote latency varied from the
+// platform's scales it alike.
+func (v variant) twoHop(p Platform) float64 {
+	switch {
+	case v.hop < 0 && p.TwoHopLowNS > 0:
+		return p.TwoHopLowNS
+	case v.hop > 0 && p.TwoHopHighNS > 0:
+		return p.TwoHopHighNS
+	}
+	return p.TwoHopNS
 }
 
 // applies says the candidate sets a figure of this platform and socket count.
@@ -191,8 +207,10 @@ func ValidateAt(r *Results, s float64) (*Validation, error) {
 	v := &Validation{Share: s,
 		How: "predicted ratio = (cores_to · tps per core at L_to) / (cores_from · tps per core at L_from) × (1 + σ·(cores_from − 1)) / (1 + σ·(cores_to − 1)); " +
 			"tps per core = f·10⁹/(A + M·L·f) with A and M through the from-system's latency and clock at the stall share; " +
-			"L = (local + (S − 1)·remote)/S + buffer, no locality; σ, the database's own contention per core, fitted to the pairs (each pair's leave-one-out σ to the others)",
-		Band: fmt.Sprintf("the stall share from %s to %s (%s); the remote latency from %s× to %s× local (%s); σ over its out-of-sample fits (each pair out, each CPU out)",
+			"L = (local + (S − 1)·remote)/S + buffer, no locality (above 4 sockets, three sockets one hop away and the rest two: L = (local + 3·remote + (S − 4)·two hops)/S + buffer); " +
+			"σ, the database's own contention per core, fitted to the pairs (each pair's leave-one-out σ to the others)",
+		Band: fmt.Sprintf("the stall share from %s to %s (%s); the remote latency from %s× to %s× local (%s); "+
+			"two hops' latency over its band where no measurement gives it; σ over its out-of-sample fits (each pair out, each CPU out)",
 			model.Percent(share.Low), model.Percent(share.High), share.Source, model.Sig(rr.Low, 3), model.Sig(rr.High, 3), rr.Source),
 	}
 	fits := make([]sigmaPoint, len(r.Pairs))
@@ -248,18 +266,21 @@ func fold(fits []sigmaPoint, i int, skip func(j int) bool) Fold {
 }
 
 // band sets a check's band: every combination of the published stall
-// shares, remote ratios and σ over its leave-one-out fits.
+// shares, remote ratios, the ends of a platform's two-hop band and σ over
+// its leave-one-out fits.
 func (r *Results) band(k *Check, f sigmaPoint, v *Validation) error {
 	share, rr := model.PublishedStallShare, model.PublishedRemoteRatio
 	for _, b := range []float64{share.Low, v.Share, share.High} {
 		for _, q := range []float64{rr.Low, 0, rr.High} {
-			x, _, _, err := r.ratio(k.From, k.To, variant{share: b, remoteRatio: q})
-			if err != nil {
-				return fmt.Errorf("pair %s to %s: %w", k.Pair.From, k.Pair.To, err)
-			}
-			for _, sg := range []float64{v.SigmaLow, v.SigmaHigh} {
-				y := x * f.contention(sg)
-				k.Low, k.High = math.Min(k.Low, y), math.Max(k.High, y)
+			for _, hop := range []int{-1, 0, 1} {
+				x, _, _, err := r.ratio(k.From, k.To, variant{share: b, remoteRatio: q, hop: hop})
+				if err != nil {
+					return fmt.Errorf("pair %s to %s: %w", k.Pair.From, k.Pair.To, err)
+				}
+				for _, sg := range []float64{v.SigmaLow, v.SigmaHigh} {
+					y := x * f.contention(sg)
+					k.Low, k.High = math.Min(k.Low, y), math.Max(k.High, y)
+				}
 			}
 		}
 	}

@@ -15,7 +15,9 @@ import (
 
 // Config says which database to use and what it must hold.
 type Config struct {
-	Dialect engine.Dialect
+	// EngineName is the engine's name in the registry ("sqlite",
+	// "duckdb", "postgres" or "mariadb").
+	EngineName string
 	// Engine says where the database is: Path (SQLite, DuckDB) or DSN
 	// (PostgreSQL, MariaDB; empty starts a managed server), PG, Schema,
 	// PinBackends. Open sets Create and DataBytes itself.
@@ -41,11 +43,12 @@ func (c *Config) defaults() error {
 	if err := CheckSize(c.Rows, c.Rate); err != nil {
 		return err
 	}
-	if _, ok := engine.ByDialect(c.Dialect); !ok {
-		return fmt.Errorf("unknown engine %q (expected %s)", c.Dialect, engine.List(nil))
+	spec, ok := engine.Lookup(c.EngineName)
+	if !ok {
+		return fmt.Errorf("unknown engine %q (expected %s)", c.EngineName, engine.List(nil))
 	}
-	if !specOf(c.Dialect).Server && c.Engine.Path == "" {
-		return fmt.Errorf("no %s database file given", c.Dialect)
+	if !spec.Server && c.Engine.Path == "" {
+		return fmt.Errorf("no %s database file given", c.EngineName)
 	}
 	return nil
 }
@@ -62,8 +65,8 @@ const BytesPerRow = 240
 
 // DefaultPath is the file an embedded engine keeps n rows in when the user
 // names none: in the working directory, one per engine and size.
-func DefaultPath(d engine.Dialect, rows int64) string {
-	return fmt.Sprintf("transtats-%d.%s", rows, d)
+func DefaultPath(name string, rows int64) string {
+	return fmt.Sprintf("transtats-%d.%s", rows, name)
 }
 
 // LoadStats describe how the data got there: loaded now, or found complete
@@ -82,8 +85,8 @@ const (
 )
 
 // statsFromMeta rebuilds a finished load's figures.
-func statsFromMeta(d engine.Dialect, m map[string]string) LoadStats {
-	st := LoadStats{Engine: string(d), Workload: "transtats", Method: m[metaMethod], Reused: true}
+func statsFromMeta(name string, m map[string]string) LoadStats {
+	st := LoadStats{Engine: name, Workload: "transtats", Method: m[metaMethod], Reused: true}
 	st.Rows, _ = strconv.ParseInt(m[metaRows], 10, 64)
 	st.Rate, _ = strconv.ParseInt(m[metaRate], 10, 64)
 	ins, _ := strconv.ParseInt(m[metaInsertNS], 10, 64)
@@ -145,7 +148,7 @@ func (db *DB) SetDOP(ctx context.Context, dop int) error { return db.eng.SetDOP(
 // after Start) at the current DOP, normalised by the engine so that equal
 // plans have equal texts.
 func (db *DB) Explain(ctx context.Context, q string, sec int64) (string, error) {
-	text, err := QueryText(engine.DialectOf(db.eng.Name()), q, sec)
+	text, err := QueryText(db.eng.Name(), q, sec)
 	if err != nil {
 		return "", err
 	}
@@ -160,7 +163,7 @@ func (db *DB) Explain(ctx context.Context, q string, sec int64) (string, error) 
 // Start) at the current DOP with its estimated cost, without running it
 // (planest.Explain); SQLite's has no cost, nor MariaDB 10's.
 func (db *DB) Cost(ctx context.Context, q string, sec int64) (planest.Plan, error) {
-	text, err := QueryText(engine.DialectOf(db.eng.Name()), q, sec)
+	text, err := QueryText(db.eng.Name(), q, sec)
 	if err != nil {
 		return planest.Plan{}, err
 	}
@@ -174,7 +177,7 @@ func (db *DB) Cost(ctx context.Context, q string, sec int64) (planest.Plan, erro
 // Run runs query q on c (P2 with t = sec seconds after Start) and checks
 // what it can: P1 must count every row.
 func (db *DB) Run(ctx context.Context, c engine.Conn, q string, sec int64) (Result, error) {
-	text, err := QueryText(engine.DialectOf(db.eng.Name()), q, sec)
+	text, err := QueryText(db.eng.Name(), q, sec)
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,7 +1,9 @@
 package transtats
 
-// transtats' SQL and load steps per engine, keyed by the registry's
-// dialect: the one file of this package that names engines.
+// transtats' tables on one kind of engine, chosen once by asking the
+// engine how it keeps a table (engine.Spec.Storage) and whether it is a
+// server; the SQL each engine spells its own way comes from the engine
+// (Spec.SQL).
 
 import (
 	"fmt"
@@ -10,33 +12,78 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 )
 
-// specOf is the engine whose dialect d is (transtats' engines each speak
-// their own).
-func specOf(d engine.Dialect) engine.Spec {
-	s, _ := engine.ByDialect(d)
+// specOf is the registry's engine named name (the zero Spec for none).
+func specOf(name string) engine.Spec {
+	s, _ := engine.Lookup(name)
 	return s
 }
 
-// createTranStats is the fact table. SQLite keeps it in tran_begin order as
-// a WITHOUT ROWID table whose primary key starts with tran_begin; MariaDB
-// gets the same key here (InnoDB clusters a table by its primary key, and
-// rows arrive in key order, so the index grows at its end); PostgreSQL
-// gets it after the load (rows are copied in tran_begin order, so the heap
-// is in that order too); DuckDB relies on the load order, which its zone
-// maps use to skip row groups outside a window. MariaDB's times are
-// DATETIME: its TIMESTAMP converts to and from the session's time zone.
-func createTranStats(d engine.Dialect) string {
-	text, ts := "VARCHAR(20)", "TIMESTAMP"
-	key := ""
-	tail := ""
-	switch d {
-	case engine.SQLite:
-		text, ts = "TEXT", "TEXT"
+// layout is what a load does its own way on one kind of engine, beside
+// the SQL: the keys it adds after the rows, the order it fills dimension
+// in, and what the load costs.
+type layout struct {
+	// afterInsert builds tran_stats' key after the rows (a heap: the rows
+	// were copied in key order, so the key is marked the clustering index
+	// without rewriting the table); keyAfter says dimension's key comes
+	// after its rows too.
+	afterInsert []string
+	keyAfter    bool
+	// dimByKey fills dimension in its key's order (InnoDB builds its tree
+	// at its end), not its ids'.
+	dimByKey bool
+	// bytesPerRow is what a row of tran_stats takes loaded, with its
+	// indexes and its share of the dimension tables; fixedBytes what a
+	// load writes whatever the rows; wal the write-ahead log it may keep
+	// beside the data; cachedBytes what a managed server's cache holds
+	// beside the rows, so that P1's lookups in dimension stay in memory.
+	bytesPerRow, fixedBytes, wal, cachedBytes int64
+}
+
+// The layouts. Bytes a row of tran_stats takes loaded: measured on loads
+// of 500,000 rows (SQLite's file 192,004,096 bytes, DuckDB's 16,789,504,
+// PostgreSQL's tables with their indexes 275,832,832) and rounded up.
+// MariaDB's from a load of 100,000 rows (InnoDB's tran_stats 20,512,768
+// bytes, dimension 130,990,080 whatever the rows), taken at 500,000 rows
+// and rounded up.
+var (
+	fileLayout    = layout{bytesPerRow: 400} // a file kept in key order (SQLite)
+	columnsLayout = layout{bytesPerRow: 40}  // columns (DuckDB)
+	heapLayout    = layout{bytesPerRow: 560, // a heap (PostgreSQL)
+		afterInsert: []string{"ALTER TABLE tran_stats ADD PRIMARY KEY (tran_begin, tran_count)",
+			"ALTER TABLE tran_stats CLUSTER ON tran_stats_pkey"},
+		keyAfter: true, fixedBytes: pgDimensionKeyBytes, wal: pgMaxWAL}
+	serverLayout = layout{bytesPerRow: 480, dimByKey: true, // a server kept in key order (MariaDB)
+		fixedBytes: myDimensionBytes, cachedBytes: myDimensionBytes}
+)
+
+// layoutOf is transtats' layout on engine spec.
+func layoutOf(spec engine.Spec) layout {
+	switch {
+	case spec.Storage == engine.StorageHeap:
+		return heapLayout
+	case spec.Storage == engine.StorageColumns:
+		return columnsLayout
+	case spec.Server:
+		return serverLayout
+	}
+	return fileLayout
+}
+
+// createTranStats is the fact table. An engine that keeps a table in key
+// order gets its primary key here, starting with tran_begin (SQLite as a
+// WITHOUT ROWID table; InnoDB clusters every table by its primary key;
+// rows arrive in key order, so the index grows at its end); a heap
+// (PostgreSQL) gets it after the load (rows are copied in tran_begin
+// order, so the heap is in that order too); columns (DuckDB) rely on the
+// load order, which their zone maps use to skip row groups outside a
+// window. Times are the engine's timestamp without a time zone (MariaDB's
+// DATETIME: its TIMESTAMP converts to and from the session's time zone).
+func createTranStats(spec engine.Spec) string {
+	d := spec.SQL
+	key, tail := "", ""
+	if spec.Storage == engine.StorageClustered {
 		key = ",\n  PRIMARY KEY (tran_begin, tran_count)"
-		tail = " WITHOUT ROWID"
-	case engine.MariaDB:
-		ts = "DATETIME"
-		key = ",\n  PRIMARY KEY (tran_begin, tran_count)"
+		tail = d.ClusteredTable()
 	}
 	return fmt.Sprintf(`CREATE TABLE tran_stats (
   server_config %[1]s NOT NULL,
@@ -50,18 +97,20 @@ func createTranStats(d engine.Dialect) string {
   tran_end %[2]s NOT NULL,
   resultset_size INTEGER NOT NULL,
   filler %[3]s NOT NULL%[4]s
-)%[5]s`, text, ts, map[bool]string{true: "TEXT", false: "VARCHAR(100)"}[d == engine.SQLite], key, tail)
+)%[5]s`, d.VarChar(20), d.Type(engine.Timestamp), d.VarChar(100), key, tail)
 }
 
 // dimSQL creates and fills the six dimension tables and dimension, their
-// cross join with every id and value. On SQLite, MariaDB and PostgreSQL
-// dimension's primary key is the six value columns, so that P1 looks rows
-// up (SQLite would build an automatic index on every run, MariaDB, whose
-// joins are nested loops, would scan dimension per row, and PostgreSQL,
-// which prices a hash join on six columns by its most selective one,
-// sorted all of dimension for a merge join: 5.5 s at 20,000 rows against
-// 0.1 s); MariaDB fills it in that key's order. DuckDB hash-joins.
-func dimSQL(d engine.Dialect) []string {
+// cross join with every id and value. Where the engine keeps a table in
+// key order, and on a heap (PostgreSQL), dimension's primary key is the
+// six value columns, so that P1 looks rows up (SQLite would build an
+// automatic index on every run, MariaDB, whose joins are nested loops,
+// would scan dimension per row, and PostgreSQL, which prices a hash join
+// on six columns by its most selective one, sorted all of dimension for a
+// merge join: 5.5 s at 20,000 rows against 0.1 s); MariaDB fills it in
+// that key's order. DuckDB hash-joins.
+func dimSQL(spec engine.Spec) []string {
+	d, l := spec.SQL, layoutOf(spec)
 	var out []string
 	var cols, joins, key []string
 	for k, dim := range Dims() {
@@ -75,10 +124,7 @@ func dimSQL(d engine.Dialect) []string {
 			}
 		}
 		if dim.Text != nil {
-			typ = "VARCHAR(20)"
-			if d == engine.SQLite {
-				typ = "TEXT"
-			}
+			typ = d.VarChar(20)
 		}
 		out = append(out,
 			fmt.Sprintf("CREATE TABLE %s (%s INTEGER PRIMARY KEY, %s %s NOT NULL)", dim.Table, dim.IDColumn, dim.Column, typ),
@@ -92,31 +138,29 @@ func dimSQL(d engine.Dialect) []string {
 	for _, dim := range Dims() {
 		ids = append(ids, dim.IDColumn)
 	}
-	sel := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(ids, ", "))
-	if d == engine.SQLite || d == engine.MariaDB {
-		text, tail := "TEXT", " WITHOUT ROWID"
-		if d == engine.MariaDB {
-			text, tail = "VARCHAR(20)", ""
-			sel = fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(key, ", "))
-		}
-		var defs []string
-		for _, dim := range Dims() {
-			typ := "INTEGER"
-			if dim.Text != nil {
-				typ = text
-			}
-			defs = append(defs, dim.IDColumn+" INTEGER NOT NULL", dim.Column+" "+typ+" NOT NULL")
-		}
-		out = append(out,
-			fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s))%s", strings.Join(defs, ", "), strings.Join(key, ", "), tail),
-			"INSERT INTO dimension "+sel)
-	} else {
+	order := ids
+	if l.dimByKey {
+		order = key
+	}
+	sel := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(order, ", "))
+	if spec.Storage != engine.StorageClustered {
 		out = append(out, "CREATE TABLE dimension AS "+sel)
-		if d == engine.Postgres {
+		if l.keyAfter {
 			out = append(out, fmt.Sprintf("ALTER TABLE dimension ADD PRIMARY KEY (%s)", strings.Join(key, ", ")))
 		}
+		return out
 	}
-	return out
+	var defs []string
+	for _, dim := range Dims() {
+		typ := "INTEGER"
+		if dim.Text != nil {
+			typ = d.VarChar(20)
+		}
+		defs = append(defs, dim.IDColumn+" INTEGER NOT NULL", dim.Column+" "+typ+" NOT NULL")
+	}
+	return append(out,
+		fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s))%s", strings.Join(defs, ", "), strings.Join(key, ", "), d.ClusteredTable()),
+		"INSERT INTO dimension "+sel)
 }
 
 // Query names.
@@ -153,7 +197,7 @@ func ParseQueries(s string) ([]string, error) {
 // six ids and count the groups. Every row of tran_stats matches exactly one
 // row of dimension, so groups is the number of distinct combinations
 // present (600 once N ≥ 600: lcm(40, 100, 3, 5, 8)) and rows is N.
-const p1SQL = `SELECT count(*) AS groups, CAST(sum(n) AS BIGINT) AS rows_counted FROM (
+const p1SQL = `SELECT count(*) AS %[1]s, CAST(sum(n) AS BIGINT) AS rows_counted FROM (
   SELECT d.server_config_id, d.thread_name_id, d.tran_type_id, d.tran_status_id, d.users_id, d.cpus_id, count(*) AS n
   FROM tran_stats t
   JOIN dimension d
@@ -175,7 +219,7 @@ const p1SQL = `SELECT count(*) AS groups, CAST(sum(n) AS BIGINT) AS rows_counted
 // "resultset_size ≤ avg" is written as resultset_size · count ≤ sum, in
 // integers, which is the same condition without a floating-point or
 // numeric average, so every engine decides ties alike.
-const p2SQL = `SELECT count(*) AS groups, CAST(coalesce(sum(n), 0) AS BIGINT) AS rows_counted FROM (
+const p2SQL = `SELECT count(*) AS %[3]s, CAST(coalesce(sum(n), 0) AS BIGINT) AS rows_counted FROM (
   SELECT t.server_config, t.users, t.cpus, t.thread_name, t.tran_type, t.tran_status, count(*) AS n
   FROM tran_stats t
   JOIN (SELECT server_config, sum(resultset_size) AS total, count(*) AS cnt
@@ -186,31 +230,23 @@ const p2SQL = `SELECT count(*) AS groups, CAST(coalesce(sum(n), 0) AS BIGINT) AS
   GROUP BY t.server_config, t.users, t.cpus, t.thread_name, t.tran_type, t.tran_status
 ) g`
 
-// myText writes a query for MariaDB and MySQL: they cast to SIGNED (a
-// BIGINT), not BIGINT, and MySQL 8 reserves groups.
-var myText = strings.NewReplacer("AS BIGINT", "AS SIGNED", "AS groups", "AS `groups`")
-
-// QueryText is the SQL of query q for engine d; sec (seconds after Start)
-// is P2's t and is ignored for P1. The window's bounds are literals
-// (timestamps numalab makes, never user text), so that EXPLAIN shows the
-// very statement that runs.
-func QueryText(d engine.Dialect, q string, sec int64) (string, error) {
+// QueryText is the SQL of query q for the engine named name; sec
+// (seconds after Start) is P2's t and is ignored for P1. The window's
+// bounds are literals (timestamps numalab makes, never user text), so
+// that EXPLAIN shows the very statement that runs. The engine spells the
+// casts (MariaDB and MySQL cast to SIGNED, not BIGINT) and quotes groups
+// (MySQL 8 reserves it).
+func QueryText(name string, q string, sec int64) (string, error) {
+	d := specOf(name).SQL
+	if d == nil {
+		return "", fmt.Errorf("no SQL for engine %q (expected %s)", name, engine.List(nil))
+	}
 	switch q {
 	case P1:
-		if d == engine.MariaDB {
-			return myText.Replace(p1SQL), nil
-		}
-		return p1SQL, nil
+		return d.IntCasts(fmt.Sprintf(p1SQL, d.Quote("groups"))), nil
 	case P2:
-		lo := TimeAt(sec).Format(TimeFormat)
-		hi := TimeAt(sec + 1).Format(TimeFormat)
-		switch d {
-		case engine.SQLite:
-			return fmt.Sprintf(p2SQL, "'"+lo+"'", "'"+hi+"'"), nil
-		case engine.MariaDB:
-			return myText.Replace(fmt.Sprintf(p2SQL, "TIMESTAMP '"+lo+"'", "TIMESTAMP '"+hi+"'")), nil
-		}
-		return fmt.Sprintf(p2SQL, "TIMESTAMP '"+lo+"'", "TIMESTAMP '"+hi+"'"), nil
+		lo, hi := d.Timestamp(TimeAt(sec)), d.Timestamp(TimeAt(sec+1))
+		return d.IntCasts(fmt.Sprintf(p2SQL, lo, hi, d.Quote("groups"))), nil
 	}
 	return "", fmt.Errorf("unknown query %q (expected P1 or P2)", q)
 }
@@ -220,45 +256,3 @@ type Result struct {
 	Groups int64 `json:"groups"`
 	Rows   int64 `json:"rows"`
 }
-
-// What a load does its own way per engine, beside the SQL above.
-var (
-	// fixedLoadBytes is what a load writes whatever the rows:
-	// PostgreSQL's primary key of dimension, MariaDB's dimension table;
-	// loadWAL the write-ahead log it may keep beside the data.
-	fixedLoadBytes = map[engine.Dialect]int64{engine.Postgres: pgDimensionKeyBytes, engine.MariaDB: myDimensionBytes}
-	loadWAL        = map[engine.Dialect]int64{engine.Postgres: pgMaxWAL}
-	// cachedBytes is what a managed server's cache holds beside the rows,
-	// so that P1's lookups in MariaDB's dimension table stay in memory.
-	cachedBytes = map[engine.Dialect]int64{engine.MariaDB: myDimensionBytes}
-	// afterInsert builds tran_stats' key after the rows (PostgreSQL: the
-	// heap is already in key order, as rows were copied so: the key is
-	// marked the clustering index without rewriting the table).
-	afterInsert = map[engine.Dialect][]string{engine.Postgres: {
-		"ALTER TABLE tran_stats ADD PRIMARY KEY (tran_begin, tran_count)",
-		"ALTER TABLE tran_stats CLUSTER ON tran_stats_pkey"}}
-	// analyze gathers the statistics at the load's end.
-	analyze = map[engine.Dialect]string{engine.SQLite: "ANALYZE", engine.DuckDB: "ANALYZE", engine.Postgres: "VACUUM ANALYZE",
-		engine.MariaDB: "ANALYZE TABLE " + strings.Join(tables[1:], ", ")}
-	// afterComplete runs once the load is marked complete (DuckDB writes
-	// its checkpoint).
-	afterComplete = map[engine.Dialect]string{engine.DuckDB: "CHECKPOINT"}
-	// timesAsText says times are loaded as text (SQLite has no time type).
-	timesAsText = map[engine.Dialect]bool{engine.SQLite: true}
-)
-
-// loadMethod names each engine's bulk path, for the record.
-var loadMethod = map[engine.Dialect]string{
-	engine.SQLite:   "prepared multi-row INSERT in large transactions",
-	engine.DuckDB:   "appender",
-	engine.Postgres: "COPY",
-	engine.MariaDB:  "prepared multi-row INSERT",
-}
-
-// Bytes a row of tran_stats takes loaded, per engine, with its indexes and
-// its share of the dimension tables: measured on loads of 500,000 rows
-// (SQLite's file 192,004,096 bytes, DuckDB's 16,789,504, PostgreSQL's
-// tables with their indexes 275,832,832) and rounded up. MariaDB's from a
-// load of 100,000 rows (InnoDB's tran_stats 20,512,768 bytes, dimension
-// 130,990,080 whatever the rows), taken at 500,000 rows and rounded up.
-var loadBytesPerRow = map[engine.Dialect]int64{engine.SQLite: 400, engine.DuckDB: 40, engine.Postgres: 560, engine.MariaDB: 480}

@@ -28,7 +28,6 @@ func DefaultRunConfig() RunConfig {
 // against the --engine set before them), and how c is spelled back as the
 // command line that re-runs it, in that line's order (cliflag.Settings).
 func (c *RunConfig) Settings() cliflag.Settings {
-	dialect := func() engine.Dialect { return engine.DialectOf(c.Engine) }
 	return append(cliflag.EngineSettings(&c.Engine, &c.DSN, &c.ConnectTimeout, &c.DB, cliflag.EnginesDOP(), "transtats-N.sqlite or .duckdb"), cliflag.Settings{
 		cliflag.Int64("rows", &c.Rows).Flag("rows of tran_stats (N), up to 200000000"),
 		cliflag.Validated(cliflag.Int64("rate", &c.Rate), func(string) error {
@@ -43,7 +42,7 @@ func (c *RunConfig) Settings() cliflag.Settings {
 			}
 			return nil
 		}).Flag("stream counts to sweep, e.g. 1,2,4,8"),
-		cliflag.DOPs(&c.DOP, func() engine.Spec { return specOf(dialect()) }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
+		cliflag.DOPs(&c.DOP, func() engine.Spec { return specOf(c.Engine) }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
 		cliflag.Field("query", &c.Queries, func(s string) ([]string, error) {
 			q, err := ParseQueries(s)
 			if err != nil {
@@ -94,14 +93,13 @@ func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
 func (c *RunConfig) Resolve() (dsn string, err error) {
 	dsn, c.DSN = c.DSN, result.Redact(c.DSN)
 	spec, _ := engine.Lookup(c.Engine)
-	d := spec.Dialect
 	if c.DB == "" && !spec.Server {
-		c.DB = DefaultPath(d, c.Rows)
+		c.DB = DefaultPath(spec.Name, c.Rows)
 	}
 	if err := cliflag.CheckFileEngine(c.Engine, c.DB); err != nil {
 		return "", err
 	}
-	if err := CheckFits(d, engine.Options{Path: c.DB, DSN: dsn}, c.Rows); err != nil {
+	if err := CheckFits(spec.Name, engine.Options{Path: c.DB, DSN: dsn}, c.Rows); err != nil {
 		return "", cliflag.Bad("rows", strconv.FormatInt(c.Rows, 10), "could never be loaded here: "+err.Error())
 	}
 	return dsn, nil

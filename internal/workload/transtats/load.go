@@ -49,10 +49,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
 	}
-	if err := CheckFits(cfg.Dialect, cfg.Engine, cfg.Rows); err != nil {
+	if err := CheckFits(cfg.EngineName, cfg.Engine, cfg.Rows); err != nil {
 		return nil, fmt.Errorf("opening transtats: %w", err)
 	}
-	if specOf(cfg.Dialect).Server {
+	if specOf(cfg.EngineName).Server {
 		return openServer(ctx, cfg)
 	}
 	return openFile(ctx, cfg)
@@ -60,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 
 // openFile opens or loads an SQLite or DuckDB file.
 func openFile(ctx context.Context, cfg Config) (*DB, error) {
-	name := string(cfg.Dialect)
+	name := cfg.EngineName
 	path := cfg.Engine.Path
 	fail := func(err error) (*DB, error) {
 		return nil, fmt.Errorf("opening transtats in %s: %w", path, err)
@@ -84,10 +84,10 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", name, err))
 		}
-		m, merr := readMeta(ctx, cfg.Dialect, eng.DB())
+		m, merr := readMeta(ctx, eng)
 		switch judgeMeta(m, cfg.Rows, cfg.Rate) {
 		case metaReady:
-			st := statsFromMeta(cfg.Dialect, m)
+			st := statsFromMeta(cfg.EngineName, m)
 			st.Where = path
 			return &DB{cfg: cfg, eng: eng, Load: st}, nil
 		case metaForeign:
@@ -137,9 +137,10 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 // it complete.
 func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	opt := cfg.Engine
-	opt.DataBytes = cfg.Rows*BytesPerRow + cachedBytes[cfg.Dialect]
-	server := specOf(cfg.Dialect).Title
-	eng, err := engine.Open(ctx, string(cfg.Dialect), opt)
+	spec := specOf(cfg.EngineName)
+	opt.DataBytes = cfg.Rows*BytesPerRow + layoutOf(spec).cachedBytes
+	server := spec.Title
+	eng, err := engine.Open(ctx, spec.Name, opt)
 	if err != nil {
 		return nil, fmt.Errorf("opening transtats on %s: %w", server, err)
 	}
@@ -153,8 +154,8 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 		eng.Close()
 		return nil, fmt.Errorf("opening transtats on %s (%s): %w", server, where, err)
 	}
-	if m, err := readMeta(ctx, cfg.Dialect, eng.DB()); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
-		st := statsFromMeta(cfg.Dialect, m)
+	if m, err := readMeta(ctx, eng); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
+		st := statsFromMeta(cfg.EngineName, m)
 		st.Where = where
 		return &DB{cfg: cfg, eng: eng, Load: st}, nil
 	}
@@ -175,8 +176,8 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 // readMeta reads the marker table.
-func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT "+d.Key()+", value FROM "+metaTable)
+func readMeta(ctx context.Context, eng engine.Engine) (map[string]string, error) {
+	rows, err := eng.DB().QueryContext(ctx, engine.SQLOf(eng.Name()).ReadMeta(metaTable))
 	if err != nil {
 		return nil, err
 	}
@@ -196,9 +197,10 @@ func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]str
 // load that would leave its filesystem less than 5% free
 // (engine.CheckRoom), with the estimate (LoadBytes) and the free space.
 func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error) {
-	d := engine.DialectOf(eng.Name())
-	st := LoadStats{Engine: string(d), Workload: "transtats", Method: loadMethod[d], Rows: cfg.Rows, Rate: cfg.Rate}
-	if err := engine.CheckRoom(eng, LoadBytes(d, cfg.Rows)); err != nil {
+	spec := specOf(eng.Name())
+	d, l := spec.SQL, layoutOf(spec)
+	st := LoadStats{Engine: spec.Name, Workload: "transtats", Method: spec.BulkMethod, Rows: cfg.Rows, Rate: cfg.Rate}
+	if err := engine.CheckRoom(eng, LoadBytes(spec.Name, cfg.Rows)); err != nil {
 		return st, fmt.Errorf("loading %d rows: %w", cfg.Rows, err)
 	}
 	db := eng.DB()
@@ -210,12 +212,12 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return nil
 	}
 	setMeta := func(k, v string) error {
-		if _, err := db.ExecContext(ctx, "INSERT INTO "+metaTable+" ("+d.Key()+", value) VALUES ('"+k+"', '"+v+"')"); err != nil {
+		if _, err := db.ExecContext(ctx, d.WriteMeta(metaTable, k, v)); err != nil {
 			return fmt.Errorf("loading: recording %s: %w", k, err)
 		}
 		return nil
 	}
-	if err := exec("CREATE TABLE " + metaTable + " (" + d.Key() + " VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
+	if err := exec("CREATE TABLE " + metaTable + " (" + d.Quote("key") + " VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
 		return st, err
 	}
 	for _, kv := range [][2]string{
@@ -228,7 +230,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 			return st, err
 		}
 	}
-	if err := exec(createTranStats(d)); err != nil {
+	if err := exec(createTranStats(spec)); err != nil {
 		return st, err
 	}
 
@@ -240,7 +242,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 	st.Insert = time.Since(t1)
 	st.RowsPerSecond = float64(cfg.Rows) / st.Insert.Seconds()
 
-	if keys := afterInsert[d]; len(keys) > 0 {
+	if keys := l.afterInsert; len(keys) > 0 {
 		cfg.progress("building tran_stats' primary key (tran_begin, tran_count)", cfg.Rows)
 		for _, q := range keys {
 			if err := exec(q); err != nil {
@@ -249,7 +251,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		}
 	}
 	cfg.progress("building the dimension tables and dimension", cfg.Rows)
-	for _, q := range dimSQL(d) {
+	for _, q := range dimSQL(spec) {
 		if err := exec(q); err != nil {
 			return st, err
 		}
@@ -258,7 +260,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		return st, err
 	}
 	cfg.progress("gathering statistics", cfg.Rows)
-	if err := exec(analyze[d]); err != nil {
+	if err := exec(d.AnalyzeLoaded(tables[1:]...)); err != nil {
 		return st, err
 	}
 	st.Total = time.Since(t0)
@@ -271,7 +273,7 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 			return st, err
 		}
 	}
-	if q := afterComplete[d]; q != "" {
+	if q := d.Checkpoint(); q != "" {
 		if err := exec(q); err != nil {
 			return st, err
 		}
@@ -286,7 +288,7 @@ func insertRows(ctx context.Context, eng engine.Engine, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("loading tran_stats: %w", err)
 	}
-	text := timesAsText[engine.DialectOf(eng.Name())]
+	text := engine.SQLOf(eng.Name()).TextTimes()
 	tt := newTimeText()
 	const every = 1 << 16
 	for i := int64(1); i <= cfg.Rows; i++ {

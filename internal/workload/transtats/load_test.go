@@ -30,7 +30,7 @@ func TestOpenTwoLoaders(t *testing.T) {
 					waited[i] = true
 				}
 			}
-			dbs[i], errs[i] = Open(ctx, Config{Dialect: SQLite, Rows: n, Engine: engine.Options{Path: path}, Waiting: say})
+			dbs[i], errs[i] = Open(ctx, Config{EngineName: SQLite, Rows: n, Engine: engine.Options{Path: path}, Waiting: say})
 		}()
 	}
 	wg.Wait()

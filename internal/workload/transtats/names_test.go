@@ -1,13 +1,9 @@
 package transtats
 
-import "github.com/numalab/numalab/internal/engine"
-
-// The tests' short names for the registry's dialects.
-type Dialect = engine.Dialect
-
+// The tests' short names for the registry's engines.
 const (
-	SQLite   = engine.SQLite
-	DuckDB   = engine.DuckDB
-	Postgres = engine.Postgres
-	MariaDB  = engine.MariaDB
+	SQLite   = "sqlite"
+	DuckDB   = "duckdb"
+	Postgres = "postgres"
+	MariaDB  = "mariadb"
 )

@@ -25,18 +25,19 @@ const pgMaxWAL = 4 << 30
 // whatever the rows) plus up to max_wal_size of WAL, or MariaDB's tables
 // with the dimension table, which is the same size whatever the rows. rows
 // is at most MaxRows, so it cannot overflow.
-func LoadBytes(d engine.Dialect, rows int64) int64 {
-	b := max(rows, 0)*loadBytesPerRow[d] + fixedLoadBytes[d]
-	return b + min(b, loadWAL[d])
+func LoadBytes(name string, rows int64) int64 {
+	l := layoutOf(specOf(name))
+	b := max(rows, 0)*l.bytesPerRow + l.fixedBytes
+	return b + min(b, l.wal)
 }
 
 // CheckFits refuses, before any work, a number of rows that could never
 // be loaded where it would go: more than the whole filesystem holds (the
 // file's directory; a managed server's $TMPDIR). A server reached by DSN,
 // or a directory that cannot be read, is not judged here.
-func CheckFits(d engine.Dialect, where engine.Options, rows int64) error {
-	if err := engine.HoldsLoad(specOf(d).Server, where, LoadBytes(d, rows)); err != nil {
-		return fmt.Errorf("%d rows on %s: %w", rows, d, err)
+func CheckFits(name string, where engine.Options, rows int64) error {
+	if err := engine.HoldsLoad(specOf(name).Server, where, LoadBytes(name, rows)); err != nil {
+		return fmt.Errorf("%d rows on %s: %w", rows, name, err)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 
 func TestLoadBytes(t *testing.T) {
 	for _, tc := range []struct {
-		d    Dialect
+		d    string
 		rows int64
 		want int64
 	}{
@@ -49,12 +49,12 @@ func TestLoadRefusesToFillTheDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := max(1, (r.Free-r.Total/40)/loadBytesPerRow[SQLite])
+	rows := max(1, (r.Free-r.Total/40)/layoutOf(specOf(SQLite)).bytesPerRow)
 	if rows > MaxRows {
 		t.Skipf("%s has more room than %d rows take", dir, MaxRows)
 	}
 	path := filepath.Join(dir, "t.sqlite")
-	_, err = Open(context.Background(), Config{Dialect: SQLite, Rows: rows, Engine: engine.Options{Path: path}})
+	_, err = Open(context.Background(), Config{EngineName: SQLite, Rows: rows, Engine: engine.Options{Path: path}})
 	t.Logf("%d rows: %v", rows, err)
 	if !errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "free of") || !strings.Contains(err.Error(), "less than 5% free") {
 		t.Errorf("Open with %d rows: %v, want a refusal with the estimate and the free space", rows, err)

@@ -149,13 +149,12 @@ func (s *Sweep) Types() []string { return s.cfg.Queries }
 
 // Open loads the data where it is missing or incomplete, or reuses it.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	d := engine.DialectOf(s.cfg.Engine)
 	if s.dsn == "" && isServer(s.cfg.Engine) {
-		tell.Say("starting a throwaway " + specOf(d).Title + " server")
+		tell.Say("starting a throwaway " + specOf(s.cfg.Engine).Title + " server")
 	}
 	opt := engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode)
 	opt.ServerSettings = s.server
-	s.db0 = Config{Dialect: d, Engine: opt, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
+	s.db0 = Config{EngineName: s.cfg.Engine, Engine: opt, Rows: s.cfg.Rows, Rate: s.cfg.Rate,
 		Progress: func(step string, n, total int64) {
 			tell.Say(fmt.Sprintf("%s: %d of %d rows (%.0f%%)", step, n, total, 100*float64(n)/float64(total)))
 		},
