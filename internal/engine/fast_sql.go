@@ -32,8 +32,13 @@ type valuesRow[V any] struct{ v []V }
 func (r *valuesRow[V]) Len() int        { return len(r.v) }
 func (r *valuesRow[V]) Null(i int) bool { return any(r.v[i]) == nil }
 
-func (r *valuesRow[V]) Int(i int) int64 {
-	switch x := normalise(any(r.v[i])).(type) {
+func (r *valuesRow[V]) Int(i int) int64     { return intOf(any(r.v[i])) }
+func (r *valuesRow[V]) Float(i int) float64 { return floatOf(any(r.v[i])) }
+func (r *valuesRow[V]) Text(i int) string   { return textOf(any(r.v[i])) }
+
+// intOf, floatOf and textOf read a driver's value as Row does.
+func intOf(v any) int64 {
+	switch x := normalise(v).(type) {
 	case int64:
 		return x
 	case float64:
@@ -45,8 +50,8 @@ func (r *valuesRow[V]) Int(i int) int64 {
 	return 0
 }
 
-func (r *valuesRow[V]) Float(i int) float64 {
-	switch x := normalise(any(r.v[i])).(type) {
+func floatOf(v any) float64 {
+	switch x := normalise(v).(type) {
 	case int64:
 		return float64(x)
 	case float64:
@@ -58,8 +63,8 @@ func (r *valuesRow[V]) Float(i int) float64 {
 	return 0
 }
 
-func (r *valuesRow[V]) Text(i int) string {
-	switch x := any(r.v[i]).(type) {
+func textOf(v any) string {
+	switch x := v.(type) {
 	case nil:
 		return ""
 	case string:
@@ -69,7 +74,7 @@ func (r *valuesRow[V]) Text(i int) string {
 	case time.Time:
 		return x.Format(time.RFC3339Nano)
 	}
-	return fmt.Sprint(normalise(any(r.v[i])))
+	return fmt.Sprint(normalise(v))
 }
 
 // sqliteStmt is a go-sqlite3 driver statement with fixed argument and
@@ -133,9 +138,62 @@ func (s *sqliteStmt) Close() error { return s.st.Close() }
 // sqlStmt is a database/sql statement prepared on a stream's connection.
 type sqlStmt struct {
 	st   *sql.Stmt
-	row  valuesRow[any]
+	row  scannedRow
 	ptrs []any // Scan's targets, &row.v[i]; nil before the first query
 	call func(ctx context.Context) (context.Context, func())
+}
+
+// scanned is one column's value as the driver gave it, bytes copied into
+// memory of its own that the next row reuses: database/sql would clone
+// them (a *any target), or convert them (*string), at every row.
+type scanned struct {
+	v       any // the value, unless it is bytes
+	b       []byte
+	isBytes bool
+}
+
+func (s *scanned) Scan(src any) error {
+	b, ok := src.([]byte)
+	s.isBytes, s.v = ok, nil
+	if ok {
+		s.b = append(s.b[:0], b...)
+	} else {
+		s.v = src
+	}
+	return nil
+}
+
+// scannedRow is a row of scanned columns.
+type scannedRow struct{ v []scanned }
+
+func (r *scannedRow) Len() int        { return len(r.v) }
+func (r *scannedRow) Null(i int) bool { return !r.v[i].isBytes && r.v[i].v == nil }
+
+func (r *scannedRow) Int(i int) int64 {
+	if r.v[i].isBytes {
+		b := r.v[i].b
+		if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+			return n
+		}
+		f, _ := strconv.ParseFloat(string(b), 64)
+		return int64(f)
+	}
+	return intOf(r.v[i].v)
+}
+
+func (r *scannedRow) Float(i int) float64 {
+	if r.v[i].isBytes {
+		f, _ := strconv.ParseFloat(string(r.v[i].b), 64)
+		return f
+	}
+	return floatOf(r.v[i].v)
+}
+
+func (r *scannedRow) Text(i int) string {
+	if r.v[i].isBytes {
+		return string(r.v[i].b)
+	}
+	return textOf(r.v[i].v)
 }
 
 func (c *duckConn) Prepare(ctx context.Context, query string) (Stmt, error) {
@@ -177,7 +235,7 @@ func (s *sqlStmt) Query(ctx context.Context, args []any, row func(Row) error) er
 		if err != nil {
 			return err
 		}
-		s.row.v = make([]any, len(cols))
+		s.row.v = make([]scanned, len(cols))
 		s.ptrs = make([]any, len(cols))
 		for i := range s.ptrs {
 			s.ptrs[i] = &s.row.v[i]
