@@ -36,7 +36,7 @@
 // alone opens an engine that holds a load. Each stream owns its connection,
 // its prepared statements and its random numbers, and runs transactions
 // with Next, each in one read transaction, on the driver's own API where
-// database/sql's per-call cost would show (engine.Conn.Native): SQLite's
+// database/sql's per-call cost would show (engine.Prepare's fast path): SQLite's
 // several times its own for these short transactions. The warehouse and
 // district of each call are drawn uniformly. With Options.Augmented, every
 // transaction also computes avg(i_price) over the items with i_id < 15000,
