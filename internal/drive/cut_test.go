@@ -74,7 +74,14 @@ func TestRunCutsStuckDuckDBCall(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		if err := duckdb.RegisterScalarUDF(c.Native().DuckDB, "numalab_stuck", stuckUDF{release}); err != nil {
+		// A function registered on one connection is in the database's
+		// catalog: the stream's connection finds it.
+		reg, err := eng.DB().Conn(ctx)
+		if err == nil {
+			err = duckdb.RegisterScalarUDF(reg, "numalab_stuck", stuckUDF{release})
+			reg.Close()
+		}
+		if err != nil {
 			c.Close()
 			return nil, err
 		}

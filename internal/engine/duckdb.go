@@ -444,7 +444,6 @@ func (c *duckConn) Query(ctx context.Context, query string, args []any, row func
 	return scanSQLRows(c.c.QueryContext(ctx, query, args...))(row)
 }
 
-func (c *duckConn) Native() Native  { return Native{DuckDB: c.c} }
 func (c *duckConn) BackendPID() int { return 0 }
 func (c *duckConn) Close() error    { return c.c.Close() }
 

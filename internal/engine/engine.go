@@ -13,10 +13,10 @@ package engine
 //
 // An Engine knows no workload: a workload writes its own SQL, spelled as
 // the engine's SQL says (SQLOf(Engine.Name()): placeholders, types,
-// casts, the marker table, statistics), and, where speed matters, uses
-// the connection's
-// driver handle (Conn.Native, typed: go-sqlite3's connection for SQLite,
-// pgx's for PostgreSQL, a database/sql connection for DuckDB). The engine gives every engine the same
+// casts, the marker table, statistics), and, where speed matters, asks a
+// stream's connection for a fast path (fast.go: prepared statements,
+// repeated calls, batches, COPY, the Appender); no driver handle leaves
+// this package. The engine gives every engine the same
 // five things: a setup handle (DB) for schema statements and checks, a bulk
 // loader, stream connections, the degree of parallelism of one query, and a
 // description (version, settings) and query plans for the record.
@@ -42,9 +42,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/mattn/go-sqlite3"
 
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
@@ -113,30 +110,11 @@ type Conn interface {
 	// NULL nil, dates and times time.Time. The slice is reused by the next
 	// row.
 	Query(ctx context.Context, query string, args []any, row func(vals []any) error) error
-	// Native is the driver's own connection, for a workload's hot path.
-	Native() Native
 	// BackendPID is the server process serving this connection
 	// (PostgreSQL) or its server thread (MariaDB, from
 	// performance_schema), 0 for an in-process engine.
 	BackendPID() int
 	Close() error
-}
-
-// Native is a stream connection's driver handle, for a workload's hot path
-// where the engine interface's per-call cost matters: the field of the
-// connection's engine is set, the others are nil.
-type Native struct {
-	// SQLite is go-sqlite3's connection: prepared driver statements and
-	// fixed argument and result arrays, without database/sql.
-	SQLite *sqlite3.SQLiteConn
-	// DuckDB is a database/sql connection held for the stream (DuckDB's
-	// own per-query cost dwarfs database/sql's).
-	DuckDB *sql.Conn
-	// Postgres is pgx's connection: prepare named statements, then take
-	// over the protocol (pgconn's Hijack) for one round trip per call.
-	Postgres *pgx.Conn
-	// MariaDB is the stream's database/sql connection and its socket.
-	MariaDB *MariaDBConn
 }
 
 // Bulk is a bulk load into one table. Values are int64 (or int), float64,
@@ -197,10 +175,10 @@ type Options struct {
 	PG pgserver.Config
 	// MariaDBCacheMetadata asks a MariaDB server, for stream connections
 	// (Connect), to send a prepared statement's column definitions only
-	// when they change (mariadb_meta.go): for a workload that speaks the
-	// protocol itself on MariaDBConn.Socket and handles that. Prepared
-	// statements of the driver (MariaDBConn.Conn) must not be used on such
-	// a connection.
+	// when they change (mariadb_meta.go), as libmariadb does under
+	// sysbench: for the repeated calls (Repeater, wire_mariadb.go), which
+	// read such answers. Such a connection refuses Prepare: the driver's
+	// prepared statements cannot read them.
 	MariaDBCacheMetadata bool
 	// MariaDB configures a managed MariaDB server (a "mariadb" engine
 	// without DSN); when MariaDB.BufferPool is 0 it is

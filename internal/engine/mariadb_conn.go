@@ -5,7 +5,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -81,34 +80,13 @@ func hostOnly(addr string) string {
 	return addr
 }
 
-// MariaDBConn is a stream's MariaDB or MySQL connection, for a workload's
-// hot path.
-type MariaDBConn struct {
-	// Conn is the stream's one database/sql connection
-	// (go-sql-driver/mysql): prepare statements on it.
-	Conn *sql.Conn
-	// Socket is the connection's blocking socket. A workload may speak the
-	// client/server protocol on it itself, whole commands at a time,
-	// between calls through Conn: the driver keeps no state between
-	// commands. The driver does not negotiate CLIENT_DEPRECATE_EOF, so
-	// result sets end with EOF packets.
-	Socket net.Conn
-	// ThreadOSID is the server thread serving the connection, 0 when
-	// performance_schema is off.
-	ThreadOSID int
-	// CacheMetadata says the server sends a COM_STMT_EXECUTE's column
-	// definitions only when they changed (Options.MariaDBCacheMetadata,
-	// and a server that offers it): the column count is then followed by
-	// a byte that says whether they follow.
-	CacheMetadata bool
-}
-
 // myConn is a stream's connection.
 type myConn struct {
 	one   *myOne
 	sock  net.Conn
 	cache *cacheMetaConn // nil without Options.MariaDBCacheMetadata
 	tid   int
+	wire  *myWire // the repeats' (wire_mariadb.go), nil before the first
 }
 
 func (c *myConn) Exec(ctx context.Context, query string, args ...any) error {
@@ -181,11 +159,16 @@ func normaliseMy(v any, typ string) any {
 	return s
 }
 
-func (c *myConn) Native() Native {
-	return Native{MariaDB: &MariaDBConn{Conn: c.one.Conn, Socket: c.sock, ThreadOSID: c.tid, CacheMetadata: c.cache != nil && c.cache.negotiated}}
-}
-
 // BackendPID is the connection's server thread (a thread id, which
 // sched_setaffinity takes as it takes a process id).
 func (c *myConn) BackendPID() int { return c.tid }
-func (c *myConn) Close() error    { return c.one.Close() }
+
+// Close closes the connection through the driver, which quits and closes
+// the socket.
+func (c *myConn) Close() error {
+	shut := c.closeWire()
+	if err := c.one.Close(); err != nil && !shut {
+		return err
+	}
+	return nil
+}

@@ -71,8 +71,8 @@ func TestMariaDB(t *testing.T) {
 	if got, err := place.AffinityPID(c.BackendPID()); err != nil || !slices.Equal(got, cpus[len(cpus)-1:]) {
 		t.Errorf("server thread %d runs on CPUs %v (%v), want %v", c.BackendPID(), got, err, cpus[len(cpus)-1:])
 	}
-	if n := c.Native().MariaDB; n == nil || n.Socket == nil || n.ThreadOSID != c.BackendPID() {
-		t.Errorf("Native().MariaDB = %+v, want the connection, its socket and thread", n)
+	if mc, ok := c.(*myConn); !ok || mc.sock == nil || mc.tid != c.BackendPID() {
+		t.Errorf("connection %+v, want its socket and thread", c)
 	}
 	var got [][]any
 	err = c.Query(ctx, "SELECT count(*), sum(id), min(name), min(price), min(n), min(f), min(d) FROM t", nil, func(v []any) error {

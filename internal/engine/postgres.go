@@ -445,6 +445,11 @@ type pgConn struct {
 	// The context whose cancellation interrupts the connection (watch).
 	watched, unwatched context.Context
 	stopWatch          func() bool
+
+	// wire is the connection taken over from pgx by the first fast call
+	// (wire_pg.go), nil before; stmts counts the statements it prepared.
+	wire  *pgWire
+	stmts int
 }
 
 // watch makes the cancellation of ctx interrupt the connection, and gives
@@ -488,6 +493,9 @@ func cancelled(ctx context.Context, err error) error {
 }
 
 func (c *pgConn) Exec(ctx context.Context, query string, args ...any) error {
+	if c.wire != nil {
+		return fmt.Errorf("running %q: %w", query, errTakenOver)
+	}
 	pctx, err := c.watch(ctx)
 	if err != nil {
 		return err
@@ -497,6 +505,9 @@ func (c *pgConn) Exec(ctx context.Context, query string, args ...any) error {
 }
 
 func (c *pgConn) Query(ctx context.Context, query string, args []any, row func([]any) error) (err error) {
+	if c.wire != nil {
+		return fmt.Errorf("running %q: %w", query, errTakenOver)
+	}
 	pctx, err := c.watch(ctx)
 	if err != nil {
 		return err
@@ -539,9 +550,13 @@ func normalisePG(v any) any {
 	return normalise(v)
 }
 
-func (c *pgConn) Native() Native  { return Native{Postgres: c.c} }
 func (c *pgConn) BackendPID() int { return c.pid }
 func (c *pgConn) Close() error {
 	c.unwatch()
+	if c.wire != nil {
+		err := c.wire.close()
+		c.c.Close(context.Background()) // pgx's side: nothing left to close after the takeover
+		return err
+	}
 	return c.c.Close(context.Background())
 }

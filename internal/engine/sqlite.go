@@ -553,6 +553,5 @@ func (c *sqliteConn) Query(ctx context.Context, query string, args []any, row fu
 	}
 }
 
-func (c *sqliteConn) Native() Native  { return Native{SQLite: c.c} }
 func (c *sqliteConn) BackendPID() int { return 0 }
 func (c *sqliteConn) Close() error    { return c.c.Close() }

@@ -43,7 +43,7 @@ func TestSQLiteImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.Native().SQLite == nil {
+	if sc, ok := c.(*sqliteConn); !ok || sc.c == nil {
 		t.Fatal("no native SQLite connection over the image")
 	}
 	var got []any

@@ -1,8 +1,10 @@
 package insert
 
-// What differs per engine, keyed by the registry's dialect: the one file
-// of this package that names engines. Everything else asks the dialect
-// table (dialectOf) or the engine registry.
+// What the workload does its own way on each kind of engine, chosen once
+// by how the engine keeps a table (engine.Spec.Storage) and whether it is
+// a server (dialectOf); the SQL each engine spells its own way comes from
+// the engine (Spec.SQL). Everything else asks dialectOf or the engine
+// registry.
 
 import (
 	"context"
@@ -32,8 +34,8 @@ type dialect struct {
 	// rowid says any key is the table's rowid, numbered by the engine
 	// when not given (id).
 	rowid bool
-	// pad is the pad column's type.
-	pad string
+	// sql is the engine's spelling (dialectOf sets it).
+	sql engine.SQL
 	// dataBytes sizes a managed server's cache (engine.Options.DataBytes).
 	dataBytes int64
 	// claim makes the target table afresh on a server, refusing one that
@@ -47,8 +49,6 @@ type dialect struct {
 	sample func(conn *sql.Conn, cs *cellState, cfg RunConfig)
 	// loader opens one stream's loader.
 	loader func(ctx context.Context, s *Sweep) (loader, error)
-	// session counts and ends a server session by id (nil in-process).
-	count, kill func(id int32) string
 	// oneWriter says the streams write through connections of their own
 	// to a file one writer at a time holds: the load connection is
 	// closed, and the time each waited for the lock is counted.
@@ -58,14 +58,15 @@ type dialect struct {
 	dominant func(st CellStats) string
 }
 
-var dialects = map[engine.Dialect]dialect{
-	engine.SQLite: {only: "insert", oneWriter: true, rowid: true,
+// The kinds of engine the workload loads into.
+var (
+	// An embedded engine that keeps rows in key order (SQLite).
+	clusteredFile = dialect{only: "insert", oneWriter: true, rowid: true,
 		method:    func(string) string { return "insert" }, // prepared INSERTs
 		diskBytes: func(bool, string) int64 { return RowBytes + 16 },
 		id:        "id INTEGER PRIMARY KEY", // the rowid: max(rowid) + 1 when not given
-		pad:       "TEXT",
 		empty: func(ctx context.Context, s *Sweep) error {
-			_, err := s.sqdb.ExecContext(ctx, "DELETE FROM "+Table)
+			_, err := s.sqdb.ExecContext(ctx, s.d.sql.Truncate(Table))
 			return err
 		},
 		loader: func(_ context.Context, s *Sweep) (loader, error) {
@@ -73,13 +74,13 @@ var dialects = map[engine.Dialect]dialect{
 		},
 		dominant: func(st CellStats) string {
 			return fmt.Sprintf("SQLite's write lock: streams waited %.0f%% of their time for it", st.LockWaitPct)
-		}},
-	engine.DuckDB: {only: "appender",
+		}}
+	// An embedded engine of compressed columns (DuckDB): its Appender.
+	columnFile = dialect{only: "appender",
 		method:    func(string) string { return "appender" },
 		diskBytes: func(bool, string) int64 { return RowBytes }, // compressed columns: at most the raw row
 		id:        "id BIGINT PRIMARY KEY DEFAULT nextval('" + duckSequence + "')",
 		before:    []string{"CREATE OR REPLACE SEQUENCE " + duckSequence},
-		pad:       "TEXT",
 		empty: func(ctx context.Context, s *Sweep) error {
 			_, err := s.eng.DB().ExecContext(ctx, "DROP TABLE "+Table)
 			for _, q := range createSQL(s.d, Table, s.cfg.Key) {
@@ -98,8 +99,9 @@ var dialects = map[engine.Dialect]dialect{
 		},
 		dominant: func(st CellStats) string {
 			return fmt.Sprintf("not sampled (DuckDB runs in-process and has no wait events); CPU %.0f%% busy", st.CPUBusyPct)
-		}},
-	engine.Postgres: {methods: true,
+		}}
+	// A server that keeps rows in a heap (PostgreSQL): COPY or INSERTs.
+	heapServer = dialect{methods: true,
 		method: func(m string) string { return m },
 		diskBytes: func(indexes bool, key string) int64 {
 			if indexes || key == "stream" || key == "shared" {
@@ -107,13 +109,12 @@ var dialects = map[engine.Dialect]dialect{
 			}
 			return 100
 		},
-		id:  "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
-		pad: "TEXT",
+		id: "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
 		claim: func(ctx context.Context, eng engine.Engine, cfg RunConfig, d dialect) error {
 			return claimPGTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key, d)
 		},
 		empty: func(ctx context.Context, s *Sweep) error {
-			_, err := s.eng.DB().ExecContext(ctx, "TRUNCATE "+pgx.Identifier{s.eng.Schema(), Table}.Sanitize()+" RESTART IDENTITY")
+			_, err := s.eng.DB().ExecContext(ctx, s.d.sql.Truncate(pgx.Identifier{s.eng.Schema(), Table}.Sanitize()))
 			return err
 		},
 		// The sampler's connection is the setup pool's: an ordinary Go
@@ -122,10 +123,9 @@ var dialects = map[engine.Dialect]dialect{
 		sample: func(conn *sql.Conn, cs *cellState, cfg RunConfig) { cs.waits = startSampler(conn, cs, cfg.WaitEvery) },
 		loader: func(ctx context.Context, s *Sweep) (loader, error) {
 			return openPGLoader(ctx, s.eng, s.cfg.Method, s.cfg.Batch, loadColumns(s.cfg.Key))
-		},
-		count: func(id int32) string { return "SELECT count(*) FROM pg_stat_activity WHERE pid = " + itoa(id) },
-		kill:  func(id int32) string { return "SELECT pg_terminate_backend(" + itoa(id) + ")" }},
-	engine.MariaDB: {only: "insert", dataBytes: myPoolBytes, // MariaDB's one way: multi-row INSERTs
+		}}
+	// A server that keeps rows in key order (MariaDB's InnoDB).
+	clusteredServer = dialect{only: "insert", dataBytes: myPoolBytes, // MariaDB's one way: multi-row INSERTs
 		method: func(string) string { return "insert" },
 		diskBytes: func(indexes bool, _ string) int64 {
 			if indexes {
@@ -133,8 +133,7 @@ var dialects = map[engine.Dialect]dialect{
 			}
 			return 100 // InnoDB's row header, the row and the leaf's slack
 		},
-		id:  "id BIGINT AUTO_INCREMENT PRIMARY KEY",
-		pad: fmt.Sprintf("VARCHAR(%d)", padLen), // in the row, as PostgreSQL keeps a short text
+		id: "id BIGINT AUTO_INCREMENT PRIMARY KEY",
 		claim: func(ctx context.Context, eng engine.Engine, cfg RunConfig, d dialect) error {
 			if cfg.DSN == "" {
 				// a managed server: turn on the wait instruments (mywaits.go)
@@ -145,7 +144,7 @@ var dialects = map[engine.Dialect]dialect{
 			return claimMyTable(ctx, eng.DB(), eng.Schema(), cfg.Indexes, cfg.Key, d)
 		},
 		empty: func(ctx context.Context, s *Sweep) error {
-			_, err := s.eng.DB().ExecContext(ctx, "TRUNCATE TABLE "+Table) // AUTO_INCREMENT starts again at 1
+			_, err := s.eng.DB().ExecContext(ctx, s.d.sql.Truncate(Table)) // AUTO_INCREMENT starts again at 1
 			return err
 		},
 		sample: func(conn *sql.Conn, cs *cellState, cfg RunConfig) {
@@ -153,19 +152,31 @@ var dialects = map[engine.Dialect]dialect{
 		},
 		loader: func(ctx context.Context, s *Sweep) (loader, error) {
 			return openMyLoader(ctx, s.eng, loadColumns(s.cfg.Key))
-		},
-		count: func(id int32) string {
-			return "SELECT count(*) FROM information_schema.processlist WHERE id = " + itoa(id)
-		},
-		kill: func(id int32) string { return "KILL CONNECTION " + itoa(id) }},
-}
+		}}
+)
 
-// dialectOf is the engine named name and the workload on it; ok is false
-// for an engine the workload does not know.
+// dialectOf is the engine named name and the workload on it, chosen by
+// how the engine keeps a table; ok is false for an engine the workload
+// does not know.
 func dialectOf(name string) (engine.Spec, dialect, bool) {
 	spec, known := engine.Lookup(name)
-	d, ok := dialects[spec.Dialect]
-	return spec, d, known && ok
+	var d dialect
+	switch {
+	case !known || spec.SQL == nil:
+		return spec, d, false
+	case spec.Storage == engine.StorageHeap && spec.Server:
+		d = heapServer
+	case spec.Storage == engine.StorageClustered && spec.Server:
+		d = clusteredServer
+	case spec.Storage == engine.StorageClustered:
+		d = clusteredFile
+	case spec.Storage == engine.StorageColumns:
+		d = columnFile
+	default:
+		return spec, d, false
+	}
+	d.sql = spec.SQL
+	return spec, d, true
 }
 
 // createSQL is the table's DDL on an engine with a key (Keys): for
@@ -182,5 +193,7 @@ func createSQL(d dialect, name, key string) []string {
 	case key == "shared":
 		id, qs = d.id, append(qs, d.before...)
 	}
-	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, v DOUBLE PRECISION NOT NULL, pad %s NOT NULL)", name, id, d.pad))
+	// pad: in the row on MariaDB (VARCHAR), as PostgreSQL keeps a short text.
+	return append(qs, fmt.Sprintf("CREATE TABLE %s (%s, stream BIGINT NOT NULL, k BIGINT NOT NULL, "+
+		"v DOUBLE PRECISION NOT NULL, pad %s NOT NULL)", name, id, d.sql.Text(padLen)))
 }

@@ -40,7 +40,6 @@ const myChunkRows = 1000
 type myLoader struct {
 	cols     []int
 	c        engine.Conn
-	conn     *sql.Conn
 	head     string // INSERT INTO ... VALUES
 	buf      []byte
 	threadID int64 // performance_schema's THREAD_ID of the server thread
@@ -53,15 +52,25 @@ func openMyLoader(ctx context.Context, eng engine.Engine, cols []int) (*myLoader
 	if err != nil {
 		return nil, err
 	}
-	n := c.Native().MariaDB
-	l := &myLoader{cols: cols, c: c, conn: n.Conn, tid: n.ThreadOSID,
+	l := &myLoader{cols: cols, c: c, tid: c.BackendPID(),
 		head: fmt.Sprintf("INSERT INTO %s (%s) VALUES ", Table, strings.Join(columnNames(cols), ", "))}
-	if err := l.conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&l.connID); err != nil {
+	if err := c.Query(ctx, "SELECT CONNECTION_ID()", nil, func(v []any) error {
+		id, ok := v[0].(int64)
+		l.connID = int(id)
+		if !ok {
+			return fmt.Errorf("CONNECTION_ID() gave %v", v[0])
+		}
+		return nil
+	}); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("reading the loader's connection id: %w", err)
 	}
 	// Without performance_schema the waits are not read: thread id 0.
-	err = l.conn.QueryRowContext(ctx, "SELECT thread_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&l.threadID)
+	err = c.Query(ctx, "SELECT thread_id FROM performance_schema.threads WHERE processlist_id = connection_id()", nil,
+		func(v []any) error {
+			l.threadID, _ = v[0].(int64)
+			return nil
+		})
 	if err != nil && !noPerfSchema(err) {
 		c.Close()
 		return nil, fmt.Errorf("finding the loader's thread in performance_schema.threads: %w", err)
@@ -111,20 +120,18 @@ func (l *myLoader) statement(r *rows, a, z int) string {
 
 func (l *myLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
 	if r.n() <= myChunkRows {
-		_, err := l.conn.ExecContext(ctx, l.statement(r, 0, r.n()))
-		return 0, err
+		return 0, l.c.Exec(ctx, l.statement(r, 0, r.n()))
 	}
-	if _, err := l.conn.ExecContext(ctx, "BEGIN"); err != nil {
+	if err := l.c.Exec(ctx, "BEGIN"); err != nil {
 		return 0, err
 	}
 	for a := 0; a < r.n(); a += myChunkRows {
-		if _, err := l.conn.ExecContext(ctx, l.statement(r, a, min(a+myChunkRows, r.n()))); err != nil {
-			l.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		if err := l.c.Exec(ctx, l.statement(r, a, min(a+myChunkRows, r.n()))); err != nil {
+			l.c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 			return 0, err
 		}
 	}
-	_, err := l.conn.ExecContext(ctx, "COMMIT")
-	return 0, err
+	return 0, l.c.Exec(ctx, "COMMIT")
 }
 
 func (l *myLoader) pid() int     { return l.connID }

@@ -2,89 +2,72 @@ package insert
 
 // PostgreSQL's loader. The stream's connection is opened by the engine
 // (startup, settings, its backend pinned to the stream's CPUs, a socket
-// that waits in the kernel on the stream's own thread); pgx prepares the
-// INSERTs, and then the stream takes the connection over (pgconn's
-// Hijack) and speaks the protocol itself, a batch in one round trip:
+// that waits in the kernel on the stream's own thread), which prepares
+// the INSERTs; a batch is then one round trip through the engine's fast
+// paths (engine/wire_pg.go):
 //
-//   - copy: COPY ... FROM STDIN, the batch's rows in text format in
-//     CopyData messages, CopyDone;
-//   - insert: Bind and Execute of a prepared multi-row INSERT per
-//     chunkRows rows, then one Sync, which commits them together.
-//
-// pgx's own CopyFrom reads the socket from a second goroutine while the
-// first writes; on the engine's blocking socket each of those waits holds
-// a P, and a batch of 200 rows took 100 ms instead of one.
+//   - copy: COPY ... FROM STDIN, the batch's rows in text format
+//     (engine.Copier);
+//   - insert: a prepared multi-row INSERT per chunkRows rows, sent
+//     together and committed together (engine.Batcher).
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/numalab/numalab/internal/engine"
 )
 
 type pgLoader struct {
-	cols    []int // the columns sent (loadColumns)
-	c       engine.Conn
-	conn    net.Conn
-	fe      *pgproto3.Frontend
-	method  string
-	copySQL string
-	stmts   map[int]string // rows per INSERT → prepared statement name
-	buf     []byte         // COPY's text, or the INSERT's parameters
-	bind    pgproto3.Bind
-	exec    pgproto3.Execute
-	sync    pgproto3.Sync
+	cols   []int // the columns sent (loadColumns)
+	c      engine.Conn
+	method string
+	table  string              // schema-qualified and quoted
+	stmts  map[int]engine.Stmt // rows per INSERT → its prepared statement
+	buf    []byte              // COPY's text, or the INSERT's parameters
+	batch  []engine.BatchExec
+	args   [][]byte
 }
-
-// copyChunk is the most bytes of one CopyData message.
-const copyChunk = 256 << 10
 
 func openPGLoader(ctx context.Context, eng engine.Engine, method string, batch int, cols []int) (*pgLoader, error) {
 	c, err := eng.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	name := pgx.Identifier{eng.Schema(), Table}.Sanitize()
-	l := &pgLoader{cols: cols, c: c, method: method, stmts: map[int]string{},
-		copySQL: fmt.Sprintf("COPY %s (%s) FROM STDIN", name, strings.Join(columnNames(cols), ", "))}
-	pc := c.Native().Postgres
+	l := &pgLoader{cols: cols, c: c, method: method, stmts: map[int]engine.Stmt{},
+		table: pgx.Identifier{eng.Schema(), Table}.Sanitize()}
+	_, copies := c.(engine.Copier)
+	_, batches := c.(engine.Batcher)
+	if !copies || !batches {
+		c.Close()
+		return nil, errors.New("opening a loader: the engine's connection has no COPY or batched INSERTs")
+	}
 	if method == "insert" {
 		for _, n := range []int{min(batch, chunkRows), batch % chunkRows} {
 			if _, ok := l.stmts[n]; ok || n == 0 {
 				continue
 			}
-			st := "numalab_insert_" + strconv.Itoa(n)
-			if _, err := pc.Prepare(ctx, st, multiRowSQL(name, n, true, cols)); err != nil {
+			st, err := engine.Prepare(ctx, c, multiRowSQL(l.table, n, true, cols))
+			if err != nil {
 				c.Close()
 				return nil, fmt.Errorf("preparing the %d-row INSERT: %w", n, err)
 			}
 			l.stmts[n] = st
 		}
 	}
-	if l.conn, l.fe, err = engine.TakeOver(ctx, c); err != nil {
-		return nil, err
-	}
 	return l, nil
 }
 
 func (l *pgLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
-	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { l.conn.SetDeadline(time.Unix(1, 0)) })
-		defer stop()
-	}
 	if l.method == "copy" {
-		return 0, l.copy(r)
+		return 0, l.copy(ctx, r)
 	}
-	return 0, l.insert(r)
+	return 0, l.insert(ctx, r)
 }
 
 // appendText appends row i's value of column j in PostgreSQL's text form.
@@ -102,25 +85,7 @@ func appendText(b []byte, r *rows, i, j int) []byte {
 	return append(b, r.pad[i]...)
 }
 
-func (l *pgLoader) copy(r *rows) error {
-	l.fe.Send(&pgproto3.Query{String: l.copySQL})
-	if err := l.fe.Flush(); err != nil {
-		return err
-	}
-	for {
-		msg, err := l.fe.Receive()
-		if err != nil {
-			return err
-		}
-		switch m := msg.(type) {
-		case *pgproto3.CopyInResponse:
-		case *pgproto3.ErrorResponse:
-			return l.finish(pgconn.ErrorResponseToPgError(m))
-		default:
-			continue
-		}
-		break
-	}
+func (l *pgLoader) copy(ctx context.Context, r *rows) error {
 	b := l.buf[:0]
 	for i := range r.n() {
 		for x, j := range l.cols {
@@ -132,69 +97,29 @@ func (l *pgLoader) copy(r *rows) error {
 		b = append(b, '\n')
 	}
 	l.buf = b
-	for len(b) > 0 {
-		n := min(len(b), copyChunk)
-		l.fe.Send(&pgproto3.CopyData{Data: b[:n]})
-		b = b[n:]
-	}
-	l.fe.Send(&pgproto3.CopyDone{})
-	if err := l.fe.Flush(); err != nil {
-		return err
-	}
-	return l.finish(nil)
+	return l.c.(engine.Copier).CopyText(ctx, l.table, columnNames(l.cols), b)
 }
 
-func (l *pgLoader) insert(r *rows) error {
-	b := l.buf[:0]
+// insert sends the batch's INSERTs of chunkRows rows each in one round
+// trip, committed together.
+func (l *pgLoader) insert(ctx context.Context, r *rows) error {
+	b, args, batch := l.buf[:0], l.args[:0], l.batch[:0]
 	for a := 0; a < r.n(); a += chunkRows {
-		end := min(a+chunkRows, r.n())
-		l.bind.PreparedStatement = l.stmts[end-a]
-		l.bind.Parameters = l.bind.Parameters[:0]
+		end, first := min(a+chunkRows, r.n()), len(args)
 		for i := a; i < end; i++ {
 			for _, j := range l.cols {
 				start := len(b)
 				b = appendText(b, r, i, j)
-				l.bind.Parameters = append(l.bind.Parameters, b[start:len(b):len(b)])
+				args = append(args, b[start:len(b):len(b)])
 			}
 		}
-		l.fe.Send(&l.bind)
-		l.fe.Send(&l.exec)
+		batch = append(batch, engine.BatchExec{Stmt: l.stmts[end-a], Args: args[first:len(args):len(args)]})
 	}
-	l.fe.Send(&l.sync)
-	err := l.fe.Flush()
-	// Parameters point into b: keep the grown buffer only after sending.
-	l.buf = b
-	if err != nil {
-		return err
-	}
-	return l.finish(nil)
+	// An argument points into b's array of its time: b may have grown
+	// since, and the earlier arrays live on until the batch is sent.
+	l.buf, l.args, l.batch = b, args, batch
+	return l.c.(engine.Batcher).ExecBatch(ctx, batch)
 }
 
-// finish reads up to ReadyForQuery and returns the first error: err, or
-// the server's.
-func (l *pgLoader) finish(err error) error {
-	for {
-		msg, rerr := l.fe.Receive()
-		if rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		switch m := msg.(type) {
-		case *pgproto3.ErrorResponse:
-			if err == nil {
-				err = pgconn.ErrorResponseToPgError(m)
-			}
-		case *pgproto3.ReadyForQuery:
-			return err
-		}
-	}
-}
-
-func (l *pgLoader) pid() int { return l.c.BackendPID() }
-
-func (l *pgLoader) close() error {
-	l.fe.Send(&pgproto3.Terminate{})
-	l.fe.Flush()
-	err := l.conn.Close()
-	l.c.Close() // pgx's side: nothing left to close after the takeover
-	return err
-}
+func (l *pgLoader) pid() int     { return l.c.BackendPID() }
+func (l *pgLoader) close() error { return l.c.Close() }

@@ -32,11 +32,12 @@ func endSessions(ctx context.Context, eng engine.Engine, ids []int32, grace time
 	if len(ids) == 0 {
 		return nil
 	}
-	_, d, _ := dialectOf(eng.Name())
-	count, kill := d.count, d.kill
-	if count == nil {
+	sql := engine.SQLOf(eng.Name())
+	if sql == nil || sql.SessionCount(0) == "" {
 		return nil
 	}
+	count := func(id int32) string { return sql.SessionCount(int(id)) }
+	kill := func(id int32) string { return sql.KillSession(int(id)) }
 	ctx, cancel := context.WithTimeout(ctx, grace+killWait+5*time.Second)
 	defer cancel()
 	left := func() ([]int32, error) {

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgproto3"
-
 	"github.com/numalab/numalab/internal/engine"
 )
 
@@ -25,31 +23,39 @@ func checkEndSessions(t *testing.T, eng engine.Engine) {
 	var id int32
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if n := c.Native(); n.Postgres != nil {
+	if eng.Name() == "postgres" {
 		// A stream's loader speaks on the socket itself and only drops
-		// it; so does this. Through pgx the drop would fail its read, and
-		// pgx then sends a cancel request, after which the backend ends at
-		// once (a CI run saw it gone 20 ms after the drop).
+		// it (its context's end shuts the socket); so does this. Through
+		// pgx the drop would fail its read, and pgx then sends a cancel
+		// request, after which the backend ends at once (a CI run saw it
+		// gone 20 ms after the drop).
 		id = int32(c.BackendPID())
-		conn, fe, err := engine.TakeOver(ctx, c)
+		rep, err := c.(engine.Repeater).Repeat(ctx, "SELECT pg_sleep(60)", false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fe.Send(&pgproto3.Query{String: "SELECT pg_sleep(60)"})
-		if err := fe.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		drop, stop := context.WithCancel(ctx)
+		called := make(chan error, 1)
+		go func() { called <- rep.Call(drop) }()
 		for end := time.Now().Add(10 * time.Second); !sleeping(t, eng, id); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(end) {
 				t.Fatalf("backend %d did not start pg_sleep within 10 s", id)
 			}
 		}
-		conn.Close()
+		stop()
+		if err := <-called; err == nil {
+			t.Fatal("the call of pg_sleep(60) returned no error when its context ended")
+		}
 	} else {
-		if err := n.MariaDB.Conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		err := c.Query(ctx, "SELECT CONNECTION_ID()", nil, func(v []any) error {
+			n, _ := v[0].(int64)
+			id = int32(n)
+			return nil
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
-		n.MariaDB.Conn.ExecContext(short, "SELECT SLEEP(60)")
+		c.Exec(short, "SELECT SLEEP(60)")
 	}
 	if !alive(t, eng, id) {
 		t.Fatalf("session %d ended with its client; want it still sleeping on the server, as a batch read before the client left is still run", id)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/mattn/go-sqlite3"
 
@@ -166,22 +165,14 @@ const chunkRows = 100
 type duckLoader struct{ c engine.Conn }
 
 func (l *duckLoader) load(ctx context.Context, r *rows) (time.Duration, error) {
-	row := make([]driver.Value, len(r.cols))
-	return 0, l.c.Native().DuckDB.Raw(func(dc any) error {
-		a, err := duckdb.NewAppenderWithColumns(dc.(driver.Conn), "", "", Table, columnNames(r.cols))
-		if err != nil {
-			return err
+	a, ok := l.c.(engine.Appender)
+	if !ok {
+		return 0, errors.New("loading: the engine's connection has no Appender")
+	}
+	return 0, a.AppendRows(ctx, Table, columnNames(r.cols), r.n(), func(i int, vals []any) {
+		for j, c := range r.cols {
+			vals[j] = r.value(i, c)
 		}
-		for i := range r.n() {
-			for j, c := range r.cols {
-				row[j] = r.value(i, c)
-			}
-			if err := a.AppendRow(row...); err != nil {
-				a.Close()
-				return err
-			}
-		}
-		return a.Close()
 	})
 }
 

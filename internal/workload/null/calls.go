@@ -1,29 +1,26 @@
 package null
 
-// The calls. PostgreSQL: pgx opens the connection (startup, the engine's
-// settings, backend pinning) and prepares SELECT 1; then the stream takes
-// the connection over (pgconn's Hijack), as tpcc-ro's streams do, and
-// speaks the protocol itself, no leaner than libpq under pgbench: a call
-// is one write of bytes encoded once, at open, and one read (more only
-// when the answer arrives in pieces) on the engine's blocking socket,
-// which on a unix socket first waits in poll, as libpq does. The answer is
-// parsed in place: only an ErrorResponse is decoded, and the call ends at
-// ReadyForQuery. Nothing is allocated and no timer or context callback is
-// set per call. SQLite: a prepared SELECT 1 on an in-memory
-// database, through go-sqlite3's driver statement.
+// The calls. On a server (PostgreSQL, MariaDB or MySQL) the engine opens
+// the stream's connection (startup, the engine's settings, the server
+// thread's pinning) and repeats the call as the server's own benchmark
+// client does (engine.Repeater: libpq under pgbench, libmysqlclient under
+// sysbench): one write of a command encoded once and one read, the answer
+// walked in place, nothing allocated and no timer set per call. SQLite: a
+// prepared SELECT 1 on an in-memory database, through go-sqlite3's
+// driver statement.
+//
+// The point-select call (CallPointSelect) is sysbench's oltp_point_select
+// statement, SELECT c FROM sbtest1 WHERE id=?, prepared, on numalab's
+// own sysbench-shaped table (pointSelectTable): each call sends the same
+// command with the next id (uniform over the table's rows, as sysbench
+// --rand-type=uniform draws them) as its parameter.
 
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/numalab/numalab/internal/engine"
@@ -31,144 +28,72 @@ import (
 
 const selectOne = "SELECT 1"
 
-type pgStream struct {
-	conn      net.Conn
-	closeConn func() error
-	pid       int    // the backend's
-	req       []byte // one call's messages, encoded
-	// in holds what the server sent; in[r:w] is not parsed yet (a
-	// message the server sent unasked, after ReadyForQuery, waits there
-	// for the next call).
-	in   []byte
-	r, w int
-	// ctx is the context whose cancellation shuts the socket (stop
-	// undoes that): set once per context, not per call.
-	ctx  context.Context
-	stop func() bool
+// serverStream repeats the call on a server's connection.
+type serverStream struct {
+	c   engine.Conn
+	rep engine.Repeat
+	pid int    // the server process or thread serving it
+	ids uint64 // point-select: the id generator's state; 0 for SELECT 1
 }
 
-func openPG(ctx context.Context, c engine.Conn, protocol string, session []string) (*pgStream, error) {
-	pc := c.Native().Postgres
-	s := &pgStream{closeConn: c.Close, pid: c.BackendPID(), in: make([]byte, 8192)}
+func openServer(ctx context.Context, c engine.Conn, protocol, call string, session []string) (*serverStream, error) {
+	r, ok := c.(engine.Repeater)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("opening a null stream: the engine's connection cannot repeat a call")
+	}
+	s := &serverStream{c: c, pid: c.BackendPID()}
 	for _, q := range session {
-		if _, err := pc.Exec(ctx, q); err != nil {
+		if err := c.Exec(ctx, q); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("setting up the session with %q: %w", q, err)
 		}
 	}
-	var msgs []pgproto3.FrontendMessage
-	if protocol == Prepared {
-		const name = "numalab_null"
-		if _, err := pc.Prepare(ctx, name, selectOne); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("preparing %q: %w", selectOne, err)
-		}
-		// The messages of pgbench -M prepared (libpq's PQsendQueryPrepared):
-		// the answer comes in text, with its RowDescription.
-		msgs = []pgproto3.FrontendMessage{&pgproto3.Bind{PreparedStatement: name}, &pgproto3.Describe{ObjectType: 'P'}, &pgproto3.Execute{}, &pgproto3.Sync{}}
-	} else {
-		msgs = []pgproto3.FrontendMessage{&pgproto3.Query{String: selectOne}}
-	}
-	for _, m := range msgs {
-		var err error
-		if s.req, err = m.Encode(s.req); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("encoding %T: %w", m, err)
-		}
+	stmt := selectOne
+	if call == CallPointSelect {
+		stmt = pointSelect
+		s.ids = uint64(s.pid)<<32 | 0x9e3779b9 // any state but 0
 	}
 	var err error
-	if s.conn, _, err = engine.TakeOver(ctx, c); err != nil {
+	if s.rep, err = r.Repeat(ctx, stmt, protocol == Prepared); err != nil {
+		c.Close()
 		return nil, err
 	}
-	// One call before the window: the backend's first wake-up on the
-	// CPU it was just pinned to waits, on a loaded machine, for hundreds
-	// of milliseconds and at times for more than a whole cell (measured:
-	// the query sat in the backend's socket while the backend, woken,
-	// was not run for 1.3 s), which left cells with no call at all.
+	// One call before the window: the server's first wake-up on the CPU
+	// it was just pinned to waits, on a loaded machine, for hundreds of
+	// milliseconds and at times for more than a whole cell (measured on
+	// PostgreSQL: the query sat in the backend's socket while the
+	// backend, woken, was not run for 1.3 s), which left cells with no
+	// call at all.
 	if _, err := s.Next(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("first call to backend %d: %w", s.pid, err)
+		return nil, fmt.Errorf("first call to server process or thread %d: %w", s.pid, err)
 	}
 	return s, nil
 }
 
 // Next makes one call. A cancelled ctx interrupts it by shutting the
 // socket (the connection is then unusable).
-func (s *pgStream) Next(ctx context.Context) (int, error) {
-	if ctx != s.ctx {
-		s.watch(ctx)
+func (s *serverStream) Next(ctx context.Context) (int, error) {
+	if s.ids != 0 {
+		s.rep.Param(0, int32(s.nextID()))
 	}
-	if _, err := s.conn.Write(s.req); err != nil {
-		return 0, err
-	}
-	return 0, s.answer()
+	return 0, s.rep.Call(ctx)
 }
 
-// watch makes ctx's cancellation shut the socket, instead of the
-// previous context's.
-func (s *pgStream) watch(ctx context.Context) {
-	if s.stop != nil {
-		s.stop()
-	}
-	s.ctx, s.stop = ctx, nil
-	if ctx.Done() != nil {
-		s.stop = context.AfterFunc(ctx, func() { s.conn.SetDeadline(time.Unix(1, 0)) })
-	}
+// nextID draws the next point select's id, uniform in [1,
+// pointSelectRows] (xorshift64*, then a multiply-shift into the range).
+func (s *serverStream) nextID() uint32 {
+	s.ids ^= s.ids >> 12
+	s.ids ^= s.ids << 25
+	s.ids ^= s.ids >> 27
+	r := uint32((s.ids * 0x2545F4914F6CDD1D) >> 32)
+	return uint32(uint64(r)*pointSelectRows>>32) + 1
 }
 
-// answer reads the server's messages up to ReadyForQuery and returns the
-// first error the server reported.
-func (s *pgStream) answer() error {
-	var callErr error
-	for {
-		for s.w-s.r >= 5 {
-			typ, n := s.in[s.r], 1+int(binary.BigEndian.Uint32(s.in[s.r+1:]))
-			if n < 5 {
-				return fmt.Errorf("reading the answer: message %q of length %d", typ, n-1)
-			}
-			if s.w-s.r < n {
-				break
-			}
-			body := s.in[s.r+5 : s.r+n]
-			s.r += n
-			switch typ {
-			case 'E':
-				if callErr == nil {
-					var m pgproto3.ErrorResponse
-					if callErr = m.Decode(body); callErr == nil {
-						callErr = pgconn.ErrorResponseToPgError(&m)
-					}
-				}
-			case 'Z':
-				return callErr
-			}
-		}
-		if s.r == s.w {
-			s.r, s.w = 0, 0
-		} else if s.r > 0 {
-			s.w = copy(s.in, s.in[s.r:s.w])
-			s.r = 0
-		}
-		if s.w == len(s.in) {
-			s.in = append(s.in, make([]byte, len(s.in))...)
-		}
-		n, err := s.conn.Read(s.in[s.w:])
-		s.w += n
-		if err != nil {
-			return errors.Join(callErr, err)
-		}
-	}
-}
-
-func (s *pgStream) Close() error {
-	if s.stop != nil {
-		s.stop()
-	}
-	s.conn.Write([]byte{'X', 0, 0, 0, 4}) // Terminate
-	err := s.conn.Close()
-	s.closeConn() // pgx's side: nothing left to close after the takeover
-	return err
-}
+// Close closes the connection. A cancelled context has shut its socket
+// already: the engine does not count that as an error.
+func (s *serverStream) Close() error { return s.c.Close() }
 
 type sqliteStream struct {
 	conn *sqlite3.SQLiteConn

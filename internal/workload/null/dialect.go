@@ -1,8 +1,10 @@
 package null
 
-// What differs per engine, keyed by the registry's dialect: the one file
-// of this package that names engines. An engine the table lacks has no
-// null transaction.
+// What the null transaction is on each kind of engine, chosen once by
+// whether the engine is a server and how it keeps a table
+// (engine.Spec.Storage): a server's stream repeats its call through the
+// engine (engine.Repeater); the embedded engine's is SQLite's, in memory.
+// An engine of no kind here has no null transaction.
 
 import (
 	"context"
@@ -33,12 +35,13 @@ type dialect struct {
 	oneCall bool
 }
 
-var dialects = map[engine.Dialect]dialect{
-	engine.SQLite: {},
-	engine.Postgres: {named: true, oneCall: true,
-		open: func(ctx context.Context, conn engine.Conn, protocol, _ string, session []string) (drive.Stream, error) {
-			return openPG(ctx, conn, protocol, session)
-		},
+// The kinds of engine with a null transaction.
+var (
+	// The embedded engine that keeps rows in key order: SQLite, in
+	// memory (openSQLite).
+	clusteredFile = dialect{}
+	// A server that keeps rows in a heap (PostgreSQL), its DSN pgx's.
+	heapServer = dialect{named: true, oneCall: true, open: openRepeater,
 		// a host that is a directory is a unix socket
 		transport: func(dsn string) string {
 			if cc, err := pgx.ParseConfig(dsn); err == nil && strings.HasPrefix(cc.Host, "/") {
@@ -46,31 +49,44 @@ var dialects = map[engine.Dialect]dialect{
 			}
 			return TCP
 		},
-	},
-	engine.MariaDB: {pointSelect: true,
-		open: func(ctx context.Context, conn engine.Conn, protocol, call string, session []string) (drive.Stream, error) {
-			return openMy(ctx, conn, protocol, call, session)
-		},
+	}
+	// A server that keeps rows in key order (MariaDB, MySQL), its DSN
+	// go-sql-driver/mysql's.
+	clusteredServer = dialect{pointSelect: true, open: openRepeater,
 		transport: func(dsn string) string {
 			if cfg, err := mysql.ParseDSN(dsn); err == nil && cfg.Net == "unix" {
 				return Unix
 			}
 			return TCP
 		},
-	},
+	}
+)
+
+func openRepeater(ctx context.Context, conn engine.Conn, protocol, call string,
+	session []string) (drive.Stream, error) {
+	return openServer(ctx, conn, protocol, call, session)
 }
 
 // dialectOf is the engine named name and the null transaction on it; ok
 // is false when the engine has none.
 func dialectOf(name string) (engine.Spec, dialect, bool) {
 	spec, known := engine.Lookup(name)
-	d, ok := dialects[spec.Dialect]
-	return spec, d, known && ok
+	switch {
+	case !known:
+		return spec, dialect{}, false
+	case spec.Server && spec.Storage == engine.StorageHeap:
+		return spec, heapServer, true
+	case spec.Server && spec.Storage == engine.StorageClustered:
+		return spec, clusteredServer, true
+	case !spec.Server && spec.Storage == engine.StorageClustered:
+		return spec, clusteredFile, true
+	}
+	return spec, dialect{}, false
 }
 
 // Engines are the engines with a null transaction, for messages.
 func Engines() string {
-	return engine.List(func(s engine.Spec) bool { _, ok := dialects[s.Dialect]; return ok })
+	return engine.List(func(s engine.Spec) bool { _, _, ok := dialectOf(s.Name); return ok })
 }
 
 // namedOn says the report names engine name's version and protocol.

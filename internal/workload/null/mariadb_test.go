@@ -2,9 +2,10 @@ package null
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,57 +25,6 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
-}
-
-// TestMariaDBStream makes calls of both protocols on one connection and
-// checks the answers are read to their end: a call of each kind after
-// the other, an error the server reports, and a CALL's several results.
-func TestMariaDBStream(t *testing.T) {
-	s := my.Server(t)
-	ctx := context.Background()
-	e, err := engine.Open(ctx, "mariadb", engine.Options{DSN: s.DSN(), MariaDBCacheMetadata: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	for _, protocol := range []string{Prepared, Simple} {
-		c, err := e.Connect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.Native().MariaDB.CacheMetadata {
-			t.Errorf("%s: the connection did not negotiate the metadata cache with MariaDB %s", protocol, s.Version())
-		}
-		st, err := openMy(ctx, c, protocol, CallSelect1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 100 {
-			if _, err := st.Next(ctx); err != nil {
-				t.Fatalf("%s: %v", protocol, err)
-			}
-		}
-		if _, err := st.call(ctx, command(comQuery, "SELECT no_such_column")); err == nil || !strings.Contains(err.Error(), "error 1054 (42S22)") {
-			t.Errorf("%s: a bad query: %v; want error 1054", protocol, err)
-		}
-		if _, err := st.call(ctx, command(comQuery, "CREATE PROCEDURE IF NOT EXISTS two() BEGIN SELECT 1; SELECT 2, 3; END")); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.call(ctx, command(comQuery, "CALL two()")); err != nil {
-			t.Errorf("%s: CALL with two result sets: %v", protocol, err)
-		}
-		// The connection is in step: the driver can still use it.
-		var one int
-		if err := c.Native().MariaDB.Conn.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
-			t.Errorf("%s: the driver after the stream's calls: %d, %v", protocol, one, err)
-		}
-		if _, err := st.Next(ctx); err != nil {
-			t.Errorf("%s: after the driver: %v", protocol, err)
-		}
-		if err := st.Close(); err != nil {
-			t.Errorf("%s: close: %v", protocol, err)
-		}
-	}
 }
 
 // TestSweepMariaDB runs the prepared call over both transports on a
@@ -127,7 +77,7 @@ func TestMariaDBPointSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openMy(ctx, c, Prepared, CallPointSelect, nil)
+	st, err := openServer(ctx, c, Prepared, CallPointSelect, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +85,12 @@ func TestMariaDBPointSelect(t *testing.T) {
 	sent := func() int {
 		var n int
 		q := "SELECT variable_value FROM information_schema.session_status WHERE variable_name = 'ROWS_SENT'"
-		if err := c.Native().MariaDB.Conn.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		err := c.Query(ctx, q, nil, func(v []any) error {
+			var err error
+			n, err = strconv.Atoi(fmt.Sprint(v[0]))
+			return err
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -156,7 +111,7 @@ func TestMariaDBPointSelect(t *testing.T) {
 // TestPointSelectIDs checks that the point select's ids stay in the
 // table and cover it.
 func TestPointSelectIDs(t *testing.T) {
-	s := &myStream{ids: 12345}
+	s := &serverStream{ids: 12345}
 	seen := map[uint32]bool{}
 	for range 20 * pointSelectRows {
 		id := s.nextID()

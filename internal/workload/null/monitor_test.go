@@ -50,7 +50,7 @@ func (s *sessionCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.S
 		return nil, err
 	}
 	var v string
-	if err := s.db.QueryRowContext(ctx, "SELECT instrumented FROM performance_schema.threads WHERE thread_os_id = ?", st.(*myStream).tid).Scan(&v); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT instrumented FROM performance_schema.threads WHERE thread_os_id = ?", st.(*serverStream).pid).Scan(&v); err != nil {
 		st.Close()
 		return nil, err
 	}

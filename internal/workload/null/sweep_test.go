@@ -177,11 +177,8 @@ func (a *affinityCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.
 	}
 	l := a.layout[c.Index]
 	pid := 0
-	switch s := s.(type) {
-	case *pgStream:
+	if s, ok := s.(*serverStream); ok {
 		pid = s.pid
-	case *myStream:
-		pid = s.tid
 	}
 	got, err := place.AffinityPID(pid)
 	if err != nil || !slices.Equal(got, []int{l.Pairing.Backend}) {

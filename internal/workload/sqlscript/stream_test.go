@@ -12,13 +12,14 @@ import (
 // succeeds, every query returns one row.
 type nullConn struct{ row []any }
 
+var _ engine.Conn = nullConn{}
+
 func (nullConn) Exec(context.Context, string, ...any) error { return nil }
 func (c nullConn) Query(_ context.Context, _ string, _ []any, row func([]any) error) error {
 	return row(c.row)
 }
-func (nullConn) Native() engine.Native { return engine.Native{} }
-func (nullConn) BackendPID() int       { return 0 }
-func (nullConn) Close() error          { return nil }
+func (nullConn) BackendPID() int { return 0 }
+func (nullConn) Close() error    { return nil }
 
 // BenchmarkStream is what a stream adds to an engine's call per
 // select-only transaction, counted in the window: the interpreter, the

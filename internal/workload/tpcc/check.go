@@ -28,7 +28,7 @@ func cents(x string) string { return "CAST(round((" + x + ")*100) AS BIGINT)" }
 
 // The conditions are written once for all the engines: no output
 // aliases in WHERE (PostgreSQL has none), sums cast to BIGINT (DuckDB's
-// sum of integers is HUGEINT), which MariaDB spells SIGNED (forDialect).
+// sum of integers is HUGEINT), which MariaDB spells SIGNED (engine.SQL's IntCasts).
 
 // conditions are the consistency conditions of Clause 3.3.2 that hold for
 // a database as loaded (Clause 3.3.2.11 holds only before any New-Order,
@@ -170,21 +170,22 @@ func money(v sql.NullInt64) string {
 // database that is not a numalab TPC-C database (ErrNotTPCC) or whose load
 // did not finish (ErrUnfinished).
 func Check(ctx context.Context, eng engine.Engine) error {
-	if _, err := readMeta(ctx, eng.DB(), engine.DialectOf(eng.Name())); err != nil {
+	spec, _ := engine.Lookup(eng.Name())
+	if _, err := readMeta(ctx, eng.DB(), spec); err != nil {
 		return err
 	}
-	return check(ctx, eng.DB(), engine.DialectOf(eng.Name()))
+	return check(ctx, eng.DB(), spec)
 }
 
 // check runs Check's conditions without looking at the marker table: a
 // load checks what it loaded before it marks it complete.
-func check(ctx context.Context, db *sql.DB, dialect engine.Dialect) error {
+func check(ctx context.Context, db *sql.DB, spec engine.Spec) error {
 	var errs []error
 	var w int64
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM warehouse").Scan(&w); err != nil {
 		return fmt.Errorf("checking consistency: counting warehouses: %w", err)
 	}
-	if err := db.QueryRowContext(ctx, forDialect(dialect, "SELECT CAST(value AS INTEGER) FROM "+metaTable(dialect)+" WHERE "+dialect.Key()+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := db.QueryRowContext(ctx, spec.SQL.IntCasts("SELECT CAST(value AS INTEGER) FROM "+metaTable(spec)+" WHERE "+spec.SQL.Quote("key")+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("checking consistency: reading the loaded warehouses: %w", err)
 	}
 	for _, c := range cardinality {
@@ -197,7 +198,7 @@ func check(ctx context.Context, db *sql.DB, dialect engine.Dialect) error {
 		}
 	}
 	for _, c := range conditions {
-		rows, err := db.QueryContext(ctx, forDialect(dialect, c.query))
+		rows, err := db.QueryContext(ctx, spec.SQL.IntCasts(c.query))
 		if err != nil {
 			return fmt.Errorf("checking consistency: %s: %w", c.name, err)
 		}

@@ -1,13 +1,14 @@
 package tpcc
 
-// What differs per engine, keyed by the registry's dialect: the SQL each
-// engine spells its own way, and what a load of it costs. The rest of the
-// package asks these functions, or the engine registry for a capability.
+// What tpcc does its own way on each kind of engine (its server-side code,
+// where its rows go, what a load costs), chosen once by how the engine
+// keeps a table (engine.Spec.Storage) and whether it is a server; the SQL
+// each engine spells its own way comes from the engine (Spec.SQL).
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -15,110 +16,63 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 )
 
-// bytesPerWarehouse is what one warehouse takes loaded, per dialect
-// (size.go); loadWAL the write-ahead log a load may keep beside it.
-var (
-	bytesPerWarehouse = map[engine.Dialect]int64{engine.SQLite: sqliteBytesPerWarehouse, engine.DuckDB: duckdbBytesPerWarehouse,
-		engine.Postgres: pgBytesPerWarehouse, engine.MariaDB: myBytesPerWarehouse}
-	loadWAL = map[engine.Dialect]int64{engine.Postgres: pgMaxWAL}
-)
-
-// tableExistsSQL finds a table by name ($1 or ?) in a dialect.
-func tableExistsSQL(dialect engine.Dialect) string {
-	switch dialect {
-	case engine.SQLite:
-		return "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ?"
-	case engine.Postgres:
-		return "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
-	case engine.MariaDB:
-		return "SELECT table_name FROM information_schema.tables WHERE table_schema = database() AND table_name = ?"
-	}
-	return "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = current_schema() AND table_name = ?"
-}
-
-// placeholders returns n parameter markers for dialect.
-func placeholders(dialect engine.Dialect, n int) string {
-	ps := make([]string, n)
-	for i := range ps {
-		if dialect == engine.Postgres {
-			ps[i] = "$" + strconv.Itoa(i+1)
-		} else {
-			ps[i] = "?"
-		}
-	}
-	return strings.Join(ps, ", ")
-}
-
-// afterData is what a load runs after the rows are in: SQLite's secondary
-// indexes and ANALYZE; PostgreSQL's primary keys, indexes, VACUUM ANALYZE
-// (then load makes the transaction functions); MariaDB's secondary
-// indexes and ANALYZE TABLE (its primary keys come with the tables; then
-// load makes the procedures); DuckDB's ANALYZE (its distinct counts).
-func afterData(eng engine.Engine) []string {
+// afterData is what a load runs after the rows are in: the primary keys
+// of an engine that adds them after a load (PostgreSQL's heap), the
+// secondary indexes (not on DuckDB's columns, which need none), and the
+// engine's statistics after a load (SQLite's and DuckDB's ANALYZE,
+// PostgreSQL's VACUUM ANALYZE, MariaDB's ANALYZE TABLE of the nine).
+// Then load makes the transactions' server-side code.
+func afterData(spec engine.Spec, k kind) []string {
 	var out []string
-	switch engine.DialectOf(eng.Name()) {
-	case engine.SQLite:
-		out = append(append(out, indexes...), "ANALYZE")
-	case engine.Postgres:
+	if k.keyAfterLoad {
 		for _, t := range tables {
 			if pk := primaryKey(t); pk != "" {
 				out = append(out, "ALTER TABLE "+t.name+" ADD PRIMARY KEY ("+pk+")")
 			}
 		}
-		out = append(append(out, indexes...), "VACUUM ANALYZE")
-	case engine.MariaDB:
-		out = append(append(out, indexes...), "ANALYZE TABLE "+strings.Join(tableNames(), ", "))
-	case engine.DuckDB:
-		out = append(out, "ANALYZE")
 	}
-	return out
+	if k.indexes {
+		out = append(out, indexes...)
+	}
+	return append(out, spec.SQL.AnalyzeLoaded(tableNames()...))
 }
 
-// forDialect rewrites a condition's casts for MariaDB, whose CAST knows
-// SIGNED, not BIGINT or INTEGER.
-func forDialect(dialect engine.Dialect, q string) string {
-	if dialect != engine.MariaDB {
-		return q
+// Marker tables: numalab_meta in a file of its own (SQLite, DuckDB),
+// tpcc_meta in numalab's schema or database on a server, which other
+// workloads share.
+const (
+	metaFile   = "numalab_meta"
+	metaServer = "tpcc_meta"
+)
+
+// metaTable is numalab's marker table on an engine.
+func metaTable(spec engine.Spec) string {
+	if spec.Server {
+		return metaServer
 	}
-	return strings.NewReplacer(" AS BIGINT)", " AS SIGNED)", " AS INTEGER)", " AS SIGNED)").Replace(q)
+	return metaFile
 }
 
-// metaTable is numalab's marker table in a dialect: numalab_meta in a file
-// of its own (SQLite, DuckDB), tpcc_meta in numalab's PostgreSQL schema or
-// MariaDB database, which other workloads share.
-func metaTable(dialect engine.Dialect) string {
-	if dialect == engine.Postgres || dialect == engine.MariaDB {
-		return "tpcc_meta"
-	}
-	return "numalab_meta"
-}
+// textMax are the lengths of Clause 1.3 of the TEXT columns that an index
+// holds (engine.SQL.Text: they keep MariaDB's index within InnoDB's 3072
+// bytes); every other TEXT column is at most 500 characters, the longest
+// C_DATA.
+var textMax = map[string]int{"c_first": 16, "c_last": 16}
 
-// myTextTypes are the MariaDB types of TEXT columns that an index holds:
-// their lengths of Clause 1.3, which keep the index within InnoDB's 3072
-// bytes. Every other TEXT column is a varchar of its longest value.
-var myTextTypes = map[string]string{"c_first": "varchar(16)", "c_last": "varchar(16)"}
-
-// ddlFor is t's CREATE TABLE in dialect, without its primary key, which
-// primaryKeyFor adds after the load (PostgreSQL) or which is left out
-// (DuckDB: see Load); on MariaDB with it, since InnoDB stores a table in
-// its primary key's order and the rows arrive in that order. Types map
-// INTEGER to integer, TEXT to text (VARCHAR; MariaDB varchar(500), the
-// longest C_DATA, or myTextTypes) and REAL to double precision, so that
-// every engine holds the same values.
-func ddlFor(t *table, dialect engine.Dialect) string {
-	if dialect == engine.SQLite {
+// ddlFor is t's CREATE TABLE on an engine: the schema's own DDL on the
+// engine it is written for (SQLite, in schema.go), else its columns in
+// the engine's types (INTEGER, TEXT of textMax or 500 characters, REAL a
+// double, so that every engine holds the same values) with the primary
+// key when the engine keeps the rows in its order (InnoDB, which the rows
+// then arrive in), else without it, which primaryKey adds after the load
+// (PostgreSQL) or which is left out (DuckDB: see Load).
+func ddlFor(t *table, spec engine.Spec, k kind) string {
+	if k.ownDDL {
 		return t.ddl
 	}
 	types := map[string]string{}
 	for _, m := range colRE.FindAllStringSubmatch(t.ddl, -1) {
 		types[m[1]] = m[2]
-	}
-	names := map[string]string{"INTEGER": "integer", "TEXT": "text", "REAL": "double precision"}
-	switch dialect {
-	case engine.DuckDB:
-		names = map[string]string{"INTEGER": "INTEGER", "TEXT": "VARCHAR", "REAL": "DOUBLE"}
-	case engine.MariaDB:
-		names = map[string]string{"INTEGER": "int", "TEXT": "varchar(500)", "REAL": "double"}
 	}
 	var b strings.Builder
 	b.WriteString("CREATE TABLE " + t.name + " (")
@@ -126,22 +80,31 @@ func ddlFor(t *table, dialect engine.Dialect) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		typ := names[types[c]]
-		if mt, ok := myTextTypes[c]; ok && dialect == engine.MariaDB {
-			typ = mt
+		typ := spec.SQL.Type(engine.Integer)
+		switch types[c] {
+		case "TEXT":
+			typ = spec.SQL.Text(cmp.Or(textMax[c], 500))
+		case "REAL":
+			typ = spec.SQL.Type(engine.Double)
 		}
 		b.WriteString(c + " " + typ)
 	}
-	if pk := primaryKey(t); pk != "" && dialect == engine.MariaDB {
+	if pk := primaryKey(t); pk != "" && k.keyInTable {
 		b.WriteString(", PRIMARY KEY (" + pk + ")")
 	}
 	b.WriteString(")")
 	return b.String()
 }
 
-// dialect is what tpcc does its own way on one engine, beside its SQL
-// text (the functions above).
-type dialect struct {
+// kind is what tpcc does its own way on one kind of engine, beside the
+// SQL the engine spells.
+type kind struct {
+	// ownDDL: the tables are made by the schema's DDL as written
+	// (SQLite's, clustered WITHOUT ROWID tables); keyInTable: the primary
+	// key is declared with the table (InnoDB); keyAfterLoad: added after
+	// the load (PostgreSQL's heap); indexes: the secondary indexes are
+	// built after the load (all but DuckDB).
+	ownDDL, keyInTable, keyAfterLoad, indexes bool
 	// drop drops a previous or partial load of tpcc's objects in
 	// numalab's schema (a server's); nil for a file of tpcc's own.
 	drop func(ctx context.Context, eng engine.Engine) error
@@ -157,50 +120,73 @@ type dialect struct {
 	// loadErr explains a load's error in the engine's terms.
 	loadErr func(error) error
 	// size is the loaded tables' size in numalab's schema; nil: the
-	// file's, after beforeSize.
-	size       func(ctx context.Context, eng engine.Engine) (int64, error)
-	beforeSize string
+	// file's, after the engine's checkpoint.
+	size func(ctx context.Context, eng engine.Engine) (int64, error)
+	// bytesPerWarehouse is what one warehouse takes loaded (size.go);
+	// loadWAL the write-ahead log a load may keep beside it.
+	bytesPerWarehouse, loadWAL int64
 }
 
-var dialects = map[engine.Dialect]dialect{
-	engine.SQLite: {oneWriter: true, loadErr: engine.SQLiteError,
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newSQLiteRunner(ctx, w) }},
-	engine.DuckDB: {beforeSize: "CHECKPOINT",
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newDuckRunner(ctx, w) }},
-	engine.Postgres: {drop: dropPG, codeKind: "functions",
+// The kinds of engine tpcc runs on.
+var (
+	// An embedded engine that keeps rows in key order (SQLite): one
+	// writer, the clauses' statements.
+	clusteredFile = kind{ownDDL: true, indexes: true, oneWriter: true, loadErr: engine.SQLiteError,
+		runner: newStmtRunner, bytesPerWarehouse: sqliteBytesPerWarehouse}
+	// An embedded engine of compressed columns (DuckDB).
+	columnFile = kind{runner: newStmtRunner, bytesPerWarehouse: duckdbBytesPerWarehouse}
+	// A server that keeps rows in a heap (PostgreSQL): PL/pgSQL functions.
+	heapServer = kind{keyAfterLoad: true, indexes: true, drop: dropPG, codeKind: "functions",
 		code: func(ctx context.Context, eng engine.Engine) error {
 			_, err := eng.DB().ExecContext(ctx, pgFunctionsSQL(eng.Schema()))
 			return err
 		},
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newPGRunner(ctx, w) },
+		runner: func(ctx context.Context, w *Workload) (runner, error) {
+			osSQL, slSQL := pgCalls(w.eng.Schema(), w.opt.Augmented)
+			return newCallRunner(ctx, w, osSQL, slSQL)
+		},
 		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
 			var n int64
-			names := make([]string, 0, len(tables)+1)
-			for _, t := range tables {
-				names = append(names, t.name)
-			}
-			names = append(names, metaTable(engine.Postgres))
+			names := append(tableNames(), metaServer)
 			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
 			JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname = ANY($1)`, names).Scan(&n)
 			return n, err
-		}},
-	engine.MariaDB: {drop: dropMy, code: createMyProcedures, codeKind: "procedures",
-		runner: func(ctx context.Context, w *Workload) (runner, error) { return newMyRunner(ctx, w) },
+		},
+		bytesPerWarehouse: pgBytesPerWarehouse, loadWAL: pgMaxWAL}
+	// A server that keeps rows in key order (MariaDB's InnoDB): stored
+	// procedures.
+	clusteredServer = kind{keyInTable: true, indexes: true, drop: dropMy, code: createMyProcedures, codeKind: "procedures",
+		runner: func(ctx context.Context, w *Workload) (runner, error) {
+			osSQL, slSQL := myCalls(w.opt.Augmented)
+			return newCallRunner(ctx, w, osSQL, slSQL)
+		},
 		size: func(ctx context.Context, eng engine.Engine) (int64, error) {
 			var n int64
-			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables
-			WHERE table_schema = database() AND table_name IN ('`+strings.Join(tableNames(), "', '")+`', '`+metaTable(engine.MariaDB)+`')`).Scan(&n)
+			names := "'" + strings.Join(append(tableNames(), metaServer), "', '") + "'"
+			err := eng.DB().QueryRowContext(ctx, `SELECT coalesce(sum(data_length + index_length), 0)
+			FROM information_schema.tables WHERE table_schema = database() AND table_name IN (`+names+`)`).Scan(&n)
 			return n, err
-		}},
-}
+		},
+		bytesPerWarehouse: myBytesPerWarehouse}
+)
 
-// metaDDL is the marker table's DDL: MariaDB quotes KEY and indexes no
-// TEXT whole.
-func metaDDL(d engine.Dialect) string {
-	if d == engine.MariaDB {
-		return "CREATE TABLE " + metaTable(d) + " (`key` varchar(64) PRIMARY KEY, value varchar(64) NOT NULL)"
+// kindOf is the engine named name and tpcc's kind of it; ok is false for
+// an engine tpcc has no kind for.
+func kindOf(name string) (engine.Spec, kind, bool) {
+	spec, ok := engine.Lookup(name)
+	switch {
+	case !ok || spec.SQL == nil:
+		return spec, kind{}, false
+	case spec.Storage == engine.StorageHeap && spec.Server:
+		return spec, heapServer, true
+	case spec.Storage == engine.StorageClustered && spec.Server:
+		return spec, clusteredServer, true
+	case spec.Storage == engine.StorageClustered:
+		return spec, clusteredFile, true
+	case spec.Storage == engine.StorageColumns:
+		return spec, columnFile, true
 	}
-	return "CREATE TABLE " + metaTable(d) + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+	return spec, kind{}, false
 }
 
 // dropPG drops the functions and tables a TPC-C load makes in numalab's
@@ -212,7 +198,7 @@ func dropPG(ctx context.Context, eng engine.Engine) error {
 		"DROP FUNCTION IF EXISTS " + q + ".order_status(integer, integer, integer, integer), " +
 			q + ".order_status_aug(integer, integer, integer, integer), " +
 			q + ".stock_level(integer, integer, integer), " + q + ".stock_level_aug(integer, integer, integer)",
-		"DROP TABLE IF EXISTS " + q + "." + metaTable(engine.Postgres),
+		"DROP TABLE IF EXISTS " + q + "." + metaServer,
 	}
 	for _, t := range tables {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+q+"."+t.name)
@@ -232,7 +218,7 @@ func dropMy(ctx context.Context, eng engine.Engine) error {
 	for _, p := range []string{"order_status", "order_status_aug", "stock_level", "stock_level_aug"} {
 		stmts = append(stmts, "DROP PROCEDURE IF EXISTS "+p)
 	}
-	stmts = append(stmts, "DROP TABLE IF EXISTS "+metaTable(engine.MariaDB))
+	stmts = append(stmts, "DROP TABLE IF EXISTS "+metaServer)
 	for _, t := range tables {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+t.name)
 	}

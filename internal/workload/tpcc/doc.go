@@ -36,7 +36,7 @@
 // alone opens an engine that holds a load. Each stream owns its connection,
 // its prepared statements and its random numbers, and runs transactions
 // with Next, each in one read transaction, on the driver's own API where
-// database/sql's per-call cost would show (engine.Conn.Native): SQLite's
+// database/sql's per-call cost would show (engine.Prepare's fast path): SQLite's
 // several times its own for these short transactions. The warehouse and
 // district of each call are drawn uniformly. With Options.Augmented, every
 // transaction also computes avg(i_price) over the items with i_id < 15000,
@@ -44,8 +44,10 @@
 //
 // # Engines
 //
-// The package knows each dialect's SQL and nothing about how the engine
-// was opened. DuckDB gets no indexes (rows in key order and zone maps);
+// The package picks its way of running on an engine once, by how the
+// engine keeps a table and whether it is a server (dialect.go's kindOf),
+// takes the engine's spelling of the generic SQL from engine.SQL, and
+// knows nothing about how the engine was opened. DuckDB gets no indexes (rows in key order and zone maps);
 // its streams share one database, each with its own connection.
 // PostgreSQL gets primary keys, the two indexes and VACUUM ANALYZE inside
 // numalab's schema; there each transaction is one call of a PL/pgSQL

@@ -188,7 +188,7 @@ func runInputs(t *testing.T, w *Workload, in inputs) []string {
 	for i := range in.os {
 		r, err := s.OrderStatus(in.os[i])
 		if err != nil {
-			t.Fatalf("%s: %v", w.Dialect(), err)
+			t.Fatalf("%s: %v", w.Engine().Name(), err)
 		}
 		// avg(i_price) sums in each engine's order: the last bits differ.
 		rr := *r
@@ -197,7 +197,7 @@ func runInputs(t *testing.T, w *Workload, in inputs) []string {
 		x := in.sl[i]
 		low, err := s.StockLevel(x[0], x[1], x[2])
 		if err != nil {
-			t.Fatalf("%s: %v", w.Dialect(), err)
+			t.Fatalf("%s: %v", w.Engine().Name(), err)
 		}
 		out = append(out, fmt.Sprint("stock-level ", x, " ", low))
 	}
@@ -433,8 +433,9 @@ func TestSessionStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lqt float64
-	if err := s.x.(*myRunner).c.Native().MariaDB.Conn.QueryRowContext(ctx, "SELECT @@session.long_query_time").Scan(&lqt); err != nil || lqt != 7 {
+	var lqt any
+	err = s.x.(*callRunner).c.Query(ctx, "SELECT @@session.long_query_time", nil, func(v []any) error { lqt = v[0]; return nil })
+	if err != nil || lqt != float64(7) {
 		t.Errorf("mariadb stream's long_query_time %v (%v); want the session statement's 7", lqt, err)
 	}
 	if _, err := s.Next(ctx); err != nil {
@@ -484,7 +485,7 @@ func TestMariaDBLoadMatchesPostgres(t *testing.T) {
 			for j := range ptrs {
 				ptrs[j] = &got[i][j]
 			}
-			if err := eng.DB().QueryRowContext(ctx, forDialect(engine.DialectOf(eng.Name()), q)).Scan(ptrs...); err != nil {
+			if err := eng.DB().QueryRowContext(ctx, engine.SQLOf(eng.Name()).IntCasts(q)).Scan(ptrs...); err != nil {
 				t.Fatalf("%s: %s: %v", eng.Name(), tb.name, err)
 			}
 		}

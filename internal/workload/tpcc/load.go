@@ -76,15 +76,14 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 	if cfg.Now.IsZero() {
 		cfg.Now = time.Now()
 	}
-	dialect := engine.DialectOf(eng.Name())
-	d, ok := dialects[dialect]
+	spec, d, ok := kindOf(eng.Name())
 	if !ok {
-		return st, fmt.Errorf("loading tpcc: no loader for engine %q", dialect)
+		return st, fmt.Errorf("loading tpcc: no loader for engine %q", eng.Name())
 	}
 	if err := engine.CheckRoom(eng, LoadBytes(eng.Name(), cfg.Warehouses)); err != nil {
-		return st, fmt.Errorf("loading %d tpcc warehouses into %s: %w", cfg.Warehouses, dialect, err)
+		return st, fmt.Errorf("loading %d tpcc warehouses into %s: %w", cfg.Warehouses, spec.Name, err)
 	}
-	st, err := load(ctx, eng, cfg)
+	st, err := load(ctx, eng, spec, d, cfg)
 	switch {
 	case err != nil && d.loadErr != nil:
 		err = d.loadErr(err)
@@ -94,23 +93,23 @@ func Load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 		}
 	}
 	if err != nil {
-		return st, fmt.Errorf("loading tpcc into %s: %w", dialect, err)
+		return st, fmt.Errorf("loading tpcc into %s: %w", spec.Name, err)
 	}
-	st.Bytes, err = loadedBytes(ctx, eng, d)
+	st.Bytes, err = loadedBytes(ctx, eng, spec, d)
 	if err != nil {
-		return st, fmt.Errorf("loading tpcc into %s: measuring its size: %w", dialect, err)
+		return st, fmt.Errorf("loading tpcc into %s: measuring its size: %w", spec.Name, err)
 	}
 	return st, nil
 }
 
 // loadedBytes is the database's size: the file (SQLite, DuckDB), or the
 // TPC-C tables with their indexes (PostgreSQL).
-func loadedBytes(ctx context.Context, eng engine.Engine, d dialect) (int64, error) {
+func loadedBytes(ctx context.Context, eng engine.Engine, spec engine.Spec, d kind) (int64, error) {
 	if d.size != nil {
 		return d.size(ctx, eng)
 	}
-	if d.beforeSize != "" {
-		if _, err := eng.DB().ExecContext(ctx, d.beforeSize); err != nil {
+	if q := spec.SQL.Checkpoint(); q != "" {
+		if _, err := eng.DB().ExecContext(ctx, q); err != nil {
 			return 0, err
 		}
 	}
@@ -146,10 +145,8 @@ func tableNames() []string {
 
 // load creates the schema, inserts the rows, builds what comes after the
 // data, checks and marks the load complete.
-func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, error) {
+func load(ctx context.Context, eng engine.Engine, spec engine.Spec, d kind, cfg LoadConfig) (LoadStats, error) {
 	var st LoadStats
-	dialect := engine.DialectOf(eng.Name())
-	d := dialects[dialect]
 	db := eng.DB()
 	g := newGen(cfg.Seed, labelConstants)
 	k := newConstants(g)
@@ -158,19 +155,19 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 			return st, fmt.Errorf("dropping the previous tpcc load: %w", err)
 		}
 	}
-	meta := metaTable(dialect)
+	meta := metaTable(spec)
 	// The marker table's load_complete row is written last, so a database
 	// without it was never finished.
-	ddl := []string{metaDDL(dialect)}
+	ddl := []string{spec.SQL.CreateMeta(meta)}
 	for _, t := range tables {
-		ddl = append(ddl, ddlFor(t, dialect))
+		ddl = append(ddl, ddlFor(t, spec, d))
 	}
 	for _, s := range ddl {
 		if _, err := db.ExecContext(ctx, s); err != nil {
 			return st, fmt.Errorf("creating the schema: %s: %w", s, err)
 		}
 	}
-	ins := "INSERT INTO " + meta + " VALUES (" + placeholders(dialect, 2) + ")"
+	ins := "INSERT INTO " + meta + " VALUES (" + spec.SQL.Placeholders(2) + ")"
 	for _, kv := range metaRows(cfg, k) {
 		if _, err := db.ExecContext(ctx, ins, kv[0], kv[1]); err != nil {
 			return st, fmt.Errorf("creating the schema: %w", err)
@@ -190,7 +187,7 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 	}
 
 	t0 = time.Now()
-	for _, q := range afterData(eng) {
+	for _, q := range afterData(spec, d) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return st, fmt.Errorf("building indexes: %s: %w", q, err)
 		}
@@ -203,7 +200,7 @@ func load(ctx context.Context, eng engine.Engine, cfg LoadConfig) (LoadStats, er
 	st.Index = time.Since(t0)
 
 	t0 = time.Now()
-	if err := check(ctx, db, dialect); err != nil {
+	if err := check(ctx, db, spec); err != nil {
 		return st, fmt.Errorf("checking the loaded database: %w", err)
 	}
 	st.Check = time.Since(t0)

@@ -138,10 +138,10 @@ func TestLoadW1(t *testing.T) {
 	if sharedStats.Rows != ExpectedRows(1)-300000+ol {
 		t.Errorf("stats say %d rows, tables hold %d", sharedStats.Rows, ExpectedRows(1)-300000+ol)
 	}
-	if err := check(context.Background(), db, engine.SQLite); err != nil {
+	if err := check(context.Background(), db, specOf(t, "sqlite")); err != nil {
 		t.Errorf("check after load: %v", err)
 	}
-	m, err := readMeta(context.Background(), db, engine.SQLite)
+	m, err := readMeta(context.Background(), db, specOf(t, "sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,4 +341,13 @@ func TestSharedColumnGuard(t *testing.T) {
 	if _, err := p.row(tNewOrder, 1, 1); err == nil || !strings.Contains(err.Error(), "shared column no_w_id changed") {
 		t.Errorf("changed shared column: %v", err)
 	}
+}
+
+// specOf is the registry's engine named name.
+func specOf(t testing.TB, name string) engine.Spec {
+	s, ok := engine.Lookup(name)
+	if !ok {
+		t.Fatalf("no engine %q", name)
+	}
+	return s
 }

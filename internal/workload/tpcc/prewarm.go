@@ -43,7 +43,7 @@ type PrewarmStats struct {
 // whichever thread prewarms.
 func (w *Workload) Prewarm(ctx context.Context, evict bool) (PrewarmStats, error) {
 	var st PrewarmStats
-	if !dialects[w.dialect].oneWriter {
+	if !w.kind.oneWriter {
 		es, err := w.eng.Prewarm(ctx)
 		st = PrewarmStats{FileBytes: es.Bytes, Objects: es.Objects, Method: es.Method, Placement: es.Placement}
 		return st, err

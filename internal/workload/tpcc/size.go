@@ -30,8 +30,8 @@ const pgMaxWAL = 4 << 30
 // the file (SQLite, DuckDB), or PostgreSQL's tables and indexes plus up
 // to max_wal_size of WAL. It saturates at math.MaxInt64.
 func LoadBytes(engineName string, w int) int64 {
-	d := engine.DialectOf(engineName)
-	per := cmp.Or(bytesPerWarehouse[d], sqliteBytesPerWarehouse)
+	_, d, _ := kindOf(engineName)
+	per := cmp.Or(d.bytesPerWarehouse, sqliteBytesPerWarehouse)
 	if w <= 0 {
 		return 0
 	}
@@ -39,7 +39,7 @@ func LoadBytes(engineName string, w int) int64 {
 		return math.MaxInt64
 	}
 	b := int64(w) * per
-	b += min(b, loadWAL[d])
+	b += min(b, d.loadWAL)
 	return b
 }
 

@@ -39,12 +39,12 @@ type Meta struct {
 // readMeta reads numalab's marker table and refuses a database that is not
 // a numalab TPC-C database, was made by another schema version, or whose
 // load did not finish.
-func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (Meta, error) {
+func readMeta(ctx context.Context, db *sql.DB, spec engine.Spec) (Meta, error) {
 	var m Meta
-	var name string
-	meta := metaTable(dialect)
-	err := db.QueryRowContext(ctx, tableExistsSQL(dialect), meta).Scan(&name)
-	if errors.Is(err, sql.ErrNoRows) {
+	var n int
+	meta := metaTable(spec)
+	err := db.QueryRowContext(ctx, spec.SQL.TableCount(), meta).Scan(&n)
+	if err == nil && n == 0 {
 		return m, fmt.Errorf("%w: it has no %s table (load one with %s)", ErrNotTPCC, meta, reloadHint)
 	}
 	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -54,7 +54,7 @@ func readMeta(ctx context.Context, db *sql.DB, dialect engine.Dialect) (Meta, er
 		return m, fmt.Errorf("%w: %w (load one with %s)", ErrNotTPCC, err, reloadHint)
 	}
 	kv := map[string]string{}
-	rows, err := db.QueryContext(ctx, "SELECT "+dialect.Key()+", value FROM "+meta)
+	rows, err := db.QueryContext(ctx, spec.SQL.ReadMeta(meta))
 	if err != nil {
 		return m, fmt.Errorf("reading %s: %w", meta, err)
 	}
@@ -109,24 +109,28 @@ type Options struct {
 // Workload is an opened, complete TPC-C database. It is read-only and
 // shared by all streams.
 type Workload struct {
-	path    string // SQLite: the file
-	eng     engine.Engine
-	dialect engine.Dialect
-	meta    Meta
-	run     Constants
-	opt     Options
+	path string // SQLite: the file
+	eng  engine.Engine
+	spec engine.Spec
+	kind kind
+	meta Meta
+	run  Constants
+	opt  Options
 }
 
 // Open opens the TPC-C database in eng (loaded by Load) for a run, refusing
 // one that is not complete. The workload uses eng until the streams are
 // closed; the caller closes eng (or the Workload, with Prepare).
 func Open(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error) {
-	m, err := readMeta(ctx, eng.DB(), engine.DialectOf(eng.Name()))
+	spec, d, ok := kindOf(eng.Name())
+	if !ok {
+		return nil, fmt.Errorf("opening tpcc on %s: no tpcc transactions for this engine", eng.Name())
+	}
+	m, err := readMeta(ctx, eng.DB(), spec)
 	if err != nil {
 		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
 	}
-	w := &Workload{eng: eng, dialect: engine.DialectOf(eng.Name()), meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
-	d := dialects[w.dialect]
+	w := &Workload{eng: eng, spec: spec, kind: d, meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
 	if d.oneWriter {
 		w.path = eng.Path()
 	}
@@ -151,9 +155,6 @@ func (w *Workload) RunConstants() Constants { return w.run }
 
 // Path is the SQLite file's path ("" on other engines).
 func (w *Workload) Path() string { return w.path }
-
-// Dialect is the engine's name: sqlite, duckdb or postgres.
-func (w *Workload) Dialect() engine.Dialect { return w.dialect }
 
 // Transaction types, indexes into TxNames.
 const (
@@ -242,16 +243,11 @@ func (w *Workload) NewStream(rng *rand.Rand) (*Stream, error) {
 // server).
 func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, error) {
 	s := &Stream{w: w, rng: rng}
-	if spec, _ := engine.ByDialect(w.dialect); len(w.opt.Session) > 0 && !spec.Server {
-		return nil, fmt.Errorf("opening a tpcc stream: session statements are for %s, not %s", engine.Titles(engine.IsServer), w.dialect)
+	if len(w.opt.Session) > 0 && !w.spec.Server {
+		return nil, fmt.Errorf("opening a tpcc stream: session statements are for %s, not %s", engine.Titles(engine.IsServer), w.spec.Name)
 	}
 	var err error
-	if d, ok := dialects[w.dialect]; ok {
-		s.x, err = d.runner(ctx, w)
-	} else {
-		err = fmt.Errorf("no tpcc transactions for engine %q", w.dialect)
-	}
-	if err != nil {
+	if s.x, err = w.kind.runner(ctx, w); err != nil {
 		return nil, fmt.Errorf("opening a tpcc stream: %w", err)
 	}
 	return s, nil

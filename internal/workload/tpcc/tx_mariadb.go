@@ -3,9 +3,9 @@ package tpcc
 // Order-Status and Stock-Level on MariaDB (and MySQL 8): each transaction
 // is one CALL of a stored procedure numalab creates in its database, so
 // one round trip, as PostgreSQL's functions are (tx_pg.go). The stream
-// prepares the two CALLs once on its connection (server-side prepared
-// statements, COM_STMT_EXECUTE with binary parameters and results) and
-// reads each call's one result set through go-sql-driver/mysql.
+// prepares the two CALLs once on its connection (tx_call.go; the engine's
+// server-side prepared statements, COM_STMT_EXECUTE with binary parameters
+// and results) and reads each call's one result set.
 //
 // The procedures take the customer's last name as its number in [0, 999]
 // (Clause 4.3.2.3) and build the name themselves, as the PostgreSQL
@@ -15,7 +15,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -102,103 +101,11 @@ func createMyProcedures(ctx context.Context, eng engine.Engine) error {
 	return nil
 }
 
-// myRunner calls the procedures on the stream's own connection.
-type myRunner struct {
-	c         engine.Conn
-	os, sl    *sql.Stmt
-	augmented bool
-
-	// Scan targets, reused.
-	cid, oid, carrier, iid, supply, qty sql.NullInt64
-	first, middle, last, entry, deliv   sql.NullString
-	balance, amount, avg                sql.NullFloat64
-	dest                                []any
-}
-
-func newMyRunner(ctx context.Context, w *Workload) (*myRunner, error) {
-	c, err := w.eng.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s := &myRunner{c: c, augmented: w.opt.Augmented}
+// myCalls are the statements a stream sends.
+func myCalls(augmented bool) (orderStatus, stockLevel string) {
 	suffix := ""
-	if s.augmented {
+	if augmented {
 		suffix = "_aug"
 	}
-	conn := c.Native().MariaDB.Conn
-	for _, q := range w.opt.Session {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("setting up the session with %q: %w", q, err)
-		}
-	}
-	if s.os, err = conn.PrepareContext(ctx, "CALL order_status"+suffix+"(?, ?, ?, ?)"); err == nil {
-		s.sl, err = conn.PrepareContext(ctx, "CALL stock_level"+suffix+"(?, ?, ?)")
-	}
-	if err != nil {
-		s.close()
-		return nil, fmt.Errorf("preparing the transaction calls: %w", err)
-	}
-	s.dest = []any{&s.cid, &s.first, &s.middle, &s.last, &s.balance, &s.oid, &s.entry, &s.carrier,
-		&s.iid, &s.supply, &s.qty, &s.amount, &s.deliv}
-	if s.augmented {
-		s.dest = append(s.dest, &s.avg)
-	}
-	return s, nil
-}
-
-func (s *myRunner) close() error {
-	for _, st := range []*sql.Stmt{s.os, s.sl} {
-		if st != nil {
-			st.Close()
-		}
-	}
-	return s.c.Close()
-}
-
-func (s *myRunner) orderStatus(ctx context.Context, in OrderStatusInput, r *OrderStatusResult) error {
-	c, n := in.CID, 0
-	if in.Last != "" {
-		num, ok := lastNameNum[in.Last]
-		if !ok {
-			return fmt.Errorf("%q is not a TPC-C last name", in.Last)
-		}
-		c, n = 0, num
-	}
-	rows, err := s.os.QueryContext(ctx, in.W, in.D, c, n)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := rows.Scan(s.dest...); err != nil {
-			return err
-		}
-		if r.First == "" {
-			r.CID, r.First, r.Middle, r.Last, r.Balance = int(s.cid.Int64), s.first.String, s.middle.String, s.last.String, s.balance.Float64
-			r.OID, r.EntryD, r.CarrierID = int(s.oid.Int64), s.entry.String, int(s.carrier.Int64)
-			if s.augmented {
-				r.AvgPrice = s.avg.Float64
-			}
-		}
-		if s.iid.Valid {
-			r.Lines = append(r.Lines, OrderLine{IID: int(s.iid.Int64), SupplyWID: int(s.supply.Int64), Quantity: int(s.qty.Int64),
-				Amount: s.amount.Float64, DeliveryD: s.deliv.String})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if r.First == "" {
-		return fmt.Errorf("order-status: no row")
-	}
-	return rows.Close()
-}
-
-func (s *myRunner) stockLevel(ctx context.Context, w, d, threshold int) (int, error) {
-	var low int
-	if err := s.sl.QueryRowContext(ctx, w, d, threshold).Scan(&low); err != nil {
-		return 0, fmt.Errorf("stock-level: %w", err)
-	}
-	return low, nil
+	return "CALL order_status" + suffix + "(?, ?, ?, ?)", "CALL stock_level" + suffix + "(?, ?, ?)"
 }
