@@ -305,15 +305,3 @@ func DialectOf(name string) Dialect {
 	s, _ := Lookup(name)
 	return s.Dialect
 }
-
-// ByDialect is the first engine, in the registry's order, that speaks d.
-//
-// Deprecated: a second engine of a dialect would be found as the first:
-// look engines up by name (Lookup). Its last caller is tpcc's tx.go.
-func ByDialect(d Dialect) (Spec, bool) {
-	i := slices.IndexFunc(specs, func(s Spec) bool { return s.Dialect == d })
-	if i < 0 {
-		return Spec{}, false
-	}
-	return specs[i], true
-}
