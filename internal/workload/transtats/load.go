@@ -13,6 +13,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/meta"
 )
 
 // metaTable marks numalab's transtats data: the workload's name is written
@@ -84,7 +85,7 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", name, err))
 		}
-		m, merr := readMeta(ctx, cfg.Dialect, eng.DB())
+		m, merr := meta.Read(ctx, eng.DB(), cfg.Dialect, metaTable)
 		switch judgeMeta(m, cfg.Rows, cfg.Rate) {
 		case metaReady:
 			st := statsFromMeta(cfg.Dialect, m)
@@ -153,7 +154,7 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 		eng.Close()
 		return nil, fmt.Errorf("opening transtats on %s (%s): %w", server, where, err)
 	}
-	if m, err := readMeta(ctx, cfg.Dialect, eng.DB()); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
+	if m, err := meta.Read(ctx, eng.DB(), cfg.Dialect, metaTable); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
 		st := statsFromMeta(cfg.Dialect, m)
 		st.Where = where
 		return &DB{cfg: cfg, eng: eng, Load: st}, nil
@@ -172,24 +173,6 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	st.Where = where
 	return &DB{cfg: cfg, eng: eng, Load: st}, nil
-}
-
-// readMeta reads the marker table.
-func readMeta(ctx context.Context, d engine.Dialect, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT "+d.Key()+", value FROM "+metaTable)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, rows.Err()
 }
 
 // load creates and fills every table in a new database, after refusing a
