@@ -13,6 +13,7 @@ package runconfig
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -72,6 +73,16 @@ func (c *Common) Check() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// NoCurve refuses a load curve or a monitoring run's paced load (Load's
+// own fields) in a configuration whose command has neither (cmd: "run
+// insert"), as a sweep file can set them.
+func (c Common) NoCurve(cmd string) error {
+	if c.Curve || len(c.CurveAt) > 0 || c.KneeFactor != 0 || c.MonitorLoad != 0 {
+		return fmt.Errorf("-curve: %s has no load curve and no --monitor (leave out curve, curve_at, knee_factor and monitor_load)", cmd)
+	}
+	return nil
 }
 
 // Settings are the flags of Common's fields, each defined here once: its

@@ -98,3 +98,16 @@ func TestDSNStoredRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCurve refuses a load curve where a command has none, as a sweep
+// file can give one to run insert.
+func TestNoCurve(t *testing.T) {
+	c := insert.DefaultRunConfig()
+	if err := c.NoCurve("run insert"); err != nil {
+		t.Errorf("no curve: %v", err)
+	}
+	c.Curve = true
+	if err := c.Check("/"); err == nil || !strings.Contains(err.Error(), "-curve: run insert has no load curve") {
+		t.Errorf("run insert with curve = true: %v, want it refused", err)
+	}
+}

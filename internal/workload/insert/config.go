@@ -207,7 +207,7 @@ func (c *RunConfig) Check(root string) error {
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
-	return errors.Join(append(errs, c.Common.Check())...)
+	return errors.Join(append(errs, c.Common.Check(), c.NoCurve("run insert"))...)
 }
 
 // batchFits refuses batches whose memory, over every stream, would take
