@@ -119,7 +119,8 @@ func TestSweepDuckDB(t *testing.T) {
 	}
 	// The data placed on node 0 (every machine has it) from a fresh open:
 	// the sweep stops if the file's pages or the buffer pool are elsewhere.
-	cfg := RunConfig{Common: runconfig.Common{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), Seed: 3, Repeat: 1, Duration: time.Second}, SF: 0.01, DOP: []int{1, 2},
+	cfg := RunConfig{Common: runconfig.Common{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), Seed: 3, Repeat: 1, Duration: time.Second},
+		SF: 0.01, DOP: []int{1, 2},
 		Queries: []int{1, 6, 9}, Streams: []int{2}, DataNode: 0}
 	cells, _ := runSweep(t, cfg, "")
 	checkSweep(t, cells, planest.CostDuckDB)
@@ -140,7 +141,8 @@ func TestSweepPostgres(t *testing.T) {
 	}
 	dsn := pg.Server(t).DSN()
 	t.Cleanup(func() { dropAll(t, dsn, "") })
-	cfg := RunConfig{Common: runconfig.Common{Engine: dialectPostgres, Seed: 3, Repeat: 1, Duration: time.Second}, SF: 0.01, DOP: []int{1, 2},
+	cfg := RunConfig{Common: runconfig.Common{Engine: dialectPostgres, Seed: 3, Repeat: 1, Duration: time.Second},
+		SF: 0.01, DOP: []int{1, 2},
 		Queries: []int{1, 6, 9}, Streams: []int{2}, DataNode: -1}
 	cells, _ := runSweep(t, cfg, dsn)
 	an := checkSweep(t, cells, planest.CostPostgres)

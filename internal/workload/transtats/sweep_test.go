@@ -53,7 +53,8 @@ func TestSweepRepeats(t *testing.T) {
 	if runtime.NumCPU() >= 2 {
 		dops = []int{1, 2}
 	}
-	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3}, Rows: 20000, Rate: DefaultRate,
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3},
+		Rows: 20000, Rate: DefaultRate,
 		Streams: []int{1}, DOP: dops, Queries: []string{P2}, DataNode: -1}
 	w := NewSweep(cfg, "", -1)
 	out, rec := runSweep(t, cfg, w)
@@ -114,7 +115,8 @@ func TestSweepDataNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := host.Nodes[0].ID
-	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 100 * time.Millisecond, Seed: 1}, Rows: 20000, Rate: DefaultRate,
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 100 * time.Millisecond, Seed: 1},
+		Rows: 20000, Rate: DefaultRate,
 		Streams: []int{1}, DOP: []int{1}, Queries: []string{P1}, DataNode: node}
 	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
 	if err != nil {
