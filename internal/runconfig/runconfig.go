@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -73,6 +74,29 @@ func (c *Common) Check() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// CheckEngine refuses, for a command that takes every engine of the
+// registry, an engine it lacks, a DSN for an embedded engine, a database
+// file for a server (serverData says where a server's data is instead),
+// and a --db that is no file name (cliflag.CheckFileName: a sweep file's,
+// which no flag check saw).
+func (c Common) CheckEngine(serverData string) []error {
+	var errs []error
+	spec, ok := engine.Lookup(c.Engine)
+	if !ok {
+		errs = append(errs, cliflag.Bad("engine", c.Engine, "is not an engine: want "+engine.List(nil)))
+	}
+	if c.DSN != "" && !spec.Server {
+		errs = append(errs, cliflag.Bad("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
+	}
+	if c.DB != "" && spec.Server {
+		errs = append(errs, cliflag.Bad("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" ("+serverData+")"))
+	}
+	if err := cliflag.CheckFileName("db", c.DB); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }
 
 // NoCurve refuses a load curve or a monitoring run's paced load (Load's

@@ -26,11 +26,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -140,23 +138,11 @@ func neverFits(db string, maxRows, need int64) error {
 // (root/proc/meminfo) and CPU count, and fills the defaults that depend
 // on other settings.
 func (c *RunConfig) Check(root string) error {
-	var errs []error
+	errs := c.CheckEngine("PostgreSQL loads into schema numalab, MariaDB into database numalab")
 	spec, d, ok := dialectOf(c.Engine)
-	if !ok {
-		errs = append(errs, bad("engine", c.Engine, "is not an engine: want "+engine.List(nil)))
-	}
 	server := spec.Server
-	if c.DSN != "" && !server {
-		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
-	}
-	if err := cliflag.CheckFileName("db", c.DB); err != nil { // a sweep file's db, which no flag check saw
-		errs = append(errs, err)
-	}
 	if c.DB == "" && !server {
 		c.DB = DefaultPath(c.Engine)
-	}
-	if c.DB != "" && server {
-		errs = append(errs, bad("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
 	}
 	switch {
 	case !slices.Contains(Methods, c.Method):

@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
@@ -69,19 +67,7 @@ func badSetting(name, value, want string) error {
 // Check validates everything that does not need the machine beyond its
 // CPU count, and fills the defaults that depend on other settings.
 func (c *RunConfig) Check() error {
-	var errs []error
-	if !slices.Contains(engine.Engines, c.Engine) {
-		errs = append(errs, badSetting("engine", c.Engine, "is not an engine: want "+engine.List(nil)))
-	}
-	if c.DSN != "" && !isServer(c.Engine) {
-		errs = append(errs, badSetting("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
-	}
-	if c.DB != "" && isServer(c.Engine) {
-		errs = append(errs, badSetting("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn, or none for a throwaway server)"))
-	}
-	if err := cliflag.CheckFileName("db", c.DB); err != nil { // a sweep file's db, which no flag check saw
-		errs = append(errs, err)
-	}
+	errs := c.CheckEngine(engine.Titles(engine.IsServer) + " take --dsn, or none for a throwaway server")
 	if c.DB == "" && !isServer(c.Engine) {
 		c.DB = DefaultPath(c.Engine, c.Warehouses)
 	}
