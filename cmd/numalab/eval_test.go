@@ -11,6 +11,7 @@ import (
 
 	"github.com/numalab/numalab/internal/eval"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -138,8 +139,9 @@ func TestStoredCommandsParse(t *testing.T) {
 	oltps := []tpcc.RunConfig{oltp, remote, pg, paced, think, cv, mon, monSat}
 	var reps []transtats.RunConfig
 	var others [][]string // eval's null and tpch steps' command lines
-	rep := transtats.RunConfig{Engine: "sqlite", DB: "it's here.sqlite", Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
-		Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Placement: "cpus=0,1", Seed: 3, Repeat: 2, DataNode: -1}
+	rep := transtats.RunConfig{Common: runconfig.Common{Engine: "sqlite", DB: "it's here.sqlite", Duration: time.Second, Warmup: 0, Seed: 3, Repeat: 2},
+		Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
+		Queries: []string{"P2"}, Placement: "cpus=0,1", DataNode: -1}
 	reps = append(reps, rep)
 	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2"} {
 		m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", fx), "")

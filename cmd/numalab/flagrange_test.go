@@ -169,7 +169,7 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"run", "report"}, map[string]string{"rows": "int", "rate": "int", "duration": "dur", "warmup": "dur", "data-node": "int", "seed": "int",
 			"repeat": "int", "hog": "int", "streams": "ints", "dop": "ints", "arrival-rate": "float", "monitor-load": "float"},
 			// --rate is the data's shape (rows per second of tran_begin), any positive one a shape.
-			map[string][]string{"data-node": {"0"}, "warmup": {"0"}, "seed": {"0", "1000000000000"}, "hog": {"0"}, "think": {"0"}, "arrival-rate": {"0"},
+			map[string][]string{"data-node": {"0"}, "warmup": {"0"}, "seed": {"0", "-3", "1000000000000"}, "hog": {"0"}, "think": {"0"}, "arrival-rate": {"0"},
 				"monitor-load": {"0"}, "rate": {"1000000000000"}}},
 		{[]string{"run", "tpch"}, map[string]string{"sf": "float", "seed": "int", "repeats": "int", "duration": "dur", "warmup": "dur", "data-node": "int",
 			"hog": "int", "streams": "ints", "dop": "ints"},

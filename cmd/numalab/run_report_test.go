@@ -19,6 +19,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/pgserver/pgtest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/sysfs"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -345,8 +346,8 @@ func TestRunReportPaced(t *testing.T) {
 func TestReportArgvPacedReparses(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []sweep.Pacing{{Rate: 2.5, Arrivals: "uniform"}, {Think: 50 * time.Millisecond, ThinkDist: "exp"}} {
-		c := transtats.RunConfig{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1},
-			Queries: []string{"P2"}, Duration: time.Second, Warmup: 0, Seed: 1, Repeat: 1, DataNode: -1, Load: sweep.Load{Pacing: p}}
+		c := transtats.RunConfig{Common: runconfig.Common{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Duration: time.Second, Warmup: 0, Seed: 1,
+			Repeat: 1, Load: sweep.Load{Pacing: p}}, Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1}, Queries: []string{"P2"}, DataNode: -1}
 		argv := reportArgv(c)
 		got, _, _, _, _, err := reportFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
 		if err != nil || asJSON(t, got) != asJSON(t, c) {

@@ -19,7 +19,7 @@ func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string
 	if done {
 		return cfg, "", "", threshold, false, true, err
 	}
-	if err := errors.Join(append(append(bad, cfg.Settings(&threshold).Apply(fs, true)...), cfg.Pacing.Check())...); err != nil {
+	if err := errors.Join(append(bad, cfg.Settings(&threshold).Apply(fs, true)...)...); err != nil {
 		return cfg, "", "", threshold, false, true, err
 	}
 	if dsn, err = cfg.Resolve(); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/tpch"
@@ -149,10 +150,10 @@ func TestRunTPCHHelp(t *testing.T) {
 func TestTPCHArgvReparses(t *testing.T) {
 	dir := t.TempDir()
 	for i, c := range []tpch.RunConfig{
-		{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x", SF: 0.01, Seed: 3, DOP: []int{1, 2}, Queries: []int{1, 6}, Repeats: 2,
-			Duration: time.Second, Warmup: 0, Placement: "node=0", DataNode: 0},
-		{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), SF: 0.01, Seed: 1, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, Repeats: 1,
-			Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1, Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}},
+		{Common: runconfig.Common{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x", StoredDSN: "postgres://me:xxxxx@db/x", Seed: 3, Repeat: 2,
+			Duration: time.Second, Warmup: 0}, SF: 0.01, DOP: []int{1, 2}, Queries: []int{1, 6}, Placement: "node=0", DataNode: 0},
+		{Common: runconfig.Common{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Seed: 1, Repeat: 1, Duration: 3 * time.Second, Warmup: time.Second,
+			Load: sweep.Load{Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}}}, SF: 0.01, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, DataNode: -1},
 	} {
 		th := []dop.Threshold{{Cost: 17}, {Seconds: 0.25}}[i]
 		argv := tpchArgv(c, th)

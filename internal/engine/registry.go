@@ -12,29 +12,6 @@ import (
 	"strings"
 )
 
-// Dialect is an engine's SQL flavour's name. A workload asks the engine's
-// SQL (Spec.SQL) how to spell what differs, and keys nothing by Dialect;
-// tpcc, insert and null still do, until they are converted.
-type Dialect string
-
-// The dialects numalab writes SQL for.
-const (
-	SQLite   Dialect = "sqlite"
-	DuckDB   Dialect = "duckdb"
-	Postgres Dialect = "postgres"
-	MariaDB  Dialect = "mariadb" // MariaDB, and MySQL 8 through a --dsn
-)
-
-// Key is the column name "key" (the workloads' marker tables' key) as
-// dialect d must write it: KEY is a reserved word in MariaDB and MySQL,
-// which quote it with backticks; the other dialects take it bare.
-func (d Dialect) Key() string {
-	if d == MariaDB {
-		return "`key`"
-	}
-	return "key"
-}
-
 // Spec is one engine: its identity and its capabilities.
 type Spec struct {
 	// Name is --engine's value, Engine.Name and the stored runs' engine.
@@ -42,8 +19,6 @@ type Spec struct {
 	// Title names the engine in messages ("PostgreSQL"); Article is it
 	// with its indefinite article ("a PostgreSQL").
 	Title, Article string
-	// Dialect is the SQL the engine speaks.
-	Dialect Dialect
 	// SQL is how the engine spells the SQL every workload writes
 	// (dialect.go).
 	SQL SQL
@@ -189,7 +164,7 @@ const (
 
 // specs are the engines, in the order help texts list them.
 var specs = []Spec{
-	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", Dialect: SQLite, SQL: sqliteSQL, FileExt: "db",
+	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", SQL: sqliteSQL, FileExt: "db",
 		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT in large transactions",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1", Refusal: "SQLite runs each query on one thread"},
 		Placement: Placement{FilePages: true,
@@ -198,7 +173,7 @@ var specs = []Spec{
 		Threads: Threads{Find: "none: the query runs on the stream's own thread", Pin: "the stream's thread is pinned"},
 		Inspect: Inspect{Catalog: CatalogSQLiteFile, Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
 		Plan:    PlanText},
-	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", Dialect: DuckDB, SQL: duckSQL, FileExt: "duckdb",
+	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", SQL: duckSQL, FileExt: "duckdb",
 		Storage: StorageColumns, BulkMethod: "appender",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
 		Placement: Placement{Fresh: true,
@@ -207,7 +182,7 @@ var specs = []Spec{
 		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool", Pin: "the stream's thread is pinned; DuckDB's workers are not"},
 		Inspect: Inspect{Catalog: CatalogDuckDB, Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
 		Plan:    PlanDuckJSON},
-	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", Dialect: Postgres, SQL: postgresSQL, Server: true,
+	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", SQL: postgresSQL, Server: true,
 		Storage: StorageHeap, BulkMethod: "COPY", PageCosts: true,
 		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
 		Placement: Placement{ServerMemory: "PostgreSQL's shared memory",
@@ -219,7 +194,7 @@ var specs = []Spec{
 			Reads: "every schema but the system's (or --schema): pg_relation_size and pg_total_relation_size per table and index, pg_stat_user_tables' and _indexes' usage counters and last ANALYZE; free space within pages only with pgstattuple"},
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
-	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", Dialect: MariaDB, SQL: mariadbSQL, Server: true,
+	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", SQL: mariadbSQL, Server: true,
 		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT",
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
 			Refusal: "MariaDB has no intra-query parallelism (each query runs on its connection's one thread)"},
@@ -299,9 +274,3 @@ func IsEmbedded(s Spec) bool { return !s.Server }
 
 // DefaultServer is the engine a --dsn means when no --engine is given.
 const DefaultServer = "postgres"
-
-// DialectOf is the dialect of the engine named name, "" for none.
-func DialectOf(name string) Dialect {
-	s, _ := Lookup(name)
-	return s.Dialect
-}

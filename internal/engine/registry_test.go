@@ -20,8 +20,8 @@ func TestRegistryNamesOpen(t *testing.T) {
 		t.Errorf("Open(oracle) = %v; want a refusal listing %s", err, List(nil))
 	}
 	for _, s := range Specs() {
-		if s.Title == "" || s.Article == "" || !strings.HasSuffix(s.Article, s.Title) || s.Dialect == "" {
-			t.Errorf("%s: title %q, article %q, dialect %q", s.Name, s.Title, s.Article, s.Dialect)
+		if s.Title == "" || s.Article == "" || !strings.HasSuffix(s.Article, s.Title) {
+			t.Errorf("%s: title %q, article %q", s.Name, s.Title, s.Article)
 		}
 		if s.Server == (s.FileExt != "") {
 			t.Errorf("%s: server %v with file extension %q", s.Name, s.Server, s.FileExt)
@@ -34,9 +34,6 @@ func TestRegistryNamesOpen(t *testing.T) {
 		}
 		if s.Parallel.Query == (s.Parallel.Refusal != "") {
 			t.Errorf("%s: parallel query %v with refusal %q", s.Name, s.Parallel.Query, s.Parallel.Refusal)
-		}
-		if DialectOf(s.Name) != s.Dialect {
-			t.Errorf("%s: DialectOf = %q, want %q", s.Name, DialectOf(s.Name), s.Dialect)
 		}
 	}
 	if _, err := Parse("oracle"); err == nil || !strings.HasPrefix(err.Error(), `-engine: "oracle" is not an engine: want sqlite, duckdb, postgres or mariadb`) {
@@ -75,16 +72,6 @@ func TestRegistryFiles(t *testing.T) {
 		b, _ := os.ReadFile(path)
 		if HeaderEngine(b[:min(len(b), 16)]) != s.Name {
 			t.Errorf("%s file: HeaderEngine of its first bytes is %q", s.Name, HeaderEngine(b[:min(len(b), 16)]))
-		}
-	}
-}
-
-// TestDialectKey: the marker tables' key column is backquoted where KEY is
-// a reserved word (MariaDB, MySQL) and bare elsewhere.
-func TestDialectKey(t *testing.T) {
-	for d, want := range map[Dialect]string{MariaDB: "`key`", Postgres: "key", SQLite: "key", DuckDB: "key"} {
-		if got := d.Key(); got != want {
-			t.Errorf("%s.Key() = %q, want %q", d, got, want)
 		}
 	}
 }

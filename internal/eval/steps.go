@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sentinel"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/pages"
@@ -55,15 +56,16 @@ func NewConfigs(plan Plan, dir string) Configs {
 	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
 	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour, c.OLTP.NeighbourPairs = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour, plan.NeighbourPairs
 	c.OLTP.Warmup, c.OLTP.Duration = plan.OLTPWarmup, plan.OLTPCell
-	c.Report = transtats.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath("duckdb", plan.Rows)),
-		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2},
-		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat, DataNode: -1}
+	c.Report = transtats.RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath("duckdb", plan.Rows)),
+		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat},
+		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2}, DataNode: -1}
 	c.SMTDOP = transtats.SMTDOPConfigs(c.Report, plan.SMTDOP)
 	c.Pages = pages.RunConfig{DB: c.OLTP.DB, CPU: -1, Pairs: plan.PagePairs, Cell: plan.PageCell, Repeats: max(plan.PagePairs/2, 1), Tolerance: SentinelTolerance}
 	c.PagesServer = c.Pages
 	c.PagesServer.Engine, c.PagesServer.DB = plan.ServerPages, ""
-	c.TPCH = tpch.RunConfig{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)), SF: plan.TPCHSF, Seed: 1,
-		DOP: plan.DOPs, Queries: plan.TPCHQueries, Repeats: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell, DataNode: -1}
+	c.TPCH = tpch.RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)),
+		Seed: 1, Repeat: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell}, SF: plan.TPCHSF,
+		DOP: plan.DOPs, Queries: plan.TPCHQueries, DataNode: -1}
 	return c
 }
 

@@ -26,11 +26,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/memlat"
-	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -58,11 +57,10 @@ var Keys = []string{"none", "stream", "shared"}
 
 // RunConfig is an insert sweep; it is stored with the run.
 type RunConfig struct {
-	Engine string `toml:"engine" json:"engine"`
-	DB     string `toml:"db" json:"db"`
-	DSN    string `toml:"dsn" json:"-"` // may hold a password: never stored
-	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
-	ConnectTimeout time.Duration `toml:"connect_timeout" json:"connect_timeout,omitempty"`
+	// Common are the engine, its database, the seed of the streams'
+	// random numbers, the windows, the repeats and the pacing of the
+	// batches.
+	runconfig.Common
 	// Method is PostgreSQL's: "copy" (COPY FROM STDIN) or "insert"
 	// (multi-row INSERTs, one transaction per batch). MariaDB's is always
 	// "insert" (Check sets it).
@@ -71,28 +69,21 @@ type RunConfig struct {
 	// MariaDB's an index on k.
 	Indexes bool `toml:"indexes" json:"indexes"`
 	// Key is one of Keys ("" in runs stored before it: none).
-	Key        string        `toml:"key" json:"key,omitempty"`
-	Batch      int           `toml:"batch" json:"batch"`       // rows per batch
-	MaxRows    int64         `toml:"max_rows" json:"max_rows"` // rows one cell may write, all streams together
-	Streams    []int         `toml:"streams" json:"streams"`
-	Placements []string      `toml:"placements" json:"placements"`
-	Spread     bool          `toml:"spread" json:"spread"`
-	Duration   time.Duration `toml:"duration" json:"duration_ns"`
-	Warmup     time.Duration `toml:"warmup" json:"warmup_ns"`
-	Repeat     int           `toml:"repeat" json:"repeat"`
+	Key        string   `toml:"key" json:"key,omitempty"`
+	Batch      int      `toml:"batch" json:"batch"`       // rows per batch
+	MaxRows    int64    `toml:"max_rows" json:"max_rows"` // rows one cell may write, all streams together
+	Streams    []int    `toml:"streams" json:"streams"`
+	Placements []string `toml:"placements" json:"placements"`
+	Spread     bool     `toml:"spread" json:"spread"`
 	// WaitEvery is the period of PostgreSQL's wait-event sampler, and of
 	// MariaDB's reads of performance_schema (100ms at least).
 	WaitEvery time.Duration `toml:"wait_every" json:"wait_every_ns"`
-	Seed      int64         `toml:"seed" json:"seed"`
-	// Pacing paces the batches (think time, arrival rate); the zero
-	// value runs closed loops.
-	sweep.Pacing
 }
 
 // DefaultRunConfig is 'numalab run insert' without flags.
 func DefaultRunConfig() RunConfig {
 	return RunConfig{
-		Engine:     "sqlite",
+		Common:     runconfig.Common{Engine: "sqlite", Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1, Seed: 1},
 		Method:     "copy",
 		Key:        "none",
 		Batch:      1000,
@@ -100,11 +91,7 @@ func DefaultRunConfig() RunConfig {
 		Streams:    []int{1, 2, 4},
 		Placements: []string{""},
 		Spread:     true,
-		Duration:   10 * time.Second,
-		Warmup:     2 * time.Second,
-		Repeat:     1,
 		WaitEvery:  10 * time.Millisecond,
-		Seed:       1,
 	}
 }
 
@@ -151,23 +138,11 @@ func neverFits(db string, maxRows, need int64) error {
 // (root/proc/meminfo) and CPU count, and fills the defaults that depend
 // on other settings.
 func (c *RunConfig) Check(root string) error {
-	var errs []error
+	errs := c.CheckEngine("PostgreSQL loads into schema numalab, MariaDB into database numalab")
 	spec, d, ok := dialectOf(c.Engine)
-	if !ok {
-		errs = append(errs, bad("engine", c.Engine, "is not an engine: want "+engine.List(nil)))
-	}
 	server := spec.Server
-	if c.DSN != "" && !server {
-		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
-	}
-	if err := cliflag.CheckFileName("db", c.DB); err != nil { // a sweep file's db, which no flag check saw
-		errs = append(errs, err)
-	}
 	if c.DB == "" && !server {
 		c.DB = DefaultPath(c.Engine)
-	}
-	if c.DB != "" && server {
-		errs = append(errs, bad("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" (PostgreSQL loads into schema numalab, MariaDB into database numalab)"))
 	}
 	switch {
 	case !slices.Contains(Methods, c.Method):
@@ -212,25 +187,13 @@ func (c *RunConfig) Check(root string) error {
 			errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "could never be written: "+err.Error()))
 		}
 	}
-	if c.Duration <= 0 {
-		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 30s"))
-	}
-	if c.Warmup < 0 {
-		errs = append(errs, bad("warmup", c.Warmup.String(), "is negative: want e.g. 5s or 0s"))
-	}
-	if c.Repeat < 1 {
-		errs = append(errs, bad("repeat", strconv.Itoa(c.Repeat), "is not a positive count"))
-	}
 	if c.WaitEvery < time.Millisecond {
 		errs = append(errs, bad("wait-every", c.WaitEvery.String(), "is below 1ms: want e.g. 10ms"))
 	}
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
 	}
-	if err := c.Pacing.Check(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, c.Common.Check(), c.NoCurve("run insert"))...)
 }
 
 // batchFits refuses batches whose memory, over every stream, would take

@@ -11,11 +11,9 @@ import (
 // its value reaches c, and how c is spelled back as the command line that
 // re-runs it, in that line's order (cliflag.Settings).
 func (c *RunConfig) Settings() cliflag.Settings {
+	r := c.Common.Settings("", "numalab-insert.db or .duckdb")
 	ss := cliflag.Settings{
-		cliflag.Str("engine", &c.Engine).Flag(cliflag.EngineUsage("")),
-		cliflag.Optional(cliflag.Str("db", &c.DB)).Flag(cliflag.DBUsage("numalab-insert.db or .duckdb")),
-		cliflag.DSN(&c.DSN).Flag(cliflag.DSNUsage),
-		cliflag.ConnectTimeoutSetting(&c.ConnectTimeout),
+		r.Engine, r.DB, r.DSN, r.ConnectTimeout,
 		cliflag.Str("method", &c.Method).Flag("PostgreSQL's load: copy or insert (MariaDB loads with multi-row INSERTs)"),
 		cliflag.Bool("indexes", &c.Indexes).Flag("PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k"),
 		cliflag.Str("key", &c.Key).Flag("the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)"),
@@ -24,13 +22,11 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4,8"),
 		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'node=0;' (default: all CPUs)"),
 		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
-		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
-		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
-		cliflag.IntIn("repeat", &c.Repeat, 1, 1000).Flag("repetitions of every cell, 1 to 1000"),
+		r.Duration, r.Warmup, r.Repeat,
 		cliflag.DurationIn("wait-every", &c.WaitEvery, time.Millisecond, time.Minute).Flag("how often to sample PostgreSQL's wait events, 1ms to 1m, or to read MariaDB's performance_schema wait sums (at least 100ms)"),
-		cliflag.Int64("seed", &c.Seed).Flag("seed for the streams' random numbers"),
+		r.Seed,
 	}
-	return append(ss, cliflag.Pacing(&c.Pacing)...)
+	return append(ss, r.Pacing...)
 }
 
 // Argv is the one command line that gives c, 'numalab run insert' with every

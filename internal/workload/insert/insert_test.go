@@ -15,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 )
@@ -394,7 +395,7 @@ func TestMaxRowsStopsStreams(t *testing.T) {
 }
 
 func TestDominant(t *testing.T) {
-	pg := &Sweep{cfg: RunConfig{Engine: "postgres"}}
+	pg := &Sweep{cfg: RunConfig{Common: runconfig.Common{Engine: "postgres"}}}
 	for _, c := range []struct {
 		waits []WaitShare
 		want  string

@@ -21,6 +21,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
@@ -215,14 +216,16 @@ func (b *bench) numalab(t *testing.T, p Pairing, mode string) side {
 // cell runs one cell of engine eng on the server dsn names, over its unix
 // socket.
 func (b *bench) cell(t *testing.T, eng, dsn string, p Pairing, mode string) side {
-	return b.run(t, RunConfig{Engine: eng, DSN: dsn, Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
-		Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1})
+	return b.run(t, RunConfig{Common: runconfig.Common{Engine: eng, DSN: dsn, Warmup: parityWarmup, Duration: parityRun, Repeat: 1},
+		Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
+		Streams: []int{1}})
 }
 
 // callCell is one cell of call (prepared) on the MariaDB server at dsn.
 func (b *bench) callCell(t *testing.T, dsn string, p Pairing, call string) side {
-	return b.run(t, RunConfig{Engine: "mariadb", DSN: dsn, Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: Prepared,
-		Call: call, Streams: []int{1}, Warmup: parityWarmup, Duration: parityRun, Repeat: 1})
+	return b.run(t, RunConfig{Common: runconfig.Common{Engine: "mariadb", DSN: dsn, Warmup: parityWarmup, Duration: parityRun, Repeat: 1},
+		Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: Prepared,
+		Call: call, Streams: []int{1}})
 }
 
 // run measures the one cell of cfg.

@@ -9,9 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
@@ -69,104 +67,6 @@ type Cell struct {
 	NoCall string `json:"no_call,omitempty"`
 }
 
-// RunConfig is a null sweep ('numalab run null'); it is stored with the
-// run.
-type RunConfig struct {
-	Engine string `json:"engine"`
-	DSN    string `json:"-"` // may hold a password: never stored
-	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
-	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
-	Transports     []string      `json:"transports"`
-	Pairings       []string      `json:"pairings"`
-	Protocol       string        `json:"protocol"`
-	// Call is what a round trip asks: CallSelect1 (also when empty) or,
-	// on MariaDB with the prepared protocol, CallPointSelect.
-	Call     string        `json:"call,omitempty"`
-	Streams  []int         `json:"streams"`
-	Duration time.Duration `json:"duration_ns"`
-	Warmup   time.Duration `json:"warmup_ns"`
-	Repeat   int           `json:"repeat"`
-	// Monitor names the facilities whose cost 'run null --monitor'
-	// measures (package monitor); AllowSettings lets it set them in its
-	// sessions on a --dsn server.
-	Monitor       []string `json:"monitor,omitempty"`
-	AllowSettings bool     `json:"allow_settings,omitempty"`
-	// Load's Pacing paces the calls (think time, arrival rate), the zero
-	// value running closed loops; its MonitorLoad is --monitor's paced
-	// half. run null has no load curve.
-	sweep.Load
-}
-
-// DefaultRunConfig is 'numalab run null' without flags.
-func DefaultRunConfig() RunConfig {
-	return RunConfig{Engine: "postgres", Transports: []string{Unix, TCP}, Pairings: Pairings, Protocol: Prepared, Call: CallSelect1,
-		Streams: []int{1}, Duration: 5 * time.Second, Warmup: time.Second, Repeat: 3}
-}
-
-// Check validates the configuration.
-func (c *RunConfig) Check() error {
-	var errs []error
-	bad := func(flag, v, want string) { errs = append(errs, fmt.Errorf("-%s: %q %s", flag, v, want)) }
-	spec, _, ok := dialectOf(c.Engine)
-	servers := engine.List(func(s engine.Spec) bool { _, _, ok := dialectOf(s.Name); return ok && s.Server })
-	switch {
-	case !ok:
-		bad("engine", c.Engine, "is not an engine of the null transaction: want "+Engines())
-	case !spec.Server:
-		if c.DSN != "" {
-			bad("dsn", result.Redact(c.DSN), "is for --engine "+servers)
-		}
-		if len(c.Monitor) > 0 {
-			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine "+servers+": "+spec.Title+"'s null transaction runs in this process, with no server and no session whose monitoring to switch")
-		}
-	default:
-		if len(c.Transports) == 0 {
-			bad("transport", "", "is empty: want unix, tcp or unix,tcp")
-		}
-		for _, t := range c.Transports {
-			if t != Unix && t != TCP {
-				bad("transport", t, "is not a transport: want unix or tcp")
-			}
-		}
-		if c.DSN != "" && len(c.Transports) > 1 {
-			bad("transport", fmt.Sprint(c.Transports), "names two transports, and a --dsn is one (its host says which)")
-		}
-	}
-	for _, p := range c.Pairings {
-		if !slices.Contains(Pairings, p) {
-			bad("pairing", p, "is not a pairing: want same-cpu, smt-sibling, other-core or other-node")
-		}
-	}
-	if c.Protocol != Prepared && c.Protocol != Simple {
-		bad("protocol", c.Protocol, "is not a protocol: want prepared or simple")
-	}
-	switch c.Call {
-	case "", CallSelect1:
-	case CallPointSelect:
-		if !PointSelectOn(c.Engine) || c.Protocol != Prepared {
-			bad("call", c.Call, "is for --engine "+engine.List(func(s engine.Spec) bool { return PointSelectOn(s.Name) })+" with --protocol prepared (sysbench's oltp_point_select prepares its statement)")
-		}
-	default:
-		bad("call", c.Call, "is not a call: want select1 or point-select")
-	}
-	if len(c.Streams) == 0 || slices.Min(c.Streams) < 1 {
-		bad("streams", fmt.Sprint(c.Streams), "needs counts of 1 or more: want e.g. 1,2,4")
-	}
-	if c.Duration <= 0 {
-		bad("duration", c.Duration.String(), "is not positive: want e.g. 5s")
-	}
-	if c.Warmup < 0 {
-		bad("warmup", c.Warmup.String(), "is negative: want e.g. 1s or 0s")
-	}
-	if c.Repeat < 1 {
-		bad("repeat", fmt.Sprint(c.Repeat), "is not a positive count")
-	}
-	if err := c.Load.Check(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
 // DSNTransport is the transport an engine's DSN names: a unix socket
 // (PostgreSQL: a host that is a directory), or TCP (an unreadable DSN is
 // left for the connection to refuse, with its reasons).
@@ -220,7 +120,7 @@ func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing)
 
 // Plan is the sweep plan of cells, monitored by sysmon.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(1)}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
 }
 
 // Sweep is the null transaction as a sweep.Workload.

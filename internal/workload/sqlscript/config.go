@@ -15,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -24,11 +25,10 @@ const RunKind = result.RunSQL
 // RunConfig is a script sweep ('numalab run sql'); it is stored with the
 // run (the scripts' texts too, as KindScripts).
 type RunConfig struct {
-	Engine string `json:"engine"`
-	DB     string `json:"db,omitempty"`
-	DSN    string `json:"-"` // may hold a password: never stored
-	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
-	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
+	// Common are the engine, its database (a --db file, or a server),
+	// the seed of the streams' random draws (:random_seed), the windows,
+	// the repeats and the pacing or load curve.
+	runconfig.Common
 	// Scripts are --script FILE[@WEIGHT], Builtins --builtin
 	// NAME[@WEIGHT], Defines --define NAME=VALUE, each as given.
 	Scripts  []string `json:"scripts,omitempty"`
@@ -38,16 +38,13 @@ type RunConfig struct {
 	// file or the managed server; "" for none.
 	Init    string `json:"init,omitempty"`
 	Scale   int    `json:"scale"`
-	Seed    int64  `json:"seed"`
 	Streams []int  `json:"streams"`
 	// DOPs are the degrees of parallelism of one statement to sweep
-	// (engine.Spec.Parallel: DuckDB's and PostgreSQL's; 1 elsewhere).
-	DOPs       []int         `json:"dop"`
-	Placements []string      `json:"placements"`
-	Spread     bool          `json:"spread"`
-	Duration   time.Duration `json:"duration_ns"`
-	Warmup     time.Duration `json:"warmup_ns"`
-	Repeat     int           `json:"repeat"`
+	// (engine.Spec.Parallel: DuckDB's and PostgreSQL's; 1 elsewhere),
+	// checked against the engine as --dop is set (cliflag.DOPs).
+	DOPs       []int    `json:"dop"`
+	Placements []string `json:"placements"`
+	Spread     bool     `json:"spread"`
 	// MaxErrors is how many failed transactions the run tolerates, over
 	// its cells' windows: one more stops it. MaxTries is how many times a
 	// transaction that failed with a serialization failure or deadlock is
@@ -62,16 +59,13 @@ type RunConfig struct {
 	// numalab's sessions on a --dsn server.
 	Monitor       []string `json:"monitor,omitempty"`
 	AllowSettings bool     `json:"allow_settings,omitempty"`
-	// Load paces the calls (think time, arrival rate) or asks for a load
-	// curve; the zero value runs closed loops.
-	sweep.Load
 }
 
 // DefaultRunConfig is 'numalab run sql' without flags (a script is still
 // to be named).
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Engine: "postgres", Scale: 1, Seed: 1, Streams: []int{1, 2, 4}, DOPs: []int{1}, Placements: []string{""}, Spread: true,
-		Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1, MaxTries: 1}
+	return RunConfig{Common: runconfig.Common{Engine: "postgres", Seed: 1, Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1},
+		Scale: 1, Streams: []int{1, 2, 4}, DOPs: []int{1}, Placements: []string{""}, Spread: true, MaxTries: 1}
 }
 
 func bad(flag, v, want string) error { return fmt.Errorf("-%s: %q %s", flag, v, want) }
@@ -119,30 +113,13 @@ func (c *RunConfig) Check() error {
 	if len(c.DOPs) == 0 {
 		c.DOPs = []int{1}
 	}
-	if ok {
-		if err := spec.CheckDOP(c.DOPs, runtime.NumCPU()); err != nil {
-			errs = append(errs, bad("dop", fmt.Sprint(c.DOPs), err.Error()))
-		}
-	}
-	if c.Duration <= 0 {
-		errs = append(errs, bad("duration", c.Duration.String(), "is not positive: want e.g. 10s"))
-	}
-	if c.Warmup < 0 {
-		errs = append(errs, bad("warmup", c.Warmup.String(), "is negative: want e.g. 2s or 0s"))
-	}
-	if c.Repeat < 1 {
-		errs = append(errs, bad("repeat", strconv.Itoa(c.Repeat), "is not a positive count"))
-	}
 	if c.MaxErrors < 0 {
 		errs = append(errs, bad("max-errors", strconv.Itoa(c.MaxErrors), "is negative: want 0 (stop at the first failure) or more"))
 	}
 	if c.MaxTries < 1 {
 		errs = append(errs, bad("max-tries", strconv.Itoa(c.MaxTries), "is not a positive count: want 1 (no retry) or more"))
 	}
-	if err := c.Load.Check(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, c.Common.Check())...)
 }
 
 // CheckFiles checks the database file against --init: a fresh file for

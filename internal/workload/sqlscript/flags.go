@@ -3,7 +3,6 @@ package sqlscript
 import (
 	"flag"
 	"math"
-	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
@@ -15,27 +14,25 @@ import (
 // value reaches c, and how c is spelled back as the command line that
 // re-runs it, in that line's order (cliflag.Settings).
 func (c *RunConfig) Settings() cliflag.Settings {
-	ss := cliflag.EngineSettings(&c.Engine, &c.DSN, &c.ConnectTimeout, &c.DB, Engines(), "none: name one")
-	ss = append(ss,
+	r := c.Common.Settings(Engines(), "none: name one")
+	ss := append(r.Checked,
 		cliflag.Repeated("script", &c.Scripts).Flag("a pgbench script `FILE[@WEIGHT]` to run, one transaction per run of it (repeatable; chosen per transaction by weight, default 1)"),
 		cliflag.Repeated("builtin", &c.Builtins).Flag("one of pgbench's built-in scripts, `NAME[@WEIGHT]`: tpcb-like, simple-update or select-only (repeatable)"),
 		cliflag.Repeated("define", &c.Defines).Flag("set a script variable, `NAME=VALUE` (repeatable; as pgbench -D)"),
 		cliflag.Optional(cliflag.Str("init", &c.Init)).Flag("SQL script `FILE` run once before the sweep, timed and stored, on numalab's own server or a new --db file (not a --dsn server)"),
 		cliflag.IntIn("scale", &c.Scale, 1, math.MaxInt32).Flag("the :scale variable, 1 or more (as pgbench -s; the built-ins draw their keys from it)"),
-		cliflag.Int64("seed", &c.Seed).Flag("seed of the streams' random draws (:random_seed)"),
+		r.Seed.Flag("seed of the streams' random draws (:random_seed)"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4"),
 		cliflag.DOPs(&c.DOPs, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism of one statement to sweep, e.g. 1,2 (DuckDB's threads, PostgreSQL's parallel workers; 1 on SQLite and MariaDB)"),
 		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)"),
 		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
-		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
-		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
-		cliflag.IntIn("repeat", &c.Repeat, 1, 1000).Flag("repetitions of every cell, 1 to 1000"),
+		r.Duration, r.Warmup, r.Repeat,
 		cliflag.IntIn("max-errors", &c.MaxErrors, 0, math.MaxInt32).Flag("failed transactions the run tolerates in its windows; one more stops it (0: stop at the first)"),
 		cliflag.IntIn("trace", &c.Trace, 0, 1_000_000).Flag("record up to N transactions per stream (start, end, script, stream, ok) in the store, up to 1000000"),
 		cliflag.IntIn("max-tries", &c.MaxTries, 1, 1000).Flag("tries of a transaction that fails with a serialization failure or deadlock, 1 (no retry) to 1000"),
 	)
 	ss = append(ss, cliflag.Monitor(&c.Monitor, true), cliflag.AllowSettings(&c.AllowSettings))
-	ss = append(ss, cliflag.Load(&c.Load)...)
+	ss = append(ss, r.Load...)
 	return append(ss, cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor))
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
@@ -15,28 +14,24 @@ import (
 // value reaches c, and how c is spelled back as the command line that
 // re-runs it, in that line's order (cliflag.Settings).
 func (c *RunConfig) Settings() cliflag.Settings {
+	r := c.Common.Settings("", "numalab-tpcc-wW.db or .duckdb")
 	ss := cliflag.Settings{
-		cliflag.Str("engine", &c.Engine).Flag(cliflag.EngineUsage("")),
-		cliflag.Optional(cliflag.Str("db", &c.DB)).Flag(cliflag.DBUsage("numalab-tpcc-wW.db or .duckdb")),
-		cliflag.DSN(&c.DSN).Flag(cliflag.DSNUsage),
-		cliflag.ConnectTimeoutSetting(&c.ConnectTimeout),
+		r.Engine, r.DB, r.DSN, r.ConnectTimeout,
 		cliflag.IntIn("warehouses", &c.Warehouses, 1, math.MaxInt32).Flag("TPC-C warehouses W, 1 or more (about 500,000 rows and 80 MB each; refused when they could never fit)"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4,8"),
 		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)"),
 		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
 		cliflag.IntIn("data-node", &c.DataNode, -1, 1023).Flag("NUMA node to place the data pages on (-1: leave them where they are)"),
-		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
-		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
-		cliflag.IntIn("repeat", &c.Repeat, 1, 1000).Flag("repetitions of every cell, 1 to 1000"),
+		r.Duration, r.Warmup, r.Repeat,
 		cliflag.Optional(cliflag.IntIn("streams-per-cpu", &c.StreamsPerCPU, 0, 1024)).Flag("leave out cells with more streams than N per logical CPU of their placement (0: none)"),
 		cliflag.Optional(cliflag.Bool("augmented", &c.Augmented)).Flag("the augmented variant: each transaction also computes avg(i_price) over i_id < 15000"),
 		cliflag.Optional(cliflag.Bool("neighbour", &c.Neighbour)).Flag("add, per repeat, a pair of cells: one stream on the first placement's first CPU while a memory-bandwidth neighbour reads on every other CPU, and beside it the same stream while a control neighbour keeps those CPUs as busy without memory traffic (the model's held-out point at another latency: the tps ratio of the pair against the latency the neighbour adds over the control)"),
 		cliflag.Optional(cliflag.IntIn("neighbour-pairs", &c.NeighbourPairs, 0, 1000)).Flag("with --neighbour, the pairs in the first N repeats only (0: every repeat)"),
 		cliflag.IntIn("trace", &c.Trace, 0, 1_000_000).Flag("record up to N calls per stream (start, end, type, stream, ok) in the store, up to 1000000"),
-		cliflag.Int64("seed", &c.Seed).Flag("seed for the load and the streams' random numbers"),
+		r.Seed.Flag("seed for the load and the streams' random numbers"),
 		cliflag.Monitor(&c.Monitor, true), cliflag.AllowSettings(&c.AllowSettings),
 	}
-	ss = append(ss, cliflag.Load(&c.Load)...)
+	ss = append(ss, r.Load...)
 	return append(ss, cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor))
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/workload/meta"
 )
 
 // metaKind marks a numalab TPC-C file in numalab_meta.
@@ -42,43 +43,30 @@ type Meta struct {
 func readMeta(ctx context.Context, db *sql.DB, spec engine.Spec) (Meta, error) {
 	var m Meta
 	var n int
-	meta := metaTable(spec)
-	err := db.QueryRowContext(ctx, spec.SQL.TableCount(), meta).Scan(&n)
+	table := metaTable(spec)
+	err := db.QueryRowContext(ctx, spec.SQL.TableCount(), table).Scan(&n)
 	if err == nil && n == 0 {
-		return m, fmt.Errorf("%w: it has no %s table (load one with %s)", ErrNotTPCC, meta, reloadHint)
+		return m, fmt.Errorf("%w: it has no %s table (load one with %s)", ErrNotTPCC, table, reloadHint)
 	}
 	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return m, fmt.Errorf("reading %s: %w", meta, cmp.Or(ctx.Err(), err)) // stopped: nothing was learnt of the file
+		return m, fmt.Errorf("reading %s: %w", table, cmp.Or(ctx.Err(), err)) // stopped: nothing was learnt of the file
 	}
 	if err != nil {
 		return m, fmt.Errorf("%w: %w (load one with %s)", ErrNotTPCC, err, reloadHint)
 	}
-	kv := map[string]string{}
-	rows, err := db.QueryContext(ctx, spec.SQL.ReadMeta(meta))
+	kv, err := meta.Read(ctx, db, spec.SQL, table)
 	if err != nil {
-		return m, fmt.Errorf("reading %s: %w", meta, err)
-	}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return m, fmt.Errorf("reading %s: %w", meta, err)
-		}
-		kv[k] = v
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return m, fmt.Errorf("reading %s: %w", meta, err)
+		return m, err
 	}
 	if kv["kind"] != metaKind {
-		return m, fmt.Errorf("%w: %s says kind %q (load one with %s)", ErrNotTPCC, meta, kv["kind"], reloadHint)
+		return m, fmt.Errorf("%w: %s says kind %q (load one with %s)", ErrNotTPCC, table, kv["kind"], reloadHint)
 	}
 	ints := map[string]*int{"schema_version": &m.SchemaVersion, "warehouses": &m.Warehouses,
 		"c_last": &m.Load.CLast, "c_id": &m.Load.CID, "ol_i_id": &m.Load.CIID}
 	for k, p := range ints {
 		v, err := strconv.Atoi(kv[k])
 		if err != nil {
-			return m, fmt.Errorf("%w: %s %s: %q is not an integer", ErrNotTPCC, meta, k, kv[k])
+			return m, fmt.Errorf("%w: %s %s: %q is not an integer", ErrNotTPCC, table, k, kv[k])
 		}
 		*p = v
 	}

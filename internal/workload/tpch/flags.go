@@ -10,15 +10,15 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
 // DefaultRunConfig is 'numalab run tpch' without flags.
 func DefaultRunConfig() RunConfig {
 	all, _ := ParseQueries("1-22")
-	return RunConfig{Engine: "duckdb", SF: 0.01, Seed: 1, DOP: []int{1}, Queries: all, Streams: []int{2}, Repeats: 1,
-		Duration: 3 * time.Second, Warmup: time.Second, DataNode: -1}
+	return RunConfig{Common: runconfig.Common{Engine: "duckdb", Seed: 1, Repeat: 1, Duration: 3 * time.Second, Warmup: time.Second},
+		SF: 0.01, DOP: []int{1}, Queries: all, Streams: []int{2}, DataNode: -1}
 }
 
 // Settings are run tpch's flags on the fields of c and on the DOP rule's
@@ -28,14 +28,15 @@ func DefaultRunConfig() RunConfig {
 // them), and how c is spelled back as the command line that re-runs it, in
 // that line's order (cliflag.Settings).
 func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
-	ss := append(cliflag.EngineSettings(&c.Engine, &c.DSN, &c.ConnectTimeout, &c.DB, cliflag.EnginesDOP(), "tpch-SF.sqlite or .duckdb"), cliflag.Settings{
+	r := c.Common.Settings(cliflag.EnginesDOP(), "tpch-SF.sqlite or .duckdb")
+	ss := append(r.Checked, cliflag.Settings{
 		cliflag.Validated(cliflag.Float("sf", &c.SF), func(v string) error {
 			if _, err := CountsFor(c.SF); err != nil || !(c.SF > 0) {
 				return cliflag.Bad("sf", v, "is not a scale factor numalab can load: want a positive SF such as 0.01 or 1")
 			}
 			return nil
 		}).Flag("scale factor: 1 is about 1 GB of flat data"),
-		cliflag.Int64("seed", &c.Seed).Flag("seed of the data and the queries' parameters"),
+		r.Seed.Flag("seed of the data and the queries' parameters"),
 		cliflag.DOPs(&c.DOP, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
 		cliflag.Field("query", &c.Queries, func(s string) ([]int, error) {
 			q, err := ParseQueries(s)
@@ -60,24 +61,7 @@ func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
 			}
 			return nil
 		}).Flag("throughput test stream counts, e.g. 2,4; 0: no throughput test"),
-		cliflag.Validated(cliflag.IntIn("repeats", &c.Repeats, 1, 1000), func(v string) error {
-			if c.Repeats < 1 {
-				return cliflag.Bad("repeats", v, "is not at least 1")
-			}
-			return nil
-		}).Flag("repetitions of every cell, 1 to 1000"),
-		cliflag.Validated(cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour), func(v string) error {
-			if c.Duration <= 0 {
-				return cliflag.Bad("duration", v, "is not positive: want e.g. 3s")
-			}
-			return nil
-		}).Flag("measured window of each cell, 10ms to 24h"),
-		cliflag.Validated(cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour), func(v string) error {
-			if c.Warmup < 0 {
-				return cliflag.Bad("warmup", v, "is negative: want e.g. 1s or 0s")
-			}
-			return nil
-		}).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
+		r.RepeatAs("repeats"), r.Duration, r.Warmup,
 		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag("placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
 		cliflag.Int("data-node", &c.DataNode).Flag("NUMA node to place the data pages on (-1: leave them where they are)"),
 		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
@@ -89,15 +73,18 @@ func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
 			return t, nil
 		}, dop.Threshold.String).Flag("where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)"),
 	}...)
-	return append(ss, cliflag.Pacing(&c.Pacing)...)
+	return append(ss, r.Pacing...)
 }
 
-// Resolve completes a checked c with its database: c keeps the DSN
-// without its password and Resolve returns the one to connect with; an
+// Resolve checks c as its flags set it (runconfig.Common.Check: the
+// windows, the repeats, the pacing) and completes it with its database:
+// it returns the DSN to connect with, stored without its password; an
 // embedded engine's file defaults to tpch-SF.ENGINE and must have room for
 // the data.
 func (c *RunConfig) Resolve() (dsn string, err error) {
-	dsn, c.DSN = c.DSN, result.Redact(c.DSN)
+	if err := c.Common.Check(); err != nil {
+		return "", err
+	}
 	if spec, _ := engine.Lookup(c.Engine); c.DB == "" && !spec.Server {
 		c.DB = fmt.Sprintf("tpch-%g.%s", c.SF, c.Engine)
 	}
@@ -111,7 +98,7 @@ func (c *RunConfig) Resolve() (dsn string, err error) {
 			return "", cliflag.Bad("sf", strconv.FormatFloat(c.SF, 'g', -1, 64), "could not be loaded here: "+err.Error())
 		}
 	}
-	return dsn, nil
+	return c.DSN, nil
 }
 
 // Argv is the one command line that gives c and threshold, 'numalab run

@@ -12,6 +12,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/meta"
 )
 
 // metaTable marks numalab's tpch data: "workload" = "tpch", the scale
@@ -90,7 +91,7 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", cfg.Engine, err))
 		}
-		m, merr := readMeta(ctx, eng.DB(), engine.SQLOf(cfg.Engine))
+		m, merr := meta.Read(ctx, eng.DB(), engine.SQLOf(cfg.Engine), metaTable)
 		switch {
 		case merr != nil || m["workload"] != "tpch":
 			eng.Close()
@@ -168,7 +169,7 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 		eng.Close()
 		return nil, fmt.Errorf("opening tpch on %s (%s): %w", server, where, err)
 	}
-	m, merr := readMeta(ctx, eng.DB(), engine.SQLOf(cfg.Engine))
+	m, merr := meta.Read(ctx, eng.DB(), engine.SQLOf(cfg.Engine), metaTable)
 	switch {
 	case merr == nil && ready(m, cfg):
 		return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: where}, nil
@@ -229,23 +230,6 @@ func putMeta(ctx context.Context, db *sql.DB, d engine.SQL, kv map[string]string
 		}
 	}
 	return nil
-}
-
-func readMeta(ctx context.Context, db *sql.DB, d engine.SQL) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, d.ReadMeta(metaTable))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, rows.Err()
 }
 
 // ready says m marks a complete load of cfg's SF and seed.

@@ -7,13 +7,14 @@ import (
 
 	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 )
 
 // TestConclude: the rule of thumb comes from the machine (8 cores on 2
 // sockets: 4 a socket) and the threshold; DuckDB gets no storage advice;
 // no cells print as an empty list, not null.
 func TestConclude(t *testing.T) {
-	s := NewSweep(RunConfig{Engine: "duckdb"}, "", -1)
+	s := NewSweep(RunConfig{Common: runconfig.Common{Engine: "duckdb"}}, "", -1)
 	machine := &result.Topology{Cores: make([]result.Core, 8), Packages: make([]result.Package, 2)}
 	a, b := power(1, 1, 4, "Seq Scan", 5000), power(1, 2, 2, "Seq Scan", 5000)
 	out := s.Conclude([]*Cell{&a, &b}, machine, dop.Threshold{Cost: 1000}, nil)

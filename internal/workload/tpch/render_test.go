@@ -7,6 +7,7 @@ import (
 
 	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -54,7 +55,7 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 	if b.String() != want {
 		t.Errorf("WriteAnalysis printed\n%s\nwant\n%s", b.String(), want)
 	}
-	h := Headline(RunConfig{Engine: "duckdb", SF: 0.01}, an)
+	h := Headline(RunConfig{Common: runconfig.Common{Engine: "duckdb"}, SF: 0.01}, an)
 	if want := "duckdb SF 0.01: 2 queries; 1 of 1 fastest above DOP 1; 1 stream: DOP 1 best for queries/h; 2 streams: DOP 2 best for queries/h"; h != want {
 		t.Errorf("Headline = %q, want %q", h, want)
 	}
@@ -87,7 +88,7 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 	if b.String() != want {
 		t.Errorf("writeAdvice printed\n%s\nwant\n%s", b.String(), want)
 	}
-	if h := Headline(RunConfig{Engine: "postgres", SF: 0.1}, an); !strings.HasSuffix(h, "2 streams: no query finished in a median window") {
+	if h := Headline(RunConfig{Common: runconfig.Common{Engine: "postgres"}, SF: 0.1}, an); !strings.HasSuffix(h, "2 streams: no query finished in a median window") {
 		t.Errorf("Headline = %q", h)
 	}
 	slow := power(17, 1, 44.7723, "Aggregate", 194645)

@@ -73,8 +73,11 @@ const AnchorTPCH = "tpch"
 
 // ReportRun is a 'numalab run tpch' run: its analysis, as stored with it.
 type ReportRun struct {
-	Run      int64             `json:"run"`
-	Config   RunConfig         `json:"config"`
+	Run    int64     `json:"run"`
+	Config RunConfig `json:"-"`
+	// Stored is Config as the run stored it, shown so in the report's
+	// JSON, whatever spelling the run's numalab gave it.
+	Stored   json.RawMessage   `json:"config"`
 	Version  string            `json:"engine_version,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
 	Analysis Analysis          `json:"analysis"`
@@ -87,10 +90,13 @@ type ReportRun struct {
 // cells when the run stopped before storing it (without the rule of thumb).
 func buildTPCH(run *result.Run) (*ReportRun, error) {
 	t := &ReportRun{Run: run.ID}
+	t.Stored = run.Config
 	if len(run.Config) > 0 {
 		if err := json.Unmarshal(run.Config, &t.Config); err != nil {
 			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
 		}
+	} else {
+		t.Stored, _ = json.Marshal(t.Config) // a RunConfig always marshals
 	}
 	if inf, err := engine.KindInfo.Last(run); err != nil {
 		return nil, err

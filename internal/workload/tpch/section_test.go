@@ -8,6 +8,7 @@ import (
 	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 )
 
 // The report shows this package's section in these tests: only it is
@@ -53,7 +54,7 @@ func TestTPCHEstimateAndLadder(t *testing.T) {
 // DOP 1, one power cell a repeat.
 func tpchRun(t *testing.T, id int64, engine, host string, secs ...float64) *result.Run {
 	t.Helper()
-	conf, _ := json.Marshal(RunConfig{Engine: engine, SF: 0.1, Seed: 1, DOP: []int{1}})
+	conf, _ := json.Marshal(RunConfig{Common: runconfig.Common{Engine: engine, Seed: 1}, SF: 0.1, DOP: []int{1}})
 	run := &result.Run{ID: id, Kind: RunKind, Host: host, Status: result.StatusComplete, Config: conf}
 	for i, s := range secs {
 		c := Cell{Mode: ModePower, Query: 1, DOP: 1, Streams: 1, Repeat: i, Seconds: s, Cell: &result.Cell{Total: result.TxStats{Count: 1}}}

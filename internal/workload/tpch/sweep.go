@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/engine"
@@ -16,32 +15,6 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
 )
-
-// RunConfig is a tpch sweep ('numalab run tpch'); it is stored with the run.
-type RunConfig struct {
-	Engine string `json:"engine"`
-	DSN    string `json:"dsn,omitempty"` // password hidden
-	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
-	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
-	DB             string        `json:"db,omitempty"`
-	SF             float64       `json:"sf"`
-	Seed           int64         `json:"seed"`
-	DOP            []int         `json:"dop"`
-	Queries        []int         `json:"queries"`
-	Streams        []int         `json:"streams,omitempty"` // throughput test stream counts; none: power test only
-	Repeats        int           `json:"repeats"`
-	Duration       time.Duration `json:"duration_ns"`
-	Warmup         time.Duration `json:"warmup_ns"`
-	Placement      string        `json:"placement,omitempty"`
-	DataNode       int           `json:"data_node"`
-	// Hog keeps that many of the placement's CPUs busy with a plain
-	// CPU-bound thread during every cell (place.HogCPUs).
-	Hog int `json:"hog,omitempty"`
-	// Pacing paces every cell's queries (think time, arrival rate); the
-	// zero value runs closed loops. A paced run is stored as kind
-	// tpch-paced: its queries per hour are its schedule's.
-	sweep.Pacing
-}
 
 // Cell kinds: the power test runs one query alone on one stream; the
 // throughput test runs S streams, each the queries in its own order.
@@ -93,28 +66,6 @@ type Cell struct {
 
 // QueryName is "Q1" for 1.
 func QueryName(n int) string { return "Q" + strconv.Itoa(n) }
-
-// Spec is the power test's sweep: per query, per DOP, the repeats.
-func (c RunConfig) Spec() sweep.Spec {
-	var types []string
-	for _, q := range c.Queries {
-		types = append(types, QueryName(q))
-	}
-	return sweep.Spec{Streams: []int{1}, Placements: []string{c.Placement}, DOPs: c.DOP, Types: types,
-		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: isServer(c.Engine)}
-}
-
-// ThroughputSpec is the throughput test's sweep: streams × DOP, every query.
-func (c RunConfig) ThroughputSpec() sweep.Spec {
-	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP,
-		Repeat: c.Repeats, DataNode: c.DataNode, Unpinned: true, OneDataNode: isServer(c.Engine)}
-}
-
-// Plan is the sweep plan with its cells.
-func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, MaxConsecutiveErrors: 3, Monitor: drive.SysMonitor("/"),
-		Pace: c.Pacing.Pacer(c.Seed)}
-}
 
 // isServer says the engine is a server numalab talks to over a socket
 // (the registry's Server), not a library in the process.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/runconfig"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,8 +119,9 @@ func TestSweepDuckDB(t *testing.T) {
 	}
 	// The data placed on node 0 (every machine has it) from a fresh open:
 	// the sweep stops if the file's pages or the buffer pool are elsewhere.
-	cfg := RunConfig{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), SF: 0.01, Seed: 3, DOP: []int{1, 2},
-		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: time.Second, DataNode: 0}
+	cfg := RunConfig{Common: runconfig.Common{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), Seed: 3, Repeat: 1, Duration: time.Second},
+		SF: 0.01, DOP: []int{1, 2},
+		Queries: []int{1, 6, 9}, Streams: []int{2}, DataNode: 0}
 	cells, _ := runSweep(t, cfg, "")
 	checkSweep(t, cells, planest.CostDuckDB)
 	// A second run reuses numalab's load.
@@ -139,8 +141,9 @@ func TestSweepPostgres(t *testing.T) {
 	}
 	dsn := pg.Server(t).DSN()
 	t.Cleanup(func() { dropAll(t, dsn, "") })
-	cfg := RunConfig{Engine: dialectPostgres, SF: 0.01, Seed: 3, DOP: []int{1, 2},
-		Queries: []int{1, 6, 9}, Streams: []int{2}, Repeats: 1, Duration: time.Second, DataNode: -1}
+	cfg := RunConfig{Common: runconfig.Common{Engine: dialectPostgres, Seed: 3, Repeat: 1, Duration: time.Second},
+		SF: 0.01, DOP: []int{1, 2},
+		Queries: []int{1, 6, 9}, Streams: []int{2}, DataNode: -1}
 	cells, _ := runSweep(t, cfg, dsn)
 	an := checkSweep(t, cells, planest.CostPostgres)
 	for _, c := range cells {

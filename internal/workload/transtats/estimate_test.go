@@ -7,6 +7,7 @@ import (
 
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 )
 
 func queryCell(q string, streams, dop int, meanUS, cost float64, unit, plan string) *result.QueryCell {
@@ -56,8 +57,8 @@ func TestSweepPostgresCost(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("DOP 2 needs 2 CPUs")
 	}
-	cfg := RunConfig{Engine: "postgres", Rows: 20000, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1, 2}, Queries: []string{P2},
-		Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1, Repeat: 1, DataNode: -1}
+	cfg := RunConfig{Common: runconfig.Common{Engine: "postgres", Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1, Repeat: 1},
+		Rows: 20000, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1, 2}, Queries: []string{P2}, DataNode: -1}
 	out, _ := runSweep(t, cfg, NewSweep(cfg, pg.Server(t).DSN(), -1))
 	if len(out) != 2 {
 		t.Fatalf("%d cells", len(out))

@@ -12,14 +12,14 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
-	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
 // DefaultRunConfig is 'numalab run report' without flags.
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Engine: "sqlite", Rows: DefaultRows, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1}, Queries: []string{P1, P2},
-		Duration: 30 * time.Second, Warmup: 5 * time.Second, DataNode: -1, Seed: 1, Repeat: 1}
+	return RunConfig{Common: runconfig.Common{Engine: "sqlite", Duration: 30 * time.Second, Warmup: 5 * time.Second, Seed: 1, Repeat: 1},
+		Rows: DefaultRows, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1}, Queries: []string{P1, P2}, DataNode: -1}
 }
 
 // Settings are run report's flags on the fields of c, each defined once:
@@ -28,7 +28,8 @@ func DefaultRunConfig() RunConfig {
 // against the --engine set before them), and how c is spelled back as the
 // command line that re-runs it, in that line's order (cliflag.Settings).
 func (c *RunConfig) Settings() cliflag.Settings {
-	return append(cliflag.EngineSettings(&c.Engine, &c.DSN, &c.ConnectTimeout, &c.DB, cliflag.EnginesDOP(), "transtats-N.sqlite or .duckdb"), cliflag.Settings{
+	r := c.Common.Settings(cliflag.EnginesDOP(), "transtats-N.sqlite or .duckdb")
+	return append(r.Checked, cliflag.Settings{
 		cliflag.Int64("rows", &c.Rows).Flag("rows of tran_stats (N), up to 200000000"),
 		cliflag.Validated(cliflag.Int64("rate", &c.Rate), func(string) error {
 			if err := CheckSize(c.Rows, c.Rate); err != nil {
@@ -50,14 +51,11 @@ func (c *RunConfig) Settings() cliflag.Settings {
 			}
 			return q, nil
 		}, func(q []string) string { return strings.Join(q, ",") }).Flag("queries: P1, P2 or P1,P2"),
-		cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
-		cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
+		r.Duration, r.Warmup,
 		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag("placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
 		cliflag.Int("data-node", &c.DataNode).Flag("NUMA node to place the data on before the cells (-1: leave it where it is); data=nodeN in a placement wins"),
-		cliflag.Uint64("seed", &c.Seed).Flag("seed of the streams' random numbers (P2's t)"),
-		// A run stored before repeats has 0: it ran once.
-		cliflag.InRange(cliflag.Field("repeat", &c.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }), 1, 1000).
-			Flag("repetitions of every cell, 1 to 1000, all cells once before any again"),
+		r.Seed.Flag("seed of the streams' random numbers (P2's t)"),
+		r.Repeat.Flag("repetitions of every cell, 1 to 1000, all cells once before any again"),
 		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
 		cliflag.Optional(cliflag.DurationIn("think", &c.Pacing.Think, 0, time.Hour)).Flag("closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)"),
 		cliflag.Optional(cliflag.Str("think-dist", &c.Pacing.ThinkDist)).Flag("think times: fixed (the default) or exp (exponential with mean --think)"),
@@ -74,24 +72,25 @@ func (c RunConfig) MonitorRequest() monitor.Request {
 
 // CheckFlags checks c as the flags of fs set it (Settings.Apply) for what
 // only the whole configuration shows: --monitor's request and defaults
-// (cliflag.CheckMonitor), and the pacing, named as run report names its
-// flags (--arrival-rate, where sweep.Pacing's checks name --rate, which
-// here is the data's).
+// (cliflag.CheckMonitor), and what every run command checks
+// (runconfig.Common.Check), the pacing named as run report names its flags
+// (--arrival-rate, where sweep.Pacing's checks name --rate, which here is
+// the data's).
 func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
 	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced(), "--arrival-rate or --think", &c.Repeat, &c.MonitorLoad)
-	if err := c.Load.Check(); err != nil {
+	if err := c.Common.Check(); err != nil {
 		r := strings.NewReplacer("--rate or --curve", "--arrival-rate", "--rate", "--arrival-rate", "-rate:", "-arrival-rate:")
 		errs = append(errs, errors.New(r.Replace(err.Error())))
 	}
 	return errs
 }
 
-// Resolve completes a checked c with its database: c keeps the DSN
-// without its password and Resolve returns the one to connect with; an
-// embedded engine's file defaults to DefaultPath, must be of that engine,
-// and must have room for the rows.
+// Resolve completes a checked c with its database: it returns the DSN to
+// connect with (stored without its password: CheckFlags); an embedded
+// engine's file defaults to DefaultPath, must be of that engine, and must
+// have room for the rows.
 func (c *RunConfig) Resolve() (dsn string, err error) {
-	dsn, c.DSN = c.DSN, result.Redact(c.DSN)
+	dsn = c.DSN
 	spec, _ := engine.Lookup(c.Engine)
 	if c.DB == "" && !spec.Server {
 		c.DB = DefaultPath(spec.Name, c.Rows)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/workload/meta"
 )
 
 // metaTable marks numalab's transtats data: the workload's name is written
@@ -84,7 +85,7 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", name, err))
 		}
-		m, merr := readMeta(ctx, eng)
+		m, merr := meta.Read(ctx, eng.DB(), engine.SQLOf(eng.Name()), metaTable)
 		switch judgeMeta(m, cfg.Rows, cfg.Rate) {
 		case metaReady:
 			st := statsFromMeta(cfg.EngineName, m)
@@ -154,7 +155,7 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 		eng.Close()
 		return nil, fmt.Errorf("opening transtats on %s (%s): %w", server, where, err)
 	}
-	if m, err := readMeta(ctx, eng); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
+	if m, err := meta.Read(ctx, eng.DB(), engine.SQLOf(eng.Name()), metaTable); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
 		st := statsFromMeta(cfg.EngineName, m)
 		st.Where = where
 		return &DB{cfg: cfg, eng: eng, Load: st}, nil
@@ -173,24 +174,6 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	st.Where = where
 	return &DB{cfg: cfg, eng: eng, Load: st}, nil
-}
-
-// readMeta reads the marker table.
-func readMeta(ctx context.Context, eng engine.Engine) (map[string]string, error) {
-	rows, err := eng.DB().QueryContext(ctx, engine.SQLOf(eng.Name()).ReadMeta(metaTable))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		m[k] = v
-	}
-	return m, rows.Err()
 }
 
 // load creates and fills every table in a new database, after refusing a

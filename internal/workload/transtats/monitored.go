@@ -18,6 +18,6 @@ func (c RunConfig) FirstSpec() sweep.Spec {
 // cell one, measured by w.
 func (c RunConfig) MonitorJob(fs []monitor.Facility, one sweep.Cell, w *Sweep) monitor.Job[result.QueryCell] {
 	return monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one, Repeat: c.Repeat, Window: c.Duration,
-		Load: c.MonitorLoad, Pacing: c.Pacing, Seed: int64(c.Seed), Plan: c.Plan, Settings: w.ServerSettings,
+		Load: c.MonitorLoad, Pacing: c.Pacing, Seed: c.Seed, Plan: c.Plan, Settings: w.ServerSettings,
 		Inner: monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }}}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -17,7 +18,7 @@ func TestHeadline(t *testing.T) {
 	}
 	cells := []*result.QueryCell{qc("P1", 1, 1000), qc("P1", 2, 2000), qc("P1", 1, 1200), qc("P1", 2, 1500),
 		qc("P1", 1, 1100), qc("P1", 2, 1800), {Query: "P2", Error: "did not start"}}
-	cfg := RunConfig{Engine: "duckdb", Rows: 1000, Queries: []string{"P1", "P2"}}
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb"}, Rows: 1000, Queries: []string{"P1", "P2"}}
 	if got, want := Headline(cfg, cells), "duckdb N=1000: P1 1800 queries/h at 1 stream DOP 2 (1.64x DOP 1), median of 3"; got != want {
 		t.Errorf("headline %q; want %q", got, want)
 	}

@@ -14,59 +14,6 @@ import (
 	"github.com/numalab/numalab/internal/sweep"
 )
 
-// RunConfig is a transtats sweep ('numalab run report'); it is stored
-// with the run.
-type RunConfig struct {
-	Engine string `json:"engine"`
-	DSN    string `json:"dsn,omitempty"` // password hidden
-	// ConnectTimeout bounds connecting to the server (0: engine.Options.ConnectTimeout's default).
-	ConnectTimeout time.Duration `json:"connect_timeout,omitempty"`
-	DB             string        `json:"db,omitempty"`
-	Rows           int64         `json:"rows"`
-	Rate           int64         `json:"rate"`
-	Streams        []int         `json:"streams"`
-	DOP            []int         `json:"dop"`
-	Queries        []string      `json:"queries"`
-	Duration       time.Duration `json:"duration_ns"`
-	Warmup         time.Duration `json:"warmup_ns"`
-	Placement      string        `json:"placement,omitempty"`
-	Seed           uint64        `json:"seed"`
-	// Repeat runs every cell that many times, all cells once before any
-	// again; 0 (a run stored before repeats) is once.
-	Repeat int `json:"repeat,omitempty"`
-	// Hog keeps that many of the placement's CPUs busy with a plain
-	// CPU-bound thread during every cell (place.HogCPUs).
-	Hog int `json:"hog,omitempty"`
-	// DataNode is the node the data is placed on (engine.PlaceData); -1
-	// leaves it where it is. A placement's data=nodeN wins.
-	DataNode int `json:"data_node"`
-	// Monitor names the facilities whose cost 'run report --monitor'
-	// measures (package monitor); AllowSettings lets it set them in its
-	// sessions on a --dsn server.
-	Monitor       []string `json:"monitor,omitempty"`
-	AllowSettings bool     `json:"allow_settings,omitempty"`
-	// Load's Pacing paces every cell's queries (think time, arrival
-	// rate); the zero value runs closed loops. Its Rate is the open
-	// loop's queries per second (--arrival-rate), not the data's Rate
-	// above (--rate). A paced run is stored as kind report-paced. Its
-	// MonitorLoad is --monitor's paced half; run report has no load
-	// curve.
-	sweep.Load
-}
-
-// Spec is the configuration's sweep: per repeat, per query, per stream
-// count, the DOPs in the order given.
-func (c RunConfig) Spec() sweep.Spec {
-	return sweep.Spec{Streams: c.Streams, Placements: []string{c.Placement}, DOPs: c.DOP, Types: c.Queries,
-		Repeat: max(c.Repeat, 1), DataNode: c.DataNode, Unpinned: true, OneDataNode: isServer(c.Engine)}
-}
-
-// Plan is the configuration's sweep plan with its cells.
-func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration,
-		MaxConsecutiveErrors: maxErrors, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(int64(c.Seed))}
-}
-
 // fewQueries per stream in a window is too few for a steady figure.
 const fewQueries = 5
 
@@ -264,7 +211,7 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Str
 	if len(s.session) > 0 && !isServer(s.cfg.Engine) {
 		return nil, fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine)
 	}
-	st, err := s.db.NewStream(ctx, c.Type, s.cfg.Seed*1_000_003+uint64(c.Index)<<16+uint64(stream))
+	st, err := s.db.NewStream(ctx, c.Type, uint64(s.cfg.Seed)*1_000_003+uint64(c.Index)<<16+uint64(stream))
 	if err != nil {
 		return nil, err
 	}

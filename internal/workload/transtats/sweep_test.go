@@ -10,6 +10,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/topo"
 )
@@ -52,8 +53,9 @@ func TestSweepRepeats(t *testing.T) {
 	if runtime.NumCPU() >= 2 {
 		dops = []int{1, 2}
 	}
-	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
-		Streams: []int{1}, DOP: dops, Queries: []string{P2}, Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3, DataNode: -1}
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3},
+		Rows: 20000, Rate: DefaultRate,
+		Streams: []int{1}, DOP: dops, Queries: []string{P2}, DataNode: -1}
 	w := NewSweep(cfg, "", -1)
 	out, rec := runSweep(t, cfg, w)
 	if len(out) != 3*len(dops) {
@@ -113,8 +115,9 @@ func TestSweepDataNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := host.Nodes[0].ID
-	cfg := RunConfig{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Rows: 20000, Rate: DefaultRate,
-		Streams: []int{1}, DOP: []int{1}, Queries: []string{P1}, Duration: 100 * time.Millisecond, Seed: 1, DataNode: node}
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 100 * time.Millisecond, Seed: 1},
+		Rows: 20000, Rate: DefaultRate,
+		Streams: []int{1}, DOP: []int{1}, Queries: []string{P1}, DataNode: node}
 	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
 	if err != nil {
 		t.Fatal(err)
