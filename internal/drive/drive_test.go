@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,7 +175,7 @@ func TestRunCell(t *testing.T) {
 	if len(cell.Trace) != 2000 || cell.TraceDropped != cell.Total.Count-2000 {
 		t.Errorf("trace: %d events, %d dropped; want 2000 and %d", len(cell.Trace), cell.TraceDropped, cell.Total.Count-2000)
 	}
-	if !slices.IsSortedFunc(cell.Trace, func(a, b result.TraceEvent) int { return cmpInt64(a.StartNS, b.StartNS) }) {
+	if !slices.IsSortedFunc(cell.Trace, func(a, b result.TraceEvent) int { return cmp.Compare(a.StartNS, b.StartNS) }) {
 		t.Error("trace not sorted by start")
 	}
 	for _, ev := range cell.Trace {
