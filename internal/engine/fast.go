@@ -20,9 +20,10 @@ package engine
 //	postgres   yes       yes       yes      yes     -
 //	mariadb    yes(1)    yes       -        -       -
 //
-// (1) not on a connection whose server caches prepared statements'
-// metadata (Options.MariaDBCacheMetadata): the driver's prepared
-// statements cannot read those answers.
+// (1) not on a connection opened asking the server to cache prepared
+// statements' metadata (Options.MariaDBCacheMetadata), whether or not
+// the server agreed: the driver's prepared statements cannot read those
+// answers.
 //
 // On PostgreSQL the first call of a fast path takes the connection over
 // from pgx: prepare every statement first; Conn.Exec and Conn.Query refuse

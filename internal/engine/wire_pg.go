@@ -128,6 +128,7 @@ func (w *pgWire) encode(msgs ...pgproto3.FrontendMessage) error {
 	for _, m := range msgs {
 		var err error
 		if w.out, err = m.Encode(w.out); err != nil {
+			w.out = w.out[:0] // the call fails: nothing of it may go with the next
 			return fmt.Errorf("encoding %T: %w", m, err)
 		}
 	}

@@ -1,11 +1,5 @@
 package planest
 
-import (
-	"io"
-
-	"github.com/numalab/numalab/internal/estimate"
-)
-
 // DepartFactor is how far measured and estimated speedup may part before
 // a point is flagged.
 const DepartFactor = 2
@@ -28,11 +22,3 @@ func Speedup(unit string, base, cost, measured float64) (est float64, departs bo
 	r := measured / est
 	return est, measured > 0 && (r > DepartFactor || r < 1.0/DepartFactor)
 }
-
-// Row is one query at one DOP above the lowest (estimate.Row), under the
-// name tpch and transtats give it.
-type Row = estimate.Row
-
-// WriteTable prints rows after a run's cells; nothing when there are none
-// (estimate.WriteTable).
-func WriteTable(w io.Writer, rows []Row) { estimate.WriteTable(w, rows) }

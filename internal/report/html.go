@@ -550,10 +550,3 @@ func ioSpanFigure(spans []IOSpan) Plot {
 	c.Y.Fit(ys)
 	return Plot{ID: c.ID, SVG: template.HTML(c.SVG())}
 }
-
-func assumedWord(b bool) string {
-	if b {
-		return ", assumed"
-	}
-	return ""
-}

@@ -44,7 +44,7 @@ type myLoader struct {
 	buf      []byte
 	threadID int64 // performance_schema's THREAD_ID of the server thread
 	tid      int   // its operating-system thread id
-	connID   int   // CONNECTION_ID(), the processlist's id
+	connID   int   // the session's id (engine.SQL.SessionID), the processlist's
 }
 
 func openMyLoader(ctx context.Context, eng engine.Engine, cols []int) (*myLoader, error) {
@@ -54,11 +54,12 @@ func openMyLoader(ctx context.Context, eng engine.Engine, cols []int) (*myLoader
 	}
 	l := &myLoader{cols: cols, c: c, tid: c.BackendPID(),
 		head: fmt.Sprintf("INSERT INTO %s (%s) VALUES ", Table, strings.Join(columnNames(cols), ", "))}
-	if err := c.Query(ctx, "SELECT CONNECTION_ID()", nil, func(v []any) error {
+	q := engine.SQLOf(eng.Name()).SessionID()
+	if err := c.Query(ctx, q, nil, func(v []any) error {
 		id, ok := v[0].(int64)
 		l.connID = int(id)
 		if !ok {
-			return fmt.Errorf("CONNECTION_ID() gave %v", v[0])
+			return fmt.Errorf("%s gave %v", q, v[0])
 		}
 		return nil
 	}); err != nil {

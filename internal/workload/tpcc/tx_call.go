@@ -122,7 +122,7 @@ func (s *callRunner) stockLevel(ctx context.Context, w, d, threshold int) (int, 
 	s.args = [4]any{w, d, threshold}
 	s.found = false
 	if err := s.sl.Query(ctx, s.args[:3], s.slRow); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("stock-level: %w", err)
 	}
 	if !s.found {
 		return 0, fmt.Errorf("stock-level: no row: %w", errResult)

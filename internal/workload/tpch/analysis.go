@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/dop"
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 )
@@ -86,14 +87,14 @@ func (q *QueryScaling) estimate(unit string) {
 
 // Estimates are the points above the lowest DOP with an estimated speedup,
 // query by query.
-func (a Analysis) Estimates() []planest.Row {
-	var rows []planest.Row
+func (a Analysis) Estimates() []estimate.Row {
+	var rows []estimate.Row
 	for _, q := range a.Queries {
 		for _, p := range q.Points[1:] {
 			if p.EstSpeedup == 0 {
 				continue
 			}
-			rows = append(rows, planest.Row{Query: QueryName(q.Query), DOP: p.DOP, BaseCost: q.Points[0].Cost, Cost: p.Cost,
+			rows = append(rows, estimate.Row{Query: QueryName(q.Query), DOP: p.DOP, BaseCost: q.Points[0].Cost, Cost: p.Cost,
 				Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged})
 		}
 	}

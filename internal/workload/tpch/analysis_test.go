@@ -1,6 +1,7 @@
 package tpch
 
 import (
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/planest"
 	"slices"
 
@@ -108,7 +109,7 @@ func TestEstimatedSpeedup(t *testing.T) {
 		t.Errorf("DuckDB: estimated %v, departs %v; want no estimate", p.EstSpeedup, p.Departs)
 	}
 	var b strings.Builder
-	planest.WriteTable(&b, an.Estimates())
+	estimate.WriteTable(&b, an.Estimates())
 	for _, s := range []string{"Q6       2         1000          500      2.00x      0.25x      0.12  measured under half the estimate",
 		"Q17      2         1000         1000      1.00x      4.30x      4.30  measured over 2x the estimate",
 		"Q1       2         1000          600      1.67x      1.82x      1.09  plan changed"} {

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -110,7 +110,7 @@ func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 		}
 		fmt.Fprintf(w, "%-5s %-40s %8d %10s %10s %.0f\n", QueryName(q.Query), strings.Join(sp, " "), q.BestDOP, stops, rule, q.Cost)
 	}
-	planest.WriteTable(w, an.Estimates())
+	estimate.WriteTable(w, an.Estimates())
 	fmt.Fprintf(w, "\nPlan changes between consecutive DOPs: %d\n", len(an.Changes))
 	for _, c := range an.Changes {
 		fmt.Fprintf(w, "  %s\n", c)

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
@@ -456,7 +456,7 @@ func textTPCH(b *strings.Builder, t *ReportRun) {
 			est := "-"
 			if p.EstSpeedup > 0 {
 				est = report.FmtF(p.EstSpeedup, 2) + "×"
-				r := planest.Row{Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged}
+				r := estimate.Row{Estimated: p.EstSpeedup, Measured: p.Speedup, Departs: p.Departs, PlanChanged: p.PlanChanged}
 				if f := r.Flags(); len(f) > 0 {
 					est += " (" + strings.Join(f, ", ") + ")"
 				}

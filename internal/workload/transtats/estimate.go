@@ -3,6 +3,7 @@ package transtats
 import (
 	"cmp"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/estimate"
 	"slices"
 
 	"github.com/numalab/numalab/internal/planest"
@@ -21,7 +22,7 @@ import (
 // Only PostgreSQL's cost prices parallelism (planest.Prices): on DuckDB
 // and SQLite there are no rows. Paced cells and cells without a figure are
 // left out.
-func Estimates(cells []*result.QueryCell) []planest.Row {
+func Estimates(cells []*result.QueryCell) []estimate.Row {
 	type key struct {
 		query   string
 		streams int
@@ -53,7 +54,7 @@ func Estimates(cells []*result.QueryCell) []planest.Row {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.query, b.query), cmp.Compare(a.streams, b.streams)) })
-	var rows []planest.Row
+	var rows []estimate.Row
 	for _, k := range keys {
 		dops := make([]int, 0, len(byKey[k]))
 		for d := range byKey[k] {
@@ -73,7 +74,7 @@ func Estimates(cells []*result.QueryCell) []planest.Row {
 				continue
 			}
 			prev := byKey[k][dops[i]]
-			rows = append(rows, planest.Row{Query: k.query, Streams: k.streams, DOP: d, BaseCost: base.cost, Cost: p.cost,
+			rows = append(rows, estimate.Row{Query: k.query, Streams: k.streams, DOP: d, BaseCost: base.cost, Cost: p.cost,
 				Estimated: est, Measured: measured, Departs: departs, PlanChanged: prev.plan != "" && p.plan != "" && prev.plan != p.plan})
 		}
 	}

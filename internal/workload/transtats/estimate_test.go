@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/planest"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/runconfig"
@@ -33,7 +34,7 @@ func TestEstimates(t *testing.T) {
 		queryCell("P3", 1, 1, 10, 800, planest.CostDuckDB, seq), queryCell("P3", 1, 2, 20, 800, planest.CostDuckDB, seq),
 	}
 	rows := Estimates(cells)
-	want := []planest.Row{
+	want := []estimate.Row{
 		{Query: P2, Streams: 1, DOP: 2, BaseCost: 1000, Cost: 500, Estimated: 2, Measured: 105.0 / 50, PlanChanged: true},
 		{Query: P2, Streams: 2, DOP: 2, BaseCost: 1000, Cost: 1000, Estimated: 1, Measured: 0.5},
 	}

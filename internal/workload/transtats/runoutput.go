@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/numalab/numalab/internal/engine"
-	"github.com/numalab/numalab/internal/planest"
+	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -18,8 +18,8 @@ type Output struct {
 	Findings []*result.PlanFinding `json:"findings"`
 	// Estimates set the optimizer's estimated speedup beside the measured
 	// one (PostgreSQL; NoEstimate says why not on another engine).
-	Estimates  []planest.Row `json:"estimates"`
-	NoEstimate string        `json:"no_estimate,omitempty"`
+	Estimates  []estimate.Row `json:"estimates"`
+	NoEstimate string         `json:"no_estimate,omitempty"`
 }
 
 // Conclude is the output of a run of w on cfg that measured cells, every
@@ -34,7 +34,7 @@ func (w *Sweep) Conclude(cfg RunConfig, cells []*result.QueryCell) Output {
 		out.Findings = []*result.PlanFinding{}
 	}
 	if out.Estimates == nil {
-		out.Estimates = []planest.Row{}
+		out.Estimates = []estimate.Row{}
 	}
 	return out
 }
@@ -42,7 +42,7 @@ func (w *Sweep) Conclude(cfg RunConfig, cells []*result.QueryCell) Output {
 // WriteEstimates prints out's estimates beside the measured speedups, or
 // why there are none.
 func WriteEstimates(w io.Writer, out Output) {
-	planest.WriteTable(w, out.Estimates)
+	estimate.WriteTable(w, out.Estimates)
 	if out.NoEstimate != "" {
 		fmt.Fprintf(w, "\n%s\n", out.NoEstimate)
 	}
