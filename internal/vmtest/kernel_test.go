@@ -19,16 +19,17 @@ var hostTests = map[string]string{
 
 // TestHostTestsInGuest is the kernel-version matrix: the host tests run
 // on this host by go test run again inside a 2-node guest on Debian 12's
-// 6.1 kernel, where move_pages, mbind and affinity see two nodes.
+// 6.1 kernel, where move_pages, mbind and affinity see two nodes (and
+// each node's CPUs are SMT siblings).
 //
-// They run in the matrix's 2-node guest (matrixRun), after its own
+// They run in the matrix's 2-node SMT guest (matrixRun), after its own
 // commands, rather than in a guest of their own: a boot takes about 25 s.
 // That guest also has an ext4 RAM disk at /data; each binary runs in a
 // directory of its own under /tmp, on tmpfs, as it did in a guest without
 // the disk.
 func TestHostTestsInGuest(t *testing.T) {
 	host(t)
-	sec := matrixRun(t, "2nodes")["host-tests"]
+	sec := matrixRun(t, "2nodes-smt")["host-tests"]
 	out := string(sec.Out) + string(sec.Err)
 	t.Logf("host tests in the guest: %.1f s", sec.Seconds)
 	if strings.Contains(out, "@@FAIL") || sec.Code != 0 {

@@ -8,15 +8,17 @@ import (
 )
 
 // probeFlags is the guest's probe mem: --quick with a 64 MiB largest
-// working set (4x the guest's 16 MiB L3, as --max asks) and 10 ms timed
-// windows. Under TCG a probe's time goes into its timed windows (measured
-// in thread time, so a vCPU that gets a fifth of a host core takes five
-// times as long) and into touching its buffers: on the 4-node machine the
-// default --quick took 97 s, --max 64m alone 76 s. Neither cut changes a
-// code path: the same ladders, MLP, bandwidth, loaded latency and N×N
-// matrix with its page-location check. QEMU models no latency, so longer
-// windows or a larger set would prove nothing more.
-const probeFlags = "--quick --max 64m --window 10"
+// working set (4x the guest's 16 MiB L3, as --max asks), 5 ms timed
+// windows, one clean window per point and one size per doubling. Under
+// TCG a probe's time goes into its timed windows (measured in thread
+// time, so a vCPU that gets a fifth of a host core takes five times as
+// long) and into touching its buffers: on the 4-node machine the default
+// --quick took 97 s, --max 64m alone 76 s; in the 2-node guest --max 64m
+// --window 10 took 68 s. None of the cuts changes a code path: the same
+// ladders, MLP, bandwidth, loaded latency and N×N matrix with its
+// page-location check. QEMU models no latency, so longer windows, more
+// points or a larger set would prove nothing more.
+const probeFlags = "--quick --max 64m --window 5 --samples 1 --per-doubling 1"
 
 // checkProbe checks `numalab probe mem --json` run in the guest: its
 // matrix against the guest's nodes, and the truth of every label it puts

@@ -32,9 +32,9 @@ import (
 // (/tmp/w), as it was in a guest of its own without the RAM disk.
 func TestEvalSMTDOPStep(t *testing.T) {
 	host(t)
-	m := matrixMachine(t, "smt")
+	m := matrixMachine(t, "2nodes-smt")
 	planned := plannedSMTDOP(t, m)
-	secs := matrixRun(t, "smt")
+	secs := matrixRun(t, "2nodes-smt")
 
 	var tp result.Topology
 	decode(t, "topo", secs["topo"], &tp)

@@ -23,7 +23,7 @@ func addSQL(s *script) {
 // the two streams on two cores in both.
 func TestRunSQLPlacedInGuest(t *testing.T) {
 	host(t)
-	secs := matrixRun(t, "smt")
+	secs := matrixRun(t, "2nodes-smt")
 	g := parseSysfs(t, secs["sysfs"].Out)
 	var r storedRun
 	decode(t, "sql", secs["sql"], &r)

@@ -12,17 +12,15 @@ import (
 )
 
 // TestReportPlacement runs a DuckDB 'run report --dop 4' cell in the
-// two-node guest placed on node 1 and in the SMT guest placed with
-// smt=off, and checks that DuckDB's worker threads were sampled, and every
-// sample was inside the placement's CPUs. Before numalab placed the
-// workers they ran on every CPU of the guest. In the two-node guest it
-// also runs 'run report --data-node 0 --placement node=1' with the file
+// matrix's two-node SMT guest placed on node 1 and placed with smt=off,
+// and checks that DuckDB's worker threads were sampled, and every sample
+// was inside the placement's CPUs. Before numalab placed the workers they
+// ran on every CPU of the guest. It also runs 'run report --data-node 0 --placement node=1' with the file
 // on tmpfs and on ext4 (the guest's RAM disk), and checks the placement
 // stored: the file's pages and DuckDB's buffer memory on node 0.
 //
-// Its commands run in the matrix's guests of those machines (matrixRun),
-// after the matrix's own, rather than in guests of their own. In the SMT
-// guest the cell is the DOP 4 cell of TestEvalSMTDOPStep's smt=off run
+// Its commands run in the matrix's guest (matrixRun), after the matrix's
+// own, rather than in a guest of its own. The smt=off cell is the DOP 4 cell of TestEvalSMTDOPStep's smt=off run
 // (P1 at DOP 1, 2 and 4, its database on tmpfs), which that test checks
 // for its DOPs as this one does for DOP 4: one run, read by both, instead
 // of two runs of the same cell.
@@ -33,8 +31,8 @@ func TestReportPlacement(t *testing.T) {
 		dataFS           []string // the filesystems of the --data-node runs
 		selSec, runSec   string   // the sections of the placement and of the run
 	}{
-		{"2nodes-node1", "node=1", "2nodes", []string{"tmpfs", "ext4"}, "report-select", "report"},
-		{"smt-off", "smt=off", "smt", nil, "smtdop-select-smt=off", "smtdop-run-smt=off"},
+		{"node1", "node=1", "2nodes-smt", []string{"tmpfs", "ext4"}, "report-select", "report"},
+		{"smt-off", "smt=off", "2nodes-smt", nil, "smtdop-select-smt=off", "smtdop-run-smt=off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			secs := matrixRun(t, tc.guest)
