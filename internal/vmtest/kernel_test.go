@@ -13,7 +13,7 @@ import (
 // on the machine they run on, by package.
 var hostTests = map[string]string{
 	"internal/place":  "Host",
-	"internal/memlat": "TestMbindMissingNodeHost|TestProbeHost",
+	"internal/memlat": "TestMbindMissingNodeHost|TestProbeHost|TestBWNodesHost",
 	"internal/topo":   "TestFromSysfsHost",
 }
 
