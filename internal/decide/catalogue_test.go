@@ -19,7 +19,7 @@ func TestCatalogueCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers := CatalogueCandidates(cat, 7000)
+	servers := CatalogueCandidates(cat, 7000, nil)
 	want := 0
 	for _, c := range cat.CPUs {
 		want += min(c.MaxSockets, 2)
@@ -62,7 +62,7 @@ func TestBuyCatalogueRanks(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := model.Default()
-	p, err := BuyCatalogueGiven(w, givenCPU, cat)
+	p, err := BuyCatalogueGiven(w, givenCPU, cat, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestBuyCatalogueRanks(t *testing.T) {
 	// Without the catalogue's latency band, a one-socket row's band is
 	// narrower at both ends.
 	u := Uncertainty{SMT: model.PublishedSMTGain, Fit: model.StallBand(w, 90, 3), AnchorNS: 90, AnchorGHz: 3}
-	s := CatalogueCandidates(cat, 7000)[0]
+	s := CatalogueCandidates(cat, 7000, nil)[0]
 	nlo, nhi := u.band(w, s, "")
 	u.Catalogue = "test"
 	clo, chi := u.band(w, s, "")
@@ -121,14 +121,14 @@ func TestBuyCatalogueDecides(t *testing.T) {
 	b := a
 	b.Name, b.PriceUSD, b.Cores, b.Threads = "dear", a.PriceUSD*40, a.Cores/2, a.Threads/2
 	cat.CPUs = []published.CPU{b, a}
-	p, err := BuyCatalogueGiven(model.Default(), givenCPU, cat)
+	p, err := BuyCatalogueGiven(model.Default(), givenCPU, cat, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Decision != "cheap ×1" || p.Rows[0].Server.Name != "cheap ×1" {
 		t.Errorf("decision %q, first %q: want cheap ×1 (%s)", p.Decision, p.Rows[0].Server.Name, p.Recommendation)
 	}
-	if _, err := BuyCatalogueGiven(model.Default(), nil, cat); err == nil || !strings.Contains(err.Error(), "--ghz") {
+	if _, err := BuyCatalogueGiven(model.Default(), nil, cat, ""); err == nil || !strings.Contains(err.Error(), "--ghz") {
 		t.Errorf("no CPU figures: err = %v: want what to give", err)
 	}
 }
