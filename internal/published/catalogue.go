@@ -153,11 +153,10 @@ func BuiltinCatalogue() (*Catalogue, error) { return ParseCatalogue("data/cpus.j
 // reference has a per-core figure. All problems are reported together.
 func ParseCatalogue(name string, data []byte) (*Catalogue, error) {
 	var cat Catalogue
-	if err := decode(name, data, &cat); err != nil {
+	c, ids, err := begin(name, data, &cat, &cat.Sources)
+	if err != nil {
 		return nil, err
 	}
-	c := &checker{name: name}
-	ids := c.sources(cat.Sources)
 	for i, s := range cat.Sources {
 		if s.Basis != BasisMeasured && s.Basis != BasisVendor && s.Basis != BasisEstimated {
 			c.bad(fmt.Sprintf("source %d (%q)", i+1, s.ID), "basis", "= %q: want %q, %q or %q", s.Basis, BasisMeasured, BasisVendor, BasisEstimated)

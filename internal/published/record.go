@@ -136,6 +136,16 @@ func decode(name string, data []byte, v any) error {
 	return nil
 }
 
+// begin decodes a data file into v and starts its check with its
+// sources (*sources, a field of v): the checker and the ids they define.
+func begin(name string, data []byte, v any, sources *[]Source) (*checker, map[string]bool, error) {
+	if err := decode(name, data, v); err != nil {
+		return nil, nil, err
+	}
+	c := &checker{name: name}
+	return c, c.sources(*sources), nil
+}
+
 // checker gathers every problem of a file, each naming the row and field.
 type checker struct {
 	name string
@@ -219,11 +229,10 @@ func (c *checker) cites(ids map[string]bool, row, field, id string) {
 // counts. All problems are reported together.
 func ParseResults(name string, data []byte) (*Results, error) {
 	var r Results
-	if err := decode(name, data, &r); err != nil {
+	c, ids, err := begin(name, data, &r, &r.Sources)
+	if err != nil {
 		return nil, err
 	}
-	c := &checker{name: name}
-	ids := c.sources(r.Sources)
 	plats := map[string]Platform{}
 	for i, p := range r.Platforms {
 		row := fmt.Sprintf("platform %d (%q)", i+1, p.ID)
