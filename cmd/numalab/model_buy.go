@@ -22,7 +22,8 @@ func cmdModelBuy(e *env, args []string) error {
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	catalogue := fs.Bool("catalogue", false, "choose among the built-in catalogue of server CPUs, with list prices (docs/model.md)")
 	catalogueFile := fs.String("catalogue-file", "", "choose among the CPUs of a catalogue `file` (JSON, the built-in one's form)")
-	thisCPU := fs.String("this-cpu", "", "this machine's CPU `model` for --catalogue's per-core speeds (default with --run: the model name the run recorded), a catalogue or reference CPU of the catalogue file")
+	thisCPU := fs.String("this-cpu", "", "this machine's CPU `model` for --catalogue's per-core speeds, "+
+		"a catalogue or reference CPU of the catalogue file (default with --run: the model name the run recorded)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
 	fitID := fitRunFlag(fs)
@@ -52,10 +53,12 @@ func cmdModelBuy(e *env, args []string) error {
 			errs = append(errs, err)
 		}
 	}
-	errs.BadIf(*thisCPU != "" && cat == nil, "this-cpu", *thisCPU, "needs --catalogue or --catalogue-file: it names the CPU the catalogue's per-core figures are taken against")
+	errs.BadIf(*thisCPU != "" && cat == nil, "this-cpu", *thisCPU,
+		"needs --catalogue or --catalogue-file: it names the CPU the catalogue's per-core figures are taken against")
 	if *thisCPU != "" && cat != nil {
 		_, _, ok := cat.PerCoreOf(*thisCPU)
-		errs.BadIf(!ok, "this-cpu", *thisCPU, "names no catalogue or reference CPU with a per-core figure (see internal/published/data/cpus.json, e.g. \"AMD EPYC 7763\")")
+		errs.BadIf(!ok, "this-cpu", *thisCPU,
+			"names no catalogue or reference CPU with a per-core figure (see internal/published/data/cpus.json, e.g. \"AMD EPYC 7763\")")
 	}
 	errs.BadIf(*fitID != 0 && *runID == 0, "fit-run", strconv.FormatInt(*fitID, 10), "needs --run: it gives A and M to the calibration of a stored OLTP run")
 	var p *decide.Purchase

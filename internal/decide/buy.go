@@ -226,7 +226,8 @@ func (p *Purchase) decide(w model.Workload, u Uncertainty, win int) {
 }
 
 // deciders are the uncertain inputs, in the order a tie goes.
-var deciders = []string{calib.AssumeA, calib.AssumeSMT, calib.AssumeLocal, calib.AssumeRemote, AssumeCatalogue, AssumeCoreSpeed, AssumeThisSpeed}
+var deciders = []string{calib.AssumeA, calib.AssumeSMT, calib.AssumeLocal, calib.AssumeRemote,
+	AssumeCatalogue, AssumeCoreSpeed, AssumeThisSpeed}
 
 // decider is the input whose band alone makes the cheapest candidate's
 // cost band overlap a rival's most (compared for one workload: the one

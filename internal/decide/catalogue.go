@@ -85,7 +85,8 @@ func BuyCatalogueCalibrated(c *calib.Calibration, cat *published.Catalogue, this
 // catalogue's CPUs, the stall band anchored at this CPU's one-socket
 // latency and clock (cpu, as 'model buy' is given them); thisCPU as for
 // BuyCatalogueCalibrated.
-func BuyCatalogueGiven(w model.Workload, cpu *GivenCPUFigures, cat *published.Catalogue, thisCPU string) (*Purchase, error) {
+func BuyCatalogueGiven(w model.Workload, cpu *GivenCPUFigures, cat *published.Catalogue,
+	thisCPU string) (*Purchase, error) {
 	if cpu == nil {
 		return nil, errors.New("choosing from the catalogue: no CPU figures to anchor the workload: give this CPU's --ghz and --local-ns, or --run")
 	}
@@ -100,7 +101,8 @@ func BuyCatalogueGiven(w model.Workload, cpu *GivenCPUFigures, cat *published.Ca
 // machine's (thisCPU's) where both are published, and the published
 // ratios for two sockets' latencies (never measured for a catalogue CPU);
 // the candidates compared for one workload (Uncertainty.Paired).
-func buyCatalogue(w model.Workload, u Uncertainty, assumptions []calib.Assumption, cat *published.Catalogue, thisCPU string) (*Purchase, error) {
+func buyCatalogue(w model.Workload, u Uncertainty, assumptions []calib.Assumption, cat *published.Catalogue,
+	thisCPU string) (*Purchase, error) {
 	if len(cat.CPUs) == 0 {
 		return nil, fmt.Errorf("choosing from the catalogue: it has no CPUs: %w", model.ErrInput)
 	}

@@ -175,7 +175,8 @@ func (s Server) workload(sc scenario, u Uncertainty) model.Workload {
 	if s.perCore <= 0 || u.ThisSpeed == nil || u.AnchorGHz <= 0 {
 		return sc.w
 	}
-	k := end(sc.speedEnd, s.perCoreLow, s.perCore, s.perCoreHigh) / end(sc.thisEnd, u.ThisSpeed.Low, u.ThisSpeed.Value, u.ThisSpeed.High)
+	this := u.ThisSpeed
+	k := end(sc.speedEnd, s.perCoreLow, s.perCore, s.perCoreHigh) / end(sc.thisEnd, this.Low, this.Value, this.High)
 	return model.FromCycles(sc.w.Core()*s.GHz/(u.AnchorGHz*k), sc.w.Waits())
 }
 

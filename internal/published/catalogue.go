@@ -159,7 +159,8 @@ func ParseCatalogue(name string, data []byte) (*Catalogue, error) {
 	}
 	for i, s := range cat.Sources {
 		if s.Basis != BasisMeasured && s.Basis != BasisVendor && s.Basis != BasisEstimated {
-			c.bad(fmt.Sprintf("source %d (%q)", i+1, s.ID), "basis", "= %q: want %q, %q or %q", s.Basis, BasisMeasured, BasisVendor, BasisEstimated)
+			c.bad(fmt.Sprintf("source %d (%q)", i+1, s.ID), "basis", "= %q: want %q, %q or %q",
+				s.Basis, BasisMeasured, BasisVendor, BasisEstimated)
 		}
 	}
 	bands := map[string]bool{}
