@@ -10,6 +10,7 @@ import (
 	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/published"
+	"github.com/numalab/numalab/internal/store"
 )
 
 func cmdModelBuy(e *env, args []string) error {
@@ -21,6 +22,8 @@ func cmdModelBuy(e *env, args []string) error {
 	candidates := fs.String("candidates", "", "candidate servers, a TOML `file` (default: built in, from this CPU)")
 	catalogue := fs.Bool("catalogue", false, "choose among the built-in catalogue of server CPUs, with list prices (docs/model.md)")
 	catalogueFile := fs.String("catalogue-file", "", "choose among the CPUs of a catalogue `file` (JSON, the built-in one's form)")
+	thisCPU := fs.String("this-cpu", "", "this machine's CPU `model` for --catalogue's per-core speeds, "+
+		"a catalogue or reference CPU of the catalogue file (default with --run: the model name the run recorded)")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to calibrate the workload to")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
 	fitID := fitRunFlag(fs)
@@ -50,6 +53,13 @@ func cmdModelBuy(e *env, args []string) error {
 			errs = append(errs, err)
 		}
 	}
+	errs.BadIf(*thisCPU != "" && cat == nil, "this-cpu", *thisCPU,
+		"needs --catalogue or --catalogue-file: it names the CPU the catalogue's per-core figures are taken against")
+	if *thisCPU != "" && cat != nil {
+		_, _, ok := cat.PerCoreOf(*thisCPU)
+		errs.BadIf(!ok, "this-cpu", *thisCPU,
+			"names no catalogue or reference CPU with a per-core figure (see internal/published/data/cpus.json, e.g. \"AMD EPYC 7763\")")
+	}
 	errs.BadIf(*fitID != 0 && *runID == 0, "fit-run", strconv.FormatInt(*fitID, 10), "needs --run: it gives A and M to the calibration of a stored OLTP run")
 	var p *decide.Purchase
 	if *runID != 0 {
@@ -70,7 +80,14 @@ func cmdModelBuy(e *env, args []string) error {
 			smtGiven = *smt
 		}
 		if cat != nil {
-			p, err = decide.BuyCatalogueCalibrated(c, cat)
+			cpu := *thisCPU
+			if cpu == "" {
+				cpu, err = runCPUModel(*storePath, *runID)
+				if err != nil {
+					return err
+				}
+			}
+			p, err = decide.BuyCatalogueCalibrated(c, cat, cpu)
 		} else {
 			p, err = decide.BuyCalibrated(c, smtGiven, servers)
 		}
@@ -87,7 +104,7 @@ func cmdModelBuy(e *env, args []string) error {
 			return err
 		}
 		if cat != nil {
-			p, err = decide.BuyCatalogueGiven(workload(), cpu, cat)
+			p, err = decide.BuyCatalogueGiven(workload(), cpu, cat, *thisCPU)
 		} else {
 			p, err = decide.BuyGiven(workload(), cpu, servers)
 		}
@@ -102,6 +119,19 @@ func cmdModelBuy(e *env, args []string) error {
 		return decide.WritePurchaseCSV(e.stdout, p)
 	}
 	return decide.WritePurchase(e.stdout, p)
+}
+
+// runCPUModel is the CPU model name a stored run recorded ("" when it
+// recorded none).
+func runCPUModel(storePath string, runID int64) (model string, err error) {
+	err = readStore(storePath, func(st *store.Store) error {
+		run, err := st.Get(runID)
+		if err == nil && run.Machine != nil {
+			model = run.Machine.CPUModel
+		}
+		return err
+	})
+	return model, err
 }
 
 // readCatalogue is --catalogue's built-in catalogue or --catalogue-file's;

@@ -53,6 +53,19 @@ func TestModelBuyCatalogue(t *testing.T) {
 		}
 	}
 
+	// Named, this machine's CPU gives the per-core speeds their reference.
+	out, _, err = runCLI(t, "model", "buy", "--store", path, "--run", run, "--catalogue", "--this-cpu", "AMD EPYC 7763", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = decide.Purchase{}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if a := p.Assumptions[len(p.Assumptions)-1]; a.Name != decide.AssumeThisSpeed || a.Value != 6.398 || !strings.Contains(a.Source, "AMD EPYC 7763") {
+		t.Errorf("last assumption %+v: want this machine's per-core figure, EPYC 7763's 6.398", a)
+	}
+
 	broken := filepath.Join(t.TempDir(), "cpus.json")
 	if err := os.WriteFile(broken, []byte(`{"about": "x", "sources": [], "latency_bands": [], "cpus": [{"name": "X", "cores": 0}]}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -65,6 +78,8 @@ func TestModelBuyCatalogue(t *testing.T) {
 		{[]string{"--catalogue-file", filepath.Join(t.TempDir(), "none.json")}, []string{"-catalogue-file:", "no such file"}},
 		{[]string{"--catalogue", "--catalogue-file", broken}, []string{"-catalogue and -catalogue-file"}},
 		{[]string{"--catalogue", "--candidates", filepath.Join("testdata", "candidates.toml")}, []string{"-candidates and a catalogue"}},
+		{[]string{"--catalogue", "--this-cpu", "Zilog Z80"}, []string{"-this-cpu", "Zilog Z80", "names no catalogue or reference CPU"}},
+		{[]string{"--this-cpu", "AMD EPYC 7763"}, []string{"-this-cpu", "needs --catalogue"}},
 	} {
 		_, _, err := runCLI(t, append([]string{"model", "buy", "--store", path, "--run", run}, tc.args...)...)
 		for _, w := range tc.want {

@@ -3,6 +3,7 @@ package decide
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/numalab/numalab/internal/calib"
@@ -169,6 +170,9 @@ var measurements = map[string]string{
 	calib.AssumeLocal:  "one socket's local latency against a two-socket server's ('numalab probe mem' on each)",
 	calib.AssumeRemote: "a multi-socket server's remote latency ('numalab probe mem' on it measures the node matrix)",
 	AssumeCatalogue:    "the candidate CPUs' memory latency ('numalab probe mem' on each, or a published measurement for the catalogue)",
+	AssumeCoreSpeed: "this workload on the leading candidate CPUs ('numalab eval' on each, a cloud instance of the part will do): " +
+		"the published per-core figures (SPECrate2017_int_base per core) leave them inside each other's band",
+	AssumeThisSpeed: "this machine's exact CPU model (--this-cpu, when the hypervisor hides it) or its own SPEC CPU2017 rate result",
 }
 
 // decide makes the decision: the cheapest per 1,000 tps (win), unless its
@@ -187,9 +191,12 @@ func (p *Purchase) decide(w model.Workload, u Uncertainty, win int) {
 		if next < 0 || o.CostPerKTPS < p.Rows[next].CostPerKTPS {
 			next = i
 		}
-		if lo, _ := o.CostBand(); lo <= whi {
+		if lo, _ := o.CostBand(); !u.Paired && lo <= whi {
 			p.Rivals = append(p.Rivals, o.Server.Name)
 		}
+	}
+	if u.Paired {
+		p.Rivals = u.pairedRivals(w, p.Rows, win, "")
 	}
 	band := fmt.Sprintf("%s per 1,000 tps, band %s to %s; %s tps predicted, band %s to %s", model.Thousands(r.CostPerKTPS), model.Thousands(wlo), model.Thousands(whi),
 		model.Thousands(r.TotalTPS), model.Thousands(r.TPSLow), model.Thousands(r.TPSHigh))
@@ -218,11 +225,25 @@ func (p *Purchase) decide(w model.Workload, u Uncertainty, win int) {
 	p.Recommendation = s
 }
 
+// deciders are the uncertain inputs, in the order a tie goes.
+var deciders = []string{calib.AssumeA, calib.AssumeSMT, calib.AssumeLocal, calib.AssumeRemote,
+	AssumeCatalogue, AssumeCoreSpeed, AssumeThisSpeed}
+
 // decider is the input whose band alone makes the cheapest candidate's
-// cost band overlap a rival's most, and the measurement that pins it.
+// cost band overlap a rival's most (compared for one workload: the one
+// that alone leaves the most rivals), and the measurement that pins it.
 func (p *Purchase) decider(w model.Workload, u Uncertainty, win Server) string {
 	best, most := "", math.Inf(-1)
-	for _, in := range []string{calib.AssumeA, calib.AssumeSMT, calib.AssumeLocal, calib.AssumeRemote, AssumeCatalogue} {
+	if u.Paired {
+		i := slices.IndexFunc(p.Rows, func(r BuyRow) bool { return r.Server.Name == win.Name })
+		for _, in := range deciders {
+			if n := float64(len(u.pairedRivals(w, p.Rows, i, in))); n > most {
+				best, most = in, n
+			}
+		}
+		return measurements[best]
+	}
+	for _, in := range deciders {
 		lo, _ := u.band(w, win, in)
 		whi := (win.Price + float64(win.Cores())*win.LicencePerCore) / (lo / 1000)
 		for _, row := range p.Rows {
@@ -237,6 +258,55 @@ func (p *Purchase) decider(w model.Workload, u Uncertainty, win Server) string {
 		}
 	}
 	return measurements[best]
+}
+
+// pairedRivals are the candidates that may cost as little as the
+// cheapest (win) for one workload: for some value of the inputs every
+// candidate shares (the fit's A and M, the SMT gain, the latency band's
+// place, the multi-socket ratios, this machine's per-core figure), their
+// lowest cost per 1,000 tps over their own CPU's per-core band is at or
+// below the cheapest's highest over its own (one CPU in two servers has
+// one figure). Only input varies, "" every one.
+func (u Uncertainty) pairedRivals(w model.Workload, rows []BuyRow, win int, input string) []string {
+	// The cheapest's highest cost by the shared inputs, and by every input.
+	worstShared, worstAt := map[scenario]float64{}, map[scenario]float64{}
+	best := make([]map[scenario]float64, len(rows))
+	for i := range rows {
+		best[i] = map[scenario]float64{}
+	}
+	sameCPU := func(i int) bool { return rows[i].Server.cpu != "" && rows[i].Server.cpu == rows[win].Server.cpu }
+	for _, sc := range u.corners(w, input) {
+		shared := sc
+		shared.speedEnd = 0
+		for i, r := range rows {
+			c := u.costAt(r.Server, sc)
+			k := shared
+			if sameCPU(i) {
+				k = sc
+			}
+			switch b, ok := best[i][k]; {
+			case i == win:
+				worstShared[shared] = max(worstShared[shared], c)
+				worstAt[sc] = max(worstAt[sc], c)
+			case !ok || c < b:
+				best[i][k] = c
+			}
+		}
+	}
+	var out []string
+	for i, r := range rows {
+		worst := worstShared
+		if sameCPU(i) {
+			worst = worstAt
+		}
+		for k, b := range best[i] {
+			if b <= worst[k] {
+				out = append(out, r.Server.Name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // flips finds, for every input the decision rests on, the value at which

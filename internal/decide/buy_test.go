@@ -197,14 +197,14 @@ func probeCalibration(t *testing.T) *calib.Calibration {
 // CPU's variants and the catalogue's, neither without a prediction, and a
 // catalogue answer never without rows.
 func TestChoose(t *testing.T) {
-	if own, cat := Choose(nil); own != nil || cat != nil {
+	if own, cat := Choose(nil, ""); own != nil || cat != nil {
 		t.Errorf("Choose(nil) = %v, %v; want no decision", own, cat)
 	}
 	c := probeCalibration(t)
-	if own, cat := Choose(&calib.Calibration{Workload: c.Workload}); own != nil || cat != nil {
+	if own, cat := Choose(&calib.Calibration{Workload: c.Workload}, ""); own != nil || cat != nil {
 		t.Errorf("a calibration without a table: %v, %v; want no decision", own, cat)
 	}
-	own, cat := Choose(c)
+	own, cat := Choose(c, "")
 	want, err := BuyCalibrated(c, 0, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func TestCatalogueCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers := CatalogueCandidates(cat, 7000)
+	servers := CatalogueCandidates(cat, 7000, nil)
 	want := 0
 	for _, c := range cat.CPUs {
 		want += min(c.MaxSockets, 2)
@@ -62,7 +62,7 @@ func TestBuyCatalogueRanks(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := model.Default()
-	p, err := BuyCatalogueGiven(w, givenCPU, cat)
+	p, err := BuyCatalogueGiven(w, givenCPU, cat, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestBuyCatalogueRanks(t *testing.T) {
 	// Without the catalogue's latency band, a one-socket row's band is
 	// narrower at both ends.
 	u := Uncertainty{SMT: model.PublishedSMTGain, Fit: model.StallBand(w, 90, 3), AnchorNS: 90, AnchorGHz: 3}
-	s := CatalogueCandidates(cat, 7000)[0]
+	s := CatalogueCandidates(cat, 7000, nil)[0]
 	nlo, nhi := u.band(w, s, "")
 	u.Catalogue = "test"
 	clo, chi := u.band(w, s, "")
@@ -121,14 +121,95 @@ func TestBuyCatalogueDecides(t *testing.T) {
 	b := a
 	b.Name, b.PriceUSD, b.Cores, b.Threads = "dear", a.PriceUSD*40, a.Cores/2, a.Threads/2
 	cat.CPUs = []published.CPU{b, a}
-	p, err := BuyCatalogueGiven(model.Default(), givenCPU, cat)
+	p, err := BuyCatalogueGiven(model.Default(), givenCPU, cat, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Decision != "cheap ×1" || p.Rows[0].Server.Name != "cheap ×1" {
 		t.Errorf("decision %q, first %q: want cheap ×1 (%s)", p.Decision, p.Rows[0].Server.Name, p.Recommendation)
 	}
-	if _, err := BuyCatalogueGiven(model.Default(), nil, cat); err == nil || !strings.Contains(err.Error(), "--ghz") {
+	if _, err := BuyCatalogueGiven(model.Default(), nil, cat, ""); err == nil || !strings.Contains(err.Error(), "--ghz") {
 		t.Errorf("no CPU figures: err = %v: want what to give", err)
+	}
+}
+
+// speedCatalogue is two CPUs alike in all but their per-core figures
+// (fast's band fastLow to fastHigh, slow's 10 to 11) and a reference,
+// "this box", at 10 (9.5 to 10.5).
+func speedCatalogue(t *testing.T, fastLow, fastHigh float64) *published.Catalogue {
+	t.Helper()
+	cat, err := published.BuiltinCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, slow := cat.CPUs[0], cat.CPUs[0]
+	fast.Name, slow.Name = "fast", "slow"
+	fast.PerCore = &published.PerCore{Median: (fastLow + fastHigh) / 2, Low: fastLow, High: fastHigh, Results: 2, Source: "spec-cpu2017"}
+	slow.PerCore = &published.PerCore{Median: 10.5, Low: 10, High: 11, Results: 2, Source: "spec-cpu2017"}
+	cat.CPUs = []published.CPU{slow, fast}
+	cat.References = []published.Reference{{Name: "this box", PerCore: published.PerCore{Median: 10, Low: 9.5, High: 10.5, Results: 3, Source: "spec-cpu2017"}}}
+	return cat
+}
+
+// TestBuyCatalogueNamesThePart holds item 5: two real CPUs whose per-core
+// bands separate are told apart for one workload and the faster is named;
+// whose bands overlap, "cannot tell" names the per-core measurement.
+func TestBuyCatalogueNamesThePart(t *testing.T) {
+	w := model.Default()
+	p, err := BuyCatalogueGiven(w, givenCPU, speedCatalogue(t, 14, 15), "this box")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Decision != "fast ×1" || !strings.HasPrefix(p.Recommendation, "Buy fast ×1") {
+		t.Errorf("decision %q: want fast ×1 (%s)", p.Decision, p.Recommendation)
+	}
+	// Unpaired, the fit's and the latency's bands alone would overlap them.
+	if lo, _ := p.Rows[1].CostBand(); lo > func() float64 { _, hi := p.Rows[0].CostBand(); return hi }() {
+		t.Errorf("rows' own bands do not overlap: the test no longer shows the paired comparison")
+	}
+	p, err = BuyCatalogueGiven(w, givenCPU, speedCatalogue(t, 10.5, 12), "this box")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Decision != "" || !slices.Contains(p.Rivals, "slow ×1") || p.Decider != measurements[AssumeCoreSpeed] {
+		t.Errorf("overlapping per-core bands: decision %q, rivals %v, decider %q: want cannot tell, slow ×1, the per-core measurement",
+			p.Decision, p.Rivals, p.Decider)
+	}
+	// Without this machine's figure, per-core figures go unused.
+	p, err = BuyCatalogueGiven(w, givenCPU, speedCatalogue(t, 14, 15), "AMD EPYC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Decision != "" || !strings.Contains(p.Band, "the same IPC") {
+		t.Errorf("no figure for this machine: decision %q, band %q: want cannot tell on the same IPC", p.Decision, p.Band)
+	}
+}
+
+// TestCatalogueSpeed checks the per-core arithmetic: a catalogue CPU k
+// times as fast per core as this machine spends this machine's core time
+// over k, A/(f₀·k), and waits as long, M·L, whatever its own clock.
+func TestCatalogueSpeed(t *testing.T) {
+	cat := speedCatalogue(t, 14, 15)
+	w, f0 := model.Default(), 3.0
+	ref := cat.References[0].PerCore
+	u := Uncertainty{SMT: model.Range{Value: 1, Low: 1, High: 1}, AnchorGHz: f0,
+		ThisSpeed: &model.Range{Value: ref.Median, Low: ref.Low, High: ref.High}}
+	for _, s := range CatalogueCandidates(cat, 0, &ref) {
+		if s.Sockets != 1 {
+			continue
+		}
+		sc := u.center(w)
+		k := s.perCore / ref.Median
+		perCore, _ := u.tpsAt(s, sc)
+		want := 1e9 / (w.Core()/(f0*k) + w.Waits()*s.LocalNS)
+		if math.Abs(perCore-want) > 1e-9*want {
+			t.Errorf("%s: %v tps per core: want %v (k = %v)", s.Name, perCore, want, k)
+		}
+		sc.speedEnd, sc.thisEnd = -1, 1
+		lo, _ := u.tpsAt(s, sc)
+		kLow := s.perCoreLow / ref.High
+		if want := 1e9 / (w.Core()/(f0*kLow) + w.Waits()*s.LocalNS); math.Abs(lo-want) > 1e-9*want {
+			t.Errorf("%s at its low end against this machine's high: %v: want %v", s.Name, lo, want)
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // when it cannot be made: c made no prediction (no table), the candidates
 // could not be priced, or the catalogue has no row for it; the report
 // then says there is nothing to choose between.
-func Choose(c *calib.Calibration) (own, catalogue *Purchase) {
+func Choose(c *calib.Calibration, thisCPU string) (own, catalogue *Purchase) {
 	if c == nil || len(c.Table.Rows) == 0 {
 		return nil, nil
 	}
@@ -24,7 +24,7 @@ func Choose(c *calib.Calibration) (own, catalogue *Purchase) {
 	if err != nil {
 		return own, nil
 	}
-	catalogue, err = BuyCatalogueCalibrated(c, cat)
+	catalogue, err = BuyCatalogueCalibrated(c, cat, thisCPU)
 	if err != nil || len(catalogue.Rows) == 0 {
 		return own, nil
 	}

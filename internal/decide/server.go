@@ -33,6 +33,16 @@ type Server struct {
 	// band of its one-socket latency, whose middle oneNS (or LocalNS)
 	// is; both 0 otherwise.
 	catLow, catHigh float64
+	// perCore, perCoreLow and perCoreHigh are, for a catalogue CPU with
+	// a published per-core figure, that figure and its band: against this
+	// machine's (Uncertainty.ThisSpeed) they give its per-core speed k,
+	// and its core cycles per transaction are A·f/(f₀·k) at its clock f,
+	// f₀ this machine's, so that its core time is this machine's over k.
+	// 0: this machine's A at its own clock (the same IPC).
+	perCore, perCoreLow, perCoreHigh float64
+	// cpu is a catalogue candidate's CPU: its servers of one and two
+	// sockets share one per-core figure (pairedRivals).
+	cpu string
 }
 
 // Cores is every physical core of the server, all licensed.

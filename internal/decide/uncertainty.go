@@ -24,11 +24,27 @@ type Uncertainty struct {
 	// candidates (catalogue.go) cover: they vary together, every CPU at
 	// the same place in its band.
 	Catalogue string
+	// ThisSpeed is this machine's published per-core figure, the one
+	// catalogue candidates' figures are taken against (Server.perCore);
+	// nil: none, every candidate needs this machine's A.
+	ThisSpeed *model.Range
+	// Paired compares candidates for one workload (pairedRivals): the
+	// inputs every candidate shares (the fit's A and M, the SMT gain)
+	// take the same value on both sides of a comparison.
+	Paired bool
 }
 
 // AssumeCatalogue names the memory latency of catalogue CPUs among the
 // uncertain inputs: a band where no measurement of the CPU was read.
 const AssumeCatalogue = "catalogue CPUs' one-socket memory latency"
+
+// AssumeCoreSpeed names the per-core speed of catalogue CPUs against this
+// machine's among the uncertain inputs: the band of published results.
+const AssumeCoreSpeed = "catalogue CPUs' per-core speed against this machine's"
+
+// AssumeThisSpeed names this machine's per-core figure, the one the
+// catalogue CPUs' are taken against (Uncertainty.ThisSpeed).
+const AssumeThisSpeed = "this machine's per-core speed (SPECrate2017_int_base per core)"
 
 // scenario is one combination of the uncertain inputs.
 type scenario struct {
@@ -37,6 +53,8 @@ type scenario struct {
 	ml, rr     float64
 	remoteFrac float64 // < 0: no locality
 	catPos     float64 // where in its latency band a catalogue CPU is, 0 to 1
+	speedEnd   int     // a catalogue CPU's per-core figure: -1 its band's low end, 0 its median, 1 its high end
+	thisEnd    int     // this machine's per-core figure, likewise
 }
 
 // center is the scenario at every input's assumed value.
@@ -100,6 +118,18 @@ func (u Uncertainty) corners(w model.Workload, input string) []scenario {
 			return []scenario{a, b}
 		})
 	}
+	if u.ThisSpeed != nil {
+		vary(AssumeCoreSpeed, func(sc scenario) []scenario {
+			a, b := sc, sc
+			a.speedEnd, b.speedEnd = -1, 1
+			return []scenario{a, b}
+		})
+		vary(AssumeThisSpeed, func(sc scenario) []scenario {
+			a, b := sc, sc
+			a.thisEnd, b.thisEnd = -1, 1
+			return []scenario{a, b}
+		})
+	}
 	return out
 }
 
@@ -133,8 +163,32 @@ func (u Uncertainty) tpsAt(s Server, sc scenario) (perCore, total float64) {
 	if s.SMT > 1 {
 		g = sc.smt
 	}
-	perCore = model.ThreadTPS(sc.w, s.LatencyNS(r), s.GHz, g)
+	perCore = model.ThreadTPS(s.workload(sc, u), s.LatencyNS(r), s.GHz, g)
 	return perCore, model.TotalTPS(perCore, s.CoresPerSocket, s.Sockets)
+}
+
+// workload is the scenario's workload on s: for a catalogue CPU with a
+// per-core figure, when this machine has one too (and its clock is
+// known), A scaled so that its core time is this machine's over the
+// ratio of the two figures; else as it is.
+func (s Server) workload(sc scenario, u Uncertainty) model.Workload {
+	if s.perCore <= 0 || u.ThisSpeed == nil || u.AnchorGHz <= 0 {
+		return sc.w
+	}
+	this := u.ThisSpeed
+	k := end(sc.speedEnd, s.perCoreLow, s.perCore, s.perCoreHigh) / end(sc.thisEnd, this.Low, this.Value, this.High)
+	return model.FromCycles(sc.w.Core()*s.GHz/(u.AnchorGHz*k), sc.w.Waits())
+}
+
+// end is low, mid or high as e is -1, 0 or 1.
+func end(e int, low, mid, high float64) float64 {
+	switch e {
+	case -1:
+		return low
+	case 1:
+		return high
+	}
+	return mid
 }
 
 // costAt is a server's total cost per 1,000 tps under a scenario.

@@ -80,6 +80,73 @@ func TestBuiltinCatalogue(t *testing.T) {
 	}
 }
 
+// TestCatalogueSourced holds issue 48 item 4's rule for the catalogue:
+// every figure cites a source the file lists, every source says whether
+// its figures are measured, the vendor's or estimated, and every CPU and
+// reference has a per-core figure from published results, each naming
+// the result nearest its median.
+func TestCatalogueSourced(t *testing.T) {
+	c, err := BuiltinCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Sources {
+		if s.Basis == "" || s.URL == "" || s.Title == "" {
+			t.Errorf("source %q: basis %q, address %q: want a basis, an address and a title", s.ID, s.Basis, s.URL)
+		}
+	}
+	cited := func(what, id string) {
+		if sourceOf(c.Sources, id).ID == "" {
+			t.Errorf("%s cites %q, no source of the file", what, id)
+		}
+	}
+	for _, b := range c.LatencyBands {
+		cited("latency band "+b.ID, b.Source)
+	}
+	for _, x := range c.CPUs {
+		cited(x.Name+" spec", x.SpecSource)
+		cited(x.Name+" price", x.PriceSource)
+		if x.PerCore == nil {
+			t.Errorf("cpu %s: no per-core figure", x.Name)
+			continue
+		}
+		cited(x.Name+" per core", x.PerCore.Source)
+		if p := x.PerCore; p.URL == "" || p.Example == "" || p.Results < 1 || !(p.Low <= p.Median && p.Median <= p.High) {
+			t.Errorf("cpu %s: per core %+v: want the median inside its band, the results counted and one named", x.Name, p)
+		}
+	}
+	if len(c.References) == 0 {
+		t.Error("no reference CPU: want one for this machine's per-core figure")
+	}
+	for _, r := range c.References {
+		cited(r.Name+" per core", r.PerCore.Source)
+	}
+}
+
+// TestPerCoreOf finds a CPU's per-core figure from the model name Linux
+// gives: the longest name the model name contains, trademark marks and
+// case ignored; a hypervisor's bare "AMD EPYC" names no CPU.
+func TestPerCoreOf(t *testing.T) {
+	c, err := BuiltinCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for model, want := range map[string]string{
+		"AMD EPYC 9654P 96-Core Processor": "AMD EPYC 9654P",
+		"AMD EPYC 9654 96-Core Processor":  "AMD EPYC 9654",
+		"Intel(R) Xeon(R) Gold 6444Y":      "Intel Xeon Gold 6444Y",
+		"AMD EPYC 7763 64-Core Processor":  "AMD EPYC 7763",
+		"amd epyc 7763":                    "AMD EPYC 7763",
+		"AMD EPYC":                         "",
+		"":                                 "",
+	} {
+		name, p, ok := c.PerCoreOf(model)
+		if name != want || ok != (want != "") || (ok && p.Median <= 0) {
+			t.Errorf("PerCoreOf(%q) = %q, %v, %v: want %q", model, name, p.Median, ok, want)
+		}
+	}
+}
+
 // TestValidateHandComputed checks the first pair against the arithmetic:
 // Xeon SP 8180, 89/139 ns: two sockets average (89 + 139)/2 = 114 ns, four
 // (89 + 3·139)/4 = 126.5 ns. At the stall share s = 0.6 of the two-socket
@@ -265,6 +332,9 @@ func TestParseRefuses(t *testing.T) {
       "result": 3141.76,`, new: `"sockets": 16,
       "cores": 64,
       "result": 3141.76,`, want: []string{"result 13", "sockets = 16: the per-hop model takes at most 8"}},
+		{name: "basis", cat: true, old: `"basis": "measured"`, new: `"basis": "read"`, want: []string{`source 5 ("spec-cpu2017")`, `basis = "read"`}},
+		{name: "per-core source", cat: true, old: `"source": "spec-cpu2017"`, new: `"source": ""`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.source", "names no source"}},
+		{name: "per-core median", cat: true, old: `"median": 8.698,`, new: `"median": 11,`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.median = 11 is out of range"}},
 		{name: "band", cat: true, old: `"latency": "server-one-socket",`, new: `"latency": "guess",`, want: []string{"latency", `"guess" names no latency band`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,6 +21,9 @@ type Source struct {
 	Title  string `json:"title"`
 	URL    string `json:"url"`
 	States string `json:"states"` // what was read there
+	// Basis is what the source's figures are: BasisMeasured, BasisVendor
+	// or BasisEstimated (a catalogue's sources must say; ParseCatalogue).
+	Basis string `json:"basis,omitempty"`
 }
 
 // Platform is the memory latencies of a system the results ran on.
@@ -99,67 +102,6 @@ type Results struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 }
 
-// LatencyBand is one socket's memory latency where no measurement of the
-// CPU itself was read: a band from published figures of other parts.
-type LatencyBand struct {
-	ID     string  `json:"id"`
-	LowNS  float64 `json:"low_ns"`
-	HighNS float64 `json:"high_ns"`
-	Source string  `json:"source"`
-	Note   string  `json:"note,omitempty"`
-}
-
-// MidNS is the band's middle, the value a prediction takes.
-func (b LatencyBand) MidNS() float64 { return (b.LowNS + b.HighNS) / 2 }
-
-// CPU is a server processor in the catalogue.
-type CPU struct {
-	Name           string  `json:"name"`
-	Vendor         string  `json:"vendor"`
-	Generation     string  `json:"generation"`
-	Cores          int     `json:"cores"`
-	Threads        int     `json:"threads"`
-	BaseGHz        float64 `json:"base_ghz"`
-	AllCoreGHz     float64 `json:"all_core_ghz"` // 0: not published
-	MemoryChannels int     `json:"memory_channels"`
-	MaxSockets     int     `json:"max_sockets"` // 1: a one-socket part
-	Latency        string  `json:"latency"`     // a latency band's id
-	PriceUSD       float64 `json:"price_usd"`
-	PriceKind      string  `json:"price_kind"`
-	PriceDate      string  `json:"price_date"`
-	SpecSource     string  `json:"spec_source"`
-	PriceSource    string  `json:"price_source"`
-	SpecURL        string  `json:"spec_url,omitempty"`
-	PriceURL       string  `json:"price_url,omitempty"`
-}
-
-// LoadedGHz is the clock the model runs the CPU at under load: the
-// all-core clock where published, else the base clock (a lower bound).
-func (c CPU) LoadedGHz() float64 {
-	if c.AllCoreGHz > 0 {
-		return c.AllCoreGHz
-	}
-	return c.BaseGHz
-}
-
-// Catalogue is the CPU catalogue file (data/cpus.json).
-type Catalogue struct {
-	About        string        `json:"about"`
-	Sources      []Source      `json:"sources"`
-	LatencyBands []LatencyBand `json:"latency_bands"`
-	CPUs         []CPU         `json:"cpus"`
-}
-
-// Band is the latency band a CPU names (Check guarantees it exists).
-func (c *Catalogue) Band(cpu CPU) LatencyBand {
-	for _, b := range c.LatencyBands {
-		if b.ID == cpu.Latency {
-			return b
-		}
-	}
-	return LatencyBand{}
-}
-
 // Source is the source of that id (Check guarantees it exists).
 func sourceOf(sources []Source, id string) Source {
 	for _, s := range sources {
@@ -173,14 +115,8 @@ func sourceOf(sources []Source, id string) Source {
 //go:embed data/tpc.json
 var tpcJSON []byte
 
-//go:embed data/cpus.json
-var cpusJSON []byte
-
 // BuiltinResults is the embedded published-results file, checked.
 func BuiltinResults() (*Results, error) { return ParseResults("data/tpc.json", tpcJSON) }
-
-// BuiltinCatalogue is the embedded CPU catalogue, checked.
-func BuiltinCatalogue() (*Catalogue, error) { return ParseCatalogue("data/cpus.json", cpusJSON) }
 
 // decode reads JSON strictly: unknown fields and trailing data are errors.
 func decode(name string, data []byte, v any) error {
@@ -198,6 +134,16 @@ func decode(name string, data []byte, v any) error {
 		return fmt.Errorf("%s: data after the top-level object: want one JSON object: %w", name, ErrData)
 	}
 	return nil
+}
+
+// begin decodes a data file into v and starts its check with its
+// sources (*sources, a field of v): the checker and the ids they define.
+func begin(name string, data []byte, v any, sources *[]Source) (*checker, map[string]bool, error) {
+	if err := decode(name, data, v); err != nil {
+		return nil, nil, err
+	}
+	c := &checker{name: name}
+	return c, c.sources(*sources), nil
 }
 
 // checker gathers every problem of a file, each naming the row and field.
@@ -283,11 +229,10 @@ func (c *checker) cites(ids map[string]bool, row, field, id string) {
 // counts. All problems are reported together.
 func ParseResults(name string, data []byte) (*Results, error) {
 	var r Results
-	if err := decode(name, data, &r); err != nil {
+	c, ids, err := begin(name, data, &r, &r.Sources)
+	if err != nil {
 		return nil, err
 	}
-	c := &checker{name: name}
-	ids := c.sources(r.Sources)
 	plats := map[string]Platform{}
 	for i, p := range r.Platforms {
 		row := fmt.Sprintf("platform %d (%q)", i+1, p.ID)
@@ -374,58 +319,4 @@ func (c *checker) candidates(cs []Candidate, ids map[string]bool, plats map[stri
 		}
 		c.cites(ids, row, "source", x.Source)
 	}
-}
-
-// ParseCatalogue reads and checks a CPU catalogue: every CPU cites listed
-// sources for its specification and its price, names a latency band, and
-// has every figure in range. All problems are reported together.
-func ParseCatalogue(name string, data []byte) (*Catalogue, error) {
-	var cat Catalogue
-	if err := decode(name, data, &cat); err != nil {
-		return nil, err
-	}
-	c := &checker{name: name}
-	ids := c.sources(cat.Sources)
-	bands := map[string]bool{}
-	for i, b := range cat.LatencyBands {
-		row := fmt.Sprintf("latency band %d (%q)", i+1, b.ID)
-		c.text(row, "id", b.ID)
-		c.number(row, "low_ns", b.LowNS, 20, 1000)
-		c.number(row, "high_ns", b.HighNS, b.LowNS, 1000)
-		c.cites(ids, row, "source", b.Source)
-		bands[b.ID] = true
-	}
-	names := map[string]bool{}
-	for i, x := range cat.CPUs {
-		row := fmt.Sprintf("cpu %d (%q)", i+1, x.Name)
-		for _, f := range []struct{ name, v string }{{"name", x.Name}, {"vendor", x.Vendor}, {"generation", x.Generation}, {"price_kind", x.PriceKind}} {
-			c.text(row, f.name, f.v)
-		}
-		c.count(row, "cores", x.Cores, 1, 1024)
-		c.count(row, "threads", x.Threads, x.Cores, 8*max(x.Cores, 1))
-		c.number(row, "base_ghz", x.BaseGHz, 0.1, 10)
-		if x.AllCoreGHz != 0 {
-			c.number(row, "all_core_ghz", x.AllCoreGHz, x.BaseGHz, 10)
-		}
-		c.count(row, "memory_channels", x.MemoryChannels, 1, 64)
-		c.count(row, "max_sockets", x.MaxSockets, 1, 64)
-		c.number(row, "price_usd", x.PriceUSD, 1, 1e6)
-		c.date(row, "price_date", x.PriceDate)
-		c.cites(ids, row, "spec_source", x.SpecSource)
-		c.cites(ids, row, "price_source", x.PriceSource)
-		if !bands[x.Latency] {
-			c.bad(row, "latency", "= %q names no latency band of the file: want one socket's memory latency, measured or a band", x.Latency)
-		}
-		if names[x.Name] {
-			c.bad(row, "name", "is given twice: want one row per CPU")
-		}
-		names[x.Name] = true
-	}
-	if len(cat.CPUs) == 0 {
-		c.bad("cpus", "list", "is empty: want the CPUs to choose between")
-	}
-	if err := errors.Join(c.errs...); err != nil {
-		return nil, err
-	}
-	return &cat, nil
 }

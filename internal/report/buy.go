@@ -28,9 +28,15 @@ func Purchase(r *Report) *decide.Purchase { return r.purchase }
 // beside the one among this CPU's variants.
 func CataloguePurchase(r *Report) *decide.Purchase { return r.catalogue }
 
-// realCPUs is the answer among the catalogue's CPUs in one sentence.
+// realCPUs is the answer among the catalogue's CPUs in one sentence, and
+// the cheapest three of their ranking.
 func realCPUs(pc *decide.Purchase) string {
-	return "Among real CPUs (" + strconv.Itoa(len(pc.Rows)) + " catalogue servers, list prices; 'numalab model buy --catalogue --run ID' ranks them): " + cardSentence(pc)
+	var first []string
+	for _, row := range pc.Rows[:min(3, len(pc.Rows))] {
+		first = append(first, row.Server.Name+" "+FmtN(row.CostPerKTPS))
+	}
+	return "Among real CPUs (" + strconv.Itoa(len(pc.Rows)) + " catalogue servers, list prices; 'numalab model buy --catalogue --run ID' ranks them): " +
+		cardSentence(pc) + " Cheapest per 1,000 tps: " + strings.Join(first, ", ") + "."
 }
 
 func buySection(r *Report) HTMLSection {

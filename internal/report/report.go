@@ -351,7 +351,11 @@ func BuildFor(engine string, runs []*result.Run) (*Report, error) {
 		if r.Published, err = publishedCheck(r.Model); err != nil {
 			return nil, err
 		}
-		r.purchase, r.catalogue = decide.Choose(r.Model)
+		cpu := ""
+		if r.Machine != nil && r.Machine.Topology != nil {
+			cpu = r.Machine.Topology.CPUModel
+		}
+		r.purchase, r.catalogue = decide.Choose(r.Model, cpu)
 	}
 	for _, k := range Kinds() {
 		switch w := registered(k); {
