@@ -151,11 +151,14 @@ func readPool(root string) (int, error) {
 	return n, nil
 }
 
+// needsRoot says why a reservation needs root.
+const needsRoot = "needs root: numalab reserves the pages itself and gives them back after, so run it as root (pages reserved beforehand are not taken: they may be another program's)"
+
 func writePool(root string, n int) error {
 	err := os.WriteFile(filepath.Join(root, poolFile), []byte(strconv.Itoa(n)+"\n"), 0o644)
 	switch {
 	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%w: writing /%s needs root (or reserve them yourself first: sysctl vm.nr_hugepages=N)", ErrCannot, poolFile)
+		return fmt.Errorf("%w: writing /%s %s", ErrCannot, poolFile, needsRoot)
 	case err != nil:
 		return fmt.Errorf("%w: writing /%s: %w", ErrCannot, poolFile, err)
 	}

@@ -28,7 +28,10 @@ type marker struct {
 // numalab processes change the pool and the markers one at a time.
 func lockPool(root string, f func(dir string) error) error {
 	dir := filepath.Join(root, markerDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	switch err := os.MkdirAll(dir, 0o755); {
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("%w: making /%s %s", ErrCannot, markerDir, needsRoot)
+	case err != nil:
 		return fmt.Errorf("%w: %w", ErrCannot, err)
 	}
 	l, err := os.Open(dir)
