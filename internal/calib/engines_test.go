@@ -10,10 +10,10 @@ import (
 	"github.com/numalab/numalab/internal/result"
 )
 
-// pgOLTP is a stored one-stream OLTP run on PostgreSQL.
-func pgOLTP(t *testing.T, id int64) *result.Run {
+// engineOLTP is a stored one-stream OLTP run on engine.
+func engineOLTP(t *testing.T, id int64, engine string) *result.Run {
 	r := stored(t, id, result.RunOLTP, oneNode(), result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
-	r.Config = []byte(`{"engine":"postgres","warehouses":1}`)
+	r.Config = []byte(`{"engine":"` + engine + `","warehouses":1}`)
 	return r
 }
 
@@ -26,7 +26,7 @@ func TestPostgresRunNotSQLiteFit(t *testing.T) {
 	sqliteFit := measuredFit(t, 1) // stored before fits named their engine: SQLite's
 	st := runMap{
 		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150})),
-		2: pgOLTP(t, 2),
+		2: engineOLTP(t, 2, "postgres"),
 		3: stored(t, 3, RunFit, m, KindMeasuredFit.Of(*sqliteFit)),
 	}
 	c, err := CalibrateStored(st, 2, 0, 0)
@@ -83,7 +83,7 @@ func TestTwoLatencyPointsRecoverAM(t *testing.T) {
 	}
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: ghz, LocalNS: 150}))
-	c, err := Calibrate(probe, pgOLTP(t, 2), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
+	c, err := Calibrate(probe, engineOLTP(t, 2, "postgres"), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestTwoLatencyPointsRecoverAM(t *testing.T) {
 	if f.Fit != nil || !strings.Contains(f.FitError, "a fit needs two at least 15% apart") {
 		t.Fatalf("latencies 6.7%% apart: fit %+v, error %q; want none, saying why", f.Fit, f.FitError)
 	}
-	c, err = Calibrate(probe, pgOLTP(t, 2), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
+	c, err = Calibrate(probe, engineOLTP(t, 2, "postgres"), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,5 +149,50 @@ func TestCalibrateFor(t *testing.T) {
 	}
 	if c.Engine != "postgres" || c.FitRun != 4 || c.OLTPRun != 0 || c.For() != "tpcc-ro on postgres" {
 		t.Errorf("for postgres: engine %q, fit run %d, OLTP run %d, for %q; want postgres's fit 4 and no SQLite run", c.Engine, c.FitRun, c.OLTPRun, c.For())
+	}
+}
+
+// TestMariaDBRunTakesItsOwnFit: a MariaDB run's calibration takes
+// MariaDB's stored fit, its A and M, over newer fits of SQLite and
+// PostgreSQL; without it, it takes neither of theirs and says so; naming
+// PostgreSQL's is refused.
+func TestMariaDBRunTakesItsOwnFit(t *testing.T) {
+	const a, mw, ghz = 900_000.0, 150.0, 2.0
+	my := &MeasuredFit{Engine: "mariadb", Workload: "tpcc-ro", What: "injected", GHz: ghz,
+		Memory: []FitMemory{{Name: "4 KiB pages", LatencyNS: 200}, {Name: "2 MiB pages", LatencyNS: 150}}}
+	for k := range 6 {
+		ns := my.Memory[k%2].LatencyNS
+		my.Cells = append(my.Cells, FitCell{Label: "cell", Memory: k % 2, Point: model.Point{GHz: ghz, TPSPerCore: ghz * 1e9 / (a + mw*ns*ghz)}})
+	}
+	my.Compute()
+	pg := measuredFit(t, 1) // A 200,000, M 500
+	pg.Engine, pg.Workload = "postgres", "tpcc-ro"
+	m := oneNode()
+	st := runMap{
+		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: ghz, LocalNS: 150})),
+		2: engineOLTP(t, 2, "mariadb"),
+		3: stored(t, 3, RunFit, m, KindMeasuredFit.Of(*my)),
+		4: stored(t, 4, RunFit, m, KindMeasuredFit.Of(*pg)),
+		5: stored(t, 5, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1))), // SQLite's
+	}
+	c, err := CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Engine != "mariadb" || c.FitRun != 3 || !strings.HasPrefix(c.FitChoice, "model-fit run 3, mariadb's tpcc-ro, the newest of mariadb on this host") ||
+		math.Abs(c.Workload.Core()-a) > 1e-3*a || math.Abs(c.Workload.Waits()-mw) > 1e-3*mw {
+		t.Errorf("MariaDB run: engine %q, fit run %d (%q), A %v, M %v; want MariaDB's run 3, A %v, M %v",
+			c.Engine, c.FitRun, c.FitChoice, c.Workload.Core(), c.Workload.Waits(), a, mw)
+	}
+	delete(st, 3)
+	if c, err = CalibrateStored(st, 2, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 0 || !strings.HasPrefix(c.FitChoice, `no model-fit run of mariadb on host "" in the store`) ||
+		!strings.Contains(c.FitChoice, "not used: 5 (sqlite's tpcc-ro), 4 (postgres's tpcc-ro)") {
+		t.Errorf("MariaDB run with only SQLite's and PostgreSQL's fits: fit run %d, choice %q; want neither taken", c.FitRun, c.FitChoice)
+	}
+	if _, err := CalibrateStored(st, 2, 0, 4); err == nil || !strings.Contains(err.Error(), "run 4 fitted postgres's tpcc-ro, and OLTP run 2 ran on mariadb") {
+		t.Errorf("PostgreSQL's fit named for a MariaDB run: %v; want it refused", err)
 	}
 }

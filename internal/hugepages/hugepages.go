@@ -7,6 +7,14 @@
 // the kernel gave fewer pages than asked (memory short or fragmented);
 // it then gives back what it got. It reads and writes only below the root
 // it is given ("/" but in tests).
+//
+// A reservation is marked in /run/numalab-hugepages with the process that
+// made it, until released. A numalab killed before it could release
+// (SIGKILL; SIGINT and SIGTERM end its work, which releases) leaves its
+// pages reserved, and the next Reserve gives them back: those of each
+// marker whose process is gone (package owner). Reserve, Release and
+// that reclaiming hold a lock on the directory, so numalab processes
+// change the pool one at a time.
 package hugepages
 
 import (
@@ -28,7 +36,7 @@ var ErrCannot = errors.New("2 MiB pages cannot be reserved")
 
 // Reservation is pages reserved by Reserve, to Release.
 type Reservation struct {
-	root string
+	root, marker string
 	// Pages is how many pages were reserved; Before the pool's size
 	// before.
 	Pages, Before int
@@ -45,10 +53,32 @@ const poolFile = "proc/sys/vm/nr_hugepages"
 // written is what the pool holds, surplus included, plus n. The kernel
 // may give fewer than asked; then what it gave is given back and the
 // error says how many it had.
-func Reserve(root string, n int) (*Reservation, error) {
+// What killed numalab processes reserved is given back first (see the
+// package documentation).
+func Reserve(root string, n int) (r *Reservation, err error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("reserving %d 2 MiB pages: not a positive count", n)
 	}
+	err = lockPool(root, func(dir string) error {
+		if err := reclaim(root, dir); err != nil {
+			return err
+		}
+		r, err = reserve(root, n)
+		if err == nil {
+			if err = r.writeMarker(dir); err != nil {
+				err = errors.Join(err, r.release())
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// reserve raises the pool under root by n pages, as Reserve describes.
+func reserve(root string, n int) (*Reservation, error) {
 	before, err := readPool(root)
 	if err != nil {
 		return nil, err
@@ -64,30 +94,49 @@ func Reserve(root string, n int) (*Reservation, error) {
 	r := &Reservation{root: root, Before: before, Pages: target - before}
 	after, err := readMeminfo(root)
 	if err != nil {
-		return nil, errors.Join(err, r.Release())
+		return nil, errors.Join(err, r.release())
 	}
 	if got := after.available() - m.available(); got < n {
 		return nil, errors.Join(fmt.Errorf("%w: the kernel made %d of the %d 2 MiB pages asked for free (%d MiB of memory free: short or fragmented)",
-			ErrCannot, max(got, 0), n, after.freeKB>>10), r.Release())
+			ErrCannot, max(got, 0), n, after.freeKB>>10), r.release())
 	}
 	return r, nil
 }
 
 // Release gives the reserved pages back: the pool is lowered by as many
-// as were reserved. Safe to call twice.
+// as were reserved, and the reservation's marker removed. Safe to call
+// twice.
 func (r *Reservation) Release() error {
 	if r == nil || r.Pages == 0 {
 		return nil
 	}
-	now, err := readPool(r.root)
-	if err != nil {
-		return err
-	}
-	if err := writePool(r.root, max(now-r.Pages, 0)); err != nil {
+	return lockPool(r.root, func(string) error { return r.release() })
+}
+
+// release lowers the pool by r's pages and removes its marker, holding
+// the lock.
+func (r *Reservation) release() error {
+	if err := lower(r.root, r.Pages); err != nil {
 		return err
 	}
 	r.Pages = 0
+	if r.marker == "" {
+		return nil
+	}
+	if err := os.Remove(r.marker); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing the reservation's marker: %w", err)
+	}
+	r.marker = ""
 	return nil
+}
+
+// lower lowers the pool under root by n pages, to no fewer than none.
+func lower(root string, n int) error {
+	now, err := readPool(root)
+	if err != nil {
+		return err
+	}
+	return writePool(root, max(now-n, 0))
 }
 
 func readPool(root string) (int, error) {
@@ -102,11 +151,14 @@ func readPool(root string) (int, error) {
 	return n, nil
 }
 
+// needsRoot says why a reservation needs root.
+const needsRoot = "needs root: numalab reserves the pages itself and gives them back after, so run it as root (pages reserved beforehand are not taken: they may be another program's)"
+
 func writePool(root string, n int) error {
 	err := os.WriteFile(filepath.Join(root, poolFile), []byte(strconv.Itoa(n)+"\n"), 0o644)
 	switch {
 	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%w: writing /%s needs root (or reserve them yourself first: sysctl vm.nr_hugepages=N)", ErrCannot, poolFile)
+		return fmt.Errorf("%w: writing /%s %s", ErrCannot, poolFile, needsRoot)
 	case err != nil:
 		return fmt.Errorf("%w: writing /%s: %w", ErrCannot, poolFile, err)
 	}

@@ -1,11 +1,19 @@
 package hugepages
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/numalab/numalab/internal/owner"
+	"github.com/numalab/numalab/internal/sysfs"
 )
 
 // fakeRoot is a root whose pool holds pool pages.
@@ -92,5 +100,106 @@ func TestReserveHost(t *testing.T) {
 	}
 	if after, _ := readPool("/"); after != before {
 		t.Errorf("pool %d after release, %d before", after, before)
+	}
+}
+
+// TestReclaim: the pages of a reservation whose process is gone are given
+// back and its marker removed; a live process's reservation is kept.
+func TestReclaim(t *testing.T) {
+	root := fakeRoot(t, 20)
+	child := exec.Command("true")
+	if err := child.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	self, err := owner.Self(sysfs.New("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, markerDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]marker{
+		"reservation-gone.json": {Owner: owner.Process{Host: host, PID: child.Process.Pid, Start: 1}, Pages: 6},
+		"reservation-live.json": {Owner: self, Pages: 4},
+	} {
+		b, _ := json.Marshal(m)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lockPool(root, func(dir string) error { return reclaim(root, dir) }); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := readPool(root); n != 14 {
+		t.Errorf("pool %d after reclaiming, want 14: the gone process's 6 given back", n)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(left) != 1 || filepath.Base(left[0]) != "reservation-live.json" {
+		t.Errorf("markers left %q, want the live process's alone", left)
+	}
+}
+
+// TestKilledReservationHost: a process that reserves a page of this
+// machine's pool and is killed (SIGKILL) before it releases leaves the
+// page reserved, and the next reservation gives it back; it needs root.
+func TestKilledReservationHost(t *testing.T) {
+	if os.Getenv("NUMALAB_HUGEPAGES_CHILD") == "1" {
+		if _, err := Reserve("/", 1); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println("reserved")
+		time.Sleep(time.Minute)
+		os.Exit(1)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("reserving 2 MiB pages needs root")
+	}
+	before, err := readPool("/")
+	if err != nil {
+		t.Skip(err)
+	}
+	child := exec.Command(os.Args[0], "-test.run", "^TestKilledReservationHost$")
+	child.Env = append(os.Environ(), "NUMALAB_HUGEPAGES_CHILD=1")
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	child.Process.Kill()
+	child.Wait()
+	if line != "reserved\n" {
+		t.Fatalf("the child did not reserve: %q", line)
+	}
+	if now, _ := readPool("/"); now < before+1 {
+		t.Fatalf("pool %d after the child was killed, %d before: its page is not reserved", now, before)
+	}
+	marked := func() bool {
+		names, _ := filepath.Glob(filepath.Join("/", markerDir, "reservation-*.json"))
+		for _, name := range names {
+			var m marker
+			b, _ := os.ReadFile(name)
+			if json.Unmarshal(b, &m) == nil && m.Owner.PID == child.Process.Pid {
+				return true
+			}
+		}
+		return false
+	}
+	if !marked() {
+		t.Fatalf("no marker names the killed child %d", child.Process.Pid)
+	}
+	r, err := Reserve("/", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := readPool("/"); after != before || marked() {
+		t.Errorf("pool %d after the next reservation and release, %d before the killed one; its marker left: %v", after, before, marked())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -20,16 +21,30 @@ import (
 )
 
 // serverPage is a server engine's setting that maps its data memory in
-// 2 MiB pages from the kernel's pool (hugetlb), with its values off and on.
+// 2 MiB pages from the kernel's pool (hugetlb), with its values off and on,
+// and settings both servers take.
 type serverPage struct {
 	title, setting, off, on, memory string
+	both                            map[string]string
 }
 
 // serverPages are the server engines whose data memory a setting maps in
 // 2 MiB pages.
+//
+// MariaDB 10.11 with large pages maps every cache it allocates through
+// its large-page allocator in the pool's pages (mmap with MAP_HUGETLB: no
+// memlock limit or CAP_IPC_LOCK needed), first the MyISAM key cache and
+// Aria's page cache (128 MiB each by default), then InnoDB's buffer pool
+// (all of innodb_buffer_pool_size_max, populated, plus up to one 8 MiB
+// extent to align it); where the pool runs short it falls back to 4 KiB
+// pages without an error, which is what the two caches made its buffer
+// pool do. Both servers therefore keep the two caches, which tpcc-ro does
+// not use (its tables are InnoDB's), at 16 MiB, and the pages reserved
+// (the pool and a quarter, and 64 MiB) hold all three.
 var serverPages = map[string]serverPage{
-	"postgres": {"PostgreSQL", "huge_pages", "off", "on", "shared buffers"},
-	"mariadb":  {"MariaDB", "large-pages", "OFF", "ON", "buffer pool"},
+	"postgres": {title: "PostgreSQL", setting: "huge_pages", off: "off", on: "on", memory: "shared buffers"},
+	"mariadb": {title: "MariaDB", setting: "large-pages", off: "OFF", on: "ON", memory: "buffer pool",
+		both: map[string]string{"key-buffer-size": "16777216", "aria-pagecache-buffer-size": "16777216"}},
 }
 
 // noPages says, of the engines that run tpcc-ro, why one has no
@@ -71,8 +86,6 @@ const serverWarehouses = 1
 // its backend pinned beside the stream on cfg.CPU.
 func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 	sp := serverPages[cfg.engine()]
-	est := tpcc.EstimatedBytes(serverWarehouses)
-	pool := max(pgserver.SharedBuffersFor(est), mariaserver.BufferPoolFor(est))
 	sd := &sides{engine: cfg.engine(), title: sp.title,
 		chains: "; the 2 MiB chain is in transparent huge pages, not the kernel's pool: its walks are of 2 MiB pages as the server's are"}
 	var undo []func()
@@ -91,72 +104,110 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 	// free pages of the pool when it starts.
 	for _, i := range []int{1, 0} {
 		kind := pageMemory[i]
-		value := sp.off
-		if kind.huge {
-			value = sp.on
+		srv, err := startServer(ctx, cfg, sp, kind.huge)
+		if err != nil {
+			return nil, err
 		}
-		src := tpcc.Source{Engine: cfg.engine(), Where: engine.Options{ServerSettings: map[string]string{sp.setting: value}},
-			Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
-		var w *tpcc.Workload
+		undo = append(undo, func() { srv.res.Release() })
 		if kind.huge {
-			var res *hugepages.Reservation
-			if w, res, err = prepareHuge(ctx, src, hugepages.Pages(pool+pool/4+64<<20)); err != nil {
-				return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
-			}
-			undo = append(undo, func() { res.Release() })
 			sd.where = fmt.Sprintf("its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by numalab and given back after), a managed server each, W=1 loaded and prewarmed, the backend pinned beside the stream",
-				sp.memory, sp.setting, sp.off, sp.setting, sp.on, res.Pages)
-		} else if w, _, err = tpcc.Prepare(ctx, src); err != nil {
-			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
+				sp.memory, sp.setting, sp.off, sp.setting, sp.on, srv.res.Pages)
 		}
-		eng := w.Engine()
-		pw, err := w.Prewarm(ctx, false)
+		conn, err := newPageConn(ctx, srv.w, cfg.CPU, srv.w.Engine().Close)
 		if err != nil {
-			eng.Close()
-			return nil, fmt.Errorf("prewarming %s with %s=%s: %w", sp.title, sp.setting, value, err)
-		}
-		huge, err := dataHuge(ctx, eng, cfg.CPU)
-		if err != nil {
-			eng.Close()
-			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
-		}
-		if kind.huge && huge < 0.9 || !kind.huge && huge > 0.1 {
-			eng.Close()
-			return nil, fmt.Errorf("%s with %s=%s mapped its %s (the mapping of at least 64 MiB most in memory) %.0f%% in 2 MiB pages: the setting did not decide its page size here, so the two servers' data would not be in memory of two page sizes",
-				sp.title, sp.setting, value, sp.memory, 100*huge)
-		}
-		conn, err := newPageConn(ctx, w, cfg.CPU, eng.Close)
-		if err != nil {
-			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, value, err)
+			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, sp.value(kind.huge), err)
 		}
 		undo = append(undo, conn.close)
-		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: huge, dataBytes: max(pw.FileBytes, 2<<20), conn: conn}
+		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: srv.huge, dataBytes: max(srv.fileBytes, 2<<20), conn: conn}
 	}
 	return sd, nil
 }
 
-// prepareHuge reserves pages 2 MiB pages and starts and loads src's
-// server in them; once more when the start fails: another server on the
-// machine (PostgreSQL's huge_pages=try, its default) may take the pool's
-// free pages as it starts.
-func prepareHuge(ctx context.Context, src tpcc.Source, pages int) (*tpcc.Workload, *hugepages.Reservation, error) {
+// value is sp's setting's value for huge pages or not.
+func (sp serverPage) value(huge bool) string {
+	if huge {
+		return sp.on
+	}
+	return sp.off
+}
+
+// server is a managed server of one page size, loaded and prewarmed, and
+// what its data mapping is.
+type server struct {
+	w         *tpcc.Workload
+	res       *hugepages.Reservation // the pages reserved for it; nil in 4 KiB pages
+	huge      float64                // the share of its data mapping in 2 MiB pages
+	fileBytes int64                  // its tables and indexes, as prewarmed
+}
+
+// startServer starts a managed server of cfg's engine, in 2 MiB pages
+// from the kernel's pool or not (huge), loads W=1 into it, prewarms it and
+// checks that its data is mapped as asked. In 2 MiB pages it reserves the
+// pages first, and tries once more, the pages reserved afresh, when the
+// start or the check fails: another server on the machine (PostgreSQL's
+// huge_pages=try, its default) may take the pool's free pages as it
+// starts, and MariaDB then maps its buffer pool in 4 KiB pages without an
+// error.
+func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool) (*server, error) {
+	est := tpcc.EstimatedBytes(serverWarehouses)
+	pool := max(pgserver.SharedBuffersFor(est), mariaserver.BufferPoolFor(est))
+	settings := maps.Clone(sp.both)
+	if settings == nil {
+		settings = map[string]string{}
+	}
+	settings[sp.setting] = sp.value(huge)
+	src := tpcc.Source{Engine: cfg.engine(), Where: engine.Options{ServerSettings: settings},
+		Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
+	what := fmt.Sprintf("%s with %s=%s", sp.title, sp.setting, sp.value(huge))
 	var first error
-	for range 2 {
-		res, err := hugepages.Reserve("/", pages)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reserving its 2 MiB pages: %w", errors.Join(first, err))
+	for try := 0; ; try++ {
+		srv := &server{}
+		if huge {
+			var err error
+			if srv.res, err = hugepages.Reserve("/", hugepages.Pages(pool+pool/4+64<<20)); err != nil {
+				return nil, fmt.Errorf("%s: reserving its 2 MiB pages: %w", what, errors.Join(first, err))
+			}
 		}
-		w, _, err := tpcc.Prepare(ctx, src)
+		err := srv.open(ctx, src, cfg.CPU, sp, huge)
 		if err == nil {
-			return w, res, nil
+			return srv, nil
 		}
-		res.Release()
-		if first != nil || ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("%w (tried twice, the pages reserved afresh: another server on this machine may take them as it starts)", err)
+		srv.res.Release()
+		switch {
+		case !huge || ctx.Err() != nil:
+			return nil, fmt.Errorf("%s: %w", what, err)
+		case try == 1:
+			return nil, fmt.Errorf("%s: %w (tried twice, the pages reserved afresh: another server on this machine may take them as it starts)", what, err)
 		}
 		first = err
 	}
-	return nil, nil, first
+}
+
+// open starts, loads and prewarms src's server and reads its data
+// mapping, refusing one whose setting did not decide its page size.
+func (srv *server) open(ctx context.Context, src tpcc.Source, cpu int, sp serverPage, huge bool) (err error) {
+	if srv.w, _, err = tpcc.Prepare(ctx, src); err != nil {
+		return err
+	}
+	eng := srv.w.Engine()
+	defer func() {
+		if err != nil {
+			eng.Close()
+		}
+	}()
+	pw, err := srv.w.Prewarm(ctx, false)
+	if err != nil {
+		return fmt.Errorf("prewarming: %w", err)
+	}
+	srv.fileBytes = pw.FileBytes
+	if srv.huge, err = dataHuge(ctx, eng, cpu); err != nil {
+		return err
+	}
+	if huge && srv.huge < 0.9 || !huge && srv.huge > 0.1 {
+		return fmt.Errorf("mapped its %s (the mapping of at least 64 MiB most in memory) %.0f%% in 2 MiB pages: the setting did not decide its page size here, so the two servers' data would not be in memory of two page sizes",
+			sp.memory, 100*srv.huge)
+	}
+	return nil
 }
 
 // dataHuge is the share of eng's data memory in 2 MiB pages, as a
