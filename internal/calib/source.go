@@ -3,6 +3,7 @@ package calib
 import (
 	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/units"
 
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
@@ -11,7 +12,7 @@ import (
 // nodeMatrix is the probe's node latency matrix reordered to t's nodes, or
 // nil unless it covers exactly the nodes with CPUs and t has no
 // memory-only nodes.
-func (p ProbeLatency) nodeMatrix(t *result.Topology) [][]float64 {
+func nodeMatrix(p ProbeLatency, t *result.Topology) [][]float64 {
 	sum := p.Summary
 	if sum == nil {
 		return nil
@@ -120,7 +121,7 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 			remote, remoteSet = p.RemoteNS, true
 		}
 		if t != nil && s.LocalNS == 0 && s.RemoteNS == 0 && len(t.Nodes) > 1 && !p.NoNUMAEffect {
-			if mat := p.nodeMatrix(t); mat != nil {
+			if mat := nodeMatrix(*p, t); mat != nil {
 				t.LatencyNS = mat
 			}
 		}
@@ -199,4 +200,21 @@ func RunMachine(r *result.Run) (*result.Topology, *ProbeLatency, error) {
 		return t, nil, nil
 	}
 	return t, &p, nil
+}
+
+// fromMeasured takes LocalNS from the measured fit stored in run (kind
+// RunFit), for a probe that measured no DRAM latency (cut before its
+// largest working set): the random chain its first memory's cells were
+// timed next to, mapped as their data is. Without such a chain p stays as
+// it is.
+func fromMeasured(p *ProbeLatency, run *result.Run) error {
+	f, err := KindMeasuredFit.Last(run)
+	if err != nil || f == nil || len(f.Memory) == 0 || !(f.Memory[0].LatencyNS > 0) {
+		return err
+	}
+	mem := f.Memory[0]
+	p.LocalNS, p.FromFit = mem.LatencyNS, true
+	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): memory probe run %d was cut before its DRAM point",
+		mem.Name, run.ID, units.Bytes(mem.ChainBytes), p.Run)
+	return nil
 }
