@@ -1,8 +1,8 @@
 package calib
 
 import (
-	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/units"
 
 	"github.com/numalab/numalab/internal/model"
@@ -143,11 +143,11 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		switch {
 		case len(t.LatencyNS) > 0:
 		case len(t.Distances) > 0 && !localSet:
-			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
+			return model.Machine{}, nil, 0, setting.Errorf("local-ns", "missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
 		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
 			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
 		case len(t.Distances) == 0 && maxSockets > model.PublishedSockets:
-			return model.Machine{}, nil, 0, fmt.Errorf("-sockets: %d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
+			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
 		}
 		var err error
 		mc, err = TopologyMachine(t, local, remote)
@@ -162,13 +162,13 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		}
 	} else {
 		if !localSet {
-			return model.Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
+			return model.Machine{}, nil, 0, setting.New("local-ns", "missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
 		}
 		if maxSockets > 1 && !remoteSet {
-			return model.Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
+			return model.Machine{}, nil, 0, setting.New("remote-ns", "missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
 		}
 		if maxSockets > model.PublishedSockets && s.TwoHopNS == 0 {
-			return model.Machine{}, nil, 0, fmt.Errorf("-sockets: %d sockets need the hops between them: the published figures stop at %d, and one remote latency gives no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
+			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them: the published figures stop at %d, and one remote latency gives no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
 		}
 		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, TwoHopNS: s.TwoHopNS, CoresPerSocket: max(runCores, 1)}
 	}
