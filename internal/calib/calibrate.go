@@ -95,7 +95,8 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Calibration{Model: calibrated.Model{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain, Engine: calibrated.LegacyEngine}}
+	m := &Calibration{Model: calibrated.Model{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain,
+		Engine: calibrated.LegacyEngine}}
 	switch {
 	case engine != "":
 		m.Engine = engine
