@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/assess"
 	"io"
 	"strconv"
 	"strings"
@@ -48,7 +49,11 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	r, err := report.Build(runs)
+	in, err := assess.Runs("", runs)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r, err := report.Build(runs, in)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

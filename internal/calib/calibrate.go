@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/calibrated"
 	"math"
 	"slices"
 	"strconv"
@@ -15,65 +16,10 @@ import (
 	"github.com/numalab/numalab/internal/units"
 )
 
-// PredictSockets are the socket counts a calibration predicts: those the
-// published figures cover.
-var PredictSockets = []int{1, 2, 4}
-
-// Calibration is the model calibrated to stored runs: the probe's clock
-// and latencies, the transaction's A and M fitted to the OLTP run (or a
-// workload assumed without one), the SMT gain, and the prediction for
-// PredictSockets sockets of the probed CPU.
+// Calibration is the model calibrated to stored runs (calibrated.Model),
+// with what calibrating it keeps for a later WithFit.
 type Calibration struct {
-	ProbeRun int64   `json:"probe_run"`
-	OLTPRun  int64   `json:"oltp_run,omitempty"`
-	GHz      float64 `json:"ghz"`
-	// OneSocketNS is one socket's memory latency, LocalNS a multi-socket
-	// server's local latency and RemoteNS its remote latency; each
-	// measured or assumed (Assumptions says which).
-	OneSocketNS    float64 `json:"one_socket_ns"`
-	LocalNS        float64 `json:"local_ns"`
-	RemoteNS       float64 `json:"remote_ns"`
-	RemoteAssumed  bool    `json:"remote_assumed"` // true: one node measured, remote latency assumed
-	CoresPerSocket int     `json:"cores_per_socket"`
-	// SMT is the gain of a core's second hardware thread: measured from
-	// smt=on and smt=off cells (Low = High = Value) or PublishedSMTGain.
-	SMT         model.Range `json:"smt_gain"`
-	SMTMeasured bool        `json:"smt_measured"`
-	// Method says in words how A and M were obtained.
-	Method string `json:"method"`
-	// Engine is the engine whose A and M these are: the OLTP (or script)
-	// run's, "sqlite" without one; a measured fit is taken only of it.
-	Engine   string         `json:"engine"`
-	Workload model.Workload `json:"workload"`         // A and M in the classic form
-	Points   []model.Point  `json:"points,omitempty"` // the measurements fitted
-	Fit      *model.Fit     `json:"fit,omitempty"`    // two or more latencies: the fit and its quality (R², residuals, intervals)
-	// StallShare is M·L·f/C at the one-socket latency: the share of
-	// cycles waiting for memory.
-	StallShare float64     `json:"stall_share"`
-	Table      model.Table `json:"table"`
-	// Assumptions are every input of the prediction with its value and
-	// source; Residuals each fitted cell's measured and predicted
-	// throughput; Flags fitted parameters outside their plausible range.
-	Assumptions []Assumption     `json:"assumptions,omitempty"`
-	Residuals   []model.Residual `json:"residuals,omitempty"`
-	Flags       []string         `json:"flags,omitempty"`
-	// HeldOut predicts cells the fit did not see (see holdOut); nil
-	// without such cells.
-	HeldOut *HeldOut `json:"held_out,omitempty"`
-	// Other is the held-out point at another latency: the OLTP run's
-	// pairs of neighbour and control cells, predicted by whichever fit
-	// the calibration rests on (see other); nil without pairs.
-	Other *OtherLatency `json:"other_latency,omitempty"`
-	// Measured is the stored measured fit (kind RunFit) among the runs:
-	// cells at two or more latencies, bracketed by the speed sentinel.
-	// FitRun is its run when A and M come from it; 0 when its cells did
-	// not fit (Notes says why).
-	Measured *MeasuredFit `json:"measured,omitempty"`
-	FitRun   int64        `json:"fit_run,omitempty"`
-	// FitChoice says which RunFit run a stored calibration took and why,
-	// or that the store had none (CalibrateStored).
-	FitChoice string   `json:"fit_choice,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
+	calibrated.Model
 
 	cells []string // per point, the cells it came from
 	// pairs are the OLTP run's neighbour and control cells, paired
@@ -83,8 +29,6 @@ type Calibration struct {
 	// fromFit: one socket's latency is the measured fit's chain already
 	// (the probe measured none: ProbeLatency.FromFit).
 	fromFit bool
-	// oltpLabel names OLTPRun's kind in words (RunLabel).
-	oltpLabel string
 }
 
 // ErrNoProbe is returned by Calibrate without a memory probe run.
@@ -151,7 +95,8 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Calibration{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain, Engine: legacyEngine}
+	m := &Calibration{Model: calibrated.Model{ProbeRun: probe.ID, GHz: p.GHz, SMT: model.PublishedSMTGain,
+		Engine: calibrated.LegacyEngine}}
 	switch {
 	case engine != "":
 		m.Engine = engine
@@ -181,7 +126,7 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 		// budget on a busy machine): the page-size step's chain, timed
 		// next to its cells, is a DRAM latency measured on this machine
 		// (any engine's: a chain's latency is the memory's).
-		if err := p.fromMeasured(cmp.Or(measured, fits[len(fits)-1])); err != nil {
+		if err := fromMeasured(&p, cmp.Or(measured, fits[len(fits)-1])); err != nil {
 			return nil, err
 		}
 	}
@@ -234,11 +179,11 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	}
 	switch {
 	case f == nil:
-		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no measured fit: A and M rest on %s", run.ID, m.restsOn()))
+		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no measured fit: A and M rest on %s", run.ID, m.RestsOn()))
 		m.Other = m.other()
 		return m, nil
 	case f.Fit == nil:
-		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s", run.ID, f.FitError, m.restsOn()))
+		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s", run.ID, f.FitError, m.RestsOn()))
 		m.Measured = f
 		m.Other = m.other()
 		return m, nil
@@ -280,20 +225,6 @@ func (m *Calibration) atOneSocket(ns float64, source string) *Calibration {
 		c.Assumptions[i] = a
 	}
 	return &c
-}
-
-// restsOn says what A and M come from without a measured fit.
-func (m *Calibration) restsOn() string {
-	if m.OLTPRun != 0 {
-		return fmt.Sprintf("%s %d", m.OLTPRunLabel(), m.OLTPRun)
-	}
-	return "the default transaction"
-}
-
-// Machine is the uniform machine of the calibration's latencies.
-func (m *Calibration) Machine() model.Machine {
-	return model.Machine{Source: fmt.Sprintf("run %d", m.ProbeRun), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS, OneSocketNS: m.OneSocketNS,
-		CoresPerSocket: m.CoresPerSocket, Locality: -1}
 }
 
 // latencies sets one socket's, the multi-socket local and the remote
@@ -395,7 +326,7 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 		m.Notes = append(m.Notes, fmt.Sprintf("%s %d has no one-stream cell on local data: the workload is not fitted", RunLabel(run.Kind), run.ID))
 		return nil
 	}
-	m.OLTPRun, m.oltpLabel = run.ID, RunLabel(run.Kind)
+	m.OLTPRun, m.OLTPLabel = run.ID, RunLabel(run.Kind)
 	m.fitSeries(run, local, remote)
 	return m.holdOut(run, local, remote)
 }
@@ -481,16 +412,6 @@ func (m *Calibration) stateWorkload() {
 		m.Residuals = append(m.Residuals, model.Residual{Point: p, CyclesPerTxn: p.GHz * 1e9 / p.TPSPerCore, FitCyclesPerTxn: fc,
 			FitTPSPerCore: ft, RelativeErrorTPS: (ft - p.TPSPerCore) / p.TPSPerCore, Cell: m.cells[i]})
 	}
-}
-
-// ThreadsPerCore is the most hardware threads per core the prediction
-// covers: the machine's threads per core (1 without one).
-func (m *Calibration) ThreadsPerCore() int {
-	k := 1
-	for _, r := range m.Table.Rows {
-		k = max(k, r.SMT)
-	}
-	return k
 }
 
 // WithFit is the calibration with A and M from another fit: points at two

@@ -9,6 +9,11 @@
 // Every input of a calibrated prediction is an Assumption that says
 // whether it was measured, fitted or assumed, and where it came from.
 //
+// What it computes is package calibrated's values (the calibrated Model,
+// its Assumptions, the held-out checks, the stored MeasuredFit, each
+// engine's EngineCost, the probe's ProbeLatency), which calib also names:
+// decide and report read them without calibrating.
+//
 // It opens nothing itself (a store is read through the Stored interface
 // its caller opens), measures nothing, and decides nothing about what to
 // buy (package decide does).

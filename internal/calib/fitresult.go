@@ -1,12 +1,10 @@
 package calib
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/result"
 )
 
 // FitResult is a fit to measured points and, when a machine was given, the
@@ -51,18 +49,4 @@ func WriteFitResult(w io.Writer, f FitResult) error {
 	}
 	fmt.Fprintln(w, "\nPredictions for the fitted workload:")
 	return model.WriteTable(w, *f.Predictions)
-}
-
-// OLTPRunLabel names OLTPRun's kind in words: "OLTP run", "script run".
-func (m *Calibration) OLTPRunLabel() string {
-	return cmp.Or(m.oltpLabel, RunLabel(result.RunOLTP))
-}
-
-// RunLabel names a run the model is fitted to by its kind, in words: "OLTP
-// run" (run oltp), "script run" (run sql, the user's scripts).
-func RunLabel(kind string) string {
-	if kind == result.RunSQL {
-		return "script run"
-	}
-	return "OLTP run"
 }

@@ -1,8 +1,9 @@
 package calib
 
 import (
-	"errors"
 	"fmt"
+	"github.com/numalab/numalab/internal/setting"
+	"github.com/numalab/numalab/internal/units"
 
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
@@ -11,7 +12,7 @@ import (
 // nodeMatrix is the probe's node latency matrix reordered to t's nodes, or
 // nil unless it covers exactly the nodes with CPUs and t has no
 // memory-only nodes.
-func (p ProbeLatency) nodeMatrix(t *result.Topology) [][]float64 {
+func nodeMatrix(p ProbeLatency, t *result.Topology) [][]float64 {
 	sum := p.Summary
 	if sum == nil {
 		return nil
@@ -120,7 +121,7 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 			remote, remoteSet = p.RemoteNS, true
 		}
 		if t != nil && s.LocalNS == 0 && s.RemoteNS == 0 && len(t.Nodes) > 1 && !p.NoNUMAEffect {
-			if mat := p.nodeMatrix(t); mat != nil {
+			if mat := nodeMatrix(*p, t); mat != nil {
 				t.LatencyNS = mat
 			}
 		}
@@ -142,11 +143,11 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		switch {
 		case len(t.LatencyNS) > 0:
 		case len(t.Distances) > 0 && !localSet:
-			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns: missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
+			return model.Machine{}, nil, 0, setting.Errorf("local-ns", "missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
 		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
 			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
 		case len(t.Distances) == 0 && maxSockets > model.PublishedSockets:
-			return model.Machine{}, nil, 0, fmt.Errorf("-sockets: %d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
+			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
 		}
 		var err error
 		mc, err = TopologyMachine(t, local, remote)
@@ -161,13 +162,13 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		}
 	} else {
 		if !localSet {
-			return model.Machine{}, nil, 0, errors.New("-local-ns: missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
+			return model.Machine{}, nil, 0, setting.New("local-ns", "missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
 		}
 		if maxSockets > 1 && !remoteSet {
-			return model.Machine{}, nil, 0, errors.New("-remote-ns: missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
+			return model.Machine{}, nil, 0, setting.New("remote-ns", "missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
 		}
 		if maxSockets > model.PublishedSockets && s.TwoHopNS == 0 {
-			return model.Machine{}, nil, 0, fmt.Errorf("-sockets: %d sockets need the hops between them: the published figures stop at %d, and one remote latency gives no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
+			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them: the published figures stop at %d, and one remote latency gives no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
 		}
 		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, TwoHopNS: s.TwoHopNS, CoresPerSocket: max(runCores, 1)}
 	}
@@ -199,4 +200,21 @@ func RunMachine(r *result.Run) (*result.Topology, *ProbeLatency, error) {
 		return t, nil, nil
 	}
 	return t, &p, nil
+}
+
+// fromMeasured takes LocalNS from the measured fit stored in run (kind
+// RunFit), for a probe that measured no DRAM latency (cut before its
+// largest working set): the random chain its first memory's cells were
+// timed next to, mapped as their data is. Without such a chain p stays as
+// it is.
+func fromMeasured(p *ProbeLatency, run *result.Run) error {
+	f, err := KindMeasuredFit.Last(run)
+	if err != nil || f == nil || len(f.Memory) == 0 || !(f.Memory[0].LatencyNS > 0) {
+		return err
+	}
+	mem := f.Memory[0]
+	p.LocalNS, p.FromFit = mem.LatencyNS, true
+	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): memory probe run %d was cut before its DRAM point",
+		mem.Name, run.ID, units.Bytes(mem.ChainBytes), p.Run)
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // Stored is what the model reads from a results store (store.Store has it).
@@ -28,7 +29,7 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 		return nil, err
 	}
 	if oltp.Kind != result.RunOLTP && oltp.Kind != result.RunSQL {
-		return nil, fmt.Errorf("-run: run %d is a %s run, not an OLTP run or a run of your scripts (try 'numalab runs --kind oltp' or '--kind sql')", runID, oltp.Kind)
+		return nil, setting.Errorf("run", "run %d is a %s run, not an OLTP run or a run of your scripts (try 'numalab runs --kind oltp' or '--kind sql')", runID, oltp.Kind)
 	}
 	if probeID == 0 {
 		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
@@ -36,7 +37,7 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 			return nil, err
 		}
 		if probeID == 0 {
-			return nil, fmt.Errorf("-run: no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
+			return nil, setting.Errorf("run", "no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
 		}
 	}
 	probe, err := st.Get(probeID)
@@ -44,7 +45,7 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 		return nil, err
 	}
 	if probe.Kind != result.RunProbeMem {
-		return nil, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe", probeID, probe.Kind)
+		return nil, setting.Errorf("probe-run", "run %d is a %s run, not a memory probe", probeID, probe.Kind)
 	}
 	runs, choice, err := storedFit(st, oltp, fitID)
 	if err != nil {
@@ -81,14 +82,14 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			return nil, "", err
 		}
 		if run.Kind != RunFit {
-			return nil, "", fmt.Errorf("-fit-run: run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
+			return nil, "", setting.Errorf("fit-run", "run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
 		}
 		what, err := fitEngineOf(run)
 		if err != nil {
 			return nil, "", err
 		}
 		if what != "" && !strings.HasPrefix(what, engine+"'s ") {
-			return nil, "", fmt.Errorf("-fit-run: run %d fitted %s, and %s %d ran on %s: one engine's A and M are not another's (numalab run pages --engine %s stores %s's)",
+			return nil, "", setting.Errorf("fit-run", "run %d fitted %s, and %s %d ran on %s: one engine's A and M are not another's (numalab run pages --engine %s stores %s's)",
 				fitID, what, RunLabel(oltp.Kind), oltp.ID, engine, engine, engine)
 		}
 		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, named by --fit-run", RunFit, fitID, what), nil
@@ -133,11 +134,11 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 func StoredMachine(st Stored, id int64) (*result.Topology, *ProbeLatency, error) {
 	r, err := st.Get(id)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-from-run: %w", err)
+		return nil, nil, setting.Wrap("from-run", err)
 	}
 	t, p, err := RunMachine(r)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-from-run: %w", err)
+		return nil, nil, setting.Wrap("from-run", err)
 	}
 	return t, p, nil
 }
@@ -148,17 +149,17 @@ func StoredMachine(st Stored, id int64) (*result.Topology, *ProbeLatency, error)
 func StoredSMTGain(st Stored, id int64) (model.Range, error) {
 	r, err := st.Get(id)
 	if err != nil {
-		return model.Range{}, fmt.Errorf("-smt-run: %w", err)
+		return model.Range{}, setting.Wrap("smt-run", err)
 	}
 	if r.Kind != result.RunOLTP {
-		return model.Range{}, fmt.Errorf("-smt-run: run %d is a %s run, not an OLTP run (try 'numalab runs --kind %s')", id, r.Kind, result.RunOLTP)
+		return model.Range{}, setting.Errorf("smt-run", "run %d is a %s run, not an OLTP run (try 'numalab runs --kind %s')", id, r.Kind, result.RunOLTP)
 	}
 	var c Calibration
 	if err := c.measureSMT(r); err != nil {
-		return model.Range{}, fmt.Errorf("-smt-run: %w", err)
+		return model.Range{}, setting.Wrap("smt-run", err)
 	}
 	if !c.SMTMeasured {
-		return model.Range{}, fmt.Errorf("-smt-run: OLTP run %d has no smt=on and smt=off cells on the same cores of a machine with SMT: it measured no SMT gain (eval's SMT step, or 'numalab run oltp' with both placements, measures one)", id)
+		return model.Range{}, setting.Errorf("smt-run", "OLTP run %d has no smt=on and smt=off cells on the same cores of a machine with SMT: it measured no SMT gain (eval's SMT step, or 'numalab run oltp' with both placements, measures one)", id)
 	}
 	return c.SMT, nil
 }

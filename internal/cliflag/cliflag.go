@@ -16,6 +16,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // ErrUsage reports bad command-line input whose message was already printed.
@@ -87,7 +89,7 @@ func Given(fs *flag.FlagSet, name string) bool {
 
 // Bad is the error for a flag value that parsed but makes no sense.
 func Bad(name, value, want string) error {
-	return fmt.Errorf("-%s: %q %s", name, value, want)
+	return setting.Errorf(name, "%q %s", value, want)
 }
 
 // Errs collects a command's bad flags, to report them all at once.

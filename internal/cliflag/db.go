@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // ErrPostgresFile refuses --db with PostgreSQL.
-var ErrPostgresFile = errors.New("-db: a file is for --engine " + engine.List(engine.IsEmbedded) + " (" + engine.Titles(engine.IsServer) + " take --dsn)")
+var ErrPostgresFile = setting.New("db", "a file is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn)")
 
 // CheckFileEngine refuses a --db file whose first bytes say it belongs to
 // another engine than name: opened by the wrong engine it fails late and
@@ -90,7 +91,7 @@ func (d *DB) Resolve() (string, Errs) {
 	case errors.Is(err, engine.ErrUnknownFile):
 		errs.BadIf(name == "", "db", path, "is neither SQLite nor DuckDB by its first bytes: give --engine if it is one")
 	case err != nil:
-		errs = append(errs, fmt.Errorf("-db: %w", err))
+		errs = append(errs, setting.Wrap("db", err))
 	case name == "":
 		name = got
 	}
@@ -130,7 +131,7 @@ func EngineSettings(name, dsn *string, timeout *time.Duration, db *string, engin
 		}).Flag(EngineUsage(engines)),
 		Validated(DSN(dsn), func(v string) error {
 			if v != "" && !spec().Server {
-				return fmt.Errorf("-dsn: a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
+				return setting.Errorf("dsn", "a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
 			}
 			return nil
 		}).Flag(DSNUsage),

@@ -2,7 +2,6 @@ package cliflag
 
 import (
 	"cmp"
-	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/numalab/numalab/internal/curve"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -58,7 +58,7 @@ func parseFloats(s string) ([]float64, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil {
-			return nil, errors.New("-curve-at: " + strconv.Quote(s) + " is not a list of numbers: want e.g. 0.1,0.5,0.9,1.2")
+			return nil, setting.Errorf("curve-at", "%q is not a list of numbers: want e.g. 0.1,0.5,0.9,1.2", s)
 		}
 		out = append(out, v)
 	}
@@ -117,15 +117,15 @@ func CheckMonitor(fs *flag.FlagSet, on bool, req monitor.Request, paced bool, pa
 			errs = append(errs, err)
 		}
 		if paced {
-			errs = append(errs, fmt.Errorf("-monitor: not with %s (it paces its own cells: see --monitor-load)", paceFlags))
+			errs = append(errs, setting.Errorf("monitor", "not with %s (it paces its own cells: see --monitor-load)", paceFlags))
 		}
 		return errs
 	}
 	if req.AllowSettings {
-		errs = append(errs, errors.New("-allow-settings: is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
+		errs = append(errs, setting.New("allow-settings", "is for --monitor with PostgreSQL or MariaDB facilities on a --dsn server"))
 	}
 	if Given(fs, "monitor-load") {
-		errs = append(errs, errors.New("-monitor-load: is for --monitor"))
+		errs = append(errs, setting.New("monitor-load", "is for --monitor"))
 	}
 	*load = 0
 	return errs

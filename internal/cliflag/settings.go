@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // Setting ties one flag of a run command to the field of its configuration
@@ -301,10 +302,10 @@ func SweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
 	}
 	md, err := toml.DecodeFile(path, cfg)
 	if err != nil {
-		return md, fmt.Errorf("-f: reading sweep file %s: %w", path, err)
+		return md, setting.Errorf("f", "reading sweep file %s: %w", path, err)
 	}
 	if un := md.Undecoded(); len(un) > 0 {
-		return md, fmt.Errorf("-f: %s: unknown setting %q (see 'numalab %s --help' for the names)", path, un[0].String(), cmd)
+		return md, setting.Errorf("f", "%s: unknown setting %q (see 'numalab %s --help' for the names)", path, un[0].String(), cmd)
 	}
 	return md, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/store"
 )
 
@@ -102,7 +103,7 @@ func CheckFileName(name, value string) error {
 	switch {
 	case name == "store":
 		if err := store.CheckTarget(value); err != nil {
-			return fmt.Errorf("-store: %w", err)
+			return setting.Wrap("store", err)
 		}
 	case result.LooksLikeDSN(value):
 		return Bad(name, result.Redact(value), "looks like a connection string, not a file; a server's database is given as --dsn, with --engine "+

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/conclusion"
 	"github.com/numalab/numalab/internal/model"
 )
 
@@ -80,23 +81,8 @@ type BreakEven struct {
 }
 
 // Flip is an assumed input of the decision and the value at which it
-// would change: the cheapest candidate and the next cheapest cost the same
-// per 1,000 tps there. None when they do not swap within Range.
-type Flip struct {
-	Input   string  `json:"input"`
-	Assumed float64 `json:"assumed"`
-	At      float64 `json:"flips_at"`
-	None    bool    `json:"no_flip"`
-	Range   string  `json:"searched"`
-}
-
-// String is the flip in words.
-func (f Flip) String() string {
-	if f.None {
-		return fmt.Sprintf("%s %s (the choice holds from %s)", f.Input, model.Figure(f.Assumed), f.Range)
-	}
-	return fmt.Sprintf("%s %s (flips at %s)", f.Input, model.Figure(f.Assumed), model.Figure(f.At))
-}
+// would change (conclusion.Flip).
+type Flip = conclusion.Flip
 
 // Buy predicts every candidate's throughput and cost for workload w with
 // the band u leaves, names the winners and makes the decision. Candidates

@@ -201,7 +201,9 @@ func TestChoose(t *testing.T) {
 		t.Errorf("Choose(nil) = %v, %v; want no decision", own, cat)
 	}
 	c := probeCalibration(t)
-	if own, cat := Choose(&calib.Calibration{Workload: c.Workload}, ""); own != nil || cat != nil {
+	bare := &calib.Calibration{}
+	bare.Workload = c.Workload
+	if own, cat := Choose(bare, ""); own != nil || cat != nil {
 		t.Errorf("a calibration without a table: %v, %v; want no decision", own, cat)
 	}
 	own, cat := Choose(c, "")

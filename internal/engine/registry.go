@@ -7,9 +7,10 @@ package engine
 // (docs/adding-an-engine.md).
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // Spec is one engine: its identity and its capabilities.
@@ -224,7 +225,7 @@ func Parse(name string) (Spec, error) {
 	if s, ok := Lookup(name); ok {
 		return s, nil
 	}
-	return Spec{}, fmt.Errorf("-engine: %q is not an engine: want %s", name, List(nil))
+	return Spec{}, setting.Errorf("engine", "%q is not an engine: want %s", name, List(nil))
 }
 
 // Specs is every engine, in the order help texts list them.

@@ -9,6 +9,7 @@ import (
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -244,10 +245,10 @@ func LeastBudget(t *result.Topology) time.Duration {
 // left out.
 func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	if budget < MinBudget {
-		return Plan{}, fmt.Errorf("-budget: %q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)
+		return Plan{}, setting.Errorf("budget", "%q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)
 	}
 	if budget > MaxBudget {
-		return Plan{}, fmt.Errorf("-budget: %q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, MaxBudget)
+		return Plan{}, setting.Errorf("budget", "%q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, MaxBudget)
 	}
 	n := len(t.CPUs)
 	p := Plan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Rows: 1_000_000, StreamsPerCPU: streamsPerCPU,
@@ -352,7 +353,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		}
 	}
 	if oltpNeed+queryNeed > left {
-		return Plan{}, fmt.Errorf("-budget: %q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: %w",
+		return Plan{}, setting.Errorf("budget", "%q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: %w",
 			budget, max(left, 0).Round(time.Second), oltpCells, queryCells, (oltpNeed + queryNeed).Round(time.Second), errTooSmall)
 	}
 	// What is left over lengthens the cells, half to each step.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"github.com/numalab/numalab/internal/assess"
 
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/report"
@@ -39,7 +40,11 @@ func buildReport(storePath, engine string, steps []*step) (*report.Report, map[i
 	if len(runs) == 0 {
 		return nil, nil, errors.New("no step stored a run: nothing to report")
 	}
-	r, err := report.BuildFor(engine, runs)
+	in, err := assess.Runs(engine, runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := report.Build(runs, in)
 	return r, all, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/pages"
@@ -43,7 +44,7 @@ type Options struct {
 // could not write (outfile.Check).
 func (o *Options) Prepare() error {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return fmt.Errorf("-dir: %q cannot be made a directory: %v", o.Dir, err)
+		return setting.Errorf("dir", "%q cannot be made a directory: %v", o.Dir, err)
 	}
 	if o.Store == "" {
 		o.Store = filepath.Join(o.Dir, "numalab.db")

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"github.com/numalab/numalab/internal/assess"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func TestSummaryHeldOutOnce(t *testing.T) {
 		f.HeldOut = append(f.HeldOut, h)
 	}
 	fit.Results = []result.Item{{Seq: 1, Kind: string(calib.KindMeasuredFit), Body: mustJSON(t, f)}}
-	r, err := report.Build(append(runs, fit))
+	r, err := assessed(t, append(runs, fit))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 // text report opens with, the decision first, and heads what the decision
 // rests on with that same line.
 func TestSummaryOpensWithFindings(t *testing.T) {
-	r, err := report.Build(vmRuns(t, "kvm-2vcpu-runs.json"))
+	r, err := assessed(t, vmRuns(t, "kvm-2vcpu-runs.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,4 +110,15 @@ func TestSummaryOpensWithFindings(t *testing.T) {
 	if !strings.Contains(sum.String(), "== which server (what the decision rests on)\n  "+decision+"\n") {
 		t.Errorf("eval's summary does not head what the decision rests on with it:\n%s", sum.String())
 	}
+}
+
+// assessed is the report of runs as eval builds it: with what assess
+// concludes from them.
+func assessed(t *testing.T, runs []*result.Run) (*report.Report, error) {
+	t.Helper()
+	in, err := assess.Runs("", runs)
+	if err != nil {
+		return nil, err
+	}
+	return report.Build(runs, in)
 }

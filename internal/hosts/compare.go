@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // ErrNotComparable is returned when the hosts' runs measured different
@@ -192,10 +193,10 @@ func priced(srcs []Source, prices []Price) (map[string]Price, error) {
 	}
 	var errs []error
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Errorf("-prices: no price for host %s: give a [[host]] table with its name and price (or hourly and hours)", strings.Join(missing, ", ")))
+		errs = append(errs, setting.Errorf("prices", "no price for host %s: give a [[host]] table with its name and price (or hourly and hours)", strings.Join(missing, ", ")))
 	}
 	if len(extra) > 0 {
-		errs = append(errs, fmt.Errorf("-prices: host %s has no run to compare (the hosts measured: %s)", strings.Join(extra, ", "), strings.Join(measured, ", ")))
+		errs = append(errs, setting.Errorf("prices", "host %s has no run to compare (the hosts measured: %s)", strings.Join(extra, ", "), strings.Join(measured, ", ")))
 	}
 	return byName, errors.Join(errs...)
 }

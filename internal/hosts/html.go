@@ -2,10 +2,10 @@ package hosts
 
 import (
 	_ "embed"
+	"github.com/numalab/numalab/internal/conclusion"
 	"html/template"
 	"io"
 
-	"github.com/numalab/numalab/internal/decide"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/report"
 )
@@ -52,10 +52,10 @@ func WriteHTML(w io.Writer, c *Comparison) error {
 
 // purchase is the comparison as report.CostBars draws one: each host a
 // candidate with its total cost and throughput band.
-func purchase(c *Comparison) *decide.Purchase {
-	p := &decide.Purchase{}
+func purchase(c *Comparison) *conclusion.Decision {
+	p := &conclusion.Decision{}
 	for _, h := range c.Hosts {
-		p.Rows = append(p.Rows, decide.BuyRow{Server: decide.Server{Name: h.Name}, TotalTPS: h.TPS, TPSLow: h.TPSLow, TPSHigh: h.TPSHigh,
+		p.Rows = append(p.Rows, conclusion.Candidate{Name: h.Name, TotalTPS: h.TPS, TPSLow: h.TPSLow, TPSHigh: h.TPSHigh,
 			TotalCost: h.TotalCost, CostPerKTPS: h.CostPerKTPS})
 	}
 	return p

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // Store is what Select reads from a results store (store.Store has it).
@@ -68,7 +69,7 @@ func Select(stores []Store, sel Selection) ([]Source, []string, error) {
 				return nil, nil, err
 			}
 			if i := slices.IndexFunc(picks, func(f found) bool { return f.run.Host == r.Host }); i >= 0 {
-				return nil, nil, fmt.Errorf("-run: runs %d and %d are both of host %s: give one run per host", picks[i].run.ID, r.ID, r.Host)
+				return nil, nil, setting.Errorf("run", "runs %d and %d are both of host %s: give one run per host", picks[i].run.ID, r.ID, r.Host)
 			}
 			picks = append(picks, found{st, *r})
 		}
@@ -142,7 +143,7 @@ func resolve(stores []Store, text string) (Store, int64, error) {
 		return stores[0], id, err
 	}
 	if len(text) < 8 || strings.Trim(text, "0123456789") == "" {
-		return nil, 0, fmt.Errorf("-run: %q: with %d stores a run is named by its UID, 8 or more characters of it ('numalab runs --store STORE' shows them)",
+		return nil, 0, setting.Errorf("run", "%q: with %d stores a run is named by its UID, 8 or more characters of it ('numalab runs --store STORE' shows them)",
 			text, len(stores))
 	}
 	var errs []error
@@ -153,7 +154,7 @@ func resolve(stores []Store, text string) (Store, int64, error) {
 		}
 		errs = append(errs, err)
 	}
-	return nil, 0, fmt.Errorf("-run: %w", errors.Join(errs...))
+	return nil, 0, setting.Wrap("run", errors.Join(errs...))
 }
 
 // source reads run id of st with its host's probe and calibration.

@@ -1,9 +1,10 @@
 package memlat
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // SetPagesNodes sets c's page sizes and matrix nodes as 'numalab probe
@@ -16,13 +17,13 @@ func (c *Config) SetPagesNodes(pages, nodes string) []error {
 		c.Pages = []string{pages}
 	case "both":
 	default:
-		errs = append(errs, fmt.Errorf("-pages: %q is not a page size (want 4k, 2m or both)", pages))
+		errs = append(errs, setting.Errorf("pages", "%q is not a page size (want 4k, 2m or both)", pages))
 	}
 	if nodes != "" {
 		for _, f := range strings.Split(nodes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 0 {
-				errs = append(errs, fmt.Errorf("-nodes: %q is not a list of node numbers (want e.g. 0,1)", nodes))
+				errs = append(errs, setting.Errorf("nodes", "%q is not a list of node numbers (want e.g. 0,1)", nodes))
 				break
 			}
 			c.Nodes = append(c.Nodes, n)

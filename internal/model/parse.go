@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // ParseCPUOption reads a processor option 'cores=N,price=P[,ghz=F][,name=TEXT]'.
@@ -70,7 +72,7 @@ func ParseSystemPrices(s string) (map[int]float64, error) {
 		n, err1 := strconv.Atoi(k)
 		p, err2 := strconv.ParseFloat(v, 64)
 		if !ok || err1 != nil || err2 != nil || n < 1 || p < 0 || math.IsInf(p, 0) {
-			return nil, fmt.Errorf("-system-cost: %q is not a list of SOCKETS:PRICE: want e.g. 1:4000,2:9000,4:40000", s)
+			return nil, setting.Errorf("system-cost", "%q is not a list of SOCKETS:PRICE: want e.g. 1:4000,2:9000,4:40000", s)
 		}
 		m[n] = p
 	}
@@ -123,16 +125,16 @@ func ParsePositives(flag, s string) ([]float64, error) {
 // each point without a clock at ghz, the --ghz given).
 func ParsePoints(s string, ghz float64) ([]Point, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("-points: missing: give two or more measured points, e.g. --points 67:27.27,96:19.54")
+		return nil, setting.New("points", "missing: give two or more measured points, e.g. --points 67:27.27,96:19.54")
 	}
 	var pts []Point
 	for _, p := range strings.Split(s, ",") {
 		pt, err := ParsePoint(p, ghz)
 		switch {
 		case errors.Is(err, ErrNoClock):
-			return nil, fmt.Errorf("-ghz: missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
+			return nil, setting.Errorf("ghz", "missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
 		case err != nil:
-			return nil, fmt.Errorf("-points: %q %w", p, err)
+			return nil, setting.Errorf("points", "%q %w", p, err)
 		}
 		pts = append(pts, pt)
 	}

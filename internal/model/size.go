@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // CPUOption is a processor one could buy: cores per socket, clock and
@@ -103,7 +105,7 @@ func Size(z Sizing) ([]SizeRow, error) {
 // names it.
 func ClockCPUs(cpus []CPUOption, ghz float64) error {
 	if len(cpus) == 0 {
-		return errors.New("-cpu-cost: missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'")
+		return setting.New("cpu-cost", "missing: give at least one processor, e.g. --cpu-cost 'cores=16,ghz=3,price=3000'")
 	}
 	var errs []error
 	for i := range cpus {
@@ -111,7 +113,7 @@ func ClockCPUs(cpus []CPUOption, ghz float64) error {
 			continue
 		}
 		if ghz == 0 {
-			errs = append(errs, fmt.Errorf("-cpu-cost: %q has no ghz: add ghz=F to it or give --ghz", cpus[i].Name))
+			errs = append(errs, setting.Errorf("cpu-cost", "%q has no ghz: add ghz=F to it or give --ghz", cpus[i].Name))
 			continue
 		}
 		cpus[i].GHz = ghz

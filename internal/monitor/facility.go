@@ -1,12 +1,12 @@
 package monitor
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -149,24 +149,24 @@ func Check(r Request) ([]Facility, error) {
 			unknown = append(unknown, strconv.Quote(n))
 			continue
 		case slices.ContainsFunc(fs, func(g Facility) bool { return g.Name == f.Name }):
-			return nil, fmt.Errorf("-monitor: %s is named more than once", f.Name)
+			return nil, setting.Errorf("monitor", "%s is named more than once", f.Name)
 		}
 		fs = append(fs, f)
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("-monitor: %s not a facility numalab knows: want some of %s", strings.Join(unknown, ", ")+map[bool]string{true: " is", false: " are"}[len(unknown) == 1], strings.Join(Names(), ","))
+		return nil, setting.Errorf("monitor", "%s not a facility numalab knows: want some of %s", strings.Join(unknown, ", ")+map[bool]string{true: " is", false: " are"}[len(unknown) == 1], strings.Join(Names(), ","))
 	}
 	if len(fs) == 0 {
-		return nil, fmt.Errorf("-monitor: no facility named: want some of %s", strings.Join(Names(), ","))
+		return nil, setting.Errorf("monitor", "no facility named: want some of %s", strings.Join(Names(), ","))
 	}
 	isAre := func(n []string) string { return map[bool]string{true: "is", false: "are"}[len(n) == 1] }
 	for _, e := range engine.Specs() {
 		if n := onEngine(fs, e.Name); len(n) > 0 && r.Engine != e.Name {
-			return nil, fmt.Errorf("-monitor: %s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "), isAre(n), e.Title, e.Name)
+			return nil, setting.Errorf("monitor", "%s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "), isAre(n), e.Title, e.Name)
 		}
 	}
 	if srv := Server(fs); len(srv) > 0 && r.DSN && !r.AllowSettings {
-		return nil, fmt.Errorf("-monitor: %s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see docs/monitoring.md), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
+		return nil, setting.Errorf("monitor", "%s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see docs/monitoring.md), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
 	}
 	return fs, nil
 }

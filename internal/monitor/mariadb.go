@@ -24,6 +24,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // myNeeds are the server settings each MariaDB facility needs on.
@@ -64,7 +65,7 @@ func checkMariaDB(ctx context.Context, dsn string, fs []Facility, timeout time.D
 			continue
 		}
 		if v == "performance_schema" {
-			return fmt.Errorf("-monitor: performance_schema is off on %s: it is switched on only at the server's start (performance_schema = ON in its configuration), and numalab never restarts a user's server; turn it on and restart the server yourself, or leave performance_schema out of --monitor", where)
+			return setting.Errorf("monitor", "performance_schema is off on %s: it is switched on only at the server's start (performance_schema = ON in its configuration), and numalab never restarts a user's server; turn it on and restart the server yourself, or leave performance_schema out of --monitor", where)
 		}
 		return fmt.Errorf("-monitor %s: %s is off on %s, and numalab never changes a user's server's global settings: SET GLOBAL %s = ON yourself (numalab then switches it per session), or leave %s out of --monitor", f.Name, v, where, v, f.Name)
 	}

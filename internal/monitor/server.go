@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // CheckServer checks, before anything is measured, that the PostgreSQL
@@ -47,7 +48,7 @@ func CheckServer(ctx context.Context, dsn string, fs []Facility, timeout time.Du
 			return fmt.Errorf("checking the server for --monitor: %w", err)
 		}
 		if !loaded {
-			return fmt.Errorf("-monitor: pg_stat_statements is not loaded on %s: it must be in shared_preload_libraries, which takes a server restart, and numalab never restarts a user's server. "+
+			return setting.Errorf("monitor", "pg_stat_statements is not loaded on %s: it must be in shared_preload_libraries, which takes a server restart, and numalab never restarts a user's server. "+
 				"To enable it: ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements' (keep any library already listed there: SHOW shared_preload_libraries), restart the server, and run this again; "+
 				"or leave pg_stat_statements out of --monitor", where)
 		}

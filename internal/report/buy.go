@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/chart"
-	"github.com/numalab/numalab/internal/decide"
+	"github.com/numalab/numalab/internal/conclusion"
 )
 
 // AnchorBuy is the "Which server" section.
@@ -20,20 +20,20 @@ const AnchorBuy = "which-server"
 // probed CPU, with the band the calibration supports; nil without a
 // prediction. The report's findings and section and eval's summary all
 // take it from here.
-func Purchase(r *Report) *decide.Purchase { return r.purchase }
+func Purchase(r *Report) *conclusion.Decision { return r.purchase }
 
 // CataloguePurchase is the buy decision among real CPUs, the built-in
 // catalogue's, that Build took for the report's calibrated model
 // (decide.Choose); nil without a prediction. The card gives its answer
 // beside the one among this CPU's variants.
-func CataloguePurchase(r *Report) *decide.Purchase { return r.catalogue }
+func CataloguePurchase(r *Report) *conclusion.Decision { return r.catalogue }
 
 // realCPUs is the answer among the catalogue's CPUs in one sentence, and
 // the cheapest three of their ranking.
-func realCPUs(pc *decide.Purchase) string {
+func realCPUs(pc *conclusion.Decision) string {
 	var first []string
 	for _, row := range pc.Rows[:min(3, len(pc.Rows))] {
-		first = append(first, row.Server.Name+" "+FmtN(row.CostPerKTPS))
+		first = append(first, row.Name+" "+FmtN(row.CostPerKTPS))
 	}
 	return "Among real CPUs (" + strconv.Itoa(len(pc.Rows)) + " catalogue servers, list prices; 'numalab model buy --catalogue --run ID' ranks them): " +
 		cardSentence(pc) + " Cheapest per 1,000 tps: " + strings.Join(first, ", ") + "."
@@ -54,9 +54,8 @@ func buySection(r *Report) HTMLSection {
 	tb := Table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
 		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}
 	for _, row := range p.Rows {
-		v := row.Server
-		tb.Rows = append(tb.Rows, []string{v.Name, strconv.Itoa(v.Sockets), strconv.Itoa(v.Cores()), FmtF(v.GHz, 2), strconv.Itoa(v.SMT), FmtF(row.LatencyNS, 1),
-			FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtN(row.TPSLow) + " to " + FmtN(row.TPSHigh), FmtN(row.TotalCost), FmtN(row.CostPerKTPS), OrDash(strings.Join(p.BestOn(v.Name), ", "))})
+		tb.Rows = append(tb.Rows, []string{row.Name, strconv.Itoa(row.Sockets), strconv.Itoa(row.Cores), FmtF(row.GHz, 2), strconv.Itoa(row.SMT), FmtF(row.LatencyNS, 1),
+			FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtN(row.TPSLow) + " to " + FmtN(row.TPSHigh), FmtN(row.TotalCost), FmtN(row.CostPerKTPS), OrDash(strings.Join(row.BestOn, ", "))})
 	}
 	s.Tables = append(s.Tables, tb)
 	s.Notes = append(s.Notes,
@@ -66,29 +65,29 @@ func buySection(r *Report) HTMLSection {
 	// The purchase's own assumptions (the licence price); the model's are
 	// in its section.
 	for _, a := range p.Assumptions {
-		if !slices.ContainsFunc(r.Model.Assumptions, func(m calib.Assumption) bool { return m.Name == a.Name }) {
+		if !slices.ContainsFunc(r.Model.Assumptions, func(m calibrated.Assumption) bool { return m.Name == a.Name }) {
 			t := a.String()
 			s.Notes = append(s.Notes, strings.ToUpper(t[:1])+t[1:]+".")
 		}
 	}
 	for _, row := range p.Rows {
-		s.Notes = append(s.Notes, row.Server.Name+": "+row.Server.Note+".")
+		s.Notes = append(s.Notes, row.Name+": "+row.Note+".")
 	}
 	return s
 }
 
 // CostBars is a horizontal bar chart of cost per 1,000 tps, one bar per
 // candidate, with a whisker over the cost at the band's ends.
-func CostBars(id string, p *decide.Purchase) string {
+func CostBars(id string, p *conclusion.Decision) string {
 	var bars []chart.HBar
 	for _, r := range p.Rows {
-		bars = append(bars, chart.HBar{Label: r.Server.Name, Value: r.CostPerKTPS, Lo: cost(r, r.TPSHigh), Hi: cost(r, r.TPSLow)})
+		bars = append(bars, chart.HBar{Label: r.Name, Value: r.CostPerKTPS, Lo: cost(r, r.TPSHigh), Hi: cost(r, r.TPSLow)})
 	}
 	return chart.HBars(id, "Cost per 1,000 tps, lower is better (whisker: the band)", "cost per 1,000 tps", "per 1,000 tps", bars)
 }
 
 // cost is a candidate's cost per 1,000 tps at a throughput of its band.
-func cost(r decide.BuyRow, tps float64) float64 {
+func cost(r conclusion.Candidate, tps float64) float64 {
 	if !(tps > 0) {
 		return r.CostPerKTPS
 	}
@@ -104,7 +103,7 @@ func textBuy(b *strings.Builder, r *Report) {
 	}
 	fmt.Fprintf(b, "  %s\n", p.Recommendation)
 	for _, row := range p.Rows {
-		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Server.Name, FmtN(row.TotalTPS), FmtN(row.TPSLow), FmtN(row.TPSHigh), FmtN(row.CostPerKTPS))
+		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Name, FmtN(row.TotalTPS), FmtN(row.TPSLow), FmtN(row.TPSHigh), FmtN(row.CostPerKTPS))
 	}
 	fmt.Fprintf(b, "  band: %s; prices assumed: 'numalab model buy --candidates FILE' prices real servers\n", p.Band)
 }

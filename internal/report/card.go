@@ -5,8 +5,8 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/numalab/numalab/internal/calib"
-	"github.com/numalab/numalab/internal/decide"
+	"github.com/numalab/numalab/internal/calibrated"
+	"github.com/numalab/numalab/internal/conclusion"
 	"github.com/numalab/numalab/internal/model"
 )
 
@@ -85,14 +85,14 @@ func cardFor(r *Report) string {
 
 // cardSentence is the answer in one sentence: the candidate to buy with
 // its cost band, or "cannot tell" and the measurement that would decide.
-func cardSentence(p *decide.Purchase) string {
+func cardSentence(p *conclusion.Decision) string {
 	best := p.Rows[0]
 	for _, row := range p.Rows {
-		if row.Server.Name == p.Best.CostPerKTPS {
+		if row.Name == p.Cheapest {
 			best = row
 		}
 	}
-	lo, hi := best.CostBand()
+	lo, hi := best.CostLow, best.CostHigh
 	cost := fmt.Sprintf("%s per 1,000 tps (%s to %s)", model.Thousands(best.CostPerKTPS), model.Thousands(lo), model.Thousands(hi))
 	if p.Decision != "" {
 		return fmt.Sprintf("Buy %s: %s, the cheapest of %d candidates.", p.Decision, cost, len(p.Rows))
@@ -101,16 +101,16 @@ func cardSentence(p *decide.Purchase) string {
 	if len(p.Rivals) == 1 {
 		rivals = p.Rivals[0] + "'s"
 	}
-	return fmt.Sprintf("Cannot tell: %s is cheapest at %s, but its band overlaps %s. To decide, measure %s.", best.Server.Name, cost, rivals, p.Decider)
+	return fmt.Sprintf("Cannot tell: %s is cheapest at %s, but its band overlaps %s. To decide, measure %s.", best.Name, cost, rivals, p.Decider)
 }
 
 // flipSource is where the value of a decision's input comes from: the
 // calibration's own basis for it, else what decide assumes.
-func flipSource(p *decide.Purchase, input string) string {
+func flipSource(p *conclusion.Decision, input string) string {
 	name := map[string]string{
-		"multi-socket local latency ratio": calib.AssumeLocal,
-		"remote/local latency ratio":       calib.AssumeRemote,
-		"stall share at one socket":        calib.AssumeA, // follows from A and M
+		"multi-socket local latency ratio": calibrated.AssumeLocal,
+		"remote/local latency ratio":       calibrated.AssumeRemote,
+		"stall share at one socket":        calibrated.AssumeA, // follows from A and M
 	}[input]
 	if name == "" {
 		name = input
@@ -122,7 +122,7 @@ func flipSource(p *decide.Purchase, input string) string {
 	}
 	// The remote fraction (no locality) and a candidate's price
 	// (illustrative) are the purchase's own assumptions.
-	return calib.Assumed
+	return calibrated.Assumed
 }
 
 // noDecision says, briefly, what runs would give a decision.

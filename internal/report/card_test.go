@@ -25,8 +25,8 @@ func TestDecisionCard(t *testing.T) {
 	c := decisionCard(r)
 	var best *decideRow
 	for _, row := range p.Rows {
-		if row.Server.Name == p.Best.CostPerKTPS {
-			best = &decideRow{row.Server.Name, model.Thousands(row.CostPerKTPS)}
+		if row.Name == p.Cheapest {
+			best = &decideRow{row.Name, model.Thousands(row.CostPerKTPS)}
 		}
 	}
 	if best == nil || !strings.HasPrefix(c.Sentence, "For tpcc-ro on sqlite: Cannot tell: "+best.name+" is cheapest at "+best.cost+" per 1,000 tps") ||
@@ -34,8 +34,8 @@ func TestDecisionCard(t *testing.T) {
 		t.Errorf("card sentence %q: want the cheapest (%v) and the measurement %q", c.Sentence, best, p.Decider)
 	}
 	for _, row := range p.Rows {
-		if !strings.Contains(string(c.Chart), ">"+row.Server.Name+"<") {
-			t.Errorf("the card's chart lacks candidate %q", row.Server.Name)
+		if !strings.Contains(string(c.Chart), ">"+row.Name+"<") {
+			t.Errorf("the card's chart lacks candidate %q", row.Name)
 		}
 	}
 	if len(c.Inputs) < 3 || len(c.Inputs) > maxCardInputs || len(c.Inputs) != min(len(p.Flips), maxCardInputs) {
@@ -48,7 +48,7 @@ func TestDecisionCard(t *testing.T) {
 	// Beside it, the answer among real CPUs: the catalogue's purchase, in
 	// the card and in the text report's answer.
 	pc := CataloguePurchase(r)
-	if pc == nil || !strings.Contains(c.RealCPUs, ": "+cardSentence(pc)+" Cheapest per 1,000 tps: "+pc.Rows[0].Server.Name+" ") ||
+	if pc == nil || !strings.Contains(c.RealCPUs, ": "+cardSentence(pc)+" Cheapest per 1,000 tps: "+pc.Rows[0].Name+" ") ||
 		!strings.Contains(c.RealCPUs, "catalogue") {
 		t.Errorf("card's real CPUs %q: want the catalogue's answer and its ranking %v", c.RealCPUs, pc)
 	}
@@ -56,7 +56,7 @@ func TestDecisionCard(t *testing.T) {
 		t.Errorf("text answer %q: want the variants' answer, then the real CPUs'", txt)
 	}
 	// With the bands apart, the card says what to buy.
-	p.Decision, p.Rivals = p.Best.CostPerKTPS, nil
+	p.Decision, p.Rivals = p.Cheapest, nil
 	if s := cardSentence(p); !regexp.MustCompile(`^Buy .+: [\d,]+ per 1,000 tps \([\d,]+ to [\d,]+\), the cheapest of \d candidates\.$`).MatchString(s) {
 		t.Errorf("decided: card sentence %q", s)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
@@ -132,7 +132,7 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 func comparable() []string {
 	var out []string
 	for _, k := range Kinds() {
-		if w := registered(k); k != calib.RunFit && (w == nil || w.Figures != nil) {
+		if w := registered(k); k != calibrated.RunFit && (w == nil || w.Figures != nil) {
 			out = append(out, k)
 		}
 	}

@@ -52,7 +52,7 @@ func curveRun(id int64, engine string, storeCurve bool) *result.Run {
 }
 
 func TestCurveSection(t *testing.T) {
-	r, err := report.Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(4, "postgres", false)})
+	r, err := report.Assessed([]*result.Run{curveRun(3, "sqlite", true), curveRun(4, "postgres", false)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestCurveSection(t *testing.T) {
 	if !strings.Contains(csv.String(), "curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us") {
 		t.Errorf("CSV lacks the curve's rows:\n%s", csv.String())
 	}
-	if _, err := report.Build([]*result.Run{curveRun(3, "sqlite", true), curveRun(5, "sqlite", true)}); err == nil {
+	if _, err := report.Assessed([]*result.Run{curveRun(3, "sqlite", true), curveRun(5, "sqlite", true)}); err == nil {
 		t.Error("two curve runs on one engine accepted")
 	}
 }
@@ -118,7 +118,7 @@ func TestMonitorSectionPaced(t *testing.T) {
 			}
 		}
 	}
-	r, err := report.Build([]*result.Run{run})
+	r, err := report.Assessed([]*result.Run{run})
 	if err != nil {
 		t.Fatal(err)
 	}

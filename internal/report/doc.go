@@ -4,9 +4,10 @@
 // and a comparison of two runs of the same kind.
 //
 // Build computes every figure and the plain-language findings from the
-// runs alone, the model's through the model's packages (calib calibrates,
-// decide takes the purchase, once); the writers only render a Report. The same runs give the same
-// bytes: map keys are sorted, floats have fixed formats, and the only times
+// runs and what was concluded from them, given as values
+// (conclusion.Inputs, which assess fills: calib calibrates the model,
+// decide takes the purchase); it imports neither, and the writers only
+// render a Report. The same runs give the same bytes: map keys are sorted, floats have fixed formats, and the only times
 // shown are the runs' own.
 //
 // The report's own sections are the machine, memory, OLTP, reporting

@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"strconv"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 )
 
 // AnchorEngines is the engines' fits side by side in the model section.
@@ -22,7 +22,7 @@ func enginesFigure(r *Report) (Plot, Table, bool) {
 	c := Chart{ID: AnchorEngines, Title: "What memory latency costs each engine here",
 		X: Scale{Label: "memory latency ns", Format: FmtSig, Zero: true}, Y: Scale{Label: "tps per core kept, A / (A + M·L·f)", Format: FmtSig, Zero: true}}
 	head := []string{"engine", "workload", "fit run", "A core cycles", "M waits", "R²", "held-out error", "stall share (1 socket)"}
-	for _, s := range calib.PredictSockets {
+	for _, s := range calibrated.PredictSockets {
 		head = append(head, Plural(s, "socket")+" tps per core")
 	}
 	tb := Table{ID: AnchorEngines + "-table", Caption: "Each engine's own measured fit (95% intervals); tps per core at this machine's latencies of 1, 2 and 4 sockets, one thread per core", Head: head}
@@ -43,13 +43,13 @@ func enginesFigure(r *Report) (Plot, Table, bool) {
 		}
 		tb.Rows = append(tb.Rows, row)
 		sr := Series{Name: e.Engine + " " + e.Workload}
-		for i, ns := range calib.CurveNS {
+		for i, ns := range calibrated.CurveNS {
 			sr.Points = append(sr.Points, Point{X: ns, Y: e.Left[i]})
 		}
 		c.Series = append(c.Series, sr)
 		if !marked {
 			for i, ns := range e.SocketNS {
-				c.VLines = append(c.VLines, VLine{X: ns, Text: Plural(calib.PredictSockets[i], "socket")})
+				c.VLines = append(c.VLines, VLine{X: ns, Text: Plural(calibrated.PredictSockets[i], "socket")})
 			}
 			marked = true
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
 )
@@ -68,7 +68,7 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 		}
 		for _, a := range assumed {
 			// The SMT gain has its line above.
-			if a.Basis == calib.Assumed && a.Name != calib.AssumeSMT {
+			if a.Basis == calibrated.Assumed && a.Name != calibrated.AssumeSMT {
 				fmt.Fprintln(w, "  assumed: "+a.String())
 			}
 		}

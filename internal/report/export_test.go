@@ -6,6 +6,7 @@ package report
 var (
 	WorkloadRuns = workloadRuns
 	BuildRuns    = build
+	Assessed     = assessed
 	RenderAll    = renderAll
 	RenderHTML   = renderHTML
 	HTMLRow      = htmlRow

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/numalab/numalab/internal/decide"
+	"github.com/numalab/numalab/internal/conclusion"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/stats"
 	"github.com/numalab/numalab/internal/units"
@@ -193,17 +193,17 @@ func DecisionLine(r *Report) string {
 // decisionLine is the decision in one line, linking to "Which server":
 // the candidate to buy and its cost per 1,000 tps with its band, or that
 // the bands cannot tell it from its rivals. "" without candidates.
-func decisionLine(p *decide.Purchase) string {
+func decisionLine(p *conclusion.Decision) string {
 	if len(p.Rows) == 0 {
 		return ""
 	}
 	best := p.Rows[0]
 	for _, row := range p.Rows {
-		if row.Server.Name == p.Best.CostPerKTPS {
+		if row.Name == p.Cheapest {
 			best = row
 		}
 	}
-	lo, hi := best.CostBand()
+	lo, hi := best.CostLow, best.CostHigh
 	cost := fmt.Sprintf("%s per 1,000 tps (%s to %s)", FmtN(best.CostPerKTPS), FmtN(lo), FmtN(hi))
 	if p.Decision != "" {
 		return fmt.Sprintf("Which server: %s, at %s, the cheapest of %s.", p.Decision, cost, Plural(len(p.Rows), "candidate"))
@@ -212,7 +212,7 @@ func decisionLine(p *decide.Purchase) string {
 	if len(p.Rivals) == 1 {
 		rivals = "the band of " + p.Rivals[0]
 	}
-	return fmt.Sprintf("Which server: cannot tell; %s is cheapest at %s, but its band overlaps %s.", best.Server.Name, cost, rivals)
+	return fmt.Sprintf("Which server: cannot tell; %s is cheapest at %s, but its band overlaps %s.", best.Name, cost, rivals)
 }
 
 // randomMedians are the fully random chain's medians at its largest

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/sentinel"
 )
@@ -121,7 +121,7 @@ func fitCaveat(md *Model) string {
 // sentinelFigure charts the speed sentinel's samples in the order taken:
 // each reference's deviation from its median, the tolerance band, and the
 // samples flagged off as rings.
-func sentinelFigure(f *calib.MeasuredFit) (Plot, bool) {
+func sentinelFigure(f *calibrated.MeasuredFit) (Plot, bool) {
 	v := f.Verdict
 	if len(v.Deviation) == 0 || len(v.Deviation) != len(f.Sentinel.Samples) {
 		return Plot{}, false
@@ -212,8 +212,8 @@ func machineCSV(r *Report, row csvRow) {
 	}
 	if p := Purchase(r); p != nil {
 		for i, c := range p.Rows {
-			lo, hi := c.CostBand()
-			row("decision", md.ProbeRun, c.Server.Name, "candidate", float64(i), "cost_per_1000_tps", c.CostPerKTPS, "price units", &lo, &hi, 0)
+			lo, hi := c.CostLow, c.CostHigh
+			row("decision", md.ProbeRun, c.Name, "candidate", float64(i), "cost_per_1000_tps", c.CostPerKTPS, "price units", &lo, &hi, 0)
 		}
 	}
 }

@@ -32,7 +32,7 @@ func probeRun(t *testing.T, id int64, span int64, iops1, iops16 float64) *result
 // their random reads plotted against queue depth per span, and the ratio
 // at each depth is charted and tabled.
 func TestIOSpansAndRatios(t *testing.T) {
-	r, err := Build([]*result.Run{probeRun(t, 2, 8<<30, 300, 2000), probeRun(t, 1, 0, 900, 4000)})
+	r, err := assessed([]*result.Run{probeRun(t, 2, 8<<30, 300, 2000), probeRun(t, 1, 0, 900, 4000)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestIOSpansAndRatios(t *testing.T) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}
 	}
-	if _, err := Build([]*result.Run{probeRun(t, 2, 8<<30, 1, 2), probeRun(t, 3, 8<<30, 1, 2)}); err == nil {
+	if _, err := assessed([]*result.Run{probeRun(t, 2, 8<<30, 1, 2), probeRun(t, 3, 8<<30, 1, 2)}); err == nil {
 		t.Error("two probes over the same span: want the report to refuse one")
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/sentinel"
 )
 
 // measuredTables are the measured fit's cells, each with the speed
 // sentinel's samples around it, and the sentinel's whole series.
-func measuredTables(f *calib.MeasuredFit) []Table {
+func measuredTables(f *calibrated.MeasuredFit) []Table {
 	v := f.Verdict
 	mem := len(v.MemDeviation) == len(f.Sentinel.Samples) && len(v.MemDeviation) > 0
 	dev := func(i int) string {
@@ -73,7 +73,7 @@ func measuredTables(f *calib.MeasuredFit) []Table {
 // checks are among the model's Statements), its counters, and its
 // sentinel's stored verdict in the words stdout gives it, with the cells
 // left out beside it, for the model section.
-func measuredNotes(f *calib.MeasuredFit) []string {
+func measuredNotes(f *calibrated.MeasuredFit) []string {
 	var out []string
 	if f.HeldOutError != "" {
 		out = append(out, "No held-out check: "+f.HeldOutError+".")

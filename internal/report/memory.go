@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/units"
@@ -20,7 +20,7 @@ func buildMemory(run *result.Run) (*Memory, error) {
 		}
 	}
 	m.Samples, m.WindowMS, m.Quick = cfg.Samples, cfg.WindowMS, cfg.Quick
-	p, err := calib.ReadProbe(run)
+	p, err := calibrated.ReadProbe(run)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func buildMemory(run *result.Run) (*Memory, error) {
 }
 
 // DRAM is the DRAM latency, defined once: the local latency the model uses
-// (calib.ReadProbe's rule: the NUMA matrix's local cells, else the fully
+// (calibrated.ReadProbe's rule: the NUMA matrix's local cells, else the fully
 // random chain with 4 KiB pages, else with 2 MiB pages, each its lowest
 // clean window), with its cycles at the run's one clock. Every figure the
 // report calls "DRAM latency" is this one; the other chains and pages are
@@ -59,7 +59,7 @@ type DRAM struct {
 
 // dramFigure labels ReadProbe's local latency; nil when the probe measured
 // none.
-func dramFigure(p calib.ProbeLatency, mx *memlat.Matrix) *DRAM {
+func dramFigure(p calibrated.ProbeLatency, mx *memlat.Matrix) *DRAM {
 	s := p.Summary
 	if s == nil || !(p.LocalNS > 0) {
 		return nil

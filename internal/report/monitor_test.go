@@ -39,7 +39,7 @@ func TestMonitorSection(t *testing.T) {
 		if stored {
 			run.Results = append(run.Results, report.Item(string(monitor.KindAnalysis), monitor.Analyze(cells)))
 		}
-		r, err := report.Build([]*result.Run{run})
+		r, err := report.Assessed([]*result.Run{run})
 		if err != nil {
 			t.Fatal(err)
 		}

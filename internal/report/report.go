@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/numalab/numalab/internal/calib"
-	"github.com/numalab/numalab/internal/decide"
+	"github.com/numalab/numalab/internal/calibrated"
+	"github.com/numalab/numalab/internal/conclusion"
 	"github.com/numalab/numalab/internal/estimate"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/published"
@@ -35,13 +35,13 @@ type Report struct {
 	Model     *Model     `json:"model,omitempty"`
 	// Engines are each engine's measured fit side by side: what memory
 	// latency costs each engine here (calib.EngineCosts).
-	Engines []calib.EngineCost `json:"engines,omitempty"`
+	Engines []calibrated.EngineCost `json:"engines,omitempty"`
 	// Published is the model against public audited results, at its
 	// workload's stall share (nil without a model).
 	Published *published.Validation `json:"published_check,omitempty"`
 	// purchase and catalogue are the buy decisions for the model
-	// (decide.Choose; Purchase, CataloguePurchase), taken once by Build.
-	purchase, catalogue *decide.Purchase
+	// (decide.Choose; Purchase, CataloguePurchase), given to Build.
+	purchase, catalogue *conclusion.Decision
 	// sections are the workloads' sections (Register), in order; their
 	// JSON stands here, after the model's (MarshalJSON).
 	sections []shown
@@ -245,15 +245,13 @@ type IO struct {
 // Model is the memory-latency model's prediction for 1, 2 and 4 sockets
 // of the probed CPU, with the workload fitted to the OLTP run when there is
 // one: calib.Calibrate's answer.
-type Model = calib.Calibration
+type Model = calibrated.Model
 
-// Build computes a report from runs, at most one of each kind. Runs of
-// kinds it does not know add only their machine and provenance.
-func Build(runs []*result.Run) (*Report, error) { return BuildFor("", runs) }
-
-// BuildFor is Build with the model calibrated for engine (its OLTP run and
-// measured fit; "": the OLTP run's engine, calib.CalibrateFor).
-func BuildFor(engine string, runs []*result.Run) (*Report, error) {
+// Build lays out a report of runs, at most one of each kind, with what
+// was concluded from them (in, assess.Runs): the model and the decisions
+// are shown when a memory probe is among the runs. Runs of kinds it does
+// not know add only their machine and provenance.
+func Build(runs []*result.Run, in conclusion.Inputs) (*Report, error) {
 	if len(runs) == 0 {
 		return nil, ErrNoRuns
 	}
@@ -340,22 +338,10 @@ func BuildFor(engine string, runs []*result.Run) (*Report, error) {
 	if r.Machine != nil && r.Memory != nil {
 		r.Machine.GHz = r.Memory.GHz
 	}
-	if r.Memory != nil {
-		if r.Model, err = calib.CalibrateFor(engine, runs...); err != nil {
-			return nil, err
-		}
-		if r.Engines, err = calib.EngineCosts(runs...); err != nil {
-			return nil, err
-		}
+	if r.Memory != nil && in.Model != nil {
+		r.Model, r.Engines, r.Published = in.Model, in.Engines, in.Published
+		r.purchase, r.catalogue = in.Purchase, in.Catalogue
 		r.Notes = append(r.Notes, modelNote(r.Model))
-		if r.Published, err = publishedCheck(r.Model); err != nil {
-			return nil, err
-		}
-		cpu := ""
-		if r.Machine != nil && r.Machine.Topology != nil {
-			cpu = r.Machine.Topology.CPUModel
-		}
-		r.purchase, r.catalogue = decide.Choose(r.Model, cpu)
 	}
 	for _, k := range Kinds() {
 		switch w := registered(k); {
@@ -368,7 +354,7 @@ func BuildFor(engine string, runs []*result.Run) (*Report, error) {
 			if a := w.Absent(r); a != nil {
 				r.Absent = append(r.Absent, *a)
 			}
-		case k != calib.RunFit:
+		case k != calibrated.RunFit:
 			// The model's fit is eval's: the model then rests on the OLTP run.
 			r.Absent = append(r.Absent, absentFor(k))
 		}
@@ -425,7 +411,7 @@ func variant(run *result.Run) string {
 			return "over a span of " + units.Bytes(c.Span).String()
 		}
 		return ""
-	case calib.RunFit:
+	case calibrated.RunFit:
 		return EngineVariant(run) // one measured fit per engine
 	}
 	if w := registered(run.Kind); w != nil && w.Variant != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/numalab/numalab/internal/assess"
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/golden"
 	"github.com/numalab/numalab/internal/model"
@@ -36,9 +37,19 @@ var scenarios = []scenario{
 	{"kvm-2vcpu", func(t *testing.T) []*result.Run { return stored(t, vmRuns(t)) }},
 }
 
+// assessed is Build with what assess concludes from runs, as numalab's
+// report and eval build it.
+func assessed(runs []*result.Run) (*Report, error) {
+	in, err := assess.Runs("", runs)
+	if err != nil {
+		return nil, err
+	}
+	return Build(runs, in)
+}
+
 func build(t *testing.T, runs []*result.Run) *Report {
 	t.Helper()
-	r, err := Build(runs)
+	r, err := assessed(runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,11 +258,11 @@ func TestModelFit(t *testing.T) {
 }
 
 func TestBuildBadInput(t *testing.T) {
-	if _, err := Build(nil); !errors.Is(err, ErrNoRuns) {
+	if _, err := assessed(nil); !errors.Is(err, ErrNoRuns) {
 		t.Errorf("Build(nil) = %v, want ErrNoRuns", err)
 	}
 	runs := stored(t, syntheticRuns())
-	_, err := Build([]*result.Run{runs[1], runs[1]})
+	_, err := assessed([]*result.Run{runs[1], runs[1]})
 	if err == nil || !strings.Contains(err.Error(), "both oltp") || !strings.Contains(err.Error(), "numalab compare") {
 		t.Errorf("two oltp runs: %v, want an error that suggests compare", err)
 	}
@@ -325,7 +336,7 @@ func TestCheckMixed(t *testing.T) {
 	if err := CheckMixed([]*result.Run{runs[0], &host}); !errors.Is(err, ErrMixed) || !strings.Contains(err.Error(), "elsewhere (Example Xeon 8000, 8 CPUs)") {
 		t.Errorf("two hosts: %v, want ErrMixed naming the other machine", err)
 	}
-	r, err := Build(mixed)
+	r, err := assessed(mixed)
 	if err != nil {
 		t.Fatal(err)
 	}

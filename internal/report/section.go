@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/calibrated"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -107,7 +107,7 @@ func registered(kind string) *Workload {
 
 // coreKinds are the run kinds the report's own sections show, in their
 // order: Kinds puts the workloads' among them.
-var coreKinds = []string{result.RunProbeMem, result.RunOLTP, result.RunQueries, result.RunProbeIO, calib.RunFit}
+var coreKinds = []string{result.RunProbeMem, result.RunOLTP, result.RunQueries, result.RunProbeIO, calibrated.RunFit}
 
 // Kinds lists the run kinds a report takes when no run is named, in the
 // order of its sections: its own and the registered workloads' (those
@@ -126,7 +126,7 @@ func Kinds() []string {
 	}
 	var out []string
 	for _, k := range coreKinds {
-		if k == calib.RunFit {
+		if k == calibrated.RunFit {
 			out = append(out, after...)
 		}
 		out = append(out, k)

@@ -153,7 +153,7 @@ func TestRegisteredSection(t *testing.T) {
 		t.Errorf("findings: fake answer at %d, its detail at %d, the next finding at %d: want the detail after the answers", answer, detail, firstDetail)
 	}
 	two := &result.Run{ID: 100, Kind: fakeKind, Host: fake.Host, Status: result.StatusComplete}
-	if _, err := Build([]*result.Run{fake, two}); err == nil || !strings.Contains(err.Error(), "both "+fakeKind) {
+	if _, err := assessed([]*result.Run{fake, two}); err == nil || !strings.Contains(err.Error(), "both "+fakeKind) {
 		t.Errorf("two fake runs: %v, want refused", err)
 	}
 	for _, kind := range []string{fakeKind, result.RunOLTP} {

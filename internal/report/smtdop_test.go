@@ -79,7 +79,7 @@ func TestPlacedDOP(t *testing.T) {
 	}
 	// Two unplaced reporting runs are still two of one kind.
 	two := append(append([]*result.Run{}, runs...), placedRun(m, "", 1, 20, on))
-	if _, err := Build(stored(t, two)); err == nil || !strings.Contains(err.Error(), "are both report") {
+	if _, err := assessed(stored(t, two)); err == nil || !strings.Contains(err.Error(), "are both report") {
 		t.Errorf("two unplaced report runs: %v, want refused", err)
 	}
 }

@@ -271,7 +271,7 @@ func TestNullInsertAlone(t *testing.T) {
 		}
 	}
 	one := report.WorkloadRuns(t, 1)
-	_, err := report.Build([]*result.Run{one[0], one[0]})
+	_, err := report.Assessed([]*result.Run{one[0], one[0]})
 	if err == nil || !strings.Contains(err.Error(), "both null on sqlite") {
 		t.Errorf("two null runs on sqlite: %v, want refused", err)
 	}

@@ -13,13 +13,13 @@ package runconfig
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -104,7 +104,7 @@ func (c Common) CheckEngine(serverData string) []error {
 // insert"), as a sweep file can set them.
 func (c Common) NoCurve(cmd string) error {
 	if c.Curve || len(c.CurveAt) > 0 || c.KneeFactor != 0 || c.MonitorLoad != 0 {
-		return fmt.Errorf("-curve: %s has no load curve and no --monitor (leave out curve, curve_at, knee_factor and monitor_load)", cmd)
+		return setting.Errorf("curve", "%s has no load curve and no --monitor (leave out curve, curve_at, knee_factor and monitor_load)", cmd)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // ParseFilter is the Filter of a host, a kind and the bounds since and
@@ -15,10 +17,10 @@ func ParseFilter(host, kind, since, until string, now time.Time) (Filter, error)
 	var errs []error
 	var err error
 	if f.Since, err = ParseWhen(since, now); err != nil {
-		errs = append(errs, fmt.Errorf("-since: %q %v", since, err))
+		errs = append(errs, setting.Errorf("since", "%q %v", since, err))
 	}
 	if f.Until, err = ParseWhen(until, now); err != nil {
-		errs = append(errs, fmt.Errorf("-until: %q %v", until, err))
+		errs = append(errs, setting.Errorf("until", "%q %v", until, err))
 	}
 	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		errs = append(errs, fmt.Errorf("-since %s is not before -until %s: no run could match", since, until))

@@ -2,12 +2,12 @@ package sweep
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // Pacing is how a sweep's cells are paced, as a user writes it (flags
@@ -49,29 +49,29 @@ func (p Pacing) Check() error { return p.check(false) }
 func (p Pacing) check(curve bool) error {
 	var errs []error
 	if p.Think < 0 {
-		errs = append(errs, fmt.Errorf("-think: %q is negative: want a think time after each call, e.g. 10ms, or 0 for none", p.Think))
+		errs = append(errs, setting.Errorf("think", "%q is negative: want a think time after each call, e.g. 10ms, or 0 for none", p.Think))
 	}
 	if p.Rate < 0 || p.Rate > drive.MaxRate || p.Rate != p.Rate {
-		errs = append(errs, fmt.Errorf("-rate: %q is not between 0 and %g calls per second (0: closed loop)", strconv.FormatFloat(p.Rate, 'g', -1, 64), float64(drive.MaxRate)))
+		errs = append(errs, setting.Errorf("rate", "%q is not between 0 and %g calls per second (0: closed loop)", strconv.FormatFloat(p.Rate, 'g', -1, 64), float64(drive.MaxRate)))
 	}
 	if p.Think > 0 && p.Rate > 0 {
-		errs = append(errs, errors.New("-think: not with --rate: a think time paces a closed loop, a rate an open one (give one of them)"))
+		errs = append(errs, setting.New("think", "not with --rate: a think time paces a closed loop, a rate an open one (give one of them)"))
 	}
 	switch p.ThinkDist {
 	case "", "fixed", "exp":
 	default:
-		errs = append(errs, fmt.Errorf("-think-dist: %q is not a distribution: want fixed or exp", p.ThinkDist))
+		errs = append(errs, setting.Errorf("think-dist", "%q is not a distribution: want fixed or exp", p.ThinkDist))
 	}
 	switch p.Arrivals {
 	case "", "poisson", "uniform":
 	default:
-		errs = append(errs, fmt.Errorf("-arrivals: %q is not an arrival process: want poisson or uniform", p.Arrivals))
+		errs = append(errs, setting.Errorf("arrivals", "%q is not an arrival process: want poisson or uniform", p.Arrivals))
 	}
 	if p.ThinkDist != "" && p.Think == 0 {
-		errs = append(errs, errors.New("-think-dist: is for --think (a think time)"))
+		errs = append(errs, setting.New("think-dist", "is for --think (a think time)"))
 	}
 	if p.Arrivals != "" && p.Rate == 0 && !curve {
-		errs = append(errs, errors.New("-arrivals: is for --rate or --curve (an arrival rate)"))
+		errs = append(errs, setting.New("arrivals", "is for --rate or --curve (an arrival rate)"))
 	}
 	return errors.Join(errs...)
 }
@@ -80,19 +80,19 @@ func (p Pacing) check(curve bool) error {
 func (l Load) Check() error {
 	errs := []error{l.Pacing.check(l.Curve)}
 	if l.Curve && l.Paced() {
-		errs = append(errs, errors.New("-curve: not with --rate or --think: the curve sets each cell's rate from the capacity it measures"))
+		errs = append(errs, setting.New("curve", "not with --rate or --think: the curve sets each cell's rate from the capacity it measures"))
 	}
 	for _, f := range l.CurveAt {
 		if !(f > 0 && f <= 10) {
-			errs = append(errs, fmt.Errorf("-curve-at: %g is not a fraction of capacity between 0 and 10 (e.g. 0.1,0.5,0.9,1.2)", f))
+			errs = append(errs, setting.Errorf("curve-at", "%g is not a fraction of capacity between 0 and 10 (e.g. 0.1,0.5,0.9,1.2)", f))
 			break
 		}
 	}
 	if l.KneeFactor != 0 && !(l.KneeFactor > 1 && l.KneeFactor <= 1000) {
-		errs = append(errs, fmt.Errorf("-knee-factor: %g is not above 1 and at most 1000: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
+		errs = append(errs, setting.Errorf("knee-factor", "%g is not above 1 and at most 1000: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
 	}
 	if !(l.MonitorLoad >= 0 && l.MonitorLoad <= 10) {
-		errs = append(errs, fmt.Errorf("-monitor-load: %g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))
+		errs = append(errs, setting.Errorf("monitor-load", "%g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))
 	}
 	if !l.Curve && (len(l.CurveAt) > 0 || l.KneeFactor != 0) {
 		errs = append(errs, errors.New("-curve-at, -knee-factor: are for --curve"))

@@ -10,6 +10,7 @@ import (
 	"github.com/numalab/numalab/internal/drive"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // MaxStreamsPerCPU bounds the streams a command accepts: beyond it a cell
@@ -138,7 +139,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 		if sel != "" || !spec.Unpinned {
 			var err error
 			if p, err = place.Resolve(t, sel); err != nil {
-				return nil, nil, fmt.Errorf("-placement: %w", err)
+				return nil, nil, setting.Wrap("placement", err)
 			}
 		}
 		resolved[sel] = p
@@ -151,7 +152,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 		for _, n := range t.Nodes {
 			ids = append(ids, strconv.Itoa(n.ID))
 		}
-		return nil, nil, fmt.Errorf("-data-node: \"%d\" is not a NUMA node of this machine (it has node %s)", spec.DataNode, strings.Join(ids, ", "))
+		return nil, nil, setting.Errorf("data-node", "\"%d\" is not a NUMA node of this machine (it has node %s)", spec.DataNode, strings.Join(ids, ", "))
 	}
 	var cells []Cell
 	skipped := 0
@@ -179,7 +180,7 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 							Cores:    t.CoresUsed(p.Streams, spread, s*d),
 						}
 						if spec.OneDataNode && len(cells) > 0 && dn != cells[0].DataNode {
-							return nil, nil, fmt.Errorf("-placement: the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)
+							return nil, nil, setting.Errorf("placement", "the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)
 						}
 						cells = append(cells, c)
 					}
@@ -224,7 +225,7 @@ func (s Spec) check() error {
 		errs = append(errs, fmt.Errorf("planning sweep: %d repeats is not a positive count (try --repeat 1)", s.Repeat))
 	}
 	if s.DataNode < -1 {
-		errs = append(errs, fmt.Errorf("-data-node: \"%d\" is not a NUMA node (want a node number, or -1 to leave the pages where they are)", s.DataNode))
+		errs = append(errs, setting.Errorf("data-node", "\"%d\" is not a NUMA node (want a node number, or -1 to leave the pages where they are)", s.DataNode))
 	}
 	seen := map[string]bool{}
 	for _, p := range s.Placements {
@@ -233,7 +234,7 @@ func (s Spec) check() error {
 			if p == "" {
 				name = "the empty selector (all CPUs)"
 			}
-			errs = append(errs, fmt.Errorf("-placement: %q names %s more than once (want selectors separated by ';', e.g. 'smt=on;smt=off')", strings.Join(s.Placements, ";"), name))
+			errs = append(errs, setting.Errorf("placement", "%q names %s more than once (want selectors separated by ';', e.g. 'smt=on;smt=off')", strings.Join(s.Placements, ";"), name))
 			break
 		}
 		seen[p] = true

@@ -1,10 +1,10 @@
 package null
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -18,7 +18,7 @@ func (c RunConfig) Offered(t *result.Topology) ([]sweep.Cell, []Layout, []Pairin
 		for _, p := range Select(matrix, c.Pairings) {
 			why = append(why, p.String())
 		}
-		return nil, nil, nil, fmt.Errorf("-pairing: this machine offers none of %s (%s)", strings.Join(c.Pairings, ", "), strings.Join(why, "; "))
+		return nil, nil, nil, setting.Errorf("pairing", "this machine offers none of %s (%s)", strings.Join(c.Pairings, ", "), strings.Join(why, "; "))
 	}
 	return cells, layout, matrix, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/model"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
@@ -100,22 +101,22 @@ func checkDB(path string) error {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("-db: %s: no such file (%s)", path, loadHint)
+		return setting.Errorf("db", "%s: no such file (%s)", path, loadHint)
 	case err != nil:
-		return fmt.Errorf("-db: %w (%s)", err, loadHint)
+		return setting.Errorf("db", "%w (%s)", err, loadHint)
 	case st.IsDir():
-		return fmt.Errorf("-db: %s is a directory (%s)", path, loadHint)
+		return setting.Errorf("db", "%s is a directory (%s)", path, loadHint)
 	case st.Size() == 0:
-		return fmt.Errorf("-db: %s is empty (%s)", path, loadHint)
+		return setting.Errorf("db", "%s is empty (%s)", path, loadHint)
 	}
 	name, err := engine.FileEngine(path)
 	switch {
 	case errors.Is(err, engine.ErrUnknownFile):
-		return fmt.Errorf("-db: %s is not an SQLite database by its first bytes (%s)", path, loadHint)
+		return setting.Errorf("db", "%s is not an SQLite database by its first bytes (%s)", path, loadHint)
 	case err != nil:
-		return fmt.Errorf("-db: %w (%s)", err, loadHint)
+		return setting.Errorf("db", "%w (%s)", err, loadHint)
 	case name != "sqlite":
-		return fmt.Errorf("-db: %s is a %s database, not SQLite (%s)", path, name, loadHint)
+		return setting.Errorf("db", "%s is a %s database, not SQLite (%s)", path, name, loadHint)
 	}
 	return nil
 }
@@ -132,7 +133,7 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 		}
 	}
 	if t != nil && len(t.CPUs) > 0 && !slices.ContainsFunc(t.CPUs, func(x result.CPU) bool { return x.ID == c.CPU }) {
-		return 0, fmt.Errorf("-cpu: %d is not a CPU of this machine (numalab topo lists them)", c.CPU)
+		return 0, setting.Errorf("cpu", "%d is not a CPU of this machine (numalab topo lists them)", c.CPU)
 	}
 	if c.engine() == "sqlite" {
 		if err := checkDB(c.DB); err != nil {
@@ -144,7 +145,7 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 	}
 	st, err := store.OpenToRead(storePath)
 	if err != nil {
-		return 0, fmt.Errorf("-probe-run: reading the memory probe's clock: %w (or give --ghz)", err)
+		return 0, setting.Errorf("probe-run", "reading the memory probe's clock: %w (or give --ghz)", err)
 	}
 	defer st.Close()
 	if c.ProbeRun == 0 {
@@ -152,28 +153,28 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 			return 0, err
 		}
 		if c.ProbeRun == 0 {
-			return 0, fmt.Errorf("-probe-run: %s holds no complete memory probe whose clock the points could be at (run numalab probe mem --store %s first, or give --ghz)", storePath, storePath)
+			return 0, setting.Errorf("probe-run", "%s holds no complete memory probe whose clock the points could be at (run numalab probe mem --store %s first, or give --ghz)", storePath, storePath)
 		}
 	}
 	run, err := st.Get(c.ProbeRun)
 	if err != nil {
-		return 0, fmt.Errorf("-probe-run: %w (numalab runs --kind probe-mem lists the memory probes)", err)
+		return 0, setting.Errorf("probe-run", "%w (numalab runs --kind probe-mem lists the memory probes)", err)
 	}
 	if run.Kind != result.RunProbeMem {
-		return 0, fmt.Errorf("-probe-run: run %d is a %s run, not a memory probe (numalab runs --kind probe-mem lists them)", c.ProbeRun, run.Kind)
+		return 0, setting.Errorf("probe-run", "run %d is a %s run, not a memory probe (numalab runs --kind probe-mem lists them)", c.ProbeRun, run.Kind)
 	}
 	if c.GHz > 0 {
 		return c.GHz, nil // the clock given, beside the probe named
 	}
 	p, err := calib.ReadProbe(run)
 	if err != nil {
-		return 0, fmt.Errorf("-probe-run: %w", err)
+		return 0, setting.Wrap("probe-run", err)
 	}
 	if !(p.GHz > 0) {
-		return 0, fmt.Errorf("-probe-run: memory probe run %d measured no clock (give --ghz)", c.ProbeRun)
+		return 0, setting.Errorf("probe-run", "memory probe run %d measured no clock (give --ghz)", c.ProbeRun)
 	}
 	if v, why := model.Implausible(nil, []float64{p.GHz}, nil); why != "" {
-		return 0, fmt.Errorf("-probe-run: memory probe run %d measured a clock of %s GHz, which is not %s (give --ghz)", c.ProbeRun, v, why)
+		return 0, setting.Errorf("probe-run", "memory probe run %d measured a clock of %s GHz, which is not %s (give --ghz)", c.ProbeRun, v, why)
 	}
 	return p.GHz, nil
 }

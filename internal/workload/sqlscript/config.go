@@ -16,6 +16,7 @@ import (
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/runconfig"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -84,19 +85,19 @@ func (c *RunConfig) Check() error {
 	case !spec.Server && c.DSN != "":
 		errs = append(errs, bad("dsn", result.Redact(c.DSN), "is for a server engine ("+spec.Title+" takes --db FILE)"))
 	case !spec.Server && c.DB == "":
-		errs = append(errs, errors.New("-db: no database file given: "+
+		errs = append(errs, setting.New("db", "no database file given: "+
 			"want --db FILE (an existing database, or a new one with --init FILE)"))
 	case c.DSN != "" && c.Init != "":
 		errs = append(errs, bad("init", c.Init, "is for numalab's own server or a new --db file: numalab writes nothing "+
 			"into a --dsn server's database but what the scripts do (run the SQL yourself first)"))
 	}
 	if len(c.Scripts)+len(c.Builtins) == 0 {
-		errs = append(errs, errors.New("-script: no script given: want --script FILE[@WEIGHT] or "+
+		errs = append(errs, setting.New("script", "no script given: want --script FILE[@WEIGHT] or "+
 			"--builtin NAME[@WEIGHT] (tpcb-like, simple-update or select-only), once or more"))
 	}
 	for _, d := range c.Defines {
 		if _, _, err := pgscript.ParseDefine(d); err != nil {
-			errs = append(errs, fmt.Errorf("-define: %w", err))
+			errs = append(errs, setting.Wrap("define", err))
 		}
 	}
 	if c.Scale < 1 {
@@ -136,7 +137,7 @@ func (c *RunConfig) CheckFiles() error {
 	case errors.Is(err, os.ErrNotExist) && c.Init == "":
 		return bad("db", c.DB, "does not exist: name an existing database, or add --init FILE to make this one")
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("-db: %w", err)
+		return setting.Wrap("db", err)
 	}
 	return nil
 }
@@ -175,7 +176,7 @@ func (c RunConfig) ParseScripts() ([]pgscript.Weighted, []Script, error) {
 	for _, spec := range c.Scripts {
 		file, weight, err := pgscript.ParseSpec(spec)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("-script: %w", err))
+			errs = append(errs, setting.Wrap("script", err))
 			continue
 		}
 		text, err := os.ReadFile(file)
@@ -185,7 +186,7 @@ func (c RunConfig) ParseScripts() ([]pgscript.Weighted, []Script, error) {
 		}
 		s, err := pgscript.Parse(file, strings.NewReader(string(text)))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("-script: %w", err))
+			errs = append(errs, setting.Wrap("script", err))
 			continue
 		}
 		ws = append(ws, pgscript.Weighted{Script: s, Weight: weight})
@@ -194,12 +195,12 @@ func (c RunConfig) ParseScripts() ([]pgscript.Weighted, []Script, error) {
 	for _, spec := range c.Builtins {
 		name, weight, err := pgscript.ParseSpec(spec)
 		if err != nil {
-			errs = append(errs, errors.New("-builtin: "+strings.Replace(err.Error(), "--script", "--builtin", 1)))
+			errs = append(errs, setting.New("builtin", strings.Replace(err.Error(), "--script", "--builtin", 1)))
 			continue
 		}
 		s, err := pgscript.Builtin(name)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("-builtin: %w", err))
+			errs = append(errs, setting.Wrap("builtin", err))
 			continue
 		}
 		ws = append(ws, pgscript.Weighted{Script: s, Weight: weight})
@@ -223,7 +224,7 @@ func (c RunConfig) ParseInit() (*pgscript.Script, error) {
 	defer f.Close()
 	s, err := pgscript.Parse(c.Init, f)
 	if err != nil {
-		return nil, fmt.Errorf("-init: %w", err)
+		return nil, setting.Wrap("init", err)
 	}
 	return s, nil
 }

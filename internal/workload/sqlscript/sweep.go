@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sentinel"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -125,7 +126,7 @@ func (s *Sweep) runInit(ctx context.Context, tell sweep.Teller) (InitRecord, err
 	opt.MaxTries, opt.Retryable = 1, nil
 	set, err := pgscript.NewSet(opt, pgscript.Weighted{Script: s.init, Weight: 1})
 	if err != nil {
-		return InitRecord{}, fmt.Errorf("-init: %w", err)
+		return InitRecord{}, setting.Wrap("init", err)
 	}
 	conn, err := s.eng.Connect(ctx)
 	if err != nil {

@@ -1,12 +1,11 @@
 package tpcc
 
 import (
-	"errors"
-	"fmt"
 	"math"
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/monitor"
+	"github.com/numalab/numalab/internal/setting"
 )
 
 // Settings are run oltp's flags on the fields of c, each defined once: its
@@ -55,31 +54,31 @@ func (c *RunConfig) CheckFlags(given func(flag, key string) bool) []error {
 			bad = append(bad, err)
 		}
 		if c.Neighbour {
-			bad = append(bad, errors.New("-neighbour: not with --monitor, whose cells are pairs of one stream count and placement"))
+			bad = append(bad, setting.New("neighbour", "not with --monitor, whose cells are pairs of one stream count and placement"))
 		}
 		if c.Paced() || c.Curve {
-			bad = append(bad, errors.New("-monitor: not with --rate, --think or --curve (it paces its own cells: see --monitor-load)"))
+			bad = append(bad, setting.New("monitor", "not with --rate, --think or --curve (it paces its own cells: see --monitor-load)"))
 		}
 		if !given("monitor-load", "monitor_load") {
 			c.MonitorLoad = monitor.DefaultPacedLoad
 		}
 	} else {
 		if c.AllowSettings {
-			bad = append(bad, errors.New("-allow-settings: is for --monitor with PostgreSQL facilities on a --dsn server"))
+			bad = append(bad, setting.New("allow-settings", "is for --monitor with PostgreSQL facilities on a --dsn server"))
 		}
 		if c.MonitorLoad != 0 {
-			bad = append(bad, errors.New("-monitor-load: is for --monitor"))
+			bad = append(bad, setting.New("monitor-load", "is for --monitor"))
 		}
 	}
 	cliflag.CurveDefaults(&c.Load)
 	if c.Curve && c.Neighbour {
-		bad = append(bad, errors.New("-neighbour: not with --curve, whose cells are one stream count and placement"))
+		bad = append(bad, setting.New("neighbour", "not with --curve, whose cells are one stream count and placement"))
 	}
 	if c.Neighbour && c.Rate > 0 {
-		bad = append(bad, errors.New("-neighbour: not with --rate: at a fixed arrival rate the cell beside the neighbour completes as many calls as the cell beside the control, so their tps ratio is 1 by construction and says nothing of latency (drop --rate; --think, a closed loop, keeps the ratio)"))
+		bad = append(bad, setting.New("neighbour", "not with --rate: at a fixed arrival rate the cell beside the neighbour completes as many calls as the cell beside the control, so their tps ratio is 1 by construction and says nothing of latency (drop --rate; --think, a closed loop, keeps the ratio)"))
 	}
 	if c.NeighbourPairs > 0 && !c.Neighbour {
-		bad = append(bad, fmt.Errorf("-neighbour-pairs: %d pairs without --neighbour (add --neighbour)", c.NeighbourPairs))
+		bad = append(bad, setting.Errorf("neighbour-pairs", "%d pairs without --neighbour (add --neighbour)", c.NeighbourPairs))
 	}
 	return append(bad, c.Check())
 }

@@ -2,6 +2,7 @@ package tpch
 
 import (
 	"encoding/json"
+	"github.com/numalab/numalab/internal/conclusion"
 	"slices"
 	"testing"
 
@@ -70,7 +71,7 @@ func tpchRun(t *testing.T, id int64, engine, host string, secs ...float64) *resu
 func TestRowColumn(t *testing.T) {
 	pg := tpchRun(t, 1, "postgres", "h", 4, 4.2, 3.9, 4.1, 4.05)
 	duck := tpchRun(t, 2, "duckdb", "h", 1, 1.05, 0.98, 1.02, 0.99)
-	r, err := report.Build([]*result.Run{pg, duck})
+	r, err := report.Build([]*result.Run{pg, duck}, conclusion.Inputs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestRowColumn(t *testing.T) {
 		t.Errorf("table rows %q", tb.Rows)
 	}
 	other := tpchRun(t, 3, "duckdb", "elsewhere", 1, 1, 1, 1)
-	if r, err := report.Build([]*result.Run{pg, other}); err != nil || len(report.SectionOf[*Section](r).RowColumn) != 0 {
+	if r, err := report.Build([]*result.Run{pg, other}, conclusion.Inputs{}); err != nil || len(report.SectionOf[*Section](r).RowColumn) != 0 {
 		t.Errorf("runs on two hosts: %+v, %v; want no comparison", report.SectionOf[*Section](r).RowColumn, err)
 	}
 }

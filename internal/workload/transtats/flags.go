@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/monitor"
 	"github.com/numalab/numalab/internal/runconfig"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/sweep"
 )
 
@@ -47,7 +48,7 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.Field("query", &c.Queries, func(s string) ([]string, error) {
 			q, err := ParseQueries(s)
 			if err != nil {
-				return nil, fmt.Errorf("-query: %w", err)
+				return nil, setting.Wrap("query", err)
 			}
 			return q, nil
 		}, func(q []string) string { return strings.Join(q, ",") }).Flag("queries: P1, P2 or P1,P2"),

@@ -1,4 +1,4 @@
-package calib
+package calibrated
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // Statements are what must be shown wherever the calibrated model's numbers
 // appear: every assumption with its source, the residual of each measured
 // cell, the flags, and the notes.
-func (m *Calibration) Statements() []string {
+func (m *Model) Statements() []string {
 	var out []string
 	for _, a := range m.Assumptions {
 		out = append(out, a.String())
@@ -26,7 +26,7 @@ func (m *Calibration) Statements() []string {
 // Checks are how well the model fits: the residual of each measured cell
 // it was fitted to, the held-out predictions with their errors, and the
 // held-out point at another latency with its error.
-func (m *Calibration) Checks() []string {
+func (m *Model) Checks() []string {
 	var out []string
 	for _, r := range m.Residuals {
 		out = append(out, fmt.Sprintf("residual of %s: measured %s tps per core, model %s, error %+.2f%%%s",
@@ -55,7 +55,7 @@ func orCell(s string) string {
 
 // residualNote says why residuals are zero when the fit has as many
 // parameters as points.
-func residualNote(m *Calibration) string {
+func residualNote(m *Model) string {
 	switch {
 	case m.Fit == nil:
 		return " (one latency: the fit passes through its median by construction, so this is the cells' spread, not a test)"
@@ -66,7 +66,7 @@ func residualNote(m *Calibration) string {
 }
 
 // Assumption returns the named assumption, if stated.
-func (m *Calibration) Assumption(name string) (Assumption, bool) {
+func (m *Model) Assumption(name string) (Assumption, bool) {
 	for _, a := range m.Assumptions {
 		if a.Name == name {
 			return a, true
@@ -78,7 +78,7 @@ func (m *Calibration) Assumption(name string) (Assumption, bool) {
 // Brief is the assumptions in one clause, for a one-line summary: each
 // with its value and whether it was measured or assumed, and the flags'
 // count.
-func (m *Calibration) Brief() string {
+func (m *Model) Brief() string {
 	var parts []string
 	for _, a := range m.Assumptions {
 		parts = append(parts, fmt.Sprintf("%s %s %s", a.Name, a.value(), a.Basis))
@@ -95,7 +95,7 @@ func (m *Calibration) Brief() string {
 // M·L·f/C. Misses per transaction are at least M (overlapped misses are
 // not counted); instructions per cycle need an instruction count, which
 // the calibration does not measure (see CheckInstructions).
-func (m *Calibration) Derived() string {
+func (m *Model) Derived() string {
 	w := m.Workload
 	a, mm := w.Core(), w.Waits()
 	var ai, mi string
@@ -108,7 +108,7 @@ func (m *Calibration) Derived() string {
 
 // LatencyWords says which latency is which in one clause: the measured
 // one is "the DRAM latency".
-func (m *Calibration) LatencyWords() string {
+func (m *Model) LatencyWords() string {
 	if m.RemoteAssumed {
 		return fmt.Sprintf("one socket: the DRAM latency, %s ns; several sockets: local %s ns and remote %s ns, assumed from the published ratios",
 			model.Fixed(m.OneSocketNS, 1), model.Fixed(m.LocalNS, 1), model.Fixed(m.RemoteNS, 1))

@@ -1,6 +1,7 @@
-package calib
+package calibrated
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -408,19 +409,31 @@ func (f *MeasuredFit) Headline() string {
 	return s
 }
 
-// fromMeasured takes LocalNS from the measured fit stored in run (kind
-// RunFit), for a probe that measured no DRAM latency (cut before its
-// largest working set): the random chain its first memory's cells were
-// timed next to, mapped as their data is. Without such a chain p stays as
-// it is.
-func (p *ProbeLatency) fromMeasured(run *result.Run) error {
-	f, err := KindMeasuredFit.Last(run)
-	if err != nil || f == nil || len(f.Memory) == 0 || !(f.Memory[0].LatencyNS > 0) {
-		return err
+// FitEngine is the engine f's cells ran on.
+func (f *MeasuredFit) FitEngine() string { return cmp.Or(f.Engine, LegacyEngine) }
+
+// FitWorkload is the workload f's cells ran.
+func (f *MeasuredFit) FitWorkload() string { return cmp.Or(f.Workload, LegacyWorkload) }
+
+// MinSpread is how far apart, as a fraction of the lower, the kept cells'
+// lowest and highest latencies must be for a fit: closer, the slope M is
+// the noise of the rates, not their dependence on latency.
+const MinSpread = 0.15
+
+// spreadError says why latencies lats cannot fit A and M ("" when they
+// can): fewer than two, or the highest less than MinSpread above the
+// lowest.
+func spreadError(lats []float64) string {
+	if len(lats) == 0 {
+		return "no kept cell to fit"
 	}
-	mem := f.Memory[0]
-	p.LocalNS, p.FromFit = mem.LatencyNS, true
-	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): memory probe run %d was cut before its DRAM point",
-		mem.Name, run.ID, units.Bytes(mem.ChainBytes), p.Run)
-	return nil
+	lo, hi := lats[0], lats[0]
+	for _, l := range lats {
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	if hi < lo*(1+MinSpread) {
+		return fmt.Sprintf("the kept cells' latencies span %.1f to %.1f ns, %.0f%% apart: a fit needs two at least %.0f%% apart, so M is not fitted (the published stall share is assumed instead)",
+			lo, hi, 100*(hi/lo-1), 100*MinSpread)
+	}
+	return ""
 }
