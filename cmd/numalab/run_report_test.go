@@ -53,7 +53,7 @@ func TestRunReportBadInput(t *testing.T) {
 		{[]string{"--engine", "sqlite", "--dsn", "postgres://x@h/db"}, "-dsn: a DSN is for --engine postgres or mariadb"},
 		{[]string{"--engine", "mariadb", "--dop", "1,2"}, "asks MariaDB for DOP 2, but MariaDB has no intra-query parallelism"},
 		{[]string{"--engine", "mariadb", "--db", filepath.Join(dir, "t.db")}, "-db: a file is for --engine sqlite or duckdb"},
-		{[]string{"--rows", "0"}, "-rows/-rate: 0 rows is not between 1 and 200000000"},
+		{[]string{"--rows", "0"}, "-rows and -rate: 0 rows is not between 1 and 200000000"},
 		{[]string{"--streams", "0"}, `-streams: "0" is not a list of whole numbers of at least 1`},
 		{[]string{"--duration", "0s"}, `-duration: "0s" is not valid: want a duration from 10ms to 24h0m0s`},
 		// --rate is the data's here: pacing's checks name --arrival-rate.

@@ -145,7 +145,7 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		case len(t.Distances) > 0 && !localSet:
 			return model.Machine{}, nil, 0, setting.Errorf("local-ns", "missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
 		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
-			return model.Machine{}, nil, 0, fmt.Errorf("-local-ns and -remote-ns: %s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
+			return model.Machine{}, nil, 0, setting.Together([]string{"local-ns", "remote-ns"}, "%s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
 		case len(t.Distances) == 0 && maxSockets > model.PublishedSockets:
 			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
 		}

@@ -60,7 +60,7 @@ func (d *DB) Resolve() (string, Errs) {
 	case spec.Server && Given(d.fs, "db"):
 		errs = append(errs, ErrPostgresFile)
 	case file && dsn != "":
-		errs = append(errs, errors.New("-db and -dsn: give one database, not both"))
+		errs = append(errs, setting.Together([]string{"db", "dsn"}, "give one database, not both"))
 	case !file && dsn == "":
 		errs = append(errs, errors.New("give --db FILE (SQLite, DuckDB) or --dsn DSN (PostgreSQL)"))
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/units"
 )
 
@@ -127,7 +128,7 @@ func (c *Config) Validate(t *result.Topology, m Meminfo) error {
 		return fmt.Errorf("slot of %d bytes: want a multiple of 64: %w", c.SlotBytes, ErrBadConfig)
 	}
 	if c.MaxBytes < 1<<20 {
-		return fmt.Errorf("--max %s: want at least 1MiB (try --max 1g): %w", units.Bytes(c.MaxBytes), ErrBadConfig)
+		return setting.Errorf("max", "%s: want at least 1MiB (try --max 1g): %w", units.Bytes(c.MaxBytes), ErrBadConfig)
 	}
 	if c.MinBytes >= c.MaxBytes {
 		return fmt.Errorf("ladder from %s to %s: want min below max: %w", units.Bytes(c.MinBytes), units.Bytes(c.MaxBytes), ErrBadConfig)

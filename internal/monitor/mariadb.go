@@ -67,14 +67,14 @@ func checkMariaDB(ctx context.Context, dsn string, fs []Facility, timeout time.D
 		if v == "performance_schema" {
 			return setting.Errorf("monitor", "performance_schema is off on %s: it is switched on only at the server's start (performance_schema = ON in its configuration), and numalab never restarts a user's server; turn it on and restart the server yourself, or leave performance_schema out of --monitor", where)
 		}
-		return fmt.Errorf("-monitor %s: %s is off on %s, and numalab never changes a user's server's global settings: SET GLOBAL %s = ON yourself (numalab then switches it per session), or leave %s out of --monitor", f.Name, v, where, v, f.Name)
+		return setting.Errorf("monitor", "%s: %s is off on %s, and numalab never changes a user's server's global settings: SET GLOBAL %s = ON yourself (numalab then switches it per session), or leave %s out of --monitor", f.Name, v, where, v, f.Name)
 	}
 	// Every statement once, on this connection only; it ends with it.
 	for _, f := range fs {
 		for _, on := range []bool{true, false} {
 			for _, q := range f.Session(on) {
 				if _, err := c.ExecContext(ctx, q); err != nil {
-					return fmt.Errorf("-monitor %s: the server %s refused %q: %w%s", f.Name, where, q, err, myRefusalHint(q, err))
+					return setting.Errorf("monitor", "%s: the server %s refused %q: %w%s", f.Name, where, q, err, myRefusalHint(q, err))
 				}
 			}
 		}

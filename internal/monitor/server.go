@@ -62,7 +62,7 @@ func CheckServer(ctx context.Context, dsn string, fs []Facility, timeout time.Du
 		for _, on := range []bool{true, false} {
 			for _, q := range f.Session(on) {
 				if _, err := tx.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
-					return fmt.Errorf("-monitor %s: the server %s refused %q: %w%s", f.Name, where, q, err, refusalHint(q, err))
+					return setting.Errorf("monitor", "%s: the server %s refused %q: %w%s", f.Name, where, q, err, refusalHint(q, err))
 				}
 			}
 		}

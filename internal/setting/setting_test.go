@@ -18,6 +18,8 @@ func TestError(t *testing.T) {
 		{New("think", "not with --rate"), "-think: not with --rate"},
 		{Wrap("run", fs.ErrNotExist), "-run: file does not exist"},
 		{fmt.Errorf("model fit: %w", Wrap("run", fs.ErrNotExist)), "model fit: -run: file does not exist"},
+		{Together([]string{"db", "dsn"}, "give one database, not both"), "-db and -dsn: give one database, not both"},
+		{Together([]string{"a", "b", "c"}, "%d of them", 3), "-a, -b and -c: 3 of them"},
 	} {
 		if got := c.err.Error(); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/numalab/numalab/internal/setting"
@@ -23,7 +22,7 @@ func ParseFilter(host, kind, since, until string, now time.Time) (Filter, error)
 		errs = append(errs, setting.Errorf("until", "%q %v", until, err))
 	}
 	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		errs = append(errs, fmt.Errorf("-since %s is not before -until %s: no run could match", since, until))
+		errs = append(errs, setting.Together([]string{"since", "until"}, "%s is not before %s: no run could match", since, until))
 	}
 	return f, errors.Join(errs...)
 }

@@ -22,7 +22,7 @@ func TestParseFilter(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `-since: "yesterday" is not a time`) || !strings.Contains(err.Error(), `-until: "soon" is not a time`) {
 		t.Errorf("bad bounds: %v; want both named", err)
 	}
-	if _, err := ParseFilter("", "", "1h", "2h", now); err == nil || err.Error() != "-since 1h is not before -until 2h: no run could match" {
+	if _, err := ParseFilter("", "", "1h", "2h", now); err == nil || err.Error() != "-since and -until: 1h is not before 2h: no run could match" {
 		t.Errorf("since after until: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func (l Load) Check() error {
 		errs = append(errs, setting.Errorf("monitor-load", "%g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))
 	}
 	if !l.Curve && (len(l.CurveAt) > 0 || l.KneeFactor != 0) {
-		errs = append(errs, errors.New("-curve-at, -knee-factor: are for --curve"))
+		errs = append(errs, setting.Together([]string{"curve-at", "knee-factor"}, "are for --curve"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,7 +3,6 @@ package transtats
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -34,7 +33,7 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.Int64("rows", &c.Rows).Flag("rows of tran_stats (N), up to 200000000"),
 		cliflag.Validated(cliflag.Int64("rate", &c.Rate), func(string) error {
 			if err := CheckSize(c.Rows, c.Rate); err != nil {
-				return fmt.Errorf("-rows/-rate: %w", err)
+				return setting.Together([]string{"rows", "rate"}, "%w", err)
 			}
 			return nil
 		}).Flag("rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)"),
