@@ -182,10 +182,17 @@ func TestPostgres(t *testing.T) {
 	}{{"copy", true, "none", 2}, {"insert", false, "none", 0}, {"copy", false, "shared", 1}, {"insert", true, "shared", 2}, {"copy", false, "stream", 1}} {
 		cfg.Method, cfg.Indexes, cfg.Key = c.method, c.indexes, c.key
 		got, _ := runSweep(t, cfg)
+		// A cell that committed no batch (a starved host: runSweep logs
+		// it) may have no wait samples either; the sweep must have some.
+		sampled := 0
 		for _, g := range got {
-			if len(g.Stats.Waits) == 0 || g.Stats.Method != c.method {
-				t.Errorf("%s cell %d: method %q, waits %v; want wait samples", c.method, g.Stats.Index, g.Stats.Method, g.Stats.Waits)
+			if g.Stats.Method != c.method || len(g.Stats.Waits) == 0 && g.Stats.Rows > 0 {
+				t.Errorf("%s cell %d: method %q, %d rows, waits %v; want wait samples", c.method, g.Stats.Index, g.Stats.Method, g.Stats.Rows, g.Stats.Waits)
 			}
+			sampled += min(len(g.Stats.Waits), 1)
+		}
+		if sampled == 0 {
+			t.Errorf("%s: no cell has wait samples", c.method)
 		}
 		var n int64
 		if err := db.QueryRow("SELECT count(*) FROM numalab." + Table).Scan(&n); err != nil || n < got[1].Stats.Rows {
@@ -364,7 +371,10 @@ func TestMaxRowsStopsStreams(t *testing.T) {
 	} {
 		cfg := shortConfig("sqlite", filepath.Join(t.TempDir(), "ins.db"))
 		cfg.Streams, cfg.Batch, cfg.MaxRows = []int{c.streams}, c.batch, c.maxRows
-		cfg.Warmup = 0
+		// A stream's stop counts only inside the window: 4 s leaves a
+		// starved host's last stream time to be scheduled (1.5 s did not,
+		// beside two emulated guests).
+		cfg.Warmup, cfg.Duration = 0, 4*time.Second
 		if err := cfg.Check("/"); err != nil {
 			t.Fatal(err)
 		}
