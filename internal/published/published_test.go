@@ -332,7 +332,7 @@ func TestParseRefuses(t *testing.T) {
       "result": 3141.76,`, new: `"sockets": 16,
       "cores": 64,
       "result": 3141.76,`, want: []string{"result 13", "sockets = 16: the per-hop model takes at most 8"}},
-		{name: "basis", cat: true, old: `"basis": "measured"`, new: `"basis": "read"`, want: []string{`source 5 ("spec-cpu2017")`, `basis = "read"`}},
+		{name: "basis", cat: true, old: `"basis": "measured"`, new: `"basis": "read"`, want: []string{`source 5 ("gjbex-spr-mlc")`, `basis = "read"`}},
 		{name: "per-core source", cat: true, old: `"source": "spec-cpu2017"`, new: `"source": ""`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.source", "names no source"}},
 		{name: "per-core median", cat: true, old: `"median": 8.698,`, new: `"median": 11,`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.median = 11 is out of range"}},
 		{name: "band", cat: true, old: `"latency": "server-one-socket",`, new: `"latency": "guess",`, want: []string{"latency", `"guess" names no latency band`}},
