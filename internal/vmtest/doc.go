@@ -20,7 +20,8 @@
 // SMT contention, so a guest proves what numalab sees and does (topology,
 // selectors, pinning, page placement, labels), never latency or
 // throughput. It runs one guest at a time per host (a lock in the cache
-// directory), and the qemu process is always killed, by its own PID, when
+// directory; [Host.RunTogether] boots several under one hold of it, for
+// guests that must run at once), and each qemu process is always killed, by its own PID, when
 // the guest's kernel has not reached its /init within the boot limit
 // (ErrNoBoot, with the kernel's log), when the command's time runs out,
 // when the context is cancelled, and on SIGINT or SIGTERM (after which
@@ -31,4 +32,10 @@
 //
 // A machine may have a RAM disk at /data, ext2 (busybox's mke2fs) or ext4
 // (the host's mke2fs, from e2fsprogs, carried into the guest).
+//
+// A guest has no network, unless its machine names a host port
+// ([Machine.HostPort]): then it reaches that one port of the host's
+// loopback at [HostAddr] (a store or a server the test started on
+// 127.0.0.1), and nothing else: QEMU's user network with restrict=on and
+// one forward, through the kernel's virtio NIC modules.
 package vmtest

@@ -36,7 +36,7 @@ func TestQemuArgs(t *testing.T) {
 	if err := m.check(); err != nil {
 		t.Fatal(err)
 	}
-	args := strings.Join(m.qemuArgs("K", "I", "C", "O"), " ")
+	args := strings.Join(m.qemuArgs("K", "I", "C", "O", "B"), " ")
 	for _, want := range []string{
 		"-cpu max,vendor=GenuineIntel", "-m 1280M", "-smp 8,sockets=2,cores=2,threads=2",
 		"-object memory-backend-ram,id=m0,size=512M -numa node,nodeid=0,memdev=m0,cpus=0-3",
@@ -50,8 +50,17 @@ func TestQemuArgs(t *testing.T) {
 			t.Errorf("qemu arguments lack %q:\n%s", want, args)
 		}
 	}
-	if args := strings.Join(Machine{Nodes: 1, CPUsPerNode: 1}.qemuArgs("K", "I", "C", "O"), " "); !strings.Contains(args, "-cpu max ") || strings.Contains(args, "dist") {
-		t.Errorf("one node, no SMT: %s", args)
+	if args := strings.Join(Machine{Nodes: 1, CPUsPerNode: 1}.qemuArgs("K", "I", "C", "O", "B"), " "); !strings.Contains(args, "-cpu max ") ||
+		strings.Contains(args, "dist") || strings.Contains(args, "-netdev") {
+		t.Errorf("one node, no SMT, no network: %s", args)
+	}
+	net := Machine{Nodes: 1, CPUsPerNode: 1, HostPort: 5433}
+	if args, want := strings.Join(net.qemuArgs("K", "I", "C", "O", "/B"), " "),
+		"-netdev user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:5433-cmd:/B nc 127.0.0.1 5433 -device virtio-net-pci,netdev=n0"; !strings.Contains(args, want) {
+		t.Errorf("host port 5433: qemu arguments lack %q:\n%s", want, args)
+	}
+	if got, want := net.String(), "1 node × 1 CPU, host port 5433"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 	if got, want := (Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, RAMDiskMiB: 8}).String(), "4 nodes × 1 CPU, 2 sockets, ext2"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
@@ -69,6 +78,7 @@ func TestQemuArgs(t *testing.T) {
 		{Nodes: 2, CPUsPerNode: 1, Distances: map[[2]int]int{{0, 1}: 5}},
 		{Nodes: 2, CPUsPerNode: 1, Distances: map[[2]int]int{{0, 2}: 20}},
 		{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8, RAMDiskFS: "xfs"},
+		{Nodes: 1, CPUsPerNode: 1, HostPort: 70000},
 	} {
 		if err := bad.check(); err == nil {
 			t.Errorf("machine %+v accepted", bad)
@@ -199,6 +209,10 @@ func TestRunRefusesBadJobs(t *testing.T) {
 	}
 	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8}, Job{Script: "true"}); err == nil || !strings.Contains(err.Error(), "brd.ko") {
 		t.Errorf("a RAM disk with a kernel without brd: %v", err)
+	}
+	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1, HostPort: 5432}, Job{Script: "true"}); err == nil ||
+		!strings.Contains(err.Error(), "virtio_net.ko") {
+		t.Errorf("a host port with a kernel without a NIC: %v", err)
 	}
 }
 

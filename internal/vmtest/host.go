@@ -21,7 +21,10 @@ type Host struct {
 	Busybox string // a busybox binary (busybox-static)
 	Kernel  string // a bzImage with CONFIG_NUMA=y
 	Brd     string // the kernel's brd.ko (RAM disk), "" if the kernel has none
-	Cache   string // directory of cached initramfs parts and the lock
+	// Net are the kernel's modules for a virtio NIC, in the order they
+	// load (each after those it depends on); nil if it lacks one.
+	Net   []string
+	Cache string // directory of cached initramfs parts and the lock
 }
 
 // kernelPackage is the Debian metapackage whose dependency is the kernel.
@@ -52,7 +55,32 @@ func Find() (*Host, error) {
 			return nil, fmt.Errorf("%w: %s unpacked into %s has no boot/vmlinuz-*", ErrUnavailable, kernelPackage, kdir)
 		}
 	}
+	h.Net = findNetModules(kdir, h.Kernel)
 	return h, nil
+}
+
+// netModules are the modules of a virtio NIC in Debian's cloud kernel
+// (CONFIG_VIRTIO_NET=m and what it depends on), by path under the
+// kernel's modules directory, in load order.
+var netModules = []string{
+	"drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
+	"drivers/virtio/virtio_pci_modern_dev.ko", "drivers/virtio/virtio_pci_legacy_dev.ko", "drivers/virtio/virtio_pci.ko",
+	"net/core/failover.ko", "drivers/net/net_failover.ko", "drivers/net/virtio_net.ko",
+}
+
+// findNetModules returns the paths of netModules for kernel under dir,
+// or nil when one is missing.
+func findNetModules(dir, kernel string) []string {
+	version := strings.TrimPrefix(filepath.Base(kernel), "vmlinuz-")
+	var out []string
+	for _, m := range netModules {
+		p := filepath.Join(dir, "lib", "modules", version, "kernel", m)
+		if _, err := os.Stat(p); err != nil {
+			return nil
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // cacheDir is numalab-vmtest under the user's cache directory, else under

@@ -17,7 +17,8 @@ import (
 // initScript is the guest's /init. It mounts what a command expects, puts
 // a RAM disk of the filesystem run.env names at /data when run.env asks
 // (ext2 by busybox's mke2fs; else by the host's, which Run carries into
-// /opt/bin), runs /run.sh with its output on the second
+// /opt/bin), loads the NIC's modules and gives eth0 its address when
+// run.env names a host port, runs /run.sh with its output on the second
 // serial port and its status on the console, and powers off.
 const initScript = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -32,6 +33,11 @@ if [ "$RAMDISK_MIB" -gt 0 ]; then
 	mk=mke2fs; [ "$RAMDISK_FS" = ext2 ] || mk="/opt/bin/mke2fs -t $RAMDISK_FS"
 	insmod /lib/modules/brd.ko rd_nr=1 rd_size=$((RAMDISK_MIB*1024)) && $mk -q /dev/ram0 &&
 		mkdir /data && mount -t $RAMDISK_FS /dev/ram0 /data && cd /data || echo "@@NODISK" >/dev/ttyS0
+fi
+if [ "$HOST_PORT" -gt 0 ]; then
+	for m in /lib/modules/net/*.ko; do insmod $m; done
+	for i in $(seq 50); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
+	ip link set lo up && ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 || echo "@@NONET" >/dev/ttyS0
 fi
 { sh /run.sh </dev/null; echo $? >/rc; } 2>&1 | cat >/dev/ttyS1
 echo "@@EXIT $(cat /rc)" >/dev/ttyS0
@@ -69,12 +75,14 @@ func cached(cache, prefix string, key []byte, build func(w io.Writer) error) (st
 	return name, os.Rename(f.Name(), name)
 }
 
-// base is the cached archive of busybox, its libraries, /init and brd.ko.
+// base is the cached archive of busybox, its libraries, /init, brd.ko
+// and the NIC's modules (in lib/modules/net, named in load order).
 func (h *Host) base() (string, error) {
 	files := []string{h.Busybox}
 	if h.Brd != "" {
 		files = append(files, h.Brd)
 	}
+	files = append(files, h.Net...)
 	libs, err := sharedLibs(h.Busybox)
 	if err != nil {
 		return "", err
@@ -86,7 +94,7 @@ func (h *Host) base() (string, error) {
 	key = append(key, initScript...)
 	return cached(h.Cache, "base", key, func(w io.Writer) error {
 		c := newCpio(w)
-		for _, d := range []string{"proc", "sys", "dev", "tmp", "etc", "opt/bin", "lib/modules"} {
+		for _, d := range []string{"proc", "sys", "dev", "tmp", "etc", "opt/bin", "lib/modules", "lib/modules/net"} {
 			c.Dir(d, 0o755)
 		}
 		c.File("init", 0o755, []byte(initScript))
@@ -97,6 +105,11 @@ func (h *Host) base() (string, error) {
 		}
 		if h.Brd != "" {
 			if err := addFile(c, "lib/modules/brd.ko", h.Brd, 0o644); err != nil {
+				return err
+			}
+		}
+		for i, m := range h.Net {
+			if err := addFile(c, fmt.Sprintf("lib/modules/net/%d-%s", i, filepath.Base(m)), m, 0o644); err != nil {
 				return err
 			}
 		}

@@ -26,7 +26,19 @@ type Machine struct {
 	// RAMDiskFS is the RAM disk's filesystem: "" or "ext2" (busybox's
 	// mke2fs), or "ext4" (the host's mke2fs, carried into the guest).
 	RAMDiskFS string
+	// HostPort > 0 gives the guest one way out, to the host's
+	// 127.0.0.1:HostPort, which it reaches at [HostAddr]:HostPort (a
+	// server on the host, a store). The guest has a virtio NIC, eth0 at
+	// 10.0.2.15/24, on QEMU's user network with restrict=on: no route
+	// out, no DNS, none of the host's other ports. Each connection the
+	// guest opens to HostAddr:HostPort is relayed by a busybox nc that
+	// QEMU starts for it on the host. 0: no network at all.
+	HostPort int
 }
+
+// HostAddr is the address at which a guest reaches the host's
+// 127.0.0.1:[Machine.HostPort].
+const HostAddr = "10.0.2.100"
 
 // DiskFS is the RAM disk's filesystem.
 func (m Machine) DiskFS() string {
@@ -77,6 +89,9 @@ func (m Machine) String() string {
 	if m.RAMDiskMiB > 0 {
 		s += ", " + m.DiskFS()
 	}
+	if m.HostPort > 0 {
+		s += fmt.Sprintf(", host port %d", m.HostPort)
+	}
 	return s
 }
 
@@ -108,6 +123,8 @@ func (m Machine) check() error {
 		return fmt.Errorf("machine %s: a node's %d CPUs would split a %d-thread core", m, m.CPUsPerNode, m.threads())
 	case m.DiskFS() != "ext2" && m.DiskFS() != "ext4":
 		return fmt.Errorf("machine %s: RAM disk filesystem %q: expected ext2 or ext4", m, m.RAMDiskFS)
+	case m.HostPort < 0 || m.HostPort > 65535:
+		return fmt.Errorf("machine %s: host port %d: expected 1-65535, or 0 for no network", m, m.HostPort)
 	}
 	for p, d := range m.Distances {
 		if p[0] == p[1] || p[0] < 0 || p[1] < 0 || p[0] >= m.AllNodes() || p[1] >= m.AllNodes() || d <= 10 || d > 254 {
@@ -119,8 +136,9 @@ func (m Machine) check() error {
 
 // qemuArgs is the qemu-system-x86_64 command line that boots m with
 // kernel and initrd, the guest's console on the file console and the
-// command's output on the file out.
-func (m Machine) qemuArgs(kernel, initrd, console, out string) []string {
+// command's output on the file out; with a host port, busybox relays each
+// of the guest's connections to it.
+func (m Machine) qemuArgs(kernel, initrd, console, out, busybox string) []string {
 	cpu := "max"
 	if m.threads() > 1 {
 		cpu = "max,vendor=GenuineIntel" // TCG shows SMT siblings only with an Intel vendor
@@ -142,6 +160,12 @@ func (m Machine) qemuArgs(kernel, initrd, console, out string) []string {
 		for j := range i {
 			args = append(args, "-numa", fmt.Sprintf("dist,src=%d,dst=%d,val=%d", j, i, m.Distance(i, j)))
 		}
+	}
+	if m.HostPort > 0 {
+		// restrict=on drops every packet the guest sends but to the
+		// guestfwd: QEMU runs the relay command for each connection.
+		args = append(args, "-netdev", fmt.Sprintf("user,id=n0,restrict=on,guestfwd=tcp:%s:%d-cmd:%s nc 127.0.0.1 %d",
+			HostAddr, m.HostPort, busybox, m.HostPort), "-device", "virtio-net-pci,netdev=n0")
 	}
 	return append(args,
 		"-kernel", kernel, "-initrd", initrd,

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,46 +51,106 @@ type Result struct {
 // guest failed, the time ran out, ctx was cancelled or the process was
 // interrupted, and then qemu has been killed.
 func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
+	rs, errs := h.RunTogether(ctx, []Guest{{m, j}})
+	return rs[0], errs[0]
+}
+
+// Guest is one machine and the job it runs.
+type Guest struct {
+	Machine Machine
+	Job     Job
+}
+
+// RunTogether boots every guest at once, under one hold of the
+// one-guest-at-a-time lock, and returns when all have powered off: what
+// each did and its error, as [Host.Run] gives them. The guests share the
+// host's CPUs: a test that runs them together (guests that talk to one
+// server) takes the lock's place for all of them.
+func (h *Host) RunTogether(ctx context.Context, guests []Guest) ([]Result, []error) {
+	rs, errs := make([]Result, len(guests)), make([]error, len(guests))
+	dirs, initrds := make([]string, len(guests)), make([]string, len(guests))
+	defer func() {
+		for _, d := range dirs {
+			if d != "" {
+				os.RemoveAll(d)
+			}
+		}
+	}()
+	ready := 0
+	for i, g := range guests {
+		dirs[i], initrds[i], errs[i] = h.prepare(g.Machine, g.Job)
+		if errs[i] == nil {
+			ready++
+		}
+	}
+	if ready == 0 {
+		return rs, errs
+	}
+	unlock, err := h.lock()
+	if err != nil {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return rs, errs
+	}
+	defer unlock()
+	var wg sync.WaitGroup
+	for i, g := range guests {
+		if errs[i] != nil {
+			continue
+		}
+		wg.Go(func() { rs[i], errs[i] = h.boot(ctx, g.Machine, g.Job, dirs[i], initrds[i]) })
+	}
+	wg.Wait()
+	return rs, errs
+}
+
+// prepare checks m and j and writes the guest's initramfs into a new
+// directory, which the caller removes.
+func (h *Host) prepare(m Machine, j Job) (dir, initrd string, err error) {
 	if err := m.check(); err != nil {
-		return Result{}, err
+		return "", "", err
 	}
 	if len(j.Args) == 0 && j.Script == "" {
-		return Result{}, fmt.Errorf("running on %s: no command (set Job.Args or Job.Script)", m)
+		return "", "", fmt.Errorf("running on %s: no command (set Job.Args or Job.Script)", m)
 	}
 	if m.RAMDiskMiB > 0 && h.Brd == "" {
-		return Result{}, fmt.Errorf("running on %s: the guest kernel %s has no brd.ko for a RAM disk", m, h.Kernel)
+		return "", "", fmt.Errorf("running on %s: the guest kernel %s has no brd.ko for a RAM disk", m, h.Kernel)
 	}
-	timeout := j.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
+	if m.HostPort > 0 && len(h.Net) == 0 {
+		return "", "", fmt.Errorf("running on %s: the guest kernel %s lacks a module of a virtio NIC (%s)",
+			m, h.Kernel, strings.Join(netModules, ", "))
 	}
-	dir, err := os.MkdirTemp("", "vmtest-")
-	if err != nil {
-		return Result{}, err
-	}
-	defer os.RemoveAll(dir)
 	if m.RAMDiskMiB > 0 && m.DiskFS() != "ext2" {
 		// busybox's mke2fs makes ext2 only: the host's goes in.
 		mk, err := findMke2fs()
 		if err != nil {
-			return Result{}, fmt.Errorf("running on %s: %w", m, err)
+			return "", "", fmt.Errorf("running on %s: %w", m, err)
 		}
 		j.Files = append(slices.Clone(j.Files), mk)
 	}
-	initrd := filepath.Join(dir, "initrd")
+	if dir, err = os.MkdirTemp("", "vmtest-"); err != nil {
+		return "", "", err
+	}
+	initrd = filepath.Join(dir, "initrd")
 	if err := h.initrd(initrd, m, j); err != nil {
-		return Result{}, fmt.Errorf("running on %s: %w", m, err)
+		return dir, "", fmt.Errorf("running on %s: %w", m, err)
 	}
+	return dir, initrd, nil
+}
 
-	unlock, err := h.lock()
-	if err != nil {
-		return Result{}, err
+// boot runs the guest of m, whose initramfs prepare wrote into dir, with
+// the lock held.
+func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (Result, error) {
+	timeout := j.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
 	}
-	defer unlock()
-
 	console, out := filepath.Join(dir, "console"), filepath.Join(dir, "out")
 	var stderr bytes.Buffer
-	cmd := exec.Command(h.Qemu, m.qemuArgs(h.Kernel, initrd, console, out)...)
+	cmd := exec.Command(h.Qemu, m.qemuArgs(h.Kernel, initrd, console, out, h.Busybox)...)
 	cmd.Stderr = &stderr
 	// If this process dies without killing qemu, the kernel does.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -113,7 +174,7 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 	poll := time.NewTicker(500 * time.Millisecond)
 	defer poll.Stop()
 
-	var stop error
+	var stop, err error
 	var sig os.Signal
 	for exited := false; !exited && stop == nil; {
 		select {
@@ -155,6 +216,9 @@ func (h *Host) Run(ctx context.Context, m Machine, j Job) (Result, error) {
 	}
 	if bytes.Contains(con, []byte("@@NODISK")) {
 		return res, fmt.Errorf("running on %s: the guest could not make its %s RAM disk%s", m, m.DiskFS(), tail(con, stderr.Bytes()))
+	}
+	if bytes.Contains(con, []byte("@@NONET")) {
+		return res, fmt.Errorf("running on %s: the guest could not bring up eth0 for its host port%s", m, tail(con, stderr.Bytes()))
 	}
 	exit := exitRE.FindSubmatch(con)
 	if exit == nil {
@@ -250,7 +314,7 @@ func (h *Host) initrd(name string, m Machine, j Job) error {
 	}
 	c := newCpio(f)
 	c.File("run.sh", 0o755, []byte(script+"\n"))
-	c.File("run.env", 0o644, []byte(fmt.Sprintf("RAMDISK_MIB=%d\nRAMDISK_FS=%s\n", m.RAMDiskMiB, m.DiskFS())))
+	c.File("run.env", 0o644, []byte(fmt.Sprintf("RAMDISK_MIB=%d\nRAMDISK_FS=%s\nHOST_PORT=%d\n", m.RAMDiskMiB, m.DiskFS(), m.HostPort)))
 	if err := c.Close(); err != nil {
 		return err
 	}
