@@ -45,7 +45,11 @@ func (c *Comparison) decide() {
 		ok = ok && found
 		more = max(more, m)
 	}
+	// Bands overlap; a host measured once has none to overlap.
 	s := fmt.Sprintf("Cannot tell: %s overlap (%s: %s", who, w.Name, costWords(w))
+	if len(once) > 0 {
+		s = fmt.Sprintf("Cannot tell between %s (%s: %s", who, w.Name, costWords(w))
+	}
 	for _, o := range c.Hosts[1:] {
 		if slices.Contains(c.Rivals, o.Name) {
 			s += fmt.Sprintf("; %s: %s", o.Name, costWords(o))

@@ -344,7 +344,7 @@ func sameRuns(a, b []result.Run) bool {
 	return slices.Equal(key(a), key(b))
 }
 
-var answerRE = regexp.MustCompile(`(?m)^(Buy [^:\n]+:|Cannot tell: [^\n]*(more repeats on each would decide|repeat)[^\n]*)`)
+var answerRE = regexp.MustCompile(`(?m)^(Buy [^:\n]+:|Cannot tell[: ][^\n]*(more repeats on each would decide|repeat)[^\n]*)`)
 
 // chooseHosts runs model buy --hosts on target with the hosts' prices, as
 // text and with --html, keeps both in dir as name.txt and name.html, and
