@@ -7,7 +7,8 @@
 // connection's memory is allocated there), its RNG and its histograms.
 // Nothing in the hot path takes a shared lock or allocates: each stream
 // counts into its own histograms and per-second slots, and the results are
-// merged once when the cell ends. Stop is a context cancel.
+// merged once when the cell ends (a closed stream yields to the scheduler
+// once every 5 ms, not per call: yieldEvery). Stop is a context cancel.
 //
 // A cell's clock starts when every stream is open. A call counts in the
 // phase in which it completes: warm-up (run, not counted), the measured
