@@ -133,8 +133,9 @@ import (
 // no pointer); no driver values, no allocation, no lock. Through
 // go-sqlite3's driver statements (a cgo call a bind and a column, a rows
 // object and a C buffer a query, every value boxed) a tpcc-ro transaction
-// spent 43,000 instructions outside sqlite3_step under callgrind, a C loop
-// making the same calls 4,500; this path 15,400 (tpcc's cloop_test.go).
+// spent 45,000 instructions outside sqlite3_step under callgrind, a C loop
+// making the same calls 4,500; this path 15,600 (tpcc's
+// BenchmarkCallgrindInstructions).
 //
 // Values are as SQLite stores them: a column's declared type changes
 // nothing (go-sqlite3's Conn.Query turns DATE, DATETIME and TIMESTAMP
