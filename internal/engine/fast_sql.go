@@ -1,9 +1,9 @@
 package engine
 
 // Prepared statements of the engines whose drivers are database/sql's
-// (SQLite's through go-sqlite3's own driver statements, without
-// database/sql; DuckDB's and MariaDB's through database/sql on the
-// stream's one connection), their rows read as the driver gives them.
+// (DuckDB's and MariaDB's through database/sql on the stream's one
+// connection), their rows read as the driver gives them. SQLite's run on
+// its C API (sqlite_stmt.go).
 
 import (
 	"context"
@@ -11,12 +11,10 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
-	"github.com/mattn/go-sqlite3"
 )
 
 var (
@@ -26,15 +24,15 @@ var (
 	_ Appender = (*duckConn)(nil)
 )
 
-// valuesRow is a row of driver values.
-type valuesRow[V any] struct{ v []V }
+// valuesRow is a row of Conn.Query's values.
+type valuesRow struct{ v []any }
 
-func (r *valuesRow[V]) Len() int        { return len(r.v) }
-func (r *valuesRow[V]) Null(i int) bool { return any(r.v[i]) == nil }
+func (r *valuesRow) Len() int        { return len(r.v) }
+func (r *valuesRow) Null(i int) bool { return r.v[i] == nil }
 
-func (r *valuesRow[V]) Int(i int) int64     { return intOf(any(r.v[i])) }
-func (r *valuesRow[V]) Float(i int) float64 { return floatOf(any(r.v[i])) }
-func (r *valuesRow[V]) Text(i int) string   { return textOf(any(r.v[i])) }
+func (r *valuesRow) Int(i int) int64     { return intOf(r.v[i]) }
+func (r *valuesRow) Float(i int) float64 { return floatOf(r.v[i]) }
+func (r *valuesRow) Text(i int) string   { return textOf(r.v[i]) }
 
 // intOf, floatOf and textOf read a driver's value as Row does.
 func intOf(v any) int64 {
@@ -76,64 +74,6 @@ func textOf(v any) string {
 	}
 	return fmt.Sprint(normalise(v))
 }
-
-// sqliteStmt is a go-sqlite3 driver statement with fixed argument and
-// result arrays.
-type sqliteStmt struct {
-	st   *sqlite3.SQLiteStmt
-	args []driver.NamedValue
-	row  valuesRow[driver.Value]
-	cols int // the rows' columns, known from the first query on; -1 before
-}
-
-// Prepare prepares query on go-sqlite3's own API. A statement's rows keep
-// the shape of its first query's: the driver is not asked again.
-func (c *sqliteConn) Prepare(_ context.Context, query string) (Stmt, error) {
-	st, err := c.c.Prepare(query)
-	if err != nil {
-		return nil, err
-	}
-	ss, ok := st.(*sqlite3.SQLiteStmt)
-	if !ok {
-		st.Close()
-		return nil, fmt.Errorf("preparing %q: the driver gave a %T, not a *sqlite3.SQLiteStmt", query, st)
-	}
-	return &sqliteStmt{st: ss, cols: -1}, nil
-}
-
-func (s *sqliteStmt) Query(ctx context.Context, args []any, row func(Row) error) error {
-	s.args = s.args[:0]
-	for i, a := range args {
-		if x, ok := a.(int); ok {
-			a = int64(x)
-		}
-		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: a})
-	}
-	rows, err := s.st.QueryContext(ctx, s.args)
-	if err != nil {
-		return err
-	}
-	if s.cols < 0 {
-		s.cols = len(rows.Columns())
-		s.row.v = make([]driver.Value, s.cols)
-	}
-	for {
-		err := rows.Next(s.row.v)
-		if err == io.EOF {
-			break
-		}
-		if err == nil && row != nil {
-			err = row(&s.row)
-		}
-		if err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	return rows.Close()
-}
-
-func (s *sqliteStmt) Close() error { return s.st.Close() }
 
 // sqlStmt is a database/sql statement prepared on a stream's connection.
 type sqlStmt struct {
@@ -302,7 +242,7 @@ func Prepare(ctx context.Context, c Conn, query string) (Stmt, error) {
 type plainStmt struct {
 	c     Conn
 	query string
-	row   valuesRow[any]
+	row   valuesRow
 }
 
 func (s *plainStmt) Query(ctx context.Context, args []any, row func(Row) error) error {

@@ -425,11 +425,11 @@ func (e *sqliteEngine) Connect(ctx context.Context) (Conn, error) {
 	if e.write {
 		open = openSQLiteWrite
 	}
-	c, err := open(e.path)
+	c, h, err := openWithHandle(func() (*sqlite3.SQLiteConn, error) { return open(e.path) })
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteConn{c: c}, nil
+	return &sqliteConn{c: c, h: h}, nil
 }
 
 // SetDOP accepts only 1: SQLite runs each query on the one thread that
@@ -509,8 +509,12 @@ func (e *sqliteEngine) Discard() error {
 	return err
 }
 
-// sqliteConn is a stream's connection on go-sqlite3's own API.
-type sqliteConn struct{ c *sqlite3.SQLiteConn }
+// sqliteConn is a stream's connection on go-sqlite3's own API, and its
+// handle for prepared statements (sqlite_stmt.go).
+type sqliteConn struct {
+	c *sqlite3.SQLiteConn
+	h sqliteHandle
+}
 
 func namedValues(args []any) []driver.NamedValue {
 	nv := make([]driver.NamedValue, len(args))

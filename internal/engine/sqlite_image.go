@@ -3,41 +3,11 @@ package engine
 /*
 typedef struct sqlite3 sqlite3;
 int sqlite3_deserialize(sqlite3*, const char*, unsigned char*, long long, long long, unsigned);
-int sqlite3_auto_extension(void (*)(void));
-
-// A connection opened on this thread while nl_image_want is set is
-// remembered (nl_image_db): SQLite calls every automatic extension's entry
-// point with each new connection's handle, which go-sqlite3 keeps to
-// itself.
-static __thread int nl_image_want;
-static __thread sqlite3 *nl_image_db;
-
-static int nl_image_entry(sqlite3 *db, char **err, const void *api) {
-	if (nl_image_want) {
-		nl_image_db = db;
-		nl_image_want = 0;
-	}
-	return 0;
-}
-
-static int nl_image_register(void) {
-	return sqlite3_auto_extension((void (*)(void))nl_image_entry);
-}
-
-static void nl_image_expect(void) { nl_image_want = 1; nl_image_db = 0; }
 
 // nl_image_attach makes p (n bytes, owned by the caller and kept alive
-// until the connection closes) the main database of the connection
-// remembered last on this thread, read-only
+// until the connection closes) db's main database, read-only
 // (SQLITE_DESERIALIZE_READONLY = 4): SQLite reads the pages in place.
-// -1 when no connection was remembered.
-static int nl_image_attach(void *p, long long n) {
-	sqlite3 *db = nl_image_db;
-	nl_image_want = 0;
-	nl_image_db = 0;
-	if (!db) {
-		return -1;
-	}
+static int nl_image_attach(sqlite3 *db, void *p, long long n) {
 	return sqlite3_deserialize(db, "main", (unsigned char*)p, n, n, 4);
 }
 */
@@ -49,8 +19,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/mattn/go-sqlite3"
@@ -61,8 +29,8 @@ import (
 // an Engine whose connections read those bytes in place. go-sqlite3's
 // own Deserialize copies the image into memory SQLite allocates, whose
 // page size the caller cannot choose; here each connection's handle comes
-// from SQLite's public automatic-extension hook and sqlite3_deserialize
-// is called on it, so no driver internals are touched.
+// from SQLite's public automatic-extension hook (sqlite_handle.go) and
+// sqlite3_deserialize is called on it, so no driver internals are touched.
 
 // OpenSQLiteImage opens the SQLite database image mem, read-only and in
 // place, as an Engine of the "sqlite" dialect: DB and every connection
@@ -98,11 +66,11 @@ var _ Engine = (*sqliteImage)(nil)
 
 // Connect opens one stream's connection over the image.
 func (e *sqliteImage) Connect(ctx context.Context) (Conn, error) {
-	c, err := openImageConn(e.mem)
+	c, h, err := openImageConn(e.mem)
 	if err != nil {
 		return nil, err
 	}
-	return &sqliteConn{c: c}, nil
+	return &sqliteConn{c: c, h: h}, nil
 }
 
 // Bulk refuses: the image is read-only.
@@ -118,46 +86,36 @@ func (e *sqliteImage) Prewarm(ctx context.Context) (PrewarmStats, error) {
 // imageConnector opens DB's connections over the image.
 type imageConnector struct{ mem []byte }
 
-func (c imageConnector) Connect(context.Context) (driver.Conn, error) { return openImageConn(c.mem) }
-func (c imageConnector) Driver() driver.Driver                        { return &sqlite3.SQLiteDriver{} }
-
-var (
-	registerImageHook sync.Once
-	imageHookErr      error
-)
+func (c imageConnector) Connect(context.Context) (driver.Conn, error) {
+	dc, _, err := openImageConn(c.mem)
+	if err != nil {
+		return nil, err
+	}
+	return dc, nil
+}
+func (c imageConnector) Driver() driver.Driver { return &sqlite3.SQLiteDriver{} }
 
 // openImageConn opens an in-memory connection and makes mem its main
 // database, read in place: mmap_size covers mem, so pages are read where
 // they are rather than copied to SQLite's cache.
-func openImageConn(mem []byte) (*sqlite3.SQLiteConn, error) {
-	registerImageHook.Do(func() {
-		if rc := C.nl_image_register(); rc != 0 {
-			imageHookErr = fmt.Errorf("opening a sqlite image: registering the connection hook: SQLite error %d", int(rc))
+func openImageConn(mem []byte) (*sqlite3.SQLiteConn, sqliteHandle, error) {
+	c, h, err := openWithHandle(func() (*sqlite3.SQLiteConn, error) {
+		dc, err := (&sqlite3.SQLiteDriver{}).Open(":memory:")
+		if err != nil {
+			return nil, fmt.Errorf("opening an in-memory SQLite connection: %w", err)
 		}
+		return dc.(*sqlite3.SQLiteConn), nil
 	})
-	if imageHookErr != nil {
-		return nil, imageHookErr
-	}
-	// The hook remembers the connection in the opening thread's storage.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	C.nl_image_expect()
-	dc, err := (&sqlite3.SQLiteDriver{}).Open(":memory:")
 	if err != nil {
-		C.nl_image_attach(nil, 0) // forget the request
-		return nil, fmt.Errorf("opening an in-memory SQLite connection: %w", err)
+		return nil, h, fmt.Errorf("opening a sqlite image: %w", err)
 	}
-	c := dc.(*sqlite3.SQLiteConn)
-	if rc := C.nl_image_attach(unsafe.Pointer(unsafe.SliceData(mem)), C.longlong(len(mem))); rc != 0 {
+	if rc := C.nl_image_attach(h.db, unsafe.Pointer(unsafe.SliceData(mem)), C.longlong(len(mem))); rc != 0 {
 		c.Close()
-		if rc < 0 {
-			return nil, errors.New("opening a sqlite image: SQLite did not hand over the new connection (automatic extensions off?)")
-		}
-		return nil, fmt.Errorf("opening a sqlite image of %d bytes: SQLite error %d", len(mem), int(rc))
+		return nil, h, fmt.Errorf("opening a sqlite image of %d bytes: SQLite error %d", len(mem), int(rc))
 	}
 	if _, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", len(mem)), nil); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("opening a sqlite image: setting mmap_size: %w", err)
+		return nil, h, fmt.Errorf("opening a sqlite image: setting mmap_size: %w", err)
 	}
-	return c, nil
+	return c, h, nil
 }

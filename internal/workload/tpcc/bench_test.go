@@ -76,7 +76,8 @@ func benchStream(b *testing.B, augmented bool) (*Stream, inputs) {
 	return s, makeInputs(w, 4096)
 }
 
-// BenchmarkOrderStatus is one Order-Status call on the driver's own API.
+// BenchmarkOrderStatus is one Order-Status call on the engine's prepared
+// statements (engine.Prepare).
 func BenchmarkOrderStatus(b *testing.B) {
 	s, in := benchStream(b, false)
 	defer reportCPU(b, cpuSeconds())
@@ -88,7 +89,8 @@ func BenchmarkOrderStatus(b *testing.B) {
 	}
 }
 
-// BenchmarkStockLevel is one Stock-Level call on the driver's own API.
+// BenchmarkStockLevel is one Stock-Level call on the engine's prepared
+// statements (engine.Prepare).
 func BenchmarkStockLevel(b *testing.B) {
 	s, in := benchStream(b, false)
 	defer reportCPU(b, cpuSeconds())

@@ -109,8 +109,9 @@ func buildCLoop(tb testing.TB) string {
 // on a shared machine disturbs less).
 type loopRun struct{ tps, perCPU float64 }
 
-// runCLoop runs the C loop on w's file, pinned to cpu.
-func runCLoop(tb testing.TB, bin string, w *Workload, cpu int, warmup, d time.Duration) loopRun {
+// cloopArgs are the C loop's arguments for w's file, pinned to cpu (-1:
+// not pinned).
+func cloopArgs(tb testing.TB, w *Workload, cpu int, warmup, d time.Duration) []string {
 	st, err := os.Stat(w.Path())
 	if err != nil {
 		tb.Fatal(err)
@@ -119,17 +120,33 @@ func runCLoop(tb testing.TB, bin string, w *Workload, cpu int, warmup, d time.Du
 	if w.opt.Augmented {
 		aug = "1"
 	}
-	args := []string{w.Path(), strconv.FormatInt(min(st.Size()+1<<20, engine.SQLiteMaxMmap), 10), strconv.Itoa(cpu),
+	return []string{w.Path(), strconv.FormatInt(min(st.Size()+1<<20, engine.SQLiteMaxMmap), 10), strconv.Itoa(cpu),
 		strconv.FormatFloat(warmup.Seconds(), 'f', -1, 64), strconv.FormatFloat(d.Seconds(), 'f', -1, 64),
 		strconv.Itoa(w.meta.Warehouses), strconv.Itoa(w.run.CLast), strconv.Itoa(w.run.CID), aug,
 		"BEGIN", "COMMIT", sqlCustomerByID, sqlCustomerByName, sqlLastOrder, sqlOrderLines, sqlNextOrder, sqlLowStock, sqlAvgPrice}
-	out, err := exec.Command(bin, args...).CombinedOutput()
+}
+
+// cloopOutput parses the C loop's line: its transactions in the window,
+// the window's seconds and the CPU seconds it used in it.
+func cloopOutput(tb testing.TB, out []byte) (n int64, secs, cpuSecs float64) {
+	i := bytes.Index(out, []byte("transactions "))
+	if i < 0 {
+		tb.Fatalf("C loop printed %q", out)
+	}
+	if _, err := fmt.Sscanf(string(out[i:]), "transactions %d seconds %g cpu %g", &n, &secs, &cpuSecs); err != nil || secs <= 0 {
+		tb.Fatalf("C loop printed %q", out)
+	}
+	return n, secs, cpuSecs
+}
+
+// runCLoop runs the C loop on w's file, pinned to cpu.
+func runCLoop(tb testing.TB, bin string, w *Workload, cpu int, warmup, d time.Duration) loopRun {
+	out, err := exec.Command(bin, cloopArgs(tb, w, cpu, warmup, d)...).CombinedOutput()
 	if err != nil {
 		tb.Fatalf("C loop: %v\n%s", err, out)
 	}
-	var n int64
-	var secs, cpuSecs float64
-	if _, err := fmt.Sscanf(string(out), "transactions %d seconds %g cpu %g", &n, &secs, &cpuSecs); err != nil || secs <= 0 || cpuSecs <= 0 {
+	n, secs, cpuSecs := cloopOutput(tb, out)
+	if cpuSecs <= 0 {
 		tb.Fatalf("C loop printed %q", out)
 	}
 	return loopRun{tps: float64(n) / secs, perCPU: float64(n) / cpuSecs}
@@ -179,11 +196,7 @@ func runOneStream(tb testing.TB, w *Workload, cpu int, seed uint64, warmup, d ti
 func BenchmarkCLoopRatio(b *testing.B) {
 	bin := buildCLoop(b)
 	rounds, secs := envInt("NUMALAB_CLOOP_ROUNDS", 5), envInt("NUMALAB_CLOOP_SECONDS", 4)
-	path := os.Getenv("NUMALAB_CLOOP_DB")
-	if path == "" {
-		path = loaded(b)
-	}
-	w, err := openFile(b, path, Options{Seed: 1})
+	w, err := openFile(b, cloopDB(b), Options{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -218,6 +231,15 @@ func BenchmarkCLoopRatio(b *testing.B) {
 	}
 }
 
+// cloopDB is NUMALAB_CLOOP_DB when it is set, else the tests' own W=1
+// file (loaded first).
+func cloopDB(tb testing.TB) string {
+	if path := os.Getenv("NUMALAB_CLOOP_DB"); path != "" {
+		return path
+	}
+	return loaded(tb)
+}
+
 // loadAverage is /proc/loadavg's 1-minute figure: what else ran beside the
 // rounds, for the reader of their ratios.
 func loadAverage() string {
@@ -241,4 +263,101 @@ func fmtRatios(x []float64) string {
 		s[i] = strconv.FormatFloat(v, 'f', 3, 64)
 	}
 	return strings.Join(s, "/")
+}
+
+// BenchmarkCallgrindInstructions counts what a tpcc-ro transaction costs in
+// instructions, which a loaded machine does not move: numalab's stream
+// (TestCallgrindStream, Stream.Next in a loop) and the C loop each run
+// twice under callgrind, of different lengths, and the whole process's
+// instructions of the two are differenced per transaction (setup cancels;
+// the Go runtime's threads, allocation and collection count). It prints
+// each side's instructions a transaction and those inside sqlite3_step,
+// SQLite's own work, which the two sides' different draws move (a few %).
+// It takes minutes; run it alone:
+//
+//	NUMALAB_CLOOP_DB=w1.db go test -run '^$' -bench CallgrindInstructions -benchtime 1x ./internal/workload/tpcc/
+func BenchmarkCallgrindInstructions(b *testing.B) {
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		b.Skip("no valgrind on PATH: install valgrind")
+	}
+	bin := buildCLoop(b)
+	path := cloopDB(b)
+	w, err := openFile(b, path, Options{Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	// callgrind runs cmd; Ir is the process's instructions, step those
+	// inside sqlite3_step, out the program's output.
+	callgrind := func(name string, env []string, cmd ...string) (ir, step float64, out []byte) {
+		file := filepath.Join(dir, name)
+		c := exec.Command(vg, append([]string{"--tool=callgrind", "--callgrind-out-file=" + file}, cmd...)...)
+		c.Env = append(os.Environ(), env...)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			b.Fatalf("callgrind %s: %v\n%s", name, err, out)
+		}
+		ann, err := exec.Command("callgrind_annotate", "--inclusive=yes", "--threshold=100", file).Output()
+		if err != nil {
+			b.Fatalf("callgrind_annotate %s: %v", name, err)
+		}
+		for _, line := range strings.Split(string(ann), "\n") {
+			// "1,234 ( 5.6%)  file:function [object]"
+			num, rest, ok := strings.Cut(strings.TrimSpace(line), " ")
+			_, name, ok2 := strings.Cut(rest, "%)")
+			v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+			if !ok || !ok2 || err != nil {
+				continue
+			}
+			switch name = strings.TrimSpace(name); {
+			case strings.HasPrefix(name, "PROGRAM TOTALS") && ir == 0:
+				ir = v
+			case strings.Contains(name, ":sqlite3_step ") && step == 0:
+				step = v
+			}
+		}
+		if ir == 0 || step == 0 {
+			b.Fatalf("callgrind %s: no totals in\n%s", name, ann)
+		}
+		return ir, step, out
+	}
+	calls := [2]int{envInt("NUMALAB_CALLGRIND_CALLS", 1000), 3 * envInt("NUMALAB_CALLGRIND_CALLS", 1000)}
+	var goIr, goStep, cIr, cStep, cN [2]float64
+	for i, n := range calls {
+		goIr[i], goStep[i], _ = callgrind(fmt.Sprintf("go.%d", i), []string{"NUMALAB_CLOOP_DB=" + path,
+			"NUMALAB_CALLGRIND_CALLS=" + strconv.Itoa(n), "GODEBUG=asyncpreemptoff=1"},
+			os.Args[0], "-test.run=^TestCallgrindStream$")
+		// The C loop runs for a time: under callgrind about 300
+		// transactions a second here; it counts all but its last.
+		var out []byte
+		cIr[i], cStep[i], out = callgrind(fmt.Sprintf("c.%d", i), nil,
+			append([]string{bin}, cloopArgs(b, w, -1, 0, time.Duration(n)*time.Second/300)...)...)
+		m, _, _ := cloopOutput(b, out)
+		cN[i] = float64(m + 1)
+	}
+	dn := float64(calls[1] - calls[0])
+	goTx, goIn := (goIr[1]-goIr[0])/dn, (goStep[1]-goStep[0])/dn
+	cTx, cIn := (cIr[1]-cIr[0])/(cN[1]-cN[0]), (cStep[1]-cStep[0])/(cN[1]-cN[0])
+	b.Logf("instructions a transaction (%v and %v numalab transactions, %v and %v of the C loop's):", calls[0], calls[1], cN[0], cN[1])
+	b.Logf("  numalab %.0f, in sqlite3_step %.0f, outside it %.0f", goTx, goIn, goTx-goIn)
+	b.Logf("  C loop  %.0f, in sqlite3_step %.0f, outside it %.0f", cTx, cIn, cTx-cIn)
+	b.ReportMetric(goTx-goIn, "numalab-outside-step-Ir/tx")
+	b.ReportMetric(cTx-cIn, "C-outside-step-Ir/tx")
+}
+
+// TestCallgrindStream runs NUMALAB_CALLGRIND_CALLS transactions of one
+// stream on NUMALAB_CLOOP_DB, for BenchmarkCallgrindInstructions.
+func TestCallgrindStream(t *testing.T) {
+	n, db := envInt("NUMALAB_CALLGRIND_CALLS", 0), os.Getenv("NUMALAB_CLOOP_DB")
+	if n == 0 || db == "" {
+		t.Skip("BenchmarkCallgrindInstructions runs this under callgrind (NUMALAB_CALLGRIND_CALLS, NUMALAB_CLOOP_DB)")
+	}
+	_, s := fileStream(t, db, Options{Seed: 1})
+	ctx := context.Background()
+	for range n {
+		if _, err := s.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -10,12 +10,14 @@ import (
 // stmtRunner runs the transactions as the clauses' statements (tx.go's
 // sql... constants), for an engine without tpcc's server-side code
 // (SQLite, DuckDB): each prepared once on the stream's own connection
-// (engine.Prepare: on SQLite go-sqlite3's driver statements, arguments
-// and results in fixed arrays, without database/sql, whose per-call cost
-// is several times SQLite's own for these short transactions), each call
-// one read transaction (BEGIN ... COMMIT). The context is Background: a
-// cancellable one costs the embedded engines' drivers a goroutine per
-// call; Next checks ctx between transactions instead.
+// (engine.Prepare: on SQLite its C API on the connection's handle, one cgo
+// call a row, without database/sql, whose per-call cost is several times
+// SQLite's own for these short transactions), each call one read
+// transaction (BEGIN ... COMMIT). The context is Background: a cancellable
+// one costs the embedded engines' drivers a goroutine per call; Next
+// checks ctx between transactions instead. On SQLite a call allocates only
+// the strings its result keeps and the integers above 255 it passes
+// (TestStmtRunnerAllocations).
 type stmtRunner struct {
 	c         engine.Conn
 	augmented bool
@@ -25,6 +27,16 @@ type stmtRunner struct {
 
 	args  [6]any
 	names []nameRow
+
+	// What a call's rows are read into: r for Order-Status (found: the
+	// customer by id), n for Stock-Level's next order and count, avgPrice.
+	r        *OrderStatusResult
+	found    bool
+	n        int
+	avgPrice float64
+	// Rows' callbacks, made once: a closure made per call would be
+	// allocated per call.
+	byIDRow, byNameRow, lastOrderRow, lineRow, intRow, avgRow func(engine.Row) error
 }
 
 // newStmtRunner opens the stream's connection and prepares the
@@ -35,6 +47,8 @@ func newStmtRunner(ctx context.Context, w *Workload) (runner, error) {
 		return nil, err
 	}
 	s := &stmtRunner{c: c, augmented: w.opt.Augmented}
+	s.byIDRow, s.byNameRow, s.lastOrderRow, s.lineRow = s.readByID, s.readByName, s.readLastOrder, s.readLine
+	s.intRow, s.avgRow = s.readInt, s.readAvg
 	for _, p := range []struct {
 		st *engine.Stmt
 		q  string
@@ -67,48 +81,75 @@ func (s *stmtRunner) query(st engine.Stmt, row func(engine.Row) error, vals ...a
 	return st.Query(context.Background(), s.args[:n], row)
 }
 
-// tx runs f in one read transaction.
-func (s *stmtRunner) tx(f func() error) error {
-	if err := s.query(s.begin, nil); err != nil {
-		return err
-	}
-	if err := f(); err != nil {
+// end ends the read transaction that BEGIN started, as err says: COMMIT
+// after a transaction's statements succeeded, else ROLLBACK and err.
+func (s *stmtRunner) end(err error) error {
+	if err != nil {
 		s.query(s.rollback, nil)
 		return err
 	}
 	return s.query(s.commit, nil)
 }
 
-func (s *stmtRunner) avgPrice(p *float64) error {
-	return s.query(s.avg, func(row engine.Row) error {
-		*p = row.Float(0)
-		return nil
-	})
+// The rows' callbacks.
+
+func (s *stmtRunner) readByID(row engine.Row) error {
+	s.found = true
+	s.r.Balance, s.r.First, s.r.Middle, s.r.Last = row.Float(0), row.Text(1), row.Text(2), row.Text(3)
+	return nil
+}
+
+func (s *stmtRunner) readByName(row engine.Row) error {
+	s.names = append(s.names, nameRow{id: int(row.Int(0)), balance: row.Float(1), first: row.Text(2), middle: row.Text(3)})
+	return nil
+}
+
+func (s *stmtRunner) readLastOrder(row engine.Row) error {
+	s.r.OID, s.r.EntryD, s.r.CarrierID = int(row.Int(0)), row.Text(1), int(row.Int(2))
+	return nil
+}
+
+func (s *stmtRunner) readLine(row engine.Row) error {
+	s.r.Lines = append(s.r.Lines, OrderLine{IID: int(row.Int(0)), SupplyWID: int(row.Int(1)),
+		Quantity: int(row.Int(2)), Amount: row.Float(3), DeliveryD: row.Text(4)})
+	return nil
+}
+
+func (s *stmtRunner) readInt(row engine.Row) error {
+	s.n = int(row.Int(0))
+	return nil
+}
+
+func (s *stmtRunner) readAvg(row engine.Row) error {
+	s.avgPrice = row.Float(0)
+	return nil
 }
 
 // orderStatus runs Order-Status in one read transaction.
 func (s *stmtRunner) orderStatus(_ context.Context, in OrderStatusInput, r *OrderStatusResult) error {
-	return s.tx(func() error {
-		if err := s.customer(in, r); err != nil {
-			return err
-		}
-		err := s.query(s.lastOrder, func(row engine.Row) error {
-			r.OID, r.EntryD, r.CarrierID = int(row.Int(0)), row.Text(1), int(row.Int(2))
-			return nil
-		}, in.W, in.D, r.CID)
-		if err != nil || r.OID == 0 {
-			return err
-		}
-		err = s.query(s.lines, func(row engine.Row) error {
-			r.Lines = append(r.Lines, OrderLine{IID: int(row.Int(0)), SupplyWID: int(row.Int(1)),
-				Quantity: int(row.Int(2)), Amount: row.Float(3), DeliveryD: row.Text(4)})
-			return nil
-		}, in.W, in.D, r.OID)
-		if err != nil || !s.augmented {
-			return err
-		}
-		return s.avgPrice(&r.AvgPrice)
-	})
+	if err := s.query(s.begin, nil); err != nil {
+		return err
+	}
+	s.r = r
+	err := s.orderStatusIn(in, r)
+	s.r = nil
+	return s.end(err)
+}
+
+// orderStatusIn runs Order-Status's statements.
+func (s *stmtRunner) orderStatusIn(in OrderStatusInput, r *OrderStatusResult) error {
+	if err := s.customer(in, r); err != nil {
+		return err
+	}
+	if err := s.query(s.lastOrder, s.lastOrderRow, in.W, in.D, r.CID); err != nil || r.OID == 0 {
+		return err
+	}
+	if err := s.query(s.lines, s.lineRow, in.W, in.D, r.OID); err != nil || !s.augmented {
+		return err
+	}
+	var err error
+	r.AvgPrice, err = s.queryAvg()
+	return err
 }
 
 // customer finds Order-Status's customer, by last name or by id.
@@ -117,23 +158,15 @@ func (s *stmtRunner) customer(in OrderStatusInput, r *OrderStatusResult) error {
 		// All customers of the name sorted by C_FIRST; take the one at
 		// position n/2 rounded up.
 		s.names = s.names[:0]
-		err := s.query(s.byName, func(row engine.Row) error {
-			s.names = append(s.names, nameRow{id: int(row.Int(0)), balance: row.Float(1),
-				first: row.Text(2), middle: row.Text(3)})
-			return nil
-		}, in.W, in.D, in.Last)
-		if err != nil {
+		if err := s.query(s.byName, s.byNameRow, in.W, in.D, in.Last); err != nil {
 			return err
 		}
 		return pickByName(s.names, in, r)
 	}
-	found := false
-	err := s.query(s.byID, func(row engine.Row) error {
-		found = true
-		r.CID, r.Balance, r.First, r.Middle, r.Last = in.CID, row.Float(0), row.Text(1), row.Text(2), row.Text(3)
-		return nil
-	}, in.W, in.D, in.CID)
-	if err == nil && !found {
+	s.found = false
+	r.CID = in.CID
+	err := s.query(s.byID, s.byIDRow, in.W, in.D, in.CID)
+	if err == nil && !s.found {
 		err = fmt.Errorf("no customer %d in warehouse %d district %d", in.CID, in.W, in.D)
 	}
 	return err
@@ -141,28 +174,34 @@ func (s *stmtRunner) customer(in OrderStatusInput, r *OrderStatusResult) error {
 
 // stockLevel runs Stock-Level in one read transaction.
 func (s *stmtRunner) stockLevel(_ context.Context, w, d, threshold int) (int, error) {
-	var low int
-	var avg float64
-	err := s.tx(func() error {
-		next := 0
-		err := s.query(s.nextOrder, func(row engine.Row) error {
-			next = int(row.Int(0))
-			return nil
-		}, w, d)
-		if err != nil {
-			return err
-		}
-		if next == 0 {
-			return fmt.Errorf("no district %d in warehouse %d", d, w)
-		}
-		err = s.query(s.lowStock, func(row engine.Row) error {
-			low = int(row.Int(0))
-			return nil
-		}, w, d, next, next-stockLevelOrders, w, threshold)
-		if err != nil || !s.augmented {
-			return err
-		}
-		return s.avgPrice(&avg)
-	})
-	return low, err
+	if err := s.query(s.begin, nil); err != nil {
+		return 0, err
+	}
+	err := s.end(s.stockLevelIn(w, d, threshold))
+	return s.n, err
+}
+
+// stockLevelIn runs Stock-Level's statements; s.n is the count.
+func (s *stmtRunner) stockLevelIn(w, d, threshold int) error {
+	s.n = 0
+	if err := s.query(s.nextOrder, s.intRow, w, d); err != nil {
+		return err
+	}
+	next := s.n
+	if next == 0 {
+		return fmt.Errorf("no district %d in warehouse %d", d, w)
+	}
+	s.n = 0
+	if err := s.query(s.lowStock, s.intRow, w, d, next, next-stockLevelOrders, w, threshold); err != nil || !s.augmented {
+		return err
+	}
+	_, err := s.queryAvg()
+	return err
+}
+
+// queryAvg runs the augmented transactions' average price.
+func (s *stmtRunner) queryAvg() (float64, error) {
+	s.avgPrice = 0
+	err := s.query(s.avg, s.avgRow)
+	return s.avgPrice, err
 }

@@ -496,3 +496,68 @@ func TestOpenCancelledIsNotRefusal(t *testing.T) {
 		eng.Close()
 	}
 }
+
+// TestStmtRunnerAllocations: on SQLite a transaction allocates the
+// strings its result keeps and the integers above 255 it binds (Go boxes
+// those), nothing else: no closure, row or value per call or per row.
+func TestStmtRunnerAllocations(t *testing.T) {
+	_, s := fileStream(t, loaded(t), Options{})
+	x, ok := s.x.(*stmtRunner)
+	if !ok {
+		t.Fatalf("the SQLite stream runs a %T, not the statement runner", s.x)
+	}
+	text := func(ss ...string) (n float64) {
+		for _, v := range ss {
+			if v != "" {
+				n++
+			}
+		}
+		return n
+	}
+	boxed := func(v ...int) (n float64) {
+		for _, i := range v {
+			if i > 255 {
+				n++
+			}
+		}
+		return n
+	}
+	for _, in := range []OrderStatusInput{{W: 1, D: 2, CID: 1000}, {W: 1, D: 3, Last: LastName(371)}} {
+		var r *OrderStatusResult
+		allocs := testing.AllocsPerRun(20, func() {
+			var err error
+			if r, err = s.OrderStatus(in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		want := text(r.EntryD) + boxed(r.CID, r.OID)
+		for _, l := range r.Lines {
+			want += text(l.DeliveryD)
+		}
+		if in.Last == "" {
+			want += text(r.First, r.Middle, r.Last) + boxed(in.CID)
+		} else {
+			want++ // the name, boxed
+			for _, n := range x.names {
+				want += text(n.first, n.middle)
+			}
+		}
+		if allocs != want {
+			t.Errorf("Order-Status %+v: %.1f allocations a call, want %g", in, allocs, want)
+		}
+	}
+	var low int
+	allocs := testing.AllocsPerRun(20, func() {
+		var err error
+		if low, err = s.StockLevel(1, 4, 15); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var next int
+	if err := openDB(t, loaded(t)).QueryRow("SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 4").Scan(&next); err != nil {
+		t.Fatal(err)
+	}
+	if want := boxed(next, next-stockLevelOrders); allocs != want || low == 0 {
+		t.Errorf("Stock-Level: %.1f allocations a call, want %g (%d low)", allocs, want, low)
+	}
+}
