@@ -16,7 +16,8 @@ import (
 
 // TestReportAndRuns: the report is built from the runs the steps stored,
 // less a PostgreSQL step's empty run; the runs list names each step's
-// run, skip or absence.
+// run, skip (with the run a skipped step stored, as the store lists it)
+// or absence.
 func TestReportAndRuns(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	st, err := store.Open(db)
@@ -48,8 +49,8 @@ func TestReportAndRuns(t *testing.T) {
 	}
 	var b strings.Builder
 	report.WriteStepRuns(&b, stepRuns(steps, runs), r)
-	want := fmt.Sprintf("  memory probe: run %d (complete): probed\n  null transaction on PostgreSQL: skipped: starting: %v\n  tpcc-ro on SQLite: no run stored\n",
-		ids[0], pgserver.ErrNoBinaries)
+	want := fmt.Sprintf("  memory probe: run %d (complete): probed\n  null transaction on PostgreSQL: skipped: starting: %v (run %d stored, complete)\n  tpcc-ro on SQLite: no run stored\n",
+		ids[0], pgserver.ErrNoBinaries, ids[1])
 	if b.String() != want {
 		t.Errorf("runs list:\n%s\nwant:\n%s", b.String(), want)
 	}

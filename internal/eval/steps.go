@@ -221,8 +221,13 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 		switch {
 		case skipped(s.err):
 			// Not a failure of eval: this machine has no PostgreSQL or
-			// MariaDB, or the budget no room for the step.
-			fmt.Fprintf(stdout, "skipped: %v\n", s.err)
+			// MariaDB, or the budget no room for the step. A run the
+			// step stored before it stopped is named.
+			stored := ""
+			if s.id != 0 {
+				stored = fmt.Sprintf(" (its run %d is stored)", s.id)
+			}
+			fmt.Fprintf(stdout, "skipped: %v%s\n", s.err, stored)
 		case s.err != nil:
 			fmt.Fprintf(stderr, "numalab eval: %s: %v\n", s.title, s.err)
 			errs = append(errs, fmt.Errorf("%s: %w", s.title, s.err))

@@ -82,7 +82,10 @@ func TestRunSteps(t *testing.T) {
 	failed := errors.New("disk full")
 	steps := []*step{
 		{title: "probe", run: func(_ context.Context, stored Stored) error { stored(result.RunProbeMem, 7); return nil }},
-		{title: "postgres", run: func(context.Context, Stored) error { return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries) }},
+		{title: "postgres", run: func(_ context.Context, stored Stored) error {
+			stored(result.RunOLTP, 8)
+			return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries)
+		}},
 		{title: "tpch", run: func(context.Context, Stored) error { return errNoRoom }},
 		{title: "oltp", run: func(_ context.Context, stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
 		{title: "never", run: func(context.Context, Stored) error { t.Error("a step ran after the cancel"); return nil }},
@@ -98,10 +101,10 @@ func TestRunSteps(t *testing.T) {
 	if !errors.Is(err, failed) || strings.Contains(err.Error(), "postgres") || after != 1 {
 		t.Errorf("runSteps = %v, hook ran %d times; want only the oltp failure, hook once", err, after)
 	}
-	if steps[3].id != 9 || steps[2].id != 0 || !skipped(steps[1].err) || !skipped(steps[2].err) || skipped(steps[3].err) {
+	if steps[3].id != 9 || steps[2].id != 0 || steps[1].id != 8 || !skipped(steps[1].err) || !skipped(steps[2].err) || skipped(steps[3].err) {
 		t.Errorf("steps %+v %+v %+v", steps[1], steps[2], steps[3])
 	}
-	for _, want := range []string{"== 1/5 probe (0s elapsed)\n\n", "== 2/5 postgres (0s elapsed)\nskipped: starting: ", "== 3/5 tpch (0s elapsed)\nskipped: the budget has no room"} {
+	for _, want := range []string{"== 1/5 probe (0s elapsed)\n\n", "== 2/5 postgres (0s elapsed)\nskipped: starting: ", "(its run 8 is stored)\n", "== 3/5 tpch (0s elapsed)\nskipped: the budget has no room"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}

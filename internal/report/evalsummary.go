@@ -110,6 +110,8 @@ func WriteStepRuns(w io.Writer, steps []StepRun, r *Report) {
 		switch {
 		case s.Cut != "" && run != nil:
 			fmt.Fprintf(w, "  %s: run %d (%s): %s; cut %s\n", s.Title, run.ID, run.Status, run.Headline, s.Cut)
+		case s.Skipped && run != nil:
+			fmt.Fprintf(w, "  %s: skipped: %v (run %d stored, %s)\n", s.Title, s.Err, run.ID, run.Status)
 		case s.Skipped:
 			fmt.Fprintf(w, "  %s: skipped: %v\n", s.Title, s.Err)
 		case s.Err != nil && run == nil:

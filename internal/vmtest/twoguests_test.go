@@ -304,7 +304,8 @@ func storedRuns(t *testing.T, target string) map[string][]result.Run {
 // summary names, by ID and with the status it gives, and besides them
 // only failed runs: a step the summary calls skipped or failed may have
 // stored one before it failed (eval's PostgreSQL steps do, in a guest
-// without PostgreSQL), which the summary does not name.
+// without PostgreSQL; the summary names it beside the skip, a line
+// evalRunRE does not read).
 func checkEvalRuns(t *testing.T, host, target string, runs []result.Run, said []evalRun) {
 	t.Helper()
 	named := map[int64]bool{}
