@@ -259,7 +259,9 @@ func TestRunSQLStopsAtMaxErrors(t *testing.T) {
 	for _, c := range cells {
 		failed += c.Cell.Total.Errors
 	}
-	if r.Status != "failed" || len(cells) < 2 || failed <= 20 || !slices.ContainsFunc(cells, func(c sqlscript.Cell) bool { return c.Cell.Total.Count > 0 }) {
+	// The call that passed --max-errors is in the cells' count only when
+	// it ended inside a cell's window (100 ms here): 20 or more.
+	if r.Status != "failed" || len(cells) < 2 || failed < 20 || !slices.ContainsFunc(cells, func(c sqlscript.Cell) bool { return c.Cell.Total.Count > 0 }) {
 		t.Errorf("stored %s with %d cells, %d failed; want it failed, with the cells before", r.Status, len(cells), failed)
 	}
 }
