@@ -40,7 +40,7 @@ func TestCutRenders(t *testing.T) {
 		args func(dir string, i int) []string
 	}{
 		{"probe mem", func(string, int) []string {
-			return []string{"probe", "mem", "--max", "16m", "--window", "5", "--samples", "1", "--per-doubling", "1", "--repeats", "2"}
+			return []string{"probe", "mem", "--quick", "--max", "16m", "--window", "5", "--samples", "1", "--per-doubling", "1", "--repeats", "2"}
 		}},
 		{"run oltp", func(string, int) []string {
 			return []string{"run", "oltp", "--db", tpcc, "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms", "--repeat", "2"}
@@ -57,7 +57,7 @@ func TestCutRenders(t *testing.T) {
 		}},
 		{"run tpch", func(dir string, i int) []string {
 			return []string{"run", "tpch", "--engine", "duckdb", "--db", filepath.Join(dir, fmt.Sprintf("h%d.duckdb", i)), "--sf", "0.01",
-				"--query", "1,6", "--repeats", "2"}
+				"--query", "1,6", "--repeats", "2", "--duration", "300ms", "--warmup", "100ms"}
 		}},
 		{"run pages", func(string, int) []string {
 			return []string{"run", "pages", "--db", tpcc, "--ghz", "2.5", "--pairs", "2", "--cell", "100ms", "--repeats", "0"}
