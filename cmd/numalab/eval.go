@@ -8,6 +8,7 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/preflight"
 	"github.com/numalab/numalab/internal/sysfs"
@@ -23,7 +24,7 @@ import (
 func cmdEval(ctx context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "eval", helpText("eval"))
 	// Below the least budget the plan says why (after the preflight).
-	budget := cliflag.RangedDuration(fs, "budget", 5*time.Minute, time.Second, eval.MaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
+	budget := cliflag.RangedDuration(fs, "budget", 5*time.Minute, time.Second, evalplan.MaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
 	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
 	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
 	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")
@@ -45,7 +46,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	}
 	o.Start = time.Now()
 	// No wait in eval is unbounded: cells are cut a grace after their
-	// window (drive), eval's steps end by its budget plus eval.Overrun
+	// window (drive), eval's steps end by its budget plus evalplan.Overrun
 	// (the step then running is cut, what it measured stored), and past
 	// three times its budget eval stops whatever it still does (the
 	// report's writing).

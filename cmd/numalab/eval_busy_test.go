@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/topo"
 )
 
@@ -29,7 +29,7 @@ func TestEvalBusyMachine(t *testing.T) {
 	if err != nil {
 		t.Skipf("reading this machine's topology: %v", err)
 	}
-	budget := eval.LeastBudget(m)
+	budget := evalplan.LeastBudget(m)
 	for range runtime.NumCPU() {
 		busy := exec.Command("sh", "-c", "while :; do :; done")
 		if err := busy.Start(); err != nil {
@@ -47,7 +47,7 @@ func TestEvalBusyMachine(t *testing.T) {
 		t.Fatalf("eval --budget %v beside %d busy loops: %v\n%s\n%s", budget, runtime.NumCPU(), err, errb.String(), summary)
 	}
 	t.Logf("eval --budget %v beside %d busy loops took %v:\n%s", budget, runtime.NumCPU(), took.Round(time.Second), summary)
-	if limit := budget + time.Duration(eval.Overrun*float64(budget)); took > limit+5*time.Second {
+	if limit := budget + time.Duration(evalplan.Overrun*float64(budget)); took > limit+5*time.Second {
 		t.Errorf("eval took %v, over its budget %v plus 5%%", took.Round(time.Second), budget)
 	}
 	for _, want := range []struct{ what, re string }{

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/runconfig"
 	"github.com/numalab/numalab/internal/topo"
@@ -148,7 +149,7 @@ func TestStoredCommandsParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := eval.NewPlan(5*time.Minute, m)
+		plan, err := evalplan.NewPlan(5*time.Minute, m)
 		if err != nil {
 			t.Fatal(err)
 		}

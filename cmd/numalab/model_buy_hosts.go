@@ -8,8 +8,8 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/hosts"
+	"github.com/numalab/numalab/internal/modelinput"
 	"github.com/numalab/numalab/internal/outfile"
-	"github.com/numalab/numalab/internal/store"
 )
 
 // hostsMode says whether model buy's arguments ask for --hosts: the
@@ -71,7 +71,7 @@ func cmdModelBuyHosts(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	c, err := compareHosts(stores, hosts.Selection{Engine: *engine, Runs: *runs}, prices)
+	c, err := modelinput.CompareHosts(stores, hosts.Selection{Engine: *engine, Runs: *runs}, prices)
 	if err != nil {
 		return err
 	}
@@ -88,19 +88,4 @@ func cmdModelBuyHosts(e *env, args []string) error {
 		return hosts.WriteCSV(e.stdout, c)
 	}
 	return hosts.WriteText(e.stdout, c)
-}
-
-// compareHosts opens the stores to read and compares their hosts
-// (hosts.CompareStores).
-func compareHosts(paths []string, sel hosts.Selection, prices []hosts.Price) (*hosts.Comparison, error) {
-	var stores []hosts.Store
-	for _, p := range paths {
-		st, err := store.OpenToRead(p)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		stores = append(stores, st)
-	}
-	return hosts.CompareStores(stores, sel, prices)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"strconv"
 
@@ -11,8 +10,7 @@ import (
 	"github.com/numalab/numalab/internal/dop"
 	"github.com/numalab/numalab/internal/dram"
 	"github.com/numalab/numalab/internal/model"
-	"github.com/numalab/numalab/internal/store"
-	"github.com/numalab/numalab/internal/workload/tpch"
+	"github.com/numalab/numalab/internal/modelinput"
 )
 
 func cmdModelDRAM(e *env, args []string) error {
@@ -59,8 +57,8 @@ func cmdModelTier(e *env, args []string) error {
 
 func cmdModelSize(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model size", helpText("model-size"))
-	workload := workloadFlags(fs)
-	mf := addMachineFlags(fs)
+	workload := modelinput.WorkloadFlags(fs)
+	mf := modelinput.AddMachineFlags(fs)
 	target := cliflag.Number(fs, "target-tps", 0, cliflag.Above(0), "want tps above 0, e.g. --target-tps 1000", "throughput to reach, in `tps` (transactions per second)")
 	license := cliflag.Number(fs, "core-license-cost", 0, cliflag.AtLeast(0), "want 0 or more per core", "software licence `cost` per physical core")
 	var cpus []model.CPUOption
@@ -80,7 +78,7 @@ func cmdModelSize(e *env, args []string) error {
 	if done {
 		return err
 	}
-	errs = append(errs, mf.check())
+	errs = append(errs, mf.Check())
 	errs.Missing(fs, "target-tps")
 	errs = append(errs, model.ClockCPUs(cpus, *ghz))
 	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
@@ -90,7 +88,7 @@ func cmdModelSize(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	spec, err := mf.spec()
+	spec, err := mf.Spec()
 	if err != nil {
 		return err
 	}
@@ -128,7 +126,7 @@ func cmdModelDOP(e *env, args []string) error {
 	}
 	secsPerUnit := 0.0
 	if *runID != 0 {
-		if secsPerUnit, err = tpchSecondsPerUnit(*storePath, *runID); err != nil {
+		if secsPerUnit, err = modelinput.SecondsPerUnit(*storePath, *runID); err != nil {
 			return err
 		}
 	}
@@ -139,41 +137,18 @@ func cmdModelDOP(e *env, args []string) error {
 	return writeAs(e.stdout, *asJSON, l, dop.Write)
 }
 
-// tpchSecondsPerUnit is the seconds per cost unit fitted in a stored tpch
-// run's analysis.
-func tpchSecondsPerUnit(storePath string, runID int64) (secs float64, err error) {
-	err = readStore(storePath, func(st *store.Store) error {
-		run, err := st.Get(runID)
-		if err != nil {
-			return err
-		}
-		if run.Kind != tpch.RunKind {
-			return fmt.Errorf("-run: run %d is a %s run, not a tpch run (try 'numalab runs --kind tpch')", runID, run.Kind)
-		}
-		an, err := tpch.KindAnalysis.Last(run)
-		if err == nil && (an == nil || an.Cost == nil || !(an.Cost.SecondsPerUnit > 0)) {
-			err = fmt.Errorf("-run: tpch run %d has no fitted seconds per cost unit (it needs plan costs of 3 or more queries: PostgreSQL or DuckDB, not SQLite)", runID)
-		}
-		if err == nil {
-			secs = an.Cost.SecondsPerUnit
-		}
-		return err
-	})
-	return secs, err
-}
-
 func cmdModelFit(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model fit", helpText("model-fit"))
 	points := fs.String("points", "", "measured points `L_ns:tps_per_core[:GHz],...`")
 	ghz := cliflag.Number(fs, "ghz", 0, cliflag.Above(0), "want GHz above 0, e.g. --ghz 3", "core clock of the points, `GHz`")
-	mf := addMachineFlags(fs)
+	mf := modelinput.AddMachineFlags(fs)
 	ghzList := fs.String("ghz-list", "", "clocks to predict at, e.g. 3,2 (default --ghz)")
 	sockets := fs.String("sockets", "1,2,4", "socket counts to predict")
 	smt := fs.String("smt", "1", "hardware threads per core to predict")
 	asJSON := fs.Bool("json", false, "print JSON")
 	runID := fs.Int64("run", 0, "stored OLTP run `ID` to fit (instead of --points)")
 	probeID := fs.Int64("probe-run", 0, "stored memory probe run `ID` for --run (default: the latest before it)")
-	fitID := fitRunFlag(fs)
+	fitID := modelinput.FitRunFlag(fs)
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
@@ -186,45 +161,30 @@ func cmdModelFit(e *env, args []string) error {
 		if err := errors.Join(errs...); err != nil {
 			return err
 		}
-		c, err := calibrateRun(*mf.store, *runID, *probeID, *fitID)
+		c, err := modelinput.Calibrate(*mf.Store, *runID, *probeID, *fitID)
 		if err != nil {
 			return err
 		}
 		return writeAs(e.stdout, *asJSON, c, calib.WriteCalibration)
 	}
 	pts, err := model.ParsePoints(*points, *ghz)
-	errs = append(errs, err, mf.check())
+	errs = append(errs, err, mf.Check())
 	ks, err := cliflag.ParseInts("smt", *smt, 1)
 	errs = append(errs, err)
 	ss, err := cliflag.ParseInts("sockets", *sockets, 1)
 	errs = append(errs, err)
-	gs, err := model.ParseClocks(*ghz, *ghzList, *mf.unchecked)
+	gs, err := model.ParseClocks(*ghz, *ghzList, *mf.Unchecked)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	var machine func() (calib.MachineSpec, error) // none: no predictions
-	if cliflag.Given(fs, "local-ns") || *mf.topology != "" || *mf.fromRun != 0 {
-		machine = mf.spec
+	if cliflag.Given(fs, "local-ns") || *mf.Topology != "" || *mf.FromRun != 0 {
+		machine = mf.Spec
 	}
 	out, err := calib.FitAndPredict(pts, machine, model.Grid{GHz: gs, SMT: ks, Sockets: ss}, *sockets)
 	if err != nil {
 		return err
 	}
 	return writeAs(e.stdout, *asJSON, out, calib.WriteFitResult)
-}
-
-// fitRunFlag is --fit-run of 'model fit' and 'model buy'.
-func fitRunFlag(fs *flag.FlagSet) *int64 {
-	return fs.Int64("fit-run", 0, "stored model-fit run `ID` (eval's page-size points) whose A and M --run uses (default: the newest in the store; with none, the OLTP run alone)")
-}
-
-// calibrateRun calibrates the model to a stored OLTP run, its memory
-// probe and a stored model-fit run (calib.CalibrateStored).
-func calibrateRun(storePath string, runID, probeID, fitID int64) (c *calib.Calibration, err error) {
-	err = readStore(storePath, func(st *store.Store) (err error) {
-		c, err = calib.CalibrateStored(st, runID, probeID, fitID)
-		return err
-	})
-	return c, err
 }

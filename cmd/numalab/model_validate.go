@@ -2,10 +2,9 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/modelinput"
 	"github.com/numalab/numalab/internal/published"
 )
 
@@ -20,14 +19,7 @@ func cmdModelValidate(e *env, args []string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	r, err := published.BuiltinResults()
-	if *file != "" {
-		data, rerr := os.ReadFile(*file)
-		if rerr != nil {
-			return fmt.Errorf("-results: %w", rerr)
-		}
-		r, err = published.ParseResults(*file, data)
-	}
+	r, err := modelinput.Results(*file)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/pages"
@@ -157,7 +158,7 @@ func TestPagesStoredCommandParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := eval.NewPlan(5*time.Minute, m)
+	plan, err := evalplan.NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}

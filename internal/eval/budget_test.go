@@ -2,41 +2,15 @@ package eval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 )
-
-// TestPace: the steps so far at twice their plan make a step planned at
-// 10 s need 20 s; a machine faster than the plan leaves estimates as
-// they are.
-func TestPace(t *testing.T) {
-	var p pace
-	if p.factor() != 1 || p.fits(10*time.Second, 10*time.Second, 0) != nil {
-		t.Errorf("no step yet: factor %v", p.factor())
-	}
-	p.add(10*time.Second, 20*time.Second)
-	if p.factor() != 2 {
-		t.Errorf("factor %v, want 2", p.factor())
-	}
-	err := p.fits(10*time.Second, 15*time.Second, 0)
-	if !errors.Is(err, errNoRoom) || !strings.Contains(err.Error(), "it would take about 20s at this machine's pace (the steps so far took 2.0× their plan), and 15s of the budget is left") {
-		t.Errorf("fits = %v", err)
-	}
-	if err := p.fits(10*time.Second, 21*time.Second, 0); err != nil {
-		t.Errorf("fits with room = %v", err)
-	}
-	p = pace{}
-	p.add(10*time.Second, 5*time.Second)
-	if p.factor() != 1 {
-		t.Errorf("a fast machine: factor %v, want 1", p.factor())
-	}
-}
 
 // TestRunStepsBudget: under a deadline, a step that at the pace so far
 // would not fit beside what the essential steps after it are planned to
@@ -100,31 +74,6 @@ func TestRunStepsBudget(t *testing.T) {
 	}
 }
 
-// TestShare: an essential step gets its part of what is left beside the
-// essential steps after it, and all of it with none after it; another
-// step what the reserve, at the pace so far, leaves.
-func TestShare(t *testing.T) {
-	s := time.Second
-	for _, c := range []struct {
-		planned, reserve, left time.Duration
-		essential              bool
-		factor                 float64
-		want                   time.Duration
-	}{
-		{15 * s, 75 * s, 90 * s, true, 1, 15 * s},
-		{15 * s, 75 * s, 45 * s, true, 3, 7500 * time.Millisecond}, // half speed: the same part of less
-		{40 * s, 0, 60 * s, true, 2, 60 * s},
-		{0, 30 * s, 60 * s, true, 1, 30 * s},
-		{10 * s, 30 * s, 100 * s, false, 2, 40 * s},
-		{10 * s, 30 * s, 50 * s, false, 2, 0},
-		{10 * s, 0, -s, true, 1, 0},
-	} {
-		if got := share(c.planned, c.reserve, c.left, c.essential, c.factor); got != c.want {
-			t.Errorf("share(%v, %v, %v, %v, %v) = %v, want %v", c.planned, c.reserve, c.left, c.essential, c.factor, got, c.want)
-		}
-	}
-}
-
 // TestWriteRunsCut: a step a deadline cut is listed with the run it
 // stored (in the report), not as skipped, saying which deadline.
 func TestWriteRunsCut(t *testing.T) {
@@ -132,8 +81,8 @@ func TestWriteRunsCut(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("%w: %w during this step", errNoRoom, errBudgetEnd), "cut at the budget's end"},
-		{fmt.Errorf("%w: %w (20s, keeping 1m0s …) during this step", errNoRoom, errShareEnd), "cut at its share of the budget"},
+		{fmt.Errorf("%w: %w during this step", evalplan.ErrNoRoom, errBudgetEnd), "cut at the budget's end"},
+		{fmt.Errorf("%w: %w (20s, keeping 1m0s …) during this step", evalplan.ErrNoRoom, errShareEnd), "cut at its share of the budget"},
 	} {
 		s := &step{title: "tpcc-ro on SQLite", id: 4, err: c.err}
 		var b strings.Builder

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/outfile"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
@@ -89,15 +90,17 @@ type Commands struct {
 // summary on stdout. A step's failure does not stop the next, and is said
 // on stderr and in the summary; Run fails only when the report could not
 // be written (with the steps' failures joined), or when ctx was
-// cancelled. The steps end by the budget plus Overrun (budget.go).
+// cancelled. The steps end by the budget plus evalplan.Overrun
+// (evalplan.StepsDeadline).
 func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands) error {
-	plan, err := NewPlan(o.Budget, o.Machine)
+	plan, err := evalplan.NewPlan(o.Budget, o.Machine)
 	if err != nil {
 		return err
 	}
 	cfg := NewConfigs(plan, o.Dir)
+	deadline := evalplan.StepsDeadline(o.Start, o.Budget)
 	fmt.Fprintf(stdout, "numalab eval: %s, budget %v (its steps end by %v, the report after)\n", topo.Shape(o.Machine), o.Budget,
-		o.stepsDeadline().Sub(o.Start).Round(time.Second))
+		deadline.Sub(o.Start).Round(time.Second))
 	writePlan(stdout, plan)
 	// The speed sentinel's memory reference; the core one alone where it
 	// cannot be mapped.
@@ -109,7 +112,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	}
 	// The steps stop at the budget's end (plus Overrun); the report is
 	// written after, under ctx alone.
-	stepCtx, stop := context.WithDeadline(ctx, o.stepsDeadline())
+	stepCtx, stop := context.WithDeadline(ctx, deadline)
 	defer stop()
 	// The probe rests the page-size points' clock: it is essential, and
 	// cut at its share of the budget like the steps the model rests on.
@@ -118,46 +121,46 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	queries := &step{title: "transtats on DuckDB", run: func(ctx context.Context, s Stored) error { return cmds.Report(ctx, s, cfg.Report) }}
 	// est is a step's time as planned, read when it starts (a replan
 	// changes cfg).
-	est := func(f func(p Plan) time.Duration) func() time.Duration {
+	est := func(f func(p evalplan.Plan) time.Duration) func() time.Duration {
 		return func() time.Duration { return f(cfg.Plan) }
 	}
 	steps := []*step{
 		probe,
 		{title: "null transaction on SQLite", run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullSQLite) },
-			est: est(func(p Plan) time.Duration { return time.Duration(p.NullRepeat) * p.nullCell() })},
+			est: est(evalplan.Plan.NullSQLiteTime)},
 		{title: "null transaction on PostgreSQL", run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullPG) },
-			est: est(func(p Plan) time.Duration { return p.nullServerTime(o.Machine, pgStart) })},
+			est: est(func(p evalplan.Plan) time.Duration { return p.NullPGTime(o.Machine) })},
 		{title: "null transaction on MariaDB", run: func(ctx context.Context, s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.Null(ctx, s, cfg.NullMy) })
-		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.nullServerTime(o.Machine, myStart)) })},
+		}, est: est(func(p evalplan.Plan) time.Duration { return p.NullMyTime(o.Machine) })},
 		{title: "tpcc-ro on SQLite", run: func(ctx context.Context, s Stored) error { return cmds.OLTP(ctx, s, cfg.OLTP) }, essential: true,
-			est: est(func(p Plan) time.Duration { return p.oltpTime(o.Machine) })},
+			est: est(func(p evalplan.Plan) time.Duration { return p.OLTPTime(o.Machine) })},
 		{title: "tpcc-ro on MariaDB", run: func(ctx context.Context, s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(ctx, s, cfg.OLTPMy) })
-		}, est: est(func(p Plan) time.Duration { return p.ifMariaDB(p.myOLTPTime()) })},
+		}, est: est(evalplan.Plan.MyOLTPTime)},
 		{title: pageStepTitle, run: func(ctx context.Context, s Stored) error {
 			if probe.id == 0 {
-				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
+				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", evalplan.ErrNoRoom)
 			}
 			return cmds.Pages(ctx, s, pagesConfig(cfg.Pages, probe.id, o.Start.Add(o.Budget)))
-		}, essential: true, est: est(Plan.pageTime)},
+		}, essential: true, est: est(evalplan.Plan.PageTime)},
 		{title: pageStepTitle + " on the server", run: func(ctx context.Context, s Stored) error {
 			if probe.id == 0 {
-				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", errNoRoom)
+				return fmt.Errorf("no memory probe run: the page-size points need its clock: %w", evalplan.ErrNoRoom)
 			}
 			return cmds.Pages(ctx, s, pagesConfig(cfg.PagesServer, probe.id, o.Start.Add(o.Budget)))
-		}, est: est(Plan.serverPageTime)},
+		}, est: est(evalplan.Plan.ServerPageTime)},
 		queries,
 		{title: "TPC-H-derived on DuckDB", run: func(ctx context.Context, s Stored) error {
 			if len(cfg.TPCH.Queries) == 0 {
 				return noRoom(cfg.TPCHBudget, cfg.RoomSearched)
 			}
 			return cmds.TPCH(ctx, s, cfg.TPCH)
-		}, est: est(Plan.tpchStepTime)},
+		}, est: est(evalplan.Plan.TPCHStepTime)},
 		curveStep(&cfg, func(ctx context.Context, s Stored, c tpcc.RunConfig) error { return cmds.Curve(ctx, s, c) }),
 	}
-	queries.est = est(Plan.queryTime)
-	sizeSMT := func() error { return sizeSMTDOP(stdout, o.Store, queries.id, &cfg, time.Until(o.stepsDeadline())) }
+	queries.est = est(evalplan.Plan.QueryTime)
+	sizeSMT := func() error { return sizeSMTDOP(stdout, o.Store, queries.id, &cfg, time.Until(deadline)) }
 	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, func(ctx context.Context, s Stored, c transtats.RunConfig) error { return cmds.Report(ctx, s, c) })...) // before the curve
 	sent := watch(steps, mem)
 	stepErr := runSteps(stepCtx, stdout, stderr, o.Start, steps, func() {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
@@ -145,16 +146,16 @@ func TestPrepareRefusesStore(t *testing.T) {
 // noMariaDB makes the plans of the test have no MariaDB server, as on a
 // machine without one, whatever this one has.
 func noMariaDB(t *testing.T) {
-	was := haveMariaDB
-	haveMariaDB = func() error { return fmt.Errorf("%w: no MariaDB here", mariaserver.ErrNoBinaries) }
-	t.Cleanup(func() { haveMariaDB = was })
+	was := evalplan.HaveMariaDB
+	evalplan.HaveMariaDB = func() error { return fmt.Errorf("%w: no MariaDB here", mariaserver.ErrNoBinaries) }
+	t.Cleanup(func() { evalplan.HaveMariaDB = was })
 }
 
 // withMariaDB makes the plans of the test have a MariaDB server.
 func withMariaDB(t *testing.T) {
-	was := haveMariaDB
-	haveMariaDB = func() error { return nil }
-	t.Cleanup(func() { haveMariaDB = was })
+	was := evalplan.HaveMariaDB
+	evalplan.HaveMariaDB = func() error { return nil }
+	t.Cleanup(func() { evalplan.HaveMariaDB = was })
 }
 
 // TestRunMariaDB: where a MariaDB server can be had and the budget has
@@ -167,7 +168,7 @@ func TestRunMariaDB(t *testing.T) {
 	if err := o.Prepare(); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(o.Budget, o.Machine)
+	plan, err := evalplan.NewPlan(o.Budget, o.Machine)
 	if err != nil || !plan.Server.On {
 		t.Fatalf("15m plan: MariaDB %v, %v; want MariaDB's steps", plan.Server.On, err)
 	}
@@ -212,9 +213,9 @@ func TestRunMariaDB(t *testing.T) {
 // and a machine without MariaDB gets none.
 func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
-	for _, b := range []time.Duration{MinBudget, 5 * time.Minute, 15 * time.Minute, time.Hour} {
+	for _, b := range []time.Duration{evalplan.MinBudget, 5 * time.Minute, 15 * time.Minute, time.Hour} {
 		noMariaDB(t)
-		without, err := NewPlan(b, m)
+		without, err := evalplan.NewPlan(b, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +223,7 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 			t.Errorf("%v: MariaDB planned where it cannot be had", b)
 		}
 		withMariaDB(t)
-		with, err := NewPlan(b, m)
+		with, err := evalplan.NewPlan(b, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,8 +241,8 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 		case with.Server.On && with.Server.Budget != 0, without.Server.Budget != 0:
 			t.Errorf("%v: MariaDBBudget %v with MariaDB planned, %v without a server; want 0", b, with.Server.Budget, without.Server.Budget)
 		case !with.Server.On:
-			above, err1 := NewPlan(with.Server.Budget, m)
-			below, err2 := NewPlan(with.Server.Budget-time.Minute, m)
+			above, err1 := evalplan.NewPlan(with.Server.Budget, m)
+			below, err2 := evalplan.NewPlan(with.Server.Budget-time.Minute, m)
 			if with.Server.Budget <= b || err1 != nil || err2 != nil || !above.Server.On || below.Server.On {
 				t.Errorf("%v: MariaDBBudget %v (planned there %v, a minute less %v; %v %v)", b, with.Server.Budget, above.Server.On, below.Server.On, err1, err2)
 			}

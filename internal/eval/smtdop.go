@@ -12,19 +12,15 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/engine"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
-// smtDOPCells is how many cells the SMT × DOP step runs.
-func (p Plan) smtDOPCells() int {
-	return len(transtats.SMTPlacements) * len(p.SMTDOP) * p.QueryRepeat
-}
-
 // writeSMTDOPPlan is the plan's line for the step.
-func writeSMTDOPPlan(w io.Writer, p Plan) {
+func writeSMTDOPPlan(w io.Writer, p evalplan.Plan) {
 	switch {
 	case p.SMTNoRoom:
 		fmt.Fprintf(w, "      SMT x DOP: left out, the budget has no room for it on this machine%s\n", roomAt(p.SMTDOPBudget, p.RoomSearched))
@@ -89,13 +85,13 @@ func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
 // the transtats step's run id (in the store at storePath): windows long
 // enough for report.MinQueries queries at DOP 1, the slowest, and as
 // many of the plan's repeats as left holds. Where it cannot, it says why
-// the step cannot tell (wrapping errNoRoom: the step is left out).
+// the step cannot tell (wrapping evalplan.ErrNoRoom: the step is left out).
 func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time.Duration) error {
 	if len(cfg.SMTDOP) == 0 {
 		return nil
 	}
 	if id == 0 {
-		return fmt.Errorf("%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell", errNoRoom)
+		return fmt.Errorf("%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell", evalplan.ErrNoRoom)
 	}
 	run, err := storedRun(storePath, id)
 	if err != nil {
@@ -106,23 +102,23 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 		return err
 	}
 	if t1 == 0 {
-		return fmt.Errorf("%w: the transtats step (run %d) finished no P1 query at DOP 1 whose time could size this step's windows, so it cannot tell", errNoRoom, id)
+		return fmt.Errorf("%w: the transtats step (run %d) finished no P1 query at DOP 1 whose time could size this step's windows, so it cannot tell", evalplan.ErrNoRoom, id)
 	}
 	c := cfg.SMTDOP[0]
 	window := max(c.Duration, (time.Duration(report.MinQueries) * t1 * 11 / 10).Truncate(100*time.Millisecond))
 	cells := time.Duration(len(cfg.SMTDOP) * len(c.DOP))
-	perRepeat := cells * (c.Warmup + window + cellSetup)
+	perRepeat := cells * (c.Warmup + window + evalplan.CellSetup)
 	r := min(c.Repeat, int(left/perRepeat))
 	if r < 1 {
 		return fmt.Errorf("%w: P1 took %v a query at DOP 1 in the transtats step (run %d), so a cell needs a %v window for %d queries, and the %d cells of both placements %v; %v of the budget is left, so it cannot tell whether SMT helps parallel query here",
-			errNoRoom, round(t1), id, round(window), report.MinQueries, cells, round(perRepeat), round(max(left, 0)))
+			evalplan.ErrNoRoom, evalplan.Round(t1), id, evalplan.Round(window), report.MinQueries, cells, evalplan.Round(perRepeat), evalplan.Round(max(left, 0)))
 	}
 	for i := range cfg.SMTDOP {
 		cfg.SMTDOP[i].Duration, cfg.SMTDOP[i].Repeat = window, r
 	}
 	if window != c.Duration || r != c.Repeat {
 		fmt.Fprintf(w, "sized from P1's %v a query at DOP 1 (run %d): %v windows (%d queries at DOP 1) x%d repeats%s\n",
-			round(t1), id, round(window), report.MinQueries, r, repeatNote(r))
+			evalplan.Round(t1), id, evalplan.Round(window), report.MinQueries, r, repeatNote(r))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/hugepages"
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
@@ -26,7 +27,7 @@ type Configs struct {
 	// Plan is what they were made from: whether they have the server
 	// engine's steps (Server.On: NullMy, OLTPMy), and which budgets have
 	// room for those they have not.
-	Plan
+	evalplan.Plan
 	NullSQLite, NullPG, NullMy null.RunConfig
 	OLTP, OLTPMy               tpcc.RunConfig
 	Report                     transtats.RunConfig
@@ -37,7 +38,7 @@ type Configs struct {
 }
 
 // NewConfigs are eval's steps for plan, their databases in dir.
-func NewConfigs(plan Plan, dir string) Configs {
+func NewConfigs(plan evalplan.Plan, dir string) Configs {
 	c := Configs{Plan: plan}
 	c.NullSQLite = null.DefaultRunConfig()
 	c.NullSQLite.Engine, c.NullSQLite.Transports = "sqlite", nil
@@ -74,12 +75,12 @@ func NewConfigs(plan Plan, dir string) Configs {
 // stretches its timed windows): the plan is made again for the budget
 // less the overrun, and w is told so. A budget too small to plan again
 // keeps the first plan.
-func replan(w io.Writer, plan Plan, budget, took time.Duration, t *result.Topology, dir string, cfg Configs) Configs {
+func replan(w io.Writer, plan evalplan.Plan, budget, took time.Duration, t *result.Topology, dir string, cfg Configs) Configs {
 	over := took - plan.ProbeTime()
 	if over < 5*time.Second {
 		return cfg
 	}
-	re, err := NewPlan(budget-over, t)
+	re, err := evalplan.NewPlan(budget-over, t)
 	if err != nil {
 		fmt.Fprintf(w, "the probe took %v, %v more than planned; the budget left is too small to plan again: the steps that no longer fit will be left out\n\n",
 			took.Round(time.Second), over.Round(time.Second))
@@ -114,27 +115,24 @@ func pagesConfig(c pages.RunConfig, probeID int64, until time.Time) pages.RunCon
 	return c
 }
 
-// errNoRoom skips a step the budget had no room for (Plan's shrink).
-var errNoRoom = errors.New("the budget has no room for this step on this machine")
-
-// noRoom is errNoRoom for a step left out for budget, saying which budget
-// has room for it (b, or none up to searched).
+// noRoom is evalplan.ErrNoRoom for a step left out for budget, saying which
+// budget has room for it (b, or none up to searched).
 func noRoom(b, searched time.Duration) error {
-	return fmt.Errorf("%w%s", errNoRoom, roomAt(b, searched))
+	return fmt.Errorf("%w%s", evalplan.ErrNoRoom, roomAt(b, searched))
 }
 
 // skipped says whether a step's error means it was left out, not failed.
 func skipped(err error) bool {
-	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) || errors.Is(err, errNoRoom) || errors.Is(err, hugepages.ErrCannot)
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) || errors.Is(err, evalplan.ErrNoRoom) || errors.Is(err, hugepages.ErrCannot)
 }
 
 // mariaDBStep runs a MariaDB step when the plan has it; else it is left
-// out, for want of a server (haveMariaDB's error) or of budget.
+// out, for want of a server (evalplan.HaveMariaDB's error) or of budget.
 func mariaDBStep(cfg *Configs, run func() error) error {
 	if cfg.Server.On {
 		return run()
 	}
-	if err := haveMariaDB(); err != nil {
+	if err := evalplan.HaveMariaDB(); err != nil {
 		return err
 	}
 	return noRoom(cfg.Server.Budget, cfg.RoomSearched)
@@ -182,7 +180,7 @@ var (
 // cancelled, none runs.
 func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, steps []*step, afterFirst func()) error {
 	var errs []error
-	var p pace
+	var p evalplan.Pace
 	deadline, bounded := ctx.Deadline()
 	for i, s := range steps {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -201,13 +199,13 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 		t0 := time.Now()
 		var until time.Duration // the step's share, when bounded
 		if bounded {
-			until = share(planned, reserve, time.Until(deadline), s.essential, p.factor())
+			until = evalplan.Share(planned, reserve, time.Until(deadline), s.essential, p.Factor())
 		}
 		switch {
 		case ctx.Err() != nil:
-			s.err = fmt.Errorf("%w: %w before this step", errNoRoom, errBudgetEnd)
+			s.err = fmt.Errorf("%w: %w before this step", evalplan.ErrNoRoom, errBudgetEnd)
 		case bounded && s.est != nil && !s.essential:
-			s.err = p.fits(planned, until, reserve)
+			s.err = p.Fits(planned, until, reserve)
 		}
 		if s.err == nil {
 			s.err = runStep(ctx, s, bounded, until, reserve)
@@ -215,7 +213,7 @@ func runSteps(ctx context.Context, stdout, stderr io.Writer, start time.Time, st
 			// nothing of the pace, nor does the first (the memory
 			// probe), whose overrun afterFirst takes out of the plan.
 			if i > 0 && s.est != nil && !skipped(s.err) {
-				p.add(planned, time.Since(t0))
+				p.Add(planned, time.Since(t0))
 			}
 		}
 		switch {
@@ -257,10 +255,10 @@ func runStep(ctx context.Context, s *step, bounded bool, until, reserve time.Dur
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// A step cut at the deadline may say so or return as a Ctrl-C'd
 		// command does, with what it measured stored.
-		cut = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)", errNoRoom, errBudgetEnd)
+		cut = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)", evalplan.ErrNoRoom, errBudgetEnd)
 	case errors.Is(sctx.Err(), context.DeadlineExceeded):
 		cut = fmt.Errorf("%w: %w (%v, keeping %v for the steps after it that the model rests on) during this step, which was cut there (what it measured is stored)",
-			errNoRoom, errShareEnd, round(until), round(reserve))
+			evalplan.ErrNoRoom, errShareEnd, evalplan.Round(until), evalplan.Round(reserve))
 	default:
 		return err
 	}

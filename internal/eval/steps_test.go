@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/null"
@@ -18,7 +19,7 @@ import (
 // TestNewConfigsInDir: eval's databases go in its directory.
 func TestNewConfigsInDir(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
-	plan, err := NewPlan(5*time.Minute, m)
+	plan, err := evalplan.NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestNewConfigsInDir(t *testing.T) {
 func TestReplanAfterSlowProbe(t *testing.T) {
 	withMariaDB(t)
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
-	plan, err := NewPlan(5*time.Minute, m)
+	plan, err := evalplan.NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestRunSteps(t *testing.T) {
 			stored(result.RunOLTP, 8)
 			return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries)
 		}},
-		{title: "tpch", run: func(context.Context, Stored) error { return errNoRoom }},
+		{title: "tpch", run: func(context.Context, Stored) error { return evalplan.ErrNoRoom }},
 		{title: "oltp", run: func(_ context.Context, stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
 		{title: "never", run: func(context.Context, Stored) error { t.Error("a step ran after the cancel"); return nil }},
 	}

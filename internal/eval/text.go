@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/cliflag"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/workload/tpch"
 )
 
@@ -20,10 +21,10 @@ func roomAt(b, searched time.Duration) string {
 }
 
 // writePlan says what the budget bought.
-func writePlan(w io.Writer, plan Plan) {
+func writePlan(w io.Writer, plan evalplan.Plan) {
 	nb := ""
 	if plan.Neighbour {
-		nb = fmt.Sprintf(" (and in %s a pair, one stream with a memory-bandwidth neighbour and with a control neighbour: the held-out point at another latency)", repeatsWord(plan.pairs(), plan.Repeat))
+		nb = fmt.Sprintf(" (and in %s a pair, one stream with a memory-bandwidth neighbour and with a control neighbour: the held-out point at another latency)", repeatsWord(plan.Pairs(), plan.Repeat))
 	}
 	var qs []string
 	for _, q := range plan.TPCHQueries {
@@ -36,7 +37,7 @@ func writePlan(w io.Writer, plan Plan) {
 	if plan.Server.On {
 		fmt.Fprintf(w, "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1, streams %s, %v+%v per cell x1\n",
 			cliflag.FormatInts(plan.Server.Streams), plan.Server.Warm, plan.Server.Cell)
-	} else if haveMariaDB() == nil {
+	} else if evalplan.HaveMariaDB() == nil {
 		fmt.Fprintf(w, "      MariaDB: left out, the budget has no room for its steps on this machine%s\n", roomAt(plan.Server.Budget, plan.RoomSearched))
 	}
 	fmt.Fprintf(w, "      transtats %d rows on DuckDB, DOP %s, %v+%v per cell x%d repeats%s\n",
@@ -58,12 +59,12 @@ func writePlan(w io.Writer, plan Plan) {
 		plan.TPCHSF, strings.Join(qs, ","), cliflag.FormatInts(plan.DOPs), plan.TPCHWarm, plan.TPCHCell, plan.TPCHRepeat)
 }
 
-// repeatNote says, when the budget allowed fewer than Repeats repeats of
-// a step's cells, why its findings cannot tell: the U test's smallest p
-// with n a side is 2/C(2n, n) (1.00 at 1, 0.33 at 2, 0.10 at 3), above
-// 0.05.
+// repeatNote says, when the budget allowed fewer than evalplan.Repeats
+// repeats of a step's cells, why its findings cannot tell: the U test's
+// smallest p with n a side is 2/C(2n, n) (1.00 at 1, 0.33 at 2, 0.10 at
+// 3), above 0.05.
 func repeatNote(n int) string {
-	if n >= Repeats {
+	if n >= evalplan.Repeats {
 		return ""
 	}
 	c := 1.0 // C(2n, n)
@@ -71,7 +72,7 @@ func repeatNote(n int) string {
 		c = c * float64(n+i) / float64(i)
 	}
 	return fmt.Sprintf(" (the budget allows no more: with %d a side a U test's smallest p is %.2f, so the findings comparing these cells cannot tell; %d a side need a larger --budget)",
-		n, min(2/c, 1), Repeats)
+		n, min(2/c, 1), evalplan.Repeats)
 }
 
 // repeatsWord says which repeats have something: "every repeat", "the

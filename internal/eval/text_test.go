@@ -4,18 +4,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/numalab/numalab/internal/evalplan"
 )
 
-// TestRepeatNote: below Repeats a side the note gives the U test's
-// smallest p, 2/C(2n, n); at Repeats there is none.
+// TestRepeatNote: below evalplan.Repeats a side the note gives the U
+// test's smallest p, 2/C(2n, n); at evalplan.Repeats there is none.
 func TestRepeatNote(t *testing.T) {
 	for n, p := range map[int]string{1: "1.00", 2: "0.33", 3: "0.10"} {
 		if got := repeatNote(n); !strings.Contains(got, "smallest p is "+p+",") {
 			t.Errorf("repeatNote(%d) = %q; want p %s", n, got, p)
 		}
 	}
-	if got := repeatNote(Repeats); got != "" {
-		t.Errorf("repeatNote(%d) = %q; want none", Repeats, got)
+	if got := repeatNote(evalplan.Repeats); got != "" {
+		t.Errorf("repeatNote(%d) = %q; want none", evalplan.Repeats, got)
 	}
 }
 
@@ -25,7 +27,7 @@ func TestRepeatNote(t *testing.T) {
 // its four OLTP and transtats repeats: it runs unplanned there.
 func TestWritePlan(t *testing.T) {
 	noMariaDB(t)
-	p, err := NewPlan(5*time.Minute, fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	p, err := evalplan.NewPlan(5*time.Minute, fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

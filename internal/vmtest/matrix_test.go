@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
@@ -597,7 +597,7 @@ const evalRuns = 12
 // plans on the machine (2 minutes, or more where 2 leaves too little for
 // its cells).
 func evalBudget(m Machine) time.Duration {
-	return max(eval.LeastBudget(standInTopology(m)), eval.MinBudget)
+	return max(evalplan.LeastBudget(standInTopology(m)), evalplan.MinBudget)
 }
 
 // evalSteps are the titles of eval's steps; the summary gives each a line.
@@ -664,7 +664,7 @@ func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 	})
 	t.Run("budget", func(t *testing.T) {
 		b := evalBudget(m)
-		if limit := (b + time.Duration(eval.Overrun*float64(b))).Seconds(); sec.Seconds > limit {
+		if limit := (b + time.Duration(evalplan.Overrun*float64(b))).Seconds(); sec.Seconds > limit {
 			t.Errorf("eval took %.0f s in the guest, over its budget of %v plus 5%% (%.0f s)", sec.Seconds, b, limit)
 		} else {
 			t.Logf("eval took %.0f s in the guest, its budget %v", sec.Seconds, b)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/eval"
+	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/place"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/workload/transtats"
@@ -38,7 +39,7 @@ func TestEvalSMTDOPStep(t *testing.T) {
 
 	var tp result.Topology
 	decode(t, "topo", secs["topo"], &tp)
-	plan, err := eval.NewPlan(5*time.Minute, &tp)
+	plan, err := evalplan.NewPlan(5*time.Minute, &tp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestEvalSMTDOPStep(t *testing.T) {
 // topology of m, which the guest runs (addSMTDOP).
 func plannedSMTDOP(t *testing.T, m Machine) []transtats.RunConfig {
 	t.Helper()
-	standIn, err := eval.NewPlan(5*time.Minute, standInTopology(m))
+	standIn, err := evalplan.NewPlan(5*time.Minute, standInTopology(m))
 	if err != nil {
 		t.Fatalf("planning from the stand-in topology of %s: %v", m, err)
 	}

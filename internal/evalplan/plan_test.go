@@ -1,4 +1,4 @@
-package eval
+package evalplan
 
 import (
 	"fmt"
@@ -115,12 +115,12 @@ func plannedTime(t *testing.T, p Plan, m *result.Topology) time.Duration {
 	if len(p.TPCHQueries) > 0 {
 		d += time.Duration(p.TPCHSF * 10 * float64(loadSF01))
 	}
-	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + cellSetup)
-	d += time.Duration(2*p.pairs()) * neighbourSetup
-	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat+2*len(p.SMTDOP)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + cellSetup)
-	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + cellSetup)
+	d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + CellSetup)
+	d += time.Duration(2*p.Pairs()) * neighbourSetup
+	d += time.Duration(2*len(p.DOPs)*p.QueryRepeat+2*len(p.SMTDOP)*p.QueryRepeat) * (p.QueryWarm + p.QueryCell + CellSetup)
+	d += time.Duration(len(p.TPCHQueries)*len(p.DOPs)*p.TPCHRepeat) * (p.TPCHWarm + p.TPCHCell + CellSetup)
 	pairs := len(null4(m))
-	d += time.Duration(p.NullRepeat*(1+pairs*len(p.NullTransports))) * (p.NullWarm + p.NullCell + cellSetup)
+	d += time.Duration(p.NullRepeat*(1+pairs*len(p.NullTransports))) * (p.NullWarm + p.NullCell + CellSetup)
 	return d
 }
 
@@ -226,7 +226,7 @@ func TestShrinkOrder(t *testing.T) {
 // one stream on cpu 0, the neighbour on cpu 1.
 func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
-	if p, err := NewPlan(5*time.Minute, m); err != nil || p.Repeat != Repeats || p.QueryRepeat != Repeats || !p.Neighbour || p.pairs() != 2 {
+	if p, err := NewPlan(5*time.Minute, m); err != nil || p.Repeat != Repeats || p.QueryRepeat != Repeats || !p.Neighbour || p.Pairs() != 2 {
 		t.Errorf("5m plan %+v, %v: want %d OLTP and transtats repeats, neighbour pairs in the first 2", p, err, Repeats)
 	}
 	p, err := NewPlan(6*time.Minute, m)
@@ -283,5 +283,13 @@ func TestLeastBudget(t *testing.T) {
 	}
 	if _, err := NewPlan(least-10*time.Second, m); err == nil {
 		t.Errorf("NewPlan(%v), under the least budget, planned", least-10*time.Second)
+	}
+}
+
+// TestPageTime: the page-size step as planned is its pairs of cells and
+// their setups (pages.RunConfig.Time), its repeats left out.
+func TestPageTime(t *testing.T) {
+	if got, want := (Plan{PagePairs: 4, PageCell: 650 * time.Millisecond}).PageTime(), 8*750*time.Millisecond+600*time.Millisecond+325*time.Millisecond+2*time.Second; got != want {
+		t.Errorf("planned %v, want %v", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package eval
+package evalplan
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ type Plan struct {
 	NeighbourPairs int
 	Rows           int64
 	DOPs           []int // transtats' and TPC-H's: 1, 2, 4, … and the logical CPUs
-	// SMTDOP are the SMT × DOP step's DOPs (smtdop.go): 1, the physical
+	// SMTDOP are the SMT × DOP step's DOPs (eval's smtdop.go): 1, the physical
 	// cores and the logical CPUs; nil where the machine has no SMT.
 	SMTDOP    []int
 	SMTNoRoom bool // the machine has SMT, and the budget no room for that step
@@ -127,9 +127,10 @@ const (
 	// oltp --engine mariadb --warehouses 1 --streams 1,2' with two 1.5 s
 	// cells took 34 s in all here (the load 599,011 rows at 21,000
 	// rows/s, on a machine shared with other work).
-	myStart   = 10 * time.Second
-	myLoadWH  = 25 * time.Second
-	cellSetup = 500 * time.Millisecond
+	myStart  = 10 * time.Second
+	myLoadWH = 25 * time.Second
+	// CellSetup is what a cell takes beside its warm-up and window.
+	CellSetup = 500 * time.Millisecond
 	// neighbourSetup is a neighbour cell's extra, the control's as the
 	// bandwidth neighbour's: linking its chain, timing it twice and
 	// starting the neighbour (4.5 to 6.7 s measured with the bandwidth
@@ -179,12 +180,13 @@ const (
 // the long queries of published power tests.
 var tpchQueries = []int{21, 9, 1, 18, 13}
 
-// haveMariaDB says whether a MariaDB server can be had here; nil when
-// one can (a variable, for tests).
-var haveMariaDB = mariaserver.Installed
+// HaveMariaDB says whether a MariaDB server can be had here; nil when
+// one can (a variable, so that eval's tests and these can stand in for
+// a machine with or without one).
+var HaveMariaDB = mariaserver.Installed
 
 // NewPlan plans eval for budget on machine t, with MariaDB's steps where
-// its server is installed (haveMariaDB) and the budget has room for them;
+// its server is installed (HaveMariaDB) and the budget has room for them;
 // where it has not, MariaDBBudget says which would (and so for the
 // other steps left out for budget). Where t has several
 // NUMA nodes with CPUs the data lives on the first, and streams run on it
@@ -211,7 +213,7 @@ func NewPlan(budget time.Duration, t *result.Topology) (Plan, error) {
 		}
 		return 0
 	}
-	if !p.Server.On && haveMariaDB() == nil {
+	if !p.Server.On && HaveMariaDB() == nil {
 		p.Server.Budget = least(func(q Plan) bool { return q.Server.On })
 	}
 	if !p.ServerPagesPlanned {
@@ -259,7 +261,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
 		PagePairs: 4, PageCell: 650 * time.Millisecond, ServerPages: "postgres", ServerPagesPlanned: true,
-		Server: ServerSteps{Engine: "mariadb", On: haveMariaDB() == nil, Streams: []int{1}, Warm: 500 * time.Millisecond, Cell: time.Second}}
+		Server: ServerSteps{Engine: "mariadb", On: HaveMariaDB() == nil, Streams: []int{1}, Warm: 500 * time.Millisecond, Cell: time.Second}}
 	if n > 1 {
 		p.Server.Streams = append(p.Server.Streams, n)
 	}
@@ -315,7 +317,7 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	// The null and TPC-H steps have cells of fixed length; OLTP and
 	// reporting share what is left after them and the fixed costs.
 	fixed := func() time.Duration {
-		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart + p.pageTime()
+		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart + p.PageTime()
 		if !p.ProbeQuick {
 			f += probeFull - probeQuick
 		}
@@ -323,10 +325,10 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 			f += time.Duration(p.TPCHSF*10*float64(loadSF01)) + p.tpchTime()
 		}
 		if p.ServerPagesPlanned {
-			f += p.serverPageTime()
+			f += p.ServerPageTime()
 		}
 		if p.Server.On {
-			f += 2*myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+cellSetup)
+			f += 2*myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+CellSetup)
 		}
 		return f
 	}
@@ -345,9 +347,9 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 			return Plan{}, fmt.Errorf("planning eval: %w", err)
 		}
 		oltpCells, queryCells = len(cells), 2*len(p.DOPs)*p.QueryRepeat+p.smtDOPCells()
-		oltpNeed = time.Duration(oltpCells) * (minCell + cellSetup)
+		oltpNeed = time.Duration(oltpCells) * (minCell + CellSetup)
 		oltpNeed += p.neighbourSetups()
-		queryNeed = time.Duration(queryCells) * (minQueryCell + cellSetup)
+		queryNeed = time.Duration(queryCells) * (minQueryCell + CellSetup)
 		if oltpNeed+queryNeed <= left || !p.shrink() {
 			break
 		}
@@ -385,8 +387,8 @@ func (p *Plan) shrink() bool {
 		p.Server.On = false
 	case p.ServerPagesPlanned:
 		p.ServerPagesPlanned = false
-	case p.pairs() > minPairs:
-		p.NeighbourPairs = p.pairs() - 1
+	case p.Pairs() > minPairs:
+		p.NeighbourPairs = p.Pairs() - 1
 	case p.Repeat > 3:
 		p.Repeat--
 	case p.QueryRepeat > 3:
@@ -434,13 +436,26 @@ func (p Plan) nullTime(t *result.Topology) time.Duration {
 }
 
 // nullCell is one null cell with its setup.
-func (p Plan) nullCell() time.Duration { return p.NullWarm + p.NullCell + cellSetup }
+func (p Plan) nullCell() time.Duration { return p.NullWarm + p.NullCell + CellSetup }
 
 // queryCell is one transtats cell with its setup.
-func (p Plan) queryCell() time.Duration { return p.QueryWarm + p.QueryCell + cellSetup }
+func (p Plan) queryCell() time.Duration { return p.QueryWarm + p.QueryCell + CellSetup }
 
 // The steps' times as planned (planFor fits them into the budget): what
 // eval sets against what is left before each step (budget.go).
+
+// NullSQLiteTime is the null step on SQLite: a cell a repeat.
+func (p Plan) NullSQLiteTime() time.Duration { return time.Duration(p.NullRepeat) * p.nullCell() }
+
+// NullPGTime is the null step on PostgreSQL: its server's start and its
+// cells.
+func (p Plan) NullPGTime(t *result.Topology) time.Duration { return p.nullServerTime(t, pgStart) }
+
+// NullMyTime is the null step on MariaDB, as PostgreSQL's; 0 when the
+// plan left it out.
+func (p Plan) NullMyTime(t *result.Topology) time.Duration {
+	return p.ifMariaDB(p.nullServerTime(t, myStart))
+}
 
 // nullServerTime is a server's null step: its start (start) and a cell
 // per pairing, transport and repeat.
@@ -448,11 +463,11 @@ func (p Plan) nullServerTime(t *result.Topology, start time.Duration) time.Durat
 	return start + (p.nullTime(t)-time.Duration(p.NullRepeat)*p.nullCell())/time.Duration(1+b2i(p.Server.On))
 }
 
-// oltpTime is the tpcc-ro step on SQLite: its load and cells.
-func (p Plan) oltpTime(t *result.Topology) time.Duration {
+// OLTPTime is the tpcc-ro step on SQLite: its load and cells.
+func (p Plan) OLTPTime(t *result.Topology) time.Duration {
 	d := time.Duration(p.Warehouses) * loadWH
 	if cells, _, err := sweep.Resolve(t, p.OLTPSpec(), true); err == nil {
-		d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + cellSetup)
+		d += time.Duration(len(cells)) * (p.OLTPWarmup + p.OLTPCell + CellSetup)
 	}
 	return d + p.neighbourSetups()
 }
@@ -463,11 +478,11 @@ func (p Plan) neighbourSetups() time.Duration {
 	if !p.Neighbour {
 		return 0
 	}
-	return time.Duration(2*p.pairs()) * neighbourSetup
+	return time.Duration(2*p.Pairs()) * neighbourSetup
 }
 
-// pairs is how many repeats have a neighbour pair.
-func (p Plan) pairs() int {
+// Pairs is how many repeats have a neighbour pair.
+func (p Plan) Pairs() int {
 	if !p.Neighbour {
 		return 0
 	}
@@ -477,13 +492,14 @@ func (p Plan) pairs() int {
 	return p.Repeat
 }
 
-// myOLTPTime is the tpcc-ro step on MariaDB: its server, load and cells.
-func (p Plan) myOLTPTime() time.Duration {
-	return myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+cellSetup)
+// MyOLTPTime is the tpcc-ro step on MariaDB: its server, load and
+// cells; 0 when the plan left it out.
+func (p Plan) MyOLTPTime() time.Duration {
+	return p.ifMariaDB(myStart + myLoadWH + time.Duration(len(p.Server.Streams))*(p.Server.Warm+p.Server.Cell+CellSetup))
 }
 
 // ifMariaDB is d where the plan has MariaDB's steps, else 0: a step the
-// plan left out says why itself (mariaDBStep).
+// plan left out says why itself (eval's mariaDBStep).
 func (p Plan) ifMariaDB(d time.Duration) time.Duration {
 	if p.Server.On {
 		return d
@@ -491,14 +507,14 @@ func (p Plan) ifMariaDB(d time.Duration) time.Duration {
 	return 0
 }
 
-// queryTime is the transtats step: its load and cells.
-func (p Plan) queryTime() time.Duration {
+// QueryTime is the transtats step: its load and cells.
+func (p Plan) QueryTime() time.Duration {
 	return time.Duration(p.Rows/1_000_000)*loadMRows + time.Duration(2*len(p.DOPs)*p.QueryRepeat)*p.queryCell()
 }
 
-// tpchStepTime is the TPC-H step: its load and cells; 0 when the plan
+// TPCHStepTime is the TPC-H step: its load and cells; 0 when the plan
 // left it out (the step says why itself).
-func (p Plan) tpchStepTime() time.Duration {
+func (p Plan) TPCHStepTime() time.Duration {
 	if len(p.TPCHQueries) == 0 {
 		return 0
 	}
@@ -512,26 +528,31 @@ func b2i(b bool) int {
 	return 0
 }
 
-// pageTime is what the page-size step takes as planned (its repeats
+// PageTime is what the page-size step takes as planned (its repeats
 // left out: pages.RunConfig.Time).
-func (p Plan) pageTime() time.Duration {
+func (p Plan) PageTime() time.Duration {
 	return pages.RunConfig{Pairs: p.PagePairs, Cell: p.PageCell}.Time()
 }
 
-// serverPageTime is what the server's page-size step takes: two servers
+// ServerPageTime is what the server's page-size step takes: two servers
 // started and loaded, and the cells.
-func (p Plan) serverPageTime() time.Duration { return 2*(pgStart+pgLoadWH) + p.pageTime() }
+func (p Plan) ServerPageTime() time.Duration { return 2*(pgStart+pgLoadWH) + p.PageTime() }
 
 // tpchTime is what the TPC-H step's cells take: each also captures its
 // plan, within the cell's setup.
 func (p Plan) tpchTime() time.Duration {
 	cells := len(p.TPCHQueries) * len(p.DOPs) * p.TPCHRepeat
-	return time.Duration(cells) * (p.TPCHWarm + p.TPCHCell + cellSetup)
+	return time.Duration(cells) * (p.TPCHWarm + p.TPCHCell + CellSetup)
 }
 
 // OLTPSpec is the OLTP step's sweep.
 func (p Plan) OLTPSpec() sweep.Spec {
 	return sweep.Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour, NeighbourPairs: p.NeighbourPairs}
+}
+
+// smtDOPCells is how many cells the SMT × DOP step runs.
+func (p Plan) smtDOPCells() int {
+	return len(transtats.SMTPlacements) * len(p.SMTDOP) * p.QueryRepeat
 }
 
 func firstNodeWithCPUs(t *result.Topology) (int, bool) {
