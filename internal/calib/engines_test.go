@@ -103,6 +103,17 @@ func TestTwoLatencyPointsRecoverAM(t *testing.T) {
 	if c.FitRun != 0 || !strings.Contains(c.Method, "published stall share") || !strings.Contains(strings.Join(c.Notes, " "), "15% apart") {
 		t.Errorf("no fit: fit run %d, method %q, notes %q; want the stall share assumed, saying why", c.FitRun, c.Method, c.Notes)
 	}
+	// A chain an emulator timed at 50 µs is no memory's latency, as model
+	// would refuse it as a flag: no fit, however well the points line up.
+	f.Memory[0].LatencyNS, f.Memory[1].LatencyNS = 50_000, 12_000
+	for i := range f.Cells {
+		ns := f.Memory[f.Cells[i].Memory].LatencyNS
+		f.Cells[i].Point.TPSPerCore = ghz * 1e9 / (a + mw*ns*ghz)
+	}
+	f.Compute()
+	if f.Fit != nil || !strings.Contains(f.FitError, "read 50000 ns, which is not a plausible memory latency") {
+		t.Fatalf("latencies of 50 and 12 µs: fit %+v, error %q; want none, naming the latency and the bound", f.Fit, f.FitError)
+	}
 }
 
 // TestEngineCosts: each engine's newest fit gives its own row, A and M

@@ -150,7 +150,7 @@ func (f *MeasuredFit) Compute() {
 	for _, c := range kept {
 		pts, lats = append(pts, c.Point), append(lats, c.LatencyNS)
 	}
-	f.Fit, f.FitError = nil, spreadError(lats)
+	f.Fit, f.FitError = nil, latencyError(lats)
 	if fit, err := model.FitPoints(pts); f.FitError == "" && err != nil {
 		f.FitError = err.Error()
 	} else if f.FitError == "" {
@@ -420,12 +420,16 @@ func (f *MeasuredFit) FitWorkload() string { return cmp.Or(f.Workload, LegacyWor
 // the noise of the rates, not their dependence on latency.
 const MinSpread = 0.15
 
-// spreadError says why latencies lats cannot fit A and M ("" when they
-// can): fewer than two, or the highest less than MinSpread above the
-// lowest.
-func spreadError(lats []float64) string {
+// latencyError says why latencies lats cannot fit A and M ("" when they
+// can): fewer than two, one outside the range model accepts as a memory
+// latency (an emulator's or a stalled host's timing, which model would
+// refuse as a flag), or the highest less than MinSpread above the lowest.
+func latencyError(lats []float64) string {
 	if len(lats) == 0 {
 		return "no kept cell to fit"
+	}
+	if v, why := model.Implausible(lats, nil, nil); why != "" {
+		return fmt.Sprintf("a kept cell's chain read %s ns, which is not %s: the host, or an emulator, timed what no memory does, so A and M are not fitted (the published stall share is assumed instead)", v, why)
 	}
 	lo, hi := lats[0], lats[0]
 	for _, l := range lats {
