@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/numalab/numalab/internal/calibrated"
+	"path/filepath"
 	"strings"
 
+	"github.com/numalab/numalab/internal/calibrated"
+	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/result"
 )
 
@@ -27,6 +29,51 @@ func RunEngine(run *result.Run) string {
 		_ = json.Unmarshal(run.Config, &c) // unreadable: the default, as for none
 	}
 	return cmp.Or(c.Engine, calibrated.LegacyEngine)
+}
+
+// ScriptsWorkload is the workload of the user's scripts, as a fit of them
+// names it and a run of them is matched to its fit: each --script's file
+// name without its directory and each --builtin as "builtin:NAME", a
+// weight other than 1 after @, joined by " + " in the order given
+// ("bank.sql", "bank.sql@3 + builtin:select-only"). A spec that does not
+// parse is named as given. Two files of one name in two directories are
+// one workload to it.
+func ScriptsWorkload(scripts, builtins []string) string {
+	var names []string
+	for i, spec := range append(append([]string{}, scripts...), builtins...) {
+		file, w, err := pgscript.ParseSpec(spec)
+		switch {
+		case err != nil:
+			names = append(names, spec)
+			continue
+		case i < len(scripts):
+			file = filepath.Base(file)
+		default:
+			file = "builtin:" + file
+		}
+		if w != 1 {
+			file += fmt.Sprintf("@%d", w)
+		}
+		names = append(names, file)
+	}
+	return strings.Join(names, " + ")
+}
+
+// RunWorkload is the workload of a stored run of the user's scripts
+// (result.RunSQL), from its configuration (ScriptsWorkload); "" for a run
+// of another kind or one that records no scripts.
+func RunWorkload(run *result.Run) string {
+	if run.Kind != result.RunSQL || len(run.Config) == 0 {
+		return ""
+	}
+	var c struct {
+		Scripts  []string `json:"scripts"`
+		Builtins []string `json:"builtins"`
+	}
+	if json.Unmarshal(run.Config, &c) != nil {
+		return ""
+	}
+	return ScriptsWorkload(c.Scripts, c.Builtins)
 }
 
 // engineFit is, of the RunFit runs fits, the last whose cells ran on

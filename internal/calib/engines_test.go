@@ -196,3 +196,65 @@ func TestMariaDBRunTakesItsOwnFit(t *testing.T) {
 		t.Errorf("PostgreSQL's fit named for a MariaDB run: %v; want it refused", err)
 	}
 }
+
+// TestScriptRunTakesItsScriptsFit: a stored run of the user's scripts on
+// PostgreSQL takes the newest PostgreSQL fit of its own scripts, a newer
+// tpcc-ro fit of PostgreSQL notwithstanding, and names it; with no fit of
+// its scripts stored (only another script's and tpcc-ro's) it takes
+// PostgreSQL's newest and says that fit is not of its scripts.
+func TestScriptRunTakesItsScriptsFit(t *testing.T) {
+	m := oneNode()
+	fit := func(id int64, workload string) *result.Run {
+		f := measuredFit(t, 1)
+		f.Engine, f.Workload = "postgres", workload
+		return stored(t, id, RunFit, m, KindMeasuredFit.Of(*f))
+	}
+	script := stored(t, 2, result.RunSQL, m, result.KindCell.Of(result.Cell{Placement: "cpus=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 900}))
+	script.Config = []byte(`{"engine":"postgres","scripts":["/home/u/sql/bank.sql"],"streams":[1]}`)
+	st := runMap{
+		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150})),
+		2: script,
+		3: fit(3, "bank.sql"),
+		4: fit(4, "other.sql"),
+		5: fit(5, "tpcc-ro"),
+	}
+	c, err := CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 3 || !strings.HasPrefix(c.FitChoice, "model-fit run 3, postgres's bank.sql, this run's scripts") {
+		t.Errorf("its scripts' fit stored: fit run %d, choice %q; want run 3, named as its scripts'", c.FitRun, c.FitChoice)
+	}
+	delete(st, 3)
+	c, err = CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 5 || !strings.HasPrefix(c.FitChoice, "model-fit run 5, postgres's tpcc-ro, not this run's scripts (bank.sql): no fit of them on postgres") {
+		t.Errorf("no fit of its scripts: fit run %d, choice %q; want run 5, PostgreSQL's newest, said not to be its scripts'", c.FitRun, c.FitChoice)
+	}
+	if c, err = CalibrateStored(st, 2, 0, 4); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 4 || !strings.Contains(c.FitChoice, "postgres's other.sql, not this run's scripts (bank.sql), named by --fit-run") {
+		t.Errorf("another script's fit named: fit run %d, choice %q", c.FitRun, c.FitChoice)
+	}
+}
+
+// TestScriptsWorkload: a fit of scripts and a run of them name their
+// workload alike: file names without directories, built-ins as such, a
+// weight other than 1.
+func TestScriptsWorkload(t *testing.T) {
+	for _, c := range []struct {
+		scripts, builtins []string
+		want              string
+	}{
+		{[]string{"/tmp/x/bank.sql"}, nil, "bank.sql"},
+		{[]string{"bank.sql@1", "a/b.sql@3"}, []string{"select-only@2"}, "bank.sql + b.sql@3 + builtin:select-only@2"},
+		{nil, []string{"tpcb-like"}, "builtin:tpcb-like"},
+	} {
+		if got := ScriptsWorkload(c.scripts, c.builtins); got != c.want {
+			t.Errorf("ScriptsWorkload(%q, %q) = %q, want %q", c.scripts, c.builtins, got, c.want)
+		}
+	}
+}
