@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
@@ -16,6 +17,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -49,7 +51,40 @@ type RunConfig struct {
 	// Tolerance is how far off its median the speed sentinel's core
 	// reading may be before the cells beside it are left out.
 	Tolerance float64 `json:"sentinel_tolerance"`
+	// Script, when not nil, is the user's scripts, run in the cells in
+	// place of tpcc-ro, as run sql takes them (their settings only:
+	// --script, --builtin, --define, --init, --scale; the seed is run
+	// sql's default); a server engine only, both servers set up by
+	// --init.
+	Script *sqlscript.RunConfig `json:"script,omitempty"`
 }
+
+// workload is the workload the cells run, as the fit names it: tpcc-ro,
+// or the user's scripts (calib.ScriptsWorkload).
+func (c RunConfig) workload() string {
+	if c.Script == nil {
+		return "tpcc-ro"
+	}
+	return calib.ScriptsWorkload(c.Script.Scripts, c.Script.Builtins)
+}
+
+// CheckScripts reads and parses the scripts and --init (sqlscript's
+// ParseScripts and ParseInit) before anything runs; nil without scripts.
+func (c RunConfig) CheckScripts() error {
+	if c.Script == nil {
+		return nil
+	}
+	_, _, err := c.Script.ParseScripts()
+	if err == nil {
+		_, err = c.Script.ParseInit()
+	}
+	return err
+}
+
+// sqliteScripts says why run pages refuses the user's scripts on SQLite.
+const sqliteScripts = "is for --engine postgres or mariadb: on SQLite the cells read a tpcc database image in place, and " +
+	"running your scripts there (a read-only image made from your --init) is not built yet; " +
+	"'numalab run pages --engine postgres --script FILE --init FILE' measures your script's fit on PostgreSQL"
 
 // DefaultRunConfig is eval's five-minute plan's: 4 pairs of 650 ms cells.
 func DefaultRunConfig() RunConfig {
@@ -72,6 +107,11 @@ func (c RunConfig) Time() time.Duration {
 func (c RunConfig) Check() error {
 	var bad cliflag.Errs
 	bad = append(bad, checkEngine(c.Engine)...)
+	if c.Script != nil {
+		bad.BadIf(c.engine() == "sqlite", "script", strings.Join(c.Script.Scripts, ","), sqliteScripts)
+		bad.BadIf(len(c.Script.Scripts)+len(c.Script.Builtins) == 0, "script", "", "names no script (expected --script FILE[@WEIGHT] or --builtin NAME[@WEIGHT])")
+		bad.BadIf(c.Script.Scale < 1, "scale", fmt.Sprint(c.Script.Scale), "is not a positive scale: want 1 or more (the :scale variable)")
+	}
 	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+" loads its own database into its own servers (leave --db out)")
 	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
 	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")

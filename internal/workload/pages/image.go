@@ -65,7 +65,7 @@ func imageSides(ctx context.Context, cfg RunConfig) (*sides, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
 	}
-	sd := &sides{engine: "sqlite", title: "SQLite", where: "the database image read in place in memory of two page sizes"}
+	sd := &sides{engine: "sqlite", title: "SQLite", workload: "tpcc-ro", what: "tpcc-ro (Order-Status and Stock-Level, W=1)", where: "the database image read in place in memory of two page sizes"}
 	var undo []func()
 	sd.release = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
