@@ -239,7 +239,7 @@ func scriptLoader(cfg RunConfig, w io.Writer) loader {
 // writerTeller says run sql's steps (sweep.Teller) on a writer.
 type writerTeller struct{ w io.Writer }
 
-func (t writerTeller) Say(step string) { fmt.Fprintf(t.w, "  %s\n", step) }
+func (t writerTeller) Say(step string)  { fmt.Fprintf(t.w, "  %s\n", step) }
 func (t writerTeller) Note(line string) { fmt.Fprintln(t.w, line) }
 
 // server is a managed server of one page size, its data in place and
