@@ -109,7 +109,11 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 			m.Engine = f.FitEngine()
 		}
 	}
-	measured, other, err := engineFit(fits, m.Engine)
+	workload := "" // the user's scripts', where the model rests on them
+	if oltp != nil && oltp == script {
+		workload = RunWorkload(script)
+	}
+	measured, other, err := engineFit(fits, m.Engine, workload)
 	if err != nil {
 		return nil, err
 	}

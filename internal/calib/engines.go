@@ -77,9 +77,14 @@ func RunWorkload(run *result.Run) string {
 }
 
 // engineFit is, of the RunFit runs fits, the last whose cells ran on
-// engine; nil and a note naming the others when none did.
-func engineFit(fits []*result.Run, engine string) (*result.Run, string, error) {
+// engine, and of those, for a run of the user's scripts (workload, their
+// ScriptsWorkload; "" for another run), the last of that workload; nil and
+// a note naming the others when none ran on engine, and a note saying so
+// when the fit taken is not of the scripts.
+func engineFit(fits []*result.Run, engine, workload string) (*result.Run, string, error) {
 	var others []string
+	var newest *result.Run
+	var newestWorkload string
 	for i := len(fits) - 1; i >= 0; i-- {
 		f, err := KindMeasuredFit.Last(fits[i])
 		if err != nil {
@@ -88,10 +93,18 @@ func engineFit(fits []*result.Run, engine string) (*result.Run, string, error) {
 		if f == nil {
 			continue
 		}
-		if f.FitEngine() == engine {
+		switch {
+		case f.FitEngine() != engine:
+			others = append(others, fmt.Sprintf("run %d (%s, %s)", fits[i].ID, f.FitEngine(), f.FitWorkload()))
+		case workload == "" || f.FitWorkload() == workload:
 			return fits[i], "", nil
+		case newest == nil:
+			newest, newestWorkload = fits[i], f.FitWorkload()
 		}
-		others = append(others, fmt.Sprintf("run %d (%s, %s)", fits[i].ID, f.FitEngine(), f.FitWorkload()))
+	}
+	if newest != nil {
+		return newest, fmt.Sprintf("no measured fit of %s's %s among the runs: A and M are run %d's, %s's %s, not the scripts' ('numalab run pages --engine %s --script FILE' measures theirs)",
+			engine, workload, newest.ID, engine, newestWorkload, engine), nil
 	}
 	if len(others) == 0 {
 		return nil, "", nil

@@ -201,7 +201,8 @@ func TestMariaDBRunTakesItsOwnFit(t *testing.T) {
 // PostgreSQL takes the newest PostgreSQL fit of its own scripts, a newer
 // tpcc-ro fit of PostgreSQL notwithstanding, and names it; with no fit of
 // its scripts stored (only another script's and tpcc-ro's) it takes
-// PostgreSQL's newest and says that fit is not of its scripts.
+// PostgreSQL's newest and says that fit is not of its scripts. Calibrate,
+// given the fits among its runs, chooses alike.
 func TestScriptRunTakesItsScriptsFit(t *testing.T) {
 	m := oneNode()
 	fit := func(id int64, workload string) *result.Run {
@@ -224,6 +225,20 @@ func TestScriptRunTakesItsScriptsFit(t *testing.T) {
 	}
 	if c.FitRun != 3 || !strings.HasPrefix(c.FitChoice, "model-fit run 3, postgres's bank.sql, this run's scripts") {
 		t.Errorf("its scripts' fit stored: fit run %d, choice %q; want run 3, named as its scripts'", c.FitRun, c.FitChoice)
+	}
+	// The report's and eval's path: the fits among the runs.
+	if c, err = Calibrate(st[1], st[2], st[3], st[4], st[5]); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 3 {
+		t.Errorf("Calibrate with its scripts' fit among the runs: fit run %d, notes %q; want run 3", c.FitRun, c.Notes)
+	}
+	if c, err = Calibrate(st[1], st[2], st[4], st[5]); err != nil {
+		t.Fatal(err)
+	}
+	if note := "no measured fit of postgres's bank.sql among the runs: A and M are run 5's, postgres's tpcc-ro, not the scripts'"; c.FitRun != 5 ||
+		!strings.Contains(strings.Join(c.Notes, " "), note) {
+		t.Errorf("Calibrate without its scripts' fit: fit run %d, notes %q; want run 5, saying %q", c.FitRun, c.Notes, note)
 	}
 	delete(st, 3)
 	c, err = CalibrateStored(st, 2, 0, 0)
