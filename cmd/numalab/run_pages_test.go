@@ -71,7 +71,7 @@ func TestRunPagesBadInput(t *testing.T) {
 		{[]string{"--ghz", "3", "--db", t.TempDir()}, "is a directory (expected a tpcc SQLite file"},
 		{[]string{"--ghz", "3", "--db", text}, "is not an SQLite database by its first bytes"},
 		// The user's scripts: a server engine's, named, readable.
-		{[]string{"--ghz", "3", "--script", text}, `-script: "` + text + `" is for --engine postgres or mariadb: on SQLite`},
+		{[]string{"--ghz", "3", "--script", text, "--init", text}, `-init: "` + text + `" is for --engine postgres or mariadb: on SQLite`},
 		{[]string{"--ghz", "3", "--engine", "postgres", "--init", text}, `-script: "" names no script`},
 		{[]string{"--ghz", "3", "--engine", "postgres", "--script", filepath.Join(t.TempDir(), "none.sql")}, "-script: cannot read"},
 	} {

@@ -13,6 +13,7 @@ import (
 	"github.com/numalab/numalab/internal/perfctr"
 	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -63,9 +64,10 @@ func (t *tpccTwice) close() error { return t.stream.Close() }
 // scriptTwice is the user's scripts on one connection: a transaction is a
 // script chosen by weight and run whole, again from the client's mark.
 type scriptTwice struct {
-	client *pgscript.Client
-	conn   engine.Conn
-	mark   pgscript.Mark
+	client   *pgscript.Client
+	conn     engine.Conn
+	mark     pgscript.Mark
+	readOnly bool // SQLite's image: a write fails
 }
 
 func (t *scriptTwice) ready(again bool) {
@@ -78,6 +80,9 @@ func (t *scriptTwice) ready(again bool) {
 
 func (t *scriptTwice) run(ctx context.Context) error {
 	if _, err := t.client.Run(ctx, t.conn, t.client.Choose()); err != nil {
+		if t.readOnly {
+			return fmt.Errorf("a transaction of your scripts: %w (on SQLite the cells read the database image, which is read-only: run pages runs scripts that only read there)", err)
+		}
 		return fmt.Errorf("a transaction of your scripts: %w", err)
 	}
 	return nil
@@ -101,6 +106,36 @@ func openImageConn(ctx context.Context, im *image, cpu int) (*pageConn, error) {
 		return nil, fmt.Errorf("the database image: %w", err)
 	}
 	return newPageConn(ctx, w, cpu, eng.Close)
+}
+
+// scriptImageConn opens an image as a SQLite engine with a client of
+// sc's scripts (sqlscript.Sweep's Client) on a connection of its own,
+// opened on cpu. The image is read-only: a script that writes fails at
+// its first write, naming the statement.
+func scriptImageConn(sc sqlscript.RunConfig) (func(ctx context.Context, im *image, cpu int) (*pageConn, error), error) {
+	sc.Engine = "sqlite"
+	scripts, stored, err := sc.ParseScripts()
+	if err != nil {
+		return nil, err
+	}
+	sw := sqlscript.NewSweep(sc, scripts, stored, nil)
+	return func(ctx context.Context, im *image, cpu int) (*pageConn, error) {
+		eng, err := engine.OpenSQLiteImage(im.mem)
+		if err != nil {
+			return nil, err
+		}
+		client, err := sw.Client(0)
+		if err != nil {
+			eng.Close()
+			return nil, err
+		}
+		var conn engine.Conn
+		if err := pinned(cpu, func() (err error) { conn, err = eng.Connect(ctx); return err }); err != nil {
+			eng.Close()
+			return nil, err
+		}
+		return &pageConn{tx: &scriptTwice{client: client, conn: conn, readOnly: true}, closer: eng.Close, counters: openCounters}, nil
+	}, nil
 }
 
 // newPageConn is a tpcc stream on w drawing from warehouse 1 alone,

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/numalab/numalab/internal/calib"
@@ -30,7 +29,8 @@ type RunConfig struct {
 	// buffers in a managed server of each page size, loaded with W=1).
 	Engine string `json:"engine,omitempty"`
 	// DB is the tpcc-ro SQLite file (any number of warehouses; the
-	// transactions read warehouse 1); SQLite only.
+	// transactions read warehouse 1), or with Script the scripts'
+	// database; SQLite only.
 	DB string `json:"db"`
 	// CPU is the CPU the cells and chains run on; -1, the machine's
 	// first.
@@ -54,8 +54,8 @@ type RunConfig struct {
 	// Script, when not nil, is the user's scripts, run in the cells in
 	// place of tpcc-ro, as run sql takes them (their settings only:
 	// --script, --builtin, --define, --init, --scale; the seed is run
-	// sql's default); a server engine only, both servers set up by
-	// --init.
+	// sql's default): on a server engine both servers set up by --init,
+	// on SQLite read-only on DB's image (no --init).
 	Script *sqlscript.RunConfig `json:"script,omitempty"`
 }
 
@@ -81,10 +81,9 @@ func (c RunConfig) CheckScripts() error {
 	return err
 }
 
-// sqliteScripts says why run pages refuses the user's scripts on SQLite.
-const sqliteScripts = "is for --engine postgres or mariadb: on SQLite the cells read a tpcc database image in place, and " +
-	"running your scripts there (a read-only image made from your --init) is not built yet; " +
-	"'numalab run pages --engine postgres --script FILE --init FILE' measures your script's fit on PostgreSQL"
+// sqliteInit says why run pages refuses --init on SQLite.
+const sqliteInit = "is for --engine postgres or mariadb: on SQLite the cells read an image of --db, read-only, " +
+	"so the database is made first ('numalab run sql --engine sqlite --db FILE --init FILE' makes one)"
 
 // DefaultRunConfig is eval's five-minute plan's: 4 pairs of 650 ms cells.
 func DefaultRunConfig() RunConfig {
@@ -108,7 +107,7 @@ func (c RunConfig) Check() error {
 	var bad cliflag.Errs
 	bad = append(bad, checkEngine(c.Engine)...)
 	if c.Script != nil {
-		bad.BadIf(c.engine() == "sqlite", "script", strings.Join(c.Script.Scripts, ","), sqliteScripts)
+		bad.BadIf(c.engine() == "sqlite" && c.Script.Init != "", "init", c.Script.Init, sqliteInit)
 		bad.BadIf(len(c.Script.Scripts)+len(c.Script.Builtins) == 0, "script", "", "names no script (expected --script FILE[@WEIGHT] or --builtin NAME[@WEIGHT])")
 		bad.BadIf(c.Script.Scale < 1, "scale", fmt.Sprint(c.Script.Scale), "is not a positive scale: want 1 or more (the :scale variable)")
 	}

@@ -25,8 +25,10 @@
 // each server runs --init, timed, and prewarms what it made; a cell's
 // transaction is a script chosen by weight, its hot run the same script
 // with the same draws (pgscript.Client's Mark and Rewind); the fit's
-// workload is the scripts' names (calib.ScriptsWorkload). Scripts on
-// SQLite are refused: its cells read a tpcc image.
+// workload is the scripts' names (calib.ScriptsWorkload). On SQLite the
+// scripts run on the image of DB, read-only by design: a script that
+// writes fails at its write, naming the statement; --init is refused
+// there.
 //
 // It refuses a database that is not tpcc (no tpcc_meta), a CPU this
 // process may not run on, and counts nothing it could not read: a cell

@@ -250,8 +250,9 @@ func (s *Sweep) Engine() engine.Engine { return s.eng }
 
 // Client is client id of the run's scripts, with the run's options
 // (placeholders, seed, scale, defines, tries), for a caller that runs the
-// transactions itself on a connection of Engine: run pages runs each
-// twice with the same inputs (pgscript.Mark).
+// transactions itself on a connection of Engine, or of its own engine (it
+// needs no Open): run pages runs each twice with the same inputs
+// (pgscript.Mark).
 func (s *Sweep) Client(id int) (*pgscript.Client, error) {
 	set, err := pgscript.NewSet(s.cfg.options(s.dial), s.scripts...)
 	if err != nil {
