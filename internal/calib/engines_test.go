@@ -105,9 +105,10 @@ func TestTwoLatencyPointsRecoverAM(t *testing.T) {
 	}
 }
 
-// TestEngineCosts: each engine's newest fit gives its own row, A and M
-// its fit's, the stall share at one socket's latency and the per-core
-// rate falling with sockets; an engine whose cells did not fit says why.
+// TestEngineCosts: each engine's newest fit of each workload gives its own
+// row, A and M its fit's, the stall share at one socket's latency and the
+// per-core rate falling with sockets; an engine whose cells did not fit
+// says why.
 func TestEngineCosts(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
@@ -116,13 +117,16 @@ func TestEngineCosts(t *testing.T) {
 	pg.Engine = "postgres"
 	bad := measuredFit(t, 1)
 	bad.Engine, bad.Fit, bad.FitError = "mariadb", nil, "too few cells"
+	script := measuredFit(t, 1)
+	script.Engine, script.Workload = "postgres", "bank.sql"
 	rows, err := EngineCosts(probe, stored(t, 2, RunFit, m, KindMeasuredFit.Of(*sq)), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*pg)),
-		stored(t, 4, RunFit, m, KindMeasuredFit.Of(*bad)))
+		stored(t, 4, RunFit, m, KindMeasuredFit.Of(*bad)), stored(t, 5, RunFit, m, KindMeasuredFit.Of(*script)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || rows[0].Engine != "sqlite" || rows[1].Engine != "postgres" || rows[1].FitRun != 3 || rows[2].NoFit != "too few cells" {
-		t.Fatalf("rows %+v; want sqlite, postgres (run 3), mariadb without a fit", rows)
+	if len(rows) != 4 || rows[0].Engine != "sqlite" || rows[1].Engine != "postgres" || rows[1].FitRun != 3 || rows[2].NoFit != "too few cells" ||
+		rows[3].Workload != "bank.sql" || rows[3].FitRun != 5 {
+		t.Fatalf("rows %+v; want sqlite, postgres (run 3), mariadb without a fit, postgres's bank.sql (run 5) beside its tpcc-ro", rows)
 	}
 	r := rows[1]
 	// One socket's latency is the fit's first chain, 100 ns: M·L·f/C.
