@@ -109,9 +109,9 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 			m.Engine = f.FitEngine()
 		}
 	}
-	workload := "" // the user's scripts', where the model rests on them
-	if oltp != nil && oltp == script {
-		workload = RunWorkload(script)
+	workload := "" // the run's the model rests on: tpcc-ro, or the user's scripts
+	if oltp != nil {
+		workload = RunWorkload(oltp)
 	}
 	measured, other, err := engineFit(fits, m.Engine, workload)
 	if err != nil {

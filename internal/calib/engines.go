@@ -59,11 +59,14 @@ func ScriptsWorkload(scripts, builtins []string) string {
 	return strings.Join(names, " + ")
 }
 
-// RunWorkload is the workload of a stored run of the user's scripts
-// (result.RunSQL), from its configuration (ScriptsWorkload); "" for a run
-// of another kind or one that records no scripts.
+// RunWorkload is the workload of a stored OLTP run (tpcc-ro) or run of
+// the user's scripts (result.RunSQL: ScriptsWorkload, from its
+// configuration); "" for a run of another kind.
 func RunWorkload(run *result.Run) string {
-	if run.Kind != result.RunSQL || len(run.Config) == 0 {
+	switch {
+	case run.Kind == result.RunOLTP:
+		return calibrated.LegacyWorkload
+	case run.Kind != result.RunSQL || len(run.Config) == 0:
 		return ""
 	}
 	var c struct {
@@ -77,10 +80,9 @@ func RunWorkload(run *result.Run) string {
 }
 
 // engineFit is, of the RunFit runs fits, the last whose cells ran on
-// engine, and of those, for a run of the user's scripts (workload, their
-// ScriptsWorkload; "" for another run), the last of that workload; nil and
-// a note naming the others when none ran on engine, and a note saying so
-// when the fit taken is not of the scripts.
+// engine, and of those the last of workload (the model's run's,
+// RunWorkload; "" for any); nil and a note naming the others when none ran
+// on engine, and a note saying so when the fit taken is not of workload.
 func engineFit(fits []*result.Run, engine, workload string) (*result.Run, string, error) {
 	var others []string
 	var newest *result.Run
@@ -103,8 +105,8 @@ func engineFit(fits []*result.Run, engine, workload string) (*result.Run, string
 		}
 	}
 	if newest != nil {
-		return newest, fmt.Sprintf("no measured fit of %s's %s among the runs: A and M are run %d's, %s's %s, not the scripts' ('numalab run pages --engine %s --script FILE' measures theirs)",
-			engine, workload, newest.ID, engine, newestWorkload, engine), nil
+		return newest, fmt.Sprintf("no measured fit of %s's %s among the runs: A and M are run %d's, %s's %s, not %s's ('numalab run pages --engine %s' measures it, with --script for scripts)",
+			engine, workload, newest.ID, engine, newestWorkload, workload, engine), nil
 	}
 	if len(others) == 0 {
 		return nil, "", nil

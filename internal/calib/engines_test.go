@@ -206,7 +206,8 @@ func TestMariaDBRunTakesItsOwnFit(t *testing.T) {
 // tpcc-ro fit of PostgreSQL notwithstanding, and names it; with no fit of
 // its scripts stored (only another script's and tpcc-ro's) it takes
 // PostgreSQL's newest and says that fit is not of its scripts. Calibrate,
-// given the fits among its runs, chooses alike.
+// given the fits among its runs, chooses alike, and an OLTP run prefers
+// tpcc-ro's fit to a newer one of scripts.
 func TestScriptRunTakesItsScriptsFit(t *testing.T) {
 	m := oneNode()
 	fit := func(id int64, workload string) *result.Run {
@@ -240,7 +241,7 @@ func TestScriptRunTakesItsScriptsFit(t *testing.T) {
 	if c, err = Calibrate(st[1], st[2], st[4], st[5]); err != nil {
 		t.Fatal(err)
 	}
-	if note := "no measured fit of postgres's bank.sql among the runs: A and M are run 5's, postgres's tpcc-ro, not the scripts'"; c.FitRun != 5 ||
+	if note := "no measured fit of postgres's bank.sql among the runs: A and M are run 5's, postgres's tpcc-ro, not bank.sql's"; c.FitRun != 5 ||
 		!strings.Contains(strings.Join(c.Notes, " "), note) {
 		t.Errorf("Calibrate without its scripts' fit: fit run %d, notes %q; want run 5, saying %q", c.FitRun, c.Notes, note)
 	}
@@ -249,7 +250,7 @@ func TestScriptRunTakesItsScriptsFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.FitRun != 5 || !strings.HasPrefix(c.FitChoice, "model-fit run 5, postgres's tpcc-ro, not this run's scripts (bank.sql): no fit of them on postgres") {
+	if c.FitRun != 5 || !strings.HasPrefix(c.FitChoice, "model-fit run 5, postgres's tpcc-ro, not this run's scripts (bank.sql): no fit of bank.sql on postgres") {
 		t.Errorf("no fit of its scripts: fit run %d, choice %q; want run 5, PostgreSQL's newest, said not to be its scripts'", c.FitRun, c.FitChoice)
 	}
 	if c, err = CalibrateStored(st, 2, 0, 4); err != nil {
@@ -257,6 +258,22 @@ func TestScriptRunTakesItsScriptsFit(t *testing.T) {
 	}
 	if c.FitRun != 4 || !strings.Contains(c.FitChoice, "postgres's other.sql, not this run's scripts (bank.sql), named by --fit-run") {
 		t.Errorf("another script's fit named: fit run %d, choice %q", c.FitRun, c.FitChoice)
+	}
+	// numalab's own OLTP run (tpcc-ro) takes tpcc-ro's fit, a newer fit of
+	// scripts notwithstanding, and without one says it took a script's.
+	st[6], st[7] = fit(6, "bank.sql"), engineOLTP(t, 7, "postgres")
+	if c, err = CalibrateStored(st, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 5 || !strings.HasPrefix(c.FitChoice, "model-fit run 5, postgres's tpcc-ro, the newest of postgres on this host") {
+		t.Errorf("OLTP run beside a newer script fit: fit run %d, choice %q; want tpcc-ro's, run 5", c.FitRun, c.FitChoice)
+	}
+	delete(st, 5)
+	if c, err = CalibrateStored(st, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 6 || !strings.HasPrefix(c.FitChoice, "model-fit run 6, postgres's bank.sql, not this run's workload (tpcc-ro): no fit of tpcc-ro on postgres") {
+		t.Errorf("OLTP run with script fits alone: fit run %d, choice %q; want run 6, said not to be tpcc-ro's", c.FitRun, c.FitChoice)
 	}
 }
 

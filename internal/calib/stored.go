@@ -72,20 +72,25 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 // storedFit is the RunFit run a stored calibration of oltp uses, as
 // CalibrateStored chooses it, and the choice in words; no run without one
 // stored. Unnamed, the newest is used of those measured on oltp's engine
-// and host: a fit is one engine's A and M on one machine; for a run of the
-// user's scripts, the newest of those whose workload is its scripts
-// (RunWorkload), else the engine's newest, saying it is not theirs. Named,
-// a fit of another engine is refused.
+// and host: a fit is one engine's A and M on one machine, and of those the
+// newest of the run's workload (RunWorkload: tpcc-ro, or the user's
+// scripts), else the engine's newest, saying it is not the run's. Named, a
+// fit of another engine is refused.
 func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string, error) {
 	engine, workload := RunEngine(oltp), RunWorkload(oltp)
 	theirs := engine + "'s " + workload
+	scripts := oltp.Kind == result.RunSQL
+	noun, how := "workload", fmt.Sprintf("'numalab run pages --engine %s'", engine)
+	if scripts {
+		noun, how = "scripts", fmt.Sprintf("'numalab run pages --engine %s --script FILE'", engine)
+	}
 	// notTheirs says, of a fit of engine in words, that it is not of the
-	// run's scripts; "" when it is, or the run is not of scripts.
+	// run's workload; "" when it is.
 	notTheirs := func(what string) string {
-		if workload == "" || what == theirs {
+		if what == theirs {
 			return ""
 		}
-		return fmt.Sprintf(", not this run's scripts (%s)", workload)
+		return fmt.Sprintf(", not this run's %s (%s)", noun, workload)
 	}
 	if fitID != 0 {
 		run, err := st.Get(fitID)
@@ -128,18 +133,17 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			skipped = append(skipped, fmt.Sprintf("%d (%s)", id, cmp.Or(what, "no fit stored")))
 		case run.Host != oltp.Host:
 			skipped = append(skipped, fmt.Sprintf("%d (host %q, not %q)", id, run.Host, oltp.Host))
-		case workload != "" && what == theirs:
+		case what == theirs && scripts:
 			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, this run's scripts, the newest of them on %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
+		case what == theirs:
+			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
 		case newest == nil:
 			newest, newestWhat = run, what
-			if workload == "" {
-				return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
-			}
 		}
 	}
 	if newest != nil {
-		return []*result.Run{newest}, fmt.Sprintf("%s run %d, %s%s: no fit of them on %s on this host in the store ('numalab run pages --engine %s --script FILE' stores one), so the newest of %s on this host (--fit-run ID chooses another)",
-			RunFit, newest.ID, newestWhat, notTheirs(newestWhat), engine, engine, engine), nil
+		return []*result.Run{newest}, fmt.Sprintf("%s run %d, %s%s: no fit of %s on %s on this host in the store (%s stores one), so the newest of %s on this host (--fit-run ID chooses another)",
+			RunFit, newest.ID, newestWhat, notTheirs(newestWhat), workload, engine, how, engine), nil
 	}
 	none := fmt.Sprintf("no %s run of %s on host %q in the store ('numalab run pages --engine %s' stores one)", RunFit, engine, oltp.Host, engine)
 	if n := len(skipped); n > 3 {
