@@ -228,6 +228,9 @@ func TestRunPagesScriptPostgres(t *testing.T) {
 	if f.FitEngine() != "postgres" || f.FitWorkload() != "tiny.sql" || len(f.Cells) != 4 || !strings.HasPrefix(f.What, "your scripts (tiny.sql) on PostgreSQL") {
 		t.Errorf("stored fit of %s's %s, %d cells, what %q; want PostgreSQL's tiny.sql, two cells cold and hot", f.FitEngine(), f.FitWorkload(), len(f.Cells), f.What)
 	}
+	if !strings.Contains(f.Method, "--init "+init+": 2 commands in ") || !strings.Contains(f.Method, " with huge_pages=off") {
+		t.Errorf("stored method %q does not say what --init did on each server", f.Method)
+	}
 	for _, c := range f.Cells {
 		if c.Txns == 0 {
 			t.Errorf("%s ran no transaction", c.Label)

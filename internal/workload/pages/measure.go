@@ -143,6 +143,9 @@ func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, 
 			cfg.Pairs, cfg.Cell, units.Bytes(cacheBytes), 100*cfg.Tolerance, cfg.Repeats, sd.chains),
 		GHz: ghz,
 	}
+	if len(sd.inits) > 0 {
+		f.Method += "; " + strings.Join(sd.inits, ", ")
+	}
 	f.Sentinel.UseMemory(mem)
 	r := &pageRun{ctx: ctx, cpu: cfg.CPU, f: f, progress: progress}
 	for i, s := range sd.s {
@@ -193,9 +196,10 @@ type side struct {
 // pageMemory's order), what they are in words, and how to let them go.
 type sides struct {
 	s              [2]side
-	engine, title  string // "postgres", "PostgreSQL"
-	workload, what string // the fit's workload ("tpcc-ro", "bank.sql"), in words
-	where, chains  string // where the data is, in words; how the chains stand for it
+	engine, title  string   // "postgres", "PostgreSQL"
+	workload, what string   // the fit's workload ("tpcc-ro", "bank.sql"), in words
+	where, chains  string   // where the data is, in words; how the chains stand for it
+	inits          []string // what --init did on each server, in words
 	release        func()
 }
 

@@ -129,6 +129,9 @@ func serverSides(ctx context.Context, cfg RunConfig, w io.Writer) (_ *sides, err
 			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, sp.value(kind.huge), err)
 		}
 		undo = append(undo, conn.close)
+		if srv.l.init != "" {
+			sd.inits = append(sd.inits, fmt.Sprintf("%s with %s=%s", srv.l.init, sp.setting, sp.value(kind.huge)))
+		}
 		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: srv.huge, dataBytes: max(srv.l.bytes, 2<<20), conn: conn}
 	}
 	return sd, nil
@@ -149,6 +152,7 @@ func (sp serverPage) value(huge bool) string {
 type loaded struct {
 	eng    engine.Engine
 	bytes  int64
+	init   string // what --init did, in words; "" for none
 	stream func(ctx context.Context, cpu int) (*pageConn, error)
 }
 
@@ -210,9 +214,11 @@ func scriptLoader(cfg RunConfig, w io.Writer) loader {
 				sw.Close()
 			}
 		}()
+		var did string
 		for _, it := range items {
 			if rec, ok := it.Body().(sqlscript.InitRecord); ok {
-				fmt.Fprintf(w, "  --init %s: %d commands in %.2f s\n", rec.File, rec.Commands, rec.Seconds)
+				did = fmt.Sprintf("--init %s: %d commands in %.2f s", rec.File, rec.Commands, rec.Seconds)
+				fmt.Fprintf(w, "  %s\n", did)
 			}
 		}
 		eng := sw.Engine()
@@ -220,7 +226,7 @@ func scriptLoader(cfg RunConfig, w io.Writer) loader {
 		if err != nil {
 			return nil, fmt.Errorf("prewarming what --init made: %w", err)
 		}
-		return &loaded{eng: eng, bytes: pw.Bytes, stream: func(ctx context.Context, cpu int) (*pageConn, error) {
+		return &loaded{eng: eng, bytes: pw.Bytes, init: did, stream: func(ctx context.Context, cpu int) (*pageConn, error) {
 			client, err := sw.Client(0)
 			if err != nil {
 				sw.Close()
