@@ -105,7 +105,8 @@ func engineFit(fits []*result.Run, engine, workload string) (*result.Run, string
 		}
 	}
 	if newest != nil {
-		return newest, fmt.Sprintf("no measured fit of %s's %s among the runs: A and M are run %d's, %s's %s, not %s's ('numalab run pages --engine %s' measures it, with --script for scripts)",
+		return newest, fmt.Sprintf("no measured fit of %s's %s among the runs: A and M are run %d's, %s's %s, not %s's "+
+			"('numalab run pages --engine %s' measures it, with --script for scripts)",
 			engine, workload, newest.ID, engine, newestWorkload, workload, engine), nil
 	}
 	if len(others) == 0 {

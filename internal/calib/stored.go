@@ -108,7 +108,8 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			return nil, "", setting.Errorf("fit-run", "run %d fitted %s, and %s %d ran on %s: one engine's A and M are not another's (numalab run pages --engine %s stores %s's)",
 				fitID, what, RunLabel(oltp.Kind), oltp.ID, engine, engine, engine)
 		}
-		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s%s, named by --fit-run", RunFit, fitID, what, notTheirs(what)), nil
+		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s%s, named by --fit-run",
+			RunFit, fitID, what, notTheirs(what)), nil
 	}
 	var skipped []string
 	var newest *result.Run // of engine on this host, when no fit of the run's scripts is found
@@ -134,7 +135,8 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 		case run.Host != oltp.Host:
 			skipped = append(skipped, fmt.Sprintf("%d (host %q, not %q)", id, run.Host, oltp.Host))
 		case what == theirs && scripts:
-			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, this run's scripts, the newest of them on %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
+			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, this run's scripts, "+
+				"the newest of them on %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
 		case what == theirs:
 			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
 		case newest == nil:
@@ -142,7 +144,8 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 		}
 	}
 	if newest != nil {
-		return []*result.Run{newest}, fmt.Sprintf("%s run %d, %s%s: no fit of %s on %s on this host in the store (%s stores one), so the newest of %s on this host (--fit-run ID chooses another)",
+		return []*result.Run{newest}, fmt.Sprintf("%s run %d, %s%s: no fit of %s on %s on this host in the store "+
+			"(%s stores one), so the newest of %s on this host (--fit-run ID chooses another)",
 			RunFit, newest.ID, newestWhat, notTheirs(newestWhat), workload, engine, how, engine), nil
 	}
 	none := fmt.Sprintf("no %s run of %s on host %q in the store ('numalab run pages --engine %s' stores one)", RunFit, engine, oltp.Host, engine)

@@ -81,7 +81,8 @@ func (t *scriptTwice) ready(again bool) {
 func (t *scriptTwice) run(ctx context.Context) error {
 	if _, err := t.client.Run(ctx, t.conn, t.client.Choose()); err != nil {
 		if t.readOnly {
-			return fmt.Errorf("a transaction of your scripts: %w (on SQLite the cells read the database image, which is read-only: run pages runs scripts that only read there)", err)
+			return fmt.Errorf("a transaction of your scripts: %w (on SQLite the cells read the database image, "+
+				"which is read-only: run pages runs scripts that only read there)", err)
 		}
 		return fmt.Errorf("a transaction of your scripts: %w", err)
 	}
@@ -134,7 +135,8 @@ func scriptImageConn(sc sqlscript.RunConfig) (func(ctx context.Context, im *imag
 			eng.Close()
 			return nil, err
 		}
-		return &pageConn{tx: &scriptTwice{client: client, conn: conn, readOnly: true}, closer: eng.Close, counters: openCounters}, nil
+		tx := &scriptTwice{client: client, conn: conn, readOnly: true}
+		return &pageConn{tx: tx, closer: eng.Close, counters: openCounters}, nil
 	}, nil
 }
 
@@ -157,7 +159,8 @@ func newPageConn(ctx context.Context, w *tpcc.Workload, cpu int, closer func() e
 		closer()
 		return nil, err
 	}
-	return &pageConn{tx: &tpccTwice{stream: s, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg}, closer: closer, counters: openCounters}, nil
+	tx := &tpccTwice{stream: s, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg}
+	return &pageConn{tx: tx, closer: closer, counters: openCounters}, nil
 }
 
 // pinned runs f on the calling goroutine's thread pinned to cpu

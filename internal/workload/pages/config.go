@@ -108,8 +108,10 @@ func (c RunConfig) Check() error {
 	bad = append(bad, checkEngine(c.Engine)...)
 	if c.Script != nil {
 		bad.BadIf(c.engine() == "sqlite" && c.Script.Init != "", "init", c.Script.Init, sqliteInit)
-		bad.BadIf(len(c.Script.Scripts)+len(c.Script.Builtins) == 0, "script", "", "names no script (expected --script FILE[@WEIGHT] or --builtin NAME[@WEIGHT])")
-		bad.BadIf(c.Script.Scale < 1, "scale", fmt.Sprint(c.Script.Scale), "is not a positive scale: want 1 or more (the :scale variable)")
+		bad.BadIf(len(c.Script.Scripts)+len(c.Script.Builtins) == 0, "script", "",
+			"names no script (expected --script FILE[@WEIGHT] or --builtin NAME[@WEIGHT])")
+		bad.BadIf(c.Script.Scale < 1, "scale", fmt.Sprint(c.Script.Scale),
+			"is not a positive scale: want 1 or more (the :scale variable)")
 	}
 	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+" loads its own database into its own servers (leave --db out)")
 	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")

@@ -299,7 +299,8 @@ func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool, l
 // open starts the server with settings, puts its data in (ld) and reads
 // its data mapping, refusing one whose setting did not decide its page
 // size.
-func (srv *server) open(ctx context.Context, ld loader, settings map[string]string, cpu int, sp serverPage, huge bool) (err error) {
+func (srv *server) open(ctx context.Context, ld loader, settings map[string]string, cpu int, sp serverPage,
+	huge bool) (err error) {
 	if srv.l, err = ld.load(ctx, settings); err != nil {
 		return err
 	}
