@@ -9,13 +9,19 @@ import (
 	"github.com/numalab/numalab/internal/cliflag"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/pages"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 )
 
-// pagesSettings are run pages' flags on the fields of c.
+// pagesSettings are run pages' flags on the fields of c, the scripts'
+// (run sql's, sqlscript's ScriptSettings) where c has scripts.
 func pagesSettings(c *pages.RunConfig) cliflag.Settings {
-	return cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Optional(cliflag.Str("db", &c.DB)), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
+	ss := cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Optional(cliflag.Str("db", &c.DB)), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
 		cliflag.Int("repeats", &c.Repeats), cliflag.Optional(cliflag.Duration("repeat-within", &c.RepeatWithin)), cliflag.Optional(cliflag.Float("ghz", &c.GHz)),
 		cliflag.Optional(cliflag.Int64("probe-run", &c.ProbeRun)), cliflag.Float("tolerance", &c.Tolerance)}
+	if c.Script != nil {
+		ss = append(ss, c.Script.ScriptSettings()...)
+	}
+	return ss
 }
 
 // pagesFlags parses run pages' command line into a checked
@@ -33,16 +39,28 @@ func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, don
 	fs.Float64("ghz", 0, "core clock of the points (0: the memory probe's, --probe-run)")
 	fs.Int64("probe-run", 0, "memory probe `run` whose clock the points are at (0: the store's newest)")
 	fs.Float64("tolerance", c.Tolerance, "how far off its median the speed sentinel may read before the cells beside it are left out")
+	sc := sqlscript.DefaultRunConfig()
+	scripts := sc.ScriptSettings()
+	scripts.Define(fs)
 	sp := cliflag.Store(fs)
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return c, "", true, err
 	}
 	bad = append(bad, pagesSettings(&c).Apply(fs, true)...)
+	bad = append(bad, scripts.Apply(fs, true)...)
 	if c.Engine != "" && c.Engine != "sqlite" && !cliflag.Given(fs, "db") {
 		c.DB = "" // a server's data is its own: no SQLite file to name
 	}
-	return c, *sp, false, errors.Join(append(bad, c.Check())...)
+	for _, name := range []string{"script", "builtin", "define", "init", "scale"} {
+		if cliflag.Given(fs, name) {
+			sc.Engine, c.Script = c.Engine, &sc
+		}
+	}
+	if err := errors.Join(append(bad, c.Check())...); err != nil {
+		return c, *sp, false, err
+	}
+	return c, *sp, false, c.CheckScripts()
 }
 
 func runPages(ctx context.Context, e *env, args []string) error {

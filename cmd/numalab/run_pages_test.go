@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/eval"
 	"github.com/numalab/numalab/internal/evalplan"
+	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/store"
 	"github.com/numalab/numalab/internal/topo"
 	"github.com/numalab/numalab/internal/workload/pages"
@@ -69,6 +71,10 @@ func TestRunPagesBadInput(t *testing.T) {
 		{[]string{"--ghz", "3", "--db", empty}, "-db: " + empty + " is empty (expected a tpcc SQLite file"},
 		{[]string{"--ghz", "3", "--db", t.TempDir()}, "is a directory (expected a tpcc SQLite file"},
 		{[]string{"--ghz", "3", "--db", text}, "is not an SQLite database by its first bytes"},
+		// The user's scripts: a server engine's, named, readable.
+		{[]string{"--ghz", "3", "--script", text, "--init", text}, `-init: "` + text + `" is for --engine postgres or mariadb: on SQLite`},
+		{[]string{"--ghz", "3", "--engine", "postgres", "--init", text}, `-script: "" names no script`},
+		{[]string{"--ghz", "3", "--engine", "postgres", "--script", filepath.Join(t.TempDir(), "none.sql")}, "-script: cannot read"},
 	} {
 		_, _, err := runCLI(t, append([]string{"run", "pages", "--store", st}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -176,5 +182,71 @@ func TestPagesStoredCommandParses(t *testing.T) {
 		if a, b := asJSON(t, got), asJSON(t, c); a != b {
 			t.Errorf("%q\nparses to %s\nwant      %s", argv, a, b)
 		}
+	}
+}
+
+// TestRunPagesScriptPostgres runs the experiment briefly with a tiny
+// script of the user's on PostgreSQL: both servers run its --init, the
+// cells run the script, and the stored fit is PostgreSQL's of the script,
+// named by it, with a command line that parses back to the same run.
+func TestRunPagesScriptPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two PostgreSQL servers and runs the cells (seconds)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the 2 MiB side reserves pages from the kernel's pool (/proc/sys/vm/nr_hugepages), which needs root")
+	}
+	dir := t.TempDir()
+	st, init, script := filepath.Join(dir, "s.db"), filepath.Join(dir, "init.sql"), filepath.Join(dir, "tiny.sql")
+	for file, text := range map[string]string{
+		init:   "CREATE TABLE t (k int PRIMARY KEY, v int NOT NULL);\nINSERT INTO t SELECT g, 0 FROM generate_series(1, 2000) g;\n",
+		script: "\\set k random(1, 2000)\nSELECT v FROM t WHERE k = :k;\nUPDATE t SET v = v + 1 WHERE k = :k;\n",
+	} {
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := os.ReadFile("/proc/sys/vm/nr_hugepages")
+	out, _, err := runCLI(t, "run", "pages", "--engine", "postgres", "--script", script, "--init", init, "--store", st,
+		"--ghz", "2.5", "--pairs", "1", "--cell", "50ms", "--repeats", "0")
+	if errors.Is(err, pgserver.ErrNoBinaries) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile("/proc/sys/vm/nr_hugepages"); string(after) != string(before) {
+		t.Errorf("nr_hugepages %q after, %q before", after, before)
+	}
+	if n := strings.Count(out, "--init "+init+": 2 commands in "); n != 2 {
+		t.Errorf("output says --init ran %d times, want once on each server:\n%s", n, out)
+	}
+	r := onlyRun(t, st)
+	f, err := calib.KindMeasuredFit.Last(r)
+	if err != nil || f == nil {
+		t.Fatalf("stored fit: %v", err)
+	}
+	if f.FitEngine() != "postgres" || f.FitWorkload() != "tiny.sql" || len(f.Cells) != 4 || !strings.HasPrefix(f.What, "your scripts (tiny.sql) on PostgreSQL") {
+		t.Errorf("stored fit of %s's %s, %d cells, what %q; want PostgreSQL's tiny.sql, two cells cold and hot", f.FitEngine(), f.FitWorkload(), len(f.Cells), f.What)
+	}
+	if !strings.Contains(f.Method, "--init "+init+": 2 commands in ") || !strings.Contains(f.Method, " with huge_pages=off") {
+		t.Errorf("stored method %q does not say what --init did on each server", f.Method)
+	}
+	for _, c := range f.Cells {
+		if c.Txns == 0 {
+			t.Errorf("%s ran no transaction", c.Label)
+		}
+	}
+	var cfg pages.RunConfig
+	if err := json.Unmarshal(r.Config, &cfg); err != nil || cfg.Script == nil || !slices.Equal(cfg.Script.Scripts, []string{script}) || cfg.Script.Init != init {
+		t.Errorf("stored configuration %s (%v); want the script and --init", r.Config, err)
+	}
+	words := shellSplit(t, r.Command)
+	got, _, done, err := pagesFlags(&env{stdout: io.Discard, stderr: io.Discard}, words[3:])
+	if err != nil || done {
+		t.Fatalf("stored command %q: %v", r.Command, err)
+	}
+	if a, b := asJSON(t, got), asJSON(t, cfg); a != b {
+		t.Errorf("stored command %q\nparses to %s\nwant      %s", r.Command, a, b)
 	}
 }

@@ -109,7 +109,11 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 			m.Engine = f.FitEngine()
 		}
 	}
-	measured, other, err := engineFit(fits, m.Engine)
+	workload := "" // the run's the model rests on: tpcc-ro, or the user's scripts
+	if oltp != nil {
+		workload = RunWorkload(oltp)
+	}
+	measured, other, err := engineFit(fits, m.Engine, workload)
 	if err != nil {
 		return nil, err
 	}

@@ -116,9 +116,10 @@ func TestTwoLatencyPointsRecoverAM(t *testing.T) {
 	}
 }
 
-// TestEngineCosts: each engine's newest fit gives its own row, A and M
-// its fit's, the stall share at one socket's latency and the per-core
-// rate falling with sockets; an engine whose cells did not fit says why.
+// TestEngineCosts: each engine's newest fit of each workload gives its own
+// row, A and M its fit's, the stall share at one socket's latency and the
+// per-core rate falling with sockets; an engine whose cells did not fit
+// says why.
 func TestEngineCosts(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
@@ -127,13 +128,16 @@ func TestEngineCosts(t *testing.T) {
 	pg.Engine = "postgres"
 	bad := measuredFit(t, 1)
 	bad.Engine, bad.Fit, bad.FitError = "mariadb", nil, "too few cells"
+	script := measuredFit(t, 1)
+	script.Engine, script.Workload = "postgres", "bank.sql"
 	rows, err := EngineCosts(probe, stored(t, 2, RunFit, m, KindMeasuredFit.Of(*sq)), stored(t, 3, RunFit, m, KindMeasuredFit.Of(*pg)),
-		stored(t, 4, RunFit, m, KindMeasuredFit.Of(*bad)))
+		stored(t, 4, RunFit, m, KindMeasuredFit.Of(*bad)), stored(t, 5, RunFit, m, KindMeasuredFit.Of(*script)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 3 || rows[0].Engine != "sqlite" || rows[1].Engine != "postgres" || rows[1].FitRun != 3 || rows[2].NoFit != "too few cells" {
-		t.Fatalf("rows %+v; want sqlite, postgres (run 3), mariadb without a fit", rows)
+	if len(rows) != 4 || rows[0].Engine != "sqlite" || rows[1].Engine != "postgres" || rows[1].FitRun != 3 || rows[2].NoFit != "too few cells" ||
+		rows[3].Workload != "bank.sql" || rows[3].FitRun != 5 {
+		t.Fatalf("rows %+v; want sqlite, postgres (run 3), mariadb without a fit, postgres's bank.sql (run 5) beside its tpcc-ro", rows)
 	}
 	r := rows[1]
 	// One socket's latency is the fit's first chain, 100 ns: M·L·f/C.
@@ -205,5 +209,99 @@ func TestMariaDBRunTakesItsOwnFit(t *testing.T) {
 	}
 	if _, err := CalibrateStored(st, 2, 0, 4); err == nil || !strings.Contains(err.Error(), "run 4 fitted postgres's tpcc-ro, and OLTP run 2 ran on mariadb") {
 		t.Errorf("PostgreSQL's fit named for a MariaDB run: %v; want it refused", err)
+	}
+}
+
+// TestScriptRunTakesItsScriptsFit: a stored run of the user's scripts on
+// PostgreSQL takes the newest PostgreSQL fit of its own scripts, a newer
+// tpcc-ro fit of PostgreSQL notwithstanding, and names it; with no fit of
+// its scripts stored (only another script's and tpcc-ro's) it takes
+// PostgreSQL's newest and says that fit is not of its scripts. Calibrate,
+// given the fits among its runs, chooses alike, and an OLTP run prefers
+// tpcc-ro's fit to a newer one of scripts.
+func TestScriptRunTakesItsScriptsFit(t *testing.T) {
+	m := oneNode()
+	fit := func(id int64, workload string) *result.Run {
+		f := measuredFit(t, 1)
+		f.Engine, f.Workload = "postgres", workload
+		return stored(t, id, RunFit, m, KindMeasuredFit.Of(*f))
+	}
+	script := stored(t, 2, result.RunSQL, m, result.KindCell.Of(result.Cell{Placement: "cpus=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 900}))
+	script.Config = []byte(`{"engine":"postgres","scripts":["/home/u/sql/bank.sql"],"streams":[1]}`)
+	st := runMap{
+		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150})),
+		2: script,
+		3: fit(3, "bank.sql"),
+		4: fit(4, "other.sql"),
+		5: fit(5, "tpcc-ro"),
+	}
+	c, err := CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 3 || !strings.HasPrefix(c.FitChoice, "model-fit run 3, postgres's bank.sql, this run's scripts") {
+		t.Errorf("its scripts' fit stored: fit run %d, choice %q; want run 3, named as its scripts'", c.FitRun, c.FitChoice)
+	}
+	// The report's and eval's path: the fits among the runs.
+	if c, err = Calibrate(st[1], st[2], st[3], st[4], st[5]); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 3 {
+		t.Errorf("Calibrate with its scripts' fit among the runs: fit run %d, notes %q; want run 3", c.FitRun, c.Notes)
+	}
+	if c, err = Calibrate(st[1], st[2], st[4], st[5]); err != nil {
+		t.Fatal(err)
+	}
+	if note := "no measured fit of postgres's bank.sql among the runs: A and M are run 5's, postgres's tpcc-ro, not bank.sql's"; c.FitRun != 5 ||
+		!strings.Contains(strings.Join(c.Notes, " "), note) {
+		t.Errorf("Calibrate without its scripts' fit: fit run %d, notes %q; want run 5, saying %q", c.FitRun, c.Notes, note)
+	}
+	delete(st, 3)
+	c, err = CalibrateStored(st, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 5 || !strings.HasPrefix(c.FitChoice, "model-fit run 5, postgres's tpcc-ro, not this run's scripts (bank.sql): no fit of bank.sql on postgres") {
+		t.Errorf("no fit of its scripts: fit run %d, choice %q; want run 5, PostgreSQL's newest, said not to be its scripts'", c.FitRun, c.FitChoice)
+	}
+	if c, err = CalibrateStored(st, 2, 0, 4); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 4 || !strings.Contains(c.FitChoice, "postgres's other.sql, not this run's scripts (bank.sql), named by --fit-run") {
+		t.Errorf("another script's fit named: fit run %d, choice %q", c.FitRun, c.FitChoice)
+	}
+	// numalab's own OLTP run (tpcc-ro) takes tpcc-ro's fit, a newer fit of
+	// scripts notwithstanding, and without one says it took a script's.
+	st[6], st[7] = fit(6, "bank.sql"), engineOLTP(t, 7, "postgres")
+	if c, err = CalibrateStored(st, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 5 || !strings.HasPrefix(c.FitChoice, "model-fit run 5, postgres's tpcc-ro, the newest of postgres on this host") {
+		t.Errorf("OLTP run beside a newer script fit: fit run %d, choice %q; want tpcc-ro's, run 5", c.FitRun, c.FitChoice)
+	}
+	delete(st, 5)
+	if c, err = CalibrateStored(st, 7, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if c.FitRun != 6 || !strings.HasPrefix(c.FitChoice, "model-fit run 6, postgres's bank.sql, not this run's workload (tpcc-ro): no fit of tpcc-ro on postgres") {
+		t.Errorf("OLTP run with script fits alone: fit run %d, choice %q; want run 6, said not to be tpcc-ro's", c.FitRun, c.FitChoice)
+	}
+}
+
+// TestScriptsWorkload: a fit of scripts and a run of them name their
+// workload alike: file names without directories, built-ins as such, a
+// weight other than 1.
+func TestScriptsWorkload(t *testing.T) {
+	for _, c := range []struct {
+		scripts, builtins []string
+		want              string
+	}{
+		{[]string{"/tmp/x/bank.sql"}, nil, "bank.sql"},
+		{[]string{"bank.sql@1", "a/b.sql@3"}, []string{"select-only@2"}, "bank.sql + b.sql@3 + builtin:select-only@2"},
+		{nil, []string{"tpcb-like"}, "builtin:tpcb-like"},
+	} {
+		if got := ScriptsWorkload(c.scripts, c.builtins); got != c.want {
+			t.Errorf("ScriptsWorkload(%q, %q) = %q, want %q", c.scripts, c.builtins, got, c.want)
+		}
 	}
 }

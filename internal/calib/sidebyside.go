@@ -13,9 +13,10 @@ import (
 )
 
 // EngineCosts calibrates the model to the memory probe among runs and to
-// each engine's newest measured fit among them (RunFit runs), one row an
-// engine, in the order of their fit runs. An engine whose fit gave no A
-// and M has a row saying why. Without a probe, nil.
+// each engine's newest measured fit of each workload among them (RunFit
+// runs: tpcc-ro, or the user's scripts), one row an engine and workload,
+// in the order of their fit runs. An engine whose fit gave no A and M has
+// a row saying why. Without a probe, nil.
 func EngineCosts(runs ...*result.Run) ([]EngineCost, error) {
 	var probe *result.Run
 	newest := map[string]*result.Run{}
@@ -29,7 +30,7 @@ func EngineCosts(runs ...*result.Run) ([]EngineCost, error) {
 			if err != nil || f == nil {
 				continue
 			}
-			e := f.FitEngine()
+			e := f.FitEngine() + "'s " + f.FitWorkload()
 			if newest[e] == nil {
 				order = append(order, e)
 			}

@@ -72,10 +72,26 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 // storedFit is the RunFit run a stored calibration of oltp uses, as
 // CalibrateStored chooses it, and the choice in words; no run without one
 // stored. Unnamed, the newest is used of those measured on oltp's engine
-// and host: a fit is one engine's A and M on one machine. Named, a fit of
-// another engine is refused.
+// and host: a fit is one engine's A and M on one machine, and of those the
+// newest of the run's workload (RunWorkload: tpcc-ro, or the user's
+// scripts), else the engine's newest, saying it is not the run's. Named, a
+// fit of another engine is refused.
 func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string, error) {
-	engine := RunEngine(oltp)
+	engine, workload := RunEngine(oltp), RunWorkload(oltp)
+	theirs := engine + "'s " + workload
+	scripts := oltp.Kind == result.RunSQL
+	noun, how := "workload", fmt.Sprintf("'numalab run pages --engine %s'", engine)
+	if scripts {
+		noun, how = "scripts", fmt.Sprintf("'numalab run pages --engine %s --script FILE'", engine)
+	}
+	// notTheirs says, of a fit of engine in words, that it is not of the
+	// run's workload; "" when it is.
+	notTheirs := func(what string) string {
+		if what == theirs {
+			return ""
+		}
+		return fmt.Sprintf(", not this run's %s (%s)", noun, workload)
+	}
 	if fitID != 0 {
 		run, err := st.Get(fitID)
 		if err != nil {
@@ -92,9 +108,12 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			return nil, "", setting.Errorf("fit-run", "run %d fitted %s, and %s %d ran on %s: one engine's A and M are not another's (numalab run pages --engine %s stores %s's)",
 				fitID, what, RunLabel(oltp.Kind), oltp.ID, engine, engine, engine)
 		}
-		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, named by --fit-run", RunFit, fitID, what), nil
+		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s%s, named by --fit-run",
+			RunFit, fitID, what, notTheirs(what)), nil
 	}
 	var skipped []string
+	var newest *result.Run // of engine on this host, when no fit of the run's scripts is found
+	var newestWhat string
 	for id := int64(0); ; {
 		var err error
 		if id, err = st.Latest(RunFit, id, result.StatusComplete); err != nil {
@@ -115,9 +134,19 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			skipped = append(skipped, fmt.Sprintf("%d (%s)", id, cmp.Or(what, "no fit stored")))
 		case run.Host != oltp.Host:
 			skipped = append(skipped, fmt.Sprintf("%d (host %q, not %q)", id, run.Host, oltp.Host))
-		default:
+		case what == theirs && scripts:
+			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, this run's scripts, "+
+				"the newest of them on %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
+		case what == theirs:
 			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
+		case newest == nil:
+			newest, newestWhat = run, what
 		}
+	}
+	if newest != nil {
+		return []*result.Run{newest}, fmt.Sprintf("%s run %d, %s%s: no fit of %s on %s on this host in the store "+
+			"(%s stores one), so the newest of %s on this host (--fit-run ID chooses another)",
+			RunFit, newest.ID, newestWhat, notTheirs(newestWhat), workload, engine, how, engine), nil
 	}
 	none := fmt.Sprintf("no %s run of %s on host %q in the store ('numalab run pages --engine %s' stores one)", RunFit, engine, oltp.Host, engine)
 	if n := len(skipped); n > 3 {

@@ -241,6 +241,27 @@ func (s *Set) Client(id int) *Client {
 	return c
 }
 
+// Mark is a client's variables and generator at one moment, to go back
+// to (Client.Rewind): a transaction run from a mark twice runs with the
+// same inputs both times, as the page-size experiment's cold and hot
+// runs do.
+type Mark struct {
+	rng  prng
+	vars []value
+}
+
+// Mark keeps the client's variables and generator in m.
+func (c *Client) Mark(m *Mark) {
+	m.rng = c.rng
+	m.vars = append(m.vars[:0], c.vars...)
+}
+
+// Rewind gives the client back the variables and generator kept in m.
+func (c *Client) Rewind(m *Mark) {
+	c.rng = m.rng
+	copy(c.vars, m.vars)
+}
+
 // Choose picks the next transaction's script by weight, from the
 // client's generator (no draw when there is one script).
 func (c *Client) Choose() int {

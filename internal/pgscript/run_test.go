@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,5 +281,49 @@ func TestChoose(t *testing.T) {
 	}
 	if _, err := NewSet(Options{}, Weighted{z, 0}); err == nil {
 		t.Error("NewSet accepted a total weight of 0")
+	}
+}
+
+// TestMarkRewind: a transaction run again from a mark draws the same
+// script and inputs, and variables set by it are as they were at the mark;
+// run on without rewinding, it draws afresh.
+func TestMarkRewind(t *testing.T) {
+	a, _ := Parse("a.sql", strings.NewReader("\\set k random(1, 1000000)\nselect :k, :n;\n\\set n :n + 1"))
+	b, _ := Parse("b.sql", strings.NewReader("\\set k random(1, 1000000)\nselect :k, -1;"))
+	set, err := NewSet(Options{Seed: 9, Defines: map[string]string{"n": "0"}}, Weighted{a, 1}, Weighted{b, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := set.Client(0)
+	conn := &fakeConn{}
+	var m Mark
+	for range 20 {
+		c.Mark(&m)
+		for range 2 {
+			if _, err := c.Run(context.Background(), conn, c.Choose()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Rewind(&m)
+		if _, err := c.Run(context.Background(), conn, c.Choose()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i+2 < len(conn.log); i += 3 {
+		if conn.log[i+2] != conn.log[i] {
+			t.Errorf("transaction %d rewound ran %q, first %q", i/3, conn.log[i+2], conn.log[i])
+		}
+	}
+	if !slices.ContainsFunc(conn.log, func(s string) bool { return s != conn.log[0] }) {
+		t.Errorf("every transaction ran %q: the generator did not move on", conn.log[0])
+	}
+	same := 0
+	for i := 0; i+2 < len(conn.log); i += 3 {
+		if conn.log[i+1] == conn.log[i] {
+			same++
+		}
+	}
+	if same > 2 {
+		t.Errorf("%d of 20 transactions run on without a rewind drew the inputs of the one before", same)
 	}
 }

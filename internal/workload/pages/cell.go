@@ -11,21 +11,85 @@ import (
 	"github.com/numalab/numalab/internal/calib"
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/perfctr"
+	"github.com/numalab/numalab/internal/pgscript"
 	"github.com/numalab/numalab/internal/place"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
-// pageConn is tpcc's stream over one copy of the data, and how its
-// cells open their counters (openCounters).
+// pageConn is a stream of transactions over one copy of the data, each
+// run twice with the same inputs (twice), and how its cells open their
+// counters (openCounters).
 type pageConn struct {
-	stream *tpcc.Stream
-	closer func() error // the engine's, or the server's
-	// draw draws each pair's seed; pcg, reseeded with it before each run,
-	// gives the transaction's inputs through the stream's random numbers.
-	draw     *rand.Rand
-	pcg      *rand.PCG
+	tx       twice
+	closer   func() error // the engine's, or the server's
 	counters func() (cellCounters, string)
 }
+
+// twice is a stream whose transactions run twice with the same inputs:
+// ready(false) draws a transaction's inputs afresh, ready(true) takes the
+// last one's again, and run runs it. ready is not timed.
+type twice interface {
+	ready(again bool)
+	run(ctx context.Context) error
+	close() error
+}
+
+// tpccTwice is tpcc's stream: draw draws each transaction's seed; pcg,
+// reseeded with it before each run, gives the transaction's inputs
+// through the stream's random numbers.
+type tpccTwice struct {
+	stream *tpcc.Stream
+	draw   *rand.Rand
+	pcg    *rand.PCG
+	seed   uint64
+}
+
+func (t *tpccTwice) ready(again bool) {
+	if !again {
+		t.seed = t.draw.Uint64()
+	}
+	t.pcg.Seed(t.seed, 0)
+}
+
+func (t *tpccTwice) run(ctx context.Context) error {
+	if _, err := t.stream.Next(ctx); err != nil {
+		return fmt.Errorf("a tpcc-ro transaction: %w", err)
+	}
+	return nil
+}
+
+func (t *tpccTwice) close() error { return t.stream.Close() }
+
+// scriptTwice is the user's scripts on one connection: a transaction is a
+// script chosen by weight and run whole, again from the client's mark.
+type scriptTwice struct {
+	client   *pgscript.Client
+	conn     engine.Conn
+	mark     pgscript.Mark
+	readOnly bool // SQLite's image: a write fails
+}
+
+func (t *scriptTwice) ready(again bool) {
+	if again {
+		t.client.Rewind(&t.mark)
+	} else {
+		t.client.Mark(&t.mark)
+	}
+}
+
+func (t *scriptTwice) run(ctx context.Context) error {
+	if _, err := t.client.Run(ctx, t.conn, t.client.Choose()); err != nil {
+		if t.readOnly {
+			return fmt.Errorf("a transaction of your scripts: %w (on SQLite the cells read the database image, "+
+				"which is read-only: run pages runs scripts that only read there)", err)
+		}
+		return fmt.Errorf("a transaction of your scripts: %w", err)
+	}
+	return nil
+}
+
+func (t *scriptTwice) close() error { return t.conn.Close() }
 
 // openImageConn opens im as a SQLite engine and a tpcc stream on it
 // (newPageConn).
@@ -43,6 +107,37 @@ func openImageConn(ctx context.Context, im *image, cpu int) (*pageConn, error) {
 		return nil, fmt.Errorf("the database image: %w", err)
 	}
 	return newPageConn(ctx, w, cpu, eng.Close)
+}
+
+// scriptImageConn opens an image as a SQLite engine with a client of
+// sc's scripts (sqlscript.Sweep's Client) on a connection of its own,
+// opened on cpu. The image is read-only: a script that writes fails at
+// its first write, naming the statement.
+func scriptImageConn(sc sqlscript.RunConfig) (func(ctx context.Context, im *image, cpu int) (*pageConn, error), error) {
+	sc.Engine = "sqlite"
+	scripts, stored, err := sc.ParseScripts()
+	if err != nil {
+		return nil, err
+	}
+	sw := sqlscript.NewSweep(sc, scripts, stored, nil)
+	return func(ctx context.Context, im *image, cpu int) (*pageConn, error) {
+		eng, err := engine.OpenSQLiteImage(im.mem)
+		if err != nil {
+			return nil, err
+		}
+		client, err := sw.Client(0)
+		if err != nil {
+			eng.Close()
+			return nil, err
+		}
+		var conn engine.Conn
+		if err := pinned(cpu, func() (err error) { conn, err = eng.Connect(ctx); return err }); err != nil {
+			eng.Close()
+			return nil, err
+		}
+		tx := &scriptTwice{client: client, conn: conn, readOnly: true}
+		return &pageConn{tx: tx, closer: eng.Close, counters: openCounters}, nil
+	}, nil
 }
 
 // newPageConn is a tpcc stream on w drawing from warehouse 1 alone,
@@ -64,7 +159,8 @@ func newPageConn(ctx context.Context, w *tpcc.Workload, cpu int, closer func() e
 		closer()
 		return nil, err
 	}
-	return &pageConn{stream: s, closer: closer, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg, counters: openCounters}, nil
+	tx := &tpccTwice{stream: s, draw: rand.New(rand.NewPCG(3, 4)), pcg: pcg}
+	return &pageConn{tx: tx, closer: closer, counters: openCounters}, nil
 }
 
 // pinned runs f on the calling goroutine's thread pinned to cpu
@@ -84,7 +180,7 @@ func pinned(cpu int, f func() error) error {
 }
 
 func (p *pageConn) close() {
-	p.stream.Close()
+	p.tx.close()
 	p.closer()
 }
 
@@ -185,12 +281,11 @@ func (p *pageConn) pinnedCell(ctx context.Context, d time.Duration) (cellRun, er
 	bg := context.Background()
 	start := time.Now()
 	for r.pairs == 0 || time.Since(start) < d && ctx.Err() == nil {
-		seed := p.draw.Uint64()
 		for kind := range 2 {
-			p.pcg.Seed(seed, 0)
+			p.tx.ready(kind == 1)
 			t0 := time.Now()
-			if _, err := p.stream.Next(bg); err != nil {
-				return cellRun{}, fmt.Errorf("a tpcc-ro transaction on the image: %w", err)
+			if err := p.tx.run(bg); err != nil {
+				return cellRun{}, err
 			}
 			r.seconds[kind] += time.Since(t0).Seconds()
 			count(kind)

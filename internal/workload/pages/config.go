@@ -16,6 +16,7 @@ import (
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/setting"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -28,7 +29,8 @@ type RunConfig struct {
 	// buffers in a managed server of each page size, loaded with W=1).
 	Engine string `json:"engine,omitempty"`
 	// DB is the tpcc-ro SQLite file (any number of warehouses; the
-	// transactions read warehouse 1); SQLite only.
+	// transactions read warehouse 1), or with Script the scripts'
+	// database; SQLite only.
 	DB string `json:"db"`
 	// CPU is the CPU the cells and chains run on; -1, the machine's
 	// first.
@@ -49,7 +51,39 @@ type RunConfig struct {
 	// Tolerance is how far off its median the speed sentinel's core
 	// reading may be before the cells beside it are left out.
 	Tolerance float64 `json:"sentinel_tolerance"`
+	// Script, when not nil, is the user's scripts, run in the cells in
+	// place of tpcc-ro, as run sql takes them (their settings only:
+	// --script, --builtin, --define, --init, --scale; the seed is run
+	// sql's default): on a server engine both servers set up by --init,
+	// on SQLite read-only on DB's image (no --init).
+	Script *sqlscript.RunConfig `json:"script,omitempty"`
 }
+
+// workload is the workload the cells run, as the fit names it: tpcc-ro,
+// or the user's scripts (calib.ScriptsWorkload).
+func (c RunConfig) workload() string {
+	if c.Script == nil {
+		return "tpcc-ro"
+	}
+	return calib.ScriptsWorkload(c.Script.Scripts, c.Script.Builtins)
+}
+
+// CheckScripts reads and parses the scripts and --init (sqlscript's
+// ParseScripts and ParseInit) before anything runs; nil without scripts.
+func (c RunConfig) CheckScripts() error {
+	if c.Script == nil {
+		return nil
+	}
+	_, _, err := c.Script.ParseScripts()
+	if err == nil {
+		_, err = c.Script.ParseInit()
+	}
+	return err
+}
+
+// sqliteInit says why run pages refuses --init on SQLite.
+const sqliteInit = "is for --engine postgres or mariadb: on SQLite the cells read an image of --db, read-only, " +
+	"so the database is made first ('numalab run sql --engine sqlite --db FILE --init FILE' makes one)"
 
 // DefaultRunConfig is eval's five-minute plan's: 4 pairs of 650 ms cells.
 func DefaultRunConfig() RunConfig {
@@ -72,6 +106,13 @@ func (c RunConfig) Time() time.Duration {
 func (c RunConfig) Check() error {
 	var bad cliflag.Errs
 	bad = append(bad, checkEngine(c.Engine)...)
+	if c.Script != nil {
+		bad.BadIf(c.engine() == "sqlite" && c.Script.Init != "", "init", c.Script.Init, sqliteInit)
+		bad.BadIf(len(c.Script.Scripts)+len(c.Script.Builtins) == 0, "script", "",
+			"names no script (expected --script FILE[@WEIGHT] or --builtin NAME[@WEIGHT])")
+		bad.BadIf(c.Script.Scale < 1, "scale", fmt.Sprint(c.Script.Scale),
+			"is not a positive scale: want 1 or more (the :scale variable)")
+	}
 	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+" loads its own database into its own servers (leave --db out)")
 	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
 	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")

@@ -20,6 +20,16 @@
 // checked in a backend's smaps, and a server whose setting did not decide
 // its page size is refused, as is DuckDB, which has no such setting.
 //
+// RunConfig.Script puts the user's scripts in the cells of a server
+// engine in place of tpcc-ro, as 'run sql' takes them (package sqlscript):
+// each server runs --init, timed, and prewarms what it made; a cell's
+// transaction is a script chosen by weight, its hot run the same script
+// with the same draws (pgscript.Client's Mark and Rewind); the fit's
+// workload is the scripts' names (calib.ScriptsWorkload). On SQLite the
+// scripts run on the image of DB, read-only by design: a script that
+// writes fails at its write, naming the statement; --init is refused
+// there.
+//
 // It refuses a database that is not tpcc (no tpcc_meta), a CPU this
 // process may not run on, and counts nothing it could not read: a cell
 // whose hardware counters could not be opened or read says why. It

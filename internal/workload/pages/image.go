@@ -59,13 +59,21 @@ func hugeShare(procRoot string, addr uintptr, size int) float64 {
 }
 
 // imageSides reads cfg.DB into memory twice, once in each page size
-// (newImage), each opened by SQLite in place (openImageConn).
+// (newImage), each opened by SQLite in place with a tpcc-ro stream
+// (openImageConn) or a client of cfg's scripts (scriptImageConn).
 func imageSides(ctx context.Context, cfg RunConfig) (*sides, error) {
 	db, err := os.ReadFile(cfg.DB)
 	if err != nil {
-		return nil, fmt.Errorf("reading the tpcc-ro database for the page-size points: %w", err)
+		return nil, fmt.Errorf("reading the database for the page-size points: %w", err)
 	}
-	sd := &sides{engine: "sqlite", title: "SQLite", where: "the database image read in place in memory of two page sizes"}
+	sd := &sides{engine: "sqlite", title: "SQLite", workload: cfg.workload(), what: "tpcc-ro (Order-Status and Stock-Level, W=1)", where: "the database image read in place in memory of two page sizes"}
+	open := openImageConn
+	if cfg.Script != nil {
+		sd.what = "your scripts (" + sd.workload + ", read-only)"
+		if open, err = scriptImageConn(*cfg.Script); err != nil {
+			return nil, err
+		}
+	}
 	var undo []func()
 	sd.release = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -79,7 +87,7 @@ func imageSides(ctx context.Context, cfg RunConfig) (*sides, error) {
 			return nil, err
 		}
 		undo = append(undo, im.free)
-		conn, err := openImageConn(ctx, im, cfg.CPU)
+		conn, err := open(ctx, im, cfg.CPU)
 		if err != nil {
 			sd.release()
 			return nil, fmt.Errorf("%s: %w", cfg.DB, err)

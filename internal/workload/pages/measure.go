@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -124,20 +125,26 @@ func CacheChainBytes(t *result.Topology) int64 {
 // fitted to the rest, cold and hot (MeasuredFit's Compute). progress,
 // when not nil, hears of each cell as it is measured.
 //
+// The servers' steps (starting, --init and its time) are said on steps
+// (nil: io.Discard).
+//
 // When ctx is done part way, the cells measured so far are fitted and
 // returned with ctx's error: the caller stores what was measured.
-func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, mem *sentinel.Memory, progress func(calib.FitCell)) (*calib.MeasuredFit, error) {
+func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, mem *sentinel.Memory, progress func(calib.FitCell), steps io.Writer) (*calib.MeasuredFit, error) {
 	start := time.Now()
-	sd, err := openSides(ctx, cfg)
+	sd, err := openSides(ctx, cfg, cmp.Or[io.Writer](steps, io.Discard))
 	if err != nil {
 		return nil, err
 	}
 	defer sd.release()
-	f := &calib.MeasuredFit{Engine: sd.engine, Workload: "tpcc-ro",
-		What: fmt.Sprintf("tpcc-ro (Order-Status and Stock-Level, W=1) on %s, one stream on CPU %d, %s, each transaction run twice with the same inputs (cold, then hot from the caches)", sd.title, cfg.CPU, sd.where),
+	f := &calib.MeasuredFit{Engine: sd.engine, Workload: sd.workload,
+		What: fmt.Sprintf("%s on %s, one stream on CPU %d, %s, each transaction run twice with the same inputs (cold, then hot from the caches)", sd.what, sd.title, cfg.CPU, sd.where),
 		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, and up to %d of them run again where the time allowed%s",
 			cfg.Pairs, cfg.Cell, units.Bytes(cacheBytes), 100*cfg.Tolerance, cfg.Repeats, sd.chains),
 		GHz: ghz,
+	}
+	if len(sd.inits) > 0 {
+		f.Method += "; " + strings.Join(sd.inits, ", ")
 	}
 	f.Sentinel.UseMemory(mem)
 	r := &pageRun{ctx: ctx, cpu: cfg.CPU, f: f, progress: progress}
@@ -188,20 +195,23 @@ type side struct {
 // sides are the two kinds of memory of one engine's data (in
 // pageMemory's order), what they are in words, and how to let them go.
 type sides struct {
-	s             [2]side
-	engine, title string // "postgres", "PostgreSQL"
-	where, chains string // where the data is, in words; how the chains stand for it
-	release       func()
+	s              [2]side
+	engine, title  string   // "postgres", "PostgreSQL"
+	workload, what string   // the fit's workload ("tpcc-ro", "bank.sql"), in words
+	where, chains  string   // where the data is, in words; how the chains stand for it
+	inits          []string // what --init did on each server, in words
+	release        func()
 }
 
 // openSides opens cfg's engine's data in memory of both page sizes:
 // SQLite's image in memory numalab maps (imageSides), a server's buffers
-// in a managed server of each page size (serverSides).
-func openSides(ctx context.Context, cfg RunConfig) (*sides, error) {
+// in a managed server of each page size (serverSides), its steps said on
+// w.
+func openSides(ctx context.Context, cfg RunConfig, w io.Writer) (*sides, error) {
 	if cfg.engine() == "sqlite" {
 		return imageSides(ctx, cfg)
 	}
-	return serverSides(ctx, cfg)
+	return serverSides(ctx, cfg, w)
 }
 
 // cells runs the pairs, then the repeats of off-speed cells.
@@ -261,7 +271,7 @@ func Run(ctx context.Context, cfg RunConfig, t *result.Topology, ghz float64, w 
 			chain = fmt.Sprintf("%.1f ns", c.ChainNS)
 		}
 		fmt.Fprintf(w, "  %-34s %8.0f tps  %-10s  %v timed\n", c.Label, c.TPSPerCore, chain, time.Duration(c.Seconds*float64(time.Second)).Round(time.Millisecond))
-	})
+	}, w)
 	if f != nil {
 		for _, l := range f.Lines() {
 			fmt.Fprintln(w, l)

@@ -16,6 +16,7 @@ import (
 	"github.com/numalab/numalab/internal/engine"
 	"github.com/numalab/numalab/internal/memlat"
 	"github.com/numalab/numalab/internal/sentinel"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -78,7 +79,7 @@ func TestPagePoints(t *testing.T) {
 	}
 	defer mem.Free()
 	var heard []string
-	pp, err := Measure(context.Background(), testConfig(path, 3, 1, 200*time.Millisecond), 3, 256<<10, mem, func(c calib.FitCell) { heard = append(heard, c.Label) })
+	pp, err := Measure(context.Background(), testConfig(path, 3, 1, 200*time.Millisecond), 3, 256<<10, mem, func(c calib.FitCell) { heard = append(heard, c.Label) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +173,11 @@ func TestMeasureStopped(t *testing.T) {
 		if n++; n == 4 { // two cells, each cold and hot
 			cancel()
 		}
-	})
+	}, nil)
 	if !errors.Is(err, context.Canceled) || f == nil || len(f.Cells) != 4 || f.Fit == nil && f.FitError == "" {
 		t.Fatalf("stopped after two cells: %v, fit %+v; want context.Canceled and the two cells, fitted", err, f)
 	}
-	f, err = Measure(ctx, testConfig(path, 2, 0, 100*time.Millisecond), 3, 256<<10, nil, nil)
+	f, err = Measure(ctx, testConfig(path, 2, 0, 100*time.Millisecond), 3, 256<<10, nil, nil, nil)
 	if !errors.Is(err, context.Canceled) || f != nil && len(f.Cells) > 0 {
 		t.Errorf("stopped before the start: %v, %+v; want context.Canceled and no cells", err, f)
 	}
@@ -268,11 +269,12 @@ func TestColdHotSameInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.close()
+	tx := conn.tx.(*tpccTwice)
 	var kinds [2][]int
-	for i := range 2 {
-		conn.pcg.Seed(42, 0)
-		for range 20 {
-			k, err := conn.stream.Next(context.Background())
+	for range 20 {
+		for i := range 2 {
+			tx.ready(i == 1)
+			k, err := tx.stream.Next(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,6 +282,71 @@ func TestColdHotSameInputs(t *testing.T) {
 		}
 	}
 	if fmt.Sprint(kinds[0]) != fmt.Sprint(kinds[1]) {
-		t.Errorf("reseeded alike, the stream ran %v then %v", kinds[0], kinds[1])
+		t.Errorf("cold and hot, the stream ran %v then %v", kinds[0], kinds[1])
+	}
+}
+
+// TestScriptOnSQLiteImage runs a script of the user's that reads, on an
+// image of its SQLite database, and stores the fit as SQLite's of the
+// script; a script that writes fails at its write, naming the statement
+// and why (the image is read-only), and the file is unchanged.
+func TestScriptOnSQLiteImage(t *testing.T) {
+	dir := t.TempDir()
+	db, read, write := filepath.Join(dir, "kv.db"), filepath.Join(dir, "read.sql"), filepath.Join(dir, "write.sql")
+	eng, err := engine.Open(context.Background(), "sqlite", engine.Options{Path: db, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER NOT NULL)",
+		"WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 5000) INSERT INTO kv SELECT k, k FROM n"} {
+		if _, err := eng.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for file, text := range map[string]string{
+		read:  "\\set k random(1, 5000)\nSELECT v FROM kv WHERE k = :k;\n",
+		write: "\\set k random(1, 5000)\nSELECT v FROM kv WHERE k = :k;\nUPDATE kv SET v = v + 1 WHERE k = :k;\n",
+	} {
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(db, 1, 0, 30*time.Millisecond)
+	sc := sqlscript.DefaultRunConfig()
+	sc.Scripts = []string{read}
+	cfg.Script = &sc
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Measure(context.Background(), cfg, 3, 256<<10, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.FitEngine() != "sqlite" || f.FitWorkload() != "read.sql" || len(f.Cells) != 4 || !strings.HasPrefix(f.What, "your scripts (read.sql, read-only) on SQLite") {
+		t.Errorf("fit of %s's %s, %d cells, what %q; want SQLite's read.sql, two cells cold and hot", f.FitEngine(), f.FitWorkload(), len(f.Cells), f.What)
+	}
+	for _, c := range f.Cells {
+		if c.Txns == 0 {
+			t.Errorf("%s ran no transaction", c.Label)
+		}
+	}
+	sc.Scripts = []string{write}
+	_, err = Measure(context.Background(), cfg, 3, 256<<10, nil, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "write.sql:3: UPDATE kv SET v = v + 1 WHERE k = :k") || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("a script that writes, on the image: %v; want its UPDATE named and the image said to be read-only", err)
+	}
+	if after, err := os.ReadFile(db); err != nil || string(after) != string(before) {
+		t.Errorf("the database file changed (%v)", err)
+	}
+	sc.Init = read
+	if err := cfg.Check(); err == nil || !strings.Contains(err.Error(), `-init: "`+read+`" is for --engine postgres or mariadb`) {
+		t.Errorf("--init on SQLite: %v; want it refused", err)
 	}
 }

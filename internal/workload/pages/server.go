@@ -17,6 +17,7 @@ import (
 	"github.com/numalab/numalab/internal/hugepages"
 	"github.com/numalab/numalab/internal/mariaserver"
 	"github.com/numalab/numalab/internal/pgserver"
+	"github.com/numalab/numalab/internal/workload/sqlscript"
 	"github.com/numalab/numalab/internal/workload/tpcc"
 )
 
@@ -82,12 +83,22 @@ const serverWarehouses = 1
 // serverSides starts two managed servers of cfg's engine, its data
 // memory in 4 KiB pages in one and in 2 MiB pages from the kernel's pool
 // in the other (numalab reserves the pages first and gives them back
-// after), loads W=1 into each, prewarms it, and opens a stream on each,
-// its backend pinned beside the stream on cfg.CPU.
-func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
+// after), puts the data in each (tpcc-ro W=1, or the user's --init:
+// loader), prewarms it, and opens a stream on each, its backend pinned
+// beside the stream on cfg.CPU.
+func serverSides(ctx context.Context, cfg RunConfig, w io.Writer) (_ *sides, err error) {
 	sp := serverPages[cfg.engine()]
-	sd := &sides{engine: cfg.engine(), title: sp.title,
+	sd := &sides{engine: cfg.engine(), title: sp.title, workload: cfg.workload(),
 		chains: "; the 2 MiB chain is in transparent huge pages, not the kernel's pool: its walks are of 2 MiB pages as the server's are"}
+	load, data := tpccLoader(cfg.engine()), "W=1 loaded"
+	sd.what = "tpcc-ro (Order-Status and Stock-Level, W=1)"
+	if cfg.Script != nil {
+		load, data = scriptLoader(cfg, w), "your --init run"
+		if cfg.Script.Init == "" {
+			data = "no --init"
+		}
+		sd.what = "your scripts (" + sd.workload + ")"
+	}
 	var undo []func()
 	sd.release = func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -104,21 +115,24 @@ func serverSides(ctx context.Context, cfg RunConfig) (_ *sides, err error) {
 	// free pages of the pool when it starts.
 	for _, i := range []int{1, 0} {
 		kind := pageMemory[i]
-		srv, err := startServer(ctx, cfg, sp, kind.huge)
+		srv, err := startServer(ctx, cfg, sp, kind.huge, load)
 		if err != nil {
 			return nil, err
 		}
 		undo = append(undo, func() { srv.res.Release() })
 		if kind.huge {
-			sd.where = fmt.Sprintf("its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by numalab and given back after), a managed server each, W=1 loaded and prewarmed, the backend pinned beside the stream",
-				sp.memory, sp.setting, sp.off, sp.setting, sp.on, srv.res.Pages)
+			sd.where = fmt.Sprintf("its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by numalab and given back after), a managed server each, %s and prewarmed, the backend pinned beside the stream",
+				sp.memory, sp.setting, sp.off, sp.setting, sp.on, srv.res.Pages, data)
 		}
-		conn, err := newPageConn(ctx, srv.w, cfg.CPU, srv.w.Engine().Close)
+		conn, err := srv.l.stream(ctx, cfg.CPU)
 		if err != nil {
 			return nil, fmt.Errorf("%s with %s=%s: %w", sp.title, sp.setting, sp.value(kind.huge), err)
 		}
 		undo = append(undo, conn.close)
-		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: srv.huge, dataBytes: max(srv.fileBytes, 2<<20), conn: conn}
+		if srv.l.init != "" {
+			sd.inits = append(sd.inits, fmt.Sprintf("%s with %s=%s", srv.l.init, sp.setting, sp.value(kind.huge)))
+		}
+		sd.s[i] = side{name: kind.name, pages: kind.pages, dataHuge: srv.huge, dataBytes: max(srv.l.bytes, 2<<20), conn: conn}
 	}
 	return sd, nil
 }
@@ -131,33 +145,132 @@ func (sp serverPage) value(huge bool) string {
 	return sp.off
 }
 
-// server is a managed server of one page size, loaded and prewarmed, and
-// what its data mapping is.
+// loaded is a managed server started with its data in place and
+// prewarmed: its engine, its data's size (tables and indexes), and how to
+// open the stream of its cells on a CPU, which closes the server when it
+// cannot be opened and when it is closed.
+type loaded struct {
+	eng    engine.Engine
+	bytes  int64
+	init   string // what --init did, in words; "" for none
+	stream func(ctx context.Context, cpu int) (*pageConn, error)
+}
+
+// loader starts a managed server of the engine with its data in place,
+// the server settings given over numalab's.
+type loader struct {
+	// est is about how large the data is, to size the server's memory
+	// (engine.Options.DataBytes; 0 for numalab's least).
+	est  int64
+	load func(ctx context.Context, settings map[string]string) (*loaded, error)
+}
+
+// tpccLoader loads tpcc-ro W=1 into a managed server of name.
+func tpccLoader(name string) loader {
+	est := tpcc.EstimatedBytes(serverWarehouses)
+	return loader{est: est, load: func(ctx context.Context, settings map[string]string) (*loaded, error) {
+		src := tpcc.Source{Engine: name, Where: engine.Options{ServerSettings: settings},
+			Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
+		w, _, err := tpcc.Prepare(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		pw, err := w.Prewarm(ctx, false)
+		if err != nil {
+			w.Engine().Close()
+			return nil, fmt.Errorf("prewarming: %w", err)
+		}
+		return &loaded{eng: w.Engine(), bytes: pw.FileBytes, stream: func(ctx context.Context, cpu int) (*pageConn, error) {
+			return newPageConn(ctx, w, cpu, w.Engine().Close)
+		}}, nil
+	}}
+}
+
+// scriptLoader starts a managed server of cfg's engine as run sql does
+// (sqlscript.Sweep's Open), runs cfg's --init on it, timed, saying on w
+// how long it took, and prewarms the tables it made (the server's own
+// schema, as run sql's --init makes them); its stream is a client of the
+// scripts (sqlscript.Sweep's Client) on a connection of its own.
+func scriptLoader(cfg RunConfig, w io.Writer) loader {
+	sc := *cfg.Script
+	sc.Engine = cfg.engine()
+	return loader{load: func(ctx context.Context, settings map[string]string) (_ *loaded, err error) {
+		scripts, stored, err := sc.ParseScripts()
+		if err != nil {
+			return nil, err
+		}
+		init, err := sc.ParseInit()
+		if err != nil {
+			return nil, err
+		}
+		sw := sqlscript.NewSweep(sc, scripts, stored, init)
+		sw.ServerSettings(settings)
+		items, err := sw.Open(ctx, writerTeller{w})
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				sw.Close()
+			}
+		}()
+		var did string
+		for _, it := range items {
+			if rec, ok := it.Body().(sqlscript.InitRecord); ok {
+				did = fmt.Sprintf("--init %s: %d commands in %.2f s", rec.File, rec.Commands, rec.Seconds)
+				fmt.Fprintf(w, "  %s\n", did)
+			}
+		}
+		eng := sw.Engine()
+		pw, err := eng.Prewarm(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("prewarming what --init made: %w", err)
+		}
+		return &loaded{eng: eng, bytes: pw.Bytes, init: did, stream: func(ctx context.Context, cpu int) (*pageConn, error) {
+			client, err := sw.Client(0)
+			if err != nil {
+				sw.Close()
+				return nil, err
+			}
+			var conn engine.Conn
+			if err := pinned(cpu, func() (err error) { conn, err = eng.Connect(ctx); return err }); err != nil {
+				sw.Close()
+				return nil, err
+			}
+			return &pageConn{tx: &scriptTwice{client: client, conn: conn}, closer: sw.Close, counters: openCounters}, nil
+		}}, nil
+	}}
+}
+
+// writerTeller says run sql's steps (sweep.Teller) on a writer.
+type writerTeller struct{ w io.Writer }
+
+func (t writerTeller) Say(step string)  { fmt.Fprintf(t.w, "  %s\n", step) }
+func (t writerTeller) Note(line string) { fmt.Fprintln(t.w, line) }
+
+// server is a managed server of one page size, its data in place and
+// prewarmed, and what its data mapping is.
 type server struct {
-	w         *tpcc.Workload
-	res       *hugepages.Reservation // the pages reserved for it; nil in 4 KiB pages
-	huge      float64                // the share of its data mapping in 2 MiB pages
-	fileBytes int64                  // its tables and indexes, as prewarmed
+	l    *loaded
+	res  *hugepages.Reservation // the pages reserved for it; nil in 4 KiB pages
+	huge float64                // the share of its data mapping in 2 MiB pages
 }
 
 // startServer starts a managed server of cfg's engine, in 2 MiB pages
-// from the kernel's pool or not (huge), loads W=1 into it, prewarms it and
+// from the kernel's pool or not (huge), puts its data in it (ld) and
 // checks that its data is mapped as asked. In 2 MiB pages it reserves the
 // pages first, and tries once more, the pages reserved afresh, when the
 // start or the check fails: another server on the machine (PostgreSQL's
 // huge_pages=try, its default) may take the pool's free pages as it
 // starts, and MariaDB then maps its buffer pool in 4 KiB pages without an
 // error.
-func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool) (*server, error) {
-	est := tpcc.EstimatedBytes(serverWarehouses)
-	pool := max(pgserver.SharedBuffersFor(est), mariaserver.BufferPoolFor(est))
+func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool, ld loader) (*server, error) {
+	pool := max(pgserver.SharedBuffersFor(ld.est), mariaserver.BufferPoolFor(ld.est))
 	settings := maps.Clone(sp.both)
 	if settings == nil {
 		settings = map[string]string{}
 	}
 	settings[sp.setting] = sp.value(huge)
-	src := tpcc.Source{Engine: cfg.engine(), Where: engine.Options{ServerSettings: settings},
-		Load: tpcc.LoadConfig{Warehouses: serverWarehouses, Seed: 1}, Run: tpcc.Options{Seed: 1}}
 	what := fmt.Sprintf("%s with %s=%s", sp.title, sp.setting, sp.value(huge))
 	var first error
 	for try := 0; ; try++ {
@@ -168,7 +281,7 @@ func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool) (
 				return nil, fmt.Errorf("%s: reserving its 2 MiB pages: %w", what, errors.Join(first, err))
 			}
 		}
-		err := srv.open(ctx, src, cfg.CPU, sp, huge)
+		err := srv.open(ctx, ld, settings, cfg.CPU, sp, huge)
 		if err == nil {
 			return srv, nil
 		}
@@ -183,23 +296,20 @@ func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool) (
 	}
 }
 
-// open starts, loads and prewarms src's server and reads its data
-// mapping, refusing one whose setting did not decide its page size.
-func (srv *server) open(ctx context.Context, src tpcc.Source, cpu int, sp serverPage, huge bool) (err error) {
-	if srv.w, _, err = tpcc.Prepare(ctx, src); err != nil {
+// open starts the server with settings, puts its data in (ld) and reads
+// its data mapping, refusing one whose setting did not decide its page
+// size.
+func (srv *server) open(ctx context.Context, ld loader, settings map[string]string, cpu int, sp serverPage,
+	huge bool) (err error) {
+	if srv.l, err = ld.load(ctx, settings); err != nil {
 		return err
 	}
-	eng := srv.w.Engine()
+	eng := srv.l.eng
 	defer func() {
 		if err != nil {
 			eng.Close()
 		}
 	}()
-	pw, err := srv.w.Prewarm(ctx, false)
-	if err != nil {
-		return fmt.Errorf("prewarming: %w", err)
-	}
-	srv.fileBytes = pw.FileBytes
 	if srv.huge, err = dataHuge(ctx, eng, cpu); err != nil {
 		return err
 	}

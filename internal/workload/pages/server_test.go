@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func TestServerSidesHost(t *testing.T) {
 	for _, name := range []string{"postgres", "mariadb"} {
 		t.Run(name, func(t *testing.T) {
 			before, _ := os.ReadFile("/proc/sys/vm/nr_hugepages")
-			sd, err := serverSides(context.Background(), RunConfig{Engine: name, CPU: 0})
+			sd, err := serverSides(context.Background(), RunConfig{Engine: name, CPU: 0}, io.Discard)
 			if errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) {
 				t.Skip(err)
 			}

@@ -15,12 +15,7 @@ import (
 // re-runs it, in that line's order (cliflag.Settings).
 func (c *RunConfig) Settings() cliflag.Settings {
 	r := c.Common.Settings(Engines(), "none: name one")
-	ss := append(r.Checked,
-		cliflag.Repeated("script", &c.Scripts).Flag("a pgbench script `FILE[@WEIGHT]` to run, one transaction per run of it (repeatable; chosen per transaction by weight, default 1)"),
-		cliflag.Repeated("builtin", &c.Builtins).Flag("one of pgbench's built-in scripts, `NAME[@WEIGHT]`: tpcb-like, simple-update or select-only (repeatable)"),
-		cliflag.Repeated("define", &c.Defines).Flag("set a script variable, `NAME=VALUE` (repeatable; as pgbench -D)"),
-		cliflag.Optional(cliflag.Str("init", &c.Init)).Flag("SQL script `FILE` run once before the sweep, timed and stored, on numalab's own server or a new --db file (not a --dsn server)"),
-		cliflag.IntIn("scale", &c.Scale, 1, math.MaxInt32).Flag("the :scale variable, 1 or more (as pgbench -s; the built-ins draw their keys from it)"),
+	ss := append(append(r.Checked, c.ScriptSettings()...),
 		r.Seed.Flag("seed of the streams' random draws (:random_seed)"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4"),
 		cliflag.DOPs(&c.DOPs, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism of one statement to sweep, e.g. 1,2 (DuckDB's threads, PostgreSQL's parallel workers; 1 on SQLite and MariaDB)"),
@@ -34,6 +29,19 @@ func (c *RunConfig) Settings() cliflag.Settings {
 	ss = append(ss, cliflag.Monitor(&c.Monitor, true), cliflag.AllowSettings(&c.AllowSettings))
 	ss = append(ss, r.Load...)
 	return append(ss, cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor))
+}
+
+// ScriptSettings are the settings of the scripts themselves (--script,
+// --builtin, --define, --init and --scale), as run sql takes them and run
+// pages, which runs them in its own cells, takes them too.
+func (c *RunConfig) ScriptSettings() cliflag.Settings {
+	return cliflag.Settings{
+		cliflag.Repeated("script", &c.Scripts).Flag("a pgbench script `FILE[@WEIGHT]` to run, one transaction per run of it (repeatable; chosen per transaction by weight, default 1)"),
+		cliflag.Repeated("builtin", &c.Builtins).Flag("one of pgbench's built-in scripts, `NAME[@WEIGHT]`: tpcb-like, simple-update or select-only (repeatable)"),
+		cliflag.Repeated("define", &c.Defines).Flag("set a script variable, `NAME=VALUE` (repeatable; as pgbench -D)"),
+		cliflag.Optional(cliflag.Str("init", &c.Init)).Flag("SQL script `FILE` run once before the sweep, timed and stored, on numalab's own server or a new --db file (not a --dsn server)"),
+		cliflag.IntIn("scale", &c.Scale, 1, math.MaxInt32).Flag("the :scale variable, 1 or more (as pgbench -s; the built-ins draw their keys from it)"),
+	}
 }
 
 // MonitorRequest is c's --monitor request.

@@ -245,6 +245,22 @@ func firstError(c *Cell) string {
 	return "(in an earlier cell)"
 }
 
+// Engine is the engine Open opened, nil before it and after Close.
+func (s *Sweep) Engine() engine.Engine { return s.eng }
+
+// Client is client id of the run's scripts, with the run's options
+// (placeholders, seed, scale, defines, tries), for a caller that runs the
+// transactions itself on a connection of Engine, or of its own engine (it
+// needs no Open): run pages runs each twice with the same inputs
+// (pgscript.Mark).
+func (s *Sweep) Client(id int) (*pgscript.Client, error) {
+	set, err := pgscript.NewSet(s.cfg.options(s.dial), s.scripts...)
+	if err != nil {
+		return nil, err
+	}
+	return set.Client(id), nil
+}
+
 // ServerSettings are settings a managed PostgreSQL or MariaDB server
 // starts with (set before Open); a --dsn server is never started, so
 // they do not apply to it.
