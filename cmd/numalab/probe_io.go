@@ -94,9 +94,13 @@ func cmdProbeIO(ctx context.Context, e *env, args []string) error {
 			err = werr
 		}
 	}
-	if errors.Is(err, context.Canceled) && r != nil {
+	if errors.Is(err, context.Canceled) {
+		done := 0 // stopped before the probe had its test file
+		if r != nil {
+			done = len(r.Patterns)
+		}
 		err = fmt.Errorf("probe io interrupted after %d of %d patterns (those are printed and stored; the test file is removed): %w",
-			len(r.Patterns), len(iobench.Plan(c)), err)
+			done, len(iobench.Plan(c)), err)
 	}
 	return err
 }

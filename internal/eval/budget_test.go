@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,13 +57,31 @@ func TestRunStepsBudget(t *testing.T) {
 	if strings.Join(ran, ",") != "first,slow,essential,last essential" {
 		t.Errorf("ran %v, want first, slow and the essential steps", ran)
 	}
+	// The pace is what the steps took on the spot (2 on an idle machine,
+	// more on a busy one): what "too long" kept follows from it.
+	m := regexp.MustCompile(`at this machine's pace \(the steps so far took ([0-9.]+)× their plan\)`).FindStringSubmatch(fmt.Sprint(steps[3].err))
+	if m == nil {
+		t.Fatalf("step %q: %v, want skipped at this machine's pace", steps[3].title, steps[3].err)
+	}
+	pace, _ := strconv.ParseFloat(m[1], 64)
+	if pace < 1.95 {
+		t.Errorf("pace %v, want at least 2 (200 ms taken against 100 ms planned)", pace)
+	}
+	kept := func(f float64) string {
+		return fmt.Sprintf("beside the %v kept", evalplan.Round(time.Duration(f*float64(200*time.Millisecond))))
+	}
+	if e := fmt.Sprint(steps[3].err); !strings.Contains(e, kept(pace-0.05)) && !strings.Contains(e, kept(pace+0.05)) {
+		t.Errorf("step %q: %v, want %q (2 × 100 ms planned at the pace %v)", steps[3].title, e, kept(pace), pace)
+	}
+	share := regexp.MustCompile(`its share of the budget ended \([0-9.]+m?s, keeping 100ms for the steps after it that the model rests on\) during this step, which was cut there`)
+	if !skipped(steps[4].err) || !share.MatchString(steps[4].err.Error()) {
+		t.Errorf("step %q: %v, want cut at its share (%s)", steps[4].title, steps[4].err, share)
+	}
 	for _, c := range []struct {
 		step int
 		want string
 	}{
-		{3, "at this machine's pace (the steps so far took 2"},
-		{3, "beside the 400ms kept for the steps after it that the model rests on"},
-		{4, "its share of the budget ended (200ms, keeping 100ms for the steps after it that the model rests on) during this step, which was cut there"},
+		{3, "for the steps after it that the model rests on"},
 		{5, "the budget's end came during this step, which was cut there (what it measured is stored)"},
 		{6, "the budget's end came before this step"},
 	} {
