@@ -250,7 +250,8 @@ func (c *sqliteConn) Prepare(_ context.Context, query string) (Stmt, error) {
 
 // grow makes room in C memory for nargs arguments.
 func (s *sqliteStmt) grow(nargs int) {
-	s.c.args = (*C.nl_val)(C.realloc(unsafe.Pointer(s.c.args), C.size_t(max(nargs, 1))*C.size_t(unsafe.Sizeof(C.nl_val{}))))
+	size := C.size_t(max(nargs, 1)) * C.size_t(unsafe.Sizeof(C.nl_val{}))
+	s.c.args = (*C.nl_val)(C.realloc(unsafe.Pointer(s.c.args), size))
 	if s.c.args == nil {
 		panic("sqlite statement: out of C memory")
 	}
