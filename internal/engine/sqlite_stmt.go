@@ -202,8 +202,8 @@ import (
 // go-sqlite3's driver statements (a cgo call a bind and a column, a rows
 // object and a C buffer a query, every value boxed) a tpcc-ro transaction
 // spent 45,000 instructions outside sqlite3_step under callgrind, a C loop
-// making the same calls 4,500; a cgo call a row 15,600; this path
-// 11,700 (tpcc's BenchmarkCallgrindInstructions).
+// making the same calls 4,600; a cgo call a row 15,500; this path
+// 10,600-10,900 (tpcc's BenchmarkCallgrindInstructions).
 //
 // Values are as SQLite stores them: a column's declared type changes
 // nothing (go-sqlite3's Conn.Query turns DATE, DATETIME and TIMESTAMP
