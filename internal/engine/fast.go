@@ -59,8 +59,9 @@ type Row interface {
 	Int(i int) int64
 	// Float is a floating-point (or integer) column's value.
 	Float(i int) float64
-	// Text is a column's text; on PostgreSQL a column's previous text
-	// when it is the same, so that repeated values cost nothing.
+	// Text is a column's text; on PostgreSQL and SQLite a column's
+	// previous text when it is the same, so that repeated values cost
+	// nothing.
 	Text(i int) string
 }
 

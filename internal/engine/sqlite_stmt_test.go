@@ -86,6 +86,57 @@ func TestSQLiteStmtReadsAsQuery(t *testing.T) {
 	}
 }
 
+// TestSQLiteStmtBatches: a result longer than one batch (NL_MAXROWS rows,
+// NL_MAXTEXT bytes of text) reads as Conn.Query reads it, however its
+// batches end, and a row function's error in a later batch stops the call.
+func TestSQLiteStmtBatches(t *testing.T) {
+	c := sqliteStmtConn(t)
+	ctx := context.Background()
+	// 1,000 rows (256 a batch at most); every 97th row's text over 70,000
+	// bytes (a batch ends past 64 KiB of text); NULLs, reals and blobs.
+	const q = `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < ?)
+		SELECT x, hex(zeroblob(CASE WHEN x % 97 = 0 THEN 35000 ELSE x % 40 END)) || x,
+			x * 0.5, CASE WHEN x % 7 = 0 THEN NULL ELSE zeroblob(x % 5) END FROM n`
+	var want [][]any
+	keep := func(v []any) error { want = append(want, append([]any(nil), v...)); return nil }
+	if err := c.Query(ctx, q, []any{1000}, keep); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Prepare(ctx, c, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stop := errors.New("stop")
+	for _, last := range []int{len(want), 700, len(want)} { // whole, cut short by the row function, whole again
+		n, text := 0, 0
+		err := st.Query(ctx, []any{1000}, func(r Row) error {
+			if n == last {
+				return stop
+			}
+			vr := &valuesRow{v: want[n]}
+			for i := range want[n] {
+				if r.Null(i) != vr.Null(i) || r.Int(i) != vr.Int(i) || r.Float(i) != vr.Float(i) || r.Text(i) != vr.Text(i) {
+					t.Fatalf("row %d column %d: Null %v Int %d Float %g Text %.20q; Conn.Query's reads %v %d %g %.20q",
+						n, i, r.Null(i), r.Int(i), r.Float(i), r.Text(i), vr.Null(i), vr.Int(i), vr.Float(i), vr.Text(i))
+				}
+			}
+			text += len(r.Text(1))
+			n++
+			return nil
+		})
+		if last < len(want) {
+			if err != stop || n != last {
+				t.Errorf("a row function's error at row %d: %v after %d rows", last, err, n)
+			}
+			continue
+		}
+		if err != nil || n != len(want) || text < 10*70000 {
+			t.Errorf("%d rows of %d, %d bytes of text, %v", n, len(want), text, err)
+		}
+	}
+}
+
 // TestSQLiteStmtErrors: a bad statement, a bad argument, a row function's
 // error and a failed step each say so, and the statement runs again after.
 func TestSQLiteStmtErrors(t *testing.T) {
@@ -178,7 +229,10 @@ func TestSQLiteStmtDoesNotAllocate(t *testing.T) {
 		name string
 		row  func(Row) error
 		want float64
-	}{{"numbers", numbers, 0}, {"text", texts, 2}} { // the two non-empty strings of three rows
+	}{
+		{"numbers", numbers, 0},
+		{"text", texts, 2}, // the two non-empty strings of three rows
+	} {
 		allocs := testing.AllocsPerRun(200, func() {
 			if err := st.Query(ctx, args, f.row); err != nil {
 				t.Fatal(err)
@@ -190,5 +244,20 @@ func TestSQLiteStmtDoesNotAllocate(t *testing.T) {
 	}
 	if sum == 0 || text == "" {
 		t.Error(fmt.Sprint("read nothing: ", sum, text))
+	}
+	// A column's text the same as the last it read costs nothing.
+	same, err := Prepare(ctx, c, "SELECT s FROM t WHERE k = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer same.Close()
+	first := func(r Row) error { text = r.Text(0); return nil }
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := same.Query(ctx, nil, first); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 || text != "BARBARBAR" {
+		t.Errorf("a repeated text: %.1f allocations a call (read %q), want 0", allocs, text)
 	}
 }

@@ -37,7 +37,7 @@
 // its prepared statements and its random numbers, and runs transactions
 // with Next, each in one read transaction, on the engine's fast path where
 // database/sql's per-call cost would show (engine.Prepare: on SQLite its C
-// API, one cgo call a row; database/sql costs several times SQLite's own
+// API, one cgo call a statement; database/sql costs several times SQLite's own
 // work for these short transactions). The warehouse and
 // district of each call are drawn uniformly. With Options.Augmented, every
 // transaction also computes avg(i_price) over the items with i_id < 15000,

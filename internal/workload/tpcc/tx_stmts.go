@@ -11,13 +11,13 @@ import (
 // sql... constants), for an engine without tpcc's server-side code
 // (SQLite, DuckDB): each prepared once on the stream's own connection
 // (engine.Prepare: on SQLite its C API on the connection's handle, one cgo
-// call a row, without database/sql, whose per-call cost is several times
-// SQLite's own for these short transactions), each call one read
+// call a statement, without database/sql, whose per-call cost is several
+// times SQLite's own for these short transactions), each call one read
 // transaction (BEGIN ... COMMIT). The context is Background: a cancellable
 // one costs the embedded engines' drivers a goroutine per call; Next
 // checks ctx between transactions instead. On SQLite a call allocates only
-// the strings its result keeps and the integers above 255 it passes
-// (TestStmtRunnerAllocations).
+// the strings its result keeps that are not their column's last text and
+// the integers above 255 it passes (TestStmtRunnerAllocations).
 type stmtRunner struct {
 	c         engine.Conn
 	augmented bool

@@ -3,7 +3,7 @@
  * BenchmarkCLoopRatio holds numalab's stream against. It is built by the
  * benchmark from the SQLite amalgamation of the go-sqlite3 module numalab
  * links, with that module's own compiler flags, and makes the calls a
- * numalab SQLite stream makes (tx_sqlite.go): the statements it is given,
+ * numalab SQLite stream makes (tx_stmts.go): the statements it is given,
  * prepared once; per transaction BEGIN, the statements with their arguments
  * bound, every row's columns read (text copied out), COMMIT. Inputs follow
  * the same clauses (50/50 Order-Status and Stock-Level, 60% of
