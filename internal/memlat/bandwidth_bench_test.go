@@ -90,9 +90,10 @@ func BenchmarkBandwidthAgainstLikwid(b *testing.B) {
 						m()
 					}
 					ours, theirs, ratios = append(ours, us.GBps), append(theirs, them.GBps), append(ratios, us.GBps/them.GBps)
-					b.Logf("%s, %d threads, round %d: numalab %s GB/s (%d windows), likwid-bench %s %s GB/s (%d runs; %.1f on the wall clock): %.2f",
-						op, n, r+1, starred(us.GBps, us.Preempted), us.Windows, test, starred(them.GBps, them.Preempted), them.Runs, them.Wall,
-						us.GBps/them.GBps)
+					b.Logf("%s, %d threads, round %d: numalab %s GB/s (%d windows), "+
+						"likwid-bench %s %s GB/s (%d runs; %.1f on the wall clock): %.2f",
+						op, n, r+1, starred(us.GBps, us.Preempted), us.Windows,
+						test, starred(them.GBps, them.Preempted), them.Runs, them.Wall, us.GBps/them.GBps)
 				}
 				best := slices.Max(ours) / slices.Max(theirs)
 				b.Logf("%s, %d threads: numalab/likwid best/best %.2f, median of %d rounds' ratios %.2f", op, n, best, len(ratios), median(ratios))
@@ -138,9 +139,10 @@ type likwidResult struct {
 // likwidPoint runs likwid-bench's test as bwPoint measures a window: up
 // to bwTries runs until bwClean had no worker thread preempted, keeping
 // the highest clean one (with none clean, the highest). Each run is as
-// long as a window: its iterations are sized from gbps, the rate either
-// tool last measured, and then from the run before.
-func likwidPoint(b *testing.B, bin, test string, threads int, bytes int64, window time.Duration, gbps float64) likwidResult {
+// long as a window: its iterations are sized from gbps (the probe's
+// rate), then from the run before.
+func likwidPoint(b *testing.B, bin, test string, threads int, bytes int64, window time.Duration,
+	gbps float64) likwidResult {
 	var best likwidResult
 	clean := 0
 	for runs := 1; runs <= bwTries && clean < bwClean; runs++ {
@@ -218,7 +220,8 @@ func runLikwid(bin, test string, threads int, bytes int64, iters int) (likwidRes
 	total := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	perThread := (total - mainCPU) / time.Duration(threads)
 	if perThread <= 0 {
-		return fail(fmt.Errorf("its worker threads took no CPU time (process %v, main thread %v)", total, mainCPU))
+		return fail(fmt.Errorf("its worker threads took no CPU time (process %v, main thread %v)",
+			total, mainCPU))
 	}
 	return likwidResult{GBps: volume / float64(perThread.Nanoseconds()), Wall: wall / 1000, // MByte/s are 10^6 B/s
 		Preempted: int(ru.Nivcsw) - mainSwitches, CPU: perThread}, nil
