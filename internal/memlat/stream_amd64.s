@@ -42,6 +42,11 @@ write512:
 	RET
 
 // func copyAVX512(dst, src unsafe.Pointer, n int)
+// Each store follows its load. Four loads and then four stores, the
+// order of the other copies, moved 9-12% less here (AMD EPYC family 26,
+// one thread, 12 of 12 paired 300 ms windows on each CPU, 51 -> 56 GB/s),
+// and a C loop in that order as little; gcc's order for the same C,
+// and this one, run as fast as likwid-bench's copy_mem_avx512.
 TEXT ·copyAVX512(SB), NOSPLIT, $0-24
 	MOVQ      dst+0(FP), DI
 	MOVQ      src+8(FP), SI
@@ -49,12 +54,12 @@ TEXT ·copyAVX512(SB), NOSPLIT, $0-24
 	SHRQ      $8, CX
 copy512:
 	VMOVDQA64 0(SI), Z0
-	VMOVDQA64 64(SI), Z1
-	VMOVDQA64 128(SI), Z2
-	VMOVDQA64 192(SI), Z3
 	VMOVNTDQ  Z0, 0(DI)
+	VMOVDQA64 64(SI), Z1
 	VMOVNTDQ  Z1, 64(DI)
+	VMOVDQA64 128(SI), Z2
 	VMOVNTDQ  Z2, 128(DI)
+	VMOVDQA64 192(SI), Z3
 	VMOVNTDQ  Z3, 192(DI)
 	ADDQ      $256, SI
 	ADDQ      $256, DI
@@ -138,6 +143,8 @@ write256:
 	RET
 
 // func copyAVX2(dst, src unsafe.Pointer, n int)
+// Eight loads, then eight stores: each store after its load read the
+// same here (paired 300 ms windows, 12 a CPU: 1.007 and 0.995, 57 GB/s).
 TEXT ·copyAVX2(SB), NOSPLIT, $0-24
 	MOVQ     dst+0(FP), DI
 	MOVQ     src+8(FP), SI
