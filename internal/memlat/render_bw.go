@@ -52,9 +52,10 @@ func writeBWThreads(b *strings.Builder, bw *Bandwidth) {
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "threads\tCPUs\t%s GB/s\t\n", strings.Join(ops, " GB/s\t"))
-	dirty := false
+	var one, many bool // a starred figure of one thread, of more
 	for i, p := range bw.Read {
 		fmt.Fprintf(tw, "%d\t%s\t", p.Threads, ints(p.CPUs))
+		dirty := false
 		for _, op := range ops {
 			if pts := bw.Op(op); i < len(pts) {
 				fmt.Fprintf(tw, "%s\t", bwFigure(pts[i], &dirty))
@@ -63,10 +64,16 @@ func writeBWThreads(b *strings.Builder, bw *Bandwidth) {
 			}
 		}
 		fmt.Fprintln(tw)
+		one, many = one || dirty && p.Threads == 1, many || dirty && p.Threads > 1
 	}
 	tw.Flush()
-	if dirty {
-		b.WriteString("(* no window was clean: a thread was preempted in every one, and the others ran alone meanwhile, so the figure may overstate)\n")
+	if one {
+		b.WriteString("(* one thread: no window was clean, the thread was preempted in every one; its window is its own CPU time, " +
+			"so the figure stands, less what the intruder took from its caches)\n")
+	}
+	if many {
+		b.WriteString("(* more threads: no window was clean, a thread was preempted in every one, and the others ran alone meanwhile, " +
+			"so the figure may overstate)\n")
 	}
 }
 

@@ -41,7 +41,7 @@ func goldenReport() *Report {
 		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0, Kernel: "AVX2 (256-bit loads, non-temporal stores)",
 			Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
 			Read:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
-			Write: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 20.4, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 38.9, RegionBytes: 64 << 20}},
+			Write: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 20.4, RegionBytes: 64 << 20, Preempted: 1}, {Threads: 2, CPUs: []int{0, 1}, GBps: 38.9, RegionBytes: 64 << 20}},
 			Copy:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 30.2, RegionBytes: 64 << 20}},
 			Nodes: []BWNodePoint{{CPUNode: 0, MemNode: 0, Point: BWPoint{Threads: 8, GBps: 60.5}}, {CPUNode: 0, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 40.1}},
 				{CPUNode: 1, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 61.1, Preempted: 2}}},
