@@ -12,6 +12,7 @@ import (
 	"github.com/numalab/numalab/internal/report"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
 
 // TestReportAndRuns: the report is built from the runs the steps stored,
@@ -24,7 +25,7 @@ func TestReportAndRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	var ids []int64
 	for i, headline := range []string{"probed", ""} {
 		r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: m, Started: time.Unix(1700000000+int64(i), 0)}

@@ -17,6 +17,7 @@ import (
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo/topotest"
 	"github.com/numalab/numalab/internal/workload/null"
 	"github.com/numalab/numalab/internal/workload/pages"
 	"github.com/numalab/numalab/internal/workload/tpcc"
@@ -29,7 +30,7 @@ import (
 // written with the summary.
 func TestRun(t *testing.T) {
 	noMariaDB(t)
-	o := Options{Budget: 5 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	o := Options{Budget: 5 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
 	if err := o.Prepare(); err != nil || o.Store != filepath.Join(o.Dir, "numalab.db") || o.Out != filepath.Join(o.Dir, "numalab-report.html") {
 		t.Fatalf("Prepare: store %s, report %s, %v", o.Store, o.Out, err)
 	}
@@ -103,7 +104,7 @@ func TestRun(t *testing.T) {
 // fails saying so and which steps failed.
 func TestRunNoReport(t *testing.T) {
 	noMariaDB(t)
-	o := Options{Budget: 5 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	o := Options{Budget: 5 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
 	if err := o.Prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func withMariaDB(t *testing.T) {
 // repeat, its own short cells, a managed server: no file, no DSN).
 func TestRunMariaDB(t *testing.T) {
 	withMariaDB(t)
-	o := Options{Budget: 15 * time.Minute, Machine: fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	o := Options{Budget: 15 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
 	if err := o.Prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestRunMariaDB(t *testing.T) {
 // other step loses a repeat or a cell's length is cut below its least,
 // and a machine without MariaDB gets none.
 func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
-	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	for _, b := range []time.Duration{evalplan.MinBudget, 5 * time.Minute, 15 * time.Minute, time.Hour} {
 		noMariaDB(t)
 		without, err := evalplan.NewPlan(b, m)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/sentinel"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
 
 // TestWatch: the sentinel, both references, is timed at the start and
@@ -17,7 +18,7 @@ func TestWatch(t *testing.T) {
 		{title: "a", run: func(context.Context, Stored) error { return nil }},
 		{title: "b", run: func(context.Context, Stored) error { return boom }},
 	}
-	mem, err := sentinel.MemoryFor(fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	mem, err := sentinel.MemoryFor(topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/store"
+	"github.com/numalab/numalab/internal/topo/topotest"
 	"github.com/numalab/numalab/internal/workload/transtats"
 )
 
@@ -26,7 +27,7 @@ import (
 // so; on this kind of 2-vCPU VM, without SMT, it says in one line why
 // there is no such step, and runs none.
 func TestSMTDOPPlan(t *testing.T) {
-	smt := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	smt := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
 	p, err := evalplan.NewPlan(15*time.Minute, smt)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +56,7 @@ func TestSMTDOPPlan(t *testing.T) {
 	}
 
 	// 32 CPUs at 5m: too many cells for the budget, left out before TPC-H.
-	big, err := evalplan.NewPlan(5*time.Minute, fixture(t, "32intel64-2p8co2t+8ve.tar.bz2"))
+	big, err := evalplan.NewPlan(5*time.Minute, topotest.Fixture(t, "32intel64-2p8co2t+8ve.tar.bz2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +75,12 @@ func TestSMTDOPPlan(t *testing.T) {
 		t.Errorf("32 CPUs at 5m: the SMT x DOP step = %v, want left out naming the budget that has room", err)
 	}
 	// It names the least budget that has room, and that budget has.
-	if more, err := evalplan.NewPlan(big.SMTDOPBudget, fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil || len(more.SMTDOP) == 0 ||
+	if more, err := evalplan.NewPlan(big.SMTDOPBudget, topotest.Fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil || len(more.SMTDOP) == 0 ||
 		!strings.Contains(b.String(), fmt.Sprintf("(--budget %dm has)", big.SMTDOPBudget/time.Minute)) {
 		t.Errorf("32 CPUs at 5m: SMT x DOP from --budget %v (%v; SMT DOPs there %v), plan:\n%s", big.SMTDOPBudget, err, more.SMTDOP, b.String())
 	}
 
-	vm := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	vm := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	p, err = evalplan.NewPlan(5*time.Minute, vm)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestSMTDOPPlan(t *testing.T) {
 // when four repeats a side tell it from the next, and no winner when a
 // cell finished fewer than report.MinQueries queries.
 func TestSMTDOPSteps(t *testing.T) {
-	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
 	p, err := evalplan.NewPlan(15*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestSMTDOPStepHeldFile(t *testing.T) {
 		t.Fatal("the file is not held after an interrupted parallel query: the test cannot show the copy")
 	}
 
-	p, err := evalplan.NewPlan(15*time.Minute, fixture(t, "16em64t-4s2c2t.tar.bz2"))
+	p, err := evalplan.NewPlan(15*time.Minute, topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestSMTDOPStepHeldFile(t *testing.T) {
 // too slow for the budget left), the second is left out too, saying why,
 // instead of running alone with windows too short to tell.
 func TestSMTDOPStepsUnsized(t *testing.T) {
-	p, err := evalplan.NewPlan(15*time.Minute, fixture(t, "16em64t-4s2c2t.tar.bz2"))
+	p, err := evalplan.NewPlan(15*time.Minute, topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2"))
 	if err != nil {
 		t.Fatal(err)
 	}

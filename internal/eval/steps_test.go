@@ -13,12 +13,13 @@ import (
 	"github.com/numalab/numalab/internal/evalplan"
 	"github.com/numalab/numalab/internal/pgserver"
 	"github.com/numalab/numalab/internal/result"
+	"github.com/numalab/numalab/internal/topo/topotest"
 	"github.com/numalab/numalab/internal/workload/null"
 )
 
 // TestNewConfigsInDir: eval's databases go in its directory.
 func TestNewConfigsInDir(t *testing.T) {
-	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	plan, err := evalplan.NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestNewConfigsInDir(t *testing.T) {
 // budget named for MariaDB's steps, left out, grows by the overrun.
 func TestReplanAfterSlowProbe(t *testing.T) {
 	withMariaDB(t)
-	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	plan, err := evalplan.NewPlan(5*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/numalab/numalab/internal/evalplan"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
 
 // TestRepeatNote: below evalplan.Repeats a side the note gives the U
@@ -27,7 +28,7 @@ func TestRepeatNote(t *testing.T) {
 // its four OLTP and transtats repeats: it runs unplanned there.
 func TestWritePlan(t *testing.T) {
 	noMariaDB(t)
-	p, err := evalplan.NewPlan(5*time.Minute, fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	p, err := evalplan.NewPlan(5*time.Minute, topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

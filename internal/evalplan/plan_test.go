@@ -2,7 +2,6 @@ package evalplan
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,25 +9,8 @@ import (
 
 	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/sweep"
-	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
-
-// fixtures holds the captured machines the tests read, each read once.
-var fixtures = map[string]*result.Topology{}
-
-// fixture reads a captured machine of testdata/topology.
-func fixture(t *testing.T, name string) *result.Topology {
-	t.Helper()
-	if m, ok := fixtures[name]; ok {
-		return m
-	}
-	m, _, err := topo.Load(filepath.Join("..", "..", "testdata", "topology", name), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures[name] = m
-	return m
-}
 
 // TestNewPlanMultiNode: on a multi-node machine the remote node is the
 // farthest from the local one, and no placement gets more than 2 streams
@@ -48,7 +30,7 @@ func TestNewPlanMultiNode(t *testing.T) {
 		// one node with SMT: no data placement, streams up to 2x all CPUs.
 		{"16em64t-4s2c2t.tar.bz2", []string{"smt=on", "smt=off"}, 32},
 	} {
-		m := fixture(t, c.fixture)
+		m := topotest.Fixture(t, c.fixture)
 		p, err := NewPlan(time.Hour, m)
 		if err != nil {
 			t.Fatalf("%s: %v", c.fixture, err)
@@ -72,7 +54,7 @@ func TestNewPlanMultiNode(t *testing.T) {
 }
 
 func TestNewPlanBudget(t *testing.T) {
-	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
 	for _, b := range []time.Duration{time.Minute, 2 * time.Minute} {
 		if _, err := NewPlan(b, m); err == nil || !strings.Contains(err.Error(), "-budget") {
 			t.Errorf("NewPlan(%v) = %v; want a budget error", b, err)
@@ -148,7 +130,7 @@ func null4(m *result.Topology) []string {
 func TestNewPlanFits(t *testing.T) {
 	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2", "64amd64-4s2n4ca2co.tar.bz2",
 		"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", "offline-cpu0-node0.tar.bz2"} {
-		m := fixture(t, fx)
+		m := topotest.Fixture(t, fx)
 		for _, b := range []time.Duration{5 * time.Minute, 15 * time.Minute, time.Hour} {
 			p, err := NewPlan(b, m)
 			if err != nil {
@@ -175,9 +157,9 @@ func TestNewPlanFits(t *testing.T) {
 // null and TPC-H steps), within 85% of it: where the machine has too many
 // cells for every step, fewer repeats and then no TPC-H step.
 func TestNewPlanMinBudget(t *testing.T) {
-	one := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	one := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	// The same CPUs on two nodes of one CPU each and a memory-only third.
-	two := *fixture(t, "kvm-2vcpu-zen.tar.gz")
+	two := *topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	two.CPUs = slices.Clone(two.CPUs)
 	for i := range two.CPUs {
 		two.CPUs[i].Node = i
@@ -225,7 +207,7 @@ func TestShrinkOrder(t *testing.T) {
 // neighbour and one with a control, adjacent and alternating in order:
 // one stream on cpu 0, the neighbour on cpu 1.
 func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
-	m := fixture(t, "kvm-2vcpu-zen.tar.gz")
+	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	if p, err := NewPlan(5*time.Minute, m); err != nil || p.Repeat != Repeats || p.QueryRepeat != Repeats || !p.Neighbour || p.Pairs() != 2 {
 		t.Errorf("5m plan %+v, %v: want %d OLTP and transtats repeats, neighbour pairs in the first 2", p, err, Repeats)
 	}
@@ -260,7 +242,7 @@ func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 	if len(got) != 2*Repeats || !slices.Equal(got[:4], want) || len(cells) != Repeats*(len(p.Streams)+2) {
 		t.Errorf("%d cells, neighbour cells %q; want %d of %d, starting %q", len(cells), got, 2*Repeats, Repeats*(len(p.Streams)+2), want)
 	}
-	multi, err := NewPlan(5*time.Minute, fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
+	multi, err := NewPlan(5*time.Minute, topotest.Fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
 	if err != nil || multi.Neighbour {
 		t.Errorf("multi-node plan %+v, %v: want no neighbour cells (remote data is the held-out point there)", multi, err)
 	}
@@ -269,7 +251,7 @@ func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 // TestLeastBudget: a budget too small for the machine is refused naming
 // the least that has room, and that one plans.
 func TestLeastBudget(t *testing.T) {
-	m := fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")
+	m := topotest.Fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")
 	least := LeastBudget(m)
 	if least <= MinBudget {
 		t.Fatalf("least budget on 32 CPUs %v, want more than %v", least, MinBudget)

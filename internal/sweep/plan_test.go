@@ -1,48 +1,13 @@
 package sweep
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/numalab/numalab/internal/place"
-	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
-
-// fixtures holds each captured machine read once per test binary (the
-// large ones take seconds to unpack).
-var fixtures = map[string]*result.Topology{}
-
-// fixture reads a captured machine from the repository's topology fixtures.
-func fixture(t *testing.T, name string) *result.Topology {
-	t.Helper()
-	if m, ok := fixtures[name]; ok {
-		return m
-	}
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "topology", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dir, err := os.MkdirTemp("", "numalab-sweep-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	root, err := topo.Extract(f, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := topo.FromSysfs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures[name] = m
-	return m
-}
 
 type cellKey struct {
 	index, streams, repeat, dop int
@@ -58,7 +23,7 @@ func keys(cells []Cell) []cellKey {
 }
 
 func TestResolveOrder(t *testing.T) {
-	m := fixture(t, "16em64t-4s2c2t.tar.bz2") // 4 sockets x 2 cores x 2 threads
+	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2") // 4 sockets x 2 cores x 2 threads
 	cells, _, err := Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=on", "smt=off"}, Repeat: 2, DataNode: -1}, true)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +61,7 @@ func equal(a, b []cellKey) bool {
 }
 
 func TestResolveBadInput(t *testing.T) {
-	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
 	for _, c := range []struct {
 		spec Spec
 		msg  string
@@ -120,7 +85,7 @@ func TestResolveBadInput(t *testing.T) {
 // TestCoresUsed: tps per core divides by the cores the streams ran on.
 // On 4 sockets x 2 cores x 2 threads, CPUs 0 and 8 are siblings.
 func TestCoresUsed(t *testing.T) {
-	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
 	all := []int{}
 	for _, c := range m.CPUs {
 		all = append(all, c.ID)
@@ -185,7 +150,7 @@ func TestCellCores(t *testing.T) {
 		{"16em64t-4s2c2t.tar.bz2", "cores=2", 2, "1 stream, DOP 2 on cpus 0,4,8,12 (2 cores)", 2}, // cores first
 		{"16em64t-4s2c2t.tar.bz2", "cores=1", 2, "1 stream, DOP 2 on cpus 0,8 (1 core)", 1},       // two siblings
 	} {
-		m := fixture(t, c.fixture)
+		m := topotest.Fixture(t, c.fixture)
 		cells, _, err := Resolve(m, Spec{Streams: []int{1}, DOPs: []int{c.dop}, Placements: []string{c.sel}, Repeat: 1, DataNode: -1}, true)
 		if err != nil {
 			t.Fatal(err)
@@ -210,7 +175,7 @@ func TestTooManyStreams(t *testing.T) {
 // control neighbour on every other CPU, the bandwidth neighbour first in
 // even repeats and the control first in odd ones; indices run on.
 func TestResolveNeighbourPairs(t *testing.T) {
-	m := fixture(t, "16em64t-4s2c2t.tar.bz2")
+	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
 	cells, _, err := Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1, Neighbour: true}, true)
 	if err != nil {
 		t.Fatal(err)
