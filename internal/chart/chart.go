@@ -224,7 +224,12 @@ func (c *Chart) SVG() string {
 	c.Y.Fit(ys)
 	esc := html.EscapeString
 	var b strings.Builder
-	h := chartH + math.Max(0, float64((len(c.Series)+1)/2-2))*16
+	cols := legendColumns(c.Series)
+	// Two rows of legend fit below the axis label; each more adds 16. (Two
+	// columns' rows at the least: the charts of three columns keep their
+	// height.)
+	rows := max((len(c.Series)+cols-1)/cols, (len(c.Series)+1)/2)
+	h := chartH + math.Max(0, float64(rows-2))*16
 	fmt.Fprintf(&b, `<svg class="chart" id="%s-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`,
 		esc(c.ID), xy(chartW), xy(h), px(chartW), px(h), esc(c.Title))
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
@@ -305,13 +310,7 @@ func (c *Chart) SVG() string {
 			b.WriteString(marker(s.Shape, x, y, col, esc(s.Name)+": "+esc(c.X.Format(p.X)+", "+FmtSig(p.Y))))
 		}
 	}
-	// Legend, below the axis label, in rows of up to three.
-	cols := 3
-	for _, s := range c.Series {
-		if len([]rune(s.Name)) > 24 {
-			cols = 2
-		}
-	}
+	// Legend, below the axis label, in rows of up to legendColumns.
 	for i, s := range c.Series {
 		lx := padL + float64(i%cols)*((chartW-padL-padR)/float64(cols))
 		ly := y0 + 54 + float64(i/cols)*16
@@ -328,6 +327,22 @@ func (c *Chart) SVG() string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// legendColumns is how many series names a legend row holds: three, two
+// when a name is longer than 24 characters, one when one is longer than
+// 40 (half the plot's width, at the legend's font).
+func legendColumns(series []Series) int {
+	cols := 3
+	for _, s := range series {
+		switch n := len([]rune(s.Name)); {
+		case n > 40:
+			return 1
+		case n > 24:
+			cols = 2
+		}
+	}
+	return cols
 }
 
 // marker draws one point's mark: a dot, a ring or a square, with its

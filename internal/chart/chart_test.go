@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -66,3 +67,34 @@ func TestHBars(t *testing.T) {
 		t.Errorf("%d axis lines and whiskers; want 2 (the base and A's whisker)", n)
 	}
 }
+
+// TestLegendLongNames: a legend row holds three short names, two up to 40
+// characters, one longer, and the chart grows to hold every row: the fit
+// chart's "held out: a random chain timed right after each cell; …" once
+// ran past the chart's right edge in the second column.
+func TestLegendLongNames(t *testing.T) {
+	for _, c := range []struct {
+		names      []string
+		xs         int // distinct x positions of the legend's names
+		wantHeight string
+	}{
+		{[]string{"a", "b", "c", "d"}, 3, `height="330"`},
+		{[]string{strings.Repeat("m", 30), "b", "c", "d"}, 2, `height="330"`},
+		{[]string{strings.Repeat("m", 50), "b", "c", "d"}, 1, `height="362"`},
+	} {
+		ch := Chart{ID: "t", Title: "t", X: Scale{Label: "x", Format: FmtSig}, Y: Scale{Label: "y", Format: FmtSig}}
+		for i, n := range c.names {
+			ch.Series = append(ch.Series, Series{Name: n, Points: []Point{{X: float64(i), Y: 1}, {X: float64(i + 1), Y: 2}}})
+		}
+		svg := ch.SVG()
+		xs := map[string]bool{}
+		for _, m := range legendX.FindAllStringSubmatch(svg, -1) {
+			xs[m[1]] = true
+		}
+		if len(xs) != c.xs || !strings.Contains(svg, c.wantHeight) {
+			t.Errorf("names %q: legend columns at %v, svg %q; want %d columns, %s", c.names, xs, svg[:200], c.xs, c.wantHeight)
+		}
+	}
+}
+
+var legendX = regexp.MustCompile(`<text class="legend" x="([0-9.]+)"`)
