@@ -125,19 +125,26 @@ func scriptImageConn(sc sqlscript.RunConfig) (func(ctx context.Context, im *imag
 		if err != nil {
 			return nil, err
 		}
-		client, err := sw.Client(0)
-		if err != nil {
-			eng.Close()
-			return nil, err
-		}
-		var conn engine.Conn
-		if err := pinned(cpu, func() (err error) { conn, err = eng.Connect(ctx); return err }); err != nil {
-			eng.Close()
-			return nil, err
-		}
-		tx := &scriptTwice{client: client, conn: conn, readOnly: true}
-		return &pageConn{tx: tx, closer: eng.Close, counters: openCounters}, nil
+		return scriptConn(ctx, sw, eng, cpu, eng.Close, true)
 	}, nil
+}
+
+// scriptConn is a cell's stream of sw's scripts: a client of them
+// (sqlscript.Sweep's Client) on a connection of its own to eng, opened on
+// cpu; closer ends what the stream runs on, and is called when the
+// stream cannot be opened.
+func scriptConn(ctx context.Context, sw *sqlscript.Sweep, eng engine.Engine, cpu int, closer func() error, readOnly bool) (*pageConn, error) {
+	client, err := sw.Client(0)
+	if err != nil {
+		closer()
+		return nil, err
+	}
+	var conn engine.Conn
+	if err := pinned(cpu, func() (err error) { conn, err = eng.Connect(ctx); return err }); err != nil {
+		closer()
+		return nil, err
+	}
+	return &pageConn{tx: &scriptTwice{client: client, conn: conn, readOnly: readOnly}, closer: closer, counters: openCounters}, nil
 }
 
 // newPageConn is a tpcc stream on w drawing from warehouse 1 alone,

@@ -227,17 +227,7 @@ func scriptLoader(cfg RunConfig, w io.Writer) loader {
 			return nil, fmt.Errorf("prewarming what --init made: %w", err)
 		}
 		return &loaded{eng: eng, bytes: pw.Bytes, init: did, stream: func(ctx context.Context, cpu int) (*pageConn, error) {
-			client, err := sw.Client(0)
-			if err != nil {
-				sw.Close()
-				return nil, err
-			}
-			var conn engine.Conn
-			if err := pinned(cpu, func() (err error) { conn, err = eng.Connect(ctx); return err }); err != nil {
-				sw.Close()
-				return nil, err
-			}
-			return &pageConn{tx: &scriptTwice{client: client, conn: conn}, closer: sw.Close, counters: openCounters}, nil
+			return scriptConn(ctx, sw, eng, cpu, sw.Close, false)
 		}}, nil
 	}}
 }
