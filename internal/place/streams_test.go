@@ -7,31 +7,17 @@ import (
 	"testing"
 
 	"github.com/numalab/numalab/internal/result"
-	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
 
 // captured reads a captured machine from the repository's topology
 // fixtures.
 func captured(t *testing.T, name string) *result.Topology {
 	t.Helper()
-	path := filepath.Join("../../testdata/topology", name+".tar.bz2")
-	if _, err := os.Stat(path); err != nil {
-		path = filepath.Join("../../testdata/topology", name+".tar.gz")
+	if _, err := os.Stat(filepath.Join("../../testdata/topology", name+".tar.bz2")); err == nil {
+		return topotest.Fixture(t, name+".tar.bz2")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	root, err := topo.Extract(f, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := topo.FromSysfs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tp
+	return topotest.Fixture(t, name+".tar.gz")
 }
 
 // renumbered is t with every logical CPU renamed by perm, the way another

@@ -38,20 +38,11 @@ var wantWarnings = map[string][]string{
 // read unpacks a capture and reads its topology and preflight.
 func read(t *testing.T, archive string) (*result.Topology, *preflight.Report) {
 	t.Helper()
-	f, err := os.Open(archive)
+	top, pf, err := topo.Load(archive, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	root, err := topo.Extract(f, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	top, err := topo.FromSysfs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return top, preflight.Read(sysfs.New(root), top)
+	return top, pf
 }
 
 func TestWarningsOnCaptures(t *testing.T) {

@@ -168,7 +168,7 @@ func TestCaptureRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			root2, err := Extract(bytes.NewReader(buf.Bytes()), t.TempDir())
+			root2, err := Extract(bytes.NewReader(buf.Bytes()), memDir(t))
 			if err != nil {
 				t.Fatal(err)
 			}

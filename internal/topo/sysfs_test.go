@@ -80,7 +80,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "topo-test-")
+	dir, err := TempDir("topo-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -89,6 +89,19 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// memDir is a directory for one test, on a memory filesystem where there
+// is one (TempDir): unpacking a capture on this machine's disk takes 50
+// times longer.
+func memDir(t testing.TB) string {
+	t.Helper()
+	dir, err := TempDir("topo-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // extract unpacks a capture (once per test binary) and returns its root.

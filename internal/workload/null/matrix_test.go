@@ -1,34 +1,13 @@
 package null
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/numalab/numalab/internal/result"
 	"github.com/numalab/numalab/internal/topo"
+	"github.com/numalab/numalab/internal/topo/topotest"
 )
-
-// fixture reads a captured machine from the repository's topology fixtures.
-func fixture(t *testing.T, name string) *result.Topology {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "..", "testdata", "topology", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	root, err := topo.Extract(f, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := topo.FromSysfs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 func TestMatrixFixtures(t *testing.T) {
 	// Captured machines, as lstopo shows them: this 2-vCPU guest (one
@@ -45,7 +24,7 @@ func TestMatrixFixtures(t *testing.T) {
 		{"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", []string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: client on cpu 0, backend on cpu 1", "other-core: client on cpu 0, backend on cpu 2", "other-node: client on cpu 0, backend on cpu 4"}},
 		{"offline-cpu0-node0.tar.bz2", []string{"same-cpu: client on cpu 4, backend on cpu 4", "smt-sibling: unavailable (one thread per core)", "other-core: client on cpu 4, backend on cpu 6", "other-node: unavailable (one NUMA node)"}},
 	} {
-		m := Matrix(fixture(t, c.fixture))
+		m := Matrix(topotest.Fixture(t, c.fixture))
 		var got []string
 		for _, p := range m {
 			got = append(got, p.String())
@@ -89,7 +68,7 @@ func TestMatrixOnThisHost(t *testing.T) {
 func TestCellsInterleaveRepeats(t *testing.T) {
 	cfg := DefaultRunConfig()
 	cfg.Streams = []int{1, 2}
-	cells, layout, m := cfg.Cells(fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	cells, layout, m := cfg.Cells(topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if len(m) != 4 {
 		t.Fatalf("matrix %v; want every pairing", m)
 	}
@@ -107,7 +86,7 @@ func TestCellsInterleaveRepeats(t *testing.T) {
 		t.Errorf("order of the first repeat: %+v", layout[:8])
 	}
 	cfg.Engine = "sqlite"
-	cells, layout, m = cfg.Cells(fixture(t, "kvm-2vcpu-zen.tar.gz"))
+	cells, layout, m = cfg.Cells(topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if len(cells) != 6 || layout[0].Transport != InProcess || m[0].Name != SameCPU {
 		t.Errorf("sqlite: %d cells, %+v, matrix %v; want 6 in-process cells and the matrix untouched", len(cells), layout[0], m)
 	}
