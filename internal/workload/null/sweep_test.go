@@ -107,8 +107,6 @@ func TestSweepPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := NewSweep(cfg, layout, m)
-	rec := &recorder{}
 	// As in numalab, not as go test leaves it: GOMAXPROCS the runtime's
 	// to change (its default counts the calling thread's CPUs).
 	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
@@ -126,9 +124,24 @@ func TestSweepPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t, procs: procs}, rec, rec)
-	if err != nil {
-		t.Fatal(err)
+	// A cell that completed no call in its window (every call still waiting
+	// for its answer: a backend not run for a second on an overloaded
+	// machine; once in CI beside stress-ng and a callgrind run) is
+	// measured again, all cells, with a window three times as long.
+	var out []*Cell
+	var rec *recorder
+	for attempt := 1; ; attempt++ {
+		rec = &recorder{}
+		out, err = sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: NewSweep(cfg, layout, m), t: t, procs: procs}, rec, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(out, func(c *Cell) bool { return c.NoCall != "" })
+		if i < 0 || attempt == 2 {
+			break
+		}
+		t.Logf("cell %d (%s %s) completed no call: %s; measuring again with %v windows", i, out[i].Transport, out[i].Pairing, out[i].NoCall, 3*cfg.Duration)
+		cfg.Duration *= 3
 	}
 	if after, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(after, before) {
 		t.Errorf("after the sweep the process is on cpus %v (%v); want %v as before", after, err, before)
