@@ -6,13 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -58,7 +54,7 @@ func TestReadmeTestCommandIsCI(t *testing.T) {
 // default budget, minutes long) in a child process of this test binary
 // that runs it in-process and nothing else, so that runChecked's leak
 // check sees the main job alone. TestMain starts that child before the
-// package's other tests (startMainJob), which run beside it, and this
+// package's other tests (startChildren), which run beside it, and this
 // test, parallel so that it waits for the child only once they have run,
 // checks what it did: the main job spends its budget on cells of fixed
 // length, and the suite no longer waits for it after the other tests.
@@ -71,7 +67,7 @@ func TestReadmeMainJob(t *testing.T) {
 	if testing.Short() && strings.HasPrefix(args, "eval") {
 		t.Skip("-short: the main job takes minutes")
 	}
-	if dir := os.Getenv(mainJobEnv); dir != "" {
+	if dir, ok := inChild(t.Name()); ok {
 		// The child: the main job in-process, with its working directory
 		// dir, which the parent checks.
 		t.Chdir(dir)
@@ -84,7 +80,7 @@ func TestReadmeMainJob(t *testing.T) {
 	}
 	// The child runs already; the package's other tests run first.
 	t.Parallel()
-	j := takeMainJob()
+	j := takeChild(t.Name())
 	<-j.done
 	t.Cleanup(func() { os.RemoveAll(j.dir) })
 	t.Logf("%s took %v in a child process (started %v before this test)\n%s", mainJob, j.took.Round(time.Second), time.Since(j.start).Round(time.Second), j.out)
@@ -101,111 +97,6 @@ func TestReadmeMainJob(t *testing.T) {
 	if ents, err := os.ReadDir(j.dir); err != nil || len(ents) != 1 {
 		t.Errorf("eval left %d entries in the working directory, want only numalab-eval (%v)", len(ents), err)
 	}
-}
-
-// mainJobEnv names, in the child that runs the main job, its working
-// directory.
-const mainJobEnv = "NUMALAB_TEST_MAIN_JOB_DIR"
-
-// mainJobRun is one run of the main job in a child process.
-type mainJobRun struct {
-	dir   string
-	start time.Time
-	took  time.Duration
-	done  chan struct{} // closed when the child has ended
-	out   string        // the child's output, each line marked as the child's
-	err   error
-	taken bool        // by a TestReadmeMainJob
-	proc  *os.Process // the child, once started
-}
-
-var mainJob struct {
-	sync.Mutex
-	run *mainJobRun
-}
-
-// startMainJob starts the main job's child, from TestMain, when this
-// process is not such a child and TestReadmeMainJob is to run (by -run,
-// -skip, -short and -list); it returns what TestMain calls after the
-// tests, which ends the child if no test waited for it.
-func startMainJob() (wait func()) {
-	flag.Parse()
-	if os.Getenv(mainJobEnv) != "" || testing.Short() || !willRun("TestReadmeMainJob") || flagSet("test.list") {
-		return func() {}
-	}
-	mainJob.run = newMainJob()
-	return func() {
-		mainJob.Lock()
-		r := mainJob.run
-		mainJob.Unlock()
-		if r != nil {
-			if !r.taken && r.proc != nil {
-				r.proc.Kill()
-			}
-			<-r.done
-			os.RemoveAll(r.dir)
-		}
-	}
-}
-
-// takeMainJob is the run startMainJob started, or, when there is none or
-// an earlier round of -count took it, a new one.
-func takeMainJob() *mainJobRun {
-	mainJob.Lock()
-	defer mainJob.Unlock()
-	if r := mainJob.run; r != nil && !r.taken {
-		r.taken = true
-		return r
-	}
-	r := newMainJob()
-	r.taken = true
-	return r
-}
-
-// newMainJob starts the test binary again as the main job's child, in a
-// directory of its own; the child dies with this process. It is started
-// and waited for on an OS thread of its own, which lives as long as the
-// child: the parent-death signal comes when the thread that started the
-// child ends, and the runtime ends the threads of goroutines that end
-// locked to them (as placed streams do).
-func newMainJob() *mainJobRun {
-	r := &mainJobRun{start: time.Now(), done: make(chan struct{})}
-	if r.dir, r.err = os.MkdirTemp("", "numalab-main-job-"); r.err != nil {
-		close(r.done)
-		return r
-	}
-	args := []string{"-test.run=^TestReadmeMainJob$", "-test.count=1"}
-	if f := flag.Lookup("test.timeout"); f != nil {
-		args = append(args, "-test.timeout="+f.Value.String())
-	}
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainJobEnv+"="+r.dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	started := make(chan struct{})
-	go func() {
-		defer close(r.done)
-		runtime.LockOSThread() // never unlocked: the thread ends with the child
-		if r.err = cmd.Start(); r.err == nil {
-			r.proc = cmd.Process
-		}
-		close(started)
-		if r.err != nil {
-			return
-		}
-		err := cmd.Wait()
-		r.took = time.Since(r.start)
-		var b strings.Builder
-		for line := range strings.Lines(out.String()) {
-			b.WriteString("child| " + line) // no line of it reads as this process's test output
-		}
-		r.out, r.err = b.String(), err
-	}()
-	// The goroutine and pipe that copy the child's output exist before
-	// any command of a test starts: runChecked must not count them.
-	<-started
-	return r
 }
 
 // flagSet says whether the flag name has a value other than "".

@@ -59,9 +59,9 @@ func TestMain(m *testing.M) {
 		r.Close()
 		w.Close()
 	}
-	waitMainJob := startMainJob() // the README's main job, beside the other tests
+	waitChildren := startChildren() // the README's main job and the busy eval, beside the other tests
 	os.Exit(pg.Main(m, func() {
-		waitMainJob()
+		waitChildren()
 		my.Stop()
 		if tpccDir != "" {
 			os.RemoveAll(tpccDir)
