@@ -15,9 +15,10 @@ import (
 
 // childTests are the tests that run in a child process of this test
 // binary, started by TestMain before the package's other tests, which run
-// beside it: each spends a budget of wall time (an eval), which would
-// otherwise add to theirs, one test after another.
-var childTests = []string{"TestReadmeMainJob", "TestEvalBusyMachine"}
+// beside it: each spends a budget of wall time (an eval) or tens of
+// seconds of probes, which would otherwise add to theirs, one test after
+// another (cmd/numalab's tests were the suite's longest package).
+var childTests = []string{"TestReadmeMainJob", "TestEvalBusyMachine", "TestCutRenders", "TestProbeMemStoresRunHost"}
 
 // childEnv names, in a child, the test it runs and its working
 // directory: "TestName=DIR".
@@ -27,6 +28,27 @@ const childEnv = "NUMALAB_TEST_CHILD"
 // and its working directory.
 func inChild(name string) (dir string, ok bool) {
 	return strings.CutPrefix(os.Getenv(childEnv), name+"=")
+}
+
+// runAsChild runs test t in its child process: in the child it returns
+// the child's working directory and true, and the test goes on; in this
+// process it waits for the child (t is parallel), logs its output, fails
+// when the child failed and returns false, and the test returns.
+func runAsChild(t *testing.T) (dir string, child bool) {
+	t.Helper()
+	if dir, ok := inChild(t.Name()); ok {
+		return dir, true
+	}
+	t.Parallel()
+	j := takeChild(t.Name())
+	<-j.done
+	t.Cleanup(func() { os.RemoveAll(j.dir) })
+	t.Logf("ran in a child process for %v (started %v before this test)\n%s",
+		j.took.Round(time.Second), time.Since(j.start).Round(time.Second), j.out)
+	if j.err != nil {
+		t.Fatalf("the child that ran it: %v", j.err)
+	}
+	return "", false
 }
 
 // childRun is one run of a test in a child process.
@@ -105,6 +127,11 @@ func newChild(name string) *childRun {
 	if f := flag.Lookup("test.timeout"); f != nil {
 		args = append(args, "-test.timeout="+f.Value.String())
 	}
+	flag.Visit(func(f *flag.Flag) { // this package's own flags given, such as -cut-seed
+		if !strings.HasPrefix(f.Name, "test.") {
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+		}
+	})
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), childEnv+"="+name+"="+r.dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

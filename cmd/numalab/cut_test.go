@@ -27,7 +27,11 @@ var cutSeed = flag.Uint64("cut-seed", 0, "TestCutRenders: the seed of its cut mo
 // one in each half, so that over the suite's runs every phase is cut. The
 // seed is logged; -cut-seed repeats a run's moments. (Four fixed moments,
 // 5% to 80%, cost 1.7 whole runs of each and took 235–290 s of the suite.)
+// It runs in a child process beside the package's other tests (childTests).
 func TestCutRenders(t *testing.T) {
+	if _, child := runAsChild(t); !child {
+		return
+	}
 	tpcc := tpccDB(t)
 	seed := *cutSeed
 	if seed == 0 {

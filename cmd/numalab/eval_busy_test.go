@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -32,17 +31,8 @@ func TestEvalBusyMachine(t *testing.T) {
 	if err != nil {
 		t.Skipf("reading this machine's topology: %v", err)
 	}
-	dir, ok := inChild(t.Name())
-	if !ok {
-		t.Parallel()
-		j := takeChild(t.Name())
-		<-j.done
-		t.Cleanup(func() { os.RemoveAll(j.dir) })
-		t.Logf("the busy eval took %v in a child process (started %v before this test)\n%s",
-			j.took.Round(time.Second), time.Since(j.start).Round(time.Second), j.out)
-		if j.err != nil {
-			t.Fatalf("the child that ran it: %v", j.err)
-		}
+	dir, child := runAsChild(t)
+	if !child {
 		return
 	}
 	budget := evalplan.LeastBudget(m)

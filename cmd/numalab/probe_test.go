@@ -45,8 +45,12 @@ func TestProbeMemBadInput(t *testing.T) {
 }
 
 // TestProbeMemStoresRunHost runs a tiny probe on this machine and reads
-// the stored summary back as 'numalab model --from-run' does.
+// the stored summary back as 'numalab model --from-run' does, in a child
+// process beside the package's other tests (childTests).
 func TestProbeMemStoresRunHost(t *testing.T) {
+	if _, child := runAsChild(t); !child {
+		return
+	}
 	db := filepath.Join(t.TempDir(), "runs.db")
 	out, stderr, err := runCLI(t, "probe", "mem", "--store", db, "--max", "16m", "--per-doubling", "1",
 		"--samples", "1", "--window", "5", "--pages", "4k")
