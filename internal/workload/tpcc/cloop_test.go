@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -278,13 +279,15 @@ func fmtRatios(x []float64) string {
 }
 
 // BenchmarkCallgrindInstructions counts what a tpcc-ro transaction costs in
-// instructions, which a loaded machine does not move: numalab's stream
-// (TestCallgrindStream, Stream.Next in a loop) and the C loop each run
-// twice under callgrind, of different lengths, and the whole process's
-// instructions of the two are differenced per transaction (setup cancels;
-// the Go runtime's threads, allocation and collection count). It prints
-// each side's instructions a transaction and those inside sqlite3_step,
-// SQLite's own work, which the two sides' different draws move (a few %).
+// instructions and simulated L1 instruction-cache misses, which a loaded
+// machine does not move: numalab's stream (TestCallgrindStream, Stream.Next
+// in a loop) and the C loop each run twice under callgrind with its cache
+// simulation (the host's cache geometry), of different lengths, and the
+// whole process's counts of the two are differenced per transaction (setup
+// cancels; the Go runtime's threads, allocation and collection count). It
+// prints each side's figures a transaction and those inside sqlite3_step,
+// SQLite's own work, which the two sides' different draws move (a few %):
+// an instruction-cache miss inside it is SQLite's code fetched again.
 // It takes minutes; run it alone:
 //
 //	NUMALAB_CLOOP_DB=w1.db go test -run '^$' -bench CallgrindInstructions -benchtime 1x ./internal/workload/tpcc/
@@ -300,62 +303,122 @@ func BenchmarkCallgrindInstructions(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	// callgrind runs cmd; Ir is the process's instructions, step those
-	// inside sqlite3_step, out the program's output.
-	callgrind := func(name string, env []string, cmd ...string) (ir, step float64, out []byte) {
+	// callgrind runs cmd with its cache simulated: the process's
+	// instructions and L1 instruction-cache misses, in all and inside
+	// sqlite3_step, and the program's output.
+	callgrind := func(name string, env []string, cmd ...string) (all, step cgCost, out []byte) {
 		file := filepath.Join(dir, name)
-		c := exec.Command(vg, append([]string{"--tool=callgrind", "--callgrind-out-file=" + file}, cmd...)...)
+		c := exec.Command(vg, append([]string{"--tool=callgrind", "--cache-sim=yes", "--callgrind-out-file=" + file},
+			cmd...)...)
 		c.Env = append(os.Environ(), env...)
 		out, err := c.CombinedOutput()
 		if err != nil {
 			b.Fatalf("callgrind %s: %v\n%s", name, err, out)
 		}
-		ann, err := exec.Command("callgrind_annotate", "--inclusive=yes", "--threshold=100", file).Output()
+		ann, err := exec.Command("callgrind_annotate", "--inclusive=yes", "--threshold=100", "--show=Ir,I1mr",
+			file).Output()
 		if err != nil {
 			b.Fatalf("callgrind_annotate %s: %v", name, err)
 		}
-		for _, line := range strings.Split(string(ann), "\n") {
-			// "1,234 ( 5.6%)  file:function [object]"
-			num, rest, ok := strings.Cut(strings.TrimSpace(line), " ")
-			_, name, ok2 := strings.Cut(rest, "%)")
-			v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
-			if !ok || !ok2 || err != nil {
-				continue
-			}
-			switch name = strings.TrimSpace(name); {
-			case strings.HasPrefix(name, "PROGRAM TOTALS") && ir == 0:
-				ir = v
-			case strings.Contains(name, ":sqlite3_step ") && step == 0:
-				step = v
-			}
+		all, step, err = annotated(ann)
+		if err != nil {
+			b.Fatalf("callgrind %s: %v in\n%s", name, err, ann)
 		}
-		if ir == 0 || step == 0 {
-			b.Fatalf("callgrind %s: no totals in\n%s", name, ann)
-		}
-		return ir, step, out
+		return all, step, out
 	}
 	calls := [2]int{envInt("NUMALAB_CALLGRIND_CALLS", 1000), 3 * envInt("NUMALAB_CALLGRIND_CALLS", 1000)}
-	var goIr, goStep, cIr, cStep, cN [2]float64
+	var goAll, goStep, cAll, cStep [2]cgCost
+	var cN [2]float64
 	for i, n := range calls {
-		goIr[i], goStep[i], _ = callgrind(fmt.Sprintf("go.%d", i), []string{"NUMALAB_CLOOP_DB=" + path,
+		goAll[i], goStep[i], _ = callgrind(fmt.Sprintf("go.%d", i), []string{"NUMALAB_CLOOP_DB=" + path,
 			"NUMALAB_CALLGRIND_CALLS=" + strconv.Itoa(n), "GODEBUG=asyncpreemptoff=1"},
 			os.Args[0], "-test.run=^TestCallgrindStream$")
-		// The C loop runs for a time: under callgrind about 300
-		// transactions a second here; it counts all but its last.
+		// The C loop runs for a time: under callgrind's cache simulation
+		// about 150 transactions a second here; it counts all but its
+		// last.
 		var out []byte
-		cIr[i], cStep[i], out = callgrind(fmt.Sprintf("c.%d", i), nil,
-			append([]string{bin}, cloopArgs(b, w, -1, 0, time.Duration(n)*time.Second/300)...)...)
+		cAll[i], cStep[i], out = callgrind(fmt.Sprintf("c.%d", i), nil,
+			append([]string{bin}, cloopArgs(b, w, -1, 0, time.Duration(n)*time.Second/150)...)...)
 		m, _, _ := cloopOutput(b, out)
 		cN[i] = float64(m + 1)
 	}
-	dn := float64(calls[1] - calls[0])
-	goTx, goIn := (goIr[1]-goIr[0])/dn, (goStep[1]-goStep[0])/dn
-	cTx, cIn := (cIr[1]-cIr[0])/(cN[1]-cN[0]), (cStep[1]-cStep[0])/(cN[1]-cN[0])
-	b.Logf("instructions a transaction (%v and %v numalab transactions, %v and %v of the C loop's):", calls[0], calls[1], cN[0], cN[1])
-	b.Logf("  numalab %.0f, in sqlite3_step %.0f, outside it %.0f", goTx, goIn, goTx-goIn)
-	b.Logf("  C loop  %.0f, in sqlite3_step %.0f, outside it %.0f", cTx, cIn, cTx-cIn)
-	b.ReportMetric(goTx-goIn, "numalab-outside-step-Ir/tx")
-	b.ReportMetric(cTx-cIn, "C-outside-step-Ir/tx")
+	// per is a side's cost a transaction, the two runs differenced.
+	per := func(x [2]cgCost, n0, n1 float64) cgCost {
+		return cgCost{ir: (x[1].ir - x[0].ir) / (n1 - n0), i1mr: (x[1].i1mr - x[0].i1mr) / (n1 - n0)}
+	}
+	goTx, goIn := per(goAll, float64(calls[0]), float64(calls[1])), per(goStep, float64(calls[0]), float64(calls[1]))
+	cTx, cIn := per(cAll, cN[0], cN[1]), per(cStep, cN[0], cN[1])
+	b.Logf("a transaction (%v and %v numalab transactions, %v and %v of the C loop's):", calls[0], calls[1], cN[0], cN[1])
+	for _, s := range []struct {
+		name   string
+		tx, in cgCost
+	}{{"numalab", goTx, goIn}, {"C loop ", cTx, cIn}} {
+		b.Logf("  %s instructions %.0f, in sqlite3_step %.0f, outside it %.0f; L1i misses %.0f, in sqlite3_step %.0f",
+			s.name, s.tx.ir, s.in.ir, s.tx.ir-s.in.ir, s.tx.i1mr, s.in.i1mr)
+	}
+	b.ReportMetric(goTx.ir-goIn.ir, "numalab-outside-step-Ir/tx")
+	b.ReportMetric(cTx.ir-cIn.ir, "C-outside-step-Ir/tx")
+	b.ReportMetric(goTx.i1mr, "numalab-I1mr/tx")
+	b.ReportMetric(cTx.i1mr, "C-I1mr/tx")
+}
+
+// cgCost is what callgrind counted: instructions and L1 instruction-cache
+// misses.
+type cgCost struct{ ir, i1mr float64 }
+
+// annotated reads callgrind_annotate's inclusive listing of Ir and I1mr
+// (lines "1,234 ( 5.6%)  56 ( 0.1%)  file:function [object]"): the program's
+// totals and sqlite3_step's.
+func annotated(ann []byte) (all, step cgCost, err error) {
+	var haveAll, haveStep bool
+	for _, line := range strings.Split(string(ann), "\n") {
+		var v [2]float64
+		rest := strings.TrimSpace(line)
+		ok := true
+		for i := range v {
+			num, after, found := strings.Cut(rest, " ")
+			_, after, pct := strings.Cut(after, "%)")
+			x, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+			if !found || !pct || err != nil {
+				ok = false
+				break
+			}
+			v[i], rest = x, strings.TrimSpace(after)
+		}
+		if !ok {
+			continue
+		}
+		switch c := (cgCost{ir: v[0], i1mr: v[1]}); {
+		case strings.HasPrefix(rest, "PROGRAM TOTALS") && !haveAll:
+			all, haveAll = c, true
+		case strings.Contains(rest, ":sqlite3_step ") && !haveStep:
+			step, haveStep = c, true
+		}
+	}
+	if !haveAll || !haveStep {
+		return all, step, errors.New("no program totals or no sqlite3_step")
+	}
+	return all, step, nil
+}
+
+func TestAnnotated(t *testing.T) {
+	ann := `Ir               I1mr
+--------------------------------------------------------------------------------
+126,680 (100.0%) 1,068 (100.0%)  PROGRAM TOTALS
+
+Ir               I1mr            file:function
+--------------------------------------------------------------------------------
+126,680 (100.0%) 1,068 (100.0%)  ???:0x000000000001ab70 [/lib/ld-linux-x86-64.so.2]
+ 91,326 (72.09%)   789 (73.88%)  sqlite3-binding.c:sqlite3_step [/tmp/cloop]
+ 65,605 (51.79%)   179 (16.76%)  sqlite3-binding.c:sqlite3_step_x [/tmp/cloop]
+`
+	all, step, err := annotated([]byte(ann))
+	if err != nil || all != (cgCost{126680, 1068}) || step != (cgCost{91326, 789}) {
+		t.Errorf("annotated = %+v, %+v, %v", all, step, err)
+	}
+	if _, _, err := annotated([]byte(ann[:strings.Index(ann, " 91,326")])); err == nil {
+		t.Error("annotated found sqlite3_step in a listing without it")
+	}
 }
 
 // TestCallgrindStream runs NUMALAB_CALLGRIND_CALLS transactions of one
