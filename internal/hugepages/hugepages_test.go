@@ -203,3 +203,26 @@ func TestKilledReservationHost(t *testing.T) {
 		t.Errorf("pool %d after the next reservation and release, %d before the killed one; its marker left: %v", after, before, marked())
 	}
 }
+
+// TestHeldBy: a reservation's pages are held by the process its marker
+// names until it is released.
+func TestHeldBy(t *testing.T) {
+	root := fakeRoot(t, 10)
+	write(t, root, 15)
+	r := &Reservation{root: root, Before: 10, Pages: 5}
+	if err := lockPool(root, r.writeMarker); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := HeldBy(root, os.Getpid()); err != nil || n != 5 {
+		t.Errorf("held by this process: %d (%v), want 5", n, err)
+	}
+	if n, err := HeldBy(root, os.Getpid()+1); err != nil || n != 0 {
+		t.Errorf("held by another process: %d (%v), want 0", n, err)
+	}
+	if err := r.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := HeldBy(root, os.Getpid()); err != nil || n != 0 {
+		t.Errorf("held after release: %d (%v), want 0", n, err)
+	}
+}

@@ -97,3 +97,32 @@ func reclaim(root, dir string) error {
 	}
 	return nil
 }
+
+// HeldBy is the pages the reservations process pid made under root hold,
+// by their markers: what it has not released. (The pool's size says
+// nothing of one process's reservations while other numalab processes
+// change it.)
+func HeldBy(root string, pid int) (int, error) {
+	names, err := filepath.Glob(filepath.Join(root, markerDir, "reservation-*.json"))
+	if err != nil {
+		return 0, err
+	}
+	held := 0
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // released meanwhile
+		}
+		if err != nil {
+			return 0, err
+		}
+		var m marker
+		if err := json.Unmarshal(b, &m); err != nil {
+			return 0, fmt.Errorf("%s: %w", name, err)
+		}
+		if m.Owner.PID == pid {
+			held += m.Pages
+		}
+	}
+	return held, nil
+}
