@@ -132,7 +132,8 @@ func TestSweepPostgres(t *testing.T) {
 	var rec *recorder
 	for attempt := 1; ; attempt++ {
 		rec = &recorder{}
-		out, err = sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: NewSweep(cfg, layout, m), t: t, procs: procs}, rec, rec)
+		check := &affinityCheck{Sweep: NewSweep(cfg, layout, m), t: t, procs: procs}
+		out, err = sweep.Run(context.Background(), cfg.Plan(cells), check, rec, rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,8 @@ func TestSweepPostgres(t *testing.T) {
 		if i < 0 || attempt == 2 {
 			break
 		}
-		t.Logf("cell %d (%s %s) completed no call: %s; measuring again with %v windows", i, out[i].Transport, out[i].Pairing, out[i].NoCall, 3*cfg.Duration)
+		t.Logf("cell %d (%s %s) completed no call: %s; measuring again with %v windows",
+			i, out[i].Transport, out[i].Pairing, out[i].NoCall, 3*cfg.Duration)
 		cfg.Duration *= 3
 	}
 	if after, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(after, before) {
