@@ -143,8 +143,9 @@ func assertGone(t *testing.T, pid int) {
 }
 
 // TestRunInterruptKillsQemu runs a guest in a child test process, sends the
-// child SIGINT once its qemu runs, and checks that the child killed qemu
-// and then died of the interrupt.
+// child SIGINT once its qemu runs, and checks that the child killed qemu,
+// removed the guest's files (its temporary directory, the child's TMPDIR
+// here) and then died of the interrupt.
 func TestRunInterruptKillsQemu(t *testing.T) {
 	if os.Getenv("VMTEST_INTERRUPT_CHILD") == "1" {
 		_, err := host(t).Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "sleep 600", Timeout: 5 * time.Minute})
@@ -152,7 +153,8 @@ func TestRunInterruptKillsQemu(t *testing.T) {
 	}
 	host(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRunInterruptKillsQemu$", "-test.v")
-	cmd.Env = append(os.Environ(), "VMTEST_INTERRUPT_CHILD=1")
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), "VMTEST_INTERRUPT_CHILD=1", "TMPDIR="+tmp)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -183,6 +185,9 @@ func TestRunInterruptKillsQemu(t *testing.T) {
 		t.Fatalf("child still running 30s after SIGINT:\n%s", out.String())
 	}
 	assertGone(t, qemu)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+		t.Errorf("the interrupted child left %v", left)
+	}
 }
 
 // childNamed is the PID of a child of pid whose command name starts with

@@ -65,17 +65,24 @@ type Guest struct {
 // one-guest-at-a-time lock, and returns when all have powered off: what
 // each did and its error, as [Host.Run] gives them. The guests share the
 // host's CPUs: a test that runs them together (guests that talk to one
-// server) takes the lock's place for all of them.
+// server) takes the lock's place for all of them. An interrupt (SIGINT,
+// SIGTERM) kills every guest's qemu, removes their files and then takes
+// its usual course: the process dies of it.
 func (h *Host) RunTogether(ctx context.Context, guests []Guest) ([]Result, []error) {
 	rs, errs := make([]Result, len(guests)), make([]error, len(guests))
 	dirs, initrds := make([]string, len(guests)), make([]string, len(guests))
-	defer func() {
+	var unlock func()
+	cleanup := func() {
 		for _, d := range dirs {
 			if d != "" {
 				os.RemoveAll(d)
 			}
 		}
-	}()
+		if unlock != nil {
+			unlock()
+		}
+	}
+	defer cleanup()
 	ready := 0
 	for i, g := range guests {
 		dirs[i], initrds[i], errs[i] = h.prepare(g.Machine, g.Job)
@@ -86,8 +93,8 @@ func (h *Host) RunTogether(ctx context.Context, guests []Guest) ([]Result, []err
 	if ready == 0 {
 		return rs, errs
 	}
-	unlock, err := h.lock()
-	if err != nil {
+	var err error
+	if unlock, err = h.lock(); err != nil {
 		for i := range errs {
 			if errs[i] == nil {
 				errs[i] = err
@@ -95,7 +102,18 @@ func (h *Host) RunTogether(ctx context.Context, guests []Guest) ([]Result, []err
 		}
 		return rs, errs
 	}
-	defer unlock()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	got := make(chan os.Signal, 1)
+	go func() {
+		sig, ok := <-sigs
+		if ok {
+			cancel(fmt.Errorf("interrupted by %v", sig))
+		}
+		got <- sig
+	}()
 	var wg sync.WaitGroup
 	for i, g := range guests {
 		if errs[i] != nil {
@@ -104,6 +122,13 @@ func (h *Host) RunTogether(ctx context.Context, guests []Guest) ([]Result, []err
 		wg.Go(func() { rs[i], errs[i] = h.boot(ctx, g.Machine, g.Job, dirs[i], initrds[i]) })
 	}
 	wg.Wait()
+	signal.Stop(sigs)
+	close(sigs)
+	if sig := <-got; sig != nil {
+		// Every qemu is gone: let the interrupt take its usual course.
+		cleanup()
+		reraise(sig.(syscall.Signal))
+	}
 	return rs, errs
 }
 
@@ -154,9 +179,6 @@ func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (
 	cmd.Stderr = &stderr
 	// If this process dies without killing qemu, the kernel does.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	start := time.Now()
 	done := make(chan error, 1)
 	if err := startFavoured(cmd, done); err != nil {
@@ -175,7 +197,6 @@ func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (
 	defer poll.Stop()
 
 	var stop, err error
-	var sig os.Signal
 	for exited := false; !exited && stop == nil; {
 		select {
 		case err = <-done:
@@ -183,9 +204,7 @@ func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (
 		case <-timer.C:
 			stop = fmt.Errorf("timed out after %v", timeout)
 		case <-ctx.Done():
-			stop = ctx.Err()
-		case sig = <-sigs:
-			stop = fmt.Errorf("interrupted by %v", sig)
+			stop = context.Cause(ctx)
 		case <-poll.C:
 			if consoleHas(console, "@@BOOTED") {
 				poll.Stop() // no tick comes after Stop (Go 1.23's timers)
@@ -202,13 +221,7 @@ func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (
 	res.Output, _ = os.ReadFile(out)
 	con, _ := os.ReadFile(console)
 	if stop != nil {
-		err := fmt.Errorf("running on %s: %w: killed qemu (pid %d)%s", m, stop, pid, tail(con, stderr.Bytes()))
-		if sig != nil {
-			// Let the interrupt take its usual course now that qemu is gone.
-			signal.Stop(sigs)
-			reraise(sig.(syscall.Signal))
-		}
-		return res, err
+		return res, fmt.Errorf("running on %s: %w: killed qemu (pid %d)%s", m, stop, pid, tail(con, stderr.Bytes()))
 	}
 	if booted := bootedRE.FindSubmatch(con); booted != nil {
 		s, _ := strconv.ParseFloat(string(booted[1]), 64)
