@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -264,6 +265,17 @@ func TestRunOLTPEngines(t *testing.T) {
 				args = append(args, "--db", filepath.Join(dir, "w1.duckdb"))
 			}
 			out, stderr, err := runCLI(t, args...)
+			if err != nil && strings.Contains(err.Error(), "no call completed") {
+				// A cell whose every call was still waiting at the end of
+				// its window: the server not run for 2 s on an overloaded
+				// machine (once in CI, beside the emulated guests, which
+				// run at a higher priority). Measured again, once, with a
+				// window three times as long, into a new store.
+				t.Logf("%v; measuring again with --duration 6s", err)
+				args[slices.Index(args, "--store")+1] = filepath.Join(dir, "s6.db")
+				args[slices.Index(args, "--duration")+1] = "6s"
+				out, stderr, err = runCLI(t, args...)
+			}
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr)
 			}
