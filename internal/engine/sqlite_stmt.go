@@ -331,6 +331,24 @@ func (s *sqliteStmt) Query(ctx context.Context, args []any, row func(Row) error)
 	if err := s.bind(args); err != nil {
 		return err
 	}
+	if ctx.Done() == nil {
+		return s.run(ctx, row)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// A cancellable context interrupts the call (a goroutine and a
+	// channel a call: pass context.Background() in a hot path).
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		C.sqlite3_interrupt(s.db)
+		close(interrupted)
+	})
+	defer func() {
+		if !stop() {
+			<-interrupted // no interrupt may outlive the call
+		}
+	}()
 	return s.run(ctx, row)
 }
 
@@ -351,25 +369,8 @@ func (s *sqliteStmt) QueryInts(args []int64, row func(Row) error) error {
 }
 
 // run runs the statement with its arguments bound and calls row for each
-// row.
+// row; ctx is only asked, when a step fails, whether it was cancelled.
 func (s *sqliteStmt) run(ctx context.Context, row func(Row) error) error {
-	if ctx.Done() != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		// A cancellable context interrupts the call (a goroutine and a
-		// channel a call: pass context.Background() in a hot path).
-		interrupted := make(chan struct{})
-		stop := context.AfterFunc(ctx, func() {
-			C.sqlite3_interrupt(s.db)
-			close(interrupted)
-		})
-		defer func() {
-			if !stop() {
-				<-interrupted // no interrupt may outlive the call
-			}
-		}()
-	}
 	s.c.keep = 0
 	if row != nil {
 		s.c.keep = 1
@@ -407,11 +408,11 @@ func (s *sqliteStmt) run(ctx context.Context, row func(Row) error) error {
 
 // rows calls row for each row of the batch.
 func (s *sqliteStmt) rows(row func(Row) error) error {
-	ncols, n := int(s.c.ncols), int(s.c.nrows)
-	cols := unsafe.Slice(s.c.cols, n*ncols)
+	ncols := int(s.c.ncols)
+	cols := unsafe.Slice(s.c.cols, int(s.c.nrows)*ncols)
 	s.row.text = unsafe.Pointer(s.c.text)
-	for r := range n {
-		s.row.cols = cols[r*ncols : (r+1)*ncols : (r+1)*ncols]
+	for range s.c.nrows {
+		s.row.cols, cols = cols[:ncols:ncols], cols[ncols:]
 		if err := row(&s.row); err != nil {
 			return err
 		}
