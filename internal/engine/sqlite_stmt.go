@@ -198,12 +198,14 @@ import (
 // the batch's rows without crossing into C (a batch is read whole before
 // the row function sees its first row); a longer result takes a cgo call a
 // batch. No driver values, no lock, no allocation but a text column's
-// string when it is not the column's last text. Through
+// string when it is not the column's last text (and, through Query, the
+// boxed arguments: QueryInts takes integers unboxed). Through
 // go-sqlite3's driver statements (a cgo call a bind and a column, a rows
 // object and a C buffer a query, every value boxed) a tpcc-ro transaction
 // spent 45,000 instructions outside sqlite3_step under callgrind, a C loop
 // making the same calls 4,600; a cgo call a row 15,500; this path
-// 10,600-10,900 (tpcc's BenchmarkCallgrindInstructions).
+// 10,600-10,900, with its integers unboxed 9,880-9,970 at load average 2-6
+// (tpcc's BenchmarkCallgrindInstructions; docs/workloads/tpcc-ro.md).
 //
 // Values are as SQLite stores them: a column's declared type changes
 // nothing (go-sqlite3's Conn.Query turns DATE, DATETIME and TIMESTAMP
