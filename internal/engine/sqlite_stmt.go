@@ -198,12 +198,14 @@ import (
 // the batch's rows without crossing into C (a batch is read whole before
 // the row function sees its first row); a longer result takes a cgo call a
 // batch. No driver values, no lock, no allocation but a text column's
-// string when it is not the column's last text. Through
+// string when it is not the column's last text (and, through Query, the
+// boxed arguments: QueryInts takes integers unboxed). Through
 // go-sqlite3's driver statements (a cgo call a bind and a column, a rows
 // object and a C buffer a query, every value boxed) a tpcc-ro transaction
 // spent 45,000 instructions outside sqlite3_step under callgrind, a C loop
 // making the same calls 4,600; a cgo call a row 15,500; this path
-// 10,600-10,900 (tpcc's BenchmarkCallgrindInstructions).
+// 10,600-10,900, with its integers unboxed 9,880-9,970 at load average 2-6
+// (tpcc's BenchmarkCallgrindInstructions; docs/workloads/tpcc-ro.md).
 //
 // Values are as SQLite stores them: a column's declared type changes
 // nothing (go-sqlite3's Conn.Query turns DATE, DATETIME and TIMESTAMP
@@ -331,23 +333,46 @@ func (s *sqliteStmt) Query(ctx context.Context, args []any, row func(Row) error)
 	if err := s.bind(args); err != nil {
 		return err
 	}
-	if ctx.Done() != nil {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		// A cancellable context interrupts the call (a goroutine and a
-		// channel a call: pass context.Background() in a hot path).
-		interrupted := make(chan struct{})
-		stop := context.AfterFunc(ctx, func() {
-			C.sqlite3_interrupt(s.db)
-			close(interrupted)
-		})
-		defer func() {
-			if !stop() {
-				<-interrupted // no interrupt may outlive the call
-			}
-		}()
+	if ctx.Done() == nil {
+		return s.run(ctx, row)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// A cancellable context interrupts the call (a goroutine and a
+	// channel a call: pass context.Background() in a hot path).
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		C.sqlite3_interrupt(s.db)
+		close(interrupted)
+	})
+	defer func() {
+		if !stop() {
+			<-interrupted // no interrupt may outlive the call
+		}
+	}()
+	return s.run(ctx, row)
+}
+
+// QueryInts is Query with integer arguments, unboxed (in Query's []any Go
+// allocates every integer above 255), on a background context: what a
+// workload's hot path asks a statement for when its arguments are
+// integers.
+func (s *sqliteStmt) QueryInts(args []int64, row func(Row) error) error {
+	if len(args) > s.room {
+		s.grow(len(args))
+	}
+	vals := unsafe.Slice(s.c.args, len(args))
+	for i, a := range args {
+		vals[i].kind, vals[i].i = C.NL_INTEGER, C.longlong(a)
+	}
+	s.c.nargs = C.int(len(args))
+	return s.run(context.Background(), row)
+}
+
+// run runs the statement with its arguments bound and calls row for each
+// row; ctx is only asked, when a step fails, whether it was cancelled.
+func (s *sqliteStmt) run(ctx context.Context, row func(Row) error) error {
 	s.c.keep = 0
 	if row != nil {
 		s.c.keep = 1
@@ -385,11 +410,11 @@ func (s *sqliteStmt) Query(ctx context.Context, args []any, row func(Row) error)
 
 // rows calls row for each row of the batch.
 func (s *sqliteStmt) rows(row func(Row) error) error {
-	ncols, n := int(s.c.ncols), int(s.c.nrows)
-	cols := unsafe.Slice(s.c.cols, n*ncols)
+	ncols := int(s.c.ncols)
+	cols := unsafe.Slice(s.c.cols, int(s.c.nrows)*ncols)
 	s.row.text = unsafe.Pointer(s.c.text)
-	for r := range n {
-		s.row.cols = cols[r*ncols : (r+1)*ncols : (r+1)*ncols]
+	for range s.c.nrows {
+		s.row.cols, cols = cols[:ncols:ncols], cols[ncols:]
 		if err := row(&s.row); err != nil {
 			return err
 		}

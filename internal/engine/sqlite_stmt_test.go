@@ -261,3 +261,46 @@ func TestSQLiteStmtDoesNotAllocate(t *testing.T) {
 		t.Errorf("a repeated text: %.1f allocations a call (read %q), want 0", allocs, text)
 	}
 }
+
+// TestSQLiteStmtQueryInts: QueryInts reads the rows Query reads with the
+// same integers, and a call binding integers above 255 (which Query's
+// []any boxes) allocates nothing.
+func TestSQLiteStmtQueryInts(t *testing.T) {
+	c := sqliteStmtConn(t)
+	ctx := context.Background()
+	st, err := Prepare(ctx, c, "SELECT k, i, f FROM t WHERE i < ? AND k >= ? ORDER BY k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ints, ok := st.(interface {
+		QueryInts(args []int64, row func(Row) error) error
+	})
+	if !ok {
+		t.Fatalf("a sqlite statement (%T) has no QueryInts", st)
+	}
+	var got []string
+	read := func(r Row) error { got = append(got, fmt.Sprint(r.Int(0), r.Int(1), r.Float(2))); return nil }
+	if err := st.Query(ctx, []any{3002, 2}, read); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprint(got)
+	got = nil
+	args := []int64{3002, 2}
+	if err := ints.QueryInts(args, read); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != want || len(got) != 2 {
+		t.Errorf("QueryInts read %v, Query %v (want 2 rows)", got, want)
+	}
+	var sum int64
+	add := func(r Row) error { sum += r.Int(1) - 1; return nil }
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := ints.QueryInts(args, add); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 || sum == 0 {
+		t.Errorf("QueryInts: %.1f allocations a call (sum %d), want 0", allocs, sum)
+	}
+}

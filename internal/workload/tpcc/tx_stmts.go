@@ -16,15 +16,16 @@ import (
 // transaction (BEGIN ... COMMIT). The context is Background: a cancellable
 // one costs the embedded engines' drivers a goroutine per call; Next
 // checks ctx between transactions instead. On SQLite a call allocates only
-// the strings its result keeps that are not their column's last text and
-// the integers above 255 it passes (TestStmtRunnerAllocations).
+// the strings its result keeps that are not their column's last text and,
+// by last name, the name it passes (TestStmtRunnerAllocations).
 type stmtRunner struct {
 	c         engine.Conn
 	augmented bool
 
-	begin, commit, rollback                                  engine.Stmt
-	byID, byName, lastOrder, lines, nextOrder, lowStock, avg engine.Stmt
+	begin, commit, rollback                                  stmt
+	byID, byName, lastOrder, lines, nextOrder, lowStock, avg stmt
 
+	ints  [6]int64
 	args  [6]any
 	names []nameRow
 
@@ -50,34 +51,54 @@ func newStmtRunner(ctx context.Context, w *Workload) (runner, error) {
 	s.byIDRow, s.byNameRow, s.lastOrderRow, s.lineRow = s.readByID, s.readByName, s.readLastOrder, s.readLine
 	s.intRow, s.avgRow = s.readInt, s.readAvg
 	for _, p := range []struct {
-		st *engine.Stmt
+		st *stmt
 		q  string
 	}{
 		{&s.begin, "BEGIN"}, {&s.commit, "COMMIT"}, {&s.rollback, "ROLLBACK"},
 		{&s.byID, sqlCustomerByID}, {&s.byName, sqlCustomerByName}, {&s.lastOrder, sqlLastOrder},
 		{&s.lines, sqlOrderLines}, {&s.nextOrder, sqlNextOrder}, {&s.lowStock, sqlLowStock}, {&s.avg, sqlAvgPrice},
 	} {
-		if *p.st, err = engine.Prepare(ctx, c, p.q); err != nil {
+		if p.st.Stmt, err = engine.Prepare(ctx, c, p.q); err != nil {
 			s.close()
 			return nil, fmt.Errorf("preparing %q: %w", p.q, err)
 		}
+		p.st.ints, _ = p.st.Stmt.(intQuerier)
 	}
 	return s, nil
 }
 
 func (s *stmtRunner) close() error {
-	for _, st := range []engine.Stmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines,
+	for _, st := range []stmt{s.begin, s.commit, s.rollback, s.byID, s.byName, s.lastOrder, s.lines,
 		s.nextOrder, s.lowStock, s.avg} {
-		if st != nil {
+		if st.Stmt != nil {
 			st.Close()
 		}
 	}
 	return s.c.Close()
 }
 
+// stmt is a prepared statement and, when the engine's statement takes
+// integer arguments unboxed (SQLite's), that.
+type stmt struct {
+	engine.Stmt
+	ints intQuerier // nil: the integers are boxed for Query
+}
+
+// intQuerier is a statement that takes integer arguments unboxed: in
+// Stmt.Query's []any Go allocates every integer above 255.
+type intQuerier interface {
+	QueryInts(args []int64, row func(engine.Row) error) error
+}
+
 // query runs st with vals as its arguments and calls row for each row.
-func (s *stmtRunner) query(st engine.Stmt, row func(engine.Row) error, vals ...any) error {
-	n := copy(s.args[:], vals)
+func (s *stmtRunner) query(st *stmt, row func(engine.Row) error, vals ...int64) error {
+	n := copy(s.ints[:], vals)
+	if st.ints != nil {
+		return st.ints.QueryInts(s.ints[:n], row)
+	}
+	for i, v := range s.ints[:n] {
+		s.args[i] = int(v)
+	}
 	return st.Query(context.Background(), s.args[:n], row)
 }
 
@@ -85,10 +106,10 @@ func (s *stmtRunner) query(st engine.Stmt, row func(engine.Row) error, vals ...a
 // after a transaction's statements succeeded, else ROLLBACK and err.
 func (s *stmtRunner) end(err error) error {
 	if err != nil {
-		s.query(s.rollback, nil)
+		s.query(&s.rollback, nil)
 		return err
 	}
-	return s.query(s.commit, nil)
+	return s.query(&s.commit, nil)
 }
 
 // The rows' callbacks.
@@ -127,7 +148,7 @@ func (s *stmtRunner) readAvg(row engine.Row) error {
 
 // orderStatus runs Order-Status in one read transaction.
 func (s *stmtRunner) orderStatus(_ context.Context, in OrderStatusInput, r *OrderStatusResult) error {
-	if err := s.query(s.begin, nil); err != nil {
+	if err := s.query(&s.begin, nil); err != nil {
 		return err
 	}
 	s.r = r
@@ -141,10 +162,11 @@ func (s *stmtRunner) orderStatusIn(in OrderStatusInput, r *OrderStatusResult) er
 	if err := s.customer(in, r); err != nil {
 		return err
 	}
-	if err := s.query(s.lastOrder, s.lastOrderRow, in.W, in.D, r.CID); err != nil || r.OID == 0 {
+	w, d := int64(in.W), int64(in.D)
+	if err := s.query(&s.lastOrder, s.lastOrderRow, w, d, int64(r.CID)); err != nil || r.OID == 0 {
 		return err
 	}
-	if err := s.query(s.lines, s.lineRow, in.W, in.D, r.OID); err != nil || !s.augmented {
+	if err := s.query(&s.lines, s.lineRow, w, d, int64(r.OID)); err != nil || !s.augmented {
 		return err
 	}
 	var err error
@@ -158,14 +180,15 @@ func (s *stmtRunner) customer(in OrderStatusInput, r *OrderStatusResult) error {
 		// All customers of the name sorted by C_FIRST; take the one at
 		// position n/2 rounded up.
 		s.names = s.names[:0]
-		if err := s.query(s.byName, s.byNameRow, in.W, in.D, in.Last); err != nil {
+		s.args[0], s.args[1], s.args[2] = in.W, in.D, in.Last
+		if err := s.byName.Query(context.Background(), s.args[:3], s.byNameRow); err != nil {
 			return err
 		}
 		return pickByName(s.names, in, r)
 	}
 	s.found = false
 	r.CID = in.CID
-	err := s.query(s.byID, s.byIDRow, in.W, in.D, in.CID)
+	err := s.query(&s.byID, s.byIDRow, int64(in.W), int64(in.D), int64(in.CID))
 	if err == nil && !s.found {
 		err = fmt.Errorf("no customer %d in warehouse %d district %d", in.CID, in.W, in.D)
 	}
@@ -174,7 +197,7 @@ func (s *stmtRunner) customer(in OrderStatusInput, r *OrderStatusResult) error {
 
 // stockLevel runs Stock-Level in one read transaction.
 func (s *stmtRunner) stockLevel(_ context.Context, w, d, threshold int) (int, error) {
-	if err := s.query(s.begin, nil); err != nil {
+	if err := s.query(&s.begin, nil); err != nil {
 		return 0, err
 	}
 	err := s.end(s.stockLevelIn(w, d, threshold))
@@ -184,7 +207,7 @@ func (s *stmtRunner) stockLevel(_ context.Context, w, d, threshold int) (int, er
 // stockLevelIn runs Stock-Level's statements; s.n is the count.
 func (s *stmtRunner) stockLevelIn(w, d, threshold int) error {
 	s.n = 0
-	if err := s.query(s.nextOrder, s.intRow, w, d); err != nil {
+	if err := s.query(&s.nextOrder, s.intRow, int64(w), int64(d)); err != nil {
 		return err
 	}
 	next := s.n
@@ -192,7 +215,8 @@ func (s *stmtRunner) stockLevelIn(w, d, threshold int) error {
 		return fmt.Errorf("no district %d in warehouse %d", d, w)
 	}
 	s.n = 0
-	if err := s.query(s.lowStock, s.intRow, w, d, next, next-stockLevelOrders, w, threshold); err != nil || !s.augmented {
+	if err := s.query(&s.lowStock, s.intRow, int64(w), int64(d), int64(next), int64(next-stockLevelOrders), int64(w),
+		int64(threshold)); err != nil || !s.augmented {
 		return err
 	}
 	_, err := s.queryAvg()
@@ -202,6 +226,6 @@ func (s *stmtRunner) stockLevelIn(w, d, threshold int) error {
 // queryAvg runs the augmented transactions' average price.
 func (s *stmtRunner) queryAvg() (float64, error) {
 	s.avgPrice = 0
-	err := s.query(s.avg, s.avgRow)
+	err := s.query(&s.avg, s.avgRow)
 	return s.avgPrice, err
 }
