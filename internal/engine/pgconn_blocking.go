@@ -27,6 +27,18 @@ package engine
 // hold every P, was measured and made things worse on 2 vCPUs: more idle
 // Ps, more threads spinning to find work.)
 //
+// The descriptor is a plain number, which the kernel gives to the next
+// socket or file opened once it is closed: a read that goes on after
+// Close (pgx's background reader, started when a write took over 15 ms
+// and left waiting in a read when the connection closes) would read
+// another connection's answer, which that connection then waits for
+// forever, its server idle (seen three times in CI on a loaded machine:
+// a stream's Prepare, a cell's first call, a script's query). So every
+// read and write counts itself in, none starts once Close has begun,
+// Close shuts the socket down first (which ends a blocked read or write)
+// and closes the descriptor only when none is in flight, as Go's own
+// netpoller does with its fdMutex.
+//
 // Deadlines, which pgx uses only to interrupt a call whose context was
 // cancelled (and tpcc's PostgreSQL stream for the same purpose), are
 // emulated: when one passes, the socket is shut down, which ends any
@@ -102,6 +114,25 @@ type blockingConn struct {
 	timer  *time.Timer
 	shut   atomic.Bool
 	closed bool
+	// users counts the reads and writes in flight; closing, set by Close,
+	// keeps new ones from starting.
+	users atomic.Int64
+}
+
+// closing is the bit of users that Close sets.
+const closing = 1 << 62
+
+// acquire counts a read or write in, unless Close has begun.
+func (c *blockingConn) acquire() bool {
+	for {
+		u := c.users.Load()
+		if u&closing != 0 {
+			return false
+		}
+		if c.users.CompareAndSwap(u, u+1) {
+			return true
+		}
+	}
 }
 
 var _ net.Conn = (*blockingConn)(nil)
@@ -116,6 +147,10 @@ func (c *blockingConn) io(sysno uintptr, b []byte, raw bool) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	if !c.acquire() {
+		return 0, net.ErrClosed
+	}
+	defer c.users.Add(-1)
 	for {
 		var n uintptr
 		var e unix.Errno
@@ -210,6 +245,8 @@ func (c *blockingConn) Write(b []byte) (int, error) {
 	return done, nil
 }
 
+// Close shuts the socket down, which ends a read or write in flight,
+// waits for those to return and then closes the descriptor.
 func (c *blockingConn) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -219,6 +256,11 @@ func (c *blockingConn) Close() error {
 	c.closed = true
 	if c.timer != nil {
 		c.timer.Stop()
+	}
+	c.users.Or(closing)
+	unix.Shutdown(c.fd, unix.SHUT_RDWR)
+	for c.users.Load() != closing {
+		time.Sleep(time.Millisecond)
 	}
 	return unix.Close(c.fd)
 }

@@ -238,3 +238,62 @@ func TestBlockingConnWokenOnlyToRead(t *testing.T) {
 		t.Errorf("a read slept %d times for its answer (median of %d; all: %v); want once", med, calls, switches)
 	}
 }
+
+// TestBlockingConnCloseEndsReads: Close ends a read in flight, which then
+// never touches the descriptor again: the number Close freed, given to
+// another socket (here at once, with dup3), is that socket's alone. A
+// read that went on after Close once took another connection's answer,
+// which that connection waited for forever.
+func TestBlockingConnCloseEndsReads(t *testing.T) {
+	c, _ := blockingPair(t, "unix")
+	fd := c.(*blockingConn).fd
+	type read struct {
+		got string
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		buf := make([]byte, 16)
+		n, err := c.Read(buf) // nothing comes: it waits
+		done <- read{string(buf[:n]), err}
+	}()
+	time.Sleep(50 * time.Millisecond) // past a raw wait: the polite path
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Another socket on the number Close freed, with something to read.
+	other, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup3(other[0], fd, unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	defer unix.Close(other[0])
+	defer unix.Close(other[1])
+	if _, err := unix.Write(other[1], []byte("not yours")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.err == nil || r.got != "" {
+			t.Errorf("the read in flight at Close returned %q, %v; want no data and an error", r.got, r.err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the read in flight at Close did not return in 5 s")
+	}
+	// Bounded: what was sent there, read by the read that went on, would
+	// be waited for forever.
+	tv := unix.NsecToTimeval(time.Second.Nanoseconds())
+	if err := unix.SetsockoptTimeval(other[0], unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := unix.Read(other[0], buf); err != nil || string(buf[:max(n, 0)]) != "not yours" {
+		t.Errorf("the socket given the freed number read %q, %v; want what was sent to it", buf[:max(n, 0)], err)
+	}
+	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Read after Close: %v, want net.ErrClosed", err)
+	}
+}
