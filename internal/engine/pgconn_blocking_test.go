@@ -261,18 +261,26 @@ func TestBlockingConnCloseEndsReads(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Another socket on the number Close freed, with something to read.
+	// Another socket on the number Close freed (r), with something to
+	// read, sent from its peer (w).
 	other, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Dup3(other[0], fd, unix.O_CLOEXEC); err != nil {
-		t.Fatal(err)
+	r, w := other[0], other[1]
+	if w == fd { // the kernel gave the number to that end
+		r, w = w, r
 	}
-	defer unix.Close(fd)
-	defer unix.Close(other[0])
-	defer unix.Close(other[1])
-	if _, err := unix.Write(other[1], []byte("not yours")); err != nil {
+	if r != fd {
+		if err := unix.Dup3(r, fd, unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		unix.Close(r)
+		r = fd
+	}
+	defer unix.Close(r)
+	defer unix.Close(w)
+	if _, err := unix.Write(w, []byte("not yours")); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -286,11 +294,11 @@ func TestBlockingConnCloseEndsReads(t *testing.T) {
 	// Bounded: what was sent there, read by the read that went on, would
 	// be waited for forever.
 	tv := unix.NsecToTimeval(time.Second.Nanoseconds())
-	if err := unix.SetsockoptTimeval(other[0], unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+	if err := unix.SetsockoptTimeval(r, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 16)
-	if n, err := unix.Read(other[0], buf); err != nil || string(buf[:max(n, 0)]) != "not yours" {
+	if n, err := unix.Read(r, buf); err != nil || string(buf[:max(n, 0)]) != "not yours" {
 		t.Errorf("the socket given the freed number read %q, %v; want what was sent to it", buf[:max(n, 0)], err)
 	}
 	if _, err := c.Read(buf); !errors.Is(err, net.ErrClosed) {
