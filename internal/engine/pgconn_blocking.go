@@ -110,23 +110,25 @@ type blockingConn struct {
 	pollFirst     bool          // a read waits in pollIn first: unix sockets
 	local, remote net.Addr
 
-	mu     sync.Mutex
-	timer  *time.Timer
-	shut   atomic.Bool
-	closed bool
-	// users counts the reads and writes in flight; closing, set by Close,
-	// keeps new ones from starting.
+	mu    sync.Mutex
+	timer *time.Timer
+	shut  atomic.Bool
+	// users counts the reads and writes in flight; closingBit, set by
+	// Close, keeps new ones from starting.
 	users atomic.Int64
 }
 
-// closing is the bit of users that Close sets.
-const closing = 1 << 62
+// closingBit is the bit of users that Close sets.
+const closingBit = 1 << 62
+
+// closed says whether Close has begun.
+func (c *blockingConn) closed() bool { return c.users.Load()&closingBit != 0 }
 
 // acquire counts a read or write in, unless Close has begun.
 func (c *blockingConn) acquire() bool {
 	for {
 		u := c.users.Load()
-		if u&closing != 0 {
+		if u&closingBit != 0 {
 			return false
 		}
 		if c.users.CompareAndSwap(u, u+1) {
@@ -250,16 +252,15 @@ func (c *blockingConn) Write(b []byte) (int, error) {
 func (c *blockingConn) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.closed() {
 		return nil
 	}
-	c.closed = true
+	c.users.Or(closingBit)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	c.users.Or(closing)
 	unix.Shutdown(c.fd, unix.SHUT_RDWR)
-	for c.users.Load() != closing {
+	for c.users.Load() != closingBit {
 		time.Sleep(time.Millisecond)
 	}
 	return unix.Close(c.fd)
@@ -277,7 +278,7 @@ func (c *blockingConn) SetDeadline(t time.Time) error {
 		c.timer.Stop()
 		c.timer = nil
 	}
-	if t.IsZero() || c.shut.Load() || c.closed {
+	if t.IsZero() || c.shut.Load() || c.closed() {
 		return nil
 	}
 	if d := time.Until(t); d > 0 {
@@ -292,7 +293,7 @@ func (c *blockingConn) SetDeadline(t time.Time) error {
 func (c *blockingConn) shutdown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.closed {
+	if !c.closed() {
 		c.shut.Store(true)
 		unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	}
