@@ -83,7 +83,8 @@ type RunConfig struct {
 // DefaultRunConfig is 'numalab run insert' without flags.
 func DefaultRunConfig() RunConfig {
 	return RunConfig{
-		Common:     runconfig.Common{Engine: "sqlite", Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1, Seed: 1},
+		Common: runconfig.Common{Engine: "sqlite", Duration: 10 * time.Second, Warmup: 2 * time.Second,
+			Repeat: 1, Seed: 1},
 		Method:     "copy",
 		Key:        "none",
 		Batch:      1000,
@@ -150,7 +151,9 @@ func (c *RunConfig) Check(root string) error {
 	case ok && !d.methods && server:
 		c.Method = d.only // the server's one way
 	case c.Method != "copy" && !d.methods:
-		errs = append(errs, bad("method", c.Method, "is for --engine "+engine.List(func(s engine.Spec) bool { _, d, _ := dialectOf(s.Name); return d.methods })+" (DuckDB uses its Appender, SQLite prepared INSERTs)"))
+		errs = append(errs, bad("method", c.Method,
+			"is for --engine "+engine.List(func(s engine.Spec) bool { _, d, _ := dialectOf(s.Name); return d.methods })+
+				" (DuckDB uses its Appender, SQLite prepared INSERTs)"))
 	}
 	if c.Indexes && !server {
 		errs = append(errs, bad("indexes", "true", "is for --engine "+engine.List(engine.IsServer)))
@@ -159,7 +162,8 @@ func (c *RunConfig) Check(root string) error {
 		c.Key = "none"
 	}
 	if !slices.Contains(Keys, c.Key) {
-		errs = append(errs, bad("key", c.Key, "is not a key: want none, stream (a primary key on per-stream ranges) or shared (a primary key from one sequence)"))
+		errs = append(errs, bad("key", c.Key,
+			"is not a key: want none, stream (a primary key on per-stream ranges) or shared (a primary key from one sequence)"))
 	}
 	if len(c.Streams) == 0 {
 		errs = append(errs, bad("streams", "", "is empty: want e.g. 1,2,4"))
@@ -179,9 +183,11 @@ func (c *RunConfig) Check(root string) error {
 	}
 	switch {
 	case c.MaxRows < 1:
-		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "is not a positive row count: want e.g. 20000000"))
+		errs = append(errs,
+			bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "is not a positive row count: want e.g. 20000000"))
 	case c.Batch >= 1 && c.MaxRows < int64(c.Batch):
-		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), fmt.Sprintf("is less than one batch (--batch %d): a cell writes whole batches, at most --max-rows rows", c.Batch)))
+		errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10),
+			fmt.Sprintf("is less than one batch (--batch %d): a cell writes whole batches, at most --max-rows rows", c.Batch)))
 	case !server:
 		if err := neverFits(c.DB, c.MaxRows, c.NeedBytes()); err != nil {
 			errs = append(errs, bad("max-rows", strconv.FormatInt(c.MaxRows, 10), "could never be written: "+err.Error()))
@@ -206,7 +212,8 @@ func batchFits(root string, batch, streams int) error {
 	need := int64(batch) * int64(streams) * batchBytesPerRow
 	if need > m.Available/2 {
 		most := m.Available / 2 / int64(streams) / batchBytesPerRow
-		return fmt.Errorf("is larger than memory allows: %d streams × %d rows × %d bytes is %d MiB, more than half of the %d MiB available (try at most %d)",
+		return fmt.Errorf("is larger than memory allows: %d streams × %d rows × %d bytes is %d MiB, more than half "+
+			"of the %d MiB available (try at most %d)",
 			streams, batch, batchBytesPerRow, need>>20, m.Available>>20, most)
 	}
 	return nil
@@ -220,5 +227,6 @@ func (c RunConfig) Spec() sweep.Spec {
 
 // Plan is the configuration's sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"),
+		Pace: c.Pacing.Pacer(c.Seed)}
 }

@@ -15,15 +15,20 @@ func (c *RunConfig) Settings() cliflag.Settings {
 	ss := cliflag.Settings{
 		r.Engine, r.DB, r.DSN, r.ConnectTimeout,
 		cliflag.Str("method", &c.Method).Flag("PostgreSQL's load: copy or insert (MariaDB loads with multi-row INSERTs)"),
-		cliflag.Bool("indexes", &c.Indexes).Flag("PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k"),
-		cliflag.Str("key", &c.Key).Flag("the id column: none, stream (a primary key, each stream numbering its own range) or shared (a primary key from one sequence all streams draw on: the hot page)"),
+		cliflag.Bool("indexes", &c.Indexes).Flag(
+			"PostgreSQL: a primary key and an index on k (default: a heap table alone); MariaDB: an index on k"),
+		cliflag.Str("key", &c.Key).Flag("the id column: none, stream (a primary key, each stream numbering its own " +
+			"range) or shared (a primary key from one sequence all streams draw on: the hot page)"),
 		cliflag.Int("batch", &c.Batch).Flag("rows per batch"),
 		cliflag.Int64("max-rows", &c.MaxRows).Flag("rows one cell may write, all streams together"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4,8"),
-		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'node=0;' (default: all CPUs)"),
-		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
+		cliflag.List("placement", ";", &c.Placements).Flag(
+			"placement selectors separated by ';', e.g. 'node=0;' (default: all CPUs)"),
+		cliflag.Bool("spread", &c.Spread).Flag(
+			"pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
 		r.Duration, r.Warmup, r.Repeat,
-		cliflag.DurationIn("wait-every", &c.WaitEvery, time.Millisecond, time.Minute).Flag("how often to sample PostgreSQL's wait events, 1ms to 1m, or to read MariaDB's performance_schema wait sums (at least 100ms)"),
+		cliflag.DurationIn("wait-every", &c.WaitEvery, time.Millisecond, time.Minute).Flag("how often to sample " +
+			"PostgreSQL's wait events, 1ms to 1m, or to read MariaDB's performance_schema wait sums (at least 100ms)"),
 		r.Seed,
 	}
 	return append(ss, r.Pacing...)

@@ -70,7 +70,8 @@ func runSweep(t *testing.T, cfg RunConfig) ([]*Measured, *entries) {
 		// (seen beside the emulated guests): none is no error, part of
 		// one is.
 		if st.Rows < 0 || st.Rows%int64(cfg.Batch) != 0 {
-			t.Errorf("cell %d: %d rows, %.0f rows/s (%d errors: %s); want whole batches", st.Index, st.Rows, st.RowsPerSec, g.Cell.Total.Errors, g.Cell.Total.FirstError)
+			t.Errorf("cell %d: %d rows, %.0f rows/s (%d errors: %s); want whole batches", st.Index, st.Rows, st.RowsPerSec,
+				g.Cell.Total.Errors, g.Cell.Total.FirstError)
 		}
 		if st.Rows == 0 {
 			t.Logf("cell %d committed no batch in its window", st.Index)
@@ -92,7 +93,8 @@ func runSweep(t *testing.T, cfg RunConfig) ([]*Measured, *entries) {
 	for _, it := range rec.items {
 		kinds[it.Kind()]++
 	}
-	if kinds[string(result.KindCell)] != len(cells) || kinds[string(KindCellStats)] != len(cells) || kinds[string(engine.KindInfo)] != 1 {
+	if kinds[string(result.KindCell)] != len(cells) || kinds[string(KindCellStats)] != len(cells) ||
+		kinds[string(engine.KindInfo)] != 1 {
 		t.Errorf("stored %v; want a cell and its stats per cell and one engine info", kinds)
 	}
 	return got, rec
@@ -140,7 +142,8 @@ func TestSweepDuckDB(t *testing.T) {
 		t.Errorf("%d rows in the table, fewer than the last cell's %d", n, got[1].Stats.Rows)
 	}
 	if got[0].Stats.Method != "appender" || got[0].Stats.Waits != nil {
-		t.Errorf("duckdb cell: method %q, waits %v; want the appender and no wait samples", got[0].Stats.Method, got[0].Stats.Waits)
+		t.Errorf("duckdb cell: method %q, waits %v; want the appender and no wait samples",
+			got[0].Stats.Method, got[0].Stats.Waits)
 	}
 }
 
@@ -179,7 +182,8 @@ func TestPostgres(t *testing.T) {
 		indexes bool
 		key     string
 		idx     int // indexes the table has
-	}{{"copy", true, "none", 2}, {"insert", false, "none", 0}, {"copy", false, "shared", 1}, {"insert", true, "shared", 2}, {"copy", false, "stream", 1}} {
+	}{{"copy", true, "none", 2}, {"insert", false, "none", 0}, {"copy", false, "shared", 1},
+		{"insert", true, "shared", 2}, {"copy", false, "stream", 1}} {
 		cfg.Method, cfg.Indexes, cfg.Key = c.method, c.indexes, c.key
 		got, _ := runSweep(t, cfg)
 		// A cell that committed no batch (a starved host: runSweep logs
@@ -187,7 +191,8 @@ func TestPostgres(t *testing.T) {
 		sampled := 0
 		for _, g := range got {
 			if g.Stats.Method != c.method || len(g.Stats.Waits) == 0 && g.Stats.Rows > 0 {
-				t.Errorf("%s cell %d: method %q, %d rows, waits %v; want wait samples", c.method, g.Stats.Index, g.Stats.Method, g.Stats.Rows, g.Stats.Waits)
+				t.Errorf("%s cell %d: method %q, %d rows, waits %v; want wait samples", c.method, g.Stats.Index, g.Stats.Method,
+					g.Stats.Rows, g.Stats.Waits)
 			}
 			sampled += min(len(g.Stats.Waits), 1)
 		}
@@ -207,7 +212,8 @@ func TestPostgres(t *testing.T) {
 		// An identity skips the values of batches rolled back when a window
 		// closes mid-batch: distinct and from 1 up, not 1..n.
 		if distinct != n || (c.key == "shared" && (lo < 1 || hi < n)) {
-			t.Errorf("%s, key %s: %d rows, %d distinct ids %d..%d; want distinct ids from the identity (1 up) when shared", c.method, c.key, n, distinct, lo, hi)
+			t.Errorf("%s, key %s: %d rows, %d distinct ids %d..%d; want distinct ids from the identity (1 up) when shared",
+				c.method, c.key, n, distinct, lo, hi)
 		}
 	}
 	t.Run("orphan", func(t *testing.T) { checkEndSessions(t, eng) })
@@ -249,14 +255,16 @@ func TestRefusesFilesNotOurs(t *testing.T) {
 	mustExec(t, db, "CREATE TABLE "+Table+" (x)", "INSERT INTO "+Table+" VALUES (7)")
 	db.Close()
 	before, _ := os.ReadFile(path)
-	if _, err := NewSweep(shortConfig("sqlite", path)).Open(context.Background(), &entries{}); !errors.Is(err, ErrNotOurs) {
+	if _, err := NewSweep(shortConfig("sqlite", path)).Open(context.Background(),
+		&entries{}); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("foreign SQLite file: got %v, want ErrNotOurs", err)
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("foreign SQLite file changed")
 	}
 	// An SQLite file given as DuckDB's.
-	if _, err := NewSweep(shortConfig("duckdb", path)).Open(context.Background(), &entries{}); !errors.Is(err, ErrNotOurs) {
+	if _, err := NewSweep(shortConfig("duckdb", path)).Open(context.Background(),
+		&entries{}); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("SQLite file as duckdb: got %v, want ErrNotOurs", err)
 	}
 	// Stopped while looking (Ctrl-C): a cancellation, no verdict on the
@@ -288,7 +296,8 @@ func TestCheckRefusesBadBatches(t *testing.T) {
 		{0, []int{1}, `-batch: "0" is not a positive row count`},
 		{-5, []int{1}, `-batch: "-5" is not a positive row count`},
 		// 4 GiB available: half of it over 4 streams of 256 bytes a row.
-		{2<<20 + 1, []int{1, 4}, "larger than memory allows: 4 streams × 2097153 rows × 256 bytes is 2048 MiB, more than half of the 4096 MiB available (try at most 2097152)"},
+		{2<<20 + 1, []int{1, 4}, "larger than memory allows: 4 streams × 2097153 rows × 256 bytes is 2048 MiB, more " +
+			"than half of the 4096 MiB available (try at most 2097152)"},
 	} {
 		cfg := shortConfig("sqlite", "")
 		cfg.Batch, cfg.Streams = c.batch, c.streams
@@ -304,7 +313,8 @@ func TestCheckRefusesBadBatches(t *testing.T) {
 	cfg = shortConfig("duckdb", "")
 	cfg.Method, cfg.Indexes = "insert", true
 	err := cfg.Check(root)
-	for _, want := range []string{`-method: "insert" is for --engine postgres`, `-indexes: "true" is for --engine postgres`} {
+	for _, want := range []string{`-method: "insert" is for --engine postgres`,
+		`-indexes: "true" is for --engine postgres`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want %q", err, want)
 		}
@@ -323,7 +333,8 @@ func TestFindDrop(t *testing.T) {
 		want string
 	}{
 		{CellStats{Engine: "postgres", Index: 4, Streams: 4, RowsPerSec: 1700, Dominant: "LWLock:WALWrite (40% of samples)"},
-			"postgres on all CPUs: 4 streams load 1700 rows/s, 6% less than 2 streams (1800 rows/s); dominant wait: LWLock:WALWrite (40% of samples)"},
+			"postgres on all CPUs: 4 streams load 1700 rows/s, 6% less than 2 streams (1800 rows/s); dominant wait: " +
+				"LWLock:WALWrite (40% of samples)"},
 		{CellStats{Engine: "postgres", Index: 4, Streams: 4, RowsPerSec: 1720}, ""},                  // within 5%
 		{CellStats{Engine: "sqlite", Index: 4, Streams: 2, Placement: "node=0", RowsPerSec: 10}, ""}, // no earlier cell there
 		{CellStats{Engine: "sqlite", Index: 4, Streams: 1, RowsPerSec: 10}, ""},                      // no fewer streams
@@ -337,7 +348,8 @@ func TestFindDrop(t *testing.T) {
 
 func TestWaitShares(t *testing.T) {
 	got := waitShares(map[string]int{"CPU": 6, "LWLock:WALWrite": 3, "IO:DataFileExtend": 3})
-	want := []WaitShare{{Event: "CPU", Samples: 6, Pct: 50}, {Event: "IO:DataFileExtend", Samples: 3, Pct: 25}, {Event: "LWLock:WALWrite", Samples: 3, Pct: 25}}
+	want := []WaitShare{{Event: "CPU", Samples: 6, Pct: 50}, {Event: "IO:DataFileExtend", Samples: 3, Pct: 25},
+		{Event: "LWLock:WALWrite", Samples: 3, Pct: 25}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -346,7 +358,8 @@ func TestWaitShares(t *testing.T) {
 			t.Errorf("share %d: got %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if waitEvent("", "", "active") != "CPU" || waitEvent("Client", "ClientRead", "idle") != "Client:ClientRead" || waitEvent("", "", "idle") != "none (idle)" {
+	if waitEvent("", "", "active") != "CPU" || waitEvent("Client", "ClientRead", "idle") != "Client:ClientRead" ||
+		waitEvent("", "", "idle") != "none (idle)" {
 		t.Error("waitEvent names")
 	}
 }
@@ -387,7 +400,8 @@ func TestMaxRowsStopsStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 		cell := got[0].Cell
-		if len(cell.Stopped) != c.streams || !strings.HasPrefix(cell.Stopped[0].Reason, fmt.Sprintf("wrote its share of --max-rows %d over %d streams", c.maxRows, c.streams)) {
+		if len(cell.Stopped) != c.streams || !strings.HasPrefix(cell.Stopped[0].Reason,
+			fmt.Sprintf("wrote its share of --max-rows %d over %d streams", c.maxRows, c.streams)) {
 			t.Errorf("%+v: stopped %+v; want every stream stopped at its share of --max-rows", c, cell.Stopped)
 		}
 		if cell.Total.Errors != 0 {
@@ -399,7 +413,8 @@ func TestMaxRowsStopsStreams(t *testing.T) {
 	}
 	cfg := shortConfig("sqlite", filepath.Join(t.TempDir(), "ins.db"))
 	cfg.Batch, cfg.MaxRows = 1000, 999
-	if err := cfg.Check("/"); err == nil || !strings.Contains(err.Error(), `-max-rows: "999" is less than one batch (--batch 1000)`) {
+	if err := cfg.Check("/"); err == nil ||
+		!strings.Contains(err.Error(), `-max-rows: "999" is less than one batch (--batch 1000)`) {
 		t.Errorf("--max-rows below a batch: %v", err)
 	}
 }
@@ -410,11 +425,15 @@ func TestDominant(t *testing.T) {
 		waits []WaitShare
 		want  string
 	}{
-		{[]WaitShare{{Event: "CPU", Samples: 5, Pct: 50}, {Event: "LWLock:WALWrite", Samples: 3, Pct: 30}, {Event: "Client:ClientRead", Samples: 2, Pct: 20}}, "LWLock:WALWrite (30% of samples)"},
-		{[]WaitShare{{Event: "Client:ClientRead", Samples: 6, Pct: 60}, {Event: "CPU", Samples: 4, Pct: 40}}, "Client:ClientRead (60% of samples): the backends waited for the client"},
-		{[]WaitShare{{Event: "none (idle)", Samples: 6, Pct: 60}, {Event: "CPU", Samples: 4, Pct: 40}}, "none (idle) (60% of samples): the backends waited for the client"},
+		{[]WaitShare{{Event: "CPU", Samples: 5, Pct: 50}, {Event: "LWLock:WALWrite", Samples: 3, Pct: 30},
+			{Event: "Client:ClientRead", Samples: 2, Pct: 20}}, "LWLock:WALWrite (30% of samples)"},
+		{[]WaitShare{{Event: "Client:ClientRead", Samples: 6, Pct: 60}, {Event: "CPU", Samples: 4, Pct: 40}},
+			"Client:ClientRead (60% of samples): the backends waited for the client"},
+		{[]WaitShare{{Event: "none (idle)", Samples: 6, Pct: 60}, {Event: "CPU", Samples: 4, Pct: 40}},
+			"none (idle) (60% of samples): the backends waited for the client"},
 		{[]WaitShare{{Event: "CPU", Samples: 4, Pct: 100}}, "none: the backends were running (CPU)"},
-		{[]WaitShare{{Event: "CPU", Samples: 5, Pct: 50}, {Event: "LWLock:BufferContent", Samples: 3, Pct: 30}}, "LWLock:BufferContent (30% of samples): the backends queued for one page's lock (a hot page)"},
+		{[]WaitShare{{Event: "CPU", Samples: 5, Pct: 50}, {Event: "LWLock:BufferContent", Samples: 3, Pct: 30}},
+			"LWLock:BufferContent (30% of samples): the backends queued for one page's lock (a hot page)"},
 		{nil, "no samples"},
 	} {
 		if got := pg.dominant(CellStats{Waits: c.waits}); got != c.want {
@@ -427,7 +446,8 @@ func TestDominant(t *testing.T) {
 // key: rows, distinct ids, the smallest and largest.
 func keyIDs(t *testing.T, db *sql.DB, table string) (n, distinct, lo, hi int64) {
 	t.Helper()
-	if err := db.QueryRow("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM "+table).Scan(&n, &distinct, &lo, &hi); err != nil {
+	if err := db.QueryRow("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM "+table).Scan(&n, &distinct,
+		&lo, &hi); err != nil {
 		t.Fatal(err)
 	}
 	return n, distinct, lo, hi
@@ -465,7 +485,8 @@ func TestKeys(t *testing.T) {
 					}
 				case "stream":
 					var streams int64
-					if err := e.DB().QueryRow("SELECT count(DISTINCT id >> 40) FROM " + Table).Scan(&streams); err != nil || streams != 2 {
+					if err := e.DB().QueryRow("SELECT count(DISTINCT id >> 40) FROM " +
+						Table).Scan(&streams); err != nil || streams != 2 {
 						t.Errorf("%d ranges of ids (%v); want one per stream, 2", streams, err)
 					}
 				}

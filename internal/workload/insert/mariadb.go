@@ -86,7 +86,8 @@ func noPerfSchema(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "Error 1142") || strings.Contains(msg, "Error 1146") || strings.Contains(msg, "Error 1044")
+	return strings.Contains(msg, "Error 1142") || strings.Contains(msg, "Error 1146") ||
+		strings.Contains(msg, "Error 1044")
 }
 
 // appendMy appends row i's value of column j as a SQL literal.
@@ -143,13 +144,17 @@ func (l *myLoader) close() error { return l.c.Close() }
 // marker, and refuses any other.
 func claimMyTable(ctx context.Context, db *sql.DB, schema string, indexes bool, key string, d dialect) error {
 	var comment string
-	err := db.QueryRowContext(ctx, "SELECT table_comment FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", schema, Table).Scan(&comment)
+	err := db.QueryRowContext(ctx,
+		"SELECT table_comment FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+		schema, Table).Scan(&comment)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return fmt.Errorf("checking %s.%s: %w", schema, Table, err)
 	case comment != marker:
-		return fmt.Errorf("loading into %s.%s: %w: it exists without numalab's comment (drop or rename it, or use another --dsn)", schema, Table, ErrNotOurs)
+		return fmt.Errorf(
+			"loading into %s.%s: %w: it exists without numalab's comment (drop or rename it, or use another --dsn)",
+			schema, Table, ErrNotOurs)
 	default:
 		if _, err := db.ExecContext(ctx, "DROP TABLE "+Table); err != nil {
 			return fmt.Errorf("dropping numalab's earlier %s.%s: %w", schema, Table, err)

@@ -74,7 +74,8 @@ func TestMariaDB(t *testing.T) {
 			}
 			read++
 			if len(g.Stats.Waits) == 0 || g.Stats.Method != "insert" || g.Stats.Key != c.key {
-				t.Errorf("key %s, cell %d: method %q, key %q, waits %v; want performance_schema's waits", c.key, g.Stats.Index, g.Stats.Method, g.Stats.Key, g.Stats.Waits)
+				t.Errorf("key %s, cell %d: method %q, key %q, waits %v; want performance_schema's waits", c.key, g.Stats.Index,
+					g.Stats.Method, g.Stats.Key, g.Stats.Waits)
 			}
 			for _, w := range g.Stats.Waits {
 				if w.Count <= 0 || w.Seconds < 0 || w.Pct < 0 {
@@ -83,7 +84,8 @@ func TestMariaDB(t *testing.T) {
 			}
 		}
 		var idx []string
-		rows, err := db.Query("SELECT DISTINCT index_name FROM information_schema.statistics WHERE table_schema = 'numalab' AND table_name = ? ORDER BY 1", Table)
+		rows, err := db.Query("SELECT DISTINCT index_name FROM information_schema.statistics "+
+			"WHERE table_schema = 'numalab' AND table_name = ? ORDER BY 1", Table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,14 +100,16 @@ func TestMariaDB(t *testing.T) {
 		}
 		n, distinct, lo, hi := keyIDs(t, db, Table)
 		if n < got[1].Stats.Rows || distinct != n {
-			t.Errorf("key %s: %d rows, %d distinct ids; want at least the last cell's %d, each id once", c.key, n, distinct, got[1].Stats.Rows)
+			t.Errorf("key %s: %d rows, %d distinct ids; want at least the last cell's %d, each id once", c.key,
+				n, distinct, got[1].Stats.Rows)
 		}
 		switch c.key {
 		case "shared":
 			// A batch a stream had in flight when the window closed is rolled
 			// back and skips its values: at most one batch per stream.
 			if skip := int64(cfg.Batch * cfg.Streams[len(cfg.Streams)-1]); lo != 1 || hi < n || hi > n+skip {
-				t.Errorf("key shared: ids %d..%d for %d rows; want 1..n from the AUTO_INCREMENT, started again for the cell, with at most %d values skipped by batches rolled back at the window's end", lo, hi, n, skip)
+				t.Errorf("key shared: ids %d..%d for %d rows; want 1..n from the AUTO_INCREMENT, started again for the "+
+					"cell, with at most %d values skipped by batches rolled back at the window's end", lo, hi, n, skip)
 			}
 		case "stream":
 			var streams int64
@@ -140,7 +144,8 @@ func TestMariaDBManagedWaits(t *testing.T) {
 		if len(innodb) == 0 {
 			t.Errorf("cell %d: waits %v; want InnoDB's latches among them", g.Stats.Index, g.Stats.Waits)
 		}
-		if !strings.Contains(g.Stats.Dominant, "row writes in the engine") || !strings.Contains(g.Stats.Dominant, "µs a row") {
+		if !strings.Contains(g.Stats.Dominant, "row writes in the engine") ||
+			!strings.Contains(g.Stats.Dominant, "µs a row") {
 			t.Errorf("cell %d: dominant %q; want the time of the row writes inside InnoDB", g.Stats.Index, g.Stats.Dominant)
 		}
 	}
@@ -176,7 +181,8 @@ func TestMariaDBCheck(t *testing.T) {
 	}
 	cfg = shortConfig("sqlite", "x.db")
 	cfg.DSN = "u:secret@unix(/tmp/s)/"
-	if err := cfg.Check("/"); err == nil || !strings.Contains(err.Error(), "is for --engine postgres or mariadb") || strings.Contains(err.Error(), "secret") {
+	if err := cfg.Check("/"); err == nil || !strings.Contains(err.Error(), "is for --engine postgres or mariadb") ||
+		strings.Contains(err.Error(), "secret") {
 		t.Errorf("--dsn with sqlite: %v; want it refused without the password", err)
 	}
 }

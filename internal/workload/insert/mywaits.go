@@ -173,7 +173,8 @@ func (s *mySampler) stop(m *mResult) (_ []WaitShare, why string) {
 	}
 	count, ps, secs, ok := myWindow(reads, m.streams, m.from, m.to)
 	if !ok {
-		return nil, fmt.Sprintf("no waits: performance_schema was not read near both ends of the window (%d reads in all)", len(reads))
+		return nil,
+			fmt.Sprintf("no waits: performance_schema was not read near both ends of the window (%d reads in all)", len(reads))
 	}
 	out := []WaitShare{}
 	for ev, n := range count {
@@ -221,13 +222,15 @@ func myDominant(ws []WaitShare, why string) string {
 		parts = append(parts, d)
 	}
 	if rows != nil {
-		parts = append(parts, fmt.Sprintf("row writes in the engine %.0f%%, %.1f µs a row", rows.Pct, 1e6*rows.Seconds/float64(rows.Count)))
+		parts = append(parts,
+			fmt.Sprintf("row writes in the engine %.0f%%, %.1f µs a row", rows.Pct, 1e6*rows.Seconds/float64(rows.Count)))
 	}
 	if idle != nil {
 		parts = append(parts, fmt.Sprintf("waiting for the client %.0f%%", idle.Pct))
 	}
 	if len(parts) == 0 {
-		return "no wait counted between the reads nearest the window's ends (performance_schema off or not readable by the DSN's user; or its per-thread sums not moving between two reads)"
+		return "no wait counted between the reads nearest the window's ends (performance_schema off or not readable " +
+			"by the DSN's user; or its per-thread sums not moving between two reads)"
 	}
 	return strings.Join(parts, "; ") + " (of the streams' time)"
 }

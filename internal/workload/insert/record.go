@@ -82,7 +82,8 @@ func findDrop(seen []CellStats, c CellStats) (Finding, bool) {
 	var best *CellStats
 	for i := range seen {
 		p := &seen[i]
-		if p.Placement == c.Placement && p.Repeat == c.Repeat && p.Streams < c.Streams && (best == nil || p.RowsPerSec > best.RowsPerSec) {
+		if p.Placement == c.Placement && p.Repeat == c.Repeat && p.Streams < c.Streams &&
+			(best == nil || p.RowsPerSec > best.RowsPerSec) {
 			best = p
 		}
 	}

@@ -11,7 +11,8 @@ const rowFormat = "%4v %7v  %-16v %10v %8v %8v %5v %8v  %v\n"
 
 // WriteHeader prints the heading of the table WriteRow fills.
 func WriteHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "streams", "placement", "rows/s", "MB/s", "p95 ms", "CPU %", "cs/s", "where the time went")
+	fmt.Fprintf(w, rowFormat, "cell", "streams", "placement", "rows/s", "MB/s", "p95 ms", "CPU %", "cs/s",
+		"where the time went")
 }
 
 // WriteRow prints one measured cell: streams, placement, rows/s, MB/s,
@@ -35,7 +36,8 @@ func WriteRow(w io.Writer, _ sweep.Cell, m *Measured) {
 	if len(c.Stopped) > 0 {
 		where += fmt.Sprintf(" (%s stopped: %s)", sweep.Count(len(c.Stopped), "stream"), c.Stopped[0].Reason)
 	}
-	fmt.Fprintf(w, rowFormat, c.Index, c.Streams, sel, fmt.Sprintf("%.0f", st.RowsPerSec), fmt.Sprintf("%.1f", st.MBPerSec),
+	fmt.Fprintf(w, rowFormat, c.Index, c.Streams, sel, fmt.Sprintf("%.0f", st.RowsPerSec),
+		fmt.Sprintf("%.1f", st.MBPerSec),
 		fmt.Sprintf("%.3f", c.Total.P95US/1000), cpu, cs, where)
 }
 
@@ -50,7 +52,8 @@ func Headline(ms []*Measured) string {
 	if best == nil {
 		return ""
 	}
-	h := fmt.Sprintf("%.0f rows/s (%.1f MB/s) at %s, %s %s", best.RowsPerSec, best.MBPerSec, sweep.Count(best.Streams, "stream"), best.Engine, best.Method)
+	h := fmt.Sprintf("%.0f rows/s (%.1f MB/s) at %s, %s %s", best.RowsPerSec, best.MBPerSec,
+		sweep.Count(best.Streams, "stream"), best.Engine, best.Method)
 	if best.Key != "" && best.Key != "none" {
 		h += ", key " + best.Key
 	}

@@ -11,7 +11,8 @@ import (
 
 func TestWriteRowAndHeadline(t *testing.T) {
 	slow := &Measured{Cell: &result.Cell{Index: 0, Streams: 1, Total: result.TxStats{P95US: 1500}},
-		Stats: CellStats{Engine: "sqlite", Method: "insert", Streams: 1, RowsPerSec: 1000, MBPerSec: 0.064, Dominant: "lock wait"}}
+		Stats: CellStats{Engine: "sqlite", Method: "insert", Streams: 1, RowsPerSec: 1000, MBPerSec: 0.064,
+			Dominant: "lock wait"}}
 	fast := &Measured{Cell: &result.Cell{Index: 1, Streams: 2, Placement: "node=0", Interrupted: true,
 		Stopped: []result.StreamStop{{Reason: "too many errors"}}},
 		Stats: CellStats{Engine: "sqlite", Method: "insert", Streams: 2, RowsPerSec: 2500.4, MBPerSec: 0.16, Dominant: "cpu"}}

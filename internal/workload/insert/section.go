@@ -93,7 +93,8 @@ func figures(in *result.Run) ([]report.Figure, error) {
 	var out []report.Figure
 	for _, s := range x.Series {
 		for _, p := range s.Points {
-			out = append(out, report.NewFigure(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement, report.Plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
+			out = append(out, report.NewFigure(fmt.Sprintf("%s, %s, %s: rows loaded", x.Label, s.Placement,
+				report.Plural(p.Streams, "stream")), "rows/s", p.RowsRepeats...))
 		}
 	}
 	return out, nil
@@ -256,18 +257,21 @@ func buildInsert(run *result.Run) (*ReportRun, error) {
 		in.Series = append(in.Series, s)
 	}
 	if len(missing) > 0 {
-		in.Notes = append(in.Notes, "cells "+strings.Join(missing, ", ")+" have no load figures stored (the run stopped between storing the cell and its figures)")
+		in.Notes = append(in.Notes, "cells "+strings.Join(missing, ", ")+
+			" have no load figures stored (the run stopped between storing the cell and its figures)")
 	}
 	var empty []string
 	for _, s := range in.Series {
 		for _, p := range s.Points {
 			if p.Empty > 0 {
-				empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", s.Placement, report.Plural(p.Streams, "stream"), p.Empty, p.Repeats))
+				empty = append(empty,
+					fmt.Sprintf("%s at %s (%d of %d repeats)", s.Placement, report.Plural(p.Streams, "stream"), p.Empty, p.Repeats))
 			}
 		}
 	}
 	if len(empty) > 0 {
-		in.Notes = append(in.Notes, "cells that completed no batch in their window, counted as 0 rows/s: "+strings.Join(empty, "; "))
+		in.Notes = append(in.Notes, "cells that completed no batch in their window, counted as 0 rows/s: "+
+			strings.Join(empty, "; "))
 	}
 	if len(cells) == 0 {
 		in.Notes = append(in.Notes, "the run stored no cells")
@@ -277,7 +281,8 @@ func buildInsert(run *result.Run) (*ReportRun, error) {
 
 func insertPoint(cells []result.Cell, sts []CellStats, rowBytes int) ReportPoint {
 	c0 := cells[0]
-	p := ReportPoint{Streams: c0.Streams, Repeats: len(cells), StreamCPUs: report.StreamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
+	p := ReportPoint{Streams: c0.Streams, Repeats: len(cells),
+		StreamCPUs: report.StreamCPUs(c0.CPUs, c0.SpreadCPUs, c0.Streams)}
 	var rows, p95, busy, cs, lock []float64
 	samples := map[string]int{}
 	for i, c := range cells {
@@ -300,7 +305,8 @@ func insertPoint(cells []result.Cell, sts []CellStats, rowBytes int) ReportPoint
 	}
 	p.RowsPerSec, p.RowsMin, p.RowsMax, p.RowsRepeats = stats.Median(rows), slices.Min(rows), slices.Max(rows), rows
 	p.MBPerSec = p.RowsPerSec * float64(rowBytes) / 1e6
-	p.P95MS, p.CPUBusyPct, p.CtxPerSec, p.LockWaitPct = stats.Median(p95), stats.Median(busy), stats.Median(cs), stats.Median(lock)
+	p.P95MS, p.CPUBusyPct, p.CtxPerSec, p.LockWaitPct = stats.Median(p95), stats.Median(busy),
+		stats.Median(cs), stats.Median(lock)
 	total := 0
 	for _, n := range samples {
 		total += n
@@ -355,7 +361,8 @@ func (sec *Section) Findings(_ *report.Report, add, detail report.Say) {
 			}
 			d := stats.Compare(from.RowsRepeats, to.RowsRepeats)
 			what := fmt.Sprintf("on %s (%s, run %d): %s rows/s at %s against %s at %d (%s; a fall in %d of %d repeats; %s)",
-				in.Label, k.placement, in.Run, report.FmtN(to.RowsPerSec), report.Plural(k.to, "stream"), report.FmtN(from.RowsPerSec), k.from,
+				in.Label, k.placement, in.Run, report.FmtN(to.RowsPerSec), report.Plural(k.to, "stream"),
+				report.FmtN(from.RowsPerSec), k.from,
 				report.Pct(to.RowsPerSec/from.RowsPerSec-1), seen[k], min(from.Repeats, to.Repeats), report.Evidence(d))
 			switch {
 			case d.Verdict == stats.Lower:
@@ -389,7 +396,8 @@ func insertPointAt(in ReportRun, placement string, streams int) *ReportPoint {
 // HTML is the insert section: rows/s against streams of every run, and
 // every cell.
 func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
-	s := report.HTMLSection{ID: AnchorInsert, Title: "Concurrent loading into one table", Shows: []preflight.Figure{preflight.Scaling}}
+	s := report.HTMLSection{ID: AnchorInsert, Title: "Concurrent loading into one table",
+		Shows: []preflight.Figure{preflight.Scaling}}
 	if len(sec.Runs) == 0 {
 		s.Absent = report.AbsentText(r, AnchorInsert)
 		return []report.HTMLSection{s}
@@ -403,7 +411,11 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		runs = append(runs, fmt.Sprintf("run %d: %s%s, batches of %s rows, %s s measured after %s s warm-up per cell",
 			in.Run, in.Label, v, report.FmtN(float64(in.Batch)), report.FmtF(in.DurationS, 1), report.FmtF(in.WarmupS, 1)))
 	}
-	s.Intro = fmt.Sprintf("S streams each load batches of rows into one shared table in a closed loop (%s). Rows/s count batches completed in the window, all streams together; MB/s is rows/s × %d bytes of values a row, not what the engine writes. CPU busy is the placement's CPUs'; context switches are the whole machine's. Where the time went: SQLite's write-lock wait, PostgreSQL's wait events sampled from pg_stat_activity; DuckDB has none to sample. Each figure is the median over repeats, [min–max] the repeats'.",
+	s.Intro = fmt.Sprintf("S streams each load batches of rows into one shared table in a closed loop (%s). Rows/s "+
+		"count batches completed in the window, all streams together; MB/s is rows/s × %d bytes of values a row, "+
+		"not what the engine writes. CPU busy is the placement's CPUs'; context switches are the whole machine's. "+
+		"Where the time went: SQLite's write-lock wait, PostgreSQL's wait events sampled from pg_stat_activity; "+
+		"DuckDB has none to sample. Each figure is the median over repeats, [min–max] the repeats'.",
 		strings.Join(runs, "; "), RowBytes)
 	var xs []float64
 	for _, in := range sec.Runs {
@@ -414,15 +426,19 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		}
 	}
 	c := report.Chart{ID: AnchorInsert + "-rows", Title: "Rows loaded per second against streams",
-		X: report.StreamsScale("streams", xs), Y: report.Scale{Label: "rows/s (all streams)", Zero: true, Format: report.FmtCompact},
+		X:       report.StreamsScale("streams", xs),
+		Y:       report.Scale{Label: "rows/s (all streams)", Zero: true, Format: report.FmtCompact},
 		Y2Label: fmt.Sprintf("MB/s (%d B a row)", RowBytes), Y2Factor: float64(RowBytes) / 1e6}
-	tb := report.Table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]; context switches per second are in the text report and the CSV, the CPUs each stream ran on in the JSON",
-		Head: []string{"run", "engine, method", "placement", "streams", "repeats", "rows/s [min–max]", "MB/s", "p95 batch ms", "CPU busy %", "where the time went", "wait events sampled"}}
+	tb := report.Table{ID: AnchorInsertTable, Caption: "Cells: median over repeats [min–max]; context switches " +
+		"per second are in the text report and the CSV, the CPUs each stream ran on in the JSON",
+		Head: []string{"run", "engine, method", "placement", "streams", "repeats", "rows/s [min–max]", "MB/s",
+			"p95 batch ms", "CPU busy %", "where the time went", "wait events sampled"}}
 	for _, in := range sec.Runs {
 		for _, sr := range in.Series {
 			line := report.Series{Name: fmt.Sprintf("%s, %s", in.Label, sr.Placement)}
 			for _, p := range sr.Points {
-				line.Points = append(line.Points, report.Point{X: float64(p.Streams), Y: p.RowsPerSec, Lo: p.RowsMin, Hi: p.RowsMax})
+				line.Points = append(line.Points,
+					report.Point{X: float64(p.Streams), Y: p.RowsPerSec, Lo: p.RowsMin, Hi: p.RowsMax})
 				where := p.Dominant
 				if p.Empty > 0 {
 					where += fmt.Sprintf(" (%d of %d repeats loaded nothing)", p.Empty, p.Repeats)
@@ -430,8 +446,10 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 				if p.Stopped > 0 {
 					where += fmt.Sprintf(" (%s stopped early)", report.Plural(p.Stopped, "stream"))
 				}
-				tb.Rows = append(tb.Rows, []string{strconv.FormatInt(in.Run, 10), in.Label, sr.Placement, strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
-					report.FmtN(p.RowsPerSec) + " [" + report.FmtN(p.RowsMin) + "–" + report.FmtN(p.RowsMax) + "]", report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0),
+				tb.Rows = append(tb.Rows, []string{strconv.FormatInt(in.Run, 10), in.Label, sr.Placement,
+					strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
+					report.FmtN(p.RowsPerSec) + " [" + report.FmtN(p.RowsMin) + "–" + report.FmtN(p.RowsMax) + "]",
+					report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0),
 					where, report.OrDash(waitsText(p.Waits, 3))})
 			}
 			c.Series = append(c.Series, line)
@@ -471,14 +489,17 @@ func (sec *Section) Text(b *strings.Builder, _ *report.Report) {
 }
 
 func textInsert(b *strings.Builder, in ReportRun) {
-	fmt.Fprintf(b, "  run %d: %s (engine version %s), batches of %d rows, %s s measured after %s s warm-up per cell; median of repeats [min-max]; MB/s at %d B a row\n",
+	fmt.Fprintf(b, "  run %d: %s (engine version %s), batches of %d rows, %s s measured after %s s warm-up per "+
+		"cell; median of repeats [min-max]; MB/s at %d B a row\n",
 		in.Run, in.Label, in.Version, in.Batch, report.FmtF(in.DurationS, 1), report.FmtF(in.WarmupS, 1), in.RowBytes)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    placement\tstreams\trepeats\trows/s\tmin-max\tMB/s\tp95 ms\tCPU %\tcs/s\twhere the time went\t")
 	for _, s := range in.Series {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Placement, p.Streams, p.Repeats, report.FmtN(p.RowsPerSec), report.FmtN(p.RowsMin), report.FmtN(p.RowsMax),
-				report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0), report.FmtN(p.CtxPerSec), p.Dominant)
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Placement, p.Streams, p.Repeats,
+				report.FmtN(p.RowsPerSec), report.FmtN(p.RowsMin), report.FmtN(p.RowsMax),
+				report.FmtF(p.MBPerSec, 1), report.FmtF(p.P95MS, 3), report.FmtF(p.CPUBusyPct, 0),
+				report.FmtN(p.CtxPerSec), p.Dominant)
 		}
 	}
 	tw.Flush()

@@ -80,7 +80,9 @@ func endSessions(ctx context.Context, eng engine.Engine, ids []int32, grace time
 	if alive, err = wait(killWait); err != nil || len(alive) == 0 {
 		return errors.Join(append(errs, err)...)
 	}
-	return errors.Join(append(errs, fmt.Errorf("the last cell's server sessions %s still run %v after their connections closed and %v after numalab ended them: the server does not end them; stop it, or restart numalab", join(alive), grace, killWait))...)
+	return errors.Join(append(errs,
+		fmt.Errorf("the last cell's server sessions %s still run %v after their connections closed and %v after "+
+			"numalab ended them: the server does not end them; stop it, or restart numalab", join(alive), grace, killWait))...)
 }
 
 func itoa(id int32) string { return strconv.Itoa(int(id)) }

@@ -58,7 +58,8 @@ func checkEndSessions(t *testing.T, eng engine.Engine) {
 		c.Exec(short, "SELECT SLEEP(60)")
 	}
 	if !alive(t, eng, id) {
-		t.Fatalf("session %d ended with its client; want it still sleeping on the server, as a batch read before the client left is still run", id)
+		t.Fatalf("session %d ended with its client; want it still sleeping on the server, as a batch read before "+
+			"the client left is still run", id)
 	}
 	if err := endSessions(ctx, eng, []int32{id}, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -85,7 +86,9 @@ func alive(t *testing.T, eng engine.Engine, id int32) bool {
 // (a CI run closed the socket then, and the idle backend ended at once).
 func sleeping(t *testing.T, eng engine.Engine, id int32) bool {
 	var n int
-	if err := eng.DB().QueryRow("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query = 'SELECT pg_sleep(60)'", id).Scan(&n); err != nil {
+	if err := eng.DB().QueryRow(
+		"SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query = 'SELECT pg_sleep(60)'",
+		id).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n > 0

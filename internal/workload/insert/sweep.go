@@ -60,7 +60,8 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	var eng engine.Engine
 	var err error
 	if s.spec.Server {
-		if eng, err = engine.Open(ctx, cfg.Engine, engine.Options{DSN: cfg.DSN, DataBytes: s.d.dataBytes, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
+		if eng, err = engine.Open(ctx, cfg.Engine,
+			engine.Options{DSN: cfg.DSN, DataBytes: s.d.dataBytes, ConnectTimeout: cfg.ConnectTimeout}); err != nil {
 			return nil, err
 		}
 		err = s.d.claim(ctx, eng, cfg, s.d)
@@ -184,7 +185,8 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, i int) (drive.Stream, 
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), uint64(i)+uint64(c.Index)<<32))
 	limit := batchesOf(s.cfg.MaxRows, s.cfg.Batch, s.cur.streams, i)
 	st := &stream{l: l, rows: newRows(s.cfg.Batch, int64(i), loadColumns(s.cfg.Key), rng), limit: limit,
-		done: drive.Done(fmt.Sprintf("wrote its share of --max-rows %d over %d streams: %d rows, in whole batches of %d", s.cfg.MaxRows, s.cur.streams, limit*int64(s.cfg.Batch), s.cfg.Batch))}
+		done: drive.Done(fmt.Sprintf("wrote its share of --max-rows %d over %d streams: %d rows, in whole batches of %d",
+			s.cfg.MaxRows, s.cur.streams, limit*int64(s.cfg.Batch), s.cfg.Batch))}
 	s.cur.mu.Lock()
 	s.cur.opened = append(s.cur.opened, st)
 	s.cur.mu.Unlock()

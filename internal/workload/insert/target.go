@@ -86,8 +86,8 @@ func newRows(batch int, stream int64, cols []int, rng *rand.Rand) *rows {
 		}
 		pads[i] = string(b)
 	}
-	return &rows{cols: cols, id: make([]int64, batch), k: make([]int64, batch), v: make([]float64, batch), pad: make([]string, batch),
-		pads: pads, rng: rng, stream: stream}
+	return &rows{cols: cols, id: make([]int64, batch), k: make([]int64, batch), v: make([]float64, batch),
+		pad: make([]string, batch), pads: pads, rng: rng, stream: stream}
 }
 
 // fill makes the next batch: ids are unique across streams (the stream
@@ -273,7 +273,8 @@ func claimFile(ctx context.Context, engineName, path string) error {
 		return nil
 	}
 	refuse := func(why string) error {
-		return fmt.Errorf("opening %s: %w: %s (choose another --db, or remove the file yourself if it is numalab's)", path, ErrNotOurs, why)
+		return fmt.Errorf("opening %s: %w: %s (choose another --db, or remove the file yourself if it is numalab's)",
+			path, ErrNotOurs, why)
 	}
 	kind, err := engine.FileEngine(path)
 	switch {
@@ -337,7 +338,9 @@ func claimPGTable(ctx context.Context, db *sql.DB, schema string, indexes bool, 
 	case err != nil:
 		return fmt.Errorf("checking %s: %w", name, err)
 	case comment.String != marker:
-		return fmt.Errorf("loading into %s: %w: it exists without numalab's comment (drop or rename it, or use another --dsn)", name, ErrNotOurs)
+		return fmt.Errorf(
+			"loading into %s: %w: it exists without numalab's comment (drop or rename it, or use another --dsn)",
+			name, ErrNotOurs)
 	default:
 		if _, err := db.ExecContext(ctx, "DROP TABLE "+name); err != nil {
 			return fmt.Errorf("dropping numalab's earlier %s: %w", name, err)

@@ -36,7 +36,8 @@ type RunConfig struct {
 
 // DefaultRunConfig is 'numalab run null' without flags.
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Common: runconfig.Common{Engine: "postgres", Duration: 5 * time.Second, Warmup: time.Second, Repeat: 3, Seed: 1},
+	return RunConfig{Common: runconfig.Common{Engine: "postgres", Duration: 5 * time.Second, Warmup: time.Second,
+		Repeat: 3, Seed: 1},
 		Transports: []string{Unix, TCP}, Pairings: Pairings, Protocol: Prepared, Call: CallSelect1, Streams: []int{1}}
 }
 
@@ -54,7 +55,8 @@ func (c *RunConfig) Check() error {
 			bad("dsn", result.Redact(c.DSN), "is for --engine "+servers)
 		}
 		if len(c.Monitor) > 0 {
-			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine "+servers+": "+spec.Title+"'s null transaction runs in this process, with no server and no session whose monitoring to switch")
+			bad("monitor", strings.Join(c.Monitor, ","), "is for --engine "+servers+": "+spec.Title+
+				"'s null transaction runs in this process, with no server and no session whose monitoring to switch")
 		}
 	default:
 		if len(c.Transports) == 0 {
@@ -81,7 +83,8 @@ func (c *RunConfig) Check() error {
 	case "", CallSelect1:
 	case CallPointSelect:
 		if !PointSelectOn(c.Engine) || c.Protocol != Prepared {
-			bad("call", c.Call, "is for --engine "+engine.List(func(s engine.Spec) bool { return PointSelectOn(s.Name) })+" with --protocol prepared (sysbench's oltp_point_select prepares its statement)")
+			bad("call", c.Call, "is for --engine "+engine.List(func(s engine.Spec) bool { return PointSelectOn(s.Name) })+
+				" with --protocol prepared (sysbench's oltp_point_select prepares its statement)")
 		}
 	default:
 		bad("call", c.Call, "is not a call: want select1 or point-select")

@@ -23,10 +23,13 @@ func (c *RunConfig) Settings() cliflag.Settings {
 		cliflag.When(cliflag.List("transport", ",", &c.Transports), pg).Flag("server transports: unix, tcp or unix,tcp"),
 		cliflag.When(cliflag.List("pairing", ",", &c.Pairings), pg).Flag("client/backend pairings to run"),
 		cliflag.When(cliflag.Str("protocol", &c.Protocol), pg).Flag("how the server call is sent: prepared or simple"),
-		cliflag.When(cliflag.Str("call", &c.Call), func() bool { return PointSelectOn(c.Engine) }).Flag("what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's sbtest1; --engine mariadb, --protocol prepared)"),
+		cliflag.When(cliflag.Str("call", &c.Call), func() bool { return PointSelectOn(c.Engine) }).Flag(
+			"what a round trip asks: select1 (SELECT 1) or point-select (sysbench's oltp_point_select on numalab's " +
+				"sbtest1; --engine mariadb, --protocol prepared)"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4"),
 		r.Duration, r.Warmup, r.Repeat.Flag("repetitions of every cell, interleaved, 1 to 1000"),
-		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings), cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
+		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings),
+		cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
 	}
 	return append(ss, r.Pacing...)
 }
@@ -52,7 +55,8 @@ func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
 	if !spec.Server {
 		c.Transports = nil
 	}
-	errs = append(errs, cliflag.CheckMonitor(fs, len(c.Monitor) > 0 && spec.Server, c.MonitorRequest(), c.Paced(), "--rate or --think", &c.Repeat, &c.MonitorLoad)...)
+	errs = append(errs, cliflag.CheckMonitor(fs, len(c.Monitor) > 0 && spec.Server, c.MonitorRequest(), c.Paced(),
+		"--rate or --think", &c.Repeat, &c.MonitorLoad)...)
 	return append(errs, c.Check())
 }
 

@@ -30,7 +30,8 @@ func TestCheckFlagsTransport(t *testing.T) {
 		t.Errorf("--dsn on a socket: transports %q, err %v; want unix", c.Transports, err)
 	}
 	c = DefaultRunConfig()
-	if err := checkFlags(t, &c, "--dsn", "host=/tmp dbname=x", "--transport", "tcp"); err != nil || !slices.Equal(c.Transports, []string{TCP}) {
+	if err := checkFlags(t, &c, "--dsn", "host=/tmp dbname=x", "--transport", "tcp"); err != nil ||
+		!slices.Equal(c.Transports, []string{TCP}) {
 		t.Errorf("--dsn with --transport tcp: transports %q, err %v; want tcp", c.Transports, err)
 	}
 	c = DefaultRunConfig()
@@ -38,7 +39,8 @@ func TestCheckFlagsTransport(t *testing.T) {
 		t.Errorf("--engine sqlite: transports %q, err %v; want none", c.Transports, err)
 	}
 	c = DefaultRunConfig()
-	if err := checkFlags(t, &c, "--engine", "sqlite", "--monitor", "sysmon"); err == nil || !strings.Contains(err.Error(), "-monitor:") {
+	if err := checkFlags(t, &c, "--engine", "sqlite", "--monitor", "sysmon"); err == nil ||
+		!strings.Contains(err.Error(), "-monitor:") {
 		t.Errorf("--engine sqlite --monitor sysmon: %v; want --monitor refused", err)
 	}
 }

@@ -39,7 +39,8 @@ func TestSweepMariaDB(t *testing.T) {
 	t.Cleanup(func() { runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) })
 	rec := &recorder{}
 	w := NewSweep(cfg, layout, m)
-	out, err := sweep.Run(context.Background(), cfg.Plan(cells), &affinityCheck{Sweep: w, t: t, procs: runtime.GOMAXPROCS(0)}, rec, rec)
+	out, err := sweep.Run(context.Background(), cfg.Plan(cells),
+		&affinityCheck{Sweep: w, t: t, procs: runtime.GOMAXPROCS(0)}, rec, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

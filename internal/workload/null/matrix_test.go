@@ -18,11 +18,21 @@ func TestMatrixFixtures(t *testing.T) {
 		fixture string
 		want    []string // Pairing.String of each, in order
 	}{
-		{"kvm-2vcpu-zen.tar.gz", []string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: unavailable (one thread per core)", "other-core: client on cpu 0, backend on cpu 1", "other-node: unavailable (one NUMA node)"}},
-		{"16em64t-4s2c2t.tar.bz2", []string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: client on cpu 0, backend on cpu 8", "other-core: client on cpu 0, backend on cpu 1", "other-node: unavailable (one NUMA node)"}},
-		{"64amd64-4s2n4ca2co.tar.bz2", []string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: unavailable (one thread per core)", "other-core: client on cpu 0, backend on cpu 1", "other-node: client on cpu 0, backend on cpu 24"}},
-		{"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", []string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: client on cpu 0, backend on cpu 1", "other-core: client on cpu 0, backend on cpu 2", "other-node: client on cpu 0, backend on cpu 4"}},
-		{"offline-cpu0-node0.tar.bz2", []string{"same-cpu: client on cpu 4, backend on cpu 4", "smt-sibling: unavailable (one thread per core)", "other-core: client on cpu 4, backend on cpu 6", "other-node: unavailable (one NUMA node)"}},
+		{"kvm-2vcpu-zen.tar.gz",
+			[]string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: unavailable (one thread per core)",
+				"other-core: client on cpu 0, backend on cpu 1", "other-node: unavailable (one NUMA node)"}},
+		{"16em64t-4s2c2t.tar.bz2",
+			[]string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: client on cpu 0, backend on cpu 8",
+				"other-core: client on cpu 0, backend on cpu 1", "other-node: unavailable (one NUMA node)"}},
+		{"64amd64-4s2n4ca2co.tar.bz2",
+			[]string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: unavailable (one thread per core)",
+				"other-core: client on cpu 0, backend on cpu 1", "other-node: client on cpu 0, backend on cpu 24"}},
+		{"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2",
+			[]string{"same-cpu: client on cpu 0, backend on cpu 0", "smt-sibling: client on cpu 0, backend on cpu 1",
+				"other-core: client on cpu 0, backend on cpu 2", "other-node: client on cpu 0, backend on cpu 4"}},
+		{"offline-cpu0-node0.tar.bz2",
+			[]string{"same-cpu: client on cpu 4, backend on cpu 4", "smt-sibling: unavailable (one thread per core)",
+				"other-core: client on cpu 4, backend on cpu 6", "other-node: unavailable (one NUMA node)"}},
 	} {
 		m := Matrix(topotest.Fixture(t, c.fixture))
 		var got []string
@@ -78,7 +88,8 @@ func TestCellsInterleaveRepeats(t *testing.T) {
 	}
 	for i, c := range cells {
 		l := layout[i]
-		if c.Index != i || c.Repeat != i/8 || !slices.Equal(c.Place.CPUs, []int{l.Pairing.Client}) || l.Pairing.Unavailable != "" {
+		if c.Index != i || c.Repeat != i/8 || !slices.Equal(c.Place.CPUs, []int{l.Pairing.Client}) ||
+			l.Pairing.Unavailable != "" {
 			t.Errorf("cell %d: %+v with %+v", i, c, l)
 		}
 	}
@@ -88,7 +99,8 @@ func TestCellsInterleaveRepeats(t *testing.T) {
 	cfg.Engine = "sqlite"
 	cells, layout, m = cfg.Cells(topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"))
 	if len(cells) != 6 || layout[0].Transport != InProcess || m[0].Name != SameCPU {
-		t.Errorf("sqlite: %d cells, %+v, matrix %v; want 6 in-process cells and the matrix untouched", len(cells), layout[0], m)
+		t.Errorf("sqlite: %d cells, %+v, matrix %v; want 6 in-process cells and the matrix untouched",
+			len(cells), layout[0], m)
 	}
 }
 

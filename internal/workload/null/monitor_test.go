@@ -50,7 +50,8 @@ func (s *sessionCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.S
 		return nil, err
 	}
 	var v string
-	if err := s.db.QueryRowContext(ctx, "SELECT instrumented FROM performance_schema.threads WHERE thread_os_id = ?", st.(*serverStream).pid).Scan(&v); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT instrumented FROM performance_schema.threads WHERE thread_os_id = ?",
+		st.(*serverStream).pid).Scan(&v); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -77,7 +78,8 @@ func (s *sessionCheck) read() string {
 // fs, each cell's facility switched in its streams' sessions, through
 // check(w) (the sweep with its own checks), a managed server starting
 // with what fs need; it returns the plan's slots, by cell.
-func monitored(t *testing.T, cfg RunConfig, fs []monitor.Facility, check func(w *Sweep) sweep.Workload[*Cell]) []monitor.Slot {
+func monitored(t *testing.T, cfg RunConfig, fs []monitor.Facility,
+	check func(w *Sweep) sweep.Workload[*Cell]) []monitor.Slot {
 	t.Helper()
 	cfg.Transports, cfg.Pairings = []string{Unix}, []string{"same-cpu"}
 	cfg.Duration, cfg.Warmup, cfg.Repeat = 200*time.Millisecond, 0, 1
@@ -89,8 +91,9 @@ func monitored(t *testing.T, cfg RunConfig, fs []monitor.Facility, check func(w 
 	plan := cfg.Plan(cells)
 	plan.Switch = monitor.Switch(slots)
 	rec := &recorder{}
-	out, err := sweep.Run(context.Background(), plan, monitor.Wrap(monitor.Inner[Cell]{Sweep: check(w), Session: w.Session, Kind: KindCell,
-		Cell: func(c *Cell) *result.Cell { return &c.Cell }}, slots), rec, monitorProgress{rec})
+	out, err := sweep.Run(context.Background(), plan,
+		monitor.Wrap(monitor.Inner[Cell]{Sweep: check(w), Session: w.Session, Kind: KindCell,
+			Cell: func(c *Cell) *result.Cell { return &c.Cell }}, slots), rec, monitorProgress{rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +127,8 @@ func TestMonitorSessionsMariaDB(t *testing.T) {
 	if err := db.QueryRow("SELECT @@global.general_log_file").Scan(&logFile); err != nil {
 		t.Fatal(err)
 	}
-	fs, err := monitor.Check(monitor.Request{Names: []string{"performance_schema", "general_log"}, Engine: "mariadb", DSN: true, AllowSettings: true})
+	fs, err := monitor.Check(monitor.Request{Names: []string{"performance_schema", "general_log"}, Engine: "mariadb",
+		DSN: true, AllowSettings: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +136,8 @@ func TestMonitorSessionsMariaDB(t *testing.T) {
 	cfg.Engine, cfg.DSN = "mariadb", srv.DSN()
 	var chk *sessionCheck
 	slots := monitored(t, cfg, fs, func(w *Sweep) sweep.Workload[*Cell] {
-		chk = &sessionCheck{Sweep: w, t: t, db: db, log: logPath(srv.DataDir(), logFile), instrumented: map[int][]string{}, logged: map[int]int{}}
+		chk = &sessionCheck{Sweep: w, t: t, db: db, log: logPath(srv.DataDir(), logFile), instrumented: map[int][]string{},
+			logged: map[int]int{}}
 		return chk
 	})
 	for i, s := range slots {
@@ -142,7 +147,8 @@ func TestMonitorSessionsMariaDB(t *testing.T) {
 			t.Errorf("cell %d (%s %s): the stream's server thread INSTRUMENTED %v; want %s", i, s.Facility, s.State(), got, want)
 		}
 		if got := chk.logged[i]; (got > 0) != logOn {
-			t.Errorf("cell %d (%s %s): the general log has %d of its calls; want them logged %v", i, s.Facility, s.State(), got, logOn)
+			t.Errorf("cell %d (%s %s): the general log has %d of its calls; want them logged %v", i, s.Facility,
+				s.State(), got, logOn)
 		}
 	}
 }
@@ -183,7 +189,8 @@ func (s *countCheck) calls(ctx context.Context) int64 {
 	db := s.engs[Unix].DB()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		var backends int
-		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").Scan(&backends); err != nil {
+		if err := db.QueryRowContext(ctx,
+			"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'").Scan(&backends); err != nil {
 			s.t.Fatal(err)
 		}
 		pool := db.Stats().OpenConnections
@@ -196,7 +203,9 @@ func (s *countCheck) calls(ctx context.Context) int64 {
 		time.Sleep(10 * time.Millisecond)
 	}
 	var n int64
-	if err := db.QueryRowContext(ctx, "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query IN ('SELECT 1', 'SELECT $1')").Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx,
+		"SELECT coalesce(sum(calls), 0) FROM pg_stat_statements "+
+			"WHERE query IN ('SELECT 1', 'SELECT $1')").Scan(&n); err != nil {
 		s.t.Fatal(err)
 	}
 	return n
@@ -221,7 +230,8 @@ func TestMonitorSessionsPostgres(t *testing.T) {
 	})
 	for i, s := range slots {
 		if got, on := chk.tracked[i], s.Facility == "pg_stat_statements" && s.On; (got > 0) != on {
-			t.Errorf("cell %d (%s %s): pg_stat_statements tracked %d calls; want them tracked %v", i, s.Facility, s.State(), got, on)
+			t.Errorf("cell %d (%s %s): pg_stat_statements tracked %d calls; want them tracked %v",
+				i, s.Facility, s.State(), got, on)
 		}
 	}
 }

@@ -18,7 +18,8 @@ func (c RunConfig) Offered(t *result.Topology) ([]sweep.Cell, []Layout, []Pairin
 		for _, p := range Select(matrix, c.Pairings) {
 			why = append(why, p.String())
 		}
-		return nil, nil, nil, setting.Errorf("pairing", "this machine offers none of %s (%s)", strings.Join(c.Pairings, ", "), strings.Join(why, "; "))
+		return nil, nil, nil, setting.Errorf("pairing", "this machine offers none of %s (%s)",
+			strings.Join(c.Pairings, ", "), strings.Join(why, "; "))
 	}
 	return cells, layout, matrix, nil
 }

@@ -27,7 +27,8 @@ import (
 	"github.com/numalab/numalab/internal/topo"
 )
 
-var pgbenchFlag = flag.Bool("pgbench", false, "compare the null transaction with pgbench's SELECT 1 at each pairing (needs pgbench and taskset; minutes)")
+var pgbenchFlag = flag.Bool("pgbench", false,
+	"compare the null transaction with pgbench's SELECT 1 at each pairing (needs pgbench and taskset; minutes)")
 
 // Rounds of the pgbench comparison and their parts: many short rounds,
 // so that a change in the machine's load lands on both sides of a round.
@@ -123,10 +124,12 @@ func (b *bench) parity(t *testing.T, p Pairing, mode string) {
 	rate := func(s side) float64 { return s.rate }
 	cpu := func(s side) float64 { return s.cpuUS }
 	sw := func(s side) float64 { return s.switches }
-	t.Logf("%-10s %-8s ratio %.2f (median of n=%d rounds of %v after %v; range %.2f-%.2f)   numalab median %7.0f calls/s, pgbench -M %s median %7.0f tps\n"+
+	t.Logf("%-10s %-8s ratio %.2f (median of n=%d rounds of %v after %v; range %.2f-%.2f)   numalab median %7.0f "+
+		"calls/s, pgbench -M %s median %7.0f tps\n"+
 		"\tper call, client process, median: numalab %.1f µs CPU, %.2f context switches; pgbench %.1f µs, %.2f\n"+
 		"\tratios  %s\n\tnumalab %s\n\tpgbench %s",
-		p.Name, mode, ratio, parityRounds, parityRun, parityWarmup, slices.Min(ratios), slices.Max(ratios), med(ours, rate), mode, med(theirs, rate),
+		p.Name, mode, ratio, parityRounds, parityRun, parityWarmup, slices.Min(ratios), slices.Max(ratios),
+		med(ours, rate), mode, med(theirs, rate),
 		med(ours, cpu), med(ours, sw), med(theirs, cpu), med(theirs, sw),
 		format(ratios, "%.2f"), format(each(ours, rate), "%.0f"), format(each(theirs, rate), "%.0f"))
 	if ratio < 0.95 {
@@ -163,7 +166,8 @@ func (b *bench) pgbench(t *testing.T, p Pairing, mode string) side {
 	res := make(chan done, 1)
 	go func() { out, err := cmd.CombinedOutput(); res <- done{out, err} }()
 	pid := 0
-	for deadline := time.Now().Add(parityWarmup + parityRun); pid == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(parityWarmup + parityRun); pid == 0 &&
+		time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		if err := b.watch.QueryRow(ctx, pgbenchClient).Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
@@ -216,16 +220,18 @@ func (b *bench) numalab(t *testing.T, p Pairing, mode string) side {
 // cell runs one cell of engine eng on the server dsn names, over its unix
 // socket.
 func (b *bench) cell(t *testing.T, eng, dsn string, p Pairing, mode string) side {
-	return b.run(t, RunConfig{Common: runconfig.Common{Engine: eng, DSN: dsn, Warmup: parityWarmup, Duration: parityRun, Repeat: 1},
-		Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
-		Streams: []int{1}})
+	return b.run(t,
+		RunConfig{Common: runconfig.Common{Engine: eng, DSN: dsn, Warmup: parityWarmup, Duration: parityRun, Repeat: 1},
+			Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: mode,
+			Streams: []int{1}})
 }
 
 // callCell is one cell of call (prepared) on the MariaDB server at dsn.
 func (b *bench) callCell(t *testing.T, dsn string, p Pairing, call string) side {
-	return b.run(t, RunConfig{Common: runconfig.Common{Engine: "mariadb", DSN: dsn, Warmup: parityWarmup, Duration: parityRun, Repeat: 1},
-		Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: Prepared,
-		Call: call, Streams: []int{1}})
+	return b.run(t,
+		RunConfig{Common: runconfig.Common{Engine: "mariadb", DSN: dsn, Warmup: parityWarmup, Duration: parityRun, Repeat: 1},
+			Transports: []string{Unix}, Pairings: []string{p.Name}, Protocol: Prepared,
+			Call: call, Streams: []int{1}})
 }
 
 // run measures the one cell of cfg.

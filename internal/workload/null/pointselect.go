@@ -40,7 +40,8 @@ const pointSelectTable = `CREATE TABLE sbtest1 (
 func makeSbtest(ctx context.Context, eng engine.Engine) error {
 	db := eng.DB()
 	var n, hi int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*), coalesce(max(id), 0) FROM sbtest1").Scan(&n, &hi); err == nil && n == pointSelectRows && hi == pointSelectRows {
+	if err := db.QueryRowContext(ctx, "SELECT count(*), coalesce(max(id), 0) FROM sbtest1").Scan(&n, &hi); err == nil &&
+		n == pointSelectRows && hi == pointSelectRows {
 		return nil
 	}
 	fail := func(err error) error { return fmt.Errorf("making the point select's table sbtest1: %w", err) }

@@ -15,7 +15,8 @@ const rowFormat = "%4v %-10v %-12v %-11v %-5v %7v %9v %9v %8v %8v %8v %9v %7v\n"
 
 // WriteHeader prints the heading of the table WriteRow fills.
 func WriteHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "transport", "call", "pairing", "cpus", "streams", "calls/s", "/stream", "p50 µs", "p95 µs", "p99 µs", "cs/s", "cs/call")
+	fmt.Fprintf(w, rowFormat, "cell", "transport", "call", "pairing", "cpus", "streams", "calls/s", "/stream", "p50 µs",
+		"p95 µs", "p99 µs", "cs/s", "cs/call")
 }
 
 // WriteRow prints c, a measured cell, as one row.
@@ -33,8 +34,9 @@ func WriteRow(w io.Writer, _ sweep.Cell, c *Cell) {
 		cut = " (no call completed)"
 	}
 	us := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	fmt.Fprintf(w, rowFormat, m.Index, c.Transport, c.Call, c.Pairing.Name, cpus, m.Streams, fmt.Sprintf("%.0f", m.TPS), fmt.Sprintf("%.0f", c.PerStream),
-		us(m.Total.P50US), us(m.Total.P95US), us(m.Total.P99US), fmt.Sprintf("%.0f", c.CtxSwitchesPerSec), fmt.Sprintf("%.2f", c.CtxSwitchesPerCall)+cut)
+	fmt.Fprintf(w, rowFormat, m.Index, c.Transport, c.Call, c.Pairing.Name, cpus, m.Streams, fmt.Sprintf("%.0f", m.TPS),
+		fmt.Sprintf("%.0f", c.PerStream), us(m.Total.P50US), us(m.Total.P95US), us(m.Total.P99US),
+		fmt.Sprintf("%.0f", c.CtxSwitchesPerSec), fmt.Sprintf("%.2f", c.CtxSwitchesPerCall)+cut)
 }
 
 // Headline is the fastest and slowest cell, for 'numalab runs', with the

@@ -13,12 +13,14 @@ import (
 // repeats; SQLite's in-process named once; the point select named.
 func TestHeadline(t *testing.T) {
 	cell := func(eng, transport, pairing string, streams int, tps float64) *Cell {
-		return &Cell{Cell: result.Cell{Engine: eng, Streams: streams, TPS: tps}, Transport: transport, Pairing: Pairing{Name: pairing}}
+		return &Cell{Cell: result.Cell{Engine: eng, Streams: streams, TPS: tps}, Transport: transport,
+			Pairing: Pairing{Name: pairing}}
 	}
 	pg := []*Cell{cell("postgres", "unix", "same-cpu", 1, 30000), cell("postgres", "unix", "other-core", 1, 9000),
 		cell("postgres", "unix", "same-cpu", 1, 20000), cell("postgres", "unix", "other-core", 1, 11000),
 		cell("postgres", "unix", "same-cpu", 1, 25000), cell("postgres", "unix", "other-core", 1, 10000)}
-	if got, want := Headline(pg), "postgres: 25000 round trips/s unix same-cpu, 10000 unix other-core (medians of 3 repeats)"; got != want {
+	if got, want := Headline(pg),
+		"postgres: 25000 round trips/s unix same-cpu, 10000 unix other-core (medians of 3 repeats)"; got != want {
 		t.Errorf("headline %q; want %q", got, want)
 	}
 	lite := []*Cell{cell("sqlite", "in-process", "in-process", 1, 1e6), cell("sqlite", "in-process", "in-process", 2, 8e5)}
@@ -37,10 +39,14 @@ func TestHeadline(t *testing.T) {
 func TestWriteRow(t *testing.T) {
 	var b bytes.Buffer
 	WriteHeader(&b)
-	c := &Cell{Cell: result.Cell{Index: 3, Streams: 1, TPS: 41234.6, Total: result.TxStats{P50US: 21.04, P95US: 30, P99US: 48.96}},
-		Transport: "unix", Call: CallPointSelect, Pairing: Pairing{Name: "smt-sibling", Client: 0, Backend: 8}, PerStream: 41234.6, CtxSwitchesPerSec: 82000, CtxSwitchesPerCall: 1.99}
+	c := &Cell{
+		Cell: result.Cell{Index: 3, Streams: 1, TPS: 41234.6,
+			Total: result.TxStats{P50US: 21.04, P95US: 30, P99US: 48.96}},
+		Transport: "unix", Call: CallPointSelect, Pairing: Pairing{Name: "smt-sibling", Client: 0, Backend: 8},
+		PerStream: 41234.6, CtxSwitchesPerSec: 82000, CtxSwitchesPerCall: 1.99}
 	WriteRow(&b, sweep.Cell{}, c)
-	c.Pairing, c.Transport, c.Call, c.Cell.Interrupted = Pairing{Name: "in-process", Backend: -1}, "in-process", CallSelect1, true
+	c.Pairing, c.Transport, c.Call, c.Cell.Interrupted = Pairing{Name: "in-process", Backend: -1},
+		"in-process", CallSelect1, true
 	WriteRow(&b, sweep.Cell{}, c)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{

@@ -42,8 +42,9 @@ const (
 
 // Protocols of the PostgreSQL and MariaDB call.
 const (
-	Prepared = "prepared" // Bind, Describe, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared); MariaDB: COM_STMT_EXECUTE
-	Simple   = "simple"   // Query 'SELECT 1' (pgbench -M simple, its default); MariaDB: COM_QUERY
+	// Bind, Describe, Execute, Sync of a prepared SELECT 1 (pgbench -M prepared); MariaDB: COM_STMT_EXECUTE
+	Prepared = "prepared"
+	Simple   = "simple" // Query 'SELECT 1' (pgbench -M simple, its default); MariaDB: COM_QUERY
 )
 
 // Cell is one measured cell: the drive cell with where its client and
@@ -52,8 +53,9 @@ type Cell struct {
 	Cell      result.Cell `json:"cell"`
 	Transport string      `json:"transport"`
 	Protocol  string      `json:"protocol,omitempty"`
-	Call      string      `json:"call,omitempty"` // CallSelect1 or CallPointSelect; empty in runs from before it was stored
-	Pairing   Pairing     `json:"pairing"`
+	// CallSelect1 or CallPointSelect; empty in runs from before it was stored
+	Call    string  `json:"call,omitempty"`
+	Pairing Pairing `json:"pairing"`
 	// PerStream is round trips per second of one stream (the mean of the
 	// streams); Cell.TPS is all streams together.
 	PerStream float64 `json:"per_stream_per_s"`
@@ -120,7 +122,8 @@ func (c RunConfig) Cells(t *result.Topology) ([]sweep.Cell, []Layout, []Pairing)
 
 // Plan is the sweep plan of cells, monitored by sysmon.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, Monitor: drive.SysMonitor("/"),
+		Pace: c.Pacing.Pacer(c.Seed)}
 }
 
 // Sweep is the null transaction as a sweep.Workload.
@@ -147,7 +150,8 @@ var _ sweep.Workload[*Cell] = (*Sweep)(nil)
 // cells and layout of cfg.Cells.
 func NewSweep(cfg RunConfig, layout []Layout, matrix []Pairing) *Sweep {
 	spec, d, _ := dialectOf(cfg.Engine)
-	return &Sweep{cfg: cfg, spec: spec, dial: d, layout: layout, matrix: matrix, engs: map[string]engine.Engine{}, root: "/"}
+	return &Sweep{cfg: cfg, spec: spec, dial: d, layout: layout, matrix: matrix,
+		engs: map[string]engine.Engine{}, root: "/"}
 }
 
 // Describe names the workload and engine.
@@ -200,7 +204,8 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if !s.spec.Server {
 		return items, nil
 	}
-	opt := engine.Options{DSN: s.cfg.DSN, PinBackends: true, MariaDBCacheMetadata: true, ConnectTimeout: s.cfg.ConnectTimeout,
+	opt := engine.Options{DSN: s.cfg.DSN, PinBackends: true, MariaDBCacheMetadata: true,
+		ConnectTimeout: s.cfg.ConnectTimeout,
 		ServerSettings: s.settings, TCP: slices.Contains(s.cfg.Transports, TCP)}
 	if s.cfg.DSN == "" {
 		tell.Say("starting " + s.spec.Article + " server")
@@ -224,7 +229,8 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		if e == nil && tr == Unix && s.owner != nil {
 			e = s.owner
 		} else if e == nil {
-			opt := engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true, ConnectTimeout: s.cfg.ConnectTimeout}
+			opt := engine.Options{DSN: dsns[tr], PinBackends: true, MariaDBCacheMetadata: true,
+				ConnectTimeout: s.cfg.ConnectTimeout}
 			if e, err = engine.Open(ctx, s.cfg.Engine, opt); err != nil {
 				return nil, errors.Join(fmt.Errorf("opening %s over %s: %w", s.cfg.Engine, tr, err), s.Close())
 			}
@@ -312,7 +318,8 @@ func (s *Sweep) releaseProcs() error {
 	defer runtime.UnlockOSThread()
 	if err := place.Pin(s.was); err != nil {
 		runtime.GOMAXPROCS(s.procs)
-		return fmt.Errorf("placing a thread on cpus %s to give GOMAXPROCS back to the runtime: %w", place.FormatCPUs(s.was), err)
+		return fmt.Errorf("placing a thread on cpus %s to give GOMAXPROCS back to the runtime: %w",
+			place.FormatCPUs(s.was), err)
 	}
 	runtime.SetDefaultGOMAXPROCS()
 	return nil
@@ -335,7 +342,8 @@ func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, _ int) (drive.Stream, 
 		if conn != nil {
 			conn.Close()
 		}
-		return nil, errors.Join(err, fmt.Errorf("placing the client back on cpus %s: %w", place.FormatCPUs(c.Place.CPUs), perr))
+		return nil,
+			errors.Join(err, fmt.Errorf("placing the client back on cpus %s: %w", place.FormatCPUs(c.Place.CPUs), perr))
 	}
 	if err != nil {
 		return nil, err
@@ -365,7 +373,8 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	}
 	var notes []string
 	if !m.Interrupted && m.Total.Count == 0 && m.Total.Errors == 0 {
-		it.NoCall = fmt.Sprintf("no call completed in the %v window: every stream's call was still waiting for its answer when the window closed (a backend not run for that long: is the machine overloaded?)", m.Duration)
+		it.NoCall = fmt.Sprintf("no call completed in the %v window: every stream's call was still waiting for its "+
+			"answer when the window closed (a backend not run for that long: is the machine overloaded?)", m.Duration)
 		notes = append(notes, fmt.Sprintf("note: cell %d (%s %s): %s", c.Index, l.Transport, l.Pairing.Name, it.NoCall))
 	}
 	return sweep.Outcome[*Cell]{Item: it, Store: []result.Entry{KindCell.Of(*it)}, Notes: notes, Stop: err}

@@ -165,7 +165,8 @@ func TestSweepPostgres(t *testing.T) {
 	for _, c := range out {
 		t.Logf("%s %s %s: %.0f calls/s, p50 %.1f µs, %.2f context switches per call",
 			c.Transport, c.Protocol, c.Pairing, c.Cell.TPS, c.Cell.Total.P50US, c.CtxSwitchesPerCall)
-		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.NoCall != "" || c.Protocol != Simple || c.CtxSwitchesPerCall <= 0 {
+		if c.Cell.Total.Count == 0 || c.Cell.Total.Errors != 0 || c.NoCall != "" || c.Protocol != Simple ||
+			c.CtxSwitchesPerCall <= 0 {
 			t.Errorf("cell %d: %+v", c.Cell.Index, c)
 		}
 	}
@@ -203,7 +204,8 @@ func (a *affinityCheck) Stream(ctx context.Context, c sweep.Cell, i int) (drive.
 		a.t.Errorf("cell %d: client on cpus %v (%v); want %v", c.Index, mine, err, c.Place.CPUs)
 	}
 	if main, err := place.AffinityPID(os.Getpid()); err != nil || !slices.Equal(main, c.Place.CPUs) {
-		a.t.Errorf("cell %d: the process's main thread on cpus %v (%v); want the client's %v", c.Index, main, err, c.Place.CPUs)
+		a.t.Errorf("cell %d: the process's main thread on cpus %v (%v); want the client's %v", c.Index,
+			main, err, c.Place.CPUs)
 	}
 	if p := runtime.GOMAXPROCS(0); p != a.procs {
 		a.t.Errorf("cell %d: GOMAXPROCS %d; want %d as before the sweep", c.Index, p, a.procs)
@@ -224,7 +226,8 @@ func TestEndFlagsACellWithNoCall(t *testing.T) {
 		flag bool
 	}{
 		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second}, true},
-		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second, TPS: 5, Total: result.TxStats{Count: 5}}, false},
+		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second, TPS: 5,
+			Total: result.TxStats{Count: 5}}, false},
 		{result.Cell{Streams: 1, Duration: time.Second, Measured: time.Second, Total: result.TxStats{Errors: 3}}, false},
 		{result.Cell{Streams: 1, Duration: time.Second, Measured: 300 * time.Millisecond, Interrupted: true}, false},
 	} {

@@ -21,7 +21,8 @@ import (
 	"github.com/numalab/numalab/internal/topo"
 )
 
-var sysbenchFlag = flag.Bool("sysbench", false, "compare the MariaDB null transaction with sysbench's SELECT 1 at each pairing (needs sysbench, taskset and MariaDB; a minute or two)")
+var sysbenchFlag = flag.Bool("sysbench", false, "compare the MariaDB null transaction with sysbench's "+
+	"SELECT 1 at each pairing (needs sysbench, taskset and MariaDB; a minute or two)")
 
 // sysbenchRounds is the number of interleaved rounds of the sysbench
 // comparison; each side warms up for parityWarmup, then counts parityRun.
@@ -131,7 +132,8 @@ func TestSysbenchPeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	prep := exec.Command("sysbench", "--db-driver=mysql", "--mysql-socket="+srv.Socket(), "--mysql-user="+mariaserver.User,
-		"--mysql-password="+srv.Password(), "--mysql-db=sbtest", "--tables=1", "--table-size="+strconv.Itoa(pointSelectRows), "oltp_point_select", "prepare")
+		"--mysql-password="+srv.Password(), "--mysql-db=sbtest", "--tables=1",
+		"--table-size="+strconv.Itoa(pointSelectRows), "oltp_point_select", "prepare")
 	if out, err := prep.CombinedOutput(); err != nil {
 		t.Fatalf("sysbench prepare: %v\n%s", err, out)
 	}
@@ -152,7 +154,8 @@ func TestSysbenchPeers(t *testing.T) {
 		run  func() side
 	}{
 		{"sysbench oltp_point_select", func() side {
-			return b.sysbenchRun(t, p, "sbtest", nil, "--rand-type=uniform", "--tables=1", "--table-size="+strconv.Itoa(pointSelectRows), "oltp_point_select")
+			return b.sysbenchRun(t, p, "sbtest", nil, "--rand-type=uniform", "--tables=1",
+				"--table-size="+strconv.Itoa(pointSelectRows), "oltp_point_select")
 		}},
 		{"numalab point-select", func() side { return nb.callCell(t, srv.DSN(), p, CallPointSelect) }},
 		{"sysbench SELECT 1", func() side { return b.sysbench(t, p, Prepared) }},
@@ -166,7 +169,8 @@ func TestSysbenchPeers(t *testing.T) {
 		}
 	}
 	for k, sd := range sides {
-		t.Logf("%-27s median %7.0f calls/s (n=%d rounds of %v after %v): %s", sd.name, stats.Median(rates[k]), sysbenchRounds, parityRun, parityWarmup, format(rates[k], "%.0f"))
+		t.Logf("%-27s median %7.0f calls/s (n=%d rounds of %v after %v): %s", sd.name, stats.Median(rates[k]),
+			sysbenchRounds, parityRun, parityWarmup, format(rates[k], "%.0f"))
 		if slices.Min(rates[k]) <= 0 {
 			t.Errorf("%s: a round measured no call: %s", sd.name, format(rates[k], "%.0f"))
 		}
@@ -206,10 +210,12 @@ func (b *sbBench) parity(t *testing.T, p Pairing, mode string) {
 	rate := func(s side) float64 { return s.rate }
 	cpu := func(s side) float64 { return s.cpuUS }
 	sw := func(s side) float64 { return s.switches }
-	t.Logf("%-10s %-8s ratio %.2f (median of n=%d rounds of %v after %v; range %.2f-%.2f)   numalab median %7.0f calls/s, sysbench median %7.0f tps\n"+
+	t.Logf("%-10s %-8s ratio %.2f (median of n=%d rounds of %v after %v; range %.2f-%.2f)   numalab median %7.0f "+
+		"calls/s, sysbench median %7.0f tps\n"+
 		"\tper call, client process, median: numalab %.1f µs CPU, %.2f context switches; sysbench %.1f µs, %.2f\n"+
 		"\tratios   %s\n\tnumalab  %s\n\tsysbench %s",
-		p.Name, mode, ratio, sysbenchRounds, parityRun, parityWarmup, slices.Min(ratios), slices.Max(ratios), med(ours, rate), med(theirs, rate),
+		p.Name, mode, ratio, sysbenchRounds, parityRun, parityWarmup, slices.Min(ratios), slices.Max(ratios),
+		med(ours, rate), med(theirs, rate),
 		med(ours, cpu), med(ours, sw), med(theirs, cpu), med(theirs, sw),
 		format(ratios, "%.2f"), format(each(ours, rate), "%.0f"), format(each(theirs, rate), "%.0f"))
 	if ratio < 0.95 {
@@ -221,7 +227,8 @@ func (b *sbBench) parity(t *testing.T, p Pairing, mode string) {
 // one of numalab's account in database db (mysql for the SELECT 1
 // script, sbtest for oltp_point_select), 0 while there is none.
 func sysbenchThread(db string) string {
-	return "SELECT coalesce(max(thread_os_id), 0) FROM performance_schema.threads WHERE processlist_user = 'numalab' AND processlist_db = '" + db + "'"
+	return "SELECT coalesce(max(thread_os_id), 0) FROM performance_schema.threads WHERE processlist_user = 'numalab' " +
+		"AND processlist_db = '" + db + "'"
 }
 
 // sysbench runs one round of sysbench's SELECT 1 script in mode.
@@ -242,7 +249,8 @@ func (b *sbBench) sysbenchRun(t *testing.T, p Pairing, db string, env []string, 
 		}
 	}
 	args := append([]string{"-c", strconv.Itoa(p.Client), "sysbench", "--db-driver=mysql",
-		"--mysql-socket=" + b.srv.Socket(), "--mysql-user=" + mariaserver.User, "--mysql-password=" + b.srv.Password(), "--mysql-db=" + db,
+		"--mysql-socket=" + b.srv.Socket(), "--mysql-user=" + mariaserver.User,
+		"--mysql-password=" + b.srv.Password(), "--mysql-db=" + db,
 		"--threads=1", "--time=" + strconv.Itoa(int((parityWarmup+parityRun)/time.Second)), "--report-interval=1"}, test...)
 	cmd := exec.Command("taskset", append(args, "run")...)
 	cmd.Env = append(os.Environ(), env...)
@@ -253,7 +261,8 @@ func (b *sbBench) sysbenchRun(t *testing.T, p Pairing, db string, env []string, 
 	res := make(chan done, 1)
 	go func() { out, err := cmd.CombinedOutput(); res <- done{out, err} }()
 	tid := 0
-	for deadline := time.Now().Add(parityWarmup + parityRun); tid == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(parityWarmup + parityRun); tid == 0 &&
+		time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		if err := b.watch.QueryRow(sysbenchThread(db)).Scan(&tid); err != nil {
 			t.Fatal(err)
 		}

@@ -133,7 +133,8 @@ func scriptImageConn(sc sqlscript.RunConfig) (func(ctx context.Context, im *imag
 // (sqlscript.Sweep's Client) on a connection of its own to eng, opened on
 // cpu; closer ends what the stream runs on, and is called when the
 // stream cannot be opened.
-func scriptConn(ctx context.Context, sw *sqlscript.Sweep, eng engine.Engine, cpu int, closer func() error, readOnly bool) (*pageConn, error) {
+func scriptConn(ctx context.Context, sw *sqlscript.Sweep, eng engine.Engine, cpu int, closer func() error,
+	readOnly bool) (*pageConn, error) {
 	client, err := sw.Client(0)
 	if err != nil {
 		closer()
@@ -144,7 +145,8 @@ func scriptConn(ctx context.Context, sw *sqlscript.Sweep, eng engine.Engine, cpu
 		closer()
 		return nil, err
 	}
-	return &pageConn{tx: &scriptTwice{client: client, conn: conn, readOnly: readOnly}, closer: closer, counters: openCounters}, nil
+	return &pageConn{tx: &scriptTwice{client: client, conn: conn, readOnly: readOnly}, closer: closer,
+		counters: openCounters}, nil
 }
 
 // newPageConn is a tpcc stream on w drawing from warehouse 1 alone,

@@ -87,7 +87,8 @@ const sqliteInit = "is for --engine postgres or mariadb: on SQLite the cells rea
 
 // DefaultRunConfig is eval's five-minute plan's: 4 pairs of 650 ms cells.
 func DefaultRunConfig() RunConfig {
-	return RunConfig{DB: tpcc.DefaultPath("sqlite", 1), CPU: -1, Pairs: 4, Cell: 650 * time.Millisecond, Repeats: 2, Tolerance: 0.15}
+	return RunConfig{DB: tpcc.DefaultPath("sqlite", 1), CPU: -1, Pairs: 4, Cell: 650 * time.Millisecond,
+		Repeats: 2, Tolerance: 0.15}
 }
 
 // engine is c's engine, "sqlite" for "".
@@ -113,22 +114,27 @@ func (c RunConfig) Check() error {
 		bad.BadIf(c.Script.Scale < 1, "scale", fmt.Sprint(c.Script.Scale),
 			"is not a positive scale: want 1 or more (the :scale variable)")
 	}
-	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+" loads its own database into its own servers (leave --db out)")
-	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB, "names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
+	bad.BadIf(c.engine() != "sqlite" && c.DB != "", "db", c.DB, "names a SQLite file, and --engine "+c.engine()+
+		" loads its own database into its own servers (leave --db out)")
+	bad.BadIf(c.engine() == "sqlite" && c.DB == "", "db", c.DB,
+		"names no file (expected a tpcc SQLite file; numalab run oltp --engine sqlite loads one)")
 	bad.BadIf(c.CPU < -1, "cpu", fmt.Sprint(c.CPU), "is not a CPU number (or -1 for the machine's first)")
 	bad.BadIf(c.Pairs < 1 || c.Pairs > 1000, "pairs", fmt.Sprint(c.Pairs), "is not 1 to 1000 pairs of cells")
 	bad.BadIf(c.Cell < 10*time.Millisecond || c.Cell > time.Hour, "cell", c.Cell.String(), "is not a cell of 10ms to 1h")
 	// --repeats is bounded by --pairs: judged only against pairs that
 	// pass, so that a bad --pairs is not blamed on it.
-	bad.BadIf(c.Repeats < 0 || c.Pairs >= 1 && c.Pairs <= 1000 && c.Repeats > c.Pairs*2, "repeats", fmt.Sprint(c.Repeats), fmt.Sprintf("is not 0 to %d repeats (two cells a pair)", c.Pairs*2))
+	bad.BadIf(c.Repeats < 0 || c.Pairs >= 1 && c.Pairs <= 1000 && c.Repeats > c.Pairs*2, "repeats",
+		fmt.Sprint(c.Repeats), fmt.Sprintf("is not 0 to %d repeats (two cells a pair)", c.Pairs*2))
 	bad.BadIf(c.RepeatWithin < 0, "repeat-within", c.RepeatWithin.String(), "is not a duration (0 for no bound)")
 	if _, why := model.Implausible(nil, []float64{c.GHz}, nil); c.GHz != 0 && why != "" || math.IsNaN(c.GHz) {
 		// The bounds model applies to a clock: a fit stored at a clock no
 		// machine has would be refused by every model command reading it.
 		bad.BadIf(true, "ghz", fmt.Sprint(c.GHz), "is not "+cmp.Or(why, "a clock")+" (0 for the memory probe's)")
 	}
-	bad.BadIf(c.ProbeRun < 0, "probe-run", fmt.Sprint(c.ProbeRun), "is not a run ID (0 for the store's newest memory probe)")
-	bad.BadIf(!(c.Tolerance > 0 && c.Tolerance < 1), "tolerance", fmt.Sprint(c.Tolerance), "is not a fraction above 0 and below 1 (0.15 is 15%)")
+	bad.BadIf(c.ProbeRun < 0, "probe-run", fmt.Sprint(c.ProbeRun),
+		"is not a run ID (0 for the store's newest memory probe)")
+	bad.BadIf(!(c.Tolerance > 0 && c.Tolerance < 1), "tolerance", fmt.Sprint(c.Tolerance),
+		"is not a fraction above 0 and below 1 (0.15 is 15%)")
 	return errors.Join(bad...)
 }
 
@@ -194,7 +200,8 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 			return 0, err
 		}
 		if c.ProbeRun == 0 {
-			return 0, setting.Errorf("probe-run", "%s holds no complete memory probe whose clock the points could be at (run numalab probe mem --store %s first, or give --ghz)", storePath, storePath)
+			return 0, setting.Errorf("probe-run", "%s holds no complete memory probe whose clock the points could be "+
+				"at (run numalab probe mem --store %s first, or give --ghz)", storePath, storePath)
 		}
 	}
 	run, err := st.Get(c.ProbeRun)
@@ -202,7 +209,8 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 		return 0, setting.Errorf("probe-run", "%w (numalab runs --kind probe-mem lists the memory probes)", err)
 	}
 	if run.Kind != result.RunProbeMem {
-		return 0, setting.Errorf("probe-run", "run %d is a %s run, not a memory probe (numalab runs --kind probe-mem lists them)", c.ProbeRun, run.Kind)
+		return 0, setting.Errorf("probe-run",
+			"run %d is a %s run, not a memory probe (numalab runs --kind probe-mem lists them)", c.ProbeRun, run.Kind)
 	}
 	if c.GHz > 0 {
 		return c.GHz, nil // the clock given, beside the probe named
@@ -215,7 +223,8 @@ func (c *RunConfig) Resolve(t *result.Topology, storePath string) (float64, erro
 		return 0, setting.Errorf("probe-run", "memory probe run %d measured no clock (give --ghz)", c.ProbeRun)
 	}
 	if v, why := model.Implausible(nil, []float64{p.GHz}, nil); why != "" {
-		return 0, setting.Errorf("probe-run", "memory probe run %d measured a clock of %s GHz, which is not %s (give --ghz)", c.ProbeRun, v, why)
+		return 0, setting.Errorf("probe-run",
+			"memory probe run %d measured a clock of %s GHz, which is not %s (give --ghz)", c.ProbeRun, v, why)
 	}
 	return p.GHz, nil
 }

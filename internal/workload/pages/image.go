@@ -51,7 +51,8 @@ func (im *image) free() { unix.Munmap(im.raw) }
 // hugeShare is the share of the mapping at addr, size bytes, backed by
 // huge pages (sysfs.ParseSmaps); 0 when it cannot be read.
 func hugeShare(procRoot string, addr uintptr, size int) float64 {
-	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps", func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
+	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps",
+		func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
 	if err != nil {
 		return 0
 	}
@@ -66,7 +67,9 @@ func imageSides(ctx context.Context, cfg RunConfig) (*sides, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the database for the page-size points: %w", err)
 	}
-	sd := &sides{engine: "sqlite", title: "SQLite", workload: cfg.workload(), what: "tpcc-ro (Order-Status and Stock-Level, W=1)", where: "the database image read in place in memory of two page sizes"}
+	sd := &sides{engine: "sqlite", title: "SQLite", workload: cfg.workload(),
+		what:  "tpcc-ro (Order-Status and Stock-Level, W=1)",
+		where: "the database image read in place in memory of two page sizes"}
 	open := openImageConn
 	if cfg.Script != nil {
 		sd.what = "your scripts (" + sd.workload + ", read-only)"

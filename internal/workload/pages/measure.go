@@ -130,7 +130,8 @@ func CacheChainBytes(t *result.Topology) int64 {
 //
 // When ctx is done part way, the cells measured so far are fitted and
 // returned with ctx's error: the caller stores what was measured.
-func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, mem *sentinel.Memory, progress func(calib.FitCell), steps io.Writer) (*calib.MeasuredFit, error) {
+func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, mem *sentinel.Memory,
+	progress func(calib.FitCell), steps io.Writer) (*calib.MeasuredFit, error) {
 	start := time.Now()
 	sd, err := openSides(ctx, cfg, cmp.Or[io.Writer](steps, io.Discard))
 	if err != nil {
@@ -138,8 +139,13 @@ func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, 
 	}
 	defer sd.release()
 	f := &calib.MeasuredFit{Engine: sd.engine, Workload: sd.workload,
-		What: fmt.Sprintf("%s on %s, one stream on CPU %d, %s, each transaction run twice with the same inputs (cold, then hot from the caches)", sd.what, sd.title, cfg.CPU, sd.where),
-		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, and up to %d of them run again where the time allowed%s",
+		What: fmt.Sprintf("%s on %s, one stream on CPU %d, %s, each transaction run twice with the same inputs (cold, "+
+			"then hot from the caches)", sd.what, sd.title, cfg.CPU, sd.where),
+		Method: fmt.Sprintf("%d pairs of %v cells, 4 KiB then 2 MiB pages, each followed by a sample of the speed "+
+			"sentinel; in each cell every transaction ran cold then hot, timed apart; each cold cell's latency a random "+
+			"chain in memory mapped alike and as large, timed right after it, the caches' a chain of %s timed before "+
+			"the first pair and after the last; cells next to a core reading more than %.0f%% off the median left out, "+
+			"and up to %d of them run again where the time allowed%s",
 			cfg.Pairs, cfg.Cell, units.Bytes(cacheBytes), 100*cfg.Tolerance, cfg.Repeats, sd.chains),
 		GHz: ghz,
 	}
@@ -154,7 +160,8 @@ func Measure(ctx context.Context, cfg RunConfig, ghz float64, cacheBytes int64, 
 			return nil, fmt.Errorf("mapping the random chain in %s: %w", s.name, err)
 		}
 		defer r.chains[i].Free()
-		f.Memory = append(f.Memory, calib.FitMemory{Name: s.name, DataHuge: s.dataHuge, ChainHuge: r.chains[i].HugeFraction, ChainBytes: r.chains[i].Bytes})
+		f.Memory = append(f.Memory, calib.FitMemory{Name: s.name, DataHuge: s.dataHuge, ChainHuge: r.chains[i].HugeFraction,
+			ChainBytes: r.chains[i].Bytes})
 		if _, err := r.conns[i].cell(ctx, cfg.CPU, cfg.Cell/4); err != nil { // warm
 			return nil, err
 		}
@@ -263,14 +270,17 @@ func Run(ctx context.Context, cfg RunConfig, t *result.Topology, ghz float64, w 
 	} else {
 		defer mem.Free()
 	}
-	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d at %.2f GHz, %s's data in 4 KiB then 2 MiB pages, each transaction run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches timed before and after; up to %d off-speed cells repeated\n",
+	fmt.Fprintf(w, "%d pairs of %v cells on CPU %d at %.2f GHz, %s's data in 4 KiB then 2 MiB pages, each transaction "+
+		"run cold then hot (the same inputs again), a random chain in memory mapped alike and one in the caches "+
+		"timed before and after; up to %d off-speed cells repeated\n",
 		cfg.Pairs, cfg.Cell, cfg.CPU, ghz, cfg.engine(), cfg.Repeats)
 	f, err := Measure(ctx, cfg, ghz, CacheChainBytes(t), mem, func(c calib.FitCell) {
 		chain := "the caches" // a hot cell's latency is their chain's median, at the end
 		if c.ChainNS > 0 {
 			chain = fmt.Sprintf("%.1f ns", c.ChainNS)
 		}
-		fmt.Fprintf(w, "  %-34s %8.0f tps  %-10s  %v timed\n", c.Label, c.TPSPerCore, chain, time.Duration(c.Seconds*float64(time.Second)).Round(time.Millisecond))
+		fmt.Fprintf(w, "  %-34s %8.0f tps  %-10s  %v timed\n", c.Label, c.TPSPerCore,
+			chain, time.Duration(c.Seconds*float64(time.Second)).Round(time.Millisecond))
 	}, w)
 	if f != nil {
 		for _, l := range f.Lines() {

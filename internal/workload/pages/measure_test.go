@@ -47,7 +47,8 @@ func w1(t *testing.T) string {
 		}
 		path := filepath.Join(w1Dir, "w1.db")
 		var w *tpcc.Workload
-		w, _, w1Err = tpcc.Prepare(context.Background(), tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
+		w, _, w1Err = tpcc.Prepare(context.Background(),
+			tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
 		if w1Err == nil {
 			w.Engine().Close()
 		}
@@ -79,7 +80,8 @@ func TestPagePoints(t *testing.T) {
 	}
 	defer mem.Free()
 	var heard []string
-	pp, err := Measure(context.Background(), testConfig(path, 3, 1, 200*time.Millisecond), 3, 256<<10, mem, func(c calib.FitCell) { heard = append(heard, c.Label) }, nil)
+	pp, err := Measure(context.Background(), testConfig(path, 3, 1, 200*time.Millisecond), 3, 256<<10,
+		mem, func(c calib.FitCell) { heard = append(heard, c.Label) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +92,15 @@ func TestPagePoints(t *testing.T) {
 		t.Fatalf("memory %+v, want 4 KiB and 2 MiB pages, then the caches with a chain of 256 KiB", pp.Memory)
 	}
 	if m := pp.Memory[0]; m.DataHuge != 0 || m.ChainHuge != 0 {
-		t.Errorf("the 4 KiB image is %.0f%% and its chain %.0f%% huge pages, want none (MADV_NOHUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge)
+		t.Errorf("the 4 KiB image is %.0f%% and its chain %.0f%% huge pages, want none (MADV_NOHUGEPAGE)",
+			100*m.DataHuge, 100*m.ChainHuge)
 	}
 	thp, _ := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if strings.Contains(string(thp), "[never]") || len(thp) == 0 {
 		t.Logf("transparent huge pages are off here (%q): the 2 MiB image cannot get any", thp)
 	} else if m := pp.Memory[1]; m.DataHuge < 0.5 || m.ChainHuge < 0.5 {
-		t.Errorf("the 2 MiB image is %.0f%% and its chain %.0f%% huge pages with THP %q, want most (MADV_HUGEPAGE)", 100*m.DataHuge, 100*m.ChainHuge, thp)
+		t.Errorf("the 2 MiB image is %.0f%% and its chain %.0f%% huge pages with THP %q, want most (MADV_HUGEPAGE)",
+			100*m.DataHuge, 100*m.ChainHuge, thp)
 	}
 	for i, m := range pp.Memory {
 		cells := 0
@@ -106,7 +110,9 @@ func TestPagePoints(t *testing.T) {
 			}
 		}
 		if len(m.SamplesNS) != 2+cells || m.Hot != (cells == 0) || !(m.LatencyNS > 0) || !m.Hot && m.ChainBytes < 80<<20 {
-			t.Errorf("%s: chain latency %v ns from %d samples over %d bytes, %d cells timed; want two samples (before and after) and one after each cold cell, as large as the image", m.Name, m.LatencyNS, len(m.SamplesNS), m.ChainBytes, cells)
+			t.Errorf("%s: chain latency %v ns from %d samples over %d bytes, %d cells timed; want two samples "+
+				"(before and after) and one after each cold cell, as large as the image", m.Name, m.LatencyNS, len(m.SamplesNS),
+				m.ChainBytes, cells)
 		}
 	}
 	// 3 pairs of cells, each stored as its cold and its hot runs, and at
@@ -117,15 +123,19 @@ func TestPagePoints(t *testing.T) {
 		if !c.Repeat {
 			first++
 		}
-		if hot := k%2 == 1; hot != (c.Memory == hotMemory) || hot && (c.Txns != pp.Cells[k-1].Txns || c.Before != pp.Cells[k-1].Before) {
-			t.Errorf("cell %d (%s) in memory %d with %d transactions: want cold and hot alternating, a hot cell as many transactions as its cold one", k+1, c.Label, c.Memory, c.Txns)
+		if hot := k%2 == 1; hot != (c.Memory == hotMemory) ||
+			hot && (c.Txns != pp.Cells[k-1].Txns || c.Before != pp.Cells[k-1].Before) {
+			t.Errorf("cell %d (%s) in memory %d with %d transactions: want cold and hot alternating, a hot cell as "+
+				"many transactions as its cold one", k+1, c.Label, c.Memory, c.Txns)
 		}
 	}
 	if first != 12 || len(pp.Cells) > 14 || len(pp.Sentinel.Samples) != 7+2*(len(pp.Cells)-12)/2 {
-		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 12 first runs, at most one repeat, and a sample more than cold cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
+		t.Fatalf("%d cells (%d first runs), %d sentinel samples; want 12 first runs, at most one repeat, and a sample "+
+			"more than cold cells", len(pp.Cells), first, len(pp.Sentinel.Samples))
 	}
 	if len(pp.Verdict.MemDeviation) != len(pp.Sentinel.Samples) {
-		t.Errorf("the memory reference judged in %d of %d sentinel samples, want all", len(pp.Verdict.MemDeviation), len(pp.Sentinel.Samples))
+		t.Errorf("the memory reference judged in %d of %d sentinel samples, want all", len(pp.Verdict.MemDeviation),
+			len(pp.Sentinel.Samples))
 	}
 	kept := 0
 	for k, c := range pp.Cells {
@@ -137,17 +147,20 @@ func TestPagePoints(t *testing.T) {
 			want = c.ChainNS // its own chain, timed right after it
 		}
 		if !(want > 0) || c.LatencyNS != want || c.GHz != 3 {
-			t.Errorf("cell %s at %v ns, %v GHz; want %v ns (its chain's when cold, the caches' when hot) and 3 GHz", c.Label, c.LatencyNS, c.GHz, want)
+			t.Errorf("cell %s at %v ns, %v GHz; want %v ns (its chain's when cold, the caches' when hot) and 3 GHz", c.Label,
+				c.LatencyNS, c.GHz, want)
 		}
 		coreOff := func(k int) bool { return math.Abs(pp.Verdict.Deviation[k]) > pp.Verdict.Tolerance }
 		if c.After != c.Before+1 || c.Off != (coreOff(c.Before) || coreOff(c.After)) {
-			t.Errorf("cell %s bracketed by samples %d and %d, off %v, verdict %+v", c.Label, c.Before, c.After, c.Off, pp.Verdict)
+			t.Errorf("cell %s bracketed by samples %d and %d, off %v, verdict %+v", c.Label, c.Before,
+				c.After, c.Off, pp.Verdict)
 		}
 		if !c.Off {
 			kept++
 		}
 		if (c.Counters == nil) == (pp.CountersReason == "" && c.NoCounters == "") {
-			t.Errorf("cell %s: counters %v with reasons %q and %q: want one or the other", c.Label, c.Counters, pp.CountersReason, c.NoCounters)
+			t.Errorf("cell %s: counters %v with reasons %q and %q: want one or the other", c.Label, c.Counters,
+				pp.CountersReason, c.NoCounters)
 		}
 	}
 	switch {
@@ -239,15 +252,19 @@ func TestCellCounterReadFails(t *testing.T) {
 	}
 	for _, c := range f.Cells[:6] {
 		if c.Counters != nil || !strings.Contains(c.NoCounters, "bad file descriptor") || c.Txns == 0 {
-			t.Errorf("%s: counters %+v, reason %q, %d transactions; want none, the read's error, and the cell run", c.Label, c.Counters, c.NoCounters, c.Txns)
+			t.Errorf("%s: counters %+v, reason %q, %d transactions; want none, the read's error, and the cell run", c.Label,
+				c.Counters, c.NoCounters, c.Txns)
 		}
 	}
 	for _, c := range f.Cells[6:] {
-		if n := uint64(c.Txns); c.NoCounters != "" || c.Counters == nil || c.Counters.Instructions != 1000*n || c.Counters.LLCMisses != 10*n {
-			t.Errorf("%s: counters %+v over %d transactions, reason %q; want 1000 instructions and 10 misses a run", c.Label, c.Counters, n, c.NoCounters)
+		if n := uint64(c.Txns); c.NoCounters != "" || c.Counters == nil || c.Counters.Instructions != 1000*n ||
+			c.Counters.LLCMisses != 10*n {
+			t.Errorf("%s: counters %+v over %d transactions, reason %q; want 1000 instructions and 10 misses a run", c.Label,
+				c.Counters, n, c.NoCounters)
 		}
 	}
-	if l := f.CounterLine(); !strings.Contains(l, "6 kept cell(s) not counted") || !strings.Contains(l, "bad file descriptor") {
+	if l := f.CounterLine(); !strings.Contains(l, "6 kept cell(s) not counted") ||
+		!strings.Contains(l, "bad file descriptor") {
 		t.Errorf("counter line %q does not name the uncounted cells", l)
 	}
 }
@@ -329,8 +346,10 @@ func TestScriptOnSQLiteImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.FitEngine() != "sqlite" || f.FitWorkload() != "read.sql" || len(f.Cells) != 4 || !strings.HasPrefix(f.What, "your scripts (read.sql, read-only) on SQLite") {
-		t.Errorf("fit of %s's %s, %d cells, what %q; want SQLite's read.sql, two cells cold and hot", f.FitEngine(), f.FitWorkload(), len(f.Cells), f.What)
+	if f.FitEngine() != "sqlite" || f.FitWorkload() != "read.sql" || len(f.Cells) != 4 ||
+		!strings.HasPrefix(f.What, "your scripts (read.sql, read-only) on SQLite") {
+		t.Errorf("fit of %s's %s, %d cells, what %q; want SQLite's read.sql, two cells cold and hot", f.FitEngine(),
+			f.FitWorkload(), len(f.Cells), f.What)
 	}
 	for _, c := range f.Cells {
 		if c.Txns == 0 {
@@ -339,14 +358,16 @@ func TestScriptOnSQLiteImage(t *testing.T) {
 	}
 	sc.Scripts = []string{write}
 	_, err = Measure(context.Background(), cfg, 3, 256<<10, nil, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "write.sql:3: UPDATE kv SET v = v + 1 WHERE k = :k") || !strings.Contains(err.Error(), "read-only") {
+	if err == nil || !strings.Contains(err.Error(), "write.sql:3: UPDATE kv SET v = v + 1 WHERE k = :k") ||
+		!strings.Contains(err.Error(), "read-only") {
 		t.Errorf("a script that writes, on the image: %v; want its UPDATE named and the image said to be read-only", err)
 	}
 	if after, err := os.ReadFile(db); err != nil || string(after) != string(before) {
 		t.Errorf("the database file changed (%v)", err)
 	}
 	sc.Init = read
-	if err := cfg.Check(); err == nil || !strings.Contains(err.Error(), `-init: "`+read+`" is for --engine postgres or mariadb`) {
+	if err := cfg.Check(); err == nil ||
+		!strings.Contains(err.Error(), `-init: "`+read+`" is for --engine postgres or mariadb`) {
 		t.Errorf("--init on SQLite: %v; want it refused", err)
 	}
 }

@@ -51,7 +51,10 @@ var serverPages = map[string]serverPage{
 // noPages says, of the engines that run tpcc-ro, why one has no
 // page-size pair.
 var noPages = map[string]string{
-	"duckdb": "DuckDB has no setting that maps its buffer manager's memory in 2 MiB pages: its allocations take the kernel's transparent huge page default (madvise or never on most machines), which it does not advise, so only a machine-wide change (transparent_hugepage=always, which numalab does not make on a shared machine) would; its runs' model rests on one latency and the published stall share, or on remote memory where the machine has nodes",
+	"duckdb": "DuckDB has no setting that maps its buffer manager's memory in 2 MiB pages: its allocations take the " +
+		"kernel's transparent huge page default (madvise or never on most machines), which it does not advise, so only " +
+		"a machine-wide change (transparent_hugepage=always, which numalab does not make on a shared machine) would; " +
+		"its runs' model rests on one latency and the published stall share, or on remote memory where the machine has nodes",
 }
 
 // checkEngine refuses an engine without a page-size pair, saying why.
@@ -89,7 +92,8 @@ const serverWarehouses = 1
 func serverSides(ctx context.Context, cfg RunConfig, w io.Writer) (_ *sides, err error) {
 	sp := serverPages[cfg.engine()]
 	sd := &sides{engine: cfg.engine(), title: sp.title, workload: cfg.workload(),
-		chains: "; the 2 MiB chain is in transparent huge pages, not the kernel's pool: its walks are of 2 MiB pages as the server's are"}
+		chains: "; the 2 MiB chain is in transparent huge pages, not the kernel's pool: its walks are of 2 MiB pages " +
+			"as the server's are"}
 	load, data := tpccLoader(cfg.engine()), "W=1 loaded"
 	sd.what = "tpcc-ro (Order-Status and Stock-Level, W=1)"
 	if cfg.Script != nil {
@@ -121,7 +125,9 @@ func serverSides(ctx context.Context, cfg RunConfig, w io.Writer) (_ *sides, err
 		}
 		undo = append(undo, func() { srv.res.Release() })
 		if kind.huge {
-			sd.where = fmt.Sprintf("its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by numalab and given back after), a managed server each, %s and prewarmed, the backend pinned beside the stream",
+			sd.where = fmt.Sprintf(
+				"its %s in 4 KiB pages (%s=%s) and in 2 MiB pages from the kernel's pool (%s=%s, %d pages reserved by "+
+					"numalab and given back after), a managed server each, %s and prewarmed, the backend pinned beside the stream",
 				sp.memory, sp.setting, sp.off, sp.setting, sp.on, srv.res.Pages, data)
 		}
 		conn, err := srv.l.stream(ctx, cfg.CPU)
@@ -280,7 +286,9 @@ func startServer(ctx context.Context, cfg RunConfig, sp serverPage, huge bool, l
 		case !huge || ctx.Err() != nil:
 			return nil, fmt.Errorf("%s: %w", what, err)
 		case try == 1:
-			return nil, fmt.Errorf("%s: %w (tried twice, the pages reserved afresh: another server on this machine may take them as it starts)", what, err)
+			return nil, fmt.Errorf(
+				"%s: %w (tried twice, the pages reserved afresh: another server on this machine may take them as it starts)",
+				what, err)
 		}
 		first = err
 	}
@@ -304,7 +312,8 @@ func (srv *server) open(ctx context.Context, ld loader, settings map[string]stri
 		return err
 	}
 	if huge && srv.huge < 0.9 || !huge && srv.huge > 0.1 {
-		return fmt.Errorf("mapped its %s (the mapping of at least 64 MiB most in memory) %.0f%% in 2 MiB pages: the setting did not decide its page size here, so the two servers' data would not be in memory of two page sizes",
+		return fmt.Errorf("mapped its %s (the mapping of at least 64 MiB most in memory) %.0f%% in 2 MiB pages: "+
+			"the setting did not decide its page size here, so the two servers' data would not be in memory of two page sizes",
 			sp.memory, 100*srv.huge)
 	}
 	return nil

@@ -20,7 +20,8 @@ func smapsText(maps ...[5]int) string {
 	var b strings.Builder
 	for i, m := range maps {
 		fmt.Fprintf(&b, "7f%02x000000-7f%02x100000 rw-s 00000000 00:01 1 /anon\n", i, i)
-		fmt.Fprintf(&b, "Size: %d kB\nKernelPageSize: %d kB\nRss: %d kB\nShared_Hugetlb: %d kB\nPrivate_Hugetlb: 0 kB\n", m[0], m[4], m[1], m[2])
+		fmt.Fprintf(&b, "Size: %d kB\nKernelPageSize: %d kB\nRss: %d kB\nShared_Hugetlb: %d kB\nPrivate_Hugetlb: 0 kB\n",
+			m[0], m[4], m[1], m[2])
 		fmt.Fprintf(&b, "AnonHugePages: %d kB\nShmemPmdMapped: 0 kB\nVmFlags: rd wr\n", m[3])
 	}
 	return b.String()
@@ -35,8 +36,10 @@ func TestDataMapping(t *testing.T) {
 		maps [][5]int // size, rss, hugetlb, anon huge, kernel page
 		want float64
 	}{
-		{"PostgreSQL huge_pages=on: shared memory from the pool", [][5]int{{8192, 4000, 0, 0, 4}, {270336, 0, 120000, 0, 2048}}, 1},
-		{"MariaDB large pages: a reservation of 284 MiB untouched, a chunk from the pool", [][5]int{{290816, 20, 0, 0, 4}, {126976, 0, 100000, 0, 2048}, {65404, 25000, 0, 0, 4}}, 1},
+		{"PostgreSQL huge_pages=on: shared memory from the pool",
+			[][5]int{{8192, 4000, 0, 0, 4}, {270336, 0, 120000, 0, 2048}}, 1},
+		{"MariaDB large pages: a reservation of 284 MiB untouched, a chunk from the pool",
+			[][5]int{{290816, 20, 0, 0, 4}, {126976, 0, 100000, 0, 2048}, {65404, 25000, 0, 0, 4}}, 1},
 		{"4 KiB pages: a chunk in memory, none huge", [][5]int{{290816, 20, 0, 0, 4}, {126976, 100000, 0, 0, 4}}, 0},
 		{"transparent huge pages on half", [][5]int{{131072, 100000, 0, 50000, 4}}, 0.5},
 	} {
@@ -76,7 +79,8 @@ func TestServerSidesHost(t *testing.T) {
 			small, huge := sd.s[0].dataHuge, sd.s[1].dataHuge
 			sd.release()
 			if small > 0.1 || huge < 0.9 {
-				t.Errorf("%s: data %.0f%% in 2 MiB pages with them off, %.0f%% with them on; want none and all", name, 100*small, 100*huge)
+				t.Errorf("%s: data %.0f%% in 2 MiB pages with them off, %.0f%% with them on; want none and all",
+					name, 100*small, 100*huge)
 			}
 			// Released: no marker of this process (the pool itself is shared with
 			// the evals and servers other tests run meanwhile).

@@ -85,7 +85,9 @@ func merge(m *result.Cell, ws []pgscript.Weighted, streams []*stream) Cell {
 		}
 	}
 	if len(done) < len(streams) {
-		c.Partial = fmt.Sprintf("the per-command figures are of %d of the %d streams: the others were still in a call when the cell was cut", len(done), len(streams))
+		c.Partial = fmt.Sprintf(
+			"the per-command figures are of %d of the %d streams: the others were still in a call when the cell was cut",
+			len(done), len(streams))
 	}
 	for _, st := range done {
 		if st.first != nil {
@@ -148,7 +150,8 @@ func StoredCells(run *result.Run) ([]Cell, error) {
 		return nil, err
 	}
 	if len(scripts) != len(cells) {
-		return nil, fmt.Errorf("run %d stored %d cells and %d cells' script figures: want one of each per cell", run.ID, len(cells), len(scripts))
+		return nil, fmt.Errorf("run %d stored %d cells and %d cells' script figures: want one of each per cell",
+			run.ID, len(cells), len(scripts))
 	}
 	out := make([]Cell, len(cells))
 	for i := range cells {

@@ -65,7 +65,8 @@ type RunConfig struct {
 // DefaultRunConfig is 'numalab run sql' without flags (a script is still
 // to be named).
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Common: runconfig.Common{Engine: "postgres", Seed: 1, Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1},
+	return RunConfig{Common: runconfig.Common{Engine: "postgres", Seed: 1, Duration: 10 * time.Second,
+		Warmup: 2 * time.Second, Repeat: 1},
 		Scale: 1, Streams: []int{1, 2, 4}, DOPs: []int{1}, Placements: []string{""}, Spread: true, MaxTries: 1}
 }
 
@@ -101,7 +102,8 @@ func (c *RunConfig) Check() error {
 		}
 	}
 	if c.Scale < 1 {
-		errs = append(errs, bad("scale", strconv.Itoa(c.Scale), "is not a positive scale: want 1 or more (the :scale variable)"))
+		errs = append(errs,
+			bad("scale", strconv.Itoa(c.Scale), "is not a positive scale: want 1 or more (the :scale variable)"))
 	}
 	if len(c.Streams) == 0 || slices.Min(c.Streams) < 1 {
 		errs = append(errs, bad("streams", fmt.Sprint(c.Streams), "needs counts of 1 or more: want e.g. 1,2,4"))
@@ -115,7 +117,8 @@ func (c *RunConfig) Check() error {
 		c.DOPs = []int{1}
 	}
 	if c.MaxErrors < 0 {
-		errs = append(errs, bad("max-errors", strconv.Itoa(c.MaxErrors), "is negative: want 0 (stop at the first failure) or more"))
+		errs = append(errs,
+			bad("max-errors", strconv.Itoa(c.MaxErrors), "is negative: want 0 (stop at the first failure) or more"))
 	}
 	if c.MaxTries < 1 {
 		errs = append(errs, bad("max-tries", strconv.Itoa(c.MaxTries), "is not a positive count: want 1 (no retry) or more"))
@@ -133,7 +136,8 @@ func (c *RunConfig) CheckFiles() error {
 	_, err := os.Stat(c.DB)
 	switch {
 	case err == nil && c.Init != "":
-		return bad("db", c.DB, "exists, and --init sets up a new database: name a new file, or leave out --init to run on this one")
+		return bad("db", c.DB,
+			"exists, and --init sets up a new database: name a new file, or leave out --init to run on this one")
 	case errors.Is(err, os.ErrNotExist) && c.Init == "":
 		return bad("db", c.DB, "does not exist: name an existing database, or add --init FILE to make this one")
 	case err != nil && !errors.Is(err, os.ErrNotExist):

@@ -18,13 +18,20 @@ func (c *RunConfig) Settings() cliflag.Settings {
 	ss := append(append(r.Checked, c.ScriptSettings()...),
 		r.Seed.Flag("seed of the streams' random draws (:random_seed)"),
 		cliflag.Ints("streams", &c.Streams).Flag("stream counts to sweep, e.g. 1,2,4"),
-		cliflag.DOPs(&c.DOPs, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism of one statement to sweep, e.g. 1,2 (DuckDB's threads, PostgreSQL's parallel workers; 1 on SQLite and MariaDB)"),
-		cliflag.List("placement", ";", &c.Placements).Flag("placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)"),
-		cliflag.Bool("spread", &c.Spread).Flag("pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
+		cliflag.DOPs(&c.DOPs, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag(
+			"degrees of parallelism of one statement to sweep, e.g. 1,2 (DuckDB's threads, PostgreSQL's parallel workers; "+
+				"1 on SQLite and MariaDB)"),
+		cliflag.List("placement", ";", &c.Placements).Flag(
+			"placement selectors separated by ';', e.g. 'smt=on;smt=off' (default: all CPUs)"),
+		cliflag.Bool("spread", &c.Spread).Flag(
+			"pin stream i to the i-th CPU of the placement alone (false: every stream on all of them)"),
 		r.Duration, r.Warmup, r.Repeat,
-		cliflag.IntIn("max-errors", &c.MaxErrors, 0, math.MaxInt32).Flag("failed transactions the run tolerates in its windows; one more stops it (0: stop at the first)"),
-		cliflag.IntIn("trace", &c.Trace, 0, 1_000_000).Flag("record up to N transactions per stream (start, end, script, stream, ok) in the store, up to 1000000"),
-		cliflag.IntIn("max-tries", &c.MaxTries, 1, 1000).Flag("tries of a transaction that fails with a serialization failure or deadlock, 1 (no retry) to 1000"),
+		cliflag.IntIn("max-errors", &c.MaxErrors, 0, math.MaxInt32).Flag(
+			"failed transactions the run tolerates in its windows; one more stops it (0: stop at the first)"),
+		cliflag.IntIn("trace", &c.Trace, 0, 1_000_000).Flag(
+			"record up to N transactions per stream (start, end, script, stream, ok) in the store, up to 1000000"),
+		cliflag.IntIn("max-tries", &c.MaxTries, 1, 1000).Flag(
+			"tries of a transaction that fails with a serialization failure or deadlock, 1 (no retry) to 1000"),
 	)
 	ss = append(ss, cliflag.Monitor(&c.Monitor, true), cliflag.AllowSettings(&c.AllowSettings))
 	ss = append(ss, r.Load...)
@@ -36,11 +43,15 @@ func (c *RunConfig) Settings() cliflag.Settings {
 // pages, which runs them in its own cells, takes them too.
 func (c *RunConfig) ScriptSettings() cliflag.Settings {
 	return cliflag.Settings{
-		cliflag.Repeated("script", &c.Scripts).Flag("a pgbench script `FILE[@WEIGHT]` to run, one transaction per run of it (repeatable; chosen per transaction by weight, default 1)"),
-		cliflag.Repeated("builtin", &c.Builtins).Flag("one of pgbench's built-in scripts, `NAME[@WEIGHT]`: tpcb-like, simple-update or select-only (repeatable)"),
+		cliflag.Repeated("script", &c.Scripts).Flag("a pgbench script `FILE[@WEIGHT]` to run, one transaction per " +
+			"run of it (repeatable; chosen per transaction by weight, default 1)"),
+		cliflag.Repeated("builtin", &c.Builtins).Flag(
+			"one of pgbench's built-in scripts, `NAME[@WEIGHT]`: tpcb-like, simple-update or select-only (repeatable)"),
 		cliflag.Repeated("define", &c.Defines).Flag("set a script variable, `NAME=VALUE` (repeatable; as pgbench -D)"),
-		cliflag.Optional(cliflag.Str("init", &c.Init)).Flag("SQL script `FILE` run once before the sweep, timed and stored, on numalab's own server or a new --db file (not a --dsn server)"),
-		cliflag.IntIn("scale", &c.Scale, 1, math.MaxInt32).Flag("the :scale variable, 1 or more (as pgbench -s; the built-ins draw their keys from it)"),
+		cliflag.Optional(cliflag.Str("init", &c.Init)).Flag("SQL script `FILE` run once before the sweep, timed " +
+			"and stored, on numalab's own server or a new --db file (not a --dsn server)"),
+		cliflag.IntIn("scale", &c.Scale, 1, math.MaxInt32).Flag(
+			"the :scale variable, 1 or more (as pgbench -s; the built-ins draw their keys from it)"),
 	}
 }
 
@@ -54,7 +65,8 @@ func (c RunConfig) MonitorRequest() monitor.Request {
 // (cliflag.CurveDefaults), what they do not go with, then Check, then the
 // database file against --init (CheckFiles).
 func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
-	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced() || c.Curve, "--rate, --think or --curve", &c.Repeat, &c.MonitorLoad)
+	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced() || c.Curve,
+		"--rate, --think or --curve", &c.Repeat, &c.MonitorLoad)
 	if len(c.Monitor) > 0 && !cliflag.Given(fs, "monitor-load") {
 		c.MonitorLoad = monitor.DefaultPacedLoad
 	}

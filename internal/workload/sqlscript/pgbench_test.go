@@ -19,7 +19,8 @@ import (
 	"github.com/numalab/numalab/internal/topo"
 )
 
-var pgbenchFlag = flag.Bool("pgbench", false, "compare run sql's built-in scripts with pgbench's on a 'pgbench -i -s 1' database (needs pgbench and taskset, two CPUs; about two minutes)")
+var pgbenchFlag = flag.Bool("pgbench", false, "compare run sql's built-in scripts with pgbench's on a "+
+	"'pgbench -i -s 1' database (needs pgbench and taskset, two CPUs; about two minutes)")
 
 // The comparison's pairs: numalab's cell and pgbench's run, one after the
 // other, the order alternating; each side warms up before its rate
@@ -67,7 +68,8 @@ func TestPgbenchRatio(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn := []string{"-h", cc.Host, "-p", strconv.Itoa(int(cc.Port)), "-U", cc.User}
-	if out, err := exec.Command("pgbench", append(append([]string{"-i", "-s", "1", "-q"}, conn...), cc.Database)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("pgbench", append(append([]string{"-i", "-s", "1", "-q"}, conn...),
+		cc.Database)...).CombinedOutput(); err != nil {
 		t.Fatalf("pgbench -i: %v\n%s", err, out)
 	}
 	for _, script := range []string{"select-only", "tpcb-like"} {
@@ -83,7 +85,8 @@ func TestPgbenchRatio(t *testing.T) {
 				ours, theirs, ratios = append(ours, a), append(theirs, b), append(ratios, a/b)
 			}
 			ratio := stats.Median(ratios)
-			t.Logf("%s: numalab/pgbench %.3f (median of %d pairs of %v after %v; ratios %.3f)\n\tnumalab tps %.0f\n\tpgbench tps %.0f",
+			t.Logf(
+				"%s: numalab/pgbench %.3f (median of %d pairs of %v after %v; ratios %.3f)\n\tnumalab tps %.0f\n\tpgbench tps %.0f",
 				script, ratio, benchPairs, benchRun, benchWarmup, ratios, ours, theirs)
 			if ratio < 0.95 {
 				t.Errorf("%s: numalab's tps is %.3f of pgbench's; want at least 0.95", script, ratio)

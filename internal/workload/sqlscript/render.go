@@ -37,8 +37,8 @@ func WriteRow(w io.Writer, _ sweep.Cell, c *Cell) {
 	case len(m.Stopped) > 0:
 		note = "(" + plural(int64(len(m.Stopped)), "stream") + " stopped)"
 	}
-	fmt.Fprintf(w, rowFormat, m.Index, m.Streams, max(m.DOP, 1), sel, fmt.Sprintf("%.0f", m.TPS), fmt.Sprintf("%.0f", m.TPSPerCore),
-		fmt.Sprintf("%.3f", m.Total.P95US/1000), m.Total.Errors, retries, note)
+	fmt.Fprintf(w, rowFormat, m.Index, m.Streams, max(m.DOP, 1), sel, fmt.Sprintf("%.0f", m.TPS),
+		fmt.Sprintf("%.0f", m.TPSPerCore), fmt.Sprintf("%.3f", m.Total.P95US/1000), m.Total.Errors, retries, note)
 }
 
 // WriteStatements prints a cell's per-command figures, script by script,
@@ -53,7 +53,8 @@ func WriteStatements(w io.Writer, c *Cell) {
 	if m.DOP > 1 {
 		sel += fmt.Sprintf(", DOP %d", m.DOP)
 	}
-	fmt.Fprintf(w, "\nstatement latencies in milliseconds and failures, cell %d (%s on %s):\n", m.Index, plural(int64(m.Streams), "stream"), sel)
+	fmt.Fprintf(w, "\nstatement latencies in milliseconds and failures, cell %d (%s on %s):\n", m.Index,
+		plural(int64(m.Streams), "stream"), sel)
 	for _, s := range c.Scripts {
 		fmt.Fprintf(w, "script %s (weight %d): %d transactions, %.3f ms mean, %d failed, %d retried\n",
 			s.Name, s.Weight, s.Tx.Count, s.Tx.MeanUS/1000, s.Tx.Errors, s.Retried)
@@ -63,7 +64,8 @@ func WriteStatements(w io.Writer, c *Cell) {
 			if cmd.SQL {
 				p95 = fmt.Sprintf("%.3f", cmd.Stats.P95US/1000)
 			}
-			fmt.Fprintf(w, "  %10.3f %10s %10d %8d  %s\n", cmd.Stats.MeanUS/1000, p95, cmd.Stats.Count, cmd.Stats.Errors, cmd.Stats.Name)
+			fmt.Fprintf(w, "  %10.3f %10s %10d %8d  %s\n", cmd.Stats.MeanUS/1000, p95, cmd.Stats.Count,
+				cmd.Stats.Errors, cmd.Stats.Name)
 		}
 	}
 	if c.FirstError != "" {

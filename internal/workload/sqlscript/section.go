@@ -118,7 +118,8 @@ func figures(in *result.Run) ([]report.Figure, error) {
 	var out []report.Figure
 	for _, p := range r.Points {
 		key := fmt.Sprintf("%s %s, %s", r.Engine, p.where(), report.Plural(p.Streams, "stream"))
-		out = append(out, report.NewFigure(key+": throughput", "tps", p.TPSRepeats...), report.NewFigure(key+": p95 latency", "ms", p.P95Repeats...))
+		out = append(out, report.NewFigure(key+": throughput", "tps", p.TPSRepeats...),
+			report.NewFigure(key+": p95 latency", "ms", p.P95Repeats...))
 	}
 	return out, nil
 }
@@ -155,7 +156,9 @@ func (p ReportPoint) where() string {
 // HTML is one section with a table per run.
 func (sec *Section) HTML(*report.Report) []report.HTMLSection {
 	s := report.HTMLSection{ID: AnchorSQL, Title: "Your SQL: script runs", Shows: []preflight.Figure{preflight.Scaling},
-		Intro: "The user's pgbench scripts (numalab run sql): a call is one transaction, a script chosen by weight. Transactions per second count all streams; p95 is of one transaction. Each figure is the median over repeats, [min–max] the repeats' (the bars of the chart); failures are summed."}
+		Intro: "The user's pgbench scripts (numalab run sql): a call is one transaction, a script chosen by weight. " +
+			"Transactions per second count all streams; p95 is of one transaction. Each figure is the median over repeats, " +
+			"[min–max] the repeats' (the bars of the chart); failures are summed."}
 	for _, r := range sec.Runs {
 		t := report.Table{ID: fmt.Sprintf("%s-%d", AnchorSQL, r.Run),
 			Caption: fmt.Sprintf("Run %d, %s: %s", r.Run, r.Engine, strings.Join(r.Scripts, ", ")),
@@ -176,8 +179,10 @@ func (sec *Section) HTML(*report.Report) []report.HTMLSection {
 // chart draws a run's throughput against streams, a line per placement
 // and DOP, each point the median over repeats with their range.
 func (r ReportRun) chart() report.Plot {
-	c := report.Chart{ID: fmt.Sprintf("%s-%d-tps", AnchorSQL, r.Run), Title: fmt.Sprintf("Run %d, your scripts on %s: throughput against streams", r.Run, r.Engine),
-		X: report.Scale{Label: "streams", Zero: true, Format: report.FmtCompact}, Y: report.Scale{Label: "transactions per second", Zero: true, Format: report.FmtCompact}}
+	c := report.Chart{ID: fmt.Sprintf("%s-%d-tps", AnchorSQL, r.Run),
+		Title: fmt.Sprintf("Run %d, your scripts on %s: throughput against streams", r.Run, r.Engine),
+		X:     report.Scale{Label: "streams", Zero: true, Format: report.FmtCompact},
+		Y:     report.Scale{Label: "transactions per second", Zero: true, Format: report.FmtCompact}}
 	line := map[string]int{}
 	var ticks []float64
 	for _, p := range r.Points {
@@ -187,7 +192,8 @@ func (r ReportRun) chart() report.Plot {
 			line[p.where()] = i
 			c.Series = append(c.Series, report.Series{Name: p.where()})
 		}
-		c.Series[i].Points = append(c.Series[i].Points, report.Point{X: float64(p.Streams), Y: p.TPS, Lo: p.TPSMin, Hi: p.TPSMax})
+		c.Series[i].Points = append(c.Series[i].Points,
+			report.Point{X: float64(p.Streams), Y: p.TPS, Lo: p.TPSMin, Hi: p.TPSMax})
 		if !slices.Contains(ticks, float64(p.Streams)) {
 			ticks = append(ticks, float64(p.Streams))
 		}

@@ -39,6 +39,7 @@ func Speed(cells []*Cell) string {
 			off = append(off, fmt.Sprint(idx[i]))
 		}
 	}
-	return fmt.Sprintf("%s; cells %s ran next to an off reading: their figures are not of this machine at its usual speed (compare them with care, or run again)",
+	return fmt.Sprintf("%s; cells %s ran next to an off reading: their figures are not of this machine at its "+
+		"usual speed (compare them with care, or run again)",
 		v.Line(), strings.Join(off, ", "))
 }

@@ -22,10 +22,12 @@ func TestSpeed(t *testing.T) {
 		}
 		return out
 	}
-	if got := Speed(cells(10, 10, 20, 10, 10)); !strings.Contains(got, "1 of 5 samples off") || !strings.Contains(got, "cells 2, 3 ran next to an off reading") {
+	if got := Speed(cells(10, 10, 20, 10, 10)); !strings.Contains(got, "1 of 5 samples off") ||
+		!strings.Contains(got, "cells 2, 3 ran next to an off reading") {
 		t.Errorf("one slow reading after cell 2: %q", got)
 	}
-	if got := Speed(cells(10, 11, 10, 9)); !strings.Contains(got, "the machine held its speed") || strings.Contains(got, "cells") {
+	if got := Speed(cells(10, 11, 10, 9)); !strings.Contains(got, "the machine held its speed") ||
+		strings.Contains(got, "cells") {
 		t.Errorf("steady readings: %q", got)
 	}
 	if got := Speed(cells(10, 30)); got != "" {

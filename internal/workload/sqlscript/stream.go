@@ -104,7 +104,8 @@ func (st *stream) observe(_, command int, elapsed time.Duration, err error) {
 // failures passed --max-errors, it stops the stream instead.
 func (st *stream) Next(ctx context.Context) (int, error) {
 	if st.halt.over() {
-		return 0, drive.Done(fmt.Sprintf("stopped: more than %s failed in this run (--max-errors %d)", plural(st.halt.max+1, "transaction"), st.halt.max))
+		return 0, drive.Done(fmt.Sprintf("stopped: more than %s failed in this run (--max-errors %d)",
+			plural(st.halt.max+1, "transaction"), st.halt.max))
 	}
 	st.obs = st.obs[:0]
 	st.script = st.client.Choose()

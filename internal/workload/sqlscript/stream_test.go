@@ -31,7 +31,8 @@ func BenchmarkStream(b *testing.B) {
 	}
 	cfg := DefaultRunConfig()
 	_, d, _ := dialectOf("postgres")
-	st, err := newStream(nullConn{row: []any{int64(0)}}, cfg.options(d), []pgscript.Weighted{{Script: s, Weight: 1}}, 0, &halt{})
+	st, err := newStream(nullConn{row: []any{int64(0)}}, cfg.options(d),
+		[]pgscript.Weighted{{Script: s, Weight: 1}}, 0, &halt{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -217,18 +217,23 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 	it.Workers = s.workers.Done()
 	sample := s.sent.Take(fmt.Sprintf("after cell %d", c.Index))
 	it.Sentinel = &sample
-	o := sweep.Outcome[*Cell]{Item: &it, Store: []result.Entry{result.KindCell.Of(it.Cell), KindCellScripts.Of(it.CellScripts)}, Stop: err}
+	o := sweep.Outcome[*Cell]{Item: &it,
+		Store: []result.Entry{result.KindCell.Of(it.Cell), KindCellScripts.Of(it.CellScripts)}, Stop: err}
 	if it.Partial != "" {
 		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): %s", c.Index, c, it.Partial))
 	}
 	switch failed := s.halt.failed.Load(); {
 	case failed > s.halt.max:
-		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): %s failed in this run (warm-ups included), more than --max-errors %d allows; the first in this cell: %s",
+		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): %s failed in this run (warm-ups included), "+
+			"more than --max-errors %d allows; the first in this cell: %s",
 			c.Index, c, plural(failed, "transaction"), s.halt.max, firstError(&it)), err)
 	case m.Total.Count == 0 && !m.Interrupted && len(m.Stopped) > 0:
-		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): no transaction completed: stream %d stopped: %s", c.Index, c, m.Stopped[0].Stream, m.Stopped[0].Reason), err)
+		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): no transaction completed: stream %d stopped: %s",
+			c.Index, c, m.Stopped[0].Stream, m.Stopped[0].Reason), err)
 	case m.Total.Count == 0 && !m.Interrupted:
-		o.Stop = errors.Join(fmt.Errorf("stopping after cell %d (%s): no transaction completed in its %v window (try a longer --duration)", c.Index, c, m.Measured), err)
+		o.Stop = errors.Join(
+			fmt.Errorf("stopping after cell %d (%s): no transaction completed in its %v window (try a longer --duration)",
+				c.Index, c, m.Measured), err)
 	}
 	return o
 }

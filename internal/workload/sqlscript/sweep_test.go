@@ -125,7 +125,8 @@ func TestSweepDuckDB(t *testing.T) {
 	schema := `CREATE TABLE accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
 INSERT INTO accounts SELECT i, 0 FROM range(1, 1001) t(i);
 `
-	read := "\\set aid random(1, 1000)\nSELECT balance FROM accounts WHERE aid = :aid;\nSELECT count(*) AS n FROM accounts WHERE balance > :aid \\gset\n"
+	read := "\\set aid random(1, 1000)\nSELECT balance FROM accounts WHERE aid = :aid;\n" +
+		"SELECT count(*) AS n FROM accounts WHERE balance > :aid \\gset\n"
 	dir := files(t, map[string]string{"schema.sql": schema, "read.sql": read})
 	cfg := DefaultRunConfig()
 	cfg.Warmup = 300 * time.Millisecond
@@ -153,7 +154,8 @@ func checkCells(t *testing.T, out []*Cell, commands int) {
 		}
 		for _, cmd := range c.Scripts[0].Commands {
 			if cmd.Stats.Count != m.Total.Count || cmd.Stats.MeanUS <= 0 {
-				t.Errorf("cell %d, line %d (%s): %d calls, mean %.1f µs; want the script's %d calls", m.Index, cmd.Line, cmd.Stats.Name, cmd.Stats.Count, cmd.Stats.MeanUS, m.Total.Count)
+				t.Errorf("cell %d, line %d (%s): %d calls, mean %.1f µs; want the script's %d calls",
+					m.Index, cmd.Line, cmd.Stats.Name, cmd.Stats.Count, cmd.Stats.MeanUS, m.Total.Count)
 			}
 		}
 	}
@@ -178,16 +180,19 @@ SELECT * FROM missing WHERE x = :aid;
 	// and would stop the run before its first window.
 	cfg.Scripts, cfg.MaxErrors, cfg.Warmup = []string{filepath.Join(dir, "flaky.sql")}, 3, 0
 	out, rec, err := sweepOf(t, cfg)
-	if err == nil || !strings.Contains(err.Error(), "more than --max-errors 3") || !strings.Contains(err.Error(), "flaky.sql:4: SELECT * FROM missing") ||
+	if err == nil || !strings.Contains(err.Error(), "more than --max-errors 3") ||
+		!strings.Contains(err.Error(), "flaky.sql:4: SELECT * FROM missing") ||
 		!strings.Contains(err.Error(), "no such table: missing") {
 		t.Fatalf("err = %v; want the run stopped at --max-errors, naming flaky.sql:4 and its error", err)
 	}
-	if len(out) != 1 || !slices.Contains(rec.kinds(), string(result.KindCell)) || !slices.Contains(rec.kinds(), string(KindCellScripts)) {
+	if len(out) != 1 || !slices.Contains(rec.kinds(), string(result.KindCell)) ||
+		!slices.Contains(rec.kinds(), string(KindCellScripts)) {
 		t.Fatalf("%d cells measured, stored %v; want the first kept", len(out), rec.kinds())
 	}
 	c := out[0]
 	bad := c.Scripts[0].Commands[3]
-	if bad.Line != 4 || bad.Stats.Errors < 4 || bad.Stats.Errors != c.Cell.Total.Errors || !strings.Contains(bad.Stats.FirstError, "no such table") {
+	if bad.Line != 4 || bad.Stats.Errors < 4 || bad.Stats.Errors != c.Cell.Total.Errors ||
+		!strings.Contains(bad.Stats.FirstError, "no such table") {
 		t.Errorf("the failing statement: %+v; the cell %d failed", bad, c.Cell.Total.Errors)
 	}
 	if len(c.Cell.Stopped) == 0 {
@@ -205,7 +210,8 @@ func TestSweepStopsInWarmup(t *testing.T) {
 	cfg.Engine, cfg.DB, cfg.Init = "sqlite", filepath.Join(dir, "bank.db"), filepath.Join(dir, "schema.sql")
 	cfg.Scripts = []string{filepath.Join(dir, "bad.sql")}
 	out, _, err := sweepOf(t, cfg)
-	if err == nil || !strings.Contains(err.Error(), "1 transaction failed in this run (warm-ups included), more than --max-errors 0") ||
+	if err == nil ||
+		!strings.Contains(err.Error(), "1 transaction failed in this run (warm-ups included), more than --max-errors 0") ||
 		!strings.Contains(err.Error(), "bad.sql:2: END TRANSACTION NOW: ") {
 		t.Fatalf("err = %v", err)
 	}

@@ -35,7 +35,8 @@ func cents(x string) string { return "CAST(round((" + x + ")*100) AS BIGINT)" }
 // which numalab never runs), and the cardinalities of Clause 4.3.3.1.
 var conditions = []condition{
 	{"clause 3.3.2.1: W_YTD = sum(D_YTD)",
-		`SELECT * FROM (SELECT w_id, ` + cents("w_ytd") + ` AS y, (SELECT ` + cents("sum(d_ytd)") + ` FROM district WHERE d_w_id = w_id) AS s
+		`SELECT * FROM (SELECT w_id, ` + cents("w_ytd") + ` AS y, (SELECT ` + cents("sum(d_ytd)") +
+			` FROM district WHERE d_w_id = w_id) AS s
 		FROM warehouse) x WHERE s IS NULL OR s != y`,
 		func(v []sql.NullInt64) string {
 			return fmt.Sprintf("warehouse %s: w_ytd %s, sum(d_ytd) %s", n(v[0]), money(v[1]), money(v[2]))
@@ -46,7 +47,8 @@ var conditions = []condition{
 			(SELECT max(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id) AS mn
 		FROM district) x WHERE mo IS NULL OR mn IS NULL OR dn != mo OR mo != mn`,
 		func(v []sql.NullInt64) string {
-			return fmt.Sprintf("warehouse %s district %s: d_next_o_id-1 %s, max(o_id) %s, max(no_o_id) %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]), n(v[4]))
+			return fmt.Sprintf("warehouse %s district %s: d_next_o_id-1 %s, max(o_id) %s, max(no_o_id) %s",
+				n(v[0]), n(v[1]), n(v[2]), n(v[3]), n(v[4]))
 		}},
 	{"clause 3.3.2.3: max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER",
 		`SELECT no_w_id, no_d_id, max(no_o_id) - min(no_o_id) + 1, count(*) FROM new_order
@@ -72,21 +74,24 @@ var conditions = []condition{
 			if v[3].Valid && v[3].Int64 == -1 {
 				return fmt.Sprintf("warehouse %s district %s order %s: in NEW-ORDER but not in ORDER", n(v[0]), n(v[1]), n(v[2]))
 			}
-			return fmt.Sprintf("warehouse %s district %s order %s: o_carrier_id %s disagrees with NEW-ORDER", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
+			return fmt.Sprintf("warehouse %s district %s order %s: o_carrier_id %s disagrees with NEW-ORDER",
+				n(v[0]), n(v[1]), n(v[2]), n(v[3]))
 		}},
 	{"clause 3.3.2.6: O_OL_CNT = the order's rows in ORDER-LINE",
 		`SELECT * FROM (SELECT o_w_id, o_d_id, o_id, o_ol_cnt,
 			(SELECT count(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id) AS c
 		FROM orders) x WHERE o_ol_cnt IS NULL OR o_ol_cnt != c`,
 		func(v []sql.NullInt64) string {
-			return fmt.Sprintf("warehouse %s district %s order %s: o_ol_cnt %s, order lines %s", n(v[0]), n(v[1]), n(v[2]), n(v[3]), n(v[4]))
+			return fmt.Sprintf("warehouse %s district %s order %s: o_ol_cnt %s, order lines %s",
+				n(v[0]), n(v[1]), n(v[2]), n(v[3]), n(v[4]))
 		}},
 	{"clause 3.3.2.7: OL_DELIVERY_D is null exactly when O_CARRIER_ID is null",
 		`SELECT ol_w_id, ol_d_id, ol_o_id, ol_number FROM order_line
 		LEFT JOIN orders ON o_w_id = ol_w_id AND o_d_id = ol_d_id AND o_id = ol_o_id
 		WHERE o_id IS NULL OR (ol_delivery_d IS NULL) != (o_carrier_id IS NULL)`,
 		func(v []sql.NullInt64) string {
-			return fmt.Sprintf("warehouse %s district %s order %s line %s: ol_delivery_d disagrees with its order's o_carrier_id (or the order is missing)", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
+			return fmt.Sprintf("warehouse %s district %s order %s line %s: ol_delivery_d disagrees with its order's "+
+				"o_carrier_id (or the order is missing)", n(v[0]), n(v[1]), n(v[2]), n(v[3]))
 		}},
 	{"clause 3.3.2.8: W_YTD = sum(H_AMOUNT)",
 		`SELECT w_id, ` + cents("w_ytd") + `, h.s FROM warehouse
@@ -101,10 +106,13 @@ var conditions = []condition{
 			ON h.h_w_id = d_w_id AND h.h_d_id = d_id
 		WHERE h.s IS NULL OR h.s != ` + cents("d_ytd"),
 		func(v []sql.NullInt64) string {
-			return fmt.Sprintf("warehouse %s district %s: d_ytd %s, sum(h_amount) %s", n(v[0]), n(v[1]), money(v[2]), money(v[3]))
+			return fmt.Sprintf("warehouse %s district %s: d_ytd %s, sum(h_amount) %s",
+				n(v[0]), n(v[1]), money(v[2]), money(v[3]))
 		}},
-	{"clause 3.3.2.10 and 3.3.2.12: C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT) and C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)",
-		`SELECT c_w_id, c_d_id, c_id, ` + cents("c_balance") + `, ` + cents("c_ytd_payment") + `, coalesce(o.s, 0), coalesce(h.s, 0)
+	{"clause 3.3.2.10 and 3.3.2.12: C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT) " +
+		"and C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)",
+		`SELECT c_w_id, c_d_id, c_id, ` + cents("c_balance") + `, ` + cents("c_ytd_payment") +
+			`, coalesce(o.s, 0), coalesce(h.s, 0)
 		FROM customer
 		LEFT JOIN (SELECT h_c_w_id AS w, h_c_d_id AS d, h_c_id AS id, ` + cents("sum(h_amount)") + ` AS s
 			FROM history GROUP BY 1, 2, 3) h ON h.w = c_w_id AND h.d = c_d_id AND h.id = c_id
@@ -114,7 +122,8 @@ var conditions = []condition{
 		WHERE ` + cents("c_balance") + ` != coalesce(o.s, 0) - coalesce(h.s, 0)
 			OR ` + cents("c_balance") + ` + ` + cents("c_ytd_payment") + ` != coalesce(o.s, 0)`,
 		func(v []sql.NullInt64) string {
-			return fmt.Sprintf("warehouse %s district %s customer %s: c_balance %s, c_ytd_payment %s, delivered sum(ol_amount) %s, sum(h_amount) %s",
+			return fmt.Sprintf("warehouse %s district %s customer %s: c_balance %s, c_ytd_payment %s, delivered "+
+				"sum(ol_amount) %s, sum(h_amount) %s",
 				n(v[0]), n(v[1]), n(v[2]), money(v[3]), money(v[4]), money(v[5]), money(v[6]))
 		}},
 	{"clause 3.3.2.11: rows in ORDER - rows in NEW-ORDER = 2100",
@@ -185,7 +194,8 @@ func check(ctx context.Context, db *sql.DB, spec engine.Spec) error {
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM warehouse").Scan(&w); err != nil {
 		return fmt.Errorf("checking consistency: counting warehouses: %w", err)
 	}
-	if err := db.QueryRowContext(ctx, spec.SQL.IntCasts("SELECT CAST(value AS INTEGER) FROM "+metaTable(spec)+" WHERE "+spec.SQL.Quote("key")+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := db.QueryRowContext(ctx, spec.SQL.IntCasts("SELECT CAST(value AS INTEGER) FROM "+metaTable(spec)+" WHERE "+
+		spec.SQL.Quote("key")+" = 'warehouses'")).Scan(&w); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("checking consistency: reading the loaded warehouses: %w", err)
 	}
 	for _, c := range cardinality {
@@ -194,7 +204,8 @@ func check(ctx context.Context, db *sql.DB, spec engine.Spec) error {
 			return fmt.Errorf("checking consistency: counting %s: %w", c.t.name, err)
 		}
 		if want := c.count(w); got != want {
-			errs = append(errs, fmt.Errorf("%w: clause 4.3.3.1: %s has %d rows, want %d for %d warehouses", ErrInconsistent, c.t.name, got, want, w))
+			errs = append(errs, fmt.Errorf("%w: clause 4.3.3.1: %s has %d rows, want %d for %d warehouses",
+				ErrInconsistent, c.t.name, got, want, w))
 		}
 	}
 	for _, c := range conditions {

@@ -136,7 +136,8 @@ func cloopArgs(tb testing.TB, w *Workload, cpu int, warmup, d time.Duration) []s
 	return []string{w.Path(), strconv.FormatInt(min(st.Size()+1<<20, engine.SQLiteMaxMmap), 10), strconv.Itoa(cpu),
 		strconv.FormatFloat(warmup.Seconds(), 'f', -1, 64), strconv.FormatFloat(d.Seconds(), 'f', -1, 64),
 		strconv.Itoa(w.meta.Warehouses), strconv.Itoa(w.run.CLast), strconv.Itoa(w.run.CID), aug,
-		"BEGIN", "COMMIT", sqlCustomerByID, sqlCustomerByName, sqlLastOrder, sqlOrderLines, sqlNextOrder, sqlLowStock, sqlAvgPrice}
+		"BEGIN", "COMMIT", sqlCustomerByID, sqlCustomerByName, sqlLastOrder, sqlOrderLines, sqlNextOrder,
+		sqlLowStock, sqlAvgPrice}
 }
 
 // cloopOutput parses the C loop's line: its transactions in the window,
@@ -146,7 +147,8 @@ func cloopOutput(tb testing.TB, out []byte) (n int64, secs, cpuSecs float64) {
 	if i < 0 {
 		tb.Fatalf("C loop printed %q", out)
 	}
-	if _, err := fmt.Sscanf(string(out[i:]), "transactions %d seconds %g cpu %g", &n, &secs, &cpuSecs); err != nil || secs <= 0 {
+	if _, err := fmt.Sscanf(string(out[i:]), "transactions %d seconds %g cpu %g", &n, &secs,
+		&cpuSecs); err != nil || secs <= 0 {
 		tb.Fatalf("C loop printed %q", out)
 	}
 	return n, secs, cpuSecs

@@ -45,7 +45,8 @@ type RunConfig struct {
 // DefaultRunConfig is 'numalab run oltp' without flags.
 func DefaultRunConfig() RunConfig {
 	return RunConfig{
-		Common:     runconfig.Common{Engine: "sqlite", Duration: 10 * time.Second, Warmup: 2 * time.Second, Repeat: 1, Seed: 1},
+		Common: runconfig.Common{Engine: "sqlite", Duration: 10 * time.Second, Warmup: 2 * time.Second,
+			Repeat: 1, Seed: 1},
 		Warehouses: 1,
 		Streams:    []int{1, 2, 4},
 		Placements: []string{""},
@@ -86,10 +87,12 @@ func (c *RunConfig) Check() error {
 		errs = append(errs, badSetting("streams", fmt.Sprint(c.Streams), "has a count below 1: want e.g. 1,2,4"))
 	}
 	if c.StreamsPerCPU < 0 {
-		errs = append(errs, badSetting("streams-per-cpu", strconv.Itoa(c.StreamsPerCPU), "is negative: want a cap per logical CPU, or 0 for none"))
+		errs = append(errs, badSetting("streams-per-cpu", strconv.Itoa(c.StreamsPerCPU),
+			"is negative: want a cap per logical CPU, or 0 for none"))
 	}
 	if c.Trace < 0 {
-		errs = append(errs, badSetting("trace", strconv.Itoa(c.Trace), "is negative: want a number of calls per stream, or 0"))
+		errs = append(errs,
+			badSetting("trace", strconv.Itoa(c.Trace), "is negative: want a number of calls per stream, or 0"))
 	}
 	if len(c.Placements) == 0 {
 		c.Placements = []string{""}
@@ -100,7 +103,8 @@ func (c *RunConfig) Check() error {
 // Spec is the configuration's sweep.
 func (c RunConfig) Spec() sweep.Spec {
 	return sweep.Spec{Streams: c.Streams, Placements: c.Placements, Repeat: c.Repeat, DataNode: c.DataNode,
-		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour, NeighbourPairs: c.NeighbourPairs}
+		StreamsPerCPU: c.StreamsPerCPU, OneDataNode: isServer(c.Engine), Neighbour: c.Neighbour,
+		NeighbourPairs: c.NeighbourPairs}
 }
 
 // isServer says whether the engine named name is a server (the

@@ -72,7 +72,8 @@ func (sec *CurveSection) CSV(row report.CSVRow) {
 		row("curve", cr.Run, name, "knee_factor", cv.Factor, "p99_floor", cv.FloorUS, "us", nil, nil, 0)
 		if k := cv.Knee; k.Found {
 			row("curve", cr.Run, name, "knee_factor", cv.Factor, "knee_offered", k.Estimate, "calls/s", &k.Below, &k.Above, 0)
-			row("curve", cr.Run, name, "knee_factor", cv.Factor, "knee_fraction_of_capacity", k.EstimateFraction, "fraction", &k.BelowFraction, &k.AboveFraction, 0)
+			row("curve", cr.Run, name, "knee_factor", cv.Factor, "knee_fraction_of_capacity", k.EstimateFraction, "fraction",
+				&k.BelowFraction, &k.AboveFraction, 0)
 		}
 	}
 }
@@ -82,10 +83,13 @@ func (sec *CurveSection) Findings(_ *report.Report, add, _ report.Say) {
 	for _, cr := range sec.Runs {
 		cv := cr.Curve
 		if k := cv.Knee; k.Found {
-			add(cr.anchor(), "Load curve of %s on %s: p99 left %g× its floor at about %s calls/s, %s of the capacity %s tps (between %s and %s/s, run %d).",
-				cr.Workload, cr.Config.Engine, cv.Factor, report.FmtN(k.Estimate), report.FmtF(k.EstimateFraction, 2), report.FmtN(cv.Capacity), report.FmtN(k.Below), report.FmtN(k.Above), cr.Run)
+			add(cr.anchor(), "Load curve of %s on %s: p99 left %g× its floor at about %s calls/s, %s of the capacity "+
+				"%s tps (between %s and %s/s, run %d).",
+				cr.Workload, cr.Config.Engine, cv.Factor, report.FmtN(k.Estimate), report.FmtF(k.EstimateFraction, 2),
+				report.FmtN(cv.Capacity), report.FmtN(k.Below), report.FmtN(k.Above), cr.Run)
 		} else if len(cv.Points) > 0 {
-			add(cr.anchor(), "Load curve of %s on %s: p99 stayed within %g× its floor at every load measured, so the knee is past them (capacity %s tps, run %d).",
+			add(cr.anchor(), "Load curve of %s on %s: p99 stayed within %g× its floor at every load measured, so the "+
+				"knee is past them (capacity %s tps, run %d).",
 				cr.Workload, cr.Config.Engine, cv.Factor, report.FmtN(cv.Capacity), cr.Run)
 		}
 	}
@@ -146,16 +150,23 @@ func buildCurve(run *result.Run) (*CurveRun, error) {
 // the loads.
 func (sec *CurveSection) HTML(_ *report.Report) []report.HTMLSection {
 	s := report.HTMLSection{ID: AnchorCurve, Title: "Throughput and latency against offered load",
-		Intro: "Each run measured the capacity in a closed loop, then ran open-loop cells at fractions of it: calls arrive on a schedule, and latency runs from each call's intended start, so queueing shows. " +
-			"The knee is the first load above 0.3 of capacity whose p99 exceeds the stated factor times the median p99 of the loads up to 0.3; it lies between the two loads that bracket it (its uncertainty), the estimate interpolated on log p99. " +
+		Intro: "Each run measured the capacity in a closed loop, then ran open-loop cells at fractions of it: calls " +
+			"arrive on a schedule, and latency runs from each call's intended start, so queueing shows. " +
+			"The knee is the first load above 0.3 of capacity whose p99 exceeds the stated factor times the median " +
+			"p99 of the loads up to 0.3; it lies between the two loads that bracket it (its uncertainty), the estimate " +
+			"interpolated on log p99. " +
 			"Points are medians over repeats; bars the repeats' range."}
 	for _, cr := range sec.Runs {
 		cv := cr.Curve
 		id := fmt.Sprintf("%s-%d", AnchorCurve, cr.Run)
-		lat := report.Chart{ID: id + "-latency", Title: fmt.Sprintf("Run %d, %s on %s: latency from intended start against offered load", cr.Run, cr.Workload, cr.Config.Engine),
-			X: report.Scale{Label: "offered load (calls/s)", Zero: true, Format: report.FmtCompact}, Y: report.Scale{Label: "latency (ms)", Log: 10, Format: report.FmtSig}}
-		tput := report.Chart{ID: id + "-tps", Title: fmt.Sprintf("Run %d, %s: achieved against offered", cr.Run, cr.Config.Engine),
-			X: report.Scale{Label: "offered load (calls/s)", Zero: true, Format: report.FmtCompact}, Y: report.Scale{Label: "achieved tps", Zero: true, Format: report.FmtCompact}, Ideal: true}
+		lat := report.Chart{ID: id + "-latency", Title: fmt.Sprintf(
+			"Run %d, %s on %s: latency from intended start against offered load", cr.Run, cr.Workload, cr.Config.Engine),
+			X: report.Scale{Label: "offered load (calls/s)", Zero: true, Format: report.FmtCompact},
+			Y: report.Scale{Label: "latency (ms)", Log: 10, Format: report.FmtSig}}
+		tput := report.Chart{ID: id + "-tps",
+			Title: fmt.Sprintf("Run %d, %s: achieved against offered", cr.Run, cr.Config.Engine),
+			X:     report.Scale{Label: "offered load (calls/s)", Zero: true, Format: report.FmtCompact},
+			Y:     report.Scale{Label: "achieved tps", Zero: true, Format: report.FmtCompact}, Ideal: true}
 		fr := slices.Clone(cv.Fractions)
 		slices.Sort(fr)
 		fr = slices.Compact(fr)
@@ -179,26 +190,33 @@ func (sec *CurveSection) HTML(_ *report.Report) []report.HTMLSection {
 		}
 		lat.Series, tput.Series = []report.Series{p50, p95, p99}, []report.Series{ach}
 		if len(p99.Points) > 0 && cv.Limit() > 0 {
-			lat.HLines = append(lat.HLines, report.HLine{Y: cv.Limit() / 1000, X0: p99.Points[0].X, X1: p99.Points[len(p99.Points)-1].X,
-				Text: fmt.Sprintf("%g× p99 floor", cv.Factor)})
+			lat.HLines = append(lat.HLines,
+				report.HLine{Y: cv.Limit() / 1000, X0: p99.Points[0].X, X1: p99.Points[len(p99.Points)-1].X,
+					Text: fmt.Sprintf("%g× p99 floor", cv.Factor)})
 		}
 		if knee, ok := kneeMark(cv, p50, p99); ok {
 			// The knee: a vertical mark at the estimate across the
 			// latencies drawn, and the bracket of measured loads on the
 			// limit line.
 			lat.Series = append(lat.Series, knee)
-			lat.HLines = append(lat.HLines, report.HLine{Y: cv.Limit() / 1000, X0: cv.Knee.Below, X1: cv.Knee.Above, Text: "knee"})
+			lat.HLines = append(lat.HLines,
+				report.HLine{Y: cv.Limit() / 1000, X0: cv.Knee.Below, X1: cv.Knee.Above, Text: "knee"})
 		}
-		s.Figures = append(s.Figures, report.Plot{ID: lat.ID, SVG: template.HTML(lat.SVG())}, report.Plot{ID: tput.ID, SVG: template.HTML(tput.SVG())})
-		t := report.Table{ID: id + "-table", Fold: true, Caption: fmt.Sprintf("Run %d (%s, %s): capacity %s tps in a closed loop; %s", cr.Run, cr.Config.Engine, report.Plural(cv.Streams, "stream"), report.FmtN(cv.Capacity), curve.KneeText(cv)),
-			Head: []string{"load (of capacity)", "offered /s", "achieved /s", "p50 ms", "p95 ms", "p99 ms", "service p99 ms", "CPU busy %", "late", "backlog", "repeat"}}
+		s.Figures = append(s.Figures, report.Plot{ID: lat.ID, SVG: template.HTML(lat.SVG())},
+			report.Plot{ID: tput.ID, SVG: template.HTML(tput.SVG())})
+		t := report.Table{ID: id + "-table", Fold: true,
+			Caption: fmt.Sprintf("Run %d (%s, %s): capacity %s tps in a closed loop; %s",
+				cr.Run, cr.Config.Engine, report.Plural(cv.Streams, "stream"), report.FmtN(cv.Capacity), curve.KneeText(cv)),
+			Head: []string{"load (of capacity)", "offered /s", "achieved /s", "p50 ms", "p95 ms", "p99 ms", "service p99 ms",
+				"CPU busy %", "late", "backlog", "repeat"}}
 		for _, p := range cv.Points {
 			cpu := "-"
 			if p.CPUPct >= 0 {
 				cpu = report.FmtF(p.CPUPct, 0)
 			}
-			t.Rows = append(t.Rows, []string{report.FmtF(p.Fraction, 2), report.FmtN(p.Offered), report.FmtN(p.Achieved), report.FmtF(p.P50US/1000, 3), report.FmtF(p.P95US/1000, 3),
-				report.FmtF(p.P99US/1000, 3), report.FmtF(p.ServiceP99/1000, 3), cpu, fmt.Sprint(p.Late), fmt.Sprint(p.Backlog), fmt.Sprint(p.Repeat)})
+			t.Rows = append(t.Rows, []string{report.FmtF(p.Fraction, 2), report.FmtN(p.Offered), report.FmtN(p.Achieved),
+				report.FmtF(p.P50US/1000, 3), report.FmtF(p.P95US/1000, 3), report.FmtF(p.P99US/1000, 3),
+				report.FmtF(p.ServiceP99/1000, 3), cpu, fmt.Sprint(p.Late), fmt.Sprint(p.Backlog), fmt.Sprint(p.Repeat)})
 		}
 		s.Tables = append(s.Tables, t)
 		s.Notes = append(s.Notes, cv.Notes...)
@@ -219,7 +237,8 @@ func kneeMark(cv curve.Curve, p50, p99 report.Series) (report.Series, bool) {
 		lo, hi = min(lo, p.Lo, p.Y), max(hi, p.Hi, p.Y)
 	}
 	name := fmt.Sprintf("knee ≈ %s/s (%s–%s/s)", report.FmtN(k.Estimate), report.FmtN(k.Below), report.FmtN(k.Above))
-	return report.Series{Name: name, Marks: true, Points: []report.Point{{X: k.Estimate, Y: cv.Limit() / 1000, Lo: lo, Hi: hi}}}, true
+	return report.Series{Name: name, Marks: true,
+		Points: []report.Point{{X: k.Estimate, Y: cv.Limit() / 1000, Lo: lo, Hi: hi}}}, true
 }
 
 // spreadPoint is the median of f over pts at x, with their range.

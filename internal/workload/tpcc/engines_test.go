@@ -37,7 +37,8 @@ var (
 	// when memory policies are not available here.
 	pgDataNode = -1
 	// pg is the managed server the PostgreSQL database is loaded into.
-	pg = pgtest.New(pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(EstimatedBytes(1)), MemPolicy: dataNodePolicy()})
+	pg = pgtest.New(
+		pgserver.Config{SharedBuffers: pgserver.SharedBuffersFor(EstimatedBytes(1)), MemPolicy: dataNodePolicy()})
 	// my is the managed MariaDB server the MariaDB database is loaded into.
 	my = mytest.New(mariaserver.Config{BufferPool: mariaserver.BufferPoolFor(EstimatedBytes(1))})
 )
@@ -124,10 +125,12 @@ func TestLoadEngines(t *testing.T) {
 			t.Logf("%s: %d rows, %d bytes (%.0f MiB); insert %v (%.0f rows/s), index %v, check %v",
 				name, st.Rows, st.Bytes, float64(st.Bytes)/(1<<20), st.Insert, st.RowsPerSecond(), st.Index, st.Check)
 			if name == "postgres" && st.Bytes > pgBytesPerWarehouse {
-				t.Errorf("one warehouse takes %d bytes on PostgreSQL, more than pgBytesPerWarehouse %d: raise it", st.Bytes, pgBytesPerWarehouse)
+				t.Errorf("one warehouse takes %d bytes on PostgreSQL, more than pgBytesPerWarehouse %d: raise it",
+					st.Bytes, pgBytesPerWarehouse)
 			}
 			if name == "mariadb" && st.Bytes > myBytesPerWarehouse {
-				t.Errorf("one warehouse takes %d bytes on MariaDB, more than myBytesPerWarehouse %d: raise it", st.Bytes, myBytesPerWarehouse)
+				t.Errorf("one warehouse takes %d bytes on MariaDB, more than myBytesPerWarehouse %d: raise it",
+					st.Bytes, myBytesPerWarehouse)
 			}
 			if err := Check(context.Background(), eng); err != nil {
 				t.Error(err)
@@ -312,7 +315,8 @@ func TestPostgresLoadCancelDropsTables(t *testing.T) {
 		t.Fatalf("cancelled load: %v, want context.Canceled", err)
 	}
 	var n int
-	if err := other.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	if err := other.DB().QueryRowContext(context.Background(),
+		`SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = 'tpcc_cancel'`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
@@ -362,12 +366,14 @@ func TestSQLiteThroughEngine(t *testing.T) {
 }
 
 func TestLoadEngineRefusesBadInput(t *testing.T) {
-	eng, err := engine.Open(context.Background(), "duckdb", engine.Options{Path: filepath.Join(t.TempDir(), "x.duckdb"), Create: true})
+	eng, err := engine.Open(context.Background(), "duckdb",
+		engine.Options{Path: filepath.Join(t.TempDir(), "x.duckdb"), Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Discard()
-	if _, err := Load(context.Background(), eng, LoadConfig{Warehouses: 0}); err == nil || !strings.Contains(err.Error(), "not a positive count") {
+	if _, err := Load(context.Background(), eng, LoadConfig{Warehouses: 0}); err == nil ||
+		!strings.Contains(err.Error(), "not a positive count") {
 		t.Errorf("W=0: %v", err)
 	}
 	if _, err := Open(context.Background(), eng, Options{}); !errors.Is(err, ErrNotTPCC) {
@@ -408,7 +414,8 @@ func BenchmarkEngineNext(b *testing.B) {
 func TestSessionStatements(t *testing.T) {
 	ctx := context.Background()
 	pgEng, _ := loadedEngine(t, "postgres")
-	w, err := Open(ctx, pgEng, Options{Seed: 9, Session: []string{"SET track_io_timing = on", "SET log_min_duration_statement = -1"}})
+	w, err := Open(ctx, pgEng,
+		Options{Seed: 9, Session: []string{"SET track_io_timing = on", "SET log_min_duration_statement = -1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,11 +428,13 @@ func TestSessionStatements(t *testing.T) {
 	}
 	s.Close()
 	w.opt.Session = []string{"SET no_such_setting_here = 1"}
-	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), `setting up the session with "SET no_such_setting_here = 1"`) {
+	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil ||
+		!strings.Contains(err.Error(), `setting up the session with "SET no_such_setting_here = 1"`) {
 		t.Errorf("a bad session statement: %v", err)
 	}
 	myEng, _ := loadedEngine(t, "mariadb")
-	w, err = Open(ctx, myEng, Options{Seed: 9, Session: []string{"SET SESSION sql_log_off = 1", "SET SESSION long_query_time = 7"}})
+	w, err = Open(ctx, myEng,
+		Options{Seed: 9, Session: []string{"SET SESSION sql_log_off = 1", "SET SESSION long_query_time = 7"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +443,8 @@ func TestSessionStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lqt any
-	err = s.x.(*callRunner).c.Query(ctx, "SELECT @@session.long_query_time", nil, func(v []any) error { lqt = v[0]; return nil })
+	err = s.x.(*callRunner).c.Query(ctx, "SELECT @@session.long_query_time",
+		nil, func(v []any) error { lqt = v[0]; return nil })
 	if err != nil || lqt != float64(7) {
 		t.Errorf("mariadb stream's long_query_time %v (%v); want the session statement's 7", lqt, err)
 	}
@@ -447,7 +457,8 @@ func TestSessionStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "session statements are for PostgreSQL and MariaDB, not duckdb") {
+	if _, err := w.OpenStream(ctx, rand.New(rand.NewPCG(1, 2))); err == nil ||
+		!strings.Contains(err.Error(), "session statements are for PostgreSQL and MariaDB, not duckdb") {
 		t.Errorf("duckdb with session statements: %v", err)
 	}
 }

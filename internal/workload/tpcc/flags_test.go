@@ -25,7 +25,8 @@ func TestCheckFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Repeat != monitor.MinRepeat || c.MonitorLoad != monitor.DefaultPacedLoad {
-		t.Errorf("--monitor without --repeat or --monitor-load: repeat %d, load %g; want %d, %g", c.Repeat, c.MonitorLoad, monitor.MinRepeat, monitor.DefaultPacedLoad)
+		t.Errorf("--monitor without --repeat or --monitor-load: repeat %d, load %g; want %d, %g",
+			c.Repeat, c.MonitorLoad, monitor.MinRepeat, monitor.DefaultPacedLoad)
 	}
 	c = DefaultRunConfig()
 	c.Monitor, c.Repeat, c.Neighbour = []string{"sysmon"}, 2, true
@@ -41,12 +42,14 @@ func TestCheckFlags(t *testing.T) {
 	c = DefaultRunConfig()
 	c.Curve, c.Neighbour = true, true
 	err = errors.Join(c.CheckFlags(none)...)
-	if !slices.Equal(c.CurveAt, curve.DefaultFractions) || c.KneeFactor != curve.DefaultFactor || err == nil || !strings.Contains(err.Error(), "-neighbour: not with --curve") {
+	if !slices.Equal(c.CurveAt, curve.DefaultFractions) || c.KneeFactor != curve.DefaultFactor || err == nil ||
+		!strings.Contains(err.Error(), "-neighbour: not with --curve") {
 		t.Errorf("--curve --neighbour: at %v, factor %g, err %v", c.CurveAt, c.KneeFactor, err)
 	}
 	c = DefaultRunConfig()
 	c.NeighbourPairs = 2
-	if err := errors.Join(c.CheckFlags(none)...); err == nil || !strings.Contains(err.Error(), "-neighbour-pairs: 2 pairs without --neighbour") {
+	if err := errors.Join(c.CheckFlags(none)...); err == nil ||
+		!strings.Contains(err.Error(), "-neighbour-pairs: 2 pairs without --neighbour") {
 		t.Errorf("--neighbour-pairs without --neighbour: %v", err)
 	}
 }
@@ -58,7 +61,8 @@ func TestSettingsDefineDefaults(t *testing.T) {
 	fs := flag.NewFlagSet("run oltp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	c.Settings().Define(fs)
-	for name, want := range map[string]string{"engine": "sqlite", "warehouses": "1", "streams": "1,2,4", "spread": "true", "data-node": "-1",
+	for name, want := range map[string]string{"engine": "sqlite", "warehouses": "1", "streams": "1,2,4",
+		"spread": "true", "data-node": "-1",
 		"duration": "10s", "warmup": "2s", "repeat": "1", "seed": "1", "monitor-load": "0.5", "curve-at": ""} {
 		if f := fs.Lookup(name); f == nil || f.DefValue != want {
 			t.Errorf("--%s: flag %v; want default %q", name, f, want)

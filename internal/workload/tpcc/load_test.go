@@ -38,7 +38,8 @@ func loaded(t testing.TB) string {
 			return
 		}
 		sharedPath = filepath.Join(sharedDir, "w1.db")
-		sharedStats, sharedErr = loadSQLite(context.Background(), sharedPath, LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
+		sharedStats, sharedErr = loadSQLite(context.Background(), sharedPath,
+			LoadConfig{Warehouses: 1, Seed: 42, Now: loadTime})
 	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
@@ -112,7 +113,8 @@ func openDB(t testing.TB, path string) *sql.DB {
 func TestLoadW1(t *testing.T) {
 	path := loaded(t)
 	t.Logf("W=1: %d rows in %v (%.0f rows/s), indexes %v, check %v, %d MB",
-		sharedStats.Rows, sharedStats.Insert, sharedStats.RowsPerSecond(), sharedStats.Index, sharedStats.Check, sharedStats.Bytes>>20)
+		sharedStats.Rows, sharedStats.Insert, sharedStats.RowsPerSecond(), sharedStats.Index, sharedStats.Check,
+		sharedStats.Bytes>>20)
 	db := openDB(t, path)
 	want := map[string]int64{
 		"item": 100000, "warehouse": 1, "stock": 100000, "district": 10, "customer": 30000,
@@ -128,7 +130,8 @@ func TestLoadW1(t *testing.T) {
 		}
 	}
 	var ol, olSum int64
-	if err := db.QueryRow("SELECT count(*), (SELECT sum(o_ol_cnt) FROM orders) FROM order_line").Scan(&ol, &olSum); err != nil {
+	if err := db.QueryRow(
+		"SELECT count(*), (SELECT sum(o_ol_cnt) FROM orders) FROM order_line").Scan(&ol, &olSum); err != nil {
 		t.Fatal(err)
 	}
 	// 30,000 orders of 5..15 lines: mean 300,000, sd ~ 548.
@@ -167,12 +170,18 @@ func TestLoadValues(t *testing.T) {
 		{"s_quantity out of [10, 100]", "SELECT count(*) FROM stock WHERE s_quantity NOT BETWEEN 10 AND 100", 0},
 		{"zips not 4 digits + 11111", "SELECT count(*) FROM customer WHERE c_zip NOT GLOB '[0-9][0-9][0-9][0-9]11111'", 0},
 		{"phones not 16 digits", "SELECT count(*) FROM customer WHERE length(c_phone) != 16 OR c_phone GLOB '*[^0-9]*'", 0},
-		{"first 1000 customers' names out of sequence", "SELECT count(*) FROM customer WHERE c_id <= 1000 AND c_last != (SELECT c_last FROM customer c2 WHERE c2.c_w_id = customer.c_w_id AND c2.c_d_id = customer.c_d_id AND c2.c_id = customer.c_id)", 0},
-		{"distinct last names per district (all 1000 present)", "SELECT min(n) FROM (SELECT count(DISTINCT c_last) AS n FROM customer GROUP BY c_w_id, c_d_id)", 1000},
-		{"orders with carrier at o_id >= 2101", "SELECT count(*) FROM orders WHERE o_id >= 2101 AND o_carrier_id IS NOT NULL", 0},
+		{"first 1000 customers' names out of sequence",
+			"SELECT count(*) FROM customer WHERE c_id <= 1000 AND c_last != (SELECT c_last FROM customer c2 " +
+				"WHERE c2.c_w_id = customer.c_w_id AND c2.c_d_id = customer.c_d_id AND c2.c_id = customer.c_id)", 0},
+		{"distinct last names per district (all 1000 present)",
+			"SELECT min(n) FROM (SELECT count(DISTINCT c_last) AS n FROM customer GROUP BY c_w_id, c_d_id)", 1000},
+		{"orders with carrier at o_id >= 2101",
+			"SELECT count(*) FROM orders WHERE o_id >= 2101 AND o_carrier_id IS NOT NULL", 0},
 		{"carrier out of [1, 10]", "SELECT count(*) FROM orders WHERE o_id < 2101 AND o_carrier_id NOT BETWEEN 1 AND 10", 0},
-		{"distinct o_c_id per district (a permutation)", "SELECT min(n) FROM (SELECT count(DISTINCT o_c_id) AS n FROM orders GROUP BY o_w_id, o_d_id)", 3000},
-		{"undelivered lines with amount out of [0.01, 9999.99]", "SELECT count(*) FROM order_line WHERE ol_o_id >= 2101 AND ol_amount NOT BETWEEN 0.01 AND 9999.99", 0},
+		{"distinct o_c_id per district (a permutation)",
+			"SELECT min(n) FROM (SELECT count(DISTINCT o_c_id) AS n FROM orders GROUP BY o_w_id, o_d_id)", 3000},
+		{"undelivered lines with amount out of [0.01, 9999.99]",
+			"SELECT count(*) FROM order_line WHERE ol_o_id >= 2101 AND ol_amount NOT BETWEEN 0.01 AND 9999.99", 0},
 		{"o_entry_d not the load time", "SELECT count(*) FROM orders WHERE o_entry_d != '2026-01-02 03:04:05'", 0},
 	}
 	for _, c := range checks {
@@ -186,7 +195,8 @@ func TestLoadValues(t *testing.T) {
 	}
 	// Customer 1..1000 take names 0..999 in order (Clause 4.3.3.1).
 	var last string
-	if err := db.QueryRow("SELECT c_last FROM customer WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 372").Scan(&last); err != nil {
+	if err := db.QueryRow(
+		"SELECT c_last FROM customer WHERE c_w_id = 1 AND c_d_id = 1 AND c_id = 372").Scan(&last); err != nil {
 		t.Fatal(err)
 	}
 	if last != "PRICALLYOUGHT" {

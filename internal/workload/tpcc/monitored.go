@@ -20,5 +20,6 @@ func (c RunConfig) FirstSpec() sweep.Spec {
 func (c RunConfig) MonitorJob(fs []monitor.Facility, one sweep.Cell, w *Sweep) monitor.Job[result.Cell] {
 	return monitor.Job[result.Cell]{Facilities: fs, Kind: monitor.RunKind, One: one, Repeat: c.Repeat, Window: c.Duration,
 		Load: c.MonitorLoad, Pacing: c.Pacing, Seed: c.Seed, Plan: c.Plan, Settings: w.ServerSettings,
-		Inner: monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell, Cell: func(c *result.Cell) *result.Cell { return c }}}
+		Inner: monitor.Inner[result.Cell]{Sweep: w, Session: w.Session, Kind: result.KindCell,
+			Cell: func(c *result.Cell) *result.Cell { return c }}}
 }

@@ -99,11 +99,14 @@ func (sec *MonitorSection) HTML(_ *report.Report) []report.HTMLSection {
 		where = "all CPUs"
 	}
 	s := report.HTMLSection{ID: AnchorMonitor, Title: "What monitoring costs",
-		Intro: fmt.Sprintf("Run %d: tpcc-ro on %s, %d streams on %s, each facility off and on in interleaved pairs of %v cells (after %v warm-up), %d repeats a side. "+
-			"The ratio is tps on over tps off: the Hodges-Lehmann estimate with its distribution-free 95%% interval; cost = 1 − ratio; \"cannot tell\" when the interval holds 1. "+
+		Intro: fmt.Sprintf("Run %d: tpcc-ro on %s, %d streams on %s, each facility off and on in interleaved pairs "+
+			"of %v cells (after %v warm-up), %d repeats a side. "+
+			"The ratio is tps on over tps off: the Hodges-Lehmann estimate with its distribution-free 95%% interval; "+
+			"cost = 1 − ratio; \"cannot tell\" when the interval holds 1. "+
 			"What on and off mean for each facility: docs/monitoring.md.",
 			m.Run, m.Config.Engine, a.Streams, where, m.Config.Duration, m.Config.Warmup, m.Config.Repeat)}
-	t := report.Table{ID: AnchorMonitor + "-cost", Caption: "Throughput with each facility off and on (median tps over repeats, with its interval where there are enough), and the cost",
+	t := report.Table{ID: AnchorMonitor + "-cost", Caption: "Throughput with each facility off and on (median " +
+		"tps over repeats, with its interval where there are enough), and the cost",
 		Head: []string{"facility", "tps off", "tps on", "ratio on/off", "interval", "n off+on", "cost"}}
 	for _, o := range a.Overheads {
 		iv := "too few repeats"
@@ -115,10 +118,14 @@ func (sec *MonitorSection) HTML(_ *report.Report) []report.HTMLSection {
 	}
 	s.Tables = append(s.Tables, t)
 	if p := m.Paced; p != nil {
-		pt := report.Table{ID: AnchorMonitor + "-paced", Caption: fmt.Sprintf("At a paced load, %.2f of capacity (%s calls/s, open loop): what each facility added, on − off, Hodges-Lehmann shift [95%% interval] n off+on; latency from intended start", p.Fraction, report.FmtN(p.Rate)),
+		pt := report.Table{ID: AnchorMonitor + "-paced",
+			Caption: fmt.Sprintf("At a paced load, %.2f of capacity (%s calls/s, open loop): "+
+				"what each facility added, on − off, Hodges-Lehmann shift [95%% interval] n off+on; latency from intended start",
+				p.Fraction, report.FmtN(p.Rate)),
 			Head: []string{"facility", "tps off", "tps on", "CPU busy % added (points)", "p50 µs added", "p99 µs added"}}
 		for _, o := range p.Overheads {
-			pt.Rows = append(pt.Rows, []string{o.Facility, o.Off.String(), o.On.String(), o.CPUAdded.String(), o.P50Added.String(), o.P99Added.String()})
+			pt.Rows = append(pt.Rows,
+				[]string{o.Facility, o.Off.String(), o.On.String(), o.CPUAdded.String(), o.P50Added.String(), o.P99Added.String()})
 		}
 		s.Tables = append(s.Tables, pt)
 	}

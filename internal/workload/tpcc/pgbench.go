@@ -41,7 +41,8 @@ func (w *Workload) PgbenchScripts(schema string) (orderStatus, stockLevel string
 \set c case when :byname <= 60 then 0 else :c end
 \set n case when :byname <= 60 then :n else 0 end
 SELECT * FROM %s.order_status%s(:w, :d, :c, :n);
-`, w.meta.Warehouses, DistrictsPerWH, aLast, w.run.CLast, aCID, CustomersPerDist, w.run.CID, CustomersPerDist, q, suffix)
+`, w.meta.Warehouses, DistrictsPerWH, aLast, w.run.CLast, aCID, CustomersPerDist, w.run.CID,
+		CustomersPerDist, q, suffix)
 	fmt.Fprintf(&sl, `-- tpcc-ro Stock-Level (numalab): the same call as a numalab stream makes.
 \set w random(1, %d)
 \set d random(1, %d)

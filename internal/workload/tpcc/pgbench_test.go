@@ -46,9 +46,11 @@ var pgbenchTPS = regexp.MustCompile(`(?m)^tps = ([0-9.]+) \(without initial conn
 // runPgbench runs the two scripts for d with n clients and returns tps.
 func runPgbench(b *testing.B, bin, dir string, cfg *pgx.ConnConfig, n int, d time.Duration) float64 {
 	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(n), "-j", strconv.Itoa(n),
-		"-T", strconv.Itoa(int(d.Seconds())), "-f", filepath.Join(dir, "order_status.sql") + "@1", "-f", filepath.Join(dir, "stock_level.sql") + "@1"}
+		"-T", strconv.Itoa(int(d.Seconds())), "-f", filepath.Join(dir, "order_status.sql") + "@1",
+		"-f", filepath.Join(dir, "stock_level.sql") + "@1"}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User, "PGDATABASE="+cfg.Database)
+	cmd.Env = append(os.Environ(), "PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User,
+		"PGDATABASE="+cfg.Database)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -58,7 +60,8 @@ func runPgbench(b *testing.B, bin, dir string, cfg *pgx.ConnConfig, n int, d tim
 	if m == nil {
 		b.Fatalf("pgbench printed no tps:\n%s", out.String())
 	}
-	if strings.Contains(out.String(), "number of failed transactions: ") && !strings.Contains(out.String(), "number of failed transactions: 0 ") {
+	if strings.Contains(out.String(), "number of failed transactions: ") &&
+		!strings.Contains(out.String(), "number of failed transactions: 0 ") {
 		b.Fatalf("pgbench had failures:\n%s", out.String())
 	}
 	tps, _ := strconv.ParseFloat(m[1], 64)
@@ -173,11 +176,13 @@ func TestPgbenchScripts(t *testing.T) {
 			t.Errorf("order-status script lacks %q:\n%s", want, osText)
 		}
 	}
-	if !strings.Contains(sl, "\\set t random(10, 20)\n") || !strings.Contains(sl, `SELECT "numalab".stock_level_aug(:w, :d, :t);`) {
+	if !strings.Contains(sl, "\\set t random(10, 20)\n") ||
+		!strings.Contains(sl, `SELECT "numalab".stock_level_aug(:w, :d, :t);`) {
 		t.Errorf("stock-level script:\n%s", sl)
 	}
 	osCall, slCall := pgCalls("numalab", true)
-	if !strings.Contains(osCall, `"numalab".order_status_aug(`) || !strings.Contains(slCall, `"numalab".stock_level_aug(`) {
+	if !strings.Contains(osCall, `"numalab".order_status_aug(`) ||
+		!strings.Contains(slCall, `"numalab".stock_level_aug(`) {
 		t.Errorf("stream calls %q, %q differ from the scripts'", osCall, slCall)
 	}
 	// pgbench runs them without error, when it is here.
@@ -193,8 +198,10 @@ func TestPgbenchScripts(t *testing.T) {
 		}
 	}
 	cfg, _ := pgx.ParseConfig(srv.DSN())
-	cmd := exec.Command(bin, "-n", "-M", "prepared", "-t", "200", "-f", filepath.Join(dir, "o.sql"), "-f", filepath.Join(dir, "s.sql"))
-	cmd.Env = append(cmd.Environ(), "PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User, "PGDATABASE="+cfg.Database)
+	cmd := exec.Command(bin, "-n", "-M", "prepared", "-t", "200", "-f", filepath.Join(dir, "o.sql"),
+		"-f", filepath.Join(dir, "s.sql"))
+	cmd.Env = append(cmd.Environ(), "PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User,
+		"PGDATABASE="+cfg.Database)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "number of transactions actually processed: 200/200") {
 		t.Errorf("pgbench: %v\n%s", err, out)

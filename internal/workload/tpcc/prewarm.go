@@ -77,7 +77,8 @@ func (w *Workload) Prewarm(ctx context.Context, evict bool) (PrewarmStats, error
 			out = append(out, v)
 		}
 	}
-	objs, err := q(`SELECT type, name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index') ORDER BY tbl_name, type DESC, name`)
+	objs, err := q(
+		`SELECT type, name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'index') ORDER BY tbl_name, type DESC, name`)
 	if err != nil {
 		return st, fmt.Errorf("prewarming: listing tables: %w", err)
 	}
@@ -101,7 +102,8 @@ func (w *Workload) Prewarm(ctx context.Context, evict bool) (PrewarmStats, error
 			if err != nil || len(cols) == 0 {
 				return st, fmt.Errorf("prewarming: columns of index %s: %v", name, err)
 			}
-			scan = fmt.Sprintf(`SELECT count(*) FROM "%s" INDEXED BY "%s" WHERE "%s" IS NOT NULL OR "%[3]s" IS NULL`, tbl, name, asString(cols[0][0]))
+			scan = fmt.Sprintf(`SELECT count(*) FROM "%s" INDEXED BY "%s" WHERE "%s" IS NOT NULL OR "%[3]s" IS NULL`,
+				tbl, name, asString(cols[0][0]))
 		}
 		res, err := q(scan)
 		if err != nil {

@@ -29,7 +29,8 @@ func TestPrewarm(t *testing.T) {
 	// Every row once per table, again per secondary index.
 	var rows int64
 	db := openDB(t, path)
-	if err := db.QueryRow(`SELECT (SELECT count(*) FROM item) + (SELECT count(*) FROM warehouse) + (SELECT count(*) FROM stock)
+	if err := db.QueryRow(
+		`SELECT (SELECT count(*) FROM item) + (SELECT count(*) FROM warehouse) + (SELECT count(*) FROM stock)
 		+ (SELECT count(*) FROM district) + 2 * (SELECT count(*) FROM customer) + (SELECT count(*) FROM history)
 		+ 2 * (SELECT count(*) FROM orders) + (SELECT count(*) FROM new_order) + (SELECT count(*) FROM order_line)`).Scan(&rows); err != nil {
 		t.Fatal(err)

@@ -72,7 +72,8 @@ func Headline(cells []*result.Cell) string {
 	if best == nil {
 		return ""
 	}
-	h := fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core", stats.MedianOf(best, tps), stats.MedianOf(best, func(c *result.Cell) float64 { return c.TPM }),
+	h := fmt.Sprintf("%.0f tps (%.0f tpm) at %s, %.0f tps/core",
+		stats.MedianOf(best, tps), stats.MedianOf(best, func(c *result.Cell) float64 { return c.TPM }),
 		sweep.Count(best[0].Streams, "stream"), stats.MedianOf(best, func(c *result.Cell) float64 { return c.TPSPerCore }))
 	if len(best) > 1 {
 		h += fmt.Sprintf(" (median of %d repeats)", len(best))

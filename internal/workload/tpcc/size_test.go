@@ -52,11 +52,13 @@ func TestCheckFits(t *testing.T) {
 		{"sqlite", engine.Options{Path: "/nonexistent-numalab/w.db"}, 99999999, false},
 	} {
 		err := CheckFits(tc.engine, tc.where, tc.w)
-		if tc.refuse != (err != nil) || err != nil && (!errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "more than the whole filesystem")) {
+		if tc.refuse != (err != nil) || err != nil &&
+			(!errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "more than the whole filesystem")) {
 			t.Errorf("CheckFits(%s, %+v, %d) = %v, want refused %v", tc.engine, tc.where, tc.w, err, tc.refuse)
 		}
 	}
-	if _, _, err := Prepare(context.Background(), Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: LoadConfig{Warehouses: 99999999}}); !errors.Is(err, engine.ErrNoRoom) {
+	if _, _, err := Prepare(context.Background(), Source{Engine: "sqlite", Where: engine.Options{Path: path},
+		Load: LoadConfig{Warehouses: 99999999}}); !errors.Is(err, engine.ErrNoRoom) {
 		t.Errorf("Prepare of 99999999 warehouses: %v, want a refusal", err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -81,9 +83,11 @@ func TestLoadRefusesToFillTheDisk(t *testing.T) {
 		t.Skipf("%s: %d warehouses would not fit at all (%d of %d bytes free)", dir, w, r.Free, r.Total)
 	}
 	path := filepath.Join(dir, "w.db")
-	_, _, err = Prepare(context.Background(), Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: LoadConfig{Warehouses: w}})
+	_, _, err = Prepare(context.Background(),
+		Source{Engine: "sqlite", Where: engine.Options{Path: path}, Load: LoadConfig{Warehouses: w}})
 	t.Logf("%d warehouses: %v", w, err)
-	if !errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "free of") || !strings.Contains(err.Error(), "less than 5% free") {
+	if !errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "free of") ||
+		!strings.Contains(err.Error(), "less than 5% free") {
 		t.Errorf("Prepare of %d warehouses: %v, want a refusal with the estimate and the free space", w, err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {

@@ -78,7 +78,8 @@ func (s *Sweep) open(ctx context.Context, say func(string)) (*Workload, func() e
 			Progress: func(done, total int64) {
 				el := time.Since(start).Seconds()
 				say(fmt.Sprintf("loading %s into %s: %d/%d rows (%.0f%%), %.0f rows/s",
-					sweep.Count(cfg.Warehouses, "warehouse"), s.ld.Where, done, total, 100*float64(done)/float64(total), float64(done)/max(el, 1e-9)))
+					sweep.Count(cfg.Warehouses, "warehouse"), s.ld.Where, done, total, 100*float64(done)/float64(total),
+					float64(done)/max(el, 1e-9)))
 			},
 		},
 		Run:    Options{Augmented: cfg.Augmented, Seed: cfg.Seed},
@@ -144,7 +145,8 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 		pw.Pages = &pages
 	case node >= 0 && pw.Stats.Placement != nil:
 		if f := pw.Stats.Placement.Local(node); f < 0.99 {
-			return nil, fmt.Errorf("placing the %s server's data memory (%s) on node %d: only %.1f%% landed there", s.cfg.Engine, spec.Placement.ServerMemory, node, 100*f)
+			return nil, fmt.Errorf("placing the %s server's data memory (%s) on node %d: only %.1f%% landed there",
+				s.cfg.Engine, spec.Placement.ServerMemory, node, 100*f)
 		}
 	}
 	s.ld.Prewarm = append(s.ld.Prewarm, pw)
@@ -181,12 +183,15 @@ func (s *Sweep) End(_ context.Context, c sweep.Cell, m *result.Cell, err error) 
 		return sweep.Outcome[*result.Cell]{Stop: err}
 	}
 	if m.Total.Count == 0 {
-		return sweep.Outcome[*result.Cell]{Stop: errors.Join(fmt.Errorf("running cell %d (%s): no transaction succeeded in its %v window, so it was not stored: %s",
-			c.Index, c, m.Measured, noMeasure(m)), err)}
+		return sweep.Outcome[*result.Cell]{Stop: errors.Join(
+			fmt.Errorf("running cell %d (%s): no transaction succeeded in its %v window, so it was not stored: %s",
+				c.Index, c, m.Measured, noMeasure(m)), err)}
 	}
 	o := sweep.Outcome[*result.Cell]{Item: m, Store: []result.Entry{result.KindCell.Of(*m)}, Stop: err}
 	if len(m.Stopped) == m.Streams && !m.Interrupted {
-		o.Stop = errors.Join(fmt.Errorf("running cell %d (%s): every stream stopped before the window closed (stored with its stops): %s", c.Index, c, stopText(m.Stopped[0])), err)
+		o.Stop = errors.Join(
+			fmt.Errorf("running cell %d (%s): every stream stopped before the window closed (stored with its stops): %s",
+				c.Index, c, stopText(m.Stopped[0])), err)
 	}
 	return o
 }
@@ -203,7 +208,8 @@ func noMeasure(m *result.Cell) string {
 }
 
 func stopText(st result.StreamStop) string {
-	return fmt.Sprintf("stream %d stopped %v after the warm-up began: %s", st.Stream, st.At.Round(time.Millisecond), st.Reason)
+	return fmt.Sprintf("stream %d stopped %v after the warm-up began: %s",
+		st.Stream, st.At.Round(time.Millisecond), st.Reason)
 }
 
 // Close closes the database (and stops a managed server).

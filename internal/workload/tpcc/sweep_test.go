@@ -40,9 +40,11 @@ func (flaky) Close() error { return nil }
 // driveCell runs a cell of streams through drive and has End judge it.
 func driveCell(t *testing.T, streams int, open func() drive.Stream) sweep.Outcome[*result.Cell] {
 	t.Helper()
-	c := sweep.Cell{Point: drive.Point{Index: 3, Streams: streams}, DataNode: -1, DOP: 1, Place: place.Placement{DataNode: -1}}
-	m, err := drive.Run(context.Background(), drive.Config{Types: TxNames, Streams: streams, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond,
-		MaxConsecutiveErrors: 3, Point: c.Point}, func(context.Context, int) (drive.Stream, error) { return open(), nil })
+	c := sweep.Cell{Point: drive.Point{Index: 3, Streams: streams}, DataNode: -1, DOP: 1,
+		Place: place.Placement{DataNode: -1}}
+	m, err := drive.Run(context.Background(),
+		drive.Config{Types: TxNames, Streams: streams, Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond,
+			MaxConsecutiveErrors: 3, Point: c.Point}, func(context.Context, int) (drive.Stream, error) { return open(), nil })
 	if m == nil {
 		t.Fatalf("the cell did not start: %v", err)
 	}
@@ -59,7 +61,8 @@ func TestEndServerGone(t *testing.T) {
 	if len(out.Store) != 0 || out.Item != nil {
 		t.Errorf("a cell that measured nothing was stored: %d entries", len(out.Store))
 	}
-	if stop == nil || !strings.Contains(stop.Error(), "running cell 3 (2 streams") || !strings.Contains(stop.Error(), "no transaction succeeded") ||
+	if stop == nil || !strings.Contains(stop.Error(), "running cell 3 (2 streams") ||
+		!strings.Contains(stop.Error(), "no transaction succeeded") ||
 		!strings.Contains(stop.Error(), "connection refused") {
 		t.Errorf("Stop = %v; want the cell named, no success, and the server's error", stop)
 	}

@@ -73,10 +73,12 @@ func readMeta(ctx context.Context, db *sql.DB, spec engine.Spec) (Meta, error) {
 	m.Seed, _ = strconv.ParseInt(kv["seed"], 10, 64)
 	m.LoadTime = kv["load_time"]
 	if m.SchemaVersion != SchemaVersion {
-		return m, fmt.Errorf("%w: schema version %d, this numalab needs %d: reload it (%s)", ErrNotTPCC, m.SchemaVersion, SchemaVersion, reloadHint)
+		return m, fmt.Errorf("%w: schema version %d, this numalab needs %d: reload it (%s)",
+			ErrNotTPCC, m.SchemaVersion, SchemaVersion, reloadHint)
 	}
 	if kv["load_complete"] != "1" {
-		return m, fmt.Errorf("%w: %w: remove it and load again (numalab run oltp --warehouses %d --seed %d --db FILE)", ErrNotTPCC, ErrUnfinished, m.Warehouses, m.Seed)
+		return m, fmt.Errorf("%w: %w: remove it and load again (numalab run oltp --warehouses %d --seed %d --db FILE)",
+			ErrNotTPCC, ErrUnfinished, m.Warehouses, m.Seed)
 	}
 	return m, nil
 }
@@ -118,7 +120,8 @@ func Open(ctx context.Context, eng engine.Engine, opt Options) (*Workload, error
 	if err != nil {
 		return nil, fmt.Errorf("opening tpcc on %s: %w", eng.Name(), err)
 	}
-	w := &Workload{eng: eng, spec: spec, kind: d, meta: m, opt: opt, run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
+	w := &Workload{eng: eng, spec: spec, kind: d, meta: m, opt: opt,
+		run: runConstants(newGen(opt.Seed, labelConstants), m.Load)}
 	if d.oneWriter {
 		w.path = eng.Path()
 	}
@@ -232,7 +235,8 @@ func (w *Workload) NewStream(rng *rand.Rand) (*Stream, error) {
 func (w *Workload) OpenStream(ctx context.Context, rng *rand.Rand) (*Stream, error) {
 	s := &Stream{w: w, rng: rng}
 	if len(w.opt.Session) > 0 && !w.spec.Server {
-		return nil, fmt.Errorf("opening a tpcc stream: session statements are for %s, not %s", engine.Titles(engine.IsServer), w.spec.Name)
+		return nil, fmt.Errorf("opening a tpcc stream: session statements are for %s, not %s",
+			engine.Titles(engine.IsServer), w.spec.Name)
 	}
 	var err error
 	if s.x, err = w.kind.runner(ctx, w); err != nil {

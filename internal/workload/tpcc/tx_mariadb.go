@@ -38,7 +38,8 @@ func myProceduresSQL() []string {
 			avgSQL = "SELECT avg(i_price) INTO v_avg FROM item WHERE i_id < 15000;"
 			avgOut = ", v_avg"
 		}
-		out = append(out, "DROP PROCEDURE IF EXISTS order_status"+suffix, fmt.Sprintf(`CREATE PROCEDURE order_status%[1]s(p_w INT, p_d INT, p_c INT, p_last INT)
+		out = append(out, "DROP PROCEDURE IF EXISTS order_status"+suffix,
+			fmt.Sprintf(`CREATE PROCEDURE order_status%[1]s(p_w INT, p_d INT, p_c INT, p_last INT)
 READS SQL DATA
 BEGIN
 	DECLARE v_name VARCHAR(16); DECLARE v_first VARCHAR(16); DECLARE v_middle VARCHAR(2);
@@ -73,7 +74,8 @@ BEGIN
 		FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o;
 	END IF;
 END`, suffix, avgVar, avgSQL, avgOut, mySyllables),
-			"DROP PROCEDURE IF EXISTS stock_level"+suffix, fmt.Sprintf(`CREATE PROCEDURE stock_level%[1]s(p_w INT, p_d INT, p_threshold INT)
+			"DROP PROCEDURE IF EXISTS stock_level"+suffix,
+			fmt.Sprintf(`CREATE PROCEDURE stock_level%[1]s(p_w INT, p_d INT, p_threshold INT)
 READS SQL DATA
 BEGIN
 	DECLARE v_next INT; %[2]s

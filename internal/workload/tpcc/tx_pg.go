@@ -39,7 +39,8 @@ func pgFunctionsSQL(schema string) string {
 			avgOut = ", v_avg"
 			avgNull = ", v_avg"
 		}
-		fmt.Fprintf(&b, `CREATE OR REPLACE FUNCTION %[1]s.order_status%[2]s(p_w integer, p_d integer, p_c integer, p_last integer)
+		fmt.Fprintf(&b,
+			`CREATE OR REPLACE FUNCTION %[1]s.order_status%[2]s(p_w integer, p_d integer, p_c integer, p_last integer)
 RETURNS TABLE (c_id integer, c_first text, c_middle text, c_last text, c_balance double precision,
 	o_id integer, o_entry_d text, o_carrier_id integer,
 	ol_i_id integer, ol_supply_w_id integer, ol_quantity integer, ol_amount double precision, ol_delivery_d text%[3]s)

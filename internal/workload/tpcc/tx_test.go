@@ -66,7 +66,8 @@ func TestNURandRangeAndSkew(t *testing.T) {
 			// than the mean, which a uniform draw would not do.
 			mean := float64(draws) / float64(len(counts))
 			if mx := slices.Max(counts); float64(mx) < 3*mean {
-				t.Errorf("NURand(%d, %d, %d) C=%d: most frequent value drawn %d times, mean %.1f: not skewed", p.a, p.x, p.y, c, mx, mean)
+				t.Errorf("NURand(%d, %d, %d) C=%d: most frequent value drawn %d times, mean %.1f: not skewed",
+					p.a, p.x, p.y, c, mx, mean)
 			}
 		}
 	}
@@ -90,7 +91,8 @@ func TestLastName(t *testing.T) {
 // TestOrderStatusInputDoesNotAllocate: drawing a call's inputs, a last
 // name included, allocates nothing: the names are made once.
 func TestOrderStatusInputDoesNotAllocate(t *testing.T) {
-	s := &Stream{w: &Workload{meta: Meta{Warehouses: 3}, run: Constants{CLast: 100, CID: 5}}, rng: rand.New(rand.NewPCG(1, 2))}
+	s := &Stream{w: &Workload{meta: Meta{Warehouses: 3}, run: Constants{CLast: 100, CID: 5}},
+		rng: rand.New(rand.NewPCG(1, 2))}
 	byName := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		if s.orderStatusInput().Last != "" {
@@ -169,11 +171,13 @@ func TestCheckCatchesCorruption(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"clause 3.3.2.2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID): warehouse 1 district 3: d_next_o_id-1 3004, max(o_id) 3000, max(no_o_id) 3000",
+		"clause 3.3.2.2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID): warehouse 1 district 3: d_next_o_id-1 3004, " +
+			"max(o_id) 3000, max(no_o_id) 3000",
 		"clause 3.3.2.4: sum(O_OL_CNT) = rows in ORDER-LINE: warehouse 1 district 2",
 		"clause 3.3.2.6: O_OL_CNT = the order's rows in ORDER-LINE: warehouse 1 district 2 order 17",
 		"warehouse 1 district 4 customer 99: c_balance 5.00",
-		"clause 3.3.2.3: max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER: warehouse 1 district 5: max-min+1 900, rows 899",
+		"clause 3.3.2.3: max(NO_O_ID) - min(NO_O_ID) + 1 = rows in NEW-ORDER: warehouse 1 district 5: " +
+			"max-min+1 900, rows 899",
 		"clause 3.3.2.5: O_CARRIER_ID is null exactly when a NEW-ORDER row exists: warehouse 1 district 5 order 2500",
 		"clause 3.3.2.11",
 		"clause 4.3.3.1: new_order has 8999 rows, want 9000",
@@ -197,9 +201,10 @@ func TestOpenRefuses(t *testing.T) {
 	unfinished := copyDB(t)
 	mutate(t, unfinished, "DELETE FROM numalab_meta WHERE key = 'load_complete'")
 	for path, want := range map[string]string{
-		junk:                          "not a numalab TPC-C database",
-		empty:                         "not a numalab TPC-C database: it has no numalab_meta table",
-		unfinished:                    "load did not finish: remove it and load again (numalab run oltp --warehouses 1 --seed 42 --db FILE)",
+		junk:  "not a numalab TPC-C database",
+		empty: "not a numalab TPC-C database: it has no numalab_meta table",
+		unfinished: "load did not finish: remove it and load again " +
+			"(numalab run oltp --warehouses 1 --seed 42 --db FILE)",
 		filepath.Join(dir, "none.db"): "no such file",
 	} {
 		_, err := openFile(t, path, Options{})
@@ -208,7 +213,8 @@ func TestOpenRefuses(t *testing.T) {
 		}
 	}
 	// Check refuses an unfinished file as Open does, and a foreign one.
-	if err := checkFile(ctx, unfinished); !errors.Is(err, ErrUnfinished) || !strings.Contains(err.Error(), "remove it and load again (numalab run oltp") {
+	if err := checkFile(ctx, unfinished); !errors.Is(err, ErrUnfinished) ||
+		!strings.Contains(err.Error(), "remove it and load again (numalab run oltp") {
 		t.Errorf("checking an unfinished file: %v, want ErrUnfinished with the command that loads it", err)
 	}
 	if err := checkFile(ctx, empty); !errors.Is(err, ErrNotTPCC) {
@@ -239,7 +245,8 @@ func TestOrderStatus(t *testing.T) {
 
 	for _, in := range []OrderStatusInput{
 		{W: 1, D: 1, CID: 1}, {W: 1, D: 7, CID: 2999}, {W: 1, D: 10, CID: 1500},
-		{W: 1, D: 1, Last: "BARBARBAR"}, {W: 1, D: 3, Last: "PRICALLYOUGHT"}, {W: 1, D: 9, Last: LastName(NURand(rand.New(rand.NewPCG(3, 3)), 255, 0, 999, 17))},
+		{W: 1, D: 1, Last: "BARBARBAR"}, {W: 1, D: 3, Last: "PRICALLYOUGHT"},
+		{W: 1, D: 9, Last: LastName(NURand(rand.New(rand.NewPCG(3, 3)), 255, 0, 999, 17))},
 	} {
 		got, err := s.OrderStatus(in)
 		if err != nil {
@@ -252,7 +259,9 @@ func TestOrderStatus(t *testing.T) {
 				t.Fatalf("no customer named %s", in.Last)
 			}
 			// position n/2 rounded up, 1-based, in c_first order.
-			cid = ref.int(t, "SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first LIMIT 1 OFFSET ?", in.W, in.D, in.Last, (n+1)/2-1)
+			cid = ref.int(t,
+				"SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first LIMIT 1 OFFSET ?",
+				in.W, in.D, in.Last, (n+1)/2-1)
 		}
 		if got.CID != cid {
 			t.Errorf("%+v: customer %d, want %d", in, got.CID, cid)
@@ -264,7 +273,8 @@ func TestOrderStatus(t *testing.T) {
 		}
 		for _, l := range got.Lines {
 			delivered := oid < firstNewOrder
-			if delivered != (l.DeliveryD == "2026-01-02 03:04:05") || delivered != (l.Amount == 0) || l.Quantity != 5 || l.SupplyWID != 1 || l.IID < 1 || l.IID > Items {
+			if delivered != (l.DeliveryD == "2026-01-02 03:04:05") || delivered != (l.Amount == 0) || l.Quantity != 5 ||
+				l.SupplyWID != 1 || l.IID < 1 || l.IID > Items {
 				t.Errorf("%+v: implausible line %+v of order %d", in, l, oid)
 			}
 		}
@@ -288,7 +298,8 @@ func TestStockLevel(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Independently: the items of orders 2981..3000, then their stock.
-			rows, err := db.Query("SELECT ol_i_id FROM order_line WHERE ol_w_id = 1 AND ol_d_id = ? AND ol_o_id BETWEEN 2981 AND 3000", d)
+			rows, err := db.Query(
+				"SELECT ol_i_id FROM order_line WHERE ol_w_id = 1 AND ol_d_id = ? AND ol_o_id BETWEEN 2981 AND 3000", d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +381,8 @@ func TestNextDeterministic(t *testing.T) {
 
 func TestPlans(t *testing.T) {
 	db := openDB(t, loaded(t))
-	for _, q := range []string{sqlCustomerByID, sqlCustomerByName, sqlLastOrder, sqlOrderLines, sqlNextOrder, sqlLowStock, sqlAvgPrice} {
+	for _, q := range []string{sqlCustomerByID, sqlCustomerByName, sqlLastOrder, sqlOrderLines, sqlNextOrder,
+		sqlLowStock, sqlAvgPrice} {
 		args := make([]any, strings.Count(q, "?"))
 		for i := range args {
 			args[i] = 1
@@ -456,7 +468,8 @@ func TestAsNumber(t *testing.T) {
 func TestPickByName(t *testing.T) {
 	in := OrderStatusInput{W: 1, D: 2, Last: "BARBARBAR"}
 	var r OrderStatusResult
-	if err := pickByName(nil, in, &r); err == nil || !strings.Contains(err.Error(), "no customer named BARBARBAR in warehouse 1 district 2") {
+	if err := pickByName(nil, in, &r); err == nil ||
+		!strings.Contains(err.Error(), "no customer named BARBARBAR in warehouse 1 district 2") {
 		t.Errorf("no names: %v", err)
 	}
 	// Position n/2 rounded up (1-based) of n customers.
@@ -465,7 +478,8 @@ func TestPickByName(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			names = append(names, nameRow{id: i, first: fmt.Sprint("F", i)})
 		}
-		if err := pickByName(names, in, &r); err != nil || r.CID != want || r.First != fmt.Sprint("F", want) || r.Last != in.Last {
+		if err := pickByName(names, in, &r); err != nil || r.CID != want ||
+			r.First != fmt.Sprint("F", want) || r.Last != in.Last {
 			t.Errorf("%d names: %+v, %v; want customer %d", n, r, err, want)
 		}
 	}

@@ -9,7 +9,8 @@ import "fmt"
 // It refuses n outside 1 to the warehouses w holds.
 func (w *Workload) FirstWarehouses(n int) (*Workload, error) {
 	if n < 1 || n > w.meta.Warehouses {
-		return nil, fmt.Errorf("drawing from the first %d warehouses: the database holds %d (expected 1 to %d)", n, w.meta.Warehouses, w.meta.Warehouses)
+		return nil, fmt.Errorf("drawing from the first %d warehouses: the database holds %d (expected 1 to %d)",
+			n, w.meta.Warehouses, w.meta.Warehouses)
 	}
 	c := *w
 	c.meta.Warehouses = n

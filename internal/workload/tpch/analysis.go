@@ -152,7 +152,8 @@ type CostPoint struct {
 // Largest are the n queries with the largest error either way.
 func (f *CostFit) Largest(n int) []CostPoint {
 	ps := slices.Clone(f.Points)
-	slices.SortStableFunc(ps, func(a, b CostPoint) int { return cmp.Compare(math.Abs(math.Log(b.Error)), math.Abs(math.Log(a.Error))) })
+	slices.SortStableFunc(ps,
+		func(a, b CostPoint) int { return cmp.Compare(math.Abs(math.Log(b.Error)), math.Abs(math.Log(a.Error))) })
 	return ps[:min(n, len(ps))]
 }
 
@@ -379,7 +380,8 @@ func (a *Analysis) applyRule(spec RuleSpec) {
 	}
 	rule, err := spec.Threshold.Rule(spu, spec.CoresPerSocket, spec.Sockets)
 	if err != nil {
-		a.RuleNote = fmt.Sprintf("no DOP rule of thumb: threshold %s needs the seconds a cost unit takes, and no fit of cost against time was made (it needs plan costs of 3 or more queries)", spec.Threshold)
+		a.RuleNote = fmt.Sprintf("no DOP rule of thumb: threshold %s needs the seconds a cost unit takes, and no "+
+			"fit of cost against time was made (it needs plan costs of 3 or more queries)", spec.Threshold)
 		return
 	}
 	a.Rule = &rule
@@ -445,18 +447,24 @@ func StorageAdvice(settings map[string]string, probe *result.IORatio, fit *CostF
 	if err1 != nil || err2 != nil || seq <= 0 {
 		return nil
 	}
-	out := []string{fmt.Sprintf("PostgreSQL assumes a random page costs %.2g sequential ones (random_page_cost %g / seq_page_cost %g).", rnd/seq, rnd, seq)}
+	out := []string{
+		fmt.Sprintf("PostgreSQL assumes a random page costs %.2g sequential ones (random_page_cost %g / seq_page_cost %g).",
+			rnd/seq, rnd, seq)}
 	if probe == nil {
-		return append(out, "No storage probe is stored: run 'numalab probe io --path DIR' on the database's disk to set the storage's measured ratio beside it.")
+		return append(out, "No storage probe is stored: run 'numalab probe io --path DIR' on the database's disk "+
+			"to set the storage's measured ratio beside it.")
 	}
-	out = append(out, fmt.Sprintf("The storage probe measured %.1f: %.0f sequential 8 KiB pages/s against %.0f random reads/s at queue depth 1.", probe.Ratio, probe.SeqPagesPerSec, probe.RandomIOPS))
+	out = append(out, fmt.Sprintf(
+		"The storage probe measured %.1f: %.0f sequential 8 KiB pages/s against %.0f random reads/s at queue depth 1.",
+		probe.Ratio, probe.SeqPagesPerSec, probe.RandomIOPS))
 	suggest := math.Max(1.1, probe.Ratio) * seq
 	why := "the measured ratio"
 	if fit != nil && slices.ContainsFunc(fit.Common, func(op string) bool { return strings.Contains(op, "Index Scan") }) {
 		why += "; the queries far off the cost line all have index scans, which random_page_cost prices"
 	}
 	if math.Abs(suggest-rnd)/rnd > 0.25 {
-		out = append(out, fmt.Sprintf("Suggested, not applied: random_page_cost = %.1f (%s), for data that does not fit in memory; data that is cached reads no disk, where 1.1 is the usual setting.", suggest, why))
+		out = append(out, fmt.Sprintf("Suggested, not applied: random_page_cost = %.1f (%s), for data that does "+
+			"not fit in memory; data that is cached reads no disk, where 1.1 is the usual setting.", suggest, why))
 	} else {
 		out = append(out, "The setting is within 25% of the measured ratio: no change suggested.")
 	}

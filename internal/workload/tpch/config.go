@@ -61,6 +61,6 @@ func (c RunConfig) ThroughputSpec() sweep.Spec {
 
 // Plan is the sweep plan with its cells.
 func (c RunConfig) Plan(cells []sweep.Cell) sweep.Plan {
-	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, MaxConsecutiveErrors: 3, Monitor: drive.SysMonitor("/"),
-		Pace: c.Pacing.Pacer(c.Seed)}
+	return sweep.Plan{Cells: cells, Warmup: c.Warmup, Duration: c.Duration, MaxConsecutiveErrors: 3,
+		Monitor: drive.SysMonitor("/"), Pace: c.Pacing.Pacer(c.Seed)}
 }

@@ -59,14 +59,16 @@ var (
 	// A heap (PostgreSQL): binary COPY from every worker, keys after.
 	heapLoader = loader{method: "COPY (binary)", keys: keysAfter, fixed: 1 << 20, perSF: 1.75e9,
 		insert: func(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int) ([]int64, error) {
-			return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &pgWorker{ctx: ctx, eng: eng}, nil })
+			return generate(ctx, g, cs, workers,
+				func(ctx context.Context) (worker, error) { return &pgWorker{ctx: ctx, eng: eng}, nil })
 		}}
 	// A server kept in key order (MariaDB): the engine's Bulk from every
 	// worker, keys with the tables, then the secondary indexes its
 	// nested-loop joins need (myIndexes).
 	clusteredLoader = loader{method: "prepared multi-row INSERT", indexes: myIndexes, fixed: 4 << 20, perSF: 2.0e9,
 		insert: func(ctx context.Context, eng engine.Engine, g *gen, cs []chunk, workers int) ([]int64, error) {
-			return generate(ctx, g, cs, workers, func(ctx context.Context) (worker, error) { return &myWorker{ctx: ctx, eng: eng}, nil })
+			return generate(ctx, g, cs, workers,
+				func(ctx context.Context) (worker, error) { return &myWorker{ctx: ctx, eng: eng}, nil })
 		}}
 )
 

@@ -298,7 +298,8 @@ func TestOpenMariaDB(t *testing.T) {
 	if _, err := eng.DB().Exec("INSERT INTO orders VALUES (7)"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(ctx, OpenConfig{Engine: dialectMariaDB, Options: engine.Options{DSN: dsn, Schema: "tpch_foreign"}, SF: 0.01, Seed: 1})
+	_, err := Open(ctx,
+		OpenConfig{Engine: dialectMariaDB, Options: engine.Options{DSN: dsn, Schema: "tpch_foreign"}, SF: 0.01, Seed: 1})
 	if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "orders") {
 		t.Fatalf("opening a database with someone's orders table: %v, want ErrForeign naming it", err)
 	}
@@ -320,7 +321,8 @@ func TestOpenMariaDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		if db.Reused != wantReused || n == 0 || (!wantReused && n != db.Stats.Rows["lineitem"]) {
-			t.Errorf("open %d: reused %v (want %v), %d lineitems (loaded %d)", i+1, db.Reused, wantReused, n, db.Stats.Rows["lineitem"])
+			t.Errorf("open %d: reused %v (want %v), %d lineitems (loaded %d)",
+				i+1, db.Reused, wantReused, n, db.Stats.Rows["lineitem"])
 		}
 	}
 }

@@ -17,7 +17,8 @@ import (
 // DefaultRunConfig is 'numalab run tpch' without flags.
 func DefaultRunConfig() RunConfig {
 	all, _ := ParseQueries("1-22")
-	return RunConfig{Common: runconfig.Common{Engine: "duckdb", Seed: 1, Repeat: 1, Duration: 3 * time.Second, Warmup: time.Second},
+	return RunConfig{Common: runconfig.Common{Engine: "duckdb", Seed: 1, Repeat: 1, Duration: 3 * time.Second,
+		Warmup: time.Second},
 		SF: 0.01, DOP: []int{1}, Queries: all, Streams: []int{2}, DataNode: -1}
 }
 
@@ -37,7 +38,8 @@ func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
 			return nil
 		}).Flag("scale factor: 1 is about 1 GB of flat data"),
 		r.Seed.Flag("seed of the data and the queries' parameters"),
-		cliflag.DOPs(&c.DOP, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
+		cliflag.DOPs(&c.DOP, func() engine.Spec { spec, _ := engine.Lookup(c.Engine); return spec }).Flag(
+			"degrees of parallelism to sweep, e.g. 1,2,4"),
 		cliflag.Field("query", &c.Queries, func(s string) ([]int, error) {
 			q, err := ParseQueries(s)
 			if err != nil {
@@ -62,16 +64,19 @@ func (c *RunConfig) Settings(threshold *dop.Threshold) cliflag.Settings {
 			return nil
 		}).Flag("throughput test stream counts, e.g. 2,4; 0: no throughput test"),
 		r.RepeatAs("repeats"), r.Duration, r.Warmup,
-		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag("placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
+		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag(
+			"placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
 		cliflag.Int("data-node", &c.DataNode).Flag("NUMA node to place the data pages on (-1: leave them where they are)"),
-		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
+		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs " +
+			"busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
 		cliflag.Field("threshold", threshold, func(s string) (dop.Threshold, error) {
 			t, err := dop.ParseThreshold(s)
 			if err != nil {
 				return t, cliflag.Bad("threshold", s, "is not a time or a plan cost: want e.g. 0.5s or 1000")
 			}
 			return t, nil
-		}, dop.Threshold.String).Flag("where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan cost by the run's fitted seconds per cost unit, or a plan cost (1000)"),
+		}, dop.Threshold.String).Flag("where the DOP rule of thumb parallelises: a time (0.5s), turned into a plan " +
+			"cost by the run's fitted seconds per cost unit, or a plan cost (1000)"),
 	}...)
 	return append(ss, r.Pacing...)
 }

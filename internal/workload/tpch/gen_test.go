@@ -15,7 +15,8 @@ func TestCountsFor(t *testing.T) {
 	}{
 		{0.01, Counts{Supplier: 100, Part: 2000, PartSupp: 8000, Customer: 1500, Orders: 15000, Nation: 25, Region: 5}},
 		{0.1, Counts{Supplier: 1000, Part: 20000, PartSupp: 80000, Customer: 15000, Orders: 150000, Nation: 25, Region: 5}},
-		{1, Counts{Supplier: 10000, Part: 200000, PartSupp: 800000, Customer: 150000, Orders: 1500000, Nation: 25, Region: 5}},
+		{1,
+			Counts{Supplier: 10000, Part: 200000, PartSupp: 800000, Customer: 150000, Orders: 1500000, Nation: 25, Region: 5}},
 	} {
 		got, err := CountsFor(c.sf)
 		if err != nil || got != c.want {
@@ -48,7 +49,8 @@ func TestDistinctSuppliers(t *testing.T) {
 			}
 		}
 		if distinctSuppliers(parts, s) == dup {
-			t.Errorf("%d suppliers, %d parts: distinctSuppliers says %v, the parts have a repeated supplier: %v", s, parts, !dup, dup)
+			t.Errorf("%d suppliers, %d parts: distinctSuppliers says %v, the parts have a repeated supplier: %v",
+				s, parts, !dup, dup)
 		}
 	}
 	if distinctSuppliers(20*10, 10) || !distinctSuppliers(20*100, 100) {

@@ -175,7 +175,8 @@ func insert(ctx context.Context, eng engine.Engine, g *gen, workers int) ([]int6
 
 // generate runs workers, each opened by open, over the chunks cs and
 // returns the rows written per table (in tables' order).
-func generate(ctx context.Context, g *gen, cs []chunk, workers int, open func(context.Context) (worker, error)) ([]int64, error) {
+func generate(ctx context.Context, g *gen, cs []chunk, workers int,
+	open func(context.Context) (worker, error)) ([]int64, error) {
 	var next atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -227,7 +228,8 @@ func generate(ctx context.Context, g *gen, cs []chunk, workers int, open func(co
 // holds each group's chunks together), so it closes its sinks when it
 // moves to another group: PostgreSQL's COPYs then end and their
 // connections are returned.
-func work(ctx context.Context, open func(context.Context) (worker, error), g *gen, cs []chunk, next *atomic.Int64, rows []int64) (err error) {
+func work(ctx context.Context, open func(context.Context) (worker, error), g *gen, cs []chunk, next *atomic.Int64,
+	rows []int64) (err error) {
 	wk, err := open(ctx)
 	if err != nil {
 		return err
@@ -308,7 +310,8 @@ const (
 
 // tableGroup is the chunk group that makes each table's rows (in tables'
 // order).
-var tableGroup = [...]int{groupFixed, groupFixed, groupSupplier, groupPart, groupPart, groupCustomer, groupOrders, groupOrders}
+var tableGroup = [...]int{groupFixed, groupFixed, groupSupplier, groupPart, groupPart, groupCustomer,
+	groupOrders, groupOrders}
 
 // batch holds a chunk's rows, per table, flat: ns[ti] rows of table ti in
 // bufs[ti]. Its buffers are made at first use large enough for a chunk's

@@ -48,7 +48,8 @@ func TestLoadCountsAndSplit(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != want[tb.name] || st.Rows[tb.name] != got {
-				t.Errorf("%d workers: %s has %d rows, stats say %d, want %d", workers, tb.name, got, st.Rows[tb.name], want[tb.name])
+				t.Errorf("%d workers: %s has %d rows, stats say %d, want %d",
+					workers, tb.name, got, st.Rows[tb.name], want[tb.name])
 			}
 			total += got
 		}
@@ -113,7 +114,8 @@ func TestLoadDuckDBFails(t *testing.T) {
 		t.Errorf("load without a lineitem table: %v", err)
 	}
 	var keep bool
-	if err := eng.DB().QueryRowContext(ctx, "SELECT current_setting('preserve_insertion_order')").Scan(&keep); err != nil || !keep {
+	if err := eng.DB().QueryRowContext(ctx,
+		"SELECT current_setting('preserve_insertion_order')").Scan(&keep); err != nil || !keep {
 		t.Errorf("preserve_insertion_order after the load: %v, %v; want true", keep, err)
 	}
 	assertOnlyDB(t, eng)
@@ -148,7 +150,8 @@ func TestLoadRefuses(t *testing.T) {
 func TestLoadRefusesPostgres(t *testing.T) {
 	ctx := context.Background()
 	eng := openNew(t, dialectPostgres, "tpch_refuse")
-	if _, err := eng.DB().ExecContext(ctx, "CREATE TABLE lineitem (x INTEGER); INSERT INTO lineitem VALUES (42)"); err != nil {
+	if _, err := eng.DB().ExecContext(ctx,
+		"CREATE TABLE lineitem (x INTEGER); INSERT INTO lineitem VALUES (42)"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Load(ctx, eng, Config{SF: 0.01}); err == nil || !strings.Contains(err.Error(), "creating lineitem") {
@@ -159,7 +162,8 @@ func TestLoadRefusesPostgres(t *testing.T) {
 		t.Errorf("the existing table changed: %d, %v", x, err)
 	}
 	var n int
-	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&n); err != nil || n != 1 {
+	if err := eng.DB().QueryRowContext(ctx,
+		"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&n); err != nil || n != 1 {
 		t.Errorf("%d tables left in the schema (%v), want only lineitem", n, err)
 	}
 }
@@ -176,7 +180,8 @@ func TestLoadDuckDBTwice(t *testing.T) {
 	}
 	for i := range 2 {
 		for _, tb := range tables {
-			if _, err := eng.DB().Exec("DROP TABLE IF EXISTS " + tb.name + "; " + createTable(tb, specOf(dialectDuckDB))); err != nil {
+			if _, err := eng.DB().Exec("DROP TABLE IF EXISTS " + tb.name + "; " +
+				createTable(tb, specOf(dialectDuckDB))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -193,7 +198,8 @@ func TestLoadDuckDBTwice(t *testing.T) {
 	}
 	defer again.Close()
 	var n int
-	if err := again.DB().QueryRowContext(ctx, "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'numalab_tpch_%'").Scan(&n); err != nil || n != 0 {
+	if err := again.DB().QueryRowContext(ctx,
+		"SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'numalab_tpch_%'").Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d table functions in the reopened file (%v), want none", n, err)
 	}
 }
@@ -234,7 +240,8 @@ func TestLoadPostgres(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != want[tb.name] || st.Rows[tb.name] != got {
-				t.Errorf("%d workers: %s has %d rows, stats say %d, want %d", workers, tb.name, got, st.Rows[tb.name], want[tb.name])
+				t.Errorf("%d workers: %s has %d rows, stats say %d, want %d",
+					workers, tb.name, got, st.Rows[tb.name], want[tb.name])
 			}
 			sum = append(sum, tb.name+" "+md5)
 		}
@@ -262,7 +269,8 @@ func TestLoadPostgresFails(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := eng.DB().ExecContext(ctx, "ALTER TABLE lineitem ADD CONSTRAINT six_lines CHECK (l_linenumber < 7)"); err != nil {
+	if _, err := eng.DB().ExecContext(ctx,
+		"ALTER TABLE lineitem ADD CONSTRAINT six_lines CHECK (l_linenumber < 7)"); err != nil {
 		t.Fatal(err)
 	}
 	_, err = insert(ctx, eng, g, 2)
@@ -284,7 +292,8 @@ func TestLoadPostgresFails(t *testing.T) {
 		defer lcancel()
 		for lctx.Err() == nil {
 			var n int
-			err := eng.DB().QueryRowContext(lctx, "SELECT count(*) FROM pg_stat_progress_copy WHERE tuples_processed > 0").Scan(&n)
+			err := eng.DB().QueryRowContext(lctx,
+				"SELECT count(*) FROM pg_stat_progress_copy WHERE tuples_processed > 0").Scan(&n)
 			if err != nil || n > 0 {
 				return
 			}
@@ -295,7 +304,8 @@ func TestLoadPostgresFails(t *testing.T) {
 		t.Errorf("a load cancelled part way: %v", err)
 	}
 	var left int
-	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&left); err != nil || left != 0 {
+	if err := eng.DB().QueryRowContext(ctx,
+		"SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d tables left after the cancelled load (%v)", left, err)
 	}
 }

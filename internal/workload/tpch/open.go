@@ -89,18 +89,22 @@ func openFile(ctx context.Context, cfg OpenConfig, opt engine.Options, need int6
 	if _, err := os.Stat(path); err == nil {
 		eng, err := engine.Open(ctx, cfg.Engine, opt)
 		if err != nil {
-			return fail(fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", cfg.Engine, err))
+			return fail(
+				fmt.Errorf("the file exists but %s cannot open it: %w (remove it or choose another --db)", cfg.Engine, err))
 		}
 		m, merr := meta.Read(ctx, eng.DB(), engine.SQLOf(cfg.Engine), metaTable)
 		switch {
 		case merr != nil || m["workload"] != "tpch":
 			eng.Close()
-			return fail(fmt.Errorf("%w: the file exists and has no %s marker: refusing to touch it (remove it or choose another --db)", ErrForeign, metaTable))
+			return fail(
+				fmt.Errorf("%w: the file exists and has no %s marker: refusing to touch it (remove it or choose another --db)",
+					ErrForeign, metaTable))
 		case ready(m, cfg):
 			return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: path}, nil
 		}
 		eng.Close()
-		cfg.Say(fmt.Sprintf("%s holds numalab's tpch at SF %s seed %s (complete: %v), not SF %g seed %d: loading again", path, m["sf"], m["seed"], m["load_complete"] != "", cfg.SF, cfg.Seed))
+		cfg.Say(fmt.Sprintf("%s holds numalab's tpch at SF %s seed %s (complete: %v), not SF %g seed %d: loading again",
+			path, m["sf"], m["seed"], m["load_complete"] != "", cfg.SF, cfg.Seed))
 		for _, p := range []string{path, path + ".wal"} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fail(err)
@@ -174,7 +178,8 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 	case merr == nil && ready(m, cfg):
 		return &DB{Eng: eng, SF: cfg.SF, Seed: cfg.Seed, Reused: true, Where: where}, nil
 	case merr == nil && m["workload"] == "tpch":
-		cfg.Say(fmt.Sprintf("numalab's tpch at SF %s seed %s (complete: %v) is there, not SF %g seed %d: loading again", m["sf"], m["seed"], m["load_complete"] != "", cfg.SF, cfg.Seed))
+		cfg.Say(fmt.Sprintf("numalab's tpch at SF %s seed %s (complete: %v) is there, not SF %g seed %d: loading again",
+			m["sf"], m["seed"], m["load_complete"] != "", cfg.SF, cfg.Seed))
 		for _, t := range append(tableNames(), metaTable) {
 			if _, err := eng.DB().ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				return fail(fmt.Errorf("dropping %s of numalab's earlier load: %w", t, err))
@@ -187,7 +192,8 @@ func openServer(ctx context.Context, cfg OpenConfig, opt engine.Options, need in
 				return fail(err)
 			}
 			if n > 0 {
-				return fail(fmt.Errorf("%w: table %s exists without a complete %s marker: refusing to touch it", ErrForeign, t, metaTable))
+				return fail(fmt.Errorf("%w: table %s exists without a complete %s marker: refusing to touch it",
+					ErrForeign, t, metaTable))
 			}
 		}
 	}
@@ -212,7 +218,8 @@ func loadMarked(ctx context.Context, eng engine.Engine, cfg OpenConfig, need int
 	if _, err := db.ExecContext(ctx, d.CreateMeta(metaTable)); err != nil {
 		return LoadStats{}, fmt.Errorf("creating %s: %w", metaTable, err)
 	}
-	if err := putMeta(ctx, db, d, map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64), "seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
+	if err := putMeta(ctx, db, d, map[string]string{"workload": "tpch", "sf": strconv.FormatFloat(cfg.SF, 'g', -1, 64),
+		"seed": strconv.FormatInt(cfg.Seed, 10)}); err != nil {
 		return LoadStats{}, err
 	}
 	cfg.Say(fmt.Sprintf("loading tpch SF %g into %s", cfg.SF, cfg.Engine))
@@ -235,7 +242,8 @@ func putMeta(ctx context.Context, db *sql.DB, d engine.SQL, kv map[string]string
 // ready says m marks a complete load of cfg's SF and seed.
 func ready(m map[string]string, cfg OpenConfig) bool {
 	sf, err := strconv.ParseFloat(m["sf"], 64)
-	return m["workload"] == "tpch" && m["load_complete"] != "" && err == nil && sf == cfg.SF && m["seed"] == strconv.FormatInt(cfg.Seed, 10)
+	return m["workload"] == "tpch" && m["load_complete"] != "" && err == nil && sf == cfg.SF &&
+		m["seed"] == strconv.FormatInt(cfg.Seed, 10)
 }
 
 func tableNames() []string {

@@ -23,7 +23,8 @@ type Output struct {
 // fitted seconds per cost unit) and the machine's sockets and cores; on
 // PostgreSQL it adds the storage advice from the server's settings and
 // probe (nil: no stored storage probe).
-func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold dop.Threshold, probe *result.IORatio) Output {
+func (s *Sweep) Conclude(measured []*Cell, machine *result.Topology, threshold dop.Threshold,
+	probe *result.IORatio) Output {
 	all := make([]Cell, 0, len(measured))
 	for _, c := range measured {
 		all = append(all, *c)

@@ -91,8 +91,10 @@ func buildPaced(run *result.Run) (*PacedRun, error) {
 		if m == nil || m.Pace == nil {
 			return
 		}
-		pr.Cells = append(pr.Cells, PacedCell{Cell: m.Index, Query: query, Streams: m.Streams, DOP: max(m.DOP, 1), Repeat: m.Repeat, Pace: *m.Pace,
-			Done: m.Total.Count, Errors: m.Total.Errors, Achieved: m.TPS, P50US: m.Total.P50US, P95US: m.Total.P95US, P99US: m.Total.P99US})
+		pr.Cells = append(pr.Cells,
+			PacedCell{Cell: m.Index, Query: query, Streams: m.Streams, DOP: max(m.DOP, 1), Repeat: m.Repeat, Pace: *m.Pace,
+				Done: m.Total.Count, Errors: m.Total.Errors, Achieved: m.TPS, P50US: m.Total.P50US, P95US: m.Total.P95US,
+				P99US: m.Total.P99US})
 	}
 	if run.Kind == KindTPCHPaced {
 		cells, err := KindCell.All(run)
@@ -119,7 +121,8 @@ func buildPaced(run *result.Run) (*PacedRun, error) {
 }
 
 // pacedHead is the paced cells' table heading, in the HTML and the text.
-var pacedHead = []string{"cell", "query", "streams", "DOP", "pacing", "due", "completed", "per s", "late", "never started", "p50 ms", "p95 ms", "p99 ms", "service p99 ms", "errors"}
+var pacedHead = []string{"cell", "query", "streams", "DOP", "pacing", "due", "completed", "per s", "late",
+	"never started", "p50 ms", "p95 ms", "p99 ms", "service p99 ms", "errors"}
 
 // pacedRow is one paced cell as pacedHead's columns.
 func pacedRow(c PacedCell) []string {
@@ -127,26 +130,32 @@ func pacedRow(c PacedCell) []string {
 	pace := fmt.Sprintf("think %v (%s)", c.Pace.Think, c.Pace.ThinkDist)
 	if c.Pace.Mode == "rate" {
 		pace = fmt.Sprintf("%s/s (%s)", strconv.FormatFloat(c.Pace.Rate, 'g', 4, 64), c.Pace.Arrivals)
-		due, late, backlog = strconv.FormatInt(c.Pace.Offered, 10), strconv.FormatInt(c.Pace.Late, 10), strconv.FormatInt(c.Pace.Backlog, 10)
+		due, late, backlog = strconv.FormatInt(c.Pace.Offered, 10), strconv.FormatInt(c.Pace.Late, 10),
+			strconv.FormatInt(c.Pace.Backlog, 10)
 		service = report.FmtF(c.Pace.Service.P99US/1000, 2)
 	}
-	return []string{strconv.Itoa(c.Cell), c.Query, strconv.Itoa(c.Streams), strconv.Itoa(c.DOP), pace, due, strconv.FormatInt(c.Done, 10),
-		report.FmtF(c.Achieved, 2), late, backlog, report.FmtF(c.P50US/1000, 2), report.FmtF(c.P95US/1000, 2), report.FmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
+	return []string{strconv.Itoa(c.Cell), c.Query, strconv.Itoa(c.Streams), strconv.Itoa(c.DOP), pace, due,
+		strconv.FormatInt(c.Done, 10), report.FmtF(c.Achieved, 2), late, backlog, report.FmtF(c.P50US/1000, 2),
+		report.FmtF(c.P95US/1000, 2), report.FmtF(c.P99US/1000, 2), service, strconv.FormatInt(c.Errors, 10)}
 }
 
 // pacedHTMLHead is the HTML's narrower heading of pacedRow's columns:
 // due and completed, late and never started, and the three latency
 // percentiles each share a column.
-var pacedHTMLHead = []string{"cell", "query", "streams", "DOP", "pacing", "due / completed", "per s", "late / never started", "latency ms p50 / p95 / p99", "service p99 ms", "errors"}
+var pacedHTMLHead = []string{"cell", "query", "streams", "DOP", "pacing", "due / completed", "per s",
+	"late / never started", "latency ms p50 / p95 / p99", "service p99 ms", "errors"}
 
 // pacedHTMLRow is pacedRow's cells under pacedHTMLHead.
 func pacedHTMLRow(r []string) []string {
-	return []string{r[0], r[1], r[2], r[3], r[4], r[5] + " / " + r[6], r[7], r[8] + " / " + r[9], r[10] + " / " + r[11] + " / " + r[12], r[13], r[14]}
+	return []string{r[0], r[1], r[2], r[3], r[4], r[5] + " / " + r[6], r[7], r[8] + " / " + r[9],
+		r[10] + " / " + r[11] + " / " + r[12], r[13], r[14]}
 }
 
 // pacedCaption says what one paced run's table shows.
 func pacedCaption(p PacedRun) string {
-	return fmt.Sprintf("Run %d (%s), %s queries on %s, paced: with an arrival rate the latency runs from each query's intended start (queueing shows) and a query that started over %s late is counted; service p99 is from its actual start; with a think time both run from the actual start",
+	return fmt.Sprintf("Run %d (%s), %s queries on %s, paced: with an arrival rate the latency runs from each "+
+		"query's intended start (queueing shows) and a query that started over %s late is counted; service p99 is "+
+		"from its actual start; with a think time both run from the actual start",
 		p.Run, p.Kind, pacedQueryTitles[p.Kind], p.Engine, lateAfter(p))
 }
 
@@ -162,7 +171,9 @@ func lateAfter(p PacedRun) string {
 // HTML is the paced section: each run's cells.
 func (sec *PacedSection) HTML(_ *report.Report) []report.HTMLSection {
 	s := report.HTMLSection{ID: AnchorPaced, Title: "Paced queries",
-		Intro: "Runs of 'run tpch' and 'run report' paced by a think time or an arrival rate. Their throughput is their schedule's, so they are shown here and never read as capacity (the TPC-H-derived and reporting sections, the fleet and the model read closed-loop runs only)."}
+		Intro: "Runs of 'run tpch' and 'run report' paced by a think time or an arrival rate. Their throughput is " +
+			"their schedule's, so they are shown here and never read as capacity (the TPC-H-derived and reporting sections, " +
+			"the fleet and the model read closed-loop runs only)."}
 	for _, p := range sec.Runs {
 		t := report.Table{ID: fmt.Sprintf("%s-%d", AnchorPaced, p.Run), Caption: pacedCaption(p), Head: pacedHTMLHead}
 		for _, c := range p.Cells {
@@ -199,7 +210,8 @@ func textPaced(b *strings.Builder, p PacedRun) {
 func (sec *PacedSection) CSV(row report.CSVRow) {
 	for _, p := range sec.Runs {
 		for _, c := range p.Cells {
-			name := fmt.Sprintf("%s on %s, cell %d, %s, %d streams, DOP %d", pacedQueryTitles[p.Kind], p.Engine, c.Cell, c.Query, c.Streams, c.DOP)
+			name := fmt.Sprintf("%s on %s, cell %d, %s, %d streams, DOP %d",
+				pacedQueryTitles[p.Kind], p.Engine, c.Cell, c.Query, c.Streams, c.DOP)
 			x := c.Pace.Rate
 			row("paced_queries", p.Run, name, "offered_per_s", x, "achieved", c.Achieved, "1/s", nil, nil, 0)
 			row("paced_queries", p.Run, name, "offered_per_s", x, "p50_latency", c.P50US, "us", nil, nil, 0)
@@ -207,7 +219,8 @@ func (sec *PacedSection) CSV(row report.CSVRow) {
 			row("paced_queries", p.Run, name, "offered_per_s", x, "p99_latency", c.P99US, "us", nil, nil, 0)
 			if c.Pace.Mode == "rate" {
 				row("paced_queries", p.Run, name, "offered_per_s", x, "late", float64(c.Pace.Late), "queries", nil, nil, 0)
-				row("paced_queries", p.Run, name, "offered_per_s", x, "never_started", float64(c.Pace.Backlog), "queries", nil, nil, 0)
+				row("paced_queries", p.Run, name, "offered_per_s", x, "never_started", float64(c.Pace.Backlog), "queries",
+					nil, nil, 0)
 				row("paced_queries", p.Run, name, "offered_per_s", x, "service_p99", c.Pace.Service.P99US, "us", nil, nil, 0)
 			}
 		}

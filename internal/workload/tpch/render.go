@@ -16,7 +16,8 @@ const rowFormat = "%4v %-10v %5v %7v %4v %4v %9v %7v %10v %12v %-16v %v\n"
 
 // WriteRowHeader prints the header of the rows WriteRow prints.
 func WriteRowHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "test", "query", "streams", "dop", "used", "seconds", "rows", "queries/h", "cost", "workers ran on", "errors")
+	fmt.Fprintf(w, rowFormat, "cell", "test", "query", "streams", "dop", "used", "seconds", "rows", "queries/h",
+		"cost", "workers ran on", "errors")
 }
 
 // WriteRow prints tc, the measurement of the sweep's cell c, as one row.
@@ -51,7 +52,8 @@ func WriteRow(w io.Writer, c sweep.Cell, tc *Cell) {
 	default:
 		errs = strconv.FormatInt(tc.Cell.Total.Errors, 10)
 	}
-	fmt.Fprintf(w, rowFormat, c.Index, tc.Mode, q, c.Streams, c.DOP, used, secs, rows, fmt.Sprintf("%.0f", tc.QueriesPerHour), cost, tc.Workers.Short(), errs)
+	fmt.Fprintf(w, rowFormat, c.Index, tc.Mode, q, c.Streams, c.DOP, used, secs, rows,
+		fmt.Sprintf("%.0f", tc.QueriesPerHour), cost, tc.Workers.Short(), errs)
 }
 
 // Headline is the run's best DOP for queries per hour at each stream
@@ -88,7 +90,8 @@ func Headline(cfg RunConfig, an Analysis) string {
 // (StorageAdvice's lines), and the server-wide DOP.
 func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 	fmt.Fprintf(w, "\nSpeedup against DOP (TPC-H-derived, not audited), median over repeats:\n")
-	fmt.Fprintf(w, "%-5s %-40s %8s %10s %10s %s\n", "query", "speedup at each DOP", "best DOP", "stops at", "rule DOP", "cost")
+	fmt.Fprintf(w, "%-5s %-40s %8s %10s %10s %s\n", "query", "speedup at each DOP", "best DOP",
+		"stops at", "rule DOP", "cost")
 	for _, q := range an.Queries {
 		var sp []string
 		for _, p := range q.Points {
@@ -108,7 +111,8 @@ func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 		if q.Rule != nil {
 			rule = strconv.Itoa(q.Rule.DOP)
 		}
-		fmt.Fprintf(w, "%-5s %-40s %8d %10s %10s %.0f\n", QueryName(q.Query), strings.Join(sp, " "), q.BestDOP, stops, rule, q.Cost)
+		fmt.Fprintf(w, "%-5s %-40s %8d %10s %10s %.0f\n", QueryName(q.Query), strings.Join(sp, " "), q.BestDOP,
+			stops, rule, q.Cost)
 	}
 	estimate.WriteTable(w, an.Estimates())
 	fmt.Fprintf(w, "\nPlan changes between consecutive DOPs: %d\n", len(an.Changes))
@@ -116,15 +120,18 @@ func WriteAnalysis(w io.Writer, an Analysis, storage []string) {
 		fmt.Fprintf(w, "  %s\n", c)
 	}
 	if f := an.Cost; f != nil {
-		fmt.Fprintf(w, "\nCost model against the clock at DOP %d: %.3g s per unit of %s (median ratio)\n", f.DOP, f.SecondsPerUnit, f.Unit)
+		fmt.Fprintf(w, "\nCost model against the clock at DOP %d: %.3g s per unit of %s (median ratio)\n",
+			f.DOP, f.SecondsPerUnit, f.Unit)
 		for _, p := range f.Largest(3) {
-			fmt.Fprintf(w, "  largest error: %s: cost %.0f, %.4f s, %.2fx the fitted time\n", QueryName(p.Query), p.Cost, p.Seconds, p.Error)
+			fmt.Fprintf(w, "  largest error: %s: cost %.0f, %.4f s, %.2fx the fitted time\n", QueryName(p.Query),
+				p.Cost, p.Seconds, p.Error)
 		}
 		var off []string
 		for _, q := range f.Off {
 			off = append(off, QueryName(q))
 		}
-		fmt.Fprintf(w, "  more than 2x off the line: %s; operators they all have: %s\n", listOrNone(off), listOrNone(f.Common))
+		fmt.Fprintf(w, "  more than 2x off the line: %s; operators they all have: %s\n", listOrNone(off),
+			listOrNone(f.Common))
 	}
 	for _, s := range storage {
 		fmt.Fprintf(w, "  %s\n", s)
@@ -169,7 +176,8 @@ func costText(c float64) string {
 
 // writeAdvice prints the server-wide DOP per stream count.
 func writeAdvice(w io.Writer, a *DOPAdvice) {
-	fmt.Fprintf(w, "\nServer-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):\n")
+	fmt.Fprintf(w,
+		"\nServer-wide DOP from the throughput test (queries per hour, all streams; median, range over repeats):\n")
 	for _, s := range a.PerStreams {
 		var ps []string
 		for _, p := range s.Points {
@@ -177,10 +185,13 @@ func writeAdvice(w io.Writer, a *DOPAdvice) {
 				ps = append(ps, fmt.Sprintf("DOP %d: no query finished in the window", p.DOP))
 				continue
 			}
-			ps = append(ps, fmt.Sprintf("DOP %d: %.0f [%.0f–%.0f], slowest %.3f s (%s)", p.DOP, p.QPH, p.QPHMin, p.QPHMax, p.Slowest, QueryName(p.SlowestQuery)))
+			ps = append(ps, fmt.Sprintf("DOP %d: %.0f [%.0f–%.0f], slowest %.3f s (%s)",
+				p.DOP, p.QPH, p.QPHMin, p.QPHMax, p.Slowest, QueryName(p.SlowestQuery)))
 		}
 		if s.BestQPH == 0 {
-			fmt.Fprintf(w, "  %s: %s\n    nothing to choose by: at every DOP the median repeat finished no query in its window (lengthen --duration, or leave the longest queries out with --query)\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "))
+			fmt.Fprintf(w, "  %s: %s\n    nothing to choose by: at every DOP the median repeat finished no query in its "+
+				"window (lengthen --duration, or leave the longest queries out with --query)\n", sweep.Count(s.Streams, "stream"),
+				strings.Join(ps, "; "))
 			continue
 		}
 		clear := "within the repeats' spread of the next best"
@@ -190,7 +201,8 @@ func writeAdvice(w io.Writer, a *DOPAdvice) {
 		case s.Clear:
 			clear = "clear of the others' ranges over the repeats"
 		}
-		fmt.Fprintf(w, "  %s: %s\n    most queries per hour at DOP %d (%s); shortest slowest query at DOP %d\n", sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "), s.BestQPH, clear, s.BestSlowest)
+		fmt.Fprintf(w, "  %s: %s\n    most queries per hour at DOP %d (%s); shortest slowest query at DOP %d\n",
+			sweep.Count(s.Streams, "stream"), strings.Join(ps, "; "), s.BestQPH, clear, s.BestSlowest)
 	}
 	switch {
 	case a.Serial > 0:

@@ -17,15 +17,19 @@ import (
 func TestWriteAnalysis(t *testing.T) {
 	an := Analysis{
 		Queries: []QueryScaling{
-			{Query: 1, Points: []DOPPoint{{DOP: 1, Speedup: 1}, {DOP: 2, Speedup: 1.8, Used: 1}}, BestDOP: 2, StopsAt: 2, Cost: 1234, Rule: &dop.Advice{DOP: 2}},
+			{Query: 1, Points: []DOPPoint{{DOP: 1, Speedup: 1}, {DOP: 2, Speedup: 1.8, Used: 1}}, BestDOP: 2, StopsAt: 2,
+				Cost: 1234, Rule: &dop.Advice{DOP: 2}},
 			{Query: 6, Points: []DOPPoint{{DOP: 1, Speedup: 1}}, BestDOP: 1},
 		},
 		Changes: []PlanChange{{Query: 1, FromDOP: 1, DOP: 2, Added: []string{"Gather"}}},
 		Cost: &CostFit{Unit: "cost", DOP: 1, SecondsPerUnit: 0.0001,
-			Points: []CostPoint{{Query: 1, Cost: 1234, Seconds: 0.5, Error: 4}, {Query: 6, Cost: 10, Seconds: 0.001, Error: 1}}, Off: []int{1}},
+			Points: []CostPoint{{Query: 1, Cost: 1234, Seconds: 0.5, Error: 4},
+				{Query: 6, Cost: 10, Seconds: 0.001, Error: 1}}, Off: []int{1}},
 		Advice: &DOPAdvice{PerStreams: []StreamsAdvice{
-			{Streams: 1, Points: []Throughput{{DOP: 1, QPH: 100, QPHMin: 100, QPHMax: 100, Slowest: 0.5, SlowestQuery: 1, Repeats: 1}}, BestQPH: 1, BestSlowest: 1},
-			{Streams: 2, Points: []Throughput{{DOP: 2, QPH: 300, QPHMin: 290, QPHMax: 310, Slowest: 0.4, SlowestQuery: 6, Repeats: 3}}, BestQPH: 2, BestSlowest: 2, Clear: true},
+			{Streams: 1, Points: []Throughput{{DOP: 1, QPH: 100, QPHMin: 100, QPHMax: 100, Slowest: 0.5, SlowestQuery: 1,
+				Repeats: 1}}, BestQPH: 1, BestSlowest: 1},
+			{Streams: 2, Points: []Throughput{{DOP: 2, QPH: 300, QPHMin: 290, QPHMax: 310, Slowest: 0.4, SlowestQuery: 6,
+				Repeats: 3}}, BestQPH: 2, BestSlowest: 2, Clear: true},
 		}, Serial: 4},
 	}
 	var b bytes.Buffer
@@ -56,7 +60,8 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 		t.Errorf("WriteAnalysis printed\n%s\nwant\n%s", b.String(), want)
 	}
 	h := Headline(RunConfig{Common: runconfig.Common{Engine: "duckdb"}, SF: 0.01}, an)
-	if want := "duckdb SF 0.01: 2 queries; 1 of 1 fastest above DOP 1; 1 stream: DOP 1 best for queries/h; 2 streams: DOP 2 best for queries/h"; h != want {
+	if want := "duckdb SF 0.01: 2 queries; 1 of 1 fastest above DOP 1; 1 stream: DOP 1 best for queries/h; 2 " +
+		"streams: DOP 2 best for queries/h"; h != want {
 		t.Errorf("Headline = %q, want %q", h, want)
 	}
 }
@@ -69,14 +74,16 @@ func TestNothingFinished(t *testing.T) {
 		return Cell{Mode: ModeThroughput, DOP: dop, Streams: 2, Cell: &result.Cell{}}
 	}
 	an := Analyze([]Cell{none(1), none(2)}, nil)
-	if a := an.Advice; a == nil || len(a.PerStreams) != 1 || a.PerStreams[0].BestQPH != 0 || a.PerStreams[0].BestSlowest != 0 || a.NeverSerial() || a.Serial != 0 {
+	if a := an.Advice; a == nil || len(a.PerStreams) != 1 || a.PerStreams[0].BestQPH != 0 ||
+		a.PerStreams[0].BestSlowest != 0 || a.NeverSerial() || a.Serial != 0 {
 		t.Fatalf("advice %+v: want no DOP chosen at 2 streams, nothing measured", an.Advice)
 	}
 	// DOP 1 best at 8 streams, nothing finished at 16: DOP 1 from 8 on.
 	at16 := func(dop int) Cell { c := none(dop); c.Streams = 16; return c }
 	mixed := Analyze([]Cell{throughput(8, 1, 300, 0), throughput(8, 2, 200, 0), at16(1), at16(2)}, nil)
 	if a := mixed.Advice; a.Serial != 8 || a.NeverSerial() {
-		t.Errorf("DOP 1 best at 8 streams, none finished at 16: serial from %d, never serial %v; want 8, false", a.Serial, a.NeverSerial())
+		t.Errorf("DOP 1 best at 8 streams, none finished at 16: serial from %d, never serial %v; want 8, false",
+			a.Serial, a.NeverSerial())
 	}
 	var b bytes.Buffer
 	writeAdvice(&b, an.Advice)
@@ -88,7 +95,8 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 	if b.String() != want {
 		t.Errorf("writeAdvice printed\n%s\nwant\n%s", b.String(), want)
 	}
-	if h := Headline(RunConfig{Common: runconfig.Common{Engine: "postgres"}, SF: 0.1}, an); !strings.HasSuffix(h, "2 streams: no query finished in a median window") {
+	if h := Headline(RunConfig{Common: runconfig.Common{Engine: "postgres"}, SF: 0.1}, an); !strings.HasSuffix(h,
+		"2 streams: no query finished in a median window") {
 		t.Errorf("Headline = %q", h)
 	}
 	slow := power(17, 1, 44.7723, "Aggregate", 194645)
@@ -96,11 +104,13 @@ Server-wide DOP from the throughput test (queries per hour, all streams; median,
 	an = Analyze([]Cell{slow, power(17, 2, 40, "Aggregate", 194645)}, nil)
 	b.Reset()
 	WriteAnalysis(&b, an, nil)
-	if q := an.Queries; len(q) != 1 || !q[0].Points[0].Explained || q[0].Points[1].Explained || !strings.Contains(b.String(), "1:1.00x(explain) 2:1.12x ") {
+	if q := an.Queries; len(q) != 1 || !q[0].Points[0].Explained || q[0].Points[1].Explained ||
+		!strings.Contains(b.String(), "1:1.00x(explain) 2:1.12x ") {
 		t.Errorf("a query timed by EXPLAIN at DOP 1: %+v, printed\n%s", an.Queries, b.String())
 	}
 	b.Reset()
-	WriteRow(&b, sweep.Cell{DOP: 1}, &Cell{Mode: ModePower, Query: 17, Seconds: 44.7723, TimedByExplain: true, Cell: &result.Cell{}})
+	WriteRow(&b, sweep.Cell{DOP: 1},
+		&Cell{Mode: ModePower, Query: 17, Seconds: 44.7723, TimedByExplain: true, Cell: &result.Cell{}})
 	if f := strings.Fields(b.String()); len(f) != 13 || f[6] != "44.7723" || f[7] != "(explain)" || f[8] != "-" {
 		t.Errorf("row timed by EXPLAIN: %q, want its seconds marked (explain) and no rows", b.String())
 	}

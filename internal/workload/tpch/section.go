@@ -200,14 +200,16 @@ func rowColumn(runs []*result.Run) ([]RowColumn, error) {
 			if hosts[r.Run] != hosts[c.Run] || r.Config.SF != c.Config.SF || r.Config.Seed != c.Config.Seed {
 				continue
 			}
-			rc := RowColumn{Row: r.Run, RowEngine: r.Config.Engine, Column: c.Run, ColumnEngine: c.Config.Engine, SF: r.Config.SF}
+			rc := RowColumn{Row: r.Run, RowEngine: r.Config.Engine, Column: c.Run,
+				ColumnEngine: c.Config.Engine, SF: r.Config.SF}
 			for _, k := range sortedPairs(r.seconds) {
 				cs, ok := c.seconds[k]
 				if !ok {
 					continue
 				}
 				rs := r.seconds[k]
-				rc.Points = append(rc.Points, RowColumnPoint{Query: k[0], DOP: k[1], RowSeconds: stats.Median(rs), ColumnSeconds: stats.Median(cs), Ratio: stats.RatioOf(cs, rs)})
+				rc.Points = append(rc.Points, RowColumnPoint{Query: k[0], DOP: k[1], RowSeconds: stats.Median(rs),
+					ColumnSeconds: stats.Median(cs), Ratio: stats.RatioOf(cs, rs)})
 			}
 			if len(rc.Points) > 0 {
 				out = append(out, rc)
@@ -230,7 +232,9 @@ func sortedPairs(m map[[2]int][]float64) [][2]int {
 // rowColumnTable sets a row engine's times beside a column engine's.
 func rowColumnTable(rc RowColumn) report.Table {
 	t := report.Table{ID: fmt.Sprintf("%s-row-column-%d-%d", AnchorTPCH, rc.Row, rc.Column),
-		Caption: fmt.Sprintf("Rows against columns at SF %g on this host: %s (run %d) over %s (run %d), each query alone at each DOP both ran; the ratio is how many times longer the row engine took, the Hodges-Lehmann estimate over repeats with its %.0f%% interval",
+		Caption: fmt.Sprintf("Rows against columns at SF %g on this host: %s (run %d) over %s (run %d), each query "+
+			"alone at each DOP both ran; the ratio is how many times longer the row engine took, the Hodges-Lehmann "+
+			"estimate over repeats with its %.0f%% interval",
 			rc.SF, rc.RowEngine, rc.Row, rc.ColumnEngine, rc.Column, 100*stats.Confidence),
 		Head: []string{"query", "DOP", rc.RowEngine + ", s", rc.ColumnEngine + ", s", "row / column", "interval", "repeats"}}
 	for _, p := range rc.Points {
@@ -238,8 +242,9 @@ func rowColumnTable(rc RowColumn) report.Table {
 		if p.Ratio.HasCI {
 			iv = fmt.Sprintf("[%s, %s]", report.FmtF(p.Ratio.Lo, 2), report.FmtF(p.Ratio.Hi, 2))
 		}
-		t.Rows = append(t.Rows, []string{QueryName(p.Query), strconv.Itoa(p.DOP), report.FmtF(p.RowSeconds, 4), report.FmtF(p.ColumnSeconds, 4),
-			report.FmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
+		t.Rows = append(t.Rows,
+			[]string{QueryName(p.Query), strconv.Itoa(p.DOP), report.FmtF(p.RowSeconds, 4), report.FmtF(p.ColumnSeconds, 4),
+				report.FmtF(p.Ratio.Estimate, 2) + "×", iv, fmt.Sprintf("%d+%d", p.Ratio.NB, p.Ratio.NA)})
 	}
 	return t
 }
@@ -251,17 +256,22 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 	t := sec.Run
 	s := report.HTMLSection{ID: AnchorTPCH, Title: "TPC-H-derived queries"}
 	a := t.Analysis
-	s.Intro = fmt.Sprintf("Run %d: %d TPC-H-derived queries on %s %s at SF %g (TPC-H-derived, not audited: no figure here is a QphH). Power test: each query alone on one stream at each DOP; its time is the median over repeats of its mean in a %v window. Speedup is against the lowest DOP.",
+	s.Intro = fmt.Sprintf("Run %d: %d TPC-H-derived queries on %s %s at SF %g (TPC-H-derived, not audited: no "+
+		"figure here is a QphH). Power test: each query alone on one stream at each DOP; its time is the median "+
+		"over repeats of its mean in a %v window. Speedup is against the lowest DOP.",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
 	var dops []float64
 	for _, d := range t.Config.DOP {
 		dops = append(dops, float64(d))
 	}
 	sp := &report.Chart{ID: AnchorTPCH + "-speedup", Title: "Speedup against DOP, one line per query (dashed grey: ideal)",
-		X: report.Scale{Label: "DOP", Ticks: dops, Format: report.FmtSig}, Y: report.Scale{Label: "speedup against the lowest DOP", Zero: true, Format: report.FmtSig}, Ideal: true}
+		X: report.Scale{Label: "DOP", Ticks: dops, Format: report.FmtSig},
+		Y: report.Scale{Label: "speedup against the lowest DOP", Zero: true, Format: report.FmtSig}, Ideal: true}
 	var ys []float64
-	best := report.Table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
-		Head: []string{"query", "time at the lowest DOP, s", "best DOP", "speedup there", "stops scaling at", "rule-of-thumb DOP", "plan cost", "DOP the engine used"}}
+	best := report.Table{ID: AnchorTPCH + "-best", Caption: "Best DOP per query, where it stops scaling (the " +
+		"next DOP gains less than 10%), and the rule of thumb ('numalab model dop') for the plan's cost",
+		Head: []string{"query", "time at the lowest DOP, s", "best DOP", "speedup there", "stops scaling at",
+			"rule-of-thumb DOP", "plan cost", "DOP the engine used"}}
 	var timedByExplain []string
 	for _, q := range a.Queries {
 		sr := report.Series{Name: QueryName(q.Query)}
@@ -295,11 +305,13 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		if len(explained) > 0 {
 			timedByExplain = append(timedByExplain, QueryName(q.Query)+" at DOP "+strings.Join(explained, ", "))
 		}
-		best.Rows = append(best.Rows, []string{QueryName(q.Query), first, strconv.Itoa(q.BestDOP), report.FmtF(bestSp, 2) + "×", stops, rule,
-			report.FmtN(q.Cost), report.OrDash(strings.Join(used, ", "))})
+		best.Rows = append(best.Rows,
+			[]string{QueryName(q.Query), first, strconv.Itoa(q.BestDOP), report.FmtF(bestSp, 2) + "×", stops, rule,
+				report.FmtN(q.Cost), report.OrDash(strings.Join(used, ", "))})
 	}
 	if len(timedByExplain) > 0 {
-		s.Notes = append(s.Notes, "No run finished in the window, so the time is PostgreSQL's EXPLAIN ANALYZE's one run (marked EXPLAIN ANALYZE), for: "+strings.Join(timedByExplain, "; ")+". Each such time is one run a repeat.")
+		s.Notes = append(s.Notes, "No run finished in the window, so the time is PostgreSQL's EXPLAIN ANALYZE's "+
+			"one run (marked EXPLAIN ANALYZE), for: "+strings.Join(timedByExplain, "; ")+". Each such time is one run a repeat.")
 	}
 	sp.Y.Fit(ys)
 	s.Figures = append(s.Figures, report.Plot{ID: sp.ID, SVG: template.HTML(sp.SVG())})
@@ -313,9 +325,12 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 	if est, ok := estimateTable(a); ok {
 		s.Tables = append(s.Tables, est)
 	}
-	changes := report.Table{ID: AnchorTPCH + "-plans", Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)), Head: []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
+	changes := report.Table{ID: AnchorTPCH + "-plans",
+		Caption: fmt.Sprintf("Plan changes between consecutive DOPs: %d", len(a.Changes)),
+		Head:    []string{"query", "from DOP", "to DOP", "operators gone", "operators new"}}
 	for _, c := range a.Changes {
-		changes.Rows = append(changes.Rows, []string{QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP), report.OrDash(strings.Join(c.Removed, ", ")), report.OrDash(strings.Join(c.Added, ", "))})
+		changes.Rows = append(changes.Rows, []string{QueryName(c.Query), strconv.Itoa(c.FromDOP), strconv.Itoa(c.DOP),
+			report.OrDash(strings.Join(c.Removed, ", ")), report.OrDash(strings.Join(c.Added, ", "))})
 	}
 	if len(changes.Rows) == 0 {
 		changes.Rows = append(changes.Rows, []string{"none", "–", "–", "–", "–"})
@@ -325,10 +340,13 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		s.Tables = append(s.Tables, rowColumnTable(rc))
 	}
 	if f := a.Cost; f != nil {
-		cc := &report.Chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf("Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
-			X: report.Scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: report.FmtCompact}, Y: report.Scale{Label: "seconds", Log: 10, Format: report.FmtSig}}
+		cc := &report.Chart{ID: AnchorTPCH + "-cost", Title: fmt.Sprintf(
+			"Estimated cost against measured time at DOP %d (line: %.3g s per unit, the median ratio)", f.DOP, f.SecondsPerUnit),
+			X: report.Scale{Label: "estimated cost (" + f.Unit + ")", Log: 10, Format: report.FmtCompact},
+			Y: report.Scale{Label: "seconds", Log: 10, Format: report.FmtSig}}
 		var xs, ys []float64
-		on, off := report.Series{Name: "within 2× of the line", Marks: true}, report.Series{Name: "more than 2× off", Marks: true}
+		on, off := report.Series{Name: "within 2× of the line", Marks: true},
+			report.Series{Name: "more than 2× off", Marks: true}
 		for _, p := range f.Points {
 			xs, ys = append(xs, p.Cost), append(ys, p.Seconds)
 			if p.Error > 2 || p.Error < 0.5 {
@@ -339,20 +357,25 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		}
 		cc.X.Fit(xs)
 		cc.Y.Fit(append(ys, cc.X.Min*f.SecondsPerUnit, cc.X.Max*f.SecondsPerUnit))
-		line := report.Series{Name: "fitted", Points: []report.Point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
+		line := report.Series{Name: "fitted",
+			Points: []report.Point{{X: cc.X.Min, Y: cc.X.Min * f.SecondsPerUnit}, {X: cc.X.Max, Y: cc.X.Max * f.SecondsPerUnit}}}
 		cc.Series = append(cc.Series, line, on, off)
 		s.Figures = append(s.Figures, report.Plot{ID: cc.ID, SVG: template.HTML(cc.SVG())})
-		ct := report.Table{ID: AnchorTPCH + "-cost-table", Caption: "The cost model's largest errors: measured time over the fitted line's",
-			Head: []string{"query", "cost", "seconds", "error", "operators"}}
+		ct := report.Table{ID: AnchorTPCH + "-cost-table",
+			Caption: "The cost model's largest errors: measured time over the fitted line's",
+			Head:    []string{"query", "cost", "seconds", "error", "operators"}}
 		for _, p := range f.Largest(len(f.Points)) {
-			ct.Rows = append(ct.Rows, []string{QueryName(p.Query), report.FmtN(p.Cost), report.FmtF(p.Seconds, 4), report.FmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
+			ct.Rows = append(ct.Rows, []string{QueryName(p.Query), report.FmtN(p.Cost), report.FmtF(p.Seconds, 4),
+				report.FmtF(p.Error, 2) + "×", strings.Join(p.Operators, ", ")})
 		}
 		s.Tables = append(s.Tables, ct)
 		var offQ []string
 		for _, q := range f.Off {
 			offQ = append(offQ, QueryName(q))
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.", report.OrDash(strings.Join(offQ, ", ")), report.OrDash(strings.Join(f.Common, ", "))))
+		s.Notes = append(s.Notes, fmt.Sprintf(
+			"More than 2× off the line: %s; the plan operators they all have (and most queries on the line lack): %s.",
+			report.OrDash(strings.Join(offQ, ", ")), report.OrDash(strings.Join(f.Common, ", "))))
 		if pageCosts(t.Config.Engine) {
 			var probe *result.IORatio
 			if r.IO != nil && r.IO.Probe != nil {
@@ -362,7 +385,8 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		}
 	}
 	if adv := a.Advice; adv != nil {
-		dt := report.Table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
+		dt := report.Table{ID: AnchorTPCH + "-dop", Caption: "Throughput test: S streams, each the queries in its " +
+			"own order; queries per hour of all streams (median [min–max] over repeats) and the slowest query's mean time",
 			Head: []string{"streams", "DOP", "queries per hour", "slowest query, s", "repeats", "verdict"}}
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
@@ -383,17 +407,20 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 				if ps.BestQPH == 0 {
 					v = append(v, "at every DOP the median repeat finished no query: nothing to choose by (lengthen --duration)")
 				}
-				qph, slowest := fmt.Sprintf("%s [%s–%s]", report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax)), fmt.Sprintf("%s (%s)", report.FmtF(p.Slowest, 3), QueryName(p.SlowestQuery))
+				qph, slowest := fmt.Sprintf("%s [%s–%s]", report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax)),
+					fmt.Sprintf("%s (%s)", report.FmtF(p.Slowest, 3), QueryName(p.SlowestQuery))
 				if p.QPHMax == 0 {
 					qph, slowest = "none finished", "-"
 				}
-				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest, strconv.Itoa(p.Repeats), report.OrDash(strings.Join(v, ", "))})
+				dt.Rows = append(dt.Rows, []string{strconv.Itoa(ps.Streams), strconv.Itoa(p.DOP), qph, slowest,
+					strconv.Itoa(p.Repeats), report.OrDash(strings.Join(v, ", "))})
 			}
 		}
 		s.Tables = append(s.Tables, dt)
 		switch {
 		case adv.Serial > 0:
-			s.Notes = append(s.Notes, fmt.Sprintf("With %d or more concurrent streams, DOP 1 gives the most queries per hour.", adv.Serial))
+			s.Notes = append(s.Notes,
+				fmt.Sprintf("With %d or more concurrent streams, DOP 1 gives the most queries per hour.", adv.Serial))
 		case adv.NeverSerial():
 			s.Notes = append(s.Notes, "At no stream count measured does DOP 1 give the most queries per hour.")
 		}
@@ -409,9 +436,11 @@ func ladderTable(a Analysis) (report.Table, bool) {
 	if r == nil {
 		return report.Table{}, false
 	}
-	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for every 4× of cost, up to one socket's %d cores", report.FmtN(r.Threshold), r.CoresPerSocket)
+	caption := fmt.Sprintf("The DOP rule of thumb's ladder: serial below cost %s, DOP 2 from there, doubled for "+
+		"every 4× of cost, up to one socket's %d cores", report.FmtN(r.Threshold), r.CoresPerSocket)
 	if r.SecondsPerUnit > 0 {
-		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit", report.FmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
+		caption += fmt.Sprintf("; the threshold is %s s, turned into cost by this run's fitted %.3g s per cost unit",
+			report.FmtF(r.ThresholdSeconds, 3), r.SecondsPerUnit)
 	}
 	t := report.Table{ID: AnchorTPCH + "-rule", Caption: caption, Head: []string{"DOP", "from plan cost", "from seconds"}}
 	for _, g := range a.Rungs() {
@@ -439,7 +468,8 @@ func (sec *Section) Text(b *strings.Builder, _ *report.Report) {
 
 func textTPCH(b *strings.Builder, t *ReportRun) {
 	a := t.Analysis
-	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of repeats; speedup against the lowest DOP\n",
+	fmt.Fprintf(b, "  run %d: %d queries on %s %s at SF %g; power test per query and DOP, %v window, median of "+
+		"repeats; speedup against the lowest DOP\n",
 		t.Run, len(a.Queries), t.Config.Engine, t.Version, t.Config.SF, t.Config.Duration)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    query\tDOP\tseconds\tmin-max\tspeedup\testimated\tbest DOP\tstops scaling at\t")
@@ -461,7 +491,8 @@ func textTPCH(b *strings.Builder, t *ReportRun) {
 					est += " (" + strings.Join(f, ", ") + ")"
 				}
 			}
-			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", QueryName(q.Query), p.DOP, secs, report.FmtF(p.Min, 4), report.FmtF(p.Max, 4), report.FmtF(p.Speedup, 2), est, q.BestDOP, stops)
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s-%s\t%s×\t%s\t%d\t%s\t\n", QueryName(q.Query), p.DOP,
+				secs, report.FmtF(p.Min, 4), report.FmtF(p.Max, 4), report.FmtF(p.Speedup, 2), est, q.BestDOP, stops)
 		}
 	}
 	tw.Flush()
@@ -470,10 +501,13 @@ func textTPCH(b *strings.Builder, t *ReportRun) {
 		for _, ps := range adv.PerStreams {
 			for _, p := range ps.Points {
 				if p.QPHMax == 0 {
-					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n", report.Plural(ps.Streams, "stream"), p.DOP, p.Repeats)
+					fmt.Fprintf(b, "  throughput test, %s at DOP %d: no query finished in the window, %d repeats\n",
+						report.Plural(ps.Streams, "stream"), p.DOP, p.Repeats)
 					continue
 				}
-				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n", report.Plural(ps.Streams, "stream"), p.DOP, report.FmtN(p.QPH), report.FmtN(p.QPHMin), report.FmtN(p.QPHMax), p.Repeats)
+				fmt.Fprintf(b, "  throughput test, %s at DOP %d: %s queries per hour [%s-%s], %d repeats\n",
+					report.Plural(ps.Streams, "stream"), p.DOP, report.FmtN(p.QPH), report.FmtN(p.QPHMin),
+					report.FmtN(p.QPHMax), p.Repeats)
 			}
 		}
 	}
@@ -521,8 +555,10 @@ func (sec *Section) Findings(_ *report.Report, add, _ report.Say) {
 		if len(explained) > 0 {
 			timed = fmt.Sprintf("; %s timed by one EXPLAIN ANALYZE", strings.Join(explained, ", "))
 		}
-		add(AnchorTPCH+"-best", "%s: %d of %d queries ran fastest at the highest DOP (%s), and stopped scaling: %s (medians; %s%s).",
-			what, len(top), len(top)+len(stop), report.OrDash(strings.Join(top, ", ")), report.OrDash(strings.Join(stop, ", ")), test, timed)
+		add(AnchorTPCH+"-best",
+			"%s: %d of %d queries ran fastest at the highest DOP (%s), and stopped scaling: %s (medians; %s%s).",
+			what, len(top), len(top)+len(stop), report.OrDash(strings.Join(top, ", ")),
+			report.OrDash(strings.Join(stop, ", ")), test, timed)
 	}
 	if adv := a.Advice; adv != nil {
 		for _, ps := range adv.PerStreams {

@@ -37,12 +37,14 @@ func TestTPCHEstimateAndLadder(t *testing.T) {
 		Rule: &dop.Rule{Threshold: 50, ThresholdSeconds: 0.5, SecondsPerUnit: 0.01, CoresPerSocket: 8, Sockets: 1},
 	}
 	est, ok := estimateTable(a)
-	want := []string{"Q5", "2", "1,349 → 1,057", "1.28×", "0.40×", "0.31", "measured under half the estimate, plan changed"}
+	want := []string{"Q5", "2", "1,349 → 1,057", "1.28×", "0.40×", "0.31",
+		"measured under half the estimate, plan changed"}
 	if !ok || len(est.Rows) != 1 || !slices.Equal(est.Rows[0], want) {
 		t.Errorf("estimate rows %q, want %q", est.Rows, want)
 	}
 	lt, ok := ladderTable(a)
-	if !ok || len(lt.Rows) != 3 || !slices.Equal(lt.Rows[0], []string{"2", "50.0", "0.500"}) || !slices.Equal(lt.Rows[2], []string{"8", "800", "8.000"}) {
+	if !ok || len(lt.Rows) != 3 || !slices.Equal(lt.Rows[0], []string{"2", "50.0", "0.500"}) ||
+		!slices.Equal(lt.Rows[2], []string{"8", "800", "8.000"}) {
 		t.Errorf("ladder rows %q; want DOP 2 from cost 50 (0.5 s) to 8 from 800 (8 s)", lt.Rows)
 	}
 	a.Rule = nil
@@ -58,7 +60,8 @@ func tpchRun(t *testing.T, id int64, engine, host string, secs ...float64) *resu
 	conf, _ := json.Marshal(RunConfig{Common: runconfig.Common{Engine: engine, Seed: 1}, SF: 0.1, DOP: []int{1}})
 	run := &result.Run{ID: id, Kind: RunKind, Host: host, Status: result.StatusComplete, Config: conf}
 	for i, s := range secs {
-		c := Cell{Mode: ModePower, Query: 1, DOP: 1, Streams: 1, Repeat: i, Seconds: s, Cell: &result.Cell{Total: result.TxStats{Count: 1}}}
+		c := Cell{Mode: ModePower, Query: 1, DOP: 1, Streams: 1, Repeat: i, Seconds: s,
+			Cell: &result.Cell{Total: result.TxStats{Count: 1}}}
 		run.Results = append(run.Results, itemOf(string(KindCell), c))
 	}
 	return run
@@ -80,7 +83,8 @@ func TestRowColumn(t *testing.T) {
 	}
 	rc := report.SectionOf[*Section](r).RowColumn[0]
 	p := rc.Points[0]
-	if rc.RowEngine != "postgres" || rc.ColumnEngine != "duckdb" || len(rc.Points) != 1 || p.Query != 1 || p.RowSeconds != 4.05 || p.ColumnSeconds != 1 ||
+	if rc.RowEngine != "postgres" || rc.ColumnEngine != "duckdb" || len(rc.Points) != 1 || p.Query != 1 ||
+		p.RowSeconds != 4.05 || p.ColumnSeconds != 1 ||
 		!p.Ratio.HasCI || p.Ratio.Lo > 4 || p.Ratio.Hi < 4 || p.Ratio.Lo < 3.5 {
 		t.Errorf("row/column %+v; want postgres over duckdb, Q1 about 4× with an interval around it", rc)
 	}
@@ -89,7 +93,8 @@ func TestRowColumn(t *testing.T) {
 		t.Errorf("table rows %q", tb.Rows)
 	}
 	other := tpchRun(t, 3, "duckdb", "elsewhere", 1, 1, 1, 1)
-	if r, err := report.Build([]*result.Run{pg, other}, conclusion.Inputs{}); err != nil || len(report.SectionOf[*Section](r).RowColumn) != 0 {
+	if r, err := report.Build([]*result.Run{pg, other}, conclusion.Inputs{}); err != nil ||
+		len(report.SectionOf[*Section](r).RowColumn) != 0 {
 		t.Errorf("runs on two hosts: %+v, %v; want no comparison", report.SectionOf[*Section](r).RowColumn, err)
 	}
 }

@@ -58,7 +58,8 @@ func CountsFor(sf float64) (Counts, error) {
 	}
 	c.PartSupp = 4 * c.Part
 	if !distinctSuppliers(c.Part, c.Supplier) {
-		return Counts{}, fmt.Errorf("%w: %g gives %d suppliers, too few for four distinct suppliers of every part (clause 4.2.3's PS_SUPPKEY repeats one, and PARTSUPP's key would too): try 0.01 or more", ErrScale, sf, c.Supplier)
+		return Counts{}, fmt.Errorf("%w: %g gives %d suppliers, too few for four distinct suppliers of every part "+
+			"(clause 4.2.3's PS_SUPPKEY repeats one, and PARTSUPP's key would too): try 0.01 or more", ErrScale, sf, c.Supplier)
 	}
 	if c.Orders*4*4 > math.MaxInt64/2 {
 		return Counts{}, fmt.Errorf("%w: %g is too large", ErrScale, sf)

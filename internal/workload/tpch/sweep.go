@@ -115,14 +115,16 @@ func (s *Sweep) Types() []string { return s.cfg.Spec().Types }
 
 // Open loads the data where it is missing, or reuses numalab's load.
 func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, error) {
-	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode),
-		SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
+	db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine,
+		Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode),
+		SF:      s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 	if err != nil {
 		return nil, err
 	}
 	s.db = db
 	ld := result.BulkLoad{Engine: s.cfg.Engine, Workload: "tpch", Method: loaderMethod(s.cfg.Engine), Rows: db.Stats.Total,
-		Insert: db.Stats.Insert, RowsPerSecond: db.Stats.RowsPerSec(), Total: db.Stats.Insert + db.Stats.Keys, Reused: db.Reused, Where: db.Where}
+		Insert: db.Stats.Insert, RowsPerSecond: db.Stats.RowsPerSec(), Total: db.Stats.Insert + db.Stats.Keys,
+		Reused: db.Reused, Where: db.Where}
 	if db.Reused {
 		tell.Note(fmt.Sprintf("tpch SF %g: reused numalab's earlier load in %s", s.cfg.SF, db.Where))
 	} else {
@@ -130,7 +132,8 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 		// (afterCommit: what an engine writes later).
 		spec, _ := engine.Lookup(s.cfg.Engine)
 		after := afterCommit(spec)
-		tell.Note(fmt.Sprintf("tpch SF %g: %d rows loaded in %s by %s with %d workers, %.0f rows/s to the last commit%s", s.cfg.SF, db.Stats.Total, db.Where, ld.Method, db.Stats.Workers, ld.RowsPerSecond, after))
+		tell.Note(fmt.Sprintf("tpch SF %g: %d rows loaded in %s by %s with %d workers, %.0f rows/s to the last commit%s",
+			s.cfg.SF, db.Stats.Total, db.Where, ld.Method, db.Stats.Workers, ld.RowsPerSecond, after))
 	}
 	s.sql = map[int]string{}
 	for _, q := range s.cfg.Queries {
@@ -166,8 +169,9 @@ func (s *Sweep) Prewarm(ctx context.Context, node int, tell sweep.Teller) ([]res
 			return nil, err
 		}
 		s.db = nil
-		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine, Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode),
-			SF: s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
+		db, err := Open(ctx, OpenConfig{Engine: s.cfg.Engine,
+			Options: engine.Options{Path: s.cfg.DB, DSN: s.dsn, ConnectTimeout: s.cfg.ConnectTimeout}.BindServer(s.dataNode),
+			SF:      s.cfg.SF, Seed: s.cfg.Seed, Say: tell.Say})
 		if err != nil {
 			return nil, err
 		}
@@ -306,9 +310,12 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 		switch {
 		case m.Total.Count == 0 && tc.Plan != nil && tc.Plan.Seconds > 0 && m.Total.Errors == 0:
 			tc.Seconds, tc.TimedByExplain = tc.Plan.Seconds, true
-			o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): no run finished in the %v window: its time, %.3f s, is EXPLAIN ANALYZE's one run", c.Index, c, s.cfg.Duration, tc.Seconds))
+			o.Notes = append(o.Notes, fmt.Sprintf(
+				"note: cell %d (%s): no run finished in the %v window: its time, %.3f s, is EXPLAIN ANALYZE's one run",
+				c.Index, c, s.cfg.Duration, tc.Seconds))
 		case m.Total.Count == 0 && !m.Interrupted:
-			o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d (%s): no query finished in the %v window: lengthen --duration", c.Index, c, s.cfg.Duration))
+			o.Notes = append(o.Notes, fmt.Sprintf(
+				"note: cell %d (%s): no query finished in the %v window: lengthen --duration", c.Index, c, s.cfg.Duration))
 		}
 		if m.Total.Count == 0 && m.Total.Errors > 0 {
 			o.Stop = fmt.Errorf("running cell %d (%s): every query failed: %s", c.Index, c, m.Total.FirstError)
@@ -317,8 +324,9 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 		o.Stop = fmt.Errorf("running cell %d (%s): %w", c.Index, c, err)
 	}
 	if tc.Plan != nil && tc.Used > 0 && tc.Used < c.DOP {
-		o.Notes = append(o.Notes, fmt.Sprintf("note: %s at DOP %d: PostgreSQL launched %d of the %d workers asked for (planned %d): it ran at DOP %d",
-			QueryName(tc.Query), c.DOP, tc.Plan.WorkersLaunched, c.DOP-1, tc.Plan.WorkersPlanned, tc.Used))
+		o.Notes = append(o.Notes,
+			fmt.Sprintf("note: %s at DOP %d: PostgreSQL launched %d of the %d workers asked for (planned %d): it ran at DOP %d",
+				QueryName(tc.Query), c.DOP, tc.Plan.WorkersLaunched, c.DOP-1, tc.Plan.WorkersPlanned, tc.Used))
 	}
 	o.Store = []result.Entry{KindCell.Of(*tc)}
 	return o

@@ -64,7 +64,8 @@ func runSweep(t *testing.T, cfg RunConfig, dsn string) ([]Cell, *quiet) {
 		t.Fatal(err)
 	}
 	prog := &quiet{}
-	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, dsn, -1), storeRec{st, run.ID}, prog); err != nil {
+	if _, err := sweep.Run(context.Background(), cfg.Plan(cells), NewSweep(cfg, dsn, -1),
+		storeRec{st, run.ID}, prog); err != nil {
 		t.Fatal(err)
 	}
 	back, err := st.Get(run.ID)
@@ -93,7 +94,8 @@ func checkSweep(t *testing.T, cells []Cell, unit string) Analysis {
 				t.Fatalf("%s at DOP %d: no plan (%s)", QueryName(c.Query), c.DOP, c.PlanError)
 			}
 			if unit != "" && (c.Plan.Cost <= 0 || c.Plan.CostUnit != unit) {
-				t.Errorf("%s at DOP %d: cost %v %q, want a positive %q", QueryName(c.Query), c.DOP, c.Plan.Cost, c.Plan.CostUnit, unit)
+				t.Errorf("%s at DOP %d: cost %v %q, want a positive %q",
+					QueryName(c.Query), c.DOP, c.Plan.Cost, c.Plan.CostUnit, unit)
 			}
 		}
 		if c.Mode == ModePower && c.Query == 1 && c.Rows != 4 {
@@ -119,13 +121,15 @@ func TestSweepDuckDB(t *testing.T) {
 	}
 	// The data placed on node 0 (every machine has it) from a fresh open:
 	// the sweep stops if the file's pages or the buffer pool are elsewhere.
-	cfg := RunConfig{Common: runconfig.Common{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"), Seed: 3, Repeat: 1, Duration: time.Second},
+	cfg := RunConfig{Common: runconfig.Common{Engine: dialectDuckDB, DB: filepath.Join(t.TempDir(), "tpch.duckdb"),
+		Seed: 3, Repeat: 1, Duration: time.Second},
 		SF: 0.01, DOP: []int{1, 2},
 		Queries: []int{1, 6, 9}, Streams: []int{2}, DataNode: 0}
 	cells, _ := runSweep(t, cfg, "")
 	checkSweep(t, cells, planest.CostDuckDB)
 	// A second run reuses numalab's load.
-	db, err := Open(context.Background(), OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: cfg.DB}, SF: 0.01, Seed: 3})
+	db, err := Open(context.Background(),
+		OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: cfg.DB}, SF: 0.01, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +215,8 @@ func TestOpenRefusesForeignTables(t *testing.T) {
 	if _, err := eng.DB().Exec("CREATE TABLE orders (x INTEGER); INSERT INTO orders VALUES (7)"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Open(context.Background(), OpenConfig{Engine: dialectPostgres, Options: engine.Options{DSN: dsn, Schema: "tpch_foreign"}, SF: 0.01, Seed: 1})
+	_, err := Open(context.Background(),
+		OpenConfig{Engine: dialectPostgres, Options: engine.Options{DSN: dsn, Schema: "tpch_foreign"}, SF: 0.01, Seed: 1})
 	if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "orders") {
 		t.Fatalf("opening a schema with someone's orders table: %v, want ErrForeign naming it", err)
 	}
@@ -228,7 +233,8 @@ func TestOpenReloadsInterruptedLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"CREATE TABLE " + metaTable + " (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-		"INSERT INTO " + metaTable + " VALUES ('workload', 'tpch'), ('sf', '0.01'), ('seed', '1')", "CREATE TABLE lineitem (x INTEGER)"} {
+		"INSERT INTO " + metaTable + " VALUES ('workload', 'tpch'), ('sf', '0.01'), ('seed', '1')",
+		"CREATE TABLE lineitem (x INTEGER)"} {
 		if _, err := eng.DB().Exec(s); err != nil {
 			t.Fatal(err)
 		}
@@ -248,14 +254,16 @@ func TestOpenReloadsInterruptedLoad(t *testing.T) {
 		}
 	}
 	var says []string
-	db, err := Open(context.Background(), OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: path}, SF: 0.01, Seed: 1,
-		Say: func(s string) { says = append(says, s) }})
+	db, err := Open(context.Background(),
+		OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: path}, SF: 0.01, Seed: 1,
+			Say: func(s string) { says = append(says, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	if db.Reused || db.Stats.Rows["lineitem"] == 0 {
-		t.Errorf("an interrupted load was reused (%v) or not loaded again (%d lineitems)", db.Reused, db.Stats.Rows["lineitem"])
+		t.Errorf("an interrupted load was reused (%v) or not loaded again (%d lineitems)",
+			db.Reused, db.Stats.Rows["lineitem"])
 	}
 	if len(says) == 0 || !strings.Contains(says[0], "complete: false") {
 		t.Errorf("the reload was not explained: %q", says)
@@ -270,7 +278,8 @@ func TestOpenReloadsInterruptedLoad(t *testing.T) {
 
 func TestOpenRefusesBadSF(t *testing.T) {
 	for _, sf := range []float64{0, -1} {
-		_, err := Open(context.Background(), OpenConfig{Engine: dialectDuckDB, Options: engine.Options{Path: filepath.Join(t.TempDir(), "x.duckdb")}, SF: sf, Seed: 1})
+		_, err := Open(context.Background(), OpenConfig{Engine: dialectDuckDB,
+			Options: engine.Options{Path: filepath.Join(t.TempDir(), "x.duckdb")}, SF: sf, Seed: 1})
 		if err == nil {
 			t.Errorf("SF %v was accepted", sf)
 		}

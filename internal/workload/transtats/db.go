@@ -203,7 +203,8 @@ func (db *DB) Run(ctx context.Context, c engine.Conn, q string, sec int64) (Resu
 		return r, fmt.Errorf("running %s: %w", q, err)
 	}
 	if q == P1 && r.Rows != db.cfg.Rows {
-		return r, fmt.Errorf("running P1: it counted %d rows, but tran_stats holds %d (the data is damaged: load it again)", r.Rows, db.cfg.Rows)
+		return r, fmt.Errorf("running P1: it counted %d rows, but tran_stats holds %d (the data is damaged: load it again)",
+			r.Rows, db.cfg.Rows)
 	}
 	return r, nil
 }

@@ -142,7 +142,8 @@ func dimSQL(spec engine.Spec) []string {
 	if l.dimByKey {
 		order = key
 	}
-	sel := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s", strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(order, ", "))
+	sel := fmt.Sprintf("SELECT %s FROM %s ORDER BY %s",
+		strings.Join(cols, ", "), strings.Join(joins, " CROSS JOIN "), strings.Join(order, ", "))
 	if spec.Storage != engine.StorageClustered {
 		out = append(out, "CREATE TABLE dimension AS "+sel)
 		if l.keyAfter {
@@ -159,7 +160,8 @@ func dimSQL(spec engine.Spec) []string {
 		defs = append(defs, dim.IDColumn+" INTEGER NOT NULL", dim.Column+" "+typ+" NOT NULL")
 	}
 	return append(out,
-		fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s))%s", strings.Join(defs, ", "), strings.Join(key, ", "), d.ClusteredTable()),
+		fmt.Sprintf("CREATE TABLE dimension (%s, PRIMARY KEY (%s))%s",
+			strings.Join(defs, ", "), strings.Join(key, ", "), d.ClusteredTable()),
 		"INSERT INTO dimension "+sel)
 }
 

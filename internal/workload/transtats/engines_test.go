@@ -91,7 +91,8 @@ func openTest(t *testing.T, d string, dir string, n int64) *DB {
 		t.Fatalf("%s: %v", d, err)
 	}
 	t.Cleanup(func() { db.Close() })
-	t.Logf("%s: %d rows loaded by %s in %v (%v with the rest): %.0f rows/s (reused %v)", d, db.Load.Rows, db.Load.Method, db.Load.Insert, db.Load.Total, db.Load.RowsPerSecond, db.Load.Reused)
+	t.Logf("%s: %d rows loaded by %s in %v (%v with the rest): %.0f rows/s (reused %v)",
+		d, db.Load.Rows, db.Load.Method, db.Load.Insert, db.Load.Total, db.Load.RowsPerSecond, db.Load.Reused)
 	return db
 }
 
@@ -268,7 +269,8 @@ func TestReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open(ctx, Config{EngineName: SQLite, Rows: 1000, Engine: engine.Options{Path: foreign}})
-	if err == nil || !strings.Contains(err.Error(), "refusing to overwrite") && !strings.Contains(err.Error(), "cannot open") {
+	if err == nil ||
+		!strings.Contains(err.Error(), "refusing to overwrite") && !strings.Contains(err.Error(), "cannot open") {
 		t.Errorf("opening a foreign file: err = %v, want a refusal", err)
 	}
 	if b, _ := os.ReadFile(foreign); string(b) != "not a database, and not numalab's" {

@@ -53,7 +53,8 @@ func Estimates(cells []*result.QueryCell) []estimate.Row {
 	for k := range byKey {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.query, b.query), cmp.Compare(a.streams, b.streams)) })
+	slices.SortFunc(keys,
+		func(a, b key) int { return cmp.Or(cmp.Compare(a.query, b.query), cmp.Compare(a.streams, b.streams)) })
 	var rows []estimate.Row
 	for _, k := range keys {
 		dops := make([]int, 0, len(byKey[k]))
@@ -75,7 +76,8 @@ func Estimates(cells []*result.QueryCell) []estimate.Row {
 			}
 			prev := byKey[k][dops[i]]
 			rows = append(rows, estimate.Row{Query: k.query, Streams: k.streams, DOP: d, BaseCost: base.cost, Cost: p.cost,
-				Estimated: est, Measured: measured, Departs: departs, PlanChanged: prev.plan != "" && p.plan != "" && prev.plan != p.plan})
+				Estimated: est, Measured: measured, Departs: departs,
+				PlanChanged: prev.plan != "" && p.plan != "" && prev.plan != p.plan})
 		}
 	}
 	return rows
@@ -89,7 +91,8 @@ func NoEstimate(name string, dops []int) string {
 		return ""
 	}
 	if spec.Plan == engine.PlanDuckJSON {
-		return "no estimated speedup: " + spec.Title + "'s plans carry no cost, and the estimated rows that stand in for one do not change with the thread count"
+		return "no estimated speedup: " + spec.Title +
+			"'s plans carry no cost, and the estimated rows that stand in for one do not change with the thread count"
 	}
 	return "no estimated speedup: " + name + "'s plans carry no cost"
 }

@@ -28,7 +28,8 @@ func TestEstimates(t *testing.T) {
 	empty := queryCell(P1, 1, 2, 0, 500, pg, seq)
 	empty.Cell.Total.Count = 0
 	cells := []*result.QueryCell{
-		queryCell(P2, 1, 1, 100, 1000, pg, seq), queryCell(P2, 1, 2, 40, 500, pg, par), queryCell(P2, 1, 1, 110, 1000, pg, seq), queryCell(P2, 1, 2, 60, 500, pg, par),
+		queryCell(P2, 1, 1, 100, 1000, pg, seq), queryCell(P2, 1, 2, 40, 500, pg, par),
+		queryCell(P2, 1, 1, 110, 1000, pg, seq), queryCell(P2, 1, 2, 60, 500, pg, par),
 		queryCell(P2, 2, 1, 100, 1000, pg, seq), queryCell(P2, 2, 2, 200, 1000, pg, seq), paced,
 		queryCell(P1, 1, 1, 10, 800, pg, seq), empty,
 		queryCell("P3", 1, 1, 10, 800, planest.CostDuckDB, seq), queryCell("P3", 1, 2, 20, 800, planest.CostDuckDB, seq),
@@ -46,7 +47,8 @@ func TestEstimates(t *testing.T) {
 			t.Errorf("row %d: %+v; want %+v", i, rows[i], want[i])
 		}
 	}
-	if NoEstimate("postgres", []int{1, 2}) != "" || NoEstimate("duckdb", []int{1}) != "" || NoEstimate("duckdb", []int{1, 2}) == "" {
+	if NoEstimate("postgres", []int{1, 2}) != "" || NoEstimate("duckdb", []int{1}) != "" ||
+		NoEstimate("duckdb", []int{1, 2}) == "" {
 		t.Error("NoEstimate: want a reason on DuckDB over two DOPs alone")
 	}
 }
@@ -58,7 +60,8 @@ func TestSweepPostgresCost(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("DOP 2 needs 2 CPUs")
 	}
-	cfg := RunConfig{Common: runconfig.Common{Engine: "postgres", Duration: time.Second, Warmup: 200 * time.Millisecond, Seed: 1, Repeat: 1},
+	cfg := RunConfig{Common: runconfig.Common{Engine: "postgres", Duration: time.Second, Warmup: 200 * time.Millisecond,
+		Seed: 1, Repeat: 1},
 		Rows: 20000, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1, 2}, Queries: []string{P2}, DataNode: -1}
 	out, _ := runSweep(t, cfg, NewSweep(cfg, pg.Server(t).DSN(), -1))
 	if len(out) != 2 {
@@ -70,7 +73,8 @@ func TestSweepPostgresCost(t *testing.T) {
 		}
 	}
 	rows := Estimates(out)
-	if len(rows) != 1 || rows[0].DOP != 2 || rows[0].BaseCost != out[0].Cost || rows[0].Cost != out[1].Cost || rows[0].Estimated != out[0].Cost/out[1].Cost {
+	if len(rows) != 1 || rows[0].DOP != 2 || rows[0].BaseCost != out[0].Cost || rows[0].Cost != out[1].Cost ||
+		rows[0].Estimated != out[0].Cost/out[1].Cost {
 		t.Errorf("estimates %+v from costs %v, %v", rows, out[0].Cost, out[1].Cost)
 	}
 }

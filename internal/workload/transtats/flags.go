@@ -18,7 +18,8 @@ import (
 
 // DefaultRunConfig is 'numalab run report' without flags.
 func DefaultRunConfig() RunConfig {
-	return RunConfig{Common: runconfig.Common{Engine: "sqlite", Duration: 30 * time.Second, Warmup: 5 * time.Second, Seed: 1, Repeat: 1},
+	return RunConfig{Common: runconfig.Common{Engine: "sqlite", Duration: 30 * time.Second, Warmup: 5 * time.Second,
+		Seed: 1, Repeat: 1},
 		Rows: DefaultRows, Rate: DefaultRate, Streams: []int{1}, DOP: []int{1}, Queries: []string{P1, P2}, DataNode: -1}
 }
 
@@ -36,14 +37,16 @@ func (c *RunConfig) Settings() cliflag.Settings {
 				return setting.Together([]string{"rows", "rate"}, "%w", err)
 			}
 			return nil
-		}).Flag("rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate (that is --arrival-rate)"),
+		}).Flag("rows per second of tran_begin (R): the rows in P2's window; the data's shape, not a pacing rate " +
+			"(that is --arrival-rate)"),
 		cliflag.Validated(cliflag.Ints("streams", &c.Streams), func(v string) error {
 			if why := sweep.TooManyStreams(c.Streams, runtime.NumCPU()); why != "" {
 				return cliflag.Bad("streams", v, why)
 			}
 			return nil
 		}).Flag("stream counts to sweep, e.g. 1,2,4,8"),
-		cliflag.DOPs(&c.DOP, func() engine.Spec { return specOf(c.Engine) }).Flag("degrees of parallelism to sweep, e.g. 1,2,4"),
+		cliflag.DOPs(&c.DOP, func() engine.Spec { return specOf(c.Engine) }).Flag(
+			"degrees of parallelism to sweep, e.g. 1,2,4"),
 		cliflag.Field("query", &c.Queries, func(s string) ([]string, error) {
 			q, err := ParseQueries(s)
 			if err != nil {
@@ -52,16 +55,25 @@ func (c *RunConfig) Settings() cliflag.Settings {
 			return q, nil
 		}, func(q []string) string { return strings.Join(q, ",") }).Flag("queries: P1, P2 or P1,P2"),
 		r.Duration, r.Warmup,
-		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag("placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
-		cliflag.Int("data-node", &c.DataNode).Flag("NUMA node to place the data on before the cells (-1: leave it where it is); data=nodeN in a placement wins"),
+		cliflag.Optional(cliflag.Str("placement", &c.Placement)).Flag(
+			"placement selector for the streams, e.g. 'node=0,smt=off' (default: not pinned)"),
+		cliflag.Int("data-node", &c.DataNode).Flag(
+			"NUMA node to place the data on before the cells (-1: leave it where it is); data=nodeN in a placement wins"),
 		r.Seed.Flag("seed of the streams' random numbers (P2's t)"),
 		r.Repeat.Flag("repetitions of every cell, 1 to 1000, all cells once before any again"),
-		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
-		cliflag.Optional(cliflag.DurationIn("think", &c.Pacing.Think, 0, time.Hour)).Flag("closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)"),
-		cliflag.Optional(cliflag.Str("think-dist", &c.Pacing.ThinkDist)).Flag("think times: fixed (the default) or exp (exponential with mean --think)"),
-		cliflag.Optional(cliflag.Float("arrival-rate", &c.Pacing.Rate)).Flag("open loop: queries per `second` over all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each query's intended start, and queries that start over 1ms late are counted (0: closed loop)"),
-		cliflag.Optional(cliflag.Str("arrivals", &c.Pacing.Arrivals)).Flag("arrivals of --arrival-rate: poisson (the default) or uniform"),
-		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings), cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
+		cliflag.Optional(cliflag.IntIn("hog", &c.Hog, 0, runtime.NumCPU())).Flag("keep `N` of the placement's CPUs " +
+			"busy with a plain CPU-bound thread during every cell (the last N its streams would take), 0 to the machine's CPUs"),
+		cliflag.Optional(cliflag.DurationIn("think", &c.Pacing.Think, 0, time.Hour)).Flag(
+			"closed loop with a think `time` after each query, e.g. 100ms, up to 1h (0: none; see --think-dist)"),
+		cliflag.Optional(cliflag.Str("think-dist", &c.Pacing.ThinkDist)).Flag(
+			"think times: fixed (the default) or exp (exponential with mean --think)"),
+		cliflag.Optional(cliflag.Float("arrival-rate", &c.Pacing.Rate)).Flag("open loop: queries per `second` over " +
+			"all streams (what --rate is in the other run commands; here --rate is the data's); latency runs from each " +
+			"query's intended start, and queries that start over 1ms late are counted (0: closed loop)"),
+		cliflag.Optional(cliflag.Str("arrivals", &c.Pacing.Arrivals)).Flag(
+			"arrivals of --arrival-rate: poisson (the default) or uniform"),
+		cliflag.Monitor(&c.Monitor, false), cliflag.AllowSettings(&c.AllowSettings),
+		cliflag.MonitorLoad(&c.MonitorLoad, &c.Monitor),
 	}...)
 }
 
@@ -77,9 +89,11 @@ func (c RunConfig) MonitorRequest() monitor.Request {
 // (--arrival-rate, where sweep.Pacing's checks name --rate, which here is
 // the data's).
 func (c *RunConfig) CheckFlags(fs *flag.FlagSet) []error {
-	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced(), "--arrival-rate or --think", &c.Repeat, &c.MonitorLoad)
+	errs := cliflag.CheckMonitor(fs, len(c.Monitor) > 0, c.MonitorRequest(), c.Paced(), "--arrival-rate or --think",
+		&c.Repeat, &c.MonitorLoad)
 	if err := c.Common.Check(); err != nil {
-		r := strings.NewReplacer("--rate or --curve", "--arrival-rate", "--rate", "--arrival-rate", "-rate:", "-arrival-rate:")
+		r := strings.NewReplacer("--rate or --curve", "--arrival-rate", "--rate", "--arrival-rate",
+			"-rate:", "-arrival-rate:")
 		errs = append(errs, errors.New(r.Replace(err.Error())))
 	}
 	return errs

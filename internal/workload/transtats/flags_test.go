@@ -19,7 +19,8 @@ func TestCheckFlagsNamesArrivalRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := errors.Join(append(c.Settings().Apply(fs, true), c.CheckFlags(fs)...)...)
-	if err == nil || !strings.Contains(err.Error(), `-arrival-rate: "-5"`) || strings.Contains(err.Error(), "\n-rate") || strings.Contains(err.Error(), "--rate") {
+	if err == nil || !strings.Contains(err.Error(), `-arrival-rate: "-5"`) || strings.Contains(err.Error(), "\n-rate") ||
+		strings.Contains(err.Error(), "--rate") {
 		t.Errorf("--arrival-rate -5: %v; want it refused by --arrival-rate's name", err)
 	}
 	if c.Rate != DefaultRate {

@@ -49,7 +49,8 @@ var (
 
 // DimensionRows is the row count of dimension, the cross join of the six
 // dimension tables: 40 × 100 × 3 × 3 × 5 × 8.
-var DimensionRows = int64(len(serverConfigs) * len(threadNames) * len(tranTypes) * len(tranStatuses) * len(usersValues) * len(cpusValues))
+var DimensionRows = int64(
+	len(serverConfigs) * len(threadNames) * len(tranTypes) * len(tranStatuses) * len(usersValues) * len(cpusValues))
 
 // Dim is one dimension table: its name, its id and value columns, and its
 // values in id order.

@@ -123,7 +123,8 @@ func TestQueryText(t *testing.T) {
 		t.Errorf("SQLite P2(3) has the wrong window:\n%s", q)
 	}
 	q, _ = QueryText(Postgres, P2, 59)
-	if !strings.Contains(q, "t.tran_begin >= TIMESTAMP '2020-01-01 00:00:59' AND t.tran_begin < TIMESTAMP '2020-01-01 00:01:00'") {
+	if !strings.Contains(q,
+		"t.tran_begin >= TIMESTAMP '2020-01-01 00:00:59' AND t.tran_begin < TIMESTAMP '2020-01-01 00:01:00'") {
 		t.Errorf("PostgreSQL P2(59) has the wrong window:\n%s", q)
 	}
 	if _, err := QueryText(DuckDB, "P9", 0); err == nil {

@@ -97,10 +97,12 @@ func openFile(ctx context.Context, cfg Config) (*DB, error) {
 			if merr != nil {
 				why = merr.Error()
 			}
-			return fail(fmt.Errorf("the file exists and is not numalab transtats data (%s): refusing to overwrite it (remove it or choose another --db)", why))
+			return fail(fmt.Errorf("the file exists and is not numalab transtats data (%s): refusing to overwrite it "+
+				"(remove it or choose another --db)", why))
 		}
 		eng.Close()
-		cfg.progress(fmt.Sprintf("%s holds an incomplete load or %s rows, not %d: loading again", path, m[metaRows], cfg.Rows), 0)
+		cfg.progress(fmt.Sprintf("%s holds an incomplete load or %s rows, not %d: loading again",
+			path, m[metaRows], cfg.Rows), 0)
 		for _, p := range []string{path, path + ".wal"} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fail(err)
@@ -155,7 +157,8 @@ func openServer(ctx context.Context, cfg Config) (*DB, error) {
 		eng.Close()
 		return nil, fmt.Errorf("opening transtats on %s (%s): %w", server, where, err)
 	}
-	if m, err := meta.Read(ctx, eng.DB(), engine.SQLOf(eng.Name()), metaTable); err == nil && judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
+	if m, err := meta.Read(ctx, eng.DB(), engine.SQLOf(eng.Name()), metaTable); err == nil &&
+		judgeMeta(m, cfg.Rows, cfg.Rate) == metaReady {
 		st := statsFromMeta(cfg.EngineName, m)
 		st.Where = where
 		return &DB{cfg: cfg, eng: eng, Load: st}, nil
@@ -200,7 +203,8 @@ func load(ctx context.Context, eng engine.Engine, cfg Config) (LoadStats, error)
 		}
 		return nil
 	}
-	if err := exec("CREATE TABLE " + metaTable + " (" + d.Quote("key") + " VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
+	if err := exec("CREATE TABLE " + metaTable + " (" + d.Quote("key") +
+		" VARCHAR(40) PRIMARY KEY, value VARCHAR(200) NOT NULL)"); err != nil {
 		return st, err
 	}
 	for _, kv := range [][2]string{

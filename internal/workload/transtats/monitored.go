@@ -17,7 +17,9 @@ func (c RunConfig) FirstSpec() sweep.Spec {
 // MonitorJob is c's --monitor run (monitor.Job) of the facilities fs on
 // cell one, measured by w.
 func (c RunConfig) MonitorJob(fs []monitor.Facility, one sweep.Cell, w *Sweep) monitor.Job[result.QueryCell] {
-	return monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one, Repeat: c.Repeat, Window: c.Duration,
+	return monitor.Job[result.QueryCell]{Facilities: fs, Kind: monitor.ReportRunKind, One: one,
+		Repeat: c.Repeat, Window: c.Duration,
 		Load: c.MonitorLoad, Pacing: c.Pacing, Seed: c.Seed, Plan: c.Plan, Settings: w.ServerSettings,
-		Inner: monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell, Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }}}
+		Inner: monitor.Inner[result.QueryCell]{Sweep: w, Session: w.Session, Kind: result.KindQueryCell,
+			Cell: func(q *result.QueryCell) *result.Cell { return q.Cell }}}
 }

@@ -18,14 +18,16 @@ const rowFormat = "%4v %-5v %7v %4v %11v %9v %9v %9v %9v %9v %8v %-16v %7v\n"
 
 // WriteHeader prints the heading of the table WriteRow fills.
 func WriteHeader(w io.Writer) {
-	fmt.Fprintf(w, rowFormat, "cell", "query", "streams", "dop", "queries/h", "mean ms", "stdev ms", "p50 ms", "p95 ms", "p99 ms", "speedup", "workers ran on", "errors")
+	fmt.Fprintf(w, rowFormat, "cell", "query", "streams", "dop", "queries/h", "mean ms", "stdev ms", "p50 ms", "p95 ms",
+		"p99 ms", "speedup", "workers ran on", "errors")
 }
 
 // WriteRow prints qc, the measurement of cell c, as one row; "workers ran
 // on" is result.WorkerCPUs.Short.
 func WriteRow(w io.Writer, c sweep.Cell, qc *result.QueryCell) {
 	if qc.Cell == nil {
-		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "-", "-", "-", "-", "-", "-", "-", qc.Workers.Short(), "failed: "+qc.Error)
+		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "-", "-", "-", "-", "-", "-", "-", qc.Workers.Short(),
+			"failed: "+qc.Error)
 		return
 	}
 	t := qc.Cell.Total
@@ -39,7 +41,8 @@ func WriteRow(w io.Writer, c sweep.Cell, qc *result.QueryCell) {
 		errs += " (cut short)"
 	}
 	if t.Count == 0 {
-		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "0", "-", "-", "-", "-", "-", speed, qc.Workers.Short(), errs)
+		fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, "0", "-", "-", "-", "-", "-", speed,
+			qc.Workers.Short(), errs)
 		return
 	}
 	fmt.Fprintf(w, rowFormat, c.Index, c.Type, c.Streams, c.DOP, fmt.Sprintf("%.0f", qc.QueriesPerHour),
@@ -56,7 +59,8 @@ func Headline(cfg RunConfig, cells []*result.QueryCell) string {
 		streams, dop int
 	}
 	started := slices.DeleteFunc(slices.Clone(cells), func(c *result.QueryCell) bool { return c.Cell == nil })
-	order, groups := stats.Group(started, func(c *result.QueryCell) point { return point{c.Query, c.Cell.Streams, c.Cell.DOP} })
+	order, groups := stats.Group(started,
+		func(c *result.QueryCell) point { return point{c.Query, c.Cell.Streams, c.Cell.DOP} })
 	qph := func(c *result.QueryCell) float64 { return c.QueriesPerHour }
 	var parts []string
 	for _, q := range cfg.Queries {

@@ -19,7 +19,8 @@ func TestHeadline(t *testing.T) {
 	cells := []*result.QueryCell{qc("P1", 1, 1000), qc("P1", 2, 2000), qc("P1", 1, 1200), qc("P1", 2, 1500),
 		qc("P1", 1, 1100), qc("P1", 2, 1800), {Query: "P2", Error: "did not start"}}
 	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb"}, Rows: 1000, Queries: []string{"P1", "P2"}}
-	if got, want := Headline(cfg, cells), "duckdb N=1000: P1 1800 queries/h at 1 stream DOP 2 (1.64x DOP 1), median of 3"; got != want {
+	if got, want := Headline(cfg, cells),
+		"duckdb N=1000: P1 1800 queries/h at 1 stream DOP 2 (1.64x DOP 1), median of 3"; got != want {
 		t.Errorf("headline %q; want %q", got, want)
 	}
 	// The busy CPUs are those the cells record, not --hog's number.
@@ -46,7 +47,8 @@ func TestWriteRow(t *testing.T) {
 	WriteHeader(&b)
 	c := sweep.Cell{Type: P1, DOP: 4}
 	c.Index, c.Streams = 2, 1
-	WriteRow(&b, c, &result.QueryCell{Cell: &result.Cell{Total: result.TxStats{Count: 10, MeanUS: 1500, StdevUS: 250, P50US: 1400, P95US: 2000, P99US: 2500}},
+	WriteRow(&b, c, &result.QueryCell{Cell: &result.Cell{
+		Total: result.TxStats{Count: 10, MeanUS: 1500, StdevUS: 250, P50US: 1400, P95US: 2000, P99US: 2500}},
 		QueriesPerHour: 2.4e6, SpeedupVsDOP1: 3.456, Workers: &result.WorkerCPUs{Placement: []int{2, 3}, Oversubscribed: true,
 			PerCPU: []result.CPUTime{{CPU: 1, MS: 10}, {CPU: 2, MS: 20}, {CPU: 3, MS: 10}}, OutsideMS: 10}})
 	WriteRow(&b, c, &result.QueryCell{Cell: &result.Cell{Interrupted: true, Total: result.TxStats{Errors: 2}}})

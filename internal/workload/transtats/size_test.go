@@ -29,7 +29,8 @@ func TestLoadBytes(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "t.sqlite")
-	if err := CheckFits(SQLite, engine.Options{Path: path}, 1e15); !errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "more than the whole filesystem") {
+	if err := CheckFits(SQLite, engine.Options{Path: path}, 1e15); !errors.Is(err, engine.ErrNoRoom) ||
+		!strings.Contains(err.Error(), "more than the whole filesystem") {
 		t.Errorf("CheckFits(1e15 rows) = %v, want a refusal", err)
 	}
 	if err := CheckFits(Postgres, engine.Options{DSN: "host=elsewhere"}, 1e15); err != nil {
@@ -56,7 +57,8 @@ func TestLoadRefusesToFillTheDisk(t *testing.T) {
 	path := filepath.Join(dir, "t.sqlite")
 	_, err = Open(context.Background(), Config{EngineName: SQLite, Rows: rows, Engine: engine.Options{Path: path}})
 	t.Logf("%d rows: %v", rows, err)
-	if !errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "free of") || !strings.Contains(err.Error(), "less than 5% free") {
+	if !errors.Is(err, engine.ErrNoRoom) || !strings.Contains(err.Error(), "free of") ||
+		!strings.Contains(err.Error(), "less than 5% free") {
 		t.Errorf("Open with %d rows: %v, want a refusal with the estimate and the free space", rows, err)
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {

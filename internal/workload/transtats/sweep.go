@@ -63,8 +63,8 @@ var _ sweep.Workload[*result.QueryCell] = (*Sweep)(nil)
 // at dsn (cfg.DSN is its redacted form) or a throwaway server when it is
 // "".
 func NewSweep(cfg RunConfig, dsn string, dataNode int) *Sweep {
-	return &Sweep{cfg: cfg, dsn: dsn, dataNode: dataNode, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{}, lastDOP: map[cellKey]int{},
-		seen: map[string]bool{}}
+	return &Sweep{cfg: cfg, dsn: dsn, dataNode: dataNode, dop1: map[cellKey]float64{}, lastPlan: map[cellKey]string{},
+		lastDOP: map[cellKey]int{}, seen: map[string]bool{}}
 }
 
 // Load is the load record; nil before Open loaded or opened the data.
@@ -116,7 +116,8 @@ func (s *Sweep) Open(ctx context.Context, tell sweep.Teller) ([]result.Entry, er
 	if db.Load.Reused {
 		how = "reused (loaded earlier)"
 	}
-	tell.Note(fmt.Sprintf("transtats: %d rows %s in %s: %s, %.0f rows/s", db.Load.Rows, how, db.Load.Where, db.Load.Method, db.Load.RowsPerSecond))
+	tell.Note(fmt.Sprintf("transtats: %d rows %s in %s: %s, %.0f rows/s",
+		db.Load.Rows, how, db.Load.Where, db.Load.Method, db.Load.RowsPerSecond))
 	if s.info, err = db.Engine().Describe(ctx); err != nil {
 		return items, err
 	}
@@ -163,7 +164,8 @@ func (s *Sweep) Begin(ctx context.Context, c sweep.Cell) error {
 	var err error
 	if s.workers, err = engine.SetDOPPlaced(ctx, s.db.Engine(), c.DOP, c.Place.CPUs); err != nil {
 		if gone := s.gone(ctx); gone != nil {
-			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
+			return fmt.Errorf("starting cell %d (%s): %s stopped answering: %w (%d earlier cells stored)",
+				c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
 		}
 		return err
 	}
@@ -209,7 +211,8 @@ func (s *Sweep) Session(stmts []string) { s.session = stmts }
 // session set up with the Session statements.
 func (s *Sweep) Stream(ctx context.Context, c sweep.Cell, stream int) (drive.Stream, error) {
 	if len(s.session) > 0 && !isServer(s.cfg.Engine) {
-		return nil, fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine)
+		return nil,
+			fmt.Errorf("opening a transtats stream: session statements are for PostgreSQL and MariaDB, not %s", s.cfg.Engine)
 	}
 	st, err := s.db.NewStream(ctx, c.Type, uint64(s.cfg.Seed)*1_000_003+uint64(c.Index)<<16+uint64(stream))
 	if err != nil {
@@ -277,12 +280,14 @@ func (s *Sweep) End(ctx context.Context, c sweep.Cell, m *result.Cell, err error
 		o.Notes = append(o.Notes, "finding: "+f.Detail)
 	}
 	if m != nil && !m.Interrupted && gone == nil && m.Total.Count < int64(fewQueries*c.Streams) {
-		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d: only %d queries finished in the %v window (queries still running when it closes are not counted): lengthen --duration for a steadier figure",
+		o.Notes = append(o.Notes, fmt.Sprintf("note: cell %d: only %d queries finished in the %v window (queries "+
+			"still running when it closes are not counted): lengthen --duration for a steadier figure",
 			c.Index, m.Total.Count, s.cfg.Duration))
 	}
 	switch {
 	case gone != nil:
-		o.Stop = fmt.Errorf("running cell %d (%s): %s stopped answering: %w (%d earlier cells stored)", c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
+		o.Stop = fmt.Errorf("running cell %d (%s): %s stopped answering: %w (%d earlier cells stored)",
+			c.Index, cellName(c), s.cfg.Engine, gone, c.Index)
 	case m == nil:
 		o.Stop = fmt.Errorf("running cell %d (%s): %w", c.Index, cellName(c), err)
 	case m.Total.Count == 0 && m.Total.Errors > 0:
@@ -330,7 +335,8 @@ func (s *Sweep) gone(ctx context.Context) error {
 // comparePlans captures the plans after a cell and lists what changed:
 // within the cell (before against after, same t; and against another t),
 // and against the previous DOP at the same query and streams.
-func (s *Sweep) comparePlans(ctx context.Context, qc *result.QueryCell, c sweep.Cell, prev string, prevDOP int) []*result.PlanFinding {
+func (s *Sweep) comparePlans(ctx context.Context, qc *result.QueryCell, c sweep.Cell, prev string,
+	prevDOP int) []*result.PlanFinding {
 	var out []*result.PlanFinding
 	after, err := s.db.Explain(ctx, c.Type, s.planT)
 	if err != nil {
@@ -350,14 +356,16 @@ func (s *Sweep) comparePlans(ctx context.Context, qc *result.QueryCell, c sweep.
 			qc.PlanAfterOther = other
 			if PlanShape(other) != PlanShape(timeless(after, s.planT, s.otherT)) {
 				out = append(out, &result.PlanFinding{Kind: "within-cell", Query: q, Streams: streams, DOP: dop,
-					Detail: fmt.Sprintf("%s at %s, DOP %d: the plan depends on t (t = %d s and %d s differ)", q, sweep.Count(streams, "stream"), dop, s.planT, s.otherT),
+					Detail: fmt.Sprintf("%s at %s, DOP %d: the plan depends on t (t = %d s and %d s differ)",
+						q, sweep.Count(streams, "stream"), dop, s.planT, s.otherT),
 					Before: after, After: other})
 			}
 		}
 	}
 	if prev != "" && prevDOP != dop && PlanShape(prev) != PlanShape(qc.PlanBefore) {
 		out = append(out, &result.PlanFinding{Kind: "across-dop", Query: q, Streams: streams, DOP: dop, FromDOP: prevDOP,
-			Detail: fmt.Sprintf("%s at %s: the plan at DOP %d differs from DOP %d's", q, sweep.Count(streams, "stream"), dop, prevDOP),
+			Detail: fmt.Sprintf("%s at %s: the plan at DOP %d differs from DOP %d's",
+				q, sweep.Count(streams, "stream"), dop, prevDOP),
 			Before: prev, After: qc.PlanBefore})
 	}
 	return out

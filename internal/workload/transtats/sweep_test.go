@@ -53,7 +53,8 @@ func TestSweepRepeats(t *testing.T) {
 	if runtime.NumCPU() >= 2 {
 		dops = []int{1, 2}
 	}
-	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3},
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"),
+		Duration: 300 * time.Millisecond, Seed: 1, Repeat: 3},
 		Rows: 20000, Rate: DefaultRate,
 		Streams: []int{1}, DOP: dops, Queries: []string{P2}, DataNode: -1}
 	w := NewSweep(cfg, "", -1)
@@ -71,13 +72,15 @@ func TestSweepRepeats(t *testing.T) {
 			t.Errorf("cell %d: cost %v %q; want DuckDB's summed row estimates", i, qc.Cost, qc.CostUnit)
 		}
 		if c.Repeat != i/len(dops) || c.DOP != dops[i%len(dops)] {
-			t.Errorf("cell %d is repeat %d at DOP %d; want repeat %d at DOP %d", i, c.Repeat, c.DOP, i/len(dops), dops[i%len(dops)])
+			t.Errorf("cell %d is repeat %d at DOP %d; want repeat %d at DOP %d",
+				i, c.Repeat, c.DOP, i/len(dops), dops[i%len(dops)])
 		}
 		if c.DOP == 1 {
 			dop1[c.Repeat] = qc.QueriesPerHour
 		}
 		if want := qc.QueriesPerHour / dop1[c.Repeat]; qc.SpeedupVsDOP1 != want {
-			t.Errorf("cell %d (repeat %d, DOP %d): speedup %v; want %v, against DOP 1 of its repeat", i, c.Repeat, c.DOP, qc.SpeedupVsDOP1, want)
+			t.Errorf("cell %d (repeat %d, DOP %d): speedup %v; want %v, against DOP 1 of its repeat",
+				i, c.Repeat, c.DOP, qc.SpeedupVsDOP1, want)
 		}
 	}
 	seen := map[string]bool{}
@@ -115,7 +118,8 @@ func TestSweepDataNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := host.Nodes[0].ID
-	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"), Duration: 100 * time.Millisecond, Seed: 1},
+	cfg := RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(t.TempDir(), "t.duckdb"),
+		Duration: 100 * time.Millisecond, Seed: 1},
 		Rows: 20000, Rate: DefaultRate,
 		Streams: []int{1}, DOP: []int{1}, Queries: []string{P1}, DataNode: node}
 	cells, _, err := sweep.Resolve(host, cfg.Spec(), false)
@@ -141,8 +145,10 @@ func TestSweepDataNode(t *testing.T) {
 	// memory the process already had (CI once saw 8.4 MB new for a 9.7 MB
 	// pool), so the pool is checked by engine.PoolOnNode's rule, which the
 	// two-node guest (vmtest) puts to the test.
-	if pd.Node != node || pd.File == nil || pd.File.PerNode[node] != pd.File.Pages || pd.BufferBytes <= 0 || pd.GainedBytes[node] <= 0 ||
-		engine.PoolOnNode(node, pd.BufferBytes, pd.GainedBytes) != nil {
-		t.Errorf("placed on node %d: %+v, want the file's pages and new memory there, and the pool there by engine.PoolOnNode", node, pd)
+	if pd.Node != node || pd.File == nil || pd.File.PerNode[node] != pd.File.Pages || pd.BufferBytes <= 0 ||
+		pd.GainedBytes[node] <= 0 || engine.PoolOnNode(node, pd.BufferBytes, pd.GainedBytes) != nil {
+		t.Errorf(
+			"placed on node %d: %+v, want the file's pages and new memory there, and the pool there by engine.PoolOnNode",
+			node, pd)
 	}
 }
