@@ -135,13 +135,16 @@ func (u Uncertainty) text(servers []Server) string {
 		derived = derived || (s.oneNS > 0 && s.Sockets > 1)
 	}
 	if smt && u.SMT.Low != u.SMT.High {
-		parts = append(parts, "with SMT, its gain from "+model.Sig(u.SMT.Low, 4)+"× to "+model.Sig(u.SMT.High, 4)+"× ("+u.SMT.Source+")")
+		parts = append(parts, "with SMT, its gain from "+model.Sig(u.SMT.Low, 4)+"× to "+model.Sig(u.SMT.High, 4)+
+			"× ("+u.SMT.Source+")")
 	}
 	if derived && u.MultiLocal != nil {
-		parts = append(parts, fmt.Sprintf("on several sockets, local latency %s× to %s× one socket's (%s)", model.Sig(u.MultiLocal.Low, 4), model.Sig(u.MultiLocal.High, 4), u.MultiLocal.Source))
+		parts = append(parts, fmt.Sprintf("on several sockets, local latency %s× to %s× one socket's (%s)",
+			model.Sig(u.MultiLocal.Low, 4), model.Sig(u.MultiLocal.High, 4), u.MultiLocal.Source))
 	}
 	if derived && u.Remote != nil {
-		parts = append(parts, fmt.Sprintf("remote latency %s× to %s× local (%s)", model.Sig(u.Remote.Low, 4), model.Sig(u.Remote.High, 4), u.Remote.Source))
+		parts = append(parts, fmt.Sprintf("remote latency %s× to %s× local (%s)",
+			model.Sig(u.Remote.Low, 4), model.Sig(u.Remote.High, 4), u.Remote.Source))
 	}
 	if u.Catalogue != "" {
 		parts = append(parts, u.Catalogue)
@@ -155,10 +158,13 @@ var measurements = map[string]string{
 	calib.AssumeSMT:    `SMT on against off on a machine with SMT ('numalab run oltp --placement "smt=on;smt=off"')`,
 	calib.AssumeLocal:  "one socket's local latency against a two-socket server's ('numalab probe mem' on each)",
 	calib.AssumeRemote: "a multi-socket server's remote latency ('numalab probe mem' on it measures the node matrix)",
-	AssumeCatalogue:    "the candidate CPUs' memory latency ('numalab probe mem' on each, or a published measurement for the catalogue)",
-	AssumeCoreSpeed: "this workload on the leading candidate CPUs ('numalab eval' on each, a cloud instance of the part will do): " +
+	AssumeCatalogue: "the candidate CPUs' memory latency ('numalab probe mem' on each, " +
+		"or a published measurement for the catalogue)",
+	AssumeCoreSpeed: "this workload on the leading candidate CPUs ('numalab eval' on each, " +
+		"a cloud instance of the part will do): " +
 		"the published per-core figures (SPECrate2017_int_base per core) leave them inside each other's band",
-	AssumeThisSpeed: "this machine's exact CPU model (--this-cpu, when the hypervisor hides it) or its own SPEC CPU2017 rate result",
+	AssumeThisSpeed: "this machine's exact CPU model (--this-cpu, when the hypervisor hides it) " +
+		"or its own SPEC CPU2017 rate result",
 }
 
 // decide makes the decision: the cheapest per 1,000 tps (win), unless its
@@ -184,7 +190,8 @@ func (p *Purchase) decide(w model.Workload, u Uncertainty, win int) {
 	if u.Paired {
 		p.Rivals = u.pairedRivals(w, p.Rows, win, "")
 	}
-	band := fmt.Sprintf("%s per 1,000 tps, band %s to %s; %s tps predicted, band %s to %s", model.Thousands(r.CostPerKTPS), model.Thousands(wlo), model.Thousands(whi),
+	band := fmt.Sprintf("%s per 1,000 tps, band %s to %s; %s tps predicted, band %s to %s",
+		model.Thousands(r.CostPerKTPS), model.Thousands(wlo), model.Thousands(whi),
 		model.Thousands(r.TotalTPS), model.Thousands(r.TPSLow), model.Thousands(r.TPSHigh))
 	if next >= 0 {
 		p.Flips = p.flips(w, u, r.Server, p.Rows[next].Server)
@@ -195,7 +202,8 @@ func (p *Purchase) decide(w model.Workload, u Uncertainty, win int) {
 		s = fmt.Sprintf("Buy %s: %s.", r.Server.Name, band)
 	} else {
 		p.Decider = p.decider(w, u, r.Server)
-		s = fmt.Sprintf("Cannot tell: %s is cheapest (%s), but its cost band overlaps %s's. The measurement that would decide: %s.",
+		s = fmt.Sprintf(
+			"Cannot tell: %s is cheapest (%s), but its cost band overlaps %s's. The measurement that would decide: %s.",
 			r.Server.Name, band, strings.Join(p.Rivals, "'s, "), p.Decider)
 	}
 	if be := p.BreakEven; be != nil {
@@ -323,7 +331,8 @@ func (p *Purchase) flips(w model.Workload, u Uncertainty, a, b Server) []Flip {
 		cy := model.CyclesPerTxn(w, u.AnchorNS, u.AnchorGHz)
 		x := model.LatencyCycles(u.AnchorNS, u.AnchorGHz)
 		share := w.Waits() * x / cy
-		search("stall share at one socket", share, 0.05, 0.95, func(sc *scenario, v float64) { sc.w = model.FromCycles(model.CyclesAtShare(cy, x, v)) })
+		search("stall share at one socket", share, 0.05, 0.95,
+			func(sc *scenario, v float64) { sc.w = model.FromCycles(model.CyclesAtShare(cy, x, v)) })
 	}
 	if a.Sockets > 1 || b.Sockets > 1 {
 		multi := a
@@ -432,7 +441,9 @@ func (be BreakEven) String(multiWins bool) string {
 	case be.RemoteFraction > 1:
 		return fmt.Sprintf("%s beats %s at any remote fraction.", box, be.OneSocket)
 	case multiWins:
-		return fmt.Sprintf("%s wins over %s only while the workload's remote fraction stays below %s (%s).", box, be.OneSocket, model.Percent(be.RemoteFraction), assumed)
+		return fmt.Sprintf("%s wins over %s only while the workload's remote fraction stays below %s (%s).",
+			box, be.OneSocket, model.Percent(be.RemoteFraction), assumed)
 	}
-	return fmt.Sprintf("%s would win only if the workload's remote fraction were below %s (%s).", box, model.Percent(be.RemoteFraction), assumed)
+	return fmt.Sprintf("%s would win only if the workload's remote fraction were below %s (%s).",
+		box, model.Percent(be.RemoteFraction), assumed)
 }

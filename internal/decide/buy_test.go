@@ -40,15 +40,22 @@ func TestParseCandidatesErrors(t *testing.T) {
 		"no table":       {"# nothing\n", "c.toml: no [[server]] table"},
 		"no remote":      {base + "local_ns = 90\n", `c.toml:1: server "a": remote_ns = 0: with 2 sockets`},
 		"remote < local": {base + "local_ns = 90\nremote_ns = 80\n", `c.toml:8: server "a": remote_ns = 80`},
-		"ddr and local":  {base + "local_ns = 90\nremote_ns = 120\nddr = \"3200 22-22-22\"\ncontroller_ns = 40\n", `c.toml:9: server "a": ddr and local_ns are both given`},
-		"ddr no ctrl":    {base + "remote_ns = 120\nddr = \"3200 22-22-22\"\n", `c.toml:1: server "a": controller_ns = 0: with ddr`},
-		"bad ddr":        {base + "remote_ns = 120\nddr = \"fast\"\ncontroller_ns = 40\n", `c.toml:8: server "a": ddr = "fast": want "MT/s CL-tRCD-tRP"`},
-		"8 sockets":      {strings.Replace(base, "sockets = 2", "sockets = 8", 1) + "local_ns = 90\nremote_ns = 120\n", `c.toml:3: server "a": sockets = 8 is not a socket count whose latency local_ns and remote_ns give`},
-		"smt 0":          {base + "local_ns = 90\nremote_ns = 120\nsmt = 0\n", `c.toml:9: server "a": smt = 0 is not a count of hardware threads`},
-		"licence < 0":    {base + "local_ns = 90\nremote_ns = 120\nlicence_per_core = -1\n", `c.toml:9: server "a": licence_per_core = -1`},
-		"duplicate":      {base + "local_ns = 90\nremote_ns = 120\n" + base + "local_ns = 90\nremote_ns = 120\n", `c.toml:10: name "a": a second server`},
-		"wrong type":     {base + "local_ns = \"fast\"\n", "c.toml:7: server.local_ns: incompatible types"},
-		"unknown top":    {"colour = 1\n" + base + "local_ns = 90\nremote_ns = 120\n", `c.toml:1: unknown key "colour"`},
+		"ddr and local": {base + "local_ns = 90\nremote_ns = 120\nddr = \"3200 22-22-22\"\ncontroller_ns = 40\n",
+			`c.toml:9: server "a": ddr and local_ns are both given`},
+		"ddr no ctrl": {base + "remote_ns = 120\nddr = \"3200 22-22-22\"\n",
+			`c.toml:1: server "a": controller_ns = 0: with ddr`},
+		"bad ddr": {base + "remote_ns = 120\nddr = \"fast\"\ncontroller_ns = 40\n",
+			`c.toml:8: server "a": ddr = "fast": want "MT/s CL-tRCD-tRP"`},
+		"8 sockets": {strings.Replace(base, "sockets = 2", "sockets = 8", 1) + "local_ns = 90\nremote_ns = 120\n",
+			`c.toml:3: server "a": sockets = 8 is not a socket count whose latency local_ns and remote_ns give`},
+		"smt 0": {base + "local_ns = 90\nremote_ns = 120\nsmt = 0\n",
+			`c.toml:9: server "a": smt = 0 is not a count of hardware threads`},
+		"licence < 0": {base + "local_ns = 90\nremote_ns = 120\nlicence_per_core = -1\n",
+			`c.toml:9: server "a": licence_per_core = -1`},
+		"duplicate": {base + "local_ns = 90\nremote_ns = 120\n" + base + "local_ns = 90\nremote_ns = 120\n",
+			`c.toml:10: name "a": a second server`},
+		"wrong type":  {base + "local_ns = \"fast\"\n", "c.toml:7: server.local_ns: incompatible types"},
+		"unknown top": {"colour = 1\n" + base + "local_ns = 90\nremote_ns = 120\n", `c.toml:1: unknown key "colour"`},
 	} {
 		_, err := ParseCandidates("c.toml", []byte(c.text))
 		if err == nil || !errors.Is(err, model.ErrInput) || !strings.Contains(err.Error(), c.want) {
@@ -72,7 +79,8 @@ func TestBreakEvenEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.BreakEven == nil || p.BreakEven.RemoteFraction >= 0 || !strings.Contains(p.Recommendation, "would not win over A at any remote fraction") {
+	if p.BreakEven == nil || p.BreakEven.RemoteFraction >= 0 ||
+		!strings.Contains(p.Recommendation, "would not win over A at any remote fraction") {
 		t.Errorf("break-even %+v, recommendation %q", p.BreakEven, p.Recommendation)
 	}
 	b.Price = 1.5e6
@@ -80,13 +88,15 @@ func TestBreakEvenEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(p.BreakEven.RemoteFraction-1.0/3) > 1e-9 || !strings.Contains(p.Recommendation, "Buy A: 100 per 1,000 tps") ||
+	if math.Abs(p.BreakEven.RemoteFraction-1.0/3) > 1e-9 ||
+		!strings.Contains(p.Recommendation, "Buy A: 100 per 1,000 tps") ||
 		!strings.Contains(p.Recommendation, "below 33.33%") {
 		t.Errorf("break-even %+v, recommendation %q; want 1/3", p.BreakEven, p.Recommendation)
 	}
 	b.Price = 5e5
 	p, _ = Buy(w, Uncertainty{SMT: model.PublishedSMTGain}, []Server{a, b})
-	if p.BreakEven.RemoteFraction <= 1 || !strings.Contains(p.Recommendation, "Buy B") || !strings.Contains(p.Recommendation, "beats A at any remote fraction") {
+	if p.BreakEven.RemoteFraction <= 1 || !strings.Contains(p.Recommendation, "Buy B") ||
+		!strings.Contains(p.Recommendation, "beats A at any remote fraction") {
 		t.Errorf("cheap B: break-even %+v, recommendation %q", p.BreakEven, p.Recommendation)
 	}
 }
@@ -134,11 +144,15 @@ func TestBuyGiven(t *testing.T) {
 		t.Fatal(err)
 	}
 	remote := 100 * model.PublishedRemoteRatio.Value
-	if len(p.Rows) != 6 || len(p.Assumptions) != 7 || p.Assumptions[5].Name != calib.AssumeRemote || p.Assumptions[5].Value != remote ||
+	if len(p.Rows) != 6 || len(p.Assumptions) != 7 ||
+		p.Assumptions[5].Name != calib.AssumeRemote || p.Assumptions[5].Value != remote ||
 		p.Assumptions[6].Name != AssumeLicence || p.Assumptions[6].Value != builtinLicence {
-		t.Errorf("given CPU: %d rows, assumptions %v; want the 6 built-in, 7 assumptions: remote %g, then the built-in licence price", len(p.Rows), p.Assumptions, remote)
+		t.Errorf("given CPU: %d rows, assumptions %v; "+
+			"want the 6 built-in, 7 assumptions: remote %g, then the built-in licence price",
+			len(p.Rows), p.Assumptions, remote)
 	}
-	servers, err := ParseCandidates("c.toml", []byte("[[server]]\nname = \"a\"\nsockets = 1\ncores_per_socket = 8\nghz = 2\nlocal_ns = 120\nprice = 10\n"))
+	servers, err := ParseCandidates("c.toml",
+		[]byte("[[server]]\nname = \"a\"\nsockets = 1\ncores_per_socket = 8\nghz = 2\nlocal_ns = 120\nprice = 10\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +160,14 @@ func TestBuyGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Buy(w, Uncertainty{SMT: model.PublishedSMTGain, Fit: model.StallBand(w, 120, 2), AnchorNS: 120, AnchorGHz: 2}, servers)
+	want, err := Buy(w,
+		Uncertainty{SMT: model.PublishedSMTGain, Fit: model.StallBand(w, 120, 2), AnchorNS: 120, AnchorGHz: 2}, servers)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Rows) != 1 || p.Rows[0].Server.Name != "a" || len(p.Assumptions) != 2 || p.Band != want.Band {
-		t.Errorf("candidates file: %d rows, assumptions %v, band %q; want server a, the workload's 2, band %q", len(p.Rows), p.Assumptions, p.Band, want.Band)
+		t.Errorf("candidates file: %d rows, assumptions %v, band %q; want server a, the workload's 2, band %q",
+			len(p.Rows), p.Assumptions, p.Band, want.Band)
 	}
 	if _, err := BuyGiven(w, nil, nil); err == nil {
 		t.Error("no CPU and no candidates: no error")
@@ -168,7 +184,8 @@ func TestBuyCalibrated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want || len(p.Assumptions) != len(c.Assumptions)+1 ||
+		if len(p.Rows) != 6 || p.Rows[0].Server.LocalNS != 90 || p.Rows[4].Server.SMT != want ||
+			len(p.Assumptions) != len(c.Assumptions)+1 ||
 			p.Assumptions[len(c.Assumptions)].Name != AssumeLicence {
 			t.Errorf("smt %d: rows %+v, assumptions %v", smt, p.Rows, p.Assumptions)
 		}
@@ -186,7 +203,8 @@ func probeCalibration(t *testing.T) *calib.Calibration {
 	m.Cores = []result.Core{{ID: 0, CPUs: []int{0, 1}}, {ID: 1, CPUs: []int{2, 3}}}
 	m.Nodes = []result.Node{{ID: 0, CPUs: []int{0, 1, 2, 3}}}
 	m.Packages = []result.Package{{ID: 0, CPUs: []int{0, 1, 2, 3}}}
-	c, err := calib.Calibrate(stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, DRAMNS4K: 95})))
+	c, err := calib.Calibrate(
+		stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, DRAMNS4K: 95})))
 	if err != nil {
 		t.Fatal(err)
 	}

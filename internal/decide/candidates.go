@@ -40,7 +40,8 @@ func ParseCandidates(name string, data []byte) ([]Server, error) {
 	lines := keyLines(data)
 	var errs []error
 	for _, k := range md.Undecoded() {
-		errs = append(errs, fmt.Errorf("%s:%d: unknown key %q (want a [[server]] table with name, sockets, cores_per_socket, ghz, smt, local_ns, remote_ns, ddr, controller_ns, buffer_ns, price, licence_per_core, note): %w",
+		errs = append(errs, fmt.Errorf("%s:%d: unknown key %q (want a [[server]] table with name, sockets, "+
+			"cores_per_socket, ghz, smt, local_ns, remote_ns, ddr, controller_ns, buffer_ns, price, licence_per_core, note): %w",
 			name, lines.of(k), k.String(), model.ErrInput))
 	}
 	if len(f.Server) == 0 && len(errs) == 0 {
@@ -57,7 +58,8 @@ func ParseCandidates(name string, data []byte) ([]Server, error) {
 			errs = append(errs, fmt.Errorf("%s:%d: %s: %w", name, lines.field(i, e.field, s.line), e.msg, model.ErrInput))
 		}
 		if seen[s.Name] && s.Name != "" {
-			errs = append(errs, fmt.Errorf("%s:%d: name %q: a second server of that name: want one name per candidate: %w", name, lines.field(i, "name", s.line), s.Name, model.ErrInput))
+			errs = append(errs, fmt.Errorf("%s:%d: name %q: a second server of that name: want one name per candidate: %w",
+				name, lines.field(i, "name", s.line), s.Name, model.ErrInput))
 		}
 		seen[s.Name] = true
 	}
@@ -90,7 +92,9 @@ func (s *Server) resolve() []fieldError {
 			bad(field, "= %s is not %s: want above %s and at most %s", model.Num(v), what, model.Num(lo), model.Num(hi))
 		}
 	}
-	intIn("sockets", s.Sockets, 1, model.PublishedSockets, "a socket count whose latency local_ns and remote_ns give (beyond 4 sockets the hops between them matter, which one remote latency does not give: 'numalab model --topology FILE' models more)")
+	intIn("sockets", s.Sockets, 1, model.PublishedSockets,
+		"a socket count whose latency local_ns and remote_ns give (beyond 4 sockets the hops between them matter, "+
+			"which one remote latency does not give: 'numalab model --topology FILE' models more)")
 	intIn("cores_per_socket", s.CoresPerSocket, 1, 1024, "a core count")
 	intIn("smt", s.SMT, 1, 8, "a count of hardware threads per core")
 	floatIn("ghz", s.GHz, 0, 10, "a core clock in GHz")
@@ -102,7 +106,8 @@ func (s *Server) resolve() []fieldError {
 		if err != nil {
 			bad("ddr", "= %q: %v", s.DDR, err)
 		} else if !(s.ControllerNS > 0 && s.ControllerNS <= 1000) {
-			bad("controller_ns", "= %s: with ddr, want the time outside the DRAM chips in ns, above 0 and at most 1000 (local_ns = (tRP + tRCD + CL)·2000/MT/s + controller_ns)", model.Num(s.ControllerNS))
+			bad("controller_ns", "= %s: with ddr, want the time outside the DRAM chips in ns, above 0 and at most 1000 "+
+				"(local_ns = (tRP + tRCD + CL)·2000/MT/s + controller_ns)", model.Num(s.ControllerNS))
 		} else {
 			s.LocalNS = dram.AccessNS(mts, t) + s.ControllerNS
 		}
@@ -111,7 +116,8 @@ func (s *Server) resolve() []fieldError {
 	}
 	switch {
 	case s.Sockets > 1 && !(s.RemoteNS >= s.LocalNS && s.RemoteNS <= 5000):
-		bad("remote_ns", "= %s: with %d sockets, want the remote latency in ns, at least local_ns (%s) and at most 5000", model.Num(s.RemoteNS), s.Sockets, model.Num(s.LocalNS))
+		bad("remote_ns", "= %s: with %d sockets, want the remote latency in ns, at least local_ns (%s) and at most 5000",
+			model.Num(s.RemoteNS), s.Sockets, model.Num(s.LocalNS))
 	case s.Sockets == 1 && s.RemoteNS != 0:
 		bad("remote_ns", "= %s on one socket: a one-socket server has no remote memory (leave it out)", model.Num(s.RemoteNS))
 	}
@@ -120,7 +126,8 @@ func (s *Server) resolve() []fieldError {
 	}
 	floatIn("price", s.Price, 0, 1e9, "a price")
 	if !(s.LicencePerCore >= 0 && s.LicencePerCore <= 1e7) {
-		bad("licence_per_core", "= %s is not a licence price: want 0 (no per-core licence) to 10,000,000", model.Num(s.LicencePerCore))
+		bad("licence_per_core",
+			"= %s is not a licence price: want 0 (no per-core licence) to 10,000,000", model.Num(s.LicencePerCore))
 	}
 	return errs
 }
@@ -284,27 +291,31 @@ func BuiltinCandidates(this CPU) []Server {
 		if n > 1 {
 			s.LocalNS, s.RemoteNS, s.oneNS, s.remoteDerived = this.LocalNS, this.RemoteNS, oneNS, this.RemoteAssumed
 		}
-		s.Note = fmt.Sprintf("%d× this CPU, one thread per core; price %s for the system + %s per core (%s)", n, model.Thousands(builtinSystem[n]), model.Num(builtinPricePerCore), Illustrative)
+		s.Note = fmt.Sprintf("%d× this CPU, one thread per core; price %s for the system + %s per core (%s)",
+			n, model.Thousands(builtinSystem[n]), model.Num(builtinPricePerCore), Illustrative)
 		out = append(out, s)
 	}
 	half := base
 	half.Name, half.Sockets, half.CoresPerSocket, half.GHz = "half cores, +25% clock", 1, max(cores/2, 1), ghz*1.25
 	half.Price = price(1, cores)
-	half.Note = fmt.Sprintf("%d cores at %s GHz: a frequency-optimised part at the price of the full one (%s)", half.CoresPerSocket, model.Fixed(half.GHz, 2), Illustrative)
+	half.Note = fmt.Sprintf("%d cores at %s GHz: a frequency-optimised part at the price of the full one (%s)",
+		half.CoresPerSocket, model.Fixed(half.GHz, 2), Illustrative)
 	out = append(out, half)
 	k := max(smt, 2)
 	on := base
 	on.Name, on.Sockets, on.SMT, on.Price = fmt.Sprintf("this CPU ×1, SMT %d", k), 1, k, price(1, cores)
 	on.Note = fmt.Sprintf("%d threads per core at the SMT gain stated; same price (a firmware setting)", k)
 	if smt == 1 {
-		on.Note = fmt.Sprintf("this CPU has one thread per core: a CPU like it with %d, at the SMT gain stated; same price (%s)", k, Illustrative)
+		on.Note = fmt.Sprintf(
+			"this CPU has one thread per core: a CPU like it with %d, at the SMT gain stated; same price (%s)", k, Illustrative)
 	}
 	out = append(out, on)
 	fast := base
 	cut := dram.AccessNS(3200, builtinDRAMSlow) - dram.AccessNS(3200, builtinDRAMFast)
 	fast.Name, fast.Sockets, fast.LocalNS = "this CPU ×1, low-latency DRAM", 1, math.Max(oneNS-cut, 1)
 	fast.Price = price(1, cores) + builtinDRAMPremium
-	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (%s)", model.Fixed(cut, 2), model.Thousands(builtinDRAMPremium), Illustrative)
+	fast.Note = fmt.Sprintf("DDR4-3200 16-18-18 instead of 22-22-22: %s ns less per access; %s more (%s)",
+		model.Fixed(cut, 2), model.Thousands(builtinDRAMPremium), Illustrative)
 	out = append(out, fast)
 	return out
 }

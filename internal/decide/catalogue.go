@@ -29,8 +29,9 @@ func CatalogueCandidates(cat *published.Catalogue, licence float64, ref *publish
 			if n > c.MaxSockets {
 				break
 			}
-			s := Server{Name: fmt.Sprintf("%s ×%d", c.Name, n), Sockets: n, CoresPerSocket: c.Cores, GHz: c.LoadedGHz(), SMT: max(c.Threads/c.Cores, 1),
-				LocalNS: mid, Price: float64(n) * c.PriceUSD, LicencePerCore: licence, catLow: band.LowNS, catHigh: band.HighNS, cpu: c.Name}
+			s := Server{Name: fmt.Sprintf("%s ×%d", c.Name, n), Sockets: n, CoresPerSocket: c.Cores,
+				GHz: c.LoadedGHz(), SMT: max(c.Threads/c.Cores, 1), LocalNS: mid, Price: float64(n) * c.PriceUSD,
+				LicencePerCore: licence, catLow: band.LowNS, catHigh: band.HighNS, cpu: c.Name}
 			if n > 1 {
 				s.oneNS, s.remoteDerived = mid, true
 				s.LocalNS = mid * model.PublishedMultiSocketLocal.Value
@@ -52,17 +53,21 @@ func catalogueNote(c published.CPU, band published.LatencyBand, n int, ref *publ
 	if c.AllCoreGHz == 0 {
 		clock = fmt.Sprintf("base %s GHz (no all-core clock published: a lower bound)", model.Num(c.BaseGHz))
 	}
-	note := fmt.Sprintf("%s %s, %d cores / %d threads, %s, %d memory channels; price %d × %s %s of %s (%s); one socket's latency %s to %s ns [%s]",
-		c.Vendor, c.Generation, c.Cores, c.Threads, clock, c.MemoryChannels, n, c.PriceKind, model.Thousands(c.PriceUSD), c.PriceDate,
+	note := fmt.Sprintf("%s %s, %d cores / %d threads, %s, %d memory channels; price %d × %s %s of %s (%s); "+
+		"one socket's latency %s to %s ns [%s]",
+		c.Vendor, c.Generation, c.Cores, c.Threads, clock, c.MemoryChannels, n, c.PriceKind,
+		model.Thousands(c.PriceUSD), c.PriceDate,
 		c.PriceSource, model.Num(band.LowNS), model.Num(band.HighNS), band.Source)
 	switch p := c.PerCore; {
 	case p == nil:
 		note += "; no per-core figure published: this machine's cycles per transaction (the same IPC)"
 	case ref == nil:
-		note += fmt.Sprintf("; per core %s SPECrate2017_int_base (%s to %s, %d results) [%s], unused: no figure for this machine", model.Sig(p.Median, 4),
-			model.Sig(p.Low, 4), model.Sig(p.High, 4), p.Results, p.Source)
+		note += fmt.Sprintf(
+			"; per core %s SPECrate2017_int_base (%s to %s, %d results) [%s], unused: no figure for this machine",
+			model.Sig(p.Median, 4), model.Sig(p.Low, 4), model.Sig(p.High, 4), p.Results, p.Source)
 	default:
-		note += fmt.Sprintf("; per core %s SPECrate2017_int_base (%s to %s, %d results; nearest the median: %s, %s) [%s]: %s× this machine's (%s× to %s×)",
+		note += fmt.Sprintf("; per core %s SPECrate2017_int_base (%s to %s, %d results; nearest the median: %s, %s) "+
+			"[%s]: %s× this machine's (%s× to %s×)",
 			model.Sig(p.Median, 4), model.Sig(p.Low, 4), model.Sig(p.High, 4), p.Results, p.Example, p.URL, p.Source,
 			model.Sig(p.Median/ref.Median, 3), model.Sig(p.Low/ref.High, 3), model.Sig(p.High/ref.Low, 3))
 	}
@@ -88,7 +93,8 @@ func BuyCatalogueCalibrated(c *calib.Calibration, cat *published.Catalogue, this
 func BuyCatalogueGiven(w model.Workload, cpu *GivenCPUFigures, cat *published.Catalogue,
 	thisCPU string) (*Purchase, error) {
 	if cpu == nil {
-		return nil, errors.New("choosing from the catalogue: no CPU figures to anchor the workload: give this CPU's --ghz and --local-ns, or --run")
+		return nil, errors.New(
+			"choosing from the catalogue: no CPU figures to anchor the workload: give this CPU's --ghz and --local-ns, or --run")
 	}
 	_, given := GivenCPU(cpu.GHz, cpu.Latencies, cpu.Cores, cpu.SMT)
 	one := cpu.Latencies.OneSocket()
@@ -117,7 +123,10 @@ func buyCatalogue(w model.Workload, u Uncertainty, assumptions []calib.Assumptio
 		}
 		hi = max(hi, b.HighNS)
 	}
-	u.Catalogue = fmt.Sprintf("catalogue CPUs, ranked by cost per 1,000 tps: one socket's latency %s, every CPU at the same place in its band; a server's price is its CPUs' list prices alone, no board, memory or disks (give whole servers with --candidates)", bands[0])
+	u.Catalogue = fmt.Sprintf(
+		"catalogue CPUs, ranked by cost per 1,000 tps: one socket's latency %s, every CPU at the same place in its band; "+
+			"a server's price is its CPUs' list prices alone, no board, memory or disks (give whole servers with --candidates)",
+		bands[0])
 	for _, b := range bands[1:] {
 		u.Catalogue += "; or " + b
 	}
@@ -127,9 +136,13 @@ func buyCatalogue(w model.Workload, u Uncertainty, assumptions []calib.Assumptio
 	if found {
 		ref, u.Paired = &refFig, true
 		u.ThisSpeed = &model.Range{Value: refFig.Median, Low: refFig.Low, High: refFig.High, Source: speed.Source}
-		u.Catalogue += "; per-core speed: a catalogue CPU's core time per transaction is this machine's over the ratio of their published per-core figures (SPECrate2017_int_base per core, each from its lowest to its highest result; this machine's shared by every comparison), its M waits as many; candidates compared for one workload (every input but a CPU's own per-core figure the same on both sides of a comparison)"
+		u.Catalogue += "; per-core speed: a catalogue CPU's core time per transaction is this machine's over the " +
+			"ratio of their published per-core figures (SPECrate2017_int_base per core, each from its lowest to its " +
+			"highest result; this machine's shared by every comparison), its M waits as many; candidates compared for " +
+			"one workload (every input but a CPU's own per-core figure the same on both sides of a comparison)"
 	} else {
-		u.Catalogue += "; every catalogue CPU needs this machine's A core cycles per transaction (the same IPC): " + speed.Source
+		u.Catalogue += "; every catalogue CPU needs this machine's A core cycles per transaction (the same IPC): " +
+			speed.Source
 	}
 	p, err := Buy(w, u, CatalogueCandidates(cat, builtinLicence, ref))
 	if err != nil {
@@ -138,7 +151,8 @@ func buyCatalogue(w model.Workload, u Uncertainty, assumptions []calib.Assumptio
 	// The ranking: cheapest per 1,000 tps first.
 	slices.SortStableFunc(p.Rows, func(a, b BuyRow) int { return cmp.Compare(a.CostPerKTPS, b.CostPerKTPS) })
 	p.Assumptions = append(append([]calib.Assumption{}, assumptions...),
-		calib.Assumption{Name: AssumeLicence, Value: builtinLicence, Basis: calib.Assumed, Source: "built-in, every physical core licensed (" + Illustrative + ")"},
+		calib.Assumption{Name: AssumeLicence, Value: builtinLicence, Basis: calib.Assumed,
+			Source: "built-in, every physical core licensed (" + Illustrative + ")"},
 		calib.Assumption{Name: AssumeCatalogue, Value: (lo + hi) / 2, Low: lo, High: hi, Unit: "ns", Basis: calib.Assumed,
 			Source: "a band of published figures, not a measurement of these CPUs (internal/published/data/cpus.json)"})
 	if found {
@@ -152,10 +166,13 @@ func buyCatalogue(w model.Workload, u Uncertainty, assumptions []calib.Assumptio
 func thisSpeedAssumption(thisCPU, name string, p published.PerCore, found bool) calib.Assumption {
 	a := calib.Assumption{Name: AssumeThisSpeed, Basis: calib.Assumed}
 	if !found {
-		a.Source = fmt.Sprintf("none: this machine's CPU (%q) is no catalogue or reference CPU with a published per-core figure; give --this-cpu NAME (one of internal/published/data/cpus.json) to compare per-core speeds", thisCPU)
+		a.Source = fmt.Sprintf("none: this machine's CPU (%q) is no catalogue or reference CPU with a published per-core "+
+			"figure; give --this-cpu NAME (one of internal/published/data/cpus.json) to compare per-core speeds", thisCPU)
 		return a
 	}
 	a.Value, a.Low, a.High = p.Median, p.Low, p.High
-	a.Source = fmt.Sprintf("the published results of %s taken for this machine's CPU (%q): median of %d, nearest it %s, %s [%s]", name, thisCPU, p.Results, p.Example, p.URL, p.Source)
+	a.Source = fmt.Sprintf(
+		"the published results of %s taken for this machine's CPU (%q): median of %d, nearest it %s, %s [%s]",
+		name, thisCPU, p.Results, p.Example, p.URL, p.Source)
 	return a
 }

@@ -36,13 +36,18 @@ func TestCatalogueCandidates(t *testing.T) {
 	}
 	one, two := byName["AMD EPYC 9654 ×1"], byName["AMD EPYC 9654 ×2"]
 	mid := (76.0 + 122) / 2
-	if one.LocalNS != mid || one.GHz != 3.55 || one.CoresPerSocket != 96 || one.SMT != 2 || one.Price != 11805 || one.LicencePerCore != 7000 {
-		t.Errorf("EPYC 9654 ×1 = %+v: want %v ns, 3.55 GHz (all-core), 96 cores, SMT 2, price 11,805, licence 7,000", one, mid)
+	if one.LocalNS != mid || one.GHz != 3.55 || one.CoresPerSocket != 96 || one.SMT != 2 || one.Price != 11805 ||
+		one.LicencePerCore != 7000 {
+		t.Errorf(
+			"EPYC 9654 ×1 = %+v: want %v ns, 3.55 GHz (all-core), 96 cores, SMT 2, price 11,805, licence 7,000", one, mid)
 	}
-	if l := mid * 91 / 76; math.Abs(two.LocalNS-l) > 1e-9 || math.Abs(two.RemoteNS-l*139/89) > 1e-9 || two.Price != 2*11805 {
-		t.Errorf("EPYC 9654 ×2: local %v, remote %v, price %v: want %v, %v, %v", two.LocalNS, two.RemoteNS, two.Price, l, l*139/89, 2*11805)
+	if l := mid * 91 / 76; math.Abs(two.LocalNS-l) > 1e-9 || math.Abs(two.RemoteNS-l*139/89) > 1e-9 ||
+		two.Price != 2*11805 {
+		t.Errorf("EPYC 9654 ×2: local %v, remote %v, price %v: want %v, %v, %v",
+			two.LocalNS, two.RemoteNS, two.Price, l, l*139/89, 2*11805)
 	}
-	if x := byName["Intel Xeon Platinum 8480+ ×1"]; x.GHz != 2.0 || !strings.Contains(x.Note, "no all-core clock published") {
+	if x := byName["Intel Xeon Platinum 8480+ ×1"]; x.GHz != 2.0 ||
+		!strings.Contains(x.Note, "no all-core clock published") {
 		t.Errorf("8480+: %v GHz, note %q: want the base clock, 2.0, and the note saying why", x.GHz, x.Note)
 	}
 }
@@ -95,7 +100,8 @@ func TestBuyCatalogueRanks(t *testing.T) {
 	u.Catalogue = "test"
 	clo, chi := u.band(w, s, "")
 	if !(clo < nlo && chi > nhi) {
-		t.Errorf("%s: band %v to %v with the latency band, %v to %v without: want it wider at both ends", s.Name, clo, chi, nlo, nhi)
+		t.Errorf("%s: band %v to %v with the latency band, %v to %v without: want it wider at both ends",
+			s.Name, clo, chi, nlo, nhi)
 	}
 	if p.Decision != "" || len(p.Rivals) == 0 || !strings.HasPrefix(p.Recommendation, "Cannot tell") {
 		t.Errorf("decision %q, rivals %v: the built-in catalogue's bands overlap, want cannot tell", p.Decision, p.Rivals)
@@ -147,10 +153,12 @@ func speedCatalogue(t *testing.T, fastLow, fastHigh float64) *published.Catalogu
 	}
 	fast, slow := cat.CPUs[0], cat.CPUs[0]
 	fast.Name, slow.Name = "fast", "slow"
-	fast.PerCore = &published.PerCore{Median: (fastLow + fastHigh) / 2, Low: fastLow, High: fastHigh, Results: 2, Source: "spec-cpu2017"}
+	fast.PerCore = &published.PerCore{Median: (fastLow + fastHigh) / 2, Low: fastLow, High: fastHigh, Results: 2,
+		Source: "spec-cpu2017"}
 	slow.PerCore = &published.PerCore{Median: 10.5, Low: 10, High: 11, Results: 2, Source: "spec-cpu2017"}
 	cat.CPUs = []published.CPU{slow, fast}
-	cat.References = []published.Reference{{Name: "this box", PerCore: published.PerCore{Median: 10, Low: 9.5, High: 10.5, Results: 3, Source: "spec-cpu2017"}}}
+	cat.References = []published.Reference{
+		{Name: "this box", PerCore: published.PerCore{Median: 10, Low: 9.5, High: 10.5, Results: 3, Source: "spec-cpu2017"}}}
 	return cat
 }
 
@@ -175,8 +183,8 @@ func TestBuyCatalogueNamesThePart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.Decision != "" || !slices.Contains(p.Rivals, "slow ×1") || p.Decider != measurements[AssumeCoreSpeed] {
-		t.Errorf("overlapping per-core bands: decision %q, rivals %v, decider %q: want cannot tell, slow ×1, the per-core measurement",
-			p.Decision, p.Rivals, p.Decider)
+		t.Errorf("overlapping per-core bands: decision %q, rivals %v, decider %q: "+
+			"want cannot tell, slow ×1, the per-core measurement", p.Decision, p.Rivals, p.Decider)
 	}
 	// Without this machine's figure, per-core figures go unused.
 	p, err = BuyCatalogueGiven(w, givenCPU, speedCatalogue(t, 14, 15), "AMD EPYC")

@@ -12,9 +12,10 @@ func (p *Purchase) Conclusion() *conclusion.Decision {
 	for _, r := range p.Rows {
 		s := r.Server
 		lo, hi := r.CostBand()
-		d.Rows = append(d.Rows, conclusion.Candidate{Name: s.Name, Sockets: s.Sockets, Cores: s.Cores(), SMT: s.SMT, GHz: s.GHz,
-			Note: s.Note, LatencyNS: r.LatencyNS, TPSPerCore: r.TPSPerCore, TotalTPS: r.TotalTPS, TPSLow: r.TPSLow,
-			TPSHigh: r.TPSHigh, TotalCost: r.TotalCost, CostPerKTPS: r.CostPerKTPS, CostLow: lo, CostHigh: hi, BestOn: p.BestOn(s.Name)})
+		d.Rows = append(d.Rows, conclusion.Candidate{Name: s.Name, Sockets: s.Sockets, Cores: s.Cores(), SMT: s.SMT,
+			GHz: s.GHz, Note: s.Note, LatencyNS: r.LatencyNS, TPSPerCore: r.TPSPerCore, TotalTPS: r.TotalTPS,
+			TPSLow: r.TPSLow, TPSHigh: r.TPSHigh, TotalCost: r.TotalCost, CostPerKTPS: r.CostPerKTPS, CostLow: lo,
+			CostHigh: hi, BestOn: p.BestOn(s.Name)})
 	}
 	return d
 }

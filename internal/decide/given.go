@@ -12,7 +12,8 @@ import (
 // GivenWorkload is the assumptions of a workload given by --instructions
 // and --miss rather than fitted to a run.
 func GivenWorkload(w model.Workload) []calib.Assumption {
-	src := "--instructions and --miss (default: docs/model.md's, the literature's example transaction); not fitted: give --run to fit them"
+	src := "--instructions and --miss (default: docs/model.md's, the literature's example transaction); not fitted: " +
+		"give --run to fit them"
 	return []calib.Assumption{
 		{Name: calib.AssumeInstructions, Value: w.Instructions, Basis: calib.Assumed, Source: src},
 		{Name: calib.AssumeMiss, Value: w.Miss, Basis: calib.Assumed, Source: src},
@@ -26,16 +27,19 @@ func GivenWorkload(w model.Workload) []calib.Assumption {
 // CPU and the assumptions it rests on.
 func GivenCPU(ghz float64, lat model.Latencies, cores, smt int) (CPU, []calib.Assumption) {
 	rr := model.PublishedRemoteRatio
-	one := calib.Assumption{Name: calib.AssumeOneSocket, Value: lat.OneSocket(), Unit: "ns", Basis: calib.Assumed, Source: "--one-socket-ns"}
+	one := calib.Assumption{Name: calib.AssumeOneSocket, Value: lat.OneSocket(), Unit: "ns", Basis: calib.Assumed,
+		Source: "--one-socket-ns"}
 	if lat.OneSocketNS == 0 {
 		one.Source = "--local-ns (no --one-socket-ns: one socket's latency taken as the local one)"
 	}
-	remote := calib.Assumption{Name: calib.AssumeRemote, Value: lat.RemoteNS, Unit: "ns", Basis: calib.Assumed, Source: "--remote-ns"}
+	remote := calib.Assumption{Name: calib.AssumeRemote, Value: lat.RemoteNS, Unit: "ns", Basis: calib.Assumed,
+		Source: "--remote-ns"}
 	if lat.RemoteNS == 0 {
 		remote.Value, remote.Low, remote.High = lat.LocalNS*rr.Value, lat.LocalNS*rr.Low, lat.LocalNS*rr.High
 		remote.Source = fmt.Sprintf("no --remote-ns: %s× --local-ns: %s", model.Sig(rr.Value, 4), rr.Source)
 	}
-	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, OneSocketNS: one.Value, LocalNS: lat.LocalNS, RemoteNS: remote.Value, RemoteAssumed: lat.RemoteNS == 0},
+	return CPU{GHz: ghz, CoresPerSocket: cores, SMT: smt, OneSocketNS: one.Value, LocalNS: lat.LocalNS,
+			RemoteNS: remote.Value, RemoteAssumed: lat.RemoteNS == 0},
 		[]calib.Assumption{
 			{Name: calib.AssumeClock, Value: ghz, Unit: "GHz", Basis: calib.Assumed, Source: "--ghz"},
 			one,
@@ -74,7 +78,8 @@ func BuyGiven(w model.Workload, cpu *GivenCPUFigures, servers []Server) (*Purcha
 		if len(servers) == 0 {
 			return nil, errors.New("no CPU given and no candidate servers: give this CPU's figures or a candidates file")
 		}
-		u.Fit, u.AnchorNS, u.AnchorGHz = model.StallBand(w, servers[0].LocalNS, servers[0].GHz), servers[0].LocalNS, servers[0].GHz
+		u.Fit, u.AnchorNS, u.AnchorGHz = model.StallBand(w, servers[0].LocalNS, servers[0].GHz),
+			servers[0].LocalNS, servers[0].GHz
 		return buyAmong(w, u, assumptions, CPU{}, servers)
 	}
 	this, given := GivenCPU(cpu.GHz, cpu.Latencies, cpu.Cores, cpu.SMT)
@@ -89,13 +94,15 @@ func BuyGiven(w model.Workload, cpu *GivenCPUFigures, servers []Server) (*Purcha
 
 // buyAmong is Buy among servers, or with none the built-in candidates of
 // this, with the assumptions it rests on.
-func buyAmong(w model.Workload, u Uncertainty, assumptions []calib.Assumption, this CPU, servers []Server) (*Purchase, error) {
+func buyAmong(w model.Workload, u Uncertainty, assumptions []calib.Assumption, this CPU,
+	servers []Server) (*Purchase, error) {
 	if len(servers) == 0 {
 		servers = BuiltinCandidates(this)
 		// The built-in prices are assumed: the licence price first, the
 		// one the cost per core turns on.
-		assumptions = append(slices.Clip(assumptions), calib.Assumption{Name: AssumeLicence, Value: builtinLicence, Basis: calib.Assumed,
-			Source: "built-in, every physical core licensed (" + Illustrative + ")"})
+		assumptions = append(slices.Clip(assumptions),
+			calib.Assumption{Name: AssumeLicence, Value: builtinLicence, Basis: calib.Assumed,
+				Source: "built-in, every physical core licensed (" + Illustrative + ")"})
 	}
 	p, err := Buy(w, u, servers)
 	if err != nil {
@@ -111,5 +118,6 @@ func calibratedCPU(c *calib.Calibration, smt int) CPU {
 	if smt == 0 {
 		smt = c.ThreadsPerCore()
 	}
-	return CPU{GHz: c.GHz, CoresPerSocket: c.CoresPerSocket, SMT: smt, OneSocketNS: c.OneSocketNS, LocalNS: c.LocalNS, RemoteNS: c.RemoteNS, RemoteAssumed: c.RemoteAssumed}
+	return CPU{GHz: c.GHz, CoresPerSocket: c.CoresPerSocket, SMT: smt, OneSocketNS: c.OneSocketNS, LocalNS: c.LocalNS,
+		RemoteNS: c.RemoteNS, RemoteAssumed: c.RemoteAssumed}
 }

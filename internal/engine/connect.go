@@ -60,9 +60,11 @@ type ConnectTimeoutError struct {
 
 func (e *ConnectTimeoutError) Error() string {
 	if e.Log != "" {
-		return fmt.Sprintf("no answer within %v from numalab's own server, which answered when it started (--connect-timeout: raise it if this machine stalls that long)%s", e.Bound, e.Log)
+		return fmt.Sprintf("no answer within %v from numalab's own server, which answered when it started "+
+			"(--connect-timeout: raise it if this machine stalls that long)%s", e.Bound, e.Log)
 	}
-	return fmt.Sprintf("no answer within %v (--connect-timeout; is a server of this engine listening there, and answering?)", e.Bound)
+	return fmt.Sprintf(
+		"no answer within %v (--connect-timeout; is a server of this engine listening there, and answering?)", e.Bound)
 }
 
 func (e *ConnectTimeoutError) Unwrap() error { return e.Err }

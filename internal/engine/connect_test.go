@@ -18,9 +18,11 @@ import (
 // stopped with SIGSTOP) ends at the bound with an error that says it was
 // numalab's own server and quotes its log.
 func TestOwnServerConnectTimeout(t *testing.T) {
-	if connectBound(0, false) != DefaultConnectTimeout || connectBound(0, true) != OwnServerConnectTimeout || connectBound(time.Second, true) != time.Second {
+	if connectBound(0, false) != DefaultConnectTimeout || connectBound(0, true) != OwnServerConnectTimeout ||
+		connectBound(time.Second, true) != time.Second {
 		t.Errorf("connectBound: %v for a --dsn server, %v for the own one, %v given 1s; want %v, %v, 1s",
-			connectBound(0, false), connectBound(0, true), connectBound(time.Second, true), DefaultConnectTimeout, OwnServerConnectTimeout)
+			connectBound(0, false), connectBound(0, true), connectBound(time.Second, true), DefaultConnectTimeout,
+			OwnServerConnectTimeout)
 	}
 	for _, name := range []string{"postgres", "mariadb"} {
 		t.Run(name, func(t *testing.T) {
@@ -66,12 +68,16 @@ func TestOwnServerConnectTimeout(t *testing.T) {
 				t.Fatal("a stopped server answered")
 			}
 			t.Logf("after %v: %v", took.Round(time.Millisecond), err)
-			if msg := err.Error(); !strings.Contains(msg, "no answer within 1s from numalab's own server") || !strings.Contains(msg, filepath.Base(log)) || took > 6*time.Second {
-				t.Errorf("after %v: %v; want the own server's timeout of 1s, quoting %s", took.Round(time.Millisecond), err, filepath.Base(log))
+			if msg := err.Error(); !strings.Contains(msg, "no answer within 1s from numalab's own server") ||
+				!strings.Contains(msg, filepath.Base(log)) || took > 6*time.Second {
+				t.Errorf("after %v: %v; want the own server's timeout of 1s, quoting %s",
+					took.Round(time.Millisecond), err, filepath.Base(log))
 			}
 			if pe, ok := eng.(*pgEngine); ok { // the first connection of Open, the same way
-				if _, err := connectPG(ctx, pe.server.DSN(), pe.ownLog, time.Second); err == nil || !strings.Contains(err.Error(), "from numalab's own server") || !strings.Contains(err.Error(), filepath.Base(log)) {
-					t.Errorf("connectPG to the stopped own server: %v; want the own server's timeout, quoting %s", err, filepath.Base(log))
+				if _, err := connectPG(ctx, pe.server.DSN(), pe.ownLog, time.Second); err == nil ||
+					!strings.Contains(err.Error(), "from numalab's own server") || !strings.Contains(err.Error(), filepath.Base(log)) {
+					t.Errorf("connectPG to the stopped own server: %v; want the own server's timeout, quoting %s",
+						err, filepath.Base(log))
 				}
 			}
 			syscall.Kill(pid, syscall.SIGCONT)

@@ -124,7 +124,8 @@ func (e *duckEngine) placeData(ctx context.Context, node int, pd *PlacedData) er
 	if err != nil {
 		return err
 	}
-	if err := e.db.QueryRowContext(ctx, "SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()").Scan(&pd.BufferBytes); err != nil {
+	if err := e.db.QueryRowContext(ctx,
+		"SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()").Scan(&pd.BufferBytes); err != nil {
 		return fmt.Errorf("reading duckdb's buffer memory: %w", err)
 	}
 	pd.GainedBytes = map[int]int64{}
@@ -162,7 +163,10 @@ func PoolOnNode(node int, pool int64, gained map[int]int64) error {
 	if covered || quiet {
 		return nil
 	}
-	return fmt.Errorf("placing duckdb's buffer pool on node %d: it holds %d bytes, only %d bytes of new memory appeared on the node and %d bytes on other nodes (per node: %v); open the database fresh, so that no block is already loaded",
+	return fmt.Errorf(
+		"placing duckdb's buffer pool on node %d: it holds %d bytes, "+
+			"only %d bytes of new memory appeared on the node and %d bytes on other nodes (per node: %v); "+
+			"open the database fresh, so that no block is already loaded",
 		node, pool, gained[node], elsewhere, gained)
 }
 
@@ -223,7 +227,8 @@ func PlacedText(pd PlacedData) string {
 	if pd.BufferBytes > 0 {
 		s := fmt.Sprintf("buffer pool %d bytes, new memory by node %v bytes", pd.BufferBytes, pd.GainedBytes)
 		if short := pd.BufferBytes - pd.GainedBytes[pd.Node]; short > 0 {
-			s += fmt.Sprintf(" (%d bytes of the pool did not show as new memory on node %d: memory the process already had, reused, on a node not known)", short, pd.Node)
+			s += fmt.Sprintf(" (%d bytes of the pool did not show as new memory on node %d: "+
+				"memory the process already had, reused, on a node not known)", short, pd.Node)
 		}
 		parts = append(parts, s)
 	}

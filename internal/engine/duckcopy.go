@@ -30,10 +30,12 @@ func UnheldDuckDB(path string) (use, note string, done func(), err error) {
 	for _, ext := range []string{"", ".wal"} {
 		if err := copyFile(path+ext, cp+ext); err != nil && !(ext != "" && errors.Is(err, fs.ErrNotExist)) {
 			done()
-			return "", "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w", path+ext, why, err)
+			return "", "", nil, fmt.Errorf("copying %s, which DuckDB may still hold in this process (%s): %w",
+				path+ext, why, err)
 		}
 	}
-	return cp, fmt.Sprintf("DuckDB may still hold %s in this process (%s): this step reads a copy, %s, removed after it", path, why, cp), done, nil
+	return cp, fmt.Sprintf("DuckDB may still hold %s in this process (%s): this step reads a copy, %s, removed after it",
+		path, why, cp), done, nil
 }
 
 // copyFile copies the file from to the file to, which it creates or

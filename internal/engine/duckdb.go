@@ -130,7 +130,8 @@ func (e *duckEngine) Bulk(ctx context.Context, table string, columns []string) (
 		return nil, fmt.Errorf("loading %s into %s: the file is open read-only (load into a new file)", table, e.path)
 	}
 	var n int
-	if err := e.db.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND schema_name = current_schema() AND database_name = current_database()", table).Scan(&n); err != nil {
+	if err := e.db.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? "+
+		"AND schema_name = current_schema() AND database_name = current_database()", table).Scan(&n); err != nil {
 		return nil, fmt.Errorf("loading %s: %w", table, err)
 	}
 	if n != len(columns) {
@@ -233,7 +234,8 @@ func (e *duckEngine) callContext(ctx context.Context, query string) (_ context.C
 		late = time.AfterFunc(duckInterruptGrace, func() {
 			e.mu.Lock()
 			if threads := cmp.Or(e.dop, runtime.NumCPU()); threads > 1 && e.interrupted == "" {
-				e.interrupted = fmt.Sprintf("a query at %d threads was interrupted %v after it was cancelled (%.40q)", threads, duckInterruptGrace, query)
+				e.interrupted = fmt.Sprintf("a query at %d threads was interrupted %v after it was cancelled (%.40q)",
+					threads, duckInterruptGrace, query)
 			}
 			e.mu.Unlock()
 			cancel()
@@ -274,7 +276,8 @@ func (e *duckEngine) Describe(ctx context.Context) (Info, error) {
 	if err := e.db.QueryRowContext(ctx, "SELECT version()").Scan(&in.Version); err != nil {
 		return in, fmt.Errorf("describing duckdb: %w", err)
 	}
-	rows, err := e.db.QueryContext(ctx, "SELECT name, coalesce(value, '') FROM duckdb_settings() WHERE name IN ('"+strings.Join(duckSettings, "','")+"')")
+	rows, err := e.db.QueryContext(ctx, "SELECT name, coalesce(value, '') FROM duckdb_settings() WHERE name IN ('"+
+		strings.Join(duckSettings, "','")+"')")
 	if err != nil {
 		return in, fmt.Errorf("describing duckdb: %w", err)
 	}
@@ -386,7 +389,9 @@ func (e *duckEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 		return st, fmt.Errorf("prewarming duckdb: %w", err)
 	}
 	var used, block int64
-	if err := e.db.QueryRowContext(ctx, "SELECT used_blocks, block_size FROM pragma_database_size() WHERE database_name = current_database()").Scan(&used, &block); err == nil {
+	if err := e.db.QueryRowContext(ctx,
+		"SELECT used_blocks, block_size FROM pragma_database_size() WHERE database_name = current_database()").
+		Scan(&used, &block); err == nil {
 		st.Bytes = used * block
 	}
 	return st, nil

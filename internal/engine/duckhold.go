@@ -68,7 +68,8 @@ func holdDuckFile(path string) (release func(stuck string), err error) {
 			return nil, fmt.Errorf("opening duckdb %s: this process already has it open (opened by %s at %s); close that first",
 				path, h.holder, h.since.Format("15:04:05"))
 		}
-		return nil, fmt.Errorf("opening duckdb %s: DuckDB may still hold it in this process (opened by %s at %s, then %s), and opening it again would wait forever: run this in a new numalab process",
+		return nil, fmt.Errorf("opening duckdb %s: DuckDB may still hold it in this process (opened by %s at %s, "+
+			"then %s), and opening it again would wait forever: run this in a new numalab process",
 			path, h.holder, h.since.Format("15:04:05"), h.stuck)
 	}
 	h := &duckHold{holder: caller(), since: time.Now(), open: true}

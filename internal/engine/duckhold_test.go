@@ -121,7 +121,8 @@ func TestDuckDBRefusesFileHeld(t *testing.T) {
 		t.Errorf("DuckHeld of a file never opened = %q, want none", why)
 	}
 	_, err = openWithin(t, path, 5*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "already has it open") || !strings.Contains(err.Error(), "opened by engine.TestDuckDBRefusesFileHeld") {
+	if err == nil || !strings.Contains(err.Error(), "already has it open") ||
+		!strings.Contains(err.Error(), "opened by engine.TestDuckDBRefusesFileHeld") {
 		t.Errorf("second open = %v, want a refusal naming the holder", err)
 	}
 	if _, _, err := OpenDuckDBReadOnly(path); err == nil {
@@ -161,13 +162,15 @@ func TestDuckDBInterruptsAfterGrace(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
 	// Never ends by itself: 10^16 rows.
-	err = c.Query(ctx, "SELECT count(*) FROM range(100000000) a, range(100000000) b WHERE a.range + b.range = -1", nil, func([]any) error { return nil })
+	err = c.Query(ctx, "SELECT count(*) FROM range(100000000) a, range(100000000) b WHERE a.range + b.range = -1",
+		nil, func([]any) error { return nil })
 	took := time.Since(start)
 	if err == nil {
 		t.Fatal("the endless query returned no error")
 	}
 	if took < duckInterruptGrace || took > duckInterruptGrace+20*time.Second {
-		t.Errorf("the query ended %v after it started, cancelled at 200ms: want the interrupt %v after the cancel", took, duckInterruptGrace)
+		t.Errorf("the query ended %v after it started, cancelled at 200ms: want the interrupt %v after the cancel",
+			took, duckInterruptGrace)
 	}
 	c.Close()
 	eng.Close()

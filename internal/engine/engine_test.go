@@ -93,7 +93,8 @@ func TestSQLiteEngine(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(ctx, "sqlite", Options{Path: path, Create: true}); err == nil || !strings.Contains(err.Error(), "file exists") {
+	if _, err := Open(ctx, "sqlite", Options{Path: path, Create: true}); err == nil ||
+		!strings.Contains(err.Error(), "file exists") {
 		t.Errorf("creating over an existing file: %v, want a refusal", err)
 	}
 
@@ -284,7 +285,8 @@ func TestPostgresEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got any
-		c.Query(ctx, "SELECT current_setting('max_parallel_workers_per_gather')::int", nil, func(v []any) error { got = v[0]; return nil })
+		c.Query(ctx, "SELECT current_setting('max_parallel_workers_per_gather')::int",
+			nil, func(v []any) error { got = v[0]; return nil })
 		c.Close()
 		if got != int64(dop-1) {
 			t.Errorf("DOP %d: a new connection has max_parallel_workers_per_gather %v", dop, got)
@@ -385,7 +387,8 @@ func TestPostgresRefusesForeignSchema(t *testing.T) {
 }
 
 func TestPostgresBadDSNHidesPassword(t *testing.T) {
-	_, err := Open(context.Background(), "postgres", Options{DSN: "postgres://u:sekrit-pw@127.0.0.1:1/db?connect_timeout=2"})
+	_, err := Open(context.Background(), "postgres",
+		Options{DSN: "postgres://u:sekrit-pw@127.0.0.1:1/db?connect_timeout=2"})
 	if err == nil {
 		t.Fatal("connecting to port 1 succeeded")
 	}
@@ -408,7 +411,8 @@ func TestPostgresPrewarmElsewhere(t *testing.T) {
 	const db = "numalab_prewarm_elsewhere"
 	for _, q := range []string{
 		"DROP DATABASE IF EXISTS " + db, "CREATE DATABASE " + db,
-		"DROP ROLE IF EXISTS numalab_plain", "CREATE ROLE numalab_plain LOGIN", "GRANT CREATE ON DATABASE " + db + " TO numalab_plain",
+		"DROP ROLE IF EXISTS numalab_plain", "CREATE ROLE numalab_plain LOGIN",
+		"GRANT CREATE ON DATABASE " + db + " TO numalab_plain",
 	} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -428,9 +432,11 @@ func TestPostgresPrewarmElsewhere(t *testing.T) {
 		user, schema, method string
 	}{
 		{"numalab", "numalab_prewarm_owner", "pg_prewarm, scans"},
-		{"numalab_plain", "numalab_prewarm_plain", `scans (pg_prewarm not used: "elsewhere"."pg_prewarm" failed on t: ERROR: permission denied for schema elsewhere`},
+		{"numalab_plain", "numalab_prewarm_plain",
+			`scans (pg_prewarm not used: "elsewhere"."pg_prewarm" failed on t: ERROR: permission denied for schema elsewhere`},
 	} {
-		eng, err := Open(ctx, "postgres", Options{DSN: strings.Replace(dsn, "user=numalab", "user="+tc.user, 1), Schema: tc.schema})
+		eng, err := Open(ctx, "postgres",
+			Options{DSN: strings.Replace(dsn, "user=numalab", "user="+tc.user, 1), Schema: tc.schema})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,12 +462,14 @@ func TestRoomCheck(t *testing.T) {
 		holds bool
 	}{
 		{15 << 30, "", true},
-		{15<<30 + 1, "about 15GiB to write in /data, which has 20GiB free of 100GiB: that would leave less than 5% free", true},
+		{15<<30 + 1,
+			"about 15GiB to write in /data, which has 20GiB free of 100GiB: that would leave less than 5% free", true},
 		{90 << 30, "less than 5% free", true},
 		{100<<30 + 1, "about 100GiB, more than the whole filesystem of /data holds (100GiB)", false},
 	} {
 		err := r.Check(tc.need)
-		if tc.want == "" && err != nil || tc.want != "" && (!errors.Is(err, ErrNoRoom) || !strings.Contains(fmt.Sprint(err), tc.want)) {
+		if tc.want == "" && err != nil ||
+			tc.want != "" && (!errors.Is(err, ErrNoRoom) || !strings.Contains(fmt.Sprint(err), tc.want)) {
 			t.Errorf("Check(%d) = %v, want %q", tc.need, err, tc.want)
 		}
 		if herr := r.Holds(tc.need); tc.holds != (herr == nil) {
@@ -499,7 +507,8 @@ func TestDuckDBPrewarmLoadsEveryBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.DB().ExecContext(ctx, "CREATE TABLE w AS SELECT range AS id, range % 7 AS grp, 'n' || range AS name, range / 4 AS price FROM range(300000)"); err != nil {
+	if _, err := eng.DB().ExecContext(ctx, "CREATE TABLE w AS SELECT range AS id, range % 7 AS grp, "+
+		"'n' || range AS name, range / 4 AS price FROM range(300000)"); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Close(); err != nil {
@@ -512,7 +521,9 @@ func TestDuckDBPrewarmLoadsEveryBlock(t *testing.T) {
 	defer eng.Close()
 	buffer := func() int64 {
 		var b int64
-		if err := eng.DB().QueryRowContext(ctx, "SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory() WHERE tag = 'BASE_TABLE'").Scan(&b); err != nil {
+		if err := eng.DB().QueryRowContext(ctx,
+			"SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory() WHERE tag = 'BASE_TABLE'").
+			Scan(&b); err != nil {
 			t.Fatal(err)
 		}
 		return b
@@ -528,6 +539,7 @@ func TestDuckDBPrewarmLoadsEveryBlock(t *testing.T) {
 		t.Errorf("Prewarm = %+v, want the one table read", st)
 	}
 	if after-before < st.Bytes/2 {
-		t.Errorf("Prewarm loaded %d bytes of table blocks into the buffer pool of a %d-byte database; want at least half", after-before, st.Bytes)
+		t.Errorf("Prewarm loaded %d bytes of table blocks into the buffer pool of a %d-byte database; want at least half",
+			after-before, st.Bytes)
 	}
 }

@@ -32,7 +32,8 @@ func LockDir(ctx context.Context, dir string, say func(string)) (unlock func(), 
 		}
 		if said.IsZero() || time.Since(said) >= 5*time.Second {
 			said = time.Now()
-			say(fmt.Sprintf("waiting for another numalab process that is loading or opening a database in %s (%v so far; Ctrl-C stops)",
+			say(fmt.Sprintf(
+				"waiting for another numalab process that is loading or opening a database in %s (%v so far; Ctrl-C stops)",
 				dir, time.Since(start).Round(time.Second)))
 		}
 		select {

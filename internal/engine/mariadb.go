@@ -106,7 +106,8 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	}
 	if e.cfg, err = mysql.ParseDSN(dsn); err != nil {
 		return nil, &pgConnectError{
-			msg: fmt.Sprintf("reading MariaDB/MySQL DSN %q: %v (expected user:password@unix(/path/to/socket)/ or user:password@tcp(host:port)/)", dsn, err),
+			msg: fmt.Sprintf("reading MariaDB/MySQL DSN %q: %v (expected user:password@unix(/path/to/socket)/ "+
+				"or user:password@tcp(host:port)/)", dsn, err),
 			dsn: dsn, err: err,
 		}
 	}
@@ -115,7 +116,8 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 	base.DBName = ""
 	c, err := e.connect(ctx, base, nil)
 	if err != nil {
-		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s", e.where, err, myConnectHint(err, e.ownLog)), dsn: dsn, err: err}
+		return nil, &pgConnectError{msg: fmt.Sprintf("opening mariadb: connecting to %s: %v%s",
+			e.where, err, myConnectHint(err, e.ownLog)), dsn: dsn, err: err}
 	}
 	if opt.UserSchema && srv == nil {
 		e.schema = e.cfg.DBName // the DSN's, maybe none
@@ -141,7 +143,8 @@ func openMariaDB(ctx context.Context, opt Options) (_ *myEngine, err error) {
 // pool's last connection; the pool itself is closed with it). Connecting
 // is bounded by e.timeout (ConnectBound); a timeout of numalab's own
 // server quotes its log.
-func (e *myEngine) connect(ctx context.Context, cfg *mysql.Config, dial func(context.Context, string, string) (net.Conn, error)) (*myOne, error) {
+func (e *myEngine) connect(ctx context.Context, cfg *mysql.Config,
+	dial func(context.Context, string, string) (net.Conn, error)) (*myOne, error) {
 	cfg = cfg.Clone()
 	if dial != nil {
 		cfg.DialFunc = dial
@@ -187,7 +190,8 @@ func (o *myOne) Close() error {
 func claimDatabase(ctx context.Context, c *myOne, name string) error {
 	q := quoteMy(name)
 	var n int
-	if err := c.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?", name).Scan(&n); err != nil {
+	if err := c.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?",
+		name).Scan(&n); err != nil {
 		return fmt.Errorf("looking for database %s: %w", name, err)
 	}
 	if n == 0 {
@@ -202,14 +206,19 @@ func claimDatabase(ctx context.Context, c *myOne, name string) error {
 		return nil
 	}
 	var comment string
-	err := c.QueryRowContext(ctx, "SELECT table_comment FROM information_schema.tables WHERE table_schema = ? AND table_name = ?", name, ownerTable).Scan(&comment)
+	err := c.QueryRowContext(ctx,
+		"SELECT table_comment FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+		name, ownerTable).Scan(&comment)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("%w: database %s exists without numalab's table %s: numalab will neither use nor drop it (use --schema with another name, or drop the database yourself if it is numalab's)", ErrNotOurSchema, name, ownerTable)
+		return fmt.Errorf("%w: database %s exists without numalab's table %s: numalab will neither use nor drop it "+
+			"(use --schema with another name, or drop the database yourself if it is numalab's)",
+			ErrNotOurSchema, name, ownerTable)
 	case err != nil:
 		return fmt.Errorf("looking for database %s: %w", name, err)
 	case comment != schemaMarker:
-		return fmt.Errorf("%w: database %s has a table %s with comment %q, not %q: numalab will neither use nor drop it", ErrNotOurSchema, name, ownerTable, comment, schemaMarker)
+		return fmt.Errorf("%w: database %s has a table %s with comment %q, not %q: numalab will neither use nor drop it",
+			ErrNotOurSchema, name, ownerTable, comment, schemaMarker)
 	}
 	return nil
 }
@@ -242,7 +251,8 @@ func myConnectHint(err error, ownLog string) string {
 	case own && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
 		return " (numalab's own server is no longer running: it stopped or was killed; run again to start a fresh one)"
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
-		return " (is the server running and listening at that socket or host and port? omit --dsn to let numalab start its own server)"
+		return " (is the server running and listening at that socket or host and port? " +
+			"omit --dsn to let numalab start its own server)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return " (no answer in time: check the host name, port and firewall)"
 	case errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn):
@@ -250,9 +260,12 @@ func myConnectHint(err error, ownLog string) string {
 		// or during the handshake (it logs the cause, which numalab
 		// silences).
 		if own {
-			return ": numalab's own server closed the connection at once, before it answered the handshake" + cmp.Or(managed.LogTail(ownLog), "; its log "+ownLog+" is empty")
+			return ": numalab's own server closed the connection at once, before it answered the handshake" +
+				cmp.Or(managed.LogTail(ownLog), "; its log "+ownLog+" is empty")
 		}
-		return ": the server closed the connection at once, before it answered the handshake (is a MariaDB or MySQL server listening there, and does it take this client: max_connections, host-based rules, TLS required? its error log says why)"
+		return ": the server closed the connection at once, before it answered the handshake " +
+			"(is a MariaDB or MySQL server listening there, and does it take this client: " +
+			"max_connections, host-based rules, TLS required? its error log says why)"
 	}
 	return ""
 }
@@ -279,7 +292,8 @@ func (e *myEngine) SetDOP(ctx context.Context, dop int) error {
 // mySettingsRecorded are the server variables Describe records.
 var mySettingsRecorded = []string{
 	"innodb_buffer_pool_size", "innodb_buffer_pool_instances", "innodb_flush_log_at_trx_commit", "innodb_flush_method",
-	"innodb_doublewrite", "innodb_log_file_size", "innodb_io_capacity", "innodb_read_io_threads", "innodb_write_io_threads",
+	"innodb_doublewrite", "innodb_log_file_size", "innodb_io_capacity", "innodb_read_io_threads",
+	"innodb_write_io_threads",
 	"thread_handling", "thread_pool_size", "max_connections", "performance_schema", "query_cache_type",
 	"tmp_table_size", "max_heap_table_size", "join_buffer_size", "sort_buffer_size", "optimizer_switch",
 	"collation_server", "transaction_isolation", "tx_isolation", "log_bin", "sync_binlog", "version_comment",
@@ -290,7 +304,8 @@ func (e *myEngine) Describe(ctx context.Context) (Info, error) {
 	if err := e.db.QueryRowContext(ctx, "SELECT version()").Scan(&in.Version); err != nil {
 		return in, fmt.Errorf("describing mariadb: %w", err)
 	}
-	rows, err := e.db.QueryContext(ctx, "SELECT lower(variable_name), variable_value FROM information_schema.global_variables")
+	rows, err := e.db.QueryContext(ctx,
+		"SELECT lower(variable_name), variable_value FROM information_schema.global_variables")
 	if err != nil {
 		// MySQL 8 keeps them in performance_schema.
 		rows, err = e.db.QueryContext(ctx, "SELECT variable_name, variable_value FROM performance_schema.global_variables")
@@ -378,7 +393,8 @@ func (e *myEngine) Prewarm(ctx context.Context) (PrewarmStats, error) {
 	c := cn.(*myConn).one
 	rows, err := c.QueryContext(ctx, `SELECT s.table_name, s.index_name, max(t.data_length + t.index_length)
 		FROM information_schema.statistics s JOIN information_schema.tables t USING (table_schema, table_name)
-		WHERE s.table_schema = ? AND s.table_name <> ? GROUP BY s.table_name, s.index_name ORDER BY 1, 2`, e.schema, ownerTable)
+		WHERE s.table_schema = ? AND s.table_name <> ? GROUP BY s.table_name, s.index_name ORDER BY 1, 2`,
+		e.schema, ownerTable)
 	if err != nil {
 		return st, fmt.Errorf("prewarming mariadb: %w", err)
 	}
@@ -433,5 +449,6 @@ func (e *myEngine) managed() (Managed, bool) {
 	if e.server == nil {
 		return Managed{}, false
 	}
-	return Managed{Describe: e.server.Describe(), Reclaimed: len(e.server.Reclaimed) > 0 || e.server.ReclaimErr != nil, TCPDSN: e.server.TCPDSN()}, true
+	return Managed{Describe: e.server.Describe(), Reclaimed: len(e.server.Reclaimed) > 0 || e.server.ReclaimErr != nil,
+		TCPDSN: e.server.TCPDSN()}, true
 }

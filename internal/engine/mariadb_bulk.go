@@ -28,7 +28,8 @@ func (e *myEngine) Bulk(ctx context.Context, table string, columns []string) (Bu
 	for i, col := range columns {
 		quoted[i] = quoteMy(col)
 	}
-	return &myBulk{ctx: ctx, c: c, table: quoteMy(table), head: fmt.Sprintf("INSERT INTO %s (%s) VALUES ", quoteMy(table), strings.Join(quoted, ", ")),
+	return &myBulk{ctx: ctx, c: c, table: quoteMy(table),
+		head: fmt.Sprintf("INSERT INTO %s (%s) VALUES ", quoteMy(table), strings.Join(quoted, ", ")),
 		ncol: len(columns), per: per, buf: make([]any, 0, myFlushRows*len(columns))}, nil
 }
 

@@ -32,13 +32,16 @@ func (e *myEngine) Connect(ctx context.Context) (Conn, error) {
 	}
 	c, err := e.connect(ctx, e.cfg, dial)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to mariadb %s: %s%s", e.where, result.Redact(err.Error()), myConnectHint(err, e.ownLog))
+		return nil, fmt.Errorf("connecting to mariadb %s: %s%s",
+			e.where, result.Redact(err.Error()), myConnectHint(err, e.ownLog))
 	}
 	mc.one = c
-	err = c.QueryRowContext(ctx, "SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&mc.tid)
+	err = c.QueryRowContext(ctx,
+		"SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&mc.tid)
 	if err != nil && e.pin {
 		c.Close()
-		return nil, fmt.Errorf("finding the server thread of a mariadb connection in performance_schema.threads: %v (pinning needs performance_schema=ON on the server)", err)
+		return nil, fmt.Errorf("finding the server thread of a mariadb connection in performance_schema.threads: "+
+			"%v (pinning needs performance_schema=ON on the server)", err)
 	}
 	if e.pin {
 		if err := e.pinThread(mc.tid); err != nil {
@@ -59,11 +62,14 @@ func (e *myEngine) pinThread(tid int) error {
 	}
 	if e.server == nil {
 		if e.cfg.Net == "tcp" && !localHost(strings.Trim(hostOnly(e.cfg.Addr), "[]")) {
-			return fmt.Errorf("pinning mariadb server thread %d: the server %s is not on this machine (pinning needs a local server)", tid, e.where)
+			return fmt.Errorf(
+				"pinning mariadb server thread %d: the server %s is not on this machine (pinning needs a local server)",
+				tid, e.where)
 		}
 		exe, err := sysfs.New("/").Exe(tid)
 		if b := filepath.Base(exe); err != nil || b != "mariadbd" && b != "mysqld" {
-			return fmt.Errorf("pinning mariadb server thread %d: no local mariadbd or mysqld thread has that id (is the server in a container or on another machine?)", tid)
+			return fmt.Errorf("pinning mariadb server thread %d: no local mariadbd or mysqld thread has that id "+
+				"(is the server in a container or on another machine?)", tid)
 		}
 	}
 	if err := place.PinPID(tid, cpus); err != nil {

@@ -42,7 +42,8 @@ func bufferPoolPlacement(root string, pid int, chunk int64) (place.NumaUsage, er
 		}
 	}
 	if len(keep) == 0 {
-		return place.NumaUsage{}, fmt.Errorf("finding mariadbd's buffer pool: no anonymous mapping of %d bytes or more in /proc/%d/maps", chunk, pid)
+		return place.NumaUsage{}, fmt.Errorf(
+			"finding mariadbd's buffer pool: no anonymous mapping of %d bytes or more in /proc/%d/maps", chunk, pid)
 	}
 	return place.SumNumaMaps(keep), nil
 }
@@ -104,7 +105,8 @@ func (e *myEngine) poolPlacement(ctx context.Context) (*place.NumaUsage, error) 
 		return nil, nil
 	}
 	var pool, chunk int64
-	if err := e.db.QueryRowContext(ctx, "SELECT @@innodb_buffer_pool_size, @@innodb_buffer_pool_chunk_size").Scan(&pool, &chunk); err != nil {
+	if err := e.db.QueryRowContext(ctx,
+		"SELECT @@innodb_buffer_pool_size, @@innodb_buffer_pool_chunk_size").Scan(&pool, &chunk); err != nil {
 		return nil, fmt.Errorf("reading the buffer pool's size: %w", err)
 	}
 	if chunk <= 0 || chunk > pool {

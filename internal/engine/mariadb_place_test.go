@@ -71,7 +71,8 @@ func TestMariaDBPrewarmPlacement(t *testing.T) {
 		bytes += b
 	}
 	if st.Objects != 2 || st.Bytes <= 0 || bytes < st.Bytes {
-		t.Errorf("prewarm read %d objects, %d bytes; the buffer pool holds %d bytes (%v); want 2 indexes read and the pool holding them", st.Objects, st.Bytes, bytes, st.Placement.Bytes)
+		t.Errorf("prewarm read %d objects, %d bytes; the buffer pool holds %d bytes (%v); "+
+			"want 2 indexes read and the pool holding them", st.Objects, st.Bytes, bytes, st.Placement.Bytes)
 	}
 	// On this machine's node 0, which holds all its memory, PlaceData
 	// takes MariaDB's buffer pool as it takes PostgreSQL's shared memory.
@@ -87,7 +88,8 @@ func TestMariaDBPrewarmPlacement(t *testing.T) {
 // TestBindServer: only a managed server (no DSN) is bound, and only for a
 // data node.
 func TestBindServer(t *testing.T) {
-	if o := (Options{}).BindServer(1); o.PG.MemPolicy.Mode != place.Bind || !slices.Equal(o.PG.MemPolicy.Nodes, []int{1}) || !slices.Equal(o.MariaDB.MemPolicy.Nodes, []int{1}) {
+	if o := (Options{}).BindServer(1); o.PG.MemPolicy.Mode != place.Bind ||
+		!slices.Equal(o.PG.MemPolicy.Nodes, []int{1}) || !slices.Equal(o.MariaDB.MemPolicy.Nodes, []int{1}) {
 		t.Errorf("managed server, node 1: %+v, %+v", o.PG.MemPolicy, o.MariaDB.MemPolicy)
 	}
 	for _, o := range []Options{(Options{}).BindServer(-1), (Options{DSN: "host=/tmp"}).BindServer(1)} {
@@ -147,7 +149,8 @@ func TestMariaDBManagedThreadsPlaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tid int
-	err = c.QueryRowContext(ctx, "SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&tid)
+	err = c.QueryRowContext(ctx,
+		"SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&tid)
 	c.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,8 @@ func TestMariaDB(t *testing.T) {
 	if _, err := e.DB().ExecContext(ctx, "DROP TABLE IF EXISTS t"); err != nil { // left by an earlier -count round
 		t.Fatal(err)
 	}
-	if _, err := e.DB().ExecContext(ctx, "CREATE TABLE t (id int PRIMARY KEY, name varchar(20), price decimal(10,2), n decimal(10,0), f double, d date)"); err != nil {
+	if _, err := e.DB().ExecContext(ctx, "CREATE TABLE t (id int PRIMARY KEY, name varchar(20), price decimal(10,2), "+
+		"n decimal(10,0), f double, d date)"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := e.Bulk(ctx, "t", []string{"id", "name", "price", "n", "f", "d"})
@@ -75,10 +76,11 @@ func TestMariaDB(t *testing.T) {
 		t.Errorf("connection %+v, want its socket and thread", c)
 	}
 	var got [][]any
-	err = c.Query(ctx, "SELECT count(*), sum(id), min(name), min(price), min(n), min(f), min(d) FROM t", nil, func(v []any) error {
-		got = append(got, slices.Clone(v))
-		return nil
-	})
+	err = c.Query(ctx, "SELECT count(*), sum(id), min(name), min(price), min(n), min(f), min(d) FROM t",
+		nil, func(v []any) error {
+			got = append(got, slices.Clone(v))
+			return nil
+		})
 	want := []any{int64(rows), int64(rows * (rows - 1) / 2), "row", 1.25, int64(0), 0.5, day}
 	if err != nil || len(got) != 1 || !slices.Equal(got[0], want) {
 		t.Errorf("Query = %#v, %v; want %#v", got, err, want)
@@ -139,7 +141,8 @@ func TestMariaDBConnectErrorsHidePassword(t *testing.T) {
 	s := my.Server(t)
 	const secret = "s3cret-pw"
 	_, err := Open(context.Background(), "mariadb", Options{DSN: "numalab:" + secret + "@unix(" + s.Socket() + ")/"})
-	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "check the user name and password") {
+	if err == nil || strings.Contains(err.Error(), secret) ||
+		!strings.Contains(err.Error(), "check the user name and password") {
 		t.Errorf("wrong password: %v; want access denied, said without the password", err)
 	}
 }
@@ -202,7 +205,8 @@ func TestMariaDBServerClosesAtOnce(t *testing.T) {
 		e.Close()
 		t.Fatal("opened a server that closes every connection at once")
 	}
-	if msg := err.Error(); !strings.Contains(msg, "the server closed the connection at once, before it answered the handshake") || strings.Contains(msg, "secret") {
+	if msg := err.Error(); !strings.Contains(msg, "the server closed the connection at once, "+
+		"before it answered the handshake") || strings.Contains(msg, "secret") {
 		t.Errorf("error %q: want it to say the server closed the connection at once, without the password", msg)
 	}
 }

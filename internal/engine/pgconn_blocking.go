@@ -101,7 +101,8 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("dialing %s %s: %w", network, addr, err)
 	}
-	return &blockingConn{fd: fd, rawWait: rawWait, pollFirst: network == "unix", local: c.LocalAddr(), remote: c.RemoteAddr()}, nil
+	return &blockingConn{fd: fd, rawWait: rawWait, pollFirst: network == "unix", local: c.LocalAddr(),
+		remote: c.RemoteAddr()}, nil
 }
 
 type blockingConn struct {

@@ -27,15 +27,18 @@ func connectPG(ctx context.Context, dsn, ownLog string, timeout time.Duration) (
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, &pgConnectError{
-			msg: fmt.Sprintf("reading PostgreSQL DSN %q: %v (expected postgres://user:password@host:port/dbname or \"host=... port=... user=... dbname=...\")", dsn, err),
+			msg: fmt.Sprintf("reading PostgreSQL DSN %q: %v (expected postgres://user:password@host:port/dbname or "+
+				"\"host=... port=... user=... dbname=...\")", dsn, err),
 			dsn: dsn,
 			err: err,
 		}
 	}
-	conn, err := ConnectBound(ctx, timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) })
+	conn, err := ConnectBound(ctx, timeout,
+		func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg) })
 	if err != nil {
 		err = ownServerTimeout(err, ownLog)
-		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s", dsn, err, pgConnectHint(err, ownLog != "")), dsn: dsn, err: err}
+		return nil, &pgConnectError{msg: fmt.Sprintf("connecting to PostgreSQL %q: %v%s",
+			dsn, err, pgConnectHint(err, ownLog != "")), dsn: dsn, err: err}
 	}
 	return conn, nil
 }
@@ -71,7 +74,8 @@ func pgConnectHint(err error, managed bool) string {
 	case managed && (errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
 		return " (numalab's own server is no longer running: it stopped or was killed; run again to start a fresh one)"
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOENT):
-		return " (is the server running and listening at that host and port? omit the DSN to let numalab start its own server)"
+		return " (is the server running and listening at that host and port? " +
+			"omit the DSN to let numalab start its own server)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return " (no answer in time: check the host name, port and firewall)"
 	}

@@ -28,7 +28,8 @@ func TestConnectPGErrorsHidePassword(t *testing.T) {
 		dsn, want string
 	}{
 		{"postgres://u:" + secret + "@localhost:notaport/db", "reading PostgreSQL DSN"},
-		{"host=/nonexistent-numalab-dir port=5432 user=u password=" + secret + " dbname=x connect_timeout=2", "is the server running"},
+		{"host=/nonexistent-numalab-dir port=5432 user=u password=" + secret + " dbname=x connect_timeout=2",
+			"is the server running"},
 		{"postgres://u:" + secret + "@127.0.0.1:1/db?connect_timeout=2&sslmode=disable", "is the server running"},
 	} {
 		conn, err := ConnectPG(ctx, tc.dsn, 0)
@@ -136,7 +137,8 @@ func TestConnectPGWrongPassword(t *testing.T) {
 	if strings.Contains(msg, "wrong-s3cret") {
 		t.Errorf("error shows the password: %s", msg)
 	}
-	if !strings.Contains(msg, "password authentication failed") || !strings.Contains(msg, "check the user name and password") {
+	if !strings.Contains(msg, "password authentication failed") ||
+		!strings.Contains(msg, "check the user name and password") {
 		t.Errorf("error %q: want the server's reason and a hint", msg)
 	}
 	conn, err := ConnectPG(ctx, dsn("right-pw"), 0)

@@ -151,10 +151,12 @@ func openPostgres(ctx context.Context, opt Options) (_ *pgEngine, err error) {
 // existing one carries it.
 func claimSchema(ctx context.Context, c *pgx.Conn, schema string) error {
 	var comment *string
-	err := c.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", schema).Scan(&comment)
+	err := c.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1",
+		schema).Scan(&comment)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		_, err = c.Exec(ctx, fmt.Sprintf("CREATE SCHEMA %s; COMMENT ON SCHEMA %[1]s IS '%s'", pgx.Identifier{schema}.Sanitize(), schemaMarker))
+		_, err = c.Exec(ctx, fmt.Sprintf("CREATE SCHEMA %s; COMMENT ON SCHEMA %[1]s IS '%s'",
+			pgx.Identifier{schema}.Sanitize(), schemaMarker))
 		if err != nil {
 			return fmt.Errorf("creating schema %s: %w (the DSN's user needs CREATE on the database)", schema, err)
 		}
@@ -166,7 +168,8 @@ func claimSchema(ctx context.Context, c *pgx.Conn, schema string) error {
 		if comment != nil {
 			got = fmt.Sprintf("comment %q", *comment)
 		}
-		return fmt.Errorf("%w: schema %s exists with %s, not %q: numalab will neither use nor drop it (use another database, or drop the schema yourself if it is numalab's)", ErrNotOurSchema, schema, got, schemaMarker)
+		return fmt.Errorf("%w: schema %s exists with %s, not %q: numalab will neither use nor drop it "+
+			"(use another database, or drop the schema yourself if it is numalab's)", ErrNotOurSchema, schema, got, schemaMarker)
 	}
 	return nil
 }
@@ -184,7 +187,8 @@ func (e *pgEngine) managed() (Managed, bool) {
 	}
 	m := Managed{Describe: e.server.Describe(), Reclaimed: len(e.server.Reclaimed) > 0 || e.server.ReclaimErr != nil}
 	if addr := e.server.Settings()["listen_addresses"]; addr != "" {
-		m.TCPDSN = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", addr, e.cfg.Port, e.cfg.User, e.cfg.Database)
+		m.TCPDSN = fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
+			addr, e.cfg.Port, e.cfg.User, e.cfg.Database)
 	}
 	return m, true
 }
@@ -207,7 +211,8 @@ func (e *pgEngine) connConfig() *pgx.ConnConfig {
 // connect opens a connection with cc, bounded by e.timeout (ConnectBound);
 // a timeout of numalab's own server quotes its log.
 func (e *pgEngine) connect(ctx context.Context, cc *pgx.ConnConfig) (*pgx.Conn, error) {
-	c, err := ConnectBound(ctx, e.timeout, func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
+	c, err := ConnectBound(ctx, e.timeout,
+		func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cc) })
 	return c, ownServerTimeout(err, e.ownLog)
 }
 
@@ -290,7 +295,8 @@ func (e *pgEngine) Connect(ctx context.Context) (Conn, error) {
 	cc.DialFunc = dialBlocking // see pgconn_blocking.go
 	c, err := e.connect(ctx, cc)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to postgres %s: %s%s", e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
+		return nil, fmt.Errorf("connecting to postgres %s: %s%s",
+			e.where, result.Redact(err.Error()), pgConnectHint(err, e.server != nil))
 	}
 	pc := &pgConn{c: c, pid: int(c.PgConn().PID())}
 	if e.pin {
@@ -312,11 +318,13 @@ func (e *pgEngine) pinBackend(pid int) error {
 	}
 	if e.server == nil {
 		if !localHost(e.cfg.Host) {
-			return fmt.Errorf("pinning postgres backend %d: the server %s is not on this machine (pinning needs a local server)", pid, e.where)
+			return fmt.Errorf(
+				"pinning postgres backend %d: the server %s is not on this machine (pinning needs a local server)", pid, e.where)
 		}
 		cmd, err := sysfs.New("/").Cmdline(pid)
 		if err != nil || !strings.HasPrefix(cmd, "postgres") {
-			return fmt.Errorf("pinning postgres backend %d: no local postgres process has that id (is the server in a container or on another machine?)", pid)
+			return fmt.Errorf("pinning postgres backend %d: no local postgres process has that id "+
+				"(is the server in a container or on another machine?)", pid)
 		}
 	}
 	if err := place.PinPID(pid, cpus); err != nil {
@@ -342,10 +350,12 @@ func (e *pgEngine) SetDOP(ctx context.Context, dop int) error {
 		return err
 	}
 	if dop-1 > e.workers {
-		return fmt.Errorf("setting postgres DOP: %d needs %d parallel workers, and the server allows %d (max_worker_processes; raise it and restart the server)", dop, dop-1, e.workers)
+		return fmt.Errorf("setting postgres DOP: %d needs %d parallel workers, and the server allows %d "+
+			"(max_worker_processes; raise it and restart the server)", dop, dop-1, e.workers)
 	}
 	var maxWorkers int
-	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('max_parallel_workers')::int").Scan(&maxWorkers); err != nil {
+	if err := e.db.QueryRowContext(ctx,
+		"SELECT current_setting('max_parallel_workers')::int").Scan(&maxWorkers); err != nil {
 		return fmt.Errorf("setting postgres DOP: %w", err)
 	}
 	e.mu.Lock()
@@ -375,7 +385,8 @@ func (e *pgEngine) Describe(ctx context.Context) (Info, error) {
 	if err := e.db.QueryRowContext(ctx, "SELECT current_setting('server_version')").Scan(&in.Version); err != nil {
 		return in, fmt.Errorf("describing postgres: %w", err)
 	}
-	rows, err := e.db.QueryContext(ctx, "SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", pgSettingsRecorded)
+	rows, err := e.db.QueryContext(ctx,
+		"SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", pgSettingsRecorded)
 	if err != nil {
 		return in, fmt.Errorf("describing postgres: %w", err)
 	}

@@ -121,7 +121,8 @@ func sharedMappings(ms []place.NumaMapping) []place.NumaMapping {
 			continue
 		}
 		f := m.File
-		if strings.HasPrefix(f, "/dev/zero") || strings.HasPrefix(f, "/SYSV") || strings.HasPrefix(f, "/dev/shm/PostgreSQL") || strings.HasPrefix(f, "/anon_hugepage") {
+		if strings.HasPrefix(f, "/dev/zero") || strings.HasPrefix(f, "/SYSV") ||
+			strings.HasPrefix(f, "/dev/shm/PostgreSQL") || strings.HasPrefix(f, "/anon_hugepage") {
 			out = append(out, m)
 		}
 	}

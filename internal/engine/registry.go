@@ -167,32 +167,47 @@ const (
 var specs = []Spec{
 	{Name: "sqlite", Title: "SQLite", Article: "an SQLite", SQL: sqliteSQL, FileExt: "db",
 		Storage: StorageClustered, BulkMethod: "prepared multi-row INSERT in large transactions",
-		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1", Refusal: "SQLite runs each query on one thread"},
+		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
+			Refusal: "SQLite runs each query on one thread"},
 		Placement: Placement{FilePages: true,
-			How:      "the file's clean cached pages dropped and read back from a thread bound to the node, pages still elsewhere moved (move_pages)",
+			How: "the file's clean cached pages dropped and read back from a thread bound to the node, " +
+				"pages still elsewhere moved (move_pages)",
 			Verified: "the file's cached pages by node (move_pages in query mode): at least 99% on the node"},
 		Threads: Threads{Find: "none: the query runs on the stream's own thread", Pin: "the stream's thread is pinned"},
-		Inspect: Inspect{Catalog: CatalogSQLiteFile, Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, the freelist, pragma table_info and index lists", Unqualified: "main"},
-		Plan:    PlanText},
+		Inspect: Inspect{Catalog: CatalogSQLiteFile,
+			Reads: "the file's b-tree pages read directly (dbstat's accounting) per table and index, " +
+				"the freelist, pragma table_info and index lists", Unqualified: "main"},
+		Plan: PlanText},
 	{Name: "duckdb", Title: "DuckDB", Article: "a DuckDB", SQL: duckSQL, FileExt: "duckdb",
 		Storage: StorageColumns, BulkMethod: "appender",
 		Parallel: Parallel{Query: true, DOP: "SET threads = dop: one thread pool for every connection of the database"},
 		Placement: Placement{Fresh: true,
-			How:      "the file's pages as SQLite's, then the buffer pool filled by one thread bound to the node (SET threads = 1)",
+			How: "the file's pages as SQLite's, " +
+				"then the buffer pool filled by one thread bound to the node (SET threads = 1)",
 			Verified: "the anonymous memory this process gained per node (numa_maps) against the buffer pool's size"},
-		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool", Pin: "the stream's thread is pinned; DuckDB's workers are not"},
-		Inspect: Inspect{Catalog: CatalogDuckDB, Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, pragma_database_size (no per-index sizes)"},
-		Plan:    PlanDuckJSON},
+		Threads: Threads{Find: "none: the query runs on the stream's thread and DuckDB's own pool",
+			Pin: "the stream's thread is pinned; DuckDB's workers are not"},
+		Inspect: Inspect{Catalog: CatalogDuckDB,
+			Reads: "duckdb_tables' estimated rows, pragma_storage_info's blocks per column, duckdb_indexes, " +
+				"pragma_database_size (no per-index sizes)"},
+		Plan: PlanDuckJSON},
 	{Name: "postgres", Title: "PostgreSQL", Article: "a PostgreSQL", SQL: postgresSQL, Server: true,
 		Storage: StorageHeap, BulkMethod: "COPY", PageCosts: true,
-		Parallel: Parallel{Query: true, Costed: true, Launched: true, DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
+		Parallel: Parallel{Query: true, Costed: true, Launched: true,
+			DOP: "max_parallel_workers_per_gather = dop-1 in every session"},
 		Placement: Placement{ServerMemory: "PostgreSQL's shared memory",
-			How:      "a managed server's memory bound to the node (the postmaster's policy), its shared memory prewarmed by a backend pinned there",
-			Verified: "the shared memory's pages by node as the prewarming backend maps it (numa_maps): at least 99% on the node"},
-		Threads:    Threads{Own: true, Find: "pg_backend_pid(): a process per connection", Pin: "sched_setaffinity on the backend's PID to its stream's CPUs"},
+			How: "a managed server's memory bound to the node (the postmaster's policy), " +
+				"its shared memory prewarmed by a backend pinned there",
+			Verified: "the shared memory's pages by node as the prewarming backend maps it (numa_maps): " +
+				"at least 99% on the node"},
+		Threads: Threads{Own: true, Find: "pg_backend_pid(): a process per connection",
+			Pin: "sched_setaffinity on the backend's PID to its stream's CPUs"},
 		Monitoring: []string{"pg_stat_statements", "auto_explain", "auto_explain_analyze", "log_all", "track_io_timing"},
 		Inspect: Inspect{Usage: true, Catalog: CatalogPostgres,
-			Reads: "every schema but the system's (or --schema): pg_relation_size and pg_total_relation_size per table and index, pg_stat_user_tables' and _indexes' usage counters and last ANALYZE; free space within pages only with pgstattuple"},
+			Reads: "every schema but the system's (or --schema): " +
+				"pg_relation_size and pg_total_relation_size per table and index, " +
+				"pg_stat_user_tables' and _indexes' usage counters and last ANALYZE; " +
+				"free space within pages only with pgstattuple"},
 		Plan:  PlanPostgresJSON,
 		Waits: "pg_stat_activity's wait events, sampled"},
 	{Name: "mariadb", Title: "MariaDB", Article: "a MariaDB", SQL: mariadbSQL, Server: true,
@@ -200,13 +215,16 @@ var specs = []Spec{
 		Parallel: Parallel{DOP: "none: every query runs on one thread, SetDOP accepts only 1",
 			Refusal: "MariaDB has no intra-query parallelism (each query runs on its connection's one thread)"},
 		Placement: Placement{ServerMemory: "MariaDB's buffer pool",
-			How:      "a managed server's memory bound to the node (mariadbd's policy), its buffer pool prewarmed by a connection whose thread is pinned there",
+			How: "a managed server's memory bound to the node (mariadbd's policy), " +
+				"its buffer pool prewarmed by a connection whose thread is pinned there",
 			Verified: "the buffer pool's mappings in mariadbd's numa_maps, per node: at least 99% on the node"},
-		Threads:    Threads{Own: true, Find: "performance_schema.threads' THREAD_OS_ID of the connection's PROCESSLIST_ID", Pin: "sched_setaffinity on that thread's TID"},
+		Threads: Threads{Own: true, Find: "performance_schema.threads' THREAD_OS_ID of the connection's PROCESSLIST_ID",
+			Pin: "sched_setaffinity on that thread's TID"},
 		Monitoring: []string{"performance_schema", "general_log", "slow_log", "slow_log_explain"},
-		Inspect:    Inspect{Catalog: CatalogMySQL, Reads: "information_schema.tables (data, index, data_free) and statistics, mysql.innodb_index_stats' index sizes"},
-		Plan:       PlanMySQLJSON,
-		Waits:      "performance_schema's wait sums per thread"},
+		Inspect: Inspect{Catalog: CatalogMySQL,
+			Reads: "information_schema.tables (data, index, data_free) and statistics, mysql.innodb_index_stats' index sizes"},
+		Plan:  PlanMySQLJSON,
+		Waits: "performance_schema's wait sums per thread"},
 }
 
 // Lookup is the engine named name; ok is false when there is none (and

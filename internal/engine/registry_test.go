@@ -27,16 +27,19 @@ func TestRegistryNamesOpen(t *testing.T) {
 			t.Errorf("%s: server %v with file extension %q", s.Name, s.Server, s.FileExt)
 		}
 		if s.Server != (s.Placement.ServerMemory != "") || s.Server != s.Threads.Own {
-			t.Errorf("%s: server %v, server memory %q, own threads %v", s.Name, s.Server, s.Placement.ServerMemory, s.Threads.Own)
+			t.Errorf("%s: server %v, server memory %q, own threads %v",
+				s.Name, s.Server, s.Placement.ServerMemory, s.Threads.Own)
 		}
 		if s.Inspect.Catalog == NoCatalog || s.SQL == nil || s.Storage == 0 || s.BulkMethod == "" {
-			t.Errorf("%s: catalog %v, SQL %v, storage %v, bulk method %q", s.Name, s.Inspect.Catalog, s.SQL, s.Storage, s.BulkMethod)
+			t.Errorf("%s: catalog %v, SQL %v, storage %v, bulk method %q",
+				s.Name, s.Inspect.Catalog, s.SQL, s.Storage, s.BulkMethod)
 		}
 		if s.Parallel.Query == (s.Parallel.Refusal != "") {
 			t.Errorf("%s: parallel query %v with refusal %q", s.Name, s.Parallel.Query, s.Parallel.Refusal)
 		}
 	}
-	if _, err := Parse("oracle"); err == nil || !strings.HasPrefix(err.Error(), `-engine: "oracle" is not an engine: want sqlite, duckdb, postgres or mariadb`) {
+	if _, err := Parse("oracle"); err == nil ||
+		!strings.HasPrefix(err.Error(), `-engine: "oracle" is not an engine: want sqlite, duckdb, postgres or mariadb`) {
 		t.Errorf("Parse(oracle) = %v", err)
 	}
 	if got := List(IsServer); got != "postgres or mariadb" {

@@ -23,7 +23,8 @@ type managedServer interface {
 // serverDSN is the server opt names: its --dsn (where is it with the
 // password hidden, srv the zero S), or else a managed server start starts
 // (where is its description). A server started is the caller's to stop.
-func serverDSN[S managedServer](ctx context.Context, name string, opt Options, start func(context.Context) (S, error)) (dsn, where string, srv S, err error) {
+func serverDSN[S managedServer](ctx context.Context, name string, opt Options,
+	start func(context.Context) (S, error)) (dsn, where string, srv S, err error) {
 	if opt.DSN != "" {
 		return opt.DSN, result.Redact(opt.DSN), srv, nil
 	}

@@ -39,7 +39,8 @@ func RoomAt(dir string) (Room, error) {
 // count no machine with this filesystem could hold.
 func (r Room) Holds(need int64) error {
 	if need > r.Total {
-		return fmt.Errorf("%w: about %s, more than the whole filesystem of %s holds (%s)", ErrNoRoom, units.Bytes(need), r.Dir, units.Bytes(r.Total))
+		return fmt.Errorf("%w: about %s, more than the whole filesystem of %s holds (%s)",
+			ErrNoRoom, units.Bytes(need), r.Dir, units.Bytes(r.Total))
 	}
 	return nil
 }
@@ -51,7 +52,8 @@ func (r Room) Check(need int64) error {
 		return err
 	}
 	if r.Free-need < r.Total*MinFreePercent/100 {
-		return fmt.Errorf("%w: about %s to write in %s, which has %s free of %s: that would leave less than %d%% free (free some space, load less, or load elsewhere)",
+		return fmt.Errorf("%w: about %s to write in %s, which has %s free of %s: that would leave less than %d%% free "+
+			"(free some space, load less, or load elsewhere)",
 			ErrNoRoom, units.Bytes(need), r.Dir, units.Bytes(r.Free), units.Bytes(r.Total), MinFreePercent)
 	}
 	return nil

@@ -436,7 +436,8 @@ func (e *sqliteEngine) Connect(ctx context.Context) (Conn, error) {
 // calls it.
 func (e *sqliteEngine) SetDOP(ctx context.Context, dop int) error {
 	if dop != 1 {
-		return fmt.Errorf("setting sqlite DOP: %d is not possible: SQLite runs each query on one thread, the caller's (use DOP 1, or more streams)", dop)
+		return fmt.Errorf("setting sqlite DOP: %d is not possible: SQLite runs each query on one thread, the caller's "+
+			"(use DOP 1, or more streams)", dop)
 	}
 	return nil
 }
@@ -448,7 +449,8 @@ func (e *sqliteEngine) Describe(ctx context.Context) (Info, error) {
 	case e.created:
 		in.Settings["mode"] = "load: journal_mode=OFF, synchronous=OFF, locking_mode=EXCLUSIVE"
 	case e.write:
-		in.Settings["mode"] = fmt.Sprintf("read-write, busy timeout %v, one connection per stream, no connection mutex", WriteBusyTimeout)
+		in.Settings["mode"] = fmt.Sprintf(
+			"read-write, busy timeout %v, one connection per stream, no connection mutex", WriteBusyTimeout)
 	default:
 		in.Settings["mode"] = "read-only, immutable=1, one connection per stream, no connection mutex"
 	}

@@ -50,7 +50,8 @@ func OpenSQLiteImage(mem []byte) (Engine, error) {
 	var n int
 	if err := e.db.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
 		e.db.Close()
-		return nil, fmt.Errorf("opening a sqlite image of %d bytes: %w (expected a SQLite database file's bytes)", len(mem), err)
+		return nil, fmt.Errorf("opening a sqlite image of %d bytes: %w (expected a SQLite database file's bytes)",
+			len(mem), err)
 	}
 	return e, nil
 }
@@ -75,7 +76,8 @@ func (e *sqliteImage) Connect(ctx context.Context) (Conn, error) {
 
 // Bulk refuses: the image is read-only.
 func (e *sqliteImage) Bulk(ctx context.Context, table string, columns []string) (Bulk, error) {
-	return nil, fmt.Errorf("loading %s into a sqlite image: the image is read-only (load a file, then read it into memory)", table)
+	return nil, fmt.Errorf(
+		"loading %s into a sqlite image: the image is read-only (load a file, then read it into memory)", table)
 }
 
 // Prewarm reads nothing: the image is in memory already.

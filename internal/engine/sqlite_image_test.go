@@ -47,7 +47,8 @@ func TestSQLiteImage(t *testing.T) {
 		t.Fatal("no native SQLite connection over the image")
 	}
 	var got []any
-	if err := c.Query(context.Background(), "SELECT max(a) FROM t", nil, func(v []any) error { got = append(got, v[0]); return nil }); err != nil || len(got) != 1 || got[0] != int64(40) {
+	if err := c.Query(context.Background(), "SELECT max(a) FROM t", nil,
+		func(v []any) error { got = append(got, v[0]); return nil }); err != nil || len(got) != 1 || got[0] != int64(40) {
 		t.Fatalf("max over a stream's connection: %v, %v; want 40", got, err)
 	}
 	if err := c.Exec(context.Background(), "INSERT INTO t VALUES (5)"); err == nil {
@@ -61,7 +62,8 @@ func TestSQLiteImage(t *testing.T) {
 	if err := c.Query(context.Background(), "SELECT count(*) FROM t", nil, func([]any) error { return nil }); err == nil {
 		t.Error("a query after the image was zeroed succeeded: the connection read a copy")
 	}
-	if _, err := OpenSQLiteImage([]byte(strings.Repeat("not a database ", 400))); err == nil || !strings.Contains(err.Error(), "expected a SQLite database") {
+	if _, err := OpenSQLiteImage([]byte(strings.Repeat("not a database ", 400))); err == nil ||
+		!strings.Contains(err.Error(), "expected a SQLite database") {
 		t.Errorf("bytes that are no database: %v, want a refusal", err)
 	}
 	if _, err := OpenSQLiteImage(nil); err == nil {

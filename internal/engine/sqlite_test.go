@@ -123,7 +123,8 @@ func TestSQLiteWrite(t *testing.T) {
 	if err := e.DB().QueryRow("SELECT n FROM t").Scan(&n); err != nil || n != 4 {
 		t.Errorf("n = %d (%v), want 4 after two streams added 2", n, err)
 	}
-	if _, err := Open(t.Context(), "sqlite", Options{Path: filepath.Join(t.TempDir(), "none.db"), Write: true}); err == nil {
+	if _, err := Open(t.Context(), "sqlite",
+		Options{Path: filepath.Join(t.TempDir(), "none.db"), Write: true}); err == nil {
 		t.Error("Write opened a file that does not exist; want it refused")
 	}
 }

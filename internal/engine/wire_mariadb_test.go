@@ -53,7 +53,8 @@ func TestMariaDBRepeat(t *testing.T) {
 			t.Errorf("prepared %v: CALL with two result sets: %v", prepared, err)
 		}
 		var got any
-		if err := c.Query(ctx, "SELECT 1", nil, func(v []any) error { got = v[0]; return nil }); err != nil || got != int64(1) {
+		if err := c.Query(ctx, "SELECT 1", nil,
+			func(v []any) error { got = v[0]; return nil }); err != nil || got != int64(1) {
 			t.Errorf("prepared %v: the driver after the repeated calls: %v, %v", prepared, got, err)
 		}
 		if err := one.Call(ctx); err != nil {

@@ -40,9 +40,12 @@ func TestPGWireReadsAnswersInPieces(t *testing.T) {
 	}
 	defer l.Close()
 	req := []byte("Q\x00\x00\x00\x0dSELECT 1\x00")
-	ok := encode(t, &pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{Name: []byte("?column?"), DataTypeOID: 23, DataTypeSize: 4}}},
-		&pgproto3.DataRow{Values: [][]byte{[]byte("1")}}, &pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}, &pgproto3.ReadyForQuery{TxStatus: 'I'})
-	bad := encode(t, &pgproto3.ErrorResponse{Severity: "ERROR", Code: "42601", Message: "syntax error"}, &pgproto3.ReadyForQuery{TxStatus: 'I'})
+	ok := encode(t, &pgproto3.RowDescription{
+		Fields: []pgproto3.FieldDescription{{Name: []byte("?column?"), DataTypeOID: 23, DataTypeSize: 4}}},
+		&pgproto3.DataRow{Values: [][]byte{[]byte("1")}}, &pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")},
+		&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	bad := encode(t, &pgproto3.ErrorResponse{Severity: "ERROR", Code: "42601", Message: "syntax error"},
+		&pgproto3.ReadyForQuery{TxStatus: 'I'})
 	notice := encode(t, &pgproto3.NoticeResponse{Severity: "NOTICE", Code: "00000", Message: "unasked"})
 	answers := [][]byte{ok, bad, append(ok[:len(ok):len(ok)], notice...), ok}
 	served := make(chan error, 1)
@@ -124,7 +127,8 @@ func TestPGFastPaths(t *testing.T) {
 	}
 	var got []string
 	err = sel.Query(ctx, []any{41, 3.0, "ab"}, func(r Row) error {
-		got = append(got, fmt.Sprintf("%v %v %v %v %v %v %v %v", r.Len(), r.Int(0), r.Float(1), r.Text(2), r.Null(3), r.Int(3), r.Int(4), r.Text(0)))
+		got = append(got, fmt.Sprintf("%v %v %v %v %v %v %v %v",
+			r.Len(), r.Int(0), r.Float(1), r.Text(2), r.Null(3), r.Int(3), r.Int(4), r.Text(0)))
 		return nil
 	})
 	if want := "5 42 1.5 abx true 0 5 42"; err != nil || len(got) != 1 || got[0] != want {
@@ -142,14 +146,16 @@ func TestPGFastPaths(t *testing.T) {
 	if err := c.(Batcher).ExecBatch(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.(Copier).CopyText(ctx, "fast", []string{"a", "b", "c"}, []byte("3\t2.5\tthree\n4\t\\N\tfour\n")); err != nil {
+	if err := c.(Copier).CopyText(ctx, "fast", []string{"a", "b", "c"},
+		[]byte("3\t2.5\tthree\n4\t\\N\tfour\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.(Copier).CopyText(ctx, "fast", []string{"a"}, []byte("not a number\n")); !errors.As(err, &pgErr) {
 		t.Errorf("a bad COPY: %v; want the server's error", err)
 	}
 	var n, sum int64
-	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*), sum(a) FROM fast").Scan(&n, &sum); err != nil || n != 4 || sum != 10 {
+	if err := eng.DB().QueryRowContext(ctx, "SELECT count(*), sum(a) FROM fast").Scan(&n, &sum); err != nil ||
+		n != 4 || sum != 10 {
 		t.Errorf("after the batch and the COPY: %d rows summing %d (%v); want 4 summing 10", n, sum, err)
 	}
 	if err := c.Exec(ctx, "SELECT 1"); !errors.Is(err, errTakenOver) {

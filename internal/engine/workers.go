@@ -147,7 +147,9 @@ func (e *duckEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Wo
 	}
 	w.Info.How = fmt.Sprintf("SET threads = %d run on a thread of its own", dop)
 	if len(cpus) > 0 {
-		w.Info.How = fmt.Sprintf("SET threads = %d run on a thread pinned to CPUs %s: DuckDB's %d new worker threads inherit them", dop, place.FormatCPUs(cpus), len(workers))
+		w.Info.How = fmt.Sprintf(
+			"SET threads = %d run on a thread pinned to CPUs %s: DuckDB's %d new worker threads inherit them",
+			dop, place.FormatCPUs(cpus), len(workers))
 		// Check each, and pin any that did not inherit the CPUs.
 		for _, tid := range workers {
 			got, err := place.AffinityPID(tid)
@@ -246,7 +248,9 @@ func (e *myEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Work
 	if slices.Equal(cpus, e.threadCPUs) {
 		e.threadCPUs = nil
 	}
-	w.Info.How = fmt.Sprintf("mariadbd's %d threads (pid %d) set to CPUs %s, each stream's connection thread then to the stream's", len(ts), pid, place.FormatCPUs(cpus))
+	w.Info.How = fmt.Sprintf(
+		"mariadbd's %d threads (pid %d) set to CPUs %s, each stream's connection thread then to the stream's",
+		len(ts), pid, place.FormatCPUs(cpus))
 	return w, nil
 }
 
@@ -274,14 +278,17 @@ func (e *pgEngine) setDOPPlaced(ctx context.Context, dop int, cpus []int) (*Work
 		e.pmCPUs, e.pmPID = orig, pm
 	}
 	if err := place.PinPID(pm, cpus); err != nil {
-		w.Info.Why = fmt.Sprintf("setting the CPUs of the postmaster (pid %d), which its parallel workers inherit: %v", pm, err)
+		w.Info.Why = fmt.Sprintf(
+			"setting the CPUs of the postmaster (pid %d), which its parallel workers inherit: %v", pm, err)
 		if errors.Is(err, os.ErrPermission) {
-			w.Info.Why += " (the server runs as another user: run numalab as that user, or let numalab start its own server without --dsn)"
+			w.Info.Why += " (the server runs as another user: " +
+				"run numalab as that user, or let numalab start its own server without --dsn)"
 		}
 		return w, nil
 	}
 	e.pmPinned = true
-	w.Info.How = fmt.Sprintf("the postmaster (pid %d) set to CPUs %s: the parallel workers it forks inherit them", pm, place.FormatCPUs(cpus))
+	w.Info.How = fmt.Sprintf("the postmaster (pid %d) set to CPUs %s: the parallel workers it forks inherit them",
+		pm, place.FormatCPUs(cpus))
 	return w, nil
 }
 
@@ -310,7 +317,8 @@ func (e *pgEngine) postmaster(ctx context.Context, proc sysfs.FS) (int, string) 
 	}
 	comm, err := proc.Comm(backend)
 	if err != nil || comm != "postgres" {
-		return 0, fmt.Sprintf("the server's backend (pid %d) is not a process of this machine: a server elsewhere, or in a container, cannot have its parallel workers placed by numalab", backend)
+		return 0, fmt.Sprintf("the server's backend (pid %d) is not a process of this machine: a server elsewhere, "+
+			"or in a container, cannot have its parallel workers placed by numalab", backend)
 	}
 	st, err := proc.ProcStat(backend)
 	if err != nil {

@@ -20,7 +20,8 @@ const busyQuery = "SELECT count(*) FROM t a, (SELECT id FROM t WHERE id <= 40) b
 
 // sampleWhileQuerying runs q n times on a stream pinned to cpus while w's
 // workers are sampled, and returns what the sampler saw.
-func sampleWhileQuerying(t *testing.T, eng Engine, w *Workers, cpus []int, q string, n int) (total, outside float64, workers int) {
+func sampleWhileQuerying(t *testing.T, eng Engine, w *Workers, cpus []int, q string,
+	n int) (total, outside float64, workers int) {
 	t.Helper()
 	s := place.SampleTasks("/", w.List, 5*time.Millisecond)
 	err := onPinnedThread(cpus, func() error {
@@ -40,7 +41,8 @@ func sampleWhileQuerying(t *testing.T, eng Engine, w *Workers, cpus []int, q str
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s: %d workers, %d samples, per CPU %+v, %.1f ms outside %v", w.Info.Kind, got.Workers, got.Samples, got.PerCPU, got.OutsideMS, cpus)
+	t.Logf("%s: %d workers, %d samples, per CPU %+v, %.1f ms outside %v",
+		w.Info.Kind, got.Workers, got.Samples, got.PerCPU, got.OutsideMS, cpus)
 	return got.TotalMS(), got.OutsideMS, got.Workers
 }
 
@@ -77,7 +79,8 @@ func TestDuckDBWorkersPlaced(t *testing.T) {
 	}
 	total, outside, n := sampleWhileQuerying(t, eng, w, one, busyQuery, 3)
 	if n != 1 || total <= 0 || outside != 0 {
-		t.Errorf("DuckDB's worker: %d seen, %.1f ms, %.1f ms outside CPU %v; want 1, some time, none outside", n, total, outside, one)
+		t.Errorf("DuckDB's worker: %d seen, %.1f ms, %.1f ms outside CPU %v; want 1, some time, none outside",
+			n, total, outside, one)
 	}
 
 	w, err = SetDOPPlaced(ctx, eng, 2, nil)
@@ -104,7 +107,8 @@ func TestPostgresWorkersPlaced(t *testing.T) {
 		t.Skip("needs two CPUs to place PostgreSQL's workers on one of them")
 	}
 	s := pg.Server(t)
-	eng, err := Open(context.Background(), "postgres", Options{DSN: s.DSN(), Schema: "numalab_workers_test", PinBackends: true})
+	eng, err := Open(context.Background(), "postgres",
+		Options{DSN: s.DSN(), Schema: "numalab_workers_test", PinBackends: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +170,9 @@ func checkPostgresWorkersPlaced(t *testing.T, eng Engine, all []int) {
 	}
 	total, outside, n := sampleWhileQuerying(t, eng, w, one, "SELECT count(*) FROM t WHERE price > 1", 10)
 	if n == 0 || total <= 0 || outside != 0 {
-		t.Errorf("PostgreSQL's parallel workers: %d seen, %.1f ms, %.1f ms outside CPU %v; want some, some time, none outside", n, total, outside, one)
+		t.Errorf(
+			"PostgreSQL's parallel workers: %d seen, %.1f ms, %.1f ms outside CPU %v; want some, some time, none outside",
+			n, total, outside, one)
 	}
 }
 

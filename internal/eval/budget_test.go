@@ -47,7 +47,8 @@ func TestRunStepsBudget(t *testing.T) {
 		{title: "too long", run: sleep("too long", 0), est: planned(250 * time.Millisecond)},
 		// Half of the 400 left: its plan beside the next one's.
 		{title: "essential", run: sleep("essential", time.Hour), est: planned(100 * time.Millisecond), essential: true},
-		{title: "last essential", run: sleep("last essential", time.Hour), est: planned(100 * time.Millisecond), essential: true},
+		{title: "last essential", run: sleep("last essential", time.Hour),
+			est: planned(100 * time.Millisecond), essential: true},
 		{title: "after", run: sleep("after", 0), est: planned(0)},
 	}
 	var stdout, stderr strings.Builder
@@ -59,7 +60,8 @@ func TestRunStepsBudget(t *testing.T) {
 	}
 	// The pace is what the steps took on the spot (2 on an idle machine,
 	// more on a busy one): what "too long" kept follows from it.
-	m := regexp.MustCompile(`at this machine's pace \(the steps so far took ([0-9.]+)× their plan\)`).FindStringSubmatch(fmt.Sprint(steps[3].err))
+	m := regexp.MustCompile(`at this machine's pace \(the steps so far took ([0-9.]+)× their plan\)`).FindStringSubmatch(
+		fmt.Sprint(steps[3].err))
 	if m == nil {
 		t.Fatalf("step %q: %v, want skipped at this machine's pace", steps[3].title, steps[3].err)
 	}
@@ -73,7 +75,8 @@ func TestRunStepsBudget(t *testing.T) {
 	if e := fmt.Sprint(steps[3].err); !strings.Contains(e, kept(pace-0.05)) && !strings.Contains(e, kept(pace+0.05)) {
 		t.Errorf("step %q: %v, want %q (2 × 100 ms planned at the pace %v)", steps[3].title, e, kept(pace), pace)
 	}
-	share := regexp.MustCompile(`its share of the budget ended \([0-9.]+m?s, keeping 100ms for the steps after it that the model rests on\) during this step, which was cut there`)
+	share := regexp.MustCompile(`its share of the budget ended \([0-9.]+m?s, ` +
+		`keeping 100ms for the steps after it that the model rests on\) during this step, which was cut there`)
 	if !skipped(steps[4].err) || !share.MatchString(steps[4].err.Error()) {
 		t.Errorf("step %q: %v, want cut at its share (%s)", steps[4].title, steps[4].err, share)
 	}
@@ -102,11 +105,13 @@ func TestWriteRunsCut(t *testing.T) {
 		want string
 	}{
 		{fmt.Errorf("%w: %w during this step", evalplan.ErrNoRoom, errBudgetEnd), "cut at the budget's end"},
-		{fmt.Errorf("%w: %w (20s, keeping 1m0s …) during this step", evalplan.ErrNoRoom, errShareEnd), "cut at its share of the budget"},
+		{fmt.Errorf("%w: %w (20s, keeping 1m0s …) during this step", evalplan.ErrNoRoom, errShareEnd),
+			"cut at its share of the budget"},
 	} {
 		s := &step{title: "tpcc-ro on SQLite", id: 4, err: c.err}
 		var b strings.Builder
-		report.WriteStepRuns(&b, stepRuns([]*step{s}, map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}), &report.Report{})
+		report.WriteStepRuns(&b, stepRuns([]*step{s},
+			map[int64]*result.Run{4: {ID: 4, Status: result.StatusInterrupted, Headline: "900 tps"}}), &report.Report{})
 		if want := "  tpcc-ro on SQLite: run 4 (interrupted): 900 tps; " + c.want + "\n"; b.String() != want {
 			t.Errorf("got %q, want %q", b.String(), want)
 		}

@@ -63,7 +63,8 @@ func cutAt(err error) string {
 func stepRuns(steps []*step, runs map[int64]*result.Run) []report.StepRun {
 	var out []report.StepRun
 	for _, s := range steps {
-		out = append(out, report.StepRun{Title: s.title, Run: runs[s.id], Err: s.err, Skipped: skipped(s.err), Cut: cutAt(s.err)})
+		out = append(out,
+			report.StepRun{Title: s.title, Run: runs[s.id], Err: s.err, Skipped: skipped(s.err), Cut: cutAt(s.err)})
 	}
 	return out
 }

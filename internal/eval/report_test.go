@@ -28,7 +28,8 @@ func TestReportAndRuns(t *testing.T) {
 	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
 	var ids []int64
 	for i, headline := range []string{"probed", ""} {
-		r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: m, Started: time.Unix(1700000000+int64(i), 0)}
+		r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: m,
+			Started: time.Unix(1700000000+int64(i), 0)}
 		if err := st.Begin(r); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,9 @@ func TestReportAndRuns(t *testing.T) {
 	}
 	var b strings.Builder
 	report.WriteStepRuns(&b, stepRuns(steps, runs), r)
-	want := fmt.Sprintf("  memory probe: run %d (complete): probed\n  null transaction on PostgreSQL: skipped: starting: %v (run %d stored, complete)\n  tpcc-ro on SQLite: no run stored\n",
+	want := fmt.Sprintf("  memory probe: run %d (complete): probed\n"+
+		"  null transaction on PostgreSQL: skipped: starting: %v (run %d stored, complete)\n"+
+		"  tpcc-ro on SQLite: no run stored\n",
 		ids[0], pgserver.ErrNoBinaries, ids[1])
 	if b.String() != want {
 		t.Errorf("runs list:\n%s\nwant:\n%s", b.String(), want)

@@ -99,8 +99,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	}
 	cfg := NewConfigs(plan, o.Dir)
 	deadline := evalplan.StepsDeadline(o.Start, o.Budget)
-	fmt.Fprintf(stdout, "numalab eval: %s, budget %v (its steps end by %v, the report after)\n", topo.Shape(o.Machine), o.Budget,
-		deadline.Sub(o.Start).Round(time.Second))
+	fmt.Fprintf(stdout, "numalab eval: %s, budget %v (its steps end by %v, the report after)\n",
+		topo.Shape(o.Machine), o.Budget, deadline.Sub(o.Start).Round(time.Second))
 	writePlan(stdout, plan)
 	// The speed sentinel's memory reference; the core one alone where it
 	// cannot be mapped.
@@ -116,9 +116,11 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	defer stop()
 	// The probe rests the page-size points' clock: it is essential, and
 	// cut at its share of the budget like the steps the model rests on.
-	probe := &step{title: "memory probe", run: func(ctx context.Context, s Stored) error { return cmds.ProbeMem(ctx, s, plan.ProbeQuick) },
+	probe := &step{title: "memory probe",
+		run: func(ctx context.Context, s Stored) error { return cmds.ProbeMem(ctx, s, plan.ProbeQuick) },
 		est: plan.ProbeTime, essential: true}
-	queries := &step{title: "transtats on DuckDB", run: func(ctx context.Context, s Stored) error { return cmds.Report(ctx, s, cfg.Report) }}
+	queries := &step{title: "transtats on DuckDB",
+		run: func(ctx context.Context, s Stored) error { return cmds.Report(ctx, s, cfg.Report) }}
 	// est is a step's time as planned, read when it starts (a replan
 	// changes cfg).
 	est := func(f func(p evalplan.Plan) time.Duration) func() time.Duration {
@@ -126,14 +128,17 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	}
 	steps := []*step{
 		probe,
-		{title: "null transaction on SQLite", run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullSQLite) },
+		{title: "null transaction on SQLite",
+			run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullSQLite) },
 			est: est(evalplan.Plan.NullSQLiteTime)},
-		{title: "null transaction on PostgreSQL", run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullPG) },
+		{title: "null transaction on PostgreSQL",
+			run: func(ctx context.Context, s Stored) error { return cmds.Null(ctx, s, cfg.NullPG) },
 			est: est(func(p evalplan.Plan) time.Duration { return p.NullPGTime(o.Machine) })},
 		{title: "null transaction on MariaDB", run: func(ctx context.Context, s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.Null(ctx, s, cfg.NullMy) })
 		}, est: est(func(p evalplan.Plan) time.Duration { return p.NullMyTime(o.Machine) })},
-		{title: "tpcc-ro on SQLite", run: func(ctx context.Context, s Stored) error { return cmds.OLTP(ctx, s, cfg.OLTP) }, essential: true,
+		{title: "tpcc-ro on SQLite",
+			run: func(ctx context.Context, s Stored) error { return cmds.OLTP(ctx, s, cfg.OLTP) }, essential: true,
 			est: est(func(p evalplan.Plan) time.Duration { return p.OLTPTime(o.Machine) })},
 		{title: "tpcc-ro on MariaDB", run: func(ctx context.Context, s Stored) error {
 			return mariaDBStep(&cfg, func() error { return cmds.OLTP(ctx, s, cfg.OLTPMy) })
@@ -161,7 +166,10 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	}
 	queries.est = est(evalplan.Plan.QueryTime)
 	sizeSMT := func() error { return sizeSMTDOP(stdout, o.Store, queries.id, &cfg, time.Until(deadline)) }
-	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT, func(ctx context.Context, s Stored, c transtats.RunConfig) error { return cmds.Report(ctx, s, c) })...) // before the curve
+	steps = slices.Insert(steps, len(steps)-1, smtDOPSteps(stdout, o.Store, &cfg, sizeSMT,
+		func(ctx context.Context, s Stored, c transtats.RunConfig) error {
+			return cmds.Report(ctx, s, c)
+		})...) // before the curve
 	sent := watch(steps, mem)
 	stepErr := runSteps(stepCtx, stdout, stderr, o.Start, steps, func() {
 		cfg = replan(stdout, plan, o.Budget, time.Since(o.Start), o.Machine, o.Dir, cfg)
@@ -171,12 +179,14 @@ func Run(ctx context.Context, stdout, stderr io.Writer, o Options, cmds Commands
 	if err != nil {
 		return errors.Join(stepErr, err)
 	}
-	if err := outfile.Write(o.Out, outfile.HTMLReport, o.outOptions(), func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
+	if err := outfile.Write(o.Out, outfile.HTMLReport, o.outOptions(),
+		func(w io.Writer) error { return report.WriteHTML(w, r) }); err != nil {
 		return errors.Join(stepErr, fmt.Errorf("eval: %w", err))
 	}
 	sent.Take("end")
 	// The model rests on the tpcc-ro step where no page-size fit is.
-	if err := report.WriteSummary(stdout, r, stepRuns(steps, runs), sent, SentinelTolerance, "tpcc-ro on SQLite", time.Since(o.Start)); err != nil {
+	if err := report.WriteSummary(stdout, r, stepRuns(steps, runs), sent, SentinelTolerance, "tpcc-ro on SQLite",
+		time.Since(o.Start)); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout)

@@ -30,8 +30,10 @@ import (
 // written with the summary.
 func TestRun(t *testing.T) {
 	noMariaDB(t)
-	o := Options{Budget: 5 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
-	if err := o.Prepare(); err != nil || o.Store != filepath.Join(o.Dir, "numalab.db") || o.Out != filepath.Join(o.Dir, "numalab-report.html") {
+	o := Options{Budget: 5 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"),
+		Dir: t.TempDir(), Start: time.Now()}
+	if err := o.Prepare(); err != nil || o.Store != filepath.Join(o.Dir, "numalab.db") ||
+		o.Out != filepath.Join(o.Dir, "numalab-report.html") {
 		t.Fatalf("Prepare: store %s, report %s, %v", o.Store, o.Out, err)
 	}
 	var order []string
@@ -69,7 +71,8 @@ func TestRun(t *testing.T) {
 			if c.Engine != "" {
 				on = c.Engine
 			}
-			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d", c.Pairs, c.Cell, on, c.ProbeRun, c.Repeats))
+			order = append(order, fmt.Sprintf("pages %dx%v on %s, probe run %d, repeats %d",
+				c.Pairs, c.Cell, on, c.ProbeRun, c.Repeats))
 			// Repeats only while they end within the budget.
 			if left := time.Until(o.Start.Add(o.Budget)); c.RepeatWithin <= 0 || c.RepeatWithin > left+time.Second {
 				t.Errorf("the page-size step's repeats within %v; want the %v left of the budget", c.RepeatWithin, left)
@@ -81,15 +84,21 @@ func TestRun(t *testing.T) {
 	if err := Run(context.Background(), &stdout, &stderr, o, cmds); err != nil {
 		t.Errorf("Run = %v; want nil: the report was written, and the OLTP step's failure is in it", err)
 	}
-	if got, want := strings.Join(order, "; "), "probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2; pages 4x650ms on postgres, probe run 1, repeats 2; transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
+	if got, want := strings.Join(order, "; "),
+		"probe quick=true; null sqlite; null postgres; oltp numalab-tpcc-w1.db; "+
+			"pages 4x650ms on numalab-tpcc-w1.db, probe run 1, repeats 2; pages 4x650ms on postgres, probe run 1, repeats 2; "+
+			"transtats duckdb; tpch 3 queries; curve at [0.1 0.3 0.5 0.7 0.85 1 1.2] on numalab-tpcc-w1.db"; got != want {
 		t.Errorf("steps ran %s\nwant      %s", got, want)
 	}
 	if b, err := os.ReadFile(o.Out); err != nil || !strings.Contains(string(b), "<html") {
 		t.Errorf("report %s: %v", o.Out, err)
 	}
-	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 10/11 TPC-H-derived on DuckDB", "== 11/11 load curve, tpcc-ro on SQLite", "== findings",
-		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ", "  tpcc-ro on SQLite: failed: no disk\n",
-		"  null transaction on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n", "  tpcc-ro on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n",
+	for _, want := range []string{"numalab eval: ", "plan: null transaction", "== 10/11 TPC-H-derived on DuckDB",
+		"== 11/11 load curve, tpcc-ro on SQLite", "== findings",
+		"  memory probe: run 1 (complete): probed\n", "  null transaction on PostgreSQL: skipped: starting: ",
+		"  tpcc-ro on SQLite: failed: no disk\n",
+		"  null transaction on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n",
+		"  tpcc-ro on MariaDB: skipped: no MariaDB server binaries: no MariaDB here\n",
 		"\nreport: " + o.Out + "\n"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
@@ -104,7 +113,8 @@ func TestRun(t *testing.T) {
 // fails saying so and which steps failed.
 func TestRunNoReport(t *testing.T) {
 	noMariaDB(t)
-	o := Options{Budget: 5 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	o := Options{Budget: 5 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"),
+		Dir: t.TempDir(), Start: time.Now()}
 	if err := o.Prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +127,8 @@ func TestRunNoReport(t *testing.T) {
 		Curve:  func(context.Context, Stored, tpcc.RunConfig) error { return broken },
 		Pages:  func(context.Context, Stored, pages.RunConfig) error { return broken }}
 	err := Run(context.Background(), io.Discard, io.Discard, o, cmds)
-	if err == nil || !strings.Contains(err.Error(), "memory probe: broken") || !strings.Contains(err.Error(), "no step stored a run: nothing to report") {
+	if err == nil || !strings.Contains(err.Error(), "memory probe: broken") ||
+		!strings.Contains(err.Error(), "no step stored a run: nothing to report") {
 		t.Errorf("Run = %v; want the steps' failures and no report", err)
 	}
 	if _, err := os.Stat(o.Out); err == nil {
@@ -139,7 +150,8 @@ func TestPrepareRefusesStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	o = Options{Dir: filepath.Join(file, "ev")}
-	if err := o.Prepare(); err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("-dir: %q cannot be made a directory: ", o.Dir)) {
+	if err := o.Prepare(); err == nil ||
+		!strings.HasPrefix(err.Error(), fmt.Sprintf("-dir: %q cannot be made a directory: ", o.Dir)) {
 		t.Errorf("a directory under a file: %v", err)
 	}
 }
@@ -165,7 +177,8 @@ func withMariaDB(t *testing.T) {
 // repeat, its own short cells, a managed server: no file, no DSN).
 func TestRunMariaDB(t *testing.T) {
 	withMariaDB(t)
-	o := Options{Budget: 15 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"), Dir: t.TempDir(), Start: time.Now()}
+	o := Options{Budget: 15 * time.Minute, Machine: topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz"),
+		Dir: t.TempDir(), Start: time.Now()}
 	if err := o.Prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +204,8 @@ func TestRunMariaDB(t *testing.T) {
 		t.Fatalf("null steps %+v; want SQLite's, PostgreSQL's, MariaDB's", nulls)
 	}
 	pg, my := nulls[1], nulls[2]
-	if strings.Join(my.Transports, ",") != strings.Join(pg.Transports, ",") || my.Repeat != pg.Repeat || my.Duration != pg.Duration || my.DSN != "" {
+	if strings.Join(my.Transports, ",") != strings.Join(pg.Transports, ",") || my.Repeat != pg.Repeat ||
+		my.Duration != pg.Duration || my.DSN != "" {
 		t.Errorf("MariaDB's null step %+v; want PostgreSQL's %+v on a managed server", my, pg)
 	}
 	if err := my.Check(); err != nil {
@@ -201,8 +215,10 @@ func TestRunMariaDB(t *testing.T) {
 		t.Fatalf("OLTP steps %+v; want SQLite's, then MariaDB's", oltps)
 	}
 	ot := oltps[1]
-	if ot.Warehouses != 1 || ot.Repeat != 1 || ot.DB != "" || ot.DSN != "" || ot.Duration != plan.Server.Cell || ot.Duration > oltps[0].Duration {
-		t.Errorf("MariaDB's tpcc-ro step %+v; want one warehouse, one repeat, a managed server, cells of %v, no longer than SQLite's", ot, plan.Server.Cell)
+	if ot.Warehouses != 1 || ot.Repeat != 1 || ot.DB != "" || ot.DSN != "" || ot.Duration != plan.Server.Cell ||
+		ot.Duration > oltps[0].Duration {
+		t.Errorf("MariaDB's tpcc-ro step %+v; want one warehouse, one repeat, a managed server, "+
+			"cells of %v, no longer than SQLite's", ot, plan.Server.Cell)
 	}
 	if !strings.Contains(stdout.String(), "      MariaDB: null transaction as PostgreSQL's; tpcc-ro W=1") {
 		t.Errorf("the plan does not say MariaDB's steps:\n%s", stdout.String())
@@ -228,11 +244,14 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if with.Repeat != without.Repeat || with.QueryRepeat != without.QueryRepeat || with.NullRepeat != without.NullRepeat || len(with.TPCHQueries) != len(without.TPCHQueries) {
+		if with.Repeat != without.Repeat || with.QueryRepeat != without.QueryRepeat ||
+			with.NullRepeat != without.NullRepeat || len(with.TPCHQueries) != len(without.TPCHQueries) {
 			t.Errorf("%v: with MariaDB the repeats are %d/%d/%d and %d TPC-H queries; without %d/%d/%d and %d", b,
-				with.Repeat, with.QueryRepeat, with.NullRepeat, len(with.TPCHQueries), without.Repeat, without.QueryRepeat, without.NullRepeat, len(without.TPCHQueries))
+				with.Repeat, with.QueryRepeat, with.NullRepeat, len(with.TPCHQueries), without.Repeat, without.QueryRepeat,
+				without.NullRepeat, len(without.TPCHQueries))
 		}
-		t.Logf("%v: MariaDB %v (else from --budget %v); OLTP cells %v (without %v)", b, with.Server.On, with.Server.Budget, with.OLTPCell, without.OLTPCell)
+		t.Logf("%v: MariaDB %v (else from --budget %v); OLTP cells %v (without %v)",
+			b, with.Server.On, with.Server.Budget, with.OLTPCell, without.OLTPCell)
 		if b >= 15*time.Minute && !with.Server.On {
 			t.Errorf("%v: no room for MariaDB's steps", b)
 		}
@@ -240,12 +259,14 @@ func TestPlanMariaDBCostsNoRepeat(t *testing.T) {
 		// keeps them, and the minute below it does not.
 		switch {
 		case with.Server.On && with.Server.Budget != 0, without.Server.Budget != 0:
-			t.Errorf("%v: MariaDBBudget %v with MariaDB planned, %v without a server; want 0", b, with.Server.Budget, without.Server.Budget)
+			t.Errorf("%v: MariaDBBudget %v with MariaDB planned, %v without a server; want 0",
+				b, with.Server.Budget, without.Server.Budget)
 		case !with.Server.On:
 			above, err1 := evalplan.NewPlan(with.Server.Budget, m)
 			below, err2 := evalplan.NewPlan(with.Server.Budget-time.Minute, m)
 			if with.Server.Budget <= b || err1 != nil || err2 != nil || !above.Server.On || below.Server.On {
-				t.Errorf("%v: MariaDBBudget %v (planned there %v, a minute less %v; %v %v)", b, with.Server.Budget, above.Server.On, below.Server.On, err1, err2)
+				t.Errorf("%v: MariaDBBudget %v (planned there %v, a minute less %v; %v %v)",
+					b, with.Server.Budget, above.Server.On, below.Server.On, err1, err2)
 			}
 			var txt strings.Builder
 			writePlan(&txt, with)
@@ -264,7 +285,8 @@ func storeProbe(o Options, stored Stored) error {
 		return err
 	}
 	defer st.Close()
-	r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: o.Machine, Started: time.Unix(1700000000, 0)}
+	r := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Config: json.RawMessage(`{}`),
+		Machine: o.Machine, Started: time.Unix(1700000000, 0)}
 	if err := st.Begin(r); err != nil {
 		return err
 	}

@@ -34,7 +34,8 @@ func TestWatch(t *testing.T) {
 			t.Errorf("sample %q took %v, its memory reference %v", sm.Label, sm.Took, sm.Mem)
 		}
 	}
-	if got := strings.Join(labels, "|"); got != "start|before a|after a|before b|after b" || !errors.Is(steps[1].err, boom) {
+	if got := strings.Join(labels, "|"); got != "start|before a|after a|before b|after b" ||
+		!errors.Is(steps[1].err, boom) {
 		t.Errorf("samples %q, step b's error %v", got, steps[1].err)
 	}
 }

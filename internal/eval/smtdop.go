@@ -23,14 +23,18 @@ import (
 func writeSMTDOPPlan(w io.Writer, p evalplan.Plan) {
 	switch {
 	case p.SMTNoRoom:
-		fmt.Fprintf(w, "      SMT x DOP: left out, the budget has no room for it on this machine%s\n", roomAt(p.SMTDOPBudget, p.RoomSearched))
+		fmt.Fprintf(w, "      SMT x DOP: left out, the budget has no room for it on this machine%s\n",
+			roomAt(p.SMTDOPBudget, p.RoomSearched))
 		return
 	case len(p.SMTDOP) == 0:
-		fmt.Fprintln(w, "      SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs")
+		fmt.Fprintln(w,
+			"      SMT x DOP: left out, this machine has no SMT (one thread per core): DOP = physical cores = logical CPUs")
 		return
 	}
-	fmt.Fprintf(w, "      SMT x DOP on DuckDB: transtats P1 at DOP %s (1, the physical cores, the logical CPUs) placed %s, %v+%v per cell x%d repeats%s\n",
-		cliflag.FormatInts(p.SMTDOP), strings.Join(transtats.SMTPlacements, " and "), p.QueryWarm, p.QueryCell, p.QueryRepeat, repeatNote(p.QueryRepeat))
+	fmt.Fprintf(w, "      SMT x DOP on DuckDB: transtats P1 at DOP %s (1, the physical cores, the logical CPUs) "+
+		"placed %s, %v+%v per cell x%d repeats%s\n",
+		cliflag.FormatInts(p.SMTDOP), strings.Join(transtats.SMTPlacements, " and "), p.QueryWarm, p.QueryCell,
+		p.QueryRepeat, repeatNote(p.QueryRepeat))
 }
 
 // smtDOPSteps are the step's runs, one step a placement (none without
@@ -38,7 +42,8 @@ func writeSMTDOPPlan(w io.Writer, p evalplan.Plan) {
 // changes them), the first after size, when not nil, has sized them;
 // after the last, w is told which placement and DOP won, when the cells
 // tell, from the runs stored in storePath.
-func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error, run func(context.Context, Stored, transtats.RunConfig) error) []*step {
+func smtDOPSteps(w io.Writer, storePath string, cfg *Configs, size func() error,
+	run func(context.Context, Stored, transtats.RunConfig) error) []*step {
 	var steps []*step
 	var unsized error // why the first step could not be sized
 	for i, sel := range transtats.SMTPlacements {
@@ -91,7 +96,9 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 		return nil
 	}
 	if id == 0 {
-		return fmt.Errorf("%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell", evalplan.ErrNoRoom)
+		return fmt.Errorf(
+			"%w: the transtats step stored no run whose P1 time could size this step's windows, so it cannot tell",
+			evalplan.ErrNoRoom)
 	}
 	run, err := storedRun(storePath, id)
 	if err != nil {
@@ -102,7 +109,8 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 		return err
 	}
 	if t1 == 0 {
-		return fmt.Errorf("%w: the transtats step (run %d) finished no P1 query at DOP 1 whose time could size this step's windows, so it cannot tell", evalplan.ErrNoRoom, id)
+		return fmt.Errorf("%w: the transtats step (run %d) finished no P1 query at DOP 1 "+
+			"whose time could size this step's windows, so it cannot tell", evalplan.ErrNoRoom, id)
 	}
 	c := cfg.SMTDOP[0]
 	window := max(c.Duration, (time.Duration(report.MinQueries) * t1 * 11 / 10).Truncate(100*time.Millisecond))
@@ -110,8 +118,11 @@ func sizeSMTDOP(w io.Writer, storePath string, id int64, cfg *Configs, left time
 	perRepeat := cells * (c.Warmup + window + evalplan.CellSetup)
 	r := min(c.Repeat, int(left/perRepeat))
 	if r < 1 {
-		return fmt.Errorf("%w: P1 took %v a query at DOP 1 in the transtats step (run %d), so a cell needs a %v window for %d queries, and the %d cells of both placements %v; %v of the budget is left, so it cannot tell whether SMT helps parallel query here",
-			evalplan.ErrNoRoom, evalplan.Round(t1), id, evalplan.Round(window), report.MinQueries, cells, evalplan.Round(perRepeat), evalplan.Round(max(left, 0)))
+		return fmt.Errorf("%w: P1 took %v a query at DOP 1 in the transtats step (run %d), "+
+			"so a cell needs a %v window for %d queries, and the %d cells of both placements %v; "+
+			"%v of the budget is left, so it cannot tell whether SMT helps parallel query here",
+			evalplan.ErrNoRoom, evalplan.Round(t1), id, evalplan.Round(window), report.MinQueries,
+			cells, evalplan.Round(perRepeat), evalplan.Round(max(left, 0)))
 	}
 	for i := range cfg.SMTDOP {
 		cfg.SMTDOP[i].Duration, cfg.SMTDOP[i].Repeat = window, r

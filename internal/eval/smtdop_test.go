@@ -46,12 +46,14 @@ func TestSMTDOPPlan(t *testing.T) {
 			t.Errorf("run %d: %+v; want P1 at DOP %v placed %s on the transtats database", i, c, p.SMTDOP, sel)
 		}
 	}
-	if steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, nil, nil); len(steps) != 2 || steps[1].title != "SMT x DOP on DuckDB, smt=off" {
+	if steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, nil, nil); len(steps) != 2 ||
+		steps[1].title != "SMT x DOP on DuckDB, smt=off" {
 		t.Errorf("steps %v, want one per placement", steps)
 	}
 	var b bytes.Buffer
 	writePlan(&b, p)
-	if !strings.Contains(b.String(), "SMT x DOP on DuckDB: transtats P1 at DOP 1,8,16 (1, the physical cores, the logical CPUs) placed smt=on and smt=off") {
+	if !strings.Contains(b.String(), "SMT x DOP on DuckDB: transtats P1 at DOP 1,8,16 "+
+		"(1, the physical cores, the logical CPUs) placed smt=on and smt=off") {
 		t.Errorf("plan:\n%s\nwant the SMT x DOP step", b.String())
 	}
 
@@ -62,8 +64,10 @@ func TestSMTDOPPlan(t *testing.T) {
 	}
 	b.Reset()
 	writePlan(&b, big)
-	if !big.SMTNoRoom || big.SMTDOP != nil || !strings.Contains(b.String(), "SMT x DOP: left out, the budget has no room for it") {
-		t.Errorf("32 CPUs at 5m: SMT DOPs %v, no room %v, plan:\n%s\nwant the step left out for the budget", big.SMTDOP, big.SMTNoRoom, b.String())
+	if !big.SMTNoRoom || big.SMTDOP != nil ||
+		!strings.Contains(b.String(), "SMT x DOP: left out, the budget has no room for it") {
+		t.Errorf("32 CPUs at 5m: SMT DOPs %v, no room %v, plan:\n%s\nwant the step left out for the budget",
+			big.SMTDOP, big.SMTNoRoom, b.String())
 	}
 	// The steps are there, and say why they are left out.
 	bigCfg := NewConfigs(big, t.TempDir())
@@ -75,9 +79,12 @@ func TestSMTDOPPlan(t *testing.T) {
 		t.Errorf("32 CPUs at 5m: the SMT x DOP step = %v, want left out naming the budget that has room", err)
 	}
 	// It names the least budget that has room, and that budget has.
-	if more, err := evalplan.NewPlan(big.SMTDOPBudget, topotest.Fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil || len(more.SMTDOP) == 0 ||
+	if more, err := evalplan.NewPlan(big.SMTDOPBudget,
+		topotest.Fixture(t, "32intel64-2p8co2t+8ve.tar.bz2")); big.SMTDOPBudget <= 5*time.Minute || err != nil ||
+		len(more.SMTDOP) == 0 ||
 		!strings.Contains(b.String(), fmt.Sprintf("(--budget %dm has)", big.SMTDOPBudget/time.Minute)) {
-		t.Errorf("32 CPUs at 5m: SMT x DOP from --budget %v (%v; SMT DOPs there %v), plan:\n%s", big.SMTDOPBudget, err, more.SMTDOP, b.String())
+		t.Errorf("32 CPUs at 5m: SMT x DOP from --budget %v (%v; SMT DOPs there %v), plan:\n%s",
+			big.SMTDOPBudget, err, more.SMTDOP, b.String())
 	}
 
 	vm := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
@@ -91,7 +98,8 @@ func TestSMTDOPPlan(t *testing.T) {
 	if p.SMTDOP != nil || cfg.SMTDOP != nil || smtDOPSteps(&b, "", &cfg, nil, nil) != nil {
 		t.Errorf("no SMT: DOPs %v, runs %v; want none", p.SMTDOP, cfg.SMTDOP)
 	}
-	if n := strings.Count(b.String(), "SMT x DOP"); n != 1 || !strings.Contains(b.String(), "SMT x DOP: left out, this machine has no SMT") {
+	if n := strings.Count(b.String(), "SMT x DOP"); n != 1 ||
+		!strings.Contains(b.String(), "SMT x DOP: left out, this machine has no SMT") {
 		t.Errorf("plan:\n%s\nwant one line saying the machine has no SMT", b.String())
 	}
 }
@@ -110,14 +118,16 @@ func TestSMTDOPSteps(t *testing.T) {
 	cfg := NewConfigs(p, t.TempDir())
 	// Made-up queries per hour: smt=on scales to 16, smt=off to 8.
 	qph := map[string]map[int]float64{"smt=on": {1: 100, 8: 700, 16: 900}, "smt=off": {1: 100, 8: 750, 16: 600}}
-	want := "SMT x DOP, P1 queries/h by placement and DOP (median of 4): smt=on DOP 1 102, smt=on DOP 8 702, smt=on DOP 16 902, smt=off DOP 1 102, smt=off DOP 8 752, smt=off DOP 16 602 (oversubscribed); " +
+	want := "SMT x DOP, P1 queries/h by placement and DOP (median of 4): smt=on DOP 1 102, smt=on DOP 8 702, " +
+		"smt=on DOP 16 902, smt=off DOP 1 102, smt=off DOP 8 752, smt=off DOP 16 602 (oversubscribed); " +
 		"best smt=on DOP 16: 902 queries/h against 752 for the next best, smt=off DOP 8 (U test p=0.029, 4+4 repeats)\n"
 	if got := smtDOPRuns(t, m, &cfg, qph, 10); got != want {
 		t.Errorf("after the step:\n%q\nwant\n%q", got, want)
 	}
 	// One query in a cell's window: no winner, and why.
 	got := smtDOPRuns(t, m, &cfg, qph, 1)
-	if strings.Contains(got, "best") || !strings.Contains(got, "cannot tell: 6 of 6 cells finished fewer than 5 queries in their window") {
+	if strings.Contains(got, "best") ||
+		!strings.Contains(got, "cannot tell: 6 of 6 cells finished fewer than 5 queries in their window") {
 		t.Errorf("after the step, with one query a cell:\n%s\nwant no winner and the cells that finished too few", got)
 	}
 }
@@ -135,7 +145,8 @@ func smtDOPRuns(t *testing.T, m *result.Topology, cfg *Configs, qph map[string]m
 		}
 		defer st.Close()
 		body, _ := json.Marshal(c)
-		r := &result.Run{Kind: result.RunQueries, Command: "numalab run report", Config: body, Machine: m, Started: time.Unix(1700000000, 0)}
+		r := &result.Run{Kind: result.RunQueries, Command: "numalab run report", Config: body, Machine: m,
+			Started: time.Unix(1700000000, 0)}
 		if err := st.Begin(r); err != nil {
 			return err
 		}
@@ -191,7 +202,8 @@ func TestSMTDOPStepHeldFile(t *testing.T) {
 	cut, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	// Never ends by itself: cut, then interrupted after the grace.
-	c.Query(cut, "SELECT count(*) FROM range(100000000) a, range(100000000) b WHERE a.range + b.range = -1", nil, func([]any) error { return nil })
+	c.Query(cut, "SELECT count(*) FROM range(100000000) a, range(100000000) b WHERE a.range + b.range = -1", nil,
+		func([]any) error { return nil })
 	c.Close()
 	eng.Close()
 	if engine.DuckHeld(path) == "" {
@@ -243,11 +255,13 @@ func TestSMTDOPStepsUnsized(t *testing.T) {
 	cfg := NewConfigs(p, t.TempDir())
 	ran := 0
 	tooSlow := fmt.Errorf("%w: P1 too slow", evalplan.ErrNoRoom)
-	steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, func() error { return tooSlow }, func(context.Context, Stored, transtats.RunConfig) error { ran++; return nil })
+	steps := smtDOPSteps(&bytes.Buffer{}, "", &cfg, func() error { return tooSlow },
+		func(context.Context, Stored, transtats.RunConfig) error { ran++; return nil })
 	if err := runSteps(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, time.Now(), steps, func() {}); err != nil {
 		t.Fatal(err)
 	}
-	if ran != 0 || !errors.Is(steps[0].err, tooSlow) || !errors.Is(steps[1].err, tooSlow) || !strings.Contains(steps[1].err.Error(), "left out with smt=on") {
+	if ran != 0 || !errors.Is(steps[0].err, tooSlow) || !errors.Is(steps[1].err, tooSlow) ||
+		!strings.Contains(steps[1].err.Error(), "left out with smt=on") {
 		t.Errorf("ran %d; steps' errors %v and %v, want both left out for P1", ran, steps[0].err, steps[1].err)
 	}
 }

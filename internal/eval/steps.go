@@ -55,17 +55,22 @@ func NewConfigs(plan evalplan.Plan, dir string) Configs {
 	c.OLTP = tpcc.DefaultRunConfig()
 	c.OLTP.DB = filepath.Join(dir, tpcc.DefaultPath("sqlite", plan.Warehouses))
 	c.OLTP.Warehouses, c.OLTP.Streams, c.OLTP.Placements = plan.Warehouses, plan.Streams, plan.Placements
-	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour, c.OLTP.NeighbourPairs = plan.StreamsPerCPU, plan.Repeat, plan.Neighbour, plan.NeighbourPairs
+	c.OLTP.StreamsPerCPU, c.OLTP.Repeat, c.OLTP.Neighbour, c.OLTP.NeighbourPairs = plan.StreamsPerCPU, plan.Repeat,
+		plan.Neighbour, plan.NeighbourPairs
 	c.OLTP.Warmup, c.OLTP.Duration = plan.OLTPWarmup, plan.OLTPCell
-	c.Report = transtats.RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath("duckdb", plan.Rows)),
-		Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat},
-		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs, Queries: []string{transtats.P1, transtats.P2}, DataNode: -1}
+	c.Report = transtats.RunConfig{
+		Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(dir, transtats.DefaultPath("duckdb", plan.Rows)),
+			Warmup: plan.QueryWarm, Duration: plan.QueryCell, Seed: 1, Repeat: plan.QueryRepeat},
+		Rows: plan.Rows, Rate: transtats.DefaultRate, Streams: []int{1}, DOP: plan.DOPs,
+		Queries: []string{transtats.P1, transtats.P2}, DataNode: -1}
 	c.SMTDOP = transtats.SMTDOPConfigs(c.Report, plan.SMTDOP)
-	c.Pages = pages.RunConfig{DB: c.OLTP.DB, CPU: -1, Pairs: plan.PagePairs, Cell: plan.PageCell, Repeats: max(plan.PagePairs/2, 1), Tolerance: SentinelTolerance}
+	c.Pages = pages.RunConfig{DB: c.OLTP.DB, CPU: -1, Pairs: plan.PagePairs, Cell: plan.PageCell,
+		Repeats: max(plan.PagePairs/2, 1), Tolerance: SentinelTolerance}
 	c.PagesServer = c.Pages
 	c.PagesServer.Engine, c.PagesServer.DB = plan.ServerPages, ""
-	c.TPCH = tpch.RunConfig{Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)),
-		Seed: 1, Repeat: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell}, SF: plan.TPCHSF,
+	c.TPCH = tpch.RunConfig{
+		Common: runconfig.Common{Engine: "duckdb", DB: filepath.Join(dir, fmt.Sprintf("tpch-%g.duckdb", plan.TPCHSF)),
+			Seed: 1, Repeat: plan.TPCHRepeat, Warmup: plan.TPCHWarm, Duration: plan.TPCHCell}, SF: plan.TPCHSF,
 		DOP: plan.DOPs, Queries: plan.TPCHQueries, DataNode: -1}
 	return c
 }
@@ -75,14 +80,16 @@ func NewConfigs(plan evalplan.Plan, dir string) Configs {
 // stretches its timed windows): the plan is made again for the budget
 // less the overrun, and w is told so. A budget too small to plan again
 // keeps the first plan.
-func replan(w io.Writer, plan evalplan.Plan, budget, took time.Duration, t *result.Topology, dir string, cfg Configs) Configs {
+func replan(w io.Writer, plan evalplan.Plan, budget, took time.Duration, t *result.Topology, dir string,
+	cfg Configs) Configs {
 	over := took - plan.ProbeTime()
 	if over < 5*time.Second {
 		return cfg
 	}
 	re, err := evalplan.NewPlan(budget-over, t)
 	if err != nil {
-		fmt.Fprintf(w, "the probe took %v, %v more than planned; the budget left is too small to plan again: the steps that no longer fit will be left out\n\n",
+		fmt.Fprintf(w, "the probe took %v, %v more than planned; the budget left is too small to plan again: "+
+			"the steps that no longer fit will be left out\n\n",
 			took.Round(time.Second), over.Round(time.Second))
 		return cfg
 	}
@@ -123,7 +130,8 @@ func noRoom(b, searched time.Duration) error {
 
 // skipped says whether a step's error means it was left out, not failed.
 func skipped(err error) bool {
-	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) || errors.Is(err, evalplan.ErrNoRoom) || errors.Is(err, hugepages.ErrCannot)
+	return errors.Is(err, pgserver.ErrNoBinaries) || errors.Is(err, mariaserver.ErrNoBinaries) ||
+		errors.Is(err, evalplan.ErrNoRoom) || errors.Is(err, hugepages.ErrCannot)
 }
 
 // mariaDBStep runs a MariaDB step when the plan has it; else it is left
@@ -255,9 +263,11 @@ func runStep(ctx context.Context, s *step, bounded bool, until, reserve time.Dur
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// A step cut at the deadline may say so or return as a Ctrl-C'd
 		// command does, with what it measured stored.
-		cut = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)", evalplan.ErrNoRoom, errBudgetEnd)
+		cut = fmt.Errorf("%w: %w during this step, which was cut there (what it measured is stored)",
+			evalplan.ErrNoRoom, errBudgetEnd)
 	case errors.Is(sctx.Err(), context.DeadlineExceeded):
-		cut = fmt.Errorf("%w: %w (%v, keeping %v for the steps after it that the model rests on) during this step, which was cut there (what it measured is stored)",
+		cut = fmt.Errorf("%w: %w (%v, keeping %v for the steps after it that the model rests on) during this step, "+
+			"which was cut there (what it measured is stored)",
 			evalplan.ErrNoRoom, errShareEnd, evalplan.Round(until), evalplan.Round(reserve))
 	default:
 		return err

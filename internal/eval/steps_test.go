@@ -41,7 +41,8 @@ func TestNewConfigsInDir(t *testing.T) {
 			t.Errorf("null step %+v: %v", n, err)
 		}
 	}
-	if c.NullSQLite.Engine != "sqlite" || c.NullPG.Engine != "postgres" || c.Report.Repeat != plan.QueryRepeat || c.TPCH.Engine != "duckdb" {
+	if c.NullSQLite.Engine != "sqlite" || c.NullPG.Engine != "postgres" || c.Report.Repeat != plan.QueryRepeat ||
+		c.TPCH.Engine != "duckdb" {
 		t.Errorf("steps %+v", c)
 	}
 }
@@ -58,19 +59,22 @@ func TestReplanAfterSlowProbe(t *testing.T) {
 	}
 	cfg := NewConfigs(plan, "d")
 	var out strings.Builder
-	if c2 := replan(&out, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", cfg); !reflect.DeepEqual(c2, cfg) || out.Len() != 0 {
+	if c2 := replan(&out, plan, 5*time.Minute, plan.ProbeTime()+2*time.Second, m, "d", cfg); !reflect.DeepEqual(c2, cfg) ||
+		out.Len() != 0 {
 		t.Errorf("a probe on time changed the plan: %s", out.String())
 	}
 	c3 := replan(&out, plan, 5*time.Minute, plan.ProbeTime()+time.Minute, m, "d", cfg)
 	spent := func(d time.Duration, n int) time.Duration { return d * time.Duration(n) }
 	o, o3, r, r3 := cfg.OLTP, c3.OLTP, cfg.Report, c3.Report
-	if spent(o3.Duration, o3.Repeat) >= spent(o.Duration, o.Repeat) || spent(r3.Duration, r3.Repeat) >= spent(r.Duration, r.Repeat) ||
+	if spent(o3.Duration, o3.Repeat) >= spent(o.Duration, o.Repeat) ||
+		spent(r3.Duration, r3.Repeat) >= spent(r.Duration, r.Repeat) ||
 		!strings.Contains(out.String(), "1m0s more than planned") || !strings.Contains(out.String(), "transtats") {
 		t.Errorf("a probe a minute late left tpcc-ro %v x%d (was %v x%d), transtats %v x%d (was %v x%d); said %q",
 			o3.Duration, o3.Repeat, o.Duration, o.Repeat, r3.Duration, r3.Repeat, r.Duration, r.Repeat, out.String())
 	}
 	if cfg.Server.On || cfg.Server.Budget == 0 || c3.Server.Budget != cfg.Server.Budget+time.Minute {
-		t.Errorf("MariaDB's steps at 5m: planned %v, from --budget %v; a minute late, from %v", cfg.Server.On, cfg.Server.Budget, c3.Server.Budget)
+		t.Errorf("MariaDB's steps at 5m: planned %v, from --budget %v; a minute late, from %v",
+			cfg.Server.On, cfg.Server.Budget, c3.Server.Budget)
 	}
 }
 
@@ -89,7 +93,8 @@ func TestRunSteps(t *testing.T) {
 			return fmt.Errorf("starting: %w", pgserver.ErrNoBinaries)
 		}},
 		{title: "tpch", run: func(context.Context, Stored) error { return evalplan.ErrNoRoom }},
-		{title: "oltp", run: func(_ context.Context, stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
+		{title: "oltp",
+			run: func(_ context.Context, stored Stored) error { stored(result.RunOLTP, 9); cancel(); return failed }},
 		{title: "never", run: func(context.Context, Stored) error { t.Error("a step ran after the cancel"); return nil }},
 	}
 	var stdout, stderr strings.Builder
@@ -103,10 +108,12 @@ func TestRunSteps(t *testing.T) {
 	if !errors.Is(err, failed) || strings.Contains(err.Error(), "postgres") || after != 1 {
 		t.Errorf("runSteps = %v, hook ran %d times; want only the oltp failure, hook once", err, after)
 	}
-	if steps[3].id != 9 || steps[2].id != 0 || steps[1].id != 8 || !skipped(steps[1].err) || !skipped(steps[2].err) || skipped(steps[3].err) {
+	if steps[3].id != 9 || steps[2].id != 0 || steps[1].id != 8 || !skipped(steps[1].err) || !skipped(steps[2].err) ||
+		skipped(steps[3].err) {
 		t.Errorf("steps %+v %+v %+v", steps[1], steps[2], steps[3])
 	}
-	for _, want := range []string{"== 1/5 probe (0s elapsed)\n\n", "== 2/5 postgres (0s elapsed)\nskipped: starting: ", "(its run 8 is stored)\n", "== 3/5 tpch (0s elapsed)\nskipped: the budget has no room"} {
+	for _, want := range []string{"== 1/5 probe (0s elapsed)\n\n", "== 2/5 postgres (0s elapsed)\nskipped: starting: ",
+		"(its run 8 is stored)\n", "== 3/5 tpch (0s elapsed)\nskipped: the budget has no room"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}

@@ -60,7 +60,8 @@ func TestSummaryHeldOutOnce(t *testing.T) {
 		t.Fatal("the report's model does not rest on the stored fit")
 	}
 	var b strings.Builder
-	if err := report.WriteSummary(&b, r, nil, &sentinel.Series{}, SentinelTolerance, "tpcc-ro on SQLite", time.Minute); err != nil {
+	if err := report.WriteSummary(&b, r, nil, &sentinel.Series{}, SentinelTolerance, "tpcc-ro on SQLite",
+		time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range f.HeldOut {
@@ -88,7 +89,8 @@ func TestSummaryOpensWithFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum, txt strings.Builder
-	if err := report.WriteSummary(&sum, r, nil, &sentinel.Series{}, SentinelTolerance, "tpcc-ro on SQLite", time.Minute); err != nil {
+	if err := report.WriteSummary(&sum, r, nil, &sentinel.Series{}, SentinelTolerance, "tpcc-ro on SQLite",
+		time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if err := report.WriteText(&txt, r); err != nil {
@@ -103,7 +105,8 @@ func TestSummaryOpensWithFindings(t *testing.T) {
 		t.Fatalf("the findings do not open with the decision %q:\n%s", decision, lines.String())
 	}
 	answer, _, _ := strings.Cut(strings.TrimPrefix(txt.String(), "numalab report\n\n"), "\n")
-	if !strings.HasPrefix(answer, "The answer: ") || !strings.Contains(txt.String(), answer+"\n\nFindings\n"+lines.String()) ||
+	if !strings.HasPrefix(answer, "The answer: ") ||
+		!strings.Contains(txt.String(), answer+"\n\nFindings\n"+lines.String()) ||
 		!strings.HasPrefix(sum.String(), "== findings (1m0s in all)\n  "+answer+"\n"+lines.String()) {
 		t.Errorf("eval's summary does not open as the text report does (%q):\n%s", answer, sum.String())
 	}

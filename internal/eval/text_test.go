@@ -49,7 +49,8 @@ func TestWritePlan(t *testing.T) {
 	p.TPCHQueries, p.TPCHBudget = nil, 6*time.Minute
 	b.Reset()
 	writePlan(&b, p)
-	if !strings.HasSuffix(b.String(), "      TPC-H-derived: left out, the budget has no room for it on this machine (--budget 6m has)\n\n") {
+	if !strings.HasSuffix(b.String(),
+		"      TPC-H-derived: left out, the budget has no room for it on this machine (--budget 6m has)\n\n") {
 		t.Errorf("a plan without TPC-H says:\n%s", b.String())
 	}
 }

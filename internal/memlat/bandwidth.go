@@ -159,7 +159,8 @@ func newStreamWork(k kernel, op string, region []byte) streamWork {
 // stream runs w on cpu until stop is closed or, when d > 0, for d of
 // thread CPU time; it returns the bytes moved, the thread CPU time taken
 // and whether the thread was preempted.
-func stream(cpu int, w streamWork, d time.Duration, ready *sync.WaitGroup, gate <-chan struct{}, stop <-chan struct{}) (bytes int64, took time.Duration, preempted bool, err error) {
+func stream(cpu int, w streamWork, d time.Duration, ready *sync.WaitGroup, gate <-chan struct{},
+	stop <-chan struct{}) (bytes int64, took time.Duration, preempted bool, err error) {
 	err = onCPU(cpu, func() error {
 		for _, p := range w.arrays {
 			w.k.write(p, w.length, fillBits) // no zeros to move, and a warm TLB
@@ -232,7 +233,8 @@ func bwPoint(ctx context.Context, k kernel, op string, cpus []int, mem []byte, w
 
 // bwWindow is one window of op on cpus: the sum of the threads' rates and
 // how many threads were preempted.
-func bwWindow(k kernel, op string, cpus []int, regionOf func(int) []byte, window time.Duration) (gbps float64, preempted int, err error) {
+func bwWindow(k kernel, op string, cpus []int, regionOf func(int) []byte,
+	window time.Duration) (gbps float64, preempted int, err error) {
 	n := len(cpus)
 	var ready, wg sync.WaitGroup
 	gate := make(chan struct{})
@@ -266,7 +268,8 @@ func bwWindow(k kernel, op string, cpus []int, regionOf func(int) []byte, window
 // probeBandwidth measures read, write, copy and triad bandwidth with
 // 1..all CPUs, chase latency on the first while 0..all-1 others read, and
 // read bandwidth per node pair.
-func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *chain, rep *Report, say func(string)) error {
+func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *chain, rep *Report,
+	say func(string)) error {
 	cpus := streamCPUs(t)
 	pages := cfg.Pages[len(cfg.Pages)-1]
 	k := widest()
@@ -299,7 +302,8 @@ func probeBandwidth(ctx context.Context, cfg *Config, t *result.Topology, c *cha
 
 // loadedLatency measures chase latency on cpus[0] while 0..all-1 of the
 // other CPUs read their shares of mem with k.
-func loadedLatency(ctx context.Context, cfg *Config, k kernel, cpus []int, mem []byte, c *chain, bw *Bandwidth, say func(string)) error {
+func loadedLatency(ctx context.Context, cfg *Config, k kernel, cpus []int, mem []byte, c *chain, bw *Bandwidth,
+	say func(string)) error {
 	for _, n := range append([]int{0}, steps(1, len(cpus)-1)...) {
 		regionOf := split(mem, max(n, 1))
 		say(fmt.Sprintf("loaded latency: %d streaming CPUs", n))

@@ -96,7 +96,8 @@ func BenchmarkBandwidthAgainstLikwid(b *testing.B) {
 						test, starred(them.GBps, them.Preempted), them.Runs, them.Wall, us.GBps/them.GBps)
 				}
 				best := slices.Max(ours) / slices.Max(theirs)
-				b.Logf("%s, %d threads: numalab/likwid best/best %.2f, median of %d rounds' ratios %.2f", op, n, best, len(ratios), median(ratios))
+				b.Logf("%s, %d threads: numalab/likwid best/best %.2f, median of %d rounds' ratios %.2f",
+					op, n, best, len(ratios), median(ratios))
 				b.ReportMetric(best, fmt.Sprintf("numalab/likwid-%dthr", n))
 			}
 		})

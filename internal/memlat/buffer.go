@@ -48,7 +48,8 @@ type buffer struct {
 // must free it.
 func mapBuffer(procRoot string, size int64, pages string, node int) (*buffer, error) {
 	size = (size + hugeBytes - 1) &^ (hugeBytes - 1)
-	raw, err := unix.Mmap(-1, 0, int(size+hugeBytes), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	raw, err := unix.Mmap(-1, 0, int(size+hugeBytes), unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("mapping %s: %w", units.Bytes(size), err)
 	}
@@ -78,7 +79,8 @@ func mapBuffer(procRoot string, size int64, pages string, node int) (*buffer, er
 		b.mem[i] = 0
 	}
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(b.mem)))
-	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps", func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
+	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps",
+		func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
 	if err != nil {
 		return nil, fmt.Errorf("checking page size: %w", err)
 	}
@@ -114,7 +116,8 @@ func PageLabel(pageBytes int64, hugeFraction float64) string {
 
 // mbind binds mem to node (MPOL_BIND) before it is faulted in.
 func mbind(mem []byte, node int) error {
-	err := place.Mbind(uintptr(unsafe.Pointer(unsafe.SliceData(mem))), len(mem), place.Policy{Mode: place.Bind, Nodes: []int{node}}, false)
+	err := place.Mbind(uintptr(unsafe.Pointer(unsafe.SliceData(mem))), len(mem),
+		place.Policy{Mode: place.Bind, Nodes: []int{node}}, false)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrCannotBind, err)
 	}

@@ -19,7 +19,8 @@ import (
 // 115 s of its quick probe). A memory node without room for a node's
 // threads' regions is left out for those threads, with a note. On one
 // node it measures nothing: the thread sweep is that node's.
-func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel, bw *Bandwidth, rep *Report, say func(string)) error {
+func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel, bw *Bandwidth, rep *Report,
+	say func(string)) error {
 	if len(t.Nodes) < 2 {
 		rep.Notes = append(rep.Notes, "one NUMA node: no read bandwidth per node pair; the thread sweep is that node's")
 		return nil
@@ -46,8 +47,8 @@ func probeBWNodes(ctx context.Context, cfg *Config, t *result.Topology, k kernel
 
 // memNodeBW measures read bandwidth from each node of order (its CPUs in
 // readers) to memory bound to node, in one buffer mapped there.
-func memNodeBW(ctx context.Context, cfg *Config, t *result.Topology, k kernel, node int, order []int, readers map[int][]int,
-	bw *Bandwidth, rep *Report, say func(string)) error {
+func memNodeBW(ctx context.Context, cfg *Config, t *result.Topology, k kernel, node int, order []int,
+	readers map[int][]int, bw *Bandwidth, rep *Report, say func(string)) error {
 	usable, err := NodeUsable(cfg.ProcRoot, node)
 	if err != nil {
 		return err
@@ -57,8 +58,9 @@ func memNodeBW(ctx context.Context, cfg *Config, t *result.Topology, k kernel, n
 	for _, cn := range order {
 		need := bwBytes(t, len(readers[cn]))
 		if usable < need {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("read bandwidth from node %d's CPUs to node %d not measured: %d threads need %s there, %s is free",
-				cn, node, len(readers[cn]), units.Bytes(need), units.Bytes(usable)))
+			rep.Notes = append(rep.Notes,
+				fmt.Sprintf("read bandwidth from node %d's CPUs to node %d not measured: %d threads need %s there, %s is free",
+					cn, node, len(readers[cn]), units.Bytes(need), units.Bytes(usable)))
 			continue
 		}
 		fit, size = append(fit, cn), max(size, need)

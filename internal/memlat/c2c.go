@@ -76,7 +76,8 @@ const C2CSpreadBound = 1.5
 // newC2CPair makes a pair's figures from its windows, and judges them.
 func newC2CPair(class string, cpus [2]int, st Stat, ghz float64, hypervisor string) C2CPair {
 	b := best(st)
-	p := C2CPair{Class: class, CPUs: cpus, RoundTripNS: st, BestNS: b, OneWayNS: b / 2, Cycles: b * ghz, Spread: ratio(st.Median, b)}
+	p := C2CPair{Class: class, CPUs: cpus, RoundTripNS: st, BestNS: b, OneWayNS: b / 2, Cycles: b * ghz,
+		Spread: ratio(st.Median, b)}
 	if p.Spread <= C2CSpreadBound && !st.Noisy {
 		return p
 	}
@@ -84,7 +85,8 @@ func newC2CPair(class string, cpus [2]int, st Stat, ghz float64, hypervisor stri
 	if hypervisor != "" {
 		who = fmt.Sprintf("the host (%s) moved or shared the vCPUs", hypervisor)
 	}
-	why := fmt.Sprintf("windows %.0f-%.0f ns, the median %.1fx the lowest (above %.1fx)", st.Min, st.Max, p.Spread, C2CSpreadBound)
+	why := fmt.Sprintf("windows %.0f-%.0f ns, the median %.1fx the lowest (above %.1fx)",
+		st.Min, st.Max, p.Spread, C2CSpreadBound)
 	if p.Spread <= C2CSpreadBound {
 		why = fmt.Sprintf("the timing thread was preempted in most windows (%.0f-%.0f ns)", st.Min, st.Max)
 	}

@@ -61,8 +61,9 @@ func DefaultConfig(quick bool) Config {
 	c := Config{
 		MaxBytes: 1 << 30, MinBytes: 4 << 10, PerDoubling: 4,
 		Pages: []string{Pages4K, Pages2M}, FullChains: []string{TLBLocal, Random},
-		Samples: 3, Tries: 3, DRAMSamples: 10, Repeats: 3, WindowMS: 50, SlotBytes: DefaultSlotBytes, WindowBytes: DefaultWindowBytes,
-		Seed: 1, MLP: []int{1, 2, 4, 8, 16}, BWWindowMS: 300, C2CSamples: 60, ProcRoot: "/",
+		Samples: 3, Tries: 3, DRAMSamples: 10, Repeats: 3, WindowMS: 50, SlotBytes: DefaultSlotBytes,
+		WindowBytes: DefaultWindowBytes, Seed: 1, MLP: []int{1, 2, 4, 8, 16}, BWWindowMS: 300, C2CSamples: 60,
+		ProcRoot: "/",
 	}
 	if quick {
 		c.Quick = true
@@ -94,7 +95,8 @@ func (c *Config) sampling() sampling {
 // dramSampling is sampling at the largest working set: more windows, and
 // as many spare ones as the other points get.
 func (c *Config) dramSampling() sampling {
-	return sampling{Samples: c.DRAMSamples, MinWindow: time.Duration(c.WindowMS) * time.Millisecond, Tries: c.DRAMSamples + c.Tries - c.Samples}
+	return sampling{Samples: c.DRAMSamples, MinWindow: time.Duration(c.WindowMS) * time.Millisecond,
+		Tries: c.DRAMSamples + c.Tries - c.Samples}
 }
 
 // Need is the memory the probe maps at most at one time, in bytes.
@@ -131,7 +133,8 @@ func (c *Config) Validate(t *result.Topology, m Meminfo) error {
 		return setting.Errorf("max", "%s: want at least 1MiB (try --max 1g): %w", units.Bytes(c.MaxBytes), ErrBadConfig)
 	}
 	if c.MinBytes >= c.MaxBytes {
-		return fmt.Errorf("ladder from %s to %s: want min below max: %w", units.Bytes(c.MinBytes), units.Bytes(c.MaxBytes), ErrBadConfig)
+		return fmt.Errorf("ladder from %s to %s: want min below max: %w",
+			units.Bytes(c.MinBytes), units.Bytes(c.MaxBytes), ErrBadConfig)
 	}
 	if c.PerDoubling < 1 || c.Samples < 1 || c.DRAMSamples < 1 || c.Repeats < 1 || c.WindowMS < 1 || c.C2CSamples < 0 {
 		return fmt.Errorf("ladder density, samples, repeats and window must be positive: %w", ErrBadConfig)
@@ -144,7 +147,8 @@ func (c *Config) Validate(t *result.Topology, m Meminfo) error {
 			return fmt.Errorf("page size %q: want 4k, 2m or both: %w", p, ErrBadConfig)
 		}
 		if p == Pages2M && t.THP == "never" {
-			return fmt.Errorf("2 MiB pages: transparent huge pages are disabled here (THP \"never\"); try --pages 4k: %w", ErrBadConfig)
+			return fmt.Errorf(
+				"2 MiB pages: transparent huge pages are disabled here (THP \"never\"); try --pages 4k: %w", ErrBadConfig)
 		}
 	}
 	for _, k := range c.MLP {

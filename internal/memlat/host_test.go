@@ -46,7 +46,8 @@ func TestLadderHost(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			t.Logf("%s: %.2f ns [%.2f-%.2f], %d samples, %d dropped", units.Bytes(sz), st.Median, st.Min, st.Max, st.Samples, st.Dropped)
+			t.Logf("%s: %.2f ns [%.2f-%.2f], %d samples, %d dropped",
+				units.Bytes(sz), st.Median, st.Min, st.Max, st.Samples, st.Dropped)
 			lat = append(lat, st.Median)
 		}
 		if !(lat[0] > 0 && lat[0] < lat[1]) {
@@ -121,7 +122,8 @@ func TestNoHugePagesFreeHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("probe with 2 MiB pages asked for, none to be had: %v", err)
 	}
-	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.HasPrefix(n, "asked for 2 MiB pages, got 4KiB:") }) {
+	if !slices.ContainsFunc(rep.Notes,
+		func(n string) bool { return strings.HasPrefix(n, "asked for 2 MiB pages, got 4KiB:") }) {
 		t.Errorf("notes %q do not say the 2m ladders had 4 KiB pages", rep.Notes)
 	}
 	for _, l := range rep.Ladders {
@@ -177,12 +179,14 @@ func TestProbeHost(t *testing.T) {
 	if len(tp.CPUs) > 1 {
 		c2c = "memlat.C2C "
 	}
-	want := "memlat.Clock " + c2c + "memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth " +
+	want := "memlat.Clock " + c2c +
+		"memlat.Ladder memlat.Ladder memlat.Clock memlat.Ladder memlat.Ladder memlat.MLP memlat.Bandwidth " +
 		again + "memlat.Matrix " + again + "memlat.Clock memlat.Summary"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("emitted %s\nwant    %s", got, want)
 	}
-	if c := rep.C2C; len(tp.CPUs) > 1 && (c == nil || len(c.Pairs) == 0 || c.Pairs[0].BestNS <= 0 || c.Pairs[0].Cycles <= 0) {
+	if c := rep.C2C; len(tp.CPUs) > 1 &&
+		(c == nil || len(c.Pairs) == 0 || c.Pairs[0].BestNS <= 0 || c.Pairs[0].Cycles <= 0) {
 		t.Errorf("cache-to-cache latency %+v: want a pair with its round trip in ns and cycles", c)
 	}
 	s := rep.Summary
@@ -197,7 +201,8 @@ func TestProbeHost(t *testing.T) {
 			memNodes++
 		}
 	}
-	if s.DRAMNS4K <= 0 || s.DRAMNS2M <= 0 || s.TLBLocalDRAMNS4K <= 0 || s.GHz <= 0 || len(s.MatrixNS) != cpuNodes || s.LocalNS <= 0 {
+	if s.DRAMNS4K <= 0 || s.DRAMNS2M <= 0 || s.TLBLocalDRAMNS4K <= 0 || s.GHz <= 0 ||
+		len(s.MatrixNS) != cpuNodes || s.LocalNS <= 0 {
 		t.Errorf("summary incomplete (want %d matrix rows): %+v", cpuNodes, s)
 	}
 	for i, row := range s.MatrixNS {
@@ -304,16 +309,19 @@ func TestNeighbourHost(t *testing.T) {
 	if err := errors.Join(err, serr); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("DRAM chain on cpu %d: %.1f ns alone, %.1f ns with a neighbour on cpus %v reading %.1f GB/s", cpu, alone.Median, loaded.Median, others, gbps)
+	t.Logf("DRAM chain on cpu %d: %.1f ns alone, %.1f ns with a neighbour on cpus %v reading %.1f GB/s",
+		cpu, alone.Median, loaded.Median, others, gbps)
 	if !(alone.Median > 0 && loaded.Median > 0 && gbps > 0) {
-		t.Errorf("alone %.1f ns, loaded %.1f ns, neighbour %.1f GB/s: want both chains measured and the neighbour to read", alone.Median, loaded.Median, gbps)
+		t.Errorf("alone %.1f ns, loaded %.1f ns, neighbour %.1f GB/s: want both chains measured and the neighbour to read",
+			alone.Median, loaded.Median, gbps)
 	}
 	// Whether the neighbour slows the chain is the hardware's answer, not
 	// the code's: on a shared VM beside other load it sometimes does not
 	// show (CI: 430.4 ns alone, 415.8 ns loaded). The model's held-out
 	// cell measures it; here it is only logged.
 	if loaded.Median <= alone.Median {
-		t.Logf("the neighbour did not slow the chain on this machine now: %.1f ns alone, %.1f ns loaded", alone.Median, loaded.Median)
+		t.Logf("the neighbour did not slow the chain on this machine now: %.1f ns alone, %.1f ns loaded",
+			alone.Median, loaded.Median)
 	}
 	if _, err := StartNeighbour(m, []int{1 << 20}); err == nil {
 		t.Error("a neighbour on a CPU that does not exist started")

@@ -90,7 +90,8 @@ func TestLabelPlateaus(t *testing.T) {
 				if r := float64(l.KneeBytes) / float64(zenCaches[k]); r < 0.5 || r > 2 {
 					t.Errorf("%s: knee at %d bytes, cache %d", l.Name, l.KneeBytes, zenCaches[k])
 				}
-				if tc.caches != nil && (l.CacheBytes != zenCaches[k] || math.Abs(l.KneeRatio-float64(l.KneeBytes)/float64(zenCaches[k])) > 1e-9) {
+				if tc.caches != nil &&
+					(l.CacheBytes != zenCaches[k] || math.Abs(l.KneeRatio-float64(l.KneeBytes)/float64(zenCaches[k])) > 1e-9) {
 					t.Errorf("%s: cache %d ratio %.2f", l.Name, l.CacheBytes, l.KneeRatio)
 				}
 			}
@@ -190,7 +191,8 @@ func TestLadderLabelWithPrefix(t *testing.T) {
 		t.Logf("without prefix: %+v", random.Levels)
 	}
 	random.label(zenCaches, local.Points)
-	if len(random.Levels) != 4 || random.Levels[0].Name != "L1" || random.Levels[0].NS > 1.5 || random.Levels[3].Name != "DRAM" {
+	if len(random.Levels) != 4 || random.Levels[0].Name != "L1" || random.Levels[0].NS > 1.5 ||
+		random.Levels[3].Name != "DRAM" {
 		t.Fatalf("with prefix: %+v", random.Levels)
 	}
 }

@@ -120,7 +120,8 @@ func newLadder(b *buffer, pages, variant string, slotBytes, cpu int, ghz float64
 // runLadder measures a ladder over sizes on b, a mapping that asked for
 // pages, on the calling pinned thread. It also returns the chain of the
 // largest size, still in b.
-func runLadder(ctx context.Context, b *buffer, pages string, cfg *Config, variant string, sizes []int64, ghz float64, cpu int, say func(string)) (Ladder, *chain, error) {
+func runLadder(ctx context.Context, b *buffer, pages string, cfg *Config, variant string, sizes []int64, ghz float64,
+	cpu int, say func(string)) (Ladder, *chain, error) {
 	l := newLadder(b, pages, variant, cfg.SlotBytes, cpu, ghz)
 	var c *chain
 	for i, size := range sizes {
@@ -188,7 +189,8 @@ func (l *Ladder) label(cacheBytes []int64, prefix []Point) {
 // second page size's ladders. It returns the last page size's mapping,
 // which the caller frees, and the random chain over all of it, for MLP and
 // loaded latency.
-func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, rep *Report, clock func(when string) (float64, error), say func(string), emit Emit) (keep *buffer, random *chain, err error) {
+func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, rep *Report,
+	clock func(when string) (float64, error), say func(string), emit Emit) (keep *buffer, random *chain, err error) {
 	sizes := Sizes(cfg.MinBytes, cfg.MaxBytes, cfg.PerDoubling, cfg.SlotBytes)
 	for pi, pages := range cfg.Pages {
 		ghz := rep.Clocks[len(rep.Clocks)-1].GHz.Median
@@ -204,10 +206,14 @@ func probeLadders(ctx context.Context, cfg *Config, cpu0 int, caches []int64, re
 			return nil, nil, err
 		}
 		if pages == Pages2M && b.PageBytes != hugeBytes {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("asked for 2 MiB pages, got %s: the kernel had too few huge pages free (memory fragmented or in use); the 2m ladders are labelled with the pages they had", PageLabel(b.PageBytes, b.HugeFraction)))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("asked for 2 MiB pages, got %s: "+
+				"the kernel had too few huge pages free (memory fragmented or in use); "+
+				"the 2m ladders are labelled with the pages they had",
+				PageLabel(b.PageBytes, b.HugeFraction)))
 		}
 		fullPages := len(cfg.FullPages) == 0 || slices.Contains(cfg.FullPages, pages) ||
-			(pi == len(cfg.Pages)-1 && !slices.ContainsFunc(cfg.Pages, func(p string) bool { return slices.Contains(cfg.FullPages, p) }))
+			(pi == len(cfg.Pages)-1 &&
+				!slices.ContainsFunc(cfg.Pages, func(p string) bool { return slices.Contains(cfg.FullPages, p) }))
 		for _, variant := range []string{TLBLocal, Random} {
 			sz := sizes
 			if variant == Random {

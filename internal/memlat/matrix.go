@@ -174,7 +174,8 @@ func probeMatrix(ctx context.Context, cfg *Config, t *result.Topology, rep *Repo
 		}
 		if frac < 0.99 {
 			b.free()
-			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w", units.Bytes(m.Bytes), mn, 100*frac, ErrCannotBind)
+			return fmt.Errorf("binding %s to node %d: only %.1f%% of its pages are there: %w",
+				units.Bytes(m.Bytes), mn, 100*frac, ErrCannotBind)
 		}
 		m.OnNode = append(m.OnNode, frac)
 		c, err := buildChain(b.mem, m.Bytes, cfg.SlotBytes, int(m.Bytes), cfg.Seed+3000+uint64(j))
@@ -257,8 +258,11 @@ func matrixBytes(cfg *Config, t *result.Topology, m *Matrix) (string, error) {
 	}
 	m.Bytes -= m.Bytes % int64(cfg.SlotBytes)
 	if m.Bytes < minMatrixBytes {
-		return "", fmt.Errorf("binding the NUMA matrix's chain to node %d: the node has %s free, less than the %s the matrix needs at least: %w (free memory on that node, e.g. files in a tmpfs or RAM disk there, or leave it out with --nodes)",
+		return "", fmt.Errorf("binding the NUMA matrix's chain to node %d: the node has %s free, "+
+			"less than the %s the matrix needs at least: %w "+
+			"(free memory on that node, e.g. files in a tmpfs or RAM disk there, or leave it out with --nodes)",
 			short, units.Bytes(max(m.Bytes, 0)), units.Bytes(minMatrixBytes), ErrCannotBind)
 	}
-	return fmt.Sprintf("the NUMA matrix's chains are %s, not --max %s: node %d had no more free", units.Bytes(m.Bytes), units.Bytes(cfg.MaxBytes), short), nil
+	return fmt.Sprintf("the NUMA matrix's chains are %s, not --max %s: node %d had no more free",
+		units.Bytes(m.Bytes), units.Bytes(cfg.MaxBytes), short), nil
 }

@@ -32,9 +32,11 @@ func TestMatrixNUMAEffect(t *testing.T) {
 		{"one node", []int{0}, []int{0}, [][]float64{{100}}, 0, false},
 		// Seen under QEMU: the mean says NUMA, but node 1's CPUs read
 		// node 0's memory faster than their own.
-		{"one row inverted", []int{0, 1}, []int{0, 1, 2}, [][]float64{{4.5, 6.2, 7.9}, {4.88, 6.47, 7.79}}, (6.2 + 7.9 + 4.88 + 7.79) / 4 / ((4.5 + 6.47) / 2), true},
+		{"one row inverted", []int{0, 1}, []int{0, 1, 2}, [][]float64{{4.5, 6.2, 7.9}, {4.88, 6.47, 7.79}},
+			(6.2 + 7.9 + 4.88 + 7.79) / 4 / ((4.5 + 6.47) / 2), true},
 	} {
-		m := &Matrix{CPUNodes: tc.cpuNodes, MemNodes: tc.memNodes, Chain: Random, Pages: Pages2M, PageBytes: hugeBytes, HugeFraction: 1, Bytes: 1 << 30}
+		m := &Matrix{CPUNodes: tc.cpuNodes, MemNodes: tc.memNodes, Chain: Random, Pages: Pages2M, PageBytes: hugeBytes,
+			HugeFraction: 1, Bytes: 1 << 30}
 		for i, row := range tc.ns {
 			m.CPUs = append(m.CPUs, i)
 			var r []Stat
@@ -47,7 +49,8 @@ func TestMatrixNUMAEffect(t *testing.T) {
 		}
 		m.assess()
 		if math.Abs(m.RemoteRatio-tc.ratio) > 1e-9 || m.NoNUMAEffect != tc.flagged {
-			t.Errorf("%s: remote ratio %.3f, no NUMA effect %v; want %.3f, %v", tc.name, m.RemoteRatio, m.NoNUMAEffect, tc.ratio, tc.flagged)
+			t.Errorf("%s: remote ratio %.3f, no NUMA effect %v; want %.3f, %v",
+				tc.name, m.RemoteRatio, m.NoNUMAEffect, tc.ratio, tc.flagged)
 		}
 		if s := summarize(&Report{Matrix: m}); s.NoNUMAEffect != tc.flagged {
 			t.Errorf("%s: summary's no NUMA effect %v, want %v", tc.name, s.NoNUMAEffect, tc.flagged)
@@ -71,15 +74,18 @@ func TestMatrixNUMAEffect(t *testing.T) {
 // needed (a 512 MiB buffer bound there got eval killed).
 func TestMatrixBytes(t *testing.T) {
 	const mib = 1 << 20
-	tp := &result.Topology{Nodes: []result.Node{{ID: 0, CPUs: []int{0}, MemBytes: 1024 * mib}, {ID: 1, MemBytes: 1024 * mib}}}
+	tp := &result.Topology{
+		Nodes: []result.Node{{ID: 0, CPUs: []int{0}, MemBytes: 1024 * mib}, {ID: 1, MemBytes: 1024 * mib}}}
 	for _, tc := range []struct {
 		freeMiB, fileMiB [2]int64
 		want             int64
 		note, err        string
 	}{
 		{[2]int64{900, 900}, [2]int64{0, 0}, 512 * mib, "", ""},
-		{[2]int64{900, 300}, [2]int64{0, 100}, 336 * mib, "the NUMA matrix's chains are 336MiB, not --max 512MiB: node 1 had no more free", ""},
-		{[2]int64{900, 100}, [2]int64{0, 0}, 0, "", "node 1: the node has 36MiB free, less than the 64MiB the matrix needs at least"},
+		{[2]int64{900, 300}, [2]int64{0, 100}, 336 * mib,
+			"the NUMA matrix's chains are 336MiB, not --max 512MiB: node 1 had no more free", ""},
+		{[2]int64{900, 100}, [2]int64{0, 0}, 0,
+			"", "node 1: the node has 36MiB free, less than the 64MiB the matrix needs at least"},
 	} {
 		root := t.TempDir()
 		for n := range 2 {
@@ -87,7 +93,8 @@ func TestMatrixBytes(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			mi := fmt.Sprintf("Node %d MemTotal:  1048576 kB\nNode %d MemFree:  %d kB\nNode %d Inactive(file):  %d kB\n", n, n, tc.freeMiB[n]*1024, n, tc.fileMiB[n]*1024)
+			mi := fmt.Sprintf("Node %d MemTotal:  1048576 kB\nNode %d MemFree:  %d kB\nNode %d Inactive(file):  %d kB\n",
+				n, n, tc.freeMiB[n]*1024, n, tc.fileMiB[n]*1024)
 			if err := os.WriteFile(filepath.Join(dir, "meminfo"), []byte(mi), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +110,8 @@ func TestMatrixBytes(t *testing.T) {
 			continue
 		}
 		if err != nil || m.Bytes != tc.want || note != tc.note {
-			t.Errorf("free %v MiB, inactive files %v MiB: %d bytes, note %q, %v; want %d, %q", tc.freeMiB, tc.fileMiB, m.Bytes, note, err, tc.want, tc.note)
+			t.Errorf("free %v MiB, inactive files %v MiB: %d bytes, note %q, %v; want %d, %q",
+				tc.freeMiB, tc.fileMiB, m.Bytes, note, err, tc.want, tc.note)
 		}
 	}
 }

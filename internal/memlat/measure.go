@@ -75,7 +75,8 @@ func threadTime() time.Duration {
 // (locked, pinned) thread. A window's time is the thread's CPU time; a
 // preempted window also pays for the caches and TLB the intruder flushed,
 // so such windows are set aside when enough clean ones exist.
-func timeWindows(ctx context.Context, s sampling, step func(n int), per func(n int, d time.Duration) float64) (Stat, error) {
+func timeWindows(ctx context.Context, s sampling, step func(n int),
+	per func(n int, d time.Duration) float64) (Stat, error) {
 	// Calibrate: grow n until one run takes a millisecond.
 	n := 16
 	var d time.Duration

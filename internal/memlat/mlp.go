@@ -51,7 +51,8 @@ func newMLP(bytes int64, pages string, b *buffer, cpu int) *MLP {
 
 // probeMLP interleaves independent chases on c, a random chain over b,
 // the mapping of the last page size asked for.
-func probeMLP(ctx context.Context, cfg *Config, t *result.Topology, c *chain, b *buffer, rep *Report, say func(string)) error {
+func probeMLP(ctx context.Context, cfg *Config, t *result.Topology, c *chain, b *buffer, rep *Report,
+	say func(string)) error {
 	cpu0 := t.CPUs[0].ID
 	m := newMLP(cfg.MaxBytes, cfg.Pages[len(cfg.Pages)-1], b, cpu0)
 	rep.MLP = m
@@ -111,7 +112,8 @@ func probeMLP(ctx context.Context, cfg *Config, t *result.Topology, c *chain, b 
 		s := Stat{Median: comb, Min: 1 / (1/st[0].Min + 1/st[1].Min), Max: 1 / (1/st[0].Max + 1/st[1].Max),
 			Samples: min(st[0].Samples, st[1].Samples), Dropped: st[0].Dropped + st[1].Dropped,
 			Noisy: st[0].Noisy || st[1].Noisy, Window: st[0].Window}
-		m.Points = append(m.Points, MLPPoint{Chains: k, Threads: 2, NSPerLoad: s, InFlight: ratio(one, comb), SplitCPUs: []int{cpu0, sib}})
+		m.Points = append(m.Points,
+			MLPPoint{Chains: k, Threads: 2, NSPerLoad: s, InFlight: ratio(one, comb), SplitCPUs: []int{cpu0, sib}})
 	}
 	return nil
 }

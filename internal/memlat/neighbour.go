@@ -35,7 +35,8 @@ func StartNeighbour(t *result.Topology, cpus []int) (*Neighbour, error) {
 		return nil, fmt.Errorf("starting a bandwidth neighbour: %w", err)
 	}
 	k := len(cpus)
-	n := &Neighbour{CPUs: cpus, buf: b, stop: make(chan struct{}), bytes: make([]int64, k), took: make([]time.Duration, k), errs: make([]error, k)}
+	n := &Neighbour{CPUs: cpus, buf: b, stop: make(chan struct{}), bytes: make([]int64, k),
+		took: make([]time.Duration, k), errs: make([]error, k)}
 	var ready sync.WaitGroup
 	gate := make(chan struct{})
 	failed := make(chan error, k)

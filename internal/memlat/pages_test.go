@@ -34,7 +34,8 @@ func TestHalfHugeMappingKeepsItsPages(t *testing.T) {
 		t.Errorf("summary: 4k %.0f ns, 2m %.0f ns (%d B pages, %.1f huge), want 4k 435, 2m 348 (4096 B, 0.3 huge)",
 			s.DRAMNS4K, s.DRAMNS2M, s.PageBytes2M, s.HugeFraction2M)
 	}
-	if h, want := s.Headline(), "DRAM latency 435 ns (the fully random chain's DRAM latency with 4 KiB pages); random chain 348 ns (2m pages asked, 4KiB (30% huge) obtained); at 1GiB; 3.00 GHz"; h != want {
+	if h, want := s.Headline(), "DRAM latency 435 ns (the fully random chain's DRAM latency with 4 KiB pages); "+
+		"random chain 348 ns (2m pages asked, 4KiB (30% huge) obtained); at 1GiB; 3.00 GHz"; h != want {
 		t.Errorf("headline %q\nwant     %q", h, want)
 	}
 	var b strings.Builder

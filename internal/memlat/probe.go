@@ -125,8 +125,9 @@ func Probe(ctx context.Context, cfg Config, t *result.Topology, say func(string)
 		}
 	}
 	if llc := t.LastLevelCache(); llc > 0 && cfg.MaxBytes/int64(cfg.SlotBytes)*lineBytes < 4*llc {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("--max %s touches %s of lines, less than 4x the %s last-level cache: the largest point may not be DRAM",
-			units.Bytes(cfg.MaxBytes), units.Bytes(cfg.MaxBytes/int64(cfg.SlotBytes)*lineBytes), units.Bytes(llc)))
+		rep.Notes = append(rep.Notes,
+			fmt.Sprintf("--max %s touches %s of lines, less than 4x the %s last-level cache: the largest point may not be DRAM",
+				units.Bytes(cfg.MaxBytes), units.Bytes(cfg.MaxBytes/int64(cfg.SlotBytes)*lineBytes), units.Bytes(llc)))
 	}
 	keep, random, err := probeLadders(ctx, &cfg, cpu0, dataCaches(t, cpu0), rep, clock, say, emit)
 	if err != nil {

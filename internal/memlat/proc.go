@@ -22,7 +22,8 @@ func ReadMeminfo(root string) (Meminfo, error) {
 	total, okT := m["MemTotal"]
 	avail, okA := m["MemAvailable"]
 	if !okT || !okA {
-		return Meminfo{}, fmt.Errorf("reading memory available: MemTotal or MemAvailable missing from %s/proc/meminfo: %w", strings.TrimSuffix(root, "/"), sysfs.ErrFormat)
+		return Meminfo{}, fmt.Errorf("reading memory available: MemTotal or MemAvailable missing from %s/proc/meminfo: %w",
+			strings.TrimSuffix(root, "/"), sysfs.ErrFormat)
 	}
 	return Meminfo{Total: total, Available: avail}, nil
 }
@@ -38,7 +39,8 @@ func Headroom(m Meminfo) int64 {
 func CheckFits(need int64, m Meminfo) error {
 	free := m.Available - Headroom(m)
 	if need > free {
-		return fmt.Errorf("checking memory: the probe needs %s but only %s may be used (MemAvailable %s, keeping %s free); try a smaller --max",
+		return fmt.Errorf("checking memory: the probe needs %s but only %s may be used "+
+			"(MemAvailable %s, keeping %s free); try a smaller --max",
 			units.Bytes(need), units.Bytes(max(free, 0)), units.Bytes(m.Available), units.Bytes(Headroom(m)))
 	}
 	return nil

@@ -23,7 +23,8 @@ func TestReadMeminfo(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("MemTotal:       24684004 kB\nMemFree:        24129112 kB\nMemAvailable:   24259636 kB\nHugePages_Total:       0\n")
+	write(
+		"MemTotal:       24684004 kB\nMemFree:        24129112 kB\nMemAvailable:   24259636 kB\nHugePages_Total:       0\n")
 	m, err := ReadMeminfo(root)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{"max above memory", func(c *Config) { c.MaxBytes = 64 << 30 }, oneNode(), plenty, "try a smaller --max"},
 		{"little memory left", func(c *Config) {}, oneNode(), Meminfo{Total: 4 << 30, Available: 1 << 30}, "only"},
-		{"missing node", func(c *Config) { c.Nodes = []int{3} }, oneNode(), plenty, "node 3 does not exist (this machine has nodes [0])"},
+		{"missing node", func(c *Config) { c.Nodes = []int{3} }, oneNode(), plenty,
+			"node 3 does not exist (this machine has nodes [0])"},
 		{"bad pages", func(c *Config) { c.Pages = []string{"1g"} }, oneNode(), plenty, "want 4k, 2m or both"},
 		{"thp never", func(c *Config) { c.Pages = []string{Pages2M} }, never, plenty, "try --pages 4k"},
 		{"tiny max", func(c *Config) { c.MaxBytes = 64 << 10 }, oneNode(), plenty, "at least 1MiB"},
@@ -141,7 +143,8 @@ func TestSetSamples(t *testing.T) {
 // available (as the two-node SMT guest has); halved it does, and nothing
 // fits below 4x the last-level cache.
 func TestFitMax(t *testing.T) {
-	top := &result.Topology{CPUs: []result.CPU{{ID: 0}, {ID: 1}, {ID: 2}, {ID: 3}}, Caches: []result.Cache{{Level: 3, Type: "Unified", SizeBytes: 16 << 20}}}
+	top := &result.Topology{CPUs: []result.CPU{{ID: 0}, {ID: 1}, {ID: 2}, {ID: 3}},
+		Caches: []result.Cache{{Level: 3, Type: "Unified", SizeBytes: 16 << 20}}}
 	c := DefaultConfig(true)
 	m := Meminfo{Total: 2 << 30, Available: 1300 << 20}
 	if CheckFits(c.Need(top), m) == nil {

@@ -14,14 +14,19 @@ import (
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	cfg := r.Config
-	fmt.Fprintf(&b, "Memory probe: %d clean windows of >= %d ms thread CPU time per point, median [min-max]; ", cfg.Samples, cfg.WindowMS)
-	fmt.Fprintf(&b, "%d at the largest working set, measured %s, where DRAM latency is the lowest clean window; ", cfg.DRAMSamples, times(cfg.Repeats))
-	fmt.Fprintf(&b, "chains of one pointer per %d B slot at a random line; TLB-local windows of %s.\n", cfg.SlotBytes, units.Bytes(cfg.WindowBytes))
+	fmt.Fprintf(&b, "Memory probe: %d clean windows of >= %d ms thread CPU time per point, median [min-max]; ",
+		cfg.Samples, cfg.WindowMS)
+	fmt.Fprintf(&b, "%d at the largest working set, measured %s, where DRAM latency is the lowest clean window; ",
+		cfg.DRAMSamples, times(cfg.Repeats))
+	fmt.Fprintf(&b, "chains of one pointer per %d B slot at a random line; TLB-local windows of %s.\n", cfg.SlotBytes,
+		units.Bytes(cfg.WindowBytes))
 	var cl []string
 	for _, c := range r.Clocks {
 		cl = append(cl, fmt.Sprintf("%s %.2f", c.When, c.GHz.Median))
 	}
-	fmt.Fprintf(&b, "Core clock: %.2f GHz (the median of dependent add chains on CPU %d: %s GHz); every cycle count is ns x %.2f.\n", r.GHz, firstCPU(r), strings.Join(cl, ", "), r.GHz)
+	fmt.Fprintf(&b,
+		"Core clock: %.2f GHz (the median of dependent add chains on CPU %d: %s GHz); every cycle count is ns x %.2f.\n",
+		r.GHz, firstCPU(r), strings.Join(cl, ", "), r.GHz)
 
 	for _, pages := range cfg.Pages {
 		writeLadders(&b, r, pages)
@@ -39,7 +44,8 @@ func WriteText(w io.Writer, r *Report) error {
 			if p.InFlight > float64(p.Chains) {
 				mark, over = " *", true
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%s\t%.1f%s\t\n", p.Chains, p.Threads, p.NSPerLoad.Median, spread(p.NSPerLoad), p.InFlight, mark)
+			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%s\t%.1f%s\t\n", p.Chains, p.Threads, p.NSPerLoad.Median,
+				spread(p.NSPerLoad), p.InFlight, mark)
 		}
 		tw.Flush()
 		b.WriteString("(misses in flight: one chain's median ns per load over k chains' median")
@@ -53,7 +59,8 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	writeBandwidth(&b, r.Bandwidth)
 	if m := r.Matrix; m != nil && len(m.NS) > 0 {
-		fmt.Fprintf(&b, "\nNUMA latency matrix: random chain over %s, %s, lowest clean window in ns (relative to the fastest)\n",
+		fmt.Fprintf(&b,
+			"\nNUMA latency matrix: random chain over %s, %s, lowest clean window in ns (relative to the fastest)\n",
 			units.Bytes(m.Bytes), PagesAsked(m.Pages, m.PageBytes, m.HugeFraction))
 		if m.SingleNode {
 			b.WriteString("(this machine has one NUMA node: the matrix is 1x1")
@@ -81,7 +88,8 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		tw.Flush()
 		if m.Cut {
-			fmt.Fprintf(&b, "(cut: the probe stopped after %d of the %d cells; - was not measured)\n", m.Cells(), len(m.CPUNodes)*len(m.MemNodes))
+			fmt.Fprintf(&b, "(cut: the probe stopped after %d of the %d cells; - was not measured)\n", m.Cells(),
+				len(m.CPUNodes)*len(m.MemNodes))
 		}
 		if c := m.Caveat(); c != "" {
 			fmt.Fprintf(&b, "(%s)\n", c)
@@ -138,7 +146,8 @@ func writeLadders(b *strings.Builder, r *Report, pages string) {
 	if len(ls) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nLatency ladder, %s (smaps AnonHugePages), CPU %d\n", PagesAsked(pages, ls[0].PageBytes, ls[0].HugeFraction), ls[0].CPU)
+	fmt.Fprintf(b, "\nLatency ladder, %s (smaps AnonHugePages), CPU %d\n",
+		PagesAsked(pages, ls[0].PageBytes, ls[0].HugeFraction), ls[0].CPU)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "working set\tlines touched\t")
 	for _, l := range ls {
@@ -183,8 +192,11 @@ func writeLevels(b *strings.Builder, r *Report) {
 	if !any {
 		return
 	}
-	fmt.Fprintf(b, "\nPlateaus found in the ladders, sizes in bytes touched (lines touched x 64 B), against the caches the topology reports.\n")
-	fmt.Fprintf(b, "The knee is where latency crosses between two plateaus: the capacity the ladder saw. effective/advertised is knee / topology;\nbelow 1 the level holds less than advertised (in a VM, the rest of a shared cache is the neighbours').\n")
+	fmt.Fprintf(b, "\nPlateaus found in the ladders, sizes in bytes touched (lines touched x 64 B), "+
+		"against the caches the topology reports.\n")
+	fmt.Fprintf(b, "The knee is where latency crosses between two plateaus: the capacity the ladder saw. "+
+		"effective/advertised is knee / topology;\n"+
+		"below 1 the level holds less than advertised (in a VM, the rest of a shared cache is the neighbours').\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ladder\tlevel\tns\tcycles\tplateau\tknee\ttopology\teffective/advertised\t")
 	for _, l := range r.Ladders {
@@ -225,13 +237,16 @@ func writeSummary(b *strings.Builder, r *Report) {
 			med = append(med, fmt.Sprintf("%.1f", s.Median))
 			n += s.Samples
 		}
-		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%.1f\t%.0f\t%s\t%d x %.0f ms\t", l.Chain, l.Pages, PageLabel(l.PageBytes, l.HugeFraction),
+		rows = append(rows, fmt.Sprintf("%s\t%s\t%s\t%.1f\t%.0f\t%s\t%d x %.0f ms\t",
+			l.Chain, l.Pages, PageLabel(l.PageBytes, l.HugeFraction),
 			p.BestNS, p.BestNS*r.GHz, strings.Join(med, " "), n, p.NS.Window))
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n", units.Bytes(largest))
+	fmt.Fprintf(b,
+		"\nLatency at the largest working set (%s): the lowest clean window, and the median of each mapping\n",
+		units.Bytes(largest))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "chain\tpages asked\tobtained\tns\tcycles\tmedians ns\twindows\t")
 	for _, row := range rows {
@@ -239,7 +254,9 @@ func writeSummary(b *strings.Builder, r *Report) {
 	}
 	tw.Flush()
 	if ns, what := summarize(r).DRAM(); ns > 0 {
-		fmt.Fprintf(b, "DRAM latency, the figure numalab model and report use: %.1f ns = %.0f cycles, %s (lowest clean window).\n", ns, ns*r.GHz, what)
+		fmt.Fprintf(b,
+			"DRAM latency, the figure numalab model and report use: %.1f ns = %.0f cycles, %s (lowest clean window).\n",
+			ns, ns*r.GHz, what)
 	}
 }
 
@@ -260,24 +277,29 @@ func writeC2C(b *strings.Builder, c *C2C) {
 	if c == nil || len(c.Pairs) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nCache-to-cache latency: one line bounced between two pinned threads, the lowest clean window of %d; cycles at the start clock, %.2f GHz\n",
+	fmt.Fprintf(b, "\nCache-to-cache latency: one line bounced between two pinned threads, "+
+		"the lowest clean window of %d; cycles at the start clock, %.2f GHz\n",
 		c.Pairs[0].RoundTripNS.Samples, c.GHz)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pair\tCPUs\tround trip ns\tcycles\tone way ns\tmedian ns\tspread ns\t")
 	var unsteady []string
 	for _, p := range c.Pairs {
 		if p.Unsteady != "" {
-			fmt.Fprintf(tw, "%s\t%d,%d\t-\t-\t-\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.RoundTripNS.Median, spread(p.RoundTripNS))
+			fmt.Fprintf(tw, "%s\t%d,%d\t-\t-\t-\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.RoundTripNS.Median,
+				spread(p.RoundTripNS))
 			unsteady = append(unsteady, fmt.Sprintf("(%s, CPUs %d,%d: %s)\n", p.Class, p.CPUs[0], p.CPUs[1], p.Unsteady))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d,%d\t%.1f\t%.0f\t%.1f\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.BestNS, p.Cycles, p.OneWayNS, p.RoundTripNS.Median, spread(p.RoundTripNS))
+		fmt.Fprintf(tw, "%s\t%d,%d\t%.1f\t%.0f\t%.1f\t%.1f\t%s\t\n", p.Class, p.CPUs[0], p.CPUs[1], p.BestNS, p.Cycles,
+			p.OneWayNS, p.RoundTripNS.Median, spread(p.RoundTripNS))
 	}
 	tw.Flush()
 	for _, u := range unsteady {
 		b.WriteString(u)
 	}
-	b.WriteString("(a round trip is two transfers of a modified line; one way is half of it, the figure multichase's pingpong prints;\n a median far above the lowest window means the threads often waited for their CPUs)\n")
+	b.WriteString("(a round trip is two transfers of a modified line; " +
+		"one way is half of it, the figure multichase's pingpong prints;\n" +
+		" a median far above the lowest window means the threads often waited for their CPUs)\n")
 	if len(c.Missing) > 0 {
 		fmt.Fprintf(b, "(no pair on this machine: %s)\n", strings.Join(c.Missing, ", "))
 	}

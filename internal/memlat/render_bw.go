@@ -20,7 +20,8 @@ func writeBandwidth(b *strings.Builder, bw *Bandwidth) {
 	}
 	writeBWNodes(b, bw)
 	if len(bw.Loaded) > 0 {
-		fmt.Fprintf(b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n", units.Bytes(bw.Bytes), bw.CPU)
+		fmt.Fprintf(b, "\nLoaded latency: random chase over %s on CPU %d while k other CPUs stream\n",
+			units.Bytes(bw.Bytes), bw.CPU)
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "streamers\tns\tspread ns\tstream GB/s\t")
 		for _, p := range bw.Loaded {
@@ -42,8 +43,10 @@ func writeBWThreads(b *strings.Builder, bw *Bandwidth) {
 	if bw.Pages != "" {
 		pages = ", " + PagesAsked(bw.Pages, bw.PageBytes, bw.HugeFraction)
 	}
-	fmt.Fprintf(b, "\nMemory bandwidth, %s, over %s%s, each thread its own share:\n", kernel, units.Bytes(p.RegionBytes*int64(p.Threads)), pages)
-	b.WriteString("GB/s (10^9 B/s) of all threads, the highest clean window; copy and triad count bytes read and written, as STREAM does\n")
+	fmt.Fprintf(b, "\nMemory bandwidth, %s, over %s%s, each thread its own share:\n", kernel,
+		units.Bytes(p.RegionBytes*int64(p.Threads)), pages)
+	b.WriteString("GB/s (10^9 B/s) of all threads, the highest clean window; " +
+		"copy and triad count bytes read and written, as STREAM does\n")
 	var ops []string
 	for _, op := range bwOps {
 		if len(bw.Op(op)) > 0 {
@@ -68,12 +71,12 @@ func writeBWThreads(b *strings.Builder, bw *Bandwidth) {
 	}
 	tw.Flush()
 	if one {
-		b.WriteString("(* one thread: no window was clean, the thread was preempted in every one; its window is its own CPU time, " +
-			"so the figure stands, less what the intruder took from its caches)\n")
+		b.WriteString("(* one thread: no window was clean, the thread was preempted in every one; " +
+			"its window is its own CPU time, so the figure stands, less what the intruder took from its caches)\n")
 	}
 	if many {
-		b.WriteString("(* more threads: no window was clean, a thread was preempted in every one, and the others ran alone meanwhile, " +
-			"so the figure may overstate)\n")
+		b.WriteString("(* more threads: no window was clean, a thread was preempted in every one, " +
+			"and the others ran alone meanwhile, so the figure may overstate)\n")
 	}
 }
 
@@ -102,7 +105,8 @@ func writeBWNodes(b *strings.Builder, bw *Bandwidth) {
 		}
 		cell[[2]int{n.CPUNode, n.MemNode}] = n.Point
 	}
-	fmt.Fprintf(b, "\nRead bandwidth per node pair: every CPU of the thread node streams its own region of memory bound to the memory node, GB/s\n")
+	fmt.Fprintf(b, "\nRead bandwidth per node pair: "+
+		"every CPU of the thread node streams its own region of memory bound to the memory node, GB/s\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "threads on \\ memory on\t")
 	for _, c := range cols {

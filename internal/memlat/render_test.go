@@ -17,14 +17,16 @@ func goldenReport() *Report {
 	cfg.Pages = []string{Pages2M}
 	st := func(v float64) Stat { return Stat{Median: v, Min: v * 0.98, Max: v * 1.05, Samples: 3, Window: 52} }
 	bytes, ns := synthetic(1<<30/4, zenCaches, zenLat)
-	l := Ladder{Chain: TLBLocal, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256, WindowBytes: 256 << 10, GHz: 3.6}
+	l := Ladder{Chain: TLBLocal, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256,
+		WindowBytes: 256 << 10, GHz: 3.6}
 	for i := 0; i < len(bytes); i += 2 {
 		l.Points = append(l.Points, Point{Bytes: bytes[i] * 4, TouchedBytes: bytes[i], NS: st(ns[i]), Cycles: ns[i] * 3.6})
 	}
 	l.label(zenCaches, nil)
 	l.Points[len(l.Points)-1].Repeats = []Stat{st(ns[len(ns)-1] * 1.01), st(ns[len(ns)-1] * 0.99)}
 	l.Points[len(l.Points)-1].setBest(3.6)
-	r := Ladder{Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256, WindowBytes: 1 << 30, GHz: 3.6,
+	r := Ladder{Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1, SlotBytes: 256,
+		WindowBytes: 1 << 30, GHz: 3.6,
 		Points: []Point{{Bytes: 1 << 30, TouchedBytes: 1 << 28, NS: st(160), Cycles: 576, Repeats: []Stat{st(170), st(150)}}}}
 	r.Points[0].setBest(3.6)
 	noisy := st(30)
@@ -40,13 +42,17 @@ func goldenReport() *Report {
 			Note: "no SMT: each core runs one hardware thread, so chains cannot be split across siblings"},
 		Bandwidth: &Bandwidth{Bytes: 1 << 30, CPU: 0, Kernel: "AVX2 (256-bit loads, non-temporal stores)",
 			Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
-			Read:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20}, {Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
-			Write: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 20.4, RegionBytes: 64 << 20, Preempted: 1}, {Threads: 2, CPUs: []int{0, 1}, GBps: 38.9, RegionBytes: 64 << 20}},
-			Copy:  []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 30.2, RegionBytes: 64 << 20}},
-			Nodes: []BWNodePoint{{CPUNode: 0, MemNode: 0, Point: BWPoint{Threads: 8, GBps: 60.5}}, {CPUNode: 0, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 40.1}},
+			Read: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 32.1, RegionBytes: 64 << 20},
+				{Threads: 2, CPUs: []int{0, 1}, GBps: 53.2, RegionBytes: 64 << 20, Preempted: 1}},
+			Write: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 20.4, RegionBytes: 64 << 20, Preempted: 1},
+				{Threads: 2, CPUs: []int{0, 1}, GBps: 38.9, RegionBytes: 64 << 20}},
+			Copy: []BWPoint{{Threads: 1, CPUs: []int{0}, GBps: 30.2, RegionBytes: 64 << 20}},
+			Nodes: []BWNodePoint{{CPUNode: 0, MemNode: 0, Point: BWPoint{Threads: 8, GBps: 60.5}},
+				{CPUNode: 0, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 40.1}},
 				{CPUNode: 1, MemNode: 1, Point: BWPoint{Threads: 8, GBps: 61.1, Preempted: 2}}},
 			Loaded: []LoadedPoint{{Streamers: 0, NS: st(160)}, {Streamers: 1, NS: st(190), GBps: 30.5}}},
-		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
+		Matrix: &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random,
+			Pages: Pages2M, PageBytes: 2 << 20, HugeFraction: 1,
 			NS:       [][]Stat{{st(100), st(150)}, {st(152), st(101)}},
 			Relative: [][]float64{{1, 1.5}, {1.52, 1.01}}},
 		C2C: &C2C{GHz: 3.6, Missing: []string{PairOtherLLC}, Pairs: []C2CPair{
@@ -79,7 +85,8 @@ func TestWriteTextCut(t *testing.T) {
 		r.Summary = Summary{}
 		r.Ladders[1].Points = r.Ladders[0].Points[:1]
 		r.Ladders[1].Cut = true
-		m := &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1, 2, 3}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random, Pages: Pages2M, NS: rows}
+		m := &Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1, 2, 3}, CPUs: []int{0, 8}, Bytes: 1 << 30, Chain: Random,
+			Pages: Pages2M, NS: rows}
 		m.finish()
 		r.Matrix = m
 		var b bytes.Buffer
@@ -90,7 +97,8 @@ func TestWriteTextCut(t *testing.T) {
 		for _, row := range rows {
 			cells += len(row)
 		}
-		if want := fmt.Sprintf("(cut: the probe stopped after %d of the 8 cells; - was not measured)", cells); !m.Cut || !strings.Contains(b.String(), want) {
+		if want := fmt.Sprintf("(cut: the probe stopped after %d of the 8 cells; - was not measured)", cells); !m.Cut ||
+			!strings.Contains(b.String(), want) {
 			t.Errorf("matrix %d cells: cut %v, want %q in\n%s", cells, m.Cut, want, b.String())
 		}
 		// As the probe held it when the stop came, before finish.
@@ -99,7 +107,8 @@ func TestWriteTextCut(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s := summarize(r); s.DRAMNS2M != 0 {
-			t.Errorf("the cut random ladder's last point (%s) read as DRAM: %v ns", units.Bytes(r.Ladders[1].Last().Bytes), s.DRAMNS2M)
+			t.Errorf("the cut random ladder's last point (%s) read as DRAM: %v ns",
+				units.Bytes(r.Ladders[1].Last().Bytes), s.DRAMNS2M)
 		}
 	}
 }

@@ -33,7 +33,8 @@ func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say
 		if len(ls) == 0 {
 			continue
 		}
-		say(fmt.Sprintf("largest working set again (%d/%d): mapping %s with %s pages", round, cfg.Repeats, units.Bytes(cfg.MaxBytes), pages))
+		say(fmt.Sprintf("largest working set again (%d/%d): mapping %s with %s pages",
+			round, cfg.Repeats, units.Bytes(cfg.MaxBytes), pages))
 		b, err := mapBuffer(cfg.ProcRoot, cfg.MaxBytes, pages, -1)
 		if err != nil {
 			return err
@@ -56,15 +57,17 @@ func repeatLargest(ctx context.Context, cfg *Config, rep *Report, round int, say
 			}
 			p.Repeats = append(p.Repeats, st)
 			p.setBest(l.GHz)
-			r := Repeat{Round: round, Chain: l.Chain, Pages: pages, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction, Bytes: p.Bytes, NS: st}
+			r := Repeat{Round: round, Chain: l.Chain, Pages: pages, PageBytes: b.PageBytes, HugeFraction: b.HugeFraction,
+				Bytes: p.Bytes, NS: st}
 			if err := emit(KindRepeat.Of(r)); err != nil {
 				b.free()
 				return err
 			}
 		}
 		if b.PageBytes != ls[0].PageBytes {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("round %d of the largest working set with %s pages asked got %s, the ladder %s",
-				round, pages, PageLabel(b.PageBytes, b.HugeFraction), PageLabel(ls[0].PageBytes, ls[0].HugeFraction)))
+			rep.Notes = append(rep.Notes,
+				fmt.Sprintf("round %d of the largest working set with %s pages asked got %s, the ladder %s",
+					round, pages, PageLabel(b.PageBytes, b.HugeFraction), PageLabel(ls[0].PageBytes, ls[0].HugeFraction)))
 		}
 		b.free()
 	}

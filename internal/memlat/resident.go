@@ -44,7 +44,8 @@ func (d *DRAMChase) Warm() (in, out int, err error) {
 // notResident counts the 4 KiB pages of mem (page-aligned) that
 // mincore(2) finds out of memory; vec has a byte for each.
 func notResident(mem, vec []byte) (int, error) {
-	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(mem))), uintptr(len(mem)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(mem))), uintptr(len(mem)),
+		uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
 	if e != 0 {
 		return 0, fmt.Errorf("asking mincore which pages of the chain are in memory: %w", e)
 	}
@@ -65,7 +66,8 @@ func notResident(mem, vec []byte) (int, error) {
 func (d *DRAMChase) Huge(procRoot string) (float64, error) {
 	mem := d.buf.mem
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
-	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps", func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
+	m, err := sysfs.Parse(sysfs.New(procRoot), "proc/self/smaps",
+		func(r io.Reader) (sysfs.Mapping, error) { return sysfs.ParseSmaps(r, addr) })
 	if err != nil {
 		return 0, fmt.Errorf("reading the chain's page size: %w", err)
 	}

@@ -56,7 +56,8 @@ func TestHugeReadsAgain(t *testing.T) {
 	defer big.Free()
 	h0, err := big.Huge("/")
 	if err != nil || h0 != big.HugeFraction {
-		t.Fatalf("a chain just mapped in 2 MiB pages: huge share %v, %v; want the %v it was mapped with", h0, err, big.HugeFraction)
+		t.Fatalf("a chain just mapped in 2 MiB pages: huge share %v, %v; want the %v it was mapped with",
+			h0, err, big.HugeFraction)
 	}
 	if h0 == 0 {
 		t.Skipf("the kernel gave the 2 MiB chain no huge pages (transparent huge pages off or none free): nothing to split")

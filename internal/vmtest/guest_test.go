@@ -58,7 +58,8 @@ func guestFiles(t *testing.T) []string {
 			{bin, "run", "oltp", "--warehouses", "1", "--streams", "1", "--duration", "1s", "--warmup", "0s",
 				"--db", filepath.Join(dir, tpccDB), "--store", filepath.Join(dir, "load.db")},
 			{bin, "run", "report", "--engine", "duckdb", "--rows", "1000000", "--streams", "1", "--dop", "1",
-				"--duration", "2s", "--warmup", "0s", "--db", filepath.Join(dir, transtatsDB), "--store", filepath.Join(dir, "load.db")},
+				"--duration", "2s", "--warmup", "0s", "--db", filepath.Join(dir, transtatsDB), "--store",
+				filepath.Join(dir, "load.db")},
 		}
 		for _, s := range steps {
 			cmd := exec.Command(s[0], s[1:]...)
@@ -74,7 +75,8 @@ func guestFiles(t *testing.T) []string {
 	if prepared.err != nil {
 		t.Fatal(prepared.err)
 	}
-	return []string{filepath.Join(prepared.dir, "numalab"), filepath.Join(prepared.dir, tpccDB), filepath.Join(prepared.dir, transtatsDB)}
+	return []string{filepath.Join(prepared.dir, "numalab"), filepath.Join(prepared.dir, tpccDB),
+		filepath.Join(prepared.dir, transtatsDB)}
 }
 
 // section is the output of one command of a guest script.

@@ -50,22 +50,26 @@ func TestQemuArgs(t *testing.T) {
 			t.Errorf("qemu arguments lack %q:\n%s", want, args)
 		}
 	}
-	if args := strings.Join(Machine{Nodes: 1, CPUsPerNode: 1}.qemuArgs("K", "I", "C", "O", "B"), " "); !strings.Contains(args, "-cpu max ") ||
+	if args := strings.Join(Machine{Nodes: 1, CPUsPerNode: 1}.qemuArgs("K", "I", "C", "O", "B"),
+		" "); !strings.Contains(args, "-cpu max ") ||
 		strings.Contains(args, "dist") || strings.Contains(args, "-netdev") {
 		t.Errorf("one node, no SMT, no network: %s", args)
 	}
 	net := Machine{Nodes: 1, CPUsPerNode: 1, HostPort: 5433}
 	if args, want := strings.Join(net.qemuArgs("K", "I", "C", "O", "/B"), " "),
-		"-netdev user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:5433-cmd:/B nc 127.0.0.1 5433 -device virtio-net-pci,netdev=n0"; !strings.Contains(args, want) {
+		"-netdev user,id=n0,restrict=on,guestfwd=tcp:10.0.2.100:5433-cmd:/B nc 127.0.0.1 5433 -device "+
+			"virtio-net-pci,netdev=n0"; !strings.Contains(args, want) {
 		t.Errorf("host port 5433: qemu arguments lack %q:\n%s", want, args)
 	}
 	if got, want := net.String(), "1 node × 1 CPU, host port 5433"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if got, want := (Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, RAMDiskMiB: 8}).String(), "4 nodes × 1 CPU, 2 sockets, ext2"; got != want {
+	if got, want := (Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, RAMDiskMiB: 8}).String(),
+		"4 nodes × 1 CPU, 2 sockets, ext2"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if got, want := (Machine{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8, RAMDiskFS: "ext4"}).String(), "1 node × 1 CPU, ext4"; got != want {
+	if got, want := (Machine{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8, RAMDiskFS: "ext4"}).String(),
+		"1 node × 1 CPU, ext4"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 	if got, want := m.String(), "2 nodes × 4 CPUs, 2 sockets, SMT 2, memory-only node 2"; got != want {
@@ -93,7 +97,8 @@ func TestQemuArgs(t *testing.T) {
 func TestRunTimeoutKillsQemu(t *testing.T) {
 	h := host(t)
 	start := time.Now()
-	r, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "echo started; sleep 600", Timeout: 3 * time.Second})
+	r, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1},
+		Job{Script: "echo started; sleep 600", Timeout: 3 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), "timed out after 3s") {
 		t.Fatalf("Run = %v, want a time-out error", err)
 	}
@@ -111,7 +116,8 @@ func TestRunTimeoutKillsQemu(t *testing.T) {
 func TestRunBootLimitKillsQemu(t *testing.T) {
 	h := host(t)
 	start := time.Now()
-	_, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "true", Timeout: 5 * time.Minute, BootLimit: time.Second})
+	_, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1},
+		Job{Script: "true", Timeout: 5 * time.Minute, BootLimit: time.Second})
 	if !errors.Is(err, ErrNoBoot) || !strings.Contains(err.Error(), "did not reach its /init within 1s") {
 		t.Fatalf("Run = %v, want the boot limit's error", err)
 	}
@@ -148,7 +154,8 @@ func assertGone(t *testing.T, pid int) {
 // here) and then died of the interrupt.
 func TestRunInterruptKillsQemu(t *testing.T) {
 	if os.Getenv("VMTEST_INTERRUPT_CHILD") == "1" {
-		_, err := host(t).Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{Script: "sleep 600", Timeout: 5 * time.Minute})
+		_, err := host(t).Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1},
+			Job{Script: "sleep 600", Timeout: 5 * time.Minute})
 		t.Fatalf("Run returned (%v) and the interrupt did not end the process", err)
 	}
 	host(t)
@@ -209,13 +216,16 @@ func childNamed(pid int, name string) int {
 
 func TestRunRefusesBadJobs(t *testing.T) {
 	h := &Host{}
-	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{}); err == nil || !strings.Contains(err.Error(), "no command") {
+	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1}, Job{}); err == nil ||
+		!strings.Contains(err.Error(), "no command") {
 		t.Errorf("a job with no command: %v", err)
 	}
-	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8}, Job{Script: "true"}); err == nil || !strings.Contains(err.Error(), "brd.ko") {
+	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1, RAMDiskMiB: 8},
+		Job{Script: "true"}); err == nil || !strings.Contains(err.Error(), "brd.ko") {
 		t.Errorf("a RAM disk with a kernel without brd: %v", err)
 	}
-	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1, HostPort: 5432}, Job{Script: "true"}); err == nil ||
+	if _, err := h.Run(context.Background(), Machine{Nodes: 1, CPUsPerNode: 1, HostPort: 5432},
+		Job{Script: "true"}); err == nil ||
 		!strings.Contains(err.Error(), "virtio_net.ko") {
 		t.Errorf("a host port with a kernel without a NIC: %v", err)
 	}

@@ -38,7 +38,8 @@ func Find() (*Host, error) {
 	h := &Host{}
 	var err error
 	if h.Qemu, err = exec.LookPath("qemu-system-x86_64"); err != nil {
-		return nil, fmt.Errorf("%w: no qemu-system-x86_64 (install Debian's qemu-system-x86; .ci/run does as root)", ErrUnavailable)
+		return nil, fmt.Errorf("%w: no qemu-system-x86_64 (install Debian's qemu-system-x86; .ci/run does as root)",
+			ErrUnavailable)
 	}
 	if h.Busybox, err = exec.LookPath("busybox"); err != nil {
 		return nil, fmt.Errorf("%w: no busybox (install Debian's busybox-static; .ci/run does as root)", ErrUnavailable)
@@ -49,7 +50,8 @@ func Find() (*Host, error) {
 	kdir := filepath.Join(h.Cache, "kernel")
 	if h.Kernel, h.Brd = findKernel(kdir); h.Kernel == "" {
 		if err := fetchKernel(kdir); err != nil {
-			return nil, fmt.Errorf("%w: no guest kernel in %s and fetching %s failed: %v", ErrUnavailable, kdir, kernelPackage, err)
+			return nil, fmt.Errorf("%w: no guest kernel in %s and fetching %s failed: %v",
+				ErrUnavailable, kdir, kernelPackage, err)
 		}
 		if h.Kernel, h.Brd = findKernel(kdir); h.Kernel == "" {
 			return nil, fmt.Errorf("%w: %s unpacked into %s has no boot/vmlinuz-*", ErrUnavailable, kernelPackage, kdir)

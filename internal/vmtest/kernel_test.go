@@ -35,8 +35,8 @@ func TestHostTestsInGuest(t *testing.T) {
 	if strings.Contains(out, "@@FAIL") || sec.Code != 0 {
 		t.Errorf("host tests failed in the guest (exit %d):\n%s", sec.Code, out)
 	}
-	for _, want := range []string{"--- PASS: TestPageNodesHost", "--- PASS: TestMoveFilePagesHost", "--- PASS: TestMbindHost",
-		"--- PASS: TestPinHost", "--- PASS: TestMemPolicyHost", "bind:1", "(tmpfs true)"} {
+	for _, want := range []string{"--- PASS: TestPageNodesHost", "--- PASS: TestMoveFilePagesHost",
+		"--- PASS: TestMbindHost", "--- PASS: TestPinHost", "--- PASS: TestMemPolicyHost", "bind:1", "(tmpfs true)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("guest output lacks %q:\n%s", want, out)
 		}
@@ -56,7 +56,8 @@ func addHostTests(t *testing.T, s *script) []string {
 	var lines strings.Builder
 	for _, pkg := range slices.Sorted(maps.Keys(hostTests)) {
 		bin := filepath.Join(dir, filepath.Base(pkg)+".test")
-		if out, err := exec.Command("go", "test", "-c", "-o", bin, "github.com/numalab/numalab/"+pkg).CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "test", "-c", "-o", bin,
+			"github.com/numalab/numalab/"+pkg).CombinedOutput(); err != nil {
 			t.Fatalf("building %s's tests: %v\n%s", pkg, err, out)
 		}
 		files = append(files, bin)

@@ -118,7 +118,8 @@ func (m Machine) check() error {
 	case m.Nodes < 1 || m.CPUsPerNode < 1:
 		return fmt.Errorf("machine %s: expected at least 1 node and 1 CPU per node", m)
 	case m.CPUs()%(m.sockets()*m.threads()) != 0:
-		return fmt.Errorf("machine %s: %d CPUs do not split into %d sockets of whole %d-thread cores", m, m.CPUs(), m.sockets(), m.threads())
+		return fmt.Errorf("machine %s: %d CPUs do not split into %d sockets of whole %d-thread cores",
+			m, m.CPUs(), m.sockets(), m.threads())
 	case m.CPUsPerNode%m.threads() != 0:
 		return fmt.Errorf("machine %s: a node's %d CPUs would split a %d-thread core", m, m.CPUsPerNode, m.threads())
 	case m.DiskFS() != "ext2" && m.DiskFS() != "ext4":
@@ -128,7 +129,8 @@ func (m Machine) check() error {
 	}
 	for p, d := range m.Distances {
 		if p[0] == p[1] || p[0] < 0 || p[1] < 0 || p[0] >= m.AllNodes() || p[1] >= m.AllNodes() || d <= 10 || d > 254 {
-			return fmt.Errorf("machine %s: distance %v=%d: expected two different nodes below %d and a distance 11-254", m, p, d, m.AllNodes())
+			return fmt.Errorf("machine %s: distance %v=%d: expected two different nodes below %d and a distance 11-254",
+				m, p, d, m.AllNodes())
 		}
 	}
 	return nil
@@ -147,7 +149,8 @@ func (m Machine) qemuArgs(kernel, initrd, console, out, busybox string) []string
 	args := []string{
 		"-machine", "pc", "-accel", "tcg,thread=multi", "-cpu", cpu,
 		"-m", strconv.Itoa(mem) + "M",
-		"-smp", fmt.Sprintf("%d,sockets=%d,cores=%d,threads=%d", m.CPUs(), m.sockets(), m.CPUs()/m.sockets()/m.threads(), m.threads()),
+		"-smp", fmt.Sprintf("%d,sockets=%d,cores=%d,threads=%d",
+			m.CPUs(), m.sockets(), m.CPUs()/m.sockets()/m.threads(), m.threads()),
 	}
 	for i := range m.AllNodes() {
 		size, node := m.memPerNode(), fmt.Sprintf("node,nodeid=%d,memdev=m%d", i, i)

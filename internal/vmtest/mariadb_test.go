@@ -19,10 +19,13 @@ import (
 // It skips the test when the host has no such MariaDB.
 func mariaTree(t *testing.T) string {
 	t.Helper()
-	files := []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db", "/usr/bin/my_print_defaults", "/usr/bin/resolveip"}
+	files := []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db", "/usr/bin/my_print_defaults",
+		"/usr/bin/resolveip"}
 	for _, f := range files {
 		if _, err := exec.LookPath(f); err != nil {
-			t.Skipf("no MariaDB server in Debian's layout on the host to carry into the guest (.ci/run installs mariadb-server): %v", err)
+			t.Skipf(
+				"no MariaDB server in Debian's layout on the host to carry into the guest (.ci/run installs mariadb-server): %v",
+				err)
 		}
 	}
 	libs, err := sharedLibs(files...)
@@ -38,7 +41,8 @@ func mariaTree(t *testing.T) string {
 }
 
 // guestMariaDB runs TestReportMariaDBDataNode, which the suite leaves out.
-var guestMariaDB = flag.Bool("guest-mariadb", false, "run TestReportMariaDBDataNode (about 3 minutes of an emulated MariaDB server)")
+var guestMariaDB = flag.Bool("guest-mariadb", false,
+	"run TestReportMariaDBDataNode (about 3 minutes of an emulated MariaDB server)")
 
 // TestReportMariaDBDataNode: in the two-node guest, with the host's
 // MariaDB carried in, 'run report --engine mariadb --data-node 0
@@ -60,8 +64,10 @@ var guestMariaDB = flag.Bool("guest-mariadb", false, "run TestReportMariaDBDataN
 // mariadb-install-db looks up localhost.
 func TestReportMariaDBDataNode(t *testing.T) {
 	if !*guestMariaDB {
-		t.Skip("left out of the suite, whose budget is 15 minutes: it boots a guest and runs an emulated MariaDB server for about 3 minutes. " +
-			"The buffer pool's placement is tested on this host (one node) by internal/engine's TestMariaDBPrewarmPlacement and TestBindServer; " +
+		t.Skip("left out of the suite, whose budget is 15 minutes: " +
+			"it boots a guest and runs an emulated MariaDB server for about 3 minutes. " +
+			"The buffer pool's placement is tested on this host (one node) " +
+			"by internal/engine's TestMariaDBPrewarmPlacement and TestBindServer; " +
 			"run this one with: go test ./internal/vmtest -run TestReportMariaDBDataNode -guest-mariadb")
 	}
 	h := host(t)
@@ -125,8 +131,10 @@ wait $r; rc=$?; cat /tmp/run.out /tmp/run.err >&2; [ $rc = 0 ] && numalab runs s
 			t.Logf("mariadbd thread %s, on CPUs %v, ran %d ticks", id, cpus, busy)
 		}
 	}
-	t.Logf("%d mariadbd threads sampled; ticks run while the cell ran: %d by threads on node 1's CPUs %v, %d by threads on other CPUs", len(threads), inside, p.CPUs, outside)
+	t.Logf("%d mariadbd threads sampled; ticks run while the cell ran: "+
+		"%d by threads on node 1's CPUs %v, %d by threads on other CPUs", len(threads), inside, p.CPUs, outside)
 	if inside == 0 || outside*20 > inside {
-		t.Errorf("threads on node 1's CPUs ran %d ticks, threads on others %d; want the cell's work inside, and under 5%% of that outside", inside, outside)
+		t.Errorf("threads on node 1's CPUs ran %d ticks, threads on others %d; "+
+			"want the cell's work inside, and under 5%% of that outside", inside, outside)
 	}
 }

@@ -86,8 +86,10 @@ func (mc machineCase) runsEval() bool {
 
 var matrix = []machineCase{
 	{"2sockets-4nodes-memory-only", Machine{Nodes: 4, CPUsPerNode: 1, Sockets: 2, MemOnlyMiB: 768, RAMDiskMiB: 256,
-		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}}, false, evalOnFlag, nil},
-	{"2nodes-smt", Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256, RAMDiskFS: "ext4"}, true, evalAlways,
+		Distances: map[[2]int]int{{0, 1}: 12, {2, 3}: 12, {0, 2}: 32, {0, 3}: 32, {1, 2}: 32, {1, 3}: 32}},
+		false, evalOnFlag, nil},
+	{"2nodes-smt",
+		Machine{Nodes: 2, CPUsPerNode: 2, ThreadsPerCore: 2, RAMDiskMiB: 256, RAMDiskFS: "ext4"}, true, evalAlways,
 		func(t *testing.T, s *script, m Machine) []string {
 			addSMTDOP(t, s, m) // TestReportPlacement's smt=off cell too
 			addSQL(s)
@@ -142,7 +144,8 @@ func matrixRun(t *testing.T, name string) map[string]section {
 	g.once.Do(func() {
 		// Set until the run is read: a t.Fatal or t.Skip below ends the
 		// first test, and the others must fail, saying where to look.
-		g.fail = fmt.Sprintf("the %s guest's run did not finish in %s, the first test that booted it: see its log", name, t.Name())
+		g.fail = fmt.Sprintf(
+			"the %s guest's run did not finish in %s, the first test that booted it: see its log", name, t.Name())
 		h := host(t)
 		files := guestFiles(t)
 		s := machineScript(mc)
@@ -270,7 +273,8 @@ done`)
 			}
 			store := fmt.Sprintf("%s/data%d.db", dir, pc.node)
 			s.add(pc.name(), fmt.Sprintf(
-				"numalab run oltp %s --db %s/%s --placement node=%d --data-node %d --store %s >&2 && numalab runs show --json --store %s 1",
+				"numalab run oltp %s --db %s/%s --placement node=%d --data-node %d --store %s >&2 && "+
+					"numalab runs show --json --store %s 1",
 				oltpShort, dir, tpccDB, otherCPUNode(m, pc.node), pc.node, store, store))
 		}
 		s.raw("rm -rf " + dir)
@@ -280,17 +284,22 @@ done`)
 	s.add("probe", "numalab probe mem --json --no-store "+probeFlags)
 	s.raw("mkdir -p /tmp/oltp && cp /opt/bin/" + tpccDB + " /tmp/oltp/")
 	s.add("oltp", fmt.Sprintf(
-		"numalab run oltp --warehouses 1 --streams 1,2 --duration 1s --warmup 1s --db /tmp/oltp/%s --placement 'node=0;node=%d' --data-node 0 --store /tmp/oltp/s.db >&2 && numalab runs show --json --store /tmp/oltp/s.db 1",
+		"numalab run oltp --warehouses 1 --streams 1,2 --duration 1s --warmup 1s --db /tmp/oltp/%s "+
+			"--placement 'node=0;node=%d' --data-node 0 --store /tmp/oltp/s.db >&2 && "+
+			"numalab runs show --json --store /tmp/oltp/s.db 1",
 		tpccDB, farthest(m, 0)))
 	if m.threads() > 1 {
 		s.add("oltp-smt", fmt.Sprintf(
-			"numalab run oltp --warehouses 1 --streams 2 --duration 1s --warmup 1s --db /tmp/oltp/%s --placement 'smt=on;smt=off' --store /tmp/oltp/smt.db >&2 && numalab runs show --json --store /tmp/oltp/smt.db 1",
+			"numalab run oltp --warehouses 1 --streams 2 --duration 1s --warmup 1s --db /tmp/oltp/%s "+
+				"--placement 'smt=on;smt=off' --store /tmp/oltp/smt.db >&2 && "+
+				"numalab runs show --json --store /tmp/oltp/smt.db 1",
 			tpccDB))
 	}
 	s.raw("rm -rf /tmp/oltp")
 	if mc.runsEval() {
 		s.raw(fmt.Sprintf("mkdir -p /tmp/ev && cp /opt/bin/%s /opt/bin/%s /tmp/ev/", tpccDB, transtatsDB))
-		s.add("eval", "numalab eval --budget "+evalBudget(m).String()+" --dir /tmp/ev --store /tmp/ev/s.db --out /tmp/ev/r.html")
+		s.add("eval",
+			"numalab eval --budget "+evalBudget(m).String()+" --dir /tmp/ev --store /tmp/ev/s.db --out /tmp/ev/r.html")
 		// The kernel's word on a killed eval (the OOM killer's report).
 		s.add("eval-kernel", "dmesg | grep -i -A70 -m1 'invoked oom-killer'; dmesg | grep -i 'killed process'; free")
 		s.add("eval-report", "tail -c 100 /tmp/ev/r.html")
@@ -632,13 +641,16 @@ func evalBudget(m Machine) time.Duration {
 }
 
 // evalSteps are the titles of eval's steps; the summary gives each a line.
-var evalSteps = []string{"memory probe", "null transaction on SQLite", "null transaction on PostgreSQL", "null transaction on MariaDB",
-	"tpcc-ro on SQLite", "tpcc-ro on MariaDB", "page-size points for the model", "transtats on DuckDB", "TPC-H-derived on DuckDB", "load curve, tpcc-ro on SQLite"}
+var evalSteps = []string{"memory probe", "null transaction on SQLite", "null transaction on PostgreSQL",
+	"null transaction on MariaDB", "tpcc-ro on SQLite", "tpcc-ro on MariaDB", "page-size points for the model",
+	"transtats on DuckDB",
+	"TPC-H-derived on DuckDB", "load curve, tpcc-ro on SQLite"}
 
 func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 	sec := secs["eval"]
 	if sec.Code != 0 {
-		t.Fatalf("eval: exit %d\nthe guest's kernel log on it:\n%s\nstderr:\n%s\nstdout:\n%s", sec.Code, secs["eval-kernel"].Out, sec.Err, sec.Out)
+		t.Fatalf("eval: exit %d\nthe guest's kernel log on it:\n%s\nstderr:\n%s\nstdout:\n%s",
+			sec.Code, secs["eval-kernel"].Out, sec.Err, sec.Out)
 	}
 	out := string(sec.Out)
 	t.Logf("eval's summary (%.0f s in the guest):\n%s", sec.Seconds, out)
@@ -678,7 +690,8 @@ func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 			titles = append(titles, "SMT x DOP on DuckDB, smt=on", "SMT x DOP on DuckDB, smt=off")
 		}
 		for _, title := range titles {
-			line := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(title) + `: (run \d+ \(\w+\)|skipped: |failed: )`).FindString(out[i:])
+			line := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(title) +
+				`: (run \d+ \(\w+\)|skipped: |failed: )`).FindString(out[i:])
 			if line == "" {
 				t.Errorf("eval's summary gives step %q no status", title)
 			}
@@ -689,7 +702,8 @@ func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 		if strings.Contains(out, "process already listening on port") {
 			t.Errorf("a skip says %q, which is not why it was skipped", "process already listening on port")
 		}
-		if strings.Contains(out, "SMT x DOP, ") && strings.Contains(out, "; best ") && strings.Contains(out, "fewer than 5 queries") {
+		if strings.Contains(out, "SMT x DOP, ") && strings.Contains(out, "; best ") &&
+			strings.Contains(out, "fewer than 5 queries") {
 			t.Errorf("the SMT x DOP step names a winner from cells of too few queries")
 		}
 	})
@@ -704,7 +718,8 @@ func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 	var oltp *storedRun
 	for id := 1; id <= evalRuns; id++ {
 		var r storedRun
-		if sec := secs[fmt.Sprintf("eval-run%d", id)]; sec.Code == 0 && json.Unmarshal(sec.Out, &r) == nil && len(r.cells()) > 0 && strings.Contains(r.Kind, "oltp") {
+		if sec := secs[fmt.Sprintf("eval-run%d", id)]; sec.Code == 0 && json.Unmarshal(sec.Out, &r) == nil &&
+			len(r.cells()) > 0 && strings.Contains(r.Kind, "oltp") {
 			oltp = &r
 		}
 	}
@@ -729,16 +744,20 @@ func checkEval(t *testing.T, m Machine, secs map[string]section, g guestSys) {
 			// Cut at its share before or inside the matrix (a row short
 			// of its cells): the summary says so, and probe mem's whole
 			// matrix is checked beside it.
-			if !regexp.MustCompile(`(?m)^  memory probe: run \d+ \(interrupted\): .*; cut at its share of the budget$`).MatchString(string(secs["eval"].Out)) {
-				t.Fatalf("eval stored no whole NUMA matrix, and its summary does not say its probe was cut at its share of the budget:\n%s", secs["eval"].Out)
+			if !regexp.MustCompile(`(?m)^  memory probe: run \d+ \(interrupted\): .*; cut at its share of the budget$`).
+				MatchString(string(secs["eval"].Out)) {
+				t.Fatalf("eval stored no whole NUMA matrix, "+
+					"and its summary does not say its probe was cut at its share of the budget:\n%s", secs["eval"].Out)
 			}
-			t.Logf("eval's probe was cut at its share of the budget (matrix stored: %v); probe mem's matrix is checked in the probe test", mx != nil)
+			t.Logf("eval's probe was cut at its share of the budget (matrix stored: %v); "+
+				"probe mem's matrix is checked in the probe test", mx != nil)
 			return
 		}
 		checkMatrix(t, mx, g)
 		checkPages(t, "matrix", mx.Pages, mx.PageBytes, mx.HugeFraction)
 		if mx.NoNUMAEffect && !strings.Contains(string(secs["eval"].Out), "no NUMA effect measured") {
-			t.Errorf("eval's probe flagged its matrix (%s), and eval's summary does not say \"no NUMA effect measured\":\n%s", mx.Caveat(), secs["eval"].Out)
+			t.Errorf("eval's probe flagged its matrix (%s), and eval's summary does not say \"no NUMA effect measured\":\n%s",
+				mx.Caveat(), secs["eval"].Out)
 		}
 	})
 	remote := false

@@ -94,7 +94,8 @@ func treeTar(t *testing.T, name string, files []string) string {
 // server started as root runs as: the guest runs as root with no other.
 func serverScript(tree string) *script {
 	s := newScript()
-	s.raw("(cd / && tar xf /opt/bin/" + filepath.Base(tree) + ") && echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd && echo 'nogroup:x:65534:' >> /etc/group")
+	s.raw("(cd / && tar xf /opt/bin/" + filepath.Base(tree) +
+		") && echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd && echo 'nogroup:x:65534:' >> /etc/group")
 	return s
 }
 
@@ -110,7 +111,8 @@ func addToTar(tw *tar.Writer, path string) error {
 	if err != nil {
 		return err
 	}
-	h := &tar.Header{Name: strings.TrimPrefix(path, "/"), Mode: int64(fi.Mode().Perm()), Size: fi.Size(), Typeflag: tar.TypeReg}
+	h := &tar.Header{Name: strings.TrimPrefix(path, "/"), Mode: int64(fi.Mode().Perm()), Size: fi.Size(),
+		Typeflag: tar.TypeReg}
 	if err := tw.WriteHeader(h); err != nil {
 		return err
 	}
@@ -119,7 +121,8 @@ func addToTar(tw *tar.Writer, path string) error {
 }
 
 // guestPG runs TestReportPostgresWorkers, which the suite leaves out.
-var guestPG = flag.Bool("guest-pg", false, "run TestReportPostgresWorkers (about 3 minutes of emulated PostgreSQL load)")
+var guestPG = flag.Bool("guest-pg", false,
+	"run TestReportPostgresWorkers (about 3 minutes of emulated PostgreSQL load)")
 
 // TestReportPostgresWorkers: in the two-node guest, with the host's
 // PostgreSQL carried in, 'run report --engine postgres --dop 2 --placement
@@ -134,8 +137,10 @@ var guestPG = flag.Bool("guest-pg", false, "run TestReportPostgresWorkers (about
 // 0 after the prewarm by at least 99%.
 func TestReportPostgresWorkers(t *testing.T) {
 	if !*guestPG {
-		t.Skip("left out of the suite, whose budget is 15 minutes: it spends about 3 minutes loading PostgreSQL in an emulated guest. " +
-			"The managed server's workers inside the placement are tested on this host by internal/engine's TestPostgresManagedWorkersPlaced; " +
+		t.Skip("left out of the suite, whose budget is 15 minutes: " +
+			"it spends about 3 minutes loading PostgreSQL in an emulated guest. " +
+			"The managed server's workers inside the placement are tested on this host " +
+			"by internal/engine's TestPostgresManagedWorkersPlaced; " +
 			"run this one with: go test ./internal/vmtest -run TestReportPostgresWorkers -guest-pg")
 	}
 	h := host(t)
@@ -144,8 +149,11 @@ func TestReportPostgresWorkers(t *testing.T) {
 	m := Machine{Nodes: 2, CPUsPerNode: 2}
 	s := serverScript(tree)
 	s.add("select", "numalab topo --select node=1 --json")
-	s.add("report", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 2 --query P1 --placement node=1 --duration 1s --warmup 0s --store /tmp/s.db >&2 && numalab runs show --json --store /tmp/s.db 1")
-	s.add("report-data-node", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store /tmp/dn.db >&2 && numalab runs show --json --store /tmp/dn.db 1")
+	s.add("report", "numalab run report --engine postgres --rows 20000 --streams 1 --dop 2 --query P1 "+
+		"--placement node=1 --duration 1s --warmup 0s --store /tmp/s.db >&2 && numalab runs show --json --store /tmp/s.db 1")
+	s.add("report-data-node",
+		"numalab run report --engine postgres --rows 20000 --streams 1 --dop 1 --query P1 --placement node=1 "+
+			"--data-node 0 --duration 1s --warmup 0s --store /tmp/dn.db >&2 && numalab runs show --json --store /tmp/dn.db 1")
 	secs := runScript(t, h, m, files, s, 20*time.Minute)
 	checkServerDataNode(t, "report-data-node", secs["report-data-node"])
 	var p place.Placement
@@ -170,7 +178,8 @@ func TestReportPostgresWorkers(t *testing.T) {
 		t.Fatalf("DOP 2 cells' worker records %v, want one", workers)
 	}
 	w := workers[0]
-	t.Logf("node=1 (CPUs %v) DOP 2: %s, %d workers, %d samples, per CPU %+v, %.1f ms outside; %s%s", p.CPUs, w.Kind, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.How, w.Why)
+	t.Logf("node=1 (CPUs %v) DOP 2: %s, %d workers, %d samples, per CPU %+v, %.1f ms outside; %s%s",
+		p.CPUs, w.Kind, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.How, w.Why)
 	if w.Why != "" || !slices.Equal(w.Placement, p.CPUs) || w.Workers == 0 || w.TotalMS() <= 0 {
 		t.Errorf("PostgreSQL's parallel workers: %+v; want them placed on %v and sampled", w, p.CPUs)
 	}

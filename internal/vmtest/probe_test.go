@@ -99,14 +99,17 @@ func checkMatrix(t *testing.T, mx *memlat.Matrix, g guestSys) {
 	slices.Sort(cpuNodes)
 	slices.Sort(memNodes)
 	if !slices.Equal(mx.CPUNodes, cpuNodes) || !slices.Equal(mx.MemNodes, memNodes) {
-		t.Errorf("matrix rows %v, columns %v; sysfs nodes with CPUs %v, with memory %v", mx.CPUNodes, mx.MemNodes, cpuNodes, memNodes)
+		t.Errorf("matrix rows %v, columns %v; sysfs nodes with CPUs %v, with memory %v",
+			mx.CPUNodes, mx.MemNodes, cpuNodes, memNodes)
 	}
 	if len(mx.NS) != len(mx.CPUNodes) || len(mx.CPUs) != len(mx.CPUNodes) || len(mx.Relative) != len(mx.CPUNodes) {
-		t.Fatalf("matrix has %d rows, %d relative rows and %d row CPUs for %d CPU nodes", len(mx.NS), len(mx.Relative), len(mx.CPUs), len(mx.CPUNodes))
+		t.Fatalf("matrix has %d rows, %d relative rows and %d row CPUs for %d CPU nodes",
+			len(mx.NS), len(mx.Relative), len(mx.CPUs), len(mx.CPUNodes))
 	}
 	for i, row := range mx.NS {
 		if len(row) != len(mx.MemNodes) || len(mx.Relative[i]) != len(mx.MemNodes) {
-			t.Fatalf("matrix row %d has %d cells (%d relative) for %d memory nodes", i, len(row), len(mx.Relative[i]), len(mx.MemNodes))
+			t.Fatalf("matrix row %d has %d cells (%d relative) for %d memory nodes",
+				i, len(row), len(mx.Relative[i]), len(mx.MemNodes))
 		}
 		if n := mx.CPUNodes[i]; !slices.Contains(g.nodes[n].cpus, mx.CPUs[i]) {
 			t.Errorf("matrix row for node %d ran on CPU %d, not one of the node's %v", n, mx.CPUs[i], g.nodes[n].cpus)
@@ -130,7 +133,8 @@ func checkMatrix(t *testing.T, mx *memlat.Matrix, g guestSys) {
 			}
 			inverted = inverted || v < row[local]
 			if !mx.NoNUMAEffect && v <= row[local] {
-				t.Errorf("matrix not flagged, but node %d's CPUs read node %d's memory no slower than local: %v", mx.CPUNodes[i], mx.MemNodes[j], mx.Relative)
+				t.Errorf("matrix not flagged, but node %d's CPUs read node %d's memory no slower than local: %v",
+					mx.CPUNodes[i], mx.MemNodes[j], mx.Relative)
 			}
 		}
 	}

@@ -209,7 +209,9 @@ func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (
 			if consoleHas(console, "@@BOOTED") {
 				poll.Stop() // no tick comes after Stop (Go 1.23's timers)
 			} else if time.Since(start) > bootLimit {
-				stop = fmt.Errorf("%w within %v (boots here take 3 to 35 s), so no command ran: a kernel or emulator hang; its log is below", ErrNoBoot, bootLimit)
+				stop = fmt.Errorf(
+					"%w within %v (boots here take 3 to 35 s), so no command ran: a kernel or emulator hang; its log is below",
+					ErrNoBoot, bootLimit)
 			}
 		}
 	}
@@ -228,10 +230,12 @@ func (h *Host) boot(ctx context.Context, m Machine, j Job, dir, initrd string) (
 		res.Boot = time.Duration(s * float64(time.Second))
 	}
 	if bytes.Contains(con, []byte("@@NODISK")) {
-		return res, fmt.Errorf("running on %s: the guest could not make its %s RAM disk%s", m, m.DiskFS(), tail(con, stderr.Bytes()))
+		return res, fmt.Errorf("running on %s: the guest could not make its %s RAM disk%s",
+			m, m.DiskFS(), tail(con, stderr.Bytes()))
 	}
 	if bytes.Contains(con, []byte("@@NONET")) {
-		return res, fmt.Errorf("running on %s: the guest could not bring up eth0 for its host port%s", m, tail(con, stderr.Bytes()))
+		return res, fmt.Errorf("running on %s: the guest could not bring up eth0 for its host port%s",
+			m, tail(con, stderr.Bytes()))
 	}
 	exit := exitRE.FindSubmatch(con)
 	if exit == nil {
@@ -255,7 +259,8 @@ func findMke2fs() (string, error) {
 			return p, nil
 		}
 	}
-	return "", errors.New("an ext4 RAM disk needs the host's mke2fs, and none is on PATH or in /usr/sbin or /sbin: install e2fsprogs")
+	return "", errors.New(
+		"an ext4 RAM disk needs the host's mke2fs, and none is on PATH or in /usr/sbin or /sbin: install e2fsprogs")
 }
 
 // consoleHas says whether the console file holds s.
@@ -327,7 +332,8 @@ func (h *Host) initrd(name string, m Machine, j Job) error {
 	}
 	c := newCpio(f)
 	c.File("run.sh", 0o755, []byte(script+"\n"))
-	c.File("run.env", 0o644, []byte(fmt.Sprintf("RAMDISK_MIB=%d\nRAMDISK_FS=%s\nHOST_PORT=%d\n", m.RAMDiskMiB, m.DiskFS(), m.HostPort)))
+	c.File("run.env", 0o644,
+		[]byte(fmt.Sprintf("RAMDISK_MIB=%d\nRAMDISK_FS=%s\nHOST_PORT=%d\n", m.RAMDiskMiB, m.DiskFS(), m.HostPort)))
 	if err := c.Close(); err != nil {
 		return err
 	}

@@ -44,7 +44,8 @@ func TestEvalSMTDOPStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(plan.SMTDOP, []int{1, 2, 4}) {
-		t.Fatalf("eval's SMT x DOP DOPs in the guest: %v (no room: %v); want 1, 2 cores, 4 logical CPUs", plan.SMTDOP, plan.SMTNoRoom)
+		t.Fatalf("eval's SMT x DOP DOPs in the guest: %v (no room: %v); want 1, 2 cores, 4 logical CPUs",
+			plan.SMTDOP, plan.SMTNoRoom)
 	}
 	runs := eval.NewConfigs(plan, "/tmp/w").SMTDOP
 	if len(runs) != 2 {
@@ -53,12 +54,14 @@ func TestEvalSMTDOPStep(t *testing.T) {
 	for i, c := range runs {
 		checkSMTDOPRun(t, c)
 		if i >= len(planned) || smtDOPRunLine(c, i) != smtDOPRunLine(planned[i], i) {
-			t.Fatalf("the guest's topology plans run %d as\n%s\nbut the guest ran what the stand-in topology planned (%d runs):\n%s\nstandInTopology no longer matches the guest %s: make it match",
+			t.Fatalf("the guest's topology plans run %d as\n%s\nbut the guest ran what the stand-in topology planned "+
+				"(%d runs):\n%s\nstandInTopology no longer matches the guest %s: make it match",
 				i+1, smtDOPRunLine(c, i), len(planned), smtDOPRunLine(planned[min(i, len(planned)-1)], i), m)
 		}
 	}
 	if len(planned) != len(runs) {
-		t.Fatalf("the stand-in topology planned %d runs, the guest's %d: make standInTopology match the guest %s", len(planned), len(runs), m)
+		t.Fatalf("the stand-in topology planned %d runs, the guest's %d: make standInTopology match the guest %s",
+			len(planned), len(runs), m)
 	}
 	for _, c := range runs {
 		var p place.Placement
@@ -85,12 +88,15 @@ func TestEvalSMTDOPStep(t *testing.T) {
 				t.Errorf("%s DOP %d: no record of where the workers ran", c.Placement, d)
 				continue
 			}
-			t.Logf("%s (CPUs %v) DOP %d: %d workers, %d samples, per CPU %+v, %.1f ms outside, oversubscribed %v", c.Placement, p.CPUs, d, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.Oversubscribed)
+			t.Logf("%s (CPUs %v) DOP %d: %d workers, %d samples, per CPU %+v, %.1f ms outside, oversubscribed %v",
+				c.Placement, p.CPUs, d, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.Oversubscribed)
 			if !slices.Equal(w.Placement, p.CPUs) || w.Oversubscribed != (d > len(p.CPUs)) {
-				t.Errorf("%s DOP %d: workers placed on %v (oversubscribed %v); want the placement's CPUs %v", c.Placement, d, w.Placement, w.Oversubscribed, p.CPUs)
+				t.Errorf("%s DOP %d: workers placed on %v (oversubscribed %v); want the placement's CPUs %v",
+					c.Placement, d, w.Placement, w.Oversubscribed, p.CPUs)
 			}
 			if w.Workers != d-1 || w.TotalMS() <= 0 {
-				t.Errorf("%s DOP %d: %d worker threads with %.1f ms sampled; want %d with some", c.Placement, d, w.Workers, w.TotalMS(), d-1)
+				t.Errorf("%s DOP %d: %d worker threads with %.1f ms sampled; want %d with some",
+					c.Placement, d, w.Workers, w.TotalMS(), d-1)
 			}
 			for _, pc := range w.PerCPU {
 				if pc.MS > 0 && !slices.Contains(p.CPUs, pc.CPU) {
@@ -117,7 +123,8 @@ func plannedSMTDOP(t *testing.T, m Machine) []transtats.RunConfig {
 	}
 	planned := eval.NewConfigs(standIn, "/tmp/w").SMTDOP
 	if len(planned) == 0 {
-		t.Fatalf("no SMT x DOP runs planned from the stand-in topology of %s (DOPs %v, no room %v)", m, standIn.SMTDOP, standIn.SMTNoRoom)
+		t.Fatalf("no SMT x DOP runs planned from the stand-in topology of %s (DOPs %v, no room %v)",
+			m, standIn.SMTDOP, standIn.SMTNoRoom)
 	}
 	for _, c := range planned {
 		checkSMTDOPRun(t, c)
@@ -141,7 +148,8 @@ func addSMTDOP(t *testing.T, s *script, m Machine) {
 // checkSMTDOPRun: a planned run is one the guest can run as planned.
 func checkSMTDOPRun(t *testing.T, c transtats.RunConfig) {
 	t.Helper()
-	if c.Engine != "duckdb" || c.Rows != 1_000_000 || !strings.HasSuffix(c.DB, "/"+transtatsDB) || len(c.Streams) != 1 || len(c.Queries) != 1 {
+	if c.Engine != "duckdb" || c.Rows != 1_000_000 || !strings.HasSuffix(c.DB, "/"+transtatsDB) || len(c.Streams) != 1 ||
+		len(c.Queries) != 1 {
 		t.Fatalf("planned run %+v: want one stream of one query on DuckDB's 1,000,000-row transtats, as the guest carries", c)
 	}
 }
@@ -150,7 +158,10 @@ func checkSMTDOPRun(t *testing.T, c transtats.RunConfig) {
 // plan's engine, database, rows, stream, DOPs, query and placement, with
 // 1 s windows and one repeat.
 func smtDOPRunLine(c transtats.RunConfig, i int) string {
-	return fmt.Sprintf("numalab run report --engine %s --db %s --rows %d --streams %d --dop %s --query %s --placement '%s' --duration 1s --warmup 300ms --repeat 1 --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db %d",
+	return fmt.Sprintf(
+		"numalab run report --engine %s --db %s --rows %d --streams %d --dop %s --query %s --placement '%s' "+
+			"--duration 1s --warmup 300ms --repeat 1 --store /tmp/w/s.db >&2 && "+
+			"numalab runs show --json --store /tmp/w/s.db %d",
 		c.Engine, c.DB, c.Rows, c.Streams[0], cliflag.FormatInts(c.DOP), c.Queries[0], c.Placement, i+1)
 }
 

@@ -11,7 +11,8 @@ import (
 // CI, the host busy beside the emulated guest.
 func addSQL(s *script) {
 	s.raw("mkdir -p /tmp/sql")
-	s.raw(`printf '%s\n' 'CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER);' 'INSERT INTO kv VALUES (1, 2), (2, 4), (3, 6);' > /tmp/sql/init.sql`)
+	s.raw(`printf '%s\n' 'CREATE TABLE kv (k INTEGER PRIMARY KEY, v INTEGER);' ` +
+		`'INSERT INTO kv VALUES (1, 2), (2, 4), (3, 6);' > /tmp/sql/init.sql`)
 	s.raw(`printf '%s\n' '\set k random(1, 3)' 'SELECT v FROM kv WHERE k = :k;' > /tmp/sql/q.sql`)
 	s.add("sql", "numalab run sql --engine sqlite --db /tmp/sql/kv.db --init /tmp/sql/init.sql --script /tmp/sql/q.sql "+
 		"--streams 2 --placement 'smt=on;smt=off' --duration 2s --warmup 500ms --store /tmp/sql/s.db >&2 && "+

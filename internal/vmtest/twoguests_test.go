@@ -28,8 +28,11 @@ import (
 
 // twoGuests runs TestTwoGuestsChoose, which the suite leaves out.
 var (
-	twoGuests    = flag.Bool("two-guests", false, "run TestTwoGuestsChoose (two emulated guests at once, two evals each; about 5 minutes)")
-	twoGuestsOut = flag.String("two-guests.out", "", "keep TestTwoGuestsChoose's outputs (evals' summaries, model buy --hosts's text and HTML, the stores) in this directory")
+	twoGuests = flag.Bool("two-guests", false,
+		"run TestTwoGuestsChoose (two emulated guests at once, two evals each; about 5 minutes)")
+	twoGuestsOut = flag.String("two-guests.out", "",
+		"keep TestTwoGuestsChoose's outputs (evals' summaries, model buy --hosts's text and HTML, the stores) "+
+			"in this directory")
 )
 
 // chooser is one of TestTwoGuestsChoose's guests: a candidate server.
@@ -112,12 +115,15 @@ func TestTwoGuestsChoose(t *testing.T) {
 		s := newScript()
 		s.raw("hostname " + c.host)
 		s.raw(fmt.Sprintf("mkdir -p /tmp/ev && cp /opt/bin/%s /opt/bin/%s /tmp/ev/", tpccDB, transtatsDB))
-		s.add("eval-shared", fmt.Sprintf("numalab eval --budget %v --dir /tmp/ev --store '%s' --out /tmp/ev/shared.html", budget, guestURL))
-		s.add("eval-file", fmt.Sprintf("numalab eval --budget %v --dir /tmp/ev --store /tmp/ev/own.db --out /tmp/ev/own.html", budget))
+		s.add("eval-shared",
+			fmt.Sprintf("numalab eval --budget %v --dir /tmp/ev --store '%s' --out /tmp/ev/shared.html", budget, guestURL))
+		s.add("eval-file",
+			fmt.Sprintf("numalab eval --budget %v --dir /tmp/ev --store /tmp/ev/own.db --out /tmp/ev/own.html", budget))
 		s.add("store", "gzip -c /tmp/ev/own.db | base64")
 		guests = append(guests, Guest{c.m, Job{Files: files, Script: s.b.String(), Timeout: 2*budget + 10*time.Minute}})
 	}
-	t.Logf("eval --budget %v on %s and %s at once; PostgreSQL store %s (the guests' %s)", budget, cs[0].m, cs[1].m, hostURL, guestURL)
+	t.Logf("eval --budget %v on %s and %s at once; PostgreSQL store %s (the guests' %s)",
+		budget, cs[0].m, cs[1].m, hostURL, guestURL)
 	start := time.Now()
 	rs, errs := h.RunTogether(context.Background(), guests)
 	t.Logf("both guests done in %v", time.Since(start).Round(time.Second))
@@ -126,7 +132,8 @@ func TestTwoGuestsChoose(t *testing.T) {
 	var stores []string
 	for i, c := range cs {
 		r := rs[i]
-		t.Logf("%s (%s): boot %v, wall %v, exit %d", c.host, c.m, r.Boot.Round(time.Millisecond), r.Wall.Round(time.Second), r.ExitCode)
+		t.Logf("%s (%s): boot %v, wall %v, exit %d",
+			c.host, c.m, r.Boot.Round(time.Millisecond), r.Wall.Round(time.Second), r.ExitCode)
 		if errs[i] != nil {
 			t.Fatalf("%s: %v\noutput:\n%s", c.host, errs[i], r.Output)
 		}
@@ -173,7 +180,8 @@ func TestTwoGuestsChoose(t *testing.T) {
 				t.Errorf("%s.db has runs of %d hosts, want its own only", c.host, len(file))
 			}
 			if !sameRuns(byHost[c.host], file[c.host]) {
-				t.Errorf("%s: the copy holds %d runs of it, its file %d, or they differ", c.host, len(byHost[c.host]), len(file[c.host]))
+				t.Errorf("%s: the copy holds %d runs of it, its file %d, or they differ",
+					c.host, len(byHost[c.host]), len(file[c.host]))
 			}
 		}
 		if len(byHost) != len(cs) {
@@ -237,7 +245,8 @@ func unpackStore(t *testing.T, host string, sec section) []byte {
 	if sec.Code != 0 {
 		t.Fatalf("%s: sending its store back: exit %d: %s", host, sec.Code, sec.Err)
 	}
-	z, err := gzip.NewReader(base64.NewDecoder(base64.StdEncoding, bytes.NewReader(bytes.ReplaceAll(sec.Out, []byte("\n"), nil))))
+	z, err := gzip.NewReader(
+		base64.NewDecoder(base64.StdEncoding, bytes.NewReader(bytes.ReplaceAll(sec.Out, []byte("\n"), nil))))
 	if err != nil {
 		t.Fatalf("%s: its store's bytes: %v", host, err)
 	}
@@ -256,7 +265,8 @@ type evalRun struct {
 
 // evalRunRE is a step's line with its run: "  title: run 3 (complete): …",
 // or "  title: failed: why (run 3, interrupted: what it measured …)".
-var evalRunRE = regexp.MustCompile(`(?m)^  ([^:\n]+): (?:run (\d+) \((\w+)\)|failed: .*\(run (\d+), (\w+): what it measured is in the report\)$)`)
+var evalRunRE = regexp.MustCompile(
+	`(?m)^  ([^:\n]+): (?:run (\d+) \((\w+)\)|failed: .*\(run (\d+), (\w+): what it measured is in the report\)$)`)
 
 // storedByEval are the runs eval's summary lists under "== runs".
 func storedByEval(t *testing.T, host string, summary []byte) []evalRun {
@@ -345,7 +355,8 @@ func sameRuns(a, b []result.Run) bool {
 	return slices.Equal(key(a), key(b))
 }
 
-var answerRE = regexp.MustCompile(`(?m)^(Buy [^:\n]+:|Cannot tell[: ][^\n]*(more repeats on each would decide|repeat)[^\n]*)`)
+var answerRE = regexp.MustCompile(
+	`(?m)^(Buy [^:\n]+:|Cannot tell[: ][^\n]*(more repeats on each would decide|repeat)[^\n]*)`)
 
 // chooseHosts runs model buy --hosts on target with the hosts' prices, as
 // text and with --html, keeps both in dir as name.txt and name.html, and

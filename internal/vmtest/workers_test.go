@@ -58,9 +58,11 @@ func TestReportPlacement(t *testing.T) {
 			if w == nil {
 				t.Fatalf("the DOP 4 cell stored no record of where its workers ran")
 			}
-			t.Logf("%s (CPUs %v): %s, %d workers, %d samples, per CPU %+v, %.1f ms outside; %s", tc.sel, p.CPUs, w.Kind, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.How)
+			t.Logf("%s (CPUs %v): %s, %d workers, %d samples, per CPU %+v, %.1f ms outside; %s",
+				tc.sel, p.CPUs, w.Kind, w.Workers, w.Samples, w.PerCPU, w.OutsideMS, w.How)
 			if !slices.Equal(w.Placement, p.CPUs) || w.Oversubscribed != (4 > len(p.CPUs)) {
-				t.Errorf("workers placed on %v (oversubscribed %v), want the placement's CPUs %v", w.Placement, w.Oversubscribed, p.CPUs)
+				t.Errorf("workers placed on %v (oversubscribed %v), want the placement's CPUs %v",
+					w.Placement, w.Oversubscribed, p.CPUs)
 			}
 			if w.Workers != 3 || w.TotalMS() <= 0 {
 				t.Errorf("%d worker threads with %.1f ms of CPU time sampled, want 3 with some", w.Workers, w.TotalMS())
@@ -84,14 +86,20 @@ func TestReportPlacement(t *testing.T) {
 func addReportPlacement(s *script, sel, disk string) {
 	s.raw("mkdir -p /tmp/w && cp /opt/bin/" + transtatsDB + " /tmp/w/")
 	s.add("report-select", "numalab topo --select '"+sel+"' --json")
-	s.add("report", fmt.Sprintf("numalab run report --engine duckdb --db /tmp/w/%s --rows 1000000 --streams 1 --dop 4 --query P1 --placement '%s' --duration 3s --warmup 500ms --store /tmp/w/s.db >&2 && numalab runs show --json --store /tmp/w/s.db 1",
+	s.add("report", fmt.Sprintf(
+		"numalab run report --engine duckdb --db /tmp/w/%s --rows 1000000 --streams 1 --dop 4 --query P1 "+
+			"--placement '%s' --duration 3s --warmup 500ms --store /tmp/w/s.db >&2 && "+
+			"numalab runs show --json --store /tmp/w/s.db 1",
 		transtatsDB, sel))
 	s.raw("rm -rf /tmp/w")
 	if disk != "" {
 		for _, fs := range []string{"tmpfs", disk} {
 			d := map[string]string{"tmpfs": "/tmp/dn", disk: "/data/dn"}[fs]
 			s.raw(fmt.Sprintf("mkdir -p %s && cp /opt/bin/%s %s/", d, transtatsDB, d))
-			s.add("report-data-node-"+fs, fmt.Sprintf("numalab run report --engine duckdb --db %s/%s --rows 1000000 --streams 1 --dop 1 --query P1 --placement node=1 --data-node 0 --duration 1s --warmup 0s --store %s/s.db >&2 && numalab runs show --json --store %s/s.db 1",
+			s.add("report-data-node-"+fs, fmt.Sprintf(
+				"numalab run report --engine duckdb --db %s/%s --rows 1000000 --streams 1 --dop 1 --query P1 "+
+					"--placement node=1 --data-node 0 --duration 1s --warmup 0s --store %s/s.db >&2 && "+
+					"numalab runs show --json --store %s/s.db 1",
 				d, transtatsDB, d, d))
 			s.raw("rm -rf " + d)
 		}
