@@ -37,7 +37,8 @@ func TestRuns(t *testing.T) {
 		t.Errorf("model %+v, want calib's %+v", in.Model, c.Model)
 	}
 	own, cat := decide.Choose(c, cpuModel(runs))
-	if own == nil || !reflect.DeepEqual(in.Purchase, own.Conclusion()) || !reflect.DeepEqual(in.Catalogue, cat.Conclusion()) {
+	if own == nil || !reflect.DeepEqual(in.Purchase, own.Conclusion()) ||
+		!reflect.DeepEqual(in.Catalogue, cat.Conclusion()) {
 		t.Errorf("decisions %+v, %+v: want decide's", in.Purchase, in.Catalogue)
 	}
 	if costs, _ := calib.EngineCosts(runs...); !reflect.DeepEqual(in.Engines, costs) {

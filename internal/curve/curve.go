@@ -152,12 +152,14 @@ func Analyze(cells []*result.Cell, fractions []float64, factor float64) Curve {
 		return cv
 	}
 	capCell := cells[0]
-	cv.Capacity, cv.CapacityP99, cv.CapacityCPU, cv.Streams = capCell.TPS, capCell.Total.P99US, cpuPct(capCell), capCell.Streams
+	cv.Capacity, cv.CapacityP99, cv.CapacityCPU, cv.Streams = capCell.TPS, capCell.Total.P99US,
+		cpuPct(capCell), capCell.Streams
 	for i, c := range cells[1:] {
 		p := Point{Fraction: FractionOf(fractions, i+1), Achieved: c.TPS, P50US: c.Total.P50US, P95US: c.Total.P95US,
 			P99US: c.Total.P99US, CPUPct: cpuPct(c), Repeat: c.Repeat, Errors: c.Total.Errors, Interrupted: c.Interrupted}
 		if c.Pace != nil {
-			p.Offered, p.ServiceP99, p.Late, p.Due, p.Backlog = c.Pace.Rate, c.Pace.Service.P99US, c.Pace.Late, c.Pace.Offered, c.Pace.Backlog
+			p.Offered, p.ServiceP99, p.Late, p.Due, p.Backlog = c.Pace.Rate, c.Pace.Service.P99US, c.Pace.Late,
+				c.Pace.Offered, c.Pace.Backlog
 			cv.Arrivals = c.Pace.Arrivals
 		}
 		cv.Points = append(cv.Points, p)
@@ -176,12 +178,15 @@ func Analyze(cells []*result.Cell, fractions []float64, factor float64) Curve {
 		}
 	}
 	if !cv.Knee.Found && len(loads) > 0 {
-		cv.Notes = append(cv.Notes, fmt.Sprintf("p99 stayed within %g× its floor up to %.0f/s (%.2f of capacity): the knee is past the highest load measured",
+		cv.Notes = append(cv.Notes, fmt.Sprintf(
+			"p99 stayed within %g× its floor up to %.0f/s (%.2f of capacity): the knee is past the highest load measured",
 			factor, loads[len(loads)-1], loads[len(loads)-1]/cv.Capacity))
 	}
 	for _, p := range cv.Points {
 		if p.Fraction < 1 && p.Due > 0 && p.Backlog*100 > p.Due {
-			cv.Notes = append(cv.Notes, fmt.Sprintf("at %.2f of capacity (repeat %d) %d of the %d calls due in the window had not started when it closed: the stream fell behind a load below the capacity its closed-loop cell measured (a machine whose share of CPU changed, or a stall)",
+			cv.Notes = append(cv.Notes, fmt.Sprintf("at %.2f of capacity (repeat %d) %d of the %d calls due in the "+
+				"window had not started when it closed: the stream fell behind a load below the capacity its closed-loop "+
+				"cell measured (a machine whose share of CPU changed, or a stall)",
 				p.Fraction, p.Repeat, p.Backlog, p.Due))
 			break
 		}

@@ -48,7 +48,8 @@ func TestPlanAndPacer(t *testing.T) {
 func cell(rate, tps, p99 float64, repeat int) *result.Cell {
 	return &result.Cell{TPS: tps, Repeat: repeat, Streams: 1,
 		Total: result.TxStats{P50US: p99 / 4, P95US: p99 / 2, P99US: p99},
-		Pace:  &result.Pace{Mode: "rate", Rate: rate, Arrivals: "poisson", Offered: int64(rate * 10), Service: result.TxStats{P99US: p99 / 3}},
+		Pace: &result.Pace{Mode: "rate", Rate: rate, Arrivals: "poisson", Offered: int64(rate * 10),
+			Service: result.TxStats{P99US: p99 / 3}},
 		Usage: &result.Usage{CPUs: []result.CPUUsage{{BusyPct: rate / 20}, {BusyPct: rate / 40}}}}
 }
 
@@ -62,11 +63,14 @@ func TestKnee(t *testing.T) {
 		below, above, est float64
 	}{
 		// Floor: median of the p99s at 0.1 and 0.2 = 110; limit 220.
-		{"knee between 0.5 and 0.8", []float64{100, 120, 150, 440, 5000}, true, 500, 800, 500 + 300*math.Log(220.0/150)/math.Log(440.0/150)},
-		{"knee at the first load past the floor", []float64{100, 120, 1000, 2000, 5000}, true, 200, 500, 200 + 300*math.Log(220.0/120)/math.Log(1000.0/120)},
+		{"knee between 0.5 and 0.8", []float64{100, 120, 150, 440, 5000}, true, 500, 800,
+			500 + 300*math.Log(220.0/150)/math.Log(440.0/150)},
+		{"knee at the first load past the floor", []float64{100, 120, 1000, 2000, 5000}, true, 200, 500,
+			200 + 300*math.Log(220.0/120)/math.Log(1000.0/120)},
 		{"never reached", []float64{100, 120, 130, 150, 200}, false, 0, 0, 0},
 		// A noisy low load does not make a knee at the floor's loads.
-		{"noise in the floor", []float64{100, 400, 150, 150, 900}, true, 800, 1000, 800 + 200*math.Log(500.0/150)/math.Log(900.0/150)},
+		{"noise in the floor", []float64{100, 400, 150, 150, 900}, true, 800, 1000,
+			800 + 200*math.Log(500.0/150)/math.Log(900.0/150)},
 	} {
 		cells := []*result.Cell{capacity}
 		for i, q := range tc.p99s {
@@ -75,7 +79,8 @@ func TestKnee(t *testing.T) {
 		cv := Analyze(cells, fr, 2)
 		k := cv.Knee
 		if k.Found != tc.found || k.Below != tc.below || k.Above != tc.above || math.Abs(k.Estimate-tc.est) > 1e-6 {
-			t.Errorf("%s: %+v (floor %g), want found %v in (%g, %g] about %g", tc.name, k, cv.FloorUS, tc.found, tc.below, tc.above, tc.est)
+			t.Errorf("%s: %+v (floor %g), want found %v in (%g, %g] about %g",
+				tc.name, k, cv.FloorUS, tc.found, tc.below, tc.above, tc.est)
 		}
 		if k.Found && (k.Estimate < k.Below || k.Estimate > k.Above || k.AboveFraction != k.Above/1000) {
 			t.Errorf("%s: estimate outside its bracket: %+v", tc.name, k)
@@ -95,7 +100,8 @@ func TestAnalyzeRepeats(t *testing.T) {
 		}
 	}
 	cv := Analyze(cells, fr, 2)
-	if len(cv.Repeats) != 3 || !cv.Repeats[0].Found || cv.Repeats[0].Above != 900 || cv.Repeats[1].Above != 500 || cv.Repeats[2].Found {
+	if len(cv.Repeats) != 3 || !cv.Repeats[0].Found || cv.Repeats[0].Above != 900 || cv.Repeats[1].Above != 500 ||
+		cv.Repeats[2].Found {
 		t.Errorf("repeats' knees: %+v", cv.Repeats)
 	}
 	// Medians: 100, 150, 1000.

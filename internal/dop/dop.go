@@ -43,9 +43,11 @@ func (r Rule) Validate() error {
 	case r.CoresPerSocket < 1:
 		return fmt.Errorf("%d cores per socket: want at least 1: %w", r.CoresPerSocket, model.ErrInput)
 	case r.SpanThreshold < 0:
-		return fmt.Errorf("span threshold %v: want 0 (never span) or a cost above the threshold: %w", r.SpanThreshold, model.ErrInput)
+		return fmt.Errorf("span threshold %v: want 0 (never span) or a cost above the threshold: %w",
+			r.SpanThreshold, model.ErrInput)
 	case r.SpanThreshold > 0 && r.SpanThreshold < r.Threshold:
-		return fmt.Errorf("span threshold %v is below the cost threshold %v: want a higher one: %w", r.SpanThreshold, r.Threshold, model.ErrInput)
+		return fmt.Errorf("span threshold %v is below the cost threshold %v: want a higher one: %w",
+			r.SpanThreshold, r.Threshold, model.ErrInput)
 	case r.SpanThreshold > 0 && r.Sockets < 2:
 		return fmt.Errorf("span threshold given for %d socket(s): spanning needs at least 2: %w", r.Sockets, model.ErrInput)
 	}
@@ -111,7 +113,8 @@ func ParseThreshold(s string) (Threshold, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return Threshold{}, fmt.Errorf("threshold %q: want a plan cost (30) or a time with its unit (0.5s, 500ms): %w", s, model.ErrInput)
+		return Threshold{},
+			fmt.Errorf("threshold %q: want a plan cost (30) or a time with its unit (0.5s, 500ms): %w", s, model.ErrInput)
 	}
 	return Threshold{Seconds: d.Seconds()}, nil
 }
@@ -131,7 +134,8 @@ func (t Threshold) Rule(secondsPerUnit float64, coresPerSocket, sockets int) (Ru
 	r := Rule{Threshold: t.Cost, CoresPerSocket: coresPerSocket, Sockets: sockets}
 	if t.Seconds > 0 {
 		if !(secondsPerUnit > 0) {
-			return Rule{}, fmt.Errorf("threshold %s is a time: it needs the seconds a cost unit takes, fitted from measured queries (give one, or give the threshold as a cost): %w", t, model.ErrInput)
+			return Rule{}, fmt.Errorf("threshold %s is a time: it needs the seconds a cost unit takes, fitted from "+
+				"measured queries (give one, or give the threshold as a cost): %w", t, model.ErrInput)
 		}
 		r.Threshold, r.ThresholdSeconds, r.SecondsPerUnit = t.Seconds/secondsPerUnit, t.Seconds, secondsPerUnit
 	}
@@ -168,11 +172,14 @@ func (r Rule) Ladder(costs []float64) (Ladder, error) {
 func Write(w io.Writer, l Ladder) error {
 	r := l.Rule
 	if r.SecondsPerUnit > 0 {
-		fmt.Fprintf(w, "Threshold %s s at %s s per cost unit (%s units/s): cost %s\n", model.Num(r.ThresholdSeconds), sig4(r.SecondsPerUnit), sig4(1/r.SecondsPerUnit), sig4(r.Threshold))
+		fmt.Fprintf(w, "Threshold %s s at %s s per cost unit (%s units/s): cost %s\n", model.Num(r.ThresholdSeconds),
+			sig4(r.SecondsPerUnit), sig4(1/r.SecondsPerUnit), sig4(r.Threshold))
 	}
-	fmt.Fprintf(w, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)", sig4(r.Threshold), sig4(r.Threshold), r.CoresPerSocket)
+	fmt.Fprintf(w, "Rule: serial below cost %s; DOP 2 at %s; doubled for every 4× above; at most %d (one socket)",
+		sig4(r.Threshold), sig4(r.Threshold), r.CoresPerSocket)
 	if r.SpanThreshold > 0 {
-		fmt.Fprintf(w, "; from cost %s up to %d over %d sockets", model.Num(r.SpanThreshold), r.CoresPerSocket*r.Sockets, r.Sockets)
+		fmt.Fprintf(w, "; from cost %s up to %d over %d sockets", model.Num(r.SpanThreshold),
+			r.CoresPerSocket*r.Sockets, r.Sockets)
 	}
 	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

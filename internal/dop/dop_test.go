@@ -90,7 +90,8 @@ func TestDOPThresholdInSeconds(t *testing.T) {
 	if err := Write(&b, l); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Threshold 0.5 s at 0.0175 s per cost unit (57.14 units/s): cost 28.57", "cost  seconds  cost/T", "30    0.5251   1.05    2"} {
+	for _, want := range []string{"Threshold 0.5 s at 0.0175 s per cost unit (57.14 units/s): cost 28.57",
+		"cost  seconds  cost/T", "30    0.5251   1.05    2"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}

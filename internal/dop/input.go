@@ -41,11 +41,15 @@ func (in Input) Check() (Threshold, []float64, error) {
 	if in.Threshold != "" {
 		var err error
 		th, err = ParseThreshold(in.Threshold)
-		add(err != nil, "threshold", in.Threshold, "is not a plan cost or a time: want e.g. --threshold 30 or --threshold 0.5s")
+		add(err != nil, "threshold", in.Threshold,
+			"is not a plan cost or a time: want e.g. --threshold 30 or --threshold 0.5s")
 	}
-	add(in.UnitsPerSecond > 0 && in.RunID != 0, "run", strconv.FormatInt(in.RunID, 10), "gives the cost units per second a second time: want --units-per-second or --run, not both")
-	add(th.Seconds > 0 && in.UnitsPerSecond == 0 && in.RunID == 0, "threshold", in.Threshold, "is a time: give --units-per-second (e.g. 57.135) or --run ID of a stored tpch run to turn it into a cost")
-	add(th.Cost > 0 && (in.UnitsPerSecond > 0 || in.RunID != 0), "threshold", in.Threshold, "is a cost already: --units-per-second and --run are for a threshold in time (e.g. 0.5s)")
+	add(in.UnitsPerSecond > 0 && in.RunID != 0, "run", strconv.FormatInt(in.RunID, 10),
+		"gives the cost units per second a second time: want --units-per-second or --run, not both")
+	add(th.Seconds > 0 && in.UnitsPerSecond == 0 && in.RunID == 0, "threshold", in.Threshold,
+		"is a time: give --units-per-second (e.g. 57.135) or --run ID of a stored tpch run to turn it into a cost")
+	add(th.Cost > 0 && (in.UnitsPerSecond > 0 || in.RunID != 0), "threshold", in.Threshold,
+		"is a cost already: --units-per-second and --run are for a threshold in time (e.g. 0.5s)")
 	var cs []float64
 	if in.Costs != "" {
 		var err error
@@ -71,10 +75,12 @@ func (in Input) Ladder(th Threshold, costs []float64, runSecondsPerUnit float64)
 	rule.SpanThreshold = in.Span
 	var errs []error
 	if in.Span > 0 && in.Span < rule.Threshold {
-		errs = append(errs, bad("span-threshold", model.Num(in.Span), fmt.Sprintf("is below the threshold's cost %s: want a higher cost (or 0: never span)", model.Num(rule.Threshold))))
+		errs = append(errs, bad("span-threshold", model.Num(in.Span),
+			fmt.Sprintf("is below the threshold's cost %s: want a higher cost (or 0: never span)", model.Num(rule.Threshold))))
 	}
 	if in.Span > 0 && in.Sockets < 2 {
-		errs = append(errs, bad("sockets", strconv.Itoa(in.Sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more"))
+		errs = append(errs,
+			bad("sockets", strconv.Itoa(in.Sockets), "leaves nothing to span: with --span-threshold give --sockets 2 or more"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Ladder{}, err

@@ -21,7 +21,8 @@ func TestInput(t *testing.T) {
 	}
 	// A run's fit, 0.02 s per unit: 0.5 s is cost 25.
 	in = Input{Threshold: "0.5s", RunID: 7, CoresPerSocket: 8, Sockets: 1}
-	if l, err := in.Ladder(Threshold{Seconds: 0.5}, []float64{100}, 0.02); err != nil || l.Rule.Threshold != 25 || len(l.Advice) != 1 {
+	if l, err := in.Ladder(Threshold{Seconds: 0.5}, []float64{100}, 0.02); err != nil || l.Rule.Threshold != 25 ||
+		len(l.Advice) != 1 {
 		t.Errorf("a run's 0.02 s per unit: %+v, %v", l, err)
 	}
 	for _, c := range []struct {
@@ -42,7 +43,8 @@ func TestInput(t *testing.T) {
 		in   Input
 		want string
 	}{
-		{Input{Threshold: "30", CoresPerSocket: 8, Sockets: 2, Span: 10}, `-span-threshold: "10" is below the threshold's cost 30`},
+		{Input{Threshold: "30", CoresPerSocket: 8, Sockets: 2, Span: 10},
+			`-span-threshold: "10" is below the threshold's cost 30`},
 		{Input{Threshold: "30", CoresPerSocket: 8, Sockets: 1, Span: 100}, `-sockets: "1" leaves nothing to span`},
 	} {
 		if _, err := c.in.Ladder(Threshold{Cost: 30}, nil, 0); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -23,7 +23,8 @@ const (
 // RateBound says why mts is no DDR transfer rate, or "" when it is one.
 func RateBound(mts float64) string {
 	if mts < MinMTS || mts > MaxMTS {
-		return fmt.Sprintf("not a DDR transfer rate: want %g to %g MT/s, DDR-200 (the slowest DDR) to DDR5-8800 (the fastest DDR5 JEDEC defines)", MinMTS, MaxMTS)
+		return fmt.Sprintf("not a DDR transfer rate: want %g to %g MT/s, DDR-200 (the slowest DDR) to DDR5-8800 "+
+			"(the fastest DDR5 JEDEC defines)", MinMTS, MaxMTS)
 	}
 	return ""
 }
@@ -45,7 +46,8 @@ func TimingsBound(t Timings, mts float64) string {
 		clocks int
 	}{{"CL", t.CL}, {"tRCD", t.RCD}, {"tRP", t.RP}} {
 		if ns := float64(c.clocks) * ClockNS(mts); ns < MinTimingNS || ns > MaxTimingNS {
-			return fmt.Sprintf("gives %s %d clocks, %s ns at %s MT/s: want %g to %g ns, the time DDR to DDR5 parts take (10 to 20 ns at JEDEC's speed bins)",
+			return fmt.Sprintf("gives %s %d clocks, %s ns at %s MT/s: want %g to %g ns, the time DDR to DDR5 parts "+
+				"take (10 to 20 ns at JEDEC's speed bins)",
 				c.name, c.clocks, model.Fixed(ns, 2), model.AsGiven(mts), MinTimingNS, MaxTimingNS)
 		}
 	}

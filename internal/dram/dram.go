@@ -28,7 +28,8 @@ func ParseTimings(s string) (Timings, error) {
 	for i, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n <= 0 {
-			return Timings{}, fmt.Errorf("timings %q: %q is not a positive cycle count (want CL-tRCD-tRP, e.g. 19-19-19): %w", s, p, model.ErrInput)
+			return Timings{}, fmt.Errorf("timings %q: %q is not a positive cycle count (want CL-tRCD-tRP, e.g. 19-19-19): %w",
+				s, p, model.ErrInput)
 		}
 		v[i] = n
 	}
@@ -76,7 +77,9 @@ func ParseClockSpan(s string, mts float64) (ns, clocks float64, err error) {
 	}
 	n, perr := strconv.ParseFloat(v, 64)
 	if unit == "" || perr != nil || !(n > 0) {
-		return 0, 0, fmt.Errorf("timing %q: want a positive time with its unit, nanoseconds or memory clocks, e.g. 45.75ns or 8clk: %w", s, model.ErrInput)
+		return 0, 0,
+			fmt.Errorf("timing %q: want a positive time with its unit, nanoseconds or memory clocks, e.g. 45.75ns or 8clk: %w",
+				s, model.ErrInput)
 	}
 	if unit == "ns" {
 		return n, 0, nil
@@ -146,7 +149,8 @@ func Write(w io.Writer, a Access) error {
 	fmt.Fprintf(tw, "  memory clock period\t%.3f ns\t2000 / %s MT/s\n", a.ClockNS, model.Num(a.MTs))
 	if t := a.Timings; t != nil {
 		fmt.Fprintf(tw, "  CAS latency\t%.3f ns\tCL %d × %.3f ns\n", a.CASNS, t.CL, a.ClockNS)
-		fmt.Fprintf(tw, "  random-row access at the DRAM\t%.3f ns\t(tRP %d + tRCD %d + CL %d) × %.3f ns\n", a.AccessNS, t.RP, t.RCD, t.CL, a.ClockNS)
+		fmt.Fprintf(tw, "  random-row access at the DRAM\t%.3f ns\t(tRP %d + tRCD %d + CL %d) × %.3f ns\n",
+			a.AccessNS, t.RP, t.RCD, t.CL, a.ClockNS)
 		if a.CoreGHz > 0 {
 			fmt.Fprintf(tw, "  the same in core cycles\t%.1f cycles\tat %s GHz\n", a.CoreCycles, model.Num(a.CoreGHz))
 		}
@@ -170,7 +174,8 @@ func Write(w io.Writer, a Access) error {
 		return err
 	}
 	if a.RowCycle != nil {
-		_, err := fmt.Fprintln(w, "Dependent random reads that open a new row in one bank (pointer chasing) go no\nfaster than one per tRC; tRP + tRCD + CL is the latency of one such read alone.")
+		_, err := fmt.Fprintln(w, "Dependent random reads that open a new row in one bank (pointer chasing) go no\n"+
+			"faster than one per tRC; tRP + tRCD + CL is the latency of one such read alone.")
 		return err
 	}
 	return nil

@@ -33,7 +33,8 @@ func (in Input) Access() (Access, error) {
 			errs = append(errs, bad(flag, value, want))
 		}
 	}
-	add(in.Timings == "" && in.TRC == "", "timings", "", "is needed unless --trc is given: want e.g. --timings 19-19-19, --trc 45.75ns, or both")
+	add(in.Timings == "" && in.TRC == "", "timings", "",
+		"is needed unless --trc is given: want e.g. --timings 19-19-19, --trc 45.75ns, or both")
 	add(in.TRC != "" && in.TRAS != "", "tras", in.TRAS, "gives tRC a second time: want --trc or --tras, not both")
 	add(in.TRAS != "" && in.Timings == "", "tras", in.TRAS, "needs --timings for tRP (tRC = tRAS + tRP)")
 	rateOK := true
@@ -53,7 +54,8 @@ func (in Input) Access() (Access, error) {
 	var rc *RowCycle
 	if in.TRC != "" && in.MTS > 0 {
 		r, err := ParseRowCycle(in.TRC, in.MTS)
-		add(err != nil, "trc", in.TRC, "is not a time with its unit: want e.g. --trc 45.75ns (nanoseconds) or --trc 8clk (memory clocks)")
+		add(err != nil, "trc", in.TRC,
+			"is not a time with its unit: want e.g. --trc 45.75ns (nanoseconds) or --trc 8clk (memory clocks)")
 		rc = &r
 	}
 	if in.TRAS != "" && in.MTS > 0 && t != nil {

@@ -31,7 +31,8 @@ type Row struct {
 func (r Row) Flags() []string {
 	var f []string
 	if r.Departs {
-		f = append(f, fmt.Sprintf("measured %s the estimate", map[bool]string{true: "over 2x", false: "under half"}[r.Measured > r.Estimated]))
+		f = append(f, fmt.Sprintf("measured %s the estimate",
+			map[bool]string{true: "over 2x", false: "under half"}[r.Measured > r.Estimated]))
 	}
 	if r.PlanChanged {
 		f = append(f, "plan changed")
@@ -48,8 +49,10 @@ func WriteTable(w io.Writer, rows []Row) {
 	for _, r := range rows {
 		streams = streams || r.Streams > 0
 	}
-	fmt.Fprintf(w, "\nEstimated speedup (plan cost at the lowest DOP / at this DOP) against measured; flagged beyond 2x either way:\n")
-	head := fmt.Sprintf("%-5s %4s %12s %12s %10s %10s %9s  %s", "query", "dop", "cost lowest", "cost here", "estimated", "measured", "meas/est", "flag")
+	fmt.Fprintf(w,
+		"\nEstimated speedup (plan cost at the lowest DOP / at this DOP) against measured; flagged beyond 2x either way:\n")
+	head := fmt.Sprintf("%-5s %4s %12s %12s %10s %10s %9s  %s",
+		"query", "dop", "cost lowest", "cost here", "estimated", "measured", "meas/est", "flag")
 	if streams {
 		head = fmt.Sprintf("%-5s %7s", "query", "streams") + head[5:]
 	}

@@ -13,7 +13,8 @@ func TestFlags(t *testing.T) {
 	}{
 		{Row{Estimated: 2, Measured: 1.9}, nil},
 		{Row{Estimated: 2, Measured: 5, Departs: true}, []string{"measured over 2x the estimate"}},
-		{Row{Estimated: 4, Measured: 1, Departs: true, PlanChanged: true}, []string{"measured under half the estimate", "plan changed"}},
+		{Row{Estimated: 4, Measured: 1, Departs: true, PlanChanged: true},
+			[]string{"measured under half the estimate", "plan changed"}},
 	} {
 		if got := c.r.Flags(); !slices.Equal(got, c.want) {
 			t.Errorf("%+v: Flags() = %q; want %q", c.r, got, c.want)

@@ -49,7 +49,8 @@ func Check(t testing.TB, path string, got []byte) {
 			w = wl[i]
 		}
 		if g != w {
-			t.Errorf("output differs from %s at line %d:\n got: %q\nwant: %q\n(run with -update if the change is intended)", path, i+1, g, w)
+			t.Errorf("output differs from %s at line %d:\n got: %q\nwant: %q\n(run with -update if the change is intended)",
+				path, i+1, g, w)
 			return
 		}
 	}

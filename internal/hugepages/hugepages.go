@@ -97,7 +97,8 @@ func reserve(root string, n int) (*Reservation, error) {
 		return nil, errors.Join(err, r.release())
 	}
 	if got := after.available() - m.available(); got < n {
-		return nil, errors.Join(fmt.Errorf("%w: the kernel made %d of the %d 2 MiB pages asked for free (%d MiB of memory free: short or fragmented)",
+		return nil, errors.Join(fmt.Errorf(
+			"%w: the kernel made %d of the %d 2 MiB pages asked for free (%d MiB of memory free: short or fragmented)",
 			ErrCannot, max(got, 0), n, after.freeKB>>10), r.release())
 	}
 	return r, nil
@@ -152,7 +153,8 @@ func readPool(root string) (int, error) {
 }
 
 // needsRoot says why a reservation needs root.
-const needsRoot = "needs root: numalab reserves the pages itself and gives them back after, so run it as root (pages reserved beforehand are not taken: they may be another program's)"
+const needsRoot = "needs root: numalab reserves the pages itself and gives them back after, so run it as root " +
+	"(pages reserved beforehand are not taken: they may be another program's)"
 
 func writePool(root string, n int) error {
 	err := os.WriteFile(filepath.Join(root, poolFile), []byte(strconv.Itoa(n)+"\n"), 0o644)

@@ -24,7 +24,8 @@ func fakeRoot(t *testing.T, pool int) string {
 		t.Fatal(err)
 	}
 	write(t, root, pool)
-	if err := os.WriteFile(filepath.Join(root, "proc/meminfo"), []byte("MemTotal: 100 kB\nMemFree:  2048000 kB\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "proc/meminfo"),
+		[]byte("MemTotal: 100 kB\nMemFree:  2048000 kB\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -44,7 +45,8 @@ func write(t *testing.T, root string, n int) {
 func TestReserveRelease(t *testing.T) {
 	root := fakeRoot(t, 10)
 	_, err := Reserve(root, 5)
-	if !errors.Is(err, ErrCannot) || !strings.Contains(err.Error(), "the kernel made 0 of the 5 2 MiB pages asked for free (2000 MiB of memory free") {
+	if !errors.Is(err, ErrCannot) ||
+		!strings.Contains(err.Error(), "the kernel made 0 of the 5 2 MiB pages asked for free (2000 MiB of memory free") {
 		t.Fatalf("a kernel that frees none: %v", err)
 	}
 	if n, _ := readPool(root); n != 10 {
@@ -64,7 +66,8 @@ func TestReserveRelease(t *testing.T) {
 	if Pages(3<<20) != 2 || Pages(4<<20) != 2 {
 		t.Errorf("Pages(3 MiB) %d, Pages(4 MiB) %d; want 2 and 2", Pages(3<<20), Pages(4<<20))
 	}
-	m, err := parseMeminfo(strings.NewReader("MemFree: 2048 kB\nHugePages_Total:     128\nHugePages_Free:       56\nHugePages_Rsvd:       50\nHugePages_Surp:      128\n"))
+	m, err := parseMeminfo(strings.NewReader("MemFree: 2048 kB\nHugePages_Total:     128\n" +
+		"HugePages_Free:       56\nHugePages_Rsvd:       50\nHugePages_Surp:      128\n"))
 	if err != nil || m.total != 128 || m.available() != 6 || m.freeKB != 2048 {
 		t.Errorf("meminfo %+v (%v); want 128 pages, 6 available, 2048 kB free", m, err)
 	}
@@ -73,7 +76,8 @@ func TestReserveRelease(t *testing.T) {
 // TestReserveRefusals: a pool that cannot be read, and a count that is not
 // positive, are refused saying why.
 func TestReserveRefusals(t *testing.T) {
-	if _, err := Reserve(t.TempDir(), 5); !errors.Is(err, ErrCannot) || !strings.Contains(err.Error(), "reading /proc/sys/vm/nr_hugepages") {
+	if _, err := Reserve(t.TempDir(), 5); !errors.Is(err, ErrCannot) ||
+		!strings.Contains(err.Error(), "reading /proc/sys/vm/nr_hugepages") {
 		t.Errorf("no pool file: %v", err)
 	}
 	if _, err := Reserve(fakeRoot(t, 0), 0); err == nil || !strings.Contains(err.Error(), "not a positive count") {
@@ -135,7 +139,8 @@ func TestReclaim(t *testing.T) {
 	if n, _ := readPool(root); n != 14 {
 		t.Errorf("pool %d after reclaiming, want 14: the gone process's 6 given back", n)
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(left) != 1 || filepath.Base(left[0]) != "reservation-live.json" {
+	if left, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(left) != 1 ||
+		filepath.Base(left[0]) != "reservation-live.json" {
 		t.Errorf("markers left %q, want the live process's alone", left)
 	}
 }
@@ -200,7 +205,8 @@ func TestKilledReservationHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	if after, _ := readPool("/"); after != before || marked() {
-		t.Errorf("pool %d after the next reservation and release, %d before the killed one; its marker left: %v", after, before, marked())
+		t.Errorf("pool %d after the next reservation and release, %d before the killed one; its marker left: %v",
+			after, before, marked())
 	}
 }
 

@@ -46,9 +46,11 @@ func pickAccount(want string, k Kind) (Account, error) {
 		return Account{Name: n, UID: uid, GID: gid, Other: true}, nil
 	}
 	if want != "" {
-		return Account{}, fmt.Errorf("%s, and user %q does not exist or is root (name an existing unprivileged account)", k.RootRefusal, want)
+		return Account{}, fmt.Errorf("%s, and user %q does not exist or is root (name an existing unprivileged account)",
+			k.RootRefusal, want)
 	}
-	return Account{}, errors.New(k.RootRefusal + ", and neither user " + strings.Join(k.Accounts, " nor ") + " exists (run numalab as another user, or create one)")
+	return Account{}, errors.New(k.RootRefusal + ", and neither user " + strings.Join(k.Accounts, " nor ") +
+		" exists (run numalab as another user, or create one)")
 }
 
 // Unsearchable returns the first directory on the way to path (its

@@ -245,7 +245,8 @@ func (s *Server) Prepare(cmd *exec.Cmd, log io.Writer) {
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	if s.account.Other {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(s.account.UID), Gid: uint32(s.account.GID), Groups: []uint32{}}
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(s.account.UID),
+			Gid: uint32(s.account.GID), Groups: []uint32{}}
 	}
 }
 

@@ -157,7 +157,8 @@ func findBinaries(binDir string) (server, install string, err error) {
 		}
 	}
 	if server == "" {
-		return "", "", fmt.Errorf("%w: no mariadbd in %s (install MariaDB's server, Debian's package mariadb-server, or use --dsn with your own server)", ErrNoBinaries, strings.Join(dirs, ", "))
+		return "", "", fmt.Errorf("%w: no mariadbd in %s (install MariaDB's server, Debian's package mariadb-server, "+
+			"or use --dsn with your own server)", ErrNoBinaries, strings.Join(dirs, ", "))
 	}
 	cands := []string{filepath.Join(filepath.Dir(server), "mariadb-install-db")}
 	if p, err := exec.LookPath("mariadb-install-db"); err == nil {
@@ -169,7 +170,9 @@ func findBinaries(binDir string) (server, install string, err error) {
 			return server, p, nil
 		}
 	}
-	return "", "", fmt.Errorf("%w: %s is there but mariadb-install-db is not (looked in %s; install Debian's package mariadb-server)", ErrNoBinaries, server, strings.Join(cands, ", "))
+	return "", "",
+		fmt.Errorf("%w: %s is there but mariadb-install-db is not (looked in %s; install Debian's package mariadb-server)",
+			ErrNoBinaries, server, strings.Join(cands, ", "))
 }
 
 func executable(p string) bool {

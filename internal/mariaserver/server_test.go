@@ -55,7 +55,8 @@ func TestServer(t *testing.T) {
 		"log_bin": "OFF", "collation_server": "utf8mb4_bin", "socket": s.Socket(),
 	} {
 		var got string
-		if err := db.QueryRow("SELECT variable_value FROM information_schema.global_variables WHERE variable_name = ?", name).Scan(&got); err != nil {
+		if err := db.QueryRow("SELECT variable_value FROM information_schema.global_variables WHERE variable_name = ?",
+			name).Scan(&got); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if got != want {
@@ -64,7 +65,8 @@ func TestServer(t *testing.T) {
 	}
 	// A connection's server thread is a thread of mariadbd.
 	var tid int
-	if err := db.QueryRow("SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&tid); err != nil {
+	if err := db.QueryRow(
+		"SELECT thread_os_id FROM performance_schema.threads WHERE processlist_id = connection_id()").Scan(&tid); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d", s.PID(), tid)); err != nil {
@@ -137,7 +139,8 @@ func TestKilledOwner(t *testing.T) {
 	s := start(t, context.Background())
 	defer s.Stop()
 	if !slices.Equal(s.Reclaimed, []string{dir}) || s.ReclaimErr != nil || managedtest.Exists(dir) {
-		t.Errorf("Start reclaimed %v (%v); %s exists %v; want it removed", s.Reclaimed, s.ReclaimErr, dir, managedtest.Exists(dir))
+		t.Errorf("Start reclaimed %v (%v); %s exists %v; want it removed",
+			s.Reclaimed, s.ReclaimErr, dir, managedtest.Exists(dir))
 	}
 	if !strings.Contains(s.Describe(), "removed "+dir) {
 		t.Errorf("Describe() = %q: want it to say it removed %s", s.Describe(), dir)

@@ -56,7 +56,8 @@ func (b *Buy) Read() cliflag.Errs {
 	if b.ThisCPU != "" && b.cat != nil {
 		_, _, ok := b.cat.PerCoreOf(b.ThisCPU)
 		errs.BadIf(!ok, "this-cpu", b.ThisCPU,
-			"names no catalogue or reference CPU with a per-core figure (see internal/published/data/cpus.json, e.g. \"AMD EPYC 7763\")")
+			"names no catalogue or reference CPU with a per-core figure "+
+				"(see internal/published/data/cpus.json, e.g. \"AMD EPYC 7763\")")
 	}
 	return errs
 }

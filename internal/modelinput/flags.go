@@ -15,7 +15,8 @@ import (
 // WorkloadFlags are --instructions and --miss: the workload they give,
 // read once the flags are parsed.
 func WorkloadFlags(fs *flag.FlagSet) func() model.Workload {
-	instructions := cliflag.Number(fs, "instructions", model.DefaultInstructions, cliflag.Above(0), "want a count of instructions above 0, e.g. 10000000",
+	instructions := cliflag.Number(fs, "instructions", model.DefaultInstructions, cliflag.Above(0),
+		"want a count of instructions above 0, e.g. 10000000",
 		"`instructions` per transaction (I)")
 	miss := cliflag.Number(fs, "miss", model.DefaultMiss, cliflag.Between(0, 1), "want a fraction from 0 to 1, e.g. 0.05",
 		"`fraction` of instructions that wait for a memory round trip (m), 0 to 1")
@@ -41,9 +42,11 @@ func AddLatencyFlags(fs *flag.FlagSet, remoteUsage string) LatencyFlags {
 	return LatencyFlags{
 		remote: remote, twoHops: twoHops,
 		local: cliflag.Number(fs, "local-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --local-ns 67",
-			"memory latency to the local node of a multi-socket server, `ns`, and of one socket unless --one-socket-ns gives it"),
+			"memory latency to the local node of a multi-socket server, `ns`, and of one socket "+
+				"unless --one-socket-ns gives it"),
 		oneSocket: cliflag.Number(fs, "one-socket-ns", 0, cliflag.Above(0), "want ns above 0, e.g. --one-socket-ns 76",
-			"memory latency of a one-socket server, `ns`, when lower than --local-ns on several sockets (Joe Chang: 76 against 89 to 93); default: --local-ns"),
+			"memory latency of a one-socket server, `ns`, when lower than --local-ns on several sockets (Joe Chang: "+
+				"76 against 89 to 93); default: --local-ns"),
 	}
 }
 
@@ -69,10 +72,12 @@ type MachineFlags struct {
 // AddMachineFlags defines the machine's flags on fs.
 func AddMachineFlags(fs *flag.FlagSet) *MachineFlags {
 	m := &MachineFlags{fs: fs, locality: -1}
-	m.latencies = AddLatencyFlags(fs, "memory latency to a remote node, `ns`, or one per hop, ONE_HOP,TWO_HOPS: beyond 4 sockets three sockets one hop away, the rest two hops (needed for more than one socket)")
+	m.latencies = AddLatencyFlags(fs, "memory latency to a remote node, `ns`, or one per hop, ONE_HOP,TWO_HOPS: "+
+		"beyond 4 sockets three sockets one hop away, the rest two hops (needed for more than one socket)")
 	m.buffer = cliflag.Number(fs, "buffer-ns", 0, cliflag.AtLeast(0), "want 0 or more ns, e.g. --buffer-ns 15",
 		"extra latency on every access, `ns`, on configurations of at least --buffer-min-sockets sockets")
-	m.bufferMin = cliflag.LeastInt(fs, "buffer-min-sockets", 4, 1, "smallest `socket count` that has the --buffer-ns memory buffer")
+	m.bufferMin = cliflag.LeastInt(fs, "buffer-min-sockets", 4, 1,
+		"smallest `socket count` that has the --buffer-ns memory buffer")
 	fs.Func("locality", "`fraction` of accesses to the local node, 0 to 1 (default: none, every node equally likely)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v >= 0 && v <= 1) {
@@ -82,10 +87,12 @@ func AddMachineFlags(fs *flag.FlagSet) *MachineFlags {
 		return nil
 	})
 	m.cores = cliflag.LeastInt(fs, "cores", 0, 1, "physical `cores` per socket (default: the topology's, else 1)")
-	m.Topology = fs.String("topology", "", "hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
+	m.Topology = fs.String("topology", "",
+		"hwloc XML or numalab topology JSON `file` to take node latencies and cores from")
 	m.FromRun = fs.Int64("from-run", 0, "stored run `ID` whose machine and memory probe give latencies, clock and cores")
 	m.Store = cliflag.Store(fs)
-	m.Unchecked = fs.Bool("unchecked", false, "accept model inputs outside the plausible ranges: latency 1 ns to 10 µs, clock 0.1 to 10 GHz, 1 to 64 sockets")
+	m.Unchecked = fs.Bool("unchecked", false,
+		"accept model inputs outside the plausible ranges: latency 1 ns to 10 µs, clock 0.1 to 10 GHz, 1 to 64 sockets")
 	return m
 }
 
@@ -93,7 +100,8 @@ func AddMachineFlags(fs *flag.FlagSet) *MachineFlags {
 // the topology or probe that --topology or --from-run read.
 func (m *MachineFlags) figures() calib.MachineSpec {
 	l := m.latencies.Read()
-	return calib.MachineSpec{LocalNS: l.LocalNS, RemoteNS: l.RemoteNS, OneSocketNS: l.OneSocketNS, TwoHopNS: l.TwoHopNS, BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
+	return calib.MachineSpec{LocalNS: l.LocalNS, RemoteNS: l.RemoteNS, OneSocketNS: l.OneSocketNS, TwoHopNS: l.TwoHopNS,
+		BufferNS: *m.buffer, BufferMinSockets: *m.bufferMin,
 		Locality: m.locality, CoresPerSocket: *m.cores}
 }
 
@@ -104,7 +112,8 @@ func (m *MachineFlags) Check() error {
 	if *m.Topology != "" && *m.FromRun != 0 {
 		errs = append(errs, errors.New("-topology and -from-run: choose one source of the machine"))
 	}
-	errs.BadIf(cliflag.Given(m.fs, "from-run") && *m.FromRun <= 0, "from-run", strconv.FormatInt(*m.FromRun, 10), "is not a run ID: want a positive number (try 'numalab runs')")
+	errs.BadIf(cliflag.Given(m.fs, "from-run") && *m.FromRun <= 0, "from-run", strconv.FormatInt(*m.FromRun, 10),
+		"is not a run ID: want a positive number (try 'numalab runs')")
 	return errors.Join(errs...)
 }
 
@@ -129,5 +138,6 @@ func (m *MachineFlags) Spec() (calib.MachineSpec, error) {
 
 // FitRunFlag is --fit-run of 'model fit' and 'model buy'.
 func FitRunFlag(fs *flag.FlagSet) *int64 {
-	return fs.Int64("fit-run", 0, "stored model-fit run `ID` (eval's page-size points) whose A and M --run uses (default: the newest in the store; with none, the OLTP run alone)")
+	return fs.Int64("fit-run", 0, "stored model-fit run `ID` (eval's page-size points) whose A and M --run uses "+
+		"(default: the newest in the store; with none, the OLTP run alone)")
 }

@@ -54,7 +54,8 @@ func SecondsPerUnit(storePath string, runID int64) (secs float64, err error) {
 		}
 		an, err := tpch.KindAnalysis.Last(run)
 		if err == nil && (an == nil || an.Cost == nil || !(an.Cost.SecondsPerUnit > 0)) {
-			err = fmt.Errorf("-run: tpch run %d has no fitted seconds per cost unit (it needs plan costs of 3 or more queries: PostgreSQL or DuckDB, not SQLite)", runID)
+			err = fmt.Errorf("-run: tpch run %d has no fitted seconds per cost unit (it needs plan costs of 3 or more "+
+				"queries: PostgreSQL or DuckDB, not SQLite)", runID)
 		}
 		if err == nil {
 			secs = an.Cost.SecondsPerUnit

@@ -81,12 +81,14 @@ func Check(path string, k Kind, opt Options) error {
 		return fmt.Errorf("checking %s: %w", path, err)
 	}
 	if what := database(head); what != "" {
-		return refuse("%s is %s; numalab never writes over a database, even with --force: choose another --%s", path, what, opt.Flag)
+		return refuse("%s is %s; numalab never writes over a database, even with --force: choose another --%s",
+			path, what, opt.Flag)
 	}
 	if k.ours(head) || opt.Force {
 		return nil
 	}
-	return refuse("%s exists and was not written by numalab (it is not a numalab %s); choose another --%s or pass --force to replace it", path, k.name, opt.Flag)
+	return refuse("%s exists and was not written by numalab (it is not a numalab %s); choose another --%s or "+
+		"pass --force to replace it", path, k.name, opt.Flag)
 }
 
 // Write writes path as a file of kind k: it checks it as Check does, then

@@ -17,10 +17,13 @@ import (
 
 // Files as numalab's report writers and topo --capture make them.
 const (
-	ourHTML = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>numalab report: AMD EPYC</title>\n</head></html>\n"
+	ourHTML = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
+		"<title>numalab report: AMD EPYC</title>\n</head></html>\n"
 	ourText = "numalab report\n\nFindings\n  - DRAM latency 294.7 ns\n"
-	ourCSV  = "section,run,series,x_name,x,y_name,y,unit,min,max,repeats\nmemory,1,random,working_set_bytes,4096,latency,1.2,ns,,,3\n"
-	ourJSON = "{\n  \"runs\": [\n    {\n      \"id\": 1,\n      \"kind\": \"probe-mem\",\n      \"command\": \"numalab probe mem --quick\"\n    }\n  ],\n  \"findings\": []\n}\n"
+	ourCSV  = "section,run,series,x_name,x,y_name,y,unit,min,max,repeats\n" +
+		"memory,1,random,working_set_bytes,4096,latency,1.2,ns,,,3\n"
+	ourJSON = "{\n  \"runs\": [\n    {\n      \"id\": 1,\n      \"kind\": \"probe-mem\",\n" +
+		"      \"command\": \"numalab probe mem --quick\"\n    }\n  ],\n  \"findings\": []\n}\n"
 )
 
 func ourCapture(t *testing.T) string {
@@ -52,7 +55,8 @@ func sqliteFile(t *testing.T, dir, name string) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE runs(id INTEGER PRIMARY KEY, x TEXT); INSERT INTO runs(x) VALUES ('keep me')`); err != nil {
+	if _, err := db.Exec(
+		`CREATE TABLE runs(id INTEGER PRIMARY KEY, x TEXT); INSERT INTO runs(x) VALUES ('keep me')`); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -150,7 +154,8 @@ func TestWriteRefusesForeignFile(t *testing.T) {
 			err := Write(path, kind, Options{Flag: "out"}, writeString(ourHTML))
 			if !errors.Is(err, ErrRefused) {
 				t.Errorf("%s over %s: err = %v, want a refusal", kind.name, what, err)
-			} else if want := "exists and was not written by numalab"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), "--out") {
+			} else if want := "exists and was not written by numalab"; !strings.Contains(err.Error(), want) ||
+				!strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), "--out") {
 				t.Errorf("%s over %s: %q does not say %q, --out and --force", kind.name, what, err, want)
 			}
 			if got := mustRead(t, path); got != content {
@@ -273,7 +278,8 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 		t.Errorf("directory holds %q, want r.txt only", got)
 	}
 	// A missing directory is refused before any file is made.
-	if err := Write(filepath.Join(dir, "no", "r.txt"), TextReport, Options{Flag: "out"}, writeString("x")); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "does not exist") {
+	if err := Write(filepath.Join(dir, "no", "r.txt"), TextReport, Options{Flag: "out"},
+		writeString("x")); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("writing into a missing directory: err = %v, want a refusal", err)
 	}
 }

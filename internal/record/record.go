@@ -35,7 +35,8 @@ type Run struct {
 // by command (stored with any password hidden), with config as its
 // configuration. Warnings and where the run went are printed to log;
 // stored, when not nil, hears the run's kind and ID once it is finished.
-func Start(ctx context.Context, storePath, kind, command string, config any, log io.Writer, stored func(kind string, id int64)) (*Run, error) {
+func Start(ctx context.Context, storePath, kind, command string, config any, log io.Writer,
+	stored func(kind string, id int64)) (*Run, error) {
 	cfg, err := json.Marshal(config)
 	if err != nil {
 		return nil, fmt.Errorf("recording configuration: %w", err)

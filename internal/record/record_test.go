@@ -26,11 +26,13 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{context.Background(), nil, result.StatusComplete, ""},
 		{canceled, context.Canceled, result.StatusInterrupted, ""},
-		{context.Background(), errors.New("dsn postgres://u:secret@h/db refused"), result.StatusFailed, "postgres://u:xxxxx@h/db"},
+		{context.Background(), errors.New("dsn postgres://u:secret@h/db refused"), result.StatusFailed,
+			"postgres://u:xxxxx@h/db"},
 	} {
 		var log bytes.Buffer
 		var heard []int64
-		r, err := Start(c.ctx, path, "probe-io", "numalab probe io --store postgres://u:secret@h/db", struct{ N int }{7}, &log,
+		r, err := Start(c.ctx, path, "probe-io", "numalab probe io --store postgres://u:secret@h/db",
+			struct{ N int }{7}, &log,
 			func(kind string, id int64) { heard = append(heard, id) })
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +43,8 @@ func TestOutcomes(t *testing.T) {
 		if err := r.Finish(c.err, "1 cell"); err != nil {
 			t.Fatal(err)
 		}
-		if len(heard) != 1 || heard[0] != r.ID() || !strings.Contains(log.String(), "stored as run") || !strings.Contains(log.String(), "("+c.status+")") {
+		if len(heard) != 1 || heard[0] != r.ID() || !strings.Contains(log.String(), "stored as run") ||
+			!strings.Contains(log.String(), "("+c.status+")") {
 			t.Errorf("%s: heard %v, log %q", c.status, heard, log.String())
 		}
 		st, err := store.OpenReadOnly(path)
@@ -58,7 +61,8 @@ func TestOutcomes(t *testing.T) {
 			t.Errorf("%s: cells %+v, %v", c.status, cells, err)
 		}
 		if run.Status != c.status || run.Headline != "1 cell" || string(run.Config) != `{"N":7}` ||
-			strings.Contains(run.Command, "secret") || strings.Contains(run.Error, "secret") || !strings.Contains(run.Error, c.msg) {
+			strings.Contains(run.Command, "secret") || strings.Contains(run.Error, "secret") ||
+			!strings.Contains(run.Error, c.msg) {
 			t.Errorf("%s: stored %s %q %s %q %q", c.status, run.Status, run.Headline, run.Config, run.Command, run.Error)
 		}
 	}

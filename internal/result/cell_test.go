@@ -19,12 +19,15 @@ func sampleCell() Cell {
 		CPUs: []int{0, 1}, SpreadCPUs: true, Cores: 2, DataNode: 0, Repeat: 1,
 		Started: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), Warmup: 5 * time.Second,
 		Duration: 30 * time.Second, Measured: 12500 * time.Millisecond, Interrupted: true,
-		Stopped: []StreamStop{{Stream: 1, At: 9 * time.Second, Reason: "1000 consecutive errors, the last: database is locked"}},
+		Stopped: []StreamStop{
+			{Stream: 1, At: 9 * time.Second, Reason: "1000 consecutive errors, the last: database is locked"}},
 		Total: TxStats{Name: "total", Count: 250000, Errors: 3, MeanUS: 9.5, StdevUS: 4.25, P50US: 8.1,
 			P90US: 15.2, P95US: 16.8, P99US: 21.5, P999US: 80.25, MaxUS: 2300, FirstError: "database is locked"},
 		Types: []TxStats{
-			{Name: "order-status", Count: 125000, MeanUS: 4.5, StdevUS: 0.5, P50US: 4.4, P90US: 5, P95US: 5.2, P99US: 6, P999US: 20, MaxUS: 900},
-			{Name: "stock-level", Count: 125000, Errors: 3, MeanUS: 14.5, StdevUS: 1.5, P50US: 14.1, P90US: 16, P95US: 17, P99US: 22, P999US: 81, MaxUS: 2300, FirstError: "database is locked"},
+			{Name: "order-status", Count: 125000, MeanUS: 4.5, StdevUS: 0.5, P50US: 4.4, P90US: 5, P95US: 5.2, P99US: 6,
+				P999US: 20, MaxUS: 900},
+			{Name: "stock-level", Count: 125000, Errors: 3, MeanUS: 14.5, StdevUS: 1.5, P50US: 14.1, P90US: 16, P95US: 17,
+				P99US: 22, P999US: 81, MaxUS: 2300, FirstError: "database is locked"},
 		},
 		TPS: 20000, TPM: 1200000, TPSPerCore: 10000,
 		PerSecond: []int64{20100, 19900, 20000, 20050, 19950, 20000, 20000, 20000, 20000, 20000, 20000, 20000, 10000},

@@ -48,6 +48,8 @@ func (p *Pace) Text(total TxStats) string {
 	if p.Mode != "rate" {
 		return fmt.Sprintf("think %v (%s): %d completed; %s", p.Think, p.ThinkDist, total.Count, lat)
 	}
-	return fmt.Sprintf("%s/s (%s): %d due in the window, %d completed, %d started over %v late, %d never started; from intended start %s; service p99 %s ms",
-		strconv.FormatFloat(p.Rate, 'g', 4, 64), p.Arrivals, p.Offered, total.Count, p.Late, p.LateAfter, p.Backlog, lat, ms(p.Service.P99US))
+	return fmt.Sprintf("%s/s (%s): %d due in the window, %d completed, %d started over %v late, %d never started; "+
+		"from intended start %s; service p99 %s ms",
+		strconv.FormatFloat(p.Rate, 'g', 4, 64), p.Arrivals, p.Offered, total.Count, p.Late, p.LateAfter, p.Backlog,
+		lat, ms(p.Service.P99US))
 }

@@ -244,7 +244,8 @@ func userinfoPassword(s string, start, end int) (lo, hi int) {
 	word := s[start:end]
 	at := strings.LastIndexByte(word, '@')
 	info := 0
-	if d := strings.Index(word, "//"); d >= 0 && (at < 0 || d < at) && !strings.Contains(strings.TrimSuffix(word[:d], ":"), ":") {
+	if d := strings.Index(word, "//"); d >= 0 && (at < 0 || d < at) &&
+		!strings.Contains(strings.TrimSuffix(word[:d], ":"), ":") {
 		info = d + 2 // after "scheme://" or "scheme//"
 	} else if at < 0 {
 		return 0, 0

@@ -28,8 +28,10 @@ func TestRedact(t *testing.T) {
 		// malformed URLs, as the issue found them
 		{"--dsn postgres//u:Sekr3tPW@127.0.0.1:55499/udb", "--dsn postgres//u:xxxxx@127.0.0.1:55499/udb"},
 		{"--dsn u:Sekr3tPW@127.0.0.1:55499/udb", "--dsn u:xxxxx@127.0.0.1:55499/udb"},
-		{`reading PostgreSQL DSN "postgres//u:Sekr3tPW@127.0.0.1:55499/udb": invalid`, `reading PostgreSQL DSN "postgres//u:xxxxx@127.0.0.1:55499/udb": invalid`},
-		{`reading PostgreSQL DSN "u:Sekr3tPW@127.0.0.1:55499/udb": invalid`, `reading PostgreSQL DSN "u:xxxxx@127.0.0.1:55499/udb": invalid`},
+		{`reading PostgreSQL DSN "postgres//u:Sekr3tPW@127.0.0.1:55499/udb": invalid`,
+			`reading PostgreSQL DSN "postgres//u:xxxxx@127.0.0.1:55499/udb": invalid`},
+		{`reading PostgreSQL DSN "u:Sekr3tPW@127.0.0.1:55499/udb": invalid`,
+			`reading PostgreSQL DSN "u:xxxxx@127.0.0.1:55499/udb": invalid`},
 		{"postgres:/u:pw@h/db", "postgres:xxxxx@h/db"},
 		// raw "@", ":" and "/" in a URL password
 		{"postgres://bob:p@ss@db/x", "postgres://bob:xxxxx@db/x"},
@@ -49,14 +51,16 @@ func TestRedact(t *testing.T) {
 		{"host=db sslpassword=keypw", "host=db sslpassword=xxxxx"},
 		{`host=db password=a"b dbname=x`, "host=db password=xxxxx dbname=x"},
 		// as Go's %q quotes a DSN in an error
-		{`reading PostgreSQL DSN "host=db password=Sekr3t\\ PWesc": bad`, `reading PostgreSQL DSN "host=db password=xxxxx bad`},
+		{`reading PostgreSQL DSN "host=db password=Sekr3t\\ PWesc": bad`,
+			`reading PostgreSQL DSN "host=db password=xxxxx bad`},
 		{`DSN "host=db password='a\\'b c'": bad`, `DSN "host=db password=xxxxx bad`},
 		// query string
 		{"postgres://db/x?user=bob&password=s3cret&sslmode=off", "postgres://db/x?user=bob&password=xxxxx&sslmode=off"},
 		{"postgres://db/x?password=a&b&sslmode=off", "postgres://db/x?password=xxxxx&sslmode=off"},
 		{"postgres://db/x?sslmode=off&PASSWORD=s3cret#frag", "postgres://db/x?sslmode=off&PASSWORD=xxxxx#frag"},
 		// environment, as a stored command may carry it
-		{"PGPASSWORD=s3cret numalab run report --dsn postgres://bob@db/x", "PGPASSWORD=xxxxx numalab run report --dsn postgres://bob@db/x"},
+		{"PGPASSWORD=s3cret numalab run report --dsn postgres://bob@db/x",
+			"PGPASSWORD=xxxxx numalab run report --dsn postgres://bob@db/x"},
 		{`PGPASSWORD='two words' numalab runs`, "PGPASSWORD=xxxxx numalab runs"},
 		{`PGPASSWORD="two words" numalab runs`, "PGPASSWORD=xxxxx numalab runs"},
 		{`PGPASSWORD='it'\''s' numalab runs`, "PGPASSWORD=xxxxx numalab runs"},
@@ -135,7 +139,8 @@ var dsnShapes = []struct {
 		return u.String(), []string{pw, enc}
 	}},
 	{"url raw", func(pw string) (string, []string) { return "postgres://bob:" + pw + "@db:5432/x", []string{pw} }},
-	{"url no colon", func(pw string) (string, []string) { return "postgres//u:" + pw + "@127.0.0.1:55499/udb", []string{pw} }},
+	{"url no colon",
+		func(pw string) (string, []string) { return "postgres//u:" + pw + "@127.0.0.1:55499/udb", []string{pw} }},
 	{"url no scheme", func(pw string) (string, []string) { return "u:" + pw + "@127.0.0.1:55499/udb", []string{pw} }},
 	{"url query", func(pw string) (string, []string) {
 		enc := url.QueryEscape(pw)
@@ -156,7 +161,8 @@ var dsnShapes = []struct {
 		return "host=db password = " + b.String() + " dbname=x", []string{pw}
 	}},
 	{"environment", func(pw string) (string, []string) {
-		return "PGPASSWORD='" + strings.ReplaceAll(pw, "'", `'\''`) + "' numalab run report --dsn postgres://bob@db/x", []string{pw}
+		return "PGPASSWORD='" + strings.ReplaceAll(pw, "'", `'\''`) +
+			"' numalab run report --dsn postgres://bob@db/x", []string{pw}
 	}},
 }
 
@@ -212,8 +218,9 @@ func TestRedactNeverLeaks(t *testing.T) {
 			t.Fatal(err)
 		}
 		texts := map[string]string{
-			"redacted DSN":   Redact(dsn),
-			"%q error":       Redact(fmt.Errorf("reading PostgreSQL DSN %q: %w", dsn, fmt.Errorf("cannot parse %s", dsn)).Error()),
+			"redacted DSN": Redact(dsn),
+			"%q error": Redact(
+				fmt.Errorf("reading PostgreSQL DSN %q: %w", dsn, fmt.Errorf("cannot parse %s", dsn)).Error()),
 			"%s error":       Redact(fmt.Sprintf("connecting to postgres %s: failed", dsn)),
 			"stored command": Redact("numalab run report --engine postgres --dsn " + dsn + " --streams 1,2"),
 			"stored config":  string(RedactJSON(cfg)),

@@ -115,7 +115,8 @@ func (w *WorkerCPUs) Notes() []string {
 		out = append(out, fmt.Sprintf("its %s are not placed: %s", w.Kind, w.Why))
 	}
 	if w.OutsideMS > 0 {
-		out = append(out, fmt.Sprintf("its %s ran %.0f ms of %.0f ms outside the placement's CPUs %s", w.Kind, w.OutsideMS, w.TotalMS(), cpuRanges(w.Placement)))
+		out = append(out, fmt.Sprintf("its %s ran %.0f ms of %.0f ms outside the placement's CPUs %s",
+			w.Kind, w.OutsideMS, w.TotalMS(), cpuRanges(w.Placement)))
 	}
 	return out
 }

@@ -6,7 +6,8 @@ import "testing"
 // repeats merged.
 func TestWorkersShort(t *testing.T) {
 	in := &WorkerCPUs{Placement: []int{2, 3}, PerCPU: []CPUTime{{CPU: 2, MS: 10}, {CPU: 3, MS: 5}}}
-	out := &WorkerCPUs{Placement: []int{2, 3}, Oversubscribed: true, PerCPU: []CPUTime{{CPU: 0, MS: 5}, {CPU: 2, MS: 15}}, OutsideMS: 5}
+	out := &WorkerCPUs{Placement: []int{2, 3}, Oversubscribed: true,
+		PerCPU: []CPUTime{{CPU: 0, MS: 5}, {CPU: 2, MS: 15}}, OutsideMS: 5}
 	for _, tc := range []struct {
 		w    *WorkerCPUs
 		want string

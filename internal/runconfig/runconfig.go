@@ -91,7 +91,8 @@ func (c Common) CheckEngine(serverData string) []error {
 		errs = append(errs, cliflag.Bad("dsn", result.Redact(c.DSN), "is for --engine "+engine.List(engine.IsServer)))
 	}
 	if c.DB != "" && spec.Server {
-		errs = append(errs, cliflag.Bad("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" ("+serverData+")"))
+		errs = append(errs,
+			cliflag.Bad("db", result.Redact(c.DB), "is for --engine "+engine.List(engine.IsEmbedded)+" ("+serverData+")"))
 	}
 	if err := cliflag.CheckFileName("db", c.DB); err != nil {
 		errs = append(errs, err)
@@ -104,7 +105,8 @@ func (c Common) CheckEngine(serverData string) []error {
 // insert"), as a sweep file can set them.
 func (c Common) NoCurve(cmd string) error {
 	if c.Curve || len(c.CurveAt) > 0 || c.KneeFactor != 0 || c.MonitorLoad != 0 {
-		return setting.Errorf("curve", "%s has no load curve and no --monitor (leave out curve, curve_at, knee_factor and monitor_load)", cmd)
+		return setting.Errorf("curve",
+			"%s has no load curve and no --monitor (leave out curve, curve_at, knee_factor and monitor_load)", cmd)
 	}
 	return nil
 }
@@ -135,7 +137,8 @@ type Settings struct {
 func (c *Common) Settings(engines, dbDefault string) Settings {
 	// A run report stored before repeats has 0: it ran once.
 	repeat := func(name string) cliflag.Setting {
-		return cliflag.InRange(cliflag.Field(name, &c.Repeat, strconv.Atoi, func(n int) string { return strconv.Itoa(max(n, 1)) }), 1, 1000).
+		return cliflag.InRange(cliflag.Field(name, &c.Repeat, strconv.Atoi,
+			func(n int) string { return strconv.Itoa(max(n, 1)) }), 1, 1000).
 			Flag("repetitions of every cell, 1 to 1000")
 	}
 	return Settings{
@@ -145,9 +148,11 @@ func (c *Common) Settings(engines, dbDefault string) Settings {
 		DB:             cliflag.Optional(cliflag.Str("db", &c.DB)).Flag(cliflag.DBUsage(dbDefault)),
 		Checked:        cliflag.EngineSettings(&c.Engine, &c.DSN, &c.ConnectTimeout, &c.DB, engines, dbDefault),
 		Seed:           cliflag.Int64("seed", &c.Seed).Flag("seed for the streams' random numbers"),
-		Duration:       cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).Flag("measured window of each cell, 10ms to 24h"),
-		Warmup:         cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
-		Repeat:         repeat("repeat"), RepeatAs: repeat,
+		Duration: cliflag.DurationIn("duration", &c.Duration, 10*time.Millisecond, 24*time.Hour).
+			Flag("measured window of each cell, 10ms to 24h"),
+		Warmup: cliflag.DurationIn("warmup", &c.Warmup, 0, time.Hour).
+			Flag("warm-up before each cell's window, excluded from every figure, up to 1h"),
+		Repeat: repeat("repeat"), RepeatAs: repeat,
 		Pacing: cliflag.Pacing(&c.Pacing),
 		Load:   cliflag.Load(&c.Load),
 	}

@@ -47,17 +47,24 @@ func TestStoredBeforeCommonRead(t *testing.T) {
 		got, want runconfig.Common
 		repeats   int
 	}{
-		{"oltp", s.OLTP.Common, runconfig.Common{Engine: "postgres", Seed: -7, Repeat: 3, Duration: 10 * time.Second, Warmup: 2 * time.Second,
-			Load: sweep.Load{Curve: true, CurveAt: []float64{0.5, 1}, KneeFactor: 2}}, 3},
-		{"tpch", s.TPCH.Common, runconfig.Common{Engine: "postgres", StoredDSN: "postgres://me:xxxxx@db/x", Seed: 1, Repeat: 4,
-			Duration: 3 * time.Second, Warmup: time.Second, Load: sweep.Load{Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}}}, 4},
-		{"report", s.Report.Common, runconfig.Common{Engine: "sqlite", Seed: 9, Duration: 30 * time.Second, Warmup: 5 * time.Second,
-			Load: sweep.Load{Pacing: sweep.Pacing{Think: 50 * time.Millisecond, ThinkDist: "exp"}}}, 1},
-		{"insert", s.Insert.Common, runconfig.Common{Engine: "postgres", Seed: 1, Repeat: 2, Duration: 10 * time.Second, Warmup: 2 * time.Second}, 2},
-		{"null", s.Null.Common, runconfig.Common{Engine: "postgres", Repeat: 5, Duration: 5 * time.Second, Warmup: time.Second,
-			Load: sweep.Load{Pacing: sweep.Pacing{Rate: 100}}}, 5},
-		{"sql", s.SQL.Common, runconfig.Common{Engine: "duckdb", DB: "a.duckdb", Seed: 11, Repeat: 2, Duration: 10 * time.Second,
-			Warmup: 2 * time.Second, Load: sweep.Load{Pacing: sweep.Pacing{Think: time.Millisecond}}}, 2},
+		{"oltp", s.OLTP.Common,
+			runconfig.Common{Engine: "postgres", Seed: -7, Repeat: 3, Duration: 10 * time.Second, Warmup: 2 * time.Second,
+				Load: sweep.Load{Curve: true, CurveAt: []float64{0.5, 1}, KneeFactor: 2}}, 3},
+		{"tpch", s.TPCH.Common,
+			runconfig.Common{Engine: "postgres", StoredDSN: "postgres://me:xxxxx@db/x", Seed: 1, Repeat: 4,
+				Duration: 3 * time.Second, Warmup: time.Second,
+				Load: sweep.Load{Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}}}, 4},
+		{"report", s.Report.Common,
+			runconfig.Common{Engine: "sqlite", Seed: 9, Duration: 30 * time.Second, Warmup: 5 * time.Second,
+				Load: sweep.Load{Pacing: sweep.Pacing{Think: 50 * time.Millisecond, ThinkDist: "exp"}}}, 1},
+		{"insert", s.Insert.Common,
+			runconfig.Common{Engine: "postgres", Seed: 1, Repeat: 2, Duration: 10 * time.Second, Warmup: 2 * time.Second}, 2},
+		{"null", s.Null.Common,
+			runconfig.Common{Engine: "postgres", Repeat: 5, Duration: 5 * time.Second, Warmup: time.Second,
+				Load: sweep.Load{Pacing: sweep.Pacing{Rate: 100}}}, 5},
+		{"sql", s.SQL.Common,
+			runconfig.Common{Engine: "duckdb", DB: "a.duckdb", Seed: 11, Repeat: 2, Duration: 10 * time.Second,
+				Warmup: 2 * time.Second, Load: sweep.Load{Pacing: sweep.Pacing{Think: time.Millisecond}}}, 2},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s: read %+v\nwant %+v", c.name, c.got, c.want)
@@ -66,7 +73,8 @@ func TestStoredBeforeCommonRead(t *testing.T) {
 			t.Errorf("%s: %d repeats, want %d", c.name, c.got.Repeats(), c.repeats)
 		}
 	}
-	if s.TPCH.Placement != "node=0" || s.TPCH.Hog != 1 || s.Report.Placement != "smt=on" || s.SQL.DOPs[1] != 2 || s.Insert.Method != "insert" {
+	if s.TPCH.Placement != "node=0" || s.TPCH.Hog != 1 || s.Report.Placement != "smt=on" || s.SQL.DOPs[1] != 2 ||
+		s.Insert.Method != "insert" {
 		t.Errorf("a workload's own fields were lost: tpch %q %d, report %q, sql %v, insert %q",
 			s.TPCH.Placement, s.TPCH.Hog, s.Report.Placement, s.SQL.DOPs, s.Insert.Method)
 	}

@@ -82,7 +82,8 @@ func Compare(a, b []float64) Difference {
 		d.Why = fmt.Sprintf("n=%d and n=%d: a test needs repeats on both sides", len(a), len(b))
 		return d
 	}
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds), benchmath.NewSample(b, &benchmath.DefaultThresholds))
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds),
+		benchmath.NewSample(b, &benchmath.DefaultThresholds))
 	d.P = c.P
 	switch {
 	case c.P <= Alpha && d.B.Median > d.A.Median:

@@ -63,7 +63,8 @@ func TestSummarize(t *testing.T) {
 	// Ten repeats: the interval holds the median and lies inside the data.
 	xs := []float64{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
 	iv = Summarize(xs)
-	if iv.N != 10 || iv.Median != 14.5 || !iv.HasCI || !(iv.Lo <= iv.Median && iv.Median <= iv.Hi) || iv.Lo < 10 || iv.Hi > 19 {
+	if iv.N != 10 || iv.Median != 14.5 || !iv.HasCI || !(iv.Lo <= iv.Median && iv.Median <= iv.Hi) ||
+		iv.Lo < 10 || iv.Hi > 19 {
 		t.Errorf("Summarize(10 values) = %+v, want median 14.5 inside [lo, hi] within 10..19", iv)
 	}
 	if Summarize(nil).N != 0 {

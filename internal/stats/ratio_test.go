@@ -41,7 +41,8 @@ func TestURank(t *testing.T) {
 	kExact, _ := uRank(20, 20)
 	kNormal, _ := uRank(20, 21)
 	if kNormal < kExact || kNormal > kExact+12 {
-		t.Errorf("uRank(20, 21) = %d by the normal approximation, uRank(20, 20) = %d exactly: not neighbours", kNormal, kExact)
+		t.Errorf(
+			"uRank(20, 21) = %d by the normal approximation, uRank(20, 20) = %d exactly: not neighbours", kNormal, kExact)
 	}
 }
 

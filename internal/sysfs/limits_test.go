@@ -32,7 +32,8 @@ func TestParseInterrupts(t *testing.T) {
 }
 
 func TestParseLimits(t *testing.T) {
-	for in, want := range map[string]int64{"max\n": -1, "-1\n": -1, "1073741824\n": 1 << 30, "9223372036854771712": 9223372036854771712} {
+	for in, want := range map[string]int64{"max\n": -1, "-1\n": -1, "1073741824\n": 1 << 30,
+		"9223372036854771712": 9223372036854771712} {
 		if got, err := ParseLimit([]byte(in)); err != nil || got != want {
 			t.Errorf("ParseLimit(%q) = %d, %v; want %d", in, got, err, want)
 		}

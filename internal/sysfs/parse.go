@@ -91,7 +91,8 @@ func ParseCPUMask(b []byte) ([]int, error) {
 		}
 		v, err := strconv.ParseUint(g, 16, 32)
 		if err != nil {
-			return nil, fmt.Errorf("CPU mask %q: group %q is not up to 8 hex digits (want e.g. 00000000,0000000f): %w", s, g, ErrFormat)
+			return nil,
+				fmt.Errorf("CPU mask %q: group %q is not up to 8 hex digits (want e.g. 00000000,0000000f): %w", s, g, ErrFormat)
 		}
 		base := (len(groups) - 1 - i) * 32
 		for bit := 0; bit < 32; bit++ {
@@ -346,7 +347,8 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 	f := strings.Fields(string(b[i+1:]))
 	// f[0] is field 3 (state), so field 22 (starttime) is f[19].
 	if len(f) < 20 || len(f[0]) != 1 {
-		return ProcStat{}, fmt.Errorf("parsing /proc/PID/stat: %d fields after the command name, want at least 20: %w", len(f), ErrFormat)
+		return ProcStat{},
+			fmt.Errorf("parsing /proc/PID/stat: %d fields after the command name, want at least 20: %w", len(f), ErrFormat)
 	}
 	start, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {

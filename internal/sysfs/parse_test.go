@@ -258,7 +258,8 @@ func TestFS(t *testing.T) {
 	if _, err := f.String("sys/devices/system/cpu/offline"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: err = %v, want ErrNotExist", err)
 	}
-	got, err := f.CPUs("sys/devices/system/cpu/cpu0/topology/thread_siblings", "sys/devices/system/cpu/cpu0/topology/thread_siblings_list")
+	got, err := f.CPUs("sys/devices/system/cpu/cpu0/topology/thread_siblings",
+		"sys/devices/system/cpu/cpu0/topology/thread_siblings_list")
 	if err != nil || !slices.Equal(got, []int{0, 4}) {
 		t.Errorf("CPUs from the mask = %v, %v", got, err)
 	}
@@ -277,14 +278,16 @@ func TestFS(t *testing.T) {
 func TestParseProcStat(t *testing.T) {
 	// A real line (a postgres backend); the second has a command name with
 	// spaces and a ')' in it.
-	real := "4242 (postgres) S 4200 4200 4200 0 -1 4194560 1391 0 0 0 0 0 0 0 20 0 1 0 86528137 226942976 5123 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
+	real := "4242 (postgres) S 4200 4200 4200 0 -1 4194560 1391 0 0 0 0 0 0 0 20 0 1 0 86528137 226942976 5123 " +
+		"18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
 	for _, tc := range []struct {
 		in   string
 		want ProcStat
 		err  bool
 	}{
 		{real, ProcStat{State: 'S', PPID: 4200, PGRP: 4200, Start: 86528137}, false},
-		{"77 (a b) c)) Z 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0", ProcStat{State: 'Z', PPID: 1, PGRP: 77, Start: 123}, false},
+		{"77 (a b) c)) Z 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0 0",
+			ProcStat{State: 'Z', PPID: 1, PGRP: 77, Start: 123}, false},
 		{"77 a S 1", ProcStat{}, true},
 		{"77 (x) S 1 2 3", ProcStat{}, true},
 		{"77 (x) S 1 group 77 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 123 0", ProcStat{}, true},

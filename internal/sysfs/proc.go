@@ -109,7 +109,8 @@ func ParseDiskstats(r io.Reader) (map[string]DiskStat, error) {
 			continue
 		}
 		if len(f) < 14 {
-			return nil, fmt.Errorf("parsing /proc/diskstats: line %q has %d fields, want at least 14: %w", sc.Text(), len(f), ErrFormat)
+			return nil, fmt.Errorf("parsing /proc/diskstats: line %q has %d fields, want at least 14: %w",
+				sc.Text(), len(f), ErrFormat)
 		}
 		reads, err1 := strconv.ParseUint(f[3], 10, 64)
 		sectors, err2 := strconv.ParseUint(f[5], 10, 64)
@@ -211,7 +212,8 @@ func ParseInterrupts(r io.Reader) ([]string, error) {
 		}
 		irq, ok := strings.CutSuffix(f[0], ":")
 		if !ok {
-			return nil, fmt.Errorf("parsing /proc/interrupts: line %q does not start with an interrupt: %w", sc.Text(), ErrFormat)
+			return nil, fmt.Errorf("parsing /proc/interrupts: line %q does not start with an interrupt: %w",
+				sc.Text(), ErrFormat)
 		}
 		if _, err := strconv.Atoi(irq); err != nil {
 			continue
@@ -253,12 +255,14 @@ type CPUMax struct {
 func ParseCPUMax(b []byte) (CPUMax, error) {
 	f := strings.Fields(string(b))
 	if len(f) != 2 {
-		return CPUMax{}, fmt.Errorf("cpu.max %q: want a quota (or max) and a period: %w", strings.TrimSpace(string(b)), ErrFormat)
+		return CPUMax{}, fmt.Errorf("cpu.max %q: want a quota (or max) and a period: %w",
+			strings.TrimSpace(string(b)), ErrFormat)
 	}
 	q, err := ParseLimit([]byte(f[0]))
 	p, perr := strconv.ParseInt(f[1], 10, 64)
 	if err != nil || perr != nil || p <= 0 {
-		return CPUMax{}, fmt.Errorf("cpu.max %q: want a quota (or max) and a positive period: %w", strings.TrimSpace(string(b)), ErrFormat)
+		return CPUMax{}, fmt.Errorf("cpu.max %q: want a quota (or max) and a positive period: %w",
+			strings.TrimSpace(string(b)), ErrFormat)
 	}
 	return CPUMax{QuotaUS: q, PeriodUS: p}, nil
 }

@@ -53,7 +53,8 @@ func TestParseStat(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(st.CPUs) != tt.cpus || st.CPUs[1] != tt.cpu1 || st.Ctxt != tt.ctxt {
-				t.Errorf("got %d CPUs, cpu1 %+v, ctxt %d; want %d, %+v, %d", len(st.CPUs), st.CPUs[1], st.Ctxt, tt.cpus, tt.cpu1, tt.ctxt)
+				t.Errorf("got %d CPUs, cpu1 %+v, ctxt %d; want %d, %+v, %d",
+					len(st.CPUs), st.CPUs[1], st.Ctxt, tt.cpus, tt.cpu1, tt.ctxt)
 			}
 		})
 	}
@@ -65,7 +66,8 @@ func TestParseIO(t *testing.T) {
 		want    int64
 		wantErr bool
 	}{
-		{"rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 8192\nwrite_bytes: 0\ncancelled_write_bytes: 0\n", 8192, false},
+		{"rchar: 6976\nwchar: 0\nsyscr: 10\nsyscw: 0\nread_bytes: 8192\nwrite_bytes: 0\ncancelled_write_bytes: 0\n",
+			8192, false},
 		{"read_bytes: 0\n", 0, false},
 		{"rchar: 1\n", 0, true},
 		{"read_bytes: lots\n", 0, true},
@@ -91,7 +93,8 @@ func TestParseDiskstats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got["vda"] != (DiskStat{Reads: 69531, SectorsRead: 2660226}) || got["vda1"] != (DiskStat{100, 800}) || len(got) != 3 {
+	if got["vda"] != (DiskStat{Reads: 69531, SectorsRead: 2660226}) ||
+		got["vda1"] != (DiskStat{100, 800}) || len(got) != 3 {
 		t.Errorf("got %+v", got)
 	}
 	for _, bad := range []string{" 254 0 vda 1 2 3\n", " 254 0 vda x 0 5 0 0 0 0 0 0 0 0\n"} {

@@ -71,7 +71,8 @@ func ownCodeResident(f sysfs.FS) int64 {
 		vec := make([]byte, n)
 		// The range is this process's own mapping of its binary: mincore
 		// reads its page tables, it touches no page.
-		if _, _, errno := unix.Syscall(unix.SYS_MINCORE, m.start, m.end-m.start, uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		if _, _, errno := unix.Syscall(unix.SYS_MINCORE, m.start, m.end-m.start,
+			uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
 			continue
 		}
 		for _, v := range vec {

@@ -24,7 +24,8 @@ func TestPhysicalDisks(t *testing.T) {
 		t.Errorf("from sys/block: %v, want only vda", got)
 	}
 	// Without sys/block: names decide.
-	got = physicalDisks(sysfs.New(t.TempDir()), map[string]sysfs.DiskStat{"vda": {}, "loop3": {}, "zram0": {}, "dm-0": {}, "nvme0n1": {}})
+	got = physicalDisks(sysfs.New(t.TempDir()),
+		map[string]sysfs.DiskStat{"vda": {}, "loop3": {}, "zram0": {}, "dm-0": {}, "nvme0n1": {}})
 	if len(got) != 2 || !got["vda"] || !got["nvme0n1"] {
 		t.Errorf("from names: %v, want vda and nvme0n1", got)
 	}
@@ -79,8 +80,10 @@ func TestUsage(t *testing.T) {
 	if !near(u.CtxSwitchesPerSec, 2000) {
 		t.Errorf("ctx switches/s = %v, want 2000", u.CtxSwitchesPerSec)
 	}
-	if u.ProcVoluntarySwitches != 20 || u.ProcInvoluntarySwitches != 3 || u.ProcUserCPU != time.Second+500*time.Microsecond {
-		t.Errorf("process: %d voluntary, %d involuntary, user %v", u.ProcVoluntarySwitches, u.ProcInvoluntarySwitches, u.ProcUserCPU)
+	if u.ProcVoluntarySwitches != 20 || u.ProcInvoluntarySwitches != 3 ||
+		u.ProcUserCPU != time.Second+500*time.Microsecond {
+		t.Errorf("process: %d voluntary, %d involuntary, user %v",
+			u.ProcVoluntarySwitches, u.ProcInvoluntarySwitches, u.ProcUserCPU)
 	}
 	if u.ProcReadBytes != 8192 || !u.ReadFromDisk {
 		t.Errorf("process read %d bytes, read from disk %v; want 8192, true", u.ProcReadBytes, u.ReadFromDisk)
@@ -162,12 +165,14 @@ func TestSamplerOnHost(t *testing.T) {
 		if u.Perf.Cycles == 0 || u.Perf.Instructions == 0 {
 			t.Errorf("perf available but counted %d cycles, %d instructions", u.Perf.Cycles, u.Perf.Instructions)
 		}
-		t.Logf("perf: %d cycles, %d instructions, %d LLC misses (user only %v)", u.Perf.Cycles, u.Perf.Instructions, u.Perf.LLCMisses, u.Perf.UserOnly)
+		t.Logf("perf: %d cycles, %d instructions, %d LLC misses (user only %v)",
+			u.Perf.Cycles, u.Perf.Instructions, u.Perf.LLCMisses, u.Perf.UserOnly)
 	default:
 		if !strings.HasPrefix(u.Perf.Reason, "not available: ") || u.Perf.Cycles != 0 {
 			t.Errorf("perf not available but reason %q, cycles %d", u.Perf.Reason, u.Perf.Cycles)
 		}
 		t.Logf("perf: %s", u.Perf.Reason)
 	}
-	t.Logf("busy %.1f%%, %.0f ctx switches/s, process %d vol %d invol switches, read %d B", u.BusyPct(nil), u.CtxSwitchesPerSec, u.ProcVoluntarySwitches, u.ProcInvoluntarySwitches, u.ProcReadBytes)
+	t.Logf("busy %.1f%%, %.0f ctx switches/s, process %d vol %d invol switches, read %d B",
+		u.BusyPct(nil), u.CtxSwitchesPerSec, u.ProcVoluntarySwitches, u.ProcInvoluntarySwitches, u.ProcReadBytes)
 }

@@ -74,7 +74,8 @@ func Parse(s string) (Bytes, error) {
 	}
 	shift, ok := shifts[strings.ToLower(unit)]
 	if !ok {
-		return 0, fmt.Errorf("parsing size %q: unknown unit %q: %w (want B, K, M, G, T or P, optionally followed by B or iB)", s, unit, ErrSyntax)
+		return 0, fmt.Errorf(
+			"parsing size %q: unknown unit %q: %w (want B, K, M, G, T or P, optionally followed by B or iB)", s, unit, ErrSyntax)
 	}
 	r.Mul(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), shift)))
 	if !r.IsInt() {

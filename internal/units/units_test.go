@@ -18,7 +18,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", " ", "K", "abc", "1XB", "12X", "-5M", "+5M", "0.3", "1.2.3K", "1e3", "1 k i b", "8192P", "9223372036854775808"} {
+	for _, in := range []string{"", " ", "K", "abc", "1XB", "12X", "-5M", "+5M", "0.3", "1.2.3K", "1e3", "1 k i b",
+		"8192P", "9223372036854775808"} {
 		if got, err := Parse(in); !errors.Is(err, ErrSyntax) {
 			t.Errorf("Parse(%q) = %d, %v; want an ErrSyntax error", in, got, err)
 		}
@@ -40,7 +41,8 @@ func TestString(t *testing.T) {
 // TestRoundTrip: what String prints, Parse reads back, exactly when no
 // more than two decimals were dropped.
 func TestRoundTrip(t *testing.T) {
-	for _, b := range []Bytes{0, 1, 1000, 4096, 5 << 18, 3 << 19, 1 << 30, 7 << 40, 3 << 50, math.MaxInt64 / 1024 / 1024 * 1024 * 1024} {
+	for _, b := range []Bytes{0, 1, 1000, 4096, 5 << 18, 3 << 19, 1 << 30, 7 << 40, 3 << 50,
+		math.MaxInt64 / 1024 / 1024 * 1024 * 1024} {
 		if b >= 1<<50 && b%(1<<50) != 0 {
 			continue // more than two decimals of PiB
 		}

@@ -107,7 +107,8 @@ func TestServerSkipsWithoutBinaries(t *testing.T) {
 	if s := p.Server(r); s != nil {
 		t.Errorf("Server = %v, want none", s)
 	}
-	if r.failed != "" || !strings.Contains(r.skipped, "no PostgreSQL server for this test: starting a managed PostgreSQL server: downloading") {
+	if r.failed != "" || !strings.Contains(r.skipped,
+		"no PostgreSQL server for this test: starting a managed PostgreSQL server: downloading") {
 		t.Errorf("skipped %q, failed %q: want a skip that gives the reason", r.skipped, r.failed)
 	}
 }
