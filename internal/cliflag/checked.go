@@ -84,18 +84,21 @@ type ranged[T int | time.Duration] struct {
 
 // RangedInt defines an int flag of fs that takes values from min to max.
 func RangedInt(fs *flag.FlagSet, name string, value, min, max int, usage string) *int {
-	return defineRanged(fs, name, usage, ranged[int]{&value, min, max, strconv.Atoi, fmt.Sprintf("want a whole number from %d to %d", min, max)})
+	return defineRanged(fs, name, usage,
+		ranged[int]{&value, min, max, strconv.Atoi, fmt.Sprintf("want a whole number from %d to %d", min, max)})
 }
 
 // LeastInt defines an int flag of fs that takes values of at least min.
 func LeastInt(fs *flag.FlagSet, name string, value, min int, usage string) *int {
-	return defineRanged(fs, name, usage, ranged[int]{&value, min, math.MaxInt, strconv.Atoi, fmt.Sprintf("want a whole number, %d or more", min)})
+	return defineRanged(fs, name, usage,
+		ranged[int]{&value, min, math.MaxInt, strconv.Atoi, fmt.Sprintf("want a whole number, %d or more", min)})
 }
 
 // RangedDuration defines a duration flag of fs that takes values from min
 // to max.
 func RangedDuration(fs *flag.FlagSet, name string, value, min, max time.Duration, usage string) *time.Duration {
-	return defineRanged(fs, name, usage, ranged[time.Duration]{&value, min, max, time.ParseDuration, fmt.Sprintf("want a duration from %v to %v", min, max)})
+	return defineRanged(fs, name, usage,
+		ranged[time.Duration]{&value, min, max, time.ParseDuration, fmt.Sprintf("want a duration from %v to %v", min, max)})
 }
 
 func defineRanged[T int | time.Duration](fs *flag.FlagSet, name, usage string, r ranged[T]) *T {

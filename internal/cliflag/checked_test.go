@@ -20,7 +20,8 @@ func TestParseCheckedReportsAll(t *testing.T) {
 	frac := Number(fs, "frac", 0.5, Between(0, 1), "want a fraction from 0 to 1", "")
 	ns := Number(fs, "ns", 1, AtLeast(0), "want 0 or more ns", "")
 	b := fs.Bool("b", false, "")
-	done, bad, err := ParseChecked(&bytes.Buffer{}, fs, []string{"-n", "9", "-least", "1", "-d", "2m", "-frac", "NaN", "-ns", "0", "-b"})
+	done, bad, err := ParseChecked(&bytes.Buffer{}, fs,
+		[]string{"-n", "9", "-least", "1", "-d", "2m", "-frac", "NaN", "-ns", "0", "-b"})
 	if done || err != nil {
 		t.Fatalf("done %v, err %v", done, err)
 	}
@@ -41,7 +42,8 @@ func TestParseCheckedReportsAll(t *testing.T) {
 		}
 	}
 	if *n != 4 || *least != 2 || *d != time.Second || *frac != 0.5 || *ns != 0 || *ghz != 0 || !*b {
-		t.Errorf("values n %d least %d d %v frac %v ns %v ghz %v b %v; want the defaults kept, ns 0 and b set", *n, *least, *d, *frac, *ns, *ghz, *b)
+		t.Errorf("values n %d least %d d %v frac %v ns %v ghz %v b %v; want the defaults kept, ns 0 and b set",
+			*n, *least, *d, *frac, *ns, *ghz, *b)
 	}
 }
 
@@ -53,7 +55,8 @@ func TestParseHelpAndStray(t *testing.T) {
 	fs := New(&errb, "x", "Usage: x [flags]\n\nExample: x -n 2")
 	RangedInt(fs, "n", 4, 1, 8, "count")
 	done, _, err := ParseChecked(&out, fs, []string{"--help"})
-	if !done || err != nil || errb.Len() > 0 || strings.Count(out.String(), "Usage: x") != 1 || !strings.Contains(out.String(), "count (default 4)") {
+	if !done || err != nil || errb.Len() > 0 || strings.Count(out.String(), "Usage: x") != 1 ||
+		!strings.Contains(out.String(), "count (default 4)") {
 		t.Errorf("--help: done %v err %v\nstdout %q\nstderr %q", done, err, out.String(), errb.String())
 	}
 	out.Reset()
@@ -63,7 +66,8 @@ func TestParseHelpAndStray(t *testing.T) {
 		t.Errorf("unknown flag: done %v err %v\nstdout %q\nstderr %q", done, err, out.String(), errb.String())
 	}
 	fs = New(&errb, "x", "Usage: x")
-	if done, err := ParseNoArgs(&out, fs, []string{"extra"}); !done || err == nil || !strings.Contains(err.Error(), `unexpected argument "extra"`) {
+	if done, err := ParseNoArgs(&out, fs, []string{"extra"}); !done || err == nil ||
+		!strings.Contains(err.Error(), `unexpected argument "extra"`) {
 		t.Errorf("stray argument: done %v err %v", done, err)
 	}
 }
@@ -76,7 +80,8 @@ func TestParseInts(t *testing.T) {
 		t.Errorf("ParseInts: %v, %v", v, err)
 	}
 	for _, s := range []string{"0", "1,,2", "x", ""} {
-		if _, err := ParseInts("streams", s, 1); err == nil || !strings.HasPrefix(err.Error(), `-streams: "`+s+`" is not a list`) {
+		if _, err := ParseInts("streams", s, 1); err == nil ||
+			!strings.HasPrefix(err.Error(), `-streams: "`+s+`" is not a list`) {
 			t.Errorf("ParseInts(%q): %v", s, err)
 		}
 	}

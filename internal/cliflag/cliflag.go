@@ -75,7 +75,8 @@ func ParseNoArgs(stdout io.Writer, fs *flag.FlagSet, args []string) (done bool, 
 // NoArgs refuses stray positional arguments.
 func NoArgs(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q (flags go before arguments; see 'numalab %s --help')", fs.Name(), fs.Arg(0), fs.Name())
+		return fmt.Errorf("%s: unexpected argument %q (flags go before arguments; see 'numalab %s --help')",
+			fs.Name(), fs.Arg(0), fs.Name())
 	}
 	return nil
 }

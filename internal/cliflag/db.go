@@ -14,7 +14,8 @@ import (
 )
 
 // ErrPostgresFile refuses --db with PostgreSQL.
-var ErrPostgresFile = setting.New("db", "a file is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn)")
+var ErrPostgresFile = setting.New("db",
+	"a file is for --engine "+engine.List(engine.IsEmbedded)+" ("+engine.Titles(engine.IsServer)+" take --dsn)")
 
 // CheckFileEngine refuses a --db file whose first bytes say it belongs to
 // another engine than name: opened by the wrong engine it fails late and
@@ -28,8 +29,9 @@ func CheckFileEngine(name, path string) error {
 	}
 	g, _ := engine.Lookup(got)
 	w, _ := engine.Lookup(name)
-	return Bad("db", path, fmt.Sprintf("is %s database, not %s: give --engine %s, or a --db file that does not exist to load a new %s one",
-		g.Article, w.Title, got, w.Title))
+	return Bad("db", path,
+		fmt.Sprintf("is %s database, not %s: give --engine %s, or a --db file that does not exist to load a new %s one",
+			g.Article, w.Title, got, w.Title))
 }
 
 // DB are --engine, --db and --dsn: the database that a command reads, a
@@ -42,9 +44,10 @@ type DB struct {
 // AddDB defines the three flags on fs; path is --db's default.
 func AddDB(fs *flag.FlagSet, path, pathUsage, dsnUsage string) *DB {
 	return &DB{fs: fs,
-		Engine: fs.String("engine", "", engine.List(nil)+" (default: from the --db file's first bytes; "+engine.DefaultServer+" with --dsn)"),
-		Path:   fs.String("db", path, pathUsage),
-		DSN:    fs.String("dsn", "", dsnUsage),
+		Engine: fs.String("engine", "",
+			engine.List(nil)+" (default: from the --db file's first bytes; "+engine.DefaultServer+" with --dsn)"),
+		Path: fs.String("db", path, pathUsage),
+		DSN:  fs.String("dsn", "", dsnUsage),
 	}
 }
 
@@ -106,7 +109,9 @@ func ConnectTimeout(fs *flag.FlagSet) *time.Duration {
 	return RangedDuration(fs, "connect-timeout", 0, 100*time.Millisecond, time.Hour, connectTimeoutUsage)
 }
 
-var connectTimeoutUsage = fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) may take before numalab gives up, naming it, 100ms to 1h (default %v for a --dsn server, %v for numalab's own)", engine.DefaultConnectTimeout, engine.OwnServerConnectTimeout)
+var connectTimeoutUsage = fmt.Sprintf("how long connecting to a server (--dsn's or numalab's own) "+
+	"may take before numalab gives up, naming it, 100ms to 1h (default %v for a --dsn server, %v for numalab's own)",
+	engine.DefaultConnectTimeout, engine.OwnServerConnectTimeout)
 
 // ConnectTimeoutSetting is --connect-timeout's setting, with ConnectTimeout's
 // flag, left out of argv when not given.
@@ -131,7 +136,8 @@ func EngineSettings(name, dsn *string, timeout *time.Duration, db *string, engin
 		}).Flag(EngineUsage(engines)),
 		Validated(DSN(dsn), func(v string) error {
 			if v != "" && !spec().Server {
-				return setting.Errorf("dsn", "a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
+				return setting.Errorf("dsn",
+					"a DSN is for --engine %s (the %s data is a file: use --db)", engine.List(engine.IsServer), *name)
 			}
 			return nil
 		}).Flag(DSNUsage),
@@ -150,7 +156,8 @@ func EngineSettings(name, dsn *string, timeout *time.Duration, db *string, engin
 func EngineUsage(engines string) string { return "engine: " + cmp.Or(engines, engine.List(nil)) }
 
 // DSNUsage is --dsn's help in every command that opens its own database.
-var DSNUsage = "for " + engine.List(engine.IsServer) + " (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)"
+var DSNUsage = "for " + engine.List(engine.IsServer) +
+	" (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)"
 
 // DBUsage is --db's help, the file named def by default.
 func DBUsage(def string) string {
@@ -160,7 +167,8 @@ func DBUsage(def string) string {
 // EnginesDOP lists the engines for a command with --dop, saying which
 // run a query on one thread only.
 func EnginesDOP() string {
-	return engine.List(nil) + " (" + engine.List(func(s engine.Spec) bool { return !s.Parallel.Query }) + ": one thread a query, --dop 1)"
+	return engine.List(nil) + " (" + engine.List(func(s engine.Spec) bool { return !s.Parallel.Query }) +
+		": one thread a query, --dop 1)"
 }
 
 // DOPs is --dop, the degrees of parallelism to sweep, each checked

@@ -18,7 +18,8 @@ func TestEngineSettings(t *testing.T) {
 		want string // "" for none refused
 	}{
 		{[]string{"--engine", "oracle"}, `-engine: "oracle" is not an engine: want ` + engine.List(nil)},
-		{[]string{"--engine", "sqlite", "--dsn", "x"}, "-dsn: a DSN is for --engine postgres or mariadb (the sqlite data is a file: use --db)"},
+		{[]string{"--engine", "sqlite", "--dsn", "x"},
+			"-dsn: a DSN is for --engine postgres or mariadb (the sqlite data is a file: use --db)"},
 		{[]string{"--engine", "duckdb", "--db", "t.duckdb"}, ""},
 		{[]string{"--engine", "mariadb", "--db", "t.db"}, ErrPostgresFile.Error()},
 		{[]string{"--engine", "postgres", "--dsn", "host=/tmp"}, ""},
@@ -43,13 +44,16 @@ func TestEngineSettings(t *testing.T) {
 	var timeout time.Duration
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	EngineSettings(&name, &dsn, &timeout, &db, "", "t.db").Define(fs)
-	for flag, want := range map[string]string{"engine": "engine: sqlite, duckdb, postgres or mariadb", "db": "database `file` for sqlite or duckdb (default t.db)",
-		"dsn": "for postgres or mariadb (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server numalab starts and stops)"} {
+	for flag, want := range map[string]string{"engine": "engine: sqlite, duckdb, postgres or mariadb",
+		"db": "database `file` for sqlite or duckdb (default t.db)",
+		"dsn": "for postgres or mariadb (mariadb: MySQL 8 too), the server's `DSN` (default: a throwaway server " +
+			"numalab starts and stops)"} {
 		if f := fs.Lookup(flag); f == nil || f.Usage != want {
 			t.Errorf("--%s's help: %v; want %q", flag, f, want)
 		}
 	}
-	if want := "-db: a file is for --engine sqlite or duckdb (PostgreSQL and MariaDB take --dsn)"; ErrPostgresFile.Error() != want {
+	if want := "-db: a file is for --engine sqlite or duckdb " +
+		"(PostgreSQL and MariaDB take --dsn)"; ErrPostgresFile.Error() != want {
 		t.Errorf("ErrPostgresFile = %q; want %q", ErrPostgresFile, want)
 	}
 }

@@ -60,7 +60,8 @@ func Field[T any](name string, p *T, parse func(string) (T, error), format func(
 
 // typed is s with its flag defined as the flag package's own type,
 // def, parsing the default with parse.
-func typed[T, R any](s Setting, parse func(string) (T, error), def func(fs *flag.FlagSet, name string, v T, usage string) R) Setting {
+func typed[T, R any](s Setting, parse func(string) (T, error),
+	def func(fs *flag.FlagSet, name string, v T, usage string) R) Setting {
 	name := s.name
 	s.define = func(fs *flag.FlagSet, v, usage string) {
 		x, _ := parse(v)
@@ -178,19 +179,22 @@ func Int(name string, p *int) Setting {
 // Int64 is the setting of a int64 field.
 func Int64(name string, p *int64) Setting {
 	parse := func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
-	return typed(Field(name, p, parse, func(v int64) string { return strconv.FormatInt(v, 10) }), parse, (*flag.FlagSet).Int64)
+	return typed(Field(name, p, parse, func(v int64) string { return strconv.FormatInt(v, 10) }), parse,
+		(*flag.FlagSet).Int64)
 }
 
 // Uint64 is the setting of a uint64 field.
 func Uint64(name string, p *uint64) Setting {
 	parse := func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }
-	return typed(Field(name, p, parse, func(v uint64) string { return strconv.FormatUint(v, 10) }), parse, (*flag.FlagSet).Uint64)
+	return typed(Field(name, p, parse, func(v uint64) string { return strconv.FormatUint(v, 10) }), parse,
+		(*flag.FlagSet).Uint64)
 }
 
 // Float is the setting of a float64 field.
 func Float(name string, p *float64) Setting {
 	parse := func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
-	return typed(Field(name, p, parse, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }), parse, (*flag.FlagSet).Float64)
+	return typed(Field(name, p, parse, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }), parse,
+		(*flag.FlagSet).Float64)
 }
 
 // Duration is the setting of a time.Duration field.
@@ -305,7 +309,8 @@ func SweepFile(cmd, path string, cfg any) (toml.MetaData, error) {
 		return md, setting.Errorf("f", "reading sweep file %s: %w", path, err)
 	}
 	if un := md.Undecoded(); len(un) > 0 {
-		return md, setting.Errorf("f", "%s: unknown setting %q (see 'numalab %s --help' for the names)", path, un[0].String(), cmd)
+		return md,
+			setting.Errorf("f", "%s: unknown setting %q (see 'numalab %s --help' for the names)", path, un[0].String(), cmd)
 	}
 	return md, nil
 }

@@ -31,7 +31,8 @@ func TestSettings(t *testing.T) {
 		Optional(List("words", ";", &words)), Duration("wait", &wait), Uint64("big", &big),
 		When(Uint64("pg", &pg), func() bool { return name == "postgres" })}
 	name, dsn, opt, list, wait, big = "0", "postgres://me:secret@db/x", true, []int{1, 2}, 1500*time.Millisecond, 1<<64-1
-	want := []string{"cmd", "--name", "0", "--dsn", "postgres://me:xxxxx@db/x", "--on=false", "--opt", "--n", "0", "--list", "1,2", "--wait", "1.5s",
+	want := []string{"cmd", "--name", "0", "--dsn", "postgres://me:xxxxx@db/x", "--on=false", "--opt", "--n", "0",
+		"--list", "1,2", "--wait", "1.5s",
 		"--big", "18446744073709551615"}
 	if got := ss.Argv("cmd"); !slices.Equal(got, want) {
 		t.Errorf("Argv:\n%q\nwant\n%q", got, want)
@@ -75,8 +76,10 @@ type config struct {
 }
 
 func (c *config) settings() Settings {
-	return Settings{Str("engine", &c.Engine), DSN(&c.DSN), Float("sf", &c.SF), Int64("seed", &c.Seed), Ints("streams", &c.Streams),
-		List("placement", ";", &c.Places), Bool("spread", &c.Spread), Optional(Bool("extra", &c.Extra)), Duration("wait", &c.Wait)}
+	return Settings{Str("engine", &c.Engine), DSN(&c.DSN), Float("sf", &c.SF), Int64("seed", &c.Seed),
+		Ints("streams", &c.Streams),
+		List("placement", ";", &c.Places), Bool("spread", &c.Spread), Optional(Bool("extra", &c.Extra)),
+		Duration("wait", &c.Wait)}
 }
 
 // flags defines c's flags on a new flag set, its defaults those of c.
@@ -97,9 +100,11 @@ func (c config) flags() *flag.FlagSet {
 // TestArgvRoundTrip: the command line Argv writes, parsed by flags whose
 // defaults are all different, gives the configuration back.
 func TestArgvRoundTrip(t *testing.T) {
-	defaults := config{Engine: "sqlite", SF: 1, Seed: 9, Streams: []int{8}, Places: []string{"node=1"}, Spread: true, Extra: true, Wait: time.Hour}
+	defaults := config{Engine: "sqlite", SF: 1, Seed: 9, Streams: []int{8}, Places: []string{"node=1"}, Spread: true,
+		Extra: true, Wait: time.Hour}
 	for _, c := range []config{
-		{Engine: "postgres", DSN: "postgres://db/x", SF: 0.01, Seed: -3, Streams: []int{1, 2, 4}, Places: []string{"smt=on", "smt=off"}, Wait: 1500 * time.Millisecond},
+		{Engine: "postgres", DSN: "postgres://db/x", SF: 0.01, Seed: -3, Streams: []int{1, 2, 4},
+			Places: []string{"smt=on", "smt=off"}, Wait: 1500 * time.Millisecond},
 		{Engine: "duckdb", SF: 1e-3, Seed: 1, Streams: []int{3}, Places: []string{""}, Spread: true, Extra: true},
 	} {
 		argv := c.settings().Argv("x")
@@ -118,7 +123,8 @@ func TestArgvRoundTrip(t *testing.T) {
 			t.Errorf("%q: an optional true bool is not given", argv)
 		}
 		got.Extra = Given(fs, "extra")
-		if !slices.Equal(got.settings().Argv("x"), argv) || got.Engine != c.Engine || got.SF != c.SF || got.Wait != c.Wait || !slices.Equal(got.Streams, c.Streams) {
+		if !slices.Equal(got.settings().Argv("x"), argv) || got.Engine != c.Engine || got.SF != c.SF ||
+			got.Wait != c.Wait || !slices.Equal(got.Streams, c.Streams) {
 			t.Errorf("%q parses back to %+v, want %+v", argv, got, c)
 		}
 	}
@@ -134,7 +140,8 @@ func TestSweepFileRefusesUnknownKey(t *testing.T) {
 		Repeat int `toml:"repeat"`
 	}
 	_, err := SweepFile("run x", path, &cfg)
-	if err == nil || !strings.Contains(err.Error(), `unknown setting "repeats" (see 'numalab run x --help'`) || cfg.Repeat != 3 {
+	if err == nil ||
+		!strings.Contains(err.Error(), `unknown setting "repeats" (see 'numalab run x --help'`) || cfg.Repeat != 3 {
 		t.Errorf("err %v, repeat %d", err, cfg.Repeat)
 	}
 }
@@ -155,14 +162,17 @@ func TestDefine(t *testing.T) {
 		parse   = func(s string) (string, error) { return s, nil }
 		defined = map[string]string{}
 	)
-	ss := Settings{Str("name", &name).Flag("a `word`"), IntIn("n", &n, 1, 10).Flag("n"), DurationIn("wait", &wait, 0, time.Minute).Flag("w"),
-		Float("load", &load).FlagDefault("0.5", "l"), Ints("list", &list).Flag("l"), Bool("on", &on).Flag("b"), Int("hidden", &hidden),
+	ss := Settings{Str("name", &name).Flag("a `word`"), IntIn("n", &n, 1, 10).Flag("n"),
+		DurationIn("wait", &wait, 0, time.Minute).Flag("w"),
+		Float("load", &load).FlagDefault("0.5", "l"), Ints("list", &list).Flag("l"), Bool("on", &on).Flag("b"),
+		Int("hidden", &hidden),
 		Field("q", &name, parse, func(s string) string { return s }).FlagDefault("1-22", "q")}
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	ss.Define(fs)
 	fs.VisitAll(func(f *flag.Flag) { defined[f.Name] = f.DefValue })
-	want := map[string]string{"name": "sqlite", "n": "7", "wait": "2s", "load": "0.5", "list": "1,2", "on": "true", "q": "1-22"}
+	want := map[string]string{"name": "sqlite", "n": "7", "wait": "2s", "load": "0.5", "list": "1,2",
+		"on": "true", "q": "1-22"}
 	if !maps.Equal(defined, want) {
 		t.Errorf("Define: flags and defaults %v; want %v", defined, want)
 	}
@@ -194,7 +204,8 @@ func TestRepeated(t *testing.T) {
 	if bad := ss.Apply(fs, true); len(bad) != 0 || !slices.Equal(files, []string{"a.sql@2", "b c.sql"}) {
 		t.Errorf("Apply: %q (%v)", files, bad)
 	}
-	if got, want := ss.Argv("run"), []string{"run", "--script", "a.sql@2", "--script", "b c.sql"}; !slices.Equal(got, want) {
+	if got, want := ss.Argv("run"),
+		[]string{"run", "--script", "a.sql@2", "--script", "b c.sql"}; !slices.Equal(got, want) {
 		t.Errorf("Argv %q, want %q", got, want)
 	}
 	fs.SetOutput(io.Discard)

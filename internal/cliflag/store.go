@@ -17,7 +17,8 @@ import (
 // is DefaultStore; --help shows it without its password.
 func Store(fs *flag.FlagSet) *string {
 	v := storeValue(DefaultStore())
-	fs.Var(&v, "store", "results `store`: an SQLite file (created if missing) or a postgres:// URL that many hosts share (schema numalab_results); $NUMALAB_STORE sets the default")
+	fs.Var(&v, "store", "results `store`: an SQLite file (created if missing) or a postgres:// URL that many "+
+		"hosts share (schema numalab_results); $NUMALAB_STORE sets the default")
 	return (*string)(&v)
 }
 
@@ -106,8 +107,9 @@ func CheckFileName(name, value string) error {
 			return setting.Wrap("store", err)
 		}
 	case result.LooksLikeDSN(value):
-		return Bad(name, result.Redact(value), "looks like a connection string, not a file; a server's database is given as --dsn, with --engine "+
-			engine.List(engine.IsServer))
+		return Bad(name, result.Redact(value),
+			"looks like a connection string, not a file; a server's database is given as --dsn, with --engine "+
+				engine.List(engine.IsServer))
 	}
 	return nil
 }

@@ -19,7 +19,8 @@ func TestStore(t *testing.T) {
 	if *p != "postgres://me:secret@db/r" {
 		t.Errorf("default %q; want $NUMALAB_STORE", *p)
 	}
-	if done, err := Parse(&out, fs, []string{"--help"}); !done || err != nil || strings.Contains(out.String(), "secret") || !strings.Contains(out.String(), "postgres://me:xxxxx@db/r") {
+	if done, err := Parse(&out, fs, []string{"--help"}); !done || err != nil ||
+		strings.Contains(out.String(), "secret") || !strings.Contains(out.String(), "postgres://me:xxxxx@db/r") {
 		t.Errorf("--help: %v, %v\n%s", done, err, out.String())
 	}
 	t.Setenv("NUMALAB_STORE", "")
@@ -33,7 +34,8 @@ func TestStores(t *testing.T) {
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	p := Stores(fs, "")
-	if err := fs.Parse([]string{"--store", "a.db", "--store", "b.db"}); err != nil || !slices.Equal(*p, []string{"a.db", "b.db"}) {
+	if err := fs.Parse([]string{"--store", "a.db", "--store", "b.db"}); err != nil ||
+		!slices.Equal(*p, []string{"a.db", "b.db"}) {
 		t.Errorf("stores %q, %v", *p, err)
 	}
 	if err := fs.Parse([]string{"--store", ""}); err == nil || !strings.Contains(err.Error(), "empty store") {

@@ -39,7 +39,8 @@ func TestRunCutsStuckStream(t *testing.T) {
 		return spinOpener(nil)(ctx, i)
 	}
 	start := time.Now()
-	cell, err := Run(context.Background(), Config{Types: spinTypes, Streams: 2, Duration: 300 * ms, CutGrace: 200 * ms}, open)
+	cell, err := Run(context.Background(),
+		Config{Types: spinTypes, Streams: 2, Duration: 300 * ms, CutGrace: 200 * ms}, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,8 @@ func TestRunCutsStuckStream(t *testing.T) {
 		t.Errorf("interrupted %v, cut %q: want the cell cut without stream 0", cell.Interrupted, cell.Cut)
 	}
 	if cell.Total.Count == 0 || cell.Total.Errors != 0 || stuckCalls.Load() != 1 {
-		t.Errorf("count %d, errors %d, stuck calls %d: want stream 1's calls counted", cell.Total.Count, cell.Total.Errors, stuckCalls.Load())
+		t.Errorf("count %d, errors %d, stuck calls %d: want stream 1's calls counted",
+			cell.Total.Count, cell.Total.Errors, stuckCalls.Load())
 	}
 	if cell.Measured != 300*ms {
 		t.Errorf("measured %v, want the whole 300ms window", cell.Measured)
@@ -92,7 +94,8 @@ func TestRunCutsStuckDuckDBCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !cell.Interrupted || !strings.Contains(cell.Cut, "still in a call") || cell.Total.Count != 0 || calls.Load() != 1 {
-		t.Errorf("interrupted %v, cut %q, count %d, calls %d: want the stuck call cut", cell.Interrupted, cell.Cut, cell.Total.Count, calls.Load())
+		t.Errorf("interrupted %v, cut %q, count %d, calls %d: want the stuck call cut",
+			cell.Interrupted, cell.Cut, cell.Total.Count, calls.Load())
 	}
 }
 

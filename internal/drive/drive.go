@@ -312,7 +312,8 @@ func Run(ctx context.Context, cfg Config, open Opener) (*result.Cell, error) {
 	if len(stuck) > 0 {
 		interrupted.Store(true)
 		cell.Interrupted = true
-		cell.Cut = fmt.Sprintf("%s still in a call %v after the window closed (streams %v): cut without them, their calls not counted (a stuck engine call, or a server that stopped answering)",
+		cell.Cut = fmt.Sprintf("%s still in a call %v after the window closed (streams %v): cut without them, their "+
+			"calls not counted (a stuck engine call, or a server that stopped answering)",
 			plural(len(stuck), "stream"), cmp.Or(cfg.CutGrace, DefaultCutGrace), stuck)
 	}
 

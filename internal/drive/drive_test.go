@@ -142,14 +142,17 @@ func TestRunCell(t *testing.T) {
 			t.Errorf("stream %d opened with affinity %v, want %v", i, affinity[i], want)
 		}
 	}
-	if cell.Interrupted || cell.Measured != cfg.Duration || cell.Index != 3 || cell.Repeat != 1 || cell.Placement != "all" {
-		t.Errorf("cell labels: interrupted %v, measured %v, index %d, repeat %d, placement %q", cell.Interrupted, cell.Measured, cell.Index, cell.Repeat, cell.Placement)
+	if cell.Interrupted || cell.Measured != cfg.Duration || cell.Index != 3 || cell.Repeat != 1 ||
+		cell.Placement != "all" {
+		t.Errorf("cell labels: interrupted %v, measured %v, index %d, repeat %d, placement %q",
+			cell.Interrupted, cell.Measured, cell.Index, cell.Repeat, cell.Placement)
 	}
 	if len(cell.Types) != 2 || cell.Types[0].Name != "short" || cell.Types[0].Count == 0 || cell.Types[1].Count == 0 {
 		t.Fatalf("types: %+v", cell.Types)
 	}
 	if cell.Total.Count != cell.Types[0].Count+cell.Types[1].Count || cell.Total.Errors != 0 {
-		t.Errorf("total %d, types %d + %d, errors %d", cell.Total.Count, cell.Types[0].Count, cell.Types[1].Count, cell.Total.Errors)
+		t.Errorf("total %d, types %d + %d, errors %d",
+			cell.Total.Count, cell.Types[0].Count, cell.Types[1].Count, cell.Total.Errors)
 	}
 	short, long := cell.Types[0], cell.Types[1]
 	if !(short.P50US < long.P50US && short.P50US <= short.P90US && short.P90US <= short.P95US &&
@@ -169,8 +172,10 @@ func TestRunCell(t *testing.T) {
 	if sum != cell.Total.Count {
 		t.Errorf("per-second series sums to %d, total is %d", sum, cell.Total.Count)
 	}
-	if got := float64(cell.Total.Count) / 1.5; abs(cell.TPS-got) > 1e-6*got || abs(cell.TPM-60*cell.TPS) > 1e-6 || abs(cell.TPSPerCore-cell.TPS/2) > 1e-6 {
-		t.Errorf("tps %v tpm %v per core %v for %d calls in 1.5 s on 2 cores", cell.TPS, cell.TPM, cell.TPSPerCore, cell.Total.Count)
+	if got := float64(cell.Total.Count) / 1.5; abs(cell.TPS-got) > 1e-6*got || abs(cell.TPM-60*cell.TPS) > 1e-6 ||
+		abs(cell.TPSPerCore-cell.TPS/2) > 1e-6 {
+		t.Errorf("tps %v tpm %v per core %v for %d calls in 1.5 s on 2 cores",
+			cell.TPS, cell.TPM, cell.TPSPerCore, cell.Total.Count)
 	}
 	if len(cell.Trace) != 2000 || cell.TraceDropped != cell.Total.Count-2000 {
 		t.Errorf("trace: %d events, %d dropped; want 2000 and %d", len(cell.Trace), cell.TraceDropped, cell.Total.Count-2000)
@@ -183,7 +188,8 @@ func TestRunCell(t *testing.T) {
 			t.Fatalf("bad trace event %+v", ev)
 		}
 	}
-	t.Logf("2 streams: %.0f tps, short p50 %.1f µs p99 %.1f µs, long p50 %.1f µs, per second %v", cell.TPS, short.P50US, short.P99US, long.P50US, cell.PerSecond)
+	t.Logf("2 streams: %.0f tps, short p50 %.1f µs p99 %.1f µs, long p50 %.1f µs, per second %v",
+		cell.TPS, short.P50US, short.P99US, long.P50US, cell.PerSecond)
 }
 
 func abs(x float64) float64 { return max(x, -x) }
@@ -224,7 +230,8 @@ func TestRunWarmupExcluded(t *testing.T) {
 		t.Fatal("no call completed in the warm-up")
 	}
 	if n := cell.Total.Count; n < surely || n > possibly {
-		t.Errorf("counted %d calls; by the streams' own clocks %d completed surely in the window and %d within %v of it (%d in the warm-up)", n, surely, possibly, slack, before)
+		t.Errorf("counted %d calls; by the streams' own clocks %d completed surely in the window and %d within %v "+
+			"of it (%d in the warm-up)", n, surely, possibly, slack, before)
 	}
 }
 
@@ -284,12 +291,14 @@ func TestRunErrors(t *testing.T) {
 
 	// A dead server: every call fails; streams give up and say why.
 	start := time.Now()
-	cell, err = Run(context.Background(), Config{Types: []string{"a", "b"}, Streams: 2, Duration: 5 * s, MaxConsecutiveErrors: 50},
+	cell, err = Run(context.Background(),
+		Config{Types: []string{"a", "b"}, Streams: 2, Duration: 5 * s, MaxConsecutiveErrors: 50},
 		func(ctx context.Context, i int) (Stream, error) { return &flakyStream{always: true}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cell.Stopped) != 2 || !strings.Contains(cell.Stopped[0].Reason, "50 consecutive errors, the last: server closed") {
+	if len(cell.Stopped) != 2 ||
+		!strings.Contains(cell.Stopped[0].Reason, "50 consecutive errors, the last: server closed") {
 		t.Fatalf("stopped: %+v", cell.Stopped)
 	}
 	if cell.Types[1].Errors != 100 || cell.Total.Count != 0 {
@@ -326,7 +335,8 @@ func TestRunInterrupted(t *testing.T) {
 	if !cell.Interrupted || cell.Measured < 400*ms || cell.Measured > 1500*ms {
 		t.Errorf("interrupted %v, measured %v; want true, about 500ms", cell.Interrupted, cell.Measured)
 	}
-	if cell.Total.Count == 0 || cell.Total.Errors != 0 || len(cell.PerSecond) != 1 || cell.PerSecond[0] != cell.Total.Count {
+	if cell.Total.Count == 0 || cell.Total.Errors != 0 || len(cell.PerSecond) != 1 ||
+		cell.PerSecond[0] != cell.Total.Count {
 		t.Errorf("kept %d calls, %d errors, per second %v", cell.Total.Count, cell.Total.Errors, cell.PerSecond)
 	}
 	if want := float64(cell.Total.Count) / cell.Measured.Seconds(); abs(cell.TPS-want) > 1e-6*want {
@@ -343,7 +353,8 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !cell.Interrupted || cell.Total.Errors != 0 || cell.Total.Count != 0 || calls.Load() != 1 {
-		t.Errorf("interrupted %v, errors %d, count %d, calls %d", cell.Interrupted, cell.Total.Errors, cell.Total.Count, calls.Load())
+		t.Errorf("interrupted %v, errors %d, count %d, calls %d",
+			cell.Interrupted, cell.Total.Errors, cell.Total.Count, calls.Load())
 	}
 
 	// Ctrl-C during the warm-up: nothing measured, still a cell.
@@ -421,7 +432,8 @@ func TestRunTypeOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cell.Stopped) != 1 || !strings.Contains(cell.Stopped[0].Reason, "type 7 out of range: the workload has 2 types") {
+	if len(cell.Stopped) != 1 ||
+		!strings.Contains(cell.Stopped[0].Reason, "type 7 out of range: the workload has 2 types") {
 		t.Errorf("stopped: %+v", cell.Stopped)
 	}
 }
@@ -446,7 +458,8 @@ func TestRunWithSysMonitorOnHost(t *testing.T) {
 	if !u.Perf.Available && (cell.CyclesPerTx != 0 || u.Perf.Reason == "") {
 		t.Errorf("perf unavailable but cycles/tx %v, reason %q", cell.CyclesPerTx, u.Perf.Reason)
 	}
-	t.Logf("CPU %d busy %.0f%%, %.0f tps, perf: %v %s", cpus[0], u.BusyPct(cpus[:1]), cell.TPS, u.Perf.Available, u.Perf.Reason)
+	t.Logf("CPU %d busy %.0f%%, %.0f tps, perf: %v %s",
+		cpus[0], u.BusyPct(cpus[:1]), cell.TPS, u.Perf.Available, u.Perf.Reason)
 }
 
 // TestScalingTwoStreams compares 1 and 2 streams of CPU-bound work,
@@ -488,10 +501,13 @@ func TestScalingTwoStreams(t *testing.T) {
 		ratios = append(ratios, two/one)
 	}
 	m := stats.Median(ratios)
-	t.Logf("1 stream %v tps, 2 streams %v tps, ratios %.3f, median %.3f; other processes used up to %.2f CPUs", round(tps1), round(tps2), ratios, m, others)
+	t.Logf("1 stream %v tps, 2 streams %v tps, ratios %.3f, median %.3f; other processes used up to %.2f CPUs",
+		round(tps1), round(tps2), ratios, m, others)
 	if m < 1.2 {
 		if others > 0.2 {
-			t.Skipf("2 streams gave only %.2f× while other processes used up to %.2f CPUs: the machine is busy, scaling cannot show", m, others)
+			t.Skipf(
+				"2 streams gave only %.2f× while other processes used up to %.2f CPUs: the machine is busy, scaling cannot show",
+				m, others)
 		}
 		t.Errorf("2 streams gave %.2f× the throughput of 1 (median of %v); want > 1.2×", m, ratios)
 	}
@@ -509,12 +525,14 @@ func round(xs []float64) string {
 }
 
 func TestRunNoSeries(t *testing.T) {
-	cell, err := Run(context.Background(), Config{Types: spinTypes, Streams: 1, Duration: 300 * ms, NoSeries: true}, spinOpener(nil))
+	cell, err := Run(context.Background(),
+		Config{Types: spinTypes, Streams: 1, Duration: 300 * ms, NoSeries: true}, spinOpener(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cell.PerSecond != nil || cell.Total.Count == 0 || cell.TPS == 0 {
-		t.Errorf("without the series: per second %v, %d calls, %.0f tps; want no series, calls counted", cell.PerSecond, cell.Total.Count, cell.TPS)
+		t.Errorf("without the series: per second %v, %d calls, %.0f tps; want no series, calls counted",
+			cell.PerSecond, cell.Total.Count, cell.TPS)
 	}
 }
 
@@ -544,7 +562,8 @@ func TestRunStreamDone(t *testing.T) {
 		if cell.Total.Count != 15 || cell.Total.Errors != 0 {
 			t.Errorf("pace %+v: %d calls, %d errors; want 15 and 0", pace, cell.Total.Count, cell.Total.Errors)
 		}
-		if len(cell.Stopped) != 2 || cell.Stopped[0].Reason != "wrote its share" || cell.Stopped[1].Reason != "wrote its share" {
+		if len(cell.Stopped) != 2 || cell.Stopped[0].Reason != "wrote its share" ||
+			cell.Stopped[1].Reason != "wrote its share" {
 			t.Errorf("pace %+v: stopped %+v; want both streams, with their reason", pace, cell.Stopped)
 		}
 	}
@@ -568,7 +587,8 @@ func (c *countingStream) Counted(ok bool) {
 // no warm-up call: its figures are the cell's.
 func TestRunCounter(t *testing.T) {
 	var streams [2]*countingStream
-	cell, err := Run(context.Background(), Config{Types: []string{"a", "b"}, Streams: 2, Warmup: 100 * ms, Duration: 200 * ms},
+	cell, err := Run(context.Background(),
+		Config{Types: []string{"a", "b"}, Streams: 2, Warmup: 100 * ms, Duration: 200 * ms},
 		func(ctx context.Context, i int) (Stream, error) {
 			streams[i] = &countingStream{}
 			return streams[i], nil
@@ -578,6 +598,7 @@ func TestRunCounter(t *testing.T) {
 	}
 	ok, failed := streams[0].ok+streams[1].ok, streams[0].failed+streams[1].failed
 	if ok != cell.Total.Count || failed != cell.Total.Errors || ok == 0 || failed == 0 {
-		t.Errorf("told of %d successes and %d failures; the cell counted %d and %d", ok, failed, cell.Total.Count, cell.Total.Errors)
+		t.Errorf("told of %d successes and %d failures; the cell counted %d and %d",
+			ok, failed, cell.Total.Count, cell.Total.Errors)
 	}
 }

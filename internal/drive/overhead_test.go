@@ -39,7 +39,8 @@ func TestMeasureOverhead(t *testing.T) {
 	if m := stats.Median(added); m > 1000 {
 		t.Errorf("the driver adds %.0f ns a call (median of %.0f); want < 1000 ns", m, added)
 	}
-	t.Logf("driver adds %.0f ns of CPU a call (median of %.0f); bare loop %.1f ns a call; wall-clock ratios %.3f", stats.Median(added), added, 1e9/stats.Median(o.BarePerCPUSec), o.Ratios)
+	t.Logf("driver adds %.0f ns of CPU a call (median of %.0f); bare loop %.1f ns a call; wall-clock ratios %.3f",
+		stats.Median(added), added, 1e9/stats.Median(o.BarePerCPUSec), o.Ratios)
 	if _, err := MeasureOverhead(context.Background(), overheadConfig(t, time.Second), spinOpener(nil), 0); err == nil {
 		t.Error("0 rounds accepted")
 	}
@@ -60,7 +61,8 @@ func BenchmarkDriverOverhead(b *testing.B) {
 		b.ReportMetric(o.CPUMedian, "driver/bare-per-CPU-s")
 		b.ReportMetric(stats.Median(o.BareTPS), "bare-tps")
 		b.Logf("wall ratios %.4f; bare %s tps; driver %s tps", o.Ratios, round(o.BareTPS), round(o.DriverTPS))
-		b.Logf("per CPU-second ratios %.4f; bare %s; driver %s", o.CPURatios, round(o.BarePerCPUSec), round(o.DriverPerCPUSec))
+		b.Logf("per CPU-second ratios %.4f; bare %s; driver %s",
+			o.CPURatios, round(o.BarePerCPUSec), round(o.DriverPerCPUSec))
 	}
 }
 
@@ -130,7 +132,8 @@ func atLeastCalls(t *testing.T, cfg Config, open Opener, n int) (*result.Cell, u
 	t.Helper()
 	var before, after runtime.MemStats
 	var cell *result.Cell
-	for cfg.Duration = 300 * time.Millisecond; cell == nil || int(cell.Total.Count) < n && cfg.Duration <= 5*time.Second; cfg.Duration *= 2 {
+	for cfg.Duration = 300 * time.Millisecond; cell == nil ||
+		int(cell.Total.Count) < n && cfg.Duration <= 5*time.Second; cfg.Duration *= 2 {
 		runtime.ReadMemStats(&before)
 		c, err := Run(context.Background(), cfg, open)
 		if err != nil {
@@ -140,7 +143,8 @@ func atLeastCalls(t *testing.T, cfg Config, open Opener, n int) (*result.Cell, u
 		cell = c
 	}
 	if int(cell.Total.Count) < n {
-		t.Fatalf("%d calls in %v, fewer than the %d that spread a cell's fixed allocations", cell.Total.Count, cfg.Duration/2, n)
+		t.Fatalf("%d calls in %v, fewer than the %d that spread a cell's fixed allocations",
+			cell.Total.Count, cfg.Duration/2, n)
 	}
 	return cell, after.Mallocs - before.Mallocs
 }

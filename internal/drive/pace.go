@@ -61,7 +61,8 @@ func (p Pace) validate() error {
 	case p.Rate < 0 || math.IsNaN(p.Rate) || p.Rate > MaxRate:
 		return fmt.Errorf("checking cell: rate %g is not between 0 and %g calls per second", p.Rate, float64(MaxRate))
 	case p.Think > 0 && p.Rate > 0:
-		return fmt.Errorf("checking cell: both a think time (%v) and a rate (%g/s): a cell is paced one way (think time: closed loop; rate: open loop)", p.Think, p.Rate)
+		return fmt.Errorf("checking cell: both a think time (%v) and a rate (%g/s): a cell is paced one way (think "+
+			"time: closed loop; rate: open loop)", p.Think, p.Rate)
 	}
 	return nil
 }

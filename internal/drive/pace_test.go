@@ -175,7 +175,8 @@ func TestRunOpenLoopRate(t *testing.T) {
 		if !uniform {
 			want = 2000 + 4*math.Sqrt(2000) // a bound, not a band: a seeded draw
 		}
-		if uniform && math.Abs(float64(p.Offered)-want) > 2 || !uniform && (float64(p.Offered) > want || float64(p.Offered) < 2000-4*math.Sqrt(2000)) {
+		if uniform && math.Abs(float64(p.Offered)-want) > 2 ||
+			!uniform && (float64(p.Offered) > want || float64(p.Offered) < 2000-4*math.Sqrt(2000)) {
 			t.Errorf("uniform %v: %d calls due in 1 s at 2000/s", uniform, p.Offered)
 		}
 		// Calls due at the end of the warm-up may complete in the window,
@@ -202,7 +203,8 @@ func TestRunThinkTime(t *testing.T) {
 	if n := cell.Total.Count; n > 2*(50+1) || n == 0 {
 		t.Errorf("%d calls in 500 ms from 2 streams thinking 10 ms each", n)
 	}
-	if cell.Pace == nil || cell.Pace.Mode != "think" || cell.Pace.Think != 10*time.Millisecond || cell.Pace.ThinkDist != "fixed" {
+	if cell.Pace == nil || cell.Pace.Mode != "think" || cell.Pace.Think != 10*time.Millisecond ||
+		cell.Pace.ThinkDist != "fixed" {
 		t.Errorf("pace %+v", cell.Pace)
 	}
 	t.Logf("%d calls", cell.Total.Count)
@@ -257,7 +259,8 @@ func TestStallShowsInOpenLoopP99(t *testing.T) {
 			time.Sleep(stall)
 			mu.Unlock()
 		}()
-		cell, err := Run(context.Background(), cfg, func(context.Context, int) (Stream, error) { return stallStream{&mu}, nil })
+		cell, err := Run(context.Background(),
+			cfg, func(context.Context, int) (Stream, error) { return stallStream{&mu}, nil })
 		<-done
 		if err != nil {
 			t.Fatal(err)
@@ -323,7 +326,8 @@ func BenchmarkPacingOverhead(b *testing.B) {
 				}
 			}
 			if paced.Pace.Late < paced.Total.Count*99/100 {
-				b.Fatalf("only %d of %d calls late: the rate is not above what the stream sustains", paced.Pace.Late, paced.Total.Count)
+				b.Fatalf("only %d of %d calls late: the rate is not above what the stream sustains",
+					paced.Pace.Late, paced.Total.Count)
 			}
 			closedTPS, openTPS = append(closedTPS, closed.TPS), append(openTPS, paced.TPS)
 			ratios = append(ratios, paced.TPS/closed.TPS)

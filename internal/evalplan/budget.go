@@ -71,9 +71,11 @@ func (p Pace) Fits(planned, left, reserve time.Duration) error {
 	}
 	kept := ""
 	if reserve > 0 {
-		kept = fmt.Sprintf(" beside the %v kept for the steps after it that the model rests on", Round(time.Duration(float64(reserve)*p.Factor())))
+		kept = fmt.Sprintf(" beside the %v kept for the steps after it that the model rests on",
+			Round(time.Duration(float64(reserve)*p.Factor())))
 	}
-	return fmt.Errorf("%w: it would take about %v%s, and %v of the budget is left%s", ErrNoRoom, Round(need), pace, Round(max(left, 0)), kept)
+	return fmt.Errorf("%w: it would take about %v%s, and %v of the budget is left%s",
+		ErrNoRoom, Round(need), pace, Round(max(left, 0)), kept)
 }
 
 // Share is how long a step planned at planned may run, with left of the

@@ -20,7 +20,9 @@ func TestPace(t *testing.T) {
 		t.Errorf("factor %v, want 2", p.Factor())
 	}
 	err := p.Fits(10*time.Second, 15*time.Second, 0)
-	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "it would take about 20s at this machine's pace (the steps so far took 2.0× their plan), and 15s of the budget is left") {
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(),
+		"it would take about 20s at this machine's pace (the steps so far took 2.0× their plan), "+
+			"and 15s of the budget is left") {
 		t.Errorf("fits = %v", err)
 	}
 	if err := p.Fits(10*time.Second, 21*time.Second, 0); err != nil {

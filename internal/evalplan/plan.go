@@ -247,10 +247,12 @@ func LeastBudget(t *result.Topology) time.Duration {
 // left out.
 func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	if budget < MinBudget {
-		return Plan{}, setting.Errorf("budget", "%q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)
+		return Plan{},
+			setting.Errorf("budget", "%q is too short: eval needs at least %v (try --budget 5m)", budget, MinBudget)
 	}
 	if budget > MaxBudget {
-		return Plan{}, setting.Errorf("budget", "%q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, MaxBudget)
+		return Plan{}, setting.Errorf("budget",
+			"%q is more than eval can plan: at most %v (cells are capped at 2m each; try --budget 1h)", budget, MaxBudget)
 	}
 	n := len(t.CPUs)
 	p := Plan{ProbeQuick: budget < 15*time.Minute, Warehouses: 1, Rows: 1_000_000, StreamsPerCPU: streamsPerCPU,
@@ -261,7 +263,8 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		NullTransports: []string{"unix"}, NullWarm: 500 * time.Millisecond, NullCell: time.Second,
 		TPCHSF: 0.05, TPCHQueries: tpchQueries[:3], TPCHRepeat: 1,
 		PagePairs: 4, PageCell: 650 * time.Millisecond, ServerPages: "postgres", ServerPagesPlanned: true,
-		Server: ServerSteps{Engine: "mariadb", On: HaveMariaDB() == nil, Streams: []int{1}, Warm: 500 * time.Millisecond, Cell: time.Second}}
+		Server: ServerSteps{Engine: "mariadb", On: HaveMariaDB() == nil, Streams: []int{1},
+			Warm: 500 * time.Millisecond, Cell: time.Second}}
 	if n > 1 {
 		p.Server.Streams = append(p.Server.Streams, n)
 	}
@@ -317,7 +320,8 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 	// The null and TPC-H steps have cells of fixed length; OLTP and
 	// reporting share what is left after them and the fixed costs.
 	fixed := func() time.Duration {
-		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows + pgStart + p.PageTime()
+		f := probeQuick + time.Duration(p.Warehouses)*loadWH + time.Duration(p.Rows/1_000_000)*loadMRows +
+			pgStart + p.PageTime()
 		if !p.ProbeQuick {
 			f += probeFull - probeQuick
 		}
@@ -355,8 +359,10 @@ func planFor(budget time.Duration, t *result.Topology) (Plan, error) {
 		}
 	}
 	if oltpNeed+queryNeed > left {
-		return Plan{}, setting.Errorf("budget", "%q leaves %v for %d OLTP and %d query cells on this machine, after the fixed costs and the null and TPC-H steps; they need %v at least: %w",
-			budget, max(left, 0).Round(time.Second), oltpCells, queryCells, (oltpNeed + queryNeed).Round(time.Second), errTooSmall)
+		return Plan{}, setting.Errorf("budget", "%q leaves %v for %d OLTP and %d query cells on this machine, after "+
+			"the fixed costs and the null and TPC-H steps; they need %v at least: %w",
+			budget, max(left, 0).Round(time.Second), oltpCells, queryCells,
+			(oltpNeed + queryNeed).Round(time.Second), errTooSmall)
 	}
 	// What is left over lengthens the cells, half to each step.
 	spare := (left - oltpNeed - queryNeed) / 2
@@ -547,7 +553,8 @@ func (p Plan) tpchTime() time.Duration {
 
 // OLTPSpec is the OLTP step's sweep.
 func (p Plan) OLTPSpec() sweep.Spec {
-	return sweep.Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1, StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour, NeighbourPairs: p.NeighbourPairs}
+	return sweep.Spec{Streams: p.Streams, Placements: p.Placements, Repeat: p.Repeat, DataNode: -1,
+		StreamsPerCPU: p.StreamsPerCPU, Neighbour: p.Neighbour, NeighbourPairs: p.NeighbourPairs}
 }
 
 // smtDOPCells is how many cells the SMT × DOP step runs.

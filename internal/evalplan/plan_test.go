@@ -26,7 +26,8 @@ func TestNewPlanMultiNode(t *testing.T) {
 		// first of the farthest.
 		{"64amd64-4s2n4ca2co.tar.bz2", []string{"node=0,data=node0", "node=3,data=node0"}, 16},
 		// 16 nodes of 2 cores x 2 threads, all at distance 20.
-		{"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", []string{"node=0,data=node0,smt=on", "node=0,data=node0,smt=off", "node=1,data=node0,smt=on", "node=1,data=node0,smt=off"}, 8},
+		{"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", []string{"node=0,data=node0,smt=on", "node=0,data=node0,smt=off",
+			"node=1,data=node0,smt=on", "node=1,data=node0,smt=off"}, 8},
 		// one node with SMT: no data placement, streams up to 2x all CPUs.
 		{"16em64t-4s2c2t.tar.bz2", []string{"smt=on", "smt=off"}, 32},
 	} {
@@ -47,7 +48,8 @@ func TestNewPlanMultiNode(t *testing.T) {
 		}
 		for _, cell := range cells {
 			if cell.Streams > 2*len(cell.Place.CPUs) {
-				t.Errorf("%s: cell %d runs %d streams on %s (%d CPUs)", c.fixture, cell.Index, cell.Streams, cell.Placement, len(cell.Place.CPUs))
+				t.Errorf("%s: cell %d runs %d streams on %s (%d CPUs)",
+					c.fixture, cell.Index, cell.Streams, cell.Placement, len(cell.Place.CPUs))
 			}
 		}
 	}
@@ -62,10 +64,12 @@ func TestNewPlanBudget(t *testing.T) {
 	}
 	// A budget whose nanoseconds overflow when scaled must be refused,
 	// not planned as negative cells.
-	if _, err := NewPlan(99999*time.Hour, m); err == nil || !strings.Contains(err.Error(), "-budget: \"99999h0m0s\" is more than eval can plan") {
+	if _, err := NewPlan(99999*time.Hour, m); err == nil ||
+		!strings.Contains(err.Error(), "-budget: \"99999h0m0s\" is more than eval can plan") {
 		t.Errorf("NewPlan(99999h) = %v; want a budget error", err)
 	}
-	if p, err := NewPlan(MaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 || p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
+	if p, err := NewPlan(MaxBudget, m); err != nil || p.OLTPCell <= 0 || p.QueryCell <= 0 ||
+		p.OLTPWarmup <= 0 || p.QueryWarm <= 0 {
 		t.Errorf("NewPlan(%v) = %+v, %v; want positive cells", MaxBudget, p, err)
 	}
 	// 16 CPUs: 11 OLTP cells and a pair of neighbour cells a repeat, 10 transtats
@@ -80,7 +84,8 @@ func TestNewPlanBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 1 || p.NullRepeat != 3 || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+	if !p.ProbeQuick || p.Repeat != 1 || p.QueryRepeat != 1 || p.NullRepeat != 3 ||
+		p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
 		t.Errorf("5m plan %+v: want a quick probe, one OLTP repeat, one transtats one and cells of at least 3 and 5 s", p)
 	}
 }
@@ -128,7 +133,8 @@ func null4(m *result.Topology) []string {
 // minutes takes TPC-H's three longest queries at SF 0.05 over the unix
 // socket only; from 15 minutes, five at SF 0.1 and TCP too.
 func TestNewPlanFits(t *testing.T) {
-	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2", "64amd64-4s2n4ca2co.tar.bz2",
+	for _, fx := range []string{"kvm-2vcpu-zen.tar.gz", "16em64t-4s2c2t.tar.bz2", "32intel64-2p8co2t+8ve.tar.bz2",
+		"64amd64-4s2n4ca2co.tar.bz2",
 		"fakecpuid1f-64intel64-2p4d2n2c2t.tar.bz2", "offline-cpu0-node0.tar.bz2"} {
 		m := topotest.Fixture(t, fx)
 		for _, b := range []time.Duration{5 * time.Minute, 15 * time.Minute, time.Hour} {
@@ -164,7 +170,8 @@ func TestNewPlanMinBudget(t *testing.T) {
 	for i := range two.CPUs {
 		two.CPUs[i].Node = i
 	}
-	two.Nodes = []result.Node{{ID: 0, CPUs: []int{two.CPUs[0].ID}, MemBytes: 1 << 30}, {ID: 1, CPUs: []int{two.CPUs[1].ID}, MemBytes: 1 << 30}, {ID: 2, MemBytes: 768 << 20}}
+	two.Nodes = []result.Node{{ID: 0, CPUs: []int{two.CPUs[0].ID}, MemBytes: 1 << 30},
+		{ID: 1, CPUs: []int{two.CPUs[1].ID}, MemBytes: 1 << 30}, {ID: 2, MemBytes: 768 << 20}}
 	two.Distances = [][]int{{10, 20, 20}, {20, 10, 20}, {20, 20, 10}}
 	for _, c := range []struct {
 		name string
@@ -178,7 +185,8 @@ func TestNewPlanMinBudget(t *testing.T) {
 		if got := plannedTime(t, p, c.m); got > MinBudget/100*85 {
 			t.Errorf("%s: plan %+v takes %v; want at most 85%% of %v", c.name, p, got, MinBudget)
 		}
-		t.Logf("%s: repeats OLTP %d, transtats %d, null %d; TPC-H %v", c.name, p.Repeat, p.QueryRepeat, p.NullRepeat, p.TPCHQueries)
+		t.Logf("%s: repeats OLTP %d, transtats %d, null %d; TPC-H %v",
+			c.name, p.Repeat, p.QueryRepeat, p.NullRepeat, p.TPCHQueries)
 	}
 }
 
@@ -208,15 +216,18 @@ func TestShrinkOrder(t *testing.T) {
 // one stream on cpu 0, the neighbour on cpu 1.
 func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 	m := topotest.Fixture(t, "kvm-2vcpu-zen.tar.gz")
-	if p, err := NewPlan(5*time.Minute, m); err != nil || p.Repeat != Repeats || p.QueryRepeat != Repeats || !p.Neighbour || p.Pairs() != 2 {
+	if p, err := NewPlan(5*time.Minute, m); err != nil || p.Repeat != Repeats || p.QueryRepeat != Repeats ||
+		!p.Neighbour || p.Pairs() != 2 {
 		t.Errorf("5m plan %+v, %v: want %d OLTP and transtats repeats, neighbour pairs in the first 2", p, err, Repeats)
 	}
 	p, err := NewPlan(6*time.Minute, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Repeat != Repeats || p.QueryRepeat != Repeats || p.NullRepeat != Repeats || !p.Neighbour || p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
-		t.Fatalf("6m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, Repeats)
+	if p.Repeat != Repeats || p.QueryRepeat != Repeats || p.NullRepeat != Repeats || !p.Neighbour ||
+		p.OLTPWarmup+p.OLTPCell < 3*time.Second || p.QueryWarm+p.QueryCell < 5*time.Second {
+		t.Fatalf(
+			"6m plan %+v: want %d OLTP and transtats repeats, neighbour cells and cells of at least 3 and 5 s", p, Repeats)
 	}
 	cells, _, err := sweep.Resolve(m, p.OLTPSpec(), true)
 	if err != nil {
@@ -237,10 +248,13 @@ func TestNewPlanRepeatsAndNeighbour(t *testing.T) {
 			t.Errorf("cell %d at position %d", c.Index, i)
 		}
 	}
-	want := []string{"repeat 0: 1 stream on cpus 0-1 (2 cores), a bandwidth neighbour on cpus 1", "repeat 0: 1 stream on cpus 0-1 (2 cores), a control neighbour on cpus 1",
-		"repeat 1: 1 stream on cpus 0-1 (2 cores), a control neighbour on cpus 1", "repeat 1: 1 stream on cpus 0-1 (2 cores), a bandwidth neighbour on cpus 1"}
+	want := []string{"repeat 0: 1 stream on cpus 0-1 (2 cores), a bandwidth neighbour on cpus 1",
+		"repeat 0: 1 stream on cpus 0-1 (2 cores), a control neighbour on cpus 1",
+		"repeat 1: 1 stream on cpus 0-1 (2 cores), a control neighbour on cpus 1",
+		"repeat 1: 1 stream on cpus 0-1 (2 cores), a bandwidth neighbour on cpus 1"}
 	if len(got) != 2*Repeats || !slices.Equal(got[:4], want) || len(cells) != Repeats*(len(p.Streams)+2) {
-		t.Errorf("%d cells, neighbour cells %q; want %d of %d, starting %q", len(cells), got, 2*Repeats, Repeats*(len(p.Streams)+2), want)
+		t.Errorf("%d cells, neighbour cells %q; want %d of %d, starting %q",
+			len(cells), got, 2*Repeats, Repeats*(len(p.Streams)+2), want)
 	}
 	multi, err := NewPlan(5*time.Minute, topotest.Fixture(t, "64amd64-4s2n4ca2co.tar.bz2"))
 	if err != nil || multi.Neighbour {
@@ -257,7 +271,8 @@ func TestLeastBudget(t *testing.T) {
 		t.Fatalf("least budget on 32 CPUs %v, want more than %v", least, MinBudget)
 	}
 	_, err := NewPlan(MinBudget, m)
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("give a larger budget (--budget %v is the least that has room on this machine)", least)) {
+	if err == nil || !strings.Contains(err.Error(),
+		fmt.Sprintf("give a larger budget (--budget %v is the least that has room on this machine)", least)) {
 		t.Errorf("NewPlan(%v) on 32 CPUs = %v, want the least budget named", MinBudget, err)
 	}
 	if _, err := NewPlan(least, m); err != nil {
@@ -271,7 +286,8 @@ func TestLeastBudget(t *testing.T) {
 // TestPageTime: the page-size step as planned is its pairs of cells and
 // their setups (pages.RunConfig.Time), its repeats left out.
 func TestPageTime(t *testing.T) {
-	if got, want := (Plan{PagePairs: 4, PageCell: 650 * time.Millisecond}).PageTime(), 8*750*time.Millisecond+600*time.Millisecond+325*time.Millisecond+2*time.Second; got != want {
+	if got, want := (Plan{PagePairs: 4, PageCell: 650 * time.Millisecond}).PageTime(),
+		8*750*time.Millisecond+600*time.Millisecond+325*time.Millisecond+2*time.Second; got != want {
 		t.Errorf("planned %v, want %v", got, want)
 	}
 }

@@ -104,7 +104,8 @@ func figures(hosts []string, sources []Source) ([]Figure, error) {
 		}
 	}
 	slices.SortStableFunc(figs, func(a, b Figure) int {
-		return cmp.Or(cmp.Compare(slices.Index(Kinds, a.Kind), slices.Index(Kinds, b.Kind)), cmp.Compare(order(a), order(b)), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(slices.Index(Kinds, a.Kind), slices.Index(Kinds, b.Kind)),
+			cmp.Compare(order(a), order(b)), cmp.Compare(a.Name, b.Name))
 	})
 	return figs, nil
 }
@@ -158,7 +159,8 @@ func probeFigures(r *result.Run, add func(Figure, string, []float64)) error {
 			}
 		}
 		add(Figure{Name: dramName, Unit: "ns", Kind: r.Kind, Affects: preflight.Latency,
-			Definition: "local DRAM latency as the model reads a probe (calib.ReadProbe): the NUMA matrix's local latency, else the random chain's DRAM latency"}, r.Host, vals)
+			Definition: "local DRAM latency as the model reads a probe (calib.ReadProbe): the NUMA matrix's local latency, " +
+				"else the random chain's DRAM latency"}, r.Host, vals)
 	}
 	bw, err := memlat.KindBandwidth.Last(r)
 	if err != nil || bw == nil {
@@ -170,7 +172,8 @@ func probeFigures(r *result.Run, add func(Figure, string, []float64)) error {
 	}
 	if best > 0 {
 		add(Figure{Name: bwName, Unit: "GB/s", Kind: r.Kind, Affects: preflight.Bandwidth,
-			Definition: "the highest read bandwidth of the probe's thread counts, all threads together"}, r.Host, []float64{best})
+			Definition: "the highest read bandwidth of the probe's thread counts, all threads together"},
+			r.Host, []float64{best})
 	}
 	return nil
 }
@@ -192,7 +195,8 @@ func oltpFigures(r *result.Run, add func(Figure, string, []float64)) error {
 		if c.Interrupted || c.TPSPerCore <= 0 {
 			continue
 		}
-		name := fmt.Sprintf("%s tps per core (%s, %d %s, %s)", c.Workload, c.Engine, c.Streams, plural(c.Streams, "stream", "streams"), cmp.Or(c.Placement, "not pinned"))
+		name := fmt.Sprintf("%s tps per core (%s, %d %s, %s)",
+			c.Workload, c.Engine, c.Streams, plural(c.Streams, "stream", "streams"), cmp.Or(c.Placement, "not pinned"))
 		if c.DataNode >= 0 {
 			name += fmt.Sprintf(", data on node %d", c.DataNode)
 		}
@@ -237,7 +241,8 @@ func nullFigures(r *result.Run, add func(Figure, string, []float64)) error {
 	}
 	for _, name := range names {
 		add(Figure{Name: name, Unit: "calls/s", Kind: r.Kind, Affects: preflight.OLTP,
-			Definition: "SELECT 1 round trips per second, all streams together, each repeat of the cell (numalab run null)"}, r.Host, reps[name])
+			Definition: "SELECT 1 round trips per second, all streams together, each repeat of the cell (numalab run null)"},
+			r.Host, reps[name])
 	}
 	return nil
 }

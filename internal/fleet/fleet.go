@@ -100,7 +100,8 @@ type Fleet struct {
 // dropped; with ids, the hosts of those runs.
 func Select(stores []Store, ids []int64) ([]Source, []string, error) {
 	if len(ids) > 0 && len(stores) != 1 {
-		return nil, nil, fmt.Errorf("run ids name runs of one store: give one --store with them, or none to take each host's latest runs")
+		return nil, nil,
+			fmt.Errorf("run ids name runs of one store: give one --store with them, or none to take each host's latest runs")
 	}
 	hostSet := map[string]bool{}
 	type key struct{ host, kind string }
@@ -137,7 +138,8 @@ func Select(stores []Store, ids []int64) ([]Source, []string, error) {
 				return nil, nil, err
 			}
 			if len(out) > 0 && r.Kind != out[0].Run.Kind {
-				return nil, nil, fmt.Errorf("%w: run %d is %s, run %d is %s (give runs of one kind)", ErrMixedKinds, out[0].Run.ID, out[0].Run.Kind, r.ID, r.Kind)
+				return nil, nil, fmt.Errorf("%w: run %d is %s, run %d is %s (give runs of one kind)",
+					ErrMixedKinds, out[0].Run.ID, out[0].Run.Kind, r.ID, r.Kind)
 			}
 			if !slices.Contains(Kinds, r.Kind) {
 				return nil, nil, fmt.Errorf("run %d is a %s run: a fleet compares %v runs", r.ID, r.Kind, Kinds)
@@ -151,7 +153,8 @@ func Select(stores []Store, ids []int64) ([]Source, []string, error) {
 		named := slices.Sorted(maps.Keys(seen))
 		return out, named, nil
 	}
-	keys := slices.SortedFunc(maps.Keys(latest), func(a, b key) int { return cmp.Or(cmp.Compare(a.host, b.host), cmp.Compare(a.kind, b.kind)) })
+	keys := slices.SortedFunc(maps.Keys(latest),
+		func(a, b key) int { return cmp.Or(cmp.Compare(a.host, b.host), cmp.Compare(a.kind, b.kind)) })
 	for _, k := range keys {
 		l := latest[k]
 		r, err := l.store.Get(l.run.ID)

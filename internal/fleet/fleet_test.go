@@ -63,21 +63,26 @@ func fixture(seed uint64) []fixtureRun {
 				Effect: "latency and OLTP figures will read low", Fix: "cpupower frequency-set -g performance",
 				Affects: []preflight.Figure{preflight.Latency, preflight.OLTP, preflight.Scaling}})
 		}
-		pf.Settings = slices.Insert(pf.Settings, 0, preflight.Setting{Name: "cpufreq", Value: "driver intel_pstate, governor " + gov})
+		pf.Settings = slices.Insert(pf.Settings, 0,
+			preflight.Setting{Name: "cpufreq", Value: "driver intel_pstate, governor " + gov})
 
-		probe := fixtureRun{run: result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "test", Host: host,
-			Started: start.Add(time.Duration(h) * time.Minute), Status: result.StatusComplete}}
+		probe := fixtureRun{
+			run: result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "test", Host: host,
+				Started: start.Add(time.Duration(h) * time.Minute), Status: result.StatusComplete}}
 		probe.items = append(probe.items, preflight.Kind.Of(pf),
-			memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS4K: lat * noise(0.01), LocalNS: lat * noise(0.01), Nodes: []int{0}, CPUNodes: []int{0}}))
+			memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS4K: lat * noise(0.01), LocalNS: lat * noise(0.01),
+				Nodes: []int{0}, CPUNodes: []int{0}}))
 		for round := 2; round <= 4; round++ {
-			probe.items = append(probe.items, memlat.KindRepeat.Of(memlat.Repeat{Round: round, Chain: memlat.Random, Pages: memlat.Pages4K,
-				Bytes: 1 << 30, NS: memlat.Stat{Median: lat * noise(0.01)}}))
+			probe.items = append(probe.items,
+				memlat.KindRepeat.Of(memlat.Repeat{Round: round, Chain: memlat.Random, Pages: memlat.Pages4K,
+					Bytes: 1 << 30, NS: memlat.Stat{Median: lat * noise(0.01)}}))
 		}
 		probe.items = append(probe.items, memlat.KindBandwidth.Of(memlat.Bandwidth{Read: []memlat.BWPoint{
 			{Threads: 1, GBps: 11 * noise(0.01)}, {Threads: 8, GBps: bw * noise(0.01)}}}))
 
-		oltp := fixtureRun{run: result.Run{Kind: result.RunOLTP, Command: "numalab run oltp --repeat 3", Version: "test", Host: host,
-			Started: start.Add(time.Hour + time.Duration(h)*time.Minute), Status: result.StatusComplete}}
+		oltp := fixtureRun{
+			run: result.Run{Kind: result.RunOLTP, Command: "numalab run oltp --repeat 3", Version: "test", Host: host,
+				Started: start.Add(time.Hour + time.Duration(h)*time.Minute), Status: result.StatusComplete}}
 		oltp.items = append(oltp.items, preflight.Kind.Of(pf))
 		i := 0
 		for _, streams := range []int{1, 4} {
@@ -86,21 +91,25 @@ func fixture(seed uint64) []fixtureRun {
 				if host == noisyHost && streams == 4 && rep == 1 {
 					v *= 0.7 // a neighbour's backup ran during this repeat
 				}
-				oltp.items = append(oltp.items, result.KindCell.Of(result.Cell{Index: i, Engine: "sqlite", Workload: "tpcc-ro", Streams: streams,
-					DOP: 1, Placement: "smt=off", Cores: streams, DataNode: -1, Repeat: rep, TPS: v * float64(streams), TPSPerCore: v}))
+				oltp.items = append(oltp.items,
+					result.KindCell.Of(result.Cell{Index: i, Engine: "sqlite", Workload: "tpcc-ro", Streams: streams,
+						DOP: 1, Placement: "smt=off", Cores: streams, DataNode: -1, Repeat: rep,
+						TPS: v * float64(streams), TPSPerCore: v}))
 				i++
 			}
 		}
 		// An older, slower run of every host: Select must take the latest.
 		old := oltp
 		old.run.Started = start.Add(-24 * time.Hour)
-		old.items = []result.Entry{preflight.Kind.Of(pf), result.KindCell.Of(result.Cell{Engine: "sqlite", Workload: "tpcc-ro", Streams: 1,
-			DOP: 1, Placement: "smt=off", Cores: 1, DataNode: -1, TPSPerCore: 100})}
+		old.items = []result.Entry{preflight.Kind.Of(pf),
+			result.KindCell.Of(result.Cell{Engine: "sqlite", Workload: "tpcc-ro", Streams: 1,
+				DOP: 1, Placement: "smt=off", Cores: 1, DataNode: -1, TPSPerCore: 100})}
 		out = append(out, old, probe, oltp)
 	}
 	// A host that never completed a comparable run: listed, not dropped.
-	out = append(out, fixtureRun{run: result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Version: "test", Host: "db13",
-		Started: start, Status: result.StatusFailed}})
+	out = append(out,
+		fixtureRun{run: result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Version: "test", Host: "db13",
+			Started: start, Status: result.StatusFailed}})
 	return out
 }
 
@@ -257,7 +266,8 @@ func TestFixtureFleet(t *testing.T) {
 		t.Errorf("%s causes %+v %q: want none (no setting differs)", latencyHost, lat.Causes, lat.Warnings)
 	}
 	// Missing are the kinds the fleet measured (no null runs here).
-	if want := []string{result.RunProbeMem, result.RunOLTP}; len(missing.Runs) != 0 || !slices.Equal(missing.Missing, want) {
+	if want := []string{result.RunProbeMem, result.RunOLTP}; len(missing.Runs) != 0 ||
+		!slices.Equal(missing.Missing, want) {
 		t.Errorf("db13: runs %v, missing %v: want no runs, missing %v", missing.Runs, missing.Missing, want)
 	}
 	if len(f.Differences) != 1 || f.Differences[0].Setting != "cpufreq" {
@@ -278,10 +288,12 @@ func TestFixtureFleet(t *testing.T) {
 	for _, want := range []string{
 		"db05  OUTLIER",
 		"db09  OUTLIER",
-		"cpufreq driver intel_pstate, governor powersave (most: driver intel_pstate, governor performance); ! governor powersave",
+		"cpufreq driver intel_pstate, governor powersave (most: driver intel_pstate, governor performance); " +
+			"! governor powersave",
 		"no differing setting seen: suspect the hardware",
 		"db13  no comparable run",
-		"cpufreq: driver intel_pstate, governor performance (11 hosts); driver intel_pstate, governor powersave (db09); not stored (db13)",
+		"cpufreq: driver intel_pstate, governor performance (11 hosts); driver intel_pstate, governor powersave " +
+			"(db09); not stored (db13)",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
@@ -292,7 +304,8 @@ func TestFixtureFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Fleet
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Hosts) != 13 || len(back.Figures) != len(f.Figures) {
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Hosts) != 13 ||
+		len(back.Figures) != len(f.Figures) {
 		t.Errorf("JSON does not read back (%v): %d hosts", err, len(back.Hosts))
 	}
 	var page bytes.Buffer

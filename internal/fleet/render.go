@@ -21,7 +21,8 @@ func WriteJSON(w io.Writer, f *Fleet) error {
 // WriteText writes the fleet as text: the hosts and their verdicts, each
 // figure with every host's value, then the settings that differ.
 func WriteText(w io.Writer, f *Fleet) error {
-	fmt.Fprintf(w, "numalab fleet: %d %s from %s\n", len(f.Hosts), plural(len(f.Hosts), "host", "hosts"), strings.Join(f.Stores, ", "))
+	fmt.Fprintf(w, "numalab fleet: %d %s from %s\n", len(f.Hosts), plural(len(f.Hosts), "host", "hosts"),
+		strings.Join(f.Stores, ", "))
 	fmt.Fprintf(w, "outlier rule: %s\n\n", f.Rule)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "host\tverdict\truns\tlikely causes")
@@ -38,7 +39,8 @@ func WriteText(w io.Writer, f *Fleet) error {
 				fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%s\t\n", h.Host, h.Verdict)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%+.1f%%\t%+.1f\t%s\t%s\t\n", h.Host, num(h.Value), 100*h.Deviation, h.Z, repeatsText(h.Repeats), h.Verdict)
+			fmt.Fprintf(tw, "%s\t%s\t%+.1f%%\t%+.1f\t%s\t%s\t\n", h.Host, num(h.Value), 100*h.Deviation, h.Z,
+				repeatsText(h.Repeats), h.Verdict)
 		}
 		tw.Flush()
 	}

@@ -155,7 +155,8 @@ func (c *Comparison) comparable(srcs []Source) error {
 		if i == 0 {
 			c.Measure = m
 			if m.Loop != closedLoop {
-				return fmt.Errorf("%w: host %s's run %d is %s: its tps is the pace it was given, not what the host can do (give a closed-loop run: 'numalab run oltp' without --rate, --think, --curve or --monitor)",
+				return fmt.Errorf("%w: host %s's run %d is %s: its tps is the pace it was given, not what the host can "+
+					"do (give a closed-loop run: 'numalab run oltp' without --rate, --think, --curve or --monitor)",
 					ErrNotComparable, s.Run.Host, s.Run.ID, m.Loop)
 			}
 			continue
@@ -165,7 +166,8 @@ func (c *Comparison) comparable(srcs []Source) error {
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%w: host %s's run %d measured %s; %s (measure every host alike, or name comparable runs with --run)",
+		return fmt.Errorf(
+			"%w: host %s's run %d measured %s; %s (measure every host alike, or name comparable runs with --run)",
 			ErrNotComparable, srcs[0].Run.Host, srcs[0].Run.ID, c.Measure, strings.Join(errs, "; "))
 	}
 	return nil
@@ -193,10 +195,13 @@ func priced(srcs []Source, prices []Price) (map[string]Price, error) {
 	}
 	var errs []error
 	if len(missing) > 0 {
-		errs = append(errs, setting.Errorf("prices", "no price for host %s: give a [[host]] table with its name and price (or hourly and hours)", strings.Join(missing, ", ")))
+		errs = append(errs, setting.Errorf("prices",
+			"no price for host %s: give a [[host]] table with its name and price (or hourly and hours)",
+			strings.Join(missing, ", ")))
 	}
 	if len(extra) > 0 {
-		errs = append(errs, setting.Errorf("prices", "host %s has no run to compare (the hosts measured: %s)", strings.Join(extra, ", "), strings.Join(measured, ", ")))
+		errs = append(errs, setting.Errorf("prices",
+			"host %s has no run to compare (the hosts measured: %s)", strings.Join(extra, ", "), strings.Join(measured, ", ")))
 	}
 	return byName, errors.Join(errs...)
 }
@@ -217,7 +222,8 @@ func versions(hs []Host) []string {
 	for _, h := range hs {
 		parts = append(parts, fmt.Sprintf("%s %s", h.Name, h.Version))
 	}
-	return []string{fmt.Sprintf("numalab versions differ (%s): a change in numalab between them may be in the figures; measure every host with one version to rule it out",
+	return []string{fmt.Sprintf("numalab versions differ (%s): a change in numalab between them may be in the "+
+		"figures; measure every host with one version to rule it out",
 		strings.Join(parts, ", "))}
 }
 
@@ -242,16 +248,19 @@ func clock(r *result.Run) string {
 	if d < 0 {
 		way = "behind"
 	}
-	return fmt.Sprintf("host %s's clock was %s %s the store's when it stored run %d (started %s by its clock, received %s by the store's): "+
-		"its times, and which of its runs is the latest, are off by as much (set its clock with NTP)",
-		r.Host, d.Abs().Round(time.Second), way, r.ID, r.Started.UTC().Format(time.RFC3339), r.Received.UTC().Format(time.RFC3339))
+	return fmt.Sprintf(
+		"host %s's clock was %s %s the store's when it stored run %d (started %s by its clock, received %s by the store's): "+
+			"its times, and which of its runs is the latest, are off by as much (set its clock with NTP)",
+		r.Host, d.Abs().Round(time.Second), way, r.ID, r.Started.UTC().Format(time.RFC3339),
+		r.Received.UTC().Format(time.RFC3339))
 }
 
 // cost fills h's cost from its price, its machine's physical cores and
 // its throughput band.
 func (h *Host) cost(p Price, r *result.Run) error {
 	if r.Machine == nil || len(r.Machine.Cores) == 0 {
-		return fmt.Errorf("host %s's run %d stored no machine: its physical cores, which licences are counted by, are unknown", h.Name, r.ID)
+		return fmt.Errorf(
+			"host %s's run %d stored no machine: its physical cores, which licences are counted by, are unknown", h.Name, r.ID)
 	}
 	h.Price = p
 	h.LicenceCost = p.LicencePerCore * float64(len(r.Machine.Cores))

@@ -29,7 +29,8 @@ func TestNotComparable(t *testing.T) {
 			b.host = "b"
 			tc.b(&b)
 			_, err := compareSpecs(t, prices(1000, 1000), base, b)
-			if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "host b's run") {
+			if !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), tc.want) ||
+				!strings.Contains(err.Error(), "host b's run") {
 				t.Fatalf("got %v, want ErrNotComparable saying %q of host b's run", err, tc.want)
 			}
 		})
@@ -56,7 +57,8 @@ func TestNotComparableNamedRuns(t *testing.T) {
 	if err != nil || len(srcs) != 1 || srcs[0].Run.Host != "b" {
 		t.Fatalf("got %d sources, %v; want host b's run alone", len(srcs), err)
 	}
-	if len(left) != 1 || !strings.Contains(left[0], "host a: no complete closed-loop OLTP run to compare (the last seen: run 2 is a load curve)") {
+	if len(left) != 1 || !strings.Contains(left[0],
+		"host a: no complete closed-loop OLTP run to compare (the last seen: run 2 is a load curve)") {
 		t.Errorf("left out %q, want host a with its load curve", left)
 	}
 }
@@ -165,7 +167,8 @@ licence_per_core = 0
 	}
 	_, err = compareSpecs(t, []Price{{Name: "a", Price: 1}, {Name: "c", Price: 1}},
 		spec{host: "a", cores: 1, smt: 1, two: []float64{1, 2}}, spec{host: "b", cores: 1, smt: 1, two: []float64{1, 2}})
-	if err == nil || !strings.Contains(err.Error(), "no price for host b") || !strings.Contains(err.Error(), "host c has no run") {
+	if err == nil || !strings.Contains(err.Error(), "no price for host b") ||
+		!strings.Contains(err.Error(), "host c has no run") {
 		t.Errorf("got %v, want host b's missing price and host c's stray one named", err)
 	}
 	for _, bad := range []struct{ file, want string }{
@@ -199,7 +202,8 @@ price = 2`, `host "a" is given twice`},
 // host.
 func TestVersionsAndWarnings(t *testing.T) {
 	c, err := compareSpecs(t, prices(1000, 1000),
-		spec{host: "a", cores: 2, smt: 1, one: []float64{100}, two: []float64{200, 201}, version: "v1", warning: "hypervisor KVM"},
+		spec{host: "a", cores: 2, smt: 1, one: []float64{100}, two: []float64{200, 201}, version: "v1",
+			warning: "hypervisor KVM"},
 		spec{host: "b", cores: 2, smt: 1, one: []float64{100}, two: []float64{400, 401}, version: "v2"})
 	if err != nil {
 		t.Fatal(err)

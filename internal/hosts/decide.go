@@ -25,7 +25,8 @@ func (c *Comparison) decide() {
 	}
 	if len(c.Rivals) == 0 {
 		c.Decision = w.Name
-		c.Recommendation = fmt.Sprintf("Buy %s: %s, the cheapest of %d hosts measured; %s.", w.Name, costWords(w), len(c.Hosts), tpsWords(w))
+		c.Recommendation = fmt.Sprintf("Buy %s: %s, the cheapest of %d hosts measured; %s.",
+			w.Name, costWords(w), len(c.Hosts), tpsWords(w))
 		return
 	}
 	names := append([]string{w.Name}, c.Rivals...)
@@ -58,13 +59,16 @@ func (c *Comparison) decide() {
 	s += ")"
 	switch {
 	case len(once) > 0:
-		s += fmt.Sprintf("; %s measured once, so no spread is known: repeat the runs (at least 3 repeats: 'numalab run oltp --repeat 3', or a longer 'numalab eval') to decide.",
+		s += fmt.Sprintf("; %s measured once, so no spread is known: repeat the runs (at least 3 repeats: "+
+			"'numalab run oltp --repeat 3', or a longer 'numalab eval') to decide.",
 			strings.Join(once, " and ")+" "+plural(len(once), "was", "were"))
 	case ok:
 		c.MoreRepeats = more
-		s += fmt.Sprintf("; %d more %s on each would decide (at the means and spreads measured).", more, plural(more, "repeat", "repeats"))
+		s += fmt.Sprintf("; %d more %s on each would decide (at the means and spreads measured).",
+			more, plural(more, "repeat", "repeats"))
 	default:
-		s += fmt.Sprintf("; even %d more repeats on each would not part them at the spreads measured: they cost the same per 1,000 tps to within what repeats can tell, so let something else decide.",
+		s += fmt.Sprintf("; even %d more repeats on each would not part them at the spreads measured: they cost "+
+			"the same per 1,000 tps to within what repeats can tell, so let something else decide.",
 			MaxMoreRepeats)
 	}
 	c.Recommendation = s
@@ -96,13 +100,16 @@ func costWords(h Host) string {
 	case !h.Banded:
 		return fmt.Sprintf("%s per 1,000 tps, measured once", model.Thousands(h.CostPerKTPS))
 	case h.Unbounded:
-		return fmt.Sprintf("%s per 1,000 tps, band %s to no upper bound (its tps band reaches 0)", model.Thousands(h.CostPerKTPS), model.Thousands(h.CostLow))
+		return fmt.Sprintf("%s per 1,000 tps, band %s to no upper bound (its tps band reaches 0)",
+			model.Thousands(h.CostPerKTPS), model.Thousands(h.CostLow))
 	}
-	return fmt.Sprintf("%s per 1,000 tps, band %s to %s", model.Thousands(h.CostPerKTPS), model.Thousands(h.CostLow), model.Thousands(h.CostHigh))
+	return fmt.Sprintf("%s per 1,000 tps, band %s to %s",
+		model.Thousands(h.CostPerKTPS), model.Thousands(h.CostLow), model.Thousands(h.CostHigh))
 }
 
 // tpsWords is a host's measured tps with its band and cell.
 func tpsWords(h Host) string {
-	return fmt.Sprintf("%s tps measured (band %s to %s, %d repeats of %s)", model.Thousands(h.TPS), model.Thousands(h.TPSLow), model.Thousands(h.TPSHigh),
+	return fmt.Sprintf("%s tps measured (band %s to %s, %d repeats of %s)",
+		model.Thousands(h.TPS), model.Thousands(h.TPSLow), model.Thousands(h.TPSHigh),
 		len(h.Repeats), h.Cell)
 }

@@ -59,7 +59,8 @@ var distorting = []preflight.Figure{preflight.OLTP, preflight.Scaling, preflight
 // measureHost reads one host's figures from its source, at price p.
 func measureHost(s Source, p Price) (Host, error) {
 	r := s.Run
-	h := Host{Name: r.Host, Store: s.Store, Run: r.ID, Started: r.Started, Version: r.Version, Machine: machineOf(r.Machine)}
+	h := Host{Name: r.Host, Store: s.Store, Run: r.ID, Started: r.Started, Version: r.Version,
+		Machine: machineOf(r.Machine)}
 	if n := clock(r); n != "" {
 		h.Notes = append(h.Notes, n)
 	}
@@ -69,7 +70,8 @@ func measureHost(s Source, p Price) (Host, error) {
 	}
 	points := cellPoints(cells)
 	if len(points) == 0 {
-		return h, fmt.Errorf("host %s's run %d has no complete closed-loop cell with transactions: nothing to compare", h.Name, r.ID)
+		return h,
+			fmt.Errorf("host %s's run %d has no complete closed-loop cell with transactions: nothing to compare", h.Name, r.ID)
 	}
 	best := points[0]
 	for _, pt := range points {
@@ -97,7 +99,8 @@ func measureHost(s Source, p Price) (Host, error) {
 	if s.Probe != nil {
 		pl, err := calib.ReadProbe(s.Probe)
 		if err == nil {
-			h.Machine.ProbeRun, h.Machine.GHz, h.Machine.LocalNS, h.Machine.RemoteNS = s.Probe.ID, pl.GHz, pl.LocalNS, pl.RemoteNS
+			h.Machine.ProbeRun, h.Machine.GHz, h.Machine.LocalNS, h.Machine.RemoteNS = s.Probe.ID,
+				pl.GHz, pl.LocalNS, pl.RemoteNS
 		}
 	}
 	h.Sockets, h.Fit = socketFits(s)
@@ -131,7 +134,8 @@ func cellPoints(cells []result.Cell) []point {
 		if c.Interrupted || c.Pace != nil || !(c.TPS > 0) {
 			continue
 		}
-		k := Cell{Workload: c.Workload, Streams: c.Streams, Placement: c.Placement, DOP: c.DOP, DataNode: c.DataNode, Cores: c.Cores}
+		k := Cell{Workload: c.Workload, Streams: c.Streams, Placement: c.Placement, DOP: c.DOP,
+			DataNode: c.DataNode, Cores: c.Cores}
 		i := slices.IndexFunc(pts, func(p point) bool { return p.cell == k })
 		if i < 0 {
 			pts = append(pts, point{cell: k})
@@ -172,8 +176,8 @@ func machineOf(t *result.Topology) Machine {
 	if t == nil {
 		return Machine{}
 	}
-	m := Machine{CPUModel: t.CPUModel, Sockets: len(t.Packages), Cores: len(t.Cores), Threads: len(t.CPUs), SMT: t.ThreadsPerCore(),
-		Nodes: len(t.Nodes), Hypervisor: t.Hypervisor}
+	m := Machine{CPUModel: t.CPUModel, Sockets: len(t.Packages), Cores: len(t.Cores), Threads: len(t.CPUs),
+		SMT: t.ThreadsPerCore(), Nodes: len(t.Nodes), Hypervisor: t.Hypervisor}
 	for _, n := range t.Nodes {
 		m.MemGiB += float64(n.MemBytes) / (1 << 30)
 	}

@@ -75,17 +75,20 @@ func write(t *testing.T, st *store.Store, s spec) {
 	if s.now != nil {
 		s.started = s.now()
 	}
-	probe := result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: s.version, Host: s.host, Machine: machine,
+	probe := result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: s.version,
+		Host: s.host, Machine: machine,
 		Started: s.started, Status: result.StatusComplete}
 	put(t, st, &probe, preflight.Kind.Of(pf),
-		memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS4K: s.latencyNS, LocalNS: s.latencyNS, Nodes: []int{0}, CPUNodes: []int{0}}))
+		memlat.KindSummary.Of(
+			memlat.Summary{GHz: 3, DRAMNS4K: s.latencyNS, LocalNS: s.latencyNS, Nodes: []int{0}, CPUNodes: []int{0}}))
 	cfg := tpcc.DefaultRunConfig()
 	cfg.Engine, cfg.Warehouses, cfg.Repeat, cfg.Curve = s.engine, s.warehouses, len(s.two), s.curve
 	raw, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	oltp := result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Config: raw, Version: s.version, Host: s.host, Machine: machine,
+	oltp := result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Config: raw, Version: s.version,
+		Host: s.host, Machine: machine,
 		Started: s.started.Add(time.Minute), Status: result.StatusComplete}
 	if s.now != nil {
 		oltp.Started = s.now()
@@ -93,8 +96,9 @@ func write(t *testing.T, st *store.Store, s spec) {
 	items := []result.Entry{preflight.Kind.Of(pf)}
 	for streams, reps := range [][]float64{nil, s.one, s.two} {
 		for i, tps := range reps {
-			items = append(items, result.KindCell.Of(result.Cell{Engine: s.engine, Workload: "tpcc-ro", Streams: streams, DOP: 1, Cores: streams,
-				DataNode: -1, Repeat: i, TPS: tps, TPSPerCore: tps / float64(streams)}))
+			items = append(items,
+				result.KindCell.Of(result.Cell{Engine: s.engine, Workload: "tpcc-ro", Streams: streams, DOP: 1, Cores: streams,
+					DataNode: -1, Repeat: i, TPS: tps, TPSPerCore: tps / float64(streams)}))
 		}
 	}
 	put(t, st, &oltp, items...)

@@ -69,7 +69,8 @@ func Measured(r *result.Run) (Measure, error) {
 			m.Loop = "paced"
 		}
 	default:
-		return m, fmt.Errorf("run %d is a %s run: hosts compare OLTP runs ('numalab eval' or 'numalab run oltp') or runs of your scripts ('numalab run sql')",
+		return m, fmt.Errorf("run %d is a %s run: hosts compare OLTP runs ('numalab eval' or 'numalab run oltp') "+
+			"or runs of your scripts ('numalab run sql')",
 			r.ID, r.Kind)
 	}
 	cells, err := result.KindCell.All(r)

@@ -69,14 +69,17 @@ func ParsePrices(name string, data []byte) ([]Price, error) {
 	var f pricesFile
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v (want one [[host]] table per host with name and price, or hourly and hours)", name, err)
+		return nil,
+			fmt.Errorf("%s: %v (want one [[host]] table per host with name and price, or hourly and hours)", name, err)
 	}
 	var errs []error
 	for _, k := range md.Undecoded() {
-		errs = append(errs, fmt.Errorf("%s: unknown key %q (want licence_per_core, and [[host]] tables with name, price, hourly, hours, licence_per_core, note)", name, k.String()))
+		errs = append(errs, fmt.Errorf("%s: unknown key %q (want licence_per_core, and [[host]] tables with name, "+
+			"price, hourly, hours, licence_per_core, note)", name, k.String()))
 	}
 	if len(f.Host) == 0 && len(errs) == 0 {
-		errs = append(errs, fmt.Errorf("%s: no [[host]] table: want one per host, with name and price, or hourly and hours", name))
+		errs = append(errs,
+			fmt.Errorf("%s: no [[host]] table: want one per host, with name and price, or hourly and hours", name))
 	}
 	seen := map[string]bool{}
 	var out []Price
@@ -118,13 +121,15 @@ func (p Price) check() []string {
 			out = append(out, fmt.Sprintf("hourly = %s: want the price per hour, above 0", model.Num(p.Hourly)))
 		}
 		if !(p.Hours > 0 && finite(p.Hours)) {
-			out = append(out, fmt.Sprintf("hours = %s: want the hours to compare over, above 0 (a year is 8760)", model.Num(p.Hours)))
+			out = append(out, fmt.Sprintf("hours = %s: want the hours to compare over, above 0 (a year is 8760)",
+				model.Num(p.Hours)))
 		}
 	case !(p.Price > 0 && finite(p.Price)):
 		out = append(out, fmt.Sprintf("price = %s: want a purchase price above 0, or hourly and hours", model.Num(p.Price)))
 	}
 	if !(p.LicencePerCore >= 0 && finite(p.LicencePerCore)) {
-		out = append(out, fmt.Sprintf("licence_per_core = %s: want 0 (no per-core licence) or more", model.Num(p.LicencePerCore)))
+		out = append(out, fmt.Sprintf("licence_per_core = %s: want 0 (no per-core licence) or more",
+			model.Num(p.LicencePerCore)))
 	}
 	return out
 }

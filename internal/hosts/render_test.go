@@ -14,7 +14,8 @@ import (
 // hosts of different shapes, one with a preflight warning.
 func TestRender(t *testing.T) {
 	c, err := compareSpecs(t, []Price{{Name: "a", Price: 9000, LicencePerCore: 50}, {Name: "b", Hourly: 1.2, Hours: 8760}},
-		spec{host: "a", cores: 4, smt: 2, one: []float64{110, 112, 108}, two: []float64{205, 212, 209}, warning: "hypervisor KVM"},
+		spec{host: "a", cores: 4, smt: 2, one: []float64{110, 112, 108}, two: []float64{205, 212, 209},
+			warning: "hypervisor KVM"},
 		spec{host: "b", cores: 8, smt: 1, one: []float64{90, 92, 91}, two: []float64{170, 176, 173}, latencyNS: 120})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,8 @@ func TestRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{"<title>numalab report", `id="hosts-cost-svg"`, `id="hosts-streams-svg"`, "a: hypervisor KVM", "2 sockets"} {
+	for _, want := range []string{"<title>numalab report", `id="hosts-cost-svg"`, `id="hosts-streams-svg"`,
+		"a: hypervisor KVM", "2 sockets"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML page lacks %q", want)
 		}

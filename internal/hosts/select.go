@@ -69,7 +69,8 @@ func Select(stores []Store, sel Selection) ([]Source, []string, error) {
 				return nil, nil, err
 			}
 			if i := slices.IndexFunc(picks, func(f found) bool { return f.run.Host == r.Host }); i >= 0 {
-				return nil, nil, setting.Errorf("run", "runs %d and %d are both of host %s: give one run per host", picks[i].run.ID, r.ID, r.Host)
+				return nil, nil,
+					setting.Errorf("run", "runs %d and %d are both of host %s: give one run per host", picks[i].run.ID, r.ID, r.Host)
 			}
 			picks = append(picks, found{st, *r})
 		}
@@ -111,7 +112,8 @@ func Select(stores []Store, sel Selection) ([]Source, []string, error) {
 			if f, ok := latest[h]; ok {
 				picks = append(picks, f)
 			} else {
-				left = append(left, fmt.Sprintf("host %s: no complete closed-loop OLTP run to compare (the last seen: %s)", h, seen[h]))
+				left = append(left,
+					fmt.Sprintf("host %s: no complete closed-loop OLTP run to compare (the last seen: %s)", h, seen[h]))
 			}
 		}
 	}
@@ -120,7 +122,8 @@ func Select(stores []Store, sel Selection) ([]Source, []string, error) {
 		if sel.Engine != "" {
 			on = " on " + sel.Engine
 		}
-		return nil, left, fmt.Errorf("%w: no complete closed-loop OLTP run%s in %s (measure each host first: 'numalab eval --store STORE', or 'numalab run oltp --repeat 3')",
+		return nil, left, fmt.Errorf("%w: no complete closed-loop OLTP run%s in %s (measure each host first: "+
+			"'numalab eval --store STORE', or 'numalab run oltp --repeat 3')",
 			ErrNoRuns, on, strings.Join(paths(stores), ", "))
 	}
 	slices.SortFunc(picks, func(a, b found) int { return cmp.Compare(a.run.Host, b.run.Host) })
@@ -143,7 +146,8 @@ func resolve(stores []Store, text string) (Store, int64, error) {
 		return stores[0], id, err
 	}
 	if len(text) < 8 || strings.Trim(text, "0123456789") == "" {
-		return nil, 0, setting.Errorf("run", "%q: with %d stores a run is named by its UID, 8 or more characters of it ('numalab runs --store STORE' shows them)",
+		return nil, 0, setting.Errorf("run",
+			"%q: with %d stores a run is named by its UID, 8 or more characters of it ('numalab runs --store STORE' shows them)",
 			text, len(stores))
 	}
 	var errs []error
@@ -174,14 +178,17 @@ func source(st Store, id int64) (Source, error) {
 			continue
 		}
 		switch {
-		case o.Kind == result.RunProbeMem && o.ID < id && (o.Status == result.StatusComplete || o.Status == result.StatusInterrupted):
+		case o.Kind == result.RunProbeMem && o.ID < id &&
+			(o.Status == result.StatusComplete || o.Status == result.StatusInterrupted):
 			probeID = o.ID
 		case o.Kind == calib.RunFit && o.Status == result.StatusComplete:
 			fitID = o.ID
 		}
 	}
 	if probeID == 0 {
-		src.FitError = fmt.Sprintf("no memory probe of host %s stored before run %d in %s: no clock, latency or fit ('numalab probe mem')", r.Host, id, st.Path())
+		src.FitError = fmt.Sprintf(
+			"no memory probe of host %s stored before run %d in %s: no clock, latency or fit ('numalab probe mem')",
+			r.Host, id, st.Path())
 		return src, nil
 	}
 	if src.Probe, err = st.Get(probeID); err != nil {
@@ -215,7 +222,8 @@ func CompareStores(stores []Store, sel Selection, prices []Price) (*Comparison, 
 		if len(srcs) == 1 {
 			who = "only host " + srcs[0].Run.Host + " has"
 		}
-		err = fmt.Errorf("%s a run to compare in %s: measure each candidate into a store ('numalab eval --store STORE' on each) and give every store",
+		err = fmt.Errorf("%s a run to compare in %s: measure each candidate into a store "+
+			"('numalab eval --store STORE' on each) and give every store",
 			who, strings.Join(names, ", "))
 	}
 	if err != nil {

@@ -33,7 +33,8 @@ func TestSharedStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := fmt.Sprintf("postgres://%s@/%s?host=%s&port=%d&sslmode=disable", cfg.User, cfg.Database, url.QueryEscape(cfg.Host), cfg.Port)
+	u := fmt.Sprintf("postgres://%s@/%s?host=%s&port=%d&sslmode=disable",
+		cfg.User, cfg.Database, url.QueryEscape(cfg.Host), cfg.Port)
 	reps := func(v float64, n int) []float64 {
 		var out []float64
 		for i := range n {
@@ -44,7 +45,8 @@ func TestSharedStore(t *testing.T) {
 	specs := []spec{
 		{host: "h1", cores: 2, smt: 2, one: reps(100, 20), two: reps(190, 20), now: time.Now},
 		{host: "h2", cores: 4, smt: 1, one: reps(90, 20), two: reps(170, 20), now: time.Now, version: "v2"},
-		{host: "h3", cores: 8, smt: 1, one: reps(80, 20), two: reps(150, 20), now: func() time.Time { return time.Now().Add(90 * time.Second) }},
+		{host: "h3", cores: 8, smt: 1, one: reps(80, 20), two: reps(150, 20),
+			now: func() time.Time { return time.Now().Add(90 * time.Second) }},
 	}
 	t.Run("writers", func(t *testing.T) {
 		for _, s := range specs {
@@ -78,15 +80,18 @@ func TestSharedStore(t *testing.T) {
 	for _, s := range srcs {
 		cells, err := result.KindCell.All(s.Run)
 		if err != nil || len(cells) != 40 || s.Run.Status != result.StatusComplete || s.Probe == nil {
-			t.Errorf("host %s: %d cells (%v), status %s, probe %v; want 40 cells, complete, with its probe", s.Run.Host, len(cells), err, s.Run.Status, s.Probe != nil)
+			t.Errorf("host %s: %d cells (%v), status %s, probe %v; want 40 cells, complete, with its probe",
+				s.Run.Host, len(cells), err, s.Run.Status, s.Probe != nil)
 		}
 	}
-	c, err := Compare([]string{st.Path()}, srcs, []Price{{Name: "h1", Price: 1000}, {Name: "h2", Price: 1000}, {Name: "h3", Price: 1000}})
+	c, err := Compare([]string{st.Path()},
+		srcs, []Price{{Name: "h1", Price: 1000}, {Name: "h2", Price: 1000}, {Name: "h3", Price: 1000}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	notes := strings.Join(c.Notes, "\n")
-	for _, want := range []string{"numalab versions differ (h1 test, h2 v2, h3 test)", "host h3's clock was 1m30s ahead of the store's"} {
+	for _, want := range []string{"numalab versions differ (h1 test, h2 v2, h3 test)",
+		"host h3's clock was 1m30s ahead of the store's"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}

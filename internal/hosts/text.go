@@ -22,7 +22,8 @@ func WriteText(w io.Writer, c *Comparison) error {
 	fmt.Fprintln(w, "Cost: the host's price (or hourly × hours) + its physical cores × licence per core.")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "host\trun\tcores\tSMT\tnodes\tGHz\tlocal ns\tbest cell\trepeats\ttps\tlow\thigh\tspread\ttps/core\tcost\tlicences\tper 1000 tps\tlow\thigh\t")
+	fmt.Fprintln(tw, "host\trun\tcores\tSMT\tnodes\tGHz\tlocal ns\tbest cell\t"+
+		"repeats\ttps\tlow\thigh\tspread\ttps/core\tcost\tlicences\tper 1000 tps\tlow\thigh\t")
 	for _, h := range c.Hosts {
 		m := h.Machine
 		high := "-"
@@ -33,8 +34,10 @@ func WriteText(w io.Writer, c *Comparison) error {
 			high = model.Thousands(h.CostHigh)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n",
-			h.Name, h.Run, m.Cores, m.SMT, m.Nodes, orDash(m.GHz, model.Fixed(m.GHz, 2)), orDash(m.LocalNS, model.Fixed(m.LocalNS, 1)), h.Cell,
-			len(h.Repeats), model.Thousands(h.TPS), model.Thousands(h.TPSLow), model.Thousands(h.TPSHigh), model.Percent(h.Spread),
+			h.Name, h.Run, m.Cores, m.SMT, m.Nodes, orDash(m.GHz, model.Fixed(m.GHz, 2)),
+			orDash(m.LocalNS, model.Fixed(m.LocalNS, 1)), h.Cell,
+			len(h.Repeats), model.Thousands(h.TPS), model.Thousands(h.TPSLow), model.Thousands(h.TPSHigh),
+			model.Percent(h.Spread),
 			h.TPSPerCore, model.Thousands(h.Price.Amount()), model.Thousands(h.LicenceCost), model.Thousands(h.CostPerKTPS),
 			model.Thousands(h.CostLow), high)
 	}
@@ -47,7 +50,8 @@ func WriteText(w io.Writer, c *Comparison) error {
 	}
 	fmt.Fprintln(w, "\nHosts:")
 	for _, h := range c.Hosts {
-		fmt.Fprintf(w, "  %s: run %d of %s (%s, numalab %s); %s; %s\n", h.Name, h.Run, h.Store, h.Started.Format("2006-01-02 15:04 MST"), h.Version,
+		fmt.Fprintf(w, "  %s: run %d of %s (%s, numalab %s); %s; %s\n", h.Name, h.Run, h.Store,
+			h.Started.Format("2006-01-02 15:04 MST"), h.Version,
 			MachineWords(h.Machine), h.Price)
 		for _, x := range h.Warnings {
 			fmt.Fprintf(w, "    ! %s\n", x)
@@ -70,14 +74,16 @@ func SocketWords(h Host) string {
 	}
 	var parts []string
 	for _, s := range h.Sockets {
-		parts = append(parts, fmt.Sprintf("%d sockets %s tps (×%s of one)", s.Sockets, model.Thousands(s.TotalTPS), model.Fixed(s.VsOne, 2)))
+		parts = append(parts,
+			fmt.Sprintf("%d sockets %s tps (×%s of one)", s.Sockets, model.Thousands(s.TotalTPS), model.Fixed(s.VsOne, 2)))
 	}
 	return strings.Join(parts, ", ") + "; fit: " + h.Fit
 }
 
 // MachineWords is a machine in one phrase.
 func MachineWords(m Machine) string {
-	s := fmt.Sprintf("%s, %d %s, %d cores, %d threads, %d %s, %s GiB", cmp.Or(m.CPUModel, "CPU unknown"), m.Sockets, plural(m.Sockets, "socket", "sockets"),
+	s := fmt.Sprintf("%s, %d %s, %d cores, %d threads, %d %s, %s GiB",
+		cmp.Or(m.CPUModel, "CPU unknown"), m.Sockets, plural(m.Sockets, "socket", "sockets"),
 		m.Cores, m.Threads, m.Nodes, plural(m.Nodes, "node", "nodes"), model.Fixed(m.MemGiB, 1))
 	if m.Hypervisor != "" {
 		s += ", hypervisor " + m.Hypervisor
@@ -94,9 +100,12 @@ func MachineWords(m Machine) string {
 // WriteCSV prints one row per host.
 func WriteCSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"host", "store", "run", "version", "workload", "engine", "cpu_model", "sockets", "cores", "threads", "smt", "nodes", "ghz", "local_ns",
-		"remote_ns", "streams", "placement", "repeats", "tps", "tps_low", "tps_high", "spread", "tps_per_core", "price", "licence_per_core",
-		"licence_cost", "total_cost", "cost_per_1000_tps", "cost_low", "cost_high", "tps_2_sockets", "tps_4_sockets", "warnings", "decision"})
+	cw.Write([]string{"host", "store", "run", "version", "workload", "engine", "cpu_model", "sockets",
+		"cores", "threads", "smt", "nodes", "ghz", "local_ns",
+		"remote_ns", "streams", "placement", "repeats", "tps", "tps_low", "tps_high", "spread", "tps_per_core",
+		"price", "licence_per_core",
+		"licence_cost", "total_cost", "cost_per_1000_tps", "cost_low", "cost_high", "tps_2_sockets",
+		"tps_4_sockets", "warnings", "decision"})
 	g := model.G12
 	for _, h := range c.Hosts {
 		m := h.Machine
@@ -111,11 +120,16 @@ func WriteCSV(w io.Writer, c *Comparison) error {
 		case c.Decision == "" && (h.Name == c.Hosts[0].Name || slices.Contains(c.Rivals, h.Name)):
 			verdict = "cannot tell"
 		}
-		cw.Write([]string{h.Name, h.Store, strconv.FormatInt(h.Run, 10), h.Version, c.Measure.Workload, c.Measure.Engine, m.CPUModel,
-			strconv.Itoa(m.Sockets), strconv.Itoa(m.Cores), strconv.Itoa(m.Threads), strconv.Itoa(m.SMT), strconv.Itoa(m.Nodes), g(m.GHz),
-			g(m.LocalNS), g(m.RemoteNS), strconv.Itoa(h.Cell.Streams), h.Cell.Placement, strconv.Itoa(len(h.Repeats)), g(h.TPS), g(h.TPSLow),
-			g(h.TPSHigh), g(h.Spread), g(h.TPSPerCore), g(h.Price.Amount()), g(h.Price.LicencePerCore), g(h.LicenceCost), g(h.TotalCost),
-			g(h.CostPerKTPS), g(h.CostLow), g(h.CostHigh), fit[2], fit[4], strings.Join(h.Warnings, " | "), verdict})
+		cw.Write([]string{h.Name, h.Store, strconv.FormatInt(h.Run, 10), h.Version, c.Measure.Workload,
+			c.Measure.Engine, m.CPUModel,
+			strconv.Itoa(m.Sockets), strconv.Itoa(m.Cores), strconv.Itoa(m.Threads), strconv.Itoa(m.SMT),
+			strconv.Itoa(m.Nodes), g(m.GHz),
+			g(m.LocalNS), g(m.RemoteNS), strconv.Itoa(h.Cell.Streams), h.Cell.Placement,
+			strconv.Itoa(len(h.Repeats)), g(h.TPS), g(h.TPSLow),
+			g(h.TPSHigh), g(h.Spread), g(h.TPSPerCore), g(h.Price.Amount()), g(h.Price.LicencePerCore),
+			g(h.LicenceCost), g(h.TotalCost),
+			g(h.CostPerKTPS), g(h.CostLow), g(h.CostHigh), fit[2], fit[4], strings.Join(h.Warnings, " | "),
+			verdict})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -109,14 +109,17 @@ func DuckDB(ctx context.Context, path string, opt Options) (*result.Inspection, 
 
 	meta := used*in.PageSize - segBytes
 	in.Notes = append(in.Notes,
-		"duckdb: data is the span of each table's column segments in the file's blocks (a block's unfilled tail counts to its last segment); reserved is data alone",
-		fmt.Sprintf("duckdb: keeps no size per index or for unused space inside blocks; indexes (ART) and catalog metadata together occupy %d bytes (%s) in blocks no table segment uses", meta, units.Bytes(meta)),
+		"duckdb: data is the span of each table's column segments in the file's blocks (a block's unfilled tail "+
+			"counts to its last segment); reserved is data alone",
+		fmt.Sprintf("duckdb: keeps no size per index or for unused space inside blocks; indexes (ART) and catalog "+
+			"metadata together occupy %d bytes (%s) in blocks no table segment uses", meta, units.Bytes(meta)),
 		"duckdb: indexes keep no sort direction and cannot be partial")
 	if !opt.ExactRows {
 		in.Notes = append(in.Notes, "duckdb: rows are estimated_size from duckdb_tables(); --exact-rows counts them")
 	}
 	if st, err := os.Stat(path + ".wal"); err == nil && st.Size() > 0 {
-		in.Notes = append(in.Notes, fmt.Sprintf("%s.wal holds %d bytes not yet checkpointed: rows include them, data bytes do not", path, st.Size()))
+		in.Notes = append(in.Notes,
+			fmt.Sprintf("%s.wal holds %d bytes not yet checkpointed: rows include them, data bytes do not", path, st.Size()))
 	} else if unpersisted > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("%d tables have segments not yet written to the file", unpersisted))
 	}
@@ -192,10 +195,12 @@ func duckIndexes(ctx context.Context, db *sql.DB, tables []*result.TableSpace) e
 // duckSegments returns a table's persistent column segments as (block,
 // offset), the number of extra blocks they use whole, and whether some
 // segments are not yet in the file.
-func duckSegments(ctx context.Context, db *sql.DB, schema, table string) (segs [][2]int64, extra int64, transient bool, err error) {
+func duckSegments(ctx context.Context, db *sql.DB, schema, table string) (segs [][2]int64, extra int64,
+	transient bool, err error) {
 	name := duckIdent(schema) + "." + duckIdent(table)
-	rows, err := db.QueryContext(ctx, "select block_id, block_offset, len(additional_block_ids), persistent from pragma_storage_info('"+
-		strings.ReplaceAll(name, "'", "''")+"')")
+	rows, err := db.QueryContext(ctx,
+		"select block_id, block_offset, len(additional_block_ids), persistent from pragma_storage_info('"+
+			strings.ReplaceAll(name, "'", "''")+"')")
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("reading the storage of %s.%s: %w", schema, table, err)
 	}

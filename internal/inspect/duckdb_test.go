@@ -132,7 +132,8 @@ func TestDuckDBBadInput(t *testing.T) {
 				}
 			}
 			_, err := DuckDB(context.Background(), tc.path, Options{})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "inspecting DuckDB database "+tc.path) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) ||
+				!strings.HasPrefix(err.Error(), "inspecting DuckDB database "+tc.path) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 		})

@@ -22,7 +22,8 @@ func MariaDB(ctx context.Context, dsn string, opt Options) (*result.Inspection, 
 	in := &result.Inspection{Engine: "mariadb", Database: result.Redact(dsn)}
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("inspecting MariaDB: reading the DSN %s: %v (expected user:password@unix(/path)/ or user:password@tcp(host:port)/)", in.Database, result.RedactWithDSN(err.Error(), dsn))
+		return nil, fmt.Errorf("inspecting MariaDB: reading the DSN %s: %v (expected user:password@unix(/path)/ "+
+			"or user:password@tcp(host:port)/)", in.Database, result.RedactWithDSN(err.Error(), dsn))
 	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
@@ -55,7 +56,8 @@ func myInspect(ctx context.Context, db *sql.DB, in *result.Inspection, opt Optio
 	const system = "('mysql', 'information_schema', 'performance_schema', 'sys')"
 	if opt.Schema != "" {
 		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?", opt.Schema).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.schemata WHERE schema_name = ?",
+			opt.Schema).Scan(&n); err != nil {
 			return fmt.Errorf("looking for database %q: %w", opt.Schema, err)
 		}
 		if n == 0 {
@@ -96,7 +98,8 @@ func myInspect(ctx context.Context, db *sql.DB, in *result.Inspection, opt Optio
 		LEFT JOIN mysql.innodb_index_stats st ON st.database_name = s.table_schema AND st.table_name = s.table_name
 			AND st.index_name = s.index_name AND st.stat_name = 'size'
 		WHERE s.table_schema NOT IN `+system+` AND (? = '' OR s.table_schema = ?)
-		ORDER BY s.table_schema, s.table_name, s.index_name = 'PRIMARY' DESC, s.index_name, s.seq_in_index`, opt.Schema, opt.Schema)
+		ORDER BY s.table_schema, s.table_name, s.index_name = 'PRIMARY' DESC, s.index_name, s.seq_in_index`,
+		opt.Schema, opt.Schema)
 	if err != nil {
 		return fmt.Errorf("listing indexes: %w", err)
 	}
@@ -146,10 +149,12 @@ func myInspect(ctx context.Context, db *sql.DB, in *result.Inspection, opt Optio
 	}
 	sortTables(in.Tables)
 	if exact < len(tables) {
-		in.Notes = append(in.Notes, "mariadb: rows are the engine's estimate (information_schema.TABLES.TABLE_ROWS; InnoDB samples); --exact-rows counts them")
+		in.Notes = append(in.Notes, "mariadb: rows are the engine's estimate (information_schema.TABLES.TABLE_ROWS; "+
+			"InnoDB samples); --exact-rows counts them")
 	}
 	in.Notes = append(in.Notes,
-		"mariadb: data is DATA_LENGTH (InnoDB: the clustered primary key, which holds the rows), index is INDEX_LENGTH (the secondary indexes), unused is DATA_FREE; an index's bytes are its pages in mysql.innodb_index_stats",
+		"mariadb: data is DATA_LENGTH (InnoDB: the clustered primary key, which holds the rows), index is INDEX_LENGTH "+
+			"(the secondary indexes), unused is DATA_FREE; an index's bytes are its pages in mysql.innodb_index_stats",
 		"mariadb: total is the sum over the tables shown, not the server's whole data directory")
 	return nil
 }

@@ -45,21 +45,24 @@ func TestMariaDB(t *testing.T) {
 			continue
 		}
 		found = true
-		if tb.Rows != 3000 || !tb.RowsExact || tb.Data <= 0 || tb.Index == nil || *tb.Index <= 0 || tb.IndexCount != 1 || len(tb.Indexes) != 2 {
+		if tb.Rows != 3000 || !tb.RowsExact || tb.Data <= 0 || tb.Index == nil || *tb.Index <= 0 || tb.IndexCount != 1 ||
+			len(tb.Indexes) != 2 {
 			t.Fatalf("table t: %+v", tb)
 		}
 		pk, ix := tb.Indexes[0], tb.Indexes[1]
 		if !pk.Primary || !pk.Clustered || len(pk.Columns) != 1 || pk.Columns[0].Name != "id" {
 			t.Errorf("primary key %+v", pk)
 		}
-		if ix.Name != "t_ab" || ix.Unique || len(ix.Columns) != 2 || ix.Columns[0].Name != "a" || ix.Columns[1].Name != "b" || !ix.Columns[1].Desc || ix.Bytes == nil || *ix.Bytes <= 0 {
+		if ix.Name != "t_ab" || ix.Unique || len(ix.Columns) != 2 || ix.Columns[0].Name != "a" ||
+			ix.Columns[1].Name != "b" || !ix.Columns[1].Desc || ix.Bytes == nil || *ix.Bytes <= 0 {
 			t.Errorf("index %+v", ix)
 		}
 	}
 	if !found {
 		t.Errorf("no table t in %+v", in.Tables)
 	}
-	if _, err := MariaDB(ctx, s.DSN(), Options{Schema: "no_such_db"}); err == nil || !strings.Contains(err.Error(), "no database") {
+	if _, err := MariaDB(ctx, s.DSN(), Options{Schema: "no_such_db"}); err == nil ||
+		!strings.Contains(err.Error(), "no database") {
 		t.Errorf("a missing database: %v", err)
 	}
 }

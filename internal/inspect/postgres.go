@@ -58,14 +58,16 @@ func pgInspect(ctx context.Context, conn *pgx.Conn, in *result.Inspection, opt O
 	}
 	if opt.Schema != "" {
 		var ok bool
-		if err := tx.QueryRow(ctx, "select exists (select from pg_namespace where nspname = $1)", opt.Schema).Scan(&ok); err != nil {
+		if err := tx.QueryRow(ctx, "select exists (select from pg_namespace where nspname = $1)",
+			opt.Schema).Scan(&ok); err != nil {
 			return fmt.Errorf("looking for schema %q: %w", opt.Schema, err)
 		}
 		if !ok {
 			return fmt.Errorf("database %s has no schema %q (omit --schema to see every schema)", db, opt.Schema)
 		}
 	}
-	if err := tx.QueryRow(ctx, "select stats_reset from pg_stat_database where datname = current_database()").Scan(&in.StatsSince); err != nil {
+	if err := tx.QueryRow(ctx, "select stats_reset from pg_stat_database where datname = current_database()").Scan(
+		&in.StatsSince); err != nil {
 		return fmt.Errorf("reading when statistics were reset: %w", err)
 	}
 
@@ -100,10 +102,12 @@ func pgInspect(ctx context.Context, conn *pgx.Conn, in *result.Inspection, opt O
 	}
 	sortTables(in.Tables)
 	if estimated > 0 {
-		in.Notes = append(in.Notes, fmt.Sprintf("postgres: rows of %d table(s) are the planner's estimate (reltuples, as of the last VACUUM or ANALYZE); --exact-rows counts them", estimated))
+		in.Notes = append(in.Notes, fmt.Sprintf("postgres: rows of %d table(s) are the planner's estimate (reltuples, "+
+			"as of the last VACUUM or ANALYZE); --exact-rows counts them", estimated))
 	}
 	in.Notes = append(in.Notes,
-		"postgres: data is pg_table_size (heap, TOAST, free space and visibility maps), index is pg_indexes_size; unused space inside pages is not measured (it needs the pgstattuple extension)",
+		"postgres: data is pg_table_size (heap, TOAST, free space and visibility maps), index is pg_indexes_size; "+
+			"unused space inside pages is not measured (it needs the pgstattuple extension)",
 		"postgres: total is pg_database_size, every schema and the system catalogs included")
 	return nil
 }

@@ -69,7 +69,8 @@ func TestPostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ix := findIndex(in, "orders", "orders_open"); ix != nil && ix.Usage != nil && ix.Usage.Scans >= 2 || time.Now().After(deadline) {
+		if ix := findIndex(in, "orders", "orders_open"); ix != nil && ix.Usage != nil && ix.Usage.Scans >= 2 ||
+			time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -33,7 +33,8 @@ func sizeText(b *int64) string {
 // tableName is schema.table, or the table alone for the engine's
 // unqualified schema (SQLite's main).
 func tableName(in *result.Inspection, t result.TableSpace) string {
-	if spec, _ := engine.Lookup(in.Engine); t.Schema == "" || (spec.Inspect.Unqualified != "" && t.Schema == spec.Inspect.Unqualified) {
+	if spec, _ := engine.Lookup(in.Engine); t.Schema == "" ||
+		(spec.Inspect.Unqualified != "" && t.Schema == spec.Inspect.Unqualified) {
 		return t.Name
 	}
 	return t.Schema + "." + t.Name
@@ -113,7 +114,8 @@ func WriteText(w io.Writer, in *result.Inspection) {
 	spec, _ := engine.Lookup(in.Engine)
 	usage := spec.Inspect.Usage
 	if usage {
-		fmt.Fprintf(w, "usage counters since %s (statistics reset), read at %s\n", timeText(in.StatsSince), timeText(in.StatsAsOf))
+		fmt.Fprintf(w, "usage counters since %s (statistics reset), read at %s\n", timeText(in.StatsSince),
+			timeText(in.StatsAsOf))
 	}
 	if len(in.Tables) == 0 {
 		fmt.Fprintln(w, "\nno tables")
@@ -217,13 +219,15 @@ func WriteCSV(w io.Writer, in *result.Inspection) error {
 		if t.RowBytes != nil {
 			per = strconv.FormatFloat(*t.RowBytes, 'f', 2, 64)
 		}
-		cw.Write([]string{"table", in.Engine, t.Schema, t.Name, "", strconv.FormatInt(t.Rows, 10), strconv.FormatBool(t.RowsExact),
+		cw.Write([]string{"table", in.Engine, t.Schema, t.Name, "", strconv.FormatInt(t.Rows, 10),
+			strconv.FormatBool(t.RowsExact),
 			strconv.FormatInt(t.Reserved, 10), strconv.FormatInt(t.Data, 10), num(t.Index), num(t.Unused), per,
 			strconv.Itoa(t.IndexCount), "", "", "", "", "", "", "", "", "", ""})
 		for _, ix := range t.Indexes {
 			var scans, read, fetch string
 			if u := ix.Usage; u != nil {
-				scans, read, fetch = strconv.FormatInt(u.Scans, 10), strconv.FormatInt(u.TupRead, 10), strconv.FormatInt(u.TupFetch, 10)
+				scans, read, fetch = strconv.FormatInt(u.Scans, 10), strconv.FormatInt(u.TupRead, 10),
+					strconv.FormatInt(u.TupFetch, 10)
 			}
 			cw.Write([]string{"index", in.Engine, t.Schema, t.Name, ix.Name, "", "", "", "", num(ix.Bytes), "", "", "",
 				keyText(ix), strings.Join(ix.Include, ", "), strconv.FormatBool(ix.Unique), strconv.FormatBool(ix.Primary),

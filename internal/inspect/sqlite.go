@@ -44,7 +44,8 @@ func SQLite(ctx context.Context, path string, opt Options) (*result.Inspection, 
 	}
 	for _, suffix := range []string{"-wal", "-journal"} {
 		if st, err := os.Stat(path + suffix); err == nil && st.Size() > 0 {
-			in.Notes = append(in.Notes, fmt.Sprintf("%s%s holds %d bytes not yet in the main file; the figures describe the main file only", path, suffix, st.Size()))
+			in.Notes = append(in.Notes, fmt.Sprintf(
+				"%s%s holds %d bytes not yet in the main file; the figures describe the main file only", path, suffix, st.Size()))
 		}
 	}
 
@@ -78,9 +79,11 @@ func SQLite(ctx context.Context, path string, opt Options) (*result.Inspection, 
 		in.Tables = append(in.Tables, ts)
 	}
 	if counted != sf.h.pageCount {
-		in.Notes = append(in.Notes, fmt.Sprintf("%d of the file's %d pages belong to no table, index or freelist", sf.h.pageCount-counted, sf.h.pageCount))
+		in.Notes = append(in.Notes, fmt.Sprintf("%d of the file's %d pages belong to no table, index or freelist",
+			sf.h.pageCount-counted, sf.h.pageCount))
 	}
-	in.Notes = append(in.Notes, "sqlite: rows and index entries are counted exactly, by walking every b-tree page of the file; unused is free space inside those pages")
+	in.Notes = append(in.Notes, "sqlite: rows and index entries are counted exactly, by walking every b-tree "+
+		"page of the file; unused is free space inside those pages")
 	sortTables(in.Tables)
 	return in, nil
 }

@@ -111,8 +111,10 @@ func checkSQLite(t *testing.T, path string, in *result.Inspection) {
 	}
 	// The deleted range leaves pages on the freelist, unless full
 	// auto-vacuum returned them.
-	if *in.FreeBytes != count("pragma freelist_count")*in.PageSize || (*in.FreeBytes == 0) != (count("pragma auto_vacuum") == 1) {
-		t.Errorf("free %d bytes, freelist_count %d pages, auto_vacuum %d", *in.FreeBytes, count("pragma freelist_count"), count("pragma auto_vacuum"))
+	if *in.FreeBytes != count("pragma freelist_count")*in.PageSize ||
+		(*in.FreeBytes == 0) != (count("pragma auto_vacuum") == 1) {
+		t.Errorf("free %d bytes, freelist_count %d pages, auto_vacuum %d",
+			*in.FreeBytes, count("pragma freelist_count"), count("pragma auto_vacuum"))
 	}
 	var reserved int64
 	tables := map[string]result.TableSpace{}
@@ -155,9 +157,10 @@ func checkSQLite(t *testing.T, path string, in *result.Inspection) {
 	}
 
 	want := map[string]string{
-		"t/(rowid)":                "id|-|primary,clustered|-",
-		"t/t_grp_desc":             "grp DESC,name|-||" + strconv.FormatInt(count("select count(*) from t"), 10),
-		"t/t_partial":              "name|-|where grp = 0|" + strconv.FormatInt(count("select count(*) from t where grp = 0"), 10),
+		"t/(rowid)":    "id|-|primary,clustered|-",
+		"t/t_grp_desc": "grp DESC,name|-||" + strconv.FormatInt(count("select count(*) from t"), 10),
+		"t/t_partial": "name|-|where grp = 0|" +
+			strconv.FormatInt(count("select count(*) from t where grp = 0"), 10),
 		"t/t_lower":                "(expression)|-||" + strconv.FormatInt(count("select count(*) from t"), 10),
 		"kv/sqlite_autoindex_kv_1": "k|-|primary|500",
 		"wr/sqlite_autoindex_wr_1": "a,b|c|primary,clustered|-",
@@ -207,7 +210,8 @@ func compareDbstat(t *testing.T, path string) {
 	}
 	out, err := exec.Command(cli, "-readonly", path,
 		"select s.name, m.rootpage, count(*), sum(s.unused), sum(s.ncell) from dbstat s join "+
-			"(select name, rootpage from sqlite_schema union all select 'sqlite_schema', 1) m using (name) group by s.name").CombinedOutput()
+			"(select name, rootpage from sqlite_schema union all select 'sqlite_schema', 1) m using (name) "+
+			"group by s.name").CombinedOutput()
 	if err != nil {
 		if bytes.Contains(out, []byte("no such table: dbstat")) {
 			t.Logf("sqlite3 program lacks dbstat: the page walk is not compared with it")
@@ -234,7 +238,8 @@ func compareDbstat(t *testing.T, path string) {
 		var name string
 		var root uint32
 		var pages, unused, cells int64
-		if _, err := fmt.Sscanf(strings.ReplaceAll(l, "|", " "), "%s %d %d %d %d", &name, &root, &pages, &unused, &cells); err != nil {
+		if _, err := fmt.Sscanf(strings.ReplaceAll(l, "|", " "), "%s %d %d %d %d", &name, &root, &pages, &unused,
+			&cells); err != nil {
 			t.Fatalf("dbstat line %q: %v", l, err)
 		}
 		s, err := sf.btree(root)
@@ -242,7 +247,8 @@ func compareDbstat(t *testing.T, path string) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if s.pages != pages || s.unused != unused || s.cells != cells {
-			t.Errorf("%s: walk found %d pages, %d unused bytes, %d cells; dbstat %d, %d, %d", name, s.pages, s.unused, s.cells, pages, unused, cells)
+			t.Errorf("%s: walk found %d pages, %d unused bytes, %d cells; dbstat %d, %d, %d",
+				name, s.pages, s.unused, s.cells, pages, unused, cells)
 		}
 	}
 }
@@ -340,14 +346,16 @@ func TestSQLiteBadInput(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope.db"), "no such database file", nil},
 		{"directory", dir, "is a directory", nil},
 		{"empty", write("empty.db", nil), "file is empty", nil},
-		{"text", write("notes.txt", []byte("hello, this is not a database at all; it is a text file of some length\n")), "not an SQLite database", ErrNotSQLite},
+		{"text", write("notes.txt", []byte("hello, this is not a database at all; it is a text file of some length\n")),
+			"not an SQLite database", ErrNotSQLite},
 		{"short", write("short.db", []byte("SQLite format 3\x00")), "not an SQLite database", ErrNotSQLite},
 		{"duckdb", duck, "try --engine duckdb", ErrNotSQLite},
 		{"corrupt", write("corrupt.db", corrupt), "corrupt", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := SQLite(context.Background(), tc.path, Options{})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "inspecting SQLite database "+tc.path) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) ||
+				!strings.HasPrefix(err.Error(), "inspecting SQLite database "+tc.path) {
 				t.Fatalf("got %v, want an error about %s saying %q", err, tc.path, tc.want)
 			}
 			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {

@@ -144,7 +144,8 @@ func (f *sqliteFile) freelist() (int64, error) {
 		}
 		for i := range leaves {
 			if !f.mark(binary.BigEndian.Uint32(b[8+4*i:])) {
-				return n, fmt.Errorf("walking the freelist: page %d listed twice or outside the file: the file is corrupt", binary.BigEndian.Uint32(b[8+4*i:]))
+				return n, fmt.Errorf("walking the freelist: page %d listed twice or outside the file: the file is corrupt",
+					binary.BigEndian.Uint32(b[8+4*i:]))
 			}
 		}
 		n += 1 + int64(leaves)

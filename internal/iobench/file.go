@@ -78,10 +78,12 @@ func defaultSize(s space, limit int64) int64 {
 // checkSize refuses a size that is too small or does not fit.
 func checkSize(dir string, size int64, s space) error {
 	if size < MinSize {
-		return fmt.Errorf("test file size %s is too small (want at least %s; try --size 256MiB)", units.Bytes(size), units.Bytes(MinSize))
+		return fmt.Errorf("test file size %s is too small (want at least %s; try --size 256MiB)",
+			units.Bytes(size), units.Bytes(MinSize))
 	}
 	if s.known() && size > s.usable() {
-		return fmt.Errorf("test file size %s is bigger than the free space in %s (%s free, of which %s is kept free; try --size %s or another --path): %w",
+		return fmt.Errorf("test file size %s is bigger than the free space in %s (%s free, of which %s is kept free; "+
+			"try --size %s or another --path): %w",
 			units.Bytes(size), dir, units.Bytes(s.avail), units.Bytes(headroom(s.total)), suggest(s.usable()), ErrNoSpace)
 	}
 	return nil
@@ -181,7 +183,8 @@ func FileName(pid int) string { return fmt.Sprintf("numalab-iobench-%d.dat", pid
 // evenly spaced, the file span long with holes between them where the
 // filesystem has holes (sparse); reads then cover span while only size
 // bytes are written.
-func Create(ctx context.Context, dir string, size, limit, span int64, buffered bool, seed uint64, progress func(string)) (*File, error) {
+func Create(ctx context.Context, dir string, size, limit, span int64, buffered bool, seed uint64,
+	progress func(string)) (*File, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -212,9 +215,11 @@ func checkSpan(dir string, size, span int64, s space) error {
 	case span%sizeUnit != 0:
 		return fmt.Errorf("span %s is not a whole number of MiB (try --span 8GiB)", units.Bytes(span))
 	case span < size:
-		return fmt.Errorf("span %s is below the test file's %s of data (want a span at least as large; try --span %s)", units.Bytes(span), units.Bytes(size), units.Bytes(size*8))
+		return fmt.Errorf("span %s is below the test file's %s of data (want a span at least as large; try --span %s)",
+			units.Bytes(span), units.Bytes(size), units.Bytes(size*8))
 	case !slices.Contains(sparseFS, s.fsType) && s.known() && span > s.usable():
-		return fmt.Errorf("span %s needs that much free space on %s, which is not known to keep a file's gaps as holes (%s free, of which %s is kept free; try a smaller --span or another --path): %w",
+		return fmt.Errorf("span %s needs that much free space on %s, which is not known to keep a file's gaps as "+
+			"holes (%s free, of which %s is kept free; try a smaller --span or another --path): %w",
 			units.Bytes(span), s.fsType, units.Bytes(s.avail), units.Bytes(headroom(s.total)), ErrNoSpace)
 	}
 	return nil
@@ -224,22 +229,26 @@ func preflight(dir string, size, limit, span int64) (int64, space, error) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return 0, space{}, fmt.Errorf("probing storage: directory %q does not exist (--path takes an existing directory on the storage to test)", dir)
+		return 0, space{}, fmt.Errorf(
+			"probing storage: directory %q does not exist (--path takes an existing directory on the storage to test)", dir)
 	case err != nil:
 		return 0, space{}, fmt.Errorf("probing storage: %w", err)
 	case !st.IsDir():
-		return 0, space{}, fmt.Errorf("probing storage: %q is not a directory (--path takes a directory on the storage to test; the test file is made inside it)", dir)
+		return 0, space{}, fmt.Errorf("probing storage: %q is not a directory (--path takes a directory on the storage "+
+			"to test; the test file is made inside it)", dir)
 	}
 	sp, err := statDir(dir)
 	if err != nil {
 		return 0, sp, err
 	}
 	if sp.readOnly {
-		return 0, sp, fmt.Errorf("probing storage: %s is on a read-only filesystem (the probe writes a test file; give a writable directory with --path): %w", dir, ErrReadOnly)
+		return 0, sp, fmt.Errorf("probing storage: %s is on a read-only filesystem (the probe writes a test file; "+
+			"give a writable directory with --path): %w", dir, ErrReadOnly)
 	}
 	if size == 0 {
 		if size = defaultSize(sp, limit); size == 0 {
-			return 0, sp, fmt.Errorf("probing storage: only %s free in %s, too little for a %s test file with %s kept free (free some space or give another --path): %w",
+			return 0, sp, fmt.Errorf("probing storage: only %s free in %s, too little for a %s test file with %s kept "+
+				"free (free some space or give another --path): %w",
 				units.Bytes(sp.avail), dir, units.Bytes(MinSize), units.Bytes(headroom(sp.total)), ErrNoSpace)
 		}
 	}
@@ -256,16 +265,21 @@ func preflight(dir string, size, limit, span int64) (int64, space, error) {
 
 // create makes the file once the checks passed; tests call it directly to
 // reach the errors the checks would catch earlier.
-func create(ctx context.Context, dir string, size, span int64, buffered bool, seed uint64, sp space, progress func(string)) (_ *File, err error) {
+func create(ctx context.Context, dir string, size, span int64, buffered bool, seed uint64, sp space,
+	progress func(string)) (_ *File, err error) {
 	path := filepath.Join(dir, FileName(os.Getpid()))
 	fd, err := unix.Open(path, unix.O_CREAT|unix.O_EXCL|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	switch {
 	case errors.Is(err, unix.EROFS):
-		return nil, fmt.Errorf("probing storage: %s is on a read-only filesystem (the probe writes a test file; give a writable directory with --path): %w", dir, ErrReadOnly)
+		return nil, fmt.Errorf("probing storage: %s is on a read-only filesystem (the probe writes a test file; "+
+			"give a writable directory with --path): %w", dir, ErrReadOnly)
 	case errors.Is(err, unix.EEXIST):
-		return nil, fmt.Errorf("probing storage: %s already exists and was not made by this run (another numalab with the same process id, or one that was killed: remove it by hand if no probe is running)", path)
+		return nil, fmt.Errorf("probing storage: %s already exists and was not made by this run (another numalab "+
+			"with the same process id, or one that was killed: remove it by hand if no probe is running)", path)
 	case errors.Is(err, unix.ENOSPC):
-		return nil, fmt.Errorf("probing storage: creating %s: the filesystem is full (free some space or give another --path): %w", path, ErrNoSpace)
+		return nil,
+			fmt.Errorf("probing storage: creating %s: the filesystem is full (free some space or give another --path): %w",
+				path, ErrNoSpace)
 	case err != nil:
 		return nil, fmt.Errorf("probing storage: creating test file %s: %w", path, err)
 	}
@@ -281,7 +295,8 @@ func create(ctx context.Context, dir string, size, span int64, buffered bool, se
 		f.span, f.stride, f.sparse = span, span/(size/sizeUnit)/sizeUnit*sizeUnit, slices.Contains(sparseFS, sp.fsType)
 		if err := unix.Ftruncate(fd, span); errors.Is(err, unix.EFBIG) {
 			most := largestFile(fd, span)
-			return nil, fmt.Errorf("probing storage: --span %s (%d bytes) is more than one file may hold on %s in %s: the largest it takes is %s (%d bytes; give a smaller --span): %w",
+			return nil, fmt.Errorf("probing storage: --span %s (%d bytes) is more than one file may hold on %s in %s: "+
+				"the largest it takes is %s (%d bytes; give a smaller --span): %w",
 				units.Bytes(span), span, sp.fsType, dir, units.Bytes(most), most, err)
 		} else if err != nil {
 			return nil, f.writeErr("extending", err)
@@ -344,7 +359,8 @@ func largestFile(fd int, tooBig int64) int64 {
 // wraps ErrNoSpace.
 func (f *File) writeErr(what string, err error) error {
 	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
-		return fmt.Errorf("probing storage: %s test file %s: the filesystem is full (%s was free before; try a smaller --size or another --path): %w",
+		return fmt.Errorf("probing storage: %s test file %s: the filesystem is full (%s was free before; try a smaller "+
+			"--size or another --path): %w",
 			what, f.path, units.Bytes(f.space.avail), ErrNoSpace)
 	}
 	return fmt.Errorf("probing storage: %s test file %s: %w", what, f.path, err)

@@ -235,7 +235,8 @@ func TestCreateReadOnlyFilesystem(t *testing.T) {
 	}
 	// Past the statfs check, open itself must say the same.
 	sp, _ := statDir(dir)
-	if _, err := create(context.Background(), dir, MinSize, 0, false, 1, sp, func(string) {}); !errors.Is(err, ErrReadOnly) {
+	if _, err := create(context.Background(), dir, MinSize, 0, false, 1,
+		sp, func(string) {}); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("create on a read-only filesystem = %v, want ErrReadOnly", err)
 	}
 	assertGone(t, dir)
@@ -260,7 +261,8 @@ func TestCreateFullFilesystem(t *testing.T) {
 	if err := os.WriteFile(filler, make([]byte, 10<<20), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Create(context.Background(), dir, 0, DefaultSize, 0, false, 1, nil); !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "too little") {
+	if _, err := Create(context.Background(), dir, 0, DefaultSize, 0, false, 1, nil); !errors.Is(err, ErrNoSpace) ||
+		!strings.Contains(err.Error(), "too little") {
 		t.Errorf("Create on a full filesystem = %v, want a 'too little' ErrNoSpace", err)
 	}
 	assertGone(t, dir)
@@ -308,7 +310,8 @@ func TestCreateSpanIsSparse(t *testing.T) {
 	for c := range 8 {
 		chunk, gap := b[c*8<<20:c*8<<20+1<<20], b[c*8<<20+1<<20:c*8<<20+2<<20]
 		if bytes.Count(chunk, []byte{0}) > 1<<14 || bytes.Count(gap, []byte{0}) != 1<<20 {
-			t.Fatalf("chunk %d: %d zero bytes of data, %d zero bytes after it; want random data, then a hole", c, bytes.Count(chunk, []byte{0}), bytes.Count(gap, []byte{0}))
+			t.Fatalf("chunk %d: %d zero bytes of data, %d zero bytes after it; want random data, then a hole",
+				c, bytes.Count(chunk, []byte{0}), bytes.Count(gap, []byte{0}))
 		}
 	}
 	p, err := f.Measure(context.Background(), Spec{Name: RandRead, BlockSize: PageSize, QD: 2}, 200*time.Millisecond, 1)
@@ -360,7 +363,8 @@ func TestCreateSpanAboveLargestFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = create(context.Background(), dir, MinSize, 1<<30, false, 1, sp, func(string) {})
-	want := "--span 1GiB (1073741824 bytes) is more than one file may hold on " + sp.fsType + " in " + dir + ": the largest it takes is 64MiB (67108864 bytes"
+	want := "--span 1GiB (1073741824 bytes) is more than one file may hold on " + sp.fsType + " in " +
+		dir + ": the largest it takes is 64MiB (67108864 bytes"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("create with a 1 GiB span and 64 MiB files: %v\nwant %q", err, want)
 	}

@@ -25,7 +25,8 @@ var (
 	fioSize     = flag.Int64("fio.size", 1<<30, "test file bytes for the fio comparison")
 	fioDuration = flag.Duration("fio.duration", 2*time.Second, "window of each run in the fio comparison")
 	fioRounds   = flag.Int("fio.rounds", 7, "rounds of (numalab, fio) per pattern; medians are compared")
-	fioOnly     = flag.String("fio.only", "", "compare only patterns whose name contains this, e.g. \"sequential\"; a whole name, e.g. \"random read 8 KiB QD1\", picks that one")
+	fioOnly     = flag.String("fio.only", "", "compare only patterns whose name contains this, e.g. \"sequential\"; "+
+		"a whole name, e.g. \"random read 8 KiB QD1\", picks that one")
 )
 
 // fioSide is one direction of one fio job in its JSON output.
@@ -104,9 +105,12 @@ func TestFioAgreement(t *testing.T) {
 		{Name: SeqRead, BlockSize: 1 << 20, QD: 1},
 		{Name: RandRW, BlockSize: PageSize, QD: 16, ReadPct: 70},
 	}
-	t.Logf("file %s, %s, %s windows, %d rounds, fio %s", f.Path(), units.Bytes(f.Size()), *fioDuration, *fioRounds, fioVersion())
-	t.Logf("%-36s %-6s %12s %12s %8s %8s %10s %10s", "pattern", "side", "numalab", "fio", "ratio", "paired", "nl mean µs", "fio mean µs")
-	t.Logf("numalab and fio are medians of IOPS over the rounds; ratio = numalab/fio of the medians (must be within 10%%); paired = median of the per-round ratios")
+	t.Logf("file %s, %s, %s windows, %d rounds, fio %s",
+		f.Path(), units.Bytes(f.Size()), *fioDuration, *fioRounds, fioVersion())
+	t.Logf("%-36s %-6s %12s %12s %8s %8s %10s %10s",
+		"pattern", "side", "numalab", "fio", "ratio", "paired", "nl mean µs", "fio mean µs")
+	t.Logf("numalab and fio are medians of IOPS over the rounds; ratio = numalab/fio of the medians (must be " +
+		"within 10%%); paired = median of the per-round ratios")
 	for i, s := range specs {
 		if !selected(s, specs, *fioOnly) {
 			continue
@@ -148,7 +152,8 @@ func TestFioAgreement(t *testing.T) {
 				nlW, fW = append(nlW, p.Write.IOPS), append(fW, w.IOPS)
 				nlWLat, fWLat = append(nlWLat, p.Write.MeanUs), append(fWLat, w.LatNs.Mean/1e3)
 			}
-			t.Logf("  round %d: numalab read %.0f IOPS, fio read %.0f IOPS (%.3f)", round, p.Read.IOPS, r.IOPS, p.Read.IOPS/r.IOPS)
+			t.Logf("  round %d: numalab read %.0f IOPS, fio read %.0f IOPS (%.3f)",
+				round, p.Read.IOPS, r.IOPS, p.Read.IOPS/r.IOPS)
 		}
 		check := func(side string, nl, fio, nlLat, fLat []float64) {
 			a, b := stats.Median(nl), stats.Median(fio)
@@ -161,7 +166,8 @@ func TestFioAgreement(t *testing.T) {
 			if s.Name == SeqRead {
 				unit = fmt.Sprintf("%.0f MB/s", a*float64(s.BlockSize)/1e6)
 			}
-			t.Logf("%-36s %-6s %12.0f %12.0f %8.3f %8.3f %10.1f %10.1f  (numalab %s)", s, side, a, b, ratio, stats.Median(paired), stats.Median(nlLat), stats.Median(fLat), unit)
+			t.Logf("%-36s %-6s %12.0f %12.0f %8.3f %8.3f %10.1f %10.1f  (numalab %s)",
+				s, side, a, b, ratio, stats.Median(paired), stats.Median(nlLat), stats.Median(fLat), unit)
 			if math.Abs(ratio-1) > 0.10 {
 				t.Errorf("%s %s: numalab %.0f IOPS vs fio %.0f: off by %.1f%%, want within 10%%", s, side, a, b, 100*(ratio-1))
 			}

@@ -132,7 +132,8 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 		// recording never allocates.
 		// A reader of its own sequence starts at its share of the file.
 		start := f.size / int64(spec.QD) * int64(i) / int64(spec.BlockSize) * int64(spec.BlockSize)
-		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize)), reads: stats.NewHistogram(), next: start}
+		w := &worker{buf: buf, rng: rand.NewPCG(seed, uint64(i)<<32|uint64(spec.BlockSize)),
+			reads: stats.NewHistogram(), next: start}
 		if spec.Name == RandRW {
 			w.writes = stats.NewHistogram()
 		}
@@ -201,7 +202,8 @@ func (f *File) Measure(ctx context.Context, spec Spec, window time.Duration, see
 }
 
 // run is one worker's closed loop until the window ends or stop is set.
-func (w *worker) run(f *File, spec Spec, blocks uint64, next *atomic.Int64, start time.Time, window time.Duration, stop *atomic.Bool) {
+func (w *worker) run(f *File, spec Spec, blocks uint64, next *atomic.Int64, start time.Time, window time.Duration,
+	stop *atomic.Bool) {
 	fd := f.fd
 	bs := int64(spec.BlockSize)
 	size := int64(blocks) * bs

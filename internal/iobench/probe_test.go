@@ -23,7 +23,8 @@ func TestSummarize(t *testing.T) {
 		h.Record(ns)
 	}
 	s := summarize(h, 8192, 2*time.Second)
-	want := result.IOStats{Ops: 4, Bytes: 4 * 8192, IOPS: 2, MBps: 4 * 8192 / 2 / 1e6, MeanUs: 2.5, P50Us: 2, P99Us: 4, MaxUs: 4}
+	want := result.IOStats{Ops: 4, Bytes: 4 * 8192, IOPS: 2, MBps: 4 * 8192 / 2 / 1e6, MeanUs: 2.5,
+		P50Us: 2, P99Us: 4, MaxUs: 4}
 	if s != want {
 		t.Errorf("summarize = %+v, want %+v", s, want)
 	}
@@ -43,7 +44,8 @@ func TestPlan(t *testing.T) {
 		"random read 8KiB QD16", "random read 8KiB QD32", "random read 8KiB QD64",
 		"sequential read 64KiB QD1", "sequential read 256KiB QD1", "sequential read 1MiB QD1",
 		"sequential read 1MiB QD2", "sequential read 1MiB QD4", "sequential read 1MiB QD8", "sequential read 1MiB QD16",
-		"sequential read 1MiB QD32", "sequential read 1MiB QD64", "sequential read 1MiB, 2 readers", "sequential read 1MiB, 4 readers",
+		"sequential read 1MiB QD32", "sequential read 1MiB QD64", "sequential read 1MiB, 2 readers",
+		"sequential read 1MiB, 4 readers",
 		"random read/write 70/30 8KiB QD16",
 	}
 	if !slices.Equal(names, want) {
@@ -67,7 +69,8 @@ func TestPlan(t *testing.T) {
 // left out.
 func TestRatios(t *testing.T) {
 	pat := func(name string, bs, qd, readers int, iops, mbps float64) result.IOPattern {
-		return result.IOPattern{Name: name, BlockSize: bs, QD: qd, Readers: readers, Read: result.IOStats{IOPS: iops, MBps: mbps}}
+		return result.IOPattern{Name: name, BlockSize: bs, QD: qd, Readers: readers,
+			Read: result.IOStats{IOPS: iops, MBps: mbps}}
 	}
 	ps := []result.IOPattern{
 		pat(RandRead, PageSize, 1, 0, 100, 0), pat(RandRead, PageSize, 4, 0, 400, 0), pat(RandRead, PageSize, 16, 0, 800, 0),
@@ -223,7 +226,8 @@ func TestProbeTmpfsIsRAM(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteText(&b, r); err != nil || strings.Contains(b.String(), "O_DIRECT,") || !strings.Contains(b.String(), "page cache / RAM") {
+	if err := WriteText(&b, r); err != nil || strings.Contains(b.String(), "O_DIRECT,") ||
+		!strings.Contains(b.String(), "page cache / RAM") {
 		t.Errorf("text (%v) calls tmpfs O_DIRECT storage:\n%s", err, b.String())
 	}
 }
@@ -285,15 +289,20 @@ func TestMeasureRefusesBadSpec(t *testing.T) {
 // sample is a fixed probe for the golden files.
 func sample() *result.IOProbe {
 	st := func(iops, mean, p50, p99, max float64, bs int) result.IOStats {
-		return result.IOStats{Ops: int64(iops * 3), Bytes: int64(iops*3) * int64(bs), IOPS: iops, MBps: iops * float64(bs) / 1e6, MeanUs: mean, P50Us: p50, P99Us: p99, MaxUs: max}
+		return result.IOStats{Ops: int64(iops * 3), Bytes: int64(iops*3) * int64(bs), IOPS: iops,
+			MBps: iops * float64(bs) / 1e6, MeanUs: mean, P50Us: p50, P99Us: p99, MaxUs: max}
 	}
 	ps := []result.IOPattern{
-		{Name: RandRead, BlockSize: 8192, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second, Read: st(9500, 104.2, 98.1, 210.5, 1800.2, 8192)},
-		{Name: RandRead, BlockSize: 8192, QD: 64, ReadPct: 100, Direct: true, Measured: 3 * time.Second, Read: st(120000, 530.0, 480.3, 1500.7, 9000.1, 8192)},
-		{Name: SeqRead, BlockSize: 1 << 20, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second, Read: st(1500, 660.6, 650.0, 900.0, 1200.0, 1<<20)},
+		{Name: RandRead, BlockSize: 8192, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second,
+			Read: st(9500, 104.2, 98.1, 210.5, 1800.2, 8192)},
+		{Name: RandRead, BlockSize: 8192, QD: 64, ReadPct: 100, Direct: true, Measured: 3 * time.Second,
+			Read: st(120000, 530.0, 480.3, 1500.7, 9000.1, 8192)},
+		{Name: SeqRead, BlockSize: 1 << 20, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second,
+			Read: st(1500, 660.6, 650.0, 900.0, 1200.0, 1<<20)},
 	}
 	w := st(9000, 900, 850, 2500, 6000, 8192)
-	ps = append(ps, result.IOPattern{Name: RandRW, BlockSize: 8192, QD: 16, ReadPct: 70, Direct: true, Measured: 3 * time.Second, Read: st(21000, 700, 650, 2000, 5000, 8192), Write: &w})
+	ps = append(ps, result.IOPattern{Name: RandRW, BlockSize: 8192, QD: 16, ReadPct: 70, Direct: true,
+		Measured: 3 * time.Second, Read: st(21000, 700, 650, 2000, 5000, 8192), Write: &w})
 	return &result.IOProbe{
 		Dir: "/var/lib/db", File: "/var/lib/db/numalab-iobench-4242.dat", FSType: "ext4",
 		FileSize: 1 << 30, FreeBefore: 80 << 30, Direct: true, Engine: Engine,
@@ -326,7 +335,8 @@ func TestWriteTextGolden(t *testing.T) {
 }
 
 func TestHeadline(t *testing.T) {
-	want := "8 KiB random read QD1 9500 IOPS, best 120000 IOPS, 1 MiB sequential 1573 MB/s, page-rate ratio 20.2 (model 4.2)"
+	want := "8 KiB random read QD1 9500 IOPS, best 120000 IOPS, 1 MiB sequential 1573 MB/s, " +
+		"page-rate ratio 20.2 (model 4.2)"
 	if got := Headline(sample()); got != want {
 		t.Errorf("Headline =\n%s\nwant\n%s", got, want)
 	}
@@ -350,13 +360,15 @@ func TestJSONGolden(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Ratio == nil || back.Ratio.Ratio != sample().Ratio.Ratio || len(back.Patterns) != 4 || back.Patterns[3].Write == nil {
+	if back.Ratio == nil || back.Ratio.Ratio != sample().Ratio.Ratio || len(back.Patterns) != 4 ||
+		back.Patterns[3].Write == nil {
 		t.Errorf("JSON does not round-trip: %+v", back)
 	}
 }
 
 func TestValidBlockSize(t *testing.T) {
-	for n, want := range map[int]bool{4096: true, 65536: true, 1 << 20: true, 0: false, -4096: false, 3000: false, 12288: false, 2 << 20: false} {
+	for n, want := range map[int]bool{4096: true, 65536: true, 1 << 20: true, 0: false, -4096: false, 3000: false,
+		12288: false, 2 << 20: false} {
 		if got := ValidBlockSize(n); got != want {
 			t.Errorf("ValidBlockSize(%d) = %v, want %v", n, got, want)
 		}

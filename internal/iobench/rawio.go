@@ -24,7 +24,8 @@ func pwrite(fd int, buf []byte, off int64) (int, error) {
 }
 
 func rawIO(trap uintptr, fd int, buf []byte, off int64) (int, error) {
-	n, _, e := unix.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(buf))), uintptr(len(buf)), uintptr(off), 0, 0)
+	n, _, e := unix.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(buf))),
+		uintptr(len(buf)), uintptr(off), 0, 0)
 	if e != 0 {
 		return int(n), e
 	}

@@ -22,6 +22,7 @@ type StoredConfig struct {
 func (c Config) Stored(quick bool) StoredConfig {
 	return StoredConfig{
 		Dir: c.Dir, Size: c.Size, Duration: c.Duration.String(), Quick: quick, Depths: c.Depths,
-		SeqSizes: c.SeqSizes, SeqQD: c.SeqQD, MixQD: c.MixQD, MixRead: c.MixRead, Readers: c.Readers, Span: c.Span, Buffered: c.Buffered, Seed: c.Seed,
+		SeqSizes: c.SeqSizes, SeqQD: c.SeqQD, MixQD: c.MixQD, MixRead: c.MixRead, Readers: c.Readers, Span: c.Span,
+		Buffered: c.Buffered, Seed: c.Seed,
 	}
 }

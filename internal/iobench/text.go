@@ -25,11 +25,13 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 		if r.Sparse {
 			how = "sparse: holes between"
 		}
-		fmt.Fprintf(&b, "span %s: the %s of data in 1 MiB chunks spread evenly over it, %s; where they land on the device is the filesystem's choice\n",
+		fmt.Fprintf(&b, "span %s: the %s of data in 1 MiB chunks spread evenly over it, %s; where they land on the "+
+			"device is the filesystem's choice\n",
 			units.Bytes(r.Span), units.Bytes(r.FileSize), how)
 	}
 	if r.Fill.Elapsed > 0 {
-		fmt.Fprintf(&b, "filled with incompressible data in %.2f s (%.0f MB/s, write + fsync)\n", r.Fill.Elapsed.Seconds(), r.Fill.MBps)
+		fmt.Fprintf(&b, "filled with incompressible data in %.2f s (%.0f MB/s, write + fsync)\n",
+			r.Fill.Elapsed.Seconds(), r.Fill.MBps)
 	}
 	if r.Interrupted {
 		b.WriteString("interrupted: only the patterns below finished\n")
@@ -62,13 +64,15 @@ func WriteText(w io.Writer, r *result.IOProbe) error {
 	b.WriteString("MB = 10^6 bytes; latency from system call to return; p50/p99 over every operation, within 0.05%\n")
 	if q := r.Ratio; q != nil {
 		fmt.Fprintf(&b, "\nrandom vs sequential 8 KiB pages:\n")
-		fmt.Fprintf(&b, "  measured:  %.0f random reads/s (QD1) vs %.0f sequential pages/s (%s reads): %.1f sequential pages per random read\n",
+		fmt.Fprintf(&b, "  measured:  %.0f random reads/s (QD1) vs %.0f sequential pages/s (%s reads): "+
+			"%.1f sequential pages per random read\n",
 			q.RandomIOPS, q.SeqPagesPerSec, units.Bytes(q.SeqBlockSize), q.Ratio)
 		fmt.Fprintf(&b, "  model:     %.0f random reads/s vs %.0f sequential pages/s: %.1f, the %s\n",
 			q.ModelRandom, q.ModelSeqPages, q.ModelRatio, q.ModelName)
 	}
 	if len(r.Ratios) > 1 {
-		b.WriteString("\nthe same ratio at each queue depth (one sequence, QD reads in flight) and for concurrent readers (each its own sequence), against random reads at that depth:\n")
+		b.WriteString("\nthe same ratio at each queue depth (one sequence, QD reads in flight) and for concurrent " +
+			"readers (each its own sequence), against random reads at that depth:\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "  %-11s\tQD\trandom IOPS\tsequential pages/s\tratio\t\n", "sequential")
 		for _, x := range r.Ratios {

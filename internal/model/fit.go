@@ -80,7 +80,8 @@ func FitPoints(pts []Point) (Fit, error) {
 	var mx, my float64
 	for i, p := range pts {
 		if !(p.LatencyNS > 0) || !(p.GHz > 0) || !(p.TPSPerCore > 0) {
-			return Fit{}, fmt.Errorf("point %d (%v ns, %v GHz, %v tps/core): want positive latency, clock and throughput: %w", i+1, p.LatencyNS, p.GHz, p.TPSPerCore, ErrInput)
+			return Fit{}, fmt.Errorf("point %d (%v ns, %v GHz, %v tps/core): want positive latency, clock and throughput: %w",
+				i+1, p.LatencyNS, p.GHz, p.TPSPerCore, ErrInput)
 		}
 		xs[i] = LatencyCycles(p.LatencyNS, p.GHz)
 		ys[i] = p.GHz * 1e9 / p.TPSPerCore
@@ -98,15 +99,19 @@ func FitPoints(pts []Point) (Fit, error) {
 		syy += dy * dy
 	}
 	if sxx <= 1e-12*mx*mx {
-		return Fit{}, fmt.Errorf("fitting %d points all at %.4g cycles of latency: want at least two different latencies: %w", len(pts), mx, ErrInput)
+		return Fit{}, fmt.Errorf(
+			"fitting %d points all at %.4g cycles of latency: want at least two different latencies: %w", len(pts), mx, ErrInput)
 	}
 	c := sxy / sxx
 	a := my - c*mx
 	if !(c > 0) {
-		return Fit{}, fmt.Errorf("fitting: throughput does not fall as latency rises (slope %.4g cycles per cycle of latency), so the points do not fit the model: %w", c, ErrInput)
+		return Fit{}, fmt.Errorf("fitting: throughput does not fall as latency rises (slope %.4g cycles per cycle "+
+			"of latency), so the points do not fit the model: %w", c, ErrInput)
 	}
 	if a < 0 {
-		return Fit{}, fmt.Errorf("fitting: the points imply %.4g core cycles per transaction (negative), so they do not fit the model: %w", a, ErrInput)
+		return Fit{}, fmt.Errorf(
+			"fitting: the points imply %.4g core cycles per transaction (negative), so they do not fit the model: %w",
+			a, ErrInput)
 	}
 	I := a + c
 	f := Fit{A: a, M: c, Workload: Workload{Instructions: I, Miss: c / I}, Points: len(pts)}

@@ -16,7 +16,8 @@ func TestFitExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(f.M, 5e5) || !near(f.A, 9.5e6) || !near(f.Workload.Instructions, 1e7) || !near(f.Workload.Miss, 0.05) || f.R2 != 1 {
+	if !near(f.M, 5e5) || !near(f.A, 9.5e6) || !near(f.Workload.Instructions, 1e7) ||
+		!near(f.Workload.Miss, 0.05) || f.R2 != 1 {
 		t.Errorf("fit = %+v", f)
 	}
 	// Many points, several clocks, from other known workloads: recovered

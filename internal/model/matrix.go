@@ -84,7 +84,8 @@ func CheckMatrix(m [][]float64) error {
 	}
 	for i, row := range m {
 		if len(row) != len(m) {
-			return fmt.Errorf("latency matrix row %d has %d entries, want %d (a square matrix): %w", i, len(row), len(m), ErrInput)
+			return fmt.Errorf("latency matrix row %d has %d entries, want %d (a square matrix): %w",
+				i, len(row), len(m), ErrInput)
 		}
 		for j, v := range row {
 			if !(v > 0) || math.IsInf(v, 0) {
@@ -187,7 +188,9 @@ const MaxHopSockets = 8
 var ErrBeyond = errors.New("beyond the published figures without the hops")
 
 // BeyondHint says what gives the hops beyond PublishedSockets sockets.
-const BeyondHint = "give a topology whose node distances give the hops (--topology FILE: a captured machine or hwloc XML; --from-run ID), or the remote latency per hop (--remote-ns ONE_HOP,TWO_HOPS: three sockets one hop away, the rest two hops, up to 8 sockets)"
+const BeyondHint = "give a topology whose node distances give the hops (--topology FILE: a captured machine " +
+	"or hwloc XML; --from-run ID), or the remote latency per hop (--remote-ns ONE_HOP,TWO_HOPS: three sockets " +
+	"one hop away, the rest two hops, up to 8 sockets)"
 
 // Latency is the average memory latency (ns) of a system of S sockets.
 // The uniform model takes one socket at its one-socket latency
@@ -214,9 +217,12 @@ func (mc Machine) Latency(sockets int) (float64, error) {
 		switch {
 		case sockets <= PublishedSockets:
 		case mc.TwoHopNS == 0:
-			return 0, fmt.Errorf("%d sockets: the published figures stop at %d and one remote latency does not give the hops between more sockets: %s: %w", sockets, PublishedSockets, BeyondHint, ErrBeyond)
+			return 0, fmt.Errorf("%d sockets: the published figures stop at %d and one remote latency does not give "+
+				"the hops between more sockets: %s: %w", sockets, PublishedSockets, BeyondHint, ErrBeyond)
 		case sockets > MaxHopSockets:
-			return 0, fmt.Errorf("%d sockets: the remote latency per hop gives at most %d (three sockets one hop away, the rest two hops): give a topology whose node distances give the hops (--topology FILE, --from-run ID): %w", sockets, MaxHopSockets, ErrBeyond)
+			return 0, fmt.Errorf("%d sockets: the remote latency per hop gives at most %d (three sockets one hop away, "+
+				"the rest two hops): give a topology whose node distances give the hops (--topology FILE, --from-run ID): %w",
+				sockets, MaxHopSockets, ErrBeyond)
 		default:
 			s := float64(sockets)
 			remote = (3*mc.RemoteNS + (s-4)*mc.TwoHopNS) / (s - 1)
@@ -242,12 +248,15 @@ func (mc Machine) HopSource() string {
 	if mc.Matrix != nil {
 		return mc.Source
 	}
-	return fmt.Sprintf("the remote latency per hop (--remote-ns): three sockets one hop away at %s ns, the rest two hops away at %s ns", Num(mc.RemoteNS), Num(mc.TwoHopNS))
+	return fmt.Sprintf(
+		"the remote latency per hop (--remote-ns): three sockets one hop away at %s ns, the rest two hops away at %s ns",
+		Num(mc.RemoteNS), Num(mc.TwoHopNS))
 }
 
 // BeyondNote is the flag on the rows of mc's predictions for more than
 // PublishedSockets sockets: what the published figures say there, and
 // where those rows' latency comes from.
 func (mc Machine) BeyondNote() string {
-	return "beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from " + mc.HopSource()
+	return "beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, " +
+		"Joe Chang): the latency comes from " + mc.HopSource()
 }

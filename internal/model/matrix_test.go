@@ -61,7 +61,8 @@ func TestUniformMachine(t *testing.T) {
 	}
 	// Beyond four sockets one remote latency gives no hops: refused,
 	// saying what would give them.
-	if l, err := mc.Latency(5); !errors.Is(err, ErrBeyond) || !strings.Contains(err.Error(), "--remote-ns ONE_HOP,TWO_HOPS") || !strings.Contains(err.Error(), "--topology FILE") {
+	if l, err := mc.Latency(5); !errors.Is(err, ErrBeyond) ||
+		!strings.Contains(err.Error(), "--remote-ns ONE_HOP,TWO_HOPS") || !strings.Contains(err.Error(), "--topology FILE") {
 		t.Errorf("Latency(5) without hops = %v, %v; want ErrBeyond naming --topology and --remote-ns per hop", l, err)
 	}
 	// The remote latency per hop: three sockets one hop away, the rest

@@ -166,7 +166,8 @@ func LatencyForTPS(w Workload, ghz, smtGain, perCoreTPS float64) (float64, error
 	c := max(smtGain, 1) * ghz * 1e9 / perCoreTPS
 	l := (c - w.Core()) / (w.Waits() * ghz)
 	if !(l > 0) {
-		return 0, fmt.Errorf("%.4g tps per core needs %.4g cycles per transaction, fewer than the %.4g core cycles that do not wait for memory: %w", perCoreTPS, c, w.Core(), ErrUnreachable)
+		return 0, fmt.Errorf("%.4g tps per core needs %.4g cycles per transaction, fewer than the %.4g core cycles "+
+			"that do not wait for memory: %w", perCoreTPS, c, w.Core(), ErrUnreachable)
 	}
 	return l, nil
 }
@@ -175,6 +176,7 @@ func LatencyForTPS(w Workload, ghz, smtGain, perCoreTPS float64) (float64, error
 // to deliver the same total throughput as an S-socket system with the same
 // cores per socket, clock and SMT gain: its cores must each do S times the
 // S-socket system's per-core throughput.
-func MatchingSingleSocketLatency(w Workload, ghz, smtGain float64, sockets int, perCoreTPSAtS float64) (float64, error) {
+func MatchingSingleSocketLatency(w Workload, ghz, smtGain float64, sockets int,
+	perCoreTPSAtS float64) (float64, error) {
 	return LatencyForTPS(w, ghz, smtGain, float64(sockets)*perCoreTPSAtS)
 }

@@ -47,7 +47,8 @@ func ParseCPUOption(s string) (CPUOption, error) {
 		seen[k] = true
 	}
 	if !seen["cores"] || !seen["price"] {
-		return c, errors.New("needs cores= and price= (want cores=N,price=P[,ghz=F][,name=TEXT], e.g. 'cores=16,ghz=3,price=3000')")
+		return c,
+			errors.New("needs cores= and price= (want cores=N,price=P[,ghz=F][,name=TEXT], e.g. 'cores=16,ghz=3,price=3000')")
 	}
 	if c.Name == "" && c.GHz > 0 {
 		c.Name = c.DefaultName()
@@ -96,7 +97,8 @@ func ParsePoint(s string, ghz float64) (Point, error) {
 		ok = err == nil && v[i] > 0 && !math.IsInf(v[i], 0)
 	}
 	if !ok {
-		return Point{}, errors.New("is not a point: want L_ns:tps_per_core or L_ns:tps_per_core:GHz with positive numbers, e.g. 67:27.27")
+		return Point{},
+			errors.New("is not a point: want L_ns:tps_per_core or L_ns:tps_per_core:GHz with positive numbers, e.g. 67:27.27")
 	}
 	if len(f) == 2 {
 		if !(ghz > 0) {
@@ -132,7 +134,8 @@ func ParsePoints(s string, ghz float64) ([]Point, error) {
 		pt, err := ParsePoint(p, ghz)
 		switch {
 		case errors.Is(err, ErrNoClock):
-			return nil, setting.Errorf("ghz", "missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
+			return nil,
+				setting.Errorf("ghz", "missing: point %q gives no clock; give --ghz F or write it as L_ns:tps_per_core:GHz", p)
 		case err != nil:
 			return nil, setting.Errorf("points", "%q %w", p, err)
 		}
@@ -168,7 +171,8 @@ func ParseRemoteNS(s string) (oneHop, twoHops float64, err error) {
 			v[i], err = strconv.ParseFloat(strings.TrimSpace(p), 64)
 		}
 		if len(f) > len(v) || err != nil || !(v[i] > 0) || math.IsInf(v[i], 0) {
-			return 0, 0, errors.New("want ns above 0, one remote latency or one per hop (one hop, two hops), e.g. --remote-ns 125 or --remote-ns ONE_HOP,TWO_HOPS")
+			return 0, 0, errors.New("want ns above 0, one remote latency or one per hop (one hop, two hops), " +
+				"e.g. --remote-ns 125 or --remote-ns ONE_HOP,TWO_HOPS")
 		}
 	}
 	return v[0], v[1], nil

@@ -24,7 +24,8 @@ func TestParsePoint(t *testing.T) {
 		{"x:1", 3, Point{}, "is not a point"},
 	} {
 		p, err := ParsePoint(c.in, c.ghz)
-		if c.err == "" && (err != nil || p != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+		if c.err == "" && (err != nil || p != c.want) ||
+			c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("ParsePoint(%q, %g) = %+v, %v; want %+v, %q", c.in, c.ghz, p, err, c.want, c.err)
 		}
 	}
@@ -39,7 +40,8 @@ func TestParsePositives(t *testing.T) {
 	}
 	for _, bad := range []string{"", "3,0", "3,-1", "3,x", "inf"} {
 		_, err := ParsePositives("ghz-list", bad)
-		if want := fmt.Sprintf("-ghz-list: %q is not a list of numbers above 0", bad); err == nil || !strings.HasPrefix(err.Error(), want) {
+		if want := fmt.Sprintf("-ghz-list: %q is not a list of numbers above 0", bad); err == nil ||
+			!strings.HasPrefix(err.Error(), want) {
 			t.Errorf("ParsePositives(%q) = %v; want %s", bad, err, want)
 		}
 	}
@@ -56,7 +58,8 @@ func TestParseSystemPrices(t *testing.T) {
 		t.Errorf("none: %v, %v", m, err)
 	}
 	for _, bad := range []string{"2=9", "0:10", "1:-1", "1:x", "x:1"} {
-		if _, err := ParseSystemPrices(bad); err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("-system-cost: %q is not a list of SOCKETS:PRICE", bad)) {
+		if _, err := ParseSystemPrices(bad); err == nil ||
+			!strings.HasPrefix(err.Error(), fmt.Sprintf("-system-cost: %q is not a list of SOCKETS:PRICE", bad)) {
 			t.Errorf("ParseSystemPrices(%q) = %v", bad, err)
 		}
 	}
@@ -66,7 +69,8 @@ func TestParseSystemPrices(t *testing.T) {
 // point, a missing clock and no points at all are refused by flag.
 func TestParsePoints(t *testing.T) {
 	pts, err := ParsePoints("67:27.27, 96:19.54:2.5", 3)
-	if want := []Point{{LatencyNS: 67, TPSPerCore: 27.27, GHz: 3}, {LatencyNS: 96, TPSPerCore: 19.54, GHz: 2.5}}; err != nil || !slices.Equal(pts, want) {
+	if want := []Point{{LatencyNS: 67, TPSPerCore: 27.27, GHz: 3},
+		{LatencyNS: 96, TPSPerCore: 19.54, GHz: 2.5}}; err != nil || !slices.Equal(pts, want) {
 		t.Errorf("ParsePoints = %v, %v; want %v", pts, err, want)
 	}
 	for _, c := range []struct {

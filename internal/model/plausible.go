@@ -63,18 +63,21 @@ func CheckSMTGain(gain float64, threads []int) error {
 	b := PublishedSMTGain
 	var errs []error
 	if least > 0 && gain > float64(least) {
-		errs = append(errs, setting.Errorf("smt-gain", "%q is above %d, the --smt thread count: %d hardware threads share one core, so together they do at most %d× one thread's work (the published OLTP gains are %s)",
+		errs = append(errs, setting.Errorf("smt-gain", "%q is above %d, the --smt thread count: %d hardware threads "+
+			"share one core, so together they do at most %d× one thread's work (the published OLTP gains are %s)",
 			AsGiven(gain), least, least, least, b))
 	}
 	if gain < b.Low || gain > b.High {
-		errs = append(errs, setting.Errorf("smt-gain", "%q is outside the published band, %s to %s (%s): without a measurement the model takes no gain outside it; %s",
+		errs = append(errs, setting.Errorf("smt-gain",
+			"%q is outside the published band, %s to %s (%s): without a measurement the model takes no gain outside it; %s",
 			AsGiven(gain), Sig(b.Low, 4), Sig(b.High, 4), b.Source, SMTRunHint))
 	}
 	return errors.Join(errs...)
 }
 
 // SMTRunHint says how to give a measured SMT gain.
-const SMTRunHint = "to use a measured gain, give --smt-run ID, a stored OLTP run with smt=on and smt=off cells on the same cores (as eval's SMT step stores)"
+const SMTRunHint = "to use a measured gain, give --smt-run ID, a stored OLTP run with smt=on and smt=off cells " +
+	"on the same cores (as eval's SMT step stores)"
 
 // Check refuses latencies no machine has: a remote latency below the
 // local one (a remote access crosses the link between sockets on top of
@@ -84,13 +87,18 @@ const SMTRunHint = "to use a measured gain, give --smt-run ID, a stored OLTP run
 func (l Latencies) Check() error {
 	var errs []error
 	if l.RemoteNS > 0 && l.LocalNS > 0 && l.RemoteNS < l.LocalNS {
-		errs = append(errs, setting.Errorf("remote-ns", "%q is below --local-ns (%s ns): a remote access crosses the link between sockets on top of a local one, so it takes at least the local latency", AsGiven(l.RemoteNS), AsGiven(l.LocalNS)))
+		errs = append(errs,
+			setting.Errorf("remote-ns", "%q is below --local-ns (%s ns): a remote access crosses the link between sockets "+
+				"on top of a local one, so it takes at least the local latency", AsGiven(l.RemoteNS), AsGiven(l.LocalNS)))
 	}
 	if l.TwoHopNS > 0 && l.TwoHopNS < l.RemoteNS {
-		errs = append(errs, setting.Errorf("remote-ns", "two hops' %q is below one hop's %s ns: an access two hops away crosses one more link, so it takes at least one hop's latency", AsGiven(l.TwoHopNS), AsGiven(l.RemoteNS)))
+		errs = append(errs, setting.Errorf("remote-ns", "two hops' %q is below one hop's %s ns: an access two hops "+
+			"away crosses one more link, so it takes at least one hop's latency", AsGiven(l.TwoHopNS), AsGiven(l.RemoteNS)))
 	}
 	if l.OneSocketNS > 0 && l.LocalNS > 0 && l.OneSocketNS > l.LocalNS {
-		errs = append(errs, setting.Errorf("one-socket-ns", "%q is above --local-ns (%s ns): one socket skips the other sockets' coherency check, so its latency is at most a multi-socket server's local one", AsGiven(l.OneSocketNS), AsGiven(l.LocalNS)))
+		errs = append(errs,
+			setting.Errorf("one-socket-ns", "%q is above --local-ns (%s ns): one socket skips the other sockets' coherency "+
+				"check, so its latency is at most a multi-socket server's local one", AsGiven(l.OneSocketNS), AsGiven(l.LocalNS)))
 	}
 	return errors.Join(errs...)
 }

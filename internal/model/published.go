@@ -26,21 +26,28 @@ var (
 	// default is the middle of that band, never the 2× that overlapping
 	// every memory wait would give.
 	PublishedSMTGain = Range{Value: 1.10, Low: 1.00, High: 1.19,
-		Source: "Linchi Shea's hyperthreading measurements of read-only OLTP (Order-Status + Stock-Level, SQL Server, HT on against off in the BIOS): +5% on 4 × E7-4870 (40 cores), about +7.5% on 20 cores, +9% to +14% at 16 to 40 cores after a service pack, +19% on 2 × X5690 (12 cores, 100 users), no significant change for a heavier query mix; the default is the middle of 0 to +19%"}
+		Source: "Linchi Shea's hyperthreading measurements of read-only OLTP (Order-Status + Stock-Level, SQL Server, " +
+			"HT on against off in the BIOS): +5% on 4 × E7-4870 (40 cores), about +7.5% on 20 cores, +9% to +14% at " +
+			"16 to 40 cores after a service pack, +19% on 2 × X5690 (12 cores, 100 users), no significant change for " +
+			"a heavier query mix; the default is the middle of 0 to +19%"}
 	// PublishedMultiSocketLocal is a multi-socket server's local latency
 	// over a one-socket server's: every access also checks a remote
 	// node's cache for coherency.
 	PublishedMultiSocketLocal = Range{Value: 91.0 / 76, Low: 89.0 / 76, High: 93.0 / 76,
-		Source: "Joe Chang, \"Memory Latency - Return to Single Processor\" (2018): one socket 76 ns, two sockets 89 ns local (Xeon SP 8180) or 93 ns (Xeon E5 v4), the difference a remote-node L3 check for coherency; the default is their middle, 91/76"}
+		Source: "Joe Chang, \"Memory Latency - Return to Single Processor\" (2018): one socket 76 ns, two sockets " +
+			"89 ns local (Xeon SP 8180) or 93 ns (Xeon E5 v4), the difference a remote-node L3 check for coherency; " +
+			"the default is their middle, 91/76"}
 	// PublishedRemoteRatio is remote over local latency on a
 	// multi-socket server.
 	PublishedRemoteRatio = Range{Value: 139.0 / 89, Low: 1.43, High: 1.67,
-		Source: "remote/local ratios Joe Chang cites: 1.43 (100/70 ns, Dell Xeon 5500), 1.56 (139/89 ns, Xeon SP 8180), 1.59 (148/93 ns, Xeon E5 v4), 1.67 (100/60 ns); the default is the Xeon SP's"}
+		Source: "remote/local ratios Joe Chang cites: 1.43 (100/70 ns, Dell Xeon 5500), 1.56 (139/89 ns, Xeon SP " +
+			"8180), 1.59 (148/93 ns, Xeon E5 v4), 1.67 (100/60 ns); the default is the Xeon SP's"}
 	// PublishedStallShare is the share of an OLTP transaction's cycles
 	// stalled on memory, for a fit of one latency point, where M cannot be
 	// fitted.
 	PublishedStallShare = Range{Value: 0.6, Low: 0.5, High: 0.7,
-		Source: "OLTP spends about half (Ailamaki et al., VLDB 1999) to 70% (Sirin et al., VLDB Journal 2021) of its cycles stalled; the default is the middle"}
+		Source: "OLTP spends about half (Ailamaki et al., VLDB 1999) to 70% (Sirin et al., VLDB Journal 2021) of " +
+			"its cycles stalled; the default is the middle"}
 )
 
 // PublishedSockets is the largest socket count the published figures

@@ -97,9 +97,11 @@ func publishedFigures() []publishedFigure {
 		}
 		return 65
 	})
-	chang2 := "Joe Chang, \"Memory Latency - Return to Single Processor\" (2018), by his premise that performance goes as 1/latency"
+	chang2 := "Joe Chang, \"Memory Latency - Return to Single Processor\" (2018), by his premise that " +
+		"performance goes as 1/latency"
 	return []publishedFigure{
-		{figure: "1S → 2S total, Xeon E5 v4 (76; 93/148 ns)", source: "Joe Chang, \"Rethink Server Sizing II\": about 1.55×, estimated from measured latencies",
+		{figure: "1S → 2S total, Xeon E5 v4 (76; 93/148 ns)",
+			source:    "Joe Chang, \"Rethink Server Sizing II\": about 1.55×, estimated from measured latencies",
 			published: 1.55, lo: 1.50, hi: 1.60, anchorNS: 76, ghz: 3, model: scaling(xeonE5v4, 1, 2, 3),
 			gaps: map[float64]float64{0.7: -0.0848, 0.33: +0.0814}},
 		{figure: "1S → 2S per thread, Xeon E5 v4", source: "same: single-thread performance about −25%",
@@ -114,29 +116,38 @@ func publishedFigures() []publishedFigure {
 		{figure: "2S against 1S per core, Xeon E5 v4", source: chang2 + ": 0.63–0.67×",
 			published: 0.65, lo: 0.63, hi: 0.67, anchorNS: 76, ghz: 3, model: perCore(xeonE5v4),
 			gaps: map[float64]float64{0.5: +0.1901, 0.7: +0.0912, 0.33: +0.2893}},
-		{figure: "TPC-E 2 × E5-2699 v4 → 4 × E7-8890 v4, core-adjusted", source: "Joe Chang, \"Rethink Server Sizing II\": 4,938.14 → 9,068.00 tpsE, 1.756× by his text, 1.683× by his table's figures; modelled as E5 v4's 76; 93/148 ns on both, 4S + 15 ns for the memory buffer (his worked example's)",
+		{figure: "TPC-E 2 × E5-2699 v4 → 4 × E7-8890 v4, core-adjusted",
+			source: "Joe Chang, \"Rethink Server Sizing II\": 4,938.14 → 9,068.00 tpsE, 1.756× by his text, " +
+				"1.683× by his table's figures; modelled as E5 v4's 76; 93/148 ns on both, 4S + 15 ns for the " +
+				"memory buffer (his worked example's)",
 			published: (1.683 + 1.756) / 2, lo: 1.683, hi: 1.756, anchorNS: 76, ghz: 3,
-			model: scaling(Machine{OneSocketNS: 76, LocalNS: 93, RemoteNS: 148, BufferNS: 15, BufferMinSockets: 4, Locality: -1}, 2, 4, 3),
-			gaps:  map[float64]float64{0.33: +0.0531}},
-		{figure: "memory buffer chip on 4S, throughput lost (67/125 ns + 15 ns)", source: "Joe Chang, \"Memory Latency and NUMA\" (2016): about 11%, estimated",
+			model: scaling(Machine{OneSocketNS: 76, LocalNS: 93, RemoteNS: 148, BufferNS: 15, BufferMinSockets: 4,
+				Locality: -1}, 2, 4, 3),
+			gaps: map[float64]float64{0.33: +0.0531}},
+		{figure: "memory buffer chip on 4S, throughput lost (67/125 ns + 15 ns)",
+			source:    "Joe Chang, \"Memory Latency and NUMA\" (2016): about 11%, estimated",
 			published: 0.11, lo: 0.09, hi: 0.13, anchorNS: 67, ghz: 3, model: func(t *testing.T, w Workload) float64 {
 				buffered := chang2016
 				buffered.BufferNS, buffered.BufferMinSockets = 15, 4
 				return 1 - totalTPS(t, w, buffered, 4, 3)/totalTPS(t, w, chang2016, 4, 3)
 			},
 			gaps: map[float64]float64{0.5: -0.2916, 0.33: -0.4786}},
-		{figure: "2.7 GHz → 135 MHz (20×), CPU time per transaction", source: "Joe Chang: a firmware reset raised key statements' CPU time about 3×, measured",
+		{figure: "2.7 GHz → 135 MHz (20×), CPU time per transaction",
+			source:    "Joe Chang: a firmware reset raised key statements' CPU time about 3×, measured",
 			published: 3, lo: 2.5, hi: 3.5, anchorNS: 76, ghz: 2.7, model: func(t *testing.T, w Workload) float64 {
 				cpu := func(ghz float64) float64 { return CyclesPerTxn(w, 76, ghz) / ghz }
 				return cpu(0.135) / cpu(2.7)
 			},
 			gaps: map[float64]float64{0.5: +2.5, 0.7: +1.2333, 0.33: +3.5767}},
-		{figure: "100% remote against 100% local memory (70 → 100 ns)", source: "Linchi Shea, \"the cost of NUMA remote memory access\": about −5% of a reporting query's queries per hour, 2 × X5690, measured",
+		{figure: "100% remote against 100% local memory (70 → 100 ns)",
+			source: "Linchi Shea, \"the cost of NUMA remote memory access\": about −5% of a reporting " +
+				"query's queries per hour, 2 × X5690, measured",
 			published: -0.05, lo: -0.08, hi: -0.02, anchorNS: 70, ghz: 3, model: func(t *testing.T, w Workload) float64 {
 				return TPSPerCore(w, 100, 3)/TPSPerCore(w, 70, 3) - 1
 			},
 			gaps: map[float64]float64{0.5: -2.5294, 0.7: -3.6154, 0.33: -1.4781}},
-		{figure: "4 → 8 sockets, captured 8 × Opteron 865 (distances 10/20)", source: "Joe Chang: 4 → 8 way about 1.5× (before NUMA); an 8-socket VM did less than a 4-socket one",
+		{figure: "4 → 8 sockets, captured 8 × Opteron 865 (distances 10/20)",
+			source:    "Joe Chang: 4 → 8 way about 1.5× (before NUMA); an 8-socket VM did less than a 4-socket one",
 			published: 1.5, lo: 1, hi: 1.55, anchorNS: 76, ghz: 3, model: scaling(opteron8, 4, 8, 3),
 			gaps: map[float64]float64{0.5: +0.2754, 0.7: +0.2610, 0.33: +0.2907}},
 		{figure: "4 → 8 sockets, captured SGI UV 2000 (distances 10/50/65)", source: "same",
@@ -163,9 +174,12 @@ func TestPublishedFigures(t *testing.T) {
 			in := v >= f.lo && v <= f.hi && !math.IsNaN(v)
 			switch {
 			case gap && in:
-				t.Errorf("%s at %s: the known gap closed: model %.4f is within %g to %g; take it out of the gaps and docs/model.md", f.figure, s.name, v, f.lo, f.hi)
+				t.Errorf(
+					"%s at %s: the known gap closed: model %.4f is within %g to %g; take it out of the gaps and docs/model.md",
+					f.figure, s.name, v, f.lo, f.hi)
 			case gap && math.Abs(e-recorded) > 0.0005:
-				t.Errorf("%s at %s: the known gap changed: error %+.4f, recorded %+.4f (model %.4f, published %g)", f.figure, s.name, e, recorded, v, f.published)
+				t.Errorf("%s at %s: the known gap changed: error %+.4f, recorded %+.4f (model %.4f, published %g)",
+					f.figure, s.name, e, recorded, v, f.published)
 			case !gap && !in:
 				t.Errorf("%s (%s) at a stall share of %s: model %.4f, want %g to %g", f.figure, f.source, s.name, v, f.lo, f.hi)
 			}
@@ -177,7 +191,8 @@ func TestPublishedFigures(t *testing.T) {
 		if g == "" {
 			g = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%g\t%g to %g\t%s\t%s\t%s\t\n", f.figure, f.published, f.lo, f.hi, strings.Join(vals, "\t"), strings.Join(errs, "\t"), g)
+		fmt.Fprintf(tw, "%s\t%g\t%g to %g\t%s\t%s\t%s\t\n", f.figure, f.published, f.lo, f.hi, strings.Join(vals, "\t"),
+			strings.Join(errs, "\t"), g)
 	}
 	tw.Flush()
 	t.Log("published figures at stall shares 50%, 70% (the published OLTP band) and 33% (fitted here):\n" + b.String())

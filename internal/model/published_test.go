@@ -35,8 +35,10 @@ func TestPublishedArithmetic(t *testing.T) {
 		// Worked examples: exact to the published rounding (±0.005).
 		{"27.27 tps per core, 1 socket, 3 GHz, 67 ns", "Joe Chang, Memory Latency and NUMA (2016), worked example",
 			func() float64 { p, _ := tps(classic, chang2016, 1, 3); return p }, 27.265, 27.275},
-		{"19.54 tps per core, 2 sockets", "same", func() float64 { p, _ := tps(classic, chang2016, 2, 3); return p }, 19.535, 19.545},
-		{"15.17 tps per core, 4 sockets (+15 ns buffer)", "same", func() float64 { p, _ := tps(classic, chang2016, 4, 3); return p }, 15.165, 15.175},
+		{"19.54 tps per core, 2 sockets", "same",
+			func() float64 { p, _ := tps(classic, chang2016, 2, 3); return p }, 19.535, 19.545},
+		{"15.17 tps per core, 4 sockets (+15 ns buffer)", "same",
+			func() float64 { p, _ := tps(classic, chang2016, 4, 3); return p }, 15.165, 15.175},
 		{"1S → 2S 1.45× at 2.2 GHz", "same, at 2.2 GHz", func() float64 {
 			_, a := tps(classic, chang2016, 1, 2.2)
 			_, b := tps(classic, chang2016, 2, 2.2)
@@ -67,7 +69,8 @@ func TestPublishedArithmetic(t *testing.T) {
 			func() float64 { return Grid{}.Gain(2) }, 1.0, 1.19},
 		{"SMT gain, band's top below 1.5×", "same", func() float64 { return PublishedSMTGain.High }, 1.0, 1.19},
 		// Sockets: Chang 2018's latencies, performance ∝ 1/latency.
-		{"2S against 1S per core, Xeon SP (76; 89/139 ns)", "Joe Chang, Memory Latency - Return to Single Processor (2018): 0.63–0.67×",
+		{"2S against 1S per core, Xeon SP (76; 89/139 ns)",
+			"Joe Chang, Memory Latency - Return to Single Processor (2018): 0.63–0.67×",
 			func() float64 {
 				mc := Machine{OneSocketNS: 76, LocalNS: 89, RemoteNS: 139, Locality: -1}
 				a, _ := tps(memoryBound, mc, 1, 3)
@@ -86,7 +89,8 @@ func TestPublishedArithmetic(t *testing.T) {
 			b, _ := tps(memoryBound, mc, 2, 3)
 			return b / a
 		}, 0.63, 0.67},
-		{"2S against 1S in total, the model's defaults from 76 ns", "same: 1.26–1.35×, with the published ratios (PublishedMultiSocketLocal, PublishedRemoteRatio)",
+		{"2S against 1S in total, the model's defaults from 76 ns",
+			"same: 1.26–1.35×, with the published ratios (PublishedMultiSocketLocal, PublishedRemoteRatio)",
 			func() float64 {
 				local := 76 * PublishedMultiSocketLocal.Value
 				mc := Machine{OneSocketNS: 76, LocalNS: local, RemoteNS: local * PublishedRemoteRatio.Value, Locality: -1}

@@ -71,7 +71,9 @@ func Size(z Sizing) ([]SizeRow, error) {
 		}
 		for _, c := range z.CPUs {
 			if c.Cores < 1 || !(c.GHz > 0) || c.Price < 0 {
-				return nil, fmt.Errorf("processor %q: %d cores, %v GHz, price %v: want positive cores and clock and a price of zero or more: %w", c.Name, c.Cores, c.GHz, c.Price, ErrInput)
+				return nil, fmt.Errorf(
+					"processor %q: %d cores, %v GHz, price %v: want positive cores and clock and a price of zero or more: %w",
+					c.Name, c.Cores, c.GHz, c.Price, ErrInput)
 			}
 			per := ThreadTPS(z.Workload, l, c.GHz, Grid{}.Gain(z.SMT))
 			r := SizeRow{

@@ -12,9 +12,10 @@ func TestSize(t *testing.T) {
 		Machine:        Machine{LocalNS: 67, RemoteNS: 125, Locality: -1},
 		TargetTPS:      400,
 		LicensePerCore: 7000,
-		CPUs:           []CPUOption{{Name: "8c", Cores: 8, GHz: 3, Price: 1000}, {Name: "16c", Cores: 16, GHz: 3, Price: 3000}},
-		Sockets:        []int{1, 2},
-		SMT:            1,
+		CPUs: []CPUOption{{Name: "8c", Cores: 8, GHz: 3, Price: 1000},
+			{Name: "16c", Cores: 16, GHz: 3, Price: 3000}},
+		Sockets: []int{1, 2},
+		SMT:     1,
 	}
 	rows, err := Size(z)
 	if err != nil {
@@ -41,7 +42,8 @@ func TestSize(t *testing.T) {
 	}
 	for i, w := range want {
 		r := rows[i]
-		if r.Sockets != w.s || r.Cores != w.cores || r.CoresNeeded != w.needed || r.Meets != w.meets || r.TotalCost != w.cost {
+		if r.Sockets != w.s || r.Cores != w.cores || r.CoresNeeded != w.needed || r.Meets != w.meets ||
+			r.TotalCost != w.cost {
 			t.Errorf("row %d = %+v, want %+v", i, r, w)
 		}
 	}
@@ -67,17 +69,20 @@ func TestSize(t *testing.T) {
 // without --ghz each is refused by name; none at all is refused.
 func TestClockCPUs(t *testing.T) {
 	opt := func() []CPUOption {
-		return []CPUOption{{Name: "fast", Cores: 8, GHz: 3.5, Price: 1}, {Name: "a", Cores: 16, Price: 2}, {Name: "b", Cores: 32, Price: 3}}
+		return []CPUOption{{Name: "fast", Cores: 8, GHz: 3.5, Price: 1}, {Name: "a", Cores: 16, Price: 2},
+			{Name: "b", Cores: 32, Price: 3}}
 	}
 	cpus := opt()
-	if err := ClockCPUs(cpus, 2.5); err != nil || cpus[0].GHz != 3.5 || cpus[1].GHz != 2.5 || cpus[1].Name != cpus[1].DefaultName() || cpus[1].Name == "a" {
+	if err := ClockCPUs(cpus, 2.5); err != nil || cpus[0].GHz != 3.5 || cpus[1].GHz != 2.5 ||
+		cpus[1].Name != cpus[1].DefaultName() || cpus[1].Name == "a" {
 		t.Errorf("ClockCPUs(2.5) = %v: %+v", err, cpus)
 	}
 	if err := ClockCPUs(nil, 3); err == nil || !strings.HasPrefix(err.Error(), "-cpu-cost: missing: ") {
 		t.Errorf("ClockCPUs(none) = %v", err)
 	}
 	err := ClockCPUs(opt(), 0)
-	if err == nil || err.Error() != "-cpu-cost: \"a\" has no ghz: add ghz=F to it or give --ghz\n-cpu-cost: \"b\" has no ghz: add ghz=F to it or give --ghz" {
+	if err == nil || err.Error() != "-cpu-cost: \"a\" has no ghz: add ghz=F to it or give --ghz\n"+
+		"-cpu-cost: \"b\" has no ghz: add ghz=F to it or give --ghz" {
 		t.Errorf("ClockCPUs(0) = %v", err)
 	}
 }

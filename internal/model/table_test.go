@@ -46,7 +46,8 @@ func TestEvaluate(t *testing.T) {
 	// SMT 2, 1 socket: the published gain 1.1; total ratios relative to
 	// SMT-2 one socket stay as with SMT 1.
 	r := tab.Rows[3]
-	if r.SMT != 2 || !near(r.SMTGain, 1.1) || !near(r.TPSPerCore, 1.1*3e9/1.1e8) || !near(tab.Rows[4].TotalVs1S, r2.TotalVs1S) {
+	if r.SMT != 2 || !near(r.SMTGain, 1.1) || !near(r.TPSPerCore, 1.1*3e9/1.1e8) ||
+		!near(tab.Rows[4].TotalVs1S, r2.TotalVs1S) {
 		t.Errorf("SMT2 rows = %+v / %+v", r, tab.Rows[4])
 	}
 }

@@ -12,7 +12,8 @@ import (
 
 // Describe prints the provenance header every model table starts with.
 func Describe(w io.Writer, wl Workload, mc Machine) {
-	fmt.Fprintf(w, "Workload: I = %.0f instructions per transaction, m = %.4g of them wait for memory (%.0f waits per transaction)\n",
+	fmt.Fprintf(w,
+		"Workload: I = %.0f instructions per transaction, m = %.4g of them wait for memory (%.0f waits per transaction)\n",
 		wl.Instructions, wl.Miss, wl.Instructions*wl.Miss)
 	if mc.Matrix == nil {
 		fmt.Fprintf(w, "Latency: %s: local %s ns", mc.Source, Num(mc.LocalNS))
@@ -49,7 +50,8 @@ func WriteTable(w io.Writer, t Table) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "sockets\tSMT\tGHz\tlatency ns\tlatency cycles\tMcycles/txn\ttps/core\ttotal tps\tper-core vs 1S\ttotal vs 1S\t"
+	head := "sockets\tSMT\tGHz\tlatency ns\tlatency cycles\tMcycles/txn\ttps/core\ttotal tps\t" +
+		"per-core vs 1S\ttotal vs 1S\t"
 	if smt {
 		head += "SMT gain\t"
 	}
@@ -71,11 +73,15 @@ func WriteTable(w io.Writer, t Table) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\n1S match: the latency one socket with the same cores per socket, clock and SMT needs for the same total tps.")
+	fmt.Fprintln(w,
+		"\n1S match: the latency one socket with the same cores per socket, clock and SMT needs for the same total tps.")
 	if smt && t.SMTSource != "" {
-		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's, %s.\n", Sig(t.Rows[len(t.Rows)-1].SMTGain, 4), t.SMTSource)
+		fmt.Fprintf(w,
+			"SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's, %s.\n",
+			Sig(t.Rows[len(t.Rows)-1].SMTGain, 4), t.SMTSource)
 	} else if smt {
-		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one thread's (--smt-gain; default %s: %s).\n",
+		fmt.Fprintf(w, "SMT gain: %s, the ratio of a core's throughput with more than one hardware thread to one "+
+			"thread's (--smt-gain; default %s: %s).\n",
 			Sig(t.Rows[len(t.Rows)-1].SMTGain, 4), PublishedSMTGain, PublishedSMTGain.Source)
 	}
 	var beyond []string
@@ -145,16 +151,19 @@ func WriteTiers(w io.Writer, t Tiers) error {
 // WriteSize prints the sizing's provenance and its rows, cheapest first.
 func WriteSize(w io.Writer, z Sizing, rows []SizeRow) error {
 	Describe(w, z.Workload, z.Machine)
-	fmt.Fprintf(w, "Target: %s tps; licence %s per physical core, all cores licensed; SMT %d\n\n", Num(z.TargetTPS), Num(z.LicensePerCore), z.SMT)
+	fmt.Fprintf(w, "Target: %s tps; licence %s per physical core, all cores licensed; SMT %d\n\n", Num(z.TargetTPS),
+		Num(z.LicensePerCore), z.SMT)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "sockets\tprocessor\tcores\tlatency ns\ttps/core\ttotal tps\tcores needed\tmeets target\tlicences\thardware\ttotal cost\tcost per 1000 tps\t")
+	fmt.Fprintln(tw, "sockets\tprocessor\tcores\tlatency ns\ttps/core\ttotal tps\tcores needed\t"+
+		"meets target\tlicences\thardware\ttotal cost\tcost per 1000 tps\t")
 	for _, r := range rows {
 		meets := "no"
 		if r.Meets {
 			meets = "yes"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f\t%.2f\t%.1f\t%d\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t\n", r.Sockets, r.CPU.Name, r.Cores,
-			r.LatencyNS, r.TPSPerCore, r.TotalTPS, r.CoresNeeded, meets, r.LicenseCost, r.HardwareCost, r.TotalCost, r.CostPerKTPS)
+			r.LatencyNS, r.TPSPerCore, r.TotalTPS, r.CoresNeeded, meets, r.LicenseCost, r.HardwareCost,
+			r.TotalCost, r.CostPerKTPS)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -185,7 +194,8 @@ func WriteFit(w io.Writer, fit Fit) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency ns\tGHz\tMcycles/txn\ttps/core\tfit tps/core\terror\t")
 	for _, r := range fit.Residuals {
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%+.2f%%\t\n", Num(r.LatencyNS), Num(r.GHz), r.CyclesPerTxn/1e6, Num(r.TPSPerCore), r.FitTPSPerCore, 100*r.RelativeErrorTPS)
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%+.2f%%\t\n", Num(r.LatencyNS), Num(r.GHz), r.CyclesPerTxn/1e6,
+			Num(r.TPSPerCore), r.FitTPSPerCore, 100*r.RelativeErrorTPS)
 	}
 	return tw.Flush()
 }

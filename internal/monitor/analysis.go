@@ -98,7 +98,8 @@ func (o Overhead) cost() string {
 	case r.Estimate == 0:
 		return fmt.Sprintf("%s (nothing measured on a side: n=%d+%d)", CannotTell, r.NA, r.NB)
 	case !r.HasCI:
-		return fmt.Sprintf("%s (%+.1f%%, too few repeats for an interval: n=%d+%d)", CannotTell, 100*(1-r.Estimate), r.NA, r.NB)
+		return fmt.Sprintf("%s (%+.1f%%, too few repeats for an interval: n=%d+%d)",
+			CannotTell, 100*(1-r.Estimate), r.NA, r.NB)
 	}
 	pct := fmt.Sprintf("%.1f%% [%.1f, %.1f]", 100*(1-r.Estimate), 100*(1-r.Hi), 100*(1-r.Lo))
 	switch o.Verdict {

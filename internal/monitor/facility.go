@@ -45,19 +45,24 @@ const MinRepeat = 5
 // Facilities are the known facilities, in the order their cells run.
 var Facilities = []Facility{
 	{Name: "pg_stat_statements", Engine: "postgres",
-		On:     "pg_stat_statements.track = top: every top-level statement counted in the shared hash table",
-		Off:    "pg_stat_statements.track = none: the library stays loaded (unloading takes a restart), its hooks return at once",
+		On: "pg_stat_statements.track = top: every top-level statement counted in the shared hash table",
+		Off: "pg_stat_statements.track = none: the library stays loaded (unloading takes a restart), " +
+			"its hooks return at once",
 		onSQL:  []string{"SET pg_stat_statements.track = 'top'"},
 		offSQL: []string{"SET pg_stat_statements.track = 'none'"}},
 	{Name: "auto_explain", Engine: "postgres",
-		On:     "LOAD 'auto_explain', auto_explain.log_min_duration = 0, log_nested_statements = on: the plan of every statement, the ones inside tpcc-ro's PL/pgSQL functions too, written to the server log",
-		Off:    "auto_explain not loaded by the session; auto_explain.log_min_duration = -1 should the server load it",
-		onSQL:  []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_analyze = off"},
+		On: "LOAD 'auto_explain', auto_explain.log_min_duration = 0, log_nested_statements = on: the plan of " +
+			"every statement, the ones inside tpcc-ro's PL/pgSQL functions too, written to the server log",
+		Off: "auto_explain not loaded by the session; auto_explain.log_min_duration = -1 should the server load it",
+		onSQL: []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0",
+			"SET auto_explain.log_nested_statements = on", "SET auto_explain.log_analyze = off"},
 		offSQL: []string{"SET auto_explain.log_min_duration = -1"}},
 	{Name: "auto_explain_analyze", Engine: "postgres",
-		On:     "auto_explain as above with log_analyze = on (log_timing on, its default): every statement runs instrumented, per-node timing included, and its measured plan is logged",
-		Off:    "as auto_explain's off",
-		onSQL:  []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_analyze = on"},
+		On: "auto_explain as above with log_analyze = on (log_timing on, its default): every statement runs " +
+			"instrumented, per-node timing included, and its measured plan is logged",
+		Off: "as auto_explain's off",
+		onSQL: []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0",
+			"SET auto_explain.log_nested_statements = on", "SET auto_explain.log_analyze = on"},
 		offSQL: []string{"SET auto_explain.log_min_duration = -1"}},
 	{Name: "log_all", Engine: "postgres",
 		On:     "log_min_duration_statement = 0: every top-level statement and its duration written to the server log",
@@ -70,31 +75,43 @@ var Facilities = []Facility{
 		onSQL:  []string{"SET track_io_timing = on"},
 		offSQL: []string{"SET track_io_timing = off"}},
 	{Name: "performance_schema", Engine: "mariadb", Global: true,
-		On:     "the session's server thread instrumented (performance_schema.threads.INSTRUMENTED = YES, as setup_actors gives every new thread by default): the instruments and consumers the server enables, on numalab's managed server MariaDB's defaults (statement digests, table I/O and locks, file I/O)",
-		Off:    "INSTRUMENTED = NO for the session's thread: nothing recorded for it (performance_schema itself stays on: turning it off takes a restart, and numalab finds a connection's server thread there)",
+		On: "the session's server thread instrumented (performance_schema.threads.INSTRUMENTED = YES, " +
+			"as setup_actors gives every new thread by default): the instruments and consumers the server enables, " +
+			"on numalab's managed server MariaDB's defaults (statement digests, table I/O and locks, file I/O)",
+		Off: "INSTRUMENTED = NO for the session's thread: nothing recorded for it (performance_schema itself " +
+			"stays on: turning it off takes a restart, and numalab finds a connection's server thread there)",
 		onSQL:  []string{myInstrumented + "'YES'" + myOwnThread},
 		offSQL: []string{myInstrumented + "'NO'" + myOwnThread}},
 	{Name: "general_log", Engine: "mariadb", Global: true,
-		On:     "sql_log_off = 0 with the server's general_log on: every statement the session receives (a tpcc-ro transaction's CALL, not the statements inside its procedure) written to the general log file",
+		On: "sql_log_off = 0 with the server's general_log on: every statement the session receives (a tpcc-ro " +
+			"transaction's CALL, not the statements inside its procedure) written to the general log file",
 		Off:    "sql_log_off = 1: the session's statements not logged",
 		onSQL:  []string{"SET SESSION sql_log_off = 0"},
 		offSQL: []string{"SET SESSION sql_log_off = 1"}},
 	{Name: "slow_log", Engine: "mariadb", Global: true,
-		On:     "slow_query_log = 1 and long_query_time = 0 in the session, with the server's slow_query_log on: every statement (a CALL, not the statements inside) and its time, rows and lock time written to the slow log",
-		Off:    "slow_query_log = 0 in the session",
-		onSQL:  []string{"SET SESSION slow_query_log = 1", "SET SESSION long_query_time = 0", "SET SESSION log_slow_verbosity = ''", "SET SESSION log_slow_disabled_statements = 'sp'"},
+		On: "slow_query_log = 1 and long_query_time = 0 in the session, with the server's slow_query_log on: " +
+			"every statement (a CALL, not the statements inside) and its time, rows and lock time written to the slow log",
+		Off: "slow_query_log = 0 in the session",
+		onSQL: []string{"SET SESSION slow_query_log = 1", "SET SESSION long_query_time = 0",
+			"SET SESSION log_slow_verbosity = ''", "SET SESSION log_slow_disabled_statements = 'sp'"},
 		offSQL: []string{"SET SESSION slow_query_log = 0"}},
 	{Name: "slow_log_explain", Engine: "mariadb", Global: true,
-		On:     "the slow log as slow_log with log_slow_verbosity = query_plan,explain and log_slow_disabled_statements = '': every statement, those inside tpcc-ro's procedures too, logged with its plan's traits (full scan, temporary table, filesort) and, for a top-level statement, its EXPLAIN (MariaDB's nearest to auto_explain; a CALL has no EXPLAIN)",
-		Off:    "as slow_log's off",
-		onSQL:  []string{"SET SESSION slow_query_log = 1", "SET SESSION long_query_time = 0", "SET SESSION log_slow_verbosity = 'query_plan,explain'", "SET SESSION log_slow_disabled_statements = ''"},
+		On: "the slow log as slow_log with log_slow_verbosity = query_plan,explain and log_slow_disabled_statements " +
+			"= '': every statement, those inside tpcc-ro's procedures too, logged with its plan's traits (full scan, " +
+			"temporary table, filesort) and, for a top-level statement, its EXPLAIN (MariaDB's nearest to auto_explain; " +
+			"a CALL has no EXPLAIN)",
+		Off: "as slow_log's off",
+		onSQL: []string{"SET SESSION slow_query_log = 1", "SET SESSION long_query_time = 0",
+			"SET SESSION log_slow_verbosity = 'query_plan,explain'", "SET SESSION log_slow_disabled_statements = ''"},
 		offSQL: []string{"SET SESSION slow_query_log = 0"}},
 	{Name: "trace", Own: true,
-		On:  "the per-call trace: start, end, type, stream and outcome of up to --trace calls per stream (default " + strconv.Itoa(DefaultTrace) + "), 40 bytes each reserved before the cell",
+		On: "the per-call trace: start, end, type, stream and outcome of up to --trace calls per stream (default " +
+			strconv.Itoa(DefaultTrace) + "), 40 bytes each reserved before the cell",
 		Off: "no trace (run oltp's default)",
 		off: sweep.Switches{NoTrace: true}},
 	{Name: "sysmon", Own: true,
-		On:  "sysmon: /proc and /sys read at the window's start and end, hardware counters on every thread when the kernel allows them (run oltp's default)",
+		On: "sysmon: /proc and /sys read at the window's start and end, hardware counters on every thread when " +
+			"the kernel allows them (run oltp's default)",
 		Off: "no sysmon: no CPU, context-switch or disk figures and no disk-read check for the cell",
 		off: sweep.Switches{NoSysmon: true, NoTrace: true}},
 	{Name: "series", Own: true,
@@ -154,7 +171,9 @@ func Check(r Request) ([]Facility, error) {
 		fs = append(fs, f)
 	}
 	if len(unknown) > 0 {
-		return nil, setting.Errorf("monitor", "%s not a facility numalab knows: want some of %s", strings.Join(unknown, ", ")+map[bool]string{true: " is", false: " are"}[len(unknown) == 1], strings.Join(Names(), ","))
+		return nil, setting.Errorf("monitor", "%s not a facility numalab knows: want some of %s",
+			strings.Join(unknown, ", ")+map[bool]string{true: " is", false: " are"}[len(unknown) == 1],
+			strings.Join(Names(), ","))
 	}
 	if len(fs) == 0 {
 		return nil, setting.Errorf("monitor", "no facility named: want some of %s", strings.Join(Names(), ","))
@@ -162,11 +181,15 @@ func Check(r Request) ([]Facility, error) {
 	isAre := func(n []string) string { return map[bool]string{true: "is", false: "are"}[len(n) == 1] }
 	for _, e := range engine.Specs() {
 		if n := onEngine(fs, e.Name); len(n) > 0 && r.Engine != e.Name {
-			return nil, setting.Errorf("monitor", "%s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "), isAre(n), e.Title, e.Name)
+			return nil, setting.Errorf("monitor",
+				"%s %s %s's: use --engine %s (numalab's own, trace, sysmon and series, run on any engine)", strings.Join(n, ", "),
+				isAre(n), e.Title, e.Name)
 		}
 	}
 	if srv := Server(fs); len(srv) > 0 && r.DSN && !r.AllowSettings {
-		return nil, setting.Errorf("monitor", "%s would change settings on the server --dsn names, and numalab changes a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; see docs/monitoring.md), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
+		return nil, setting.Errorf("monitor", "%s would change settings on the server --dsn names, and numalab changes "+
+			"a user's server only when told to: add --allow-settings (numalab then SETs them in its own sessions only; "+
+			"see docs/monitoring.md), or monitor numalab's managed server by leaving out --dsn", strings.Join(srv, ", "))
 	}
 	return fs, nil
 }

@@ -65,16 +65,21 @@ func checkMariaDB(ctx context.Context, dsn string, fs []Facility, timeout time.D
 			continue
 		}
 		if v == "performance_schema" {
-			return setting.Errorf("monitor", "performance_schema is off on %s: it is switched on only at the server's start (performance_schema = ON in its configuration), and numalab never restarts a user's server; turn it on and restart the server yourself, or leave performance_schema out of --monitor", where)
+			return setting.Errorf("monitor", "performance_schema is off on %s: it is switched on only at the server's "+
+				"start (performance_schema = ON in its configuration), and numalab never restarts a user's server; turn "+
+				"it on and restart the server yourself, or leave performance_schema out of --monitor", where)
 		}
-		return setting.Errorf("monitor", "%s: %s is off on %s, and numalab never changes a user's server's global settings: SET GLOBAL %s = ON yourself (numalab then switches it per session), or leave %s out of --monitor", f.Name, v, where, v, f.Name)
+		return setting.Errorf("monitor",
+			"%s: %s is off on %s, and numalab never changes a user's server's global settings: SET GLOBAL %s = ON yourself "+
+				"(numalab then switches it per session), or leave %s out of --monitor", f.Name, v, where, v, f.Name)
 	}
 	// Every statement once, on this connection only; it ends with it.
 	for _, f := range fs {
 		for _, on := range []bool{true, false} {
 			for _, q := range f.Session(on) {
 				if _, err := c.ExecContext(ctx, q); err != nil {
-					return setting.Errorf("monitor", "%s: the server %s refused %q: %w%s", f.Name, where, q, err, myRefusalHint(q, err))
+					return setting.Errorf("monitor",
+						"%s: the server %s refused %q: %w%s", f.Name, where, q, err, myRefusalHint(q, err))
 				}
 			}
 		}
@@ -87,9 +92,11 @@ func myRefusalHint(q string, err error) string {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "Error 1227"): // access denied; you need ... privilege
-		return " (numalab sets it in its own sessions only; the DSN's user needs the privilege the server names: GRANT SUPER, or on MariaDB 10.5.2 and later the finer one it names, ON *.* TO <user>)"
+		return " (numalab sets it in its own sessions only; the DSN's user needs the privilege the server names: " +
+			"GRANT SUPER, or on MariaDB 10.5.2 and later the finer one it names, ON *.* TO <user>)"
 	case strings.Contains(q, "performance_schema.threads"):
-		return " (the DSN's user needs UPDATE on performance_schema.threads: GRANT UPDATE ON performance_schema.threads TO <user>)"
+		return " (the DSN's user needs UPDATE on performance_schema.threads: GRANT UPDATE ON " +
+			"performance_schema.threads TO <user>)"
 	}
 	return ""
 }
@@ -98,7 +105,8 @@ func myRefusalHint(q string, err error) string {
 // where, and how it is undone.
 func myRule(fs []Facility, dsn bool) string {
 	if dsn {
-		return "these are set in numalab's own sessions only: the server's global settings are not changed (general_log, slow_query_log and performance_schema must already be on where asked), so nothing needs restoring; " +
+		return "these are set in numalab's own sessions only: the server's global settings are not changed (general_log, " +
+			"slow_query_log and performance_schema must already be on where asked), so nothing needs restoring; " +
 			"the server's general and slow logs keep what the sessions wrote"
 	}
 	m := ManagedSettings(fs)
@@ -110,7 +118,8 @@ func myRule(fs []Facility, dsn bool) string {
 	}
 	note := "on numalab's managed server, which it stops and removes afterwards"
 	if len(on) > 0 {
-		note += fmt.Sprintf("; it starts with %s on (log files in its data directory), and a cell of any other facility runs them off in its sessions", strings.Join(on, " and "))
+		note += fmt.Sprintf("; it starts with %s on (log files in its data directory), and a cell of any other facility "+
+			"runs them off in its sessions", strings.Join(on, " and "))
 	}
 	return note
 }

@@ -53,10 +53,12 @@ func TestMariaDBSessions(t *testing.T) {
 	myExec(t, db, "SET GLOBAL general_log = ON", "SET GLOBAL slow_query_log = ON")
 	defer myExec(t, db, "SET GLOBAL general_log = OFF", "SET GLOBAL slow_query_log = OFF")
 	var genFile, slowFile string
-	if err := db.QueryRow("SELECT @@global.general_log_file, @@global.slow_query_log_file").Scan(&genFile, &slowFile); err != nil {
+	if err := db.QueryRow("SELECT @@global.general_log_file, @@global.slow_query_log_file").Scan(&genFile,
+		&slowFile); err != nil {
 		t.Fatal(err)
 	}
-	fs, err := Check(Request{Names: []string{"performance_schema", "general_log", "slow_log", "slow_log_explain"}, Engine: "mariadb"})
+	fs, err := Check(
+		Request{Names: []string{"performance_schema", "general_log", "slow_log", "slow_log_explain"}, Engine: "mariadb"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,8 @@ func TestMariaDBSessions(t *testing.T) {
 		"slow_log_explain": func(m string) bool { return fileHas(t, filepath.Join(srv.DataDir(), slowFile), m) },
 		"performance_schema": func(m string) bool {
 			var n int
-			db.QueryRow("SELECT count(*) FROM performance_schema.events_statements_summary_by_digest WHERE digest_text LIKE ?", "%"+m+"%").Scan(&n)
+			db.QueryRow("SELECT count(*) FROM performance_schema.events_statements_summary_by_digest WHERE digest_text LIKE ?",
+				"%"+m+"%").Scan(&n)
 			return n > 0
 		},
 	}
@@ -96,7 +99,8 @@ func TestMariaDBSessions(t *testing.T) {
 				t.Errorf("%s %s: recorded %v, want %v", f.Name, map[bool]string{true: "on", false: "off"}[on], got, on)
 			}
 			for _, g := range fs {
-				if g.Name != f.Name && g.Global && logged[g.Name](marker) && !(on && strings.HasPrefix(g.Name, "slow_log") && strings.HasPrefix(f.Name, "slow_log")) {
+				if g.Name != f.Name && g.Global && logged[g.Name](marker) &&
+					!(on && strings.HasPrefix(g.Name, "slow_log") && strings.HasPrefix(f.Name, "slow_log")) {
 					t.Errorf("%s %v: %s recorded it too; want the others off", f.Name, on, g.Name)
 				}
 			}
@@ -124,7 +128,8 @@ func TestCheckMariaDB(t *testing.T) {
 	srv := my.Server(t)
 	db := myDB(t, srv.DSN())
 	ctx := context.Background()
-	fs, err := Check(Request{Names: []string{"general_log", "performance_schema"}, Engine: "mariadb", DSN: true, AllowSettings: true})
+	fs, err := Check(Request{Names: []string{"general_log", "performance_schema"}, Engine: "mariadb", DSN: true,
+		AllowSettings: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +144,8 @@ func TestCheckMariaDB(t *testing.T) {
 		t.Errorf("general_log on, numalab's own user: %v", err)
 	}
 	var gen, sqlLogOff int
-	if err := db.QueryRow("SELECT @@global.general_log, @@global.sql_log_off").Scan(&gen, &sqlLogOff); err != nil || gen != 1 || sqlLogOff != 0 {
+	if err := db.QueryRow("SELECT @@global.general_log, @@global.sql_log_off").Scan(&gen, &sqlLogOff); err != nil ||
+		gen != 1 || sqlLogOff != 0 {
 		t.Errorf("after the check: general_log %d, sql_log_off %d (%v); want the server's 1 and 0", gen, sqlLogOff, err)
 	}
 	myExec(t, db, "DROP USER IF EXISTS 'plain'@'localhost'", "CREATE USER 'plain'@'localhost' IDENTIFIED BY 'plainpw'")

@@ -77,12 +77,15 @@ func TestCheck(t *testing.T) {
 		want string // in the error; "" = accepted
 	}{
 		{Request{Names: []string{"pg_stat_statements", "bogus", "x"}, Engine: "postgres"}, `"bogus", "x" are not a facility numalab knows: want some of pg_stat_statements,auto_explain,auto_explain_analyze,log_all,track_io_timing,performance_schema,general_log,slow_log,slow_log_explain,trace,sysmon,series`},
-		{Request{Names: []string{"general_log", "log_all"}, Engine: "mariadb"}, "log_all is PostgreSQL's: use --engine postgres"},
-		{Request{Names: []string{"slow_log", "general_log"}, Engine: "postgres"}, "slow_log, general_log are MariaDB's: use --engine mariadb"},
+		{Request{Names: []string{"general_log", "log_all"}, Engine: "mariadb"},
+			"log_all is PostgreSQL's: use --engine postgres"},
+		{Request{Names: []string{"slow_log", "general_log"}, Engine: "postgres"},
+			"slow_log, general_log are MariaDB's: use --engine mariadb"},
 		{Request{Names: []string{"slow_log"}, Engine: "mariadb", DSN: true}, "add --allow-settings"},
 		{Request{Names: []string{"slow_log_explain", "performance_schema", "sysmon"}, Engine: "mariadb"}, ""},
 		{Request{Names: []string{"log_all", "log_all"}, Engine: "postgres"}, "log_all is named more than once"},
-		{Request{Names: []string{"track_io_timing"}, Engine: "sqlite"}, "track_io_timing is PostgreSQL's: use --engine postgres"},
+		{Request{Names: []string{"track_io_timing"}, Engine: "sqlite"},
+			"track_io_timing is PostgreSQL's: use --engine postgres"},
 		{Request{Names: []string{"track_io_timing"}, Engine: "postgres", DSN: true}, "add --allow-settings"},
 		{Request{Names: []string{"track_io_timing"}, Engine: "postgres", DSN: true, AllowSettings: true}, ""},
 		{Request{Names: []string{"trace", "sysmon", "series"}, Engine: "sqlite"}, ""},
@@ -118,20 +121,24 @@ func TestSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ManagedSettings(fs); m["general-log"] != "ON" || m["slow-query-log"] != "ON" || m["log-output"] != "FILE" || len(m) != 3 {
+	if m := ManagedSettings(fs); m["general-log"] != "ON" || m["slow-query-log"] != "ON" ||
+		m["log-output"] != "FILE" || len(m) != 3 {
 		t.Errorf("managed MariaDB settings for general_log, slow_log_explain: %v; want both logs on, to files", m)
 	}
-	if got := CellSession(fs, fs[2], false); strings.Join(got, "; ") != "SET SESSION sql_log_off = 1; SET SESSION slow_query_log = 0; "+myInstrumented+"'NO'"+myOwnThread {
+	if got := CellSession(fs, fs[2], false); strings.Join(got, "; ") !=
+		"SET SESSION sql_log_off = 1; SET SESSION slow_query_log = 0; "+myInstrumented+"'NO'"+myOwnThread {
 		t.Errorf("performance_schema's off cell runs %q; want the logs off, then its own off", got)
 	}
-	if got := CellSession(fs, fs[0], true); strings.Join(got, "; ") != "SET SESSION slow_query_log = 0; "+myInstrumented+"'NO'"+myOwnThread+"; SET SESSION sql_log_off = 0" {
+	if got := CellSession(fs, fs[0], true); strings.Join(got, "; ") != "SET SESSION slow_query_log = 0; "+myInstrumented+
+		"'NO'"+myOwnThread+"; SET SESSION sql_log_off = 0" {
 		t.Errorf("general_log's on cell runs %q; want the slow log and performance_schema off, then the general log on", got)
 	}
 	if lines := Changes(facilities(t, "sysmon"), true); lines != nil {
 		t.Errorf("changes for sysmon: %q, want none", lines)
 	}
 	lines := Changes(facilities(t, "log_all"), true)
-	if len(lines) != 2 || !strings.Contains(lines[0], "SET log_min_duration_statement = 0") || !strings.Contains(lines[1], "killed numalab leaves no setting") {
+	if len(lines) != 2 || !strings.Contains(lines[0], "SET log_min_duration_statement = 0") ||
+		!strings.Contains(lines[1], "killed numalab leaves no setting") {
 		t.Errorf("changes for log_all on a --dsn: %q", lines)
 	}
 }
@@ -143,7 +150,8 @@ func TestAnalyze(t *testing.T) {
 	var cells []Cell
 	add := func(f string, on, cut bool, tps float64) {
 		n := int64(tps)
-		cells = append(cells, Cell{Slot: Slot{Facility: f, On: on}, Cell: result.Cell{Streams: 1, TPS: tps, Total: result.TxStats{Count: n}, Interrupted: cut}})
+		cells = append(cells, Cell{Slot: Slot{Facility: f, On: on},
+			Cell: result.Cell{Streams: 1, TPS: tps, Total: result.TxStats{Count: n}, Interrupted: cut}})
 	}
 	for i, x := range []float64{1000, 1010, 1020, 1030, 1040} {
 		add("log_all", false, false, x)
@@ -158,7 +166,8 @@ func TestAnalyze(t *testing.T) {
 		t.Fatalf("analysis %+v", a)
 	}
 	la, se := a.Overheads[0], a.Overheads[1]
-	if la.Facility != "log_all" || la.Verdict != Costs || math.Abs(la.Ratio.Estimate-0.9) > 1e-9 || la.Off.N != 5 || la.On.N != 5 {
+	if la.Facility != "log_all" || la.Verdict != Costs || math.Abs(la.Ratio.Estimate-0.9) > 1e-9 ||
+		la.Off.N != 5 || la.On.N != 5 {
 		t.Errorf("log_all: %+v", la)
 	}
 	if !strings.HasPrefix(la.Cost(), "costs 10.0% [") {
@@ -168,9 +177,11 @@ func TestAnalyze(t *testing.T) {
 		t.Errorf("series: %+v (the cut cell must be left out)", se)
 	}
 	if se.EmptyOff != 1 || se.EmptyOn != 0 || se.Off.N != 5 {
-		t.Errorf("series: %d off and %d on cells without a call, %d off cells counted; want 1, 0, 5", se.EmptyOff, se.EmptyOn, se.Off.N)
+		t.Errorf("series: %d off and %d on cells without a call, %d off cells counted; want 1, 0, 5",
+			se.EmptyOff, se.EmptyOn, se.Off.N)
 	}
-	if !strings.HasPrefix(se.Cost(), "cannot tell (0.0% [") || !strings.HasSuffix(se.Cost(), "; left out: cells that completed no call, 1 off, 0 on") {
+	if !strings.HasPrefix(se.Cost(), "cannot tell (0.0% [") ||
+		!strings.HasSuffix(se.Cost(), "; left out: cells that completed no call, 1 off, 0 on") {
 		t.Errorf("series cost %q", se.Cost())
 	}
 }
@@ -190,7 +201,8 @@ func (f *fake) Begin(_ context.Context, c sweep.Cell) error {
 }
 func (f *fake) Stream(context.Context, sweep.Cell, int) (drive.Stream, error) { return nil, nil }
 func (f *fake) End(_ context.Context, _ sweep.Cell, m *result.Cell, _ error) sweep.Outcome[*result.Cell] {
-	return sweep.Outcome[*result.Cell]{Item: m, Store: []result.Entry{result.KindCell.Of(*m), result.Kind[int]("other").Of(1)}}
+	return sweep.Outcome[*result.Cell]{Item: m,
+		Store: []result.Entry{result.KindCell.Of(*m), result.Kind[int]("other").Of(1)}}
 }
 func (f *fake) Close() error { return nil }
 
@@ -201,14 +213,16 @@ func TestWrap(t *testing.T) {
 	cells, slots := Plan(sweep.Cell{}, fs, 1)
 	inner := &fake{}
 	var sessions [][]string
-	w := Wrap(Inner[result.Cell]{Sweep: inner, Session: func(s []string) { sessions = append(sessions, s) }, Kind: result.KindCell,
+	w := Wrap(Inner[result.Cell]{Sweep: inner, Session: func(s []string) { sessions = append(sessions, s) },
+		Kind: result.KindCell,
 		Cell: func(c *result.Cell) *result.Cell { return c }}, slots)
 	for _, c := range cells {
 		if err := w.Begin(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 		o := w.End(context.Background(), c, &result.Cell{Index: c.Index, TPS: 1, Total: result.TxStats{Count: 1}}, nil)
-		if len(o.Store) != 2 || o.Store[0].Kind() != string(KindCell) || o.Store[1].Kind() != "other" || o.Item.Slot != slots[c.Index] {
+		if len(o.Store) != 2 || o.Store[0].Kind() != string(KindCell) || o.Store[1].Kind() != "other" ||
+			o.Item.Slot != slots[c.Index] {
 			t.Errorf("cell %d: stored %v, item %+v", c.Index, o.Store, o.Item)
 		}
 	}
@@ -221,7 +235,8 @@ func TestWrap(t *testing.T) {
 	// A cell that completed no call is stored, noted, and does not end
 	// the run; one whose calls failed ends it as the inner workload says.
 	o := w.End(context.Background(), cells[0], &result.Cell{Measured: time.Second}, nil)
-	if len(o.Store) != 1 || o.Stop != nil || len(o.Notes) != 1 || !strings.Contains(o.Notes[0], "cell 0 (track_io_timing off) completed no call in its 1s window") {
+	if len(o.Store) != 1 || o.Stop != nil || len(o.Notes) != 1 ||
+		!strings.Contains(o.Notes[0], "cell 0 (track_io_timing off) completed no call in its 1s window") {
 		t.Errorf("empty cell: stored %v, stop %v, notes %q", o.Store, o.Stop, o.Notes)
 	}
 	if len(inner.begun) != 4 {

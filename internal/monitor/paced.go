@@ -115,8 +115,8 @@ func AnalyzePaced(cells []Cell, fraction float64) PacedAnalysis {
 	for _, f := range order {
 		s := sides[f]
 		a.Overheads = append(a.Overheads, PacedOverhead{Facility: f,
-			CPUAdded: stats.ShiftOf(s[0].cpu, s[1].cpu), P50Added: stats.ShiftOf(s[0].p50, s[1].p50), P99Added: stats.ShiftOf(s[0].p99, s[1].p99),
-			Off: stats.Summarize(s[0].tps), On: stats.Summarize(s[1].tps)})
+			CPUAdded: stats.ShiftOf(s[0].cpu, s[1].cpu), P50Added: stats.ShiftOf(s[0].p50, s[1].p50),
+			P99Added: stats.ShiftOf(s[0].p99, s[1].p99), Off: stats.Summarize(s[0].tps), On: stats.Summarize(s[1].tps)})
 	}
 	return a
 }
@@ -124,11 +124,13 @@ func AnalyzePaced(cells []Cell, fraction float64) PacedAnalysis {
 // WritePacedAnalysis prints what each facility added at the paced load.
 func WritePacedAnalysis(w io.Writer, a PacedAnalysis) {
 	const f = "%-21v %12v %12v  %-30v %-30v %v\n"
-	fmt.Fprintf(w, "\nAt a paced load (%.2f of capacity, %s calls/s): what each facility adds, on − off, Hodges-Lehmann shift with its %.0f%% interval\n",
+	fmt.Fprintf(w, "\nAt a paced load (%.2f of capacity, %s calls/s): what each facility adds, "+
+		"on − off, Hodges-Lehmann shift with its %.0f%% interval\n",
 		a.Fraction, perSecond(a.Rate), 100*stats.Confidence)
 	fmt.Fprintf(w, f, "facility", "tps off", "tps on", "CPU % added (points)", "p50 µs added", "p99 µs added")
 	for _, o := range a.Overheads {
-		fmt.Fprintf(w, f, o.Facility, perSecond(o.Off.Median), perSecond(o.On.Median), shift(o.CPUAdded), shift(o.P50Added), shift(o.P99Added))
+		fmt.Fprintf(w, f, o.Facility, perSecond(o.Off.Median), perSecond(o.On.Median), shift(o.CPUAdded),
+			shift(o.P50Added), shift(o.P99Added))
 	}
 }
 

@@ -17,7 +17,8 @@ func TestTwoLoadsAndPacer(t *testing.T) {
 	}
 	for i := range 8 {
 		s, p := slots[i], slots[i+8]
-		if s.Paced || !p.Paced || s.Facility != p.Facility || s.On != p.On || s.Repeat != p.Repeat || cells[i+8].Index != i+8 {
+		if s.Paced || !p.Paced || s.Facility != p.Facility || s.On != p.On || s.Repeat != p.Repeat ||
+			cells[i+8].Index != i+8 {
 			t.Errorf("slot %d %+v and %d %+v", i, s, i+8, p)
 		}
 	}
@@ -63,7 +64,8 @@ func TestAnalyzePaced(t *testing.T) {
 		t.Fatalf("%+v", a)
 	}
 	o := a.Overheads[0]
-	if o.CPUAdded.Estimate != 5 || o.P50Added.Estimate != 10 || o.P99Added.Estimate != 60 || !o.P99Added.HasCI || o.CPUAdded.NA != 5 {
+	if o.CPUAdded.Estimate != 5 || o.P50Added.Estimate != 10 || o.P99Added.Estimate != 60 || !o.P99Added.HasCI ||
+		o.CPUAdded.NA != 5 {
 		t.Errorf("%+v", o)
 	}
 	var b bytes.Buffer

@@ -158,7 +158,8 @@ func (w *Workload[V]) End(ctx context.Context, c sweep.Cell, m *result.Cell, err
 	s := w.slots[c.Index]
 	if m != nil && err == nil && m.Total.Count == 0 && m.Total.Errors == 0 && len(m.Stopped) == 0 && !m.Interrupted {
 		return sweep.Outcome[Cell]{Item: Cell{Slot: s, Cell: *m}, Store: []result.Entry{KindCell.Of(Cell{Slot: s, Cell: *m})},
-			Notes: []string{fmt.Sprintf("note: cell %d (%s %s) completed no call in its %v window: stored with 0 tps and left out of the analysis (if this is the facility's doing, try a longer --duration)",
+			Notes: []string{fmt.Sprintf("note: cell %d (%s %s) completed no call in its %v window: stored with 0 tps "+
+				"and left out of the analysis (if this is the facility's doing, try a longer --duration)",
 				c.Index, s.Facility, s.State(), m.Measured)}}
 	}
 	o := w.inner.Sweep.End(ctx, c, m, err)

@@ -26,13 +26,16 @@ func WriteRow(w io.Writer, _ sweep.Cell, c Cell) {
 	if c.Cell.Interrupted {
 		cut = " (cut short)"
 	}
-	fmt.Fprintf(w, rowFormat, c.Cell.Index, c.Facility, c.State(), perSecond(c.Cell.TPS), fmt.Sprintf("%.3f%s", c.Cell.Total.P95US/1000, cut))
+	fmt.Fprintf(w, rowFormat, c.Cell.Index, c.Facility, c.State(), perSecond(c.Cell.TPS),
+		fmt.Sprintf("%.3f%s", c.Cell.Total.P95US/1000, cut))
 }
 
 // WriteAnalysis prints the cost of each facility.
 func WriteAnalysis(w io.Writer, an Analysis) {
 	const f = "%-21v %16v %16v %-28v  %v\n"
-	fmt.Fprintf(w, "\nWhat each facility costs: tps on/off, Hodges-Lehmann estimate with its %.0f%% interval; cost = 1 - ratio\n", 100*stats.Confidence)
+	fmt.Fprintf(w,
+		"\nWhat each facility costs: tps on/off, Hodges-Lehmann estimate with its %.0f%% interval; cost = 1 - ratio\n",
+		100*stats.Confidence)
 	fmt.Fprintf(w, f, "facility", "tps off (median)", "tps on (median)", "ratio on/off [interval] n", "cost")
 	for _, o := range an.Overheads {
 		r := fmt.Sprintf("%.3f n=%d+%d", o.Ratio.Estimate, o.Ratio.NA, o.Ratio.NB)

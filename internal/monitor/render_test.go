@@ -19,9 +19,12 @@ import (
 // interval; the headline names the costly one, or says none was shown.
 func TestWriteRun(t *testing.T) {
 	var b bytes.Buffer
-	WriteHeader(&b, RunKind, sweep.Cell{Point: drive.Point{Streams: 2}, Place: place.Placement{CPUs: []int{0, 1}}, Cores: 1, DataNode: -1}, 5, 3*time.Second)
-	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "log_all", On: true}, Cell: result.Cell{Index: 0, TPS: 1234.5, Total: result.TxStats{P95US: 1500}}})
-	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "pg_stat_statements"}, Cell: result.Cell{Index: 11, TPS: 99, Interrupted: true}})
+	WriteHeader(&b, RunKind, sweep.Cell{Point: drive.Point{Streams: 2}, Place: place.Placement{CPUs: []int{0, 1}},
+		Cores: 1, DataNode: -1}, 5, 3*time.Second)
+	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "log_all", On: true},
+		Cell: result.Cell{Index: 0, TPS: 1234.5, Total: result.TxStats{P95US: 1500}}})
+	WriteRow(&b, sweep.Cell{},
+		Cell{Slot: Slot{Facility: "pg_stat_statements"}, Cell: result.Cell{Index: 11, TPS: 99, Interrupted: true}})
 	WriteRow(&b, sweep.Cell{}, Cell{Slot: Slot{Facility: "auto_explain"}, Cell: result.Cell{Index: 12, TPS: 0.18349}})
 	an := Analysis{Overheads: []Overhead{
 		{Facility: "log_all", Off: stats.Interval{Median: 1000}, On: stats.Interval{Median: 900}, Verdict: Costs,

@@ -44,12 +44,15 @@ func CheckServer(ctx context.Context, dsn string, fs []Facility, timeout time.Du
 			continue
 		}
 		var loaded bool
-		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_settings WHERE name = 'pg_stat_statements.track')").Scan(&loaded); err != nil {
+		if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_settings WHERE name = 'pg_stat_statements.track')").Scan(
+			&loaded); err != nil {
 			return fmt.Errorf("checking the server for --monitor: %w", err)
 		}
 		if !loaded {
-			return setting.Errorf("monitor", "pg_stat_statements is not loaded on %s: it must be in shared_preload_libraries, which takes a server restart, and numalab never restarts a user's server. "+
-				"To enable it: ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements' (keep any library already listed there: SHOW shared_preload_libraries), restart the server, and run this again; "+
+			return setting.Errorf("monitor", "pg_stat_statements is not loaded on %s: it must be "+
+				"in shared_preload_libraries, which takes a server restart, and numalab never restarts a user's server. "+
+				"To enable it: ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements' (keep any library already "+
+				"listed there: SHOW shared_preload_libraries), restart the server, and run this again; "+
 				"or leave pg_stat_statements out of --monitor", where)
 		}
 	}
@@ -76,11 +79,13 @@ func refusalHint(q string, err error) string {
 	switch {
 	case strings.Contains(msg, "permission denied"):
 		name := strings.Fields(strings.TrimPrefix(q, "SET "))[0]
-		return fmt.Sprintf(" (numalab sets it in its own sessions only; the DSN's user must be a superuser, or be granted it: GRANT SET ON PARAMETER %s TO <user>, PostgreSQL 15 and later)", name)
+		return fmt.Sprintf(" (numalab sets it in its own sessions only; the DSN's user must be a superuser, or be "+
+			"granted it: GRANT SET ON PARAMETER %s TO <user>, PostgreSQL 15 and later)", name)
 	case strings.HasPrefix(q, "LOAD") && strings.Contains(msg, "not allowed"):
 		return " (only a superuser may LOAD a library that is not in the server's $libdir/plugins)"
 	case strings.HasPrefix(q, "LOAD") && strings.Contains(msg, "could not access file"):
-		return " (auto_explain comes with PostgreSQL's contrib modules: install them on the server, e.g. Debian's postgresql-contrib)"
+		return " (auto_explain comes with PostgreSQL's contrib modules: install them on the server, e.g. Debian's " +
+			"postgresql-contrib)"
 	}
 	return ""
 }
@@ -96,7 +101,8 @@ func Changes(fs []Facility, dsn bool) []string {
 		return append(lines, myRule(fs, dsn))
 	}
 	if dsn {
-		lines = append(lines, "these are set in numalab's own sessions only: the server's configuration is not changed, so nothing needs restoring, and a killed numalab leaves no setting behind (its sessions end with it); "+
+		lines = append(lines, "these are set in numalab's own sessions only: the server's configuration is not changed, "+
+			"so nothing needs restoring, and a killed numalab leaves no setting behind (its sessions end with it); "+
 			"the server's log keeps what log_all and auto_explain wrote, and pg_stat_statements the statements it counted")
 	} else {
 		lines = append(lines, "on numalab's managed server, which it stops and removes afterwards")
@@ -112,7 +118,8 @@ func sessionChanges(fs []Facility) []string {
 		if f.Own {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s: on, each stream's session runs %s; off, %s", f.Name, strings.Join(f.Session(true), "; "), strings.Join(f.Session(false), "; ")))
+		lines = append(lines, fmt.Sprintf("%s: on, each stream's session runs %s; off, %s",
+			f.Name, strings.Join(f.Session(true), "; "), strings.Join(f.Session(false), "; ")))
 	}
 	return lines
 }

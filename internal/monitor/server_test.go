@@ -12,7 +12,8 @@ import (
 )
 
 // pg plays a user's server with pg_stat_statements preloaded.
-var pg = pgtest.New(pgserver.Config{SharedBuffers: 16 << 20, Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements"}})
+var pg = pgtest.New(pgserver.Config{SharedBuffers: 16 << 20,
+	Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements"}})
 
 func TestMain(m *testing.M) { os.Exit(pg.Main(m, func() { my.Stop() })) }
 
@@ -42,7 +43,8 @@ func TestCheckServer(t *testing.T) {
 	}
 	plain := strings.Replace(srv.DSN(), "user=numalab", "user=plain", 1)
 	err = CheckServer(ctx, plain, facilities(t, "track_io_timing"), 0)
-	if err == nil || !strings.Contains(err.Error(), `refused "SET track_io_timing = on"`) || !strings.Contains(err.Error(), "GRANT SET ON PARAMETER track_io_timing") {
+	if err == nil || !strings.Contains(err.Error(), `refused "SET track_io_timing = on"`) ||
+		!strings.Contains(err.Error(), "GRANT SET ON PARAMETER track_io_timing") {
 		t.Errorf("plain user, track_io_timing: %v; want a refusal saying what to grant", err)
 	}
 	err = CheckServer(ctx, plain, facilities(t, "auto_explain"), 0)
@@ -68,7 +70,8 @@ func settings(t *testing.T, dsn string) string {
 	}
 	defer c.Close(ctx)
 	var s string
-	err = c.QueryRow(ctx, `SELECT string_agg(name || '=' || setting || ' (' || source || ')', ', ' ORDER BY name) FROM pg_settings
+	err = c.QueryRow(ctx,
+		`SELECT string_agg(name || '=' || setting || ' (' || source || ')', ', ' ORDER BY name) FROM pg_settings
 		WHERE name IN ('pg_stat_statements.track', 'log_min_duration_statement', 'track_io_timing', 'session_preload_libraries')`).Scan(&s)
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,8 @@ func Builtin(name string) (*Script, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return nil, fmt.Errorf("finding built-in script %q: no such script (expected one of %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("finding built-in script %q: no such script (expected one of %s)",
+			name, strings.Join(names, ", "))
 	}
 	return Parse("builtin:"+name, strings.NewReader(text))
 }

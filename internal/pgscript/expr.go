@@ -198,7 +198,8 @@ func (l *exprLexer) next() error {
 	case c == ',':
 		t.kind, l.pos = tComma, l.pos+1
 	default:
-		for _, o := range []string{"<>", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/", "%", "<", ">", "=", "&", "|", "#", "~"} {
+		for _, o := range []string{"<>", "!=", "<=", ">=", "<<", ">>", "+", "-", "*", "/", "%", "<", ">",
+			"=", "&", "|", "#", "~"} {
 			if strings.HasPrefix(src[l.pos:l.end], o) {
 				t.kind, t.text = tOp, o
 				l.pos += len(o)
@@ -488,7 +489,8 @@ func (e *exprParser) caseExpr() (*node, error) {
 		n.args = append(n.args, cond, then)
 	}
 	if len(n.args) == 0 {
-		return nil, e.p.errorf(e.l.tok.off, "expected WHEN after CASE (pgbench has no CASE x WHEN form), found %s", e.l.tok.describe())
+		return nil,
+			e.p.errorf(e.l.tok.off, "expected WHEN after CASE (pgbench has no CASE x WHEN form), found %s", e.l.tok.describe())
 	}
 	els := &node{op: opConst, val: value{k: kNull}}
 	if e.keyword("else") {
@@ -516,7 +518,8 @@ func (e *exprParser) call(name token) (*node, error) {
 		return nil, err
 	}
 	if e.l.tok.kind != tLParen {
-		return nil, e.p.errorf(e.l.tok.off, "expected \"(\" after the function name %s, found %s", name.text, e.l.tok.describe())
+		return nil,
+			e.p.errorf(e.l.tok.off, "expected \"(\" after the function name %s, found %s", name.text, e.l.tok.describe())
 	}
 	if err := e.l.next(); err != nil {
 		return nil, err
@@ -538,7 +541,8 @@ func (e *exprParser) call(name token) (*node, error) {
 		}
 	}
 	if e.l.tok.kind != tRParen {
-		return nil, e.p.errorf(e.l.tok.off, "expected \",\" or \")\" in the arguments of %s, found %s", name.text, e.l.tok.describe())
+		return nil,
+			e.p.errorf(e.l.tok.off, "expected \",\" or \")\" in the arguments of %s, found %s", name.text, e.l.tok.describe())
 	}
 	if got := len(n.args); got < fn.min || fn.max >= 0 && got > fn.max {
 		return nil, e.p.errorf(name.off, "%s takes %s, not %d", name.text, fn.arity(), got)

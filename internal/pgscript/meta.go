@@ -84,11 +84,13 @@ func (p *parser) meta(pos int) (int, error) {
 	case "gset", "aset":
 		return end, p.assign(pos, name, args)
 	case "shell", "setshell":
-		return 0, p.errorf(pos, `\%s is refused: a benchmark run starts no shell (run the command before the benchmark and pass its output with --define NAME=VALUE)`, name)
+		return 0, p.errorf(pos, `\%s is refused: a benchmark run starts no shell (run the command before the benchmark `+
+			`and pass its output with --define NAME=VALUE)`, name)
 	case "":
 		return 0, p.errorf(pos, `expected a meta-command after "\", found %q`, src[pos+1:min(pos+2, end)])
 	default:
-		return 0, p.errorf(pos, `unknown meta-command \%s (expected \set, \sleep, \if, \elif, \else, \endif, \gset or \aset)`, name)
+		return 0,
+			p.errorf(pos, `unknown meta-command \%s (expected \set, \sleep, \if, \elif, \else, \endif, \gset or \aset)`, name)
 	}
 	if err := p.conditional(&cmd, pos); err != nil {
 		return 0, err
@@ -121,7 +123,8 @@ func (p *parser) words(from, to int) []word {
 			return ws
 		}
 		j := i
-		for j < to && !strings.ContainsRune(" \t\r\n\f\v", rune(p.src[j])) && !(p.src[j] == '\\' && j+1 < to && (p.src[j+1] == '\n' || p.src[j+1] == '\r')) {
+		for j < to && !strings.ContainsRune(" \t\r\n\f\v", rune(p.src[j])) &&
+			!(p.src[j] == '\\' && j+1 < to && (p.src[j+1] == '\n' || p.src[j+1] == '\r')) {
 			j++
 		}
 		ws = append(ws, word{off: i, s: p.src[i:j]})

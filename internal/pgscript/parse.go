@@ -303,7 +303,8 @@ func (p *parser) colon(pos int) (int, error) {
 		return i, nil
 	}
 	if i < len(src) && (src[i] == '\'' || src[i] == '"') {
-		return 0, p.errorf(pos, "psql's quoted variable :%c...%c is not pgbench's: bind the variable as :name", src[i], src[i])
+		return 0,
+			p.errorf(pos, "psql's quoted variable :%c...%c is not pgbench's: bind the variable as :name", src[i], src[i])
 	}
 	for i < len(src) && isIdentChar(src[i]) {
 		i++

@@ -19,7 +19,9 @@ func TestParseErrors(t *testing.T) {
 		{"\\set x 1 ^ 2\n", `bank.sql:1:10: \set: unexpected character "^" in an expression`},
 		{"\\set x 2 = 2 = true\n", `bank.sql:1:14: \set: expected parentheses around a comparison before "="`},
 		{"\\set x 1 IS 1\n", `bank.sql:1:13: \set: expected NULL, TRUE or FALSE after IS, found "1"`},
-		{"\\set x foo(1)\n", `bank.sql:1:8: \set: unknown function foo (expected one of pgbench's: abs, debug, double, exp, greatest, hash, hash_fnv1a, hash_murmur2, int, least, ln, mod, permute, pi, pow, power, random, random_exponential, random_gaussian, random_zipfian, sqrt)`},
+		{"\\set x foo(1)\n", `bank.sql:1:8: \set: unknown function foo (expected one of pgbench's: abs, debug, ` +
+			`double, exp, greatest, hash, hash_fnv1a, hash_murmur2, int, least, ln, mod, permute, pi, pow, power, random, ` +
+			`random_exponential, random_gaussian, random_zipfian, sqrt)`},
 		{"\\set x random(1)\n", `bank.sql:1:8: \set: random takes 2 arguments, not 1`},
 		{"\\set x greatest()\n", `bank.sql:1:8: \set: greatest takes at least 1 argument, not 0`},
 		{"\\set x hash(1, 2, 3)\n", `bank.sql:1:8: \set: hash takes 1 to 2 arguments, not 3`},
@@ -27,7 +29,8 @@ func TestParseErrors(t *testing.T) {
 		{"\\set x 9223372036854775808\n", `bank.sql:1:8: \set: bigint constant 9223372036854775808 is out of range`},
 		{"\\set x 99999999999999999999\n", `bank.sql:1:8: \set: bigint constant 99999999999999999999 is out of range`},
 		{"\\set x 0x10\n", `bank.sql:1:9: \set: expected an operator after the number "0", found "x"`},
-		{"\\set x CASE 1 WHEN 1 THEN 2 END\n", `bank.sql:1:13: \set: expected WHEN after CASE (pgbench has no CASE x WHEN form), found "1"`},
+		{"\\set x CASE 1 WHEN 1 THEN 2 END\n",
+			`bank.sql:1:13: \set: expected WHEN after CASE (pgbench has no CASE x WHEN form), found "1"`},
 		{"\\set x CASE WHEN true THEN 1\n", `bank.sql:1:29: \set: expected WHEN, ELSE or END in CASE, found end of line`},
 		{"\\set 1+ 2\n", `bank.sql:1:6: \set: expected a variable name (letters, digits, _), found "1+"`},
 		{"\\sleep\n", `bank.sql:1:7: \sleep: expected a time (an integer or a :variable), found end of line`},
@@ -35,7 +38,8 @@ func TestParseErrors(t *testing.T) {
 		{"\\sleep 10 min\n", `bank.sql:1:11: \sleep: expected a unit us, ms or s, found "min"`},
 		{"\\sleep 10min\n", `bank.sql:1:10: \sleep: expected a unit us, ms or s, found "min"`},
 		{"\\sleep 1 s x\n", `bank.sql:1:12: \sleep: expected end of line after the unit, found "x"`},
-		{"select 1;\n\\if true\nselect 2;\n", `bank.sql:2:1: \if without a matching \endif (expected \endif before the end of the script)`},
+		{"select 1;\n\\if true\nselect 2;\n",
+			`bank.sql:2:1: \if without a matching \endif (expected \endif before the end of the script)`},
 		{"select 1;\n  \\endif\n", `bank.sql:2:3: \endif without a matching \if`},
 		{"\\else\n", `bank.sql:1:1: \else without a matching \if`},
 		{"\\if true\n\\else\n\\elif false\n\\endif\n", `bank.sql:3:1: \elif after \else (expected \endif)`},
@@ -46,12 +50,20 @@ func TestParseErrors(t *testing.T) {
 		{"select 1 as a;\n\\set x 1\n\\gset\n", `bank.sql:3:1: \gset must follow an SQL command`},
 		{"select 1 as a \\gset\n\\aset\n", `bank.sql:2:1: \aset must follow an SQL command`},
 		{"select 1 as a \\gset p q\n", `bank.sql:1:23: \gset: expected at most one argument (a prefix), found "q"`},
-		{"select count(*) + 1 from t \\gset\n", `bank.sql:1:28: \gset: cannot tell the name of the result column "count ( * ) + 1": give it one (AS name)`},
-		{"select * from t \\gset\n", `bank.sql:1:17: \gset: cannot tell the name of the result column "*": give it one (AS name)`},
-		{"update t set a = 1 \\gset\n", `bank.sql:1:20: \gset: cannot find the result columns of this command (expected SELECT ... or ... RETURNING ...)`},
-		{"\\shell echo hi\n", `bank.sql:1:1: \shell is refused: a benchmark run starts no shell (run the command before the benchmark and pass its output with --define NAME=VALUE)`},
-		{"\\setshell x echo 1\n", `bank.sql:1:1: \setshell is refused: a benchmark run starts no shell (run the command before the benchmark and pass its output with --define NAME=VALUE)`},
-		{"select 1;\n\\foo\n", `bank.sql:2:1: unknown meta-command \foo (expected \set, \sleep, \if, \elif, \else, \endif, \gset or \aset)`},
+		{"select count(*) + 1 from t \\gset\n",
+			`bank.sql:1:28: \gset: cannot tell the name of the result column "count ( * ) + 1": give it one (AS name)`},
+		{"select * from t \\gset\n",
+			`bank.sql:1:17: \gset: cannot tell the name of the result column "*": give it one (AS name)`},
+		{"update t set a = 1 \\gset\n",
+			`bank.sql:1:20: \gset: cannot find the result columns of this command (expected SELECT ... or ... RETURNING ...)`},
+		{"\\shell echo hi\n",
+			`bank.sql:1:1: \shell is refused: a benchmark run starts no shell (run the command before the benchmark ` +
+				`and pass its output with --define NAME=VALUE)`},
+		{"\\setshell x echo 1\n",
+			`bank.sql:1:1: \setshell is refused: a benchmark run starts no shell (run the command before the benchmark ` +
+				`and pass its output with --define NAME=VALUE)`},
+		{"select 1;\n\\foo\n",
+			`bank.sql:2:1: unknown meta-command \foo (expected \set, \sleep, \if, \elif, \else, \endif, \gset or \aset)`},
 		{"select 1 \\; select 2;\n", `bank.sql:1:10: \; (compound statements) is not supported: end each command with ";"`},
 		{"select 'abc;\n", `bank.sql:1:8: unterminated string (expected ')`},
 		{"select \"abc;\n", `bank.sql:1:8: unterminated quoted identifier (expected ")`},
@@ -85,9 +97,12 @@ func TestSQL(t *testing.T) {
 			questionArgs: [][]string{{"a", "b", "a", "b"}},
 		},
 		{
-			script:       "-- a comment: :x;\nselect ':a;', \":b;\", $$:c;$$, $t$ ; $t$, E'\\':d;', x::int, y:::z /* :e; */ from t; select 2",
-			dollar:       []string{"select ':a;', \":b;\", $$:c;$$, $t$ ; $t$, E'\\':d;', x::int, y:::z /* :e; */ from t", "select 2"},
-			quest:        []string{"select ':a;', \":b;\", $$:c;$$, $t$ ; $t$, E'\\':d;', x::int, y:::z /* :e; */ from t", "select 2"},
+			script: "-- a comment: :x;\nselect ':a;', \":b;\", $$:c;$$, $t$ ; $t$, E'\\':d;', x::int, y:::z /* :e; */ " +
+				"from t; select 2",
+			dollar: []string{
+				"select ':a;', \":b;\", $$:c;$$, $t$ ; $t$, E'\\':d;', x::int, y:::z /* :e; */ from t", "select 2"},
+			quest: []string{
+				"select ':a;', \":b;\", $$:c;$$, $t$ ; $t$, E'\\':d;', x::int, y:::z /* :e; */ from t", "select 2"},
 			dollarArgs:   [][]string{nil, nil},
 			questionArgs: [][]string{nil, nil},
 		},
@@ -160,7 +175,8 @@ func TestColumnNames(t *testing.T) {
 			t.Errorf("columnNames(%q) = %v, %v; want %s", tt.sql, got, err, tt.want)
 		}
 	}
-	for _, sql := range []string{"select 1 from t", "select a + b from t", "select case when a then 1 end from t", "select \"a b\" from t"} {
+	for _, sql := range []string{"select 1 from t", "select a + b from t", "select case when a then 1 end from t",
+		"select \"a b\" from t"} {
 		if got, err := columnNames(sql); err == nil {
 			t.Errorf("columnNames(%q) = %v, want an error", sql, got)
 		}
@@ -177,7 +193,8 @@ func TestBuiltins(t *testing.T) {
 			t.Errorf("Builtin(%q): %v, %v commands; want %d", tt.name, err, s, tt.commands)
 		}
 	}
-	if _, err := Builtin("tpcc"); err == nil || !strings.Contains(err.Error(), "expected one of select-only, simple-update, tpcb-like") {
+	if _, err := Builtin("tpcc"); err == nil ||
+		!strings.Contains(err.Error(), "expected one of select-only, simple-update, tpcb-like") {
 		t.Errorf("Builtin(tpcc) = %v, want an error listing the scripts", err)
 	}
 }

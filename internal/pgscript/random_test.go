@@ -72,7 +72,8 @@ func TestRounds(t *testing.T) {
 	if !slices.Equal(r1, drawsIn(t, "random(1, 1000000)", 7, 0, 50, 1)) {
 		t.Error("round 1 drew differently the second time")
 	}
-	if p1, p2 := drawsIn(t, "permute(5, 100)", 7, 0, 1, 1), drawsIn(t, "permute(5, 100)", 7, 0, 1, 2); !slices.Equal(p1, p2) {
+	if p1, p2 := drawsIn(t, "permute(5, 100)", 7, 0, 1, 1),
+		drawsIn(t, "permute(5, 100)", 7, 0, 1, 2); !slices.Equal(p1, p2) {
 		t.Errorf("permute(5, 100) is %v in round 1 and %v in round 2: a round changed :default_seed", p1, p2)
 	}
 }

@@ -92,7 +92,8 @@ type prepared struct {
 func ParseDefine(s string) (name, value string, err error) {
 	name, value, ok := strings.Cut(s, "=")
 	if !ok || !validName(name) {
-		return "", "", fmt.Errorf("reading --define %q: expected NAME=VALUE, NAME of letters, digits and _ (as in --define scale=10)", s)
+		return "", "",
+			fmt.Errorf("reading --define %q: expected NAME=VALUE, NAME of letters, digits and _ (as in --define scale=10)", s)
 	}
 	return name, value, nil
 }
@@ -445,7 +446,8 @@ func (c *Client) row(vals []any) error {
 	c.rows++
 	cols := c.cur.columns
 	if len(vals) != len(cols) {
-		return fmt.Errorf("the query returned %d columns, where the script names %d (for \\gset or \\aset)", len(vals), len(cols))
+		return fmt.Errorf("the query returned %d columns, where the script names %d (for \\gset or \\aset)",
+			len(vals), len(cols))
 	}
 	if c.cur.assign == cmdGset && c.rows > 1 {
 		return nil // counted, and refused after the query

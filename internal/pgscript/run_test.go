@@ -49,11 +49,13 @@ func TestRun(t *testing.T) {
 		err    string
 	}{
 		{
-			name:   "gset",
-			script: "\\set aid 7\nselect abalance, 2.5 as f, name from t where aid = :aid \\gset p_\ninsert into h values (:p_abalance, :p_f, :p_name, :aid);",
-			rows:   map[string][][]any{"from t": {{int64(-3), 2.5, "bob"}}},
-			log:    []string{"select abalance, 2.5 as f, name from t where aid = ? [7]", "insert into h values (?, ?, ?, ?) [-3 2.5 bob 7]"},
-			vars:   "p_abalance=-3 p_f=2.5 p_name=bob",
+			name: "gset",
+			script: "\\set aid 7\nselect abalance, 2.5 as f, name from t where aid = :aid \\gset p_\n" +
+				"insert into h values (:p_abalance, :p_f, :p_name, :aid);",
+			rows: map[string][][]any{"from t": {{int64(-3), 2.5, "bob"}}},
+			log: []string{"select abalance, 2.5 as f, name from t where aid = ? [7]",
+				"insert into h values (?, ?, ?, ?) [-3 2.5 bob 7]"},
+			vars: "p_abalance=-3 p_f=2.5 p_name=bob",
 		},
 		{
 			name:   "gset-no-row",
@@ -83,9 +85,10 @@ func TestRun(t *testing.T) {
 			vars:   "a=2 b=x",
 		},
 		{
-			name:   "if-elif-else",
-			script: "\\set x 2\n\\if :x = 1\nselect 1;\n\\elif :x = 2\nselect 2;\n\\if false\nselect 21;\n\\else\nselect 22;\n\\endif\n\\elif true\nselect 3;\n\\else\nselect 4;\n\\endif\nselect 5;",
-			log:    []string{"select 2 []", "select 22 []", "select 5 []"},
+			name: "if-elif-else",
+			script: "\\set x 2\n\\if :x = 1\nselect 1;\n\\elif :x = 2\nselect 2;\n\\if false\nselect 21;\n\\else\n" +
+				"select 22;\n\\endif\n\\elif true\nselect 3;\n\\else\nselect 4;\n\\endif\nselect 5;",
+			log: []string{"select 2 []", "select 22 []", "select 5 []"},
 		},
 		{
 			name:   "if-else",
@@ -107,7 +110,8 @@ func TestRun(t *testing.T) {
 			name:   "sleep",
 			script: "\\set n 3\n\\sleep 2\n\\sleep 10ms\n\\sleep :n us\n\\sleep -1 ms\n\\sleep :f s",
 			opt:    Options{Defines: map[string]string{"f": "1.5"}},
-			slept:  []time.Duration{2 * time.Second, 10 * time.Millisecond, 3 * time.Microsecond, -time.Millisecond, 2 * time.Second},
+			slept: []time.Duration{2 * time.Second, 10 * time.Millisecond, 3 * time.Microsecond,
+				-time.Millisecond, 2 * time.Second},
 		},
 		{
 			// pgbench 15.18 gave 3 for the same two lines
@@ -220,7 +224,8 @@ func TestRetry(t *testing.T) {
 				t.Fatalf("Run = %d, %v; want %d tries, error %v", tries, err, tt.tries, tt.err)
 			}
 			var e *Error
-			if tt.err && (!errors.As(err, &e) || e.Line != 5 || e.Command != "update u set y = :n" || !errors.Is(err, errSerialization)) {
+			if tt.err &&
+				(!errors.As(err, &e) || e.Line != 5 || e.Command != "update u set y = :n" || !errors.Is(err, errSerialization)) {
 				t.Errorf("error %#v, want an *Error of line 5 wrapping the engine's", err)
 			}
 			// every try sends the same values: the variables and draws were reset

@@ -224,7 +224,8 @@ func isKeywordBeforeName(prev string) bool {
 
 func checkName(s string) (string, error) {
 	if !validName(s) {
-		return "", fmt.Errorf("the result column %q cannot name a variable (letters, digits, _): give it an alias (AS name)", s)
+		return "",
+			fmt.Errorf("the result column %q cannot name a variable (letters, digits, _): give it an alias (AS name)", s)
 	}
 	return s, nil
 }

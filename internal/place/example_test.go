@@ -6,7 +6,8 @@ import "fmt"
 // memory-only node 2.
 func ExampleResolve() {
 	t := twoSocket()
-	for _, sel := range []string{"", "node=1", "smt=off", "cores=6,smt=off", "node=1,smt=off,cores=2,data=node2", "node=3", "cores=9"} {
+	for _, sel := range []string{"", "node=1", "smt=off", "cores=6,smt=off", "node=1,smt=off,cores=2,data=node2",
+		"node=3", "cores=9"} {
 		p, err := Resolve(t, sel)
 		if err != nil {
 			fmt.Println(err)

@@ -144,13 +144,15 @@ func TestMemPolicyHost(t *testing.T) {
 		missing--
 	}
 	err = SetMemPolicy(Policy{Mode: Bind, Nodes: []int{missing}})
-	if err == nil || !strings.Contains(err.Error(), "bind") || !strings.Contains(err.Error(), "node "+FormatCPUs([]int{missing})) {
+	if err == nil || !strings.Contains(err.Error(), "bind") ||
+		!strings.Contains(err.Error(), "node "+FormatCPUs([]int{missing})) {
 		t.Errorf("binding to node %d: error %v, want one naming the policy and the node", missing, err)
 	}
 	if p, _ := MemPolicy(); p.Mode != Preferred {
 		t.Errorf("after a refused bind, policy = %v, want preferred unchanged", p)
 	}
-	for _, bad := range []Policy{{Mode: Default, Nodes: []int{0}}, {Mode: Bind}, {Mode: Preferred, Nodes: []int{0, 1}}, {Mode: 99}} {
+	for _, bad := range []Policy{{Mode: Default, Nodes: []int{0}}, {Mode: Bind},
+		{Mode: Preferred, Nodes: []int{0, 1}}, {Mode: 99}} {
 		if err := SetMemPolicy(bad); err == nil {
 			t.Errorf("SetMemPolicy(%v) succeeded", bad)
 		}
@@ -245,7 +247,8 @@ func TestMbindHost(t *testing.T) {
 	if s := SummarizePages(st); s.PerNode[node] != n {
 		t.Errorf("after Mbind to node %d and touching: %v", node, s)
 	}
-	if err := Mbind(addr+1, len(b), Policy{Mode: Bind, Nodes: []int{node}}, false); err == nil || !strings.Contains(err.Error(), "aligned") {
+	if err := Mbind(addr+1, len(b), Policy{Mode: Bind, Nodes: []int{node}}, false); err == nil ||
+		!strings.Contains(err.Error(), "aligned") {
 		t.Errorf("Mbind of an unaligned address: %v", err)
 	}
 	missing := 63
@@ -253,7 +256,8 @@ func TestMbindHost(t *testing.T) {
 		missing--
 	}
 	err = Mbind(addr, len(b), Policy{Mode: Interleave, Nodes: []int{node, missing}}, true)
-	if err == nil || !strings.Contains(err.Error(), "interleave") || !strings.Contains(err.Error(), "node "+FormatCPUs([]int{missing})) {
+	if err == nil || !strings.Contains(err.Error(), "interleave") ||
+		!strings.Contains(err.Error(), "node "+FormatCPUs([]int{missing})) {
 		t.Errorf("Mbind to missing node %d: %v", missing, err)
 	}
 }
@@ -337,7 +341,8 @@ func TestMoveFilePagesHost(t *testing.T) {
 		if s.PerNode[node] != c.want || s.Errors[int(unix.EACCES)] != c.mapped {
 			t.Errorf("%d pages mapped twice: %v, want %d on node %d and %d refused", c.mapped, s, c.want, node, c.mapped)
 		}
-		if tooFew := float64(c.want) < MinOnNode*200; (err != nil) != tooFew || (tooFew && !strings.Contains(err.Error(), "mapped more than once")) {
+		if tooFew := float64(c.want) < MinOnNode*200; (err != nil) != tooFew ||
+			(tooFew && !strings.Contains(err.Error(), "mapped more than once")) {
 			t.Errorf("%d pages mapped twice: error %v", c.mapped, err)
 		}
 	}

@@ -21,7 +21,8 @@ func (p Policy) checkAllowed(doing string) error {
 	}
 	for _, n := range p.Nodes {
 		if !ok[n] {
-			return fmt.Errorf("%s: node %d does not exist or has no memory this process may use (allowed memory nodes: %s)", doing, n, FormatCPUs(allowed))
+			return fmt.Errorf("%s: node %d does not exist or has no memory this process may use (allowed memory nodes: %s)",
+				doing, n, FormatCPUs(allowed))
 		}
 	}
 	return nil
@@ -69,7 +70,8 @@ func PolicyAt(addr uintptr) (Policy, error) {
 // (its cpuset's memory nodes).
 func MemsAllowed() ([]int, error) {
 	var m nodemask
-	_, _, errno := unix.Syscall6(unix.SYS_GET_MEMPOLICY, 0, uintptr(unsafe.Pointer(&m)), maxNode+1, 0, unix.MPOL_F_MEMS_ALLOWED, 0)
+	_, _, errno := unix.Syscall6(unix.SYS_GET_MEMPOLICY, 0, uintptr(unsafe.Pointer(&m)), maxNode+1, 0,
+		unix.MPOL_F_MEMS_ALLOWED, 0)
 	if errno != 0 {
 		return nil, fmt.Errorf("reading the memory nodes this process may use: %w%s", errno, sysHint(errno))
 	}
@@ -79,7 +81,8 @@ func MemsAllowed() ([]int, error) {
 func getMempolicy(addr uintptr, flags uintptr) (Policy, error) {
 	var mode int32
 	var m nodemask
-	_, _, errno := unix.Syscall6(unix.SYS_GET_MEMPOLICY, uintptr(unsafe.Pointer(&mode)), uintptr(unsafe.Pointer(&m)), maxNode+1, addr, flags, 0)
+	_, _, errno := unix.Syscall6(unix.SYS_GET_MEMPOLICY, uintptr(unsafe.Pointer(&mode)), uintptr(unsafe.Pointer(&m)),
+		maxNode+1, addr, flags, 0)
 	if errno != 0 {
 		return Policy{}, fmt.Errorf("%w%s", errno, sysHint(errno))
 	}
@@ -113,7 +116,8 @@ func Mbind(addr uintptr, length int, p Policy, move bool) error {
 	if move {
 		flags = unix.MPOL_MF_MOVE | unix.MPOL_MF_STRICT
 	}
-	_, _, errno := unix.Syscall6(unix.SYS_MBIND, addr, uintptr(length), uintptr(p.Mode), uintptr(unsafe.Pointer(m)), maxNode+1, flags)
+	_, _, errno := unix.Syscall6(unix.SYS_MBIND, addr, uintptr(length), uintptr(p.Mode),
+		uintptr(unsafe.Pointer(m)), maxNode+1, flags)
 	if errno != 0 {
 		return fmt.Errorf("%s: %w%s", doing, errno, sysHint(errno))
 	}

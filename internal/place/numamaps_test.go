@@ -53,7 +53,8 @@ func TestParseNumaMaps(t *testing.T) {
 	for i, w := range want {
 		m := ms[i]
 		if m.Addr != w.addr || m.Policy != w.policy || m.File != w.file || m.Pages() != w.pages {
-			t.Errorf("mapping %d = %#x %q %q %d pages, want %#x %q %q %d", i, m.Addr, m.Policy, m.File, m.Pages(), w.addr, w.policy, w.file, w.pages)
+			t.Errorf("mapping %d = %#x %q %q %d pages, want %#x %q %q %d",
+				i, m.Addr, m.Policy, m.File, m.Pages(), w.addr, w.policy, w.file, w.pages)
 		}
 	}
 	if m := ms[5]; !m.Huge || m.PageKB != 2048 || m.Anon != 4 {

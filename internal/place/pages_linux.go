@@ -88,7 +88,8 @@ func MoveFilePages(path string, node int) (PageSummary, error) {
 		return s, err
 	}
 	if on := s.PerNode[node]; float64(on) < MinOnNode*float64(s.Pages) {
-		why := "pages mapped more than once (by another process, or twice by this one) cannot move: stop other users of the file and retry"
+		why := "pages mapped more than once (by another process, or twice by this one) cannot move: stop other users " +
+			"of the file and retry"
 		if isTmpfs(path) {
 			why = "the file is on tmpfs, where pages cannot be dropped and re-read, and " + why
 		}

@@ -38,7 +38,8 @@ func ParseMode(s string) (Mode, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("parsing memory policy %q: expected default, preferred, bind, interleave, local or preferred-many", s)
+	return 0,
+		fmt.Errorf("parsing memory policy %q: expected default, preferred, bind, interleave, local or preferred-many", s)
 }
 
 // Policy is a memory policy: a mode over a set of nodes.
@@ -70,7 +71,9 @@ func (p Policy) mask(doing string) (*nodemask, error) {
 		return &m, nil
 	case Preferred:
 		if len(p.Nodes) > 1 {
-			return nil, fmt.Errorf("%s: policy preferred takes one node (got %s; use preferred-many or interleave for several)", doing, FormatCPUs(p.Nodes))
+			return nil,
+				fmt.Errorf("%s: policy preferred takes one node (got %s; use preferred-many or interleave for several)",
+					doing, FormatCPUs(p.Nodes))
 		}
 	case Bind, Interleave, PreferredMany:
 		if len(p.Nodes) == 0 {

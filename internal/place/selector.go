@@ -279,7 +279,8 @@ func (sp Spec) Resolve(t *result.Topology) (Placement, error) {
 					nodeCPUs = append(nodeCPUs, c.ID)
 				}
 			}
-			return unsat("no CPU is both in cpus=%s and in %s (whose CPUs are %s)", FormatCPUs(before), nodesPhrase(sp.Nodes), FormatCPUs(nodeCPUs))
+			return unsat("no CPU is both in cpus=%s and in %s (whose CPUs are %s)",
+				FormatCPUs(before), nodesPhrase(sp.Nodes), FormatCPUs(nodeCPUs))
 		}
 	}
 

@@ -155,7 +155,8 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q): %v", tt.sel, err)
 			continue
 		}
-		if !slices.Equal(p.CPUs, tt.cpus) || !slices.Equal(p.Nodes, tt.nodes) || p.Cores != tt.cores || p.DataNode != tt.data {
+		if !slices.Equal(p.CPUs, tt.cpus) || !slices.Equal(p.Nodes, tt.nodes) || p.Cores != tt.cores ||
+			p.DataNode != tt.data {
 			t.Errorf("Resolve(%q) = cpus %s nodes %v cores %d data %d, want cpus %s nodes %v cores %d data %d",
 				tt.sel, FormatCPUs(p.CPUs), p.Nodes, p.Cores, p.DataNode, FormatCPUs(tt.cpus), tt.nodes, tt.cores, tt.data)
 		}
@@ -181,24 +182,37 @@ func TestResolveErrors(t *testing.T) {
 		{twoSocket(), "node=2", `selector "node=2": node 2 has memory but no CPUs (nodes with CPUs: 0-1)`, ErrUnsatisfiable},
 		{vm2(), "cores=64", `selector "cores=64": only 2 physical cores (in node 0: 2)`, ErrUnsatisfiable},
 		{twoSocket(), "cores=9", `selector "cores=9": only 8 physical cores (in node 0: 4, node 1: 4)`, ErrUnsatisfiable},
-		{twoSocket(), "node=1,cores=5", `selector "node=1,cores=5": only 4 physical cores in the selection (in node 1: 4)`, ErrUnsatisfiable},
+		{twoSocket(), "node=1,cores=5",
+			`selector "node=1,cores=5": only 4 physical cores in the selection (in node 1: 4)`, ErrUnsatisfiable},
 		{nodeless(), "cores=5", `selector "cores=5": only 4 physical cores (in node 1: 2, no node: 2)`, ErrUnsatisfiable},
 		{vm2(), "cpus=9", `selector "cpus=9": no CPU 9 (this machine's usable CPUs: 0-1)`, ErrUnsatisfiable},
-		{vm2(), "cpus=1-2", `selector "cpus=1-2": CPU 2 is offline or outside this process's cpuset (usable CPUs: 0-1)`, ErrUnsatisfiable},
-		{twoSocket(), "cpus=0-3,node=1", `selector "cpus=0-3,node=1": no CPU is both in cpus=0-3 and in node 1 (whose CPUs are 4-7,12-15)`, ErrUnsatisfiable},
-		{vm2(), "data=node1", `selector "data=node1": data=node1: no NUMA node 1 (this machine has node 0)`, ErrUnsatisfiable},
+		{vm2(), "cpus=1-2",
+			`selector "cpus=1-2": CPU 2 is offline or outside this process's cpuset (usable CPUs: 0-1)`, ErrUnsatisfiable},
+		{twoSocket(), "cpus=0-3,node=1",
+			`selector "cpus=0-3,node=1": no CPU is both in cpus=0-3 and in node 1 (whose CPUs are 4-7,12-15)`, ErrUnsatisfiable},
+		{vm2(), "data=node1",
+			`selector "data=node1": data=node1: no NUMA node 1 (this machine has node 0)`, ErrUnsatisfiable},
 		{vm2(), "smt=maybe", `selector "smt=maybe": smt=maybe: expected smt=on or smt=off`, ErrSelector},
-		{vm2(), "sockets=1", `selector "sockets=1": unknown key "sockets" (expected cpus=LIST, node=N, cores=N, smt=on|off, data=nodeN)`, ErrSelector},
-		{vm2(), "cores=0", `selector "cores=0": cores=0: expected a positive number of physical cores such as cores=4`, ErrSelector},
-		{vm2(), "cores=two", `selector "cores=two": cores=two: expected a positive number of physical cores such as cores=4`, ErrSelector},
+		{vm2(), "sockets=1",
+			`selector "sockets=1": unknown key "sockets" (expected cpus=LIST, node=N, cores=N, smt=on|off, data=nodeN)`,
+			ErrSelector},
+		{vm2(), "cores=0",
+			`selector "cores=0": cores=0: expected a positive number of physical cores such as cores=4`, ErrSelector},
+		{vm2(), "cores=two",
+			`selector "cores=two": cores=two: expected a positive number of physical cores such as cores=4`, ErrSelector},
 		{vm2(), "cpus=", `selector "cpus=": cpus=: expected a CPU list such as cpus=0-3,8`, ErrSelector},
 		{vm2(), "cpus=3-1", `selector "cpus=3-1": cpus=3-1: expected a CPU list such as cpus=0-3,8`, ErrSelector},
-		{vm2(), "node=x", `selector "node=x": node=x: expected a NUMA node number such as node=0 (or a list, node=0,1)`, ErrSelector},
+		{vm2(), "node=x",
+			`selector "node=x": node=x: expected a NUMA node number such as node=0 (or a list, node=0,1)`, ErrSelector},
 		{vm2(), "data=disk", `selector "data=disk": data=disk: expected a NUMA node such as data=node0`, ErrSelector},
 		{vm2(), "node=0,node=0", `selector "node=0,node=0": node= given twice`, ErrSelector},
 		{vm2(), "cpus=0,cpu=1", `selector "cpus=0,cpu=1": cpus= given twice`, ErrSelector},
-		{vm2(), "smt=off,1", `selector "smt=off,1": "1" is not key=value (expected cpus=LIST, node=N, cores=N, smt=on|off, data=nodeN)`, ErrSelector},
-		{vm2(), "node=0,,smt=off", `selector "node=0,,smt=off": empty term (expected terms like cpus=LIST, node=N, cores=N, smt=on|off, data=nodeN, separated by commas)`, ErrSelector},
+		{vm2(), "smt=off,1",
+			`selector "smt=off,1": "1" is not key=value (expected cpus=LIST, node=N, cores=N, smt=on|off, data=nodeN)`,
+			ErrSelector},
+		{vm2(), "node=0,,smt=off",
+			`selector "node=0,,smt=off": empty term (expected terms like cpus=LIST, node=N, cores=N, smt=on|off, ` +
+				`data=nodeN, separated by commas)`, ErrSelector},
 		{&result.Topology{}, "", `selector "": the topology has no usable CPUs`, ErrUnsatisfiable},
 	}
 	for _, tt := range tests {
@@ -274,7 +288,8 @@ func TestCoresFirst(t *testing.T) {
 		want []int
 	}{
 		// Intel numbering: first threads are already 0-7.
-		{twoSocket(), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}},
+		{twoSocket(), []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+			[]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}},
 		// AMD numbering: siblings adjacent, so order by core first.
 		{amdStyle(), []int{0, 1, 2, 3, 4, 5, 6, 7}, []int{0, 2, 4, 6, 1, 3, 5, 7}},
 		{amdStyle(), []int{7, 1, 0, 99}, []int{0, 7, 1, 99}},

@@ -105,7 +105,8 @@ func checkCgroupCPU(r *Report, f sysfs.FS, t *result.Topology) {
 	r.set("cgroup cpu", "%.2f CPUs (/%s/%s)", limit, where, file)
 	if n := len(t.CPUs); limit < float64(n) {
 		r.warn(fmt.Sprintf("cgroup CPU limit %.2f CPUs of %d", limit, n),
-			"streams beyond the limit are throttled in bursts, so throughput stops scaling at the limit and latencies include throttling stalls",
+			"streams beyond the limit are throttled in bursts, so throughput stops scaling at the limit and latencies "+
+				"include throttling stalls",
 			fmt.Sprintf("raise or remove the limit in /%s/%s (or run numalab outside this cgroup)", where, file),
 			OLTP, Queries, Scaling)
 	}
@@ -138,7 +139,8 @@ func checkCgroupMemory(r *Report, f sysfs.FS) {
 	}
 	r.set("cgroup memory", "%v (/%s/%s)", units.Bytes(limit), where, file)
 	r.warn(fmt.Sprintf("cgroup memory limit %v of %v", units.Bytes(limit), units.Bytes(total)),
-		"databases and page cache beyond the limit are reclaimed, so runs whose data does not fit read from storage and measure it, not memory",
+		"databases and page cache beyond the limit are reclaimed, so runs whose data does not fit read from storage "+
+			"and measure it, not memory",
 		fmt.Sprintf("raise or remove the limit in /%s/%s (or run numalab outside this cgroup)", where, file),
 		OLTP, Queries)
 }

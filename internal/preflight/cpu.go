@@ -85,7 +85,8 @@ func checkTurbo(r *Report, f sysfs.FS, _ *result.Topology) {
 	}
 	r.set("turbo", "on (/%s)", file)
 	r.warn("turbo on",
-		"one busy core clocks higher than many, so per-core figures fall with more streams or DOP partly from the clock, not from contention",
+		"one busy core clocks higher than many, so per-core figures fall with more streams or DOP partly from the "+
+			"clock, not from contention",
 		fmt.Sprintf("for flat scaling `echo %s > /%s` (root)", off, file),
 		Scaling)
 }
@@ -138,7 +139,8 @@ func checkCStates(r *Report, f sysfs.FS, t *result.Topology) {
 	r.set("c-states", "%s", v)
 	if deepUS > deepIdleUS {
 		r.warn(fmt.Sprintf("C-state %s enabled (exit latency %d us)", deepName, deepUS),
-			"an idle core takes that long to wake, so OLTP and query figures at few streams read low and scaling looks better than it is",
+			"an idle core takes that long to wake, so OLTP and query figures at few streams read low and scaling looks "+
+				"better than it is",
 			fmt.Sprintf("`cpupower idle-set -D %d` (root) disables the deeper states", deepIdleUS),
 			OLTP, Queries, Scaling)
 	}
@@ -167,7 +169,8 @@ func checkTHP(r *Report, f sysfs.FS, t *result.Topology) {
 	}
 	if t.THP == "never" {
 		r.warn("THP never",
-			"numalab asks for 2 MiB pages with madvise and gets 4 KiB ones, so the 2 MiB latency and bandwidth figures include TLB misses they should not",
+			"numalab asks for 2 MiB pages with madvise and gets 4 KiB ones, so the 2 MiB latency and bandwidth figures "+
+				"include TLB misses they should not",
 			"`echo madvise > /sys/kernel/mm/transparent_hugepage/enabled` (root), or measure with `probe mem --pages 4k`",
 			Latency, Bandwidth)
 	}
@@ -190,7 +193,8 @@ func checkNUMABalancing(r *Report, f sysfs.FS, t *result.Topology) {
 	r.set("numa balancing", "%s (%d)", name, mode)
 	if mode != 0 {
 		r.warn("NUMA balancing "+name,
-			"the kernel migrates pages toward the CPUs that touch them, so remote data turns local during a run: local and remote figures converge and --data-node placements do not hold",
+			"the kernel migrates pages toward the CPUs that touch them, so remote data turns local during a run: local "+
+				"and remote figures converge and --data-node placements do not hold",
 			"`sysctl kernel.numa_balancing=0` (root)",
 			NUMA, Latency, OLTP)
 	}
@@ -212,7 +216,8 @@ func checkInterleave(r *Report, f sysfs.FS, t *result.Topology) {
 	}
 	r.set("memory nodes", "1 for %d packages (interleaved, or one shared controller)", pk)
 	r.warn(fmt.Sprintf("1 NUMA node for %d packages", pk),
-		"memory is interleaved across the sockets by the firmware, so every access averages local and remote and latency reads between the two, or one controller serves all sockets; either way there is no local/remote comparison",
+		"memory is interleaved across the sockets by the firmware, so every access averages local and remote and latency "+
+			"reads between the two, or one controller serves all sockets; either way there is no local/remote comparison",
 		"turn node interleaving off in the firmware setup (and boot without numa=off)",
 		Latency, NUMA, OLTP)
 }

@@ -109,7 +109,8 @@ func WriteWarnings(w io.Writer, r *Report) {
 		fmt.Fprintln(w, "preflight: no setting found that distorts the measurements")
 		return
 	}
-	fmt.Fprintf(w, "preflight: %d %s the measurements\n", len(r.Warnings), plural(len(r.Warnings), "setting distorts", "settings distort"))
+	fmt.Fprintf(w, "preflight: %d %s the measurements\n", len(r.Warnings),
+		plural(len(r.Warnings), "setting distorts", "settings distort"))
 	for _, x := range r.Warnings {
 		figs := make([]string, len(x.Affects))
 		for i, f := range x.Affects {

@@ -19,8 +19,10 @@ const fixtures = "../../testdata/topology"
 // its preflight must give, each by the start of its setting, and no
 // others. A capture added there must be added here.
 var wantWarnings = map[string][]string{
-	"kvm-2vcpu-zen":                      {"hypervisor KVM", "DAMON on: kdamond 0 (paddr, pageout)", "free page reporting on"},
-	"guest-cgroup-limits-steal":          {"hypervisor KVM", "steal 5.1%", "cgroup CPU limit 1.50 CPUs of 2", "cgroup memory limit 4GiB of 23.54GiB"},
+	"kvm-2vcpu-zen": {"hypervisor KVM", "DAMON on: kdamond 0 (paddr, pageout)",
+		"free page reporting on"},
+	"guest-cgroup-limits-steal": {"hypervisor KVM", "steal 5.1%", "cgroup CPU limit 1.50 CPUs of 2",
+		"cgroup memory limit 4GiB of 23.54GiB"},
 	"bare-8n-numa-balancing-thp-never":   {"THP never", "NUMA balancing on"},
 	"20em64t-hybrid-1p6c2t+2ca4co1t":     {"governor powersave", "turbo on"},
 	"32intel64-2p8co2t+8ve":              {"turbo on"},
@@ -93,7 +95,8 @@ func TestWarningsAffectTheirFigures(t *testing.T) {
 	for _, w := range r.Warnings {
 		switch {
 		case strings.HasPrefix(w.Setting, "cgroup CPU limit"), strings.HasPrefix(w.Setting, "steal"):
-			if !slices.Contains(w.Affects, preflight.OLTP) || !slices.Contains(w.Affects, preflight.Scaling) || slices.Contains(w.Affects, preflight.Latency) {
+			if !slices.Contains(w.Affects, preflight.OLTP) || !slices.Contains(w.Affects, preflight.Scaling) ||
+				slices.Contains(w.Affects, preflight.Latency) {
 				t.Errorf("%s affects %v, want OLTP and scaling, not latency", w.Setting, w.Affects)
 			}
 		case strings.HasPrefix(w.Setting, "hypervisor"):
@@ -159,27 +162,38 @@ func TestThresholds(t *testing.T) {
 		files map[string]string
 		want  []string
 	}{
-		{"steal 0.9% is noise", two, map[string]string{"proc/stat": "cpu0 991 0 0 0 0 0 0 9\ncpu1 1000 0 0 0 0 0 0 0\nctxt 1\n"}, nil},
-		{"steal 1% is not", two, map[string]string{"proc/stat": "cpu0 980 0 0 0 0 0 0 20\ncpu1 1000 0 0 0 0 0 0 0\nctxt 1\n"}, []string{"steal 1.0%"}},
+		{"steal 0.9% is noise", two,
+			map[string]string{"proc/stat": "cpu0 991 0 0 0 0 0 0 9\ncpu1 1000 0 0 0 0 0 0 0\nctxt 1\n"}, nil},
+		{"steal 1% is not", two, map[string]string{
+			"proc/stat": "cpu0 980 0 0 0 0 0 0 20\ncpu1 1000 0 0 0 0 0 0 0\nctxt 1\n"}, []string{"steal 1.0%"}},
 		{"CPU limit of all CPUs", two, with(cgroupV2, "sys/fs/cgroup/a/cpu.max", "200000 100000\n"), nil},
-		{"CPU limit below them, set on the parent", two, with(cgroupV2, "sys/fs/cgroup/a/cpu.max", "max 100000\n", "sys/fs/cgroup/cpu.max", "50000 100000\n"), []string{"cgroup CPU limit 0.50 CPUs of 2"}},
+		{"CPU limit below them, set on the parent", two, with(cgroupV2, "sys/fs/cgroup/a/cpu.max", "max 100000\n",
+			"sys/fs/cgroup/cpu.max", "50000 100000\n"), []string{"cgroup CPU limit 0.50 CPUs of 2"}},
 		{"cgroup v1 quota", two, map[string]string{
 			"proc/mounts":      "cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,cpu,cpuacct 0 0\n",
 			"proc/self/cgroup": "3:cpu,cpuacct:/job\n",
 			"sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_quota_us":  "100000\n",
 			"sys/fs/cgroup/cpu,cpuacct/job/cpu.cfs_period_us": "100000\n",
 		}, []string{"cgroup CPU limit 1.00 CPUs of 2"}},
-		{"memory limit above the machine's memory", two, with(cgroupV2, "sys/fs/cgroup/a/memory.max", "9223372036854771712\n", "proc/meminfo", "MemTotal: 1048576 kB\n"), nil},
+		{"memory limit above the machine's memory", two, with(cgroupV2,
+			"sys/fs/cgroup/a/memory.max", "9223372036854771712\n", "proc/meminfo", "MemTotal: 1048576 kB\n"), nil},
 		{"numa balancing with one node", two, map[string]string{"proc/sys/kernel/numa_balancing": "1\n"}, nil},
-		{"numa balancing with two", twoNodes, map[string]string{"proc/sys/kernel/numa_balancing": "1\n"}, []string{"NUMA balancing on"}},
+		{"numa balancing with two", twoNodes, map[string]string{"proc/sys/kernel/numa_balancing": "1\n"},
+			[]string{"NUMA balancing on"}},
 		{"numa balancing off with two", twoNodes, map[string]string{"proc/sys/kernel/numa_balancing": "0\n"}, nil},
 		{"DAMON built, idle", two, map[string]string{"sys/kernel/mm/damon/admin/kdamonds/0/state": "off\n"}, nil},
-		{"DAMON reclaim module", two, map[string]string{"sys/module/damon_reclaim/parameters/enabled": "Y\n"}, []string{"DAMON on: damon_reclaim"}},
-		{"balloon without reporting", two, map[string]string{"sys/bus/virtio/devices/virtio0/device": "0x0005\n", "sys/bus/virtio/devices/virtio0/features": "0110000000\n"}, nil},
-		{"balloon with reporting, no interrupt yet", two, map[string]string{"sys/bus/virtio/devices/virtio0/device": "0x0005\n", "sys/bus/virtio/devices/virtio0/features": "0110010000\n"}, []string{"free page reporting on"}},
+		{"DAMON reclaim module", two, map[string]string{"sys/module/damon_reclaim/parameters/enabled": "Y\n"},
+			[]string{"DAMON on: damon_reclaim"}},
+		{"balloon without reporting", two, map[string]string{"sys/bus/virtio/devices/virtio0/device": "0x0005\n",
+			"sys/bus/virtio/devices/virtio0/features": "0110000000\n"}, nil},
+		{"balloon with reporting, no interrupt yet", two,
+			map[string]string{"sys/bus/virtio/devices/virtio0/device": "0x0005\n",
+				"sys/bus/virtio/devices/virtio0/features": "0110010000\n"}, []string{"free page reporting on"}},
 		{"deep C-state disabled", two, map[string]string{
-			"sys/devices/system/cpu/cpu0/cpuidle/state0/name": "POLL\n", "sys/devices/system/cpu/cpu0/cpuidle/state0/latency": "0\n",
-			"sys/devices/system/cpu/cpu0/cpuidle/state1/name": "C6\n", "sys/devices/system/cpu/cpu0/cpuidle/state1/latency": "133\n",
+			"sys/devices/system/cpu/cpu0/cpuidle/state0/name":    "POLL\n",
+			"sys/devices/system/cpu/cpu0/cpuidle/state0/latency": "0\n",
+			"sys/devices/system/cpu/cpu0/cpuidle/state1/name":    "C6\n",
+			"sys/devices/system/cpu/cpu0/cpuidle/state1/latency": "133\n",
 			"sys/devices/system/cpu/cpu0/cpuidle/state1/disable": "1\n",
 		}, nil},
 		{"turbo off", two, map[string]string{"sys/devices/system/cpu/cpufreq/boost": "0\n"}, nil},
@@ -202,7 +216,8 @@ func TestThresholds(t *testing.T) {
 }
 
 func TestGovernors(t *testing.T) {
-	for gov, warned := range map[string]bool{"performance": false, "schedutil": false, "powersave": true, "conservative": true, "userspace": true} {
+	for gov, warned := range map[string]bool{"performance": false, "schedutil": false, "powersave": true,
+		"conservative": true, "userspace": true} {
 		top := &result.Topology{CPUs: []result.CPU{{ID: 0, Governor: gov}}}
 		r := preflight.Read(sysfs.New(t.TempDir()), top)
 		if got := len(r.Warnings) == 1 && r.Warnings[0].Setting == "governor "+gov; got != warned {
@@ -216,8 +231,10 @@ func TestWriteText(t *testing.T) {
 	var b strings.Builder
 	preflight.WriteText(&b, r)
 	out := b.String()
-	for _, want := range []string{"  hypervisor           KVM\n", "  damon                on: kdamond 0 (paddr, pageout)\n",
-		"preflight: 3 settings distort the measurements\n", "  ! free page reporting on: ", "    affects: memory latency, bandwidth, tpcc-ro tps\n"} {
+	for _, want := range []string{"  hypervisor           KVM\n",
+		"  damon                on: kdamond 0 (paddr, pageout)\n",
+		"preflight: 3 settings distort the measurements\n", "  ! free page reporting on: ",
+		"    affects: memory latency, bandwidth, tpcc-ro tps\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}

@@ -23,7 +23,9 @@ func checkHypervisor(r *Report, _ sysfs.FS, t *result.Topology) {
 	}
 	r.set("hypervisor", "%s", hv)
 	r.warn("hypervisor "+hv,
-		"memory latency includes the host's second-level page walk on TLB misses, and the guest's CPUs and nodes are what the host maps them to (vCPUs may share physical cores, node distances may be invented), so figures describe this guest, not the hardware",
+		"memory latency includes the host's second-level page walk on TLB misses, and the guest's CPUs and nodes "+
+			"are what the host maps them to (vCPUs may share physical cores, node distances may be invented), so figures "+
+			"describe this guest, not the hardware",
 		"measure the hardware on bare metal, or give the guest pinned vCPUs and host huge pages",
 		Latency, NUMA, Scaling)
 }
@@ -104,7 +106,8 @@ func checkDAMON(r *Report, f sysfs.FS, _ *result.Topology) {
 	case len(on) > 0:
 		r.set("damon", "on: %s", strings.Join(on, "; "))
 		r.warn("DAMON on: "+strings.Join(on, "; "),
-			"it samples which pages are used, taking CPU time, and its schemes page out or migrate memory it finds cold, so memory measured hot can be gone when touched again: latency, OLTP and query figures drift between runs",
+			"it samples which pages are used, taking CPU time, and its schemes page out or migrate memory it finds "+
+				"cold, so memory measured hot can be gone when touched again: latency, OLTP and query figures drift between runs",
 			strings.Join(stop, ", ")+" (root)", Latency, OLTP, Queries)
 	case f.Exists("sys/kernel/mm/damon"):
 		r.set("damon", "present, not running")
@@ -149,8 +152,11 @@ func checkFreePageReporting(r *Report, f sysfs.FS, _ *result.Topology) {
 	case len(ev) > 0:
 		r.set("free page reporting", "on (%s)", strings.Join(ev, ", "))
 		r.warn("free page reporting on",
-			"the guest hands freed memory back to the host, which drops it; memory freed and touched again (probe buffers, database caches between runs) faults in fresh from the host, maybe from another host node, so latency and first-touch figures read high and vary",
-			"turn the balloon's free page reporting off in the VM definition (QEMU: -device virtio-balloon,free-page-reporting=off)",
+			"the guest hands freed memory back to the host, which drops it; memory freed and touched again (probe buffers, "+
+				"database caches between runs) faults in fresh from the host, maybe from another host node, so latency "+
+				"and first-touch figures read high and vary",
+			"turn the balloon's free page reporting off in the VM definition (QEMU: -device "+
+				"virtio-balloon,free-page-reporting=off)",
 			Latency, Bandwidth, OLTP)
 	case balloon:
 		r.set("free page reporting", "off (balloon without it)")

@@ -95,7 +95,8 @@ func TestRedactJSON(t *testing.T) {
 func TestRedactWithDSN(t *testing.T) {
 	const dsn = "postgres://u:at@Sekr3tPW@127.0.0.1:1/udb"
 	msg := `connecting to PostgreSQL "` + dsn + `": hostname resolving error: lookup Sekr3tPW@127.0.0.1: no such host`
-	want := `connecting to PostgreSQL "postgres://u:xxxxx@127.0.0.1:1/udb": hostname resolving error: lookup xxxxx@127.0.0.1: no such host`
+	want := `connecting to PostgreSQL "postgres://u:xxxxx@127.0.0.1:1/udb": ` +
+		`hostname resolving error: lookup xxxxx@127.0.0.1: no such host`
 	if got := RedactWithDSN(msg, dsn); got != want {
 		t.Errorf("RedactWithDSN\n = %q\nwant %q", got, want)
 	}

@@ -324,7 +324,9 @@ func (v Verdict) MemReference() string {
 	if v.MemPages != "" {
 		p = ", " + v.MemPages
 	}
-	return fmt.Sprintf("the lowest of %d windows of %d dependent loads beyond the last-level cache%s, its pages in memory", MemWindows, MemLoads, p)
+	return fmt.Sprintf(
+		"the lowest of %d windows of %d dependent loads beyond the last-level cache%s, its pages in memory",
+		MemWindows, MemLoads, p)
 }
 
 // Between says whether anything between samples i and j (both included)
@@ -347,15 +349,18 @@ func (v Verdict) Line() string {
 	if n == 0 {
 		return "speed sentinel: no samples"
 	}
-	head := fmt.Sprintf("speed sentinel: %d samples, median %.1f ms, tolerance ±%.0f%%: ", n, float64(v.Median)/1e6, 100*v.Tolerance)
+	head := fmt.Sprintf("speed sentinel: %d samples, median %.1f ms, tolerance ±%.0f%%: ",
+		n, float64(v.Median)/1e6, 100*v.Tolerance)
 	if len(v.MemDeviation) > 0 {
-		head = fmt.Sprintf("speed sentinel: %d samples, median %.1f ms (core) and %.0f ns a load (memory: %s), tolerance ±%.0f%%: ",
+		head = fmt.Sprintf(
+			"speed sentinel: %d samples, median %.1f ms (core) and %.0f ns a load (memory: %s), tolerance ±%.0f%%: ",
 			n, float64(v.Median)/1e6, PerLoad(v.MemMedian), v.MemReference(), 100*v.Tolerance)
 	}
 	if len(v.Off) == 0 {
 		return head + "the machine held its speed"
 	}
-	return head + fmt.Sprintf("%d of %d samples off: what ran next to them ran while the machine was not at its usual speed", len(v.Off), n)
+	return head + fmt.Sprintf(
+		"%d of %d samples off: what ran next to them ran while the machine was not at its usual speed", len(v.Off), n)
 }
 
 // busyShare is the share of its CPU under which a sample's core reference
@@ -372,7 +377,8 @@ func (v Verdict) String(s *Series) string {
 	}
 	// Where the samples' chains were not all in the same pages, each says
 	// its share in 2 MiB pages.
-	mixed := len(v.MemDeviation) > 0 && slices.ContainsFunc(s.Samples, func(sm Sample) bool { return percent(sm.MemHuge) != percent(s.Samples[0].MemHuge) })
+	mixed := len(v.MemDeviation) > 0 &&
+		slices.ContainsFunc(s.Samples, func(sm Sample) bool { return percent(sm.MemHuge) != percent(s.Samples[0].MemHuge) })
 	var parts []string
 	for i, sm := range s.Samples {
 		mark := ""
@@ -395,7 +401,8 @@ func (v Verdict) String(s *Series) string {
 		if sm.MemPagedIn > 0 {
 			mem += fmt.Sprintf(" (%d pages read back in first)", sm.MemPagedIn)
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f ms %+.0f%%%s%s", sm.Label, float64(sm.Took)/1e6, 100*v.Deviation[i], mem, mark))
+		parts = append(parts,
+			fmt.Sprintf("%s %.1f ms %+.0f%%%s%s", sm.Label, float64(sm.Took)/1e6, 100*v.Deviation[i], mem, mark))
 	}
 	return v.Line() + " (" + strings.Join(parts, "; ") + ")"
 }

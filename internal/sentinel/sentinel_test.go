@@ -43,7 +43,8 @@ func TestCheck(t *testing.T) {
 	if !v.Between(2, 3) || v.Between(4, 5) {
 		t.Errorf("between: a cell next to sample 3 must be flagged, one between 4 and 5 not")
 	}
-	if txt := v.String(s); !strings.Contains(txt, "1 of 6 samples off") || !strings.Contains(txt, "d 16.0 ms +60% (off)") || !strings.HasPrefix(txt, v.Line()+" (") {
+	if txt := v.String(s); !strings.Contains(txt, "1 of 6 samples off") ||
+		!strings.Contains(txt, "d 16.0 ms +60% (off)") || !strings.HasPrefix(txt, v.Line()+" (") {
 		t.Errorf("text %q", txt)
 	}
 	if got := (&Series{}).Check(0.1).String(&Series{}); got != "speed sentinel: no samples" {
@@ -62,7 +63,8 @@ func TestCheck(t *testing.T) {
 func TestCheckMemoryDrift(t *testing.T) {
 	s := &Series{}
 	for i, ns := range []int{100, 100, 100, 160, 100, 80, 100} {
-		s.Samples = append(s.Samples, Sample{Label: string(rune('a' + i)), Took: 10 * time.Millisecond, Mem: time.Duration(ns * MemLoads)})
+		s.Samples = append(s.Samples,
+			Sample{Label: string(rune('a' + i)), Took: 10 * time.Millisecond, Mem: time.Duration(ns * MemLoads)})
 	}
 	s.Samples[6].MemNotResident = "3 still out of memory after three reads"
 	s.Samples[4].MemPagedIn = 12
@@ -71,8 +73,12 @@ func TestCheckMemoryDrift(t *testing.T) {
 		t.Fatalf("verdict %+v, want memory median 100 ns a load and samples 3 (+60%%), 5 (-20%%) and 6 (pages out) off", v)
 	}
 	txt := v.String(s)
-	for _, want := range []string{"3 of 7 samples off", "100 ns a load (memory: the lowest of 16 windows of 1024 dependent loads beyond the last-level cache, in 4 KiB pages, its pages in memory)", "d 10.0 ms +0%, memory 160 ns +60% (off)",
-		"e 10.0 ms +0%, memory 100 ns +0% (12 pages read back in first);", "g 10.0 ms +0%, memory 100 ns +0% (off: the memory reference's pages: 3 still out of memory after three reads)"} {
+	for _, want := range []string{"3 of 7 samples off",
+		"100 ns a load (memory: the lowest of 16 windows of 1024 dependent loads beyond the last-level cache, " +
+			"in 4 KiB pages, its pages in memory)",
+		"d 10.0 ms +0%, memory 160 ns +60% (off)",
+		"e 10.0 ms +0%, memory 100 ns +0% (12 pages read back in first);",
+		"g 10.0 ms +0%, memory 100 ns +0% (off: the memory reference's pages: 3 still out of memory after three reads)"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q:\n%s", want, txt)
 		}
@@ -86,10 +92,13 @@ func TestCheckMemoryDrift(t *testing.T) {
 	s.Samples[2].MemHuge = 0.4
 	v = s.Check(0.15)
 	txt = v.String(s)
-	if v.MemPages != "40% to 100% in 2 MiB pages" || !strings.Contains(txt, "c 10.0 ms +0%, memory 100 ns +0% (40% in 2 MiB pages);") || !strings.Contains(txt, "a 10.0 ms +0%, memory 100 ns +0% (100% in 2 MiB pages);") {
+	if v.MemPages != "40% to 100% in 2 MiB pages" ||
+		!strings.Contains(txt, "c 10.0 ms +0%, memory 100 ns +0% (40% in 2 MiB pages);") ||
+		!strings.Contains(txt, "a 10.0 ms +0%, memory 100 ns +0% (100% in 2 MiB pages);") {
 		t.Errorf("one sample's chain 40%% in 2 MiB pages: %q, %s", v.MemPages, txt)
 	}
-	old := Verdict{MemMedian: 100 * MemLoads, MemDeviation: []float64{0}, Deviation: []float64{0}, Median: time.Millisecond}
+	old := Verdict{MemMedian: 100 * MemLoads, MemDeviation: []float64{0}, Deviation: []float64{0},
+		Median: time.Millisecond}
 	if got := old.Line(); !strings.Contains(got, "dependent loads beyond the last-level cache, its pages in memory)") {
 		t.Errorf("a verdict stored before MemPages says no page size: %q", got)
 	}
@@ -120,19 +129,24 @@ func TestMemoryReference(t *testing.T) {
 	for _, l := range []string{"one", "two"} {
 		start := time.Now()
 		sm := s.Take(l)
-		t.Logf("sample %s: core %v, memory %.0f ns a load (%d pages read back in, %.0f%% in 2 MiB pages); the sample took %v", l, sm.Took, PerLoad(sm.Mem), sm.MemPagedIn, 100*sm.MemHuge, time.Since(start))
+		t.Logf(
+			"sample %s: core %v, memory %.0f ns a load (%d pages read back in, %.0f%% in 2 MiB pages); the sample took %v",
+			l, sm.Took, PerLoad(sm.Mem), sm.MemPagedIn, 100*sm.MemHuge, time.Since(start))
 		if sm.Took <= 0 || sm.Mem <= 0 || sm.MemNotResident != "" {
-			t.Errorf("sample %s: core %v, memory %v, pages %q: want both timed, every page in memory", l, sm.Took, sm.Mem, sm.MemNotResident)
+			t.Errorf("sample %s: core %v, memory %v, pages %q: want both timed, every page in memory",
+				l, sm.Took, sm.Mem, sm.MemNotResident)
 		}
 		if now, _ := advisedHuge(t, MemoryBytes(32<<20)); sm.MemHuge != huge || now != huge {
-			t.Errorf("sample %s: %v of the chain in 2 MiB pages recorded, smaps says %v before and %v after", l, sm.MemHuge, huge, now)
+			t.Errorf("sample %s: %v of the chain in 2 MiB pages recorded, smaps says %v before and %v after",
+				l, sm.MemHuge, huge, now)
 		}
 	}
 	if v := s.Check(0.15); len(v.MemDeviation) != 2 || v.MemMedian <= 0 {
 		t.Errorf("verdict %+v: want the memory reference judged in both samples", v)
 	}
 	if MemoryBytes(32<<20) != 128<<20 || MemoryBytes(1<<20) != 64<<20 {
-		t.Errorf("memory reference of %d and %d bytes, want 4 × 32 MiB and at least 64 MiB", MemoryBytes(32<<20), MemoryBytes(1<<20))
+		t.Errorf("memory reference of %d and %d bytes, want 4 × 32 MiB and at least 64 MiB",
+			MemoryBytes(32<<20), MemoryBytes(1<<20))
 	}
 }
 
@@ -228,12 +242,14 @@ func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
 		}
 		if slices.Contains(hogged, i) {
 			if mid/share[i] <= 1.5*(1+v.Tolerance) {
-				t.Logf("sample %d, with %d hogs on CPU %d: the sentinel got %.0f%% of its CPU against the median sample's %.0f%% (other work slowed the others as much): left out", i, hogs, cpu, 100*share[i], 100*mid)
+				t.Logf("sample %d, with %d hogs on CPU %d: the sentinel got %.0f%% of its CPU against the median sample's "+
+					"%.0f%% (other work slowed the others as much): left out", i, hogs, cpu, 100*share[i], 100*mid)
 				continue
 			}
 			checked++
 			if !slices.Contains(v.Off, i) || v.Deviation[i] <= v.Tolerance {
-				t.Errorf("sample %d, taken with %d hogs on CPU %d (the sentinel got %.0f%% of its CPU against the median sample's %.0f%%): core %+.0f%%, not flagged slow", i, hogs, cpu, 100*share[i], 100*mid, 100*v.Deviation[i])
+				t.Errorf("sample %d, taken with %d hogs on CPU %d (the sentinel got %.0f%% of its CPU against the median "+
+					"sample's %.0f%%): core %+.0f%%, not flagged slow", i, hogs, cpu, 100*share[i], 100*mid, 100*v.Deviation[i])
 			}
 			continue
 		}
@@ -244,9 +260,12 @@ func TestHogOnSentinelCPUFlaggedHost(t *testing.T) {
 			memOff++
 		}
 	}
-	t.Logf("quiet samples off: %d of 9 by the core reference, %d by the memory reference; the sentinel's share of its CPU per sample: %.2f", coreOff, memOff, share)
+	t.Logf("quiet samples off: %d of 9 by the core reference, %d by the memory reference; the sentinel's share "+
+		"of its CPU per sample: %.2f", coreOff, memOff, share)
 	if checked == 0 {
-		t.Skipf("in none of the %d samples beside the hogs did they cut the sentinel's share of its CPU below the median sample's by more than half again the tolerance (other work on CPU %d slowed the quiet samples as much): run the test on a quieter machine", len(hogged), cpu)
+		t.Skipf("in none of the %d samples beside the hogs did they cut the sentinel's share of its CPU below the "+
+			"median sample's by more than half again the tolerance (other work on CPU %d slowed the quiet samples as "+
+			"much): run the test on a quieter machine", len(hogged), cpu)
 	}
 }
 
@@ -311,7 +330,8 @@ func TestStreamerFlaggedHost(t *testing.T) {
 		streamed = append(streamed, i)
 	}
 	if len(streamed) < 4 {
-		t.Skipf("the streamers were kept off their CPUs by other work in %d of 12 rounds (less than 80%% of the time running), so too little slowdown was injected to check: run the test on a quiet machine", len(starved))
+		t.Skipf("the streamers were kept off their CPUs by other work in %d of 12 rounds (less than 80%% of the "+
+			"time running), so too little slowdown was injected to check: run the test on a quiet machine", len(starved))
 	}
 	v := s.Check(0.15)
 	t.Log(v.String(s))
@@ -333,16 +353,19 @@ func TestStreamerFlaggedHost(t *testing.T) {
 	slices.Sort(quiet)
 	slices.Sort(loud)
 	q, l := quiet[len(quiet)/2], loud[len(loud)/2]
-	t.Logf("memory reference off its median: quiet samples %+.0f%% (median of %d), streamers' %+.0f%% (median of %d); %d of the streamers' samples flagged slow", 100*q, len(quiet), 100*l, len(loud), flagged)
+	t.Logf("memory reference off its median: quiet samples %+.0f%% (median of %d), streamers' "+
+		"%+.0f%% (median of %d); %d of the streamers' samples flagged slow", 100*q, len(quiet), 100*l, len(loud), flagged)
 	// The streamers must slow the reference; how much depends on what
 	// else loads the machine's memory (beside another test package's
 	// streams they added 4%, alone 21% to 31%), so the verdict must flag
 	// them where they slowed it past the tolerance.
 	if l <= q {
-		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians): want slower", cpus[1:min(len(cpus), 8)], 100*l, 100*q)
+		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians): want slower",
+			cpus[1:min(len(cpus), 8)], 100*l, 100*q)
 	}
 	if l-q > v.Tolerance && flagged == 0 {
-		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians), beyond the ±%.0f%% tolerance, yet none of %d was flagged", cpus[1:min(len(cpus), 8)], 100*l, 100*q, 100*v.Tolerance, len(loud))
+		t.Errorf("streamers on CPUs %v: their samples read %+.0f%% against the quiet ones' %+.0f%% (medians), beyond the "+
+			"±%.0f%% tolerance, yet none of %d was flagged", cpus[1:min(len(cpus), 8)], 100*l, 100*q, 100*v.Tolerance, len(loud))
 	}
 }
 
@@ -397,7 +420,8 @@ func hog(t *testing.T, set *unix.CPUSet, n int) (stop func()) {
 // until quit is closed, and returns once every one has called ready (or
 // failed to be pinned, which fails t, named what). stop closes quit and
 // waits for them; their threads end with them, keeping the affinity.
-func pinnedThreads(t *testing.T, set *unix.CPUSet, n int, what string, work func(ready func(), quit <-chan struct{})) (stop func()) {
+func pinnedThreads(t *testing.T, set *unix.CPUSet, n int, what string,
+	work func(ready func(), quit <-chan struct{})) (stop func()) {
 	quit, pinned := make(chan struct{}), make(chan error, n)
 	var done sync.WaitGroup
 	for range n {

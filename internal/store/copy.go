@@ -22,7 +22,8 @@ type Copied struct {
 func Copy(src, dst *Store) (Copied, error) {
 	var c Copied
 	if !src.uids {
-		return c, fmt.Errorf("copying from %s: its runs have no UIDs yet (open it once with a command that stores a run)", src.name)
+		return c,
+			fmt.Errorf("copying from %s: its runs have no UIDs yet (open it once with a command that stores a run)", src.name)
 	}
 	rows, err := src.db.Query(`SELECT id, uid FROM runs ORDER BY id`)
 	if err != nil {
@@ -95,7 +96,8 @@ func (s *Store) insertCopy(r *result.Run, uid string) (bool, error) {
 		return false, err
 	}
 	for _, it := range r.Results {
-		if _, err := tx.Exec(s.q(`INSERT INTO items (run_id, seq, kind, body) VALUES (?, ?, ?, ?)`), id, it.Seq, it.Kind, string(it.Body)); err != nil {
+		if _, err := tx.Exec(s.q(`INSERT INTO items (run_id, seq, kind, body) VALUES (?, ?, ?, ?)`), id, it.Seq, it.Kind,
+			string(it.Body)); err != nil {
 			return false, err
 		}
 	}

@@ -22,7 +22,8 @@ func ParseFilter(host, kind, since, until string, now time.Time) (Filter, error)
 		errs = append(errs, setting.Errorf("until", "%q %v", until, err))
 	}
 	if len(errs) == 0 && !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
-		errs = append(errs, setting.Together([]string{"since", "until"}, "%s is not before %s: no run could match", since, until))
+		errs = append(errs,
+			setting.Together([]string{"since", "until"}, "%s is not before %s: no run could match", since, until))
 	}
 	return f, errors.Join(errs...)
 }

@@ -118,7 +118,8 @@ func (s *Store) migratePostgres(ctx context.Context, readOnly bool) error {
 		}
 	}
 	var comment sql.NullString
-	err = tx.QueryRowContext(ctx, `SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1`, pgSchema).Scan(&comment)
+	err = tx.QueryRowContext(ctx, `SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1`,
+		pgSchema).Scan(&comment)
 	ver := 0
 	switch {
 	case errors.Is(err, sql.ErrNoRows) && readOnly:
@@ -139,11 +140,13 @@ func (s *Store) migratePostgres(ctx context.Context, readOnly bool) error {
 			return err
 		}
 		if comment.String != pgComment || !mark.Valid {
-			return fmt.Errorf("schema %s is %w: numalab did not make it (it lacks numalab's comment or its %s table), so numalab leaves it alone (try another database)",
+			return fmt.Errorf("schema %s is %w: numalab did not make it (it lacks numalab's comment or its %s table), "+
+				"so numalab leaves it alone (try another database)",
 				pgSchema, ErrNotStore, pgMark)
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT version FROM `+pgSchema+`.`+pgMark).Scan(&ver); err != nil {
-			return fmt.Errorf("schema %s: reading its version: %w", pgSchema, err) // numalab's mark is there: not a verdict on the schema
+			return fmt.Errorf("schema %s: reading its version: %w",
+				pgSchema, err) // numalab's mark is there: not a verdict on the schema
 		}
 	}
 	if ver > len(pgMigrations) {

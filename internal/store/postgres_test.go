@@ -79,7 +79,8 @@ const testPassword = "s3cret-pw"
 
 func TestPGMigrationsMatchSQLite(t *testing.T) {
 	if len(pgMigrations) != len(migrations) {
-		t.Errorf("%d PostgreSQL migrations, %d SQLite ones: both backends must be at one schema version", len(pgMigrations), len(migrations))
+		t.Errorf("%d PostgreSQL migrations, %d SQLite ones: both backends must be at one schema version",
+			len(pgMigrations), len(migrations))
 	}
 }
 
@@ -123,7 +124,8 @@ func TestPGRoundTrip(t *testing.T) {
 	}
 	got, err = ro.Get(r.ID)
 	if err != nil || got.Status != result.StatusComplete || !got.Finished.Equal(fin) || !got.Started.Equal(r.Started) ||
-		got.Machine == nil || len(got.Machine.CPUs) != 2 || string(got.Results[2].Body) != `{"i":2}` || string(got.Config) != `{"x":1}` {
+		got.Machine == nil || len(got.Machine.CPUs) != 2 || string(got.Results[2].Body) != `{"i":2}` ||
+		string(got.Config) != `{"x":1}` {
 		t.Errorf("finished run = %+v, %v", got, err)
 	}
 	if id, err := ro.Latest("probe-mem", 0, result.StatusComplete); err != nil || id != r.ID {
@@ -262,10 +264,12 @@ func TestPGConcurrentWriters(t *testing.T) {
 		}
 	}
 	var uids, ver int
-	if err := db.QueryRow(`SELECT count(DISTINCT uid) FROM numalab_results.runs`).Scan(&uids); err != nil || uids != procs*runs {
+	if err := db.QueryRow(`SELECT count(DISTINCT uid) FROM numalab_results.runs`).Scan(&uids); err != nil ||
+		uids != procs*runs {
 		t.Errorf("%d distinct UIDs (%v), want %d", uids, err, procs*runs)
 	}
-	if err := db.QueryRow(`SELECT version FROM numalab_results.numalab_store`).Scan(&ver); err != nil || ver != SchemaVersion {
+	if err := db.QueryRow(`SELECT version FROM numalab_results.numalab_store`).Scan(&ver); err != nil ||
+		ver != SchemaVersion {
 		t.Errorf("schema version %d (%v), want %d", ver, err, SchemaVersion)
 	}
 }
@@ -318,10 +322,12 @@ func TestPGKilledWriter(t *testing.T) {
 			break
 		}
 	}
-	if err != nil || r.Status != result.StatusAbandoned || !r.Finished.IsZero() || len(r.Results) != 3 || r.Host != "doomed" {
+	if err != nil || r.Status != result.StatusAbandoned || !r.Finished.IsZero() || len(r.Results) != 3 ||
+		r.Host != "doomed" {
 		t.Errorf("killed writer's run: %+v, %v; want abandoned, unfinished, with 3 items, of host doomed", r, err)
 	}
-	if list, err := s.Find(Filter{Host: "doomed"}); err != nil || len(list) != 1 || list[0].Status != result.StatusAbandoned {
+	if list, err := s.Find(Filter{Host: "doomed"}); err != nil || len(list) != 1 ||
+		list[0].Status != result.StatusAbandoned {
 		t.Errorf("Find lists the killed writer's run as %+v, %v; want abandoned", list, err)
 	}
 }

@@ -12,7 +12,8 @@ import (
 func OpenToRead(path string) (*Store, error) {
 	st, err := OpenReadOnly(path)
 	if errors.Is(err, ErrNoStore) {
-		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)", result.Redact(path))
+		return nil, fmt.Errorf("no store at %s yet (give --store FILE, or measure first: numalab probe mem --quick)",
+			result.Redact(path))
 	}
 	return st, err
 }

@@ -46,7 +46,8 @@ func TestGetRuns(t *testing.T) {
 		}
 		return out
 	}
-	if got := ids(s.GetRuns(nil, []string{result.RunProbeMem, result.RunOLTP})); len(got) != 2 || got[0] != 3 || got[1] != 2 {
+	if got := ids(s.GetRuns(nil, []string{result.RunProbeMem, result.RunOLTP})); len(got) != 2 ||
+		got[0] != 3 || got[1] != 2 {
 		t.Errorf("latest probe-mem and oltp runs = %v, want [3 2]", got)
 	}
 	if got := ids(s.GetRuns([]int64{4, 1}, nil)); len(got) != 2 || got[0] != 4 || got[1] != 1 {

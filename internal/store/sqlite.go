@@ -132,7 +132,8 @@ func (s *Store) writable() error {
 	}
 	for _, p := range []string{s.name, s.name + "-wal", s.name + "-shm"} {
 		if err := unix.Access(p, unix.W_OK); err != nil && !errors.Is(err, unix.ENOENT) {
-			return fmt.Errorf("store %s stopped accepting writes: %s: %w (what was stored before stays; make it writable again, or give --store elsewhere)",
+			return fmt.Errorf("store %s stopped accepting writes: %s: %w (what was stored before stays; make it writable "+
+				"again, or give --store elsewhere)",
 				s.name, filepath.Base(p), err)
 		}
 	}
@@ -154,7 +155,8 @@ func lockHolders(path string) string {
 		return other
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT id, pid, command FROM runs WHERE status = ? AND pid IS NOT NULL ORDER BY id`, result.StatusRunning)
+	rows, err := db.Query(`SELECT id, pid, command FROM runs WHERE status = ? AND pid IS NOT NULL ORDER BY id`,
+		result.StatusRunning)
 	if err != nil {
 		return other
 	}
@@ -176,7 +178,8 @@ func lockHolders(path string) string {
 // lockedError is err, a writer's refusal after lockLimit, with who holds
 // the lock and the next step.
 func lockedError(path string, err error) error {
-	return fmt.Errorf("%w: another writer held it for %v; %s; wait for it to end, or give another --store", err, lockLimit, lockHolders(path))
+	return fmt.Errorf("%w: another writer held it for %v; %s; wait for it to end, or give another --store",
+		err, lockLimit, lockHolders(path))
 }
 
 // checkFile refuses, without writing, a file that is not SQLite.
@@ -299,7 +302,8 @@ func fileTrouble(path string, err error) error {
 		return fmt.Errorf("%s is not a directory (SQLite said: %v): give --store elsewhere", dir, err)
 	}
 	if aerr := unix.Access(dir, unix.W_OK); aerr != nil {
-		return fmt.Errorf("directory %s cannot be written: %w (SQLite said: %v): give --store in a directory you can write", dir, aerr, err)
+		return fmt.Errorf(
+			"directory %s cannot be written: %w (SQLite said: %v): give --store in a directory you can write", dir, aerr, err)
 	}
 	if aerr := unix.Access(path, unix.W_OK); aerr != nil && !errors.Is(aerr, unix.ENOENT) {
 		return fmt.Errorf("the file cannot be written: %w (SQLite said: %v): give --store a file you can write", aerr, err)
@@ -308,7 +312,8 @@ func fileTrouble(path string, err error) error {
 }
 
 func newerError(ver int) error {
-	return fmt.Errorf("%w (schema version %d; this numalab knows up to %d): upgrade numalab, or give another --store", ErrNewer, ver, len(migrations))
+	return fmt.Errorf("%w (schema version %d; this numalab knows up to %d): upgrade numalab, or give another --store",
+		ErrNewer, ver, len(migrations))
 }
 
 // openSQLiteReadOnly opens the file path for reading. A missing or empty
@@ -351,7 +356,8 @@ func openSQLiteReadOnly(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("opening store %q: %w", path, err)
 	}
-	return &Store{db: db, name: path, owners: ver >= ownerVersion, uids: ver >= uidVersion, received: ver >= receivedVersion}, nil
+	return &Store{db: db, name: path, owners: ver >= ownerVersion, uids: ver >= uidVersion,
+		received: ver >= receivedVersion}, nil
 }
 
 // openQuery opens path with the given SQLite URI parameters and checks

@@ -60,7 +60,8 @@ var ErrNoStore = errors.New("no store yet")
 // ErrConnString refuses a store named by something that looks like a
 // connection string other than a postgres:// URL (result.LooksLikeDSN):
 // numalab never names a file after one, which would carry its password.
-var ErrConnString = errors.New("looks like a connection string, not a file; a PostgreSQL store is given as postgres://user@host/db")
+var ErrConnString = errors.New(
+	"looks like a connection string, not a file; a PostgreSQL store is given as postgres://user@host/db")
 
 // ErrNewer is returned for a store written by a newer numalab.
 var ErrNewer = errors.New("stored by a newer numalab")
@@ -330,7 +331,8 @@ func (s *Store) List() ([]result.Run, error) { return s.Find(Filter{}) }
 // Find returns the runs f selects, oldest first, without machines or
 // items.
 func (s *Store) Find(f Filter) ([]result.Run, error) {
-	q := `SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` + s.ownerCols() + `, ` + s.receivedCol() + ` FROM runs WHERE 1 = 1`
+	q := `SELECT id, kind, command, config, version, host, NULL, started, finished, status, headline, error, ` +
+		s.ownerCols() + `, ` + s.receivedCol() + ` FROM runs WHERE 1 = 1`
 	var args []any
 	if f.Host != "" {
 		q += ` AND host = ?`
@@ -412,7 +414,8 @@ func (s *Store) Resolve(text string) (int64, error) {
 			return id, err
 		}
 	}
-	bad := fmt.Errorf("%q is not a run ID (a positive number, or 8 or more characters of a run's UID; try 'numalab runs')", text)
+	bad := fmt.Errorf(
+		"%q is not a run ID (a positive number, or 8 or more characters of a run's UID; try 'numalab runs')", text)
 	if len(text) < 8 || strings.Trim(strings.ToLower(text), "0123456789abcdef-") != "" {
 		return 0, bad
 	}
@@ -441,7 +444,8 @@ func (s *Store) Resolve(text string) (int64, error) {
 	case 1:
 		return ids[0], nil
 	}
-	return 0, fmt.Errorf("run %s: more than one run's UID starts so in %s (runs %d and %d; give more of it)", text, s.name, ids[0], ids[1])
+	return 0, fmt.Errorf("run %s: more than one run's UID starts so in %s (runs %d and %d; give more of it)",
+		text, s.name, ids[0], ids[1])
 }
 
 // UID returns run id's UID ("" in an older store read as it is).
@@ -462,8 +466,9 @@ func (s *Store) UID(id int64) (string, error) {
 
 // Get returns run id with its machine and items.
 func (s *Store) Get(id int64) (*result.Run, error) {
-	row := s.db.QueryRow(s.q(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error, `+
-		s.ownerCols()+`, `+s.receivedCol()+` FROM runs WHERE id = ?`), id)
+	row := s.db.QueryRow(
+		s.q(`SELECT id, kind, command, config, version, host, machine, started, finished, status, headline, error, `+
+			s.ownerCols()+`, `+s.receivedCol()+` FROM runs WHERE id = ?`), id)
 	r, err := scanRun(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("run %d: %w in %s (try 'numalab runs')", id, ErrNoRun, s.name)

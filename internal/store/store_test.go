@@ -155,7 +155,8 @@ func TestVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{migrations[0], fmt.Sprintf(`PRAGMA application_id = %d`, applicationID), `PRAGMA user_version = 1`,
+	for _, q := range []string{migrations[0], fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
+		`PRAGMA user_version = 1`,
 		`INSERT INTO runs (kind, command, config, version, host, started, status) VALUES ('probe-mem', 'numalab probe mem', '{}', 'v1', 'h', '2026-11-21T06:00:00Z', 'complete')`,
 		`INSERT INTO items (run_id, seq, kind, body) VALUES (1, 1, 'memlat.Summary', '{"ghz": 3}')`} {
 		if _, err := db.Exec(q); err != nil {
@@ -354,7 +355,8 @@ func TestRunHidesPasswords(t *testing.T) {
 	if err := s.Begin(r); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Finish(r.ID, time.Now(), result.StatusFailed, "0 tps at postgres://u:"+pw+"@h/x", "connecting to mysql://u:"+pw+"@h/db: refused"); err != nil {
+	if err := s.Finish(r.ID, time.Now(), result.StatusFailed, "0 tps at postgres://u:"+pw+"@h/x",
+		"connecting to mysql://u:"+pw+"@h/db: refused"); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -451,7 +453,8 @@ func TestLatest(t *testing.T) {
 	}
 	// oltp: the latest complete run, not the running one after it;
 	// probe-mem: running is all there is; probe-io: none.
-	if ids, err := s.LatestOfEach([]string{"probe-io", "oltp", "probe-mem"}); err != nil || !slices.Equal(ids, []int64{3, 5}) {
+	if ids, err := s.LatestOfEach([]string{"probe-io", "oltp", "probe-mem"}); err != nil ||
+		!slices.Equal(ids, []int64{3, 5}) {
 		t.Errorf("LatestOfEach = %v, %v, want [3 5]", ids, err)
 	}
 }
@@ -632,7 +635,8 @@ func TestAbandoned(t *testing.T) {
 	}
 	var pid int
 	var start uint64
-	if err := s.db.QueryRow(`SELECT pid, pid_start FROM runs WHERE id = ?`, r.ID).Scan(&pid, &start); err != nil || pid != os.Getpid() || start != self.Start {
+	if err := s.db.QueryRow(`SELECT pid, pid_start FROM runs WHERE id = ?`, r.ID).Scan(&pid, &start); err != nil ||
+		pid != os.Getpid() || start != self.Start {
 		t.Errorf("Begin stored pid %d start %d (%v), want %d %d", pid, start, err, os.Getpid(), self.Start)
 	}
 }

@@ -33,7 +33,8 @@ func mountTmpfs(t *testing.T, opts string) string {
 func TestFullDiskIsNamed(t *testing.T) {
 	for _, room := range []int{0, 4 << 10, 12 << 10} {
 		dir := mountTmpfs(t, "size=64k")
-		if err := os.WriteFile(filepath.Join(dir, "fill"), make([]byte, 64<<10-room), 0o644); err != nil && !errors.Is(err, unix.ENOSPC) {
+		if err := os.WriteFile(filepath.Join(dir, "fill"), make([]byte, 64<<10-room), 0o644); err != nil &&
+			!errors.Is(err, unix.ENOSPC) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "s.db")
@@ -123,7 +124,8 @@ func TestStoreStopsAcceptingWrites(t *testing.T) {
 	}
 	setImmutable(t, path+"-shm", true)
 	defer setImmutable(t, path+"-shm", false)
-	if _, err := s.Add(r.ID, pointKind.Of(map[string]int{"i": 2})); err == nil || !strings.Contains(err.Error(), "stopped accepting writes: s.db-shm") {
+	if _, err := s.Add(r.ID, pointKind.Of(map[string]int{"i": 2})); err == nil ||
+		!strings.Contains(err.Error(), "stopped accepting writes: s.db-shm") {
 		t.Errorf("Add to an immutable store: %v; want it refused, naming s.db-shm", err)
 	}
 	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "stopped accepting writes") {

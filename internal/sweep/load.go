@@ -49,13 +49,16 @@ func (p Pacing) Check() error { return p.check(false) }
 func (p Pacing) check(curve bool) error {
 	var errs []error
 	if p.Think < 0 {
-		errs = append(errs, setting.Errorf("think", "%q is negative: want a think time after each call, e.g. 10ms, or 0 for none", p.Think))
+		errs = append(errs,
+			setting.Errorf("think", "%q is negative: want a think time after each call, e.g. 10ms, or 0 for none", p.Think))
 	}
 	if p.Rate < 0 || p.Rate > drive.MaxRate || p.Rate != p.Rate {
-		errs = append(errs, setting.Errorf("rate", "%q is not between 0 and %g calls per second (0: closed loop)", strconv.FormatFloat(p.Rate, 'g', -1, 64), float64(drive.MaxRate)))
+		errs = append(errs, setting.Errorf("rate", "%q is not between 0 and %g calls per second (0: closed loop)",
+			strconv.FormatFloat(p.Rate, 'g', -1, 64), float64(drive.MaxRate)))
 	}
 	if p.Think > 0 && p.Rate > 0 {
-		errs = append(errs, setting.New("think", "not with --rate: a think time paces a closed loop, a rate an open one (give one of them)"))
+		errs = append(errs,
+			setting.New("think", "not with --rate: a think time paces a closed loop, a rate an open one (give one of them)"))
 	}
 	switch p.ThinkDist {
 	case "", "fixed", "exp":
@@ -80,19 +83,23 @@ func (p Pacing) check(curve bool) error {
 func (l Load) Check() error {
 	errs := []error{l.Pacing.check(l.Curve)}
 	if l.Curve && l.Paced() {
-		errs = append(errs, setting.New("curve", "not with --rate or --think: the curve sets each cell's rate from the capacity it measures"))
+		errs = append(errs,
+			setting.New("curve", "not with --rate or --think: the curve sets each cell's rate from the capacity it measures"))
 	}
 	for _, f := range l.CurveAt {
 		if !(f > 0 && f <= 10) {
-			errs = append(errs, setting.Errorf("curve-at", "%g is not a fraction of capacity between 0 and 10 (e.g. 0.1,0.5,0.9,1.2)", f))
+			errs = append(errs,
+				setting.Errorf("curve-at", "%g is not a fraction of capacity between 0 and 10 (e.g. 0.1,0.5,0.9,1.2)", f))
 			break
 		}
 	}
 	if l.KneeFactor != 0 && !(l.KneeFactor > 1 && l.KneeFactor <= 1000) {
-		errs = append(errs, setting.Errorf("knee-factor", "%g is not above 1 and at most 1000: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
+		errs = append(errs, setting.Errorf("knee-factor",
+			"%g is not above 1 and at most 1000: want how many times its low-load floor p99 must reach, e.g. 2", l.KneeFactor))
 	}
 	if !(l.MonitorLoad >= 0 && l.MonitorLoad <= 10) {
-		errs = append(errs, setting.Errorf("monitor-load", "%g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))
+		errs = append(errs, setting.Errorf("monitor-load",
+			"%g is not a fraction of capacity between 0 and 10 (0: saturation only)", l.MonitorLoad))
 	}
 	if !l.Curve && (len(l.CurveAt) > 0 || l.KneeFactor != 0) {
 		errs = append(errs, setting.Together([]string{"curve-at", "knee-factor"}, "are for --curve"))
@@ -103,7 +110,8 @@ func (l Load) Check() error {
 // Pace is p as drive's pacing of a cell at rate calls per second (p's own
 // Rate, or a load curve's), its streams' RNGs seeded from seed.
 func (p Pacing) Pace(rate float64, seed int64) drive.Pace {
-	return drive.Pace{Think: p.Think, ThinkExp: p.ThinkDist == "exp", Rate: rate, Uniform: p.Arrivals == "uniform", Seed: uint64(seed)}
+	return drive.Pace{Think: p.Think, ThinkExp: p.ThinkDist == "exp", Rate: rate,
+		Uniform: p.Arrivals == "uniform", Seed: uint64(seed)}
 }
 
 // Pacer is Plan.Pace for p: every cell paced alike; nil when p is the

@@ -71,7 +71,8 @@ func startNeighbour(ctx context.Context, c Cell) (*neighbour, error) {
 		return nil, fmt.Errorf("cell %d: %w", c.Index, err)
 	}
 	defer ch.Free()
-	nb := &neighbour{rec: memlat.NeighbourCell{Neighbour: c.Neighbour, Control: c.Control, ChaseCPU: c.Place.Streams[0], ChaseBytes: ch.Bytes}}
+	nb := &neighbour{rec: memlat.NeighbourCell{Neighbour: c.Neighbour, Control: c.Control, ChaseCPU: c.Place.Streams[0],
+		ChaseBytes: ch.Bytes}}
 	if nb.rec.AloneNS, err = ch.Measure(ctx, nb.rec.ChaseCPU); err != nil {
 		return nil, fmt.Errorf("cell %d: measuring DRAM latency alone: %w", c.Index, err)
 	}

@@ -42,9 +42,11 @@ func TestNeighbourAndControlOnHost(t *testing.T) {
 			t.Fatalf("control %v: stored %v, want one neighbour cell instead of the plain one", control, out)
 		}
 		rec := out[0].Body().(memlat.NeighbourCell)
-		if rec.Control != control || (control && rec.GBps != 0) || (!control && !(rec.GBps > 0)) || !(rec.AloneNS.Median > 0) || !(rec.LoadedNS.Median > 0) {
+		if rec.Control != control || (control && rec.GBps != 0) || (!control && !(rec.GBps > 0)) ||
+			!(rec.AloneNS.Median > 0) || !(rec.LoadedNS.Median > 0) {
 			t.Errorf("control %v: stored %+v", control, rec)
 		}
-		t.Logf("control %v: setup %v, chain alone %.1f ns, loaded %.1f ns, %.1f GB/s", control, setup.Round(time.Millisecond), rec.AloneNS.Median, rec.LoadedNS.Median, rec.GBps)
+		t.Logf("control %v: setup %v, chain alone %.1f ns, loaded %.1f ns, %.1f GB/s",
+			control, setup.Round(time.Millisecond), rec.AloneNS.Median, rec.LoadedNS.Median, rec.GBps)
 	}
 }

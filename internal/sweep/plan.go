@@ -24,7 +24,8 @@ func TooManyStreams(streams []int, cpus int) string {
 	if slices.Max(append([]int{0}, streams...)) <= maxS {
 		return ""
 	}
-	return fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler", maxS, MaxStreamsPerCPU)
+	return fmt.Sprintf("asks for more than %d streams (%d per logical CPU): beyond that a cell measures the scheduler",
+		maxS, MaxStreamsPerCPU)
 }
 
 // Spec is a sweep as a user asks for it, before it meets a machine.
@@ -144,7 +145,9 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 		}
 		resolved[sel] = p
 		if d := slices.Max(dops); len(p.CPUs) > 0 && d > len(p.CPUs) {
-			notes = append(notes, fmt.Sprintf("DOP %d is more than the placement's %s: its parallel workers share them (oversubscribed)", d, Count(len(p.CPUs), "CPU")))
+			notes = append(notes,
+				fmt.Sprintf("DOP %d is more than the placement's %s: its parallel workers share them (oversubscribed)",
+					d, Count(len(p.CPUs), "CPU")))
 		}
 	}
 	if spec.DataNode >= 0 && t.NodeIndex(spec.DataNode) < 0 {
@@ -152,7 +155,8 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 		for _, n := range t.Nodes {
 			ids = append(ids, strconv.Itoa(n.ID))
 		}
-		return nil, nil, setting.Errorf("data-node", "\"%d\" is not a NUMA node of this machine (it has node %s)", spec.DataNode, strings.Join(ids, ", "))
+		return nil, nil, setting.Errorf("data-node",
+			"\"%d\" is not a NUMA node of this machine (it has node %s)", spec.DataNode, strings.Join(ids, ", "))
 	}
 	var cells []Cell
 	skipped := 0
@@ -180,7 +184,8 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 							Cores:    t.CoresUsed(p.Streams, spread, s*d),
 						}
 						if spec.OneDataNode && len(cells) > 0 && dn != cells[0].DataNode {
-							return nil, nil, setting.Errorf("placement", "the PostgreSQL server's memory is bound to one node when it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)
+							return nil, nil, setting.Errorf("placement", "the PostgreSQL server's memory is bound to one node when "+
+								"it starts: give one data node per run (cells ask for %d and %d)", cells[0].DataNode, dn)
 						}
 						cells = append(cells, c)
 					}
@@ -192,14 +197,18 @@ func Resolve(t *result.Topology, spec Spec, spread bool) ([]Cell, []string, erro
 			if first.DataNode >= 0 {
 				dn = first.DataNode
 			}
-			cells = append(cells, neighbourCells(t, Cell{Place: first, DataNode: dn, DOP: 1, Point: drive.Point{Placement: placements[0]}}, r, len(cells))...)
+			cells = append(cells, neighbourCells(t,
+				Cell{Place: first, DataNode: dn, DOP: 1, Point: drive.Point{Placement: placements[0]}}, r, len(cells))...)
 		}
 	}
 	if skipped > 0 {
-		notes = append(notes, fmt.Sprintf("%s left out: more than %d streams per logical CPU of their placement", Count(skipped/spec.Repeat, "stream count and placement pair"), spec.StreamsPerCPU))
+		notes = append(notes, fmt.Sprintf("%s left out: more than %d streams per logical CPU of their placement",
+			Count(skipped/spec.Repeat, "stream count and placement pair"), spec.StreamsPerCPU))
 	}
 	if len(cells) == 0 {
-		return nil, nil, fmt.Errorf("planning sweep: every stream count exceeds %d per logical CPU of every placement (try lower --streams)", spec.StreamsPerCPU)
+		return nil, nil, fmt.Errorf(
+			"planning sweep: every stream count exceeds %d per logical CPU of every placement (try lower --streams)",
+			spec.StreamsPerCPU)
 	}
 	return cells, notes, nil
 }
@@ -225,7 +234,8 @@ func (s Spec) check() error {
 		errs = append(errs, fmt.Errorf("planning sweep: %d repeats is not a positive count (try --repeat 1)", s.Repeat))
 	}
 	if s.DataNode < -1 {
-		errs = append(errs, setting.Errorf("data-node", "\"%d\" is not a NUMA node (want a node number, or -1 to leave the pages where they are)", s.DataNode))
+		errs = append(errs, setting.Errorf("data-node",
+			"\"%d\" is not a NUMA node (want a node number, or -1 to leave the pages where they are)", s.DataNode))
 	}
 	seen := map[string]bool{}
 	for _, p := range s.Placements {
@@ -234,7 +244,9 @@ func (s Spec) check() error {
 			if p == "" {
 				name = "the empty selector (all CPUs)"
 			}
-			errs = append(errs, setting.Errorf("placement", "%q names %s more than once (want selectors separated by ';', e.g. 'smt=on;smt=off')", strings.Join(s.Placements, ";"), name))
+			errs = append(errs,
+				setting.Errorf("placement", "%q names %s more than once (want selectors separated by ';', e.g. 'smt=on;smt=off')",
+					strings.Join(s.Placements, ";"), name))
 			break
 		}
 		seen[p] = true
@@ -251,7 +263,8 @@ func MachineNotes(t *result.Topology) []string {
 		if len(t.Nodes) > 0 {
 			first = t.Nodes[0].ID
 		}
-		notes = append(notes, "one NUMA node: local and remote data cannot be compared here; data stays on node "+strconv.Itoa(first))
+		notes = append(notes, "one NUMA node: local and remote data cannot be compared here; data stays on node "+
+			strconv.Itoa(first))
 	}
 	if t.ThreadsPerCore() < 2 {
 		notes = append(notes, "no SMT (one logical CPU per core): smt=off selects the same CPUs as smt=on")

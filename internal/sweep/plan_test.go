@@ -24,7 +24,8 @@ func keys(cells []Cell) []cellKey {
 
 func TestResolveOrder(t *testing.T) {
 	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2") // 4 sockets x 2 cores x 2 threads
-	cells, _, err := Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=on", "smt=off"}, Repeat: 2, DataNode: -1}, true)
+	cells, _, err := Resolve(m,
+		Spec{Streams: []int{1, 2}, Placements: []string{"smt=on", "smt=off"}, Repeat: 2, DataNode: -1}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,8 @@ func TestResolveOrder(t *testing.T) {
 	if got := keys(cells); !equal(got, want) {
 		t.Errorf("cells = %v\nwant %v", got, want)
 	}
-	cells, _, err = Resolve(m, Spec{Streams: []int{1}, DOPs: []int{1, 2}, Types: []string{"P1", "P2"}, Repeat: 1, DataNode: -1, Unpinned: true}, false)
+	cells, _, err = Resolve(m, Spec{Streams: []int{1}, DOPs: []int{1, 2}, Types: []string{"P1", "P2"}, Repeat: 1,
+		DataNode: -1, Unpinned: true}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +75,10 @@ func TestResolveBadInput(t *testing.T) {
 		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"node=3"}}, "-placement"},
 		{Spec{Streams: []int{64}, Repeat: 1, DataNode: -1, StreamsPerCPU: 2}, "exceeds 2 per logical CPU"},
 		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -5}, `-data-node: "-5" is not a NUMA node`},
-		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"", "", ""}}, `-placement: ";;" names the empty selector (all CPUs) more than once`},
-		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"smt=on", "node=0", "smt=on"}}, `names "smt=on" more than once`},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"", "", ""}},
+			`-placement: ";;" names the empty selector (all CPUs) more than once`},
+		{Spec{Streams: []int{1}, Repeat: 1, DataNode: -1, Placements: []string{"smt=on", "node=0", "smt=on"}},
+			`names "smt=on" more than once`},
 	} {
 		if _, _, err := Resolve(m, c.spec, true); err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("Resolve(%+v) = %v; want an error with %q", c.spec, err, c.msg)
@@ -151,7 +155,8 @@ func TestCellCores(t *testing.T) {
 		{"16em64t-4s2c2t.tar.bz2", "cores=1", 2, "1 stream, DOP 2 on cpus 0,8 (1 core)", 1},       // two siblings
 	} {
 		m := topotest.Fixture(t, c.fixture)
-		cells, _, err := Resolve(m, Spec{Streams: []int{1}, DOPs: []int{c.dop}, Placements: []string{c.sel}, Repeat: 1, DataNode: -1}, true)
+		cells, _, err := Resolve(m,
+			Spec{Streams: []int{1}, DOPs: []int{c.dop}, Placements: []string{c.sel}, Repeat: 1, DataNode: -1}, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +181,8 @@ func TestTooManyStreams(t *testing.T) {
 // even repeats and the control first in odd ones; indices run on.
 func TestResolveNeighbourPairs(t *testing.T) {
 	m := topotest.Fixture(t, "16em64t-4s2c2t.tar.bz2")
-	cells, _, err := Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1, Neighbour: true}, true)
+	cells, _, err := Resolve(m,
+		Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1, Neighbour: true}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +199,14 @@ func TestResolveNeighbourPairs(t *testing.T) {
 		}
 		a, b := rep[2], rep[3]
 		if want := r%2 == 1; a.Control != want || b.Control == want {
-			t.Errorf("repeat %d: control first %v, second %v; want the control first in odd repeats only", r, a.Control, b.Control)
+			t.Errorf("repeat %d: control first %v, second %v; want the control first in odd repeats only",
+				r, a.Control, b.Control)
 		}
 		for _, c := range []Cell{a, b} {
-			if c.Streams != 1 || c.Place.Streams[0] != first || len(c.Neighbour) != len(m.CPUs)-1 || slices.Contains(c.Neighbour, first) || c.Cores != 1 {
-				t.Errorf("repeat %d neighbour cell %+v: want 1 stream on cpu %d (1 core), the neighbour on the other %d CPUs", r, c, first, len(m.CPUs)-1)
+			if c.Streams != 1 || c.Place.Streams[0] != first || len(c.Neighbour) != len(m.CPUs)-1 ||
+				slices.Contains(c.Neighbour, first) || c.Cores != 1 {
+				t.Errorf("repeat %d neighbour cell %+v: want 1 stream on cpu %d (1 core), the neighbour on the other %d CPUs",
+					r, c, first, len(m.CPUs)-1)
 			}
 		}
 		if !slices.Equal(a.Neighbour, b.Neighbour) {
@@ -211,7 +220,8 @@ func TestResolveNeighbourPairs(t *testing.T) {
 		t.Errorf("repeat 0's control cell is %q", s)
 	}
 	// NeighbourPairs 2 keeps the pairs to the first two repeats.
-	cells, _, err = Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1, Neighbour: true, NeighbourPairs: 2}, true)
+	cells, _, err = Resolve(m, Spec{Streams: []int{1, 2}, Placements: []string{"smt=off"}, Repeat: 3, DataNode: -1,
+		Neighbour: true, NeighbourPairs: 2}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,6 +232,8 @@ func TestResolveNeighbourPairs(t *testing.T) {
 		}
 	}
 	if !slices.Equal(pairs, []int{0, 0, 1, 1}) || len(cells) != 10 {
-		t.Errorf("NeighbourPairs 2: neighbour cells in repeats %v of %d cells; want two in each of repeats 0 and 1, 10 cells", pairs, len(cells))
+		t.Errorf(
+			"NeighbourPairs 2: neighbour cells in repeats %v of %d cells; want two in each of repeats 0 and 1, 10 cells",
+			pairs, len(cells))
 	}
 }

@@ -245,7 +245,8 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 			prog.Measured(c, o.Item)
 		}
 		if m != nil && m.Usage != nil && m.Usage.ReadFromDisk {
-			prog.Note(fmt.Sprintf("note: cell %d read from disk during its window: the data was not all in memory, so the cell measured the disk too", c.Index))
+			prog.Note(fmt.Sprintf("note: cell %d read from disk during its window: the data was not all in memory, "+
+				"so the cell measured the disk too", c.Index))
 		}
 		for _, n := range o.Notes {
 			prog.Note(n)
@@ -256,7 +257,8 @@ func Run[T any](ctx context.Context, plan Plan, w Workload[T], rec Recorder, pro
 		case m == nil:
 			return out, err
 		case m.Cut != "":
-			return out, errors.Join(fmt.Errorf("cell %d (%s) was cut: %s; the sweep stops here (%d cells stored)", c.Index, c, m.Cut, len(out)), ctx.Err())
+			return out, errors.Join(fmt.Errorf("cell %d (%s) was cut: %s; the sweep stops here (%d cells stored)",
+				c.Index, c, m.Cut, len(out)), ctx.Err())
 		case m.Interrupted:
 			return out, ctx.Err()
 		}

@@ -88,7 +88,8 @@ func (l *lines) Measured(c Cell, _ *result.Cell) { l.measured = append(l.measure
 func cells(dataNodes ...int) []Cell {
 	var out []Cell
 	for i, dn := range dataNodes {
-		out = append(out, Cell{Point: drive.Point{Index: i, Streams: 1 + i%2}, DataNode: dn, DOP: 1, Place: place.Placement{DataNode: -1}})
+		out = append(out,
+			Cell{Point: drive.Point{Index: i, Streams: 1 + i%2}, DataNode: dn, DOP: 1, Place: place.Placement{DataNode: -1}})
 	}
 	return out
 }
@@ -98,7 +99,8 @@ func cells(dataNodes ...int) []Cell {
 // given back, and nothing runs.
 func TestRunClosesAFailedOpen(t *testing.T) {
 	w := &counter{stopAt: -1, cancelI: -1, openErr: context.Canceled}
-	got, err := Run(context.Background(), Plan{Cells: cells(-1), Duration: 30 * time.Millisecond}, w, &memRecorder{}, &lines{})
+	got, err := Run(context.Background(), Plan{Cells: cells(-1), Duration: 30 * time.Millisecond},
+		w, &memRecorder{}, &lines{})
 	if !errors.Is(err, context.Canceled) || len(got) != 0 {
 		t.Errorf("Run = %d cells, %v; want none and the Open's error", len(got), err)
 	}
@@ -118,18 +120,22 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"open", "prewarm -1", "begin 0", "end 0", "begin 1", "end 1", "begin 2", "end 2", "close"}; !slices.Equal(w.log, want) {
+	if want := []string{"open", "prewarm -1", "begin 0", "end 0", "begin 1", "end 1", "begin 2", "end 2",
+		"close"}; !slices.Equal(w.log, want) {
 		t.Errorf("calls %q\nwant  %q", w.log, want)
 	}
-	if want := []string{"noop.Load", "noop.Prewarm", "noop.Cell", "noop.Cell", "noop.Cell"}; !slices.Equal(rec.kinds, want) {
+	if want := []string{"noop.Load", "noop.Prewarm", "noop.Cell", "noop.Cell",
+		"noop.Cell"}; !slices.Equal(rec.kinds, want) {
 		t.Errorf("stored %q; want %q", rec.kinds, want)
 	}
 	if len(got) != 3 || !slices.Equal(prog.measured, []int{0, 1, 2}) {
 		t.Fatalf("%d cells returned, %v reported; want 3", len(got), prog.measured)
 	}
 	for i, m := range got {
-		if m.Workload != "noop" || m.Engine != "none" || m.DOP != 1 || m.DataNode != -1 || m.Total.Count == 0 || m.Streams != 1+i%2 {
-			t.Errorf("cell %d: %s on %s, DOP %d, data node %d, %d calls, %d streams", i, m.Workload, m.Engine, m.DOP, m.DataNode, m.Total.Count, m.Streams)
+		if m.Workload != "noop" || m.Engine != "none" || m.DOP != 1 || m.DataNode != -1 || m.Total.Count == 0 ||
+			m.Streams != 1+i%2 {
+			t.Errorf("cell %d: %s on %s, DOP %d, data node %d, %d calls, %d streams",
+				i, m.Workload, m.Engine, m.DOP, m.DataNode, m.Total.Count, m.Streams)
 		}
 	}
 
@@ -137,7 +143,8 @@ func TestRun(t *testing.T) {
 	rec = &memRecorder{}
 	got, err = Run(context.Background(), plan, w, rec, &lines{})
 	if err == nil || err.Error() != "stop here" || len(got) != 2 || len(rec.kinds) != 4 {
-		t.Errorf("Stop at cell 1: %d cells, %d items stored, err %v; want 2 cells stored and the workload's error", len(got), len(rec.kinds), err)
+		t.Errorf("Stop at cell 1: %d cells, %d items stored, err %v; want 2 cells stored and the workload's error",
+			len(got), len(rec.kinds), err)
 	}
 }
 
@@ -186,11 +193,13 @@ func TestRunCut(t *testing.T) {
 	w := &counter{stopAt: -1, cancelI: -1, stuck: make(chan struct{})}
 	defer close(w.stuck)
 	rec := &memRecorder{}
-	got, err := Run(context.Background(), Plan{Cells: cells(-1, -1), Duration: 100 * time.Millisecond, CutGrace: 100 * time.Millisecond}, w, rec, &lines{})
+	got, err := Run(context.Background(),
+		Plan{Cells: cells(-1, -1), Duration: 100 * time.Millisecond, CutGrace: 100 * time.Millisecond}, w, rec, &lines{})
 	if err == nil || !strings.Contains(err.Error(), "cell 0") || !strings.Contains(err.Error(), "was cut") {
 		t.Fatalf("err = %v; want the sweep stopped at the cut cell", err)
 	}
-	if len(got) != 1 || got[0].Cut == "" || !got[0].Interrupted || got[0].Total.Count != 0 || !slices.Contains(rec.kinds, "noop.Cell") {
+	if len(got) != 1 || got[0].Cut == "" || !got[0].Interrupted || got[0].Total.Count != 0 ||
+		!slices.Contains(rec.kinds, "noop.Cell") {
 		t.Fatalf("cells %+v, stored %q: want cell 0 stored, cut", got, rec.kinds)
 	}
 	if !slices.Contains(w.log, "close") || slices.Contains(w.log, "begin 1") {
@@ -213,7 +222,8 @@ func TestRunInterruptedInWarmup(t *testing.T) {
 	if len(got) != 0 || slices.Contains(rec.kinds, "noop.Cell") || len(prog.measured) != 0 {
 		t.Errorf("%d cells returned, stored %q, reported %v; want no cell", len(got), rec.kinds, prog.measured)
 	}
-	if len(prog.notes) != 1 || !strings.Contains(prog.notes[0], "cell 0 (") || !strings.Contains(prog.notes[0], "interrupted during its 5s warm-up: nothing measured, not stored") {
+	if len(prog.notes) != 1 || !strings.Contains(prog.notes[0], "cell 0 (") ||
+		!strings.Contains(prog.notes[0], "interrupted during its 5s warm-up: nothing measured, not stored") {
 		t.Errorf("notes %q; want one saying cell 0 was cut in its warm-up and not stored", prog.notes)
 	}
 	if !slices.Contains(w.log, "close") || slices.Contains(w.log, "end 0") {
@@ -238,7 +248,8 @@ func TestRunSwitches(t *testing.T) {
 	for i, m := range got {
 		sysmon, series, trace := m.Usage != nil, m.PerSecond != nil, len(m.Trace) > 0
 		if sysmon != (i != 1) || series != (i != 2) || trace != (i != 3) {
-			t.Errorf("cell %d: sysmon %v, series %v, trace %v; want only cell 1 without sysmon, 2 without the series, 3 without the trace", i, sysmon, series, trace)
+			t.Errorf("cell %d: sysmon %v, series %v, trace %v; want only cell 1 without sysmon, 2 without the series, "+
+				"3 without the trace", i, sysmon, series, trace)
 		}
 	}
 }

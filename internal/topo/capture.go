@@ -73,13 +73,15 @@ func Capture(w io.Writer, root, top string) (*result.Topology, error) {
 	tw := tar.NewWriter(gz)
 	mtime := time.Unix(0, 0)
 	for _, d := range slices.Sorted(maps.Keys(dirs)) {
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: mtime, Format: tar.FormatPAX}); err != nil {
+		if err := tw.WriteHeader(
+			&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: mtime, Format: tar.FormatPAX}); err != nil {
 			return nil, fmt.Errorf("capturing the topology: %w", err)
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		b := files[p]
-		h := &tar.Header{Typeflag: tar.TypeReg, Name: path.Join(top, p), Mode: 0o444, Size: int64(len(b)), ModTime: mtime, Format: tar.FormatPAX}
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: path.Join(top, p), Mode: 0o444, Size: int64(len(b)), ModTime: mtime,
+			Format: tar.FormatPAX}
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, fmt.Errorf("capturing the topology: %w", err)
 		}
@@ -122,9 +124,10 @@ var captureKeepLines = map[string]func(line string) bool{
 	},
 	"proc/self/cgroup": func(l string) bool {
 		f := strings.SplitN(l, ":", 3)
-		return len(f) == 3 && (f[0] == "0" && f[1] == "" || slices.ContainsFunc(strings.Split(f[1], ","), func(c string) bool {
-			return c == "cpuset" || c == "cpu" || c == "memory"
-		}))
+		return len(f) == 3 &&
+			(f[0] == "0" && f[1] == "" || slices.ContainsFunc(strings.Split(f[1], ","), func(c string) bool {
+				return c == "cpuset" || c == "cpu" || c == "memory"
+			}))
 	},
 	"proc/stat": func(l string) bool {
 		return strings.HasPrefix(l, "cpu") || strings.HasPrefix(l, "ctxt ")
@@ -208,7 +211,8 @@ func Extract(r io.Reader, dir string) (string, error) {
 			break
 		}
 		if err != nil {
-			return "", fmt.Errorf("extracting a capture: %w (%w: want a .tar, .tar.gz or .tar.bz2 from numalab topo --capture)", err, ErrNotCapture)
+			return "", fmt.Errorf(
+				"extracting a capture: %w (%w: want a .tar, .tar.gz or .tar.bz2 from numalab topo --capture)", err, ErrNotCapture)
 		}
 		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
 		if name == "." {
@@ -244,7 +248,8 @@ func Extract(r io.Reader, dir string) (string, error) {
 			}
 			target = path.Clean(target)
 			if path.IsAbs(h.Linkname) || target == ".." || strings.HasPrefix(target, "../") {
-				return "", fmt.Errorf("extracting a capture: link %q -> %q leaves the directory: %w", h.Name, h.Linkname, ErrNotCapture)
+				return "", fmt.Errorf("extracting a capture: link %q -> %q leaves the directory: %w",
+					h.Name, h.Linkname, ErrNotCapture)
 			}
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return "", fmt.Errorf("extracting a capture: %w", err)
@@ -260,7 +265,8 @@ func Extract(r io.Reader, dir string) (string, error) {
 		}
 	}
 	if len(tops) != 1 {
-		return "", fmt.Errorf("extracting a capture: %d top-level entries, want one directory holding sys/ and proc/: %w", len(tops), ErrNotCapture)
+		return "", fmt.Errorf("extracting a capture: %d top-level entries, want one directory holding sys/ and proc/: %w",
+			len(tops), ErrNotCapture)
 	}
 	for top := range tops {
 		return filepath.Join(dir, top), nil

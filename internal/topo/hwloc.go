@@ -234,7 +234,8 @@ func FromHwlocXML(r io.Reader) (*result.Topology, error) {
 	}
 	for _, o := range packages {
 		cs, _ := sysfs.ParseCPUMask([]byte(o.Cpuset))
-		t.Packages = append(t.Packages, result.Package{ID: pkgIndex[o], Model: info(o.Infos, "CPUModel"), CPUs: intersect(cs, usable)})
+		t.Packages = append(t.Packages,
+			result.Package{ID: pkgIndex[o], Model: info(o.Infos, "CPUModel"), CPUs: intersect(cs, usable)})
 	}
 	slices.SortFunc(t.Packages, func(a, b result.Package) int { return cmp.Compare(a.ID, b.ID) })
 
@@ -323,7 +324,8 @@ func cacheKind(o *xmlObject) (int, string) {
 // xmlNodeDistances returns the NUMA latency matrix (hwloc's NUMALatency,
 // or the first NUMANode matrix whose kind means latency), reordered to
 // t.Nodes; nil when there is none or it does not cover every node.
-func xmlNodeDistances(ds []xmlDistances, t *result.Topology, byGP map[string]*xmlObject, nodeOf func(*xmlObject) int) [][]int {
+func xmlNodeDistances(ds []xmlDistances, t *result.Topology, byGP map[string]*xmlObject,
+	nodeOf func(*xmlObject) int) [][]int {
 	var best *xmlDistances
 	for i := range ds {
 		d := &ds[i]
@@ -374,7 +376,8 @@ func xmlNodeDistances(ds []xmlDistances, t *result.Topology, byGP map[string]*xm
 // matrix in ns: row i holds the values whose initiator is node i's CPUs
 // (exactly, or else a set containing them), column j the target node.
 // Entries hwloc does not give are 0. Nil when the attribute is absent.
-func xmlLatency(attrs []xmlMemAttr, nodeSets [][]int, byGP map[string]*xmlObject, nodeOf func(*xmlObject) int) [][]float64 {
+func xmlLatency(attrs []xmlMemAttr, nodeSets [][]int, byGP map[string]*xmlObject,
+	nodeOf func(*xmlObject) int) [][]float64 {
 	var lat *xmlMemAttr
 	for i := range attrs {
 		if strings.EqualFold(attrs[i].Name, "Latency") {
@@ -436,7 +439,8 @@ func sortCores(cores []result.Core) []int {
 	}
 	slices.SortStableFunc(perm, func(a, b int) int {
 		x, y := cores[a], cores[b]
-		return cmp.Or(cmp.Compare(x.Package, y.Package), cmp.Compare(x.Die, y.Die), cmp.Compare(x.ID, y.ID), cmp.Compare(first(x.CPUs), first(y.CPUs)))
+		return cmp.Or(cmp.Compare(x.Package, y.Package), cmp.Compare(x.Die, y.Die), cmp.Compare(x.ID, y.ID),
+			cmp.Compare(first(x.CPUs), first(y.CPUs)))
 	})
 	sorted := make([]result.Core, len(cores))
 	newIndex := make([]int, len(cores))

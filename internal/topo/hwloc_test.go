@@ -248,7 +248,8 @@ func TestFromHwlocXMLMatrices(t *testing.T) {
 	if topo.Host != "box" || topo.CPUModel != "Test CPU" || topo.Packages[1].Model != "" {
 		t.Errorf("host %q model %q", topo.Host, topo.CPUModel)
 	}
-	if len(topo.Caches) != 2 || topo.Caches[0].Type != "Data" || topo.Caches[1].Type != "Unified" || !slices.Equal(topo.Caches[1].CPUs, []int{0, 1}) {
+	if len(topo.Caches) != 2 || topo.Caches[0].Type != "Data" || topo.Caches[1].Type != "Unified" ||
+		!slices.Equal(topo.Caches[1].CPUs, []int{0, 1}) {
 		t.Errorf("caches %+v", topo.Caches)
 	}
 	if c, _ := topo.CPU(1); topo.Cores[c.Core].ID != 9 || c.Node != 4 || c.Package != 0 {

@@ -37,7 +37,9 @@ func Load(sysfsRoot, hwlocFile string) (*result.Topology, *preflight.Report, err
 	}
 	st, err := os.Stat(sysfsRoot)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the topology: %w (want a directory holding sys/ and proc/, or a capture from 'numalab topo --capture')", err)
+		return nil, nil, fmt.Errorf(
+			"reading the topology: %w (want a directory holding sys/ and proc/, or a capture from 'numalab topo --capture')",
+			err)
 	}
 	if st.IsDir() {
 		return withPreflight(sysfsRoot)

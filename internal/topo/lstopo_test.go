@@ -246,7 +246,8 @@ Relative latency matrix (name NUMALatency kind 5) between 1 NUMANodes (depth -3)
 	}
 	want := "pus=[0 1 4] offline=[5 6 7] packages=[Package P#0 cpus=0,4 Package P#1 cpus=1] " +
 		"nodes=[NUMANode P#1 local=8192MiB cpus=0,4] cores=[Core P#0 cpus=0,4 Core P#0 cpus=1] " +
-		"caches=[L2Cache size=4096KiB linesize=64 ways=16 cpus=0,4 L1dCache size=32KiB linesize=64 ways=8 cpus=0,4] distances=[[10]]"
+		"caches=[L2Cache size=4096KiB linesize=64 ways=16 cpus=0,4 L1dCache size=32KiB linesize=64 ways=8 " +
+		"cpus=0,4] distances=[[10]]"
 	got := fmt.Sprintf("pus=%v offline=%v packages=%v nodes=%v cores=%v caches=%v distances=%v",
 		ls.pus, ls.offline, ls.packages, ls.nodes, ls.cores, ls.caches, ls.distances)
 	if got != want {

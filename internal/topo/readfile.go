@@ -31,7 +31,8 @@ func ReadFile(path string) (*result.Topology, error) {
 			t = probe.Machine
 		}
 		if len(t.CPUs) == 0 && len(t.Nodes) == 0 {
-			return nil, fmt.Errorf("reading topology %q: JSON without cpus or nodes (want 'numalab topo --json' output or hwloc XML)", path)
+			return nil,
+				fmt.Errorf("reading topology %q: JSON without cpus or nodes (want 'numalab topo --json' output or hwloc XML)", path)
 		}
 		if t.Source == "" {
 			t.Source = path
@@ -45,7 +46,8 @@ func ReadFile(path string) (*result.Topology, error) {
 	defer f.Close()
 	t, err := FromHwlocXML(f)
 	if err != nil {
-		return nil, fmt.Errorf("reading topology %q: %w (want hwloc XML from 'lstopo --of xml', or numalab topology JSON)", path, err)
+		return nil,
+			fmt.Errorf("reading topology %q: %w (want hwloc XML from 'lstopo --of xml', or numalab topology JSON)", path, err)
 	}
 	if !strings.Contains(t.Source, filepath.Base(path)) {
 		t.Source = "hwloc:" + path

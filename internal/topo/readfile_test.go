@@ -41,10 +41,12 @@ func TestReadFile(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		if len(got.CPUs) != 16 || len(got.Nodes) != 8 || got.Source != fromXML.Source {
-			t.Errorf("%s: %d CPUs, %d nodes, source %q; want the XML's 16, 8, %q", p, len(got.CPUs), len(got.Nodes), got.Source, fromXML.Source)
+			t.Errorf("%s: %d CPUs, %d nodes, source %q; want the XML's 16, 8, %q",
+				p, len(got.CPUs), len(got.Nodes), got.Source, fromXML.Source)
 		}
 	}
-	if _, err := ReadFile(write("other.json", map[string]any{"rows": 1})); err == nil || !strings.Contains(err.Error(), "without cpus or nodes") {
+	if _, err := ReadFile(write("other.json", map[string]any{"rows": 1})); err == nil ||
+		!strings.Contains(err.Error(), "without cpus or nodes") {
 		t.Errorf("JSON of something else: %v", err)
 	}
 	if _, err := ReadFile(filepath.Join(dir, "missing.xml")); err == nil {

@@ -69,8 +69,9 @@ func TestFromSysfsRefusesEmptyRoot(t *testing.T) {
 // walking up from the process's cgroup.
 func TestFromSysfsBusCgroup2Identity(t *testing.T) {
 	files := map[string]string{
-		"proc/meminfo":             "MemTotal:  1024 kB\n",
-		"proc/cpuinfo":             "processor\t: 0\nmodel name\t: Test CPU\nflags\t: fpu hypervisor\n\nprocessor\t: 1\nmodel name\t: Test CPU\n\nprocessor\t: 2\nmodel name\t: Test CPU\n\nprocessor\t: 3\nmodel name\t: Test CPU\n",
+		"proc/meminfo": "MemTotal:  1024 kB\n",
+		"proc/cpuinfo": "processor\t: 0\nmodel name\t: Test CPU\nflags\t: fpu hypervisor\n\nprocessor\t: " +
+			"1\nmodel name\t: Test CPU\n\nprocessor\t: 2\nmodel name\t: Test CPU\n\nprocessor\t: 3\nmodel name\t: Test CPU\n",
 		"proc/version":             "Linux version 6.1.0-18-amd64 (debian-kernel@lists.debian.org) #1 SMP\n",
 		"proc/sys/kernel/hostname": "db1\n",
 		"proc/self/cgroup":         "0::/app.slice/db.service\n",
@@ -152,7 +153,8 @@ func TestDMIHypervisor(t *testing.T) {
 // Capturing a captured machine and reading the capture back gives the
 // same topology.
 func TestCaptureRoundTrip(t *testing.T) {
-	for _, name := range []string{"16amd64-4n4c-cgroup-distance-merge", "20em64t-hybrid-1p6c2t+2ca4co1t", "offline-cpu0-node0", "kvm-2vcpu-zen"} {
+	for _, name := range []string{"16amd64-4n4c-cgroup-distance-merge", "20em64t-hybrid-1p6c2t+2ca4co1t",
+		"offline-cpu0-node0", "kvm-2vcpu-zen"} {
 		t.Run(name, func(t *testing.T) {
 			archive := filepath.Join(fixtures, name+".tar.bz2")
 			if _, err := os.Stat(archive); err != nil {
@@ -236,7 +238,8 @@ func TestExtractRefusesEscapes(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrNotCapture", name, err)
 		}
 	}
-	if _, err := Extract(bytes.NewReader([]byte("not an archive at all, longer than a tar block? no")), t.TempDir()); !errors.Is(err, ErrNotCapture) {
+	if _, err := Extract(bytes.NewReader([]byte("not an archive at all, longer than a tar block? no")),
+		t.TempDir()); !errors.Is(err, ErrNotCapture) {
 		t.Errorf("garbage: err = %v, want ErrNotCapture", err)
 	}
 	ok := []tar.Header{{Typeflag: tar.TypeDir, Name: "m/"}, {Typeflag: tar.TypeReg, Name: "m/sys/f"},

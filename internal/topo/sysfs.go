@@ -69,7 +69,8 @@ func fromFS(f sysfs.FS) (*result.Topology, error) {
 
 	cpus := findCPUs(f)
 	if len(cpus) == 0 {
-		return nil, fmt.Errorf("reading the topology under %q: %w in sys/devices/system/cpu (want the root of a Linux tree: a directory holding sys/ and proc/)", root, ErrNoCPUs)
+		return nil, fmt.Errorf("reading the topology under %q: %w in sys/devices/system/cpu (want the root of a "+
+			"Linux tree: a directory holding sys/ and proc/)", root, ErrNoCPUs)
 	}
 	known := make([]int, 0, len(cpus))
 	for id := range cpus {
@@ -91,7 +92,8 @@ func fromFS(f sysfs.FS) (*result.Topology, error) {
 		usable = append(usable, id)
 	}
 	if len(usable) == 0 {
-		return nil, fmt.Errorf("reading the topology under %q: %w that are online and allowed (present %s, online %s)", root, ErrNoCPUs, sysfs.FormatCPUList(known), sysfs.FormatCPUList(online))
+		return nil, fmt.Errorf("reading the topology under %q: %w that are online and allowed (present %s, online %s)",
+			root, ErrNoCPUs, sysfs.FormatCPUList(known), sysfs.FormatCPUList(online))
 	}
 
 	for _, id := range known {

@@ -173,7 +173,8 @@ func compareWithLstopo(t *testing.T, got *result.Topology, want *lstopo, ex orac
 		t.Errorf("logical CPUs: got %s, lstopo %s", sysfs.FormatCPUList(ids), sysfs.FormatCPUList(want.pus))
 	}
 	if !slices.Equal(got.Offline, want.offline) {
-		t.Errorf("offline or disallowed CPUs: got %s, lstopo %s", sysfs.FormatCPUList(got.Offline), sysfs.FormatCPUList(want.offline))
+		t.Errorf("offline or disallowed CPUs: got %s, lstopo %s",
+			sysfs.FormatCPUList(got.Offline), sysfs.FormatCPUList(want.offline))
 	}
 
 	// Packages: P# and PUs.
@@ -321,6 +322,7 @@ func sameSet(t *testing.T, what string, got, want []string) {
 		}
 	}
 	extra = g
-	t.Errorf("%s differ from lstopo (%d vs %d):\n  lstopo has, numalab lacks:\n    %s\n  numalab has, lstopo lacks:\n    %s",
+	t.Errorf(
+		"%s differ from lstopo (%d vs %d):\n  lstopo has, numalab lacks:\n    %s\n  numalab has, lstopo lacks:\n    %s",
 		what, len(got), len(want), strings.Join(missing, "\n    "), strings.Join(extra, "\n    "))
 }

@@ -203,7 +203,8 @@ func writeMap(w io.Writer, t *result.Topology) {
 			private[i] = append(private[i], c)
 			continue
 		}
-		objs = append(objs, &mapObj{label: cacheName(c) + " " + units.Bytes(c.SizeBytes).String(), rank: 3 + maxLevel - c.Level, cpus: c.CPUs})
+		objs = append(objs,
+			&mapObj{label: cacheName(c) + " " + units.Bytes(c.SizeBytes).String(), rank: 3 + maxLevel - c.Level, cpus: c.CPUs})
 	}
 	slices.SortStableFunc(objs, func(a, b *mapObj) int {
 		if len(a.cpus) != len(b.cpus) {
