@@ -19,7 +19,9 @@ func CalibrationBand(c *Calibration) model.Band {
 		}
 		x /= float64(len(f.Residuals))
 		y /= float64(len(f.Residuals))
-		b := model.Band{Text: fmt.Sprintf("M from %s to %s (the fit's 95%% interval over %d points), A refitted each time through the points' centre", model.Thousands(f.MInterval.Low), model.Thousands(f.MInterval.High), f.Points)}
+		b := model.Band{Text: fmt.Sprintf(
+			"M from %s to %s (the fit's 95%% interval over %d points), A refitted each time through the points' centre",
+			model.Thousands(f.MInterval.Low), model.Thousands(f.MInterval.High), f.Points)}
 		for _, m := range []float64{f.MInterval.Low, f.MInterval.High} {
 			if m > 0 && y-m*x >= 0 {
 				b.Variants = append(b.Variants, model.FromCycles(y-m*x, m))

@@ -122,7 +122,8 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 	}
 	s := p.Summary
 	if s == nil || !(p.GHz > 0) {
-		m.Notes = append(m.Notes, fmt.Sprintf("run %d stored no memlat.Summary with a clock and DRAM latency: no prediction", probe.ID))
+		m.Notes = append(m.Notes,
+			fmt.Sprintf("run %d stored no memlat.Summary with a clock and DRAM latency: no prediction", probe.ID))
 		return m, nil
 	}
 	if !(p.LocalNS > 0) && len(fits) > 0 {
@@ -158,10 +159,12 @@ func CalibrateFor(engine string, runs ...*result.Run) (*Calibration, error) {
 			return nil, err
 		}
 	}
-	m.StallShare = m.Workload.Waits() * model.LatencyCycles(m.OneSocketNS, m.GHz) / model.CyclesPerTxn(m.Workload, m.OneSocketNS, m.GHz)
+	m.StallShare = m.Workload.Waits() * model.LatencyCycles(m.OneSocketNS, m.GHz) /
+		model.CyclesPerTxn(m.Workload, m.OneSocketNS, m.GHz)
 	m.stateWorkload()
 	m.plausibility()
-	t, err := model.Evaluate(m.Workload, m.Machine(), model.Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets, SMTGain: m.SMT.Value})
+	t, err := model.Evaluate(m.Workload, m.Machine(),
+		model.Grid{GHz: []float64{p.GHz}, SMT: smt, Sockets: PredictSockets, SMTGain: m.SMT.Value})
 	if err != nil {
 		m.Notes = append(m.Notes, "evaluating the model: "+err.Error())
 		return m, nil
@@ -187,7 +190,8 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 		m.Other = m.other()
 		return m, nil
 	case f.Fit == nil:
-		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s", run.ID, f.FitError, m.RestsOn()))
+		m.Notes = append(m.Notes, fmt.Sprintf("run %d's cells did not fit (%s): A and M rest on %s",
+			run.ID, f.FitError, m.RestsOn()))
 		m.Measured = f
 		m.Other = m.other()
 		return m, nil
@@ -195,11 +199,13 @@ func (m *Calibration) withMeasured(run *result.Run) (*Calibration, error) {
 	pts, cells := f.Points()
 	method := fmt.Sprintf("fitted to run %d: %s; %s", run.ID, f.What, f.Method)
 	if off := f.OffCells(); len(off) > 0 {
-		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel's core reference read more than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
+		method += fmt.Sprintf("; %d cell(s) left out, measured while the speed sentinel's core reference read more "+
+			"than %.0f%% off its median (%s)", len(off), 100*f.Verdict.Tolerance, strings.Join(off, ", "))
 	}
 	if m.RemoteAssumed && !m.fromFit && len(f.Memory) > 0 && f.Memory[0].LatencyNS > 0 {
 		mem := f.Memory[0]
-		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
+		m = m.atOneSocket(mem.LatencyNS, fmt.Sprintf(
+			"a random chain in %s timed next to run %d's cells (%s, mapped as the OLTP data is), not the probe's %s ns",
 			mem.Name, run.ID, units.Bytes(mem.ChainBytes), model.Fixed(m.OneSocketNS, 1)))
 	}
 	c := m.WithFit(*f.Fit, pts, cells, method)
@@ -238,7 +244,8 @@ func (m *Calibration) latencies(p ProbeLatency) {
 	s := p.Summary
 	ml, rr := model.PublishedMultiSocketLocal, model.PublishedRemoteRatio
 	m.Assumptions = append(m.Assumptions,
-		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured, Source: fmt.Sprintf("the core clock memory probe run %d measured", p.Run)})
+		Assumption{Name: AssumeClock, Value: p.GHz, Unit: "GHz", Basis: Measured,
+			Source: fmt.Sprintf("the core clock memory probe run %d measured", p.Run)})
 	measured := p.LocalWhat
 	if !p.FromFit {
 		measured = fmt.Sprintf("%s, memory probe run %d, %s working set", p.LocalWhat, p.Run, units.Bytes(s.WorkingSetBytes))
@@ -247,7 +254,8 @@ func (m *Calibration) latencies(p ProbeLatency) {
 		m.LocalNS, m.RemoteNS = p.LocalNS, p.RemoteNS
 		m.OneSocketNS = m.LocalNS / ml.Value
 		m.Assumptions = append(m.Assumptions,
-			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Assumed, Low: m.LocalNS / ml.High, High: m.LocalNS / ml.Low,
+			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Assumed,
+				Low: m.LocalNS / ml.High, High: m.LocalNS / ml.Low,
 				Source: fmt.Sprintf("the measured local latency / %s: %s", model.Sig(ml.Value, 4), ml.Source)},
 			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Measured, Source: measured},
 			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Measured,
@@ -255,20 +263,26 @@ func (m *Calibration) latencies(p ProbeLatency) {
 	} else {
 		why := "this machine has one NUMA node, so its latency is one socket's and a multi-socket server's cannot be measured"
 		if p.NoNUMAEffect {
-			why = fmt.Sprintf("memory probe run %d's NUMA matrix measured no NUMA effect (remote no slower than local: emulated or interleaved nodes), so only its local latency is taken, as one socket's", p.Run)
+			why = fmt.Sprintf("memory probe run %d's NUMA matrix measured no NUMA effect (remote no slower than local: "+
+				"emulated or interleaved nodes), so only its local latency is taken, as one socket's", p.Run)
 		}
 		m.OneSocketNS = p.LocalNS
 		m.LocalNS = m.OneSocketNS * ml.Value
 		m.RemoteNS, m.RemoteAssumed = m.LocalNS*rr.Value, true
 		m.Assumptions = append(m.Assumptions,
 			Assumption{Name: AssumeOneSocket, Value: m.OneSocketNS, Unit: "ns", Basis: Measured, Source: measured},
-			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Assumed, Low: m.OneSocketNS * ml.Low, High: m.OneSocketNS * ml.High,
+			Assumption{Name: AssumeLocal, Value: m.LocalNS, Unit: "ns", Basis: Assumed,
+				Low: m.OneSocketNS * ml.Low, High: m.OneSocketNS * ml.High,
 				Source: fmt.Sprintf("%s× one socket's: %s; %s", model.Sig(ml.Value, 4), ml.Source, why)},
-			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Assumed, Low: m.LocalNS * rr.Low, High: m.LocalNS * rr.High,
-				Source: fmt.Sprintf("%s× the multi-socket local latency: %s; 'numalab model --from-run %d --remote-ns N' models another", model.Sig(rr.Value, 4), rr.Source, p.Run)})
+			Assumption{Name: AssumeRemote, Value: m.RemoteNS, Unit: "ns", Basis: Assumed,
+				Low: m.LocalNS * rr.Low, High: m.LocalNS * rr.High,
+				Source: fmt.Sprintf(
+					"%s× the multi-socket local latency: %s; 'numalab model --from-run %d --remote-ns N' models another",
+					model.Sig(rr.Value, 4), rr.Source, p.Run)})
 	}
 	m.Assumptions = append(m.Assumptions, Assumption{Name: AssumeBuffer, Value: 0, Unit: "ns", Basis: Assumed,
-		Source: "no memory buffer chip in the path of any socket count (the model's literature example adds 15 ns on 4 sockets; 'numalab model --buffer-ns' models one)"})
+		Source: "no memory buffer chip in the path of any socket count (the model's literature example adds 15 ns " +
+			"on 4 sockets; 'numalab model --buffer-ns' models one)"})
 }
 
 // seriesTPS is one series' one-stream throughput: the median over
@@ -327,7 +341,8 @@ func (m *Calibration) fitOLTP(run *result.Run) error {
 		return err
 	}
 	if local == nil {
-		m.Notes = append(m.Notes, fmt.Sprintf("%s %d has no one-stream cell on local data: the workload is not fitted", RunLabel(run.Kind), run.ID))
+		m.Notes = append(m.Notes, fmt.Sprintf("%s %d has no one-stream cell on local data: the workload is not fitted",
+			RunLabel(run.Kind), run.ID))
 		return nil
 	}
 	m.OLTPRun, m.OLTPLabel = run.ID, RunLabel(run.Kind)
@@ -358,14 +373,18 @@ func (m *Calibration) fitSeries(run *result.Run, local, remote *seriesTPS) {
 		if err == nil {
 			m.Points, m.Fit, m.Workload = two, &f, f.Workload
 			m.cells = append(m.cells, cells...)
-			m.Method = fmt.Sprintf("fitted to %s %d: one stream on local data (%s, median %s tps) at %s ns and on remote data (%s, median %s tps) at %s ns, %d cells; A and M both fitted",
-				RunLabel(run.Kind), run.ID, local.label, model.Fixed(local.tps, 0), model.Fixed(m.LocalNS, 1), remote.label, model.Fixed(remote.tps, 0), model.Fixed(m.RemoteNS, 1), len(two))
+			m.Method = fmt.Sprintf("fitted to %s %d: one stream on local data (%s, median %s tps) at %s ns and on remote "+
+				"data (%s, median %s tps) at %s ns, %d cells; A and M both fitted",
+				RunLabel(run.Kind), run.ID, local.label, model.Fixed(local.tps, 0), model.Fixed(m.LocalNS, 1), remote.label,
+				model.Fixed(remote.tps, 0), model.Fixed(m.RemoteNS, 1), len(two))
 			return
 		}
-		m.Notes = append(m.Notes, "fitting A and M to local and remote data failed, so M follows from the published stall share: "+err.Error())
+		m.Notes = append(m.Notes,
+			"fitting A and M to local and remote data failed, so M follows from the published stall share: "+err.Error())
 	}
 	m.Points = pts
-	m.fitOne(fmt.Sprintf("%s %d: one stream on %s, median of %d cells", RunLabel(run.Kind), run.ID, local.label, local.cells()), local.tps, localNS)
+	m.fitOne(fmt.Sprintf("%s %d: one stream on %s, median of %d cells",
+		RunLabel(run.Kind), run.ID, local.label, local.cells()), local.tps, localNS)
 }
 
 // fitOne fits one latency point: C = f·10⁹/tps, and with M unknown the
@@ -375,8 +394,11 @@ func (m *Calibration) fitOne(what string, tps, latencyNS float64) {
 	c := m.GHz * 1e9 / tps
 	a, mm := model.CyclesAtShare(c, model.LatencyCycles(latencyNS, m.GHz), model.PublishedStallShare.Value)
 	m.Workload = model.FromCycles(a, mm)
-	m.Method = fmt.Sprintf("fitted to %s: %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point A and M cannot both be fitted, so the published stall share %s of those cycles is taken as waiting (%s)",
-		what, model.Fixed(tps, 0), model.Fixed(latencyNS, 1), model.Fixed(m.GHz, 2), model.Thousands(c), model.Percent(model.PublishedStallShare.Value), model.PublishedStallShare.Source)
+	m.Method = fmt.Sprintf(
+		"fitted to %s: %s tps at %s ns and %s GHz, i.e. %s cycles per transaction; with a single latency point "+
+			"A and M cannot both be fitted, so the published stall share %s of those cycles is taken as waiting (%s)",
+		what, model.Fixed(tps, 0), model.Fixed(latencyNS, 1), model.Fixed(m.GHz, 2), model.Thousands(c),
+		model.Percent(model.PublishedStallShare.Value), model.PublishedStallShare.Source)
 }
 
 // stateWorkload states A, M and the SMT gain with their bases, and the
@@ -392,8 +414,11 @@ func (m *Calibration) stateWorkload() {
 	case m.Fit == nil:
 		v := model.StallBand(w, m.Points[0].LatencyNS, m.GHz).Variants
 		m.Assumptions = append(m.Assumptions,
-			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Low: v[1].Core(), High: v[0].Core(), Source: m.Method},
-			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed, Low: v[0].Waits(), High: v[1].Waits(), Source: "from the published stall share at the measured point; two latency points would fit it"})
+			Assumption{Name: AssumeA, Value: math.Round(w.Core()), Unit: "cycles", Basis: Assumed, Low: v[1].Core(),
+				High: v[0].Core(), Source: m.Method},
+			Assumption{Name: AssumeM, Value: math.Round(w.Waits()), Unit: "waits", Basis: Assumed,
+				Low: v[0].Waits(), High: v[1].Waits(),
+				Source: "from the published stall share at the measured point; two latency points would fit it"})
 	default:
 		a := Assumption{Name: AssumeA, Value: math.Round(m.Fit.A), Unit: "cycles", Basis: Fitted, Source: m.Method}
 		mm := Assumption{Name: AssumeM, Value: math.Round(m.Fit.M), Unit: "waits", Basis: Fitted, Source: m.Method}
@@ -405,7 +430,8 @@ func (m *Calibration) stateWorkload() {
 		}
 		m.Assumptions = append(m.Assumptions, a, mm)
 	}
-	smt := Assumption{Name: AssumeSMT, Value: m.SMT.Value, Unit: "×", Basis: Assumed, Low: m.SMT.Low, High: m.SMT.High, Source: m.SMT.Source}
+	smt := Assumption{Name: AssumeSMT, Value: m.SMT.Value, Unit: "×", Basis: Assumed, Low: m.SMT.Low, High: m.SMT.High,
+		Source: m.SMT.Source}
 	if m.SMTMeasured {
 		smt.Basis, smt.Low, smt.High = Measured, 0, 0
 	}
@@ -413,8 +439,9 @@ func (m *Calibration) stateWorkload() {
 	for i, p := range m.Points {
 		fc := model.CyclesPerTxn(m.Workload, p.LatencyNS, p.GHz)
 		ft := p.GHz * 1e9 / fc
-		m.Residuals = append(m.Residuals, model.Residual{Point: p, CyclesPerTxn: p.GHz * 1e9 / p.TPSPerCore, FitCyclesPerTxn: fc,
-			FitTPSPerCore: ft, RelativeErrorTPS: (ft - p.TPSPerCore) / p.TPSPerCore, Cell: m.cells[i]})
+		m.Residuals = append(m.Residuals,
+			model.Residual{Point: p, CyclesPerTxn: p.GHz * 1e9 / p.TPSPerCore, FitCyclesPerTxn: fc,
+				FitTPSPerCore: ft, RelativeErrorTPS: (ft - p.TPSPerCore) / p.TPSPerCore, Cell: m.cells[i]})
 	}
 }
 
@@ -433,10 +460,12 @@ func (m *Calibration) WithFit(f model.Fit, points []model.Point, cells []string,
 			c.Assumptions = append(c.Assumptions, a)
 		}
 	}
-	c.StallShare = c.Workload.Waits() * model.LatencyCycles(c.OneSocketNS, c.GHz) / model.CyclesPerTxn(c.Workload, c.OneSocketNS, c.GHz)
+	c.StallShare = c.Workload.Waits() * model.LatencyCycles(c.OneSocketNS, c.GHz) /
+		model.CyclesPerTxn(c.Workload, c.OneSocketNS, c.GHz)
 	c.stateWorkload()
 	c.plausibility()
-	t, err := model.Evaluate(c.Workload, c.Machine(), model.Grid{GHz: []float64{c.GHz}, SMT: smtOf(m.Table), Sockets: PredictSockets, SMTGain: c.SMT.Value})
+	t, err := model.Evaluate(c.Workload, c.Machine(),
+		model.Grid{GHz: []float64{c.GHz}, SMT: smtOf(m.Table), Sockets: PredictSockets, SMTGain: c.SMT.Value})
 	if err == nil {
 		c.Table = t
 	}
@@ -463,8 +492,9 @@ func (m *Calibration) plausibility() {
 	}
 	b := model.PublishedStallShare
 	if m.StallShare < b.Low || m.StallShare > b.High {
-		m.Flags = append(m.Flags, fmt.Sprintf("the fit's stall share at one socket's %s ns, M·L·f/C = %s, is outside the published %s to %s (%s)",
-			model.Fixed(m.OneSocketNS, 1), model.Percent(m.StallShare), model.Percent(b.Low), model.Percent(b.High), b.Source))
+		m.Flags = append(m.Flags,
+			fmt.Sprintf("the fit's stall share at one socket's %s ns, M·L·f/C = %s, is outside the published %s to %s (%s)",
+				model.Fixed(m.OneSocketNS, 1), model.Percent(m.StallShare), model.Percent(b.Low), model.Percent(b.High), b.Source))
 	}
 }
 

@@ -35,13 +35,15 @@ func TestReadProbeRule(t *testing.T) {
 		ghz, local, remot float64
 		what              string
 	}{
-		{"matrix", []result.Entry{memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, RemoteNS: 140, DRAMNS4K: 100, DRAMNS2M: 80})},
+		{"matrix", []result.Entry{
+			memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 90, RemoteNS: 140, DRAMNS4K: 100, DRAMNS2M: 80})},
 			3, 90, 140, "the NUMA matrix's local latency"},
 		{"4k chain", []result.Entry{memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS4K: 100, DRAMNS2M: 80})},
 			3, 100, 0, "the fully random chain's DRAM latency with 4 KiB pages"},
 		{"2m chain", []result.Entry{memlat.KindSummary.Of(memlat.Summary{GHz: 3, DRAMNS2M: 80})},
 			3, 80, 0, "the fully random chain's DRAM latency with 2 MiB pages"},
-		{"clock from clocks", []result.Entry{clock(2), clock(4), clock(2.5), memlat.KindSummary.Of(memlat.Summary{LocalNS: 90})},
+		{"clock from clocks",
+			[]result.Entry{clock(2), clock(4), clock(2.5), memlat.KindSummary.Of(memlat.Summary{LocalNS: 90})},
 			2.5, 90, 0, "the NUMA matrix's local latency"},
 		{"interrupted before the summary", []result.Entry{clock(2), clock(3)}, 2.5, 0, 0, ""},
 	} {
@@ -75,7 +77,8 @@ func TestCalibrateOnePoint(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100}))
 	cell := func(placement string, streams int, tps float64) result.Entry {
-		return result.KindCell.Of(result.Cell{Placement: placement, CPUs: []int{0}, Cores: 1, Streams: streams, DataNode: -1, TPS: tps})
+		return result.KindCell.Of(
+			result.Cell{Placement: placement, CPUs: []int{0}, Cores: 1, Streams: streams, DataNode: -1, TPS: tps})
 	}
 	oltp := stored(t, 2, result.RunOLTP, m, cell("smt=off", 1, 250), cell("smt=off", 2, 900),
 		cell("node=0", 1, 200), cell("node=0", 1, 400), cell("node=0", 1, 300), cell("smt=off", 1, 260))
@@ -84,15 +87,18 @@ func TestCalibrateOnePoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.OLTPRun != 2 || len(c.Points) != 3 || c.Points[1].TPSPerCore != 400 || c.Fit != nil {
-		t.Fatalf("Calibrate: OLTP run %d, points %+v, fit %v; want run 2, node=0's three cells at one latency", c.OLTPRun, c.Points, c.Fit)
+		t.Fatalf("Calibrate: OLTP run %d, points %+v, fit %v; want run 2, node=0's three cells at one latency",
+			c.OLTPRun, c.Points, c.Fit)
 	}
 	// The median 300 tps at 3 GHz is C = 1e7 cycles; at 100 ns (300
 	// cycles) and the published stall share 0.6: A = 4e6, M = 6e6/300.
 	if w := c.Workload; math.Abs(w.Core()-4e6) > 1e-3 || math.Abs(w.Waits()-2e4) > 1e-6 {
 		t.Errorf("workload A = %v, M = %v; want 4e6, 2e4", w.Core(), w.Waits())
 	}
-	if !c.RemoteAssumed || c.RemoteNS != 100*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value || c.CoresPerSocket != 2 {
-		t.Errorf("remote %g (assumed %v), cores per socket %d; want assumed %g, 2", c.RemoteNS, c.RemoteAssumed, c.CoresPerSocket, 100*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value)
+	if !c.RemoteAssumed || c.RemoteNS != 100*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value ||
+		c.CoresPerSocket != 2 {
+		t.Errorf("remote %g (assumed %v), cores per socket %d; want assumed %g, 2", c.RemoteNS, c.RemoteAssumed,
+			c.CoresPerSocket, 100*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value)
 	}
 	if n := len(c.Table.Rows); n != len(PredictSockets)*2 {
 		t.Errorf("%d predicted rows, want %d sockets × SMT 1 and 2", n, len(PredictSockets))
@@ -109,15 +115,19 @@ func TestCalibrateScriptRun(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100}))
 	cell := func(tps float64) result.Entry {
-		return result.KindCell.Of(result.Cell{Placement: "cpus=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: tps})
+		return result.KindCell.Of(
+			result.Cell{Placement: "cpus=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: tps})
 	}
 	script := stored(t, 2, result.RunSQL, m, cell(300))
 	c, err := Calibrate(probe, script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := c.Workload; c.OLTPRun != 2 || math.Abs(w.Core()-4e6) > 1e-3 || !strings.HasPrefix(c.Method, "fitted to script run 2: one stream on cpus=0") {
-		t.Errorf("script run: fitted run %d, A = %v, method %q; want run 2's 300 tps at 100 ns (A = 4e6), named a script run", c.OLTPRun, w.Core(), c.Method)
+	if w := c.Workload; c.OLTPRun != 2 || math.Abs(w.Core()-4e6) > 1e-3 ||
+		!strings.HasPrefix(c.Method, "fitted to script run 2: one stream on cpus=0") {
+		t.Errorf(
+			"script run: fitted run %d, A = %v, method %q; want run 2's 300 tps at 100 ns (A = 4e6), named a script run",
+			c.OLTPRun, w.Core(), c.Method)
 	}
 	oltp := stored(t, 3, result.RunOLTP, m, cell(600))
 	for _, runs := range [][]*result.Run{{probe, script, oltp}, {probe, oltp, script}} {
@@ -153,18 +163,21 @@ func TestCalibrateNoNUMAEffect(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p.RemoteNS != 0 || !p.NoNUMAEffect || p.LocalNS != 100.5 {
-		t.Errorf("ReadProbe = remote %g, no NUMA effect %v, local %g; want 0, true, 100.5", p.RemoteNS, p.NoNUMAEffect, p.LocalNS)
+		t.Errorf("ReadProbe = remote %g, no NUMA effect %v, local %g; want 0, true, 100.5",
+			p.RemoteNS, p.NoNUMAEffect, p.LocalNS)
 	}
 	c, err := Calibrate(probe)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.RemoteAssumed || c.RemoteNS != 100.5*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value {
-		t.Errorf("remote %g (assumed %v), want %g assumed", c.RemoteNS, c.RemoteAssumed, 100.5*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value)
+		t.Errorf("remote %g (assumed %v), want %g assumed",
+			c.RemoteNS, c.RemoteAssumed, 100.5*model.PublishedMultiSocketLocal.Value*model.PublishedRemoteRatio.Value)
 	}
 	a, ok := c.Assumption(AssumeRemote)
 	l, _ := c.Assumption(AssumeLocal)
-	if !ok || a.Basis != Assumed || !strings.Contains(l.Source, "no NUMA effect") || !strings.Contains(a.String(), "remote latency 187.9 ns (172.1 ns to 201 ns) (assumed: 1.562×") {
+	if !ok || a.Basis != Assumed || !strings.Contains(l.Source, "no NUMA effect") ||
+		!strings.Contains(a.String(), "remote latency 187.9 ns (172.1 ns to 201 ns) (assumed: 1.562×") {
 		t.Errorf("remote assumption %q, want it assumed with its value and the matrix's flag as the reason", a.String())
 	}
 	// Unflagged, the same matrix's remote latency is measured.
@@ -186,7 +199,8 @@ func TestCalibrateNoNUMAEffect(t *testing.T) {
 func TestCalibrateStatesAndFlags(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3.61, LocalNS: 207.5}))
-	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 9566}))
+	oltp := stored(t, 2, result.RunOLTP, m,
+		result.KindCell.Of(result.Cell{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 9566}))
 	c, err := Calibrate(probe, oltp)
 	if err != nil {
 		t.Fatal(err)
@@ -202,23 +216,28 @@ func TestCalibrateStatesAndFlags(t *testing.T) {
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("assumptions %q, want %q", names, want)
 	}
-	if a, _ := c.Assumption(AssumeM); a.Basis != Assumed || !a.Banded() || !strings.Contains(a.Source, "two latency points would fit it") {
+	if a, _ := c.Assumption(AssumeM); a.Basis != Assumed || !a.Banded() ||
+		!strings.Contains(a.Source, "two latency points would fit it") {
 		t.Errorf("M's assumption %+v, want it assumed with a band, and why", a)
 	}
-	if a, _ := c.Assumption(AssumeSMT); a.Basis != Assumed || a.Value != model.PublishedSMTGain.Value || !strings.Contains(a.Source, "Linchi Shea") {
+	if a, _ := c.Assumption(AssumeSMT); a.Basis != Assumed || a.Value != model.PublishedSMTGain.Value ||
+		!strings.Contains(a.Source, "Linchi Shea") {
 		t.Errorf("SMT assumption %+v, want the published gain with its source", a)
 	}
-	if len(c.Residuals) != 1 || math.Abs(c.Residuals[0].RelativeErrorTPS) > 1e-12 || !strings.Contains(c.Residuals[0].Cell, "run 2's smt=off") {
+	if len(c.Residuals) != 1 || math.Abs(c.Residuals[0].RelativeErrorTPS) > 1e-12 ||
+		!strings.Contains(c.Residuals[0].Cell, "run 2's smt=off") {
 		t.Errorf("residuals %+v, want one exact, naming its cells", c.Residuals)
 	}
 	st := strings.Join(c.Statements(), "\n")
-	for _, w := range []string{"clock 3.61 GHz (measured: the core clock memory probe run 1 measured)", "one-socket latency 207.5 ns (measured:",
+	for _, w := range []string{"clock 3.61 GHz (measured: the core clock memory probe run 1 measured)",
+		"one-socket latency 207.5 ns (measured:",
 		"remote latency 388 ns (355.3 ns to 414.9 ns) (assumed:", "error +0.00% (one latency:"} {
 		if !strings.Contains(st, w) {
 			t.Errorf("statements lack %q:\n%s", w, st)
 		}
 	}
-	if d := c.Derived(); !strings.Contains(d, "A = 150,951 core cycles and M = 302 memory waits per transaction") || !strings.Contains(d, "60% of them waiting") {
+	if d := c.Derived(); !strings.Contains(d, "A = 150,951 core cycles and M = 302 memory waits per transaction") ||
+		!strings.Contains(d, "60% of them waiting") {
 		t.Errorf("derived %q", d)
 	}
 }
@@ -234,14 +253,17 @@ func TestCalibrateTwoLatencies(t *testing.T) {
 		topo.Nodes = append(topo.Nodes, result.Node{ID: i, CPUs: []int{i}})
 		topo.Packages = append(topo.Packages, result.Package{ID: i, CPUs: []int{i}})
 	}
-	s := memlat.Summary{GHz: 3, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{100, 150}, {150, 100}}, LocalNS: 100, RemoteNS: 150}
+	s := memlat.Summary{GHz: 3, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{100, 150}, {150, 100}},
+		LocalNS: 100, RemoteNS: 150}
 	probe := stored(t, 1, result.RunProbeMem, topo, memlat.KindSummary.Of(s))
 	w := model.FromCycles(2e5, 500)
 	var cells []result.Entry
 	for i, e := range []float64{1.01, 0.99, 1.02, 0.98} {
 		cells = append(cells,
-			result.KindCell.Of(result.Cell{Placement: "node=0,data=node0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: model.TPSPerCore(w, 100, 3) * e}),
-			result.KindCell.Of(result.Cell{Placement: "node=1,data=node0", CPUs: []int{1}, Cores: 1, Streams: 1, DataNode: 0, Repeat: i, TPS: model.TPSPerCore(w, 150, 3) * e}))
+			result.KindCell.Of(result.Cell{Placement: "node=0,data=node0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: 0,
+				Repeat: i, TPS: model.TPSPerCore(w, 100, 3) * e}),
+			result.KindCell.Of(result.Cell{Placement: "node=1,data=node0", CPUs: []int{1}, Cores: 1, Streams: 1, DataNode: 0,
+				Repeat: i, TPS: model.TPSPerCore(w, 150, 3) * e}))
 	}
 	c, err := Calibrate(probe, stored(t, 2, result.RunOLTP, topo, cells...))
 	if err != nil {
@@ -276,15 +298,19 @@ func TestMachineSpecNoNUMAEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := (MachineSpec{Probe: &p, Topology: topo}).Build(2); err == nil || !strings.Contains(err.Error(), "-remote-ns: missing") {
+	if _, _, _, err := (MachineSpec{Probe: &p, Topology: topo}).Build(2); err == nil ||
+		!strings.Contains(err.Error(), "-remote-ns: missing") {
 		t.Errorf("Build(2) without --remote-ns: %v, want it to ask for the remote latency", err)
 	}
 	mc, lim, _, err := MachineSpec{Probe: &p, Topology: topo, RemoteNS: 140}.Build(2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lim != nil || mc.LocalNS != 100.5 || mc.RemoteNS != 140 || mc.Matrix != nil || !strings.Contains(mc.Source, "no NUMA effect") {
-		t.Errorf("machine %+v (topology limit %v), want local 100.5, remote 140 from the flag, no matrix, the reason in its source", mc, lim)
+	if lim != nil || mc.LocalNS != 100.5 || mc.RemoteNS != 140 || mc.Matrix != nil ||
+		!strings.Contains(mc.Source, "no NUMA effect") {
+		t.Errorf(
+			"machine %+v (topology limit %v), want local 100.5, remote 140 from the flag, no matrix, the reason in its source",
+			mc, lim)
 	}
 }
 
@@ -296,7 +322,8 @@ func TestCalibrateSMTOnNodes(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100}))
 	cell := func(placement string, streams int, tps float64) result.Entry {
-		return result.KindCell.Of(result.Cell{Placement: placement, CPUs: []int{0, 1}, Cores: 2, Streams: streams, DataNode: 0, TPS: tps})
+		return result.KindCell.Of(
+			result.Cell{Placement: placement, CPUs: []int{0, 1}, Cores: 2, Streams: streams, DataNode: 0, TPS: tps})
 	}
 	oltp := stored(t, 2, result.RunOLTP, m,
 		cell("node=0,data=node0,smt=on", 1, 300), cell("node=0,data=node0,smt=on", 4, 720),
@@ -318,18 +345,21 @@ func TestCalibrateSMTOnNodes(t *testing.T) {
 func TestStoredSMTGain(t *testing.T) {
 	m := oneNode()
 	cell := func(placement string, streams int, tps float64) result.Entry {
-		return result.KindCell.Of(result.Cell{Placement: placement, CPUs: []int{0, 1}, Cores: 2, Streams: streams, DataNode: 0, TPS: tps})
+		return result.KindCell.Of(
+			result.Cell{Placement: placement, CPUs: []int{0, 1}, Cores: 2, Streams: streams, DataNode: 0, TPS: tps})
 	}
 	st := runMap{
 		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100})),
-		2: stored(t, 2, result.RunOLTP, m, cell("node=0,data=node0,smt=on", 4, 720), cell("node=0,data=node0,smt=off", 2, 600)),
+		2: stored(t, 2, result.RunOLTP, m, cell("node=0,data=node0,smt=on", 4, 720),
+			cell("node=0,data=node0,smt=off", 2, 600)),
 		3: stored(t, 3, result.RunOLTP, m, cell("node=0", 1, 300)),
 	}
 	r, err := StoredSMTGain(st, 2)
 	if err != nil || r.Value != 1.2 || r.Low != 1.2 || !strings.HasPrefix(r.Source, "measured: OLTP run 2's") {
 		t.Errorf("StoredSMTGain(2) = %+v, %v; want 1.2 measured by run 2", r, err)
 	}
-	for id, want := range map[int64]string{1: "-smt-run: run 1 is a probe-mem run, not an OLTP run", 3: "-smt-run: OLTP run 3 has no smt=on and smt=off cells"} {
+	for id, want := range map[int64]string{1: "-smt-run: run 1 is a probe-mem run, not an OLTP run",
+		3: "-smt-run: OLTP run 3 has no smt=on and smt=off cells"} {
 		if _, err := StoredSMTGain(st, id); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("StoredSMTGain(%d) = %v, want %q", id, err, want)
 		}

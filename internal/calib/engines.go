@@ -112,7 +112,9 @@ func engineFit(fits []*result.Run, engine, workload string) (*result.Run, string
 	if len(others) == 0 {
 		return nil, "", nil
 	}
-	return nil, fmt.Sprintf("no measured fit of %s among the runs, only of other engines (%s), whose A and M are theirs, not %s's", engine, strings.Join(others, ", "), engine), nil
+	return nil,
+		fmt.Sprintf("no measured fit of %s among the runs, only of other engines (%s), whose A and M are theirs, not %s's",
+			engine, strings.Join(others, ", "), engine), nil
 }
 
 // fitEngineOf is the engine and workload of the measured fit in run, in

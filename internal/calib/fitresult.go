@@ -18,7 +18,8 @@ type FitResult struct {
 // once the fit succeeded), predicts the fitted workload on it over g
 // (Predict, sockets for up to one by default); socketsFlag is --sockets
 // as given.
-func FitAndPredict(pts []model.Point, machine func() (MachineSpec, error), g model.Grid, socketsFlag string) (FitResult, error) {
+func FitAndPredict(pts []model.Point, machine func() (MachineSpec, error), g model.Grid,
+	socketsFlag string) (FitResult, error) {
 	fit, err := model.FitPoints(pts)
 	if err != nil {
 		return FitResult{}, fmt.Errorf("fitting --points: %w", err)

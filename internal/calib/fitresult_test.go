@@ -19,10 +19,12 @@ func TestFitAndPredict(t *testing.T) {
 	read := 0
 	machine := func() (MachineSpec, error) { read++; return MachineSpec{LocalNS: 67, RemoteNS: 125, Locality: -1}, nil }
 	out, err = FitAndPredict(pts, machine, g, "1,2")
-	if err != nil || out.Predictions == nil || len(out.Predictions.Rows) != 2 || out.Predictions.Workload != out.Fit.Workload {
+	if err != nil || out.Predictions == nil || len(out.Predictions.Rows) != 2 ||
+		out.Predictions.Workload != out.Fit.Workload {
 		t.Errorf("on a machine: %+v, %v", out.Predictions, err)
 	}
-	if _, err := FitAndPredict(pts[:1], machine, g, "1,2"); err == nil || !strings.HasPrefix(err.Error(), "fitting --points: ") || read != 1 {
+	if _, err := FitAndPredict(pts[:1], machine, g, "1,2"); err == nil ||
+		!strings.HasPrefix(err.Error(), "fitting --points: ") || read != 1 {
 		t.Errorf("one point: %v, machine read %d times; want a fit error, the machine read once (before)", err, read)
 	}
 }

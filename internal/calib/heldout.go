@@ -14,12 +14,14 @@ import (
 // and ghz (TPSPerCore) against measured tps per core.
 func PredictHeldOut(w model.Workload, latencyNS, ghz, measured float64) HeldOut {
 	p := model.TPSPerCore(w, latencyNS, ghz)
-	return HeldOut{LatencyNS: latencyNS, Workload: w, PredictedTPS: p, MeasuredTPS: measured, Error: (p - measured) / measured}
+	return HeldOut{LatencyNS: latencyNS, Workload: w, PredictedTPS: p, MeasuredTPS: measured,
+		Error: (p - measured) / measured}
 }
 
 // fitOne is the workload one point fits at the published stall share.
 func fitOne(tps, latencyNS, ghz float64) model.Workload {
-	return model.FromCycles(model.CyclesAtShare(ghz*1e9/tps, model.LatencyCycles(latencyNS, ghz), model.PublishedStallShare.Value))
+	return model.FromCycles(
+		model.CyclesAtShare(ghz*1e9/tps, model.LatencyCycles(latencyNS, ghz), model.PublishedStallShare.Value))
 }
 
 func aloneNS(nc []memlat.NeighbourCell) []float64 {
@@ -44,7 +46,8 @@ func aloneNS(nc []memlat.NeighbourCell) []float64 {
 func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	if remote != nil && !m.RemoteAssumed {
 		h := PredictHeldOut(fitOne(local.tps, m.LocalNS, m.GHz), m.RemoteNS, m.GHz, remote.tps)
-		h.What = fmt.Sprintf("run %d's one-stream cells of %s by a workload fitted to %s alone", run.ID, remote.label, local.label)
+		h.What = fmt.Sprintf("run %d's one-stream cells of %s by a workload fitted to %s alone",
+			run.ID, remote.label, local.label)
 		h.Latency, h.Cells = "the measured remote latency", remote.cells()
 		m.HeldOut = &h
 		return nil
@@ -71,7 +74,10 @@ func (m *Calibration) holdOut(run *result.Run, local, remote *seriesTPS) error {
 	gbps /= float64(len(tps))
 	add := stats.Median(added)
 	h := PredictHeldOut(m.Workload, m.OneSocketNS+add, m.GHz, stats.Median(tps))
-	h.What = fmt.Sprintf("run %d's one-stream cells with a memory-bandwidth neighbour (%s GB/s; no control cells beside them, so what the neighbour does besides loading memory, such as taking the other CPU, is in this error too)", run.ID, model.Fixed(gbps, 1))
+	h.What = fmt.Sprintf(
+		"run %d's one-stream cells with a memory-bandwidth neighbour (%s GB/s; no control cells beside them, "+
+			"so what the neighbour does besides loading memory, such as taking the other CPU, is in this error too)",
+		run.ID, model.Fixed(gbps, 1))
 	h.Latency = fmt.Sprintf("the local %s ns plus the %s ns the neighbour added to a %s ns DRAM chain on the cell's CPU",
 		model.Fixed(m.OneSocketNS, 1), model.Fixed(add, 1), strconv.FormatFloat(stats.Median(aloneNS(nc)), 'f', 1, 64))
 	h.Cells = len(tps)
@@ -89,9 +95,11 @@ func (m *Calibration) other() *OtherLatency {
 	if len(m.pairs) == 0 || len(m.Points) == 0 {
 		return nil
 	}
-	base, where := m.Points[0].LatencyNS, fmt.Sprintf("the latency %s %d's fitted cells are at", m.OLTPRunLabel(), m.OLTPRun)
+	base, where := m.Points[0].LatencyNS, fmt.Sprintf("the latency %s %d's fitted cells are at",
+		m.OLTPRunLabel(), m.OLTPRun)
 	if f := m.Measured; f != nil && m.FitRun != 0 && len(f.Memory) > 0 && !f.Memory[0].Hot && f.Memory[0].LatencyNS > 0 {
-		base, where = f.Memory[0].LatencyNS, fmt.Sprintf("the page-size fit's %s, run %d's random chain in memory mapped as the OLTP data is", f.Memory[0].Name, m.FitRun)
+		base, where = f.Memory[0].LatencyNS, fmt.Sprintf(
+			"the page-size fit's %s, run %d's random chain in memory mapped as the OLTP data is", f.Memory[0].Name, m.FitRun)
 	}
 	var fitted []float64
 	for _, p := range m.Points {
@@ -99,7 +107,8 @@ func (m *Calibration) other() *OtherLatency {
 	}
 	o := PredictOther(m.pairs, m.Workload, base, m.GHz, fitted)
 	o.Base = where
-	o.What = fmt.Sprintf("run %d's %s of one-stream cells, each with a memory-bandwidth neighbour (%s GB/s) and with a control neighbour (as busy, no memory traffic) on the same CPUs",
+	o.What = fmt.Sprintf("run %d's %s of one-stream cells, each with a memory-bandwidth neighbour (%s GB/s) and "+
+		"with a control neighbour (as busy, no memory traffic) on the same CPUs",
 		m.pairsRun, plural(len(m.pairs), "pair"), model.Fixed(o.GBps, 1))
 	return &o
 }

@@ -26,9 +26,11 @@ import (
 func measuredFit(t *testing.T, speed float64) *MeasuredFit {
 	t.Helper()
 	f := &MeasuredFit{What: "test workload", Method: "by hand", GHz: 2,
-		Memory: []FitMemory{{Name: "small", LatencyNS: 100, SamplesNS: []float64{100}}, {Name: "large", LatencyNS: 200, SamplesNS: []float64{200}},
+		Memory: []FitMemory{{Name: "small", LatencyNS: 100, SamplesNS: []float64{100}},
+			{Name: "large", LatencyNS: 200, SamplesNS: []float64{200}},
 			{Name: "the caches", Hot: true, LatencyNS: 5, SamplesNS: []float64{5}}}}
-	f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "start", Took: 10 * time.Millisecond, Mem: 2 * time.Millisecond})
+	f.Sentinel.Samples = append(f.Sentinel.Samples,
+		sentinel.Sample{Label: "start", Took: 10 * time.Millisecond, Mem: 2 * time.Millisecond})
 	for k := range 8 {
 		mem := k % 2
 		ns, chain := f.Memory[mem].LatencyNS, 0.0
@@ -51,9 +53,12 @@ func measuredFit(t *testing.T, speed float64) *MeasuredFit {
 		}
 		txns := int64(tps)
 		label := "cell " + string(rune('1'+k))
-		f.Cells = append(f.Cells, FitCell{Label: label, Memory: mem, ChainNS: chain, Point: model.Point{GHz: 2, TPSPerCore: tps},
-			Txns: txns, Seconds: 1, Before: k, After: k + 1, Counters: &CellCounters{Instructions: uint64(txns) * 500_000, LLCMisses: uint64(txns) * 800}},
-			FitCell{Label: label + " hot", Memory: 2, Point: model.Point{GHz: 2, TPSPerCore: hot}, Txns: txns, Seconds: 1, Before: k, After: k + 1})
+		f.Cells = append(f.Cells,
+			FitCell{Label: label, Memory: mem, ChainNS: chain, Point: model.Point{GHz: 2, TPSPerCore: tps},
+				Txns: txns, Seconds: 1, Before: k, After: k + 1,
+				Counters: &CellCounters{Instructions: uint64(txns) * 500_000, LLCMisses: uint64(txns) * 800}},
+			FitCell{Label: label + " hot", Memory: 2, Point: model.Point{GHz: 2, TPSPerCore: hot}, Txns: txns, Seconds: 1,
+				Before: k, After: k + 1})
 		f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "after cell", Took: took, Mem: mem2})
 	}
 	f.Flag(0.15)
@@ -64,13 +69,15 @@ func measuredFit(t *testing.T, speed float64) *MeasuredFit {
 func TestMeasuredFitLeavesOutOffCells(t *testing.T) {
 	f := measuredFit(t, 1)
 	if got := f.OffCells(); !slices.Equal(got, []string{"cell 4", "cell 4 hot", "cell 5", "cell 5 hot"}) {
-		t.Fatalf("off cells %q, want the two on either side of the sample whose core reading was 50%% slow (not cells 1 and 2, beside the memory reading 50%% slow)", got)
+		t.Fatalf("off cells %q, want the two on either side of the sample whose core reading was 50%% slow "+
+			"(not cells 1 and 2, beside the memory reading 50%% slow)", got)
 	}
 	if f.Fit == nil {
 		t.Fatal(f.FitError)
 	}
 	if f.Fit.Points != 12 || math.Abs(f.Fit.A-200_000) > 1 || math.Abs(f.Fit.M-500) > 1e-3 {
-		t.Fatalf("fit over %d cells: A %v, M %v; want 12 cells (6 cold, 6 hot), 200,000 and 500", f.Fit.Points, f.Fit.A, f.Fit.M)
+		t.Fatalf("fit over %d cells: A %v, M %v; want 12 cells (6 cold, 6 hot), 200,000 and 500",
+			f.Fit.Points, f.Fit.A, f.Fit.M)
 	}
 	for _, c := range f.Cells {
 		want := f.Memory[c.Memory].LatencyNS
@@ -96,7 +103,8 @@ func TestMeasuredFitLeavesOutOffCells(t *testing.T) {
 		}
 	}
 	c, ok := f.Counted()
-	if !ok || c.Cells != 6 || math.Abs(c.InstructionsPerT-500_000) > 1 || math.Abs(c.MissesPerT-800) > 1e-6 || c.CyclesCounted {
+	if !ok || c.Cells != 6 || math.Abs(c.InstructionsPerT-500_000) > 1 ||
+		math.Abs(c.MissesPerT-800) > 1e-6 || c.CyclesCounted {
 		t.Fatalf("counted %+v, %v", c, ok)
 	}
 	// IPC: 500,000 instructions over C = 300,000 (100 ns), 320,000 (120
@@ -105,10 +113,12 @@ func TestMeasuredFitLeavesOutOffCells(t *testing.T) {
 	if want := (1.5625 + 1.25) / 2; math.Abs(c.IPC-want) > 1e-9 {
 		t.Errorf("IPC %v, want %v", c.IPC, want)
 	}
-	if l := f.CounterLine(); !strings.Contains(l, "IPC 1.41") || !strings.Contains(l, "800 last-level misses") || !strings.Contains(l, "stall share") {
+	if l := f.CounterLine(); !strings.Contains(l, "IPC 1.41") || !strings.Contains(l, "800 last-level misses") ||
+		!strings.Contains(l, "stall share") {
 		t.Errorf("counter line %q", l)
 	}
-	if l := strings.Join(f.Lines(), "\n"); !strings.Contains(l, "cell 4 ") || !strings.Contains(l, "left out") || !strings.Contains(l, "12 of 16 cells kept") {
+	if l := strings.Join(f.Lines(), "\n"); !strings.Contains(l, "cell 4 ") || !strings.Contains(l, "left out") ||
+		!strings.Contains(l, "12 of 16 cells kept") {
 		t.Errorf("lines %s", l)
 	}
 }
@@ -149,7 +159,8 @@ func TestMeasuredFitCountersReason(t *testing.T) {
 func TestCalibrateUsesStoredFit(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
-	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	oltp := stored(t, 2, result.RunOLTP, m,
+		result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
 	f := measuredFit(t, 1)
 	fit := stored(t, 3, RunFit, m, KindMeasuredFit.Of(*f))
 	without, err := Calibrate(probe, oltp)
@@ -160,7 +171,8 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.FitRun != 3 || c.Measured == nil || c.Fit == nil || math.Abs(c.Workload.Core()-200_000) > 1 || math.Abs(c.Workload.Waits()-500) > 1e-3 {
+	if c.FitRun != 3 || c.Measured == nil || c.Fit == nil || math.Abs(c.Workload.Core()-200_000) > 1 ||
+		math.Abs(c.Workload.Waits()-500) > 1e-3 {
 		t.Fatalf("calibration with the fit run: run %d, A %v, M %v", c.FitRun, c.Workload.Core(), c.Workload.Waits())
 	}
 	if without.Workload == c.Workload || without.Measured != nil {
@@ -175,11 +187,15 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	// One node: one socket's latency is the fit's first memory's (the
 	// chain mapped as the OLTP data is), not the probe's 150 ns, and the
 	// multi-socket latencies follow it by the published ratios.
-	if a, _ := c.Assumption(AssumeOneSocket); c.OneSocketNS != 100 || a.Value != 100 || !strings.Contains(a.Source, "timed next to run 3's cells") ||
+	if a, _ := c.Assumption(AssumeOneSocket); c.OneSocketNS != 100 || a.Value != 100 ||
+		!strings.Contains(a.Source, "timed next to run 3's cells") ||
 		math.Abs(c.LocalNS-100*model.PublishedMultiSocketLocal.Value) > 1e-9 || without.OneSocketNS != 150 {
-		t.Errorf("one socket %v ns (%+v), local %v; want 100 from the fit's 4 KiB chain, and the probe's 150 without the fit", c.OneSocketNS, a, c.LocalNS)
+		t.Errorf(
+			"one socket %v ns (%+v), local %v; want 100 from the fit's 4 KiB chain, and the probe's 150 without the fit",
+			c.OneSocketNS, a, c.LocalNS)
 	}
-	if a, _ := c.Assumption(AssumeRemote); math.Abs(a.High-c.LocalNS*model.PublishedRemoteRatio.High) > 1e-9 || a.Value != c.RemoteNS {
+	if a, _ := c.Assumption(AssumeRemote); math.Abs(a.High-c.LocalNS*model.PublishedRemoteRatio.High) > 1e-9 ||
+		a.Value != c.RemoteNS {
 		t.Errorf("remote assumption %+v does not follow the local %v", a, c.LocalNS)
 	}
 	// The stall share follows the fit: M·L·f/C at one socket's 100 ns.
@@ -192,7 +208,8 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Measured == nil || c.FitRun != 0 || c.Workload != without.Workload || !strings.Contains(strings.Join(c.Notes, " "), "run 3's cells did not fit (fitting: too few cells)") {
+	if c.Measured == nil || c.FitRun != 0 || c.Workload != without.Workload ||
+		!strings.Contains(strings.Join(c.Notes, " "), "run 3's cells did not fit (fitting: too few cells)") {
 		t.Errorf("unfitted fit run: measured %v, notes %q", c.Measured, c.Notes)
 	}
 }
@@ -204,21 +221,26 @@ func TestCalibrateUsesStoredFit(t *testing.T) {
 func TestCalibrateProbeCutBeforeDRAM(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, Cut: true}))
-	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	oltp := stored(t, 2, result.RunOLTP, m,
+		result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
 	without, err := Calibrate(probe, oltp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(without.Table.Rows) > 0 || !strings.Contains(strings.Join(without.Notes, " "), "run 1 measured no DRAM latency: no prediction") {
-		t.Errorf("without a fit run: %d rows, notes %q; want no prediction, saying why", len(without.Table.Rows), without.Notes)
+	if len(without.Table.Rows) > 0 ||
+		!strings.Contains(strings.Join(without.Notes, " "), "run 1 measured no DRAM latency: no prediction") {
+		t.Errorf("without a fit run: %d rows, notes %q; want no prediction, saying why",
+			len(without.Table.Rows), without.Notes)
 	}
 	c, err := Calibrate(probe, oltp, stored(t, 3, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := c.Assumption(AssumeOneSocket)
-	if c.OneSocketNS != 100 || a.Basis != Measured || !strings.Contains(a.Source, "memory probe run 1 was cut before its DRAM point") || len(c.Table.Rows) == 0 {
-		t.Errorf("one socket %v ns (%+v), %d rows; want 100 ns from the fit's chain, said so, and a prediction", c.OneSocketNS, a, len(c.Table.Rows))
+	if c.OneSocketNS != 100 || a.Basis != Measured ||
+		!strings.Contains(a.Source, "memory probe run 1 was cut before its DRAM point") || len(c.Table.Rows) == 0 {
+		t.Errorf("one socket %v ns (%+v), %d rows; want 100 ns from the fit's chain, said so, and a prediction",
+			c.OneSocketNS, a, len(c.Table.Rows))
 	}
 }
 
@@ -250,7 +272,8 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 	m := oneNode()
 	st := runMap{
 		1: stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150})),
-		2: stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300})),
+		2: stored(t, 2, result.RunOLTP, m,
+			result.KindCell.Of(result.Cell{Placement: "node=0", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300})),
 	}
 	c, err := CalibrateStored(st, 2, 0, 0)
 	if err != nil {
@@ -267,7 +290,8 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 		fitID, used int64
 		choice      string
 	}{
-		{0, 0, "model-fit run 4, sqlite's tpcc-ro, the newest of sqlite on this host in the store (--fit-run ID chooses another), not used: its cells did not fit (fitting: too few cells), so A and M are fitted to OLTP run 2 alone"},
+		{0, 0, "model-fit run 4, sqlite's tpcc-ro, the newest of sqlite on this host in the store (--fit-run ID chooses " +
+			"another), not used: its cells did not fit (fitting: too few cells), so A and M are fitted to OLTP run 2 alone"},
 		{3, 3, "model-fit run 3, sqlite's tpcc-ro, named by --fit-run"},
 	} {
 		c, err := CalibrateStored(st, 2, 0, want.fitID)
@@ -275,7 +299,8 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.FitRun != want.used || c.FitChoice != want.choice {
-			t.Errorf("--fit-run %d: fit run %d, choice %q; want %d, %q", want.fitID, c.FitRun, c.FitChoice, want.used, want.choice)
+			t.Errorf("--fit-run %d: fit run %d, choice %q; want %d, %q",
+				want.fitID, c.FitRun, c.FitChoice, want.used, want.choice)
 		}
 	}
 	// The newest fit measured on another host is not used unless named:
@@ -288,18 +313,21 @@ func TestCalibrateStoredFitChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.FitRun != 3 || !strings.HasPrefix(c.FitChoice, "model-fit run 3, sqlite's tpcc-ro, the newest of sqlite on this host") {
+	if c.FitRun != 3 ||
+		!strings.HasPrefix(c.FitChoice, "model-fit run 3, sqlite's tpcc-ro, the newest of sqlite on this host") {
 		t.Errorf("another host's fit: fit run %d, choice %q; want run 3, this host's", c.FitRun, c.FitChoice)
 	}
 	delete(st, 3)
 	c, err = CalibrateStored(st, 2, 0, 0)
-	if want := `not used: 5 (host "elsewhere", not "")`; err != nil || c.FitRun != 0 || !strings.Contains(c.FitChoice, want) {
+	if want := `not used: 5 (host "elsewhere", not "")`; err != nil || c.FitRun != 0 ||
+		!strings.Contains(c.FitChoice, want) {
 		t.Errorf("only another host's fit: fit run %d, choice %q (%v); want none used, %q", c.FitRun, c.FitChoice, err, want)
 	}
 	if c, err = CalibrateStored(st, 2, 0, 5); err != nil || c.FitRun != 5 {
 		t.Errorf("another host's fit named by --fit-run: fit run %d (%v); want 5", c.FitRun, err)
 	}
-	if _, err := CalibrateStored(st, 2, 0, 1); err == nil || !strings.Contains(err.Error(), "-fit-run: run 1 is a probe-mem run, not a model-fit run") {
+	if _, err := CalibrateStored(st, 2, 0, 1); err == nil ||
+		!strings.Contains(err.Error(), "-fit-run: run 1 is a probe-mem run, not a model-fit run") {
 		t.Errorf("a probe run as --fit-run: %v", err)
 	}
 }

@@ -51,7 +51,8 @@ func Pairs(nc []memlat.NeighbourCell) []NeighbourPair {
 func PredictOther(pairs []NeighbourPair, w model.Workload, baseNS, ghz float64, fitted []float64) OtherLatency {
 	var ratio, added, ctl, gbps []float64
 	for _, p := range pairs {
-		ratio, added, ctl, gbps = append(ratio, p.Ratio()), append(added, p.AddedNS()), append(ctl, p.Control), append(gbps, p.GBps)
+		ratio, added, ctl, gbps = append(ratio, p.Ratio()), append(added, p.AddedNS()), append(ctl, p.Control),
+			append(gbps, p.GBps)
 	}
 	o := OtherLatency{Pairs: pairs, BaseNS: baseNS, AddedNS: stats.Median(added), Workload: w, GHz: ghz,
 		MeasuredRatio: stats.Median(ratio), ControlTPS: stats.Median(ctl), GBps: stats.Median(gbps)}

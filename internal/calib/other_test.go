@@ -16,8 +16,10 @@ func neighbourCell(r int, control bool, tps, loaded float64) result.Entry {
 	if control {
 		gbps = 0
 	}
-	return memlat.KindNeighbourCell.Of(memlat.NeighbourCell{Cell: result.Cell{CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, Repeat: r, TPS: tps},
-		Neighbour: []int{1, 2, 3}, Control: control, AloneNS: memlat.Stat{Median: 100}, LoadedNS: memlat.Stat{Median: loaded}, GBps: gbps})
+	return memlat.KindNeighbourCell.Of(
+		memlat.NeighbourCell{Cell: result.Cell{CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, Repeat: r, TPS: tps},
+			Neighbour: []int{1, 2, 3}, Control: control, AloneNS: memlat.Stat{Median: 100},
+			LoadedNS: memlat.Stat{Median: loaded}, GBps: gbps})
 }
 
 // TestPairs: each repeat's neighbour cell is paired with that repeat's
@@ -71,23 +73,29 @@ func TestOtherLatencyOLTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.HeldOut != nil || len(c.Points) != 3 {
-		t.Fatalf("held out %+v, %d points: want no neighbour-alone held-out and the three plain cells fitted", c.HeldOut, len(c.Points))
+		t.Fatalf("held out %+v, %d points: want no neighbour-alone held-out and the three plain cells fitted",
+			c.HeldOut, len(c.Points))
 	}
 	o := c.Other
 	if o == nil {
 		t.Fatalf("no held-out point at another latency; notes %q", c.Notes)
 	}
 	pred := 1e7 / (4e6 + 2e4*510)
-	if o.BaseNS != 100 || o.AddedNS != 70 || o.LatencyNS != 170 || !near(o.PredictedRatio, pred) || o.MeasuredRatio != 0.8 ||
-		!near(o.Error, pred/0.8-1) || o.NearestNS != 100 || !near(o.Distance, 0.7) || !o.Another || len(o.Pairs) != 3 || o.ControlTPS != 250 {
-		t.Errorf("other latency %+v; want 100 + 70 = 170 ns, ratio %.5f against 0.8, error %+.4f, +70%% from 100 ns", *o, pred, pred/0.8-1)
+	if o.BaseNS != 100 || o.AddedNS != 70 || o.LatencyNS != 170 || !near(o.PredictedRatio, pred) ||
+		o.MeasuredRatio != 0.8 || !near(o.Error, pred/0.8-1) || o.NearestNS != 100 || !near(o.Distance, 0.7) ||
+		!o.Another || len(o.Pairs) != 3 || o.ControlTPS != 250 {
+		t.Errorf("other latency %+v; want 100 + 70 = 170 ns, ratio %.5f against 0.8, error %+.4f, +70%% from 100 ns",
+			*o, pred, pred/0.8-1)
 	}
 	if !near(o.PredictedTPS(), pred*250) || !near((o.PredictedTPS()-o.MeasuredTPS())/o.MeasuredTPS(), o.Error) {
-		t.Errorf("tps at the control's median: predicted %v, measured %v: their error is not the ratio's %v", o.PredictedTPS(), o.MeasuredTPS(), o.Error)
+		t.Errorf("tps at the control's median: predicted %v, measured %v: their error is not the ratio's %v",
+			o.PredictedTPS(), o.MeasuredTPS(), o.Error)
 	}
 	s := strings.Join(c.Checks(), "\n")
-	for _, w := range []string{"held-out point at another latency: run 2's 3 pairs of one-stream cells, each with a memory-bandwidth neighbour (10.0 GB/s) and with a control neighbour",
-		"100.0 + 70.0 = 170.0 ns (L: the latency OLTP run 2's fitted cells are at), +70% from the nearest fitted point's 100.0 ns",
+	for _, w := range []string{"held-out point at another latency: run 2's 3 pairs of one-stream cells, each " +
+		"with a memory-bandwidth neighbour (10.0 GB/s) and with a control neighbour",
+		"100.0 + 70.0 = 170.0 ns (L: the latency OLTP run 2's fitted cells are at), +70% from the nearest " +
+			"fitted point's 100.0 ns",
 		"model tps ratio neighbour/control 0.704, measured 0.800 (median of 3 pairs), error -12.0%"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("checks do not say %q:\n%s", w, s)
@@ -106,7 +114,8 @@ func TestOtherLatencyOLTP(t *testing.T) {
 func TestOtherLatencyPageSizeFit(t *testing.T) {
 	m := oneNode()
 	probe := stored(t, 1, result.RunProbeMem, m, memlat.KindSummary.Of(memlat.Summary{GHz: 2, LocalNS: 150}))
-	oltp := stored(t, 2, result.RunOLTP, m, result.KindCell.Of(result.Cell{CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}),
+	oltp := stored(t, 2, result.RunOLTP, m,
+		result.KindCell.Of(result.Cell{CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}),
 		neighbourCell(0, false, 180, 150), neighbourCell(0, true, 200, 110))
 	fit := stored(t, 3, RunFit, m, KindMeasuredFit.Of(*measuredFit(t, 1)))
 	c, err := Calibrate(probe, oltp, fit)
@@ -118,11 +127,16 @@ func TestOtherLatencyPageSizeFit(t *testing.T) {
 		t.Fatalf("fit run %d, other %v: want the pairs predicted by run 3's fit", c.FitRun, o)
 	}
 	pred := 300_000.0 / 340_000
-	if o.BaseNS != 100 || o.LatencyNS != 140 || !near(o.PredictedRatio, pred) || !near(o.MeasuredRatio, 0.9) || o.NearestNS != 120 || o.Another {
-		t.Errorf("other latency %+v; want 100 + 40 = 140 ns, ratio %.5f against 0.9, nearest fitted 120 ns, not another latency", *o, pred)
+	if o.BaseNS != 100 || o.LatencyNS != 140 || !near(o.PredictedRatio, pred) || !near(o.MeasuredRatio, 0.9) ||
+		o.NearestNS != 120 || o.Another {
+		t.Errorf(
+			"other latency %+v; want 100 + 40 = 140 ns, ratio %.5f against 0.9, nearest fitted 120 ns, not another latency",
+			*o, pred)
 	}
 	s := o.String()
-	for _, w := range []string{"L: the page-size fit's small, run 3's random chain", "+17% from the nearest fitted point's 120.0 ns: not another latency, less than 25% from a fitted one", "error -2.0%"} {
+	for _, w := range []string{"L: the page-size fit's small, run 3's random chain",
+		"+17% from the nearest fitted point's 120.0 ns: not another latency, less than 25% from a fitted one",
+		"error -2.0%"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("line does not say %q: %s", w, s)
 		}

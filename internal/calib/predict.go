@@ -31,7 +31,8 @@ func (s MachineSpec) Predict(w model.Workload, g model.Grid, socketsFlag string)
 		g.GHz = []float64{machineGHz}
 	}
 	if len(g.GHz) == 0 {
-		return model.Table{}, setting.New("ghz", "missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
+		return model.Table{},
+			setting.New("ghz", "missing: give the core clock, e.g. --ghz 3 (or several with --ghz-list 3,2,1)")
 	}
 	tab, err := model.Evaluate(w, mc, g)
 	if err != nil {
@@ -55,7 +56,8 @@ func socketsFit(flagValue string, ss []int, mc model.Machine, t *result.Topology
 	for i, v := range mc.DefaultSockets() {
 		def[i] = strconv.Itoa(v)
 	}
-	return setting.Errorf("sockets", "%q does not fit topology %s: it has %d socket(s) (try --sockets %s)", flagValue, t.Source, n, strings.Join(def, ","))
+	return setting.Errorf("sockets",
+		"%q does not fit topology %s: it has %d socket(s) (try --sockets %s)", flagValue, t.Source, n, strings.Join(def, ","))
 }
 
 func maxOr(s []int, def int) int {
@@ -101,9 +103,12 @@ func (s MachineSpec) Check(unchecked bool) error {
 	if s.TwoHopNS > 0 {
 		errs = append(errs, model.Plausible("remote-ns", []float64{s.TwoHopNS}, nil, nil, unchecked))
 	}
-	errs = append(errs, model.Latencies{LocalNS: s.LocalNS, OneSocketNS: s.OneSocketNS, RemoteNS: s.RemoteNS, TwoHopNS: s.TwoHopNS}.Check())
+	errs = append(errs,
+		model.Latencies{LocalNS: s.LocalNS, OneSocketNS: s.OneSocketNS, RemoteNS: s.RemoteNS, TwoHopNS: s.TwoHopNS}.Check())
 	if s.BufferNS > model.PlausibleMaxNS && !unchecked {
-		errs = append(errs, setting.Errorf("buffer-ns", "%q is not a plausible extra latency: want up to %g ns (--unchecked accepts it)", fmt.Sprint(s.BufferNS), model.PlausibleMaxNS))
+		errs = append(errs,
+			setting.Errorf("buffer-ns", "%q is not a plausible extra latency: want up to %g ns (--unchecked accepts it)",
+				fmt.Sprint(s.BufferNS), model.PlausibleMaxNS))
 	}
 	return errors.Join(errs...)
 }

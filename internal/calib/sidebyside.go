@@ -109,7 +109,8 @@ func WriteEngineCosts(w io.Writer, rows []EngineCost) error {
 		if r.HeldOut != nil {
 			held = fmt.Sprintf("%+.1f%%", 100**r.HeldOut)
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%s%s\t%s%s\t%.3f\t%s\t%s", r.Engine, r.Workload, r.FitRun, model.Thousands(r.A), r.AInterval.Parenthesised(),
+		line := fmt.Sprintf("%s\t%s\t%d\t%s%s\t%s%s\t%.3f\t%s\t%s",
+			r.Engine, r.Workload, r.FitRun, model.Thousands(r.A), r.AInterval.Parenthesised(),
 			model.Thousands(r.M), r.MInterval.Parenthesised(), r.R2, held, model.Percent(r.StallShare))
 		for i, t := range r.TPSPerCore {
 			line += fmt.Sprintf("\t%s (%.2f×)", model.Fixed(t, 0), r.VsOne[i])

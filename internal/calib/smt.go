@@ -71,7 +71,9 @@ func (m *Calibration) measureSMT(run *result.Run) error {
 	if pair != "" {
 		where = " (" + pair + ")"
 	}
-	m.SMT = model.Range{Value: g, Low: g, High: g, Source: fmt.Sprintf("measured: %s %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s", RunLabel(run.Kind), run.ID, model.Fixed(bestOn, 0), model.Fixed(bestOff, 0), cores, where)}
+	m.SMT = model.Range{Value: g, Low: g, High: g, Source: fmt.Sprintf(
+		"measured: %s %d's best smt=on median, %s tps, over its best smt=off median, %s tps, on %d cores%s",
+		RunLabel(run.Kind), run.ID, model.Fixed(bestOn, 0), model.Fixed(bestOff, 0), cores, where)}
 	m.SMTMeasured = true
 	return nil
 }

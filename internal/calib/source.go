@@ -143,11 +143,15 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		switch {
 		case len(t.LatencyNS) > 0:
 		case len(t.Distances) > 0 && !localSet:
-			return model.Machine{}, nil, 0, setting.Errorf("local-ns", "missing: %s has node distances but no latencies; give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
+			return model.Machine{}, nil, 0, setting.Errorf("local-ns", "missing: %s has node distances but no latencies; "+
+				"give a measured local latency to scale them, e.g. --local-ns 90", t.Source)
 		case len(t.Distances) == 0 && (!localSet || (len(t.Nodes) > 1 && !remoteSet)):
-			return model.Machine{}, nil, 0, setting.Together([]string{"local-ns", "remote-ns"}, "%s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
+			return model.Machine{}, nil, 0, setting.Together([]string{"local-ns", "remote-ns"},
+				"%s has neither node latencies nor distances; give both, e.g. --local-ns 90 --remote-ns 140", t.Source)
 		case len(t.Distances) == 0 && maxSockets > model.PublishedSockets:
-			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s", maxSockets, t.Source, model.BeyondHint)
+			return model.Machine{}, nil, 0, setting.Errorf("sockets",
+				"%d sockets need the hops between them, and %s has neither node latencies nor distances to give them: %s",
+				maxSockets, t.Source, model.BeyondHint)
 		}
 		var err error
 		mc, err = TopologyMachine(t, local, remote)
@@ -162,15 +166,20 @@ func (s MachineSpec) Build(maxSockets int) (model.Machine, *result.Topology, flo
 		}
 	} else {
 		if !localSet {
-			return model.Machine{}, nil, 0, setting.New("local-ns", "missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
+			return model.Machine{}, nil, 0, setting.New("local-ns",
+				"missing: give the local memory latency, e.g. --local-ns 67 (or a machine with --topology FILE or --from-run ID)")
 		}
 		if maxSockets > 1 && !remoteSet {
-			return model.Machine{}, nil, 0, setting.New("remote-ns", "missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
+			return model.Machine{}, nil, 0, setting.New("remote-ns",
+				"missing: more than one socket needs the remote memory latency, e.g. --remote-ns 125 (or --sockets 1)")
 		}
 		if maxSockets > model.PublishedSockets && s.TwoHopNS == 0 {
-			return model.Machine{}, nil, 0, setting.Errorf("sockets", "%d sockets need the hops between them: the published figures stop at %d, and one remote latency gives no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
+			return model.Machine{}, nil, 0, setting.Errorf("sockets",
+				"%d sockets need the hops between them: the published figures stop at %d, and one remote latency gives "+
+					"no hops: %s", maxSockets, model.PublishedSockets, model.BeyondHint)
 		}
-		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, TwoHopNS: s.TwoHopNS, CoresPerSocket: max(runCores, 1)}
+		mc = model.Machine{Source: src, LocalNS: local, RemoteNS: remote, OneSocketNS: s.OneSocketNS, TwoHopNS: s.TwoHopNS,
+			CoresPerSocket: max(runCores, 1)}
 	}
 	if s.CoresPerSocket > 0 {
 		mc.CoresPerSocket = s.CoresPerSocket
@@ -188,7 +197,8 @@ func RunMachine(r *result.Run) (*result.Topology, *ProbeLatency, error) {
 		return nil, nil, err
 	}
 	if r.Machine == nil && p.Summary == nil {
-		return nil, nil, fmt.Errorf("run %d was stored without its machine's topology or a memory probe summary (try --topology FILE, or a 'numalab probe mem' run)", r.ID)
+		return nil, nil, fmt.Errorf("run %d was stored without its machine's topology or a memory probe summary "+
+			"(try --topology FILE, or a 'numalab probe mem' run)", r.ID)
 	}
 	var t *result.Topology
 	if r.Machine != nil {
@@ -214,7 +224,8 @@ func fromMeasured(p *ProbeLatency, run *result.Run) error {
 	}
 	mem := f.Memory[0]
 	p.LocalNS, p.FromFit = mem.LatencyNS, true
-	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): memory probe run %d was cut before its DRAM point",
+	p.LocalWhat = fmt.Sprintf("a random chain in %s timed next to run %d's cells (%s, mapped as its data is): "+
+		"memory probe run %d was cut before its DRAM point",
 		mem.Name, run.ID, units.Bytes(mem.ChainBytes), p.Run)
 	return nil
 }

@@ -29,15 +29,19 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 		return nil, err
 	}
 	if oltp.Kind != result.RunOLTP && oltp.Kind != result.RunSQL {
-		return nil, setting.Errorf("run", "run %d is a %s run, not an OLTP run or a run of your scripts (try 'numalab runs --kind oltp' or '--kind sql')", runID, oltp.Kind)
+		return nil, setting.Errorf("run",
+			"run %d is a %s run, not an OLTP run or a run of your scripts (try 'numalab runs --kind oltp' or '--kind sql')",
+			runID, oltp.Kind)
 	}
 	if probeID == 0 {
-		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted, result.StatusRunning)
+		probeID, err = st.Latest(result.RunProbeMem, runID, result.StatusComplete, result.StatusInterrupted,
+			result.StatusRunning)
 		if err != nil {
 			return nil, err
 		}
 		if probeID == 0 {
-			return nil, setting.Errorf("run", "no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
+			return nil, setting.Errorf("run",
+				"no memory probe stored before run %d to give its latency (run 'numalab probe mem', or give --probe-run)", runID)
 		}
 	}
 	probe, err := st.Get(probeID)
@@ -59,12 +63,15 @@ func CalibrateStored(st Stored, runID, probeID, fitID int64) (*Calibration, erro
 	switch {
 	case len(runs) == 0 || c.FitRun != 0:
 	case c.Measured != nil:
-		c.FitChoice += fmt.Sprintf(", not used: its cells did not fit (%s), so A and M are fitted to %s %d alone", c.Measured.FitError, RunLabel(oltp.Kind), runID)
+		c.FitChoice += fmt.Sprintf(", not used: its cells did not fit (%s), so A and M are fitted to %s %d alone",
+			c.Measured.FitError, RunLabel(oltp.Kind), runID)
 	default:
-		c.FitChoice += fmt.Sprintf(", not used: it stored no measured fit, so A and M are fitted to %s %d alone", RunLabel(oltp.Kind), runID)
+		c.FitChoice += fmt.Sprintf(", not used: it stored no measured fit, so A and M are fitted to %s %d alone",
+			RunLabel(oltp.Kind), runID)
 	}
 	if len(c.Points) == 0 {
-		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s", runID, probeID, strings.Join(c.Notes, "; "))
+		return nil, fmt.Errorf("fitting run %d with probe %d: nothing to fit: %s",
+			runID, probeID, strings.Join(c.Notes, "; "))
 	}
 	return c, nil
 }
@@ -98,14 +105,16 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			return nil, "", err
 		}
 		if run.Kind != RunFit {
-			return nil, "", setting.Errorf("fit-run", "run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
+			return nil, "", setting.Errorf("fit-run",
+				"run %d is a %s run, not a %s run (try 'numalab runs --kind %s')", fitID, run.Kind, RunFit, RunFit)
 		}
 		what, err := fitEngineOf(run)
 		if err != nil {
 			return nil, "", err
 		}
 		if what != "" && !strings.HasPrefix(what, engine+"'s ") {
-			return nil, "", setting.Errorf("fit-run", "run %d fitted %s, and %s %d ran on %s: one engine's A and M are not another's (numalab run pages --engine %s stores %s's)",
+			return nil, "", setting.Errorf("fit-run", "run %d fitted %s, and %s %d ran on %s: one engine's A and M "+
+				"are not another's (numalab run pages --engine %s stores %s's)",
 				fitID, what, RunLabel(oltp.Kind), oltp.ID, engine, engine, engine)
 		}
 		return []*result.Run{run}, fmt.Sprintf("%s run %d, %s%s, named by --fit-run",
@@ -138,7 +147,9 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, this run's scripts, "+
 				"the newest of them on %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
 		case what == theirs:
-			return []*result.Run{run}, fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)", RunFit, id, what, engine), nil
+			return []*result.Run{run},
+				fmt.Sprintf("%s run %d, %s, the newest of %s on this host in the store (--fit-run ID chooses another)",
+					RunFit, id, what, engine), nil
 		case newest == nil:
 			newest, newestWhat = run, what
 		}
@@ -148,7 +159,8 @@ func storedFit(st Stored, oltp *result.Run, fitID int64) ([]*result.Run, string,
 			"(%s stores one), so the newest of %s on this host (--fit-run ID chooses another)",
 			RunFit, newest.ID, newestWhat, notTheirs(newestWhat), workload, engine, how, engine), nil
 	}
-	none := fmt.Sprintf("no %s run of %s on host %q in the store ('numalab run pages --engine %s' stores one)", RunFit, engine, oltp.Host, engine)
+	none := fmt.Sprintf("no %s run of %s on host %q in the store ('numalab run pages --engine %s' stores one)",
+		RunFit, engine, oltp.Host, engine)
 	if n := len(skipped); n > 3 {
 		skipped = append(skipped[:3], fmt.Sprintf("%d more", n-3))
 	}
@@ -181,14 +193,17 @@ func StoredSMTGain(st Stored, id int64) (model.Range, error) {
 		return model.Range{}, setting.Wrap("smt-run", err)
 	}
 	if r.Kind != result.RunOLTP {
-		return model.Range{}, setting.Errorf("smt-run", "run %d is a %s run, not an OLTP run (try 'numalab runs --kind %s')", id, r.Kind, result.RunOLTP)
+		return model.Range{}, setting.Errorf("smt-run",
+			"run %d is a %s run, not an OLTP run (try 'numalab runs --kind %s')", id, r.Kind, result.RunOLTP)
 	}
 	var c Calibration
 	if err := c.measureSMT(r); err != nil {
 		return model.Range{}, setting.Wrap("smt-run", err)
 	}
 	if !c.SMTMeasured {
-		return model.Range{}, setting.Errorf("smt-run", "OLTP run %d has no smt=on and smt=off cells on the same cores of a machine with SMT: it measured no SMT gain (eval's SMT step, or 'numalab run oltp' with both placements, measures one)", id)
+		return model.Range{},
+			setting.Errorf("smt-run", "OLTP run %d has no smt=on and smt=off cells on the same cores of a machine with "+
+				"SMT: it measured no SMT gain (eval's SMT step, or 'numalab run oltp' with both placements, measures one)", id)
 	}
 	return c.SMT, nil
 }

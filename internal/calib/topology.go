@@ -26,9 +26,11 @@ func TopologyMachine(t *result.Topology, localNS, remoteNS float64) (model.Machi
 		m, src = t.LatencyNS, "measured node latency matrix"
 	case len(t.Distances) > 0:
 		if !(localNS > 0) {
-			return model.Machine{}, fmt.Errorf("scaling node distances needs a measured local latency, got %v ns: %w", localNS, model.ErrInput)
+			return model.Machine{}, fmt.Errorf("scaling node distances needs a measured local latency, got %v ns: %w",
+				localNS, model.ErrInput)
 		}
-		m, src = model.DistanceMatrix(t.Distances, localNS), fmt.Sprintf("node distances × %s ns / 10", strconv.FormatFloat(localNS, 'f', -1, 64))
+		m, src = model.DistanceMatrix(t.Distances, localNS),
+			fmt.Sprintf("node distances × %s ns / 10", strconv.FormatFloat(localNS, 'f', -1, 64))
 	case localNS > 0 && (n == 1 || remoteNS > 0):
 		m = make([][]float64, n)
 		for i := range m {
@@ -38,15 +40,19 @@ func TopologyMachine(t *result.Topology, localNS, remoteNS float64) (model.Machi
 			}
 			m[i][i] = localNS
 		}
-		src = fmt.Sprintf("no node distances; local %s ns, remote %s ns", strconv.FormatFloat(localNS, 'f', -1, 64), strconv.FormatFloat(remoteNS, 'f', -1, 64))
+		src = fmt.Sprintf("no node distances; local %s ns, remote %s ns",
+			strconv.FormatFloat(localNS, 'f', -1, 64), strconv.FormatFloat(remoteNS, 'f', -1, 64))
 	default:
-		return model.Machine{}, fmt.Errorf("topology %s has neither a latency matrix nor node distances, and no local and remote latency were given: %w", t.Source, model.ErrInput)
+		return model.Machine{}, fmt.Errorf(
+			"topology %s has neither a latency matrix nor node distances, and no local and remote latency were given: %w",
+			t.Source, model.ErrInput)
 	}
 	if err := model.CheckMatrix(m); err != nil {
 		return model.Machine{}, err
 	}
 	if len(m) != n {
-		return model.Machine{}, fmt.Errorf("topology %s: latency matrix of %d nodes for %d NUMA nodes: %w", t.Source, len(m), len(t.Nodes), model.ErrInput)
+		return model.Machine{}, fmt.Errorf("topology %s: latency matrix of %d nodes for %d NUMA nodes: %w",
+			t.Source, len(m), len(t.Nodes), model.ErrInput)
 	}
 	// node index → package, and package → cores.
 	cpuPkg := map[int]int{}

@@ -28,7 +28,8 @@ func TestTopologyMachine(t *testing.T) {
 	if _, err := mc.Latency(3); !errors.Is(err, model.ErrInput) {
 		t.Errorf("Latency(3) = %v, want ErrInput (2 sockets)", err)
 	}
-	if _, err := model.Evaluate(model.Default(), mc, model.Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: []int{1, 4}}); !errors.Is(err, model.ErrInput) {
+	if _, err := model.Evaluate(model.Default(), mc,
+		model.Grid{GHz: []float64{3}, SMT: []int{1}, Sockets: []int{1, 4}}); !errors.Is(err, model.ErrInput) {
 		t.Errorf("Evaluate 4 sockets on 2 = %v, want ErrInput", err)
 	}
 	// A measured matrix wins over distances.

@@ -66,8 +66,10 @@ func (a Assumption) String() string {
 func CheckInstructions(a, measuredC, instructions float64, width int) (string, bool) {
 	low := instructions / float64(width)
 	ok := a >= low && a <= measuredC
-	return fmt.Sprintf("A = %s cycles against %s instructions per transaction: at least %s (%d-wide core) %s, at most the measured C = %s %s; IPC at that C %s",
-		model.Thousands(a), model.Thousands(instructions), model.Thousands(low), width, holds(a >= low), model.Thousands(measuredC), holds(a <= measuredC),
+	return fmt.Sprintf("A = %s cycles against %s instructions per transaction: at least %s (%d-wide core) %s, "+
+		"at most the measured C = %s %s; IPC at that C %s",
+		model.Thousands(a), model.Thousands(instructions), model.Thousands(low), width, holds(a >= low),
+		model.Thousands(measuredC), holds(a <= measuredC),
 		strconv.FormatFloat(instructions/measuredC, 'f', 2, 64)), ok
 }
 

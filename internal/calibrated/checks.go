@@ -25,8 +25,10 @@ type HeldOut struct {
 
 // String is the prediction in one line.
 func (h HeldOut) String() string {
-	return fmt.Sprintf("held-out prediction of %s at %s ns (%s): model %s tps per core, measured %s (median of %d cells), error %+.1f%%",
-		h.What, model.Fixed(h.LatencyNS, 1), h.Latency, model.Fixed(h.PredictedTPS, 0), model.Fixed(h.MeasuredTPS, 0), h.Cells, 100*h.Error)
+	return fmt.Sprintf(
+		"held-out prediction of %s at %s ns (%s): model %s tps per core, measured %s (median of %d cells), error %+.1f%%",
+		h.What, model.Fixed(h.LatencyNS, 1), h.Latency, model.Fixed(h.PredictedTPS, 0), model.Fixed(h.MeasuredTPS, 0),
+		h.Cells, 100*h.Error)
 }
 
 // AnotherLatency is how far, relative to the nearest fitted point's
@@ -118,7 +120,10 @@ func (o OtherLatency) Where() string {
 
 // String is the point in one line.
 func (o OtherLatency) String() string {
-	return fmt.Sprintf("held-out point at another latency: %s; the neighbour added %s ns over the control to a DRAM chain on the stream's CPU (median over pairs), so %s + %s = %s ns (L: %s), %s; model tps ratio neighbour/control %s, measured %s (median of %d pairs), error %+.1f%%",
-		o.What, model.Fixed(o.AddedNS, 1), model.Fixed(o.BaseNS, 1), model.Fixed(o.AddedNS, 1), model.Fixed(o.LatencyNS, 1), o.Base, o.Where(),
+	return fmt.Sprintf("held-out point at another latency: %s; the neighbour added %s ns over the control to "+
+		"a DRAM chain on the stream's CPU (median over pairs), so %s + %s = %s ns (L: %s), %s; model tps "+
+		"ratio neighbour/control %s, measured %s (median of %d pairs), error %+.1f%%",
+		o.What, model.Fixed(o.AddedNS, 1), model.Fixed(o.BaseNS, 1), model.Fixed(o.AddedNS, 1),
+		model.Fixed(o.LatencyNS, 1), o.Base, o.Where(),
 		model.Fixed(o.PredictedRatio, 3), model.Fixed(o.MeasuredRatio, 3), len(o.Pairs), 100*o.Error)
 }

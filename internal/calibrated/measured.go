@@ -206,9 +206,11 @@ func (f *MeasuredFit) Compute() {
 		}
 		p, mt := stats.Median(pred), stats.Median(meas)
 		f.HeldOut = append(f.HeldOut, HeldOut{
-			What:    "the cold runs of the second half of the kept cells in " + m.Name + ", each from its own hot runs, by the fit to the first half",
-			Latency: "a random chain timed right after each cell; the hot runs at the chain in the caches", LatencyNS: stats.Median(ns),
-			Workload: fit.Workload, PredictedTPS: p, MeasuredTPS: mt, Cells: len(pred), Error: (p - mt) / mt,
+			What: "the cold runs of the second half of the kept cells in " + m.Name +
+				", each from its own hot runs, by the fit to the first half",
+			Latency:   "a random chain timed right after each cell; the hot runs at the chain in the caches",
+			LatencyNS: stats.Median(ns),
+			Workload:  fit.Workload, PredictedTPS: p, MeasuredTPS: mt, Cells: len(pred), Error: (p - mt) / mt,
 		})
 	}
 }
@@ -277,7 +279,8 @@ func (f *MeasuredFit) Counted() (Counted, bool) {
 		} else {
 			counted = false
 		}
-		ins, miss, cyc, ipc = append(ins, i), append(miss, float64(c.Counters.LLCMisses)/n), append(cyc, cy), append(ipc, i/cy)
+		ins, miss, cyc, ipc = append(ins, i), append(miss, float64(c.Counters.LLCMisses)/n),
+			append(cyc, cy), append(ipc, i/cy)
 		if f.Fit != nil {
 			stall = append(stall, f.Fit.M*model.LatencyCycles(c.LatencyNS, c.GHz)/cy)
 		}
@@ -285,7 +288,8 @@ func (f *MeasuredFit) Counted() (Counted, bool) {
 	if len(ins) == 0 {
 		return Counted{}, false
 	}
-	out := Counted{Cells: len(ins), InstructionsPerT: stats.Median(ins), MissesPerT: stats.Median(miss), CyclesPerT: stats.Median(cyc), CyclesCounted: counted, IPC: stats.Median(ipc)}
+	out := Counted{Cells: len(ins), InstructionsPerT: stats.Median(ins), MissesPerT: stats.Median(miss),
+		CyclesPerT: stats.Median(cyc), CyclesCounted: counted, IPC: stats.Median(ipc)}
 	if len(stall) > 0 {
 		out.StallShare = stats.Median(stall)
 	}
@@ -312,13 +316,16 @@ func (f *MeasuredFit) CounterLine() string {
 	if !c.CyclesCounted {
 		cyc = "cycles from the clock and the rate"
 	}
-	s := fmt.Sprintf("hardware counters (medians over %d kept cold cells): %s instructions and %s last-level misses per transaction, %s cycles per transaction (%s), IPC %.2f",
-		c.Cells, model.Thousands(c.InstructionsPerT), model.Thousands(c.MissesPerT), model.Thousands(c.CyclesPerT), cyc, c.IPC)
+	s := fmt.Sprintf("hardware counters (medians over %d kept cold cells): %s instructions and %s last-level "+
+		"misses per transaction, %s cycles per transaction (%s), IPC %.2f",
+		c.Cells, model.Thousands(c.InstructionsPerT), model.Thousands(c.MissesPerT),
+		model.Thousands(c.CyclesPerT), cyc, c.IPC)
 	if f.Fit != nil {
 		s += fmt.Sprintf(", stall share M·L·f/C %s", model.Percent(c.StallShare))
 	}
 	if len(unread) > 0 {
-		s += fmt.Sprintf("; %d kept cell(s) not counted, a read of their counters failed (%s: %s)", len(unread), strings.Join(unread, ", "), readWhy)
+		s += fmt.Sprintf("; %d kept cell(s) not counted, a read of their counters failed (%s: %s)",
+			len(unread), strings.Join(unread, ", "), readWhy)
 	}
 	return s
 }
@@ -351,7 +358,8 @@ func (f *MeasuredFit) Lines() []string {
 				m.Name, units.Bytes(m.ChainBytes), m.LatencyNS, len(m.SamplesNS)))
 			continue
 		}
-		mem = append(mem, fmt.Sprintf("%s for the cold runs (data %.0f%% in 2 MiB pages; a random chain of %s in memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d timings)",
+		mem = append(mem, fmt.Sprintf("%s for the cold runs (data %.0f%% in 2 MiB pages; a random chain of %s in "+
+			"memory mapped alike, %.0f%% huge, reads %.1f ns, median of %d timings)",
 			m.Name, 100*m.DataHuge, units.Bytes(m.ChainBytes), 100*m.ChainHuge, m.LatencyNS, len(m.SamplesNS)))
 	}
 	out := []string{f.What + ": " + strings.Join(mem, "; ")}
@@ -372,10 +380,13 @@ func (f *MeasuredFit) Lines() []string {
 		}
 		cells = append(cells, fmt.Sprintf("%s %.0f%s%s", c.Label, c.TPSPerCore, at, mark))
 	}
-	out = append(out, fmt.Sprintf("  tps per cell: %s; %d of %d cells kept (left out: a core reading of the sentinel off next to it; the memory's speed is in each cold cell's latency, its chain timed right after it)", strings.Join(cells, ", "), len(f.Cells)-off, len(f.Cells)))
+	out = append(out, fmt.Sprintf("  tps per cell: %s; %d of %d cells kept (left out: a core reading of "+
+		"the sentinel off next to it; the memory's speed is in each cold cell's latency, its chain timed right after it)",
+		strings.Join(cells, ", "), len(f.Cells)-off, len(f.Cells)))
 	if fit := f.Fit; fit != nil {
 		out = append(out, fmt.Sprintf("  fit: A = %s core cycles%s, M = %s memory waits%s, R² %.3f over %d cells",
-			model.Thousands(fit.A), fit.AInterval.Parenthesised(), model.Thousands(fit.M), fit.MInterval.Parenthesised(), fit.R2, fit.Points))
+			model.Thousands(fit.A), fit.AInterval.Parenthesised(), model.Thousands(fit.M), fit.MInterval.Parenthesised(),
+			fit.R2, fit.Points))
 	} else {
 		out = append(out, "  no fit: "+f.FitError)
 	}
@@ -402,7 +413,9 @@ func (f *MeasuredFit) Headline() string {
 	if f.Fit == nil {
 		return fmt.Sprintf("%d cells, no fit: %s", len(f.Cells), f.FitError)
 	}
-	s := fmt.Sprintf("A = %s core cycles%s, M = %s memory waits%s over %d of %d cells", model.Thousands(f.Fit.A), f.Fit.AInterval.Parenthesised(), model.Thousands(f.Fit.M), f.Fit.MInterval.Parenthesised(), f.Fit.Points, len(f.Cells))
+	s := fmt.Sprintf("A = %s core cycles%s, M = %s memory waits%s over %d of %d cells",
+		model.Thousands(f.Fit.A), f.Fit.AInterval.Parenthesised(), model.Thousands(f.Fit.M),
+		f.Fit.MInterval.Parenthesised(), f.Fit.Points, len(f.Cells))
 	if e, ok := f.HeldOutMedian(); ok {
 		s += fmt.Sprintf("; held-out median error %+.1f%%", 100*e)
 	}
@@ -429,14 +442,16 @@ func latencyError(lats []float64) string {
 		return "no kept cell to fit"
 	}
 	if v, why := model.Implausible(lats, nil, nil); why != "" {
-		return fmt.Sprintf("a kept cell's chain read %s ns, which is not %s: the host, or an emulator, timed what no memory does, so A and M are not fitted (the published stall share is assumed instead)", v, why)
+		return fmt.Sprintf("a kept cell's chain read %s ns, which is not %s: the host, or an emulator, timed what "+
+			"no memory does, so A and M are not fitted (the published stall share is assumed instead)", v, why)
 	}
 	lo, hi := lats[0], lats[0]
 	for _, l := range lats {
 		lo, hi = min(lo, l), max(hi, l)
 	}
 	if hi < lo*(1+MinSpread) {
-		return fmt.Sprintf("the kept cells' latencies span %.1f to %.1f ns, %.0f%% apart: a fit needs two at least %.0f%% apart, so M is not fitted (the published stall share is assumed instead)",
+		return fmt.Sprintf("the kept cells' latencies span %.1f to %.1f ns, %.0f%% apart: a fit needs two at least "+
+			"%.0f%% apart, so M is not fitted (the published stall share is assumed instead)",
 			lo, hi, 100*(hi/lo-1), 100*MinSpread)
 	}
 	return ""

@@ -39,7 +39,8 @@ type Model struct {
 	Engine   string         `json:"engine"`
 	Workload model.Workload `json:"workload"`         // A and M in the classic form
 	Points   []model.Point  `json:"points,omitempty"` // the measurements fitted
-	Fit      *model.Fit     `json:"fit,omitempty"`    // two or more latencies: the fit and its quality (R², residuals, intervals)
+	// two or more latencies: the fit and its quality (R², residuals, intervals)
+	Fit *model.Fit `json:"fit,omitempty"`
 	// StallShare is M·L·f/C at the one-socket latency: the share of
 	// cycles waiting for memory.
 	StallShare float64     `json:"stall_share"`
@@ -81,8 +82,8 @@ func (m *Model) RestsOn() string {
 
 // Machine is the uniform machine of the calibration's latencies.
 func (m *Model) Machine() model.Machine {
-	return model.Machine{Source: fmt.Sprintf("run %d", m.ProbeRun), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS, OneSocketNS: m.OneSocketNS,
-		CoresPerSocket: m.CoresPerSocket, Locality: -1}
+	return model.Machine{Source: fmt.Sprintf("run %d", m.ProbeRun), LocalNS: m.LocalNS, RemoteNS: m.RemoteNS,
+		OneSocketNS: m.OneSocketNS, CoresPerSocket: m.CoresPerSocket, Locality: -1}
 }
 
 // ThreadsPerCore is the most hardware threads per core the prediction

@@ -30,7 +30,8 @@ func (m *Model) Checks() []string {
 	var out []string
 	for _, r := range m.Residuals {
 		out = append(out, fmt.Sprintf("residual of %s: measured %s tps per core, model %s, error %+.2f%%%s",
-			orCell(r.Cell), strconv.FormatFloat(r.TPSPerCore, 'f', 1, 64), strconv.FormatFloat(r.FitTPSPerCore, 'f', 1, 64), 100*r.RelativeErrorTPS, residualNote(m)))
+			orCell(r.Cell), strconv.FormatFloat(r.TPSPerCore, 'f', 1, 64), strconv.FormatFloat(r.FitTPSPerCore, 'f', 1, 64),
+			100*r.RelativeErrorTPS, residualNote(m)))
 	}
 	if m.HeldOut != nil {
 		out = append(out, m.HeldOut.String())
@@ -102,17 +103,22 @@ func (m *Model) Derived() string {
 	if f := m.Fit; f != nil {
 		ai, mi = f.AInterval.Parenthesised(), f.MInterval.Parenthesised()
 	}
-	return fmt.Sprintf("C = A + M·L·f with A = %s core cycles%s and M = %s memory waits per transaction%s; at one socket's %s ns and %s GHz C = %s cycles, %s of them waiting for memory (the stall share), and at least %s last-level misses per transaction",
-		model.Thousands(a), ai, model.Thousands(mm), mi, model.Fixed(m.OneSocketNS, 1), model.Fixed(m.GHz, 2), model.Thousands(model.CyclesPerTxn(w, m.OneSocketNS, m.GHz)), model.Percent(m.StallShare), model.Thousands(mm))
+	return fmt.Sprintf("C = A + M·L·f with A = %s core cycles%s and M = %s memory waits per transaction%s; at "+
+		"one socket's %s ns and %s GHz C = %s cycles, %s of them waiting for memory (the stall share), and at least "+
+		"%s last-level misses per transaction",
+		model.Thousands(a), ai, model.Thousands(mm), mi, model.Fixed(m.OneSocketNS, 1), model.Fixed(m.GHz, 2),
+		model.Thousands(model.CyclesPerTxn(w, m.OneSocketNS, m.GHz)), model.Percent(m.StallShare), model.Thousands(mm))
 }
 
 // LatencyWords says which latency is which in one clause: the measured
 // one is "the DRAM latency".
 func (m *Model) LatencyWords() string {
 	if m.RemoteAssumed {
-		return fmt.Sprintf("one socket: the DRAM latency, %s ns; several sockets: local %s ns and remote %s ns, assumed from the published ratios",
+		return fmt.Sprintf("one socket: the DRAM latency, %s ns; several sockets: local %s ns and remote %s ns, "+
+			"assumed from the published ratios",
 			model.Fixed(m.OneSocketNS, 1), model.Fixed(m.LocalNS, 1), model.Fixed(m.RemoteNS, 1))
 	}
-	return fmt.Sprintf("several sockets: local: the DRAM latency, %s ns, and remote %s ns, measured; one socket %s ns, assumed from the published ratio",
+	return fmt.Sprintf("several sockets: local: the DRAM latency, %s ns, and remote %s ns, measured; one socket "+
+		"%s ns, assumed from the published ratio",
 		model.Fixed(m.LocalNS, 1), model.Fixed(m.RemoteNS, 1), model.Fixed(m.OneSocketNS, 1))
 }

@@ -259,18 +259,23 @@ func (c *Chart) SVG() string {
 	for _, t := range c.X.ticks() {
 		x := c.px(t)
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(x), xy(y0), xy(x), xy(y1))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x), xy(y0+16), esc(c.X.Format(t)))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, xy(x),
+			xy(y0+16), esc(c.X.Format(t)))
 	}
 	fmt.Fprintf(&b, `<rect class="frame" x="%s" y="%s" width="%s" height="%s"/>`, xy(x0), xy(y1), xy(x1-x0), xy(y0-y1))
-	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy((x0+x1)/2), xy(y0+34), esc(c.X.Label))
-	fmt.Fprintf(&b, `<text class="axis" transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`, xy((y0+y1)/2), esc(c.Y.Label))
+	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">%s</text>`, xy((x0+x1)/2),
+		xy(y0+34), esc(c.X.Label))
+	fmt.Fprintf(&b, `<text class="axis" transform="translate(16 %s) rotate(-90)" text-anchor="middle">%s</text>`,
+		xy((y0+y1)/2), esc(c.Y.Label))
 	if c.Y2Label != "" {
-		fmt.Fprintf(&b, `<text class="axis" transform="translate(%s %s) rotate(90)" text-anchor="middle">%s</text>`, xy(chartW-12), xy((y0+y1)/2), esc(c.Y2Label))
+		fmt.Fprintf(&b, `<text class="axis" transform="translate(%s %s) rotate(90)" text-anchor="middle">%s</text>`,
+			xy(chartW-12), xy((y0+y1)/2), esc(c.Y2Label))
 	}
 	if c.Ideal {
 		lo, hi := math.Max(c.X.Min, c.Y.Min), math.Min(c.X.Max, c.Y.Max)
 		if hi > lo {
-			fmt.Fprintf(&b, `<line class="ideal" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(lo)), xy(c.py(lo)), xy(c.px(hi)), xy(c.py(hi)))
+			fmt.Fprintf(&b, `<line class="ideal" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(lo)), xy(c.py(lo)),
+				xy(c.px(hi)), xy(c.py(hi)))
 			label := c.IdealText
 			if label == "" {
 				label = "ideal"
@@ -280,7 +285,8 @@ func (c *Chart) SVG() string {
 	}
 	for _, h := range c.HLines {
 		y := c.py(h.Y)
-		fmt.Fprintf(&b, `<line class="plateau" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(h.X0)), xy(y), xy(c.px(h.X1)), xy(y))
+		fmt.Fprintf(&b, `<line class="plateau" x1="%s" y1="%s" x2="%s" y2="%s"/>`, xy(c.px(h.X0)), xy(y),
+			xy(c.px(h.X1)), xy(y))
 		fmt.Fprintf(&b, `<text class="note" x="%s" y="%s">%s</text>`, xy(c.px(h.X0)), xy(y-5), esc(h.Text))
 	}
 	for i, v := range c.VLines {
@@ -305,7 +311,8 @@ func (c *Chart) SVG() string {
 		for _, p := range s.Points {
 			x, y := c.px(p.X), c.py(p.Y)
 			if p.Lo != p.Hi {
-				fmt.Fprintf(&b, `<line class="spread" stroke="%s" x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, xy(x), xy(c.py(p.Lo)), xy(x), xy(c.py(p.Hi)))
+				fmt.Fprintf(&b, `<line class="spread" stroke="%s" x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, xy(x), xy(c.py(p.Lo)),
+					xy(x), xy(c.py(p.Hi)))
 			}
 			b.WriteString(marker(s.Shape, x, y, col, esc(s.Name)+": "+esc(c.X.Format(p.X)+", "+FmtSig(p.Y))))
 		}
@@ -320,7 +327,8 @@ func (c *Chart) SVG() string {
 			da = fmt.Sprintf(` stroke-dasharray="%s"`, d)
 		}
 		if !s.Marks {
-			fmt.Fprintf(&b, `<line class="line" stroke="%s"%s x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, da, xy(lx), xy(ly-4), xy(lx+18), xy(ly-4))
+			fmt.Fprintf(&b, `<line class="line" stroke="%s"%s x1="%s" y1="%s" x2="%s" y2="%s"/>`, col, da, xy(lx), xy(ly-4),
+				xy(lx+18), xy(ly-4))
 		}
 		b.WriteString(marker(s.Shape, lx+9, ly-4, col, ""))
 		fmt.Fprintf(&b, `<text class="legend" x="%s" y="%s">%s</text>`, xy(lx+24), xy(ly), esc(s.Name))
@@ -351,7 +359,8 @@ func marker(shape string, x, y float64, col, title string) string {
 	var tag, attrs string
 	switch shape {
 	case "ring":
-		tag, attrs = "circle", fmt.Sprintf(`cx="%s" cy="%s" r="5" fill="none" stroke="%s" stroke-width="2"`, xy(x), xy(y), col)
+		tag, attrs = "circle",
+			fmt.Sprintf(`cx="%s" cy="%s" r="5" fill="none" stroke="%s" stroke-width="2"`, xy(x), xy(y), col)
 	case "square":
 		tag, attrs = "rect", fmt.Sprintf(`x="%s" y="%s" width="8" height="8" fill="%s"`, xy(x-4), xy(y-4), col)
 	default:

@@ -54,7 +54,8 @@ func TestHBars(t *testing.T) {
 		{Label: "A & B", Value: 120, Lo: 100, Hi: 150},
 		{Label: "C", Value: 90, Lo: 90, Hi: 90},
 	})
-	for _, want := range []string{`id="c-svg"`, "<title>A &amp; B: 120 per 1,000 tps</title>", "<title>C: 90.0 per 1,000 tps</title>", "cost per 1,000 tps</text>"} {
+	for _, want := range []string{`id="c-svg"`, "<title>A &amp; B: 120 per 1,000 tps</title>",
+		"<title>C: 90.0 per 1,000 tps</title>", "cost per 1,000 tps</text>"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("HBars lacks %q:\n%s", want, svg)
 		}

@@ -20,7 +20,8 @@ func Heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title
 		esc(id), xy(w), xy(h), px(w), px(h), esc(title))
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(title))
 	fmt.Fprintf(&b, `<text class="ctitle" x="8" y="20">%s</text>`, esc(title))
-	fmt.Fprintf(&b, `<text class="axis" x="%s" y="38" text-anchor="middle">memory on</text>`, xy(left+cell*float64(len(cols))/2))
+	fmt.Fprintf(&b, `<text class="axis" x="%s" y="38" text-anchor="middle">memory on</text>`,
+		xy(left+cell*float64(len(cols))/2))
 	worst := 1.0
 	for _, r := range rel {
 		for _, v := range r {
@@ -28,18 +29,21 @@ func Heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title
 		}
 	}
 	for j, n := range cols {
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">node %d</text>`, xy(left+cell*(float64(j)+0.5)), xy(top-6), n)
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">node %d</text>`,
+			xy(left+cell*(float64(j)+0.5)), xy(top-6), n)
 	}
 	for i, n := range rows {
 		y := top + cell*float64(i)
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">thread on node %d</text>`, xy(left-6), xy(y+cell/2+4), n)
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="end">thread on node %d</text>`,
+			xy(left-6), xy(y+cell/2+4), n)
 		for j := range cols {
 			x := left + cell*float64(j)
 			if i >= len(ns) || j >= len(ns[i]) {
 				// A matrix cut before this cell: not measured.
 				fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#eee" stroke="#fff"><title>node %d to node %d: not measured (the probe was cut)</title></rect>`,
 					xy(x), xy(y), xy(cell), xy(cell), n, cols[j])
-				fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle">not measured</text>`, xy(x+cell/2), xy(y+cell/2))
+				fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle">not measured</text>`,
+					xy(x+cell/2), xy(y+cell/2))
 				continue
 			}
 			v, r := ns[i][j], 1.0
@@ -57,8 +61,10 @@ func Heatmap(id string, rows, cols []int, ns [][]float64, rel [][]float64, title
 			}
 			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#fff"><title>node %d to node %d: %s ns (%s× the fastest)</title></rect>`,
 				xy(x), xy(y), xy(cell), xy(cell), fill, n, cols[j], FmtF(v, 1), FmtF(r, 2))
-			fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s ns</text>`, xy(x+cell/2), xy(y+cell/2), txt, FmtF(v, 1))
-			fmt.Fprintf(&b, `<text class="cellr" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s×</text>`, xy(x+cell/2), xy(y+cell/2+16), txt, FmtF(r, 2))
+			fmt.Fprintf(&b, `<text class="cellv" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s ns</text>`,
+				xy(x+cell/2), xy(y+cell/2), txt, FmtF(v, 1))
+			fmt.Fprintf(&b, `<text class="cellr" x="%s" y="%s" text-anchor="middle" style="fill:%s">%s×</text>`,
+				xy(x+cell/2), xy(y+cell/2+16), txt, FmtF(r, 2))
 		}
 	}
 	b.WriteString(`</svg>`)

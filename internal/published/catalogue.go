@@ -177,7 +177,8 @@ func ParseCatalogue(name string, data []byte) (*Catalogue, error) {
 		row := fmt.Sprintf("cpu %d (%q)", i+1, x.Name)
 		c.cpu(row, x, ids)
 		if !bands[x.Latency] {
-			c.bad(row, "latency", "= %q names no latency band of the file: want one socket's memory latency, measured or a band", x.Latency)
+			c.bad(row, "latency",
+				"= %q names no latency band of the file: want one socket's memory latency, measured or a band", x.Latency)
 		}
 		if names[x.Name] {
 			c.bad(row, "name", "is given twice: want one row per CPU")
@@ -200,7 +201,8 @@ func ParseCatalogue(name string, data []byte) (*Catalogue, error) {
 
 // cpu checks one catalogue CPU's figures and the sources they cite.
 func (c *checker) cpu(row string, x CPU, ids map[string]bool) {
-	for _, f := range []struct{ name, v string }{{"name", x.Name}, {"vendor", x.Vendor}, {"generation", x.Generation}, {"price_kind", x.PriceKind}} {
+	for _, f := range []struct{ name, v string }{{"name", x.Name}, {"vendor", x.Vendor}, {"generation", x.Generation},
+		{"price_kind", x.PriceKind}} {
 		c.text(row, f.name, f.v)
 	}
 	c.count(row, "cores", x.Cores, 1, 1024)

@@ -170,7 +170,8 @@ func TestValidateHandComputed(t *testing.T) {
 		t.Errorf("latency model's ratio %v at %v → %v ns: want %v at 114 → 126.5", k.LatencyRatio, k.FromNS, k.ToNS, want)
 	}
 	// The contention term: 56 → 112 cores at the fitted σ.
-	if c := (1 + v.Sigma*55) / (1 + v.Sigma*111); math.Abs(k.Contention-c) > 1e-12 || math.Abs(k.Predicted-want*c) > 1e-12 {
+	if c := (1 + v.Sigma*55) / (1 + v.Sigma*111); math.Abs(k.Contention-c) > 1e-12 ||
+		math.Abs(k.Predicted-want*c) > 1e-12 {
 		t.Errorf("contention %v, predicted %v: want %v and %v at σ = %v", k.Contention, k.Predicted, c, want*c, v.Sigma)
 	}
 	if pub := 11357.28 / 6598.36; math.Abs(k.Published-pub) > 1e-12 {
@@ -192,8 +193,10 @@ func TestValidateHandComputed(t *testing.T) {
 		t.Fatalf("sixth pair %s to %s: the test's arithmetic is for the Fujitsu X7560 pair", k.From.ID, k.To.ID)
 	}
 	l4, l8 := (135.25+3*197.4)/4, (135.25+3*197.4+4*228.475)/8
-	if want := 2 / (0.4 + 0.6*l8/l4); math.Abs(k.LatencyRatio-want) > 1e-12 || math.Abs(k.FromNS-l4) > 1e-9 || math.Abs(k.ToNS-l8) > 1e-9 {
-		t.Errorf("4 to 8 sockets: latency model's ratio %v at %v → %v ns: want %v at %v → %v", k.LatencyRatio, k.FromNS, k.ToNS, want, l4, l8)
+	if want := 2 / (0.4 + 0.6*l8/l4); math.Abs(k.LatencyRatio-want) > 1e-12 || math.Abs(k.FromNS-l4) > 1e-9 ||
+		math.Abs(k.ToNS-l8) > 1e-9 {
+		t.Errorf("4 to 8 sockets: latency model's ratio %v at %v → %v ns: want %v at %v → %v",
+			k.LatencyRatio, k.FromNS, k.ToNS, want, l4, l8)
 	}
 }
 
@@ -242,7 +245,8 @@ func TestValidateHeld(t *testing.T) {
 		got := []float64{pct(k.LatencyRatio/k.Published - 1), pct(k.Error), pct(k.LOO.Error), pct(k.LOO.CPUOut.Error)}
 		want := []float64{h.latencyPct, h.errPct, h.looPct, h.cpuOutPct}
 		if !slices.Equal(got, want) || k.InBand != h.inBand {
-			t.Errorf("%s to %s: latency alone, fitted, LOO, CPU out %v%%, in band %v: recorded %v%%, %v", h.from, h.to, got, k.InBand, want, h.inBand)
+			t.Errorf("%s to %s: latency alone, fitted, LOO, CPU out %v%%, in band %v: recorded %v%%, %v",
+				h.from, h.to, got, k.InBand, want, h.inBand)
 		}
 	}
 	for _, w := range []string{"σ = 0.00179", "-5.4% to +13.4%", "leave-one-out by -6.6% to +14.6% (median |error| 5.4%)",
@@ -294,7 +298,8 @@ func TestWriteValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"11357.28 tpsE", "1.721×", "+9.0%", "[berry-2017]", "buffer 15 ns", "http://www.qdpma.com/ServerSystems/TPCE.html",
+	for _, want := range []string{"11357.28 tpsE", "1.721×", "+9.0%", "[berry-2017]", "buffer 15 ns",
+		"http://www.qdpma.com/ServerSystems/TPCE.html",
 		"LOO error", "Which term moves each pair's error", "+ a four-socket remote latency (Intel MLC)", "[intel-mlc-4s]",
 		"two hops 228.475 ns (band 197.4 to 259.55 ns)", "n/a", "3800 tpsE", "[chang-rx900-2010]"} {
 		if !strings.Contains(out, want) {
@@ -311,20 +316,30 @@ func TestParseRefuses(t *testing.T) {
 		cat            bool
 		want           []string
 	}{
-		{name: "unknown source", old: `"source": "berry-2016"`, new: `"source": "nobody"`, want: []string{"result 6", `source = "nobody" names no source`}},
-		{name: "no document", old: `"document": "TPC-E result, Lenovo System x3850 X6, SQL Server 2016 (figures read in Glenn Berry's post)"`, new: `"document": ""`, want: []string{"result 6", "document is missing"}},
-		{name: "bad date", old: `"date": "2016-05-31"`, new: `"date": "May 2016"`, want: []string{"result 6", `date = "May 2016"`}},
-		{name: "unknown field", old: `"cores": 96,`, new: `"cores": 96, "coers": 1,`, want: []string{"data/tpc.json", `unknown field "coers"`}},
+		{name: "unknown source", old: `"source": "berry-2016"`, new: `"source": "nobody"`,
+			want: []string{"result 6", `source = "nobody" names no source`}},
+		{name: "no document",
+			old: `"document": "TPC-E result, Lenovo System x3850 X6, SQL Server 2016 (figures read in Glenn Berry's post)"`,
+			new: `"document": ""`, want: []string{"result 6", "document is missing"}},
+		{name: "bad date", old: `"date": "2016-05-31"`, new: `"date": "May 2016"`,
+			want: []string{"result 6", `date = "May 2016"`}},
+		{name: "unknown field", old: `"cores": 96,`, new: `"cores": 96, "coers": 1,`,
+			want: []string{"data/tpc.json", `unknown field "coers"`}},
 		{name: "syntax", old: `"cores": 96,`, new: `"cores": 96,,`, want: []string{"data/tpc.json:", "invalid character"}},
-		{name: "pair of one shape", old: `"to": "lenovo-sr950-8180",`, new: `"to": "fujitsu-rx2540m4-8180",`, want: []string{"pair 1", "same sockets and cores"}},
-		{name: "price source", cat: true, old: `"price_source": "cpu-world"`, new: `"price_source": ""`, want: []string{"data/cpus.json", "price_source", "names no source"}},
-		{name: "threads", cat: true, old: `"threads": 192,`, new: `"threads": 12,`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "threads = 12 is out of range"}},
-		{name: "candidate kind", old: `"value": 1.46`, new: `"value": 1.46, "kind": "hops"`, want: []string{"candidate 3", `kind = "hops"`}},
+		{name: "pair of one shape", old: `"to": "lenovo-sr950-8180",`, new: `"to": "fujitsu-rx2540m4-8180",`,
+			want: []string{"pair 1", "same sockets and cores"}},
+		{name: "price source", cat: true, old: `"price_source": "cpu-world"`, new: `"price_source": ""`,
+			want: []string{"data/cpus.json", "price_source", "names no source"}},
+		{name: "threads", cat: true, old: `"threads": 192,`, new: `"threads": 12,`,
+			want: []string{`cpu 1 ("AMD EPYC 9654")`, "threads = 12 is out of range"}},
+		{name: "candidate kind", old: `"value": 1.46`, new: `"value": 1.46, "kind": "hops"`,
+			want: []string{"candidate 3", `kind = "hops"`}},
 		{name: "candidate platform", old: `"platforms": [
         "xeon-e5-v4",`, new: `"platforms": [
         "xeon-e9",`, want: []string{"candidate 4", `names "xeon-e9"`}},
 		{name: "eight sockets, no two hops", old: `"two_hop_ns": 228.475,`, new: ``,
-			want: []string{"result 14", `platform = "xeon-x7560" has no two_hop_ns: 8 sockets need`, "platform 5", "two_hop_ns is missing"}},
+			want: []string{"result 14", `platform = "xeon-x7560" has no two_hop_ns: 8 sockets need`, "platform 5",
+				"two_hop_ns is missing"}},
 		{name: "two hops below one", old: `"two_hop_low_ns": 197.4,`, new: `"two_hop_low_ns": 190,`,
 			want: []string{`platform 5 ("xeon-x7560")`, "two_hop_low_ns = 190 is out of range: want 197.4 to 228.475"}},
 		{name: "sixteen sockets", old: `"sockets": 8,
@@ -332,10 +347,14 @@ func TestParseRefuses(t *testing.T) {
       "result": 3141.76,`, new: `"sockets": 16,
       "cores": 64,
       "result": 3141.76,`, want: []string{"result 13", "sockets = 16: the per-hop model takes at most 8"}},
-		{name: "basis", cat: true, old: `"basis": "measured"`, new: `"basis": "read"`, want: []string{`source 5 ("gjbex-spr-mlc")`, `basis = "read"`}},
-		{name: "per-core source", cat: true, old: `"source": "spec-cpu2017"`, new: `"source": ""`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.source", "names no source"}},
-		{name: "per-core median", cat: true, old: `"median": 8.698,`, new: `"median": 11,`, want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.median = 11 is out of range"}},
-		{name: "band", cat: true, old: `"latency": "server-one-socket",`, new: `"latency": "guess",`, want: []string{"latency", `"guess" names no latency band`}},
+		{name: "basis", cat: true, old: `"basis": "measured"`, new: `"basis": "read"`,
+			want: []string{`source 5 ("gjbex-spr-mlc")`, `basis = "read"`}},
+		{name: "per-core source", cat: true, old: `"source": "spec-cpu2017"`, new: `"source": ""`,
+			want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.source", "names no source"}},
+		{name: "per-core median", cat: true, old: `"median": 8.698,`, new: `"median": 11,`,
+			want: []string{`cpu 1 ("AMD EPYC 9654")`, "per_core.median = 11 is out of range"}},
+		{name: "band", cat: true, old: `"latency": "server-one-socket",`, new: `"latency": "guess",`,
+			want: []string{"latency", `"guess" names no latency band`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, parse := tpcJSON, func(b []byte) error { _, err := ParseResults("data/tpc.json", b); return err }
@@ -373,7 +392,8 @@ func TestFitSigma(t *testing.T) {
 	if got := fitSigma(pts, nil); math.Abs(got-sigma) > 1e-9 {
 		t.Errorf("fitted σ %v: want %v", got, sigma)
 	}
-	two := []sigmaPoint{{latency: 1.877, published: 1.721, from: 56, to: 112}, {latency: 1.909, published: 1.836, from: 44, to: 96}}
+	two := []sigmaPoint{{latency: 1.877, published: 1.721, from: 56, to: 112},
+		{latency: 1.909, published: 1.836, from: 44, to: 96}}
 	g := two[1].published / two[1].latency
 	want := (1 - g) / (g*95 - 43)
 	if f := fold(two, 0, func(j int) bool { return j == 0 }); math.Abs(f.Sigma-want) > 1e-9 {

@@ -248,15 +248,16 @@ func ParseResults(name string, data []byte) (*Results, error) {
 	results := map[string]Result{}
 	for i, x := range r.Results {
 		row := fmt.Sprintf("result %d (%q)", i+1, x.ID)
-		for _, f := range []struct{ name, v string }{{"id", x.ID}, {"benchmark", x.Benchmark}, {"system", x.System}, {"cpu", x.CPU},
-			{"generation", x.Generation}, {"unit", x.Unit}, {"document", x.Document}} {
+		for _, f := range []struct{ name, v string }{{"id", x.ID}, {"benchmark", x.Benchmark},
+			{"system", x.System}, {"cpu", x.CPU}, {"generation", x.Generation}, {"unit", x.Unit}, {"document", x.Document}} {
 			c.text(row, f.name, f.v)
 		}
 		c.number(row, "ghz", x.GHz, 0.1, 10)
 		c.count(row, "sockets", x.Sockets, 1, 64)
 		c.count(row, "cores", x.Cores, x.Sockets, 100000)
 		if x.Sockets > 0 && x.Cores%x.Sockets != 0 {
-			c.bad(row, "cores", "= %d is not a multiple of %d sockets: want all physical cores of the system", x.Cores, x.Sockets)
+			c.bad(row, "cores",
+				"= %d is not a multiple of %d sockets: want all physical cores of the system", x.Cores, x.Sockets)
 		}
 		c.number(row, "result", x.Result, 1e-9, 1e12)
 		c.date(row, "date", x.Date)
@@ -264,10 +265,12 @@ func ParseResults(name string, data []byte) (*Results, error) {
 		if p, ok := plats[x.Platform]; !ok {
 			c.bad(row, "platform", "= %q names no platform of the file: want the latencies the model needs", x.Platform)
 		} else if x.Sockets > model.PublishedSockets && p.TwoHopNS == 0 {
-			c.bad(row, "platform", "= %q has no two_hop_ns: %d sockets need the remote latency two hops away (three sockets one hop away, the rest two)", x.Platform, x.Sockets)
+			c.bad(row, "platform", "= %q has no two_hop_ns: %d sockets need the remote latency two hops away "+
+				"(three sockets one hop away, the rest two)", x.Platform, x.Sockets)
 		}
 		if x.Sockets > model.MaxHopSockets {
-			c.bad(row, "sockets", "= %d: the per-hop model takes at most %d (three sockets one hop away, the rest two hops)", x.Sockets, model.MaxHopSockets)
+			c.bad(row, "sockets", "= %d: the per-hop model takes at most %d (three sockets one hop away, the rest two hops)",
+				x.Sockets, model.MaxHopSockets)
 		}
 		if _, dup := results[x.ID]; dup {
 			c.bad(row, "id", "is given twice: want one id per result")

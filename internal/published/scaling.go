@@ -85,8 +85,10 @@ func (r *Results) termEffects(v *Validation) ([]TermEffect, error) {
 	base := TermEffect{Term: "memory latency alone (no locality)", Source: "the platforms' latencies", Adopted: true}
 	fitted := TermEffect{Term: fmt.Sprintf("+ contention, σ = %s fitted to all pairs", model.Sig(v.Sigma, 3)),
 		Source: "Amdahl / Gunther's contention term; σ fitted", Adopted: true}
-	loo := TermEffect{Term: "+ contention, σ fitted leave-one-out", Source: "each pair's σ from the other pairs", Adopted: true}
-	cpu := TermEffect{Term: "+ contention, σ fitted leaving the pair's CPU out", Source: "each pair's σ from other CPUs' pairs", Adopted: true}
+	loo := TermEffect{Term: "+ contention, σ fitted leave-one-out",
+		Source: "each pair's σ from the other pairs", Adopted: true}
+	cpu := TermEffect{Term: "+ contention, σ fitted leaving the pair's CPU out",
+		Source: "each pair's σ from other CPUs' pairs", Adopted: true}
 	for _, k := range v.Checks {
 		base.Errors = append(base.Errors, k.LatencyRatio/k.Published-1)
 		fitted.Errors = append(fitted.Errors, k.Error)
@@ -148,7 +150,8 @@ func (r *Results) termEffects(v *Validation) ([]TermEffect, error) {
 // would credit the term with the difference of having a figure.
 func oneSided(cands []Candidate, k Check) bool {
 	has := func(x Result) bool {
-		return slices.ContainsFunc(cands, func(c Candidate) bool { return c.Kind == KindLocality && c.applies(x.Platform, x.Sockets) })
+		return slices.ContainsFunc(cands,
+			func(c Candidate) bool { return c.Kind == KindLocality && c.applies(x.Platform, x.Sockets) })
 	}
 	return has(k.From) != has(k.To)
 }

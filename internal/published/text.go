@@ -15,10 +15,13 @@ import (
 func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 	fmt.Fprintln(w, v.Summary())
 	fmt.Fprintf(w, "\nHow: %s.\nBand: %s.\n", v.How, v.Band)
-	fmt.Fprintln(w, "LOO: σ fitted to every other pair; CPU out: σ fitted to the pairs of other CPU generations only (pairs of one CPU share results).")
-	fmt.Fprint(w, "\"To match\" is the second system's latency at which the latency model alone, at the assumed inputs, gives the published ratio.\n\n")
+	fmt.Fprintln(w, "LOO: σ fitted to every other pair; CPU out: σ fitted to the pairs of other CPU generations "+
+		"only (pairs of one CPU share results).")
+	fmt.Fprint(w, "\"To match\" is the second system's latency at which the latency model alone, at the assumed "+
+		"inputs, gives the published ratio.\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "pair\tfrom\tto\tlatency ns\tpublished\tlatency alone\tpredicted\tband\terror\tLOO σ\tLOO predicted\tLOO error\tCPU out: σ\terror\tto match, ns\t")
+	fmt.Fprintln(tw, "pair\tfrom\tto\tlatency ns\tpublished\tlatency alone\tpredicted\tband\terror\tLOO σ\t"+
+		"LOO predicted\tLOO error\tCPU out: σ\terror\tto match, ns\t")
 	for i, k := range v.Checks {
 		inBand := ""
 		if k.InBand {
@@ -35,8 +38,9 @@ func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 				cpuSigma, cpuErr = model.Sig(c.Sigma, 3), signed(c.Error)
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%d× %d cores, %s %s\t%d× %d cores, %s %s\t%s → %s\t%s×\t%s×\t%s×\t%s–%s×\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", i+1,
-			k.From.Sockets, k.From.Cores, model.Thousands(k.From.Result), k.From.Unit,
+		fmt.Fprintf(tw,
+			"%d\t%d× %d cores, %s %s\t%d× %d cores, %s %s\t%s → %s\t%s×\t%s×\t%s×\t%s–%s×\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			i+1, k.From.Sockets, k.From.Cores, model.Thousands(k.From.Result), k.From.Unit,
 			k.To.Sockets, k.To.Cores, model.Thousands(k.To.Result), k.To.Unit,
 			model.Fixed(k.FromNS, 1), model.Fixed(k.ToNS, 1), model.Fixed(k.Published, 3), model.Fixed(k.LatencyRatio, 3),
 			model.Fixed(k.Predicted, 3), model.Fixed(k.Low, 3), model.Fixed(k.High, 3), signed(k.Error), inBand,
@@ -54,8 +58,9 @@ func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 	}
 	fmt.Fprintln(w, "\nResults:")
 	for _, x := range r.Results {
-		fmt.Fprintf(w, "  %s: %s, %d × %s (%s, %s GHz), %d cores, %s %s, %s %s. %s [%s]\n", x.ID, x.System, x.Sockets, x.CPU, x.Generation,
-			model.Num(x.GHz), x.Cores, model.AsGiven(x.Result), x.Unit, x.Benchmark, x.Date, x.Document, x.Source)
+		fmt.Fprintf(w, "  %s: %s, %d × %s (%s, %s GHz), %d cores, %s %s, %s %s. %s [%s]\n", x.ID, x.System,
+			x.Sockets, x.CPU, x.Generation, model.Num(x.GHz), x.Cores, model.AsGiven(x.Result), x.Unit,
+			x.Benchmark, x.Date, x.Document, x.Source)
 	}
 	fmt.Fprintln(w, "\nLatencies:")
 	for _, p := range r.Platforms {
@@ -69,7 +74,8 @@ func WriteValidation(w io.Writer, r *Results, v *Validation) error {
 				buf += fmt.Sprintf(" (band %s to %s ns)", model.Num(p.TwoHopLowNS), model.Num(p.TwoHopHighNS))
 			}
 		}
-		fmt.Fprintf(w, "  %s (%s): local %s ns, remote %s ns%s; %s [%s]\n", p.ID, p.CPU, model.Num(p.LocalNS), model.Num(p.RemoteNS), buf, p.Note, p.Source)
+		fmt.Fprintf(w, "  %s (%s): local %s ns, remote %s ns%s; %s [%s]\n", p.ID, p.CPU, model.Num(p.LocalNS),
+			model.Num(p.RemoteNS), buf, p.Note, p.Source)
 	}
 	if len(r.Candidates) > 0 {
 		fmt.Fprintln(w, "\nCandidate terms (shown in the term table, not in the prediction):")

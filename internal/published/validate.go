@@ -205,13 +205,17 @@ func ValidateAt(r *Results, s float64) (*Validation, error) {
 	}
 	share, rr := model.PublishedStallShare, model.PublishedRemoteRatio
 	v := &Validation{Share: s,
-		How: "predicted ratio = (cores_to · tps per core at L_to) / (cores_from · tps per core at L_from) × (1 + σ·(cores_from − 1)) / (1 + σ·(cores_to − 1)); " +
+		How: "predicted ratio = (cores_to · tps per core at L_to) / (cores_from · tps per core at L_from) " +
+			"× (1 + σ·(cores_from − 1)) / (1 + σ·(cores_to − 1)); " +
 			"tps per core = f·10⁹/(A + M·L·f) with A and M through the from-system's latency and clock at the stall share; " +
-			"L = (local + (S − 1)·remote)/S + buffer, no locality (above 4 sockets, three sockets one hop away and the rest two: L = (local + 3·remote + (S − 4)·two hops)/S + buffer); " +
+			"L = (local + (S − 1)·remote)/S + buffer, no locality (above 4 sockets, three sockets one hop away and " +
+			"the rest two: L = (local + 3·remote + (S − 4)·two hops)/S + buffer); " +
 			"σ, the database's own contention per core, fitted to the pairs (each pair's leave-one-out σ to the others)",
 		Band: fmt.Sprintf("the stall share from %s to %s (%s); the remote latency from %s× to %s× local (%s); "+
-			"two hops' latency over its band where no measurement gives it; σ over its out-of-sample fits (each pair out, each CPU out)",
-			model.Percent(share.Low), model.Percent(share.High), share.Source, model.Sig(rr.Low, 3), model.Sig(rr.High, 3), rr.Source),
+			"two hops' latency over its band where no measurement gives it; "+
+			"σ over its out-of-sample fits (each pair out, each CPU out)",
+			model.Percent(share.Low), model.Percent(share.High), share.Source, model.Sig(rr.Low, 3),
+			model.Sig(rr.High, 3), rr.Source),
 	}
 	fits := make([]sigmaPoint, len(r.Pairs))
 	for i, p := range r.Pairs {
@@ -222,7 +226,8 @@ func ValidateAt(r *Results, s float64) (*Validation, error) {
 			return nil, fmt.Errorf("pair %s to %s: %w", p.From, p.To, err)
 		}
 		k.MatchNS = r.matchLatency(from, to, k.FromNS, s, k.Published)
-		fits[i] = sigmaPoint{latency: k.LatencyRatio, published: k.Published, from: from.Cores, to: to.Cores, generation: from.Generation}
+		fits[i] = sigmaPoint{latency: k.LatencyRatio, published: k.Published, from: from.Cores, to: to.Cores,
+			generation: from.Generation}
 		v.Checks = append(v.Checks, k)
 	}
 	v.Sigma = fitSigma(fits, nil)
@@ -323,14 +328,17 @@ func (v *Validation) Summary() string {
 	loo := ""
 	if m, ok := v.MedianLOO(); ok {
 		llo, lhi := v.LOORange()
-		loo = fmt.Sprintf(", leave-one-out by %s to %s (median |error| %s)", signed(llo), signed(lhi), model.Fixed(100*m, 1)+"%")
+		loo = fmt.Sprintf(", leave-one-out by %s to %s (median |error| %s)",
+			signed(llo), signed(lhi), model.Fixed(100*m, 1)+"%")
 	}
 	if m, ok := v.MedianCPUOut(); ok {
 		loo += fmt.Sprintf(", leaving the pair's CPU out median |error| %s", model.Fixed(100*m, 1)+"%")
 	}
 	return fmt.Sprintf("Against %d pairs of published results of one CPU (%s), the model's ratio at a stall share of %s "+
-		"(memory latency and the database's contention, σ = %s fitted to the pairs) is off by %s to %s%s; %d of %d published ratios lie in its band.",
-		len(v.Checks), strings.Join(shapes, "; "), model.Percent(v.Share), model.Sig(v.Sigma, 3), signed(lo), signed(hi), loo, v.InBand(), len(v.Checks))
+		"(memory latency and the database's contention, σ = %s fitted to the pairs) is off by %s to %s%s; "+
+		"%d of %d published ratios lie in its band.",
+		len(v.Checks), strings.Join(shapes, "; "), model.Percent(v.Share), model.Sig(v.Sigma, 3), signed(lo), signed(hi),
+		loo, v.InBand(), len(v.Checks))
 }
 
 // LOORange is the lowest and highest leave-one-out error (0, 0 without).

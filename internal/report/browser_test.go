@@ -108,7 +108,8 @@ func TestBrowserRendersCharts(t *testing.T) {
 			dir := t.TempDir()
 			_, html := writeReport(t, dir, sc)
 			probe := filepath.Join(dir, "probe.html")
-			if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)), 0o644); err != nil {
+			if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)),
+				0o644); err != nil {
 				t.Fatal(err)
 			}
 			dom, logs := runChromium(t, bin, "--window-size=1400,2000", "--dump-dom", "file://"+probe)

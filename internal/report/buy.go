@@ -35,7 +35,8 @@ func realCPUs(pc *conclusion.Decision) string {
 	for _, row := range pc.Rows[:min(3, len(pc.Rows))] {
 		first = append(first, row.Name+" "+FmtN(row.CostPerKTPS))
 	}
-	return "Among real CPUs (" + strconv.Itoa(len(pc.Rows)) + " catalogue servers, list prices; 'numalab model buy --catalogue --run ID' ranks them): " +
+	return "Among real CPUs (" + strconv.Itoa(len(pc.Rows)) +
+		" catalogue servers, list prices; 'numalab model buy --catalogue --run ID' ranks them): " +
 		cardSentence(pc) + " Cheapest per 1,000 tps: " + strings.Join(first, ", ") + "."
 }
 
@@ -43,7 +44,8 @@ func buySection(r *Report) HTMLSection {
 	s := HTMLSection{ID: AnchorBuy, Title: "Which server"}
 	p := Purchase(r)
 	if p == nil {
-		s.Absent = "The model made no prediction (see its section), so there is nothing to choose between. To choose: 'numalab probe mem --quick' and 'numalab run oltp', then 'numalab model buy --run ID --candidates FILE'."
+		s.Absent = "The model made no prediction (see its section), so there is nothing to choose between. To choose: " +
+			"'numalab probe mem --quick' and 'numalab run oltp', then 'numalab model buy --run ID --candidates FILE'."
 		return s
 	}
 	s.Intro = p.Recommendation
@@ -51,15 +53,21 @@ func buySection(r *Report) HTMLSection {
 		s.Notes = append(s.Notes, realCPUs(pc))
 	}
 	s.Figures = append(s.Figures, Plot{ID: AnchorBuy + "-cost", SVG: template.HTML(CostBars(AnchorBuy+"-cost", p))})
-	tb := Table{ID: AnchorBuy + "-table", Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
-		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band", "total cost", "per 1,000 tps", "best on"}}
+	tb := Table{ID: AnchorBuy + "-table",
+		Caption: "Candidates derived from this CPU, with the calibrated workload (prices illustrative)",
+		Head: []string{"server", "sockets", "cores", "GHz", "SMT", "latency ns", "tps per core", "total tps", "band",
+			"total cost", "per 1,000 tps", "best on"}}
 	for _, row := range p.Rows {
-		tb.Rows = append(tb.Rows, []string{row.Name, strconv.Itoa(row.Sockets), strconv.Itoa(row.Cores), FmtF(row.GHz, 2), strconv.Itoa(row.SMT), FmtF(row.LatencyNS, 1),
-			FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtN(row.TPSLow) + " to " + FmtN(row.TPSHigh), FmtN(row.TotalCost), FmtN(row.CostPerKTPS), OrDash(strings.Join(row.BestOn, ", "))})
+		tb.Rows = append(tb.Rows, []string{row.Name, strconv.Itoa(row.Sockets), strconv.Itoa(row.Cores), FmtF(row.GHz, 2),
+			strconv.Itoa(row.SMT), FmtF(row.LatencyNS, 1),
+			FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtN(row.TPSLow) + " to " + FmtN(row.TPSHigh), FmtN(row.TotalCost),
+			FmtN(row.CostPerKTPS), OrDash(strings.Join(row.BestOn, ", "))})
 	}
 	s.Tables = append(s.Tables, tb)
 	s.Notes = append(s.Notes,
-		"Total cost is the server's price plus every physical core's licence; cost per 1,000 tps divides it by the predicted total tps. The formulas are those of Joe Chang's sizing articles \"Memory Latency and NUMA\" and \"Memory Latency - Return to Single Processor\" (docs/model.md).",
+		"Total cost is the server's price plus every physical core's licence; cost per 1,000 tps divides it by the "+
+			"predicted total tps. The formulas are those of Joe Chang's sizing articles \"Memory Latency and NUMA\" "+
+			"and \"Memory Latency - Return to Single Processor\" (docs/model.md).",
 		"Band: "+p.Band+".",
 		"The prices are illustrative, not quotes: 'numalab model buy --run ID --candidates FILE' prices real servers.")
 	// The purchase's own assumptions (the licence price); the model's are
@@ -83,7 +91,8 @@ func CostBars(id string, p *conclusion.Decision) string {
 	for _, r := range p.Rows {
 		bars = append(bars, chart.HBar{Label: r.Name, Value: r.CostPerKTPS, Lo: cost(r, r.TPSHigh), Hi: cost(r, r.TPSLow)})
 	}
-	return chart.HBars(id, "Cost per 1,000 tps, lower is better (whisker: the band)", "cost per 1,000 tps", "per 1,000 tps", bars)
+	return chart.HBars(id, "Cost per 1,000 tps, lower is better (whisker: the band)", "cost per 1,000 tps",
+		"per 1,000 tps", bars)
 }
 
 // cost is a candidate's cost per 1,000 tps at a throughput of its band.
@@ -103,7 +112,8 @@ func textBuy(b *strings.Builder, r *Report) {
 	}
 	fmt.Fprintf(b, "  %s\n", p.Recommendation)
 	for _, row := range p.Rows {
-		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Name, FmtN(row.TotalTPS), FmtN(row.TPSLow), FmtN(row.TPSHigh), FmtN(row.CostPerKTPS))
+		fmt.Fprintf(b, "    %-30s %s tps (%s to %s), %s per 1,000 tps\n", row.Name, FmtN(row.TotalTPS), FmtN(row.TPSLow),
+			FmtN(row.TPSHigh), FmtN(row.CostPerKTPS))
 	}
 	fmt.Fprintf(b, "  band: %s; prices assumed: 'numalab model buy --candidates FILE' prices real servers\n", p.Band)
 }

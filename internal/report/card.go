@@ -93,7 +93,8 @@ func cardSentence(p *conclusion.Decision) string {
 		}
 	}
 	lo, hi := best.CostLow, best.CostHigh
-	cost := fmt.Sprintf("%s per 1,000 tps (%s to %s)", model.Thousands(best.CostPerKTPS), model.Thousands(lo), model.Thousands(hi))
+	cost := fmt.Sprintf("%s per 1,000 tps (%s to %s)",
+		model.Thousands(best.CostPerKTPS), model.Thousands(lo), model.Thousands(hi))
 	if p.Decision != "" {
 		return fmt.Sprintf("Buy %s: %s, the cheapest of %d candidates.", p.Decision, cost, len(p.Rows))
 	}
@@ -101,7 +102,8 @@ func cardSentence(p *conclusion.Decision) string {
 	if len(p.Rivals) == 1 {
 		rivals = p.Rivals[0] + "'s"
 	}
-	return fmt.Sprintf("Cannot tell: %s is cheapest at %s, but its band overlaps %s. To decide, measure %s.", best.Name, cost, rivals, p.Decider)
+	return fmt.Sprintf("Cannot tell: %s is cheapest at %s, but its band overlaps %s. To decide, measure %s.",
+		best.Name, cost, rivals, p.Decider)
 }
 
 // flipSource is where the value of a decision's input comes from: the
@@ -136,7 +138,8 @@ func noDecision(r *Report) string {
 	if len(need) == 0 {
 		return "No decision: the model made no prediction from these runs (see its section)."
 	}
-	return fmt.Sprintf("No decision: choosing a server needs %s. Run %s, or 'numalab eval' for everything.", strings.Join(need, " and "), strings.Join(hints, " and "))
+	return fmt.Sprintf("No decision: choosing a server needs %s. Run %s, or 'numalab eval' for everything.",
+		strings.Join(need, " and "), strings.Join(hints, " and "))
 }
 
 // cardText is the card's sentence for the text report: the answer, or

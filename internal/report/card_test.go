@@ -29,7 +29,8 @@ func TestDecisionCard(t *testing.T) {
 			best = &decideRow{row.Name, model.Thousands(row.CostPerKTPS)}
 		}
 	}
-	if best == nil || !strings.HasPrefix(c.Sentence, "For tpcc-ro on sqlite: Cannot tell: "+best.name+" is cheapest at "+best.cost+" per 1,000 tps") ||
+	if best == nil || !strings.HasPrefix(c.Sentence, "For tpcc-ro on sqlite: Cannot tell: "+best.name+" is cheapest at "+
+		best.cost+" per 1,000 tps") ||
 		!strings.HasSuffix(c.Sentence, "To decide, measure "+p.Decider+".") {
 		t.Errorf("card sentence %q: want the cheapest (%v) and the measurement %q", c.Sentence, best, p.Decider)
 	}
@@ -57,13 +58,15 @@ func TestDecisionCard(t *testing.T) {
 	}
 	// With the bands apart, the card says what to buy.
 	p.Decision, p.Rivals = p.Cheapest, nil
-	if s := cardSentence(p); !regexp.MustCompile(`^Buy .+: [\d,]+ per 1,000 tps \([\d,]+ to [\d,]+\), the cheapest of \d candidates\.$`).MatchString(s) {
+	if s := cardSentence(p); !regexp.MustCompile(
+		`^Buy .+: [\d,]+ per 1,000 tps \([\d,]+ to [\d,]+\), the cheapest of \d candidates\.$`).MatchString(s) {
 		t.Errorf("decided: card sentence %q", s)
 	}
 	// Without a memory probe there is no decision: the card says which run
 	// would give one, and the text report opens with it.
 	w := build(t, workloadRuns(t, 2, 7))
-	if c := decisionCard(w); c.Absent == "" || !strings.Contains(c.Absent, "'numalab probe mem --quick'") || c.Chart != "" {
+	if c := decisionCard(w); c.Absent == "" ||
+		!strings.Contains(c.Absent, "'numalab probe mem --quick'") || c.Chart != "" {
 		t.Errorf("no memory probe: card %+v", c)
 	}
 	var txt bytes.Buffer
@@ -89,10 +92,12 @@ func TestFitAndSentinelCharts(t *testing.T) {
 	}
 	cells := len(md.Measured.Cells)
 	if len(tb.Rows) != cells+len(md.Measured.HeldOut) || !tb.Fold {
-		t.Errorf("fit table: %d rows, want %d cells and %d held-out checks, folded", len(tb.Rows), cells, len(md.Measured.HeldOut))
+		t.Errorf("fit table: %d rows, want %d cells and %d held-out checks, folded",
+			len(tb.Rows), cells, len(md.Measured.HeldOut))
 	}
 	svg := string(fig.SVG)
-	if n := strings.Count(svg, `stroke-width="2"><title>left out (sentinel off)`); n != len(md.Measured.OffCells()) || n == 0 {
+	if n := strings.Count(svg,
+		`stroke-width="2"><title>left out (sentinel off)`); n != len(md.Measured.OffCells()) || n == 0 {
 		t.Errorf("fit chart: %d rings, want the %d cells left out", n, len(md.Measured.OffCells()))
 	}
 	if !strings.Contains(svg, `class="ideal"`) {
@@ -119,7 +124,8 @@ func TestFitAndSentinelCharts(t *testing.T) {
 		t.Fatal("no sentinel chart")
 	}
 	s := string(sf.SVG)
-	for _, want := range []string{"core reference (median 6.00 ms)", "memory reference (median 200 ns a load)", "+15%", "−15%"} {
+	for _, want := range []string{"core reference (median 6.00 ms)",
+		"memory reference (median 200 ns a load)", "+15%", "−15%"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("sentinel chart lacks %q", want)
 		}

@@ -56,7 +56,8 @@ func verdict(f *Figure) {
 // Compare puts two runs of the same kind side by side.
 func Compare(a, b *result.Run) (*Comparison, error) {
 	if a.Kind != b.Kind {
-		return nil, fmt.Errorf("comparing runs %d and %d: run %d is %s and run %d is %s: %w (compare two runs of one kind; 'numalab runs' lists them)",
+		return nil, fmt.Errorf("comparing runs %d and %d: run %d is %s and run %d is %s: %w (compare two runs of "+
+			"one kind; 'numalab runs' lists them)",
 			a.ID, b.ID, a.ID, a.Kind, b.ID, b.Kind, ErrKindMismatch)
 	}
 	c := &Comparison{Kind: a.Kind, A: runRef(a), B: runRef(b), Figures: []Figure{}, Summary: []string{}}
@@ -74,8 +75,9 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 	default:
 		w := registered(a.Kind)
 		if w == nil || w.Figures == nil {
-			return nil, fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",
-				a.ID, b.ID, a.Kind, strings.Join(comparable(), ", "))
+			return nil,
+				fmt.Errorf("comparing runs %d and %d: runs of kind %q have no figures to compare (numalab compares %s runs)",
+					a.ID, b.ID, a.Kind, strings.Join(comparable(), ", "))
 		}
 		fa, fb, err = compareWith(a, b, w.Figures)
 	}
@@ -103,16 +105,19 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 	}
 	onlyB = len(fb) - len(used)
 	if onlyA > 0 || onlyB > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d figures only in run %d and %d only in run %d are left out (different sweeps or probe settings)",
-			onlyA, a.ID, onlyB, b.ID))
+		c.Notes = append(c.Notes,
+			fmt.Sprintf("%d figures only in run %d and %d only in run %d are left out (different sweeps or probe settings)",
+				onlyA, a.ID, onlyB, b.ID))
 	}
 	if len(c.Figures) == 0 {
-		return nil, fmt.Errorf("comparing runs %d (%s, %d figures) and %d (%s, %d figures): nothing to compare, no figure was measured by both (choose runs of the same sweep; 'numalab runs' lists them)",
+		return nil, fmt.Errorf("comparing runs %d (%s, %d figures) and %d (%s, %d figures): nothing to compare, "+
+			"no figure was measured by both (choose runs of the same sweep; 'numalab runs' lists them)",
 			a.ID, a.Status, len(fa), b.ID, b.Status, len(fb))
 	}
 	for _, r := range []*result.Run{a, b} {
 		if r.Status != result.StatusComplete {
-			c.Notes = append(c.Notes, fmt.Sprintf("run %d is %s: its figures are what it measured before it stopped", r.ID, r.Status))
+			c.Notes = append(c.Notes,
+				fmt.Sprintf("run %d is %s: its figures are what it measured before it stopped", r.ID, r.Status))
 		}
 	}
 	if a.Host != b.Host {
@@ -121,7 +126,8 @@ func Compare(a, b *result.Run) (*Comparison, error) {
 	for _, f := range c.Figures {
 		if f.Verdict == stats.Higher || f.Verdict == stats.Lower {
 			c.Summary = append(c.Summary, fmt.Sprintf("%s: %s %s, 95%% CI %s, against %s, 95%% CI %s (%s×; p=%s, n=%d+%d)",
-				f.Name, FmtSig(f.B), f.Unit, ciText(f.Test.B), FmtSig(f.A), ciText(f.Test.A), FmtF(f.Ratio, 3), FmtF(f.Test.P, 3), f.Test.A.N, f.Test.B.N))
+				f.Name, FmtSig(f.B), f.Unit, ciText(f.Test.B), FmtSig(f.A), ciText(f.Test.A), FmtF(f.Ratio, 3), FmtF(f.Test.P, 3),
+				f.Test.A.N, f.Test.B.N))
 		}
 	}
 	return c, nil
@@ -165,19 +171,22 @@ func compareMemory(a, b *result.Run) ([]Figure, []Figure, error) {
 		out = append(out, NewFigure("core clock", "GHz", m.GHz))
 		for _, l := range m.Ladders {
 			for _, p := range l.Points {
-				out = append(out, NewFigure(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns", p.NS.Median))
+				out = append(out,
+					NewFigure(fmt.Sprintf("latency %s %s pages %s", l.Chain, l.Pages, units.Bytes(p.Bytes)), "ns", p.NS.Median))
 			}
 		}
 		if mx := m.Matrix; mx != nil {
 			for i, row := range mx.NS {
 				for j, st := range row {
-					out = append(out, NewFigure(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", st.Median))
+					out = append(out,
+						NewFigure(fmt.Sprintf("matrix node %d to node %d", mx.CPUNodes[i], mx.MemNodes[j]), "ns", st.Median))
 				}
 			}
 		}
 		if ml := m.MLP; ml != nil {
 			for _, p := range ml.Points {
-				out = append(out, NewFigure(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", p.NSPerLoad.Median))
+				out = append(out,
+					NewFigure(fmt.Sprintf("MLP %d chains %d threads", p.Chains, p.Threads), "ns/load", p.NSPerLoad.Median))
 			}
 		}
 		if bw := m.Bandwidth; bw != nil {
@@ -231,7 +240,8 @@ func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
 	for i := 0; i < len(restA) && i < len(restB); i++ {
 		n := restA[i] + " | " + restB[i]
 		nameA[restA[i]], nameB[restB[i]] = n, n
-		c.Notes = append(c.Notes, fmt.Sprintf("placement %q of run %d is compared with %q of run %d", restA[i], a.ID, restB[i], b.ID))
+		c.Notes = append(c.Notes, fmt.Sprintf("placement %q of run %d is compared with %q of run %d",
+			restA[i], a.ID, restB[i], b.ID))
 	}
 	one := func(o *OLTP, name map[string]string) []Figure {
 		var out []Figure
@@ -243,7 +253,8 @@ func compareOLTP(a, b *result.Run, c *Comparison) ([]Figure, []Figure, error) {
 			for _, p := range sr.Points {
 				key := fmt.Sprintf("%s, %s", n, Plural(p.Streams, "stream"))
 				if p.Interrupted {
-					c.Notes = append(c.Notes, fmt.Sprintf("%s of run %d was cut short: its figures cover less than the planned window", key, o.Run))
+					c.Notes = append(c.Notes,
+						fmt.Sprintf("%s of run %d was cut short: its figures cover less than the planned window", key, o.Run))
 				}
 				out = append(out, NewFigure(key+": throughput", "tps", p.TPSRepeats...))
 				out = append(out, NewFigure(key+": p95 latency", "ms", p.P95Repeats...))
@@ -314,7 +325,8 @@ func compareIO(a, b *result.Run) ([]Figure, []Figure, error) {
 // WriteCompareText writes a comparison as a table.
 func WriteCompareText(w io.Writer, c *Comparison) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Comparing %s runs: A = run %d (%s, %s), B = run %d (%s, %s)\n", c.Kind, c.A.ID, c.A.Host, c.A.Started, c.B.ID, c.B.Host, c.B.Started)
+	fmt.Fprintf(&b, "Comparing %s runs: A = run %d (%s, %s), B = run %d (%s, %s)\n", c.Kind, c.A.ID, c.A.Host,
+		c.A.Started, c.B.ID, c.B.Host, c.B.Started)
 	fmt.Fprintf(&b, "  A: %s\n  B: %s\n", c.A.Command, c.B.Command)
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
@@ -335,10 +347,12 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 	}
 	tw.Flush()
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Each verdict is a Mann-Whitney U test of the two runs' repeats at p <= %s (golang.org/x/perf/benchmath); "+
-		"A and B are medians, n their repeats; a CI needs %s.\n", FmtF(stats.Alpha, 2), "6 or more repeats")
+	fmt.Fprintf(&b,
+		"Each verdict is a Mann-Whitney U test of the two runs' repeats at p <= %s (golang.org/x/perf/benchmath); "+
+			"A and B are medians, n their repeats; a CI needs %s.\n", FmtF(stats.Alpha, 2), "6 or more repeats")
 	if cannot > 0 {
-		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on both (a difference needs 4 or more repeats each; run each again with --repeat 5).\n",
+		fmt.Fprintf(&b, "%d of %d figures cannot be told apart by any test: one repeat on a side, or too few on "+
+			"both (a difference needs 4 or more repeats each; run each again with --repeat 5).\n",
 			cannot, len(c.Figures))
 	}
 	if len(c.Summary) == 0 {

@@ -129,7 +129,8 @@ func TestCompareKinds(t *testing.T) {
 	if len(c.Figures) < 10 || len(c.Summary) != 0 {
 		t.Errorf("a probe against itself: %d figures, summary %q", len(c.Figures), c.Summary)
 	}
-	if _, err := Compare(runs[0], runs[1]); !errors.Is(err, ErrKindMismatch) || !strings.Contains(err.Error(), "probe-mem") {
+	if _, err := Compare(runs[0], runs[1]); !errors.Is(err, ErrKindMismatch) ||
+		!strings.Contains(err.Error(), "probe-mem") {
 		t.Errorf("probe-mem against oltp: %v, want ErrKindMismatch naming both kinds", err)
 	}
 	for i := 2; i < 4; i++ {
@@ -174,12 +175,14 @@ func TestCompareInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := strings.Join(c.Notes, "\n")
-	for _, want := range []string{"is interrupted: its figures are what it measured before it stopped", "was cut short: its figures cover less than the planned window"} {
+	for _, want := range []string{"is interrupted: its figures are what it measured before it stopped",
+		"was cut short: its figures cover less than the planned window"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
-	if _, err := Compare(runs[0], runs[2]); err == nil || !strings.Contains(err.Error(), "nothing to compare") || !strings.Contains(err.Error(), "(interrupted, 0 figures)") {
+	if _, err := Compare(runs[0], runs[2]); err == nil || !strings.Contains(err.Error(), "nothing to compare") ||
+		!strings.Contains(err.Error(), "(interrupted, 0 figures)") {
 		t.Errorf("against an interrupted run with no cells: %v; want it refused", err)
 	}
 }

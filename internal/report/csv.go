@@ -16,7 +16,8 @@ var CSVHeader = []string{"section", "run", "series", "x_name", "x", "y_name", "y
 // (see CSVHeader), for spreadsheets and plotting tools.
 func WriteCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	row := func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string, lo, hi *float64, repeats int) {
+	row := func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string,
+		lo, hi *float64, repeats int) {
 		rec := []string{section, strconv.FormatInt(run, 10), series, xName, num(x), yName, num(y), unit, "", "", ""}
 		if lo != nil && hi != nil {
 			rec[8], rec[9] = num(*lo), num(*hi)
@@ -31,8 +32,10 @@ func WriteCSV(w io.Writer, r *Report) error {
 		for _, l := range m.Ladders {
 			name := fmt.Sprintf("%s chain, %s pages", l.Chain, pagesLabel(l))
 			for _, p := range l.Points {
-				row("memory", m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.NS.Median, "ns", &p.NS.Min, &p.NS.Max, p.NS.Samples)
-				row("memory", m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.NS.Median*m.GHz, "cycles", nil, nil, p.NS.Samples)
+				row("memory", m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.NS.Median, "ns", &p.NS.Min,
+					&p.NS.Max, p.NS.Samples)
+				row("memory",
+					m.Run, name, "working_set_bytes", float64(p.Bytes), "latency", p.NS.Median*m.GHz, "cycles", nil, nil, p.NS.Samples)
 			}
 		}
 		if mx := m.Matrix; mx != nil {
@@ -45,13 +48,15 @@ func WriteCSV(w io.Writer, r *Report) error {
 		}
 		if ml := m.MLP; ml != nil {
 			for _, p := range ml.Points {
-				row("memory_parallelism", m.Run, fmt.Sprintf("%d threads", p.Threads), "chains", float64(p.Chains), "latency_per_load",
+				row("memory_parallelism",
+					m.Run, fmt.Sprintf("%d threads", p.Threads), "chains", float64(p.Chains), "latency_per_load",
 					p.NSPerLoad.Median, "ns", &p.NSPerLoad.Min, &p.NSPerLoad.Max, p.NSPerLoad.Samples)
 			}
 		}
 		if bw := m.Bandwidth; bw != nil {
 			for _, p := range bw.Read {
-				row("memory_bandwidth", m.Run, "sequential read", "threads", float64(p.Threads), "bandwidth", p.GBps, "GB/s", nil, nil, 0)
+				row("memory_bandwidth",
+					m.Run, "sequential read", "threads", float64(p.Threads), "bandwidth", p.GBps, "GB/s", nil, nil, 0)
 			}
 		}
 	}
@@ -60,7 +65,8 @@ func WriteCSV(w io.Writer, r *Report) error {
 			for _, p := range s.Points {
 				x := float64(p.Streams)
 				row("oltp", o.Run, s.Label, "streams", x, "throughput", p.TPS, "tps", &p.TPSMin, &p.TPSMax, p.Repeats)
-				row("oltp", o.Run, s.Label, "streams", x, "throughput_per_second_of_window", p.TPS, "tps", &p.SecMin, &p.SecMax, p.Repeats)
+				row("oltp",
+					o.Run, s.Label, "streams", x, "throughput_per_second_of_window", p.TPS, "tps", &p.SecMin, &p.SecMax, p.Repeats)
 				row("oltp", o.Run, s.Label, "streams", x, "throughput_per_core", p.TPSPerCore, "tps/core", nil, nil, p.Repeats)
 				row("oltp", o.Run, s.Label, "streams", x, "p95_latency", p.P95MS, "ms", nil, nil, p.Repeats)
 			}

@@ -39,8 +39,9 @@ func curveRun(id int64, engine string, storeCurve bool) *result.Run {
 	cells := []*result.Cell{{TPS: 1000, Streams: 1}}
 	for i, q := range []float64{100, 110, 400, 5000} {
 		rate := cfg.CurveAt[i] * 1000
-		cells = append(cells, &result.Cell{Index: i + 1, TPS: rate, Streams: 1, Total: result.TxStats{Count: 10, P50US: q / 2, P95US: q, P99US: q},
-			Pace: &result.Pace{Mode: "rate", Rate: rate}})
+		cells = append(cells,
+			&result.Cell{Index: i + 1, TPS: rate, Streams: 1, Total: result.TxStats{Count: 10, P50US: q / 2, P95US: q, P99US: q},
+				Pace: &result.Pace{Mode: "rate", Rate: rate}})
 	}
 	for _, c := range cells {
 		run.Results = append(run.Results, report.Item(string(result.KindCell), *c))
@@ -56,7 +57,8 @@ func TestCurveSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(curvesOf(r)) != 2 || !curvesOf(r)[1].Curve.Knee.Found || curvesOf(r)[1].Curve.Knee.Above != 800 || curvesOf(r)[0].Curve.Knee != curvesOf(r)[1].Curve.Knee {
+	if len(curvesOf(r)) != 2 || !curvesOf(r)[1].Curve.Knee.Found || curvesOf(r)[1].Curve.Knee.Above != 800 ||
+		curvesOf(r)[0].Curve.Knee != curvesOf(r)[1].Curve.Knee {
 		t.Fatalf("curves %+v", curvesOf(r))
 	}
 	var b bytes.Buffer
@@ -66,7 +68,8 @@ func TestCurveSection(t *testing.T) {
 	html := b.String()
 	// The knee is marked on the latency chart (its estimate and the
 	// bracket), and the loads' numbers are folded under a disclosure.
-	for _, want := range []string{`id="curve-3-latency-svg"`, `id="curve-4-tps-svg"`, "Throughput and latency against offered load", "between 500/s and 800/s", "2× p99 floor",
+	for _, want := range []string{`id="curve-3-latency-svg"`, `id="curve-4-tps-svg"`,
+		"Throughput and latency against offered load", "between 500/s and 800/s", "2× p99 floor",
 		"knee ≈ 639/s (500–800/s)", `<details id="curve-3-table">`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the HTML lacks %q", want)
@@ -76,16 +79,20 @@ func TestCurveSection(t *testing.T) {
 	if err := report.WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "Load curve (run 4, tpcc-ro on postgres)") || !strings.Contains(text.String(), "between 500/s and 800/s") {
+	if !strings.Contains(text.String(), "Load curve (run 4, tpcc-ro on postgres)") ||
+		!strings.Contains(text.String(), "between 500/s and 800/s") {
 		t.Errorf("text report:\n%s", text.String())
 	}
 	if err := report.WriteCSV(&csv, r); err != nil {
 		t.Fatal(err)
 	}
-	if f := report.FindingWith(r, "Load curve of tpcc-ro on postgres: p99 left 2× its floor at about 639 calls/s"); f == nil || f.Anchor != "curve-4-latency" {
+	if f := report.FindingWith(r,
+		"Load curve of tpcc-ro on postgres: p99 left 2× its floor at about 639 calls/s"); f == nil ||
+		f.Anchor != "curve-4-latency" {
 		t.Errorf("knee finding %v: want the knee, linked to its chart", f)
 	}
-	for _, want := range []string{"curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us", "curve,4,tpcc-ro on postgres,knee_factor,2,knee_offered,638.9", ",calls/s,500,800,"} {
+	for _, want := range []string{"curve,3,tpcc-ro on sqlite,offered_per_s,800,p99_latency,400,us",
+		"curve,4,tpcc-ro on postgres,knee_factor,2,knee_offered,638.9", ",calls/s,500,800,"} {
 		if !strings.Contains(csv.String(), want) {
 			t.Errorf("CSV lacks %q", want)
 		}

@@ -7,8 +7,9 @@
 // runs and what was concluded from them, given as values
 // (conclusion.Inputs, which assess fills: calib calibrates the model,
 // decide takes the purchase); it imports neither, and the writers only
-// render a Report. The same runs give the same bytes: map keys are sorted, floats have fixed formats, and the only times
-// shown are the runs' own.
+// render a Report. The same runs give the same bytes: map keys are
+// sorted, floats have fixed formats, and the only times shown are the
+// runs' own.
 //
 // The report's own sections are the machine, memory, OLTP, reporting
 // queries, storage, the model and which server; it imports no workload.

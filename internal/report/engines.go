@@ -20,23 +20,29 @@ func enginesFigure(r *Report) (Plot, Table, bool) {
 		return Plot{}, Table{}, false
 	}
 	c := Chart{ID: AnchorEngines, Title: "What memory latency costs each engine here",
-		X: Scale{Label: "memory latency ns", Format: FmtSig, Zero: true}, Y: Scale{Label: "tps per core kept, A / (A + M·L·f)", Format: FmtSig, Zero: true}}
-	head := []string{"engine", "workload", "fit run", "A core cycles", "M waits", "R²", "held-out error", "stall share (1 socket)"}
+		X: Scale{Label: "memory latency ns", Format: FmtSig, Zero: true},
+		Y: Scale{Label: "tps per core kept, A / (A + M·L·f)", Format: FmtSig, Zero: true}}
+	head := []string{"engine", "workload", "fit run", "A core cycles", "M waits", "R²", "held-out error",
+		"stall share (1 socket)"}
 	for _, s := range calibrated.PredictSockets {
 		head = append(head, Plural(s, "socket")+" tps per core")
 	}
-	tb := Table{ID: AnchorEngines + "-table", Caption: "Each engine's own measured fit (95% intervals); tps per core at this machine's latencies of 1, 2 and 4 sockets, one thread per core", Head: head}
+	tb := Table{ID: AnchorEngines + "-table",
+		Caption: "Each engine's own measured fit (95% intervals); " +
+			"tps per core at this machine's latencies of 1, 2 and 4 sockets, one thread per core", Head: head}
 	marked := false
 	for _, e := range r.Engines {
 		if e.NoFit != "" {
-			tb.Rows = append(tb.Rows, append([]string{e.Engine, e.Workload, strconv.FormatInt(e.FitRun, 10), "no fit: " + e.NoFit}, make([]string, len(head)-4)...))
+			tb.Rows = append(tb.Rows, append([]string{e.Engine, e.Workload, strconv.FormatInt(e.FitRun, 10),
+				"no fit: " + e.NoFit}, make([]string, len(head)-4)...))
 			continue
 		}
 		held := "–"
 		if e.HeldOut != nil {
 			held = fmt.Sprintf("%+.1f%%", 100**e.HeldOut)
 		}
-		row := []string{e.Engine, e.Workload, strconv.FormatInt(e.FitRun, 10), FmtN(e.A) + e.AInterval.Parenthesised(), FmtN(e.M) + e.MInterval.Parenthesised(),
+		row := []string{e.Engine, e.Workload, strconv.FormatInt(e.FitRun, 10), FmtN(e.A) + e.AInterval.Parenthesised(),
+			FmtN(e.M) + e.MInterval.Parenthesised(),
 			FmtF(e.R2, 3), held, FmtF(100*e.StallShare, 0) + "%"}
 		for i, t := range e.TPSPerCore {
 			row = append(row, fmt.Sprintf("%s (%s×)", FmtN(t), FmtF(e.VsOne[i], 2)))

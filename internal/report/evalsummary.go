@@ -33,7 +33,8 @@ type StepRun struct {
 // fit with its residuals and held-out prediction, the speed sentinel's series sent judged at tol (and
 // whether it held around fitStep, the step whose cells the model is
 // fitted to when no page-size fit is), and each step's run (WriteStepRuns).
-func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series, tol float64, fitStep string, took time.Duration) error {
+func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series, tol float64, fitStep string,
+	took time.Duration) error {
 	verdict := sent.Check(tol)
 	fmt.Fprintf(w, "== findings (%v in all)\n  The answer: %s\n", took.Round(time.Second), cardText(r))
 	if err := WriteFindings(w, r, 0); err != nil {
@@ -52,8 +53,10 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 		if md.SMTMeasured {
 			fmt.Fprintf(w, "  SMT gain %s, %s\n", strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), md.SMT.Source)
 		} else {
-			fmt.Fprintf(w, "  SMT gain %s, assumed: the published band is %s to %s (%s; docs/model.md); a run with smt=on and smt=off cells measures it\n",
-				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64), strconv.FormatFloat(md.SMT.High, 'g', 3, 64), md.SMT.Source)
+			fmt.Fprintf(w, "  SMT gain %s, assumed: the published band is %s to %s (%s; docs/model.md); a run with "+
+				"smt=on and smt=off cells measures it\n",
+				strconv.FormatFloat(md.SMT.Value, 'g', 3, 64), strconv.FormatFloat(md.SMT.Low, 'g', 3, 64),
+				strconv.FormatFloat(md.SMT.High, 'g', 3, 64), md.SMT.Source)
 		}
 		if md.FitRun == 0 {
 			if off := offSpeed(sent, verdict, fitStep); off != "" {
@@ -93,7 +96,8 @@ func WriteSummary(w io.Writer, r *Report, steps []StepRun, sent *sentinel.Series
 			fmt.Fprintln(w, "  no held-out prediction from the page-size fit: it gave none (its note above says why)")
 		}
 		if md.HeldOut == nil && md.Other == nil {
-			fmt.Fprintln(w, "  no held-out prediction of the OLTP run's cells: it has neither remote-data cells nor pairs of neighbour and control cells (numalab run oltp --neighbour)")
+			fmt.Fprintln(w, "  no held-out prediction of the OLTP run's cells: it has neither remote-data cells nor "+
+				"pairs of neighbour and control cells (numalab run oltp --neighbour)")
 		}
 	}
 	fmt.Fprintln(w, "\n== "+verdict.String(sent))
@@ -117,7 +121,8 @@ func WriteStepRuns(w io.Writer, steps []StepRun, r *Report) {
 		case s.Err != nil && run == nil:
 			fmt.Fprintf(w, "  %s: failed: %v\n", s.Title, s.Err)
 		case s.Err != nil:
-			fmt.Fprintf(w, "  %s: failed: %v (run %d, %s: what it measured is in the report)\n", s.Title, s.Err, run.ID, run.Status)
+			fmt.Fprintf(w, "  %s: failed: %v (run %d, %s: what it measured is in the report)\n", s.Title,
+				s.Err, run.ID, run.Status)
 		case run == nil:
 			fmt.Fprintf(w, "  %s: no run stored\n", s.Title)
 		default:
@@ -153,9 +158,12 @@ func offSpeed(s *sentinel.Series, v sentinel.Verdict, title string) string {
 			continue
 		}
 		if v.Between(i, i+1) {
-			return fmt.Sprintf("the speed sentinel read more than %.0f%% off its median next to the %s step, whose cells the model is fitted to: the fit is not to be trusted (run eval again)", 100*v.Tolerance, title)
+			return fmt.Sprintf("the speed sentinel read more than %.0f%% off its median next to the %s step, whose "+
+				"cells the model is fitted to: the fit is not to be trusted (run eval again)", 100*v.Tolerance, title)
 		}
-		return fmt.Sprintf("the speed sentinel held within %.0f%% of its median around the %s step, whose cells the model is fitted to", 100*v.Tolerance, title)
+		return fmt.Sprintf(
+			"the speed sentinel held within %.0f%% of its median around the %s step, whose cells the model is fitted to",
+			100*v.Tolerance, title)
 	}
 	return ""
 }

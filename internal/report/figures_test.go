@@ -79,7 +79,8 @@ func TestOneFigurePerQuantity(t *testing.T) {
 				// DRAM latency: the defined figure wherever it is named.
 				ms := dramRE.FindAllStringSubmatch(out, -1)
 				if len(ms) < 2 {
-					t.Errorf("%s: %d mentions of DRAM latency, want the finding and the memory section's definition at least", name, len(ms))
+					t.Errorf(
+						"%s: %d mentions of DRAM latency, want the finding and the memory section's definition at least", name, len(ms))
 				}
 				for _, m := range ms {
 					if want := FmtF(d.NS, decimals(m[1])); m[1] != want {
@@ -163,7 +164,8 @@ func TestOneFigurePerQuantity(t *testing.T) {
 				t.Errorf("json: DRAM latency %v, model's measured latency %v: want both %v", j.Memory.DRAM.NS, measured, d.NS)
 			}
 			if j.Memory.GHz != d.GHz || j.Model.GHz != d.GHz || j.Memory.DRAM.Cycles != d.NS*d.GHz {
-				t.Errorf("json: clocks %v (memory), %v (model), cycles %v: want one clock %v and %v cycles", j.Memory.GHz, j.Model.GHz, j.Memory.DRAM.Cycles, d.GHz, d.NS*d.GHz)
+				t.Errorf("json: clocks %v (memory), %v (model), cycles %v: want one clock %v and %v cycles",
+					j.Memory.GHz, j.Model.GHz, j.Memory.DRAM.Cycles, d.GHz, d.NS*d.GHz)
 			}
 			for _, row := range j.Model.Table.Rows {
 				if row.GHz == d.GHz && math.Abs(row.LatencyCycles-row.LatencyNS*d.GHz) > 1e-6*row.LatencyCycles {
@@ -174,7 +176,8 @@ func TestOneFigurePerQuantity(t *testing.T) {
 			for _, s := range j.OLTP.Series {
 				for _, p := range s.Points {
 					if p.Cores < 1 || p.Cores > min(p.Streams, len(p.CPUs)) || p.TPSPerCore != p.TPS/float64(p.Cores) {
-						t.Errorf("json: %s, %d streams: %v tps per core over %d cores, want tps/cores with at most one core a stream", s.Label, p.Streams, p.TPSPerCore, p.Cores)
+						t.Errorf("json: %s, %d streams: %v tps per core over %d cores, want tps/cores with at most one core a stream",
+							s.Label, p.Streams, p.TPSPerCore, p.Cores)
 					}
 					if p.Streams == 1 {
 						one++
@@ -199,7 +202,9 @@ func TestOneFigurePerQuantity(t *testing.T) {
 					}
 				}
 				if !found {
-					t.Errorf("json: the median of the model's points at %v ns, %v tps per core, is no one-stream point's tps per core", l, stats.Median(v))
+					t.Errorf(
+						"json: the median of the model's points at %v ns, %v tps per core, is no one-stream point's tps per core",
+						l, stats.Median(v))
 				}
 			}
 			if one == 0 || len(j.Model.Points) == 0 {

@@ -51,7 +51,8 @@ func findings(r *Report) []Finding {
 		if d := m.DRAM; d != nil && d.GHz > 0 {
 			uses := ""
 			if md := r.Model; md != nil && md.FitRun != 0 && md.OneSocketNS != d.NS {
-				uses = fmt.Sprintf("; the model uses %s ns, a chain mapped as the OLTP data is (run %d)", FmtF(md.OneSocketNS, 1), md.FitRun)
+				uses = fmt.Sprintf("; the model uses %s ns, a chain mapped as the OLTP data is (run %d)",
+					FmtF(md.OneSocketNS, 1), md.FitRun)
 			}
 			add(AnchorLadder, "DRAM latency %s ns = %s cycles at %s GHz (run %d)%s.",
 				FmtF(d.NS, 1), FmtF(d.Cycles, 0), FmtF(d.GHz, 2), m.Run, uses)
@@ -69,10 +70,12 @@ func findings(r *Report) []Finding {
 				detail(AnchorLadder, "Huge pages (2 MiB) cut random-chain latency from %s to %s ns (%s, TLB misses; %s).",
 					FmtF(s.DRAMNS4K, 1), FmtF(s.DRAMNS2M, 1), PctAbs(-change), Evidence(d))
 			case stats.CannotTell:
-				detail(AnchorLadder, "Huge pages (2 MiB) measured %s ns against %s ns with 4 KiB pages on the random chain (%s; %s).",
+				detail(AnchorLadder,
+					"Huge pages (2 MiB) measured %s ns against %s ns with 4 KiB pages on the random chain (%s; %s).",
 					FmtF(s.DRAMNS2M, 1), FmtF(s.DRAMNS4K, 1), Pct(change), Evidence(d))
 			default:
-				detail(AnchorLadder, "Huge pages (2 MiB) did not lower random-chain latency: %s ns against %s ns with 4 KiB pages (%s; %s).",
+				detail(AnchorLadder,
+					"Huge pages (2 MiB) did not lower random-chain latency: %s ns against %s ns with 4 KiB pages (%s; %s).",
 					FmtF(s.DRAMNS2M, 1), FmtF(s.DRAMNS4K, 1), Pct(change), Evidence(d))
 			}
 		}
@@ -102,7 +105,8 @@ func findings(r *Report) []Finding {
 				detail(AnchorMLP, "One core keeps %s misses in flight: %s ns per load with %d chains against %s ns with one.",
 					FmtF(p.InFlight, 1), FmtF(p.NSPerLoad.Median, 1), p.Chains, FmtF(one, 1))
 			} else {
-				detail(AnchorMLP, "Memory-level parallelism is not readable here: %d chains ran %s× faster per load than one, more than their number (not every load missed).",
+				detail(AnchorMLP, "Memory-level parallelism is not readable here: %d chains ran %s× faster per load than "+
+					"one, more than their number (not every load missed).",
 					p.Chains, FmtF(p.InFlight, 1))
 			}
 		}
@@ -118,7 +122,8 @@ func findings(r *Report) []Finding {
 	}
 	if io := r.IO; io != nil && io.Probe != nil && io.Probe.Ratio != nil {
 		x := io.Probe.Ratio
-		detail(AnchorIO, "Storage: %s random 8 KiB reads/s at queue depth 1; sequential reads deliver %s× that page rate (the optimizer assumes %s×).",
+		detail(AnchorIO, "Storage: %s random 8 KiB reads/s at queue depth 1; sequential reads deliver %s× that page "+
+			"rate (the optimizer assumes %s×).",
 			FmtN(x.RandomIOPS), FmtF(x.Ratio, 1), FmtF(x.ModelRatio, 1))
 	}
 	if md := r.Model; md != nil && len(md.Table.Rows) > 0 {
@@ -137,15 +142,18 @@ func findings(r *Report) []Finding {
 			}
 		}
 		if one > 0 && two > 0 && four > 0 {
-			add(AnchorModel, "Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s).",
+			add(AnchorModel,
+				"Model: 2 sockets of this CPU would give %s× one socket's throughput and 4 sockets %s× (per core %s and %s).",
 				FmtF(two/one, 2), FmtF(four/one, 2), Pct(two/one/2-1), Pct(four/one/4-1))
 		}
 		if h := md.HeldOut; h != nil {
-			add(AnchorModel, "Model check on cells it was not fitted to: predicted %s tps per core at %s ns, measured %s (median of %d), error %s.",
+			add(AnchorModel, "Model check on cells it was not fitted to: predicted %s tps per core at %s ns, measured "+
+				"%s (median of %d), error %s.",
 				FmtN(h.PredictedTPS), FmtF(h.LatencyNS, 1), FmtN(h.MeasuredTPS), h.Cells, Pct(h.Error))
 		}
 		if o := md.Other; o != nil {
-			add(AnchorModel, "Model check at another latency, not refitted: a memory-bandwidth neighbour against a control added %s ns (%s); predicted tps ratio %s, measured %s (median of %d pairs), error %s.",
+			add(AnchorModel, "Model check at another latency, not refitted: a memory-bandwidth neighbour against a "+
+				"control added %s ns (%s); predicted tps ratio %s, measured %s (median of %d pairs), error %s.",
 				FmtF(o.AddedNS, 1), o.Where(), FmtF(o.PredictedRatio, 3), FmtF(o.MeasuredRatio, 3), len(o.Pairs), Pct(o.Error))
 		}
 		modelErrorFinding(md, detail)
@@ -163,7 +171,8 @@ func findings(r *Report) []Finding {
 		if a.Section == "model" {
 			continue
 		}
-		out = append(out, Finding{Anchor: a.Section, Text: fmt.Sprintf("No %s run (try '%s').", a.Kind, a.Hint), Kind: FindingDetail})
+		out = append(out,
+			Finding{Anchor: a.Section, Text: fmt.Sprintf("No %s run (try '%s').", a.Kind, a.Hint), Kind: FindingDetail})
 	}
 	return out
 }
@@ -212,7 +221,8 @@ func decisionLine(p *conclusion.Decision) string {
 	if len(p.Rivals) == 1 {
 		rivals = "the band of " + p.Rivals[0]
 	}
-	return fmt.Sprintf("Which server: cannot tell; %s is cheapest at %s, but its band overlaps %s.", best.Name, cost, rivals)
+	return fmt.Sprintf("Which server: cannot tell; %s is cheapest at %s, but its band overlaps %s.",
+		best.Name, cost, rivals)
 }
 
 // randomMedians are the fully random chain's medians at its largest
@@ -247,7 +257,8 @@ func cacheFindings(levels []memlat.Level, detail func(anchor, format string, a .
 		}
 	}
 	if len(small) > 0 {
-		detail(AnchorLevels, "Effective cache smaller than advertised (in a VM, shared with neighbours): %s.", strings.Join(small, ", "))
+		detail(AnchorLevels, "Effective cache smaller than advertised (in a VM, shared with neighbours): %s.",
+			strings.Join(small, ", "))
 	}
 	if len(fit) > 0 {
 		detail(AnchorLevels, "Effective cache sizes against the advertised: %s.", strings.Join(fit, ", "))
@@ -293,7 +304,8 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		}
 		for _, n := range []int{2} {
 			if p := PointAt(s.Points, n); p != nil {
-				add(AnchorOLTPTable, "%d streams gave %s× one stream's tps on %s (%s).", n, FmtF(p.TPS/one.TPS, 2), s.Label, Evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
+				add(AnchorOLTPTable, "%d streams gave %s× one stream's tps on %s (%s).", n, FmtF(p.TPS/one.TPS, 2), s.Label,
+					Evidence(stats.Compare(one.TPSRepeats, p.TPSRepeats)))
 			}
 		}
 		break
@@ -324,11 +336,14 @@ func oltpFindings(o *OLTP, mach *Machine, add, detail func(anchor, format string
 		d := stats.Compare(gapLoc.TPSRepeats, gapRem.TPSRepeats)
 		switch {
 		case d.Verdict == stats.Lower:
-			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams, the largest gap (%s).", PctAbs(gap), gapAt, Evidence(d))
+			add(AnchorOLTPTable, "Remote data cost %s of throughput at %d streams, the largest gap (%s).",
+				PctAbs(gap), gapAt, Evidence(d))
 		case d.Verdict == stats.NoDiff || d.Verdict == stats.Higher:
-			add(AnchorOLTPTable, "Remote data did not cost throughput: %s %s local at %d streams, the largest gap (%s).", PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
+			add(AnchorOLTPTable, "Remote data did not cost throughput: %s %s local at %d streams, the largest gap (%s).",
+				PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
 		default:
-			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams, the largest gap (%s).", PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
+			add(AnchorOLTPTable, "Remote data measured %s %s local data's throughput at %d streams, the largest gap (%s).",
+				PctAbs(math.Abs(gap)), belowAbove(gap), gapAt, Evidence(d))
 		}
 	}
 	streamFindings(o, add, detail)
@@ -397,10 +412,13 @@ func modelErrorFinding(md *Model, detail func(anchor, format string, a ...any)) 
 	}
 	if len(md.Residuals) == 1 || worst < 1e-9 {
 		if md.HeldOut != nil || md.Other != nil {
-			detail(AnchorModel, "Model error only from the held-out check: it reproduces the %s it was fitted to by construction.", Plural(len(md.Residuals), "point"))
+			detail(AnchorModel,
+				"Model error only from the held-out check: it reproduces the %s it was fitted to by construction.",
+				Plural(len(md.Residuals), "point"))
 			return
 		}
-		detail(AnchorModel, "Model error not known: it reproduces the %s it was fitted to by construction, and no cell it did not see measured it.",
+		detail(AnchorModel, "Model error not known: it reproduces the %s it was fitted to by construction, and no "+
+			"cell it did not see measured it.",
 			Plural(len(md.Residuals), "point"))
 		return
 	}
@@ -465,7 +483,8 @@ func streamFindings(o *OLTP, add, detail func(anchor, format string, a ...any)) 
 			if d.Verdict != stats.Lower {
 				verb = "measured lower"
 			}
-			add(AnchorOLTPTable, "Throughput %s %s once streams outnumbered the %d CPUs of %s: %s tps at %d streams, %s at %d (%s).",
+			add(AnchorOLTPTable,
+				"Throughput %s %s once streams outnumbered the %d CPUs of %s: %s tps at %d streams, %s at %d (%s).",
 				verb, Pct(p.TPS/peak.TPS-1), cpus, s.Label, FmtN(peak.TPS), peak.Streams, FmtN(p.TPS), p.Streams, Evidence(d))
 			break
 		}
@@ -519,7 +538,8 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		base := s.Points[0]
 		switch {
 		case best.Speedup > 0 && best.DOP > 1 && min(base.Queries, best.Queries) < MinQueries:
-			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, but a cell finished only %d queries (fewer than %d), so whether parallelism helped is not known.",
+			add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, but a cell finished only %d queries "+
+				"(fewer than %d), so whether parallelism helped is not known.",
 				s.Query, q.Engine, best.DOP, FmtF(best.Speedup, 2), min(base.Queries, best.Queries), MinQueries)
 		case best.Speedup > 0 && best.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, best.QPHRepeats)
@@ -528,7 +548,8 @@ func queryFindings(q *Reporting, add, detail func(anchor, format string, a ...an
 		case top.Speedup > 0 && top.DOP > 1:
 			d := stats.Compare(base.QPHRepeats, top.QPHRepeats)
 			if d.Verdict == stats.CannotTell {
-				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, one stream, so whether parallelism helped is not known (%s%s).",
+				add(AnchorSpeedup, "%s on %s: DOP %d ran %s× DOP 1's queries per hour, one stream, so whether parallelism "+
+					"helped is not known (%s%s).",
 					s.Query, q.Engine, top.DOP, FmtF(top.Speedup, 2), Evidence(d), spreadWithin(base, top))
 			} else {
 				add(AnchorSpeedup, "%s on %s: parallelism did not help: DOP %d ran %s× DOP 1's queries per hour, one stream (%s).",

@@ -23,7 +23,8 @@ type fitPoint struct {
 	Cell, Group         string // the cell; its memory or latency
 	LatencyNS           float64
 	Measured, Predicted float64
-	Role                string // "fitted", "held out", "held out at another latency" (or "… not another latency") or "left out: …"
+	// "fitted", "held out", "held out at another latency" (or "… not another latency") or "left out: …"
+	Role string
 }
 
 // fitPoints are every point the model's fit was judged on: with a stored
@@ -38,7 +39,9 @@ func fitPoints(md *Model) []fitPoint {
 		if !o.Another {
 			role = "held out, not another latency"
 		}
-		out = append(out, fitPoint{Cell: o.What, Group: fmt.Sprintf("%s + %s ns the neighbour added over the control; tps: each ratio × the control cells' median %s", FmtF(o.BaseNS, 1), FmtF(o.AddedNS, 1), FmtN(o.ControlTPS)),
+		out = append(out, fitPoint{Cell: o.What, Group: fmt.Sprintf(
+			"%s + %s ns the neighbour added over the control; tps: each ratio × the control cells' median %s",
+			FmtF(o.BaseNS, 1), FmtF(o.AddedNS, 1), FmtN(o.ControlTPS)),
 			LatencyNS: o.LatencyNS, Measured: o.MeasuredTPS(), Predicted: o.PredictedTPS(), Role: role})
 	}
 	return out
@@ -57,15 +60,18 @@ func fitted(md *Model) []fitPoint {
 			out = append(out, p)
 		}
 		for _, h := range f.HeldOut {
-			out = append(out, fitPoint{Cell: h.What, Group: h.Latency, LatencyNS: h.LatencyNS, Measured: h.MeasuredTPS, Predicted: h.PredictedTPS, Role: "held out"})
+			out = append(out, fitPoint{Cell: h.What, Group: h.Latency, LatencyNS: h.LatencyNS, Measured: h.MeasuredTPS,
+				Predicted: h.PredictedTPS, Role: "held out"})
 		}
 		return out
 	}
 	for _, r := range md.Residuals {
-		out = append(out, fitPoint{Cell: OrDash(r.Cell), Group: FmtF(r.LatencyNS, 1) + " ns", LatencyNS: r.LatencyNS, Measured: r.TPSPerCore, Predicted: r.FitTPSPerCore, Role: "fitted"})
+		out = append(out, fitPoint{Cell: OrDash(r.Cell), Group: FmtF(r.LatencyNS, 1) + " ns", LatencyNS: r.LatencyNS,
+			Measured: r.TPSPerCore, Predicted: r.FitTPSPerCore, Role: "fitted"})
 	}
 	if h := md.HeldOut; h != nil {
-		out = append(out, fitPoint{Cell: h.What, Group: h.Latency, LatencyNS: h.LatencyNS, Measured: h.MeasuredTPS, Predicted: h.PredictedTPS, Role: "held out"})
+		out = append(out, fitPoint{Cell: h.What, Group: h.Latency, LatencyNS: h.LatencyNS, Measured: h.MeasuredTPS,
+			Predicted: h.PredictedTPS, Role: "held out"})
 	}
 	return out
 }
@@ -80,10 +86,14 @@ func fitFigure(md *Model) (Plot, Table, bool) {
 		return Plot{}, Table{}, false
 	}
 	c := Chart{ID: AnchorFit, Title: "The model's fit: predicted against measured tps per core (dashed: exact)",
-		X: Scale{Label: "measured tps per core", Format: FmtSig}, Y: Scale{Label: "model tps per core", Format: FmtSig}, Ideal: true, Square: true, IdealText: "1:1"}
+		X: Scale{Label: "measured tps per core", Format: FmtSig}, Y: Scale{Label: "model tps per core", Format: FmtSig},
+		Ideal: true, Square: true, IdealText: "1:1"}
 	idx := map[string]int{}
-	tb := Table{ID: AnchorFit + "-table", Caption: "The fit's points: each cell's measured tps per core and the model's at its latency; error = (model − measured) / measured" + fitCaveat(md),
-		Head: []string{"cell", "memory or latency", "latency ns", "measured tps per core", "model tps per core", "error", "role"}, Fold: true}
+	tb := Table{ID: AnchorFit + "-table",
+		Caption: "The fit's points: each cell's measured tps per core and the model's at its latency; " +
+			"error = (model − measured) / measured" + fitCaveat(md),
+		Head: []string{"cell", "memory or latency", "latency ns", "measured tps per core", "model tps per core", "error",
+			"role"}, Fold: true}
 	for _, p := range pts {
 		name, shape := p.Group+", fitted", ""
 		switch {
@@ -128,9 +138,12 @@ func sentinelFigure(f *calibrated.MeasuredFit) (Plot, bool) {
 	}
 	n := float64(len(v.Deviation) - 1)
 	tol := 100 * v.Tolerance
-	c := Chart{ID: AnchorSentinel, Title: fmt.Sprintf("Speed sentinel: each sample off its median, tolerance ±%.0f%%", tol),
-		X: Scale{Label: "sample, in the order taken", Format: FmtSig}, Y: Scale{Label: "off the median (%)", Format: FmtSig},
-		HLines: []HLine{{Y: tol, X0: 0, X1: n, Text: fmt.Sprintf("+%.0f%%", tol)}, {Y: -tol, X0: 0, X1: n, Text: fmt.Sprintf("−%.0f%%", tol)}}}
+	c := Chart{ID: AnchorSentinel,
+		Title: fmt.Sprintf("Speed sentinel: each sample off its median, tolerance ±%.0f%%", tol),
+		X:     Scale{Label: "sample, in the order taken", Format: FmtSig},
+		Y:     Scale{Label: "off the median (%)", Format: FmtSig},
+		HLines: []HLine{{Y: tol, X0: 0, X1: n, Text: fmt.Sprintf("+%.0f%%", tol)},
+			{Y: -tol, X0: 0, X1: n, Text: fmt.Sprintf("−%.0f%%", tol)}}}
 	core := Series{Name: fmt.Sprintf("core reference (median %s ms)", FmtF(float64(v.Median)/1e6, 2))}
 	mem := Series{Name: fmt.Sprintf("memory reference (median %s ns a load)", FmtF(sentinel.PerLoad(v.MemMedian), 0))}
 	off := Series{Name: "flagged off", Marks: true, Shape: "ring"}
@@ -177,7 +190,8 @@ func withoutResiduals(lines []string) []string {
 }
 
 // csvRow is WriteCSV's row writer.
-type csvRow = func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string, lo, hi *float64, repeats int)
+type csvRow = func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string,
+	lo, hi *float64, repeats int)
 
 // machineCSV writes the numbers of the decision card's, the fit's and the
 // sentinel's charts, and the ladder's cache levels, as WriteCSV's rows.
@@ -187,7 +201,8 @@ func machineCSV(r *Report, row csvRow) {
 			if lv.CacheBytes <= 0 {
 				continue // memory: no cache size to mark
 			}
-			row("memory_levels", m.Run, lv.Name, "cache_bytes", float64(lv.CacheBytes), "plateau_latency", lv.NS, "ns", nil, nil, 0)
+			row("memory_levels",
+				m.Run, lv.Name, "cache_bytes", float64(lv.CacheBytes), "plateau_latency", lv.NS, "ns", nil, nil, 0)
 		}
 	}
 	md := r.Model
@@ -199,21 +214,24 @@ func machineCSV(r *Report, row csvRow) {
 		run = md.FitRun
 	}
 	for _, p := range fitPoints(md) {
-		row("model_fit", run, p.Cell+" ("+p.Role+")", "measured_tps_per_core", p.Measured, "model_tps_per_core", p.Predicted, "tps/core", nil, nil, 0)
+		row("model_fit", run, p.Cell+" ("+p.Role+")", "measured_tps_per_core", p.Measured, "model_tps_per_core",
+			p.Predicted, "tps/core", nil, nil, 0)
 	}
 	if f := md.Measured; f != nil {
 		v := f.Verdict
 		for i, d := range v.Deviation {
 			row("sentinel", md.FitRun, "core reference", "sample", float64(i), "off_median", d, "fraction", nil, nil, 0)
 			if len(v.MemDeviation) == len(v.Deviation) {
-				row("sentinel", md.FitRun, "memory reference", "sample", float64(i), "off_median", v.MemDeviation[i], "fraction", nil, nil, 0)
+				row("sentinel",
+					md.FitRun, "memory reference", "sample", float64(i), "off_median", v.MemDeviation[i], "fraction", nil, nil, 0)
 			}
 		}
 	}
 	if p := Purchase(r); p != nil {
 		for i, c := range p.Rows {
 			lo, hi := c.CostLow, c.CostHigh
-			row("decision", md.ProbeRun, c.Name, "candidate", float64(i), "cost_per_1000_tps", c.CostPerKTPS, "price units", &lo, &hi, 0)
+			row("decision",
+				md.ProbeRun, c.Name, "candidate", float64(i), "cost_per_1000_tps", c.CostPerKTPS, "price units", &lo, &hi, 0)
 		}
 	}
 }

@@ -16,7 +16,8 @@ import (
 func TestFitFigureThroughItsPoint(t *testing.T) {
 	for _, m := range []float64{1554.8, 1298.0000000000002, 1440.5} {
 		for _, p := range []float64{m, math.Nextafter(m, 0), math.Nextafter(m, math.Inf(1))} {
-			md := &Model{Residuals: []model.Residual{{Point: model.Point{TPSPerCore: m, LatencyNS: 302.8}, FitTPSPerCore: p, Cell: "a cell"}}}
+			md := &Model{Residuals: []model.Residual{
+				{Point: model.Point{TPSPerCore: m, LatencyNS: 302.8}, FitTPSPerCore: p, Cell: "a cell"}}}
 			done := make(chan bool, 1)
 			go func() {
 				plot, _, ok := fitFigure(md)

@@ -81,7 +81,8 @@ func syntheticRuns() []*result.Run {
 	noise := func() float64 { return 1 + (rng.Float64()-0.5)*0.04 }
 
 	probeCfg := memlat.DefaultConfig(false)
-	probe := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "v0.1.0-test", Host: "lab2s", Machine: m,
+	probe := &result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "v0.1.0-test",
+		Host: "lab2s", Machine: m,
 		Started: t0, Finished: t0.Add(70 * time.Second), Status: result.StatusComplete, Headline: "DRAM 120 ns (4k pages)"}
 	probe.Config, _ = json.Marshal(probeCfg)
 	sizes := memlat.Sizes(4<<10, 1<<30, 2, 256)
@@ -111,9 +112,12 @@ func syntheticRuns() []*result.Run {
 		}
 		if v.full {
 			l.Levels = []memlat.Level{
-				{Name: "L1", FromBytes: 1 << 10, ToBytes: 32 << 10, NS: 1.2, Cycles: 1.2 * ghz, KneeBytes: 44 << 10, CacheBytes: 48 << 10, KneeRatio: 44.0 / 48},
-				{Name: "L2", FromBytes: 64 << 10, ToBytes: 1 << 20, NS: 4.5, Cycles: 4.5 * ghz, KneeBytes: 1843 << 10, CacheBytes: 2 << 20, KneeRatio: 1843.0 / 2048},
-				{Name: "L3", FromBytes: 4 << 20, ToBytes: 16 << 20, NS: 18, Cycles: 18 * ghz, KneeBytes: 28 << 20, CacheBytes: 32 << 20, KneeRatio: 28.0 / 32},
+				{Name: "L1", FromBytes: 1 << 10, ToBytes: 32 << 10, NS: 1.2, Cycles: 1.2 * ghz, KneeBytes: 44 << 10,
+					CacheBytes: 48 << 10, KneeRatio: 44.0 / 48},
+				{Name: "L2", FromBytes: 64 << 10, ToBytes: 1 << 20, NS: 4.5, Cycles: 4.5 * ghz, KneeBytes: 1843 << 10,
+					CacheBytes: 2 << 20, KneeRatio: 1843.0 / 2048},
+				{Name: "L3", FromBytes: 4 << 20, ToBytes: 16 << 20, NS: 18, Cycles: 18 * ghz, KneeBytes: 28 << 20,
+					CacheBytes: 32 << 20, KneeRatio: 28.0 / 32},
 				{Name: "DRAM", FromBytes: 64 << 20, ToBytes: 256 << 20, NS: 95, Cycles: 95 * ghz},
 			}
 		}
@@ -135,20 +139,25 @@ func syntheticRuns() []*result.Run {
 			{Threads: 4, CPUs: []int{0, 1, 2, 3}, GBps: 48.9, RegionBytes: 64 << 20},
 			{Threads: 8, CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, GBps: 52.3, RegionBytes: 64 << 20, Preempted: 1},
 		}}),
-		item("memlat.Matrix", memlat.Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 2}, Bytes: 1 << 30, Chain: memlat.Random,
-			PageBytes: 2 << 20, NS: [][]memlat.Stat{{stat(104, 0.01), stat(171, 0.02)}, {stat(168, 0.02), stat(102, 0.01)}},
-			Relative: [][]float64{{104.0 / 102, 171.0 / 102}, {168.0 / 102, 1}}, OnNode: []float64{1, 1}}),
+		item("memlat.Matrix",
+			memlat.Matrix{CPUNodes: []int{0, 1}, MemNodes: []int{0, 1}, CPUs: []int{0, 2}, Bytes: 1 << 30, Chain: memlat.Random,
+				PageBytes: 2 << 20, NS: [][]memlat.Stat{{stat(104, 0.01), stat(171, 0.02)}, {stat(168, 0.02), stat(102, 0.01)}},
+				Relative: [][]float64{{104.0 / 102, 171.0 / 102}, {168.0 / 102, 1}}, OnNode: []float64{1, 1}}),
 		item("memlat.Summary", memlat.Summary{GHz: ghz, WorkingSetBytes: 1 << 30, DRAMNS4K: ladders[1].Points[0].NS.Median,
-			DRAMNS2M: ladders[3].Points[0].NS.Median, TLBLocalDRAMNS4K: ladders[0].Last().NS.Median, TLBLocalDRAMNS2M: ladders[2].Points[0].NS.Median,
-			PageBytes2M: 2 << 20, Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{104, 171}, {168, 102}},
+			DRAMNS2M: ladders[3].Points[0].NS.Median, TLBLocalDRAMNS4K: ladders[0].Last().NS.Median,
+			TLBLocalDRAMNS2M: ladders[2].Points[0].NS.Median, PageBytes2M: 2 << 20,
+			Nodes: []int{0, 1}, CPUNodes: []int{0, 1}, MatrixNS: [][]float64{{104, 171}, {168, 102}},
 			LocalNS: 103, RemoteNS: 169.5, Levels: ladders[0].Levels}),
 	)
 
-	oltp := &result.Run{Kind: result.RunOLTP, Command: "numalab run oltp --warehouses 4 --streams 1,2,4 --placement 'node=0,smt=off;node=1,smt=off;node=0' --data-node 0 --repeat 2",
-		Version: "v0.1.0-test", Host: "lab2s", Machine: m, Started: t0.Add(2 * time.Minute), Finished: t0.Add(6 * time.Minute),
-		Status: result.StatusComplete, Headline: "40000 tps"}
-	oltp.Config = json.RawMessage(`{"engine":"sqlite","warehouses":4,"streams":[1,2,4],"duration_ns":10000000000,"warmup_ns":2000000000,"repeat":2}`)
-	oltp.Results = append(oltp.Results, item("tpcc.Load", map[string]any{"path": "w4.db", "meta": map[string]any{"warehouses": 4}}))
+	oltp := &result.Run{Kind: result.RunOLTP, Command: "numalab run oltp --warehouses 4 --streams 1,2,4 --placement " +
+		"'node=0,smt=off;node=1,smt=off;node=0' --data-node 0 --repeat 2",
+		Version: "v0.1.0-test", Host: "lab2s", Machine: m, Started: t0.Add(2 * time.Minute),
+		Finished: t0.Add(6 * time.Minute), Status: result.StatusComplete, Headline: "40000 tps"}
+	oltp.Config = json.RawMessage(
+		`{"engine":"sqlite","warehouses":4,"streams":[1,2,4],"duration_ns":10000000000,"warmup_ns":2000000000,"repeat":2}`)
+	oltp.Results = append(oltp.Results,
+		item("tpcc.Load", map[string]any{"path": "w4.db", "meta": map[string]any{"warehouses": 4}}))
 	idx := 0
 	for _, pl := range []struct {
 		sel   string
@@ -175,8 +184,9 @@ func syntheticRuns() []*result.Run {
 				c := result.Cell{Index: idx, Engine: "sqlite", Workload: "tpcc-ro", Streams: n, DOP: 1, Placement: pl.sel,
 					CPUs: pl.cpus, SpreadCPUs: true, Cores: busy, DataNode: 0, Repeat: rep,
 					Started: t0.Add(3 * time.Minute), Warmup: 2 * time.Second, Duration: 10 * time.Second, Measured: 10 * time.Second,
-					Total: result.TxStats{Name: "total", Count: int64(tps * 10), MeanUS: 1e6 / tps * float64(n), P95US: 2.1e6 / tps * float64(n), P99US: 3e6 / tps * float64(n)},
-					TPS:   tps, TPM: tps * 60, TPSPerCore: tps / float64(busy),
+					Total: result.TxStats{Name: "total", Count: int64(tps * 10), MeanUS: 1e6 / tps * float64(n),
+						P95US: 2.1e6 / tps * float64(n), P99US: 3e6 / tps * float64(n)},
+					TPS: tps, TPM: tps * 60, TPSPerCore: tps / float64(busy),
 					Usage: &result.Usage{Elapsed: 10 * time.Second}}
 				for s := range 10 {
 					c.PerSecond = append(c.PerSecond, int64(tps*(0.97+0.006*float64(s))))
@@ -190,12 +200,14 @@ func syntheticRuns() []*result.Run {
 		}
 	}
 
-	rep := &result.Run{Kind: result.RunQueries, Command: "numalab run report --engine duckdb --streams 1,2 --dop 1,2,4", Version: "v0.1.0-test",
-		Host: "lab2s", Machine: m, Started: t0.Add(7 * time.Minute), Finished: t0.Add(9 * time.Minute), Status: result.StatusComplete}
+	rep := &result.Run{Kind: result.RunQueries, Command: "numalab run report --engine duckdb --streams 1,2 --dop 1,2,4",
+		Version: "v0.1.0-test", Host: "lab2s", Machine: m, Started: t0.Add(7 * time.Minute),
+		Finished: t0.Add(9 * time.Minute), Status: result.StatusComplete}
 	rep.Config = json.RawMessage(`{"engine":"duckdb","rows":5000000,"duration_ns":30000000000,"warmup_ns":5000000000}`)
 	rep.Results = append(rep.Results,
-		item("transtats.Load", result.BulkLoad{Engine: "duckdb", Workload: "transtats", Method: "appender", Rows: 5000000, Rate: 5000,
-			Insert: 4 * time.Second, RowsPerSecond: 1250000, Total: 6 * time.Second, Where: "transtats-5000000.duckdb"}),
+		item("transtats.Load",
+			result.BulkLoad{Engine: "duckdb", Workload: "transtats", Method: "appender", Rows: 5000000, Rate: 5000,
+				Insert: 4 * time.Second, RowsPerSecond: 1250000, Total: 6 * time.Second, Where: "transtats-5000000.duckdb"}),
 		item("engine.Info", map[string]any{"engine": "duckdb", "version": "v1.2.1", "where": "transtats-5000000.duckdb"}))
 	qidx := 0
 	for _, q := range []struct {
@@ -211,29 +223,40 @@ func syntheticRuns() []*result.Run {
 				if dop == 1 {
 					base = qph
 				}
-				cell := &result.Cell{Index: qidx, Engine: "duckdb", Workload: "transtats", Streams: n, DOP: dop, Cores: 4, DataNode: -1,
+				cell := &result.Cell{Index: qidx, Engine: "duckdb", Workload: "transtats", Streams: n, DOP: dop,
+					Cores: 4, DataNode: -1,
 					Duration: 30 * time.Second, Measured: 30 * time.Second, TPS: qph / 3600,
-					Total: result.TxStats{Name: q.name, Count: int64(qph / 120), MeanUS: 3.6e9 * float64(n) / qph, P95US: 4.4e9 * float64(n) / qph}}
-				rep.Results = append(rep.Results, item("transtats.QueryCell", result.QueryCell{Query: q.name, Cell: cell, QueriesPerHour: qph, SpeedupVsDOP1: qph / base}))
+					Total: result.TxStats{Name: q.name, Count: int64(qph / 120), MeanUS: 3.6e9 * float64(n) / qph,
+						P95US: 4.4e9 * float64(n) / qph}}
+				rep.Results = append(rep.Results, item("transtats.QueryCell",
+					result.QueryCell{Query: q.name, Cell: cell, QueriesPerHour: qph, SpeedupVsDOP1: qph / base}))
 				qidx++
 			}
 		}
 	}
-	rep.Results = append(rep.Results, item("transtats.PlanFinding", result.PlanFinding{Kind: "across-dop", Query: "P1", Streams: 1, DOP: 2, FromDOP: 1,
-		Detail: "P1 at 1 streams: the plan at DOP 2 differs from DOP 1's", Before: "HASH_JOIN", After: "PARALLEL HASH_JOIN"}))
+	rep.Results = append(rep.Results,
+		item("transtats.PlanFinding", result.PlanFinding{Kind: "across-dop", Query: "P1", Streams: 1, DOP: 2, FromDOP: 1,
+			Detail: "P1 at 1 streams: the plan at DOP 2 differs from DOP 1's",
+			Before: "HASH_JOIN", After: "PARALLEL HASH_JOIN"}))
 
-	io := &result.Run{Kind: result.RunProbeIO, Command: "numalab probe io --path /data", Version: "v0.1.0-test", Host: "lab2s", Machine: m,
+	io := &result.Run{Kind: result.RunProbeIO, Command: "numalab probe io --path /data", Version: "v0.1.0-test",
+		Host: "lab2s", Machine: m,
 		Started: t0.Add(10 * time.Minute), Finished: t0.Add(11 * time.Minute), Status: result.StatusComplete}
 	io.Config = json.RawMessage(`{}`)
 	pats := []result.IOPattern{
-		{Name: "randread", BlockSize: 8192, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second, Read: result.IOStats{IOPS: 11000, MBps: 90.1, MeanUs: 90, P50Us: 85, P99Us: 160, MaxUs: 900}},
-		{Name: "randread", BlockSize: 8192, QD: 16, ReadPct: 100, Direct: true, Measured: 3 * time.Second, Read: result.IOStats{IOPS: 98000, MBps: 802.8, MeanUs: 160, P50Us: 150, P99Us: 400, MaxUs: 2100}},
-		{Name: "seqread", BlockSize: 1 << 20, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second, Read: result.IOStats{IOPS: 2100, MBps: 2202, MeanUs: 470, P50Us: 460, P99Us: 700, MaxUs: 3000}},
+		{Name: "randread", BlockSize: 8192, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second,
+			Read: result.IOStats{IOPS: 11000, MBps: 90.1, MeanUs: 90, P50Us: 85, P99Us: 160, MaxUs: 900}},
+		{Name: "randread", BlockSize: 8192, QD: 16, ReadPct: 100, Direct: true, Measured: 3 * time.Second,
+			Read: result.IOStats{IOPS: 98000, MBps: 802.8, MeanUs: 160, P50Us: 150, P99Us: 400, MaxUs: 2100}},
+		{Name: "seqread", BlockSize: 1 << 20, QD: 1, ReadPct: 100, Direct: true, Measured: 3 * time.Second,
+			Read: result.IOStats{IOPS: 2100, MBps: 2202, MeanUs: 470, P50Us: 460, P99Us: 700, MaxUs: 3000}},
 	}
-	io.Results = append(io.Results, item("result.IOProbe", result.IOProbe{Dir: "/data", FSType: "ext4", FileSize: 1 << 30, Direct: true, Engine: "psync-threads",
-		Duration: 3 * time.Second, Seed: 1, Patterns: pats, Started: t0.Add(10 * time.Minute),
-		Ratio: &result.IORatio{PageSize: 8192, RandomIOPS: 11000, SeqBlockSize: 1 << 20, SeqPagesPerSec: 268800, Ratio: 268800.0 / 11000,
-			ModelName: "classic optimizer IO cost model", ModelRandom: 320, ModelSeqPages: 1350, ModelRatio: 1350.0 / 320}}))
+	io.Results = append(io.Results, item("result.IOProbe",
+		result.IOProbe{Dir: "/data", FSType: "ext4", FileSize: 1 << 30, Direct: true, Engine: "psync-threads",
+			Duration: 3 * time.Second, Seed: 1, Patterns: pats, Started: t0.Add(10 * time.Minute),
+			Ratio: &result.IORatio{PageSize: 8192, RandomIOPS: 11000, SeqBlockSize: 1 << 20, SeqPagesPerSec: 268800,
+				Ratio: 268800.0 / 11000, ModelName: "classic optimizer IO cost model", ModelRandom: 320, ModelSeqPages: 1350,
+				ModelRatio: 1350.0 / 320}}))
 	return []*result.Run{probe, oltp, rep, io}
 }
 

@@ -14,7 +14,8 @@ import (
 // transitively, as the build would.
 func TestRendersOnly(t *testing.T) {
 	const module = "github.com/numalab/numalab/"
-	banned := map[string]bool{"internal/calib": true, "internal/decide": true, "internal/engine": true, "internal/sweep": true}
+	banned := map[string]bool{"internal/calib": true, "internal/decide": true, "internal/engine": true,
+		"internal/sweep": true}
 	via := map[string]string{"internal/report": ""} // package → the package that imports it
 	todo := []string{"internal/report"}
 	for len(todo) > 0 {

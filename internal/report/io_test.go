@@ -15,7 +15,8 @@ import (
 func probeRun(t *testing.T, id int64, span int64, iops1, iops16 float64) *result.Run {
 	t.Helper()
 	conf, _ := json.Marshal(iobench.StoredConfig{Dir: "/d", Span: span})
-	p := result.IOProbe{Dir: "/d", FSType: "ext4", FileSize: 1 << 30, Span: span, Sparse: span > 0, Direct: true, Engine: iobench.Engine,
+	p := result.IOProbe{Dir: "/d", FSType: "ext4", FileSize: 1 << 30, Span: span, Sparse: span > 0, Direct: true,
+		Engine: iobench.Engine,
 		Patterns: []result.IOPattern{
 			{Name: iobench.RandRead, BlockSize: iobench.PageSize, QD: 1, Read: result.IOStats{IOPS: iops1}},
 			{Name: iobench.RandRead, BlockSize: iobench.PageSize, QD: 16, Read: result.IOStats{IOPS: iops16}},
@@ -45,7 +46,8 @@ func TestIOSpansAndRatios(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{`id="io-span"`, "run 2, span 8GiB", "run 1, span 1GiB", `id="io-ratio"`, `id="io-ratios"`, "8GiB span, holes between them"} {
+	for _, want := range []string{`id="io-span"`, "run 2, span 8GiB", "run 1, span 1GiB", `id="io-ratio"`,
+		`id="io-ratios"`, "8GiB span, holes between them"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the HTML lacks %q", want)
 		}
@@ -55,7 +57,8 @@ func TestIOSpansAndRatios(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := tb.String()
-	for _, want := range []string{"at QD 16, one sequence: 12.2×", "run 2 over a span of 8GiB: QD 1 300 IOPS, QD 16 2,000 IOPS"} {
+	for _, want := range []string{"at QD 16, one sequence: 12.2×",
+		"run 2 over a span of 8GiB: QD 1 300 IOPS, QD 16 2,000 IOPS"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the text lacks %q:\n%s", want, text)
 		}

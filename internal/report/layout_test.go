@@ -44,7 +44,8 @@ func TestBrowserFitCharts(t *testing.T) {
 	dir := t.TempDir()
 	_, html := writeReport(t, dir, fitScenario)
 	probe := filepath.Join(dir, "probe.html")
-	if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)), 0o644); err != nil {
+	if err := os.WriteFile(probe, []byte(strings.Replace(html, "</body>", probeScript+"\n</body>", 1)),
+		0o644); err != nil {
 		t.Fatal(err)
 	}
 	dom, _ := runChromium(t, bin, "--window-size=1400,2000", "--dump-dom", "file://"+probe)
@@ -146,7 +147,8 @@ func probeLayout(t *testing.T, bin, html string, w, h int) layout {
 	if err := os.WriteFile(probe, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom, _ := runChromium(t, bin, fmt.Sprintf("--window-size=%d,%d", max(w, 500)+40, h+40), "--hide-scrollbars", "--dump-dom", "file://"+probe)
+	dom, _ := runChromium(t, bin, fmt.Sprintf("--window-size=%d,%d", max(w, 500)+40, h+40), "--hide-scrollbars",
+		"--dump-dom", "file://"+probe)
 	m := regexp.MustCompile(`(?s)<pre id="layoutprobe">(.*?)</pre>`).FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatalf("the layout probe did not run; DOM:\n%.2000s", dom)
@@ -214,7 +216,8 @@ func TestBrowserLayout(t *testing.T) {
 					t.Errorf("1,400 px: table %s is %d px wide in a %d px box: it scrolls sideways", f.id, f.boxScrollWidth, f.box)
 				}
 			}
-			t.Logf("1,400×900: %d tables, %d scroll sideways %q; first screen: %d words, %d charts; card %d words", len(desk.tables), len(scrolls), scrolls, desk.firstWords, desk.firstCharts, desk.cardWords)
+			t.Logf("1,400×900: %d tables, %d scroll sideways %q; first screen: %d words, %d charts; card %d words",
+				len(desk.tables), len(scrolls), scrolls, desk.firstWords, desk.firstCharts, desk.cardWords)
 			if desk.scrollWidth > desk.width {
 				t.Errorf("1,400 px: the page is %d px wide in a %d px window: %q", desk.scrollWidth, desk.width, desk.wide)
 			}
@@ -225,9 +228,11 @@ func TestBrowserLayout(t *testing.T) {
 				t.Errorf("1,400×900: no chart on the first screen (%d words)", desk.firstWords)
 			}
 			phone := probeLayout(t, bin, html, 390, 844)
-			t.Logf("390×844: page %d px, %d elements past its edge; first screen: %d words, %d charts", phone.scrollWidth, len(phone.wide), phone.firstWords, phone.firstCharts)
+			t.Logf("390×844: page %d px, %d elements past its edge; first screen: %d words, %d charts",
+				phone.scrollWidth, len(phone.wide), phone.firstWords, phone.firstCharts)
 			if phone.scrollWidth > phone.width || len(phone.wide) > 0 {
-				t.Errorf("390 px: the page is %d px wide in a %d px window; past its edge: %q", phone.scrollWidth, phone.width, phone.wide)
+				t.Errorf("390 px: the page is %d px wide in a %d px window; past its edge: %q",
+					phone.scrollWidth, phone.width, phone.wide)
 			}
 		})
 	}

@@ -18,7 +18,8 @@ import (
 // fourth next to a sentinel sample 40% slow.
 func fitRun(id int64) *result.Run {
 	f := calib.MeasuredFit{What: "tpcc-ro in two memories", Method: "test", GHz: 3,
-		Memory: []calib.FitMemory{{Name: "4 KiB pages", LatencyNS: 300, SamplesNS: []float64{300}}, {Name: "2 MiB pages", LatencyNS: 200, SamplesNS: []float64{200}},
+		Memory: []calib.FitMemory{{Name: "4 KiB pages", LatencyNS: 300, SamplesNS: []float64{300}},
+			{Name: "2 MiB pages", LatencyNS: 200, SamplesNS: []float64{200}},
 			{Name: "the caches", Hot: true, LatencyNS: 5, SamplesNS: []float64{5}}},
 		CountersReason: "instructions: ENOENT (no such file or directory, kernel.perf_event_paranoid 2)"}
 	f.Sentinel.Samples = []sentinel.Sample{{Label: "start", Took: 6 * time.Millisecond}}
@@ -30,8 +31,9 @@ func fitRun(id int64) *result.Run {
 			took = 9 * time.Millisecond
 		}
 		label := "cell " + string(rune('1'+k))
-		f.Cells = append(f.Cells, calib.FitCell{Label: label, Memory: mem, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / c * (1 + 0.01*float64(k%3))},
-			Txns: 1000, Seconds: 0.2, Before: k, After: k + 1},
+		f.Cells = append(f.Cells,
+			calib.FitCell{Label: label, Memory: mem, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / c * (1 + 0.01*float64(k%3))},
+				Txns: 1000, Seconds: 0.2, Before: k, After: k + 1},
 			calib.FitCell{Label: label + " hot", Memory: 2, Point: model.Point{GHz: 3, TPSPerCore: 3e9 / (300_000 + 300*5*3)},
 				Txns: 1000, Seconds: 0.2, Before: k, After: k + 1})
 		f.Sentinel.Samples = append(f.Sentinel.Samples, sentinel.Sample{Label: "after cell", Took: took})
@@ -60,7 +62,8 @@ func TestMeasuredFitInReport(t *testing.T) {
 	if p == nil || p0 == nil || p.Recommendation == p0.Recommendation {
 		t.Fatalf("the recommendation does not change with the stored fit: %v", p)
 	}
-	if f := findingWith(r, decisionLine(p)); f == nil || f.Anchor != AnchorBuy || f.Kind != FindingAnswer || decisionLine(p) == decisionLine(p0) {
+	if f := findingWith(r, decisionLine(p)); f == nil || f.Anchor != AnchorBuy || f.Kind != FindingAnswer ||
+		decisionLine(p) == decisionLine(p0) {
 		t.Errorf("decision finding %v: want the stored fit's decision %q, linked to #%s", f, decisionLine(p), AnchorBuy)
 	}
 	if f := findingWith(r, "the model uses 300.0 ns,"); f == nil {
@@ -75,7 +78,8 @@ func TestMeasuredFitInReport(t *testing.T) {
 	if err := WriteHTML(&html, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"model-cells", "model-sentinel", "no: the sentinel was off", "50% (off)", "Hardware counters: not readable here: instructions: ENOENT", "fitted to run"} {
+	for _, want := range []string{"model-cells", "model-sentinel", "no: the sentinel was off", "50% (off)",
+		"Hardware counters: not readable here: instructions: ENOENT", "fitted to run"} {
 		if !strings.Contains(html.String(), want) {
 			t.Errorf("the HTML report lacks %q", want)
 		}
@@ -84,7 +88,8 @@ func TestMeasuredFitInReport(t *testing.T) {
 	if err := WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "speed sentinel: 7 samples") || !strings.Contains(text.String(), "hardware counters: not readable here") {
+	if !strings.Contains(text.String(), "speed sentinel: 7 samples") ||
+		!strings.Contains(text.String(), "hardware counters: not readable here") {
 		t.Errorf("the text report lacks the sentinel's series or the counters' reason:\n%s", text.String())
 	}
 	// Each held-out check once in each (they were printed twice).
@@ -120,14 +125,16 @@ func TestMeasuredSentinelMemory(t *testing.T) {
 	if !slices.Contains(series.Head, "memory ns a load") || len(series.Rows) != 7 {
 		t.Fatalf("series table %q with %d rows, want the memory reference's columns", series.Head, len(series.Rows))
 	}
-	if row := series.Rows[2]; row[3] != "+0%" || row[4] != "320" || row[5] != "+60%" || row[6] != "yes" || series.Rows[1][6] != "no" {
+	if row := series.Rows[2]; row[3] != "+0%" || row[4] != "320" || row[5] != "+60%" || row[6] != "yes" ||
+		series.Rows[1][6] != "no" {
 		t.Errorf("rows %q and %q: want sample 2 off by its memory reference alone, sample 1 not", series.Rows[1], row)
 	}
 	if row := tables[0].Rows[2]; row[4] != "core +0%, memory +0%" || row[5] != "core +0%, memory +60% (off)" {
 		t.Errorf("cell row %q: want the samples around it with both references, the one after off", row)
 	}
 	line := f.Verdict.Line()
-	if !strings.Contains(line, "1 of 7 samples off") || !slices.Contains(measuredNotes(f), "S"+line[1:]+".") || !slices.Contains(f.Lines(), "  "+f.Verdict.String(&f.Sentinel)) {
+	if !strings.Contains(line, "1 of 7 samples off") || !slices.Contains(measuredNotes(f), "S"+line[1:]+".") ||
+		!slices.Contains(f.Lines(), "  "+f.Verdict.String(&f.Sentinel)) {
 		t.Errorf("notes %q: want the verdict's line %q, as the model's lines give it", measuredNotes(f), line)
 	}
 }

@@ -67,12 +67,14 @@ func dramFigure(p calibrated.ProbeLatency, mx *memlat.Matrix) *DRAM {
 	d := &DRAM{NS: p.LocalNS, GHz: p.GHz, Cycles: p.LocalNS * p.GHz}
 	switch {
 	case p.LocalNS == s.LocalNS && mx != nil:
-		d.Label = fmt.Sprintf("the NUMA matrix's local cells (mean of the diagonal): %s chain over %s, %s pages, lowest clean window",
+		d.Label = fmt.Sprintf(
+			"the NUMA matrix's local cells (mean of the diagonal): %s chain over %s, %s pages, lowest clean window",
 			mx.Chain, units.Bytes(mx.Bytes), memlat.PageLabel(mx.PageBytes, 1))
 	case p.LocalNS == s.DRAMNS4K:
 		d.Label = fmt.Sprintf("fully random chain over %s, 4 KiB pages, lowest clean window", units.Bytes(s.WorkingSetBytes))
 	default:
-		d.Label = fmt.Sprintf("fully random chain over %s, %s pages, lowest clean window", units.Bytes(s.WorkingSetBytes), pageWords(s.PageBytes2M))
+		d.Label = fmt.Sprintf("fully random chain over %s, %s pages, lowest clean window",
+			units.Bytes(s.WorkingSetBytes), pageWords(s.PageBytes2M))
 	}
 	return d
 }

@@ -16,7 +16,9 @@ func modelSection(r *Report) HTMLSection {
 		s.Absent = AbsentText(r, "model")
 		return s
 	}
-	s.Intro = "The memory-latency transaction model (docs/model.md): cycles per transaction C = A + M·L·f (A core cycles with no memory wait, M unoverlapped memory waits, L latency, f clock); tps per core = f·10⁹ / C, times the SMT gain with SMT; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
+	s.Intro = "The memory-latency transaction model (docs/model.md): cycles per transaction C = A + M·L·f " +
+		"(A core cycles with no memory wait, M unoverlapped memory waits, L latency, f clock); tps per core = " +
+		"f·10⁹ / C, times the SMT gain with SMT; with S sockets and no locality L = (Lloc + (S − 1)·Lrem) / S."
 	s.Notes = append(s.Notes, withoutResiduals(md.Statements())...)
 	if len(md.Table.Rows) == 0 {
 		return s
@@ -33,16 +35,21 @@ func modelSection(r *Report) HTMLSection {
 	}
 	var labels, notes []string
 	var vals []float64
-	tb := Table{ID: AnchorModel + "-table", Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (%s); tps per core is per physical core",
-		FmtF(md.GHz, 2), md.CoresPerSocket, md.LatencyWords()),
-		Head: []string{"sockets", "cores per socket", "threads per core", "average latency ns", "latency cycles", "cycles per transaction", "tps per core", "total tps", "total vs 1 socket", "per core vs 1 socket", "1-socket latency to match"}}
+	tb := Table{ID: AnchorModel + "-table",
+		Caption: fmt.Sprintf("Predictions at %s GHz, %d cores per socket (%s); tps per core is per physical core",
+			FmtF(md.GHz, 2), md.CoresPerSocket, md.LatencyWords()),
+		Head: []string{"sockets", "cores per socket", "threads per core", "average latency ns", "latency cycles",
+			"cycles per transaction", "tps per core", "total tps", "total vs 1 socket", "per core vs 1 socket",
+			"1-socket latency to match"}}
 	for _, row := range md.Table.Rows {
 		match := row.Match1SNote
 		if row.Match1SNS != nil {
 			match = FmtF(*row.Match1SNS, 1) + " ns"
 		}
-		tb.Rows = append(tb.Rows, []string{strconv.Itoa(row.Sockets), strconv.Itoa(row.CoresPerSocket), strconv.Itoa(row.SMT), FmtF(row.LatencyNS, 1),
-			FmtF(row.LatencyCycles, 0), FmtN(row.CyclesPerTxn), FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtF(row.TotalVs1S, 2) + "×", FmtF(row.PerCoreVs1S, 2) + "×", OrDash(match)})
+		tb.Rows = append(tb.Rows,
+			[]string{strconv.Itoa(row.Sockets), strconv.Itoa(row.CoresPerSocket), strconv.Itoa(row.SMT), FmtF(row.LatencyNS, 1),
+				FmtF(row.LatencyCycles, 0), FmtN(row.CyclesPerTxn), FmtN(row.TPSPerCore), FmtN(row.TotalTPS),
+				FmtF(row.TotalVs1S, 2) + "×", FmtF(row.PerCoreVs1S, 2) + "×", OrDash(match)})
 		label := Plural(row.Sockets, "socket")
 		if row.SMT > 1 {
 			label += fmt.Sprintf(", SMT %d", row.SMT)
@@ -51,7 +58,8 @@ func modelSection(r *Report) HTMLSection {
 		vals = append(vals, row.TotalTPS)
 		notes = append(notes, FmtN(row.TPSPerCore)+" per core")
 	}
-	s.Figures = append(s.Figures, Plot{ID: AnchorModel + "-bars", SVG: template.HTML(Bars(AnchorModel+"-bars", "Predicted total transactions per second", "tps (model)", labels, vals, notes))})
+	s.Figures = append(s.Figures, Plot{ID: AnchorModel + "-bars", SVG: template.HTML(
+		Bars(AnchorModel+"-bars", "Predicted total transactions per second", "tps (model)", labels, vals, notes))})
 	s.Tables = append(s.Tables, tb)
 	if fig, et, ok := enginesFigure(r); ok {
 		if fig.SVG != "" {

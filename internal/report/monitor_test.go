@@ -43,7 +43,8 @@ func TestMonitorSection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if monitorOf(r) == nil || len(monitorOf(r).Analysis.Overheads) != 1 || monitorOf(r).Analysis.Overheads[0].Verdict != monitor.Costs {
+		if monitorOf(r) == nil || len(monitorOf(r).Analysis.Overheads) != 1 ||
+			monitorOf(r).Analysis.Overheads[0].Verdict != monitor.Costs {
 			t.Fatalf("stored analysis %v: monitor section %+v", stored, monitorOf(r))
 		}
 		for _, n := range r.Notes {
@@ -56,7 +57,8 @@ func TestMonitorSection(t *testing.T) {
 			t.Fatal(err)
 		}
 		html := b.String()
-		for _, want := range []string{`id="monitor-cost"`, "What monitoring costs", "<td>log_all</td>", "costs 20.0% [", "<td>5&#43;5</td>", "docs/monitoring.md"} {
+		for _, want := range []string{`id="monitor-cost"`, "What monitoring costs", "<td>log_all</td>", "costs 20.0% [",
+			"<td>5&#43;5</td>", "docs/monitoring.md"} {
 			if !strings.Contains(html, want) {
 				t.Errorf("stored analysis %v: the HTML lacks %q", stored, want)
 			}

@@ -86,10 +86,12 @@ func buildOLTP(run *result.Run) (*OLTP, error) {
 		o.Series = append(o.Series, *s)
 	}
 	if len(disk) > 0 {
-		o.Notes = append(o.Notes, "cells "+strings.Join(disk, ", ")+" read from disk during the measured window: the data was not fully cached, so they measure storage too")
+		o.Notes = append(o.Notes, "cells "+strings.Join(disk, ", ")+
+			" read from disk during the measured window: the data was not fully cached, so they measure storage too")
 	}
 	if len(cut) > 0 {
-		o.Notes = append(o.Notes, "cells "+strings.Join(cut, ", ")+" were cut short (Ctrl-C): their figures cover the time measured")
+		o.Notes = append(o.Notes,
+			"cells "+strings.Join(cut, ", ")+" were cut short (Ctrl-C): their figures cover the time measured")
 	}
 	if len(cells) == 0 {
 		o.Notes = append(o.Notes, "the run stored no cells")

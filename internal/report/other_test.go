@@ -19,12 +19,15 @@ func withPairs(t *testing.T) []*result.Run {
 	t.Helper()
 	runs := vmRuns(t)
 	nb := func(r int, control bool, tps, loaded float64) result.Item {
-		return item(string(memlat.KindNeighbourCell), memlat.NeighbourCell{Cell: result.Cell{CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, Repeat: r, TPS: tps},
-			Neighbour: []int{1}, Control: control, AloneNS: stat(120, 1), LoadedNS: stat(loaded, 1), GBps: map[bool]float64{false: 12}[control]})
+		return item(string(memlat.KindNeighbourCell),
+			memlat.NeighbourCell{Cell: result.Cell{CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, Repeat: r, TPS: tps},
+				Neighbour: []int{1}, Control: control, AloneNS: stat(120, 1), LoadedNS: stat(loaded, 1),
+				GBps: map[bool]float64{false: 12}[control]})
 	}
 	for _, r := range runs {
 		if r.Kind == result.RunOLTP {
-			r.Results = append(r.Results, nb(0, false, 3000, 200), nb(0, true, 4000, 140), nb(1, true, 4000, 130), nb(1, false, 3300, 210))
+			r.Results = append(r.Results, nb(0, false, 3000, 200), nb(0, true, 4000, 140), nb(1, true, 4000, 130),
+				nb(1, false, 3300, 210))
 			return runs
 		}
 	}
@@ -55,7 +58,8 @@ func TestOtherLatencyShown(t *testing.T) {
 		t.Fatal("no fit chart")
 	}
 	last := tb.Rows[len(tb.Rows)-1]
-	if want := []string{o.What, FmtF(o.LatencyNS, 1), fmt.Sprintf("%+.1f%%", 100*o.Error)}; last[0] != want[0] || last[2] != want[1] || last[5] != want[2] || !strings.HasPrefix(last[6], "held out") {
+	if want := []string{o.What, FmtF(o.LatencyNS, 1), fmt.Sprintf("%+.1f%%", 100*o.Error)}; last[0] != want[0] ||
+		last[2] != want[1] || last[5] != want[2] || !strings.HasPrefix(last[6], "held out") {
 		t.Errorf("fit table's last row %q; want the point %q at %s ns, error %s", last, want[0], want[1], want[2])
 	}
 	var txt, sum bytes.Buffer

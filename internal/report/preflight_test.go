@@ -79,7 +79,8 @@ func TestCaveatsOnce(t *testing.T) {
 	if err := WriteText(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "DAMON on: kdamond 0") || !strings.Contains(b.String(), "affects: memory latency, tpcc-ro tps") {
+	if !strings.Contains(b.String(), "DAMON on: kdamond 0") ||
+		!strings.Contains(b.String(), "affects: memory latency, tpcc-ro tps") {
 		t.Errorf("text report lacks the caveat and what it affects:\n%s", b.String())
 	}
 }

@@ -48,7 +48,8 @@ func CheckMixed(runs []*result.Run) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s (choose runs of one machine and version, or give --allow-mixed to combine them anyway)", ErrMixed, strings.Join(problems, "; "))
+	return fmt.Errorf("%w: %s (choose runs of one machine and version, or give --allow-mixed to combine them anyway)",
+		ErrMixed, strings.Join(problems, "; "))
 }
 
 // NewerRuns says, for each run used, which later complete run of the same
@@ -71,8 +72,9 @@ func NewerRuns(used []*result.Run, all []result.Run) []string {
 			continue
 		}
 		sort.Slice(newer, func(i, j int) bool { return newer[i] < newer[j] })
-		out = append(out, fmt.Sprintf("run %d (%s) is used, but the store holds newer complete %s runs of %s: %s (name them to use one)",
-			u.ID, u.Kind, u.Kind, u.Host, joinIDs(newer)))
+		out = append(out,
+			fmt.Sprintf("run %d (%s) is used, but the store holds newer complete %s runs of %s: %s (name them to use one)",
+				u.ID, u.Kind, u.Kind, u.Host, joinIDs(newer)))
 	}
 	return out
 }

@@ -18,5 +18,6 @@ func publishedCheck(md *Model) (*published.Validation, error) {
 
 // publishedLine is the model section's sentence on v.
 func publishedLine(v *published.Validation) string {
-	return v.Summary() + " The stall share is this workload's; 'numalab model validate' shows each pair at the published share, with its sources."
+	return v.Summary() + " The stall share is this workload's; 'numalab model validate' shows each pair " +
+		"at the published share, with its sources."
 }

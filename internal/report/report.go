@@ -264,7 +264,9 @@ func Build(runs []*result.Run, in conclusion.Inputs) (*Report, error) {
 		}
 		for _, prev := range seen[run.Kind] {
 			if variant(prev) == variant(run) {
-				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span, of report one per placement (try 'numalab compare %d %d')",
+				return nil, fmt.Errorf("building report: runs %d and %d are both %s: a report shows one run of each kind, "+
+					"of null and insert one per engine, method and key, of tpch one per engine, of probe-io one per span, "+
+					"of report one per placement (try 'numalab compare %d %d')",
 					prev.ID, run.ID, strings.TrimSpace(run.Kind+" "+variant(run)), prev.ID, run.ID)
 			}
 		}
@@ -274,7 +276,8 @@ func Build(runs []*result.Run, in conclusion.Inputs) (*Report, error) {
 		}
 		r.Runs = append(r.Runs, runRef(run))
 		if !slices.Contains(coreKinds, run.Kind) && registered(run.Kind) == nil {
-			r.Notes = append(r.Notes, fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
+			r.Notes = append(r.Notes,
+				fmt.Sprintf("run %d is of kind %q, which the report does not chart: only its machine is used", run.ID, run.Kind))
 		}
 	}
 	sort.Slice(r.Runs, func(i, j int) bool { return r.Runs[i].ID < r.Runs[j].ID })
@@ -292,14 +295,16 @@ func Build(runs []*result.Run, in conclusion.Inputs) (*Report, error) {
 		for _, h := range sortedKeys(hosts) {
 			parts = append(parts, fmt.Sprintf("%s (runs %s)", h, joinIDs(hosts[h])))
 		}
-		r.Notes = append(r.Notes, "the runs come from different hosts: "+strings.Join(parts, ", ")+"; the model combines them as if one machine")
+		r.Notes = append(r.Notes, "the runs come from different hosts: "+strings.Join(parts, ", ")+
+			"; the model combines them as if one machine")
 	}
 	if err := CheckMixed(runs); err != nil && len(hosts) == 1 {
 		r.Notes = append(r.Notes, "mixed runs: "+strings.TrimPrefix(err.Error(), ErrMixed.Error()+": "))
 	}
 	for _, ref := range r.Runs {
 		if ref.Status != result.StatusComplete {
-			r.Notes = append(r.Notes, fmt.Sprintf("run %d (%s) is %s: it shows what was measured before it stopped", ref.ID, ref.Kind, ref.Status))
+			r.Notes = append(r.Notes, fmt.Sprintf("run %d (%s) is %s: it shows what was measured before it stopped",
+				ref.ID, ref.Kind, ref.Status))
 		}
 	}
 

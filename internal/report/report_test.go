@@ -109,7 +109,8 @@ func renderHTML(t *testing.T, runs []*result.Run) string {
 func TestHTMLSelfContained(t *testing.T) {
 	for _, sc := range allScenarios {
 		html := renderHTML(t, sc.runs(t))
-		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", "src=", "url(", "@import", "javascript:"} {
+		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", "src=", "url(",
+			"@import", "javascript:"} {
 			if strings.Contains(strings.ToLower(html), bad) {
 				t.Errorf("%s: report contains %q", sc.name, bad)
 			}
@@ -197,17 +198,20 @@ func TestFindings(t *testing.T) {
 		}
 	}
 	five := build(t, stored(t, []*result.Run{syntheticRuns()[0], withRepeats(t, syntheticRuns()[1], 5)}))
-	if f := findingWith(five, "Remote data cost"); f == nil || !regexp.MustCompile(`cost 2[6-9]\.\d% of throughput .*p=0\.008, n=5\+5`).MatchString(f.Text) {
+	if f := findingWith(five, "Remote data cost"); f == nil ||
+		!regexp.MustCompile(`cost 2[6-9]\.\d% of throughput .*p=0\.008, n=5\+5`).MatchString(f.Text) {
 		t.Errorf("five repeats: remote data finding %v: want a cost near 28%% with its test", f)
 	}
-	if f := findingWith(five, "SMT added 2"); f == nil || !regexp.MustCompile(`U test p=0\.0\d+, n=5\+5`).MatchString(f.Text) {
+	if f := findingWith(five, "SMT added 2"); f == nil ||
+		!regexp.MustCompile(`U test p=0\.0\d+, n=5\+5`).MatchString(f.Text) {
 		t.Errorf("five repeats: SMT finding %v: want the gain with its test", f)
 	}
 	// A one-node, no-SMT machine says so instead of inventing numbers.
 	vm := build(t, stored(t, vmRuns(t)))
 	// Its DOP cells ran once each, and P2's response times vary by more
 	// than half their mean inside each cell: the finding says both.
-	if f := findingWith(vm, "P2 on duckdb: DOP 2 ran"); f == nil || !strings.Contains(f.Text, "whether parallelism helped is not known") ||
+	if f := findingWith(vm, "P2 on duckdb: DOP 2 ran"); f == nil ||
+		!strings.Contains(f.Text, "whether parallelism helped is not known") ||
 		!regexp.MustCompile(`vary by 5\d\.\d% to 5\d\.\d% of their mean`).MatchString(f.Text) {
 		t.Errorf("kvm-2vcpu: P2's DOP finding %v: want it unknown whether parallelism helped, and the cells' variation", f)
 	}
@@ -236,7 +240,8 @@ func TestModelFit(t *testing.T) {
 		}
 	}
 	if md.RemoteAssumed || md.RemoteNS != 169.5 || md.CoresPerSocket != 2 {
-		t.Errorf("two-socket: remote %v (assumed %v), %d cores per socket; want measured 169.5 ns and 2", md.RemoteNS, md.RemoteAssumed, md.CoresPerSocket)
+		t.Errorf("two-socket: remote %v (assumed %v), %d cores per socket; want measured 169.5 ns and 2",
+			md.RemoteNS, md.RemoteAssumed, md.CoresPerSocket)
 	}
 	if len(md.Table.Rows) != 2*len(calib.PredictSockets) { // SMT 1 and 2
 		t.Errorf("two-socket: %d model rows, want %d", len(md.Table.Rows), 2*len(calib.PredictSockets))
@@ -246,7 +251,8 @@ func TestModelFit(t *testing.T) {
 	if vm == nil || vm.Fit != nil || len(vm.Points) == 0 || !vm.RemoteAssumed {
 		t.Fatalf("kvm-2vcpu: want a fit at one latency with an assumed remote latency, got %+v", vm)
 	}
-	if math.Abs(vm.StallShare-model.PublishedStallShare.Value) > 1e-9 || !strings.Contains(vm.Method, "the published stall share 60%") {
+	if math.Abs(vm.StallShare-model.PublishedStallShare.Value) > 1e-9 ||
+		!strings.Contains(vm.Method, "the published stall share 60%") {
 		t.Errorf("kvm-2vcpu: stall share %v, method %q; want the published 0.6", vm.StallShare, vm.Method)
 	}
 	if vm.SMTMeasured {
@@ -272,7 +278,8 @@ func TestBuildBadInput(t *testing.T) {
 		t.Errorf("oltp alone: memory %v, model %v, absent %+v", r.Memory, r.Model, r.Absent)
 	}
 	html := renderHTML(t, runs[1:2])
-	for _, want := range []string{"No probe-mem run was given", "numalab probe mem --quick", "No report run was given", "No probe-io run was given", "No null run was given"} {
+	for _, want := range []string{"No probe-mem run was given", "numalab probe mem --quick", "No report run was given",
+		"No probe-io run was given", "No null run was given"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("oltp alone: HTML lacks %q", want)
 		}
@@ -311,7 +318,8 @@ func TestMachineDrawingBig(t *testing.T) {
 	}
 	lines := strings.Join(machineText(m), "\n")
 	for _, n := range m.Nodes {
-		if !strings.Contains(lines, fmt.Sprintf("node %d,", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d:", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d\n", n.ID)) {
+		if !strings.Contains(lines, fmt.Sprintf("node %d,", n.ID)) &&
+			!strings.Contains(lines, fmt.Sprintf("node %d:", n.ID)) && !strings.Contains(lines, fmt.Sprintf("node %d\n", n.ID)) {
 			t.Errorf("text lacks node %d:\n%s", n.ID, lines)
 		}
 	}
@@ -328,12 +336,14 @@ func TestCheckMixed(t *testing.T) {
 	other.Version = "v0.2.0"
 	mixed := stored(t, []*result.Run{runs[0], &other})
 	err := CheckMixed(mixed)
-	if !errors.Is(err, ErrMixed) || !strings.Contains(err.Error(), "v0.2.0 (runs 2)") || !strings.Contains(err.Error(), "--allow-mixed") {
+	if !errors.Is(err, ErrMixed) || !strings.Contains(err.Error(), "v0.2.0 (runs 2)") ||
+		!strings.Contains(err.Error(), "--allow-mixed") {
 		t.Errorf("two versions: %v, want ErrMixed naming each version's runs and --allow-mixed", err)
 	}
 	host := *runs[1]
 	host.Host = "elsewhere"
-	if err := CheckMixed([]*result.Run{runs[0], &host}); !errors.Is(err, ErrMixed) || !strings.Contains(err.Error(), "elsewhere (Example Xeon 8000, 8 CPUs)") {
+	if err := CheckMixed([]*result.Run{runs[0], &host}); !errors.Is(err, ErrMixed) ||
+		!strings.Contains(err.Error(), "elsewhere (Example Xeon 8000, 8 CPUs)") {
 		t.Errorf("two hosts: %v, want ErrMixed naming the other machine", err)
 	}
 	r, err := assessed(mixed)
@@ -384,7 +394,8 @@ func TestFindingsAsLines(t *testing.T) {
 		if i < 0 || j < i {
 			t.Fatalf("%s: no findings section with its details folded", sc.name)
 		}
-		if p := Purchase(r); p != nil && (len(r.Findings) == 0 || r.Findings[0].Anchor != AnchorBuy || !strings.HasPrefix(r.Findings[0].Text, "Which server: ")) {
+		if p := Purchase(r); p != nil && (len(r.Findings) == 0 || r.Findings[0].Anchor != AnchorBuy ||
+			!strings.HasPrefix(r.Findings[0].Text, "Which server: ")) {
 			t.Errorf("%s: the first finding %v is not the decision, linked to #%s", sc.name, r.Findings[0], AnchorBuy)
 		}
 		for _, f := range r.Findings {

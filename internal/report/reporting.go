@@ -28,7 +28,8 @@ func buildReporting(run *result.Run) (*Reporting, error) {
 			return nil, fmt.Errorf("reading the configuration of run %d: %w", run.ID, err)
 		}
 	}
-	q := &Reporting{Run: run.ID, Engine: cfg.Engine, Rows: cfg.Rows, DurationS: cfg.Duration.Seconds(), WarmupS: cfg.Warmup.Seconds()}
+	q := &Reporting{Run: run.ID, Engine: cfg.Engine, Rows: cfg.Rows, DurationS: cfg.Duration.Seconds(),
+		WarmupS: cfg.Warmup.Seconds()}
 	var err error
 	if q.Load, err = result.KindBulkLoad.Last(run); err != nil {
 		return nil, err

@@ -37,7 +37,8 @@ type Section interface {
 // CSVRow writes one row of the CSV (CSVHeader's columns); lo and hi are
 // the spread's bounds, nil when there is none, and repeats 0 when not
 // counted.
-type CSVRow func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string, lo, hi *float64, repeats int)
+type CSVRow func(section string, run int64, series, xName string, x float64, yName string, y float64, unit string,
+	lo, hi *float64, repeats int)
 
 // Say adds a finding: the anchor of the table or chart behind it, and
 // its sentence.

@@ -97,11 +97,13 @@ func TestRegisteredSection(t *testing.T) {
 	if err := WriteHTML(&h, r); err != nil {
 		t.Fatal(err)
 	}
-	inOrder("html", h.String(), `<section id="oltp">`, `<section id="fake">`, fmt.Sprintf("fake runs [%d]", id), `<section id="reporting">`)
+	inOrder("html", h.String(), `<section id="oltp">`, `<section id="fake">`, fmt.Sprintf("fake runs [%d]", id),
+		`<section id="reporting">`)
 	if err := WriteText(&x, r); err != nil {
 		t.Fatal(err)
 	}
-	inOrder("text", x.String(), "\nOLTP throughput\n", fmt.Sprintf("\nFake section\n  fake runs [%d]\n", id), "\nReporting queries\n")
+	inOrder("text",
+		x.String(), "\nOLTP throughput\n", fmt.Sprintf("\nFake section\n  fake runs [%d]\n", id), "\nReporting queries\n")
 	if err := WriteCSV(&c, r); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,8 @@ func TestRegisteredSection(t *testing.T) {
 		}
 	}
 	if answer < 0 || detail < answer || firstDetail >= 0 && detail < firstDetail {
-		t.Errorf("findings: fake answer at %d, its detail at %d, the next finding at %d: want the detail after the answers", answer, detail, firstDetail)
+		t.Errorf("findings: fake answer at %d, its detail at %d, the next finding at %d: want the detail after the answers",
+			answer, detail, firstDetail)
 	}
 	two := &result.Run{ID: 100, Kind: fakeKind, Host: fake.Host, Status: result.StatusComplete}
 	if _, err := assessed([]*result.Run{fake, two}); err == nil || !strings.Contains(err.Error(), "both "+fakeKind) {

@@ -137,7 +137,8 @@ func (s *PlacedDOP) judge() {
 		}
 	}
 	if len(few) > 0 {
-		s.Verdict = fmt.Sprintf("cannot tell: %d of %d cells finished fewer than %d queries in their window (%s), too few for a rate to compare; longer windows would tell",
+		s.Verdict = fmt.Sprintf("cannot tell: %d of %d cells finished fewer than %d queries in their window (%s), "+
+			"too few for a rate to compare; longer windows would tell",
 			len(few), len(s.Points), MinQueries, strings.Join(few, "; "))
 		return
 	}
@@ -175,7 +176,8 @@ func (s *PlacedDOP) Text() string {
 		}
 		parts = append(parts, t)
 	}
-	return fmt.Sprintf("%s queries/h by placement and DOP (median of %s): %s; %s", s.queries(), s.repeats(), strings.Join(parts, ", "), s.Verdict)
+	return fmt.Sprintf("%s queries/h by placement and DOP (median of %s): %s; %s",
+		s.queries(), s.repeats(), strings.Join(parts, ", "), s.Verdict)
 }
 
 // title is "SMT × DOP" when every run is placed smt=on or smt=off.
@@ -215,7 +217,10 @@ func (s *PlacedDOP) repeats() string {
 func placedDOPSection(r *Report) HTMLSection {
 	pd := r.PlacedDOP
 	s := HTMLSection{ID: AnchorPlacedDOP, Title: pd.title()}
-	s.Intro = fmt.Sprintf("Runs %s: %s on the same database as the reporting runs, placed on a CPU selector (smt=on: every logical CPU; smt=off: one thread per core, so a DOP above the cores is oversubscribed). A winner is named only when every cell finished at least %d queries in its window and the best's repeats are higher than the next best's by a U test (p ≤ %.2f).",
+	s.Intro = fmt.Sprintf("Runs %s: %s on the same database as the reporting runs, placed on a CPU selector "+
+		"(smt=on: every logical CPU; smt=off: one thread per core, so a DOP above the cores is oversubscribed). "+
+		"A winner is named only when every cell finished at least %d queries in its window "+
+		"and the best's repeats are higher than the next best's by a U test (p ≤ %.2f).",
 		joinIDs(pd.Runs), pd.queries(), MinQueries, stats.Alpha)
 	c := Chart{ID: AnchorPlacedDOP + "-chart", Title: pd.queries() + ": queries per hour against DOP, per placement",
 		X: Scale{Label: "DOP"}, Y: Scale{Label: "queries per hour", Zero: true, Format: FmtCompact}}
@@ -228,19 +233,23 @@ func placedDOPSection(r *Report) HTMLSection {
 			c.Series = append(c.Series, Series{Name: name})
 			i = len(c.Series) - 1
 		}
-		c.Series[i].Points = append(c.Series[i].Points, Point{X: float64(p.DOP), Y: p.QPH, Lo: slices.Min(p.QPHRepeats), Hi: slices.Max(p.QPHRepeats)})
+		c.Series[i].Points = append(c.Series[i].Points,
+			Point{X: float64(p.DOP), Y: p.QPH, Lo: slices.Min(p.QPHRepeats), Hi: slices.Max(p.QPHRepeats)})
 	}
 	c.X = StreamsScale("DOP", dops)
 	s.Figures = append(s.Figures, Plot{ID: c.ID, SVG: template.HTML(c.SVG())})
-	tb := Table{ID: AnchorPlacedDOP + "-table", Caption: "Median over repeats; fewest queries: the fewest one repeat finished in its window",
-		Head: []string{"run", "placement", "query", "DOP", "repeats", "queries/h", "fewest queries", "mean ms", "workers ran on"}}
+	tb := Table{ID: AnchorPlacedDOP + "-table",
+		Caption: "Median over repeats; fewest queries: the fewest one repeat finished in its window",
+		Head: []string{"run", "placement", "query", "DOP", "repeats", "queries/h", "fewest queries",
+			"mean ms", "workers ran on"}}
 	for _, p := range pd.Points {
 		w := dashIfEmpty(p.Workers)
 		if p.Oversubscribed && p.Workers == "" {
 			w = "oversubscribed"
 		}
-		tb.Rows = append(tb.Rows, []string{strconv.FormatInt(p.Run, 10), p.Placement, p.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Repeats),
-			FmtN(p.QPH), fmt.Sprintf("%d in %s s", p.Queries, FmtF(p.WindowS, 1)), FmtF(p.MeanMS, 1), w})
+		tb.Rows = append(tb.Rows,
+			[]string{strconv.FormatInt(p.Run, 10), p.Placement, p.Query, strconv.Itoa(p.DOP), strconv.Itoa(p.Repeats),
+				FmtN(p.QPH), fmt.Sprintf("%d in %s s", p.Queries, FmtF(p.WindowS, 1)), FmtF(p.MeanMS, 1), w})
 	}
 	s.Tables = append(s.Tables, tb)
 	s.Notes = append(s.Notes, "Verdict: "+pd.Verdict+".")
@@ -248,12 +257,14 @@ func placedDOPSection(r *Report) HTMLSection {
 }
 
 // csvPlacedDOP adds the section's rows through row.
-func csvPlacedDOP(pd *PlacedDOP, row func(section string, run int64, series, xName string, x float64, metric string, v float64, unit string, lo, hi *float64, repeats int)) {
+func csvPlacedDOP(pd *PlacedDOP, row func(section string, run int64, series, xName string, x float64, metric string,
+	v float64, unit string, lo, hi *float64, repeats int)) {
 	for _, p := range pd.Points {
 		lo, hi := slices.Min(p.QPHRepeats), slices.Max(p.QPHRepeats)
 		name := p.Placement + " " + p.Query
 		row("placement_dop", p.Run, name, "dop", float64(p.DOP), "throughput", p.QPH, "queries/h", &lo, &hi, p.Repeats)
-		row("placement_dop", p.Run, name, "dop", float64(p.DOP), "fewest_queries_in_window", float64(p.Queries), "queries", nil, nil, p.Repeats)
+		row("placement_dop",
+			p.Run, name, "dop", float64(p.DOP), "fewest_queries_in_window", float64(p.Queries), "queries", nil, nil, p.Repeats)
 		row("placement_dop", p.Run, name, "dop", float64(p.DOP), "mean_latency", p.MeanMS, "ms", nil, nil, p.Repeats)
 	}
 }

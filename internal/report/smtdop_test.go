@@ -16,8 +16,9 @@ import (
 // qph[dop] (+ the repeat's index) queries per hour.
 func placedRun(m *result.Topology, sel string, repeats int, queries int64, qph map[int]float64) *result.Run {
 	t0 := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
-	r := &result.Run{Kind: result.RunQueries, Command: "numalab run report --queries P1 --placement " + sel, Version: "v0.1.0-test",
-		Host: "lab2s", Machine: m, Started: t0, Finished: t0.Add(time.Minute), Status: result.StatusComplete}
+	r := &result.Run{Kind: result.RunQueries, Command: "numalab run report --queries P1 --placement " + sel,
+		Version: "v0.1.0-test", Host: "lab2s", Machine: m, Started: t0, Finished: t0.Add(time.Minute),
+		Status: result.StatusComplete}
 	r.Config = json.RawMessage(fmt.Sprintf(`{"engine":"duckdb","rows":1000000,"placement":%q}`, sel))
 	for k := range repeats {
 		for _, dop := range []int{1, 2, 4} {
@@ -49,19 +50,24 @@ func TestPlacedDOP(t *testing.T) {
 		queries          int64
 		winner, contains string
 	}{
-		{"enough", 4, 20, "smt=on DOP 4", "best smt=on DOP 4: 2,602 queries/h against 1,952 for the next best, smt=off DOP 2 (U test p=0.029, 4+4 repeats)"},
-		{"one query a cell", 4, 1, "", "cannot tell: 6 of 6 cells finished fewer than 5 queries in their window (smt=on DOP 1: 1 in 1.0 s;"},
-		{"one repeat", 1, 20, "", "cannot tell: the best, smt=on DOP 4 at 2,600 queries/h, is not told apart from the next, smt=off DOP 2 at 1,950: cannot tell (n=1 and n=1"},
+		{"enough", 4, 20, "smt=on DOP 4",
+			"best smt=on DOP 4: 2,602 queries/h against 1,952 for the next best, smt=off DOP 2 (U test p=0.029, 4+4 repeats)"},
+		{"one query a cell", 4, 1, "",
+			"cannot tell: 6 of 6 cells finished fewer than 5 queries in their window (smt=on DOP 1: 1 in 1.0 s;"},
+		{"one repeat", 1, 20, "", "cannot tell: the best, smt=on DOP 4 at 2,600 queries/h, is not told apart from " +
+			"the next, smt=off DOP 2 at 1,950: cannot tell (n=1 and n=1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			all := append(append([]*result.Run{}, runs...), placedRun(m, "smt=on", c.repeats, c.queries, on), placedRun(m, "smt=off", c.repeats, c.queries, off))
+			all := append(append([]*result.Run{}, runs...), placedRun(m, "smt=on", c.repeats, c.queries, on),
+				placedRun(m, "smt=off", c.repeats, c.queries, off))
 			r := build(t, stored(t, all))
 			pd := r.PlacedDOP
 			if r.Reporting == nil || pd == nil {
 				t.Fatalf("reporting %v, placement x DOP %v: want both", r.Reporting != nil, pd)
 			}
 			if len(pd.Runs) != 2 || slices.Contains(pd.Runs, r.Reporting.Run) {
-				t.Errorf("the reporting section shows run %d, the placed section runs %v: want the unplaced run there and the two placed ones here", r.Reporting.Run, pd.Runs)
+				t.Errorf("the reporting section shows run %d, the placed section runs %v: want the unplaced run there "+
+					"and the two placed ones here", r.Reporting.Run, pd.Runs)
 			}
 			if pd.Winner != c.winner || !strings.Contains(pd.Verdict, c.contains) {
 				t.Errorf("winner %q, verdict %q\nwant winner %q and a verdict with %q", pd.Winner, pd.Verdict, c.winner, c.contains)
@@ -98,7 +104,8 @@ func TestQueryFindingsTooFew(t *testing.T) {
 		{1, "but a cell finished only 1 queries (fewer than 5), so whether parallelism helped is not known"},
 		{20, "P1 on duckdb: DOP 2 ran 1.80× DOP 1's queries per hour, one stream (ideal 2×; U test p="},
 	} {
-		q := &Reporting{Engine: "duckdb", ByStreams: []QuerySeries{{Query: "P1", Streams: 1, Points: []QueryPoint{pt(1, 1000, c.queries), pt(2, 1800, c.queries)}}}}
+		q := &Reporting{Engine: "duckdb", ByStreams: []QuerySeries{
+			{Query: "P1", Streams: 1, Points: []QueryPoint{pt(1, 1000, c.queries), pt(2, 1800, c.queries)}}}}
 		var got []string
 		add := func(_, format string, a ...any) { got = append(got, fmt.Sprintf(format, a...)) }
 		queryFindings(q, add, add)

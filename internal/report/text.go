@@ -57,7 +57,8 @@ func WriteText(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  id\tkind\thost\tstarted\tstatus\tnumalab\tcommand")
 	for _, ref := range r.Runs {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", ref.ID, ref.Kind, ref.Host, ref.Started, ref.Status, ref.Version, ref.Command)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\n", ref.ID, ref.Kind, ref.Host, ref.Started, ref.Status,
+			ref.Version, ref.Command)
 	}
 	tw.Flush()
 
@@ -176,7 +177,8 @@ func Plural(n int, word string) string {
 }
 
 func textMemory(b *strings.Builder, m *Memory) {
-	fmt.Fprintf(b, "  run %d: median of %d clean windows of >= %d ms per point, [min-max]; every cycle count is ns × the run's clock, %s GHz\n",
+	fmt.Fprintf(b, "  run %d: median of %d clean windows of >= %d ms per point, [min-max]; every cycle count "+
+		"is ns × the run's clock, %s GHz\n",
 		m.Run, m.Samples, m.WindowMS, FmtF(m.GHz, 2))
 	if d := m.DRAM; d != nil {
 		fmt.Fprintf(b, "  DRAM latency (the model's): %s ns = %s cycles, %s\n", FmtF(d.NS, 1), FmtF(d.Cycles, 0), d.Label)
@@ -186,7 +188,8 @@ func textMemory(b *strings.Builder, m *Memory) {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "    working set\tns\tmin-max ns\tcycles\t")
 		for _, p := range l.Points {
-			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), FmtF(p.NS.Median, 1), FmtF(p.NS.Min, 1), FmtF(p.NS.Max, 1), FmtF(p.NS.Median*m.GHz, 0))
+			fmt.Fprintf(tw, "    %s\t%s\t%s-%s\t%s\t\n", units.Bytes(p.Bytes), FmtF(p.NS.Median, 1), FmtF(p.NS.Min, 1),
+				FmtF(p.NS.Max, 1), FmtF(p.NS.Median*m.GHz, 0))
 		}
 		tw.Flush()
 		if len(l.Levels) > 0 {
@@ -231,18 +234,22 @@ func textMemory(b *strings.Builder, m *Memory) {
 	if ml := m.MLP; ml != nil && len(ml.Points) > 0 {
 		fmt.Fprintf(b, "  memory-level parallelism (%s, CPU %d):", units.Bytes(ml.Bytes), ml.CPU)
 		for _, p := range ml.Points {
-			fmt.Fprintf(b, " %d chains/%d thr %s ns/load (%s in flight);", p.Chains, p.Threads, FmtF(p.NSPerLoad.Median, 1), FmtF(p.InFlight, 1))
+			fmt.Fprintf(b, " %d chains/%d thr %s ns/load (%s in flight);", p.Chains, p.Threads, FmtF(p.NSPerLoad.Median, 1),
+				FmtF(p.InFlight, 1))
 		}
 		b.WriteString("\n")
 	}
 	if c := m.C2C; c != nil && len(c.Pairs) > 0 {
-		fmt.Fprintf(b, "  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):", FmtF(c.GHz, 2))
+		fmt.Fprintf(b,
+			"  cache-to-cache round trip (a line bounced between two pinned threads, lowest clean window, cycles at %s GHz):",
+			FmtF(c.GHz, 2))
 		for _, p := range c.Pairs {
 			if p.Unsteady != "" {
 				fmt.Fprintf(b, " %s (CPUs %d,%d) none: %s;", p.Class, p.CPUs[0], p.CPUs[1], p.Unsteady)
 				continue
 			}
-			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1], FmtF(p.BestNS, 1), FmtF(p.Cycles, 0))
+			fmt.Fprintf(b, " %s (CPUs %d,%d) %s ns = %s cycles;", p.Class, p.CPUs[0], p.CPUs[1],
+				FmtF(p.BestNS, 1), FmtF(p.Cycles, 0))
 		}
 		b.WriteString("\n")
 	}
@@ -256,10 +263,12 @@ func textMemory(b *strings.Builder, m *Memory) {
 }
 
 func textOLTP(b *strings.Builder, o *OLTP) {
-	fmt.Fprintf(b, "  run %d: %s on %s, %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; tps/core per physical core the streams ran on\n",
+	fmt.Fprintf(b, "  run %d: %s on %s, %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; "+
+		"tps/core per physical core the streams ran on\n",
 		o.Run, o.Workload, o.Engine, Plural(o.Warehouses, "warehouse"), FmtF(o.DurationS, 1), FmtF(o.WarmupS, 1))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    placement\tstreams\trepeats\ttps\tmin-max tps\tseconds min-max\ttps/core\tp95 ms\tCPU %\tflags\t")
+	fmt.Fprintln(tw,
+		"    placement\tstreams\trepeats\ttps\tmin-max tps\tseconds min-max\ttps/core\tp95 ms\tCPU %\tflags\t")
 	for _, s := range o.Series {
 		for _, p := range s.Points {
 			var flags []string
@@ -270,7 +279,8 @@ func textOLTP(b *strings.Builder, o *OLTP) {
 				flags = append(flags, "unstable")
 			}
 			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s-%s\t%s\t%s\t%s\t%s\t\n", s.Label, p.Streams, p.Repeats, FmtN(p.TPS),
-				FmtN(p.TPSMin), FmtN(p.TPSMax), FmtN(p.SecMin), FmtN(p.SecMax), FmtN(p.TPSPerCore), FmtF(p.P95MS, 3), FmtF(p.BusyPct, 0), strings.Join(flags, ","))
+				FmtN(p.TPSMin), FmtN(p.TPSMax), FmtN(p.SecMin), FmtN(p.SecMax), FmtN(p.TPSPerCore), FmtF(p.P95MS, 3),
+				FmtF(p.BusyPct, 0), strings.Join(flags, ","))
 		}
 	}
 	tw.Flush()
@@ -291,7 +301,8 @@ func textQueries(b *strings.Builder, q *Reporting) {
 	fmt.Fprintln(tw, head)
 	for _, s := range q.ByDOP {
 		for _, p := range s.Points {
-			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t", s.Query, p.DOP, p.Streams, FmtN(p.QPH), FmtN(p.QPHMin), FmtN(p.QPHMax),
+			fmt.Fprintf(tw, "    %s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t", s.Query, p.DOP, p.Streams, FmtN(p.QPH),
+				FmtN(p.QPHMin), FmtN(p.QPHMax),
 				FmtF(p.MeanMS, 1), FmtF(p.P95MS, 1), speedup(p))
 			if workers {
 				fmt.Fprintf(tw, "%s\t", dashIfEmpty(p.Workers))
@@ -327,7 +338,8 @@ func speedup(p QueryPoint) string {
 
 func textIO(b *strings.Builder, x *IO) {
 	p := x.Probe
-	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, OrDash(p.Dir), OrDash(p.FSType), units.Bytes(p.FileSize), ioMode(p))
+	fmt.Fprintf(b, "  run %d: %s (%s), %s test file, %s\n", x.Run, OrDash(p.Dir), OrDash(p.FSType),
+		units.Bytes(p.FileSize), ioMode(p))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    pattern\tblock\tQD\tIOPS\tMB/s\tp50 µs\tp99 µs\t")
 	for _, pt := range p.Patterns {
@@ -336,7 +348,8 @@ func textIO(b *strings.Builder, x *IO) {
 	}
 	tw.Flush()
 	if r := p.Ratio; r != nil {
-		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", FmtF(r.Ratio, 1), r.ModelName, FmtF(r.ModelRatio, 1))
+		fmt.Fprintf(b, "  sequential/random page rate %s× (%s assumes %s×)\n", FmtF(r.Ratio, 1), r.ModelName,
+			FmtF(r.ModelRatio, 1))
 	}
 	for _, r := range p.Ratios {
 		kind := "one sequence"
@@ -376,8 +389,9 @@ func textModel(b *strings.Builder, md *Model) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "    sockets\tcores/socket\tSMT\tGHz\tlatency ns\tcycles\ttps/core\ttotal tps\tvs 1 socket\t")
 	for _, row := range md.Table.Rows {
-		fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s×\t\n", row.Sockets, row.CoresPerSocket, row.SMT, FmtF(row.GHz, 2),
-			FmtF(row.LatencyNS, 1), FmtF(row.LatencyCycles, 0), FmtN(row.TPSPerCore), FmtN(row.TotalTPS), FmtF(row.TotalVs1S, 2))
+		fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s×\t\n", row.Sockets, row.CoresPerSocket,
+			row.SMT, FmtF(row.GHz, 2), FmtF(row.LatencyNS, 1), FmtF(row.LatencyCycles, 0), FmtN(row.TPSPerCore),
+			FmtN(row.TotalTPS), FmtF(row.TotalVs1S, 2))
 	}
 	tw.Flush()
 	if f := md.Measured; f != nil {

@@ -70,19 +70,26 @@ func TestNullFigures(t *testing.T) {
 			points++
 			k := key{p.Transport, p.Pairing, p.Streams}
 			want, wantP50, wantCS := stats.Median(calls[k]), stats.Median(p50[k]), stats.Median(csc[k])
-			if p.Calls != want || p.P50US != wantP50 || !report.Near(p.CtxPerCall, wantCS) || p.PerStream != want/float64(p.Streams) {
+			if p.Calls != want || p.P50US != wantP50 || !report.Near(p.CtxPerCall, wantCS) ||
+				p.PerStream != want/float64(p.Streams) {
 				t.Errorf("json: run %d %v: %v calls/s, p50 %v µs, %v cs/call, %v per stream; want %v, %v, %v, %v",
 					run.ID, k, p.Calls, p.P50US, p.CtxPerCall, p.PerStream, want, wantP50, wantCS, want/float64(p.Streams))
 			}
 			row := report.HTMLRow(t, page, null.CellsAnchor(run.ID), p.Transport, p.Pairing, p.CPUs(), itoa(p.Streams))
-			if !strings.HasPrefix(row[5], report.FmtN(want)+" [") || row[6] != report.FmtN(want/float64(p.Streams)) || !strings.HasPrefix(row[7], report.FmtF(wantP50, 1)+" / ") || row[8] != report.FmtF(wantCS, 2) {
-				t.Errorf("html: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, row, report.FmtN(want), report.FmtN(want/float64(p.Streams)), report.FmtF(wantP50, 1), report.FmtF(wantCS, 2))
+			if !strings.HasPrefix(row[5], report.FmtN(want)+" [") || row[6] != report.FmtN(want/float64(p.Streams)) ||
+				!strings.HasPrefix(row[7], report.FmtF(wantP50, 1)+" / ") || row[8] != report.FmtF(wantCS, 2) {
+				t.Errorf("html: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, row,
+					report.FmtN(want), report.FmtN(want/float64(p.Streams)), report.FmtF(wantP50, 1), report.FmtF(wantCS, 2))
 			}
-			line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.Transport) + `\s+` + regexp.QuoteMeta(p.Pairing) + `\s+` + regexp.QuoteMeta(p.CPUs()) + `\s+` + itoa(p.Streams) + `\s+\d+\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`).FindStringSubmatch(txt)
+			line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(p.Transport) +
+				`\s+` + regexp.QuoteMeta(p.Pairing) + `\s+` + regexp.QuoteMeta(p.CPUs()) + `\s+` + itoa(p.Streams) +
+				`\s+\d+\s+(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+(\S+)`).FindStringSubmatch(txt)
 			if line == nil {
 				t.Errorf("text: no row for run %d %v", run.ID, k)
-			} else if line[1] != report.FmtN(want) || line[2] != report.FmtN(want/float64(p.Streams)) || line[3] != report.FmtF(wantP50, 1) || line[4] != report.FmtF(wantCS, 2) {
-				t.Errorf("text: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, line[0], report.FmtN(want), report.FmtN(want/float64(p.Streams)), report.FmtF(wantP50, 1), report.FmtF(wantCS, 2))
+			} else if line[1] != report.FmtN(want) || line[2] != report.FmtN(want/float64(p.Streams)) ||
+				line[3] != report.FmtF(wantP50, 1) || line[4] != report.FmtF(wantCS, 2) {
+				t.Errorf("text: run %d row %q: want %s calls/s, %s per stream, p50 %s, %s cs/call", run.ID, line[0],
+					report.FmtN(want), report.FmtN(want/float64(p.Streams)), report.FmtF(wantP50, 1), report.FmtF(wantCS, 2))
 			}
 		}
 	}
@@ -106,7 +113,8 @@ func TestNullFigures(t *testing.T) {
 			continue
 		}
 		for _, p := range j.Null[1].Points {
-			if p.Transport == tr && (!strings.Contains(f.Text, p.Pairing) || !strings.Contains(f.Text, report.FmtN(p.Calls)+"/s")) {
+			if p.Transport == tr &&
+				(!strings.Contains(f.Text, p.Pairing) || !strings.Contains(f.Text, report.FmtN(p.Calls)+"/s")) {
 				t.Errorf("%s: finding %q lacks %s's %s/s", tr, f.Text, p.Pairing, report.FmtN(p.Calls))
 			}
 		}
@@ -114,7 +122,8 @@ func TestNullFigures(t *testing.T) {
 			t.Errorf("%s: finding %q does not give its repeats", tr, f.Text)
 		}
 	}
-	for _, want := range []string{"smt-sibling: unavailable (one thread per core)", "other-node: unavailable (one NUMA node)"} {
+	for _, want := range []string{"smt-sibling: unavailable (one thread per core)",
+		"other-node: unavailable (one NUMA node)"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q", want)
 		}
@@ -155,14 +164,17 @@ func TestInsertFigures(t *testing.T) {
 			want := stats.Median(rows[p.Streams])
 			mb := want * insert.RowBytes / 1e6
 			if p.RowsPerSec != want || !report.Near(p.MBPerSec, mb) || p.Repeats != 3 {
-				t.Errorf("json: run %d at %d streams: %v rows/s, %v MB/s, %d repeats; want %v, %v, 3", run.ID, p.Streams, p.RowsPerSec, p.MBPerSec, p.Repeats, want, mb)
+				t.Errorf("json: run %d at %d streams: %v rows/s, %v MB/s, %d repeats; want %v, %v, 3",
+					run.ID, p.Streams, p.RowsPerSec, p.MBPerSec, p.Repeats, want, mb)
 			}
 			row := report.HTMLRow(t, page, insert.AnchorInsertTable, itoa64(run.ID), in.Label, "all CPUs", itoa(p.Streams))
 			if !strings.HasPrefix(row[5], report.FmtN(want)+" [") || row[6] != report.FmtF(mb, 1) {
 				t.Errorf("html: run %d row %q: want %s rows/s and %s MB/s", run.ID, row, report.FmtN(want), report.FmtF(mb, 1))
 			}
-			if !regexp.MustCompile(`(?m)^\s+all CPUs\s+` + itoa(p.Streams) + `\s+3\s+` + regexp.QuoteMeta(report.FmtN(want)) + `\s+\S+\s+` + regexp.QuoteMeta(report.FmtF(mb, 1)) + `\s`).MatchString(txt) {
-				t.Errorf("text: no row of run %d at %d streams with %s rows/s and %s MB/s", run.ID, p.Streams, report.FmtN(want), report.FmtF(mb, 1))
+			if !regexp.MustCompile(`(?m)^\s+all CPUs\s+` + itoa(p.Streams) + `\s+3\s+` + regexp.QuoteMeta(report.FmtN(want)) +
+				`\s+\S+\s+` + regexp.QuoteMeta(report.FmtF(mb, 1)) + `\s`).MatchString(txt) {
+				t.Errorf("text: no row of run %d at %d streams with %s rows/s and %s MB/s",
+					run.ID, p.Streams, report.FmtN(want), report.FmtF(mb, 1))
 			}
 		}
 		stored, err := insert.KindFinding.All(run)
@@ -207,7 +219,8 @@ func TestFloorFinding(t *testing.T) {
 	if f == nil {
 		t.Fatalf("no floor finding in %q", r.Findings)
 	}
-	for _, want := range []string{report.FmtF(1e6/floor.Calls, 1) + " µs round trip", report.FmtF(1e6/one.TPS, 1) + " µs transaction", "null run 1", "OLTP run 6",
+	for _, want := range []string{report.FmtF(1e6/floor.Calls, 1) + " µs round trip",
+		report.FmtF(1e6/one.TPS, 1) + " µs transaction", "null run 1", "OLTP run 6",
 		"only if it made " + report.FmtN(floor.Calls/one.TPS) + " of them"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("floor finding %q lacks %q", f.Text, want)
@@ -230,7 +243,9 @@ func TestFloorFinding(t *testing.T) {
 		t.Fatalf("no floor finding in %q", pg.Findings)
 	}
 	lo, hi := one.TPSMin/floor.CallsMax, one.TPSMax/floor.CallsMin
-	for _, want := range []string{"is at least " + report.PctAbs(one.TPS/floor.Calls) + " of a " + report.FmtF(1e6/one.TPS, 1) + " µs transaction", report.PctAbs(lo) + " to " + report.PctAbs(hi), "3 and 3 repeats", "its one call"} {
+	for _, want := range []string{"is at least " + report.PctAbs(one.TPS/floor.Calls) +
+		" of a " + report.FmtF(1e6/one.TPS, 1) + " µs transaction", report.PctAbs(lo) + " to " + report.PctAbs(hi),
+		"3 and 3 repeats", "its one call"} {
 		if !strings.Contains(f.Text, want) {
 			t.Errorf("floor finding %q lacks %q", f.Text, want)
 		}
@@ -286,7 +301,8 @@ func TestNullInsertAlone(t *testing.T) {
 // gets no hint to run it there, and no floor from another engine.
 func TestFloorOtherEngine(t *testing.T) {
 	runs := report.WorkloadRuns(t, 1, 6)
-	runs[1].Config = json.RawMessage(regexp.MustCompile(`"engine":\s*"sqlite"`).ReplaceAllString(string(runs[1].Config), `"engine":"duckdb"`))
+	runs[1].Config = json.RawMessage(
+		regexp.MustCompile(`"engine":\s*"sqlite"`).ReplaceAllString(string(runs[1].Config), `"engine":"duckdb"`))
 	r := report.BuildRuns(t, runs)
 	if r.OLTP.Engine != "duckdb" {
 		t.Fatalf("OLTP engine %q, want the edited duckdb", r.OLTP.Engine)
@@ -295,7 +311,8 @@ func TestFloorOtherEngine(t *testing.T) {
 		t.Errorf("a floor finding across engines: %q", r.Findings)
 	}
 	f := report.FindingWith(r, "No one-stream null cell on duckdb")
-	if f == nil || !strings.Contains(f.Text, "the null transaction does not run on it") || !strings.Contains(f.Text, "run 1 on sqlite") {
+	if f == nil || !strings.Contains(f.Text, "the null transaction does not run on it") ||
+		!strings.Contains(f.Text, "run 1 on sqlite") {
 		t.Errorf("finding %v: want it to say the null transaction does not run on duckdb, naming the null run it has", f)
 	}
 	alone := report.BuildRuns(t, runs[1:])
@@ -336,8 +353,10 @@ func TestTPCHRanges(t *testing.T) {
 			if row[2] != want {
 				t.Errorf("html: %d streams, DOP %d: %q, want %q", ps.Streams, p.DOP, row[2], want)
 			}
-			if !strings.Contains(txt, "DOP "+itoa(p.DOP)+": "+report.FmtN(stats.Median(qph))+" queries per hour ["+report.FmtN(lo)+"-"+report.FmtN(hi)+"]") {
-				t.Errorf("text: %d streams, DOP %d: no %s [%s-%s]", ps.Streams, p.DOP, report.FmtN(stats.Median(qph)), report.FmtN(lo), report.FmtN(hi))
+			if !strings.Contains(txt, "DOP "+itoa(p.DOP)+": "+report.FmtN(stats.Median(qph))+" queries per hour ["+
+				report.FmtN(lo)+"-"+report.FmtN(hi)+"]") {
+				t.Errorf("text: %d streams, DOP %d: no %s [%s-%s]",
+					ps.Streams, p.DOP, report.FmtN(stats.Median(qph)), report.FmtN(lo), report.FmtN(hi))
 			}
 			checked++
 		}
@@ -347,7 +366,8 @@ func TestTPCHRanges(t *testing.T) {
 	}
 	// The findings: the DOP advice with its ranges, no firmer than they
 	// overlap; the speedups no firmer than two repeats a DOP allow.
-	f := report.FindingWith(r, "throughput test with 2 streams: DOP 1 gave the most queries per hour, 552,600 against 435,600 at DOP 2")
+	f := report.FindingWith(r,
+		"throughput test with 2 streams: DOP 1 gave the most queries per hour, 552,600 against 435,600 at DOP 2")
 	if f == nil || f.Anchor != tpch.AnchorTPCH+"-dop" || !strings.Contains(f.Text, "overlap: not settled") {
 		t.Errorf("DOP finding %v: want the ranges, linked to the table, and that they overlap", f)
 	}

@@ -119,7 +119,8 @@ func TestNewerRunsVariant(t *testing.T) {
 		all = append(all, *r)
 	}
 	got := NewerRuns(runs[:2], all)
-	if len(got) != 1 || !strings.HasPrefix(got[0], "run 1 (null) is used") || !strings.Contains(got[0], "null runs of vm: 3 ") {
+	if len(got) != 1 || !strings.HasPrefix(got[0], "run 1 (null) is used") ||
+		!strings.Contains(got[0], "null runs of vm: 3 ") {
 		t.Errorf("NewerRuns = %q, want one warning: run 1 has the newer SQLite run 3", got)
 	}
 }
