@@ -200,7 +200,8 @@ func adviceCommands(t *testing.T, root string) []advice {
 			}
 			quotedIn(rel, string(b), false, &out)
 			examplesIn(rel, string(b), &out)
-		case ext == ".tmpl" || inTestdata && slices.Contains([]string{".txt", ".html", ".json", ".csv", ".svg", ".golden"}, ext):
+		case ext == ".tmpl" ||
+			inTestdata && slices.Contains([]string{".txt", ".html", ".json", ".csv", ".svg", ".golden"}, ext):
 			b, err := os.ReadFile(path)
 			if err != nil {
 				return err

@@ -13,7 +13,8 @@ import (
 func TestDBFlagsOneWay(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(text, []byte("just some text, long enough to be read as a header by anyone\n"), 0o644); err != nil {
+	if err := os.WriteFile(text, []byte("just some text, long enough to be read as a header by anyone\n"),
+		0o644); err != nil {
 		t.Fatal(err)
 	}
 	sqliteFile := inspectFixture(t)

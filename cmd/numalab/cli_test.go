@@ -117,7 +117,8 @@ func TestUnknownCommandAndFlag(t *testing.T) {
 		t.Errorf("no command: err=%v", err)
 	}
 	_, stderr, err = runCLI(t, "run", "bogus")
-	if !errors.Is(err, cliflag.ErrUsage) || !strings.HasPrefix(stderr, `numalab run: unknown workload "bogus" (want oltp, report, insert, null, tpch, pages or sql)`) ||
+	if !errors.Is(err, cliflag.ErrUsage) || !strings.HasPrefix(stderr,
+		`numalab run: unknown workload "bogus" (want oltp, report, insert, null, tpch, pages or sql)`) ||
 		!strings.HasSuffix(stderr, helpText("run")) {
 		t.Errorf("unknown workload: want it named with the choices, then run's help; err=%v stderr=%q", err, stderr)
 	}

@@ -44,38 +44,48 @@ func TestCutRenders(t *testing.T) {
 		args func(dir string, i int) []string
 	}{
 		{"probe mem", func(string, int) []string {
-			return []string{"probe", "mem", "--quick", "--max", "16m", "--window", "5", "--samples", "1", "--per-doubling", "1", "--repeats", "2"}
+			return []string{"probe", "mem", "--quick", "--max", "16m", "--window", "5", "--samples", "1", "--per-doubling",
+				"1", "--repeats", "2"}
 		}},
 		{"run oltp", func(string, int) []string {
-			return []string{"run", "oltp", "--db", tpcc, "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms", "--repeat", "2"}
+			return []string{"run", "oltp", "--db", tpcc, "--streams", "1,2", "--duration", "300ms", "--warmup",
+				"100ms", "--repeat", "2"}
 		}},
 		{"run null", func(string, int) []string {
-			return []string{"run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms", "--repeat", "2"}
+			return []string{"run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration", "300ms", "--warmup",
+				"100ms", "--repeat", "2"}
 		}},
 		{"run insert", func(dir string, i int) []string {
-			return []string{"run", "insert", "--db", filepath.Join(dir, fmt.Sprintf("ins%d.db", i)), "--streams", "1,2", "--batch", "100", "--duration", "300ms", "--warmup", "100ms"}
+			return []string{"run", "insert", "--db", filepath.Join(dir, fmt.Sprintf("ins%d.db", i)), "--streams", "1,2",
+				"--batch", "100", "--duration", "300ms", "--warmup", "100ms"}
 		}},
 		{"run report", func(dir string, i int) []string {
-			return []string{"run", "report", "--engine", "sqlite", "--db", filepath.Join(dir, fmt.Sprintf("t%d.sqlite", i)), "--rows", "10000",
+			return []string{"run", "report", "--engine", "sqlite", "--db",
+				filepath.Join(dir, fmt.Sprintf("t%d.sqlite", i)), "--rows", "10000",
 				"--streams", "1", "--duration", "300ms", "--warmup", "100ms"}
 		}},
 		{"run tpch", func(dir string, i int) []string {
-			return []string{"run", "tpch", "--engine", "duckdb", "--db", filepath.Join(dir, fmt.Sprintf("h%d.duckdb", i)), "--sf", "0.01",
+			return []string{"run", "tpch", "--engine", "duckdb", "--db",
+				filepath.Join(dir, fmt.Sprintf("h%d.duckdb", i)), "--sf", "0.01",
 				"--query", "1,6", "--repeats", "2", "--duration", "300ms", "--warmup", "100ms"}
 		}},
 		{"run pages", func(string, int) []string {
 			return []string{"run", "pages", "--db", tpcc, "--ghz", "2.5", "--pairs", "2", "--cell", "100ms", "--repeats", "0"}
 		}},
 		{"run sql", func(dir string, i int) []string {
-			return []string{"run", "sql", "--engine", "sqlite", "--db", filepath.Join(dir, fmt.Sprintf("sql%d.db", i)), "--init", filepath.Join(dir, "schema.sql"),
+			return []string{"run", "sql", "--engine", "sqlite", "--db", filepath.Join(dir, fmt.Sprintf("sql%d.db", i)),
+				"--init", filepath.Join(dir, "schema.sql"),
 				"--script", filepath.Join(dir, "bank.sql"), "--streams", "1,2", "--duration", "300ms", "--warmup", "100ms"}
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for name, text := range map[string]string{
-				"schema.sql": "PRAGMA journal_mode = WAL;\nCREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER);\nWITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000) INSERT INTO acct SELECT x, 0 FROM n;\n",
-				"bank.sql":   "\\set id random(1, 1000)\nUPDATE acct SET bal = bal + 1 WHERE id = :id;\nSELECT bal FROM acct WHERE id = :id;\n",
+				"schema.sql": "PRAGMA journal_mode = WAL;\nCREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER);\n" +
+					"WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000) " +
+					"INSERT INTO acct SELECT x, 0 FROM n;\n",
+				"bank.sql": "\\set id random(1, 1000)\nUPDATE acct SET bal = bal + 1 WHERE id = :id;\n" +
+					"SELECT bal FROM acct WHERE id = :id;\n",
 			} {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 					t.Fatal(err)
@@ -108,7 +118,8 @@ func TestCutRenders(t *testing.T) {
 			}
 			for _, r := range runs {
 				for _, format := range []string{"text", "json", "csv", "html"} {
-					args := []string{"report", "--store", st, "--format", format, "--out", filepath.Join(dir, fmt.Sprintf("r%d.%s", r.ID, format)), fmt.Sprint(r.ID)}
+					args := []string{"report", "--store", st, "--format", format, "--out",
+						filepath.Join(dir, fmt.Sprintf("r%d.%s", r.ID, format)), fmt.Sprint(r.ID)}
 					if _, stderr, err := runCLI(t, args...); err != nil {
 						t.Errorf("run %d (%s): numalab %s: %v\n%s", r.ID, r.Status, strings.Join(args, " "), err, stderr)
 					}

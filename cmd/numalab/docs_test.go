@@ -121,8 +121,10 @@ func TestHelpCitesDocs(t *testing.T) {
 		helps = append(helps, []string{c.name, "--help"})
 	}
 	for _, sub := range [][]string{
-		{"run", "oltp"}, {"run", "report"}, {"run", "insert"}, {"run", "null"}, {"run", "tpch"}, {"run", "sql"}, {"probe", "mem"}, {"probe", "io"},
-		{"model", "dram"}, {"model", "tier"}, {"model", "size"}, {"model", "dop"}, {"model", "fit"}, {"model", "buy"}, {"model", "validate"}, {"store", "copy"},
+		{"run", "oltp"}, {"run", "report"}, {"run", "insert"}, {"run", "null"}, {"run", "tpch"}, {"run", "sql"},
+		{"probe", "mem"}, {"probe", "io"},
+		{"model", "dram"}, {"model", "tier"}, {"model", "size"}, {"model", "dop"}, {"model", "fit"}, {"model", "buy"},
+		{"model", "validate"}, {"store", "copy"},
 	} {
 		helps = append(helps, append(sub, "--help"))
 	}

@@ -47,13 +47,15 @@ func TestEvalBusyMachine(t *testing.T) {
 	}
 	start := time.Now()
 	var out, errb strings.Builder
-	err = runChecked(t, context.Background(), []string{"eval", "--budget", budget.String(), "--dir", dir, "--out", filepath.Join(dir, "r.html")}, &out, &errb)
+	err = runChecked(t, context.Background(),
+		[]string{"eval", "--budget", budget.String(), "--dir", dir, "--out", filepath.Join(dir, "r.html")}, &out, &errb)
 	took := time.Since(start)
 	summary := out.String()
 	if err != nil {
 		t.Fatalf("eval --budget %v beside %d busy loops: %v\n%s\n%s", budget, runtime.NumCPU(), err, errb.String(), summary)
 	}
-	t.Logf("eval --budget %v beside %d busy loops took %v:\n%s", budget, runtime.NumCPU(), took.Round(time.Second), summary)
+	t.Logf("eval --budget %v beside %d busy loops took %v:\n%s",
+		budget, runtime.NumCPU(), took.Round(time.Second), summary)
 	if limit := budget + time.Duration(evalplan.Overrun*float64(budget)); took > limit+5*time.Second {
 		t.Errorf("eval took %v, over its budget %v plus 5%%", took.Round(time.Second), budget)
 	}

@@ -140,7 +140,8 @@ func TestStoredCommandsParse(t *testing.T) {
 	oltps := []tpcc.RunConfig{oltp, remote, pg, paced, think, cv, mon, monSat}
 	var reps []transtats.RunConfig
 	var others [][]string // eval's null and tpch steps' command lines
-	rep := transtats.RunConfig{Common: runconfig.Common{Engine: "sqlite", DB: "it's here.sqlite", Duration: time.Second, Warmup: 0, Seed: 3, Repeat: 2},
+	rep := transtats.RunConfig{Common: runconfig.Common{Engine: "sqlite", DB: "it's here.sqlite", Duration: time.Second,
+		Warmup: 0, Seed: 3, Repeat: 2},
 		Rows: 1000, Rate: 10, Streams: []int{1, 2}, DOP: []int{1},
 		Queries: []string{"P2"}, Placement: "cpus=0,1", DataNode: -1}
 	reps = append(reps, rep)
@@ -157,7 +158,8 @@ func TestStoredCommandsParse(t *testing.T) {
 		oltps = append(oltps, c.OLTP, c.OLTPMy)
 		if fx == "kvm-2vcpu-zen.tar.gz" { // DOPs a 2-CPU machine accepts
 			reps = append(reps, c.Report)
-			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), nullArgv(c.NullMy), tpchArgv(c.TPCH, defaultDOPThreshold))
+			others = append(others, nullArgv(c.NullSQLite), nullArgv(c.NullPG), nullArgv(c.NullMy),
+				tpchArgv(c.TPCH, defaultDOPThreshold))
 			for _, v := range []any{c.NullSQLite, c.NullPG, c.NullMy, c.TPCH} {
 				others = append(others, []string{asJSON(t, v)})
 			}

@@ -34,7 +34,8 @@ func fleetStore(t *testing.T, dir string) string {
 		if i == 4 {
 			gov = "powersave"
 		}
-		r := result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "test", Host: host, Started: time.Unix(int64(1000+i), 0)}
+		r := result.Run{Kind: result.RunProbeMem, Command: "numalab probe mem", Version: "test", Host: host,
+			Started: time.Unix(int64(1000+i), 0)}
 		if err := st.Begin(&r); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +44,8 @@ func fleetStore(t *testing.T, dir string) string {
 			memlat.KindSummary.Of(memlat.Summary{LocalNS: ns}),
 		}
 		for round, f := range []float64{0.995, 1, 1.004} {
-			entries = append(entries, memlat.KindRepeat.Of(memlat.Repeat{Round: round + 2, Chain: memlat.Random, Pages: memlat.Pages4K, NS: memlat.Stat{Median: ns * f}}))
+			entries = append(entries, memlat.KindRepeat.Of(
+				memlat.Repeat{Round: round + 2, Chain: memlat.Random, Pages: memlat.Pages4K, NS: memlat.Stat{Median: ns * f}}))
 		}
 		for _, e := range entries {
 			if _, err := st.Add(r.ID, e); err != nil {
@@ -54,7 +56,8 @@ func fleetStore(t *testing.T, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	r := result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Version: "test", Host: "web5", Started: time.Unix(2000, 0)}
+	r := result.Run{Kind: result.RunOLTP, Command: "numalab run oltp", Version: "test", Host: "web5",
+		Started: time.Unix(2000, 0)}
 	if err := st.Begin(&r); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,8 @@ func TestFleetCommand(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("my notes"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCLI(t, "fleet", "--store", db, "--html", mine); err == nil || !strings.Contains(err.Error(), "not written by numalab") {
+	if _, _, err := runCLI(t, "fleet", "--store", db, "--html", mine); err == nil ||
+		!strings.Contains(err.Error(), "not written by numalab") {
 		t.Errorf("--html over a user's file: %v", err)
 	}
 	if b, _ := os.ReadFile(mine); string(b) != "my notes" {
@@ -120,16 +124,19 @@ func TestFleetBadInput(t *testing.T) {
 	dir := t.TempDir()
 	db := fleetStore(t, dir)
 	missing := filepath.Join(dir, "missing.db")
-	if _, _, err := runCLI(t, "fleet", "--store", db, "--store", missing); err == nil || !strings.Contains(err.Error(), "no store at "+missing) {
+	if _, _, err := runCLI(t, "fleet", "--store", db, "--store", missing); err == nil ||
+		!strings.Contains(err.Error(), "no store at "+missing) {
 		t.Errorf("missing store: %v", err)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Errorf("fleet created the missing store: %v", err)
 	}
-	if _, _, err := runCLI(t, "fleet", "--store", db, "5", "6"); err == nil || !strings.Contains(err.Error(), "runs of different kinds cannot be compared") {
+	if _, _, err := runCLI(t, "fleet", "--store", db, "5", "6"); err == nil ||
+		!strings.Contains(err.Error(), "runs of different kinds cannot be compared") {
 		t.Errorf("a probe-mem and an oltp run: %v", err)
 	}
-	if _, _, err := runCLI(t, "fleet", "--store", db, "--store", db, "5"); err == nil || !strings.Contains(err.Error(), "give one --store with run ids") {
+	if _, _, err := runCLI(t, "fleet", "--store", db, "--store", db, "5"); err == nil ||
+		!strings.Contains(err.Error(), "give one --store with run ids") {
 		t.Errorf("run ids with two stores: %v", err)
 	}
 

@@ -103,13 +103,15 @@ func TestInspectBadInput(t *testing.T) {
 	}{
 		{[]string{}, []string{"give --db FILE"}},
 		{[]string{"--db", "a.db", "--dsn", "postgres://x@y/z"}, []string{"one database"}},
-		{[]string{"--engine", "oracle", "--db", "a.db", "--json", "--csv"}, []string{`-engine: "oracle"`, "choose one output format"}},
+		{[]string{"--engine", "oracle", "--db", "a.db", "--json", "--csv"},
+			[]string{`-engine: "oracle"`, "choose one output format"}},
 		{[]string{"--engine", "postgres", "--db", "a.db"}, []string{"give --dsn"}},
 		{[]string{"--engine", "duckdb", "--dsn", "postgres://x@y/z"}, []string{"give --db"}},
 		{[]string{"--db", "a.db", "--schema", "s"}, []string{"only PostgreSQL"}},
 		{[]string{"--db", filepath.Join(dir, "missing.db")}, []string{"no such database file"}},
 		{[]string{"--engine", "duckdb", "--db", filepath.Join(dir, "missing.duckdb")}, []string{"no such database file"}},
-		{[]string{"--dsn", "postgres://alice:s3cretpw@127.0.0.1:1/shop?connect_timeout=5"}, []string{"inspecting PostgreSQL", "alice:xxxxx@"}},
+		{[]string{"--dsn", "postgres://alice:s3cretpw@127.0.0.1:1/shop?connect_timeout=5"},
+			[]string{"inspecting PostgreSQL", "alice:xxxxx@"}},
 	} {
 		_, _, err := runCLI(t, append([]string{"inspect"}, tc.args...)...)
 		if err == nil {
@@ -133,7 +135,8 @@ func TestInspectTellsEngineFromFile(t *testing.T) {
 	if err != nil || !strings.HasPrefix(out, "sqlite database ") {
 		t.Errorf("SQLite file without --engine: %v\n%s", err, out)
 	}
-	if err := os.WriteFile(path, []byte("just some text, long enough to be read as a header by anyone\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("just some text, long enough to be read as a header by anyone\n"),
+		0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = runCLI(t, "inspect", "--db", path)
@@ -202,7 +205,8 @@ func TestInspectDuckDBText(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("\n" + out)
-	for _, w := range []string{"duckdb database ", "main.sales", "50000", "sales_id_pkey", "sales_region", "no size per index"} {
+	for _, w := range []string{"duckdb database ", "main.sales", "50000", "sales_id_pkey", "sales_region",
+		"no size per index"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q", w)
 		}

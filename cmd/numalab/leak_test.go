@@ -73,7 +73,8 @@ func runChecked(t testing.TB, ctx context.Context, args []string, stdout, stderr
 	if len(extra) > 0 {
 		var stacks strings.Builder
 		pprof.Lookup("goroutine").WriteTo(&stacks, 1)
-		t.Errorf("numalab %s: after it returned the process still holds %s\ngoroutines now:\n%s", strings.Join(args, " "), strings.Join(extra, "; "), stacks.String())
+		t.Errorf("numalab %s: after it returned the process still holds %s\ngoroutines now:\n%s",
+			strings.Join(args, " "), strings.Join(extra, "; "), stacks.String())
 	}
 	return err
 }

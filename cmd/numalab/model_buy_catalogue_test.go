@@ -47,14 +47,16 @@ func TestModelBuyCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"AMD EPYC 9654 ×1", "Intel Xeon Gold 6414U ×1", "ranked by cost per 1,000 tps", "price at introduction 17,000 of 2023-01-10"} {
+	for _, want := range []string{"AMD EPYC 9654 ×1", "Intel Xeon Gold 6414U ×1", "ranked by cost per 1,000 tps",
+		"price at introduction 17,000 of 2023-01-10"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
 
 	// Named, this machine's CPU gives the per-core speeds their reference.
-	out, _, err = runCLI(t, "model", "buy", "--store", path, "--run", run, "--catalogue", "--this-cpu", "AMD EPYC 7763", "--json")
+	out, _, err = runCLI(t, "model", "buy", "--store", path, "--run", run, "--catalogue", "--this-cpu",
+		"AMD EPYC 7763", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,23 +64,28 @@ func TestModelBuyCatalogue(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
-	if a := p.Assumptions[len(p.Assumptions)-1]; a.Name != decide.AssumeThisSpeed || a.Value != 6.398 || !strings.Contains(a.Source, "AMD EPYC 7763") {
+	if a := p.Assumptions[len(p.Assumptions)-1]; a.Name != decide.AssumeThisSpeed || a.Value != 6.398 ||
+		!strings.Contains(a.Source, "AMD EPYC 7763") {
 		t.Errorf("last assumption %+v: want this machine's per-core figure, EPYC 7763's 6.398", a)
 	}
 
 	broken := filepath.Join(t.TempDir(), "cpus.json")
-	if err := os.WriteFile(broken, []byte(`{"about": "x", "sources": [], "latency_bands": [], "cpus": [{"name": "X", "cores": 0}]}`), 0o644); err != nil {
+	if err := os.WriteFile(broken, []byte(
+		`{"about": "x", "sources": [], "latency_bands": [], "cpus": [{"name": "X", "cores": 0}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		args []string
 		want []string
 	}{
-		{[]string{"--catalogue-file", broken}, []string{broken, `cpu 1 ("X")`, "cores = 0 is out of range", "sources: list is empty"}},
+		{[]string{"--catalogue-file", broken},
+			[]string{broken, `cpu 1 ("X")`, "cores = 0 is out of range", "sources: list is empty"}},
 		{[]string{"--catalogue-file", filepath.Join(t.TempDir(), "none.json")}, []string{"-catalogue-file:", "no such file"}},
 		{[]string{"--catalogue", "--catalogue-file", broken}, []string{"-catalogue and -catalogue-file"}},
-		{[]string{"--catalogue", "--candidates", filepath.Join("testdata", "candidates.toml")}, []string{"-candidates and a catalogue"}},
-		{[]string{"--catalogue", "--this-cpu", "Zilog Z80"}, []string{"-this-cpu", "Zilog Z80", "names no catalogue or reference CPU"}},
+		{[]string{"--catalogue", "--candidates", filepath.Join("testdata", "candidates.toml")},
+			[]string{"-candidates and a catalogue"}},
+		{[]string{"--catalogue", "--this-cpu", "Zilog Z80"},
+			[]string{"-this-cpu", "Zilog Z80", "names no catalogue or reference CPU"}},
 		{[]string{"--this-cpu", "AMD EPYC 7763"}, []string{"-this-cpu", "needs --catalogue"}},
 	} {
 		_, _, err := runCLI(t, append([]string{"model", "buy", "--store", path, "--run", run}, tc.args...)...)

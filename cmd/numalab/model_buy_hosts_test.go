@@ -37,7 +37,8 @@ func hostStore(t *testing.T, dir, host string, cores int, warehouses int, tps ..
 	cfg.Warehouses = warehouses
 	raw, _ := json.Marshal(cfg)
 	add := func(kind string, es ...result.Entry) {
-		r := &result.Run{Kind: kind, Host: host, Version: "test", Config: raw, Machine: m, Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+		r := &result.Run{Kind: kind, Host: host, Version: "test", Config: raw, Machine: m,
+			Started: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 		if err := st.Begin(r); err != nil {
 			t.Fatal(err)
 		}
@@ -53,8 +54,10 @@ func hostStore(t *testing.T, dir, host string, cores int, warehouses int, tps ..
 	add(result.RunProbeMem, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100, WorkingSetBytes: 1 << 30}))
 	var cells []result.Entry
 	for i, v := range tps {
-		cells = append(cells, result.KindCell.Of(result.Cell{Engine: "sqlite", Workload: "tpcc-ro", Streams: 1, Cores: 1, DataNode: -1, Repeat: i, TPS: v / 2, TPSPerCore: v / 2}),
-			result.KindCell.Of(result.Cell{Engine: "sqlite", Workload: "tpcc-ro", Streams: 2, Cores: 2, DataNode: -1, Repeat: i, TPS: v, TPSPerCore: v / 2}))
+		cells = append(cells, result.KindCell.Of(result.Cell{Engine: "sqlite", Workload: "tpcc-ro", Streams: 1, Cores: 1,
+			DataNode: -1, Repeat: i, TPS: v / 2, TPSPerCore: v / 2}),
+			result.KindCell.Of(result.Cell{Engine: "sqlite", Workload: "tpcc-ro", Streams: 2, Cores: 2, DataNode: -1,
+				Repeat: i, TPS: v, TPSPerCore: v / 2}))
 	}
 	add(result.RunOLTP, cells...)
 	return path
@@ -68,17 +71,20 @@ func TestModelBuyHosts(t *testing.T) {
 	b := hostStore(t, dir, "beta", 8, 1, 600, 606, 612)
 	c := hostStore(t, dir, "gamma", 8, 2, 600, 606, 612)
 	prices := filepath.Join(dir, "prices.toml")
-	if err := os.WriteFile(prices, []byte("licence_per_core = 10\n[[host]]\nname = \"alpha\"\nprice = 4000\n[[host]]\nname = \"beta\"\nhourly = 1\nhours = 8760\n"), 0o644); err != nil {
+	if err := os.WriteFile(prices, []byte("licence_per_core = 10\n[[host]]\nname = \"alpha\"\n"+
+		"price = 4000\n[[host]]\nname = \"beta\"\nhourly = 1\nhours = 8760\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _, err := runCLI(t, "model", "buy", "--hosts", "--store", a, "--store", b, "--prices", prices)
 	// alpha: 4,000 + 40 over 405 tps = 9,975 per 1,000; beta: 8,760 + 80 over 606 tps = 14,587.
-	if err != nil || !strings.HasPrefix(out, "Buy alpha: 9,975 per 1,000 tps") || !strings.Contains(out, "beta: 2 sockets") {
+	if err != nil || !strings.HasPrefix(out, "Buy alpha: 9,975 per 1,000 tps") ||
+		!strings.Contains(out, "beta: 2 sockets") {
 		t.Fatalf("err %v, output:\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "model", "buy", "--hosts", "--store", a, "--store", b, "--prices", prices, "--csv")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if err != nil || len(lines) != 3 || !strings.HasPrefix(lines[0], "host,store,run,") || !strings.HasPrefix(lines[1], "alpha,") || !strings.HasSuffix(lines[1], ",buy") {
+	if err != nil || len(lines) != 3 || !strings.HasPrefix(lines[0], "host,store,run,") ||
+		!strings.HasPrefix(lines[1], "alpha,") || !strings.HasSuffix(lines[1], ",buy") {
 		t.Fatalf("csv: err %v\n%s", err, out)
 	}
 	out, _, err = runCLI(t, "model", "buy", "--hosts", "--store", a, "--store", b, "--prices", prices, "--json")
@@ -87,7 +93,8 @@ func TestModelBuyHosts(t *testing.T) {
 		t.Fatalf("json: err %v, decision %q\n%s", err, got.Decision, out)
 	}
 	page := filepath.Join(dir, "hosts.html")
-	if _, _, err = runCLI(t, "model", "buy", "--hosts", "--store", a, "--store", b, "--prices", prices, "--html", page); err != nil {
+	if _, _, err = runCLI(t, "model", "buy", "--hosts", "--store", a, "--store", b, "--prices", prices,
+		"--html", page); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(page); err != nil || !strings.Contains(string(data), "Buy alpha") {
@@ -100,7 +107,8 @@ func TestModelBuyHosts(t *testing.T) {
 		{[]string{"--store", a, "--store", b}, "-prices: missing"},
 		{[]string{"--store", a, "--store", c, "--prices", prices}, "warehouses 2 against 1"},
 		{[]string{"--store", a, "--store", b, "--prices", prices, "--run", "2"}, "with 2 stores a run is named by its UID"},
-		{[]string{"--store", a, "--store", b, "--prices", prices, "--run", "2", "--engine", "sqlite"}, "-engine: chooses each host's latest run"},
+		{[]string{"--store", a, "--store", b, "--prices", prices, "--run", "2", "--engine", "sqlite"},
+			"-engine: chooses each host's latest run"},
 		{[]string{"--store", a, "--prices", prices}, "only host alpha has a run to compare"},
 		{[]string{"--store", a, "--store", b, "--prices", prices, "--html", a}, "-html"},
 	} {

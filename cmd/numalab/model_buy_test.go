@@ -45,7 +45,8 @@ func buyStore(t *testing.T) (string, int64) {
 		return r.ID
 	}
 	add(result.RunProbeMem, memlat.KindSummary.Of(memlat.Summary{GHz: 3, LocalNS: 100, WorkingSetBytes: 1 << 30}))
-	return path, add(result.RunOLTP, result.KindCell.Of(result.Cell{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
+	return path, add(result.RunOLTP,
+		result.KindCell.Of(result.Cell{Placement: "smt=off", CPUs: []int{0}, Cores: 1, Streams: 1, DataNode: -1, TPS: 300}))
 }
 
 // TestModelBuyHandComputed runs 'model buy' on the fixture calibration with
@@ -82,7 +83,8 @@ func buyStore(t *testing.T) (string, int64) {
 // − 8,000 = 10,180.
 func TestModelBuyHandComputed(t *testing.T) {
 	path, oltp := buyStore(t)
-	args := []string{"model", "buy", "--store", path, "--run", strconv.FormatInt(oltp, 10), "--candidates", filepath.Join("testdata", "candidates.toml")}
+	args := []string{"model", "buy", "--store", path, "--run", strconv.FormatInt(oltp, 10), "--candidates",
+		filepath.Join("testdata", "candidates.toml")}
 	out, _, err := runCLI(t, append(args, "--csv")...)
 	if err != nil {
 		t.Fatal(err)
@@ -96,9 +98,12 @@ func TestModelBuyHandComputed(t *testing.T) {
 		col[h] = i
 	}
 	want := []map[string]float64{
-		{"latency_ns": 100, "tps_per_core": 300, "total_tps": 2400, "total_tps_low": 2400, "total_tps_high": 2400, "total_cost": 18000, "cost_per_1000_tps": 7500},
-		{"latency_ns": 150, "tps_per_core": 230.7692, "total_tps": 3692.308, "total_tps_low": 3555.556, "total_tps_high": 3840, "total_cost": 32000, "cost_per_1000_tps": 8666.667},
-		{"latency_ns": 100, "tps_per_core": 333.3333, "total_tps": 1333.333, "total_tps_low": 1297.297, "total_tps_high": 1371.429, "total_cost": 10100, "cost_per_1000_tps": 7575},
+		{"latency_ns": 100, "tps_per_core": 300, "total_tps": 2400, "total_tps_low": 2400, "total_tps_high": 2400,
+			"total_cost": 18000, "cost_per_1000_tps": 7500},
+		{"latency_ns": 150, "tps_per_core": 230.7692, "total_tps": 3692.308, "total_tps_low": 3555.556,
+			"total_tps_high": 3840, "total_cost": 32000, "cost_per_1000_tps": 8666.667},
+		{"latency_ns": 100, "tps_per_core": 333.3333, "total_tps": 1333.333, "total_tps_low": 1297.297,
+			"total_tps_high": 1371.429, "total_cost": 10100, "cost_per_1000_tps": 7575},
 	}
 	best := []string{"cost per 1,000 tps", "total tps", "tps per core; total cost"}
 	if len(rows) != 1+len(want) {
@@ -124,17 +129,21 @@ func TestModelBuyHandComputed(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
-	if be := p.BreakEven; be == nil || be.OneSocket != "A 1S 8c 3GHz" || be.MultiSocket != "B 2S 8c 3GHz" || math.Abs(be.RemoteFraction-0.208333) > 1e-5 {
+	if be := p.BreakEven; be == nil || be.OneSocket != "A 1S 8c 3GHz" || be.MultiSocket != "B 2S 8c 3GHz" ||
+		math.Abs(be.RemoteFraction-0.208333) > 1e-5 {
 		t.Errorf("break-even %+v, want A against B at 20.83%%", be)
 	}
-	if p.Decision != "" || len(p.Rivals) != 1 || p.Rivals[0] != "C 1S 4c 4GHz" || !strings.Contains(p.Decider, "more latency points") {
-		t.Errorf("decision %q, rivals %q, decider %q; want cannot tell A from C, decided by more latency points", p.Decision, p.Rivals, p.Decider)
+	if p.Decision != "" || len(p.Rivals) != 1 || p.Rivals[0] != "C 1S 4c 4GHz" ||
+		!strings.Contains(p.Decider, "more latency points") {
+		t.Errorf("decision %q, rivals %q, decider %q; want cannot tell A from C, decided by more latency points",
+			p.Decision, p.Rivals, p.Decider)
 	}
 	flips := map[string]float64{}
 	for _, f := range p.Flips {
 		flips[f.Input] = f.At
 	}
-	if math.Abs(flips["stall share at one socket"]-0.56436) > 1e-4 || math.Abs(flips["the price of A 1S 8c 3GHz"]-10180) > 1e-6 {
+	if math.Abs(flips["stall share at one socket"]-0.56436) > 1e-4 ||
+		math.Abs(flips["the price of A 1S 8c 3GHz"]-10180) > 1e-6 {
 		t.Errorf("flips %+v, want the stall share at 0.5644 and A's price at 10,180", p.Flips)
 	}
 	out, _, err = runCLI(t, args...)
@@ -142,9 +151,12 @@ func TestModelBuyHandComputed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"Cannot tell: A 1S 8c 3GHz is cheapest (7,500 per 1,000 tps, band 7,500 to 7,500; 2,400 tps predicted, band 2,400 to 2,400), but its cost band overlaps C 1S 4c 4GHz's. The measurement that would decide: more latency points",
-		"A 2-socket box (B 2S 8c 3GHz) would win only if the workload's remote fraction were below 20.83% (the model assumes 50% with no locality).",
-		"Against C 1S 4c 4GHz, the next cheapest, it rests on: stall share at one socket 0.6 (flips at 0.5644); the price of A 1S 8c 3GHz 10,000 (flips at 10,180).",
+		"Cannot tell: A 1S 8c 3GHz is cheapest (7,500 per 1,000 tps, band 7,500 to 7,500; 2,400 tps predicted, band " +
+			"2,400 to 2,400), but its cost band overlaps C 1S 4c 4GHz's. The measurement that would decide: more latency points",
+		"A 2-socket box (B 2S 8c 3GHz) would win only if the workload's remote fraction were below 20.83% (the model " +
+			"assumes 50% with no locality).",
+		"Against C 1S 4c 4GHz, the next cheapest, it rests on: stall share at one socket 0.6 (flips at 0.5644); " +
+			"the price of A 1S 8c 3GHz 10,000 (flips at 10,180).",
 		"Best: total tps B 2S 8c 3GHz; tps per core C 1S 4c 4GHz; total cost C 1S 4c 4GHz; cost per 1,000 tps A 1S 8c 3GHz.",
 		"core cycles per transaction A 4,000,000 cycles (3,000,000 cycles to 5,000,000 cycles) (assumed:",
 		"Band (low to high tps): the fit: a stall share from 50% to 70%",
@@ -174,7 +186,8 @@ func TestModelBuyBuiltin(t *testing.T) {
 			t.Errorf("%s: note %q does not say its price is illustrative", r.Server.Name, r.Server.Note)
 		}
 	}
-	if got := strings.Join(names, "|"); got != "this CPU ×1|this CPU ×2|this CPU ×4|half cores, +25% clock|this CPU ×1, SMT 2|this CPU ×1, low-latency DRAM" {
+	if got := strings.Join(names, "|"); got != "this CPU ×1|this CPU ×2|this CPU ×4|half cores, +25% clock|"+
+		"this CPU ×1, SMT 2|this CPU ×1, low-latency DRAM" {
 		t.Errorf("built-in candidates %s", got)
 	}
 	if r := p.Rows[0]; r.TPSPerCore != 300 || r.Server.CoresPerSocket != 2 || r.Server.GHz != 3 {
@@ -195,12 +208,16 @@ func TestModelBuyBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--ghz", "3", "--local-ns", "90", "--candidates", filepath.Join(dir, "none.toml")}, []string{"-candidates:", "no such file"}},
+		{[]string{"--ghz", "3", "--local-ns", "90", "--candidates", filepath.Join(dir, "none.toml")},
+			[]string{"-candidates:", "no such file"}},
 		{[]string{"--candidates", file("bad.toml", "[[server]]\nname = \"x\"\nsockets = = 2\n")}, []string{"bad.toml:3:"}},
-		{[]string{"--candidates", file("unknown.toml", "[[server]]\nname = \"x\"\nsockets = 1\ncores_per_socket = 4\nghz = 3\nlocal_ns = 90\nprice = 1000\nlicense = 5\n")},
+		{[]string{"--candidates", file("unknown.toml",
+			"[[server]]\nname = \"x\"\nsockets = 1\ncores_per_socket = 4\nghz = 3\nlocal_ns = 90\nprice = 1000\nlicense = 5\n")},
 			[]string{`unknown.toml:8: unknown key "server.license"`}},
-		{[]string{"--candidates", file("price.toml", "[[server]]\nname = \"x\"\nsockets = 1\ncores_per_socket = 0\nghz = 300\nlocal_ns = 90\nprice = -5\n")},
-			[]string{`price.toml:4: server "x": cores_per_socket = 0 is not a core count`, `price.toml:5: server "x": ghz = 300 is not a core clock`, `price.toml:7: server "x": price = -5 is not a price`}},
+		{[]string{"--candidates", file("price.toml",
+			"[[server]]\nname = \"x\"\nsockets = 1\ncores_per_socket = 0\nghz = 300\nlocal_ns = 90\nprice = -5\n")},
+			[]string{`price.toml:4: server "x": cores_per_socket = 0 is not a core count`,
+				`price.toml:5: server "x": ghz = 300 is not a core clock`, `price.toml:7: server "x": price = -5 is not a price`}},
 		{[]string{"--ghz", "0", "--local-ns", "90"}, []string{"-ghz:"}},
 		{[]string{"--ghz", "12", "--local-ns", "90"}, []string{`-ghz: "12" is not valid: want GHz above 0 and up to 10`}},
 		{[]string{"--local-ns", "90", "--smt", "0"}, []string{"-ghz: missing", `-smt: "0" is not valid`}},

@@ -29,9 +29,13 @@ var modelExamples = []struct{ golden, args string }{
 	{"model-dram.txt", "model dram --mts 2666 --timings 19-19-19 --tras 32ns --ghz 3"},
 	{"model-tier.txt", "model tier --fast-ns 40 --slow-ns 300 --dram-ns 90"},
 	{"model-dop.txt", "model dop --threshold 5 --cores-per-socket 16 --span-threshold 1000 --sockets 2"},
-	{"model-dop-seconds.txt", "model dop --threshold 0.5s --units-per-second 57.135 --cores-per-socket 10 --cost 30,120,480,1057,1349"},
-	{"model-fit.txt", "model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --cores 16"},
-	{"model-size.txt", "model size --target-tps 1000 --core-license-cost 7000 --local-ns 67 --remote-ns 125 --buffer-ns 15 --sockets 1,2,4 --cpu-cost cores=16,ghz=3.0,price=3000 --cpu-cost cores=28,ghz=2.2,price=9000 --system-cost 1:4000,2:9000,4:40000"},
+	{"model-dop-seconds.txt",
+		"model dop --threshold 0.5s --units-per-second 57.135 --cores-per-socket 10 --cost 30,120,480,1057,1349"},
+	{"model-fit.txt",
+		"model fit --ghz 3 --points 67:27.27,96:19.54,125.5:15.17 --local-ns 67 --remote-ns 125 --sockets 1,2,4 --cores 16"},
+	{"model-size.txt", "model size --target-tps 1000 --core-license-cost 7000 --local-ns 67 --remote-ns 125 " +
+		"--buffer-ns 15 --sockets 1,2,4 --cpu-cost cores=16,ghz=3.0,price=3000 --cpu-cost cores=28,ghz=2.2,price=9000 " +
+		"--system-cost 1:4000,2:9000,4:40000"},
 }
 
 func TestModelGolden(t *testing.T) {
@@ -71,7 +75,8 @@ func TestModelWorkedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !modelHasRow(out, []string{"2", "1", "2.2", "96.0", "211.2", "115.10", "19.11", "38.23", "0.723", "1.446", "43.7"}) ||
+	if !modelHasRow(out,
+		[]string{"2", "1", "2.2", "96.0", "211.2", "115.10", "19.11", "38.23", "0.723", "1.446", "43.7"}) ||
 		!modelHasRow(out, []string{"4", "1", "2.2", "125.5", "276.1", "147.55", "14.91", "59.64", "0.564", "2.256", "24.9"}) {
 		t.Errorf("2.2 GHz matching latencies missing:\n%s", out)
 	}
@@ -95,7 +100,8 @@ func TestModelJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tab); err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Rows) != 2 || tab.Rows[1].LatencyNS != 96 || math.Abs(tab.Rows[0].TPSPerCore-3e9/1.1e8) > 1e-9 || tab.Rows[1].Match1SNS == nil {
+	if len(tab.Rows) != 2 || tab.Rows[1].LatencyNS != 96 || math.Abs(tab.Rows[0].TPSPerCore-3e9/1.1e8) > 1e-9 ||
+		tab.Rows[1].Match1SNS == nil {
 		t.Errorf("JSON table = %+v", tab)
 	}
 }
@@ -107,7 +113,8 @@ func TestModelBadInput(t *testing.T) {
 		want []string // every one must appear in the error
 	}{
 		{[]string{"model", "--ghz", "0", "--local-ns", "67", "--remote-ns", "125"}, []string{"-ghz", `"0"`}},
-		{[]string{"model", "--ghz", "3", "--local-ns", "-5", "--remote-ns", "0", "--miss", "1.5"}, []string{"-local-ns", "-remote-ns", "-miss", "from 0 to 1"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "-5", "--remote-ns", "0", "--miss", "1.5"},
+			[]string{"-local-ns", "-remote-ns", "-miss", "from 0 to 1"}},
 		{[]string{"model", "--ghz", "3", "--local-ns", "0", "--remote-ns", "125"}, []string{"-local-ns", `"0"`}},
 		{[]string{"model", "--ghz", "3", "--local-ns", "67"}, []string{"-remote-ns: missing"}},
 		{[]string{"model", "--ghz", "3"}, []string{"-local-ns: missing"}},
@@ -122,35 +129,57 @@ func TestModelBadInput(t *testing.T) {
 		{append([]string{"model", "--json", "--csv"}, base...), []string{"-json and -csv"}},
 		{[]string{"model", "frobnicate"}, []string{`unknown subcommand "frobnicate"`}},
 		// Physical bounds, one check for every subcommand that takes the input.
-		{[]string{"model", "--smt", "1,2", "--smt-gain", "100", "--ghz", "3", "--local-ns", "67", "--sockets", "1"}, []string{`-smt-gain: "100" is above 2, the --smt thread count`}},
-		{[]string{"model", "--ghz", "3", "--local-ns", "200", "--remote-ns", "100"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
-		{[]string{"model", "--smt", "1,2", "--smt-gain", "1.5", "--ghz", "3", "--local-ns", "67", "--sockets", "1"}, []string{`-smt-gain: "1.5" is outside the published band, 1 to 1.19 (Linchi Shea's`, "--smt-run ID"}},
-		{[]string{"model", "--smt", "1,2", "--smt-gain", "1.1", "--smt-run", "3", "--ghz", "3", "--local-ns", "67", "--sockets", "1"}, []string{"-smt-run", "give one or the other"}},
-		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125", "--sockets", "4,8"}, []string{`-sockets: 8 sockets need the hops between them`, "--topology FILE", "--remote-ns ONE_HOP,TWO_HOPS"}},
-		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190", "--sockets", "9"}, []string{"9 sockets: the remote latency per hop gives at most 8"}},
-		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,100"}, []string{`-remote-ns: two hops' "100" is below one hop's 125 ns`}},
-		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190,250"}, []string{`-remote-ns: "125,190,250" is not valid`}},
-		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190"}, []string{"-remote-ns", "stop at 4 sockets"}},
-		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "200", "--remote-ns", "100", "--cpu-cost", "cores=8,ghz=3,price=1"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
-		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "200", "--remote-ns", "100"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
-		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "67", "--one-socket-ns", "90"}, []string{`-one-socket-ns: "90" is above --local-ns (67 ns)`}},
-		{[]string{"model", "dram", "--mts", "1e300", "--timings", "19-19-19"}, []string{`-mts: "1e+300" is not a DDR transfer rate: want 200 to 8800 MT/s`}},
-		{[]string{"model", "dram", "--mts", "2666", "--timings", "999-19-19"}, []string{`-timings: "999-19-19" gives CL 999 clocks, 749.44 ns at 2666 MT/s: want 5 to 30 ns`}},
+		{[]string{"model", "--smt", "1,2", "--smt-gain", "100", "--ghz", "3", "--local-ns", "67", "--sockets", "1"},
+			[]string{`-smt-gain: "100" is above 2, the --smt thread count`}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "200", "--remote-ns", "100"},
+			[]string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
+		{[]string{"model", "--smt", "1,2", "--smt-gain", "1.5", "--ghz", "3", "--local-ns", "67", "--sockets", "1"},
+			[]string{`-smt-gain: "1.5" is outside the published band, 1 to 1.19 (Linchi Shea's`, "--smt-run ID"}},
+		{[]string{"model", "--smt", "1,2", "--smt-gain", "1.1", "--smt-run", "3", "--ghz", "3", "--local-ns", "67",
+			"--sockets", "1"}, []string{"-smt-run", "give one or the other"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125", "--sockets", "4,8"},
+			[]string{`-sockets: 8 sockets need the hops between them`, "--topology FILE", "--remote-ns ONE_HOP,TWO_HOPS"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190", "--sockets", "9"},
+			[]string{"9 sockets: the remote latency per hop gives at most 8"}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,100"},
+			[]string{`-remote-ns: two hops' "100" is below one hop's 125 ns`}},
+		{[]string{"model", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190,250"},
+			[]string{`-remote-ns: "125,190,250" is not valid`}},
+		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "67", "--remote-ns", "125,190"},
+			[]string{"-remote-ns", "stop at 4 sockets"}},
+		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "200", "--remote-ns", "100", "--cpu-cost",
+			"cores=8,ghz=3,price=1"}, []string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
+		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "200", "--remote-ns", "100"},
+			[]string{`-remote-ns: "100" is below --local-ns (200 ns)`}},
+		{[]string{"model", "buy", "--ghz", "3", "--local-ns", "67", "--one-socket-ns", "90"},
+			[]string{`-one-socket-ns: "90" is above --local-ns (67 ns)`}},
+		{[]string{"model", "dram", "--mts", "1e300", "--timings", "19-19-19"},
+			[]string{`-mts: "1e+300" is not a DDR transfer rate: want 200 to 8800 MT/s`}},
+		{[]string{"model", "dram", "--mts", "2666", "--timings", "999-19-19"},
+			[]string{`-timings: "999-19-19" gives CL 999 clocks, 749.44 ns at 2666 MT/s: want 5 to 30 ns`}},
 		{[]string{"model", "dram", "--mts", "0", "--timings", "19-19"}, []string{"-mts", "-timings"}},
 		{[]string{"model", "dram", "--timings", "19-19-19"}, []string{"-mts: missing: want MT/s above 0, e.g. --mts 2666"}},
-		{[]string{"model", "dram", "--mts", "NaN", "--timings", "19-19-19", "--ghz", "-3"}, []string{`-mts: "NaN" is not valid`, `-ghz: "-3" is not valid: want GHz above 0`}},
-		{[]string{"model", "tier", "--fast-ns", "40", "--slow-ns", "Inf"}, []string{`-slow-ns: "Inf" is not valid`, "-dram-ns: missing"}},
-		{[]string{"model", "dop", "--threshold", "5", "--cores-per-socket", "8", "--sockets", "0"}, []string{`-sockets: "0" is not valid: want a whole number, 1 or more`}},
+		{[]string{"model", "dram", "--mts", "NaN", "--timings", "19-19-19", "--ghz", "-3"},
+			[]string{`-mts: "NaN" is not valid`, `-ghz: "-3" is not valid: want GHz above 0`}},
+		{[]string{"model", "tier", "--fast-ns", "40", "--slow-ns", "Inf"},
+			[]string{`-slow-ns: "Inf" is not valid`, "-dram-ns: missing"}},
+		{[]string{"model", "dop", "--threshold", "5", "--cores-per-socket", "8", "--sockets", "0"},
+			[]string{`-sockets: "0" is not valid: want a whole number, 1 or more`}},
 		{[]string{"model", "tier", "--fast-ns", "100", "--slow-ns", "50", "--dram-ns", "0"}, []string{"-dram-ns"}},
 		{[]string{"model", "tier", "--fast-ns", "100", "--slow-ns", "50", "--dram-ns", "80"}, []string{"-slow-ns", "slower"}},
-		{[]string{"model", "dop", "--threshold", "0", "--cores-per-socket", "0"}, []string{"-threshold", "-cores-per-socket"}},
-		{[]string{"model", "dop", "--threshold", "5", "--cores-per-socket", "8", "--span-threshold", "50"}, []string{"-sockets", "span"}},
+		{[]string{"model", "dop", "--threshold", "0", "--cores-per-socket", "0"},
+			[]string{"-threshold", "-cores-per-socket"}},
+		{[]string{"model", "dop", "--threshold", "5", "--cores-per-socket", "8", "--span-threshold", "50"},
+			[]string{"-sockets", "span"}},
 		{[]string{"model", "fit", "--points", "67:27,96:19"}, []string{"-ghz: missing"}},
 		{[]string{"model", "fit", "--ghz", "3", "--points", "67:x"}, []string{"-points", "67:x"}},
 		{[]string{"model", "fit", "--ghz", "3", "--points", "67:20,96:27"}, []string{"does not fall"}},
-		{[]string{"model", "size", "--target-tps", "0", "--local-ns", "67", "--remote-ns", "125"}, []string{"-target-tps", "-cpu-cost: missing"}},
-		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "67", "--remote-ns", "125", "--cpu-cost", "cores=8,price=1"}, []string{"-cpu-cost", "no ghz"}},
-		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "67", "--remote-ns", "125", "--cpu-cost", "cores=8,ghz=3,price=1", "--system-cost", "2=9"}, []string{"-system-cost"}},
+		{[]string{"model", "size", "--target-tps", "0", "--local-ns", "67", "--remote-ns", "125"},
+			[]string{"-target-tps", "-cpu-cost: missing"}},
+		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "67", "--remote-ns", "125", "--cpu-cost",
+			"cores=8,price=1"}, []string{"-cpu-cost", "no ghz"}},
+		{[]string{"model", "size", "--target-tps", "10", "--local-ns", "67", "--remote-ns", "125", "--cpu-cost",
+			"cores=8,ghz=3,price=1", "--system-cost", "2=9"}, []string{"-system-cost"}},
 	}
 	for _, tt := range tests {
 		_, stderr, err := runCLI(t, tt.args...)
@@ -168,7 +197,8 @@ func TestModelBadInput(t *testing.T) {
 	// A malformed --cpu-cost is refused as it is parsed, with the other
 	// flags' errors.
 	_, _, err := runCLI(t, "model", "size", "--cpu-cost", "cores=8,price", "--target-tps", "-1")
-	if err == nil || !strings.Contains(err.Error(), `-cpu-cost: "cores=8,price" is not valid`) || !strings.Contains(err.Error(), `-target-tps: "-1" is not valid: want tps above 0`) {
+	if err == nil || !strings.Contains(err.Error(), `-cpu-cost: "cores=8,price" is not valid`) ||
+		!strings.Contains(err.Error(), `-target-tps: "-1" is not valid: want tps above 0`) {
 		t.Errorf("bad --cpu-cost and --target-tps: %v", err)
 	}
 }
@@ -204,7 +234,8 @@ func TestModelTopologyJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !modelHasRow(out, []string{"1", "1", "2.5", "130.0", "325.0", "172.00", "14.53", "58.14", "1.000", "1.000", "130.0"}) ||
+	if !modelHasRow(out,
+		[]string{"1", "1", "2.5", "130.0", "325.0", "172.00", "14.53", "58.14", "1.000", "1.000", "130.0"}) ||
 		!strings.Contains(out, "Cores per socket: 4") || !strings.Contains(out, "\n        2    1  2.5       175.0") {
 		t.Errorf("topology table:\n%s", out)
 	}
@@ -225,21 +256,25 @@ func TestModelFromRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	topo := modelTwoPackageTopology()
-	run := &result.Run{Kind: "topo", Command: "numalab topo", Config: json.RawMessage(`{}`), Machine: &topo, Started: time.Unix(1700000000, 0)}
+	run := &result.Run{Kind: "topo", Command: "numalab topo", Config: json.RawMessage(`{}`), Machine: &topo,
+		Started: time.Unix(1700000000, 0)}
 	if err := st.Begin(run); err != nil {
 		t.Fatal(err)
 	}
-	bare := &result.Run{Kind: "topo", Command: "numalab topo", Config: json.RawMessage(`{}`), Started: time.Unix(1700000000, 0)}
+	bare := &result.Run{Kind: "topo", Command: "numalab topo", Config: json.RawMessage(`{}`),
+		Started: time.Unix(1700000000, 0)}
 	if err := st.Begin(bare); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 	id := func(r *result.Run) string { return strconv.FormatInt(r.ID, 10) }
-	out, stderr, err := runCLI(t, "model", "--store", db, "--from-run", id(run), "--local-ns", "100", "--ghz", "3", "--cores", "10")
+	out, stderr, err := runCLI(t, "model", "--store", db, "--from-run", id(run), "--local-ns", "100", "--ghz",
+		"3", "--cores", "10")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(out, "run "+id(run)) || !strings.Contains(out, "Cores per socket: 10") || !strings.Contains(out, "       175.0") {
+	if !strings.Contains(out, "run "+id(run)) || !strings.Contains(out, "Cores per socket: 10") ||
+		!strings.Contains(out, "       175.0") {
 		t.Errorf("from-run table:\n%s", out)
 	}
 	_, _, err = runCLI(t, "model", "--store", db, "--from-run", id(bare), "--local-ns", "100", "--ghz", "3")
@@ -256,7 +291,8 @@ func storeModelRun(t *testing.T, db string, machine *result.Topology, items ...r
 		t.Fatal(err)
 	}
 	defer st.Close()
-	run := &result.Run{Kind: "probe-mem", Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: machine, Started: time.Unix(1700000000, 0)}
+	run := &result.Run{Kind: "probe-mem", Command: "numalab probe mem", Config: json.RawMessage(`{}`), Machine: machine,
+		Started: time.Unix(1700000000, 0)}
 	if err := st.Begin(run); err != nil {
 		t.Fatal(err)
 	}
@@ -278,18 +314,22 @@ func TestModelFromProbeRun(t *testing.T) {
 		Packages: []result.Package{{ID: 0, CPUs: []int{0, 1}}},
 		Nodes:    []result.Node{{ID: 0, CPUs: []int{0, 1}}},
 	}
-	id := storeModelRun(t, db, &one, memlat.KindSummary.Of(memlat.Summary{GHz: 4.2, Nodes: []int{0}, MatrixNS: [][]float64{{120}}, LocalNS: 120}))
+	id := storeModelRun(t, db, &one,
+		memlat.KindSummary.Of(memlat.Summary{GHz: 4.2, Nodes: []int{0}, MatrixNS: [][]float64{{120}}, LocalNS: 120}))
 	out, stderr, err := runCLI(t, "model", "--store", db, "--from-run", id, "--remote-ns", "200", "--sockets", "1,2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	// 120·4.2 = 504 cycles; C = 9.5e6 + 5e5·504 = 2.615e8; 4.2e9/2.615e8 =
 	// 16.06 tps per core, ×2 cores = 32.12. Two sockets: (120+200)/2 = 160 ns.
-	if !modelHasRow(out, []string{"1", "1", "4.2", "120.0", "504.0", "261.50", "16.06", "32.12", "1.000", "1.000", "120.0"}) ||
-		!strings.Contains(out, "run "+id+": measured local latency") || !strings.Contains(out, "        2    1  4.2       160.0") {
+	if !modelHasRow(out,
+		[]string{"1", "1", "4.2", "120.0", "504.0", "261.50", "16.06", "32.12", "1.000", "1.000", "120.0"}) ||
+		!strings.Contains(out, "run "+id+": measured local latency") ||
+		!strings.Contains(out, "        2    1  4.2       160.0") {
 		t.Errorf("from probe run:\n%s", out)
 	}
-	if _, _, err := runCLI(t, "model", "--store", db, "--from-run", id, "--sockets", "1,2"); err == nil || !strings.Contains(err.Error(), "-remote-ns: missing") {
+	if _, _, err := runCLI(t, "model", "--store", db, "--from-run", id, "--sockets", "1,2"); err == nil ||
+		!strings.Contains(err.Error(), "-remote-ns: missing") {
 		t.Errorf("2 sockets without --remote-ns: %v", err)
 	}
 	// A 2-package, 4-node machine with a measured matrix (reordered from
@@ -302,13 +342,15 @@ func TestModelFromProbeRun(t *testing.T) {
 		{200, 200, 90, 140},
 		{200, 200, 140, 90},
 	}
-	id = storeModelRun(t, db, &two, memlat.KindSummary.Of(memlat.Summary{GHz: 3, Nodes: []int{3, 2, 1, 0}, MatrixNS: m, LocalNS: 90, RemoteNS: 180}))
+	id = storeModelRun(t, db, &two,
+		memlat.KindSummary.Of(memlat.Summary{GHz: 3, Nodes: []int{3, 2, 1, 0}, MatrixNS: m, LocalNS: 90, RemoteNS: 180}))
 	out, stderr, err = runCLI(t, "model", "--store", db, "--from-run", id)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	// Two sockets: every row 90, 140, 200, 200 → 157.5 ns.
-	if !strings.Contains(out, "measured node latency matrix") || !strings.Contains(out, "        1    1    3       115.0") ||
+	if !strings.Contains(out, "measured node latency matrix") ||
+		!strings.Contains(out, "        1    1    3       115.0") ||
 		!strings.Contains(out, "        2    1    3       157.5") {
 		t.Errorf("from probe run with matrix:\n%s", out)
 	}
@@ -324,7 +366,8 @@ func TestModelHwlocXML(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	uniform, _, err := runCLI(t, "model", "--local-ns", "100", "--remote-ns", "200", "--ghz", "2", "--sockets", "1,2,4", "--cores", "2")
+	uniform, _, err := runCLI(t, "model", "--local-ns", "100", "--remote-ns", "200", "--ghz", "2", "--sockets",
+		"1,2,4", "--cores", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,11 +379,13 @@ func TestModelHwlocXML(t *testing.T) {
 	// Eight sockets from the distances (all one hop here): (100 + 7·200)/8
 	// = 187.5 ns, flagged as beyond the published figures.
 	out, _, err = runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "1,8")
-	if err != nil || !strings.Contains(out, "        8    1    2       187.5") || !strings.Contains(out, "8 sockets: beyond the published figures") {
+	if err != nil || !strings.Contains(out, "        8    1    2       187.5") ||
+		!strings.Contains(out, "8 sockets: beyond the published figures") {
 		t.Errorf("8 sockets from distances: %v\n%s", err, out)
 	}
 	_, _, err = runCLI(t, "model", "--topology", fixture, "--local-ns", "100", "--ghz", "2", "--sockets", "9")
-	if err == nil || !strings.Contains(err.Error(), "-sockets") || !strings.Contains(err.Error(), "it has 8 socket(s) (try --sockets 1,2,3,4,5,6,7,8)") {
+	if err == nil || !strings.Contains(err.Error(), "-sockets") ||
+		!strings.Contains(err.Error(), "it has 8 socket(s) (try --sockets 1,2,3,4,5,6,7,8)") {
 		t.Errorf("9 sockets on 8: %v", err)
 	}
 }
@@ -357,12 +402,15 @@ func TestModelFitRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Fit of OLTP run", "the published stall share 60% of those cycles is taken as waiting", "Predictions for the fitted workload", "C = A + M·L·f with A = "} {
+	for _, want := range []string{"Fit of OLTP run", "the published stall share 60% of those cycles is taken as waiting",
+		"Predictions for the fitted workload", "C = A + M·L·f with A = "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("model fit --run output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(out, fmt.Sprintf("no model-fit run of sqlite on host %q in the store ('numalab run pages --engine sqlite' stores one): A and M fitted to OLTP run %d alone", storedRun(t, path, ids["oltp"]).Host, ids["oltp"])) {
+	if !strings.Contains(out,
+		fmt.Sprintf("no model-fit run of sqlite on host %q in the store ('numalab run pages --engine sqlite' stores "+
+			"one): A and M fitted to OLTP run %d alone", storedRun(t, path, ids["oltp"]).Host, ids["oltp"])) {
 		t.Errorf("model fit --run does not say the store has no model-fit run:\n%s", out)
 	}
 	_, _, err = runCLI(t, "model", "fit", "--store", path, "--run", strconv.FormatInt(ids["probe-mem"], 10))
@@ -382,7 +430,8 @@ func TestModelFitRunUsesStoredFit(t *testing.T) {
 	if r := storedRun(t, path, 5); r.Kind != calib.RunFit {
 		t.Fatalf("run 5 is a %s run, want the stored fit", r.Kind)
 	}
-	newest := "model-fit run 5, sqlite's tpcc-ro, the newest of sqlite on this host in the store (--fit-run ID chooses another)"
+	newest := "model-fit run 5, sqlite's tpcc-ro, the newest of sqlite on this host in the store (--fit-run " +
+		"ID chooses another)"
 	for _, c := range []struct {
 		args []string
 		want string
@@ -421,7 +470,8 @@ func TestModelFitRunUsesStoredFit(t *testing.T) {
 			t.Errorf("model %q: %v", args, err)
 		}
 	}
-	for _, args := range [][]string{{"fit", "--points", "100:300", "--ghz", "3", "--fit-run", "5"}, {"buy", "--ghz", "3", "--local-ns", "90", "--fit-run", "5"}} {
+	for _, args := range [][]string{{"fit", "--points", "100:300", "--ghz", "3", "--fit-run", "5"},
+		{"buy", "--ghz", "3", "--local-ns", "90", "--fit-run", "5"}} {
 		_, _, err := runCLI(t, append([]string{"model", args[0]}, args[1:]...)...)
 		if err == nil || !strings.Contains(err.Error(), "-fit-run: \"5\"") || !strings.Contains(err.Error(), "needs --run") {
 			t.Errorf("model %q: %v", args, err)
@@ -438,9 +488,13 @@ func TestModelBeyondFour(t *testing.T) {
 		want string
 	}{
 		{[]string{"--topology", "../../testdata/topology/192em64t-24n8c2t.xml", "--local-ns", "76", "--sockets", "4,6,8"},
-			"6, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from hwloc:../../testdata/topology/192em64t-24n8c2t.xml: node distances × 76 ns / 10."},
+			"6, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about " +
+				"1.5× before NUMA, Joe Chang): the latency comes from hwloc:../../testdata/topology/192em64t-24n8c2t.xml: " +
+				"node distances × 76 ns / 10."},
 		{[]string{"--local-ns", "67", "--remote-ns", "125,190", "--sockets", "4,5,8"},
-			"5, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before NUMA, Joe Chang): the latency comes from the remote latency per hop (--remote-ns): three sockets one hop away at 125 ns, the rest two hops away at 190 ns."},
+			"5, 8 sockets: beyond the published figures, which stop at 4 sockets (4 to 8 sockets gave about 1.5× before " +
+				"NUMA, Joe Chang): the latency comes from the remote latency per hop (--remote-ns): three sockets one " +
+				"hop away at 125 ns, the rest two hops away at 190 ns."},
 	} {
 		out, _, err := runCLI(t, append([]string{"model", "--ghz", "3"}, c.args...)...)
 		if err != nil || !strings.Contains(out, c.want) {
@@ -478,9 +532,12 @@ func TestModelSMTRun(t *testing.T) {
 	}
 	st.Close()
 	id := strconv.FormatInt(r.ID, 10)
-	out, _, err := runCLI(t, "model", "--store", path, "--smt-run", id, "--smt", "1,2", "--ghz", "3", "--local-ns", "67", "--sockets", "1")
-	if err != nil || !modelHasRow(out, []string{"1", "2", "3", "67.0", "201.0", "110.00", "32.73", "32.73", "1.000", "1.000", "1.200", "67.0"}) ||
-		!strings.Contains(out, "SMT gain: 1.2, the ratio of a core's throughput with more than one hardware thread to one thread's, measured: OLTP run "+id+"'s best smt=on median") {
+	out, _, err := runCLI(t, "model", "--store", path, "--smt-run", id, "--smt", "1,2", "--ghz", "3", "--local-ns",
+		"67", "--sockets", "1")
+	if err != nil || !modelHasRow(out,
+		[]string{"1", "2", "3", "67.0", "201.0", "110.00", "32.73", "32.73", "1.000", "1.000", "1.200", "67.0"}) ||
+		!strings.Contains(out, "SMT gain: 1.2, the ratio of a core's throughput with more than one hardware thread "+
+			"to one thread's, measured: OLTP run "+id+"'s best smt=on median") {
 		t.Errorf("--smt-run %s: %v\n%s", id, err, out)
 	}
 }

@@ -46,7 +46,8 @@ func TestModelValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got.Checks) != len(v.Checks) || got.Checks[0].Predicted != v.Checks[0].Predicted {
-		t.Errorf("--json: %d checks, first predicted %v: want %d, %v", len(got.Checks), got.Checks[0].Predicted, len(v.Checks), v.Checks[0].Predicted)
+		t.Errorf("--json: %d checks, first predicted %v: want %d, %v",
+			len(got.Checks), got.Checks[0].Predicted, len(v.Checks), v.Checks[0].Predicted)
 	}
 
 	// A user's file: the built-in one with one pair left, then broken.
@@ -76,7 +77,8 @@ func TestModelValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = runCLI(t, "model", "validate", "--results", broken)
-	if err == nil || !strings.Contains(err.Error(), broken) || !strings.Contains(err.Error(), `source = "hearsay" names no source`) {
+	if err == nil || !strings.Contains(err.Error(), broken) ||
+		!strings.Contains(err.Error(), `source = "hearsay" names no source`) {
 		t.Errorf("--results with an unsourced row: err = %v: want the file, the row and the field", err)
 	}
 }

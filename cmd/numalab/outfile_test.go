@@ -65,7 +65,8 @@ func TestReportOutNeverOverwrites(t *testing.T) {
 	}
 	// Opening the store to read runs may touch it; only the other database
 	// is bytewise the same, and the store still holds its runs.
-	if fileState(t, other) != otherBytes || fileState(t, tpcc) != tpccBytes || !strings.HasPrefix(fileState(t, db), "SQLite format 3\x00") {
+	if fileState(t, other) != otherBytes || fileState(t, tpcc) != tpccBytes ||
+		!strings.HasPrefix(fileState(t, db), "SQLite format 3\x00") {
 		t.Fatal("a refused --out changed a database")
 	}
 	if got := dirList(t, dir); !slices.Equal(got, []string{"runs.db"}) {
@@ -82,7 +83,8 @@ func TestReportOutNeverOverwrites(t *testing.T) {
 		}
 		_, _, err := runCLI(t, "report", "--store", db, "--format", format, "--out", notes)
 		want := notes + " exists and was not written by numalab"
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "choose another --out or pass --force") {
+		if err == nil || !strings.Contains(err.Error(), want) ||
+			!strings.Contains(err.Error(), "choose another --out or pass --force") {
 			t.Errorf("--format %s over a foreign file: err = %v, want %q", format, err, want)
 		}
 		if fileState(t, notes) != "my own notes\n" {
@@ -148,7 +150,8 @@ func TestTopoCaptureReplacesOnlyCapturesHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := runCLI(t, "topo", "--capture", foreign)
-	if err == nil || !strings.Contains(err.Error(), "exists and was not written by numalab") || !strings.Contains(err.Error(), "choose another --capture") {
+	if err == nil || !strings.Contains(err.Error(), "exists and was not written by numalab") ||
+		!strings.Contains(err.Error(), "choose another --capture") {
 		t.Errorf("capture over a foreign file: %v", err)
 	}
 	if fileState(t, foreign) != "not numalab's" {

@@ -26,23 +26,27 @@ func probeIO(t *testing.T, args ...string) (string, string, error) {
 
 func TestProbeIOHelp(t *testing.T) {
 	out, _, err := probeIO(t, "--help")
-	if err != nil || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--path") || !strings.Contains(out, "4.2") {
+	if err != nil || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--path") ||
+		!strings.Contains(out, "4.2") {
 		t.Errorf("--help: %v\n%s", err, out)
 	}
 	// The flag list shows each value's own type and default, not the
 	// wrappers cliflag.ParseChecked parses with.
-	for _, want := range []string{"-seq sizes", "(default 64KiB,256KiB,1MiB)", "-size size", "-duration window", "-quick\n"} {
+	for _, want := range []string{"-seq sizes", "(default 64KiB,256KiB,1MiB)", "-size size",
+		"-duration window", "-quick\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "panic") || strings.Contains(out, "-size size\n    \ttest file size, e.g. 512MiB, 4GiB (default 0B)") {
+	if strings.Contains(out, "panic") ||
+		strings.Contains(out, "-size size\n    \ttest file size, e.g. 512MiB, 4GiB (default 0B)") {
 		t.Errorf("--help shows a zero default or a panic:\n%s", out)
 	}
 }
 
 func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
-	_, _, err := probeIO(t, "--size", "lots", "--qd", "0,4", "--duration", "1ms", "--seq", "3000", "--mix-read", "120", "--seq-qd", "x", "--buffered", "--json=maybe")
+	_, _, err := probeIO(t, "--size", "lots", "--qd", "0,4", "--duration", "1ms", "--seq", "3000", "--mix-read",
+		"120", "--seq-qd", "x", "--buffered", "--json=maybe")
 	if err == nil {
 		t.Fatal("bad flags accepted")
 	}
@@ -51,7 +55,8 @@ func TestProbeIOBadFlagsAllAtOnce(t *testing.T) {
 			t.Errorf("error does not name %s:\n%v", want, err)
 		}
 	}
-	if _, stderr, err := probeIO(t, "--bogus", "--size", "lots"); !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(stderr, "-bogus") {
+	if _, stderr, err := probeIO(t, "--bogus", "--size", "lots"); !errors.Is(err, cliflag.ErrUsage) ||
+		!strings.Contains(stderr, "-bogus") {
 		t.Errorf("an unknown flag: %v, stderr %q; want a usage error naming it", err, stderr)
 	}
 }
@@ -60,7 +65,8 @@ func TestProbeIODurationRange(t *testing.T) {
 	for _, d := range []string{"0s", "50ms", "2h", "-1s"} {
 		_, _, err := probeIO(t, "--path", t.TempDir(), "--duration", d, "--mix-qd", "2000")
 		want := `-duration: "` + d + `" is not valid: want a duration from 100ms to 1h0m0s`
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `-mix-qd: "2000" is not valid`) {
+		if err == nil || !strings.Contains(err.Error(), want) ||
+			!strings.Contains(err.Error(), `-mix-qd: "2000" is not valid`) {
 			t.Errorf("--duration %s --mix-qd 2000: %v, want %q and the mix-qd refused too", d, err, want)
 		}
 	}
@@ -68,7 +74,8 @@ func TestProbeIODurationRange(t *testing.T) {
 
 func TestProbeIOSizeNotWholeMiB(t *testing.T) {
 	_, _, err := probeIO(t, "--size", "5000000", "--seq", "64KiB,1.5MiB")
-	for _, want := range []string{"-size: 4.77MiB (5000000 bytes) is not a whole number of MiB", "-seq: 1.5MiB (1572864 bytes) is not a block size"} {
+	for _, want := range []string{"-size: 4.77MiB (5000000 bytes) is not a whole number of MiB",
+		"-seq: 1.5MiB (1572864 bytes) is not a block size"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("--size 5000000 --seq 64KiB,1.5MiB: %v, want %q", err, want)
 		}
@@ -106,7 +113,9 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	// Random reads at QD 1 and 2, sequential at QD 1 and 2 and by 2
 	// readers, the mix; the ratio at QD 1 and 2, and for 1 and 2 readers.
 	if len(r.Patterns) != 6 || r.Ratio == nil || len(r.Ratios) != 4 || r.Ratios[3].Readers != 2 || r.Span != 32<<20 {
-		t.Errorf("%d patterns, ratio %v, ratios %+v, span %d; want 6, a ratio, 4 ratios (the last of 2 readers), a 32 MiB span", len(r.Patterns), r.Ratio, r.Ratios, r.Span)
+		t.Errorf(
+			"%d patterns, ratio %v, ratios %+v, span %d; want 6, a ratio, 4 ratios (the last of 2 readers), a 32 MiB span",
+			len(r.Patterns), r.Ratio, r.Ratios, r.Span)
 	}
 	if _, err := os.Stat(r.File); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("test file %s left behind", r.File)
@@ -122,8 +131,10 @@ func TestProbeIOStoresRunOnHost(t *testing.T) {
 	if strings.Join(kinds, ",") != "preflight.Report,"+strings.Repeat("result.IOPattern,", 6)+"result.IOProbe" {
 		t.Errorf("stored items %v", kinds)
 	}
-	text, _, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1", "--seq", "1MiB", "--mix-qd", "0", "--store", db)
-	if err != nil || !strings.Contains(text, "random read") || !strings.Contains(text, "sequential pages per random read") {
+	text, _, err := probeIO(t, "--path", dir, "--size", "8MiB", "--duration", "100ms", "--qd", "1", "--seq", "1MiB",
+		"--mix-qd", "0", "--store", db)
+	if err != nil || !strings.Contains(text, "random read") ||
+		!strings.Contains(text, "sequential pages per random read") {
 		t.Errorf("text output: %v\n%s", err, text)
 	}
 }

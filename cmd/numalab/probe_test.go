@@ -36,7 +36,8 @@ func TestProbeMemBadInput(t *testing.T) {
 			t.Errorf("probe mem %v: %v, want %q", tc.args, err, tc.want)
 		}
 	}
-	if _, stderr, err := runCLI(t, "probe", "disk"); !errors.Is(err, cliflag.ErrUsage) || !strings.Contains(stderr, `unknown probe "disk"`) {
+	if _, stderr, err := runCLI(t, "probe", "disk"); !errors.Is(err, cliflag.ErrUsage) ||
+		!strings.Contains(stderr, `unknown probe "disk"`) {
 		t.Errorf("probe disk: %v %q", err, stderr)
 	}
 	if _, _, err := runCLI(t, "probe"); !errors.Is(err, cliflag.ErrUsage) {
@@ -57,7 +58,8 @@ func TestProbeMemStoresRunHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"Latency ladder, 4k pages asked", "Core clock:", "NUMA latency matrix", "Memory bandwidth, "} {
+	for _, want := range []string{"Latency ladder, 4k pages asked", "Core clock:", "NUMA latency matrix",
+		"Memory bandwidth, "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -83,7 +83,8 @@ func TestReadmeMainJob(t *testing.T) {
 	j := takeChild(t.Name())
 	<-j.done
 	t.Cleanup(func() { os.RemoveAll(j.dir) })
-	t.Logf("%s took %v in a child process (started %v before this test)\n%s", mainJob, j.took.Round(time.Second), time.Since(j.start).Round(time.Second), j.out)
+	t.Logf("%s took %v in a child process (started %v before this test)\n%s",
+		mainJob, j.took.Round(time.Second), time.Since(j.start).Round(time.Second), j.out)
 	if j.err != nil {
 		t.Fatalf("%s: the child that ran it: %v", mainJob, j.err)
 	}

@@ -50,7 +50,8 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	// The null transaction: a managed server with nothing to load (run
 	// report loaded transtats into each of the two servers, 20 s apiece).
-	nullArgs := []string{"run", "null", "--engine", "postgres", "--transport", "unix", "--pairing", "same-cpu", "--warmup", "0s"}
+	nullArgs := []string{"run", "null", "--engine", "postgres", "--transport", "unix", "--pairing",
+		"same-cpu", "--warmup", "0s"}
 	argv, _ := json.Marshal(append(nullArgs, "--store", st, "--duration", "1s", "--repeat", "3"))
 	child := exec.Command(os.Args[0], "-test.run=^TestKilledRunIsReclaimed$")
 	child.Env = append(os.Environ(), "NUMALAB_TEST_CHILD_ARGS="+string(argv), "TMPDIR="+tmp)
@@ -97,13 +98,15 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var runs []result.Run
-	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 || runs[0].Status != result.StatusAbandoned {
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 ||
+		runs[0].Status != result.StatusAbandoned {
 		t.Errorf("runs --json: %v %s, want one abandoned run", err, out)
 	}
 	if out, _, err := runCLI(t, "runs", "--store", st); err != nil || !strings.Contains(out, " abandoned ") {
 		t.Errorf("runs: %v\n%s\nwant the run listed as abandoned", err, out)
 	}
-	if out, _, err := runCLI(t, "report", "--store", st, "--format", "text"); err != nil || !strings.Contains(out, "abandoned") {
+	if out, _, err := runCLI(t, "report", "--store", st, "--format", "text"); err != nil ||
+		!strings.Contains(out, "abandoned") {
 		t.Errorf("report: %v\n%s\nwant the run named abandoned", err, out)
 	}
 	if n := storedNullCells(st); n < 1 {
@@ -112,7 +115,8 @@ func TestKilledRunIsReclaimed(t *testing.T) {
 
 	// The next start of a managed server, in this process.
 	t.Setenv("TMPDIR", tmp)
-	if _, stderr, err := runCLI(t, append(nullArgs, "--store", filepath.Join(t.TempDir(), "s2.db"), "--duration", "100ms", "--repeat", "1")...); err != nil {
+	if _, stderr, err := runCLI(t, append(nullArgs, "--store", filepath.Join(t.TempDir(), "s2.db"), "--duration",
+		"100ms", "--repeat", "1")...); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	if after, _ := filepath.Glob(filepath.Join(tmp, "numalab-pg-*")); len(after) != 0 {
@@ -138,7 +142,8 @@ func TestKilledMariaDBRunIsReclaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := filepath.Join(t.TempDir(), "s.db")
-	nullArgs := []string{"run", "null", "--engine", "mariadb", "--transport", "unix", "--pairing", "same-cpu", "--warmup", "0s"}
+	nullArgs := []string{"run", "null", "--engine", "mariadb", "--transport", "unix", "--pairing",
+		"same-cpu", "--warmup", "0s"}
 	argv, _ := json.Marshal(append(nullArgs, "--store", st, "--duration", "1s", "--repeat", "3"))
 	child := exec.Command(os.Args[0], "-test.run=^TestKilledRunIsReclaimed$")
 	child.Env = append(os.Environ(), "NUMALAB_TEST_CHILD_ARGS="+string(argv), "TMPDIR="+tmp)
@@ -182,7 +187,8 @@ func TestKilledMariaDBRunIsReclaimed(t *testing.T) {
 		}
 	}
 	t.Setenv("TMPDIR", tmp)
-	if _, stderr, err := runCLI(t, append(nullArgs, "--store", filepath.Join(t.TempDir(), "s2.db"), "--duration", "100ms", "--repeat", "1")...); err != nil {
+	if _, stderr, err := runCLI(t, append(nullArgs, "--store", filepath.Join(t.TempDir(), "s2.db"), "--duration",
+		"100ms", "--repeat", "1")...); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	} else if !strings.Contains(stderr, "removed "+left[0]) {
 		t.Errorf("the next run did not say it removed %s:\n%s", left[0], stderr)

@@ -71,7 +71,8 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<!DOCTYPE html>", "<svg ", `id="memory-ladder"`, `id="oltp-table"`, `id="reporting-speedup"`, `id="model"`, "runs 1, 2, 3, 4"} {
+	for _, want := range []string{"<!DOCTYPE html>", "<svg ", `id="memory-ladder"`, `id="oltp-table"`,
+		`id="reporting-speedup"`, `id="model"`, "runs 1, 2, 3, 4"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report HTML lacks %q", want)
 		}
@@ -90,7 +91,8 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("report --format text: %v\n%s", err, text)
 	}
 	csv, _, err := runCLI(t, "report", "--store", db, "--format", "csv", "1")
-	if err != nil || !strings.HasPrefix(csv, "section,run,series,x_name,x,y_name,y,unit,min,max,repeats\n") || !strings.Contains(csv, "memory,1,") {
+	if err != nil || !strings.HasPrefix(csv, "section,run,series,x_name,x,y_name,y,unit,min,max,repeats\n") ||
+		!strings.Contains(csv, "memory,1,") {
 		t.Errorf("report --format csv 1: %v\n%.300s", err, csv)
 	}
 	js, _, err := runCLI(t, "report", "--store", db, "--format", "json", "2")
@@ -139,7 +141,8 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Comparing oltp runs: A = run 2", "B/A", "smt=off, 2 streams: throughput", "1+1", "cannot tell", "No figure differs by the test."} {
+	for _, want := range []string{"Comparing oltp runs: A = run 2", "B/A", "smt=off, 2 streams: throughput", "1+1",
+		"cannot tell", "No figure differs by the test."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare 2 6 lacks %q:\n%s", want, out)
 		}

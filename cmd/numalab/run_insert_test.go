@@ -62,7 +62,8 @@ func TestRunInsertStoresEveryCell(t *testing.T) {
 
 func TestRunInsertJSON(t *testing.T) {
 	dir := t.TempDir()
-	out, stderr, err := runCLI(t, "run", "insert", "--engine", "duckdb", "--db", filepath.Join(dir, "ins.duckdb"), "--store", filepath.Join(dir, "s.db"),
+	out, stderr, err := runCLI(t, "run", "insert", "--engine", "duckdb", "--db", filepath.Join(dir, "ins.duckdb"),
+		"--store", filepath.Join(dir, "s.db"),
 		"--streams", "2", "--batch", "500", "--duration", "300ms", "--warmup", "0s", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -90,7 +91,8 @@ func TestRunInsertRefusesBadInput(t *testing.T) {
 		{[]string{"--max-rows", "0"}, `-max-rows: "0" is not a positive row count`},
 		{[]string{"--db", foreign}, "not made by numalab's insert workload"},
 	} {
-		args := append([]string{"run", "insert", "--store", filepath.Join(dir, "s.db"), "--duration", "100ms", "--warmup", "0s"}, c.args...)
+		args := append([]string{"run", "insert", "--store", filepath.Join(dir, "s.db"), "--duration", "100ms",
+			"--warmup", "0s"}, c.args...)
 		_, _, err := runCLI(t, args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want %q", c.args, err, c.want)

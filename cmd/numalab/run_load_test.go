@@ -18,7 +18,8 @@ func TestRunOLTPPaced(t *testing.T) {
 	db := tpccDB(t)
 	dir := t.TempDir()
 	st := filepath.Join(dir, "s.db")
-	_, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "2", "--duration", "2s", "--warmup", "200ms",
+	_, _, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "2", "--duration", "2s",
+		"--warmup", "200ms",
 		"--rate", "200", "--arrivals", "uniform")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,8 @@ func TestRunOLTPPaced(t *testing.T) {
 	}
 	// A think time, from a sweep file.
 	f := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(f, []byte("streams = [1]\nduration = \"300ms\"\nwarmup = \"0s\"\nthink = \"20ms\"\nthink_dist = \"exp\"\n"), 0o644)
+	os.WriteFile(f,
+		[]byte("streams = [1]\nduration = \"300ms\"\nwarmup = \"0s\"\nthink = \"20ms\"\nthink_dist = \"exp\"\n"), 0o644)
 	out, _, err := runCLI(t, "run", "oltp", "-f", f, "--db", db, "--store", st, "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -59,12 +61,14 @@ func TestRunOLTPPaced(t *testing.T) {
 func TestRunOLTPCurve(t *testing.T) {
 	db := tpccDB(t)
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, stderr, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "500ms", "--warmup", "100ms",
+	out, stderr, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "500ms",
+		"--warmup", "100ms",
 		"--curve", "--curve-at", "0.2,0.5", "--arrivals", "uniform")
 	if err != nil {
 		t.Fatal(err, stderr)
 	}
-	if !strings.Contains(out, "knee (p99 above 2× its low-load floor") || !strings.Contains(out, "load curve: 1 stream(s)") {
+	if !strings.Contains(out, "knee (p99 above 2× its low-load floor") ||
+		!strings.Contains(out, "load curve: 1 stream(s)") {
 		t.Errorf("output:\n%s", out)
 	}
 	r := storedRun(t, st, 1)
@@ -80,7 +84,8 @@ func TestRunOLTPCurve(t *testing.T) {
 	if len(cells) != 3 || cells[0].Pace != nil || cells[1].Pace == nil || len(cv.Points) != 2 {
 		t.Fatalf("%d cells, %d points", len(cells), len(cv.Points))
 	}
-	if cv.Capacity != cells[0].TPS || cv.Points[1].Offered != 0.5*cells[0].TPS || cells[2].Pace.Rate != cv.Points[1].Offered || cv.Arrivals != "uniform" {
+	if cv.Capacity != cells[0].TPS || cv.Points[1].Offered != 0.5*cells[0].TPS ||
+		cells[2].Pace.Rate != cv.Points[1].Offered || cv.Arrivals != "uniform" {
 		t.Errorf("capacity %.0f from %.0f tps; points %+v", cv.Capacity, cells[0].TPS, cv.Points)
 	}
 }
@@ -113,7 +118,8 @@ func TestRunOLTPLoadFlagsRefused(t *testing.T) {
 func TestRunOLTPMonitorTwoLoads(t *testing.T) {
 	db := tpccDB(t)
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, stderr, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "300ms", "--warmup", "100ms",
+	out, stderr, err := runCLI(t, "run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "300ms",
+		"--warmup", "100ms",
 		"--monitor", "series", "--repeat", "2")
 	if err != nil {
 		t.Fatal(err, stderr)
@@ -143,7 +149,8 @@ func TestRunOLTPMonitorTwoLoads(t *testing.T) {
 		}
 	}
 	pa, err := monitor.KindPacedAnalysis.Last(r)
-	if err != nil || pa == nil || pa.Fraction != 0.5 || pa.Rate != want || len(pa.Overheads) != 1 || pa.Overheads[0].P99Added.NA != 2 {
+	if err != nil || pa == nil || pa.Fraction != 0.5 || pa.Rate != want || len(pa.Overheads) != 1 ||
+		pa.Overheads[0].P99Added.NA != 2 {
 		t.Fatalf("paced analysis %+v (%v)", pa, err)
 	}
 	an, _ := monitor.KindAnalysis.Last(r)
@@ -153,7 +160,8 @@ func TestRunOLTPMonitorTwoLoads(t *testing.T) {
 	if !strings.Contains(out, "At a paced load (0.50 of capacity") {
 		t.Errorf("output:\n%s", out)
 	}
-	if _, _, err := runCLI(t, "run", "oltp", "--db", db, "--monitor-load", "0.3"); err == nil || !strings.Contains(err.Error(), "-monitor-load: is for --monitor") {
+	if _, _, err := runCLI(t, "run", "oltp", "--db", db, "--monitor-load", "0.3"); err == nil ||
+		!strings.Contains(err.Error(), "-monitor-load: is for --monitor") {
 		t.Errorf("--monitor-load without --monitor: %v", err)
 	}
 }
@@ -163,7 +171,8 @@ func TestRunOLTPMonitorTwoLoads(t *testing.T) {
 func TestRunNullAndInsertPaced(t *testing.T) {
 	dir := t.TempDir()
 	st := filepath.Join(dir, "s.db")
-	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "2", "--duration", "500ms", "--warmup", "0s",
+	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "2", "--duration",
+		"500ms", "--warmup", "0s",
 		"--repeat", "1", "--store", st, "--json", "--rate", "400", "--arrivals", "uniform")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -180,7 +189,8 @@ func TestRunNullAndInsertPaced(t *testing.T) {
 	if !strings.HasSuffix(r.Command, "--rate 400 --arrivals uniform") {
 		t.Errorf("stored command %q", r.Command)
 	}
-	_, errOut, err = runCLI(t, "run", "insert", "--engine", "duckdb", "--db", filepath.Join(dir, "ins.duckdb"), "--store", st,
+	_, errOut, err = runCLI(t, "run", "insert", "--engine", "duckdb", "--db",
+		filepath.Join(dir, "ins.duckdb"), "--store", st,
 		"--streams", "1", "--batch", "100", "--duration", "300ms", "--warmup", "0s", "--think", "20ms")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -193,7 +203,8 @@ func TestRunNullAndInsertPaced(t *testing.T) {
 	if len(ic) != 1 || ic[0].Pace == nil || ic[0].Pace.Mode != "think" || ic[0].Total.Count > 16 {
 		t.Errorf("insert cells %+v", ic)
 	}
-	if _, _, err := runCLI(t, "run", "null", "--engine", "sqlite", "--rate", "5", "--think", "1ms"); err == nil || !strings.Contains(err.Error(), "-think: not with --rate") {
+	if _, _, err := runCLI(t, "run", "null", "--engine", "sqlite", "--rate", "5", "--think", "1ms"); err == nil ||
+		!strings.Contains(err.Error(), "-think: not with --rate") {
 		t.Errorf("null with a rate and a think time: %v", err)
 	}
 }

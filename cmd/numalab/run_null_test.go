@@ -41,7 +41,8 @@ func TestRunNullBadInput(t *testing.T) {
 		{[]string{"--engine", "sqlite", "--dsn", "host=/tmp"}, "-dsn"},
 		{[]string{"--duration", "0s"}, `-duration: "0s" is not valid: want a duration from 10ms to 24h0m0s`},
 		{[]string{"--call", "select2"}, `-call: "select2" is not a call`},
-		{[]string{"--engine", "sqlite", "--monitor", "trace"}, "SQLite's null transaction runs in this process, with no server"},
+		{[]string{"--engine", "sqlite", "--monitor", "trace"},
+			"SQLite's null transaction runs in this process, with no server"},
 		{[]string{"--monitor", "general_log"}, "general_log is MariaDB's: use --engine mariadb"},
 		{[]string{"--monitor", "track_io_timing", "--rate", "100"}, "-monitor: not with --rate or --think"},
 		{[]string{"--allow-settings"}, "-allow-settings: is for --monitor"},
@@ -57,7 +58,8 @@ func TestRunNullBadInput(t *testing.T) {
 
 func TestRunNullSQLiteJSON(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration", "300ms", "--warmup", "0s",
+	out, errOut, err := runCLI(t, "run", "null", "--engine", "sqlite", "--streams", "1,2", "--duration",
+		"300ms", "--warmup", "0s",
 		"--repeat", "1", "--store", st, "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -77,7 +79,8 @@ func TestRunNullSQLiteJSON(t *testing.T) {
 	if err != nil || len(stored) != 2 || r.Kind != null.RunKind {
 		t.Errorf("stored run %s: %d cells (%v)", r.Kind, len(stored), err)
 	}
-	if want := "numalab run null --engine sqlite --streams 1,2 --duration 300ms --warmup 0s --repeat 1"; r.Command != want {
+	if want := "numalab run null --engine sqlite --streams 1,2 --duration 300ms " +
+		"--warmup 0s --repeat 1"; r.Command != want {
 		t.Errorf("stored command %q; want %q", r.Command, want)
 	}
 }
@@ -90,7 +93,8 @@ func TestRunNullPostgres(t *testing.T) {
 		t.Skip("starts a PostgreSQL server")
 	}
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "null", "--duration", "300ms", "--warmup", "100ms", "--repeat", "1", "--store", st)
+	out, errOut, err := runCLI(t, "run", "null", "--duration", "300ms", "--warmup", "100ms",
+		"--repeat", "1", "--store", st)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -132,7 +136,8 @@ func TestRunNullPointSelect(t *testing.T) {
 		t.Skipf("MariaDB is not installed (.ci/run installs Debian's mariadb-server as root): %v", err)
 	}
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "null", "--engine", "mariadb", "--call", "point-select", "--transport", "unix", "--pairing", "same-cpu",
+	out, errOut, err := runCLI(t, "run", "null", "--engine", "mariadb", "--call", "point-select", "--transport",
+		"unix", "--pairing", "same-cpu",
 		"--duration", "300ms", "--warmup", "0s", "--repeat", "1", "--store", st)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -161,7 +166,8 @@ func TestRunNullPointSelect(t *testing.T) {
 func TestRunNullMonitorPostgres(t *testing.T) {
 	srv := pg.Server(t)
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "null", "--dsn", srv.DSN(), "--allow-settings", "--monitor", "log_all,track_io_timing", "--pairing", "same-cpu",
+	out, errOut, err := runCLI(t, "run", "null", "--dsn", srv.DSN(), "--allow-settings", "--monitor",
+		"log_all,track_io_timing", "--pairing", "same-cpu",
 		"--duration", "200ms", "--warmup", "0s", "--repeat", "1", "--store", st)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -177,26 +183,32 @@ func TestRunNullMonitorPostgres(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s paced %v", c.Facility, c.State(), c.Paced))
 	}
 	slices.Sort(got)
-	want := []string{"log_all off paced false", "log_all off paced true", "log_all on paced false", "log_all on paced true",
-		"track_io_timing off paced false", "track_io_timing off paced true", "track_io_timing on paced false", "track_io_timing on paced true"}
+	want := []string{"log_all off paced false", "log_all off paced true", "log_all on paced false",
+		"log_all on paced true",
+		"track_io_timing off paced false", "track_io_timing off paced true", "track_io_timing on paced false",
+		"track_io_timing on paced true"}
 	if !slices.Equal(got, want) {
 		t.Errorf("cells %v; want %v", got, want)
 	}
 	if an, err := monitor.KindAnalysis.Last(r); err != nil || an == nil || len(an.Overheads) != 2 {
 		t.Errorf("stored analysis %+v (%v); want one overhead a facility", an, err)
 	}
-	if pa, err := monitor.KindPacedAnalysis.Last(r); err != nil || pa == nil || len(pa.Overheads) != 2 || pa.Fraction != monitor.DefaultPacedLoad {
-		t.Errorf("stored paced analysis %+v (%v); want one overhead a facility at %g of capacity", pa, err, monitor.DefaultPacedLoad)
+	if pa, err := monitor.KindPacedAnalysis.Last(r); err != nil || pa == nil || len(pa.Overheads) != 2 ||
+		pa.Fraction != monitor.DefaultPacedLoad {
+		t.Errorf("stored paced analysis %+v (%v); want one overhead a facility at %g of capacity",
+			pa, err, monitor.DefaultPacedLoad)
 	}
 	if !strings.Contains(r.Command, " --monitor-load 0.5") {
 		t.Errorf("stored command %q does not spell --monitor-load", r.Command)
 	}
-	for _, want := range []string{"null-monitor: 1 stream on cpus", "What each facility costs", "track_io_timing", "At a paced load (0.50 of capacity"} {
+	for _, want := range []string{"null-monitor: 1 stream on cpus", "What each facility costs", "track_io_timing",
+		"At a paced load (0.50 of capacity"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
-	if !strings.Contains(errOut, "--monitor: every cell runs select1 over unix, same-cpu") || !strings.Contains(errOut, "set in numalab's own sessions only") {
+	if !strings.Contains(errOut, "--monitor: every cell runs select1 over unix, same-cpu") ||
+		!strings.Contains(errOut, "set in numalab's own sessions only") {
 		t.Errorf("stderr does not say what the cells run and where the settings go:\n%s", errOut)
 	}
 }

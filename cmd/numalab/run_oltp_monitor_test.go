@@ -57,10 +57,12 @@ func TestRunOLTPMonitorRefusals(t *testing.T) {
 		{[]string{"--engine", "postgres", "--dsn", srv.DSN(), "--monitor", "log_all,track_io_timing"},
 			[]string{"log_all, track_io_timing would change settings on the server --dsn names", "add --allow-settings"}},
 		{[]string{"--engine", "postgres", "--dsn", srv.DSN(), "--allow-settings", "--monitor", "log_all,pg_stat_statements"},
-			[]string{"pg_stat_statements is not loaded", "shared_preload_libraries", "numalab never restarts a user's server", "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"}},
+			[]string{"pg_stat_statements is not loaded", "shared_preload_libraries", "numalab never restarts a user's server",
+				"ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"}},
 		{[]string{"--allow-settings"}, []string{"-allow-settings: is for --monitor"}},
 	} {
-		_, _, err := runCLI(t, append([]string{"run", "oltp", "--store", st, "--streams", "1", "--duration", "100ms"}, c.args...)...)
+		_, _, err := runCLI(t,
+			append([]string{"run", "oltp", "--store", st, "--streams", "1", "--duration", "100ms"}, c.args...)...)
 		for _, w := range c.want {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("%q: error %v\nwant it to say %q", c.args, err, w)
@@ -83,17 +85,20 @@ func TestRunOLTPMonitorRefusals(t *testing.T) {
 // cells and its analysis are stored and printed as JSON.
 func TestRunOLTPMonitorDSN(t *testing.T) {
 	srv := pgtest.New(pgserver.Config{SharedBuffers: 32 << 20,
-		Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "none"}}).Server(t)
+		Settings: map[string]string{"shared_preload_libraries": "pg_stat_statements",
+			"pg_stat_statements.track": "none"}}).Server(t)
 	t.Cleanup(func() { srv.Stop() })
 	before := serverSettings(t, srv.DSN())
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--dsn", srv.DSN(), "--allow-settings", "--store", st,
+	out, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--dsn", srv.DSN(),
+		"--allow-settings", "--store", st,
 		"--streams", "1", "--duration", "500ms", "--warmup", "100ms", "--repeat", "2", "--json",
 		"--monitor", "pg_stat_statements,auto_explain,log_all,track_io_timing", "--monitor-load", "0")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.Contains(stderr, "--monitor: log_all: on, each stream's session runs SET log_min_duration_statement = 0; off, SET log_min_duration_statement = -1") ||
+	if !strings.Contains(stderr, "--monitor: log_all: on, each stream's session runs SET log_min_duration_statement = 0; "+
+		"off, SET log_min_duration_statement = -1") ||
 		!strings.Contains(stderr, "killed numalab leaves no setting behind") {
 		t.Errorf("stderr does not say what is set and how it is undone:\n%s", stderr)
 	}
@@ -108,7 +113,8 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
 	if len(got.Cells) != 16 || len(got.Analysis.Overheads) != 4 {
-		t.Fatalf("%d cells, %d overheads; want 4 facilities × 2 repeats × off and on", len(got.Cells), len(got.Analysis.Overheads))
+		t.Fatalf("%d cells, %d overheads; want 4 facilities × 2 repeats × off and on",
+			len(got.Cells), len(got.Analysis.Overheads))
 	}
 	onCalls := map[string]int64{}
 	empty := 0
@@ -185,7 +191,8 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 	if an, err := monitor.KindAnalysis.Last(r); err != nil || an == nil || len(an.Overheads) != 4 {
 		t.Errorf("stored analysis %+v, %v", an, err)
 	}
-	if r.Kind != monitor.RunKind || r.Status != result.StatusComplete || !strings.Contains(r.Command, "--monitor pg_stat_statements,auto_explain,log_all,track_io_timing") {
+	if r.Kind != monitor.RunKind || r.Status != result.StatusComplete ||
+		!strings.Contains(r.Command, "--monitor pg_stat_statements,auto_explain,log_all,track_io_timing") {
 		t.Errorf("run %s %s %q", r.Kind, r.Status, r.Command)
 	}
 }
@@ -196,8 +203,10 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 // missing only from its off cell, the series only from its.
 func TestRunOLTPMonitorManaged(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
-	_, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--store", st, "--streams", "1", "--duration", "500ms", "--warmup", "100ms",
-		"--repeat", "1", "--trace", "20", "--monitor", "pg_stat_statements,auto_explain_analyze,trace,sysmon,series", "--monitor-load", "0")
+	_, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--store", st, "--streams", "1", "--duration",
+		"500ms", "--warmup", "100ms",
+		"--repeat", "1", "--trace", "20", "--monitor", "pg_stat_statements,auto_explain_analyze,trace,sysmon,series",
+		"--monitor-load", "0")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -215,8 +224,10 @@ func TestRunOLTPMonitorManaged(t *testing.T) {
 			continue
 		}
 		trace, sysmon, series := len(c.Cell.Trace) > 0, c.Cell.Usage != nil, c.Cell.PerSecond != nil
-		if trace != (c.Facility == "trace" && c.On) || sysmon != (c.Facility != "sysmon" || c.On) || series != (c.Facility != "series" || c.On) {
-			t.Errorf("cell %d, %s %s: trace %v, sysmon %v, series %v", c.Cell.Index, c.Facility, c.State(), trace, sysmon, series)
+		if trace != (c.Facility == "trace" && c.On) || sysmon != (c.Facility != "sysmon" || c.On) ||
+			series != (c.Facility != "series" || c.On) {
+			t.Errorf("cell %d, %s %s: trace %v, sysmon %v, series %v",
+				c.Cell.Index, c.Facility, c.State(), trace, sysmon, series)
 		}
 		if trace && len(c.Cell.Trace) > 20 {
 			t.Errorf("cell %d traced %d calls, want at most --trace 20", c.Cell.Index, len(c.Cell.Trace))
@@ -256,8 +267,9 @@ func TestRunOLTPMonitorInterrupted(t *testing.T) {
 		}
 	}()
 	var out, errb strings.Builder
-	err := runChecked(t, ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
-		"--monitor", "sysmon,series", "--monitor-load", "0"}, &out, &errb)
+	err := runChecked(t,
+		ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1", "--duration", "1s", "--warmup", "0s",
+			"--monitor", "sysmon,series", "--monitor-load", "0"}, &out, &errb)
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}

@@ -34,7 +34,8 @@ func tpccDB(t testing.TB) string {
 		if tpccErr != nil {
 			return
 		}
-		_, stderr, err := runCLI(t, "run", "oltp", "--db", filepath.Join(tpccDir, "w1.db"), "--store", filepath.Join(tpccDir, "s.db"),
+		_, stderr, err := runCLI(t, "run", "oltp", "--db", filepath.Join(tpccDir, "w1.db"), "--store",
+			filepath.Join(tpccDir, "s.db"),
 			"--streams", "1", "--duration", "200ms", "--warmup", "0s")
 		if err != nil {
 			tpccErr = err
@@ -111,7 +112,8 @@ func TestRunOLTPStoresEveryCell(t *testing.T) {
 		// What numalab controls is that the flag says what the counters do.
 		if u := c.Usage; u != nil {
 			if u.ReadFromDisk != (u.ProcReadBytes > u.OwnCodeReadBytes) {
-				t.Errorf("cell %d: read_from_disk %v with %d bytes read, %d of them the binary's", c.Index, u.ReadFromDisk, u.ProcReadBytes, u.OwnCodeReadBytes)
+				t.Errorf("cell %d: read_from_disk %v with %d bytes read, %d of them the binary's",
+					c.Index, u.ReadFromDisk, u.ProcReadBytes, u.OwnCodeReadBytes)
 			}
 			if u.ReadFromDisk {
 				t.Logf("cell %d read %d bytes from disk after the prewarm (%d of them the binary's); devices %v",
@@ -148,7 +150,8 @@ repeat = 2
 		t.Errorf("want 2 repeats, got %d cells", len(cells))
 	}
 	os.WriteFile(f, []byte("streamz = [1]\n"), 0o644)
-	if _, _, err := runCLI(t, "run", "oltp", "-f", f, "--db", db, "--store", filepath.Join(dir, "s.db")); err == nil || !strings.Contains(err.Error(), "streamz") {
+	if _, _, err := runCLI(t, "run", "oltp", "-f", f, "--db", db, "--store", filepath.Join(dir, "s.db")); err == nil ||
+		!strings.Contains(err.Error(), "streamz") {
 		t.Errorf("unknown setting: %v", err)
 	}
 }
@@ -170,7 +173,8 @@ func TestRunOLTPInterrupted(t *testing.T) {
 		}
 	}()
 	var out, errb strings.Builder
-	err := runChecked(t, ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1,2", "--duration", "1s", "--warmup", "0s"}, &out, &errb)
+	err := runChecked(t, ctx, []string{"run", "oltp", "--db", db, "--store", st, "--streams", "1,2", "--duration",
+		"1s", "--warmup", "0s"}, &out, &errb)
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}
@@ -240,7 +244,8 @@ func TestCheckCommand(t *testing.T) {
 	if _, _, err := runCLI(t, "check", "--db", junk); err == nil || !strings.Contains(err.Error(), "give --engine") {
 		t.Errorf("check of a file of no engine: %v, want it to ask for --engine", err)
 	}
-	if _, _, err := runCLI(t, "check", "--engine", "postgres", "--db", db); err == nil || !strings.Contains(err.Error(), "give --dsn") {
+	if _, _, err := runCLI(t, "check", "--engine", "postgres", "--db", db); err == nil ||
+		!strings.Contains(err.Error(), "give --dsn") {
 		t.Errorf("check --engine postgres without --dsn: %v", err)
 	}
 }
@@ -281,7 +286,8 @@ func TestRunOLTPEngines(t *testing.T) {
 			}
 			if eng == "duckdb" {
 				// check tells the file's engine and finds the load consistent.
-				if out, _, err := runCLI(t, "check", "--db", filepath.Join(dir, "w1.duckdb")); err != nil || !strings.Contains(out, "consistent") {
+				if out, _, err := runCLI(t, "check", "--db", filepath.Join(dir, "w1.duckdb")); err != nil ||
+					!strings.Contains(out, "consistent") {
 					t.Errorf("check of the DuckDB load: %v %q", err, out)
 				}
 			}
@@ -294,12 +300,14 @@ func TestRunOLTPEngines(t *testing.T) {
 			}
 			for _, c := range cells {
 				if c.Engine != eng || c.Total.Count == 0 || c.Total.Errors != 0 {
-					t.Errorf("cell %d on %s: %d calls, %d errors (%s)", c.Index, c.Engine, c.Total.Count, c.Total.Errors, c.Total.FirstError)
+					t.Errorf("cell %d on %s: %d calls, %d errors (%s)",
+						c.Index, c.Engine, c.Total.Count, c.Total.Errors, c.Total.FirstError)
 				}
 			}
 		})
 	}
-	_, _, err := runCLI(t, "run", "oltp", "--engine", "sqlite", "--dsn", "postgres://u:s3cret@h/db", "--store", filepath.Join(t.TempDir(), "s.db"))
+	_, _, err := runCLI(t, "run", "oltp", "--engine", "sqlite", "--dsn", "postgres://u:s3cret@h/db", "--store",
+		filepath.Join(t.TempDir(), "s.db"))
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("--dsn with sqlite: %v", err)
 	}
@@ -311,7 +319,8 @@ func TestRunOLTPEngines(t *testing.T) {
 func TestNeighbourNotWithRate(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	_, _, err := runCLI(t, "run", "oltp", "--neighbour", "--rate", "100", "--store", st)
-	if err == nil || !strings.Contains(err.Error(), "-neighbour: not with --rate") || !strings.Contains(err.Error(), "1 by construction") {
+	if err == nil || !strings.Contains(err.Error(), "-neighbour: not with --rate") ||
+		!strings.Contains(err.Error(), "1 by construction") {
 		t.Errorf("run oltp --neighbour --rate 100: %v, want it refused with why", err)
 	}
 	if _, err := os.Stat(st); err == nil {
@@ -355,7 +364,8 @@ func TestRunOLTPNeighbourHeadline(t *testing.T) {
 	if len(plain) != 1 || neighbours != 2 {
 		t.Fatalf("stored %d plain cells and %d neighbour cells, want 1 and 2", len(plain), neighbours)
 	}
-	if want := fmt.Sprintf("%.0f tps ", plain[0]); !strings.HasPrefix(r.Headline, want) || strings.Contains(r.Headline, "median of") {
+	if want := fmt.Sprintf("%.0f tps ", plain[0]); !strings.HasPrefix(r.Headline, want) ||
+		strings.Contains(r.Headline, "median of") {
 		t.Errorf("headline %q, want the plain cell's %q alone", r.Headline, want)
 	}
 }

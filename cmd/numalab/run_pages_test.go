@@ -29,7 +29,8 @@ func TestRunPagesHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: numalab run pages", "docs/model.md", "4 KiB", "2 MiB", "cold", "hot", "--probe-run",
+	for _, want := range []string{"Usage: numalab run pages", "docs/model.md", "4 KiB", "2 MiB", "cold",
+		"hot", "--probe-run",
 		"Ctrl-C", "numalab eval", "Examples:", "Flags:", "-repeat-within"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run pages --help lacks %q", want)
@@ -73,9 +74,11 @@ func TestRunPagesBadInput(t *testing.T) {
 		{[]string{"--ghz", "3", "--db", t.TempDir()}, "is a directory (expected a tpcc SQLite file"},
 		{[]string{"--ghz", "3", "--db", text}, "is not an SQLite database by its first bytes"},
 		// The user's scripts: a server engine's, named, readable.
-		{[]string{"--ghz", "3", "--script", text, "--init", text}, `-init: "` + text + `" is for --engine postgres or mariadb: on SQLite`},
+		{[]string{"--ghz", "3", "--script", text, "--init", text},
+			`-init: "` + text + `" is for --engine postgres or mariadb: on SQLite`},
 		{[]string{"--ghz", "3", "--engine", "postgres", "--init", text}, `-script: "" names no script`},
-		{[]string{"--ghz", "3", "--engine", "postgres", "--script", filepath.Join(t.TempDir(), "none.sql")}, "-script: cannot read"},
+		{[]string{"--ghz", "3", "--engine", "postgres", "--script", filepath.Join(t.TempDir(), "none.sql")},
+			"-script: cannot read"},
 	} {
 		_, _, err := runCLI(t, append([]string{"run", "pages", "--store", st}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -95,7 +98,8 @@ func TestRunPagesBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	if _, _, err := runCLI(t, "run", "pages", "--store", st, "--db", db); err == nil || !strings.Contains(err.Error(), "holds no complete memory probe") {
+	if _, _, err := runCLI(t, "run", "pages", "--store", st, "--db", db); err == nil ||
+		!strings.Contains(err.Error(), "holds no complete memory probe") {
 		t.Errorf("a store without a probe: %v", err)
 	}
 	// A --probe-run that does not exist is refused, --ghz or not.
@@ -124,30 +128,35 @@ func TestRunPagesSQLite(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db, st := filepath.Join(dir, "w1.db"), filepath.Join(dir, "s.db")
-	w, _, err := tpcc.Prepare(context.Background(), tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: db}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
+	w, _, err := tpcc.Prepare(context.Background(),
+		tpcc.Source{Engine: "sqlite", Where: engine.Options{Path: db}, Load: tpcc.LoadConfig{Warehouses: 1, Seed: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Engine().Close()
-	out, _, err := runCLI(t, "run", "pages", "--db", db, "--store", st, "--ghz", "2.5", "--pairs", "1", "--cell", "100ms", "--repeats", "0")
+	out, _, err := runCLI(t, "run", "pages", "--db", db, "--store", st, "--ghz", "2.5", "--pairs", "1", "--cell",
+		"100ms", "--repeats", "0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1 pairs of 100ms cells on CPU ", "at 2.50 GHz", "pair 1, 4 KiB pages, cold", "pair 1, 2 MiB pages, hot", "speed sentinel: "} {
+	for _, want := range []string{"1 pairs of 100ms cells on CPU ", "at 2.50 GHz", "pair 1, 4 KiB pages, cold",
+		"pair 1, 2 MiB pages, hot", "speed sentinel: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 	r := onlyRun(t, st)
 	var cfg pages.RunConfig
-	if err := json.Unmarshal(r.Config, &cfg); err != nil || cfg.DB != db || cfg.Pairs != 1 || cfg.CPU < 0 || cfg.GHz != 2.5 {
+	if err := json.Unmarshal(r.Config, &cfg); err != nil || cfg.DB != db || cfg.Pairs != 1 ||
+		cfg.CPU < 0 || cfg.GHz != 2.5 {
 		t.Errorf("stored configuration %s (%v); want the run's, its CPU resolved", r.Config, err)
 	}
 	f, err := calib.KindMeasuredFit.Last(r)
 	if err != nil || f == nil || len(f.Cells) != 4 || f.GHz != 2.5 {
 		t.Fatalf("stored fit %+v, %v; want the four cells (two cells, cold and hot) at 2.5 GHz", f, err)
 	}
-	if r.Kind != calib.RunFit || r.Status != "complete" || !strings.HasPrefix(r.Command, "numalab run pages ") || !strings.Contains(r.Command, " --db "+db) || !strings.Contains(r.Command, " --ghz 2.5") {
+	if r.Kind != calib.RunFit || r.Status != "complete" || !strings.HasPrefix(r.Command, "numalab run pages ") ||
+		!strings.Contains(r.Command, " --db "+db) || !strings.Contains(r.Command, " --ghz 2.5") {
 		t.Fatalf("stored run %s %s %q", r.Kind, r.Status, r.Command)
 	}
 	// The stored command runs again as it stands.
@@ -200,7 +209,8 @@ func TestRunPagesScriptPostgres(t *testing.T) {
 	dir := t.TempDir()
 	st, init, script := filepath.Join(dir, "s.db"), filepath.Join(dir, "init.sql"), filepath.Join(dir, "tiny.sql")
 	for file, text := range map[string]string{
-		init:   "CREATE TABLE t (k int PRIMARY KEY, v int NOT NULL);\nINSERT INTO t SELECT g, 0 FROM generate_series(1, 2000) g;\n",
+		init: "CREATE TABLE t (k int PRIMARY KEY, v int NOT NULL);\n" +
+			"INSERT INTO t SELECT g, 0 FROM generate_series(1, 2000) g;\n",
 		script: "\\set k random(1, 2000)\nSELECT v FROM t WHERE k = :k;\nUPDATE t SET v = v + 1 WHERE k = :k;\n",
 	} {
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
@@ -228,10 +238,13 @@ func TestRunPagesScriptPostgres(t *testing.T) {
 	if err != nil || f == nil {
 		t.Fatalf("stored fit: %v", err)
 	}
-	if f.FitEngine() != "postgres" || f.FitWorkload() != "tiny.sql" || len(f.Cells) != 4 || !strings.HasPrefix(f.What, "your scripts (tiny.sql) on PostgreSQL") {
-		t.Errorf("stored fit of %s's %s, %d cells, what %q; want PostgreSQL's tiny.sql, two cells cold and hot", f.FitEngine(), f.FitWorkload(), len(f.Cells), f.What)
+	if f.FitEngine() != "postgres" || f.FitWorkload() != "tiny.sql" || len(f.Cells) != 4 ||
+		!strings.HasPrefix(f.What, "your scripts (tiny.sql) on PostgreSQL") {
+		t.Errorf("stored fit of %s's %s, %d cells, what %q; want PostgreSQL's tiny.sql, two cells cold and hot",
+			f.FitEngine(), f.FitWorkload(), len(f.Cells), f.What)
 	}
-	if !strings.Contains(f.Method, "--init "+init+": 2 commands in ") || !strings.Contains(f.Method, " with huge_pages=off") {
+	if !strings.Contains(f.Method, "--init "+init+": 2 commands in ") ||
+		!strings.Contains(f.Method, " with huge_pages=off") {
 		t.Errorf("stored method %q does not say what --init did on each server", f.Method)
 	}
 	for _, c := range f.Cells {
@@ -240,7 +253,8 @@ func TestRunPagesScriptPostgres(t *testing.T) {
 		}
 	}
 	var cfg pages.RunConfig
-	if err := json.Unmarshal(r.Config, &cfg); err != nil || cfg.Script == nil || !slices.Equal(cfg.Script.Scripts, []string{script}) || cfg.Script.Init != init {
+	if err := json.Unmarshal(r.Config, &cfg); err != nil || cfg.Script == nil ||
+		!slices.Equal(cfg.Script.Scripts, []string{script}) || cfg.Script.Init != init {
 		t.Errorf("stored configuration %s (%v); want the script and --init", r.Config, err)
 	}
 	words := shellSplit(t, r.Command)

@@ -36,7 +36,8 @@ func TestRunReportMonitorRefusals(t *testing.T) {
 		{[]string{"--monitor-load", "0.5"}, "-monitor-load: is for --monitor"},
 		{[]string{"--monitor", "trace", "--monitor-load", "11"}, "-monitor-load: 11 is not a fraction of capacity"},
 	} {
-		_, _, err := runCLI(t, append([]string{"run", "report", "--store", st, "--db", filepath.Join(t.TempDir(), "t.db"), "--rows", "10000"}, c.args...)...)
+		_, _, err := runCLI(t, append([]string{"run", "report", "--store", st, "--db", filepath.Join(t.TempDir(), "t.db"),
+			"--rows", "10000"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v\nwant it to say %q", c.args, err, c.want)
 		}
@@ -74,7 +75,8 @@ func TestRunReportMonitorMariaDB(t *testing.T) {
 	}
 	defer db.Exec("SET GLOBAL general_log = OFF")
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "report", "--engine", "mariadb", "--dsn", srv.DSN(), "--allow-settings", "--store", st,
+	out, errOut, err := runCLI(t, "run", "report", "--engine", "mariadb", "--dsn", srv.DSN(),
+		"--allow-settings", "--store", st,
 		"--rows", "20000", "--query", "P1", "--streams", "1", "--duration", "2s", "--warmup", "0s", "--repeat", "1",
 		"--monitor", "general_log,trace", "--monitor-load", "0")
 	if err != nil {
@@ -83,7 +85,8 @@ func TestRunReportMonitorMariaDB(t *testing.T) {
 	r := onlyRun(t, st)
 	cells, err := monitor.KindCell.All(r)
 	if err != nil || r.Kind != monitor.ReportRunKind || len(cells) != 4 {
-		t.Fatalf("stored a %s run of %d monitor cells (%v); want a %s run of 4", r.Kind, len(cells), err, monitor.ReportRunKind)
+		t.Fatalf("stored a %s run of %d monitor cells (%v); want a %s run of 4",
+			r.Kind, len(cells), err, monitor.ReportRunKind)
 	}
 	var got []string
 	var on, onCells, off int64
@@ -119,7 +122,8 @@ func TestRunReportMonitorMariaDB(t *testing.T) {
 	logged := int64(strings.Count(string(b), "Query\t"+p1) + strings.Count(string(b), "Execute\t"+p1))
 	t.Logf("general log: %d P1 queries; general_log's on cells counted %d, the other cells %d", logged, on, off)
 	if logged < on || logged > on+onCells {
-		t.Errorf("the general log holds %d P1 queries; want the %d that general_log's on cells counted, plus at most one a cell (the other cells ran %d)", logged, on, off)
+		t.Errorf("the general log holds %d P1 queries; want the %d that general_log's on cells counted, plus at "+
+			"most one a cell (the other cells ran %d)", logged, on, off)
 	}
 	if an, err := monitor.KindAnalysis.Last(r); err != nil || an == nil || len(an.Overheads) != 2 {
 		t.Errorf("stored analysis %+v (%v); want one overhead a facility", an, err)

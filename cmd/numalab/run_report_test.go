@@ -30,7 +30,8 @@ func TestRunReportHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: numalab run report", "Examples:", "--dop 1,2,4", "max_parallel_workers_per_", "Flags:"} {
+	for _, want := range []string{"Usage: numalab run report", "Examples:", "--dop 1,2,4",
+		"max_parallel_workers_per_", "Flags:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run report --help lacks %q", want)
 		}
@@ -46,12 +47,14 @@ func TestRunReportBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--engine", "sqlite", "--dop", "1,2"}, "SQLite runs each query on one thread: use --dop 1"},
-		{[]string{"--engine", "duckdb", "--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
+		{[]string{"--engine", "duckdb", "--dop", "1," + tooMany},
+			fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
 		{[]string{"--engine", "postgres", "--dop", tooMany}, "more than this machine's"},
 		{[]string{"--query", "P3"}, `-query: unknown query "P3" (expected P1, P2 or P1,P2)`},
 		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine: want sqlite, duckdb, postgres or mariadb`},
 		{[]string{"--engine", "sqlite", "--dsn", "postgres://x@h/db"}, "-dsn: a DSN is for --engine postgres or mariadb"},
-		{[]string{"--engine", "mariadb", "--dop", "1,2"}, "asks MariaDB for DOP 2, but MariaDB has no intra-query parallelism"},
+		{[]string{"--engine", "mariadb", "--dop", "1,2"},
+			"asks MariaDB for DOP 2, but MariaDB has no intra-query parallelism"},
 		{[]string{"--engine", "mariadb", "--db", filepath.Join(dir, "t.db")}, "-db: a file is for --engine sqlite or duckdb"},
 		{[]string{"--rows", "0"}, "-rows and -rate: 0 rows is not between 1 and 200000000"},
 		{[]string{"--streams", "0"}, `-streams: "0" is not a list of whole numbers of at least 1`},
@@ -77,8 +80,10 @@ func TestRunReportUnreachableDSN(t *testing.T) {
 	const pw = "s3cretPW"
 	dsns := [][3]string{ // engine, DSN, what the error says
 		{"postgres", "postgres://bob:" + pw + "@127.0.0.1:1/lab?connect_timeout=5", "connecting to PostgreSQL"},
-		{"postgres", "host=127.0.0.1 port=1 user=bob password=" + pw + " dbname=lab connect_timeout=5", "connecting to PostgreSQL"},
-		{"mariadb", "bob:" + pw + "@tcp(127.0.0.1:1)/?timeout=5s", "opening transtats on MariaDB: opening mariadb: connecting to"},
+		{"postgres", "host=127.0.0.1 port=1 user=bob password=" + pw + " dbname=lab connect_timeout=5",
+			"connecting to PostgreSQL"},
+		{"mariadb", "bob:" + pw + "@tcp(127.0.0.1:1)/?timeout=5s",
+			"opening transtats on MariaDB: opening mariadb: connecting to"},
 	}
 	for _, d := range dsns {
 		out, errOut, err := runCLI(t, "run", "report", "--engine", d[0], "--dsn", d[1], "--rows", "1000",
@@ -141,7 +146,8 @@ func TestRunReportDuckDB(t *testing.T) {
 	}
 	ndop := len(strings.Split(dops, ","))
 	args := []string{"run", "report", "--engine", "duckdb", "--db", db, "--rows", "20000", "--warmup", "0s", "--store", st}
-	out, errOut, err := runCLI(t, append(args[:len(args):len(args)], "--query", "P2", "--streams", "1,2", "--dop", dops, "--duration", "500ms")...)
+	out, errOut, err := runCLI(t,
+		append(args[:len(args):len(args)], "--query", "P2", "--streams", "1,2", "--dop", dops, "--duration", "500ms")...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -170,7 +176,8 @@ func TestRunReportDuckDB(t *testing.T) {
 			continue
 		}
 		if c.Cell.Engine != "duckdb" || c.Cell.Workload != "transtats" || c.PlanBefore == "" || c.PlanAfter == "" {
-			t.Errorf("cell %d: engine %q workload %q, plans %d and %d bytes", c.Cell.Index, c.Cell.Engine, c.Cell.Workload, len(c.PlanBefore), len(c.PlanAfter))
+			t.Errorf("cell %d: engine %q workload %q, plans %d and %d bytes",
+				c.Cell.Index, c.Cell.Engine, c.Cell.Workload, len(c.PlanBefore), len(c.PlanAfter))
 		}
 		if c.Cell.DOP == 1 && c.SpeedupVsDOP1 != 1 {
 			t.Errorf("cell %d at DOP 1: speedup %v, want 1", c.Cell.Index, c.SpeedupVsDOP1)
@@ -181,21 +188,24 @@ func TestRunReportDuckDB(t *testing.T) {
 	}
 	// The second run reuses the file. P1 takes far longer than P2 (it
 	// builds a hash table of dimension's 1,440,000 rows): a longer window.
-	if _, errOut, err := runCLI(t, append(args[:len(args):len(args)], "--query", "P1", "--streams", "1", "--dop", "1", "--duration", "3s")...); err != nil {
+	if _, errOut, err := runCLI(t, append(args[:len(args):len(args)], "--query", "P1", "--streams", "1", "--dop",
+		"1", "--duration", "3s")...); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	_, cells, load = reportItems(t, st, 2)
 	if load == nil || !load.Reused || load.Rows != 20000 || load.RowsPerSecond <= 0 {
 		t.Errorf("second load = %+v, want the file reused with the first load's rate", load)
 	}
-	if len(cells) != 1 || cells[0].Query != "P1" || cells[0].Cell == nil || cells[0].Cell.Total.Count == 0 || cells[0].Cell.Total.Errors != 0 {
+	if len(cells) != 1 || cells[0].Query != "P1" || cells[0].Cell == nil || cells[0].Cell.Total.Count == 0 ||
+		cells[0].Cell.Total.Errors != 0 {
 		t.Errorf("second run: %+v, want one P1 cell with successful queries", cells)
 	}
 }
 
 func TestRunReportSQLiteJSON(t *testing.T) {
 	dir := t.TempDir()
-	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite", "--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
+	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite",
+		"--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
 		"--query", "P2", "--duration", "1s", "--warmup", "300ms", "--store", filepath.Join(dir, "s.db"), "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -204,7 +214,8 @@ func TestRunReportSQLiteJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &o); err != nil {
 		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
 	}
-	if o.Load == nil || o.Load.Engine != "sqlite" || len(o.Cells) != 1 || o.Cells[0].Cell == nil || o.Cells[0].Cell.Total.Count == 0 {
+	if o.Load == nil || o.Load.Engine != "sqlite" || len(o.Cells) != 1 || o.Cells[0].Cell == nil ||
+		o.Cells[0].Cell.Total.Count == 0 {
 		t.Errorf("--json: %s", out)
 	}
 	if !strings.Contains(errOut, "queries/h") {
@@ -272,8 +283,9 @@ func TestRunReportServerKilled(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	out := &killWriter{pid: s.PID(), after: 1500 * time.Millisecond}
 	var errOut bytes.Buffer
-	err := runChecked(t, ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
-		"--streams", "1,2,1", "--duration", "3s", "--warmup", "0s", "--store", st}, out, &errOut)
+	err := runChecked(t,
+		ctx, []string{"run", "report", "--engine", "postgres", "--dsn", s.DSN(), "--rows", "20000", "--query", "P2",
+			"--streams", "1,2,1", "--duration", "3s", "--warmup", "0s", "--store", st}, out, &errOut)
 	t.Logf("%s%s", out, errOut.String())
 	if err == nil || !strings.Contains(err.Error(), "running cell 1 (P2, 2 streams, DOP 1): postgres stopped answering") ||
 		!strings.Contains(err.Error(), "(1 earlier cells stored)") {
@@ -306,8 +318,10 @@ func TestRunReportServerKilled(t *testing.T) {
 func TestRunReportPaced(t *testing.T) {
 	dir := t.TempDir()
 	st := filepath.Join(dir, "s.db")
-	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite", "--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
-		"--query", "P2", "--duration", "1s", "--warmup", "300ms", "--arrival-rate", "20", "--arrivals", "uniform", "--store", st, "--json")
+	out, errOut, err := runCLI(t, "run", "report", "--engine", "sqlite",
+		"--db", filepath.Join(dir, "t.sqlite"), "--rows", "10000",
+		"--query", "P2", "--duration", "1s", "--warmup", "300ms", "--arrival-rate", "20", "--arrivals", "uniform",
+		"--store", st, "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -316,7 +330,8 @@ func TestRunReportPaced(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
 	c := o.Cells[0]
-	if p := c.Cell.Pace; p == nil || p.Mode != "rate" || p.Rate != 20 || p.Arrivals != "uniform" || p.Offered < 19 || p.Offered > 21 || c.SpeedupVsDOP1 != 0 {
+	if p := c.Cell.Pace; p == nil || p.Mode != "rate" || p.Rate != 20 || p.Arrivals != "uniform" || p.Offered < 19 ||
+		p.Offered > 21 || c.SpeedupVsDOP1 != 0 {
 		t.Errorf("paced cell: pace %+v, speedup %g", c.Cell.Pace, c.SpeedupVsDOP1)
 	}
 	if !strings.Contains(errOut, "paced 20/s (uniform): ") || !strings.Contains(errOut, "due in the window") {
@@ -324,14 +339,16 @@ func TestRunReportPaced(t *testing.T) {
 	}
 	r := storedRun(t, st, 1)
 	checkStored(t, r)
-	if r.Kind != "report-paced" || !strings.Contains(r.Command, "--rate 5000 ") || !strings.Contains(r.Command, "--arrival-rate 20 --arrivals uniform") {
+	if r.Kind != "report-paced" || !strings.Contains(r.Command, "--rate 5000 ") ||
+		!strings.Contains(r.Command, "--arrival-rate 20 --arrivals uniform") {
 		t.Errorf("stored as kind %q, command %q", r.Kind, r.Command)
 	}
 	text, _, err := runCLI(t, "report", "--store", st, "--format", "text", "1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "Paced queries") || !strings.Contains(text, "20/s (uniform)") || !strings.Contains(text, "no report run given") {
+	if !strings.Contains(text, "Paced queries") || !strings.Contains(text, "20/s (uniform)") ||
+		!strings.Contains(text, "no report run given") {
 		t.Errorf("report text:\n%s", text)
 	}
 	csv, _, err := runCLI(t, "report", "--store", st, "--format", "csv", "1")
@@ -346,8 +363,10 @@ func TestRunReportPaced(t *testing.T) {
 func TestReportArgvPacedReparses(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []sweep.Pacing{{Rate: 2.5, Arrivals: "uniform"}, {Think: 50 * time.Millisecond, ThinkDist: "exp"}} {
-		c := transtats.RunConfig{Common: runconfig.Common{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Duration: time.Second, Warmup: 0, Seed: 1,
-			Repeat: 1, Load: sweep.Load{Pacing: p}}, Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1}, Queries: []string{"P2"}, DataNode: -1}
+		c := transtats.RunConfig{Common: runconfig.Common{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"),
+			Duration: time.Second, Warmup: 0, Seed: 1,
+			Repeat: 1, Load: sweep.Load{Pacing: p}}, Rows: 10000, Rate: 500, Streams: []int{2}, DOP: []int{1},
+			Queries: []string{"P2"}, DataNode: -1}
 		argv := reportArgv(c)
 		got, _, _, _, _, err := reportFlags(&env{stdout: io.Discard, stderr: io.Discard}, argv[2:])
 		if err != nil || asJSON(t, got) != asJSON(t, c) {

@@ -22,7 +22,8 @@ CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO sqltest_accounts SELECT i, 0 FROM n;
 `})
 	db = filepath.Join(dir, "bank.db")
-	if _, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", db, "--init", filepath.Join(dir, "schema.sql"),
+	if _, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", db, "--init",
+		filepath.Join(dir, "schema.sql"),
 		"--script", filepath.Join(dir, "bank.sql"), "--streams", "1", "--duration", "300ms", "--warmup", "300ms",
 		"--store", filepath.Join(dir, "init.db")); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
@@ -38,8 +39,10 @@ func TestRunSQLDOPAndTrace(t *testing.T) {
 		"schema.sql": "CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);\n" +
 			"INSERT INTO sqltest_accounts SELECT i, i % 7 FROM range(1, 100001) t(i);\n"})
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "sql", "--engine", "duckdb", "--db", filepath.Join(dir, "sum.duckdb"), "--init", filepath.Join(dir, "schema.sql"),
-		"--script", filepath.Join(dir, "sum.sql"), "--streams", "1", "--dop", "1,2", "--trace", "5", "--duration", "300ms", "--warmup", "300ms", "--store", st)
+	out, errOut, err := runCLI(t, "run", "sql", "--engine", "duckdb", "--db", filepath.Join(dir, "sum.duckdb"), "--init",
+		filepath.Join(dir, "schema.sql"),
+		"--script", filepath.Join(dir, "sum.sql"), "--streams", "1", "--dop", "1,2", "--trace", "5", "--duration", "300ms",
+		"--warmup", "300ms", "--store", st)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -87,7 +90,8 @@ func TestRunSQLCurve(t *testing.T) {
 	cv, err := curve.KindCurve.Last(r)
 	cells, cerr := sqlscript.StoredCells(r)
 	if r.Kind != curve.SQLRunKind || err != nil || cv == nil || cerr != nil || len(cells) != 3 {
-		t.Fatalf("run %s: curve %v (%v), %d cells (%v); want a %s run with 3 cells and its curve", r.Kind, cv, err, len(cells), cerr, curve.SQLRunKind)
+		t.Fatalf("run %s: curve %v (%v), %d cells (%v); want a %s run with 3 cells and its curve",
+			r.Kind, cv, err, len(cells), cerr, curve.SQLRunKind)
 	}
 	if cv.Capacity <= 0 || len(cv.Points) != 2 {
 		t.Errorf("curve: capacity %g, %d paced points; want a capacity and 2 points", cv.Capacity, len(cv.Points))
@@ -104,8 +108,10 @@ func TestRunSQLCurve(t *testing.T) {
 func TestRunSQLMonitor(t *testing.T) {
 	dir, db := sqliteBank(t)
 	st := filepath.Join(t.TempDir(), "s.db")
-	out, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", db, "--script", filepath.Join(dir, "bank.sql"),
-		"--streams", "1", "--monitor", "sysmon", "--repeat", "2", "--monitor-load", "0", "--duration", "200ms", "--warmup", "20ms", "--store", st)
+	out, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", db, "--script",
+		filepath.Join(dir, "bank.sql"),
+		"--streams", "1", "--monitor", "sysmon", "--repeat", "2", "--monitor-load", "0", "--duration", "200ms", "--warmup",
+		"20ms", "--store", st)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -113,8 +119,10 @@ func TestRunSQLMonitor(t *testing.T) {
 	cells, err := monitor.KindCell.All(r)
 	scripts, serr := sqlscript.KindCellScripts.All(r)
 	an, aerr := monitor.KindAnalysis.Last(r)
-	if r.Kind != monitor.SQLRunKind || err != nil || len(cells) != 4 || serr != nil || len(scripts) != 4 || aerr != nil || an == nil {
-		t.Fatalf("run %s: %d monitor cells (%v), %d script figures (%v), analysis %v (%v); want a %s run of 4 cells, each with its figures, and the analysis",
+	if r.Kind != monitor.SQLRunKind || err != nil || len(cells) != 4 || serr != nil || len(scripts) != 4 ||
+		aerr != nil || an == nil {
+		t.Fatalf("run %s: %d monitor cells (%v), %d script figures (%v), analysis %v (%v); want a %s run of 4 cells, "+
+			"each with its figures, and the analysis",
 			r.Kind, len(cells), err, len(scripts), serr, an, aerr, monitor.SQLRunKind)
 	}
 	if !strings.Contains(out, "What each facility costs") || !strings.Contains(out, "sysmon") {
@@ -128,7 +136,8 @@ func TestRunSQLCompare(t *testing.T) {
 	dir, db := sqliteBank(t)
 	st := filepath.Join(t.TempDir(), "s.db")
 	for range 2 {
-		if _, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", db, "--script", filepath.Join(dir, "bank.sql"),
+		if _, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", db, "--script",
+			filepath.Join(dir, "bank.sql"),
 			"--streams", "1,2", "--repeat", "2", "--duration", "300ms", "--warmup", "300ms", "--store", st); err != nil {
 			t.Fatalf("%v\n%s", err, errOut)
 		}

@@ -21,7 +21,8 @@ func TestRunSQLHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: numalab run sql", "docs/workloads/sql.md", "--script FILE[@WEIGHT]", "--max-errors", "Examples:", "Flags:"} {
+	for _, want := range []string{"Usage: numalab run sql", "docs/workloads/sql.md", "--script FILE[@WEIGHT]",
+		"--max-errors", "Examples:", "Flags:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run sql --help lacks %q", want)
 		}
@@ -41,7 +42,8 @@ func sqlFiles(t *testing.T, texts map[string]string) string {
 }
 
 func TestRunSQLBadInput(t *testing.T) {
-	dir := sqlFiles(t, map[string]string{"bad.sql": "\\set aid random(1,\nSELECT 1;\n", "ok.sql": "SELECT 1 AS one;\n", "shell.sql": "\\shell ls\n"})
+	dir := sqlFiles(t, map[string]string{"bad.sql": "\\set aid random(1,\nSELECT 1;\n", "ok.sql": "SELECT 1 AS one;\n",
+		"shell.sql": "\\shell ls\n"})
 	exists := filepath.Join(dir, "exists.db")
 	if err := os.WriteFile(exists, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -61,8 +63,10 @@ func TestRunSQLBadInput(t *testing.T) {
 		{[]string{"--script", ok, "--define", "scale"}, "-define"},
 		{[]string{"--script", ok, "--engine", "oracle"}, `-engine: "oracle" is not an engine`},
 		{[]string{"--script", ok, "--engine", "sqlite"}, "-db: no database file given"},
-		{[]string{"--script", ok, "--engine", "sqlite", "--db", filepath.Join(dir, "none.db")}, "does not exist: name an existing database, or add --init"},
-		{[]string{"--script", ok, "--engine", "sqlite", "--db", exists, "--init", ok}, "exists, and --init sets up a new database"},
+		{[]string{"--script", ok, "--engine", "sqlite", "--db", filepath.Join(dir, "none.db")},
+			"does not exist: name an existing database, or add --init"},
+		{[]string{"--script", ok, "--engine", "sqlite", "--db", exists, "--init", ok},
+			"exists, and --init sets up a new database"},
 		{[]string{"--script", ok, "--dsn", "host=/tmp", "--init", ok}, "-init"},
 		{[]string{"--script", ok, "--streams", "0"}, `-streams`},
 		{[]string{"--script", ok, "--max-tries", "0"}, `-max-tries`},
@@ -93,7 +97,8 @@ UPDATE sqltest_accounts SET balance = balance + :delta WHERE aid = :aid;
 func runSQLSweep(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	st := filepath.Join(t.TempDir(), "s.db")
-	args = append([]string{"run", "sql", "--script", filepath.Join(dir, "bank.sql"), "--streams", "1,2", "--duration", "300ms",
+	args = append([]string{"run", "sql", "--script", filepath.Join(dir, "bank.sql"), "--streams", "1,2",
+		"--duration", "300ms",
 		"--warmup", "300ms", "--store", st, "--json"}, args...)
 	out, errOut, err := runCLI(t, args...)
 	if err != nil {
@@ -117,7 +122,8 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 			t.Errorf("cell %d: no speed sentinel reading after it (%+v)", c.Cell.Index, c.Sentinel)
 		}
 	}
-	if !strings.HasPrefix(r.Command, "numalab run sql --engine ") || !strings.Contains(r.Command, "--script "+filepath.Join(dir, "bank.sql")) ||
+	if !strings.HasPrefix(r.Command, "numalab run sql --engine ") ||
+		!strings.Contains(r.Command, "--script "+filepath.Join(dir, "bank.sql")) ||
 		strings.Contains(r.Command, "secret") {
 		t.Errorf("stored command %q", r.Command)
 	}
@@ -145,7 +151,8 @@ func runSQLSweep(t *testing.T, dir string, args ...string) {
 	if done || err != nil {
 		t.Fatalf("the stored command %q does not parse: %v", r.Command, err)
 	}
-	if js, _ := json.Marshal(back); !strings.Contains(string(r.Config), `"streams":[1,2]`) || !jsonSame(t, js, r.Config, "init") {
+	if js, _ := json.Marshal(back); !strings.Contains(string(r.Config), `"streams":[1,2]`) ||
+		!jsonSame(t, js, r.Config, "init") {
 		t.Errorf("stored command %q gives\n%s\nstored\n%s", r.Command, js, r.Config)
 	}
 	// The report shows the run.
@@ -181,16 +188,19 @@ func TestRunSQLSQLite(t *testing.T) {
 CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO sqltest_accounts SELECT i, 0 FROM n;
 `})
-	runSQLSweep(t, dir, "--engine", "sqlite", "--db", filepath.Join(dir, "bank.db"), "--init", filepath.Join(dir, "schema.sql"))
+	runSQLSweep(t, dir, "--engine", "sqlite", "--db", filepath.Join(dir, "bank.db"), "--init",
+		filepath.Join(dir, "schema.sql"))
 }
 
 func TestRunSQLDuckDB(t *testing.T) {
-	dir := sqlFiles(t, map[string]string{"bank.sql": bankSQL, "schema.sql": `CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
+	dir := sqlFiles(t, map[string]string{"bank.sql": bankSQL,
+		"schema.sql": `CREATE TABLE sqltest_accounts (aid INTEGER PRIMARY KEY, balance INTEGER NOT NULL);
 INSERT INTO sqltest_accounts SELECT i, 0 FROM range(1, 1001) t(i);
 `})
 	// DuckDB's optimistic transactions: two streams updating one row
 	// conflict, a failure worth retrying.
-	runSQLSweep(t, dir, "--engine", "duckdb", "--db", filepath.Join(dir, "bank.duckdb"), "--init", filepath.Join(dir, "schema.sql"), "--max-tries", "10")
+	runSQLSweep(t, dir, "--engine", "duckdb", "--db", filepath.Join(dir, "bank.duckdb"), "--init",
+		filepath.Join(dir, "schema.sql"), "--max-tries", "10")
 }
 
 // TestRunSQLPostgres runs on the package's shared server by --dsn: the
@@ -228,7 +238,8 @@ func TestRunSQLMariaDB(t *testing.T) {
 	}
 	db := sql.OpenDB(conn)
 	defer db.Close()
-	if _, err := db.Exec(`CREATE DATABASE IF NOT EXISTS sqltest; USE sqltest; DROP TABLE IF EXISTS sqltest.sqltest_accounts;
+	if _, err := db.Exec(
+		`CREATE DATABASE IF NOT EXISTS sqltest; USE sqltest; DROP TABLE IF EXISTS sqltest.sqltest_accounts;
 CREATE TABLE sqltest.sqltest_accounts (aid int PRIMARY KEY, balance int NOT NULL);
 INSERT INTO sqltest.sqltest_accounts SELECT seq, 0 FROM seq_1_to_1000`); err != nil {
 		t.Fatal(err)
@@ -244,13 +255,17 @@ INSERT INTO sqltest.sqltest_accounts SELECT seq, 0 FROM seq_1_to_1000`); err != 
 func TestRunSQLStopsAtMaxErrors(t *testing.T) {
 	dir := sqlFiles(t, map[string]string{
 		"schema.sql": "CREATE TABLE t (x INTEGER PRIMARY KEY);\nINSERT INTO t VALUES (1);\n",
-		"flaky.sql":  "\\set n random(1, 10000)\nSELECT x FROM t WHERE x = 1;\n\\if :n > 9990\nSELECT * FROM missing;\n\\endif\n",
+		"flaky.sql": "\\set n random(1, 10000)\nSELECT x FROM t WHERE x = 1;\n" +
+			"\\if :n > 9990\nSELECT * FROM missing;\n\\endif\n",
 	})
 	st := filepath.Join(t.TempDir(), "s.db")
-	_, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", filepath.Join(dir, "t.db"), "--init", filepath.Join(dir, "schema.sql"),
-		"--script", filepath.Join(dir, "flaky.sql"), "--streams", "1,2", "--repeat", "50", "--duration", "100ms", "--warmup", "0s",
+	_, errOut, err := runCLI(t, "run", "sql", "--engine", "sqlite", "--db", filepath.Join(dir, "t.db"), "--init",
+		filepath.Join(dir, "schema.sql"),
+		"--script", filepath.Join(dir, "flaky.sql"), "--streams", "1,2", "--repeat", "50", "--duration",
+		"100ms", "--warmup", "0s",
 		"--max-errors", "20", "--store", st)
-	if err == nil || !strings.Contains(err.Error(), "more than --max-errors 20") || !strings.Contains(err.Error(), "flaky.sql:4: SELECT * FROM missing: no such table") {
+	if err == nil || !strings.Contains(err.Error(), "more than --max-errors 20") ||
+		!strings.Contains(err.Error(), "flaky.sql:4: SELECT * FROM missing: no such table") {
 		t.Fatalf("err = %v; want the run stopped at --max-errors, naming flaky.sql:4 and its error\n%s", err, errOut)
 	}
 	r := onlyRun(t, st)
@@ -261,7 +276,8 @@ func TestRunSQLStopsAtMaxErrors(t *testing.T) {
 	}
 	// The call that passed --max-errors is in the cells' count only when
 	// it ended inside a cell's window (100 ms here): 20 or more.
-	if r.Status != "failed" || len(cells) < 2 || failed < 20 || !slices.ContainsFunc(cells, func(c sqlscript.Cell) bool { return c.Cell.Total.Count > 0 }) {
+	if r.Status != "failed" || len(cells) < 2 || failed < 20 ||
+		!slices.ContainsFunc(cells, func(c sqlscript.Cell) bool { return c.Cell.Total.Count > 0 }) {
 		t.Errorf("stored %s with %d cells, %d failed; want it failed, with the cells before", r.Status, len(cells), failed)
 	}
 }

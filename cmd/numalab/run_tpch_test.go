@@ -35,7 +35,8 @@ func TestRunTPCHBadInput(t *testing.T) {
 		{[]string{"--query", "23"}, `-query: "23" is not a list of TPC-H query numbers 1 to 22`},
 		{[]string{"--query", "0,1"}, `-query: "0,1" is not a list of TPC-H query numbers 1 to 22`},
 		{[]string{"--engine", "sqlite", "--dop", "1,2"}, "asks SQLite for DOP 2, but SQLite runs each query on one thread"},
-		{[]string{"--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs", tooMany, runtime.NumCPU())},
+		{[]string{"--dop", "1," + tooMany}, fmt.Sprintf("has DOP %s, more than this machine's %d CPUs",
+			tooMany, runtime.NumCPU())},
 		{[]string{"--engine", "mysql"}, `-engine: "mysql" is not an engine`},
 		{[]string{"--repeats", "0"}, `-repeats: "0" is not valid: want a whole number from 1 to 1000`},
 	} {
@@ -77,12 +78,14 @@ func TestRunTPCHDuckDB(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		dop = "1"
 	}
-	out, _, err := runCLI(t, "run", "tpch", "--engine", "duckdb", "--sf", "0.01", "--db", filepath.Join(dir, "t.duckdb"), "--query", "1,6,14",
+	out, _, err := runCLI(t, "run", "tpch", "--engine", "duckdb", "--sf", "0.01", "--db", filepath.Join(dir, "t.duckdb"),
+		"--query", "1,6,14",
 		"--dop", dop, "--streams", "2", "--duration", "1s", "--warmup", "0s", "--store", st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Speedup against DOP", "Q14", "Plan changes between consecutive DOPs:", "2 streams: DOP 1:", "most queries per hour at DOP",
+	for _, want := range []string{"Speedup against DOP", "Q14", "Plan changes between consecutive DOPs:",
+		"2 streams: DOP 1:", "most queries per hour at DOP",
 		"Cost model against the clock at DOP 1", "largest error: Q"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -122,7 +125,8 @@ func TestRunTPCHDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="tpch"`, `id="tpch-speedup"`, `id="tpch-cost"`, `id="tpch-plans"`, `id="tpch-dop"`, "not audited"} {
+	for _, want := range []string{`id="tpch"`, `id="tpch-speedup"`, `id="tpch-cost"`, `id="tpch-plans"`,
+		`id="tpch-dop"`, "not audited"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the report lacks %s", want)
 		}
@@ -134,7 +138,8 @@ func TestRunTPCHHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Usage: numalab run tpch", "docs/workloads/tpch.md", "not audited", "max_parallel_workers_per_gather", "Examples:", "Flags:"} {
+	for _, want := range []string{"Usage: numalab run tpch", "docs/workloads/tpch.md", "not audited",
+		"max_parallel_workers_per_gather", "Examples:", "Flags:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run tpch --help lacks %q", want)
 		}
@@ -150,10 +155,14 @@ func TestRunTPCHHelp(t *testing.T) {
 func TestTPCHArgvReparses(t *testing.T) {
 	dir := t.TempDir()
 	for i, c := range []tpch.RunConfig{
-		{Common: runconfig.Common{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x", StoredDSN: "postgres://me:xxxxx@db/x", Seed: 3, Repeat: 2,
-			Duration: time.Second, Warmup: 0}, SF: 0.01, DOP: []int{1, 2}, Queries: []int{1, 6}, Placement: "node=0", DataNode: 0},
-		{Common: runconfig.Common{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Seed: 1, Repeat: 1, Duration: 3 * time.Second, Warmup: time.Second,
-			Load: sweep.Load{Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}}}, SF: 0.01, DOP: []int{1}, Queries: []int{22}, Streams: []int{2, 4}, DataNode: -1},
+		{Common: runconfig.Common{Engine: "postgres", DSN: "postgres://me:xxxxx@db/x",
+			StoredDSN: "postgres://me:xxxxx@db/x", Seed: 3, Repeat: 2,
+			Duration: time.Second, Warmup: 0}, SF: 0.01, DOP: []int{1, 2}, Queries: []int{1, 6},
+			Placement: "node=0", DataNode: 0},
+		{Common: runconfig.Common{Engine: "sqlite", DB: filepath.Join(dir, "t.sqlite"), Seed: 1, Repeat: 1,
+			Duration: 3 * time.Second, Warmup: time.Second,
+			Load: sweep.Load{Pacing: sweep.Pacing{Rate: 2.5, Arrivals: "uniform"}}}, SF: 0.01, DOP: []int{1},
+			Queries: []int{22}, Streams: []int{2, 4}, DataNode: -1},
 	} {
 		th := []dop.Threshold{{Cost: 17}, {Seconds: 0.25}}[i]
 		argv := tpchArgv(c, th)
@@ -172,8 +181,10 @@ func TestTPCHArgvReparses(t *testing.T) {
 func TestRunTPCHPaced(t *testing.T) {
 	dir := t.TempDir()
 	st := filepath.Join(dir, "s.db")
-	out, errOut, err := runCLI(t, "run", "tpch", "--engine", "sqlite", "--sf", "0.01", "--db", filepath.Join(dir, "t.sqlite"), "--query", "6",
-		"--streams", "2", "--duration", "1s", "--warmup", "0s", "--think", "20ms", "--think-dist", "exp", "--store", st, "--json")
+	out, errOut, err := runCLI(t, "run", "tpch", "--engine", "sqlite", "--sf", "0.01", "--db",
+		filepath.Join(dir, "t.sqlite"), "--query", "6",
+		"--streams", "2", "--duration", "1s", "--warmup", "0s", "--think", "20ms", "--think-dist", "exp",
+		"--store", st, "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -182,7 +193,8 @@ func TestRunTPCHPaced(t *testing.T) {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
 	for _, c := range o.Cells {
-		if c.Cell == nil || c.Cell.Pace == nil || c.Cell.Pace.Mode != "think" || c.Cell.Pace.Think != 20*time.Millisecond || c.Cell.Pace.ThinkDist != "exponential" {
+		if c.Cell == nil || c.Cell.Pace == nil || c.Cell.Pace.Mode != "think" || c.Cell.Pace.Think != 20*time.Millisecond ||
+			c.Cell.Pace.ThinkDist != "exponential" {
 			t.Errorf("%s cell: %+v", c.Mode, c.Cell)
 		}
 	}
@@ -201,7 +213,8 @@ func TestRunTPCHPaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text, "Paced queries") || !strings.Contains(text, "think 20ms (exponential)") || strings.Contains(text, "TPC-H-derived queries (not audited") {
+	if !strings.Contains(text, "Paced queries") || !strings.Contains(text, "think 20ms (exponential)") ||
+		strings.Contains(text, "TPC-H-derived queries (not audited") {
 		t.Errorf("report text:\n%s", text)
 	}
 }

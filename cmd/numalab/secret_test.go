@@ -138,7 +138,8 @@ func TestConnStringNeverLeaks(t *testing.T) {
 			doors = append(doors, door{"--store", append(slices.Clone(cmd), "--store", c), ""})
 			doors = append(doors, door{"$NUMALAB_STORE", cmd, c})
 		}
-		doors = append(doors, door{"store copy", []string{"store", "copy", c, st}, ""}, door{"store copy", []string{"store", "copy", st, c}, ""})
+		doors = append(doors, door{"store copy", []string{"store", "copy", c, st}, ""},
+			door{"store copy", []string{"store", "copy", st, c}, ""})
 		for _, cmd := range []string{"oltp", "insert"} {
 			sweep := filepath.Join(sweeps, cmd+".toml")
 			if err := os.WriteFile(sweep, []byte("engine = \"sqlite\"\ndb = "+strconv.Quote(c)+"\n"), 0o644); err != nil {

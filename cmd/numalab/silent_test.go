@@ -57,7 +57,8 @@ func TestSilentServerConnectTimeout(t *testing.T) {
 	port := silentServer(t)
 	const secret = "s3cret-pw"
 	for _, c := range []struct{ engine, dsn, where string }{
-		{"postgres", "host=127.0.0.1 port=" + port + " user=u password=" + secret + " dbname=x", "host=127.0.0.1 port=" + port},
+		{"postgres", "host=127.0.0.1 port=" + port + " user=u password=" + secret + " dbname=x",
+			"host=127.0.0.1 port=" + port},
 		{"mariadb", "u:" + secret + "@tcp(127.0.0.1:" + port + ")/", "tcp(127.0.0.1:" + port + ")"},
 	} {
 		st := filepath.Join(t.TempDir(), "s.db")
@@ -71,7 +72,8 @@ func TestSilentServerConnectTimeout(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "no answer within 1s (--connect-timeout") || !strings.Contains(msg, c.where) || strings.Contains(msg, secret) {
+		if !strings.Contains(msg, "no answer within 1s (--connect-timeout") || !strings.Contains(msg, c.where) ||
+			strings.Contains(msg, secret) {
 			t.Errorf("%s: %q\nwant the server (%s, no password) and the bound named", c.engine, msg, c.where)
 		}
 		if took < time.Second || took > 6*time.Second {
@@ -89,7 +91,8 @@ func TestSilentServerConnectTimeout(t *testing.T) {
 		start := time.Now()
 		_, _, err := runCLI(t, "inspect", "--engine", c.engine, "--dsn", c.dsn, "--connect-timeout", "1s")
 		took := time.Since(start)
-		if err == nil || !strings.Contains(err.Error(), "no answer within 1s (--connect-timeout") || strings.Contains(err.Error(), secret) || took > 6*time.Second {
+		if err == nil || !strings.Contains(err.Error(), "no answer within 1s (--connect-timeout") ||
+			strings.Contains(err.Error(), secret) || took > 6*time.Second {
 			t.Errorf("inspect --engine %s: %v after %v; want the bound named, no password", c.engine, err, took)
 		}
 	}

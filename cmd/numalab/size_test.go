@@ -18,7 +18,8 @@ func TestAbsurdWarehousesRefused(t *testing.T) {
 			args = append(args, "--db", filepath.Join(dir, "w.db"))
 		}
 		_, _, err := runCLI(t, args...)
-		if err == nil || !strings.Contains(err.Error(), `-warehouses: "99999999"`) || !strings.Contains(err.Error(), "more than the whole filesystem") {
+		if err == nil || !strings.Contains(err.Error(), `-warehouses: "99999999"`) ||
+			!strings.Contains(err.Error(), "more than the whole filesystem") {
 			t.Errorf("%s: --warehouses 99999999: %v, want a refusal naming the flag", eng, err)
 		}
 	}

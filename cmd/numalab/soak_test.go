@@ -37,10 +37,12 @@ func TestSoakRunCommands(t *testing.T) {
 	win := []string{"--duration", "200ms", "--warmup", "0s", "--store", st}
 	cmds := [][]string{
 		append([]string{"run", "oltp", "--db", db, "--streams", "1,2"}, win...),
-		append([]string{"run", "report", "--engine", "duckdb", "--db", filepath.Join(dir, "t.duckdb"), "--rows", "20000", "--query", "P2", "--streams", "2", "--dop", strconv.Itoa(min(2, runtime.NumCPU()))}, win...),
+		append([]string{"run", "report", "--engine", "duckdb", "--db", filepath.Join(dir, "t.duckdb"), "--rows", "20000",
+			"--query", "P2", "--streams", "2", "--dop", strconv.Itoa(min(2, runtime.NumCPU()))}, win...),
 		append([]string{"run", "insert", "--db", filepath.Join(dir, "ins.db"), "--streams", "1,2", "--batch", "100"}, win...),
 		append([]string{"run", "null", "--engine", "sqlite", "--streams", "1"}, win...),
-		append([]string{"run", "tpch", "--engine", "duckdb", "--sf", "0.01", "--db", filepath.Join(dir, "h.duckdb"), "--query", "1,6", "--streams", "1", "--dop", "1"}, win...),
+		append([]string{"run", "tpch", "--engine", "duckdb", "--sf", "0.01", "--db", filepath.Join(dir, "h.duckdb"),
+			"--query", "1,6", "--streams", "1", "--dop", "1"}, win...),
 	}
 	const rounds = 6
 	type point struct {
@@ -68,19 +70,22 @@ func TestSoakRunCommands(t *testing.T) {
 	}
 	var series []string
 	for i, p := range points {
-		series = append(series, fmt.Sprintf("after %d commands: %d fds, %d goroutines, RSS %.0f MiB", (i+1)*len(cmds), p.fds, p.goroutines, float64(p.rss)/(1<<20)))
+		series = append(series, fmt.Sprintf("after %d commands: %d fds, %d goroutines, RSS %.0f MiB",
+			(i+1)*len(cmds), p.fds, p.goroutines, float64(p.rss)/(1<<20)))
 	}
 	t.Logf("soak:\n%s", strings.Join(series, "\n"))
 	first, last := points[0], points[len(points)-1]
 	for i, p := range points[1:] {
 		if p.fds > first.fds || p.goroutines > first.goroutines {
-			t.Errorf("round %d holds %d fds and %d goroutines, round 1 %d and %d: something leaks", i+2, p.fds, p.goroutines, first.fds, first.goroutines)
+			t.Errorf("round %d holds %d fds and %d goroutines, round 1 %d and %d: something leaks",
+				i+2, p.fds, p.goroutines, first.fds, first.goroutines)
 		}
 	}
 	// The resident set settles after the first round (DuckDB's and
 	// SQLite's caches, the Go heap); a leak of a command's buffers would
 	// grow it every round. Allowed: a quarter more than after round 2.
 	if base := points[1].rss; last.rss > base+base/4 {
-		t.Errorf("RSS grew from %.0f MiB after round 2 to %.0f MiB after round %d", float64(base)/(1<<20), float64(last.rss)/(1<<20), rounds)
+		t.Errorf("RSS grew from %.0f MiB after round 2 to %.0f MiB after round %d",
+			float64(base)/(1<<20), float64(last.rss)/(1<<20), rounds)
 	}
 }

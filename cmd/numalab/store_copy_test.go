@@ -28,7 +28,8 @@ func hostsStore(t *testing.T, path string) {
 	defer st.Close()
 	t0 := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	for i, hk := range [][2]string{{"db1", result.RunOLTP}, {"db2", result.RunOLTP}, {"db1", result.RunProbeMem}} {
-		r := &result.Run{Kind: hk[1], Command: "numalab " + hk[1], Version: "test", Host: hk[0], Started: t0.Add(time.Duration(i) * time.Hour)}
+		r := &result.Run{Kind: hk[1], Command: "numalab " + hk[1], Version: "test", Host: hk[0],
+			Started: t0.Add(time.Duration(i) * time.Hour)}
 		if err := st.Begin(r); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,8 @@ func TestStoreCopyAndFilters(t *testing.T) {
 		{[]string{"--host", "db1", "--kind", "oltp"}, []string{"db1 oltp"}, []string{"probe-mem", "db2"}},
 		{[]string{"--since", "2026-11-21T07:00"}, []string{"db2 oltp", "db1 probe-mem"}, []string{"db1 oltp"}},
 		{[]string{"--until", "2026-11-21T07:00:00Z"}, []string{"db1 oltp"}, []string{"db2", "probe-mem"}},
-		{[]string{"--since", "2026-11-21", "--until", "2026-11-22", "--kind", "probe-mem"}, []string{"db1 probe-mem"}, []string{"oltp"}},
+		{[]string{"--since", "2026-11-21", "--until", "2026-11-22", "--kind", "probe-mem"},
+			[]string{"db1 probe-mem"}, []string{"oltp"}},
 		{[]string{"--host", "db9"}, []string{"no runs in " + b + " match"}, []string{"oltp"}},
 	} {
 		out, _, err := runCLI(t, append([]string{"runs", "--store", b}, c.args...)...)
@@ -153,7 +155,8 @@ func TestStoreOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	const secret = "s3cret-pw"
-	pg := fmt.Sprintf("postgres://%s:%s@/%s?host=%s&port=%d", cfg.User, secret, cfg.Database, url.QueryEscape(cfg.Host), cfg.Port)
+	pg := fmt.Sprintf("postgres://%s:%s@/%s?host=%s&port=%d",
+		cfg.User, secret, cfg.Database, url.QueryEscape(cfg.Host), cfg.Port)
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
 	hostsStore(t, a)
@@ -169,13 +172,15 @@ func TestStoreOnPostgres(t *testing.T) {
 		}
 		return out
 	}
-	cli("probe", "mem", "--store", pg, "--max", "16m", "--per-doubling", "1", "--samples", "1", "--window", "5", "--pages", "4k")
+	cli("probe",
+		"mem", "--store", pg, "--max", "16m", "--per-doubling", "1", "--samples", "1", "--window", "5", "--pages", "4k")
 	for _, want := range []string{"copied 3 runs (3 items)", "copied 0 runs (0 items)"} {
 		if out := cli("store", "copy", a, pg); !strings.Contains(out, want) {
 			t.Errorf("store copy to PostgreSQL: %q, want %q", out, want)
 		}
 	}
-	if out := cli("runs", "--store", pg, "--kind", "probe-mem"); !strings.Contains(out, "db1 probe-mem") || !strings.Contains(out, "DRAM") {
+	if out := cli("runs", "--store", pg, "--kind", "probe-mem"); !strings.Contains(out, "db1 probe-mem") ||
+		!strings.Contains(out, "DRAM") {
 		t.Errorf("runs --kind probe-mem on PostgreSQL:\n%s", out)
 	}
 	out := cli("runs", "show", "--store", pg, "1")
@@ -193,7 +198,8 @@ func TestStoreOnPostgres(t *testing.T) {
 	}
 	t.Setenv("NUMALAB_STORE", pg)
 	cli("runs", "--help")
-	if out := cli("runs", "--json", "--host", "db2"); !strings.Contains(out, `"host": "db2"`) || strings.Contains(out, `"host": "db1"`) {
+	if out := cli("runs", "--json", "--host", "db2"); !strings.Contains(out, `"host": "db2"`) ||
+		strings.Contains(out, `"host": "db1"`) {
 		t.Errorf("runs --json --host db2 with NUMALAB_STORE:\n%s", out)
 	}
 	if out := cli("runs", "show", "--json", "1"); !strings.Contains(out, "--store 'postgres://") {

@@ -68,7 +68,8 @@ func TestTopoSelect(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil || len(p.CPUs) != 4 {
 		t.Errorf("--select cores=2 --json: %q, %v", out, err)
 	}
-	if _, _, err := runCLI(t, "topo", "--sysfs", capture, "--select", "node=3"); err == nil || !strings.Contains(err.Error(), "node 0") {
+	if _, _, err := runCLI(t, "topo", "--sysfs", capture, "--select", "node=3"); err == nil ||
+		!strings.Contains(err.Error(), "node 0") {
 		t.Errorf("an impossible selector should say what exists: %v", err)
 	}
 }
@@ -188,7 +189,8 @@ func TestRunStoresPreflightOnHost(t *testing.T) {
 		}
 		return s
 	}
-	if len(stored.Settings) == 0 || !slices.Equal(names(stored), names(shown.Preflight)) || len(stored.Warnings) != len(shown.Preflight.Warnings) {
+	if len(stored.Settings) == 0 || !slices.Equal(names(stored), names(shown.Preflight)) ||
+		len(stored.Warnings) != len(shown.Preflight.Warnings) {
 		t.Errorf("stored preflight %+v, topo shows %+v", stored, shown.Preflight)
 	}
 }
