@@ -92,7 +92,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 	st := filepath.Join(t.TempDir(), "s.db")
 	out, stderr, err := runCLI(t, "run", "oltp", "--engine", "postgres", "--dsn", srv.DSN(),
 		"--allow-settings", "--store", st,
-		"--streams", "1", "--duration", "500ms", "--warmup", "100ms", "--repeat", "2", "--json",
+		"--streams", "1", "--duration", "500ms", "--warmup", "0s", "--repeat", "2", "--json",
 		"--monitor", "pg_stat_statements,auto_explain,log_all,track_io_timing", "--monitor-load", "0")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
@@ -148,18 +148,22 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 
 	// The log: an execute line per log_all on call, a plan per statement
 	// of auto_explain's on calls (two to five per call), nothing from
-	// off cells: at most the on cells' measured calls plus their
-	// warm-ups', a quarter more.
+	// off cells: the on cells' measured calls and the one call each (one
+	// stream, no warm-up) in flight when its window closed. (With a
+	// warm-up its calls are logged too, and they are not a fixed share:
+	// a loaded machine slowed one window and not its warm-up, 922 lines
+	// for 515 calls.)
 	logb, err := os.ReadFile(filepath.Join(srv.Dir, "postgres.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	durations := int64(strings.Count(string(logb), " ms  execute numalab_"))
 	plans := int64(strings.Count(string(logb), " ms  plan:"))
-	if n := onCalls["log_all"]; durations < n || durations > n*3/2+50 {
+	const inFlight = 2 // one a cell, two on cells a facility
+	if n := onCalls["log_all"]; durations < n || durations > n+inFlight {
 		t.Errorf("%d statements logged with their duration; log_all's on cells made %d calls", durations, n)
 	}
-	if n := onCalls["auto_explain"]; plans < 2*n || plans > 5*(n*3/2+50) {
+	if n := onCalls["auto_explain"]; plans < 2*n || plans > 5*(n+inFlight) {
 		t.Errorf("%d plans logged; auto_explain's on cells made %d calls", plans, n)
 	}
 	ctx := context.Background()
@@ -175,7 +179,7 @@ func TestRunOLTPMonitorDSN(t *testing.T) {
 	if err := c.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements WHERE query LIKE '%order_status%' OR query LIKE '%stock_level%'`).Scan(&tracked); err != nil {
 		t.Fatal(err)
 	}
-	if n := onCalls["pg_stat_statements"]; tracked < n || tracked > n*3/2+50 {
+	if n := onCalls["pg_stat_statements"]; tracked < n || tracked > n+inFlight {
 		t.Errorf("pg_stat_statements counted %d calls; its on cells made %d", tracked, n)
 	}
 
