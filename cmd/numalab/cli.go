@@ -44,23 +44,17 @@ type command struct {
 
 // commands is the whole CLI, in the order --help lists it.
 var commands = []command{
-	{"eval", "the main job: topology, memory probe, OLTP and reporting sweeps, model and report, " +
-		"within a budget", cmdEval},
+	{"eval", "the main job: topology, memory probe, OLTP and reporting sweeps, model and report, within a budget", cmdEval},
 	{"topo", "show the machine: packages, nodes, cores, SMT siblings, caches, distances", cmdTopo},
 	{"runs", "list stored runs, or show one (runs show ID)", cmdRuns},
 	{"store", "copy runs between results stores, SQLite and PostgreSQL (store copy FROM TO)", cmdStore},
-	{"run", "run a workload sweep: run oltp (tpcc-ro), run report (transtats, x DOP), run insert (bulk loading), " +
-		"run null (SELECT 1), run tpch, run sql (your own pgbench scripts)", cmdRun},
+	{"run", "run a workload sweep: run oltp (tpcc-ro), run report (transtats, x DOP), run insert (bulk loading), run null (SELECT 1), run tpch, run sql (your own pgbench scripts)", cmdRun},
 	{"check", "check a numalab TPC-C database against the specification's consistency conditions", cmdCheck},
-	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth), " +
-		"probe io (storage)", cmdProbe},
+	{"probe", "measure the machine: probe mem (latency L1..DRAM, NUMA matrix, MLP, bandwidth), probe io (storage)", cmdProbe},
 	{"model", "model throughput from memory latency: sockets, SMT, clocks, DRAM, tiers, sizing, DOP, fit", cmdModel},
-	{"report", "write the HTML report (or text, JSON, CSV) from stored runs: " +
-		"machine, latency, OLTP, queries, model", cmdReport},
-	{"compare", "compare two stored runs of the same kind: " +
-		"each figure, its ratio, and whether it exceeds the noise", cmdCompare},
-	{"fleet", "are these identical servers the same? " +
-		"each host's latest runs against the fleet: outliers and differing settings", cmdFleet},
+	{"report", "write the HTML report (or text, JSON, CSV) from stored runs: machine, latency, OLTP, queries, model", cmdReport},
+	{"compare", "compare two stored runs of the same kind: each figure, its ratio, and whether it exceeds the noise", cmdCompare},
+	{"fleet", "are these identical servers the same? each host's latest runs against the fleet: outliers and differing settings", cmdFleet},
 	{"inspect", "where the space goes in a database (SQLite, DuckDB, PostgreSQL): tables, indexes, usage", cmdInspect},
 	{"version", "print numalab's version, the Go version and the engine libraries'", cmdVersion},
 }
@@ -151,8 +145,7 @@ func subcommands(ctx context.Context, e *env, args []string, name, what string, 
 		names[i] = s.name
 	}
 	last := len(names) - 1
-	fmt.Fprintf(e.stderr, "numalab %s: unknown %s %q (want %s or %s)\n\n", name, what, args[0],
-		strings.Join(names[:last], ", "), names[last])
+	fmt.Fprintf(e.stderr, "numalab %s: unknown %s %q (want %s or %s)\n\n", name, what, args[0], strings.Join(names[:last], ", "), names[last])
 	fmt.Fprint(e.stderr, helpText(name))
 	return cliflag.ErrUsage
 }

@@ -16,8 +16,7 @@ func cmdCompare(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return fmt.Errorf("compare: want two run ids, A and B, got %d argument(s) (try 'numalab runs' to list them; "+
-			"flags go before run ids)", fs.NArg())
+		return fmt.Errorf("compare: want two run ids, A and B, got %d argument(s) (try 'numalab runs' to list them; flags go before run ids)", fs.NArg())
 	}
 	ids, err := runIDs("compare", fs.Args())
 	if err != nil {

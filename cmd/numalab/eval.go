@@ -24,15 +24,12 @@ import (
 func cmdEval(ctx context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "eval", helpText("eval"))
 	// Below the least budget the plan says why (after the preflight).
-	budget := cliflag.RangedDuration(fs, "budget", 5*time.Minute, time.Second, evalplan.MaxBudget,
-		"wall-clock budget, 2m to 168h; sets data sizes and cell durations")
-	dir := fs.String("dir",
-		"numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
+	budget := cliflag.RangedDuration(fs, "budget", 5*time.Minute, time.Second, evalplan.MaxBudget, "wall-clock budget, 2m to 168h; sets data sizes and cell durations")
+	dir := fs.String("dir", "numalab-eval", "`directory` for everything eval writes: store, databases (kept and reused) and report")
 	storePath := fs.String("store", "", "results `store` (default numalab.db in --dir)")
 	out := fs.String("out", "", "`file` the HTML report is written to (default numalab-report.html in --dir)")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
-	eng := fs.String("engine", "",
-		"`engine` whose own fit the model and the decision rest on: sqlite, postgres (default: the tpcc-ro step's, sqlite)")
+	eng := fs.String("engine", "", "`engine` whose own fit the model and the decision rest on: sqlite, postgres (default: the tpcc-ro step's, sqlite)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return err
@@ -54,8 +51,7 @@ func cmdEval(ctx context.Context, e *env, args []string) error {
 	// three times its budget eval stops whatever it still does (the
 	// report's writing).
 	stopAt := evalStopFactor * *budget
-	ctx, stop := context.WithTimeoutCause(ctx, stopAt,
-		fmt.Errorf("eval: stopped at %v, three times its budget of %v", stopAt, *budget))
+	ctx, stop := context.WithTimeoutCause(ctx, stopAt, fmt.Errorf("eval: stopped at %v, three times its budget of %v", stopAt, *budget))
 	defer stop()
 	if o.Machine, err = topo.FromSysfs("/"); err != nil {
 		return fmt.Errorf("reading this machine's topology: %w", err)

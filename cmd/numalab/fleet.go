@@ -36,8 +36,7 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 		errs = append(errs, err)
 	}
 	if len(ids) > 0 && len(paths) > 1 {
-		errs = append(errs,
-			fmt.Errorf("fleet: run ids name runs of one store, and %d were given: give one --store with run ids", len(paths)))
+		errs = append(errs, fmt.Errorf("fleet: run ids name runs of one store, and %d were given: give one --store with run ids", len(paths)))
 	}
 	opt := outfile.Options{Flag: "html", Force: *force, Keep: paths}
 	if *html != "" {
@@ -64,8 +63,7 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 		return fmt.Errorf("fleet: %w", err)
 	}
 	if len(hosts) == 0 {
-		return fmt.Errorf("fleet: no runs in %s (measure each host first: numalab probe mem, numalab run oltp --repeat 3)",
-			strings.Join(names, ", "))
+		return fmt.Errorf("fleet: no runs in %s (measure each host first: numalab probe mem, numalab run oltp --repeat 3)", strings.Join(names, ", "))
 	}
 	f, err := fleet.Build(names, hosts, srcs)
 	if err != nil {
@@ -75,8 +73,7 @@ func cmdFleet(_ context.Context, e *env, args []string) error {
 	case *asJSON:
 		return fleet.WriteJSON(e.stdout, f)
 	case *html != "":
-		if err := outfile.Write(*html, outfile.HTMLReport,
-			opt, func(w io.Writer) error { return fleet.WriteHTML(w, f) }); err != nil {
+		if err := outfile.Write(*html, outfile.HTMLReport, opt, func(w io.Writer) error { return fleet.WriteHTML(w, f) }); err != nil {
 			return fmt.Errorf("fleet: %w", err)
 		}
 		fmt.Fprintln(e.stdout, *html)

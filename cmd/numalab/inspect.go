@@ -10,11 +10,8 @@ import (
 
 func cmdInspect(ctx context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "inspect", helpText("inspect"))
-	db := cliflag.AddDB(fs, "", "the database file (SQLite or DuckDB)",
-		"the PostgreSQL database: postgres://user:password@host:port/dbname or \"host=... dbname=...\"; with --engine "+
-			"mariadb a MariaDB or MySQL server: user:password@unix(/path/to/socket)/ or user:password@tcp(host:port)/")
-	schema := fs.String("schema",
-		"", "PostgreSQL: only this schema; MariaDB: only this database (default: every one but the system's)")
+	db := cliflag.AddDB(fs, "", "the database file (SQLite or DuckDB)", "the PostgreSQL database: postgres://user:password@host:port/dbname or \"host=... dbname=...\"; with --engine mariadb a MariaDB or MySQL server: user:password@unix(/path/to/socket)/ or user:password@tcp(host:port)/")
+	schema := fs.String("schema", "", "PostgreSQL: only this schema; MariaDB: only this database (default: every one but the system's)")
 	exact := fs.Bool("exact-rows", false, "count rows with count(*) where the engine would give an estimate")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV: one row per table and one per index")
@@ -33,8 +30,7 @@ func cmdInspect(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
-	in, err := inspect.Database(ctx, inspect.Target{Engine: name, Path: *db.Path, DSN: *db.DSN},
-		inspect.Options{Schema: *schema, ExactRows: *exact, ConnectTimeout: *timeout})
+	in, err := inspect.Database(ctx, inspect.Target{Engine: name, Path: *db.Path, DSN: *db.DSN}, inspect.Options{Schema: *schema, ExactRows: *exact, ConnectTimeout: *timeout})
 	if err != nil {
 		return err
 	}

@@ -32,12 +32,9 @@ func cmdModelBuyHosts(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model buy", helpText("model-buy"))
 	fs.Bool("hosts", true, "choose between the hosts measured in the stores, each at its price (--prices)")
 	paths := cliflag.Stores(fs, "results `store` the hosts stored their runs in (repeat for several; default numalab.db)")
-	runs := cliflag.Strings(fs, "run", "a host's run to compare, `ID` (one store) or UID (repeat, one per host; "+
-		"default: each host's latest complete closed-loop OLTP run)")
-	engine := fs.String("engine",
-		"", "take each host's latest run on this `engine` (default: its latest run, whatever the engine)")
-	pricesFile := fs.String("prices",
-		"", "the hosts' prices, a TOML `file`: one [[host]] table per host with name and price, or hourly and hours")
+	runs := cliflag.Strings(fs, "run", "a host's run to compare, `ID` (one store) or UID (repeat, one per host; default: each host's latest complete closed-loop OLTP run)")
+	engine := fs.String("engine", "", "take each host's latest run on this `engine` (default: its latest run, whatever the engine)")
+	pricesFile := fs.String("prices", "", "the hosts' prices, a TOML `file`: one [[host]] table per host with name and price, or hourly and hours")
 	asJSON := fs.Bool("json", false, "print JSON")
 	asCSV := fs.Bool("csv", false, "print CSV (one row per host)")
 	html := fs.String("html", "", "write the comparison as a self-contained HTML page to `file`")
@@ -53,8 +50,7 @@ func cmdModelBuyHosts(e *env, args []string) error {
 		errs = append(errs, errors.New("-json and -csv: choose one output format"))
 	}
 	if *engine != "" && len(*runs) > 0 {
-		errs = append(errs,
-			errors.New("-engine: chooses each host's latest run; --run names the runs: give one or the other"))
+		errs = append(errs, errors.New("-engine: chooses each host's latest run; --run names the runs: give one or the other"))
 	}
 	stores := *paths
 	if len(stores) == 0 {
@@ -62,8 +58,7 @@ func cmdModelBuyHosts(e *env, args []string) error {
 	}
 	var prices []hosts.Price
 	if *pricesFile == "" {
-		errs = append(errs, errors.New("-prices: missing: give a TOML file with one [[host]] table per host (name, "+
-			"and price or hourly and hours); see 'numalab model buy --help'"))
+		errs = append(errs, errors.New("-prices: missing: give a TOML file with one [[host]] table per host (name, and price or hourly and hours); see 'numalab model buy --help'"))
 	} else if data, err := os.ReadFile(*pricesFile); err != nil {
 		errs = append(errs, fmt.Errorf("-prices: %w", err))
 	} else if prices, err = hosts.ParsePrices(*pricesFile, data); err != nil {
@@ -82,8 +77,7 @@ func cmdModelBuyHosts(e *env, args []string) error {
 	}
 	switch {
 	case *html != "":
-		if err := outfile.Write(*html, outfile.HTMLReport,
-			opt, func(w io.Writer) error { return hosts.WriteHTML(w, c) }); err != nil {
+		if err := outfile.Write(*html, outfile.HTMLReport, opt, func(w io.Writer) error { return hosts.WriteHTML(w, c) }); err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, *html)

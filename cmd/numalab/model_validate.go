@@ -10,8 +10,7 @@ import (
 
 func cmdModelValidate(e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "model validate", helpText("model-validate"))
-	file := fs.String("results",
-		"", "published results, a JSON `file` in the form of the built-in one (default: built in, docs/model.md)")
+	file := fs.String("results", "", "published results, a JSON `file` in the form of the built-in one (default: built in, docs/model.md)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {

@@ -21,17 +21,14 @@ func cmdProbeMem(ctx context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "probe mem", helpText("probe")+helpText("probe-mem"))
 	quick := fs.Bool("quick", false, "short probe (about 10 s): 2 sizes per doubling up to 512m, fewer extras")
 	var maxB, minB units.Bytes
-	fs.Var(&maxB, "max", "largest working set `size`, e.g. 256m; must pass 4x the last-level cache to reach DRAM "+
-		"(default 1g, 512m with --quick)")
+	fs.Var(&maxB, "max", "largest working set `size`, e.g. 256m; must pass 4x the last-level cache to reach DRAM (default 1g, 512m with --quick)")
 	fs.Var(&minB, "min", "smallest working set `size` (default 4k, 8k with --quick)")
 	pages := fs.String("pages", "both", "page size: 4k, 2m (transparent huge pages via madvise) or both")
 	nodes := fs.String("nodes", "", "NUMA nodes for the matrix, e.g. 0,1 (default all)")
 	samples := cliflag.RangedInt(fs, "samples", 3, 1, 100, "clean windows per point, 1 to 100")
 	window := cliflag.RangedInt(fs, "window", 50, 1, 10000, "length of one timed window in ms, 1 to 10000")
-	repeats := cliflag.RangedInt(fs, "repeats", 0, 1, 100, "times the largest working set is measured, each after "+
-		"the first in a fresh mapping, 1 to 100 (default 3, 1 with --quick)")
-	perDoubling := cliflag.RangedInt(fs, "per-doubling", 0, 1,
-		16, "ladder sizes per doubling, 1 to 16 (default 4, 2 with --quick)")
+	repeats := cliflag.RangedInt(fs, "repeats", 0, 1, 100, "times the largest working set is measured, each after the first in a fresh mapping, 1 to 100 (default 3, 1 with --quick)")
+	perDoubling := cliflag.RangedInt(fs, "per-doubling", 0, 1, 16, "ladder sizes per doubling, 1 to 16 (default 4, 2 with --quick)")
 	jsonOut := fs.Bool("json", false, "print the whole report as JSON instead of tables")
 	storePath := cliflag.Store(fs)
 	noStore := fs.Bool("no-store", false, "do not store the run")

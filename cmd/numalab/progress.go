@@ -100,8 +100,7 @@ type sweepOut struct {
 // a row per cell, on stdout or, when stdout is for --json, on stderr,
 // which has printed the planner's notes; an error when out.hog is more
 // than a cell's placement has. The caller calls its Done.
-func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M),
-	specs ...sweep.Spec) (*result.Topology, []sweep.Cell, *rows[M], error) {
+func startSweep[M any](e *env, out sweepOut, write func(io.Writer, sweep.Cell, M), specs ...sweep.Spec) (*result.Topology, []sweep.Cell, *rows[M], error) {
 	machine, err := topo.FromSysfs("/")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reading this machine's topology: %w", err)

@@ -30,8 +30,7 @@ func shellJoin(args []string) string {
 	for i, a := range args {
 		q[i] = a
 		if a == "" || strings.ContainsFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-				strings.ContainsRune("-_./:=,@%+", r))
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
 		}) {
 			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}

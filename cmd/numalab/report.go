@@ -20,8 +20,7 @@ import (
 func cmdReport(_ context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "report", helpText("report"))
 	storePath := cliflag.Store(fs)
-	out := fs.String("out",
-		"numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
+	out := fs.String("out", "numalab-report.html", "`file` the HTML report is written to (other formats: stdout unless given)")
 	format := fs.String("format", "html", "output format: html, text, json or csv")
 	force := fs.Bool("force", false, "let --out replace a file numalab did not write (never a database or the store)")
 	allowMixed := fs.Bool("allow-mixed", false, "combine runs from different machines or numalab versions in one report")
@@ -85,8 +84,7 @@ func runIDs(cmd string, args []string) ([]int64, error) {
 	for _, a := range args {
 		id, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || id <= 0 {
-			return nil, fmt.Errorf(
-				"%s: %q is not a run id (want a positive number; 'numalab runs' lists them; flags go before run ids)", cmd, a)
+			return nil, fmt.Errorf("%s: %q is not a run id (want a positive number; 'numalab runs' lists them; flags go before run ids)", cmd, a)
 		}
 		ids = append(ids, id)
 	}
@@ -106,8 +104,7 @@ func loadRuns(storePath string, ids []int64) (runs []*result.Run, newer []string
 		return nil, nil, err
 	}
 	if len(runs) == 0 {
-		return nil, nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab "+
-			"probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
+		return nil, nil, fmt.Errorf("store %s has no runs yet of a kind the report shows (%s): measure first (numalab probe mem --quick, numalab run oltp, or numalab eval); 'numalab runs' lists what it has",
 			result.Redact(storePath), strings.Join(report.Kinds(), ", "))
 	}
 	all, err := st.List()

@@ -12,8 +12,7 @@ import (
 // defaults, then the sweep file, then the flags given.
 func insertFlags(e *env, args []string) (cfg insert.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = insert.DefaultRunConfig()
-	fs, sp, js := runFlagSet(e, "insert", cfg.Settings(),
-		"print the cells' load figures as JSON on stdout (the table goes to stderr)")
+	fs, sp, js := runFlagSet(e, "insert", cfg.Settings(), "print the cells' load figures as JSON on stdout (the table goes to stderr)")
 	file := fs.String("f", "", "sweep `file` (TOML); flags given override it")
 	if done, err = cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return cfg, "", false, true, err

@@ -63,10 +63,8 @@ func runCurve[T any](ctx context.Context, e *env, c curveRun[T], storePath strin
 
 // runOLTPCurve runs run oltp --curve (runCurve).
 func runOLTPCurve(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	return runCurve(ctx,
-		e, curveRun[*result.Cell]{kind: curve.RunKind, argv: cfg.Argv(), config: cfg, load: cfg.Load, seed: cfg.Seed,
-			repeat: cfg.Repeat, spread: cfg.Spread, first: cfg.FirstSpec(), plan: cfg.Plan,
-			sweep: func(one sweep.Cell) sweep.Workload[*result.Cell] { return tpcc.NewSweep(cfg, one.DataNode) },
-			cell:  func(c *result.Cell) *result.Cell { return c }, header: tpcc.WriteHeader,
-			row: tpcc.WriteRow}, storePath, asJSON)
+	return runCurve(ctx, e, curveRun[*result.Cell]{kind: curve.RunKind, argv: cfg.Argv(), config: cfg, load: cfg.Load, seed: cfg.Seed,
+		repeat: cfg.Repeat, spread: cfg.Spread, first: cfg.FirstSpec(), plan: cfg.Plan,
+		sweep: func(one sweep.Cell) sweep.Workload[*result.Cell] { return tpcc.NewSweep(cfg, one.DataNode) },
+		cell:  func(c *result.Cell) *result.Cell { return c }, header: tpcc.WriteHeader, row: tpcc.WriteRow}, storePath, asJSON)
 }

@@ -16,8 +16,7 @@ import (
 // the defaults, then the flags.
 func nullFlags(e *env, args []string) (cfg null.RunConfig, storePath string, asJSON, done bool, err error) {
 	cfg = null.DefaultRunConfig()
-	fs, sp, js := runFlagSet(e, "null", cfg.Settings(),
-		"print the cells as JSON on stdout at the end (the table goes to stderr)")
+	fs, sp, js := runFlagSet(e, "null", cfg.Settings(), "print the cells as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", false, true, err

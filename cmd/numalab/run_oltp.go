@@ -26,8 +26,7 @@ func oltpFlags(e *env, args []string) (cfg tpcc.RunConfig, storePath string, asJ
 		return cfg, "", false, true, err
 	}
 	bad = append(bad, cfg.Settings().Apply(fs, false)...)
-	bad = append(bad,
-		cfg.CheckFlags(func(flag, key string) bool { return md.IsDefined(key) || cliflag.Given(fs, flag) })...)
+	bad = append(bad, cfg.CheckFlags(func(flag, key string) bool { return md.IsDefined(key) || cliflag.Given(fs, flag) })...)
 	if err := errors.Join(bad...); err != nil {
 		return cfg, "", false, true, err
 	}
@@ -50,8 +49,7 @@ func runOLTP(ctx context.Context, e *env, args []string) error {
 
 // runOLTPConfig runs a checked configuration: plan, store, sweep, render.
 func runOLTPConfig(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath string, asJSON bool) error {
-	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true},
-		tpcc.WriteRow, cfg.Spec())
+	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, tpcc.WriteRow, cfg.Spec())
 	if err != nil {
 		return err
 	}
@@ -71,6 +69,5 @@ func runOLTPMonitor(ctx context.Context, e *env, cfg tpcc.RunConfig, storePath s
 	job := func(fs []monitor.Facility, one sweep.Cell) monitor.Job[result.Cell] {
 		return cfg.MonitorJob(fs, one, tpcc.NewSweep(cfg, one.DataNode))
 	}
-	return monitorFirst(ctx, e, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout, cfg.Spread, cfg.FirstSpec(), job,
-		cfg.Argv(), cfg, storePath, asJSON)
+	return monitorFirst(ctx, e, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout, cfg.Spread, cfg.FirstSpec(), job, cfg.Argv(), cfg, storePath, asJSON)
 }

@@ -15,10 +15,8 @@ import (
 // pagesSettings are run pages' flags on the fields of c, the scripts'
 // (run sql's, sqlscript's ScriptSettings) where c has scripts.
 func pagesSettings(c *pages.RunConfig) cliflag.Settings {
-	ss := cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Optional(cliflag.Str("db", &c.DB)),
-		cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
-		cliflag.Int("repeats", &c.Repeats), cliflag.Optional(cliflag.Duration("repeat-within", &c.RepeatWithin)),
-		cliflag.Optional(cliflag.Float("ghz", &c.GHz)),
+	ss := cliflag.Settings{cliflag.Optional(cliflag.Str("engine", &c.Engine)), cliflag.Optional(cliflag.Str("db", &c.DB)), cliflag.Int("cpu", &c.CPU), cliflag.Int("pairs", &c.Pairs), cliflag.Duration("cell", &c.Cell),
+		cliflag.Int("repeats", &c.Repeats), cliflag.Optional(cliflag.Duration("repeat-within", &c.RepeatWithin)), cliflag.Optional(cliflag.Float("ghz", &c.GHz)),
 		cliflag.Optional(cliflag.Int64("probe-run", &c.ProbeRun)), cliflag.Float("tolerance", &c.Tolerance)}
 	if c.Script != nil {
 		ss = append(ss, c.Script.ScriptSettings()...)
@@ -31,8 +29,7 @@ func pagesSettings(c *pages.RunConfig) cliflag.Settings {
 func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, done bool, err error) {
 	c = pages.DefaultRunConfig()
 	fs := cliflag.New(e.stderr, "run pages", helpText("run-pages"))
-	fs.String("engine", "", "`engine` whose data memory is mapped in both page sizes: sqlite (its image; \"\" "+
-		"too), postgres (shared buffers, huge_pages), mariadb (buffer pool, large pages)")
+	fs.String("engine", "", "`engine` whose data memory is mapped in both page sizes: sqlite (its image; \"\" too), postgres (shared buffers, huge_pages), mariadb (buffer pool, large pages)")
 	fs.String("db", c.DB, "tpcc SQLite `file` (run oltp --engine sqlite loads one); warehouse 1 is read; sqlite only")
 	fs.Int("cpu", c.CPU, "`CPU` the cells and chains run on (-1: the machine's first)")
 	fs.Int("pairs", c.Pairs, "pairs of cells, one in 4 KiB pages and one in 2 MiB, 1 to 1000")
@@ -41,8 +38,7 @@ func pagesFlags(e *env, args []string) (c pages.RunConfig, storePath string, don
 	fs.Duration("repeat-within", 0, "leave out a repeat that would end later than this after the start (0: no bound)")
 	fs.Float64("ghz", 0, "core clock of the points (0: the memory probe's, --probe-run)")
 	fs.Int64("probe-run", 0, "memory probe `run` whose clock the points are at (0: the store's newest)")
-	fs.Float64("tolerance",
-		c.Tolerance, "how far off its median the speed sentinel may read before the cells beside it are left out")
+	fs.Float64("tolerance", c.Tolerance, "how far off its median the speed sentinel may read before the cells beside it are left out")
 	sc := sqlscript.DefaultRunConfig()
 	scripts := sc.ScriptSettings()
 	scripts.Define(fs)
@@ -86,8 +82,7 @@ func runPagesConfig(ctx context.Context, e *env, c pages.RunConfig, storePath st
 	if err != nil {
 		return err
 	}
-	rec, err := startRun(ctx, e.withArgs(pagesSettings(&c).Argv("run", "pages", "--store", storePath)),
-		storePath, calib.RunFit, c)
+	rec, err := startRun(ctx, e.withArgs(pagesSettings(&c).Argv("run", "pages", "--store", storePath)), storePath, calib.RunFit, c)
 	if err != nil {
 		return err
 	}

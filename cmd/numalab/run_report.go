@@ -15,8 +15,7 @@ import (
 // configuration, and the DSN with its password that the run connects with.
 func reportFlags(e *env, args []string) (cfg transtats.RunConfig, dsn, storePath string, asJSON, done bool, err error) {
 	cfg = transtats.DefaultRunConfig()
-	fs, sp, js := runFlagSet(e, "report", cfg.Settings(),
-		"print the run as JSON on stdout at the end (the table goes to stderr)")
+	fs, sp, js := runFlagSet(e, "report", cfg.Settings(), "print the run as JSON on stdout at the end (the table goes to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", "", false, true, err

@@ -16,11 +16,9 @@ import (
 
 // sqlFlags parses run sql's command line into a checked configuration,
 // with every script parsed before anything connects.
-func sqlFlags(e *env, args []string) (cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string,
-	asJSON, done bool, err error) {
+func sqlFlags(e *env, args []string) (cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON, done bool, err error) {
 	cfg = sqlscript.DefaultRunConfig()
-	fs, sp, js := runFlagSet(e, "sql", cfg.Settings(),
-		"print the cells as JSON on stdout at the end (the tables go to stderr)")
+	fs, sp, js := runFlagSet(e, "sql", cfg.Settings(), "print the cells as JSON on stdout at the end (the tables go to stderr)")
 	done, errs, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, nil, "", false, true, err
@@ -54,8 +52,7 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 	case cfg.Curve:
 		return runSQLCurve(ctx, e, cfg, w, storePath, asJSON)
 	}
-	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true},
-		sqlscript.WriteRow, cfg.Spec())
+	_, cells, prog, err := startSweep(e, sweepOut{asJSON: asJSON, spread: cfg.Spread, machine: true}, sqlscript.WriteRow, cfg.Spec())
 	if err != nil {
 		return err
 	}
@@ -77,22 +74,17 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 
 // runSQLMonitor runs --monitor on the first stream count, DOP and
 // placement (monitorFirst).
-func runSQLMonitor(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string,
-	asJSON bool) error {
+func runSQLMonitor(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON bool) error {
 	job := func(fs []monitor.Facility, one sweep.Cell) monitor.Job[sqlscript.Cell] {
 		return cfg.MonitorJob(fs, one, w)
 	}
-	return monitorFirst(ctx, e, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout, cfg.Spread, cfg.FirstSpec(), job,
-		cfg.Argv(), cfg, storePath, asJSON)
+	return monitorFirst(ctx, e, cfg.MonitorRequest(), cfg.DSN, cfg.ConnectTimeout, cfg.Spread, cfg.FirstSpec(), job, cfg.Argv(), cfg, storePath, asJSON)
 }
 
 // runSQLCurve runs run sql --curve (runCurve).
-func runSQLCurve(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string,
-	asJSON bool) error {
-	return runCurve(ctx,
-		e, curveRun[*sqlscript.Cell]{kind: curve.SQLRunKind, argv: cfg.Argv(), config: cfg, load: cfg.Load, seed: cfg.Seed,
-			repeat: cfg.Repeat, spread: cfg.Spread, first: cfg.FirstSpec(), plan: cfg.Plan,
-			sweep: func(sweep.Cell) sweep.Workload[*sqlscript.Cell] { return w },
-			cell:  func(c *sqlscript.Cell) *result.Cell { return &c.Cell }, header: sqlscript.WriteHeader,
-			row: sqlscript.WriteRow}, storePath, asJSON)
+func runSQLCurve(ctx context.Context, e *env, cfg sqlscript.RunConfig, w *sqlscript.Sweep, storePath string, asJSON bool) error {
+	return runCurve(ctx, e, curveRun[*sqlscript.Cell]{kind: curve.SQLRunKind, argv: cfg.Argv(), config: cfg, load: cfg.Load, seed: cfg.Seed,
+		repeat: cfg.Repeat, spread: cfg.Spread, first: cfg.FirstSpec(), plan: cfg.Plan,
+		sweep: func(sweep.Cell) sweep.Workload[*sqlscript.Cell] { return w },
+		cell:  func(c *sqlscript.Cell) *result.Cell { return &c.Cell }, header: sqlscript.WriteHeader, row: sqlscript.WriteRow}, storePath, asJSON)
 }

@@ -12,11 +12,9 @@ import (
 )
 
 // tpchFlags parses the flags into a checked configuration.
-func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold,
-	asJSON, done bool, err error) {
+func tpchFlags(e *env, args []string) (cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON, done bool, err error) {
 	cfg, threshold = tpch.DefaultRunConfig(), defaultDOPThreshold
-	fs, sp, js := runFlagSet(e, "tpch", cfg.Settings(&threshold),
-		"print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
+	fs, sp, js := runFlagSet(e, "tpch", cfg.Settings(&threshold), "print the cells and the analysis as JSON on stdout at the end (the table goes to stderr)")
 	done, bad, err := cliflag.ParseChecked(e.stdout, fs, args)
 	if done {
 		return cfg, "", "", threshold, false, true, err
@@ -45,8 +43,7 @@ func runTPCH(ctx context.Context, e *env, args []string) error {
 
 // runTPCHConfig runs a checked configuration: cells, store, sweep,
 // analysis, render.
-func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold,
-	asJSON bool) error {
+func runTPCHConfig(ctx context.Context, e *env, cfg tpch.RunConfig, dsn, storePath string, threshold dop.Threshold, asJSON bool) error {
 	specs := []sweep.Spec{cfg.Spec()}
 	if len(cfg.Streams) > 0 {
 		specs = append(specs, cfg.ThroughputSpec())

@@ -23,10 +23,8 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 	storePath := cliflag.Store(fs)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	host := fs.String("host", "", "only runs of this host (as runs lists it)")
-	kind := fs.String("kind",
-		"", "only runs of this kind: "+result.RunProbeMem+", "+result.RunProbeIO+", "+result.RunOLTP+" or "+result.RunQueries)
-	since := fs.String("since",
-		"", "only runs started at or after this `time` (a date, a UTC time or a duration ago: 24h)")
+	kind := fs.String("kind", "", "only runs of this kind: "+result.RunProbeMem+", "+result.RunProbeIO+", "+result.RunOLTP+" or "+result.RunQueries)
+	since := fs.String("since", "", "only runs started at or after this `time` (a date, a UTC time or a duration ago: 24h)")
 	until := fs.String("until", "", "only runs started before this `time`")
 	if done, err := cliflag.Parse(e.stdout, fs, args); done {
 		return err
@@ -38,8 +36,7 @@ func cmdRuns(_ context.Context, e *env, args []string) error {
 			return fmt.Errorf("runs show: want one run ID (try 'numalab runs' to list them)")
 		}
 		if *host != "" || *kind != "" || *since != "" || *until != "" {
-			return fmt.Errorf(
-				"runs show: --host, --kind, --since and --until filter the list, not one run (try 'numalab runs --help')")
+			return fmt.Errorf("runs show: --host, --kind, --since and --until filter the list, not one run (try 'numalab runs --help')")
 		}
 	} else {
 		if err := cliflag.NoArgs(fs); err != nil {

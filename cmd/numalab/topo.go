@@ -15,14 +15,11 @@ import (
 
 func cmdTopo(_ context.Context, e *env, args []string) error {
 	fs := cliflag.New(e.stderr, "topo", helpText("topo"))
-	sysfsRoot := fs.String("sysfs",
-		"", "read a captured machine: a directory holding sys/ and proc/, or a capture archive (.tar.gz, .tar.bz2)")
+	sysfsRoot := fs.String("sysfs", "", "read a captured machine: a directory holding sys/ and proc/, or a capture archive (.tar.gz, .tar.bz2)")
 	hwlocFile := fs.String("hwloc", "", "read an hwloc XML file (lstopo --of xml) instead of this machine")
 	asJSON := fs.Bool("json", false, "print JSON instead of the map")
-	selector := fs.String("select",
-		"", "print the CPUs a placement selector yields (cpus=LIST, node=N, cores=N, smt=on|off)")
-	capture := fs.String("capture",
-		"", "write the files topo reads into this .tar.gz, for 'numalab topo --sysfs FILE' elsewhere")
+	selector := fs.String("select", "", "print the CPUs a placement selector yields (cpus=LIST, node=N, cores=N, smt=on|off)")
+	capture := fs.String("capture", "", "write the files topo reads into this .tar.gz, for 'numalab topo --sysfs FILE' elsewhere")
 	force := fs.Bool("force", false, "let --capture replace a file numalab did not write (never a database)")
 	if done, err := cliflag.ParseNoArgs(e.stdout, fs, args); done {
 		return err

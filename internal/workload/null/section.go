@@ -84,8 +84,7 @@ func figures(in *result.Run) ([]report.Figure, error) {
 	var out []report.Figure
 	for _, p := range n.Points {
 		key := fmt.Sprintf("%s %s, %s", n.Engine, p.Label(), report.Plural(p.Streams, "stream"))
-		out = append(out, report.NewFigure(key+": round trips", "calls/s", p.CallsRepeats...),
-			report.NewFigure(key+": p50 latency", "µs", p.P50US))
+		out = append(out, report.NewFigure(key+": round trips", "calls/s", p.CallsRepeats...), report.NewFigure(key+": p50 latency", "µs", p.P50US))
 	}
 	return out, nil
 }
@@ -195,16 +194,14 @@ func buildNull(run *result.Run) (*ReportRun, error) {
 		p := nullPoint(groups[k])
 		n.Points = append(n.Points, p)
 		if p.Empty > 0 {
-			empty = append(empty,
-				fmt.Sprintf("%s at %s (%d of %d repeats)", p.Label(), report.Plural(p.Streams, "stream"), p.Empty, p.Repeats))
+			empty = append(empty, fmt.Sprintf("%s at %s (%d of %d repeats)", p.Label(), report.Plural(p.Streams, "stream"), p.Empty, p.Repeats))
 		}
 		if p.Interrupted {
 			cut = append(cut, fmt.Sprintf("%s at %s", p.Label(), report.Plural(p.Streams, "stream")))
 		}
 	}
 	if len(empty) > 0 {
-		n.Notes = append(n.Notes, "cells that completed no call in their window, counted as 0 round trips/s: "+
-			strings.Join(empty, "; "))
+		n.Notes = append(n.Notes, "cells that completed no call in their window, counted as 0 round trips/s: "+strings.Join(empty, "; "))
 	}
 	if len(cut) > 0 {
 		n.Notes = append(n.Notes, "cells cut short (Ctrl-C); their figures cover the time measured: "+strings.Join(cut, "; "))
@@ -217,8 +214,8 @@ func buildNull(run *result.Run) (*ReportRun, error) {
 
 func nullPoint(cells []Cell) ReportPoint {
 	c0 := cells[0]
-	p := ReportPoint{Transport: c0.Transport, Pairing: c0.Pairing.Name, ClientCPU: c0.Pairing.Client,
-		BackendCPU: c0.Pairing.Backend, Streams: c0.Cell.Streams, Repeats: len(cells)}
+	p := ReportPoint{Transport: c0.Transport, Pairing: c0.Pairing.Name, ClientCPU: c0.Pairing.Client, BackendCPU: c0.Pairing.Backend,
+		Streams: c0.Cell.Streams, Repeats: len(cells)}
 	var calls, p50, p95, p99, cs, csc []float64
 	for _, c := range cells {
 		calls = append(calls, c.Cell.TPS)
@@ -324,10 +321,8 @@ func (sec *Section) Findings(r *report.Report, add, detail report.Say) {
 			if !(slow.Calls > 0) {
 				continue
 			}
-			detail(CellsAnchor(n.Run), "Null transaction on %s over %s, one stream: backend %s gave %s× the round trips "+
-				"of %s, %s/s against %s/s (%s; run %d).",
-				n.Engine, tr, fast.Pairing, report.FmtF(fast.Calls/slow.Calls, 2), slow.Pairing, report.FmtN(fast.Calls),
-				report.FmtN(slow.Calls),
+			detail(CellsAnchor(n.Run), "Null transaction on %s over %s, one stream: backend %s gave %s× the round trips of %s, %s/s against %s/s (%s; run %d).",
+				n.Engine, tr, fast.Pairing, report.FmtF(fast.Calls/slow.Calls, 2), slow.Pairing, report.FmtN(fast.Calls), report.FmtN(slow.Calls),
 				report.Evidence(stats.Compare(slow.CallsRepeats, fast.CallsRepeats)), n.Run)
 		}
 		var un []string
@@ -337,8 +332,7 @@ func (sec *Section) Findings(r *report.Report, add, detail report.Say) {
 			}
 		}
 		if len(un) > 0 {
-			detail(CellsAnchor(n.Run), "Client/backend pairings not measured, as this machine cannot offer them: %s.",
-				strings.Join(un, ", "))
+			detail(CellsAnchor(n.Run), "Client/backend pairings not measured, as this machine cannot offer them: %s.", strings.Join(un, ", "))
 		}
 		for _, note := range n.Notes {
 			detail(CellsAnchor(n.Run), "Null run %d: %s.", n.Run, note)
@@ -377,28 +371,24 @@ func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 		if nullRuns(o.Engine) {
 			try = "try 'numalab run null --engine " + o.Engine + "'"
 		}
-		detail(AnchorNull, "No one-stream null cell on %s, the OLTP run's engine (null %s), so the round trips' "+
-			"share of a transaction is not known (%s).",
+		detail(AnchorNull, "No one-stream null cell on %s, the OLTP run's engine (null %s), so the round trips' share of a transaction is not known (%s).",
 			o.Engine, strings.Join(engines, ", "), try)
 		return
 	}
 	share := one.TPS / f.Calls
 	lo, hi := one.TPSMin/f.CallsMax, one.TPSMax/f.CallsMin
-	spread := fmt.Sprintf("%s to %s at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), report.PctAbs(hi),
-		one.Repeats, f.Repeats)
+	spread := fmt.Sprintf("%s to %s at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), report.PctAbs(hi), one.Repeats, f.Repeats)
 	switch {
 	case one.Repeats < 2 || f.Repeats < 2:
 		spread = fmt.Sprintf("%d and %d repeats, too few for a spread", one.Repeats, f.Repeats)
 	case hi > 1:
-		spread = fmt.Sprintf("%s to over 100%% at the repeats' extremes, %d and %d repeats", report.PctAbs(lo),
-			one.Repeats, f.Repeats)
+		spread = fmt.Sprintf("%s to over 100%% at the repeats' extremes, %d and %d repeats", report.PctAbs(lo), one.Repeats, f.Repeats)
 	}
 	is := "is"
 	if oneCallOn(o.Engine) {
 		is = "is at least" // the floor is the least a call takes
 	}
-	head := fmt.Sprintf(
-		"One-stream OLTP on %s: the %s µs round trip (null run %d) %s %s of a %s µs transaction (OLTP run %d; %s)",
+	head := fmt.Sprintf("One-stream OLTP on %s: the %s µs round trip (null run %d) %s %s of a %s µs transaction (OLTP run %d; %s)",
 		o.Engine, report.FmtF(1e6/f.Calls, 1), n.Run, is, report.PctAbs(share), report.FmtF(1e6/one.TPS, 1), o.Run, spread)
 	if !oneCallOn(o.Engine) {
 		// In-process engines make several calls per transaction, how many
@@ -423,16 +413,12 @@ func floorFinding(runs []ReportRun, o *report.OLTP, add, detail report.Say) {
 // HTML is the null section: per run a chart of round trips against
 // streams (or per pairing), the placement matrix and every cell.
 func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
-	s := report.HTMLSection{ID: AnchorNull, Title: "Null transaction: the round-trip floor",
-		Shows: []preflight.Figure{preflight.Scaling}}
+	s := report.HTMLSection{ID: AnchorNull, Title: "Null transaction: the round-trip floor", Shows: []preflight.Figure{preflight.Scaling}}
 	if len(sec.Runs) == 0 {
 		s.Absent = report.AbsentText(r, AnchorNull)
 		return []report.HTMLSection{s}
 	}
-	s.Intro = "SELECT 1 in a closed loop: the fixed cost of a call (client library, transport, the " +
-		"server's scheduler) with no work on data. Round trips per second count all streams; per stream is that " +
-		"over the streams. Latency percentiles are of one call. Context switches are the whole machine's, per second " +
-		"of the window and per call. Each figure is the median over repeats, [min–max] the repeats'."
+	s.Intro = "SELECT 1 in a closed loop: the fixed cost of a call (client library, transport, the server's scheduler) with no work on data. Round trips per second count all streams; per stream is that over the streams. Latency percentiles are of one call. Context switches are the whole machine's, per second of the window and per call. Each figure is the median over repeats, [min–max] the repeats'."
 	for _, n := range sec.Runs {
 		var runLabel string
 		switch {
@@ -441,8 +427,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 		default:
 			runLabel = fmt.Sprintf("Run %d, %s in-process (a prepared no-op: the floor of the floor)", n.Run, n.Engine)
 		}
-		runLabel += fmt.Sprintf(", %s s measured after %s s warm-up per cell", report.FmtF(n.DurationS, 1),
-			report.FmtF(n.WarmupS, 1))
+		runLabel += fmt.Sprintf(", %s s measured after %s s warm-up per cell", report.FmtF(n.DurationS, 1), report.FmtF(n.WarmupS, 1))
 		var streams []float64
 		low := 0
 		for _, p := range n.Points {
@@ -452,10 +437,8 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			}
 		}
 		if len(slices.Compact(slices.Sorted(slices.Values(streams)))) > 1 {
-			c := report.Chart{ID: fmt.Sprintf("%s-%d-streams", AnchorNull, n.Run),
-				Title: fmt.Sprintf("Run %d, %s: round trips/s against streams", n.Run, n.Engine),
-				X:     report.StreamsScale("streams", streams),
-				Y:     report.Scale{Label: "round trips/s (all streams)", Zero: true, Format: report.FmtCompact}}
+			c := report.Chart{ID: fmt.Sprintf("%s-%d-streams", AnchorNull, n.Run), Title: fmt.Sprintf("Run %d, %s: round trips/s against streams", n.Run, n.Engine),
+				X: report.StreamsScale("streams", streams), Y: report.Scale{Label: "round trips/s (all streams)", Zero: true, Format: report.FmtCompact}}
 			var order []string
 			bySeries := map[string]*report.Series{}
 			for _, p := range n.Points {
@@ -463,8 +446,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 					bySeries[p.Label()] = &report.Series{Name: p.Label()}
 					order = append(order, p.Label())
 				}
-				bySeries[p.Label()].Points = append(bySeries[p.Label()].Points,
-					report.Point{X: float64(p.Streams), Y: p.Calls, Lo: p.CallsMin, Hi: p.CallsMax})
+				bySeries[p.Label()].Points = append(bySeries[p.Label()].Points, report.Point{X: float64(p.Streams), Y: p.Calls, Lo: p.CallsMin, Hi: p.CallsMax})
 			}
 			for _, l := range order {
 				c.Series = append(c.Series, *bySeries[l])
@@ -478,8 +460,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			}
 			id := fmt.Sprintf("%s-%d-bars", AnchorNull, n.Run)
 			title := fmt.Sprintf("Run %d, %s: round trips/s at %s, per pairing", n.Run, n.Engine, report.Plural(low, "stream"))
-			s.Figures = append(s.Figures, report.Plot{ID: id,
-				SVG: template.HTML(report.Bars(id, title, "round trips/s (median over repeats)", labels, vals, notes))})
+			s.Figures = append(s.Figures, report.Plot{ID: id, SVG: template.HTML(report.Bars(id, title, "round trips/s (median over repeats)", labels, vals, notes))})
 		}
 		if len(n.Matrix) > 0 {
 			var transports []string
@@ -489,9 +470,8 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 				}
 			}
 			mt := report.Table{ID: fmt.Sprintf("%s-%d-matrix", AnchorNull, n.Run),
-				Caption: fmt.Sprintf("%s: the client/backend placement matrix at %s, round trips/s [min–max] and p50 µs; "+
-					"a pairing this machine cannot offer is labelled unavailable, with why", runLabel, report.Plural(low, "stream")),
-				Head: append([]string{"pairing", "client CPU", "backend CPU"}, transports...)}
+				Caption: fmt.Sprintf("%s: the client/backend placement matrix at %s, round trips/s [min–max] and p50 µs; a pairing this machine cannot offer is labelled unavailable, with why", runLabel, report.Plural(low, "stream")),
+				Head:    append([]string{"pairing", "client CPU", "backend CPU"}, transports...)}
 			for _, pr := range n.Matrix {
 				row := []string{pr.Name, cpuOrDash(pr.Client), cpuOrDash(pr.Backend)}
 				for _, tr := range transports {
@@ -502,8 +482,7 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 					default:
 						for _, p := range n.Points {
 							if p.Transport == tr && p.Pairing == pr.Name && p.Streams == low {
-								cell = fmt.Sprintf("%s [%s–%s], p50 %s µs", report.FmtN(p.Calls), report.FmtN(p.CallsMin),
-									report.FmtN(p.CallsMax), report.FmtF(p.P50US, 1))
+								cell = fmt.Sprintf("%s [%s–%s], p50 %s µs", report.FmtN(p.Calls), report.FmtN(p.CallsMin), report.FmtN(p.CallsMax), report.FmtF(p.P50US, 1))
 							}
 						}
 					}
@@ -513,17 +492,12 @@ func (sec *Section) HTML(r *report.Report) []report.HTMLSection {
 			}
 			s.Tables = append(s.Tables, mt)
 		}
-		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel +
-			": every cell, median over repeats [min–max]; context switches per second are in the CSV and the text report",
-			Head: []string{"transport", "pairing", "CPUs (client/ backend)", "streams", "repeats", "round trips/s [min–max]",
-				"per stream /s", "latency µs p50 / p95 / p99", "context switches per call", "flags"}}
+		tb := report.Table{ID: CellsAnchor(n.Run), Caption: runLabel + ": every cell, median over repeats [min–max]; context switches per second are in the CSV and the text report",
+			Head: []string{"transport", "pairing", "CPUs (client/ backend)", "streams", "repeats", "round trips/s [min–max]", "per stream /s", "latency µs p50 / p95 / p99", "context switches per call", "flags"}}
 		for _, p := range n.Points {
-			tb.Rows = append(tb.Rows,
-				[]string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
-					report.FmtN(p.Calls) + " [" + report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax) + "]",
-					report.FmtN(p.PerStream),
-					report.FmtF(p.P50US, 1) + " / " + report.FmtF(p.P95US, 1) + " / " + report.FmtF(p.P99US, 1),
-					report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
+			tb.Rows = append(tb.Rows, []string{p.Transport, p.Pairing, p.CPUs(), strconv.Itoa(p.Streams), strconv.Itoa(p.Repeats),
+				report.FmtN(p.Calls) + " [" + report.FmtN(p.CallsMin) + "–" + report.FmtN(p.CallsMax) + "]", report.FmtN(p.PerStream),
+				report.FmtF(p.P50US, 1) + " / " + report.FmtF(p.P95US, 1) + " / " + report.FmtF(p.P99US, 1), report.FmtF(p.CtxPerCall, 2), report.OrDash(nullFlags(p))})
 		}
 		s.Tables = append(s.Tables, tb)
 		for _, note := range n.Notes {
@@ -576,8 +550,7 @@ func textNull(b *strings.Builder, n ReportRun) {
 	if namedOn(n.Engine) {
 		what = fmt.Sprintf("PostgreSQL %s, %s protocol", n.Version, n.Protocol)
 	}
-	fmt.Fprintf(b, "  run %d: SELECT 1 on %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; "+
-		"context switches are the machine's\n",
+	fmt.Fprintf(b, "  run %d: SELECT 1 on %s, %s s measured after %s s warm-up per cell; median of repeats [min-max]; context switches are the machine's\n",
 		n.Run, what, report.FmtF(n.DurationS, 1), report.FmtF(n.WarmupS, 1))
 	for _, p := range n.Matrix {
 		if p.Unavailable != "" {
@@ -585,13 +558,10 @@ func textNull(b *strings.Builder, n ReportRun) {
 		}
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "    transport\tpairing\tcpus\tstreams\trepeats\tcalls/s\tmin-max\t/stream\tp50 µs\tp95 "+
-		"µs\tp99 µs\tcs/s\tcs/call\tflags\t")
+	fmt.Fprintln(tw, "    transport\tpairing\tcpus\tstreams\trepeats\tcalls/s\tmin-max\t/stream\tp50 µs\tp95 µs\tp99 µs\tcs/s\tcs/call\tflags\t")
 	for _, p := range n.Points {
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Transport, p.Pairing,
-			p.CPUs(), p.Streams, p.Repeats,
-			report.FmtN(p.Calls), report.FmtN(p.CallsMin), report.FmtN(p.CallsMax), report.FmtN(p.PerStream),
-			report.FmtF(p.P50US, 1), report.FmtF(p.P95US, 1), report.FmtF(p.P99US, 1),
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%d\t%d\t%s\t%s-%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Transport, p.Pairing, p.CPUs(), p.Streams, p.Repeats,
+			report.FmtN(p.Calls), report.FmtN(p.CallsMin), report.FmtN(p.CallsMax), report.FmtN(p.PerStream), report.FmtF(p.P50US, 1), report.FmtF(p.P95US, 1), report.FmtF(p.P99US, 1),
 			report.FmtN(p.CtxPerSec), report.FmtF(p.CtxPerCall, 2), nullFlags(p))
 	}
 	tw.Flush()
